@@ -1,0 +1,86 @@
+/* Private layout of an open image, shared by the image and md layers. */
+#ifndef MDT_IMAGE_INT_H
+#define MDT_IMAGE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mdtools/image.h>
+#include <mdtools/tables.h>
+
+#include "util/reader.h"
+
+#define MDT_MAX_SECTIONS 96     /* the PE loader's limit */
+#define MDT_MAX_STREAMS 64      /* more headers than this is nonsense */
+#define MDT_MAX_COLS 9          /* widest table (AssemblyRef) */
+#define MDT_MAX_DEBUG 16
+
+/* One table as laid out in this image. */
+struct mdt_table {
+    uint32_t rows;           /* declared */
+    uint32_t avail;          /* rows whose bytes lie fully inside the stream */
+    uint32_t row_size;
+    uint32_t offset;         /* from the start of the tables stream */
+    const uint8_t *base;     /* first row */
+    bool sorted;             /* spec-sorted table really sorted */
+    uint8_t ncols;
+    uint8_t col_off[MDT_MAX_COLS];
+    uint8_t col_w[MDT_MAX_COLS];
+};
+
+struct mdt_heap_view {
+    const uint8_t *base;
+    uint32_t size;
+    uint32_t offset;         /* from the metadata root */
+    bool present;
+    const char *name;        /* "#Strings", ... for messages */
+};
+
+struct mdt_image {
+    char *name;
+    int kind;
+    const uint8_t *data;     /* whole buffer */
+    size_t size;
+    void *map;               /* mmap'ed region, or NULL */
+    size_t map_len;
+
+    /* PE / Webcil */
+    mdt_pe_info pe;
+    size_t nsections;
+    mdt_section *sections;
+    uint64_t webcil_base;    /* file offset of a Webcil payload in its wrapper */
+    mdt_debug_entry debug[MDT_MAX_DEBUG];
+
+    /* metadata */
+    const uint8_t *md;
+    uint32_t md_size;
+    mdt_md_info mdi;
+    mdt_stream_info *streams;
+    struct mdt_heap_view strings, us, blob, guid, tables_stream, pdb;
+    uint32_t pdb_rows[MDT_TABLE_MAX]; /* type-system row counts from #Pdb */
+    struct mdt_table tables[MDT_TABLE_MAX];
+    uint8_t ci_wide[MDT_CI_COUNT];    /* coded index is 4 bytes wide */
+
+    char **warnings;
+    size_t nwarnings;
+};
+
+/* Record a warning (formatting under the image's talloc context). */
+void mdt__warn(struct mdt_image *img, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Reader over the whole buffer, region "file". */
+rd mdt__file_reader(const struct mdt_image *img);
+
+/* Layers of open. */
+int mdt__pe_parse(struct mdt_image *img);          /* image/pe.c */
+int mdt__webcil_parse(struct mdt_image *img);      /* image/webcil.c */
+int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size,
+                  uint64_t file_off);               /* md/root.c */
+int mdt__tables_parse(struct mdt_image *img);      /* md/tables.c */
+
+/* Map an RVA to a file-buffer pointer for `len` bytes (flat or mapped). */
+int mdt__rva_ptr(const struct mdt_image *img, uint32_t rva, uint32_t len, const uint8_t **p,
+                 uint64_t *file_off, const char *what);
+
+#endif

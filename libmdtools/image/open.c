@@ -1,0 +1,270 @@
+/* Opening images: files (mmap), caller buffers, loader-mapped images; kind
+ * detection; warnings; the accessors of <mdtools/image.h> that need no
+ * parsing. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <talloc.h>
+#include <unistd.h>
+
+#include "image/image_int.h"
+
+const char *mdt__image_name(const struct mdt_image *img)
+{
+    return img && img->name ? img->name : NULL;
+}
+
+rd mdt__file_reader(const struct mdt_image *img)
+{
+    return rd_make(img, "file", img->data, img->size, 0);
+}
+
+void mdt__warn(struct mdt_image *img, const char *fmt, ...)
+{
+    va_list ap;
+    char *w;
+    char **nw;
+    if (img->nwarnings >= 1000)  /* a hostile file must not grow this unboundedly */
+        return;
+    va_start(ap, fmt);
+    w = talloc_vasprintf(img, fmt, ap);
+    va_end(ap);
+    if (!w)
+        return;
+    nw = talloc_realloc(img, img->warnings, char *, img->nwarnings + 1);
+    if (!nw) {
+        talloc_free(w);
+        return;
+    }
+    img->warnings = nw;
+    img->warnings[img->nwarnings++] = talloc_steal(nw, w);
+}
+
+static int destroy_image(struct mdt_image *img)
+{
+    if (img->map)
+        munmap(img->map, img->map_len);
+    return 0;
+}
+
+static int fail_at(struct mdt_image *img, int code, const char *fmt, const char *arg)
+{
+    mdt_place pl = MDT_PLACE_NONE;
+    pl.img = img;
+    return mdt__fail(code, pl, fmt, arg);
+}
+
+/* Dispatch on the first bytes. */
+static int parse(struct mdt_image *img, bool mapped)
+{
+    const uint8_t *d = img->data;
+    if (img->size >= 2 && d[0] == 'M' && d[1] == 'Z') {
+        img->kind = mapped ? MDT_KIND_PE_MAPPED : MDT_KIND_PE;
+        return mdt__pe_parse(img);
+    }
+    if (mapped)
+        return fail_at(img, MDT_ENOTDOTNET, "%s", "mapped image does not start with MZ");
+    if (img->size >= 4 && memcmp(d, "\0asm", 4) == 0) {
+        img->kind = MDT_KIND_WASM;
+        return mdt__webcil_parse(img);
+    }
+    if (img->size >= 4 && memcmp(d, "WbIL", 4) == 0) {
+        img->kind = MDT_KIND_WEBCIL;
+        return mdt__webcil_parse(img);
+    }
+    if (img->size >= 4 && memcmp(d, "BSJB", 4) == 0) {
+        img->kind = MDT_KIND_METADATA;
+        if (img->size > UINT32_MAX)
+            return fail_at(img, MDT_EUNSUPPORTED, "%s", "metadata blob larger than 4 GiB");
+        return mdt__md_parse(img, d, (uint32_t)img->size, 0);
+    }
+    if (img->size < 4)
+        return fail_at(img, MDT_ETRUNC, "%s", "file too short to identify (under 4 bytes)");
+    return fail_at(img, MDT_ENOTDOTNET, "%s",
+                   "not a PE (MZ), Webcil (WbIL, \\0asm) or metadata (BSJB) image");
+}
+
+static struct mdt_image *new_image(void *mem_ctx, const char *name)
+{
+    struct mdt_image *img = talloc_zero(mem_ctx, struct mdt_image);
+    if (!img)
+        return NULL;
+    img->name = talloc_strdup(img, name ? name : "<buffer>");
+    if (!img->name) {
+        talloc_free(img);
+        return NULL;
+    }
+    return img;
+}
+
+static int finish(struct mdt_image *img, bool mapped, mdt_image **out)
+{
+    int e = parse(img, mapped);
+    if (e) {
+        talloc_free(img);
+        return e;
+    }
+    *out = img;
+    return 0;
+}
+
+int mdt_image_open_file(void *mem_ctx, mdt_image **out, const char *path, unsigned flags)
+{
+    struct mdt_image *img;
+    struct stat st;
+    int fd;
+    if (!out || !path)
+        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_file: NULL argument");
+    *out = NULL;
+    img = new_image(mem_ctx, path);
+    if (!img)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory opening %s", path);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = fail_at(img, MDT_EIO, "cannot open: %s", strerror(errno));
+        talloc_free(img);
+        return e;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = fail_at(img, MDT_EIO, "%s", "not a regular file");
+        close(fd);
+        talloc_free(img);
+        return e;
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        img->data = (const uint8_t *)"";
+        img->size = 0;
+        return finish(img, false, out);
+    }
+    img->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (img->map == MAP_FAILED) {
+        int e;
+        img->map = NULL;
+        e = fail_at(img, MDT_EIO, "cannot map: %s", strerror(errno));
+        talloc_free(img);
+        return e;
+    }
+    img->map_len = (size_t)st.st_size;
+    talloc_set_destructor(img, destroy_image);
+    img->data = img->map;
+    img->size = img->map_len;
+    (void)flags;
+    return finish(img, false, out);
+}
+
+static int open_bytes(void *mem_ctx, mdt_image **out, const char *name, const void *data,
+                      size_t len, unsigned flags, bool mapped)
+{
+    struct mdt_image *img;
+    if (!out || (!data && len))
+        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open: NULL argument");
+    *out = NULL;
+    img = new_image(mem_ctx, name);
+    if (!img)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    if (flags & MDT_OPEN_COPY) {
+        uint8_t *copy = talloc_memdup(img, data ? data : "", len ? len : 1);
+        if (!copy) {
+            talloc_free(img);
+            return mdt__fail_simple(MDT_ENOMEM, "out of memory copying %zu bytes", len);
+        }
+        data = copy;
+    }
+    img->data = data ? data : (const uint8_t *)"";
+    img->size = len;
+    return finish(img, mapped, out);
+}
+
+int mdt_image_open_buffer(void *mem_ctx, mdt_image **out, const char *name, const void *data,
+                          size_t len, unsigned flags)
+{
+    return open_bytes(mem_ctx, out, name, data, len, flags, false);
+}
+
+int mdt_image_open_mapped(void *mem_ctx, mdt_image **out, const char *name, const void *base,
+                          size_t size, unsigned flags)
+{
+    return open_bytes(mem_ctx, out, name, base, size, flags, true);
+}
+
+void mdt_image_close(mdt_image *img)
+{
+    talloc_free(img);
+}
+
+int mdt_image_kind(const mdt_image *img)
+{
+    return img->kind;
+}
+
+const char *mdt_image_kind_name(int kind)
+{
+    switch (kind) {
+    case MDT_KIND_PE: return "PE";
+    case MDT_KIND_PE_MAPPED: return "PE (mapped)";
+    case MDT_KIND_WEBCIL: return "Webcil";
+    case MDT_KIND_WASM: return "Webcil in WebAssembly";
+    case MDT_KIND_METADATA: return "metadata";
+    default: return "unknown";
+    }
+}
+
+const char *mdt_image_name(const mdt_image *img)
+{
+    return img->name;
+}
+
+const uint8_t *mdt_image_bytes(const mdt_image *img, size_t *len)
+{
+    if (len)
+        *len = img->size;
+    return img->data;
+}
+
+size_t mdt_image_warning_count(const mdt_image *img)
+{
+    return img->nwarnings;
+}
+
+const char *mdt_image_warning(const mdt_image *img, size_t i)
+{
+    return i < img->nwarnings ? img->warnings[i] : NULL;
+}
+
+const mdt_pe_info *mdt_image_pe_info(const mdt_image *img)
+{
+    return &img->pe;
+}
+
+size_t mdt_image_section_count(const mdt_image *img)
+{
+    return img->nsections;
+}
+
+const mdt_section *mdt_image_section(const mdt_image *img, size_t i)
+{
+    return i < img->nsections ? &img->sections[i] : NULL;
+}
+
+const mdt_debug_entry *mdt_image_debug_entry(const mdt_image *img, size_t i)
+{
+    return i < img->pe.ndebug ? &img->debug[i] : NULL;
+}
+
+const mdt_md_info *mdt_image_md_info(const mdt_image *img)
+{
+    return &img->mdi;
+}
+
+const mdt_stream_info *mdt_image_stream(const mdt_image *img, size_t i)
+{
+    return i < img->mdi.nstreams ? &img->streams[i] : NULL;
+}

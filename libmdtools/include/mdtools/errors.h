@@ -1,0 +1,62 @@
+/* mdtools: error codes and the per-thread error detail record.
+ *
+ * Every function that can fail returns 0 or a negative MDT_E... code. When it
+ * fails on bad input it also fills a per-thread record saying where (file,
+ * region such as "#Blob" or "TypeDef", row, column, offset) and what was
+ * wrong; mdt_errmsg() formats it for people. */
+#ifndef MDTOOLS_ERRORS_H
+#define MDTOOLS_ERRORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum mdt_error_code {
+    MDT_OK = 0,
+    MDT_ENOMEM = -1,       /* allocation failed */
+    MDT_EINVAL = -2,       /* caller passed a bad argument (not bad input) */
+    MDT_EIO = -3,          /* the OS failed us (open, mmap, ...) */
+    MDT_EBADIMAGE = -4,    /* the bytes break a rule of the format */
+    MDT_ETRUNC = -5,       /* the bytes end before the structure does */
+    MDT_ENOTFOUND = -6,    /* no such row, heap entry, stream or name */
+    MDT_EUNSUPPORTED = -7, /* well-formed but outside what mdtools reads */
+    MDT_ENOTDOTNET = -8,   /* a valid file, but not a .NET image */
+    MDT_ENOHEAP = -9,      /* the heap this index needs is absent */
+    MDT_ITEROVER = -10     /* an iterator has no more items (not an error) */
+};
+
+/* Where an error happened. Fields that do not apply are empty / UINT32_MAX /
+ * UINT64_MAX. The strings are copies: the record outlives the image. */
+typedef struct mdt_errinfo {
+    int code;
+    char file[128];     /* image name given at open (often a path) */
+    char region[40];    /* "PE header", "#~", "#Blob", "TypeDef", ... */
+    char column[40];    /* column name for table cells, else "" */
+    uint32_t row;       /* 1-based row, or UINT32_MAX */
+    uint64_t offset;    /* offset inside the region, or UINT64_MAX */
+    uint64_t file_offset; /* offset in the file/buffer, or UINT64_MAX */
+    char what[256];     /* what was wrong, e.g. "blob length 0x40 beyond heap end" */
+} mdt_errinfo;
+
+/* Short, static description of a code ("bad image", ...). Never NULL. */
+const char *mdt_strerror(int code);
+
+/* Detail of the last failure on this thread. Valid until the next failing
+ * call on the same thread. Never NULL. */
+const mdt_errinfo *mdt_last_error(void);
+
+/* The last failure on this thread as one line, e.g.
+ * "Hello.exe: #Blob+0x1a3 (file 0x2c1a3): bad compressed length".
+ * Writes at most len bytes (NUL-terminated) to buf and returns buf. */
+char *mdt_errmsg(char *buf, size_t len);
+
+/* Forget the last failure on this thread. */
+void mdt_clear_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,54 @@
+/* mdtools: the metadata heaps (ECMA-335 II.24.2.3 - II.24.2.5).
+ *
+ * Each accessor bounds-checks the index against its heap and fails with a
+ * located error; results are borrowed from the image. No allocation except
+ * in mdt_us_to_utf8. Thread-safe on an open image. */
+#ifndef MDTOOLS_HEAPS_H
+#define MDTOOLS_HEAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mdt_image mdt_image;
+
+enum mdt_heap { MDT_HEAP_STRINGS, MDT_HEAP_US, MDT_HEAP_BLOB, MDT_HEAP_GUID };
+
+/* Size in bytes of a heap (0 if absent). */
+uint32_t mdt_heap_size(const mdt_image *img, int heap);
+
+/* UTF-8 string at `index` in #Strings. Fails when the index is beyond the
+ * heap or the string runs to the end of the heap without a NUL. */
+int mdt_heap_string(const mdt_image *img, uint32_t index, const char **s, size_t *len);
+/* Blob at `index` in #Blob: compressed length then bytes. Index 0 is the
+ * empty blob even when there is no #Blob stream. */
+int mdt_heap_blob(const mdt_image *img, uint32_t index, const uint8_t **data, uint32_t *len);
+/* GUID number `index` (1-based) in #GUID; index 0 gives *guid = NULL. */
+int mdt_heap_guid(const mdt_image *img, uint32_t index, const uint8_t **guid);
+/* User string at `index` (the low 24 bits of a 0x70 token): UTF-16LE code
+ * units (*nunits of them, borrowed, possibly unaligned) and the final flag
+ * byte (1 = needs more than 8-bit handling), or -1 when the blob has even
+ * length and so no flag byte (accepted with that note). */
+int mdt_heap_us(const mdt_image *img, uint32_t index, const uint8_t **utf16le, uint32_t *nunits,
+                int *flag);
+
+/* Convert UTF-16LE to UTF-8 under mem_ctx. Unpaired surrogates become
+ * U+FFFD and *replaced is set (never ill-formed UTF-8). */
+int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, const uint8_t *utf16le,
+                      uint32_t nunits, int *replaced);
+
+/* ECMA-335 II.23.2 compressed unsigned integer from p[0..len): value and
+ * bytes used. MDT_EBADIMAGE for the 111 prefix, MDT_ETRUNC when short. */
+int mdt_decode_compressed_u32(const uint8_t *p, size_t len, uint32_t *value, unsigned *used);
+
+/* Format 16 GUID bytes as "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (37 bytes
+ * with the NUL) and return buf. */
+char *mdt_guid_format(char buf[37], const uint8_t guid[16]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,175 @@
+/* mdtools: opening images and what their headers say.
+ *
+ * An image is a PE file (flat file layout), a PE already mapped by a loader
+ * (RVA = offset from the base), Webcil (bare payload or the WebAssembly
+ * wrapper), or a raw metadata blob starting with "BSJB". Opening validates
+ * the structure once (ECMA-335 II.25 and II.24); afterwards the image is
+ * immutable and any thread may read it without locks.
+ *
+ * Ownership: the image is a talloc child of mem_ctx; freeing it unmaps the
+ * file. Pointers returned into the image are borrowed and live as long as
+ * the image. An image opened on a caller's buffer borrows it: the buffer
+ * must outlive the image. */
+#ifndef MDTOOLS_IMAGE_H
+#define MDTOOLS_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mdt_image mdt_image;
+
+enum mdt_image_kind {
+    MDT_KIND_PE = 1,       /* PE file, flat file layout */
+    MDT_KIND_PE_MAPPED,    /* PE laid out by a loader */
+    MDT_KIND_WEBCIL,       /* bare Webcil payload ("WbIL") */
+    MDT_KIND_WASM,         /* Webcil inside a WebAssembly module */
+    MDT_KIND_METADATA      /* raw metadata blob ("BSJB"), e.g. a portable PDB */
+};
+
+enum mdt_open_flags {
+    MDT_OPEN_COPY = 1u << 0 /* buffer opens: copy the bytes, don't borrow */
+};
+
+/* Open a file with mmap; its kind is detected from the first bytes (MZ,
+ * "\0asm", "WbIL", "BSJB"). Errors: MDT_EIO, MDT_ENOTDOTNET, MDT_EBADIMAGE,
+ * MDT_ETRUNC, MDT_ENOMEM, MDT_EUNSUPPORTED. */
+int mdt_image_open_file(void *mem_ctx, mdt_image **out, const char *path, unsigned flags);
+/* Open bytes holding a file layout (any kind, detected). `name` appears in
+ * error messages (may be NULL). */
+int mdt_image_open_buffer(void *mem_ctx, mdt_image **out, const char *name, const void *data,
+                          size_t len, unsigned flags);
+/* Open a PE image already mapped by a loader: `base` is the module's load
+ * address, `size` the number of readable bytes from it. */
+int mdt_image_open_mapped(void *mem_ctx, mdt_image **out, const char *name, const void *base,
+                          size_t size, unsigned flags);
+/* Free an image (same as talloc_free). NULL is fine. */
+void mdt_image_close(mdt_image *img);
+
+int mdt_image_kind(const mdt_image *img);
+const char *mdt_image_kind_name(int kind); /* "PE32", ... static */
+const char *mdt_image_name(const mdt_image *img);
+/* The whole buffer (file bytes or mapped bytes). */
+const uint8_t *mdt_image_bytes(const mdt_image *img, size_t *len);
+
+/* Warnings collected while opening: accepted oddities (duplicate streams,
+ * a "sorted" table that is not, extra data, ...). Strings are borrowed. */
+size_t mdt_image_warning_count(const mdt_image *img);
+const char *mdt_image_warning(const mdt_image *img, size_t i);
+
+/* --- PE / Webcil headers (II.25). Zero-filled for raw metadata. --- */
+
+typedef struct mdt_section {
+    char name[9];            /* up to the first NUL of the 8-byte field */
+    uint32_t virtual_address;
+    uint32_t virtual_size;
+    uint32_t raw_pointer;    /* file offset of the raw data */
+    uint32_t raw_size;
+} mdt_section;
+
+typedef struct mdt_data_dir {
+    uint32_t rva;
+    uint32_t size;
+} mdt_data_dir;
+
+typedef struct mdt_debug_entry {
+    uint32_t type;           /* 2 = CodeView, 17 = embedded portable PDB, ... */
+    uint32_t size;
+    uint32_t rva;
+    uint32_t file_pointer;
+    uint16_t major_version, minor_version;
+    /* CodeView (RSDS) entries: */
+    bool has_codeview;
+    uint8_t pdb_guid[16];
+    uint32_t pdb_age;
+    const char *pdb_path;    /* borrowed, NUL-terminated inside the image, or NULL */
+} mdt_debug_entry;
+
+typedef struct mdt_pe_info {
+    uint16_t machine;
+    uint16_t characteristics;
+    bool pe32plus;
+    uint16_t subsystem;
+    uint16_t dll_characteristics;
+    uint64_t image_base;
+    uint32_t size_of_image;
+    uint32_t size_of_headers;
+    uint32_t nsections;
+    /* CLI header (II.25.3.3) */
+    uint16_t cli_major, cli_minor;
+    uint32_t cli_flags;          /* COMIMAGE_FLAGS_* */
+    uint32_t entry_point;        /* token, or an RVA when NATIVE_ENTRYPOINT */
+    mdt_data_dir metadata;
+    mdt_data_dir resources;
+    mdt_data_dir strong_name_signature;
+    mdt_data_dir vtable_fixups;
+    mdt_data_dir managed_native_header; /* non-zero: ReadyToRun / NGen */
+    /* data directories of the optional header */
+    mdt_data_dir debug_dir;
+    size_t ndebug;               /* entries decoded, see mdt_image_debug_entry */
+} mdt_pe_info;
+
+#define MDT_COMIMAGE_ILONLY 0x00000001u
+#define MDT_COMIMAGE_32BITREQUIRED 0x00000002u
+#define MDT_COMIMAGE_IL_LIBRARY 0x00000004u
+#define MDT_COMIMAGE_STRONGNAMESIGNED 0x00000008u
+#define MDT_COMIMAGE_NATIVE_ENTRYPOINT 0x00000010u
+#define MDT_COMIMAGE_TRACKDEBUGDATA 0x00010000u
+#define MDT_COMIMAGE_32BITPREFERRED 0x00020000u
+
+/* Header facts; all zero for a raw metadata image. Never fails. */
+const mdt_pe_info *mdt_image_pe_info(const mdt_image *img);
+size_t mdt_image_section_count(const mdt_image *img);
+const mdt_section *mdt_image_section(const mdt_image *img, size_t i);
+const mdt_debug_entry *mdt_image_debug_entry(const mdt_image *img, size_t i);
+
+/* Pointer to `len` bytes at `rva`, all inside one section's raw data (or the
+ * mapped buffer). Errors: MDT_ENOTFOUND (RVA in no section), MDT_ETRUNC. */
+int mdt_image_rva(const mdt_image *img, uint32_t rva, uint32_t len, const uint8_t **p);
+/* Copy `len` bytes at `rva` into buf; bytes of a section past its raw data
+ * (virtual size > raw size) read as zeros, as a loader maps them. */
+int mdt_image_read_rva(const mdt_image *img, uint32_t rva, void *buf, uint32_t len);
+/* File offset of an RVA (flat layouts), or an error. */
+int mdt_image_rva_to_offset(const mdt_image *img, uint32_t rva, uint64_t *offset);
+
+/* --- Metadata root and streams (II.24.2.1, II.24.2.2) --- */
+
+typedef struct mdt_stream_info {
+    char name[33];            /* as stored, NUL-terminated, up to 32 bytes */
+    uint32_t offset;          /* from the metadata root */
+    uint32_t size;
+    bool used;                /* chosen as the heap of its name */
+} mdt_stream_info;
+
+typedef struct mdt_md_info {
+    uint16_t major_version, minor_version;
+    const char *version;      /* borrowed, e.g. "v4.0.30319" */
+    uint64_t file_offset;     /* of "BSJB" in the buffer */
+    uint32_t size;
+    size_t nstreams;
+    bool enc;                 /* uncompressed #- tables (or #Schema present) */
+    bool jtd;                 /* #JTD: every index 4 bytes wide */
+    bool has_pdb;             /* #Pdb stream present (portable PDB) */
+    uint8_t tables_major, tables_minor;
+    uint8_t heap_sizes;       /* HeapSizes byte of the tables stream */
+    bool has_extra_data;      /* HeapSizes 0x40: 4 bytes after the row counts */
+    uint32_t extra_data;
+    uint64_t valid;           /* Valid bit vector */
+    uint64_t sorted;          /* Sorted bit vector */
+    /* #Pdb stream (portable PDB) */
+    uint8_t pdb_id[20];
+    uint32_t pdb_entry_point;
+    uint64_t pdb_referenced_tables;
+} mdt_md_info;
+
+const mdt_md_info *mdt_image_md_info(const mdt_image *img);
+const mdt_stream_info *mdt_image_stream(const mdt_image *img, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,12 @@
+/* mdtools: umbrella header. */
+#ifndef MDTOOLS_MDTOOLS_H
+#define MDTOOLS_MDTOOLS_H
+
+#include <mdtools/errors.h>
+#include <mdtools/token.h>
+#include <mdtools/image.h>
+#include <mdtools/tables.h>
+#include <mdtools/heaps.h>
+#include <mdtools/assembly.h>
+
+#endif

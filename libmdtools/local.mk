@@ -1,0 +1,37 @@
+# libmdtools: the library. Included from the top-level Makefile.am.
+lib_LTLIBRARIES += libmdtools/libmdtools.la
+
+mdtoolsincludedir = $(includedir)/mdtools
+mdtoolsinclude_HEADERS = \
+	libmdtools/include/mdtools/mdtools.h \
+	libmdtools/include/mdtools/errors.h \
+	libmdtools/include/mdtools/token.h \
+	libmdtools/include/mdtools/image.h \
+	libmdtools/include/mdtools/tables.h \
+	libmdtools/include/mdtools/tables.def \
+	libmdtools/include/mdtools/heaps.h \
+	libmdtools/include/mdtools/assembly.h
+
+libmdtools_libmdtools_la_SOURCES = \
+	libmdtools/util/error.h \
+	libmdtools/util/error.c \
+	libmdtools/util/reader.h \
+	libmdtools/util/reader.c \
+	libmdtools/image/image_int.h \
+	libmdtools/image/open.c \
+	libmdtools/image/pe.c \
+	libmdtools/image/webcil.c \
+	libmdtools/md/md_int.h \
+	libmdtools/md/root.c \
+	libmdtools/md/tables.c \
+	libmdtools/md/schema.c \
+	libmdtools/md/cells.c \
+	libmdtools/md/heaps.c \
+	libmdtools/md/find.c \
+	libmdtools/typeref/identity.c
+
+libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
+libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
+libmdtools_libmdtools_la_LIBADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS)
+libmdtools_libmdtools_la_LDFLAGS = -version-info $(MDT_LT_VERSION) \
+	-export-symbols-regex '^mdt_[a-z]'

@@ -1,0 +1,235 @@
+/* The #Strings, #US, #Blob and #GUID heaps (ECMA-335 II.24.2.3-II.24.2.5).
+ * Every access is bounded by its own heap; a damaged entry fails alone. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <talloc.h>
+
+#include <mdtools/heaps.h>
+
+#include "image/image_int.h"
+#include "md/md_int.h"
+
+static int heap_fail(const struct mdt_image *img, const struct mdt_heap_view *h, uint32_t idx,
+                     const mdt_cellref *ref, int code, const char *what)
+{
+    mdt_place pl = MDT_PLACE_NONE;
+    pl.img = img;
+    if (ref && ref->table < MDT_TABLE_MAX) {
+        const mdt_table_schema *s = mdt_table_schema_get(ref->table);
+        pl.region = s->name;
+        pl.row = ref->rid;
+        pl.column = s->cols[ref->col].name;
+        return mdt__fail(code, pl, "%s index 0x%x: %s", h->name, idx, what);
+    }
+    pl.region = h->name;
+    pl.offset = idx;
+    if (h->present && idx <= h->size)
+        pl.file_offset = img->mdi.file_offset + h->offset + idx;
+    return mdt__fail(code, pl, "%s", what);
+}
+
+uint32_t mdt_heap_size(const mdt_image *img, int heap)
+{
+    switch (heap) {
+    case MDT_HEAP_STRINGS: return img->strings.size;
+    case MDT_HEAP_US: return img->us.size;
+    case MDT_HEAP_BLOB: return img->blob.size;
+    case MDT_HEAP_GUID: return img->guid.size;
+    }
+    return 0;
+}
+
+int mdt__heap_string(const struct mdt_image *img, uint32_t idx, const char **s, size_t *len,
+                     const mdt_cellref *ref)
+{
+    const struct mdt_heap_view *h = &img->strings;
+    if (!h->present) {
+        static const struct mdt_heap_view none = {NULL, 0, 0, false, "#Strings"};
+        if (idx == 0) {
+            *s = "";
+            if (len)
+                *len = 0;
+            return 0;
+        }
+        return heap_fail(img, &none, idx, ref, MDT_ENOHEAP, "no #Strings heap");
+    }
+    if (idx >= h->size)
+        return heap_fail(img, h, idx, ref, MDT_EBADIMAGE, "string index beyond the heap");
+    const uint8_t *p = h->base + idx;
+    const uint8_t *nul = memchr(p, 0, h->size - idx);
+    if (!nul)
+        return heap_fail(img, h, idx, ref, MDT_EBADIMAGE,
+                         "string runs to the end of #Strings without a NUL");
+    *s = (const char *)p;
+    if (len)
+        *len = (size_t)(nul - p);
+    return 0;
+}
+
+int mdt__heap_blob(const struct mdt_image *img, uint32_t idx, const uint8_t **data,
+                   uint32_t *len, const mdt_cellref *ref)
+{
+    const struct mdt_heap_view *h = &img->blob;
+    uint32_t n;
+    unsigned used;
+    if (idx == 0 && (!h->present || h->size == 0 || h->base[0] == 0)) {
+        *data = (const uint8_t *)"";
+        *len = 0;
+        return 0;
+    }
+    if (!h->present) {
+        static const struct mdt_heap_view none = {NULL, 0, 0, false, "#Blob"};
+        return heap_fail(img, &none, idx, ref, MDT_ENOHEAP, "no #Blob heap");
+    }
+    if (idx >= h->size)
+        return heap_fail(img, h, idx, ref, MDT_EBADIMAGE, "blob index beyond the heap");
+    int e = mdt_decode_compressed_u32(h->base + idx, h->size - idx, &n, &used);
+    if (e)
+        return heap_fail(img, h, idx, ref, e,
+                         e == MDT_ETRUNC ? "blob length runs past the heap end"
+                                         : "bad compressed blob length (prefix 111)");
+    if (n > h->size - idx - used) {
+        char what[96];
+        snprintf(what, sizeof what, "blob length 0x%x runs past the heap end (0x%x left)", n,
+                 h->size - idx - used);
+        return heap_fail(img, h, idx, ref, MDT_EBADIMAGE, what);
+    }
+    *data = h->base + idx + used;
+    *len = n;
+    return 0;
+}
+
+int mdt__heap_guid(const struct mdt_image *img, uint32_t idx, const uint8_t **guid,
+                   const mdt_cellref *ref)
+{
+    const struct mdt_heap_view *h = &img->guid;
+    if (idx == 0) {
+        *guid = NULL;
+        return 0;
+    }
+    if (!h->present) {
+        static const struct mdt_heap_view none = {NULL, 0, 0, false, "#GUID"};
+        return heap_fail(img, &none, idx, ref, MDT_ENOHEAP, "no #GUID heap");
+    }
+    if (idx > h->size / 16)
+        return heap_fail(img, h, idx, ref, MDT_EBADIMAGE, "GUID index beyond the heap");
+    *guid = h->base + (size_t)(idx - 1) * 16;
+    return 0;
+}
+
+int mdt_heap_string(const mdt_image *img, uint32_t index, const char **s, size_t *len)
+{
+    return mdt__heap_string(img, index, s, len, NULL);
+}
+
+int mdt_heap_blob(const mdt_image *img, uint32_t index, const uint8_t **data, uint32_t *len)
+{
+    return mdt__heap_blob(img, index, data, len, NULL);
+}
+
+int mdt_heap_guid(const mdt_image *img, uint32_t index, const uint8_t **guid)
+{
+    return mdt__heap_guid(img, index, guid, NULL);
+}
+
+int mdt_heap_us(const mdt_image *img, uint32_t index, const uint8_t **utf16le, uint32_t *nunits,
+                int *flag)
+{
+    const struct mdt_heap_view *h = &img->us;
+    uint32_t n;
+    unsigned used;
+    if (!h->present) {
+        static const struct mdt_heap_view none = {NULL, 0, 0, false, "#US"};
+        return heap_fail(img, &none, index, NULL, MDT_ENOHEAP, "no #US heap");
+    }
+    if (index >= h->size)
+        return heap_fail(img, h, index, NULL, MDT_EBADIMAGE, "user string index beyond the heap");
+    int e = mdt_decode_compressed_u32(h->base + index, h->size - index, &n, &used);
+    if (e)
+        return heap_fail(img, h, index, NULL, e, "bad compressed user string length");
+    if (n > h->size - index - used)
+        return heap_fail(img, h, index, NULL, MDT_EBADIMAGE,
+                         "user string length runs past the heap end");
+    *utf16le = h->base + index + used;
+    *nunits = n / 2;
+    *flag = n % 2 ? h->base[index + used + n - 1] : -1;
+    return 0;
+}
+
+int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, const uint8_t *u,
+                      uint32_t nunits, int *replaced)
+{
+    char *buf = talloc_array(mem_ctx, char, (size_t)nunits * 3 + 1);
+    size_t o = 0;
+    if (replaced)
+        *replaced = 0;
+    if (!buf)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < nunits; i++) {
+        uint32_t c = le16(u + 2 * (size_t)i);
+        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < nunits) {
+            uint32_t d = le16(u + 2 * (size_t)(i + 1));
+            if (d >= 0xDC00 && d <= 0xDFFF) {
+                c = 0x10000 + ((c - 0xD800) << 10) + (d - 0xDC00);
+                i++;
+            }
+        }
+        if (c >= 0xD800 && c <= 0xDFFF) {
+            c = 0xFFFD;
+            if (replaced)
+                *replaced = 1;
+        }
+        if (c < 0x80) {
+            buf[o++] = (char)c;
+        } else if (c < 0x800) {
+            buf[o++] = (char)(0xC0 | c >> 6);
+            buf[o++] = (char)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            buf[o++] = (char)(0xE0 | c >> 12);
+            buf[o++] = (char)(0x80 | (c >> 6 & 0x3F));
+            buf[o++] = (char)(0x80 | (c & 0x3F));
+        } else {
+            buf[o++] = (char)(0xF0 | c >> 18);
+            buf[o++] = (char)(0x80 | (c >> 12 & 0x3F));
+            buf[o++] = (char)(0x80 | (c >> 6 & 0x3F));
+            buf[o++] = (char)(0x80 | (c & 0x3F));
+        }
+    }
+    buf[o] = '\0';
+    *out = buf;
+    if (outlen)
+        *outlen = o;
+    return 0;
+}
+
+int mdt_decode_compressed_u32(const uint8_t *p, size_t len, uint32_t *value, unsigned *used)
+{
+    if (len < 1)
+        return MDT_ETRUNC;
+    if ((p[0] & 0x80) == 0) {
+        *value = p[0];
+        *used = 1;
+    } else if ((p[0] & 0xC0) == 0x80) {
+        if (len < 2)
+            return MDT_ETRUNC;
+        *value = (uint32_t)(p[0] & 0x3F) << 8 | p[1];
+        *used = 2;
+    } else if ((p[0] & 0xE0) == 0xC0) {
+        if (len < 4)
+            return MDT_ETRUNC;
+        *value = (uint32_t)(p[0] & 0x1F) << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+        *used = 4;
+    } else {
+        return MDT_EBADIMAGE;
+    }
+    return 0;
+}
+
+char *mdt_guid_format(char buf[37], const uint8_t g[16])
+{
+    snprintf(buf, 37, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", le32(g), le16(g + 4),
+             le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+    return buf;
+}

@@ -1,0 +1,119 @@
+/* The per-thread error record behind mdt_last_error() and mdt_errmsg(). */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/error.h"
+
+static _Thread_local mdt_errinfo last = {.row = UINT32_MAX,
+                                         .offset = UINT64_MAX,
+                                         .file_offset = UINT64_MAX};
+
+static void copy(char *dst, size_t n, const char *src)
+{
+    if (!src) {
+        dst[0] = '\0';
+        return;
+    }
+    snprintf(dst, n, "%s", src);
+}
+
+static void vrecord(int code, mdt_place pl, const char *fmt, va_list ap)
+{
+    last.code = code;
+    copy(last.file, sizeof last.file, pl.img ? mdt__image_name(pl.img) : NULL);
+    copy(last.region, sizeof last.region, pl.region);
+    copy(last.column, sizeof last.column, pl.column);
+    last.row = pl.row;
+    last.offset = pl.offset;
+    last.file_offset = pl.file_offset;
+    vsnprintf(last.what, sizeof last.what, fmt, ap);
+}
+
+int mdt__fail(int code, mdt_place place, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vrecord(code, place, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int mdt__fail_simple(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vrecord(code, MDT_PLACE_NONE, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const mdt_errinfo *mdt_last_error(void)
+{
+    return &last;
+}
+
+void mdt_clear_error(void)
+{
+    memset(&last, 0, sizeof last);
+    last.row = UINT32_MAX;
+    last.offset = UINT64_MAX;
+    last.file_offset = UINT64_MAX;
+}
+
+const char *mdt_strerror(int code)
+{
+    switch (code) {
+    case MDT_OK: return "success";
+    case MDT_ENOMEM: return "out of memory";
+    case MDT_EINVAL: return "invalid argument";
+    case MDT_EIO: return "I/O error";
+    case MDT_EBADIMAGE: return "bad image";
+    case MDT_ETRUNC: return "truncated";
+    case MDT_ENOTFOUND: return "not found";
+    case MDT_EUNSUPPORTED: return "unsupported";
+    case MDT_ENOTDOTNET: return "not a .NET image";
+    case MDT_ENOHEAP: return "heap absent";
+    case MDT_ITEROVER: return "no more items";
+    default: return "unknown error";
+    }
+}
+
+char *mdt_errmsg(char *buf, size_t len)
+{
+    const mdt_errinfo *e = &last;
+    size_t n = 0;
+    if (!buf || !len)
+        return buf;
+    buf[0] = '\0';
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        if (n < len) {                                                                             \
+            int w_ = snprintf(buf + n, len - n, __VA_ARGS__);                                      \
+            if (w_ > 0)                                                                            \
+                n += (size_t)w_;                                                                   \
+        }                                                                                          \
+    } while (0)
+    if (e->file[0])
+        PUT("%s: ", e->file);
+    if (e->region[0]) {
+        PUT("%s", e->region);
+        if (e->row != UINT32_MAX)
+            PUT(" row %u", e->row);
+        if (e->column[0])
+            PUT(" column %s", e->column);
+        if (e->offset != UINT64_MAX)
+            PUT("%s+0x%llx", e->row != UINT32_MAX || e->column[0] ? " at " : "",
+                (unsigned long long)e->offset);
+        if (e->file_offset != UINT64_MAX)
+            PUT(" (file 0x%llx)", (unsigned long long)e->file_offset);
+        PUT(": ");
+    } else if (e->file_offset != UINT64_MAX) {
+        PUT("file 0x%llx: ", (unsigned long long)e->file_offset);
+    }
+    PUT("%s", e->what[0] ? e->what : mdt_strerror(e->code));
+#undef PUT
+    return buf;
+}

@@ -1,0 +1,24 @@
+/* Where tests find their inputs: MDT_TOP_SRCDIR is exported by the test
+ * harness (tests/local.mk); the Mono framework comes from Debian's Mono. */
+#ifndef MDT_TESTS_PATHS_H
+#define MDT_TESTS_PATHS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline const char *top_srcdir(void)
+{
+    const char *d = getenv("MDT_TOP_SRCDIR");
+    return d && *d ? d : ".";
+}
+
+/* top_srcdir()/rel into buf. */
+static inline const char *src_path(char *buf, size_t n, const char *rel)
+{
+    snprintf(buf, n, "%s/%s", top_srcdir(), rel);
+    return buf;
+}
+
+#define MONO_45_DIR "/usr/lib/mono/4.5"
+
+#endif

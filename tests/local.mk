@@ -1,0 +1,27 @@
+# Tests. Unit tests use Check (one program per area, tests/unit/test_<area>.c);
+# tests/summary.sh turns the results into the closing "N passed, N failed".
+AM_TESTS_ENVIRONMENT = MDT_TOP_SRCDIR='$(abs_top_srcdir)'; export MDT_TOP_SRCDIR; \
+	MDT_BUILDDIR='$(abs_top_builddir)'; export MDT_BUILDDIR; \
+	CK_DEFAULT_TIMEOUT=120; export CK_DEFAULT_TIMEOUT;
+
+# Helpers shared by tests, fuzz harnesses and benchmarks.
+noinst_LTLIBRARIES = tests/common/libtestcommon.la
+tests_common_libtestcommon_la_SOURCES = tests/common/walk.c tests/common/walk.h \
+	tests/common/paths.h
+tests_common_libtestcommon_la_CPPFLAGS = $(MDT_CPPFLAGS)
+
+TEST_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common $(TALLOC_CFLAGS) $(CHECK_CFLAGS)
+TEST_LDADD = tests/common/libtestcommon.la libmdtools/libmdtools.la $(TALLOC_LIBS) $(CHECK_LIBS)
+TEST_MAIN = tests/common/check_main.c
+
+if HAVE_CHECK
+UNIT_TESTS = tests/unit/test_image
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+
+tests_unit_test_image_SOURCES = tests/unit/test_image.c $(TEST_MAIN)
+tests_unit_test_image_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_image_LDADD = $(TEST_LDADD)
+endif
+
+EXTRA_DIST += tests/summary.sh

@@ -1,0 +1,361 @@
+/* Opening images and reading their headers, streams and identity, on real
+ * framework assemblies and on the corpus of unusual files. */
+#include <check.h>
+#include <string.h>
+#include <talloc.h>
+
+#include <mdtools/mdtools.h>
+
+#include "paths.h"
+
+static mdt_image *open_rel(void *ctx, const char *rel)
+{
+    char p[1024];
+    mdt_image *img = NULL;
+    char msg[512];
+    int e = mdt_image_open_file(ctx, &img, src_path(p, sizeof p, rel), 0);
+    ck_assert_msg(e == 0, "open %s: %s", rel, mdt_errmsg(msg, sizeof msg));
+    return img;
+}
+
+static const char *typedef_name(const mdt_image *img, uint32_t rid)
+{
+    mdt_row r;
+    const char *s = NULL;
+    ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeDef, rid), 0);
+    ck_assert_int_eq(mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &s, NULL), 0);
+    return s;
+}
+
+static bool has_warning(const mdt_image *img, const char *needle)
+{
+    for (size_t i = 0; i < mdt_image_warning_count(img); i++)
+        if (strstr(mdt_image_warning(img, i), needle))
+            return true;
+    return false;
+}
+
+START_TEST(mscorlib_identity_and_token)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img;
+    mdt_identity id;
+    char buf[256];
+    ck_assert_int_eq(mdt_image_open_file(ctx, &img, MONO_45_DIR "/mscorlib.dll", 0), 0);
+    ck_assert_int_eq(mdt_image_kind(img), MDT_KIND_PE);
+    ck_assert_int_eq(mdt_assembly_identity(img, &id), 0);
+    ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
+                     "mscorlib, Version=4.0.0.0, Culture=neutral, PublicKeyToken=b77a5c561934e089");
+    ck_assert_str_eq(mdt_image_md_info(img)->version, "v4.0.30319");
+    ck_assert(mdt_table_rows(img, MDT_TABLE_TypeDef) > 2000);
+    ck_assert_str_eq(typedef_name(img, 1), "<Module>");
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(last_stream_wins_in_compressed_metadata)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleStringsStream.dll");
+    ck_assert_str_eq(typedef_name(img, 2), "Class_2");
+    ck_assert(has_warning(img, "duplicate stream #Strings"));
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(first_stream_wins_in_enc_metadata)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img =
+        open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleStringsStream.EnC.dll");
+    ck_assert(mdt_image_md_info(img)->enc);
+    ck_assert_str_eq(typedef_name(img, 2), "Class_1");
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(double_guid_stream_mvid)
+{
+    void *ctx = talloc_new(NULL);
+    uint8_t mvid[16];
+    char g[37];
+    mdt_image *a = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleGuidStream.dll");
+    mdt_image *b = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleGuidStream.EnC.dll");
+    ck_assert_int_eq(mdt_image_mvid(a, mvid), 0);
+    ck_assert_str_eq(mdt_guid_format(g, mvid), "e275e394-8b82-4cac-a38c-b3724b81ea05");
+    ck_assert_int_eq(mdt_image_mvid(b, mvid), 0);
+    ck_assert_str_eq(mdt_guid_format(g, mvid), "06776c8f-44ee-4165-b0f7-2dbd127fe21b");
+    talloc_free(ctx);
+}
+END_TEST
+
+static void us_ascii(const mdt_image *img, uint32_t idx, const char *want)
+{
+    const uint8_t *u;
+    uint32_t n;
+    int flag;
+    char *s;
+    ck_assert_int_eq(mdt_heap_us(img, idx, &u, &n, &flag), 0);
+    ck_assert_int_eq(mdt_utf16_to_utf8(NULL, &s, NULL, u, n, NULL), 0);
+    ck_assert_str_eq(s, want);
+    talloc_free(s);
+}
+
+START_TEST(double_user_strings)
+{
+    void *ctx = talloc_new(NULL);
+    us_ascii(open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleUserStringsStream.dll"), 1,
+             "Hello Mars!!");
+    us_ascii(open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleUserStringsStream.EnC.dll"),
+             1, "Hello World!");
+    us_ascii(open_rel(ctx, "data/corpus/dnfile/duplicate-stream.exe"), 1, "BBBBBBBB");
+    us_ascii(open_rel(ctx, "data/corpus/dnfile/unknown-stream.exe"), 1, "AAAAAAAA");
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(schema_stream_switches_to_first_wins)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.SchemaStream.exe");
+    ck_assert(mdt_image_md_info(img)->enc);
+    ck_assert_str_eq(typedef_name(img, 2), "Program");
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(lowercase_heaps)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *n = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.LowerCaseHeapsNormalMetadata.exe");
+    mdt_image *e = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.LowerCaseHeapsWithEnC.exe");
+    ck_assert(!mdt_image_md_info(n)->enc);
+    ck_assert(has_warning(n, "unknown stream \"#schema\""));
+    ck_assert_str_eq(typedef_name(n, 2), "Program");
+    ck_assert(mdt_image_md_info(e)->enc);
+    ck_assert_str_eq(typedef_name(e, 2), "Program");
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(jtd_makes_every_index_wide)
+{
+    void *ctx = talloc_new(NULL);
+    const char *files[] = {"data/corpus/asmresolver/HelloWorld.JTDStream.exe",
+                           "data/corpus/asmresolver/HelloWorld.LowercaseJTDStream.exe"};
+    for (int i = 0; i < 2; i++) {
+        mdt_image *img = open_rel(ctx, files[i]);
+        ck_assert(mdt_image_md_info(img)->jtd);
+        ck_assert_uint_eq(mdt_column_width(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_TypeName), 4);
+        ck_assert_uint_eq(mdt_column_width(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_Extends), 4);
+        ck_assert_str_eq(typedef_name(img, 2), "Program");
+    }
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(extra_data_is_skipped)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.TablesStream.ExtraData.exe");
+    ck_assert(mdt_image_md_info(img)->has_extra_data);
+    ck_assert_uint_eq(mdt_image_md_info(img)->extra_data, 12345678);
+    ck_assert_str_eq(typedef_name(img, 2), "Program");
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(unsorted_table_found_by_scan)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/MetadataUnsortedTable.dll");
+    mdt_find f;
+    uint32_t rid;
+    mdt_row r;
+    ck_assert(!mdt_table_is_sorted(img, MDT_TABLE_ClassLayout));
+    ck_assert(has_warning(img, "ClassLayout is not sorted"));
+    ck_assert_str_eq(typedef_name(img, 4), "Size22");
+    ck_assert_int_eq(mdt_find_init(&f, img, MDT_TABLE_ClassLayout, MDT_COL_ClassLayout_Parent, 4), 0);
+    ck_assert_int_eq(mdt_find_next(&f, &rid), 0);
+    ck_assert_uint_eq(rid, 3);
+    ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_ClassLayout, rid), 0);
+    ck_assert_uint_eq(mdt_row_raw(&r, MDT_COL_ClassLayout_ClassSize), 22);
+    ck_assert_int_eq(mdt_find_next(&f, &rid), MDT_ITEROVER);
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(sorted_table_binary_search_matches_scan)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img;
+    ck_assert_int_eq(mdt_image_open_file(ctx, &img, MONO_45_DIR "/mscorlib.dll", 0), 0);
+    ck_assert(mdt_table_is_sorted(img, MDT_TABLE_CustomAttribute));
+    uint32_t n = mdt_table_rows(img, MDT_TABLE_CustomAttribute);
+    /* For a sample of keys: binary search finds exactly the rows a scan does. */
+    for (uint32_t rid = 1; rid <= n; rid += 97) {
+        mdt_row r;
+        mdt_find f;
+        uint32_t got, cnt = 0, want = 0;
+        ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_CustomAttribute, rid), 0);
+        uint32_t key = mdt_row_raw(&r, MDT_COL_CustomAttribute_Parent);
+        for (uint32_t j = 1; j <= n; j++) {
+            mdt_row q;
+            mdt_row_get(&q, img, MDT_TABLE_CustomAttribute, j);
+            want += mdt_row_raw(&q, MDT_COL_CustomAttribute_Parent) == key;
+        }
+        mdt_find_init(&f, img, MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent, key);
+        ck_assert(!f.scan);
+        while (mdt_find_next(&f, &got) == 0)
+            cnt++;
+        ck_assert_uint_eq(cnt, want);
+    }
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(blob_index_zero_without_blob_heap)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/ForwarderLibrary.dll");
+    mdt_identity id;
+    ck_assert_int_eq(mdt_assembly_identity(img, &id), 0);
+    ck_assert_ptr_null(id.public_key);
+    ck_assert_int_eq(mdt_assemblyref_identity(img, 1, &id), 0);
+    ck_assert_str_eq(id.name, "ActualLibrary");
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(native_pe_is_not_dotnet)
+{
+    char p[1024];
+    mdt_image *img = NULL;
+    char msg[512];
+    int e = mdt_image_open_file(NULL, &img,
+        src_path(p, sizeof p, "data/corpus/asmresolver/NativeHelloWorldC.x64.exe"), 0);
+    ck_assert_int_eq(e, MDT_ENOTDOTNET);
+    ck_assert_ptr_null(img);
+    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "no CLI header"));
+}
+END_TEST
+
+START_TEST(no_us_heap_gives_clear_error)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/HelloWorld_NoUSStream.exe");
+    const uint8_t *u;
+    uint32_t n;
+    int flag;
+    char msg[512];
+    ck_assert_int_eq(mdt_heap_us(img, 1, &u, &n, &flag), MDT_ENOHEAP);
+    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "no #US heap"));
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(portable_pdb_large_indices)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *big = open_rel(ctx, "data/corpus/asmresolver/LargeIndicesPdb.pdb");
+    mdt_image *small = open_rel(ctx, "data/corpus/asmresolver/TheAnswer.pdb");
+    ck_assert_int_eq(mdt_image_kind(big), MDT_KIND_METADATA);
+    ck_assert(mdt_image_md_info(big)->has_pdb);
+    ck_assert_str_eq(mdt_image_md_info(big)->version, "PDB v1.0");
+    ck_assert_uint_eq(mdt_column_width(big, MDT_TABLE_CustomDebugInformation,
+                                       MDT_COL_CustomDebugInformation_Parent), 4);
+    ck_assert_uint_eq(mdt_column_width(small, MDT_TABLE_CustomDebugInformation,
+                                       MDT_COL_CustomDebugInformation_Parent), 2);
+    ck_assert_uint_eq(mdt_image_md_info(small)->pdb_entry_point, 0x06000004);
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(unaligned_metadata_reads)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.UnalignedMetadata.exe");
+    ck_assert_uint_eq(mdt_image_pe_info(img)->metadata.rva, 0x206D);
+    ck_assert_str_eq(typedef_name(img, 2), "Program");
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(virtual_section_bytes_read_as_zero)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.VirtualSegment.exe");
+    uint8_t buf[4] = {1, 1, 1, 1};
+    ck_assert_int_eq(mdt_image_read_rva(img, 0x8000, buf, 4), 0);
+    ck_assert_int_eq(buf[0] | buf[1] | buf[2] | buf[3], 0);
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(mapped_dump_reads_like_the_file)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024];
+    mdt_image *flat = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.exe");
+    mdt_image *img, *bad = NULL;
+    size_t len;
+    FILE *f = fopen(src_path(p, sizeof p, "data/corpus/asmresolver/HelloWorld.dump"), "rb");
+    ck_assert_ptr_nonnull(f);
+    uint8_t *buf = talloc_size(ctx, 0x8000);
+    len = fread(buf, 1, 0x8000, f);
+    fclose(f);
+    ck_assert_uint_eq(len, 0x7000);
+    ck_assert_int_eq(mdt_image_open_mapped(ctx, &img, "dump", buf, len, 0), 0);
+    ck_assert_int_eq(mdt_image_kind(img), MDT_KIND_PE_MAPPED);
+    ck_assert(mdt_image_pe_info(img)->pe32plus);
+    ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_TypeRef),
+                      mdt_table_rows(flat, MDT_TABLE_TypeRef));
+    ck_assert_str_eq(typedef_name(img, 2), typedef_name(flat, 2));
+    /* The same bytes as a flat file: located errors, no crash. */
+    ck_assert_int_ne(mdt_image_open_buffer(ctx, &bad, "dump", buf, len, 0), 0);
+    ck_assert_ptr_null(bad);
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(mixed_mode_native_entry_point)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/dnfile/EmptyClass_x86.dll");
+    const mdt_pe_info *pe = mdt_image_pe_info(img);
+    ck_assert(pe->cli_flags & MDT_COMIMAGE_NATIVE_ENTRYPOINT);
+    ck_assert_uint_eq(pe->entry_point, 0x1557);
+    img = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.ReadyToRun.dll");
+    ck_assert_uint_ne(mdt_image_pe_info(img)->managed_native_header.rva, 0);
+    talloc_free(ctx);
+}
+END_TEST
+
+Suite *suite(void);
+Suite *suite(void)
+{
+    Suite *s = suite_create("image");
+    TCase *tc = tcase_create("image");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, mscorlib_identity_and_token);
+    tcase_add_test(tc, last_stream_wins_in_compressed_metadata);
+    tcase_add_test(tc, first_stream_wins_in_enc_metadata);
+    tcase_add_test(tc, double_guid_stream_mvid);
+    tcase_add_test(tc, double_user_strings);
+    tcase_add_test(tc, schema_stream_switches_to_first_wins);
+    tcase_add_test(tc, lowercase_heaps);
+    tcase_add_test(tc, jtd_makes_every_index_wide);
+    tcase_add_test(tc, extra_data_is_skipped);
+    tcase_add_test(tc, unsorted_table_found_by_scan);
+    tcase_add_test(tc, sorted_table_binary_search_matches_scan);
+    tcase_add_test(tc, blob_index_zero_without_blob_heap);
+    tcase_add_test(tc, native_pe_is_not_dotnet);
+    tcase_add_test(tc, no_us_heap_gives_clear_error);
+    tcase_add_test(tc, portable_pdb_large_indices);
+    tcase_add_test(tc, unaligned_metadata_reads);
+    tcase_add_test(tc, virtual_section_bytes_read_as_zero);
+    tcase_add_test(tc, mapped_dump_reads_like_the_file);
+    tcase_add_test(tc, mixed_mode_native_entry_point);
+    suite_add_tcase(s, tc);
+    return s;
+}
