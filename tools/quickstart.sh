@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 deps="build-essential autoconf automake libtool pkg-config libtalloc-dev libgmp-dev
-      nettle-dev libreadline-dev libjansson-dev check"
+      nettle-dev libreadline-dev libjansson-dev check python3"
 if [ "$mode" = test ]; then
     # Peers for differential tests and benchmarks, sanitizers, the terminal test.
     deps="$deps mono-devel mono-utils libmono-2.0-dev libmono-cecil-cil-dev clang

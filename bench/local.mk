@@ -1,0 +1,1 @@
+# bench: build and test rules (included from Makefile.am).

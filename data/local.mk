@@ -1,0 +1,1 @@
+# data: build and test rules (included from Makefile.am).

@@ -1,0 +1,1 @@
+# mdinspect: build and test rules (included from Makefile.am).

@@ -1,0 +1,1 @@
+# tests/cli: build and test rules (included from Makefile.am).

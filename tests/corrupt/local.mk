@@ -1,0 +1,1 @@
+# tests/corrupt: build and test rules (included from Makefile.am).

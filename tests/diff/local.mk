@@ -1,0 +1,1 @@
+# tests/diff: build and test rules (included from Makefile.am).

@@ -1,0 +1,1 @@
+# tests/fuzz: build and test rules (included from Makefile.am).
