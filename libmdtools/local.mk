@@ -10,13 +10,17 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/tables.h \
 	libmdtools/include/mdtools/tables.def \
 	libmdtools/include/mdtools/heaps.h \
-	libmdtools/include/mdtools/assembly.h
+	libmdtools/include/mdtools/assembly.h \
+	libmdtools/include/mdtools/sig.h \
+	libmdtools/include/mdtools/names.h
 
 libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/error.h \
 	libmdtools/util/error.c \
 	libmdtools/util/reader.h \
 	libmdtools/util/reader.c \
+	libmdtools/util/strbuf.h \
+	libmdtools/util/strbuf.c \
 	libmdtools/image/image_int.h \
 	libmdtools/image/open.c \
 	libmdtools/image/pe.c \
@@ -28,7 +32,9 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/cells.c \
 	libmdtools/md/heaps.c \
 	libmdtools/md/find.c \
-	libmdtools/typeref/identity.c
+	libmdtools/typeref/identity.c \
+	libmdtools/generics/decode.c \
+	libmdtools/generics/format.c
 
 libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
 libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS)

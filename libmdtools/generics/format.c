@@ -1,0 +1,879 @@
+/* Printing types, members and signatures in the styles of NAMES.md: FULL
+ * (canonical), REFLECTION (Type.ToString()), IL (ILAsm), with the FRIENDLY
+ * option. Names come from the TypeDef/TypeRef rows of the image each type
+ * node belongs to. Nesting chains and resolution-scope chains are followed
+ * with a depth cap and cycle detection; TypeSpecs referring to themselves,
+ * directly or through other TypeSpecs, are reported as cycles. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <talloc.h>
+
+#include <mdtools/assembly.h>
+#include <mdtools/names.h>
+#include <mdtools/tables.h>
+
+#include "image/image_int.h"
+#include "util/strbuf.h"
+
+#define MAX_NEST 64      /* enclosing types / TypeRef scopes followed */
+#define MAX_TYPESPEC 16  /* TypeSpecs expanded inside one another */
+
+struct fmt {
+    sb out;
+    void *tmp;                       /* scratch for decoded TypeSpecs */
+    int style;
+    unsigned flags;
+    const mdt_generic_context *g;
+    const struct mdt_image *ts_img[MAX_TYPESPEC];
+    uint32_t ts_stack[MAX_TYPESPEC]; /* TypeSpecs being printed */
+    unsigned ts_depth;
+    unsigned depth;
+};
+
+static int put_type(struct fmt *f, const mdt_type *t);
+static int put_token(struct fmt *f, const struct mdt_image *img, uint32_t token, int kind);
+static int put_method_sig(struct fmt *f, const mdt_method_sig *m);
+
+static int bad(const struct mdt_image *img, const char *region, uint32_t row, const char *fmt,
+               uint32_t a, uint32_t b)
+{
+    mdt_place pl = MDT_PLACE_NONE;
+    pl.img = img;
+    pl.region = region;
+    pl.row = row;
+    return mdt__fail(MDT_EBADIMAGE, pl, fmt, a, b);
+}
+
+/* --- names of rows --- */
+
+static const char *prim_name(int style, unsigned flags, unsigned kind)
+{
+    static const char *const full[] = {
+        [MDT_ELEMENT_TYPE_VOID] = "System.Void",       [MDT_ELEMENT_TYPE_BOOLEAN] = "System.Boolean",
+        [MDT_ELEMENT_TYPE_CHAR] = "System.Char",       [MDT_ELEMENT_TYPE_I1] = "System.SByte",
+        [MDT_ELEMENT_TYPE_U1] = "System.Byte",         [MDT_ELEMENT_TYPE_I2] = "System.Int16",
+        [MDT_ELEMENT_TYPE_U2] = "System.UInt16",       [MDT_ELEMENT_TYPE_I4] = "System.Int32",
+        [MDT_ELEMENT_TYPE_U4] = "System.UInt32",       [MDT_ELEMENT_TYPE_I8] = "System.Int64",
+        [MDT_ELEMENT_TYPE_U8] = "System.UInt64",       [MDT_ELEMENT_TYPE_R4] = "System.Single",
+        [MDT_ELEMENT_TYPE_R8] = "System.Double",       [MDT_ELEMENT_TYPE_STRING] = "System.String",
+        [MDT_ELEMENT_TYPE_TYPEDBYREF] = "System.TypedReference",
+        [MDT_ELEMENT_TYPE_I] = "System.IntPtr",        [MDT_ELEMENT_TYPE_U] = "System.UIntPtr",
+        [MDT_ELEMENT_TYPE_OBJECT] = "System.Object"};
+    static const char *const cs[] = {
+        [MDT_ELEMENT_TYPE_VOID] = "void",     [MDT_ELEMENT_TYPE_BOOLEAN] = "bool",
+        [MDT_ELEMENT_TYPE_CHAR] = "char",     [MDT_ELEMENT_TYPE_I1] = "sbyte",
+        [MDT_ELEMENT_TYPE_U1] = "byte",       [MDT_ELEMENT_TYPE_I2] = "short",
+        [MDT_ELEMENT_TYPE_U2] = "ushort",     [MDT_ELEMENT_TYPE_I4] = "int",
+        [MDT_ELEMENT_TYPE_U4] = "uint",       [MDT_ELEMENT_TYPE_I8] = "long",
+        [MDT_ELEMENT_TYPE_U8] = "ulong",      [MDT_ELEMENT_TYPE_R4] = "float",
+        [MDT_ELEMENT_TYPE_R8] = "double",     [MDT_ELEMENT_TYPE_STRING] = "string",
+        [MDT_ELEMENT_TYPE_TYPEDBYREF] = "TypedReference",
+        [MDT_ELEMENT_TYPE_I] = "nint",        [MDT_ELEMENT_TYPE_U] = "nuint",
+        [MDT_ELEMENT_TYPE_OBJECT] = "object"};
+    static const char *const il[] = {
+        [MDT_ELEMENT_TYPE_VOID] = "void",            [MDT_ELEMENT_TYPE_BOOLEAN] = "bool",
+        [MDT_ELEMENT_TYPE_CHAR] = "char",            [MDT_ELEMENT_TYPE_I1] = "int8",
+        [MDT_ELEMENT_TYPE_U1] = "unsigned int8",     [MDT_ELEMENT_TYPE_I2] = "int16",
+        [MDT_ELEMENT_TYPE_U2] = "unsigned int16",    [MDT_ELEMENT_TYPE_I4] = "int32",
+        [MDT_ELEMENT_TYPE_U4] = "unsigned int32",    [MDT_ELEMENT_TYPE_I8] = "int64",
+        [MDT_ELEMENT_TYPE_U8] = "unsigned int64",    [MDT_ELEMENT_TYPE_R4] = "float32",
+        [MDT_ELEMENT_TYPE_R8] = "float64",           [MDT_ELEMENT_TYPE_STRING] = "string",
+        [MDT_ELEMENT_TYPE_TYPEDBYREF] = "typedref",  [MDT_ELEMENT_TYPE_I] = "native int",
+        [MDT_ELEMENT_TYPE_U] = "native unsigned int", [MDT_ELEMENT_TYPE_OBJECT] = "object"};
+    if (kind > MDT_ELEMENT_TYPE_OBJECT)
+        return NULL;
+    if (style == MDT_STYLE_IL)
+        return il[kind];
+    if (flags & MDT_NAME_FRIENDLY)
+        return cs[kind];
+    return full[kind];
+}
+
+/* A simple name as this style prints it: arity suffix dropped in the full
+ * style, reflection's escapes. */
+static void put_simple(struct fmt *f, const char *name, size_t len)
+{
+    if (f->style == MDT_STYLE_FULL) {
+        const char *tick = memchr(name, '`', len);
+        if (tick && tick + 1 < name + len) {
+            const char *p = tick + 1;
+            while (p < name + len && *p >= '0' && *p <= '9')
+                p++;
+            if (p == name + len)
+                len = (size_t)(tick - name);
+        }
+        sb_add(&f->out, name, len);
+        return;
+    }
+    if (f->style == MDT_STYLE_REFLECTION) {
+        for (size_t i = 0; i < len; i++) {
+            if (strchr("\\,+&*[]", name[i]))
+                sb_addc(&f->out, '\\');
+            sb_addc(&f->out, name[i]);
+        }
+        return;
+    }
+    sb_add(&f->out, name, len);
+}
+
+static void put_segment(struct fmt *f, const char *ns, size_t nslen, const char *name,
+                        size_t len, bool outermost)
+{
+    if (nslen && outermost && !(f->flags & MDT_NAME_FRIENDLY)) {
+        sb_add(&f->out, ns, nslen);
+        sb_addc(&f->out, '.');
+    }
+    put_simple(f, name, len);
+}
+
+int mdt_typedef_enclosing(const mdt_image *img, uint32_t token, uint32_t *enclosing)
+{
+    mdt_find fi;
+    uint32_t rid;
+    mdt_row r;
+    int e;
+    *enclosing = 0;
+    if (!mdt_table_rows(img, MDT_TABLE_NestedClass))
+        return 0;
+    if ((e = mdt_find_init(&fi, img, MDT_TABLE_NestedClass, MDT_COL_NestedClass_NestedClass,
+                           token & 0x00FFFFFFu)))
+        return e;
+    if (mdt_find_next(&fi, &rid) != 0)
+        return 0;
+    if ((e = mdt_row_get(&r, img, MDT_TABLE_NestedClass, rid)) ||
+        (e = mdt_row_token(&r, MDT_COL_NestedClass_EnclosingClass, enclosing)))
+        return e;
+    return 0;
+}
+
+static const char *nest_sep(const struct fmt *f)
+{
+    return f->style == MDT_STYLE_IL ? "/" : "+";
+}
+
+static int put_typedef(struct fmt *f, const struct mdt_image *img, uint32_t token)
+{
+    uint32_t chain[MAX_NEST];
+    unsigned n = 0;
+    int e;
+    for (uint32_t t = token; t;) {
+        for (unsigned i = 0; i < n; i++)
+            if (chain[i] == t)
+                return bad(img, "NestedClass", UINT32_MAX,
+                           "nesting cycle: TypeDef %u encloses itself (via TypeDef %u)",
+                           t & 0xFFFFFF, chain[n - 1] & 0xFFFFFF);
+        if (n == MAX_NEST)
+            return bad(img, "NestedClass", UINT32_MAX, "types nested deeper than %u (TypeDef %u)",
+                       MAX_NEST, token & 0xFFFFFF);
+        chain[n++] = t;
+        if ((e = mdt_typedef_enclosing(img, t, &t)))
+            return e;
+        if (t >> 24 != MDT_TABLE_TypeDef)
+            t = 0;
+    }
+    for (unsigned i = n; i-- > 0;) {
+        mdt_row r;
+        const char *name, *ns;
+        size_t len, nslen;
+        if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeDef, chain[i] & 0xFFFFFF)) ||
+            (e = mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &name, &len)) ||
+            (e = mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &ns, &nslen)))
+            return e;
+        put_segment(f, ns, nslen, name, len, i == n - 1);
+        if (i)
+            sb_adds(&f->out, nest_sep(f));
+    }
+    return 0;
+}
+
+/* IL prefix for a TypeRef's outermost scope: [Assembly] or [.module X]. */
+static int put_il_scope(struct fmt *f, const struct mdt_image *img, uint32_t scope)
+{
+    mdt_row r;
+    const char *name;
+    int e;
+    switch (scope >> 24) {
+    case MDT_TABLE_AssemblyRef:
+        if ((e = mdt_row_get(&r, img, MDT_TABLE_AssemblyRef, scope & 0xFFFFFF)) ||
+            (e = mdt_row_string(&r, MDT_COL_AssemblyRef_Name, &name, NULL)))
+            return e;
+        sb_addf(&f->out, "[%s]", name);
+        return 0;
+    case MDT_TABLE_ModuleRef:
+        if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, scope & 0xFFFFFF)) ||
+            (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
+            return e;
+        sb_addf(&f->out, "[.module %s]", name);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static int put_typeref(struct fmt *f, const struct mdt_image *img, uint32_t token)
+{
+    uint32_t chain[MAX_NEST], scope = 0;
+    unsigned n = 0;
+    int e;
+    for (uint32_t t = token; t >> 24 == MDT_TABLE_TypeRef && (t & 0xFFFFFF);) {
+        mdt_row r;
+        for (unsigned i = 0; i < n; i++)
+            if (chain[i] == t)
+                return bad(img, "TypeRef", t & 0xFFFFFF,
+                           "resolution scope cycle: TypeRef %u is its own scope (via %u)",
+                           t & 0xFFFFFF, chain[n - 1] & 0xFFFFFF);
+        if (n == MAX_NEST)
+            return bad(img, "TypeRef", token & 0xFFFFFF,
+                       "resolution scopes nested deeper than %u (TypeRef %u)", MAX_NEST,
+                       token & 0xFFFFFF);
+        chain[n++] = t;
+        if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeRef, t & 0xFFFFFF)) ||
+            (e = mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope)))
+            return e;
+        t = scope;
+    }
+    if (f->style == MDT_STYLE_IL && (e = put_il_scope(f, img, scope)))
+        return e;
+    for (unsigned i = n; i-- > 0;) {
+        mdt_row r;
+        const char *name, *ns;
+        size_t len, nslen;
+        if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeRef, chain[i] & 0xFFFFFF)) ||
+            (e = mdt_row_string(&r, MDT_COL_TypeRef_TypeName, &name, &len)) ||
+            (e = mdt_row_string(&r, MDT_COL_TypeRef_TypeNamespace, &ns, &nslen)))
+            return e;
+        put_segment(f, ns, nslen, name, len, i == n - 1);
+        if (i)
+            sb_adds(&f->out, nest_sep(f));
+    }
+    return 0;
+}
+
+static int put_typespec(struct fmt *f, const struct mdt_image *img, uint32_t token)
+{
+    mdt_sig s;
+    int e;
+    for (unsigned i = 0; i < f->ts_depth; i++)
+        if (f->ts_stack[i] == token && f->ts_img[i] == img)
+            return bad(img, "TypeSpec", token & 0xFFFFFF,
+                       "TypeSpec %u refers to itself (through TypeSpec %u)", token & 0xFFFFFF,
+                       f->ts_stack[f->ts_depth - 1] & 0xFFFFFF);
+    if (f->ts_depth == MAX_TYPESPEC)
+        return bad(img, "TypeSpec", token & 0xFFFFFF, "TypeSpecs nested deeper than %u (%u)",
+                   MAX_TYPESPEC, token & 0xFFFFFF);
+    if ((e = mdt_sig_of_token(f->tmp, &s, img, token)))
+        return e;
+    f->ts_img[f->ts_depth] = img;
+    f->ts_stack[f->ts_depth++] = token;
+    e = put_type(f, s.type);
+    f->ts_depth--;
+    return e;
+}
+
+/* A TypeDefOrRef(OrSpec) token; `kind` CLASS/VALUETYPE selects IL's prefix,
+ * 0 prints none. */
+static int put_token(struct fmt *f, const struct mdt_image *img, uint32_t token, int kind)
+{
+    switch (token >> 24) {
+    case MDT_TABLE_TypeDef:
+    case MDT_TABLE_TypeRef:
+        if (f->style == MDT_STYLE_IL && kind)
+            sb_adds(&f->out, kind == MDT_ELEMENT_TYPE_VALUETYPE ? "valuetype " : "class ");
+        return token >> 24 == MDT_TABLE_TypeDef ? put_typedef(f, img, token)
+                                                : put_typeref(f, img, token);
+    case MDT_TABLE_TypeSpec:
+        return put_typespec(f, img, token);
+    default:
+        return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a type", token);
+    }
+}
+
+/* --- types --- */
+
+static int put_generic_param(struct fmt *f, const mdt_type *t)
+{
+    bool method = t->kind == MDT_ELEMENT_TYPE_MVAR;
+    const mdt_generic_context *g = f->g;
+    if (g) {
+        uint32_t n = method ? g->nmethod_args : g->ntype_args;
+        const mdt_type *const *args = method ? g->method_args : g->type_args;
+        if (args && t->number < n) {
+            /* Arguments are closed with respect to this context. */
+            const mdt_generic_context *saved = f->g;
+            f->g = NULL;
+            int e = put_type(f, args[t->number]);
+            f->g = saved;
+            return e;
+        }
+        uint32_t owner = method ? g->method_owner : g->type_owner;
+        if ((f->flags & MDT_NAME_PARAM_NAMES) && owner && g->img) {
+            uint32_t key;
+            mdt_find fi;
+            uint32_t rid;
+            if (mdt_coded_encode(MDT_CI_TypeOrMethodDef, owner, &key) == 0 &&
+                mdt_find_init(&fi, g->img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner,
+                              key) == 0) {
+                while (mdt_find_next(&fi, &rid) == 0) {
+                    mdt_row r;
+                    const char *name;
+                    if (mdt_row_get(&r, g->img, MDT_TABLE_GenericParam, rid) == 0 &&
+                        mdt_row_raw(&r, MDT_COL_GenericParam_Number) == t->number &&
+                        mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, NULL) == 0) {
+                        sb_adds(&f->out, name);
+                        return 0;
+                    }
+                }
+            }
+        }
+    }
+    sb_addf(&f->out, "%s%u", method ? "!!" : "!", t->number);
+    return 0;
+}
+
+static void put_array_shape(struct fmt *f, const mdt_array_shape *s)
+{
+    if (f->style == MDT_STYLE_REFLECTION) {
+        if (s->rank == 1)
+            sb_adds(&f->out, "[*]");
+        else {
+            sb_addc(&f->out, '[');
+            for (uint32_t i = 1; i < s->rank; i++)
+                sb_addc(&f->out, ',');
+            sb_addc(&f->out, ']');
+        }
+        return;
+    }
+    sb_addc(&f->out, '[');
+    if (s->rank == 1 && s->nsizes == 0 && s->nlobounds == 0 && f->style == MDT_STYLE_FULL)
+        sb_addc(&f->out, '*');
+    for (uint32_t i = 0; i < s->rank; i++) {
+        bool has_size = i < s->nsizes, has_lo = i < s->nlobounds;
+        if (i)
+            sb_addc(&f->out, ',');
+        if (has_lo && has_size)
+            sb_addf(&f->out, "%d...%lld", s->lobounds[i],
+                    (long long)s->lobounds[i] + (long long)s->sizes[i] - 1);
+        else if (has_lo)
+            sb_addf(&f->out, "%d...", s->lobounds[i]);
+        else if (has_size)
+            sb_addf(&f->out, "%u", s->sizes[i]);
+        else if (s->rank == 1 && f->style == MDT_STYLE_IL)
+            sb_adds(&f->out, "...");
+    }
+    sb_addc(&f->out, ']');
+    if (f->style == MDT_STYLE_FULL && (s->nsizes > s->rank || s->nlobounds > s->rank)) {
+        sb_adds(&f->out, "{sizes=");
+        for (uint32_t i = 0; i < s->nsizes; i++)
+            sb_addf(&f->out, "%s%u", i ? "," : "", s->sizes[i]);
+        sb_adds(&f->out, ";lo=");
+        for (uint32_t i = 0; i < s->nlobounds; i++)
+            sb_addf(&f->out, "%s%d", i ? "," : "", s->lobounds[i]);
+        sb_addc(&f->out, '}');
+    }
+}
+
+static const char *cc_word(unsigned cc, char *buf, size_t n)
+{
+    switch (cc) {
+    case MDT_CC_DEFAULT: return NULL;
+    case MDT_CC_C: return "unmanaged[Cdecl]";
+    case MDT_CC_STDCALL: return "unmanaged[Stdcall]";
+    case MDT_CC_THISCALL: return "unmanaged[Thiscall]";
+    case MDT_CC_FASTCALL: return "unmanaged[Fastcall]";
+    case MDT_CC_VARARG: return "vararg";
+    case MDT_CC_UNMANAGED: return "unmanaged";
+    default: snprintf(buf, n, "callconv(%u)", cc); return buf;
+    }
+}
+
+static const char *cc_word_il(unsigned cc, char *buf, size_t n)
+{
+    switch (cc) {
+    case MDT_CC_DEFAULT: return NULL;
+    case MDT_CC_C: return "unmanaged cdecl";
+    case MDT_CC_STDCALL: return "unmanaged stdcall";
+    case MDT_CC_THISCALL: return "unmanaged thiscall";
+    case MDT_CC_FASTCALL: return "unmanaged fastcall";
+    case MDT_CC_VARARG: return "vararg";
+    case MDT_CC_UNMANAGED: return "unmanaged";
+    default: snprintf(buf, n, "callconv(%u)", cc); return buf;
+    }
+}
+
+static int put_params(struct fmt *f, const mdt_method_sig *m, const char *sep)
+{
+    int e = 0;
+    for (uint32_t i = 0; i < m->nparams && !e; i++) {
+        if (i)
+            sb_adds(&f->out, sep);
+        if (i == m->sentinel) {
+            sb_adds(&f->out, "...");
+            sb_adds(&f->out, sep);
+        }
+        e = put_type(f, m->params[i]);
+    }
+    if (!e && m->sentinel != UINT32_MAX && m->sentinel >= m->nparams)
+        sb_adds(&f->out, m->nparams ? ",..." : "...");
+    return e;
+}
+
+static int put_fnptr(struct fmt *f, const mdt_method_sig *m)
+{
+    char buf[24];
+    const char *w;
+    int e;
+    if (f->style == MDT_STYLE_REFLECTION) {
+        sb_adds(&f->out, "System.IntPtr");
+        return 0;
+    }
+    if (f->style == MDT_STYLE_IL) {
+        sb_adds(&f->out, "method ");
+        if (m->callconv & MDT_CC_HASTHIS)
+            sb_adds(&f->out, "instance ");
+        if (m->callconv & MDT_CC_EXPLICITTHIS)
+            sb_adds(&f->out, "explicit ");
+        if ((w = cc_word_il(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
+            sb_addf(&f->out, "%s ", w);
+        if ((e = put_type(f, m->ret)))
+            return e;
+        sb_adds(&f->out, " *(");
+        if ((e = put_params(f, m, ", ")))
+            return e;
+        sb_addc(&f->out, ')');
+        return 0;
+    }
+    sb_adds(&f->out, "delegate*");
+    if (m->callconv & MDT_CC_HASTHIS)
+        sb_adds(&f->out, " instance");
+    if (m->callconv & MDT_CC_EXPLICITTHIS)
+        sb_adds(&f->out, " explicit");
+    if ((w = cc_word(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
+        sb_addf(&f->out, " %s", w);
+    sb_addc(&f->out, '<');
+    if ((e = put_params(f, m, ",")))
+        return e;
+    if (m->nparams || m->sentinel != UINT32_MAX)
+        sb_addc(&f->out, ',');
+    if ((e = put_type(f, m->ret)))
+        return e;
+    sb_addc(&f->out, '>');
+    return 0;
+}
+
+static int put_mods(struct fmt *f, const mdt_type *t)
+{
+    if (f->style == MDT_STYLE_REFLECTION)
+        return 0;
+    for (uint16_t i = 0; i < t->nmods; i++) {
+        int e;
+        sb_adds(&f->out, t->mods[i].required ? " modreq(" : " modopt(");
+        if ((e = put_token(f, t->img, t->mods[i].token, f->style == MDT_STYLE_IL ? 0 : 0)))
+            return e;
+        sb_addc(&f->out, ')');
+    }
+    return 0;
+}
+
+static int put_type(struct fmt *f, const mdt_type *t)
+{
+    int e = 0;
+    if (!t)
+        return mdt__fail_simple(MDT_EINVAL, "NULL type");
+    if (++f->depth > 4 * MDT_SIG_MAX_DEPTH) {
+        f->depth--;
+        return mdt__fail_simple(MDT_EBADIMAGE, "type nested too deeply to print");
+    }
+    const char *prim = prim_name(f->style, f->flags, t->kind);
+    switch (t->kind) {
+    case MDT_ELEMENT_TYPE_CLASS:
+    case MDT_ELEMENT_TYPE_VALUETYPE:
+        e = put_token(f, t->img, t->token, t->kind);
+        break;
+    case MDT_ELEMENT_TYPE_PTR:
+    case MDT_ELEMENT_TYPE_BYREF:
+    case MDT_ELEMENT_TYPE_SZARRAY:
+        if (!(e = put_type(f, t->elem)))
+            sb_adds(&f->out, t->kind == MDT_ELEMENT_TYPE_PTR     ? "*"
+                             : t->kind == MDT_ELEMENT_TYPE_BYREF ? "&"
+                                                                 : "[]");
+        break;
+    case MDT_ELEMENT_TYPE_ARRAY:
+        if (!(e = put_type(f, t->elem)))
+            put_array_shape(f, t->shape);
+        break;
+    case MDT_ELEMENT_TYPE_VAR:
+    case MDT_ELEMENT_TYPE_MVAR:
+        e = put_generic_param(f, t);
+        break;
+    case MDT_ELEMENT_TYPE_GENERICINST: {
+        const char *open = f->style == MDT_STYLE_REFLECTION ? "[" : "<";
+        const char *close = f->style == MDT_STYLE_REFLECTION ? "]" : ">";
+        const char *sep = f->style == MDT_STYLE_IL ? ", " : ",";
+        if ((e = put_token(f, t->elem->img, t->elem->token, t->elem->kind)))
+            break;
+        sb_adds(&f->out, open);
+        for (uint32_t i = 0; i < t->nargs && !e; i++) {
+            if (i)
+                sb_adds(&f->out, sep);
+            e = put_type(f, t->args[i]);
+        }
+        sb_adds(&f->out, close);
+        break;
+    }
+    case MDT_ELEMENT_TYPE_FNPTR:
+        e = put_fnptr(f, t->method);
+        break;
+    case MDT_ELEMENT_TYPE_INTERNAL:
+        sb_addf(&f->out, "<internal 0x%llx>", (unsigned long long)t->internal);
+        break;
+    case MDT_ELEMENT_TYPE_CANON:
+        sb_adds(&f->out, (f->flags & MDT_NAME_FRIENDLY) ? "__Canon" : "System.__Canon");
+        break;
+    default:
+        if (prim)
+            sb_adds(&f->out, prim);
+        else
+            e = mdt__fail_simple(MDT_EINVAL, "element type 0x%02x has no name", t->kind);
+    }
+    if (!e)
+        e = put_mods(f, t);
+    f->depth--;
+    return e;
+}
+
+static int put_method_sig(struct fmt *f, const mdt_method_sig *m)
+{
+    char buf[24];
+    const char *w;
+    int e;
+    if (m->callconv & MDT_CC_HASTHIS)
+        sb_adds(&f->out, "instance ");
+    if (m->callconv & MDT_CC_EXPLICITTHIS)
+        sb_adds(&f->out, "explicit ");
+    if ((m->callconv & MDT_CC_MASK) != MDT_CC_PROPERTY &&
+        (w = (f->style == MDT_STYLE_IL ? cc_word_il : cc_word)(m->callconv & MDT_CC_MASK, buf,
+                                                                sizeof buf)))
+        sb_addf(&f->out, "%s ", w);
+    if (m->callconv & MDT_CC_GENERIC)
+        sb_addf(&f->out, "generic<%u> ", m->gen_count);
+    if ((e = put_type(f, m->ret)))
+        return e;
+    sb_addc(&f->out, '(');
+    if ((e = put_params(f, m, ",")))
+        return e;
+    sb_addc(&f->out, ')');
+    return 0;
+}
+
+/* --- entry points --- */
+
+static void init(struct fmt *f, void *mem_ctx, const mdt_name_opts *o)
+{
+    memset(f, 0, sizeof *f);
+    f->tmp = talloc_new(NULL);
+    sb_init(&f->out, mem_ctx);
+    if (o) {
+        f->style = o->style;
+        f->flags = o->flags;
+        f->g = o->gctx;
+    }
+}
+
+static int finish(struct fmt *f, int e, char **out)
+{
+    talloc_free(f->tmp);
+    if (e) {
+        sb_discard(&f->out);
+        return e;
+    }
+    return sb_finish(&f->out, out);
+}
+
+int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_opts *o)
+{
+    struct fmt f;
+    init(&f, mem_ctx, o);
+    if (!f.tmp)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    return finish(&f, put_type(&f, t), out);
+}
+
+int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *s, const mdt_name_opts *o)
+{
+    struct fmt f;
+    int e = 0;
+    init(&f, mem_ctx, o);
+    if (!f.tmp)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    switch (s->kind) {
+    case MDT_SIG_METHOD:
+    case MDT_SIG_PROPERTY:
+        e = put_method_sig(&f, s->method);
+        break;
+    case MDT_SIG_FIELD:
+    case MDT_SIG_TYPESPEC:
+        e = put_type(&f, s->type);
+        break;
+    case MDT_SIG_LOCALS:
+        sb_addc(&f.out, '(');
+        for (uint32_t i = 0; i < s->locals->count && !e; i++) {
+            if (i)
+                sb_addc(&f.out, ',');
+            e = put_type(&f, s->locals->locals[i].type);
+            if (s->locals->locals[i].pinned && f.style != MDT_STYLE_REFLECTION)
+                sb_adds(&f.out, " pinned");
+        }
+        sb_addc(&f.out, ')');
+        break;
+    case MDT_SIG_METHODSPEC:
+        sb_addc(&f.out, f.style == MDT_STYLE_REFLECTION ? '[' : '<');
+        for (uint32_t i = 0; i < s->nargs && !e; i++) {
+            if (i)
+                sb_addc(&f.out, ',');
+            e = put_type(&f, s->args[i]);
+        }
+        sb_addc(&f.out, f.style == MDT_STYLE_REFLECTION ? ']' : '>');
+        break;
+    default:
+        e = mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", s->kind);
+    }
+    return finish(&f, e, out);
+}
+
+/* The TypeDef whose FieldList/MethodList range holds logical position pos. */
+static int owner_by_position(const mdt_image *img, unsigned col, uint32_t pos, uint32_t *owner)
+{
+    uint32_t n = mdt_table_rows(img, MDT_TABLE_TypeDef), lo = 1, hi = n, found = 0;
+    mdt_row r;
+    int e;
+    while (lo <= hi) { /* last TypeDef whose list starts at or before pos */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeDef, mid)))
+            return e;
+        if (mdt_row_raw(&r, col) <= pos) {
+            found = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    /* Verify; lists that are not monotonic (damaged) fall back to a scan. */
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        uint32_t from = pass ? 1 : found, to = pass ? n : found;
+        for (uint32_t t = from; t && t <= to; t++) {
+            uint32_t first, count;
+            if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, t) ||
+                mdt_row_range(&r, col, &first, &count))
+                continue;
+            if (pos >= first && pos - first < count) {
+                *owner = MDT_TABLE_TypeDef << 24 | t;
+                mdt_clear_error();
+                return 0;
+            }
+        }
+    }
+    mdt_clear_error();
+    *owner = 0;
+    return 0;
+}
+
+int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *owner)
+{
+    unsigned table = member >> 24, col, ptr;
+    uint32_t rid = member & 0xFFFFFF, pos = rid;
+    if (table == MDT_TABLE_MethodDef) {
+        col = MDT_COL_TypeDef_MethodList;
+        ptr = MDT_TABLE_MethodPtr;
+    } else if (table == MDT_TABLE_Field) {
+        col = MDT_COL_TypeDef_FieldList;
+        ptr = MDT_TABLE_FieldPtr;
+    } else {
+        return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a MethodDef or Field", member);
+    }
+    if (mdt_table_rows(img, ptr)) { /* position of rid in the Ptr table */
+        uint32_t n = mdt_table_rows(img, ptr);
+        pos = 0;
+        for (uint32_t i = 1; i <= n && !pos; i++) {
+            mdt_row r;
+            if (mdt_row_get(&r, img, ptr, i) == 0 && mdt_row_raw(&r, 0) == rid)
+                pos = i;
+        }
+        if (!pos) {
+            *owner = 0;
+            return 0;
+        }
+    }
+    return owner_by_position(img, col, pos, owner);
+}
+
+/* Owner of a Property or Event through PropertyMap/EventMap. */
+static int map_owner(const mdt_image *img, uint32_t token, uint32_t *owner)
+{
+    bool prop = token >> 24 == MDT_TABLE_Property;
+    unsigned map = prop ? MDT_TABLE_PropertyMap : MDT_TABLE_EventMap;
+    unsigned list = prop ? MDT_COL_PropertyMap_PropertyList : MDT_COL_EventMap_EventList;
+    unsigned target = prop ? MDT_TABLE_Property : MDT_TABLE_Event;
+    uint32_t n = mdt_table_rows(img, map);
+    *owner = 0;
+    for (uint32_t i = 1; i <= n; i++) {
+        mdt_row r;
+        uint32_t first, count;
+        if (mdt_row_get(&r, img, map, i) || mdt_row_range(&r, list, &first, &count))
+            continue;
+        for (uint32_t k = 0; k < count; k++) {
+            uint32_t rid;
+            if (mdt_range_item(img, target, first + k, &rid) == 0 && rid == (token & 0xFFFFFF))
+                return mdt_row_token(&r, prop ? MDT_COL_PropertyMap_Parent : MDT_COL_EventMap_Parent,
+                                     owner);
+        }
+    }
+    mdt_clear_error();
+    return 0;
+}
+
+static int put_member(struct fmt *f, const struct mdt_image *img, uint32_t token);
+
+static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint32_t parent,
+                               const char *name)
+{
+    int e = 0;
+    if (parent) {
+        switch (parent >> 24) {
+        case MDT_TABLE_ModuleRef: {
+            mdt_row r;
+            const char *mod;
+            if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, parent & 0xFFFFFF)) ||
+                (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &mod, NULL)))
+                return e;
+            sb_addf(&f->out, "[module %s]", mod);
+            break;
+        }
+        case MDT_TABLE_MethodDef: { /* vararg call site: the method's owner */
+            uint32_t owner;
+            if ((e = mdt_member_owner(img, parent, &owner)))
+                return e;
+            if (owner)
+                e = put_token(f, img, owner, 0);
+            break;
+        }
+        default:
+            e = put_token(f, img, parent, 0);
+        }
+        if (e)
+            return e;
+        sb_adds(&f->out, "::");
+    }
+    sb_adds(&f->out, name);
+    return 0;
+}
+
+static int put_member(struct fmt *f, const struct mdt_image *img, uint32_t token)
+{
+    unsigned table = token >> 24;
+    uint32_t rid = token & 0xFFFFFF, parent = 0;
+    mdt_row r;
+    const char *name = NULL;
+    int e;
+    if ((e = mdt_row_get(&r, img, table, rid)))
+        return e;
+    switch (table) {
+    case MDT_TABLE_MethodDef:
+        if ((e = mdt_row_string(&r, MDT_COL_MethodDef_Name, &name, NULL)) ||
+            (e = mdt_member_owner(img, token, &parent)))
+            return e;
+        break;
+    case MDT_TABLE_Field:
+        if ((e = mdt_row_string(&r, MDT_COL_Field_Name, &name, NULL)) ||
+            (e = mdt_member_owner(img, token, &parent)))
+            return e;
+        break;
+    case MDT_TABLE_MemberRef:
+        if ((e = mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, NULL)) ||
+            (e = mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent)))
+            return e;
+        if ((parent & 0xFFFFFF) == 0)
+            parent = 0;
+        break;
+    case MDT_TABLE_Property:
+    case MDT_TABLE_Event:
+        if ((e = mdt_row_string(&r, table == MDT_TABLE_Property ? MDT_COL_Property_Name
+                                                               : MDT_COL_Event_Name,
+                                &name, NULL)) ||
+            (e = map_owner(img, token, &parent)))
+            return e;
+        break;
+    case MDT_TABLE_MethodSpec: {
+        uint32_t method;
+        mdt_sig s;
+        if ((e = mdt_row_token(&r, MDT_COL_MethodSpec_Method, &method)))
+            return e;
+        if ((method & 0xFFFFFF) == 0)
+            return bad(img, "MethodSpec", rid, "MethodSpec %u has a nil method%s", rid, 0);
+        if ((e = put_member(f, img, method)) || (e = mdt_sig_of_token(f->tmp, &s, img, token)))
+            return e;
+        sb_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? '[' : '<');
+        for (uint32_t i = 0; i < s.nargs && !e; i++) {
+            if (i)
+                sb_addc(&f->out, ',');
+            e = put_type(f, s.args[i]);
+        }
+        sb_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? ']' : '>');
+        return e;
+    }
+    default:
+        return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a member", token);
+    }
+    return put_parent_and_name(f, img, parent, name);
+}
+
+int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
+                   const mdt_name_opts *o)
+{
+    struct fmt f;
+    int e = 0;
+    mdt_row r;
+    const char *name;
+    init(&f, mem_ctx, o);
+    if (!f.tmp)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    switch (token >> 24) {
+    case MDT_TABLE_TypeDef:
+    case MDT_TABLE_TypeRef:
+    case MDT_TABLE_TypeSpec:
+        if ((token & 0xFFFFFF) == 0 || (token & 0xFFFFFF) > mdt_table_rows(img, token >> 24))
+            e = mdt_row_get(&r, img, token >> 24, token & 0xFFFFFF);
+        else
+            e = put_token(&f, img, token, 0);
+        break;
+    case MDT_TABLE_MethodDef:
+    case MDT_TABLE_Field:
+    case MDT_TABLE_MemberRef:
+    case MDT_TABLE_MethodSpec:
+    case MDT_TABLE_Property:
+    case MDT_TABLE_Event:
+        e = put_member(&f, img, token);
+        break;
+    case MDT_TABLE_ModuleRef:
+        if (!(e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, token & 0xFFFFFF)) &&
+            !(e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
+            sb_addf(&f.out, "[module %s]", name);
+        break;
+    case MDT_TABLE_AssemblyRef: {
+        mdt_identity id;
+        char buf[512];
+        if (!(e = mdt_assemblyref_identity(img, token & 0xFFFFFF, &id)))
+            sb_adds(&f.out, mdt_identity_format(buf, sizeof buf, &id));
+        break;
+    }
+    case MDT_TABLE_File:
+        if (!(e = mdt_row_get(&r, img, MDT_TABLE_File, token & 0xFFFFFF)) &&
+            !(e = mdt_row_string(&r, MDT_COL_File_Name, &name, NULL)))
+            sb_adds(&f.out, name);
+        break;
+    default:
+        e = mdt__fail_simple(MDT_EINVAL, "token 0x%08x has no name", token);
+    }
+    return finish(&f, e, out);
+}

@@ -1,0 +1,73 @@
+/* mdtools: printing types, members and signatures as people read them.
+ *
+ * One formatter, several styles (the project's NAMES.md): FULL is canonical
+ * and exact (`Ns.Outer+Inner<System.Int32>`, `!0`, `Type::Method<A>`);
+ * REFLECTION prints as Type.ToString() does (``List`1[System.Int32]``);
+ * IL prints ILAsm syntax (`class [mscorlib]System.String`). The FRIENDLY
+ * flag shortens names and uses C# keywords.
+ *
+ * Names are built under the caller's talloc context. Nothing here trusts the
+ * image: nesting chains, resolution-scope chains and TypeSpecs that refer to
+ * themselves are detected and reported as errors (MDT_EBADIMAGE) naming the
+ * rows involved. Thread-safe on an open image. */
+#ifndef MDTOOLS_NAMES_H
+#define MDTOOLS_NAMES_H
+
+#include <stdint.h>
+
+#include <mdtools/sig.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum mdt_name_style { MDT_STYLE_FULL = 0, MDT_STYLE_REFLECTION, MDT_STYLE_IL };
+
+enum mdt_name_flags {
+    MDT_NAME_FRIENDLY = 1u << 0,    /* short names, C# keywords (int, string, ...) */
+    MDT_NAME_PARAM_NAMES = 1u << 1  /* !0 -> T from the GenericParam table */
+};
+
+/* What VAR and MVAR stand for. Arguments are substituted when given; else
+ * with MDT_NAME_PARAM_NAMES the parameter's name is looked up on the owner
+ * (a TypeDef / MethodDef token of `img`); else `!N` / `!!N`. */
+typedef struct mdt_generic_context {
+    uint32_t ntype_args;
+    const mdt_type *const *type_args;
+    uint32_t nmethod_args;
+    const mdt_type *const *method_args;
+    const mdt_image *img;
+    uint32_t type_owner;
+    uint32_t method_owner;
+} mdt_generic_context;
+
+typedef struct mdt_name_opts {
+    int style;                        /* enum mdt_name_style */
+    unsigned flags;                   /* enum mdt_name_flags */
+    const mdt_generic_context *gctx;  /* may be NULL */
+} mdt_name_opts;
+
+/* A type. `opts` may be NULL (full style). */
+int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_opts *opts);
+
+/* The name of what a token denotes: TypeDef, TypeRef, TypeSpec (types);
+ * MethodDef, Field, MemberRef, MethodSpec, Property, Event (`Parent::name`,
+ * MethodSpec with `<args>`); ModuleRef (`[module X]`); AssemblyRef, File. */
+int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
+                   const mdt_name_opts *opts);
+
+/* A decoded signature, e.g. `instance System.Void(System.Int32,...,System.String)`,
+ * `System.Int32 modopt(X)&`, locals as `(T0,T1 pinned)`, MethodSpec as `<A,B>`. */
+int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *sig, const mdt_name_opts *opts);
+
+/* The TypeDef that owns a MethodDef or Field (0 for none), honouring the
+ * MethodPtr/FieldPtr tables of uncompressed metadata. */
+int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *typedef_token);
+
+/* The enclosing TypeDef of a nested TypeDef, or 0 when not nested. */
+int mdt_typedef_enclosing(const mdt_image *img, uint32_t typedef_token, uint32_t *enclosing);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Each public header must compile on its own as strict C11 (cf. libgit2's
+# header test): no hidden include-order dependencies, no extensions.
+top=${MDT_TOP_SRCDIR:-.}
+cc=${CC:-cc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+for h in "$top"/libmdtools/include/mdtools/*.h; do
+    name=$(basename "$h")
+    printf '#include <mdtools/%s>\n#include <mdtools/%s>\nint main(void) { return 0; }\n' \
+        "$name" "$name" > "$tmp/t.c"
+    if $cc -std=c11 -pedantic -Wall -Wextra -Werror -I"$top/libmdtools/include" \
+        -c "$tmp/t.c" -o "$tmp/t.o" 2> "$tmp/err"; then
+        echo "ok $name"
+        pass=$((pass + 1))
+    else
+        echo "FAIL $name"; cat "$tmp/err"
+        fail=$((fail + 1))
+    fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
