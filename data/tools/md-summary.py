@@ -280,7 +280,7 @@ def read_rows(b, md, streams, tables_off):
                 elif kind == "B":
                     v = blob_at(v)
                 elif kind == "G":
-                    v = bytes(b[guids + 16 * (v - 1):guids + 16 * v]) if v and guids is not None else None
+                    v = guid_text(b[guids + 16 * (v - 1):guids + 16 * v]) if v and guids is not None else "nil"
                 elif kind.startswith("C:"):
                     bits, targets = CODED[kind[2:]]
                     tag = v & ((1 << bits) - 1)
@@ -294,6 +294,11 @@ def read_rows(b, md, streams, tables_off):
     return out
 
 
+def guid_text(g):
+    a, b2, c = struct.unpack_from("<IHH", g, 0)
+    return "{%08X-%04X-%04X-%s-%s}" % (a, b2, c, g[8:10].hex().upper(), g[10:16].hex().upper())
+
+
 def show_value(v):
     if isinstance(v, (bytes, bytearray)):
         return "<" + " ".join("%02X" % x for x in v) + ">"
@@ -305,7 +310,7 @@ def show_value(v):
             return "?%d" % idx
         return "%s[%d]=0x%02X%06X" % (target, idx, TABLES.index(target), idx)
     if isinstance(v, str):
-        return repr(v)
+        return v if v.startswith("{") or v == "nil" else repr(v)
     return "0x%X" % v
 
 
@@ -336,8 +341,9 @@ def summarize(path, dump=()):
                    % (kind, len(secs), cli_rva, md_rva, md_size))
         out.append("CLI flags 0x%08x, entry point token 0x%08x" % (flags, entry))
         for i, (vsize, va, rawsize, rawptr) in enumerate(secs):
-            out.append("  section %d: VirtualSize 0x%x VirtualAddress 0x%x SizeOfRawData 0x%x PointerToRawData 0x%x"
-                       % (i, vsize, va, rawsize, rawptr + base))
+            out.append("  section %d: VirtualSize 0x%x VirtualAddress 0x%x SizeOfRawData 0x%x PointerToRawData 0x%x%s"
+                       % (i, vsize, va, rawsize, rawptr,
+                          " (file offset 0x%x)" % (rawptr + base) if base else ""))
     if b[md:md + 4] != b"BSJB":
         raise Bad("no BSJB at metadata offset")
     vlen = u32(b, md + 12)
