@@ -15,13 +15,28 @@ TEST_LDADD = tests/common/libtestcommon.la libmdtools/libmdtools.la $(TALLOC_LIB
 TEST_MAIN = tests/common/check_main.c
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_image
+UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures
+UNIT_TESTS += tests/unit/test_webcil
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
 tests_unit_test_image_SOURCES = tests/unit/test_image.c $(TEST_MAIN)
 tests_unit_test_image_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_image_LDADD = $(TEST_LDADD)
+
+tests_unit_test_sig_SOURCES = tests/unit/test_sig.c $(TEST_MAIN)
+tests_unit_test_sig_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_sig_LDADD = $(TEST_LDADD)
+
+tests_unit_test_fixtures_SOURCES = tests/unit/test_fixtures.c $(TEST_MAIN)
+tests_unit_test_fixtures_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_fixtures_LDADD = $(TEST_LDADD)
+
+tests_unit_test_webcil_SOURCES = tests/unit/test_webcil.c $(TEST_MAIN)
+tests_unit_test_webcil_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_webcil_LDADD = $(TEST_LDADD)
 endif
 
-EXTRA_DIST += tests/summary.sh
+# Every public header compiles alone as strict C11.
+TESTS += tests/headers.sh
+EXTRA_DIST += tests/summary.sh tests/headers.sh

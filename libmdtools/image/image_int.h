@@ -75,6 +75,10 @@ rd mdt__file_reader(const struct mdt_image *img);
 /* Layers of open. */
 int mdt__pe_parse(struct mdt_image *img);          /* image/pe.c */
 int mdt__webcil_parse(struct mdt_image *img);      /* image/webcil.c */
+/* CLI header (II.25.3.3) at cli_rva, then the metadata it points at. */
+int mdt__cli_parse(struct mdt_image *img, uint32_t cli_rva, uint32_t cli_size); /* image/pe.c */
+/* Decode img->pe.debug_dir into img->debug; problems become warnings. */
+void mdt__read_debug(struct mdt_image *img);       /* image/pe.c */
 int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size,
                   uint64_t file_off);               /* md/root.c */
 int mdt__tables_parse(struct mdt_image *img);      /* md/tables.c */

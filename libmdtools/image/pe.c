@@ -162,9 +162,11 @@ static int read_sections(struct mdt_image *img, rd *r, uint16_t n)
         if (i + 1 < n && end > img->sections[i + 1].virtual_address) {
             rd at = *r;
             at.pos -= (size_t)(n - i) * 40;
-            return rd_fail(&at, MDT_EBADIMAGE,
-                           "sections %u (%s) and %u (%s) overlap or are out of order", i + 1,
-                           s->name, i + 2, img->sections[i + 1].name);
+            return rd_fail(&at, MDT_EBADIMAGE, "sections %u (%s) and %u (%s) %s", i + 1, s->name,
+                           i + 2, img->sections[i + 1].name,
+                           img->sections[i + 1].virtual_address < s->virtual_address
+                               ? "are out of order"
+                               : "overlap");
         }
         if (img->kind != MDT_KIND_PE_MAPPED && s->raw_size &&
             ((uint64_t)s->raw_pointer + s->raw_size > img->size))
@@ -174,7 +176,7 @@ static int read_sections(struct mdt_image *img, rd *r, uint16_t n)
     return 0;
 }
 
-static void read_debug(struct mdt_image *img)
+void mdt__read_debug(struct mdt_image *img)
 {
     const mdt_data_dir *dd = &img->pe.debug_dir;
     const uint8_t *p;
@@ -230,7 +232,6 @@ static void read_debug(struct mdt_image *img)
 }
 
 /* CLI header (II.25.3.3) then the metadata it points at. */
-int mdt__cli_parse(struct mdt_image *img, uint32_t cli_rva, uint32_t cli_size);
 int mdt__cli_parse(struct mdt_image *img, uint32_t cli_rva, uint32_t cli_size)
 {
     const uint8_t *p;
@@ -283,9 +284,10 @@ int mdt__pe_parse(struct mdt_image *img)
     if ((e = rd_need(&r, 64, "DOS header")))
         return e;
     lfanew = le32(img->data + 60);
-    r.region = "PE header";
+    r.pos = 60; /* a bad e_lfanew is reported where it is stored */
     if ((e = rd_seek(&r, lfanew, "e_lfanew")))
         return e;
+    r.region = "PE header";
     if ((e = rd_u32(&r, &sig, "PE signature")))
         return e;
     if (sig != 0x00004550) {
@@ -301,6 +303,7 @@ int mdt__pe_parse(struct mdt_image *img)
     img->pe.characteristics = le16(coff + 18);
     size_t opt_start = r.pos;
     rd opt;
+    r.region = "file"; /* rd_sub's message names the window it checks against */
     if ((e = rd_sub(&r, &opt, r.pos, opt_size, "optional header", "optional header")))
         return e;
     if ((e = rd_u16(&opt, &magic, "optional header magic")))
@@ -347,7 +350,7 @@ int mdt__pe_parse(struct mdt_image *img)
     if ((e = read_sections(img, &r, nsec)))
         return e;
     img->pe.nsections = nsec;
-    read_debug(img);
+    mdt__read_debug(img);
     mdt_place pl = MDT_PLACE_NONE;
     pl.img = img;
     pl.region = "PE header";

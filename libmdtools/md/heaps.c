@@ -18,9 +18,15 @@ static int heap_fail(const struct mdt_image *img, const struct mdt_heap_view *h,
     pl.img = img;
     if (ref && ref->table < MDT_TABLE_MAX) {
         const mdt_table_schema *s = mdt_table_schema_get(ref->table);
+        const struct mdt_table *t = &img->tables[ref->table];
+        /* The cell's place in the tables stream, as cells.c reports it. */
+        uint64_t in_stream = (uint64_t)t->offset + (uint64_t)(ref->rid - 1) * t->row_size +
+                             t->col_off[ref->col];
         pl.region = s->name;
         pl.row = ref->rid;
         pl.column = s->cols[ref->col].name;
+        pl.offset = in_stream;
+        pl.file_offset = img->mdi.file_offset + img->tables_stream.offset + in_stream;
         return mdt__fail(code, pl, "%s index 0x%x: %s", h->name, idx, what);
     }
     pl.region = h->name;

@@ -1,0 +1,317 @@
+/* The image and metadata layers against what the fixtures' sources say
+ * (facts in data/README.md, read there from monodis and sn). */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include <talloc.h>
+
+#include <mdtools/mdtools.h>
+
+#include "paths.h"
+
+static mdt_image *open_rel(void *ctx, const char *rel)
+{
+    char p[1024], msg[512];
+    mdt_image *img = NULL;
+    ck_assert_msg(mdt_image_open_file(ctx, &img, src_path(p, sizeof p, rel), 0) == 0, "%s",
+                  mdt_errmsg(msg, sizeof msg));
+    return img;
+}
+
+static const char *str_cell(const mdt_image *img, unsigned t, uint32_t rid, unsigned col)
+{
+    mdt_row r;
+    const char *s;
+    ck_assert_int_eq(mdt_row_get(&r, img, t, rid), 0);
+    ck_assert_int_eq(mdt_row_string(&r, col, &s, NULL), 0);
+    return s;
+}
+
+static char *hex(void *ctx, const uint8_t *p, uint32_t n)
+{
+    char *s = talloc_zero_size(ctx, n * 3 + 1);
+    for (uint32_t i = 0; i < n; i++)
+        sprintf(s + 3 * i, i + 1 < n ? "%02X " : "%02X", p[i]);
+    return s;
+}
+
+START_TEST(hello_headers)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/sample/Hello.exe");
+    const mdt_pe_info *pe = mdt_image_pe_info(img);
+    ck_assert(!pe->pe32plus);
+    ck_assert_uint_eq(mdt_image_section_count(img), 3);
+    ck_assert_str_eq(mdt_image_section(img, 0)->name, ".text");
+    ck_assert_uint_eq(mdt_image_section(img, 0)->virtual_address, 0x2000);
+    ck_assert_str_eq(mdt_image_section(img, 1)->name, ".rsrc");
+    ck_assert_uint_eq(mdt_image_section(img, 2)->virtual_address, 0x6000);
+    ck_assert_uint_eq(pe->cli_flags, MDT_COMIMAGE_ILONLY);
+    ck_assert_uint_eq(pe->entry_point, 0x06000001);
+    ck_assert_uint_eq(pe->metadata.rva, 0x2060);
+    ck_assert_uint_eq(pe->metadata.size, 576);
+    const mdt_md_info *md = mdt_image_md_info(img);
+    ck_assert_str_eq(md->version, "v4.0.30319");
+    ck_assert_uint_eq(md->heap_sizes, 0);
+    ck_assert_uint_eq(md->nstreams, 5);
+    const char *names[] = {"#~", "#Strings", "#US", "#GUID", "#Blob"};
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_str_eq(mdt_image_stream(img, i)->name, names[i]);
+        ck_assert(mdt_image_stream(img, i)->used);
+    }
+    ck_assert_uint_eq(mdt_image_warning_count(img), 0);
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(hello_rows)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/sample/Hello.exe");
+    static const struct {
+        unsigned t;
+        uint32_t n;
+    } counts[] = {{MDT_TABLE_Module, 1},      {MDT_TABLE_TypeRef, 3},   {MDT_TABLE_TypeDef, 2},
+                  {MDT_TABLE_MethodDef, 1},   {MDT_TABLE_Param, 1},     {MDT_TABLE_MemberRef, 2},
+                  {MDT_TABLE_CustomAttribute, 1}, {MDT_TABLE_Assembly, 1},
+                  {MDT_TABLE_AssemblyRef, 1}};
+    uint32_t total = 0;
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        ck_assert_uint_eq(mdt_table_rows(img, counts[i].t), counts[i].n);
+    for (unsigned t = 0; t < MDT_TABLE_MAX; t++)
+        total += mdt_table_rows(img, t);
+    ck_assert_uint_eq(total, 13);
+
+    mdt_row r;
+    uint32_t tok;
+    ck_assert_str_eq(str_cell(img, MDT_TABLE_TypeDef, 2, MDT_COL_TypeDef_TypeName), "Program");
+    ck_assert_str_eq(str_cell(img, MDT_TABLE_TypeDef, 2, MDT_COL_TypeDef_TypeNamespace), "Sample");
+    ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeDef, 2), 0);
+    ck_assert_uint_eq(mdt_row_raw(&r, MDT_COL_TypeDef_Flags), 0x100181);
+    ck_assert_int_eq(mdt_row_token(&r, MDT_COL_TypeDef_Extends, &tok), 0);
+    ck_assert_uint_eq(tok, 0x01000002);
+    ck_assert_str_eq(str_cell(img, MDT_TABLE_TypeRef, 2, MDT_COL_TypeRef_TypeName), "Object");
+    ck_assert_str_eq(str_cell(img, MDT_TABLE_MethodDef, 1, MDT_COL_MethodDef_Name), "Main");
+    ck_assert_str_eq(str_cell(img, MDT_TABLE_Param, 1, MDT_COL_Param_Name), "args");
+    const uint8_t *b;
+    uint32_t len;
+    ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_MethodDef, 1), 0);
+    ck_assert_int_eq(mdt_row_blob(&r, MDT_COL_MethodDef_Signature, &b, &len), 0);
+    ck_assert_str_eq(hex(ctx, b, len), "00 01 08 1D 0E");
+    uint32_t first, count;
+    ck_assert_int_eq(mdt_row_range(&r, MDT_COL_MethodDef_ParamList, &first, &count), 0);
+    ck_assert_uint_eq(first, 1);
+    ck_assert_uint_eq(count, 1);
+    const uint8_t *u;
+    uint32_t n;
+    int flag;
+    char *s;
+    ck_assert_int_eq(mdt_heap_us(img, 1, &u, &n, &flag), 0);
+    ck_assert_int_eq(mdt_utf16_to_utf8(ctx, &s, NULL, u, n, NULL), 0);
+    ck_assert_str_eq(s, "Hello, metadata!");
+    ck_assert_int_eq(flag, 0);
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(hello_identity_and_mvid)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/sample/Hello.exe");
+    mdt_identity id;
+    char buf[256], g[37];
+    uint8_t mvid[16];
+    ck_assert_int_eq(mdt_assembly_identity(img, &id), 0);
+    ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
+                     "Hello, Version=0.0.0.0, Culture=neutral, PublicKeyToken=null");
+    ck_assert_uint_eq(id.hash_alg, 0x8004);
+    ck_assert_int_eq(mdt_image_mvid(img, mvid), 0);
+    ck_assert_str_eq(mdt_guid_format(g, mvid), "1aebbe3f-ff07-4cd3-b28e-26fad279ee8e");
+    ck_assert_int_eq(mdt_assemblyref_identity(img, 1, &id), 0);
+    ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
+                     "mscorlib, Version=4.0.0.0, Culture=neutral, PublicKeyToken=b77a5c561934e089");
+    talloc_free(ctx);
+}
+END_TEST
+
+static const struct {
+    unsigned t;
+    uint32_t n;
+} everything_counts[] = {
+    {MDT_TABLE_Module, 1},          {MDT_TABLE_TypeRef, 58},        {MDT_TABLE_TypeDef, 40},
+    {MDT_TABLE_Field, 103},         {MDT_TABLE_MethodDef, 93},      {MDT_TABLE_Param, 77},
+    {MDT_TABLE_InterfaceImpl, 4},   {MDT_TABLE_MemberRef, 59},      {MDT_TABLE_Constant, 34},
+    {MDT_TABLE_CustomAttribute, 47}, {MDT_TABLE_FieldMarshal, 7},   {MDT_TABLE_DeclSecurity, 3},
+    {MDT_TABLE_ClassLayout, 6},     {MDT_TABLE_FieldLayout, 3},     {MDT_TABLE_StandAloneSig, 12},
+    {MDT_TABLE_EventMap, 3},        {MDT_TABLE_Event, 5},           {MDT_TABLE_PropertyMap, 6},
+    {MDT_TABLE_Property, 11},       {MDT_TABLE_MethodSemantics, 27}, {MDT_TABLE_MethodImpl, 5},
+    {MDT_TABLE_ModuleRef, 2},       {MDT_TABLE_TypeSpec, 23},       {MDT_TABLE_ImplMap, 3},
+    {MDT_TABLE_FieldRVA, 2},        {MDT_TABLE_Assembly, 1},        {MDT_TABLE_AssemblyRef, 2},
+    {MDT_TABLE_ManifestResource, 1}, {MDT_TABLE_NestedClass, 12},  {MDT_TABLE_GenericParam, 21},
+    {MDT_TABLE_MethodSpec, 9},      {MDT_TABLE_GenericParamConstraint, 7}};
+
+static void check_everything_tables(const mdt_image *img)
+{
+    uint32_t total = 0;
+    for (size_t i = 0; i < sizeof everything_counts / sizeof everything_counts[0]; i++)
+        ck_assert_msg(mdt_table_rows(img, everything_counts[i].t) == everything_counts[i].n,
+                      "table %s", mdt_table_schema_get(everything_counts[i].t)->name);
+    for (unsigned t = 0; t < MDT_TABLE_MAX; t++)
+        total += mdt_table_rows(img, t);
+    ck_assert_uint_eq(total, 687);
+    ck_assert_uint_eq(mdt_image_md_info(img)->valid, 0x00001F093FB7FF57ull);
+    ck_assert_uint_eq(mdt_image_md_info(img)->sorted, 0x000016003301FA00ull);
+}
+
+static void check_everything_identity(const mdt_image *img)
+{
+    mdt_identity id;
+    char buf[256];
+    ck_assert_int_eq(mdt_assembly_identity(img, &id), 0);
+    ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
+                     "Everything, Version=1.2.3.4, Culture=neutral, PublicKeyToken=6caac724c175405d");
+    ck_assert_uint_eq(id.flags, MDT_AFL_PUBLICKEY);
+    ck_assert_uint_eq(id.public_key_len, 160);
+    ck_assert_int_eq(memcmp(id.public_key + 20, "RSA1", 4), 0);
+}
+
+START_TEST(everything_tables_and_identity)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/Everything.dll");
+    check_everything_tables(img);
+    check_everything_identity(img);
+    const mdt_pe_info *pe = mdt_image_pe_info(img);
+    ck_assert_uint_eq(pe->cli_flags, MDT_COMIMAGE_ILONLY | MDT_COMIMAGE_STRONGNAMESIGNED);
+    ck_assert_uint_ne(pe->strong_name_signature.rva, 0);
+    ck_assert_uint_eq(pe->strong_name_signature.size, 128); /* RSA 1024 */
+    ck_assert_uint_eq(pe->entry_point, 0);
+    ck_assert_uint_eq(pe->metadata.rva, 0x27A0);
+    ck_assert_uint_eq(mdt_image_section_count(img), 4);
+    ck_assert_str_eq(mdt_image_section(img, 1)->name, ".sdata");
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(raw_metadata_blob_matches_its_pe)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *raw = open_rel(ctx, "data/raw/Everything.md");
+    size_t len;
+    ck_assert_int_eq(mdt_image_kind(raw), MDT_KIND_METADATA);
+    mdt_image_bytes(raw, &len);
+    ck_assert_uint_eq(len, 12228);
+    check_everything_tables(raw);
+    check_everything_identity(raw);
+    ck_assert_uint_eq(mdt_image_pe_info(raw)->metadata.rva, 0);
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(everything_layout_and_field_data)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/Everything.dll");
+    /* Union::I, F, L at FieldLayout offsets 0, 0, 8. */
+    static const uint32_t offs[] = {0, 0, 8};
+    for (uint32_t k = 0; k < 3; k++) {
+        mdt_find f;
+        uint32_t rid;
+        mdt_row r;
+        ck_assert_int_eq(mdt_find_init(&f, img, MDT_TABLE_FieldLayout, MDT_COL_FieldLayout_Field,
+                                       0x16 + k), 0);
+        ck_assert_int_eq(mdt_find_next(&f, &rid), 0);
+        ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_FieldLayout, rid), 0);
+        ck_assert_uint_eq(mdt_row_raw(&r, MDT_COL_FieldLayout_Offset), offs[k]);
+    }
+    /* FieldRVA data: primes 2..19 as int32 at RVA 0x6000. */
+    uint8_t buf[32];
+    static const int primes[] = {2, 3, 5, 7, 11, 13, 17, 19};
+    ck_assert_int_eq(mdt_image_read_rva(img, 0x6000, buf, 32), 0);
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(buf[4 * i] | buf[4 * i + 1] << 8, primes[i]);
+    /* TypeDef 37's MethodList is one past the last MethodDef: empty. */
+    mdt_row r;
+    uint32_t first, count;
+    ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeDef, 37), 0);
+    ck_assert_int_eq(mdt_row_range(&r, MDT_COL_TypeDef_MethodList, &first, &count), 0);
+    ck_assert_uint_eq(first, 94);
+    ck_assert_uint_eq(count, 0);
+    /* Nested three deep, full style. */
+    char *s;
+    ck_assert_int_eq(mdt_token_name(ctx, &s, img, 0x02000018, NULL), 0);
+    ck_assert_str_eq(s, "Everything.Outer+Middle+Inner+Innermost");
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(netmodule_has_no_assembly_row)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/MultiPart.netmodule");
+    mdt_identity id;
+    char msg[512];
+    ck_assert_int_eq(mdt_assembly_identity(img, &id), MDT_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "no Assembly row"));
+    ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_TypeDef), 8);
+    ck_assert_str_eq(str_cell(img, MDT_TABLE_TypeDef, 2, MDT_COL_TypeDef_TypeName), "Helper");
+    img = open_rel(ctx, "data/MultiMain.dll");
+    ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_File), 2);
+    ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_ExportedType), 5);
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(forwarders_and_client_refs)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *lib = open_rel(ctx, "data/fwd/v2/Lib.dll");
+    mdt_image *client = open_rel(ctx, "data/fwd/Client.exe");
+    mdt_identity id;
+    char buf[256];
+    ck_assert_uint_eq(mdt_table_rows(lib, MDT_TABLE_ExportedType), 6);
+    for (uint32_t i = 1; i <= mdt_table_rows(client, MDT_TABLE_AssemblyRef); i++) {
+        ck_assert_int_eq(mdt_assemblyref_identity(client, i, &id), 0);
+        if (!strcmp(id.name, "Lib"))
+            ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
+                             "Lib, Version=1.0.0.0, Culture=neutral, PublicKeyToken=6caac724c175405d");
+    }
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(buffer_and_copy_opens_match_file)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/Everything.dll"), *a, *b;
+    size_t len;
+    const uint8_t *bytes = mdt_image_bytes(img, &len);
+    ck_assert_int_eq(mdt_image_open_buffer(ctx, &a, "borrowed", bytes, len, 0), 0);
+    ck_assert_int_eq(mdt_image_open_buffer(ctx, &b, "copy", bytes, len, MDT_OPEN_COPY), 0);
+    ck_assert_ptr_eq(mdt_image_bytes(a, NULL), bytes);
+    ck_assert_ptr_ne(mdt_image_bytes(b, NULL), bytes);
+    check_everything_tables(a);
+    check_everything_tables(b);
+    talloc_free(img); /* the copy must not depend on the mapping */
+    check_everything_identity(b);
+    talloc_free(ctx);
+}
+END_TEST
+
+Suite *suite(void);
+Suite *suite(void)
+{
+    Suite *s = suite_create("fixtures");
+    TCase *tc = tcase_create("fixtures");
+    tcase_add_test(tc, hello_headers);
+    tcase_add_test(tc, hello_rows);
+    tcase_add_test(tc, hello_identity_and_mvid);
+    tcase_add_test(tc, everything_tables_and_identity);
+    tcase_add_test(tc, raw_metadata_blob_matches_its_pe);
+    tcase_add_test(tc, everything_layout_and_field_data);
+    tcase_add_test(tc, netmodule_has_no_assembly_row);
+    tcase_add_test(tc, forwarders_and_client_refs);
+    tcase_add_test(tc, buffer_and_copy_opens_match_file);
+    suite_add_tcase(s, tc);
+    return s;
+}
