@@ -1,0 +1,197 @@
+#!/bin/bash
+# The metadata-reading benchmark: mdtools (bench_md) against libmono
+# (bench_mono), same work, same run. See bench/README.md.
+#
+# Usage: bench/run.sh [builddir]      (default: <srcdir>/build)
+# Env:   RUNS=7   timed runs per program and input (interleaved)
+#        MONO_LIB=/usr/lib/mono/4.5   where the input assemblies live
+#
+# For each input (A: mscorlib.dll; B: every 4.5/*.dll and 4.5/Facades/*.dll):
+#  - checks that both sides report the same rows, cells, string, blob and
+#    GUID bytes and raw sums (exits 1 if not);
+#  - wall time: median over RUNS runs of the in-process clock around
+#    open + walk (mono's init is timed apart); CPU time likewise, from the
+#    process CPU clock (steadier than wall time when the machine is busy);
+#  - instructions: one callgrind run per program, dumping a profile part on
+#    entry to and exit from the timed function (bench_md_work /
+#    bench_mono_work): "timed" is the part between, "process" the total;
+#  - peak RSS: /usr/bin/time -f %M of each timed run, median.
+# Then prints markdown tables with the ratio libmono / mdtools.
+set -eu
+export LC_ALL=C
+
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+builddir=${1:-$srcdir/build}
+RUNS=${RUNS:-7}
+MONO_LIB=${MONO_LIB:-/usr/lib/mono/4.5}
+MD=$builddir/bench/bench_md
+MONO=$builddir/bench/bench_mono
+
+for p in "$MD" "$MONO"; do
+    [ -x "$p" ] || { echo "run.sh: $p not built (make -C $builddir)" >&2; exit 2; }
+done
+[ -x /usr/bin/time ] || { echo "run.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+command -v valgrind >/dev/null || { echo "run.sh: needs valgrind" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+inputs_A=("$MONO_LIB/mscorlib.dll")
+inputs_B=("$MONO_LIB"/*.dll "$MONO_LIB"/Facades/*.dll)
+
+# field KEY LINE: the value of KEY=... in a report line.
+field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+ms() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e6 }'; }
+thousands() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
+
+# run TAG PROG ARGS...: one timed run, report line to $tmp/TAG.out, RSS to $tmp/TAG.rss
+run() {
+    local tag=$1; shift
+    /usr/bin/time -f %M -o "$tmp/$tag.rss1" "$@" >"$tmp/$tag.line" 2>"$tmp/$tag.err" || {
+        echo "run.sh: $* failed:" >&2; cat "$tmp/$tag.err" >&2; exit 1; }
+    grep "^side=" "$tmp/$tag.line" >>"$tmp/$tag.out" || { echo "run.sh: no report from $*" >&2; exit 1; }
+    tail -n 1 "$tmp/$tag.rss1" >>"$tmp/$tag.rss"
+}
+
+# callgrind TAG FUNC PROG ARGS...: prints "process_Ir timed_Ir loop_Ir", where
+# loop_Ir is the self cost of FUNC (the benchmark's own loop, walk inlined).
+callgrind() {
+    local tag=$1 fn=$2; shift 2
+    valgrind --tool=callgrind --dump-before="$fn" --dump-after="$fn" \
+        --callgrind-out-file="$tmp/cg.$tag" "$@" >/dev/null 2>"$tmp/cg.$tag.log" || {
+        echo "run.sh: callgrind $* failed:" >&2; tail "$tmp/cg.$tag.log" >&2; exit 1; }
+    local total timed loop
+    total=$(sed -n 's/.*Collected : *//p' "$tmp/cg.$tag.log")
+    timed=$(sed -n 's/^summary: *//p' "$tmp/cg.$tag.2")
+    loop=$(callgrind_annotate --auto=no --threshold=100 "$tmp/cg.$tag.2" 2>/dev/null |
+        grep -E "^ *[0-9,]+ +\( *[0-9.]+%\) +[^ ]*:$fn( |\$)" |
+        awk '{ n = $1; gsub(",", "", n); sum += n } END { print sum + 0 }')
+    echo "$total $timed $loop"
+}
+
+declare -A R # results: R[input,side,variant,metric]
+
+bench_input() {
+    local in=$1; shift
+    local files=("$@") size=0 f
+    for f in "${files[@]}"; do size=$((size + $(stat -L -c %s "$f"))); done
+    R[$in,size]=$size
+    R[$in,nfiles]=${#files[@]}
+    echo "== input $in: ${#files[@]} file(s), $size bytes" >&2
+
+    local variant flag
+    for variant in full raw; do
+        flag=; [ $variant = raw ] && flag=-r
+        # warm the page cache, then interleave the timed runs
+        "$MD" $flag "${files[@]}" >/dev/null 2>&1 || true
+        "$MONO" $flag "${files[@]}" >/dev/null 2>&1 || true
+        local i
+        for ((i = 0; i < RUNS; i++)); do
+            run "$in.md.$variant" "$MD" $flag "${files[@]}"
+            run "$in.mono.$variant" "$MONO" $flag "${files[@]}"
+        done
+        local side
+        for side in md mono; do
+            local out=$tmp/$in.$side.$variant.out
+            R[$in,$side,$variant,line]=$(head -n 1 "$out")
+            R[$in,$side,$variant,wall]=$(while read -r l; do field work_ns "$l"; done <"$out" | median)
+            R[$in,$side,$variant,cpu]=$(while read -r l; do field cpu_ns "$l"; done <"$out" | median)
+            R[$in,$side,$variant,init]=$(while read -r l; do field init_ns "$l"; done <"$out" | median)
+            R[$in,$side,$variant,rss]=$(median <"$tmp/$in.$side.$variant.rss")
+        done
+        echo "   $variant: timed runs done" >&2
+        local ir
+        ir=$(callgrind "$in.md.$variant" bench_md_work "$MD" $flag "${files[@]}")
+        [ -n "$ir" ] || exit 1
+        read -r R[$in,md,$variant,irp] R[$in,md,$variant,irt] R[$in,md,$variant,irl] <<<"$ir"
+        ir=$(callgrind "$in.mono.$variant" bench_mono_work "$MONO" $flag "${files[@]}")
+        [ -n "$ir" ] || exit 1
+        read -r R[$in,mono,$variant,irp] R[$in,mono,$variant,irt] R[$in,mono,$variant,irl] <<<"$ir"
+        echo "   $variant: callgrind done" >&2
+    done
+}
+
+# check IN VARIANT KEYS...: both sides must report the same values.
+status=0
+check() {
+    local in=$1 variant=$2; shift 2
+    local k a b bad=
+    for k in "$@"; do
+        a=$(field "$k" "${R[$in,md,$variant,line]}")
+        b=$(field "$k" "${R[$in,mono,$variant,line]}")
+        [ "$a" = "$b" ] || bad="$bad $k(mdtools=$a libmono=$b)"
+    done
+    a=$(field errors "${R[$in,md,$variant,line]}")
+    [ "$a" = 0 ] || bad="$bad errors(mdtools=$a)"
+    if [ -n "$bad" ]; then
+        echo "- $in $variant: **MISMATCH**:$bad"
+        status=1
+    else
+        local summary=
+        for k in "$@"; do summary="$summary $k=$(field "$k" "${R[$in,md,$variant,line]}")"; done
+        echo "- $in $variant: agree:$summary"
+    fi
+}
+
+start=$(date +%s)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+bench_input A "${inputs_A[@]}"
+bench_input B "${inputs_B[@]}"
+
+echo
+echo "Machine: $(nproc) CPU(s), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
+     "$(uname -sr), libmono $(pkg-config --modversion mono-2 2>/dev/null || echo '?');" \
+     "load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg) at end"
+echo
+echo "Inputs: A = mscorlib.dll (${R[A,nfiles]} file, ${R[A,size]} bytes);" \
+     "B = ${R[B,nfiles]} files ($MONO_LIB/*.dll + Facades/*.dll, ${R[B,size]} bytes)"
+echo
+echo "| input | metric | mdtools | libmono | libmono / mdtools |"
+echo "|---|---|---:|---:|---:|"
+for in in A B; do
+    for variant in full raw; do
+        v=$variant; [ $v = full ] && v="full walk" || v="raw only"
+        a=${R[$in,md,$variant,wall]} b=${R[$in,mono,$variant,wall]}
+        echo "| $in | wall ms, median of $RUNS ($v) | $(ms "$a") | $(ms "$b") | $(ratio "$b" "$a") |"
+        a=${R[$in,md,$variant,cpu]} b=${R[$in,mono,$variant,cpu]}
+        echo "| $in | CPU ms, median of $RUNS ($v) | $(ms "$a") | $(ms "$b") | $(ratio "$b" "$a") |"
+        a=${R[$in,md,$variant,irt]} b=${R[$in,mono,$variant,irt]}
+        echo "| $in | Ir, timed work ($v) | $(thousands "$a") | $(thousands "$b") | $(ratio "$b" "$a") |"
+        a=$((R[$in,md,$variant,irt] - R[$in,md,$variant,irl]))
+        b=$((R[$in,mono,$variant,irt] - R[$in,mono,$variant,irl]))
+        echo "| $in | Ir, timed, outside the bench loop ($v) | $(thousands "$a") | $(thousands "$b") | $(ratio "$b" "$a") |"
+        a=${R[$in,md,$variant,irp]} b=${R[$in,mono,$variant,irp]}
+        echo "| $in | Ir, whole process ($v) | $(thousands "$a") | $(thousands "$b") | $(ratio "$b" "$a") |"
+        a=${R[$in,md,$variant,rss]} b=${R[$in,mono,$variant,rss]}
+        echo "| $in | peak RSS KiB ($v) | $(thousands "$a") | $(thousands "$b") | $(ratio "$b" "$a") |"
+    done
+    echo "| $in | libmono init ms (untimed) | - | $(ms "${R[$in,mono,full,init]}") | |"
+    echo "| $in | input bytes | $(thousands "${R[$in,size]}") | | |"
+done
+
+echo
+echo "Goals (mdtools): >= 2.5x fewer timed instructions and less wall time than libmono;" \
+     "peak RSS <= input bytes + 10%."
+echo
+for in in A B; do
+    irr=$(ratio "${R[$in,mono,full,irt]}" "${R[$in,md,full,irt]}")
+    ir_ok=$(awk -v r="$irr" 'BEGIN { print (r >= 2.5) ? "met" : "MISSED" }')
+    wall_ok=$( [ "${R[$in,md,full,wall]}" -lt "${R[$in,mono,full,wall]}" ] && echo met || echo MISSED)
+    limit=$(( R[$in,size] * 11 / 10 / 1024 ))
+    rss_ok=$( [ "${R[$in,md,full,rss]}" -le "$limit" ] && echo met || echo MISSED)
+    echo "- $in: instructions ${irr}x (goal 2.5x): $ir_ok; wall $(ms "${R[$in,md,full,wall]}") ms" \
+         "vs $(ms "${R[$in,mono,full,wall]}") ms: $wall_ok;" \
+         "RSS ${R[$in,md,full,rss]} KiB vs limit $limit KiB: $rss_ok"
+done
+
+echo
+echo "Agreement (mdtools vs libmono):"
+for in in A B; do
+    check "$in" full files rows cells str_bytes blob_bytes guid_bytes guid_sum raw_other
+    check "$in" raw files rows cells raw_all
+done
+echo
+echo "Run took $(( $(date +%s) - start )) s."
+exit $status
