@@ -32,6 +32,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/cells.c \
 	libmdtools/md/heaps.c \
 	libmdtools/md/find.c \
+	libmdtools/md/columns.c \
 	libmdtools/typeref/identity.c \
 	libmdtools/generics/decode.c \
 	libmdtools/generics/format.c

@@ -27,6 +27,7 @@ struct mdt_table {
     uint8_t ncols;
     uint8_t col_off[MDT_MAX_COLS];
     uint8_t col_w[MDT_MAX_COLS];
+    uint8_t col_kind[MDT_MAX_COLS];  /* enum mdt_col_kind, for one-byte checks */
 };
 
 struct mdt_heap_view {
@@ -34,6 +35,7 @@ struct mdt_heap_view {
     uint32_t size;
     uint32_t offset;         /* from the metadata root */
     bool present;
+    bool nul_terminated;     /* last byte is 0: strlen from any index stays inside */
     const char *name;        /* "#Strings", ... for messages */
 };
 

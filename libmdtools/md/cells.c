@@ -56,11 +56,13 @@ bool mdt_table_is_sorted(const mdt_image *img, unsigned table)
     return s->sort_col < 0 || img->tables[table].sorted;
 }
 
-int mdt_row_get(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid)
+/* Why mdt_row_get failed, with the place. Kept out of the fast path. */
+__attribute__((cold, noinline)) static int row_get_fail(const mdt_image *img, unsigned table,
+                                                        uint32_t rid)
 {
-    const struct mdt_table *t;
     mdt_place pl = MDT_PLACE_NONE;
     const mdt_table_schema *s = mdt_table_schema_get(table);
+    const struct mdt_table *t;
     pl.img = img;
     pl.region = s ? s->name : "table";
     pl.row = rid;
@@ -69,63 +71,90 @@ int mdt_row_get(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid
     t = &img->tables[table];
     if (rid == 0 || rid > t->rows)
         return mdt__fail(MDT_ENOTFOUND, pl, "no row %u (table has %u rows)", rid, t->rows);
-    if (rid > t->avail) {
-        pl.offset = (uint64_t)t->offset + (uint64_t)(rid - 1) * t->row_size;
-        pl.file_offset = img->mdi.file_offset + img->tables_stream.offset + pl.offset;
-        return mdt__fail(MDT_ETRUNC, pl, "row lies beyond the end of the tables stream");
+    pl.offset = (uint64_t)t->offset + (uint64_t)(rid - 1) * t->row_size;
+    pl.file_offset = img->mdi.file_offset + img->tables_stream.offset + pl.offset;
+    return mdt__fail(MDT_ETRUNC, pl, "row lies beyond the end of the tables stream");
+}
+
+int mdt_row_get(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid)
+{
+    if (table < MDT_TABLE_MAX) {
+        const struct mdt_table *t = &img->tables[table];
+        if (rid - 1u < t->avail) { /* rid 0 wraps and fails */
+            row->img = img;
+            row->table = (uint8_t)table;
+            row->rid = rid;
+            row->p = t->base + (size_t)(rid - 1) * t->row_size;
+            return 0;
+        }
     }
-    row->img = img;
-    row->table = (uint8_t)table;
-    row->rid = rid;
-    row->p = t->base + (size_t)(rid - 1) * t->row_size;
-    return 0;
+    return row_get_fail(img, table, rid);
 }
 
 uint32_t mdt_row_raw(const mdt_row *row, unsigned col)
 {
-    const struct mdt_table *t = &row->img->tables[row->table];
-    const uint8_t *p = row->p + t->col_off[col];
-    switch (t->col_w[col]) {
-    case 1: return p[0];
-    case 2: return le16(p);
-    default: return le32(p);
-    }
+    return table_raw(&row->img->tables[row->table], row->p, col);
+}
+
+__attribute__((cold, noinline)) static int kind_fail(const mdt_row *row, unsigned col, int kind)
+{
+    const mdt_table_schema *s = mdt_table_schema_get(row->table);
+    if (col >= s->ncols)
+        return mdt__fail_simple(MDT_EINVAL, "table %s has no column %u", s->name, col);
+    return mdt__fail_simple(MDT_EINVAL, "column %s.%s is not of kind %d", s->name,
+                            s->cols[col].name, kind);
 }
 
 static int check_kind(const mdt_row *row, unsigned col, int kind, const mdt_column_schema **cs)
 {
     const mdt_table_schema *s = mdt_table_schema_get(row->table);
-    if (col >= s->ncols)
-        return mdt__fail_simple(MDT_EINVAL, "table %s has no column %u", s->name, col);
+    if (col >= s->ncols || (kind >= 0 && s->cols[col].kind != kind))
+        return kind_fail(row, col, kind);
     *cs = &s->cols[col];
-    if (kind >= 0 && (*cs)->kind != kind)
-        return mdt__fail_simple(MDT_EINVAL, "column %s.%s has another kind", s->name,
-                                (*cs)->name);
     return 0;
 }
 
 int mdt_row_string(const mdt_row *row, unsigned col, const char **s, size_t *len)
 {
-    const mdt_column_schema *cs = NULL;
-    int e = check_kind(row, col, MDT_COLK_STR, &cs);
+    const struct mdt_table *t = &row->img->tables[row->table];
+    if (col >= t->ncols || t->col_kind[col] != MDT_COLK_STR)
+        return kind_fail(row, col, MDT_COLK_STR);
+    uint32_t idx = table_raw(t, row->p, col);
+    if (heap_string_fast(row->img, idx, s, len) == 0)
+        return 0;
     mdt_cellref ref = {row->table, row->rid, col};
-    return e ? e : mdt__heap_string(row->img, mdt_row_raw(row, col), s, len, &ref);
+    return mdt__heap_string_slow(row->img, idx, s, len, &ref);
 }
 
 int mdt_row_blob(const mdt_row *row, unsigned col, const uint8_t **data, uint32_t *len)
 {
-    const mdt_column_schema *cs = NULL;
-    int e = check_kind(row, col, MDT_COLK_BLOB, &cs);
+    const struct mdt_table *t = &row->img->tables[row->table];
+    if (col >= t->ncols || t->col_kind[col] != MDT_COLK_BLOB)
+        return kind_fail(row, col, MDT_COLK_BLOB);
+    uint32_t idx = table_raw(t, row->p, col);
+    if (heap_blob_fast(row->img, idx, data, len) == 0)
+        return 0;
     mdt_cellref ref = {row->table, row->rid, col};
-    return e ? e : mdt__heap_blob(row->img, mdt_row_raw(row, col), data, len, &ref);
+    return mdt__heap_blob_slow(row->img, idx, data, len, &ref);
 }
 
 int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t **guid)
 {
-    const mdt_column_schema *cs = NULL;
-    int e = check_kind(row, col, MDT_COLK_GUID, &cs);
+    const struct mdt_table *t = &row->img->tables[row->table];
+    if (col >= t->ncols || t->col_kind[col] != MDT_COLK_GUID)
+        return kind_fail(row, col, MDT_COLK_GUID);
+    uint32_t idx = table_raw(t, row->p, col);
+    const struct mdt_heap_view *h = &row->img->guid;
+    if (idx == 0) {
+        *guid = NULL;
+        return 0;
+    }
+    if (idx <= h->size / 16) {
+        *guid = h->base + (size_t)(idx - 1) * 16;
+        return 0;
+    }
     mdt_cellref ref = {row->table, row->rid, col};
-    return e ? e : mdt__heap_guid(row->img, mdt_row_raw(row, col), guid, &ref);
+    return mdt__heap_guid(row->img, idx, guid, &ref);
 }
 
 /* Rows of a table as far as indexes into it are concerned (a portable PDB
@@ -232,6 +261,13 @@ int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t 
         if (pos == 0 || pos > target_rows(img, table))
             return mdt__fail_simple(MDT_ENOTFOUND, "position %u outside table %s", pos,
                                     mdt_table_schema_get(table)->name);
+        /* A row declared here but beyond the tables stream fails as
+         * mdt_row_get does, so a loop over a run that a bogus row count
+         * stretched to millions of rows stops at the first missing one. */
+        if (pos <= img->tables[table].rows && pos > img->tables[table].avail) {
+            mdt_row r;
+            return mdt_row_get(&r, img, table, pos);
+        }
         *rid = pos;
         return 0;
     }
@@ -244,7 +280,7 @@ int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t 
         return e;
     *rid = tok & 0x00FFFFFFu;
     if (*rid == 0)
-        return mdt__fail_simple(MDT_EBADIMAGE, "%s row %u points at row 0",
-                                mdt_table_schema_get(lt)->name, pos);
+        return cell_fail(&r, 0, MDT_EBADIMAGE, "run position %u maps to row %u, the nil row", pos,
+                         0);
     return 0;
 }

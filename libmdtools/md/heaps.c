@@ -47,12 +47,12 @@ uint32_t mdt_heap_size(const mdt_image *img, int heap)
     return 0;
 }
 
-int mdt__heap_string(const struct mdt_image *img, uint32_t idx, const char **s, size_t *len,
-                     const mdt_cellref *ref)
+int mdt__heap_string_slow(const struct mdt_image *img, uint32_t idx, const char **s, size_t *len,
+                          const mdt_cellref *ref)
 {
     const struct mdt_heap_view *h = &img->strings;
     if (!h->present) {
-        static const struct mdt_heap_view none = {NULL, 0, 0, false, "#Strings"};
+        static const struct mdt_heap_view none = {.name = "#Strings"};
         if (idx == 0) {
             *s = "";
             if (len)
@@ -74,8 +74,8 @@ int mdt__heap_string(const struct mdt_image *img, uint32_t idx, const char **s, 
     return 0;
 }
 
-int mdt__heap_blob(const struct mdt_image *img, uint32_t idx, const uint8_t **data,
-                   uint32_t *len, const mdt_cellref *ref)
+int mdt__heap_blob_slow(const struct mdt_image *img, uint32_t idx, const uint8_t **data,
+                        uint32_t *len, const mdt_cellref *ref)
 {
     const struct mdt_heap_view *h = &img->blob;
     uint32_t n;
@@ -86,7 +86,7 @@ int mdt__heap_blob(const struct mdt_image *img, uint32_t idx, const uint8_t **da
         return 0;
     }
     if (!h->present) {
-        static const struct mdt_heap_view none = {NULL, 0, 0, false, "#Blob"};
+        static const struct mdt_heap_view none = {.name = "#Blob"};
         return heap_fail(img, &none, idx, ref, MDT_ENOHEAP, "no #Blob heap");
     }
     if (idx >= h->size)
@@ -116,7 +116,7 @@ int mdt__heap_guid(const struct mdt_image *img, uint32_t idx, const uint8_t **gu
         return 0;
     }
     if (!h->present) {
-        static const struct mdt_heap_view none = {NULL, 0, 0, false, "#GUID"};
+        static const struct mdt_heap_view none = {.name = "#GUID"};
         return heap_fail(img, &none, idx, ref, MDT_ENOHEAP, "no #GUID heap");
     }
     if (idx > h->size / 16)
@@ -127,12 +127,14 @@ int mdt__heap_guid(const struct mdt_image *img, uint32_t idx, const uint8_t **gu
 
 int mdt_heap_string(const mdt_image *img, uint32_t index, const char **s, size_t *len)
 {
-    return mdt__heap_string(img, index, s, len, NULL);
+    return heap_string_fast(img, index, s, len) ? mdt__heap_string_slow(img, index, s, len, NULL)
+                                                : 0;
 }
 
 int mdt_heap_blob(const mdt_image *img, uint32_t index, const uint8_t **data, uint32_t *len)
 {
-    return mdt__heap_blob(img, index, data, len, NULL);
+    return heap_blob_fast(img, index, data, len) ? mdt__heap_blob_slow(img, index, data, len, NULL)
+                                                 : 0;
 }
 
 int mdt_heap_guid(const mdt_image *img, uint32_t index, const uint8_t **guid)
@@ -147,7 +149,7 @@ int mdt_heap_us(const mdt_image *img, uint32_t index, const uint8_t **utf16le, u
     uint32_t n;
     unsigned used;
     if (!h->present) {
-        static const struct mdt_heap_view none = {NULL, 0, 0, false, "#US"};
+        static const struct mdt_heap_view none = {.name = "#US"};
         return heap_fail(img, &none, index, NULL, MDT_ENOHEAP, "no #US heap");
     }
     if (index >= h->size)

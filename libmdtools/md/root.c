@@ -197,6 +197,8 @@ int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size, uint6
     if (img->strings.present && img->strings.size &&
         img->strings.base[img->strings.size - 1] != 0)
         mdt__warn(img, "#Strings does not end with a NUL; its last string is unreadable");
+    else if (img->strings.present && img->strings.size)
+        img->strings.nul_terminated = true;
     if (img->strings.present && img->strings.size && img->strings.base[0] != 0)
         mdt__warn(img, "#Strings does not start with the empty string");
     if (img->guid.present && img->guid.size % 16)

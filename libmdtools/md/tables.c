@@ -73,17 +73,28 @@ static int parse_pdb_stream(struct mdt_image *img)
     return 0;
 }
 
-/* A spec-sorted table is really sorted when its key column never decreases. */
+/* A spec-sorted table is really sorted when its key column never decreases.
+ * One loop per key width: this runs over every sorted table at open. */
 static bool check_sorted(const struct mdt_table *t, int col)
 {
-    uint32_t prev = 0;
-    unsigned off = t->col_off[col], w = t->col_w[col];
-    for (uint32_t i = 0; i < t->avail; i++) {
-        const uint8_t *p = t->base + (size_t)i * t->row_size + off;
-        uint32_t v = w == 2 ? le16(p) : le32(p);
-        if (v < prev)
-            return false;
-        prev = v;
+    const uint8_t *p = t->base + t->col_off[col];
+    size_t rs = t->row_size;
+    if (t->col_w[col] == 2) {
+        uint32_t prev = 0;
+        for (uint32_t i = 0; i < t->avail; i++, p += rs) {
+            uint32_t v = le16(p);
+            if (v < prev)
+                return false;
+            prev = v;
+        }
+    } else {
+        uint32_t prev = 0;
+        for (uint32_t i = 0; i < t->avail; i++, p += rs) {
+            uint32_t v = le32(p);
+            if (v < prev)
+                return false;
+            prev = v;
+        }
     }
     return true;
 }
@@ -156,6 +167,7 @@ int mdt__tables_parse(struct mdt_image *img)
         for (unsigned c = 0; c < s->ncols; c++) {
             tb->col_off[c] = (uint8_t)rs;
             tb->col_w[c] = (uint8_t)col_width(img, &s->cols[c]);
+            tb->col_kind[c] = s->cols[c].kind;
             rs += tb->col_w[c];
         }
         tb->row_size = rs;

@@ -331,6 +331,87 @@ START_TEST(mixed_mode_native_entry_point)
 }
 END_TEST
 
+
+/* The column API returns exactly what the row API returns, cell by cell. */
+static void columns_match_rows(const mdt_image *img)
+{
+    enum { RUN = 97 }; /* odd, so runs end mid-table */
+    uint32_t raw[RUN], len[RUN];
+    const char *str[RUN];
+    const uint8_t *ptr[RUN];
+    for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
+        const mdt_table_schema *s = mdt_table_schema_get(t);
+        uint32_t n = mdt_table_rows(img, t);
+        if (!s)
+            continue;
+        for (unsigned c = 0; c < s->ncols; c++)
+            for (uint32_t first = 1; first <= n; first += RUN) {
+                uint32_t k = n - first + 1 < RUN ? n - first + 1 : RUN;
+                ck_assert_int_eq(mdt_column_raw(img, t, c, first, k, raw), 0);
+                int kind = s->cols[c].kind;
+                if (kind == MDT_COLK_STR)
+                    ck_assert_int_eq(mdt_column_strings(img, t, c, first, k, str, len), 0);
+                if (kind == MDT_COLK_BLOB)
+                    ck_assert_int_eq(mdt_column_blobs(img, t, c, first, k, ptr, len), 0);
+                if (kind == MDT_COLK_GUID)
+                    ck_assert_int_eq(mdt_column_guids(img, t, c, first, k, ptr), 0);
+                for (uint32_t i = 0; i < k; i++) {
+                    mdt_row r;
+                    ck_assert_int_eq(mdt_row_get(&r, img, t, first + i), 0);
+                    ck_assert_uint_eq(raw[i], mdt_row_raw(&r, c));
+                    if (kind == MDT_COLK_STR) {
+                        const char *v;
+                        size_t l;
+                        ck_assert_int_eq(mdt_row_string(&r, c, &v, &l), 0);
+                        ck_assert_ptr_eq(v, str[i]);
+                        ck_assert_uint_eq(l, len[i]);
+                    } else if (kind == MDT_COLK_BLOB) {
+                        const uint8_t *v;
+                        uint32_t l;
+                        ck_assert_int_eq(mdt_row_blob(&r, c, &v, &l), 0);
+                        ck_assert_ptr_eq(v, ptr[i]);
+                        ck_assert_uint_eq(l, len[i]);
+                    } else if (kind == MDT_COLK_GUID) {
+                        const uint8_t *v;
+                        ck_assert_int_eq(mdt_row_guid(&r, c, &v), 0);
+                        ck_assert_ptr_eq(v, ptr[i]);
+                    }
+                }
+            }
+    }
+}
+
+START_TEST(column_reads_equal_row_reads)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img;
+    ck_assert_int_eq(mdt_image_open_file(ctx, &img, MONO_45_DIR "/System.dll", 0), 0);
+    columns_match_rows(img);
+    columns_match_rows(open_rel(ctx, "data/corpus/asmresolver/HelloWorld.JTDStream.exe"));
+    columns_match_rows(open_rel(ctx, "data/corpus/asmresolver/LargeIndicesPdb.pdb"));
+    columns_match_rows(open_rel(ctx, "data/corpus/asmresolver/ForwarderLibrary.dll"));
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(column_reads_check_range_and_kind)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.exe");
+    uint32_t raw[8], len[8];
+    const char *str[8];
+    uint32_t n = mdt_table_rows(img, MDT_TABLE_TypeRef);
+    ck_assert_int_eq(mdt_column_raw(img, MDT_TABLE_TypeRef, 0, 0, 1, raw), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_column_raw(img, MDT_TABLE_TypeRef, 0, n, 2, raw), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_column_raw(img, MDT_TABLE_TypeRef, 9, 1, 1, raw), MDT_EINVAL);
+    ck_assert_int_eq(mdt_column_strings(img, MDT_TABLE_TypeRef, MDT_COL_TypeRef_ResolutionScope,
+                                        1, 1, str, len), MDT_EINVAL);
+    ck_assert_int_eq(mdt_column_raw(img, MDT_TABLE_TypeRef, 0, n, 1, raw), 0);
+    ck_assert_int_eq(mdt_column_raw(img, MDT_TABLE_TypeRef, 0, 1, 0, raw), 0);
+    talloc_free(ctx);
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -356,6 +437,8 @@ Suite *suite(void)
     tcase_add_test(tc, virtual_section_bytes_read_as_zero);
     tcase_add_test(tc, mapped_dump_reads_like_the_file);
     tcase_add_test(tc, mixed_mode_native_entry_point);
+    tcase_add_test(tc, column_reads_equal_row_reads);
+    tcase_add_test(tc, column_reads_check_range_and_kind);
     suite_add_tcase(s, tc);
     return s;
 }

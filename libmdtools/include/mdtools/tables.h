@@ -145,8 +145,32 @@ int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token);
  * uncompressed (#-) metadata. */
 int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *count);
 /* Rid in `table` of logical position `pos` of a range (identity unless a
- * FieldPtr/MethodPtr/ParamPtr/EventPtr/PropertyPtr table is present). */
+ * FieldPtr/MethodPtr/ParamPtr/EventPtr/PropertyPtr table is present).
+ * Errors: MDT_ENOTFOUND (pos outside the table), MDT_ETRUNC (the row, or its
+ * Ptr row, lies beyond the end of the tables stream), MDT_EBADIMAGE. */
 int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t *rid);
+
+/* Column at a time: one call reads a run of rows of one column, for tools
+ * that scan whole tables (dumps, indexes, full walks). Rows are
+ * [first, first + count), 1-based; all of them must lie inside the tables
+ * stream (MDT_ETRUNC otherwise, MDT_ENOTFOUND beyond the table, MDT_EINVAL
+ * for a column of another kind). */
+
+/* Raw stored values of any column. */
+int mdt_column_raw(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
+                   uint32_t count, uint32_t *out);
+/* #Strings cells: s[i] borrowed and NUL-terminated, len[i] its length.
+ * A cell that fails gets s[i] = NULL, len[i] = 0. Returns the number of
+ * failed cells (>= 0; the error record describes the last one), or a
+ * negative error as above. */
+int mdt_column_strings(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
+                       uint32_t count, const char **s, uint32_t *len);
+/* #Blob cells, as mdt_column_strings (failed cells: data NULL, len 0). */
+int mdt_column_blobs(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
+                     uint32_t count, const uint8_t **data, uint32_t *len);
+/* #GUID cells: 16 bytes each, NULL for index 0 and for failed cells. */
+int mdt_column_guids(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
+                     uint32_t count, const uint8_t **guid);
 
 /* Rows whose column `col` holds the raw value `key` (e.g. the coded index of
  * a parent): an iterator, a value that allocates nothing. When `col` is the
