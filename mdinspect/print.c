@@ -1,0 +1,1054 @@
+/* mdinspect's printer: one description of the output, rendered as aligned
+ * text or as JSON Lines through jansson (see print.h for the model).
+ *
+ * Text is buffered one top-level block at a time (a record, or a whole
+ * top-level list) so that values and table columns can be aligned once the
+ * widest entry is known; JSON objects are built with jansson and written
+ * when their top-level record or item ends. */
+#include "config.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <talloc.h>
+
+#include <mdtools/heaps.h>
+
+#include "print.h"
+
+enum frame_kind { F_RECORD, F_OBJECT, F_LIST, F_ITEM };
+
+/* Text: one line of a block, or a table. */
+enum line_kind { L_KV, L_TEXT, L_TABLE };
+
+struct table {
+    size_t ncols;
+    char **head;  /* labels of the first item's cells */
+    bool *right;  /* right-align this column (numbers) */
+    char ***rows; /* rows[r][c], NULL past a short row */
+    size_t *rowlen;
+    char **span; /* text after a row's cells, outside the columns, or NULL */
+    size_t nrows;
+};
+
+struct line {
+    enum line_kind kind;
+    int indent;
+    char *label; /* L_KV: "" for an unlabelled value */
+    char *value; /* L_KV, L_TEXT */
+    bool hide;   /* L_KV header of a list that ended empty with no text */
+    struct table *table;
+};
+
+struct frame {
+    enum frame_kind kind;
+    bool notext, nojson;
+    bool top;          /* record, list or item at top level */
+    unsigned flags;    /* list flags */
+    int indent;        /* text indent of children */
+    json_t *json;      /* object or array (borrowed from the tree) */
+    size_t table_line; /* F_LIST: index of its table line */
+    size_t head_line;  /* F_LIST nested: its "label:" line, or SIZE_MAX */
+    char *empty;       /* F_LIST: text for no items */
+    size_t items;
+};
+
+#define MAX_DEPTH 16
+
+struct mdi_printer {
+    FILE *out;
+    enum mdi_format fmt;
+    bool failed;
+    bool headings;
+    char *file;               /* current file, or NULL */
+    bool heading_due;         /* text: print the file heading before the next block */
+    bool printed;             /* anything written yet */
+    bool block_after_heading; /* a block has been written since the heading */
+
+    struct frame st[MAX_DEPTH];
+    int depth;
+
+    /* The block being built (text) / the record being built (JSON). */
+    void *blk; /* talloc context of the block, freed when written */
+    struct line *lines;
+    size_t nlines;
+    json_t *root;
+
+    /* The value just written, for mdi_note(). */
+    enum { LAST_NONE, LAST_LINE, LAST_CELL } last;
+    size_t last_line, last_row, last_cell;
+    json_t *last_obj;
+};
+
+/* ---- UTF-8 and escaping ---- */
+
+/* Length of the well-formed UTF-8 sequence at s (1..4), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t len, uint32_t *cp)
+{
+    uint32_t c;
+    size_t n, i;
+    if (!len)
+        return 0;
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        n = 2, c = s[0] & 0x1F;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        n = 3, c = s[0] & 0x0F;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        n = 4, c = s[0] & 0x07;
+    else
+        return 0;
+    if (n > len)
+        return 0;
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3F);
+    }
+    if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
+        (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+char *mdi_escape(void *mem_ctx, const char *s, size_t len, bool quoted)
+{
+    /* Worst case: every byte becomes "\xNN" (4 bytes). */
+    char *buf = talloc_array(mem_ctx, char, len * 4 + 3);
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, o = 0;
+    if (!buf)
+        return NULL;
+    if (quoted)
+        buf[o++] = '"';
+    while (i < len) {
+        uint32_t cp = 0;
+        size_t n = utf8_seq(u + i, len - i, &cp);
+        if (n == 0) {
+            o += (size_t)sprintf(buf + o, "\\x%02x", u[i]);
+            i++;
+            continue;
+        }
+        if (quoted && (cp == '"' || cp == '\\')) {
+            buf[o++] = '\\';
+            buf[o++] = (char)cp;
+        } else if (cp == '\n' && quoted) {
+            buf[o++] = '\\', buf[o++] = 'n';
+        } else if (cp == '\t' && quoted) {
+            buf[o++] = '\\', buf[o++] = 't';
+        } else if (cp == '\r' && quoted) {
+            buf[o++] = '\\', buf[o++] = 'r';
+        } else if (cp < 0x20 || cp == 0x7F) {
+            o += (size_t)sprintf(buf + o, "\\x%02x", (unsigned)cp);
+        } else if (cp >= 0x80 && cp <= 0x9F) {
+            /* C1 controls: 2 bytes in, "\u0085" (6) out, still within 4x. */
+            o += (size_t)sprintf(buf + o, "\\u%04x", (unsigned)cp);
+        } else {
+            memcpy(buf + o, u + i, n);
+            o += n;
+        }
+        i += n;
+    }
+    if (quoted)
+        buf[o++] = '"';
+    buf[o] = '\0';
+    return buf;
+}
+
+/* A JSON string of s[0..len): bytes that are not UTF-8 become U+FFFD. */
+static json_t *json_lossy(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    char *buf;
+    size_t i = 0, o = 0;
+    json_t *j;
+    for (i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = utf8_seq(u + i, len - i, &cp);
+        if (n == 0)
+            break;
+        i += n;
+    }
+    if (i == len)
+        return json_stringn(s, len);
+    buf = talloc_array(NULL, char, len * 3 + 1);
+    if (!buf)
+        return NULL;
+    for (i = 0; i < len;) {
+        uint32_t cp;
+        size_t n = utf8_seq(u + i, len - i, &cp);
+        if (n == 0) {
+            memcpy(buf + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        } else {
+            memcpy(buf + o, u + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    j = json_stringn(buf, o);
+    talloc_free(buf);
+    return j;
+}
+
+static size_t display_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+    return w;
+}
+
+/* ---- printer ---- */
+
+static int destroy_printer(mdi_printer *p)
+{
+    if (p->root)
+        json_decref(p->root);
+    return 0;
+}
+
+mdi_printer *mdi_printer_new(void *mem_ctx, FILE *out, enum mdi_format fmt)
+{
+    mdi_printer *p = talloc_zero(mem_ctx, mdi_printer);
+    if (!p)
+        return NULL;
+    p->out = out;
+    p->fmt = fmt;
+    p->headings = true;
+    talloc_set_destructor(p, destroy_printer);
+    return p;
+}
+
+enum mdi_format mdi_printer_format(const mdi_printer *p)
+{
+    return p->fmt;
+}
+
+void mdi_printer_set_headings(mdi_printer *p, bool on)
+{
+    p->headings = on;
+}
+
+void mdi_printer_set_file(mdi_printer *p, const char *path)
+{
+    talloc_free(p->file);
+    p->file = NULL;
+    p->heading_due = false;
+    if (path) {
+        p->file = talloc_strdup(p, path);
+        if (!p->file)
+            p->failed = true;
+        p->heading_due = p->headings;
+    }
+}
+
+void mdi_printer_flush(mdi_printer *p)
+{
+    if (fflush(p->out) != 0)
+        p->failed = true;
+}
+
+bool mdi_printer_failed(const mdi_printer *p)
+{
+    return p->failed || ferror(p->out);
+}
+
+static bool text(const mdi_printer *p)
+{
+    return p->fmt == MDI_FMT_TEXT;
+}
+
+static struct frame *top(mdi_printer *p)
+{
+    return p->depth ? &p->st[p->depth - 1] : NULL;
+}
+
+static bool text_on(mdi_printer *p)
+{
+    struct frame *f = top(p);
+    return text(p) && !p->failed && !(f && f->notext);
+}
+
+static bool json_on(mdi_printer *p)
+{
+    struct frame *f = top(p);
+    return !text(p) && !p->failed && !(f && f->nojson);
+}
+
+static struct frame *push(mdi_printer *p, enum frame_kind kind)
+{
+    struct frame *parent = top(p), *f;
+    assert(p->depth < MAX_DEPTH);
+    f = &p->st[p->depth++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->head_line = SIZE_MAX;
+    if (parent) {
+        f->notext = parent->notext;
+        f->nojson = parent->nojson;
+        f->indent = parent->indent;
+    }
+    return f;
+}
+
+/* Start a top-level block: a fresh talloc context for its text lines. */
+static void block_begin(mdi_printer *p)
+{
+    p->blk = talloc_new(p);
+    if (!p->blk)
+        p->failed = true;
+    p->lines = NULL;
+    p->nlines = 0;
+    p->last = LAST_NONE;
+    p->last_obj = NULL;
+}
+
+/* Before a text block: the file heading when due, else the blank line that
+ * separates blocks. */
+static void separate(mdi_printer *p)
+{
+    if (p->heading_due && p->file) {
+        char *h = mdi_escape(p->blk, p->file, strlen(p->file), false);
+        if (p->printed)
+            fputc('\n', p->out);
+        fprintf(p->out, "%s:\n", h ? h : "?");
+        p->heading_due = false;
+        p->printed = true;
+        p->block_after_heading = false;
+        return;
+    }
+    if (p->printed && (p->block_after_heading || !p->headings || !p->file))
+        fputc('\n', p->out);
+}
+
+static struct line *add_line(mdi_printer *p, enum line_kind kind, int indent)
+{
+    struct line *nl;
+    if (p->failed)
+        return NULL;
+    nl = talloc_realloc(p->blk, p->lines, struct line, p->nlines + 1);
+    if (!nl) {
+        p->failed = true;
+        return NULL;
+    }
+    p->lines = nl;
+    nl = &p->lines[p->nlines++];
+    memset(nl, 0, sizeof *nl);
+    nl->kind = kind;
+    nl->indent = indent;
+    return nl;
+}
+
+static void put_indent(FILE *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        fputc(' ', out);
+}
+
+static void put_padded(FILE *out, const char *s, size_t width, bool right, bool last)
+{
+    size_t w = display_width(s);
+    if (right)
+        for (; w < width; w++)
+            fputc(' ', out);
+    fputs(s, out);
+    if (!right && !last)
+        for (; w < width; w++)
+            fputc(' ', out);
+}
+
+static void render_table(mdi_printer *p, const struct table *t, int indent)
+{
+    size_t *width = talloc_zero_array(p->blk, size_t, t->ncols ? t->ncols : 1);
+    bool header = false;
+    size_t c, r, ncols = t->ncols;
+    if (!width) {
+        p->failed = true;
+        return;
+    }
+    for (r = 0; r < t->nrows; r++)
+        for (c = 0; c < t->rowlen[r] && c < ncols; c++) {
+            size_t w = display_width(t->rows[r][c]);
+            if (w > width[c])
+                width[c] = w;
+        }
+    /* Leave out trailing columns without a value in any row (their header
+     * alone says nothing), so lines never end in blanks. */
+    while (ncols > 0 && width[ncols - 1] == 0)
+        ncols--;
+    for (c = 0; c < ncols; c++) {
+        if (t->head[c][0])
+            header = true;
+        if (display_width(t->head[c]) > width[c])
+            width[c] = display_width(t->head[c]);
+    }
+    if (header) {
+        size_t n = ncols;
+        while (n > 0 && !t->head[n - 1][0])
+            n--;
+        put_indent(p->out, indent);
+        for (c = 0; c < n; c++) {
+            if (c)
+                fputs("  ", p->out);
+            put_padded(p->out, t->head[c], width[c], t->right[c], c + 1 == n);
+        }
+        fputc('\n', p->out);
+    }
+    for (r = 0; r < t->nrows; r++) {
+        size_t n = t->rowlen[r] < ncols ? t->rowlen[r] : ncols;
+        /* The last non-empty cell ends the line. */
+        while (n > 0 && !t->rows[r][n - 1][0])
+            n--;
+        put_indent(p->out, indent);
+        for (c = 0; c < n; c++) {
+            if (c)
+                fputs("  ", p->out);
+            put_padded(p->out, t->rows[r][c], width[c], t->right[c], c + 1 == n && !t->span[r]);
+        }
+        if (t->span[r]) {
+            if (n)
+                fputs("  ", p->out);
+            fputs(t->span[r], p->out);
+        }
+        fputc('\n', p->out);
+    }
+}
+
+/* Write the text block: "label: value" lines aligned per indent level. */
+static void render_text(mdi_printer *p)
+{
+    size_t width[MAX_DEPTH + 1] = {0};
+    size_t i;
+    for (i = 0; i < p->nlines; i++) {
+        const struct line *l = &p->lines[i];
+        int lvl = l->indent / 2;
+        if (l->kind != L_KV || !l->label[0] || !l->value[0] || lvl > MAX_DEPTH)
+            continue;
+        if (display_width(l->label) + 1 > width[lvl])
+            width[lvl] = display_width(l->label) + 1;
+    }
+    for (i = 0; i < p->nlines; i++) {
+        const struct line *l = &p->lines[i];
+        int lvl = l->indent / 2;
+        switch (l->kind) {
+        case L_KV:
+            if (l->hide)
+                break;
+            put_indent(p->out, l->indent);
+            if (l->label[0]) {
+                fputs(l->label, p->out);
+                fputc(':', p->out);
+                if (l->value[0]) {
+                    size_t w = display_width(l->label) + 1;
+                    size_t want = lvl <= MAX_DEPTH ? width[lvl] : w;
+                    for (; w < want; w++)
+                        fputc(' ', p->out);
+                    fputc(' ', p->out);
+                }
+            }
+            fputs(l->value, p->out);
+            fputc('\n', p->out);
+            break;
+        case L_TEXT:
+            put_indent(p->out, l->indent);
+            fputs(l->value, p->out);
+            fputc('\n', p->out);
+            break;
+        case L_TABLE:
+            render_table(p, l->table, l->indent);
+            break;
+        }
+    }
+}
+
+static void write_json(mdi_printer *p, json_t *obj)
+{
+    if (!obj)
+        return;
+    if (!p->failed) {
+        if (json_dumpf(obj, p->out, JSON_COMPACT) != 0)
+            p->failed = true;
+        fputc('\n', p->out);
+    }
+}
+
+static void block_end(mdi_printer *p)
+{
+    if (text(p)) {
+        if (!p->failed && p->nlines) {
+            separate(p);
+            render_text(p);
+            p->printed = true;
+            p->block_after_heading = true;
+        }
+    } else if (p->root) {
+        write_json(p, p->root);
+        json_decref(p->root);
+        p->root = NULL;
+    }
+    talloc_free(p->blk);
+    p->blk = NULL;
+    p->lines = NULL;
+    p->nlines = 0;
+    p->last = LAST_NONE;
+    p->last_obj = NULL;
+}
+
+/* A new JSON object for a top-level record or item: "file" first. */
+static json_t *json_record(mdi_printer *p)
+{
+    json_t *o = json_object();
+    if (!o) {
+        p->failed = true;
+        return NULL;
+    }
+    if (p->file)
+        json_object_set_new(o, "file", json_lossy(p->file, strlen(p->file)));
+    return o;
+}
+
+void mdi_record_begin(mdi_printer *p)
+{
+    struct frame *f;
+    assert(p->depth == 0); /* records are top-level; nest objects */
+    block_begin(p);
+    f = push(p, F_RECORD);
+    f->top = true;
+    if (!text(p)) {
+        p->root = json_record(p);
+        f->json = p->root;
+    }
+}
+
+void mdi_record_end(mdi_printer *p)
+{
+    assert(p->depth == 1 && top(p)->kind == F_RECORD);
+    p->depth--;
+    block_end(p);
+}
+
+/* Attach a new JSON value to the innermost container. Takes the reference. */
+static void json_attach(mdi_printer *p, const char *key, json_t *v)
+{
+    struct frame *f = top(p);
+    if (!v) {
+        p->failed = true;
+        return;
+    }
+    if (!f || !f->json) {
+        json_decref(v);
+        return;
+    }
+    if (json_is_array(f->json)) {
+        json_array_append_new(f->json, v);
+        p->last_obj = NULL;
+    } else {
+        json_object_set_new(f->json, key ? key : "value", v);
+        p->last_obj = f->json;
+    }
+}
+
+void mdi_object_begin(mdi_printer *p, const char *key, const char *label)
+{
+    struct frame *f;
+    assert(p->depth > 0 && top(p)->kind != F_LIST); /* objects live in records and items */
+    f = push(p, F_OBJECT);
+    if (!label)
+        f->notext = true;
+    if (!key)
+        f->nojson = true;
+    if (!text(p) && !f->nojson) {
+        json_t *o = json_object();
+        if (!o) {
+            p->failed = true;
+            return;
+        }
+        p->depth--; /* attach to the parent */
+        json_attach(p, key, json_incref(o));
+        p->depth++;
+        f->json = o;
+        json_decref(o); /* the tree holds it */
+    }
+    if (text_on(p) && label && label[0]) {
+        struct line *l = add_line(p, L_KV, f->indent);
+        if (l) {
+            l->label = talloc_strdup(p->blk, label);
+            l->value = talloc_strdup(p->blk, "");
+        }
+        f->indent += 2;
+    }
+}
+
+void mdi_object_end(mdi_printer *p)
+{
+    assert(p->depth > 0 && top(p)->kind == F_OBJECT);
+    p->depth--;
+}
+
+void mdi_list_begin(mdi_printer *p, const char *key, const char *label, const char *empty,
+                    unsigned flags)
+{
+    struct frame *parent = top(p), *f;
+    struct line *l;
+    if (!parent)
+        block_begin(p);
+    assert(!parent || parent->kind != F_LIST);
+    f = push(p, F_LIST);
+    f->top = !parent;
+    f->flags = flags;
+    if (!label)
+        f->notext = true;
+    if (!key && parent)
+        f->nojson = true;
+    if (!text(p) && !f->nojson && parent) {
+        json_t *a = json_array();
+        p->depth--;
+        json_attach(p, key, json_incref(a));
+        p->depth++;
+        f->json = a;
+        json_decref(a);
+    }
+    if (!text_on(p))
+        return;
+    f->empty = empty ? talloc_strdup(p->blk, empty) : NULL;
+    if (label[0]) {
+        if (f->top) {
+            /* A caption, with the table indented under it. */
+            l = add_line(p, L_TEXT, f->indent);
+            if (l)
+                l->value = talloc_strdup(p->blk, label);
+            f->indent += 2;
+        } else {
+            f->head_line = p->nlines;
+            l = add_line(p, L_KV, f->indent);
+            if (l) {
+                l->label = talloc_strdup(p->blk, label);
+                l->value = talloc_strdup(p->blk, "");
+            }
+            f->indent += 2;
+        }
+    }
+    f->table_line = p->nlines;
+    l = add_line(p, L_TABLE, f->indent);
+    if (l) {
+        l->table = talloc_zero(p->blk, struct table);
+        if (!l->table)
+            p->failed = true;
+    }
+}
+
+void mdi_list_end(mdi_printer *p)
+{
+    struct frame *f = top(p);
+    assert(f && f->kind == F_LIST);
+    if (text_on(p) && f->items == 0) {
+        if (f->head_line != SIZE_MAX && f->head_line < p->nlines) {
+            struct line *h = &p->lines[f->head_line];
+            if (f->empty)
+                h->value = f->empty;
+            else
+                h->hide = true;
+        } else if (f->empty) {
+            struct line *l = add_line(p, L_TEXT, f->indent);
+            if (l)
+                l->value = f->empty;
+        }
+    }
+    p->depth--;
+    if (f->top)
+        block_end(p);
+}
+
+void mdi_item_begin(mdi_printer *p)
+{
+    struct frame *list = top(p), *f;
+    assert(list && list->kind == F_LIST);
+    list->items++;
+    f = push(p, F_ITEM);
+    f->flags = list->flags;
+    f->top = list->top;
+    /* Scalars need an array to go into: at top level items are objects. */
+    if (!text(p) && !f->nojson && (!(list->flags & MDI_LIST_SCALARS) || list->top)) {
+        if (list->top) {
+            p->root = json_record(p);
+            f->json = p->root;
+        } else {
+            json_t *o = json_object();
+            p->depth--;
+            json_attach(p, NULL, json_incref(o));
+            p->depth++;
+            f->json = o;
+            json_decref(o);
+        }
+    } else if (!text(p)) {
+        f->json = list->json; /* scalars go straight into the array */
+    }
+    if (text_on(p) && list->table_line < p->nlines) {
+        struct table *t = p->lines[list->table_line].table;
+        char ***nr = t ? talloc_realloc(p->blk, t->rows, char **, t->nrows + 1) : NULL;
+        size_t *nl = nr ? talloc_realloc(p->blk, t->rowlen, size_t, t->nrows + 1) : NULL;
+        char **ns = nl ? talloc_realloc(p->blk, t->span, char *, t->nrows + 1) : NULL;
+        if (nr)
+            t->rows = nr;
+        if (nl)
+            t->rowlen = nl;
+        if (!ns) {
+            p->failed = true;
+            return;
+        }
+        t->span = ns;
+        t->rows[t->nrows] = NULL;
+        t->rowlen[t->nrows] = 0;
+        t->span[t->nrows] = NULL;
+        t->nrows++;
+    }
+}
+
+void mdi_item_end(mdi_printer *p)
+{
+    struct frame *f = top(p);
+    assert(f && f->kind == F_ITEM);
+    p->depth--;
+    if (f->top && !text(p) && p->root) {
+        write_json(p, p->root);
+        json_decref(p->root);
+        p->root = NULL;
+    }
+}
+
+/* The table of the list an item belongs to. */
+static struct table *item_table(mdi_printer *p)
+{
+    struct frame *list;
+    if (p->depth < 2)
+        return NULL;
+    list = &p->st[p->depth - 2];
+    if (list->kind != F_LIST || list->table_line >= p->nlines)
+        return NULL;
+    return p->lines[list->table_line].table;
+}
+
+/* Add a text value (taking `s`, allocated under p->blk or NULL on failure). */
+static void text_put(mdi_printer *p, const char *label, char *s, bool right)
+{
+    struct frame *f = top(p);
+    if (!s) {
+        p->failed = true;
+        return;
+    }
+    if (f && f->kind == F_ITEM) {
+        struct table *t = item_table(p);
+        size_t r, c;
+        char **nc;
+        if (!t || !t->nrows)
+            return;
+        r = t->nrows - 1;
+        c = t->rowlen[r];
+        if (c >= t->ncols) {
+            char **nh = talloc_realloc(p->blk, t->head, char *, c + 1);
+            bool *nrt = nh ? talloc_realloc(p->blk, t->right, bool, c + 1) : NULL;
+            if (!nrt) {
+                p->failed = true;
+                return;
+            }
+            t->head = nh;
+            t->right = nrt;
+            t->head[c] = talloc_strdup(p->blk, label);
+            t->right[c] = right;
+            t->ncols = c + 1;
+        }
+        nc = talloc_realloc(p->blk, t->rows[r], char *, c + 1);
+        if (!nc) {
+            p->failed = true;
+            return;
+        }
+        t->rows[r] = nc;
+        nc[c] = s;
+        t->rowlen[r] = c + 1;
+        p->last = LAST_CELL;
+        p->last_row = r;
+        p->last_cell = c;
+        return;
+    }
+    {
+        struct line *l = add_line(p, f ? L_KV : L_TEXT, f ? f->indent : 0);
+        if (!l)
+            return;
+        l->label = talloc_strdup(p->blk, label);
+        l->value = s;
+        p->last = LAST_LINE;
+        p->last_line = p->nlines - 1;
+    }
+}
+
+/* Every value starts here: mdi_note() applies to this value only, and a
+ * value outside any record becomes a record of its own. */
+static bool value_begin(mdi_printer *p)
+{
+    p->last = LAST_NONE;
+    p->last_obj = NULL;
+    if (p->depth)
+        return false;
+    mdi_record_begin(p);
+    return true;
+}
+
+static void value_end(mdi_printer *p, bool own)
+{
+    if (own)
+        mdi_record_end(p);
+}
+
+/* The common path of every value: the text (formatted only in text mode,
+ * by the caller) and the JSON value (built only in JSON mode). */
+#define VALUE(p, key, label, TEXT_EXPR, RIGHT, JSON_EXPR)                                          \
+    do {                                                                                           \
+        bool own_ = value_begin(p);                                                                \
+        if (label && text_on(p))                                                                   \
+            text_put(p, label, TEXT_EXPR, RIGHT);                                                  \
+        else if (json_on(p))                                                                       \
+            json_attach(p, key, JSON_EXPR);                                                        \
+        value_end(p, own_);                                                                        \
+    } while (0)
+
+static json_t *json_u64(uint64_t v)
+{
+    if (v > (uint64_t)INT64_MAX) {
+        char b[24];
+        snprintf(b, sizeof b, "0x%" PRIx64, v);
+        return json_string(b);
+    }
+    return json_integer((json_int_t)v);
+}
+
+static json_t *json_tok(uint32_t tok)
+{
+    char b[16];
+    snprintf(b, sizeof b, "0x%08" PRIx32, tok);
+    return json_string(b);
+}
+
+void mdi_str(mdi_printer *p, const char *key, const char *label, const char *s)
+{
+    VALUE(p, key, label, s ? mdi_escape(p->blk, s, strlen(s), false) : talloc_strdup(p->blk, "-"),
+          false, s ? json_lossy(s, strlen(s)) : json_null());
+}
+
+void mdi_quoted(mdi_printer *p, const char *key, const char *label, const char *s, size_t len)
+{
+    VALUE(p, key, label, mdi_escape(p->blk, s, len, true), false, json_lossy(s, len));
+}
+
+void mdi_uint(mdi_printer *p, const char *key, const char *label, uint64_t v)
+{
+    VALUE(p, key, label, talloc_asprintf(p->blk, "%" PRIu64, v), true, json_u64(v));
+}
+
+void mdi_hex(mdi_printer *p, const char *key, const char *label, uint64_t v, int digits)
+{
+    VALUE(p, key, label, talloc_asprintf(p->blk, "0x%0*" PRIx64, digits, v), false, json_u64(v));
+}
+
+void mdi_token(mdi_printer *p, const char *key, const char *label, uint32_t token)
+{
+    VALUE(p, key, label, talloc_asprintf(p->blk, "0x%08" PRIx32, token), false, json_tok(token));
+}
+
+void mdi_bool(mdi_printer *p, const char *key, const char *label, bool v)
+{
+    VALUE(p, key, label, talloc_strdup(p->blk, v ? "yes" : "no"), false, json_boolean(v));
+}
+
+void mdi_guid(mdi_printer *p, const char *key, const char *label, const uint8_t *guid)
+{
+    char b[37];
+    if (guid)
+        mdt_guid_format(b, guid);
+    VALUE(p, key, label, talloc_strdup(p->blk, guid ? b : "nil"), false,
+          guid ? json_string(b) : json_null());
+}
+
+void mdi_none(mdi_printer *p, const char *key, const char *label, const char *txt)
+{
+    bool own = value_begin(p);
+    if (label && txt && text_on(p))
+        text_put(p, label, talloc_strdup(p->blk, txt), false);
+    else if (json_on(p))
+        json_attach(p, key, json_null());
+    value_end(p, own);
+}
+
+void mdi_error(mdi_printer *p, const char *key, const char *label, const char *msg)
+{
+    json_t *e = NULL;
+    if (json_on(p)) {
+        e = json_object();
+        if (e)
+            json_object_set_new(e, "error", json_lossy(msg, strlen(msg)));
+    }
+    VALUE(p, key, label,
+          talloc_asprintf(p->blk, "<error: %s>", mdi_escape(p->blk, msg, strlen(msg), false)),
+          false, e);
+}
+
+void mdi_item_error(mdi_printer *p, const char *key, const char *msg)
+{
+    struct frame *f = top(p);
+    assert(f && f->kind == F_ITEM);
+    if (text_on(p)) {
+        struct table *t = item_table(p);
+        if (t && t->nrows) {
+            t->span[t->nrows - 1] =
+                talloc_asprintf(p->blk, "<error: %s>", mdi_escape(p->blk, msg, strlen(msg), false));
+            if (!t->span[t->nrows - 1])
+                p->failed = true;
+        }
+    } else if (json_on(p)) {
+        json_t *e = json_object();
+        if (e)
+            json_object_set_new(e, "error", json_lossy(msg, strlen(msg)));
+        json_attach(p, key, e);
+    }
+}
+
+void mdi_flags(mdi_printer *p, const char *key, const char *label, uint32_t v,
+               const mdi_flagname *names)
+{
+    uint32_t rest = v;
+    bool own = value_begin(p);
+    if (label && text_on(p)) {
+        char *s = talloc_asprintf(p->blk, "0x%08" PRIx32, v);
+        bool first = true;
+        for (const mdi_flagname *n = names; s && n->name; n++) {
+            if (!(v & n->bit))
+                continue;
+            s = talloc_asprintf_append(s, "%s%s", first ? " (" : ", ", n->name);
+            first = false;
+            rest &= ~n->bit;
+        }
+        if (s && rest)
+            s = talloc_asprintf_append(s, "%s0x%" PRIx32, first ? " (" : ", ", rest);
+        if (s && v)
+            s = talloc_strdup_append(s, ")");
+        text_put(p, label, s, false);
+    } else if (json_on(p)) {
+        json_t *a = json_array();
+        char *nk = talloc_asprintf(p->blk ? p->blk : (void *)p, "%s_names", key);
+        json_attach(p, key, json_integer(v));
+        for (const mdi_flagname *n = names; a && n->name; n++) {
+            if (!(v & n->bit))
+                continue;
+            json_array_append_new(a, json_string(n->name));
+            rest &= ~n->bit;
+        }
+        for (int b = 0; a && b < 32; b++)
+            if (rest & (1u << b)) {
+                char hb[12];
+                snprintf(hb, sizeof hb, "0x%" PRIx32, 1u << b);
+                json_array_append_new(a, json_string(hb));
+            }
+        if (nk)
+            json_attach(p, nk, a);
+        else
+            json_decref(a);
+        talloc_free(nk);
+    }
+    value_end(p, own);
+}
+
+void mdi_blob(mdi_printer *p, const char *key, const char *label, uint32_t offset, uint32_t len)
+{
+    json_t *o = NULL;
+    if (json_on(p) && (o = json_object())) {
+        json_object_set_new(o, "offset", json_integer(offset));
+        json_object_set_new(o, "length", json_integer(len));
+    }
+    VALUE(p, key, label, talloc_asprintf(p->blk, "blob@0x%" PRIx32 "[%" PRIu32 "]", offset, len),
+          false, o);
+}
+
+void mdi_range(mdi_printer *p, const char *key, const char *label, uint32_t first, uint32_t end)
+{
+    json_t *o = NULL;
+    if (json_on(p) && (o = json_object())) {
+        json_object_set_new(o, "first", json_tok(first));
+        json_object_set_new(o, "end", json_tok(end));
+    }
+    VALUE(p, key, label, talloc_asprintf(p->blk, "0x%08" PRIx32 "..0x%08" PRIx32, first, end),
+          false, o);
+}
+
+void mdi_note(mdi_printer *p, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    if (p->failed)
+        return;
+    va_start(ap, fmt);
+    s = talloc_vasprintf(p->blk ? p->blk : (void *)p, fmt, ap);
+    va_end(ap);
+    if (!s) {
+        p->failed = true;
+        return;
+    }
+    if (text(p)) {
+        char **slot = NULL;
+        if (p->last == LAST_LINE && p->last_line < p->nlines) {
+            slot = &p->lines[p->last_line].value;
+        } else if (p->last == LAST_CELL) {
+            struct table *t = item_table(p);
+            if (t && p->last_row < t->nrows && p->last_cell < t->rowlen[p->last_row])
+                slot = &t->rows[p->last_row][p->last_cell];
+        }
+        if (slot) {
+            char *e = mdi_escape(p->blk, s, strlen(s), false);
+            *slot = e ? talloc_asprintf(p->blk, "%s (%s)", *slot, e) : NULL;
+            if (!*slot)
+                p->failed = true;
+        }
+    } else if (key && p->last_obj) {
+        json_object_set_new(p->last_obj, key, json_lossy(s, strlen(s)));
+    }
+    talloc_free(s);
+}
+
+void mdi_textf(mdi_printer *p, const char *label, const char *fmt, ...)
+{
+    va_list ap;
+    if (!text(p) || p->failed)
+        return;
+    if (!p->depth) {
+        /* A line of its own at top level. */
+        char *s;
+        block_begin(p);
+        va_start(ap, fmt);
+        s = talloc_vasprintf(p->blk, fmt, ap);
+        va_end(ap);
+        if (s) {
+            struct line *l = add_line(p, L_TEXT, 0);
+            if (l)
+                l->value = s;
+        } else {
+            p->failed = true;
+        }
+        block_end(p);
+        return;
+    }
+    if (label && text_on(p)) {
+        char *s;
+        va_start(ap, fmt);
+        s = talloc_vasprintf(p->blk, fmt, ap);
+        va_end(ap);
+        text_put(p, label, s, false);
+    }
+}

@@ -1,0 +1,2 @@
+# dump: constants in hex, strings quoted, coded indexes and lists as tokens.
+mdinspect -c 'dump TypeDef' data/corpus/dnfile/hello-world.exe

@@ -1,0 +1,2 @@
+# A file that does not exist.
+mdinspect data/corpus/no-such-file.exe
