@@ -39,4 +39,4 @@ endif
 
 # Every public header compiles alone as strict C11.
 TESTS += tests/headers.sh
-EXTRA_DIST += tests/summary.sh tests/headers.sh
+EXTRA_DIST += tests/summary.sh tests/headers.sh tests/valgrind.sh

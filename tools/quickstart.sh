@@ -3,7 +3,8 @@
 # mdinspect on the bundled sample or run the whole test suite.
 #   tools/quickstart.sh sample   install, build, mdinspect data/sample/Hello.exe
 #   tools/quickstart.sh test     install, build, make check (plain, then
-#                                ASan+UBSan), print "N passed, N failed"
+#                                ASan+UBSan), memcheck the unit tests and
+#                                mdinspect, print "N passed, N failed"
 set -eu
 mode=${1:-test}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,13 +58,17 @@ test)
             echo "== $d: ${log%.trs}.log"; tail -n 30 "${log%.trs}.log"
         done
     done
+    echo "valgrind (memcheck) on the plain build:"
+    tests/valgrind.sh build > build/valgrind.log 2>&1 || status=1
+    grep -v '^ok ' build/valgrind.log
     echo "plain build:"; tests/summary.sh build || status=1
     echo "ASan+UBSan build:"; tests/summary.sh build-asan || status=1
-    # The closing line CI reads: both builds together.
+    # The closing line CI reads: both builds and the valgrind pass together.
     p=0; f=0
-    for d in build build-asan; do
-        set -- $(tests/summary.sh "$d" | tail -n 1 | tr -d ',' | awk '{print $1, $3}')
-        p=$((p + $1)); f=$((f + $2))
+    for counts in "$(tests/summary.sh build | tail -n 1)" "$(tests/summary.sh build-asan | tail -n 1)" \
+        "$(tail -n 1 build/valgrind.log)"; do
+        set -- $(echo "$counts" | tr -d ',' | awk '{print $1, $3}')
+        p=$((p + ${1:-0})); f=$((f + ${2:-1}))
     done
     echo "$p passed, $f failed"
     exit $status

@@ -1,0 +1,434 @@
+/* The malformed-input suite: one Check test per line of cases.tsv (made by
+ * make-cases.py, see README.md). Each case file is opened from disk and again
+ * from a heap buffer of exactly its size, so a sanitizer sees any read past
+ * the end; both opens must give the same code, message, warnings and walk
+ * errors. Then the line's expectation is checked: the error of a failed open,
+ * a warning of an accepted oddity (with a clean walk), or an error met while
+ * walking every cell and every user string (with the rest still readable).
+ * The cases exercise ECMA-335 II.24 and II.25 and the PE/COFF headers. */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <talloc.h>
+
+#include <mdtools/mdtools.h>
+
+#include "paths.h"
+#include "walk.h"
+
+#define CASES_TSV "tests/corrupt/cases.tsv"
+#define MAX_WALK_ERRORS 200 /* enough to compare two walks; a bad case may have more */
+
+struct corrupt_case {
+    unsigned line;
+    char *name, *expect, *code, *msg, *why;
+};
+
+static void *cases_ctx; /* owns the two below; freed at exit */
+static struct corrupt_case *cases;
+static int ncases;
+static char *load_problem; /* why cases.tsv could not be read, or NULL */
+
+static void free_cases(void)
+{
+    talloc_free(cases_ctx);
+}
+
+static const struct {
+    const char *name;
+    int code;
+} codes[] = {
+    {"MDT_ENOMEM", MDT_ENOMEM},
+    {"MDT_EINVAL", MDT_EINVAL},
+    {"MDT_EIO", MDT_EIO},
+    {"MDT_EBADIMAGE", MDT_EBADIMAGE},
+    {"MDT_ETRUNC", MDT_ETRUNC},
+    {"MDT_ENOTFOUND", MDT_ENOTFOUND},
+    {"MDT_EUNSUPPORTED", MDT_EUNSUPPORTED},
+    {"MDT_ENOTDOTNET", MDT_ENOTDOTNET},
+    {"MDT_ENOHEAP", MDT_ENOHEAP},
+};
+
+static bool code_by_name(const char *name, int *code)
+{
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (strcmp(codes[i].name, name) == 0) {
+            *code = codes[i].code;
+            return true;
+        }
+    return false;
+}
+
+static const char *expects[] = {"open-error", "cell-error",           "us-error",
+                                "open-warn",  "open-warn+cell-error", "open-warn+us-error"};
+
+static bool known_expect(const char *e)
+{
+    for (size_t i = 0; i < sizeof expects / sizeof expects[0]; i++)
+        if (strcmp(expects[i], e) == 0)
+            return true;
+    return false;
+}
+
+/* Read cases.tsv: comment lines start with '#'; others have 5 tab-separated
+ * fields. Problems are kept for the tsv_is_well_formed test to report. */
+static void load_cases(void)
+{
+    char path[1024], buf[4096];
+    unsigned lineno = 0;
+    FILE *f = fopen(src_path(path, sizeof path, CASES_TSV), "r");
+    cases_ctx = talloc_new(NULL);
+    atexit(free_cases);
+    if (!f) {
+        load_problem = talloc_asprintf(cases_ctx, "cannot open %s", path);
+        return;
+    }
+    while (fgets(buf, sizeof buf, f)) {
+        char *field[5], *p = buf, *nl = strchr(buf, '\n');
+        int n = 0;
+        lineno++;
+        if (!nl && !feof(f)) {
+            load_problem = talloc_asprintf(cases_ctx, "%s:%u: line too long", path, lineno);
+            break;
+        }
+        if (nl)
+            *nl = '\0';
+        if (buf[0] == '#' || buf[0] == '\0')
+            continue;
+        while (n < 5 && p) {
+            field[n++] = p;
+            p = strchr(p, '\t');
+            if (p)
+                *p++ = '\0';
+        }
+        if (n != 5 || p) {
+            load_problem =
+                talloc_asprintf(cases_ctx, "%s:%u: want 5 tab-separated fields", path, lineno);
+            break;
+        }
+        cases = talloc_realloc(cases_ctx, cases, struct corrupt_case, ncases + 1);
+        struct corrupt_case *c = &cases[ncases++];
+        c->line = lineno;
+        c->name = talloc_strdup(cases_ctx, field[0]);
+        c->expect = talloc_strdup(cases_ctx, field[1]);
+        c->code = talloc_strdup(cases_ctx, field[2]);
+        c->msg = talloc_strdup(cases_ctx, field[3]);
+        c->why = talloc_strdup(cases_ctx, field[4]);
+    }
+    fclose(f);
+}
+
+/* What happened to one open of a case, and the walk after it. */
+struct walk_error {
+    char kind; /* 'c' row or cell (also identity), 'u' user string */
+    int code;
+    char *msg;
+};
+
+struct outcome {
+    int code;
+    char *msg; /* mdt_errmsg() of a failed open */
+    size_t nwarnings;
+    char **warnings;
+    size_t nerrors; /* errors met (all counted, MAX_WALK_ERRORS kept) */
+    struct walk_error *errors;
+    uint64_t cells_ok;    /* cells that decoded */
+    bool has_typedef1;    /* TypeDef has a row 1 ... */
+    const char *typedef1; /* ... and its TypeName (NULL if unreadable) */
+    walk_stats st;        /* tests/common walk_image() */
+    char *summary;        /* all of the above as text, to compare two opens */
+};
+
+static void note_error(struct outcome *o, char kind, int code)
+{
+    char m[600];
+    if (o->nerrors < MAX_WALK_ERRORS) {
+        o->errors = talloc_realloc(o, o->errors, struct walk_error, o->nerrors + 1);
+        o->errors[o->nerrors] =
+            (struct walk_error){kind, code, talloc_strdup(o, mdt_errmsg(m, sizeof m))};
+    }
+    o->nerrors++;
+}
+
+/* Every row and cell through the checked accessors, every range resolved,
+ * the assembly identities, every user string: each failure is recorded. */
+static void walk_recording(const mdt_image *img, struct outcome *o)
+{
+    for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
+        const mdt_table_schema *s = mdt_table_schema_get(t);
+        uint32_t n = mdt_table_rows(img, t);
+        int e;
+        if (!s)
+            continue;
+        for (uint32_t rid = 1; rid <= n; rid++) {
+            mdt_row r;
+            if ((e = mdt_row_get(&r, img, t, rid))) {
+                note_error(o, 'c', e);
+                break; /* the rest of the table lies beyond the stream too */
+            }
+            for (unsigned c = 0; c < s->ncols; c++) {
+                const char *str;
+                size_t len;
+                const uint8_t *p;
+                uint32_t blen, tok, first, count;
+                e = 0;
+                switch (s->cols[c].kind) {
+                case MDT_COLK_STR:
+                    e = mdt_row_string(&r, c, &str, &len);
+                    break;
+                case MDT_COLK_BLOB:
+                    e = mdt_row_blob(&r, c, &p, &blen);
+                    break;
+                case MDT_COLK_GUID:
+                    e = mdt_row_guid(&r, c, &p);
+                    break;
+                case MDT_COLK_LIST:
+                    if (!(e = mdt_row_range(&r, c, &first, &count)))
+                        for (uint32_t i = 0; i < count && !e; i++)
+                            e = mdt_range_item(img, s->cols[c].target, first + i, &tok);
+                    break;
+                case MDT_COLK_TAB:
+                case MDT_COLK_CODED:
+                    e = mdt_row_token(&r, c, &tok);
+                    break;
+                default:
+                    (void)mdt_row_raw(&r, c);
+                }
+                if (e)
+                    note_error(o, 'c', e);
+                else
+                    o->cells_ok++;
+            }
+        }
+    }
+    mdt_identity id;
+    int e;
+    if (mdt_table_rows(img, MDT_TABLE_Assembly) && (e = mdt_assembly_identity(img, &id)))
+        note_error(o, 'c', e);
+    for (uint32_t i = 1; i <= mdt_table_rows(img, MDT_TABLE_AssemblyRef); i++)
+        if ((e = mdt_assemblyref_identity(img, i, &id)))
+            note_error(o, 'c', e);
+    /* User strings, one after another (II.24.2.4). */
+    uint32_t us = mdt_heap_size(img, MDT_HEAP_US);
+    for (uint32_t off = 1; off < us;) {
+        const uint8_t *u;
+        uint32_t n;
+        int flag;
+        if ((e = mdt_heap_us(img, off, &u, &n, &flag))) {
+            note_error(o, 'u', e);
+            break; /* the next string's start is unknown */
+        }
+        uint32_t bytes = n * 2 + (flag >= 0);
+        off += (bytes < 0x80 ? 1 : bytes < 0x4000 ? 2 : 4) + bytes;
+    }
+}
+
+static struct outcome *open_case(void *ctx, const char *path, const uint8_t *buf, size_t len,
+                                 bool from_file)
+{
+    struct outcome *o = talloc_zero(ctx, struct outcome);
+    mdt_image *img = (mdt_image *)o; /* must be reset to NULL on failure */
+    char m[600];
+    mdt_clear_error();
+    o->code = from_file ? mdt_image_open_file(o, &img, path, 0)
+                        : mdt_image_open_buffer(o, &img, path, buf, len, 0);
+    o->summary = talloc_asprintf(o, "open %d\n", o->code);
+    if (o->code) {
+        ck_assert_msg(img == NULL, "%s: failed open left *out set", path);
+        o->msg = talloc_strdup(o, mdt_errmsg(m, sizeof m));
+        o->summary = talloc_asprintf_append(o->summary, "error: %s\n", o->msg);
+        return o;
+    }
+    ck_assert_ptr_nonnull(img);
+    o->nwarnings = mdt_image_warning_count(img);
+    o->warnings = talloc_array(o, char *, o->nwarnings ? o->nwarnings : 1);
+    for (size_t i = 0; i < o->nwarnings; i++) {
+        o->warnings[i] = talloc_strdup(o, mdt_image_warning(img, i));
+        o->summary = talloc_asprintf_append(o->summary, "warning: %s\n", o->warnings[i]);
+    }
+    walk_recording(img, o);
+    for (size_t i = 0; i < o->nerrors && i < MAX_WALK_ERRORS; i++)
+        o->summary = talloc_asprintf_append(o->summary, "walk %c %d: %s\n", o->errors[i].kind,
+                                            o->errors[i].code, o->errors[i].msg);
+    walk_image(img, &o->st);
+    o->summary = talloc_asprintf_append(
+        o->summary,
+        "walk: %zu errors, %llu cells ok; walk_image: %llu rows %llu cells %llu errors\n",
+        o->nerrors, (unsigned long long)o->cells_ok, (unsigned long long)o->st.rows,
+        (unsigned long long)o->st.cells, (unsigned long long)o->st.errors);
+    if (mdt_table_rows(img, MDT_TABLE_TypeDef)) {
+        mdt_row r;
+        const char *s;
+        o->has_typedef1 = true;
+        if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, 1) == 0 &&
+            mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &s, NULL) == 0)
+            o->typedef1 = talloc_strdup(o, s);
+        o->summary = talloc_asprintf_append(o->summary, "TypeDef 1: %s\n",
+                                            o->typedef1 ? o->typedef1 : "(unreadable)");
+    }
+    mdt_image_close(img);
+    return o;
+}
+
+static bool has_warning(const struct outcome *o, const char *needle)
+{
+    for (size_t i = 0; i < o->nwarnings; i++)
+        if (strstr(o->warnings[i], needle))
+            return true;
+    return false;
+}
+
+static bool has_error(const struct outcome *o, char kind, int code, const char *needle)
+{
+    for (size_t i = 0; i < o->nerrors && i < MAX_WALK_ERRORS; i++)
+        if (o->errors[i].kind == kind && o->errors[i].code == code &&
+            strstr(o->errors[i].msg, needle))
+            return true;
+    return false;
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = NULL;
+    long n;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        /* Exactly n bytes (1 for an empty file): reading past them is a bug
+         * a sanitizer reports. */
+        buf = malloc(n ? (size_t)n : 1);
+        if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        }
+        *len = (size_t)n;
+    }
+    fclose(f);
+    return buf;
+}
+
+START_TEST(tsv_is_well_formed)
+{
+    ck_assert_msg(!load_problem, "%s", load_problem);
+    ck_assert_msg(ncases >= 45, "only %d cases in %s", ncases, CASES_TSV);
+    for (int i = 0; i < ncases; i++) {
+        const struct corrupt_case *c = &cases[i];
+        int code;
+        ck_assert_msg(known_expect(c->expect), "line %u (%s): unknown expect %s", c->line, c->name,
+                      c->expect);
+        if (strcmp(c->expect, "open-warn") == 0)
+            ck_assert_msg(strcmp(c->code, "-") == 0, "line %u (%s): code must be -", c->line,
+                          c->name);
+        else
+            ck_assert_msg(code_by_name(c->code, &code), "line %u (%s): unknown code %s", c->line,
+                          c->name, c->code);
+        ck_assert_msg(
+            (strstr(c->msg, " && ") != NULL) == (strncmp(c->expect, "open-warn+", 10) == 0),
+            "line %u (%s): \"WARNING && ERROR\" goes with open-warn+...", c->line, c->name);
+        for (int j = 0; j < i; j++)
+            ck_assert_msg(strcmp(cases[j].name, c->name) != 0, "line %u: duplicate case %s",
+                          c->line, c->name);
+    }
+}
+END_TEST
+
+static void check_opened(const struct corrupt_case *c, const struct outcome *o, int want,
+                         const char *warn, const char *err);
+
+START_TEST(corrupt_case)
+{
+    ck_assert_msg(!load_problem && _i < ncases, "no case %d: %s", _i,
+                  load_problem ? load_problem : "");
+    const struct corrupt_case *c = &cases[_i];
+    void *ctx = talloc_new(NULL);
+    char rel[512], path[1024];
+    size_t len = 0;
+    int want = 0;
+    snprintf(rel, sizeof rel, "tests/corrupt/cases/%s.bin", c->name);
+    src_path(path, sizeof path, rel);
+    uint8_t *buf = read_file(path, &len);
+    ck_assert_msg(buf != NULL, "%s: cannot read %s", c->name, path);
+    if (strcmp(c->code, "-") != 0)
+        ck_assert_msg(code_by_name(c->code, &want), "%s: unknown code %s", c->name, c->code);
+
+    struct outcome *o = open_case(ctx, path, NULL, 0, true);
+    struct outcome *b = open_case(ctx, path, buf, len, false);
+    if (getenv("MDT_CORRUPT_VERBOSE"))
+        fprintf(stderr, "== %s (%s)\n%s", c->name, c->why, o->summary);
+    ck_assert_msg(
+        strcmp(o->summary, b->summary) == 0,
+        "%s: opening the file and the same bytes in a buffer differ:\n%.1500s---\n%.1500s", c->name,
+        o->summary, b->summary);
+
+    /* "WARNING && ERROR" for the combined kinds. */
+    const char *warn = c->msg, *err = c->msg;
+    char *split = strstr(c->msg, " && ");
+    if (split) {
+        warn = talloc_strndup(ctx, c->msg, (size_t)(split - c->msg));
+        err = split + 4;
+    }
+    const char *ex = c->expect;
+    if (strcmp(ex, "open-error") == 0) {
+        ck_assert_msg(o->code == want, "%s (%s): open gave %d (%s), want %s", c->name, c->why,
+                      o->code, o->msg ? o->msg : "success", c->code);
+        ck_assert_msg(strstr(o->msg, c->msg) != NULL, "%s (%s): message\n  %s\nlacks\n  %s",
+                      c->name, c->why, o->msg, c->msg);
+    } else {
+        check_opened(c, o, want, warn, err);
+    }
+    free(buf);
+    talloc_free(ctx);
+}
+END_TEST
+
+/* The expectations of a case whose open must succeed. */
+static void check_opened(const struct corrupt_case *c, const struct outcome *o, int want,
+                         const char *warn, const char *err)
+{
+    const char *ex = c->expect;
+    ck_assert_msg(o->code == 0, "%s (%s): open failed: %s", c->name, c->why, o->msg);
+    if (strncmp(ex, "open-warn", 9) == 0) {
+        ck_assert_msg(has_warning(o, warn), "%s (%s): no warning contains \"%s\":\n%.2000s",
+                      c->name, c->why, warn, o->summary);
+        ex += 9;
+        if (*ex == '+')
+            ex++;
+    }
+    if (*ex == '\0') {
+        /* An accepted oddity: everything else reads. */
+        ck_assert_msg(o->nerrors == 0 && o->st.errors == 0,
+                      "%s (%s): a warning case, but the walk failed:\n%.2000s", c->name, c->why,
+                      o->summary);
+    } else {
+        char kind = strcmp(ex, "us-error") == 0 ? 'u' : 'c';
+        ck_assert_msg(strcmp(ex, "cell-error") == 0 || kind == 'u', "%s: bad expect %s", c->name,
+                      c->expect);
+        ck_assert_msg(has_error(o, kind, want, err),
+                      "%s (%s): no %s error %s contains \"%s\":\n%.2000s", c->name, c->why,
+                      kind == 'u' ? "user string" : "cell", c->code, err, o->summary);
+        ck_assert_msg(o->st.errors > 0,
+                      "%s: walk_image() saw no error where the recording walk did", c->name);
+        /* The damage stays local: other cells still decode. */
+        ck_assert_msg(o->cells_ok > 0, "%s: no cell decoded at all:\n%.2000s", c->name, o->summary);
+    }
+    if (o->has_typedef1)
+        ck_assert_msg(o->typedef1 && strcmp(o->typedef1, "<Module>") == 0,
+                      "%s (%s): TypeDef row 1 does not read as <Module>:\n%.2000s", c->name, c->why,
+                      o->summary);
+}
+
+Suite *suite(void);
+Suite *suite(void)
+{
+    Suite *s = suite_create("corrupt");
+    TCase *tc = tcase_create("corrupt");
+    load_cases();
+    tcase_add_test(tc, tsv_is_well_formed);
+    /* One test per case, so each passes or fails on its own. */
+    tcase_add_loop_test(tc, corrupt_case, 0, ncases > 0 ? ncases : 1);
+    suite_add_tcase(s, tc);
+    return s;
+}
