@@ -3,8 +3,52 @@
 
 #include "walk.h"
 
-int walk_image(const mdt_image *img, walk_stats *st)
+static void fail(walk_stats *st, walk_error_fn fn, void *arg, char kind, int code)
 {
+    st->errors++;
+    if (fn)
+        fn(arg, kind, code);
+}
+
+static int cell(const mdt_image *img, const mdt_row *r, const mdt_column_schema *col, unsigned c,
+                walk_stats *st)
+{
+    const char *str;
+    size_t len;
+    const uint8_t *p;
+    uint32_t blen, tok, first, count;
+    int e = 0;
+    switch (col->kind) {
+    case MDT_COLK_STR:
+        if (!(e = mdt_row_string(r, c, &str, &len)))
+            st->string_bytes += len;
+        break;
+    case MDT_COLK_BLOB:
+        if (!(e = mdt_row_blob(r, c, &p, &blen)))
+            st->blob_bytes += blen;
+        break;
+    case MDT_COLK_GUID:
+        if (!(e = mdt_row_guid(r, c, &p)) && p)
+            st->guid_bytes += 16;
+        break;
+    case MDT_COLK_LIST:
+        if (!(e = mdt_row_range(r, c, &first, &count)))
+            for (uint32_t i = 0; i < count && !e; i++)
+                e = mdt_range_item(img, col->target, first + i, &tok);
+        break;
+    case MDT_COLK_TAB:
+    case MDT_COLK_CODED:
+        e = mdt_row_token(r, c, &tok);
+        break;
+    default:
+        (void)mdt_row_raw(r, c);
+    }
+    return e;
+}
+
+int walk_image_report(const mdt_image *img, walk_stats *st, walk_error_fn fn, void *arg)
+{
+    int e;
     memset(st, 0, sizeof *st);
     for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
         const mdt_table_schema *s = mdt_table_schema_get(t);
@@ -13,68 +57,44 @@ int walk_image(const mdt_image *img, walk_stats *st)
             continue;
         for (uint32_t rid = 1; rid <= n; rid++) {
             mdt_row r;
-            if (mdt_row_get(&r, img, t, rid)) {
-                st->errors++;
-                break; /* the rest of this table is beyond the stream too */
+            if ((e = mdt_row_get(&r, img, t, rid))) {
+                fail(st, fn, arg, 'c', e);
+                break; /* the rest of this table lies beyond the stream too */
             }
             st->rows++;
             for (unsigned c = 0; c < s->ncols; c++) {
-                const char *str;
-                size_t len;
-                const uint8_t *p;
-                uint32_t blen, tok, first, count;
-                int e = 0;
                 st->cells++;
-                switch (s->cols[c].kind) {
-                case MDT_COLK_STR:
-                    if (!(e = mdt_row_string(&r, c, &str, &len)))
-                        st->string_bytes += len;
-                    break;
-                case MDT_COLK_BLOB:
-                    if (!(e = mdt_row_blob(&r, c, &p, &blen)))
-                        st->blob_bytes += blen;
-                    break;
-                case MDT_COLK_GUID:
-                    if (!(e = mdt_row_guid(&r, c, &p)) && p)
-                        st->guid_bytes += 16;
-                    break;
-                case MDT_COLK_LIST:
-                    if (!(e = mdt_row_range(&r, c, &first, &count)))
-                        for (uint32_t i = 0; i < count && !e; i++)
-                            e = mdt_range_item(img, s->cols[c].target, first + i, &tok);
-                    break;
-                case MDT_COLK_TAB:
-                case MDT_COLK_CODED:
-                    e = mdt_row_token(&r, c, &tok);
-                    break;
-                default:
-                    (void)mdt_row_raw(&r, c);
-                }
-                if (e)
-                    st->errors++;
+                if ((e = cell(img, &r, &s->cols[c], c, st)))
+                    fail(st, fn, arg, 'c', e);
+                else
+                    st->cells_ok++;
             }
         }
     }
-    /* Every user string. */
+    mdt_identity id;
+    if (mdt_table_rows(img, MDT_TABLE_Assembly) && (e = mdt_assembly_identity(img, &id)))
+        fail(st, fn, arg, 'c', e);
+    for (uint32_t i = 1; i <= mdt_table_rows(img, MDT_TABLE_AssemblyRef); i++)
+        if ((e = mdt_assemblyref_identity(img, i, &id)))
+            fail(st, fn, arg, 'c', e);
+    /* User strings one after another (II.24.2.4): a blob length, then the
+     * UTF-16 code units and the flag byte when the length is odd. */
     uint32_t us = mdt_heap_size(img, MDT_HEAP_US);
     for (uint32_t off = 1; off < us;) {
         const uint8_t *u;
         uint32_t n;
         int flag;
-        if (mdt_heap_us(img, off, &u, &n, &flag)) {
-            st->errors++;
-            break;
+        if ((e = mdt_heap_us(img, off, &u, &n, &flag))) {
+            fail(st, fn, arg, 'u', e);
+            break; /* the next string's start is unknown */
         }
         uint32_t bytes = n * 2 + (flag >= 0);
-        uint32_t hdr = bytes < 0x80 ? 1 : bytes < 0x4000 ? 2 : 4;
-        if (bytes == 0 && flag < 0)
-            bytes = 0;
-        off += hdr + bytes;
+        off += (bytes < 0x80 ? 1 : bytes < 0x4000 ? 2 : 4) + bytes;
     }
-    mdt_identity id;
-    (void)mdt_assembly_identity(img, &id);
-    for (uint32_t i = 1; i <= mdt_table_rows(img, MDT_TABLE_AssemblyRef); i++)
-        if (mdt_assemblyref_identity(img, i, &id))
-            st->errors++;
     return 0;
+}
+
+int walk_image(const mdt_image *img, walk_stats *st)
+{
+    return walk_image_report(img, st, NULL, NULL);
 }

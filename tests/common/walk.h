@@ -1,6 +1,7 @@
 /* Full walk of an open image: every row, every cell decoded through the
- * checked accessors, every range resolved. Used by the fuzz harness, the
- * corpus test and the benchmark's correctness check. */
+ * checked accessors, every range resolved, the assembly identities, every
+ * user string. Used by the fuzz harness, the corrupt-input suite, the
+ * corpus tests and the benchmark's correctness check. */
 #ifndef MDT_TESTS_WALK_H
 #define MDT_TESTS_WALK_H
 
@@ -10,10 +11,17 @@
 
 typedef struct walk_stats {
     uint64_t rows, cells, string_bytes, blob_bytes, guid_bytes;
-    uint64_t errors;    /* cells that failed to decode */
+    uint64_t cells_ok;  /* cells that decoded */
+    uint64_t errors;    /* failures met (rows, cells, identities, user strings) */
 } walk_stats;
 
-/* Walks img; returns 0 (cell errors are counted, not fatal). */
+/* Called for each failure: kind 'c' (row, cell or identity) or 'u' (user
+ * string); mdt_last_error() holds the detail. */
+typedef void (*walk_error_fn)(void *arg, char kind, int code);
+
+/* Walks img; failures are counted (and reported to fn if given), never
+ * fatal. Returns 0. */
+int walk_image_report(const mdt_image *img, walk_stats *st, walk_error_fn fn, void *arg);
 int walk_image(const mdt_image *img, walk_stats *st);
 
 #endif
