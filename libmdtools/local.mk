@@ -12,7 +12,9 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/heaps.h \
 	libmdtools/include/mdtools/assembly.h \
 	libmdtools/include/mdtools/sig.h \
-	libmdtools/include/mdtools/names.h
+	libmdtools/include/mdtools/names.h \
+	libmdtools/include/mdtools/modset.h \
+	libmdtools/include/mdtools/typeref.h
 
 libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/error.h \
@@ -34,6 +36,12 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/find.c \
 	libmdtools/md/columns.c \
 	libmdtools/typeref/identity.c \
+	libmdtools/typeref/tr_int.h \
+	libmdtools/typeref/resolve_int.h \
+	libmdtools/typeref/modset.c \
+	libmdtools/typeref/index.c \
+	libmdtools/typeref/resolve.c \
+	libmdtools/typeref/memberref.c \
 	libmdtools/generics/decode.c \
 	libmdtools/generics/format.c
 

@@ -10,5 +10,7 @@
 #include <mdtools/assembly.h>
 #include <mdtools/sig.h>
 #include <mdtools/names.h>
+#include <mdtools/modset.h>
+#include <mdtools/typeref.h>
 
 #endif

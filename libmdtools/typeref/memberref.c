@@ -1,0 +1,480 @@
+/* MemberRef resolution (ECMA-335 II.22.25 MemberRef, II.23.2 signatures):
+ * the parent gives the defining TypeDef (TypeRef resolved as in resolve.c,
+ * TypeSpec GENERICINST by its generic type, ModuleRef by the module's
+ * <Module> type, MethodDef for vararg call sites); the member is the
+ * MethodDef or Field of that TypeDef, or of its base types (constructors
+ * excepted), whose name is equal and whose signature is equivalent.
+ *
+ * Equivalence is structural over the decoded trees: element types equal,
+ * custom modifiers equal, VAR/MVAR by number (a MemberRef on Gen<int> says
+ * !0 where the definition says !0), named types equal when they resolve to
+ * the same TypeDef of the same module; when a named type resolves nowhere,
+ * it is compared by name (both sides unresolved: assembly simple name and
+ * full name; one side unresolved: full name), which the result flags. A
+ * vararg call-site signature matches its definition by the part before
+ * SENTINEL. Two matching members mean "unresolved" (AMBIGUOUS), never a
+ * guess. Recursion follows the decoded trees, whose depth the decoder caps
+ * (MDT_SIG_MAX_DEPTH); base-type walks are loops with a bound and a cycle
+ * check. Decoded trees live under a temporary child of the caller's
+ * context. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <talloc.h>
+
+#include <mdtools/errors.h>
+#include <mdtools/names.h>
+#include <mdtools/sig.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "typeref/resolve_int.h"
+#include "util/error.h"
+
+#define MAX_BASES 64
+
+struct cmp {
+    const struct mdt_modview *v;
+    uint32_t rmi, dmi;   /* modules of the reference and of the definition */
+    bool by_name;
+};
+
+/* Assembly simple name and full type name of a TypeDef/TypeRef token of
+ * module mi, without resolving: "Asm|Ns.Outer+Inner". 0 on success. */
+static int static_name(const struct mdt_modview *v, uint32_t mi, uint32_t token, char *buf,
+                       size_t len, bool with_asm)
+{
+    const struct mdt_image *img = v->mods[mi]->img;
+    struct nm chain[MDT_RESOLVE_MAX_NEST];
+    unsigned n = 0;
+    const char *asmname = NULL;
+    uint32_t t = token;
+    for (;;) {
+        mdt_row r;
+        uint32_t next = 0;
+        if (n == MDT_RESOLVE_MAX_NEST)
+            return -1;
+        if (MDT_TOKEN_TABLE(t) == MDT_TABLE_TypeDef) {
+            if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(t)) ||
+                mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &chain[n].name, NULL) ||
+                mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &chain[n].ns, NULL) ||
+                mdt_typedef_enclosing(img, t, &next))
+                return -1;
+            n++;
+            if (!next) {
+                uint32_t a = v->asm_of[mi];
+                asmname = a != TR_NONE ? v->mods[a]->ident.name : v->mods[mi]->name;
+                break;
+            }
+            t = next;
+        } else if (MDT_TOKEN_TABLE(t) == MDT_TABLE_TypeRef) {
+            uint32_t scope;
+            if (mdt_row_get(&r, img, MDT_TABLE_TypeRef, MDT_TOKEN_RID(t)) ||
+                mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope) ||
+                mdt_row_string(&r, MDT_COL_TypeRef_TypeName, &chain[n].name, NULL) ||
+                mdt_row_string(&r, MDT_COL_TypeRef_TypeNamespace, &chain[n].ns, NULL))
+                return -1;
+            n++;
+            if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_TypeRef && MDT_TOKEN_RID(scope)) {
+                t = scope;
+                continue;
+            }
+            if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_AssemblyRef && MDT_TOKEN_RID(scope)) {
+                if (mdt_row_get(&r, img, MDT_TABLE_AssemblyRef, MDT_TOKEN_RID(scope)) ||
+                    mdt_row_string(&r, MDT_COL_AssemblyRef_Name, &asmname, NULL))
+                    return -1;
+            } else {
+                uint32_t a = v->asm_of[mi];
+                asmname = a != TR_NONE ? v->mods[a]->ident.name : v->mods[mi]->name;
+            }
+            break;
+        } else {
+            return -1;
+        }
+    }
+    size_t pos = 0;
+    int w = snprintf(buf, len, "%s|", with_asm && asmname ? asmname : "");
+    if (w < 0 || (size_t)w >= len)
+        return -1;
+    pos = (size_t)w;
+    for (unsigned i = n; i-- > 0;) {
+        w = snprintf(buf + pos, len - pos, "%s%s%s%s", chain[i].ns, *chain[i].ns ? "." : "",
+                     chain[i].name, i ? "+" : "");
+        if (w < 0 || (size_t)w >= len - pos)
+            return -1;
+        pos += (size_t)w;
+    }
+    /* Simple names compare case-insensitively: fold the assembly part. */
+    for (char *p = buf; *p && *p != '|'; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p + 32);
+    return 0;
+}
+
+static bool named_eq(struct cmp *k, uint32_t ta, uint32_t tb)
+{
+    struct tr_res ra, rb;
+    char na[1024], nb[1024];
+    bool ua, ub;
+    if (tr_resolve_type(k->v, k->rmi, ta, &ra) || tr_resolve_type(k->v, k->dmi, tb, &rb))
+        return false;
+    if (ra.resolved && rb.resolved)
+        return ra.module == rb.module && ra.token == rb.token;
+    ua = !ra.resolved;
+    ub = !rb.resolved;
+    /* One side unresolved: compare full names only (the resolved side by
+     * its definition); both: assembly simple names too. */
+    if (ua && ub) {
+        if (static_name(k->v, k->rmi, ta, na, sizeof na, true) ||
+            static_name(k->v, k->dmi, tb, nb, sizeof nb, true))
+            return false;
+    } else {
+        if (static_name(k->v, ua ? k->rmi : ra.module, ua ? ta : ra.token, na, sizeof na, false) ||
+            static_name(k->v, ub ? k->dmi : rb.module, ub ? tb : rb.token, nb, sizeof nb, false))
+            return false;
+    }
+    if (strcmp(na, nb))
+        return false;
+    k->by_name = true;
+    return true;
+}
+
+static bool method_eq(struct cmp *k, const mdt_method_sig *a, const mdt_method_sig *b,
+                      bool callsite);
+
+static bool type_eq(struct cmp *k, const mdt_type *a, const mdt_type *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->kind != b->kind || a->nmods != b->nmods)
+        return false;
+    for (uint16_t i = 0; i < a->nmods; i++)
+        if (a->mods[i].required != b->mods[i].required ||
+            !named_eq(k, a->mods[i].token, b->mods[i].token))
+            return false;
+    switch (a->kind) {
+    case MDT_ELEMENT_TYPE_CLASS:
+    case MDT_ELEMENT_TYPE_VALUETYPE:
+        return named_eq(k, a->token, b->token);
+    case MDT_ELEMENT_TYPE_VAR:
+    case MDT_ELEMENT_TYPE_MVAR:
+        return a->number == b->number;
+    case MDT_ELEMENT_TYPE_PTR:
+    case MDT_ELEMENT_TYPE_BYREF:
+    case MDT_ELEMENT_TYPE_SZARRAY:
+        return type_eq(k, a->elem, b->elem);
+    case MDT_ELEMENT_TYPE_ARRAY: {
+        const mdt_array_shape *x = a->shape, *y = b->shape;
+        if (!x || !y || x->rank != y->rank || x->nsizes != y->nsizes ||
+            x->nlobounds != y->nlobounds)
+            return false;
+        for (uint32_t i = 0; i < x->nsizes; i++)
+            if (x->sizes[i] != y->sizes[i])
+                return false;
+        for (uint32_t i = 0; i < x->nlobounds; i++)
+            if (x->lobounds[i] != y->lobounds[i])
+                return false;
+        return type_eq(k, a->elem, b->elem);
+    }
+    case MDT_ELEMENT_TYPE_GENERICINST:
+        if (a->nargs != b->nargs || !type_eq(k, a->elem, b->elem))
+            return false;
+        for (uint32_t i = 0; i < a->nargs; i++)
+            if (!type_eq(k, a->args[i], b->args[i]))
+                return false;
+        return true;
+    case MDT_ELEMENT_TYPE_FNPTR:
+        return a->method && b->method && method_eq(k, a->method, b->method, false);
+    case MDT_ELEMENT_TYPE_INTERNAL:
+        return a->internal == b->internal;
+    default:
+        return true; /* primitives, TYPEDBYREF, OBJECT, STRING, ... */
+    }
+}
+
+/* a: the reference (a call site when `callsite`), b: the definition. */
+static bool method_eq(struct cmp *k, const mdt_method_sig *a, const mdt_method_sig *b,
+                      bool callsite)
+{
+    uint32_t fixed = a->nparams;
+    if ((a->callconv & ~MDT_CC_MASK) != (b->callconv & ~MDT_CC_MASK) ||
+        (a->callconv & MDT_CC_MASK) != (b->callconv & MDT_CC_MASK) || a->gen_count != b->gen_count)
+        return false;
+    if (callsite && (a->callconv & MDT_CC_MASK) == MDT_CC_VARARG && a->sentinel != UINT32_MAX)
+        fixed = a->sentinel;
+    if (fixed != b->nparams || (!callsite && a->sentinel != b->sentinel))
+        return false;
+    if (!type_eq(k, a->ret, b->ret))
+        return false;
+    for (uint32_t i = 0; i < fixed; i++)
+        if (!type_eq(k, a->params[i], b->params[i]))
+            return false;
+    return true;
+}
+
+/* Search TypeDef rid of module dmi for members named `name` matching `rsig`.
+ * Returns the number of matches (the first in *member). */
+static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
+                       const char *name, uint32_t dmi, uint32_t rid, uint32_t *member,
+                       bool *by_name)
+{
+    const struct mdt_image *img = c->v->mods[dmi]->img;
+    bool method = rsig->kind == MDT_SIG_METHOD;
+    unsigned table = method ? MDT_TABLE_MethodDef : MDT_TABLE_Field;
+    mdt_row tr;
+    uint32_t first, count;
+    int matches = 0;
+    if (mdt_row_get(&tr, img, MDT_TABLE_TypeDef, rid) ||
+        mdt_row_range(&tr, method ? MDT_COL_TypeDef_MethodList : MDT_COL_TypeDef_FieldList, &first,
+                      &count))
+        return -1;
+    for (uint32_t p = first; p < first + count; p++) {
+        mdt_row r;
+        uint32_t m;
+        const char *mn;
+        mdt_sig dsig;
+        struct cmp k = {c->v, rmi, dmi, false};
+        bool eq;
+        int e;
+        if ((e = mdt_range_item(img, table, p, &m)) || (e = mdt_row_get(&r, img, table, m))) {
+            if (e == MDT_ETRUNC)
+                break; /* the table is damaged from here on */
+            continue;
+        }
+        if (mdt_row_string(&r, method ? MDT_COL_MethodDef_Name : MDT_COL_Field_Name, &mn, NULL) ||
+            strcmp(mn, name))
+            continue;
+        if (mdt_sig_of_token(tmp, &dsig, img, MDT_TOKEN(table, m)) || dsig.kind != rsig->kind) {
+            NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
+                    "%s 0x%08x: signature unreadable", name, MDT_TOKEN(table, m));
+            continue;
+        }
+        eq = method ? method_eq(&k, rsig->method, dsig.method, true) : type_eq(&k, rsig->type, dsig.type);
+        if (!eq) {
+            NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
+                    "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
+            continue;
+        }
+        if (!matches++)
+            *member = MDT_TOKEN(table, m);
+        *by_name |= k.by_name;
+    }
+    return matches;
+}
+
+/* The TypeDef a type token of module mi stands for (TypeDef, TypeRef,
+ * TypeSpec GENERICINST), resolved through the cache. */
+static int base_of(struct rc *c, void *tmp, uint32_t mi, uint32_t rid, uint32_t *bmi,
+                   uint32_t *brid)
+{
+    const struct mdt_image *img = c->v->mods[mi]->img;
+    mdt_row r;
+    uint32_t ext;
+    struct tr_res res;
+    if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, rid) ||
+        mdt_row_token(&r, MDT_COL_TypeDef_Extends, &ext) || !MDT_TOKEN_RID(ext))
+        return -1;
+    if (MDT_TOKEN_TABLE(ext) == MDT_TABLE_TypeSpec) {
+        mdt_sig s;
+        if (mdt_sig_of_token(tmp, &s, img, ext) || !s.type ||
+            s.type->kind != MDT_ELEMENT_TYPE_GENERICINST || !s.type->elem)
+            return -1;
+        ext = s.type->elem->token;
+    }
+    if (tr_resolve_type(c->v, mi, ext, &res) || !res.resolved)
+        return -1;
+    *bmi = res.module;
+    *brid = MDT_TOKEN_RID(res.token);
+    return 0;
+}
+
+static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid)
+{
+    const struct mdt_image *img = c->v->mods[mi]->img;
+    uint32_t tok = MDT_TOKEN(MDT_TABLE_MemberRef, rid), parent, dmi = mi, drid = 0;
+    const char *name;
+    mdt_row r;
+    mdt_sig rsig;
+    if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, rid) ||
+        mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent) ||
+        mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, NULL) ||
+        mdt_sig_of_token(tmp, &rsig, img, tok) ||
+        (rsig.kind != MDT_SIG_METHOD && rsig.kind != MDT_SIG_FIELD)) {
+        rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok);
+        NOTE(c, MDT_TRACE_RESULT, mi, tok, 0, "MemberRef row %u or its signature cannot be read",
+                rid);
+        return;
+    }
+    NOTE(c, MDT_TRACE_STEP, mi, parent, 0, "member %s: find its parent 0x%08x", name, parent);
+    switch (MDT_TOKEN_RID(parent) ? MDT_TOKEN_TABLE(parent) : MDT_NOTABLE) {
+    case MDT_TABLE_TypeDef:
+        drid = MDT_TOKEN_RID(parent);
+        break;
+    case MDT_TABLE_TypeRef:
+        rc_typeref(c, mi, MDT_TOKEN_RID(parent));
+        if (!c->r.resolved)
+            return;
+        dmi = c->r.module;
+        drid = MDT_TOKEN_RID(c->r.token);
+        c->r.resolved = false;
+        break;
+    case MDT_TABLE_TypeSpec: {
+        mdt_sig ts;
+        if (mdt_sig_of_token(tmp, &ts, img, parent) || !ts.type) {
+            rc_fail(c, MDT_RES_BAD_IMAGE, mi, parent);
+            return;
+        }
+        if (ts.type->kind != MDT_ELEMENT_TYPE_GENERICINST || !ts.type->elem) {
+            rc_fail(c, MDT_RES_NO_SUCH_MEMBER, mi, parent);
+            NOTE(c, MDT_TRACE_RESULT, mi, parent, 0,
+                    "%s is a member of a constructed type (array, pointer, ...): the runtime "
+                    "provides it, no metadata defines it",
+                    name);
+            return;
+        }
+        uint32_t g = ts.type->elem->token;
+        if (MDT_TOKEN_TABLE(g) == MDT_TABLE_TypeRef) {
+            rc_typeref(c, mi, MDT_TOKEN_RID(g));
+            if (!c->r.resolved)
+                return;
+            dmi = c->r.module;
+            drid = MDT_TOKEN_RID(c->r.token);
+            c->r.resolved = false;
+        } else if (MDT_TOKEN_TABLE(g) == MDT_TABLE_TypeDef) {
+            drid = MDT_TOKEN_RID(g);
+        } else {
+            rc_fail(c, MDT_RES_BAD_IMAGE, mi, parent);
+            return;
+        }
+        break;
+    }
+    case MDT_TABLE_ModuleRef:
+        if ((dmi = rc_moduleref(c, mi, parent)) == TR_NONE)
+            return;
+        drid = 1; /* <Module>: global functions and fields */
+        break;
+    case MDT_TABLE_MethodDef: {
+        /* A vararg call site of a method of this module. */
+        mdt_row mr;
+        const char *mn;
+        if (mdt_row_get(&mr, img, MDT_TABLE_MethodDef, MDT_TOKEN_RID(parent)) ||
+            mdt_row_string(&mr, MDT_COL_MethodDef_Name, &mn, NULL)) {
+            rc_fail(c, MDT_RES_BAD_IMAGE, mi, parent);
+            return;
+        }
+        if (strcmp(mn, name)) {
+            rc_fail(c, MDT_RES_NO_SUCH_MEMBER, mi, parent);
+            NOTE(c, MDT_TRACE_RESULT, mi, parent, 0, "MethodDef parent is named %s, not %s", mn,
+                    name);
+            return;
+        }
+        c->r.resolved = true;
+        c->r.reason = MDT_RES_OK;
+        c->r.module = mi;
+        c->r.token = parent;
+        return;
+    }
+    default:
+        rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok);
+        return;
+    }
+    if (!c->v->mods[dmi]->img) {
+        rc_fail(c, MDT_RES_NO_METADATA, dmi, 0);
+        return;
+    }
+    /* The type, then its bases (constructors are not inherited). */
+    bool walk = strcmp(name, ".ctor") && strcmp(name, ".cctor");
+    uint32_t seen_mi[MAX_BASES], seen_rid[MAX_BASES];
+    for (unsigned depth = 0;; depth++) {
+        uint32_t member = 0, bmi, brid;
+        bool by_name = false;
+        int n;
+        for (unsigned i = 0; i < depth; i++)
+            if (seen_mi[i] == dmi && seen_rid[i] == drid) {
+                rc_fail(c, MDT_RES_CYCLE, dmi, MDT_TOKEN(MDT_TABLE_TypeDef, drid));
+                NOTE(c, MDT_TRACE_RESULT, dmi, MDT_TOKEN(MDT_TABLE_TypeDef, drid), 0,
+                        "base types loop");
+                return;
+            }
+        if (depth == MAX_BASES) {
+            rc_fail(c, MDT_RES_HOP_LIMIT, dmi, MDT_TOKEN(MDT_TABLE_TypeDef, drid));
+            return;
+        }
+        seen_mi[depth] = dmi;
+        seen_rid[depth] = drid;
+        n = search_type(c, tmp, mi, &rsig, name, dmi, drid, &member, &by_name);
+        if (n < 0) {
+            rc_fail(c, MDT_RES_BAD_IMAGE, dmi, MDT_TOKEN(MDT_TABLE_TypeDef, drid));
+            return;
+        }
+        if (n == 1) {
+            c->r.resolved = true;
+            c->r.reason = MDT_RES_OK;
+            c->r.module = dmi;
+            c->r.token = member;
+            if (by_name)
+                c->r.flags |= MDT_RES_SIG_BY_NAME;
+            return;
+        }
+        if (n > 1) {
+            c->r.flags |= MDT_RES_AMBIGUOUS;
+            rc_fail(c, MDT_RES_NO_SUCH_MEMBER, dmi, MDT_TOKEN(MDT_TABLE_TypeDef, drid));
+            NOTE(c, MDT_TRACE_RESULT, dmi, member, 0, "%d members named %s match", n, name);
+            return;
+        }
+        if (!walk || base_of(c, tmp, dmi, drid, &bmi, &brid)) {
+            rc_fail(c, MDT_RES_NO_SUCH_MEMBER, seen_mi[0], MDT_TOKEN(MDT_TABLE_TypeDef, seen_rid[0]));
+            NOTE(c, MDT_TRACE_RESULT, seen_mi[0], MDT_TOKEN(MDT_TABLE_TypeDef, seen_rid[0]), 0,
+                    "no member %s with that signature", name);
+            return;
+        }
+        NOTE(c, MDT_TRACE_STEP, bmi, MDT_TOKEN(MDT_TABLE_TypeDef, brid), 0,
+                "not in TypeDef 0x%08x: try its base type", MDT_TOKEN(MDT_TABLE_TypeDef, drid));
+        dmi = bmi;
+        drid = brid;
+    }
+}
+
+int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+                          const mdt_modview *view, uintptr_t module, uint32_t token,
+                          const mdt_resolve_opts *opts)
+{
+    struct rc c;
+    uint32_t mi;
+    int e;
+    struct tr_centry *slot = NULL;
+    void *tmp;
+    if (tr_cache_export_fast(view, module, token, opts, trace, out))
+        return 0;
+    memset(out, 0, sizeof *out);
+    if ((e = rc_begin(&c, mem_ctx, trace, view, module, token, opts, &mi)))
+        return e;
+    if (MDT_TOKEN_TABLE(token) != MDT_TABLE_MemberRef || !MDT_TOKEN_RID(token) ||
+        (view->mods[mi]->img &&
+         MDT_TOKEN_RID(token) > mdt_table_rows(view->mods[mi]->img, MDT_TABLE_MemberRef)))
+        return rc_error(&c, mdt__fail_simple(MDT_EINVAL,
+                                             "resolve: token 0x%08x is not a MemberRef row", token));
+    if (!view->mods[mi]->img) {
+        rc_fail(&c, MDT_RES_NO_METADATA, mi, 0);
+        rc_end(&c, out);
+        return 0;
+    }
+    if (c.cacheable) {
+        slot = tr_cache_slot(view, mi, token);
+        if (tr_cache_read(slot, &c.r)) {
+            tr_res_export(view, &c.r, out);
+            return 0;
+        }
+    }
+    if (!(tmp = talloc_new(mem_ctx)))
+        return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory resolving a MemberRef"));
+    resolve_memberref(&c, tmp, mi, MDT_TOKEN_RID(token));
+    talloc_free(tmp);
+    if (c.cacheable)
+        tr_cache_write(slot, &c.r);
+    rc_end(&c, out);
+    if (c.trace_failed)
+        return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
+    return 0;
+}

@@ -1,0 +1,599 @@
+/* The module set: registered modules, their assembly identities (ECMA-335
+ * II.22.2 Assembly, computed once at add), multi-module assemblies (II.6.5,
+ * II.22.19 File), and immutable snapshots ("views") published RCU-style.
+ *
+ * Readers: mdt_modset_acquire() bumps a set-wide counter of readers in the
+ * acquire window, loads the current snapshot, takes a reference on it and
+ * leaves the window. Writers serialize on the mutex, build a new snapshot
+ * with malloc, publish it with an atomic store and retire the old one. A
+ * retired snapshot is freed by a writer once no reader is in the acquire
+ * window and its reference count is zero: a reader that loaded it before it
+ * was unpublished was in the window, so it either shows up in the count or
+ * has already taken its reference (all these atomics are sequentially
+ * consistent). A removed module is freed once no retired snapshot older than
+ * its removal remains. Readers never free and never call talloc. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <talloc.h>
+
+#include <mdtools/errors.h>
+#include <mdtools/image.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "typeref/tr_int.h"
+#include "util/error.h"
+
+int tr_ascii_casecmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z')
+            x = (unsigned char)(x + 32);
+        if (y >= 'A' && y <= 'Z')
+            y = (unsigned char)(y + 32);
+        if (x != y)
+            return x < y ? -1 : 1;
+        if (!x)
+            return 0;
+    }
+}
+
+uint32_t tr_name_hash_ci(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        unsigned char c = *p;
+        if (c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c + 32);
+        h ^= c;
+        h *= 16777619u;
+    }
+    return h ^ (h >> 15);
+}
+
+static uint32_t id_hash(uintptr_t id)
+{
+    uint64_t x = (uint64_t)id;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+/* ---- module records ------------------------------------------------------ */
+
+static void mod_free(struct tr_mod *m)
+{
+    if (!m)
+        return;
+    tr_index_free(atomic_load_explicit(&m->idx, memory_order_relaxed));
+    free(m->name);
+    free(m->path);
+    free(m->culture);
+    talloc_free(m->owned);
+    free(m);
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static struct tr_mod *mod_new(const mdt_module_desc *d)
+{
+    struct tr_mod *m = calloc(1, sizeof *m);
+    const char *name = d->name;
+    if (!m)
+        return NULL;
+    m->id = d->id;
+    m->img = d->image;
+    m->domain = d->appdomain;
+    m->manifest_req = d->manifest;
+    if (d->image) {
+        mdt_row r;
+        const char *mname = NULL;
+        if (mdt_row_get(&r, d->image, MDT_TABLE_Module, 1) ||
+            mdt_row_string(&r, MDT_COL_Module_Name, &mname, NULL))
+            m->bad = true;
+        if (!name)
+            name = mname;
+        if (mdt_table_rows(d->image, MDT_TABLE_Assembly)) {
+            if (mdt_assembly_identity(d->image, &m->ident) == 0)
+                m->manifest = true;
+            else
+                m->bad = true;
+        }
+    }
+    if (!name)
+        name = d->path ? basename_of(d->path) : "";
+    m->name = xstrdup(name);
+    m->path = d->path ? xstrdup(d->path) : NULL;
+    {
+        const char *c = m->manifest && m->ident.culture ? m->ident.culture : "";
+        m->culture = xstrdup(tr_ascii_casecmp(c, "neutral") ? c : "");
+    }
+    m->name_hash = tr_name_hash_ci(m->manifest && m->ident.name ? m->ident.name : "");
+    if (!m->name || (d->path && !m->path) || !m->culture) {
+        mod_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* ---- snapshots ----------------------------------------------------------- */
+
+static void view_free(struct mdt_modview *v)
+{
+    if (!v)
+        return;
+    if (v->cache)
+        for (uint32_t i = 0; i < v->n; i++) {
+            struct tr_cache *c = atomic_load_explicit(&v->cache[i], memory_order_relaxed);
+            if (c) {
+                free(c->block);
+                free(c->ar);
+                free(c);
+            }
+        }
+    free(v->cache);
+    free(v->mods);
+    free(v->asm_of);
+    free(v->idtab);
+    free(v->ntab);
+    free(v->nnext);
+    free(v);
+}
+
+uint32_t tr_view_find(const struct mdt_modview *v, uintptr_t id)
+{
+    if (!v->idtab || !id)
+        return TR_NONE;
+    for (uint32_t i = id_hash(id) & v->idmask, n = 0; n <= v->idmask;
+         i = (i + 1) & v->idmask, n++) {
+        const struct tr_idslot *e = &v->idtab[i];
+        if (e->id == id)
+            return e->index;
+        if (!e->id)
+            return TR_NONE;
+    }
+    return TR_NONE;
+}
+
+bool tr_visible(const struct mdt_modview *v, uint32_t from, uint32_t cand)
+{
+    uintptr_t c = v->mods[cand]->domain;
+    return c == MDT_APPDOMAIN_SHARED || c == v->mods[from]->domain;
+}
+
+/* Does manifest a's File table name `name`? */
+static bool lists_file(const struct tr_mod *a, const char *name)
+{
+    uint32_t n = tr_rows(a->img, MDT_TABLE_File);
+    for (uint32_t i = 1; i <= n; i++) {
+        mdt_row r;
+        const char *f;
+        if (mdt_row_get(&r, a->img, MDT_TABLE_File, i) ||
+            mdt_row_string(&r, MDT_COL_File_Name, &f, NULL))
+            continue;
+        if (!tr_ascii_casecmp(f, name))
+            return true;
+    }
+    return false;
+}
+
+uint32_t tr_assembly_module(const struct mdt_modview *v, uint32_t a, const char *name)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->asm_of[i] == a && !tr_ascii_casecmp(v->mods[i]->name, name))
+            return i;
+    /* A .netmodule listed by several manifests belongs to the first one;
+     * the others still find it, unless the caller tied it elsewhere. */
+    if (!lists_file(v->mods[a], name))
+        return TR_NONE;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const struct tr_mod *m = v->mods[i];
+        if (!m->manifest && !m->manifest_req && tr_visible(v, a, i) &&
+            !tr_ascii_casecmp(m->name, name))
+            return i;
+    }
+    return TR_NONE;
+}
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+    uint32_t c = 8;
+    while (c < n && c < (1u << 30))
+        c <<= 1;
+    return c;
+}
+
+static struct mdt_modview *view_build(mdt_modset *set)
+{
+    struct mdt_modview *v = calloc(1, sizeof *v);
+    uint32_t n = set->nlive, *tail = NULL;
+    if (!v)
+        return NULL;
+    v->n = n;
+    v->gen = set->gen;
+    atomic_init(&v->refs, 1);
+    v->mods = malloc(sizeof *v->mods * (n ? n : 1));
+    v->asm_of = malloc(sizeof *v->asm_of * (n ? n : 1));
+    v->idmask = pow2_at_least(2 * n) - 1;
+    v->idtab = calloc((size_t)v->idmask + 1, sizeof *v->idtab);
+    v->nmask = pow2_at_least(2 * n) - 1;
+    v->ntab = calloc((size_t)v->nmask + 1, sizeof *v->ntab);
+    v->nnext = calloc(n ? n : 1, sizeof *v->nnext);
+    v->cache = calloc(n ? n : 1, sizeof *v->cache);
+    tail = calloc((size_t)v->nmask + 1, sizeof *tail);
+    if (!v->mods || !v->asm_of || !v->idtab || !v->ntab || !v->nnext || !v->cache || !tail) {
+        free(tail);
+        view_free(v);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct tr_mod *m = set->live[i];
+        v->mods[i] = m;
+        uint32_t k = id_hash(m->id) & v->idmask;
+        while (v->idtab[k].id)
+            k = (k + 1) & v->idmask;
+        v->idtab[k] = (struct tr_idslot){m->id, i};
+        if (m->manifest) {
+            uint32_t b = m->name_hash & v->nmask;
+            if (tail[b])
+                v->nnext[tail[b] - 1] = i + 1;
+            else
+                v->ntab[b] = i + 1;
+            tail[b] = i + 1;
+        }
+    }
+    free(tail);
+    /* Assemblies: manifests are their own; netmodules by request or File name. */
+    for (uint32_t i = 0; i < n; i++) {
+        struct tr_mod *m = v->mods[i];
+        v->asm_of[i] = TR_NONE;
+        if (m->manifest) {
+            v->asm_of[i] = i;
+        } else if (m->manifest_req) {
+            uint32_t j = tr_view_find(v, m->manifest_req);
+            if (j != TR_NONE && v->mods[j]->manifest)
+                v->asm_of[i] = j;
+        } else if (m->img && m->name[0]) {
+            for (uint32_t j = 0; j < n; j++)
+                if (v->mods[j]->manifest && tr_visible(v, i, j) && lists_file(v->mods[j], m->name)) {
+                    v->asm_of[i] = j;
+                    break;
+                }
+        }
+    }
+    return v;
+}
+
+/* Writer, lock held: free retired snapshots and dead modules nobody can see. */
+static size_t reclaim_locked(mdt_modset *set)
+{
+    size_t held = 0;
+    uint64_t min_gen = UINT64_MAX;
+    if (atomic_load(&set->acquiring) == 0) {
+        for (struct mdt_modview **pp = &set->retired; *pp;) {
+            struct mdt_modview *r = *pp;
+            if (atomic_load(&r->refs) == 0) {
+                *pp = r->next_retired;
+                view_free(r);
+            } else {
+                pp = &r->next_retired;
+            }
+        }
+    }
+    for (struct mdt_modview *r = set->retired; r; r = r->next_retired) {
+        held++;
+        if (r->gen < min_gen)
+            min_gen = r->gen;
+    }
+    for (struct tr_mod **pp = &set->dead; *pp;) {
+        struct tr_mod *m = *pp;
+        if (m->dead_gen <= min_gen) {
+            *pp = m->next_dead;
+            mod_free(m);
+        } else {
+            pp = &m->next_dead;
+        }
+    }
+    return held;
+}
+
+static void publish_locked(mdt_modset *set, struct mdt_modview *v)
+{
+    struct mdt_modview *old = atomic_exchange(&set->cur, v);
+    if (old) {
+        old->next_retired = set->retired;
+        set->retired = old;
+        atomic_fetch_sub(&old->refs, 1);
+    }
+    reclaim_locked(set);
+}
+
+static int modset_destroy(mdt_modset *set)
+{
+    view_free(atomic_load(&set->cur));
+    while (set->retired) {
+        struct mdt_modview *r = set->retired;
+        set->retired = r->next_retired;
+        view_free(r);
+    }
+    for (uint32_t i = 0; i < set->nlive; i++)
+        mod_free(set->live[i]);
+    free(set->live);
+    while (set->dead) {
+        struct tr_mod *m = set->dead;
+        set->dead = m->next_dead;
+        mod_free(m);
+    }
+    pthread_mutex_destroy(&set->lock);
+    return 0;
+}
+
+int mdt_modset_new(void *mem_ctx, mdt_modset **out)
+{
+    mdt_modset *set = talloc_zero(mem_ctx, mdt_modset);
+    struct mdt_modview *v;
+    *out = NULL;
+    if (!set)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory creating a module set");
+    if (pthread_mutex_init(&set->lock, NULL)) {
+        talloc_free(set);
+        return mdt__fail_simple(MDT_ENOMEM, "cannot create the module set's mutex");
+    }
+    atomic_init(&set->cur, NULL);
+    atomic_init(&set->acquiring, 0);
+    talloc_set_destructor(set, modset_destroy);
+    if (!(v = view_build(set))) {
+        talloc_free(set);
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory creating a module set");
+    }
+    atomic_store(&set->cur, v);
+    *out = set;
+    return 0;
+}
+
+int mdt_modset_add_many(mdt_modset *set, const mdt_module_desc *descs, size_t n, unsigned flags)
+{
+    struct mdt_modview *v, *cur;
+    uint32_t first;
+    if (!set || (n && !descs))
+        return mdt__fail_simple(MDT_EINVAL, "mdt_modset_add: no set or no descriptors");
+    pthread_mutex_lock(&set->lock);
+    cur = atomic_load(&set->cur);
+    for (size_t i = 0; i < n; i++) {
+        bool dup = !descs[i].id || tr_view_find(cur, descs[i].id) != TR_NONE;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = descs[j].id == descs[i].id;
+        if (dup) {
+            pthread_mutex_unlock(&set->lock);
+            return mdt__fail_simple(MDT_EINVAL,
+                                    "mdt_modset_add: module ID %#jx is 0 or already registered",
+                                    (uintmax_t)descs[i].id);
+        }
+    }
+    if (n > UINT32_MAX / 2 - set->nlive)
+        goto nomem;
+    if (set->nlive + n > set->caplive) {
+        uint32_t cap = set->caplive ? set->caplive : 16;
+        while (cap < set->nlive + n)
+            cap *= 2;
+        struct tr_mod **p = realloc(set->live, sizeof *p * cap);
+        if (!p)
+            goto nomem;
+        set->live = p;
+        set->caplive = cap;
+    }
+    first = set->nlive;
+    for (size_t i = 0; i < n; i++) {
+        struct tr_mod *m = mod_new(&descs[i]);
+        if (!m)
+            goto undo;
+        set->live[set->nlive++] = m;
+    }
+    set->gen++;
+    if (!(v = view_build(set))) {
+        set->gen--;
+        goto undo;
+    }
+    /* Take the images only once nothing can fail any more. */
+    for (size_t i = 0; i < n; i++)
+        if ((flags & MDT_MODSET_OWN_IMAGE) && descs[i].image)
+            set->live[first + i]->owned = talloc_steal(set, (void *)descs[i].image);
+    publish_locked(set, v);
+    pthread_mutex_unlock(&set->lock);
+    return 0;
+undo:
+    while (set->nlive > first)
+        mod_free(set->live[--set->nlive]);
+nomem:
+    pthread_mutex_unlock(&set->lock);
+    return mdt__fail_simple(MDT_ENOMEM, "out of memory adding modules");
+}
+
+int mdt_modset_add(mdt_modset *set, const mdt_module_desc *desc, unsigned flags)
+{
+    if (!desc)
+        return mdt__fail_simple(MDT_EINVAL, "mdt_modset_add: no descriptor");
+    return mdt_modset_add_many(set, desc, 1, flags);
+}
+
+int mdt_modset_remove(mdt_modset *set, uintptr_t id)
+{
+    struct mdt_modview *v;
+    uint32_t i;
+    if (!set)
+        return mdt__fail_simple(MDT_EINVAL, "mdt_modset_remove: no set");
+    pthread_mutex_lock(&set->lock);
+    for (i = 0; i < set->nlive && set->live[i]->id != id; i++)
+        ;
+    if (i == set->nlive) {
+        pthread_mutex_unlock(&set->lock);
+        return mdt__fail_simple(MDT_ENOTFOUND, "mdt_modset_remove: no module %#jx",
+                                (uintmax_t)id);
+    }
+    struct tr_mod *m = set->live[i];
+    memmove(&set->live[i], &set->live[i + 1], sizeof *set->live * (set->nlive - i - 1));
+    set->nlive--;
+    set->gen++;
+    if (!(v = view_build(set))) {
+        memmove(&set->live[i + 1], &set->live[i], sizeof *set->live * (set->nlive - i));
+        set->live[i] = m;
+        set->nlive++;
+        set->gen--;
+        pthread_mutex_unlock(&set->lock);
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory removing a module");
+    }
+    m->dead_gen = set->gen;
+    m->next_dead = set->dead;
+    set->dead = m;
+    publish_locked(set, v);
+    pthread_mutex_unlock(&set->lock);
+    return 0;
+}
+
+size_t mdt_modset_reclaim(mdt_modset *set)
+{
+    size_t held;
+    pthread_mutex_lock(&set->lock);
+    held = reclaim_locked(set);
+    pthread_mutex_unlock(&set->lock);
+    return held;
+}
+
+uint64_t mdt_modset_generation(mdt_modset *set)
+{
+    mdt_modview *v = mdt_modset_acquire(set);
+    uint64_t g = v->gen;
+    mdt_modview_release(v);
+    return g;
+}
+
+mdt_modview *mdt_modset_acquire(mdt_modset *set)
+{
+    struct mdt_modview *v;
+    atomic_fetch_add(&set->acquiring, 1);
+    v = atomic_load(&set->cur);
+    atomic_fetch_add(&v->refs, 1);
+    atomic_fetch_sub(&set->acquiring, 1);
+    return v;
+}
+
+void mdt_modview_release(mdt_modview *v)
+{
+    if (v)
+        atomic_fetch_sub(&v->refs, 1);
+}
+
+uint64_t mdt_modview_generation(const mdt_modview *v)
+{
+    return v->gen;
+}
+
+size_t mdt_modview_count(const mdt_modview *v)
+{
+    return v->n;
+}
+
+static void fill_info(const mdt_modview *v, uint32_t i, mdt_module_info *out)
+{
+    const struct tr_mod *m = v->mods[i];
+    memset(out, 0, sizeof *out);
+    out->id = m->id;
+    out->image = m->img;
+    out->appdomain = m->domain;
+    out->name = m->name;
+    out->path = m->path;
+    out->index = i;
+    out->is_manifest = m->manifest;
+    out->bad_image = m->bad;
+    if (m->manifest)
+        out->identity = m->ident;
+    out->manifest = v->asm_of[i] == TR_NONE ? 0 : v->mods[v->asm_of[i]]->id;
+}
+
+int mdt_modview_module(const mdt_modview *v, size_t i, mdt_module_info *out)
+{
+    if (i >= v->n)
+        return MDT_ENOTFOUND;
+    fill_info(v, (uint32_t)i, out);
+    return 0;
+}
+
+int mdt_modview_lookup(const mdt_modview *v, uintptr_t id, mdt_module_info *out)
+{
+    uint32_t i = tr_view_find(v, id);
+    if (i == TR_NONE)
+        return MDT_ENOTFOUND;
+    fill_info(v, i, out);
+    return 0;
+}
+
+int mdt_modview_next(const mdt_modview *v, uintptr_t appdomain, bool include_shared, size_t *pos,
+                     mdt_module_info *out)
+{
+    for (size_t i = *pos; i < v->n; i++) {
+        uintptr_t d = v->mods[i]->domain;
+        if (d == appdomain || (include_shared && d == MDT_APPDOMAIN_SHARED)) {
+            fill_info(v, (uint32_t)i, out);
+            *pos = i + 1;
+            return 0;
+        }
+    }
+    *pos = v->n;
+    return MDT_ITEROVER;
+}
+
+struct tr_cache *tr_cache_get(const struct mdt_modview *v, uint32_t mi)
+{
+    _Atomic(struct tr_cache *) *slot = &v->cache[mi];
+    struct tr_cache *c = atomic_load_explicit(slot, memory_order_acquire), *expected = NULL;
+    const struct mdt_image *img = v->mods[mi]->img;
+    if (c)
+        return c;
+    c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    if (img) {
+        c->ntr = tr_rows(img, MDT_TABLE_TypeRef);
+        c->nmr = tr_rows(img, MDT_TABLE_MemberRef);
+        c->net = tr_rows(img, MDT_TABLE_ExportedType);
+        c->nar = tr_rows(img, MDT_TABLE_AssemblyRef);
+    }
+    c->ar = calloc(c->nar ? c->nar : 1, sizeof *c->ar);
+    size_t total = (size_t)c->ntr + c->nmr + c->net;
+    /* calloc, not memset: pages of rows never resolved are never touched.
+     * Entries are aligned to a cache line inside the block. */
+    c->block = calloc(1, (total ? total : 1) * sizeof *c->tr + 63);
+    if (!c->block || !c->ar) {
+        free(c->block);
+        free(c->ar);
+        free(c);
+        return NULL;
+    }
+    c->tr = (struct tr_centry *)(((uintptr_t)c->block + 63) & ~(uintptr_t)63);
+    c->mr = c->tr + c->ntr;
+    c->et = c->mr + c->nmr;
+    if (atomic_compare_exchange_strong_explicit(slot, &expected, c, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return c;
+    free(c->block);
+    free(c->ar);
+    free(c);
+    return expected;
+}

@@ -1,0 +1,1106 @@
+/* TypeRef and ExportedType resolution over a module-set view (ECMA-335
+ * II.22.38 TypeRef, II.22.14 ExportedType, II.6.5 multi-module assemblies,
+ * II.6.8 type forwarders); the rules are in <mdtools/typeref.h>.
+ *
+ * Every walk is a loop with a bound: the TypeRef / ExportedType nesting
+ * chain (MDT_RESOLVE_MAX_NEST, cycles detected by remembering the rows), the
+ * forwarder hops (max_hops, assemblies remembered in `visited`: seeing one
+ * again is a cycle). Results are computed with module *indexes* of the view
+ * (struct tr_res) and cached in the view per (module, row) when no trace is
+ * wanted and the options are the defaults. Nothing here allocates unless a
+ * trace is asked for (under the caller's talloc context) or a cache is
+ * created (malloc, once per module and view). */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <talloc.h>
+
+#include <mdtools/errors.h>
+#include <mdtools/image.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "typeref/tr_int.h"
+#include "typeref/resolve_int.h"
+#include "util/error.h"
+
+/* ---- results ------------------------------------------------------------- */
+
+void tr_res_init(struct tr_res *r)
+{
+    memset(r, 0, sizeof *r);
+    r->module = r->where_module = r->instead_module = TR_NONE;
+}
+
+static uintptr_t id_of(const struct mdt_modview *v, uint32_t mi)
+{
+    return mi == TR_NONE || mi >= v->n ? 0 : v->mods[mi]->id;
+}
+
+void tr_res_export(const struct mdt_modview *v, const struct tr_res *r, mdt_resolution *out)
+{
+    memset(out, 0, sizeof *out);
+    out->resolved = r->resolved;
+    out->reason = r->reason;
+    out->tier = r->tier;
+    out->flags = r->flags;
+    out->hops = r->hops;
+    out->nvisited = r->nvisited;
+    out->module = r->resolved ? id_of(v, r->module) : 0;
+    out->token = r->resolved ? r->token : 0;
+    for (unsigned i = 0; i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++)
+        out->visited[i] = id_of(v, r->visited[i]);
+    out->where_module = id_of(v, r->where_module);
+    out->where_token = r->where_token;
+    out->instead_module = id_of(v, r->instead_module);
+    out->instead_token = r->instead_token;
+}
+
+const char *mdt_res_reason_name(int reason)
+{
+    switch (reason) {
+    case MDT_RES_OK: return "resolved";
+    case MDT_RES_NOT_LOADED: return "not-loaded";
+    case MDT_RES_NO_SUCH_TYPE: return "no-such-type";
+    case MDT_RES_CYCLE: return "cycle";
+    case MDT_RES_HOP_LIMIT: return "hop-limit";
+    case MDT_RES_NO_METADATA: return "no-metadata";
+    case MDT_RES_BAD_IMAGE: return "bad-image";
+    case MDT_RES_NO_SUCH_MEMBER: return "no-such-member";
+    default: return "unknown";
+    }
+}
+
+/* ---- cache --------------------------------------------------------------- */
+
+struct tr_centry *tr_cache_slot(const struct mdt_modview *v, uint32_t mi, uint32_t token)
+{
+    struct tr_cache *c = tr_cache_get(v, mi);
+    uint32_t rid = MDT_TOKEN_RID(token);
+    if (!c || !rid)
+        return NULL;
+    switch (MDT_TOKEN_TABLE(token)) {
+    case MDT_TABLE_TypeRef: return rid <= c->ntr ? &c->tr[rid - 1] : NULL;
+    case MDT_TABLE_MemberRef: return rid <= c->nmr ? &c->mr[rid - 1] : NULL;
+    case MDT_TABLE_ExportedType: return rid <= c->net ? &c->et[rid - 1] : NULL;
+    default: return NULL;
+    }
+}
+
+bool tr_cache_read(struct tr_centry *e, struct tr_res *r)
+{
+    tr_res_init(r);
+    if (!e || atomic_load_explicit(&e->state, memory_order_acquire) != 2)
+        return false;
+    r->resolved = e->resolved;
+    r->reason = e->reason;
+    r->tier = e->tier;
+    r->flags = (uint8_t)(e->flags | MDT_RES_FROM_CACHE);
+    r->hops = e->hops;
+    r->nvisited = e->nvisited;
+    r->module = e->module;
+    r->token = e->token;
+    r->where_module = e->where_module;
+    r->where_token = e->where_token;
+    r->instead_module = e->instead_module;
+    r->instead_token = e->instead_token;
+    for (unsigned i = 0; i < e->nvisited; i++)
+        r->visited[i] = e->visited[i];
+    return true;
+}
+
+bool tr_cache_export(const struct mdt_modview *v, struct tr_centry *e, mdt_resolution *out)
+{
+    if (atomic_load_explicit(&e->state, memory_order_acquire) != 2)
+        return false;
+    out->resolved = e->resolved;
+    out->reason = e->reason;
+    out->tier = e->tier;
+    out->flags = (uint8_t)(e->flags | MDT_RES_FROM_CACHE);
+    out->hops = e->hops;
+    out->nvisited = e->nvisited;
+    out->module = e->resolved ? v->mods[e->module]->id : 0;
+    out->token = e->resolved ? e->token : 0;
+    for (unsigned i = 0; i < e->nvisited; i++)
+        out->visited[i] = v->mods[e->visited[i]]->id;
+    out->where_module = id_of(v, e->where_module);
+    out->where_token = e->where_token;
+    out->instead_module = id_of(v, e->instead_module);
+    out->instead_token = e->instead_token;
+    return true;
+}
+
+void tr_cache_write(struct tr_centry *e, const struct tr_res *r)
+{
+    uint32_t expected = 0;
+    if (!e || r->nvisited > TR_CACHE_VISITED ||
+        !atomic_compare_exchange_strong_explicit(&e->state, &expected, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return; /* another thread has it (or is writing it): it computes the same */
+    e->resolved = r->resolved;
+    e->reason = r->reason;
+    e->tier = r->tier;
+    e->flags = (uint8_t)(r->flags & ~MDT_RES_FROM_CACHE);
+    e->hops = r->hops;
+    e->nvisited = (uint8_t)r->nvisited;
+    e->module = r->module;
+    e->token = r->token;
+    e->where_module = r->where_module;
+    e->where_token = r->where_token;
+    e->instead_module = r->instead_module;
+    e->instead_token = r->instead_token;
+    for (unsigned i = 0; i < r->nvisited; i++)
+        e->visited[i] = r->visited[i];
+    atomic_store_explicit(&e->state, 2, memory_order_release);
+}
+
+/* The fast path: a cached answer for default options and no trace. */
+bool tr_cache_export_fast(const struct mdt_modview *v, uintptr_t module, uint32_t token,
+                          const mdt_resolve_opts *opts, mdt_trace **trace, mdt_resolution *out)
+{
+    uint32_t mi, rid = MDT_TOKEN_RID(token);
+    struct tr_cache *c;
+    struct tr_centry *e;
+    if (trace || !v || (opts && (opts->flags || (opts->max_hops &&
+                                                 opts->max_hops < MDT_RESOLVE_MAX_HOPS))))
+        return false;
+    if ((mi = tr_view_find(v, module)) == TR_NONE ||
+        !(c = atomic_load_explicit(&v->cache[mi], memory_order_acquire)) || !rid)
+        return false;
+    switch (MDT_TOKEN_TABLE(token)) {
+    case MDT_TABLE_TypeRef: e = rid <= c->ntr ? &c->tr[rid - 1] : NULL; break;
+    case MDT_TABLE_MemberRef: e = rid <= c->nmr ? &c->mr[rid - 1] : NULL; break;
+    case MDT_TABLE_ExportedType: e = rid <= c->net ? &c->et[rid - 1] : NULL; break;
+    default: e = NULL;
+    }
+    return e && tr_cache_export(v, e, out);
+}
+
+/* ---- trace --------------------------------------------------------------- */
+
+void rc_note(struct rc *c, int kind, uint32_t mi, uint32_t token, int tier, const char *fmt, ...)
+{
+    va_list ap;
+    char *text;
+    if (!c->trace || c->trace_failed)
+        return;
+    if (c->trace->n == c->tcap) {
+        size_t cap = c->tcap ? 2 * c->tcap : 16;
+        mdt_trace_entry *e = talloc_realloc(c->trace, c->trace->entries, mdt_trace_entry, cap);
+        if (!e) {
+            c->trace_failed = true;
+            return;
+        }
+        c->trace->entries = e;
+        c->tcap = cap;
+    }
+    va_start(ap, fmt);
+    text = talloc_vasprintf(c->trace, fmt, ap);
+    va_end(ap);
+    if (!text) {
+        c->trace_failed = true;
+        return;
+    }
+    c->trace->entries[c->trace->n++] =
+        (mdt_trace_entry){kind, id_of(c->v, mi), token, (uint8_t)tier, text};
+}
+
+/* "Name 1.2.3.4" of a manifest, or the module name. */
+const char *rc_asm(const struct rc *c, uint32_t mi, char *buf, size_t len)
+{
+    const struct tr_mod *m = c->v->mods[mi];
+    if (m->manifest)
+        snprintf(buf, len, "%s %u.%u.%u.%u", m->ident.name, m->ident.version[0],
+                 m->ident.version[1], m->ident.version[2], m->ident.version[3]);
+    else
+        snprintf(buf, len, "module %s", m->name);
+    return buf;
+}
+
+static void full_name(char *buf, size_t len, const char *ns, const char *name)
+{
+    snprintf(buf, len, "%s%s%s", ns, *ns ? "." : "", name);
+}
+
+void rc_fail(struct rc *c, int reason, uint32_t where_mi, uint32_t where_token)
+{
+    c->r.resolved = false;
+    c->r.reason = (uint8_t)reason;
+    c->r.where_module = where_mi;
+    c->r.where_token = where_token;
+}
+
+static void found(struct rc *c, uint32_t mi, uint32_t rid)
+{
+    c->r.resolved = true;
+    c->r.reason = MDT_RES_OK;
+    c->r.module = mi;
+    c->r.token = MDT_TOKEN(MDT_TABLE_TypeDef, rid);
+}
+
+static bool visited(const struct rc *c, uint32_t a)
+{
+    for (unsigned i = 0; i < c->r.nvisited; i++)
+        if (c->r.visited[i] == a)
+            return true;
+    return false;
+}
+
+static void visit(struct rc *c, uint32_t a)
+{
+    if (c->r.nvisited < MDT_RESOLVE_MAX_VISITED)
+        c->r.visited[c->r.nvisited++] = a;
+}
+
+static const struct tr_index *index_of(struct rc *c, uint32_t mi)
+{
+    return tr_index_get(c->v->mods[mi]);
+}
+
+/* "What was there instead" for a missing type: the first module of the view
+ * (registration order) that c's module sees and that defines it. */
+static void instead_type(struct rc *c, uint32_t from, const char *ns, const char *name)
+{
+    for (uint32_t j = 0; j < c->v->n; j++) {
+        uint32_t rid;
+        if (!tr_visible(c->v, from, j) || !c->v->mods[j]->img)
+            continue;
+        if ((rid = tr_find_typedef(index_of(c, j), ns, name))) {
+            c->r.instead_module = j;
+            c->r.instead_token = MDT_TOKEN(MDT_TABLE_TypeDef, rid);
+            return;
+        }
+    }
+}
+
+/* ---- inside one assembly ------------------------------------------------- */
+
+enum { L_FOUND, L_FORWARD, L_ABSENT, L_FAIL };
+
+struct look {
+    uint32_t mi, rid;          /* FOUND */
+    uint32_t from, ref, et;    /* FORWARD: manifest index, AssemblyRef rid, ExportedType rid */
+};
+
+/* Does manifest a define or forward ns.name (top level)? */
+static bool has_type(struct rc *c, uint32_t a, const char *ns, const char *name)
+{
+    const struct tr_index *x;
+    if (!c->v->mods[a]->img || !(x = index_of(c, a)))
+        return false;
+    return tr_find_typedef(x, ns, name) || tr_find_exported(x, ns, name);
+}
+
+/* The type ns.name in the module of assembly `a` that an ExportedType row
+ * with a File implementation names. */
+static int via_file(struct rc *c, uint32_t a, uint32_t et, uint32_t file, uint32_t hint,
+                    const char *ns, const char *name, struct look *lk)
+{
+    const struct mdt_image *img = c->v->mods[a]->img;
+    char fn[512] = "";
+    mdt_row r;
+    const char *fname;
+    uint32_t mf, rid;
+    const struct tr_index *x;
+    uint32_t ettok = MDT_TOKEN(MDT_TABLE_ExportedType, et);
+    if (c->trace)
+        full_name(fn, sizeof fn, ns, name);
+    if (mdt_row_get(&r, img, MDT_TABLE_File, MDT_TOKEN_RID(file)) ||
+        mdt_row_string(&r, MDT_COL_File_Name, &fname, NULL)) {
+        rc_fail(c, MDT_RES_BAD_IMAGE, a, ettok);
+        NOTE(c, MDT_TRACE_STEP, a, ettok, 0, "ExportedType %s: unreadable File row", fn);
+        return L_FAIL;
+    }
+    mf = tr_assembly_module(c->v, a, fname);
+    if (mf == TR_NONE) {
+        rc_fail(c, MDT_RES_NOT_LOADED, a, ettok);
+        NOTE(c, MDT_TRACE_STEP, a, ettok, 0, "%s is exported from file %s, which is not loaded",
+                fn, fname);
+        return L_FAIL;
+    }
+    if (!c->v->mods[mf]->img) {
+        rc_fail(c, MDT_RES_NO_METADATA, mf, 0);
+        NOTE(c, MDT_TRACE_STEP, mf, 0, 0, "module %s has no metadata", fname);
+        return L_FAIL;
+    }
+    if (!(x = index_of(c, mf)) || !(rid = tr_find_typedef(x, ns, name))) {
+        rc_fail(c, x ? MDT_RES_NO_SUCH_TYPE : MDT_RES_BAD_IMAGE, mf, 0);
+        NOTE(c, MDT_TRACE_STEP, mf, ettok, 0, "module %s does not define %s", fname, fn);
+        return L_FAIL;
+    }
+    if (hint && hint != MDT_TOKEN(MDT_TABLE_TypeDef, rid)) {
+        c->r.flags |= MDT_RES_HINT_MISMATCH;
+        NOTE(c, MDT_TRACE_STEP, a, ettok, 0,
+                "TypeDefId hint 0x%08x does not name %s (TypeDef 0x%08x in %s): hint ignored", hint,
+                fn, MDT_TOKEN(MDT_TABLE_TypeDef, rid), fname);
+    }
+    NOTE(c, MDT_TRACE_STEP, mf, MDT_TOKEN(MDT_TABLE_TypeDef, rid), 0,
+            "%s exported through File %s", fn, fname);
+    lk->mi = mf;
+    lk->rid = rid;
+    return L_FOUND;
+}
+
+/* Look for top-level ns.name in assembly a (manifest index). */
+static int in_assembly(struct rc *c, uint32_t a, const char *ns, const char *name, struct look *lk)
+{
+    const struct tr_mod *m = c->v->mods[a];
+    const struct tr_index *x;
+    uint32_t rid, et;
+    if (!m->img) {
+        rc_fail(c, MDT_RES_NO_METADATA, a, 0);
+        return L_FAIL;
+    }
+    if (m->bad || !(x = index_of(c, a))) {
+        rc_fail(c, MDT_RES_BAD_IMAGE, a, 0);
+        return L_FAIL;
+    }
+    if ((rid = tr_find_typedef(x, ns, name))) {
+        lk->mi = a;
+        lk->rid = rid;
+        return L_FOUND;
+    }
+    if (!(et = tr_find_exported(x, ns, name)))
+        return L_ABSENT;
+    mdt_row r;
+    uint32_t impl, hint;
+    uint32_t ettok = MDT_TOKEN(MDT_TABLE_ExportedType, et);
+    if (mdt_row_get(&r, m->img, MDT_TABLE_ExportedType, et) ||
+        mdt_row_token(&r, MDT_COL_ExportedType_Implementation, &impl)) {
+        rc_fail(c, MDT_RES_BAD_IMAGE, a, ettok);
+        return L_FAIL;
+    }
+    hint = mdt_row_raw(&r, MDT_COL_ExportedType_TypeDefId);
+    if (MDT_TOKEN_RID(impl) && MDT_TOKEN_TABLE(impl) == MDT_TABLE_File)
+        return via_file(c, a, et, impl, hint, ns, name, lk);
+    if (MDT_TOKEN_RID(impl) && MDT_TOKEN_TABLE(impl) == MDT_TABLE_AssemblyRef) {
+        lk->from = a;
+        lk->ref = MDT_TOKEN_RID(impl);
+        lk->et = et;
+        return L_FORWARD;
+    }
+    rc_fail(c, MDT_RES_BAD_IMAGE, a, ettok);
+    NOTE(c, MDT_TRACE_STEP, a, ettok, 0, "ExportedType row %u has no usable Implementation", et);
+    return L_FAIL;
+}
+
+/* ---- binding an AssemblyRef --------------------------------------------- */
+
+struct cand {
+    uint32_t mi;
+    uint8_t tier;
+    bool token_eq;
+    bool higher;
+    uint64_t dist;
+};
+
+static uint64_t pack_version(const uint16_t v[4])
+{
+    return (uint64_t)v[0] << 48 | (uint64_t)v[1] << 32 | (uint64_t)v[2] << 16 | v[3];
+}
+
+static const char *norm_culture(const char *c)
+{
+    return !c || !tr_ascii_casecmp(c, "neutral") ? "" : c;
+}
+
+static bool before(const struct cand *a, const struct cand *b)
+{
+    if (a->tier != b->tier)
+        return a->tier < b->tier;
+    if (a->tier == 1 && a->token_eq != b->token_eq)
+        return a->token_eq;
+    if (a->dist != b->dist)
+        return a->dist < b->dist;
+    if (a->higher != b->higher)
+        return a->higher;
+    if (a->token_eq != b->token_eq)
+        return a->token_eq;
+    return a->mi < b->mi;
+}
+
+/* Same-name candidates for `ref`, bound from module `from`, sorted. */
+static size_t candidates(const struct mdt_modview *v, uint32_t from, const mdt_identity *ref,
+                         struct cand *out, size_t cap)
+{
+    size_t n = 0;
+    uint64_t rv = pack_version(ref->version);
+    bool weak = !ref->has_token, retarget = (ref->flags & MDT_AFL_RETARGETABLE) != 0;
+    const char *rc = norm_culture(ref->culture);
+    uint32_t b = tr_name_hash_ci(ref->name ? ref->name : "") & v->nmask;
+    for (uint32_t k = v->ntab[b]; k; k = v->nnext[k - 1]) {
+        uint32_t j = k - 1;
+        const struct tr_mod *m = v->mods[j];
+        if (tr_ascii_casecmp(m->ident.name ? m->ident.name : "", ref->name ? ref->name : "") ||
+            !tr_visible(v, from, j) || tr_ascii_casecmp(m->culture, rc))
+            continue;
+        struct cand c = {j, 3, false, false, 0};
+        uint64_t dv = pack_version(m->ident.version);
+        c.token_eq = weak ? !m->ident.has_token
+                          : m->ident.has_token &&
+                                !memcmp(m->ident.public_key_token, ref->public_key_token, 8);
+        c.higher = dv > rv;
+        c.dist = dv > rv ? dv - rv : rv - dv;
+        if (weak)
+            c.tier = dv == rv ? 1 : dv > rv ? 2 : 3;
+        else if (retarget)
+            c.tier = c.token_eq && dv == rv ? 1 : dv >= rv ? 2 : 3;
+        else
+            c.tier = c.token_eq && dv == rv ? 1 : c.token_eq && dv > rv ? 2 : 3;
+        if (n == cap)
+            break;
+        size_t i = n++;
+        while (i > 0 && before(&c, &out[i - 1])) {
+            out[i] = out[i - 1];
+            i--;
+        }
+        out[i] = c;
+    }
+    return n;
+}
+
+#define MAX_CANDS 64
+
+/* The sorted candidates of AssemblyRef `ref` of module `from`, from the
+ * view's cache when it has them. 0, or -1 when the row cannot be read. */
+static int bind_candidates(const struct mdt_modview *v, uint32_t from, uint32_t ref,
+                           struct cand *out, size_t *n)
+{
+    struct tr_cache *cache = tr_cache_get(v, from);
+    struct tr_arentry *e = cache && ref && ref <= cache->nar ? &cache->ar[ref - 1] : NULL;
+    mdt_identity id;
+    uint32_t expected = 0;
+    if (e && atomic_load_explicit(&e->state, memory_order_acquire) == 2) {
+        for (unsigned i = 0; i < e->n; i++)
+            out[i] = (struct cand){e->mi[i], e->tier[i], false, false, 0};
+        *n = e->n;
+        return 0;
+    }
+    if (mdt_assemblyref_identity(v->mods[from]->img, ref, &id))
+        return -1;
+    *n = candidates(v, from, &id, out, MAX_CANDS);
+    if (e && *n <= TR_CACHE_CANDS &&
+        atomic_compare_exchange_strong_explicit(&e->state, &expected, 1, memory_order_acquire,
+                                                memory_order_relaxed)) {
+        e->n = (uint8_t)*n;
+        for (size_t i = 0; i < *n; i++) {
+            e->mi[i] = out[i].mi;
+            e->tier[i] = out[i].tier;
+        }
+        atomic_store_explicit(&e->state, 2, memory_order_release);
+    }
+    return 0;
+}
+
+/* Bind AssemblyRef `ref` of module `from` and look for ns.name there.
+ * Returns L_FOUND, L_FORWARD or L_FAIL. */
+static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const char *ns, const char *name,
+                     struct look *lk)
+{
+    const struct mdt_modview *v = c->v;
+    mdt_identity id;
+    struct cand cands[MAX_CANDS];
+    char an[300], fn[512] = "", idbuf[400];
+    uint32_t reftok = MDT_TOKEN(MDT_TABLE_AssemblyRef, ref);
+    size_t n, tried = 0;
+    int first_absent = -1;
+    if (c->trace)
+        full_name(fn, sizeof fn, ns, name);
+    if (bind_candidates(v, from, ref, cands, &n) ||
+        (c->trace && mdt_assemblyref_identity(v->mods[from]->img, ref, &id))) {
+        rc_fail(c, MDT_RES_BAD_IMAGE, from, reftok);
+        NOTE(c, MDT_TRACE_STEP, from, reftok, 0, "AssemblyRef row %u cannot be read", ref);
+        return L_FAIL;
+    }
+    NOTE(c, MDT_TRACE_STEP, from, reftok, 0, "bind %s%s for %s",
+         mdt_identity_format(idbuf, sizeof idbuf, &id),
+         id.flags & MDT_AFL_RETARGETABLE ? ", Retargetable=Yes" : "", fn);
+    for (size_t i = 0; i < n; i++) {
+        struct cand *k = &cands[i];
+        int rv;
+        if (k->tier == 3 && (c->flags & MDT_RESOLVE_STRICT)) {
+            NOTE(c, MDT_TRACE_PASSED, k->mi, 0, 3, "%s: tier 3, not tried (strict)",
+                    rc_asm(c, k->mi, an, sizeof an));
+            continue;
+        }
+        tried++;
+        NOTE(c, MDT_TRACE_CANDIDATE, k->mi, 0, k->tier, "candidate %s (tier %u)",
+                rc_asm(c, k->mi, an, sizeof an), k->tier);
+        if (visited(c, k->mi)) {
+            rc_fail(c, MDT_RES_CYCLE, from, reftok);
+            NOTE(c, MDT_TRACE_RESULT, k->mi, 0, k->tier,
+                    "%s was visited before in this resolution: forwarder cycle",
+                    rc_asm(c, k->mi, an, sizeof an));
+            return L_FAIL;
+        }
+        rv = in_assembly(c, k->mi, ns, name, lk);
+        if (rv == L_ABSENT) {
+            if (first_absent < 0)
+                first_absent = (int)k->mi;
+            NOTE(c, MDT_TRACE_PASSED, k->mi, 0, k->tier, "%s has no type %s",
+                    rc_asm(c, k->mi, an, sizeof an), fn);
+            continue;
+        }
+        if (k->tier > c->r.tier)
+            c->r.tier = k->tier;
+        visit(c, k->mi);
+        if (rv != L_FAIL)
+            NOTE(c, MDT_TRACE_CHOSEN, k->mi, 0, k->tier, "chose %s (tier %u)",
+                    rc_asm(c, k->mi, an, sizeof an), k->tier);
+        return rv;
+    }
+    if (!(c->flags & MDT_RESOLVE_STRICT)) {
+        /* Tier 3b: any other assembly that defines or forwards the type. */
+        uint32_t chosen = TR_NONE;
+        unsigned count = 0;
+        for (uint32_t j = 0; j < v->n; j++) {
+            bool same = false;
+            if (!v->mods[j]->manifest || !tr_visible(v, from, j) || visited(c, j))
+                continue;
+            for (size_t i = 0; i < n; i++)
+                same |= cands[i].mi == j;
+            if (same || !has_type(c, j, ns, name))
+                continue;
+            if (chosen == TR_NONE)
+                chosen = j;
+            else
+                NOTE(c, MDT_TRACE_PASSED, j, 0, 3, "%s also has %s (tier 3b, later in order)",
+                        rc_asm(c, j, an, sizeof an), fn);
+            count++;
+        }
+        if (chosen != TR_NONE) {
+            int rv;
+            if (count > 1)
+                c->r.flags |= MDT_RES_AMBIGUOUS;
+            c->r.tier = 3;
+            NOTE(c, MDT_TRACE_CANDIDATE, chosen, 0, 3, "candidate %s (tier 3b: has %s)",
+                    rc_asm(c, chosen, an, sizeof an), fn);
+            rv = in_assembly(c, chosen, ns, name, lk);
+            visit(c, chosen);
+            if (rv == L_ABSENT) { /* cannot happen: has_type said yes */
+                rc_fail(c, MDT_RES_BAD_IMAGE, chosen, 0);
+                return L_FAIL;
+            }
+            if (rv != L_FAIL)
+                NOTE(c, MDT_TRACE_CHOSEN, chosen, 0, 3, "chose %s (tier 3b)",
+                        rc_asm(c, chosen, an, sizeof an));
+            return rv;
+        }
+    }
+    if (!c->trace && mdt_assemblyref_identity(v->mods[from]->img, ref, &id)) {
+        rc_fail(c, MDT_RES_BAD_IMAGE, from, reftok);
+        return L_FAIL;
+    }
+    if (tried) {
+        rc_fail(c, MDT_RES_NO_SUCH_TYPE, first_absent >= 0 ? (uint32_t)first_absent : from,
+                first_absent >= 0 ? 0 : reftok);
+        instead_type(c, from, ns, name);
+        NOTE(c, MDT_TRACE_RESULT, c->r.where_module, 0, 0, "no loaded %s has %s", id.name, fn);
+    } else {
+        rc_fail(c, MDT_RES_NOT_LOADED, from, reftok);
+        /* Instead: another assembly of that name (other culture, domain, or
+         * a tier-3 version under STRICT). */
+        if (n)
+            c->r.instead_module = cands[0].mi;
+        else
+            for (uint32_t j = 0; j < v->n; j++)
+                if (v->mods[j]->manifest && v->mods[j]->ident.name &&
+                    !tr_ascii_casecmp(v->mods[j]->ident.name, id.name)) {
+                    c->r.instead_module = j;
+                    break;
+                }
+        NOTE(c, MDT_TRACE_RESULT, from, reftok, 0, "no assembly %s is loaded", id.name);
+    }
+    return L_FAIL;
+}
+
+/* Follow forwarders from a FORWARD answer until the type is found or not. */
+static int follow(struct rc *c, struct look *lk, const char *ns, const char *name)
+{
+    char an[300];
+    for (;;) {
+        int rv;
+        uint32_t ettok = MDT_TOKEN(MDT_TABLE_ExportedType, lk->et);
+        if (c->r.hops >= c->max_hops) {
+            rc_fail(c, MDT_RES_HOP_LIMIT, lk->from, ettok);
+            NOTE(c, MDT_TRACE_RESULT, lk->from, ettok, 0, "more than %u forwarder hops",
+                    c->max_hops);
+            return L_FAIL;
+        }
+        c->r.hops++;
+        NOTE(c, MDT_TRACE_HOP, lk->from, ettok, 0, "%s forwards %s%s%s (hop %u)",
+                rc_asm(c, lk->from, an, sizeof an), ns, *ns ? "." : "", name, c->r.hops);
+        rv = bind_find(c, lk->from, lk->ref, ns, name, lk);
+        if (rv != L_FORWARD)
+            return rv;
+    }
+}
+
+/* Top-level ns.name through AssemblyRef `ref` of module `from`. */
+int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const char *ns, const char *name,
+                   uint32_t *mi, uint32_t *rid)
+{
+    struct look lk;
+    int rv = bind_find(c, from, ref, ns, name, &lk);
+    if (rv == L_FORWARD)
+        rv = follow(c, &lk, ns, name);
+    if (rv != L_FOUND)
+        return -1;
+    *mi = lk.mi;
+    *rid = lk.rid;
+    return 0;
+}
+
+/* Top-level ns.name in the current assembly of module mi (nil scope). */
+static int nil_scope(struct rc *c, uint32_t mi, const char *ns, const char *name, uint32_t *dmi,
+                     uint32_t *rid)
+{
+    const struct mdt_modview *v = c->v;
+    const struct tr_index *x = index_of(c, mi);
+    uint32_t a = v->asm_of[mi];
+    struct look lk;
+    char fn[512] = "";
+    int rv;
+    if (c->trace)
+        full_name(fn, sizeof fn, ns, name);
+    NOTE(c, MDT_TRACE_STEP, mi, 0, 0, "nil scope: %s in this module, then this assembly", fn);
+    if (x && (*rid = tr_find_typedef(x, ns, name))) {
+        *dmi = mi;
+        return 0;
+    }
+    if (a == TR_NONE) {
+        rc_fail(c, MDT_RES_NO_SUCH_TYPE, mi, 0);
+        instead_type(c, mi, ns, name);
+        NOTE(c, MDT_TRACE_RESULT, mi, 0, 0, "module has no %s and its manifest is not loaded",
+                fn);
+        return -1;
+    }
+    visit(c, a);
+    rv = in_assembly(c, a, ns, name, &lk);
+    if (rv == L_FORWARD)
+        rv = follow(c, &lk, ns, name);
+    if (rv == L_ABSENT) {
+        rc_fail(c, MDT_RES_NO_SUCH_TYPE, a, 0);
+        instead_type(c, mi, ns, name);
+        NOTE(c, MDT_TRACE_RESULT, a, 0, 0, "this assembly has no %s", fn);
+        return -1;
+    }
+    if (rv != L_FOUND)
+        return -1;
+    *dmi = lk.mi;
+    *rid = lk.rid;
+    return 0;
+}
+
+/* Walk down nested names[depth-2 .. 0] from (mi, rid). */
+static int descend(struct rc *c, struct nm *names, unsigned depth, uint32_t mi, uint32_t rid)
+{
+    const struct tr_index *x = index_of(c, mi);
+    for (unsigned k = depth - 1; k-- > 0;) {
+        uint32_t inner = tr_find_nested(x, rid, names[k].ns, names[k].name);
+        if (!inner) {
+            char fn[512] = "";
+            if (c->trace)
+                full_name(fn, sizeof fn, names[k].ns, names[k].name);
+            rc_fail(c, MDT_RES_NO_SUCH_TYPE, mi, MDT_TOKEN(MDT_TABLE_TypeDef, rid));
+            NOTE(c, MDT_TRACE_RESULT, mi, MDT_TOKEN(MDT_TABLE_TypeDef, rid), 0,
+                    "TypeDef 0x%08x has no nested type %s", MDT_TOKEN(MDT_TABLE_TypeDef, rid), fn);
+            return -1;
+        }
+        rid = inner;
+    }
+    found(c, mi, rid);
+    return 0;
+}
+
+/* The module a ModuleRef of module mi names, within mi's assembly, or
+ * TR_NONE (c->r then says why). */
+uint32_t rc_moduleref(struct rc *c, uint32_t mi, uint32_t modref)
+{
+    const struct mdt_image *img = c->v->mods[mi]->img;
+    mdt_row r;
+    const char *mname;
+    uint32_t a = c->v->asm_of[mi], dmi;
+    if (mdt_row_get(&r, img, MDT_TABLE_ModuleRef, MDT_TOKEN_RID(modref)) ||
+        mdt_row_string(&r, MDT_COL_ModuleRef_Name, &mname, NULL)) {
+        rc_fail(c, MDT_RES_BAD_IMAGE, mi, modref);
+        return TR_NONE;
+    }
+    NOTE(c, MDT_TRACE_STEP, mi, modref, 0, "scope ModuleRef %s: a module of this assembly",
+            mname);
+    dmi = !tr_ascii_casecmp(c->v->mods[mi]->name, mname) ? mi
+          : a == TR_NONE                                 ? TR_NONE
+                                                         : tr_assembly_module(c->v, a, mname);
+    if (dmi == TR_NONE) {
+        rc_fail(c, MDT_RES_NOT_LOADED, mi, modref);
+        NOTE(c, MDT_TRACE_RESULT, mi, modref, 0, "module %s of this assembly is not loaded",
+                mname);
+        return TR_NONE;
+    }
+    if (!c->v->mods[dmi]->img) {
+        rc_fail(c, MDT_RES_NO_METADATA, dmi, 0);
+        NOTE(c, MDT_TRACE_RESULT, dmi, 0, 0, "module %s has no metadata", mname);
+        return TR_NONE;
+    }
+    return dmi;
+}
+
+/* Resolve TypeRef rid of module mi into c->r. */
+void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid)
+{
+    const struct mdt_image *img = c->v->mods[mi]->img;
+    struct nm names[MDT_RESOLVE_MAX_NEST];
+    uint32_t rows[MDT_RESOLVE_MAX_NEST];
+    unsigned depth = 0;
+    uint32_t scope = 0, t = rid, dmi, drid;
+    char fn[512] = "";
+    for (;;) {
+        mdt_row r;
+        for (unsigned i = 0; i < depth; i++)
+            if (rows[i] == t) {
+                rc_fail(c, MDT_RES_CYCLE, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t));
+                NOTE(c, MDT_TRACE_RESULT, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t), 0,
+                        "TypeRef %u is its own enclosing scope (scope cycle)", t);
+                return;
+            }
+        if (depth == MDT_RESOLVE_MAX_NEST) {
+            rc_fail(c, MDT_RES_HOP_LIMIT, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t));
+            NOTE(c, MDT_TRACE_RESULT, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t), 0,
+                    "TypeRefs nested deeper than %u", MDT_RESOLVE_MAX_NEST);
+            return;
+        }
+        if (mdt_row_get(&r, img, MDT_TABLE_TypeRef, t) ||
+            mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope) ||
+            mdt_row_string(&r, MDT_COL_TypeRef_TypeName, &names[depth].name, NULL) ||
+            mdt_row_string(&r, MDT_COL_TypeRef_TypeNamespace, &names[depth].ns, NULL)) {
+            rc_fail(c, MDT_RES_BAD_IMAGE, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t));
+            NOTE(c, MDT_TRACE_RESULT, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t), 0,
+                    "TypeRef row %u cannot be read", t);
+            return;
+        }
+        rows[depth++] = t;
+        if (MDT_TOKEN_TABLE(scope) != MDT_TABLE_TypeRef || !MDT_TOKEN_RID(scope))
+            break;
+        t = MDT_TOKEN_RID(scope);
+    }
+    const char *ns = names[depth - 1].ns, *name = names[depth - 1].name;
+    if (c->trace)
+        full_name(fn, sizeof fn, ns, name);
+    if (depth > 1)
+        NOTE(c, MDT_TRACE_STEP, mi, MDT_TOKEN(MDT_TABLE_TypeRef, rows[depth - 1]), 0,
+                "nested %u deep: resolve the outermost %s first", depth - 1, fn);
+    if (!MDT_TOKEN_RID(scope)) {
+        if (nil_scope(c, mi, ns, name, &dmi, &drid))
+            return;
+    } else {
+        switch (MDT_TOKEN_TABLE(scope)) {
+        case MDT_TABLE_Module:
+            NOTE(c, MDT_TRACE_STEP, mi, scope, 0, "scope Module: %s in this module", fn);
+            if (!(drid = tr_find_typedef(index_of(c, mi), ns, name))) {
+                rc_fail(c, MDT_RES_NO_SUCH_TYPE, mi, scope);
+                instead_type(c, mi, ns, name);
+                NOTE(c, MDT_TRACE_RESULT, mi, scope, 0, "this module has no %s", fn);
+                return;
+            }
+            dmi = mi;
+            break;
+        case MDT_TABLE_ModuleRef:
+            if ((dmi = rc_moduleref(c, mi, scope)) == TR_NONE)
+                return;
+            if (!(drid = tr_find_typedef(index_of(c, dmi), ns, name))) {
+                rc_fail(c, MDT_RES_NO_SUCH_TYPE, dmi, 0);
+                instead_type(c, mi, ns, name);
+                NOTE(c, MDT_TRACE_RESULT, dmi, 0, 0, "module %s has no %s",
+                        c->v->mods[dmi]->name, fn);
+                return;
+            }
+            break;
+        case MDT_TABLE_AssemblyRef:
+            if (rc_assemblyref(c, mi, MDT_TOKEN_RID(scope), ns, name, &dmi, &drid))
+                return;
+            break;
+        default:
+            rc_fail(c, MDT_RES_BAD_IMAGE, mi, MDT_TOKEN(MDT_TABLE_TypeRef, rows[depth - 1]));
+            return;
+        }
+    }
+    descend(c, names, depth, dmi, drid);
+}
+
+/* Resolve ExportedType rid of (manifest) module mi into c->r. */
+static void resolve_exported(struct rc *c, uint32_t mi, uint32_t rid)
+{
+    const struct mdt_image *img = c->v->mods[mi]->img;
+    struct nm names[MDT_RESOLVE_MAX_NEST];
+    uint32_t rows[MDT_RESOLVE_MAX_NEST];
+    unsigned depth = 0;
+    uint32_t impl = 0, hint = 0, t = rid, a = c->v->asm_of[mi];
+    struct look lk;
+    int rv;
+    for (;;) {
+        mdt_row r;
+        uint32_t tok = MDT_TOKEN(MDT_TABLE_ExportedType, t);
+        for (unsigned i = 0; i < depth; i++)
+            if (rows[i] == t) {
+                rc_fail(c, MDT_RES_CYCLE, mi, tok);
+                NOTE(c, MDT_TRACE_RESULT, mi, tok, 0, "ExportedType %u encloses itself", t);
+                return;
+            }
+        if (depth == MDT_RESOLVE_MAX_NEST) {
+            rc_fail(c, MDT_RES_HOP_LIMIT, mi, tok);
+            return;
+        }
+        if (mdt_row_get(&r, img, MDT_TABLE_ExportedType, t) ||
+            mdt_row_token(&r, MDT_COL_ExportedType_Implementation, &impl) ||
+            mdt_row_string(&r, MDT_COL_ExportedType_TypeName, &names[depth].name, NULL) ||
+            mdt_row_string(&r, MDT_COL_ExportedType_TypeNamespace, &names[depth].ns, NULL)) {
+            rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok);
+            return;
+        }
+        hint = mdt_row_raw(&r, MDT_COL_ExportedType_TypeDefId);
+        rows[depth++] = t;
+        if (MDT_TOKEN_TABLE(impl) != MDT_TABLE_ExportedType || !MDT_TOKEN_RID(impl))
+            break;
+        t = MDT_TOKEN_RID(impl);
+    }
+    const char *ns = names[depth - 1].ns, *name = names[depth - 1].name;
+    if (a == TR_NONE)
+        a = mi;
+    visit(c, a);
+    if (MDT_TOKEN_RID(impl) && MDT_TOKEN_TABLE(impl) == MDT_TABLE_File) {
+        rv = via_file(c, a, rows[depth - 1], impl, hint, ns, name, &lk);
+    } else if (MDT_TOKEN_RID(impl) && MDT_TOKEN_TABLE(impl) == MDT_TABLE_AssemblyRef) {
+        lk.from = mi;
+        lk.ref = MDT_TOKEN_RID(impl);
+        lk.et = rows[depth - 1];
+        rv = follow(c, &lk, ns, name);
+    } else {
+        rc_fail(c, MDT_RES_BAD_IMAGE, mi, MDT_TOKEN(MDT_TABLE_ExportedType, rows[depth - 1]));
+        return;
+    }
+    if (rv == L_FOUND)
+        descend(c, names, depth, lk.mi, lk.rid);
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+int rc_begin(struct rc *c, void *mem_ctx, mdt_trace **trace, const struct mdt_modview *v,
+             uintptr_t module, uint32_t token, const mdt_resolve_opts *opts, uint32_t *mi)
+{
+    memset(c, 0, sizeof *c);
+    tr_res_init(&c->r);
+    c->v = v;
+    c->flags = opts ? opts->flags : 0;
+    c->max_hops = opts && opts->max_hops && opts->max_hops < MDT_RESOLVE_MAX_HOPS
+                      ? opts->max_hops
+                      : MDT_RESOLVE_MAX_HOPS;
+    c->cacheable = !trace && !(c->flags & (MDT_RESOLVE_NOCACHE | MDT_RESOLVE_STRICT)) &&
+                   c->max_hops == MDT_RESOLVE_MAX_HOPS;
+    if (trace)
+        *trace = NULL;
+    if (!v)
+        return mdt__fail_simple(MDT_EINVAL, "resolve: no view");
+    if ((*mi = tr_view_find(v, module)) == TR_NONE)
+        return mdt__fail_simple(MDT_ENOTFOUND, "resolve: no module %#jx in the view",
+                                (uintmax_t)module);
+    if (trace) {
+        c->trace = talloc_zero(mem_ctx, mdt_trace);
+        if (!c->trace)
+            return mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace");
+        *trace = c->trace;
+        c->trace_out = trace;
+    }
+    return 0;
+}
+
+int rc_error(struct rc *c, int e)
+{
+    if (c->trace) {
+        talloc_free(c->trace);
+        c->trace = NULL;
+        *c->trace_out = NULL;
+    }
+    return e;
+}
+
+void rc_end(struct rc *c, mdt_resolution *out)
+{
+    if (c->trace) {
+        char an[300];
+        if (c->r.resolved)
+            NOTE(c, MDT_TRACE_RESULT, c->r.module, c->r.token, c->r.tier,
+                    "resolved: TypeDef/member 0x%08x in %s, tier %u, %u hop(s)", c->r.token,
+                    rc_asm(c, c->r.module, an, sizeof an), c->r.tier, c->r.hops);
+        else
+            NOTE(c, MDT_TRACE_RESULT, c->r.where_module, c->r.where_token, 0, "unresolved: %s",
+                    mdt_res_reason_name(c->r.reason));
+    }
+    tr_res_export(c->v, &c->r, out);
+}
+
+static int check_rid(const struct mdt_modview *v, uint32_t mi, uint32_t token, unsigned table)
+{
+    const struct mdt_image *img = v->mods[mi]->img;
+    if (MDT_TOKEN_TABLE(token) != table || !MDT_TOKEN_RID(token) ||
+        (img && MDT_TOKEN_RID(token) > mdt_table_rows(img, table)))
+        return mdt__fail_simple(MDT_EINVAL, "resolve: token 0x%08x is not a row of table 0x%02x",
+                                token, table);
+    return 0;
+}
+
+/* Module without metadata, or with a broken Module/Assembly row. */
+static bool unusable(struct rc *c, uint32_t mi)
+{
+    if (!c->v->mods[mi]->img) {
+        rc_fail(c, MDT_RES_NO_METADATA, mi, 0);
+        return true;
+    }
+    return false;
+}
+
+int tr_resolve_type(const struct mdt_modview *v, uint32_t mi, uint32_t token, struct tr_res *r)
+{
+    struct rc c;
+    struct tr_centry *slot;
+    memset(&c, 0, sizeof c);
+    tr_res_init(&c.r);
+    c.v = v;
+    c.max_hops = MDT_RESOLVE_MAX_HOPS;
+    if (MDT_TOKEN_TABLE(token) == MDT_TABLE_TypeDef && MDT_TOKEN_RID(token)) {
+        found(&c, mi, MDT_TOKEN_RID(token));
+        *r = c.r;
+        return 0;
+    }
+    if (MDT_TOKEN_TABLE(token) != MDT_TABLE_TypeRef || !v->mods[mi]->img ||
+        !MDT_TOKEN_RID(token) || MDT_TOKEN_RID(token) > mdt_table_rows(v->mods[mi]->img, MDT_TABLE_TypeRef))
+        return MDT_EINVAL;
+    slot = tr_cache_slot(v, mi, token);
+    if (tr_cache_read(slot, r))
+        return 0;
+    rc_typeref(&c, mi, MDT_TOKEN_RID(token));
+    tr_cache_write(slot, &c.r);
+    *r = c.r;
+    return 0;
+}
+
+int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+                        const mdt_modview *view, uintptr_t module, uint32_t token,
+                        const mdt_resolve_opts *opts)
+{
+    struct rc c;
+    uint32_t mi;
+    int e;
+    struct tr_centry *slot = NULL;
+    if (tr_cache_export_fast(view, module, token, opts, trace, out))
+        return 0;
+    memset(out, 0, sizeof *out);
+    if ((e = rc_begin(&c, mem_ctx, trace, view, module, token, opts, &mi)))
+        return e;
+    if (MDT_TOKEN_TABLE(token) == MDT_TABLE_TypeDef) {
+        if ((e = check_rid(view, mi, token, MDT_TABLE_TypeDef)))
+            return rc_error(&c, e);
+        found(&c, mi, MDT_TOKEN_RID(token));
+        rc_end(&c, out);
+        return 0;
+    }
+    if ((e = check_rid(view, mi, token, MDT_TABLE_TypeRef)))
+        return rc_error(&c, e);
+    if (!unusable(&c, mi)) {
+        if (c.cacheable) {
+            slot = tr_cache_slot(view, mi, token);
+            if (tr_cache_read(slot, &c.r)) {
+                tr_res_export(view, &c.r, out);
+                return 0;
+            }
+        }
+        rc_typeref(&c, mi, MDT_TOKEN_RID(token));
+        if (c.cacheable)
+            tr_cache_write(slot, &c.r);
+    }
+    rc_end(&c, out);
+    if (c.trace_failed)
+        return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
+    return 0;
+}
+
+int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+                         const mdt_modview *view, uintptr_t module, uint32_t token,
+                         const mdt_resolve_opts *opts)
+{
+    struct rc c;
+    uint32_t mi;
+    int e;
+    struct tr_centry *slot = NULL;
+    if (tr_cache_export_fast(view, module, token, opts, trace, out))
+        return 0;
+    memset(out, 0, sizeof *out);
+    if ((e = rc_begin(&c, mem_ctx, trace, view, module, token, opts, &mi)))
+        return e;
+    if ((e = check_rid(view, mi, token, MDT_TABLE_ExportedType)))
+        return rc_error(&c, e);
+    if (!unusable(&c, mi)) {
+        if (c.cacheable) {
+            slot = tr_cache_slot(view, mi, token);
+            if (tr_cache_read(slot, &c.r)) {
+                tr_res_export(view, &c.r, out);
+                return 0;
+            }
+        }
+        resolve_exported(&c, mi, MDT_TOKEN_RID(token));
+        if (c.cacheable)
+            tr_cache_write(slot, &c.r);
+    }
+    rc_end(&c, out);
+    if (c.trace_failed)
+        return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
+    return 0;
+}
+
+int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+                      const mdt_modview *view, uintptr_t module, uint32_t token,
+                      const mdt_resolve_opts *opts)
+{
+    if (tr_cache_export_fast(view, module, token, opts, trace, out))
+        return 0;
+    switch (MDT_TOKEN_TABLE(token)) {
+    case MDT_TABLE_TypeRef:
+    case MDT_TABLE_TypeDef:
+        return mdt_typeref_resolve(mem_ctx, out, trace, view, module, token, opts);
+    case MDT_TABLE_ExportedType:
+        return mdt_exported_resolve(mem_ctx, out, trace, view, module, token, opts);
+    case MDT_TABLE_MemberRef:
+        return mdt_memberref_resolve(mem_ctx, out, trace, view, module, token, opts);
+    default:
+        memset(out, 0, sizeof *out);
+        if (trace)
+            *trace = NULL;
+        return mdt__fail_simple(MDT_EINVAL, "resolve: token 0x%08x is no reference", token);
+    }
+}
+
+int mdt_assemblyref_bind(const mdt_modview *view, uintptr_t module, uint32_t token,
+                         uintptr_t *manifest, int *tier)
+{
+    uint32_t mi;
+    mdt_identity id;
+    struct cand cands[MAX_CANDS];
+    size_t n;
+    *manifest = 0;
+    *tier = 0;
+    if (!view || (mi = tr_view_find(view, module)) == TR_NONE)
+        return mdt__fail_simple(MDT_ENOTFOUND, "bind: no module %#jx in the view",
+                                (uintmax_t)module);
+    if (!view->mods[mi]->img || MDT_TOKEN_TABLE(token) != MDT_TABLE_AssemblyRef)
+        return mdt__fail_simple(MDT_EINVAL, "bind: token 0x%08x is not an AssemblyRef", token);
+    if (mdt_assemblyref_identity(view->mods[mi]->img, MDT_TOKEN_RID(token), &id))
+        return MDT_EBADIMAGE;
+    n = candidates(view, mi, &id, cands, MAX_CANDS);
+    if (!n)
+        return MDT_ENOTFOUND;
+    *manifest = view->mods[cands[0].mi]->id;
+    *tier = cands[0].tier;
+    return 0;
+}

@@ -1,0 +1,68 @@
+#!/bin/sh
+# Differential test: every TypeRef and ExportedType of the Mono 4.5
+# framework (/usr/lib/mono/4.5/*.dll and Facades/*.dll, one module set)
+# resolved by mdtools (tests/typeref/resolve_dump) and by Mono.Cecil
+# (tests/typeref/CecilDiff.cs, compiled here with mcs, run with mono, its
+# assembly resolver restricted to the same files). A row passes when both
+# name the same assembly and full name, or both leave it unresolved; rows
+# listed in tests/typeref/cecil-exceptions.txt (documented cases where Cecil
+# is wrong) pass when mdtools gives the answer written there. Missing mono,
+# mcs or Cecil is a failure, not a skip. Prints "N passed, M failed".
+top=${MDT_TOP_SRCDIR:-.}
+build=${MDT_BUILDDIR:-.}
+fx=${MONO_45_DIR:-/usr/lib/mono/4.5}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+    echo "cecil-diff.sh: $*" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+}
+for tool in mcs mono; do
+    command -v "$tool" >/dev/null 2>&1 || fail "$tool not found (apt-get install mono-devel)"
+done
+cecil=$(pkg-config --variable=assemblies_dir mono-cecil 2>/dev/null)/Mono.Cecil.dll
+[ -f "$cecil" ] || cecil=/usr/lib/mono-cecil/Mono.Cecil.dll
+[ -f "$cecil" ] || fail "Mono.Cecil.dll not found (apt-get install libmono-cecil-cil-dev)"
+[ -d "$fx/Facades" ] || fail "$fx/Facades not found (apt-get install mono-runtime)"
+dump="$build/tests/typeref/resolve_dump"
+[ -x "$dump" ] || fail "$dump not built"
+
+cp "$cecil" "$tmp/" || fail "cannot copy $cecil"
+mcs -nologo -r:"$tmp/Mono.Cecil.dll" -out:"$tmp/CecilDiff.exe" "$top/tests/typeref/CecilDiff.cs" \
+    >"$tmp/mcs.log" 2>&1 || { cat "$tmp/mcs.log"; fail "mcs failed"; }
+
+files=$(ls "$fx"/*.dll "$fx"/Facades/*.dll | LC_ALL=C sort)
+# shellcheck disable=SC2086
+mono "$tmp/CecilDiff.exe" $files >"$tmp/cecil.txt" 2>"$tmp/cecil.err" || fail "CecilDiff failed"
+# shellcheck disable=SC2086
+"$dump" $files >"$tmp/ours.txt" 2>"$tmp/ours.err" || fail "resolve_dump failed"
+
+grep -v '^#' "$top/tests/typeref/cecil-exceptions.txt" 2>/dev/null | grep . >"$tmp/exc.txt"
+awk -v exc="$tmp/exc.txt" -v ours="$tmp/ours.txt" '
+    function norm(line,   f, n) {
+        n = split(line, f, " ")
+        if (f[3] == "-") return "- unresolved"
+        return f[3] " " f[4]
+    }
+    BEGIN {
+        while ((getline l < exc) > 0) { split(l, f, " "); want[f[1] " " f[2]] = f[3] " " f[4] }
+        while ((getline l < ours) > 0) { split(l, f, " "); o[f[1] " " f[2]] = norm(l); seen[f[1] " " f[2]] = 1 }
+    }
+    {
+        key = $1 " " $2
+        c = norm($0)
+        if (!(key in o)) { printf "FAIL %s: only Cecil answers (%s)\n", key, c; bad++; next }
+        delete seen[key]
+        if (c == o[key]) { good++; next }
+        if ((key in want) && want[key] == o[key]) { good++; known++; next }
+        printf "FAIL %s: Cecil %s, mdtools %s\n", key, c, o[key]
+        bad++
+    }
+    END {
+        for (k in seen) { printf "FAIL %s: only mdtools answers (%s)\n", k, o[k]; bad++ }
+        printf "# %d rows agree (%d through documented exceptions)\n", good - known, known
+        printf "%d passed, %d failed\n", good, bad
+        exit bad ? 1 : 0
+    }' "$tmp/cecil.txt"
