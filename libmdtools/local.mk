@@ -6,6 +6,7 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/mdtools.h \
 	libmdtools/include/mdtools/errors.h \
 	libmdtools/include/mdtools/token.h \
+	libmdtools/include/mdtools/idmap.h \
 	libmdtools/include/mdtools/image.h \
 	libmdtools/include/mdtools/tables.h \
 	libmdtools/include/mdtools/tables.def \
@@ -35,6 +36,21 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/heaps.c \
 	libmdtools/md/find.c \
 	libmdtools/md/columns.c \
+	libmdtools/tokens/idmap_int.h \
+	libmdtools/tokens/grace.c \
+	libmdtools/tokens/table.c \
+	libmdtools/tokens/wmap.c \
+	libmdtools/tokens/records.c \
+	libmdtools/tokens/args.c \
+	libmdtools/tokens/lifetime.c \
+	libmdtools/tokens/modules.c \
+	libmdtools/tokens/classes.c \
+	libmdtools/tokens/functions.c \
+	libmdtools/tokens/index.c \
+	libmdtools/tokens/ranges.c \
+	libmdtools/tokens/describe.c \
+	libmdtools/tokens/fetch.c \
+	libmdtools/tokens/idmap.c \
 	libmdtools/typeref/identity.c \
 	libmdtools/typeref/tr_int.h \
 	libmdtools/typeref/resolve_int.h \

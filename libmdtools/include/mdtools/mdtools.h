@@ -12,5 +12,6 @@
 #include <mdtools/names.h>
 #include <mdtools/modset.h>
 #include <mdtools/typeref.h>
+#include <mdtools/idmap.h>
 
 #endif

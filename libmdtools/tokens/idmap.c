@@ -1,0 +1,260 @@
+/* The map object: creation and destruction, the sequence counter, the
+ * housekeeping calls (synchronize, retire old tombstones) and statistics.
+ * The records themselves are in modules.c, classes.c and functions.c, the
+ * rules in lifetime.c, the indexes in index.c and ranges.c. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokens/idmap_int.h"
+#include "util/error.h"
+
+_Static_assert(sizeof(struct idm_cslot) == 64, "class slot is one cache line");
+_Static_assert(sizeof(struct idm_fslot) == 64, "function slot is one cache line");
+_Static_assert(sizeof(struct idm_mslot) == 128, "module slot is two cache lines");
+
+static const size_t slot_sizes[3] = {sizeof(struct idm_mslot), sizeof(struct idm_cslot),
+                                     sizeof(struct idm_fslot)};
+
+int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
+{
+    mdt_idmap_options none = {0};
+    if (!out)
+        return mdt__fail_simple(MDT_EINVAL, "idmap: out is NULL");
+    *out = NULL;
+    if (!opts)
+        opts = &none;
+    mdt_idmap *m = aligned_alloc(64, (sizeof *m + 63) & ~(size_t)63);
+    if (!m)
+        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+    memset(m, 0, sizeof *m);
+    if (pthread_mutex_init(&m->lock, NULL)) {
+        free(m);
+        return mdt__fail_simple(MDT_ENOMEM, "idmap: cannot create mutex");
+    }
+    size_t hint[3] = {opts->modules, opts->classes, opts->functions};
+    bool ok = true;
+    for (int k = 0; k < 3; k++) {
+        struct idm_tab *t = idm_tab_new(idm_cap_for(hint[k]), slot_sizes[k]);
+        atomic_init(&m->tab[k], t);
+        ok = ok && t;
+    }
+    atomic_init(&m->rev[K_MODULE], NULL);
+    for (int k = K_CLASS; k <= K_FUNC; k++) {
+        struct idm_itab *t = idm_itab_new(idm_cap_for(2 * hint[k]), sizeof(struct idm_rslot));
+        atomic_init(&m->rev[k], t);
+        ok = ok && t;
+    }
+    struct idm_itab *p = idm_itab_new(idm_cap_for(hint[K_CLASS]), sizeof(struct idm_pslot));
+    atomic_init(&m->presence, p);
+    atomic_init(&m->ranges, NULL);
+    atomic_init(&m->seqctr, 0);
+    m->miss = opts->miss;
+    m->miss_payload = opts->miss_payload;
+    if (!ok || !p) {
+        mdt_idmap_free(m);
+        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+    }
+    *out = m;
+    return 0;
+}
+
+static void free_deps(mdt_idmap *m)
+{
+    for (size_t i = 0; i < m->deps.cap; i++)
+        if (m->deps.e[i].kind)
+            free((void *)(uintptr_t)m->deps.e[i].val);
+    idm_wmap_free(&m->deps);
+}
+
+static void free_payloads(struct idm_tab *t, int kind)
+{
+    for (size_t i = 0; t && i <= t->mask; i++) {
+        struct idm_head *h = idm_slot(t, i);
+        if (!atomic_load_explicit(&h->key, memory_order_relaxed))
+            continue;
+        uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
+        if (kind == K_CLASS && (meta & META_OOL))
+            free((void *)atomic_load_explicit(&((struct idm_cslot *)h)->args[0],
+                                              memory_order_relaxed));
+        else if (kind == K_FUNC && (meta & META_OOL))
+            free((void *)atomic_load_explicit(&((struct idm_fslot *)h)->args, memory_order_relaxed));
+        else if (kind == K_MODULE)
+            free((void *)atomic_load_explicit(&((struct idm_mslot *)h)->path, memory_order_relaxed));
+    }
+}
+
+void mdt_idmap_free(mdt_idmap *map)
+{
+    if (!map)
+        return;
+    idm_grace_destroy(&map->g);
+    for (int k = 0; k < 3; k++) {
+        struct idm_tab *t = atomic_load_explicit(&map->tab[k], memory_order_relaxed);
+        free_payloads(t, k);
+        free(t);
+        free(atomic_load_explicit(&map->rev[k], memory_order_relaxed));
+    }
+    free(atomic_load_explicit(&map->presence, memory_order_relaxed));
+    idm_ranges_free(map);
+    free_deps(map);
+    idm_wmap_free(&map->hist);
+    pthread_mutex_destroy(&map->lock);
+    free(map);
+}
+
+void mdt_idmap_set_miss(mdt_idmap *map, mdt_idmap_miss_fn fn, void *payload)
+{
+    if (!map)
+        return;
+    pthread_mutex_lock(&map->lock);
+    map->miss = fn;
+    map->miss_payload = payload;
+    pthread_mutex_unlock(&map->lock);
+}
+
+uint64_t mdt_idmap_next_seq(mdt_idmap *map)
+{
+    return atomic_fetch_add_explicit(&map->seqctr, 1, memory_order_relaxed) + 1;
+}
+
+void mdt_idmap_synchronize(mdt_idmap *map)
+{
+    if (!map)
+        return;
+    pthread_mutex_lock(&map->lock);
+    idm_reclaim(&map->g, true);
+    if (map->g.nretired == 0)
+        idm_grace_wait(&map->g);
+    pthread_mutex_unlock(&map->lock);
+}
+
+struct dropctx {
+    mdt_idmap *m;
+    int kind;
+    int dropped;
+};
+
+static void drop_slot(void *ctx, struct idm_head *h)
+{
+    struct dropctx *d = ctx;
+    idm_release_payload(d->m, d->kind, h);
+    d->dropped++;
+}
+
+static void compact_deps(mdt_idmap *m)
+{
+    for (size_t i = 0; i < m->deps.cap; i++) {
+        struct idm_went *e = &m->deps.e[i];
+        if (!e->kind)
+            continue;
+        struct idm_deplist *l = (struct idm_deplist *)(uintptr_t)e->val;
+        size_t k = 0;
+        for (size_t j = 0; j < l->n; j++) {
+            struct idm_head *h = idm_tab_find(
+                atomic_load_explicit(&m->tab[l->d[j].kind], memory_order_relaxed), l->d[j].id);
+            if (h && (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE) &&
+                atomic_load_explicit(&h->gen, memory_order_relaxed) == l->d[j].gen)
+                l->d[k++] = l->d[j];
+        }
+        l->n = k;
+    }
+}
+
+int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
+{
+    if (!map)
+        return mdt__fail_simple(MDT_EINVAL, "idmap: map is NULL");
+    int rc = idm_lock(map);
+    if (rc)
+        return rc;
+    if (below > map->watermark)
+        map->watermark = below;
+    below = map->watermark;
+    int dropped = 0;
+    for (int k = 0; k < 3 && rc == 0; k++) {
+        struct idm_tab *t = atomic_load_explicit(&map->tab[k], memory_order_relaxed);
+        struct dropctx d = {map, k, 0};
+        size_t keep = t->live;
+        for (size_t i = 0; i <= t->mask; i++) {
+            struct idm_head *h = idm_slot(t, i);
+            if (atomic_load_explicit(&h->key, memory_order_relaxed) &&
+                !(atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE) &&
+                h->seq >= below)
+                keep++;
+        }
+        struct idm_tab *n = idm_tab_rebuild(t, idm_cap_for(keep), below, drop_slot, &d);
+        if (!n) {
+            rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in retire");
+            break;
+        }
+        atomic_store_explicit(&map->tab[k], n, memory_order_seq_cst);
+        idm_retire(&map->g, t, t->bytes);
+        dropped += d.dropped;
+    }
+    if (rc == 0) {
+        /* History below the watermark can no longer refuse anything. */
+        for (size_t i = 0; i < map->hist.cap;) {
+            struct idm_went *e = &map->hist.e[i];
+            if (e->kind && e->val < below)
+                idm_wmap_del(&map->hist, (int)e->kind - 1, e->id); /* re-check slot i */
+            else
+                i++;
+        }
+        compact_deps(map);
+        for (int k = K_CLASS; k <= K_FUNC && rc == 0; k++)
+            rc = idm_index_rebuild(map, k);
+        if (rc == 0)
+            rc = idm_index_rebuild(map, K_MODULE);
+    }
+    if (rc == 0)
+        rc = dropped;
+    if (map->ranges_dirty) {
+        int e = idm_ranges_filter(map);
+        if (e < 0 && rc >= 0)
+            rc = e;
+    }
+    idm_reclaim(&map->g, true);
+    idm_unlock(map);
+    return rc;
+}
+
+void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!map)
+        return;
+    pthread_mutex_lock(&map->lock);
+    struct idm_tab *t[3];
+    for (int k = 0; k < 3; k++) {
+        t[k] = atomic_load_explicit(&map->tab[k], memory_order_relaxed);
+        out->bytes_tables += t[k]->bytes;
+    }
+    out->modules_live = t[K_MODULE]->live;
+    out->classes_live = t[K_CLASS]->live;
+    out->functions_live = t[K_FUNC]->live;
+    out->modules_dead = t[K_MODULE]->used - t[K_MODULE]->live;
+    out->classes_dead = t[K_CLASS]->used - t[K_CLASS]->live;
+    out->functions_dead = t[K_FUNC]->used - t[K_FUNC]->live;
+    out->class_slot_size = sizeof(struct idm_cslot);
+    out->function_slot_size = sizeof(struct idm_fslot);
+    for (int k = K_CLASS; k <= K_FUNC; k++)
+        out->bytes_index += atomic_load_explicit(&map->rev[k], memory_order_relaxed)->bytes;
+    out->bytes_index += atomic_load_explicit(&map->presence, memory_order_relaxed)->bytes;
+    out->bytes_args = map->args_bytes;
+    struct idm_rtop *r = atomic_load_explicit(&map->ranges, memory_order_relaxed);
+    if (r) {
+        out->bytes_ranges = r->bytes;
+        for (size_t i = 0; i < r->n; i++)
+            out->bytes_ranges += sizeof(struct idm_chunk) +
+                                 atomic_load_explicit(&r->chunks[i], memory_order_relaxed)->n *
+                                     sizeof(struct idm_range);
+    }
+    out->ranges = map->nranges;
+    out->bytes_writer = map->deps_bytes + (map->deps.cap + map->hist.cap) * sizeof(struct idm_went) +
+                        map->g.capretired * sizeof(void *);
+    out->bytes_retired = map->g.retired_bytes;
+    out->grace_periods = map->g.periods;
+    pthread_mutex_unlock(&map->lock);
+}

@@ -1,0 +1,243 @@
+/* ModuleID records, and the three ways modules go away: ModuleUnloadStarted,
+ * AppDomain shutdown and (collectible) assembly unload. A module is
+ * registered as a dependent of its AppDomain and assembly tags, so their
+ * unload is an ordinary cascade (lifetime.c), and their tombstones keep a
+ * late enumeration item of a module in a dead AppDomain out. The path is
+ * copied into writer-allocated memory (freed through the grace period); the
+ * image and identity pointers are the caller's. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokens/idmap_int.h"
+#include "util/error.h"
+
+static bool mvid_zero(const uint8_t m[16])
+{
+    for (int i = 0; i < 16; i++)
+        if (m[i])
+            return false;
+    return true;
+}
+
+struct mcur {
+    uintptr_t image, dom, asmb, ident, path;
+    uint8_t mvid[16];
+};
+
+static void read_cur(const struct idm_head *h, struct mcur *c)
+{
+    struct idm_mslot *s = (struct idm_mslot *)h;
+    c->image = atomic_load_explicit(&s->image, memory_order_relaxed);
+    c->dom = atomic_load_explicit(&s->appdomain, memory_order_relaxed);
+    c->asmb = atomic_load_explicit(&s->assembly, memory_order_relaxed);
+    c->ident = atomic_load_explicit(&s->identity, memory_order_relaxed);
+    c->path = atomic_load_explicit(&s->path, memory_order_relaxed);
+    uint64_t w[2] = {atomic_load_explicit(&s->mvid[0], memory_order_relaxed),
+                     atomic_load_explicit(&s->mvid[1], memory_order_relaxed)};
+    memcpy(c->mvid, w, 16);
+}
+
+/* A field conflicts when both sides know it and differ. */
+static bool field_conflict(uintptr_t have, uintptr_t want)
+{
+    return have && want && have != want;
+}
+
+/* 0 same, 1 same but fields to fill in, -1 different. */
+static int compare(const struct idm_head *h, const mdt_idmap_module_info *in)
+{
+    struct mcur c;
+    read_cur(h, &c);
+    if (field_conflict(c.image, (uintptr_t)in->image) || field_conflict(c.dom, in->appdomain) ||
+        field_conflict(c.asmb, in->assembly) || field_conflict(c.ident, (uintptr_t)in->identity))
+        return -1;
+    if (!mvid_zero(c.mvid) && !mvid_zero(in->mvid) && memcmp(c.mvid, in->mvid, 16) != 0)
+        return -1;
+    if ((!c.image && in->image) || (!c.dom && in->appdomain) || (!c.asmb && in->assembly) ||
+        (!c.ident && in->identity) || (mvid_zero(c.mvid) && !mvid_zero(in->mvid)) ||
+        (!c.path && in->path && in->path[0]))
+        return 1;
+    return 0;
+}
+
+static struct idm_path *make_path(mdt_idmap *m, const char *path, int *err)
+{
+    *err = 0;
+    if (!path || !path[0])
+        return NULL;
+    size_t len = strlen(path);
+    struct idm_path *p = malloc(sizeof *p + len + 1);
+    if (!p) {
+        *err = MDT_ENOMEM;
+        return NULL;
+    }
+    p->len = len;
+    memcpy(p->s, path, len + 1);
+    m->args_bytes += sizeof *p + len + 1;
+    return p;
+}
+
+static void store_fields(struct idm_mslot *s, const mdt_idmap_module_info *in, struct idm_path *p,
+                         bool fill_only)
+{
+    struct mcur c;
+    read_cur(&s->h, &c);
+    if (!fill_only || !c.image)
+        atomic_store_explicit(&s->image, (uintptr_t)in->image, memory_order_relaxed);
+    if (!fill_only || !c.dom)
+        atomic_store_explicit(&s->appdomain, in->appdomain, memory_order_relaxed);
+    if (!fill_only || !c.asmb)
+        atomic_store_explicit(&s->assembly, in->assembly, memory_order_relaxed);
+    if (!fill_only || !c.ident)
+        atomic_store_explicit(&s->identity, (uintptr_t)in->identity, memory_order_relaxed);
+    if (!fill_only || mvid_zero(c.mvid)) {
+        uint64_t w[2];
+        memcpy(w, in->mvid, 16);
+        atomic_store_explicit(&s->mvid[0], w[0], memory_order_relaxed);
+        atomic_store_explicit(&s->mvid[1], w[1], memory_order_relaxed);
+    }
+    if (!fill_only || !c.path)
+        atomic_store_explicit(&s->path, (uintptr_t)p, memory_order_seq_cst);
+}
+
+int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_module_info *info,
+                          uint64_t seq)
+{
+    if (!map || !module_id || !info)
+        return mdt__fail_simple(MDT_EINVAL, "idmap: bad module load arguments");
+    int rc = idm_lock(map);
+    if (rc)
+        return rc;
+    rc = idm_check_seq(map, seq);
+    if (rc)
+        goto out;
+
+    struct idm_refs refs = {0};
+    if (info->appdomain) {
+        refs.r[refs.n].kind = K_DOMAIN;
+        refs.r[refs.n++].id = info->appdomain;
+    }
+    if (info->assembly) {
+        refs.r[refs.n].kind = K_ASSEMBLY;
+        refs.r[refs.n++].id = info->assembly;
+    }
+
+    int err;
+    struct idm_head *h =
+        idm_tab_find(atomic_load_explicit(&map->tab[K_MODULE], memory_order_relaxed), module_id);
+    if (h && (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE)) {
+        int cmp = compare(h, info);
+        if (cmp >= 0) {
+            rc = MDT_IDMAP_DUPLICATE;
+            if (cmp == 1 && !idm_refs_stale(map, &refs, seq)) {
+                struct idm_path *p = NULL;
+                struct mcur c;
+                read_cur(h, &c);
+                if (!c.path && (p = make_path(map, info->path, &err), err)) {
+                    rc = mdt__fail_simple(err, "idmap: out of memory for a path");
+                    goto out;
+                }
+                uint64_t gen = atomic_load_explicit(&h->gen, memory_order_relaxed);
+                if ((!c.dom && info->appdomain &&
+                     idm_dep_push(map, K_DOMAIN, info->appdomain, K_MODULE, module_id, gen)) ||
+                    (!c.asmb && info->assembly &&
+                     idm_dep_push(map, K_ASSEMBLY, info->assembly, K_MODULE, module_id, gen))) {
+                    free(p);
+                    rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+                    goto out;
+                }
+                idm_slot_begin(h);
+                store_fields((struct idm_mslot *)h, info, p, true);
+                idm_slot_end(h);
+                rc = MDT_IDMAP_APPLIED;
+            }
+            if (seq > h->seq)
+                h->seq = seq;
+            goto out;
+        }
+        if (seq <= h->seq || idm_refs_stale(map, &refs, seq)) {
+            rc = MDT_IDMAP_SUPERSEDED;
+            goto out;
+        }
+        idm_kill_slot(map, K_MODULE, h, seq - 1);
+        rc = idm_cascade(map, K_MODULE, module_id, seq - 1, seq - 1);
+        if (rc < 0)
+            goto out;
+    } else if (h && seq <= h->seq) {
+        rc = MDT_IDMAP_SUPERSEDED;
+        goto out;
+    } else if (idm_refs_stale(map, &refs, seq)) {
+        rc = MDT_IDMAP_SUPERSEDED;
+        goto out;
+    }
+
+    if (h && idm_wmap_put(&map->hist, K_MODULE, module_id, h->seq)) {
+        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+        goto out;
+    }
+    struct idm_path *p = make_path(map, info->path, &err);
+    if (err) {
+        rc = mdt__fail_simple(err, "idmap: out of memory for a path");
+        goto out;
+    }
+    rc = idm_add_deps(map, &refs, K_MODULE, module_id, seq);
+    bool fresh = false;
+    if (rc == 0 && !(h = idm_place(map, K_MODULE, module_id, &fresh)))
+        rc = MDT_ENOMEM;
+    if (rc) {
+        if (p) {
+            map->args_bytes -= sizeof *p + p->len + 1;
+            free(p);
+        }
+        goto out;
+    }
+    struct idm_tab *t = atomic_load_explicit(&map->tab[K_MODULE], memory_order_relaxed);
+    if (!fresh) {
+        idm_release_payload(map, K_MODULE, h);
+        idm_slot_begin(h);
+    }
+    store_fields((struct idm_mslot *)h, info, p, false);
+    atomic_store_explicit(&h->gen, seq, memory_order_relaxed);
+    atomic_store_explicit(&h->meta, META_LIVE, memory_order_relaxed);
+    h->seq = seq;
+    if (fresh) {
+        atomic_store_explicit(&h->key, module_id, memory_order_release);
+        t->used++;
+    } else {
+        idm_slot_end(h);
+    }
+    t->live++;
+    rc = MDT_IDMAP_APPLIED;
+out:
+    return idm_finish(map, rc);
+}
+
+static int unload(mdt_idmap *map, int kind, uintptr_t id, uint64_t seq)
+{
+    if (!map || !id)
+        return mdt__fail_simple(MDT_EINVAL, "idmap: bad unload arguments");
+    int rc = idm_lock(map);
+    if (rc)
+        return rc;
+    rc = idm_check_seq(map, seq);
+    if (rc == 0)
+        rc = idm_unload(map, kind, id, seq);
+    return idm_finish(map, rc);
+}
+
+int mdt_idmap_module_unload(mdt_idmap *map, uintptr_t module_id, uint64_t seq)
+{
+    return unload(map, K_MODULE, module_id, seq);
+}
+
+int mdt_idmap_appdomain_shutdown(mdt_idmap *map, uintptr_t appdomain, uint64_t seq)
+{
+    return unload(map, K_DOMAIN, appdomain, seq);
+}
+
+int mdt_idmap_assembly_unload(mdt_idmap *map, uintptr_t assembly, uint64_t seq)
+{
+    return unload(map, K_ASSEMBLY, assembly, seq);
+}

@@ -1,0 +1,161 @@
+/* Open-addressing tables shared by the module, class and function maps:
+ * power-of-two capacity, linear probing, at most IDM_MAX_PROBE slots
+ * visited, slots stored inline (64 bytes for classes and functions, one
+ * cache line). A key is written once into a slot of a table instance and
+ * never moves or leaves it, so a reader that found its key can trust the
+ * position; records die in place (a tombstone) and are dropped only when
+ * the writer rebuilds the table into a new instance and publishes it. The
+ * writer grows at 3/4 load or when a probe would exceed the bound. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokens/idmap_int.h"
+
+uint64_t idm_hash(uint64_t x)
+{
+    /* murmur3's 64-bit finalizer: pointers differ in middle bits only. */
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+size_t idm_cap_for(size_t n)
+{
+    size_t cap = 64;
+    while (cap < n + n / 3 + 1)
+        cap *= 2;
+    return cap;
+}
+
+/* One allocation: a 64-byte header holding the table struct, then the
+ * slots, so that retiring a table is one free. */
+static void *alloc_table(size_t cap, size_t slot_size, size_t *bytes)
+{
+    size_t sz = 64 + cap * slot_size;
+    unsigned char *p = aligned_alloc(64, (sz + 63) & ~(size_t)63);
+    if (!p)
+        return NULL;
+    memset(p, 0, sz);
+    *bytes = sz;
+    return p;
+}
+
+struct idm_tab *idm_tab_new(size_t cap, size_t slot_size)
+{
+    size_t bytes;
+    struct idm_tab *t = alloc_table(cap, slot_size, &bytes);
+    _Static_assert(sizeof(struct idm_tab) <= 64, "table header fits 64 bytes");
+    if (!t)
+        return NULL;
+    t->slots = (unsigned char *)t + 64;
+    t->mask = cap - 1;
+    t->slot_size = slot_size;
+    t->bytes = bytes;
+    return t;
+}
+
+struct idm_head *idm_tab_find(const struct idm_tab *t, uintptr_t key)
+{
+    size_t i = (size_t)idm_hash(key) & t->mask;
+    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++) {
+        struct idm_head *h = idm_slot(t, i);
+        uintptr_t k = atomic_load_explicit(&h->key, memory_order_acquire);
+        if (k == key)
+            return h;
+        if (k == 0)
+            return NULL;
+        i = (i + 1) & t->mask;
+    }
+    return NULL;
+}
+
+struct idm_head *idm_tab_place(struct idm_tab *t, uintptr_t key, bool *fresh)
+{
+    size_t i = (size_t)idm_hash(key) & t->mask;
+    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++) {
+        struct idm_head *h = idm_slot(t, i);
+        uintptr_t k = atomic_load_explicit(&h->key, memory_order_relaxed);
+        if (k == key) {
+            *fresh = false;
+            return h;
+        }
+        if (k == 0) {
+            if ((t->used + 1) * 4 > (t->mask + 1) * 3)
+                return NULL;
+            *fresh = true;
+            return h;
+        }
+        i = (i + 1) & t->mask;
+    }
+    return NULL;
+}
+
+struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t below,
+                                void (*drop)(void *ctx, struct idm_head *h), void *ctx)
+{
+    for (;;) {
+        struct idm_tab *n = idm_tab_new(cap, t->slot_size);
+        bool ok = true;
+        if (!n)
+            return NULL;
+        for (size_t i = 0; i <= t->mask && ok; i++) {
+            struct idm_head *h = idm_slot(t, i);
+            uintptr_t k = atomic_load_explicit(&h->key, memory_order_relaxed);
+            if (k == 0)
+                continue;
+            uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
+            if (!(meta & META_LIVE) && h->seq < below)
+                continue;
+            size_t j = (size_t)idm_hash(k) & n->mask;
+            unsigned probe = 0;
+            while (atomic_load_explicit(&idm_slot(n, j)->key, memory_order_relaxed) != 0) {
+                j = (j + 1) & n->mask;
+                if (++probe >= IDM_MAX_PROBE) {
+                    ok = false;
+                    break;
+                }
+            }
+            if (!ok)
+                break;
+            /* The new table is private until published; the old slot is
+             * stable because only the writer changes it. */
+            memcpy((void *)idm_slot(n, j), (const void *)h, t->slot_size);
+            n->used++;
+            if (meta & META_LIVE)
+                n->live++;
+        }
+        if (ok) {
+            if (drop) {
+                for (size_t i = 0; i <= t->mask; i++) {
+                    struct idm_head *h = idm_slot(t, i);
+                    uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
+                    if (atomic_load_explicit(&h->key, memory_order_relaxed) != 0 &&
+                        !(meta & META_LIVE) && h->seq < below)
+                        drop(ctx, h);
+                }
+            }
+            return n;
+        }
+        free(n);
+        cap *= 2;
+    }
+}
+
+struct idm_itab *idm_itab_new(size_t cap, size_t slot_size)
+{
+    size_t bytes;
+    struct idm_itab *t = alloc_table(cap, slot_size, &bytes);
+    _Static_assert(sizeof(struct idm_itab) <= 64, "index header fits 64 bytes");
+    if (!t)
+        return NULL;
+    t->slots = (unsigned char *)t + 64;
+    t->mask = cap - 1;
+    t->slot_size = slot_size;
+    t->bytes = bytes;
+    return t;
+}

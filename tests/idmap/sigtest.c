@@ -1,0 +1,402 @@
+/* The signal-safe lookups really are: SIGPROF at 10 kHz (one
+ * CLOCK_MONOTONIC timer per thread with SIGEV_THREAD_ID: ITIMER_PROF only
+ * fires at the scheduler tick) interrupts reader threads and writer threads (also while a writer holds
+ * the map's mutex or waits for readers), and the handler runs every
+ * signal-safe lookup. malloc, calloc, realloc, free, aligned_alloc,
+ * posix_memalign, pthread_mutex_lock/trylock and the pthread_rwlock_*
+ * calls are interposed here (forwarded with dlsym(RTLD_NEXT)); any call of
+ * them while the calling thread is inside the handler is a failure. The test
+ * also fails unless the handler ran often, its lookups found answers, and
+ * some signals landed inside a writer call. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mdtools/idmap.h>
+
+/* ---- interposition ------------------------------------------------------ */
+
+static _Thread_local int in_handler;
+static _Thread_local int in_writer;
+static _Atomic unsigned long violations;
+static _Atomic(const char *) first_violation;
+
+static void violation(const char *what)
+{
+    const char *none = NULL;
+    atomic_fetch_add(&violations, 1);
+    atomic_compare_exchange_strong(&first_violation, &none, what);
+}
+
+/* dlsym may allocate before the real functions are known: serve that from
+ * a static arena that is never freed. */
+static _Alignas(16) char boot[16384];
+static size_t bootpos;
+static int resolving;
+
+static void *boot_alloc(size_t n)
+{
+    size_t at = (bootpos + 15) & ~(size_t)15;
+    if (at + n > sizeof boot)
+        return NULL;
+    bootpos = at + n;
+    return boot + at;
+}
+
+static bool in_boot(const void *p)
+{
+    return (const char *)p >= boot && (const char *)p < boot + sizeof boot;
+}
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static int (*real_mutex_lock)(pthread_mutex_t *);
+static int (*real_mutex_trylock)(pthread_mutex_t *);
+static int (*real_rw_rdlock)(pthread_rwlock_t *);
+static int (*real_rw_wrlock)(pthread_rwlock_t *);
+static int (*real_rw_tryrdlock)(pthread_rwlock_t *);
+static int (*real_rw_trywrlock)(pthread_rwlock_t *);
+static int (*real_rw_unlock)(pthread_rwlock_t *);
+
+static void resolve(void)
+{
+    if (real_malloc || resolving)
+        return;
+    resolving = 1;
+    real_calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+    real_malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc");
+    real_realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    real_free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+    real_aligned_alloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
+    real_posix_memalign = (int (*)(void **, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
+    real_mutex_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
+    real_mutex_trylock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+    real_rw_rdlock = (int (*)(pthread_rwlock_t *))dlsym(RTLD_NEXT, "pthread_rwlock_rdlock");
+    real_rw_wrlock = (int (*)(pthread_rwlock_t *))dlsym(RTLD_NEXT, "pthread_rwlock_wrlock");
+    real_rw_tryrdlock = (int (*)(pthread_rwlock_t *))dlsym(RTLD_NEXT, "pthread_rwlock_tryrdlock");
+    real_rw_trywrlock = (int (*)(pthread_rwlock_t *))dlsym(RTLD_NEXT, "pthread_rwlock_trywrlock");
+    real_rw_unlock = (int (*)(pthread_rwlock_t *))dlsym(RTLD_NEXT, "pthread_rwlock_unlock");
+    resolving = 0;
+}
+
+void *malloc(size_t n)
+{
+    if (in_handler)
+        violation("malloc");
+    if (!real_malloc) {
+        if (resolving)
+            return boot_alloc(n);
+        resolve();
+    }
+    return real_malloc(n);
+}
+
+void *calloc(size_t n, size_t m)
+{
+    if (in_handler)
+        violation("calloc");
+    if (!real_calloc) {
+        if (resolving)
+            return boot_alloc(n * m); /* static arena is zeroed */
+        resolve();
+    }
+    return real_calloc(n, m);
+}
+
+void *realloc(void *p, size_t n)
+{
+    if (in_handler)
+        violation("realloc");
+    if (!real_realloc)
+        resolve();
+    if (in_boot(p)) {
+        void *q = malloc(n);
+        if (q)
+            memcpy(q, p, n); /* the arena is large enough to read n */
+        return q;
+    }
+    return real_realloc(p, n);
+}
+
+void free(void *p)
+{
+    if (in_handler)
+        violation("free");
+    if (!p || in_boot(p))
+        return;
+    if (!real_free)
+        resolve();
+    real_free(p);
+}
+
+void *aligned_alloc(size_t a, size_t n)
+{
+    if (in_handler)
+        violation("aligned_alloc");
+    if (!real_aligned_alloc)
+        resolve();
+    return real_aligned_alloc(a, n);
+}
+
+int posix_memalign(void **p, size_t a, size_t n)
+{
+    if (in_handler)
+        violation("posix_memalign");
+    if (!real_posix_memalign)
+        resolve();
+    return real_posix_memalign(p, a, n);
+}
+
+int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    if (in_handler)
+        violation("pthread_mutex_lock");
+    if (!real_mutex_lock)
+        resolve();
+    return real_mutex_lock(m);
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+    if (in_handler)
+        violation("pthread_mutex_trylock");
+    if (!real_mutex_trylock)
+        resolve();
+    return real_mutex_trylock(m);
+}
+
+#define RW(name, real)                                                                     \
+    int name(pthread_rwlock_t *l)                                                          \
+    {                                                                                      \
+        if (in_handler)                                                                    \
+            violation(#name);                                                              \
+        if (!real)                                                                         \
+            resolve();                                                                     \
+        return real(l);                                                                    \
+    }
+RW(pthread_rwlock_rdlock, real_rw_rdlock)
+RW(pthread_rwlock_wrlock, real_rw_wrlock)
+RW(pthread_rwlock_tryrdlock, real_rw_tryrdlock)
+RW(pthread_rwlock_trywrlock, real_rw_trywrlock)
+RW(pthread_rwlock_unlock, real_rw_unlock)
+
+/* ---- the map and the handler ------------------------------------------ */
+
+#define MOD 0x10000u
+#define NCLS 64
+#define NFN 64
+
+static mdt_idmap *MAP;
+static _Atomic bool done;
+static _Atomic unsigned long signals, in_writer_hits, handler_found, handler_calls;
+
+static uintptr_t cls(int i)
+{
+    return 0x200000 + (uintptr_t)i * 0x40;
+}
+static uintptr_t fn(int i)
+{
+    return 0x300000 + (uintptr_t)i * 0x40;
+}
+static uintptr_t code(int i)
+{
+    return 0x7000000 + (uintptr_t)i * 0x100;
+}
+
+static void on_prof(int sig)
+{
+    int saved = errno;
+    (void)sig;
+    in_handler = 1;
+    atomic_fetch_add_explicit(&signals, 1, memory_order_relaxed);
+    if (in_writer)
+        atomic_fetch_add_explicit(&in_writer_hits, 1, memory_order_relaxed);
+    static _Atomic unsigned tick;
+    unsigned t = atomic_fetch_add_explicit(&tick, 1, memory_order_relaxed);
+    unsigned long ok = 0, calls = 0;
+    uintptr_t args[8];
+    char buf[256];
+    mdt_idmap_module_info mi;
+    mdt_idmap_class_info ci;
+    mdt_idmap_function_info fi;
+    mdt_idmap_code_range cr;
+    mdt_idmap_type_node nodes[8];
+    size_t count;
+    uintptr_t id;
+    int i = (int)(t % NCLS);
+    calls += 10;
+    ok += mdt_idmap_module_lookup(MAP, &mi, MOD, 0) == 0;
+    ok += mdt_idmap_module_path(MAP, buf, sizeof buf, MOD, 0) > 0;
+    ok += mdt_idmap_class_lookup(MAP, &ci, args, 8, cls(i), 0) == 0;
+    ok += mdt_idmap_function_lookup(MAP, &fi, args, 8, fn(i), 0) == 0;
+    if (mdt_idmap_ip_lookup(MAP, &cr, code(i) + 0x42) == 0) {
+        ok++;
+        ok += mdt_idmap_function_lookup(MAP, &fi, args, 8, cr.function_id, cr.function_gen) == 0;
+    }
+    mdt_idmap_class_info key = {MOD, 0x02000100 + (uint32_t)i, 0, 0, 0, 0, NULL, 0};
+    uintptr_t a3[3] = {cls(0), cls(1), cls(2)};
+    if (i % 4 == 3) {
+        key.nargs = 3;
+        key.args = a3;
+    }
+    ok += mdt_idmap_class_find(MAP, &id, NULL, &key) == 0;
+    mdt_idmap_function_info fkey = {MOD, 0x06000100 + (uint32_t)i, cls(i), 0, NULL, 0};
+    ok += mdt_idmap_function_find(MAP, &id, NULL, &fkey) == 0;
+    ok += mdt_idmap_typedef_loaded(MAP, MOD, 0x02000100 + (uint32_t)i) == 1;
+    ok += mdt_idmap_class_descriptor(MAP, buf, sizeof buf, cls(i), 0) > 0;
+    ok += mdt_idmap_class_describe(MAP, nodes, 8, &count, cls(i), 0) == 0;
+    atomic_fetch_add_explicit(&handler_found, ok, memory_order_relaxed);
+    atomic_fetch_add_explicit(&handler_calls, calls, memory_order_relaxed);
+    in_handler = 0;
+    errno = saved;
+}
+
+static _Atomic uint64_t seqctr;
+static uint64_t next_seq(void)
+{
+    return atomic_fetch_add(&seqctr, 1) + 1;
+}
+
+static void load_class(int i, uint64_t seq)
+{
+    uintptr_t a3[3] = {cls(0), cls(1), cls(2)};
+    mdt_idmap_class_info ci = {MOD, 0x02000100 + (uint32_t)i, 0, 0, 0, 0, NULL, 0};
+    if (i % 4 == 3) {
+        ci.nargs = 3; /* out-of-line arguments */
+        ci.args = a3;
+    }
+    mdt_idmap_class_load(MAP, cls(i), &ci, seq);
+}
+
+static void load_fn(int i, uint64_t seq)
+{
+    mdt_idmap_function_info fi = {MOD, 0x06000100 + (uint32_t)i, cls(i), 0, NULL, 0};
+    mdt_idmap_function_load(MAP, fn(i), &fi, seq);
+    mdt_idmap_code_add(MAP, code(i), 0x100, fn(i), next_seq());
+}
+
+/* A 10 kHz SIGPROF timer aimed at the calling thread. */
+static timer_t arm(void)
+{
+    timer_t t;
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev._sigev_un._tid = gettid(); /* sigev_notify_thread_id */
+    if (timer_create(CLOCK_MONOTONIC, &sev, &t) != 0) {
+        perror("timer_create");
+        exit(2);
+    }
+    struct itimerspec its = {{0, 100000}, {0, 100000}};
+    timer_settime(t, 0, &its, NULL);
+    return t;
+}
+
+static void *writer(void *arg)
+{
+    timer_t t = arm();
+    unsigned s = (unsigned)(uintptr_t)arg * 7919u + 1;
+    while (!atomic_load(&done)) {
+        int i = (int)((s = s * 1103515245u + 12345u) >> 8) % NCLS;
+        in_writer = 1;
+        mdt_idmap_class_unload(MAP, cls(i), next_seq());
+        load_class(i, next_seq());
+        load_fn(i, next_seq());
+        if (i == 5) {
+            /* A fresh tombstone every so often: the tables grow. */
+            mdt_idmap_class_unload(MAP, 0x90000000 + (uintptr_t)s * 0x40, next_seq());
+        }
+        if (i == 7)
+            mdt_idmap_synchronize(MAP);
+        in_writer = 0;
+    }
+    timer_delete(t);
+    return NULL;
+}
+
+static void *reader(void *arg)
+{
+    unsigned long n = 0;
+    timer_t t = arm();
+    (void)arg;
+    while (!atomic_load(&done)) {
+        mdt_idmap_class_info ci;
+        uintptr_t a[4];
+        mdt_idmap_class_lookup(MAP, &ci, a, 4, cls((int)(n++ % NCLS)), 0);
+    }
+    timer_delete(t);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 3.0;
+    resolve();
+    if (mdt_idmap_new(&MAP, NULL) != 0)
+        return 2;
+    mdt_idmap_module_info mi = {0};
+    memset(mi.mvid, 0x5a, 16);
+    mi.path = "/sigtest/Module.dll";
+    mdt_idmap_module_load(MAP, MOD, &mi, next_seq());
+    for (int i = 0; i < NCLS; i++)
+        load_class(i, next_seq());
+    for (int i = 0; i < NFN; i++)
+        load_fn(i, next_seq());
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_prof;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPROF, &sa, NULL);
+    timer_t mt = arm();
+
+    pthread_t w[2], r[2];
+    for (int i = 0; i < 2; i++) {
+        pthread_create(&w[i], NULL, writer, (void *)(uintptr_t)i);
+        pthread_create(&r[i], NULL, reader, NULL);
+    }
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+        /* The main thread reads too. */
+        mdt_idmap_code_range cr;
+        mdt_idmap_ip_lookup(MAP, &cr, code(3) + 1);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9 <
+             seconds);
+    atomic_store(&done, true);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(w[i], NULL);
+        pthread_join(r[i], NULL);
+    }
+    timer_delete(mt);
+    mdt_idmap_free(MAP);
+
+    unsigned long sig = atomic_load(&signals), found = atomic_load(&handler_found);
+    unsigned long vio = atomic_load(&violations), hits = atomic_load(&in_writer_hits);
+    printf("%lu signals, %lu during writer calls, %lu lookups in the handler, %lu answered\n", sig,
+           hits, atomic_load(&handler_calls), found);
+    printf("%lu calls of malloc/free/lock functions inside the handler%s%s\n", vio,
+           vio ? ", first: " : "", vio ? atomic_load(&first_violation) : "");
+    bool ok[4] = {vio == 0, sig >= 1000, found >= sig, hits > 0};
+    int passed = 0, failed = 0;
+    for (int i = 0; i < 4; i++)
+        *(ok[i] ? &passed : &failed) += 1;
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,254 @@
+/* Stress: reader threads look up IDs while writer threads load and unload
+ * the same ID values over and over (10,000 load/unload cycles in all), so
+ * every address is reused thousands of times. Each cycle's records encode
+ * the cycle number in every field (MVID, token, type arguments), so a
+ * reader detects a torn record (fields from two cycles) and a stale answer:
+ * before each lookup it reads the number of the last cycle whose module
+ * unload has returned; an answer from that cycle or an older one is stale.
+ * Writers also create fresh IDs that die as tombstones (the tables grow
+ * under the readers) and one writer retires old tombstones now and then
+ * (tables are rebuilt under the readers). Built plainly for `make check`
+ * and with -fsanitize=thread by run-tsan.sh.
+ * Usage: stress [cycles] [readers] [writers] */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mdtools/idmap.h>
+
+#define MAXW 8
+#define NCLS 4
+#define NFN 2
+
+static mdt_idmap *MAP;
+static int nwriters, nreaders;
+static long cycles_per_writer;
+static _Atomic uint64_t seqctr;
+static _Atomic uint64_t announce[MAXW];
+static _Atomic long unloaded[MAXW]; /* last cycle whose unload returned */
+static _Atomic bool done;
+static _Atomic unsigned long stale, torn, found, lookups, retires;
+
+static uintptr_t mod_id(int w)
+{
+    return 0x100000 + (uintptr_t)w * 0x1000;
+}
+static uintptr_t cls_id(int w, int k)
+{
+    return 0x200000 + (uintptr_t)w * 0x1000 + (uintptr_t)k * 0x40;
+}
+static uintptr_t fn_id(int w, int k)
+{
+    return 0x300000 + (uintptr_t)w * 0x1000 + (uintptr_t)k * 0x40;
+}
+static uintptr_t fresh_id(int w, long c)
+{
+    return 0x10000000 + ((uintptr_t)c * MAXW + (uintptr_t)w) * 0x40;
+}
+static uintptr_t code_at(int w)
+{
+    return 0x400000 + (uintptr_t)w * 0x1000;
+}
+static uint32_t rid(long c)
+{
+    return (uint32_t)(c % 0xfffff) + 1;
+}
+static uintptr_t arg_of(long c, int j)
+{
+    return 0x50000000 + (uintptr_t)c * 16 + (uintptr_t)j;
+}
+
+static uint64_t take_seq(int w)
+{
+    atomic_store(&announce[w], atomic_load(&seqctr) + 1);
+    return atomic_fetch_add(&seqctr, 1) + 1;
+}
+
+static void idle(int w)
+{
+    atomic_store(&announce[w], UINT64_MAX);
+}
+
+static void must(int rc, const char *what)
+{
+    if (rc < 0) {
+        fprintf(stderr, "writer: %s failed: %d\n", what, rc);
+        exit(2);
+    }
+}
+
+static void *writer(void *arg)
+{
+    int w = (int)(intptr_t)arg;
+    for (long c = 1; c <= cycles_per_writer; c++) {
+        mdt_idmap_module_info mi = {0};
+        uint64_t v[2] = {(uint64_t)c, (uint64_t)c ^ (uint64_t)w};
+        memcpy(mi.mvid, v, 16);
+        mi.appdomain = 0xd000;
+        mi.path = "/stress/m.dll";
+        must(mdt_idmap_module_load(MAP, mod_id(w), &mi, take_seq(w)), "module load");
+        for (int k = 0; k < NCLS; k++) {
+            uintptr_t a[NCLS];
+            for (int j = 0; j < k; j++)
+                a[j] = arg_of(c, j);
+            mdt_idmap_class_info ci = {mod_id(w), 0x02000000 | rid(c), 0, 0, 0, (uint32_t)k, a, 0};
+            must(mdt_idmap_class_load(MAP, cls_id(w, k), &ci, take_seq(w)), "class load");
+        }
+        mdt_idmap_class_info fc = {mod_id(w), 0x02000000 | rid(c), 0, 0, 0, 0, NULL, 0};
+        must(mdt_idmap_class_load(MAP, fresh_id(w, c), &fc, take_seq(w)), "fresh class");
+        for (int k = 0; k < NFN; k++) {
+            uintptr_t ma = arg_of(c, 7);
+            mdt_idmap_function_info fi = {mod_id(w), 0x06000000 | rid(c), cls_id(w, k),
+                                          (uint32_t)k, &ma, 0};
+            must(mdt_idmap_function_load(MAP, fn_id(w, k), &fi, take_seq(w)), "function load");
+        }
+        must(mdt_idmap_code_add(MAP, code_at(w), 0x100, fn_id(w, 0), take_seq(w)), "code add");
+        idle(w);
+        must(mdt_idmap_module_unload(MAP, mod_id(w), take_seq(w)), "module unload");
+        atomic_store_explicit(&unloaded[w], c, memory_order_release);
+        idle(w);
+        if (w == 0 && c % 500 == 0) {
+            /* Retire tombstones no writer can still be behind. */
+            uint64_t low = atomic_load(&seqctr) + 1;
+            for (int i = 0; i < nwriters; i++) {
+                uint64_t a = atomic_load(&announce[i]);
+                if (a < low)
+                    low = a;
+            }
+            must(mdt_idmap_retire(MAP, low), "retire");
+            atomic_fetch_add(&retires, 1);
+        }
+    }
+    return NULL;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* The cycle encoded in a token (rid(c) == c + 1 below 0xfffff cycles). */
+static long cycle_of(uint32_t token)
+{
+    return (long)(token & 0xffffff) - 1;
+}
+
+static void *reader(void *arg)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ull * ((uint64_t)(intptr_t)arg + 1);
+    unsigned long n = 0, f = 0, st = 0, tr = 0;
+    while (!atomic_load_explicit(&done, memory_order_relaxed)) {
+        int w = (int)(rnd(&s) % (uint64_t)nwriters);
+        int what = (int)(rnd(&s) % 6);
+        long u = atomic_load_explicit(&unloaded[w], memory_order_acquire);
+        n++;
+        if (what == 0) {
+            mdt_idmap_module_info mi;
+            if (mdt_idmap_module_lookup(MAP, &mi, mod_id(w), 0) == 0) {
+                uint64_t v[2];
+                memcpy(v, mi.mvid, 16);
+                f++;
+                if (v[1] != (v[0] ^ (uint64_t)w) || mi.appdomain != 0xd000)
+                    tr++;
+                else if ((long)v[0] <= u)
+                    st++;
+            }
+        } else if (what <= 2) {
+            int k = (int)(rnd(&s) % NCLS);
+            mdt_idmap_class_info ci;
+            uintptr_t a[NCLS];
+            if (mdt_idmap_class_lookup(MAP, &ci, a, NCLS, cls_id(w, k), 0) == 0) {
+                long c = cycle_of(ci.token);
+                f++;
+                bool bad = ci.module != mod_id(w) || ci.nargs != (uint32_t)k;
+                for (int j = 0; j < k && !bad; j++)
+                    bad = a[j] != arg_of(c, j);
+                if (bad)
+                    tr++;
+                else if (c <= u)
+                    st++;
+            }
+        } else if (what == 3) {
+            mdt_idmap_code_range r;
+            if (mdt_idmap_ip_lookup(MAP, &r, code_at(w) + 0x80) == 0) {
+                mdt_idmap_function_info fi;
+                uintptr_t ma;
+                f++;
+                if (r.function_id != fn_id(w, 0) || r.size != 0x100)
+                    tr++;
+                else if (mdt_idmap_function_lookup(MAP, &fi, &ma, 1, r.function_id,
+                                                   r.function_gen) == 0) {
+                    long c = cycle_of(fi.token);
+                    if (fi.module != mod_id(w) || fi.class_id != cls_id(w, 0))
+                        tr++;
+                    else if (c <= u)
+                        st++;
+                }
+            }
+        } else if (what == 4) {
+            /* The unloaded cycle's TypeDef must be gone from the reverse
+             * indexes. */
+            if (u > 0) {
+                mdt_idmap_class_info key = {mod_id(w), 0x02000000 | rid(u), 0, 0, 0, 0, NULL, 0};
+                uintptr_t id;
+                if (mdt_idmap_typedef_loaded(MAP, mod_id(w), 0x02000000 | rid(u)) != 0 ||
+                    mdt_idmap_class_find(MAP, &id, NULL, &key) == 0)
+                    st++;
+            }
+        } else {
+            char buf[128];
+            int k = (int)(rnd(&s) % NCLS);
+            int len = mdt_idmap_class_descriptor(MAP, buf, sizeof buf, cls_id(w, k), 0);
+            if (len > 0)
+                f++;
+        }
+    }
+    atomic_fetch_add(&lookups, n);
+    atomic_fetch_add(&found, f);
+    atomic_fetch_add(&stale, st);
+    atomic_fetch_add(&torn, tr);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    long cycles = argc > 1 ? atol(argv[1]) : 10000;
+    nreaders = argc > 2 ? atoi(argv[2]) : 8;
+    nwriters = argc > 3 ? atoi(argv[3]) : 3;
+    if (nwriters < 1 || nwriters > MAXW || nreaders < 1 || nreaders > 64)
+        return 2;
+    cycles_per_writer = (cycles + nwriters - 1) / nwriters;
+    if (mdt_idmap_new(&MAP, NULL) != 0)
+        return 2;
+    for (int i = 0; i < MAXW; i++)
+        atomic_init(&announce[i], UINT64_MAX);
+    pthread_t r[64], w[MAXW];
+    for (int i = 0; i < nreaders; i++)
+        pthread_create(&r[i], NULL, reader, (void *)(intptr_t)i);
+    for (int i = 0; i < nwriters; i++)
+        pthread_create(&w[i], NULL, writer, (void *)(intptr_t)i);
+    for (int i = 0; i < nwriters; i++)
+        pthread_join(w[i], NULL);
+    atomic_store(&done, true);
+    for (int i = 0; i < nreaders; i++)
+        pthread_join(r[i], NULL);
+    mdt_idmap_stats st;
+    mdt_idmap_stats_get(MAP, &st);
+    mdt_idmap_free(MAP);
+    printf("%ld load/unload cycles, %d writers, %d readers, %d retires, %" PRIu64
+           " grace periods\n",
+           cycles_per_writer * nwriters, nwriters, nreaders, (int)atomic_load(&retires),
+           st.grace_periods);
+    printf("%lu lookups, %lu answered, %lu stale, %lu torn\n", atomic_load(&lookups),
+           atomic_load(&found), atomic_load(&stale), atomic_load(&torn));
+    bool ok = atomic_load(&stale) == 0 && atomic_load(&torn) == 0 && atomic_load(&found) > 0;
+    printf("%d passed, %d failed\n", ok ? 1 : 0, ok ? 0 : 1);
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,636 @@
+/* Runtime-ID maps (issue 6): forward and reverse lookups, unload cascades,
+ * generations across ID reuse, attach precedence, code ranges, naming,
+ * lazy catch-up, retiring tombstones, growth. One test per behaviour. */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mdtools/idmap.h>
+
+#define MOD 0x10000u
+#define MOD2 0x20000u
+#define DOM 0xd0000u
+#define ASM 0xa0000u
+
+static mdt_idmap *new_map(void)
+{
+    mdt_idmap *m = NULL;
+    ck_assert_int_eq(mdt_idmap_new(&m, NULL), 0);
+    return m;
+}
+
+static void mvid_of(uint8_t mvid[16], unsigned v)
+{
+    memset(mvid, 0, 16);
+    for (int i = 0; i < 16; i++)
+        mvid[i] = (uint8_t)(v * 16 + (unsigned)i);
+}
+
+static int load_module(mdt_idmap *m, uintptr_t id, unsigned mv, uintptr_t dom, uintptr_t as,
+                       uint64_t seq)
+{
+    mdt_idmap_module_info mi = {0};
+    mvid_of(mi.mvid, mv);
+    mi.appdomain = dom;
+    mi.assembly = as;
+    mi.path = "/x/y.dll";
+    return mdt_idmap_module_load(m, id, &mi, seq);
+}
+
+static int load_class(mdt_idmap *m, uintptr_t id, uintptr_t module, uint32_t td, uint32_t n,
+                      const uintptr_t *args, uint64_t seq)
+{
+    mdt_idmap_class_info ci = {0};
+    ci.module = module;
+    ci.token = td;
+    ci.nargs = n;
+    ci.args = args;
+    return mdt_idmap_class_load(m, id, &ci, seq);
+}
+
+static int load_prim(mdt_idmap *m, uintptr_t id, uint32_t td, uint8_t prim, uint64_t seq)
+{
+    mdt_idmap_class_info ci = {0};
+    ci.module = MOD;
+    ci.token = td;
+    ci.prim = prim;
+    return mdt_idmap_class_load(m, id, &ci, seq);
+}
+
+static int load_shape(mdt_idmap *m, uintptr_t id, uint8_t shape, uintptr_t elem, uint16_t rank,
+                      uint64_t seq)
+{
+    mdt_idmap_class_info ci = {0};
+    ci.shape = shape;
+    ci.rank = rank;
+    ci.nargs = 1;
+    ci.args = &elem;
+    return mdt_idmap_class_load(m, id, &ci, seq);
+}
+
+static int load_func(mdt_idmap *m, uintptr_t id, uintptr_t module, uint32_t md, uintptr_t cls,
+                     uint32_t n, const uintptr_t *args, uint64_t seq)
+{
+    mdt_idmap_function_info fi = {0};
+    fi.module = module;
+    fi.token = md;
+    fi.class_id = cls;
+    fi.nargs = n;
+    fi.args = args;
+    return mdt_idmap_function_load(m, id, &fi, seq);
+}
+
+static bool class_known(mdt_idmap *m, uintptr_t id, uint64_t gen)
+{
+    mdt_idmap_class_info ci;
+    return mdt_idmap_class_lookup(m, &ci, NULL, 0, id, gen) == 0;
+}
+
+static bool func_known(mdt_idmap *m, uintptr_t id)
+{
+    mdt_idmap_function_info fi;
+    return mdt_idmap_function_lookup(m, &fi, NULL, 0, id, 0) == 0;
+}
+
+static bool module_known(mdt_idmap *m, uintptr_t id)
+{
+    mdt_idmap_module_info mi;
+    return mdt_idmap_module_lookup(m, &mi, id, 0) == 0;
+}
+
+START_TEST(module_load_copies_path_and_reports_fields)
+{
+    mdt_idmap *m = new_map();
+    char path[64];
+    char buf[4];
+    mdt_idmap_module_info mi = {0}, out;
+    mvid_of(mi.mvid, 3);
+    mi.appdomain = DOM;
+    mi.assembly = ASM;
+    char p[] = "/app/Hello.exe";
+    mi.path = p;
+    ck_assert_int_eq(mdt_idmap_module_load(m, MOD, &mi, 5), MDT_IDMAP_APPLIED);
+    p[1] = 'X'; /* the map kept its own copy */
+    ck_assert_int_eq(mdt_idmap_module_lookup(m, &out, MOD, 0), 0);
+    ck_assert_uint_eq(out.gen, 5);
+    ck_assert_uint_eq(out.appdomain, DOM);
+    ck_assert_uint_eq(out.assembly, ASM);
+    ck_assert(out.path == NULL);
+    ck_assert_mem_eq(out.mvid, mi.mvid, 16);
+    ck_assert_int_eq(mdt_idmap_module_path(m, path, sizeof path, MOD, 0), 14);
+    ck_assert_str_eq(path, "/app/Hello.exe");
+    ck_assert_int_eq(mdt_idmap_module_path(m, buf, sizeof buf, MOD, 0), 14);
+    ck_assert_str_eq(buf, "/ap");
+    ck_assert_int_eq(mdt_idmap_module_lookup(m, &out, MOD, 4), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_module_lookup(m, &out, MOD2, 0), MDT_ENOTFOUND);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(class_arguments_inline_and_out_of_line)
+{
+    mdt_idmap *m = new_map();
+    uintptr_t a2[2] = {0x501, 0x502}, a5[5] = {0x501, 0x502, 0x503, 0x504, 0x505};
+    uintptr_t buf[8];
+    mdt_idmap_class_info ci;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000005, 2, a2, 2), 0);
+    ck_assert_int_eq(load_class(m, 0x1100, MOD, 0x02000006, 5, a5, 3), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, buf, 8, 0x1000, 0), 0);
+    ck_assert_uint_eq(ci.module, MOD);
+    ck_assert_uint_eq(ci.token, 0x02000005);
+    ck_assert_uint_eq(ci.nargs, 2);
+    ck_assert(ci.args == buf);
+    ck_assert_uint_eq(buf[1], 0x502);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, buf, 3, 0x1100, 0), 0);
+    ck_assert_uint_eq(ci.nargs, 5); /* true count, 3 copied */
+    ck_assert_uint_eq(buf[2], 0x503);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, buf, 8, 0x1100, 0), 0);
+    ck_assert_uint_eq(buf[4], 0x505);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(function_owner_filled_in_later)
+{
+    mdt_idmap *m = new_map();
+    uintptr_t margs[3] = {0x700, 0x701, 0x702}, buf[4];
+    mdt_idmap_function_info fi;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 2), 0);
+    ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000010, 0, 3, margs, 3), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_function_lookup(m, &fi, buf, 4, 0xf00, 0), 0);
+    ck_assert_uint_eq(fi.class_id, 0);
+    ck_assert_uint_eq(fi.nargs, 3);
+    ck_assert_uint_eq(buf[2], 0x702);
+    ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000010, 0x1000, 3, margs, 4), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_function_lookup(m, &fi, buf, 4, 0xf00, 0), 0);
+    ck_assert_uint_eq(fi.class_id, 0x1000);
+    ck_assert_uint_eq(fi.gen, 3); /* same incarnation */
+    ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000010, 0, 3, margs, 5), MDT_IDMAP_DUPLICATE);
+    /* The owner's unload now takes the function along. */
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x1000, 6), MDT_IDMAP_APPLIED);
+    ck_assert(!func_known(m, 0xf00));
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(module_unload_cascades_through_type_arguments)
+{
+    mdt_idmap *m = new_map();
+    uintptr_t foo = 0x2000, listfoo = 0x1001, arrfoo = 0x1002;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);  /* corlib */
+    ck_assert_int_eq(load_module(m, MOD2, 2, 0, 0, 2), 0); /* app */
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000010, 0, NULL, 3), 0);
+    ck_assert_int_eq(load_class(m, foo, MOD2, 0x02000002, 0, NULL, 4), 0);
+    ck_assert_int_eq(load_class(m, listfoo, MOD, 0x02000011, 1, &foo, 5), 0);
+    ck_assert_int_eq(load_shape(m, arrfoo, MDT_IDMAP_SHAPE_SZARRAY, foo, 0, 6), 0);
+    ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000020, listfoo, 0, NULL, 7), 0);
+    ck_assert_int_eq(load_func(m, 0xf01, MOD, 0x06000021, 0x1000, 1, &arrfoo, 8), 0);
+    ck_assert_int_eq(load_func(m, 0xf02, MOD, 0x06000022, 0x1000, 0, NULL, 9), 0);
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD2, 10), MDT_IDMAP_APPLIED);
+    ck_assert(!module_known(m, MOD2));
+    ck_assert(!class_known(m, foo, 0));
+    ck_assert(!class_known(m, listfoo, 0));
+    ck_assert(!class_known(m, arrfoo, 0));
+    ck_assert(!func_known(m, 0xf00));
+    ck_assert(!func_known(m, 0xf01));
+    ck_assert(func_known(m, 0xf02));
+    ck_assert(class_known(m, 0x1000, 0));
+    ck_assert(module_known(m, MOD));
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(reused_id_gets_new_generation)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_class_info ci;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000005, 0, NULL, 2), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, NULL, 0, 0x1000, 0), 0);
+    uint64_t old = ci.gen;
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 3), MDT_IDMAP_APPLIED);
+    ck_assert(!class_known(m, 0x1000, old));
+    /* The runtime reuses both addresses for other things. */
+    ck_assert_int_eq(load_module(m, MOD, 9, 0, 0, 4), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000077, 0, NULL, 5), MDT_IDMAP_APPLIED);
+    ck_assert(!class_known(m, 0x1000, old)); /* a stored (ID, gen) stays stale */
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, NULL, 0, 0x1000, 0), 0);
+    ck_assert_uint_eq(ci.token, 0x02000077);
+    ck_assert_uint_eq(ci.gen, 5);
+    ck_assert(class_known(m, 0x1000, 5));
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(enumeration_item_older_than_unload_is_ignored)
+{
+    mdt_idmap *m = new_map();
+    /* Enumeration generated at 5, unload event at 7, item applied late. */
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 7), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 5), MDT_IDMAP_SUPERSEDED);
+    ck_assert(!module_known(m, MOD));
+    /* Classes of an enumeration older than their module's unload, too. */
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 6), MDT_IDMAP_SUPERSEDED);
+    ck_assert(!class_known(m, 0x1000, 0));
+    /* A later load is a new module. */
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 8), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 6), MDT_IDMAP_SUPERSEDED);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 9), MDT_IDMAP_APPLIED);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(duplicates_keep_generation)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_module_info mi;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 5), MDT_IDMAP_APPLIED); /* enumeration */
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 6), MDT_IDMAP_DUPLICATE); /* event */
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 5), MDT_IDMAP_DUPLICATE);
+    ck_assert_int_eq(mdt_idmap_module_lookup(m, &mi, MOD, 5), 0);
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 9), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 9), MDT_IDMAP_DUPLICATE);
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 8), MDT_IDMAP_DUPLICATE);
+    ck_assert(!module_known(m, MOD));
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(late_unload_of_replaced_incarnation)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_module_info mi;
+    /* enum 5 sees M; unload at 7 and reload at 8 of the same file at the
+     * same address; the threads apply 8 before 7. */
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 5), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 6), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 8), MDT_IDMAP_DUPLICATE);
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 7), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_module_lookup(m, &mi, MOD, 0), 0);
+    ck_assert_uint_eq(mi.gen, 8);
+    ck_assert(!class_known(m, 0x1000, 0));
+    ck_assert_int_eq(mdt_idmap_module_lookup(m, &mi, MOD, 5), MDT_ENOTFOUND);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(appdomain_and_assembly_unloads)
+{
+    mdt_idmap *m = new_map();
+    ck_assert_int_eq(load_module(m, MOD, 1, DOM, ASM, 1), 0);
+    ck_assert_int_eq(load_module(m, MOD2, 2, DOM + 1, ASM + 1, 2), 0);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 3), 0);
+    ck_assert_int_eq(load_class(m, 0x2000, MOD2, 0x02000002, 0, NULL, 4), 0);
+    ck_assert_int_eq(mdt_idmap_appdomain_shutdown(m, DOM, 5), MDT_IDMAP_APPLIED);
+    ck_assert(!module_known(m, MOD));
+    ck_assert(!class_known(m, 0x1000, 0));
+    ck_assert(module_known(m, MOD2));
+    /* A late enumeration item of a module in the dead AppDomain. */
+    ck_assert_int_eq(load_module(m, 0x30000, 3, DOM, 0, 4), MDT_IDMAP_SUPERSEDED);
+    ck_assert_int_eq(mdt_idmap_assembly_unload(m, ASM + 1, 6), MDT_IDMAP_APPLIED);
+    ck_assert(!module_known(m, MOD2));
+    ck_assert(!class_known(m, 0x2000, 0));
+    /* A new AppDomain at the same address. */
+    ck_assert_int_eq(load_module(m, 0x30000, 3, DOM, 0, 7), MDT_IDMAP_APPLIED);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(conflicting_newer_load_replaces_incarnation)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_class_info ci;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 2), 0);
+    ck_assert_int_eq(load_class(m, 0x1100, MOD, 0x02000003, 1, (uintptr_t[]){0x1000}, 3), 0);
+    /* An unload we never saw, then the address reused. */
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000009, 0, NULL, 4), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, NULL, 0, 0x1000, 0), 0);
+    ck_assert_uint_eq(ci.token, 0x02000009);
+    ck_assert(!class_known(m, 0x1100, 0)); /* it named the old one */
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 3), MDT_IDMAP_SUPERSEDED);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(reverse_lookups_without_runtime)
+{
+    mdt_idmap *m = new_map();
+    uintptr_t id, a1 = 0x2000, a3[3] = {0x2000, 0x2001, 0x2002};
+    uint64_t gen;
+    mdt_idmap_class_info key = {0};
+    mdt_idmap_function_info fkey = {0};
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000010, 1, &a1, 2), 0);
+    ck_assert_int_eq(load_class(m, 0x1001, MOD, 0x02000010, 3, a3, 3), 0);
+    ck_assert_int_eq(load_shape(m, 0x1002, MDT_IDMAP_SHAPE_ARRAY, 0x2000, 2, 4), 0);
+    key.module = MOD;
+    key.token = 0x02000010;
+    key.nargs = 3;
+    key.args = a3;
+    ck_assert_int_eq(mdt_idmap_class_find(m, &id, &gen, &key), 0);
+    ck_assert_uint_eq(id, 0x1001);
+    ck_assert_uint_eq(gen, 3);
+    key.nargs = 1;
+    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &key), 0);
+    ck_assert_uint_eq(id, 0x1000);
+    key.nargs = 0;
+    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &key), MDT_ENOTFOUND);
+    mdt_idmap_class_info akey = {0, 0, MDT_IDMAP_SHAPE_ARRAY, 0, 2, 1, &a1, 0};
+    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &akey), 0);
+    ck_assert_uint_eq(id, 0x1002);
+    akey.rank = 3;
+    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &akey), MDT_ENOTFOUND);
+
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000010), 1);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000011), 0);
+    ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000001, 0x1000, 1, &a1, 5), 0);
+    fkey.module = MOD;
+    fkey.token = 0x06000001;
+    fkey.class_id = 0x1000;
+    fkey.nargs = 1;
+    fkey.args = &a1;
+    ck_assert_int_eq(mdt_idmap_function_find(m, &id, &gen, &fkey), 0);
+    ck_assert_uint_eq(id, 0xf00);
+    fkey.class_id = 0x1001;
+    ck_assert_int_eq(mdt_idmap_function_find(m, &id, &gen, &fkey), MDT_ENOTFOUND);
+
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x1000, 6), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000010), 1); /* 0x1001 */
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x1001, 7), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000010), 0);
+    key.nargs = 1;
+    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &key), MDT_ENOTFOUND);
+    fkey.class_id = 0x1000;
+    ck_assert_int_eq(mdt_idmap_function_find(m, &id, NULL, &fkey), MDT_ENOTFOUND);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(code_ranges_follow_their_function)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_code_range r;
+    mdt_idmap_stats st;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x5000, 0x10, 0xf00, 2), MDT_ENOTFOUND);
+    /* 1000 functions with 1000 ranges: splits chunks. */
+    for (unsigned i = 0; i < 1000; i++) {
+        ck_assert_int_eq(load_func(m, 0xf000 + i * 8, MOD, 0x06000001 + i, 0, 0, NULL, 10 + i), 0);
+        ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000 + (uintptr_t)(i * 7919 % 1000) * 0x40,
+                                            0x30, 0xf000 + i * 8, 2000 + i),
+                         MDT_IDMAP_APPLIED);
+    }
+    for (unsigned i = 0; i < 1000; i++) {
+        unsigned slot = i * 7919 % 1000;
+        ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + (uintptr_t)slot * 0x40 + 0x2f), 0);
+        ck_assert_uint_eq(r.function_id, 0xf000 + i * 8);
+        ck_assert_uint_eq(r.size, 0x30);
+        ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + (uintptr_t)slot * 0x40 + 0x30),
+                         MDT_ENOTFOUND);
+    }
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0xfffff), MDT_ENOTFOUND);
+    /* Reused code memory: the newer range replaces the old. */
+    ck_assert_int_eq(load_func(m, 0xe000, MOD, 0x06000fff, 0, 0, NULL, 4000), 0);
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000 + 0x20, 0x40, 0xe000, 4001), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0x10), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0x50), 0);
+    ck_assert_uint_eq(r.function_id, 0xe000);
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000 + 0x20, 0x40, 0xe000, 4002),
+                     MDT_IDMAP_DUPLICATE);
+    /* Older information about reused memory loses. */
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000 + 0x30, 0x8, 0xf000, 3000),
+                     MDT_IDMAP_SUPERSEDED);
+    ck_assert_int_eq(mdt_idmap_function_unload(m, 0xe000, 4003), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0x50), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_code_remove(m, 0x100000 + 0x80, 4004), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0x81), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0xc1), 0);
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_eq(st.ranges, 997);
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 5000), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0xc1), MDT_ENOTFOUND);
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_eq(st.ranges, 0);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(portable_descriptor_text)
+{
+    mdt_idmap *m = new_map();
+    char buf[256];
+    uintptr_t i4 = 0x100, str = 0x101, canon = 0x102, dict = 0x200, list = 0x201, arr = 0x300,
+              md = 0x301, ptr = 0x302, ref = 0x303;
+    uintptr_t dargs[2] = {str, i4};
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_prim(m, i4, 0x02000008, 0x08, 2), 0);
+    ck_assert_int_eq(load_prim(m, str, 0x0200000e, 0x0e, 3), 0);
+    ck_assert_int_eq(load_prim(m, canon, 0x02000099, MDT_IDMAP_PRIM_CANON, 4), 0);
+    ck_assert_int_eq(load_class(m, dict, MOD, 0x02000031, 2, dargs, 5), 0);
+    ck_assert_int_eq(load_class(m, list, MOD, 0x02000012, 1, &dict, 6), 0);
+    const char *want = "131211101514171618191a1b1c1d1e1f:0x02000012<"
+                       "131211101514171618191a1b1c1d1e1f:0x02000031<STRING,I4>>";
+    ck_assert_int_eq(mdt_idmap_class_descriptor(m, buf, sizeof buf, list, 0), (int)strlen(want));
+    ck_assert_str_eq(buf, want);
+    ck_assert_int_eq(load_shape(m, arr, MDT_IDMAP_SHAPE_SZARRAY, canon, 0, 7), 0);
+    ck_assert_int_eq(load_shape(m, md, MDT_IDMAP_SHAPE_ARRAY, arr, 2, 8), 0);
+    ck_assert_int_eq(load_shape(m, ptr, MDT_IDMAP_SHAPE_PTR, i4, 0, 9), 0);
+    ck_assert_int_eq(load_shape(m, ref, MDT_IDMAP_SHAPE_BYREF, ptr, 0, 10), 0);
+    ck_assert_int_eq(mdt_idmap_class_descriptor(m, buf, sizeof buf, md, 0), 12);
+    ck_assert_str_eq(buf, "__Canon[][2]");
+    ck_assert_int_eq(mdt_idmap_class_descriptor(m, buf, sizeof buf, ref, 0), 4);
+    ck_assert_str_eq(buf, "I4*&");
+    /* Cut like snprintf. */
+    ck_assert_int_eq(mdt_idmap_class_descriptor(m, buf, 3, ref, 0), 4);
+    ck_assert_str_eq(buf, "I4");
+    /* An unknown type argument: no descriptor. */
+    ck_assert_int_eq(load_class(m, 0x400, MOD, 0x02000012, 1, (uintptr_t[]){0x999}, 11), 0);
+    ck_assert_int_eq(mdt_idmap_class_descriptor(m, buf, sizeof buf, 0x400, 0), MDT_ENOTFOUND);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(describe_tree_for_the_formatter)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_type_node n[8];
+    size_t count;
+    uintptr_t i4 = 0x100, dargs[2] = {0x100, 0x999};
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_prim(m, i4, 0x02000008, 0x08, 2), 0);
+    ck_assert_int_eq(load_class(m, 0x200, MOD, 0x02000031, 2, dargs, 3), 0);
+    ck_assert_int_eq(load_class(m, 0x201, MOD, 0x02000012, 1, (uintptr_t[]){0x200}, 4), 0);
+    ck_assert_int_eq(mdt_idmap_class_describe(m, n, 8, &count, 0x201, 0), 0);
+    ck_assert_uint_eq(count, 4);
+    ck_assert_uint_eq(n[0].token, 0x02000012);
+    ck_assert_uint_eq(n[0].nargs, 1);
+    ck_assert_uint_eq(n[0].mvid[0], 16);
+    ck_assert_uint_eq(n[1].class_id, 0x200);
+    ck_assert_uint_eq(n[1].nargs, 2);
+    ck_assert_uint_eq(n[2].prim, 0x08);
+    ck_assert_uint_eq(n[3].shape, MDT_IDMAP_SHAPE_UNKNOWN);
+    ck_assert_uint_eq(n[3].class_id, 0x999);
+    ck_assert_int_eq(mdt_idmap_class_describe(m, n, 2, &count, 0x201, 0), 0);
+    ck_assert_uint_eq(count, 4);
+    ck_assert_int_eq(mdt_idmap_class_describe(m, n, 8, &count, 0x777, 0), MDT_ENOTFOUND);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+static int miss_calls;
+
+static int on_miss(mdt_idmap *m, int kind, uintptr_t id, void *payload)
+{
+    uint64_t *seq = payload;
+    miss_calls++;
+    if (kind == MDT_IDMAP_CLASS && id == 0x1000)
+        return load_class(m, id, MOD, 0x02000004, 0, NULL, ++*seq) < 0 ? -1 : 0;
+    if (kind == MDT_IDMAP_IP && id >= 0x9000 && id < 0x9100) {
+        load_func(m, 0xf00, MOD, 0x06000004, 0, 0, NULL, ++*seq);
+        return mdt_idmap_code_add(m, 0x9000, 0x100, 0xf00, ++*seq) < 0 ? -1 : 0;
+    }
+    return MDT_ENOTFOUND;
+}
+
+START_TEST(lazy_catch_up_through_miss_callback)
+{
+    uint64_t seq = 100;
+    mdt_idmap *m = NULL;
+    mdt_idmap_options o = {0};
+    mdt_idmap_class_info ci;
+    mdt_idmap_code_range r;
+    o.miss = on_miss;
+    o.miss_payload = &seq;
+    ck_assert_int_eq(mdt_idmap_new(&m, &o), 0);
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    miss_calls = 0;
+    /* Signal-safe lookups never call back. */
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, NULL, 0, 0x1000, 0), MDT_ENOTFOUND);
+    ck_assert_int_eq(miss_calls, 0);
+    ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x1000), 0);
+    ck_assert_uint_eq(ci.token, 0x02000004);
+    ck_assert_int_eq(miss_calls, 1);
+    ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x1000), 0);
+    ck_assert_int_eq(miss_calls, 1);
+    ck_assert_int_eq(mdt_idmap_ip_fetch(m, &r, 0x9042), 0);
+    ck_assert_uint_eq(r.function_id, 0xf00);
+    ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x2000), MDT_ENOTFOUND);
+    mdt_idmap_set_miss(m, NULL, NULL);
+    ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x3000), MDT_ENOTFOUND);
+    ck_assert_int_eq(miss_calls, 3);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(retire_drops_old_tombstones)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_stats st;
+    for (unsigned i = 1; i <= 100; i++)
+        ck_assert_int_eq(mdt_idmap_class_unload(m, 0x1000 + i * 8, i), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 200), 0);
+    ck_assert_int_eq(load_class(m, 0x5000, MOD, 0x02000002, 3, (uintptr_t[]){1, 2, 3}, 201), 0);
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x5000, 202), MDT_IDMAP_APPLIED);
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_eq(st.classes_dead, 101);
+    ck_assert_int_eq(mdt_idmap_retire(m, 51), 50);
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_eq(st.classes_dead, 51);
+    /* Below the watermark nothing is accepted any more. */
+    ck_assert_int_eq(load_class(m, 0x1000 + 8, MOD, 0x02000002, 0, NULL, 50),
+                     MDT_IDMAP_SUPERSEDED);
+    ck_assert_int_eq(mdt_idmap_retire(m, 300), 51);
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_eq(st.classes_dead, 0);
+    ck_assert_uint_eq(st.modules_live, 1);
+    ck_assert_uint_lt(st.bytes_args, 64); /* the module path only */
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(growth_keeps_every_record)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_class_info ci;
+    uintptr_t args[3];
+    mdt_idmap_stats st;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    for (unsigned i = 0; i < 100000; i++) {
+        uintptr_t a[3] = {i + 1, i + 2, i + 3};
+        ck_assert_int_eq(load_class(m, 0x100000 + (uintptr_t)i * 16, MOD, 0x02000000 + i,
+                                    i % 4, a, 2 + i),
+                         MDT_IDMAP_APPLIED);
+    }
+    for (unsigned i = 0; i < 100000; i++) {
+        ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, args, 3, 0x100000 + (uintptr_t)i * 16, 0), 0);
+        ck_assert_uint_eq(ci.token, 0x02000000 + i);
+        ck_assert_uint_eq(ci.nargs, i % 4);
+        if (i % 4)
+            ck_assert_uint_eq(args[i % 4 - 1], i % 4 + i);
+        uintptr_t id;
+        mdt_idmap_class_info key = {MOD, 0x02000000 + i, 0, 0, 0, i % 4, args, 0};
+        ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &key), 0);
+        ck_assert_uint_eq(id, 0x100000 + (uintptr_t)i * 16);
+    }
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_eq(st.classes_live, 100000);
+    ck_assert_uint_eq(st.class_slot_size, 64);
+    ck_assert_uint_eq(st.function_slot_size, 64);
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 200000), MDT_IDMAP_APPLIED);
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_eq(st.classes_live, 0);
+    mdt_idmap_synchronize(m);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(bad_arguments_are_refused)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_class_info ci = {0};
+    ck_assert_int_eq(mdt_idmap_new(NULL, NULL), MDT_EINVAL);
+    ck_assert_int_eq(load_module(m, 0, 1, 0, 0, 1), MDT_EINVAL);
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 0), MDT_EINVAL);
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, UINT64_C(1) << 63), MDT_EINVAL);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x06000001, 0, NULL, 2), MDT_EINVAL);
+    ck_assert_int_eq(load_class(m, 0x1000, 0, 0x02000001, 0, NULL, 2), MDT_EINVAL);
+    ck_assert_int_eq(load_shape(m, 0x1000, MDT_IDMAP_SHAPE_ARRAY, 0x100, 0, 2), MDT_EINVAL);
+    ci.shape = 9;
+    ck_assert_int_eq(mdt_idmap_class_load(m, 0x1000, &ci, 2), MDT_EINVAL);
+    ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x02000001, 0, 0, NULL, 2), MDT_EINVAL);
+    ck_assert_int_eq(mdt_idmap_code_add(m, UINTPTR_MAX - 4, 16, 0xf00, 3), MDT_EINVAL);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, NULL, NULL, 0, 0x1000, 0), MDT_EINVAL);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+Suite *suite(void)
+{
+    Suite *s = suite_create("idmap");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, module_load_copies_path_and_reports_fields);
+    tcase_add_test(tc, class_arguments_inline_and_out_of_line);
+    tcase_add_test(tc, function_owner_filled_in_later);
+    tcase_add_test(tc, module_unload_cascades_through_type_arguments);
+    tcase_add_test(tc, reused_id_gets_new_generation);
+    tcase_add_test(tc, enumeration_item_older_than_unload_is_ignored);
+    tcase_add_test(tc, duplicates_keep_generation);
+    tcase_add_test(tc, late_unload_of_replaced_incarnation);
+    tcase_add_test(tc, appdomain_and_assembly_unloads);
+    tcase_add_test(tc, conflicting_newer_load_replaces_incarnation);
+    tcase_add_test(tc, reverse_lookups_without_runtime);
+    tcase_add_test(tc, code_ranges_follow_their_function);
+    tcase_add_test(tc, portable_descriptor_text);
+    tcase_add_test(tc, describe_tree_for_the_formatter);
+    tcase_add_test(tc, lazy_catch_up_through_miss_callback);
+    tcase_add_test(tc, retire_drops_old_tombstones);
+    tcase_add_test(tc, growth_keeps_every_record);
+    tcase_add_test(tc, bad_arguments_are_refused);
+    suite_add_tcase(s, tc);
+    return s;
+}
