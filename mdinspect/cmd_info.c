@@ -14,14 +14,14 @@
 #include "cmd.h"
 
 static const mdi_flagname cli_flags[] = {
-    {MDT_COMIMAGE_ILONLY, "ILONLY"},
-    {MDT_COMIMAGE_32BITREQUIRED, "32BITREQUIRED"},
-    {MDT_COMIMAGE_IL_LIBRARY, "IL_LIBRARY"},
-    {MDT_COMIMAGE_STRONGNAMESIGNED, "STRONGNAMESIGNED"},
-    {MDT_COMIMAGE_NATIVE_ENTRYPOINT, "NATIVE_ENTRYPOINT"},
-    {MDT_COMIMAGE_TRACKDEBUGDATA, "TRACKDEBUGDATA"},
-    {MDT_COMIMAGE_32BITPREFERRED, "32BITPREFERRED"},
-    {0, NULL},
+    {MDT_COMIMAGE_ILONLY, "ILONLY", 0},
+    {MDT_COMIMAGE_32BITREQUIRED, "32BITREQUIRED", 0},
+    {MDT_COMIMAGE_IL_LIBRARY, "IL_LIBRARY", 0},
+    {MDT_COMIMAGE_STRONGNAMESIGNED, "STRONGNAMESIGNED", 0},
+    {MDT_COMIMAGE_NATIVE_ENTRYPOINT, "NATIVE_ENTRYPOINT", 0},
+    {MDT_COMIMAGE_TRACKDEBUGDATA, "TRACKDEBUGDATA", 0},
+    {MDT_COMIMAGE_32BITPREFERRED, "32BITPREFERRED", 0},
+    {0, NULL, 0},
 };
 
 static const char *machine_name(uint16_t m)
@@ -322,7 +322,7 @@ static int identity(mdi_state *st, const mdt_image *img, const mdt_md_info *md)
     return errors;
 }
 
-int mdi_cmd_info(mdi_state *st, size_t argc, const mdi_arg *argv)
+static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
     static const char *const pe_keys[] = {"pe_format", "machine", "machine_name", NULL};
     static const char *const cli_keys[] = {"cli_version",
@@ -404,3 +404,18 @@ int mdi_cmd_info(mdi_state *st, size_t argc, const mdi_arg *argv)
     }
     return MDI_OK;
 }
+
+const mdi_cmd mdi_cmd_info = {
+    .name = "info",
+    .flags = MDI_CMD_IMAGE,
+    .summary = "summary of the image",
+    .help = "Shows the kind of image (PE, Webcil, raw metadata), PE32 or PE32+, the\n"
+            "machine, the CLI header (flags, entry point), the metadata version, the\n"
+            "assembly identity with its public key token, module name and MVID,\n"
+            "managed resources, strong-name signature, ReadyToRun header, debug\n"
+            "directory (CodeView PDB path, GUID and age; embedded portable PDB), the\n"
+            "#Pdb stream of a portable PDB, the metadata streams, the row counts of\n"
+            "the non-empty tables, and every warning recorded while opening.\n"
+            "This is what mdinspect shows for each FILE when no -c is given.\n",
+    .run = run,
+};

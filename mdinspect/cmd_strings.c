@@ -11,7 +11,7 @@
 
 #include "cmd.h"
 
-int mdi_cmd_strings(mdi_state *st, size_t argc, const mdi_arg *argv)
+static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
     const mdt_image *img = mdi_image(st);
     mdi_printer *p = st->out;
@@ -22,7 +22,7 @@ int mdi_cmd_strings(mdi_state *st, size_t argc, const mdi_arg *argv)
 
     snprintf(caption, sizeof caption, "#Strings: 0x%" PRIx32 " bytes", size);
     mdi_list_begin(p, NULL, caption, "no strings", 0);
-    while (off < size) {
+    while (off < size && !mdi_interrupted(st)) {
         const char *s;
         size_t len;
         if (mdt_heap_string(img, off, &s, &len) != 0) {
@@ -48,3 +48,13 @@ int mdi_cmd_strings(mdi_state *st, size_t argc, const mdi_arg *argv)
                    mdi_image_path(st));
     return status;
 }
+
+const mdi_cmd mdi_cmd_strings = {
+    .name = "strings",
+    .flags = MDI_CMD_IMAGE,
+    .summary = "the #Strings heap: offset and string",
+    .help = "Lists every non-empty string of the #Strings heap (ECMA-335 II.24.2.3)\n"
+            "with its offset, the value a #Strings column holds. Strings are quoted\n"
+            "and escaped as in dump. `heap strings OFFSET` shows one.\n",
+    .run = run,
+};

@@ -35,7 +35,7 @@ void mdi_print_tables(mdi_state *st, const mdt_image *img, const char *key, cons
     mdi_list_end(p);
 }
 
-int mdi_cmd_tables(mdi_state *st, size_t argc, const mdi_arg *argv)
+static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
     const mdt_image *img = mdi_image(st);
     unsigned n = 0;
@@ -47,3 +47,13 @@ int mdi_cmd_tables(mdi_state *st, size_t argc, const mdi_arg *argv)
     mdi_print_tables(st, img, NULL, caption, true);
     return MDI_OK;
 }
+
+const mdi_cmd mdi_cmd_tables = {
+    .name = "tables",
+    .flags = MDI_CMD_IMAGE,
+    .summary = "present tables: id, name, rows, row size",
+    .help = "Lists each table present in the tables stream (ECMA-335 II.24.2.6): id,\n"
+            "name, number of rows, bytes per row, and for the tables the standard\n"
+            "requires sorted, whether the rows really are in key order.\n",
+    .run = run,
+};

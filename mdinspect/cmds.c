@@ -1,6 +1,9 @@
-/* mdinspect's command table, and the parser that turns a command line into
- * checked calls: ';'-separated commands, quoting, unique-prefix matching of
- * command and table names, and argument checking by kind. */
+/* mdinspect's command table (assembled from commands.def) and the parser
+ * that turns a command line into checked calls: ';'-separated commands,
+ * quoting, unique-prefix matching of command, table and choice names,
+ * binding words to argument specs (positional arguments, flags, keyword
+ * clauses) and checking them by kind. Completion (complete.c) binds words
+ * the same way through mdi_spec_at. */
 #include "config.h"
 
 #include <ctype.h>
@@ -15,73 +18,66 @@
 
 #include "cmd.h"
 
-/* The table. Keep it sorted by name: `help` lists it in this order. */
-const mdi_cmd mdi_cmds[] = {
-    {"dump",
-     {{"TABLE", MDI_ARG_TABLE, 0},
-      {"FROM", MDI_ARG_ROW, MDI_ARGF_OPTIONAL},
-      {"TO", MDI_ARG_ROW, MDI_ARGF_OPTIONAL},
-      {NULL, 0, 0}},
-     MDI_CMD_IMAGE,
-     "decoded rows of a metadata table",
-     "Prints rows FROM to TO (inclusive; by default all rows) of TABLE: the\n"
-     "row number and token, then every column in schema order (ECMA-335 II.22):\n"
-     "  constants     hex, as wide as the column: 0x0001\n"
-     "  #Strings      quoted, with \\\" \\\\ \\n \\t \\r \\xNN \\uNNNN escapes\n"
-     "  #Blob         blob@0xOFFSET[LENGTH]: heap offset, length in bytes\n"
-     "  #GUID         the GUID, or nil for index 0\n"
-     "  indexes       the token of the row pointed at: 0x01000005 (rid 0: none)\n"
-     "  lists         FIRST..END, tokens of the run the row owns, END exclusive\n"
-     "A cell that cannot be decoded shows <error: MESSAGE>; the dump goes on\n"
-     "and the command fails at the end. TABLE is a table name (any case, or a\n"
-     "unique prefix) or a table id (0x02); `tables` shows those present.\n",
-     mdi_cmd_dump},
-    {"help",
-     {{"COMMAND", MDI_ARG_COMMAND, MDI_ARGF_OPTIONAL}, {NULL, 0, 0}},
-     0,
-     "list the commands, or explain one",
-     "Without an argument, lists the commands. With a COMMAND (any unique\n"
-     "prefix), shows its usage and what it does.\n",
-     mdi_cmd_help},
-    {"info",
-     {{NULL, 0, 0}},
-     MDI_CMD_IMAGE,
-     "summary of the image",
-     "Shows the kind of image (PE, Webcil, raw metadata), PE32 or PE32+, the\n"
-     "machine, the CLI header (flags, entry point), the metadata version, the\n"
-     "assembly identity with its public key token, module name and MVID,\n"
-     "managed resources, strong-name signature, ReadyToRun header, debug\n"
-     "directory (CodeView PDB path, GUID and age; embedded portable PDB), the\n"
-     "#Pdb stream of a portable PDB, the metadata streams, the row counts of\n"
-     "the non-empty tables, and every warning recorded while opening.\n"
-     "This is what mdinspect shows for each FILE when no -c is given.\n",
-     mdi_cmd_info},
-    {"streams",
-     {{NULL, 0, 0}},
-     MDI_CMD_IMAGE,
-     "metadata streams: name, offset, size, used",
-     "Lists the streams of the metadata root (ECMA-335 II.24.2.2) in order:\n"
-     "name, offset from the root, size, and whether mdtools reads it (when a\n"
-     "heap name appears twice only one stream is used).\n",
-     mdi_cmd_streams},
-    {"strings",
-     {{NULL, 0, 0}},
-     MDI_CMD_IMAGE,
-     "the #Strings heap: offset and string",
-     "Lists every non-empty string of the #Strings heap (ECMA-335 II.24.2.3)\n"
-     "with its offset, the value a #Strings column holds. Strings are quoted\n"
-     "and escaped as in dump.\n",
-     mdi_cmd_strings},
-    {"tables",
-     {{NULL, 0, 0}},
-     MDI_CMD_IMAGE,
-     "present tables: id, name, rows, row size",
-     "Lists each table present in the tables stream (ECMA-335 II.24.2.6): id,\n"
-     "name, number of rows, bytes per row, and for the tables the standard\n"
-     "requires sorted, whether the rows really are in key order.\n",
-     mdi_cmd_tables},
+/* ---- the table ---- */
+
+static const mdi_cmd *const listed[] = {
+#define MDI_CMD(name) &mdi_cmd_##name,
+#include "commands.def"
+#undef MDI_CMD
 };
-const size_t mdi_ncmds = sizeof mdi_cmds / sizeof mdi_cmds[0];
+#define NCMDS (sizeof listed / sizeof listed[0])
+
+static const mdi_cmd *sorted[NCMDS];
+static const char *names[NCMDS];
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((*(const mdi_cmd *const *)a)->name, (*(const mdi_cmd *const *)b)->name);
+}
+
+static void table_init(void)
+{
+    if (sorted[0])
+        return;
+    memcpy(sorted, listed, sizeof listed);
+    qsort(sorted, NCMDS, sizeof sorted[0], by_name);
+    for (size_t i = 0; i < NCMDS; i++)
+        names[i] = sorted[i]->name;
+}
+
+size_t mdi_cmd_count(void)
+{
+    return NCMDS;
+}
+
+const mdi_cmd *mdi_cmd_at(size_t i)
+{
+    table_init();
+    return i < NCMDS ? sorted[i] : NULL;
+}
+
+const char *const *mdi_cmd_names(void)
+{
+    table_init();
+    return names;
+}
+
+const mdi_cmd *mdi_cmd_get(const char *name)
+{
+    table_init();
+    for (size_t i = 0; i < NCMDS; i++)
+        if (strcmp(sorted[i]->name, name) == 0)
+            return sorted[i];
+    return NULL;
+}
+
+const mdi_arg *mdi_arg_of(size_t argc, const mdi_arg *argv, unsigned spec)
+{
+    for (size_t i = 0; i < argc; i++)
+        if (argv[i].spec == spec)
+            return &argv[i];
+    return NULL;
+}
 
 /* ---- matching ---- */
 
@@ -91,17 +87,17 @@ static bool has_prefix(const char *name, const char *word, bool nocase)
     return nocase ? strncasecmp(name, word, n) == 0 : strncmp(name, word, n) == 0;
 }
 
-long mdi_match(const char *word, const char *const *names, size_t n, bool nocase)
+long mdi_match(const char *word, const char *const *list, size_t n, bool nocase)
 {
     long found = MDI_MATCH_NONE;
     size_t i;
     if (!word[0])
         return MDI_MATCH_NONE;
     for (i = 0; i < n; i++)
-        if (names[i] && (nocase ? strcasecmp(names[i], word) : strcmp(names[i], word)) == 0)
+        if (list[i] && (nocase ? strcasecmp(list[i], word) : strcmp(list[i], word)) == 0)
             return (long)i;
     for (i = 0; i < n; i++) {
-        if (!names[i] || !has_prefix(names[i], word, nocase))
+        if (!list[i] || !has_prefix(list[i], word, nocase))
             continue;
         if (found != MDI_MATCH_NONE)
             return MDI_MATCH_AMBIGUOUS;
@@ -110,52 +106,52 @@ long mdi_match(const char *word, const char *const *names, size_t n, bool nocase
     return found;
 }
 
-char *mdi_match_list(void *mem_ctx, const char *word, const char *const *names, size_t n,
+char *mdi_match_list(void *mem_ctx, const char *word, const char *const *list, size_t n,
                      bool nocase)
 {
     char *s = talloc_strdup(mem_ctx, "");
     for (size_t i = 0; s && i < n; i++)
-        if (names[i] && has_prefix(names[i], word, nocase))
-            s = talloc_asprintf_append(s, "%s%s", s[0] ? ", " : "", names[i]);
+        if (list[i] && has_prefix(list[i], word, nocase))
+            s = talloc_asprintf_append(s, "%s%s", s[0] ? ", " : "", list[i]);
     return s;
 }
 
-static const char *const *command_names(void)
+const char *const *mdi_table_names(void)
 {
-    static const char *names[sizeof mdi_cmds / sizeof mdi_cmds[0]];
-    if (!names[0])
-        for (size_t i = 0; i < mdi_ncmds; i++)
-            names[i] = mdi_cmds[i].name;
-    return names;
-}
-
-static const char *const *table_names(void)
-{
-    static const char *names[MDT_TABLE_MAX];
+    static const char *tnames[MDT_TABLE_MAX];
     static bool done;
     if (!done) {
         for (unsigned i = 0; i < MDT_TABLE_MAX; i++) {
             const mdt_table_schema *s = mdt_table_schema_get(i);
-            names[i] = s ? s->name : NULL;
+            tnames[i] = s ? s->name : NULL;
         }
         done = true;
     }
-    return names;
+    return tnames;
 }
 
-const mdi_cmd *mdi_cmd_get(const char *name)
+static size_t count_choices(const char *const *c)
 {
-    for (size_t i = 0; i < mdi_ncmds; i++)
-        if (strcmp(mdi_cmds[i].name, name) == 0)
-            return &mdi_cmds[i];
-    return NULL;
+    size_t n = 0;
+    while (c && c[n])
+        n++;
+    return n;
 }
+
+/* ---- usage ---- */
 
 char *mdi_usage(void *mem_ctx, const mdi_cmd *cmd)
 {
     char *s = talloc_strdup(mem_ctx, cmd->name);
     int open = 0;
+    /* Flags first, each in brackets; then positional arguments, optional
+     * ones nested; then keyword clauses, each in its own brackets. */
+    for (const mdi_argspec *a = cmd->args; s && a->name; a++)
+        if (a->kind == MDI_ARG_FLAG)
+            s = talloc_asprintf_append(s, " [%s]", a->name);
     for (const mdi_argspec *a = cmd->args; s && a->name; a++) {
+        if (a->kind == MDI_ARG_FLAG || a->keyword)
+            continue;
         if (a->flags & MDI_ARGF_OPTIONAL) {
             s = talloc_asprintf_append(s, " [%s", a->name);
             open++;
@@ -165,8 +161,12 @@ char *mdi_usage(void *mem_ctx, const mdi_cmd *cmd)
         if (s && (a->flags & MDI_ARGF_REPEAT))
             s = talloc_strdup_append(s, "...");
     }
-    while (s && open--)
+    while (s && open-- > 0)
         s = talloc_strdup_append(s, "]");
+    for (const mdi_argspec *a = cmd->args; s && a->name; a++)
+        if (a->keyword)
+            s = talloc_asprintf_append(s, (a->flags & MDI_ARGF_OPTIONAL) ? " [%s %s]" : " %s %s",
+                                       a->keyword, a->name);
     return s;
 }
 
@@ -197,13 +197,13 @@ static bool cmd_new(void *mem, struct cmdlist *l)
 }
 
 /* Append `*word` (if a word is open) to the last command and close it. */
-static bool cmd_end_word(struct cmdlist *l, char **word)
+static bool cmd_end_word(void *mem, struct cmdlist *l, char **word)
 {
     size_t c = l->n - 1;
     char **w;
     if (!*word)
         return true;
-    w = talloc_realloc(l->words, l->words[c], char *, l->nwords[c] + 1);
+    w = talloc_realloc(mem, l->words[c], char *, l->nwords[c] + 1);
     if (!w)
         return false;
     w[l->nwords[c]++] = talloc_steal(w, *word);
@@ -221,8 +221,11 @@ static bool word_add(void *mem, char **word, char ch)
 }
 
 /* Split `line` into commands (arrays of words) at ';', honouring quotes and
- * backslashes. An empty quoted string is a word. */
-static int split(void *mem, const char *line, struct cmdlist *l, char **err)
+ * backslashes. An empty quoted string is a word. With `partial` (for
+ * completion) an unterminated quote or final backslash is not an error and
+ * the word being typed is kept open: *open_word tells whether one was. */
+static int split(void *mem, const char *line, struct cmdlist *l, char **err, bool partial,
+                 bool *open_word)
 {
     const char *p = line;
     char *word = NULL; /* the open word, or NULL between words */
@@ -231,11 +234,13 @@ static int split(void *mem, const char *line, struct cmdlist *l, char **err)
     while (ok && *p) {
         char c = *p++;
         if (c == ';') {
-            ok = cmd_end_word(l, &word) && cmd_new(mem, l);
+            ok = cmd_end_word(mem, l, &word) && cmd_new(mem, l);
         } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            ok = cmd_end_word(l, &word);
+            ok = cmd_end_word(mem, l, &word);
         } else if (c == '\\') {
             if (!*p) {
+                if (partial)
+                    break;
                 *err = talloc_strdup(mem, "'\\' at the end of the line");
                 return -1;
             }
@@ -249,6 +254,8 @@ static int split(void *mem, const char *line, struct cmdlist *l, char **err)
                 ok = word_add(mem, &word, *p++);
             }
             if (ok && !*p) {
+                if (partial)
+                    break;
                 *err = talloc_asprintf(mem, "unterminated %c quote", c);
                 return -1;
             }
@@ -257,13 +264,115 @@ static int split(void *mem, const char *line, struct cmdlist *l, char **err)
             ok = word_add(mem, &word, c);
         }
     }
+    if (open_word)
+        *open_word = word != NULL;
     if (ok)
-        ok = cmd_end_word(l, &word);
+        ok = cmd_end_word(mem, l, &word);
     if (!ok) {
         *err = talloc_strdup(mem, "out of memory");
         return -1;
     }
     return 0;
+}
+
+int mdi_split_words(void *mem, const char *text, char ***words, size_t *nwords, bool *open_word)
+{
+    struct cmdlist l = {NULL, NULL, 0};
+    char *err = NULL;
+    if (split(mem, text, &l, &err, true, open_word))
+        return -1;
+    *words = l.words[l.n - 1];
+    *nwords = l.nwords[l.n - 1];
+    return 0;
+}
+
+/* ---- binding words to specs ---- */
+
+static size_t nspecs(const mdi_cmd *cmd)
+{
+    size_t n = 0;
+    while (n < MDI_MAX_ARGS && cmd->args[n].name)
+        n++;
+    return n;
+}
+
+static long flag_spec(const mdi_cmd *cmd, const char *word)
+{
+    for (size_t i = 0; i < nspecs(cmd); i++)
+        if (cmd->args[i].kind == MDI_ARG_FLAG && strcmp(cmd->args[i].name, word) == 0)
+            return (long)i;
+    return -1;
+}
+
+static long keyword_spec(const mdi_cmd *cmd, const char *word)
+{
+    for (size_t i = 0; i < nspecs(cmd); i++)
+        if (cmd->args[i].keyword && strcasecmp(cmd->args[i].keyword, word) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* The next positional spec at or after *pos, or -1 (a repeated last one
+ * stays put). */
+static long next_positional(const mdi_cmd *cmd, size_t *pos)
+{
+    size_t n = nspecs(cmd);
+    for (; *pos < n; (*pos)++) {
+        const mdi_argspec *a = &cmd->args[*pos];
+        if (a->kind == MDI_ARG_FLAG || a->keyword)
+            continue;
+        return (long)(a->flags & MDI_ARGF_REPEAT ? *pos : (*pos)++);
+    }
+    return -1;
+}
+
+/* Assign each word a spec index (or -1 for a keyword word), as the parser
+ * does. Returns the number of words assigned (all on success); stops at
+ * the first word that fits nowhere. *pending is the keyword spec waiting
+ * for its argument, or -1. */
+static size_t assign(const mdi_cmd *cmd, char **words, size_t nwords, long *specs, long *pending)
+{
+    size_t pos = 0, i;
+    *pending = -1;
+    for (i = 0; i < nwords; i++) {
+        long s;
+        if (*pending >= 0) {
+            specs[i] = *pending;
+            *pending = -1;
+            continue;
+        }
+        if ((s = flag_spec(cmd, words[i])) >= 0) {
+            specs[i] = s;
+            continue;
+        }
+        if ((s = keyword_spec(cmd, words[i])) >= 0) {
+            specs[i] = -1;
+            *pending = s;
+            pos = nspecs(cmd); /* no positional argument after a keyword clause */
+            continue;
+        }
+        if ((s = next_positional(cmd, &pos)) < 0)
+            break;
+        specs[i] = s;
+    }
+    return i;
+}
+
+const mdi_argspec *mdi_spec_at(const mdi_cmd *cmd, char **words, size_t nwords)
+{
+    char *w[64];
+    long specs[64], pending;
+    size_t n;
+    if (nwords < 1 || nwords > 63)
+        return NULL;
+    /* Bind the words after the command name and an empty one standing for
+     * the word being typed: that one gets the spec asked for. */
+    memcpy(w, words + 1, (nwords - 1) * sizeof w[0]);
+    w[nwords - 1] = "";
+    n = assign(cmd, w, nwords, specs, &pending);
+    if (n < nwords || specs[nwords - 1] < 0)
+        return NULL;
+    return &cmd->args[specs[nwords - 1]];
 }
 
 /* ---- argument kinds ---- */
@@ -286,33 +395,73 @@ static bool parse_number(const char *s, uint32_t max, uint32_t *out)
     return true;
 }
 
+static int check_table(void *mem, const mdi_cmd *cmd, mdi_arg *arg, char **err)
+{
+    long m;
+    if (isdigit((unsigned char)arg->text[0])) {
+        if (!parse_number(arg->text, MDT_TABLE_MAX - 1, &arg->value) ||
+            !mdt_table_schema_get(arg->value)) {
+            *err = talloc_asprintf(mem, "%s: no table has the id '%s'", cmd->name, arg->text);
+            return -1;
+        }
+        return 0;
+    }
+    m = mdi_match(arg->text, mdi_table_names(), MDT_TABLE_MAX, true);
+    if (m == MDI_MATCH_AMBIGUOUS) {
+        *err = talloc_asprintf(
+            mem, "%s: ambiguous table '%s': %s", cmd->name, arg->text,
+            mdi_match_list(mem, arg->text, mdi_table_names(), MDT_TABLE_MAX, true));
+        return -1;
+    }
+    if (m < 0) {
+        *err = talloc_asprintf(mem, "%s: unknown table '%s'", cmd->name, arg->text);
+        return -1;
+    }
+    arg->value = (uint32_t)m;
+    return 0;
+}
+
+/* COL=VALUE: COL names a column of the table bound earlier. */
+static int check_column_value(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec,
+                              mdi_arg *arg, const mdi_arg *bound, size_t nbound, char **err)
+{
+    const char *eq = strchr(arg->text, '=');
+    const mdt_table_schema *s = NULL;
+    char *col;
+    int c;
+    for (size_t i = 0; i < nbound; i++)
+        if (cmd->args[bound[i].spec].kind == MDI_ARG_TABLE)
+            s = mdt_table_schema_get(bound[i].value);
+    if (!eq || eq == arg->text) {
+        *err = talloc_asprintf(mem, "%s: %s %s: '%s' is not COLUMN=VALUE", cmd->name,
+                               spec->keyword ? spec->keyword : "", spec->name, arg->text);
+        return -1;
+    }
+    if (!s) {
+        *err = talloc_asprintf(mem, "%s: %s needs a TABLE", cmd->name, spec->name);
+        return -1;
+    }
+    col = talloc_strndup(mem, arg->text, (size_t)(eq - arg->text));
+    c = col ? mdt_column_by_name(s->id, col) : -1;
+    if (c < 0) {
+        char *list = talloc_strdup(mem, "");
+        for (unsigned i = 0; list && i < s->ncols; i++)
+            list = talloc_asprintf_append(list, "%s%s", i ? ", " : "", s->cols[i].name);
+        *err = talloc_asprintf(mem, "%s: %s has no column '%s' (columns: %s)", cmd->name, s->name,
+                               col ? col : "", list ? list : "");
+        return -1;
+    }
+    arg->value = (uint32_t)c;
+    return 0;
+}
+
 static int check_arg(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec, mdi_arg *arg,
-                     char **err)
+                     const mdi_arg *bound, size_t nbound, char **err)
 {
     long m;
     switch (spec->kind) {
     case MDI_ARG_TABLE:
-        if (isdigit((unsigned char)arg->text[0])) {
-            if (!parse_number(arg->text, MDT_TABLE_MAX - 1, &arg->value) ||
-                !mdt_table_schema_get(arg->value)) {
-                *err = talloc_asprintf(mem, "%s: no table has the id '%s'", cmd->name, arg->text);
-                return -1;
-            }
-            return 0;
-        }
-        m = mdi_match(arg->text, table_names(), MDT_TABLE_MAX, true);
-        if (m == MDI_MATCH_AMBIGUOUS) {
-            *err =
-                talloc_asprintf(mem, "%s: ambiguous table '%s': %s", cmd->name, arg->text,
-                                mdi_match_list(mem, arg->text, table_names(), MDT_TABLE_MAX, true));
-            return -1;
-        }
-        if (m < 0) {
-            *err = talloc_asprintf(mem, "%s: unknown table '%s'", cmd->name, arg->text);
-            return -1;
-        }
-        arg->value = (uint32_t)m;
-        return 0;
+        return check_table(mem, cmd, arg, err);
     case MDI_ARG_ROW:
         if (!parse_number(arg->text, 0xFFFFFF, &arg->value) || arg->value == 0) {
             *err = talloc_asprintf(mem, "%s: %s: '%s' is not a row number (1 to 0xffffff)",
@@ -320,12 +469,18 @@ static int check_arg(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec, mdi
             return -1;
         }
         return 0;
+    case MDI_ARG_NUMBER:
+        if (!parse_number(arg->text, UINT32_MAX, &arg->value)) {
+            *err = talloc_asprintf(mem, "%s: %s: '%s' is not a number (decimal, or hex after 0x)",
+                                   cmd->name, spec->name, arg->text);
+            return -1;
+        }
+        return 0;
     case MDI_ARG_COMMAND:
-        m = mdi_match(arg->text, command_names(), mdi_ncmds, false);
+        m = mdi_match(arg->text, mdi_cmd_names(), NCMDS, false);
         if (m == MDI_MATCH_AMBIGUOUS) {
-            *err =
-                talloc_asprintf(mem, "%s: ambiguous command '%s': %s", cmd->name, arg->text,
-                                mdi_match_list(mem, arg->text, command_names(), mdi_ncmds, false));
+            *err = talloc_asprintf(mem, "%s: ambiguous command '%s': %s", cmd->name, arg->text,
+                                   mdi_match_list(mem, arg->text, mdi_cmd_names(), NCMDS, false));
             return -1;
         }
         if (m < 0) {
@@ -334,43 +489,99 @@ static int check_arg(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec, mdi
         }
         arg->value = (uint32_t)m;
         return 0;
+    case MDI_ARG_CHOICE: {
+        size_t n = count_choices(spec->choices);
+        m = mdi_match(arg->text, spec->choices, n, true);
+        if (m < 0) {
+            char *all = talloc_strdup(mem, "");
+            for (size_t i = 0; all && i < n; i++)
+                all = talloc_asprintf_append(all, "%s%s", i ? ", " : "", spec->choices[i]);
+            *err = talloc_asprintf(mem, "%s: %s'%s' is not one of: %s", cmd->name,
+                                   m == MDI_MATCH_AMBIGUOUS ? "ambiguous: " : "", arg->text,
+                                   all ? all : "");
+            return -1;
+        }
+        arg->value = (uint32_t)m;
+        return 0;
     }
-    *err = talloc_asprintf(mem, "%s: bad argument kind", cmd->name);
-    return -1;
+    case MDI_ARG_COLUMN_VALUE:
+        return check_column_value(mem, cmd, spec, arg, bound, nbound, err);
+    case MDI_ARG_FLAG:
+        arg->value = 1;
+        return 0;
+    default:
+        /* Checked by the handler: what they name depends on what is open. */
+        return 0;
+    }
 }
 
 static int bind_args(void *mem, mdi_call *call, char **words, size_t nwords, char **err)
 {
     const mdi_cmd *cmd = call->cmd;
-    const mdi_argspec *spec = cmd->args, *last = NULL;
-    size_t i, nspec = 0, nreq = 0;
-    for (; spec[nspec].name; nspec++)
-        if (!(spec[nspec].flags & MDI_ARGF_OPTIONAL))
-            nreq = nspec + 1;
-    if (nspec)
-        last = &spec[nspec - 1];
-    if (nwords < nreq) {
-        *err = talloc_asprintf(mem, "%s: missing %s (usage: %s)", cmd->name, spec[nwords].name,
-                               mdi_usage(mem, cmd));
+    size_t n = nspecs(cmd), i, k = 0;
+    long *specs = talloc_array(mem, long, nwords ? nwords : 1), pending;
+    bool *seen = talloc_zero_array(mem, bool, n ? n : 1);
+    size_t done;
+
+    call->argv = talloc_zero_array(mem, mdi_arg, nwords ? nwords : 1);
+    if (!specs || !seen || !call->argv) {
+        *err = talloc_strdup(mem, "out of memory");
         return -1;
     }
-    if (nwords > nspec && !(last && (last->flags & MDI_ARGF_REPEAT))) {
+    /* A command with flags takes no other word starting with '-'. */
+    for (i = 0; i < nwords; i++) {
+        char *all = NULL;
+        if (words[i][0] != '-' || !words[i][1] || flag_spec(cmd, words[i]) >= 0)
+            continue;
+        for (size_t f = 0; f < n; f++)
+            if (cmd->args[f].kind == MDI_ARG_FLAG)
+                all = talloc_asprintf(mem, "%s%s%s", all ? all : "", all ? ", " : "",
+                                      cmd->args[f].name);
+        if (all) {
+            *err = talloc_asprintf(mem, "%s: unknown option '%s' (options: %s)", cmd->name,
+                                   words[i], all);
+            return -1;
+        }
+    }
+    done = assign(cmd, words, nwords, specs, &pending);
+    if (done < nwords) {
         *err = talloc_asprintf(mem, "%s: too many arguments (usage: %s)", cmd->name,
                                mdi_usage(mem, cmd));
         return -1;
     }
-    call->argc = nwords;
-    call->argv = talloc_zero_array(mem, mdi_arg, nwords ? nwords : 1);
-    if (!call->argv) {
-        *err = talloc_strdup(mem, "out of memory");
+    if (pending >= 0) {
+        *err = talloc_asprintf(mem, "%s: %s: missing %s (usage: %s)", cmd->name,
+                               cmd->args[pending].keyword, cmd->args[pending].name,
+                               mdi_usage(mem, cmd));
         return -1;
     }
     for (i = 0; i < nwords; i++) {
-        const mdi_argspec *s = i < nspec ? &spec[i] : last;
-        call->argv[i].text = talloc_steal(call->argv, words[i]);
-        if (check_arg(mem, cmd, s, &call->argv[i], err))
+        mdi_arg *a;
+        if (specs[i] < 0)
+            continue; /* a keyword */
+        if (seen[specs[i]] && !(cmd->args[specs[i]].flags & MDI_ARGF_REPEAT)) {
+            *err = talloc_asprintf(mem, "%s: %s given twice", cmd->name,
+                                   cmd->args[specs[i]].keyword ? cmd->args[specs[i]].keyword
+                                                               : cmd->args[specs[i]].name);
             return -1;
+        }
+        seen[specs[i]] = true;
+        a = &call->argv[k];
+        a->text = talloc_steal(call->argv, words[i]);
+        a->spec = (uint8_t)specs[i];
+        if (check_arg(mem, cmd, &cmd->args[specs[i]], a, call->argv, k, err))
+            return -1;
+        k++;
     }
+    for (i = 0; i < n; i++) {
+        const mdi_argspec *a = &cmd->args[i];
+        if (!seen[i] && !(a->flags & MDI_ARGF_OPTIONAL) && a->kind != MDI_ARG_FLAG) {
+            *err = talloc_asprintf(mem, "%s: missing %s (usage: %s)", cmd->name, a->name,
+                                   mdi_usage(mem, cmd));
+            return -1;
+        }
+    }
+    call->argc = k;
     return 0;
 }
 
@@ -385,7 +596,7 @@ int mdi_parse(void *mem_ctx, mdi_call **calls, size_t *ncalls, char **err, const
         *err = talloc_strdup(mem_ctx, "out of memory");
         return -1;
     }
-    if (split(tmp, line, &l, err))
+    if (split(tmp, line, &l, err, false, NULL))
         goto fail;
     out = talloc_zero_array(tmp, mdi_call, l.n);
     if (!out) {
@@ -398,17 +609,17 @@ int mdi_parse(void *mem_ctx, mdi_call **calls, size_t *ncalls, char **err, const
         if (!l.nwords[i])
             continue;
         name = l.words[i][0];
-        m = mdi_match(name, command_names(), mdi_ncmds, false);
+        m = mdi_match(name, mdi_cmd_names(), NCMDS, false);
         if (m == MDI_MATCH_AMBIGUOUS) {
             *err = talloc_asprintf(tmp, "ambiguous command '%s': %s", name,
-                                   mdi_match_list(tmp, name, command_names(), mdi_ncmds, false));
+                                   mdi_match_list(tmp, name, mdi_cmd_names(), NCMDS, false));
             goto fail;
         }
         if (m < 0) {
             *err = talloc_asprintf(tmp, "unknown command '%s' ('help' lists them)", name);
             goto fail;
         }
-        out[n].cmd = &mdi_cmds[m];
+        out[n].cmd = mdi_cmd_at((size_t)m);
         if (bind_args(out, &out[n], l.words[i] + 1, l.nwords[i] - 1, err))
             goto fail;
         n++;
@@ -425,9 +636,22 @@ fail:
 
 int mdi_run(mdi_state *st, const mdi_call *call)
 {
+    int r;
+    st->cmd = call->cmd->name;
+    st->stop = false;
     if ((call->cmd->flags & MDI_CMD_IMAGE) && !mdi_image(st)) {
-        mdi_report(st, "%s: no image open", call->cmd->name);
+        mdi_fail(st, "no module is open (use 'open PATH')");
+        st->cmd = NULL;
         return MDI_FAIL;
     }
-    return call->cmd->run(st, call->argc, call->argv);
+    r = call->cmd->run(st, call->argc, call->argv);
+    mdi_printer_flush(st->out);
+    if (mdi_sigint) {
+        mdi_sigint = 0;
+        st->stop = true;
+        mdi_fail(st, "interrupted");
+        r = MDI_FAIL;
+    }
+    st->cmd = NULL;
+    return r;
 }

@@ -1,25 +1,49 @@
 # mdinspect: build and test rules (included from Makefile.am).
 # The inspector uses only the public headers <mdtools/...>: no -I into the
 # library's private folders beyond what MDT_CPPFLAGS gives everyone.
+# A new command is mdinspect/cmd_NAME.c, one line in mdinspect/commands.def
+# and one line below.
 bin_PROGRAMS += mdinspect/mdinspect
 
 mdinspect_mdinspect_SOURCES = \
 	mdinspect/main.c \
+	mdinspect/repl.h \
+	mdinspect/repl.c \
+	mdinspect/complete.c \
 	mdinspect/state.h \
 	mdinspect/state.c \
+	mdinspect/index.h \
+	mdinspect/index.c \
 	mdinspect/cmd.h \
+	mdinspect/commands.def \
 	mdinspect/cmds.c \
 	mdinspect/print.h \
 	mdinspect/print.c \
+	mdinspect/flags.c \
+	mdinspect/names.c \
+	mdinspect/cmd_close.c \
 	mdinspect/cmd_dump.c \
+	mdinspect/cmd_exported.c \
+	mdinspect/cmd_find.c \
+	mdinspect/cmd_heap.c \
 	mdinspect/cmd_help.c \
 	mdinspect/cmd_info.c \
+	mdinspect/cmd_modules.c \
+	mdinspect/cmd_open.c \
+	mdinspect/cmd_quit.c \
+	mdinspect/cmd_refs.c \
+	mdinspect/cmd_set.c \
 	mdinspect/cmd_streams.c \
 	mdinspect/cmd_strings.c \
-	mdinspect/cmd_tables.c
+	mdinspect/cmd_tables.c \
+	mdinspect/cmd_token.c \
+	mdinspect/cmd_type.c \
+	mdinspect/cmd_types.c \
+	mdinspect/cmd_use.c \
+	mdinspect/cmd_validate.c
 
-mdinspect_mdinspect_CPPFLAGS = $(MDT_CPPFLAGS) $(TALLOC_CFLAGS) $(JANSSON_CFLAGS)
+mdinspect_mdinspect_CPPFLAGS = $(MDT_CPPFLAGS) -D_GNU_SOURCE $(TALLOC_CFLAGS) $(JANSSON_CFLAGS)
 mdinspect_mdinspect_CFLAGS = $(MDT_WARN_CFLAGS)
-mdinspect_mdinspect_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(JANSSON_LIBS)
+mdinspect_mdinspect_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(JANSSON_LIBS) $(READLINE_LIBS)
 
 dist_man_MANS += doc/mdinspect.1

@@ -1,25 +1,37 @@
-/* mdinspect: command-line options and modes. The batch mode runs a list of
- * commands (-c, default `info`) against each FILE in turn; the command
- * table, parser, printer and state are the same ones the interactive shell
- * will drive, so a mode is only a source of command lines.
+/* mdinspect: command-line options and modes. Every mode is only a source of
+ * command lines for the same command table, parser, printer and state:
+ *
+ *   mdinspect FILE...           a summary (`info`) of each FILE
+ *   mdinspect -c CMDS FILE...   CMDS on each FILE in turn (-f SCRIPT: the
+ *                               script's commands); FILE may be left out
+ *                               when the commands open their own modules
+ *   mdinspect [-i] [FILE...]    a session: the FILEs are opened as one
+ *                               set, then commands are read from the
+ *                               terminal (the shell, repl.c) or from stdin
+ *                               when it is not a terminal
  *
  * Exit status: 0 all went well, 1 a file could not be opened or a command
- * failed, 2 a usage error (bad option, bad -c text); nothing is run after a
- * usage error. */
+ * failed, 2 a usage error (bad option, bad -c or -f text); nothing is run
+ * after a usage error. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <talloc.h>
 
 #include "cmd.h"
+#include "repl.h"
 #include "state.h"
 
 enum { EXIT_USAGE = 2 };
+
+enum { OPT_NO_COLOR = 256, OPT_HISTORY, OPT_NO_HISTORY, OPT_NO_PAGER, OPT_MAN_COMMANDS };
 
 static void usage_hint(void)
 {
@@ -30,13 +42,24 @@ static void help(void)
 {
     mdi_printer *p;
     printf("Usage: " MDI_PROGNAME " [OPTION]... FILE...\n"
+           "   or: " MDI_PROGNAME " [OPTION]... -c COMMANDS | -f SCRIPT [FILE]...\n"
+           "   or: " MDI_PROGNAME " [OPTION]... [-i] [FILE]...\n"
            "Inspect .NET (ECMA-335) metadata: PE files, Webcil, raw metadata and\n"
-           "portable PDBs. Without -c, prints a summary (`info`) of each FILE.\n"
+           "portable PDBs. With FILEs only, prints a summary (`info`) of each FILE.\n"
+           "With -c or -f, runs the commands on each FILE in turn. Otherwise starts a\n"
+           "session on the FILEs as one set: an interactive shell when standard input\n"
+           "is a terminal, else the commands read from standard input.\n"
            "\n"
            "Options:\n"
-           "  -c, --command=CMDS  run CMDS (commands separated by ';') on each FILE;\n"
-           "                      may be given several times\n"
+           "  -c, --command=CMDS  run CMDS (commands separated by ';'); may be repeated\n"
+           "  -f, --file=SCRIPT   run the commands of SCRIPT, one line at a time\n"
+           "  -i, --interactive   open the FILEs as one set and start a session\n"
            "  -j, --json          write JSON Lines (one object per line) instead of text\n"
+           "      --no-color      no colours (also when NO_COLOR is set)\n"
+           "      --no-pager      do not page long output in the shell\n"
+           "      --history=FILE  keep the shell's history in FILE\n"
+           "                      (default $MDINSPECT_HISTORY, else ~/.mdinspect_history)\n"
+           "      --no-history    keep no history\n"
            "  -h, --help          show this help and exit\n"
            "  -V, --version       show the version and exit\n"
            "\n");
@@ -52,81 +75,181 @@ static void help(void)
            "command failed, 2 for a usage error. See mdinspect(1) for the output.\n");
 }
 
-/* Append a -c argument to the command line built so far. */
-static char *add_commands(void *mem, char *cmds, const char *more)
-{
-    if (!cmds)
-        return talloc_strdup(mem, more);
-    return talloc_asprintf_append(cmds, ";%s", more);
-}
+/* A list of checked calls, from -c texts and -f scripts in the order given. */
+struct program {
+    mdi_call *calls;
+    size_t n;
+};
 
-/* Run every call on every file, in order; a file that fails to open is
- * reported and skipped. Each image is closed once its commands ran, so a
- * long list of files needs no more than one mapping at a time. */
-static int run_files(mdi_state *st, char **files, int nfiles, const mdi_call *calls, size_t ncalls)
+static int program_add(void *mem, struct program *prog, const char *text, char **err)
 {
-    int status = EXIT_SUCCESS;
-    for (int f = 0; f < nfiles; f++) {
-        if (mdi_state_open(st, files[f]) != 0) {
-            status = EXIT_FAILURE;
-            continue;
-        }
-        for (size_t i = 0; i < ncalls; i++) {
-            int r = mdi_run(st, &calls[i]);
-            if (r == MDI_FAIL)
-                status = EXIT_FAILURE;
-            else if (r == MDI_QUIT)
-                return status;
-        }
-        mdi_state_close(st, st->cur);
+    mdi_call *more;
+    size_t n;
+    mdi_call *all;
+    if (mdi_parse(mem, &more, &n, err, text))
+        return -1;
+    all = talloc_realloc(mem, prog->calls, mdi_call, prog->n + n + 1);
+    if (!all) {
+        *err = talloc_strdup(mem, "out of memory");
+        return -1;
     }
-    return status;
+    memcpy(all + prog->n, more, n * sizeof *more);
+    talloc_steal(all, more);
+    prog->calls = all;
+    prog->n += n;
+    return 0;
 }
 
-/* Commands without a FILE (e.g. `help`): run once with no image. */
-static int run_no_file(mdi_state *st, const mdi_call *calls, size_t ncalls)
+/* All lines of a script, checked before any runs. */
+static int program_add_script(void *mem, struct program *prog, const char *path, char **err)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned long lineno = 0;
+    int r = 0;
+    if (!f) {
+        *err = talloc_asprintf(mem, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        if (mdi_line_is_comment(line))
+            continue;
+        if (program_add(mem, prog, line, err)) {
+            *err = talloc_asprintf(mem, "%s:%lu: %s", path, lineno, *err);
+            r = -1;
+            break;
+        }
+    }
+    if (!r && ferror(f)) {
+        *err = talloc_asprintf(mem, "%s: %s", path, strerror(errno));
+        r = -1;
+    }
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    return r;
+}
+
+static int run_calls(mdi_state *st, const mdi_call *calls, size_t ncalls, bool *quit)
 {
     int status = EXIT_SUCCESS;
-    for (size_t i = 0; i < ncalls; i++) {
+    for (size_t i = 0; i < ncalls && !*quit; i++) {
         int r = mdi_run(st, &calls[i]);
         if (r == MDI_FAIL)
             status = EXIT_FAILURE;
         else if (r == MDI_QUIT)
-            break;
+            *quit = true;
     }
     return status;
+}
+
+/* Run every call on every file, in order; a file that fails to open is
+ * reported and skipped. Each file's modules are closed once its commands
+ * ran, so a long list of files needs no more than one at a time. */
+static int run_files(mdi_state *st, char **files, int nfiles, const struct program *prog)
+{
+    int status = EXIT_SUCCESS;
+    bool quit = false;
+    for (int f = 0; f < nfiles && !quit; f++) {
+        if (!mdi_state_open(st, files[f], 0, NULL)) {
+            status = EXIT_FAILURE;
+            continue;
+        }
+        if (run_calls(st, prog->calls, prog->n, &quit) != EXIT_SUCCESS)
+            status = EXIT_FAILURE;
+        mdi_state_close_all(st);
+    }
+    return status;
+}
+
+/* Without a FILE, a command that needs a module must come after an `open`. */
+static bool needs_file(const struct program *prog)
+{
+    for (size_t i = 0; i < prog->n; i++) {
+        if (strcmp(prog->calls[i].cmd->name, "open") == 0)
+            return false;
+        if (prog->calls[i].cmd->flags & MDI_CMD_IMAGE)
+            return true;
+    }
+    return false;
+}
+
+static bool color_wanted(bool no_color)
+{
+    const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+    if (no_color || (nc && nc[0]) || (term && strcmp(term, "dumb") == 0))
+        return false;
+    return isatty(STDOUT_FILENO);
 }
 
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"command", required_argument, NULL, 'c'},
+        {"file", required_argument, NULL, 'f'},
+        {"interactive", no_argument, NULL, 'i'},
         {"json", no_argument, NULL, 'j'},
+        {"no-color", no_argument, NULL, OPT_NO_COLOR},
+        {"no-colour", no_argument, NULL, OPT_NO_COLOR},
+        {"no-pager", no_argument, NULL, OPT_NO_PAGER},
+        {"history", required_argument, NULL, OPT_HISTORY},
+        {"no-history", no_argument, NULL, OPT_NO_HISTORY},
+        {"man-commands", no_argument, NULL, OPT_MAN_COMMANDS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     void *mem = talloc_new(NULL);
     enum mdi_format fmt = MDI_FMT_TEXT;
-    char *cmds = NULL, *err = NULL;
-    mdi_call *calls = NULL;
-    size_t ncalls = 0;
+    struct program prog = {NULL, 0};
+    struct mdi_shell_opts shell = {NULL, true};
+    bool have_cmds = false, interactive = false, no_color = false, pager = true;
+    char *err = NULL;
     mdi_state *st;
-    int opt, status;
+    int opt, status = EXIT_SUCCESS;
 
     if (!mem) {
         fprintf(stderr, MDI_PROGNAME ": out of memory\n");
         return EXIT_FAILURE;
     }
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":c:jhV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":c:f:ijhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c':
-            cmds = add_commands(mem, cmds, optarg);
+        case 'f':
+            have_cmds = true;
+            if ((opt == 'c' ? program_add(mem, &prog, optarg, &err)
+                            : program_add_script(mem, &prog, optarg, &err)) != 0) {
+                fprintf(stderr, MDI_PROGNAME ": %s\n", err);
+                talloc_free(mem);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'i':
+            interactive = true;
             break;
         case 'j':
             fmt = MDI_FMT_JSON;
             break;
+        case OPT_NO_COLOR:
+            no_color = true;
+            break;
+        case OPT_NO_PAGER:
+            pager = false;
+            break;
+        case OPT_HISTORY:
+            shell.history = optarg;
+            shell.use_history = true;
+            break;
+        case OPT_NO_HISTORY:
+            shell.use_history = false;
+            break;
+        case OPT_MAN_COMMANDS:
+            mdi_help_roff(stdout);
+            talloc_free(mem);
+            return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_SUCCESS : EXIT_FAILURE;
         case 'h':
             help();
             talloc_free(mem);
@@ -150,25 +273,23 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-
-    /* Check every command before running any: a typo in the last one must
-     * not leave half the output behind. */
-    if (mdi_parse(mem, &calls, &ncalls, &err, cmds ? cmds : "info") != 0) {
-        fprintf(stderr, MDI_PROGNAME ": %s\n", err);
+    if (have_cmds && interactive) {
+        fprintf(stderr, MDI_PROGNAME ": -i cannot be combined with -c or -f\n");
+        usage_hint();
         talloc_free(mem);
         return EXIT_USAGE;
     }
-    if (optind == argc) {
-        bool needs_image = !cmds; /* no -c: the interactive shell will start here */
-        for (size_t i = 0; i < ncalls; i++)
-            if (calls[i].cmd->flags & MDI_CMD_IMAGE)
-                needs_image = true;
-        if (needs_image) {
-            fprintf(stderr, MDI_PROGNAME ": no FILE given\n");
-            usage_hint();
-            talloc_free(mem);
-            return EXIT_USAGE;
-        }
+    if (have_cmds && optind == argc && needs_file(&prog)) {
+        fprintf(stderr, MDI_PROGNAME ": no FILE given\n");
+        usage_hint();
+        talloc_free(mem);
+        return EXIT_USAGE;
+    }
+    if (!have_cmds && !interactive && optind < argc &&
+        program_add(mem, &prog, "info", &err) != 0) {
+        fprintf(stderr, MDI_PROGNAME ": %s\n", err);
+        talloc_free(mem);
+        return EXIT_FAILURE;
     }
 
     st = mdi_state_new(mem, stdout, stderr, fmt);
@@ -177,10 +298,30 @@ int main(int argc, char **argv)
         talloc_free(mem);
         return EXIT_FAILURE;
     }
-    if (optind < argc)
-        status = run_files(st, argv + optind, argc - optind, calls, ncalls);
-    else
-        status = run_no_file(st, calls, ncalls);
+    st->color = color_wanted(no_color);
+    st->pager = pager;
+    mdi_printer_set_color(st->out, st->color && fmt == MDI_FMT_TEXT);
+
+    if (prog.n && optind < argc) {
+        /* Batch: the commands on each FILE in turn. */
+        status = run_files(st, argv + optind, argc - optind, &prog);
+    } else if (have_cmds) {
+        bool quit = false;
+        mdi_printer_set_headings(st->out, false);
+        status = run_calls(st, prog.calls, prog.n, &quit);
+    } else {
+        /* A session on the FILEs as one set. */
+        mdi_printer_set_headings(st->out, false);
+        for (int f = optind; f < argc; f++)
+            if (!mdi_state_open(st, argv[f], 0, NULL))
+                status = EXIT_FAILURE;
+        if (isatty(STDIN_FILENO)) {
+            if (mdi_shell(st, &shell) != 0)
+                status = EXIT_FAILURE;
+        } else if (mdi_script(st, stdin, "<stdin>") != EXIT_SUCCESS) {
+            status = EXIT_FAILURE;
+        }
+    }
 
     mdi_printer_flush(st->out);
     if (mdi_printer_failed(st->out)) {

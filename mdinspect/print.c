@@ -32,7 +32,15 @@ struct table {
     size_t *rowlen;
     char **span; /* text after a row's cells, outside the columns, or NULL */
     size_t nrows;
+    size_t *carry; /* column widths of the chunks already written */
+    size_t ncarry;
+    bool head_done; /* the header was written with the first chunk */
 };
+
+/* A top-level list is written every CHUNK_ROWS rows, so a long dump neither
+ * waits for its last row nor holds every row in memory: columns are as
+ * wide as the widest cell so far (a later chunk may widen them). */
+#define CHUNK_ROWS 4096
 
 struct line {
     enum line_kind kind;
@@ -40,6 +48,8 @@ struct line {
     char *label; /* L_KV: "" for an unlabelled value */
     char *value; /* L_KV, L_TEXT */
     bool hide;   /* L_KV header of a list that ended empty with no text */
+    bool caption; /* L_TEXT caption of a top-level list */
+    bool done;    /* written with an earlier chunk of its block */
     struct table *table;
 };
 
@@ -63,10 +73,12 @@ struct mdi_printer {
     enum mdi_format fmt;
     bool failed;
     bool headings;
+    bool color;               /* text: ANSI colours (a terminal) */
     char *file;               /* current file, or NULL */
     bool heading_due;         /* text: print the file heading before the next block */
     bool printed;             /* anything written yet */
     bool block_after_heading; /* a block has been written since the heading */
+    bool continued;           /* the block being built was partly written */
 
     struct frame st[MAX_DEPTH];
     int depth;
@@ -234,6 +246,36 @@ enum mdi_format mdi_printer_format(const mdi_printer *p)
     return p->fmt;
 }
 
+void mdi_printer_set_format(mdi_printer *p, enum mdi_format fmt)
+{
+    assert(p->depth == 0);
+    p->fmt = fmt;
+}
+
+void mdi_printer_set_color(mdi_printer *p, bool on)
+{
+    p->color = on;
+}
+
+FILE *mdi_printer_output(const mdi_printer *p)
+{
+    return p->out;
+}
+
+void mdi_printer_set_output(mdi_printer *p, FILE *out)
+{
+    assert(p->depth == 0);
+    p->out = out;
+}
+
+void mdi_printer_reset(mdi_printer *p)
+{
+    assert(p->depth == 0);
+    p->failed = false;
+    clearerr(p->out);
+    p->printed = false;
+}
+
 void mdi_printer_set_headings(mdi_printer *p, bool on)
 {
     p->headings = on;
@@ -241,6 +283,8 @@ void mdi_printer_set_headings(mdi_printer *p, bool on)
 
 void mdi_printer_set_file(mdi_printer *p, const char *path)
 {
+    if (path && p->file && strcmp(path, p->file) == 0)
+        return; /* the same file: no new heading */
     talloc_free(p->file);
     p->file = NULL;
     p->heading_due = false;
@@ -301,6 +345,21 @@ static struct frame *push(mdi_printer *p, enum frame_kind kind)
     return f;
 }
 
+/* Colours: bold for headings, captions and table headers, red for values
+ * that could not be read. */
+#define SGR_BOLD "\033[1m"
+#define SGR_ERROR "\033[31m"
+#define SGR_OFF "\033[0m"
+
+static void put_colored(mdi_printer *p, const char *sgr, const char *s)
+{
+    if (p->color && sgr)
+        fputs(sgr, p->out);
+    fputs(s, p->out);
+    if (p->color && sgr)
+        fputs(SGR_OFF, p->out);
+}
+
 /* Start a top-level block: a fresh talloc context for its text lines. */
 static void block_begin(mdi_printer *p)
 {
@@ -321,7 +380,8 @@ static void separate(mdi_printer *p)
         char *h = mdi_escape(p->blk, p->file, strlen(p->file), false);
         if (p->printed)
             fputc('\n', p->out);
-        fprintf(p->out, "%s:\n", h ? h : "?");
+        put_colored(p, SGR_BOLD, h ? h : "?");
+        fputs(":\n", p->out);
         p->heading_due = false;
         p->printed = true;
         p->block_after_heading = false;
@@ -355,27 +415,35 @@ static void put_indent(FILE *out, int n)
         fputc(' ', out);
 }
 
-static void put_padded(FILE *out, const char *s, size_t width, bool right, bool last)
+static const char *value_color(const char *s)
+{
+    return strncmp(s, "<error: ", 8) == 0 ? SGR_ERROR : NULL;
+}
+
+static void put_padded(mdi_printer *p, const char *s, size_t width, bool right, bool last,
+                       const char *sgr)
 {
     size_t w = display_width(s);
     if (right)
         for (; w < width; w++)
-            fputc(' ', out);
-    fputs(s, out);
+            fputc(' ', p->out);
+    put_colored(p, sgr, s);
     if (!right && !last)
         for (; w < width; w++)
-            fputc(' ', out);
+            fputc(' ', p->out);
 }
 
-static void render_table(mdi_printer *p, const struct table *t, int indent)
+static void render_table(mdi_printer *p, struct table *t, int indent)
 {
-    size_t *width = talloc_zero_array(p->blk, size_t, t->ncols ? t->ncols : 1);
+    size_t *width = talloc_zero_array(t, size_t, t->ncols ? t->ncols : 1);
     bool header = false;
     size_t c, r, ncols = t->ncols;
     if (!width) {
         p->failed = true;
         return;
     }
+    for (c = 0; c < t->ncarry && c < ncols; c++)
+        width[c] = t->carry[c];
     for (r = 0; r < t->nrows; r++)
         for (c = 0; c < t->rowlen[r] && c < ncols; c++) {
             size_t w = display_width(t->rows[r][c]);
@@ -392,6 +460,12 @@ static void render_table(mdi_printer *p, const struct table *t, int indent)
         if (display_width(t->head[c]) > width[c])
             width[c] = display_width(t->head[c]);
     }
+    if (t->head_done)
+        header = false;
+    t->head_done = true;
+    talloc_free(t->carry);
+    t->carry = width;
+    t->ncarry = ncols;
     if (header) {
         size_t n = ncols;
         while (n > 0 && !t->head[n - 1][0])
@@ -400,7 +474,7 @@ static void render_table(mdi_printer *p, const struct table *t, int indent)
         for (c = 0; c < n; c++) {
             if (c)
                 fputs("  ", p->out);
-            put_padded(p->out, t->head[c], width[c], t->right[c], c + 1 == n);
+            put_padded(p, t->head[c], width[c], t->right[c], c + 1 == n, SGR_BOLD);
         }
         fputc('\n', p->out);
     }
@@ -413,12 +487,13 @@ static void render_table(mdi_printer *p, const struct table *t, int indent)
         for (c = 0; c < n; c++) {
             if (c)
                 fputs("  ", p->out);
-            put_padded(p->out, t->rows[r][c], width[c], t->right[c], c + 1 == n && !t->span[r]);
+            put_padded(p, t->rows[r][c], width[c], t->right[c], c + 1 == n && !t->span[r],
+                       value_color(t->rows[r][c]));
         }
         if (t->span[r]) {
             if (n)
                 fputs("  ", p->out);
-            fputs(t->span[r], p->out);
+            put_colored(p, value_color(t->span[r]), t->span[r]);
         }
         fputc('\n', p->out);
     }
@@ -432,7 +507,7 @@ static void render_text(mdi_printer *p)
     for (i = 0; i < p->nlines; i++) {
         const struct line *l = &p->lines[i];
         int lvl = l->indent / 2;
-        if (l->kind != L_KV || !l->label[0] || !l->value[0] || lvl > MAX_DEPTH)
+        if (l->done || l->kind != L_KV || !l->label[0] || !l->value[0] || lvl > MAX_DEPTH)
             continue;
         if (display_width(l->label) + 1 > width[lvl])
             width[lvl] = display_width(l->label) + 1;
@@ -440,6 +515,8 @@ static void render_text(mdi_printer *p)
     for (i = 0; i < p->nlines; i++) {
         const struct line *l = &p->lines[i];
         int lvl = l->indent / 2;
+        if (l->done)
+            continue;
         switch (l->kind) {
         case L_KV:
             if (l->hide)
@@ -456,12 +533,12 @@ static void render_text(mdi_printer *p)
                     fputc(' ', p->out);
                 }
             }
-            fputs(l->value, p->out);
+            put_colored(p, value_color(l->value), l->value);
             fputc('\n', p->out);
             break;
         case L_TEXT:
             put_indent(p->out, l->indent);
-            fputs(l->value, p->out);
+            put_colored(p, l->caption ? SGR_BOLD : NULL, l->value);
             fputc('\n', p->out);
             break;
         case L_TABLE:
@@ -486,7 +563,8 @@ static void block_end(mdi_printer *p)
 {
     if (text(p)) {
         if (!p->failed && p->nlines) {
-            separate(p);
+            if (!p->continued)
+                separate(p);
             render_text(p);
             p->printed = true;
             p->block_after_heading = true;
@@ -500,8 +578,48 @@ static void block_end(mdi_printer *p)
     p->blk = NULL;
     p->lines = NULL;
     p->nlines = 0;
+    p->continued = false;
     p->last = LAST_NONE;
     p->last_obj = NULL;
+}
+
+/* Write what a long top-level list has so far and start a new chunk: keep
+ * the lines (the caption, written now, is marked done), the table's header
+ * and widths and the list's empty text; free the rows. */
+static void flush_chunk(mdi_printer *p, struct frame *list)
+{
+    struct table *t;
+    void *nb;
+    if (p->failed || list->table_line >= p->nlines || !(t = p->lines[list->table_line].table))
+        return;
+    if (!p->continued)
+        separate(p);
+    render_text(p);
+    p->printed = true;
+    p->block_after_heading = true;
+    p->continued = true;
+    if (!(nb = talloc_new(p))) {
+        p->failed = true;
+        return;
+    }
+    talloc_steal(nb, p->lines);
+    for (size_t i = 0; i < p->nlines; i++)
+        if (i != list->table_line)
+            p->lines[i].done = true;
+    talloc_steal(nb, t);
+    for (size_t c = 0; c < t->ncols; c++)
+        talloc_steal(nb, t->head[c]);
+    talloc_steal(nb, t->head);
+    talloc_steal(nb, t->right);
+    if (list->empty)
+        talloc_steal(nb, list->empty);
+    talloc_free(p->blk);
+    p->blk = nb;
+    t->rows = NULL;
+    t->rowlen = NULL;
+    t->span = NULL;
+    t->nrows = 0;
+    p->last = LAST_NONE;
 }
 
 /* A new JSON object for a top-level record or item: "file" first. */
@@ -625,8 +743,10 @@ void mdi_list_begin(mdi_printer *p, const char *key, const char *label, const ch
         if (f->top) {
             /* A caption, with the table indented under it. */
             l = add_line(p, L_TEXT, f->indent);
-            if (l)
+            if (l) {
                 l->value = talloc_strdup(p->blk, label);
+                l->caption = true;
+            }
             f->indent += 2;
         } else {
             f->head_line = p->nlines;
@@ -723,6 +843,11 @@ void mdi_item_end(mdi_printer *p)
         write_json(p, p->root);
         json_decref(p->root);
         p->root = NULL;
+    } else if (f->top && text(p) && !f->notext) {
+        struct frame *list = top(p);
+        struct table *t = list->table_line < p->nlines ? p->lines[list->table_line].table : NULL;
+        if (t && t->nrows >= CHUNK_ROWS)
+            flush_chunk(p, list);
     }
 }
 
@@ -921,6 +1046,11 @@ void mdi_item_error(mdi_printer *p, const char *key, const char *msg)
     }
 }
 
+bool mdi_flag_set(uint32_t v, const mdi_flagname *n)
+{
+    return n->mask ? (v & n->mask) == n->bit : (v & n->bit) != 0;
+}
+
 void mdi_flags(mdi_printer *p, const char *key, const char *label, uint32_t v,
                const mdi_flagname *names)
 {
@@ -930,11 +1060,11 @@ void mdi_flags(mdi_printer *p, const char *key, const char *label, uint32_t v,
         char *s = talloc_asprintf(p->blk, "0x%08" PRIx32, v);
         bool first = true;
         for (const mdi_flagname *n = names; s && n->name; n++) {
-            if (!(v & n->bit))
+            if (!mdi_flag_set(v, n))
                 continue;
             s = talloc_asprintf_append(s, "%s%s", first ? " (" : ", ", n->name);
             first = false;
-            rest &= ~n->bit;
+            rest &= ~(n->mask ? n->mask : n->bit);
         }
         if (s && rest)
             s = talloc_asprintf_append(s, "%s0x%" PRIx32, first ? " (" : ", ", rest);
@@ -946,10 +1076,10 @@ void mdi_flags(mdi_printer *p, const char *key, const char *label, uint32_t v,
         char *nk = talloc_asprintf(p->blk ? p->blk : (void *)p, "%s_names", key);
         json_attach(p, key, json_integer(v));
         for (const mdi_flagname *n = names; a && n->name; n++) {
-            if (!(v & n->bit))
+            if (!mdi_flag_set(v, n))
                 continue;
             json_array_append_new(a, json_string(n->name));
-            rest &= ~n->bit;
+            rest &= ~(n->mask ? n->mask : n->bit);
         }
         for (int b = 0; a && b < 32; b++)
             if (rest & (1u << b)) {

@@ -16,8 +16,10 @@
  *
  * Text layout: a top-level record is a block of "label: value" lines whose
  * values are aligned per group of consecutive lines; a list is a table with
- * a header, numbers right-aligned, no trailing blanks. Blocks are separated
- * by one blank line; each file starts with a "path:" heading.
+ * a header, numbers right-aligned, no trailing blanks. A long top-level list
+ * is written in chunks of a few thousand rows (columns as wide as the
+ * widest cell so far), so output streams and memory stays bounded. Blocks
+ * are separated by one blank line; each file starts with a "path:" heading.
  *
  * JSON layout: each top-level record, or each item of a top-level list, is
  * written as one compact object on its own line, starting with "file" when a
@@ -38,11 +40,16 @@ enum mdi_format { MDI_FMT_TEXT, MDI_FMT_JSON };
 
 typedef struct mdi_printer mdi_printer;
 
-/* A bit of a flags word and its name, for mdi_flags(); ends with name NULL. */
+/* A bit of a flags word and its name, for mdi_flags(); ends with name NULL.
+ * With a mask, a value of a multi-bit field: it applies when
+ * (word & mask) == bit (e.g. the visibility field of TypeAttributes). */
 typedef struct mdi_flagname {
     uint32_t bit;
     const char *name;
+    uint32_t mask;
 } mdi_flagname;
+/* Whether entry n applies to the word v. */
+bool mdi_flag_set(uint32_t v, const mdi_flagname *n);
 
 /* List options. */
 enum {
@@ -53,10 +60,21 @@ enum {
 /* A printer writing to `out` (borrowed), a talloc child of mem_ctx. */
 mdi_printer *mdi_printer_new(void *mem_ctx, FILE *out, enum mdi_format fmt);
 enum mdi_format mdi_printer_format(const mdi_printer *p);
+/* Text or JSON from now on (between top-level blocks only). */
+void mdi_printer_set_format(mdi_printer *p, enum mdi_format fmt);
+/* Text: colour headings, table headers and errors with ANSI sequences. */
+void mdi_printer_set_color(mdi_printer *p, bool on);
+/* Where output goes (borrowed), e.g. a pager for one command. */
+FILE *mdi_printer_output(const mdi_printer *p);
+void mdi_printer_set_output(mdi_printer *p, FILE *out);
+/* Forget a write error and start afresh (no blank line before the next
+ * block): the shell calls it before each command. */
+void mdi_printer_reset(mdi_printer *p);
 /* Text: print a "path:" heading before each file's first block (default on;
  * an interactive session turns it off). */
 void mdi_printer_set_headings(mdi_printer *p, bool on);
-/* The file the following output is about (copied); NULL for none. */
+/* The file the following output is about (copied); NULL for none. Text
+ * prints a heading before the next block unless the file is the same. */
 void mdi_printer_set_file(mdi_printer *p, const char *path);
 /* Flush `out`; call before writing to another stream sharing its terminal
  * or file, so the order of messages is kept. */

@@ -1,15 +1,24 @@
-/* mdinspect's state: opening and selecting images, and reporting errors in
- * step with the output. */
+/* mdinspect's state: the set of open modules (opening, naming, selecting,
+ * closing), caches tied to it, and reporting errors in step with the
+ * output. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <talloc.h>
 
 #include <mdtools/errors.h>
+#include <mdtools/tables.h>
 
 #include "state.h"
+
+volatile sig_atomic_t mdi_sigint;
 
 mdi_state *mdi_state_new(void *mem_ctx, FILE *out, FILE *err, enum mdi_format fmt)
 {
@@ -17,9 +26,10 @@ mdi_state *mdi_state_new(void *mem_ctx, FILE *out, FILE *err, enum mdi_format fm
     if (!st)
         return NULL;
     st->mem = st;
-    st->cur = MDI_NOFILE;
     st->format = fmt;
     st->err = err;
+    st->next_id = 1;
+    st->names.style = MDT_STYLE_FULL;
     st->out = mdi_printer_new(st, out, fmt);
     if (!st->out) {
         talloc_free(st);
@@ -28,67 +38,251 @@ mdi_state *mdi_state_new(void *mem_ctx, FILE *out, FILE *err, enum mdi_format fm
     return st;
 }
 
-int mdi_state_open(mdi_state *st, const char *path)
+static const char *last_component(const char *path)
 {
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+/* Module row 1's Name, else the file name. */
+static char *module_name(void *mem, const mdt_image *img, const char *path)
+{
+    mdt_row row;
+    const char *s;
+    size_t len;
+    if (mdt_row_get(&row, img, MDT_TABLE_Module, 1) == 0 &&
+        mdt_row_string(&row, MDT_COL_Module_Name, &s, &len) == 0 && len)
+        return talloc_strndup(mem, s, len);
+    mdt_clear_error();
+    return talloc_strdup(mem, last_component(path));
+}
+
+static void changed(mdi_state *st)
+{
+    st->generation++;
+    talloc_free(st->caches);
+    st->caches = NULL;
+}
+
+mdi_module *mdi_state_open(mdi_state *st, const char *path, unsigned flags, bool *already)
+{
+    struct stat sb;
+    mdi_module *m, **nm;
     mdt_image *img = NULL;
-    mdi_file *nf;
-    char *copy;
-    if (mdt_image_open_file(st->mem, &img, path, 0) != 0) {
-        mdi_report_lib(st, NULL);
-        return -1;
+
+    if (already)
+        *already = false;
+    if (stat(path, &sb) == 0) {
+        for (size_t i = 0; i < st->nmods; i++)
+            if (st->mods[i]->dev == sb.st_dev && st->mods[i]->ino == sb.st_ino) {
+                if (already)
+                    *already = true;
+                return st->mods[i];
+            }
     }
-    copy = talloc_strdup(st->mem, path);
-    nf = copy ? talloc_realloc(st->mem, st->files, mdi_file, st->nfiles + 1) : NULL;
-    if (!nf) {
-        talloc_free(copy);
+    if (mdt_image_open_file(st->mem, &img, path, 0) != 0) {
+        if (!(flags & MDI_OPEN_QUIET_FOREIGN) || mdt_last_error()->code != MDT_ENOTDOTNET)
+            mdi_report_lib(st, st->cmd);
+        return NULL;
+    }
+    m = talloc_zero(st->mem, mdi_module);
+    nm = m ? talloc_realloc(st->mem, st->mods, mdi_module *, st->nmods + 1) : NULL;
+    if (!nm) {
+        talloc_free(m);
         mdt_image_close(img);
         mdi_report(st, "%s: out of memory", path);
-        return -1;
+        return NULL;
     }
-    st->files = nf;
-    nf[st->nfiles].path = talloc_steal(nf, copy);
-    nf[st->nfiles].img = talloc_steal(nf, img);
-    st->nfiles++;
-    mdi_state_use(st, st->nfiles - 1);
-    return 0;
+    st->mods = nm;
+    m->id = st->next_id++;
+    m->path = talloc_strdup(m, path);
+    m->img = talloc_steal(m, img);
+    m->name = module_name(m, img, path);
+    m->dev = sb.st_dev;
+    m->ino = sb.st_ino;
+    if (!m->path || !m->name) {
+        talloc_free(m);
+        mdi_report(st, "%s: out of memory", path);
+        return NULL;
+    }
+    st->mods[st->nmods++] = m;
+    changed(st);
+    if (!st->cur)
+        mdi_state_use(st, m);
+    return m;
 }
 
-void mdi_state_use(mdi_state *st, size_t i)
+void mdi_state_use(mdi_state *st, mdi_module *m)
 {
-    st->cur = i < st->nfiles ? i : MDI_NOFILE;
-    mdi_printer_set_file(st->out, i < st->nfiles ? st->files[i].path : NULL);
+    st->cur = m;
+    mdi_printer_set_file(st->out, m ? m->path : NULL);
 }
 
-void mdi_state_close(mdi_state *st, size_t i)
+void mdi_state_close(mdi_state *st, mdi_module *m)
 {
-    if (i >= st->nfiles)
+    size_t i;
+    for (i = 0; i < st->nmods && st->mods[i] != m; i++)
+        ;
+    if (i == st->nmods)
         return;
-    mdt_image_close(st->files[i].img);
-    st->files[i].img = NULL;
-    if (st->cur == i)
-        mdi_state_use(st, MDI_NOFILE);
+    memmove(&st->mods[i], &st->mods[i + 1], (st->nmods - i - 1) * sizeof st->mods[0]);
+    st->nmods--;
+    if (st->cur == m)
+        mdi_state_use(st, NULL);
+    talloc_free(m);
+    changed(st);
+}
+
+void mdi_state_close_all(mdi_state *st)
+{
+    while (st->nmods)
+        mdi_state_close(st, st->mods[st->nmods - 1]);
+}
+
+mdi_module *mdi_module_find(mdi_state *st, const char *spec)
+{
+    mdi_module *found = NULL;
+    size_t n = 0, len = strlen(spec);
+    char *list;
+
+    if (spec[0] == '#') {
+        char *end;
+        unsigned long id = strtoul(spec + 1, &end, 10);
+        if (isdigit((unsigned char)spec[1]) && !*end)
+            for (size_t i = 0; i < st->nmods; i++)
+                if (st->mods[i]->id == id)
+                    return st->mods[i];
+        mdi_fail(st, "no module %s is open ('modules' lists them)", spec);
+        return NULL;
+    }
+    for (size_t i = 0; i < st->nmods; i++)
+        if (strcmp(st->mods[i]->path, spec) == 0)
+            return st->mods[i];
+    /* Exact names (a name may be open twice: then ambiguous), then prefixes. */
+    for (int pass = 0; pass < 2 && !n; pass++)
+        for (size_t i = 0; i < st->nmods; i++) {
+            const char *name = st->mods[i]->name;
+            if (pass == 0 ? strcasecmp(name, spec) == 0 : strncasecmp(name, spec, len) == 0) {
+                found = st->mods[i];
+                n++;
+            }
+        }
+    if (n == 1)
+        return found;
+    if (n == 0) {
+        mdi_fail(st, "no module '%s' is open ('modules' lists them)", spec);
+        return NULL;
+    }
+    list = talloc_strdup(st, "");
+    for (size_t i = 0; list && i < st->nmods; i++) {
+        const char *name = st->mods[i]->name;
+        if (strcasecmp(name, spec) == 0 ||
+            (strncasecmp(name, spec, len) == 0 && strcasecmp(found->name, spec) != 0))
+            list = talloc_asprintf_append(list, "%s#%u %s", list[0] ? ", " : "", st->mods[i]->id,
+                                          name);
+    }
+    mdi_fail(st, "ambiguous module '%s': %s", spec, list ? list : "");
+    talloc_free(list);
+    return NULL;
+}
+
+void mdi_about(mdi_state *st, const mdi_module *m)
+{
+    mdi_printer_set_file(st->out, m ? m->path : NULL);
+}
+
+mdi_module *mdi_current(const mdi_state *st)
+{
+    return st->cur;
 }
 
 const mdt_image *mdi_image(const mdi_state *st)
 {
-    return st->cur < st->nfiles ? st->files[st->cur].img : NULL;
+    return st->cur ? st->cur->img : NULL;
 }
 
 const char *mdi_image_path(const mdi_state *st)
 {
-    return st->cur < st->nfiles ? st->files[st->cur].path : NULL;
+    return st->cur ? st->cur->path : NULL;
+}
+
+/* ---- caches ---- */
+
+struct cache_entry {
+    struct cache_entry *next;
+    char *key;
+    void *ptr;
+};
+
+void *mdi_cache_get(mdi_state *st, const char *key)
+{
+    struct cache_entry *e = st->caches ? *(struct cache_entry **)st->caches : NULL;
+    for (; e; e = e->next)
+        if (strcmp(e->key, key) == 0)
+            return e->ptr;
+    return NULL;
+}
+
+void *mdi_cache_put(mdi_state *st, const char *key, void *ptr)
+{
+    struct cache_entry **head, *e;
+    if (!st->caches) {
+        st->caches = talloc_zero(st, struct cache_entry *);
+        if (!st->caches)
+            return NULL;
+    }
+    head = st->caches;
+    e = talloc_zero(st->caches, struct cache_entry);
+    if (!e || !(e->key = talloc_strdup(e, key))) {
+        talloc_free(e);
+        return NULL;
+    }
+    e->ptr = talloc_steal(e, ptr);
+    e->next = *head;
+    *head = e;
+    return ptr;
+}
+
+bool mdi_interrupted(const mdi_state *st)
+{
+    return mdi_sigint || mdi_printer_failed(st->out);
+}
+
+/* ---- messages ---- */
+
+static void vreport(mdi_state *st, const char *cmd, const char *fmt, va_list ap)
+{
+    /* Colour on the terminal, or into the pager (st->err is its pipe). */
+    bool color = st->color && (st->err != stderr || isatty(STDERR_FILENO));
+    mdi_printer_flush(st->out);
+    if (color)
+        fputs("\033[1;31m", st->err);
+    fputs(MDI_PROGNAME ":", st->err);
+    if (color)
+        fputs("\033[0m", st->err);
+    fputc(' ', st->err);
+    if (cmd)
+        fprintf(st->err, "%s: ", cmd);
+    vfprintf(st->err, fmt, ap);
+    fputc('\n', st->err);
+    fflush(st->err);
 }
 
 void mdi_report(mdi_state *st, const char *fmt, ...)
 {
     va_list ap;
-    mdi_printer_flush(st->out);
-    fputs(MDI_PROGNAME ": ", st->err);
     va_start(ap, fmt);
-    vfprintf(st->err, fmt, ap);
+    vreport(st, NULL, fmt, ap);
     va_end(ap);
-    fputc('\n', st->err);
-    fflush(st->err);
+}
+
+int mdi_fail(mdi_state *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(st, st->cmd, fmt, ap);
+    va_end(ap);
+    return 1;
 }
 
 void mdi_report_lib(mdi_state *st, const char *what)

@@ -2,7 +2,11 @@
 # Golden transcripts of mdinspect: tests/cli/cases/NAME.cmd is a command line,
 # NAME.out what it prints; tests/cli/run-golden.sh runs them all (with
 # --update it rewrites the .out files). The damaged inputs come from
-# tests/cli/inputs/make-inputs.py.
-check_SCRIPTS += tests/cli/run-golden.sh
-TESTS += tests/cli/run-golden.sh
-EXTRA_DIST += tests/cli/run-golden.sh tests/cli/cases tests/cli/inputs
+# tests/cli/inputs/make-inputs.py; tests/cli/inputs/*.mdi are scripts.
+# tests/cli/man-check.sh keeps doc/mdinspect.1 in step with the command
+# table and the transcripts; tests/cli/tmux-test.sh drives the interactive
+# shell in a real terminal (tmux).
+check_SCRIPTS += tests/cli/run-golden.sh tests/cli/man-check.sh tests/cli/tmux-test.sh
+TESTS += tests/cli/run-golden.sh tests/cli/man-check.sh tests/cli/tmux-test.sh
+EXTRA_DIST += tests/cli/run-golden.sh tests/cli/man-check.sh tests/cli/tmux-test.sh \
+	tests/cli/cases tests/cli/inputs

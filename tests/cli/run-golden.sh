@@ -7,6 +7,8 @@
 # it say what the case checks. NAME.out is the expected transcript: stdout
 # and stderr as they interleave, and after each run of mdinspect a line
 # "[exit N]" with its exit status (a line may run it several times).
+# Standard input is /dev/null unless the line pipes something in, so no
+# case ever starts the interactive shell.
 #
 # Usage: tests/cli/run-golden.sh [--update] [NAME...]
 #   --update  write the actual transcripts into the .out files
@@ -69,7 +71,7 @@ for cmdfile in "$cases"/*.cmd; do
             echo "[exit $?]"
         }
         eval "$line"
-    ) >"$actual" 2>&1
+    ) </dev/null >"$actual" 2>&1
     expected=$cases/$name.out
     if [ "$update" = yes ]; then
         if cmp -s "$actual" "$expected"; then

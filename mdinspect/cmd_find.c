@@ -1,0 +1,166 @@
+/* `find`: types and members by name across every open module: TypeDef
+ * names (ECMA-335 II.22.37) and the names of Field, MethodDef, Property
+ * and Event rows (II.22.15, II.22.26, II.22.34, II.22.13), matched against
+ * a glob. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <talloc.h>
+
+#include <mdtools/errors.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "cmd.h"
+#include "index.h"
+
+struct hit_ctx {
+    mdi_state *st;
+    mdi_module *m;
+    const char *member_glob;
+    long hits, bad;
+};
+
+static const char *member_kind(uint32_t tok)
+{
+    switch (MDT_TOKEN_TABLE(tok)) {
+    case MDT_TABLE_Field:
+        return "field";
+    case MDT_TABLE_MethodDef:
+        return "method";
+    case MDT_TABLE_Property:
+        return "property";
+    default:
+        return "event";
+    }
+}
+
+static void hit(struct hit_ctx *h, uint32_t tok, const char *kind)
+{
+    mdi_printer *p = h->st->out;
+    char *name = mdi_name(h->st, p, h->m->img, tok);
+    char msg[400];
+    h->hits++;
+    mdi_item_begin(p);
+    mdi_str(p, "module", "module", h->m->name);
+    mdi_token(p, "token", "token", tok);
+    mdi_str(p, "kind", "kind", kind);
+    if (name)
+        mdi_str(p, "name", "name", name);
+    else {
+        mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
+        h->bad++;
+    }
+    talloc_free(name);
+    mdi_item_end(p);
+}
+
+static bool member_hit(void *ctx, uint32_t token, const char *name, size_t len)
+{
+    struct hit_ctx *h = ctx;
+    char buf[1024];
+    if (len >= sizeof buf || mdi_interrupted(h->st))
+        return !mdi_interrupted(h->st);
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+    if (mdi_glob(h->member_glob, buf))
+        hit(h, token, member_kind(token));
+    return true;
+}
+
+/* Members of every type whose name matches: one pass per member table. */
+static void members_by_name(struct hit_ctx *h, const char *glob)
+{
+    static const struct {
+        uint8_t table, col;
+    } tabs[] = {
+        {MDT_TABLE_Field, MDT_COL_Field_Name},
+        {MDT_TABLE_MethodDef, MDT_COL_MethodDef_Name},
+        {MDT_TABLE_Property, MDT_COL_Property_Name},
+        {MDT_TABLE_Event, MDT_COL_Event_Name},
+    };
+    const mdt_image *img = h->m->img;
+    for (size_t k = 0; k < sizeof tabs / sizeof tabs[0]; k++) {
+        uint32_t n = mdt_table_rows(img, tabs[k].table);
+        for (uint32_t rid = 1; rid <= n && !mdi_interrupted(h->st); rid++) {
+            mdt_row r;
+            const char *s;
+            size_t len;
+            if (mdt_row_get(&r, img, tabs[k].table, rid) ||
+                mdt_row_string(&r, tabs[k].col, &s, &len)) {
+                mdt_clear_error();
+                h->bad++;
+                if (mdt_row_get(&r, img, tabs[k].table, rid))
+                    break; /* the rest of the table is missing */
+                continue;
+            }
+            if (mdi_glob(glob, s))
+                hit(h, MDT_TOKEN(tabs[k].table, rid), member_kind(MDT_TOKEN(tabs[k].table, rid)));
+        }
+    }
+}
+
+static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
+{
+    const char *pattern = argv[0].text, *sep = strstr(pattern, "::");
+    mdi_printer *p = st->out;
+    char *type_glob = sep ? talloc_strndup(st, pattern, (size_t)(sep - pattern)) : NULL;
+    long hits = 0, bad = 0;
+    char caption[300];
+
+    if (!st->nmods)
+        return mdi_fail(st, "no module is open (use 'open PATH')");
+    if (sep && (!type_glob || !type_glob[0] || !sep[2])) {
+        talloc_free(type_glob);
+        return mdi_fail(st, "'%s': a type and a member go on both sides of '::'", pattern);
+    }
+    snprintf(caption, sizeof caption, "matches of %s in %zu module%s", pattern, st->nmods,
+             st->nmods == 1 ? "" : "s");
+    mdi_list_begin(p, NULL, caption, "none", 0);
+    for (size_t i = 0; i < st->nmods && !mdi_interrupted(st); i++) {
+        mdi_module *m = st->mods[i];
+        const mdi_index *ix = mdi_index_of(m);
+        struct hit_ctx h = {st, m, sep ? sep + 2 : NULL, 0, 0};
+        if (!ix) {
+            bad++;
+            continue;
+        }
+        mdi_about(st, m);
+        for (size_t k = 0; k < ix->ntypes && !mdi_interrupted(st); k++) {
+            const mdi_typeent *t = &ix->types[k];
+            if (!mdi_type_matches(t, sep ? type_glob : pattern))
+                continue;
+            if (sep)
+                h.bad += mdi_type_members(m->img, t->token, member_hit, &h);
+            else
+                hit(&h, t->token, mdi_type_kind(m->img, t->token));
+        }
+        if (!sep)
+            members_by_name(&h, pattern);
+        hits += h.hits;
+        bad += h.bad + (long)ix->nbad;
+    }
+    mdi_list_end(p);
+    mdi_about(st, mdi_current(st));
+    talloc_free(type_glob);
+    if (bad)
+        return mdi_fail(st, "%ld name%s could not be read", bad, bad == 1 ? "" : "s");
+    return MDI_OK;
+}
+
+const mdi_cmd mdi_cmd_find = {
+    .name = "find",
+    .args = {{.name = "PATTERN", .kind = MDI_ARG_PATTERN}},
+    .summary = "types and members by name, in every open module",
+    .help = "Finds, in every open module, the types PATTERN matches (as `types`\n"
+            "matches a GLOB: `*Attribute`, `System.IO.*`, `List`) and the fields,\n"
+            "methods, properties and events whose own name it matches\n"
+            "(`Concat`, `get_*`). `Type::member` looks for members of the types\n"
+            "matching Type only (`System.String::Concat`, `*::Dispose`). A pattern\n"
+            "is a glob (* ? [...]); case is ignored when it has no upper-case\n"
+            "letter. Each match shows the module, token, kind and name.\n",
+    .run = run,
+};

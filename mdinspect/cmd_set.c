@@ -1,0 +1,127 @@
+/* `set`: the session's settings: output format, name style (the
+ * project's NAMES.md through <mdtools/names.h>), colour and pager. */
+#include "config.h"
+
+#include <string.h>
+
+#include <talloc.h>
+
+#include "cmd.h"
+
+enum { A_NAME, A_VALUE };
+
+static const char *const settings[] = {"color", "format", "pager", "style", NULL};
+enum { S_COLOR, S_FORMAT, S_PAGER, S_STYLE };
+
+static const char *const onoff[] = {"off", "on", NULL};
+static const char *const formats[] = {"text", "json", NULL};
+static const char *const styles[] = {"full", "reflection", "il", "friendly", NULL};
+
+static const char *const *values_of(unsigned setting)
+{
+    switch (setting) {
+    case S_FORMAT:
+        return formats;
+    case S_STYLE:
+        return styles;
+    default:
+        return onoff;
+    }
+}
+
+static const char *style_name(const mdi_state *st)
+{
+    if (st->names.flags & MDT_NAME_FRIENDLY)
+        return "friendly";
+    return st->names.style == MDT_STYLE_REFLECTION ? "reflection"
+           : st->names.style == MDT_STYLE_IL       ? "il"
+                                                   : "full";
+}
+
+static void show(mdi_state *st)
+{
+    mdi_printer *p = st->out;
+    mdi_record_begin(p);
+    mdi_bool(p, "color", "color", st->color);
+    mdi_str(p, "format", "format", st->format == MDI_FMT_JSON ? "json" : "text");
+    mdi_bool(p, "pager", "pager", st->pager);
+    mdi_str(p, "style", "style", style_name(st));
+    mdi_record_end(p);
+}
+
+static void complete_value(mdi_state *st, mdi_cands *c, const char *text, char **words,
+                           size_t nwords)
+{
+    long s = nwords >= 2 ? mdi_match(words[1], settings, 4, true) : -1;
+    const char *const *v;
+    if (s < 0)
+        return;
+    for (v = values_of((unsigned)s); *v; v++)
+        mdi_cand_add(c, text, *v);
+}
+
+static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
+{
+    const mdi_arg *name = mdi_arg_of(argc, argv, A_NAME), *value = mdi_arg_of(argc, argv, A_VALUE);
+    const char *const *vals;
+    long v;
+    size_t n = 0;
+
+    if (!value) {
+        show(st);
+        return MDI_OK;
+    }
+    vals = values_of(name->value);
+    while (vals[n])
+        n++;
+    v = mdi_match(value->text, vals, n, true);
+    if (v < 0) {
+        char *all = talloc_strdup(st, "");
+        for (size_t i = 0; all && i < n; i++)
+            all = talloc_asprintf_append(all, "%s%s", i ? ", " : "", vals[i]);
+        mdi_fail(st, "%s: %s value '%s' (one of: %s)", settings[name->value],
+                 v == MDI_MATCH_AMBIGUOUS ? "ambiguous" : "unknown", value->text, all ? all : "");
+        talloc_free(all);
+        return MDI_FAIL;
+    }
+    switch (name->value) {
+    case S_COLOR:
+        st->color = v == 1;
+        mdi_printer_set_color(st->out, st->color && st->format == MDI_FMT_TEXT);
+        break;
+    case S_FORMAT:
+        st->format = v == 1 ? MDI_FMT_JSON : MDI_FMT_TEXT;
+        mdi_printer_set_format(st->out, st->format);
+        mdi_printer_set_color(st->out, st->color && st->format == MDI_FMT_TEXT);
+        break;
+    case S_PAGER:
+        st->pager = v == 1;
+        break;
+    case S_STYLE:
+        st->names.style = v == 1 ? MDT_STYLE_REFLECTION : v == 2 ? MDT_STYLE_IL : MDT_STYLE_FULL;
+        st->names.flags = v == 3 ? MDT_NAME_FRIENDLY : 0;
+        break;
+    }
+    show(st);
+    return MDI_OK;
+}
+
+const mdi_cmd mdi_cmd_set = {
+    .name = "set",
+    .args = {{.name = "NAME", .kind = MDI_ARG_CHOICE, .flags = MDI_ARGF_OPTIONAL,
+              .choices = settings},
+             {.name = "VALUE", .kind = MDI_ARG_CUSTOM, .flags = MDI_ARGF_OPTIONAL,
+              .complete = complete_value}},
+    .summary = "show or change a setting: format, style, color, pager",
+    .help = "Without arguments, or after a change, shows the settings:\n"
+            "  format  text or json: every command's output from now on (--json)\n"
+            "  style   how types and members are named: full (exact and canonical,\n"
+            "          the default), reflection (as Type.ToString() prints),\n"
+            "          il (ILAsm syntax), friendly (short names, C# keywords)\n"
+            "  color   on or off (default: on when the output is a terminal and\n"
+            "          NO_COLOR is not set; --no-color)\n"
+            "  pager   on or off: page the shell's long output through $PAGER\n"
+            "          (default `less -FRX`) when the output is a terminal\n"
+            "Names and values may be abbreviated to a unique prefix.\n",
+    .run = run,
+};

@@ -1,0 +1,400 @@
+/* `type`: one type of the current module in full: TypeDef row (ECMA-335
+ * II.22.37) flags, base type, enclosing type (II.22.32), layout
+ * (II.22.8 ClassLayout), generic parameters and their constraints
+ * (II.22.20, II.22.21), interfaces (II.22.23), nested types, and its
+ * fields, methods, properties and events with their signatures. A TypeRef
+ * or TypeSpec token shows what the reference names. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <talloc.h>
+
+#include <mdtools/errors.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "cmd.h"
+#include "index.h"
+
+struct members {
+    void *mem;
+    uint32_t *toks[4]; /* fields, methods, properties, events */
+    size_t n[4];
+};
+
+static bool collect(void *ctx, uint32_t token, const char *name, size_t len)
+{
+    struct members *m = ctx;
+    unsigned t = MDT_TOKEN_TABLE(token);
+    int k = t == MDT_TABLE_Field ? 0 : t == MDT_TABLE_MethodDef ? 1 : t == MDT_TABLE_Property ? 2 : 3;
+    uint32_t *nt = talloc_realloc(m->mem, m->toks[k], uint32_t, m->n[k] + 1);
+    if (!nt)
+        return false;
+    m->toks[k] = nt;
+    nt[m->n[k]++] = token;
+    return true;
+}
+
+/* A token and its name: JSON {"token", "name"} under key; text one line. */
+static int ref(mdi_state *st, const char *key, const char *label, uint32_t tok, uint32_t ctx)
+{
+    mdi_printer *p = st->out;
+    char *name = mdi_name_in(st, p, mdi_image(st), tok, ctx);
+    char msg[400];
+    mdi_object_begin(p, key, NULL);
+    mdi_token(p, "token", NULL, tok);
+    if (name)
+        mdi_str(p, "name", NULL, name);
+    else
+        mdi_error(p, "name", NULL, mdi_cell_error(msg, sizeof msg));
+    mdi_object_end(p);
+    if (name)
+        mdi_textf(p, label, "0x%08" PRIx32 " %s", tok, name);
+    else
+        mdi_textf(p, label, "0x%08" PRIx32 " <error: %s>", tok, msg);
+    talloc_free(name);
+    return name ? 0 : -1;
+}
+
+/* A member's own name (the Name column). */
+static void member_name(mdi_printer *p, const mdt_row *r, unsigned col, int *bad)
+{
+    const char *s;
+    size_t len;
+    char msg[400];
+    if (mdt_row_string(r, col, &s, &len) == 0) {
+        char *copy = talloc_strndup(p, s, len);
+        mdi_str(p, "name", "name", copy);
+        talloc_free(copy);
+    } else {
+        mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
+        (*bad)++;
+    }
+}
+
+static void signature(mdi_state *st, const char *key, const char *label, uint32_t tok, int *bad)
+{
+    char *sig = mdi_sig_text(st, st->out, mdi_image(st), tok);
+    char msg[512];
+    if (sig) {
+        mdi_str(st->out, key, label, sig);
+        talloc_free(sig);
+    } else {
+        mdi_error(st->out, key, label, mdi_errmsg_here(msg, sizeof msg));
+        (*bad)++;
+    }
+}
+
+static void flags_cols(mdi_printer *p, uint32_t v, const mdi_flagname *names)
+{
+    char *w = mdi_flag_words(p, v, names);
+    mdi_flags(p, "flags", NULL, v, names);
+    mdi_str(p, "attributes", "attributes", w ? w : "");
+    talloc_free(w);
+}
+
+static void member_list(mdi_state *st, const char *key, const char *label, const uint32_t *toks,
+                        size_t n, int *bad)
+{
+    const mdt_image *img = mdi_image(st);
+    mdi_printer *p = st->out;
+    mdi_list_begin(p, key, label, "none", 0);
+    for (size_t i = 0; i < n && !mdi_interrupted(st); i++) {
+        unsigned t = MDT_TOKEN_TABLE(toks[i]);
+        mdt_row r;
+        char msg[400];
+        mdi_item_begin(p);
+        mdi_token(p, "token", "token", toks[i]);
+        if (mdt_row_get(&r, img, t, MDT_TOKEN_RID(toks[i]))) {
+            mdi_item_error(p, "error", mdi_cell_error(msg, sizeof msg));
+            mdi_item_end(p);
+            (*bad)++;
+            continue;
+        }
+        switch (t) {
+        case MDT_TABLE_Field:
+            flags_cols(p, mdt_row_raw(&r, MDT_COL_Field_Flags), mdi_field_flags);
+            member_name(p, &r, MDT_COL_Field_Name, bad);
+            signature(st, "type", "type", toks[i], bad);
+            break;
+        case MDT_TABLE_MethodDef:
+            flags_cols(p, mdt_row_raw(&r, MDT_COL_MethodDef_Flags), mdi_method_flags);
+            member_name(p, &r, MDT_COL_MethodDef_Name, bad);
+            signature(st, "signature", "signature", toks[i], bad);
+            break;
+        case MDT_TABLE_Property:
+            flags_cols(p, mdt_row_raw(&r, MDT_COL_Property_Flags), mdi_property_flags);
+            member_name(p, &r, MDT_COL_Property_Name, bad);
+            signature(st, "signature", "signature", toks[i], bad);
+            break;
+        default: {
+            uint32_t et;
+            char *name;
+            flags_cols(p, mdt_row_raw(&r, MDT_COL_Event_EventFlags), mdi_event_flags);
+            member_name(p, &r, MDT_COL_Event_Name, bad);
+            if (mdt_row_token(&r, MDT_COL_Event_EventType, &et) == 0 &&
+                (name = mdi_name(st, p, img, et))) {
+                mdi_str(p, "type", "type", name);
+                talloc_free(name);
+            } else {
+                mdi_error(p, "type", "type", mdi_cell_error(msg, sizeof msg));
+                (*bad)++;
+            }
+            break;
+        }
+        }
+        mdi_item_end(p);
+    }
+    mdi_list_end(p);
+}
+
+static void layout(mdi_state *st, uint32_t tok, uint32_t flags)
+{
+    const mdt_image *img = mdi_image(st);
+    mdi_printer *p = st->out;
+    const char *kind = (flags & 0x18) == 0x8 ? "sequential" : (flags & 0x18) == 0x10 ? "explicit"
+                                                                                     : "auto";
+    mdt_find f;
+    uint32_t rid;
+    mdi_object_begin(p, "layout", NULL);
+    mdi_str(p, "kind", NULL, kind);
+    if (mdt_table_rows(img, MDT_TABLE_ClassLayout) &&
+        mdt_find_init(&f, img, MDT_TABLE_ClassLayout, MDT_COL_ClassLayout_Parent,
+                      MDT_TOKEN_RID(tok)) == 0 &&
+        mdt_find_next(&f, &rid) == 0) {
+        mdt_row r;
+        if (mdt_row_get(&r, img, MDT_TABLE_ClassLayout, rid) == 0) {
+            uint32_t pack = mdt_row_raw(&r, MDT_COL_ClassLayout_PackingSize);
+            uint32_t size = mdt_row_raw(&r, MDT_COL_ClassLayout_ClassSize);
+            mdi_uint(p, "packing_size", NULL, pack);
+            mdi_uint(p, "class_size", NULL, size);
+            mdi_object_end(p);
+            mdi_textf(p, "layout", "%s, pack %" PRIu32 ", size %" PRIu32, kind, pack, size);
+            return;
+        }
+    }
+    mdt_clear_error();
+    mdi_none(p, "packing_size", NULL, NULL);
+    mdi_none(p, "class_size", NULL, NULL);
+    mdi_object_end(p);
+    mdi_textf(p, "layout", "%s", kind);
+}
+
+static void generic_params(mdi_state *st, uint32_t tok, int *bad)
+{
+    const mdt_image *img = mdi_image(st);
+    mdi_printer *p = st->out;
+    size_t n;
+    uint32_t *rids = mdi_generic_params(p, img, tok, &n);
+    mdi_list_begin(p, "generic_params", "generic parameters", "none", 0);
+    for (size_t i = 0; i < n; i++) {
+        mdt_row r;
+        const char *name;
+        size_t len;
+        char msg[400], *w, *cons;
+        uint32_t crid, key;
+        mdt_find f;
+        mdi_item_begin(p);
+        if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, rids[i]) ||
+            mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, &len)) {
+            mdi_item_error(p, "error", mdi_cell_error(msg, sizeof msg));
+            mdi_item_end(p);
+            (*bad)++;
+            continue;
+        }
+        mdi_uint(p, "number", "number", mdt_row_raw(&r, MDT_COL_GenericParam_Number));
+        w = talloc_strndup(p, name, len);
+        mdi_str(p, "name", "name", w);
+        talloc_free(w);
+        mdi_token(p, "token", NULL, MDT_TOKEN(MDT_TABLE_GenericParam, rids[i]));
+        flags_cols(p, mdt_row_raw(&r, MDT_COL_GenericParam_Flags), mdi_gparam_flags);
+        /* Constraints: GenericParamConstraint rows owned by this one. */
+        cons = talloc_strdup(p, "");
+        mdi_list_begin(p, "constraints", NULL, NULL, MDI_LIST_SCALARS);
+        key = rids[i];
+        if (mdt_table_rows(img, MDT_TABLE_GenericParamConstraint) &&
+            mdt_find_init(&f, img, MDT_TABLE_GenericParamConstraint,
+                          MDT_COL_GenericParamConstraint_Owner, key) == 0)
+            while (mdt_find_next(&f, &crid) == 0) {
+                mdt_row cr;
+                uint32_t ct;
+                char *cn = NULL;
+                if (mdt_row_get(&cr, img, MDT_TABLE_GenericParamConstraint, crid) == 0 &&
+                    mdt_row_token(&cr, MDT_COL_GenericParamConstraint_Constraint, &ct) == 0)
+                    cn = mdi_name_in(st, p, img, ct, tok);
+                if (!cn) {
+                    (*bad)++;
+                    cn = talloc_asprintf(p, "<error: %s>", mdi_cell_error(msg, sizeof msg));
+                }
+                mdi_item_begin(p);
+                mdi_str(p, "name", NULL, cn);
+                mdi_item_end(p);
+                if (cons)
+                    cons = talloc_asprintf_append(cons, "%s%s", cons[0] ? ", " : "", cn);
+                talloc_free(cn);
+            }
+        mdt_clear_error();
+        mdi_list_end(p);
+        mdi_textf(p, "constraints", "%s", cons ? cons : "");
+        talloc_free(cons);
+        mdi_item_end(p);
+    }
+    mdi_list_end(p);
+    talloc_free(rids);
+}
+
+/* Rows of `table` whose column `col` holds `key`: their `out_col` tokens. */
+static void related(mdi_state *st, const char *key_name, const char *label, unsigned table,
+                    unsigned col, uint32_t key, unsigned out_col, int *bad)
+{
+    uint32_t key_owner = MDT_TOKEN(MDT_TABLE_TypeDef, key);
+    const mdt_image *img = mdi_image(st);
+    mdi_printer *p = st->out;
+    mdt_find f;
+    uint32_t rid;
+    mdi_list_begin(p, key_name, label, "none", 0);
+    if (mdt_table_rows(img, table) && mdt_find_init(&f, img, table, col, key) == 0)
+        while (mdt_find_next(&f, &rid) == 0 && !mdi_interrupted(st)) {
+            mdt_row r;
+            uint32_t t;
+            char *name = NULL, msg[400];
+            mdi_item_begin(p);
+            if (mdt_row_get(&r, img, table, rid) || mdt_row_token(&r, out_col, &t)) {
+                mdi_item_error(p, "error", mdi_cell_error(msg, sizeof msg));
+                (*bad)++;
+            } else {
+                mdi_token(p, "token", "token", t);
+                if ((name = mdi_name_in(st, p, img, t, key_owner)))
+                    mdi_str(p, "name", "name", name);
+                else {
+                    mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
+                    (*bad)++;
+                }
+                talloc_free(name);
+            }
+            mdi_item_end(p);
+        }
+    mdt_clear_error();
+    mdi_list_end(p);
+}
+
+static int typedef_info(mdi_state *st, uint32_t tok)
+{
+    const mdt_image *img = mdi_image(st);
+    mdi_module *m = mdi_current(st);
+    mdi_printer *p = st->out;
+    const mdi_index *ix = mdi_index_of(m);
+    struct members mem = {p, {NULL}, {0}};
+    uint32_t flags, base = 0, enclosing = 0;
+    mdt_row r;
+    char *gp, msg[400];
+    int bad = 0;
+
+    if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(tok)))
+        return mdi_fail(st, "0x%08" PRIx32 ": %s", tok, mdi_cell_error(msg, sizeof msg));
+    flags = mdt_row_raw(&r, MDT_COL_TypeDef_Flags);
+    mdi_record_begin(p);
+    mdi_token(p, "token", "token", tok);
+    {
+        char *name = mdi_name(st, p, img, tok);
+        bool plain = st->names.style == MDT_STYLE_FULL || (st->names.flags & MDT_NAME_FRIENDLY);
+        gp = plain ? mdi_generic_suffix(p, img, tok) : NULL;
+        if (name) {
+            mdi_str(p, "name", NULL, name);
+            mdi_textf(p, "name", "%s%s", name, gp ? gp : "");
+        } else {
+            mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
+            bad++;
+        }
+        talloc_free(gp);
+        talloc_free(name);
+    }
+    for (size_t i = 0; ix && i < ix->ntypes; i++)
+        if (ix->types[i].token == tok)
+            mdi_str(p, "metadata_name", NULL, ix->types[i].key);
+    mdi_str(p, "kind", "kind", mdi_type_kind(img, tok));
+    mdi_flags(p, "flags", "flags", flags, mdi_type_flags);
+    if (mdt_row_token(&r, MDT_COL_TypeDef_Extends, &base)) {
+        mdi_error(p, "base", "base", mdi_cell_error(msg, sizeof msg));
+        bad++;
+    } else if (MDT_TOKEN_RID(base)) {
+        bad += ref(st, "base", "base", base, tok) != 0;
+    } else {
+        mdi_none(p, "base", "base", "none");
+    }
+    if (mdt_typedef_enclosing(img, tok, &enclosing)) {
+        mdi_error(p, "enclosing", "enclosing", mdi_cell_error(msg, sizeof msg));
+        bad++;
+    } else if (enclosing) {
+        bad += ref(st, "enclosing", "enclosing", enclosing, 0) != 0;
+    } else {
+        mdi_none(p, "enclosing", "enclosing", NULL);
+    }
+    layout(st, tok, flags);
+    generic_params(st, tok, &bad);
+    related(st, "interfaces", "interfaces", MDT_TABLE_InterfaceImpl, MDT_COL_InterfaceImpl_Class,
+            MDT_TOKEN_RID(tok), MDT_COL_InterfaceImpl_Interface, &bad);
+    related(st, "nested", "nested types", MDT_TABLE_NestedClass,
+            MDT_COL_NestedClass_EnclosingClass, MDT_TOKEN_RID(tok), MDT_COL_NestedClass_NestedClass,
+            &bad);
+    bad += mdi_type_members(img, tok, collect, &mem);
+    member_list(st, "fields", "fields", mem.toks[0], mem.n[0], &bad);
+    member_list(st, "methods", "methods", mem.toks[1], mem.n[1], &bad);
+    member_list(st, "properties", "properties", mem.toks[2], mem.n[2], &bad);
+    member_list(st, "events", "events", mem.toks[3], mem.n[3], &bad);
+    mdi_record_end(p);
+    for (int k = 0; k < 4; k++)
+        talloc_free(mem.toks[k]);
+    mdt_clear_error();
+    if (bad)
+        return mdi_fail(st, "0x%08" PRIx32 ": %d field%s could not be read", tok, bad,
+                        bad == 1 ? "" : "s");
+    return MDI_OK;
+}
+
+static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
+{
+    uint32_t tok;
+    unsigned t;
+    if (mdi_arg_type(st, argv[0].text, &tok))
+        return MDI_FAIL;
+    t = MDT_TOKEN_TABLE(tok);
+    if (t != MDT_TABLE_TypeDef) {
+        /* A reference: what it names (resolving it is `resolve`'s job). */
+        const mdt_image *img = mdi_image(st);
+        int bad = 0;
+        mdi_record_begin(st->out);
+        mdi_token(st->out, "token", "token", tok);
+        bad += mdi_print_name(st, "name", "name", img, tok) != 0;
+        mdi_str(st->out, "kind", "kind", t == MDT_TABLE_TypeRef ? "reference" : "specification");
+        if (t == MDT_TABLE_TypeSpec)
+            signature(st, "signature", "signature", tok, &bad);
+        mdi_record_end(st->out);
+        return bad ? mdi_fail(st, "%s: the name could not be read", argv[0].text) : MDI_OK;
+    }
+    return typedef_info(st, tok);
+}
+
+const mdi_cmd mdi_cmd_type = {
+    .name = "type",
+    .args = {{.name = "NAME", .kind = MDI_ARG_TYPE}},
+    .flags = MDI_CMD_IMAGE,
+    .summary = "a type in full: flags, base, interfaces, members, layout",
+    .help = "Shows a type the current module defines: token, name (with its\n"
+            "generic parameters), kind, flags, base type, enclosing type, layout\n"
+            "(auto, sequential or explicit, with the ClassLayout packing and size),\n"
+            "generic parameters with their flags and constraints, interfaces,\n"
+            "nested types, and the fields, methods, properties and events with\n"
+            "their attributes (ILAsm keywords) and signatures.\n"
+            "\n"
+            "NAME is the metadata name, outermost type first, nested types after\n"
+            "'+' (or '/'): `Ns.Outer+Inner`, `System.Collections.Generic.List`1`;\n"
+            "the arity suffix may be left out when that leaves one type\n"
+            "(`System.Collections.Generic.List`); case is ignored as a last\n"
+            "resort. A TypeDef, TypeRef or TypeSpec token will do too (a reference\n"
+            "shows only what it names).\n",
+    .run = run,
+};

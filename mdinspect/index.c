@@ -1,0 +1,586 @@
+/* mdinspect's name index: TypeDef keys (ECMA-335 II.22.37 TypeDef,
+ * II.22.32 NestedClass) sorted for lookup and completion, members of a type
+ * through its FieldList/MethodList runs and the PropertyMap/EventMap
+ * tables (II.22.35, II.22.13), the owners of rows, and name arguments. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <talloc.h>
+
+#include <mdtools/errors.h>
+#include <mdtools/heaps.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "cmd.h"
+#include "index.h"
+
+#define MAX_NEST 64
+
+/* ---- the type index ---- */
+
+/* Key of TypeDef rid: the enclosing chain (cycles and depth capped), then
+ * "ns.name" of the outermost type and "+name" of each nested one. */
+static char *type_key(void *mem, const mdt_image *img, uint32_t rid, uint32_t *nslen)
+{
+    uint32_t chain[MAX_NEST];
+    unsigned n = 0;
+    char *key = talloc_strdup(mem, "");
+    for (uint32_t t = MDT_TOKEN(MDT_TABLE_TypeDef, rid); t;) {
+        for (unsigned i = 0; i < n; i++)
+            if (chain[i] == t)
+                goto bad;
+        if (n == MAX_NEST)
+            goto bad;
+        chain[n++] = t;
+        if (mdt_typedef_enclosing(img, t, &t))
+            goto bad;
+        if (MDT_TOKEN_TABLE(t) != MDT_TABLE_TypeDef)
+            t = 0;
+    }
+    for (unsigned i = n; key && i-- > 0;) {
+        mdt_row r;
+        const char *name, *ns;
+        size_t len, nsl;
+        if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(chain[i])) ||
+            mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &name, &len) ||
+            mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &ns, &nsl))
+            goto bad;
+        if (i == n - 1) {
+            *nslen = (uint32_t)nsl;
+            if (nsl)
+                key = talloc_asprintf_append_buffer(key, "%.*s.", (int)nsl, ns);
+        } else {
+            key = talloc_strdup_append_buffer(key, "+");
+        }
+        if (key)
+            key = talloc_strndup_append_buffer(key, name, len);
+    }
+    return key;
+bad:
+    talloc_free(key);
+    mdt_clear_error();
+    return NULL;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    const mdi_typeent *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->token > y->token) - (x->token < y->token);
+}
+
+const mdi_index *mdi_index_of(mdi_module *m)
+{
+    mdi_index *ix;
+    uint32_t n;
+    if (m->index)
+        return m->index;
+    n = mdt_table_rows(m->img, MDT_TABLE_TypeDef);
+    ix = talloc_zero(m, mdi_index);
+    if (!ix || !(ix->types = talloc_array(ix, mdi_typeent, n ? n : 1))) {
+        talloc_free(ix);
+        return NULL;
+    }
+    for (uint32_t rid = 1; rid <= n; rid++) {
+        mdi_typeent *t = &ix->types[ix->ntypes];
+        char *key = type_key(ix->types, m->img, rid, &t->nslen);
+        if (!key) {
+            ix->nbad++;
+            continue;
+        }
+        t->token = MDT_TOKEN(MDT_TABLE_TypeDef, rid);
+        t->key = key;
+        t->keylen = (uint32_t)strlen(key);
+        ix->ntypes++;
+    }
+    qsort(ix->types, ix->ntypes, sizeof ix->types[0], by_key);
+    m->index = ix;
+    return ix;
+}
+
+size_t mdi_key_simple(const mdi_typeent *t)
+{
+    const char *plus = strrchr(t->key, '+');
+    if (plus && (uint32_t)(plus - t->key) > t->nslen)
+        return (size_t)(plus - t->key) + 1;
+    return t->nslen ? t->nslen + 1 : 0;
+}
+
+/* `s` (len bytes) without arity suffixes: "A`1+B`2" -> "A+B". */
+static char *strip_arity(void *mem, const char *s, size_t len)
+{
+    char *out = talloc_array(mem, char, len + 1);
+    size_t o = 0;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '`') {
+            size_t j = i + 1;
+            while (j < len && isdigit((unsigned char)s[j]))
+                j++;
+            if (j > i + 1 && (j == len || s[j] == '+')) {
+                i = j - 1;
+                continue;
+            }
+        }
+        out[o++] = s[i];
+    }
+    out[o] = '\0';
+    return out;
+}
+
+uint32_t *mdi_types_named(void *mem, mdi_module *m, const char *name, size_t *n)
+{
+    const mdi_index *ix = mdi_index_of(m);
+    void *tmp = talloc_new(mem);
+    char *want = talloc_strdup(tmp, name), *bare;
+    uint32_t *out = NULL;
+    *n = 0;
+    if (!ix || !want)
+        goto done;
+    for (char *c = want; *c; c++)
+        if (*c == '/')
+            *c = '+';
+    bare = strip_arity(tmp, want, strlen(want));
+    out = talloc_array(mem, uint32_t, ix->ntypes ? ix->ntypes : 1);
+    for (int pass = 0; out && pass < 3 && !*n; pass++)
+        for (size_t i = 0; i < ix->ntypes; i++) {
+            const mdi_typeent *t = &ix->types[i];
+            bool hit;
+            if (pass == 0) {
+                hit = strcmp(t->key, want) == 0;
+            } else {
+                char *k = strip_arity(tmp, t->key, t->keylen);
+                hit = k && bare && (pass == 1 ? strcmp(k, bare) : strcasecmp(k, bare)) == 0;
+                talloc_free(k);
+            }
+            if (hit)
+                out[(*n)++] = t->token;
+        }
+done:
+    if (!*n) {
+        talloc_free(out);
+        out = NULL;
+    }
+    talloc_free(tmp);
+    return out;
+}
+
+/* ---- tokens and names as arguments ---- */
+
+static bool parse_token(const char *s, uint32_t *tok)
+{
+    char *end;
+    unsigned long long v;
+    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !isxdigit((unsigned char)s[2]))
+        return false;
+    errno = 0;
+    v = strtoull(s + 2, &end, 16);
+    if (errno || *end || v > UINT32_MAX)
+        return false;
+    *tok = (uint32_t)v;
+    return true;
+}
+
+/* A literal token that names a row (or a user string) of the image. */
+static int check_token(mdi_state *st, const mdt_image *img, const char *text, uint32_t tok)
+{
+    unsigned table = MDT_TOKEN_TABLE(tok);
+    uint32_t rid = MDT_TOKEN_RID(tok);
+    const mdt_table_schema *s = mdt_table_schema_get(table);
+    if (table == MDT_TOKEN_STRING) {
+        const uint8_t *u;
+        uint32_t units;
+        int flag;
+        if (mdt_heap_us(img, rid, &u, &units, &flag) != 0) {
+            char msg[512];
+            return mdi_fail(st, "%s: %s", text, mdi_errmsg_here(msg, sizeof msg));
+        }
+        return 0;
+    }
+    if (!s)
+        return mdi_fail(st, "%s: no table has the id 0x%02x", text, table);
+    if (rid == 0 || rid > mdt_table_rows(img, table))
+        return mdi_fail(st, "%s: %s has %" PRIu32 " row%s, no row %" PRIu32, text, s->name,
+                        mdt_table_rows(img, table), mdt_table_rows(img, table) == 1 ? "" : "s",
+                        rid);
+    return 0;
+}
+
+static char *list_types(void *mem, mdi_module *m, const uint32_t *toks, size_t n)
+{
+    const mdi_index *ix = mdi_index_of(m);
+    char *s = talloc_strdup(mem, "");
+    for (size_t i = 0; s && i < n; i++)
+        for (size_t j = 0; ix && j < ix->ntypes; j++)
+            if (ix->types[j].token == toks[i])
+                s = talloc_asprintf_append(s, "%s0x%08" PRIx32 " %s", i ? ", " : "", toks[i],
+                                           ix->types[j].key);
+    return s;
+}
+
+int mdi_arg_type(mdi_state *st, const char *text, uint32_t *token)
+{
+    mdi_module *m = mdi_current(st);
+    uint32_t *toks;
+    size_t n;
+    if (parse_token(text, token)) {
+        unsigned t = MDT_TOKEN_TABLE(*token);
+        if (t != MDT_TABLE_TypeDef && t != MDT_TABLE_TypeRef && t != MDT_TABLE_TypeSpec)
+            return mdi_fail(st, "%s is not a TypeDef, TypeRef or TypeSpec token", text);
+        return check_token(st, m->img, text, *token);
+    }
+    toks = mdi_types_named(st, m, text, &n);
+    if (n == 1) {
+        *token = toks[0];
+        talloc_free(toks);
+        return 0;
+    }
+    if (n == 0)
+        return mdi_fail(st, "%s defines no type '%s'", m->name, text);
+    {
+        char *list = list_types(toks, m, toks, n);
+        mdi_fail(st, "ambiguous type '%s': %s", text, list ? list : "");
+        talloc_free(toks);
+        return MDI_FAIL;
+    }
+}
+
+struct collect {
+    void *mem;
+    const char *want;
+    size_t wantlen;
+    uint32_t *toks;
+    size_t n;
+};
+
+static bool collect_named(void *ctx, uint32_t token, const char *name, size_t len)
+{
+    struct collect *c = ctx;
+    uint32_t *t;
+    if (len != c->wantlen || memcmp(name, c->want, len) != 0)
+        return true;
+    t = talloc_realloc(c->mem, c->toks, uint32_t, c->n + 1);
+    if (!t)
+        return false;
+    c->toks = t;
+    c->toks[c->n++] = token;
+    return true;
+}
+
+int mdi_arg_tokens(mdi_state *st, void *mem, const char *text, uint32_t **out, size_t *nout)
+{
+    mdi_module *m = mdi_current(st);
+    const char *sep = strstr(text, "::");
+    uint32_t tok, *types;
+    size_t ntypes;
+    char *tname;
+    struct collect c = {mem, NULL, 0, NULL, 0};
+
+    *out = NULL;
+    *nout = 0;
+    if (parse_token(text, &tok)) {
+        if (check_token(st, m->img, text, tok))
+            return MDI_FAIL;
+        *out = talloc_array(mem, uint32_t, 1);
+        if (!*out)
+            return mdi_fail(st, "out of memory");
+        (*out)[0] = tok;
+        *nout = 1;
+        return 0;
+    }
+    if (!sep) {
+        *out = mdi_types_named(mem, m, text, nout);
+        if (!*nout)
+            return mdi_fail(st, "%s defines no type '%s'", m->name, text);
+        return 0;
+    }
+    if (sep == text || !sep[2])
+        return mdi_fail(st, "'%s': a type and a member go on both sides of '::'", text);
+    tname = talloc_strndup(mem, text, (size_t)(sep - text));
+    types = tname ? mdi_types_named(tname, m, tname, &ntypes) : NULL;
+    if (!types) {
+        mdi_fail(st, "%s defines no type '%s'", m->name, tname ? tname : "");
+        talloc_free(tname);
+        return MDI_FAIL;
+    }
+    c.want = sep + 2;
+    c.wantlen = strlen(c.want);
+    for (size_t i = 0; i < ntypes; i++)
+        mdi_type_members(m->img, types[i], collect_named, &c);
+    talloc_free(tname);
+    if (!c.n)
+        return mdi_fail(st, "no member '%s' in %s", c.want, m->name);
+    *out = c.toks;
+    *nout = c.n;
+    return 0;
+}
+
+/* ---- members ---- */
+
+/* The run of `col` in row `r` of `table`, each item's name to cb. */
+static int walk_run(const mdt_image *img, const mdt_row *r, unsigned col, unsigned target,
+                    unsigned name_col, mdi_member_cb cb, void *ctx, bool *stop)
+{
+    uint32_t first, count;
+    int bad = 0;
+    if (mdt_row_range(r, col, &first, &count)) {
+        mdt_clear_error();
+        return 1;
+    }
+    for (uint32_t i = 0; i < count && !*stop; i++) {
+        uint32_t rid;
+        mdt_row mr;
+        const char *name;
+        size_t len;
+        if (mdt_range_item(img, target, first + i, &rid) || mdt_row_get(&mr, img, target, rid) ||
+            mdt_row_string(&mr, name_col, &name, &len)) {
+            mdt_clear_error();
+            bad++;
+            if (bad > 16)
+                break; /* a damaged run: don't report a million rows */
+            continue;
+        }
+        if (!cb(ctx, MDT_TOKEN(target, rid), name, len))
+            *stop = true;
+    }
+    return bad;
+}
+
+/* Properties or events: the map row whose Parent is the type. */
+static int walk_map(const mdt_image *img, uint32_t type, bool props, mdi_member_cb cb, void *ctx,
+                    bool *stop)
+{
+    unsigned map = props ? MDT_TABLE_PropertyMap : MDT_TABLE_EventMap;
+    unsigned target = props ? MDT_TABLE_Property : MDT_TABLE_Event;
+    mdt_find f;
+    uint32_t rid;
+    int bad = 0;
+    unsigned parent = props ? MDT_COL_PropertyMap_Parent : MDT_COL_EventMap_Parent;
+    unsigned list = props ? MDT_COL_PropertyMap_PropertyList : MDT_COL_EventMap_EventList;
+    if (!mdt_table_rows(img, map) || mdt_find_init(&f, img, map, parent, MDT_TOKEN_RID(type)))
+        return 0;
+    while (!*stop && mdt_find_next(&f, &rid) == 0) {
+        mdt_row r;
+        if (mdt_row_get(&r, img, map, rid)) {
+            bad++;
+            continue;
+        }
+        bad += walk_run(img, &r, list, target, props ? MDT_COL_Property_Name : MDT_COL_Event_Name,
+                        cb, ctx, stop);
+    }
+    mdt_clear_error();
+    return bad;
+}
+
+int mdi_type_members(const mdt_image *img, uint32_t type, mdi_member_cb cb, void *ctx)
+{
+    mdt_row r;
+    bool stop = false;
+    int bad = 0;
+    if (MDT_TOKEN_TABLE(type) != MDT_TABLE_TypeDef ||
+        mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(type))) {
+        mdt_clear_error();
+        return 1;
+    }
+    bad += walk_run(img, &r, MDT_COL_TypeDef_FieldList, MDT_TABLE_Field, MDT_COL_Field_Name, cb,
+                    ctx, &stop);
+    if (!stop)
+        bad += walk_run(img, &r, MDT_COL_TypeDef_MethodList, MDT_TABLE_MethodDef,
+                        MDT_COL_MethodDef_Name, cb, ctx, &stop);
+    if (!stop)
+        bad += walk_map(img, type, true, cb, ctx, &stop);
+    if (!stop)
+        bad += walk_map(img, type, false, cb, ctx, &stop);
+    return bad;
+}
+
+/* ---- owners ---- */
+
+/* The row of `map` (a table with a list column `col` over `target`) whose
+ * run holds `rid`; its `parent` column (or the row itself when parent < 0). */
+static int run_owner(const mdt_image *img, unsigned map, unsigned col, unsigned target,
+                     uint32_t rid, int parent, uint32_t *owner)
+{
+    uint32_t n = mdt_table_rows(img, map);
+    *owner = 0;
+    for (uint32_t i = 1; i <= n; i++) {
+        mdt_row r;
+        uint32_t first, count;
+        int e;
+        if ((e = mdt_row_get(&r, img, map, i)) || (e = mdt_row_range(&r, col, &first, &count)))
+            return e;
+        for (uint32_t k = 0; k < count; k++) {
+            uint32_t item;
+            if (mdt_range_item(img, target, first + k, &item) == 0 && item == rid) {
+                if (parent < 0) {
+                    *owner = MDT_TOKEN(map, i);
+                    return 0;
+                }
+                return mdt_row_token(&r, (unsigned)parent, owner);
+            }
+        }
+    }
+    mdt_clear_error();
+    return 0;
+}
+
+int mdi_owner(const mdt_image *img, uint32_t token, uint32_t *owner)
+{
+    static const struct {
+        uint8_t table, col;
+    } parent_col[] = {
+        {MDT_TABLE_MemberRef, MDT_COL_MemberRef_Class},
+        {MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner},
+        {MDT_TABLE_GenericParamConstraint, MDT_COL_GenericParamConstraint_Owner},
+        {MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent},
+        {MDT_TABLE_Constant, MDT_COL_Constant_Parent},
+        {MDT_TABLE_MethodSpec, MDT_COL_MethodSpec_Method},
+        {MDT_TABLE_InterfaceImpl, MDT_COL_InterfaceImpl_Class},
+        {MDT_TABLE_MethodImpl, MDT_COL_MethodImpl_Class},
+        {MDT_TABLE_DeclSecurity, MDT_COL_DeclSecurity_Parent},
+        {MDT_TABLE_FieldMarshal, MDT_COL_FieldMarshal_Parent},
+        {MDT_TABLE_FieldRVA, MDT_COL_FieldRVA_Field},
+        {MDT_TABLE_FieldLayout, MDT_COL_FieldLayout_Field},
+        {MDT_TABLE_ClassLayout, MDT_COL_ClassLayout_Parent},
+        {MDT_TABLE_ImplMap, MDT_COL_ImplMap_MemberForwarded},
+        {MDT_TABLE_MethodSemantics, MDT_COL_MethodSemantics_Association},
+        {MDT_TABLE_NestedClass, MDT_COL_NestedClass_EnclosingClass},
+    };
+    unsigned table = MDT_TOKEN_TABLE(token);
+    uint32_t rid = MDT_TOKEN_RID(token);
+    mdt_row r;
+    int e;
+    *owner = 0;
+    switch (table) {
+    case MDT_TABLE_TypeDef:
+        return mdt_typedef_enclosing(img, token, owner);
+    case MDT_TABLE_MethodDef:
+    case MDT_TABLE_Field:
+        return mdt_member_owner(img, token, owner);
+    case MDT_TABLE_Param:
+        return run_owner(img, MDT_TABLE_MethodDef, MDT_COL_MethodDef_ParamList, MDT_TABLE_Param,
+                         rid, -1, owner);
+    case MDT_TABLE_Property:
+        return run_owner(img, MDT_TABLE_PropertyMap, MDT_COL_PropertyMap_PropertyList,
+                         MDT_TABLE_Property, rid, MDT_COL_PropertyMap_Parent, owner);
+    case MDT_TABLE_Event:
+        return run_owner(img, MDT_TABLE_EventMap, MDT_COL_EventMap_EventList, MDT_TABLE_Event,
+                         rid, MDT_COL_EventMap_Parent, owner);
+    default:
+        break;
+    }
+    for (size_t i = 0; i < sizeof parent_col / sizeof parent_col[0]; i++)
+        if (parent_col[i].table == table) {
+            if ((e = mdt_row_get(&r, img, table, rid)))
+                return e;
+            return mdt_row_token(&r, parent_col[i].col, owner);
+        }
+    return 0;
+}
+
+/* ---- kinds ---- */
+
+/* Namespace and name of a TypeDef or TypeRef, or false. */
+static bool type_ns_name(const mdt_image *img, uint32_t tok, const char **ns, const char **name)
+{
+    unsigned t = MDT_TOKEN_TABLE(tok);
+    mdt_row r;
+    if (t != MDT_TABLE_TypeDef && t != MDT_TABLE_TypeRef)
+        return false;
+    if (mdt_row_get(&r, img, t, MDT_TOKEN_RID(tok)) ||
+        mdt_row_string(&r, t == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeName : MDT_COL_TypeRef_TypeName,
+                       name, NULL) ||
+        mdt_row_string(&r,
+                       t == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeNamespace
+                                              : MDT_COL_TypeRef_TypeNamespace,
+                       ns, NULL)) {
+        mdt_clear_error();
+        return false;
+    }
+    return true;
+}
+
+const char *mdi_type_kind(const mdt_image *img, uint32_t type)
+{
+    mdt_row r;
+    uint32_t base;
+    const char *ns, *name, *sns, *sname;
+    if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(type))) {
+        mdt_clear_error();
+        return "class";
+    }
+    if (mdt_row_raw(&r, MDT_COL_TypeDef_Flags) & 0x20)
+        return "interface";
+    if (mdt_row_token(&r, MDT_COL_TypeDef_Extends, &base) || !type_ns_name(img, base, &ns, &name)) {
+        mdt_clear_error();
+        return "class";
+    }
+    if (strcmp(ns, "System") != 0)
+        return "class";
+    if (!type_ns_name(img, type, &sns, &sname))
+        sns = sname = "";
+    if (strcmp(name, "Enum") == 0)
+        return "enum";
+    if (strcmp(name, "ValueType") == 0 && !(strcmp(sns, "System") == 0 && strcmp(sname, "Enum") == 0))
+        return "struct";
+    if (strcmp(name, "MulticastDelegate") == 0)
+        return "delegate";
+    return "class";
+}
+
+bool mdi_type_matches(const mdi_typeent *t, const char *glob)
+{
+    char bare[1024];
+    const char *simple = t->key + mdi_key_simple(t), *bs, *bsimple;
+    size_t o = 0;
+    /* The key without arity suffixes, into bare. */
+    for (size_t i = 0; i < t->keylen && o + 1 < sizeof bare; i++) {
+        if (t->key[i] == '`') {
+            size_t j = i + 1;
+            while (j < t->keylen && isdigit((unsigned char)t->key[j]))
+                j++;
+            if (j > i + 1 && (j == t->keylen || t->key[j] == '+')) {
+                i = j - 1;
+                continue;
+            }
+        }
+        bare[o++] = t->key[i];
+    }
+    bare[o] = '\0';
+    if (mdi_glob(glob, t->key) || mdi_glob(glob, bare))
+        return true;
+    if (strpbrk(glob, ".+"))
+        return false;
+    bs = strrchr(bare, '+');
+    bsimple = bs && (size_t)(bs - bare) > t->nslen ? bs + 1
+              : t->nslen && t->nslen < o           ? bare + t->nslen + 1
+                                                   : bare;
+    return mdi_glob(glob, simple) || mdi_glob(glob, bsimple);
+}
+
+/* ---- globs ---- */
+
+bool mdi_has_glob(const char *pattern)
+{
+    return strpbrk(pattern, "*?[") != NULL;
+}
+
+bool mdi_glob(const char *pattern, const char *s)
+{
+    int flags = 0;
+    for (const char *c = pattern; *c; c++)
+        if (isupper((unsigned char)*c))
+            goto match;
+    flags = FNM_CASEFOLD;
+match:
+    return fnmatch(pattern, s, flags) == 0;
+}

@@ -1,0 +1,89 @@
+/* mdinspect: finding types and members by name, for arguments (`type
+ * NAME`, `token Type::member`), patterns (`types GLOB`, `find PATTERN`) and
+ * completion.
+ *
+ * A type's key is its name as metadata spells it, outermost type first:
+ * `Namespace.Name+Nested`, arity suffixes kept (``List`1``), nothing
+ * escaped (reflection syntax without escapes). Each module gets an index of
+ * its TypeDefs sorted by key, built on first use and kept with the module.
+ *
+ * Name lookup (`type NAME`): an exact key; then with '/' for '+' (monodis
+ * and ILAsm spelling); then ignoring arity suffixes (`List` finds
+ * ``List`1`` if no other List exists); then ignoring case. A literal token
+ * (0x02000005) is taken as it is. */
+#ifndef MDINSPECT_INDEX_H
+#define MDINSPECT_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "state.h"
+
+typedef struct mdi_typeent {
+    uint32_t token;
+    const char *key; /* Ns.Name+Nested */
+    uint32_t keylen;
+    uint32_t nslen; /* length of the outermost type's namespace (0: none) */
+} mdi_typeent;
+
+typedef struct mdi_index {
+    mdi_typeent *types; /* sorted by key */
+    size_t ntypes;
+    size_t nbad; /* TypeDefs whose name could not be read (left out) */
+} mdi_index;
+
+/* The module's type index (built on first use; NULL when out of memory). */
+const mdi_index *mdi_index_of(mdi_module *m);
+
+/* Where the simple name (after the namespace and enclosing types) starts. */
+size_t mdi_key_simple(const mdi_typeent *t);
+
+/* The TypeDefs NAME names in module m, by the rules above: a talloc array
+ * under mem (NULL when none), their number in *n. */
+uint32_t *mdi_types_named(void *mem, mdi_module *m, const char *name, size_t *n);
+
+/* An argument naming one type of the current module (a name or a TypeDef,
+ * TypeRef or TypeSpec token). 0, or MDI_FAIL after reporting. */
+int mdi_arg_type(mdi_state *st, const char *text, uint32_t *token);
+
+/* An argument naming tokens of the current module: a literal token of any
+ * table (0xTTRRRRRR, checked against the table's rows; 0x70 user strings
+ * against the #US heap), a type name, or Type::member (every member of that
+ * name: overloads, a property and its field, ...). A talloc array under mem.
+ * 0, or MDI_FAIL after reporting. */
+int mdi_arg_tokens(mdi_state *st, void *mem, const char *text, uint32_t **toks, size_t *n);
+
+/* The members of a TypeDef: fields, methods, properties, events, in that
+ * order (through the Ptr tables when present). The callback's name is
+ * borrowed from the image. Returns the number of members that could not be
+ * read. Stops early when cb returns false. */
+typedef bool (*mdi_member_cb)(void *ctx, uint32_t token, const char *name, size_t len);
+int mdi_type_members(const mdt_image *img, uint32_t type, mdi_member_cb cb, void *ctx);
+
+/* The owner of a member or row with a parent: the TypeDef of a MethodDef,
+ * Field, Property or Event; the MethodDef of a Param; the enclosing type of
+ * a nested TypeDef; the parent column of MemberRef, GenericParam,
+ * GenericParamConstraint, CustomAttribute, Constant, MethodSpec,
+ * InterfaceImpl, MethodImpl, DeclSecurity, FieldMarshal, FieldRVA,
+ * FieldLayout, ClassLayout, ImplMap, MethodSemantics, NestedClass. *owner
+ * is 0 when the row has none. Errors as the library's. */
+int mdi_owner(const mdt_image *img, uint32_t token, uint32_t *owner);
+
+/* What a TypeDef is: "interface" (flag), "enum", "struct" or "delegate"
+ * (by its base type System.Enum, System.ValueType or
+ * System.MulticastDelegate, unless it is System.Enum itself), else "class". */
+const char *mdi_type_kind(const mdt_image *img, uint32_t type);
+
+/* Whether a type matches a `types`/`find` glob: its key, its key without
+ * arity suffixes, or (when the glob has no '.' or '+') its simple name
+ * with or without the arity suffix. A glob without wildcards must match
+ * all of one of those. */
+bool mdi_type_matches(const mdi_typeent *t, const char *glob);
+
+/* Glob matching as `types` and `find` do it: fnmatch, ignoring case when
+ * the pattern has no upper-case letter. */
+bool mdi_glob(const char *pattern, const char *s);
+bool mdi_has_glob(const char *pattern);
+
+#endif

@@ -1,0 +1,187 @@
+/* mdinspect's names: everything printed as a type or member name goes
+ * through <mdtools/names.h> in the session's style (`set style`; the
+ * project's NAMES.md), and generic parameter lists come from the
+ * GenericParam table (ECMA-335 II.22.20). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <talloc.h>
+
+#include <mdtools/assembly.h>
+#include <mdtools/errors.h>
+#include <mdtools/sig.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "cmd.h"
+#include "index.h"
+
+char *mdi_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
+{
+    char *out = NULL;
+    if (mdt_token_name(mem, &out, img, token, &st->names) != 0)
+        return NULL;
+    return out;
+}
+
+char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
+                  uint32_t type_owner)
+{
+    mdt_name_opts o = st->names;
+    mdt_generic_context g = {0};
+    char *out = NULL;
+    if (st->names.flags & MDT_NAME_FRIENDLY) {
+        g.img = img;
+        g.type_owner = type_owner;
+        o.flags |= MDT_NAME_PARAM_NAMES;
+        o.gctx = &g;
+    }
+    if (mdt_token_name(mem, &out, img, token, &o) != 0)
+        return NULL;
+    return out;
+}
+
+char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
+{
+    unsigned t = MDT_TOKEN_TABLE(token);
+    const mdt_table_schema *s = mdt_table_schema_get(t);
+    mdt_row r;
+    const char *name;
+    size_t len;
+    int c;
+    switch (t) {
+    case MDT_TABLE_TypeDef:
+    case MDT_TABLE_TypeRef:
+    case MDT_TABLE_TypeSpec:
+    case MDT_TABLE_MethodDef:
+    case MDT_TABLE_Field:
+    case MDT_TABLE_MemberRef:
+    case MDT_TABLE_MethodSpec:
+    case MDT_TABLE_Property:
+    case MDT_TABLE_Event:
+    case MDT_TABLE_ModuleRef:
+    case MDT_TABLE_AssemblyRef:
+    case MDT_TABLE_File:
+        return mdi_name(st, mem, img, token);
+    case MDT_TABLE_Assembly: {
+        mdt_identity id;
+        char buf[1024];
+        if (mdt_assembly_identity(img, &id) != 0)
+            return NULL;
+        return talloc_strdup(mem, mdt_identity_format(buf, sizeof buf, &id));
+    }
+    default:
+        break;
+    }
+    if (!s || (c = mdt_column_by_name(t, "Name")) < 0)
+        return talloc_strdup(mem, ""); /* the row has no name */
+    if (mdt_row_get(&r, img, t, MDT_TOKEN_RID(token)) ||
+        mdt_row_string(&r, (unsigned)c, &name, &len))
+        return NULL;
+    return talloc_strndup(mem, name, len);
+}
+
+int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_image *img,
+                   uint32_t token)
+{
+    char *s = mdi_name(st, st, img, token);
+    char msg[400];
+    if (!s) {
+        mdi_error(st->out, key, label, mdi_cell_error(msg, sizeof msg));
+        return -1;
+    }
+    mdi_str(st->out, key, label, s);
+    talloc_free(s);
+    return 0;
+}
+
+char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
+{
+    void *tmp = talloc_new(mem);
+    mdt_sig sig;
+    mdt_name_opts o = st->names;
+    mdt_generic_context g = {0};
+    char *out = NULL;
+    if (!tmp)
+        return NULL;
+    if (st->names.flags & MDT_NAME_FRIENDLY) {
+        /* T and U rather than !0 and !1, where the owners are known. */
+        unsigned t = MDT_TOKEN_TABLE(token);
+        uint32_t owner = 0;
+        g.img = img;
+        if (t == MDT_TABLE_MethodDef)
+            g.method_owner = token;
+        if (t == MDT_TABLE_MethodDef || t == MDT_TABLE_Field || t == MDT_TABLE_Property) {
+            if (mdi_owner(img, token, &owner) == 0)
+                g.type_owner = owner;
+            mdt_clear_error();
+        }
+        o.flags |= MDT_NAME_PARAM_NAMES;
+        o.gctx = &g;
+    }
+    if (mdt_sig_of_token(tmp, &sig, img, token) == 0 && mdt_sig_name(tmp, &out, &sig, &o) == 0)
+        out = talloc_steal(mem, out);
+    else
+        out = NULL;
+    talloc_free(tmp);
+    return out;
+}
+
+uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, size_t *n)
+{
+    uint32_t key, rid, *out = NULL;
+    mdt_find f;
+    *n = 0;
+    if (!mdt_table_rows(img, MDT_TABLE_GenericParam) ||
+        mdt_coded_encode(MDT_CI_TypeOrMethodDef, owner, &key) ||
+        mdt_find_init(&f, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
+        mdt_clear_error();
+        return NULL;
+    }
+    while (mdt_find_next(&f, &rid) == 0) {
+        uint32_t *no = talloc_realloc(mem, out, uint32_t, *n + 1);
+        if (!no)
+            break;
+        out = no;
+        out[(*n)++] = rid;
+    }
+    mdt_clear_error();
+    /* In number order (a table sorted by owner keeps them so; be sure). */
+    for (size_t i = 1; i < *n; i++)
+        for (size_t j = i; j > 0; j--) {
+            mdt_row a, b;
+            uint32_t t;
+            if (mdt_row_get(&a, img, MDT_TABLE_GenericParam, out[j - 1]) ||
+                mdt_row_get(&b, img, MDT_TABLE_GenericParam, out[j]) ||
+                mdt_row_raw(&a, MDT_COL_GenericParam_Number) <=
+                    mdt_row_raw(&b, MDT_COL_GenericParam_Number))
+                break;
+            t = out[j - 1], out[j - 1] = out[j], out[j] = t;
+        }
+    mdt_clear_error();
+    return out;
+}
+
+char *mdi_generic_suffix(void *mem, const mdt_image *img, uint32_t owner)
+{
+    size_t n;
+    uint32_t *rids = mdi_generic_params(mem, img, owner, &n);
+    char *s = talloc_strdup(mem, "");
+    for (size_t i = 0; s && i < n; i++) {
+        mdt_row r;
+        const char *name;
+        size_t len;
+        if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, rids[i]) ||
+            mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, &len))
+            name = "?", len = 1;
+        s = talloc_asprintf_append(s, "%s%.*s", i ? "," : "<", (int)len, name);
+    }
+    if (s && n)
+        s = talloc_strdup_append(s, ">");
+    mdt_clear_error();
+    talloc_free(rids);
+    return s;
+}

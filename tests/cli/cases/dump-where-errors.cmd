@@ -1,0 +1,2 @@
+# dump where: unknown column (lists the columns), not COL=VALUE, a value of the wrong kind, a token of another table.
+mdinspect -c 'dump TypeDef where Nope=1' data/Everything.dll; mdinspect -c 'dump TypeDef where Flags' data/Everything.dll; mdinspect -c 'dump TypeDef where' data/Everything.dll; mdinspect -c 'dump TypeDef where Flags=x' data/Everything.dll; mdinspect -c 'dump TypeDef where Extends=7' data/Everything.dll; mdinspect -c 'dump TypeDef where FieldList=0x06000001' data/Everything.dll; mdinspect -c 'dump Module where Mvid=123' data/Everything.dll

@@ -1,0 +1,2 @@
+# dump where: constants, strings, tokens (and a row number for a simple index), a list column (the owner of a method), GUIDs; with FROM and TO.
+mdinspect -c 'dump TypeDef where TypeName=Circle; dump TypeDef 1 12 where Extends=0x01000017; dump TypeDef where TypeNamespace=; dump TypeDef where MethodList=0x06000017; dump MethodDef where Name=.ctor; dump Module where Mvid=fe9721ae-846a-4bae-8601-a052e4c43e45; dump NestedClass where EnclosingClass=0x15; dump Param where Sequence=0x3' data/Everything.dll

@@ -1,0 +1,2 @@
+# exported as JSON.
+mdinspect -j -c exported data/fwd/v2/Lib.dll

@@ -1,0 +1,2 @@
+# token: a row past the table, a table id that does not exist, a user string past #US, an unknown type or member, not a token.
+mdinspect -c 'token 0x02000999' data/Everything.dll; mdinspect -c 'token 0x3f000001' data/Everything.dll; mdinspect -c 'token 0x70ffffff' data/Everything.dll; mdinspect -c 'token Nope.Type' data/Everything.dll; mdinspect -c 'token Everything.Circle::Nope' data/Everything.dll; mdinspect -c 'token ::x' data/Everything.dll

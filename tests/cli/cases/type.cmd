@@ -1,0 +1,2 @@
+# type: a class with interfaces, fields, methods, properties and events.
+mdinspect -c 'type Everything.Circle' data/Everything.dll
