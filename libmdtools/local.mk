@@ -15,7 +15,10 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/sig.h \
 	libmdtools/include/mdtools/names.h \
 	libmdtools/include/mdtools/modset.h \
-	libmdtools/include/mdtools/typeref.h
+	libmdtools/include/mdtools/typeref.h \
+	libmdtools/include/mdtools/value.h \
+	libmdtools/include/mdtools/attr.h \
+	libmdtools/include/mdtools/descriptor.h
 
 libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/error.h \
@@ -59,7 +62,12 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \
 	libmdtools/generics/decode.c \
-	libmdtools/generics/format.c
+	libmdtools/generics/format.c \
+	libmdtools/generics/gen_int.h \
+	libmdtools/generics/value.c \
+	libmdtools/generics/constant.c \
+	libmdtools/generics/attr.c \
+	libmdtools/generics/descriptor.c
 
 libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
 libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS)

@@ -15,14 +15,18 @@
 #include <mdtools/sig.h>
 #include <mdtools/tables.h>
 
+#include "generics/gen_int.h"
 #include "image/image_int.h"
 
 struct dec {
     void *ctx;
+    char *cur, *end;           /* bump allocator inside ctx's blocks, or in a
+                                  caller's arena when ctx is NULL */
+    bool arena_full;
+    size_t arena_size;
     const struct mdt_image *img;
     rd r;
     unsigned depth;
-    char region[40];
 };
 
 static int nomem(void)
@@ -38,10 +42,27 @@ static int peek(struct dec *d, uint8_t *b)
     return e;
 }
 
+/* II.23.2 compressed unsigned integer: the one-byte form inline (almost
+ * every count, token and number in a signature), the rest out of line. */
+static inline int read_u(struct dec *d, uint32_t *v, const char *what)
+{
+    if (d->r.pos < d->r.len && !(d->r.base[d->r.pos] & 0x80)) {
+        *v = d->r.base[d->r.pos++];
+        return 0;
+    }
+    return rd_compressed(&d->r, v, what);
+}
+
+/* The next byte without consuming it or recording a failure at the end. */
+static inline bool next_is(const struct dec *d, uint8_t b)
+{
+    return rd_left(&d->r) > 0 && d->r.base[d->r.pos] == b;
+}
+
 /* A count of items that each take at least one byte. */
 static int read_count(struct dec *d, uint32_t *n, const char *what)
 {
-    int e = rd_compressed(&d->r, n, what);
+    int e = read_u(d, n, what);
     if (e)
         return e;
     if (*n > rd_left(&d->r))
@@ -55,7 +76,7 @@ static int read_signed(struct dec *d, int32_t *v, const char *what)
 {
     size_t start = d->r.pos;
     uint32_t u;
-    int e = rd_compressed(&d->r, &u, what);
+    int e = read_u(d, &u, what);
     if (e)
         return e;
     size_t n = d->r.pos - start;
@@ -72,7 +93,7 @@ static int read_typedeforref(struct dec *d, uint32_t *token)
     static const uint8_t tables[3] = {MDT_TABLE_TypeDef, MDT_TABLE_TypeRef, MDT_TABLE_TypeSpec};
     size_t at = d->r.pos;
     uint32_t v;
-    int e = rd_compressed(&d->r, &v, "TypeDefOrRefOrSpec");
+    int e = read_u(d, &v, "TypeDefOrRefOrSpec");
     if (e)
         return e;
     uint32_t tag = v & 3, rid = v >> 2;
@@ -91,9 +112,42 @@ static int read_typedeforref(struct dec *d, uint32_t *token)
     return 0;
 }
 
+/* Trees are carved from a few large blocks under one talloc context (one
+ * allocation per signature in the common case): the nodes of a tree live
+ * and die together. Every count was checked against the bytes left, so the
+ * total is bounded by the blob's length. */
+static void *dalloc_slow(struct dec *d, size_t need)
+{
+    if (!d->ctx) { /* a caller's fixed arena */
+        d->arena_full = true;
+        return NULL;
+    }
+    size_t chunk = need > 4096 ? need : 4096;
+    char *c = talloc_size(d->ctx, chunk);
+    if (!c)
+        return NULL;
+    d->cur = c + need;
+    d->end = c + chunk;
+    memset(c, 0, need);
+    return c;
+}
+
+static inline void *dalloc(struct dec *d, size_t size, size_t n)
+{
+    if (n && size > SIZE_MAX / 2 / n)
+        return NULL;
+    size_t need = (size * (n ? n : 1) + 7) & ~(size_t)7;
+    if (need > (size_t)(d->end - d->cur))
+        return dalloc_slow(d, need);
+    void *p = d->cur;
+    d->cur += need;
+    memset(p, 0, need);
+    return p;
+}
+
 static mdt_type *new_type(struct dec *d, uint8_t kind)
 {
-    mdt_type *t = talloc_zero(d->ctx, mdt_type);
+    mdt_type *t = dalloc(d, sizeof *t, 1);
     if (t) {
         t->kind = kind;
         t->img = d->img;
@@ -104,52 +158,71 @@ static mdt_type *new_type(struct dec *d, uint8_t kind)
 static int parse_type(struct dec *d, const mdt_type **out);
 static int parse_method(struct dec *d, mdt_method_sig **out, uint8_t first);
 
-/* Custom modifiers before a type: collected, then attached to it. */
+/* Custom modifiers before a type: counted, then read into one array. */
 static int parse_mods(struct dec *d, mdt_cmod **mods, uint16_t *n)
 {
-    uint8_t b;
     *mods = NULL;
     *n = 0;
-    while (peek(d, &b) == 0 && (b == MDT_ELEMENT_TYPE_CMOD_REQD || b == MDT_ELEMENT_TYPE_CMOD_OPT)) {
+    if (!(next_is(d, MDT_ELEMENT_TYPE_CMOD_REQD) || next_is(d, MDT_ELEMENT_TYPE_CMOD_OPT)))
+        return 0;
+    rd probe = d->r;
+    uint32_t count = 0;
+    while (probe.pos < probe.len && (probe.base[probe.pos] == MDT_ELEMENT_TYPE_CMOD_REQD ||
+                                     probe.base[probe.pos] == MDT_ELEMENT_TYPE_CMOD_OPT)) {
+        uint32_t v;
+        probe.pos++;
+        if (rd_compressed(&probe, &v, "TypeDefOrRefOrSpec"))
+            break; /* read again below, with the error in place */
+        count++;
+    }
+    if (count >= UINT16_MAX)
+        return rd_fail(&d->r, MDT_EBADIMAGE, "more than %u custom modifiers", UINT16_MAX - 1);
+    mdt_cmod *m = dalloc(d, sizeof *m, count + 1);
+    if (!m)
+        return nomem();
+    for (uint32_t i = 0; i <= count; i++) {
+        uint8_t b;
         uint32_t tok;
         int e;
-        d->r.pos++;
+        if (!(next_is(d, MDT_ELEMENT_TYPE_CMOD_REQD) || next_is(d, MDT_ELEMENT_TYPE_CMOD_OPT)))
+            break;
+        b = d->r.base[d->r.pos++];
         if ((e = read_typedeforref(d, &tok)))
             return e;
-        if (*n == UINT16_MAX)
-            return rd_fail(&d->r, MDT_EBADIMAGE, "more than %u custom modifiers", UINT16_MAX);
-        mdt_cmod *m = talloc_realloc(d->ctx, *mods, mdt_cmod, *n + 1u);
-        if (!m)
-            return nomem();
-        m[*n].required = b == MDT_ELEMENT_TYPE_CMOD_REQD;
-        m[*n].token = tok;
-        *mods = m;
+        m[i].required = b == MDT_ELEMENT_TYPE_CMOD_REQD;
+        m[i].token = tok;
         (*n)++;
     }
+    *mods = m;
     return 0;
 }
 
 static int parse_shape(struct dec *d, mdt_array_shape **out)
 {
-    mdt_array_shape *s = talloc_zero(d->ctx, mdt_array_shape);
+    mdt_array_shape *s = dalloc(d, sizeof *s, 1);
     int e;
     if (!s)
         return nomem();
-    if ((e = rd_compressed(&d->r, &s->rank, "array rank")))
+    if ((e = read_u(d, &s->rank, "array rank")))
         return e;
     if (s->rank == 0)
         return rd_fail(&d->r, MDT_EBADIMAGE, "ARRAY with rank 0");
+    /* The rank is not a count of bytes that follow: without a cap, a
+     * four-byte blob could ask a printer for 2^29 dimensions. */
+    if (s->rank > MDT_SIG_MAX_RANK)
+        return rd_fail(&d->r, MDT_EUNSUPPORTED, "ARRAY with rank %u (more than %u)", s->rank,
+                       MDT_SIG_MAX_RANK);
     if ((e = read_count(d, &s->nsizes, "array size count")))
         return e;
-    uint32_t *sizes = talloc_array(s, uint32_t, s->nsizes ? s->nsizes : 1);
+    uint32_t *sizes = dalloc(d, sizeof *sizes, s->nsizes);
     if (!sizes)
         return nomem();
     for (uint32_t i = 0; i < s->nsizes; i++)
-        if ((e = rd_compressed(&d->r, &sizes[i], "array size")))
+        if ((e = read_u(d, &sizes[i], "array size")))
             return e;
     if ((e = read_count(d, &s->nlobounds, "array lower bound count")))
         return e;
-    int32_t *lo = talloc_array(s, int32_t, s->nlobounds ? s->nlobounds : 1);
+    int32_t *lo = dalloc(d, sizeof *lo, s->nlobounds);
     if (!lo)
         return nomem();
     for (uint32_t i = 0; i < s->nlobounds; i++)
@@ -186,7 +259,7 @@ static int parse_type_inner(struct dec *d, mdt_type **out)
         e = read_typedeforref(d, &t->token);
         break;
     case MDT_ELEMENT_TYPE_VAR: case MDT_ELEMENT_TYPE_MVAR:
-        e = rd_compressed(&d->r, &t->number, "generic parameter number");
+        e = read_u(d, &t->number, "generic parameter number");
         break;
     case MDT_ELEMENT_TYPE_ARRAY: {
         mdt_array_shape *s = NULL;
@@ -216,7 +289,7 @@ static int parse_type_inner(struct dec *d, mdt_type **out)
             e = rd_fail(&d->r, MDT_EBADIMAGE, "GENERICINST with no type arguments");
             break;
         }
-        const mdt_type **args = talloc_array(t, const mdt_type *, t->nargs);
+        const mdt_type **args = dalloc(d, sizeof *args, t->nargs);
         if (!args)
             return nomem();
         for (uint32_t i = 0; i < t->nargs && !e; i++)
@@ -262,13 +335,15 @@ static int parse_type_inner(struct dec *d, mdt_type **out)
 /* [CustomMod]* Type */
 static int parse_type(struct dec *d, const mdt_type **out)
 {
-    mdt_cmod *mods;
-    uint16_t n;
+    mdt_cmod *mods = NULL;
+    uint16_t n = 0;
     mdt_type *t = NULL;
-    int e;
+    int e = 0;
     if (++d->depth > MDT_SIG_MAX_DEPTH)
         return rd_fail(&d->r, MDT_EBADIMAGE, "types nested deeper than %u", MDT_SIG_MAX_DEPTH);
-    if (!(e = parse_mods(d, &mods, &n)) && !(e = parse_type_inner(d, &t))) {
+    if (next_is(d, MDT_ELEMENT_TYPE_CMOD_REQD) || next_is(d, MDT_ELEMENT_TYPE_CMOD_OPT))
+        e = parse_mods(d, &mods, &n);
+    if (!e && !(e = parse_type_inner(d, &t))) {
         t->mods = mods;
         t->nmods = n;
         *out = t;
@@ -280,7 +355,7 @@ static int parse_type(struct dec *d, const mdt_type **out)
 /* II.23.2.1-3: after the first byte (calling convention and flags). */
 static int parse_method(struct dec *d, mdt_method_sig **out, uint8_t first)
 {
-    mdt_method_sig *m = talloc_zero(d->ctx, mdt_method_sig);
+    mdt_method_sig *m = dalloc(d, sizeof *m, 1);
     uint32_t n;
     int e;
     if (!m)
@@ -290,13 +365,13 @@ static int parse_method(struct dec *d, mdt_method_sig **out, uint8_t first)
                        MDT_SIG_MAX_DEPTH);
     m->callconv = first;
     m->sentinel = UINT32_MAX;
-    if ((first & MDT_CC_GENERIC) && (e = rd_compressed(&d->r, &m->gen_count, "generic count")))
+    if ((first & MDT_CC_GENERIC) && (e = read_u(d, &m->gen_count, "generic count")))
         return e;
     if ((e = read_count(d, &n, "parameter count")))
         return e;
     if ((e = parse_type(d, &m->ret)))
         return e;
-    const mdt_type **params = talloc_array(m, const mdt_type *, n ? n : 1);
+    const mdt_type **params = dalloc(d, sizeof *params, n);
     if (!params)
         return nomem();
     for (uint32_t i = 0; i < n; i++) {
@@ -312,6 +387,13 @@ static int parse_method(struct dec *d, mdt_method_sig **out, uint8_t first)
         if ((e = parse_type(d, &params[i])))
             return e;
     }
+    /* ilasm ends a vararg signature with no vararg parameters with a
+     * SENTINEL not counted in the parameter count: `...` after the last. */
+    if ((first & MDT_CC_MASK) == MDT_CC_VARARG && m->sentinel == UINT32_MAX &&
+        next_is(d, MDT_ELEMENT_TYPE_SENTINEL)) {
+        m->sentinel = n;
+        d->r.pos++;
+    }
     m->nparams = n;
     m->params = params;
     d->depth--;
@@ -321,14 +403,14 @@ static int parse_method(struct dec *d, mdt_method_sig **out, uint8_t first)
 
 static int parse_locals(struct dec *d, mdt_locals **out)
 {
-    mdt_locals *l = talloc_zero(d->ctx, mdt_locals);
+    mdt_locals *l = dalloc(d, sizeof *l, 1);
     uint32_t n;
     int e;
     if (!l)
         return nomem();
     if ((e = read_count(d, &n, "local count")))
         return e;
-    mdt_local *v = talloc_zero_array(l, mdt_local, n ? n : 1);
+    mdt_local *v = dalloc(d, sizeof *v, n);
     if (!v)
         return nomem();
     for (uint32_t i = 0; i < n; i++) {
@@ -344,9 +426,11 @@ static int parse_locals(struct dec *d, mdt_locals **out)
             if (nmore) {
                 if ((uint32_t)nmods + nmore > UINT16_MAX)
                     return rd_fail(&d->r, MDT_EBADIMAGE, "too many custom modifiers");
-                mdt_cmod *all = talloc_realloc(d->ctx, mods, mdt_cmod, nmods + nmore);
+                mdt_cmod *all = dalloc(d, sizeof *all, (size_t)nmods + nmore);
                 if (!all)
                     return nomem();
+                if (nmods)
+                    memcpy(all, mods, nmods * sizeof *mods);
                 memcpy(all + nmods, more, nmore * sizeof *more);
                 mods = all;
                 nmods += nmore;
@@ -363,10 +447,14 @@ static int parse_locals(struct dec *d, mdt_locals **out)
             return e;
         if (nmods) { /* modifiers read here precede the type's own */
             mdt_type *tt = (mdt_type *)t;
-            mdt_cmod *all = talloc_realloc(d->ctx, mods, mdt_cmod, nmods + tt->nmods);
-            if (!all || (uint32_t)nmods + tt->nmods > UINT16_MAX)
-                return all ? rd_fail(&d->r, MDT_EBADIMAGE, "too many custom modifiers") : nomem();
-            memcpy(all + nmods, tt->mods, tt->nmods * sizeof *all);
+            if ((uint32_t)nmods + tt->nmods > UINT16_MAX)
+                return rd_fail(&d->r, MDT_EBADIMAGE, "too many custom modifiers");
+            mdt_cmod *all = dalloc(d, sizeof *all, (size_t)nmods + tt->nmods);
+            if (!all)
+                return nomem();
+            memcpy(all, mods, nmods * sizeof *mods);
+            if (tt->nmods) /* tt->mods is NULL without modifiers */
+                memcpy(all + nmods, tt->mods, tt->nmods * sizeof *all);
             tt->mods = all;
             tt->nmods = (uint16_t)(nmods + tt->nmods);
         }
@@ -378,23 +466,41 @@ static int parse_locals(struct dec *d, mdt_locals **out)
     return 0;
 }
 
-int mdt_sig_decode(void *mem_ctx, mdt_sig *out, const mdt_image *img, int kind,
-                   const uint8_t *blob, uint32_t len, uint32_t blob_index)
+rd mdt__blob_reader(const struct mdt_image *img, char region[40], const uint8_t *blob,
+                    uint32_t len, uint32_t blob_index)
 {
-    struct dec d = {0};
-    void *tmp = talloc_new(mem_ctx);
+    uint64_t foff = UINT64_MAX;
+    /* "#Blob[0x<index>]" without printf: this runs for every signature. */
+    static const char hex[] = "0123456789abcdef";
+    char digits[8];
+    int nd = 0;
+    memcpy(region, "#Blob[0x", 8);
+    do
+        digits[nd++] = hex[blob_index & 0xF];
+    while ((blob_index >>= 4) && nd < 8);
+    for (int i = 0; i < nd; i++)
+        region[8 + i] = digits[nd - 1 - i];
+    region[8 + nd] = ']';
+    region[9 + nd] = '\0';
+    if (img->blob.present && blob >= img->blob.base && blob <= img->blob.base + img->blob.size)
+        foff = img->mdi.file_offset + img->blob.offset + (uint64_t)(blob - img->blob.base);
+    return rd_make(img, region, blob, len, foff);
+}
+
+/* Decode with d's allocator set up; out is cleared on failure. */
+static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind,
+                  const uint8_t *blob, uint32_t len, uint32_t blob_index)
+{
+#define d (*dd)
     uint8_t first;
     int e;
-    if (!tmp)
-        return nomem();
     memset(out, 0, sizeof *out);
-    d.ctx = tmp;
     d.img = img;
-    snprintf(d.region, sizeof d.region, "#Blob[0x%x]", blob_index);
+    /* Named "#Blob[0x<index>]" only if something fails (see below). */
     uint64_t foff = UINT64_MAX;
     if (img->blob.present && blob >= img->blob.base && blob <= img->blob.base + img->blob.size)
         foff = img->mdi.file_offset + img->blob.offset + (uint64_t)(blob - img->blob.base);
-    d.r = rd_make(img, d.region, blob, len, foff);
+    d.r = rd_make(img, "#Blob", blob, len, foff);
     out->kind = kind;
     switch (kind) {
     case MDT_SIG_TYPESPEC:
@@ -441,9 +547,11 @@ int mdt_sig_decode(void *mem_ctx, mdt_sig *out, const mdt_image *img, int kind,
             e = rd_fail(&d.r, MDT_EBADIMAGE, "MethodSpec with no type arguments");
             break;
         }
-        const mdt_type **args = talloc_array(tmp, const mdt_type *, n);
-        if (!args)
-            return talloc_free(tmp), nomem();
+        const mdt_type **args = dalloc(&d, sizeof *args, n);
+        if (!args) {
+            e = nomem();
+            break;
+        }
         for (uint32_t i = 0; i < n && !e; i++)
             e = parse_type(&d, &args[i]);
         out->nargs = n;
@@ -454,16 +562,73 @@ int mdt_sig_decode(void *mem_ctx, mdt_sig *out, const mdt_image *img, int kind,
         e = mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", kind);
     }
     if (e) {
-        talloc_free(tmp);
+        if (d.arena_full)
+            e = mdt__fail_simple(MDT_ENOMEM, "signature tree larger than the %zu-byte arena",
+                                 d.arena_size);
+        else if (!strcmp(mdt_last_error()->region, "#Blob")) {
+            /* Record again, naming the blob: formatting the name for every
+             * signature would cost more than the decoding. */
+            mdt_errinfo saved = *mdt_last_error();
+            mdt_place pl = MDT_PLACE_NONE;
+            char region[40];
+            (void)mdt__blob_reader(img, region, blob, len, blob_index);
+            pl.img = img;
+            pl.region = region;
+            pl.offset = saved.offset;
+            pl.file_offset = saved.file_offset;
+            e = mdt__fail(saved.code, pl, "%s", saved.what);
+        }
         memset(out, 0, sizeof *out);
-        return e;
     }
-    /* The tree lives under one context: hand it to the caller. */
-    talloc_steal(mem_ctx, tmp);
-    return 0;
+    return e;
+#undef d
 }
 
-int mdt_sig_of_token(void *mem_ctx, mdt_sig *out, const mdt_image *img, uint32_t token)
+int mdt_sig_decode(void *mem_ctx, mdt_sig *out, const mdt_image *img, int kind,
+                   const uint8_t *blob, uint32_t len, uint32_t blob_index)
+{
+    struct dec d = {0};
+    /* The context is also the first block of the bump allocator, sized
+     * for typical trees of this blob length: the whole tree is usually
+     * one allocation, freed with the context. */
+    size_t first_block = 128 + (size_t)(len < 512 ? len : 512) * 32;
+    void *tmp = talloc_size(mem_ctx, first_block);
+    int e;
+    if (!tmp) {
+        memset(out, 0, sizeof *out);
+        return nomem();
+    }
+    talloc_set_name_const(tmp, "mdt_sig");
+    d.ctx = tmp;
+    d.cur = tmp;
+    d.end = (char *)tmp + first_block;
+    if ((e = decode(&d, out, img, kind, blob, len, blob_index)))
+        talloc_free(tmp);
+    return e;
+}
+
+int mdt_sig_decode_buf(void *arena, size_t size, mdt_sig *out, const mdt_image *img, int kind,
+                       const uint8_t *blob, uint32_t len, uint32_t blob_index)
+{
+    struct dec d;
+    d.ctx = NULL;
+    d.arena_full = false;
+    d.depth = 0;
+    /* Align the start; dalloc keeps 8-byte steps from there. */
+    uintptr_t a = ((uintptr_t)arena + 7) & ~(uintptr_t)7;
+    if (!arena || size < a - (uintptr_t)arena) {
+        memset(out, 0, sizeof *out);
+        return mdt__fail_simple(MDT_EINVAL, "no arena to decode into");
+    }
+    d.cur = (char *)a;
+    d.end = (char *)arena + size;
+    d.arena_size = size;
+    return decode(&d, out, img, kind, blob, len, blob_index);
+}
+
+/* The blob and kind of the signature a row carries. */
+static int sig_blob(const mdt_image *img, uint32_t token, int *kind_out, const uint8_t **blob_out,
+                    uint32_t *len_out, uint32_t *index_out)
 {
     unsigned table = token >> 24, col;
     int kind;
@@ -501,5 +666,34 @@ int mdt_sig_of_token(void *mem_ctx, mdt_sig *out, const mdt_image *img, uint32_t
         else
             kind = blob[0] == MDT_CC_LOCAL_SIG ? MDT_SIG_LOCALS : MDT_SIG_METHOD;
     }
-    return mdt_sig_decode(mem_ctx, out, img, kind, blob, len, mdt_row_raw(&r, col));
+    *kind_out = kind;
+    *blob_out = blob;
+    *len_out = len;
+    *index_out = mdt_row_raw(&r, col);
+    return 0;
+}
+
+int mdt_sig_of_token(void *mem_ctx, mdt_sig *out, const mdt_image *img, uint32_t token)
+{
+    int kind, e;
+    const uint8_t *blob;
+    uint32_t len, index;
+    if ((e = sig_blob(img, token, &kind, &blob, &len, &index))) {
+        memset(out, 0, sizeof *out);
+        return e;
+    }
+    return mdt_sig_decode(mem_ctx, out, img, kind, blob, len, index);
+}
+
+int mdt_sig_of_token_buf(void *arena, size_t size, mdt_sig *out, const mdt_image *img,
+                         uint32_t token)
+{
+    int kind, e;
+    const uint8_t *blob;
+    uint32_t len, index;
+    if ((e = sig_blob(img, token, &kind, &blob, &len, &index))) {
+        memset(out, 0, sizeof *out);
+        return e;
+    }
+    return mdt_sig_decode_buf(arena, size, out, img, kind, blob, len, index);
 }

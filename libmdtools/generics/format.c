@@ -6,6 +6,8 @@
  * directly or through other TypeSpecs, are reported as cycles. */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <talloc.h>
@@ -13,15 +15,149 @@
 #include <mdtools/assembly.h>
 #include <mdtools/names.h>
 #include <mdtools/tables.h>
+#include <mdtools/token.h>
 
+#include "generics/gen_int.h"
 #include "image/image_int.h"
 #include "util/strbuf.h"
 
 #define MAX_NEST 64      /* enclosing types / TypeRef scopes followed */
 #define MAX_TYPESPEC 16  /* TypeSpecs expanded inside one another */
 
+/* The output: a caller's buffer (fixed: truncation fails the call) or a
+ * stack buffer that moves to a talloc block when it outgrows it. The common
+ * path is a bounds check and a memcpy. */
+struct wr {
+    char *buf;
+    size_t len, cap;
+    void *ctx;     /* talloc parent when growable, else NULL (fixed) */
+    bool heap;     /* buf is a talloc block */
+    int failed;    /* out of memory, or a fixed buffer overflowed */
+    int too_long;  /* past MAX_NAME_LEN */
+};
+
+/* No real name comes near this; TypeSpecs that refer to each other several
+ * times each could expand exponentially, and this bounds the work. */
+#define MAX_NAME_LEN ((size_t)1 << 20)
+
+static void w_grow_add(struct wr *w, const char *s, size_t n)
+{
+    if (w->failed)
+        return;
+    if (!w->ctx) {
+        size_t room = w->cap - w->len - 1;
+        memcpy(w->buf + w->len, s, room);
+        w->len += room;
+        w->buf[w->len] = '\0';
+        w->failed = 1;
+        return;
+    }
+    if (n > MAX_NAME_LEN - w->len) {
+        w->failed = w->too_long = 1;
+        return;
+    }
+    size_t cap = w->cap * 2;
+    while (cap - w->len <= n)
+        cap *= 2;
+    char *b = w->heap ? talloc_realloc(w->ctx, w->buf, char, cap) : talloc_array(w->ctx, char, cap);
+    if (!b) {
+        w->failed = 1;
+        return;
+    }
+    if (!w->heap)
+        memcpy(b, w->buf, w->len + 1);
+    w->buf = b;
+    w->cap = cap;
+    w->heap = true;
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+    w->buf[w->len] = '\0';
+}
+
+static inline void w_add(struct wr *w, const char *s, size_t n)
+{
+    if (n < w->cap - w->len) {
+        memcpy(w->buf + w->len, s, n);
+        w->len += n;
+        w->buf[w->len] = '\0';
+        return;
+    }
+    w_grow_add(w, s, n);
+}
+
+static inline void w_adds(struct wr *w, const char *s)
+{
+    w_add(w, s, strlen(s));
+}
+
+static inline void w_addc(struct wr *w, char c)
+{
+    w_add(w, &c, 1);
+}
+
+static void w_addf(struct wr *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void w_addf(struct wr *w, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        w_add(w, small, (size_t)n);
+        return;
+    }
+    char *big = talloc_array(NULL, char, (size_t)n + 1);
+    if (!big) {
+        w->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    w_add(w, big, (size_t)n);
+    talloc_free(big);
+}
+
+struct cached {
+    const char *s;               /* NULL until built */
+    uint32_t len;
+};
+
+struct mdt_name_cache {
+    const struct mdt_image *img;
+    int style;
+    unsigned flags;
+    uint32_t ntd, ntr;
+    struct cached *td, *tr;      /* by rid, [0] unused */
+};
+
+int mdt_name_cache_new(void *mem_ctx, mdt_name_cache **out, const mdt_image *img, int style,
+                       unsigned flags)
+{
+    mdt_name_cache *c = talloc_zero(mem_ctx, mdt_name_cache);
+    if (!c)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    c->img = img;
+    c->style = style;
+    c->flags = flags;
+    c->ntd = mdt_table_rows(img, MDT_TABLE_TypeDef);
+    c->ntr = mdt_table_rows(img, MDT_TABLE_TypeRef);
+    c->td = talloc_zero_array(c, struct cached, (size_t)c->ntd + 1);
+    c->tr = talloc_zero_array(c, struct cached, (size_t)c->ntr + 1);
+    if (!c->td || !c->tr) {
+        talloc_free(c);
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    }
+    *out = c;
+    return 0;
+}
+
 struct fmt {
-    sb out;
+    struct wr out;
+    mdt_name_cache *cache;           /* usable for this style, or NULL */
     void *tmp;                       /* scratch for decoded TypeSpecs */
     int style;
     unsigned flags;
@@ -30,9 +166,25 @@ struct fmt {
     uint32_t ts_stack[MAX_TYPESPEC]; /* TypeSpecs being printed */
     unsigned ts_depth;
     unsigned depth;
+    const struct mdt_image *home;    /* image of the first name printed: IL
+                                        style scopes TypeDefs of other images */
 };
 
 static int put_type(struct fmt *f, const mdt_type *t);
+
+static int too_long(void)
+{
+    return mdt__fail_simple(MDT_EBADIMAGE, "name longer than %zu bytes (TypeSpecs expanding "
+                                           "into each other?)", MAX_NAME_LEN);
+}
+
+/* Scratch space for decoded TypeSpecs, made on first use. */
+static void *scratch(struct fmt *f)
+{
+    if (!f->tmp)
+        f->tmp = talloc_new(NULL);
+    return f->tmp;
+}
 static int put_token(struct fmt *f, const struct mdt_image *img, uint32_t token, int kind);
 static int put_method_sig(struct fmt *f, const mdt_method_sig *m);
 
@@ -104,26 +256,26 @@ static void put_simple(struct fmt *f, const char *name, size_t len)
             if (p == name + len)
                 len = (size_t)(tick - name);
         }
-        sb_add(&f->out, name, len);
+        w_add(&f->out, name, len);
         return;
     }
     if (f->style == MDT_STYLE_REFLECTION) {
         for (size_t i = 0; i < len; i++) {
             if (strchr("\\,+&*[]", name[i]))
-                sb_addc(&f->out, '\\');
-            sb_addc(&f->out, name[i]);
+                w_addc(&f->out, '\\');
+            w_addc(&f->out, name[i]);
         }
         return;
     }
-    sb_add(&f->out, name, len);
+    w_add(&f->out, name, len);
 }
 
 static void put_segment(struct fmt *f, const char *ns, size_t nslen, const char *name,
                         size_t len, bool outermost)
 {
     if (nslen && outermost && !(f->flags & MDT_NAME_FRIENDLY)) {
-        sb_add(&f->out, ns, nslen);
-        sb_addc(&f->out, '.');
+        w_add(&f->out, ns, nslen);
+        w_addc(&f->out, '.');
     }
     put_simple(f, name, len);
 }
@@ -148,12 +300,151 @@ int mdt_typedef_enclosing(const mdt_image *img, uint32_t token, uint32_t *enclos
     return 0;
 }
 
+bool mdt__type_is(const struct mdt_image *img, uint32_t token, const char *ns, const char *name)
+{
+    unsigned table = MDT_TOKEN_TABLE(token);
+    mdt_row r;
+    const char *n, *s;
+    if (table != MDT_TABLE_TypeDef && table != MDT_TABLE_TypeRef)
+        return false;
+    if (mdt_row_get(&r, img, table, MDT_TOKEN_RID(token)) ||
+        mdt_row_string(&r, table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeName
+                                                      : MDT_COL_TypeRef_TypeName, &n, NULL) ||
+        mdt_row_string(&r, table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeNamespace
+                                                      : MDT_COL_TypeRef_TypeNamespace, &s, NULL)) {
+        mdt_clear_error();
+        return false;
+    }
+    if (strcmp(n, name) || strcmp(s, ns))
+        return false;
+    if (table == MDT_TABLE_TypeRef) { /* not nested in another TypeRef */
+        uint32_t scope;
+        return mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope) == 0 &&
+               MDT_TOKEN_TABLE(scope) != MDT_TABLE_TypeRef;
+    }
+    uint32_t enc;
+    return mdt_typedef_enclosing(img, token, &enc) == 0 && enc == 0;
+}
+
+/* One '+'-separated segment of a reflection name, unescaped, into buf. */
+static size_t unescape_segment(const char *s, size_t len, size_t *pos, char *buf, size_t cap)
+{
+    size_t o = 0;
+    bool over = false;
+    while (*pos < len && s[*pos] != '+') {
+        if (s[*pos] == '\\' && *pos + 1 < len)
+            (*pos)++;
+        if (o + 1 < cap)
+            buf[o++] = s[*pos];
+        else
+            over = true;
+        (*pos)++;
+    }
+    buf[o] = '\0';
+    return over ? SIZE_MAX : o; /* no TypeDef name is that long */
+}
+
+int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint32_t *token)
+{
+    char seg[1024];
+    size_t pos = 0;
+    uint32_t cur = 0, n = mdt_table_rows(img, MDT_TABLE_TypeDef);
+    for (unsigned level = 0; level < MAX_NEST; level++) {
+        size_t sl = unescape_segment(name, len, &pos, seg, sizeof seg);
+        uint32_t found = 0;
+        for (uint32_t i = 1; i <= n && !found && sl != SIZE_MAX; i++) {
+            mdt_row r;
+            const char *rn, *rs;
+            size_t rnl, rsl;
+            uint32_t enc;
+            if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, i) ||
+                mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &rn, &rnl) ||
+                mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &rs, &rsl))
+                continue;
+            /* "ns.name", or "name" for an empty namespace, must be the segment. */
+            if (rsl ? !(rsl + 1 + rnl == sl && !memcmp(seg, rs, rsl) && seg[rsl] == '.' &&
+                        !memcmp(seg + rsl + 1, rn, rnl))
+                    : !(rnl == sl && !memcmp(seg, rn, rnl)))
+                continue;
+            if (mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, i), &enc) == 0 &&
+                enc == cur)
+                found = MDT_TOKEN(MDT_TABLE_TypeDef, i);
+        }
+        mdt_clear_error();
+        if (!found)
+            break;
+        cur = found;
+        if (pos >= len) {
+            *token = cur;
+            return 0;
+        }
+        pos++; /* the '+' */
+    }
+    return mdt__fail_simple(MDT_ENOTFOUND, "no TypeDef named %.*s", (int)(len > 200 ? 200 : len),
+                            name);
+}
+
 static const char *nest_sep(const struct fmt *f)
 {
     return f->style == MDT_STYLE_IL ? "/" : "+";
 }
 
+/* The cache slot for a TypeDef or TypeRef of img, or NULL. */
+static struct cached *cache_slot(struct fmt *f, const struct mdt_image *img, uint32_t token)
+{
+    mdt_name_cache *c = f->cache;
+    uint32_t rid = token & 0xFFFFFF;
+    if (!c || c->img != img)
+        return NULL;
+    if (token >> 24 == MDT_TABLE_TypeDef)
+        return rid && rid <= c->ntd ? &c->td[rid] : NULL;
+    return rid && rid <= c->ntr ? &c->tr[rid] : NULL;
+}
+
+/* Keep what was printed since `start` as the slot's name. */
+static void cache_store(struct fmt *f, struct cached *slot, size_t start)
+{
+    if (!slot || f->out.failed || f->out.len - start > UINT32_MAX)
+        return;
+    char *s = talloc_strndup(f->cache, f->out.buf + start, f->out.len - start);
+    if (s) {
+        slot->s = s;
+        slot->len = (uint32_t)(f->out.len - start);
+    }
+}
+
+static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint32_t token);
+static int put_typeref_uncached(struct fmt *f, const struct mdt_image *img, uint32_t token);
+
 static int put_typedef(struct fmt *f, const struct mdt_image *img, uint32_t token)
+{
+    struct cached *slot = cache_slot(f, img, token);
+    size_t start = f->out.len;
+    int e;
+    if (slot && slot->s) {
+        w_add(&f->out, slot->s, slot->len);
+        return 0;
+    }
+    if (!(e = put_typedef_uncached(f, img, token)))
+        cache_store(f, slot, start);
+    return e;
+}
+
+static int put_typeref(struct fmt *f, const struct mdt_image *img, uint32_t token)
+{
+    struct cached *slot = cache_slot(f, img, token);
+    size_t start = f->out.len;
+    int e;
+    if (slot && slot->s) {
+        w_add(&f->out, slot->s, slot->len);
+        return 0;
+    }
+    if (!(e = put_typeref_uncached(f, img, token)))
+        cache_store(f, slot, start);
+    return e;
+}
+
+static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint32_t token)
 {
     uint32_t chain[MAX_NEST];
     unsigned n = 0;
@@ -173,6 +464,15 @@ static int put_typedef(struct fmt *f, const struct mdt_image *img, uint32_t toke
         if (t >> 24 != MDT_TABLE_TypeDef)
             t = 0;
     }
+    if (f->style == MDT_STYLE_IL && f->home && f->home != img) {
+        /* A runtime instantiation mixes modules: say where this one is. */
+        mdt_identity id;
+        if (mdt_assembly_identity(img, &id) == 0)
+            w_addf(&f->out, "[%s]", id.name);
+        else
+            w_addf(&f->out, "[.module %s]", mdt_image_name(img));
+        mdt_clear_error();
+    }
     for (unsigned i = n; i-- > 0;) {
         mdt_row r;
         const char *name, *ns;
@@ -183,7 +483,7 @@ static int put_typedef(struct fmt *f, const struct mdt_image *img, uint32_t toke
             return e;
         put_segment(f, ns, nslen, name, len, i == n - 1);
         if (i)
-            sb_adds(&f->out, nest_sep(f));
+            w_adds(&f->out, nest_sep(f));
     }
     return 0;
 }
@@ -199,26 +499,27 @@ static int put_il_scope(struct fmt *f, const struct mdt_image *img, uint32_t sco
         if ((e = mdt_row_get(&r, img, MDT_TABLE_AssemblyRef, scope & 0xFFFFFF)) ||
             (e = mdt_row_string(&r, MDT_COL_AssemblyRef_Name, &name, NULL)))
             return e;
-        sb_addf(&f->out, "[%s]", name);
+        w_addf(&f->out, "[%s]", name);
         return 0;
     case MDT_TABLE_ModuleRef:
         if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, scope & 0xFFFFFF)) ||
             (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
             return e;
-        sb_addf(&f->out, "[.module %s]", name);
+        w_addf(&f->out, "[.module %s]", name);
         return 0;
     default:
         return 0;
     }
 }
 
-static int put_typeref(struct fmt *f, const struct mdt_image *img, uint32_t token)
+static int put_typeref_uncached(struct fmt *f, const struct mdt_image *img, uint32_t token)
 {
     uint32_t chain[MAX_NEST], scope = 0;
+    mdt_row rows[MAX_NEST];
     unsigned n = 0;
     int e;
     for (uint32_t t = token; t >> 24 == MDT_TABLE_TypeRef && (t & 0xFFFFFF);) {
-        mdt_row r;
+        mdt_row *r = &rows[n];
         for (unsigned i = 0; i < n; i++)
             if (chain[i] == t)
                 return bad(img, "TypeRef", t & 0xFFFFFF,
@@ -229,24 +530,22 @@ static int put_typeref(struct fmt *f, const struct mdt_image *img, uint32_t toke
                        "resolution scopes nested deeper than %u (TypeRef %u)", MAX_NEST,
                        token & 0xFFFFFF);
         chain[n++] = t;
-        if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeRef, t & 0xFFFFFF)) ||
-            (e = mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope)))
+        if ((e = mdt_row_get(r, img, MDT_TABLE_TypeRef, t & 0xFFFFFF)) ||
+            (e = mdt_row_token(r, MDT_COL_TypeRef_ResolutionScope, &scope)))
             return e;
         t = scope;
     }
     if (f->style == MDT_STYLE_IL && (e = put_il_scope(f, img, scope)))
         return e;
     for (unsigned i = n; i-- > 0;) {
-        mdt_row r;
         const char *name, *ns;
         size_t len, nslen;
-        if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeRef, chain[i] & 0xFFFFFF)) ||
-            (e = mdt_row_string(&r, MDT_COL_TypeRef_TypeName, &name, &len)) ||
-            (e = mdt_row_string(&r, MDT_COL_TypeRef_TypeNamespace, &ns, &nslen)))
+        if ((e = mdt_row_string(&rows[i], MDT_COL_TypeRef_TypeName, &name, &len)) ||
+            (e = mdt_row_string(&rows[i], MDT_COL_TypeRef_TypeNamespace, &ns, &nslen)))
             return e;
         put_segment(f, ns, nslen, name, len, i == n - 1);
         if (i)
-            sb_adds(&f->out, nest_sep(f));
+            w_adds(&f->out, nest_sep(f));
     }
     return 0;
 }
@@ -263,7 +562,14 @@ static int put_typespec(struct fmt *f, const struct mdt_image *img, uint32_t tok
     if (f->ts_depth == MAX_TYPESPEC)
         return bad(img, "TypeSpec", token & 0xFFFFFF, "TypeSpecs nested deeper than %u (%u)",
                    MAX_TYPESPEC, token & 0xFFFFFF);
-    if ((e = mdt_sig_of_token(f->tmp, &s, img, token)))
+    /* A TypeSpec tree goes on the stack; only a huge one needs the heap. */
+    uint64_t arena[256];
+    if ((e = mdt_sig_of_token_buf(arena, sizeof arena, &s, img, token)) == MDT_ENOMEM) {
+        if (!scratch(f))
+            return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+        e = mdt_sig_of_token(f->tmp, &s, img, token);
+    }
+    if (e)
         return e;
     f->ts_img[f->ts_depth] = img;
     f->ts_stack[f->ts_depth++] = token;
@@ -276,11 +582,13 @@ static int put_typespec(struct fmt *f, const struct mdt_image *img, uint32_t tok
  * 0 prints none. */
 static int put_token(struct fmt *f, const struct mdt_image *img, uint32_t token, int kind)
 {
+    if (!f->home)
+        f->home = img;
     switch (token >> 24) {
     case MDT_TABLE_TypeDef:
     case MDT_TABLE_TypeRef:
         if (f->style == MDT_STYLE_IL && kind)
-            sb_adds(&f->out, kind == MDT_ELEMENT_TYPE_VALUETYPE ? "valuetype " : "class ");
+            w_adds(&f->out, kind == MDT_ELEMENT_TYPE_VALUETYPE ? "valuetype " : "class ");
         return token >> 24 == MDT_TABLE_TypeDef ? put_typedef(f, img, token)
                                                 : put_typeref(f, img, token);
     case MDT_TABLE_TypeSpec:
@@ -321,14 +629,21 @@ static int put_generic_param(struct fmt *f, const mdt_type *t)
                     if (mdt_row_get(&r, g->img, MDT_TABLE_GenericParam, rid) == 0 &&
                         mdt_row_raw(&r, MDT_COL_GenericParam_Number) == t->number &&
                         mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, NULL) == 0) {
-                        sb_adds(&f->out, name);
+                        w_adds(&f->out, name);
                         return 0;
                     }
                 }
             }
         }
     }
-    sb_addf(&f->out, "%s%u", method ? "!!" : "!", t->number);
+    char num[16];
+    int n = 0;
+    uint32_t v = t->number;
+    do
+        num[sizeof num - 1 - n++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    w_adds(&f->out, method ? "!!" : "!");
+    w_add(&f->out, num + sizeof num - n, (size_t)n);
     return 0;
 }
 
@@ -336,41 +651,41 @@ static void put_array_shape(struct fmt *f, const mdt_array_shape *s)
 {
     if (f->style == MDT_STYLE_REFLECTION) {
         if (s->rank == 1)
-            sb_adds(&f->out, "[*]");
+            w_adds(&f->out, "[*]");
         else {
-            sb_addc(&f->out, '[');
+            w_addc(&f->out, '[');
             for (uint32_t i = 1; i < s->rank; i++)
-                sb_addc(&f->out, ',');
-            sb_addc(&f->out, ']');
+                w_addc(&f->out, ',');
+            w_addc(&f->out, ']');
         }
         return;
     }
-    sb_addc(&f->out, '[');
+    w_addc(&f->out, '[');
     if (s->rank == 1 && s->nsizes == 0 && s->nlobounds == 0 && f->style == MDT_STYLE_FULL)
-        sb_addc(&f->out, '*');
+        w_addc(&f->out, '*');
     for (uint32_t i = 0; i < s->rank; i++) {
         bool has_size = i < s->nsizes, has_lo = i < s->nlobounds;
         if (i)
-            sb_addc(&f->out, ',');
+            w_addc(&f->out, ',');
         if (has_lo && has_size)
-            sb_addf(&f->out, "%d...%lld", s->lobounds[i],
+            w_addf(&f->out, "%d...%lld", s->lobounds[i],
                     (long long)s->lobounds[i] + (long long)s->sizes[i] - 1);
         else if (has_lo)
-            sb_addf(&f->out, "%d...", s->lobounds[i]);
+            w_addf(&f->out, "%d...", s->lobounds[i]);
         else if (has_size)
-            sb_addf(&f->out, "%u", s->sizes[i]);
+            w_addf(&f->out, "%u", s->sizes[i]);
         else if (s->rank == 1 && f->style == MDT_STYLE_IL)
-            sb_adds(&f->out, "...");
+            w_adds(&f->out, "...");
     }
-    sb_addc(&f->out, ']');
+    w_addc(&f->out, ']');
     if (f->style == MDT_STYLE_FULL && (s->nsizes > s->rank || s->nlobounds > s->rank)) {
-        sb_adds(&f->out, "{sizes=");
+        w_adds(&f->out, "{sizes=");
         for (uint32_t i = 0; i < s->nsizes; i++)
-            sb_addf(&f->out, "%s%u", i ? "," : "", s->sizes[i]);
-        sb_adds(&f->out, ";lo=");
+            w_addf(&f->out, "%s%u", i ? "," : "", s->sizes[i]);
+        w_adds(&f->out, ";lo=");
         for (uint32_t i = 0; i < s->nlobounds; i++)
-            sb_addf(&f->out, "%s%d", i ? "," : "", s->lobounds[i]);
-        sb_addc(&f->out, '}');
+            w_addf(&f->out, "%s%d", i ? "," : "", s->lobounds[i]);
+        w_addc(&f->out, '}');
     }
 }
 
@@ -407,15 +722,15 @@ static int put_params(struct fmt *f, const mdt_method_sig *m, const char *sep)
     int e = 0;
     for (uint32_t i = 0; i < m->nparams && !e; i++) {
         if (i)
-            sb_adds(&f->out, sep);
+            w_adds(&f->out, sep);
         if (i == m->sentinel) {
-            sb_adds(&f->out, "...");
-            sb_adds(&f->out, sep);
+            w_adds(&f->out, "...");
+            w_adds(&f->out, sep);
         }
         e = put_type(f, m->params[i]);
     }
     if (!e && m->sentinel != UINT32_MAX && m->sentinel >= m->nparams)
-        sb_adds(&f->out, m->nparams ? ",..." : "...");
+        w_adds(&f->out, m->nparams ? ",..." : "...");
     return e;
 }
 
@@ -425,40 +740,40 @@ static int put_fnptr(struct fmt *f, const mdt_method_sig *m)
     const char *w;
     int e;
     if (f->style == MDT_STYLE_REFLECTION) {
-        sb_adds(&f->out, "System.IntPtr");
+        w_adds(&f->out, "System.IntPtr");
         return 0;
     }
     if (f->style == MDT_STYLE_IL) {
-        sb_adds(&f->out, "method ");
+        w_adds(&f->out, "method ");
         if (m->callconv & MDT_CC_HASTHIS)
-            sb_adds(&f->out, "instance ");
+            w_adds(&f->out, "instance ");
         if (m->callconv & MDT_CC_EXPLICITTHIS)
-            sb_adds(&f->out, "explicit ");
+            w_adds(&f->out, "explicit ");
         if ((w = cc_word_il(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
-            sb_addf(&f->out, "%s ", w);
+            w_addf(&f->out, "%s ", w);
         if ((e = put_type(f, m->ret)))
             return e;
-        sb_adds(&f->out, " *(");
+        w_adds(&f->out, " *(");
         if ((e = put_params(f, m, ", ")))
             return e;
-        sb_addc(&f->out, ')');
+        w_addc(&f->out, ')');
         return 0;
     }
-    sb_adds(&f->out, "delegate*");
+    w_adds(&f->out, "delegate*");
     if (m->callconv & MDT_CC_HASTHIS)
-        sb_adds(&f->out, " instance");
+        w_adds(&f->out, " instance");
     if (m->callconv & MDT_CC_EXPLICITTHIS)
-        sb_adds(&f->out, " explicit");
+        w_adds(&f->out, " explicit");
     if ((w = cc_word(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
-        sb_addf(&f->out, " %s", w);
-    sb_addc(&f->out, '<');
+        w_addf(&f->out, " %s", w);
+    w_addc(&f->out, '<');
     if ((e = put_params(f, m, ",")))
         return e;
     if (m->nparams || m->sentinel != UINT32_MAX)
-        sb_addc(&f->out, ',');
+        w_addc(&f->out, ',');
     if ((e = put_type(f, m->ret)))
         return e;
-    sb_addc(&f->out, '>');
+    w_addc(&f->out, '>');
     return 0;
 }
 
@@ -468,10 +783,10 @@ static int put_mods(struct fmt *f, const mdt_type *t)
         return 0;
     for (uint16_t i = 0; i < t->nmods; i++) {
         int e;
-        sb_adds(&f->out, t->mods[i].required ? " modreq(" : " modopt(");
+        w_adds(&f->out, t->mods[i].required ? " modreq(" : " modopt(");
         if ((e = put_token(f, t->img, t->mods[i].token, f->style == MDT_STYLE_IL ? 0 : 0)))
             return e;
-        sb_addc(&f->out, ')');
+        w_addc(&f->out, ')');
     }
     return 0;
 }
@@ -481,11 +796,13 @@ static int put_type(struct fmt *f, const mdt_type *t)
     int e = 0;
     if (!t)
         return mdt__fail_simple(MDT_EINVAL, "NULL type");
+    if (f->out.failed) /* stop expanding once the name cannot be built */
+        return f->out.too_long ? too_long() : 0; /* finish() reports it */
     if (++f->depth > 4 * MDT_SIG_MAX_DEPTH) {
         f->depth--;
         return mdt__fail_simple(MDT_EBADIMAGE, "type nested too deeply to print");
     }
-    const char *prim = prim_name(f->style, f->flags, t->kind);
+    const char *prim;
     switch (t->kind) {
     case MDT_ELEMENT_TYPE_CLASS:
     case MDT_ELEMENT_TYPE_VALUETYPE:
@@ -495,7 +812,7 @@ static int put_type(struct fmt *f, const mdt_type *t)
     case MDT_ELEMENT_TYPE_BYREF:
     case MDT_ELEMENT_TYPE_SZARRAY:
         if (!(e = put_type(f, t->elem)))
-            sb_adds(&f->out, t->kind == MDT_ELEMENT_TYPE_PTR     ? "*"
+            w_adds(&f->out, t->kind == MDT_ELEMENT_TYPE_PTR     ? "*"
                              : t->kind == MDT_ELEMENT_TYPE_BYREF ? "&"
                                                                  : "[]");
         break;
@@ -513,27 +830,27 @@ static int put_type(struct fmt *f, const mdt_type *t)
         const char *sep = f->style == MDT_STYLE_IL ? ", " : ",";
         if ((e = put_token(f, t->elem->img, t->elem->token, t->elem->kind)))
             break;
-        sb_adds(&f->out, open);
+        w_adds(&f->out, open);
         for (uint32_t i = 0; i < t->nargs && !e; i++) {
             if (i)
-                sb_adds(&f->out, sep);
+                w_adds(&f->out, sep);
             e = put_type(f, t->args[i]);
         }
-        sb_adds(&f->out, close);
+        w_adds(&f->out, close);
         break;
     }
     case MDT_ELEMENT_TYPE_FNPTR:
         e = put_fnptr(f, t->method);
         break;
     case MDT_ELEMENT_TYPE_INTERNAL:
-        sb_addf(&f->out, "<internal 0x%llx>", (unsigned long long)t->internal);
+        w_addf(&f->out, "<internal 0x%llx>", (unsigned long long)t->internal);
         break;
     case MDT_ELEMENT_TYPE_CANON:
-        sb_adds(&f->out, (f->flags & MDT_NAME_FRIENDLY) ? "__Canon" : "System.__Canon");
+        w_adds(&f->out, (f->flags & MDT_NAME_FRIENDLY) ? "__Canon" : "System.__Canon");
         break;
     default:
-        if (prim)
-            sb_adds(&f->out, prim);
+        if ((prim = prim_name(f->style, f->flags, t->kind)))
+            w_adds(&f->out, prim);
         else
             e = mdt__fail_simple(MDT_EINVAL, "element type 0x%02x has no name", t->kind);
     }
@@ -549,97 +866,174 @@ static int put_method_sig(struct fmt *f, const mdt_method_sig *m)
     const char *w;
     int e;
     if (m->callconv & MDT_CC_HASTHIS)
-        sb_adds(&f->out, "instance ");
+        w_adds(&f->out, "instance ");
     if (m->callconv & MDT_CC_EXPLICITTHIS)
-        sb_adds(&f->out, "explicit ");
+        w_adds(&f->out, "explicit ");
     if ((m->callconv & MDT_CC_MASK) != MDT_CC_PROPERTY &&
         (w = (f->style == MDT_STYLE_IL ? cc_word_il : cc_word)(m->callconv & MDT_CC_MASK, buf,
                                                                 sizeof buf)))
-        sb_addf(&f->out, "%s ", w);
+        w_addf(&f->out, "%s ", w);
     if (m->callconv & MDT_CC_GENERIC)
-        sb_addf(&f->out, "generic<%u> ", m->gen_count);
+        w_addf(&f->out, "generic<%u> ", m->gen_count);
     if ((e = put_type(f, m->ret)))
         return e;
-    sb_addc(&f->out, '(');
+    w_addc(&f->out, '(');
     if ((e = put_params(f, m, ",")))
         return e;
-    sb_addc(&f->out, ')');
+    w_addc(&f->out, ')');
     return 0;
 }
 
 /* --- entry points --- */
 
-static void init(struct fmt *f, void *mem_ctx, const mdt_name_opts *o)
+#define STACK_OUT 512 /* most names fit: one allocation, of the exact size */
+
+static void init(struct fmt *f, char *buf, size_t cap, void *mem_ctx, const mdt_name_opts *o)
 {
-    memset(f, 0, sizeof *f);
-    f->tmp = talloc_new(NULL);
-    sb_init(&f->out, mem_ctx);
-    if (o) {
-        f->style = o->style;
-        f->flags = o->flags;
-        f->g = o->gctx;
-    }
+    f->out.buf = buf;
+    f->out.cap = cap;
+    f->out.len = 0;
+    f->out.ctx = mem_ctx;
+    f->out.heap = false;
+    f->out.failed = 0;
+    f->out.too_long = 0;
+    buf[0] = '\0';
+    f->tmp = NULL;
+    f->style = o ? o->style : MDT_STYLE_FULL;
+    f->flags = o ? o->flags : 0;
+    f->g = o ? o->gctx : NULL;
+    f->cache = o && o->cache && o->cache->style == f->style && o->cache->flags == f->flags &&
+                       f->style != MDT_STYLE_IL
+                   ? o->cache
+                   : NULL;
+    f->ts_depth = 0;
+    f->depth = 0;
+    f->home = NULL;
 }
 
+/* talloc front end: the name under mem_ctx. */
 static int finish(struct fmt *f, int e, char **out)
 {
     talloc_free(f->tmp);
+    if (!e && f->out.failed)
+        e = f->out.too_long ? too_long()
+                            : mdt__fail_simple(MDT_ENOMEM, "out of memory building a name");
     if (e) {
-        sb_discard(&f->out);
+        if (f->out.heap)
+            talloc_free(f->out.buf);
         return e;
     }
-    return sb_finish(&f->out, out);
+    if (f->out.heap) {
+        *out = f->out.buf;
+        return 0;
+    }
+    if (!(*out = talloc_memdup(f->out.ctx, f->out.buf, f->out.len + 1)))
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory building a name");
+    talloc_set_name_const(*out, "char");
+    return 0;
 }
+
+/* Buffer front end: the name in the caller's buffer. */
+static int finish_buf(struct fmt *f, int e, size_t *len)
+{
+    talloc_free(f->tmp);
+    if (len)
+        *len = f->out.len;
+    if (!e && f->out.failed)
+        e = mdt__fail_simple(MDT_ETRUNC, "name longer than the %zu-byte buffer", f->out.cap);
+    return e;
+}
+
+static int sig_body(struct fmt *f, const mdt_sig *s)
+{
+    int e = 0;
+    switch (s->kind) {
+    case MDT_SIG_METHOD:
+    case MDT_SIG_PROPERTY:
+        return put_method_sig(f, s->method);
+    case MDT_SIG_FIELD:
+    case MDT_SIG_TYPESPEC:
+        return put_type(f, s->type);
+    case MDT_SIG_LOCALS:
+        w_addc(&f->out, '(');
+        for (uint32_t i = 0; i < s->locals->count && !e; i++) {
+            if (i)
+                w_addc(&f->out, ',');
+            e = put_type(f, s->locals->locals[i].type);
+            if (s->locals->locals[i].pinned && f->style != MDT_STYLE_REFLECTION)
+                w_adds(&f->out, " pinned");
+        }
+        w_addc(&f->out, ')');
+        return e;
+    case MDT_SIG_METHODSPEC:
+        w_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? '[' : '<');
+        for (uint32_t i = 0; i < s->nargs && !e; i++) {
+            if (i)
+                w_adds(&f->out, f->style == MDT_STYLE_IL ? ", " : ",");
+            e = put_type(f, s->args[i]);
+        }
+        w_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? ']' : '>');
+        return e;
+    default:
+        return mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", s->kind);
+    }
+}
+
+static int token_body(struct fmt *f, const mdt_image *img, uint32_t token);
 
 int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_opts *o)
 {
     struct fmt f;
-    init(&f, mem_ctx, o);
-    if (!f.tmp)
-        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    char buf[STACK_OUT];
+    init(&f, buf, sizeof buf, mem_ctx, o);
     return finish(&f, put_type(&f, t), out);
 }
 
 int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *s, const mdt_name_opts *o)
 {
     struct fmt f;
-    int e = 0;
-    init(&f, mem_ctx, o);
-    if (!f.tmp)
-        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
-    switch (s->kind) {
-    case MDT_SIG_METHOD:
-    case MDT_SIG_PROPERTY:
-        e = put_method_sig(&f, s->method);
-        break;
-    case MDT_SIG_FIELD:
-    case MDT_SIG_TYPESPEC:
-        e = put_type(&f, s->type);
-        break;
-    case MDT_SIG_LOCALS:
-        sb_addc(&f.out, '(');
-        for (uint32_t i = 0; i < s->locals->count && !e; i++) {
-            if (i)
-                sb_addc(&f.out, ',');
-            e = put_type(&f, s->locals->locals[i].type);
-            if (s->locals->locals[i].pinned && f.style != MDT_STYLE_REFLECTION)
-                sb_adds(&f.out, " pinned");
-        }
-        sb_addc(&f.out, ')');
-        break;
-    case MDT_SIG_METHODSPEC:
-        sb_addc(&f.out, f.style == MDT_STYLE_REFLECTION ? '[' : '<');
-        for (uint32_t i = 0; i < s->nargs && !e; i++) {
-            if (i)
-                sb_addc(&f.out, ',');
-            e = put_type(&f, s->args[i]);
-        }
-        sb_addc(&f.out, f.style == MDT_STYLE_REFLECTION ? ']' : '>');
-        break;
-    default:
-        e = mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", s->kind);
-    }
-    return finish(&f, e, out);
+    char buf[STACK_OUT];
+    init(&f, buf, sizeof buf, mem_ctx, o);
+    return finish(&f, sig_body(&f, s), out);
+}
+
+int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
+                   const mdt_name_opts *o)
+{
+    struct fmt f;
+    char buf[STACK_OUT];
+    init(&f, buf, sizeof buf, mem_ctx, o);
+    return finish(&f, token_body(&f, img, token), out);
+}
+
+int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
+                      const mdt_name_opts *o)
+{
+    struct fmt f;
+    if (!buf || !size)
+        return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    init(&f, buf, size, NULL, o);
+    return finish_buf(&f, put_type(&f, t), len);
+}
+
+int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *s,
+                     const mdt_name_opts *o)
+{
+    struct fmt f;
+    if (!buf || !size)
+        return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    init(&f, buf, size, NULL, o);
+    return finish_buf(&f, sig_body(&f, s), len);
+}
+
+int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img,
+                       uint32_t token, const mdt_name_opts *o)
+{
+    struct fmt f;
+    if (!buf || !size)
+        return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    init(&f, buf, size, NULL, o);
+    return finish_buf(&f, token_body(&f, img, token), len);
 }
 
 /* The TypeDef whose FieldList/MethodList range holds logical position pos. */
@@ -747,7 +1141,7 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
             if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, parent & 0xFFFFFF)) ||
                 (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &mod, NULL)))
                 return e;
-            sb_addf(&f->out, "[module %s]", mod);
+            w_addf(&f->out, "[module %s]", mod);
             break;
         }
         case MDT_TABLE_MethodDef: { /* vararg call site: the method's owner */
@@ -763,9 +1157,9 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
         }
         if (e)
             return e;
-        sb_adds(&f->out, "::");
+        w_adds(&f->out, "::");
     }
-    sb_adds(&f->out, name);
+    w_adds(&f->out, name);
     return 0;
 }
 
@@ -810,16 +1204,24 @@ static int put_member(struct fmt *f, const struct mdt_image *img, uint32_t token
         if ((e = mdt_row_token(&r, MDT_COL_MethodSpec_Method, &method)))
             return e;
         if ((method & 0xFFFFFF) == 0)
-            return bad(img, "MethodSpec", rid, "MethodSpec %u has a nil method%s", rid, 0);
-        if ((e = put_member(f, img, method)) || (e = mdt_sig_of_token(f->tmp, &s, img, token)))
+            return bad(img, "MethodSpec", rid, "MethodSpec %u has a nil method (row %u)", rid, rid);
+        uint64_t arena[256];
+        if ((e = put_member(f, img, method)))
             return e;
-        sb_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? '[' : '<');
+        if ((e = mdt_sig_of_token_buf(arena, sizeof arena, &s, img, token)) == MDT_ENOMEM) {
+            if (!scratch(f))
+                return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+            e = mdt_sig_of_token(f->tmp, &s, img, token);
+        }
+        if (e)
+            return e;
+        w_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? '[' : '<');
         for (uint32_t i = 0; i < s.nargs && !e; i++) {
             if (i)
-                sb_addc(&f->out, ',');
+                w_adds(&f->out, f->style == MDT_STYLE_IL ? ", " : ",");
             e = put_type(f, s.args[i]);
         }
-        sb_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? ']' : '>');
+        w_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? ']' : '>');
         return e;
     }
     default:
@@ -828,16 +1230,11 @@ static int put_member(struct fmt *f, const struct mdt_image *img, uint32_t token
     return put_parent_and_name(f, img, parent, name);
 }
 
-int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
-                   const mdt_name_opts *o)
+static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
 {
-    struct fmt f;
     int e = 0;
     mdt_row r;
     const char *name;
-    init(&f, mem_ctx, o);
-    if (!f.tmp)
-        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
     switch (token >> 24) {
     case MDT_TABLE_TypeDef:
     case MDT_TABLE_TypeRef:
@@ -845,7 +1242,7 @@ int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t tok
         if ((token & 0xFFFFFF) == 0 || (token & 0xFFFFFF) > mdt_table_rows(img, token >> 24))
             e = mdt_row_get(&r, img, token >> 24, token & 0xFFFFFF);
         else
-            e = put_token(&f, img, token, 0);
+            e = put_token(f, img, token, 0);
         break;
     case MDT_TABLE_MethodDef:
     case MDT_TABLE_Field:
@@ -853,27 +1250,27 @@ int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t tok
     case MDT_TABLE_MethodSpec:
     case MDT_TABLE_Property:
     case MDT_TABLE_Event:
-        e = put_member(&f, img, token);
+        e = put_member(f, img, token);
         break;
     case MDT_TABLE_ModuleRef:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, token & 0xFFFFFF)) &&
             !(e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
-            sb_addf(&f.out, "[module %s]", name);
+            w_addf(&f->out, "[module %s]", name);
         break;
     case MDT_TABLE_AssemblyRef: {
         mdt_identity id;
         char buf[512];
         if (!(e = mdt_assemblyref_identity(img, token & 0xFFFFFF, &id)))
-            sb_adds(&f.out, mdt_identity_format(buf, sizeof buf, &id));
+            w_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
     case MDT_TABLE_File:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_File, token & 0xFFFFFF)) &&
             !(e = mdt_row_string(&r, MDT_COL_File_Name, &name, NULL)))
-            sb_adds(&f.out, name);
+            w_adds(&f->out, name);
         break;
     default:
         e = mdt__fail_simple(MDT_EINVAL, "token 0x%08x has no name", token);
     }
-    return finish(&f, e, out);
+    return e;
 }

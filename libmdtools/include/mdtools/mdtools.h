@@ -10,6 +10,9 @@
 #include <mdtools/assembly.h>
 #include <mdtools/sig.h>
 #include <mdtools/names.h>
+#include <mdtools/value.h>
+#include <mdtools/attr.h>
+#include <mdtools/descriptor.h>
 #include <mdtools/modset.h>
 #include <mdtools/typeref.h>
 #include <mdtools/idmap.h>

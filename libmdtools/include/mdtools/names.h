@@ -13,6 +13,7 @@
 #ifndef MDTOOLS_NAMES_H
 #define MDTOOLS_NAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <mdtools/sig.h>
@@ -41,11 +42,25 @@ typedef struct mdt_generic_context {
     uint32_t method_owner;
 } mdt_generic_context;
 
+typedef struct mdt_name_cache mdt_name_cache;
+
 typedef struct mdt_name_opts {
     int style;                        /* enum mdt_name_style */
     unsigned flags;                   /* enum mdt_name_flags */
     const mdt_generic_context *gctx;  /* may be NULL */
+    mdt_name_cache *cache;            /* may be NULL; see mdt_name_cache_new */
 } mdt_name_opts;
+
+/* A memo of the names of one image's TypeDefs and TypeRefs in one style and
+ * set of flags, for callers that print many names of the same image (batch
+ * printers, inspectors): each TypeDef/TypeRef name is then built once, as
+ * libmono's class cache does. Used by the functions below when given in
+ * mdt_name_opts with a matching image, style and flags, ignored otherwise
+ * (and for IL names, whose scopes depend on the context). Allocated under
+ * mem_ctx; it borrows img, so free it before the image. NOT thread-safe:
+ * one cache per thread. Errors: MDT_ENOMEM. */
+int mdt_name_cache_new(void *mem_ctx, mdt_name_cache **out, const mdt_image *img, int style,
+                       unsigned flags);
 
 /* A type. `opts` may be NULL (full style). */
 int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_opts *opts);
@@ -60,12 +75,30 @@ int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t tok
  * `System.Int32 modopt(X)&`, locals as `(T0,T1 pinned)`, MethodSpec as `<A,B>`. */
 int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *sig, const mdt_name_opts *opts);
 
+/* The same three into a caller's buffer of `size` bytes, NUL-terminated,
+ * *len (may be NULL) set to the name's length. Nothing is allocated except
+ * when a TypeSpec whose tree is unusually large must be expanded. Errors as
+ * above, and MDT_ETRUNC when the name needs `size` bytes or more (buf then
+ * holds a truncated prefix). */
+int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
+                      const mdt_name_opts *opts);
+int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *sig,
+                     const mdt_name_opts *opts);
+int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img, uint32_t token,
+                       const mdt_name_opts *opts);
+
 /* The TypeDef that owns a MethodDef or Field (0 for none), honouring the
  * MethodPtr/FieldPtr tables of uncompressed metadata. */
 int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *typedef_token);
 
 /* The enclosing TypeDef of a nested TypeDef, or 0 when not nested. */
 int mdt_typedef_enclosing(const mdt_image *img, uint32_t typedef_token, uint32_t *enclosing);
+
+/* The TypeDef named `name` (len bytes) in reflection syntax without an
+ * assembly part: `Ns.Outer+Inner`, arity suffixes included (`List`1`),
+ * `\` escapes honoured. A linear scan of the TypeDef table. MDT_ENOTFOUND
+ * when the image defines no such type. */
+int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint32_t *token);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,32 @@
+/* Private helpers shared by the generics layer (signatures, values,
+ * custom attributes, descriptors). */
+#ifndef MDT_GENERICS_GEN_INT_H
+#define MDT_GENERICS_GEN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mdtools/names.h>
+#include <mdtools/value.h>
+
+#include "image/image_int.h"
+#include "util/strbuf.h"
+
+/* A reader over a blob of img's #Blob heap, named `#Blob[0x<index>]` (the
+ * name is written into region_buf, which must outlive the reader), with
+ * file offsets when the blob lies inside the heap. */
+rd mdt__blob_reader(const struct mdt_image *img, char region_buf[40], const uint8_t *blob,
+                    uint32_t len, uint32_t blob_index);
+
+/* Append a value's text (value.c). */
+int mdt__put_value(sb *out, const mdt_value *v, const mdt_name_opts *opts);
+
+/* A serialized type name (reflection syntax, II.23.3) in the full style
+ * (value.c); the text as stored when it does not parse. */
+int mdt__reflection_to_full(void *mem_ctx, char **out, const char *s, size_t len);
+
+/* Is TypeDef/TypeRef `token` of img named ns.name (outermost, not nested)? */
+bool mdt__type_is(const struct mdt_image *img, uint32_t token, const char *ns, const char *name);
+
+#endif
