@@ -7,6 +7,10 @@
 # Usage: bench/typeref/run.sh [builddir]     (default: <srcdir>/build)
 # Env:   RUNS=7                 runs per program, interleaved; medians reported
 #        MONO_LIB=/usr/lib/mono/4.5
+#        CALLGRIND=1            also count the instructions of the timed work
+#                               (whole_run()) of bench_tr and bench_tr_mono
+#                               with valgrind --tool=callgrind: stable where
+#                               clocks on a shared machine are not
 set -eu
 export LC_ALL=C
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,6 +46,8 @@ done
 md_ms=$(field whole_ms <"$tmp/md.txt" | median)
 mono_ms=$(field whole_ms <"$tmp/mono.txt" | median)
 cecil_ms=$(field whole_ms <"$tmp/cecil.txt" | median)
+md_cpu=$(field cpu_ms <"$tmp/md.txt" | median)
+mono_cpu=$(field cpu_ms <"$tmp/mono.txt" | median)
 warm=$(field warm_ns <"$tmp/md.txt" | median)
 md_p=$(awk '{print $1}' "$tmp/md.proc" | median)
 mono_p=$(awk '{print $1}' "$tmp/mono.proc" | median)
@@ -51,6 +57,18 @@ echo "| measure (median of $RUNS) | mdtools | libmono | Cecil | libmono / mdtool
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 awk -v a="$md_ms" -v b="$mono_ms" -v c="$cecil_ms" 'BEGIN {
     printf "| open + resolve all TypeRefs, in-process clock (ms) | %.1f | %.1f | %.1f | %.1fx | %.1fx |\n", a, b, c, b / a, c / a }'
+awk -v a="$md_cpu" -v b="$mono_cpu" 'BEGIN {
+    printf "| open + resolve all TypeRefs, process CPU time (ms) | %.1f | %.1f | | %.1fx | |\n", a, b, b / a }'
 awk -v a="$md_p" -v b="$mono_p" -v c="$cecil_p" 'BEGIN {
     printf "| whole process, wall clock (s) | %.2f | %.2f | %.2f | %.1fx | %.1fx |\n", a, b, c, b / a, c / a }'
 echo "| warm cached resolution, mdtools (ns per TypeRef) | $warm | | | | |"
+if [ -n "${CALLGRIND:-}" ]; then
+    ir() {
+        REPEAT=0 valgrind --tool=callgrind --toggle-collect=whole_run \
+            --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+    }
+    md_ir=$(ir "$MD" "${files[@]}")
+    mono_ir=$(ir "$MONO" "${files[@]}")
+    awk -v a="$md_ir" -v b="$mono_ir" 'BEGIN {
+        printf "| open + resolve all TypeRefs, instructions (callgrind, millions) | %.1f | %.1f | | %.1fx | |\n", a / 1e6, b / 1e6, b / a }'
+fi

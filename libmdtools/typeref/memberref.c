@@ -445,7 +445,7 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     int e;
     struct tr_centry *slot = NULL;
     void *tmp;
-    if (tr_cache_export_fast(view, module, token, opts, trace, out))
+    if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
     memset(out, 0, sizeof *out);
     if ((e = rc_begin(&c, mem_ctx, trace, view, module, token, opts, &mi)))

@@ -54,15 +54,6 @@ uint32_t tr_name_hash_ci(const char *s)
     return h ^ (h >> 15);
 }
 
-static uint32_t id_hash(uintptr_t id)
-{
-    uint64_t x = (uint64_t)id;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (uint32_t)x;
-}
-
 static char *xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;
@@ -78,7 +69,7 @@ static void mod_free(struct tr_mod *m)
 {
     if (!m)
         return;
-    tr_index_free(atomic_load_explicit(&m->idx, memory_order_relaxed));
+    tr_index_free(m);
     free(m->name);
     free(m->path);
     free(m->culture);
@@ -135,6 +126,22 @@ static struct tr_mod *mod_new(const mdt_module_desc *d)
 
 /* ---- snapshots ----------------------------------------------------------- */
 
+/* Cache entries live in a calloc'ed block, aligned to a cache line inside
+ * it; the block's address is kept just before the first entry. */
+static void entries_free(struct tr_centry *e)
+{
+    if (e)
+        free(((void **)e)[-1]);
+}
+
+static void cache_free(struct tr_cache *c)
+{
+    for (unsigned k = 0; k < TR_C_TABLES; k++)
+        entries_free(atomic_load_explicit(&c->ent[k], memory_order_relaxed));
+    free(c->ar);
+    free(c);
+}
+
 static void view_free(struct mdt_modview *v)
 {
     if (!v)
@@ -142,11 +149,8 @@ static void view_free(struct mdt_modview *v)
     if (v->cache)
         for (uint32_t i = 0; i < v->n; i++) {
             struct tr_cache *c = atomic_load_explicit(&v->cache[i], memory_order_relaxed);
-            if (c) {
-                free(c->block);
-                free(c->ar);
-                free(c);
-            }
+            if (c)
+                cache_free(c);
         }
     free(v->cache);
     free(v->mods);
@@ -155,21 +159,6 @@ static void view_free(struct mdt_modview *v)
     free(v->ntab);
     free(v->nnext);
     free(v);
-}
-
-uint32_t tr_view_find(const struct mdt_modview *v, uintptr_t id)
-{
-    if (!v->idtab || !id)
-        return TR_NONE;
-    for (uint32_t i = id_hash(id) & v->idmask, n = 0; n <= v->idmask;
-         i = (i + 1) & v->idmask, n++) {
-        const struct tr_idslot *e = &v->idtab[i];
-        if (e->id == id)
-            return e->index;
-        if (!e->id)
-            return TR_NONE;
-    }
-    return TR_NONE;
 }
 
 bool tr_visible(const struct mdt_modview *v, uint32_t from, uint32_t cand)
@@ -246,7 +235,7 @@ static struct mdt_modview *view_build(mdt_modset *set)
     for (uint32_t i = 0; i < n; i++) {
         struct tr_mod *m = set->live[i];
         v->mods[i] = m;
-        uint32_t k = id_hash(m->id) & v->idmask;
+        uint32_t k = tr_id_hash(m->id) & v->idmask;
         while (v->idtab[k].id)
             k = (k + 1) & v->idmask;
         v->idtab[k] = (struct tr_idslot){m->id, i};
@@ -570,30 +559,39 @@ struct tr_cache *tr_cache_get(const struct mdt_modview *v, uint32_t mi)
     if (!c)
         return NULL;
     if (img) {
-        c->ntr = tr_rows(img, MDT_TABLE_TypeRef);
-        c->nmr = tr_rows(img, MDT_TABLE_MemberRef);
-        c->net = tr_rows(img, MDT_TABLE_ExportedType);
+        c->n[TR_C_TYPEREF] = tr_rows(img, MDT_TABLE_TypeRef);
+        c->n[TR_C_MEMBERREF] = tr_rows(img, MDT_TABLE_MemberRef);
+        c->n[TR_C_EXPORTED] = tr_rows(img, MDT_TABLE_ExportedType);
         c->nar = tr_rows(img, MDT_TABLE_AssemblyRef);
     }
     c->ar = calloc(c->nar ? c->nar : 1, sizeof *c->ar);
-    size_t total = (size_t)c->ntr + c->nmr + c->net;
-    /* calloc, not memset: pages of rows never resolved are never touched.
-     * Entries are aligned to a cache line inside the block. */
-    c->block = calloc(1, (total ? total : 1) * sizeof *c->tr + 63);
-    if (!c->block || !c->ar) {
-        free(c->block);
-        free(c->ar);
+    if (!c->ar) {
         free(c);
         return NULL;
     }
-    c->tr = (struct tr_centry *)(((uintptr_t)c->block + 63) & ~(uintptr_t)63);
-    c->mr = c->tr + c->ntr;
-    c->et = c->mr + c->nmr;
     if (atomic_compare_exchange_strong_explicit(slot, &expected, c, memory_order_acq_rel,
                                                 memory_order_acquire))
         return c;
-    free(c->block);
-    free(c->ar);
-    free(c);
+    cache_free(c);
+    return expected;
+}
+
+struct tr_centry *tr_cache_entries(struct tr_cache *c, unsigned k)
+{
+    struct tr_centry *e = atomic_load_explicit(&c->ent[k], memory_order_acquire), *expected = NULL;
+    uint32_t n = c->n[k];
+    void *block;
+    if (e)
+        return e;
+    /* calloc, not memset: pages of rows never resolved are never touched. */
+    block = calloc(1, (size_t)(n ? n : 1) * sizeof *e + 64 + sizeof(void *));
+    if (!block)
+        return NULL;
+    e = (struct tr_centry *)(((uintptr_t)block + sizeof(void *) + 63) & ~(uintptr_t)63);
+    ((void **)e)[-1] = block;
+    if (atomic_compare_exchange_strong_explicit(&c->ent[k], &expected, e, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return e;
+    free(block);
     return expected;
 }

@@ -29,10 +29,16 @@
 
 /* ---- results ------------------------------------------------------------- */
 
+/* Field by field: visited[] past nvisited is never read, and a memset of
+ * the whole struct compiles to a `rep stos` that costs more than the rest
+ * of a cached resolution. */
 void tr_res_init(struct tr_res *r)
 {
-    memset(r, 0, sizeof *r);
+    r->resolved = false;
+    r->reason = r->tier = r->flags = 0;
+    r->hops = r->nvisited = 0;
     r->module = r->where_module = r->instead_module = TR_NONE;
+    r->token = r->where_token = r->instead_token = 0;
 }
 
 static uintptr_t id_of(const struct mdt_modview *v, uint32_t mi)
@@ -42,7 +48,7 @@ static uintptr_t id_of(const struct mdt_modview *v, uint32_t mi)
 
 void tr_res_export(const struct mdt_modview *v, const struct tr_res *r, mdt_resolution *out)
 {
-    memset(out, 0, sizeof *out);
+    unsigned i;
     out->resolved = r->resolved;
     out->reason = r->reason;
     out->tier = r->tier;
@@ -51,7 +57,8 @@ void tr_res_export(const struct mdt_modview *v, const struct tr_res *r, mdt_reso
     out->nvisited = r->nvisited;
     out->module = r->resolved ? id_of(v, r->module) : 0;
     out->token = r->resolved ? r->token : 0;
-    for (unsigned i = 0; i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++)
+    memset(out->visited, 0, sizeof out->visited);
+    for (i = 0; i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++)
         out->visited[i] = id_of(v, r->visited[i]);
     out->where_module = id_of(v, r->where_module);
     out->where_token = r->where_token;
@@ -80,21 +87,18 @@ struct tr_centry *tr_cache_slot(const struct mdt_modview *v, uint32_t mi, uint32
 {
     struct tr_cache *c = tr_cache_get(v, mi);
     uint32_t rid = MDT_TOKEN_RID(token);
-    if (!c || !rid)
-        return NULL;
-    switch (MDT_TOKEN_TABLE(token)) {
-    case MDT_TABLE_TypeRef: return rid <= c->ntr ? &c->tr[rid - 1] : NULL;
-    case MDT_TABLE_MemberRef: return rid <= c->nmr ? &c->mr[rid - 1] : NULL;
-    case MDT_TABLE_ExportedType: return rid <= c->net ? &c->et[rid - 1] : NULL;
-    default: return NULL;
-    }
+    int k = tr_cache_kind(token);
+    struct tr_centry *e;
+    if (!c || k < 0 || rid - 1u >= c->n[k] || !(e = tr_cache_entries(c, (unsigned)k)))
+        return NULL; /* rid 0 wraps */
+    return &e[rid - 1];
 }
 
 bool tr_cache_read(struct tr_centry *e, struct tr_res *r)
 {
-    tr_res_init(r);
     if (!e || atomic_load_explicit(&e->state, memory_order_acquire) != 2)
         return false;
+    tr_res_init(r);
     r->resolved = e->resolved;
     r->reason = e->reason;
     r->tier = e->tier;
@@ -155,28 +159,6 @@ void tr_cache_write(struct tr_centry *e, const struct tr_res *r)
     for (unsigned i = 0; i < r->nvisited; i++)
         e->visited[i] = r->visited[i];
     atomic_store_explicit(&e->state, 2, memory_order_release);
-}
-
-/* The fast path: a cached answer for default options and no trace. */
-bool tr_cache_export_fast(const struct mdt_modview *v, uintptr_t module, uint32_t token,
-                          const mdt_resolve_opts *opts, mdt_trace **trace, mdt_resolution *out)
-{
-    uint32_t mi, rid = MDT_TOKEN_RID(token);
-    struct tr_cache *c;
-    struct tr_centry *e;
-    if (trace || !v || (opts && (opts->flags || (opts->max_hops &&
-                                                 opts->max_hops < MDT_RESOLVE_MAX_HOPS))))
-        return false;
-    if ((mi = tr_view_find(v, module)) == TR_NONE ||
-        !(c = atomic_load_explicit(&v->cache[mi], memory_order_acquire)) || !rid)
-        return false;
-    switch (MDT_TOKEN_TABLE(token)) {
-    case MDT_TABLE_TypeRef: e = rid <= c->ntr ? &c->tr[rid - 1] : NULL; break;
-    case MDT_TABLE_MemberRef: e = rid <= c->nmr ? &c->mr[rid - 1] : NULL; break;
-    case MDT_TABLE_ExportedType: e = rid <= c->net ? &c->et[rid - 1] : NULL; break;
-    default: e = NULL;
-    }
-    return e && tr_cache_export(v, e, out);
 }
 
 /* ---- trace --------------------------------------------------------------- */
@@ -255,20 +237,16 @@ static void visit(struct rc *c, uint32_t a)
         c->r.visited[c->r.nvisited++] = a;
 }
 
-static const struct tr_index *index_of(struct rc *c, uint32_t mi)
-{
-    return tr_index_get(c->v->mods[mi]);
-}
-
 /* "What was there instead" for a missing type: the first module of the view
  * (registration order) that c's module sees and that defines it. */
-static void instead_type(struct rc *c, uint32_t from, const char *ns, const char *name)
+static void instead_type(struct rc *c, uint32_t from, const struct tr_key *k)
 {
     for (uint32_t j = 0; j < c->v->n; j++) {
+        struct tr_mod *m = c->v->mods[j];
         uint32_t rid;
-        if (!tr_visible(c->v, from, j) || !c->v->mods[j]->img)
+        if (!tr_visible(c->v, from, j) || !m->img || !tr_may_define(m, k))
             continue;
-        if ((rid = tr_find_typedef(index_of(c, j), ns, name))) {
+        if ((rid = tr_find_typedef(m, k))) {
             c->r.instead_module = j;
             c->r.instead_token = MDT_TOKEN(MDT_TABLE_TypeDef, rid);
             return;
@@ -286,26 +264,28 @@ struct look {
 };
 
 /* Does manifest a define or forward ns.name (top level)? */
-static bool has_type(struct rc *c, uint32_t a, const char *ns, const char *name)
+static bool has_type(struct rc *c, uint32_t a, const struct tr_key *k)
 {
-    const struct tr_index *x;
-    if (!c->v->mods[a]->img || !(x = index_of(c, a)))
+    struct tr_mod *m = c->v->mods[a];
+    if (!m->img || !tr_may_define(m, k))
         return false;
-    return tr_find_typedef(x, ns, name) || tr_find_exported(x, ns, name);
+    return tr_find_typedef(m, k) || tr_find_exported(m, k);
 }
 
 /* The type ns.name in the module of assembly `a` that an ExportedType row
  * with a File implementation names. */
 static int via_file(struct rc *c, uint32_t a, uint32_t et, uint32_t file, uint32_t hint,
-                    const char *ns, const char *name, struct look *lk)
+                    const struct tr_key *k, struct look *lk)
 {
+    const char *ns = k->ns, *name = k->name;
     const struct mdt_image *img = c->v->mods[a]->img;
-    char fn[512] = "";
+    char fn[512];
     mdt_row r;
     const char *fname;
     uint32_t mf, rid;
-    const struct tr_index *x;
+    const struct tr_htab *x;
     uint32_t ettok = MDT_TOKEN(MDT_TABLE_ExportedType, et);
+    fn[0] = '\0'; /* filled (and read) only for a trace */
     if (c->trace)
         full_name(fn, sizeof fn, ns, name);
     if (mdt_row_get(&r, img, MDT_TABLE_File, MDT_TOKEN_RID(file)) ||
@@ -326,7 +306,7 @@ static int via_file(struct rc *c, uint32_t a, uint32_t et, uint32_t file, uint32
         NOTE(c, MDT_TRACE_STEP, mf, 0, 0, "module %s has no metadata", fname);
         return L_FAIL;
     }
-    if (!(x = index_of(c, mf)) || !(rid = tr_find_typedef(x, ns, name))) {
+    if (!(x = tr_idx_typedefs(c->v->mods[mf])) || !(rid = tr_htab_find(c->v->mods[mf], x, k))) {
         rc_fail(c, x ? MDT_RES_NO_SUCH_TYPE : MDT_RES_BAD_IMAGE, mf, 0);
         NOTE(c, MDT_TRACE_STEP, mf, ettok, 0, "module %s does not define %s", fname, fn);
         return L_FAIL;
@@ -345,25 +325,29 @@ static int via_file(struct rc *c, uint32_t a, uint32_t et, uint32_t file, uint32
 }
 
 /* Look for top-level ns.name in assembly a (manifest index). */
-static int in_assembly(struct rc *c, uint32_t a, const char *ns, const char *name, struct look *lk)
+static int in_assembly(struct rc *c, uint32_t a, const struct tr_key *k, struct look *lk)
 {
-    const struct tr_mod *m = c->v->mods[a];
-    const struct tr_index *x;
+    struct tr_mod *m = c->v->mods[a];
+    const struct tr_htab *x;
     uint32_t rid, et;
     if (!m->img) {
         rc_fail(c, MDT_RES_NO_METADATA, a, 0);
         return L_FAIL;
     }
-    if (m->bad || !(x = index_of(c, a))) {
+    if (m->bad || !(x = tr_idx_typedefs(m))) {
         rc_fail(c, MDT_RES_BAD_IMAGE, a, 0);
         return L_FAIL;
     }
-    if ((rid = tr_find_typedef(x, ns, name))) {
+    if ((rid = tr_htab_find(m, x, k))) {
         lk->mi = a;
         lk->rid = rid;
         return L_FOUND;
     }
-    if (!(et = tr_find_exported(x, ns, name)))
+    if (!(x = tr_idx_exported(m))) {
+        rc_fail(c, MDT_RES_BAD_IMAGE, a, 0);
+        return L_FAIL;
+    }
+    if (!(et = tr_htab_find(m, x, k)))
         return L_ABSENT;
     mdt_row r;
     uint32_t impl, hint;
@@ -375,7 +359,7 @@ static int in_assembly(struct rc *c, uint32_t a, const char *ns, const char *nam
     }
     hint = mdt_row_raw(&r, MDT_COL_ExportedType_TypeDefId);
     if (MDT_TOKEN_RID(impl) && MDT_TOKEN_TABLE(impl) == MDT_TABLE_File)
-        return via_file(c, a, et, impl, hint, ns, name, lk);
+        return via_file(c, a, et, impl, hint, k, lk);
     if (MDT_TOKEN_RID(impl) && MDT_TOKEN_TABLE(impl) == MDT_TABLE_AssemblyRef) {
         lk->from = a;
         lk->ref = MDT_TOKEN_RID(impl);
@@ -497,16 +481,18 @@ static int bind_candidates(const struct mdt_modview *v, uint32_t from, uint32_t 
 
 /* Bind AssemblyRef `ref` of module `from` and look for ns.name there.
  * Returns L_FOUND, L_FORWARD or L_FAIL. */
-static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const char *ns, const char *name,
+static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_key *k,
                      struct look *lk)
 {
+    const char *ns = k->ns, *name = k->name;
     const struct mdt_modview *v = c->v;
     mdt_identity id;
     struct cand cands[MAX_CANDS];
-    char an[300], fn[512] = "", idbuf[400];
+    char an[300], fn[512], idbuf[400];
     uint32_t reftok = MDT_TOKEN(MDT_TABLE_AssemblyRef, ref);
     size_t n, tried = 0;
     int first_absent = -1;
+    fn[0] = '\0'; /* filled (and read) only for a trace */
     if (c->trace)
         full_name(fn, sizeof fn, ns, name);
     if (bind_candidates(v, from, ref, cands, &n) ||
@@ -519,37 +505,37 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const char *ns, 
          mdt_identity_format(idbuf, sizeof idbuf, &id),
          id.flags & MDT_AFL_RETARGETABLE ? ", Retargetable=Yes" : "", fn);
     for (size_t i = 0; i < n; i++) {
-        struct cand *k = &cands[i];
+        struct cand *cd = &cands[i];
         int rv;
-        if (k->tier == 3 && (c->flags & MDT_RESOLVE_STRICT)) {
-            NOTE(c, MDT_TRACE_PASSED, k->mi, 0, 3, "%s: tier 3, not tried (strict)",
-                    rc_asm(c, k->mi, an, sizeof an));
+        if (cd->tier == 3 && (c->flags & MDT_RESOLVE_STRICT)) {
+            NOTE(c, MDT_TRACE_PASSED, cd->mi, 0, 3, "%s: tier 3, not tried (strict)",
+                    rc_asm(c, cd->mi, an, sizeof an));
             continue;
         }
         tried++;
-        NOTE(c, MDT_TRACE_CANDIDATE, k->mi, 0, k->tier, "candidate %s (tier %u)",
-                rc_asm(c, k->mi, an, sizeof an), k->tier);
-        if (visited(c, k->mi)) {
+        NOTE(c, MDT_TRACE_CANDIDATE, cd->mi, 0, cd->tier, "candidate %s (tier %u)",
+                rc_asm(c, cd->mi, an, sizeof an), cd->tier);
+        if (visited(c, cd->mi)) {
             rc_fail(c, MDT_RES_CYCLE, from, reftok);
-            NOTE(c, MDT_TRACE_RESULT, k->mi, 0, k->tier,
+            NOTE(c, MDT_TRACE_RESULT, cd->mi, 0, cd->tier,
                     "%s was visited before in this resolution: forwarder cycle",
-                    rc_asm(c, k->mi, an, sizeof an));
+                    rc_asm(c, cd->mi, an, sizeof an));
             return L_FAIL;
         }
-        rv = in_assembly(c, k->mi, ns, name, lk);
+        rv = in_assembly(c, cd->mi, k, lk);
         if (rv == L_ABSENT) {
             if (first_absent < 0)
-                first_absent = (int)k->mi;
-            NOTE(c, MDT_TRACE_PASSED, k->mi, 0, k->tier, "%s has no type %s",
-                    rc_asm(c, k->mi, an, sizeof an), fn);
+                first_absent = (int)cd->mi;
+            NOTE(c, MDT_TRACE_PASSED, cd->mi, 0, cd->tier, "%s has no type %s",
+                    rc_asm(c, cd->mi, an, sizeof an), fn);
             continue;
         }
-        if (k->tier > c->r.tier)
-            c->r.tier = k->tier;
-        visit(c, k->mi);
+        if (cd->tier > c->r.tier)
+            c->r.tier = cd->tier;
+        visit(c, cd->mi);
         if (rv != L_FAIL)
-            NOTE(c, MDT_TRACE_CHOSEN, k->mi, 0, k->tier, "chose %s (tier %u)",
-                    rc_asm(c, k->mi, an, sizeof an), k->tier);
+            NOTE(c, MDT_TRACE_CHOSEN, cd->mi, 0, cd->tier, "chose %s (tier %u)",
+                    rc_asm(c, cd->mi, an, sizeof an), cd->tier);
         return rv;
     }
     if (!(c->flags & MDT_RESOLVE_STRICT)) {
@@ -562,7 +548,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const char *ns, 
                 continue;
             for (size_t i = 0; i < n; i++)
                 same |= cands[i].mi == j;
-            if (same || !has_type(c, j, ns, name))
+            if (same || !has_type(c, j, k))
                 continue;
             if (chosen == TR_NONE)
                 chosen = j;
@@ -578,7 +564,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const char *ns, 
             c->r.tier = 3;
             NOTE(c, MDT_TRACE_CANDIDATE, chosen, 0, 3, "candidate %s (tier 3b: has %s)",
                     rc_asm(c, chosen, an, sizeof an), fn);
-            rv = in_assembly(c, chosen, ns, name, lk);
+            rv = in_assembly(c, chosen, k, lk);
             visit(c, chosen);
             if (rv == L_ABSENT) { /* cannot happen: has_type said yes */
                 rc_fail(c, MDT_RES_BAD_IMAGE, chosen, 0);
@@ -597,7 +583,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const char *ns, 
     if (tried) {
         rc_fail(c, MDT_RES_NO_SUCH_TYPE, first_absent >= 0 ? (uint32_t)first_absent : from,
                 first_absent >= 0 ? 0 : reftok);
-        instead_type(c, from, ns, name);
+        instead_type(c, from, k);
         NOTE(c, MDT_TRACE_RESULT, c->r.where_module, 0, 0, "no loaded %s has %s", id.name, fn);
     } else {
         rc_fail(c, MDT_RES_NOT_LOADED, from, reftok);
@@ -618,8 +604,9 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const char *ns, 
 }
 
 /* Follow forwarders from a FORWARD answer until the type is found or not. */
-static int follow(struct rc *c, struct look *lk, const char *ns, const char *name)
+static int follow(struct rc *c, struct look *lk, const struct tr_key *k)
 {
+    const char *ns = k->ns, *name = k->name;
     char an[300];
     for (;;) {
         int rv;
@@ -633,20 +620,20 @@ static int follow(struct rc *c, struct look *lk, const char *ns, const char *nam
         c->r.hops++;
         NOTE(c, MDT_TRACE_HOP, lk->from, ettok, 0, "%s forwards %s%s%s (hop %u)",
                 rc_asm(c, lk->from, an, sizeof an), ns, *ns ? "." : "", name, c->r.hops);
-        rv = bind_find(c, lk->from, lk->ref, ns, name, lk);
+        rv = bind_find(c, lk->from, lk->ref, k, lk);
         if (rv != L_FORWARD)
             return rv;
     }
 }
 
 /* Top-level ns.name through AssemblyRef `ref` of module `from`. */
-int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const char *ns, const char *name,
+int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const struct tr_key *k,
                    uint32_t *mi, uint32_t *rid)
 {
     struct look lk;
-    int rv = bind_find(c, from, ref, ns, name, &lk);
+    int rv = bind_find(c, from, ref, k, &lk);
     if (rv == L_FORWARD)
-        rv = follow(c, &lk, ns, name);
+        rv = follow(c, &lk, k);
     if (rv != L_FOUND)
         return -1;
     *mi = lk.mi;
@@ -655,36 +642,37 @@ int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const char *ns, co
 }
 
 /* Top-level ns.name in the current assembly of module mi (nil scope). */
-static int nil_scope(struct rc *c, uint32_t mi, const char *ns, const char *name, uint32_t *dmi,
+static int nil_scope(struct rc *c, uint32_t mi, const struct tr_key *k, uint32_t *dmi,
                      uint32_t *rid)
 {
     const struct mdt_modview *v = c->v;
-    const struct tr_index *x = index_of(c, mi);
+    const char *ns = k->ns, *name = k->name;
     uint32_t a = v->asm_of[mi];
     struct look lk;
-    char fn[512] = "";
+    char fn[512];
     int rv;
+    fn[0] = '\0'; /* filled (and read) only for a trace */
     if (c->trace)
         full_name(fn, sizeof fn, ns, name);
     NOTE(c, MDT_TRACE_STEP, mi, 0, 0, "nil scope: %s in this module, then this assembly", fn);
-    if (x && (*rid = tr_find_typedef(x, ns, name))) {
+    if ((*rid = tr_find_typedef(v->mods[mi], k))) {
         *dmi = mi;
         return 0;
     }
     if (a == TR_NONE) {
         rc_fail(c, MDT_RES_NO_SUCH_TYPE, mi, 0);
-        instead_type(c, mi, ns, name);
+        instead_type(c, mi, k);
         NOTE(c, MDT_TRACE_RESULT, mi, 0, 0, "module has no %s and its manifest is not loaded",
                 fn);
         return -1;
     }
     visit(c, a);
-    rv = in_assembly(c, a, ns, name, &lk);
+    rv = in_assembly(c, a, k, &lk);
     if (rv == L_FORWARD)
-        rv = follow(c, &lk, ns, name);
+        rv = follow(c, &lk, k);
     if (rv == L_ABSENT) {
         rc_fail(c, MDT_RES_NO_SUCH_TYPE, a, 0);
-        instead_type(c, mi, ns, name);
+        instead_type(c, mi, k);
         NOTE(c, MDT_TRACE_RESULT, a, 0, 0, "this assembly has no %s", fn);
         return -1;
     }
@@ -696,13 +684,16 @@ static int nil_scope(struct rc *c, uint32_t mi, const char *ns, const char *name
 }
 
 /* Walk down nested names[depth-2 .. 0] from (mi, rid). */
-static int descend(struct rc *c, struct nm *names, unsigned depth, uint32_t mi, uint32_t rid)
+static int descend(struct rc *c, const struct mdt_image *src, struct nm *names, unsigned depth,
+                   uint32_t mi, uint32_t rid)
 {
-    const struct tr_index *x = index_of(c, mi);
     for (unsigned k = depth - 1; k-- > 0;) {
-        uint32_t inner = tr_find_nested(x, rid, names[k].ns, names[k].name);
+        struct tr_key nk;
+        tr_key_init(&nk, src, names[k].ns, names[k].name);
+        uint32_t inner = tr_find_nested(c->v->mods[mi], rid, &nk);
         if (!inner) {
-            char fn[512] = "";
+            char fn[512];
+            fn[0] = '\0'; /* filled (and read) only for a trace */
             if (c->trace)
                 full_name(fn, sizeof fn, names[k].ns, names[k].name);
             rc_fail(c, MDT_RES_NO_SUCH_TYPE, mi, MDT_TOKEN(MDT_TABLE_TypeDef, rid));
@@ -756,9 +747,9 @@ void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid)
     uint32_t rows[MDT_RESOLVE_MAX_NEST];
     unsigned depth = 0;
     uint32_t scope = 0, t = rid, dmi, drid;
-    char fn[512] = "";
+    char fn[512];
+    fn[0] = '\0'; /* filled (and read) only for a trace */
     for (;;) {
-        mdt_row r;
         for (unsigned i = 0; i < depth; i++)
             if (rows[i] == t) {
                 rc_fail(c, MDT_RES_CYCLE, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t));
@@ -772,10 +763,7 @@ void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid)
                     "TypeRefs nested deeper than %u", MDT_RESOLVE_MAX_NEST);
             return;
         }
-        if (mdt_row_get(&r, img, MDT_TABLE_TypeRef, t) ||
-            mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope) ||
-            mdt_row_string(&r, MDT_COL_TypeRef_TypeName, &names[depth].name, NULL) ||
-            mdt_row_string(&r, MDT_COL_TypeRef_TypeNamespace, &names[depth].ns, NULL)) {
+        if (tr_typeref_row(img, t, &scope, &names[depth].ns, &names[depth].name)) {
             rc_fail(c, MDT_RES_BAD_IMAGE, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t));
             NOTE(c, MDT_TRACE_RESULT, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t), 0,
                     "TypeRef row %u cannot be read", t);
@@ -787,21 +775,23 @@ void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid)
         t = MDT_TOKEN_RID(scope);
     }
     const char *ns = names[depth - 1].ns, *name = names[depth - 1].name;
+    struct tr_key key;
+    tr_key_init(&key, img, ns, name);
     if (c->trace)
         full_name(fn, sizeof fn, ns, name);
     if (depth > 1)
         NOTE(c, MDT_TRACE_STEP, mi, MDT_TOKEN(MDT_TABLE_TypeRef, rows[depth - 1]), 0,
                 "nested %u deep: resolve the outermost %s first", depth - 1, fn);
     if (!MDT_TOKEN_RID(scope)) {
-        if (nil_scope(c, mi, ns, name, &dmi, &drid))
+        if (nil_scope(c, mi, &key, &dmi, &drid))
             return;
     } else {
         switch (MDT_TOKEN_TABLE(scope)) {
         case MDT_TABLE_Module:
             NOTE(c, MDT_TRACE_STEP, mi, scope, 0, "scope Module: %s in this module", fn);
-            if (!(drid = tr_find_typedef(index_of(c, mi), ns, name))) {
+            if (!(drid = tr_find_typedef(c->v->mods[mi], &key))) {
                 rc_fail(c, MDT_RES_NO_SUCH_TYPE, mi, scope);
-                instead_type(c, mi, ns, name);
+                instead_type(c, mi, &key);
                 NOTE(c, MDT_TRACE_RESULT, mi, scope, 0, "this module has no %s", fn);
                 return;
             }
@@ -810,16 +800,16 @@ void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid)
         case MDT_TABLE_ModuleRef:
             if ((dmi = rc_moduleref(c, mi, scope)) == TR_NONE)
                 return;
-            if (!(drid = tr_find_typedef(index_of(c, dmi), ns, name))) {
+            if (!(drid = tr_find_typedef(c->v->mods[dmi], &key))) {
                 rc_fail(c, MDT_RES_NO_SUCH_TYPE, dmi, 0);
-                instead_type(c, mi, ns, name);
+                instead_type(c, mi, &key);
                 NOTE(c, MDT_TRACE_RESULT, dmi, 0, 0, "module %s has no %s",
                         c->v->mods[dmi]->name, fn);
                 return;
             }
             break;
         case MDT_TABLE_AssemblyRef:
-            if (rc_assemblyref(c, mi, MDT_TOKEN_RID(scope), ns, name, &dmi, &drid))
+            if (rc_assemblyref(c, mi, MDT_TOKEN_RID(scope), &key, &dmi, &drid))
                 return;
             break;
         default:
@@ -827,7 +817,7 @@ void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid)
             return;
         }
     }
-    descend(c, names, depth, dmi, drid);
+    descend(c, img, names, depth, dmi, drid);
 }
 
 /* Resolve ExportedType rid of (manifest) module mi into c->r. */
@@ -866,23 +856,24 @@ static void resolve_exported(struct rc *c, uint32_t mi, uint32_t rid)
             break;
         t = MDT_TOKEN_RID(impl);
     }
-    const char *ns = names[depth - 1].ns, *name = names[depth - 1].name;
+    struct tr_key key;
+    tr_key_init(&key, img, names[depth - 1].ns, names[depth - 1].name);
     if (a == TR_NONE)
         a = mi;
     visit(c, a);
     if (MDT_TOKEN_RID(impl) && MDT_TOKEN_TABLE(impl) == MDT_TABLE_File) {
-        rv = via_file(c, a, rows[depth - 1], impl, hint, ns, name, &lk);
+        rv = via_file(c, a, rows[depth - 1], impl, hint, &key, &lk);
     } else if (MDT_TOKEN_RID(impl) && MDT_TOKEN_TABLE(impl) == MDT_TABLE_AssemblyRef) {
         lk.from = mi;
         lk.ref = MDT_TOKEN_RID(impl);
         lk.et = rows[depth - 1];
-        rv = follow(c, &lk, ns, name);
+        rv = follow(c, &lk, &key);
     } else {
         rc_fail(c, MDT_RES_BAD_IMAGE, mi, MDT_TOKEN(MDT_TABLE_ExportedType, rows[depth - 1]));
         return;
     }
     if (rv == L_FOUND)
-        descend(c, names, depth, lk.mi, lk.rid);
+        descend(c, img, names, depth, lk.mi, lk.rid);
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -890,9 +881,13 @@ static void resolve_exported(struct rc *c, uint32_t mi, uint32_t rid)
 int rc_begin(struct rc *c, void *mem_ctx, mdt_trace **trace, const struct mdt_modview *v,
              uintptr_t module, uint32_t token, const mdt_resolve_opts *opts, uint32_t *mi)
 {
-    memset(c, 0, sizeof *c);
-    tr_res_init(&c->r);
+    uint32_t known = *mi;
     c->v = v;
+    c->trace = NULL;
+    c->trace_out = NULL;
+    c->tcap = 0;
+    c->trace_failed = false;
+    tr_res_init(&c->r);
     c->flags = opts ? opts->flags : 0;
     c->max_hops = opts && opts->max_hops && opts->max_hops < MDT_RESOLVE_MAX_HOPS
                       ? opts->max_hops
@@ -903,7 +898,7 @@ int rc_begin(struct rc *c, void *mem_ctx, mdt_trace **trace, const struct mdt_mo
         *trace = NULL;
     if (!v)
         return mdt__fail_simple(MDT_EINVAL, "resolve: no view");
-    if ((*mi = tr_view_find(v, module)) == TR_NONE)
+    if ((*mi = known != TR_NONE ? known : tr_view_find(v, module)) == TR_NONE)
         return mdt__fail_simple(MDT_ENOTFOUND, "resolve: no module %#jx in the view",
                                 (uintmax_t)module);
     if (trace) {
@@ -986,6 +981,13 @@ int tr_resolve_type(const struct mdt_modview *v, uint32_t mi, uint32_t token, st
     return 0;
 }
 
+/* An error: *out holds no answer. */
+static int cleared(mdt_resolution *out, int e)
+{
+    memset(out, 0, sizeof *out);
+    return e;
+}
+
 int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                         const mdt_modview *view, uintptr_t module, uint32_t token,
                         const mdt_resolve_opts *opts)
@@ -994,20 +996,21 @@ int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     uint32_t mi;
     int e;
     struct tr_centry *slot = NULL;
-    if (tr_cache_export_fast(view, module, token, opts, trace, out))
+    if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
-    memset(out, 0, sizeof *out);
+    /* From here on every answer goes through tr_res_export, which writes
+     * every field of *out; errors clear it here. */
     if ((e = rc_begin(&c, mem_ctx, trace, view, module, token, opts, &mi)))
-        return e;
+        return cleared(out, e);
     if (MDT_TOKEN_TABLE(token) == MDT_TABLE_TypeDef) {
         if ((e = check_rid(view, mi, token, MDT_TABLE_TypeDef)))
-            return rc_error(&c, e);
+            return cleared(out, rc_error(&c, e));
         found(&c, mi, MDT_TOKEN_RID(token));
         rc_end(&c, out);
         return 0;
     }
     if ((e = check_rid(view, mi, token, MDT_TABLE_TypeRef)))
-        return rc_error(&c, e);
+        return cleared(out, rc_error(&c, e));
     if (!unusable(&c, mi)) {
         if (c.cacheable) {
             slot = tr_cache_slot(view, mi, token);
@@ -1034,13 +1037,12 @@ int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     uint32_t mi;
     int e;
     struct tr_centry *slot = NULL;
-    if (tr_cache_export_fast(view, module, token, opts, trace, out))
+    if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
-    memset(out, 0, sizeof *out);
     if ((e = rc_begin(&c, mem_ctx, trace, view, module, token, opts, &mi)))
-        return e;
+        return cleared(out, e);
     if ((e = check_rid(view, mi, token, MDT_TABLE_ExportedType)))
-        return rc_error(&c, e);
+        return cleared(out, rc_error(&c, e));
     if (!unusable(&c, mi)) {
         if (c.cacheable) {
             slot = tr_cache_slot(view, mi, token);
@@ -1063,7 +1065,8 @@ int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                       const mdt_modview *view, uintptr_t module, uint32_t token,
                       const mdt_resolve_opts *opts)
 {
-    if (tr_cache_export_fast(view, module, token, opts, trace, out))
+    uint32_t mi;
+    if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
     switch (MDT_TOKEN_TABLE(token)) {
     case MDT_TABLE_TypeRef:

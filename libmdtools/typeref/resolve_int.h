@@ -38,12 +38,14 @@ void rc_note(struct rc *c, int kind, uint32_t mi, uint32_t token, int tier, cons
 
 void rc_fail(struct rc *c, int reason, uint32_t where_mi, uint32_t where_token);
 const char *rc_asm(const struct rc *c, uint32_t mi, char *buf, size_t len);
+/* *mi: in, the module's index if known (from tr_cache_export_fast) or
+ * TR_NONE; out, the module's index. */
 int rc_begin(struct rc *c, void *mem_ctx, mdt_trace **trace, const struct mdt_modview *v,
              uintptr_t module, uint32_t token, const mdt_resolve_opts *opts, uint32_t *mi);
 void rc_end(struct rc *c, mdt_resolution *out);
 /* Give up with error e: drop the trace (nothing stays on the caller's context). */
 int rc_error(struct rc *c, int e);
-int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const char *ns, const char *name,
+int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const struct tr_key *k,
                    uint32_t *mi, uint32_t *rid);
 void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid);
 uint32_t rc_moduleref(struct rc *c, uint32_t mi, uint32_t modref);

@@ -308,6 +308,44 @@ START_TEST(chain_forwarder_target_missing)
 }
 END_TEST
 
+/* Tier 3b: Hop0, the assembly the client's TypeRefs name, is not loaded, so
+ * any loaded assembly that defines or forwards the type is a candidate, in
+ * registration order. The scan passes over assemblies by a namespace filter
+ * and builds their indexes only when it must: Ghosts (other namespaces) is
+ * passed over, Hop3 found for a top-level and a nested type, a forwarder
+ * (Hop2) is a candidate too and is followed. */
+START_TEST(chain_tier3b_any_assembly_with_the_type)
+{
+    struct fx *f = fx_new();
+    add(f, 10, "data/resolve/chain/ChainClient.exe");
+    add(f, 81, "data/resolve/missing/Ghosts.dll");
+    add(f, 14, "data/resolve/chain/Hop3.dll");
+    fx_view(f);
+    mdt_resolution r = expect_ok(f, 10, typeref(f, 10, "Chain.Outer+Inner+Deeper"), 14,
+                                 "Chain.Outer+Inner+Deeper", 3, 0);
+    ck_assert_int_eq(r.flags & MDT_RES_AMBIGUOUS, 0);
+    expect_ok(f, 10, typeref(f, 10, "Chain.Plain"), 14, "Chain.Plain", 3, 0);
+    r = expect_unres(f, 10, typeref(f, 10, "Chain.Two"), MDT_RES_NOT_LOADED);
+    ck_assert_uint_eq(r.where_module, 10);
+    ck_assert_uint_eq(r.where_token >> 24, MDT_TABLE_AssemblyRef);
+    fx_free(f);
+
+    f = fx_new();
+    add(f, 10, "data/resolve/chain/ChainClient.exe");
+    add(f, 13, "data/resolve/chain/Hop2.dll");
+    add(f, 14, "data/resolve/chain/Hop3.dll");
+    fx_view(f);
+    r = expect_ok(f, 10, typeref(f, 10, "Chain.Plain"), 14, "Chain.Plain", 3, 1);
+    ck_assert_int_ne(r.flags & MDT_RES_AMBIGUOUS, 0); /* Hop2 forwards it, Hop3 defines it */
+    ck_assert_int_eq(r.nvisited, 2);
+    ck_assert_uint_eq(r.visited[0], 13);
+    ck_assert_uint_eq(r.visited[1], 14);
+    r = expect_ok(f, 10, typeref(f, 10, "Chain.Two"), 13, "Chain.Two", 3, 0);
+    ck_assert_int_eq(r.flags & MDT_RES_AMBIGUOUS, 0);
+    fx_free(f);
+}
+END_TEST
+
 /* ---- cycles -------------------------------------------------------------- */
 
 START_TEST(cycles_two_three_self)
@@ -898,6 +936,7 @@ Suite *suite(void)
     tcase_add_test(t, chain_trace_lists_hops);
     tcase_add_test(t, chain_memberrefs_on_generic_instances);
     tcase_add_test(t, chain_forwarder_target_missing);
+    tcase_add_test(t, chain_tier3b_any_assembly_with_the_type);
     tcase_add_test(t, cycles_two_three_self);
     tcase_add_test(t, versions_three_tiers);
     tcase_add_test(t, versions_strict_stops_after_tier_two);
