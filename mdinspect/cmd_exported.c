@@ -15,57 +15,7 @@
 #include <mdtools/token.h>
 
 #include "cmd.h"
-
-#define MAX_NEST 64
-
-/* "Ns.Outer+Inner" of ExportedType rid, or NULL (error record set, or a
- * cycle reported in *why). */
-static char *exported_name(void *mem, const mdt_image *img, uint32_t rid, const char **why)
-{
-    uint32_t chain[MAX_NEST];
-    unsigned n = 0;
-    char *s;
-    *why = NULL;
-    for (uint32_t r = rid;;) {
-        mdt_row row;
-        uint32_t impl;
-        for (unsigned i = 0; i < n; i++)
-            if (chain[i] == r) {
-                *why = "the rows enclose each other (a cycle)";
-                return NULL;
-            }
-        if (n == MAX_NEST) {
-            *why = "nested too deep";
-            return NULL;
-        }
-        chain[n++] = r;
-        if (mdt_row_get(&row, img, MDT_TABLE_ExportedType, r) ||
-            mdt_row_token(&row, MDT_COL_ExportedType_Implementation, &impl))
-            return NULL;
-        if (MDT_TOKEN_TABLE(impl) != MDT_TABLE_ExportedType || !MDT_TOKEN_RID(impl))
-            break;
-        r = MDT_TOKEN_RID(impl);
-    }
-    s = talloc_strdup(mem, "");
-    for (unsigned i = n; s && i-- > 0;) {
-        mdt_row row;
-        const char *name, *ns;
-        size_t len, nsl;
-        if (mdt_row_get(&row, img, MDT_TABLE_ExportedType, chain[i]) ||
-            mdt_row_string(&row, MDT_COL_ExportedType_TypeName, &name, &len) ||
-            mdt_row_string(&row, MDT_COL_ExportedType_TypeNamespace, &ns, &nsl)) {
-            talloc_free(s);
-            return NULL;
-        }
-        if (i != n - 1)
-            s = talloc_strdup_append(s, "+");
-        else if (nsl)
-            s = talloc_asprintf_append(s, "%.*s.", (int)nsl, ns);
-        if (s)
-            s = talloc_strndup_append(s, name, len);
-    }
-    return s;
-}
+#include "resolve.h"
 
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
@@ -74,6 +24,10 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     uint32_t n = mdt_table_rows(img, MDT_TABLE_ExportedType);
     int bad = 0;
     char caption[64], msg[400];
+    mdt_modview *v = mdi_view(st);
+
+    if (!v)
+        return MDI_FAIL;
 
     snprintf(caption, sizeof caption, "%" PRIu32 " exported type%s", n, n == 1 ? "" : "s");
     mdi_list_begin(p, NULL, caption, NULL, 0);
@@ -103,7 +57,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             kind = "nested";
         }
         mdi_str(p, "kind", "kind", kind);
-        name = exported_name(p, img, rid, &why);
+        name = mdi_exported_name(p, img, rid, &why);
         if (name)
             mdi_str(p, "name", "name", name);
         else {
@@ -114,7 +68,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                 8);
         mdi_token(p, "implementation", "implementation", impl);
         target = MDT_TOKEN_TABLE(impl) == MDT_TABLE_ExportedType
-                     ? exported_name(p, img, MDT_TOKEN_RID(impl), &why)
+                     ? mdi_exported_name(p, img, MDT_TOKEN_RID(impl), &why)
                      : mdi_name(st, p, img, impl);
         if (target)
             mdi_str(p, "implementation_name", "in", target);
@@ -123,11 +77,24 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             bad++;
         }
         mdt_clear_error();
+        {
+            mdt_resolution r;
+            if (mdt_exported_resolve(p, &r, NULL, v, mdi_current(st)->id,
+                                     MDT_TOKEN(MDT_TABLE_ExportedType, rid), NULL) == 0)
+                mdi_print_resolution(st, v, img, MDT_TOKEN(MDT_TABLE_ExportedType, rid), &r,
+                                     true);
+            else {
+                mdi_error(p, "status", "resolves to", mdi_errmsg_here(msg, sizeof msg));
+                bad++;
+            }
+            mdt_clear_error();
+        }
         talloc_free(name);
         talloc_free(target);
         mdi_item_end(p);
     }
     mdi_list_end(p);
+    mdt_modview_release(v);
     if (bad)
         return mdi_fail(st, "%s: %d field%s could not be read", mdi_image_path(st), bad,
                         bad == 1 ? "" : "s");
@@ -143,6 +110,8 @@ const mdi_cmd mdi_cmd_exported = {
             "file: in another module of this assembly; nested: in the type of\n"
             "another ExportedType row), the type's name (nested names through\n"
             "their enclosing rows), the TypeDefId hint, and the implementation\n"
-            "token with its name.\n",
+            "token with its name, and where the row finally leads over the open\n"
+            "modules (`resolve` on the row): the defining module and TypeDef, the\n"
+            "tier and hops and the assemblies visited, or why it does not resolve.\n",
     .run = run,
 };

@@ -21,6 +21,8 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/print.c \
 	mdinspect/flags.c \
 	mdinspect/names.c \
+	mdinspect/resolve.h \
+	mdinspect/resolve.c \
 	mdinspect/cmd_close.c \
 	mdinspect/cmd_dump.c \
 	mdinspect/cmd_exported.c \
@@ -28,17 +30,23 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/cmd_heap.c \
 	mdinspect/cmd_help.c \
 	mdinspect/cmd_info.c \
+	mdinspect/cmd_inst.c \
+	mdinspect/cmd_memberrefs.c \
 	mdinspect/cmd_modules.c \
 	mdinspect/cmd_open.c \
 	mdinspect/cmd_quit.c \
 	mdinspect/cmd_refs.c \
+	mdinspect/cmd_resolve.c \
 	mdinspect/cmd_set.c \
+	mdinspect/cmd_sig.c \
 	mdinspect/cmd_streams.c \
 	mdinspect/cmd_strings.c \
 	mdinspect/cmd_tables.c \
 	mdinspect/cmd_token.c \
 	mdinspect/cmd_type.c \
+	mdinspect/cmd_typerefs.c \
 	mdinspect/cmd_types.c \
+	mdinspect/cmd_unresolved.c \
 	mdinspect/cmd_use.c \
 	mdinspect/cmd_validate.c
 

@@ -123,7 +123,10 @@ result(bool(keys) and not undocumented,
        "\n".join("%s (seen in %s)" % (k, keys[k]) for k in undocumented))
 
 opts_sec = section(man, "OPTIONS").replace("\\-", "-")
-opts = sorted(set(re.findall(r"--[a-z][a-z-]*", open(help_path).read())))
+# The program's options only: the command list after them has options of
+# commands (`typerefs --all`), documented under COMMANDS.
+prog_help = re.split(r"\ncommands\b", open(help_path).read())[0]
+opts = sorted(set(re.findall(r"--[a-z][a-z-]*", prog_help)))
 missing = [o for o in opts if o not in opts_sec]
 result(bool(opts) and not missing, "every option of --help (%d) is under OPTIONS" % len(opts),
        "missing: " + ", ".join(missing))

@@ -1,0 +1,369 @@
+/* mdinspect: the module set of the open modules and the printing of
+ * resolution results (ECMA-335 II.22.38 TypeRef, II.22.14 ExportedType,
+ * II.22.25 MemberRef, resolved by <mdtools/typeref.h>). See resolve.h. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <talloc.h>
+
+#include <mdtools/assembly.h>
+#include <mdtools/errors.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "cmd.h"
+#include "resolve.h"
+
+#define CACHE_KEY "resolve.modset"
+#define MAX_CHAIN 64
+
+mdt_modview *mdi_view(mdi_state *st)
+{
+    mdt_modset *set = mdi_cache_get(st, CACHE_KEY);
+    if (!set) {
+        void *tmp = talloc_new(st);
+        mdt_module_desc *d = tmp ? talloc_zero_array(tmp, mdt_module_desc, st->nmods + 1) : NULL;
+        if (!d || mdt_modset_new(tmp, &set)) {
+            talloc_free(tmp);
+            mdi_fail(st, "out of memory");
+            return NULL;
+        }
+        for (size_t i = 0; i < st->nmods; i++) {
+            d[i].id = st->mods[i]->id;
+            d[i].image = st->mods[i]->img;
+            d[i].appdomain = MDT_APPDOMAIN_SHARED;
+            d[i].name = st->mods[i]->name;
+            d[i].path = st->mods[i]->path;
+        }
+        if (st->nmods && mdt_modset_add_many(set, d, st->nmods, 0)) {
+            talloc_free(tmp);
+            mdi_report_lib(st, "module set");
+            return NULL;
+        }
+        if (!mdi_cache_put(st, CACHE_KEY, set)) {
+            talloc_free(tmp);
+            mdi_fail(st, "out of memory");
+            return NULL;
+        }
+        talloc_free(tmp);
+    }
+    return mdt_modset_acquire(set);
+}
+
+const char *mdi_view_asm_name(const mdt_modview *v, uintptr_t manifest)
+{
+    mdt_module_info mi;
+    if (mdt_modview_lookup(v, manifest, &mi))
+        return "?";
+    if (mi.is_manifest && mi.identity.name)
+        return mi.identity.name;
+    return mi.name;
+}
+
+const char *mdi_view_module_label(const mdt_modview *v, uintptr_t id)
+{
+    mdt_module_info mi;
+    if (mdt_modview_lookup(v, id, &mi))
+        return "?";
+    return mi.path ? mi.path : mi.name;
+}
+
+uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token)
+{
+    for (unsigned i = 0; i < MAX_CHAIN; i++) {
+        mdt_row row;
+        unsigned col;
+        uint32_t next;
+        switch (MDT_TOKEN_TABLE(token)) {
+        case MDT_TABLE_AssemblyRef:
+            return token;
+        case MDT_TABLE_TypeRef:
+            col = MDT_COL_TypeRef_ResolutionScope;
+            break;
+        case MDT_TABLE_MemberRef:
+            col = MDT_COL_MemberRef_Class;
+            break;
+        case MDT_TABLE_ExportedType:
+            col = MDT_COL_ExportedType_Implementation;
+            break;
+        default:
+            return 0;
+        }
+        if (!MDT_TOKEN_RID(token) ||
+            mdt_row_get(&row, img, MDT_TOKEN_TABLE(token), MDT_TOKEN_RID(token)) ||
+            mdt_row_token(&row, col, &next)) {
+            mdt_clear_error();
+            return 0;
+        }
+        token = next;
+    }
+    return 0;
+}
+
+/* "Ns.Outer+Inner" of ExportedType rid, or NULL (error record set, or a
+ * cycle reported in *why). */
+char *mdi_exported_name(void *mem, const mdt_image *img, uint32_t rid, const char **why)
+{
+    uint32_t chain[MAX_CHAIN];
+    unsigned n = 0;
+    char *s;
+    *why = NULL;
+    for (uint32_t r = rid;;) {
+        mdt_row row;
+        uint32_t impl;
+        for (unsigned i = 0; i < n; i++)
+            if (chain[i] == r) {
+                *why = "the rows enclose each other (a cycle)";
+                return NULL;
+            }
+        if (n == MAX_CHAIN) {
+            *why = "nested too deep";
+            return NULL;
+        }
+        chain[n++] = r;
+        if (mdt_row_get(&row, img, MDT_TABLE_ExportedType, r) ||
+            mdt_row_token(&row, MDT_COL_ExportedType_Implementation, &impl))
+            return NULL;
+        if (MDT_TOKEN_TABLE(impl) != MDT_TABLE_ExportedType || !MDT_TOKEN_RID(impl))
+            break;
+        r = MDT_TOKEN_RID(impl);
+    }
+    s = talloc_strdup(mem, "");
+    for (unsigned i = n; s && i-- > 0;) {
+        mdt_row row;
+        const char *name, *ns;
+        size_t len, nsl;
+        if (mdt_row_get(&row, img, MDT_TABLE_ExportedType, chain[i]) ||
+            mdt_row_string(&row, MDT_COL_ExportedType_TypeName, &name, &len) ||
+            mdt_row_string(&row, MDT_COL_ExportedType_TypeNamespace, &ns, &nsl)) {
+            talloc_free(s);
+            return NULL;
+        }
+        if (i != n - 1)
+            s = talloc_strdup_append(s, "+");
+        else if (nsl)
+            s = talloc_asprintf_append(s, "%.*s.", (int)nsl, ns);
+        if (s)
+            s = talloc_strndup_append(s, name, len);
+    }
+    return s;
+}
+
+char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
+                   char *msg, size_t len)
+{
+    const char *why = NULL;
+    char *s;
+    if (MDT_TOKEN_TABLE(token) != MDT_TABLE_ExportedType)
+        s = mdi_name(st, mem, img, token);
+    else
+        s = mdi_exported_name(mem, img, MDT_TOKEN_RID(token), &why);
+    if (!s) {
+        if (why)
+            snprintf(msg, len, "%s", why);
+        else
+            mdi_errmsg_here(msg, len);
+    }
+    mdt_clear_error();
+    return s;
+}
+
+/* The assembly names of r->visited, in order. */
+static void print_path(mdi_printer *p, const mdt_modview *v, const mdt_resolution *r,
+                       bool compact)
+{
+    char *text = talloc_strdup(p, "");
+    mdi_list_begin(p, "path", NULL, NULL, MDI_LIST_SCALARS);
+    for (unsigned i = 0; i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++) {
+        const char *n = mdi_view_asm_name(v, r->visited[i]);
+        mdi_item_begin(p);
+        mdi_str(p, "name", NULL, n);
+        mdi_item_end(p);
+        if (text)
+            text = talloc_asprintf_append(text, "%s%s", i ? " > " : "", n);
+    }
+    mdi_list_end(p);
+    if (!compact)
+        mdi_textf(p, "path", "%s", text && text[0] ? text : "-");
+    talloc_free(text);
+}
+
+/* Text labels, or none (JSON only) in compact mode. */
+#define L(label) (compact ? NULL : (label))
+
+static void print_identity(mdi_printer *p, const mdt_identity *id, bool compact)
+{
+    char buf[64];
+    mdi_str(p, "assembly", L("assembly"), id->name);
+    snprintf(buf, sizeof buf, "%u.%u.%u.%u", id->version[0], id->version[1], id->version[2],
+             id->version[3]);
+    mdi_str(p, "version", L("version"), buf);
+}
+
+void mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img,
+                          uint32_t token, const mdt_resolution *r, bool compact)
+{
+    mdi_printer *p = st->out;
+    mdt_module_info mi, man;
+    bool have_def = r->resolved && mdt_modview_lookup(v, r->module, &mi) == 0;
+
+    if (compact) {
+        char *summary = mdi_resolution_summary(p, v, r);
+        mdi_textf(p, "resolves to", "%s", summary ? summary : "?");
+        talloc_free(summary);
+    }
+
+    mdi_str(p, "status", NULL, r->resolved ? "resolved" : "unresolved");
+    if (r->resolved)
+        mdi_none(p, "reason", L("result"), compact ? NULL : "resolved");
+    else
+        mdi_str(p, "reason", L("result"), mdt_res_reason_name(r->reason));
+    if (have_def && mdt_modview_lookup(v, mi.manifest, &man) == 0 && man.is_manifest) {
+        print_identity(p, &man.identity, compact);
+    } else {
+        /* Unresolved (or a module of no known assembly): the assembly the
+         * reference asks for. */
+        uint32_t ar = r->resolved ? 0 : mdi_ref_assemblyref(img, token);
+        mdt_identity id;
+        if (ar && mdt_assemblyref_identity(img, MDT_TOKEN_RID(ar), &id) == 0) {
+            print_identity(p, &id, compact);
+        } else {
+            mdi_none(p, "assembly", L("assembly"), "-");
+            mdi_none(p, "version", L("version"), "-");
+        }
+        mdt_clear_error();
+    }
+    if (have_def) {
+        mdi_str(p, "def_module", L("defined in"), mi.path ? mi.path : mi.name);
+        mdi_token(p, "def_token", L("def token"), r->token);
+    } else {
+        mdi_none(p, "def_module", L("defined in"), "-");
+        mdi_none(p, "def_token", L("def token"), "-");
+    }
+    mdi_uint(p, "tier", L("tier"), r->tier);
+    mdi_uint(p, "hops", L("hops"), r->hops);
+    print_path(p, v, r, compact);
+}
+
+char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resolution *r)
+{
+    char *s;
+    mdt_module_info mi;
+    if (r->resolved && mdt_modview_lookup(v, r->module, &mi) == 0)
+        s = talloc_asprintf(mem, "%s 0x%08" PRIx32 ", tier %u, %u hop%s", mi.path ? mi.path : mi.name, r->token,
+                            r->tier, r->hops, r->hops == 1 ? "" : "s");
+    else
+        s = talloc_asprintf(mem, "unresolved: %s", mdt_res_reason_name(r->reason));
+    for (unsigned i = 0; s && i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++)
+        s = talloc_asprintf_append(s, "%s%s", i ? " > " : " (", mdi_view_asm_name(v, r->visited[i]));
+    if (s && r->nvisited)
+        s = talloc_strdup_append(s, ")");
+    return s;
+}
+
+/* The scope of a TypeRef or the parent of a MemberRef, by name: `[Name]`
+ * for an AssemblyRef, `[this module]` for the Module row, the name
+ * otherwise (a ModuleRef prints `[module X]`); NULL for a nil scope;
+ * *err set when it could not be read. */
+static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
+                        char *msg, size_t len, bool *err)
+{
+    mdt_row row;
+    uint32_t scope;
+    unsigned col = MDT_TOKEN_TABLE(token) == MDT_TABLE_TypeRef ? MDT_COL_TypeRef_ResolutionScope
+                                                               : MDT_COL_MemberRef_Class;
+    char *s = NULL;
+    *err = false;
+    if (mdt_row_get(&row, img, MDT_TOKEN_TABLE(token), MDT_TOKEN_RID(token)) ||
+        mdt_row_token(&row, col, &scope)) {
+        *err = true;
+        mdi_cell_error(msg, len);
+        mdt_clear_error();
+        return NULL;
+    }
+    if (!MDT_TOKEN_RID(scope))
+        return NULL;
+    if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_AssemblyRef) {
+        mdt_identity id;
+        if (mdt_assemblyref_identity(img, MDT_TOKEN_RID(scope), &id) == 0)
+            s = talloc_asprintf(mem, "[%s]", id.name);
+    } else if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_Module) {
+        s = talloc_strdup(mem, "[this module]");
+    } else {
+        s = mdi_name(st, mem, img, scope);
+    }
+    if (!s) {
+        *err = true;
+        mdi_errmsg_here(msg, len);
+    }
+    mdt_clear_error();
+    return s;
+}
+
+int mdi_list_refs(mdi_state *st, unsigned table, bool all)
+{
+    mdi_printer *p = st->out;
+    mdt_modview *v = mdi_view(st);
+    mdi_module *cur = mdi_current(st);
+    const char *what = table == MDT_TABLE_TypeRef ? "type" : "member";
+    int bad = 0;
+
+    if (!v)
+        return MDI_FAIL;
+    for (size_t i = 0; i < st->nmods && !mdi_interrupted(st); i++) {
+        mdi_module *m = st->mods[i];
+        const mdt_image *img = m->img;
+        uint32_t n;
+        char caption[80];
+        if (!all && m != cur)
+            continue;
+        n = mdt_table_rows(img, table);
+        mdi_about(st, m);
+        snprintf(caption, sizeof caption, "%" PRIu32 " %s reference%s", n, what,
+                 n == 1 ? "" : "s");
+        mdi_list_begin(p, NULL, caption, NULL, 0);
+        for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++) {
+            uint32_t tok = MDT_TOKEN(table, rid);
+            void *tmp = talloc_new(p);
+            mdt_resolution r;
+            char msg[400], *s;
+            bool err;
+            mdi_item_begin(p);
+            mdi_str(p, "module", all ? "module" : NULL, m->path);
+            mdi_token(p, "token", "token", tok);
+            s = scope_name(st, tmp, img, tok, msg, sizeof msg, &err);
+            if (err) {
+                mdi_error(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", msg);
+                bad++;
+            } else if (s)
+                mdi_str(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", s);
+            else
+                mdi_none(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", "nil");
+            s = mdi_ref_name(st, tmp, img, tok, msg, sizeof msg);
+            if (s)
+                mdi_str(p, "name", "name", s);
+            else {
+                mdi_error(p, "name", "name", msg);
+                bad++;
+            }
+            if (mdt_resolve_token(tmp, &r, NULL, v, m->id, tok, NULL) == 0)
+                mdi_print_resolution(st, v, img, tok, &r, false);
+            else {
+                mdi_item_error(p, "error", mdi_errmsg_here(msg, sizeof msg));
+                bad++;
+            }
+            mdt_clear_error();
+            mdi_item_end(p);
+            talloc_free(tmp);
+        }
+        mdi_list_end(p);
+    }
+    mdi_about(st, cur);
+    mdt_modview_release(v);
+    if (bad)
+        return mdi_fail(st, "%d field%s could not be read", bad, bad == 1 ? "" : "s");
+    return MDI_OK;
+}

@@ -1,0 +1,65 @@
+/* mdinspect: reference resolution over the open modules, shared by
+ * `resolve`, `typerefs`, `memberrefs`, `unresolved`, `exported` and `refs`.
+ *
+ * The open modules form one module set (<mdtools/modset.h>), each module
+ * registered under its number #N, in opening order, all in the shared
+ * AppDomain. The set is built on first use and kept in the state's caches,
+ * so it is dropped, and rebuilt on the next use, whenever a module is
+ * opened or closed. Resolution results are cached by the library in the
+ * set's view. */
+#ifndef MDINSPECT_RESOLVE_H
+#define MDINSPECT_RESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mdtools/typeref.h>
+
+#include "state.h"
+
+/* A view of the set of open modules: release it with mdt_modview_release.
+ * NULL after reporting (out of memory). */
+mdt_modview *mdi_view(mdi_state *st);
+
+/* The simple name of the assembly whose manifest module has ID `manifest`,
+ * else that module's name; "?" when the view lacks it. Borrowed from the
+ * view. */
+const char *mdi_view_asm_name(const mdt_modview *v, uintptr_t manifest);
+
+/* How output names a module of the view: its path as opened (unique),
+ * else its name; "?" when the view lacks it. */
+const char *mdi_view_module_label(const mdt_modview *v, uintptr_t id);
+
+/* The AssemblyRef a reference finally names through its scope chain
+ * (TypeRef scopes, a MemberRef's TypeRef parent, an ExportedType's
+ * enclosing rows), or 0 when it names none. */
+uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token);
+
+/* "Ns.Outer+Inner" of ExportedType row `rid`, built through its enclosing
+ * rows (chain capped, cycles detected), under mem; NULL with the error
+ * record set, or with *why saying what is wrong with the chain. */
+char *mdi_exported_name(void *mem, const mdt_image *img, uint32_t rid, const char **why);
+
+/* The name of a reference in the session's style (ExportedType rows by
+ * their names, full style), under mem; NULL with the reason in msg. */
+char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
+                   char *msg, size_t len);
+
+/* The fields every resolution result prints, in a list item or a record:
+ * status, reason, assembly, version, def_module, def_token, tier, hops,
+ * path. `img`/`token` are the reference (for the assembly it asks for when
+ * unresolved). `compact`: text shows one "resolves to" column (the
+ * summary below) instead, JSON the same fields. */
+void mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img,
+                          uint32_t token, const mdt_resolution *r, bool compact);
+
+/* "tier 1, 3 hops: Hop0 > Hop1" style summary of where a result went,
+ * under mem (for one-column displays such as `exported`). */
+char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resolution *r);
+
+/* `typerefs` and `memberrefs`: every TypeRef or MemberRef of the current
+ * module (all open modules with `all`), with its result. */
+int mdi_list_refs(mdi_state *st, unsigned table, bool all);
+
+#endif

@@ -1,0 +1,2 @@
+# memberrefs: members through forwarders and of generic instances, a vararg call site in a two-module assembly, --all, members of assemblies not loaded.
+printf 'memberrefs\n' | mdinspect -i data/resolve/chain/ChainClient.exe data/resolve/chain/Hop0.dll data/resolve/chain/Hop1.dll data/resolve/chain/Hop2.dll data/resolve/chain/Hop3.dll; printf 'memberrefs --all\n' | mdinspect -i data/resolve/multi/MM.dll data/resolve/multi/MMPart.netmodule

@@ -1,0 +1,2 @@
+# refs over module sets: the assembly each AssemblyRef binds to and its tier (exact, nearest higher, retargetable, above all, without a key), and not loaded.
+printf 'refs\nuse #2\nrefs\nuse #3\nrefs\nuse #4\nrefs\nuse #5\nrefs\n' | mdinspect -i data/resolve/ver/VerClient10.exe data/resolve/ver/VerClient12.exe data/resolve/ver/VerClient12R.exe data/resolve/ver/VerClient30.exe data/resolve/ver/VerClientNoKey.exe data/resolve/ver/1.0/Ver.dll data/resolve/ver/2.0/Ver.dll data/resolve/ver/1.5k2/Ver.dll

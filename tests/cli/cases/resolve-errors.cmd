@@ -1,0 +1,2 @@
+# resolve errors: a token of another table, a row beyond the table, a name that is no reference, no argument, no module open; a reference with nothing else loaded.
+mdinspect -c 'resolve 0x02000001; resolve 0x01000063; resolve Nope' data/resolve/missing/GhostClient.exe; mdinspect -c 'resolve' data/resolve/missing/GhostClient.exe; printf 'resolve 0x01000001\n' | mdinspect -i; mdinspect -c 'resolve 0x01000003' data/resolve/missing/GhostClient.exe

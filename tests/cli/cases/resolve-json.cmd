@@ -1,0 +1,2 @@
+# resolve as JSON: resolved through forwarders, with a trace, and unresolved (cycle).
+printf 'resolve 0x01000001\nresolve -t 0x01000006\n' | mdinspect -j -i data/resolve/chain/ChainClient.exe data/resolve/chain/Hop0.dll data/resolve/chain/Hop1.dll data/resolve/chain/Hop2.dll data/resolve/chain/Hop3.dll; printf 'resolve 0x01000003\n' | mdinspect -j -i data/resolve/cycle/CycleClient.exe data/resolve/cycle/Cyc3A.dll data/resolve/cycle/Cyc3B.dll data/resolve/cycle/Cyc3C.dll

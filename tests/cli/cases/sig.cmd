@@ -1,0 +1,2 @@
+# sig: MethodDef, Field (function pointer), StandAloneSig (locals with modopt), TypeSpec, MethodSpec, MemberRef (array method) signatures of data/Sigs.dll, in the full, IL and friendly styles; Type::member.
+mdinspect -c 'sig 0x06000003; sig 0x04000005; sig 0x11000001; sig 0x1b000004; sig 0x2b000002; sig 0x0a000003; set style il; sig 0x06000003; sig 0x1b00000c; set style friendly; sig 0x06000003; sig 0x2b000002' data/Sigs.dll; mdinspect -c 'sig 0x11000001; sig 0x11000002; sig 0x11000003; sig 0x11000004' data/Sigs.dll
