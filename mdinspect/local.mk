@@ -23,7 +23,9 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/names.c \
 	mdinspect/resolve.h \
 	mdinspect/resolve.c \
+	mdinspect/cmd_attrs.c \
 	mdinspect/cmd_close.c \
+	mdinspect/cmd_constants.c \
 	mdinspect/cmd_dump.c \
 	mdinspect/cmd_exported.c \
 	mdinspect/cmd_find.c \

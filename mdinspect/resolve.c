@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <talloc.h>
 
@@ -366,4 +367,84 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
     if (bad)
         return mdi_fail(st, "%d field%s could not be read", bad, bad == 1 ? "" : "s");
     return MDI_OK;
+}
+
+/* The module of the session holding `img`, or NULL. */
+static const mdi_module *module_of(const mdi_state *st, const mdt_image *img)
+{
+    for (size_t i = 0; i < st->nmods; i++)
+        if (st->mods[i]->img == img)
+            return st->mods[i];
+    return NULL;
+}
+
+/* Whether the module's assembly is called `asm_name` (len bytes). */
+static bool in_assembly(const mdt_modview *v, uintptr_t id, const char *asm_name, size_t len)
+{
+    mdt_module_info mi, man;
+    if (mdt_modview_lookup(v, id, &mi) || !mi.manifest ||
+        mdt_modview_lookup(v, mi.manifest, &man) || !man.is_manifest || !man.identity.name)
+        return false;
+    return strlen(man.identity.name) == len && strncasecmp(man.identity.name, asm_name, len) == 0;
+}
+
+int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, uint32_t token,
+                      const char *name)
+{
+    mdi_state *st = payload;
+    mdt_modview *v;
+    mdt_module_info mi;
+    int rc = MDT_ENOTFOUND;
+
+    if (token) {
+        const mdi_module *m = module_of(st, img);
+        mdt_resolution r;
+        if (!m || !(v = mdi_view(st)))
+            return MDT_ENOTFOUND;
+        if (mdt_typeref_resolve(NULL, &r, NULL, v, m->id, token, NULL) == 0 && r.resolved &&
+            MDT_TOKEN_TABLE(r.token) == MDT_TABLE_TypeDef &&
+            mdt_modview_lookup(v, r.module, &mi) == 0 && mi.image) {
+            out->def_img = mi.image;
+            out->def_typedef = r.token;
+            rc = 0;
+        }
+        mdt_clear_error();
+        mdt_modview_release(v);
+        return rc;
+    }
+
+    /* A serialized name: the type part ends at the first ',' not escaped
+     * by '\'; the assembly's simple name follows it. */
+    size_t tlen = 0, alen = 0;
+    const char *asm_name = NULL;
+    while (name[tlen] && name[tlen] != ',')
+        tlen += name[tlen] == '\\' && name[tlen + 1] ? 2 : 1;
+    if (name[tlen] == ',') {
+        asm_name = name + tlen + 1;
+        while (*asm_name == ' ')
+            asm_name++;
+        while (asm_name[alen] && asm_name[alen] != ',' && asm_name[alen] != ' ')
+            alen++;
+    }
+    while (tlen && name[tlen - 1] == ' ')
+        tlen--;
+    if (!(v = mdi_view(st)))
+        return MDT_ENOTFOUND;
+    /* Pass 0: the named assembly (when named); pass 1: any open module. */
+    for (int pass = asm_name ? 0 : 1; pass < 2 && rc; pass++) {
+        size_t pos = 0;
+        while (rc && mdt_modview_next(v, MDT_APPDOMAIN_SHARED, true, &pos, &mi) == 0) {
+            uint32_t td;
+            if (!mi.image || (pass == 0 && !in_assembly(v, mi.id, asm_name, alen)))
+                continue;
+            if (mdt_typedef_by_name(mi.image, name, tlen, &td) == 0) {
+                out->def_img = mi.image;
+                out->def_typedef = td;
+                rc = 0;
+            }
+        }
+    }
+    mdt_clear_error();
+    mdt_modview_release(v);
+    return rc;
 }

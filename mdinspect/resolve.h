@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mdtools/attr.h>
 #include <mdtools/typeref.h>
 
 #include "state.h"
@@ -57,6 +58,15 @@ void mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *
 /* "tier 1, 3 hops: Hop0 > Hop1" style summary of where a result went,
  * under mem (for one-column displays such as `exported`). */
 char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resolution *r);
+
+/* The enum resolver of <mdtools/attr.h> over the open modules (payload:
+ * the mdi_state): a TypeRef is resolved to its TypeDef with
+ * mdt_typeref_resolve; a serialized name ("Ns.E+F, Asm, Version=...") is
+ * looked up by name among the TypeDefs of the open modules, those of the
+ * named assembly first. MDT_ENOTFOUND when no open module defines it (the
+ * decoder then reports "unknown enum size"). */
+int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, uint32_t token,
+                      const char *name);
 
 /* `typerefs` and `memberrefs`: every TypeRef or MemberRef of the current
  * module (all open modules with `all`), with its result. */

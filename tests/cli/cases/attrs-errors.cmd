@@ -1,0 +1,2 @@
+# attrs errors: tokens that cannot carry custom attributes (Constant, user string, CustomAttribute), a token without any, no module open; then another compiler's assembly (AsmResolver's HelloWorld) with a DebuggableAttribute whose enum is in a framework assembly that is not open.
+mdinspect -c 'attrs 0x0b000001; attrs 0x70000001; attrs 0x0c000001; attrs 0x02000005' data/Everything.dll; printf 'attrs\n' | mdinspect -i; mdinspect -c attrs data/corpus/asmresolver/HelloWorld.WithAttribute.dll
