@@ -258,13 +258,16 @@ int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t 
 {
     unsigned lt = list_table(img, table);
     if (lt == table) {
-        if (pos == 0 || pos > target_rows(img, table))
+        /* A run's rows are in this image: a portable PDB's row counts of
+         * its PE's tables (#Pdb) do not extend it, or a bogus TypeDef row
+         * in a tiny PDB would own a run of 0xFFFFFF methods. */
+        if (pos == 0 || pos > img->tables[table].rows)
             return mdt__fail_simple(MDT_ENOTFOUND, "position %u outside table %s", pos,
                                     mdt_table_schema_get(table)->name);
         /* A row declared here but beyond the tables stream fails as
          * mdt_row_get does, so a loop over a run that a bogus row count
          * stretched to millions of rows stops at the first missing one. */
-        if (pos <= img->tables[table].rows && pos > img->tables[table].avail) {
+        if (pos > img->tables[table].avail) {
             mdt_row r;
             return mdt_row_get(&r, img, table, pos);
         }

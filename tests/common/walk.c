@@ -75,8 +75,11 @@ int walk_image_report(const mdt_image *img, walk_stats *st, walk_error_fn fn, vo
     if (mdt_table_rows(img, MDT_TABLE_Assembly) && (e = mdt_assembly_identity(img, &id)))
         fail(st, fn, arg, 'c', e);
     for (uint32_t i = 1; i <= mdt_table_rows(img, MDT_TABLE_AssemblyRef); i++)
-        if ((e = mdt_assemblyref_identity(img, i, &id)))
+        if ((e = mdt_assemblyref_identity(img, i, &id))) {
             fail(st, fn, arg, 'c', e);
+            if (e == MDT_ETRUNC)
+                break; /* the rest of the table lies beyond the stream too */
+        }
     /* User strings one after another (II.24.2.4): a blob length, then the
      * UTF-16 code units and the flag byte when the length is odd. */
     uint32_t us = mdt_heap_size(img, MDT_HEAP_US);

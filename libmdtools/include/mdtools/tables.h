@@ -146,7 +146,8 @@ int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token);
 int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *count);
 /* Rid in `table` of logical position `pos` of a range (identity unless a
  * FieldPtr/MethodPtr/ParamPtr/EventPtr/PropertyPtr table is present).
- * Errors: MDT_ENOTFOUND (pos outside the table), MDT_ETRUNC (the row, or its
+ * Errors: MDT_ENOTFOUND (pos outside the table's rows in this image; a
+ * portable PDB's #Pdb row counts do not count), MDT_ETRUNC (the row, or its
  * Ptr row, lies beyond the end of the tables stream), MDT_EBADIMAGE. */
 int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t *rid);
 
