@@ -54,6 +54,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/tokens/describe.c \
 	libmdtools/tokens/fetch.c \
 	libmdtools/tokens/idmap.c \
+	libmdtools/tokens/names.c \
 	libmdtools/typeref/identity.c \
 	libmdtools/typeref/tr_int.h \
 	libmdtools/typeref/resolve_int.h \

@@ -15,7 +15,8 @@ TEST_LDADD = tests/common/libtestcommon.la libmdtools/libmdtools.la $(TALLOC_LIB
 TEST_MAIN = tests/common/check_main.c
 
 if HAVE_CHECK
-UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures
+UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
+	tests/unit/test_idnames
 UNIT_TESTS += tests/unit/test_webcil
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -31,6 +32,10 @@ tests_unit_test_sig_LDADD = $(TEST_LDADD)
 tests_unit_test_fixtures_SOURCES = tests/unit/test_fixtures.c $(TEST_MAIN)
 tests_unit_test_fixtures_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_fixtures_LDADD = $(TEST_LDADD)
+
+tests_unit_test_idnames_SOURCES = tests/unit/test_idnames.c $(TEST_MAIN)
+tests_unit_test_idnames_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_idnames_LDADD = $(TEST_LDADD)
 
 tests_unit_test_webcil_SOURCES = tests/unit/test_webcil.c $(TEST_MAIN)
 tests_unit_test_webcil_CPPFLAGS = $(TEST_CPPFLAGS)

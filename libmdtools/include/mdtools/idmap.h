@@ -63,6 +63,7 @@ extern "C" {
 
 struct mdt_image;
 struct mdt_identity;
+struct mdt_name_opts;
 
 /* The map. Opaque. */
 typedef struct mdt_idmap mdt_idmap;
@@ -381,6 +382,25 @@ int mdt_idmap_class_describe(const mdt_idmap *map, mdt_idmap_type_node *nodes, s
  * MDT_EINVAL. Async-signal-safe: yes. */
 int mdt_idmap_class_descriptor(const mdt_idmap *map, char *buf, size_t len, uintptr_t class_id,
                                uint64_t gen);
+
+/* ---- Names (not async-signal-safe: they allocate) ---------------------- */
+
+/* The name of a ClassID through the generics formatter (<mdtools/names.h>),
+ * e.g. `System.Collections.Generic.List<System.__Canon>`; its module and its
+ * type arguments' modules must have images. The string is allocated under
+ * mem_ctx. `gen` 0 means the current incarnation. Errors: MDT_ENOTFOUND
+ * (an ID is not known, or a module has no image), MDT_EINVAL, MDT_ENOMEM.
+ * Not async-signal-safe. */
+int mdt_idmap_class_name(void *mem_ctx, char **out, const mdt_idmap *map, uintptr_t class_id,
+                         uint64_t gen, const struct mdt_name_opts *opts);
+/* The name of a FunctionID: its MethodDef instantiated with the owning
+ * class's and its own type arguments, e.g.
+ * `MyClass<System.Int32>::Foo<System.Single>`; without a known owning class
+ * the method prints uninstantiated. Errors as mdt_idmap_class_name. Not
+ * async-signal-safe. */
+int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map,
+                            uintptr_t function_id, uint64_t gen,
+                            const struct mdt_name_opts *opts);
 
 /* ---- Readers with lazy catch-up --------------------------------------- */
 /* As the lookups above (gen 0), but on a miss call the miss callback once
