@@ -139,19 +139,10 @@ static int of_token(mdi_state *st, uint32_t tok)
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
     const mdt_image *img = mdi_image(st);
-    int status = MDI_OK, bad = 0;
+    int bad = 0;
 
-    if (argc) {
-        uint32_t *toks;
-        size_t n;
-        if (mdi_arg_tokens(st, st, argv[0].text, &toks, &n))
-            return MDI_FAIL;
-        for (size_t i = 0; i < n && !mdi_interrupted(st); i++)
-            if (of_token(st, toks[i]) != MDI_OK)
-                status = MDI_FAIL;
-        talloc_free(toks);
-        return status;
-    }
+    if (argc)
+        return mdi_each_token(st, argv[0].text, of_token);
 
     uint32_t n = mdt_table_rows(img, MDT_TABLE_CustomAttribute);
     char caption[64];

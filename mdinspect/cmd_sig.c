@@ -81,16 +81,7 @@ static int one(mdi_state *st, uint32_t tok)
 
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
-    uint32_t *toks;
-    size_t n;
-    int status = MDI_OK;
-    if (mdi_arg_tokens(st, st, argv[0].text, &toks, &n))
-        return MDI_FAIL;
-    for (size_t i = 0; i < n && !mdi_interrupted(st); i++)
-        if (one(st, toks[i]) != MDI_OK)
-            status = MDI_FAIL;
-    talloc_free(toks);
-    return status;
+    return mdi_each_token(st, argv[0].text, one);
 }
 
 const mdi_cmd mdi_cmd_sig = {

@@ -584,3 +584,17 @@ bool mdi_glob(const char *pattern, const char *s)
 match:
     return fnmatch(pattern, s, flags) == 0;
 }
+
+int mdi_each_token(mdi_state *st, const char *text, int (*one)(mdi_state *st, uint32_t token))
+{
+    uint32_t *toks;
+    size_t n;
+    int status = MDI_OK;
+    if (mdi_arg_tokens(st, st, text, &toks, &n))
+        return MDI_FAIL;
+    for (size_t i = 0; i < n && !mdi_interrupted(st); i++)
+        if (one(st, toks[i]) != MDI_OK)
+            status = MDI_FAIL;
+    talloc_free(toks);
+    return status;
+}

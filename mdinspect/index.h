@@ -54,6 +54,10 @@ int mdi_arg_type(mdi_state *st, const char *text, uint32_t *token);
  * 0, or MDI_FAIL after reporting. */
 int mdi_arg_tokens(mdi_state *st, void *mem, const char *text, uint32_t **toks, size_t *n);
 
+/* Run one(st, token) for every token mdi_arg_tokens finds in text, stopping
+ * early on Ctrl-C. MDI_OK when every call succeeded, else MDI_FAIL. */
+int mdi_each_token(mdi_state *st, const char *text, int (*one)(mdi_state *st, uint32_t token));
+
 /* The members of a TypeDef: fields, methods, properties, events, in that
  * order (through the Ptr tables when present). The callback's name is
  * borrowed from the image. Returns the number of members that could not be
