@@ -54,7 +54,6 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/tokens/describe.c \
 	libmdtools/tokens/fetch.c \
 	libmdtools/tokens/idmap.c \
-	libmdtools/tokens/names.c \
 	libmdtools/typeref/identity.c \
 	libmdtools/typeref/tr_int.h \
 	libmdtools/typeref/resolve_int.h \
@@ -68,7 +67,8 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/generics/value.c \
 	libmdtools/generics/constant.c \
 	libmdtools/generics/attr.c \
-	libmdtools/generics/descriptor.c
+	libmdtools/generics/descriptor.c \
+	libmdtools/generics/idnames.c
 
 libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
 libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS)

@@ -1,5 +1,5 @@
-/* Names of runtime IDs: a ClassID or FunctionID of the maps printed through
- * the generics formatter (names.h, descriptor.h), e.g.
+/* Names of runtime IDs: a ClassID or FunctionID of the maps (tokens layer)
+ * printed through the generics formatter (names.h, descriptor.h), e.g.
  * `MyClass<System.Int32>::Foo<System.Single>` with `System.__Canon` kept
  * where the runtime shares code. The map's signal-safe describe and lookup
  * calls supply the tree; building the name allocates, so nothing here is
