@@ -1,19 +1,25 @@
 /* Benchmark of the runtime-ID maps against two baselines:
  *   flat   - a single-threaded open-addressing table with the same 64-byte
  *            entries, hash, probing and load factor, no atomics, no
- *            reclamation (the floor);
+ *            reclamation, and one sorted array of code ranges (the floor);
  *   rwlock - the same flat table behind a pthread_rwlock (what profilers
- *            hand-roll).
+ *            hand-roll), laid out so that it does not suffer false sharing.
  * 10^6 class entries (ClassID -> module, TypeDef, one type argument):
  * lookup by ID in random and in insertion order, reverse lookup by content,
- * lookup by instruction pointer over 10^5 code ranges, insert, remove;
- * per-operation latency (p50, p99; rdtsc, timer overhead subtracted) and
- * memory per entry; then 2 reader threads looking up while 1 writer inserts
- * and removes, for the idmap and the rwlock map.
- * Usage: bench_idmap [entries] [ranges] [seconds-for-concurrent-run] */
+ * lookup by instruction pointer over 10^5 code ranges (10^6 lookups), the
+ * three map variants taking turns in blocks of 1,000 operations on the same
+ * keys; insert, remove; per-operation latency (p50, p99; rdtsc, timer
+ * overhead subtracted) and memory per entry with a breakdown. Then 2 reader
+ * threads looking up while 1 writer churns (as fast as it can, or paced),
+ * inserts across a table growth, or sleeps, for the idmap and the rwlock
+ * map: several runs each, alternating, reported as median [min-max], with
+ * lookups per reader CPU-second besides lookups per second.
+ * Usage: bench_idmap [entries] [ranges] [seconds per concurrent run] [runs] [conc]
+ * (runs 0 skips the concurrent phase, "conc" the single-threaded one). */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -122,11 +128,14 @@ struct rent {
     uintptr_t id;
 };
 
+/* What lookups read, then (in another pair of cache lines) what inserts
+ * update: the rwlock baseline should not lose to false sharing. */
 struct flat {
     struct fent *e;
-    size_t mask, used;
+    size_t mask;
     struct rent *r;
-    size_t rmask, rused;
+    size_t rmask;
+    alignas(128) size_t used, rused;
 };
 
 #define TOMB ((uintptr_t)1)
@@ -287,15 +296,42 @@ static void print_row(const char *what, struct lat a, struct lat b, struct lat c
 
 /* ---- concurrent phase ------------------------------------------------------ */
 
+/* The VM this runs on is shared and grants the process a varying share of
+ * its 2 CPUs, so every concurrent measurement is repeated (idmap and rwlock
+ * runs alternate, in both orders) and reported as the median with the
+ * smallest and largest value. Besides lookups per wall-clock second, each
+ * reader counts lookups per second of its own CPU time: that figure does not
+ * depend on how much CPU the VM happens to grant, only on what a lookup
+ * costs while the writer works. */
+
 static mdt_idmap *MAP;
-static struct flat RWF;
-static pthread_rwlock_t RWL = PTHREAD_RWLOCK_INITIALIZER;
-static _Atomic bool stop;
+/* Each on its own lines: the threads share only what the maps share. */
+static alignas(128) struct flat RWF;
+static alignas(128) pthread_rwlock_t RWL = PTHREAD_RWLOCK_INITIALIZER;
+static alignas(128) _Atomic bool stop;
 static int use_rw;
-static int grow_mode; /* writer inserts fresh IDs (tables grow) instead of churning */
+/* What the writer does: churn (unload + reload of CHURN IDs) as fast as it
+ * can; the same paced at PACE unload+reload pairs per second (the same
+ * work for both maps, CPU left to the readers); insert new IDs across a
+ * table growth; or sleep (readers alone, for reference). */
+enum { W_CHURN, W_PACED, W_GROW, W_IDLE, W_NMODES };
+static const double PACE = 20000;
+static int grow_mode;
+static uint64_t wseq = 50000000;  /* writer seq, increasing across runs */
+static uint64_t wn;               /* writer position in the churn cycle, across runs */
+static size_t CHURN = 100000; /* N / 10 */
+static uintptr_t grow_base;
+
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 struct rres {
-    double worst; /* slowest batch of 1024 lookups, seconds */
+    alignas(128) double worst; /* slowest batch of 1024 lookups, seconds */
+    double cpu;   /* reader thread CPU seconds */
     uint64_t ops;
     uint64_t *samples;
     size_t nsamples;
@@ -304,84 +340,142 @@ struct rres {
 static void *conc_reader(void *arg)
 {
     struct rres *res = arg;
+    /* Everything the loop touches besides the map is thread-local. */
+    const uintptr_t *idv = ids;
+    const size_t n = N;
+    const mdt_idmap *map = MAP;
+    const struct flat *rwf = &RWF;
+    const bool rw = use_rw;
+    uint64_t *samples = res->samples;
     uint64_t s = (uint64_t)(uintptr_t)arg | 1;
     uint64_t ops = 0;
+    uintptr_t acc = 0;
     size_t ns = 0;
+    double worst = 0;
+    double cpu0 = thread_cpu_s();
     double last = now_s();
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
         s ^= s << 13;
         s ^= s >> 7;
         s ^= s << 17;
-        uintptr_t id = ids[s % N];
+        uintptr_t id = idv[s % n];
         bool sample = (ops & 63) == 0 && ns < 1000000;
         uint64_t t0 = sample ? ticks() : 0;
-        if (use_rw) {
+        if (rw) {
             pthread_rwlock_rdlock(&RWL);
-            const struct fent *e = flat_find(&RWF, id);
-            sink = e ? e->token : 0;
+            const struct fent *e = flat_find(rwf, id);
+            acc += e ? e->token : 0;
             pthread_rwlock_unlock(&RWL);
         } else {
             mdt_idmap_class_info ci;
             uintptr_t a[2];
-            sink = mdt_idmap_class_lookup(MAP, &ci, a, 2, id, 0) == 0 ? ci.token : 0;
+            acc += mdt_idmap_class_lookup(map, &ci, a, 2, id, 0) == 0 ? ci.token : 0;
         }
         if (sample)
-            res->samples[ns++] = ticks() - t0;
+            samples[ns++] = ticks() - t0;
         if ((ops & 1023) == 0) {
             /* The slowest batch of 1024 lookups catches any stall. */
             double tnow = now_s();
-            if (ops && tnow - last > res->worst)
-                res->worst = tnow - last;
+            if (ops && tnow - last > worst)
+                worst = tnow - last;
             last = tnow;
         }
         ops++;
     }
+    res->cpu = thread_cpu_s() - cpu0;
+    res->worst = worst;
     res->ops = ops;
     res->nsamples = ns;
+    sink = acc;
     return NULL;
 }
+
+static void churn_one(uint64_t n, bool unload_first)
+{
+    uintptr_t id = 0x7e0000000000 + (n % CHURN) * 0x40;
+    uintptr_t a = arg_of(n);
+    if (use_rw) {
+        pthread_rwlock_wrlock(&RWL);
+        if (unload_first)
+            flat_remove(&RWF, id);
+        flat_insert(&RWF, id, MODULE, token_of(n), a);
+        pthread_rwlock_unlock(&RWL);
+    } else {
+        mdt_idmap_class_info ci = {MODULE, token_of(n), 0, 0, 0, 1, &a, 0};
+        if (unload_first)
+            mdt_idmap_class_unload(MAP, id, ++wseq);
+        mdt_idmap_class_load(MAP, id, &ci, ++wseq);
+    }
+}
+
+struct wres {
+    uint64_t ops;
+    double cpu;
+};
 
 static void *conc_writer(void *arg)
 {
-    uint64_t *count = arg;
-    uint64_t seq = 50000000, n = 0;
+    struct wres *w = arg;
+    uint64_t n = 0;
+    double cpu0 = thread_cpu_s(), t0 = now_s();
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-        uintptr_t id = grow_mode ? 0x7d0000000000 + n * 0x40 : 0x7e0000000000 + (n % 100000) * 0x40;
-        uintptr_t a = arg_of(n);
-        if (grow_mode && n >= 2000000)
-            break;
-        if (use_rw) {
-            pthread_rwlock_wrlock(&RWL);
-            if (n >= 100000 && !grow_mode)
-                flat_remove(&RWF, id);
-            flat_insert(&RWF, id, MODULE, token_of(n), a);
-            pthread_rwlock_unlock(&RWL);
+        if (grow_mode == W_IDLE) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        if (grow_mode == W_PACED && (n & 63) == 0) {
+            double due = t0 + (double)n / PACE;
+            double ahead = due - now_s();
+            if (ahead > 0) {
+                struct timespec ts = {0, (long)(ahead * 1e9)};
+                nanosleep(&ts, NULL);
+            }
+        }
+        if (grow_mode == W_GROW) {
+            if (n >= 2000000)
+                break;
+            uintptr_t id = grow_base + n * 0x40, a = arg_of(n);
+            if (use_rw) {
+                pthread_rwlock_wrlock(&RWL);
+                flat_insert(&RWF, id, MODULE, token_of(n), a);
+                pthread_rwlock_unlock(&RWL);
+            } else {
+                mdt_idmap_class_info ci = {MODULE, token_of(n), 0, 0, 0, 1, &a, 0};
+                mdt_idmap_class_load(MAP, id, &ci, ++wseq);
+            }
         } else {
-            mdt_idmap_class_info ci = {MODULE, token_of(n), 0, 0, 0, 1, &a, 0};
-            if (n >= 100000 && !grow_mode)
-                mdt_idmap_class_unload(MAP, id, ++seq);
-            mdt_idmap_class_load(MAP, id, &ci, ++seq);
+            churn_one(use_rw ? wn + n : wn + n, true);
         }
         n++;
     }
-    *count = n;
+    w->cpu = thread_cpu_s() - cpu0;
+    w->ops = n;
     return NULL;
 }
 
-static double worst_lookup;
+struct cres {
+    double rate;     /* reader lookups per wall second, both readers */
+    double rate_cpu; /* reader lookups per reader CPU second */
+    double p50, p99; /* reader latency, ns */
+    double worst_ms; /* slowest batch of 1024 lookups */
+    double wops;     /* writer operations per second */
+    double wcpu;     /* writer CPU share (CPU seconds per second) */
+};
 
-static void concurrent(double seconds, const char *name, double *rate, struct lat *l,
-                       uint64_t *writes)
+static struct cres concurrent(double seconds)
 {
     pthread_t r[2], w;
     struct rres res[2];
+    struct wres wr = {0, 0};
+    struct cres out;
     atomic_store(&stop, false);
     for (int i = 0; i < 2; i++) {
+        memset(&res[i], 0, sizeof res[i]);
         res[i].samples = malloc(1000000 * sizeof(uint64_t));
-        res[i].worst = 0;
         pthread_create(&r[i], NULL, conc_reader, &res[i]);
     }
-    pthread_create(&w, NULL, conc_writer, writes);
+    pthread_create(&w, NULL, conc_writer, &wr);
     double t0 = now_s();
     while (now_s() - t0 < seconds) {
         struct timespec ts = {0, 10000000};
@@ -397,13 +491,347 @@ static void concurrent(double seconds, const char *name, double *rate, struct la
     uint64_t *all = malloc((n + 1) * sizeof *all);
     memcpy(all, res[0].samples, res[0].nsamples * sizeof *all);
     memcpy(all + res[0].nsamples, res[1].samples, res[1].nsamples * sizeof *all);
-    *rate = (double)ops / el;
-    worst_lookup = res[0].worst > res[1].worst ? res[0].worst : res[1].worst;
-    *l = summarize(all, n ? n : 1);
+    struct lat l = summarize(all, n ? n : 1);
+    out.rate = (double)ops / el;
+    out.rate_cpu = (double)ops / (res[0].cpu + res[1].cpu > 0 ? res[0].cpu + res[1].cpu : 1);
+    out.p50 = l.p50;
+    out.p99 = l.p99;
+    out.worst_ms = (res[0].worst > res[1].worst ? res[0].worst : res[1].worst) * 1e3;
+    out.wops = (double)wr.ops / el;
+    out.wcpu = wr.cpu / el;
+    if (grow_mode == W_CHURN || grow_mode == W_PACED)
+        wn += wr.ops;
     free(all);
     free(res[0].samples);
     free(res[1].samples);
-    (void)name;
+    return out;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* "median [min-max]" of v[0..n) (sorts v). */
+static const char *spread(char *buf, size_t len, double *v, int n, const char *fmt)
+{
+    char a[24], b[24], c[24];
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    snprintf(a, sizeof a, fmt, med);
+    snprintf(b, sizeof b, fmt, v[0]);
+    snprintf(c, sizeof c, fmt, v[n - 1]);
+    snprintf(buf, len, "%s [%s-%s]", a, b, c);
+    return buf;
+}
+
+#define MAXRUNS 15
+
+static void print_conc(const char *name, struct cres *r, int runs)
+{
+    double v[7][MAXRUNS];
+    char b[7][96];
+    for (int i = 0; i < runs; i++) {
+        v[0][i] = r[i].rate;
+        v[1][i] = r[i].rate_cpu;
+        v[2][i] = r[i].p50;
+        v[3][i] = r[i].p99;
+        v[4][i] = r[i].worst_ms;
+        v[5][i] = r[i].wops;
+        v[6][i] = r[i].wcpu;
+    }
+    printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", name,
+           spread(b[0], 96, v[0], runs, "%.3g"), spread(b[1], 96, v[1], runs, "%.3g"),
+           spread(b[2], 96, v[2], runs, "%.0f"), spread(b[3], 96, v[3], runs, "%.0f"),
+           spread(b[4], 96, v[4], runs, "%.1f"), spread(b[5], 96, v[5], runs, "%.3g"),
+           spread(b[6], 96, v[6], runs, "%.2f"));
+}
+
+/* A fresh map of each kind filled to 20,000 entries (fewer for small maps)
+ * below its next growth. */
+static void grow_setup(size_t live, int run)
+{
+    size_t cap = 64;
+    while (cap < live + live / 3 + 1)
+        cap *= 2;
+    size_t margin = cap / 64 < 20000 ? cap / 64 : 20000;
+    size_t target = cap / 4 * 3 - margin;
+    uint64_t seq = 10;
+    mdt_idmap_options o = {0};
+    mdt_idmap_new(&MAP, &o);
+    mdt_idmap_module_info mi = {0};
+    mi.mvid[0] = 1;
+    mdt_idmap_module_load(MAP, MODULE, &mi, ++seq);
+    flat_init(&RWF, 64);
+    for (size_t i = 0; i < target; i++) {
+        uintptr_t arg = arg_of(i);
+        mdt_idmap_class_info ci = {MODULE, token_of(i), 0, 0, 0, 1, &arg, 0};
+        mdt_idmap_class_load(MAP, ids[i % N] + (i / N) * 0x10, &ci, ++seq);
+        flat_insert(&RWF, ids[i % N] + (i / N) * 0x10, MODULE, token_of(i), arg);
+    }
+    if (seq > wseq)
+        wseq = seq;
+    grow_base = 0x7d0000000000 + (uintptr_t)run * 0x100000000;
+}
+
+static void run_concurrent(double secs, int runs, size_t live)
+{
+    for (grow_mode = 0; grow_mode < W_NMODES; grow_mode++) {
+        struct cres ri[MAXRUNS], rr[MAXRUNS];
+        double ratio[4][MAXRUNS];
+        for (int k = 0; k < runs; k++) {
+            for (int j = 0; j < 2; j++) {
+                use_rw = (k + j) % 2;
+                mdt_idmap *keep = MAP;
+                struct flat keepf = RWF;
+                if (grow_mode == W_GROW)
+                    grow_setup(live, k * 2 + j);
+                struct cres c = concurrent(secs);
+                if (grow_mode == W_GROW) {
+                    mdt_idmap_free(MAP);
+                    free(RWF.e);
+                    free(RWF.r);
+                    MAP = keep;
+                    RWF = keepf;
+                }
+                if (use_rw)
+                    rr[k] = c;
+                else
+                    ri[k] = c;
+            }
+            ratio[0][k] = ri[k].rate / rr[k].rate;
+            ratio[1][k] = ri[k].rate_cpu / rr[k].rate_cpu;
+            ratio[2][k] = rr[k].p50 / ri[k].p50;
+            ratio[3][k] = rr[k].p99 / ri[k].p99;
+        }
+        char paced[96];
+        snprintf(paced, sizeof paced,
+                 "unloading and reloading %zu IDs at %.0f pairs/s (steady state, paced)", CHURN, PACE);
+        char churn[96];
+        snprintf(churn, sizeof churn,
+                 "unloading and reloading %zu IDs as fast as it can (steady state)", CHURN);
+        const char *const what[W_NMODES] = {churn, paced,
+            "inserting new IDs across a table growth", "idle (readers alone, for reference)"};
+        printf("\n2 readers + 1 writer, %d runs of %.1f s per map, writer %s; "
+               "median [min-max]:\n",
+               runs, secs, what[grow_mode]);
+        printf("| map | reader lookups/s (wall) | reader lookups per reader CPU-s | reader p50 ns "
+               "| reader p99 ns | slowest 1024 lookups ms | writer ops/s | writer CPU-s/s |\n"
+               "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        print_conc("idmap", ri, runs);
+        print_conc("rwlock", rr, runs);
+        char b[4][96];
+        printf("idmap/rwlock per run pair (>1 = idmap better): reader throughput %s, per CPU-s "
+               "%s, p50 %s, p99 %s\n",
+               spread(b[0], 96, ratio[0], runs, "%.2fx"), spread(b[1], 96, ratio[1], runs, "%.2fx"),
+               spread(b[2], 96, ratio[2], runs, "%.2fx"), spread(b[3], 96, ratio[3], runs, "%.2fx"));
+        fflush(stdout);
+    }
+}
+
+/* ---- single-threaded latency ----------------------------------------------- */
+
+enum { V_IDMAP, V_FLAT, V_RWLOCK, NV };
+
+struct opctx {
+    size_t n; /* keys */
+    const struct flat *F;
+    pthread_rwlock_t *rw;
+    const uintptr_t *keys;
+    const size_t *pick;
+    const struct frange *fr;
+};
+
+/* The rwlock variant reads the same table as the flat one right after it:
+ * it takes the keys half an array away, so that it finds no line the flat
+ * variant has just loaded. */
+static size_t key_index(int v, size_t k, const struct opctx *c)
+{
+    return v == V_RWLOCK ? (k + c->n / 2) % c->n : k;
+}
+
+/* Each returns the ticks of one operation of variant v on key k. */
+static uint64_t op_lookup(int v, size_t k, const struct opctx *c)
+{
+    uintptr_t id = c->keys[key_index(v, k, c)];
+    uint64_t t0 = ticks(), t1;
+    if (v == V_IDMAP) {
+        mdt_idmap_class_info ci;
+        uintptr_t ab[2];
+        mdt_idmap_class_lookup(MAP, &ci, ab, 2, id, 0);
+        t1 = ticks();
+        sink = ci.token;
+    } else if (v == V_FLAT) {
+        const struct fent *e = flat_find(c->F, id);
+        t1 = ticks();
+        sink = e->token;
+    } else {
+        pthread_rwlock_rdlock(c->rw);
+        const struct fent *e = flat_find(c->F, id);
+        uint32_t tok = e->token;
+        pthread_rwlock_unlock(c->rw);
+        t1 = ticks();
+        sink = tok;
+    }
+    return t1 - t0;
+}
+
+static uint64_t op_reverse(int v, size_t k, const struct opctx *c)
+{
+    size_t i = c->pick[k];
+    uintptr_t arg = arg_of(i), got = 0;
+    uint64_t t0, t1;
+    if (v == V_IDMAP) {
+        mdt_idmap_class_info key = {MODULE, token_of(i), 0, 0, 0, 1, &arg, 0};
+        t0 = ticks();
+        mdt_idmap_class_find(MAP, &got, NULL, &key);
+        t1 = ticks();
+    } else {
+        t0 = ticks();
+        got = flat_reverse(c->F, MODULE, token_of(i), arg);
+        t1 = ticks();
+    }
+    sink = got;
+    return t1 - t0;
+}
+
+static uint64_t op_ip(int v, size_t k, const struct opctx *c)
+{
+    uintptr_t ip = c->keys[key_index(v, k, c)], fid;
+    uint64_t t0 = ticks(), t1;
+    if (v == V_IDMAP) {
+        mdt_idmap_code_range cr;
+        mdt_idmap_ip_lookup(MAP, &cr, ip);
+        t1 = ticks();
+        fid = cr.function_id;
+    } else if (v == V_FLAT) {
+        const struct frange *x = franges_find(c->fr, R, ip);
+        t1 = ticks();
+        fid = x->fid;
+    } else {
+        pthread_rwlock_rdlock(c->rw);
+        const struct frange *x = franges_find(c->fr, R, ip);
+        fid = x->fid;
+        pthread_rwlock_unlock(c->rw);
+        t1 = ticks();
+    }
+    sink = fid;
+    return t1 - t0;
+}
+
+static void interleaved(size_t n, int nv, uint64_t **t,
+                        uint64_t (*op)(int, size_t, const struct opctx *), const struct opctx *c)
+{
+    for (size_t b = 0; b < n; b += 1000)
+        for (int v = 0; v < nv; v++)
+            for (size_t k = b; k < b + 1000 && k < n; k++)
+                t[v][k] = op(v, k, c);
+}
+
+/* Single-threaded latency of every operation against the flat table, and
+ * memory; ends with 10% of the classes unloaded. */
+static void latency_phase(struct flat *F, uint64_t *t, uint64_t *seq, struct lat ins_i,
+                          struct lat ins_f, mdt_idmap_stats *st)
+{
+    pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+
+    /* Lookups: the variants take turns in blocks of 1,000 operations on the
+     * same keys, so that a burst of load from elsewhere on this shared VM
+     * hits all of them alike. */
+    struct lat lk[3][3];
+    uint64_t *tv[NV] = {t, malloc(N * sizeof *t), malloc(N * sizeof *t)};
+    struct opctx c = {N, F, &rw, NULL, NULL, NULL};
+    for (int order = 0; order < 2; order++) {
+        c.keys = order ? ids : perm;
+        interleaved(N, NV, tv, op_lookup, &c);
+        for (int v = 0; v < NV; v++)
+            lk[order][v] = summarize(tv[v], N);
+    }
+    /* reverse */
+    size_t *pick = malloc(N * sizeof *pick);
+    for (size_t k = 0; k < N; k++)
+        pick[k] = (size_t)(rnd() % N);
+    c.pick = pick;
+    interleaved(N, 2, tv, op_reverse, &c);
+    struct lat rev_i = summarize(tv[V_IDMAP], N), rev_f = summarize(tv[V_FLAT], N);
+    uint64_t typedef_t0 = ticks();
+    for (size_t k = 0; k < N; k++)
+        sink = (uintptr_t)mdt_idmap_typedef_loaded(MAP, MODULE, token_of(k));
+    double typedef_ns = (double)(ticks() - typedef_t0) * ns_per_tick / (double)N;
+
+    /* code ranges */
+    struct frange *fr = malloc(R * sizeof *fr);
+    uintptr_t code = 0x7f6000000000;
+    for (size_t i = 0; i < R; i++) {
+        uintptr_t fid = 0x7f4000000000 + i * 0x40;
+        mdt_idmap_function_info fi = {MODULE, 0x06000001 + (uint32_t)i, 0, 0, NULL, 0};
+        mdt_idmap_function_load(MAP, fid, &fi, ++*seq);
+        size_t sz = 0x40 + (rnd() % 0x400);
+        fr[i] = (struct frange){code, code + sz, fid};
+        code += sz + 0x10;
+    }
+    /* insert the ranges in JIT-like (increasing) order for idmap */
+    double t_ranges = now_s();
+    for (size_t i = 0; i < R; i++)
+        mdt_idmap_code_add(MAP, fr[i].start, fr[i].end - fr[i].start, fr[i].fid, ++*seq);
+    t_ranges = (now_s() - t_ranges) * 1e9 / (double)R;
+    uintptr_t *ipv = malloc(N * sizeof *ipv);
+    for (size_t k = 0; k < N; k++) {
+        size_t i = (size_t)(rnd() % R);
+        ipv[k] = fr[i].start + (fr[i].end - fr[i].start) / 2;
+    }
+    c.keys = ipv;
+    c.fr = fr;
+    interleaved(N, NV, tv, op_ip, &c);
+    struct lat ip_i = summarize(tv[V_IDMAP], N), ip_f = summarize(tv[V_FLAT], N),
+               ip_r = summarize(tv[V_RWLOCK], N);
+    free(ipv);
+    free(pick);
+    free(tv[1]);
+    free(tv[2]);
+
+    /* remove (class unload) */
+    size_t nrem = N / 10;
+    for (size_t k = 0; k < nrem; k++) {
+        uint64_t t0 = ticks();
+        mdt_idmap_class_unload(MAP, perm[k], ++*seq);
+        t[k] = ticks() - t0;
+    }
+    struct lat rem_i = summarize(t, nrem);
+    for (size_t k = 0; k < nrem; k++) {
+        uint64_t t0 = ticks();
+        flat_remove(F, perm[k]);
+        t[k] = ticks() - t0;
+    }
+    struct lat rem_f = summarize(t, nrem);
+
+    printf("| operation                    | idmap p50 / p99   | flat p50 / p99    | rwlock p50 / p99  | idmap/flat |\n");
+    printf("| --- | --- | --- | --- | --- |\n");
+    print_row("lookup by ID, random", lk[0][0], lk[0][1], lk[0][2], true);
+    print_row("lookup by ID, sequential", lk[1][0], lk[1][1], lk[1][2], true);
+    print_row("reverse (module,TypeDef,args)", rev_i, rev_f, rev_f, false);
+    print_row("lookup by IP (10^5 ranges)", ip_i, ip_f, ip_r, true);
+    print_row("insert", ins_i, ins_f, ins_f, false);
+    print_row("remove (class unload)", rem_i, rem_f, rem_f, false);
+    printf("\nTypeDef presence check: %.1f ns mean; code range insert (idmap, JIT order): %.0f ns mean\n",
+           typedef_ns, t_ranges);
+    double live = (double)st->classes_live;
+    printf("\nmemory per class entry after %zu inserts (idmap): slot %zu B; forward table %.1f, "
+           "reverse index %.1f, TypeDef presence %.1f, dependents %.1f, unload history %.1f, "
+           "other writer-only %.1f, total %.1f B/entry (map object %zu B, not counted)\n",
+           N, st->class_slot_size, (double)st->bytes_tables / live,
+           (double)st->bytes_reverse / live, (double)st->bytes_presence / live,
+           (double)st->bytes_deps / live, (double)st->bytes_history / live,
+           (double)(st->bytes_writer - st->bytes_deps - st->bytes_history) / live,
+           (double)(st->bytes_tables + st->bytes_index + st->bytes_writer + st->bytes_args) / live,
+           st->bytes_map);
+    printf("memory (flat): entry %zu B; table %.1f B/entry, reverse %.1f B/entry\n",
+           sizeof(struct fent), (double)((F->mask + 1) * sizeof *F->e) / (double)N,
+           (double)((F->rmask + 1) * sizeof *F->r) / (double)N);
+    mdt_idmap_stats_get(MAP, st);
+    printf("code ranges (idmap): %.1f B/range\n", (double)st->bytes_ranges / (double)R);
+
 }
 
 int main(int argc, char **argv)
@@ -411,6 +839,10 @@ int main(int argc, char **argv)
     N = argc > 1 ? strtoul(argv[1], NULL, 0) : 1000000;
     R = argc > 2 ? strtoul(argv[2], NULL, 0) : 100000;
     double secs = argc > 3 ? atof(argv[3]) : 2.0;
+    int runs = argc > 4 ? atoi(argv[4]) : 5;
+    bool conc_only = argc > 5 && strcmp(argv[5], "conc") == 0;
+    if (runs < 0 || runs > MAXRUNS)
+        runs = 5;
     calibrate();
     ids = malloc(N * sizeof *ids);
     perm = malloc(N * sizeof *perm);
@@ -456,194 +888,32 @@ int main(int argc, char **argv)
         t[i] = ticks() - t0;
     }
     struct lat ins_f = summarize(t, N);
-    pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
-
-    mdt_idmap_stats st;
+    mdt_idmap_stats st = {0};
     mdt_idmap_synchronize(MAP);
     mdt_idmap_stats_get(MAP, &st);
 
-    /* lookups */
-    struct lat lk[3][3];
-    for (int order = 0; order < 2; order++) {
-        const uintptr_t *seqv = order ? ids : perm;
-        for (size_t i = 0; i < N; i++) {
-            mdt_idmap_class_info ci;
-            uintptr_t ab[2];
-            uint64_t t0 = ticks();
-            mdt_idmap_class_lookup(MAP, &ci, ab, 2, seqv[i], 0);
-            t[i] = ticks() - t0;
-            sink = ci.token;
+    if (conc_only) {
+        for (size_t k = 0; k < N / 10; k++) {
+            mdt_idmap_class_unload(MAP, perm[k], ++seq);
+            flat_remove(&F, perm[k]);
         }
-        lk[order][0] = summarize(t, N);
-        for (size_t i = 0; i < N; i++) {
-            uint64_t t0 = ticks();
-            const struct fent *e = flat_find(&F, seqv[i]);
-            t[i] = ticks() - t0;
-            sink = e->token;
-        }
-        lk[order][1] = summarize(t, N);
-        for (size_t i = 0; i < N; i++) {
-            uint64_t t0 = ticks();
-            pthread_rwlock_rdlock(&rw);
-            const struct fent *e = flat_find(&F, seqv[i]);
-            uint32_t tok = e->token;
-            pthread_rwlock_unlock(&rw);
-            t[i] = ticks() - t0;
-            sink = tok;
-        }
-        lk[order][2] = summarize(t, N);
+    } else {
+        latency_phase(&F, t, &seq, ins_i, ins_f, &st);
     }
-    /* reverse */
-    for (size_t k = 0; k < N; k++) {
-        size_t i = (size_t)(rnd() % N);
-        uintptr_t arg = arg_of(i), got;
-        mdt_idmap_class_info key = {MODULE, token_of(i), 0, 0, 0, 1, &arg, 0};
-        uint64_t t0 = ticks();
-        mdt_idmap_class_find(MAP, &got, NULL, &key);
-        t[k] = ticks() - t0;
-        sink = got;
-    }
-    struct lat rev_i = summarize(t, N);
-    for (size_t k = 0; k < N; k++) {
-        size_t i = (size_t)(rnd() % N);
-        uint64_t t0 = ticks();
-        sink = flat_reverse(&F, MODULE, token_of(i), arg_of(i));
-        t[k] = ticks() - t0;
-    }
-    struct lat rev_f = summarize(t, N);
-    uint64_t typedef_t0 = ticks();
-    for (size_t k = 0; k < N; k++)
-        sink = (uintptr_t)mdt_idmap_typedef_loaded(MAP, MODULE, token_of(k));
-    double typedef_ns = (double)(ticks() - typedef_t0) * ns_per_tick / (double)N;
 
-    /* code ranges */
-    struct frange *fr = malloc(R * sizeof *fr);
-    uintptr_t code = 0x7f6000000000;
-    for (size_t i = 0; i < R; i++) {
-        uintptr_t fid = 0x7f4000000000 + i * 0x40;
-        mdt_idmap_function_info fi = {MODULE, 0x06000001 + (uint32_t)i, 0, 0, NULL, 0};
-        mdt_idmap_function_load(MAP, fid, &fi, ++seq);
-        size_t sz = 0x40 + (rnd() % 0x400);
-        fr[i] = (struct frange){code, code + sz, fid};
-        code += sz + 0x10;
-    }
-    /* insert the ranges in JIT-like (increasing) order for idmap */
-    double t_ranges = now_s();
-    for (size_t i = 0; i < R; i++)
-        mdt_idmap_code_add(MAP, fr[i].start, fr[i].end - fr[i].start, fr[i].fid, ++seq);
-    t_ranges = (now_s() - t_ranges) * 1e9 / (double)R;
-    for (size_t k = 0; k < R; k++) {
-        size_t i = (size_t)(rnd() % R);
-        uintptr_t ip = fr[i].start + (fr[i].end - fr[i].start) / 2;
-        mdt_idmap_code_range cr;
-        uint64_t t0 = ticks();
-        mdt_idmap_ip_lookup(MAP, &cr, ip);
-        t[k] = ticks() - t0;
-        sink = cr.function_id;
-    }
-    struct lat ip_i = summarize(t, R);
-    for (size_t k = 0; k < R; k++) {
-        size_t i = (size_t)(rnd() % R);
-        uintptr_t ip = fr[i].start + (fr[i].end - fr[i].start) / 2;
-        uint64_t t0 = ticks();
-        const struct frange *x = franges_find(fr, R, ip);
-        t[k] = ticks() - t0;
-        sink = x->fid;
-    }
-    struct lat ip_f = summarize(t, R);
-    for (size_t k = 0; k < R; k++) {
-        size_t i = (size_t)(rnd() % R);
-        uintptr_t ip = fr[i].start + (fr[i].end - fr[i].start) / 2;
-        uint64_t t0 = ticks();
-        pthread_rwlock_rdlock(&rw);
-        const struct frange *x = franges_find(fr, R, ip);
-        uintptr_t fid = x->fid;
-        pthread_rwlock_unlock(&rw);
-        t[k] = ticks() - t0;
-        sink = fid;
-    }
-    struct lat ip_r = summarize(t, R);
-
-    /* remove (class unload) */
-    size_t nrem = N / 10;
-    for (size_t k = 0; k < nrem; k++) {
-        uint64_t t0 = ticks();
-        mdt_idmap_class_unload(MAP, perm[k], ++seq);
-        t[k] = ticks() - t0;
-    }
-    struct lat rem_i = summarize(t, nrem);
-    for (size_t k = 0; k < nrem; k++) {
-        uint64_t t0 = ticks();
-        flat_remove(&F, perm[k]);
-        t[k] = ticks() - t0;
-    }
-    struct lat rem_f = summarize(t, nrem);
-
-    printf("| operation                    | idmap p50 / p99   | flat p50 / p99    | rwlock p50 / p99  | idmap/flat |\n");
-    printf("| --- | --- | --- | --- | --- |\n");
-    print_row("lookup by ID, random", lk[0][0], lk[0][1], lk[0][2], true);
-    print_row("lookup by ID, sequential", lk[1][0], lk[1][1], lk[1][2], true);
-    print_row("reverse (module,TypeDef,args)", rev_i, rev_f, rev_f, false);
-    print_row("lookup by IP (10^5 ranges)", ip_i, ip_f, ip_r, true);
-    print_row("insert", ins_i, ins_f, ins_f, false);
-    print_row("remove (class unload)", rem_i, rem_f, rem_f, false);
-    printf("\nTypeDef presence check: %.1f ns mean; code range insert (idmap, JIT order): %.0f ns mean\n",
-           typedef_ns, t_ranges);
-    printf("\nmemory after 10^6 inserts (idmap): slot %zu B; forward table %.1f B/entry, "
-           "reverse+presence %.1f B/entry, dependents+history %.1f B/entry, total %.1f B/entry\n",
-           st.class_slot_size, (double)st.bytes_tables / (double)st.classes_live,
-           (double)st.bytes_index / (double)st.classes_live,
-           (double)st.bytes_writer / (double)st.classes_live,
-           (double)(st.bytes_tables + st.bytes_index + st.bytes_writer + st.bytes_args) /
-               (double)st.classes_live);
-    printf("memory (flat): entry %zu B; table %.1f B/entry, reverse %.1f B/entry\n",
-           sizeof(struct fent), (double)((F.mask + 1) * sizeof *F.e) / (double)N,
-           (double)((F.rmask + 1) * sizeof *F.r) / (double)N);
-    mdt_idmap_stats_get(MAP, &st);
-    printf("code ranges (idmap): %.1f B/range\n", (double)st.bytes_ranges / (double)R);
-
-    /* concurrent: 2 readers + 1 writer */
+    /* concurrent: 2 readers + 1 writer; the churned IDs are loaded first so
+     * that every run is in steady state */
+    CHURN = N / 10 ? N / 10 : 1;
     RWF = F;
-    for (grow_mode = 0; grow_mode < 2; grow_mode++) {
-        double rate_i, rate_r, worst_i, worst_r;
-        struct lat cl_i, cl_r;
-        uint64_t w_i = 0, w_r = 0;
-        if (grow_mode) {
-            /* Fill both maps to just below their next growth. */
-            mdt_idmap_stats_get(MAP, &st);
-            size_t cap = st.bytes_tables / 64; /* about: module + function tables are small */
-            size_t target = 1;
-            while (target < cap)
-                target <<= 1;
-            target = target / 2 * 3 / 4;
-            for (size_t i = st.classes_live; i + 20000 < target; i++) {
-                uintptr_t id = 0x7c0000000000 + i * 0x40, arg = arg_of(i);
-                mdt_idmap_class_info ci = {MODULE, token_of(i), 0, 0, 0, 1, &arg, 0};
-                mdt_idmap_class_load(MAP, id, &ci, ++seq);
-            }
-            for (size_t i = 0; (RWF.used + 20000) * 4 < (RWF.mask + 1) * 3; i++)
-                flat_insert(&RWF, 0x7b0000000000 + i * 0x40, MODULE, token_of(i), arg_of(i));
-        }
-        use_rw = 0;
-        concurrent(secs, "idmap", &rate_i, &cl_i, &w_i);
-        worst_i = worst_lookup;
-        use_rw = 1;
-        concurrent(secs, "rwlock", &rate_r, &cl_r, &w_r);
-        worst_r = worst_lookup;
-        printf("\n2 readers + 1 writer, %.1f s each, writer %s:\n", secs,
-               grow_mode ? "inserting new IDs across a table growth"
-                         : "unloading and reloading 10^5 IDs (steady state)");
-        printf("| map | reader lookups/s (both) | reader p50 / p99 ns | slowest 1024 lookups | writer ops/s |\n"
-               "| --- | --- | --- | --- | --- |\n");
-        printf("| idmap | %.3g | %.1f / %.1f | %.3f ms | %.3g |\n", rate_i, cl_i.p50, cl_i.p99,
-               worst_i * 1e3, (double)w_i / secs);
-        printf("| rwlock | %.3g | %.1f / %.1f | %.3f ms | %.3g |\n", rate_r, cl_r.p50, cl_r.p99,
-               worst_r * 1e3, (double)w_r / secs);
-        printf("idmap/rwlock: reader throughput %.2fx, p50 %.2fx, p99 %.2fx, longest %.2fx "
-               "(>1 = idmap better)\n",
-               rate_i / rate_r, cl_r.p50 / (cl_i.p50 > 0 ? cl_i.p50 : 1),
-               cl_r.p99 / (cl_i.p99 > 0 ? cl_i.p99 : 1), worst_r / (worst_i > 0 ? worst_i : 1e-9));
-    }
+    use_rw = 0;
+    for (size_t n = 0; n < CHURN; n++)
+        churn_one(n, false);
+    use_rw = 1;
+    for (size_t n = 0; n < CHURN; n++)
+        churn_one(n, false);
+    wn = CHURN;
+    if (runs > 0)
+        run_concurrent(secs, runs, N);
     mdt_idmap_free(MAP);
     return 0;
 }

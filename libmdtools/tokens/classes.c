@@ -2,8 +2,9 @@
  * with the precedence rules of lifetime.c; a class names its module and its
  * type arguments (or the element of an array/pointer/byref), and is
  * registered as their dependent so that their unload takes it along. While
- * a class is live it is counted in the TypeDef-presence index and reachable
- * from the reverse index by its content (index.c). */
+ * a class is live it is reachable from the reverse index by its content and,
+ * if it instantiates a generic TypeDef, counted in the TypeDef-presence
+ * index (index.c). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -67,28 +68,14 @@ static int compare(const struct idm_head *h, const mdt_idmap_class_info *in)
 
 void idm_class_on_live(mdt_idmap *m, struct idm_head *h)
 {
-    struct idm_cslot *c = (struct idm_cslot *)h;
-    uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-    uintptr_t module = atomic_load_explicit(&c->module, memory_order_relaxed);
-    uint32_t token = atomic_load_explicit(&c->token, memory_order_relaxed);
-    unsigned shape = meta >> META_SHAPE_SHIFT & 7u;
-    uint32_t n;
-    uintptr_t inl[2];
-    const uintptr_t *a = idm_slot_args(h, K_CLASS, &n, inl);
-    if (shape == MDT_IDMAP_SHAPE_TYPEDEF && module)
-        idm_presence_adjust(m, module, token, +1);
-    idm_rev_add(m, K_CLASS,
-                idm_class_key_hash(module, token, shape, meta >> META_RANK_SHIFT, n, a),
-                atomic_load_explicit(&h->key, memory_order_relaxed));
+    idm_class_presence(m, h, +1);
+    idm_rev_add(m, K_CLASS, h);
 }
 
 void idm_class_on_dead(mdt_idmap *m, struct idm_head *h)
 {
-    struct idm_cslot *c = (struct idm_cslot *)h;
-    uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-    uintptr_t module = atomic_load_explicit(&c->module, memory_order_relaxed);
-    if ((meta >> META_SHAPE_SHIFT & 7u) == MDT_IDMAP_SHAPE_TYPEDEF && module)
-        idm_presence_adjust(m, module, atomic_load_explicit(&c->token, memory_order_relaxed), -1);
+    idm_class_presence(m, h, -1);
+    idm_rev_del(m, K_CLASS, h);
 }
 
 /* Write a new incarnation into the slot (fresh or dead). */
@@ -188,7 +175,7 @@ int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_cla
         rc = mdt__fail_simple(err, "idmap: out of memory for type arguments");
         goto out;
     }
-    rc = idm_add_deps(map, &refs, K_CLASS, class_id, seq);
+    rc = idm_add_deps(map, &refs, K_CLASS, class_id);
     bool fresh = false;
     if (rc == 0 && !(h = idm_place(map, K_CLASS, class_id, &fresh)))
         rc = MDT_ENOMEM;

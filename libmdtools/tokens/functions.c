@@ -42,22 +42,16 @@ static int compare(const struct idm_head *h, const mdt_idmap_function_info *in)
     return cls == 0 ? 1 : -1;
 }
 
-static void rev_add_current(mdt_idmap *m, struct idm_head *h)
-{
-    struct idm_fslot *f = (struct idm_fslot *)h;
-    uint32_t n;
-    uintptr_t inl[2];
-    const uintptr_t *a = idm_slot_args(h, K_FUNC, &n, inl);
-    idm_rev_add(m, K_FUNC,
-                idm_func_key_hash(atomic_load_explicit(&f->module, memory_order_relaxed),
-                                  atomic_load_explicit(&f->token, memory_order_relaxed),
-                                  atomic_load_explicit(&f->cls, memory_order_relaxed), n, a),
-                atomic_load_explicit(&h->key, memory_order_relaxed));
-}
-
 void idm_func_on_live(mdt_idmap *m, struct idm_head *h)
 {
-    rev_add_current(m, h);
+    idm_rev_add(m, K_FUNC, h);
+}
+
+void idm_func_on_dead(mdt_idmap *m, struct idm_head *h)
+{
+    idm_rev_del(m, K_FUNC, h);
+    if (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_RANGES)
+        m->ranges_dirty = true;
 }
 
 static void write_func(mdt_idmap *m, struct idm_head *h, bool fresh, uintptr_t id,
@@ -117,14 +111,15 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
         if (cmp >= 0) {
             rc = MDT_IDMAP_DUPLICATE;
             if (cmp == 1 && idm_last_unload(map, K_CLASS, info->class_id) < seq) {
-                uint64_t gen = atomic_load_explicit(&h->gen, memory_order_relaxed);
-                if (idm_dep_push(map, K_CLASS, info->class_id, K_FUNC, function_id, gen)) {
+                if (idm_dep_push(map, K_CLASS, info->class_id, K_FUNC, function_id)) {
                     rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
                     goto out;
                 }
+                /* The content (and so its reverse-index hash) changes. */
+                idm_rev_del(map, K_FUNC, h);
                 atomic_store_explicit(&((struct idm_fslot *)h)->cls, info->class_id,
                                       memory_order_relaxed);
-                rev_add_current(map, h);
+                idm_rev_add(map, K_FUNC, h);
                 rc = MDT_IDMAP_APPLIED;
             }
             if (seq > h->seq)
@@ -157,7 +152,7 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
         rc = mdt__fail_simple(err, "idmap: out of memory for type arguments");
         goto out;
     }
-    rc = idm_add_deps(map, &refs, K_FUNC, function_id, seq);
+    rc = idm_add_deps(map, &refs, K_FUNC, function_id);
     bool fresh = false;
     if (rc == 0 && !(h = idm_place(map, K_FUNC, function_id, &fresh)))
         rc = MDT_ENOMEM;

@@ -25,7 +25,7 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
     *out = NULL;
     if (!opts)
         opts = &none;
-    mdt_idmap *m = aligned_alloc(64, (sizeof *m + 63) & ~(size_t)63);
+    mdt_idmap *m = aligned_alloc(IDM_SEP, (sizeof *m + IDM_SEP - 1) & ~(size_t)(IDM_SEP - 1));
     if (!m)
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
     memset(m, 0, sizeof *m);
@@ -33,6 +33,7 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
         free(m);
         return mdt__fail_simple(MDT_ENOMEM, "idmap: cannot create mutex");
     }
+    idm_grace_init(&m->g);
     size_t hint[3] = {opts->modules, opts->classes, opts->functions};
     bool ok = true;
     for (int k = 0; k < 3; k++) {
@@ -42,11 +43,13 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
     }
     atomic_init(&m->rev[K_MODULE], NULL);
     for (int k = K_CLASS; k <= K_FUNC; k++) {
-        struct idm_itab *t = idm_itab_new(idm_cap_for(2 * hint[k]), sizeof(struct idm_rslot));
+        struct idm_tab *f = atomic_load_explicit(&m->tab[k], memory_order_relaxed);
+        struct idm_itab *t = f ? idm_rev_build(f, k, hint[k]) : NULL;
         atomic_init(&m->rev[k], t);
         ok = ok && t;
     }
-    struct idm_itab *p = idm_itab_new(idm_cap_for(hint[K_CLASS]), sizeof(struct idm_pslot));
+    /* Presence counts generic TypeDefs only: a fraction of the classes. */
+    struct idm_itab *p = idm_itab_new(idm_cap_for(hint[K_CLASS] / 8), sizeof(struct idm_pslot));
     atomic_init(&m->presence, p);
     atomic_init(&m->ranges, NULL);
     atomic_init(&m->seqctr, 0);
@@ -58,14 +61,6 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
     }
     *out = m;
     return 0;
-}
-
-static void free_deps(mdt_idmap *m)
-{
-    for (size_t i = 0; i < m->deps.cap; i++)
-        if (m->deps.e[i].kind)
-            free((void *)(uintptr_t)m->deps.e[i].val);
-    idm_wmap_free(&m->deps);
 }
 
 static void free_payloads(struct idm_tab *t, int kind)
@@ -98,7 +93,7 @@ void mdt_idmap_free(mdt_idmap *map)
     }
     free(atomic_load_explicit(&map->presence, memory_order_relaxed));
     idm_ranges_free(map);
-    free_deps(map);
+    idm_deps_free(map);
     idm_wmap_free(&map->hist);
     pthread_mutex_destroy(&map->lock);
     free(map);
@@ -130,38 +125,6 @@ void mdt_idmap_synchronize(mdt_idmap *map)
     pthread_mutex_unlock(&map->lock);
 }
 
-struct dropctx {
-    mdt_idmap *m;
-    int kind;
-    int dropped;
-};
-
-static void drop_slot(void *ctx, struct idm_head *h)
-{
-    struct dropctx *d = ctx;
-    idm_release_payload(d->m, d->kind, h);
-    d->dropped++;
-}
-
-static void compact_deps(mdt_idmap *m)
-{
-    for (size_t i = 0; i < m->deps.cap; i++) {
-        struct idm_went *e = &m->deps.e[i];
-        if (!e->kind)
-            continue;
-        struct idm_deplist *l = (struct idm_deplist *)(uintptr_t)e->val;
-        size_t k = 0;
-        for (size_t j = 0; j < l->n; j++) {
-            struct idm_head *h = idm_tab_find(
-                atomic_load_explicit(&m->tab[l->d[j].kind], memory_order_relaxed), l->d[j].id);
-            if (h && (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE) &&
-                atomic_load_explicit(&h->gen, memory_order_relaxed) == l->d[j].gen)
-                l->d[k++] = l->d[j];
-        }
-        l->n = k;
-    }
-}
-
 int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
 {
     if (!map)
@@ -175,7 +138,6 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
     int dropped = 0;
     for (int k = 0; k < 3 && rc == 0; k++) {
         struct idm_tab *t = atomic_load_explicit(&map->tab[k], memory_order_relaxed);
-        struct dropctx d = {map, k, 0};
         size_t keep = t->live;
         for (size_t i = 0; i <= t->mask; i++) {
             struct idm_head *h = idm_slot(t, i);
@@ -184,14 +146,11 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
                 h->seq >= below)
                 keep++;
         }
-        struct idm_tab *n = idm_tab_rebuild(t, idm_cap_for(keep), below, drop_slot, &d);
-        if (!n) {
+        struct idm_tab *n = idm_tab_rebuild(t, idm_cap_for(keep), below);
+        if (!n || idm_tab_publish(map, k, n, below, &dropped)) {
             rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in retire");
             break;
         }
-        atomic_store_explicit(&map->tab[k], n, memory_order_seq_cst);
-        idm_retire(&map->g, t, t->bytes);
-        dropped += d.dropped;
     }
     if (rc == 0) {
         /* History below the watermark can no longer refuse anything. */
@@ -202,11 +161,8 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
             else
                 i++;
         }
-        compact_deps(map);
-        for (int k = K_CLASS; k <= K_FUNC && rc == 0; k++)
-            rc = idm_index_rebuild(map, k);
-        if (rc == 0)
-            rc = idm_index_rebuild(map, K_MODULE);
+        idm_deps_compact_all(map);
+        rc = idm_index_rebuild(map, K_MODULE);
     }
     if (rc == 0)
         rc = dropped;
@@ -240,20 +196,17 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
     out->class_slot_size = sizeof(struct idm_cslot);
     out->function_slot_size = sizeof(struct idm_fslot);
     for (int k = K_CLASS; k <= K_FUNC; k++)
-        out->bytes_index += atomic_load_explicit(&map->rev[k], memory_order_relaxed)->bytes;
-    out->bytes_index += atomic_load_explicit(&map->presence, memory_order_relaxed)->bytes;
+        out->bytes_reverse += atomic_load_explicit(&map->rev[k], memory_order_relaxed)->bytes;
+    out->bytes_presence = atomic_load_explicit(&map->presence, memory_order_relaxed)->bytes;
+    out->bytes_index = out->bytes_reverse + out->bytes_presence;
     out->bytes_args = map->args_bytes;
-    struct idm_rtop *r = atomic_load_explicit(&map->ranges, memory_order_relaxed);
-    if (r) {
-        out->bytes_ranges = r->bytes;
-        for (size_t i = 0; i < r->n; i++)
-            out->bytes_ranges += sizeof(struct idm_chunk) +
-                                 atomic_load_explicit(&r->chunks[i], memory_order_relaxed)->n *
-                                     sizeof(struct idm_range);
-    }
+    out->bytes_ranges = idm_ranges_bytes(map);
     out->ranges = map->nranges;
-    out->bytes_writer = map->deps_bytes + (map->deps.cap + map->hist.cap) * sizeof(struct idm_went) +
-                        map->g.capretired * sizeof(void *);
+    out->bytes_deps = map->deps_bytes + map->deps.cap * sizeof(struct idm_went);
+    out->bytes_history = map->hist.cap * sizeof(struct idm_went);
+    out->bytes_writer =
+        out->bytes_deps + out->bytes_history + map->g.capretired * sizeof(void *);
+    out->bytes_map = sizeof *map;
     out->bytes_retired = map->g.retired_bytes;
     out->grace_periods = map->g.periods;
     pthread_mutex_unlock(&map->lock);

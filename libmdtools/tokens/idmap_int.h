@@ -17,15 +17,27 @@
 /* Longest probe sequence a table may hold; an insert that would need more
  * grows the table first. It bounds every reader's steps. */
 #define IDM_MAX_PROBE 128u
-/* Reader-count stripes (a power of two). */
-#define IDM_NSTRIPES 64u
-/* Code ranges per chunk. */
-#define IDM_CHUNK_MAX 64u
+/* Per-thread reader slots (one cache line each, per map) and the shared
+ * counters used by threads that found no free slot (powers of two). */
+#define IDM_NREADERS 256u
+#define IDM_NSTRIPES 16u
+/* Code ranges per leaf of the range index, and its fan-out above the leaves
+ * (one cache line of keys). */
+#define IDM_LEAF_MAX 64u
+#define IDM_FANOUT 8u
+#define IDM_RLEVELS 12u
 /* Nesting limit of describe/descriptor and of dependency walks. */
 #define IDM_MAX_DEPTH 32u
 /* Retired memory that triggers a grace period at the end of a writer call. */
 #define IDM_RETIRE_COUNT 512u
 #define IDM_RETIRE_BYTES (4u << 20)
+
+/* Data written by different threads is kept this far apart: x86 CPUs fetch
+ * cache lines in adjacent pairs, so 64 bytes apart still interfere. */
+#define IDM_SEP 128
+
+/* For the reader hot paths: one function per public lookup. */
+#define IDM_INLINE static inline __attribute__((always_inline))
 
 /* Kinds of things with lifetimes. Domains and assemblies have no records,
  * only tombstones and dependents. */
@@ -33,40 +45,85 @@ enum idm_kind { K_MODULE = 0, K_CLASS = 1, K_FUNC = 2, K_DOMAIN = 3, K_ASSEMBLY 
 
 /* ---- reader sections and deferred free (grace.c) ---------------------- */
 
+/* A reader slot word: the nesting count in the low 32 bits (a signal handler
+ * may nest a section inside the one it interrupted) and, while the count is
+ * not 0, the phase of the grace-period clock when the outermost section
+ * began. */
+#define IDM_NEST_MASK 0xffffffffull
+#define IDM_PHASE (1ull << 32)
+
+struct idm_rdslot {
+    alignas(IDM_SEP) _Atomic uint64_t ctr;
+};
+
 struct idm_stripe {
-    alignas(64) _Atomic unsigned long n[2];
+    alignas(IDM_SEP) _Atomic unsigned long n[2];
 };
 
 struct idm_grace {
-    _Atomic unsigned epoch;
-    struct idm_stripe stripes[IDM_NSTRIPES];
+    /* Read by every reader; written by writers at phase flips only. */
+    alignas(64) _Atomic uint64_t gp; /* IDM_PHASE bit | 1 */
+    _Atomic bool asym;               /* writers issue membarrier(); readers need no fence */
+    struct idm_rdslot slot[IDM_NREADERS];
+    struct idm_stripe stripe[IDM_NSTRIPES];
     /* writer only */
-    void **retired;
+    alignas(IDM_SEP) void **retired;
     size_t nretired, capretired;
     size_t retired_bytes;
     uint64_t periods;
 };
 
-/* Enter a reader section; the token goes back to idm_leave(). */
-static inline unsigned idm_enter(const struct idm_grace *cg)
+/* This thread's reader slot, index + 1 (0: none yet; IDM_NO_SLOT: none
+ * free). Initial-exec TLS: reading it is one instruction, never allocates
+ * and is async-signal-safe, also in a dlopen()ed library. The index is
+ * process-wide (grace.c keeps the registry); every map has its own slots. */
+#define IDM_NO_SLOT 0xffffffffu
+extern _Thread_local unsigned idm_tls_reader __attribute__((tls_model("initial-exec")));
+/* grace.c: the first section of a thread (claims a slot), and sections of
+ * threads without one (a shared stripe, chosen by stack address). */
+unsigned idm_enter_slow(struct idm_grace *g);
+void idm_leave_slow(struct idm_grace *g, unsigned tok);
+
+/* Enter a reader section; the token goes back to idm_leave(). The fast path
+ * is a load and a store to the thread's own cache line: when the map could
+ * register for membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), writers issue
+ * the barrier that orders this store before the reader's loads (grace.c);
+ * otherwise the reader fences. Threads without a slot count themselves in a
+ * shared stripe with atomic read-modify-writes (idm_enter_slow). */
+IDM_INLINE unsigned idm_enter(const struct idm_grace *cg)
 {
     struct idm_grace *g = (struct idm_grace *)cg;
-    /* A thread's stack address picks its stripe: no TLS, no syscall. */
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    unsigned s = (unsigned)(((uint64_t)(sp >> 16) * 0x9E3779B97F4A7C15ull) >> 58) &
-                 (IDM_NSTRIPES - 1);
-    unsigned p = atomic_load_explicit(&g->epoch, memory_order_relaxed) & 1u;
-    atomic_fetch_add_explicit(&g->stripes[s].n[p], 1, memory_order_seq_cst);
-    return s << 1 | p;
+    unsigned r = idm_tls_reader;
+    if (__builtin_expect(r - 1 >= IDM_NREADERS, 0))
+        return idm_enter_slow(g);
+    _Atomic uint64_t *c = &g->slot[r - 1].ctr;
+    uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
+    if ((v & IDM_NEST_MASK) == 0)
+        v = atomic_load_explicit(&g->gp, memory_order_acquire);
+    else
+        v++;
+    atomic_store_explicit(c, v, memory_order_relaxed);
+    if (__builtin_expect(atomic_load_explicit(&g->asym, memory_order_relaxed), 1))
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
+    return r - 1;
 }
 
-static inline void idm_leave(const struct idm_grace *cg, unsigned tok)
+IDM_INLINE void idm_leave(const struct idm_grace *cg, unsigned tok)
 {
     struct idm_grace *g = (struct idm_grace *)cg;
-    atomic_fetch_sub_explicit(&g->stripes[tok >> 1].n[tok & 1u], 1, memory_order_release);
+    if (__builtin_expect(tok >= IDM_NREADERS, 0)) {
+        idm_leave_slow(g, tok);
+        return;
+    }
+    _Atomic uint64_t *c = &g->slot[tok].ctr;
+    uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
+    atomic_store_explicit(c, v - 1, memory_order_release);
 }
 
 /* Writer side. */
+void idm_grace_init(struct idm_grace *g);
 void idm_grace_wait(struct idm_grace *g);
 int idm_retire(struct idm_grace *g, void *p, size_t bytes);
 void idm_reclaim(struct idm_grace *g, bool force);
@@ -136,38 +193,74 @@ struct idm_mslot {
 #define CSLOT_INLINE 2u
 #define FSLOT_INLINE 1u
 
+/* Table and index headers: what readers load on every lookup, then, IDM_SEP
+ * bytes further, the counters the writer updates on every call, so that
+ * those updates never disturb the readers' copy. */
+#define IDM_HDR (2u * IDM_SEP)
+
 struct idm_tab {
     size_t mask;      /* capacity - 1 */
-    size_t used;      /* writer only: occupied slots (live + dead) */
-    size_t live;      /* writer only */
     size_t slot_size;
-    size_t bytes;     /* allocation size */
     unsigned char *slots;
+    size_t bytes;     /* allocation size */
+    /* writer only */
+    alignas(IDM_SEP) size_t used; /* occupied slots (live + dead) */
+    size_t live;
 };
 
-uint64_t idm_hash(uint64_t x);
+static inline uint64_t idm_hash(uint64_t x)
+{
+    /* murmur3's 64-bit finalizer: pointers differ in middle bits only. */
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
 struct idm_tab *idm_tab_new(size_t cap, size_t slot_size);
 static inline struct idm_head *idm_slot(const struct idm_tab *t, size_t i)
 {
     return (struct idm_head *)(t->slots + i * t->slot_size);
 }
-/* Reader: the slot holding key, or NULL. */
-struct idm_head *idm_tab_find(const struct idm_tab *t, uintptr_t key);
+
+/* Reader (and writer): the slot holding key, or NULL. Inline: it is most of
+ * a lookup, and a lean lookup lets the CPU overlap the cache misses of
+ * consecutive lookups. */
+IDM_INLINE struct idm_head *idm_tab_find(const struct idm_tab *t, uintptr_t key)
+{
+    size_t mask = t->mask, i = (size_t)idm_hash(key) & mask;
+    size_t limit = mask < IDM_MAX_PROBE ? mask + 1 : IDM_MAX_PROBE;
+    for (size_t n = 0; n < limit; n++, i = (i + 1) & mask) {
+        struct idm_head *h = idm_slot(t, i);
+        uintptr_t k = atomic_load_explicit(&h->key, memory_order_acquire);
+        if (k == key)
+            return h;
+        if (k == 0)
+            return NULL;
+    }
+    return NULL;
+}
 /* Writer: the slot holding key, or the empty slot where it would go (*fresh
  * set), or NULL when the table must grow first. */
 struct idm_head *idm_tab_place(struct idm_tab *t, uintptr_t key, bool *fresh);
-/* Writer: a copy of t with capacity cap, without dead records whose seq is
- * below `below` (those are passed to drop()). */
-struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t below,
-                                void (*drop)(void *ctx, struct idm_head *h), void *ctx);
+/* Writer: a copy of t with capacity cap (doubled until every kept record
+ * fits its probe bound), without dead records whose seq is below `below`. */
+struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t below);
 size_t idm_cap_for(size_t n);
 
-/* Reverse index: (hash of a record's content) -> ID; verified against the
- * forward table by the reader. */
-struct idm_rslot {
-    _Atomic uint64_t h;
-    _Atomic uintptr_t id; /* 0 = empty; set once */
-};
+/* Reverse index slot: one word, 0 = empty, IDM_RDEL = deleted, else the
+ * high 32 bits of the content hash (forced odd) over the index of the
+ * record's slot in the forward table instance the index was built for. The
+ * reader verifies a candidate by reading that record. */
+#define IDM_RDEL UINT64_MAX
+#define IDM_MAX_SLOTS (UINT32_C(1) << 31)
+
+static inline uint64_t idm_rword(uint64_t h, size_t idx)
+{
+    return (h >> 32 | 1u) << 32 | (uint64_t)idx;
+}
 
 /* TypeDef presence: (module, token) -> number of live classes. */
 struct idm_pslot {
@@ -178,10 +271,13 @@ struct idm_pslot {
 
 struct idm_itab {
     size_t mask;
-    size_t used; /* writer only */
-    size_t bytes;
     size_t slot_size;
     unsigned char *slots;
+    size_t bytes;
+    struct idm_tab *tab; /* reverse indexes: the forward table they index */
+    /* writer only */
+    alignas(IDM_SEP) size_t used; /* occupied slots, deleted ones included */
+    size_t live;
 };
 
 struct idm_itab *idm_itab_new(size_t cap, size_t slot_size);
@@ -204,54 +300,81 @@ int idm_wmap_put(struct idm_wmap *m, int kind, uintptr_t id, uint64_t val);
 void idm_wmap_del(struct idm_wmap *m, int kind, uintptr_t id);
 void idm_wmap_free(struct idm_wmap *m);
 
-/* Dependents: (kind, id) of a thing -> the incarnations that name it. */
-struct idm_dep {
-    uintptr_t id;
-    uint64_t gen;
-    uint32_t kind;
+/* Dependents: (kind, ID) of a thing and a kind of record -> the IDs of the
+ * records of that kind that named it when they were created. An entry
+ * stands for "whatever record now has this ID, if it is live and still
+ * names the thing": a record that died or changed content makes its entry
+ * inert, a rebirth that names the thing again appends it again (duplicates
+ * are removed when the list is compacted). */
+struct idm_deplist {
+    uint32_t n, cap;
+    uint32_t stale; /* entries made inert since the last compaction (an estimate) */
+    uint32_t pad;
+    uintptr_t id[];
 };
 
-struct idm_deplist {
-    size_t n, cap;
-    struct idm_dep d[];
-};
+static inline int idm_dkey(int pkind, int ckind)
+{
+    return pkind * K_NKINDS + ckind;
+}
 
 /* ---- code ranges (ranges.c) -------------------------------------------- */
 
+/* One range, as the writer handles it. */
 struct idm_range {
     uintptr_t start, end, fid;
     uint64_t gen, seq;
 };
 
-struct idm_chunk {
-    size_t n;
-    struct idm_range r[];
+/* A leaf: n (1..IDM_LEAF_MAX) ranges sorted by start. The starts come
+ * first, always IDM_LEAF_MAX of them (padded with UINTPTR_MAX, one cache
+ * line per IDM_FANOUT starts); then n; then, from the next line on, one
+ * 24-byte record per range; then the writer's seqs. A lookup compares with
+ * the first start of each line of starts, then with the starts of one line,
+ * then reads one record: two dependent rounds of loads, at offsets that do
+ * not depend on n, over 32 bytes per range. Immutable once published. */
+struct idm_leafrec {
+    uintptr_t end, fid;
+    uint64_t gen;
 };
 
-/* keys[i] = start of chunk i's first range (keys[0] = 0); chunks are
- * immutable, the chunk pointers may be swapped in place. */
-struct idm_rtop {
+struct idm_leaf {
+    uintptr_t start[IDM_LEAF_MAX];
     size_t n;
-    size_t bytes;
-    uintptr_t *keys;
-    _Atomic(struct idm_chunk *) *chunks;
+    alignas(64) struct idm_leafrec rec[]; /* n, then uint64_t seq[n] */
+};
+
+/* The index above the leaves: level 0 holds the first start of every leaf
+ * (level 0's first key is 0), level k+1 every IDM_FANOUT-th key of level k,
+ * up to a top level of at most IDM_FANOUT keys; each level is padded with
+ * UINTPTR_MAX to whole cache lines of IDM_FANOUT keys. A lookup reads one
+ * line per level. One allocation; the leaf pointers may be swapped in
+ * place (copy-on-write of one leaf), anything else builds a new top. */
+struct idm_rtop {
+    size_t n;      /* leaves */
+    size_t bytes;  /* the top's allocation */
+    unsigned levels;
+    const uintptr_t *lvl[IDM_RLEVELS];
+    _Atomic(struct idm_leaf *) *leaves;
 };
 
 /* ---- the map ------------------------------------------------------------ */
 
 struct mdt_idmap {
-    struct idm_grace g;
-    _Atomic(struct idm_tab *) tab[3];      /* K_MODULE, K_CLASS, K_FUNC */
-    _Atomic(struct idm_itab *) rev[3];     /* reverse: [K_CLASS], [K_FUNC] */
+    /* Read by every reader, written only when a structure is replaced. */
+    alignas(IDM_SEP) _Atomic(struct idm_tab *) tab[3]; /* K_MODULE, K_CLASS, K_FUNC */
+    _Atomic(struct idm_itab *) rev[3];            /* reverse: [K_CLASS], [K_FUNC] */
     _Atomic(struct idm_itab *) presence;
     _Atomic(struct idm_rtop *) ranges;
-    _Atomic uint64_t seqctr;
+    struct idm_grace g;
+    /* Any thread (mdt_idmap_next_seq). */
+    alignas(IDM_SEP) _Atomic uint64_t seqctr;
 
     /* writer only */
-    pthread_mutex_t lock;
+    alignas(IDM_SEP) pthread_mutex_t lock;
     uint64_t watermark;
     struct idm_wmap hist; /* (kind, id) -> last unload seq, for live or absent records */
-    struct idm_wmap deps; /* (kind, id) -> struct idm_deplist * */
+    struct idm_wmap deps; /* (idm_dkey(kind, child kind), id) -> struct idm_deplist * */
     size_t deps_bytes;
     size_t args_bytes;
     size_t nranges;
@@ -324,11 +447,18 @@ void idm_unlock(mdt_idmap *m);
 int idm_check_seq(const mdt_idmap *m, uint64_t seq);
 uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id);
 bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq);
-int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id, uint64_t gen);
+int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id);
 int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq);
 int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t limit);
-int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id, uint64_t gen);
+int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id);
+void idm_deps_compact_all(mdt_idmap *m);
+void idm_deps_free(mdt_idmap *m);
 struct idm_head *idm_place(mdt_idmap *m, int kind, uintptr_t id, bool *fresh);
+/* Writer: make n the table of `kind` (with a reverse index rebuilt for it)
+ * and retire the old one; with drop_below != 0, release the payloads of the
+ * old table's dead records older than that (n must leave them out) and
+ * count them in *dropped. On failure n is freed and nothing changes. */
+int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_below, int *dropped);
 void idm_on_live(mdt_idmap *m, int kind, struct idm_head *h);
 void idm_on_dead(mdt_idmap *m, int kind, struct idm_head *h);
 void idm_kill_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq);
@@ -338,15 +468,28 @@ int idm_finish(mdt_idmap *m, int rc);
 void idm_class_on_live(mdt_idmap *m, struct idm_head *h);
 void idm_class_on_dead(mdt_idmap *m, struct idm_head *h);
 void idm_func_on_live(mdt_idmap *m, struct idm_head *h);
+void idm_func_on_dead(mdt_idmap *m, struct idm_head *h);
 void idm_release_payload(mdt_idmap *m, int kind, struct idm_head *h);
 
-/* Indexes (index.c). */
-int idm_rev_add(mdt_idmap *m, int kind, uint64_t h, uintptr_t id);
+/* Indexes (index.c). The reverse index entry of a live record is added
+ * after its content is written and deleted before its content changes or it
+ * dies; both read the content from the slot. Presence counts live generic
+ * TypeDef instantiations (non-generic TypeDefs are found through the
+ * reverse index). */
+uint64_t idm_slot_key_hash(const struct idm_head *h, int kind);
+int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h);
+void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h);
 int idm_presence_adjust(mdt_idmap *m, uintptr_t module, uint32_t token, int delta);
+/* Count (delta +1) or uncount (-1) the class in slot h if it is a generic
+ * TypeDef instantiation. */
+void idm_class_presence(mdt_idmap *m, const struct idm_head *h, int delta);
+/* Build a reverse index for forward table f (kind K_CLASS or K_FUNC). */
+struct idm_itab *idm_rev_build(const struct idm_tab *f, int kind, size_t min_cap);
 int idm_index_rebuild(mdt_idmap *m, int which);
 
 /* Ranges (ranges.c). */
 int idm_ranges_filter(mdt_idmap *m);
 void idm_ranges_free(mdt_idmap *m);
+size_t idm_ranges_bytes(const mdt_idmap *m);
 
 #endif

@@ -1,49 +1,116 @@
 /* Reverse lookups that never ask the runtime: (module, TypeDef, type args)
  * -> ClassID, (module, MethodDef, owning class, method type args) ->
- * FunctionID, and "is some class of this TypeDef loaded?". The reverse
- * indexes map a hash of a record's content to its ID; a reader verifies a
- * candidate by reading the forward record consistently (records.c), so an
- * index entry that went stale (the class died or came back different) is
- * harmless and is dropped at the next rebuild. The presence index counts
- * live classes per (module, TypeDef). Entries never move inside an index
- * instance; growth rebuilds from the live forward records and publishes a
- * new instance, the old one going through the grace period. */
+ * FunctionID, and "is some class of this TypeDef loaded?".
+ *
+ * A reverse index maps a hash of a live record's content to the index of
+ * its slot in the forward table: one 8-byte word per entry (idm_rword). The
+ * index belongs to one forward table instance (it names slots, and a growth
+ * or retire moves records), so both are rebuilt and published together
+ * (idm_tab_publish in lifetime.c): the new table first, then the new index,
+ * and only then are the old ones retired. A reader verifies a candidate by a
+ * consistent read of the record it names, in the current table; an entry
+ * whose record died or changed since is harmless. The writer deletes the
+ * entry of a record before its content changes or it dies (a deleted word
+ * keeps probe chains intact and is reused by later inserts), so churn does
+ * not fill the index; it is rebuilt when live plus deleted entries pass 3/4.
+ *
+ * TypeDef presence: a TypeDef is loaded when a live class of that TypeDef
+ * exists. For a non-generic TypeDef that class has the content (module,
+ * TypeDef, no arguments), so the reverse index answers; generic TypeDefs
+ * are counted in a presence index, (module, token) -> number of live
+ * instantiations, so that a map does not spend 16 bytes per non-generic
+ * class on it. */
 #include "config.h"
 
-#include <string.h>
+#include <stdlib.h>
 
 #include "tokens/idmap_int.h"
 #include "util/error.h"
 
-#define IDX_PRESENCE 0
-
-static struct idm_rslot *rslot(const struct idm_itab *t, size_t i)
+static _Atomic uint64_t *rslot(const struct idm_itab *t, size_t i)
 {
-    return (struct idm_rslot *)(t->slots + i * sizeof(struct idm_rslot));
+    return (_Atomic uint64_t *)(void *)t->slots + i;
 }
 
 static struct idm_pslot *pslot(const struct idm_itab *t, size_t i)
 {
-    return (struct idm_pslot *)(t->slots + i * sizeof(struct idm_pslot));
+    return (struct idm_pslot *)(void *)(t->slots + i * sizeof(struct idm_pslot));
 }
 
-/* Writer: insert without checks; false when the probe bound is hit. */
-static bool rput(struct idm_itab *t, uint64_t h, uintptr_t id)
+static size_t slot_index(const struct idm_tab *t, const struct idm_head *h)
 {
-    size_t i = (size_t)h & t->mask;
+    return (size_t)((const unsigned char *)h - t->slots) / t->slot_size;
+}
+
+static bool needs_room(const struct idm_itab *t)
+{
+    return (t->used + 1) * 4 > (t->mask + 1) * 3;
+}
+
+static bool counts_presence(uint32_t meta, uintptr_t module, uint32_t nargs)
+{
+    return (meta >> META_SHAPE_SHIFT & 7u) == MDT_IDMAP_SHAPE_TYPEDEF && module && nargs > 0;
+}
+
+uint64_t idm_slot_key_hash(const struct idm_head *h, int kind)
+{
+    uint32_t meta = atomic_load_explicit(&((struct idm_head *)h)->meta, memory_order_relaxed);
+    uint32_t n;
+    uintptr_t inl[2];
+    const uintptr_t *a = idm_slot_args(h, kind, &n, inl);
+    if (kind == K_CLASS) {
+        struct idm_cslot *c = (struct idm_cslot *)h;
+        return idm_class_key_hash(atomic_load_explicit(&c->module, memory_order_relaxed),
+                                  atomic_load_explicit(&c->token, memory_order_relaxed),
+                                  meta >> META_SHAPE_SHIFT & 7u, meta >> META_RANK_SHIFT, n, a);
+    }
+    struct idm_fslot *f = (struct idm_fslot *)h;
+    return idm_func_key_hash(atomic_load_explicit(&f->module, memory_order_relaxed),
+                             atomic_load_explicit(&f->token, memory_order_relaxed),
+                             atomic_load_explicit(&f->cls, memory_order_relaxed), n, a);
+}
+
+/* Writer: add word w (hash h) unless present; reuses the first deleted
+ * word of the probe sequence. False when the probe bound is hit. */
+static bool rput(struct idm_itab *t, uint64_t h, uint64_t w)
+{
+    size_t i = (size_t)h & t->mask, hole = SIZE_MAX;
     for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
-        struct idm_rslot *s = rslot(t, i);
-        uintptr_t sid = atomic_load_explicit(&s->id, memory_order_relaxed);
-        if (sid == id && atomic_load_explicit(&s->h, memory_order_relaxed) == h)
+        uint64_t x = atomic_load_explicit(rslot(t, i), memory_order_relaxed);
+        if (x == w)
             return true;
-        if (sid == 0) {
-            atomic_store_explicit(&s->h, h, memory_order_relaxed);
-            atomic_store_explicit(&s->id, id, memory_order_release);
-            t->used++;
+        if (x == IDM_RDEL && hole == SIZE_MAX)
+            hole = i;
+        if (x == 0) {
+            if (hole == SIZE_MAX) {
+                hole = i;
+                t->used++;
+            }
+            atomic_store_explicit(rslot(t, hole), w, memory_order_release);
+            t->live++;
             return true;
         }
     }
-    return false;
+    if (hole == SIZE_MAX)
+        return false;
+    atomic_store_explicit(rslot(t, hole), w, memory_order_release);
+    t->live++;
+    return true;
+}
+
+static void rdel(struct idm_itab *t, uint64_t h, uint64_t w)
+{
+    size_t i = (size_t)h & t->mask;
+    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
+        uint64_t x = atomic_load_explicit(rslot(t, i), memory_order_relaxed);
+        if (x == 0)
+            return;
+        if (x == w) {
+            atomic_store_explicit(rslot(t, i), IDM_RDEL, memory_order_release);
+            t->live--;
+            return;
+        }
+    }
 }
 
 static bool pput(struct idm_itab *t, uintptr_t module, uint32_t token, uint32_t count)
@@ -68,79 +135,111 @@ static bool pput(struct idm_itab *t, uintptr_t module, uint32_t token, uint32_t 
     return false;
 }
 
-/* Rebuild index `which` (K_CLASS / K_FUNC reverse, or IDX_PRESENCE in the
- * slot of K_MODULE) from the live forward records, with room to grow. */
+static bool live_slot(const struct idm_head *h)
+{
+    struct idm_head *x = (struct idm_head *)h;
+    return atomic_load_explicit(&x->key, memory_order_relaxed) &&
+           (atomic_load_explicit(&x->meta, memory_order_relaxed) & META_LIVE);
+}
+
+struct idm_itab *idm_rev_build(const struct idm_tab *f, int kind, size_t min_cap)
+{
+    size_t want = f->live + f->live / 4 + 16;
+    size_t cap = idm_cap_for(want > min_cap ? want : min_cap);
+    for (int attempt = 0; attempt < 3; attempt++, cap *= 2) {
+        struct idm_itab *n = idm_itab_new(cap, sizeof(uint64_t));
+        if (!n)
+            return NULL;
+        n->tab = (struct idm_tab *)f;
+        bool ok = true;
+        for (size_t i = 0; i <= f->mask && ok; i++) {
+            const struct idm_head *h = idm_slot(f, i);
+            if (!live_slot(h))
+                continue;
+            uint64_t hh = idm_slot_key_hash(h, kind);
+            ok = rput(n, hh, idm_rword(hh, i));
+        }
+        /* Pathological hash clustering: accept the last attempt as it is. */
+        if (ok || attempt == 2)
+            return n;
+        free(n);
+    }
+    return NULL;
+}
+
+static int presence_rebuild(mdt_idmap *m)
+{
+    struct idm_tab *f = atomic_load_explicit(&m->tab[K_CLASS], memory_order_relaxed);
+    struct idm_itab *old = atomic_load_explicit(&m->presence, memory_order_relaxed);
+    size_t generic = 0;
+    for (size_t i = 0; i <= f->mask; i++) {
+        struct idm_cslot *c = (struct idm_cslot *)idm_slot(f, i);
+        if (live_slot(&c->h) &&
+            counts_presence(atomic_load_explicit(&c->h.meta, memory_order_relaxed),
+                            atomic_load_explicit(&c->module, memory_order_relaxed),
+                            atomic_load_explicit(&c->nargs, memory_order_relaxed)))
+            generic++;
+    }
+    for (size_t cap = idm_cap_for(generic + generic / 4 + 16);; cap *= 2) {
+        struct idm_itab *n = idm_itab_new(cap, sizeof(struct idm_pslot));
+        if (!n)
+            return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing an index");
+        bool ok = true;
+        for (size_t i = 0; i <= f->mask && ok; i++) {
+            struct idm_cslot *c = (struct idm_cslot *)idm_slot(f, i);
+            if (!live_slot(&c->h))
+                continue;
+            uint32_t meta = atomic_load_explicit(&c->h.meta, memory_order_relaxed);
+            uintptr_t mod = atomic_load_explicit(&c->module, memory_order_relaxed);
+            if (counts_presence(meta, mod, atomic_load_explicit(&c->nargs, memory_order_relaxed)))
+                ok = pput(n, mod, atomic_load_explicit(&c->token, memory_order_relaxed), 1);
+        }
+        if (ok) {
+            atomic_store_explicit(&m->presence, n, memory_order_seq_cst);
+            if (old)
+                idm_retire(&m->g, old, old->bytes);
+            return 0;
+        }
+        free(n);
+    }
+}
+
+/* Rebuild index `which` (K_CLASS / K_FUNC reverse, or the presence index
+ * when which is K_MODULE) from the live forward records. */
 int idm_index_rebuild(mdt_idmap *m, int which)
 {
-    int fkind = which == K_MODULE ? K_CLASS : which;
-    struct idm_tab *f = atomic_load_explicit(&m->tab[fkind], memory_order_relaxed);
-    _Atomic(struct idm_itab *) *slotp = which == K_MODULE ? &m->presence : &m->rev[which];
-    struct idm_itab *old = atomic_load_explicit(slotp, memory_order_relaxed);
-    size_t slot_size = which == K_MODULE ? sizeof(struct idm_pslot) : sizeof(struct idm_rslot);
-    size_t cap = idm_cap_for(2 * f->live + 16);
-    if (old && cap < old->mask + 1)
-        cap = old->mask + 1;
-    struct idm_itab *n = idm_itab_new(cap, slot_size);
+    if (which == K_MODULE)
+        return presence_rebuild(m);
+    struct idm_tab *f = atomic_load_explicit(&m->tab[which], memory_order_relaxed);
+    struct idm_itab *old = atomic_load_explicit(&m->rev[which], memory_order_relaxed);
+    struct idm_itab *n = idm_rev_build(f, which, 0);
     if (!n)
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing an index");
-    for (size_t i = 0; i <= f->mask; i++) {
-        struct idm_head *h = idm_slot(f, i);
-        if (!atomic_load_explicit(&h->key, memory_order_relaxed) ||
-            !(atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE))
-            continue;
-        uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-        uint32_t na;
-        uintptr_t inl[2];
-        const uintptr_t *a = idm_slot_args(h, fkind, &na, inl);
-        if (which == K_MODULE) {
-            struct idm_cslot *c = (struct idm_cslot *)h;
-            uintptr_t mod = atomic_load_explicit(&c->module, memory_order_relaxed);
-            if ((meta >> META_SHAPE_SHIFT & 7u) == MDT_IDMAP_SHAPE_TYPEDEF && mod)
-                pput(n, mod, atomic_load_explicit(&c->token, memory_order_relaxed), 1);
-        } else if (which == K_CLASS) {
-            struct idm_cslot *c = (struct idm_cslot *)h;
-            rput(n,
-                 idm_class_key_hash(atomic_load_explicit(&c->module, memory_order_relaxed),
-                                    atomic_load_explicit(&c->token, memory_order_relaxed),
-                                    meta >> META_SHAPE_SHIFT & 7u, meta >> META_RANK_SHIFT, na, a),
-                 atomic_load_explicit(&h->key, memory_order_relaxed));
-        } else {
-            struct idm_fslot *fs = (struct idm_fslot *)h;
-            rput(n,
-                 idm_func_key_hash(atomic_load_explicit(&fs->module, memory_order_relaxed),
-                                   atomic_load_explicit(&fs->token, memory_order_relaxed),
-                                   atomic_load_explicit(&fs->cls, memory_order_relaxed), na, a),
-                 atomic_load_explicit(&h->key, memory_order_relaxed));
-        }
-    }
-    atomic_store_explicit(slotp, n, memory_order_seq_cst);
+    atomic_store_explicit(&m->rev[which], n, memory_order_seq_cst);
     if (old)
         idm_retire(&m->g, old, old->bytes);
     return 0;
 }
 
-static bool needs_room(const struct idm_itab *t)
+int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h)
 {
-    return (t->used + 1) * 4 > (t->mask + 1) * 3;
+    struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
+    struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
+    uint64_t hh = idm_slot_key_hash(h, kind);
+    if (t->tab == f && !needs_room(t) && rput(t, hh, idm_rword(hh, slot_index(f, h))))
+        return 0;
+    /* The rebuild indexes every live record, this one included. */
+    return idm_index_rebuild(m, kind);
 }
 
-int idm_rev_add(mdt_idmap *m, int kind, uint64_t h, uintptr_t id)
+void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
 {
-    for (int round = 0; round < 2; round++) {
-        struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
-        if (!needs_room(t) && rput(t, h, id))
-            return 0;
-        /* The rebuild indexes every live record, this one included. */
-        if (round == 0) {
-            int e = idm_index_rebuild(m, kind);
-            if (e)
-                return e;
-            t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
-            if (!needs_room(t))
-                return 0;
-        }
-    }
-    return MDT_EUNSUPPORTED; /* pathological hash clustering: not indexed */
+    struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
+    struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
+    if (t->tab != f)
+        return;
+    uint64_t hh = idm_slot_key_hash(h, kind);
+    rdel(t, hh, idm_rword(hh, slot_index(f, h)));
 }
 
 int idm_presence_adjust(mdt_idmap *m, uintptr_t module, uint32_t token, int delta)
@@ -164,18 +263,23 @@ int idm_presence_adjust(mdt_idmap *m, uintptr_t module, uint32_t token, int delt
         return 0;
     if (!needs_room(t) && pput(t, module, token, (uint32_t)delta))
         return 0;
-    return idm_index_rebuild(m, K_MODULE); /* counts this class too */
+    return presence_rebuild(m); /* counts this class too */
+}
+
+void idm_class_presence(mdt_idmap *m, const struct idm_head *h, int delta)
+{
+    struct idm_cslot *c = (struct idm_cslot *)h;
+    uint32_t meta = atomic_load_explicit(&c->h.meta, memory_order_relaxed);
+    uintptr_t module = atomic_load_explicit(&c->module, memory_order_relaxed);
+    if (counts_presence(meta, module, atomic_load_explicit(&c->nargs, memory_order_relaxed)))
+        idm_presence_adjust(m, module, atomic_load_explicit(&c->token, memory_order_relaxed), delta);
 }
 
 /* ---- readers ------------------------------------------------------------ */
 
-/* Does live class `id` have exactly the content of `key`? */
-static bool class_matches(const mdt_idmap *m, uintptr_t id, const mdt_idmap_class_info *key,
-                          uint64_t *gen)
+/* Does the class record in slot h (live) have exactly the content of key? */
+static bool class_slot_matches(struct idm_head *h, const mdt_idmap_class_info *key, uint64_t *gen)
 {
-    struct idm_head *h = idm_tab_find(idm_cur(m, K_CLASS), id);
-    if (!h)
-        return false;
     struct idm_cslot *c = (struct idm_cslot *)h;
     unsigned rank = key->shape == MDT_IDMAP_SHAPE_ARRAY ? key->rank : 0;
     for (int tries = 0; tries < 4; tries++) {
@@ -215,12 +319,9 @@ static bool class_matches(const mdt_idmap *m, uintptr_t id, const mdt_idmap_clas
     return false;
 }
 
-static bool func_matches(const mdt_idmap *m, uintptr_t id, const mdt_idmap_function_info *key,
-                         uint64_t *gen)
+static bool func_slot_matches(struct idm_head *h, const mdt_idmap_function_info *key,
+                              uint64_t *gen)
 {
-    struct idm_head *h = idm_tab_find(idm_cur(m, K_FUNC), id);
-    if (!h)
-        return false;
     struct idm_fslot *f = (struct idm_fslot *)h;
     for (int tries = 0; tries < 4; tries++) {
         uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
@@ -255,6 +356,39 @@ static bool func_matches(const mdt_idmap *m, uintptr_t id, const mdt_idmap_funct
     return false;
 }
 
+/* Reader (inside a section): the live record of `kind` whose content hashes
+ * to h and satisfies match(), through the reverse index. */
+static int rev_find(const mdt_idmap *map, int kind, uint64_t h, const void *key, uintptr_t *id,
+                    uint64_t *gen)
+{
+    mdt_idmap *m = (mdt_idmap *)map;
+    const struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_seq_cst);
+    const struct idm_tab *cur = idm_cur(m, kind);
+    const struct idm_tab *f = t->tab;
+    uint64_t tag = h >> 32 | 1u;
+    size_t i = (size_t)h & t->mask;
+    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
+        uint64_t w = atomic_load_explicit(rslot(t, i), memory_order_acquire);
+        if (w == 0)
+            break;
+        if (w == IDM_RDEL || w >> 32 != tag || (w & 0xffffffffu) > f->mask)
+            continue;
+        struct idm_head *hd = idm_slot(f, (size_t)(w & 0xffffffffu));
+        uintptr_t cand = atomic_load_explicit(&hd->key, memory_order_acquire);
+        /* An index being replaced names slots of the table being replaced,
+         * which the writer no longer updates: verify in the current one. */
+        if (f != cur && !(hd = idm_tab_find(cur, cand)))
+            continue;
+        bool ok = kind == K_CLASS ? class_slot_matches(hd, key, gen)
+                                  : func_slot_matches(hd, key, gen);
+        if (ok) {
+            *id = cand;
+            return 0;
+        }
+    }
+    return MDT_ENOTFOUND;
+}
+
 int mdt_idmap_class_find(const mdt_idmap *map, uintptr_t *class_id, uint64_t *gen,
                          const mdt_idmap_class_info *key)
 {
@@ -262,27 +396,12 @@ int mdt_idmap_class_find(const mdt_idmap *map, uintptr_t *class_id, uint64_t *ge
         return MDT_EINVAL;
     unsigned rank = key->shape == MDT_IDMAP_SHAPE_ARRAY ? key->rank : 0;
     uint64_t h = idm_class_key_hash(key->module, key->token, key->shape, rank, key->nargs, key->args);
-    int rc = MDT_ENOTFOUND;
+    uint64_t g = 0;
     unsigned tok = idm_enter(&map->g);
-    const struct idm_itab *t =
-        atomic_load_explicit(&((mdt_idmap *)map)->rev[K_CLASS], memory_order_seq_cst);
-    size_t i = (size_t)h & t->mask;
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
-        struct idm_rslot *s = rslot(t, i);
-        uintptr_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-        uint64_t g;
-        if (id == 0)
-            break;
-        if (atomic_load_explicit(&s->h, memory_order_relaxed) == h &&
-            class_matches(map, id, key, &g)) {
-            *class_id = id;
-            if (gen)
-                *gen = g;
-            rc = 0;
-            break;
-        }
-    }
+    int rc = rev_find(map, K_CLASS, h, key, class_id, &g);
     idm_leave(&map->g, tok);
+    if (rc == 0 && gen)
+        *gen = g;
     return rc;
 }
 
@@ -292,27 +411,12 @@ int mdt_idmap_function_find(const mdt_idmap *map, uintptr_t *function_id, uint64
     if (!map || !function_id || !key || (key->nargs && !key->args))
         return MDT_EINVAL;
     uint64_t h = idm_func_key_hash(key->module, key->token, key->class_id, key->nargs, key->args);
-    int rc = MDT_ENOTFOUND;
+    uint64_t g = 0;
     unsigned tok = idm_enter(&map->g);
-    const struct idm_itab *t =
-        atomic_load_explicit(&((mdt_idmap *)map)->rev[K_FUNC], memory_order_seq_cst);
-    size_t i = (size_t)h & t->mask;
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
-        struct idm_rslot *s = rslot(t, i);
-        uintptr_t id = atomic_load_explicit(&s->id, memory_order_acquire);
-        uint64_t g;
-        if (id == 0)
-            break;
-        if (atomic_load_explicit(&s->h, memory_order_relaxed) == h &&
-            func_matches(map, id, key, &g)) {
-            *function_id = id;
-            if (gen)
-                *gen = g;
-            rc = 0;
-            break;
-        }
-    }
+    int rc = rev_find(map, K_FUNC, h, key, function_id, &g);
     idm_leave(&map->g, tok);
+    if (rc == 0 && gen)
+        *gen = g;
     return rc;
 }
 
@@ -320,7 +424,7 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
 {
     if (!map)
         return MDT_EINVAL;
-    int rc = 0;
+    int rc = -1;
     unsigned tok = idm_enter(&map->g);
     const struct idm_itab *t =
         atomic_load_explicit(&((mdt_idmap *)map)->presence, memory_order_seq_cst);
@@ -332,9 +436,19 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
             break;
         if (mod == module_id &&
             atomic_load_explicit(&s->token, memory_order_relaxed) == typedef_token) {
-            rc = atomic_load_explicit(&s->count, memory_order_relaxed) > 0;
+            if (atomic_load_explicit(&s->count, memory_order_relaxed) > 0)
+                rc = 1;
             break;
         }
+    }
+    if (rc < 0) {
+        /* No generic instantiation: is the non-generic class loaded? */
+        mdt_idmap_class_info key = {module_id, typedef_token, MDT_IDMAP_SHAPE_TYPEDEF, 0, 0, 0,
+                                    NULL, 0};
+        uintptr_t id;
+        uint64_t g;
+        uint64_t h = idm_class_key_hash(module_id, typedef_token, MDT_IDMAP_SHAPE_TYPEDEF, 0, 0, NULL);
+        rc = rev_find(map, K_CLASS, h, &key, &id, &g) == 0;
     }
     idm_leave(&map->g, tok);
     return rc;

@@ -6,9 +6,14 @@
  * argument) was unloaded at or after the item's seq: enumerations are
  * stamped with the seq at which they were generated, and such an item
  * describes an incarnation that is already gone. Unloads cascade through
- * dependents lists kept by the writer: each incarnation is registered with
- * (kind, ID, gen) under every ID it names, and an unload at seq t kills the
- * registered incarnations that are still current and not newer than t. */
+ * dependents lists kept by the writer: the ID of every record is listed
+ * under every ID its content names (one 8-byte word per name), and an unload
+ * at seq t kills the listed records that are live, still name the unloaded
+ * ID and are not newer than t. An entry is kept as long as the record in
+ * that ID's slot, live or dead, names the thing; a rebirth whose previous
+ * content already named it adds nothing, so reloading the same content
+ * does not grow the lists. Entries whose record was dropped or renamed
+ * something else are removed when a list is compacted or walked. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -72,63 +77,239 @@ bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t se
     return false;
 }
 
-int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id, uint64_t gen)
+/* Does the record in slot h (of kind ck, live or dead) name (pk, pid)? */
+static bool names(const struct idm_head *h, int ck, int pk, uintptr_t pid)
 {
-    uint64_t *v = idm_wmap_get(&m->deps, pkind, pid);
+    if (ck == K_MODULE) {
+        struct idm_mslot *s = (struct idm_mslot *)h;
+        if (pk == K_DOMAIN)
+            return atomic_load_explicit(&s->appdomain, memory_order_relaxed) == pid;
+        if (pk == K_ASSEMBLY)
+            return atomic_load_explicit(&s->assembly, memory_order_relaxed) == pid;
+        return false;
+    }
+    if (ck != K_CLASS && ck != K_FUNC)
+        return false;
+    uintptr_t mod = ck == K_CLASS
+                        ? atomic_load_explicit(&((struct idm_cslot *)h)->module, memory_order_relaxed)
+                        : atomic_load_explicit(&((struct idm_fslot *)h)->module, memory_order_relaxed);
+    if (pk == K_MODULE)
+        return mod == pid;
+    if (pk != K_CLASS)
+        return false;
+    if (ck == K_FUNC &&
+        atomic_load_explicit(&((struct idm_fslot *)h)->cls, memory_order_relaxed) == pid)
+        return true;
+    uint32_t n;
+    uintptr_t inl[2];
+    const uintptr_t *a = idm_slot_args(h, ck, &n, inl);
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] == pid)
+            return true;
+    return false;
+}
+
+/* Kinds of records that can name a thing of kind pk. */
+static const int child_kinds[K_NKINDS][2] = {
+    [K_MODULE] = {K_CLASS, K_FUNC},  [K_CLASS] = {K_CLASS, K_FUNC}, [K_FUNC] = {-1, -1},
+    [K_DOMAIN] = {K_MODULE, -1},     [K_ASSEMBLY] = {K_MODULE, -1},
+};
+
+static size_t list_bytes(uint32_t cap)
+{
+    return sizeof(struct idm_deplist) + (size_t)cap * sizeof(uintptr_t);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Keep the entries whose record exists and names (pk, pid), once each. */
+static void compact(const mdt_idmap *m, struct idm_deplist *l, int pk, uintptr_t pid, int ck)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        struct idm_head *h = wfind(m, ck, l->id[i]);
+        if (h && names(h, ck, pk, pid))
+            l->id[k++] = l->id[i];
+    }
+    qsort(l->id, k, sizeof l->id[0], cmp_id);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < k; i++)
+        if (u == 0 || l->id[u - 1] != l->id[i])
+            l->id[u++] = l->id[i];
+    l->n = u;
+}
+
+static void drop_list(mdt_idmap *m, int dkey, uintptr_t pid, struct idm_deplist *l)
+{
+    m->deps_bytes -= list_bytes(l->cap);
+    free(l);
+    idm_wmap_del(&m->deps, dkey, pid);
+}
+
+int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id)
+{
+    int dkey = idm_dkey(pkind, kind);
+    uint64_t *v = idm_wmap_get(&m->deps, dkey, pid);
     struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
-    if (l && l->n == l->cap) {
-        /* Drop entries whose incarnation is gone before growing. */
-        size_t k = 0;
-        for (size_t i = 0; i < l->n; i++) {
-            struct idm_head *h = wfind(m, (int)l->d[i].kind, l->d[i].id);
-            if (h && is_live(h) &&
-                atomic_load_explicit(&h->gen, memory_order_relaxed) == l->d[i].gen)
-                l->d[k++] = l->d[i];
-        }
-        l->n = k;
-    }
-    if (!l || l->n == l->cap) {
-        size_t ncap = l ? l->cap * 2 : 4;
-        struct idm_deplist *n = realloc(l, sizeof *n + ncap * sizeof n->d[0]);
-        if (!n)
-            return MDT_ENOMEM;
+    if (!l) {
+        l = malloc(list_bytes(4));
         if (!l)
-            n->n = 0;
-        m->deps_bytes += (ncap - (l ? n->cap : 0)) * sizeof n->d[0] + (l ? 0 : sizeof *n);
-        n->cap = ncap;
-        if (idm_wmap_put(&m->deps, pkind, pid, (uint64_t)(uintptr_t)n)) {
-            if (!l)
-                free(n);
+            return MDT_ENOMEM;
+        l->n = l->stale = l->pad = 0;
+        l->cap = 4;
+        if (idm_wmap_put(&m->deps, dkey, pid, (uint64_t)(uintptr_t)l)) {
+            free(l);
             return MDT_ENOMEM;
         }
-        l = n;
+        m->deps_bytes += list_bytes(4);
+    } else if (l->n == l->cap) {
+        /* Compact only when enough entries went inert to pay for it (it
+         * probes the table for every entry); else grow. */
+        if (l->stale >= l->n / 4) {
+            compact(m, l, pkind, pid, kind);
+            l->stale = 0;
+        }
+        if (l->n > l->cap / 2) {
+            if (l->cap >= UINT32_MAX / 2)
+                return MDT_ENOMEM;
+            struct idm_deplist *n = realloc(l, list_bytes(l->cap * 2));
+            if (!n)
+                return l->n < l->cap ? (l->id[l->n++] = id, 0) : MDT_ENOMEM;
+            m->deps_bytes += list_bytes(n->cap * 2) - list_bytes(n->cap);
+            n->cap *= 2;
+            *v = (uint64_t)(uintptr_t)n;
+            l = n;
+        }
     }
-    l->d[l->n++] = (struct idm_dep){id, gen, (uint32_t)kind};
+    l->id[l->n++] = id;
     return 0;
 }
 
-int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id, uint64_t gen)
+/* The record in slot h (kind) is about to get content that no longer names
+ * (pk, pid): its entry there goes inert. */
+static void mark_stale(mdt_idmap *m, int pk, uintptr_t pid, int kind)
 {
+    uint64_t *v = idm_wmap_get(&m->deps, idm_dkey(pk, kind), pid);
+    if (v)
+        ((struct idm_deplist *)(uintptr_t)*v)->stale++;
+}
+
+static bool refs_name(const struct idm_refs *refs, int pk, uintptr_t pid)
+{
+    for (size_t i = 0; i < refs->n; i++)
+        if (refs->r[i].kind == pk && refs->r[i].id == pid)
+            return true;
+    for (uint32_t i = 0; pk == K_CLASS && i < refs->nargs; i++)
+        if (refs->args[i] == pid)
+            return true;
+    return false;
+}
+
+/* Count, for every thing the old content of slot h names and the new
+ * content (refs) does not, one inert entry in its list. */
+static void old_refs_stale(mdt_idmap *m, const struct idm_head *h, int kind,
+                           const struct idm_refs *refs)
+{
+    if (kind == K_MODULE) {
+        struct idm_mslot *s = (struct idm_mslot *)h;
+        uintptr_t d = atomic_load_explicit(&s->appdomain, memory_order_relaxed);
+        uintptr_t a = atomic_load_explicit(&s->assembly, memory_order_relaxed);
+        if (d && !refs_name(refs, K_DOMAIN, d))
+            mark_stale(m, K_DOMAIN, d, kind);
+        if (a && !refs_name(refs, K_ASSEMBLY, a))
+            mark_stale(m, K_ASSEMBLY, a, kind);
+        return;
+    }
+    uintptr_t mod = kind == K_CLASS
+                        ? atomic_load_explicit(&((struct idm_cslot *)h)->module, memory_order_relaxed)
+                        : atomic_load_explicit(&((struct idm_fslot *)h)->module, memory_order_relaxed);
+    if (mod && !refs_name(refs, K_MODULE, mod))
+        mark_stale(m, K_MODULE, mod, kind);
+    if (kind == K_FUNC) {
+        uintptr_t cls = atomic_load_explicit(&((struct idm_fslot *)h)->cls, memory_order_relaxed);
+        if (cls && !refs_name(refs, K_CLASS, cls))
+            mark_stale(m, K_CLASS, cls, kind);
+    }
+    uint32_t n;
+    uintptr_t inl[2];
+    const uintptr_t *a = idm_slot_args(h, kind, &n, inl);
+    for (uint32_t i = 0; i < n; i++)
+        if (!refs_name(refs, K_CLASS, a[i]))
+            mark_stale(m, K_CLASS, a[i], kind);
+}
+
+int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id)
+{
+    /* The previous content of this ID's slot, if any: what it already named
+     * is already listed. */
+    struct idm_head *old = wfind(m, kind, id);
+    if (old)
+        old_refs_stale(m, old, kind, refs);
     for (size_t i = 0; i < refs->n; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < i; j++)
+        bool seen = old && names(old, kind, refs->r[i].kind, refs->r[i].id);
+        for (size_t j = 0; j < i && !seen; j++)
             if (refs->r[j].kind == refs->r[i].kind && refs->r[j].id == refs->r[i].id)
                 seen = true;
-        if (!seen && idm_dep_push(m, refs->r[i].kind, refs->r[i].id, kind, id, gen))
+        if (!seen && idm_dep_push(m, refs->r[i].kind, refs->r[i].id, kind, id))
             return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory for dependents");
     }
     for (uint32_t i = 0; i < refs->nargs; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < refs->n; j++)
+        bool seen = old && names(old, kind, K_CLASS, refs->args[i]);
+        for (size_t j = 0; j < refs->n && !seen; j++)
             if (refs->r[j].kind == K_CLASS && refs->r[j].id == refs->args[i])
                 seen = true;
         for (uint32_t j = 0; j < i && !seen; j++)
             if (refs->args[j] == refs->args[i])
                 seen = true;
-        if (!seen && idm_dep_push(m, K_CLASS, refs->args[i], kind, id, gen))
+        if (!seen && idm_dep_push(m, K_CLASS, refs->args[i], kind, id))
             return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory for dependents");
     }
     return 0;
+}
+
+void idm_deps_compact_all(mdt_idmap *m)
+{
+    for (size_t i = 0; i < m->deps.cap;) {
+        struct idm_went *e = &m->deps.e[i];
+        if (!e->kind) {
+            i++;
+            continue;
+        }
+        int dkey = (int)e->kind - 1;
+        uintptr_t pid = e->id;
+        struct idm_deplist *l = (struct idm_deplist *)(uintptr_t)e->val;
+        compact(m, l, dkey / K_NKINDS, pid, dkey % K_NKINDS);
+        l->stale = 0;
+        if (l->n == 0) {
+            drop_list(m, dkey, pid, l); /* backward shift: re-check slot i */
+            continue;
+        }
+        if (l->n < l->cap / 4 && l->cap > 4) {
+            uint32_t ncap = l->cap / 2;
+            while (ncap > 4 && l->n < ncap / 4)
+                ncap /= 2;
+            struct idm_deplist *n = realloc(l, list_bytes(ncap));
+            if (n) {
+                m->deps_bytes -= list_bytes(n->cap) - list_bytes(ncap);
+                n->cap = ncap;
+                e->val = (uint64_t)(uintptr_t)n;
+            }
+        }
+        i++;
+    }
+}
+
+void idm_deps_free(mdt_idmap *m)
+{
+    for (size_t i = 0; i < m->deps.cap; i++)
+        if (m->deps.e[i].kind)
+            free((void *)(uintptr_t)m->deps.e[i].val);
+    idm_wmap_free(&m->deps);
+    m->deps_bytes = 0;
 }
 
 void idm_on_live(mdt_idmap *m, int kind, struct idm_head *h)
@@ -143,9 +324,8 @@ void idm_on_dead(mdt_idmap *m, int kind, struct idm_head *h)
 {
     if (kind == K_CLASS)
         idm_class_on_dead(m, h);
-    else if (kind == K_FUNC &&
-             (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_RANGES))
-        m->ranges_dirty = true;
+    else if (kind == K_FUNC)
+        idm_func_on_dead(m, h);
 }
 
 void idm_kill_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
@@ -159,6 +339,41 @@ void idm_kill_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
     idm_on_dead(m, kind, h);
 }
 
+int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_below, int *dropped)
+{
+    struct idm_tab *old = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
+    struct idm_itab *oldr = NULL, *nr = NULL;
+    if (kind != K_MODULE) {
+        oldr = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
+        nr = idm_rev_build(n, kind, 0);
+        if (!nr) {
+            free(n);
+            return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing an index");
+        }
+    }
+    /* Nothing can fail any more. The payloads of the dead records n leaves
+     * out go to the grace period (readers skip a dead record before they
+     * follow its payload pointer). */
+    for (size_t i = 0; drop_below && i <= old->mask; i++) {
+        struct idm_head *h = idm_slot(old, i);
+        if (atomic_load_explicit(&h->key, memory_order_relaxed) &&
+            !(atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE) &&
+            h->seq < drop_below) {
+            idm_release_payload(m, kind, h);
+            ++*dropped;
+        }
+    }
+    /* Table first: a reader holding the old index verifies in the current
+     * table, and until both are retired everything it can reach stays. */
+    atomic_store_explicit(&m->tab[kind], n, memory_order_seq_cst);
+    if (nr)
+        atomic_store_explicit(&m->rev[kind], nr, memory_order_seq_cst);
+    idm_retire(&m->g, old, old->bytes);
+    if (oldr)
+        idm_retire(&m->g, oldr, oldr->bytes);
+    return 0;
+}
+
 struct idm_head *idm_place(mdt_idmap *m, int kind, uintptr_t id, bool *fresh)
 {
     for (;;) {
@@ -166,115 +381,91 @@ struct idm_head *idm_place(mdt_idmap *m, int kind, uintptr_t id, bool *fresh)
         struct idm_head *h = idm_tab_place(t, id, fresh);
         if (h)
             return h;
-        struct idm_tab *n = idm_tab_rebuild(t, (t->mask + 1) * 2, 0, NULL, NULL);
+        struct idm_tab *n = idm_tab_rebuild(t, (t->mask + 1) * 2, 0);
         if (!n) {
             mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing a table");
             return NULL;
         }
-        atomic_store_explicit(&m->tab[kind], n, memory_order_seq_cst);
-        idm_retire(&m->g, t, t->bytes);
+        if (idm_tab_publish(m, kind, n, 0, NULL))
+            return NULL;
     }
 }
 
-/* Kill the incarnations registered under (pkind, pid) that are current and
- * have seq <= limit; cascade to what they contain. */
-static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_t limit)
-{
-    struct item {
+struct work {
+    struct {
         int kind;
         uintptr_t id;
-    };
-    struct item *work = NULL;
-    size_t nwork = 0, capwork = 0;
+    } *it;
+    size_t n, cap;
+};
+
+static bool work_push(struct work *w, int kind, uintptr_t id)
+{
+    if (w->n == w->cap) {
+        size_t ncap = w->cap ? w->cap * 2 : 16;
+        void *nw = realloc(w->it, ncap * sizeof w->it[0]);
+        if (!nw)
+            return false;
+        w->it = nw;
+        w->cap = ncap;
+    }
+    w->it[w->n].kind = kind;
+    w->it[w->n++].id = id;
+    return true;
+}
+
+/* Kill the records listed under (pkind, pid) that are live, still name it
+ * and have seq <= limit; cascade to what they contain. */
+static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_t limit)
+{
+    struct work w = {NULL, 0, 0};
     int killed = 0;
-    struct item cur = {pkind, pid};
-    for (;;) {
-        uint64_t *v = idm_wmap_get(&m->deps, cur.kind, cur.id);
-        struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
-        if (l) {
-            size_t k = 0;
-            for (size_t i = 0; i < l->n; i++) {
-                struct idm_dep d = l->d[i];
-                struct idm_head *h = wfind(m, (int)d.kind, d.id);
-                if (!h || !is_live(h) || atomic_load_explicit(&h->gen, memory_order_relaxed) != d.gen)
+    if (!work_push(&w, pkind, pid))
+        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
+    while (w.n > 0) {
+        w.n--;
+        int pk = w.it[w.n].kind;
+        uintptr_t p = w.it[w.n].id;
+        for (int c = 0; c < 2; c++) {
+            int ck = child_kinds[pk][c];
+            if (ck < 0)
+                continue;
+            uint64_t *v = idm_wmap_get(&m->deps, idm_dkey(pk, ck), p);
+            struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
+            if (!l)
+                continue;
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < l->n; i++) {
+                uintptr_t id = l->id[i];
+                struct idm_head *h = wfind(m, ck, id);
+                if (!h || !names(h, ck, pk, p))
+                    continue; /* dropped or renamed: inert */
+                l->id[k++] = id;
+                if (!is_live(h) || h->seq > limit)
                     continue;
-                if (h->seq > limit) {
-                    l->d[k++] = d;
-                    continue;
-                }
-                idm_kill_slot(m, (int)d.kind, h, seq);
+                idm_kill_slot(m, ck, h, seq);
                 killed++;
-                if (nwork == capwork) {
-                    size_t ncap = capwork ? capwork * 2 : 16;
-                    struct item *nw = realloc(work, ncap * sizeof *nw);
-                    if (!nw) {
-                        /* Keep the rest registered; report the failure. */
-                        for (size_t j = i + 1; j < l->n; j++)
-                            l->d[k++] = l->d[j];
-                        l->n = k;
-                        free(work);
-                        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
-                    }
-                    work = nw;
-                    capwork = ncap;
+                if (!work_push(&w, ck, id)) {
+                    for (uint32_t j = i + 1; j < l->n; j++)
+                        l->id[k++] = l->id[j];
+                    l->n = k;
+                    free(w.it);
+                    return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
                 }
-                work[nwork++] = (struct item){(int)d.kind, d.id};
             }
             l->n = k;
-            if (k == 0) {
-                m->deps_bytes -= sizeof *l + l->cap * sizeof l->d[0];
-                free(l);
-                idm_wmap_del(&m->deps, cur.kind, cur.id);
-            }
+            l->stale = 0;
+            if (k == 0)
+                drop_list(m, idm_dkey(pk, ck), p, l);
         }
-        if (nwork == 0)
-            break;
-        cur = work[--nwork];
     }
-    free(work);
+    free(w.it);
     return killed;
 }
 
 int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t limit)
 {
     return cascade(m, kind, id, seq, limit);
-}
-
-/* What the record in slot h names (writer). */
-static void slot_refs(const struct idm_head *h, int kind, struct idm_refs *refs, uintptr_t inl[2])
-{
-    refs->n = 0;
-    refs->nargs = 0;
-    refs->args = NULL;
-    if (kind == K_MODULE) {
-        struct idm_mslot *s = (struct idm_mslot *)h;
-        uintptr_t d = atomic_load_explicit(&s->appdomain, memory_order_relaxed);
-        uintptr_t a = atomic_load_explicit(&s->assembly, memory_order_relaxed);
-        if (d) {
-            refs->r[refs->n].kind = K_DOMAIN;
-            refs->r[refs->n++].id = d;
-        }
-        if (a) {
-            refs->r[refs->n].kind = K_ASSEMBLY;
-            refs->r[refs->n++].id = a;
-        }
-        return;
-    }
-    uintptr_t mod = kind == K_CLASS
-                        ? atomic_load_explicit(&((struct idm_cslot *)h)->module, memory_order_relaxed)
-                        : atomic_load_explicit(&((struct idm_fslot *)h)->module, memory_order_relaxed);
-    if (mod) {
-        refs->r[refs->n].kind = K_MODULE;
-        refs->r[refs->n++].id = mod;
-    }
-    if (kind == K_FUNC) {
-        uintptr_t cls = atomic_load_explicit(&((struct idm_fslot *)h)->cls, memory_order_relaxed);
-        if (cls) {
-            refs->r[refs->n].kind = K_CLASS;
-            refs->r[refs->n++].id = cls;
-        }
-    }
-    refs->args = idm_slot_args(h, kind, &refs->nargs, inl);
 }
 
 int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
@@ -311,11 +502,7 @@ int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
                 uint64_t *v = idm_wmap_get(&m->hist, kind, id);
                 if ((!v || *v < seq) && idm_wmap_put(&m->hist, kind, id, seq))
                     return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-                struct idm_refs refs;
-                uintptr_t inl[2];
-                slot_refs(h, kind, &refs, inl);
-                if (idm_add_deps(m, &refs, kind, id, h->seq))
-                    return MDT_ENOMEM;
+                /* Its dependents entries stay valid: same content. */
                 idm_slot_begin(h);
                 atomic_store_explicit(&h->gen, h->seq, memory_order_relaxed);
                 idm_slot_end(h);

@@ -139,11 +139,10 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
                     rc = mdt__fail_simple(err, "idmap: out of memory for a path");
                     goto out;
                 }
-                uint64_t gen = atomic_load_explicit(&h->gen, memory_order_relaxed);
                 if ((!c.dom && info->appdomain &&
-                     idm_dep_push(map, K_DOMAIN, info->appdomain, K_MODULE, module_id, gen)) ||
+                     idm_dep_push(map, K_DOMAIN, info->appdomain, K_MODULE, module_id)) ||
                     (!c.asmb && info->assembly &&
-                     idm_dep_push(map, K_ASSEMBLY, info->assembly, K_MODULE, module_id, gen))) {
+                     idm_dep_push(map, K_ASSEMBLY, info->assembly, K_MODULE, module_id))) {
                     free(p);
                     rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
                     goto out;
@@ -182,7 +181,7 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
         rc = mdt__fail_simple(err, "idmap: out of memory for a path");
         goto out;
     }
-    rc = idm_add_deps(map, &refs, K_MODULE, module_id, seq);
+    rc = idm_add_deps(map, &refs, K_MODULE, module_id);
     bool fresh = false;
     if (rc == 0 && !(h = idm_place(map, K_MODULE, module_id, &fresh)))
         rc = MDT_ENOMEM;

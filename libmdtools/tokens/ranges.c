@@ -1,80 +1,219 @@
 /* Code ranges [start, end) -> function incarnation, for sampling profilers
- * that hold an instruction pointer. Ranges are disjoint and kept sorted in
- * immutable chunks of at most IDM_CHUNK_MAX, under a top array of chunk
- * pointers and their first start addresses (keys[i] == first start of chunk
- * i for i > 0; keys[0] == 0; no chunk is empty). A reader binary-searches
- * the keys, then the chunk: two short searches, no lock. An insert copies
- * one chunk (copy-on-write) and swaps its pointer in place, or splits it and
- * publishes a new top; removals that would break the key invariant, overlap
- * replacement and the purge of dead functions' ranges rebuild everything
- * (rare: unloads, code reuse). Replaced chunks and tops go through the grace
- * period. A range belongs to one function incarnation (fid, gen) and is
- * dropped when that incarnation dies. */
+ * that hold an instruction pointer. Ranges are disjoint and kept sorted in a
+ * two-part structure built for few dependent cache misses:
+ *
+ * - leaves of at most IDM_LEAF_MAX ranges: all starts first (8 per cache
+ *   line), then one 24-byte record (end, function ID, generation) per range,
+ *   then the writer's seqs, so a lookup compares with the first start of
+ *   each line of starts (loads the CPU issues in parallel), then with the
+ *   starts of one line, then reads one record;
+ * - above them a static tree of the leaves' first starts, one cache line of
+ *   IDM_FANOUT keys per level (idm_rtop in idmap_int.h): 2,000 leaves need
+ *   4 levels, all of it a few kilobytes that stay in cache.
+ *
+ * A lookup reads one line per level, the leaf pointer, the starts and one
+ * record: bounded (at most IDM_RLEVELS levels of IDM_FANOUT compares, then
+ * 2 x IDM_FANOUT in the leaf), no lock, no allocation. While the starts
+ * load, it prefetches the records around a position interpolated from the
+ * leaf's bounds, which usually hides the record's cache miss.
+ *
+ * Writers copy on write: an insert copies its leaf and swaps the leaf
+ * pointer in place; a full leaf splits (in halves, or, for an append at the
+ * very end, the full leaf stays as it is and a new leaf starts, so code
+ * JIT-compiled in address order fills leaves completely) and a new top is
+ * built and published. A removal copies the leaf, or builds a new top when
+ * the leaf empties or its first start changes. Overlap replacement (code
+ * memory reused) and the purge of dead functions' ranges rebuild the whole
+ * structure (rare: unloads, code reuse). Replaced leaves and tops go
+ * through the grace period. A range belongs to one
+ * function incarnation (fid, gen) and is dropped when that incarnation
+ * dies. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tokens/idmap_int.h"
 #include "util/error.h"
 
+_Static_assert(IDM_LEAF_MAX == IDM_FANOUT * IDM_FANOUT, "a leaf is one line of line heads");
+
+static size_t round64(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
+/* ---- leaves ------------------------------------------------------------- */
+
+static size_t leaf_bytes(size_t n)
+{
+    return round64(sizeof(struct idm_leaf) + n * (sizeof(struct idm_leafrec) + sizeof(uint64_t)));
+}
+
+/* The writer's seqs, after the n records. */
+static uint64_t *leaf_seq(const struct idm_leaf *l)
+{
+    return (uint64_t *)(void *)((struct idm_leafrec *)l->rec + l->n);
+}
+
+static struct idm_leaf *leaf_new(size_t n)
+{
+    struct idm_leaf *l = aligned_alloc(64, leaf_bytes(n));
+    if (!l)
+        return NULL;
+    l->n = n;
+    for (size_t j = n; j < IDM_LEAF_MAX; j++)
+        l->start[j] = UINTPTR_MAX;
+    return l;
+}
+
+static void leaf_get(const struct idm_leaf *l, size_t j, struct idm_range *r)
+{
+    r->start = l->start[j];
+    r->end = l->rec[j].end;
+    r->fid = l->rec[j].fid;
+    r->gen = l->rec[j].gen;
+    r->seq = leaf_seq(l)[j];
+}
+
+static void leaf_set(struct idm_leaf *l, size_t j, const struct idm_range *r)
+{
+    l->start[j] = r->start;
+    l->rec[j] = (struct idm_leafrec){r->end, r->fid, r->gen};
+    leaf_seq(l)[j] = r->seq;
+}
+
+/* A leaf holding r[0..n). */
+static struct idm_leaf *leaf_of(const struct idm_range *r, size_t n)
+{
+    struct idm_leaf *l = leaf_new(n);
+    for (size_t j = 0; l && j < n; j++)
+        leaf_set(l, j, &r[j]);
+    return l;
+}
+
+/* Number of ranges in l with start <= x (x < UINTPTR_MAX): the line whose
+ * first start is the last one <= x, then the starts of that line. */
+static inline size_t leaf_upper(const struct idm_leaf *l, uintptr_t x)
+{
+    const uintptr_t *st = l->start;
+    size_t g = 0, c = 0;
+    for (unsigned k = 1; k < IDM_FANOUT; k++)
+        g += st[k * IDM_FANOUT] <= x;
+    st += g * IDM_FANOUT;
+    for (unsigned k = 0; k < IDM_FANOUT; k++)
+        c += st[k] <= x;
+    return g * IDM_FANOUT + c;
+}
+
+/* ---- the top ------------------------------------------------------------ */
+
+static size_t pad_fanout(size_t n)
+{
+    return (n + IDM_FANOUT - 1) / IDM_FANOUT * IDM_FANOUT;
+}
+
+/* A top for n >= 1 leaves, level 0 and the leaf pointers to be filled by
+ * the caller, then top_finish(). */
 static struct idm_rtop *top_new(size_t n)
 {
-    size_t bytes = sizeof(struct idm_rtop) + n * (sizeof(uintptr_t) + sizeof(void *));
-    struct idm_rtop *t = calloc(1, bytes);
-    if (!t)
+    size_t sizes[IDM_RLEVELS];
+    unsigned levels = 0;
+    size_t k = n;
+    for (;;) {
+        sizes[levels++] = k;
+        if (k <= IDM_FANOUT || levels == IDM_RLEVELS)
+            break;
+        k = (k + IDM_FANOUT - 1) / IDM_FANOUT;
+    }
+    size_t bytes = round64(sizeof(struct idm_rtop));
+    for (unsigned i = 0; i < levels; i++)
+        bytes += pad_fanout(sizes[i]) * sizeof(uintptr_t);
+    bytes += round64(n * sizeof(void *));
+    unsigned char *p = aligned_alloc(64, bytes);
+    if (!p)
         return NULL;
+    struct idm_rtop *t = (struct idm_rtop *)(void *)p;
+    memset(t, 0, sizeof *t);
     t->n = n;
     t->bytes = bytes;
-    t->keys = (uintptr_t *)(t + 1);
-    t->chunks = (_Atomic(struct idm_chunk *) *)(t->keys + n);
+    t->levels = levels;
+    size_t off = round64(sizeof(struct idm_rtop));
+    for (unsigned i = 0; i < levels; i++) {
+        uintptr_t *lv = (uintptr_t *)(void *)(p + off);
+        for (size_t j = 0; j < pad_fanout(sizes[i]); j++)
+            lv[j] = UINTPTR_MAX;
+        t->lvl[i] = lv;
+        off += pad_fanout(sizes[i]) * sizeof(uintptr_t);
+    }
+    t->leaves = (_Atomic(struct idm_leaf *) *)(void *)(p + off);
     return t;
 }
 
-static size_t chunk_bytes(size_t n)
+static uintptr_t *top_keys(struct idm_rtop *t)
 {
-    return sizeof(struct idm_chunk) + n * sizeof(struct idm_range);
+    return (uintptr_t *)t->lvl[0];
 }
 
-static struct idm_chunk *chunk_new(size_t n)
+/* Fill the levels above level 0 (whose first key is forced to 0). */
+static void top_finish(struct idm_rtop *t)
 {
-    struct idm_chunk *c = malloc(chunk_bytes(n));
-    if (c)
-        c->n = n;
-    return c;
-}
-
-static struct idm_chunk *chunk_at(const struct idm_rtop *t, size_t i)
-{
-    return atomic_load_explicit(&t->chunks[i], memory_order_seq_cst);
-}
-
-/* Greatest i with keys[i] <= x (keys[0] == 0). */
-static size_t find_chunk(const struct idm_rtop *t, uintptr_t x)
-{
-    size_t lo = 0, hi = t->n;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->keys[mid] <= x)
-            lo = mid;
-        else
-            hi = mid;
+    top_keys(t)[0] = 0;
+    size_t k = t->n;
+    for (unsigned i = 1; i < t->levels; i++) {
+        uintptr_t *lv = (uintptr_t *)t->lvl[i];
+        size_t kn = (k + IDM_FANOUT - 1) / IDM_FANOUT;
+        for (size_t j = 0; j < kn; j++)
+            lv[j] = t->lvl[i - 1][j * IDM_FANOUT];
+        k = kn;
     }
-    return lo;
 }
 
-/* Number of ranges in c with start <= x. */
-static size_t upper(const struct idm_chunk *c, uintptr_t x)
+static struct idm_leaf *leaf_at(const struct idm_rtop *t, size_t i)
 {
-    size_t lo = 0, hi = c->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->r[mid].start <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
+    return atomic_load_explicit(&t->leaves[i], memory_order_seq_cst);
+}
+
+/* The leaf that holds x if any leaf does: greatest i with key[i] <= x.
+ * x < UINTPTR_MAX, so the padding keys are never counted. */
+static size_t top_find(const struct idm_rtop *t, uintptr_t x)
+{
+    size_t idx = 0;
+    for (unsigned k = t->levels; k-- > 0;) {
+        const uintptr_t *b = t->lvl[k] + idx * IDM_FANOUT;
+        size_t c = 0;
+        for (unsigned i = 0; i < IDM_FANOUT; i++)
+            c += b[i] <= x;
+        idx = idx * IDM_FANOUT + c - 1;
     }
-    return lo;
+    return idx;
+}
+
+/* The record is the second dependent round of a lookup, and the only load
+ * that usually misses all caches (the starts mostly stay in cache). Guess
+ * its position by interpolating between this leaf's first start and the
+ * next leaf's (both in the top line just read), and prefetch around the
+ * guess while the starts load: a good guess takes the record's miss off
+ * the critical path, a bad one costs a few wasted line fetches. It never
+ * changes the answer. */
+static inline void prefetch_guess(const struct idm_rtop *t, size_t i, const struct idm_leaf *l,
+                                  uintptr_t ip)
+{
+    uintptr_t k0 = t->lvl[0][i];
+    if (i == 0 || i + 1 >= t->n)
+        return;
+    uintptr_t span = t->lvl[0][i + 1] - k0;
+    size_t e = (size_t)((ip - k0) / (span / IDM_LEAF_MAX + 1));
+    if (e >= IDM_LEAF_MAX)
+        e = IDM_LEAF_MAX - 1;
+    /* The guess may lie past the leaf's n records: an address computed as
+     * an integer (a prefetch neither faults nor counts as an access). */
+    uintptr_t rec0 = (uintptr_t)l + offsetof(struct idm_leaf, rec);
+    const size_t rs = sizeof(struct idm_leafrec);
+    __builtin_prefetch((const void *)(rec0 + e * rs));
+    __builtin_prefetch((const void *)(rec0 + (e > 2 ? e - 3 : 0) * rs));
+    __builtin_prefetch((const void *)(rec0 + (e + 3 < IDM_LEAF_MAX ? e + 3 : e) * rs));
 }
 
 int mdt_idmap_ip_lookup(const mdt_idmap *map, mdt_idmap_code_range *out, uintptr_t ip)
@@ -82,19 +221,26 @@ int mdt_idmap_ip_lookup(const mdt_idmap *map, mdt_idmap_code_range *out, uintptr
     if (!map || !out)
         return MDT_EINVAL;
     int rc = MDT_ENOTFOUND;
+    if (ip == UINTPTR_MAX)
+        return rc; /* no range ends above it */
     unsigned tok = idm_enter(&map->g);
     const struct idm_rtop *t =
         atomic_load_explicit(&((mdt_idmap *)map)->ranges, memory_order_seq_cst);
-    if (t && t->n) {
-        const struct idm_chunk *c = chunk_at(t, find_chunk(t, ip));
-        size_t j = upper(c, ip);
-        if (j > 0 && ip < c->r[j - 1].end) {
-            const struct idm_range *r = &c->r[j - 1];
-            out->start = r->start;
-            out->size = r->end - r->start;
-            out->function_id = r->fid;
-            out->function_gen = r->gen;
-            rc = 0;
+    if (t) {
+        size_t i = top_find(t, ip);
+        const struct idm_leaf *l = leaf_at(t, i);
+        prefetch_guess(t, i, l, ip);
+        size_t j = leaf_upper(l, ip);
+        if (j > 0) {
+            const struct idm_leafrec *x = &l->rec[j - 1];
+            uintptr_t end = x->end;
+            if (ip < end) {
+                out->start = l->start[j - 1];
+                out->size = end - out->start;
+                out->function_id = x->fid;
+                out->function_gen = x->gen;
+                rc = 0;
+            }
         }
     }
     idm_leave(&map->g, tok);
@@ -103,41 +249,54 @@ int mdt_idmap_ip_lookup(const mdt_idmap *map, mdt_idmap_code_range *out, uintptr
 
 /* ---- writer ------------------------------------------------------------- */
 
-static void retire_all(mdt_idmap *m, struct idm_rtop *t)
+static struct idm_rtop *cur_top(const mdt_idmap *m)
 {
-    if (!t)
-        return;
-    for (size_t i = 0; i < t->n; i++) {
-        struct idm_chunk *c = atomic_load_explicit(&t->chunks[i], memory_order_relaxed);
-        idm_retire(&m->g, c, chunk_bytes(c->n));
-    }
-    idm_retire(&m->g, t, t->bytes);
+    return atomic_load_explicit(&((mdt_idmap *)m)->ranges, memory_order_relaxed);
 }
 
-/* Publish a new structure holding ranges r[0..n) (sorted, disjoint). */
+static struct idm_leaf *wleaf(const struct idm_rtop *t, size_t i)
+{
+    return atomic_load_explicit(&t->leaves[i], memory_order_relaxed);
+}
+
+static void publish(mdt_idmap *m, struct idm_rtop *t)
+{
+    atomic_store_explicit(&m->ranges, t, memory_order_seq_cst);
+}
+
+/* Publish a new structure holding ranges r[0..n) (sorted, disjoint), leaves
+ * 7/8 full: lookups prefer full leaves (less memory to miss in), later
+ * inserts between the ranges prefer room (a full leaf splits). */
 static int rebuild_from(mdt_idmap *m, const struct idm_range *r, size_t n)
 {
-    const size_t fill = IDM_CHUNK_MAX * 3 / 4;
-    size_t nchunks = n ? (n + fill - 1) / fill : 0;
-    struct idm_rtop *t = top_new(nchunks);
-    if (!t)
-        return MDT_ENOMEM;
-    for (size_t i = 0; i < nchunks; i++) {
-        size_t from = i * fill, cnt = n - from < fill ? n - from : fill;
-        struct idm_chunk *c = chunk_new(cnt);
-        if (!c) {
-            for (size_t j = 0; j < i; j++)
-                free(atomic_load_explicit(&t->chunks[j], memory_order_relaxed));
-            free(t);
+    const size_t fill = IDM_LEAF_MAX * 7 / 8;
+    struct idm_rtop *old = cur_top(m), *t = NULL;
+    if (n > 0) {
+        size_t nleaves = (n + fill - 1) / fill;
+        t = top_new(nleaves);
+        if (!t)
             return MDT_ENOMEM;
+        for (size_t i = 0; i < nleaves; i++) {
+            size_t from = i * fill, cnt = n - from < fill ? n - from : fill;
+            struct idm_leaf *l = leaf_of(r + from, cnt);
+            if (!l) {
+                for (size_t j = 0; j < i; j++)
+                    free(wleaf(t, j));
+                free(t);
+                return MDT_ENOMEM;
+            }
+            top_keys(t)[i] = r[from].start;
+            atomic_init(&t->leaves[i], l);
         }
-        memcpy(c->r, r + from, cnt * sizeof *r);
-        t->keys[i] = i ? c->r[0].start : 0;
-        atomic_store_explicit(&t->chunks[i], c, memory_order_relaxed);
+        top_finish(t);
     }
-    struct idm_rtop *old = atomic_load_explicit(&m->ranges, memory_order_relaxed);
-    atomic_store_explicit(&m->ranges, t, memory_order_seq_cst);
-    retire_all(m, old);
+    publish(m, t);
+    for (size_t i = 0; old && i < old->n; i++) {
+        struct idm_leaf *l = wleaf(old, i);
+        idm_retire(&m->g, l, leaf_bytes(l->n));
+    }
+    if (old)
+        idm_retire(&m->g, old, old->bytes);
     m->nranges = n;
     return 0;
 }
@@ -145,15 +304,15 @@ static int rebuild_from(mdt_idmap *m, const struct idm_range *r, size_t n)
 /* All ranges, sorted, into a malloc'd array (writer). */
 static struct idm_range *gather(mdt_idmap *m, size_t *n)
 {
-    struct idm_rtop *t = atomic_load_explicit(&m->ranges, memory_order_relaxed);
+    struct idm_rtop *t = cur_top(m);
     struct idm_range *all = malloc((m->nranges + 1) * sizeof *all);
     size_t k = 0;
     if (!all)
         return NULL;
     for (size_t i = 0; t && i < t->n; i++) {
-        struct idm_chunk *c = atomic_load_explicit(&t->chunks[i], memory_order_relaxed);
-        memcpy(all + k, c->r, c->n * sizeof *all);
-        k += c->n;
+        struct idm_leaf *l = wleaf(t, i);
+        for (size_t j = 0; j < l->n; j++)
+            leaf_get(l, j, &all[k++]);
     }
     *n = k;
     return all;
@@ -189,96 +348,145 @@ int idm_ranges_filter(mdt_idmap *m)
 
 void idm_ranges_free(mdt_idmap *m)
 {
-    struct idm_rtop *t = atomic_load_explicit(&m->ranges, memory_order_relaxed);
-    if (!t)
-        return;
-    for (size_t i = 0; i < t->n; i++)
-        free(atomic_load_explicit(&t->chunks[i], memory_order_relaxed));
+    struct idm_rtop *t = cur_top(m);
+    for (size_t i = 0; t && i < t->n; i++)
+        free(wleaf(t, i));
     free(t);
     atomic_store_explicit(&m->ranges, NULL, memory_order_relaxed);
 }
 
-/* Insert r with no overlap present, copying one chunk. */
+size_t idm_ranges_bytes(const mdt_idmap *m)
+{
+    struct idm_rtop *t = cur_top(m);
+    size_t b = t ? t->bytes : 0;
+    for (size_t i = 0; t && i < t->n; i++)
+        b += leaf_bytes(wleaf(t, i)->n);
+    return b;
+}
+
+/* A new top where leaf i of t is replaced by the k (0..2) leaves nl[]; keys
+ * come from the leaves' first starts. */
+static struct idm_rtop *top_splice(const struct idm_rtop *t, size_t i, struct idm_leaf *const *nl,
+                                   size_t k)
+{
+    size_t n = t->n - 1 + k;
+    if (n == 0)
+        return NULL;
+    struct idm_rtop *nt = top_new(n);
+    if (!nt)
+        return NULL;
+    size_t o = 0;
+    for (size_t j = 0; j < t->n; j++) {
+        if (j != i) {
+            top_keys(nt)[o] = t->lvl[0][j];
+            atomic_init(&nt->leaves[o++], wleaf(t, j));
+            continue;
+        }
+        for (size_t x = 0; x < k; x++) {
+            top_keys(nt)[o] = nl[x]->start[0];
+            atomic_init(&nt->leaves[o++], nl[x]);
+        }
+    }
+    top_finish(nt);
+    return nt;
+}
+
+/* A copy of l with r inserted at position pos. */
+static struct idm_leaf *leaf_insert(const struct idm_leaf *l, size_t pos, const struct idm_range *r)
+{
+    size_t n = l->n;
+    struct idm_leaf *nl = leaf_new(n + 1);
+    if (!nl)
+        return NULL;
+    memcpy(nl->start, l->start, pos * sizeof l->start[0]);
+    memcpy(nl->start + pos + 1, l->start + pos, (n - pos) * sizeof l->start[0]);
+    memcpy(nl->rec, l->rec, pos * sizeof l->rec[0]);
+    memcpy(nl->rec + pos + 1, l->rec + pos, (n - pos) * sizeof l->rec[0]);
+    memcpy(leaf_seq(nl), leaf_seq(l), pos * sizeof(uint64_t));
+    memcpy(leaf_seq(nl) + pos + 1, leaf_seq(l) + pos, (n - pos) * sizeof(uint64_t));
+    leaf_set(nl, pos, r);
+    return nl;
+}
+
+/* Insert r with no overlap present. */
 static int insert_fast(mdt_idmap *m, const struct idm_range *r)
 {
-    struct idm_rtop *t = atomic_load_explicit(&m->ranges, memory_order_relaxed);
-    if (!t || t->n == 0)
+    struct idm_rtop *t = cur_top(m);
+    if (!t)
         return rebuild_from(m, r, 1);
-    size_t i = find_chunk(t, r->start);
-    struct idm_chunk *c = atomic_load_explicit(&t->chunks[i], memory_order_relaxed);
-    size_t pos = upper(c, r->start);
-    struct idm_chunk *nc = chunk_new(c->n + 1);
-    if (!nc)
-        return MDT_ENOMEM;
-    memcpy(nc->r, c->r, pos * sizeof *r);
-    nc->r[pos] = *r;
-    memcpy(nc->r + pos + 1, c->r + pos, (c->n - pos) * sizeof *r);
-    if (nc->n <= IDM_CHUNK_MAX) {
-        atomic_store_explicit(&t->chunks[i], nc, memory_order_seq_cst);
-        idm_retire(&m->g, c, chunk_bytes(c->n));
+    size_t i = top_find(t, r->start);
+    struct idm_leaf *l = wleaf(t, i);
+    size_t n = l->n, pos = leaf_upper(l, r->start);
+    if (n + 1 <= IDM_LEAF_MAX) {
+        struct idm_leaf *nl = leaf_insert(l, pos, r);
+        if (!nl)
+            return MDT_ENOMEM;
+        atomic_store_explicit(&t->leaves[i], nl, memory_order_seq_cst);
+        idm_retire(&m->g, l, leaf_bytes(n));
         m->nranges++;
         return 0;
     }
-    /* Split into two chunks under a new top. */
-    size_t half = nc->n / 2;
-    struct idm_chunk *a = chunk_new(half), *b = chunk_new(nc->n - half);
-    struct idm_rtop *nt = top_new(t->n + 1);
-    if (!a || !b || !nt) {
-        free(a);
-        free(b);
-        free(nt);
-        free(nc);
+    struct idm_range all[IDM_LEAF_MAX + 1];
+    for (size_t j = 0; j < n; j++)
+        leaf_get(l, j, &all[j < pos ? j : j + 1]);
+    all[pos] = *r;
+    /* Split. An append after the last range keeps the full leaf as it is. */
+    bool append = pos == n && i == t->n - 1;
+    size_t half = append ? n : (n + 1) / 2;
+    struct idm_leaf *nl[2] = {append ? l : leaf_of(all, half), leaf_of(all + half, n + 1 - half)};
+    struct idm_rtop *nt = nl[0] && nl[1] ? top_splice(t, i, nl, 2) : NULL;
+    if (!nt) {
+        if (!append)
+            free(nl[0]);
+        free(nl[1]);
         return MDT_ENOMEM;
     }
-    memcpy(a->r, nc->r, half * sizeof *r);
-    memcpy(b->r, nc->r + half, (nc->n - half) * sizeof *r);
-    free(nc);
-    for (size_t j = 0, k = 0; j < t->n; j++) {
-        if (j == i) {
-            nt->keys[k] = t->keys[j];
-            atomic_store_explicit(&nt->chunks[k++], a, memory_order_relaxed);
-            nt->keys[k] = b->r[0].start;
-            atomic_store_explicit(&nt->chunks[k++], b, memory_order_relaxed);
-        } else {
-            nt->keys[k] = t->keys[j];
-            atomic_store_explicit(&nt->chunks[k++],
-                                  atomic_load_explicit(&t->chunks[j], memory_order_relaxed),
-                                  memory_order_relaxed);
-        }
-    }
-    atomic_store_explicit(&m->ranges, nt, memory_order_seq_cst);
-    idm_retire(&m->g, c, chunk_bytes(c->n));
+    publish(m, nt);
+    if (!append)
+        idm_retire(&m->g, l, leaf_bytes(n));
     idm_retire(&m->g, t, t->bytes);
     m->nranges++;
     return 0;
 }
 
+static void check_overlap(const struct idm_leaf *l, size_t j, const struct idm_range *r, bool *any,
+                          bool *newer, bool *same)
+{
+    struct idm_range x;
+    leaf_get(l, j, &x);
+    if (x.start >= r->end || x.end <= r->start)
+        return;
+    *any = true;
+    if (x.seq > r->seq)
+        *newer = true;
+    if (x.start == r->start && x.end == r->end && x.fid == r->fid && x.gen == r->gen)
+        *same = true;
+}
+
 /* Report whether any range overlaps r, whether one of those is newer than
- * r, and whether r itself is already there. */
+ * r, and whether r itself is already there. The ranges are disjoint and
+ * sorted, so only the last one starting at or before r's start, and those
+ * starting inside r, can overlap it. */
 static void scan_overlaps(const mdt_idmap *m, const struct idm_range *r, bool *any, bool *newer,
                           bool *same)
 {
-    const struct idm_rtop *t = atomic_load_explicit(&((mdt_idmap *)m)->ranges, memory_order_relaxed);
+    const struct idm_rtop *t = cur_top(m);
     *any = *newer = *same = false;
-    if (!t || t->n == 0)
+    if (!t)
         return;
-    size_t i = find_chunk(t, r->start);
-    /* Start one chunk early: the range just before start may reach into
-     * [start, end). */
-    for (size_t ci = i > 0 ? i - 1 : 0; ci < t->n; ci++) {
-        const struct idm_chunk *c = atomic_load_explicit(&t->chunks[ci], memory_order_relaxed);
-        if (ci > i && c->r[0].start >= r->end)
+    size_t i = top_find(t, r->start);
+    const struct idm_leaf *l = wleaf(t, i);
+    size_t pos = leaf_upper(l, r->start);
+    if (pos > 0)
+        check_overlap(l, pos - 1, r, any, newer, same);
+    else if (i > 0)
+        check_overlap(wleaf(t, i - 1), wleaf(t, i - 1)->n - 1, r, any, newer, same);
+    for (size_t li = i, j = pos; li < t->n; li++, j = 0) {
+        l = wleaf(t, li);
+        for (; j < l->n && l->start[j] < r->end; j++)
+            check_overlap(l, j, r, any, newer, same);
+        if (j < l->n)
             break;
-        for (size_t j = 0; j < c->n; j++) {
-            const struct idm_range *x = &c->r[j];
-            if (x->start >= r->end || x->end <= r->start)
-                continue;
-            *any = true;
-            if (x->seq > r->seq)
-                *newer = true;
-            if (x->start == r->start && x->end == r->end && x->fid == r->fid && x->gen == r->gen)
-                *same = true;
-        }
     }
 }
 
@@ -365,48 +573,45 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
     rc = idm_check_seq(map, seq);
     if (rc)
         goto out;
-    struct idm_rtop *t = atomic_load_explicit(&map->ranges, memory_order_relaxed);
+    struct idm_rtop *t = cur_top(map);
     rc = MDT_IDMAP_DUPLICATE;
-    if (!t || t->n == 0)
+    if (!t || start == UINTPTR_MAX)
         goto out;
-    size_t i = find_chunk(t, start);
-    struct idm_chunk *c = atomic_load_explicit(&t->chunks[i], memory_order_relaxed);
-    size_t j = upper(c, start);
-    if (j == 0 || c->r[j - 1].start != start)
+    size_t i = top_find(t, start);
+    struct idm_leaf *l = wleaf(t, i);
+    size_t j = leaf_upper(l, start);
+    if (j == 0 || l->start[j - 1] != start)
         goto out;
     j--;
-    if (c->r[j].seq > seq) {
+    if (leaf_seq(l)[j] > seq) {
         rc = MDT_IDMAP_SUPERSEDED;
         goto out;
     }
-    if (j > 0 || (i == 0 && c->n > 1)) {
-        struct idm_chunk *nc = chunk_new(c->n - 1);
-        if (!nc) {
-            rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-            goto out;
-        }
-        memcpy(nc->r, c->r, j * sizeof c->r[0]);
-        memcpy(nc->r + j, c->r + j + 1, (c->n - j - 1) * sizeof c->r[0]);
-        atomic_store_explicit(&t->chunks[i], nc, memory_order_seq_cst);
-        idm_retire(&map->g, c, chunk_bytes(c->n));
-        map->nranges--;
-    } else {
-        size_t n, k = 0;
-        struct idm_range *all = gather(map, &n);
-        if (!all) {
-            rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-            goto out;
-        }
-        for (size_t x = 0; x < n; x++)
-            if (all[x].start != start)
-                all[k++] = all[x];
-        int e = rebuild_from(map, all, k);
-        free(all);
-        if (e) {
-            rc = mdt__fail_simple(e, "idmap: out of memory");
-            goto out;
-        }
+    struct idm_range rest[IDM_LEAF_MAX];
+    size_t n = 0;
+    for (size_t x = 0; x < l->n; x++)
+        if (x != j)
+            leaf_get(l, x, &rest[n++]);
+    struct idm_leaf *nl = n ? leaf_of(rest, n) : NULL;
+    if (n && !nl) {
+        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+        goto out;
     }
+    if (n && (j > 0 || i == 0)) {
+        /* Same first start: swap the leaf in place. */
+        atomic_store_explicit(&t->leaves[i], nl, memory_order_seq_cst);
+    } else {
+        struct idm_rtop *nt = top_splice(t, i, &nl, n ? 1 : 0);
+        if (!nt && t->n > 1) {
+            free(nl);
+            rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+            goto out;
+        }
+        publish(map, nt); /* NULL when the last range went */
+        idm_retire(&map->g, t, t->bytes);
+    }
+    idm_retire(&map->g, l, leaf_bytes(l->n));
+    map->nranges--;
     rc = MDT_IDMAP_APPLIED;
 out:
     return idm_finish(map, rc);

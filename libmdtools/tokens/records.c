@@ -35,95 +35,179 @@ static uint32_t min_u32(uint64_t a, uint32_t b)
     return a < b ? (uint32_t)a : b;
 }
 
-int idm_read_class(const mdt_idmap *m, struct idm_crec *r, uintptr_t *args, uint32_t cap,
-                   uintptr_t id, uint64_t gen)
+/* The reads are split so that each public lookup compiles to one short
+ * straight-line function: the first attempt is inline, retries and
+ * out-of-line type arguments are cold calls. Fewer instructions per lookup
+ * let the CPU keep the cache misses of several consecutive lookups in
+ * flight. */
+#define IDM_RETRY 1
+
+static __attribute__((noinline)) void copy_ool(uintptr_t p, uintptr_t *args, uint32_t cap)
+{
+    const struct idm_args *oa = (const struct idm_args *)p;
+    uint32_t n = min_u32(oa->n, cap);
+    for (uint32_t i = 0; i < n; i++)
+        args[i] = oa->a[i];
+}
+
+/* One attempt at a consistent copy of the class record in slot h into
+ * *out: 0, MDT_ENOTFOUND, or IDM_RETRY when a writer changed it meanwhile.
+ * The fields go straight to the caller's structure: a copy through a local
+ * structure with narrow fields made the CPU wait for those stores to
+ * retire (a wide load cannot be forwarded from several narrow stores), that
+ * is for this lookup's cache miss, before it could start the next lookup. */
+IDM_INLINE int copy_class(struct idm_head *h, mdt_idmap_class_info *out, uintptr_t *args,
+                          uint32_t cap, uint64_t gen)
+{
+    struct idm_cslot *c = (struct idm_cslot *)h;
+    uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
+    uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
+    uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
+    uintptr_t module = atomic_load_explicit(&c->module, memory_order_relaxed);
+    uint32_t token = atomic_load_explicit(&c->token, memory_order_relaxed);
+    uint32_t nargs = atomic_load_explicit(&c->nargs, memory_order_relaxed);
+    uintptr_t a0 = atomic_load_explicit(&c->args[0], memory_order_seq_cst);
+    uintptr_t a1 = atomic_load_explicit(&c->args[1], memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (v1 & 1u)
+        return MDT_ENOTFOUND;
+    if (atomic_load_explicit(&h->ver, memory_order_relaxed) != v1)
+        return IDM_RETRY;
+    if (!(meta & META_LIVE) || (gen && g != gen))
+        return MDT_ENOTFOUND;
+    out->module = module;
+    out->token = token;
+    out->shape = (uint8_t)(meta >> META_SHAPE_SHIFT & 7u);
+    out->prim = (uint8_t)(meta >> META_PRIM_SHIFT);
+    out->rank = (uint16_t)(meta >> META_RANK_SHIFT);
+    out->nargs = nargs;
+    out->args = args;
+    out->gen = g;
+    if (__builtin_expect(meta & META_OOL, 0)) {
+        copy_ool(a0, args, cap);
+    } else {
+        if (nargs > 0 && cap > 0)
+            args[0] = a0;
+        if (nargs > 1 && cap > 1)
+            args[1] = a1;
+    }
+    return 0;
+}
+
+IDM_INLINE int copy_func(struct idm_head *h, mdt_idmap_function_info *out, uintptr_t *args,
+                         uint32_t cap, uint64_t gen)
+{
+    struct idm_fslot *f = (struct idm_fslot *)h;
+    uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
+    uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
+    uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
+    uintptr_t module = atomic_load_explicit(&f->module, memory_order_relaxed);
+    uintptr_t cls = atomic_load_explicit(&f->cls, memory_order_relaxed);
+    uint32_t token = atomic_load_explicit(&f->token, memory_order_relaxed);
+    uint32_t nargs = atomic_load_explicit(&f->nargs, memory_order_relaxed);
+    uintptr_t a0 = atomic_load_explicit(&f->args, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_acquire);
+    if (v1 & 1u)
+        return MDT_ENOTFOUND;
+    if (atomic_load_explicit(&h->ver, memory_order_relaxed) != v1)
+        return IDM_RETRY;
+    if (!(meta & META_LIVE) || (gen && g != gen))
+        return MDT_ENOTFOUND;
+    out->module = module;
+    out->token = token;
+    out->class_id = cls;
+    out->nargs = nargs;
+    out->args = args;
+    out->gen = g;
+    if (__builtin_expect(meta & META_OOL, 0))
+        copy_ool(a0, args, cap);
+    else if (nargs >= 1 && cap >= 1)
+        args[0] = a0;
+    return 0;
+}
+
+/* A writer changed the record during the first attempt: a few more (each
+ * failure means a complete writer change in between). */
+static __attribute__((noinline)) int class_retry(struct idm_head *h, mdt_idmap_class_info *out,
+                                                 uintptr_t *args, uint32_t cap, uint64_t gen)
+{
+    for (int tries = 1; tries < IDM_READ_TRIES; tries++) {
+        int rc = copy_class(h, out, args, cap, gen);
+        if (rc != IDM_RETRY)
+            return rc;
+    }
+    return MDT_ENOTFOUND;
+}
+
+static __attribute__((noinline)) int func_retry(struct idm_head *h, mdt_idmap_function_info *out,
+                                                uintptr_t *args, uint32_t cap, uint64_t gen)
+{
+    for (int tries = 1; tries < IDM_READ_TRIES; tries++) {
+        int rc = copy_func(h, out, args, cap, gen);
+        if (rc != IDM_RETRY)
+            return rc;
+    }
+    return MDT_ENOTFOUND;
+}
+
+IDM_INLINE int read_class(const mdt_idmap *m, mdt_idmap_class_info *out, uintptr_t *args,
+                          uint32_t cap, uintptr_t id, uint64_t gen)
 {
     struct idm_head *h = idm_tab_find(idm_cur(m, K_CLASS), id);
     if (!h)
         return MDT_ENOTFOUND;
-    struct idm_cslot *c = (struct idm_cslot *)h;
-    for (int tries = 0; tries < IDM_READ_TRIES; tries++) {
-        uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
-        if (v1 & 1u)
-            return MDT_ENOTFOUND;
-        uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-        uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
-        uintptr_t module = atomic_load_explicit(&c->module, memory_order_relaxed);
-        uint32_t token = atomic_load_explicit(&c->token, memory_order_relaxed);
-        uint32_t nargs = atomic_load_explicit(&c->nargs, memory_order_relaxed);
-        uintptr_t a0 = atomic_load_explicit(&c->args[0], memory_order_seq_cst);
-        uintptr_t a1 = atomic_load_explicit(&c->args[1], memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&h->ver, memory_order_relaxed) != v1)
-            continue;
-        if (!(meta & META_LIVE) || (gen && g != gen))
-            return MDT_ENOTFOUND;
-        r->gen = g;
-        r->module = module;
-        r->token = token;
-        r->nargs = nargs;
-        r->shape = (uint8_t)(meta >> META_SHAPE_SHIFT & 7u);
-        r->prim = (uint8_t)(meta >> META_PRIM_SHIFT);
-        r->rank = (uint16_t)(meta >> META_RANK_SHIFT);
-        r->cls = 0;
-        if (meta & META_OOL) {
-            const struct idm_args *oa = (const struct idm_args *)a0;
-            uint32_t n = min_u32(oa->n, cap);
-            for (uint32_t i = 0; i < n; i++)
-                args[i] = oa->a[i];
-        } else {
-            uintptr_t in[2] = {a0, a1};
-            uint32_t n = min_u32(nargs < CSLOT_INLINE ? nargs : CSLOT_INLINE, cap);
-            for (uint32_t i = 0; i < n; i++)
-                args[i] = in[i];
-        }
-        return 0;
-    }
-    return MDT_ENOTFOUND;
+    int rc = copy_class(h, out, args, cap, gen);
+    if (__builtin_expect(rc == IDM_RETRY, 0))
+        rc = class_retry(h, out, args, cap, gen);
+    return rc;
+}
+
+IDM_INLINE int read_func(const mdt_idmap *m, mdt_idmap_function_info *out, uintptr_t *args,
+                         uint32_t cap, uintptr_t id, uint64_t gen)
+{
+    struct idm_head *h = idm_tab_find(idm_cur(m, K_FUNC), id);
+    if (!h)
+        return MDT_ENOTFOUND;
+    int rc = copy_func(h, out, args, cap, gen);
+    if (__builtin_expect(rc == IDM_RETRY, 0))
+        rc = func_retry(h, out, args, cap, gen);
+    return rc;
+}
+
+int idm_read_class(const mdt_idmap *m, struct idm_crec *r, uintptr_t *args, uint32_t cap,
+                   uintptr_t id, uint64_t gen)
+{
+    mdt_idmap_class_info ci;
+    int rc = read_class(m, &ci, args, cap, id, gen);
+    if (rc)
+        return rc;
+    r->gen = ci.gen;
+    r->module = ci.module;
+    r->token = ci.token;
+    r->nargs = ci.nargs;
+    r->shape = ci.shape;
+    r->prim = ci.prim;
+    r->rank = ci.rank;
+    r->cls = 0;
+    return 0;
 }
 
 int idm_read_func(const mdt_idmap *m, struct idm_crec *r, uintptr_t *args, uint32_t cap,
                   uintptr_t id, uint64_t gen)
 {
-    struct idm_head *h = idm_tab_find(idm_cur(m, K_FUNC), id);
-    if (!h)
-        return MDT_ENOTFOUND;
-    struct idm_fslot *f = (struct idm_fslot *)h;
-    for (int tries = 0; tries < IDM_READ_TRIES; tries++) {
-        uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
-        if (v1 & 1u)
-            return MDT_ENOTFOUND;
-        uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-        uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
-        uintptr_t module = atomic_load_explicit(&f->module, memory_order_relaxed);
-        uintptr_t cls = atomic_load_explicit(&f->cls, memory_order_relaxed);
-        uint32_t token = atomic_load_explicit(&f->token, memory_order_relaxed);
-        uint32_t nargs = atomic_load_explicit(&f->nargs, memory_order_relaxed);
-        uintptr_t a0 = atomic_load_explicit(&f->args, memory_order_seq_cst);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&h->ver, memory_order_relaxed) != v1)
-            continue;
-        if (!(meta & META_LIVE) || (gen && g != gen))
-            return MDT_ENOTFOUND;
-        r->gen = g;
-        r->module = module;
-        r->token = token;
-        r->nargs = nargs;
-        r->cls = cls;
-        r->shape = 0;
-        r->prim = 0;
-        r->rank = 0;
-        if (meta & META_OOL) {
-            const struct idm_args *oa = (const struct idm_args *)a0;
-            uint32_t n = min_u32(oa->n, cap);
-            for (uint32_t i = 0; i < n; i++)
-                args[i] = oa->a[i];
-        } else if (nargs >= 1 && cap >= 1) {
-            args[0] = a0;
-        }
-        return 0;
-    }
-    return MDT_ENOTFOUND;
+    mdt_idmap_function_info fi;
+    int rc = read_func(m, &fi, args, cap, id, gen);
+    if (rc)
+        return rc;
+    r->gen = fi.gen;
+    r->module = fi.module;
+    r->token = fi.token;
+    r->nargs = fi.nargs;
+    r->cls = fi.class_id;
+    r->shape = 0;
+    r->prim = 0;
+    r->rank = 0;
+    return 0;
 }
 
 /* Module read; when path_buf is given, also copy the path (returns its
@@ -213,44 +297,24 @@ int mdt_idmap_module_path(const mdt_idmap *map, char *buf, size_t len, uintptr_t
 int mdt_idmap_class_lookup(const mdt_idmap *map, mdt_idmap_class_info *out, uintptr_t *args_buf,
                            uint32_t args_cap, uintptr_t class_id, uint64_t gen)
 {
-    struct idm_crec r;
     if (!map || !out || (!args_buf && args_cap))
         return MDT_EINVAL;
     unsigned tok = idm_enter(&map->g);
-    int rc = idm_read_class(map, &r, args_buf, args_cap, class_id, gen);
+    int rc = read_class(map, out, args_buf, args_cap, class_id, gen);
     idm_leave(&map->g, tok);
-    if (rc)
-        return rc;
-    out->module = r.module;
-    out->token = r.token;
-    out->shape = r.shape;
-    out->prim = r.prim;
-    out->rank = r.rank;
-    out->nargs = r.nargs;
-    out->args = args_buf;
-    out->gen = r.gen;
-    return 0;
+    return rc;
 }
 
 int mdt_idmap_function_lookup(const mdt_idmap *map, mdt_idmap_function_info *out,
                               uintptr_t *args_buf, uint32_t args_cap, uintptr_t function_id,
                               uint64_t gen)
 {
-    struct idm_crec r;
     if (!map || !out || (!args_buf && args_cap))
         return MDT_EINVAL;
     unsigned tok = idm_enter(&map->g);
-    int rc = idm_read_func(map, &r, args_buf, args_cap, function_id, gen);
+    int rc = read_func(map, out, args_buf, args_cap, function_id, gen);
     idm_leave(&map->g, tok);
-    if (rc)
-        return rc;
-    out->module = r.module;
-    out->token = r.token;
-    out->class_id = r.cls;
-    out->nargs = r.nargs;
-    out->args = args_buf;
-    out->gen = r.gen;
-    return 0;
+    return rc;
 }
 
 /* Hashes for the reverse indexes: content only, never the ID. */

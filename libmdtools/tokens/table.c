@@ -13,17 +13,6 @@
 
 #include "tokens/idmap_int.h"
 
-uint64_t idm_hash(uint64_t x)
-{
-    /* murmur3's 64-bit finalizer: pointers differ in middle bits only. */
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 size_t idm_cap_for(size_t n)
 {
     size_t cap = 64;
@@ -32,12 +21,14 @@ size_t idm_cap_for(size_t n)
     return cap;
 }
 
-/* One allocation: a 64-byte header holding the table struct, then the
- * slots, so that retiring a table is one free. */
+/* One allocation: a header of two cache lines holding the table struct
+ * (idmap_int.h), then the slots, so that retiring a table is one free. */
 static void *alloc_table(size_t cap, size_t slot_size, size_t *bytes)
 {
-    size_t sz = 64 + cap * slot_size;
-    unsigned char *p = aligned_alloc(64, (sz + 63) & ~(size_t)63);
+    if (cap > IDM_MAX_SLOTS)
+        return NULL;
+    size_t sz = IDM_HDR + cap * slot_size;
+    unsigned char *p = aligned_alloc(IDM_SEP, (sz + IDM_SEP - 1) & ~(size_t)(IDM_SEP - 1));
     if (!p)
         return NULL;
     memset(p, 0, sz);
@@ -49,29 +40,14 @@ struct idm_tab *idm_tab_new(size_t cap, size_t slot_size)
 {
     size_t bytes;
     struct idm_tab *t = alloc_table(cap, slot_size, &bytes);
-    _Static_assert(sizeof(struct idm_tab) <= 64, "table header fits 64 bytes");
+    _Static_assert(sizeof(struct idm_tab) <= IDM_HDR, "table header fits its lines");
     if (!t)
         return NULL;
-    t->slots = (unsigned char *)t + 64;
+    t->slots = (unsigned char *)t + IDM_HDR;
     t->mask = cap - 1;
     t->slot_size = slot_size;
     t->bytes = bytes;
     return t;
-}
-
-struct idm_head *idm_tab_find(const struct idm_tab *t, uintptr_t key)
-{
-    size_t i = (size_t)idm_hash(key) & t->mask;
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++) {
-        struct idm_head *h = idm_slot(t, i);
-        uintptr_t k = atomic_load_explicit(&h->key, memory_order_acquire);
-        if (k == key)
-            return h;
-        if (k == 0)
-            return NULL;
-        i = (i + 1) & t->mask;
-    }
-    return NULL;
 }
 
 struct idm_head *idm_tab_place(struct idm_tab *t, uintptr_t key, bool *fresh)
@@ -95,8 +71,7 @@ struct idm_head *idm_tab_place(struct idm_tab *t, uintptr_t key, bool *fresh)
     return NULL;
 }
 
-struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t below,
-                                void (*drop)(void *ctx, struct idm_head *h), void *ctx)
+struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t below)
 {
     for (;;) {
         struct idm_tab *n = idm_tab_new(cap, t->slot_size);
@@ -129,18 +104,8 @@ struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t be
             if (meta & META_LIVE)
                 n->live++;
         }
-        if (ok) {
-            if (drop) {
-                for (size_t i = 0; i <= t->mask; i++) {
-                    struct idm_head *h = idm_slot(t, i);
-                    uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-                    if (atomic_load_explicit(&h->key, memory_order_relaxed) != 0 &&
-                        !(meta & META_LIVE) && h->seq < below)
-                        drop(ctx, h);
-                }
-            }
+        if (ok)
             return n;
-        }
         free(n);
         cap *= 2;
     }
@@ -150,10 +115,10 @@ struct idm_itab *idm_itab_new(size_t cap, size_t slot_size)
 {
     size_t bytes;
     struct idm_itab *t = alloc_table(cap, slot_size, &bytes);
-    _Static_assert(sizeof(struct idm_itab) <= 64, "index header fits 64 bytes");
+    _Static_assert(sizeof(struct idm_itab) <= IDM_HDR, "index header fits its lines");
     if (!t)
         return NULL;
-    t->slots = (unsigned char *)t + 64;
+    t->slots = (unsigned char *)t + IDM_HDR;
     t->mask = cap - 1;
     t->slot_size = slot_size;
     t->bytes = bytes;

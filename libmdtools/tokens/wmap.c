@@ -11,7 +11,7 @@
 
 static size_t home(const struct idm_wmap *m, int kind, uintptr_t id)
 {
-    return (size_t)idm_hash((uint64_t)id ^ ((uint64_t)kind << 61)) & (m->cap - 1);
+    return (size_t)idm_hash((uint64_t)id ^ (uint64_t)kind * 0x9E3779B97F4A7C15ull) & (m->cap - 1);
 }
 
 uint64_t *idm_wmap_get(const struct idm_wmap *m, int kind, uintptr_t id)

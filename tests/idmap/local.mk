@@ -13,9 +13,9 @@ endif
 check_PROGRAMS += tests/idmap/replay tests/idmap/random_model tests/idmap/stress \
 	tests/idmap/sigtest
 TESTS += tests/idmap/run-traces.sh tests/idmap/random_model tests/idmap/stress \
-	tests/idmap/sigtest tests/idmap/run-tsan.sh
+	tests/idmap/sigtest tests/idmap/run-fenced.sh tests/idmap/run-tsan.sh
 EXTRA_DIST += tests/idmap/README.md tests/idmap/traces tests/idmap/run-traces.sh \
-	tests/idmap/run-tsan.sh
+	tests/idmap/run-fenced.sh tests/idmap/run-tsan.sh
 
 tests_idmap_replay_SOURCES = tests/idmap/replay.c
 tests_idmap_replay_CPPFLAGS = $(MDT_CPPFLAGS)

@@ -20,9 +20,18 @@ if ! echo 'int main(void){return 0;}' | $cc -fsanitize=thread -x c - -o "$tmp/pr
     echo "ThreadSanitizer not available with $cc: skipped"
     exit 77
 fi
+# The map's sources; names.c only turns the map's descriptions into names
+# through the generics formatter (talloc, images) and is not needed here.
+srcs=
+for f in "$top"/libmdtools/tokens/*.c; do
+    case $f in
+    */names.c) ;;
+    *) srcs="$srcs $f" ;;
+    esac
+done
 # shellcheck disable=SC2086
 if ! $cc -std=gnu11 -O1 -g -fsanitize=thread -pthread -I"$tmp" -I"$top/libmdtools/include" \
-    -I"$top/libmdtools" "$top"/libmdtools/tokens/*.c "$top/libmdtools/util/error.c" \
+    -I"$top/libmdtools" $srcs "$top/libmdtools/util/error.c" \
     "$tmp/stub.c" "$top/tests/idmap/stress.c" -o "$tmp/stress" 2> "$tmp/build.log"; then
     cat "$tmp/build.log"
     echo "0 passed, 1 failed"

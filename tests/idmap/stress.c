@@ -7,8 +7,14 @@
  * unload has returned; an answer from that cycle or an older one is stale.
  * Writers also create fresh IDs that die as tombstones (the tables grow
  * under the readers) and one writer retires old tombstones now and then
- * (tables are rebuilt under the readers). Built plainly for `make check`
- * and with -fsanitize=thread by run-tsan.sh.
+ * (tables are rebuilt under the readers). A second phase runs 600
+ * short-lived reader threads, 8 at a time (more threads than the map has
+ * reader slots, so slots of exited threads must be reclaimed), against
+ * records and code ranges that stay loaded while a writer splits and
+ * rewrites the code-range leaves around them, grows the tables and waits
+ * for grace periods: every lookup of a stable record must answer, and
+ * correctly. Built plainly for `make check` and with -fsanitize=thread by
+ * run-tsan.sh.
  * Usage: stress [cycles] [readers] [writers] */
 #include <inttypes.h>
 #include <pthread.h>
@@ -217,6 +223,127 @@ static void *reader(void *arg)
     return NULL;
 }
 
+/* ---- phase 2: short-lived readers, code-range churn ------------------- */
+
+#define P2_MOD 0x7000000u
+#define P2_NCLS 64
+#define P2_NFN 2000
+#define P2_THREADS 600
+#define P2_BATCH 8
+
+static _Atomic bool p2_done;
+static _Atomic unsigned long p2_lookups, p2_bad;
+
+static uintptr_t p2_cls(int i)
+{
+    return 0x7100000 + (uintptr_t)i * 64;
+}
+static uintptr_t p2_fn(int i)
+{
+    return 0x7200000 + (uintptr_t)i * 64;
+}
+static uintptr_t p2_code(int i)
+{
+    return 0x60000000 + (uintptr_t)i * 0x200; /* stable ranges: [+0, +0x100) */
+}
+
+static void *p2_writer(void *arg)
+{
+    (void)arg;
+    uint64_t s = 12345;
+    long round = 0;
+    while (!atomic_load(&p2_done)) {
+        /* Ranges of other functions between the stable ones, in random
+         * order: leaves split and get copied around the stable ranges. */
+        int order[P2_NFN];
+        for (int i = 0; i < P2_NFN; i++)
+            order[i] = i;
+        for (int i = P2_NFN - 1; i > 0; i--) {
+            int j = (int)(rnd(&s) % (uint64_t)(i + 1)), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (int k = 0; k < P2_NFN && !atomic_load(&p2_done); k++) {
+            int i = order[k];
+            must(mdt_idmap_code_add(MAP, p2_code(i) + 0x100, 0x80, p2_fn(P2_NFN + i),
+                                    atomic_fetch_add(&seqctr, 1) + 1),
+                 "p2 code add");
+        }
+        for (int k = 0; k < P2_NFN && !atomic_load(&p2_done); k++)
+            must(mdt_idmap_code_remove(MAP, p2_code(order[k]) + 0x100,
+                                       atomic_fetch_add(&seqctr, 1) + 1),
+                 "p2 code remove");
+        /* Fresh classes: the class table and its reverse index grow. */
+        for (int k = 0; k < 2000; k++) {
+            mdt_idmap_class_info ci = {P2_MOD, 0x02000100, 0, 0, 0, 0, NULL, 0};
+            must(mdt_idmap_class_load(MAP, 0x80000000 + ((uintptr_t)round * 2000 + (uintptr_t)k) * 64,
+                                      &ci, atomic_fetch_add(&seqctr, 1) + 1),
+                 "p2 class load");
+        }
+        mdt_idmap_synchronize(MAP);
+        round++;
+    }
+    return NULL;
+}
+
+static void *p2_reader(void *arg)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ull * ((uint64_t)(intptr_t)arg + 7);
+    unsigned long bad = 0;
+    for (int n = 0; n < 3000; n++) {
+        if (n & 1) {
+            int i = (int)(rnd(&s) % P2_NCLS);
+            mdt_idmap_class_info ci;
+            if (mdt_idmap_class_lookup(MAP, &ci, NULL, 0, p2_cls(i), 0) != 0 ||
+                ci.token != 0x02000001u + (uint32_t)i)
+                bad++;
+        } else {
+            int i = (int)(rnd(&s) % P2_NFN);
+            mdt_idmap_code_range r;
+            if (mdt_idmap_ip_lookup(MAP, &r, p2_code(i) + 0x80) != 0 ||
+                r.function_id != p2_fn(i) || r.start != p2_code(i))
+                bad++;
+        }
+    }
+    atomic_fetch_add(&p2_lookups, 3000);
+    atomic_fetch_add(&p2_bad, bad);
+    return NULL;
+}
+
+static bool phase2(void)
+{
+    mdt_idmap_module_info mi = {0};
+    mi.mvid[0] = 0x42;
+    must(mdt_idmap_module_load(MAP, P2_MOD, &mi, atomic_fetch_add(&seqctr, 1) + 1), "p2 module");
+    for (int i = 0; i < P2_NCLS; i++) {
+        mdt_idmap_class_info ci = {P2_MOD, 0x02000001u + (uint32_t)i, 0, 0, 0, 0, NULL, 0};
+        must(mdt_idmap_class_load(MAP, p2_cls(i), &ci, atomic_fetch_add(&seqctr, 1) + 1),
+             "p2 class");
+    }
+    for (int i = 0; i < 2 * P2_NFN; i++) {
+        mdt_idmap_function_info fi = {P2_MOD, 0x06000001u + (uint32_t)i, 0, 0, NULL, 0};
+        must(mdt_idmap_function_load(MAP, p2_fn(i), &fi, atomic_fetch_add(&seqctr, 1) + 1),
+             "p2 function");
+    }
+    for (int i = 0; i < P2_NFN; i++)
+        must(mdt_idmap_code_add(MAP, p2_code(i), 0x100, p2_fn(i), atomic_fetch_add(&seqctr, 1) + 1),
+             "p2 stable range");
+    pthread_t w, r[P2_BATCH];
+    pthread_create(&w, NULL, p2_writer, NULL);
+    for (int t = 0; t < P2_THREADS; t += P2_BATCH) {
+        for (int i = 0; i < P2_BATCH; i++)
+            pthread_create(&r[i], NULL, p2_reader, (void *)(intptr_t)(t + i));
+        for (int i = 0; i < P2_BATCH; i++)
+            pthread_join(r[i], NULL);
+    }
+    atomic_store(&p2_done, true);
+    pthread_join(w, NULL);
+    mdt_idmap_synchronize(MAP);
+    printf("phase 2: %d short-lived reader threads, %lu lookups of stable records, %lu wrong\n",
+           P2_THREADS, atomic_load(&p2_lookups), atomic_load(&p2_bad));
+    return atomic_load(&p2_bad) == 0;
+}
+
 int main(int argc, char **argv)
 {
     long cycles = argc > 1 ? atol(argv[1]) : 10000;
@@ -239,6 +366,7 @@ int main(int argc, char **argv)
     atomic_store(&done, true);
     for (int i = 0; i < nreaders; i++)
         pthread_join(r[i], NULL);
+    bool ok2 = phase2();
     mdt_idmap_stats st;
     mdt_idmap_stats_get(MAP, &st);
     mdt_idmap_free(MAP);
@@ -248,7 +376,7 @@ int main(int argc, char **argv)
            st.grace_periods);
     printf("%lu lookups, %lu answered, %lu stale, %lu torn\n", atomic_load(&lookups),
            atomic_load(&found), atomic_load(&stale), atomic_load(&torn));
-    bool ok = atomic_load(&stale) == 0 && atomic_load(&torn) == 0 && atomic_load(&found) > 0;
+    bool ok = atomic_load(&stale) == 0 && atomic_load(&torn) == 0 && atomic_load(&found) > 0 && ok2;
     printf("%d passed, %d failed\n", ok ? 1 : 0, ok ? 0 : 1);
     return ok ? 0 : 1;
 }

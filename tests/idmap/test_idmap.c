@@ -608,6 +608,175 @@ START_TEST(bad_arguments_are_refused)
 }
 END_TEST
 
+START_TEST(reload_churn_keeps_indexes_small)
+{
+    /* The same 1000 ClassIDs unloaded and reloaded with new content 40
+     * times: reverse lookups find only the current content, and neither the
+     * reverse index nor the dependents lists grow with the churn. */
+    mdt_idmap *m = new_map();
+    mdt_idmap_stats st;
+    uint64_t seq = 1;
+    size_t rev0 = 0, deps0 = 0;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, seq++), 0);
+    for (unsigned round = 0; round < 40; round++) {
+        for (unsigned i = 0; i < 1000; i++) {
+            uintptr_t id = 0x100000 + (uintptr_t)i * 64, arg = 0x9000 + (uintptr_t)(i % 7) * 8;
+            if (round > 0)
+                ck_assert_int_eq(mdt_idmap_class_unload(m, id, seq++), MDT_IDMAP_APPLIED);
+            ck_assert_int_eq(load_class(m, id, MOD, 0x02000001 + i + round * 1000, 1, &arg, seq++),
+                             MDT_IDMAP_APPLIED);
+        }
+        for (unsigned i = 0; i < 1000; i += 37) {
+            uintptr_t got, arg = 0x9000 + (uintptr_t)(i % 7) * 8;
+            mdt_idmap_class_info key = {MOD, 0x02000001 + i + round * 1000, 0, 0, 0, 1, &arg, 0};
+            ck_assert_int_eq(mdt_idmap_class_find(m, &got, NULL, &key), 0);
+            ck_assert_uint_eq(got, 0x100000 + (uintptr_t)i * 64);
+            if (round > 0) {
+                key.token -= 1000;
+                ck_assert_int_eq(mdt_idmap_class_find(m, &got, NULL, &key), MDT_ENOTFOUND);
+            }
+        }
+        mdt_idmap_stats_get(m, &st);
+        if (round == 1) {
+            rev0 = st.bytes_reverse;
+            deps0 = st.bytes_deps;
+        } else if (round > 1) {
+            ck_assert_uint_le(st.bytes_reverse, rev0);
+            ck_assert_uint_le(st.bytes_deps, deps0);
+        }
+    }
+    /* Dependents still reach the reloaded records. */
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x9000 + 3 * 8, seq++), MDT_IDMAP_APPLIED);
+    for (unsigned i = 0; i < 1000; i++)
+        ck_assert(class_known(m, 0x100000 + (uintptr_t)i * 64, 0) == (i % 7 != 3));
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, seq++), MDT_IDMAP_APPLIED);
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_eq(st.classes_live, 0);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(dependents_survive_growth_and_content_changes)
+{
+    /* A class reborn with other type arguments leaves its old argument's
+     * unload alone; growth moves every record; a function whose owner was
+     * filled in late dies with that owner. */
+    mdt_idmap *m = new_map();
+    uint64_t seq = 1;
+    uintptr_t x = 0x7000, y = 0x7100;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, seq++), 0);
+    ck_assert_int_eq(load_class(m, 0x5000, MOD, 0x02000001, 1, &x, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x5000, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_class(m, 0x5000, MOD, 0x02000001, 1, &y, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_func(m, 0xf000, MOD, 0x06000001, 0, 0, NULL, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_func(m, 0xf000, MOD, 0x06000001, 0x5000, 0, NULL, seq++),
+                     MDT_IDMAP_APPLIED);
+    for (unsigned i = 0; i < 50000; i++) /* several growths */
+        ck_assert_int_eq(load_class(m, 0x100000 + (uintptr_t)i * 16, MOD, 0x02000100 + i, 0, NULL,
+                                    seq++),
+                         MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_class_unload(m, x, seq++), MDT_IDMAP_APPLIED);
+    ck_assert(class_known(m, 0x5000, 0));
+    ck_assert(func_known(m, 0xf000));
+    ck_assert_int_eq(mdt_idmap_class_unload(m, y, seq++), MDT_IDMAP_APPLIED);
+    ck_assert(!class_known(m, 0x5000, 0));
+    ck_assert(!func_known(m, 0xf000));
+    ck_assert(class_known(m, 0x100000, 0));
+    ck_assert_int_eq(mdt_idmap_retire(m, seq), 4);
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, seq++), MDT_IDMAP_APPLIED);
+    ck_assert(!class_known(m, 0x100000 + 49999 * 16, 0));
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(code_ranges_in_address_order_and_leaf_edges)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_code_range r;
+    mdt_idmap_stats st;
+    uint64_t seq = 1;
+    const unsigned n = 10000;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, seq++), 0);
+    for (unsigned i = 0; i < n; i++) {
+        ck_assert_int_eq(load_func(m, 0xf0000 + i * 8, MOD, 0x06000001 + i, 0, 0, NULL, seq++), 0);
+        ck_assert_int_eq(mdt_idmap_code_add(m, 0x1000000 + (uintptr_t)i * 0x100, 0x80,
+                                            0xf0000 + i * 8, seq++),
+                         MDT_IDMAP_APPLIED);
+    }
+    /* Appends fill leaves: little more than the ranges themselves. */
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_eq(st.ranges, n);
+    ck_assert_uint_lt(st.bytes_ranges / n, 48);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, UINTPTR_MAX), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0xffffff), MDT_ENOTFOUND);
+    /* Remove every 64th range (first ranges of leaves among them), then
+     * every range of one stretch: lookups around each removal. */
+    for (unsigned i = 0; i < n; i += 64)
+        ck_assert_int_eq(mdt_idmap_code_remove(m, 0x1000000 + (uintptr_t)i * 0x100, seq++),
+                         MDT_IDMAP_APPLIED);
+    for (unsigned i = 2000; i < 2300; i++)
+        if (i % 64)
+            ck_assert_int_eq(mdt_idmap_code_remove(m, 0x1000000 + (uintptr_t)i * 0x100, seq++),
+                             MDT_IDMAP_APPLIED);
+    for (unsigned i = 0; i < n; i++) {
+        uintptr_t a = 0x1000000 + (uintptr_t)i * 0x100;
+        bool gone = i % 64 == 0 || (i >= 2000 && i < 2300);
+        ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, a), gone ? MDT_ENOTFOUND : 0);
+        ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, a + 0x7f), gone ? MDT_ENOTFOUND : 0);
+        ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, a + 0x80), MDT_ENOTFOUND);
+        if (!gone)
+            ck_assert_uint_eq(r.function_id, 0xf0000 + i * 8);
+    }
+    /* Descending inserts into the emptied stretch still split evenly. */
+    for (unsigned i = 2299; i >= 2000; i--)
+        ck_assert_int_eq(mdt_idmap_code_add(m, 0x1000000 + (uintptr_t)i * 0x100, 0x40,
+                                            0xf0000 + i * 8, seq++),
+                         MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x1000000 + 2100 * 0x100 + 0x3f), 0);
+    ck_assert_uint_eq(r.function_id, 0xf0000 + 2100 * 8);
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_lt(st.bytes_ranges / st.ranges, 64);
+    for (unsigned i = 0; i < n; i++)
+        mdt_idmap_code_remove(m, 0x1000000 + (uintptr_t)i * 0x100, seq++);
+    mdt_idmap_stats_get(m, &st);
+    ck_assert_uint_eq(st.ranges, 0);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x1000000 + 0x10), MDT_ENOTFOUND);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+START_TEST(typedef_presence_of_plain_and_generic_types)
+{
+    mdt_idmap *m = new_map();
+    uint64_t seq = 1;
+    uintptr_t a = 0x7000, b = 0x7100;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, seq++), 0);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000005), 0);
+    ck_assert_int_eq(load_class(m, 0x5000, MOD, 0x02000005, 0, NULL, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000005), 1);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD2, 0x02000005), 0);
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x5000, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000005), 0);
+    /* Two instantiations of a generic TypeDef, and its open form. */
+    ck_assert_int_eq(load_class(m, 0x6000, MOD, 0x02000006, 1, &a, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_class(m, 0x6100, MOD, 0x02000006, 1, &b, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000006), 1);
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x6000, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000006), 1);
+    ck_assert_int_eq(mdt_idmap_class_unload(m, b, seq++), MDT_IDMAP_APPLIED); /* cascades */
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000006), 0);
+    ck_assert_int_eq(load_class(m, 0x6200, MOD, 0x02000006, 0, NULL, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000006), 1);
+    /* An array of a TypeDef does not load the TypeDef. */
+    ck_assert_int_eq(load_shape(m, 0x6300, MDT_IDMAP_SHAPE_SZARRAY, 0x6200, 0, seq++),
+                     MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x6200, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000006), 0);
+    mdt_idmap_free(m);
+}
+END_TEST
+
 Suite *suite(void)
 {
     Suite *s = suite_create("idmap");
@@ -631,6 +800,10 @@ Suite *suite(void)
     tcase_add_test(tc, retire_drops_old_tombstones);
     tcase_add_test(tc, growth_keeps_every_record);
     tcase_add_test(tc, bad_arguments_are_refused);
+    tcase_add_test(tc, reload_churn_keeps_indexes_small);
+    tcase_add_test(tc, dependents_survive_growth_and_content_changes);
+    tcase_add_test(tc, code_ranges_in_address_order_and_leaf_edges);
+    tcase_add_test(tc, typedef_presence_of_plain_and_generic_types);
     suite_add_tcase(s, tc);
     return s;
 }

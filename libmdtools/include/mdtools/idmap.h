@@ -42,7 +42,13 @@
  * marked "async-signal-safe: yes" may be called from a signal handler,
  * including one that interrupted a writer on the same thread. Memory a
  * reader may still see is freed only after every reader that could see it
- * has left (see libmdtools/tokens/README.md).
+ * has left (see libmdtools/tokens/README.md). A thread's first lookup takes
+ * it a reader slot (a few atomic operations, still async-signal-safe);
+ * writers use membarrier(2) where the kernel has it so that lookups need no
+ * atomic read-modify-write or fence (MDT_IDMAP_FENCED=1 in the environment
+ * at mdt_idmap_new() selects the fenced readers used without it). A lookup
+ * must not be left by longjmp()/siglongjmp() from a signal handler: writers
+ * would wait for it forever.
  *
  * Return values. Lookups return 0 or a negative MDT_E... code (MDT_ENOTFOUND
  * for unknown, dead, or other-generation IDs). Writers return a
@@ -194,10 +200,17 @@ typedef struct mdt_idmap_stats {
     size_t bytes_tables;  /* forward tables, all slots (empty included) */
     size_t bytes_index;   /* reverse and TypeDef-presence indexes */
     size_t bytes_args;    /* out-of-line type-argument arrays and paths */
-    size_t bytes_ranges;  /* code-range chunks and their top array */
-    size_t bytes_writer;  /* writer-only: dependents, history, tombstones */
+    size_t bytes_ranges;  /* code-range leaves and the index above them */
+    size_t bytes_writer;  /* writer-only: dependents, history, retired list */
     size_t bytes_retired; /* unlinked, waiting for readers to leave */
     uint64_t grace_periods;
+    /* Breakdown: bytes_index = bytes_reverse + bytes_presence; bytes_writer
+     * = bytes_deps + bytes_history + the retired list's own array. */
+    size_t bytes_reverse;  /* reverse indexes (classes and functions) */
+    size_t bytes_presence; /* TypeDef presence (generic TypeDefs) */
+    size_t bytes_deps;     /* dependents lists and their hash map */
+    size_t bytes_history;  /* unload history of IDs without a record */
+    size_t bytes_map;      /* the map object (per-thread reader slots, locks) */
 } mdt_idmap_stats;
 
 /* ---- Lifetime --------------------------------------------------------- */
