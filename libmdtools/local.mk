@@ -58,6 +58,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/typeref/tr_int.h \
 	libmdtools/typeref/resolve_int.h \
 	libmdtools/typeref/modset.c \
+	libmdtools/typeref/mirror.c \
 	libmdtools/typeref/index.c \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \

@@ -379,6 +379,7 @@ struct mdt_idmap {
     size_t args_bytes;
     size_t nranges;
     bool ranges_dirty;
+    _Atomic uint64_t modchanges; /* mdt_idmap_module_changes(); any thread may load it */
     mdt_idmap_miss_fn miss;
     void *miss_payload;
 };

@@ -322,7 +322,9 @@ void idm_on_live(mdt_idmap *m, int kind, struct idm_head *h)
 
 void idm_on_dead(mdt_idmap *m, int kind, struct idm_head *h)
 {
-    if (kind == K_CLASS)
+    if (kind == K_MODULE)
+        atomic_fetch_add_explicit(&m->modchanges, 1, memory_order_relaxed);
+    else if (kind == K_CLASS)
         idm_class_on_dead(m, h);
     else if (kind == K_FUNC)
         idm_func_on_dead(m, h);

@@ -210,7 +210,41 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
     t->live++;
     rc = MDT_IDMAP_APPLIED;
 out:
+    if (rc == MDT_IDMAP_APPLIED)
+        atomic_fetch_add_explicit(&map->modchanges, 1, memory_order_relaxed);
     return idm_finish(map, rc);
+}
+
+uint64_t mdt_idmap_module_changes(const mdt_idmap *map)
+{
+    return map ? atomic_load_explicit(&((mdt_idmap *)map)->modchanges, memory_order_relaxed) : 0;
+}
+
+int mdt_idmap_module_each(mdt_idmap *map, mdt_idmap_module_visit_fn fn, void *payload,
+                          uint64_t *changes)
+{
+    if (!map || !fn)
+        return mdt__fail_simple(MDT_EINVAL, "idmap: bad module walk arguments");
+    int rc = idm_lock(map);
+    if (rc)
+        return rc;
+    if (changes)
+        *changes = atomic_load_explicit(&map->modchanges, memory_order_relaxed);
+    struct idm_tab *t = atomic_load_explicit(&map->tab[K_MODULE], memory_order_relaxed);
+    for (size_t i = 0; i <= t->mask && rc == 0; i++) {
+        struct idm_head *h = idm_slot(t, i);
+        uintptr_t id = atomic_load_explicit(&h->key, memory_order_relaxed);
+        if (!id || !(atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE))
+            continue;
+        mdt_idmap_module_info info;
+        idm_read_module(map, &info, id, 0);
+        struct mcur c;
+        read_cur(h, &c);
+        const struct idm_path *p = (const struct idm_path *)c.path;
+        rc = fn(payload, id, &info, p ? p->s : NULL);
+    }
+    idm_unlock(map);
+    return rc;
 }
 
 static int unload(mdt_idmap *map, int kind, uintptr_t id, uint64_t seq)

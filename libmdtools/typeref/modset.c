@@ -357,62 +357,109 @@ int mdt_modset_new(void *mem_ctx, mdt_modset **out)
     return 0;
 }
 
-int mdt_modset_add_many(mdt_modset *set, const mdt_module_desc *descs, size_t n, unsigned flags)
+/* Writer, lock held: drop the modules `remove` and register `add`, as one
+ * new snapshot; all or nothing. add_many, remove and the idmap mirror
+ * (mirror.c) are this one operation, so a module can be replaced without
+ * a snapshot in which it is missing. */
+int tr_modset_change_locked(mdt_modset *set, const uintptr_t *remove, size_t nremove,
+                            const mdt_module_desc *add, size_t nadd, unsigned flags)
 {
-    struct mdt_modview *v, *cur;
-    uint32_t first;
-    if (!set || (n && !descs))
-        return mdt__fail_simple(MDT_EINVAL, "mdt_modset_add: no set or no descriptors");
-    pthread_mutex_lock(&set->lock);
-    cur = atomic_load(&set->cur);
-    for (size_t i = 0; i < n; i++) {
-        bool dup = !descs[i].id || tr_view_find(cur, descs[i].id) != TR_NONE;
-        for (size_t j = 0; j < i && !dup; j++)
-            dup = descs[j].id == descs[i].id;
+    struct mdt_modview *cur = atomic_load(&set->cur), *v;
+    if (nremove > set->nlive || nadd > UINT32_MAX / 2 - set->nlive)
+        return mdt__fail_simple(nremove > set->nlive ? MDT_ENOTFOUND : MDT_ENOMEM,
+                                "mdt_modset: too many modules in one change");
+    /* Removed modules by their index in the current snapshot (= in live). */
+    bool *gone = calloc(set->nlive ? set->nlive : 1, sizeof *gone);
+    if (!gone)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory changing the module set");
+    for (size_t i = 0; i < nremove; i++) {
+        uint32_t j = tr_view_find(cur, remove[i]);
+        if (j == TR_NONE || gone[j]) {
+            free(gone);
+            if (j == TR_NONE)
+                return mdt__fail_simple(MDT_ENOTFOUND, "mdt_modset_remove: no module %#jx",
+                                        (uintmax_t)remove[i]);
+            return mdt__fail_simple(MDT_EINVAL, "mdt_modset_remove: module %#jx named twice",
+                                    (uintmax_t)remove[i]);
+        }
+        gone[j] = true;
+    }
+    for (size_t i = 0; i < nadd; i++) {
+        uint32_t j = add[i].id ? tr_view_find(cur, add[i].id) : TR_NONE;
+        bool dup = !add[i].id || (j != TR_NONE && !gone[j]);
+        for (size_t k = 0; k < i && !dup; k++)
+            dup = add[k].id == add[i].id;
         if (dup) {
-            pthread_mutex_unlock(&set->lock);
+            free(gone);
             return mdt__fail_simple(MDT_EINVAL,
                                     "mdt_modset_add: module ID %#jx is 0 or already registered",
-                                    (uintmax_t)descs[i].id);
+                                    (uintmax_t)add[i].id);
         }
     }
-    if (n > UINT32_MAX / 2 - set->nlive)
+    uint32_t base = set->nlive - (uint32_t)nremove, n = base + (uint32_t)nadd, kept = 0;
+    struct tr_mod **live = malloc(sizeof *live * (n ? n : 1));
+    if (!live)
         goto nomem;
-    if (set->nlive + n > set->caplive) {
-        uint32_t cap = set->caplive ? set->caplive : 16;
-        while (cap < set->nlive + n)
-            cap *= 2;
-        struct tr_mod **p = realloc(set->live, sizeof *p * cap);
-        if (!p)
-            goto nomem;
-        set->live = p;
-        set->caplive = cap;
-    }
-    first = set->nlive;
-    for (size_t i = 0; i < n; i++) {
-        struct tr_mod *m = mod_new(&descs[i]);
+    for (uint32_t i = 0; i < set->nlive; i++)
+        if (!gone[i])
+            live[kept++] = set->live[i];
+    for (size_t i = 0; i < nadd; i++) {
+        struct tr_mod *m = mod_new(&add[i]);
         if (!m)
             goto undo;
-        set->live[set->nlive++] = m;
+        live[kept++] = m;
     }
+    struct tr_mod **old = set->live;
+    uint32_t oldn = set->nlive, oldcap = set->caplive;
+    set->live = live;
+    set->nlive = set->caplive = n;
     set->gen++;
     if (!(v = view_build(set))) {
+        set->live = old;
+        set->nlive = oldn;
+        set->caplive = oldcap;
         set->gen--;
         goto undo;
     }
-    /* Take the images only once nothing can fail any more. */
-    for (size_t i = 0; i < n; i++)
-        if ((flags & MDT_MODSET_OWN_IMAGE) && descs[i].image)
-            set->live[first + i]->owned = talloc_steal(set, (void *)descs[i].image);
+    /* Nothing can fail any more. */
+    for (uint32_t i = 0; i < oldn; i++)
+        if (gone[i]) {
+            old[i]->dead_gen = set->gen;
+            old[i]->next_dead = set->dead;
+            set->dead = old[i];
+        }
+    free(old);
+    free(gone);
+    for (size_t i = 0; i < nadd; i++)
+        if ((flags & MDT_MODSET_OWN_IMAGE) && add[i].image)
+            live[base + i]->owned = talloc_steal(set, (void *)add[i].image);
     publish_locked(set, v);
-    pthread_mutex_unlock(&set->lock);
     return 0;
 undo:
-    while (set->nlive > first)
-        mod_free(set->live[--set->nlive]);
+    while (kept > base)
+        mod_free(live[--kept]);
+    free(live);
 nomem:
+    free(gone);
+    return mdt__fail_simple(MDT_ENOMEM, "out of memory changing the module set");
+}
+
+int mdt_modset_update(mdt_modset *set, const uintptr_t *remove, size_t nremove,
+                      const mdt_module_desc *add, size_t nadd, unsigned flags)
+{
+    if (!set || (nremove && !remove) || (nadd && !add))
+        return mdt__fail_simple(MDT_EINVAL, "mdt_modset_update: no set, IDs or descriptors");
+    pthread_mutex_lock(&set->lock);
+    int rc = tr_modset_change_locked(set, remove, nremove, add, nadd, flags);
     pthread_mutex_unlock(&set->lock);
-    return mdt__fail_simple(MDT_ENOMEM, "out of memory adding modules");
+    return rc;
+}
+
+int mdt_modset_add_many(mdt_modset *set, const mdt_module_desc *descs, size_t n, unsigned flags)
+{
+    if (!set || (n && !descs))
+        return mdt__fail_simple(MDT_EINVAL, "mdt_modset_add: no set or no descriptors");
+    return mdt_modset_update(set, NULL, 0, descs, n, flags);
 }
 
 int mdt_modset_add(mdt_modset *set, const mdt_module_desc *desc, unsigned flags)
@@ -424,36 +471,9 @@ int mdt_modset_add(mdt_modset *set, const mdt_module_desc *desc, unsigned flags)
 
 int mdt_modset_remove(mdt_modset *set, uintptr_t id)
 {
-    struct mdt_modview *v;
-    uint32_t i;
     if (!set)
         return mdt__fail_simple(MDT_EINVAL, "mdt_modset_remove: no set");
-    pthread_mutex_lock(&set->lock);
-    for (i = 0; i < set->nlive && set->live[i]->id != id; i++)
-        ;
-    if (i == set->nlive) {
-        pthread_mutex_unlock(&set->lock);
-        return mdt__fail_simple(MDT_ENOTFOUND, "mdt_modset_remove: no module %#jx",
-                                (uintmax_t)id);
-    }
-    struct tr_mod *m = set->live[i];
-    memmove(&set->live[i], &set->live[i + 1], sizeof *set->live * (set->nlive - i - 1));
-    set->nlive--;
-    set->gen++;
-    if (!(v = view_build(set))) {
-        memmove(&set->live[i + 1], &set->live[i], sizeof *set->live * (set->nlive - i));
-        set->live[i] = m;
-        set->nlive++;
-        set->gen--;
-        pthread_mutex_unlock(&set->lock);
-        return mdt__fail_simple(MDT_ENOMEM, "out of memory removing a module");
-    }
-    m->dead_gen = set->gen;
-    m->next_dead = set->dead;
-    set->dead = m;
-    publish_locked(set, v);
-    pthread_mutex_unlock(&set->lock);
-    return 0;
+    return mdt_modset_update(set, &id, 1, NULL, 0, 0);
 }
 
 size_t mdt_modset_reclaim(mdt_modset *set)

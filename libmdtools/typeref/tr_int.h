@@ -173,9 +173,13 @@ struct mdt_modset {
     uint32_t nlive, caplive;
     struct mdt_modview *retired;    /* writer only: replaced snapshots */
     struct tr_mod *dead;            /* writer only: removed modules */
+    const void *mirror;             /* writer only: the idmap last mirrored (mirror.c) */
+    uint64_t mirror_changes;        /* its mdt_idmap_module_changes() then */
 };
 
 /* modset.c */
+int tr_modset_change_locked(mdt_modset *set, const uintptr_t *remove, size_t nremove,
+                            const mdt_module_desc *add, size_t nadd, unsigned flags);
 static inline uint32_t tr_id_hash(uintptr_t id)
 {
     uint64_t x = (uint64_t)id;

@@ -746,6 +746,65 @@ START_TEST(code_ranges_in_address_order_and_leaf_edges)
 }
 END_TEST
 
+/* The module walk and change counter that mdt_modset_mirror() builds on. */
+struct walk {
+    uintptr_t ids[8];
+    char paths[8][32];
+    uintptr_t doms[8];
+    int n, stop_after;
+};
+
+static int walk_one(void *payload, uintptr_t id, const mdt_idmap_module_info *info,
+                    const char *path)
+{
+    struct walk *w = payload;
+    ck_assert_ptr_null(info->path);
+    w->ids[w->n] = id;
+    w->doms[w->n] = info->appdomain;
+    snprintf(w->paths[w->n], sizeof w->paths[0], "%s", path ? path : "(none)");
+    return ++w->n == w->stop_after ? 42 : 0;
+}
+
+START_TEST(module_walk_and_change_counter)
+{
+    mdt_idmap *m = new_map();
+    struct walk w = {0};
+    uint64_t ch = 99;
+    ck_assert_uint_eq(mdt_idmap_module_changes(m), 0);
+    ck_assert_int_eq(mdt_idmap_module_each(m, walk_one, &w, &ch), 0);
+    ck_assert_int_eq(w.n, 0);
+    ck_assert_uint_eq(ch, 0);
+    ck_assert_int_eq(load_module(m, MOD, 1, DOM, ASM, 10), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_module(m, MOD2, 2, DOM, ASM, 11), MDT_IDMAP_APPLIED);
+    uint64_t c2 = mdt_idmap_module_changes(m);
+    ck_assert_uint_eq(c2, 2);
+    /* Repeats, classes and refused items are not module changes. */
+    ck_assert_int_eq(load_module(m, MOD, 1, DOM, ASM, 12), MDT_IDMAP_DUPLICATE);
+    ck_assert_int_eq(load_class(m, 0x100, MOD, 0x02000002, 0, NULL, 13), MDT_IDMAP_APPLIED);
+    ck_assert_uint_eq(mdt_idmap_module_changes(m), c2);
+    ck_assert_int_eq(mdt_idmap_module_each(m, walk_one, &w, &ch), 0);
+    ck_assert_int_eq(w.n, 2);
+    ck_assert_uint_eq(ch, c2);
+    ck_assert((w.ids[0] == MOD && w.ids[1] == MOD2) || (w.ids[0] == MOD2 && w.ids[1] == MOD));
+    ck_assert_str_eq(w.paths[0], "/x/y.dll");
+    ck_assert_uint_eq(w.doms[1], DOM);
+    /* A non-zero return stops the walk and is returned. */
+    struct walk w1 = {.stop_after = 1};
+    ck_assert_int_eq(mdt_idmap_module_each(m, walk_one, &w1, NULL), 42);
+    ck_assert_int_eq(w1.n, 1);
+    /* An unload counts, and the dead module is not walked. */
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 20), MDT_IDMAP_APPLIED);
+    ck_assert_uint_gt(mdt_idmap_module_changes(m), c2);
+    struct walk w2 = {0};
+    ck_assert_int_eq(mdt_idmap_module_each(m, walk_one, &w2, NULL), 0);
+    ck_assert_int_eq(w2.n, 1);
+    ck_assert_uint_eq(w2.ids[0], MOD2);
+    ck_assert_int_eq(mdt_idmap_module_each(NULL, walk_one, &w2, NULL), MDT_EINVAL);
+    ck_assert_int_eq(mdt_idmap_module_each(m, NULL, &w2, NULL), MDT_EINVAL);
+    mdt_idmap_free(m);
+}
+END_TEST
+
 START_TEST(typedef_presence_of_plain_and_generic_types)
 {
     mdt_idmap *m = new_map();
@@ -804,6 +863,7 @@ Suite *suite(void)
     tcase_add_test(tc, dependents_survive_growth_and_content_changes);
     tcase_add_test(tc, code_ranges_in_address_order_and_leaf_edges);
     tcase_add_test(tc, typedef_presence_of_plain_and_generic_types);
+    tcase_add_test(tc, module_walk_and_change_counter);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,7 @@
 #include <talloc.h>
 
 #include <mdtools/mdtools.h>
+#include <mdtools/idmap.h>
 #include <mdtools/modset.h>
 #include <mdtools/typeref.h>
 
@@ -834,6 +835,181 @@ START_TEST(modset_appdomains_limit_binding)
 }
 END_TEST
 
+/* ---- the module set as a mirror of a runtime-ID map -------------------- */
+
+static mdt_idmap_module_info mod_info(const mdt_image *img, uintptr_t domain, uintptr_t assembly,
+                                      const char *path)
+{
+    mdt_idmap_module_info mi = {.image = img, .appdomain = domain, .assembly = assembly,
+                                .path = path};
+    return mi;
+}
+
+/* The profiler's path from a logged TypeRef to a ClassID, without the
+ * runtime: the map learns loads and unloads, the set mirrors its modules
+ * under their ModuleIDs, resolution finds (module, TypeDef), the map's
+ * reverse index finds the class. */
+START_TEST(mirror_follows_the_idmap)
+{
+    struct fx *f = fx_new();
+    char p[4][1024];
+    const char *rel[4] = {"data/fwd/Client.exe", "data/fwd/v1/Lib.dll", "data/fwd/v2/Lib.dll",
+                          "data/fwd/Real.dll"};
+    mdt_image *img[4];
+    for (int i = 0; i < 4; i++)
+        img[i] = open_any(f, src_path(p[i], sizeof p[i], rel[i]));
+    mdt_idmap *map;
+    ck_assert_int_eq(mdt_idmap_new(&map, NULL), 0);
+    const uintptr_t client = 0x7000, lib = 0x7100, real = 0x7200, dom = 0xd0;
+    mdt_idmap_module_info mi = mod_info(img[0], dom, 0xa0, p[0]);
+    ck_assert_int_eq(mdt_idmap_module_load(map, client, &mi, 10), MDT_IDMAP_APPLIED);
+    mi = mod_info(img[1], dom, 0xa1, p[1]);
+    ck_assert_int_eq(mdt_idmap_module_load(map, lib, &mi, 11), MDT_IDMAP_APPLIED);
+
+    ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
+    uint64_t g = mdt_modset_generation(f->set);
+    ck_assert_uint_eq(g, 1); /* both modules in one change */
+    ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
+    ck_assert_uint_eq(mdt_modset_generation(f->set), g); /* nothing changed, no snapshot */
+    fx_view(f);
+    ck_assert_uint_eq(mdt_modview_count(f->v), 2);
+    mdt_module_info info;
+    ck_assert_int_eq(mdt_modview_lookup(f->v, lib, &info), 0);
+    ck_assert(info.image == img[1] && info.appdomain == dom);
+    ck_assert_str_eq(info.path, p[1]);
+    ck_assert_str_eq(info.identity.name, "Lib");
+
+    /* TypeRef in Client -> TypeDef in Lib -> the ClassID the map knows. */
+    uint32_t w = typeref(f, client, "Fwd.Widget");
+    mdt_resolution r = expect_ok(f, client, w, lib, "Fwd.Widget", 1, 0);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(map, r.module, r.token), 0);
+    mdt_idmap_class_info ci = {.module = r.module, .token = r.token,
+                               .shape = MDT_IDMAP_SHAPE_TYPEDEF};
+    ck_assert_int_eq(mdt_idmap_class_load(map, 0xc1a55, &ci, 12), MDT_IDMAP_APPLIED);
+    uintptr_t cid = 0;
+    uint64_t cgen = 0;
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(map, r.module, r.token), 1);
+    ck_assert_int_eq(mdt_idmap_class_find(map, &cid, &cgen, &ci), 0);
+    ck_assert_uint_eq(cid, 0xc1a55);
+    ck_assert_uint_eq(cgen, 12);
+    /* A class load is not a module change: still no new snapshot. */
+    ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
+    ck_assert_uint_eq(mdt_modset_generation(f->set), g);
+
+    /* Lib v1 unloads; a late, older enumeration item cannot bring it back. */
+    mdt_modview *before = mdt_modset_acquire(f->set);
+    ck_assert_int_eq(mdt_idmap_module_unload(map, lib, 20), MDT_IDMAP_APPLIED);
+    mi = mod_info(img[1], dom, 0xa1, p[1]);
+    ck_assert_int_eq(mdt_idmap_module_load(map, lib, &mi, 15), MDT_IDMAP_SUPERSEDED);
+    ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
+    fx_view(f);
+    ck_assert_uint_eq(mdt_modview_count(f->v), 1);
+    expect_unres(f, client, w, MDT_RES_NOT_LOADED);
+    ck_assert_int_eq(mdt_modview_lookup(before, lib, &info), 0); /* the old view keeps it */
+    mdt_modview_release(before);
+    ck_assert_int_eq(mdt_idmap_class_find(map, &cid, &cgen, &ci), MDT_ENOTFOUND);
+
+    /* The runtime reuses the ModuleID for Lib v2 and loads Real: tier 2
+     * through v2's forwarder, in the new incarnation. */
+    mi = mod_info(img[2], dom, 0xa2, p[2]);
+    ck_assert_int_eq(mdt_idmap_module_load(map, lib, &mi, 21), MDT_IDMAP_APPLIED);
+    mi = mod_info(img[3], dom, 0xa3, p[3]);
+    ck_assert_int_eq(mdt_idmap_module_load(map, real, &mi, 22), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
+    fx_view(f);
+    ck_assert_uint_eq(mdt_modview_count(f->v), 3);
+    ck_assert_int_eq(mdt_modview_lookup(f->v, lib, &info), 0);
+    ck_assert(info.image == img[2]);
+    expect_ok(f, client, w, real, "Fwd.Widget", 2, 1);
+
+    /* The same ModuleID with another image, without an unload event (a
+     * newer conflicting load): replaced in one change, never missing. */
+    g = mdt_modset_generation(f->set);
+    mi = mod_info(img[1], dom, 0xa4, p[1]);
+    ck_assert_int_eq(mdt_idmap_module_load(map, lib, &mi, 23), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
+    ck_assert_uint_eq(mdt_modset_generation(f->set), g + 1);
+    fx_view(f);
+    ck_assert_int_eq(mdt_modview_lookup(f->v, lib, &info), 0);
+    ck_assert(info.image == img[1]);
+    expect_ok(f, client, w, lib, "Fwd.Widget", 1, 0);
+
+    /* A module the caller added by hand belongs to nobody: the mirror
+     * removes it. AppDomain shutdown empties the set. */
+    mdt_module_desc extra = {.id = 0x9999, .image = img[3]};
+    ck_assert_int_eq(mdt_modset_add(f->set, &extra, 0), 0);
+    mi = mod_info(img[3], dom, 0xa3, p[3]);
+    ck_assert_int_eq(mdt_idmap_module_load(map, real, &mi, 24), MDT_IDMAP_DUPLICATE);
+    ck_assert_int_eq(mdt_idmap_appdomain_shutdown(map, dom, 30), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
+    fx_view(f);
+    ck_assert_uint_eq(mdt_modview_count(f->v), 0);
+
+    ck_assert_int_eq(mdt_modset_mirror(NULL, map), MDT_EINVAL);
+    ck_assert_int_eq(mdt_modset_mirror(f->set, NULL), MDT_EINVAL);
+    mdt_idmap_free(map);
+    fx_free(f);
+}
+END_TEST
+
+/* The map's assembly tags group a .netmodule with its manifest. */
+START_TEST(mirror_groups_netmodules_by_assembly)
+{
+    struct fx *f = fx_new();
+    char p1[1024], p2[1024];
+    mdt_image *mm = open_any(f, src_path(p1, sizeof p1, "data/resolve/multi/MM.dll"));
+    mdt_image *part = open_any(f, src_path(p2, sizeof p2, "data/resolve/multi/MMPart.netmodule"));
+    mdt_idmap *map;
+    ck_assert_int_eq(mdt_idmap_new(&map, NULL), 0);
+    mdt_idmap_module_info a = mod_info(part, 1, 0xa5, NULL), b = mod_info(mm, 1, 0xa5, NULL);
+    ck_assert_int_eq(mdt_idmap_module_load(map, 0x20, &a, 1), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_module_load(map, 0x10, &b, 2), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
+    fx_view(f);
+    mdt_module_info info;
+    ck_assert_int_eq(mdt_modview_lookup(f->v, 0x20, &info), 0);
+    ck_assert(!info.is_manifest);
+    ck_assert_uint_eq(info.manifest, 0x10);
+    ck_assert_int_eq(mdt_modview_lookup(f->v, 0x10, &info), 0);
+    ck_assert(info.is_manifest && info.manifest == 0x10);
+    /* Assembly unload takes both. */
+    ck_assert_int_eq(mdt_idmap_assembly_unload(map, 0xa5, 3), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
+    fx_view(f);
+    ck_assert_uint_eq(mdt_modview_count(f->v), 0);
+    mdt_idmap_free(map);
+    fx_free(f);
+}
+END_TEST
+
+START_TEST(modset_update_replaces_in_one_change)
+{
+    struct fx *f = fx_new();
+    char p1[1024], p2[1024];
+    mdt_image *v1 = open_any(f, src_path(p1, sizeof p1, "data/fwd/v1/Lib.dll"));
+    mdt_image *real = open_any(f, src_path(p2, sizeof p2, "data/fwd/Real.dll"));
+    add(f, 1, "data/fwd/Client.exe");
+    mdt_module_desc d = {.id = 2, .image = v1};
+    ck_assert_int_eq(mdt_modset_update(f->set, NULL, 0, &d, 1, 0), 0);
+    uint64_t g = mdt_modset_generation(f->set);
+    /* Errors leave the set as it was. */
+    uintptr_t none = 5, twice[2] = {2, 2}, two = 2;
+    ck_assert_int_eq(mdt_modset_update(f->set, &none, 1, NULL, 0, 0), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_modset_update(f->set, twice, 2, NULL, 0, 0), MDT_EINVAL);
+    ck_assert_int_eq(mdt_modset_update(f->set, NULL, 0, &d, 1, 0), MDT_EINVAL);
+    ck_assert_int_eq(mdt_modset_update(f->set, NULL, 1, NULL, 0, 0), MDT_EINVAL);
+    ck_assert_uint_eq(mdt_modset_generation(f->set), g);
+    /* Module 2 becomes Real.dll under the same ID: one snapshot. */
+    mdt_module_desc r = {.id = 2, .image = real};
+    ck_assert_int_eq(mdt_modset_update(f->set, &two, 1, &r, 1, 0), 0);
+    ck_assert_uint_eq(mdt_modset_generation(f->set), g + 1);
+    fx_view(f);
+    ck_assert_uint_eq(mdt_modview_count(f->v), 2);
+    ck_assert(image_of(f, 2) == real);
+    fx_free(f);
+}
+END_TEST
+
 START_TEST(resolve_bad_arguments)
 {
     struct fx *f = fx_new();
@@ -961,6 +1137,9 @@ Suite *suite(void)
     tcase_add_test(t, modset_add_remove_lookup_order);
     tcase_add_test(t, modset_add_many_all_or_nothing);
     tcase_add_test(t, modset_change_invalidates_cache);
+    tcase_add_test(t, modset_update_replaces_in_one_change);
+    tcase_add_test(t, mirror_follows_the_idmap);
+    tcase_add_test(t, mirror_groups_netmodules_by_assembly);
     tcase_add_test(t, modset_appdomains_limit_binding);
     tcase_add_test(t, resolve_bad_arguments);
     suite_add_tcase(s, t);

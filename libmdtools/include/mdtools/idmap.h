@@ -344,6 +344,28 @@ int mdt_idmap_module_lookup(const mdt_idmap *map, mdt_idmap_module_info *out, ui
 int mdt_idmap_module_path(const mdt_idmap *map, char *buf, size_t len, uintptr_t module_id,
                           uint64_t gen);
 
+/* How many times module records have changed so far (a load applied, a
+ * field filled in, a module gone by any unload). A mirror of the modules
+ * (mdt_modset_mirror() in modset.h) compares it with the value it last saw
+ * to skip work when nothing changed.
+ * Async-signal-safe: yes. */
+uint64_t mdt_idmap_module_changes(const mdt_idmap *map);
+
+/* Called by mdt_idmap_module_each() for one live module; `info->path` is
+ * NULL, `path` is the module's path or NULL; both live only during the
+ * call. A non-zero return stops the walk. */
+typedef int (*mdt_idmap_module_visit_fn)(void *payload, uintptr_t module_id,
+                                         const mdt_idmap_module_info *info, const char *path);
+
+/* Call fn for every live module, in no particular order, with the writer
+ * mutex held: the walk sees one consistent state, and *changes (may be
+ * NULL) is set to the mdt_idmap_module_changes() value of that state. fn
+ * must not call writer functions of this map. Returns 0, fn's non-zero
+ * return, or MDT_EINVAL (map or fn NULL).
+ * Thread-safety: a writer call. Async-signal-safe: no. */
+int mdt_idmap_module_each(mdt_idmap *map, mdt_idmap_module_visit_fn fn, void *payload,
+                          uint64_t *changes);
+
 /* Class by ClassID. Up to args_cap type arguments are copied to args_buf
  * (may be NULL with args_cap 0); out->args = args_buf, out->nargs = the true
  * count. Errors: MDT_ENOTFOUND, MDT_EINVAL. Async-signal-safe: yes. */

@@ -69,6 +69,7 @@ extern "C" {
 typedef struct mdt_image mdt_image;
 typedef struct mdt_modset mdt_modset;
 typedef struct mdt_modview mdt_modview;
+struct mdt_idmap; /* idmap.h */
 
 #define MDT_APPDOMAIN_SHARED ((uintptr_t)0)
 
@@ -117,6 +118,32 @@ int mdt_modset_add(mdt_modset *set, const mdt_module_desc *desc, unsigned flags)
  * of n). All or nothing: on failure the set is unchanged. Errors as
  * mdt_modset_add (MDT_EINVAL also for two equal IDs among descs). */
 int mdt_modset_add_many(mdt_modset *set, const mdt_module_desc *descs, size_t n, unsigned flags);
+
+/* Remove the modules whose IDs are in `remove` and register `add`, as one
+ * change of the set (one snapshot): a module can be replaced without a
+ * snapshot in which it is missing. All or nothing. Errors: MDT_ENOTFOUND
+ * (an ID to remove is not registered), MDT_EINVAL (an ID removed twice, an
+ * added ID that is 0, repeated, or registered and not removed),
+ * MDT_ENOMEM. */
+int mdt_modset_update(mdt_modset *set, const uintptr_t *remove, size_t nremove,
+                      const mdt_module_desc *add, size_t nadd, unsigned flags);
+
+/* Make the set mirror the live modules of a profiler's runtime-ID map
+ * (idmap.h), so that resolution sees exactly the modules the runtime has
+ * loaded, under their ModuleIDs: every live module of the map is in the set
+ * with its image, AppDomain and path; a module the map no longer has, or
+ * whose image, AppDomain or path changed, leaves the set (or is replaced),
+ * in one change. Modules sharing an assembly tag in the map are grouped
+ * under the one that has an Assembly row (its .netmodules). Cheap when
+ * nothing changed since the last call (mdt_idmap_module_changes()).
+ * The set then belongs to the mirror: modules added to it by other calls
+ * are removed by the next mirror. Images stay the caller's (borrowed, see
+ * above): keep an unloaded module's image until the next writer call after
+ * the last view that shows it was released.
+ * Thread-safety: a writer call of the set, and it takes the map's writer
+ * mutex while it reads the map (never the other way round). Errors:
+ * MDT_EINVAL, MDT_ENOMEM (the set is unchanged). */
+int mdt_modset_mirror(mdt_modset *set, struct mdt_idmap *map);
 
 /* Unregister a module (views acquired before keep seeing it).
  * Errors: MDT_ENOTFOUND. */
