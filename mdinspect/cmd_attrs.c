@@ -51,7 +51,7 @@ static int item(mdi_state *st, uint32_t rid, bool all)
         mdi_error(p, "parent_name", all ? "name" : NULL, mdi_errmsg_here(msg, sizeof msg));
     mdt_clear_error();
     mdi_token(p, "ctor", NULL, ctor);
-    if (mdi_owner(img, ctor, &type) == 0 && type && (s = mdi_name(st, tmp, img, type)))
+    if (mdt_token_owner(img, ctor, &type) == 0 && type && (s = mdi_name(st, tmp, img, type)))
         mdi_str(p, "type", NULL, s);
     else
         mdi_none(p, "type", NULL, NULL);

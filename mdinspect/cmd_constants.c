@@ -101,7 +101,7 @@ static bool is_decimal_ctor(const mdt_image *img, uint32_t ctor)
     char buf[128];
     size_t len;
     uint32_t type = 0;
-    bool yes = mdi_owner(img, ctor, &type) == 0 && type &&
+    bool yes = mdt_token_owner(img, ctor, &type) == 0 && type &&
                mdt_token_name_buf(buf, sizeof buf, &len, img, type, &full) == 0 &&
                strcmp(buf, "System.Runtime.CompilerServices.DecimalConstantAttribute") == 0;
     mdt_clear_error();

@@ -94,7 +94,7 @@ static int one(mdi_state *st, uint32_t tok)
         }
         talloc_free(name);
     }
-    if (mdi_owner(img, tok, &owner) != 0) {
+    if (mdt_token_owner(img, tok, &owner) != 0) {
         mdi_error(p, "owner", "owner", mdi_cell_error(msg, sizeof msg));
         mdi_none(p, "owner_name", NULL, NULL);
         bad++;

@@ -65,15 +65,6 @@ int mdi_each_token(mdi_state *st, const char *text, int (*one)(mdi_state *st, ui
 typedef bool (*mdi_member_cb)(void *ctx, uint32_t token, const char *name, size_t len);
 int mdi_type_members(const mdt_image *img, uint32_t type, mdi_member_cb cb, void *ctx);
 
-/* The owner of a member or row with a parent: the TypeDef of a MethodDef,
- * Field, Property or Event; the MethodDef of a Param; the enclosing type of
- * a nested TypeDef; the parent column of MemberRef, GenericParam,
- * GenericParamConstraint, CustomAttribute, Constant, MethodSpec,
- * InterfaceImpl, MethodImpl, DeclSecurity, FieldMarshal, FieldRVA,
- * FieldLayout, ClassLayout, ImplMap, MethodSemantics, NestedClass. *owner
- * is 0 when the row has none. Errors as the library's. */
-int mdi_owner(const mdt_image *img, uint32_t token, uint32_t *owner);
-
 /* What a TypeDef is: "interface" (flag), "enum", "struct" or "delegate"
  * (by its base type System.Enum, System.ValueType or
  * System.MulticastDelegate, unless it is System.Enum itself), else "class". */

@@ -65,14 +65,10 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
     case MDT_TABLE_ModuleRef:
     case MDT_TABLE_AssemblyRef:
     case MDT_TABLE_File:
+    case MDT_TABLE_Module:
+    case MDT_TABLE_Assembly:
+    case MDT_TABLE_ExportedType:
         return mdi_name(st, mem, img, token);
-    case MDT_TABLE_Assembly: {
-        mdt_identity id;
-        char buf[1024];
-        if (mdt_assembly_identity(img, &id) != 0)
-            return NULL;
-        return talloc_strdup(mem, mdt_identity_format(buf, sizeof buf, &id));
-    }
     default:
         break;
     }
@@ -115,7 +111,7 @@ char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_
         if (t == MDT_TABLE_MethodDef)
             g.method_owner = token;
         if (t == MDT_TABLE_MethodDef || t == MDT_TABLE_Field || t == MDT_TABLE_Property) {
-            if (mdi_owner(img, token, &owner) == 0)
+            if (mdt_token_owner(img, token, &owner) == 0)
                 g.type_owner = owner;
             mdt_clear_error();
         }

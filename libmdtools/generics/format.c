@@ -1036,97 +1036,6 @@ int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img
     return finish_buf(&f, token_body(&f, img, token), len);
 }
 
-/* The TypeDef whose FieldList/MethodList range holds logical position pos. */
-static int owner_by_position(const mdt_image *img, unsigned col, uint32_t pos, uint32_t *owner)
-{
-    uint32_t n = mdt_table_rows(img, MDT_TABLE_TypeDef), lo = 1, hi = n, found = 0;
-    mdt_row r;
-    int e;
-    while (lo <= hi) { /* last TypeDef whose list starts at or before pos */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeDef, mid)))
-            return e;
-        if (mdt_row_raw(&r, col) <= pos) {
-            found = mid;
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    /* Verify; lists that are not monotonic (damaged) fall back to a scan. */
-    for (uint32_t pass = 0; pass < 2; pass++) {
-        uint32_t from = pass ? 1 : found, to = pass ? n : found;
-        for (uint32_t t = from; t && t <= to; t++) {
-            uint32_t first, count;
-            if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, t) ||
-                mdt_row_range(&r, col, &first, &count))
-                continue;
-            if (pos >= first && pos - first < count) {
-                *owner = MDT_TABLE_TypeDef << 24 | t;
-                mdt_clear_error();
-                return 0;
-            }
-        }
-    }
-    mdt_clear_error();
-    *owner = 0;
-    return 0;
-}
-
-int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *owner)
-{
-    unsigned table = member >> 24, col, ptr;
-    uint32_t rid = member & 0xFFFFFF, pos = rid;
-    if (table == MDT_TABLE_MethodDef) {
-        col = MDT_COL_TypeDef_MethodList;
-        ptr = MDT_TABLE_MethodPtr;
-    } else if (table == MDT_TABLE_Field) {
-        col = MDT_COL_TypeDef_FieldList;
-        ptr = MDT_TABLE_FieldPtr;
-    } else {
-        return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a MethodDef or Field", member);
-    }
-    if (mdt_table_rows(img, ptr)) { /* position of rid in the Ptr table */
-        uint32_t n = mdt_table_rows(img, ptr);
-        pos = 0;
-        for (uint32_t i = 1; i <= n && !pos; i++) {
-            mdt_row r;
-            if (mdt_row_get(&r, img, ptr, i) == 0 && mdt_row_raw(&r, 0) == rid)
-                pos = i;
-        }
-        if (!pos) {
-            *owner = 0;
-            return 0;
-        }
-    }
-    return owner_by_position(img, col, pos, owner);
-}
-
-/* Owner of a Property or Event through PropertyMap/EventMap. */
-static int map_owner(const mdt_image *img, uint32_t token, uint32_t *owner)
-{
-    bool prop = token >> 24 == MDT_TABLE_Property;
-    unsigned map = prop ? MDT_TABLE_PropertyMap : MDT_TABLE_EventMap;
-    unsigned list = prop ? MDT_COL_PropertyMap_PropertyList : MDT_COL_EventMap_EventList;
-    unsigned target = prop ? MDT_TABLE_Property : MDT_TABLE_Event;
-    uint32_t n = mdt_table_rows(img, map);
-    *owner = 0;
-    for (uint32_t i = 1; i <= n; i++) {
-        mdt_row r;
-        uint32_t first, count;
-        if (mdt_row_get(&r, img, map, i) || mdt_row_range(&r, list, &first, &count))
-            continue;
-        for (uint32_t k = 0; k < count; k++) {
-            uint32_t rid;
-            if (mdt_range_item(img, target, first + k, &rid) == 0 && rid == (token & 0xFFFFFF))
-                return mdt_row_token(&r, prop ? MDT_COL_PropertyMap_Parent : MDT_COL_EventMap_Parent,
-                                     owner);
-        }
-    }
-    mdt_clear_error();
-    return 0;
-}
-
 static int put_member(struct fmt *f, const struct mdt_image *img, uint32_t token);
 
 static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint32_t parent,
@@ -1195,7 +1104,7 @@ static int put_member(struct fmt *f, const struct mdt_image *img, uint32_t token
         if ((e = mdt_row_string(&r, table == MDT_TABLE_Property ? MDT_COL_Property_Name
                                                                : MDT_COL_Event_Name,
                                 &name, NULL)) ||
-            (e = map_owner(img, token, &parent)))
+            (e = mdt_token_owner(img, token, &parent)))
             return e;
         break;
     case MDT_TABLE_MethodSpec: {
@@ -1230,6 +1139,46 @@ static int put_member(struct fmt *f, const struct mdt_image *img, uint32_t token
     return put_parent_and_name(f, img, parent, name);
 }
 
+/* An ExportedType's name: its Implementation chain through enclosing
+ * ExportedType rows gives the nesting (II.22.14), outermost first. */
+static int put_exported(struct fmt *f, const mdt_image *img, uint32_t token)
+{
+    uint32_t chain[MAX_NEST];
+    unsigned n = 0;
+    int e;
+    for (uint32_t t = token; t;) {
+        mdt_row r;
+        for (unsigned i = 0; i < n; i++)
+            if (chain[i] == t)
+                return bad(img, "ExportedType", t & 0xFFFFFF,
+                           "nesting cycle: ExportedType %u encloses itself (via ExportedType %u)",
+                           t & 0xFFFFFF, chain[n - 1] & 0xFFFFFF);
+        if (n == MAX_NEST)
+            return bad(img, "ExportedType", token & 0xFFFFFF,
+                       "types nested deeper than %u (ExportedType %u)", MAX_NEST,
+                       token & 0xFFFFFF);
+        chain[n++] = t;
+        if ((e = mdt_row_get(&r, img, MDT_TABLE_ExportedType, t & 0xFFFFFF)) ||
+            (e = mdt_row_token(&r, MDT_COL_ExportedType_Implementation, &t)))
+            return e;
+        if (t >> 24 != MDT_TABLE_ExportedType || !(t & 0xFFFFFF))
+            t = 0;
+    }
+    for (unsigned i = n; i-- > 0;) {
+        mdt_row r;
+        const char *name, *ns;
+        size_t len, nslen;
+        if ((e = mdt_row_get(&r, img, MDT_TABLE_ExportedType, chain[i] & 0xFFFFFF)) ||
+            (e = mdt_row_string(&r, MDT_COL_ExportedType_TypeName, &name, &len)) ||
+            (e = mdt_row_string(&r, MDT_COL_ExportedType_TypeNamespace, &ns, &nslen)))
+            return e;
+        put_segment(f, ns, nslen, name, len, i == n - 1);
+        if (i)
+            w_adds(&f->out, nest_sep(f));
+    }
+    return 0;
+}
+
 static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
 {
     int e = 0;
@@ -1256,6 +1205,22 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, token & 0xFFFFFF)) &&
             !(e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
             w_addf(&f->out, "[module %s]", name);
+        break;
+    case MDT_TABLE_Module:
+        if (!(e = mdt_row_get(&r, img, MDT_TABLE_Module, token & 0xFFFFFF)) &&
+            !(e = mdt_row_string(&r, MDT_COL_Module_Name, &name, NULL)))
+            w_addf(&f->out, "[module %s]", name);
+        break;
+    case MDT_TABLE_Assembly: {
+        mdt_identity id;
+        char buf[512];
+        if (!(e = mdt_row_get(&r, img, MDT_TABLE_Assembly, token & 0xFFFFFF)) &&
+            !(e = mdt_assembly_identity(img, &id)))
+            w_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
+        break;
+    }
+    case MDT_TABLE_ExportedType:
+        e = put_exported(f, img, token);
         break;
     case MDT_TABLE_AssemblyRef: {
         mdt_identity id;

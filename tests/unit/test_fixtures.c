@@ -1,6 +1,7 @@
 /* The image and metadata layers against what the fixtures' sources say
  * (facts in data/README.md, read there from monodis and sn). */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <talloc.h>
@@ -276,6 +277,29 @@ START_TEST(forwarders_and_client_refs)
             ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
                              "Lib, Version=1.0.0.0, Culture=neutral, PublicKeyToken=6caac724c175405d");
     }
+    /* Names of the forwarders, nested ones through their Implementation
+     * chain, in the full and reflection styles; the module and assembly. */
+    static const struct {
+        uint32_t token;
+        int style;
+        const char *name;
+    } names[] = {
+        {0x27000001, MDT_STYLE_FULL, "Fwd.Widget"},
+        {0x27000004, MDT_STYLE_FULL, "Fwd.Outer+Inner+Deeper"},
+        {0x27000005, MDT_STYLE_FULL, "Fwd.Box"},
+        {0x27000005, MDT_STYLE_REFLECTION, "Fwd.Box`1"},
+        {0x00000001, MDT_STYLE_FULL, "[module Lib.dll]"},
+        {0x20000001, MDT_STYLE_FULL,
+         "Lib, Version=2.0.0.0, Culture=neutral, PublicKeyToken=6caac724c175405d"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        mdt_name_opts o = {.style = names[i].style};
+        char *s = NULL;
+        ck_assert_int_eq(mdt_token_name(ctx, &s, lib, names[i].token, &o), 0);
+        ck_assert_str_eq(s, names[i].name);
+    }
+    char *s = NULL;
+    ck_assert_int_eq(mdt_token_name(ctx, &s, lib, 0x27000007, NULL), MDT_ENOTFOUND);
     talloc_free(ctx);
 }
 END_TEST
@@ -298,6 +322,146 @@ START_TEST(buffer_and_copy_opens_match_file)
 }
 END_TEST
 
+/* Owners of Everything.dll's rows, as its source declares them. */
+START_TEST(everything_row_owners)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/Everything.dll");
+    static const struct {
+        uint32_t token, owner;
+    } want[] = {
+        {0x17000001, 0x02000004}, /* InfoAttribute::Text */
+        {0x17000002, 0x02000006}, /* IShape::Name */
+        {0x17000003, 0x0200000A}, /* Circle::Everything.IShape.Name */
+        {0x17000004, 0x0200000A}, /* Circle::Radius */
+        {0x14000001, 0x02000006}, /* IShape::Changed */
+        {0x14000002, 0x0200000A}, /* Circle::Everything.IShape.Changed */
+        {0x14000003, 0x0200000A}, /* Circle::Resized */
+        {0x02000013, 0x02000012}, /* Primitives/ThreadStaticHolder */
+        {0x02000012, 0},          /* not nested */
+        {0x00000001, 0},          /* Module: no owner */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        uint32_t o = 1;
+        ck_assert_int_eq(mdt_token_owner(img, want[i].token, &o), 0);
+        ck_assert_msg(o == want[i].owner, "owner of 0x%08x: 0x%08x, expected 0x%08x",
+                      want[i].token, o, want[i].owner);
+    }
+    /* Param -> MethodDef -> TypeDef, and parent columns. */
+    uint32_t o;
+    for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_Param); rid++) {
+        ck_assert_int_eq(mdt_token_owner(img, MDT_TOKEN(MDT_TABLE_Param, rid), &o), 0);
+        ck_assert_uint_eq(MDT_TOKEN_TABLE(o), MDT_TABLE_MethodDef);
+    }
+    ck_assert_int_eq(mdt_token_owner(img, MDT_TOKEN(MDT_TABLE_GenericParam, 1), &o), 0);
+    ck_assert(MDT_TOKEN_TABLE(o) == MDT_TABLE_TypeDef || MDT_TOKEN_TABLE(o) == MDT_TABLE_MethodDef);
+    /* Rows that do not exist: a located error, not an owner. */
+    ck_assert_int_eq(mdt_token_owner(img, MDT_TOKEN(MDT_TABLE_Param, 9999), &o), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_token_owner(img, MDT_TOKEN(MDT_TABLE_Event, 0), &o), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_token_owner(NULL, 0x17000001, &o), MDT_EINVAL);
+    talloc_free(ctx);
+}
+END_TEST
+
+/* The owner by a plain scan of every run: what the binary search must
+ * agree with. */
+static uint32_t scan_owner(const mdt_image *img, unsigned table, unsigned col, unsigned target,
+                           uint32_t rid)
+{
+    for (uint32_t i = 1; i <= mdt_table_rows(img, table); i++) {
+        mdt_row r;
+        uint32_t first, count, item;
+        if (mdt_row_get(&r, img, table, i) || mdt_row_range(&r, col, &first, &count))
+            continue;
+        for (uint32_t k = 0; k < count; k++)
+            if (mdt_range_item(img, target, first + k, &item) == 0 && item == rid)
+                return MDT_TOKEN(table, i);
+    }
+    return 0;
+}
+
+static size_t owners_agree_with_scan(const mdt_image *img, const char *file)
+{
+    static const struct {
+        unsigned table, col, target;
+    } runs[] = {
+        {MDT_TABLE_TypeDef, MDT_COL_TypeDef_MethodList, MDT_TABLE_MethodDef},
+        {MDT_TABLE_TypeDef, MDT_COL_TypeDef_FieldList, MDT_TABLE_Field},
+        {MDT_TABLE_MethodDef, MDT_COL_MethodDef_ParamList, MDT_TABLE_Param},
+        {MDT_TABLE_PropertyMap, MDT_COL_PropertyMap_PropertyList, MDT_TABLE_Property},
+        {MDT_TABLE_EventMap, MDT_COL_EventMap_EventList, MDT_TABLE_Event},
+    };
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        uint32_t rows = mdt_table_rows(img, runs[k].target);
+        for (uint32_t rid = 1; rid <= rows && rid <= 20000; rid++) {
+            uint32_t want = scan_owner(img, runs[k].table, runs[k].col, runs[k].target, rid), got;
+            if (want && runs[k].table != MDT_TABLE_TypeDef && runs[k].table != MDT_TABLE_MethodDef) {
+                mdt_row r;
+                ck_assert_int_eq(mdt_row_get(&r, img, runs[k].table, MDT_TOKEN_RID(want)), 0);
+                ck_assert_int_eq(mdt_row_token(&r, runs[k].table == MDT_TABLE_PropertyMap
+                                                       ? MDT_COL_PropertyMap_Parent
+                                                       : MDT_COL_EventMap_Parent,
+                                               &want),
+                                 0);
+            }
+            if (mdt_token_owner(img, MDT_TOKEN(runs[k].target, rid), &got) != 0)
+                continue; /* an unreadable row: its error is tested elsewhere */
+            ck_assert_msg(got == want, "%s: owner of 0x%08x is 0x%08x, a scan says 0x%08x", file,
+                          MDT_TOKEN(runs[k].target, rid), got, want);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Every fixture and corpus file that opens, including uncompressed (#-)
+ * metadata whose runs go through Ptr tables. */
+START_TEST(row_owners_agree_with_a_scan)
+{
+    static const char *files[] = {
+        "data/Everything.dll", "data/Sigs.dll", "data/MultiMain.dll", "data/MultiPart.netmodule",
+        "data/MultiIL.dll", "data/sample/Hello.exe",
+    };
+    void *ctx = talloc_new(NULL);
+    size_t rows = 0, with_ptr = 0;
+    char dir[1024];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        rows += owners_agree_with_scan(open_rel(ctx, files[i]), files[i]);
+    DIR *d = opendir(src_path(dir, sizeof dir, "data/corpus/asmresolver"));
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        char p[2048];
+        mdt_image *img = NULL;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (mdt_image_open_file(ctx, &img, p, 0) != 0)
+            continue; /* the corpus holds images that must not open */
+        rows += owners_agree_with_scan(img, e->d_name);
+        with_ptr += mdt_table_rows(img, MDT_TABLE_MethodPtr) + mdt_table_rows(img, MDT_TABLE_FieldPtr) +
+                    mdt_table_rows(img, MDT_TABLE_ParamPtr) > 0;
+    }
+    closedir(d);
+    /* #- metadata with a MethodPtr table (tests/corrupt/make-cases.py):
+     * position 1 names MethodDef 2, position 2 a row that does not exist. */
+    static const char *ptr_files[] = {"tests/corrupt/cases/methodptr-beyond.bin",
+                                      "tests/corrupt/cases/methodptr-nil-entry.bin"};
+    for (size_t i = 0; i < 2; i++) {
+        mdt_image *img = open_rel(ctx, ptr_files[i]);
+        uint32_t o;
+        rows += owners_agree_with_scan(img, ptr_files[i]);
+        with_ptr += mdt_table_rows(img, MDT_TABLE_MethodPtr) > 0;
+        ck_assert_int_eq(mdt_token_owner(img, 0x06000002, &o), 0);
+        ck_assert_uint_eq(o, 0x02000002); /* Program, through MethodPtr position 1 */
+    }
+    fprintf(stderr, "row owners: %zu rows checked, %zu images with Ptr tables\n", rows, with_ptr);
+    ck_assert_uint_gt(rows, 1000);
+    ck_assert_uint_ge(with_ptr, 2);
+    talloc_free(ctx);
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -312,6 +476,8 @@ Suite *suite(void)
     tcase_add_test(tc, netmodule_has_no_assembly_row);
     tcase_add_test(tc, forwarders_and_client_refs);
     tcase_add_test(tc, buffer_and_copy_opens_match_file);
+    tcase_add_test(tc, everything_row_owners);
+    tcase_add_test(tc, row_owners_agree_with_a_scan);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -67,7 +67,9 @@ int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_o
 
 /* The name of what a token denotes: TypeDef, TypeRef, TypeSpec (types);
  * MethodDef, Field, MemberRef, MethodSpec, Property, Event (`Parent::name`,
- * MethodSpec with `<args>`); ModuleRef (`[module X]`); AssemblyRef, File. */
+ * MethodSpec with `<args>`); ExportedType (`Ns.Outer+Inner`, nesting
+ * through its Implementation chain); Module and ModuleRef (`[module X]`);
+ * Assembly and AssemblyRef (display name); File. */
 int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
                    const mdt_name_opts *opts);
 
@@ -90,6 +92,15 @@ int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img
 /* The TypeDef that owns a MethodDef or Field (0 for none), honouring the
  * MethodPtr/FieldPtr tables of uncompressed metadata. */
 int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *typedef_token);
+
+/* The row that owns any row: the enclosing TypeDef of a nested TypeDef; the
+ * TypeDef of a MethodDef, Field, Property or Event; the MethodDef of a
+ * Param; the parent column of rows that have one (MemberRef.Class,
+ * CustomAttribute.Parent, Constant.Parent, GenericParam.Owner,
+ * MethodSpec.Method, InterfaceImpl.Class, ...). *owner is 0 when the row
+ * has none or no owner claims it. Errors: MDT_EINVAL, the located error of
+ * a row that does not exist or cannot be read. */
+int mdt_token_owner(const mdt_image *img, uint32_t token, uint32_t *owner);
 
 /* The enclosing TypeDef of a nested TypeDef, or 0 when not nested. */
 int mdt_typedef_enclosing(const mdt_image *img, uint32_t typedef_token, uint32_t *enclosing);

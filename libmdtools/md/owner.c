@@ -1,0 +1,165 @@
+/* Who owns a row. Owners come in two kinds (ECMA-335 II.22): runs of a
+ * list column (a TypeDef owns its Field and MethodDef runs, a MethodDef its
+ * Param run, a PropertyMap/EventMap row its Property/Event run, whose owner
+ * is the map row's Parent), and parent columns (MemberRef.Class,
+ * CustomAttribute.Parent, ...). Runs are found by binary search over the
+ * list column, whose starts do not decrease in valid metadata, then
+ * verified; damaged metadata falls back to a linear scan. Positions go
+ * through the Ptr tables of uncompressed (#-) metadata. */
+#include "config.h"
+
+#include <mdtools/errors.h>
+#include <mdtools/names.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "util/error.h"
+
+/* The position of `rid` in the runs: itself, or its row in the Ptr table
+ * (0 when no Ptr row names it). */
+static uint32_t position_of(const mdt_image *img, unsigned ptr, uint32_t rid)
+{
+    uint32_t n = ptr ? mdt_table_rows(img, ptr) : 0;
+    if (!n)
+        return rid;
+    for (uint32_t i = 1; i <= n; i++) {
+        mdt_row r;
+        if (mdt_row_get(&r, img, ptr, i) == 0 && mdt_row_raw(&r, 0) == rid)
+            return i;
+    }
+    return 0;
+}
+
+/* The row of `table` whose run in list column `col` holds position pos, or
+ * 0 for none. */
+static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32_t pos,
+                      uint32_t *holder)
+{
+    uint32_t n = mdt_table_rows(img, table), lo = 1, hi = n, found = 0;
+    mdt_row r;
+    int e;
+    *holder = 0;
+    if (!pos)
+        return 0;
+    while (lo <= hi) { /* the last row whose run starts at or before pos */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((e = mdt_row_get(&r, img, table, mid)))
+            return e;
+        if (mdt_row_raw(&r, col) <= pos) {
+            found = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        uint32_t from = pass ? 1 : found, to = pass ? n : found;
+        for (uint32_t t = from; t && t <= to; t++) {
+            uint32_t first, count;
+            if (mdt_row_get(&r, img, table, t) || mdt_row_range(&r, col, &first, &count))
+                continue;
+            if (pos >= first && pos - first < count) {
+                *holder = t;
+                mdt_clear_error();
+                return 0;
+            }
+        }
+    }
+    mdt_clear_error();
+    return 0;
+}
+
+static int run_owner(const mdt_image *img, unsigned table, unsigned col, unsigned ptr,
+                     uint32_t rid, uint32_t *owner)
+{
+    uint32_t holder;
+    int e = run_holder(img, table, col, position_of(img, ptr, rid), &holder);
+    *owner = holder ? MDT_TOKEN(table, holder) : 0;
+    return e;
+}
+
+int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *owner)
+{
+    unsigned table = MDT_TOKEN_TABLE(member);
+    *owner = 0;
+    if (table == MDT_TABLE_MethodDef)
+        return run_owner(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_MethodList, MDT_TABLE_MethodPtr,
+                         MDT_TOKEN_RID(member), owner);
+    if (table == MDT_TABLE_Field)
+        return run_owner(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_FieldList, MDT_TABLE_FieldPtr,
+                         MDT_TOKEN_RID(member), owner);
+    return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a MethodDef or Field", member);
+}
+
+/* Property and Event: the map row holding the run, then its Parent. */
+static int map_owner(const mdt_image *img, unsigned map, unsigned col, unsigned ptr,
+                     unsigned parent, uint32_t rid, uint32_t *owner)
+{
+    uint32_t holder;
+    mdt_row r;
+    int e = run_holder(img, map, col, position_of(img, ptr, rid), &holder);
+    *owner = 0;
+    if (e || !holder)
+        return e;
+    if ((e = mdt_row_get(&r, img, map, holder)))
+        return e;
+    return mdt_row_token(&r, parent, owner);
+}
+
+int mdt_token_owner(const mdt_image *img, uint32_t token, uint32_t *owner)
+{
+    static const struct {
+        uint8_t table, col;
+    } parent_col[] = {
+        {MDT_TABLE_MemberRef, MDT_COL_MemberRef_Class},
+        {MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner},
+        {MDT_TABLE_GenericParamConstraint, MDT_COL_GenericParamConstraint_Owner},
+        {MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent},
+        {MDT_TABLE_Constant, MDT_COL_Constant_Parent},
+        {MDT_TABLE_MethodSpec, MDT_COL_MethodSpec_Method},
+        {MDT_TABLE_InterfaceImpl, MDT_COL_InterfaceImpl_Class},
+        {MDT_TABLE_MethodImpl, MDT_COL_MethodImpl_Class},
+        {MDT_TABLE_DeclSecurity, MDT_COL_DeclSecurity_Parent},
+        {MDT_TABLE_FieldMarshal, MDT_COL_FieldMarshal_Parent},
+        {MDT_TABLE_FieldRVA, MDT_COL_FieldRVA_Field},
+        {MDT_TABLE_FieldLayout, MDT_COL_FieldLayout_Field},
+        {MDT_TABLE_ClassLayout, MDT_COL_ClassLayout_Parent},
+        {MDT_TABLE_ImplMap, MDT_COL_ImplMap_MemberForwarded},
+        {MDT_TABLE_MethodSemantics, MDT_COL_MethodSemantics_Association},
+        {MDT_TABLE_NestedClass, MDT_COL_NestedClass_EnclosingClass},
+    };
+    unsigned table = MDT_TOKEN_TABLE(token);
+    uint32_t rid = MDT_TOKEN_RID(token);
+    mdt_row r;
+    int e;
+    if (!img || !owner)
+        return mdt__fail_simple(MDT_EINVAL, "mdt_token_owner: no image or no output");
+    *owner = 0;
+    if (!rid || rid > mdt_table_rows(img, table))
+        return mdt_row_get(&r, img, table, rid); /* the located error */
+    switch (table) {
+    case MDT_TABLE_TypeDef:
+        return mdt_typedef_enclosing(img, token, owner);
+    case MDT_TABLE_MethodDef:
+    case MDT_TABLE_Field:
+        return mdt_member_owner(img, token, owner);
+    case MDT_TABLE_Param:
+        return run_owner(img, MDT_TABLE_MethodDef, MDT_COL_MethodDef_ParamList, MDT_TABLE_ParamPtr,
+                         rid, owner);
+    case MDT_TABLE_Property:
+        return map_owner(img, MDT_TABLE_PropertyMap, MDT_COL_PropertyMap_PropertyList,
+                         MDT_TABLE_PropertyPtr, MDT_COL_PropertyMap_Parent, rid, owner);
+    case MDT_TABLE_Event:
+        return map_owner(img, MDT_TABLE_EventMap, MDT_COL_EventMap_EventList, MDT_TABLE_EventPtr,
+                         MDT_COL_EventMap_Parent, rid, owner);
+    default:
+        break;
+    }
+    for (size_t i = 0; i < sizeof parent_col / sizeof parent_col[0]; i++)
+        if (parent_col[i].table == table) {
+            if ((e = mdt_row_get(&r, img, table, rid)))
+                return e;
+            return mdt_row_token(&r, parent_col[i].col, owner);
+        }
+    return 0;
+}
