@@ -60,6 +60,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/typeref/resolve_int.h \
 	libmdtools/typeref/modset.c \
 	libmdtools/typeref/mirror.c \
+	libmdtools/typeref/scope.c \
 	libmdtools/typeref/index.c \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \

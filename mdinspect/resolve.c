@@ -74,34 +74,12 @@ const char *mdi_view_module_label(const mdt_modview *v, uintptr_t id)
 
 uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token)
 {
-    for (unsigned i = 0; i < MAX_CHAIN; i++) {
-        mdt_row row;
-        unsigned col;
-        uint32_t next;
-        switch (MDT_TOKEN_TABLE(token)) {
-        case MDT_TABLE_AssemblyRef:
-            return token;
-        case MDT_TABLE_TypeRef:
-            col = MDT_COL_TypeRef_ResolutionScope;
-            break;
-        case MDT_TABLE_MemberRef:
-            col = MDT_COL_MemberRef_Class;
-            break;
-        case MDT_TABLE_ExportedType:
-            col = MDT_COL_ExportedType_Implementation;
-            break;
-        default:
-            return 0;
-        }
-        if (!MDT_TOKEN_RID(token) ||
-            mdt_row_get(&row, img, MDT_TOKEN_TABLE(token), MDT_TOKEN_RID(token)) ||
-            mdt_row_token(&row, col, &next)) {
-            mdt_clear_error();
-            return 0;
-        }
-        token = next;
+    uint32_t scope;
+    if (mdt_ref_scope(img, token, &scope) || MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef) {
+        mdt_clear_error();
+        return 0;
     }
-    return 0;
+    return scope;
 }
 
 /* "Ns.Outer+Inner" of ExportedType rid, or NULL (error record set, or a

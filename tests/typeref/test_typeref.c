@@ -583,6 +583,51 @@ START_TEST(missing_types_and_assemblies)
 }
 END_TEST
 
+/* The AssemblyRef a scope names, by name (or "" for other scopes). */
+static const char *scope_asm(struct fx *f, uintptr_t id, uint32_t tok)
+{
+    uint32_t scope = 0xdead;
+    mdt_identity ident;
+    char msg[512];
+    ck_assert_msg(mdt_ref_scope(image_of(f, id), tok, &scope) == 0, "0x%08x: %s", tok,
+                  mdt_errmsg(msg, sizeof msg));
+    if (MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef)
+        return "";
+    ck_assert_int_eq(mdt_assemblyref_identity(image_of(f, id), MDT_TOKEN_RID(scope), &ident), 0);
+    return talloc_strdup(f->ctx, ident.name);
+}
+
+/* Where references start, without binding: the scope each names. */
+START_TEST(reference_scopes)
+{
+    struct fx *f = chain_set();
+    add(f, 90, "data/resolve/nil/NilClient.exe");
+    add(f, 95, "data/fwd/v2/Lib.dll");
+    fx_view(f);
+    uint32_t scope;
+    /* Nested TypeRefs and MemberRefs on generic instances: the AssemblyRef
+     * at the root, though resolution ends three hops further. */
+    ck_assert_str_eq(scope_asm(f, 10, typeref(f, 10, "Chain.Plain")), "Hop0");
+    ck_assert_str_eq(scope_asm(f, 10, token_named(f, 10, MDT_TABLE_MemberRef,
+                                                  "Chain.Gen<System.Int32>::Make")),
+                     "Hop0");
+    ck_assert_str_eq(scope_asm(f, 10, token_named(f, 10, MDT_TABLE_MemberRef,
+                                                  "Chain.Outer+Inner+Deeper::S")),
+                     "Hop0");
+    /* Nil and Module scopes. */
+    ck_assert_int_eq(mdt_ref_scope(image_of(f, 90), typeref(f, 90, "Nil.Local"), &scope), 0);
+    ck_assert_uint_eq(scope, 0);
+    ck_assert_int_eq(mdt_ref_scope(image_of(f, 90), typeref(f, 90, "Nil.ViaModule"), &scope), 0);
+    ck_assert_uint_eq(scope, 0x00000001);
+    /* A nested forwarder: the root of its Implementation chain. */
+    ck_assert_str_eq(scope_asm(f, 95, exported(f, 95, "", "Deeper")), "Real");
+    /* Not a reference. */
+    ck_assert_int_eq(mdt_ref_scope(image_of(f, 95), 0x02000001, &scope), MDT_EINVAL);
+    ck_assert_int_eq(mdt_ref_scope(image_of(f, 95), 0x01000999, &scope), MDT_ENOTFOUND);
+    fx_free(f);
+}
+END_TEST
+
 START_TEST(nil_and_module_scopes)
 {
     struct fx *f = fx_new();
@@ -1123,6 +1168,7 @@ Suite *suite(void)
     tcase_add_test(t, nest_four_deep_across_assemblies);
     tcase_add_test(t, missing_types_and_assemblies);
     tcase_add_test(t, nil_and_module_scopes);
+    tcase_add_test(t, reference_scopes);
     suite_add_tcase(s, t);
     t = tcase_create("corpus");
     tcase_add_test(t, corpus_generic_forwarder);

@@ -201,6 +201,18 @@ int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                       const mdt_modview *view, uintptr_t module, uint32_t token,
                       const mdt_resolve_opts *opts);
 
+/* Where a reference starts, in its own module and without a module set:
+ * the scope at the root of a TypeRef's ResolutionScope chain (an
+ * AssemblyRef, a ModuleRef, the Module row 0x00000001, or 0 for a nil scope,
+ * which defers to the ExportedType table); for a MemberRef, that of its
+ * class (a generic instance through its generic type; a class defined in
+ * this module gives 0x00000001; a TypeSpec that is no generic instance is
+ * returned as is); for an ExportedType, the root of its Implementation
+ * chain (AssemblyRef or File). Errors: MDT_EINVAL (not a TypeRef, MemberRef
+ * or ExportedType), the located error of an unreadable row, MDT_EBADIMAGE
+ * for a chain longer than 64 steps (a cycle). */
+int mdt_ref_scope(const mdt_image *img, uint32_t token, uint32_t *scope);
+
 /* Which loaded assembly an AssemblyRef (0x23) of `module` binds to, without
  * a type in mind: the first candidate of tiers 1, 2, 3a. *manifest is the
  * manifest module's ID and *tier 1..3; MDT_ENOTFOUND (with *manifest 0) when
