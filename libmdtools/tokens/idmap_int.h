@@ -225,15 +225,21 @@ static inline struct idm_head *idm_slot(const struct idm_tab *t, size_t i)
     return (struct idm_head *)(t->slots + i * t->slot_size);
 }
 
-/* Reader (and writer): the slot holding key, or NULL. Inline: it is most of
- * a lookup, and a lean lookup lets the CPU overlap the cache misses of
- * consecutive lookups. */
-IDM_INLINE struct idm_head *idm_tab_find(const struct idm_tab *t, uintptr_t key)
+/* Reader (and writer): the slot holding key, or NULL, in a table of
+ * slot_size-byte slots. Inline: it is most of a lookup, and the fewer
+ * instructions a lookup has, the more consecutive lookups' cache misses the
+ * CPU keeps in flight. The header is read once, before the first acquire
+ * load (which would make the compiler re-read it on every probe), and a
+ * constant slot_size makes the slot address a shift. No bound below
+ * IDM_MAX_PROBE is needed for small tables: a probe that wraps around
+ * only visits slots again. */
+IDM_INLINE struct idm_head *idm_tab_find_sz(const struct idm_tab *t, uintptr_t key,
+                                            size_t slot_size)
 {
     size_t mask = t->mask, i = (size_t)idm_hash(key) & mask;
-    size_t limit = mask < IDM_MAX_PROBE ? mask + 1 : IDM_MAX_PROBE;
-    for (size_t n = 0; n < limit; n++, i = (i + 1) & mask) {
-        struct idm_head *h = idm_slot(t, i);
+    unsigned char *slots = t->slots;
+    for (unsigned n = 0; n < IDM_MAX_PROBE; n++, i = (i + 1) & mask) {
+        struct idm_head *h = (struct idm_head *)(slots + i * slot_size);
         uintptr_t k = atomic_load_explicit(&h->key, memory_order_acquire);
         if (k == key)
             return h;
@@ -241,6 +247,11 @@ IDM_INLINE struct idm_head *idm_tab_find(const struct idm_tab *t, uintptr_t key)
             return NULL;
     }
     return NULL;
+}
+
+IDM_INLINE struct idm_head *idm_tab_find(const struct idm_tab *t, uintptr_t key)
+{
+    return idm_tab_find_sz(t, key, t->slot_size);
 }
 /* Writer: the slot holding key, or the empty slot where it would go (*fresh
  * set), or NULL when the table must grow first. */

@@ -13,9 +13,12 @@
  *
  * A lookup reads one line per level, the leaf pointer, the starts and one
  * record: bounded (at most IDM_RLEVELS levels of IDM_FANOUT compares, then
- * 2 x IDM_FANOUT in the leaf), no lock, no allocation. While the starts
- * load, it prefetches the records around a position interpolated from the
- * leaf's bounds, which usually hides the record's cache miss.
+ * 2 x IDM_FANOUT in the leaf), no lock, no allocation. The record is the
+ * load that usually misses all caches; two prefetches keep it off the end
+ * of the chain of dependent loads: the records around a position
+ * interpolated from the leaf's bounds (issued with the first round of
+ * starts), and the 8 records of the line of starts the first round picks
+ * (issued with the second round).
  *
  * Writers copy on write: an insert copies its leaf and swaps the leaf
  * pointer in place; a full leaf splits (in halves, or, for an append at the
@@ -94,14 +97,26 @@ static struct idm_leaf *leaf_of(const struct idm_range *r, size_t n)
 }
 
 /* Number of ranges in l with start <= x (x < UINTPTR_MAX): the line whose
- * first start is the last one <= x, then the starts of that line. */
-static inline size_t leaf_upper(const struct idm_leaf *l, uintptr_t x)
+ * first start is the last one <= x, then the starts of that line. The
+ * answer's record is among that line's 8 records (8 x 24 bytes from a
+ * line-aligned offset: 3 whole cache lines): they are prefetched before the
+ * starts of the line are compared, so the record's cache miss overlaps
+ * theirs instead of following it. The compare loops are unrolled (GCC
+ * does not at -O2): no loop counter among the loads. */
+IDM_INLINE size_t leaf_upper(const struct idm_leaf *l, uintptr_t x)
 {
     const uintptr_t *st = l->start;
     size_t g = 0, c = 0;
+#pragma GCC unroll 8
     for (unsigned k = 1; k < IDM_FANOUT; k++)
         g += st[k * IDM_FANOUT] <= x;
+    const char *rg = (const char *)&l->rec[g * IDM_FANOUT];
+    _Static_assert(IDM_FANOUT * sizeof(struct idm_leafrec) == 3 * 64, "a line's records: 3 lines");
+    __builtin_prefetch(rg);
+    __builtin_prefetch(rg + 64);
+    __builtin_prefetch(rg + 128);
     st += g * IDM_FANOUT;
+#pragma GCC unroll 8
     for (unsigned k = 0; k < IDM_FANOUT; k++)
         c += st[k] <= x;
     return g * IDM_FANOUT + c;
@@ -183,6 +198,7 @@ static size_t top_find(const struct idm_rtop *t, uintptr_t x)
     for (unsigned k = t->levels; k-- > 0;) {
         const uintptr_t *b = t->lvl[k] + idx * IDM_FANOUT;
         size_t c = 0;
+#pragma GCC unroll 8
         for (unsigned i = 0; i < IDM_FANOUT; i++)
             c += b[i] <= x;
         idx = idx * IDM_FANOUT + c - 1;
@@ -190,19 +206,19 @@ static size_t top_find(const struct idm_rtop *t, uintptr_t x)
     return idx;
 }
 
-/* The record is the second dependent round of a lookup, and the only load
- * that usually misses all caches (the starts mostly stay in cache). Guess
- * its position by interpolating between this leaf's first start and the
- * next leaf's (both in the top line just read), and prefetch around the
- * guess while the starts load: a good guess takes the record's miss off
- * the critical path, a bad one costs a few wasted line fetches. It never
- * changes the answer. */
-static inline void prefetch_guess(const struct idm_rtop *t, size_t i, const struct idm_leaf *l,
-                                  uintptr_t ip)
+/* While the leaf's starts load, guess the record's position by
+ * interpolating between this leaf's first start and the next leaf's (both
+ * in the top line just read) and prefetch around it: a good guess starts
+ * the record's cache miss one round earlier still, a bad one costs a few
+ * wasted line fetches; it never changes the answer. Always inline: GCC
+ * treats a function whose only effects are prefetches as pure and deletes
+ * its calls (it did, until this was inline). */
+IDM_INLINE void prefetch_guess(const struct idm_rtop *t, size_t i, const struct idm_leaf *l,
+                               uintptr_t ip)
 {
-    uintptr_t k0 = t->lvl[0][i];
     if (i == 0 || i + 1 >= t->n)
         return;
+    uintptr_t k0 = t->lvl[0][i];
     uintptr_t span = t->lvl[0][i + 1] - k0;
     size_t e = (size_t)((ip - k0) / (span / IDM_LEAF_MAX + 1));
     if (e >= IDM_LEAF_MAX)

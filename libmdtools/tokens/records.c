@@ -153,7 +153,7 @@ static __attribute__((noinline)) int func_retry(struct idm_head *h, mdt_idmap_fu
 IDM_INLINE int read_class(const mdt_idmap *m, mdt_idmap_class_info *out, uintptr_t *args,
                           uint32_t cap, uintptr_t id, uint64_t gen)
 {
-    struct idm_head *h = idm_tab_find(idm_cur(m, K_CLASS), id);
+    struct idm_head *h = idm_tab_find_sz(idm_cur(m, K_CLASS), id, sizeof(struct idm_cslot));
     if (!h)
         return MDT_ENOTFOUND;
     int rc = copy_class(h, out, args, cap, gen);
@@ -165,7 +165,7 @@ IDM_INLINE int read_class(const mdt_idmap *m, mdt_idmap_class_info *out, uintptr
 IDM_INLINE int read_func(const mdt_idmap *m, mdt_idmap_function_info *out, uintptr_t *args,
                          uint32_t cap, uintptr_t id, uint64_t gen)
 {
-    struct idm_head *h = idm_tab_find(idm_cur(m, K_FUNC), id);
+    struct idm_head *h = idm_tab_find_sz(idm_cur(m, K_FUNC), id, sizeof(struct idm_fslot));
     if (!h)
         return MDT_ENOTFOUND;
     int rc = copy_func(h, out, args, cap, gen);
@@ -215,7 +215,7 @@ int idm_read_func(const mdt_idmap *m, struct idm_crec *r, uintptr_t *args, uint3
 static int read_module(const mdt_idmap *m, mdt_idmap_module_info *out, char *path_buf,
                        size_t path_cap, size_t *path_len, uintptr_t id, uint64_t gen)
 {
-    struct idm_head *h = idm_tab_find(idm_cur(m, K_MODULE), id);
+    struct idm_head *h = idm_tab_find_sz(idm_cur(m, K_MODULE), id, sizeof(struct idm_mslot));
     if (!h)
         return MDT_ENOTFOUND;
     struct idm_mslot *s = (struct idm_mslot *)h;
@@ -348,7 +348,7 @@ uint64_t idm_func_key_hash(uintptr_t module, uint32_t token, uintptr_t cls, uint
 
 int idm_class_arg(const mdt_idmap *m, uintptr_t id, uint64_t gen, uint32_t k, uintptr_t *out)
 {
-    struct idm_head *h = idm_tab_find(idm_cur(m, K_CLASS), id);
+    struct idm_head *h = idm_tab_find_sz(idm_cur(m, K_CLASS), id, sizeof(struct idm_cslot));
     if (!h)
         return MDT_ENOTFOUND;
     struct idm_cslot *c = (struct idm_cslot *)h;
