@@ -3,17 +3,21 @@
  *            entries, hash, probing and load factor, no atomics, no
  *            reclamation, and one sorted array of code ranges (the floor);
  *   rwlock - the same flat table behind a pthread_rwlock (what profilers
- *            hand-roll), laid out so that it does not suffer false sharing.
+ *            hand-roll), laid out so that it does not suffer false sharing;
+ *            in the concurrent phase of both kinds, reader-preferring
+ *            (glibc's default) and writer-preferring.
  * 10^6 class entries (ClassID -> module, TypeDef, one type argument):
  * lookup by ID in random and in insertion order, reverse lookup by content,
  * lookup by instruction pointer over 10^5 code ranges (10^6 lookups), the
  * three map variants taking turns in blocks of 1,000 operations on the same
  * keys; insert, remove; per-operation latency (p50, p99; rdtsc, timer
- * overhead subtracted) and memory per entry with a breakdown. Then 2 reader
- * threads looking up while 1 writer churns (as fast as it can, or paced),
- * inserts across a table growth, or sleeps, for the idmap and the rwlock
- * map: several runs each, alternating, reported as median [min-max], with
- * lookups per reader CPU-second besides lookups per second.
+ * overhead subtracted); throughput of independent lookups by ID; memory per
+ * entry with a breakdown, for this workload and for a realistic mix of
+ * classes and functions. Then 2 reader threads looking up while 1 writer
+ * churns (as fast as it can, or paced), inserts across a table growth, or
+ * sleeps, for the idmap and both rwlock maps: several runs each, taking
+ * turns, reported as median [min-max], with lookups per reader CPU-second
+ * besides lookups per second.
  * Usage: bench_idmap [entries] [ranges] [seconds per concurrent run] [runs] [conc]
  * (runs 0 skips the concurrent phase, "conc" the single-threaded one). */
 #define _GNU_SOURCE
@@ -129,13 +133,14 @@ struct rent {
 };
 
 /* What lookups read, then (in another pair of cache lines) what inserts
- * update: the rwlock baseline should not lose to false sharing. */
+ * update: the rwlock baseline should not lose to false sharing. `used`
+ * counts live and dead forward slots, `live` the live records. */
 struct flat {
     struct fent *e;
     size_t mask;
     struct rent *r;
     size_t rmask;
-    alignas(128) size_t used, rused;
+    alignas(128) size_t used, rused, live;
 };
 
 #define TOMB ((uintptr_t)1)
@@ -149,37 +154,21 @@ static uint64_t content_hash(uintptr_t module, uint32_t token, uint32_t n, const
     return h | 1;
 }
 
+static uint64_t fent_hash(const struct fent *e)
+{
+    return content_hash(e->module, e->token, e->nargs, e->args);
+}
+
 static void flat_init(struct flat *f, size_t cap)
 {
     f->e = aligned_alloc(64, cap * sizeof *f->e);
     memset(f->e, 0, cap * sizeof *f->e);
     f->mask = cap - 1;
     f->used = 0;
+    f->live = 0;
     f->r = calloc(cap, sizeof *f->r);
     f->rmask = cap - 1;
     f->rused = 0;
-}
-
-static void flat_rput(struct flat *f, uint64_t h, uintptr_t id);
-
-static void flat_grow(struct flat *f)
-{
-    struct flat n;
-    flat_init(&n, (f->mask + 1) * 2);
-    for (size_t i = 0; i <= f->mask; i++) {
-        if (f->e[i].key <= TOMB)
-            continue;
-        size_t j = (size_t)mix(f->e[i].key) & n.mask;
-        while (n.e[j].key)
-            j = (j + 1) & n.mask;
-        n.e[j] = f->e[i];
-        n.used++;
-        flat_rput(&n, content_hash(f->e[i].module, f->e[i].token, f->e[i].nargs, f->e[i].args),
-                  f->e[i].key);
-    }
-    free(f->e);
-    free(f->r);
-    *f = n;
 }
 
 static void flat_rput(struct flat *f, uint64_t h, uintptr_t id)
@@ -192,17 +181,74 @@ static void flat_rput(struct flat *f, uint64_t h, uintptr_t id)
     f->rused++;
 }
 
+/* A removed record's reverse entry is deleted, as the idmap deletes its
+ * own, by backward shift (each later entry of the run that may live at the
+ * hole moves into it), so that churn leaves no tombstones there and never
+ * makes the table rebuild under the lock. */
+static void flat_rdelete(struct flat *f, size_t j)
+{
+    for (size_t k = (j + 1) & f->rmask; f->r[k].id; k = (k + 1) & f->rmask) {
+        size_t home = (size_t)f->r[k].h & f->rmask;
+        if (((k - home) & f->rmask) >= ((k - j) & f->rmask)) {
+            f->r[j] = f->r[k];
+            j = k;
+        }
+    }
+    f->r[j].h = 0;
+    f->r[j].id = 0;
+    f->rused--;
+}
+
+/* Rebuild both tables without dead slots, at twice the size only when the
+ * live records need it (load above 1/2), so that dead slots do not keep
+ * doubling the table. */
+static void flat_rebuild(struct flat *f)
+{
+    struct flat n;
+    size_t cap = f->mask + 1;
+    flat_init(&n, f->live * 2 >= cap ? cap * 2 : cap);
+    for (size_t i = 0; i <= f->mask; i++) {
+        if (f->e[i].key <= TOMB)
+            continue;
+        size_t j = (size_t)mix(f->e[i].key) & n.mask;
+        while (n.e[j].key)
+            j = (j + 1) & n.mask;
+        n.e[j] = f->e[i];
+        n.used++;
+        n.live++;
+        flat_rput(&n, fent_hash(&f->e[i]), f->e[i].key);
+    }
+    free(f->e);
+    free(f->r);
+    f->e = n.e;
+    f->mask = n.mask;
+    f->r = n.r;
+    f->rmask = n.rmask;
+    f->used = n.used;
+    f->rused = n.rused;
+    f->live = n.live;
+}
+
+static void flat_remove(struct flat *f, uintptr_t id);
+
 static void flat_insert(struct flat *f, uintptr_t id, uintptr_t module, uint32_t token,
                         uintptr_t arg)
 {
     if ((f->used + 1) * 4 > (f->mask + 1) * 3 || (f->rused + 1) * 4 > (f->rmask + 1) * 3)
-        flat_grow(f);
-    size_t j = (size_t)mix(id) & f->mask;
-    while (f->e[j].key > TOMB && f->e[j].key != id)
-        j = (j + 1) & f->mask;
-    if (f->e[j].key == 0)
+        flat_rebuild(f);
+    /* the record's slot if it is there, else the first dead or empty one */
+    size_t j = (size_t)mix(id) & f->mask, at = SIZE_MAX;
+    for (; f->e[j].key && f->e[j].key != id; j = (j + 1) & f->mask)
+        if (f->e[j].key == TOMB && at == SIZE_MAX)
+            at = j;
+    if (f->e[j].key == id)
+        flat_remove(f, id);
+    else if (at == SIZE_MAX)
         f->used++;
-    f->e[j] = (struct fent){id, 1, module, token, 1, {arg, 0}, {0, 0}};
+    if (at == SIZE_MAX)
+        at = j;
+    f->live++;
+    f->e[at] = (struct fent){id, 1, module, token, 1, {arg, 0}, {0, 0}};
     flat_rput(f, content_hash(module, token, 1, &arg), id);
 }
 
@@ -236,15 +282,22 @@ static uintptr_t flat_reverse(const struct flat *f, uintptr_t module, uint32_t t
 static void flat_remove(struct flat *f, uintptr_t id)
 {
     size_t j = (size_t)mix(id) & f->mask;
-    for (;;) {
+    for (;; j = (j + 1) & f->mask) {
         struct fent *e = &f->e[j];
-        if (e->key == id) {
-            e->key = TOMB;
-            return;
-        }
         if (e->key == 0)
             return;
-        j = (j + 1) & f->mask;
+        if (e->key != id)
+            continue;
+        uint64_t h = fent_hash(e);
+        for (size_t k = (size_t)h & f->rmask; f->r[k].id; k = (k + 1) & f->rmask) {
+            if (f->r[k].h == h && f->r[k].id == id) {
+                flat_rdelete(f, k);
+                break;
+            }
+        }
+        e->key = TOMB;
+        f->live--;
+        return;
     }
 }
 
@@ -297,29 +350,56 @@ static void print_row(const char *what, struct lat a, struct lat b, struct lat c
 /* ---- concurrent phase ------------------------------------------------------ */
 
 /* The VM this runs on is shared and grants the process a varying share of
- * its 2 CPUs, so every concurrent measurement is repeated (idmap and rwlock
- * runs alternate, in both orders) and reported as the median with the
- * smallest and largest value. Besides lookups per wall-clock second, each
- * reader counts lookups per second of its own CPU time: that figure does not
- * depend on how much CPU the VM happens to grant, only on what a lookup
- * costs while the writer works. */
+ * its 2 CPUs, so every concurrent measurement is repeated (the three maps
+ * take turns, in an order rotated from run to run) and reported as the
+ * median with the smallest and largest value. Besides lookups per
+ * wall-clock second, each reader counts lookups per second of its own CPU
+ * time: that figure does not depend on how much CPU the VM happens to
+ * grant, only on what a lookup costs while the writer works. */
+
+/* The maps under test: the idmap, and the flat table behind a
+ * pthread_rwlock of either kind glibc offers. The default prefers readers:
+ * with two readers always inside, its writer gets in only when both happen
+ * to be out at once. A profiler that must not stall class-load callbacks
+ * would pick the writer-preferring kind (nonrecursive: a reader never
+ * re-enters), under which a waiting writer holds new readers back. */
+enum { M_IDMAP, M_RW_READER, M_RW_WRITER, NMAPS };
+static const char *const map_name[NMAPS] = {"idmap", "rwlock, reader-preferring (default)",
+                                            "rwlock, writer-preferring"};
+
+struct rwmap {
+    alignas(128) pthread_rwlock_t lock;
+    alignas(128) struct flat f;
+};
+
+static void rwmap_set_kind(struct rwmap *m, int kind)
+{
+    pthread_rwlockattr_t a;
+    pthread_rwlock_destroy(&m->lock);
+    pthread_rwlockattr_init(&a);
+    pthread_rwlockattr_setkind_np(&a, kind == M_RW_WRITER
+                                          ? PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP
+                                          : PTHREAD_RWLOCK_PREFER_READER_NP);
+    pthread_rwlock_init(&m->lock, &a);
+    pthread_rwlockattr_destroy(&a);
+}
 
 static mdt_idmap *MAP;
-/* Each on its own lines: the threads share only what the maps share. */
-static alignas(128) struct flat RWF;
-static alignas(128) pthread_rwlock_t RWL = PTHREAD_RWLOCK_INITIALIZER;
+/* Each on its own lines: the threads share only what the maps share. Both
+ * rwlock kinds use the same table (one map runs at a time). */
+static struct rwmap RW = {.lock = PTHREAD_RWLOCK_INITIALIZER};
 static alignas(128) _Atomic bool stop;
-static int use_rw;
+static int cur_map;
 /* What the writer does: churn (unload + reload of CHURN IDs) as fast as it
  * can; the same paced at PACE unload+reload pairs per second (the same
- * work for both maps, CPU left to the readers); insert new IDs across a
+ * work for every map, CPU left to the readers); insert new IDs across a
  * table growth; or sleep (readers alone, for reference). */
 enum { W_CHURN, W_PACED, W_GROW, W_IDLE, W_NMODES };
 static const double PACE = 20000;
-static int grow_mode;
-static uint64_t wseq = 50000000;  /* writer seq, increasing across runs */
-static uint64_t wn;               /* writer position in the churn cycle, across runs */
-static size_t CHURN = 100000; /* N / 10 */
+static int wmode;
+static uint64_t wseq = 50000000; /* writer seq, increasing across runs */
+static uint64_t wn;              /* writer position in the churn cycle, across runs */
+static size_t CHURN = 100000;    /* N / 10 */
 static uintptr_t grow_base;
 
 static double thread_cpu_s(void)
@@ -331,7 +411,7 @@ static double thread_cpu_s(void)
 
 struct rres {
     alignas(128) double worst; /* slowest batch of 1024 lookups, seconds */
-    double cpu;   /* reader thread CPU seconds */
+    double cpu;                /* reader thread CPU seconds */
     uint64_t ops;
     uint64_t *samples;
     size_t nsamples;
@@ -344,8 +424,8 @@ static void *conc_reader(void *arg)
     const uintptr_t *idv = ids;
     const size_t n = N;
     const mdt_idmap *map = MAP;
-    const struct flat *rwf = &RWF;
-    const bool rw = use_rw;
+    struct rwmap *rw = &RW;
+    const bool locked = cur_map != M_IDMAP;
     uint64_t *samples = res->samples;
     uint64_t s = (uint64_t)(uintptr_t)arg | 1;
     uint64_t ops = 0;
@@ -361,11 +441,11 @@ static void *conc_reader(void *arg)
         uintptr_t id = idv[s % n];
         bool sample = (ops & 63) == 0 && ns < 1000000;
         uint64_t t0 = sample ? ticks() : 0;
-        if (rw) {
-            pthread_rwlock_rdlock(&RWL);
-            const struct fent *e = flat_find(rwf, id);
+        if (locked) {
+            pthread_rwlock_rdlock(&rw->lock);
+            const struct fent *e = flat_find(&rw->f, id);
             acc += e ? e->token : 0;
-            pthread_rwlock_unlock(&RWL);
+            pthread_rwlock_unlock(&rw->lock);
         } else {
             mdt_idmap_class_info ci;
             uintptr_t a[2];
@@ -390,22 +470,28 @@ static void *conc_reader(void *arg)
     return NULL;
 }
 
-static void churn_one(uint64_t n, bool unload_first)
+/* One writer step on the map under test: load `id` with the content of
+ * workload item n, after unloading it when `unload`. */
+static void write_one(uintptr_t id, uint64_t n, bool unload)
 {
-    uintptr_t id = 0x7e0000000000 + (n % CHURN) * 0x40;
     uintptr_t a = arg_of(n);
-    if (use_rw) {
-        pthread_rwlock_wrlock(&RWL);
-        if (unload_first)
-            flat_remove(&RWF, id);
-        flat_insert(&RWF, id, MODULE, token_of(n), a);
-        pthread_rwlock_unlock(&RWL);
-    } else {
+    if (cur_map == M_IDMAP) {
         mdt_idmap_class_info ci = {MODULE, token_of(n), 0, 0, 0, 1, &a, 0};
-        if (unload_first)
+        if (unload)
             mdt_idmap_class_unload(MAP, id, ++wseq);
         mdt_idmap_class_load(MAP, id, &ci, ++wseq);
+    } else {
+        pthread_rwlock_wrlock(&RW.lock);
+        if (unload)
+            flat_remove(&RW.f, id);
+        flat_insert(&RW.f, id, MODULE, token_of(n), a);
+        pthread_rwlock_unlock(&RW.lock);
     }
+}
+
+static uintptr_t churn_id(uint64_t n)
+{
+    return 0x7e0000000000 + (n % CHURN) * 0x40;
 }
 
 struct wres {
@@ -419,12 +505,12 @@ static void *conc_writer(void *arg)
     uint64_t n = 0;
     double cpu0 = thread_cpu_s(), t0 = now_s();
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-        if (grow_mode == W_IDLE) {
+        if (wmode == W_IDLE) {
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
             continue;
         }
-        if (grow_mode == W_PACED && (n & 63) == 0) {
+        if (wmode == W_PACED && (n & 63) == 0) {
             double due = t0 + (double)n / PACE;
             double ahead = due - now_s();
             if (ahead > 0) {
@@ -432,20 +518,12 @@ static void *conc_writer(void *arg)
                 nanosleep(&ts, NULL);
             }
         }
-        if (grow_mode == W_GROW) {
+        if (wmode == W_GROW) {
             if (n >= 2000000)
                 break;
-            uintptr_t id = grow_base + n * 0x40, a = arg_of(n);
-            if (use_rw) {
-                pthread_rwlock_wrlock(&RWL);
-                flat_insert(&RWF, id, MODULE, token_of(n), a);
-                pthread_rwlock_unlock(&RWL);
-            } else {
-                mdt_idmap_class_info ci = {MODULE, token_of(n), 0, 0, 0, 1, &a, 0};
-                mdt_idmap_class_load(MAP, id, &ci, ++wseq);
-            }
+            write_one(grow_base + n * 0x40, n, false);
         } else {
-            churn_one(use_rw ? wn + n : wn + n, true);
+            write_one(churn_id(wn + n), wn + n, true);
         }
         n++;
     }
@@ -499,7 +577,7 @@ static struct cres concurrent(double seconds)
     out.worst_ms = (res[0].worst > res[1].worst ? res[0].worst : res[1].worst) * 1e3;
     out.wops = (double)wr.ops / el;
     out.wcpu = wr.cpu / el;
-    if (grow_mode == W_CHURN || grow_mode == W_PACED)
+    if (wmode == W_CHURN || wmode == W_PACED)
         wn += wr.ops;
     free(all);
     free(res[0].samples);
@@ -548,8 +626,8 @@ static void print_conc(const char *name, struct cres *r, int runs)
            spread(b[6], 96, v[6], runs, "%.2f"));
 }
 
-/* A fresh map of each kind filled to 20,000 entries (fewer for small maps)
- * below its next growth. */
+/* For the growth runs: a fresh map of the kind under test, filled to 20,000
+ * entries (fewer for small maps) below its next growth. */
 static void grow_setup(size_t live, int run)
 {
     size_t cap = 64;
@@ -558,52 +636,71 @@ static void grow_setup(size_t live, int run)
     size_t margin = cap / 64 < 20000 ? cap / 64 : 20000;
     size_t target = cap / 4 * 3 - margin;
     uint64_t seq = 10;
-    mdt_idmap_options o = {0};
-    mdt_idmap_new(&MAP, &o);
-    mdt_idmap_module_info mi = {0};
-    mi.mvid[0] = 1;
-    mdt_idmap_module_load(MAP, MODULE, &mi, ++seq);
-    flat_init(&RWF, 64);
+    if (cur_map == M_IDMAP) {
+        mdt_idmap_options o = {0};
+        mdt_idmap_new(&MAP, &o);
+        mdt_idmap_module_info mi = {0};
+        mi.mvid[0] = 1;
+        mdt_idmap_module_load(MAP, MODULE, &mi, ++seq);
+    } else {
+        flat_init(&RW.f, 64);
+    }
     for (size_t i = 0; i < target; i++) {
-        uintptr_t arg = arg_of(i);
+        uintptr_t arg = arg_of(i), id = ids[i % N] + (i / N) * 0x10;
         mdt_idmap_class_info ci = {MODULE, token_of(i), 0, 0, 0, 1, &arg, 0};
-        mdt_idmap_class_load(MAP, ids[i % N] + (i / N) * 0x10, &ci, ++seq);
-        flat_insert(&RWF, ids[i % N] + (i / N) * 0x10, MODULE, token_of(i), arg);
+        if (cur_map == M_IDMAP)
+            mdt_idmap_class_load(MAP, id, &ci, ++seq);
+        else
+            flat_insert(&RW.f, id, MODULE, token_of(i), arg);
     }
     if (seq > wseq)
         wseq = seq;
     grow_base = 0x7d0000000000 + (uintptr_t)run * 0x100000000;
 }
 
+static void grow_teardown(mdt_idmap *keep, const struct flat *keepf)
+{
+    if (cur_map == M_IDMAP) {
+        mdt_idmap_free(MAP);
+        MAP = keep;
+    } else {
+        free(RW.f.e);
+        free(RW.f.r);
+        RW.f = *keepf;
+    }
+}
+
 static void run_concurrent(double secs, int runs, size_t live)
 {
-    for (grow_mode = 0; grow_mode < W_NMODES; grow_mode++) {
-        struct cres ri[MAXRUNS], rr[MAXRUNS];
-        double ratio[4][MAXRUNS];
+    for (wmode = 0; wmode < W_NMODES; wmode++) {
+        /* The 1-minute load average before and after says how busy the
+         * shared VM was: with the load well above 2, the readers rarely run
+         * at the same time. */
+        double load[2] = {0, 0};
+        getloadavg(&load[0], 1);
+        struct cres res[NMAPS][MAXRUNS];
+        double ratio[NMAPS][4][MAXRUNS];
         for (int k = 0; k < runs; k++) {
-            for (int j = 0; j < 2; j++) {
-                use_rw = (k + j) % 2;
+            for (int j = 0; j < NMAPS; j++) {
+                cur_map = (k + j) % NMAPS;
+                if (cur_map != M_IDMAP)
+                    rwmap_set_kind(&RW, cur_map);
                 mdt_idmap *keep = MAP;
-                struct flat keepf = RWF;
-                if (grow_mode == W_GROW)
-                    grow_setup(live, k * 2 + j);
-                struct cres c = concurrent(secs);
-                if (grow_mode == W_GROW) {
-                    mdt_idmap_free(MAP);
-                    free(RWF.e);
-                    free(RWF.r);
-                    MAP = keep;
-                    RWF = keepf;
-                }
-                if (use_rw)
-                    rr[k] = c;
-                else
-                    ri[k] = c;
+                struct flat keepf = RW.f;
+                if (wmode == W_GROW)
+                    grow_setup(live, k * NMAPS + j);
+                res[cur_map][k] = concurrent(secs);
+                if (wmode == W_GROW)
+                    grow_teardown(keep, &keepf);
             }
-            ratio[0][k] = ri[k].rate / rr[k].rate;
-            ratio[1][k] = ri[k].rate_cpu / rr[k].rate_cpu;
-            ratio[2][k] = rr[k].p50 / ri[k].p50;
-            ratio[3][k] = rr[k].p99 / ri[k].p99;
+            const struct cres *ri = &res[M_IDMAP][k];
+            for (int m = M_RW_READER; m < NMAPS; m++) {
+                const struct cres *rr = &res[m][k];
+                ratio[m][0][k] = ri->rate / rr->rate;
+                ratio[m][1][k] = ri->rate_cpu / rr->rate_cpu;
+                ratio[m][2][k] = rr->p50 / ri->p50;
+                ratio[m][3][k] = rr->p99 / ri->p99;
+            }
         }
         char paced[96];
         snprintf(paced, sizeof paced,
@@ -613,19 +710,24 @@ static void run_concurrent(double secs, int runs, size_t live)
                  "unloading and reloading %zu IDs as fast as it can (steady state)", CHURN);
         const char *const what[W_NMODES] = {churn, paced,
             "inserting new IDs across a table growth", "idle (readers alone, for reference)"};
+        getloadavg(&load[1], 1);
         printf("\n2 readers + 1 writer, %d runs of %.1f s per map, writer %s; "
-               "median [min-max]:\n",
-               runs, secs, what[grow_mode]);
+               "median [min-max] (load average %.1f before, %.1f after):\n",
+               runs, secs, what[wmode], load[0], load[1]);
         printf("| map | reader lookups/s (wall) | reader lookups per reader CPU-s | reader p50 ns "
                "| reader p99 ns | slowest 1024 lookups ms | writer ops/s | writer CPU-s/s |\n"
                "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-        print_conc("idmap", ri, runs);
-        print_conc("rwlock", rr, runs);
-        char b[4][96];
-        printf("idmap/rwlock per run pair (>1 = idmap better): reader throughput %s, per CPU-s "
-               "%s, p50 %s, p99 %s\n",
-               spread(b[0], 96, ratio[0], runs, "%.2fx"), spread(b[1], 96, ratio[1], runs, "%.2fx"),
-               spread(b[2], 96, ratio[2], runs, "%.2fx"), spread(b[3], 96, ratio[3], runs, "%.2fx"));
+        for (int m = 0; m < NMAPS; m++)
+            print_conc(map_name[m], res[m], runs);
+        for (int m = M_RW_READER; m < NMAPS; m++) {
+            char b[4][96];
+            printf("idmap / %s, per run (>1 = idmap better): reader throughput %s, per CPU-s "
+                   "%s, p50 %s, p99 %s\n",
+                   map_name[m], spread(b[0], 96, ratio[m][0], runs, "%.2fx"),
+                   spread(b[1], 96, ratio[m][1], runs, "%.2fx"),
+                   spread(b[2], 96, ratio[m][2], runs, "%.2fx"),
+                   spread(b[3], 96, ratio[m][3], runs, "%.2fx"));
+        }
         fflush(stdout);
     }
 }
@@ -729,6 +831,161 @@ static void interleaved(size_t n, int nv, uint64_t **t,
                 t[v][k] = op(v, k, c);
 }
 
+/* Throughput of independent random lookups by ID, as a sampling profiler
+ * resolving a whole stack issues them: a tight loop with no timer per
+ * lookup and no dependency between lookups, so that the CPU overlaps their
+ * cache misses. idmap and flat take turns in blocks of 1,000 lookups over
+ * the same keys (which goes first alternates). Each of TPUT_PASSES passes
+ * over the keys gives the median over its blocks of ns per lookup of each
+ * (v[0] idmap, v[1] flat) and of their per-block ratio (v[2]): the median
+ * leaves out the blocks in which this shared VM took the CPU away. */
+#define TPUT_PASSES 5
+#define TPUT_BLOCK 1000
+
+static double median_d(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, cmp_d);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+static void throughput_by_id(const struct flat *F, double v[3][TPUT_PASSES])
+{
+    size_t nb = (N + TPUT_BLOCK - 1) / TPUT_BLOCK;
+    double *bt[3] = {malloc(nb * sizeof(double)), malloc(nb * sizeof(double)),
+                     malloc(nb * sizeof(double))};
+    uintptr_t acc = 0;
+    for (int pass = 0; pass < TPUT_PASSES; pass++) {
+        for (size_t i = 0; i < nb; i++) {
+            size_t b = i * TPUT_BLOCK, e = b + TPUT_BLOCK < N ? b + TPUT_BLOCK : N;
+            for (int turn = 0; turn < 2; turn++) {
+                int m = (int)((i + (size_t)turn) % 2);
+                uint64_t t0 = ticks();
+                if (m == 0) {
+                    for (size_t k = b; k < e; k++) {
+                        mdt_idmap_class_info ci;
+                        uintptr_t ab[2];
+                        if (mdt_idmap_class_lookup(MAP, &ci, ab, 2, perm[k], 0) == 0)
+                            acc += ci.token;
+                    }
+                } else {
+                    for (size_t k = b; k < e; k++) {
+                        const struct fent *x = flat_find(F, perm[k]);
+                        acc += x ? x->token : 0;
+                    }
+                }
+                bt[m][i] = (double)(ticks() - t0) * ns_per_tick / (double)(e - b);
+            }
+            bt[2][i] = bt[0][i] / bt[1][i];
+        }
+        for (int m = 0; m < 3; m++)
+            v[m][pass] = median_d(bt[m], nb);
+    }
+    sink = acc;
+    for (int m = 0; m < 3; m++)
+        free(bt[m]);
+}
+
+/* One row of the memory table: bytes per entry of what `s` counts beyond
+ * `base` (NULL: everything), for `entries` entries. */
+static void print_mem(const char *what, const mdt_idmap_stats *s, const mdt_idmap_stats *base,
+                      size_t entries)
+{
+    static const mdt_idmap_stats zero;
+    if (!base)
+        base = &zero;
+    double n = (double)entries;
+#define PER(field) ((double)(s->field - base->field) / n)
+    double other = PER(bytes_writer) - PER(bytes_deps) - PER(bytes_history);
+    double total = PER(bytes_tables) + PER(bytes_index) + PER(bytes_writer);
+    printf("| %s | %zu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | **%.1f** |\n", what,
+           entries, PER(bytes_tables), PER(bytes_reverse), PER(bytes_presence), PER(bytes_deps),
+           PER(bytes_history), other, PER(bytes_args), total);
+#undef PER
+}
+
+static void print_mem_header(void)
+{
+    printf("| entries | count | forward tables | reverse index | TypeDef presence | dependents "
+           "| unload history | other writer-only | type-argument arrays (excluded) "
+           "| total excl. arrays |\n"
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+}
+
+/* The second memory workload, closer to a real process than the first
+ * (where every class is its own generic TypeDef): n classes, 3/4 of them
+ * non-generic TypeDefs over 500 modules and 1/4 instantiations of 3,000
+ * generic TypeDefs (1 or 2 type arguments by TypeDef, the arguments
+ * non-generic classes); then n functions, 4 for each of a quarter of the
+ * classes (JIT-compiled code clusters in the classes a program uses), 1 in 20
+ * with a method type argument. Prints the breakdown for the classes, the
+ * functions, and both together. */
+static void memory_realistic(size_t n)
+{
+    enum { MODULES = 500, GENERIC_DEFS = 3000 };
+    mdt_idmap *m;
+    mdt_idmap_options o = {0};
+    mdt_idmap_new(&m, &o);
+    uint64_t seq = 1;
+    uintptr_t mods[MODULES];
+    for (size_t i = 0; i < MODULES; i++) {
+        mdt_idmap_module_info mi = {0};
+        mi.mvid[0] = (uint8_t)(i + 1);
+        mi.mvid[1] = (uint8_t)((i + 1) >> 8);
+        mods[i] = 0x7f1000000000 + i * 0x1000;
+        mdt_idmap_module_load(m, mods[i], &mi, ++seq);
+    }
+    size_t nng = n / 4 * 3 / MODULES * MODULES; /* non-generic classes */
+    if (nng == 0)
+        nng = n;
+    uint32_t gen_token0 = 0x02000001 + (uint32_t)(nng / MODULES);
+    uintptr_t *cls = malloc(n * sizeof *cls), *cmod = malloc(n * sizeof *cmod);
+    uintptr_t a = 0x7f2000000000;
+    for (size_t i = 0; i < n; i++) {
+        a += 0x40 * (1 + rnd() % 4);
+        cls[i] = a;
+        mdt_idmap_class_info ci = {mods[i % MODULES], 0x02000001 + (uint32_t)(i / MODULES),
+                                   0, 0, 0, 0, NULL, 0};
+        uintptr_t args[2];
+        if (i >= nng) {
+            /* instantiation j of generic TypeDef g, with argument j / 3000 */
+            size_t j = i - nng, g = j % GENERIC_DEFS;
+            ci.module = mods[g % MODULES];
+            ci.token = gen_token0 + (uint32_t)(g / MODULES);
+            args[0] = cls[(j / GENERIC_DEFS) % nng];
+            args[1] = cls[(j * 7919) % nng];
+            ci.nargs = 1 + (uint32_t)(g % 2);
+            ci.args = args;
+        }
+        cmod[i] = ci.module;
+        mdt_idmap_class_load(m, cls[i], &ci, ++seq);
+    }
+    mdt_idmap_stats sc, sf;
+    mdt_idmap_synchronize(m);
+    mdt_idmap_stats_get(m, &sc);
+    size_t owners = n / 4 ? n / 4 : 1;
+    for (size_t f = 0; f < n; f++) {
+        size_t own = f % owners * (n / owners); /* owning class */
+        uintptr_t arg = cls[(f * 31) % nng];
+        mdt_idmap_function_info fi = {cmod[own], 0x06000001 + (uint32_t)(f / owners), cls[own],
+                                      f % 20 == 0, &arg, 0};
+        mdt_idmap_function_load(m, 0x7f4800000000 + f * 0x40, &fi, ++seq);
+    }
+    mdt_idmap_synchronize(m);
+    mdt_idmap_stats_get(m, &sf);
+    printf("\nmemory, workload 2 (realistic mix): %zu classes (%zu non-generic TypeDefs over %d "
+           "modules, %zu instantiations of %d generic TypeDefs with 1-2 type arguments), then "
+           "%zu functions (owned by %zu classes; 1 in 20 with a method type argument); "
+           "B per entry:\n",
+           sc.classes_live, nng, MODULES, n - nng, GENERIC_DEFS, sf.functions_live, owners);
+    print_mem_header();
+    print_mem("classes", &sc, NULL, sc.classes_live);
+    print_mem("functions (added)", &sf, &sc, sf.functions_live);
+    print_mem("classes + functions", &sf, NULL, sf.classes_live + sf.functions_live);
+    mdt_idmap_free(m);
+    free(cls);
+    free(cmod);
+}
+
 /* Single-threaded latency of every operation against the flat table, and
  * memory; ends with 10% of the classes unloaded. */
 static void latency_phase(struct flat *F, uint64_t *t, uint64_t *seq, struct lat ins_i,
@@ -748,6 +1005,8 @@ static void latency_phase(struct flat *F, uint64_t *t, uint64_t *seq, struct lat
         for (int v = 0; v < NV; v++)
             lk[order][v] = summarize(tv[v], N);
     }
+    double tput[3][TPUT_PASSES];
+    throughput_by_id(F, tput);
     /* reverse */
     size_t *pick = malloc(N * sizeof *pick);
     for (size_t k = 0; k < N; k++)
@@ -816,22 +1075,24 @@ static void latency_phase(struct flat *F, uint64_t *t, uint64_t *seq, struct lat
     print_row("remove (class unload)", rem_i, rem_f, rem_f, false);
     printf("\nTypeDef presence check: %.1f ns mean; code range insert (idmap, JIT order): %.0f ns mean\n",
            typedef_ns, t_ranges);
-    double live = (double)st->classes_live;
-    printf("\nmemory per class entry after %zu inserts (idmap): slot %zu B; forward table %.1f, "
-           "reverse index %.1f, TypeDef presence %.1f, dependents %.1f, unload history %.1f, "
-           "other writer-only %.1f, total %.1f B/entry (map object %zu B, not counted)\n",
-           N, st->class_slot_size, (double)st->bytes_tables / live,
-           (double)st->bytes_reverse / live, (double)st->bytes_presence / live,
-           (double)st->bytes_deps / live, (double)st->bytes_history / live,
-           (double)(st->bytes_writer - st->bytes_deps - st->bytes_history) / live,
-           (double)(st->bytes_tables + st->bytes_index + st->bytes_writer + st->bytes_args) / live,
-           st->bytes_map);
+    char tb[3][96];
+    printf("\nthroughput, independent random lookups by ID (tight loop, no timer per lookup; "
+           "per pass the median over blocks of 1,000; median [min-max] of %d passes): idmap %s ns/op, flat %s ns/op, idmap/flat %s\n",
+           TPUT_PASSES, spread(tb[0], 96, tput[0], TPUT_PASSES, "%.1f"),
+           spread(tb[1], 96, tput[1], TPUT_PASSES, "%.1f"),
+           spread(tb[2], 96, tput[2], TPUT_PASSES, "%.2fx"));
+    printf("\nmemory, workload 1 (the lookup workload): %zu classes, each its own generic "
+           "TypeDef with one type argument, right after the inserts; slot %zu B; B per entry "
+           "(map object %zu B, not counted):\n",
+           N, st->class_slot_size, st->bytes_map);
+    print_mem_header();
+    print_mem("classes", st, NULL, st->classes_live);
     printf("memory (flat): entry %zu B; table %.1f B/entry, reverse %.1f B/entry\n",
            sizeof(struct fent), (double)((F->mask + 1) * sizeof *F->e) / (double)N,
            (double)((F->rmask + 1) * sizeof *F->r) / (double)N);
     mdt_idmap_stats_get(MAP, st);
     printf("code ranges (idmap): %.1f B/range\n", (double)st->bytes_ranges / (double)R);
-
+    memory_realistic(N);
 }
 
 int main(int argc, char **argv)
@@ -904,13 +1165,10 @@ int main(int argc, char **argv)
     /* concurrent: 2 readers + 1 writer; the churned IDs are loaded first so
      * that every run is in steady state */
     CHURN = N / 10 ? N / 10 : 1;
-    RWF = F;
-    use_rw = 0;
-    for (size_t n = 0; n < CHURN; n++)
-        churn_one(n, false);
-    use_rw = 1;
-    for (size_t n = 0; n < CHURN; n++)
-        churn_one(n, false);
+    RW.f = F; /* shared by both rwlock kinds */
+    for (cur_map = M_IDMAP; cur_map <= M_RW_READER; cur_map++)
+        for (size_t n = 0; n < CHURN; n++)
+            write_one(churn_id(n), n, false);
     wn = CHURN;
     if (runs > 0)
         run_concurrent(secs, runs, N);

@@ -1,9 +1,10 @@
 # Benchmark of the runtime-ID maps against a flat hash table and a
 # pthread_rwlock-protected one; results in bench/idmap/README.md.
-# Built with `make`, run by hand: bench/idmap/bench_idmap [entries] [ranges] [seconds]
+# Built with `make`, run by hand:
+# bench/idmap/bench_idmap [entries] [ranges] [seconds] [runs] [conc]
 noinst_PROGRAMS += bench/idmap/bench_idmap
 bench_idmap_bench_idmap_SOURCES = bench/idmap/bench_idmap.c
 bench_idmap_bench_idmap_CPPFLAGS = $(MDT_CPPFLAGS)
-bench_idmap_bench_idmap_CFLAGS = $(AX_PTHREAD_CFLAGS)
+bench_idmap_bench_idmap_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 bench_idmap_bench_idmap_LDADD = libmdtools/libmdtools.la $(AX_PTHREAD_CFLAGS)
 EXTRA_DIST += bench/idmap/README.md
