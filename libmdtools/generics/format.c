@@ -444,6 +444,26 @@ static int put_typeref(struct fmt *f, const struct mdt_image *img, uint32_t toke
     return e;
 }
 
+/* Rows chain[n-1] (outermost) .. chain[0] of `table` as nested segments. */
+static int put_chain(struct fmt *f, const struct mdt_image *img, unsigned table,
+                     const uint32_t *chain, unsigned n, unsigned name_col, unsigned ns_col)
+{
+    for (unsigned i = n; i-- > 0;) {
+        mdt_row r;
+        const char *name, *ns;
+        size_t len, nslen;
+        int e;
+        if ((e = mdt_row_get(&r, img, table, chain[i] & 0xFFFFFF)) ||
+            (e = mdt_row_string(&r, name_col, &name, &len)) ||
+            (e = mdt_row_string(&r, ns_col, &ns, &nslen)))
+            return e;
+        put_segment(f, ns, nslen, name, len, i == n - 1);
+        if (i)
+            w_adds(&f->out, nest_sep(f));
+    }
+    return 0;
+}
+
 static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint32_t token)
 {
     uint32_t chain[MAX_NEST];
@@ -473,19 +493,8 @@ static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint
             w_addf(&f->out, "[.module %s]", mdt_image_name(img));
         mdt_clear_error();
     }
-    for (unsigned i = n; i-- > 0;) {
-        mdt_row r;
-        const char *name, *ns;
-        size_t len, nslen;
-        if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeDef, chain[i] & 0xFFFFFF)) ||
-            (e = mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &name, &len)) ||
-            (e = mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &ns, &nslen)))
-            return e;
-        put_segment(f, ns, nslen, name, len, i == n - 1);
-        if (i)
-            w_adds(&f->out, nest_sep(f));
-    }
-    return 0;
+    return put_chain(f, img, MDT_TABLE_TypeDef, chain, n, MDT_COL_TypeDef_TypeName,
+                     MDT_COL_TypeDef_TypeNamespace);
 }
 
 /* IL prefix for a TypeRef's outermost scope: [Assembly] or [.module X]. */
@@ -1164,19 +1173,8 @@ static int put_exported(struct fmt *f, const mdt_image *img, uint32_t token)
         if (t >> 24 != MDT_TABLE_ExportedType || !(t & 0xFFFFFF))
             t = 0;
     }
-    for (unsigned i = n; i-- > 0;) {
-        mdt_row r;
-        const char *name, *ns;
-        size_t len, nslen;
-        if ((e = mdt_row_get(&r, img, MDT_TABLE_ExportedType, chain[i] & 0xFFFFFF)) ||
-            (e = mdt_row_string(&r, MDT_COL_ExportedType_TypeName, &name, &len)) ||
-            (e = mdt_row_string(&r, MDT_COL_ExportedType_TypeNamespace, &ns, &nslen)))
-            return e;
-        put_segment(f, ns, nslen, name, len, i == n - 1);
-        if (i)
-            w_adds(&f->out, nest_sep(f));
-    }
-    return 0;
+    return put_chain(f, img, MDT_TABLE_ExportedType, chain, n, MDT_COL_ExportedType_TypeName,
+                     MDT_COL_ExportedType_TypeNamespace);
 }
 
 static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
