@@ -21,6 +21,7 @@ struct want {
     mdt_module_desc d;
     uintptr_t assembly; /* the map's assembly tag, for grouping .netmodules */
     bool manifest;      /* its image has an Assembly row */
+    bool kept;          /* the set already holds it as it is */
     char *path;         /* malloc'ed copy */
 };
 
@@ -61,7 +62,7 @@ static int by_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static const struct want *find(const struct collect *c, uintptr_t id)
+static struct want *find(const struct collect *c, uintptr_t id)
 {
     struct want key = {.d.id = id};
     if (!c->n)
@@ -122,26 +123,23 @@ int mdt_modset_mirror(mdt_modset *set, struct mdt_idmap *map)
     /* A module stays when the map still has it as the set knows it. */
     remove = malloc((set->nlive ? set->nlive : 1) * sizeof *remove);
     add = malloc((c.n ? c.n : 1) * sizeof *add);
-    bool *kept = calloc(c.n ? c.n : 1, sizeof *kept);
-    if (!remove || !add || !kept) {
-        free(kept);
+    if (!remove || !add) {
         rc = MDT_ENOMEM;
         goto out;
     }
     size_t nremove = 0, nadd = 0;
     for (uint32_t i = 0; i < set->nlive; i++) {
         const struct tr_mod *m = set->live[i];
-        const struct want *w = find(&c, m->id);
+        struct want *w = find(&c, m->id);
         if (w && w->d.image == m->img && w->d.appdomain == m->domain &&
             same_str(w->path, m->path) && w->d.manifest == m->manifest_req)
-            kept[w - c.w] = true;
+            w->kept = true;
         else
             remove[nremove++] = m->id;
     }
     for (size_t i = 0; i < c.n; i++)
-        if (!kept[i])
+        if (!c.w[i].kept)
             add[nadd++] = c.w[i].d;
-    free(kept);
     rc = nremove || nadd ? tr_modset_change_locked(set, remove, nremove, add, nadd, 0) : 0;
     if (rc == 0) {
         set->mirror = map;

@@ -410,14 +410,13 @@ int tr_modset_change_locked(mdt_modset *set, const uintptr_t *remove, size_t nre
         live[kept++] = m;
     }
     struct tr_mod **old = set->live;
-    uint32_t oldn = set->nlive, oldcap = set->caplive;
+    uint32_t oldn = set->nlive;
     set->live = live;
-    set->nlive = set->caplive = n;
+    set->nlive = n;
     set->gen++;
     if (!(v = view_build(set))) {
         set->live = old;
         set->nlive = oldn;
-        set->caplive = oldcap;
         set->gen--;
         goto undo;
     }
@@ -457,8 +456,6 @@ int mdt_modset_update(mdt_modset *set, const uintptr_t *remove, size_t nremove,
 
 int mdt_modset_add_many(mdt_modset *set, const mdt_module_desc *descs, size_t n, unsigned flags)
 {
-    if (!set || (n && !descs))
-        return mdt__fail_simple(MDT_EINVAL, "mdt_modset_add: no set or no descriptors");
     return mdt_modset_update(set, NULL, 0, descs, n, flags);
 }
 

@@ -170,7 +170,7 @@ struct mdt_modset {
     _Atomic long acquiring;         /* readers between loading cur and taking a ref */
     uint64_t gen;                   /* writer only */
     struct tr_mod **live;           /* writer only, registration order */
-    uint32_t nlive, caplive;
+    uint32_t nlive;
     struct mdt_modview *retired;    /* writer only: replaced snapshots */
     struct tr_mod *dead;            /* writer only: removed modules */
     const void *mirror;             /* writer only: the idmap last mirrored (mirror.c) */
