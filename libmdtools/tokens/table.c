@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "tokens/idmap_int.h"
 
@@ -22,15 +23,38 @@ size_t idm_cap_for(size_t n)
 }
 
 /* One allocation: a header of two cache lines holding the table struct
- * (idmap_int.h), then the slots, so that retiring a table is one free. */
+ * (idmap_int.h), then the slots, so that retiring a table is one free.
+ *
+ * A table of several megabytes is read at random, one line per lookup; with
+ * 4 KiB pages nearly every such lookup also misses the TLB and walks the
+ * page tables, which cost the lookup by ID about 40% of its time at
+ * 10^6 classes (bench/idmap/README.md). Such tables are therefore aligned
+ * to 2 MiB and advised for transparent huge pages. Only whole huge pages
+ * are advised, so the header's spill past the last one stays in small
+ * pages instead of taking a further 2 MiB. The advice is a hint: where THP
+ * is off or the kernel refuses it, nothing changes. It is given before
+ * the memset, so the pages are huge from their first touch (by the writer;
+ * readers only see the table once it is published). */
+#define IDM_HUGE ((size_t)2 << 20)
+#define IDM_HUGE_MIN ((size_t)8 << 20)
+
 static void *alloc_table(size_t cap, size_t slot_size, size_t *bytes)
 {
     if (cap > IDM_MAX_SLOTS)
         return NULL;
     size_t sz = IDM_HDR + cap * slot_size;
-    unsigned char *p = aligned_alloc(IDM_SEP, (sz + IDM_SEP - 1) & ~(size_t)(IDM_SEP - 1));
-    if (!p)
+    size_t align = sz >= IDM_HUGE_MIN ? IDM_HUGE : IDM_SEP;
+    void *mem;
+    /* posix_memalign: aligned_alloc wants a size that is a multiple of the
+     * alignment (sanitizers enforce it), which would round a table up by
+     * as much as a huge page. */
+    if (posix_memalign(&mem, align, sz) != 0)
         return NULL;
+    unsigned char *p = mem;
+#ifdef MADV_HUGEPAGE
+    if (align == IDM_HUGE)
+        (void)madvise(p, sz & ~(IDM_HUGE - 1), MADV_HUGEPAGE);
+#endif
     memset(p, 0, sz);
     *bytes = sz;
     return p;

@@ -588,6 +588,48 @@ START_TEST(growth_keeps_every_record)
 }
 END_TEST
 
+/* Mappings of this process whose VmFlags carry "hg" (MADV_HUGEPAGE). */
+static int advised_mappings(void)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int n = 0;
+    ck_assert_ptr_nonnull(f);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmFlags:", 8) == 0 && strstr(line, " hg"))
+            n++;
+    fclose(f);
+    return n;
+}
+
+/* Tables of 8 MiB or more are advised for transparent huge pages
+ * (tokens/table.c); small ones are not. Where the kernel has no THP the
+ * advice is refused and nothing is marked, which is asserted instead. */
+START_TEST(large_tables_get_huge_page_advice)
+{
+    FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (thp)
+        fclose(thp);
+    int before = advised_mappings();
+    mdt_idmap *small = new_map();
+    ck_assert_int_eq(advised_mappings(), before);
+    mdt_idmap_options o = {0};
+    o.classes = 200000; /* 2^18 slots of 64 B: a 16 MiB class table */
+    mdt_idmap *m = NULL;
+    ck_assert_int_eq(mdt_idmap_new(&m, &o), 0);
+    int after = advised_mappings();
+    if (thp)
+        ck_assert_int_gt(after, before);
+    else
+        ck_assert_int_eq(after, before);
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000001, 0, NULL, 2), MDT_IDMAP_APPLIED);
+    ck_assert(class_known(m, 0x1000, 0));
+    mdt_idmap_free(m);
+    mdt_idmap_free(small);
+}
+END_TEST
+
 START_TEST(bad_arguments_are_refused)
 {
     mdt_idmap *m = new_map();
@@ -864,6 +906,7 @@ Suite *suite(void)
     tcase_add_test(tc, code_ranges_in_address_order_and_leaf_edges);
     tcase_add_test(tc, typedef_presence_of_plain_and_generic_types);
     tcase_add_test(tc, module_walk_and_change_counter);
+    tcase_add_test(tc, large_tables_get_huge_page_advice);
     suite_add_tcase(s, tc);
     return s;
 }

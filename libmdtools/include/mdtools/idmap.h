@@ -216,7 +216,9 @@ typedef struct mdt_idmap_stats {
 /* ---- Lifetime --------------------------------------------------------- */
 
 /* Create a map. `opts` may be NULL. *out is set on success. The map uses
- * malloc/free (not talloc: it is shared between threads).
+ * malloc/free (not talloc: it is shared between threads); tables of 8 MiB
+ * or more are 2 MiB-aligned and advised MADV_HUGEPAGE, which spares
+ * lookups most TLB misses where transparent huge pages are enabled.
  * Errors: MDT_EINVAL (out NULL), MDT_ENOMEM.
  * Thread-safety: any thread. Async-signal-safe: no. */
 int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts);
