@@ -39,6 +39,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/heaps.c \
 	libmdtools/md/find.c \
 	libmdtools/md/owner.c \
+	libmdtools/md/runs.c \
 	libmdtools/md/columns.c \
 	libmdtools/tokens/idmap_int.h \
 	libmdtools/tokens/grace.c \

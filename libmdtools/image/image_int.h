@@ -28,6 +28,15 @@ struct mdt_table {
     uint8_t col_off[MDT_MAX_COLS];
     uint8_t col_w[MDT_MAX_COLS];
     uint8_t col_kind[MDT_MAX_COLS];  /* enum mdt_col_kind, for one-byte checks */
+    /* md/runs.c, built at open. For each LIST column (k-th in column
+     * order) whose starts decrease somewhere: position -> row owning it
+     * (0: none), run_n entries; NULL when the starts never decrease (a
+     * binary search is then exact). For a Ptr table: row a position of
+     * the target table -> the first Ptr row naming it (0: none). */
+    uint32_t *run_holder[2];
+    uint32_t run_n[2];
+    uint32_t *ptr_pos;
+    uint32_t ptr_n;
 };
 
 struct mdt_heap_view {

@@ -159,25 +159,28 @@ int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t **guid)
 
 /* Rows of a table as far as indexes into it are concerned (a portable PDB
  * points into the type-system tables of its PE). */
-static uint32_t target_rows(const struct mdt_image *img, unsigned t)
+uint32_t mdt__target_rows(const struct mdt_image *img, unsigned t)
 {
     uint32_t a = img->tables[t].rows, b = img->pdb_rows[t];
     return a > b ? a : b;
 }
 
-/* The table a LIST column really indexes: its Ptr table when present. */
-static unsigned list_table(const struct mdt_image *img, unsigned target)
+unsigned mdt__ptr_table(unsigned target)
 {
-    unsigned ptr;
     switch (target) {
-    case MDT_TABLE_Field: ptr = MDT_TABLE_FieldPtr; break;
-    case MDT_TABLE_MethodDef: ptr = MDT_TABLE_MethodPtr; break;
-    case MDT_TABLE_Param: ptr = MDT_TABLE_ParamPtr; break;
-    case MDT_TABLE_Event: ptr = MDT_TABLE_EventPtr; break;
-    case MDT_TABLE_Property: ptr = MDT_TABLE_PropertyPtr; break;
-    default: return target;
+    case MDT_TABLE_Field: return MDT_TABLE_FieldPtr;
+    case MDT_TABLE_MethodDef: return MDT_TABLE_MethodPtr;
+    case MDT_TABLE_Param: return MDT_TABLE_ParamPtr;
+    case MDT_TABLE_Event: return MDT_TABLE_EventPtr;
+    case MDT_TABLE_Property: return MDT_TABLE_PropertyPtr;
+    default: return 0;
     }
-    return img->tables[ptr].rows ? ptr : target;
+}
+
+unsigned mdt__list_table(const struct mdt_image *img, unsigned target)
+{
+    unsigned ptr = mdt__ptr_table(target);
+    return ptr && img->tables[ptr].rows ? ptr : target;
 }
 
 int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token)
@@ -194,12 +197,12 @@ int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token)
     case MDT_COLK_LIST: {
         table = cs->target;
         uint32_t limit = cs->kind == MDT_COLK_LIST
-                             ? target_rows(row->img, list_table(row->img, table)) + 1
-                             : target_rows(row->img, table);
+                             ? mdt__target_rows(row->img, mdt__list_table(row->img, table)) + 1
+                             : mdt__target_rows(row->img, table);
         if (v > limit)
             return cell_fail(row, (int)col, MDT_EBADIMAGE,
                              "index %u beyond the target table (%u rows)", v,
-                             target_rows(row->img, table));
+                             mdt__target_rows(row->img, table));
         rid = v;
         break;
     }
@@ -211,10 +214,10 @@ int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token)
                              "(value 0x%x)", tag, v);
         table = c->tables[tag];
         rid = v >> c->tag_bits;
-        if (rid > target_rows(row->img, table))
+        if (rid > mdt__target_rows(row->img, table))
             return cell_fail(row, (int)col, MDT_EBADIMAGE,
                              "coded index points at row %u beyond its table (%u rows)", rid,
-                             target_rows(row->img, table));
+                             mdt__target_rows(row->img, table));
         break;
     }
     default:
@@ -232,7 +235,7 @@ int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *c
     uint32_t start, end, limit;
     if (e)
         return e;
-    limit = target_rows(img, list_table(img, cs->target)) + 1;
+    limit = mdt__target_rows(img, mdt__list_table(img, cs->target)) + 1;
     start = mdt_row_raw(row, col);
     if (start == 0 || start > limit)
         return cell_fail(row, (int)col, MDT_EBADIMAGE,
@@ -256,7 +259,7 @@ int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *c
 
 int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t *rid)
 {
-    unsigned lt = list_table(img, table);
+    unsigned lt = mdt__list_table(img, table);
     if (lt == table) {
         /* A run's rows are in this image: a portable PDB's row counts of
          * its PE's tables (#Pdb) do not extend it, or a bogus TypeDef row

@@ -10,6 +10,27 @@
 
 #include "image/image_int.h"
 
+/* Row counts and list targets (cells.c): a table's rows, also those a
+ * portable PDB's #Pdb stream declares; the Ptr table of a LIST target (0
+ * for none); the table a LIST column's positions really index (its Ptr
+ * table when that has rows). */
+uint32_t mdt__target_rows(const struct mdt_image *img, unsigned t);
+unsigned mdt__ptr_table(unsigned target);
+unsigned mdt__list_table(const struct mdt_image *img, unsigned target);
+
+/* Run indexes (runs.c): built at open from the tables; they make the owner
+ * of a list position a lookup instead of a scan (owner.c). */
+int mdt__runs_index(struct mdt_image *img);
+/* The row of `table` whose run in LIST column `col` holds position pos:
+ * 1 with *holder set (0 = none) when an index answers, 0 when the column's
+ * starts never decrease and a binary search must find it. */
+int mdt__run_holder_indexed(const struct mdt_image *img, unsigned table, unsigned col,
+                            uint32_t pos, uint32_t *holder);
+/* The position of a Field/MethodDef/Param/Event/Property row in its list
+ * runs: through the Ptr table when it has rows (0 when no Ptr row names
+ * it), else the row itself. */
+uint32_t mdt__list_position(const struct mdt_image *img, unsigned target, uint32_t rid);
+
 /* The table cell a heap access came from, for error messages. */
 typedef struct mdt_cellref {
     unsigned table;

@@ -3,9 +3,9 @@
  * Param run, a PropertyMap/EventMap row its Property/Event run, whose owner
  * is the map row's Parent), and parent columns (MemberRef.Class,
  * CustomAttribute.Parent, ...). Runs are found by binary search over the
- * list column, whose starts do not decrease in valid metadata, then
- * verified; damaged metadata falls back to a linear scan. Positions go
- * through the Ptr tables of uncompressed (#-) metadata. */
+ * list column, whose starts do not decrease in valid metadata; damaged
+ * columns and the Ptr tables of uncompressed (#-) metadata have indexes
+ * built at open (runs.c), so no query scans a table. */
 #include "config.h"
 
 #include <mdtools/errors.h>
@@ -13,35 +13,24 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
+#include "md/md_int.h"
 #include "util/error.h"
 
-/* The position of `rid` in the runs: itself, or its row in the Ptr table
- * (0 when no Ptr row names it). */
-static uint32_t position_of(const mdt_image *img, unsigned ptr, uint32_t rid)
-{
-    uint32_t n = ptr ? mdt_table_rows(img, ptr) : 0;
-    if (!n)
-        return rid;
-    for (uint32_t i = 1; i <= n; i++) {
-        mdt_row r;
-        if (mdt_row_get(&r, img, ptr, i) == 0 && mdt_row_raw(&r, 0) == rid)
-            return i;
-    }
-    return 0;
-}
-
 /* The row of `table` whose run in list column `col` holds position pos, or
- * 0 for none. */
+ * 0 for none. A damaged column (starts that go down) has an index of first
+ * holders (runs.c); otherwise the starts never decrease, the runs are
+ * disjoint and in row order, and only the last row starting at or before
+ * pos can hold it. */
 static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32_t pos,
                       uint32_t *holder)
 {
-    uint32_t n = mdt_table_rows(img, table), lo = 1, hi = n, found = 0;
+    uint32_t n = mdt_table_rows(img, table), lo = 1, hi = n, found = 0, first, count;
     mdt_row r;
     int e;
     *holder = 0;
-    if (!pos)
+    if (!pos || mdt__run_holder_indexed(img, table, col, pos, holder))
         return 0;
-    while (lo <= hi) { /* the last row whose run starts at or before pos */
+    while (lo <= hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if ((e = mdt_row_get(&r, img, table, mid)))
             return e;
@@ -52,28 +41,18 @@ static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32
             hi = mid - 1;
         }
     }
-    for (uint32_t pass = 0; pass < 2; pass++) {
-        uint32_t from = pass ? 1 : found, to = pass ? n : found;
-        for (uint32_t t = from; t && t <= to; t++) {
-            uint32_t first, count;
-            if (mdt_row_get(&r, img, table, t) || mdt_row_range(&r, col, &first, &count))
-                continue;
-            if (pos >= first && pos - first < count) {
-                *holder = t;
-                mdt_clear_error();
-                return 0;
-            }
-        }
-    }
+    if (found && mdt_row_get(&r, img, table, found) == 0 &&
+        mdt_row_range(&r, col, &first, &count) == 0 && pos >= first && pos - first < count)
+        *holder = found;
     mdt_clear_error();
     return 0;
 }
 
-static int run_owner(const mdt_image *img, unsigned table, unsigned col, unsigned ptr,
+static int run_owner(const mdt_image *img, unsigned table, unsigned col, unsigned target,
                      uint32_t rid, uint32_t *owner)
 {
     uint32_t holder;
-    int e = run_holder(img, table, col, position_of(img, ptr, rid), &holder);
+    int e = run_holder(img, table, col, mdt__list_position(img, target, rid), &holder);
     *owner = holder ? MDT_TOKEN(table, holder) : 0;
     return e;
 }
@@ -83,21 +62,21 @@ int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *owner)
     unsigned table = MDT_TOKEN_TABLE(member);
     *owner = 0;
     if (table == MDT_TABLE_MethodDef)
-        return run_owner(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_MethodList, MDT_TABLE_MethodPtr,
+        return run_owner(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_MethodList, MDT_TABLE_MethodDef,
                          MDT_TOKEN_RID(member), owner);
     if (table == MDT_TABLE_Field)
-        return run_owner(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_FieldList, MDT_TABLE_FieldPtr,
+        return run_owner(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_FieldList, MDT_TABLE_Field,
                          MDT_TOKEN_RID(member), owner);
     return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a MethodDef or Field", member);
 }
 
 /* Property and Event: the map row holding the run, then its Parent. */
-static int map_owner(const mdt_image *img, unsigned map, unsigned col, unsigned ptr,
+static int map_owner(const mdt_image *img, unsigned map, unsigned col, unsigned target,
                      unsigned parent, uint32_t rid, uint32_t *owner)
 {
     uint32_t holder;
     mdt_row r;
-    int e = run_holder(img, map, col, position_of(img, ptr, rid), &holder);
+    int e = run_holder(img, map, col, mdt__list_position(img, target, rid), &holder);
     *owner = 0;
     if (e || !holder)
         return e;
@@ -144,13 +123,13 @@ int mdt_token_owner(const mdt_image *img, uint32_t token, uint32_t *owner)
     case MDT_TABLE_Field:
         return mdt_member_owner(img, token, owner);
     case MDT_TABLE_Param:
-        return run_owner(img, MDT_TABLE_MethodDef, MDT_COL_MethodDef_ParamList, MDT_TABLE_ParamPtr,
+        return run_owner(img, MDT_TABLE_MethodDef, MDT_COL_MethodDef_ParamList, MDT_TABLE_Param,
                          rid, owner);
     case MDT_TABLE_Property:
         return map_owner(img, MDT_TABLE_PropertyMap, MDT_COL_PropertyMap_PropertyList,
-                         MDT_TABLE_PropertyPtr, MDT_COL_PropertyMap_Parent, rid, owner);
+                         MDT_TABLE_Property, MDT_COL_PropertyMap_Parent, rid, owner);
     case MDT_TABLE_Event:
-        return map_owner(img, MDT_TABLE_EventMap, MDT_COL_EventMap_EventList, MDT_TABLE_EventPtr,
+        return map_owner(img, MDT_TABLE_EventMap, MDT_COL_EventMap_EventList, MDT_TABLE_Event,
                          MDT_COL_EventMap_Parent, rid, owner);
     default:
         break;

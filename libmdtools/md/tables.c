@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "image/image_int.h"
+#include "md/md_int.h"
 
 #define HEAP_STRING_4 0x01
 #define HEAP_GUID_4 0x02
@@ -201,5 +202,5 @@ int mdt__tables_parse(struct mdt_image *img)
                       s->name, s->cols[s->sort_col].name,
                       img->mdi.sorted >> t & 1 ? " (its Sorted bit is set)" : "");
     }
-    return 0;
+    return mdt__runs_index(img);
 }

@@ -455,6 +455,19 @@ START_TEST(row_owners_agree_with_a_scan)
         ck_assert_int_eq(mdt_token_owner(img, 0x06000002, &o), 0);
         ck_assert_uint_eq(o, 0x02000002); /* Program, through MethodPtr position 1 */
     }
+    /* List starts that go down (tests/corrupt/cases.tsv): the owner is the
+     * first row whose readable run holds the member, from the index built
+     * at open (md/runs.c). */
+    static const char *backwards[] = {"tests/corrupt/cases/fieldlist-backwards.bin",
+                                      "tests/corrupt/cases/methodlist-backwards.bin"};
+    for (size_t i = 0; i < 2; i++) {
+        mdt_image *img = open_rel(ctx, backwards[i]);
+        bool warned = false;
+        for (size_t k = 0; k < mdt_image_warning_count(img); k++)
+            warned |= strstr(mdt_image_warning(img, k), "go down") != NULL;
+        ck_assert_msg(warned, "%s: no warning about list starts", backwards[i]);
+        rows += owners_agree_with_scan(img, backwards[i]);
+    }
     fprintf(stderr, "row owners: %zu rows checked, %zu images with Ptr tables\n", rows, with_ptr);
     ck_assert_uint_gt(rows, 1000);
     ck_assert_uint_ge(with_ptr, 2);
