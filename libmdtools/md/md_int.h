@@ -4,6 +4,7 @@
 #ifndef MDT_MD_INT_H
 #define MDT_MD_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,6 +18,11 @@
 uint32_t mdt__target_rows(const struct mdt_image *img, unsigned t);
 unsigned mdt__ptr_table(unsigned target);
 unsigned mdt__list_table(const struct mdt_image *img, unsigned target);
+
+/* Whether a column's values never decrease over the readable rows
+ * (tables.c): a spec-sorted table is really sorted, a list column's runs
+ * are disjoint and in row order. */
+bool mdt__column_ascends(const struct mdt_table *t, unsigned col);
 
 /* Run indexes (runs.c): built at open from the tables; they make the owner
  * of a list position a lookup instead of a scan (owner.c). */

@@ -36,21 +36,7 @@
 static uint32_t raw(const struct mdt_table *t, uint32_t r, unsigned c)
 {
     const uint8_t *p = t->base + (size_t)(r - 1) * t->row_size + t->col_off[c];
-    return t->col_w[c] == 2 ? (uint32_t)p[0] | (uint32_t)p[1] << 8
-                            : (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                                  (uint32_t)p[3] << 24;
-}
-
-static bool starts_decrease(const struct mdt_table *t, unsigned c)
-{
-    uint32_t prev = 0;
-    for (uint32_t r = 1; r <= t->avail; r++) {
-        uint32_t v = raw(t, r, c);
-        if (v < prev)
-            return true;
-        prev = v;
-    }
-    return false;
+    return t->col_w[c] == 2 ? le16(p) : le32(p);
 }
 
 /* The first unfilled position at or after p (next[n] = n never fills). */
@@ -148,7 +134,7 @@ int mdt__runs_index(struct mdt_image *img)
         for (unsigned c = 0; c < s->ncols && k < 2; c++) {
             if (s->cols[c].kind != MDT_COLK_LIST)
                 continue;
-            if (starts_decrease(tb, c)) {
+            if (!mdt__column_ascends(tb, c)) {
                 mdt__warn(img, "table %s: the starts of column %s go down; a member's owner "
                                "is the first row whose readable run holds it",
                           s->name, s->cols[c].name);

@@ -74,9 +74,9 @@ static int parse_pdb_stream(struct mdt_image *img)
     return 0;
 }
 
-/* A spec-sorted table is really sorted when its key column never decreases.
- * One loop per key width: this runs over every sorted table at open. */
-static bool check_sorted(const struct mdt_table *t, int col)
+/* One loop per key width: this runs over every sorted table and every list
+ * column at open. */
+bool mdt__column_ascends(const struct mdt_table *t, unsigned col)
 {
     const uint8_t *p = t->base + t->col_off[col];
     size_t rs = t->row_size;
@@ -196,7 +196,7 @@ int mdt__tables_parse(struct mdt_image *img)
         struct mdt_table *tb = &img->tables[t];
         if (!s || s->sort_col < 0 || !tb->rows)
             continue;
-        tb->sorted = check_sorted(tb, s->sort_col);
+        tb->sorted = mdt__column_ascends(tb, (unsigned)s->sort_col);
         if (!tb->sorted)
             mdt__warn(img, "table %s is not sorted by %s as ECMA-335 requires%s; lookups scan",
                       s->name, s->cols[s->sort_col].name,
