@@ -28,13 +28,16 @@ struct mdt_table {
     uint8_t col_off[MDT_MAX_COLS];
     uint8_t col_w[MDT_MAX_COLS];
     uint8_t col_kind[MDT_MAX_COLS];  /* enum mdt_col_kind, for one-byte checks */
-    /* md/runs.c, built at open. For each LIST column (k-th in column
-     * order) whose starts decrease somewhere: position -> row owning it
-     * (0: none), run_n entries; NULL when the starts never decrease (a
-     * binary search is then exact). For a Ptr table: row a position of
-     * the target table -> the first Ptr row naming it (0: none). */
-    uint32_t *run_holder[2];
-    uint32_t run_n[2];
+    /* md/runs.c, built at open. For each LIST column whose starts go down
+     * somewhere (at most 2 per table): position -> row owning it (0: none),
+     * n entries. Columns without one never decrease, and a binary search
+     * is exact. For a Ptr table: row of the target -> the first Ptr row
+     * naming it (0: none). */
+    struct mdt_run_index {
+        uint32_t *holder; /* NULL: slot unused */
+        uint32_t n;
+        uint8_t col;
+    } runs[2];
     uint32_t *ptr_pos;
     uint32_t ptr_n;
 };

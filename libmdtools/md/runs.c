@@ -58,8 +58,8 @@ static uint32_t unfilled(uint32_t *next, uint32_t p)
  * under the rules of mdt_row_range (cells.c): its start in 1..limit, and
  * its end (the next row's start, or limit after the last row) between its
  * start and limit. */
-static int fill_holders(struct mdt_image *img, struct mdt_table *t, unsigned k, unsigned c,
-                        unsigned lt)
+static int fill_holders(struct mdt_image *img, struct mdt_run_index *ri, const struct mdt_table *t,
+                        unsigned c, unsigned lt)
 {
     uint32_t limit = mdt__target_rows(img, lt) + 1;
     uint32_t n = img->tables[lt].avail + 1;
@@ -91,8 +91,9 @@ static int fill_holders(struct mdt_image *img, struct mdt_table *t, unsigned k, 
         }
     }
     talloc_free(next);
-    t->run_holder[k] = h;
-    t->run_n[k] = n;
+    ri->holder = h;
+    ri->n = n;
+    ri->col = (uint8_t)c;
     return 0;
 }
 
@@ -132,16 +133,14 @@ int mdt__runs_index(struct mdt_image *img)
         if (!s || !tb->avail)
             continue;
         for (unsigned c = 0; c < s->ncols && k < 2; c++) {
-            if (s->cols[c].kind != MDT_COLK_LIST)
+            if (s->cols[c].kind != MDT_COLK_LIST || mdt__column_ascends(tb, c))
                 continue;
-            if (!mdt__column_ascends(tb, c)) {
-                mdt__warn(img, "table %s: the starts of column %s go down; a member's owner "
-                               "is the first row whose readable run holds it",
-                          s->name, s->cols[c].name);
-                if ((e = fill_holders(img, tb, k, c, mdt__list_table(img, s->cols[c].target))))
-                    return e;
-            }
-            k++;
+            mdt__warn(img, "table %s: the starts of column %s go down; a member's owner is the "
+                           "first row whose readable run holds it",
+                      s->name, s->cols[c].name);
+            if ((e = fill_holders(img, &tb->runs[k++], tb, c,
+                                  mdt__list_table(img, s->cols[c].target))))
+                return e;
         }
     }
     return 0;
@@ -150,15 +149,14 @@ int mdt__runs_index(struct mdt_image *img)
 int mdt__run_holder_indexed(const struct mdt_image *img, unsigned table, unsigned col,
                             uint32_t pos, uint32_t *holder)
 {
-    const struct mdt_table *tb = &img->tables[table];
-    const mdt_table_schema *s = mdt_table_schema_get(table);
-    unsigned k = 0;
-    for (unsigned c = 0; s && c < col && c < s->ncols; c++)
-        k += s->cols[c].kind == MDT_COLK_LIST;
-    if (k >= 2 || !tb->run_holder[k])
-        return 0;
-    *holder = pos < tb->run_n[k] ? tb->run_holder[k][pos] : 0;
-    return 1;
+    for (unsigned k = 0; k < 2; k++) {
+        const struct mdt_run_index *ri = &img->tables[table].runs[k];
+        if (ri->holder && ri->col == col) {
+            *holder = pos < ri->n ? ri->holder[pos] : 0;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 uint32_t mdt__list_position(const struct mdt_image *img, unsigned target, uint32_t rid)
