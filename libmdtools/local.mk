@@ -47,6 +47,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/tokens/wmap.c \
 	libmdtools/tokens/records.c \
 	libmdtools/tokens/args.c \
+	libmdtools/tokens/handles.c \
 	libmdtools/tokens/lifetime.c \
 	libmdtools/tokens/modules.c \
 	libmdtools/tokens/classes.c \

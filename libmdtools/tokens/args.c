@@ -1,9 +1,11 @@
-/* Type-argument storage of class and function slots. Up to two (classes) or
- * one (functions) ClassIDs live inline in the 64-byte slot; longer lists go
- * to an immutable array allocated by the writer, whose pointer the slot
- * holds. The array carries its own length so a reader that copied a torn
- * pointer/count pair can never read past it, and it is freed only through
- * the grace period (grace.c) when the slot is rewritten or dropped. */
+/* What a class or function slot cannot hold in its 32 bytes goes to an
+ * immutable block allocated by the writer, whose pointer the slot holds in
+ * x: type arguments beyond the one a class keeps inline (a function keeps
+ * none: x is its owning class), and with them a shape's token or a
+ * function's owning class. The block carries its own length so a reader
+ * that copied a torn pointer/count pair can never read past it, and it is
+ * freed only through the grace period (grace.c) when the slot is rewritten
+ * or dropped. This file also decodes a slot for the writer (idm_view). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -11,73 +13,112 @@
 
 #include "tokens/idmap_int.h"
 
-struct idm_args *idm_args_make(mdt_idmap *m, uint32_t n, const uintptr_t *args, uint32_t inline_max,
-                               int *err)
+size_t idm_args_bytes(const struct idm_args *a)
+{
+    return sizeof *a + (size_t)a->n * sizeof a->a[0];
+}
+
+struct idm_args *idm_args_make(mdt_idmap *m, uint32_t n, const uintptr_t *args, uint32_t token,
+                               uintptr_t cls, int *err)
 {
     *err = 0;
-    if (n <= inline_max)
-        return NULL;
     struct idm_args *a = malloc(sizeof *a + (size_t)n * sizeof a->a[0]);
     if (!a) {
         *err = MDT_ENOMEM;
         return NULL;
     }
     a->n = n;
-    memcpy(a->a, args, (size_t)n * sizeof a->a[0]);
-    m->args_bytes += sizeof *a + (size_t)n * sizeof a->a[0];
+    a->token = token;
+    a->cls = cls;
+    if (n)
+        memcpy(a->a, args, (size_t)n * sizeof a->a[0]);
+    m->args_bytes += idm_args_bytes(a);
     return a;
+}
+
+void idm_args_discard(mdt_idmap *m, struct idm_args *a)
+{
+    if (!a)
+        return;
+    m->args_bytes -= idm_args_bytes(a);
+    free(a);
+}
+
+void idm_view(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm_view *v)
+{
+    const struct idm_cslot *c = (const struct idm_cslot *)h;
+    uint64_t w = atomic_load_explicit(&((struct idm_head *)h)->w, memory_order_relaxed);
+    uintptr_t x = atomic_load_explicit(&((struct idm_cslot *)c)->x, memory_order_relaxed);
+    uint32_t row = (uint32_t)w & W_ROW_MASK;
+    v->meta = (unsigned)(w >> W_META_SHIFT);
+    v->shape = v->meta >> META_SHAPE_SHIFT & 7u;
+    v->prim = (unsigned)(w >> W_PRIM_SHIFT) & 0xffu;
+    v->module = idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX);
+    v->rank = 0;
+    v->cls = 0;
+    v->nargs = 0;
+    v->args = v->inl;
+    v->inl[0] = 0;
+    const struct idm_args *oa = (v->meta & META_OOL) ? (const struct idm_args *)x : NULL;
+    if (kind == K_FUNC) {
+        v->token = 0x06000000u | row;
+        v->shape = 0;
+        v->cls = oa ? oa->cls : x;
+    } else if (v->shape == MDT_IDMAP_SHAPE_TYPEDEF) {
+        v->token = 0x02000000u | row;
+    } else {
+        v->token = oa ? oa->token : 0;
+        v->rank = row;
+    }
+    if (oa) {
+        v->nargs = oa->n;
+        v->args = oa->a;
+    } else if (kind == K_CLASS && (v->meta & META_ARG)) {
+        v->nargs = 1;
+        v->inl[0] = x;
+    }
 }
 
 const uintptr_t *idm_slot_args(const struct idm_head *h, int kind, uint32_t *n, uintptr_t inl[2])
 {
-    struct idm_head *hh = (struct idm_head *)h;
-    uint32_t meta = atomic_load_explicit(&hh->meta, memory_order_relaxed);
-    _Atomic uintptr_t *slot_args;
-    if (kind == K_CLASS) {
-        struct idm_cslot *c = (struct idm_cslot *)hh;
-        *n = atomic_load_explicit(&c->nargs, memory_order_relaxed);
-        slot_args = c->args;
-        if (!(meta & META_OOL)) {
-            inl[0] = atomic_load_explicit(&c->args[0], memory_order_relaxed);
-            inl[1] = atomic_load_explicit(&c->args[1], memory_order_relaxed);
-            return inl;
-        }
-    } else {
-        struct idm_fslot *f = (struct idm_fslot *)hh;
-        *n = atomic_load_explicit(&f->nargs, memory_order_relaxed);
-        slot_args = &f->args;
-        if (!(meta & META_OOL)) {
-            inl[0] = atomic_load_explicit(&f->args, memory_order_relaxed);
-            inl[1] = 0;
-            return inl;
-        }
+    unsigned meta = idm_meta(h);
+    uintptr_t x = atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed);
+    inl[0] = inl[1] = 0;
+    *n = 0;
+    if (meta & META_OOL) {
+        const struct idm_args *oa = (const struct idm_args *)x;
+        *n = oa->n;
+        return oa->a;
     }
-    return ((const struct idm_args *)atomic_load_explicit(&slot_args[0], memory_order_relaxed))->a;
+    if (kind == K_CLASS && (meta & META_ARG)) {
+        *n = 1;
+        inl[0] = x;
+    }
+    return inl;
 }
 
-/* Writer: hand the out-of-line array of a slot (if any) to the grace period. */
+/* Writer: what the slot's content holds goes: its out-of-line block (or a
+ * module's path) to the grace period, its module handle back. */
 void idm_release_payload(mdt_idmap *m, int kind, struct idm_head *h)
 {
-    uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-    uintptr_t p = 0;
-    if (kind == K_CLASS && (meta & META_OOL))
-        p = atomic_load_explicit(&((struct idm_cslot *)h)->args[0], memory_order_relaxed);
-    else if (kind == K_FUNC && (meta & META_OOL))
-        p = atomic_load_explicit(&((struct idm_fslot *)h)->args, memory_order_relaxed);
-    if (p) {
-        const struct idm_args *a = (const struct idm_args *)p;
-        size_t bytes = sizeof *a + a->n * sizeof a->a[0];
-        m->args_bytes -= bytes;
-        idm_retire(&m->g, (void *)p, bytes);
-        return;
-    }
+    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
+    unsigned meta = (unsigned)(w >> W_META_SHIFT);
     if (kind == K_MODULE) {
-        p = atomic_load_explicit(&((struct idm_mslot *)h)->path, memory_order_relaxed);
+        uintptr_t p = atomic_load_explicit(&((struct idm_mslot *)h)->path, memory_order_relaxed);
         if (p) {
             const struct idm_path *s = (const struct idm_path *)p;
             size_t bytes = sizeof *s + s->len + 1;
             m->args_bytes -= bytes;
             idm_retire(&m->g, (void *)p, bytes);
         }
+        return;
+    }
+    idm_handle_put(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX);
+    if (meta & META_OOL) {
+        uintptr_t p = atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed);
+        const struct idm_args *a = (const struct idm_args *)p;
+        size_t bytes = idm_args_bytes(a);
+        m->args_bytes -= bytes;
+        idm_retire(&m->g, (void *)p, bytes);
     }
 }

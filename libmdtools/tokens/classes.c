@@ -15,12 +15,22 @@
 
 #include <mdtools/token.h>
 
-static uint32_t class_meta(const mdt_idmap_class_info *in)
+/* Does the class need an out-of-line block (idmap_int.h)? */
+static bool class_ool(const mdt_idmap_class_info *in)
 {
-    uint32_t rank = in->shape == MDT_IDMAP_SHAPE_ARRAY ? in->rank : 0;
-    return META_LIVE | (uint32_t)in->shape << META_SHAPE_SHIFT |
-           (uint32_t)in->prim << META_PRIM_SHIFT | rank << META_RANK_SHIFT |
-           (in->nargs > CSLOT_INLINE ? META_OOL : 0u);
+    return in->nargs > 1 || (in->shape != MDT_IDMAP_SHAPE_TYPEDEF && in->token != 0);
+}
+
+/* The slot word w for in, with module handle hd. */
+static uint64_t class_word(const mdt_idmap_class_info *in, uint32_t hd)
+{
+    uint32_t row = in->shape == MDT_IDMAP_SHAPE_TYPEDEF ? in->token & W_ROW_MASK
+                   : in->shape == MDT_IDMAP_SHAPE_ARRAY ? in->rank
+                                                          : 0;
+    unsigned meta = META_LIVE | (unsigned)in->shape << META_SHAPE_SHIFT |
+                    (class_ool(in) ? META_OOL : in->nargs == 1 ? META_ARG : 0u);
+    return (uint64_t)row | (uint64_t)hd << W_HANDLE_SHIFT | (uint64_t)in->prim << W_PRIM_SHIFT |
+           (uint64_t)meta << W_META_SHIFT;
 }
 
 static int validate(const mdt_idmap_class_info *in)
@@ -47,23 +57,16 @@ static int validate(const mdt_idmap_class_info *in)
 }
 
 /* 0 same content, 1 same but prim to fill in, -1 different. */
-static int compare(const struct idm_head *h, const mdt_idmap_class_info *in)
+static int compare(const mdt_idmap *m, const struct idm_head *h, const mdt_idmap_class_info *in)
 {
-    const struct idm_cslot *c = (const struct idm_cslot *)h;
-    uint32_t meta = atomic_load_explicit(&((struct idm_head *)h)->meta, memory_order_relaxed);
-    uint32_t want = class_meta(in);
-    uint32_t mask = ~((uint32_t)0xff << META_PRIM_SHIFT);
-    if ((meta & mask) != (want & mask) ||
-        atomic_load_explicit(&((struct idm_cslot *)c)->module, memory_order_relaxed) != in->module ||
-        atomic_load_explicit(&((struct idm_cslot *)c)->token, memory_order_relaxed) != in->token)
+    struct idm_view v;
+    idm_view(m, K_CLASS, h, &v);
+    unsigned rank = in->shape == MDT_IDMAP_SHAPE_ARRAY ? in->rank : 0;
+    if (v.shape != in->shape || v.rank != rank || v.module != in->module ||
+        v.token != in->token || v.nargs != in->nargs ||
+        (v.nargs && memcmp(v.args, in->args, v.nargs * sizeof *v.args) != 0))
         return -1;
-    uint32_t n;
-    uintptr_t inl[2];
-    const uintptr_t *a = idm_slot_args(h, K_CLASS, &n, inl);
-    if (n != in->nargs || (n && memcmp(a, in->args, n * sizeof *a) != 0))
-        return -1;
-    uint8_t prim = (uint8_t)(meta >> META_PRIM_SHIFT);
-    return in->prim && prim != in->prim ? 1 : 0;
+    return in->prim && v.prim != in->prim ? 1 : 0;
 }
 
 void idm_class_on_live(mdt_idmap *m, struct idm_head *h)
@@ -78,34 +81,28 @@ void idm_class_on_dead(mdt_idmap *m, struct idm_head *h)
     idm_rev_del(m, K_CLASS, h);
 }
 
-/* Write a new incarnation into the slot (fresh or dead). */
+/* Write a new incarnation into the slot (fresh or dead); hd is a module
+ * handle reference the slot takes over. */
 static void write_class(mdt_idmap *m, struct idm_head *h, bool fresh, uintptr_t id,
-                        const mdt_idmap_class_info *in, struct idm_args *ool, uint64_t seq)
+                        const mdt_idmap_class_info *in, struct idm_args *ool, uint32_t hd,
+                        uint64_t seq)
 {
     struct idm_cslot *c = (struct idm_cslot *)h;
     struct idm_tab *t = atomic_load_explicit(&m->tab[K_CLASS], memory_order_relaxed);
     if (!fresh) {
+        idm_drop_newer(m, K_CLASS, h);
         idm_release_payload(m, K_CLASS, h);
         idm_slot_begin(h);
     }
-    atomic_store_explicit(&c->module, in->module, memory_order_relaxed);
-    atomic_store_explicit(&c->token, in->token, memory_order_relaxed);
-    atomic_store_explicit(&c->nargs, in->nargs, memory_order_relaxed);
-    if (ool) {
-        atomic_store_explicit(&c->args[0], (uintptr_t)ool, memory_order_seq_cst);
-        atomic_store_explicit(&c->args[1], 0, memory_order_relaxed);
-    } else {
-        atomic_store_explicit(&c->args[0], in->nargs > 0 ? in->args[0] : 0, memory_order_seq_cst);
-        atomic_store_explicit(&c->args[1], in->nargs > 1 ? in->args[1] : 0, memory_order_relaxed);
-    }
-    atomic_store_explicit(&h->gen, seq, memory_order_relaxed);
-    atomic_store_explicit(&h->meta, class_meta(in), memory_order_relaxed);
-    h->seq = seq;
+    atomic_store_explicit(&c->x, ool ? (uintptr_t)ool : in->nargs == 1 ? in->args[0] : 0,
+                          memory_order_seq_cst);
+    atomic_store_explicit(&h->w, class_word(in, hd), memory_order_relaxed);
     if (fresh) {
+        atomic_store_explicit(&h->gv, seq << 1, memory_order_relaxed);
         atomic_store_explicit(&h->key, id, memory_order_release);
         t->used++;
     } else {
-        idm_slot_end(h);
+        idm_slot_end(h, seq);
     }
     t->live++;
     idm_class_on_live(m, h);
@@ -131,23 +128,24 @@ int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_cla
 
     struct idm_head *h = idm_tab_find(atomic_load_explicit(&map->tab[K_CLASS], memory_order_relaxed),
                                       class_id);
-    if (h && (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE)) {
-        int cmp = compare(h, info);
+    if (h && idm_live(h)) {
+        int cmp = compare(map, h, info);
         if (cmp >= 0) {
-            if (seq > h->seq)
-                h->seq = seq;
+            if (seq > idm_seq(map, K_CLASS, h) && idm_set_seq(map, K_CLASS, h, seq)) {
+                rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+                goto out;
+            }
             if (cmp == 1) {
-                uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-                meta = (meta & ~((uint32_t)0xff << META_PRIM_SHIFT)) |
-                       (uint32_t)info->prim << META_PRIM_SHIFT;
-                atomic_store_explicit(&h->meta, meta, memory_order_relaxed);
+                uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
+                w = (w & ~((uint64_t)0xff << W_PRIM_SHIFT)) | (uint64_t)info->prim << W_PRIM_SHIFT;
+                atomic_store_explicit(&h->w, w, memory_order_relaxed);
                 rc = MDT_IDMAP_APPLIED;
             } else {
                 rc = MDT_IDMAP_DUPLICATE;
             }
             goto out;
         }
-        if (seq <= h->seq || idm_refs_stale(map, &refs, seq)) {
+        if (seq <= idm_seq(map, K_CLASS, h) || idm_refs_stale(map, &refs, seq)) {
             rc = MDT_IDMAP_SUPERSEDED;
             goto out;
         }
@@ -156,7 +154,7 @@ int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_cla
         rc = idm_cascade(map, K_CLASS, class_id, seq - 1, seq - 1);
         if (rc < 0)
             goto out;
-    } else if (h && seq <= h->seq) {
+    } else if (h && seq <= idm_seq(map, K_CLASS, h)) {
         rc = MDT_IDMAP_SUPERSEDED;
         goto out;
     } else if (idm_refs_stale(map, &refs, seq)) {
@@ -165,28 +163,31 @@ int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_cla
     }
 
     /* Reviving a tombstone: remember when the previous incarnation ended. */
-    if (h && idm_wmap_put(&map->hist, K_CLASS, class_id, h->seq)) {
+    if (h && idm_wmap_put(&map->hist, K_CLASS, class_id, idm_seq(map, K_CLASS, h))) {
         rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
         goto out;
     }
-    int err;
-    struct idm_args *ool = idm_args_make(map, info->nargs, info->args, CSLOT_INLINE, &err);
+    int err = 0;
+    struct idm_args *ool =
+        class_ool(info) ? idm_args_make(map, info->nargs, info->args, info->token, 0, &err) : NULL;
     if (err) {
         rc = mdt__fail_simple(err, "idmap: out of memory for type arguments");
         goto out;
     }
     rc = idm_add_deps(map, &refs, K_CLASS, class_id);
+    uint32_t hd = rc ? 0 : idm_handle_get(map, info->module);
+    if (hd == UINT32_MAX)
+        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory or module handles");
     bool fresh = false;
-    if (rc == 0 && !(h = idm_place(map, K_CLASS, class_id, &fresh)))
+    if (rc == 0 && !(h = idm_place(map, K_CLASS, class_id, &fresh))) {
+        idm_handle_put(map, hd);
         rc = MDT_ENOMEM;
+    }
     if (rc) {
-        if (ool) {
-            map->args_bytes -= sizeof *ool + ool->n * sizeof ool->a[0];
-            free(ool);
-        }
+        idm_args_discard(map, ool);
         goto out;
     }
-    write_class(map, h, fresh, class_id, info, ool, seq);
+    write_class(map, h, fresh, class_id, info, ool, hd, seq);
     rc = MDT_IDMAP_APPLIED;
 out:
     return idm_finish(map, rc);

@@ -25,21 +25,23 @@ static int validate(const mdt_idmap_function_info *in)
 }
 
 /* 0 same, 1 same but the owning class to fill in, -1 different. */
-static int compare(const struct idm_head *h, const mdt_idmap_function_info *in)
+static int compare(const mdt_idmap *m, const struct idm_head *h, const mdt_idmap_function_info *in)
 {
-    struct idm_fslot *f = (struct idm_fslot *)h;
-    if (atomic_load_explicit(&f->module, memory_order_relaxed) != in->module ||
-        atomic_load_explicit(&f->token, memory_order_relaxed) != in->token)
+    struct idm_view v;
+    idm_view(m, K_FUNC, h, &v);
+    if (v.module != in->module || v.token != in->token || v.nargs != in->nargs ||
+        (v.nargs && memcmp(v.args, in->args, v.nargs * sizeof *v.args) != 0))
         return -1;
-    uint32_t n;
-    uintptr_t inl[2];
-    const uintptr_t *a = idm_slot_args(h, K_FUNC, &n, inl);
-    if (n != in->nargs || (n && memcmp(a, in->args, n * sizeof *a) != 0))
-        return -1;
-    uintptr_t cls = atomic_load_explicit(&f->cls, memory_order_relaxed);
-    if (cls == in->class_id || in->class_id == 0)
+    if (v.cls == in->class_id || in->class_id == 0)
         return 0;
-    return cls == 0 ? 1 : -1;
+    return v.cls == 0 ? 1 : -1;
+}
+
+static uint64_t func_word(const mdt_idmap_function_info *in, uint32_t hd)
+{
+    unsigned meta = META_LIVE | (in->nargs ? META_OOL : 0u);
+    return (uint64_t)(in->token & W_ROW_MASK) | (uint64_t)hd << W_HANDLE_SHIFT |
+           (uint64_t)meta << W_META_SHIFT;
 }
 
 void idm_func_on_live(mdt_idmap *m, struct idm_head *h)
@@ -50,36 +52,61 @@ void idm_func_on_live(mdt_idmap *m, struct idm_head *h)
 void idm_func_on_dead(mdt_idmap *m, struct idm_head *h)
 {
     idm_rev_del(m, K_FUNC, h);
-    if (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_RANGES)
+    if (idm_meta(h) & META_RANGES)
         m->ranges_dirty = true;
 }
 
 static void write_func(mdt_idmap *m, struct idm_head *h, bool fresh, uintptr_t id,
-                       const mdt_idmap_function_info *in, struct idm_args *ool, uint64_t seq)
+                       const mdt_idmap_function_info *in, struct idm_args *ool, uint32_t hd,
+                       uint64_t seq)
 {
     struct idm_fslot *f = (struct idm_fslot *)h;
     struct idm_tab *t = atomic_load_explicit(&m->tab[K_FUNC], memory_order_relaxed);
     if (!fresh) {
+        idm_drop_newer(m, K_FUNC, h);
         idm_release_payload(m, K_FUNC, h);
         idm_slot_begin(h);
     }
-    atomic_store_explicit(&f->module, in->module, memory_order_relaxed);
-    atomic_store_explicit(&f->cls, in->class_id, memory_order_relaxed);
-    atomic_store_explicit(&f->token, in->token, memory_order_relaxed);
-    atomic_store_explicit(&f->nargs, in->nargs, memory_order_relaxed);
-    atomic_store_explicit(&f->args, ool ? (uintptr_t)ool : in->nargs ? in->args[0] : 0,
-                          memory_order_seq_cst);
-    atomic_store_explicit(&h->gen, seq, memory_order_relaxed);
-    atomic_store_explicit(&h->meta, META_LIVE | (ool ? META_OOL : 0u), memory_order_relaxed);
-    h->seq = seq;
+    atomic_store_explicit(&f->x, ool ? (uintptr_t)ool : in->class_id, memory_order_seq_cst);
+    atomic_store_explicit(&h->w, func_word(in, hd), memory_order_relaxed);
     if (fresh) {
+        atomic_store_explicit(&h->gv, seq << 1, memory_order_relaxed);
         atomic_store_explicit(&h->key, id, memory_order_release);
         t->used++;
     } else {
-        idm_slot_end(h);
+        idm_slot_end(h, seq);
     }
     t->live++;
     idm_func_on_live(m, h);
+}
+
+/* Fill in the owning class of a live record that had none: one store of x
+ * (with method type arguments, a new block replaces the old one). The
+ * content, and so its reverse-index hash, changes. */
+static int fill_class(mdt_idmap *m, struct idm_head *h, uintptr_t cls)
+{
+    struct idm_fslot *f = (struct idm_fslot *)h;
+    struct idm_args *nb = NULL;
+    if (idm_meta(h) & META_OOL) {
+        const struct idm_args *ob =
+            (const struct idm_args *)atomic_load_explicit(&f->x, memory_order_relaxed);
+        int err;
+        nb = idm_args_make(m, ob->n, ob->a, 0, cls, &err);
+        if (err)
+            return err;
+    }
+    idm_rev_del(m, K_FUNC, h);
+    if (nb) {
+        uintptr_t old = atomic_load_explicit(&f->x, memory_order_relaxed);
+        atomic_store_explicit(&f->x, (uintptr_t)nb, memory_order_seq_cst);
+        size_t bytes = idm_args_bytes((const struct idm_args *)old);
+        m->args_bytes -= bytes;
+        idm_retire(&m->g, (void *)old, bytes);
+    } else {
+        atomic_store_explicit(&f->x, cls, memory_order_seq_cst);
+    }
+    idm_rev_add(m, K_FUNC, h);
+    return 0;
 }
 
 int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
@@ -106,8 +133,8 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
 
     struct idm_head *h =
         idm_tab_find(atomic_load_explicit(&map->tab[K_FUNC], memory_order_relaxed), function_id);
-    if (h && (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE)) {
-        int cmp = compare(h, info);
+    if (h && idm_live(h)) {
+        int cmp = compare(map, h, info);
         if (cmp >= 0) {
             rc = MDT_IDMAP_DUPLICATE;
             if (cmp == 1 && idm_last_unload(map, K_CLASS, info->class_id) < seq) {
@@ -115,18 +142,17 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
                     rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
                     goto out;
                 }
-                /* The content (and so its reverse-index hash) changes. */
-                idm_rev_del(map, K_FUNC, h);
-                atomic_store_explicit(&((struct idm_fslot *)h)->cls, info->class_id,
-                                      memory_order_relaxed);
-                idm_rev_add(map, K_FUNC, h);
+                if (fill_class(map, h, info->class_id)) {
+                    rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+                    goto out;
+                }
                 rc = MDT_IDMAP_APPLIED;
             }
-            if (seq > h->seq)
-                h->seq = seq;
+            if (seq > idm_seq(map, K_FUNC, h) && idm_set_seq(map, K_FUNC, h, seq))
+                rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
             goto out;
         }
-        if (seq <= h->seq || idm_refs_stale(map, &refs, seq)) {
+        if (seq <= idm_seq(map, K_FUNC, h) || idm_refs_stale(map, &refs, seq)) {
             rc = MDT_IDMAP_SUPERSEDED;
             goto out;
         }
@@ -134,7 +160,7 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
         rc = idm_cascade(map, K_FUNC, function_id, seq - 1, seq - 1);
         if (rc < 0)
             goto out;
-    } else if (h && seq <= h->seq) {
+    } else if (h && seq <= idm_seq(map, K_FUNC, h)) {
         rc = MDT_IDMAP_SUPERSEDED;
         goto out;
     } else if (idm_refs_stale(map, &refs, seq)) {
@@ -142,28 +168,31 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
         goto out;
     }
 
-    if (h && idm_wmap_put(&map->hist, K_FUNC, function_id, h->seq)) {
+    if (h && idm_wmap_put(&map->hist, K_FUNC, function_id, idm_seq(map, K_FUNC, h))) {
         rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
         goto out;
     }
-    int err;
-    struct idm_args *ool = idm_args_make(map, info->nargs, info->args, FSLOT_INLINE, &err);
+    int err = 0;
+    struct idm_args *ool =
+        info->nargs ? idm_args_make(map, info->nargs, info->args, 0, info->class_id, &err) : NULL;
     if (err) {
         rc = mdt__fail_simple(err, "idmap: out of memory for type arguments");
         goto out;
     }
     rc = idm_add_deps(map, &refs, K_FUNC, function_id);
+    uint32_t hd = rc ? 0 : idm_handle_get(map, info->module);
+    if (hd == UINT32_MAX)
+        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory or module handles");
     bool fresh = false;
-    if (rc == 0 && !(h = idm_place(map, K_FUNC, function_id, &fresh)))
+    if (rc == 0 && !(h = idm_place(map, K_FUNC, function_id, &fresh))) {
+        idm_handle_put(map, hd);
         rc = MDT_ENOMEM;
+    }
     if (rc) {
-        if (ool) {
-            map->args_bytes -= sizeof *ool + ool->n * sizeof ool->a[0];
-            free(ool);
-        }
+        idm_args_discard(map, ool);
         goto out;
     }
-    write_func(map, h, fresh, function_id, info, ool, seq);
+    write_func(map, h, fresh, function_id, info, ool, hd, seq);
     rc = MDT_IDMAP_APPLIED;
 out:
     return idm_finish(map, rc);

@@ -10,8 +10,8 @@
 #include "tokens/idmap_int.h"
 #include "util/error.h"
 
-_Static_assert(sizeof(struct idm_cslot) == 64, "class slot is one cache line");
-_Static_assert(sizeof(struct idm_fslot) == 64, "function slot is one cache line");
+_Static_assert(sizeof(struct idm_cslot) == 32, "class slots: two to a cache line");
+_Static_assert(sizeof(struct idm_fslot) == 32, "function slots: two to a cache line");
 _Static_assert(sizeof(struct idm_mslot) == 128, "module slot is two cache lines");
 
 static const size_t slot_sizes[3] = {sizeof(struct idm_mslot), sizeof(struct idm_cslot),
@@ -34,6 +34,11 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
         return mdt__fail_simple(MDT_ENOMEM, "idmap: cannot create mutex");
     }
     idm_grace_init(&m->g);
+    if (idm_handles_init(m)) {
+        pthread_mutex_destroy(&m->lock);
+        free(m);
+        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+    }
     size_t hint[3] = {opts->modules, opts->classes, opts->functions};
     bool ok = true;
     for (int k = 0; k < 3; k++) {
@@ -44,7 +49,7 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
     atomic_init(&m->rev[K_MODULE], NULL);
     for (int k = K_CLASS; k <= K_FUNC; k++) {
         struct idm_tab *f = atomic_load_explicit(&m->tab[k], memory_order_relaxed);
-        struct idm_itab *t = f ? idm_rev_build(f, k, hint[k]) : NULL;
+        struct idm_itab *t = f ? idm_rev_build(m, f, k, hint[k]) : NULL;
         atomic_init(&m->rev[k], t);
         ok = ok && t;
     }
@@ -69,12 +74,8 @@ static void free_payloads(struct idm_tab *t, int kind)
         struct idm_head *h = idm_slot(t, i);
         if (!atomic_load_explicit(&h->key, memory_order_relaxed))
             continue;
-        uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-        if (kind == K_CLASS && (meta & META_OOL))
-            free((void *)atomic_load_explicit(&((struct idm_cslot *)h)->args[0],
-                                              memory_order_relaxed));
-        else if (kind == K_FUNC && (meta & META_OOL))
-            free((void *)atomic_load_explicit(&((struct idm_fslot *)h)->args, memory_order_relaxed));
+        if (kind != K_MODULE && (idm_meta(h) & META_OOL))
+            free((void *)atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed));
         else if (kind == K_MODULE)
             free((void *)atomic_load_explicit(&((struct idm_mslot *)h)->path, memory_order_relaxed));
     }
@@ -95,6 +96,8 @@ void mdt_idmap_free(mdt_idmap *map)
     idm_ranges_free(map);
     idm_deps_free(map);
     idm_wmap_free(&map->hist);
+    idm_wmap_free(&map->newer);
+    idm_handles_free(map);
     pthread_mutex_destroy(&map->lock);
     free(map);
 }
@@ -122,6 +125,7 @@ void mdt_idmap_synchronize(mdt_idmap *map)
     idm_reclaim(&map->g, true);
     if (map->g.nretired == 0)
         idm_grace_wait(&map->g);
+    idm_handles_reclaim(map);
     pthread_mutex_unlock(&map->lock);
 }
 
@@ -141,9 +145,8 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
         size_t keep = t->live;
         for (size_t i = 0; i <= t->mask; i++) {
             struct idm_head *h = idm_slot(t, i);
-            if (atomic_load_explicit(&h->key, memory_order_relaxed) &&
-                !(atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE) &&
-                h->seq >= below)
+            if (atomic_load_explicit(&h->key, memory_order_relaxed) && !idm_live(h) &&
+                idm_gen(h) >= below)
                 keep++;
         }
         struct idm_tab *n = idm_tab_rebuild(t, idm_cap_for(keep), below);
@@ -172,6 +175,7 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
             rc = e;
     }
     idm_reclaim(&map->g, true);
+    idm_handles_reclaim(map);
     idm_unlock(map);
     return rc;
 }
@@ -204,8 +208,9 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
     out->ranges = map->nranges;
     out->bytes_deps = map->deps_bytes + map->deps.cap * sizeof(struct idm_went);
     out->bytes_history = map->hist.cap * sizeof(struct idm_went);
-    out->bytes_writer =
-        out->bytes_deps + out->bytes_history + map->g.capretired * sizeof(void *);
+    out->bytes_writer = out->bytes_deps + out->bytes_history + map->g.capretired * sizeof(void *) +
+                        (map->newer.cap + map->hd.refs.cap) * sizeof(struct idm_went) +
+                        map->hd.bytes;
     out->bytes_map = sizeof *map;
     out->bytes_retired = map->g.retired_bytes;
     out->grace_periods = map->g.periods;

@@ -131,28 +131,41 @@ void idm_grace_destroy(struct idm_grace *g);
 
 /* ---- slot tables (table.c) -------------------------------------------- */
 
+/* The word `w` of a class or function slot: the token's row (its table is
+ * implied by the kind: TypeDef, MethodDef; for shapes other than TYPEDEF the
+ * ARRAY rank), the module handle (handles.c), prim, and the meta byte. */
+#define W_ROW_MASK 0xffffffu
+#define W_HANDLE_SHIFT 24
+#define W_HANDLE_MAX 0xffffffu
+#define W_PRIM_SHIFT 48
+#define W_META_SHIFT 56
+
 #define META_LIVE 0x1u
-#define META_RANGES 0x2u /* writer only: a function with code ranges */
-#define META_OOL 0x4u    /* type arguments out of line */
+#define META_RANGES 0x2u /* a function with code ranges (writer only) */
+#define META_OOL 0x4u    /* x points to a struct idm_args */
+#define META_ARG 0x8u    /* classes: x is the one type argument */
 #define META_SHAPE_SHIFT 4
-#define META_PRIM_SHIFT 8
-#define META_RANK_SHIFT 16
+#define META_NEWER 0x80u /* writer only: seq > gen, kept in the map's `newer` */
 
 /* The head every slot starts with. `key` is set once (0 = empty) and never
- * changes in a table instance; `ver` is a seqlock, odd while the payload is
- * rewritten; `gen` is the incarnation (its creating seq); `seq` (writer only)
- * the newest seq applied (live) or the unload seq (dead). */
+ * changes in a table instance. `gv` is the generation shifted left by one,
+ * odd while a writer rewrites the payload (the seqlock): a live record's gen
+ * is the seq that created the incarnation, a dead record's the seq of its
+ * unload (the tombstone's seq). `w` packs the meta byte with the payload
+ * (W_* above; modules use only the meta byte). A live record's newest
+ * applied seq is its gen, or, with META_NEWER, the map's `newer` entry. */
 struct idm_head {
     _Atomic uintptr_t key;
-    _Atomic uint32_t ver;
-    _Atomic uint32_t meta;
-    _Atomic uint64_t gen;
-    uint64_t seq;
+    _Atomic uint64_t gv;
+    _Atomic uint64_t w;
 };
 
-/* Out-of-line type-argument array; immutable once published. */
+/* Out-of-line type arguments (and what the slot has no room for: a shape's
+ * token, a function's owning class); immutable once published. */
 struct idm_args {
-    size_t n;
+    uint32_t n;
+    uint32_t token; /* classes of a shape other than TYPEDEF */
+    uintptr_t cls;  /* functions */
     uintptr_t a[];
 };
 
@@ -162,25 +175,26 @@ struct idm_path {
     char s[];
 };
 
+/* 32 bytes, two to a cache line. x: the type argument (META_ARG), the
+ * struct idm_args (META_OOL), or 0. */
 struct idm_cslot {
     struct idm_head h;
-    _Atomic uintptr_t module;
-    _Atomic uint32_t token;
-    _Atomic uint32_t nargs;
-    _Atomic uintptr_t args[2]; /* inline when nargs <= 2, else args[0] = struct idm_args * */
+    _Atomic uintptr_t x;
 };
 
+/* x: the owning class, or the struct idm_args (META_OOL) that holds it
+ * with the method type arguments. */
 struct idm_fslot {
     struct idm_head h;
-    _Atomic uintptr_t module;
-    _Atomic uintptr_t cls;
-    _Atomic uint32_t token;
-    _Atomic uint32_t nargs;
-    _Atomic uintptr_t args; /* inline when nargs <= 1, else struct idm_args * */
+    _Atomic uintptr_t x;
 };
 
+/* Modules fill fields in place without a new generation, so their slots
+ * have their own seqlock counter `ver` besides gv. */
 struct idm_mslot {
     struct idm_head h;
+    _Atomic uint32_t ver;
+    uint32_t pad0;
     _Atomic uintptr_t image;
     _Atomic uintptr_t appdomain;
     _Atomic uintptr_t assembly;
@@ -190,8 +204,30 @@ struct idm_mslot {
     unsigned char pad[128 - 32 - 7 * 8];
 };
 
-#define CSLOT_INLINE 2u
-#define FSLOT_INLINE 1u
+static inline unsigned idm_meta(const struct idm_head *h)
+{
+    return (unsigned)(atomic_load_explicit(&((struct idm_head *)h)->w, memory_order_relaxed) >>
+                      W_META_SHIFT);
+}
+
+/* Writer: replace the meta byte (one store: readers see either byte). */
+static inline void idm_set_meta(struct idm_head *h, unsigned meta)
+{
+    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
+    w = (w & ~((uint64_t)0xff << W_META_SHIFT)) | (uint64_t)(meta & 0xffu) << W_META_SHIFT;
+    atomic_store_explicit(&h->w, w, memory_order_relaxed);
+}
+
+static inline bool idm_live(const struct idm_head *h)
+{
+    return idm_meta(h) & META_LIVE;
+}
+
+/* Writer: the generation field (gen of a live record, seq of a dead one). */
+static inline uint64_t idm_gen(const struct idm_head *h)
+{
+    return atomic_load_explicit(&((struct idm_head *)h)->gv, memory_order_relaxed) >> 1;
+}
 
 /* Table and index headers: what readers load on every lookup, then, IDM_SEP
  * bytes further, the counters the writer updates on every call, so that
@@ -369,6 +405,32 @@ struct idm_rtop {
     _Atomic(struct idm_leaf *) *leaves;
 };
 
+/* ---- module handles (handles.c) ---------------------------------------- */
+
+/* Class and function slots name their module by a 24-bit handle, an index
+ * into an array of ModuleIDs that readers load through the map. A handle
+ * stands for one ModuleID value while some slot (live or dead) holds it; it
+ * is reused only after a grace period, so a reader that copied a handle from
+ * a slot being rewritten reads the old ModuleID or sees the slot changed.
+ * The array only grows (a copy, the old one retired), so a handle copied
+ * from a published slot is always inside the array the reader loads. */
+struct idm_mods {
+    size_t cap;
+    _Atomic uintptr_t id[];
+};
+
+struct idm_handles {
+    struct idm_wmap refs; /* ModuleID -> handle | slots holding it << 32 */
+    uint32_t next;        /* handles below it have been used */
+    uint32_t *free, nfree, capfree;
+    struct {
+        uint32_t handle;
+        uint64_t period; /* grace periods completed when it was released */
+    } *pending;
+    size_t npending, cappending;
+    size_t bytes; /* the arrays above and the current idm_mods */
+};
+
 /* ---- the map ------------------------------------------------------------ */
 
 struct mdt_idmap {
@@ -377,6 +439,7 @@ struct mdt_idmap {
     _Atomic(struct idm_itab *) rev[3];            /* reverse: [K_CLASS], [K_FUNC] */
     _Atomic(struct idm_itab *) presence;
     _Atomic(struct idm_rtop *) ranges;
+    _Atomic(struct idm_mods *) mods; /* module handle -> ModuleID */
     struct idm_grace g;
     /* Any thread (mdt_idmap_next_seq). */
     alignas(IDM_SEP) _Atomic uint64_t seqctr;
@@ -386,6 +449,8 @@ struct mdt_idmap {
     uint64_t watermark;
     struct idm_wmap hist; /* (kind, id) -> last unload seq, for live or absent records */
     struct idm_wmap deps; /* (idm_dkey(kind, child kind), id) -> struct idm_deplist * */
+    struct idm_wmap newer; /* (kind, id) -> newest seq of a live record with META_NEWER */
+    struct idm_handles hd;
     size_t deps_bytes;
     size_t args_bytes;
     size_t nranges;
@@ -413,6 +478,42 @@ struct idm_crec {
     uintptr_t cls; /* functions */
 };
 
+/* Writer: the content of a class or function slot, decoded (args points
+ * into the slot's array or at inl). */
+struct idm_view {
+    unsigned meta, shape, prim, rank;
+    uintptr_t module, cls;
+    uint32_t token, nargs;
+    const uintptr_t *args;
+    uintptr_t inl[1];
+};
+void idm_view(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm_view *v);
+
+/* Reader: the ModuleID of handle hd (0 for handle 0). */
+static inline uintptr_t idm_module_of(const mdt_idmap *m, uint32_t hd)
+{
+    const struct idm_mods *md =
+        atomic_load_explicit(&((mdt_idmap *)m)->mods, memory_order_acquire);
+    return hd < md->cap ? atomic_load_explicit(&((struct idm_mods *)md)->id[hd],
+                                               memory_order_relaxed)
+                        : 0;
+}
+
+/* Writer (handles.c): a handle for module (taking one reference), 0 for 0;
+ * UINT32_MAX when out of memory or handles. Release drops a reference. */
+int idm_handles_init(mdt_idmap *m);
+uint32_t idm_handle_get(mdt_idmap *m, uintptr_t module);
+void idm_handle_put(mdt_idmap *m, uint32_t hd);
+void idm_handles_reclaim(mdt_idmap *m);
+void idm_handles_free(mdt_idmap *m);
+
+/* Writer: a record's newest applied seq, and setting it (MDT_ENOMEM when a
+ * live record's seq above its gen cannot be remembered). */
+uint64_t idm_seq(const mdt_idmap *m, int kind, const struct idm_head *h);
+int idm_set_seq(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq);
+/* Writer: forget a live record's newer seq (its gen catches up or it dies). */
+void idm_drop_newer(mdt_idmap *m, int kind, struct idm_head *h);
+
 /* Reader (inside a section): copy the live record of `id` (gen 0 = any);
  * up to cap arguments go to args. Returns 0 or MDT_ENOTFOUND. */
 int idm_read_class(const mdt_idmap *m, struct idm_crec *r, uintptr_t *args, uint32_t cap,
@@ -429,16 +530,17 @@ uint64_t idm_class_key_hash(uintptr_t module, uint32_t token, unsigned shape, un
 uint64_t idm_func_key_hash(uintptr_t module, uint32_t token, uintptr_t cls, uint32_t nargs,
                            const uintptr_t *args);
 
-/* Writer-side slot helpers. */
+/* Writer-side slot helpers: begin makes gv odd, end publishes gen. */
 void idm_slot_begin(struct idm_head *h);
-void idm_slot_end(struct idm_head *h);
-/* Writer: the type arguments of a class or function slot (inline ones are
- * copied to inl[2]). */
+void idm_slot_end(struct idm_head *h, uint64_t gen);
+/* Writer: the type arguments of a class or function slot (an inline one is
+ * copied to inl[0]). */
 const uintptr_t *idm_slot_args(const struct idm_head *h, int kind, uint32_t *n, uintptr_t inl[2]);
-/* Writer: store args into a fresh or rewritten slot; *ool is an array from
- * idm_args_make() or NULL. */
-struct idm_args *idm_args_make(mdt_idmap *m, uint32_t n, const uintptr_t *args, uint32_t inline_max,
-                               int *err);
+/* Writer: an out-of-line block for a slot; *err is set when out of memory. */
+struct idm_args *idm_args_make(mdt_idmap *m, uint32_t n, const uintptr_t *args, uint32_t token,
+                               uintptr_t cls, int *err);
+void idm_args_discard(mdt_idmap *m, struct idm_args *a);
+size_t idm_args_bytes(const struct idm_args *a);
 
 /* ---- lifetime engine (lifetime.c) -------------------------------------- */
 
@@ -488,7 +590,7 @@ void idm_release_payload(mdt_idmap *m, int kind, struct idm_head *h);
  * dies; both read the content from the slot. Presence counts live generic
  * TypeDef instantiations (non-generic TypeDefs are found through the
  * reverse index). */
-uint64_t idm_slot_key_hash(const struct idm_head *h, int kind);
+uint64_t idm_slot_key_hash(const mdt_idmap *m, const struct idm_head *h, int kind);
 int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h);
 void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h);
 int idm_presence_adjust(mdt_idmap *m, uintptr_t module, uint32_t token, int delta);
@@ -496,7 +598,8 @@ int idm_presence_adjust(mdt_idmap *m, uintptr_t module, uint32_t token, int delt
  * TypeDef instantiation. */
 void idm_class_presence(mdt_idmap *m, const struct idm_head *h, int delta);
 /* Build a reverse index for forward table f (kind K_CLASS or K_FUNC). */
-struct idm_itab *idm_rev_build(const struct idm_tab *f, int kind, size_t min_cap);
+struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int kind,
+                               size_t min_cap);
 int idm_index_rebuild(mdt_idmap *m, int which);
 
 /* Ranges (ranges.c). */

@@ -47,27 +47,23 @@ static bool needs_room(const struct idm_itab *t)
     return (t->used + 1) * 4 > (t->mask + 1) * 3;
 }
 
-static bool counts_presence(uint32_t meta, uintptr_t module, uint32_t nargs)
+static bool counts_presence(const struct idm_view *v)
 {
-    return (meta >> META_SHAPE_SHIFT & 7u) == MDT_IDMAP_SHAPE_TYPEDEF && module && nargs > 0;
+    return v->shape == MDT_IDMAP_SHAPE_TYPEDEF && v->module && v->nargs > 0;
 }
 
-uint64_t idm_slot_key_hash(const struct idm_head *h, int kind)
+static uint64_t view_hash(const struct idm_view *v, int kind)
 {
-    uint32_t meta = atomic_load_explicit(&((struct idm_head *)h)->meta, memory_order_relaxed);
-    uint32_t n;
-    uintptr_t inl[2];
-    const uintptr_t *a = idm_slot_args(h, kind, &n, inl);
-    if (kind == K_CLASS) {
-        struct idm_cslot *c = (struct idm_cslot *)h;
-        return idm_class_key_hash(atomic_load_explicit(&c->module, memory_order_relaxed),
-                                  atomic_load_explicit(&c->token, memory_order_relaxed),
-                                  meta >> META_SHAPE_SHIFT & 7u, meta >> META_RANK_SHIFT, n, a);
-    }
-    struct idm_fslot *f = (struct idm_fslot *)h;
-    return idm_func_key_hash(atomic_load_explicit(&f->module, memory_order_relaxed),
-                             atomic_load_explicit(&f->token, memory_order_relaxed),
-                             atomic_load_explicit(&f->cls, memory_order_relaxed), n, a);
+    if (kind == K_CLASS)
+        return idm_class_key_hash(v->module, v->token, v->shape, v->rank, v->nargs, v->args);
+    return idm_func_key_hash(v->module, v->token, v->cls, v->nargs, v->args);
+}
+
+uint64_t idm_slot_key_hash(const mdt_idmap *m, const struct idm_head *h, int kind)
+{
+    struct idm_view v;
+    idm_view(m, kind, h, &v);
+    return view_hash(&v, kind);
 }
 
 /* Writer: add word w (hash h) unless present; reuses the first deleted
@@ -138,11 +134,11 @@ static bool pput(struct idm_itab *t, uintptr_t module, uint32_t token, uint32_t 
 static bool live_slot(const struct idm_head *h)
 {
     struct idm_head *x = (struct idm_head *)h;
-    return atomic_load_explicit(&x->key, memory_order_relaxed) &&
-           (atomic_load_explicit(&x->meta, memory_order_relaxed) & META_LIVE);
+    return atomic_load_explicit(&x->key, memory_order_relaxed) && idm_live(h);
 }
 
-struct idm_itab *idm_rev_build(const struct idm_tab *f, int kind, size_t min_cap)
+struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int kind,
+                               size_t min_cap)
 {
     size_t want = f->live + f->live / 4 + 16;
     size_t cap = idm_cap_for(want > min_cap ? want : min_cap);
@@ -156,7 +152,7 @@ struct idm_itab *idm_rev_build(const struct idm_tab *f, int kind, size_t min_cap
             const struct idm_head *h = idm_slot(f, i);
             if (!live_slot(h))
                 continue;
-            uint64_t hh = idm_slot_key_hash(h, kind);
+            uint64_t hh = idm_slot_key_hash(m, h, kind);
             ok = rput(n, hh, idm_rword(hh, i));
         }
         /* Pathological hash clustering: accept the last attempt as it is. */
@@ -172,12 +168,13 @@ static int presence_rebuild(mdt_idmap *m)
     struct idm_tab *f = atomic_load_explicit(&m->tab[K_CLASS], memory_order_relaxed);
     struct idm_itab *old = atomic_load_explicit(&m->presence, memory_order_relaxed);
     size_t generic = 0;
+    struct idm_view v;
     for (size_t i = 0; i <= f->mask; i++) {
-        struct idm_cslot *c = (struct idm_cslot *)idm_slot(f, i);
-        if (live_slot(&c->h) &&
-            counts_presence(atomic_load_explicit(&c->h.meta, memory_order_relaxed),
-                            atomic_load_explicit(&c->module, memory_order_relaxed),
-                            atomic_load_explicit(&c->nargs, memory_order_relaxed)))
+        struct idm_head *h = idm_slot(f, i);
+        if (!live_slot(h))
+            continue;
+        idm_view(m, K_CLASS, h, &v);
+        if (counts_presence(&v))
             generic++;
     }
     for (size_t cap = idm_cap_for(generic + generic / 4 + 16);; cap *= 2) {
@@ -186,13 +183,12 @@ static int presence_rebuild(mdt_idmap *m)
             return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing an index");
         bool ok = true;
         for (size_t i = 0; i <= f->mask && ok; i++) {
-            struct idm_cslot *c = (struct idm_cslot *)idm_slot(f, i);
-            if (!live_slot(&c->h))
+            struct idm_head *h = idm_slot(f, i);
+            if (!live_slot(h))
                 continue;
-            uint32_t meta = atomic_load_explicit(&c->h.meta, memory_order_relaxed);
-            uintptr_t mod = atomic_load_explicit(&c->module, memory_order_relaxed);
-            if (counts_presence(meta, mod, atomic_load_explicit(&c->nargs, memory_order_relaxed)))
-                ok = pput(n, mod, atomic_load_explicit(&c->token, memory_order_relaxed), 1);
+            idm_view(m, K_CLASS, h, &v);
+            if (counts_presence(&v))
+                ok = pput(n, v.module, v.token, 1);
         }
         if (ok) {
             atomic_store_explicit(&m->presence, n, memory_order_seq_cst);
@@ -212,7 +208,7 @@ int idm_index_rebuild(mdt_idmap *m, int which)
         return presence_rebuild(m);
     struct idm_tab *f = atomic_load_explicit(&m->tab[which], memory_order_relaxed);
     struct idm_itab *old = atomic_load_explicit(&m->rev[which], memory_order_relaxed);
-    struct idm_itab *n = idm_rev_build(f, which, 0);
+    struct idm_itab *n = idm_rev_build(m, f, which, 0);
     if (!n)
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing an index");
     atomic_store_explicit(&m->rev[which], n, memory_order_seq_cst);
@@ -225,7 +221,7 @@ int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h)
 {
     struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
-    uint64_t hh = idm_slot_key_hash(h, kind);
+    uint64_t hh = idm_slot_key_hash(m, h, kind);
     if (t->tab == f && !needs_room(t) && rput(t, hh, idm_rword(hh, slot_index(f, h))))
         return 0;
     /* The rebuild indexes every live record, this one included. */
@@ -238,7 +234,7 @@ void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     if (t->tab != f)
         return;
-    uint64_t hh = idm_slot_key_hash(h, kind);
+    uint64_t hh = idm_slot_key_hash(m, h, kind);
     rdel(t, hh, idm_rword(hh, slot_index(f, h)));
 }
 
@@ -268,92 +264,84 @@ int idm_presence_adjust(mdt_idmap *m, uintptr_t module, uint32_t token, int delt
 
 void idm_class_presence(mdt_idmap *m, const struct idm_head *h, int delta)
 {
-    struct idm_cslot *c = (struct idm_cslot *)h;
-    uint32_t meta = atomic_load_explicit(&c->h.meta, memory_order_relaxed);
-    uintptr_t module = atomic_load_explicit(&c->module, memory_order_relaxed);
-    if (counts_presence(meta, module, atomic_load_explicit(&c->nargs, memory_order_relaxed)))
-        idm_presence_adjust(m, module, atomic_load_explicit(&c->token, memory_order_relaxed), delta);
+    struct idm_view v;
+    idm_view(m, K_CLASS, h, &v);
+    if (counts_presence(&v))
+        idm_presence_adjust(m, v.module, v.token, delta);
 }
 
 /* ---- readers ------------------------------------------------------------ */
 
-/* Does the class record in slot h (live) have exactly the content of key? */
-static bool class_slot_matches(struct idm_head *h, const mdt_idmap_class_info *key, uint64_t *gen)
+/* Reader: a consistent copy of the words of slot h, or false when it is
+ * being rewritten or not live. */
+static bool copy_words(struct idm_head *h, uint64_t *gv, uint64_t *w, uintptr_t *x)
 {
-    struct idm_cslot *c = (struct idm_cslot *)h;
-    unsigned rank = key->shape == MDT_IDMAP_SHAPE_ARRAY ? key->rank : 0;
     for (int tries = 0; tries < 4; tries++) {
-        uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
+        uint64_t v1 = atomic_load_explicit(&h->gv, memory_order_acquire);
         if (v1 & 1u)
             return false;
-        uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-        uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
-        uintptr_t module = atomic_load_explicit(&c->module, memory_order_relaxed);
-        uint32_t token = atomic_load_explicit(&c->token, memory_order_relaxed);
-        uint32_t nargs = atomic_load_explicit(&c->nargs, memory_order_relaxed);
-        uintptr_t a0 = atomic_load_explicit(&c->args[0], memory_order_seq_cst);
-        uintptr_t a1 = atomic_load_explicit(&c->args[1], memory_order_relaxed);
+        *w = atomic_load_explicit(&h->w, memory_order_relaxed);
+        *x = atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_seq_cst);
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&h->ver, memory_order_relaxed) != v1)
+        if (atomic_load_explicit(&h->gv, memory_order_relaxed) != v1)
             continue;
-        if (!(meta & META_LIVE) || module != key->module || token != key->token ||
-            (meta >> META_SHAPE_SHIFT & 7u) != key->shape || (meta >> META_RANK_SHIFT) != rank ||
-            nargs != key->nargs)
-            return false;
-        const uintptr_t *a;
-        uintptr_t in[2] = {a0, a1};
-        if (meta & META_OOL) {
-            const struct idm_args *oa = (const struct idm_args *)a0;
-            if (oa->n != nargs)
-                return false;
-            a = oa->a;
-        } else {
-            a = in;
-        }
-        for (uint32_t i = 0; i < nargs; i++)
-            if (a[i] != key->args[i])
-                return false;
-        *gen = g;
-        return true;
+        *gv = v1;
+        return (*w >> W_META_SHIFT) & META_LIVE;
     }
     return false;
 }
 
-static bool func_slot_matches(struct idm_head *h, const mdt_idmap_function_info *key,
-                              uint64_t *gen)
+static bool args_match(const uintptr_t *a, const uintptr_t *b, uint32_t n)
 {
-    struct idm_fslot *f = (struct idm_fslot *)h;
-    for (int tries = 0; tries < 4; tries++) {
-        uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
-        if (v1 & 1u)
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
             return false;
-        uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-        uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
-        uintptr_t module = atomic_load_explicit(&f->module, memory_order_relaxed);
-        uintptr_t cls = atomic_load_explicit(&f->cls, memory_order_relaxed);
-        uint32_t token = atomic_load_explicit(&f->token, memory_order_relaxed);
-        uint32_t nargs = atomic_load_explicit(&f->nargs, memory_order_relaxed);
-        uintptr_t a0 = atomic_load_explicit(&f->args, memory_order_seq_cst);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&h->ver, memory_order_relaxed) != v1)
-            continue;
-        if (!(meta & META_LIVE) || module != key->module || token != key->token ||
-            cls != key->class_id || nargs != key->nargs)
-            return false;
-        const uintptr_t *a = &a0;
-        if (meta & META_OOL) {
-            const struct idm_args *oa = (const struct idm_args *)a0;
-            if (oa->n != nargs)
-                return false;
-            a = oa->a;
-        }
-        for (uint32_t i = 0; i < nargs; i++)
-            if (a[i] != key->args[i])
-                return false;
-        *gen = g;
-        return true;
-    }
-    return false;
+    return true;
+}
+
+/* Does the class record in slot h (live) have exactly the content of key? */
+static bool class_slot_matches(const mdt_idmap *m, struct idm_head *h,
+                               const mdt_idmap_class_info *key, uint64_t *gen)
+{
+    uint64_t gv, w;
+    uintptr_t x;
+    if (!copy_words(h, &gv, &w, &x))
+        return false;
+    unsigned meta = (unsigned)(w >> W_META_SHIFT), shape = meta >> META_SHAPE_SHIFT & 7u;
+    uint32_t row = (uint32_t)w & W_ROW_MASK;
+    unsigned rank = key->shape == MDT_IDMAP_SHAPE_ARRAY ? key->rank : 0;
+    const struct idm_args *oa = (meta & META_OOL) ? (const struct idm_args *)x : NULL;
+    uint32_t token = shape == MDT_IDMAP_SHAPE_TYPEDEF ? 0x02000000u | row : oa ? oa->token : 0;
+    if (shape != key->shape || (shape == MDT_IDMAP_SHAPE_TYPEDEF ? 0 : row) != rank ||
+        token != key->token ||
+        idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX) != key->module)
+        return false;
+    bool ok = oa ? oa->n == key->nargs && args_match(oa->a, key->args, key->nargs)
+                 : (meta & META_ARG) ? key->nargs == 1 && x == key->args[0]
+                                     : key->nargs == 0;
+    if (ok)
+        *gen = gv >> 1;
+    return ok;
+}
+
+static bool func_slot_matches(const mdt_idmap *m, struct idm_head *h,
+                              const mdt_idmap_function_info *key, uint64_t *gen)
+{
+    uint64_t gv, w;
+    uintptr_t x;
+    if (!copy_words(h, &gv, &w, &x))
+        return false;
+    unsigned meta = (unsigned)(w >> W_META_SHIFT);
+    const struct idm_args *oa = (meta & META_OOL) ? (const struct idm_args *)x : NULL;
+    if ((0x06000000u | ((uint32_t)w & W_ROW_MASK)) != key->token ||
+        (oa ? oa->cls : x) != key->class_id ||
+        idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX) != key->module)
+        return false;
+    bool ok = oa ? oa->n == key->nargs && args_match(oa->a, key->args, key->nargs)
+                 : key->nargs == 0;
+    if (ok)
+        *gen = gv >> 1;
+    return ok;
 }
 
 /* Reader (inside a section): the live record of `kind` whose content hashes
@@ -379,8 +367,8 @@ static int rev_find(const mdt_idmap *map, int kind, uint64_t h, const void *key,
          * which the writer no longer updates: verify in the current one. */
         if (f != cur && !(hd = idm_tab_find(cur, cand)))
             continue;
-        bool ok = kind == K_CLASS ? class_slot_matches(hd, key, gen)
-                                  : func_slot_matches(hd, key, gen);
+        bool ok = kind == K_CLASS ? class_slot_matches(m, hd, key, gen)
+                                  : func_slot_matches(m, hd, key, gen);
         if (ok) {
             *id = cand;
             return 0;

@@ -52,7 +52,45 @@ static struct idm_head *wfind(const mdt_idmap *m, int kind, uintptr_t id)
 
 static bool is_live(const struct idm_head *h)
 {
-    return atomic_load_explicit(&((struct idm_head *)h)->meta, memory_order_relaxed) & META_LIVE;
+    return idm_live(h);
+}
+
+uint64_t idm_seq(const mdt_idmap *m, int kind, const struct idm_head *h)
+{
+    uint64_t g = idm_gen(h);
+    if (!(idm_meta(h) & META_NEWER))
+        return g;
+    uint64_t *v = idm_wmap_get(&m->newer, kind,
+                               atomic_load_explicit(&((struct idm_head *)h)->key,
+                                                    memory_order_relaxed));
+    return v && *v > g ? *v : g;
+}
+
+int idm_set_seq(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
+{
+    if (!is_live(h)) {
+        /* A tombstone's seq is its generation field; readers skip it. */
+        atomic_store_explicit(&h->gv, seq << 1, memory_order_release);
+        return 0;
+    }
+    if (seq <= idm_gen(h)) {
+        idm_drop_newer(m, kind, h);
+        return 0;
+    }
+    uintptr_t id = atomic_load_explicit(&h->key, memory_order_relaxed);
+    if (idm_wmap_put(&m->newer, kind, id, seq))
+        return MDT_ENOMEM;
+    idm_set_meta(h, idm_meta(h) | META_NEWER);
+    return 0;
+}
+
+void idm_drop_newer(mdt_idmap *m, int kind, struct idm_head *h)
+{
+    unsigned meta = idm_meta(h);
+    if (!(meta & META_NEWER))
+        return;
+    idm_wmap_del(&m->newer, kind, atomic_load_explicit(&h->key, memory_order_relaxed));
+    idm_set_meta(h, meta & ~META_NEWER);
 }
 
 uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id)
@@ -60,7 +98,7 @@ uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id)
     if (has_records(kind)) {
         struct idm_head *h = wfind(m, kind, id);
         if (h && !is_live(h))
-            return h->seq;
+            return idm_gen(h);
     }
     uint64_t *v = idm_wmap_get(&m->hist, kind, id);
     return v ? *v : 0;
@@ -78,7 +116,7 @@ bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t se
 }
 
 /* Does the record in slot h (of kind ck, live or dead) name (pk, pid)? */
-static bool names(const struct idm_head *h, int ck, int pk, uintptr_t pid)
+static bool names(const mdt_idmap *m, const struct idm_head *h, int ck, int pk, uintptr_t pid)
 {
     if (ck == K_MODULE) {
         struct idm_mslot *s = (struct idm_mslot *)h;
@@ -90,21 +128,16 @@ static bool names(const struct idm_head *h, int ck, int pk, uintptr_t pid)
     }
     if (ck != K_CLASS && ck != K_FUNC)
         return false;
-    uintptr_t mod = ck == K_CLASS
-                        ? atomic_load_explicit(&((struct idm_cslot *)h)->module, memory_order_relaxed)
-                        : atomic_load_explicit(&((struct idm_fslot *)h)->module, memory_order_relaxed);
+    struct idm_view v;
+    idm_view(m, ck, h, &v);
     if (pk == K_MODULE)
-        return mod == pid;
+        return v.module == pid;
     if (pk != K_CLASS)
         return false;
-    if (ck == K_FUNC &&
-        atomic_load_explicit(&((struct idm_fslot *)h)->cls, memory_order_relaxed) == pid)
+    if (ck == K_FUNC && v.cls == pid)
         return true;
-    uint32_t n;
-    uintptr_t inl[2];
-    const uintptr_t *a = idm_slot_args(h, ck, &n, inl);
-    for (uint32_t i = 0; i < n; i++)
-        if (a[i] == pid)
+    for (uint32_t i = 0; i < v.nargs; i++)
+        if (v.args[i] == pid)
             return true;
     return false;
 }
@@ -132,7 +165,7 @@ static void compact(const mdt_idmap *m, struct idm_deplist *l, int pk, uintptr_t
     uint32_t k = 0;
     for (uint32_t i = 0; i < l->n; i++) {
         struct idm_head *h = wfind(m, ck, l->id[i]);
-        if (h && names(h, ck, pk, pid))
+        if (h && names(m, h, ck, pk, pid))
             l->id[k++] = l->id[i];
     }
     qsort(l->id, k, sizeof l->id[0], cmp_id);
@@ -224,22 +257,15 @@ static void old_refs_stale(mdt_idmap *m, const struct idm_head *h, int kind,
             mark_stale(m, K_ASSEMBLY, a, kind);
         return;
     }
-    uintptr_t mod = kind == K_CLASS
-                        ? atomic_load_explicit(&((struct idm_cslot *)h)->module, memory_order_relaxed)
-                        : atomic_load_explicit(&((struct idm_fslot *)h)->module, memory_order_relaxed);
-    if (mod && !refs_name(refs, K_MODULE, mod))
-        mark_stale(m, K_MODULE, mod, kind);
-    if (kind == K_FUNC) {
-        uintptr_t cls = atomic_load_explicit(&((struct idm_fslot *)h)->cls, memory_order_relaxed);
-        if (cls && !refs_name(refs, K_CLASS, cls))
-            mark_stale(m, K_CLASS, cls, kind);
-    }
-    uint32_t n;
-    uintptr_t inl[2];
-    const uintptr_t *a = idm_slot_args(h, kind, &n, inl);
-    for (uint32_t i = 0; i < n; i++)
-        if (!refs_name(refs, K_CLASS, a[i]))
-            mark_stale(m, K_CLASS, a[i], kind);
+    struct idm_view v;
+    idm_view(m, kind, h, &v);
+    if (v.module && !refs_name(refs, K_MODULE, v.module))
+        mark_stale(m, K_MODULE, v.module, kind);
+    if (kind == K_FUNC && v.cls && !refs_name(refs, K_CLASS, v.cls))
+        mark_stale(m, K_CLASS, v.cls, kind);
+    for (uint32_t i = 0; i < v.nargs; i++)
+        if (!refs_name(refs, K_CLASS, v.args[i]))
+            mark_stale(m, K_CLASS, v.args[i], kind);
 }
 
 int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id)
@@ -250,7 +276,7 @@ int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t 
     if (old)
         old_refs_stale(m, old, kind, refs);
     for (size_t i = 0; i < refs->n; i++) {
-        bool seen = old && names(old, kind, refs->r[i].kind, refs->r[i].id);
+        bool seen = old && names(m, old, kind, refs->r[i].kind, refs->r[i].id);
         for (size_t j = 0; j < i && !seen; j++)
             if (refs->r[j].kind == refs->r[i].kind && refs->r[j].id == refs->r[i].id)
                 seen = true;
@@ -258,7 +284,7 @@ int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t 
             return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory for dependents");
     }
     for (uint32_t i = 0; i < refs->nargs; i++) {
-        bool seen = old && names(old, kind, K_CLASS, refs->args[i]);
+        bool seen = old && names(m, old, kind, K_CLASS, refs->args[i]);
         for (size_t j = 0; j < refs->n && !seen; j++)
             if (refs->r[j].kind == K_CLASS && refs->r[j].id == refs->args[i])
                 seen = true;
@@ -332,11 +358,10 @@ void idm_on_dead(mdt_idmap *m, int kind, struct idm_head *h)
 
 void idm_kill_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
 {
-    uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-    idm_slot_begin(h);
-    atomic_store_explicit(&h->meta, meta & ~(uint32_t)META_LIVE, memory_order_relaxed);
-    idm_slot_end(h);
-    h->seq = seq;
+    idm_drop_newer(m, kind, h);
+    /* Live bit first: a reader that sees the new gv sees the record dead. */
+    idm_set_meta(h, idm_meta(h) & ~META_LIVE);
+    atomic_store_explicit(&h->gv, seq << 1, memory_order_release);
     atomic_load_explicit(&m->tab[kind], memory_order_relaxed)->live--;
     idm_on_dead(m, kind, h);
 }
@@ -347,7 +372,7 @@ int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_bel
     struct idm_itab *oldr = NULL, *nr = NULL;
     if (kind != K_MODULE) {
         oldr = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
-        nr = idm_rev_build(n, kind, 0);
+        nr = idm_rev_build(m, n, kind, 0);
         if (!nr) {
             free(n);
             return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing an index");
@@ -358,9 +383,8 @@ int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_bel
      * follow its payload pointer). */
     for (size_t i = 0; drop_below && i <= old->mask; i++) {
         struct idm_head *h = idm_slot(old, i);
-        if (atomic_load_explicit(&h->key, memory_order_relaxed) &&
-            !(atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE) &&
-            h->seq < drop_below) {
+        if (atomic_load_explicit(&h->key, memory_order_relaxed) && !is_live(h) &&
+            idm_gen(h) < drop_below) {
             idm_release_payload(m, kind, h);
             ++*dropped;
         }
@@ -440,10 +464,10 @@ static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_
             for (uint32_t i = 0; i < l->n; i++) {
                 uintptr_t id = l->id[i];
                 struct idm_head *h = wfind(m, ck, id);
-                if (!h || !names(h, ck, pk, p))
+                if (!h || !names(m, h, ck, pk, p))
                     continue; /* dropped or renamed: inert */
                 l->id[k++] = id;
-                if (!is_live(h) || h->seq > limit)
+                if (!is_live(h) || idm_seq(m, ck, h) > limit)
                     continue;
                 idm_kill_slot(m, ck, h, seq);
                 killed++;
@@ -481,20 +505,19 @@ int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
             if (!h)
                 return MDT_ENOMEM;
             /* A tombstone for an ID never seen alive. */
-            atomic_store_explicit(&h->meta, 0, memory_order_relaxed);
-            atomic_store_explicit(&h->gen, 0, memory_order_relaxed);
-            h->seq = seq;
+            atomic_store_explicit(&h->w, 0, memory_order_relaxed);
+            atomic_store_explicit(&h->gv, seq << 1, memory_order_relaxed);
             atomic_store_explicit(&h->key, id, memory_order_release);
             atomic_load_explicit(&m->tab[kind], memory_order_relaxed)->used++;
             rc = MDT_IDMAP_APPLIED;
         } else if (!is_live(h)) {
-            if (seq > h->seq) {
-                h->seq = seq;
+            if (seq > idm_gen(h)) {
+                idm_set_seq(m, kind, h, seq);
                 rc = MDT_IDMAP_APPLIED;
             }
         } else {
-            uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
-            if (seq >= h->seq) {
+            uint64_t g = idm_gen(h), hs = idm_seq(m, kind, h);
+            if (seq >= hs) {
                 idm_kill_slot(m, kind, h, seq);
                 rc = MDT_IDMAP_APPLIED;
             } else if (g <= seq) {
@@ -505,12 +528,11 @@ int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
                 if ((!v || *v < seq) && idm_wmap_put(&m->hist, kind, id, seq))
                     return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
                 /* Its dependents entries stay valid: same content. */
+                idm_drop_newer(m, kind, h);
                 idm_slot_begin(h);
-                atomic_store_explicit(&h->gen, h->seq, memory_order_relaxed);
-                idm_slot_end(h);
+                idm_slot_end(h, hs);
                 /* Code ranges belonged to the old incarnation. */
-                if (kind == K_FUNC &&
-                    (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_RANGES))
+                if (kind == K_FUNC && (idm_meta(h) & META_RANGES))
                     m->ranges_dirty = true;
                 rc = MDT_IDMAP_APPLIED;
             } else {
@@ -539,6 +561,7 @@ int idm_finish(mdt_idmap *m, int rc)
             rc = e;
     }
     idm_reclaim(&m->g, false);
+    idm_handles_reclaim(m);
     idm_unlock(m);
     return rc;
 }

@@ -39,6 +39,21 @@ static void read_cur(const struct idm_head *h, struct mcur *c)
     memcpy(c->mvid, w, 16);
 }
 
+/* Filling in fields of a live record keeps its generation, so readers
+ * check the slot's own counter too. */
+static void fill_begin(struct idm_mslot *s)
+{
+    uint32_t v = atomic_load_explicit(&s->ver, memory_order_relaxed);
+    atomic_store_explicit(&s->ver, v + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+
+static void fill_end(struct idm_mslot *s)
+{
+    uint32_t v = atomic_load_explicit(&s->ver, memory_order_relaxed);
+    atomic_store_explicit(&s->ver, v + 1, memory_order_release);
+}
+
 /* A field conflicts when both sides know it and differ. */
 static bool field_conflict(uintptr_t have, uintptr_t want)
 {
@@ -127,7 +142,7 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
     int err;
     struct idm_head *h =
         idm_tab_find(atomic_load_explicit(&map->tab[K_MODULE], memory_order_relaxed), module_id);
-    if (h && (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE)) {
+    if (h && idm_live(h)) {
         int cmp = compare(h, info);
         if (cmp >= 0) {
             rc = MDT_IDMAP_DUPLICATE;
@@ -147,16 +162,16 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
                     rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
                     goto out;
                 }
-                idm_slot_begin(h);
+                fill_begin((struct idm_mslot *)h);
                 store_fields((struct idm_mslot *)h, info, p, true);
-                idm_slot_end(h);
+                fill_end((struct idm_mslot *)h);
                 rc = MDT_IDMAP_APPLIED;
             }
-            if (seq > h->seq)
-                h->seq = seq;
+            if (seq > idm_seq(map, K_MODULE, h) && idm_set_seq(map, K_MODULE, h, seq))
+                rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
             goto out;
         }
-        if (seq <= h->seq || idm_refs_stale(map, &refs, seq)) {
+        if (seq <= idm_seq(map, K_MODULE, h) || idm_refs_stale(map, &refs, seq)) {
             rc = MDT_IDMAP_SUPERSEDED;
             goto out;
         }
@@ -164,7 +179,7 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
         rc = idm_cascade(map, K_MODULE, module_id, seq - 1, seq - 1);
         if (rc < 0)
             goto out;
-    } else if (h && seq <= h->seq) {
+    } else if (h && seq <= idm_seq(map, K_MODULE, h)) {
         rc = MDT_IDMAP_SUPERSEDED;
         goto out;
     } else if (idm_refs_stale(map, &refs, seq)) {
@@ -172,7 +187,7 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
         goto out;
     }
 
-    if (h && idm_wmap_put(&map->hist, K_MODULE, module_id, h->seq)) {
+    if (h && idm_wmap_put(&map->hist, K_MODULE, module_id, idm_seq(map, K_MODULE, h))) {
         rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
         goto out;
     }
@@ -194,18 +209,18 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
     }
     struct idm_tab *t = atomic_load_explicit(&map->tab[K_MODULE], memory_order_relaxed);
     if (!fresh) {
+        idm_drop_newer(map, K_MODULE, h);
         idm_release_payload(map, K_MODULE, h);
         idm_slot_begin(h);
     }
     store_fields((struct idm_mslot *)h, info, p, false);
-    atomic_store_explicit(&h->gen, seq, memory_order_relaxed);
-    atomic_store_explicit(&h->meta, META_LIVE, memory_order_relaxed);
-    h->seq = seq;
+    atomic_store_explicit(&h->w, (uint64_t)META_LIVE << W_META_SHIFT, memory_order_relaxed);
     if (fresh) {
+        atomic_store_explicit(&h->gv, seq << 1, memory_order_relaxed);
         atomic_store_explicit(&h->key, module_id, memory_order_release);
         t->used++;
     } else {
-        idm_slot_end(h);
+        idm_slot_end(h, seq);
     }
     t->live++;
     rc = MDT_IDMAP_APPLIED;
@@ -234,7 +249,7 @@ int mdt_idmap_module_each(mdt_idmap *map, mdt_idmap_module_visit_fn fn, void *pa
     for (size_t i = 0; i <= t->mask && rc == 0; i++) {
         struct idm_head *h = idm_slot(t, i);
         uintptr_t id = atomic_load_explicit(&h->key, memory_order_relaxed);
-        if (!id || !(atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE))
+        if (!id || !idm_live(h))
             continue;
         mdt_idmap_module_info info;
         idm_read_module(map, &info, id, 0);

@@ -339,8 +339,7 @@ static bool range_alive(const mdt_idmap *m, const struct idm_range *r)
     struct idm_head *h =
         idm_tab_find(atomic_load_explicit(&((mdt_idmap *)m)->tab[K_FUNC], memory_order_relaxed),
                      r->fid);
-    return h && (atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE) &&
-           atomic_load_explicit(&h->gen, memory_order_relaxed) == r->gen;
+    return h && idm_live(h) && idm_gen(h) == r->gen;
 }
 
 int idm_ranges_filter(mdt_idmap *m)
@@ -519,7 +518,7 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
         goto out;
     struct idm_head *h =
         idm_tab_find(atomic_load_explicit(&map->tab[K_FUNC], memory_order_relaxed), function_id);
-    if (!h || !(atomic_load_explicit(&h->meta, memory_order_relaxed) & META_LIVE)) {
+    if (!h || !idm_live(h)) {
         rc = idm_last_unload(map, K_FUNC, function_id) >= seq
                  ? MDT_IDMAP_SUPERSEDED
                  : mdt__fail_simple(MDT_ENOTFOUND, "idmap: code range of an unknown function");
@@ -529,8 +528,7 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
         rc = MDT_IDMAP_SUPERSEDED;
         goto out;
     }
-    struct idm_range r = {start, start + size, function_id,
-                          atomic_load_explicit(&h->gen, memory_order_relaxed), seq};
+    struct idm_range r = {start, start + size, function_id, idm_gen(h), seq};
     bool any, newer, same;
     scan_overlaps(map, &r, &any, &newer, &same);
     if (same) {
@@ -572,8 +570,7 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
         rc = mdt__fail_simple(rc, "idmap: out of memory adding a code range");
         goto out;
     }
-    atomic_store_explicit(&h->meta, atomic_load_explicit(&h->meta, memory_order_relaxed) | META_RANGES,
-                          memory_order_relaxed);
+    idm_set_meta(h, idm_meta(h) | META_RANGES);
     rc = MDT_IDMAP_APPLIED;
 out:
     return idm_finish(map, rc);

@@ -19,15 +19,14 @@
 
 void idm_slot_begin(struct idm_head *h)
 {
-    uint32_t v = atomic_load_explicit(&h->ver, memory_order_relaxed);
-    atomic_store_explicit(&h->ver, v + 1, memory_order_relaxed);
+    uint64_t v = atomic_load_explicit(&h->gv, memory_order_relaxed);
+    atomic_store_explicit(&h->gv, v | 1u, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
 }
 
-void idm_slot_end(struct idm_head *h)
+void idm_slot_end(struct idm_head *h, uint64_t gen)
 {
-    uint32_t v = atomic_load_explicit(&h->ver, memory_order_relaxed);
-    atomic_store_explicit(&h->ver, v + 1, memory_order_release);
+    atomic_store_explicit(&h->gv, gen << 1, memory_order_release);
 }
 
 static uint32_t min_u32(uint64_t a, uint32_t b)
@@ -56,94 +55,95 @@ static __attribute__((noinline)) void copy_ool(uintptr_t p, uintptr_t *args, uin
  * structure with narrow fields made the CPU wait for those stores to
  * retire (a wide load cannot be forwarded from several narrow stores), that
  * is for this lookup's cache miss, before it could start the next lookup. */
-IDM_INLINE int copy_class(struct idm_head *h, mdt_idmap_class_info *out, uintptr_t *args,
-                          uint32_t cap, uint64_t gen)
+IDM_INLINE int copy_class(const mdt_idmap *m, struct idm_head *h, mdt_idmap_class_info *out,
+                          uintptr_t *args, uint32_t cap, uint64_t gen)
 {
     struct idm_cslot *c = (struct idm_cslot *)h;
-    uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
-    uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-    uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
-    uintptr_t module = atomic_load_explicit(&c->module, memory_order_relaxed);
-    uint32_t token = atomic_load_explicit(&c->token, memory_order_relaxed);
-    uint32_t nargs = atomic_load_explicit(&c->nargs, memory_order_relaxed);
-    uintptr_t a0 = atomic_load_explicit(&c->args[0], memory_order_seq_cst);
-    uintptr_t a1 = atomic_load_explicit(&c->args[1], memory_order_relaxed);
+    uint64_t v1 = atomic_load_explicit(&h->gv, memory_order_acquire);
+    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
+    uintptr_t x = atomic_load_explicit(&c->x, memory_order_seq_cst);
     atomic_thread_fence(memory_order_acquire);
     if (v1 & 1u)
         return MDT_ENOTFOUND;
-    if (atomic_load_explicit(&h->ver, memory_order_relaxed) != v1)
+    if (atomic_load_explicit(&h->gv, memory_order_relaxed) != v1)
         return IDM_RETRY;
-    if (!(meta & META_LIVE) || (gen && g != gen))
+    unsigned meta = (unsigned)(w >> W_META_SHIFT);
+    if (!(meta & META_LIVE) || (gen && v1 >> 1 != gen))
         return MDT_ENOTFOUND;
-    out->module = module;
-    out->token = token;
-    out->shape = (uint8_t)(meta >> META_SHAPE_SHIFT & 7u);
-    out->prim = (uint8_t)(meta >> META_PRIM_SHIFT);
-    out->rank = (uint16_t)(meta >> META_RANK_SHIFT);
-    out->nargs = nargs;
+    unsigned shape = meta >> META_SHAPE_SHIFT & 7u;
+    uint32_t row = (uint32_t)w & W_ROW_MASK;
+    out->module = idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX);
+    out->token = shape == MDT_IDMAP_SHAPE_TYPEDEF ? 0x02000000u | row : 0;
+    out->shape = (uint8_t)shape;
+    out->prim = (uint8_t)(w >> W_PRIM_SHIFT);
+    out->rank = shape == MDT_IDMAP_SHAPE_TYPEDEF ? 0 : (uint16_t)row;
     out->args = args;
-    out->gen = g;
+    out->gen = v1 >> 1;
     if (__builtin_expect(meta & META_OOL, 0)) {
-        copy_ool(a0, args, cap);
+        const struct idm_args *oa = (const struct idm_args *)x;
+        if (shape != MDT_IDMAP_SHAPE_TYPEDEF)
+            out->token = oa->token;
+        out->nargs = oa->n;
+        copy_ool(x, args, cap);
     } else {
-        if (nargs > 0 && cap > 0)
-            args[0] = a0;
-        if (nargs > 1 && cap > 1)
-            args[1] = a1;
+        out->nargs = meta & META_ARG ? 1 : 0;
+        if ((meta & META_ARG) && cap > 0)
+            args[0] = x;
     }
     return 0;
 }
 
-IDM_INLINE int copy_func(struct idm_head *h, mdt_idmap_function_info *out, uintptr_t *args,
-                         uint32_t cap, uint64_t gen)
+IDM_INLINE int copy_func(const mdt_idmap *m, struct idm_head *h, mdt_idmap_function_info *out,
+                         uintptr_t *args, uint32_t cap, uint64_t gen)
 {
     struct idm_fslot *f = (struct idm_fslot *)h;
-    uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
-    uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-    uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
-    uintptr_t module = atomic_load_explicit(&f->module, memory_order_relaxed);
-    uintptr_t cls = atomic_load_explicit(&f->cls, memory_order_relaxed);
-    uint32_t token = atomic_load_explicit(&f->token, memory_order_relaxed);
-    uint32_t nargs = atomic_load_explicit(&f->nargs, memory_order_relaxed);
-    uintptr_t a0 = atomic_load_explicit(&f->args, memory_order_seq_cst);
+    uint64_t v1 = atomic_load_explicit(&h->gv, memory_order_acquire);
+    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
+    uintptr_t x = atomic_load_explicit(&f->x, memory_order_seq_cst);
     atomic_thread_fence(memory_order_acquire);
     if (v1 & 1u)
         return MDT_ENOTFOUND;
-    if (atomic_load_explicit(&h->ver, memory_order_relaxed) != v1)
+    if (atomic_load_explicit(&h->gv, memory_order_relaxed) != v1)
         return IDM_RETRY;
-    if (!(meta & META_LIVE) || (gen && g != gen))
+    unsigned meta = (unsigned)(w >> W_META_SHIFT);
+    if (!(meta & META_LIVE) || (gen && v1 >> 1 != gen))
         return MDT_ENOTFOUND;
-    out->module = module;
-    out->token = token;
-    out->class_id = cls;
-    out->nargs = nargs;
+    out->module = idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX);
+    out->token = 0x06000000u | ((uint32_t)w & W_ROW_MASK);
     out->args = args;
-    out->gen = g;
-    if (__builtin_expect(meta & META_OOL, 0))
-        copy_ool(a0, args, cap);
-    else if (nargs >= 1 && cap >= 1)
-        args[0] = a0;
+    out->gen = v1 >> 1;
+    if (__builtin_expect(meta & META_OOL, 0)) {
+        const struct idm_args *oa = (const struct idm_args *)x;
+        out->class_id = oa->cls;
+        out->nargs = oa->n;
+        copy_ool(x, args, cap);
+    } else {
+        out->class_id = x;
+        out->nargs = 0;
+    }
     return 0;
 }
 
 /* A writer changed the record during the first attempt: a few more (each
  * failure means a complete writer change in between). */
-static __attribute__((noinline)) int class_retry(struct idm_head *h, mdt_idmap_class_info *out,
-                                                 uintptr_t *args, uint32_t cap, uint64_t gen)
+static __attribute__((noinline)) int class_retry(const mdt_idmap *m, struct idm_head *h,
+                                                 mdt_idmap_class_info *out, uintptr_t *args,
+                                                 uint32_t cap, uint64_t gen)
 {
     for (int tries = 1; tries < IDM_READ_TRIES; tries++) {
-        int rc = copy_class(h, out, args, cap, gen);
+        int rc = copy_class(m, h, out, args, cap, gen);
         if (rc != IDM_RETRY)
             return rc;
     }
     return MDT_ENOTFOUND;
 }
 
-static __attribute__((noinline)) int func_retry(struct idm_head *h, mdt_idmap_function_info *out,
-                                                uintptr_t *args, uint32_t cap, uint64_t gen)
+static __attribute__((noinline)) int func_retry(const mdt_idmap *m, struct idm_head *h,
+                                                mdt_idmap_function_info *out, uintptr_t *args,
+                                                uint32_t cap, uint64_t gen)
 {
     for (int tries = 1; tries < IDM_READ_TRIES; tries++) {
-        int rc = copy_func(h, out, args, cap, gen);
+        int rc = copy_func(m, h, out, args, cap, gen);
         if (rc != IDM_RETRY)
             return rc;
     }
@@ -156,9 +156,9 @@ IDM_INLINE int read_class(const mdt_idmap *m, mdt_idmap_class_info *out, uintptr
     struct idm_head *h = idm_tab_find_sz(idm_cur(m, K_CLASS), id, sizeof(struct idm_cslot));
     if (!h)
         return MDT_ENOTFOUND;
-    int rc = copy_class(h, out, args, cap, gen);
+    int rc = copy_class(m, h, out, args, cap, gen);
     if (__builtin_expect(rc == IDM_RETRY, 0))
-        rc = class_retry(h, out, args, cap, gen);
+        rc = class_retry(m, h, out, args, cap, gen);
     return rc;
 }
 
@@ -168,9 +168,9 @@ IDM_INLINE int read_func(const mdt_idmap *m, mdt_idmap_function_info *out, uintp
     struct idm_head *h = idm_tab_find_sz(idm_cur(m, K_FUNC), id, sizeof(struct idm_fslot));
     if (!h)
         return MDT_ENOTFOUND;
-    int rc = copy_func(h, out, args, cap, gen);
+    int rc = copy_func(m, h, out, args, cap, gen);
     if (__builtin_expect(rc == IDM_RETRY, 0))
-        rc = func_retry(h, out, args, cap, gen);
+        rc = func_retry(m, h, out, args, cap, gen);
     return rc;
 }
 
@@ -220,11 +220,12 @@ static int read_module(const mdt_idmap *m, mdt_idmap_module_info *out, char *pat
         return MDT_ENOTFOUND;
     struct idm_mslot *s = (struct idm_mslot *)h;
     for (int tries = 0; tries < IDM_READ_TRIES; tries++) {
-        uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
-        if (v1 & 1u)
+        uint32_t v1 = atomic_load_explicit(&s->ver, memory_order_acquire);
+        uint64_t gv = atomic_load_explicit(&h->gv, memory_order_acquire);
+        if ((v1 & 1u) || (gv & 1u))
             return MDT_ENOTFOUND;
-        uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-        uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
+        unsigned meta = idm_meta(h);
+        uint64_t g = gv >> 1;
         uintptr_t image = atomic_load_explicit(&s->image, memory_order_relaxed);
         uintptr_t dom = atomic_load_explicit(&s->appdomain, memory_order_relaxed);
         uintptr_t asmb = atomic_load_explicit(&s->assembly, memory_order_relaxed);
@@ -233,7 +234,8 @@ static int read_module(const mdt_idmap *m, mdt_idmap_module_info *out, char *pat
         uint64_t mv0 = atomic_load_explicit(&s->mvid[0], memory_order_relaxed);
         uint64_t mv1 = atomic_load_explicit(&s->mvid[1], memory_order_relaxed);
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&h->ver, memory_order_relaxed) != v1)
+        if (atomic_load_explicit(&s->ver, memory_order_relaxed) != v1 ||
+            atomic_load_explicit(&h->gv, memory_order_relaxed) != gv)
             continue;
         if (!(meta & META_LIVE) || (gen && g != gen))
             return MDT_ENOTFOUND;
@@ -353,26 +355,26 @@ int idm_class_arg(const mdt_idmap *m, uintptr_t id, uint64_t gen, uint32_t k, ui
         return MDT_ENOTFOUND;
     struct idm_cslot *c = (struct idm_cslot *)h;
     for (int tries = 0; tries < IDM_READ_TRIES; tries++) {
-        uint32_t v1 = atomic_load_explicit(&h->ver, memory_order_acquire);
+        uint64_t v1 = atomic_load_explicit(&h->gv, memory_order_acquire);
         if (v1 & 1u)
             return MDT_ENOTFOUND;
-        uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-        uint64_t g = atomic_load_explicit(&h->gen, memory_order_relaxed);
-        uint32_t nargs = atomic_load_explicit(&c->nargs, memory_order_relaxed);
-        uintptr_t a0 = atomic_load_explicit(&c->args[0], memory_order_seq_cst);
-        uintptr_t a1 = atomic_load_explicit(&c->args[1], memory_order_relaxed);
+        uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
+        uintptr_t x = atomic_load_explicit(&c->x, memory_order_seq_cst);
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&h->ver, memory_order_relaxed) != v1)
+        if (atomic_load_explicit(&h->gv, memory_order_relaxed) != v1)
             continue;
-        if (!(meta & META_LIVE) || (gen && g != gen) || k >= nargs)
+        unsigned meta = (unsigned)(w >> W_META_SHIFT);
+        if (!(meta & META_LIVE) || (gen && v1 >> 1 != gen))
             return MDT_ENOTFOUND;
         if (meta & META_OOL) {
-            const struct idm_args *oa = (const struct idm_args *)a0;
+            const struct idm_args *oa = (const struct idm_args *)x;
             if (k >= oa->n)
                 return MDT_ENOTFOUND;
             *out = oa->a[k];
         } else {
-            *out = k == 0 ? a0 : a1;
+            if (k > 0 || !(meta & META_ARG))
+                return MDT_ENOTFOUND;
+            *out = x;
         }
         return 0;
     }

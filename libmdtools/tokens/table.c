@@ -1,7 +1,7 @@
 /* Open-addressing tables shared by the module, class and function maps:
  * power-of-two capacity, linear probing, at most IDM_MAX_PROBE slots
- * visited, slots stored inline (64 bytes for classes and functions, one
- * cache line). A key is written once into a slot of a table instance and
+ * visited, slots stored inline (32 bytes for classes and functions, two to
+ * a cache line; 128 for modules). A key is written once into a slot of a table instance and
  * never moves or leaves it, so a reader that found its key can trust the
  * position; records die in place (a tombstone) and are dropped only when
  * the writer rebuilds the table into a new instance and publishes it. The
@@ -107,8 +107,8 @@ struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t be
             uintptr_t k = atomic_load_explicit(&h->key, memory_order_relaxed);
             if (k == 0)
                 continue;
-            uint32_t meta = atomic_load_explicit(&h->meta, memory_order_relaxed);
-            if (!(meta & META_LIVE) && h->seq < below)
+            bool live = idm_live(h);
+            if (!live && idm_gen(h) < below)
                 continue;
             size_t j = (size_t)idm_hash(k) & n->mask;
             unsigned probe = 0;
@@ -125,7 +125,7 @@ struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t be
              * stable because only the writer changes it. */
             memcpy((void *)idm_slot(n, j), (const void *)h, t->slot_size);
             n->used++;
-            if (meta & META_LIVE)
+            if (live)
                 n->live++;
         }
         if (ok)

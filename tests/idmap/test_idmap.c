@@ -578,8 +578,8 @@ START_TEST(growth_keeps_every_record)
     }
     mdt_idmap_stats_get(m, &st);
     ck_assert_uint_eq(st.classes_live, 100000);
-    ck_assert_uint_eq(st.class_slot_size, 64);
-    ck_assert_uint_eq(st.function_slot_size, 64);
+    ck_assert_uint_eq(st.class_slot_size, 32);
+    ck_assert_uint_eq(st.function_slot_size, 32);
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 200000), MDT_IDMAP_APPLIED);
     mdt_idmap_stats_get(m, &st);
     ck_assert_uint_eq(st.classes_live, 0);
