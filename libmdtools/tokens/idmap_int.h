@@ -297,16 +297,25 @@ struct idm_head *idm_tab_place(struct idm_tab *t, uintptr_t key, bool *fresh);
 struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t below);
 size_t idm_cap_for(size_t n);
 
-/* Reverse index slot: one word, 0 = empty, IDM_RDEL = deleted, else the
- * high 32 bits of the content hash (forced odd) over the index of the
- * record's slot in the forward table instance the index was built for. The
- * reader verifies a candidate by reading that record. */
-#define IDM_RDEL UINT64_MAX
+/* Reverse index slot: one 32-bit word, 0 = empty, IDM_RDEL = deleted,
+ * else a tag over the index of the record's slot in the forward table
+ * instance the index was built for: the low `bits` bits (log2 of that
+ * table's capacity) are the slot index, the bits above them come from the
+ * content hash, the lowest of them forced to 1 (so a word is never 0 or
+ * IDM_RDEL). The reader verifies a candidate by reading that record; the
+ * tag only spares it most reads of records that do not match. */
+#define IDM_RDEL 1u
 #define IDM_MAX_SLOTS (UINT32_C(1) << 31)
 
-static inline uint64_t idm_rword(uint64_t h, size_t idx)
+static inline unsigned idm_rbits(const struct idm_tab *f)
 {
-    return (h >> 32 | 1u) << 32 | (uint64_t)idx;
+    return (unsigned)__builtin_popcountll((unsigned long long)f->mask);
+}
+
+static inline uint32_t idm_rword(uint64_t h, size_t idx, unsigned bits)
+{
+    uint32_t tag = (uint32_t)(h >> 32) | 1u;
+    return (uint32_t)((uint64_t)tag << bits) | (uint32_t)idx;
 }
 
 /* TypeDef presence: (module, token) -> number of live classes. */

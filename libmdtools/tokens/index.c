@@ -3,7 +3,7 @@
  * FunctionID, and "is some class of this TypeDef loaded?".
  *
  * A reverse index maps a hash of a live record's content to the index of
- * its slot in the forward table: one 8-byte word per entry (idm_rword). The
+ * its slot in the forward table: one 4-byte word per entry (idm_rword). The
  * index belongs to one forward table instance (it names slots, and a growth
  * or retire moves records), so both are rebuilt and published together
  * (idm_tab_publish in lifetime.c): the new table first, then the new index,
@@ -27,9 +27,9 @@
 #include "tokens/idmap_int.h"
 #include "util/error.h"
 
-static _Atomic uint64_t *rslot(const struct idm_itab *t, size_t i)
+static _Atomic uint32_t *rslot(const struct idm_itab *t, size_t i)
 {
-    return (_Atomic uint64_t *)(void *)t->slots + i;
+    return (_Atomic uint32_t *)(void *)t->slots + i;
 }
 
 static struct idm_pslot *pslot(const struct idm_itab *t, size_t i)
@@ -68,11 +68,11 @@ uint64_t idm_slot_key_hash(const mdt_idmap *m, const struct idm_head *h, int kin
 
 /* Writer: add word w (hash h) unless present; reuses the first deleted
  * word of the probe sequence. False when the probe bound is hit. */
-static bool rput(struct idm_itab *t, uint64_t h, uint64_t w)
+static bool rput(struct idm_itab *t, uint64_t h, uint32_t w)
 {
     size_t i = (size_t)h & t->mask, hole = SIZE_MAX;
     for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
-        uint64_t x = atomic_load_explicit(rslot(t, i), memory_order_relaxed);
+        uint32_t x = atomic_load_explicit(rslot(t, i), memory_order_relaxed);
         if (x == w)
             return true;
         if (x == IDM_RDEL && hole == SIZE_MAX)
@@ -94,11 +94,11 @@ static bool rput(struct idm_itab *t, uint64_t h, uint64_t w)
     return true;
 }
 
-static void rdel(struct idm_itab *t, uint64_t h, uint64_t w)
+static void rdel(struct idm_itab *t, uint64_t h, uint32_t w)
 {
     size_t i = (size_t)h & t->mask;
     for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
-        uint64_t x = atomic_load_explicit(rslot(t, i), memory_order_relaxed);
+        uint32_t x = atomic_load_explicit(rslot(t, i), memory_order_relaxed);
         if (x == 0)
             return;
         if (x == w) {
@@ -142,8 +142,9 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
 {
     size_t want = f->live + f->live / 4 + 16;
     size_t cap = idm_cap_for(want > min_cap ? want : min_cap);
+    unsigned bits = idm_rbits(f);
     for (int attempt = 0; attempt < 3; attempt++, cap *= 2) {
-        struct idm_itab *n = idm_itab_new(cap, sizeof(uint64_t));
+        struct idm_itab *n = idm_itab_new(cap, sizeof(uint32_t));
         if (!n)
             return NULL;
         n->tab = (struct idm_tab *)f;
@@ -153,7 +154,7 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
             if (!live_slot(h))
                 continue;
             uint64_t hh = idm_slot_key_hash(m, h, kind);
-            ok = rput(n, hh, idm_rword(hh, i));
+            ok = rput(n, hh, idm_rword(hh, i, bits));
         }
         /* Pathological hash clustering: accept the last attempt as it is. */
         if (ok || attempt == 2)
@@ -222,7 +223,7 @@ int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h)
     struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     uint64_t hh = idm_slot_key_hash(m, h, kind);
-    if (t->tab == f && !needs_room(t) && rput(t, hh, idm_rword(hh, slot_index(f, h))))
+    if (t->tab == f && !needs_room(t) && rput(t, hh, idm_rword(hh, slot_index(f, h), idm_rbits(f))))
         return 0;
     /* The rebuild indexes every live record, this one included. */
     return idm_index_rebuild(m, kind);
@@ -235,7 +236,7 @@ void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
     if (t->tab != f)
         return;
     uint64_t hh = idm_slot_key_hash(m, h, kind);
-    rdel(t, hh, idm_rword(hh, slot_index(f, h)));
+    rdel(t, hh, idm_rword(hh, slot_index(f, h), idm_rbits(f)));
 }
 
 int idm_presence_adjust(mdt_idmap *m, uintptr_t module, uint32_t token, int delta)
@@ -353,15 +354,17 @@ static int rev_find(const mdt_idmap *map, int kind, uint64_t h, const void *key,
     const struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_seq_cst);
     const struct idm_tab *cur = idm_cur(m, kind);
     const struct idm_tab *f = t->tab;
-    uint64_t tag = h >> 32 | 1u;
+    unsigned bits = idm_rbits(f);
+    uint32_t tag = (uint32_t)((uint64_t)((uint32_t)(h >> 32) | 1u) << bits);
+    uint32_t imask = (uint32_t)f->mask;
     size_t i = (size_t)h & t->mask;
     for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
-        uint64_t w = atomic_load_explicit(rslot(t, i), memory_order_acquire);
+        uint32_t w = atomic_load_explicit(rslot(t, i), memory_order_acquire);
         if (w == 0)
             break;
-        if (w == IDM_RDEL || w >> 32 != tag || (w & 0xffffffffu) > f->mask)
+        if (w == IDM_RDEL || (w & ~imask) != tag)
             continue;
-        struct idm_head *hd = idm_slot(f, (size_t)(w & 0xffffffffu));
+        struct idm_head *hd = idm_slot(f, (size_t)(w & imask));
         uintptr_t cand = atomic_load_explicit(&hd->key, memory_order_acquire);
         /* An index being replaced names slots of the table being replaced,
          * which the writer no longer updates: verify in the current one. */
