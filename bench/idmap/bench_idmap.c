@@ -1,8 +1,9 @@
 /* Benchmark of the runtime-ID maps against two baselines:
- *   flat   - a single-threaded open-addressing table with the same 64-byte
- *            entries, hash, probing, load factor and huge-page advice, no
- *            atomics, no reclamation, and one sorted array of code ranges
- *            (the floor);
+ *   flat   - a single-threaded open-addressing table with plain 64-byte
+ *            entries (every field at full width, as one would write it;
+ *            the idmap packs its records into 32 bytes), the same hash,
+ *            probing, load factor and huge-page advice, no atomics, no
+ *            reclamation, and one sorted array of code ranges (the floor);
  *   rwlock - the same flat table behind a pthread_rwlock (what profilers
  *            hand-roll), laid out so that it does not suffer false sharing;
  *            in the concurrent phase of both kinds, reader-preferring
@@ -120,7 +121,7 @@ static uint64_t mix(uint64_t x)
     return x;
 }
 
-struct fent { /* 64 bytes, like the idmap slot */
+struct fent { /* 64 bytes: every field at full width */
     uintptr_t key;
     uint64_t gen;
     uintptr_t module;

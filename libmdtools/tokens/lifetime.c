@@ -1,13 +1,14 @@
 /* Which information wins, and what an unload takes with it. Each record
  * keeps the seq of the newest information applied to it (a dead record
- * keeps its unload seq: a tombstone), so an older load or unload is ignored
+ * keeps its unload seq: a tombstone; a live one its generation, or, when a
+ * duplicate was newer, an entry in the map's `newer` table, see idm_seq), so an older load or unload is ignored
  * whatever order threads deliver them in. An item is also refused when
  * something it names (module, AppDomain, assembly, owning class, type
  * argument) was unloaded at or after the item's seq: enumerations are
  * stamped with the seq at which they were generated, and such an item
  * describes an incarnation that is already gone. Unloads cascade through
  * dependents lists kept by the writer: the ID of every record is listed
- * under every ID its content names (one 8-byte word per name), and an unload
+ * under every ID its content names (one 8-byte ID per name), and an unload
  * at seq t kills the listed records that are live, still name the unloaded
  * ID and are not newer than t. An entry is kept as long as the record in
  * that ID's slot, live or dead, names the thing; a rebirth whose previous

@@ -1,14 +1,20 @@
 /* Consistent reads of one record, for readers that may run in a signal
- * handler, and the writer's side of the same protocol. A slot is a seqlock:
- * the writer makes `ver` odd, rewrites the payload, makes it even. The
- * reader copies the scalars, re-checks `ver`, and only then follows a
- * pointer it copied (type-argument array, path), so a torn copy is never
- * dereferenced; the pointed-to memory is immutable and cannot be freed
- * while the reader is inside its section (grace.c). A reader that finds
- * `ver` odd answers "not found" at once instead of spinning: the writer may
- * be the very thread the signal handler interrupted, and an ID being
- * rewritten is logically not live until the rewrite ends. A reader retries a
- * changed version at most IDM_READ_TRIES times. */
+ * handler, and the writer's side of the same protocol. A class or function
+ * slot is four words (idmap_int.h): key, gv, w, x. gv is the generation
+ * shifted left by one and doubles as the seqlock: a writer that rewrites
+ * several words makes gv odd, rewrites them, and publishes the new
+ * generation; a change of one word (a kill clears the live bit in w, a fill
+ * stores prim or the owning class) is a single store. The reader copies the
+ * words, re-checks gv, and only then decodes them: the module handle to its
+ * ModuleID (handles.c), the out-of-line block (type arguments) it points
+ * to, so a torn copy is never dereferenced; the pointed-to memory is
+ * immutable and cannot be freed or reused while the reader is inside its
+ * section (grace.c). A reader that finds gv odd answers "not found" at once
+ * instead of spinning: the writer may be the very thread the signal handler
+ * interrupted, and an ID being rewritten is logically not live until the
+ * rewrite ends. A reader retries a changed gv at most IDM_READ_TRIES times.
+ * Module slots fill fields in place under the same generation, so they
+ * have a counter of their own (`ver`) that readers check as well. */
 #include "config.h"
 
 #include <string.h>
