@@ -630,6 +630,68 @@ START_TEST(large_tables_get_huge_page_advice)
 }
 END_TEST
 
+/* 32-byte records keep what does not fit out of line, and name modules by
+ * handles that are reused only after their holders are gone. */
+START_TEST(packed_records_round_trip)
+{
+    mdt_idmap *m = new_map();
+    uintptr_t a[1] = {0};
+    uint64_t seq = 1;
+    /* A shape whose runtime answer carried a module and token, rank 300. */
+    ck_assert_int_eq(load_class(m, 0x5000, MOD, 0x02000007, 0, NULL, seq++), 0);
+    uintptr_t elem = 0x5000;
+    mdt_idmap_class_info ci = {MOD2, 0x02000009, MDT_IDMAP_SHAPE_ARRAY, 0, 300, 1, &elem, 0};
+    ck_assert_int_eq(mdt_idmap_class_load(m, 0x5100, &ci, seq++), 0);
+    mdt_idmap_class_info out;
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, a, 1, 0x5100, 0), 0);
+    ck_assert_uint_eq(out.module, MOD2);
+    ck_assert_uint_eq(out.token, 0x02000009);
+    ck_assert_uint_eq(out.rank, 300);
+    ck_assert_uint_eq(out.nargs, 1);
+    ck_assert_uint_eq(a[0], 0x5000);
+    uintptr_t id = 0;
+    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &ci), 0);
+    ck_assert_uint_eq(id, 0x5100);
+    /* The largest row a TypeDef token can have. */
+    ck_assert_int_eq(load_class(m, 0x5200, MOD, 0x02ffffff, 0, NULL, seq++), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, NULL, 0, 0x5200, 0), 0);
+    ck_assert_uint_eq(out.token, 0x02ffffff);
+
+    /* A function with method type arguments, its owner filled in later. */
+    uintptr_t margs[2] = {0x5000, 0x5200};
+    ck_assert_int_eq(load_func(m, 0x6000, MOD, 0x06000003, 0, 2, margs, seq++), 0);
+    ck_assert_int_eq(load_func(m, 0x6000, MOD, 0x06000003, 0x5200, 2, margs, seq++),
+                     MDT_IDMAP_APPLIED);
+    mdt_idmap_function_info fo;
+    uintptr_t fa[2] = {0, 0};
+    ck_assert_int_eq(mdt_idmap_function_lookup(m, &fo, fa, 2, 0x6000, 0), 0);
+    ck_assert_uint_eq(fo.class_id, 0x5200);
+    ck_assert_uint_eq(fo.nargs, 2);
+    ck_assert_uint_eq(fa[0], 0x5000);
+    ck_assert_uint_eq(fa[1], 0x5200);
+    mdt_idmap_function_info fk = {MOD, 0x06000003, 0x5200, 2, margs, 0};
+    ck_assert_int_eq(mdt_idmap_function_find(m, &id, NULL, &fk), 0);
+    ck_assert_uint_eq(id, 0x6000);
+
+    /* Handles: every record of MOD2 goes, its handle is freed after the
+     * retire and a grace period, and a new module then gets it: lookups
+     * must report the new ModuleID, never MOD2. */
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD2, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, NULL, 0, 0x5100, 0), MDT_ENOTFOUND);
+    ck_assert_int_ge(mdt_idmap_retire(m, seq), 1);
+    mdt_idmap_synchronize(m);
+    ck_assert_int_eq(load_class(m, 0x5300, 0x30000, 0x02000002, 0, NULL, seq++), 0);
+    ck_assert_int_eq(load_class(m, 0x5400, 0x40000, 0x02000002, 0, NULL, seq++), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, NULL, 0, 0x5300, 0), 0);
+    ck_assert_uint_eq(out.module, 0x30000);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, NULL, 0, 0x5400, 0), 0);
+    ck_assert_uint_eq(out.module, 0x40000);
+    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, NULL, 0, 0x5000, 0), 0);
+    ck_assert_uint_eq(out.module, MOD);
+    mdt_idmap_free(m);
+}
+END_TEST
+
 START_TEST(bad_arguments_are_refused)
 {
     mdt_idmap *m = new_map();
@@ -907,6 +969,7 @@ Suite *suite(void)
     tcase_add_test(tc, typedef_presence_of_plain_and_generic_types);
     tcase_add_test(tc, module_walk_and_change_counter);
     tcase_add_test(tc, large_tables_get_huge_page_advice);
+    tcase_add_test(tc, packed_records_round_trip);
     suite_add_tcase(s, tc);
     return s;
 }
