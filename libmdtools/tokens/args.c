@@ -5,7 +5,8 @@
  * function's owning class. The block carries its own length so a reader
  * that copied a torn pointer/count pair can never read past it, and it is
  * freed only through the grace period (grace.c) when the slot is rewritten
- * or dropped. This file also decodes a slot for the writer (idm_view). */
+ * or dropped. This file also decodes a slot's words (idm_decode), for the
+ * writer and for reverse lookups. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -44,14 +45,11 @@ void idm_args_discard(mdt_idmap *m, struct idm_args *a)
     free(a);
 }
 
-void idm_view(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm_view *v)
+void idm_decode(const mdt_idmap *m, int kind, uint64_t w, uintptr_t x, struct idm_view *v)
 {
-    const struct idm_cslot *c = (const struct idm_cslot *)h;
-    uint64_t w = atomic_load_explicit(&((struct idm_head *)h)->w, memory_order_relaxed);
-    uintptr_t x = atomic_load_explicit(&((struct idm_cslot *)c)->x, memory_order_relaxed);
     uint32_t row = (uint32_t)w & W_ROW_MASK;
-    v->meta = (unsigned)(w >> W_META_SHIFT);
-    v->shape = v->meta >> META_SHAPE_SHIFT & 7u;
+    unsigned meta = (unsigned)(w >> W_META_SHIFT);
+    v->shape = kind == K_FUNC ? 0 : meta >> META_SHAPE_SHIFT & 7u;
     v->prim = (unsigned)(w >> W_PRIM_SHIFT) & 0xffu;
     v->module = idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX);
     v->rank = 0;
@@ -59,10 +57,9 @@ void idm_view(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm
     v->nargs = 0;
     v->args = v->inl;
     v->inl[0] = 0;
-    const struct idm_args *oa = (v->meta & META_OOL) ? (const struct idm_args *)x : NULL;
+    const struct idm_args *oa = (meta & META_OOL) ? (const struct idm_args *)x : NULL;
     if (kind == K_FUNC) {
         v->token = 0x06000000u | row;
-        v->shape = 0;
         v->cls = oa ? oa->cls : x;
     } else if (v->shape == MDT_IDMAP_SHAPE_TYPEDEF) {
         v->token = 0x02000000u | row;
@@ -73,28 +70,16 @@ void idm_view(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm
     if (oa) {
         v->nargs = oa->n;
         v->args = oa->a;
-    } else if (kind == K_CLASS && (v->meta & META_ARG)) {
+    } else if (kind == K_CLASS && (meta & META_ARG)) {
         v->nargs = 1;
         v->inl[0] = x;
     }
 }
 
-const uintptr_t *idm_slot_args(const struct idm_head *h, int kind, uint32_t *n, uintptr_t inl[2])
+void idm_view(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm_view *v)
 {
-    unsigned meta = idm_meta(h);
-    uintptr_t x = atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed);
-    inl[0] = inl[1] = 0;
-    *n = 0;
-    if (meta & META_OOL) {
-        const struct idm_args *oa = (const struct idm_args *)x;
-        *n = oa->n;
-        return oa->a;
-    }
-    if (kind == K_CLASS && (meta & META_ARG)) {
-        *n = 1;
-        inl[0] = x;
-    }
-    return inl;
+    idm_decode(m, kind, atomic_load_explicit(&((struct idm_head *)h)->w, memory_order_relaxed),
+               atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed), v);
 }
 
 /* Writer: what the slot's content holds goes: its out-of-line block (or a

@@ -487,15 +487,19 @@ struct idm_crec {
     uintptr_t cls; /* functions */
 };
 
-/* Writer: the content of a class or function slot, decoded (args points
- * into the slot's array or at inl). */
+/* The content of a class or function slot, decoded (args points into the
+ * out-of-line block or at inl). */
 struct idm_view {
-    unsigned meta, shape, prim, rank;
+    unsigned shape, prim, rank;
     uintptr_t module, cls;
     uint32_t token, nargs;
     const uintptr_t *args;
     uintptr_t inl[1];
 };
+/* Decode the words w and x of a consistent copy (a reader calls it only
+ * after its seqlock check: it follows x to the out-of-line block). */
+void idm_decode(const mdt_idmap *m, int kind, uint64_t w, uintptr_t x, struct idm_view *v);
+/* Writer: decode slot h in place. */
 void idm_view(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm_view *v);
 
 /* Reader: the ModuleID of handle hd (0 for handle 0). */
@@ -542,9 +546,6 @@ uint64_t idm_func_key_hash(uintptr_t module, uint32_t token, uintptr_t cls, uint
 /* Writer-side slot helpers: begin makes gv odd, end publishes gen. */
 void idm_slot_begin(struct idm_head *h);
 void idm_slot_end(struct idm_head *h, uint64_t gen);
-/* Writer: the type arguments of a class or function slot (an inline one is
- * copied to inl[0]). */
-const uintptr_t *idm_slot_args(const struct idm_head *h, int kind, uint32_t *n, uintptr_t inl[2]);
 /* Writer: an out-of-line block for a slot; *err is set when out of memory. */
 struct idm_args *idm_args_make(mdt_idmap *m, uint32_t n, const uintptr_t *args, uint32_t token,
                                uintptr_t cls, int *err);

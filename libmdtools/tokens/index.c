@@ -306,23 +306,16 @@ static bool class_slot_matches(const mdt_idmap *m, struct idm_head *h,
 {
     uint64_t gv, w;
     uintptr_t x;
+    struct idm_view v;
     if (!copy_words(h, &gv, &w, &x))
         return false;
-    unsigned meta = (unsigned)(w >> W_META_SHIFT), shape = meta >> META_SHAPE_SHIFT & 7u;
-    uint32_t row = (uint32_t)w & W_ROW_MASK;
+    idm_decode(m, K_CLASS, w, x, &v);
     unsigned rank = key->shape == MDT_IDMAP_SHAPE_ARRAY ? key->rank : 0;
-    const struct idm_args *oa = (meta & META_OOL) ? (const struct idm_args *)x : NULL;
-    uint32_t token = shape == MDT_IDMAP_SHAPE_TYPEDEF ? 0x02000000u | row : oa ? oa->token : 0;
-    if (shape != key->shape || (shape == MDT_IDMAP_SHAPE_TYPEDEF ? 0 : row) != rank ||
-        token != key->token ||
-        idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX) != key->module)
+    if (v.shape != key->shape || v.rank != rank || v.token != key->token ||
+        v.module != key->module || v.nargs != key->nargs || !args_match(v.args, key->args, v.nargs))
         return false;
-    bool ok = oa ? oa->n == key->nargs && args_match(oa->a, key->args, key->nargs)
-                 : (meta & META_ARG) ? key->nargs == 1 && x == key->args[0]
-                                     : key->nargs == 0;
-    if (ok)
-        *gen = gv >> 1;
-    return ok;
+    *gen = gv >> 1;
+    return true;
 }
 
 static bool func_slot_matches(const mdt_idmap *m, struct idm_head *h,
@@ -330,19 +323,15 @@ static bool func_slot_matches(const mdt_idmap *m, struct idm_head *h,
 {
     uint64_t gv, w;
     uintptr_t x;
+    struct idm_view v;
     if (!copy_words(h, &gv, &w, &x))
         return false;
-    unsigned meta = (unsigned)(w >> W_META_SHIFT);
-    const struct idm_args *oa = (meta & META_OOL) ? (const struct idm_args *)x : NULL;
-    if ((0x06000000u | ((uint32_t)w & W_ROW_MASK)) != key->token ||
-        (oa ? oa->cls : x) != key->class_id ||
-        idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX) != key->module)
+    idm_decode(m, K_FUNC, w, x, &v);
+    if (v.token != key->token || v.cls != key->class_id || v.module != key->module ||
+        v.nargs != key->nargs || !args_match(v.args, key->args, v.nargs))
         return false;
-    bool ok = oa ? oa->n == key->nargs && args_match(oa->a, key->args, key->nargs)
-                 : key->nargs == 0;
-    if (ok)
-        *gen = gv >> 1;
-    return ok;
+    *gen = gv >> 1;
+    return true;
 }
 
 /* Reader (inside a section): the live record of `kind` whose content hashes

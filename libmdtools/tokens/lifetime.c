@@ -1,10 +1,10 @@
 /* Which information wins, and what an unload takes with it. Each record
  * keeps the seq of the newest information applied to it (a dead record
  * keeps its unload seq: a tombstone; a live one its generation, or, when a
- * duplicate was newer, an entry in the map's `newer` table, see idm_seq), so an older load or unload is ignored
- * whatever order threads deliver them in. An item is also refused when
- * something it names (module, AppDomain, assembly, owning class, type
- * argument) was unloaded at or after the item's seq: enumerations are
+ * duplicate was newer, an entry in the map's `newer` table, see idm_seq),
+ * so an older load or unload is ignored whatever order threads deliver
+ * them in. An item is also refused when something it names (module,
+ * AppDomain, assembly, owning class, type argument) was unloaded at or after the item's seq: enumerations are
  * stamped with the seq at which they were generated, and such an item
  * describes an incarnation that is already gone. Unloads cascade through
  * dependents lists kept by the writer: the ID of every record is listed
@@ -51,11 +51,6 @@ static struct idm_head *wfind(const mdt_idmap *m, int kind, uintptr_t id)
                         id);
 }
 
-static bool is_live(const struct idm_head *h)
-{
-    return idm_live(h);
-}
-
 uint64_t idm_seq(const mdt_idmap *m, int kind, const struct idm_head *h)
 {
     uint64_t g = idm_gen(h);
@@ -69,7 +64,7 @@ uint64_t idm_seq(const mdt_idmap *m, int kind, const struct idm_head *h)
 
 int idm_set_seq(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
 {
-    if (!is_live(h)) {
+    if (!idm_live(h)) {
         /* A tombstone's seq is its generation field; readers skip it. */
         atomic_store_explicit(&h->gv, seq << 1, memory_order_release);
         return 0;
@@ -98,7 +93,7 @@ uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id)
 {
     if (has_records(kind)) {
         struct idm_head *h = wfind(m, kind, id);
-        if (h && !is_live(h))
+        if (h && !idm_live(h))
             return idm_gen(h);
     }
     uint64_t *v = idm_wmap_get(&m->hist, kind, id);
@@ -384,7 +379,7 @@ int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_bel
      * follow its payload pointer). */
     for (size_t i = 0; drop_below && i <= old->mask; i++) {
         struct idm_head *h = idm_slot(old, i);
-        if (atomic_load_explicit(&h->key, memory_order_relaxed) && !is_live(h) &&
+        if (atomic_load_explicit(&h->key, memory_order_relaxed) && !idm_live(h) &&
             idm_gen(h) < drop_below) {
             idm_release_payload(m, kind, h);
             ++*dropped;
@@ -468,7 +463,7 @@ static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_
                 if (!h || !names(m, h, ck, pk, p))
                     continue; /* dropped or renamed: inert */
                 l->id[k++] = id;
-                if (!is_live(h) || idm_seq(m, ck, h) > limit)
+                if (!idm_live(h) || idm_seq(m, ck, h) > limit)
                     continue;
                 idm_kill_slot(m, ck, h, seq);
                 killed++;
@@ -511,7 +506,7 @@ int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
             atomic_store_explicit(&h->key, id, memory_order_release);
             atomic_load_explicit(&m->tab[kind], memory_order_relaxed)->used++;
             rc = MDT_IDMAP_APPLIED;
-        } else if (!is_live(h)) {
+        } else if (!idm_live(h)) {
             if (seq > idm_gen(h)) {
                 idm_set_seq(m, kind, h, seq);
                 rc = MDT_IDMAP_APPLIED;
