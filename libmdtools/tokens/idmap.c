@@ -70,7 +70,7 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
 
 static void free_payloads(struct idm_tab *t, int kind)
 {
-    for (size_t i = 0; t && i <= t->mask; i++) {
+    for (size_t i = 0; t && i < t->cap; i++) {
         struct idm_head *h = idm_slot(t, i);
         if (!atomic_load_explicit(&h->key, memory_order_relaxed))
             continue;
@@ -143,13 +143,13 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
     for (int k = 0; k < 3 && rc == 0; k++) {
         struct idm_tab *t = atomic_load_explicit(&map->tab[k], memory_order_relaxed);
         size_t keep = t->live;
-        for (size_t i = 0; i <= t->mask; i++) {
+        for (size_t i = 0; i < t->cap; i++) {
             struct idm_head *h = idm_slot(t, i);
             if (atomic_load_explicit(&h->key, memory_order_relaxed) && !idm_live(h) &&
                 idm_gen(h) >= below)
                 keep++;
         }
-        struct idm_tab *n = idm_tab_rebuild(t, idm_cap_for(keep), below);
+        struct idm_tab *n = idm_tab_rebuild(t, idm_cap_for(keep + keep / 8), below);
         if (!n || idm_tab_publish(map, k, n, below, &dropped)) {
             rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in retire");
             break;

@@ -16,7 +16,7 @@
 
 /* Longest probe sequence a table may hold; an insert that would need more
  * grows the table first. It bounds every reader's steps. */
-#define IDM_MAX_PROBE 128u
+#define IDM_MAX_PROBE 256u
 /* Per-thread reader slots (one cache line each, per map) and the shared
  * counters used by threads that found no free slot (powers of two). */
 #define IDM_NREADERS 256u
@@ -235,7 +235,7 @@ static inline uint64_t idm_gen(const struct idm_head *h)
 #define IDM_HDR (2u * IDM_SEP)
 
 struct idm_tab {
-    size_t mask;      /* capacity - 1 */
+    size_t cap;       /* slots; any multiple of IDM_CAP_STEP (table.c) */
     size_t slot_size;
     unsigned char *slots;
     size_t bytes;     /* allocation size */
@@ -255,6 +255,27 @@ static inline uint64_t idm_hash(uint64_t x)
     return x;
 }
 
+/* Home slot of hash h in a table of cap slots: the top 32 bits of h scaled
+ * to [0, cap) by one multiplication (cap <= IDM_MAX_SLOTS), so capacities
+ * need not be powers of two (table.c says why they are not). The reverse
+ * index takes its tags from the low bits (idm_rtag), which this leaves
+ * alone. */
+static inline size_t idm_home(uint64_t h, size_t cap)
+{
+    return (size_t)(((h >> 32) * (uint64_t)cap) >> 32);
+}
+
+static inline size_t idm_next(size_t i, size_t cap)
+{
+    return ++i == cap ? 0 : i;
+}
+
+/* Would one more occupied slot take a table of cap slots past 4/5 load? */
+static inline bool idm_over(size_t used, size_t cap)
+{
+    return (used + 1) * 5 > cap * 4;
+}
+
 struct idm_tab *idm_tab_new(size_t cap, size_t slot_size);
 static inline struct idm_head *idm_slot(const struct idm_tab *t, size_t i)
 {
@@ -272,9 +293,9 @@ static inline struct idm_head *idm_slot(const struct idm_tab *t, size_t i)
 IDM_INLINE struct idm_head *idm_tab_find_sz(const struct idm_tab *t, uintptr_t key,
                                             size_t slot_size)
 {
-    size_t mask = t->mask, i = (size_t)idm_hash(key) & mask;
+    size_t cap = t->cap, i = idm_home(idm_hash(key), cap);
     unsigned char *slots = t->slots;
-    for (unsigned n = 0; n < IDM_MAX_PROBE; n++, i = (i + 1) & mask) {
+    for (unsigned n = 0; n < IDM_MAX_PROBE; n++, i = idm_next(i, cap)) {
         struct idm_head *h = (struct idm_head *)(slots + i * slot_size);
         uintptr_t k = atomic_load_explicit(&h->key, memory_order_acquire);
         if (k == key)
@@ -292,16 +313,19 @@ IDM_INLINE struct idm_head *idm_tab_find(const struct idm_tab *t, uintptr_t key)
 /* Writer: the slot holding key, or the empty slot where it would go (*fresh
  * set), or NULL when the table must grow first. */
 struct idm_head *idm_tab_place(struct idm_tab *t, uintptr_t key, bool *fresh);
-/* Writer: a copy of t with capacity cap (doubled until every kept record
+/* Writer: a copy of t with capacity cap (grown until every kept record
  * fits its probe bound), without dead records whose seq is below `below`. */
 struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t below);
+/* Capacity that holds n records below the load limit; the next capacity up. */
 size_t idm_cap_for(size_t n);
+size_t idm_cap_grow(size_t cap);
+#define IDM_CAP_STEP 64u
 
 /* Reverse index slot: one 32-bit word, 0 = empty, IDM_RDEL = deleted,
  * else a tag over the index of the record's slot in the forward table
- * instance the index was built for: the low `bits` bits (log2 of that
- * table's capacity) are the slot index, the bits above them come from the
- * content hash, the lowest of them forced to 1 (so a word is never 0 or
+ * instance the index was built for: the low `bits` bits (idm_rbits: as
+ * many as that table's largest slot index needs) are the slot index, the
+ * bits above them come from the low bits of the content hash, the lowest of them forced to 1 (so a word is never 0 or
  * IDM_RDEL). The reader verifies a candidate by reading that record; the
  * tag only spares it most reads of records that do not match. */
 #define IDM_RDEL 1u
@@ -309,13 +333,18 @@ size_t idm_cap_for(size_t n);
 
 static inline unsigned idm_rbits(const struct idm_tab *f)
 {
-    return (unsigned)__builtin_popcountll((unsigned long long)f->mask);
+    return 64u - (unsigned)__builtin_clzll((unsigned long long)(f->cap - 1));
+}
+
+/* The tag bits of a reverse word for content hash h (slot index bits 0). */
+static inline uint32_t idm_rtag(uint64_t h, unsigned bits)
+{
+    return (uint32_t)((uint64_t)((uint32_t)h | 1u) << bits);
 }
 
 static inline uint32_t idm_rword(uint64_t h, size_t idx, unsigned bits)
 {
-    uint32_t tag = (uint32_t)(h >> 32) | 1u;
-    return (uint32_t)((uint64_t)tag << bits) | (uint32_t)idx;
+    return idm_rtag(h, bits) | (uint32_t)idx;
 }
 
 /* TypeDef presence: (module, token) -> number of live classes. */
@@ -326,7 +355,7 @@ struct idm_pslot {
 };
 
 struct idm_itab {
-    size_t mask;
+    size_t cap;
     size_t slot_size;
     unsigned char *slots;
     size_t bytes;

@@ -44,7 +44,7 @@ static size_t slot_index(const struct idm_tab *t, const struct idm_head *h)
 
 static bool needs_room(const struct idm_itab *t)
 {
-    return (t->used + 1) * 4 > (t->mask + 1) * 3;
+    return idm_over(t->used, t->cap);
 }
 
 static bool counts_presence(const struct idm_view *v)
@@ -70,8 +70,8 @@ uint64_t idm_slot_key_hash(const mdt_idmap *m, const struct idm_head *h, int kin
  * word of the probe sequence. False when the probe bound is hit. */
 static bool rput(struct idm_itab *t, uint64_t h, uint32_t w)
 {
-    size_t i = (size_t)h & t->mask, hole = SIZE_MAX;
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
+    size_t i = idm_home(h, t->cap), hole = SIZE_MAX;
+    for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {
         uint32_t x = atomic_load_explicit(rslot(t, i), memory_order_relaxed);
         if (x == w)
             return true;
@@ -96,8 +96,8 @@ static bool rput(struct idm_itab *t, uint64_t h, uint32_t w)
 
 static void rdel(struct idm_itab *t, uint64_t h, uint32_t w)
 {
-    size_t i = (size_t)h & t->mask;
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
+    size_t i = idm_home(h, t->cap);
+    for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {
         uint32_t x = atomic_load_explicit(rslot(t, i), memory_order_relaxed);
         if (x == 0)
             return;
@@ -111,8 +111,8 @@ static void rdel(struct idm_itab *t, uint64_t h, uint32_t w)
 
 static bool pput(struct idm_itab *t, uintptr_t module, uint32_t token, uint32_t count)
 {
-    size_t i = (size_t)idm_hash(module ^ (uint64_t)token << 40) & t->mask;
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
+    size_t i = idm_home(idm_hash(module ^ (uint64_t)token << 40), t->cap);
+    for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {
         struct idm_pslot *s = pslot(t, i);
         uintptr_t mod = atomic_load_explicit(&s->module, memory_order_relaxed);
         if (mod == module && atomic_load_explicit(&s->token, memory_order_relaxed) == token) {
@@ -140,16 +140,16 @@ static bool live_slot(const struct idm_head *h)
 struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int kind,
                                size_t min_cap)
 {
-    size_t want = f->live + f->live / 4 + 16;
+    size_t want = f->live + f->live / 8 + 16;
     size_t cap = idm_cap_for(want > min_cap ? want : min_cap);
     unsigned bits = idm_rbits(f);
-    for (int attempt = 0; attempt < 3; attempt++, cap *= 2) {
+    for (int attempt = 0; attempt < 3; attempt++, cap = idm_cap_grow(cap)) {
         struct idm_itab *n = idm_itab_new(cap, sizeof(uint32_t));
         if (!n)
             return NULL;
         n->tab = (struct idm_tab *)f;
         bool ok = true;
-        for (size_t i = 0; i <= f->mask && ok; i++) {
+        for (size_t i = 0; i < f->cap && ok; i++) {
             const struct idm_head *h = idm_slot(f, i);
             if (!live_slot(h))
                 continue;
@@ -170,7 +170,7 @@ static int presence_rebuild(mdt_idmap *m)
     struct idm_itab *old = atomic_load_explicit(&m->presence, memory_order_relaxed);
     size_t generic = 0;
     struct idm_view v;
-    for (size_t i = 0; i <= f->mask; i++) {
+    for (size_t i = 0; i < f->cap; i++) {
         struct idm_head *h = idm_slot(f, i);
         if (!live_slot(h))
             continue;
@@ -178,12 +178,12 @@ static int presence_rebuild(mdt_idmap *m)
         if (counts_presence(&v))
             generic++;
     }
-    for (size_t cap = idm_cap_for(generic + generic / 4 + 16);; cap *= 2) {
+    for (size_t cap = idm_cap_for(generic + generic / 8 + 16);; cap = idm_cap_grow(cap)) {
         struct idm_itab *n = idm_itab_new(cap, sizeof(struct idm_pslot));
         if (!n)
             return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing an index");
         bool ok = true;
-        for (size_t i = 0; i <= f->mask && ok; i++) {
+        for (size_t i = 0; i < f->cap && ok; i++) {
             struct idm_head *h = idm_slot(f, i);
             if (!live_slot(h))
                 continue;
@@ -242,8 +242,8 @@ void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
 int idm_presence_adjust(mdt_idmap *m, uintptr_t module, uint32_t token, int delta)
 {
     struct idm_itab *t = atomic_load_explicit(&m->presence, memory_order_relaxed);
-    size_t i = (size_t)idm_hash(module ^ (uint64_t)token << 40) & t->mask;
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
+    size_t i = idm_home(idm_hash(module ^ (uint64_t)token << 40), t->cap);
+    for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {
         struct idm_pslot *s = pslot(t, i);
         uintptr_t mod = atomic_load_explicit(&s->module, memory_order_relaxed);
         if (mod == module && atomic_load_explicit(&s->token, memory_order_relaxed) == token) {
@@ -344,10 +344,10 @@ static int rev_find(const mdt_idmap *map, int kind, uint64_t h, const void *key,
     const struct idm_tab *cur = idm_cur(m, kind);
     const struct idm_tab *f = t->tab;
     unsigned bits = idm_rbits(f);
-    uint32_t tag = (uint32_t)((uint64_t)((uint32_t)(h >> 32) | 1u) << bits);
-    uint32_t imask = (uint32_t)f->mask;
-    size_t i = (size_t)h & t->mask;
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
+    uint32_t tag = idm_rtag(h, bits);
+    uint32_t imask = (uint32_t)((UINT64_C(1) << bits) - 1);
+    size_t i = idm_home(h, t->cap);
+    for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {
         uint32_t w = atomic_load_explicit(rslot(t, i), memory_order_acquire);
         if (w == 0)
             break;
@@ -408,8 +408,8 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
     unsigned tok = idm_enter(&map->g);
     const struct idm_itab *t =
         atomic_load_explicit(&((mdt_idmap *)map)->presence, memory_order_seq_cst);
-    size_t i = (size_t)idm_hash(module_id ^ (uint64_t)typedef_token << 40) & t->mask;
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n <= t->mask; n++, i = (i + 1) & t->mask) {
+    size_t i = idm_home(idm_hash(module_id ^ (uint64_t)typedef_token << 40), t->cap);
+    for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {
         struct idm_pslot *s = pslot(t, i);
         uintptr_t mod = atomic_load_explicit(&s->module, memory_order_acquire);
         if (mod == 0)

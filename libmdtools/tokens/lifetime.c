@@ -377,7 +377,7 @@ int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_bel
     /* Nothing can fail any more. The payloads of the dead records n leaves
      * out go to the grace period (readers skip a dead record before they
      * follow its payload pointer). */
-    for (size_t i = 0; drop_below && i <= old->mask; i++) {
+    for (size_t i = 0; drop_below && i < old->cap; i++) {
         struct idm_head *h = idm_slot(old, i);
         if (atomic_load_explicit(&h->key, memory_order_relaxed) && !idm_live(h) &&
             idm_gen(h) < drop_below) {
@@ -403,7 +403,7 @@ struct idm_head *idm_place(mdt_idmap *m, int kind, uintptr_t id, bool *fresh)
         struct idm_head *h = idm_tab_place(t, id, fresh);
         if (h)
             return h;
-        struct idm_tab *n = idm_tab_rebuild(t, (t->mask + 1) * 2, 0);
+        struct idm_tab *n = idm_tab_rebuild(t, idm_cap_grow(t->cap), 0);
         if (!n) {
             mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing a table");
             return NULL;

@@ -246,7 +246,7 @@ int mdt_idmap_module_each(mdt_idmap *map, mdt_idmap_module_visit_fn fn, void *pa
     if (changes)
         *changes = atomic_load_explicit(&map->modchanges, memory_order_relaxed);
     struct idm_tab *t = atomic_load_explicit(&map->tab[K_MODULE], memory_order_relaxed);
-    for (size_t i = 0; i <= t->mask && rc == 0; i++) {
+    for (size_t i = 0; i < t->cap && rc == 0; i++) {
         struct idm_head *h = idm_slot(t, i);
         uintptr_t id = atomic_load_explicit(&h->key, memory_order_relaxed);
         if (!id || !idm_live(h))

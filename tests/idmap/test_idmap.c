@@ -614,7 +614,7 @@ START_TEST(large_tables_get_huge_page_advice)
     mdt_idmap *small = new_map();
     ck_assert_int_eq(advised_mappings(), before);
     mdt_idmap_options o = {0};
-    o.classes = 200000; /* 2^18 slots of 64 B: a 16 MiB class table */
+    o.classes = 400000; /* 500,032 slots of 32 B: a 16 MB class table */
     mdt_idmap *m = NULL;
     ck_assert_int_eq(mdt_idmap_new(&m, &o), 0);
     int after = advised_mappings();
