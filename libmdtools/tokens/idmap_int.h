@@ -16,7 +16,7 @@
 
 /* Longest probe sequence a table may hold; an insert that would need more
  * grows the table first. It bounds every reader's steps. */
-#define IDM_MAX_PROBE 256u
+#define IDM_MAX_PROBE 512u
 /* Per-thread reader slots (one cache line each, per map) and the shared
  * counters used by threads that found no free slot (powers of two). */
 #define IDM_NREADERS 256u
