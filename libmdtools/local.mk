@@ -49,10 +49,12 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/tokens/args.c \
 	libmdtools/tokens/handles.c \
 	libmdtools/tokens/lifetime.c \
+	libmdtools/tokens/deps.c \
 	libmdtools/tokens/modules.c \
 	libmdtools/tokens/classes.c \
 	libmdtools/tokens/functions.c \
 	libmdtools/tokens/index.c \
+	libmdtools/tokens/presence.c \
 	libmdtools/tokens/ranges.c \
 	libmdtools/tokens/describe.c \
 	libmdtools/tokens/fetch.c \

@@ -79,7 +79,7 @@ uint32_t idm_handle_get(mdt_idmap *m, uintptr_t module)
     uint64_t *v = idm_wmap_get(&m->hd.refs, 0, module);
     if (v) {
         *v += (uint64_t)1 << 32;
-        return (uint32_t)*v;
+        return (uint32_t)*v & W_HANDLE_MAX;
     }
     if (m->hd.nfree == m->hd.capfree) {
         /* Room to release it again later without allocating. */
@@ -108,7 +108,7 @@ void idm_handle_put(mdt_idmap *m, uint32_t h)
     struct idm_mods *md = atomic_load_explicit(&m->mods, memory_order_relaxed);
     uintptr_t module = atomic_load_explicit(&md->id[h], memory_order_relaxed);
     uint64_t *v = idm_wmap_get(&m->hd.refs, 0, module);
-    if (!v || (uint32_t)*v != h)
+    if (!v || ((uint32_t)*v & W_HANDLE_MAX) != h)
         return; /* not held: a bug elsewhere; never hand it out twice */
     *v -= (uint64_t)1 << 32;
     if (*v >> 32)
@@ -126,6 +126,21 @@ void idm_handle_put(mdt_idmap *m, uint32_t h)
     }
     hd->pending[hd->npending].handle = h;
     hd->pending[hd->npending++].period = m->g.periods;
+}
+
+uint32_t idm_module_slots(const mdt_idmap *m, uintptr_t module, uint32_t *hd, bool *scanned)
+{
+    const uint64_t *v = idm_wmap_get(&m->hd.refs, 0, module);
+    *hd = v ? (uint32_t)*v & W_HANDLE_MAX : 0;
+    *scanned = v && (*v & IDM_HD_SCANNED);
+    return v ? (uint32_t)(*v >> 32) : 0;
+}
+
+void idm_module_set_scanned(mdt_idmap *m, uintptr_t module)
+{
+    uint64_t *v = idm_wmap_get(&m->hd.refs, 0, module);
+    if (v)
+        *v |= IDM_HD_SCANNED;
 }
 
 /* After a grace period: released handles become free. Grace periods run

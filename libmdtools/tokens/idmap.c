@@ -54,7 +54,7 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
         ok = ok && t;
     }
     /* Presence counts generic TypeDefs only: a fraction of the classes. */
-    struct idm_itab *p = idm_itab_new(idm_cap_for(hint[K_CLASS] / 8), sizeof(struct idm_pslot));
+    struct idm_itab *p = idm_itab_new(idm_cap_for(hint[K_CLASS] / 8), sizeof(uint64_t));
     atomic_init(&m->presence, p);
     atomic_init(&m->ranges, NULL);
     atomic_init(&m->seqctr, 0);
@@ -97,6 +97,7 @@ void mdt_idmap_free(mdt_idmap *map)
     idm_deps_free(map);
     idm_wmap_free(&map->hist);
     idm_wmap_free(&map->newer);
+    idm_wmap_free(&map->pover);
     idm_handles_free(map);
     pthread_mutex_destroy(&map->lock);
     free(map);
@@ -206,10 +207,10 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
     out->bytes_args = map->args_bytes;
     out->bytes_ranges = idm_ranges_bytes(map);
     out->ranges = map->nranges;
-    out->bytes_deps = map->deps_bytes + map->deps.cap * sizeof(struct idm_went);
+    out->bytes_deps = idm_deps_bytes(map);
     out->bytes_history = map->hist.cap * sizeof(struct idm_went);
     out->bytes_writer = out->bytes_deps + out->bytes_history + map->g.capretired * sizeof(void *) +
-                        (map->newer.cap + map->hd.refs.cap) * sizeof(struct idm_went) +
+                        (map->newer.cap + map->hd.refs.cap + map->pover.cap) * sizeof(struct idm_went) +
                         map->hd.bytes;
     out->bytes_map = sizeof *map;
     out->bytes_retired = map->g.retired_bytes;

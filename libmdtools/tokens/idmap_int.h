@@ -347,13 +347,6 @@ static inline uint32_t idm_rword(uint64_t h, size_t idx, unsigned bits)
     return idm_rtag(h, bits) | (uint32_t)idx;
 }
 
-/* TypeDef presence: (module, token) -> number of live classes. */
-struct idm_pslot {
-    _Atomic uintptr_t module; /* 0 = empty; set once */
-    _Atomic uint32_t token;
-    _Atomic uint32_t count;
-};
-
 struct idm_itab {
     size_t cap;
     size_t slot_size;
@@ -385,17 +378,33 @@ int idm_wmap_put(struct idm_wmap *m, int kind, uintptr_t id, uint64_t val);
 void idm_wmap_del(struct idm_wmap *m, int kind, uintptr_t id);
 void idm_wmap_free(struct idm_wmap *m);
 
-/* Dependents: (kind, ID) of a thing and a kind of record -> the IDs of the
+/* Dependents (deps.c): (kind, ID) of a thing and a kind of record -> the
  * records of that kind that named it when they were created. An entry
- * stands for "whatever record now has this ID, if it is live and still
- * names the thing": a record that died or changed content makes its entry
- * inert, a rebirth that names the thing again appends it again (duplicates
- * are removed when the list is compacted). */
+ * stands for "whatever record is now in that slot (packed store) or has
+ * that ID (recent store), if it still names the thing": a record that died
+ * or changed content makes its entry inert, a rebirth that names the thing
+ * again adds it again (duplicates go when a list is compacted or merged). */
 struct idm_deplist {
     uint32_t n, cap;
     uint32_t stale; /* entries made inert since the last compaction (an estimate) */
     uint32_t pad;
     uintptr_t id[];
+};
+
+/* A parent in the packed store; its children are child[previous end, end). */
+struct idm_dparent {
+    uintptr_t id;
+    uint32_t dkey;
+    uint32_t end;
+};
+
+struct idm_packed {
+    struct idm_dparent *par; /* sorted by (id, dkey) */
+    uint32_t *child;         /* slot indexes in the current table of the child kind */
+    size_t npar, nchild;
+    size_t gone;    /* children marked IDM_DGONE */
+    size_t stale;   /* children that went inert (an estimate) */
+    size_t nrecent; /* entries in the recent store's lists */
 };
 
 static inline int idm_dkey(int pkind, int ckind)
@@ -458,7 +467,7 @@ struct idm_mods {
 };
 
 struct idm_handles {
-    struct idm_wmap refs; /* ModuleID -> handle | slots holding it << 32 */
+    struct idm_wmap refs; /* ModuleID -> handle | IDM_HD_SCANNED | slots holding it << 32 */
     uint32_t next;        /* handles below it have been used */
     uint32_t *free, nfree, capfree;
     struct {
@@ -486,8 +495,10 @@ struct mdt_idmap {
     alignas(IDM_SEP) pthread_mutex_t lock;
     uint64_t watermark;
     struct idm_wmap hist; /* (kind, id) -> last unload seq, for live or absent records */
-    struct idm_wmap deps; /* (idm_dkey(kind, child kind), id) -> struct idm_deplist * */
+    struct idm_wmap deps; /* recent dependents: (idm_dkey(kind, child kind), id) -> struct idm_deplist * */
+    struct idm_packed dp; /* packed dependents */
     struct idm_wmap newer; /* (kind, id) -> newest seq of a live record with META_NEWER */
+    struct idm_wmap pover; /* presence counts from 0xffff up (presence.c) */
     struct idm_handles hd;
     size_t deps_bytes;
     size_t args_bytes;
@@ -547,6 +558,12 @@ int idm_handles_init(mdt_idmap *m);
 uint32_t idm_handle_get(mdt_idmap *m, uintptr_t module);
 void idm_handle_put(mdt_idmap *m, uint32_t hd);
 void idm_handles_reclaim(mdt_idmap *m);
+/* Writer: how many slots hold module's handle (0 when none), the handle,
+ * and whether the module's dependents are found by scanning (deps.c); a
+ * flag kept in the handle's entry, so it goes when the last slot does. */
+#define IDM_HD_SCANNED (UINT64_C(1) << 31)
+uint32_t idm_module_slots(const mdt_idmap *m, uintptr_t module, uint32_t *hd, bool *scanned);
+void idm_module_set_scanned(mdt_idmap *m, uintptr_t module);
 void idm_handles_free(mdt_idmap *m);
 
 /* Writer: a record's newest applied seq, and setting it (MDT_ENOMEM when a
@@ -603,8 +620,23 @@ bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t se
 int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id);
 int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq);
 int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t limit);
+/* Does the record in slot h (of kind ck, live or dead) name (pk, pid)? */
+bool idm_names(const mdt_idmap *m, const struct idm_head *h, int ck, int pk, uintptr_t pid);
+
+/* deps.c */
 int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id);
+/* A record of `kind` stops naming (pk, pid): its entry went inert. */
+void idm_dep_stale(mdt_idmap *m, int pk, uintptr_t pid, int kind);
+/* Called for every record of kind ck listed under (pk, pid) that still
+ * names it; a negative return stops the walk and is returned. */
+typedef int (*idm_dep_visit)(mdt_idmap *m, int ck, struct idm_head *h, void *ctx);
+int idm_deps_walk(mdt_idmap *m, int pk, uintptr_t pid, int ck, idm_dep_visit fn, void *ctx);
+/* Table `kind` moves from old to n (idm_tab_publish). */
+void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const struct idm_tab *n);
+/* Between writer calls: merge the recent store when it has grown. */
+void idm_deps_settle(mdt_idmap *m);
 void idm_deps_compact_all(mdt_idmap *m);
+size_t idm_deps_bytes(const mdt_idmap *m);
 void idm_deps_free(mdt_idmap *m);
 struct idm_head *idm_place(mdt_idmap *m, int kind, uintptr_t id, bool *fresh);
 /* Writer: make n the table of `kind` (with a reverse index rebuilt for it)
@@ -624,18 +656,22 @@ void idm_func_on_live(mdt_idmap *m, struct idm_head *h);
 void idm_func_on_dead(mdt_idmap *m, struct idm_head *h);
 void idm_release_payload(mdt_idmap *m, int kind, struct idm_head *h);
 
-/* Indexes (index.c). The reverse index entry of a live record is added
- * after its content is written and deleted before its content changes or it
- * dies; both read the content from the slot. Presence counts live generic
- * TypeDef instantiations (non-generic TypeDefs are found through the
- * reverse index). */
+/* Indexes (index.c, presence.c). The reverse index entry of a live record
+ * is added after its content is written and deleted before its content
+ * changes or it dies; both read the content from the slot. Presence counts
+ * live generic TypeDef instantiations (non-generic TypeDefs are found
+ * through the reverse index). */
 uint64_t idm_slot_key_hash(const mdt_idmap *m, const struct idm_head *h, int kind);
 int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h);
 void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h);
-int idm_presence_adjust(mdt_idmap *m, uintptr_t module, uint32_t token, int delta);
 /* Count (delta +1) or uncount (-1) the class in slot h if it is a generic
  * TypeDef instantiation. */
 void idm_class_presence(mdt_idmap *m, const struct idm_head *h, int delta);
+/* Writer: recount the presence index from the live classes. */
+int idm_presence_rebuild(mdt_idmap *m);
+/* Reader (inside a section): 1 when a live instantiation of the generic
+ * TypeDef is counted, -1 when the TypeDef has no entry. */
+int idm_presence_find(const mdt_idmap *map, uintptr_t module_id, uint32_t typedef_token);
 /* Build a reverse index for forward table f (kind K_CLASS or K_FUNC). */
 struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int kind,
                                size_t min_cap);

@@ -12,14 +12,13 @@
  * whose record died or changed since is harmless. The writer deletes the
  * entry of a record before its content changes or it dies (a deleted word
  * keeps probe chains intact and is reused by later inserts), so churn does
- * not fill the index; it is rebuilt when live plus deleted entries pass 3/4.
+ * not fill the index; it is rebuilt when live plus deleted entries pass 4/5.
  *
  * TypeDef presence: a TypeDef is loaded when a live class of that TypeDef
  * exists. For a non-generic TypeDef that class has the content (module,
  * TypeDef, no arguments), so the reverse index answers; generic TypeDefs
- * are counted in a presence index, (module, token) -> number of live
- * instantiations, so that a map does not spend 16 bytes per non-generic
- * class on it. */
+ * are counted in the presence index (presence.c), so that a map does not
+ * spend an entry per non-generic class on it. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -32,11 +31,6 @@ static _Atomic uint32_t *rslot(const struct idm_itab *t, size_t i)
     return (_Atomic uint32_t *)(void *)t->slots + i;
 }
 
-static struct idm_pslot *pslot(const struct idm_itab *t, size_t i)
-{
-    return (struct idm_pslot *)(void *)(t->slots + i * sizeof(struct idm_pslot));
-}
-
 static size_t slot_index(const struct idm_tab *t, const struct idm_head *h)
 {
     return (size_t)((const unsigned char *)h - t->slots) / t->slot_size;
@@ -45,11 +39,6 @@ static size_t slot_index(const struct idm_tab *t, const struct idm_head *h)
 static bool needs_room(const struct idm_itab *t)
 {
     return idm_over(t->used, t->cap);
-}
-
-static bool counts_presence(const struct idm_view *v)
-{
-    return v->shape == MDT_IDMAP_SHAPE_TYPEDEF && v->module && v->nargs > 0;
 }
 
 static uint64_t view_hash(const struct idm_view *v, int kind)
@@ -109,28 +98,6 @@ static void rdel(struct idm_itab *t, uint64_t h, uint32_t w)
     }
 }
 
-static bool pput(struct idm_itab *t, uintptr_t module, uint32_t token, uint32_t count)
-{
-    size_t i = idm_home(idm_hash(module ^ (uint64_t)token << 40), t->cap);
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {
-        struct idm_pslot *s = pslot(t, i);
-        uintptr_t mod = atomic_load_explicit(&s->module, memory_order_relaxed);
-        if (mod == module && atomic_load_explicit(&s->token, memory_order_relaxed) == token) {
-            uint32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
-            atomic_store_explicit(&s->count, c + count, memory_order_relaxed);
-            return true;
-        }
-        if (mod == 0) {
-            atomic_store_explicit(&s->token, token, memory_order_relaxed);
-            atomic_store_explicit(&s->count, count, memory_order_relaxed);
-            atomic_store_explicit(&s->module, module, memory_order_release);
-            t->used++;
-            return true;
-        }
-    }
-    return false;
-}
-
 static bool live_slot(const struct idm_head *h)
 {
     struct idm_head *x = (struct idm_head *)h;
@@ -164,49 +131,12 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
     return NULL;
 }
 
-static int presence_rebuild(mdt_idmap *m)
-{
-    struct idm_tab *f = atomic_load_explicit(&m->tab[K_CLASS], memory_order_relaxed);
-    struct idm_itab *old = atomic_load_explicit(&m->presence, memory_order_relaxed);
-    size_t generic = 0;
-    struct idm_view v;
-    for (size_t i = 0; i < f->cap; i++) {
-        struct idm_head *h = idm_slot(f, i);
-        if (!live_slot(h))
-            continue;
-        idm_view(m, K_CLASS, h, &v);
-        if (counts_presence(&v))
-            generic++;
-    }
-    for (size_t cap = idm_cap_for(generic + generic / 8 + 16);; cap = idm_cap_grow(cap)) {
-        struct idm_itab *n = idm_itab_new(cap, sizeof(struct idm_pslot));
-        if (!n)
-            return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing an index");
-        bool ok = true;
-        for (size_t i = 0; i < f->cap && ok; i++) {
-            struct idm_head *h = idm_slot(f, i);
-            if (!live_slot(h))
-                continue;
-            idm_view(m, K_CLASS, h, &v);
-            if (counts_presence(&v))
-                ok = pput(n, v.module, v.token, 1);
-        }
-        if (ok) {
-            atomic_store_explicit(&m->presence, n, memory_order_seq_cst);
-            if (old)
-                idm_retire(&m->g, old, old->bytes);
-            return 0;
-        }
-        free(n);
-    }
-}
-
 /* Rebuild index `which` (K_CLASS / K_FUNC reverse, or the presence index
  * when which is K_MODULE) from the live forward records. */
 int idm_index_rebuild(mdt_idmap *m, int which)
 {
     if (which == K_MODULE)
-        return presence_rebuild(m);
+        return idm_presence_rebuild(m);
     struct idm_tab *f = atomic_load_explicit(&m->tab[which], memory_order_relaxed);
     struct idm_itab *old = atomic_load_explicit(&m->rev[which], memory_order_relaxed);
     struct idm_itab *n = idm_rev_build(m, f, which, 0);
@@ -237,38 +167,6 @@ void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
         return;
     uint64_t hh = idm_slot_key_hash(m, h, kind);
     rdel(t, hh, idm_rword(hh, slot_index(f, h), idm_rbits(f)));
-}
-
-int idm_presence_adjust(mdt_idmap *m, uintptr_t module, uint32_t token, int delta)
-{
-    struct idm_itab *t = atomic_load_explicit(&m->presence, memory_order_relaxed);
-    size_t i = idm_home(idm_hash(module ^ (uint64_t)token << 40), t->cap);
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {
-        struct idm_pslot *s = pslot(t, i);
-        uintptr_t mod = atomic_load_explicit(&s->module, memory_order_relaxed);
-        if (mod == module && atomic_load_explicit(&s->token, memory_order_relaxed) == token) {
-            uint32_t c = atomic_load_explicit(&s->count, memory_order_relaxed);
-            if (delta < 0 && c == 0)
-                return 0;
-            atomic_store_explicit(&s->count, c + (uint32_t)delta, memory_order_relaxed);
-            return 0;
-        }
-        if (mod == 0)
-            break;
-    }
-    if (delta < 0)
-        return 0;
-    if (!needs_room(t) && pput(t, module, token, (uint32_t)delta))
-        return 0;
-    return presence_rebuild(m); /* counts this class too */
-}
-
-void idm_class_presence(mdt_idmap *m, const struct idm_head *h, int delta)
-{
-    struct idm_view v;
-    idm_view(m, K_CLASS, h, &v);
-    if (counts_presence(&v))
-        idm_presence_adjust(m, v.module, v.token, delta);
 }
 
 /* ---- readers ------------------------------------------------------------ */
@@ -404,23 +302,8 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
 {
     if (!map)
         return MDT_EINVAL;
-    int rc = -1;
     unsigned tok = idm_enter(&map->g);
-    const struct idm_itab *t =
-        atomic_load_explicit(&((mdt_idmap *)map)->presence, memory_order_seq_cst);
-    size_t i = idm_home(idm_hash(module_id ^ (uint64_t)typedef_token << 40), t->cap);
-    for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {
-        struct idm_pslot *s = pslot(t, i);
-        uintptr_t mod = atomic_load_explicit(&s->module, memory_order_acquire);
-        if (mod == 0)
-            break;
-        if (mod == module_id &&
-            atomic_load_explicit(&s->token, memory_order_relaxed) == typedef_token) {
-            if (atomic_load_explicit(&s->count, memory_order_relaxed) > 0)
-                rc = 1;
-            break;
-        }
-    }
+    int rc = idm_presence_find(map, module_id, typedef_token);
     if (rc < 0) {
         /* No generic instantiation: is the non-generic class loaded? */
         mdt_idmap_class_info key = {module_id, typedef_token, MDT_IDMAP_SHAPE_TYPEDEF, 0, 0, 0,

@@ -112,7 +112,7 @@ bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t se
 }
 
 /* Does the record in slot h (of kind ck, live or dead) name (pk, pid)? */
-static bool names(const mdt_idmap *m, const struct idm_head *h, int ck, int pk, uintptr_t pid)
+bool idm_names(const mdt_idmap *m, const struct idm_head *h, int ck, int pk, uintptr_t pid)
 {
     if (ck == K_MODULE) {
         struct idm_mslot *s = (struct idm_mslot *)h;
@@ -144,89 +144,6 @@ static const int child_kinds[K_NKINDS][2] = {
     [K_DOMAIN] = {K_MODULE, -1},     [K_ASSEMBLY] = {K_MODULE, -1},
 };
 
-static size_t list_bytes(uint32_t cap)
-{
-    return sizeof(struct idm_deplist) + (size_t)cap * sizeof(uintptr_t);
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Keep the entries whose record exists and names (pk, pid), once each. */
-static void compact(const mdt_idmap *m, struct idm_deplist *l, int pk, uintptr_t pid, int ck)
-{
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < l->n; i++) {
-        struct idm_head *h = wfind(m, ck, l->id[i]);
-        if (h && names(m, h, ck, pk, pid))
-            l->id[k++] = l->id[i];
-    }
-    qsort(l->id, k, sizeof l->id[0], cmp_id);
-    uint32_t u = 0;
-    for (uint32_t i = 0; i < k; i++)
-        if (u == 0 || l->id[u - 1] != l->id[i])
-            l->id[u++] = l->id[i];
-    l->n = u;
-}
-
-static void drop_list(mdt_idmap *m, int dkey, uintptr_t pid, struct idm_deplist *l)
-{
-    m->deps_bytes -= list_bytes(l->cap);
-    free(l);
-    idm_wmap_del(&m->deps, dkey, pid);
-}
-
-int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id)
-{
-    int dkey = idm_dkey(pkind, kind);
-    uint64_t *v = idm_wmap_get(&m->deps, dkey, pid);
-    struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
-    if (!l) {
-        l = malloc(list_bytes(4));
-        if (!l)
-            return MDT_ENOMEM;
-        l->n = l->stale = l->pad = 0;
-        l->cap = 4;
-        if (idm_wmap_put(&m->deps, dkey, pid, (uint64_t)(uintptr_t)l)) {
-            free(l);
-            return MDT_ENOMEM;
-        }
-        m->deps_bytes += list_bytes(4);
-    } else if (l->n == l->cap) {
-        /* Compact only when enough entries went inert to pay for it (it
-         * probes the table for every entry); else grow. */
-        if (l->stale >= l->n / 4) {
-            compact(m, l, pkind, pid, kind);
-            l->stale = 0;
-        }
-        if (l->n > l->cap / 2) {
-            if (l->cap >= UINT32_MAX / 2)
-                return MDT_ENOMEM;
-            struct idm_deplist *n = realloc(l, list_bytes(l->cap * 2));
-            if (!n)
-                return l->n < l->cap ? (l->id[l->n++] = id, 0) : MDT_ENOMEM;
-            m->deps_bytes += list_bytes(n->cap * 2) - list_bytes(n->cap);
-            n->cap *= 2;
-            *v = (uint64_t)(uintptr_t)n;
-            l = n;
-        }
-    }
-    l->id[l->n++] = id;
-    return 0;
-}
-
-/* The record in slot h (kind) is about to get content that no longer names
- * (pk, pid): its entry there goes inert. */
-static void mark_stale(mdt_idmap *m, int pk, uintptr_t pid, int kind)
-{
-    uint64_t *v = idm_wmap_get(&m->deps, idm_dkey(pk, kind), pid);
-    if (v)
-        ((struct idm_deplist *)(uintptr_t)*v)->stale++;
-}
-
 static bool refs_name(const struct idm_refs *refs, int pk, uintptr_t pid)
 {
     for (size_t i = 0; i < refs->n; i++)
@@ -248,20 +165,20 @@ static void old_refs_stale(mdt_idmap *m, const struct idm_head *h, int kind,
         uintptr_t d = atomic_load_explicit(&s->appdomain, memory_order_relaxed);
         uintptr_t a = atomic_load_explicit(&s->assembly, memory_order_relaxed);
         if (d && !refs_name(refs, K_DOMAIN, d))
-            mark_stale(m, K_DOMAIN, d, kind);
+            idm_dep_stale(m, K_DOMAIN, d, kind);
         if (a && !refs_name(refs, K_ASSEMBLY, a))
-            mark_stale(m, K_ASSEMBLY, a, kind);
+            idm_dep_stale(m, K_ASSEMBLY, a, kind);
         return;
     }
     struct idm_view v;
     idm_view(m, kind, h, &v);
     if (v.module && !refs_name(refs, K_MODULE, v.module))
-        mark_stale(m, K_MODULE, v.module, kind);
+        idm_dep_stale(m, K_MODULE, v.module, kind);
     if (kind == K_FUNC && v.cls && !refs_name(refs, K_CLASS, v.cls))
-        mark_stale(m, K_CLASS, v.cls, kind);
+        idm_dep_stale(m, K_CLASS, v.cls, kind);
     for (uint32_t i = 0; i < v.nargs; i++)
         if (!refs_name(refs, K_CLASS, v.args[i]))
-            mark_stale(m, K_CLASS, v.args[i], kind);
+            idm_dep_stale(m, K_CLASS, v.args[i], kind);
 }
 
 int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id)
@@ -272,7 +189,7 @@ int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t 
     if (old)
         old_refs_stale(m, old, kind, refs);
     for (size_t i = 0; i < refs->n; i++) {
-        bool seen = old && names(m, old, kind, refs->r[i].kind, refs->r[i].id);
+        bool seen = old && idm_names(m, old, kind, refs->r[i].kind, refs->r[i].id);
         for (size_t j = 0; j < i && !seen; j++)
             if (refs->r[j].kind == refs->r[i].kind && refs->r[j].id == refs->r[i].id)
                 seen = true;
@@ -280,7 +197,7 @@ int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t 
             return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory for dependents");
     }
     for (uint32_t i = 0; i < refs->nargs; i++) {
-        bool seen = old && names(m, old, kind, K_CLASS, refs->args[i]);
+        bool seen = old && idm_names(m, old, kind, K_CLASS, refs->args[i]);
         for (size_t j = 0; j < refs->n && !seen; j++)
             if (refs->r[j].kind == K_CLASS && refs->r[j].id == refs->args[i])
                 seen = true;
@@ -291,47 +208,6 @@ int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t 
             return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory for dependents");
     }
     return 0;
-}
-
-void idm_deps_compact_all(mdt_idmap *m)
-{
-    for (size_t i = 0; i < m->deps.cap;) {
-        struct idm_went *e = &m->deps.e[i];
-        if (!e->kind) {
-            i++;
-            continue;
-        }
-        int dkey = (int)e->kind - 1;
-        uintptr_t pid = e->id;
-        struct idm_deplist *l = (struct idm_deplist *)(uintptr_t)e->val;
-        compact(m, l, dkey / K_NKINDS, pid, dkey % K_NKINDS);
-        l->stale = 0;
-        if (l->n == 0) {
-            drop_list(m, dkey, pid, l); /* backward shift: re-check slot i */
-            continue;
-        }
-        if (l->n < l->cap / 4 && l->cap > 4) {
-            uint32_t ncap = l->cap / 2;
-            while (ncap > 4 && l->n < ncap / 4)
-                ncap /= 2;
-            struct idm_deplist *n = realloc(l, list_bytes(ncap));
-            if (n) {
-                m->deps_bytes -= list_bytes(n->cap) - list_bytes(ncap);
-                n->cap = ncap;
-                e->val = (uint64_t)(uintptr_t)n;
-            }
-        }
-        i++;
-    }
-}
-
-void idm_deps_free(mdt_idmap *m)
-{
-    for (size_t i = 0; i < m->deps.cap; i++)
-        if (m->deps.e[i].kind)
-            free((void *)(uintptr_t)m->deps.e[i].val);
-    idm_wmap_free(&m->deps);
-    m->deps_bytes = 0;
 }
 
 void idm_on_live(mdt_idmap *m, int kind, struct idm_head *h)
@@ -390,6 +266,7 @@ int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_bel
     atomic_store_explicit(&m->tab[kind], n, memory_order_seq_cst);
     if (nr)
         atomic_store_explicit(&m->rev[kind], nr, memory_order_seq_cst);
+    idm_deps_remap(m, kind, old, n);
     idm_retire(&m->g, old, old->bytes);
     if (oldr)
         idm_retire(&m->g, oldr, oldr->bytes);
@@ -436,53 +313,47 @@ static bool work_push(struct work *w, int kind, uintptr_t id)
     return true;
 }
 
+struct kill_ctx {
+    struct work w;
+    uint64_t seq, limit;
+    int killed;
+};
+
+/* A dependent of the thing being unloaded: kill it if it is live and not
+ * newer than the unload, and queue what it contains. */
+static int kill_dependent(mdt_idmap *m, int ck, struct idm_head *h, void *ctx)
+{
+    struct kill_ctx *k = ctx;
+    if (!idm_live(h) || idm_seq(m, ck, h) > k->limit)
+        return 0;
+    idm_kill_slot(m, ck, h, k->seq);
+    k->killed++;
+    if (!work_push(&k->w, ck, atomic_load_explicit(&h->key, memory_order_relaxed)))
+        return MDT_ENOMEM;
+    return 0;
+}
+
 /* Kill the records listed under (pkind, pid) that are live, still name it
  * and have seq <= limit; cascade to what they contain. */
 static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_t limit)
 {
-    struct work w = {NULL, 0, 0};
-    int killed = 0;
-    if (!work_push(&w, pkind, pid))
+    struct kill_ctx k = {{NULL, 0, 0}, seq, limit, 0};
+    if (!work_push(&k.w, pkind, pid))
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
-    while (w.n > 0) {
-        w.n--;
-        int pk = w.it[w.n].kind;
-        uintptr_t p = w.it[w.n].id;
+    while (k.w.n > 0) {
+        k.w.n--;
+        int pk = k.w.it[k.w.n].kind;
+        uintptr_t p = k.w.it[k.w.n].id;
         for (int c = 0; c < 2; c++) {
             int ck = child_kinds[pk][c];
-            if (ck < 0)
-                continue;
-            uint64_t *v = idm_wmap_get(&m->deps, idm_dkey(pk, ck), p);
-            struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
-            if (!l)
-                continue;
-            uint32_t k = 0;
-            for (uint32_t i = 0; i < l->n; i++) {
-                uintptr_t id = l->id[i];
-                struct idm_head *h = wfind(m, ck, id);
-                if (!h || !names(m, h, ck, pk, p))
-                    continue; /* dropped or renamed: inert */
-                l->id[k++] = id;
-                if (!idm_live(h) || idm_seq(m, ck, h) > limit)
-                    continue;
-                idm_kill_slot(m, ck, h, seq);
-                killed++;
-                if (!work_push(&w, ck, id)) {
-                    for (uint32_t j = i + 1; j < l->n; j++)
-                        l->id[k++] = l->id[j];
-                    l->n = k;
-                    free(w.it);
-                    return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
-                }
+            if (ck >= 0 && idm_deps_walk(m, pk, p, ck, kill_dependent, &k) < 0) {
+                free(k.w.it);
+                return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
             }
-            l->n = k;
-            l->stale = 0;
-            if (k == 0)
-                drop_list(m, idm_dkey(pk, ck), p, l);
         }
     }
-    free(w.it);
-    return killed;
+    free(k.w.it);
+    return k.killed;
 }
 
 int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t limit)
@@ -556,6 +427,7 @@ int idm_finish(mdt_idmap *m, int rc)
         if (e < 0 && rc >= 0)
             rc = e;
     }
+    idm_deps_settle(m);
     idm_reclaim(&m->g, false);
     idm_handles_reclaim(m);
     idm_unlock(m);

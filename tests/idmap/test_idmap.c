@@ -940,6 +940,74 @@ START_TEST(typedef_presence_of_plain_and_generic_types)
 }
 END_TEST
 
+/* Presence entries are 64-bit words (handle, row, count; tokens/presence.c):
+ * counts from 0xffff up live in a writer map, entries of the same row in
+ * two modules stay apart, a module handle released and given to another
+ * ModuleID does not answer for the old one, and the index grows. */
+START_TEST(typedef_presence_counts_past_16_bits)
+{
+    enum { N = 0x10000 + 5 }; /* crosses 0xffff both ways */
+    mdt_idmap *m = new_map();
+    uint64_t seq = 1;
+    const uint32_t g = 0x02000007;
+    const uintptr_t base = 0x10000000, arg = 0x9000;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, seq++), 0);
+    ck_assert_int_eq(load_module(m, MOD2, 2, 0, 0, seq++), 0);
+    for (uintptr_t i = 0; i < N; i++) {
+        uintptr_t a = arg + i * 8;
+        ck_assert_int_eq(load_class(m, base + i * 64, MOD, g, 1, &a, seq++), MDT_IDMAP_APPLIED);
+    }
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, g), 1);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD2, g), 0);
+    /* Unload all but one, from the top: the count passes 0xffff down. */
+    for (uintptr_t i = N - 1; i > 0; i--) {
+        ck_assert_int_eq(mdt_idmap_class_unload(m, base + i * 64, seq++), MDT_IDMAP_APPLIED);
+        if (i == 0xffff || i == 0xfffe || i == 2)
+            ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, g), 1);
+    }
+    /* Rows 1-64 of 16 modules, instantiated in the even ones only: no
+     * query for an odd one may answer from the entry of the same row in
+     * another module met along its probe. */
+    for (uintptr_t mi = 0; mi < 16; mi += 2)
+        for (uint32_t r = 1; r <= 64; r++) {
+            uintptr_t a = arg;
+            ck_assert_int_eq(load_class(m, 0x20000000 + (mi * 64 + r) * 64, 0x40000 + mi * 0x100,
+                                        0x02000000 + r, 1, &a, seq++),
+                             MDT_IDMAP_APPLIED);
+        }
+    for (uintptr_t mi = 0; mi < 16; mi++)
+        for (uint32_t r = 1; r <= 64; r++)
+            ck_assert_int_eq(mdt_idmap_typedef_loaded(m, 0x40000 + mi * 0x100, 0x02000000 + r),
+                             mi % 2 == 0);
+    /* The same row in another module is a separate entry. */
+    uintptr_t a2 = arg;
+    ck_assert_int_eq(load_class(m, 0x7000, MOD2, g, 1, &a2, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD2, g), 1);
+    ck_assert_int_eq(mdt_idmap_class_unload(m, base, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, g), 0);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD2, g), 1);
+    /* Count up past 0xffff again after a retire (which recounts). */
+    ck_assert_int_ge(mdt_idmap_retire(m, seq), 0);
+    mdt_idmap_synchronize(m);
+    for (uintptr_t i = 0; i < N; i++) {
+        uintptr_t a = arg + i * 8;
+        ck_assert_int_eq(load_class(m, base + i * 64, MOD, g, 1, &a, seq++), MDT_IDMAP_APPLIED);
+    }
+    ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, g), 0);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD2, g), 1);
+    /* MOD's handle goes back to the pool; a third ModuleID may get it. */
+    ck_assert_int_ge(mdt_idmap_retire(m, seq), 0);
+    mdt_idmap_synchronize(m);
+    const uintptr_t mod3 = MOD2 + 0x1000;
+    ck_assert_int_eq(load_module(m, mod3, 3, 0, 0, seq++), 0);
+    ck_assert_int_eq(load_class(m, 0x7100, mod3, g, 1, &a2, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, mod3, g), 1);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, g), 0);
+    mdt_idmap_free(m);
+}
+END_TEST
+
 Suite *suite(void)
 {
     Suite *s = suite_create("idmap");
@@ -967,6 +1035,7 @@ Suite *suite(void)
     tcase_add_test(tc, dependents_survive_growth_and_content_changes);
     tcase_add_test(tc, code_ranges_in_address_order_and_leaf_edges);
     tcase_add_test(tc, typedef_presence_of_plain_and_generic_types);
+    tcase_add_test(tc, typedef_presence_counts_past_16_bits);
     tcase_add_test(tc, module_walk_and_change_counter);
     tcase_add_test(tc, large_tables_get_huge_page_advice);
     tcase_add_test(tc, packed_records_round_trip);

@@ -1,0 +1,493 @@
+/* Dependents: for each thing (module, class, AppDomain, assembly) and each
+ * kind of record, the records that name it, so that an unload can kill them
+ * (the cascade in lifetime.c). An entry stands for "whatever record is in
+ * this slot now, if it still names the thing": a record that died or
+ * changed content makes its entry inert, and every walk checks.
+ *
+ * Two stores, because one entry per name per record is most of what the
+ * writer keeps (2 to 3 names per record):
+ *
+ * - packed: the parents sorted by (ID, dkey), 16 bytes each, and for each a
+ *   run of 4-byte slot indexes into the current table of the child kind.
+ *   A table rebuild moves records, so idm_deps_remap translates the runs
+ *   of that kind into the new table (and drops the records it left out);
+ * - recent: what was added since the last merge, a list of child IDs per
+ *   parent in a writer map (8 bytes per entry and a map entry and list
+ *   header per parent). idm_deps_settle merges it into the packed store
+ *   at the end of a writer call once it holds 1/32 as many entries (or
+ *   IDM_RECENT_MIN), so it stays a small share of the memory while a merge,
+ *   a linear pass over the packed arrays, costs about 32 copies per entry
+ *   added.
+ *
+ * A module that holds at least 1/8 of the class and function tables'
+ * slots (and IDM_SCAN_MIN) keeps no entries at all: its unload scans both
+ * tables for its handle instead, which costs at most 8 slot reads per
+ * record it names and is sequential, while its entries would cost 4 bytes
+ * per record for the life of the map. The flag lives with the module's
+ * handle (handles.c) and stays set until no slot names the module. In a
+ * real process the largest module (System.Private.CoreLib, or one huge
+ * application assembly) is such a module, and it is rarely unloaded.
+ *
+ * Merging happens only between writer calls, never inside one: while a
+ * call runs, a pushed entry may name a record that is not written yet, and
+ * a merge checks every entry it moves from the recent store against the
+ * record it names. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokens/idmap_int.h"
+#include "util/error.h"
+
+#define IDM_RECENT_MIN 16u
+#define IDM_SCAN_MIN 16u
+#define IDM_DGONE UINT32_MAX
+
+static struct idm_head *wfind(const mdt_idmap *m, int kind, uintptr_t id)
+{
+    return idm_tab_find(atomic_load_explicit(&((mdt_idmap *)m)->tab[kind], memory_order_relaxed),
+                        id);
+}
+
+static struct idm_tab *cur_tab(const mdt_idmap *m, int kind)
+{
+    return atomic_load_explicit(&((mdt_idmap *)m)->tab[kind], memory_order_relaxed);
+}
+
+static size_t slot_index(const struct idm_tab *t, const struct idm_head *h)
+{
+    return (size_t)((const unsigned char *)h - t->slots) / t->slot_size;
+}
+
+/* ---- recent store ----------------------------------------------------- */
+
+static size_t list_bytes(uint32_t cap)
+{
+    return sizeof(struct idm_deplist) + (size_t)cap * sizeof(uintptr_t);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Keep the entries whose record exists and names (pk, pid), once each. */
+static void compact(mdt_idmap *m, struct idm_deplist *l, int pk, uintptr_t pid, int ck)
+{
+    uint32_t k = 0, n0 = l->n;
+    for (uint32_t i = 0; i < l->n; i++) {
+        struct idm_head *h = wfind(m, ck, l->id[i]);
+        if (h && idm_names(m, h, ck, pk, pid))
+            l->id[k++] = l->id[i];
+    }
+    qsort(l->id, k, sizeof l->id[0], cmp_id);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < k; i++)
+        if (u == 0 || l->id[u - 1] != l->id[i])
+            l->id[u++] = l->id[i];
+    l->n = u;
+    m->dp.nrecent -= n0 - u;
+}
+
+static void drop_list(mdt_idmap *m, int dkey, uintptr_t pid, struct idm_deplist *l)
+{
+    m->dp.nrecent -= l->n;
+    m->deps_bytes -= list_bytes(l->cap);
+    free(l);
+    idm_wmap_del(&m->deps, dkey, pid);
+}
+
+static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck);
+
+/* Should (K_MODULE, pid) be found by scanning from now on? Sets the flag
+ * and forgets the entries it has. */
+static bool module_scanned(mdt_idmap *m, uintptr_t pid)
+{
+    uint32_t hd;
+    bool scanned;
+    uint32_t n = idm_module_slots(m, pid, &hd, &scanned);
+    if (scanned)
+        return true;
+    size_t cap = cur_tab(m, K_CLASS)->cap + cur_tab(m, K_FUNC)->cap;
+    if (n < IDM_SCAN_MIN || (size_t)n * 8 < cap)
+        return false;
+    idm_module_set_scanned(m, pid);
+    forget_parent(m, K_MODULE, pid, K_CLASS);
+    forget_parent(m, K_MODULE, pid, K_FUNC);
+    return true;
+}
+
+int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id)
+{
+    if (pkind == K_MODULE && module_scanned(m, pid))
+        return 0;
+    int dkey = idm_dkey(pkind, kind);
+    uint64_t *v = idm_wmap_get(&m->deps, dkey, pid);
+    struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
+    if (!l) {
+        l = malloc(list_bytes(2));
+        if (!l)
+            return MDT_ENOMEM;
+        l->n = l->stale = l->pad = 0;
+        l->cap = 2;
+        if (idm_wmap_put(&m->deps, dkey, pid, (uint64_t)(uintptr_t)l)) {
+            free(l);
+            return MDT_ENOMEM;
+        }
+        m->deps_bytes += list_bytes(2);
+    } else if (l->n == l->cap) {
+        /* Compact only when enough entries went inert to pay for it (it
+         * probes the table for every entry); else grow. */
+        if (l->stale >= l->n / 4) {
+            compact(m, l, pkind, pid, kind);
+            l->stale = 0;
+        }
+        if (l->n > l->cap / 2) {
+            if (l->cap >= UINT32_MAX / 2)
+                return MDT_ENOMEM;
+            struct idm_deplist *n = realloc(l, list_bytes(l->cap * 2));
+            if (!n) {
+                if (l->n == l->cap)
+                    return MDT_ENOMEM;
+                l->id[l->n++] = id;
+                m->dp.nrecent++;
+                return 0;
+            }
+            m->deps_bytes += list_bytes(n->cap * 2) - list_bytes(n->cap);
+            n->cap *= 2;
+            *v = (uint64_t)(uintptr_t)n;
+            l = n;
+        }
+    }
+    l->id[l->n++] = id;
+    m->dp.nrecent++;
+    return 0;
+}
+
+void idm_dep_stale(mdt_idmap *m, int pk, uintptr_t pid, int kind)
+{
+    uint64_t *v = idm_wmap_get(&m->deps, idm_dkey(pk, kind), pid);
+    if (v)
+        ((struct idm_deplist *)(uintptr_t)*v)->stale++;
+    else
+        m->dp.stale++; /* an entry of the packed store, probably */
+}
+
+/* ---- packed store ------------------------------------------------------ */
+
+static int cmp_parent(uintptr_t id, uint32_t dkey, const struct idm_dparent *p)
+{
+    if (id != p->id)
+        return id < p->id ? -1 : 1;
+    return dkey < p->dkey ? -1 : dkey > p->dkey;
+}
+
+/* The run of (pid, dkey): [*lo, *hi) in dp.child; false when absent. */
+static bool find_run(const struct idm_packed *dp, uintptr_t pid, uint32_t dkey, size_t *lo,
+                     size_t *hi)
+{
+    size_t a = 0, b = dp->npar;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        int c = cmp_parent(pid, dkey, &dp->par[mid]);
+        if (c == 0) {
+            *lo = mid ? dp->par[mid - 1].end : 0;
+            *hi = dp->par[mid].end;
+            return true;
+        }
+        if (c < 0)
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    return false;
+}
+
+/* The records of kind ck that hold module pid's handle hd, by a scan. */
+static int scan_module(mdt_idmap *m, uintptr_t pid, uint32_t hd, int ck, idm_dep_visit fn,
+                       void *ctx)
+{
+    struct idm_tab *t = cur_tab(m, ck);
+    for (size_t i = 0; i < t->cap; i++) {
+        struct idm_head *h = idm_slot(t, i);
+        uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
+        if (!atomic_load_explicit(&h->key, memory_order_relaxed) ||
+            ((w >> W_HANDLE_SHIFT) & W_HANDLE_MAX) != hd || !idm_names(m, h, ck, K_MODULE, pid))
+            continue;
+        int rc = fn(m, ck, h, ctx);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int idm_deps_walk(mdt_idmap *m, int pk, uintptr_t pid, int ck, idm_dep_visit fn, void *ctx)
+{
+    int dkey = idm_dkey(pk, ck);
+    if (pk == K_MODULE) {
+        uint32_t hd;
+        bool scanned;
+        idm_module_slots(m, pid, &hd, &scanned);
+        if (scanned)
+            return scan_module(m, pid, hd, ck, fn, ctx);
+    }
+    struct idm_packed *dp = &m->dp;
+    size_t lo, hi;
+    if (find_run(dp, pid, (uint32_t)dkey, &lo, &hi)) {
+        struct idm_tab *t = cur_tab(m, ck);
+        for (size_t i = lo; i < hi; i++) {
+            if (dp->child[i] == IDM_DGONE)
+                continue;
+            struct idm_head *h = idm_slot(t, dp->child[i]);
+            if (!idm_names(m, h, ck, pk, pid)) {
+                dp->child[i] = IDM_DGONE; /* renamed: inert */
+                dp->gone++;
+                continue;
+            }
+            int rc = fn(m, ck, h, ctx);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    uint64_t *v = idm_wmap_get(&m->deps, dkey, pid);
+    struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
+    if (!l)
+        return 0;
+    uint32_t k = 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        struct idm_head *h = wfind(m, ck, l->id[i]);
+        if (!h || !idm_names(m, h, ck, pk, pid))
+            continue; /* dropped or renamed: inert */
+        l->id[k++] = l->id[i];
+        if (rc >= 0)
+            rc = fn(m, ck, h, ctx);
+    }
+    m->dp.nrecent -= l->n - k;
+    l->n = k;
+    l->stale = 0;
+    if (k == 0)
+        drop_list(m, dkey, pid, l);
+    return rc < 0 ? rc : 0;
+}
+
+static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck)
+{
+    int dkey = idm_dkey(pk, ck);
+    struct idm_packed *dp = &m->dp;
+    size_t lo, hi;
+    if (find_run(dp, pid, (uint32_t)dkey, &lo, &hi))
+        for (size_t i = lo; i < hi; i++)
+            if (dp->child[i] != IDM_DGONE) {
+                dp->child[i] = IDM_DGONE;
+                dp->gone++;
+            }
+    uint64_t *v = idm_wmap_get(&m->deps, dkey, pid);
+    if (v)
+        drop_list(m, dkey, pid, (struct idm_deplist *)(uintptr_t)*v);
+}
+
+void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const struct idm_tab *n)
+{
+    struct idm_packed *dp = &m->dp;
+    size_t lo = 0;
+    for (size_t p = 0; p < dp->npar; lo = dp->par[p++].end) {
+        if ((int)(dp->par[p].dkey % K_NKINDS) != kind)
+            continue;
+        for (size_t i = lo; i < dp->par[p].end; i++) {
+            if (dp->child[i] == IDM_DGONE)
+                continue;
+            uintptr_t key =
+                atomic_load_explicit(&idm_slot(old, dp->child[i])->key, memory_order_relaxed);
+            struct idm_head *h = idm_tab_find(n, key);
+            if (h) {
+                dp->child[i] = (uint32_t)slot_index(n, h);
+            } else {
+                dp->child[i] = IDM_DGONE; /* dropped tombstone */
+                dp->gone++;
+            }
+        }
+    }
+}
+
+/* One entry of the recent store on its way into the packed one. */
+struct triple {
+    uintptr_t pid;
+    uint32_t dkey, child;
+};
+
+static int cmp_triple(const void *a, const void *b)
+{
+    const struct triple *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->dkey != y->dkey)
+        return x->dkey < y->dkey ? -1 : 1;
+    return x->child < y->child ? -1 : x->child > y->child;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The recent store as sorted, checked triples: *out (caller frees). */
+static int gather_recent(const mdt_idmap *m, struct triple **out, size_t *nout)
+{
+    size_t total = 0;
+    for (size_t e = 0; e < m->deps.cap; e++)
+        if (m->deps.e[e].kind)
+            total += ((const struct idm_deplist *)(uintptr_t)m->deps.e[e].val)->n;
+    struct triple *tr = malloc((total ? total : 1) * sizeof *tr);
+    if (!tr)
+        return MDT_ENOMEM;
+    size_t n = 0;
+    for (size_t e = 0; e < m->deps.cap; e++) {
+        const struct idm_went *w = &m->deps.e[e];
+        if (!w->kind)
+            continue;
+        int dkey = (int)w->kind - 1, pk = dkey / K_NKINDS, ck = dkey % K_NKINDS;
+        const struct idm_deplist *l = (const struct idm_deplist *)(uintptr_t)w->val;
+        struct idm_tab *t = cur_tab(m, ck);
+        for (uint32_t i = 0; i < l->n; i++) {
+            struct idm_head *h = idm_tab_find(t, l->id[i]);
+            if (h && idm_names(m, h, ck, pk, w->id))
+                tr[n++] = (struct triple){w->id, (uint32_t)dkey, (uint32_t)slot_index(t, h)};
+        }
+    }
+    qsort(tr, n, sizeof *tr, cmp_triple);
+    *out = tr;
+    *nout = n;
+    return 0;
+}
+
+/* Merge the recent store into the packed one; with check, also drop the
+ * packed entries that went inert. On ENOMEM nothing changes. */
+static int merge(mdt_idmap *m, bool check)
+{
+    struct idm_packed *dp = &m->dp;
+    struct triple *tr;
+    size_t nt;
+    if (gather_recent(m, &tr, &nt))
+        return MDT_ENOMEM;
+    size_t maxc = dp->nchild - dp->gone + nt;
+    if (maxc >= UINT32_MAX) {
+        free(tr);
+        return MDT_ENOMEM;
+    }
+    struct idm_dparent *par = malloc((dp->npar + nt + 1) * sizeof *par);
+    uint32_t *child = malloc((maxc + 1) * sizeof *child);
+    if (!par || !child) {
+        free(par);
+        free(child);
+        free(tr);
+        return MDT_ENOMEM;
+    }
+    size_t np = 0, nc = 0, p = 0, t = 0, lo = 0;
+    while (p < dp->npar || t < nt) {
+        /* The next parent in order, from either store or both. */
+        int c = p == dp->npar ? 1 : t == nt ? -1 : -cmp_parent(tr[t].pid, tr[t].dkey, &dp->par[p]);
+        uintptr_t pid = c <= 0 ? dp->par[p].id : tr[t].pid;
+        uint32_t dkey = c <= 0 ? dp->par[p].dkey : tr[t].dkey;
+        int pk = (int)dkey / K_NKINDS, ck = (int)dkey % K_NKINDS;
+        size_t start = nc;
+        if (c <= 0) {
+            struct idm_tab *tab = cur_tab(m, ck);
+            for (size_t i = lo; i < dp->par[p].end; i++) {
+                uint32_t w = dp->child[i];
+                if (w != IDM_DGONE && (!check || idm_names(m, idm_slot(tab, w), ck, pk, pid)))
+                    child[nc++] = w;
+            }
+            lo = dp->par[p++].end;
+        }
+        bool both = c == 0;
+        for (; t < nt && tr[t].pid == pid && tr[t].dkey == dkey; t++)
+            if (nc == start || child[nc - 1] != tr[t].child)
+                child[nc++] = tr[t].child;
+        if (both && nc - start > 1) {
+            /* A record renamed away from this parent and back is in both. */
+            qsort(child + start, nc - start, sizeof *child, cmp_u32);
+            size_t u = start;
+            for (size_t i = start; i < nc; i++)
+                if (u == start || child[u - 1] != child[i])
+                    child[u++] = child[i];
+            nc = u;
+        }
+        if (nc > start)
+            par[np++] = (struct idm_dparent){pid, dkey, (uint32_t)nc};
+    }
+    free(tr);
+    /* Shrinking cannot fail in a way that matters: keep the larger block. */
+    struct idm_dparent *sp = realloc(par, (np ? np : 1) * sizeof *par);
+    uint32_t *sc = realloc(child, (nc ? nc : 1) * sizeof *child);
+    free(dp->par);
+    free(dp->child);
+    dp->par = sp ? sp : par;
+    dp->child = sc ? sc : child;
+    dp->npar = np;
+    dp->nchild = nc;
+    dp->gone = 0;
+    if (check)
+        dp->stale = 0;
+    for (size_t e = 0; e < m->deps.cap; e++)
+        if (m->deps.e[e].kind)
+            free((void *)(uintptr_t)m->deps.e[e].val);
+    idm_wmap_free(&m->deps);
+    m->deps_bytes = 0;
+    dp->nrecent = 0;
+    return 0;
+}
+
+void idm_deps_settle(mdt_idmap *m)
+{
+    struct idm_packed *dp = &m->dp;
+    size_t live = dp->nchild - dp->gone;
+    bool stale = dp->stale + dp->gone >= IDM_RECENT_MIN && (dp->stale + dp->gone) * 4 >= live;
+    if (stale || (dp->nrecent >= IDM_RECENT_MIN && dp->nrecent * 32 >= live))
+        (void)merge(m, stale); /* on ENOMEM the recent store keeps the entries */
+}
+
+void idm_deps_compact_all(mdt_idmap *m)
+{
+    if (merge(m, true) == 0)
+        return;
+    /* Out of memory: compact the recent lists in place at least. */
+    for (size_t i = 0; i < m->deps.cap;) {
+        struct idm_went *e = &m->deps.e[i];
+        if (!e->kind) {
+            i++;
+            continue;
+        }
+        int dkey = (int)e->kind - 1;
+        uintptr_t pid = e->id;
+        struct idm_deplist *l = (struct idm_deplist *)(uintptr_t)e->val;
+        compact(m, l, dkey / K_NKINDS, pid, dkey % K_NKINDS);
+        l->stale = 0;
+        if (l->n == 0) {
+            drop_list(m, dkey, pid, l); /* backward shift: re-check slot i */
+            continue;
+        }
+        i++;
+    }
+}
+
+size_t idm_deps_bytes(const mdt_idmap *m)
+{
+    return m->deps_bytes + m->deps.cap * sizeof(struct idm_went) +
+           m->dp.npar * sizeof(struct idm_dparent) + m->dp.nchild * sizeof(uint32_t);
+}
+
+void idm_deps_free(mdt_idmap *m)
+{
+    for (size_t i = 0; i < m->deps.cap; i++)
+        if (m->deps.e[i].kind)
+            free((void *)(uintptr_t)m->deps.e[i].val);
+    idm_wmap_free(&m->deps);
+    m->deps_bytes = 0;
+    free(m->dp.par);
+    free(m->dp.child);
+    memset(&m->dp, 0, sizeof m->dp);
+}
