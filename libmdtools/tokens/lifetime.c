@@ -4,17 +4,16 @@
  * duplicate was newer, an entry in the map's `newer` table, see idm_seq),
  * so an older load or unload is ignored whatever order threads deliver
  * them in. An item is also refused when something it names (module,
- * AppDomain, assembly, owning class, type argument) was unloaded at or after the item's seq: enumerations are
- * stamped with the seq at which they were generated, and such an item
+ * AppDomain, assembly, owning class, type argument) was unloaded at or
+ * after the item's seq: enumerations are stamped with the seq at which
+ * they were generated, and such an item
  * describes an incarnation that is already gone. Unloads cascade through
- * dependents lists kept by the writer: the ID of every record is listed
- * under every ID its content names (one 8-byte ID per name), and an unload
- * at seq t kills the listed records that are live, still name the unloaded
- * ID and are not newer than t. An entry is kept as long as the record in
- * that ID's slot, live or dead, names the thing; a rebirth whose previous
- * content already named it adds nothing, so reloading the same content
- * does not grow the lists. Entries whose record was dropped or renamed
- * something else are removed when a list is compacted or walked. */
+ * the dependents kept by the writer (deps.c): every record is listed under
+ * every ID its content names, and an unload at seq t kills the listed
+ * records that are live, still name the unloaded ID and are not newer than
+ * t. An entry is kept as long as the record in that slot, live or dead,
+ * names the thing; a rebirth whose previous content already named it adds
+ * nothing, so reloading the same content does not grow the lists. */
 #include "config.h"
 
 #include <stdlib.h>
