@@ -21,12 +21,13 @@
  *
  * A module that holds at least 1/8 of the class and function tables'
  * slots (and IDM_SCAN_MIN) keeps no entries at all: its unload scans both
- * tables for its handle instead, which costs at most 8 slot reads per
- * record it names and is sequential, while its entries would cost 4 bytes
- * per record for the life of the map. The flag lives with the module's
- * handle (handles.c) and stays set until no slot names the module. In a
- * real process the largest module (System.Private.CoreLib, or one huge
- * application assembly) is such a module, and it is rarely unloaded.
+ * tables for its handle instead, sequentially, 8 slot reads per record it
+ * names when it was flagged (more if the tables grew a lot since), while
+ * its entries would cost 4 bytes per record for the life of the map. The
+ * flag lives with the module's handle (handles.c) and stays set until no
+ * slot names the module. In a real process the module so big is usually
+ * System.Private.CoreLib or one huge application assembly, which are
+ * rarely unloaded.
  *
  * Merging happens only between writer calls, never inside one: while a
  * call runs, a pushed entry may name a record that is not written yet, and
