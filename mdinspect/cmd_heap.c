@@ -18,13 +18,13 @@
 enum { A_HEAP, A_OFFSET };
 static const char *const heaps[] = {"strings", "us", "blob", "guid", NULL};
 static const char *const heap_names[] = {"#Strings", "#US", "#Blob", "#GUID"};
-enum { H_STRINGS, H_US, H_BLOB, H_GUID };
-
-/* Bytes of a compressed length prefix for a blob of `len` bytes. */
-static uint32_t prefix_len(uint32_t len)
-{
-    return len < 0x80 ? 1 : len < 0x4000 ? 2 : 4;
-}
+/* The choices of the heap argument, in the order of enum mdt_heap. */
+enum {
+    H_STRINGS = MDT_HEAP_STRINGS,
+    H_US = MDT_HEAP_US,
+    H_BLOB = MDT_HEAP_BLOB,
+    H_GUID = MDT_HEAP_GUID
+};
 
 static char *hex(void *mem, const uint8_t *d, uint32_t len)
 {
@@ -50,7 +50,8 @@ static char *hexdump(void *mem, const uint8_t *d, uint32_t len)
 }
 
 /* One entry; with `item` as an item of a list, else as a record. Returns
- * the bytes it takes in the heap (0 when it could not be read). */
+ * the bytes it takes in the heap (1 for a #GUID entry; 0 when it could not
+ * be read). */
 static uint32_t entry(mdi_state *st, int heap, uint32_t off, bool item, int *status)
 {
     const mdt_image *img = mdi_image(st);
@@ -76,7 +77,6 @@ static uint32_t entry(mdi_state *st, int heap, uint32_t off, bool item, int *sta
             break;
         mdi_uint(p, "length", "length", slen);
         mdi_quoted(p, "string", "string", s, slen);
-        used = (uint32_t)slen + 1;
         break;
     case H_US:
         e = mdt_heap_us(img, off, &d, &len, &flag);
@@ -95,8 +95,6 @@ static uint32_t entry(mdi_state *st, int heap, uint32_t off, bool item, int *sta
             mdi_note(p, NULL, "unpaired surrogates shown as U+FFFD");
         mdi_bool(p, "replaced", NULL, replaced != 0);
         talloc_free(u8);
-        len = len * 2 + (flag >= 0 ? 1 : 0);
-        used = prefix_len(len) + len;
         break;
     case H_BLOB:
         e = mdt_heap_blob(img, off, &d, &len);
@@ -115,16 +113,16 @@ static uint32_t entry(mdi_state *st, int heap, uint32_t off, bool item, int *sta
             mdi_textf(p, "bytes", "%s%s", x ? x : "", len > 16 ? "..." : "");
             talloc_free(x);
         }
-        used = prefix_len(len) + len;
         break;
     default:
         e = mdt_heap_guid(img, off, &d);
         if (e)
             break;
         mdi_guid(p, "guid", "GUID", d);
-        used = 1;
         break;
     }
+    if (!e && mdt_heap_next(img, heap, off, &used) == 0)
+        used -= off;
     if (e) {
         static const char *const keys[] = {"string", "string", "bytes", "guid"};
         static const char *const labels[] = {"string", "string", "bytes", "GUID"};
@@ -144,10 +142,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     const mdt_image *img = mdi_image(st);
     const mdi_arg *off = mdi_arg_of(argc, argv, A_OFFSET);
     int heap = (int)argv[0].value, status = MDI_OK;
-    uint32_t size = mdt_heap_size(img, heap == H_STRINGS ? MDT_HEAP_STRINGS
-                                       : heap == H_US    ? MDT_HEAP_US
-                                       : heap == H_BLOB  ? MDT_HEAP_BLOB
-                                                         : MDT_HEAP_GUID);
+    uint32_t size = mdt_heap_size(img, heap);
     char caption[64];
 
     if (off) {

@@ -212,12 +212,6 @@ static void values(struct vctx *v)
     mdt_clear_error();
 }
 
-/* Bytes of a compressed length prefix for a blob of `len` bytes. */
-static uint32_t prefix_len(uint32_t len)
-{
-    return len < 0x80 ? 1 : len < 0x4000 ? 2 : 4;
-}
-
 static void heaps(struct vctx *v)
 {
     const mdt_image *img = v->m->img;
@@ -251,14 +245,12 @@ static void heaps(struct vctx *v)
                 break;
             }
             v->entries++;
-            if (heap == MDT_HEAP_US) {
-                len = len * 2 + (flag >= 0 ? 1 : 0);
-                if (flag < 0 && len) {
-                    snprintf(place, sizeof place, "%s+0x%" PRIx32, hn, off);
-                    problem(v, false, place, "user string of even length: no final flag byte");
-                }
+            if (heap == MDT_HEAP_US && flag < 0 && len) {
+                snprintf(place, sizeof place, "%s+0x%" PRIx32, hn, off);
+                problem(v, false, place, "user string of even length: no final flag byte");
             }
-            off += len ? prefix_len(len) + len : 1;
+            if (mdt_heap_next(img, heap, off, &off))
+                break; /* cannot happen: the entry just read */
         }
     }
     size = mdt_heap_size(img, MDT_HEAP_GUID);

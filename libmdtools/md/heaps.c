@@ -166,6 +166,53 @@ int mdt_heap_us(const mdt_image *img, uint32_t index, const uint8_t **utf16le, u
     return 0;
 }
 
+int mdt_heap_next(const mdt_image *img, int heap, uint32_t index, uint32_t *next)
+{
+    const struct mdt_heap_view *h;
+    const uint8_t *d;
+    uint32_t n;
+    unsigned used;
+    int e, flag;
+    switch (heap) {
+    case MDT_HEAP_STRINGS: {
+        const char *s;
+        size_t len;
+        if ((e = mdt_heap_string(img, index, &s, &len)))
+            return e;
+        *next = index + (uint32_t)len + 1;
+        return 0;
+    }
+    case MDT_HEAP_GUID:
+        if ((e = mdt_heap_guid(img, index, &d)))
+            return e;
+        *next = index + 1;
+        return 0;
+    case MDT_HEAP_US:
+        h = &img->us;
+        e = mdt_heap_us(img, index, &d, &n, &flag);
+        break;
+    case MDT_HEAP_BLOB:
+        h = &img->blob;
+        e = mdt_heap_blob(img, index, &d, &n);
+        break;
+    default:
+        return mdt__fail_simple(MDT_EINVAL, "no heap number %d", heap);
+    }
+    if (e)
+        return e;
+    if (!h->present || index >= h->size) {
+        *next = index + 1; /* the empty blob 0 of an absent or empty #Blob */
+        return 0;
+    }
+    /* The prefix again, for the bytes it takes: II.23.2 prescribes the
+     * shortest encoding, but the decoder accepts a longer one (a hand-made
+     * or damaged image), and then the length alone would put the next
+     * entry in the wrong place. */
+    (void)mdt_decode_compressed_u32(h->base + index, h->size - index, &n, &used);
+    *next = index + used + n;
+    return 0;
+}
+
 int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, const uint8_t *u,
                       uint32_t nunits, int *replaced)
 {

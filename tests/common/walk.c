@@ -91,8 +91,10 @@ int walk_image_report(const mdt_image *img, walk_stats *st, walk_error_fn fn, vo
             fail(st, fn, arg, 'u', e);
             break; /* the next string's start is unknown */
         }
-        uint32_t bytes = n * 2 + (flag >= 0);
-        off += (bytes < 0x80 ? 1 : bytes < 0x4000 ? 2 : 4) + bytes;
+        if ((e = mdt_heap_next(img, MDT_HEAP_US, off, &off))) {
+            fail(st, fn, arg, 'u', e);
+            break;
+        }
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 /* Opening images and reading their headers, streams and identity, on real
  * framework assemblies and on the corpus of unusual files. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 #include <talloc.h>
 
@@ -412,6 +413,87 @@ START_TEST(column_reads_check_range_and_kind)
 }
 END_TEST
 
+/* Walk each heap with mdt_heap_next from its start: every step lands on an
+ * entry that reads, and the walk ends exactly at the heap's end. */
+static void walk_to_end(const mdt_image *img, int heap, uint32_t *entries)
+{
+    uint32_t size = mdt_heap_size(img, heap), end = heap == MDT_HEAP_GUID ? size / 16 + 1 : size;
+    uint32_t i = heap == MDT_HEAP_STRINGS ? 0 : 1, n = 0;
+    while (i < end) {
+        uint32_t next = 0;
+        ck_assert_int_eq(mdt_heap_next(img, heap, i, &next), 0);
+        ck_assert_uint_gt(next, i);
+        i = next;
+        n++;
+    }
+    ck_assert_uint_eq(i, end);
+    *entries = n;
+}
+
+START_TEST(heap_walks_end_at_heap_ends)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.exe");
+    uint32_t n[4];
+    for (int heap = MDT_HEAP_STRINGS; heap <= MDT_HEAP_GUID; heap++)
+        walk_to_end(img, heap, &n[heap]);
+    ck_assert_uint_eq(n[MDT_HEAP_GUID], 1); /* the MVID */
+    ck_assert_uint_ge(n[MDT_HEAP_US], 1);   /* "Hello World!" (and padding) */
+    ck_assert_uint_gt(n[MDT_HEAP_BLOB], 3);
+    uint32_t next;
+    ck_assert_int_eq(mdt_heap_next(img, 7, 0, &next), MDT_EINVAL);
+    ck_assert_int_eq(mdt_heap_next(img, MDT_HEAP_US, mdt_heap_size(img, MDT_HEAP_US), &next),
+                     MDT_EBADIMAGE);
+    ck_assert_int_eq(mdt_heap_next(img, MDT_HEAP_GUID, 2, &next), MDT_EBADIMAGE);
+    talloc_free(ctx);
+}
+END_TEST
+
+/* A length prefix longer than it needs to be (two bytes for a length below
+ * 0x80) reads, and the walk steps over both bytes: deriving the step from
+ * the length, as callers used to, would land one byte short. */
+START_TEST(heap_walk_steps_over_long_length_prefix)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024];
+    FILE *f = fopen(src_path(p, sizeof p, "data/corpus/asmresolver/HelloWorld.exe"), "rb");
+    ck_assert_ptr_nonnull(f);
+    static uint8_t buf[1 << 16];
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    ck_assert_uint_lt(len, sizeof buf);
+    mdt_image *img = NULL;
+    ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "HelloWorld.exe", buf, len, 0), 0);
+    const mdt_md_info *md = mdt_image_md_info(img);
+    const mdt_stream_info *us = NULL;
+    for (size_t i = 0; i < md->nstreams; i++)
+        if (strcmp(mdt_image_stream(img, i)->name, "#US") == 0)
+            us = mdt_image_stream(img, i);
+    ck_assert_ptr_nonnull(us);
+    uint8_t *h = buf + md->file_offset + us->offset;
+    /* #US: 0, then one string: length byte, 24 bytes of "Hello World!",
+     * flag; then at least one byte of zero padding to shift into. */
+    uint32_t n0 = h[1];
+    ck_assert_uint_eq(n0, 25);
+    ck_assert_uint_lt(1 + 1 + n0, us->size);
+    ck_assert_uint_eq(h[us->size - 1], 0);
+    static uint8_t copy[1 << 16];
+    memcpy(copy, buf, len);
+    uint8_t *c = copy + md->file_offset + us->offset;
+    memmove(c + 3, h + 2, us->size - 3);
+    c[1] = 0x80; /* the same length, 25, in the two-byte form */
+    c[2] = (uint8_t)n0;
+    mdt_image *img2 = NULL;
+    ck_assert_int_eq(mdt_image_open_buffer(ctx, &img2, "long-prefix", copy, len, 0), 0);
+    us_ascii(img2, 1, "Hello World!");
+    uint32_t next = 0, entries;
+    ck_assert_int_eq(mdt_heap_next(img2, MDT_HEAP_US, 1, &next), 0);
+    ck_assert_uint_eq(next, 1 + 2 + n0);
+    walk_to_end(img2, MDT_HEAP_US, &entries);
+    talloc_free(ctx);
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -423,6 +505,8 @@ Suite *suite(void)
     tcase_add_test(tc, first_stream_wins_in_enc_metadata);
     tcase_add_test(tc, double_guid_stream_mvid);
     tcase_add_test(tc, double_user_strings);
+    tcase_add_test(tc, heap_walks_end_at_heap_ends);
+    tcase_add_test(tc, heap_walk_steps_over_long_length_prefix);
     tcase_add_test(tc, schema_stream_switches_to_first_wins);
     tcase_add_test(tc, lowercase_heaps);
     tcase_add_test(tc, jtd_makes_every_index_wide);

@@ -35,6 +35,16 @@ int mdt_heap_guid(const mdt_image *img, uint32_t index, const uint8_t **guid);
 int mdt_heap_us(const mdt_image *img, uint32_t index, const uint8_t **utf16le, uint32_t *nunits,
                 int *flag);
 
+/* Walk a heap entry by entry: *next gets the index of the entry after the
+ * one at `index` (#Strings: past its NUL; #US and #Blob: past its length
+ * prefix, as many bytes as it is encoded in, and its bytes; #GUID: index +
+ * 1). Fails, as the accessor would, when the entry at `index` does not
+ * read; MDT_EINVAL for an unknown heap. Walks start at 0 (#Strings), 1
+ * (#US, #Blob: 0 is the empty entry) or 1 (#GUID) and end at
+ * mdt_heap_size() (for #GUID, at size / 16 + 1); zero bytes of padding
+ * read as empty entries. */
+int mdt_heap_next(const mdt_image *img, int heap, uint32_t index, uint32_t *next);
+
 /* Convert UTF-16LE to UTF-8 under mem_ctx. Unpaired surrogates become
  * U+FFFD and *replaced is set (never ill-formed UTF-8). */
 int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, const uint8_t *utf16le,
