@@ -173,8 +173,10 @@ static void signatures_and_names(struct vctx *v)
 }
 
 /* Every CustomAttribute and Constant row decoded. An attribute that
- * cannot be decoded only because an enum's size is unknown (its assembly
- * is not open: MDT_EUNSUPPORTED) is a warning: the file may be fine. */
+ * cannot be decoded because an enum's size is unknown (its assembly is
+ * not open: MDT_EUNRESOLVED) or that uses a parameter type outside what
+ * attributes may have (MDT_EUNSUPPORTED: the runtime would refuse it when
+ * asked, but the file is well-formed) is a warning. */
 static void values(struct vctx *v)
 {
     const mdt_image *img = v->m->img;
@@ -191,7 +193,8 @@ static void values(struct vctx *v)
         if (rc) {
             snprintf(place, sizeof place, "CustomAttribute 0x%08" PRIx32 " value",
                      MDT_TOKEN(MDT_TABLE_CustomAttribute, rid));
-            problem(v, rc != MDT_EUNSUPPORTED, place, "%s", lib_error(msg, sizeof msg));
+            problem(v, rc != MDT_EUNRESOLVED && rc != MDT_EUNSUPPORTED, place, "%s",
+                    lib_error(msg, sizeof msg));
         }
         scratch(v);
     }

@@ -99,7 +99,7 @@ static mdt_value_type *new_vtype(struct ad *d, uint8_t kind)
 
 static int unknown_enum(struct ad *d, const char *name)
 {
-    return rd_fail(&d->r, MDT_EUNSUPPORTED, "unknown enum size for %s", name);
+    return rd_fail(&d->r, MDT_EUNRESOLVED, "unknown enum size for %s", name);
 }
 
 /* Fill an ENUM type from what a resolver (or this image) says. */

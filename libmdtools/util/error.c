@@ -77,6 +77,7 @@ const char *mdt_strerror(int code)
     case MDT_ENOTDOTNET: return "not a .NET image";
     case MDT_ENOHEAP: return "heap absent";
     case MDT_ITEROVER: return "no more items";
+    case MDT_EUNRESOLVED: return "needs a module that is not open";
     default: return "unknown error";
     }
 }

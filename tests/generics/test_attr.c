@@ -147,7 +147,7 @@ START_TEST(unknown_enum_size_without_a_resolver)
     mdt_attr a;
     char msg[512];
     /* AttributeUsage(AttributeTargets.All): the enum is a TypeRef to mscorlib. */
-    ck_assert_int_eq(mdt_attr_of_row(ctx, &a, img, 11, NULL, NULL), MDT_EUNSUPPORTED);
+    ck_assert_int_eq(mdt_attr_of_row(ctx, &a, img, 11, NULL, NULL), MDT_EUNRESOLVED);
     mdt_errmsg(msg, sizeof msg);
     ck_assert_msg(strstr(msg, "unknown enum size for System.AttributeTargets") &&
                       strstr(msg, "+0x2"),
@@ -187,7 +187,7 @@ START_TEST(resolver_may_give_only_the_size)
                         "(System.Diagnostics.DebuggableAttribute+DebuggingModes)263)]");
     /* For an enum it does not know, the decode stops as without it. */
     mdt_image *ev = open_rel(ctx, "data/Everything.dll");
-    ck_assert_int_eq(mdt_attr_of_row(ctx, &a, ev, 11, size_only, NULL), MDT_EUNSUPPORTED);
+    ck_assert_int_eq(mdt_attr_of_row(ctx, &a, ev, 11, size_only, NULL), MDT_EUNRESOLVED);
     talloc_free(ctx);
 }
 END_TEST
@@ -221,7 +221,7 @@ START_TEST(malformed_attribute_blobs_fail_with_offsets)
         {0x06000001, {0x01, 0x00, 0x01, 0x00, 0x53, 0x55, 0x00, 0x01, 'X', 0}, 10, MDT_EBADIMAGE,
          "enum type name is empty"},
         {0x06000001, {0x01, 0x00, 0x01, 0x00, 0x53, 0x55, 0x03, 'F', 'o', 'o', 0x01, 'X', 0}, 13,
-         MDT_EUNSUPPORTED, "unknown enum size for Foo"},
+         MDT_EUNRESOLVED, "unknown enum size for Foo"},
         {0x06000001, {0x01, 0x00, 0x01, 0x00, 0x53, 0x1D, 0x08, 0x01, 'X', 0x40, 0, 0, 0, 1}, 14,
          MDT_EBADIMAGE, "array length 64 exceeds the 1 bytes left"},
         {0x06000001, {0x01, 0x00, 0x01, 0x00, 0x53, 0x0E, 0x01, 'X', 0x05, 'a', 'b'}, 11,

@@ -13,7 +13,8 @@
  * `value__`) when the enum is a TypeDef of the same image, or a TypeRef
  * scoped to this module. For any other enum the decoder asks the caller's
  * enum resolver; without one, or when the resolver does not know it, the
- * decode fails with MDT_EUNSUPPORTED "unknown enum size for <name>".
+ * decode fails with MDT_EUNRESOLVED "unknown enum size for <name>" (the
+ * blob may be fine: open the enum's assembly, or answer in the resolver).
  *
  * Decoding never trusts the blob: the prolog is checked, every count is
  * checked against the bytes left before allocating, nesting (arrays of
@@ -74,8 +75,9 @@ typedef struct mdt_attr {
 
 /* Decode a custom attribute blob for constructor `ctor` of `img`.
  * `blob_index` names the blob in messages (0 if unknown); `resolver` may
- * be NULL. Errors: MDT_EBADIMAGE, MDT_ETRUNC (located), MDT_EUNSUPPORTED
- * (enum of unknown size, or a parameter type attributes cannot have),
+ * be NULL. Errors: MDT_EBADIMAGE, MDT_ETRUNC (located), MDT_EUNRESOLVED
+ * (enum of unknown size), MDT_EUNSUPPORTED (a parameter type attributes
+ * cannot have),
  * MDT_EINVAL (ctor is not a MethodDef or MemberRef), MDT_ENOMEM, or what
  * the resolver returned. */
 int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t ctor,

@@ -25,7 +25,9 @@ enum mdt_error_code {
     MDT_EUNSUPPORTED = -7, /* well-formed but outside what mdtools reads */
     MDT_ENOTDOTNET = -8,   /* a valid file, but not a .NET image */
     MDT_ENOHEAP = -9,      /* the heap this index needs is absent */
-    MDT_ITEROVER = -10     /* an iterator has no more items (not an error) */
+    MDT_ITEROVER = -10,    /* an iterator has no more items (not an error) */
+    MDT_EUNRESOLVED = -11  /* needs a definition from a module that is not open
+                              (an enum's size, for a custom attribute) */
 };
 
 /* Where an error happened. Fields that do not apply are empty / UINT32_MAX /
