@@ -254,7 +254,10 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
                           uint64_t seq);
 
 /* ModuleUnloadStarted: the module and every class and function contained in
- * it become unknown.
+ * it become unknown. Cost: proportional to the records that name the
+ * module, except for a module holding at least 1/8 of the class and
+ * function slots, whose unload scans both tables once (libmdtools/tokens/
+ * README.md, "Dependents").
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_module_unload(mdt_idmap *map, uintptr_t module_id, uint64_t seq);
 
