@@ -290,6 +290,12 @@ static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck)
         drop_list(m, dkey, pid, (struct idm_deplist *)(uintptr_t)*v);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const struct idm_tab *n)
 {
     struct idm_packed *dp = &m->dp;
@@ -310,6 +316,9 @@ void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const str
                 dp->gone++;
             }
         }
+        /* Runs stay in ascending order (but for entries marked gone in
+         * place), so that a merge is a walk. */
+        qsort(dp->child + lo, dp->par[p].end - lo, sizeof *dp->child, cmp_u32);
     }
 }
 
@@ -327,12 +336,6 @@ static int cmp_triple(const void *a, const void *b)
     if (x->dkey != y->dkey)
         return x->dkey < y->dkey ? -1 : 1;
     return x->child < y->child ? -1 : x->child > y->child;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* The recent store as sorted, checked triples: *out (caller frees). */
@@ -395,28 +398,31 @@ static int merge(mdt_idmap *m, bool check)
         uint32_t dkey = c <= 0 ? dp->par[p].dkey : tr[t].dkey;
         int pk = (int)dkey / K_NKINDS, ck = (int)dkey % K_NKINDS;
         size_t start = nc;
-        if (c <= 0) {
-            struct idm_tab *tab = cur_tab(m, ck);
-            for (size_t i = lo; i < dp->par[p].end; i++) {
-                uint32_t w = dp->child[i];
-                if (w != IDM_DGONE && (!check || idm_names(m, idm_slot(tab, w), ck, pk, pid)))
-                    child[nc++] = w;
-            }
+        /* Both runs are sorted: merge them, once each (a record renamed
+         * away from this parent and back is in both). */
+        size_t i = c <= 0 ? lo : 0, iend = c <= 0 ? dp->par[p].end : 0;
+        struct idm_tab *tab = cur_tab(m, ck);
+        for (;;) {
+            /* Gone or (checking) inert entries are skipped; walks mark
+             * entries gone in place, which keeps the others in order. */
+            while (i < iend && (dp->child[i] == IDM_DGONE ||
+                                (check && !idm_names(m, idm_slot(tab, dp->child[i]), ck, pk, pid))))
+                i++;
+            bool have_p = i < iend;
+            bool have_t = t < nt && tr[t].pid == pid && tr[t].dkey == dkey;
+            if (!have_p && !have_t)
+                break;
+            uint32_t w = !have_t || (have_p && dp->child[i] <= tr[t].child) ? dp->child[i]
+                                                                            : tr[t].child;
+            if (have_p && dp->child[i] == w)
+                i++;
+            if (have_t && tr[t].child == w)
+                t++;
+            if (nc == start || child[nc - 1] != w)
+                child[nc++] = w;
+        }
+        if (c <= 0)
             lo = dp->par[p++].end;
-        }
-        bool both = c == 0;
-        for (; t < nt && tr[t].pid == pid && tr[t].dkey == dkey; t++)
-            if (nc == start || child[nc - 1] != tr[t].child)
-                child[nc++] = tr[t].child;
-        if (both && nc - start > 1) {
-            /* A record renamed away from this parent and back is in both. */
-            qsort(child + start, nc - start, sizeof *child, cmp_u32);
-            size_t u = start;
-            for (size_t i = start; i < nc; i++)
-                if (u == start || child[u - 1] != child[i])
-                    child[u++] = child[i];
-            nc = u;
-        }
         if (nc > start)
             par[np++] = (struct idm_dparent){pid, dkey, (uint32_t)nc};
     }
