@@ -19,6 +19,8 @@
 #include "tokens/idmap_int.h"
 #include "util/error.h"
 
+#include <mdtools/token.h>
+
 #define P_DEL UINT64_C(1) /* deleted entry: probes go on past it */
 #define P_COUNT_MAX 0xffffu
 #define P_ROW_SHIFT 16
@@ -177,6 +179,8 @@ int idm_presence_find(const mdt_idmap *map, uintptr_t module_id, uint32_t typede
     const struct idm_itab *t =
         atomic_load_explicit(&((mdt_idmap *)map)->presence, memory_order_seq_cst);
     uint32_t row = typedef_token & W_ROW_MASK;
+    if (MDT_TOKEN_TABLE(typedef_token) != 0x02) /* TypeDef */
+        return -1; /* entries keep the row only: they are all TypeDefs */
     size_t i = home(t, module_id, typedef_token);
     for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {
         uint64_t w = atomic_load_explicit(pword(t, i), memory_order_acquire);

@@ -959,6 +959,10 @@ START_TEST(typedef_presence_counts_past_16_bits)
     }
     ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, g), 1);
     ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD2, g), 0);
+    /* Entries keep only the row: a token of another table with that row
+     * is not that TypeDef. */
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x06000000 | (g & 0xffffff)), 0);
+    ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x01000000 | (g & 0xffffff)), 0);
     /* Unload all but one, from the top: the count passes 0xffff down. */
     for (uintptr_t i = N - 1; i > 0; i--) {
         ck_assert_int_eq(mdt_idmap_class_unload(m, base + i * 64, seq++), MDT_IDMAP_APPLIED);
