@@ -51,7 +51,7 @@ void idm_decode(const mdt_idmap *m, int kind, uint64_t w, uintptr_t x, struct id
     unsigned meta = (unsigned)(w >> W_META_SHIFT);
     v->shape = kind == K_FUNC ? 0 : meta >> META_SHAPE_SHIFT & 7u;
     v->prim = (unsigned)(w >> W_PRIM_SHIFT) & 0xffu;
-    v->module = idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX);
+    v->module = idm_module_of(m, idm_w_handle(w));
     v->rank = 0;
     v->cls = 0;
     v->nargs = 0;
@@ -98,7 +98,7 @@ void idm_release_payload(mdt_idmap *m, int kind, struct idm_head *h)
         }
         return;
     }
-    idm_handle_put(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX);
+    idm_handle_put(m, idm_w_handle(w));
     if (meta & META_OOL) {
         uintptr_t p = atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed);
         const struct idm_args *a = (const struct idm_args *)p;

@@ -45,22 +45,6 @@
 #define IDM_SCAN_MIN 16u
 #define IDM_DGONE UINT32_MAX
 
-static struct idm_head *wfind(const mdt_idmap *m, int kind, uintptr_t id)
-{
-    return idm_tab_find(atomic_load_explicit(&((mdt_idmap *)m)->tab[kind], memory_order_relaxed),
-                        id);
-}
-
-static struct idm_tab *cur_tab(const mdt_idmap *m, int kind)
-{
-    return atomic_load_explicit(&((mdt_idmap *)m)->tab[kind], memory_order_relaxed);
-}
-
-static size_t slot_index(const struct idm_tab *t, const struct idm_head *h)
-{
-    return (size_t)((const unsigned char *)h - t->slots) / t->slot_size;
-}
-
 /* ---- recent store ----------------------------------------------------- */
 
 static size_t list_bytes(uint32_t cap)
@@ -79,7 +63,7 @@ static void compact(mdt_idmap *m, struct idm_deplist *l, int pk, uintptr_t pid, 
 {
     uint32_t k = 0, n0 = l->n;
     for (uint32_t i = 0; i < l->n; i++) {
-        struct idm_head *h = wfind(m, ck, l->id[i]);
+        struct idm_head *h = idm_wfind(m, ck, l->id[i]);
         if (h && idm_names(m, h, ck, pk, pid))
             l->id[k++] = l->id[i];
     }
@@ -111,7 +95,7 @@ static bool module_scanned(mdt_idmap *m, uintptr_t pid)
     uint32_t n = idm_module_slots(m, pid, &hd, &scanned);
     if (scanned)
         return true;
-    size_t cap = cur_tab(m, K_CLASS)->cap + cur_tab(m, K_FUNC)->cap;
+    size_t cap = idm_wtab(m, K_CLASS)->cap + idm_wtab(m, K_FUNC)->cap;
     if (n < IDM_SCAN_MIN || (size_t)n * 8 < cap)
         return false;
     idm_module_set_scanned(m, pid);
@@ -210,12 +194,12 @@ static bool find_run(const struct idm_packed *dp, uintptr_t pid, uint32_t dkey, 
 static int scan_module(mdt_idmap *m, uintptr_t pid, uint32_t hd, int ck, idm_dep_visit fn,
                        void *ctx)
 {
-    struct idm_tab *t = cur_tab(m, ck);
+    struct idm_tab *t = idm_wtab(m, ck);
     for (size_t i = 0; i < t->cap; i++) {
         struct idm_head *h = idm_slot(t, i);
         uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
         if (!atomic_load_explicit(&h->key, memory_order_relaxed) ||
-            ((w >> W_HANDLE_SHIFT) & W_HANDLE_MAX) != hd || !idm_names(m, h, ck, K_MODULE, pid))
+            idm_w_handle(w) != hd || !idm_names(m, h, ck, K_MODULE, pid))
             continue;
         int rc = fn(m, ck, h, ctx);
         if (rc < 0)
@@ -237,7 +221,7 @@ int idm_deps_walk(mdt_idmap *m, int pk, uintptr_t pid, int ck, idm_dep_visit fn,
     struct idm_packed *dp = &m->dp;
     size_t lo, hi;
     if (find_run(dp, pid, (uint32_t)dkey, &lo, &hi)) {
-        struct idm_tab *t = cur_tab(m, ck);
+        struct idm_tab *t = idm_wtab(m, ck);
         for (size_t i = lo; i < hi; i++) {
             if (dp->child[i] == IDM_DGONE)
                 continue;
@@ -259,7 +243,7 @@ int idm_deps_walk(mdt_idmap *m, int pk, uintptr_t pid, int ck, idm_dep_visit fn,
     uint32_t k = 0;
     int rc = 0;
     for (uint32_t i = 0; i < l->n; i++) {
-        struct idm_head *h = wfind(m, ck, l->id[i]);
+        struct idm_head *h = idm_wfind(m, ck, l->id[i]);
         if (!h || !idm_names(m, h, ck, pk, pid))
             continue; /* dropped or renamed: inert */
         l->id[k++] = l->id[i];
@@ -310,7 +294,7 @@ void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const str
                 atomic_load_explicit(&idm_slot(old, dp->child[i])->key, memory_order_relaxed);
             struct idm_head *h = idm_tab_find(n, key);
             if (h) {
-                dp->child[i] = (uint32_t)slot_index(n, h);
+                dp->child[i] = (uint32_t)idm_slot_index(n, h);
             } else {
                 dp->child[i] = IDM_DGONE; /* dropped tombstone */
                 dp->gone++;
@@ -355,11 +339,11 @@ static int gather_recent(const mdt_idmap *m, struct triple **out, size_t *nout)
             continue;
         int dkey = (int)w->kind - 1, pk = dkey / K_NKINDS, ck = dkey % K_NKINDS;
         const struct idm_deplist *l = (const struct idm_deplist *)(uintptr_t)w->val;
-        struct idm_tab *t = cur_tab(m, ck);
+        struct idm_tab *t = idm_wtab(m, ck);
         for (uint32_t i = 0; i < l->n; i++) {
             struct idm_head *h = idm_tab_find(t, l->id[i]);
             if (h && idm_names(m, h, ck, pk, w->id))
-                tr[n++] = (struct triple){w->id, (uint32_t)dkey, (uint32_t)slot_index(t, h)};
+                tr[n++] = (struct triple){w->id, (uint32_t)dkey, (uint32_t)idm_slot_index(t, h)};
         }
     }
     qsort(tr, n, sizeof *tr, cmp_triple);
@@ -401,7 +385,7 @@ static int merge(mdt_idmap *m, bool check)
         /* Both runs are sorted: merge them, once each (a record renamed
          * away from this parent and back is in both). */
         size_t i = c <= 0 ? lo : 0, iend = c <= 0 ? dp->par[p].end : 0;
-        struct idm_tab *tab = cur_tab(m, ck);
+        struct idm_tab *tab = idm_wtab(m, ck);
         for (;;) {
             /* Gone or (checking) inert entries are skipped; walks mark
              * entries gone in place, which keeps the others in order. */

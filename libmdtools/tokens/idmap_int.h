@@ -223,6 +223,19 @@ static inline bool idm_live(const struct idm_head *h)
     return idm_meta(h) & META_LIVE;
 }
 
+/* Writer: is slot h occupied by a live record? */
+static inline bool idm_slot_live(const struct idm_head *h)
+{
+    return atomic_load_explicit(&((struct idm_head *)h)->key, memory_order_relaxed) &&
+           idm_live(h);
+}
+
+/* The module handle in a class or function slot's word w. */
+static inline uint32_t idm_w_handle(uint64_t w)
+{
+    return (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX;
+}
+
 /* Writer: the generation field (gen of a live record, seq of a dead one). */
 static inline uint64_t idm_gen(const struct idm_head *h)
 {
@@ -309,6 +322,12 @@ IDM_INLINE struct idm_head *idm_tab_find_sz(const struct idm_tab *t, uintptr_t k
 IDM_INLINE struct idm_head *idm_tab_find(const struct idm_tab *t, uintptr_t key)
 {
     return idm_tab_find_sz(t, key, t->slot_size);
+}
+
+/* The index of slot h in table t. */
+static inline size_t idm_slot_index(const struct idm_tab *t, const struct idm_head *h)
+{
+    return (size_t)((const unsigned char *)h - t->slots) / t->slot_size;
 }
 /* Writer: the slot holding key, or the empty slot where it would go (*fresh
  * set), or NULL when the table must grow first. */
@@ -513,6 +532,17 @@ struct mdt_idmap {
 static inline struct idm_tab *idm_cur(const mdt_idmap *m, int kind)
 {
     return atomic_load_explicit(&((mdt_idmap *)m)->tab[kind], memory_order_seq_cst);
+}
+
+/* Writer (mutex held): the current table of kind, and the slot of id in it. */
+static inline struct idm_tab *idm_wtab(const mdt_idmap *m, int kind)
+{
+    return atomic_load_explicit(&((mdt_idmap *)m)->tab[kind], memory_order_relaxed);
+}
+
+static inline struct idm_head *idm_wfind(const mdt_idmap *m, int kind, uintptr_t id)
+{
+    return idm_tab_find(idm_wtab(m, kind), id);
 }
 
 /* ---- record access (records.c) ----------------------------------------- */

@@ -31,16 +31,6 @@ static _Atomic uint32_t *rslot(const struct idm_itab *t, size_t i)
     return (_Atomic uint32_t *)(void *)t->slots + i;
 }
 
-static size_t slot_index(const struct idm_tab *t, const struct idm_head *h)
-{
-    return (size_t)((const unsigned char *)h - t->slots) / t->slot_size;
-}
-
-static bool needs_room(const struct idm_itab *t)
-{
-    return idm_over(t->used, t->cap);
-}
-
 static uint64_t view_hash(const struct idm_view *v, int kind)
 {
     if (kind == K_CLASS)
@@ -98,12 +88,6 @@ static void rdel(struct idm_itab *t, uint64_t h, uint32_t w)
     }
 }
 
-static bool live_slot(const struct idm_head *h)
-{
-    struct idm_head *x = (struct idm_head *)h;
-    return atomic_load_explicit(&x->key, memory_order_relaxed) && idm_live(h);
-}
-
 struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int kind,
                                size_t min_cap)
 {
@@ -118,7 +102,7 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
         bool ok = true;
         for (size_t i = 0; i < f->cap && ok; i++) {
             const struct idm_head *h = idm_slot(f, i);
-            if (!live_slot(h))
+            if (!idm_slot_live(h))
                 continue;
             uint64_t hh = idm_slot_key_hash(m, h, kind);
             ok = rput(n, hh, idm_rword(hh, i, bits));
@@ -153,7 +137,7 @@ int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h)
     struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     uint64_t hh = idm_slot_key_hash(m, h, kind);
-    if (t->tab == f && !needs_room(t) && rput(t, hh, idm_rword(hh, slot_index(f, h), idm_rbits(f))))
+    if (t->tab == f && !idm_over(t->used, t->cap) && rput(t, hh, idm_rword(hh, idm_slot_index(f, h), idm_rbits(f))))
         return 0;
     /* The rebuild indexes every live record, this one included. */
     return idm_index_rebuild(m, kind);
@@ -166,7 +150,7 @@ void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
     if (t->tab != f)
         return;
     uint64_t hh = idm_slot_key_hash(m, h, kind);
-    rdel(t, hh, idm_rword(hh, slot_index(f, h), idm_rbits(f)));
+    rdel(t, hh, idm_rword(hh, idm_slot_index(f, h), idm_rbits(f)));
 }
 
 /* ---- readers ------------------------------------------------------------ */

@@ -44,12 +44,6 @@ static bool has_records(int kind)
     return kind == K_MODULE || kind == K_CLASS || kind == K_FUNC;
 }
 
-static struct idm_head *wfind(const mdt_idmap *m, int kind, uintptr_t id)
-{
-    return idm_tab_find(atomic_load_explicit(&((mdt_idmap *)m)->tab[kind], memory_order_relaxed),
-                        id);
-}
-
 uint64_t idm_seq(const mdt_idmap *m, int kind, const struct idm_head *h)
 {
     uint64_t g = idm_gen(h);
@@ -91,7 +85,7 @@ void idm_drop_newer(mdt_idmap *m, int kind, struct idm_head *h)
 uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id)
 {
     if (has_records(kind)) {
-        struct idm_head *h = wfind(m, kind, id);
+        struct idm_head *h = idm_wfind(m, kind, id);
         if (h && !idm_live(h))
             return idm_gen(h);
     }
@@ -184,7 +178,7 @@ int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t 
 {
     /* The previous content of this ID's slot, if any: what it already named
      * is already listed. */
-    struct idm_head *old = wfind(m, kind, id);
+    struct idm_head *old = idm_wfind(m, kind, id);
     if (old)
         old_refs_stale(m, old, kind, refs);
     for (size_t i = 0; i < refs->n; i++) {
@@ -364,7 +358,7 @@ int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
 {
     int rc = MDT_IDMAP_DUPLICATE;
     if (has_records(kind)) {
-        struct idm_head *h = wfind(m, kind, id);
+        struct idm_head *h = idm_wfind(m, kind, id);
         if (!h) {
             bool fresh;
             h = idm_place(m, kind, id, &fresh);

@@ -116,25 +116,19 @@ static bool counts_presence(const struct idm_view *v)
 
 static uint32_t slot_handle(const struct idm_head *h)
 {
-    uint64_t w = atomic_load_explicit(&((struct idm_head *)h)->w, memory_order_relaxed);
-    return (uint32_t)(w >> W_HANDLE_SHIFT) & W_ROW_MASK;
+    return idm_w_handle(atomic_load_explicit(&((struct idm_head *)h)->w, memory_order_relaxed));
 }
 
 int idm_presence_rebuild(mdt_idmap *m)
 {
     struct idm_tab *f = atomic_load_explicit(&m->tab[K_CLASS], memory_order_relaxed);
     struct idm_itab *old = atomic_load_explicit(&m->presence, memory_order_relaxed);
-    size_t generic = 0;
     struct idm_view v;
-    for (size_t i = 0; i < f->cap; i++) {
-        struct idm_head *h = idm_slot(f, i);
-        if (!atomic_load_explicit(&h->key, memory_order_relaxed) || !idm_live(h))
-            continue;
-        idm_view(m, K_CLASS, h, &v);
-        if (counts_presence(&v))
-            generic++;
-    }
-    for (size_t cap = idm_cap_for(generic + generic / 8 + 16);; cap = idm_cap_grow(cap)) {
+    /* Sized for the entries the old index holds and one more (a rebuild
+     * either makes room for a new one or drops deleted ones); the loop
+     * below grows it when the live classes say otherwise. */
+    size_t want = old ? old->live + 1 : 0;
+    for (size_t cap = idm_cap_for(want + want / 8 + 16);; cap = idm_cap_grow(cap)) {
         struct idm_itab *n = idm_itab_new(cap, sizeof(uint64_t));
         struct idm_wmap over = {NULL, 0, 0};
         if (!n)
@@ -142,7 +136,7 @@ int idm_presence_rebuild(mdt_idmap *m)
         bool ok = true;
         for (size_t i = 0; i < f->cap && ok; i++) {
             struct idm_head *h = idm_slot(f, i);
-            if (!atomic_load_explicit(&h->key, memory_order_relaxed) || !idm_live(h))
+            if (!idm_slot_live(h))
                 continue;
             idm_view(m, K_CLASS, h, &v);
             if (counts_presence(&v))

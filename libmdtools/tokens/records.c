@@ -78,7 +78,7 @@ IDM_INLINE int copy_class(const mdt_idmap *m, struct idm_head *h, mdt_idmap_clas
         return MDT_ENOTFOUND;
     unsigned shape = meta >> META_SHAPE_SHIFT & 7u;
     uint32_t row = (uint32_t)w & W_ROW_MASK;
-    out->module = idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX);
+    out->module = idm_module_of(m, idm_w_handle(w));
     out->token = shape == MDT_IDMAP_SHAPE_TYPEDEF ? 0x02000000u | row : 0;
     out->shape = (uint8_t)shape;
     out->prim = (uint8_t)(w >> W_PRIM_SHIFT);
@@ -114,7 +114,7 @@ IDM_INLINE int copy_func(const mdt_idmap *m, struct idm_head *h, mdt_idmap_funct
     unsigned meta = (unsigned)(w >> W_META_SHIFT);
     if (!(meta & META_LIVE) || (gen && v1 >> 1 != gen))
         return MDT_ENOTFOUND;
-    out->module = idm_module_of(m, (uint32_t)(w >> W_HANDLE_SHIFT) & W_HANDLE_MAX);
+    out->module = idm_module_of(m, idm_w_handle(w));
     out->token = 0x06000000u | ((uint32_t)w & W_ROW_MASK);
     out->args = args;
     out->gen = v1 >> 1;
