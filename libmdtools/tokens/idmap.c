@@ -166,7 +166,7 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
                 i++;
         }
         idm_deps_compact_all(map);
-        rc = idm_index_rebuild(map, K_MODULE);
+        rc = idm_presence_rebuild(map);
     }
     if (rc == 0)
         rc = dropped;

@@ -705,7 +705,6 @@ int idm_presence_find(const mdt_idmap *map, uintptr_t module_id, uint32_t typede
 /* Build a reverse index for forward table f (kind K_CLASS or K_FUNC). */
 struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int kind,
                                size_t min_cap);
-int idm_index_rebuild(mdt_idmap *m, int which);
 
 /* Ranges (ranges.c). */
 int idm_ranges_filter(mdt_idmap *m);

@@ -115,12 +115,10 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
     return NULL;
 }
 
-/* Rebuild index `which` (K_CLASS / K_FUNC reverse, or the presence index
- * when which is K_MODULE) from the live forward records. */
-int idm_index_rebuild(mdt_idmap *m, int which)
+/* Rebuild the reverse index of `which` (K_CLASS or K_FUNC) from the live
+ * forward records. */
+static int rev_rebuild(mdt_idmap *m, int which)
 {
-    if (which == K_MODULE)
-        return idm_presence_rebuild(m);
     struct idm_tab *f = atomic_load_explicit(&m->tab[which], memory_order_relaxed);
     struct idm_itab *old = atomic_load_explicit(&m->rev[which], memory_order_relaxed);
     struct idm_itab *n = idm_rev_build(m, f, which, 0);
@@ -140,7 +138,7 @@ int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h)
     if (t->tab == f && !idm_over(t->used, t->cap) && rput(t, hh, idm_rword(hh, idm_slot_index(f, h), idm_rbits(f))))
         return 0;
     /* The rebuild indexes every live record, this one included. */
-    return idm_index_rebuild(m, kind);
+    return rev_rebuild(m, kind);
 }
 
 void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
