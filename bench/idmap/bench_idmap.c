@@ -19,7 +19,10 @@
  * churns (as fast as it can, or paced), inserts across a table growth, or
  * sleeps, for the idmap and both rwlock maps: several runs each, taking
  * turns, reported as median [min-max], with lookups per reader CPU-second
- * besides lookups per second.
+ * besides lookups per second. A fourth turn in each configuration, the
+ * ceiling, has the readers look up the flat table with no synchronization
+ * at all while the writer stays idle: no correct map can beat it, so its
+ * ratio to a lock bounds what any map could gain over that lock.
  * Usage: bench_idmap [entries] [ranges] [seconds per concurrent run] [runs] [conc]
  * (runs 0 skips the concurrent phase, "conc" the single-threaded one). */
 #define _GNU_SOURCE
@@ -371,7 +374,7 @@ static void print_row(const char *what, struct lat a, struct lat b, struct lat c
 /* ---- concurrent phase ------------------------------------------------------ */
 
 /* The VM this runs on is shared and grants the process a varying share of
- * its 2 CPUs, so every concurrent measurement is repeated (the three maps
+ * its 2 CPUs, so every concurrent measurement is repeated (the maps
  * take turns, in an order rotated from run to run) and reported as the
  * median with the smallest and largest value. Besides lookups per
  * wall-clock second, each reader counts lookups per second of its own CPU
@@ -384,9 +387,10 @@ static void print_row(const char *what, struct lat a, struct lat b, struct lat c
  * to be out at once. A profiler that must not stall class-load callbacks
  * would pick the writer-preferring kind (nonrecursive: a reader never
  * re-enters), under which a waiting writer holds new readers back. */
-enum { M_IDMAP, M_RW_READER, M_RW_WRITER, NMAPS };
+enum { M_IDMAP, M_RW_READER, M_RW_WRITER, M_CEIL, NMAPS };
 static const char *const map_name[NMAPS] = {"idmap", "rwlock, reader-preferring (default)",
-                                            "rwlock, writer-preferring"};
+                                            "rwlock, writer-preferring",
+                                            "ceiling: flat, no synchronization, writer idle"};
 
 struct rwmap {
     alignas(128) pthread_rwlock_t lock;
@@ -451,7 +455,8 @@ static void *conc_reader(void *arg)
     const size_t n = hot ? hot : N;
     const mdt_idmap *map = MAP;
     struct rwmap *rw = &RW;
-    const bool locked = cur_map != M_IDMAP;
+    const bool locked = cur_map == M_RW_READER || cur_map == M_RW_WRITER;
+    const bool bare = cur_map == M_CEIL;
     uint64_t *samples = res->samples;
     uint64_t s = (uint64_t)(uintptr_t)arg | 1;
     uint64_t ops = 0;
@@ -472,6 +477,9 @@ static void *conc_reader(void *arg)
             const struct fent *e = flat_find(&rw->f, id);
             acc += e ? e->token : 0;
             pthread_rwlock_unlock(&rw->lock);
+        } else if (bare) {
+            const struct fent *e = flat_find(&rw->f, id);
+            acc += e ? e->token : 0;
         } else {
             mdt_idmap_class_info ci;
             uintptr_t a[2];
@@ -531,7 +539,7 @@ static void *conc_writer(void *arg)
     uint64_t n = 0;
     double cpu0 = thread_cpu_s(), t0 = now_s();
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-        if (wmode == W_IDLE) {
+        if (wmode == W_IDLE || cur_map == M_CEIL) {
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
             continue;
@@ -708,10 +716,11 @@ static void run_concurrent(double secs, int runs, size_t live)
         getloadavg(&load[0], 1);
         struct cres res[NMAPS][MAXRUNS];
         double ratio[NMAPS][4][MAXRUNS];
+        double ceil_ratio[NMAPS][2][MAXRUNS];
         for (int k = 0; k < runs; k++) {
             for (int j = 0; j < NMAPS; j++) {
                 cur_map = (k + j) % NMAPS;
-                if (cur_map != M_IDMAP)
+                if (cur_map == M_RW_READER || cur_map == M_RW_WRITER)
                     rwmap_set_kind(&RW, cur_map);
                 mdt_idmap *keep = MAP;
                 struct flat keepf = RW.f;
@@ -722,12 +731,15 @@ static void run_concurrent(double secs, int runs, size_t live)
                     grow_teardown(keep, &keepf);
             }
             const struct cres *ri = &res[M_IDMAP][k];
-            for (int m = M_RW_READER; m < NMAPS; m++) {
+            const struct cres *rc = &res[M_CEIL][k];
+            for (int m = M_RW_READER; m <= M_RW_WRITER; m++) {
                 const struct cres *rr = &res[m][k];
                 ratio[m][0][k] = ri->rate / rr->rate;
                 ratio[m][1][k] = ri->rate_cpu / rr->rate_cpu;
                 ratio[m][2][k] = rr->p50 / ri->p50;
                 ratio[m][3][k] = rr->p99 / ri->p99;
+                ceil_ratio[m][0][k] = rc->rate / rr->rate;
+                ceil_ratio[m][1][k] = rc->rate_cpu / rr->rate_cpu;
             }
         }
         char paced[96];
@@ -752,7 +764,7 @@ static void run_concurrent(double secs, int runs, size_t live)
                "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (int m = 0; m < NMAPS; m++)
             print_conc(map_name[m], res[m], runs);
-        for (int m = M_RW_READER; m < NMAPS; m++) {
+        for (int m = M_RW_READER; m <= M_RW_WRITER; m++) {
             char b[4][96];
             printf("idmap / %s, per run (>1 = idmap better): reader throughput %s, per CPU-s "
                    "%s, p50 %s, p99 %s\n",
@@ -760,6 +772,13 @@ static void run_concurrent(double secs, int runs, size_t live)
                    spread(b[1], 96, ratio[m][1], runs, "%.2fx"),
                    spread(b[2], 96, ratio[m][2], runs, "%.2fx"),
                    spread(b[3], 96, ratio[m][3], runs, "%.2fx"));
+        }
+        for (int m = M_RW_READER; m <= M_RW_WRITER; m++) {
+            char b[2][96];
+            printf("ceiling / %s, per run (the most any map could gain): reader throughput %s, "
+                   "per CPU-s %s\n",
+                   map_name[m], spread(b[0], 96, ceil_ratio[m][0], runs, "%.2fx"),
+                   spread(b[1], 96, ceil_ratio[m][1], runs, "%.2fx"));
         }
         fflush(stdout);
     }
