@@ -392,6 +392,11 @@ static const char *const map_name[NMAPS] = {"idmap", "rwlock, reader-preferring 
                                             "rwlock, writer-preferring",
                                             "ceiling: flat, no synchronization, writer idle"};
 
+static bool is_lock(int m)
+{
+    return m == M_RW_READER || m == M_RW_WRITER;
+}
+
 struct rwmap {
     alignas(128) pthread_rwlock_t lock;
     alignas(128) struct flat f;
@@ -455,8 +460,7 @@ static void *conc_reader(void *arg)
     const size_t n = hot ? hot : N;
     const mdt_idmap *map = MAP;
     struct rwmap *rw = &RW;
-    const bool locked = cur_map == M_RW_READER || cur_map == M_RW_WRITER;
-    const bool bare = cur_map == M_CEIL;
+    const bool flat = cur_map != M_IDMAP, locked = is_lock(cur_map);
     uint64_t *samples = res->samples;
     uint64_t s = (uint64_t)(uintptr_t)arg | 1;
     uint64_t ops = 0;
@@ -472,14 +476,13 @@ static void *conc_reader(void *arg)
         uintptr_t id = idv[s % n];
         bool sample = (ops & 63) == 0 && ns < 1000000;
         uint64_t t0 = sample ? ticks() : 0;
-        if (locked) {
-            pthread_rwlock_rdlock(&rw->lock);
+        if (flat) {
+            if (locked)
+                pthread_rwlock_rdlock(&rw->lock);
             const struct fent *e = flat_find(&rw->f, id);
             acc += e ? e->token : 0;
-            pthread_rwlock_unlock(&rw->lock);
-        } else if (bare) {
-            const struct fent *e = flat_find(&rw->f, id);
-            acc += e ? e->token : 0;
+            if (locked)
+                pthread_rwlock_unlock(&rw->lock);
         } else {
             mdt_idmap_class_info ci;
             uintptr_t a[2];
@@ -720,7 +723,7 @@ static void run_concurrent(double secs, int runs, size_t live)
         for (int k = 0; k < runs; k++) {
             for (int j = 0; j < NMAPS; j++) {
                 cur_map = (k + j) % NMAPS;
-                if (cur_map == M_RW_READER || cur_map == M_RW_WRITER)
+                if (is_lock(cur_map))
                     rwmap_set_kind(&RW, cur_map);
                 mdt_idmap *keep = MAP;
                 struct flat keepf = RW.f;
@@ -772,9 +775,6 @@ static void run_concurrent(double secs, int runs, size_t live)
                    spread(b[1], 96, ratio[m][1], runs, "%.2fx"),
                    spread(b[2], 96, ratio[m][2], runs, "%.2fx"),
                    spread(b[3], 96, ratio[m][3], runs, "%.2fx"));
-        }
-        for (int m = M_RW_READER; m <= M_RW_WRITER; m++) {
-            char b[2][96];
             printf("ceiling / %s, per run (the most any map could gain): reader throughput %s, "
                    "per CPU-s %s\n",
                    map_name[m], spread(b[0], 96, ceil_ratio[m][0], runs, "%.2fx"),
