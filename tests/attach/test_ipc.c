@@ -400,6 +400,52 @@ START_TEST(process_info_bad_strings)
 }
 END_TEST
 
+/* Random damage to a valid payload (fixed seed): every outcome is a code,
+ * never a crash or a read past the buffer (ASan build), and what parses
+ * has terminated strings. */
+START_TEST(process_info_random_damage)
+{
+    uint8_t p[512];
+    size_t n = make_info2(p, "/usr/bin/dotnet /srv/app/Waiter.dll --flag", "10.0.12+abc");
+    uint32_t seed = 12345;
+    mdp_ipc_procinfo info;
+    char err[256];
+    int ok = 0;
+
+    for (int iter = 0; iter < 20000; iter++) {
+        size_t len = n;
+        uint8_t *copy;
+        int rc;
+
+        seed = seed * 1103515245u + 12345u;
+        if (seed >> 30 == 0)
+            len = (seed >> 8) % n;
+        copy = malloc(len ? len : 1);
+        memcpy(copy, p, len);
+        for (int k = (int)(seed >> 28) % 4 + 1; k > 0 && len; k--) {
+            seed = seed * 1103515245u + 12345u;
+            copy[(seed >> 8) % len] = (uint8_t)(seed >> 24);
+        }
+        rc = mdp__ipc_parse_process_info(&info, copy, len, 2, err, sizeof err);
+        ck_assert_msg(rc == 0 || rc == MDT_ETRUNC || rc == MDT_EBADIMAGE, "iteration %d: %d", iter,
+                      rc);
+        if (rc == 0) {
+            ok++;
+            ck_assert_uint_lt(strlen(info.command_line), sizeof info.command_line);
+            ck_assert_uint_lt(strlen(info.os), sizeof info.os);
+            ck_assert_uint_lt(strlen(info.arch), sizeof info.arch);
+            ck_assert_uint_lt(strlen(info.entrypoint_assembly), sizeof info.entrypoint_assembly);
+            ck_assert_uint_lt(strlen(info.clr_version), sizeof info.clr_version);
+        }
+        free(copy);
+    }
+    /* damage inside string bodies leaves a parseable payload: both
+     * outcomes must have been exercised */
+    ck_assert_int_gt(ok, 100);
+    ck_assert_int_lt(ok, 19900);
+}
+END_TEST
+
 START_TEST(process_info_long_string_cut)
 {
     static uint8_t p[20000];
@@ -468,18 +514,23 @@ static void make_dir(char dir[128])
     setenv("TMPDIR", dir, 1);
 }
 
-static void bind_socket(const char *path, int *fd_out)
+static void bind_socket_backlog(const char *path, int *fd_out, int backlog)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     ck_assert_int_ge(fd, 0);
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
     ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    ck_assert_int_eq(listen(fd, 8), 0);
+    ck_assert_int_eq(listen(fd, backlog), 0);
     if (fd_out)
         *fd_out = fd;
     else
         close(fd); /* leaves a stale socket file */
+}
+
+static void bind_socket(const char *path, int *fd_out)
+{
+    bind_socket_backlog(path, fd_out, 8);
 }
 
 static bool read_full(int fd, uint8_t *buf, size_t n)
@@ -816,6 +867,45 @@ START_TEST(fake_trickle_bounded_by_one_deadline)
 }
 END_TEST
 
+/* A listener whose backlog is full refuses connects with EAGAIN; the client
+ * retries until its deadline instead of failing at once or hanging. */
+START_TEST(full_backlog_retried_until_deadline)
+{
+    char dir[] = "/tmp/mdp-ipc-test.XXXXXX", path[64], err[1024] = "";
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    mdp_ipc_procinfo info;
+    struct timespec t0;
+    int lfd, fill[64], nfill = 0, rc;
+    long ms;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/s", dir);
+    bind_socket_backlog(path, &lfd, 0);
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    while (nfill < 64) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            ck_assert_int_eq(errno, EAGAIN);
+            close(fd);
+            break;
+        }
+        fill[nfill++] = fd;
+    }
+    ck_assert_int_lt(nfill, 64);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = mdp_ipc_process_info_socket(path, 300, &info, err, sizeof err);
+    ms = elapsed_ms(&t0);
+    ck_assert_int_eq(rc, MDT_EIO);
+    ck_assert_msg(strstr(err, "did not accept a connection") != NULL, "%s", err);
+    ck_assert_msg(ms >= 295 && ms < 1800, "took %ld ms", ms);
+    while (nfill > 0)
+        close(fill[--nfill]);
+    close(lfd);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(closed_peer_gives_error_not_sigpipe)
 {
     int sv[2];
@@ -1038,6 +1128,7 @@ Suite *suite(void)
     tcase_add_test(w, process_info2_parsed);
     tcase_add_test(w, process_info_every_truncation_fails);
     tcase_add_test(w, process_info_bad_strings);
+    tcase_add_test(w, process_info_random_damage);
     tcase_add_test(w, process_info_long_string_cut);
     tcase_add_test(w, hresult_names);
     suite_add_tcase(s, w);
@@ -1057,6 +1148,7 @@ Suite *suite(void)
     tcase_add_test(f, fake_silent_times_out);
     tcase_add_test(f, fake_never_accepts_times_out);
     tcase_add_test(f, fake_trickle_bounded_by_one_deadline);
+    tcase_add_test(f, full_backlog_retried_until_deadline);
     tcase_add_test(f, closed_peer_gives_error_not_sigpipe);
     tcase_add_test(f, stale_socket_nobody_listens);
     tcase_set_timeout(f, 30);
