@@ -384,7 +384,8 @@ static int diagnose(search *s, const proc_facts *pf, char *err, size_t errlen)
     else if (rt && strcmp(rt, "mono") == 0)
         why = "it runs the Mono runtime, which has no such socket";
     else if (rt && !*rt)
-        why = "it is not a .NET (CoreCLR) process: libcoreclr.so is not mapped";
+        why = "it is not a .NET (CoreCLR) process: libcoreclr.so is not mapped (unless it is "
+              "a single-file app, which has the runtime built in)";
     else
         why = "the runtime may be older than .NET Core 3.0 (no diagnostics IPC), still starting, "
               "or bind its socket where this user cannot see it (another TMPDIR or mount "

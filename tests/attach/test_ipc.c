@@ -867,6 +867,44 @@ START_TEST(fake_trickle_bounded_by_one_deadline)
 }
 END_TEST
 
+/* A socket path longer than sun_path (108 bytes) is reached through an
+ * O_PATH descriptor of its directory. */
+START_TEST(long_socket_path_reached)
+{
+    char dir[] = "/tmp/mdp-ipc-test.XXXXXX", longdir[512], path[600], err[1024] = "";
+    uint8_t payload[512];
+    fake *f;
+    turn *t;
+    mdp_ipc_procinfo info;
+    int here;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(longdir, sizeof longdir, "%s/%0120d", dir, 7);
+    ck_assert_int_eq(mkdir(longdir, 0700), 0);
+    snprintf(path, sizeof path, "%s/dotnet-diagnostic-1-2-socket", longdir);
+    ck_assert_uint_gt(strlen(path), sizeof((struct sockaddr_un *)0)->sun_path);
+    /* bind by a relative name from inside the directory */
+    here = open(".", O_RDONLY | O_DIRECTORY);
+    ck_assert_int_eq(chdir(longdir), 0);
+    f = fake_start(true);
+    close(f->lfd);
+    unlink(f->path);
+    bind_socket("dotnet-diagnostic-1-2-socket", &f->lfd);
+    ck_assert_int_eq(fchdir(here), 0);
+    close(here);
+    t = add_turn(f, REPLY);
+    t->reply_len = make_msg(t->reply, MDP_IPC_SET_SERVER, MDP_IPC_SERVER_OK, payload,
+                            make_info2(payload, "app", "10.0.12"));
+    fake_run(f);
+    ck_assert_msg(mdp_ipc_process_info_socket(path, 3000, &info, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(info.clr_version, "10.0.12");
+    fake_stop(f);
+    unlink(path);
+    rmdir(longdir);
+    rmdir(dir);
+}
+END_TEST
+
 /* A listener whose backlog is full refuses connects with EAGAIN; the client
  * retries until its deadline instead of failing at once or hanging. */
 START_TEST(full_backlog_retried_until_deadline)
@@ -1148,6 +1186,7 @@ Suite *suite(void)
     tcase_add_test(f, fake_silent_times_out);
     tcase_add_test(f, fake_never_accepts_times_out);
     tcase_add_test(f, fake_trickle_bounded_by_one_deadline);
+    tcase_add_test(f, long_socket_path_reached);
     tcase_add_test(f, full_backlog_retried_until_deadline);
     tcase_add_test(f, closed_peer_gives_error_not_sigpipe);
     tcase_add_test(f, stale_socket_nobody_listens);
