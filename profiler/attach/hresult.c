@@ -57,18 +57,20 @@ static const struct {
      "the runtime does not support this command (built without it)"},
 };
 
-const char *mdp_ipc_hresult_name(uint32_t hr)
+static const char *lookup(uint32_t hr, bool want_name)
 {
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (known[i].hr == hr)
-            return known[i].name;
+            return want_name ? known[i].name : known[i].text;
     return NULL;
+}
+
+const char *mdp_ipc_hresult_name(uint32_t hr)
+{
+    return lookup(hr, true);
 }
 
 const char *mdp_ipc_hresult_text(uint32_t hr)
 {
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (known[i].hr == hr)
-            return known[i].text;
-    return NULL;
+    return lookup(hr, false);
 }

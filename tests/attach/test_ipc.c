@@ -633,6 +633,22 @@ static turn *add_turn(fake *f, enum action a)
     return t;
 }
 
+/* A turn answering OK with a ProcessInfo2 payload. */
+static void add_info_turn(fake *f, const char *cmdline, const char *version)
+{
+    uint8_t payload[512];
+    turn *t = add_turn(f, REPLY);
+    t->reply_len = make_msg(t->reply, MDP_IPC_SET_SERVER, MDP_IPC_SERVER_OK, payload,
+                            make_info2(payload, cmdline, version));
+}
+
+/* A turn answering Error with `hr`. */
+static void add_error_turn(fake *f, uint32_t hr)
+{
+    turn *t = add_turn(f, REPLY);
+    t->reply_len = make_hr_msg(t->reply, MDP_IPC_SERVER_ERROR, hr);
+}
+
 static long elapsed_ms(const struct timespec *t0)
 {
     struct timespec t1;
@@ -673,36 +689,33 @@ START_TEST(fake_accepts_attach_and_sees_the_request)
 }
 END_TEST
 
-START_TEST(fake_refuses_with_hresult)
+/* The runtime answers the attach with `hr` in an OK or Error reply. */
+static void expect_refusal(uint8_t reply_id, uint32_t hr, const char *phrase)
 {
     fake *f = fake_start(true);
     turn *t = add_turn(f, REPLY);
-    uint32_t hr = 0;
+    uint32_t got = 0;
     char err[1024] = "";
 
-    t->reply_len = make_hr_msg(t->reply, MDP_IPC_SERVER_ERROR, 0x8013136Au);
+    t->reply_len = make_hr_msg(t->reply, reply_id, hr);
     fake_run(f);
-    ck_assert_int_eq(attach_fake(f, 5000, &hr, err, sizeof err), MDT_EIO);
-    ck_assert_uint_eq(hr, 0x8013136Au);
-    ck_assert_ptr_nonnull(strstr(err, "the runtime refused: HRESULT 0x8013136A "
-                                      "(CORPROF_E_PROFILER_ALREADY_ACTIVE"));
+    ck_assert_int_eq(attach_fake(f, 5000, &got, err, sizeof err), MDT_EIO);
+    ck_assert_uint_eq(got, hr);
+    ck_assert_msg(strstr(err, phrase) != NULL, "message \"%s\" lacks \"%s\"", err, phrase);
     fake_stop(f);
+}
+
+START_TEST(fake_refuses_with_hresult)
+{
+    expect_refusal(MDP_IPC_SERVER_ERROR, 0x8013136Au,
+                   "the runtime refused: HRESULT 0x8013136A (CORPROF_E_PROFILER_ALREADY_ACTIVE");
 }
 END_TEST
 
 START_TEST(fake_ok_with_failure_hresult_is_refusal)
 {
-    fake *f = fake_start(true);
-    turn *t = add_turn(f, REPLY);
-    uint32_t hr = 0;
-    char err[1024] = "";
-
-    t->reply_len = make_hr_msg(t->reply, MDP_IPC_SERVER_OK, 0x80004005u);
-    fake_run(f);
-    ck_assert_int_eq(attach_fake(f, 5000, &hr, err, sizeof err), MDT_EIO);
-    ck_assert_uint_eq(hr, 0x80004005u);
-    ck_assert_ptr_nonnull(strstr(err, "E_FAIL"));
-    fake_stop(f);
+    expect_refusal(MDP_IPC_SERVER_OK, 0x80004005u,
+                   "the runtime refused: HRESULT 0x80004005 (E_FAIL");
 }
 END_TEST
 
@@ -711,10 +724,8 @@ START_TEST(fake_unknown_command_is_runtime_too_old)
     fake *f = fake_start(true);
     uint32_t hr = 0;
     char err[1024] = "";
-    turn *t = add_turn(f, REPLY);
-    t->reply_len = make_hr_msg(t->reply, MDP_IPC_SERVER_ERROR, MDP_HR_UNKNOWN_COMMAND);
-    t = add_turn(f, REPLY); /* the version query */
-    t->reply_len = make_hr_msg(t->reply, MDP_IPC_SERVER_ERROR, MDP_HR_UNKNOWN_COMMAND);
+    add_error_turn(f, MDP_HR_UNKNOWN_COMMAND);
+    add_error_turn(f, MDP_HR_UNKNOWN_COMMAND); /* the version query */
     fake_run(f);
     ck_assert_int_eq(attach_fake(f, 5000, &hr, err, sizeof err), MDT_EUNSUPPORTED);
     ck_assert_uint_eq(hr, MDP_HR_UNKNOWN_COMMAND);
@@ -727,14 +738,10 @@ END_TEST
 START_TEST(fake_notsupported_names_runtime_version)
 {
     fake *f = fake_start(true);
-    uint8_t payload[512];
     uint32_t hr = 0;
     char err[1024] = "";
-    turn *t = add_turn(f, REPLY);
-    t->reply_len = make_hr_msg(t->reply, MDP_IPC_SERVER_ERROR, MDP_HR_NOTSUPPORTED);
-    t = add_turn(f, REPLY);
-    t->reply_len = make_msg(t->reply, MDP_IPC_SET_SERVER, MDP_IPC_SERVER_OK, payload,
-                            make_info2(payload, "app", "8.0.5-aot"));
+    add_error_turn(f, MDP_HR_NOTSUPPORTED);
+    add_info_turn(f, "app", "8.0.5-aot");
     fake_run(f);
     ck_assert_int_eq(attach_fake(f, 5000, &hr, err, sizeof err), MDT_EUNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(err, "runtime built without profiler attach (runtime 8.0.5-aot)"));
@@ -872,9 +879,7 @@ END_TEST
 START_TEST(long_socket_path_reached)
 {
     char dir[] = "/tmp/mdp-ipc-test.XXXXXX", longdir[512], path[600], err[1024] = "";
-    uint8_t payload[512];
     fake *f;
-    turn *t;
     mdp_ipc_procinfo info;
     int here;
 
@@ -892,9 +897,7 @@ START_TEST(long_socket_path_reached)
     bind_socket("dotnet-diagnostic-1-2-socket", &f->lfd);
     ck_assert_int_eq(fchdir(here), 0);
     close(here);
-    t = add_turn(f, REPLY);
-    t->reply_len = make_msg(t->reply, MDP_IPC_SET_SERVER, MDP_IPC_SERVER_OK, payload,
-                            make_info2(payload, "app", "10.0.12"));
+    add_info_turn(f, "app", "10.0.12");
     fake_run(f);
     ck_assert_msg(mdp_ipc_process_info_socket(path, 3000, &info, err, sizeof err) == 0, "%s", err);
     ck_assert_str_eq(info.clr_version, "10.0.12");
@@ -985,13 +988,10 @@ END_TEST
 START_TEST(process_info_by_pid_through_discovery)
 {
     fake *f = fake_start(true);
-    uint8_t payload[512];
     mdp_ipc_procinfo info;
     char err[1024] = "";
-    turn *t = add_turn(f, REPLY);
 
-    t->reply_len = make_msg(t->reply, MDP_IPC_SET_SERVER, MDP_IPC_SERVER_OK, payload,
-                            make_info2(payload, "/usr/bin/dotnet x.dll", "10.0.12"));
+    add_info_turn(f, "/usr/bin/dotnet x.dll", "10.0.12");
     fake_run(f);
     ck_assert_msg(mdp_ipc_process_info(getpid(), 3000, &info, err, sizeof err) == 0, "%s", err);
     ck_assert_str_eq(info.clr_version, "10.0.12");
@@ -1004,16 +1004,11 @@ END_TEST
 START_TEST(process_info_falls_back_to_v1)
 {
     fake *f = fake_start(true);
-    uint8_t payload[512];
     mdp_ipc_procinfo info;
     char err[1024] = "";
-    turn *t = add_turn(f, REPLY);
-    size_t n;
 
-    t->reply_len = make_hr_msg(t->reply, MDP_IPC_SERVER_ERROR, MDP_HR_UNKNOWN_COMMAND);
-    t = add_turn(f, REPLY);
-    n = make_info2(payload, "/usr/bin/dotnet x.dll", "ignored");
-    t->reply_len = make_msg(t->reply, MDP_IPC_SET_SERVER, MDP_IPC_SERVER_OK, payload, n);
+    add_error_turn(f, MDP_HR_UNKNOWN_COMMAND);
+    add_info_turn(f, "/usr/bin/dotnet x.dll", "ignored");
     fake_run(f);
     ck_assert_msg(mdp_ipc_process_info(getpid(), 3000, &info, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(info.info_command, 1);
@@ -1029,10 +1024,8 @@ START_TEST(process_info_neither_command_is_too_old)
     fake *f = fake_start(true);
     mdp_ipc_procinfo info;
     char err[1024] = "";
-    for (int i = 0; i < 2; i++) {
-        turn *t = add_turn(f, REPLY);
-        t->reply_len = make_hr_msg(t->reply, MDP_IPC_SERVER_ERROR, MDP_HR_UNKNOWN_COMMAND);
-    }
+    add_error_turn(f, MDP_HR_UNKNOWN_COMMAND);
+    add_error_turn(f, MDP_HR_UNKNOWN_COMMAND);
     fake_run(f);
     ck_assert_int_eq(mdp_ipc_process_info(getpid(), 3000, &info, err, sizeof err),
                      MDT_EUNSUPPORTED);
