@@ -37,6 +37,7 @@ typedef struct proc_facts {
     bool have_euid;
     unsigned long euid;
     long nspid; /* PID in the target's innermost PID namespace */
+    long tgid;  /* the process a thread ID belongs to */
     char *env;  /* NUL-separated, talloc'd; NULL when unreadable */
     size_t env_len;
     int env_errno;
@@ -127,6 +128,7 @@ static void read_status(TALLOC_CTX *ctx, proc_facts *pf)
     char *s, *line;
 
     pf->nspid = pf->pid;
+    pf->tgid = pf->pid;
     snprintf(path, sizeof path, "/proc/%d/status", pf->pid);
     s = slurp(ctx, path, 65536, &len);
     if (!s)
@@ -138,6 +140,8 @@ static void read_status(TALLOC_CTX *ctx, proc_facts *pf)
             strtoul(line + 4, &end, 10);
             pf->euid = strtoul(end, &end, 10);
             pf->have_euid = true;
+        } else if (strncmp(line, "Tgid:", 5) == 0) {
+            pf->tgid = strtol(line + 5, NULL, 10);
         } else if (strncmp(line, "NSpid:", 6) == 0) {
             char *p = line + 6, *end;
             for (;;) {
@@ -428,6 +432,13 @@ int mdp_ipc_find_socket(int pid, char *path, size_t pathlen, char *err, size_t e
     }
     read_stat(tmp, &pf);
     read_status(tmp, &pf);
+    if (pf.tgid != pid) {
+        /* /proc/TID exists for every thread, though it is not listed */
+        talloc_free(tmp);
+        return mdp__ipc_fail(err, errlen, MDT_ENOTFOUND,
+                             "%d is a thread of process %ld, not a process: attach to %ld", pid,
+                             pf.tgid, pf.tgid);
+    }
     read_env_and_ns(tmp, &pf);
 
     s->pids[s->npids++] = pf.nspid;

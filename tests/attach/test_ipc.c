@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
@@ -1128,6 +1129,41 @@ START_TEST(discovery_bad_pids)
 }
 END_TEST
 
+typedef struct held_thread {
+    long tid;
+    int gate[2]; /* the thread waits until the write end is closed */
+} held_thread;
+
+static void *hold(void *arg)
+{
+    held_thread *h = arg;
+    char b;
+    __atomic_store_n(&h->tid, (long)syscall(SYS_gettid), __ATOMIC_RELEASE);
+    while (read(h->gate[0], &b, 1) < 0 && errno == EINTR)
+        ;
+    return NULL;
+}
+
+START_TEST(discovery_names_thread_ids)
+{
+    held_thread h = {0};
+    pthread_t th;
+    char found[512], err[1024] = "", want[128];
+
+    ck_assert_int_eq(pipe(h.gate), 0);
+    ck_assert_int_eq(pthread_create(&th, NULL, hold, &h), 0);
+    while (__atomic_load_n(&h.tid, __ATOMIC_ACQUIRE) == 0)
+        usleep(1000);
+    ck_assert_int_eq(mdp_ipc_find_socket((int)h.tid, found, sizeof found, err, sizeof err),
+                     MDT_ENOTFOUND);
+    snprintf(want, sizeof want, "%ld is a thread of process %d", h.tid, (int)getpid());
+    ck_assert_msg(strstr(err, want) != NULL, "%s", err);
+    close(h.gate[1]);
+    pthread_join(th, NULL);
+    close(h.gate[0]);
+}
+END_TEST
+
 START_TEST(hresult_names)
 {
     ck_assert_str_eq(mdp_ipc_hresult_name(0x8013136Au), "CORPROF_E_PROFILER_ALREADY_ACTIVE");
@@ -1192,6 +1228,7 @@ Suite *suite(void)
     tcase_add_test(d, discovery_prefers_start_time_then_newest);
     tcase_add_test(d, discovery_ignores_lookalikes);
     tcase_add_test(d, discovery_bad_pids);
+    tcase_add_test(d, discovery_names_thread_ids);
     suite_add_tcase(s, d);
     return s;
 }
