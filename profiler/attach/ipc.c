@@ -238,11 +238,17 @@ static int attach_at(const char *socket_path, int pid, const char *clsid, const 
                            target_name(name, sizeof name, pid, socket_path), why);
         goto out;
     }
+    target_name(name, sizeof name, pid, socket_path);
+    if (is_error && !MDP_HR_FAILED(hr)) {
+        rc = mdp__ipc_fail(err, errlen, MDT_EBADIMAGE,
+                           "attach, %s: Error reply carrying the success HRESULT 0x%08X", name,
+                           (unsigned)hr);
+        goto out;
+    }
     if (hresult)
         *hresult = hr;
-    if (!is_error && !MDP_HR_FAILED(hr))
-        goto out; /* accepted */
-    target_name(name, sizeof name, pid, socket_path);
+    if (!MDP_HR_FAILED(hr))
+        goto out; /* accepted (OK reply with a success HRESULT) */
     if (hr == MDP_HR_UNKNOWN_COMMAND || hr == MDP_HR_NOTSUPPORTED) {
         mdp_ipc_procinfo info;
         uint32_t ihr;

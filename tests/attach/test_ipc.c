@@ -813,6 +813,14 @@ START_TEST(fake_wrong_command_set)
 }
 END_TEST
 
+START_TEST(fake_error_reply_with_success_hresult)
+{
+    uint8_t m[64];
+    size_t n = make_hr_msg(m, MDP_IPC_SERVER_ERROR, 0);
+    expect_bad_reply(m, n, MDT_EBADIMAGE, "Error reply carrying the success HRESULT");
+}
+END_TEST
+
 START_TEST(fake_closes_without_reply)
 {
     expect_bad_reply(NULL, 0, MDT_ETRUNC, "closed the connection");
@@ -1210,6 +1218,7 @@ Suite *suite(void)
     tcase_add_test(f, fake_truncated_payload);
     tcase_add_test(f, fake_size_below_header);
     tcase_add_test(f, fake_wrong_command_set);
+    tcase_add_test(f, fake_error_reply_with_success_hresult);
     tcase_add_test(f, fake_closes_without_reply);
     tcase_add_test(f, fake_huge_declared_size_then_close);
     tcase_add_test(f, fake_silent_times_out);
