@@ -25,6 +25,7 @@
 
 #include <talloc.h>
 
+#include "batch/batch.h"
 #include "cmd.h"
 #include "repl.h"
 #include "state.h"
@@ -210,6 +211,10 @@ int main(int argc, char **argv)
     mdi_state *st;
     int opt, status = EXIT_SUCCESS;
 
+    if (argc > 1 && strcmp(argv[1], "batch") == 0) {
+        talloc_free(mem); /* batch has its own options and state */
+        return mdi_batch_main(argc - 1, argv + 1);
+    }
     if (!mem) {
         fprintf(stderr, MDI_PROGNAME ": out of memory\n");
         return EXIT_FAILURE;
