@@ -138,6 +138,8 @@ typedef struct mdb_module {
     char **docs;            /* Document names, filled on use */
     const char *assembly;   /* simple name of its assembly ("" unknown) */
     const char *name;       /* Module row name */
+    struct mdb_frame **frames[MDT_TABLE_MAX]; /* resolve.c: plain frames by table, row */
+    uint32_t rows[MDT_TABLE_MAX];             /* entries of frames[t] less one */
 } mdb_module;
 
 typedef struct mdb_assemblies mdb_assemblies;
@@ -190,6 +192,7 @@ const char *mdb_status_text(int status);
 typedef struct mdb_frame {
     uint8_t status;        /* enum mdb_status */
     bool has_il;
+    bool lasting;          /* kept by its module, never trimmed */
     const char *name;      /* full-style name; the special word; NULL when unresolved */
     uint32_t name_len;
     const char *detail;    /* unresolved: what went wrong (may be NULL) */

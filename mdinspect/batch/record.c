@@ -124,14 +124,33 @@ void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n,
         return malformed(rec, "longer than 1 MiB");
     if (n == 0) {
         rec->kind = MDB_BLANK;
-    } else if (s[0] == '#') {
+        return;
+    }
+    switch (s[0]) { /* the first byte tells most lines apart at once */
+    case '#':
         rec->kind = starts(s, n, "#mdprofile") ? MDB_HEADER
                     : starts(s, n, "#stats")   ? MDB_STATS
                                                : MDB_COMMENT;
-    } else if (starts(s, n, "stack") || starts(s, n, "call") || starts(s, n, "alloc")) {
-        rec->kind = s[0] == 's' ? MDB_STACK : s[0] == 'c' ? MDB_CALL : MDB_ALLOC;
-        parse_record(r, rec, s, n);
-    } else if (is_mvid_field(s, n)) {
+        return;
+    case 's':
+    case 'c':
+    case 'a':
+        if (starts(s, n, "stack") || starts(s, n, "call") || starts(s, n, "alloc")) {
+            rec->kind = s[0] == 's' ? MDB_STACK : s[0] == 'c' ? MDB_CALL : MDB_ALLOC;
+            parse_record(r, rec, s, n);
+            return;
+        }
+        break;
+    case '/':
+    case '.':
+        if (memchr(s, ' ', n)) { /* an absolute or relative path */
+            rec->kind = MDB_PLAIN;
+            add(rec, mdb_resolve_plain_path(r, s, n));
+            return;
+        }
+        break;
+    }
+    if (is_mvid_field(s, n)) {
         rec->kind = MDB_PLAIN;
         add(rec, mdb_resolve_plain_mvid(r, s, n));
     } else if (looks_like_record(s, n)) {

@@ -20,7 +20,9 @@ struct mdb_resolver {
     mdb_assemblies *a;
     mdb_table cache[K_COUNT];
     size_t n;
-    mdb_arena arena;
+    mdb_arena arena;    /* frames cached by text: trimmed */
+    mdb_arena lasting;  /* frames kept by their module (valid rows): never trimmed */
+    mdb_arena *cur;     /* where new frames and their strings go */
     mdb_output scratch; /* builds text and JSON forms (fd -1: never written) */
     char name[4096];
 };
@@ -49,12 +51,14 @@ mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a)
         return NULL;
     r->a = a;
     mdb_arena_init(&r->arena, r);
+    mdb_arena_init(&r->lasting, r);
+    r->cur = &r->arena;
     for (int k = 0; k < K_COUNT; k++)
-        if (mdb_table_init(&r->cache[k], r, 1024)) {
+        if (mdb_table_init(&r->cache[k], r, k == K_TYPE ? 1024 : 1u << 15)) {
             talloc_free(r);
             return NULL;
         }
-    if (!r->arena.ctx || mdb_output_init(&r->scratch, r, -1)) {
+    if (!r->arena.ctx || !r->lasting.ctx || mdb_output_init(&r->scratch, r, -1)) {
         talloc_free(r);
         return NULL;
     }
@@ -73,28 +77,28 @@ void mdb_resolver_trim(mdb_resolver *r)
 
 /* ------------------------------------------------------------ small parsers */
 
-static int hexdigit(int c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
+/* Hex digit value + 1 of each byte, 0 for bytes that are no hex digit. */
+static const uint8_t hex1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,
+    ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
+    ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
+    ['F'] = 16,
+};
 
 /* "0x" and 1..8 hex digits (exactly 8 when `strict`). */
-static bool parse_hex32(const char *s, size_t n, bool strict, uint32_t *v)
+static inline bool parse_hex32(const char *s, size_t n, bool strict, uint32_t *v)
 {
-    uint32_t x = 0;
-    if (n < 3 || n > 10 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || (strict && n != 10))
+    const unsigned char *p = (const unsigned char *)s;
+    uint32_t x = 0, bad = 0;
+    if (n < 3 || n > 10 || p[0] != '0' || (p[1] | 0x20) != 'x' || (strict && n != 10))
         return false;
     for (size_t i = 2; i < n; i++) {
-        int d = hexdigit((unsigned char)s[i]);
-        if (d < 0)
-            return false;
-        x = x << 4 | (uint32_t)d;
+        uint32_t d = hex1[p[i]];
+        bad |= d == 0;
+        x = x << 4 | ((d - 1) & 15);
     }
     *v = x;
-    return true;
+    return !bad;
 }
 
 /* Tables whose rows have names (mdt_token_name). */
@@ -139,10 +143,11 @@ static int split_args(const char *s, size_t n, char sep, const char **pieces, si
 
 static mdb_frame *new_frame(mdb_resolver *r, int status)
 {
-    mdb_frame *f = mdb_arena_alloc(&r->arena, sizeof *f);
+    mdb_frame *f = mdb_arena_alloc(r->cur, sizeof *f);
     if (f) {
         memset(f, 0, sizeof *f);
         f->status = (uint8_t)status;
+        f->lasting = r->cur == &r->lasting;
     }
     return f;
 }
@@ -151,7 +156,7 @@ static const char *keep(mdb_resolver *r, const char *s, size_t n, uint32_t *len)
 {
     if (len)
         *len = (uint32_t)n;
-    return mdb_arena_strndup(&r->arena, s, n);
+    return mdb_arena_strndup(r->cur, s, n);
 }
 
 static const char *last_error(mdb_resolver *r)
@@ -170,6 +175,11 @@ static void finish(mdb_resolver *r, mdb_frame *f)
     mdb_output *o = &r->scratch;
     o->len = 0;
     o->failed = false;
+    if (f->status == MDB_OK && !f->file) {
+        f->text = f->name; /* the same bytes: no copy */
+        f->text_len = f->name_len;
+        return;
+    }
     if (f->status == MDB_OK) {
         mdb_out(o, f->name, f->name_len);
         if (f->file) {
@@ -329,6 +339,43 @@ static const mdb_frame *store(mdb_resolver *r, int k, const char *s, size_t n, u
     return f;
 }
 
+/* The frame of a plain line without type arguments naming a row that
+ * exists: kept by the module in an array by table and row, so a line met
+ * again costs the module lookup and one load, and nothing is stored per
+ * distinct line. NULL when the token names no row (the caller caches that
+ * answer by the line's text). */
+static const mdb_frame *plain_frame(mdb_resolver *r, mdb_module *m, uint32_t token)
+{
+    unsigned table = MDT_TOKEN_TABLE(token);
+    uint32_t rid = MDT_TOKEN_RID(token), rows;
+    mdb_frame **a, *f;
+    if (table >= MDT_TABLE_MAX)
+        return NULL;
+    if ((a = m->frames[table]) && rid - 1u < m->rows[table] && a[rid])
+        return a[rid]; /* the hot path: one load */
+    if (!names_something(table) || rid == 0 || rid > (rows = mdt_table_rows(m->img, table)))
+        return NULL;
+    if (!a) {
+        if (!(a = mdb_arena_alloc(&r->lasting, (rows + 1) * sizeof *a)))
+            return NULL;
+        memset(a, 0, (rows + 1) * sizeof *a);
+        m->frames[table] = a;
+        m->rows[table] = rows;
+    }
+    r->cur = &r->lasting;
+    if ((f = new_frame(r, MDB_OK))) {
+        f->mod = m;
+        f->token = token;
+        name_token(r, f, NULL, NULL, 0, NULL, NULL, 0);
+        if (f->status == MDB_OK)
+            add_line(f);
+        finish(r, f);
+        a[rid] = f;
+    }
+    r->cur = &r->arena;
+    return f;
+}
+
 /* ---------------------------------------------------------------- frames */
 
 static const char *const specials[] = {"native", "unmanaged", "dynamic", "stub", "unknown"};
@@ -458,13 +505,20 @@ static int fields(const char *s, size_t n, const char **p, size_t *l, int max)
 const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n)
 {
     uint64_t h;
-    const mdb_frame *c = cached(r, K_MVID, s, n, &h);
+    const mdb_frame *c;
     const char *p[MDB_MAX_FRAMES + 2];
     size_t l[MDB_MAX_FRAMES + 2];
     uint8_t mvid[16];
     mdb_frame *f;
+    uint32_t token;
+    mdb_module *m;
     int nf;
-    if (c)
+    /* MVID TOKEN naming a row that exists: the module's frame */
+    if (n > 33 && !memchr(s + 33, ' ', n - 33) && mdb_parse_mvid(s, 32, mvid) &&
+        parse_hex32(s + 33, n - 33, false, &token) && (m = mdb_module_by_mvid(r->a, mvid)) &&
+        mdb_module_open(r->a, m) && (c = plain_frame(r, m, token)))
+        return c;
+    if ((c = cached(r, K_MVID, s, n, &h)))
         return c;
     if (!(f = new_frame(r, MDB_OK)))
         return store(r, K_MVID, s, n, h, f);
@@ -502,33 +556,33 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
 const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n)
 {
     uint64_t h;
-    const mdb_frame *c = cached(r, K_PATH, s, n, &h);
-    const char *sp;
+    const char *sp = memrchr(s, ' ', n);
+    const mdb_frame *c;
+    mdb_module *m = NULL;
     mdb_frame *f;
-    if (c)
+    uint32_t token = 0;
+    bool tok_ok = sp && sp != s && parse_hex32(sp + 1, n - (size_t)(sp + 1 - s), false, &token);
+    if (tok_ok && (m = mdb_module_by_path(r->a, s, (size_t)(sp - s))) &&
+        mdb_module_open(r->a, m) && (c = plain_frame(r, m, token)))
+        return c;
+    /* every other answer is cached by the line's text */
+    if ((c = cached(r, K_PATH, s, n, &h)))
         return c;
     if (!(f = new_frame(r, MDB_OK)))
         return store(r, K_PATH, s, n, h, f);
-    sp = memrchr(s, ' ', n);
+    f->token = token;
     if (!sp || sp == s) {
         f->status = MDB_BAD_FRAME;
         f->detail = "not PATH TOKEN";
-        return store(r, K_PATH, s, n, h, f);
-    }
-    if (!parse_hex32(sp + 1, n - (size_t)(sp + 1 - s), false, &f->token)) {
+    } else if (!tok_ok) {
         f->status = MDB_BAD_TOKEN;
-        return store(r, K_PATH, s, n, h, f);
-    }
-    if (!(f->mod = mdb_module_by_path(r->a, s, (size_t)(sp - s))) ||
-        !mdb_module_open(r->a, f->mod)) {
+    } else if (!m || !m->img) {
         f->status = MDB_UNKNOWN_FILE;
-        f->detail = f->mod ? f->mod->open_error : "out of memory";
-        f->mod = NULL;
-        return store(r, K_PATH, s, n, h, f);
+        f->detail = m ? m->open_error : "out of memory";
+    } else {
+        f->mod = m;
+        name_token(r, f, NULL, NULL, 0, NULL, NULL, 0);
     }
-    name_token(r, f, NULL, NULL, 0, NULL, NULL, 0);
-    if (f->status == MDB_OK)
-        add_line(f);
     return store(r, K_PATH, s, n, h, f);
 }
 
@@ -606,7 +660,9 @@ void mdb_frame_json(mdb_resolver *r, const mdb_frame *cf, const char **json, uin
         o->len = 0;
         member_str(o, "status", "bad metadata", 12);
     }
+    r->cur = f->lasting ? &r->lasting : &r->arena;
     f->json = keep(r, o->buf, o->len, &f->json_len);
+    r->cur = &r->arena;
     *json = f->json;
     *len = f->json_len;
 }
