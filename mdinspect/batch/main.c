@@ -15,7 +15,8 @@
 
 #include "batch/batch.h"
 
-enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS };
+enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
+       OPT_VERBOSE };
 
 static void usage(FILE *f)
 {
@@ -34,6 +35,7 @@ static void usage(FILE *f)
             "      --speedscope           one speedscope JSON file\n"
             "      --top=N                the N hottest methods, exclusive and inclusive\n"
             "      --no-progress          no progress on standard error\n"
+            "      --verbose              say at the end how the MVID index was built\n"
             "  -h, --help                 show this help and exit\n"
             "\n"
             "Text output has one line per input line. Exit status: 0 if everything\n"
@@ -51,13 +53,14 @@ int mdi_batch_main(int argc, char **argv)
         {"speedscope", no_argument, NULL, OPT_SPEEDSCOPE},
         {"top", required_argument, NULL, OPT_TOP},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+        {"verbose", no_argument, NULL, OPT_VERBOSE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     void *mem = talloc_new(NULL);
     char **paths = NULL;
     size_t npaths = 0;
-    bool recursive = false, progress_on = true, status_bad = false;
+    bool recursive = false, progress_on = true, status_bad = false, verbose = false;
     const char *index = NULL;
     int fmt = MDB_TEXT, nfmt = 0, opt;
     unsigned long top = 0;
@@ -118,6 +121,9 @@ int mdi_batch_main(int argc, char **argv)
         }
         case OPT_NO_PROGRESS:
             progress_on = false;
+            break;
+        case OPT_VERBOSE:
+            verbose = true;
             break;
         case 'h':
             usage(stdout);
@@ -197,6 +203,12 @@ int mdi_batch_main(int argc, char **argv)
     if (out.failed) {
         fprintf(stderr, MDB_PROGNAME " batch: error writing the output\n");
         status_bad = true;
+    }
+    if (verbose) {
+        size_t indexed, scanned;
+        mdb_assemblies_stats(a, &indexed, &scanned);
+        fprintf(stderr, MDB_PROGNAME " batch: MVIDs of %zu files from the index, %zu files read\n",
+                indexed, scanned);
     }
     if (unresolved)
         fprintf(stderr, MDB_PROGNAME " batch: %llu of %llu lines not fully resolved\n",

@@ -69,8 +69,10 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
     p = memchr(s, ' ', n) + 1;
     /* count */
     const char *sp = memchr(p, ' ', (size_t)(end - p));
-    if (!sp || !count(p, (size_t)(sp - p), &rec->count))
+    if (!count(p, (size_t)((sp ? sp : end) - p), &rec->count))
         return malformed(rec, "the count is not a number >= 1");
+    if (!sp)
+        return malformed(rec, "a record without frames");
     p = sp + 1;
     if (rec->kind == MDB_ALLOC) {
         sp = memchr(p, ' ', (size_t)(end - p));

@@ -159,14 +159,31 @@ static const char *keep(mdb_resolver *r, const char *s, size_t n, uint32_t *len)
     return mdb_arena_strndup(r->cur, s, n);
 }
 
+/* The last library error, as the detail of an unresolved frame. Paths in
+ * it are cut to their file names: a module's path is the spelling the
+ * input used first, which differs between the parts of a split input, and
+ * the answer for a line must not depend on the lines before it. */
 static const char *last_error(mdb_resolver *r)
 {
-    char msg[600];
-    const char *d;
+    char msg[600], out[600];
+    size_t o = 0;
     mdt_errmsg(msg, sizeof msg);
-    d = keep(r, msg, strlen(msg), NULL);
     mdt_clear_error();
-    return d;
+    for (const char *p = msg; *p && o + 1 < sizeof out;) {
+        /* a word containing '/' keeps what follows its last '/' */
+        size_t w = strcspn(p, " :,()");
+        const char *slash = memrchr(p, '/', w);
+        const char *from = slash ? slash + 1 : p;
+        size_t k = (size_t)(p + w - from);
+        if (k > sizeof out - 1 - o)
+            k = sizeof out - 1 - o;
+        memcpy(out + o, from, k);
+        o += k;
+        p += w;
+        if (*p && o + 1 < sizeof out)
+            out[o++] = *p++;
+    }
+    return keep(r, out, o, NULL);
 }
 
 /* The text form: NAME, NAME (FILE:LINE), [special], [unresolved: why]. */
