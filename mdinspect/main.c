@@ -45,6 +45,8 @@ static void help(void)
     printf("Usage: " MDI_PROGNAME " [OPTION]... FILE...\n"
            "   or: " MDI_PROGNAME " [OPTION]... -c COMMANDS | -f SCRIPT [FILE]...\n"
            "   or: " MDI_PROGNAME " [OPTION]... [-i] [FILE]...\n"
+           "   or: " MDI_PROGNAME " batch [OPTION]... < IN > OUT  (logged tokens to names;\n"
+           "       see '" MDI_PROGNAME " batch --help')\n"
            "Inspect .NET (ECMA-335) metadata: PE files, Webcil, raw metadata and\n"
            "portable PDBs. With FILEs only, prints a summary (`info`) of each FILE.\n"
            "With -c or -f, runs the commands on each FILE in turn. Otherwise starts a\n"
