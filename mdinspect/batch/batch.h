@@ -203,7 +203,8 @@ typedef struct mdb_frame {
     uint32_t line, column; /* 0 when unknown */
     const char *text;      /* text form: NAME or NAME (FILE:LINE) or [special] */
     uint32_t text_len;
-    const char *json;      /* JSON members of the frame, without braces (lazy) */
+    const char *json;      /* JSON members of the frame, without braces and without
+                              the IL offset, which the record keeps (lazy) */
     uint32_t json_len;
     uint32_t id;           /* aggregate.c: interned id + 1 (0 = none yet) */
     uint32_t method_id;    /* aggregate.c: method (name) id + 1 */
@@ -212,8 +213,11 @@ typedef struct mdb_frame {
 typedef struct mdb_resolver mdb_resolver;
 
 mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a);
-/* A profiler-log frame: `mvid:token{..}<..>@il` or a special word. */
-const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n);
+/* A profiler-log frame: `mvid:token{..}<..>@il` or a special word; *il
+ * and *has_il get its IL offset (frames are shared by every offset that
+ * gives the same answer, so the offset travels with the record). */
+const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, uint32_t *il,
+                                      bool *has_il);
 /* An alloc record's type descriptor. */
 const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n);
 /* A plain line `MVID TOKEN [DESC...]` (fields separated by single spaces). */
@@ -249,6 +253,8 @@ typedef struct mdb_record {
     const char *why;        /* MDB_MALFORMED: what is wrong (static or arena) */
     size_t nframes;
     const mdb_frame *frames[MDB_MAX_FRAMES]; /* leaf first */
+    uint32_t il[MDB_MAX_FRAMES];             /* IL offset of each frame ... */
+    bool has_il[MDB_MAX_FRAMES];             /* ... when the log gave one */
     bool unresolved;        /* some frame is unresolved */
 } mdb_record;
 

@@ -18,12 +18,16 @@
 static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
                                     [MDB_ALLOC] = "alloc", [MDB_PLAIN] = "plain"};
 
-static void frame(mdb_output *o, mdb_resolver *r, const mdb_frame *f)
+static void frame(mdb_output *o, mdb_resolver *r, const mdb_record *rec, size_t i)
 {
     const char *j;
     uint32_t n;
-    mdb_frame_json(r, f, &j, &n);
+    mdb_frame_json(r, rec->frames[i], &j, &n);
     mdb_out(o, j, n);
+    if (rec->has_il[i]) {
+        mdb_outs(o, ",\"il_offset\":");
+        mdb_outu(o, rec->il[i]);
+    }
 }
 
 static bool numeric(const char *s, size_t n)
@@ -94,13 +98,13 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, const mdb_record *rec)
             mdb_outs(o, ",\"frames\":[");
             for (size_t i = 0; i < rec->nframes; i++) {
                 mdb_outs(o, i ? ",{" : "{");
-                frame(o, r, rec->frames[i]);
+                frame(o, r, rec, i);
                 mdb_outc(o, '}');
             }
             mdb_outc(o, ']');
         } else {
             mdb_outc(o, ',');
-            frame(o, r, rec->frames[0]);
+            frame(o, r, rec, 0);
         }
     }
     mdb_outs(o, "}\n");

@@ -54,6 +54,7 @@ static void malformed(mdb_record *rec, const char *why)
 
 static void add(mdb_record *rec, const mdb_frame *f)
 {
+    rec->has_il[rec->nframes] = false;
     rec->frames[rec->nframes++] = f;
     if (f->status != MDB_OK && f->status != MDB_SPECIAL)
         rec->unresolved = true;
@@ -87,7 +88,16 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
             return malformed(rec, "an empty frame (two spaces, or a trailing space)");
         if (rec->nframes == MDB_MAX_FRAMES)
             return malformed(rec, "more than 255 frames");
-        add(rec, rec->kind == MDB_ALLOC ? mdb_resolve_type(r, p, k) : mdb_resolve_logframe(r, p, k));
+        if (rec->kind == MDB_ALLOC) {
+            add(rec, mdb_resolve_type(r, p, k));
+        } else {
+            uint32_t il;
+            bool has_il;
+            const mdb_frame *f = mdb_resolve_logframe(r, p, k, &il, &has_il);
+            add(rec, f);
+            rec->il[rec->nframes - 1] = il;
+            rec->has_il[rec->nframes - 1] = has_il;
+        }
         p += k + 1;
     }
     if (rec->nframes == 0)

@@ -14,7 +14,7 @@
 
 #include "batch/batch.h"
 
-enum { K_LOG, K_TYPE, K_MVID, K_PATH, K_COUNT };
+enum { K_LOG, K_TYPE, K_MVID, K_PATH, K_IL, K_COUNT };
 
 struct mdb_resolver {
     mdb_assemblies *a;
@@ -397,12 +397,57 @@ static const mdb_frame *plain_frame(mdb_resolver *r, mdb_module *m, uint32_t tok
 
 static const char *const specials[] = {"native", "unmanaged", "dynamic", "stub", "unknown"};
 
-const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n)
+/* A method frame at an IL offset of a module with a PDB: the method's
+ * frame with the line of that offset, cached by (method frame, offset). */
+static const mdb_frame *line_frame(mdb_resolver *r, const mdb_frame *base, uint32_t il)
 {
-    uint64_t h;
-    const mdb_frame *c = cached(r, K_LOG, s, n, &h);
+    struct {
+        const mdb_frame *base;
+        uint64_t il;
+    } key = {base, il};
+    uint64_t h = mdb_hash(&key, sizeof key);
+    const mdb_frame *c = mdb_table_get(&r->cache[K_IL], h, &key, sizeof key);
     mdb_frame *f;
     if (c)
+        return c;
+    if (!(f = new_frame(r, MDB_OK)))
+        return base;
+    *f = *base;
+    f->lasting = false;
+    f->has_il = true;
+    f->il = il;
+    f->file = NULL;
+    f->line = f->column = 0;
+    f->json = NULL;
+    add_line(f);
+    finish(r, f);
+    if (mdb_table_put(&r->cache[K_IL], h, &key, sizeof key, f) == 0)
+        r->n++;
+    return f;
+}
+
+const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, uint32_t *ilp,
+                                      bool *has_ilp)
+{
+    uint64_t h;
+    const mdb_frame *c;
+    const char *at = memrchr(s, '@', n);
+    mdb_frame *f;
+    *has_ilp = at && parse_hex32(at + 1, n - (size_t)(at + 1 - s), false, ilp);
+    /* The common frame, `mvid:0xTTTTTTTT[@0xIL]` without type arguments:
+     * the method's frame kept by its module, and for a module with a PDB
+     * the line of the offset. */
+    if (n >= 43 && s[32] == ':' && (n == 43 || (at == s + 43 && *has_ilp))) {
+        uint8_t mvid[16];
+        uint32_t tok;
+        mdb_module *m;
+        if (mdb_parse_mvid(s, 32, mvid) && parse_hex32(s + 33, 10, true, &tok) &&
+            MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodDef && (m = mdb_module_by_mvid(r->a, mvid)) &&
+            mdb_module_open(r->a, m) && (c = plain_frame(r, m, tok)))
+            return *has_ilp && c->status == MDB_OK && mdb_module_pdb(m) ? line_frame(r, c, *ilp)
+                                                                        : c;
+    }
+    if ((c = cached(r, K_LOG, s, n, &h)))
         return c;
     if (!(f = new_frame(r, MDB_OK)))
         return store(r, K_LOG, s, n, h, f);
@@ -659,10 +704,6 @@ void mdb_frame_json(mdb_resolver *r, const mdb_frame *cf, const char **json, uin
             snprintf(tok, sizeof tok, "0x%08x", f->token);
             mdb_outc(o, ',');
             member_str(o, "token", tok, 10);
-        }
-        if (f->has_il) {
-            mdb_outs(o, ",\"il_offset\":");
-            mdb_outu(o, f->il);
         }
         if (f->file) {
             mdb_outc(o, ',');
