@@ -372,7 +372,9 @@ mdb_module *mdb_module_by_path(mdb_assemblies *a, const char *path, size_t len)
         return m;
     if (!(z = talloc_strndup(NULL, path, len)))
         return NULL;
-    m = module_for(a, path, len, stat(z, &st) == 0 ? &st : NULL);
+    /* A path that names no file gets no module: distinct bad paths must
+     * not pile up (errno says why). */
+    m = stat(z, &st) == 0 ? module_for(a, path, len, &st) : NULL;
     talloc_free(z);
     return m;
 }

@@ -152,7 +152,8 @@ mdb_assemblies *mdb_assemblies_new(void *ctx, char **paths, size_t npaths, bool 
 /* The module of an MVID (32 hex digits), or NULL when none of the
  * assemblies has it. */
 mdb_module *mdb_module_by_mvid(mdb_assemblies *a, const uint8_t mvid[16]);
-/* The module of a file named by the input (opened on first use). */
+/* The module of a file named by the input (opened on first use); NULL
+ * when no such file exists (errno set) or out of memory. */
 mdb_module *mdb_module_by_path(mdb_assemblies *a, const char *path, size_t len);
 /* Open a module's image (once); false when it does not open. */
 bool mdb_module_open(mdb_assemblies *a, mdb_module *m);

@@ -8,6 +8,7 @@
  * Failures are answers too (status and detail), cached the same way. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <talloc.h>
@@ -640,7 +641,7 @@ const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n
         f->status = MDB_BAD_TOKEN;
     } else if (!m || !m->img) {
         f->status = MDB_UNKNOWN_FILE;
-        f->detail = m ? m->open_error : "out of memory";
+        f->detail = m ? m->open_error : keep(r, strerror(errno), strlen(strerror(errno)), NULL);
     } else {
         f->mod = m;
         name_token(r, f, NULL, NULL, 0, NULL, NULL, 0);
