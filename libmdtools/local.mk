@@ -18,7 +18,8 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/typeref.h \
 	libmdtools/include/mdtools/value.h \
 	libmdtools/include/mdtools/attr.h \
-	libmdtools/include/mdtools/descriptor.h
+	libmdtools/include/mdtools/descriptor.h \
+	libmdtools/include/mdtools/pdb.h
 
 libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/error.h \
@@ -75,11 +76,15 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/generics/constant.c \
 	libmdtools/generics/attr.c \
 	libmdtools/generics/descriptor.c \
-	libmdtools/generics/idnames.c
+	libmdtools/generics/idnames.c \
+	libmdtools/pdb/pdb_int.h \
+	libmdtools/pdb/open.c \
+	libmdtools/pdb/seqpoints.c \
+	libmdtools/pdb/document.c
 
 libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
-libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
-libmdtools_libmdtools_la_LIBADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS)
+libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
+libmdtools_libmdtools_la_LIBADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS)
 libmdtools_libmdtools_la_LDFLAGS = -version-info $(MDT_LT_VERSION) \
 	-export-symbols-regex '^mdt_[a-z]'
 EXTRA_DIST += doc/webcil.md

@@ -25,6 +25,7 @@
 
 #include <talloc.h>
 
+#include "batch/batch.h"
 #include "cmd.h"
 #include "repl.h"
 #include "state.h"
@@ -44,6 +45,8 @@ static void help(void)
     printf("Usage: " MDI_PROGNAME " [OPTION]... FILE...\n"
            "   or: " MDI_PROGNAME " [OPTION]... -c COMMANDS | -f SCRIPT [FILE]...\n"
            "   or: " MDI_PROGNAME " [OPTION]... [-i] [FILE]...\n"
+           "   or: " MDI_PROGNAME " batch [OPTION]... < IN > OUT  (logged tokens to names;\n"
+           "       see '" MDI_PROGNAME " batch --help')\n"
            "Inspect .NET (ECMA-335) metadata: PE files, Webcil, raw metadata and\n"
            "portable PDBs. With FILEs only, prints a summary (`info`) of each FILE.\n"
            "With -c or -f, runs the commands on each FILE in turn. Otherwise starts a\n"
@@ -210,6 +213,10 @@ int main(int argc, char **argv)
     mdi_state *st;
     int opt, status = EXIT_SUCCESS;
 
+    if (argc > 1 && strcmp(argv[1], "batch") == 0) {
+        talloc_free(mem); /* batch has its own options and state */
+        return mdi_batch_main(argc - 1, argv + 1);
+    }
     if (!mem) {
         fprintf(stderr, MDI_PROGNAME ": out of memory\n");
         return EXIT_FAILURE;

@@ -17,7 +17,7 @@ TEST_MAIN = tests/common/check_main.c
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
 	tests/unit/test_idnames
-UNIT_TESTS += tests/unit/test_webcil
+UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -40,6 +40,10 @@ tests_unit_test_idnames_LDADD = $(TEST_LDADD)
 tests_unit_test_webcil_SOURCES = tests/unit/test_webcil.c $(TEST_MAIN)
 tests_unit_test_webcil_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_webcil_LDADD = $(TEST_LDADD)
+
+tests_unit_test_pdb_SOURCES = tests/unit/test_pdb.c $(TEST_MAIN)
+tests_unit_test_pdb_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_pdb_LDADD = $(TEST_LDADD)
 endif
 
 # Every public header compiles alone as strict C11.

@@ -11,11 +11,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 deps="build-essential autoconf automake libtool pkg-config libtalloc-dev libgmp-dev
-      nettle-dev libreadline-dev libjansson-dev check python3"
+      nettle-dev libreadline-dev libjansson-dev zlib1g-dev libxxhash-dev check python3"
 if [ "$mode" = test ]; then
     # Peers for differential tests and benchmarks, sanitizers, the terminal test.
     deps="$deps mono-devel mono-utils libmono-2.0-dev libmono-cecil-cil-dev clang
-          libclang-rt-14-dev valgrind tmux"
+          libclang-rt-14-dev valgrind tmux parallel"
 fi
 missing=
 for p in $deps; do

@@ -198,6 +198,7 @@ void mdt__read_debug(struct mdt_image *img)
         mdt_debug_entry *e = &img->debug[img->pe.ndebug];
         const uint8_t *d = p + (size_t)i * 28;
         memset(e, 0, sizeof *e);
+        e->time_date_stamp = le32(d + 4);
         e->major_version = le16(d + 8);
         e->minor_version = le16(d + 10);
         e->type = le32(d + 12);

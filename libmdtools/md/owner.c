@@ -30,6 +30,27 @@ static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32
     *holder = 0;
     if (!pos || mdt__run_holder_indexed(img, table, col, pos, holder))
         return 0;
+    if (img->tables[table].avail == n) {
+        /* Every row lies inside the stream (checked at open): read the
+         * column in place, without a cursor per step (batch resolution
+         * names hundreds of thousands of methods). */
+        const struct mdt_table *t = &img->tables[table];
+        while (lo <= hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (table_raw(t, t->base + (size_t)(mid - 1) * t->row_size, col) <= pos) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if (found && mdt_row_get(&r, img, table, found) == 0 &&
+            mdt_row_range(&r, col, &first, &count) == 0 && pos >= first && pos - first < count)
+            *holder = found;
+        else if (found)
+            mdt_clear_error();
+        return 0;
+    }
     while (lo <= hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if ((e = mdt_row_get(&r, img, table, mid)))

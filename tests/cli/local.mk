@@ -6,7 +6,10 @@
 # tests/cli/man-check.sh keeps doc/mdinspect.1 in step with the command
 # table and the transcripts; tests/cli/tmux-test.sh drives the interactive
 # shell in a real terminal (tmux).
-check_SCRIPTS += tests/cli/run-golden.sh tests/cli/man-check.sh tests/cli/tmux-test.sh
-TESTS += tests/cli/run-golden.sh tests/cli/man-check.sh tests/cli/tmux-test.sh
+check_SCRIPTS += tests/cli/run-golden.sh tests/cli/man-check.sh tests/cli/tmux-test.sh \
+	tests/cli/batch-formats.sh tests/cli/batch-parallel.sh
+TESTS += tests/cli/run-golden.sh tests/cli/man-check.sh tests/cli/tmux-test.sh \
+	tests/cli/batch-formats.sh tests/cli/batch-parallel.sh
 EXTRA_DIST += tests/cli/run-golden.sh tests/cli/man-check.sh tests/cli/tmux-test.sh \
+	tests/cli/batch-formats.sh tests/cli/batch-parallel.sh \
 	tests/cli/cases tests/cli/inputs

@@ -95,6 +95,8 @@ result(not missing, "every command (%d) has a JSON OUTPUT subsection" % len(comm
 # Words named in the JSON section: roff font escapes and quotes removed.
 plain = re.sub(r"\\f[BIRP]|\\\(dq|\\&|\\-", lambda m: "-" if m.group(0) == "\\-" else " ", json_sec)
 words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", plain))
+# dotted keys (`unknown.unmapped` of a profiler log's #stats line)
+words |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+", plain))
 
 keys = {}
 def collect(v, where):

@@ -13,7 +13,7 @@ if ! $cc -std=gnu11 -fsanitize=thread -g -O1 -pthread \
     -I"$top/libmdtools/include" -I"$top/libmdtools" -I"$build" -I"$top/tests/common" \
     $(pkg-config --cflags talloc nettle) \
     $srcs "$top/tests/typeref/stress.c" -o "$tmp/stress" \
-    $(pkg-config --libs talloc nettle) -lgmp 2> "$tmp/cc.err"; then
+    $(pkg-config --libs talloc nettle zlib) -lgmp 2> "$tmp/cc.err"; then
     cat "$tmp/cc.err"
     echo "0 passed, 1 failed"
     exit 1

@@ -87,6 +87,8 @@ typedef struct mdt_debug_entry {
     uint8_t pdb_guid[16];
     uint32_t pdb_age;
     const char *pdb_path;    /* borrowed, NUL-terminated inside the image, or NULL */
+    uint32_t time_date_stamp; /* the entry's TimeDateStamp: for a portable PDB's
+                                 CodeView entry, the last 4 bytes of its PDB id */
 } mdt_debug_entry;
 
 typedef struct mdt_pe_info {

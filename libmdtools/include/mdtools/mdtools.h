@@ -16,5 +16,6 @@
 #include <mdtools/modset.h>
 #include <mdtools/typeref.h>
 #include <mdtools/idmap.h>
+#include <mdtools/pdb.h>
 
 #endif

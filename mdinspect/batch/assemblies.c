@@ -1,0 +1,445 @@
+/* mdinspect batch: the modules the input names, by path and by MVID (the
+ * Module table's Mvid column, ECMA-335 II.22.30). The directories and
+ * files given with --assemblies are walked on the first MVID the input
+ * asks for (never when it asks for none); every .dll, .exe, .netmodule,
+ * .wasm and .webcil is read for its MVID, unless the on-disk index (--index)
+ * has the file with the same size and modification time, so a second run
+ * over the same folders opens nothing but the modules the input uses. The
+ * index is rewritten (to a temporary file renamed over it) when anything
+ * changed. Images are opened on first use and stay open: memory follows the
+ * modules touched, not the input. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <talloc.h>
+#include <unistd.h>
+
+#include "batch/batch.h"
+
+#define MAX_DEPTH 64
+
+struct mdb_assemblies {
+    void *ctx;
+    char **paths;
+    size_t npaths;
+    bool recursive;
+    const char *index;
+    bool scanned;
+    mdb_table by_path;   /* path as written -> module */
+    mdb_table by_mvid;   /* 16 bytes -> module */
+    mdb_table by_file;   /* dev, inode -> module */
+    mdb_table old;       /* the index read from disk: path -> struct entry */
+    mdb_table dirs;      /* directories walked (dev, inode), against loops */
+    mdb_arena arena;
+    char *warning;
+    bool changed;
+    size_t nindexed, nscanned;
+    FILE *newindex;
+};
+
+struct entry {
+    uint8_t mvid[16];
+    uint64_t size;
+    int64_t mtime_ns;
+    bool seen;
+};
+
+struct fileid {
+    uint64_t dev, ino;
+};
+
+mdb_assemblies *mdb_assemblies_new(void *ctx, char **paths, size_t npaths, bool recursive,
+                                   const char *index)
+{
+    mdb_assemblies *a = talloc_zero(ctx, mdb_assemblies);
+    if (!a)
+        return NULL;
+    a->ctx = a;
+    a->paths = paths;
+    a->npaths = npaths;
+    a->recursive = recursive;
+    a->index = index;
+    mdb_arena_init(&a->arena, a);
+    if (mdb_table_init(&a->by_path, a, 256) || mdb_table_init(&a->by_mvid, a, 256) ||
+        mdb_table_init(&a->by_file, a, 256) || mdb_table_init(&a->old, a, 16) ||
+        mdb_table_init(&a->dirs, a, 16) || !a->arena.ctx) {
+        talloc_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+const char *mdb_assemblies_warning(mdb_assemblies *a)
+{
+    const char *w = a->warning;
+    a->warning = NULL;
+    return w;
+}
+
+void mdb_assemblies_stats(const mdb_assemblies *a, size_t *indexed, size_t *scanned)
+{
+    *indexed = a->nindexed;
+    *scanned = a->nscanned;
+}
+
+static void warn(mdb_assemblies *a, const char *fmt, const char *arg, int err)
+{
+    if (!a->warning)
+        a->warning = talloc_asprintf(a, fmt, arg, strerror(err));
+}
+
+static mdb_module *new_module(mdb_assemblies *a, const char *path, size_t len)
+{
+    mdb_module *m = mdb_arena_alloc(&a->arena, sizeof *m);
+    if (!m)
+        return NULL;
+    memset(m, 0, sizeof *m);
+    m->assembly = "";
+    m->name = "";
+    if (!(m->path = mdb_arena_strndup(&a->arena, path, len)))
+        return NULL;
+    return m;
+}
+
+/* The module of a file, one per (device, inode) whatever the spelling of
+ * its path; NULL when out of memory. */
+static mdb_module *module_for(mdb_assemblies *a, const char *path, size_t len,
+                              const struct stat *st)
+{
+    uint64_t h = mdb_hash(path, len);
+    mdb_module *m = mdb_table_get(&a->by_path, h, path, len);
+    if (m)
+        return m;
+    if (st) {
+        struct fileid id = {(uint64_t)st->st_dev, (uint64_t)st->st_ino};
+        uint64_t hf = mdb_hash(&id, sizeof id);
+        m = mdb_table_get(&a->by_file, hf, &id, sizeof id);
+        if (!m && (!(m = new_module(a, path, len)) ||
+                   mdb_table_put(&a->by_file, hf, &id, sizeof id, m)))
+            return NULL;
+    } else if (!(m = new_module(a, path, len))) {
+        return NULL;
+    }
+    return mdb_table_put(&a->by_path, h, path, len, m) ? NULL : m;
+}
+
+static void add_mvid(mdb_assemblies *a, mdb_module *m, const uint8_t mvid[16])
+{
+    uint64_t h = mdb_hash(mvid, 16);
+    memcpy(m->mvid, mvid, 16);
+    m->have_mvid = true;
+    /* the first file with an MVID wins: folders are taken in the order given */
+    if (!mdb_table_get(&a->by_mvid, h, mvid, 16))
+        mdb_table_put(&a->by_mvid, h, mvid, 16, m);
+}
+
+static bool candidate(const char *name)
+{
+    static const char *const exts[] = {".dll", ".exe", ".netmodule", ".wasm", ".webcil"};
+    const char *dot = strrchr(name, '.');
+    if (!dot)
+        return false;
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+        if (strcasecmp(dot, exts[i]) == 0)
+            return true;
+    return false;
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* 32 lower-case hex digits -> 16 bytes in #GUID order (doc/names.md: Data1,
+ * Data2, Data3 as numbers, then 8 bytes). */
+bool mdb_parse_mvid(const char *s, size_t n, uint8_t mvid[16])
+{
+    uint8_t b[16];
+    if (n != 32)
+        return false;
+    for (int i = 0; i < 16; i++) {
+        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        b[i] = (uint8_t)(hi << 4 | lo);
+    }
+    /* text order is big-endian Data1..Data3; #GUID stores them little-endian */
+    static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+    for (int i = 0; i < 16; i++)
+        mvid[i] = b[order[i]];
+    return true;
+}
+
+void mdb_format_mvid(char out[33], const uint8_t mvid[16])
+{
+    static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+    for (int i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", mvid[order[i]]);
+}
+
+/* ---------------------------------------------------------- the index file */
+
+/* `#mdinspect-index 1`, then `MVID SIZE MTIME_NS PATH` per line. A file
+ * that does not read as one is ignored (and rewritten). */
+static void read_index(mdb_assemblies *a)
+{
+    FILE *f = fopen(a->index, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    bool first = true;
+    if (!f) {
+        if (errno != ENOENT)
+            warn(a, "cannot read the index %s: %s", a->index, errno);
+        a->changed = true;
+        return;
+    }
+    while ((n = getline(&line, &cap, f)) > 0) {
+        char *mv, *sz, *mt, *path, *end;
+        struct entry *e;
+        if (line[n - 1] == '\n')
+            line[--n] = '\0';
+        if (first) {
+            first = false;
+            if (strcmp(line, "#mdinspect-index 1") != 0) {
+                a->changed = true;
+                break;
+            }
+            continue;
+        }
+        mv = line;
+        if (!(sz = strchr(mv, ' ')) || !(mt = strchr(sz + 1, ' ')) ||
+            !(path = strchr(mt + 1, ' '))) {
+            a->changed = true;
+            continue;
+        }
+        *sz++ = *mt++ = *path++ = '\0';
+        e = mdb_arena_alloc(&a->arena, sizeof *e);
+        if (!e)
+            break;
+        memset(e, 0, sizeof *e);
+        e->size = strtoull(sz, &end, 10);
+        if (*end || !mdb_parse_mvid(mv, strlen(mv), e->mvid)) {
+            a->changed = true;
+            continue;
+        }
+        e->mtime_ns = strtoll(mt, &end, 10);
+        if (*end || mdb_table_put(&a->old, mdb_hash(path, strlen(path)), path, strlen(path), e))
+            a->changed = true;
+    }
+    free(line);
+    fclose(f);
+}
+
+static void consider(mdb_assemblies *a, const char *path, const struct stat *st)
+{
+    size_t len = strlen(path);
+    int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    struct entry *e = mdb_table_get(&a->old, mdb_hash(path, len), path, len);
+    uint8_t mvid[16];
+    mdb_module *m;
+    if (e && !e->seen && e->size == (uint64_t)st->st_size && e->mtime_ns == mtime) {
+        memcpy(mvid, e->mvid, 16);
+        e->seen = true;
+        a->nindexed++;
+    } else {
+        mdt_image *img;
+        int r = mdt_image_open_file(NULL, &img, path, 0);
+        a->nscanned++;
+        a->changed = true;
+        if (r == 0) {
+            r = mdt_image_mvid(img, mvid);
+            talloc_free(img);
+        }
+        if (r) {
+            mdt_clear_error();
+            return; /* not .NET, or no Module row: nothing to find it by */
+        }
+    }
+    if (!(m = module_for(a, path, len, st)))
+        return;
+    add_mvid(a, m, mvid);
+    if (a->newindex) {
+        char hex[33];
+        mdb_format_mvid(hex, mvid);
+        fprintf(a->newindex, "%s %llu %lld %s\n", hex, (unsigned long long)st->st_size,
+                (long long)mtime, path);
+    }
+}
+
+static void walk(mdb_assemblies *a, const char *path, int depth);
+
+static void walk_dir(mdb_assemblies *a, const char *dir, const struct stat *st, int depth)
+{
+    struct fileid id = {(uint64_t)st->st_dev, (uint64_t)st->st_ino};
+    uint64_t h = mdb_hash(&id, sizeof id);
+    struct dirent **names;
+    int n;
+    if (mdb_table_get(&a->dirs, h, &id, sizeof id) || depth > MAX_DEPTH)
+        return; /* walked already (a link loop, or named twice) */
+    mdb_table_put(&a->dirs, h, &id, sizeof id, a);
+    n = scandir(dir, &names, NULL, alphasort);
+    if (n < 0) {
+        warn(a, "cannot read the folder %s: %s", dir, errno);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const char *nm = names[i]->d_name;
+        if (strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0) {
+            char *p = talloc_asprintf(NULL, "%s%s%s", dir,
+                                      dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", nm);
+            if (p)
+                walk(a, p, depth + 1);
+            talloc_free(p);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+static void walk(mdb_assemblies *a, const char *path, int depth)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (depth == 0)
+            warn(a, "cannot read %s: %s", path, errno);
+        return;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        if (depth == 0 || a->recursive)
+            walk_dir(a, path, &st, depth);
+    } else if (S_ISREG(st.st_mode) && (depth == 0 || candidate(path))) {
+        consider(a, path, &st);
+    }
+}
+
+static void scan(mdb_assemblies *a)
+{
+    char *tmp = NULL;
+    a->scanned = true;
+    if (a->index) {
+        read_index(a);
+        tmp = talloc_asprintf(a, "%s.tmp.%ld", a->index, (long)getpid());
+        if (tmp && !(a->newindex = fopen(tmp, "w")))
+            warn(a, "cannot write the index %s: %s", a->index, errno);
+        if (a->newindex)
+            fputs("#mdinspect-index 1\n", a->newindex);
+    }
+    for (size_t i = 0; i < a->npaths; i++)
+        walk(a, a->paths[i], 0);
+    if (a->newindex) {
+        /* an entry of the old index not met again means a file went away */
+        for (size_t i = 0; i <= a->old.mask; i++) {
+            const struct entry *e = a->old.slots[i].value;
+            if (a->old.slots[i].key && !e->seen)
+                a->changed = true;
+        }
+        bool ok = fclose(a->newindex) == 0;
+        a->newindex = NULL;
+        if (!ok || (a->changed && rename(tmp, a->index) != 0))
+            warn(a, "cannot write the index %s: %s", a->index, errno);
+        unlink(tmp); /* when unchanged (or failed): the old file stays */
+    }
+    talloc_free(tmp);
+    mdb_table_clear(&a->old);
+}
+
+/* ----------------------------------------------------------------- lookups */
+
+mdb_module *mdb_module_by_mvid(mdb_assemblies *a, const uint8_t mvid[16])
+{
+    uint64_t h = mdb_hash(mvid, 16);
+    mdb_module *m = mdb_table_get(&a->by_mvid, h, mvid, 16);
+    if (!m && !a->scanned) {
+        scan(a);
+        m = mdb_table_get(&a->by_mvid, h, mvid, 16);
+    }
+    return m;
+}
+
+mdb_module *mdb_module_by_path(mdb_assemblies *a, const char *path, size_t len)
+{
+    mdb_module *m = mdb_table_get(&a->by_path, mdb_hash(path, len), path, len);
+    struct stat st;
+    char *z;
+    if (m)
+        return m;
+    if (!(z = talloc_strndup(NULL, path, len)))
+        return NULL;
+    /* A path that names no file gets no module: distinct bad paths must
+     * not pile up (errno says why). */
+    m = stat(z, &st) == 0 ? module_for(a, path, len, &st) : NULL;
+    talloc_free(z);
+    return m;
+}
+
+bool mdb_module_open(mdb_assemblies *a, mdb_module *m)
+{
+    mdt_identity id;
+    mdt_row row;
+    const char *s;
+    size_t len;
+    uint8_t mvid[16];
+    char msg[512];
+    if (m->open_tried)
+        return m->img != NULL;
+    m->open_tried = true;
+    if (mdt_image_open_file(a, &m->img, m->path, 0) != 0) {
+        const char *what = mdt_last_error()->what;
+        m->open_error = talloc_strdup(a, what[0] ? what : mdt_errmsg(msg, sizeof msg));
+        m->img = NULL;
+        mdt_clear_error();
+        return false;
+    }
+    mdt_name_cache_new(m->img, &m->names, m->img, MDT_STYLE_FULL, 0);
+    if (mdt_assembly_identity(m->img, &id) == 0)
+        m->assembly = id.name;
+    if (mdt_row_get(&row, m->img, MDT_TABLE_Module, 1) == 0 &&
+        mdt_row_string(&row, MDT_COL_Module_Name, &s, &len) == 0)
+        m->name = s;
+    if (!m->have_mvid && mdt_image_mvid(m->img, mvid) == 0)
+        add_mvid(a, m, mvid);
+    mdt_clear_error();
+    return true;
+}
+
+const mdt_pdb *mdb_module_pdb(mdb_module *m)
+{
+    if (!m->pdb_tried && m->img) {
+        m->pdb_tried = true;
+        if (mdt_pdb_open(m->img, &m->pdb, m->img, m->path, 0) != 0)
+            m->pdb = NULL;
+        mdt_clear_error();
+    }
+    return m->pdb;
+}
+
+const char *mdb_module_document(mdb_module *m, uint32_t doc)
+{
+    uint32_t n;
+    if (!m->pdb || doc == 0 || doc > (n = mdt_pdb_document_count(m->pdb)))
+        return NULL;
+    if (!m->docs && !(m->docs = talloc_zero_array(m->pdb, char *, n + 1)))
+        return NULL;
+    if (!m->docs[doc] && mdt_pdb_document_name(m->docs, &m->docs[doc], m->pdb, doc) != 0) {
+        mdt_clear_error();
+        return NULL;
+    }
+    return m->docs[doc];
+}
+
+int mdb_mvid_lookup(void *payload, const mdt_image **img, const uint8_t mvid[16])
+{
+    mdb_assemblies *a = payload;
+    mdb_module *m = mdb_module_by_mvid(a, mvid);
+    if (!m || !mdb_module_open(a, m))
+        return MDT_ENOTFOUND;
+    *img = m->img;
+    return 0;
+}

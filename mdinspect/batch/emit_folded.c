@@ -1,0 +1,37 @@
+/* mdinspect batch: --folded, the folded stacks flame-graph tools read
+ * (flamegraph.pl, speedscope, inferno): one line per record, frames from
+ * the root to the leaf separated by ';', a space, the count. Frames are
+ * names without source lines (so a method is one box), special and
+ * unresolved frames in brackets; a ';' inside a name becomes ':'. Lines
+ * are not merged: the tools add up equal stacks themselves, and the output
+ * stays a stream. Lines without frames print nothing. */
+#include "config.h"
+
+#include "batch/batch.h"
+
+static void name(mdb_output *o, const mdb_frame *f)
+{
+    const char *s = f->status == MDB_OK ? f->name : f->text;
+    uint32_t n = f->status == MDB_OK ? f->name_len : f->text_len, start = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i] == ';') {
+            mdb_out(o, s + start, i - start);
+            mdb_outc(o, ':');
+            start = i + 1;
+        }
+    mdb_out(o, s + start, n - start);
+}
+
+void mdb_emit_folded(mdb_output *o, const mdb_record *rec)
+{
+    if (rec->nframes == 0)
+        return;
+    for (size_t i = rec->nframes; i-- > 0;) {
+        name(o, rec->frames[i]);
+        if (i)
+            mdb_outc(o, ';');
+    }
+    mdb_outc(o, ' ');
+    mdb_outu(o, rec->count);
+    mdb_outc(o, '\n');
+}

@@ -1,0 +1,111 @@
+/* mdinspect batch: --json, JSON Lines with one object per input line:
+ *   {"kind":"stack","count":17,"frames":[{FRAME},...]}   (leaf first)
+ *   {"kind":"call","count":1000,FRAME...}
+ *   {"kind":"alloc","count":12,"bytes":384,FRAME...}
+ *   {"kind":"plain","count":1,FRAME...}
+ *   {"kind":"header"|"stats",KEY:VALUE...}  (numbers where the value is one)
+ *   {"kind":"comment","text":...}, {"kind":"blank"}
+ *   {"kind":"malformed","line":N,"error":...}
+ * where FRAME is "name", "status" ("ok", a special frame's word, or why it
+ * did not resolve), "detail", "assembly", "module", "mvid", "token",
+ * "il_offset", "file", "line", "column", each where known. */
+#include "config.h"
+
+#include <string.h>
+
+#include "batch/batch.h"
+
+static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
+                                    [MDB_ALLOC] = "alloc", [MDB_PLAIN] = "plain"};
+
+static void frame(mdb_output *o, mdb_resolver *r, const mdb_record *rec, size_t i)
+{
+    const char *j;
+    uint32_t n;
+    mdb_frame_json(r, rec->frames[i], &j, &n);
+    mdb_out(o, j, n);
+    if (rec->has_il[i]) {
+        mdb_outs(o, ",\"il_offset\":");
+        mdb_outu(o, rec->il[i]);
+    }
+}
+
+static bool numeric(const char *s, size_t n)
+{
+    if (n == 0 || n > 18)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return n == 1 || s[0] != '0';
+}
+
+/* `#word k=v k=v`: the header's first value (the format) as "format". */
+static void keys(mdb_output *o, const char *s, size_t n)
+{
+    const char *end = s + n, *p = memchr(s, ' ', n);
+    while (p && p < end) {
+        const char *f = p + 1, *sp = memchr(f, ' ', (size_t)(end - f));
+        size_t k = sp ? (size_t)(sp - f) : (size_t)(end - f);
+        const char *eq = memchr(f, '=', k);
+        if (k) {
+            size_t kl = eq ? (size_t)(eq - f) : 6;
+            const char *v = eq ? eq + 1 : f;
+            size_t vl = eq ? k - kl - 1 : k;
+            mdb_outc(o, ',');
+            mdb_out_json_string(o, eq ? f : "format", kl);
+            mdb_outc(o, ':');
+            if (numeric(v, vl))
+                mdb_out(o, v, vl);
+            else
+                mdb_out_json_string(o, v, vl);
+        }
+        p = sp;
+    }
+}
+
+void mdb_emit_json(mdb_output *o, mdb_resolver *r, const mdb_record *rec)
+{
+    switch (rec->kind) {
+    case MDB_BLANK:
+        mdb_outs(o, "{\"kind\":\"blank\"");
+        break;
+    case MDB_HEADER:
+    case MDB_STATS:
+        mdb_outs(o, rec->kind == MDB_HEADER ? "{\"kind\":\"header\"" : "{\"kind\":\"stats\"");
+        keys(o, rec->line, rec->len);
+        break;
+    case MDB_COMMENT:
+        mdb_outs(o, "{\"kind\":\"comment\",\"text\":");
+        mdb_out_json_string(o, rec->line, rec->len);
+        break;
+    case MDB_MALFORMED:
+        mdb_outs(o, "{\"kind\":\"malformed\",\"line\":");
+        mdb_outu(o, rec->lineno);
+        mdb_outs(o, ",\"error\":");
+        mdb_out_json_string(o, rec->why, strlen(rec->why));
+        break;
+    default:
+        mdb_outs(o, "{\"kind\":\"");
+        mdb_outs(o, kinds[rec->kind]);
+        mdb_outs(o, "\",\"count\":");
+        mdb_outu(o, rec->count);
+        if (rec->kind == MDB_ALLOC) {
+            mdb_outs(o, ",\"bytes\":");
+            mdb_outu(o, rec->bytes);
+        }
+        if (rec->kind == MDB_STACK) {
+            mdb_outs(o, ",\"frames\":[");
+            for (size_t i = 0; i < rec->nframes; i++) {
+                mdb_outs(o, i ? ",{" : "{");
+                frame(o, r, rec, i);
+                mdb_outc(o, '}');
+            }
+            mdb_outc(o, ']');
+        } else {
+            mdb_outc(o, ',');
+            frame(o, r, rec, 0);
+        }
+    }
+    mdb_outs(o, "}\n");
+}

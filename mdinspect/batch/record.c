@@ -1,0 +1,176 @@
+/* mdinspect batch: what kind of line each input line is, told apart line by
+ * line (doc/profile-log.md for the profiler's lines): `#mdprofile` header,
+ * `#stats`, other `#` comments, blank lines, records `stack`, `call`,
+ * `alloc` (kind, count, [bytes,] frames, [TAB debug names]), plain
+ * `MVID TOKEN [DESC...]` lines, and plain `PATH TOKEN` lines (the path may
+ * hold spaces: the token is the last field). A line whose structure is
+ * broken (a count that is no number, a frame count outside the kind's
+ * rule, an unknown record word) is malformed; a frame that does not
+ * resolve leaves its record well-formed, with that frame unresolved. */
+#include "config.h"
+
+#include <string.h>
+
+#include "batch/batch.h"
+
+static bool starts(const char *s, size_t n, const char *w)
+{
+    size_t k = strlen(w);
+    return n >= k && memcmp(s, w, k) == 0 && (n == k || s[k] == ' ');
+}
+
+/* A decimal number >= 1 without sign or leading zeros, up to 2^63. */
+static bool count(const char *s, size_t n, uint64_t *v)
+{
+    uint64_t x = 0;
+    if (n == 0 || n > 18 || s[0] == '0')
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        x = x * 10 + (uint64_t)(s[i] - '0');
+    }
+    *v = x;
+    return true;
+}
+
+static bool is_mvid_field(const char *s, size_t n)
+{
+    if (n < 33 || s[32] != ' ')
+        return false;
+    for (int i = 0; i < 32; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    return true;
+}
+
+static void malformed(mdb_record *rec, const char *why)
+{
+    rec->kind = MDB_MALFORMED;
+    rec->why = why;
+    rec->nframes = 0;
+    rec->unresolved = true;
+}
+
+static void add(mdb_record *rec, const mdb_frame *f)
+{
+    rec->has_il[rec->nframes] = false;
+    rec->frames[rec->nframes++] = f;
+    if (f->status != MDB_OK && f->status != MDB_SPECIAL)
+        rec->unresolved = true;
+}
+
+static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t n)
+{
+    const char *tab = memchr(s, '\t', n), *p, *end;
+    size_t k;
+    if (tab)
+        n = (size_t)(tab - s); /* debug names: for people comparing, not resolved */
+    end = s + n;
+    p = memchr(s, ' ', n) + 1;
+    /* count */
+    const char *sp = memchr(p, ' ', (size_t)(end - p));
+    if (!count(p, (size_t)((sp ? sp : end) - p), &rec->count))
+        return malformed(rec, "the count is not a number >= 1");
+    if (!sp)
+        return malformed(rec, "a record without frames");
+    p = sp + 1;
+    if (rec->kind == MDB_ALLOC) {
+        sp = memchr(p, ' ', (size_t)(end - p));
+        if (!sp || !count(p, (size_t)(sp - p), &rec->bytes))
+            return malformed(rec, "the byte count is not a number >= 1");
+        p = sp + 1;
+    }
+    while (p <= end) {
+        sp = memchr(p, ' ', (size_t)(end - p));
+        k = sp ? (size_t)(sp - p) : (size_t)(end - p);
+        if (k == 0)
+            return malformed(rec, "an empty frame (two spaces, or a trailing space)");
+        if (rec->nframes == MDB_MAX_FRAMES)
+            return malformed(rec, "more than 255 frames");
+        if (rec->kind == MDB_ALLOC) {
+            add(rec, mdb_resolve_type(r, p, k));
+        } else {
+            uint32_t il;
+            bool has_il;
+            const mdb_frame *f = mdb_resolve_logframe(r, p, k, &il, &has_il);
+            add(rec, f);
+            rec->il[rec->nframes - 1] = il;
+            rec->has_il[rec->nframes - 1] = has_il;
+        }
+        p += k + 1;
+    }
+    if (rec->nframes == 0)
+        return malformed(rec, "a record without frames");
+    if (rec->kind != MDB_STACK && rec->nframes != 1)
+        return malformed(rec, rec->kind == MDB_CALL ? "a call record has exactly one frame"
+                                                    : "an alloc record has exactly one type");
+}
+
+/* An unknown record word: lower-case letters, then a count, then more. */
+static bool looks_like_record(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && s[i] >= 'a' && s[i] <= 'z')
+        i++;
+    if (i == 0 || i == n || s[i] != ' ')
+        return false;
+    size_t j = ++i;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i > j && i < n && s[i] == ' ';
+}
+
+void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
+                      bool cut)
+{
+    rec->line = s;
+    rec->len = n;
+    rec->lineno = lineno;
+    rec->nframes = 0;
+    rec->count = 1;
+    rec->bytes = 0;
+    rec->unresolved = false;
+    rec->why = NULL;
+    if (cut)
+        return malformed(rec, "longer than 1 MiB");
+    if (n == 0) {
+        rec->kind = MDB_BLANK;
+        return;
+    }
+    switch (s[0]) { /* the first byte tells most lines apart at once */
+    case '#':
+        rec->kind = starts(s, n, "#mdprofile") ? MDB_HEADER
+                    : starts(s, n, "#stats")   ? MDB_STATS
+                                               : MDB_COMMENT;
+        return;
+    case 's':
+    case 'c':
+    case 'a':
+        if (starts(s, n, "stack") || starts(s, n, "call") || starts(s, n, "alloc")) {
+            rec->kind = s[0] == 's' ? MDB_STACK : s[0] == 'c' ? MDB_CALL : MDB_ALLOC;
+            parse_record(r, rec, s, n);
+            return;
+        }
+        break;
+    case '/':
+    case '.':
+        if (memchr(s, ' ', n)) { /* an absolute or relative path */
+            rec->kind = MDB_PLAIN;
+            add(rec, mdb_resolve_plain_path(r, s, n));
+            return;
+        }
+        break;
+    }
+    if (is_mvid_field(s, n)) {
+        rec->kind = MDB_PLAIN;
+        add(rec, mdb_resolve_plain_mvid(r, s, n));
+    } else if (looks_like_record(s, n)) {
+        malformed(rec, "unknown record kind");
+    } else if (memchr(s, ' ', n)) {
+        rec->kind = MDB_PLAIN;
+        add(rec, mdb_resolve_plain_path(r, s, n));
+    } else {
+        malformed(rec, "neither a record nor MVID TOKEN nor PATH TOKEN");
+    }
+}

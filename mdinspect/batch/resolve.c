@@ -1,0 +1,727 @@
+/* mdinspect batch: one frame's text to what it names. A frame is a
+ * profiler-log frame (`mvid:token{class args}<method args>@il`, or a
+ * special word; doc/profile-log.md), an alloc record's type descriptor, or
+ * a plain line (`MVID TOKEN [DESC...]`, `PATH TOKEN`). The answer (full-style
+ * name of doc/names.md, status, source file and line from the module's
+ * portable PDB, and the text and JSON forms the emitters print) is cached
+ * by the frame's exact text, so a frame met again costs one hash lookup.
+ * Failures are answers too (status and detail), cached the same way. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <talloc.h>
+
+#include "batch/batch.h"
+
+enum { K_LOG, K_TYPE, K_MVID, K_PATH, K_IL, K_COUNT };
+
+struct mdb_resolver {
+    mdb_assemblies *a;
+    mdb_table cache[K_COUNT];
+    size_t n;
+    mdb_arena arena;    /* frames cached by text: trimmed */
+    mdb_arena lasting;  /* frames kept by their module (valid rows): never trimmed */
+    mdb_arena *cur;     /* where new frames and their strings go */
+    mdb_output scratch; /* builds text and JSON forms (fd -1: never written) */
+    char name[4096];
+};
+
+static const char *const status_text[] = {
+    [MDB_OK] = "ok",
+    [MDB_SPECIAL] = "special",
+    [MDB_UNKNOWN_MVID] = "unknown MVID",
+    [MDB_UNKNOWN_FILE] = "unknown file",
+    [MDB_NO_SUCH_ROW] = "no such row",
+    [MDB_BAD_TOKEN] = "bad token",
+    [MDB_BAD_DESCRIPTOR] = "bad descriptor",
+    [MDB_BAD_FRAME] = "bad frame",
+    [MDB_BAD_METADATA] = "bad metadata",
+};
+
+const char *mdb_status_text(int status)
+{
+    return status_text[status];
+}
+
+mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a)
+{
+    mdb_resolver *r = talloc_zero(ctx, mdb_resolver);
+    if (!r)
+        return NULL;
+    r->a = a;
+    mdb_arena_init(&r->arena, r);
+    mdb_arena_init(&r->lasting, r);
+    r->cur = &r->arena;
+    for (int k = 0; k < K_COUNT; k++)
+        if (mdb_table_init(&r->cache[k], r, k == K_TYPE ? 1024 : 1u << 15)) {
+            talloc_free(r);
+            return NULL;
+        }
+    if (!r->arena.ctx || !r->lasting.ctx || mdb_output_init(&r->scratch, r, -1)) {
+        talloc_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void mdb_resolver_trim(mdb_resolver *r)
+{
+    if (r->n < MDB_FRAME_CACHE_MAX)
+        return;
+    for (int k = 0; k < K_COUNT; k++)
+        mdb_table_clear(&r->cache[k]);
+    mdb_arena_reset(&r->arena);
+    r->n = 0;
+}
+
+/* ------------------------------------------------------------ small parsers */
+
+/* Hex digit value + 1 of each byte, 0 for bytes that are no hex digit. */
+static const uint8_t hex1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,
+    ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
+    ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
+    ['F'] = 16,
+};
+
+/* "0x" and 1..8 hex digits (exactly 8 when `strict`). */
+static inline bool parse_hex32(const char *s, size_t n, bool strict, uint32_t *v)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    uint32_t x = 0, bad = 0;
+    if (n < 3 || n > 10 || p[0] != '0' || (p[1] | 0x20) != 'x' || (strict && n != 10))
+        return false;
+    for (size_t i = 2; i < n; i++) {
+        uint32_t d = hex1[p[i]];
+        bad |= d == 0;
+        x = x << 4 | ((d - 1) & 15);
+    }
+    *v = x;
+    return !bad;
+}
+
+/* Tables whose rows have names (mdt_token_name). */
+static bool names_something(unsigned table)
+{
+    switch (table) {
+    case MDT_TABLE_Module: case MDT_TABLE_TypeRef: case MDT_TABLE_TypeDef:
+    case MDT_TABLE_Field: case MDT_TABLE_MethodDef: case MDT_TABLE_MemberRef:
+    case MDT_TABLE_Event: case MDT_TABLE_Property: case MDT_TABLE_ModuleRef:
+    case MDT_TABLE_TypeSpec: case MDT_TABLE_Assembly: case MDT_TABLE_AssemblyRef:
+    case MDT_TABLE_File: case MDT_TABLE_ExportedType: case MDT_TABLE_MethodSpec:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Split `s` at commas outside <...> into at most `max` pieces. Returns the
+ * number, or -1 when there are more or a piece is empty. */
+static int split_args(const char *s, size_t n, char sep, const char **pieces, size_t *lens,
+                      int max)
+{
+    int k = 0, depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && s[i] == '<')
+            depth++;
+        else if (i < n && s[i] == '>')
+            depth--;
+        else if (i == n || (s[i] == sep && depth == 0)) {
+            if (k == max || i == start)
+                return -1;
+            pieces[k] = s + start;
+            lens[k++] = i - start;
+            start = i + 1;
+        }
+    }
+    return k;
+}
+
+/* --------------------------------------------------------------- building */
+
+static mdb_frame *new_frame(mdb_resolver *r, int status)
+{
+    mdb_frame *f = mdb_arena_alloc(r->cur, sizeof *f);
+    if (f) {
+        memset(f, 0, sizeof *f);
+        f->status = (uint8_t)status;
+        f->lasting = r->cur == &r->lasting;
+    }
+    return f;
+}
+
+static const char *keep(mdb_resolver *r, const char *s, size_t n, uint32_t *len)
+{
+    if (len)
+        *len = (uint32_t)n;
+    return mdb_arena_strndup(r->cur, s, n);
+}
+
+/* The last library error, as the detail of an unresolved frame. Paths in
+ * it are cut to their file names: a module's path is the spelling the
+ * input used first, which differs between the parts of a split input, and
+ * the answer for a line must not depend on the lines before it. */
+static const char *last_error(mdb_resolver *r)
+{
+    char msg[600], out[600];
+    size_t o = 0;
+    mdt_errmsg(msg, sizeof msg);
+    mdt_clear_error();
+    for (const char *p = msg; *p && o + 1 < sizeof out;) {
+        /* a word containing '/' keeps what follows its last '/' */
+        size_t w = strcspn(p, " :,()");
+        const char *slash = memrchr(p, '/', w);
+        const char *from = slash ? slash + 1 : p;
+        size_t k = (size_t)(p + w - from);
+        if (k > sizeof out - 1 - o)
+            k = sizeof out - 1 - o;
+        memcpy(out + o, from, k);
+        o += k;
+        p += w;
+        if (*p && o + 1 < sizeof out)
+            out[o++] = *p++;
+    }
+    return keep(r, out, o, NULL);
+}
+
+/* The text form: NAME, NAME (FILE:LINE), [special], [unresolved: why]. */
+static void finish(mdb_resolver *r, mdb_frame *f)
+{
+    mdb_output *o = &r->scratch;
+    o->len = 0;
+    o->failed = false;
+    if (f->status == MDB_OK && !f->file) {
+        f->text = f->name; /* the same bytes: no copy */
+        f->text_len = f->name_len;
+        return;
+    }
+    if (f->status == MDB_OK) {
+        mdb_out(o, f->name, f->name_len);
+        if (f->file) {
+            mdb_outs(o, " (");
+            mdb_outs(o, f->file);
+            mdb_outc(o, ':');
+            mdb_outu(o, f->line);
+            mdb_outc(o, ')');
+        }
+    } else if (f->status == MDB_SPECIAL) {
+        mdb_outc(o, '[');
+        mdb_out(o, f->name, f->name_len);
+        mdb_outc(o, ']');
+    } else {
+        mdb_outs(o, "[unresolved: ");
+        mdb_outs(o, mdb_status_text(f->status));
+        mdb_outc(o, ']');
+    }
+    if (o->failed)
+        o->len = 0;
+    f->text = keep(r, o->buf, o->len, &f->text_len);
+}
+
+/* Source line of a MethodDef frame from the module's PDB, when it has one:
+ * the point covering the IL offset, or the method's first line. */
+static void add_line(mdb_frame *f)
+{
+    const mdt_pdb *pdb;
+    mdt_seqpoint sp;
+    int e;
+    if (MDT_TOKEN_TABLE(f->token) != MDT_TABLE_MethodDef || !(pdb = mdb_module_pdb(f->mod)))
+        return;
+    e = f->has_il ? mdt_pdb_lookup(pdb, f->token, f->il, &sp)
+                  : mdt_pdb_method_start(pdb, f->token, &sp);
+    mdt_clear_error();
+    if (e || sp.hidden)
+        return;
+    if ((f->file = mdb_module_document(f->mod, sp.document))) {
+        f->line = sp.start_line;
+        f->column = sp.start_column;
+    }
+}
+
+/* Parse n descriptors (space- or comma-separated pieces already split). */
+static int parse_descs(mdb_resolver *r, void *tmp, const char **p, const size_t *l, int n,
+                       const mdt_desc **out)
+{
+    for (int i = 0; i < n; i++) {
+        mdt_desc *d;
+        int e = mdt_desc_parse(tmp, &d, p[i], l[i], mdb_mvid_lookup, r->a);
+        if (e)
+            return e;
+        out[i] = d;
+    }
+    return 0;
+}
+
+static uint32_t generic_params(const mdt_image *img, uint32_t owner)
+{
+    uint32_t key, rid, n = 0;
+    mdt_find fi;
+    if (mdt_coded_encode(MDT_CI_TypeOrMethodDef, owner, &key) ||
+        mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key))
+        return 0;
+    while (mdt_find_next(&fi, &rid) == 0 && n < 0xFFFF)
+        n++;
+    mdt_clear_error();
+    return n;
+}
+
+/* Name a token of an open module, with type arguments when given: for a
+ * TypeDef all of them are the type's; for a MethodDef the first ones (as
+ * many as its type has generic parameters, unless `split` says) are the
+ * class's, the rest the method's. */
+static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const size_t *clsl,
+                       int ncls, const char **meth, const size_t *methl, int nmeth)
+{
+    const mdt_image *img = f->mod->img;
+    unsigned table = MDT_TOKEN_TABLE(f->token);
+    uint32_t rid = MDT_TOKEN_RID(f->token);
+    if (!names_something(table)) {
+        f->status = MDB_BAD_TOKEN;
+        f->detail = "the table names nothing";
+        return;
+    }
+    if (rid == 0 || rid > mdt_table_rows(img, table)) {
+        f->status = MDB_NO_SUCH_ROW;
+        return;
+    }
+    if (ncls + nmeth == 0) {
+        mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, f->mod->names};
+        size_t len;
+        int e = mdt_token_name_buf(r->name, sizeof r->name, &len, img, f->token, &o);
+        if (e == 0) {
+            f->name = keep(r, r->name, len, &f->name_len);
+        } else if (e == MDT_ETRUNC) {
+            char *s;
+            mdt_clear_error();
+            if (mdt_token_name(NULL, &s, img, f->token, &o) == 0) {
+                f->name = keep(r, s, strlen(s), &f->name_len);
+                talloc_free(s);
+            } else {
+                f->status = MDB_BAD_METADATA;
+                f->detail = last_error(r);
+            }
+        } else {
+            f->status = MDB_BAD_METADATA;
+            f->detail = last_error(r);
+        }
+        return;
+    }
+    if (table != MDT_TABLE_TypeDef && table != MDT_TABLE_MethodDef) {
+        f->status = MDB_BAD_DESCRIPTOR;
+        f->detail = "type arguments are for TypeDef and MethodDef tokens only";
+        return;
+    }
+    void *tmp = talloc_new(NULL);
+    const mdt_desc *args[2 * MDB_MAX_FRAMES];
+    char *s;
+    int e = parse_descs(r, tmp, cls, clsl, ncls, args);
+    if (!e)
+        e = parse_descs(r, tmp, meth, methl, nmeth, args + ncls);
+    if (!e)
+        e = table == MDT_TABLE_TypeDef
+                ? (nmeth ? MDT_EINVAL
+                         : mdt_inst_name(tmp, &s, img, f->token, (uint32_t)ncls, args, 0, NULL,
+                                         NULL))
+                : mdt_inst_name(tmp, &s, img, f->token, (uint32_t)ncls, args, (uint32_t)nmeth,
+                                args + ncls, NULL);
+    if (e) {
+        f->status = e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID")
+                        ? MDB_UNKNOWN_MVID
+                        : MDB_BAD_DESCRIPTOR;
+        f->detail = last_error(r);
+    } else {
+        f->name = keep(r, s, strlen(s), &f->name_len);
+    }
+    talloc_free(tmp);
+}
+
+static const mdb_frame *cached(mdb_resolver *r, int k, const char *s, size_t n, uint64_t *h)
+{
+    *h = mdb_hash(s, n);
+    return mdb_table_get(&r->cache[k], *h, s, n);
+}
+
+static const mdb_frame *store(mdb_resolver *r, int k, const char *s, size_t n, uint64_t h,
+                              mdb_frame *f)
+{
+    static mdb_frame nomem = {.status = MDB_BAD_FRAME, .detail = "out of memory",
+                              .text = "[unresolved: out of memory]", .text_len = 27};
+    if (!f)
+        return &nomem;
+    finish(r, f);
+    if (mdb_table_put(&r->cache[k], h, s, n, f) == 0)
+        r->n++;
+    return f;
+}
+
+/* The frame of a plain line without type arguments naming a row that
+ * exists: kept by the module in an array by table and row, so a line met
+ * again costs the module lookup and one load, and nothing is stored per
+ * distinct line. NULL when the token names no row (the caller caches that
+ * answer by the line's text). */
+static const mdb_frame *plain_frame(mdb_resolver *r, mdb_module *m, uint32_t token)
+{
+    unsigned table = MDT_TOKEN_TABLE(token);
+    uint32_t rid = MDT_TOKEN_RID(token), rows;
+    mdb_frame **a, *f;
+    if (table >= MDT_TABLE_MAX)
+        return NULL;
+    if ((a = m->frames[table]) && rid - 1u < m->rows[table] && a[rid])
+        return a[rid]; /* the hot path: one load */
+    if (!names_something(table) || rid == 0 || rid > (rows = mdt_table_rows(m->img, table)))
+        return NULL;
+    if (!a) {
+        if (!(a = mdb_arena_alloc(&r->lasting, (rows + 1) * sizeof *a)))
+            return NULL;
+        memset(a, 0, (rows + 1) * sizeof *a);
+        m->frames[table] = a;
+        m->rows[table] = rows;
+    }
+    r->cur = &r->lasting;
+    if ((f = new_frame(r, MDB_OK))) {
+        f->mod = m;
+        f->token = token;
+        name_token(r, f, NULL, NULL, 0, NULL, NULL, 0);
+        if (f->status == MDB_OK)
+            add_line(f);
+        finish(r, f);
+        a[rid] = f;
+    }
+    r->cur = &r->arena;
+    return f;
+}
+
+/* ---------------------------------------------------------------- frames */
+
+static const char *const specials[] = {"native", "unmanaged", "dynamic", "stub", "unknown"};
+
+/* A method frame at an IL offset of a module with a PDB: the method's
+ * frame with the line of that offset, cached by (method frame, offset). */
+static const mdb_frame *line_frame(mdb_resolver *r, const mdb_frame *base, uint32_t il)
+{
+    struct {
+        const mdb_frame *base;
+        uint64_t il;
+    } key = {base, il};
+    uint64_t h = mdb_hash(&key, sizeof key);
+    const mdb_frame *c = mdb_table_get(&r->cache[K_IL], h, &key, sizeof key);
+    mdb_frame *f;
+    if (c)
+        return c;
+    if (!(f = new_frame(r, MDB_OK)))
+        return base;
+    *f = *base;
+    f->lasting = false;
+    f->has_il = true;
+    f->il = il;
+    f->file = NULL;
+    f->line = f->column = 0;
+    f->json = NULL;
+    add_line(f);
+    finish(r, f);
+    if (mdb_table_put(&r->cache[K_IL], h, &key, sizeof key, f) == 0)
+        r->n++;
+    return f;
+}
+
+const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, uint32_t *ilp,
+                                      bool *has_ilp)
+{
+    uint64_t h;
+    const mdb_frame *c;
+    const char *at = memrchr(s, '@', n);
+    mdb_frame *f;
+    *has_ilp = at && parse_hex32(at + 1, n - (size_t)(at + 1 - s), false, ilp);
+    /* The common frame, `mvid:0xTTTTTTTT[@0xIL]` without type arguments:
+     * the method's frame kept by its module, and for a module with a PDB
+     * the line of the offset. */
+    if (n >= 43 && s[32] == ':' && (n == 43 || (at == s + 43 && *has_ilp))) {
+        uint8_t mvid[16];
+        uint32_t tok;
+        mdb_module *m;
+        if (mdb_parse_mvid(s, 32, mvid) && parse_hex32(s + 33, 10, true, &tok) &&
+            MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodDef && (m = mdb_module_by_mvid(r->a, mvid)) &&
+            mdb_module_open(r->a, m) && (c = plain_frame(r, m, tok)))
+            return *has_ilp && c->status == MDB_OK && mdb_module_pdb(m) ? line_frame(r, c, *ilp)
+                                                                        : c;
+    }
+    if ((c = cached(r, K_LOG, s, n, &h)))
+        return c;
+    if (!(f = new_frame(r, MDB_OK)))
+        return store(r, K_LOG, s, n, h, f);
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
+        size_t k = strlen(specials[i]);
+        if (n >= k && memcmp(s, specials[i], k) == 0 &&
+            (n == k || (i == 4 && s[k] == ':' && n > k + 1))) {
+            f->status = MDB_SPECIAL;
+            f->name = keep(r, s, n, &f->name_len);
+            return store(r, K_LOG, s, n, h, f);
+        }
+    }
+    /* mvid ":" token ["{" descs "}"] ["<" descs ">"] ["@" ilofs] */
+    uint8_t mvid[16];
+    const char *cls[MDB_MAX_FRAMES], *meth[MDB_MAX_FRAMES];
+    size_t clsl[MDB_MAX_FRAMES], methl[MDB_MAX_FRAMES], pos = 43;
+    int ncls = 0, nmeth = 0;
+    if (n < 43 || s[32] != ':' || !mdb_parse_mvid(s, 32, mvid)) {
+        f->status = MDB_BAD_FRAME;
+        f->detail = "not MVID:TOKEN nor a special frame";
+        return store(r, K_LOG, s, n, h, f);
+    }
+    if (!parse_hex32(s + 33, 10, true, &f->token)) {
+        f->status = MDB_BAD_TOKEN;
+        return store(r, K_LOG, s, n, h, f);
+    }
+    if (pos < n && s[pos] == '{') {
+        const char *end = memchr(s + pos, '}', n - pos);
+        if (!end || (ncls = split_args(s + pos + 1, (size_t)(end - s) - pos - 1, ',', cls, clsl,
+                                       MDB_MAX_FRAMES)) < 0)
+            goto bad;
+        pos = (size_t)(end - s) + 1;
+    }
+    if (pos < n && s[pos] == '<') {
+        size_t i = pos;
+        int depth = 0;
+        for (; i < n; i++)
+            if (s[i] == '<')
+                depth++;
+            else if (s[i] == '>' && --depth == 0)
+                break;
+        if (i == n || (nmeth = split_args(s + pos + 1, i - pos - 1, ',', meth, methl,
+                                          MDB_MAX_FRAMES)) < 0)
+            goto bad;
+        pos = i + 1;
+    }
+    if (pos < n && s[pos] == '@') {
+        if (!parse_hex32(s + pos + 1, n - pos - 1, false, &f->il))
+            goto bad;
+        f->has_il = true;
+        pos = n;
+    }
+    if (pos != n)
+        goto bad;
+    if (MDT_TOKEN_TABLE(f->token) != MDT_TABLE_MethodDef) {
+        f->status = MDB_BAD_TOKEN;
+        f->detail = "a frame's token is a MethodDef";
+        return store(r, K_LOG, s, n, h, f);
+    }
+    if (!(f->mod = mdb_module_by_mvid(r->a, mvid)) || !mdb_module_open(r->a, f->mod)) {
+        f->status = MDB_UNKNOWN_MVID;
+        f->detail = f->mod ? f->mod->open_error : NULL;
+        f->mod = NULL;
+        return store(r, K_LOG, s, n, h, f);
+    }
+    name_token(r, f, cls, clsl, ncls, meth, methl, nmeth);
+    if (f->status == MDB_OK)
+        add_line(f);
+    return store(r, K_LOG, s, n, h, f);
+bad:
+    f->status = MDB_BAD_FRAME;
+    f->detail = "unbalanced or empty type arguments, or a bad IL offset";
+    return store(r, K_LOG, s, n, h, f);
+}
+
+const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
+{
+    uint64_t h;
+    const mdb_frame *c = cached(r, K_TYPE, s, n, &h);
+    mdb_frame *f;
+    void *tmp;
+    mdt_desc *d;
+    const mdt_type *t;
+    char *name;
+    int e;
+    if (c)
+        return c;
+    if (!(f = new_frame(r, MDB_OK)) || !(tmp = talloc_new(NULL)))
+        return store(r, K_TYPE, s, n, h, f);
+    e = mdt_desc_parse(tmp, &d, s, n, mdb_mvid_lookup, r->a);
+    if (e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID"))
+        f->status = MDB_UNKNOWN_MVID;
+    else if (e || (e = mdt_desc_to_type(tmp, &t, d)) != 0 ||
+             (e = mdt_type_name(tmp, &name, t, NULL)) != 0)
+        f->status = MDB_BAD_DESCRIPTOR;
+    if (e) {
+        f->detail = last_error(r);
+    } else {
+        f->name = keep(r, name, strlen(name), &f->name_len);
+        if (d->kind == MDT_DESC_TYPEDEF) {
+            f->token = d->token;
+            uint8_t mvid[16];
+            if (mdt_image_mvid(d->img, mvid) == 0)
+                f->mod = mdb_module_by_mvid(r->a, mvid);
+        }
+    }
+    talloc_free(tmp);
+    return store(r, K_TYPE, s, n, h, f);
+}
+
+/* Fields of a plain line separated by single spaces. */
+static int fields(const char *s, size_t n, const char **p, size_t *l, int max)
+{
+    return split_args(s, n, ' ', p, l, max);
+}
+
+const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n)
+{
+    uint64_t h;
+    const mdb_frame *c;
+    const char *p[MDB_MAX_FRAMES + 2];
+    size_t l[MDB_MAX_FRAMES + 2];
+    uint8_t mvid[16];
+    mdb_frame *f;
+    uint32_t token;
+    mdb_module *m;
+    int nf;
+    /* MVID TOKEN naming a row that exists: the module's frame */
+    if (n > 33 && !memchr(s + 33, ' ', n - 33) && mdb_parse_mvid(s, 32, mvid) &&
+        parse_hex32(s + 33, n - 33, false, &token) && (m = mdb_module_by_mvid(r->a, mvid)) &&
+        mdb_module_open(r->a, m) && (c = plain_frame(r, m, token)))
+        return c;
+    if ((c = cached(r, K_MVID, s, n, &h)))
+        return c;
+    if (!(f = new_frame(r, MDB_OK)))
+        return store(r, K_MVID, s, n, h, f);
+    nf = fields(s, n, p, l, MDB_MAX_FRAMES + 2);
+    if (nf < 2 || !mdb_parse_mvid(p[0], l[0], mvid)) {
+        f->status = MDB_BAD_FRAME;
+        f->detail = "not MVID TOKEN [DESCRIPTOR...]";
+        return store(r, K_MVID, s, n, h, f);
+    }
+    if (!parse_hex32(p[1], l[1], false, &f->token)) {
+        f->status = MDB_BAD_TOKEN;
+        return store(r, K_MVID, s, n, h, f);
+    }
+    if (!(f->mod = mdb_module_by_mvid(r->a, mvid)) || !mdb_module_open(r->a, f->mod)) {
+        f->status = MDB_UNKNOWN_MVID;
+        f->detail = f->mod ? f->mod->open_error : NULL;
+        f->mod = NULL;
+        return store(r, K_MVID, s, n, h, f);
+    }
+    int nargs = nf - 2, ncls = nargs;
+    if (nargs && MDT_TOKEN_TABLE(f->token) == MDT_TABLE_MethodDef) {
+        uint32_t owner = 0;
+        if (mdt_member_owner(f->mod->img, f->token, &owner) == 0 && owner)
+            ncls = (int)generic_params(f->mod->img, owner);
+        mdt_clear_error();
+        if (ncls > nargs)
+            ncls = nargs;
+    }
+    name_token(r, f, p + 2, l + 2, ncls, p + 2 + ncls, l + 2 + ncls, nargs - ncls);
+    if (f->status == MDB_OK)
+        add_line(f);
+    return store(r, K_MVID, s, n, h, f);
+}
+
+const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n)
+{
+    uint64_t h;
+    const char *sp = memrchr(s, ' ', n);
+    const mdb_frame *c;
+    mdb_module *m = NULL;
+    mdb_frame *f;
+    uint32_t token = 0;
+    bool tok_ok = sp && sp != s && parse_hex32(sp + 1, n - (size_t)(sp + 1 - s), false, &token);
+    if (tok_ok && (m = mdb_module_by_path(r->a, s, (size_t)(sp - s))) &&
+        mdb_module_open(r->a, m) && (c = plain_frame(r, m, token)))
+        return c;
+    /* every other answer is cached by the line's text */
+    if ((c = cached(r, K_PATH, s, n, &h)))
+        return c;
+    if (!(f = new_frame(r, MDB_OK)))
+        return store(r, K_PATH, s, n, h, f);
+    f->token = token;
+    if (!sp || sp == s) {
+        f->status = MDB_BAD_FRAME;
+        f->detail = "not PATH TOKEN";
+    } else if (!tok_ok) {
+        f->status = MDB_BAD_TOKEN;
+    } else if (!m || !m->img) {
+        f->status = MDB_UNKNOWN_FILE;
+        f->detail = m ? m->open_error : keep(r, strerror(errno), strlen(strerror(errno)), NULL);
+    } else {
+        f->mod = m;
+        name_token(r, f, NULL, NULL, 0, NULL, NULL, 0);
+    }
+    return store(r, K_PATH, s, n, h, f);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void member_str(mdb_output *o, const char *key, const char *v, size_t n)
+{
+    mdb_outc(o, '"');
+    mdb_outs(o, key);
+    mdb_outs(o, "\":");
+    mdb_out_json_string(o, v, n);
+}
+
+void mdb_frame_json(mdb_resolver *r, const mdb_frame *cf, const char **json, uint32_t *len)
+{
+    mdb_frame *f = (mdb_frame *)cf; /* the lazily built member is a cache */
+    mdb_output *o = &r->scratch;
+    char tok[11];
+    if (f->json) {
+        *json = f->json;
+        *len = f->json_len;
+        return;
+    }
+    o->len = 0;
+    o->failed = false;
+    if (f->status == MDB_SPECIAL) {
+        const char *colon = memchr(f->name, ':', f->name_len);
+        size_t k = colon ? (size_t)(colon - f->name) : f->name_len;
+        member_str(o, "status", f->name, k);
+        if (colon) {
+            mdb_outc(o, ',');
+            member_str(o, "reason", colon + 1, f->name_len - k - 1);
+        }
+    } else {
+        if (f->status == MDB_OK) {
+            member_str(o, "name", f->name, f->name_len);
+            mdb_outc(o, ',');
+        }
+        member_str(o, "status", mdb_status_text(f->status), strlen(mdb_status_text(f->status)));
+        if (f->detail) {
+            mdb_outc(o, ',');
+            member_str(o, "detail", f->detail, strlen(f->detail));
+        }
+        if (f->mod) {
+            char mv[33];
+            mdb_outc(o, ',');
+            member_str(o, "assembly", f->mod->assembly, strlen(f->mod->assembly));
+            mdb_outc(o, ',');
+            member_str(o, "module", f->mod->name, strlen(f->mod->name));
+            if (f->mod->have_mvid) {
+                mdb_format_mvid(mv, f->mod->mvid);
+                mdb_outc(o, ',');
+                member_str(o, "mvid", mv, 32);
+            }
+        }
+        if (f->token) {
+            snprintf(tok, sizeof tok, "0x%08x", f->token);
+            mdb_outc(o, ',');
+            member_str(o, "token", tok, 10);
+        }
+        if (f->file) {
+            mdb_outc(o, ',');
+            member_str(o, "file", f->file, strlen(f->file));
+            mdb_outs(o, ",\"line\":");
+            mdb_outu(o, f->line);
+            mdb_outs(o, ",\"column\":");
+            mdb_outu(o, f->column);
+        }
+    }
+    if (o->failed) { /* a name too long for the scratch buffer */
+        o->len = 0;
+        member_str(o, "status", "bad metadata", 12);
+    }
+    r->cur = f->lasting ? &r->lasting : &r->arena;
+    f->json = keep(r, o->buf, o->len, &f->json_len);
+    r->cur = &r->arena;
+    *json = f->json;
+    *len = f->json_len;
+}

@@ -1,0 +1,128 @@
+/* mdinspect batch: the arena and the hash table behind every cache (paths,
+ * MVIDs, frames, stacks). Keys are hashed with xxHash (XXH3, 64 bits) and
+ * kept in an open-addressing table with linear probing, grown at 1/2 load;
+ * a lookup is one hash, usually one probe and one memcmp, and allocates
+ * nothing. Keys and cached records live in arenas: a cache is freed all at
+ * once, never entry by entry. */
+#include "config.h"
+
+#include <string.h>
+#include <talloc.h>
+#include <xxhash.h>
+
+#include "batch/batch.h"
+
+#define CHUNK (1u << 20)
+
+void mdb_arena_init(mdb_arena *a, void *ctx)
+{
+    a->ctx = talloc_new(ctx);
+    a->p = NULL;
+    a->left = 0;
+}
+
+void *mdb_arena_alloc(mdb_arena *a, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    if (n > a->left) {
+        size_t size = n > CHUNK / 4 ? n : CHUNK;
+        char *c = a->ctx ? talloc_size(a->ctx, size) : NULL;
+        if (!c)
+            return NULL;
+        if (size == n) /* a large block of its own: keep the current chunk */
+            return c;
+        a->p = c;
+        a->left = size;
+    }
+    void *r = a->p;
+    a->p += n;
+    a->left -= n;
+    return r;
+}
+
+char *mdb_arena_strndup(mdb_arena *a, const char *s, size_t n)
+{
+    char *d = mdb_arena_alloc(a, n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+void mdb_arena_reset(mdb_arena *a)
+{
+    void *parent = talloc_parent(a->ctx);
+    talloc_free(a->ctx);
+    mdb_arena_init(a, parent);
+}
+
+uint64_t mdb_hash(const void *key, size_t len)
+{
+    return XXH3_64bits(key, len);
+}
+
+int mdb_table_init(mdb_table *t, void *ctx, size_t size_hint)
+{
+    size_t n = 64;
+    while (n < size_hint * 2)
+        n *= 2;
+    t->ctx = ctx;
+    t->slots = talloc_zero_array(ctx, mdb_slot, n);
+    t->mask = n - 1;
+    t->n = 0;
+    mdb_arena_init(&t->keys, ctx);
+    return t->slots && t->keys.ctx ? 0 : -1;
+}
+
+void *mdb_table_get(const mdb_table *t, uint64_t hash, const void *key, size_t len)
+{
+    for (size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
+        const mdb_slot *s = &t->slots[i];
+        if (!s->key)
+            return NULL;
+        if (s->hash == hash && s->len == len && memcmp(s->key, key, len) == 0)
+            return s->value;
+    }
+}
+
+static void insert(mdb_slot *slots, size_t mask, const mdb_slot *e)
+{
+    size_t i = e->hash & mask;
+    while (slots[i].key)
+        i = (i + 1) & mask;
+    slots[i] = *e;
+}
+
+int mdb_table_put(mdb_table *t, uint64_t hash, const void *key, size_t len, void *value)
+{
+    mdb_slot e;
+    if ((t->n + 1) * 2 > t->mask + 1) {
+        size_t n = (t->mask + 1) * 2;
+        mdb_slot *slots = talloc_zero_array(t->ctx, mdb_slot, n);
+        if (!slots)
+            return -1;
+        for (size_t i = 0; i <= t->mask; i++)
+            if (t->slots[i].key)
+                insert(slots, n - 1, &t->slots[i]);
+        talloc_free(t->slots);
+        t->slots = slots;
+        t->mask = n - 1;
+    }
+    e.hash = hash;
+    e.len = (uint32_t)len;
+    e.value = value;
+    if (!(e.key = mdb_arena_alloc(&t->keys, len ? len : 1)))
+        return -1;
+    memcpy((char *)e.key, key, len);
+    insert(t->slots, t->mask, &e);
+    t->n++;
+    return 0;
+}
+
+void mdb_table_clear(mdb_table *t)
+{
+    memset(t->slots, 0, (t->mask + 1) * sizeof *t->slots);
+    t->n = 0;
+    mdb_arena_reset(&t->keys);
+}
