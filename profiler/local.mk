@@ -27,6 +27,8 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/modules.c \
 	profiler/core/codemap.c \
 	profiler/core/frames.c \
+	profiler/core/unwind.h \
+	profiler/core/unwind.c \
 	profiler/core/sampler.c \
 	profiler/core/drain.c \
 	profiler/core/records.c \

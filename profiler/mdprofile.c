@@ -143,6 +143,10 @@ static int run(const mdp_config *cfg, char **argv)
         setenv("MDPROFILE_ELT", c.elt_slow ? "slow" : "fast", 1);
         snprintf(num, sizeof num, "%d", c.verbose);
         setenv("MDPROFILE_VERBOSE", num, 1);
+        if (!getenv("MDPROFILE_DRAIN_MS")) {
+            snprintf(num, sizeof num, "%u", c.drain_ms);
+            setenv("MDPROFILE_DRAIN_MS", num, 1);
+        }
         /* the launcher reads the path back from the environment it set */
         execvp(argv[0], argv);
         fprintf(stderr, "mdprofile: cannot run %s: %s\n", argv[0], strerror(errno));

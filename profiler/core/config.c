@@ -17,6 +17,7 @@ void mdp_config_default(mdp_config *cfg)
     cfg->mode = MDP_MODE_SAMPLE;
     cfg->rate = 1000;
     cfg->max_depth = 255;
+    cfg->drain_ms = 20;
 }
 
 static int parse_uint(const char *v, size_t len, unsigned lo, unsigned hi, unsigned *out)
@@ -79,6 +80,9 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             cfg->elt_slow = 1;
         else
             goto bad;
+    } else if (strcmp(key, "drain_ms") == 0) {
+        if (parse_uint(v, len, 1, 600000, &cfg->drain_ms))
+            goto bad;
     } else if (strcmp(key, "verbose") == 0) {
         if (parse_uint(v, len, 0, 2, &u))
             goto bad;
@@ -93,8 +97,8 @@ bad:
     return -1;
 }
 
-static const char *const keys[] = {"mode",     "rate", "depth", "output", "debug_names",
-                                   "duration", "elt",  "verbose"};
+static const char *const keys[] = {"mode", "rate",    "depth",   "output",  "debug_names",
+                                   "duration", "elt", "verbose", "drain_ms"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -146,9 +150,12 @@ int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, s
 int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
 {
     static const char *const modes[] = {"sample", "calls", "alloc"};
-    int n = snprintf(buf, len, "mode=%s;rate=%u;depth=%u;debug_names=%d;duration=%u;elt=%s;verbose=%d;output=%s",
+    int n = snprintf(buf, len,
+                     "mode=%s;rate=%u;depth=%u;debug_names=%d;duration=%u;elt=%s;verbose=%d;"
+                     "drain_ms=%u;output=%s",
                      modes[cfg->mode], cfg->rate, cfg->max_depth, cfg->debug_names,
-                     cfg->duration_ms, cfg->elt_slow ? "slow" : "fast", cfg->verbose, cfg->output);
+                     cfg->duration_ms, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
+                     cfg->drain_ms, cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;
     return n;

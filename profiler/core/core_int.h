@@ -28,8 +28,9 @@
 
 #define MDP_MAX_THREADS 4096u    /* sampler slots (threads alive at once) */
 #define MDP_RING_WORDS (1u << 14) /* 128 KiB of samples per thread */
-#define MDP_DRAIN_MS 20u          /* drain period */
+#define MDP_DRAIN_MS 20u          /* drain period (default), and the sleep step */
 #define MDP_MAX_TARGS 64u         /* type arguments of one generic */
+#define MDP_MAX_DEPTH 255u        /* frames per sample (the log's limit) */
 
 /* A sample in a ring: a header word, the interrupted stack pointer when the
  * thread's stack bounds are not known yet, then (ip, function, gen) per

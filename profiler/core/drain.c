@@ -182,8 +182,12 @@ static void *drain_main(void *arg)
 {
     mdp_core *core = arg;
     while (!atomic_load(&core->drain_stop)) {
-        struct timespec ts = {0, MDP_DRAIN_MS * 1000000L};
-        nanosleep(&ts, NULL);
+        /* sleep the period in steps, so a stop is noticed soon */
+        for (unsigned slept = 0; slept < core->cfg.drain_ms && !atomic_load(&core->drain_stop);
+             slept += MDP_DRAIN_MS) {
+            struct timespec ts = {0, MDP_DRAIN_MS * 1000000L};
+            nanosleep(&ts, NULL);
+        }
         if (atomic_load(&core->drain_stop))
             break;
         if (core->ops.tick && mdp_ops_live(core))
@@ -191,7 +195,7 @@ static void *drain_main(void *arg)
         pthread_mutex_lock(&core->drain_lock);
         mdp_drain_all(core);
         core->drain_cycles++;
-        mdp_sampler_housekeeping(core, core->drain_cycles % 50 == 0);
+        mdp_sampler_housekeeping(core, core->drain_cycles % (1000 / MDP_DRAIN_MS) == 0);
         pthread_mutex_unlock(&core->drain_lock);
         if (core->cfg.duration_ms && mdp_elapsed_ms(core) >= core->cfg.duration_ms) {
             mdp_log(core, "duration reached: writing the log");

@@ -298,7 +298,7 @@ int mdp_ev_module_assembly(mdp_core *core, uint64_t seq, uintptr_t id, uintptr_t
 /* The unloads: drain first (frames sampled before the unload get the names
  * the map still has), then apply, then wait out readers that overlapped. */
 static int unload(mdp_core *core, int (*fn)(mdt_idmap *, uintptr_t, uint64_t), uintptr_t id,
-                  uint64_t seq)
+                  uint64_t seq, const char *what)
 {
     pthread_mutex_lock(&core->drain_lock);
     mdp_drain_all(core);
@@ -306,6 +306,7 @@ static int unload(mdp_core *core, int (*fn)(mdt_idmap *, uintptr_t, uint64_t), u
     mdp_alloc_flush(core);
     int r = fn(core->map, id, seq);
     mdt_idmap_synchronize(core->map);
+    mdp_log(core, "%s %#" PRIxPTR ": %d", what, id, r);
     /* Addresses that were nobody's may now be reused by new code. */
     mdp_frames_forget_ips(core);
     pthread_mutex_unlock(&core->drain_lock);
@@ -314,27 +315,27 @@ static int unload(mdp_core *core, int (*fn)(mdt_idmap *, uintptr_t, uint64_t), u
 
 int mdp_ev_module_unload(mdp_core *core, uint64_t seq, uintptr_t id)
 {
-    return unload(core, mdt_idmap_module_unload, id, seq);
+    return unload(core, mdt_idmap_module_unload, id, seq, "module unload");
 }
 
 int mdp_ev_assembly_unload(mdp_core *core, uint64_t seq, uintptr_t assembly)
 {
-    return unload(core, mdt_idmap_assembly_unload, assembly, seq);
+    return unload(core, mdt_idmap_assembly_unload, assembly, seq, "assembly unload");
 }
 
 int mdp_ev_appdomain_shutdown(mdp_core *core, uint64_t seq, uintptr_t appdomain)
 {
-    return unload(core, mdt_idmap_appdomain_shutdown, appdomain, seq);
+    return unload(core, mdt_idmap_appdomain_shutdown, appdomain, seq, "appdomain shutdown");
 }
 
 int mdp_ev_class_unload(mdp_core *core, uint64_t seq, uintptr_t cls)
 {
-    return unload(core, mdt_idmap_class_unload, cls, seq);
+    return unload(core, mdt_idmap_class_unload, cls, seq, "class unload");
 }
 
 int mdp_ev_function_unload(mdp_core *core, uint64_t seq, uintptr_t fn)
 {
-    return unload(core, mdt_idmap_function_unload, fn, seq);
+    return unload(core, mdt_idmap_function_unload, fn, seq, "function unload");
 }
 
 int mdp_ev_class_load(mdp_core *core, uint64_t seq, uintptr_t cls, const mdt_idmap_class_info *info)

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "core/core_int.h"
+#include "core/unwind.h"
 
 mdp_core *_Atomic mdp_sampling_core;
 static struct sigaction old_action;
@@ -96,23 +97,24 @@ static void chain(int sig, siginfo_t *si, void *uc)
     }
 }
 
-/* Look ip up; *start is the code range's start (0 when unknown). */
-static inline void put_frame(struct mdp_slot *t, const mdp_core *core, uint64_t at, uintptr_t ip,
-                             uintptr_t *fn_out, uintptr_t *start)
+/* Look ip up and record (ip, FunctionID, generation) at word `at` of the
+ * sample; *r gets the code range (size 0 when unknown). */
+static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint64_t at,
+                                  uintptr_t ip, mdt_idmap_code_range *r)
 {
-    mdt_idmap_code_range r;
     uintptr_t fn = 0;
     uint64_t gen = 0;
-    *start = 0;
-    if (mdt_idmap_ip_lookup(core->map, &r, ip) == 0) {
-        fn = r.function_id;
-        gen = r.function_gen;
-        *start = r.start;
+    if (mdt_idmap_ip_lookup(core->map, r, ip) == 0) {
+        fn = r->function_id;
+        gen = r->function_gen;
+    } else {
+        r->start = 0;
+        r->size = 0;
     }
-    *fn_out = fn;
     mdp_ring_put(&t->ring, at, ip);
     mdp_ring_put(&t->ring, at + 1, fn);
     mdp_ring_put(&t->ring, at + 2, gen);
+    return fn;
 }
 
 /* On-stack replacement: an OSR method version runs on top of its tier-0
@@ -133,15 +135,19 @@ static uintptr_t osr_frame(const mdp_core *core, uintptr_t fp, uintptr_t saved, 
     return 0;
 }
 
+/* Walk the interrupted thread's stack into its ring. A managed frame's
+ * caller comes from its prolog (unwind.c: RBP or RSP frame); anything else
+ * (native code, an unknown prolog) follows the frame-pointer chain. Every
+ * step must move up the stack, and every word read lies inside it. */
 static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext_t *uc,
                         uint32_t weight)
 {
-    uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-    uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-    uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+    mdp_uw cur = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
+                  (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
+                  (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
     uintptr_t lo = atomic_load_explicit(&t->stack_lo, memory_order_relaxed);
     uintptr_t hi = atomic_load_explicit(&t->stack_hi, memory_order_relaxed);
-    int known = lo && hi > lo;
+    int known = lo && hi > lo && cur.sp >= lo && cur.sp < hi;
     uint64_t space = mdp_ring_space(&t->ring);
     uint64_t hdr = known ? 1 : 2;
     if (space < hdr + 3) {
@@ -153,43 +159,52 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
         maxf = core->cfg.max_depth;
     unsigned flags = known ? 0 : MDP_SAMPLE_HAVE_SP;
     uint64_t n = 0;
-    uintptr_t fn, start, prev_fn, prev_start;
-    put_frame(t, core, hdr, ip, &prev_fn, &prev_start);
-    n++;
-    if (known) {
-        /* Each frame: [fp] = caller's fp, [fp + 8] = return address. */
-        uintptr_t floor = sp > lo ? sp : lo;
-        while (n < maxf) {
-            if (fp < floor || fp > hi - 16 || (fp & 7))
-                break;
-            uintptr_t next = ((const uintptr_t *)fp)[0];
-            uintptr_t ret = ((const uintptr_t *)fp)[1];
-            if (ret < 4096)
-                break;
-            put_frame(t, core, hdr + 3 * n, ret - 1, &fn, &start);
-            if (fn && fn == prev_fn && start != prev_start) {
-                uintptr_t s = osr_frame(core, fp, next, hi);
-                if (s) {
-                    /* drop the tier-0 frame, continue at the tier-0 record */
-                    fp = s;
-                    floor = s;
-                    continue;
-                }
+    mdt_idmap_code_range r, prev = {0};
+    uintptr_t prev_fn = 0;
+    int leaf = 1;
+    for (unsigned steps = 0; steps < 2 * MDP_MAX_DEPTH; steps++) {
+        /* a caller's frame is named by its call instruction */
+        uintptr_t fn = put_frame(t, core, hdr + 3 * n, leaf ? cur.ip : cur.ip - 1, &r);
+        if (!leaf && fn && fn == prev_fn && r.start != prev.start) {
+            /* an OSR version's tier-0 frame: skip it, on from the tier-0 record */
+            uintptr_t s = osr_frame(core, cur.sp - 16, cur.fp, hi);
+            if (s) {
+                cur = (mdp_uw){((const uintptr_t *)s)[1], s + 16, ((const uintptr_t *)s)[0]};
+                continue;
             }
-            prev_fn = fn;
-            prev_start = start;
-            n++;
-            if (next <= fp)
-                break;
-            floor = fp + 16;
-            fp = next;
         }
-        if (n == maxf && n == core->cfg.max_depth)
-            flags |= MDP_SAMPLE_CUT;
+        n++;
+        if (!known || n >= maxf)
+            break;
+        mdp_uw next;
+        int how = 0;
+        if (fn) {
+            how = mdp_unwind_managed(&next, &cur, (const uint8_t *)r.start, r.size, leaf, lo, hi);
+            mdt_idmap_code_range cr;
+            /* an offset computed from a decoded prolog must land in managed code */
+            if (how == 1 && (next.ip < 4096 || mdt_idmap_ip_lookup(core->map, &cr, next.ip - 1) != 0))
+                how = 0;
+        }
+        if (!how) {
+            /* the frame-pointer chain: [fp] = caller's fp, [fp + 8] = return address */
+            uintptr_t floor = cur.sp > lo ? cur.sp : lo;
+            if (cur.fp < floor || cur.fp > hi - 16 || (cur.fp & 7))
+                break;
+            next = (mdp_uw){((const uintptr_t *)cur.fp)[1], cur.fp + 16,
+                            ((const uintptr_t *)cur.fp)[0]};
+        }
+        if (next.ip < 4096 || next.sp <= cur.sp || next.sp > hi)
+            break;
+        prev = r;
+        prev_fn = fn;
+        cur = next;
+        leaf = 0;
     }
+    if (n == core->cfg.max_depth)
+        flags |= MDP_SAMPLE_CUT;
     mdp_ring_put(&t->ring, 0, MDP_SAMPLE_HDR(n, flags, weight));
     if (!known)
-        mdp_ring_put(&t->ring, 1, sp);
+        mdp_ring_put(&t->ring, 1, cur.sp);
     mdp_ring_publish(&t->ring, hdr + 3 * n);
     atomic_fetch_add_explicit(&t->samples, 1, memory_order_relaxed);
 }
