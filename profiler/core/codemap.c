@@ -20,6 +20,8 @@ int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_regio
 {
     int result = 0;
     size_t base = 0;
+    mdt_idmap_function_info fi;
+    uint64_t gen = mdt_idmap_function_lookup(core->map, &fi, NULL, 0, fn, 0) == 0 ? fi.gen : 0;
     for (size_t i = 0; i < nregions; i++) {
         if (!regions[i].size)
             continue;
@@ -31,10 +33,10 @@ int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_regio
             if (reg) {
                 pthread_mutex_lock(&core->code_lock);
                 *reg = (struct mdp_region){regions[i].start, regions[i].size, regions[0].start,
-                                           base, ++core->region_serial};
+                                           base, ++core->region_serial, fn, gen};
                 struct mdp_region *old = mdp_pmap_get(&core->regions, reg->start, 0);
                 if (old && old->size == reg->size && old->version == reg->version &&
-                    old->base == reg->base) {
+                    old->base == reg->base && old->fn == fn && old->fn_gen == gen) {
                     free(reg); /* the same region again: keep its serial and IL map */
                 } else if (mdp_pmap_put(&core->regions, reg->start, 0, reg) == 0) {
                     free(old);

@@ -137,6 +137,11 @@ int mdp_ev_appdomain_shutdown(mdp_core *core, uint64_t seq, uintptr_t appdomain)
  * library's primitives and System.__Canon. */
 int mdp_ev_class_load(mdp_core *core, uint64_t seq, uintptr_t cls, const mdt_idmap_class_info *info);
 int mdp_ev_class_unload(mdp_core *core, uint64_t seq, uintptr_t cls);
+/* A ClassID standing for a primitive the runtime names by its element type
+ * only (an array's element without a ClassID): recorded once, never a valid
+ * pointer. `elem` is an ECMA-335 element type (0x01..0x1c). Returns the ID,
+ * or 0 for an element type that is not a primitive. */
+uintptr_t mdp_ev_prim_class(mdp_core *core, uint64_t seq, unsigned elem);
 
 int mdp_ev_function_load(mdp_core *core, uint64_t seq, uintptr_t fn,
                          const mdt_idmap_function_info *info);

@@ -31,6 +31,10 @@
 #define MDP_DRAIN_MS 20u          /* drain period (default), and the sleep step */
 #define MDP_MAX_TARGS 64u         /* type arguments of one generic */
 #define MDP_MAX_DEPTH 255u        /* frames per sample (the log's limit) */
+/* Pseudo IDs, below any address the runtime hands out (the zero page):
+ * primitive classes (mdp_ev_prim_class) and their module. */
+#define MDP_PRIM_CLASS_BASE 0x100u
+#define MDP_PRIM_MODULE 0x17u
 
 /* A sample in a ring: a header word, the interrupted stack pointer when the
  * thread's stack bounds are not known yet, then (ip, function, gen) per
@@ -81,6 +85,8 @@ struct mdp_region {
     uintptr_t version; /* start of the version's first region */
     size_t base;       /* offset of this region in the version's code */
     uint64_t serial;   /* distinguishes code placed at a reused address */
+    uintptr_t fn;      /* the function incarnation it belongs to */
+    uint64_t fn_gen;
 };
 
 struct mdp_ilmap {

@@ -353,6 +353,18 @@ int mdp_ev_class_load(mdp_core *core, uint64_t seq, uintptr_t cls, const mdt_idm
     return mdt_idmap_class_load(core->map, cls, &ci, seq);
 }
 
+uintptr_t mdp_ev_prim_class(mdp_core *core, uint64_t seq, unsigned elem)
+{
+    /* primitive element types: VOID..STRING, TYPEDBYREF, I, U, OBJECT */
+    if (!((elem >= 0x01 && elem <= 0x0e) || elem == 0x16 || elem == 0x18 || elem == 0x19 ||
+          elem == 0x1c))
+        return 0;
+    uintptr_t id = MDP_PRIM_CLASS_BASE + elem;
+    mdt_idmap_class_info ci = {.module = MDP_PRIM_MODULE, .token = 0x02000000u,
+                               .shape = MDT_IDMAP_SHAPE_TYPEDEF, .prim = (uint8_t)elem};
+    return mdt_idmap_class_load(core->map, id, &ci, seq) < 0 ? 0 : id;
+}
+
 int mdp_ev_function_load(mdp_core *core, uint64_t seq, uintptr_t fn,
                          const mdt_idmap_function_info *info)
 {

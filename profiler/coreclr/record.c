@@ -18,9 +18,6 @@
 
 #define INFO(p) ((p)->info->lpVtbl)
 
-/* Pseudo ClassIDs for a primitive element type the runtime reports without a
- * ClassID (arrays of primitives): never a valid pointer. */
-#define PRIM_PSEUDO_CLASS(et) ((ClassID)(0x100u + (et)))
 /* Pseudo modules for code without metadata. */
 #define PSEUDO_MODULE_DYNAMIC ((ModuleID)0x11)
 #define PSEUDO_MODULE_STUBS ((ModuleID)0x13)
@@ -54,12 +51,6 @@ int mdp_clr_module(mdp_clr *p, uint64_t seq, ModuleID module)
     return r < 0 ? r : 0;
 }
 
-static void ensure_prim_class(mdp_clr *p, uint64_t seq, CorElementType et)
-{
-    mdt_idmap_class_info ci = {.shape = MDT_IDMAP_SHAPE_TYPEDEF, .prim = (uint8_t)et};
-    mdp_ev_class_load(p->core, seq, PRIM_PSEUDO_CLASS(et), &ci);
-}
-
 int mdp_clr_class(mdp_clr *p, uint64_t seq, ClassID cls)
 {
     CorElementType et = 0;
@@ -73,10 +64,10 @@ int mdp_clr_class(mdp_clr *p, uint64_t seq, ClassID cls)
          * from the rarer rank-1 T[*]. */
         ci.shape = rank <= 1 ? MDT_IDMAP_SHAPE_SZARRAY : MDT_IDMAP_SHAPE_ARRAY;
         ci.rank = (uint16_t)(rank > 65535 ? 65535 : rank);
-        if (!elem) {
-            ensure_prim_class(p, seq, et);
-            elem = PRIM_PSEUDO_CLASS(et);
-        }
+        if (!elem)
+            elem = mdp_ev_prim_class(p->core, seq, et);
+        if (!elem)
+            return MDT_ENOTFOUND;
         ci.nargs = 1;
         ci.args = &elem;
         int r = mdp_ev_class_load(p->core, seq, cls, &ci);
@@ -221,7 +212,7 @@ static int ops_miss(void *payload, int kind, uintptr_t id)
     case MDT_IDMAP_MODULE:
         return mdp_clr_module(p, seq, id);
     case MDT_IDMAP_CLASS:
-        if (id > PRIM_PSEUDO_CLASS(0) && id < PRIM_PSEUDO_CLASS(0x100))
+        if (id < 4096) /* a pseudo ID of the core, never the runtime's */
             return MDT_ENOTFOUND;
         return mdp_clr_class(p, seq, id);
     case MDT_IDMAP_FUNCTION:
