@@ -173,6 +173,12 @@ static int run(const mdp_config *cfg, char **argv)
         return rc;
     switch (check_log(log)) {
     case 1:
+        if (WIFSIGNALED(status)) {
+            fprintf(stderr, "mdprofile: no log at %s: %s was killed by signal %d (%s) before the "
+                            "profiler could write it\n",
+                    log, argv[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
+            return rc;
+        }
         fprintf(stderr,
                 "mdprofile: no log at %s: the runtime did not load the profiler (is %s a .NET "
                 "program on CoreCLR? is profiling disabled by DOTNET_ or CORECLR_ settings?)\n",

@@ -192,6 +192,8 @@ void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char
 /* Descriptor text of a class, after fetching what the map lacks. */
 int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len);
 void mdp_frames_forget_ips(mdp_core *core);
+/* A copy with TAB, newline and backslash escaped (malloc), or NULL. */
+char *mdp_escape_name(const char *s);
 void mdp_frames_free(mdp_core *core);
 extern const char *const mdp_frame_kind_text[FK_COUNT];
 

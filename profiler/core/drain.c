@@ -51,18 +51,6 @@ static int kb_add(struct keybuf *b, const char *s, size_t n)
     return 0;
 }
 
-/* Debug names go after a TAB, one per frame; TAB, newline and backslash
- * inside a name are escaped (doc/profile-log.md). */
-static int kb_add_escaped(struct keybuf *b, const char *s)
-{
-    for (; *s; s++) {
-        const char *rep = *s == '\t' ? "\\t" : *s == '\n' ? "\\n" : *s == '\\' ? "\\\\" : NULL;
-        if (rep ? kb_add(b, rep, 2) : kb_add(b, s, 1))
-            return -1;
-    }
-    return 0;
-}
-
 /* The mapping that holds `sp`, from /proc/self/maps. */
 static int stack_mapping(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 {
@@ -154,7 +142,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
                 kb_add(&key, il, strlen(il)))
                 bad = 1;
             if (core->cfg.debug_names &&
-                ((i && kb_add(&dbg, "\t", 1)) || kb_add_escaped(&dbg, debug)))
+                ((i && kb_add(&dbg, "\t", 1)) || kb_add(&dbg, debug, strlen(debug))))
                 bad = 1;
         }
         mdp_ring_consume(&t->ring, words);

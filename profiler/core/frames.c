@@ -102,6 +102,28 @@ static int add_args(mdp_core *core, char *buf, size_t len, size_t *pos, char ope
     return 0;
 }
 
+char *mdp_escape_name(const char *s)
+{
+    /* TAB, newline and backslash would break the log's line and field
+     * structure: \t, \n, \\ (doc/profile-log.md, "Debug names"). */
+    size_t n = 0;
+    for (const char *p = s; *p; p++)
+        n += (*p == '\t' || *p == '\n' || *p == '\\') ? 2 : 1;
+    char *out = malloc(n + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *p = s; *p; p++) {
+        if (*p == '\t' || *p == '\n' || *p == '\\') {
+            *o++ = '\\';
+            *o++ = *p == '\t' ? 't' : *p == '\n' ? 'n' : '\\';
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = 0;
+    return out;
+}
+
 static char *debug_name(mdp_core *core, uintptr_t fn, uint64_t gen)
 {
     if (!core->cfg.debug_names)
@@ -109,7 +131,7 @@ static char *debug_name(mdp_core *core, uintptr_t fn, uint64_t gen)
     void *tmp = talloc_new(NULL);
     char *name = NULL, *out;
     if (tmp && mdt_idmap_function_name(tmp, &name, core->map, fn, gen, NULL) == 0 && name)
-        out = strdup(name);
+        out = mdp_escape_name(name);
     else
         out = strdup("?");
     talloc_free(tmp);

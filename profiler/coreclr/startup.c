@@ -20,6 +20,7 @@
 #define INFO(p) ((p)->info->lpVtbl)
 
 void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high);
+HRESULT mdp_clr_elt_hooks(mdp_clr *p);
 int mdp_clr_catch_up(mdp_clr *p);
 
 static void complain(const char *fmt, const char *detail)
@@ -122,6 +123,12 @@ HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_da
     if (FAILED(hr)) {
         fprintf(stderr, "mdprofile: the runtime refused the event mask %#x/%#x: %#x\n",
                 (unsigned)low, (unsigned)high, (unsigned)hr);
+        mdp_core_free(p->core);
+        p->core = NULL;
+        return hr;
+    }
+    if (p->cfg.mode == MDP_MODE_CALLS && FAILED(hr = mdp_clr_elt_hooks(p))) {
+        fprintf(stderr, "mdprofile: the runtime refused the enter hooks: %#x\n", (unsigned)hr);
         mdp_core_free(p->core);
         p->core = NULL;
         return hr;

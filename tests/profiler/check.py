@@ -8,8 +8,10 @@
     check.py alloc   LOG EXPECTED   alloc mode: exact counts per type
     check.py format  LOG            the format alone
 
-EXPECTED holds "mvid 0xTOKEN name" per method instantiation the program ran
-(names normalised as data/profiler/README.md says) and "# key value" facts.
+EXPECTED holds "FRAME NAME" per method instantiation the program ran (the
+log's frame text without an IL offset, and the name normalised as
+data/profiler/README.md says, both from reflection) and "# key value"
+facts.
 Every check prints a line; the last line is "N passed, M failed" and the
 exit status is 1 when something failed."""
 import re
@@ -177,19 +179,21 @@ def read_expected(path):
             parts = line[2:].split(" ", 1)
             facts[parts[0]].append(parts[1] if len(parts) > 1 else "")
         elif line:
-            mvid, token, name = line.split(" ", 2)
-            names.add((mvid, token, name))
+            frame, name = line.split(" ", 1)
+            names.add((frame, name))
     return names, facts
 
 
 def frame_key(f):
+    """(MVID, MethodDef) of a method frame, else None."""
     m = METHOD.match(f)
     return (m.group(1), m.group(2)) if m else None
 
 
 def check_names(log, names, mvids, what):
-    """Every frame of the given modules is a method the program ran, under
-    the name the program gives it. Returns weight per expected entry."""
+    """Every frame of the given modules is a method the program ran: its
+    text (without the IL offset) and its in-process name are the ones the
+    program printed through reflection. Returns weight per expected entry."""
     seen = Counter()
     bad = Counter()
     for kind, count, _, frames, dbg in log.records:
@@ -199,13 +203,14 @@ def check_names(log, names, mvids, what):
             k = frame_key(f)
             if not k or k[0] not in mvids:
                 continue
-            if (k[0], k[1], n) in names:
-                seen[(k[0], k[1], n)] += count
+            key = (re.sub(r"@0x[0-9a-f]+$", "", f), n)
+            if key in names:
+                seen[key] += count
             else:
-                bad[(k[0], k[1], n)] += count
-    ok(not bad, "%s: every frame's in-process name is one the program printed (%d frames checked, %d bad%s)"
+                bad[key] += count
+    ok(not bad, "%s: every frame and its in-process name are what the program printed (%d frames checked, %d bad%s)"
        % (what, sum(seen.values()), sum(bad.values()),
-          (": " + "; ".join("%s %s %r" % k for k in list(bad)[:4])) if bad else ""))
+          (": " + "; ".join("%s %r" % k for k in list(bad)[:4])) if bad else ""))
     return seen
 
 
@@ -217,8 +222,8 @@ def mode_names(log, exp):
     seen = check_names(log, names, mvids, "names")
     s = log.stats or {}
     for n in sorted(names):
-        if "::Work<" in n[2] or "::Deep<" in n[2] or n[2].endswith("::Spin") or n[2].endswith("::Leaf"):
-            ok(seen[n] > 0, "sampled: %s (%d)" % (n[2], seen[n]))
+        if "::Work<" in n[1] or "::Deep<" in n[1] or n[1].endswith("::Spin") or n[1].endswith("::Leaf"):
+            ok(seen[n] > 0, "sampled: %s (%d)" % (n[1], seen[n]))
     # The caller of a leaf without a frame of its own is not skipped.
     leaf = mid = 0
     for kind, count, _, frames, dbg in log.records:
@@ -283,15 +288,15 @@ def main():
 def mode_calls(log, exp):
     names, facts = exp
     check_format(log, "calls")
-    mvids = set(facts["module"])
-    check_names(log, names | {(m, t, n) for m, t, n in names}, mvids, "calls")
-    counts = {}
+    check_names(log, names, set(facts["module"]), "calls")
+    got = {}
     for kind, count, _, frames, dbg in log.records:
         if dbg:
-            counts[dbg[0]] = counts.get(dbg[0], 0) + count
+            got[(frames[0], dbg[0])] = got.get((frames[0], dbg[0]), 0) + count
     for fact in facts["calls"]:
-        name, want = fact.rsplit(" ", 1)
-        ok(counts.get(name) == int(want), "calls of %s: %s (expected %s)" % (name, counts.get(name), want))
+        frame, name, want = fact.split(" ")
+        ok(got.get((frame, name)) == int(want),
+           "calls of %s (%s): %s (expected %s)" % (name, frame, got.get((frame, name)), want))
 
 
 def mode_alloc(log, exp):
@@ -300,13 +305,14 @@ def mode_alloc(log, exp):
     got = {}
     for kind, count, nbytes, frames, dbg in log.records:
         if dbg:
-            c, b = got.get(dbg[0], (0, 0))
-            got[dbg[0]] = (c + count, b + nbytes)
+            c, b = got.get((frames[0], dbg[0]), (0, 0))
+            got[(frames[0], dbg[0])] = (c + count, b + nbytes)
     for fact in facts["alloc"]:
-        name, want = fact.rsplit(" ", 1)
-        c, b = got.get(name, (0, 0))
+        desc, name, want = fact.split(" ")
+        c, b = got.get((desc, name), (0, 0))
         ok(c == int(want) and b > 0 and b % c == 0,
-           "allocations of %s: %d objects, %d bytes (expected %s objects, a whole size each)" % (name, c, b, want))
+           "allocations of %s (%s): %d objects, %d bytes (expected %s objects of one size)"
+           % (name, desc, c, b, want))
 
 
 if __name__ == "__main__":

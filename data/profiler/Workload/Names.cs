@@ -80,6 +80,49 @@ namespace Mdp.Work
 
         public static string Mvid(Module m) => m.ModuleVersionId.ToString("N");
 
+        static readonly Dictionary<Type, string> Prims = new Dictionary<Type, string>
+        {
+            [typeof(bool)] = "BOOLEAN", [typeof(char)] = "CHAR", [typeof(sbyte)] = "I1",
+            [typeof(byte)] = "U1", [typeof(short)] = "I2", [typeof(ushort)] = "U2",
+            [typeof(int)] = "I4", [typeof(uint)] = "U4", [typeof(long)] = "I8",
+            [typeof(ulong)] = "U8", [typeof(float)] = "R4", [typeof(double)] = "R8",
+            [typeof(string)] = "STRING", [typeof(object)] = "OBJECT", [typeof(IntPtr)] = "I",
+            [typeof(UIntPtr)] = "U", [typeof(void)] = "VOID", [typeof(TypedReference)] = "TYPEDBYREF",
+        };
+
+        // The portable descriptor of doc/names.md, from reflection: the
+        // TypeDef token and the MVID of the module that defines it. With
+        // canon, reference-type arguments are __Canon (the normalisation).
+        public static string Desc(Type t, bool canon)
+        {
+            if (Prims.TryGetValue(t, out string p))
+                return p;
+            if (t.IsArray)
+                return DescArg(t.GetElementType(), canon) + (t.IsSZArray ? "[]" : "[" + t.GetArrayRank() + "]");
+            if (t.IsByRef)
+                return DescArg(t.GetElementType(), canon) + "&";
+            if (t.IsPointer)
+                return DescArg(t.GetElementType(), canon) + "*";
+            Type def = t.IsGenericType ? t.GetGenericTypeDefinition() : t;
+            string d = Mvid(def.Module) + ":0x" + def.MetadataToken.ToString("x8");
+            if (t.IsGenericType)
+                d += "<" + string.Join(",", t.GetGenericArguments().Select(a => DescArg(a, canon))) + ">";
+            return d;
+        }
+
+        static string DescArg(Type t, bool canon) => canon && !t.IsValueType ? "__Canon" : Desc(t, canon);
+
+        // The log's frame of a method instantiation: mvid:0xTOKEN{class args}<method args>.
+        public static string Frame(MethodBase m, Type owner, Type[] methodArgs)
+        {
+            string f = Mvid(m.Module) + ":0x" + m.MetadataToken.ToString("x8");
+            if (owner.IsGenericType)
+                f += "{" + string.Join(",", owner.GetGenericArguments().Select(a => DescArg(a, true))) + "}";
+            if (methodArgs != null && methodArgs.Length > 0)
+                f += "<" + string.Join(",", methodArgs.Select(a => DescArg(a, true))) + ">";
+            return f;
+        }
+
         static void Add(string line)
         {
             lock (Lock)
@@ -87,10 +130,10 @@ namespace Mdp.Work
                     Lines.Add(line);
         }
 
-        // One method instantiation the program ran: "mvid 0xTOKEN name".
+        // One method instantiation the program ran: "FRAME NAME".
         public static void Note(MethodBase m, Type owner, string name, Type[] methodArgs)
         {
-            Add(Mvid(m.Module) + " 0x" + m.MetadataToken.ToString("x8") + " " + Method(owner, name, methodArgs));
+            Add(Frame(m, owner, methodArgs) + " " + Method(owner, name, methodArgs));
         }
 
         // Every method of the module's non-generic types: they run

@@ -253,9 +253,14 @@ namespace Mdp.Work
             for (int i = 0; i < strings; i++)
                 Counted.Hit<string>();
             Type c = typeof(Counted);
-            Names.Fact("calls", Names.Method(c, "Hit", null) + " " + plain);
-            Names.Fact("calls", Names.Method(c, "Hit", new[] { typeof(int) }) + " " + ints);
-            Names.Fact("calls", Names.Method(c, "Hit", new[] { typeof(string) }) + " " + strings);
+            MethodInfo hit = c.GetMethods().First(m => m.Name == "Hit" && !m.IsGenericMethodDefinition);
+            MethodInfo hitT = c.GetMethods().First(m => m.Name == "Hit" && m.IsGenericMethodDefinition);
+            foreach (var (m, args, n) in new[] { (hit, (Type[])null, plain), (hitT, new[] { typeof(int) }, ints),
+                                                 (hitT, new[] { typeof(string) }, strings) })
+            {
+                Names.Note(m, c, "Hit", args);
+                Names.Fact("calls", Names.Frame(m, c, args) + " " + Names.Method(c, "Hit", args) + " " + n);
+            }
             Console.WriteLine("calls done " + Counted.Sink);
         }
 
@@ -275,12 +280,11 @@ namespace Mdp.Work
             var keepGenInts = new Gen<int>[genints];
             for (int i = 0; i < genints; i++)
                 keepGenInts[i] = new Gen<int>();
-            Names.Fact("alloc", Names.Exact(typeof(Node)) + " " + nodes);
-            Names.Fact("alloc", Names.Exact(typeof(Point[])) + " " + points);
-            Names.Fact("alloc", Names.Exact(typeof(Gen<string>)) + " " + gens);
-            Names.Fact("alloc", Names.Exact(typeof(Gen<int>)) + " " + genints);
-            Names.Fact("alloc", Names.Exact(typeof(Node[])) + " 1");
-            Names.Fact("alloc", Names.Exact(typeof(Point[][])) + " 1");
+            foreach (var (t, n) in new[] { (typeof(Node), nodes), (typeof(Point[]), points),
+                                           (typeof(Gen<string>), gens), (typeof(Gen<int>), genints),
+                                           (typeof(Node[]), 1), (typeof(Point[][]), 1),
+                                           (typeof(Gen<string>[]), 1) })
+                Names.Fact("alloc", Names.Desc(t, false) + " " + Names.Exact(t) + " " + n);
             GC.KeepAlive(keepNodes);
             GC.KeepAlive(keepPoints);
             GC.KeepAlive(keepGens);
