@@ -290,6 +290,11 @@ int main(int argc, char **argv)
         }
     }
     if (pid) {
+        if (cfg.mode != MDP_MODE_SAMPLE) {
+            fprintf(stderr, "mdprofile: --attach profiles in sample mode only: the runtime allows "
+                            "enter hooks and allocation callbacks only to a profiler loaded at startup\n");
+            return 2;
+        }
         if (optind < argc) {
             fprintf(stderr, "mdprofile: --attach takes no command\n");
             return 2;

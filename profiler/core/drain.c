@@ -117,8 +117,11 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             uintptr_t fn = (uintptr_t)mdp_ring_peek(&t->ring, at + 3 * i + 1);
             uint64_t gen = mdp_ring_peek(&t->ring, at + 3 * i + 2);
             int kind = FK_MANAGED;
-            if (!fn)
+            if (!fn) {
                 kind = mdp_frame_classify_ip(core, ip, &fn, &gen);
+                if (kind == FK_MANAGED)
+                    core->stat_late += weight; /* managed code the map learnt after the sample */
+            }
             const char *text, *debug;
             char il[24] = "";
             if (kind == FK_MANAGED) {

@@ -3,6 +3,7 @@
 (data/profiler/Workload) says about itself.
 
     check.py names   LOG EXPECTED   sample mode, the names workload
+    check.py attach  LOG EXPECTED   the names workload, profiled after an attach
     check.py plugins LOG EXPECTED   sample mode, two collectible plug-ins
     check.py calls   LOG EXPECTED   calls mode: exact counts
     check.py alloc   LOG EXPECTED   alloc mode: exact counts per type
@@ -244,6 +245,16 @@ def mode_names(log, exp):
     ok(s.get("samples", 0) >= 300, "enough samples to mean something (%d)" % s.get("samples", 0))
 
 
+def mode_attach(log, exp):
+    mode_names(log, exp)
+    s = log.stats or {}
+    ok(log.header.get("attach") == "1", "header says attach=1")
+    # The catch-up enumerated the JIT-compiled code: most frames were known
+    # to the map when sampled, not learnt later through the miss callback.
+    ok(s.get("late", 1 << 30) <= 0.015 * s.get("managed", 0),
+       "frames learnt after their sample: %s of %s managed" % (s.get("late"), s.get("managed")))
+
+
 def mode_plugins(log, exp):
     names, facts = exp
     check_format(log, "sample")
@@ -280,7 +291,8 @@ def main():
         check_format(log, log.header.get("mode", "sample"))
     else:
         exp = read_expected(sys.argv[3])
-        {"names": mode_names, "plugins": mode_plugins, "calls": mode_calls, "alloc": mode_alloc}[mode](log, exp)
+        {"names": mode_names, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
+         "alloc": mode_alloc}[mode](log, exp)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

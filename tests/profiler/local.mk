@@ -1,10 +1,10 @@
 # The profiler's tests (issue 14). The runtime tests need dotnet: without it
 # they exit 77 and say why. See tests/profiler/README.md.
 TESTS += tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
-	tests/profiler/alloc.sh
+	tests/profiler/alloc.sh tests/profiler/attach.sh
 EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/check.py \
 	tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
-	tests/profiler/alloc.sh data/profiler
+	tests/profiler/alloc.sh tests/profiler/attach.sh data/profiler
 
 # The handler test: a probe build of the profiler and the interposer it is
 # run with.
