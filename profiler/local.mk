@@ -59,7 +59,9 @@ profiler_libmdprofile_la_LIBADD = profiler/libmdpcore.la profiler/libmdtools_pic
 profiler_libmdprofile_la_LDFLAGS = -module -shared -avoid-version -no-undefined $(AX_PTHREAD_CFLAGS) \
 	-Wl,--version-script=$(top_srcdir)/profiler/coreclr/exports.map
 EXTRA_profiler_libmdprofile_la_DEPENDENCIES = profiler/coreclr/exports.map
-EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md
+EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md bench/profiler/README.md \
+	bench/profiler/run.sh bench/profiler/report.py bench/profiler/measure.py
+dist_man_MANS += doc/mdprofile.1
 
 # The launcher. ipc_stub.c is TEMPORARY: replaced by profiler/attach/ipc.c
 # (branch attach) when that lands.

@@ -32,10 +32,18 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: mdprofile [--mode sample|calls|alloc] [--rate HZ] [--depth N] [-o LOG]\n"
-          "                 [--debug-names] [--verbose] -- COMMAND [ARGS...]\n"
-          "       mdprofile --attach PID [--mode sample] [--rate HZ] [--depth N] [--duration S]\n"
-          "                 -o LOG [--debug-names] [--verbose]\n",
+    fputs("usage: mdprofile [OPTION]... -- COMMAND [ARGS...]   profile COMMAND from its start\n"
+          "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
+          "  --mode sample|calls|alloc  what to profile (sample; attach: sample only)\n"
+          "  --rate HZ                  samples per second of thread CPU time (1000)\n"
+          "  --depth N                  frames per sample, 1-255 (255)\n"
+          "  -o, --output LOG           the log (mdprofile.PID.log)\n"
+          "  --debug-names              add the in-process names to every record\n"
+          "  --duration S               attach: write the log and detach after S seconds\n"
+          "  --elt fast|slow            calls mode: assembly or C enter hook (fast)\n"
+          "  -v, --verbose              the profiler's diagnostics on stderr (twice: more)\n"
+          "  -h, --help                 this text\n"
+          "See mdprofile(1).\n",
           f);
 }
 

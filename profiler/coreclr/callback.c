@@ -88,6 +88,23 @@ static HRESULT on_Shutdown(MDP_CB_THIS)
             return S_OK;                                                       \
     } while (0)
 
+/* The unloads pass their ID straight to the core, with a fresh seq. */
+#define FORWARD(name, type, event)                                             \
+    static HRESULT on_##name(MDP_CB_THIS, type id)                             \
+    {                                                                          \
+        mdp_clr *p = SELF(self);                                               \
+        CORE_OR_OK(p);                                                         \
+        event(p->core, mdp_seq(p->core), id);                                  \
+        return S_OK;                                                           \
+    }
+FORWARD(ModuleUnloadStarted, ModuleID, mdp_ev_module_unload)
+FORWARD(AssemblyUnloadStarted, AssemblyID, mdp_ev_assembly_unload)
+FORWARD(AppDomainShutdownStarted, AppDomainID, mdp_ev_appdomain_shutdown)
+FORWARD(ClassUnloadStarted, ClassID, mdp_ev_class_unload)
+FORWARD(FunctionUnloadStarted, FunctionID, mdp_ev_function_unload)
+FORWARD(DynamicMethodUnloaded, FunctionID, mdp_ev_function_unload)
+#undef FORWARD
+
 static HRESULT on_ModuleLoadFinished(MDP_CB_THIS, ModuleID module, HRESULT status)
 {
     mdp_clr *p = SELF(self);
@@ -106,30 +123,6 @@ static HRESULT on_ModuleAttachedToAssembly(MDP_CB_THIS, ModuleID module, Assembl
     return S_OK;
 }
 
-static HRESULT on_ModuleUnloadStarted(MDP_CB_THIS, ModuleID module)
-{
-    mdp_clr *p = SELF(self);
-    CORE_OR_OK(p);
-    mdp_ev_module_unload(p->core, mdp_seq(p->core), module);
-    return S_OK;
-}
-
-static HRESULT on_AssemblyUnloadStarted(MDP_CB_THIS, AssemblyID assembly)
-{
-    mdp_clr *p = SELF(self);
-    CORE_OR_OK(p);
-    mdp_ev_assembly_unload(p->core, mdp_seq(p->core), assembly);
-    return S_OK;
-}
-
-static HRESULT on_AppDomainShutdownStarted(MDP_CB_THIS, AppDomainID domain)
-{
-    mdp_clr *p = SELF(self);
-    CORE_OR_OK(p);
-    mdp_ev_appdomain_shutdown(p->core, mdp_seq(p->core), domain);
-    return S_OK;
-}
-
 /* ---- classes ------------------------------------------------------------ */
 
 static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
@@ -139,14 +132,6 @@ static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
     uint64_t seq = mdp_seq(p->core);
     if (SUCCEEDED(status))
         mdp_clr_class(p, seq, cls);
-    return S_OK;
-}
-
-static HRESULT on_ClassUnloadStarted(MDP_CB_THIS, ClassID cls)
-{
-    mdp_clr *p = SELF(self);
-    CORE_OR_OK(p);
-    mdp_ev_class_unload(p->core, mdp_seq(p->core), cls);
     return S_OK;
 }
 
@@ -199,14 +184,6 @@ static HRESULT on_JITInlining(MDP_CB_THIS, FunctionID caller, FunctionID callee,
     return S_OK;
 }
 
-static HRESULT on_FunctionUnloadStarted(MDP_CB_THIS, FunctionID fn)
-{
-    mdp_clr *p = SELF(self);
-    CORE_OR_OK(p);
-    mdp_ev_function_unload(p->core, mdp_seq(p->core), fn);
-    return S_OK;
-}
-
 static HRESULT on_DynamicMethodJITCompilationFinished(MDP_CB_THIS, FunctionID fn, HRESULT status,
                                                       BOOL safe_to_block)
 {
@@ -215,14 +192,6 @@ static HRESULT on_DynamicMethodJITCompilationFinished(MDP_CB_THIS, FunctionID fn
     uint64_t seq = mdp_seq(p->core);
     if (SUCCEEDED(status) && mdp_clr_dynamic_function(p, seq, fn) == 0)
         mdp_clr_code(p, seq, fn);
-    return S_OK;
-}
-
-static HRESULT on_DynamicMethodUnloaded(MDP_CB_THIS, FunctionID fn)
-{
-    mdp_clr *p = SELF(self);
-    CORE_OR_OK(p);
-    mdp_ev_function_unload(p->core, mdp_seq(p->core), fn);
     return S_OK;
 }
 

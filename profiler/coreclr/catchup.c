@@ -25,56 +25,50 @@
 
 int mdp_clr_catch_up(mdp_clr *p);
 
+/* Every item of an ICorProfiler*Enum, 64 at a time, then Release it. */
+#define FOR_EACH(e, type, item, body)                                          \
+    do {                                                                       \
+        type items_[64];                                                       \
+        ULONG n_ = 0;                                                          \
+        while (SUCCEEDED((e)->lpVtbl->Next((e), 64, items_, &n_)) && n_ > 0) { \
+            for (ULONG i_ = 0; i_ < n_ && i_ < 64; i_++) {                     \
+                type item = items_[i_];                                        \
+                body                                                           \
+            }                                                                  \
+            if (n_ < 64)                                                       \
+                break;                                                         \
+        }                                                                      \
+        (e)->lpVtbl->Release(e);                                               \
+    } while (0)
+
 int mdp_clr_catch_up(mdp_clr *p)
 {
     uint64_t seq = mdp_seq(p->core); /* before any enumeration is generated */
     size_t modules = 0, functions = 0, threads = 0;
 
     ICorProfilerModuleEnum *me = NULL;
-    if (SUCCEEDED(INFO(p)->EnumModules(p->info, &me)) && me) {
-        ModuleID ids[64];
-        ULONG n = 0;
-        while (SUCCEEDED(me->lpVtbl->Next(me, 64, ids, &n)) && n > 0) {
-            for (ULONG i = 0; i < n && i < 64; i++)
-                if (mdp_clr_module(p, seq, ids[i]) == 0)
-                    modules++;
-            if (n < 64)
-                break;
-        }
-        me->lpVtbl->Release(me);
-    }
+    if (SUCCEEDED(INFO(p)->EnumModules(p->info, &me)) && me)
+        FOR_EACH(me, ModuleID, id, {
+            if (mdp_clr_module(p, seq, id) == 0)
+                modules++;
+        });
 
     ICorProfilerFunctionEnum *fe = NULL;
-    if (SUCCEEDED(INFO(p)->EnumJITedFunctions2(p->info, &fe)) && fe) {
-        COR_PRF_FUNCTION fns[64];
-        ULONG n = 0;
-        while (SUCCEEDED(fe->lpVtbl->Next(fe, 64, fns, &n)) && n > 0) {
-            for (ULONG i = 0; i < n && i < 64; i++)
-                if (mdp_clr_function(p, seq, fns[i].functionId) == 0 &&
-                    mdp_clr_code(p, seq, fns[i].functionId) == 0)
-                    functions++;
-            if (n < 64)
-                break;
-        }
-        fe->lpVtbl->Release(fe);
-    }
+    if (SUCCEEDED(INFO(p)->EnumJITedFunctions2(p->info, &fe)) && fe)
+        FOR_EACH(fe, COR_PRF_FUNCTION, f, {
+            if (mdp_clr_function(p, seq, f.functionId) == 0 &&
+                mdp_clr_code(p, seq, f.functionId) == 0)
+                functions++;
+        });
 
     ICorProfilerThreadEnum *te = NULL;
-    if (SUCCEEDED(INFO(p)->EnumThreads(p->info, &te)) && te) {
-        ThreadID ids[64];
-        ULONG n = 0;
-        while (SUCCEEDED(te->lpVtbl->Next(te, 64, ids, &n)) && n > 0) {
-            for (ULONG i = 0; i < n && i < 64; i++) {
-                DWORD tid = 0;
-                if (SUCCEEDED(INFO(p)->GetThreadInfo(p->info, ids[i], &tid)) && tid &&
-                    mdp_ev_thread_start(p->core, ids[i], (int)tid) == 0)
-                    threads++;
-            }
-            if (n < 64)
-                break;
-        }
-        te->lpVtbl->Release(te);
-    }
+    if (SUCCEEDED(INFO(p)->EnumThreads(p->info, &te)) && te)
+        FOR_EACH(te, ThreadID, t, {
+            DWORD tid = 0;
+            if (SUCCEEDED(INFO(p)->GetThreadInfo(p->info, t, &tid)) && tid &&
+                mdp_ev_thread_start(p->core, t, (int)tid) == 0)
+                threads++;
+        });
     mdp_log(p->core, "attach catch-up: %zu modules, %zu functions, %zu threads", modules, functions,
             threads);
     return 0;

@@ -48,25 +48,10 @@ void mdp_probe_leave(void)
     in_handler--;
 }
 
-/* dlsym may allocate before the real functions are known: a static arena,
- * never freed. */
-static _Alignas(16) char boot[65536];
-static size_t bootpos;
+#define BOOT_ARENA_SIZE 65536
+#include "bootalloc.h"
+
 static int resolving;
-
-static void *boot_alloc(size_t n)
-{
-    size_t at = (bootpos + 15) & ~(size_t)15;
-    if (at + n > sizeof boot)
-        return NULL;
-    bootpos = at + n;
-    return boot + at;
-}
-
-static int in_boot(const void *p)
-{
-    return (const char *)p >= boot && (const char *)p < boot + sizeof boot;
-}
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -215,61 +200,22 @@ EXPORT int posix_memalign(void **out, size_t a, size_t n)
     return real_posix_memalign(out, a, n);
 }
 
-EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
-{
-    violation("pthread_mutex_lock");
-    resolve();
-    return real_mutex_lock(m);
-}
-
-EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
-{
-    violation("pthread_mutex_trylock");
-    resolve();
-    return real_mutex_trylock(m);
-}
-
-EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
-{
-    violation("pthread_mutex_unlock");
-    resolve();
-    return real_mutex_unlock(m);
-}
-
-EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
-{
-    violation("pthread_rwlock_rdlock");
-    resolve();
-    return real_rw_rdlock(l);
-}
-
-EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
-{
-    violation("pthread_rwlock_wrlock");
-    resolve();
-    return real_rw_wrlock(l);
-}
-
-EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
-{
-    violation("pthread_rwlock_tryrdlock");
-    resolve();
-    return real_rw_tryrdlock(l);
-}
-
-EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
-{
-    violation("pthread_rwlock_trywrlock");
-    resolve();
-    return real_rw_trywrlock(l);
-}
-
-EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
-{
-    violation("pthread_rwlock_unlock");
-    resolve();
-    return real_rw_unlock(l);
-}
+/* The lock functions: count, then forward. */
+#define LOCK_WRAPPER(name, type, real)                                         \
+    EXPORT int name(type *l)                                                   \
+    {                                                                          \
+        violation(#name);                                                      \
+        resolve();                                                             \
+        return real(l);                                                        \
+    }
+LOCK_WRAPPER(pthread_mutex_lock, pthread_mutex_t, real_mutex_lock)
+LOCK_WRAPPER(pthread_mutex_trylock, pthread_mutex_t, real_mutex_trylock)
+LOCK_WRAPPER(pthread_mutex_unlock, pthread_mutex_t, real_mutex_unlock)
+LOCK_WRAPPER(pthread_rwlock_rdlock, pthread_rwlock_t, real_rw_rdlock)
+LOCK_WRAPPER(pthread_rwlock_wrlock, pthread_rwlock_t, real_rw_wrlock)
+LOCK_WRAPPER(pthread_rwlock_tryrdlock, pthread_rwlock_t, real_rw_tryrdlock)
+LOCK_WRAPPER(pthread_rwlock_trywrlock, pthread_rwlock_t, real_rw_trywrlock)
+LOCK_WRAPPER(pthread_rwlock_unlock, pthread_rwlock_t, real_rw_unlock)
 
 EXPORT void *__tls_get_addr(void *ti)
 {

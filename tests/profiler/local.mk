@@ -1,10 +1,11 @@
 # The profiler's tests (issue 14). The runtime tests need dotnet: without it
 # they exit 77 and say why. See tests/profiler/README.md.
 TESTS += tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
-	tests/profiler/alloc.sh tests/profiler/attach.sh
+	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh
 EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/check.py \
 	tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
-	tests/profiler/alloc.sh tests/profiler/attach.sh data/profiler
+	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
+	tests/profiler/interpose.c data/profiler
 
 # The handler test: a probe build of the profiler and the interposer it is
 # run with.
@@ -20,6 +21,7 @@ tests_profiler_libmdprofile_probe_la_LDFLAGS = -module -shared -avoid-version -n
 	-rpath $(abs_builddir) $(AX_PTHREAD_CFLAGS) \
 	-Wl,--version-script=$(top_srcdir)/profiler/coreclr/exports.map
 tests_profiler_libmdpinterpose_la_SOURCES = tests/profiler/interpose.c
+tests_profiler_libmdpinterpose_la_CPPFLAGS = -I$(top_srcdir)/tests/common
 tests_profiler_libmdpinterpose_la_CFLAGS = $(AX_PTHREAD_CFLAGS)
 tests_profiler_libmdpinterpose_la_LIBADD = -ldl
 tests_profiler_libmdpinterpose_la_LDFLAGS = -module -shared -avoid-version -rpath $(abs_builddir)
