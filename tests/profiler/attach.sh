@@ -12,7 +12,9 @@ log=$work/attach.log
 exp=$work/attach.expected
 out=$work/attach.out
 rm -f "$log" "$exp" "$out"
-dotnet "$workload" wait "$exp" 8000 >"$out" 2>&1 &
+# (in a sanitized build the profiler that will be attached needs libasan
+# loaded first: the program starts with it preloaded)
+env ${MDP_PRELOAD:+LD_PRELOAD=$MDP_PRELOAD} dotnet "$workload" wait "$exp" 8000 >"$out" 2>&1 &
 app=$!
 trap 'kill $app 2>/dev/null || true' EXIT
 for i in $(seq 150); do grep -q '^ready' "$out" 2>/dev/null && break; sleep 0.2; done

@@ -22,11 +22,13 @@ dotnet --list-runtimes 2>/dev/null | grep -q '^Microsoft.NETCore.App ' ||
 if [ "${MDT_SANITIZED:-0}" = 1 ]; then
     # The profiler is built with ASan+UBSan: its runtime must come first in
     # the process. CoreCLR handles SIGSEGV itself (null references) and
-    # reserves large address ranges.
+    # reserves large address ranges; it also leaves its own allocations to
+    # the process's exit, so leak checking (which CI turns on) is off here,
+    # after the caller's options so that it wins.
     asan=$(${CC:-cc} -print-file-name=libasan.so)
     [ -r "$asan" ] || skip "sanitized build, but libasan.so is not found"
     export MDP_PRELOAD="$asan"
-    export ASAN_OPTIONS="detect_leaks=0:handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:allow_user_segv_handler=1:use_sigaltstack=0:detect_stack_use_after_return=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:allow_user_segv_handler=1:use_sigaltstack=0:detect_stack_use_after_return=0"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 fi
 
