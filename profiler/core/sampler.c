@@ -184,6 +184,14 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
             /* an offset computed from a decoded prolog must land in managed code */
             if (how == 1 && (next.ip < 4096 || mdt_idmap_ip_lookup(core->map, &cr, next.ip - 1) != 0))
                 how = 0;
+            if (how == 3) {
+                /* OSR: on from the tier-0 frame record, found by its saved RBP */
+                uintptr_t s = osr_frame(core, cur.fp, next.fp, hi);
+                if (s)
+                    next = (mdp_uw){((const uintptr_t *)s)[1], s + 16, ((const uintptr_t *)s)[0]};
+                else
+                    break; /* the caller is unknown: stop rather than guess */
+            }
         }
         if (!how) {
             /* the frame-pointer chain: [fp] = caller's fp, [fp + 8] = return address */

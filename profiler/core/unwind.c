@@ -89,6 +89,38 @@ static int decode1(const uint8_t *c, size_t avail, int *kind, int *reg, int32_t 
 int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size)
 {
     memset(p, 0, sizeof *p);
+    /* OSR prologs: mov rax, [rbp]; push rax  /  push rax; mov rbp, rsp */
+    static const uint8_t osr_a[] = {0x48, 0x8b, 0x45, 0x00, 0x50};
+    static const uint8_t osr_b[] = {0x50, 0x48, 0x89, 0xe5};
+    static const uint8_t osr_c[] = {0x50, 0x48, 0x8b, 0xec};
+    if ((size >= sizeof osr_a && memcmp(code, osr_a, sizeof osr_a) == 0) ||
+        (size >= sizeof osr_b && memcmp(code, osr_b, sizeof osr_b) == 0) ||
+        (size >= sizeof osr_c && memcmp(code, osr_c, sizeof osr_c) == 0)) {
+        p->osr = 1;
+        p->framed = 1;
+        /* The rest of the setup (sub rsp, spills with long encodings this
+         * decoder does not model) ends when RBP is set: find that
+         * instruction's bytes in the first 96. Before it, the frame is not
+         * understood. */
+        p->end = (uint32_t)size;
+        for (uint32_t i = 0; i + 3 <= size && i < 96; i++) {
+            const uint8_t *c = code + i;
+            size_t left = size - i;
+            if (left >= 5 && c[0] == 0x48 && c[1] == 0x8d && c[2] == 0x6c && c[3] == 0x24) {
+                p->end = i + 5;
+                break;
+            }
+            if (left >= 8 && c[0] == 0x48 && c[1] == 0x8d && c[2] == 0xac && c[3] == 0x24) {
+                p->end = i + 8;
+                break;
+            }
+            if (c[0] == 0x48 && ((c[1] == 0x89 && c[2] == 0xe5) || (c[1] == 0x8b && c[2] == 0xec))) {
+                p->end = i + 3;
+                break;
+            }
+        }
+        return 0;
+    }
     uint32_t off = 0, pushed = 0, rbp_depth = 0;
     while (p->n < 16 && off < size) {
         int kind, reg;
@@ -124,6 +156,11 @@ int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size)
     }
     if (p->n == 16 && off < size)
         return -1; /* an unusually long prolog: not sure where it ends */
+    if (p->n == 0)
+        /* Not a prolog this decoder knows (an OSR method's starts with
+         * mov rax, [rbp]), or a method that never moves RSP: which of the
+         * two cannot be told from its first instruction. */
+        return -1;
     p->end = off;
     p->size = pushed;
     p->rbp_slot = (int)rbp_depth;
@@ -192,9 +229,22 @@ int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, siz
             return 1;
         }
     }
+    if (leaf && off == 0) {
+        /* nothing has run yet: the return address is where the call put it */
+        if (read_word(f->sp, lo, hi, &ret))
+            return 0;
+        *caller = (mdp_uw){ret, f->sp + 8, f->fp};
+        return 1;
+    }
     mdp_prolog p;
     if (mdp_prolog_decode(&p, code, size) != 0)
         return 0;
+    if (p.osr) {
+        if ((leaf && off < p.end) || f->fp < f->sp || read_word(f->fp, lo, hi, &rbp))
+            return 0;
+        *caller = (mdp_uw){0, f->fp + 16, rbp};
+        return 3;
+    }
     if (leaf && off < p.end) {
         /* stopped inside the prolog: undo what has run */
         uint32_t done = 0;

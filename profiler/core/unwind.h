@@ -34,6 +34,7 @@ typedef struct mdp_uw {
 /* How a method's prolog builds its frame. */
 typedef struct mdp_prolog {
     int framed;          /* 1: RBP frame; 0: RSP frame */
+    int osr;             /* 1: an on-stack-replacement method version (below) */
     uint32_t size;       /* RSP frame: bytes between the return address and RSP in the body */
     int rbp_slot;        /* RSP frame that pushes RBP: its slot as bytes below the
                             return address slot (8, 16, ...); 0 when not pushed */
@@ -44,14 +45,26 @@ typedef struct mdp_prolog {
 } mdp_prolog;
 
 /* Decode the frame setup at the start of a method's code (code[0..size)).
- * Returns 0, or -1 when the start is not a prolog this decoder knows. */
+ * Returns 0, or -1 when the start is not a prolog this decoder knows
+ * (including a first instruction that sets nothing up). */
 int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size);
 
 /* The caller of frame `f` of a managed method whose code region is
  * [code, code + size) (f->ip inside it). `leaf`: f was interrupted anywhere
  * (a sampled leaf); otherwise f->ip is a return site inside the body.
- * [lo, hi) bounds the stack. Returns 1 with *caller filled (its ip is the
- * raw return address), 0 when the frame is not understood. */
+ * [lo, hi) bounds the stack. Returns 0 when the frame is not understood,
+ * else *caller filled (its ip is the raw return address) and
+ *   1  computed from the prolog (the caller should check the address),
+ *   2  read from an RBP frame record,
+ *   3  an OSR method version: its own frame record holds the RBP its tier-0
+ *      frame saved (caller->fp) next to no return address that means
+ *      anything; the tier-0 frame record, which holds the same RBP and the
+ *      real return address, lies somewhere above f->fp: the caller scans
+ *      for it (caller->ip is 0).
+ * On-stack replacement: CoreCLR's OSR code takes over a running tier-0
+ * frame; its prolog starts `mov rax, [rbp]; push rax` or `push rax;
+ * mov rbp, rsp`, copying the tier-0 frame's saved RBP into a frame record
+ * of its own whose return-address slot is stale stack. */
 int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, size_t size, int leaf,
                        uintptr_t lo, uintptr_t hi);
 

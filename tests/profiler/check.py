@@ -233,6 +233,18 @@ def mode_names(log, exp):
             if len(dbg) > 1 and dbg[1].endswith("Program::Mid"):
                 mid += count
     ok(leaf > 0 and mid >= 0.9 * leaf, "Leaf is called from Mid in %d of %d samples" % (mid, leaf))
+    # Gen.Work and Gen+Inner.Deep are called only by Round and Worker: a
+    # sampled leaf in them shows one of those as its caller (the unwinder
+    # through RSP frames, OSR frames and tier transitions). Known imprecision:
+    # a few samples at tier transitions still show another instantiation.
+    work = right = 0
+    for kind, count, _, frames, dbg in log.records:
+        if dbg and len(dbg) > 1 and re.search(r"::(Work|Deep)<", dbg[0]):
+            work += count
+            if dbg[1].endswith("Program::Round") or dbg[1].endswith("Program::Worker"):
+                right += count
+    ok(work > 0 and right >= 0.97 * work,
+       "Work and Deep are called from Round or Worker in %d of %d samples" % (right, work))
     # Framework code over a type of the program (CoreLib, reached through
     # System.Runtime's forwarders), named in-process.
     corelib = set(facts["corelib"])

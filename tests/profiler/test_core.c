@@ -155,9 +155,22 @@ START_TEST(test_prolog_decode_shapes)
     /* lea rbp that does not point at the saved RBP: not understood */
     static const uint8_t odd[] = {0x55, 0x53, 0x48, 0x8d, 0x6c, 0x24, 0x00};
     ck_assert_int_eq(mdp_prolog_decode(&p, odd, sizeof odd), -1);
-    /* an OSR method's "push rax; mov rbp, rsp": RBP not its own saved slot */
-    static const uint8_t osr[] = {0x50, 0x48, 0x89, 0xe5};
-    ck_assert_int_eq(mdp_prolog_decode(&p, osr, sizeof osr), -1);
+    /* OSR prologs: "push rax; mov rbp, rsp" and "mov rax, [rbp]; push rax;
+     * sub rsp, 0x70; (a spill); lea rbp, [rsp+0x70]" */
+    static const uint8_t osr[] = {0x50, 0x48, 0x89, 0xe5, 0x90};
+    ck_assert_int_eq(mdp_prolog_decode(&p, osr, sizeof osr), 0);
+    ck_assert_int_eq(p.osr, 1);
+    ck_assert_uint_eq(p.end, 4);
+    static const uint8_t osr2[] = {0x48, 0x8b, 0x45, 0x00, 0x50, 0x48, 0x83, 0xec, 0x70,
+                                   0x4c, 0x89, 0xbc, 0x24, 0x28, 0x01, 0x00, 0x00,
+                                   0x48, 0x8d, 0x6c, 0x24, 0x70, 0x90, 0x90, 0x90, 0x90};
+    ck_assert_int_eq(mdp_prolog_decode(&p, osr2, sizeof osr2), 0);
+    ck_assert_int_eq(p.osr, 1);
+    ck_assert_uint_eq(p.end, 22);
+    /* nothing a prolog does first: not understood (it used to pass for a
+     * frame of size 0, and stale return addresses were read) */
+    static const uint8_t other[] = {0x8b, 0x47, 0x08, 0xc3};
+    ck_assert_int_eq(mdp_prolog_decode(&p, other, sizeof other), -1);
 }
 END_TEST
 
@@ -189,6 +202,22 @@ START_TEST(test_unwind_rsp_frame_body_and_prolog)
     ck_assert_uint_eq(caller.ip, 0x4242);
     /* a return address read from outside the stack is refused */
     f = (mdp_uw){base + 6, HI - 8, 0x7777};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 0);
+}
+END_TEST
+
+START_TEST(test_unwind_osr_frame_asks_for_a_scan)
+{
+    static const uint8_t code[] = {0x50, 0x48, 0x89, 0xe5, 0x90, 0x90, 0x58, 0xc3};
+    uintptr_t base = (uintptr_t)code;
+    memset(stack_words, 0, sizeof stack_words);
+    stack_words[20] = SW(40); /* the tier-0 frame's saved RBP, copied */
+    stack_words[21] = 0x1234; /* stale */
+    mdp_uw caller, f = {base + 4, SW(20), SW(20)};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 3);
+    ck_assert_uint_eq(caller.fp, SW(40));
+    /* inside its prolog: not understood */
+    f = (mdp_uw){base + 1, SW(21), SW(30)};
     ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 0);
 }
 END_TEST
@@ -443,6 +472,7 @@ Suite *suite(void)
     tcase_add_test(t, test_prolog_decode_shapes);
     tcase_add_test(t, test_unwind_rsp_frame_body_and_prolog);
     tcase_add_test(t, test_unwind_rbp_frame_and_pop_rbp);
+    tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_records_sorted_without_names);
     suite_add_tcase(s, t);
