@@ -7,7 +7,7 @@ AM_TESTS_ENVIRONMENT = MDT_TOP_SRCDIR='$(abs_top_srcdir)'; export MDT_TOP_SRCDIR
 # Helpers shared by tests, fuzz harnesses and benchmarks.
 noinst_LTLIBRARIES = tests/common/libtestcommon.la
 tests_common_libtestcommon_la_SOURCES = tests/common/walk.c tests/common/walk.h \
-	tests/common/paths.h
+	tests/common/paths.h tests/common/bootalloc.h
 tests_common_libtestcommon_la_CPPFLAGS = $(MDT_CPPFLAGS)
 
 TEST_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common $(TALLOC_CFLAGS) $(CHECK_CFLAGS)

@@ -31,6 +31,6 @@ tests_idmap_stress_CFLAGS = $(AX_PTHREAD_CFLAGS)
 tests_idmap_stress_LDADD = libmdtools/libmdtools.la $(AX_PTHREAD_CFLAGS)
 
 tests_idmap_sigtest_SOURCES = tests/idmap/sigtest.c
-tests_idmap_sigtest_CPPFLAGS = $(MDT_CPPFLAGS)
+tests_idmap_sigtest_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common
 tests_idmap_sigtest_CFLAGS = $(AX_PTHREAD_CFLAGS)
 tests_idmap_sigtest_LDADD = libmdtools/libmdtools.la $(AX_PTHREAD_CFLAGS) -ldl

@@ -37,25 +37,9 @@ static void violation(const char *what)
     atomic_compare_exchange_strong(&first_violation, &none, what);
 }
 
-/* dlsym may allocate before the real functions are known: serve that from
- * a static arena that is never freed. */
-static _Alignas(16) char boot[16384];
-static size_t bootpos;
+#include "bootalloc.h"
+
 static int resolving;
-
-static void *boot_alloc(size_t n)
-{
-    size_t at = (bootpos + 15) & ~(size_t)15;
-    if (at + n > sizeof boot)
-        return NULL;
-    bootpos = at + n;
-    return boot + at;
-}
-
-static bool in_boot(const void *p)
-{
-    return (const char *)p >= boot && (const char *)p < boot + sizeof boot;
-}
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);

@@ -1,0 +1,342 @@
+// The profiler's test program (data/profiler/README.md). Each mode runs a
+// workload and writes what the profiler should find to OUT: one line per
+// method instantiation it ran ("mvid 0xTOKEN name", Names.cs) and facts
+// ("# key value...").
+//
+//   Workload names OUT [MS]     generics, nesting, framework calls, two threads, tiering
+//   Workload plugins OUT A B    two collectible AssemblyLoadContexts in turn
+//   Workload calls OUT          exact call counts
+//   Workload alloc OUT          exact allocation counts
+//   Workload wait OUT MS        print "ready", then the names workload (attach)
+//   Workload bench N            CPU-bound work of fixed size; prints its wall time
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Runtime.Loader;
+using System.Threading;
+
+namespace Mdp.Work
+{
+    public struct Point
+    {
+        public int X, Y;
+    }
+
+    public sealed class Node
+    {
+        public int V;
+        public Node Next;
+    }
+
+    public static class Gate<T>
+    {
+        public static bool Noted;
+    }
+
+    public class Gen<T>
+    {
+        public T Held;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public long Work<U>(int n)
+        {
+            if (!Gate<(Gen<T>, U)>.Noted)
+            {
+                Gate<(Gen<T>, U)>.Noted = true;
+                Names.Note(MethodBase.GetCurrentMethod(), typeof(Gen<T>), "Work", new[] { typeof(U) });
+            }
+            long s = 0;
+            for (int i = 0; i < n; i++)
+                s += (i * 31 ^ s) & 0xff;
+            return s;
+        }
+
+        public class Inner<V>
+        {
+            [MethodImpl(MethodImplOptions.NoInlining)]
+            public long Deep<W>(int n)
+            {
+                if (!Gate<(Inner<V>, W)>.Noted)
+                {
+                    Gate<(Inner<V>, W)>.Noted = true;
+                    Names.Note(MethodBase.GetCurrentMethod(), typeof(Gen<T>.Inner<V>), "Deep", new[] { typeof(W) });
+                }
+                long s = 7;
+                for (int i = 0; i < n; i++)
+                    s = (s << 1) ^ (s >> 5) ^ i;
+                return s;
+            }
+        }
+    }
+
+    public sealed class PointOrder : IComparer<Point>
+    {
+        public static readonly PointOrder Instance = new PointOrder();
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public int Compare(Point a, Point b)
+        {
+            if (!Gate<PointOrder>.Noted)
+            {
+                Gate<PointOrder>.Noted = true;
+                Names.Note(MethodBase.GetCurrentMethod(), typeof(PointOrder), "Compare", null);
+            }
+            int c = a.X.CompareTo(b.X);
+            return c != 0 ? c : a.Y.CompareTo(b.Y);
+        }
+    }
+
+    public static class Counted
+    {
+        public static long Sink;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Hit() => Sink++;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Hit<T>() => Sink += 2;
+    }
+
+    public static class Program
+    {
+        static volatile bool stop;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static long Spin(int n)
+        {
+            if (!Gate<Point>.Noted)
+            {
+                Gate<Point>.Noted = true;
+                Names.Note(MethodBase.GetCurrentMethod(), typeof(Program), "Spin", null);
+            }
+            long s = 0;
+            for (int i = 0; i < n; i++)
+                s += i % 7;
+            return s;
+        }
+
+        // A leaf that needs no frame of its own: its caller must still show.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static long Leaf(int n)
+        {
+            long s = 3;
+            for (int i = 0; i < n; i++)
+                s ^= s * 5 + i;
+            return s;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static long Mid(int n) => Leaf(n) + 1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static long SortPoints(Point[] pts, int seed)
+        {
+            var rnd = new Random(seed);
+            for (int i = 0; i < pts.Length; i++)
+                pts[i] = new Point { X = rnd.Next(1000), Y = rnd.Next(1000) };
+            // List<Point>.Sort: framework code (System.Private.CoreLib, reached
+            // through the System.Runtime facade's type forwarders) over a type
+            // of this module.
+            var list = new List<Point>(pts);
+            list.Sort(PointOrder.Instance);
+            // System.Linq, another framework assembly.
+            return list[0].X + pts.Select(p => (long)p.Y).Sum();
+        }
+
+        // One round of every case; n scales the work.
+        static long Round(int n)
+        {
+            long t = 0;
+            t += new Gen<int>().Work<string>(n);                            // Gen<Int32>::Work<__Canon>
+            t += new Gen<string>().Work<int>(n);                            // Gen<__Canon>::Work<Int32>
+            t += new Gen<string>().Work<string>(n);                         // fully shared
+            t += new Gen<long>().Work<double>(n);                           // exact, value types
+            t += new Gen<Point>().Work<List<string>>(n);                    // Gen<Point>::Work<__Canon>
+            t += new Gen<KeyValuePair<string, int>>().Work<int>(n);         // value type over a reference
+            t += new Gen<int>.Inner<string>().Deep<Point>(n);               // nested generic
+            t += new Gen<Point[]>.Inner<long>().Deep<KeyValuePair<int, string>>(n);
+            t += Spin(n);
+            t += Mid(n);
+            t += SortPoints(new Point[n / 50 + 16], n);
+            return t;
+        }
+
+        static void Worker()
+        {
+            long t = 0;
+            while (!stop)
+            {
+                t += new Gen<string>().Work<string>(20000);
+                t += Spin(20000);
+            }
+            GC.KeepAlive(t);
+        }
+
+        static void Facts()
+        {
+            Names.Fact("module", Names.Mvid(typeof(Program).Module));
+            Names.Fact("corelib", Names.Mvid(typeof(object).Module));
+            Names.Fact("linq", Names.Mvid(typeof(Enumerable).Module));
+            Names.NoteModule(typeof(Program).Module);
+        }
+
+        // Two threads, every case, long enough for tier-1 re-JIT (30 calls,
+        // then the tiering delay) and on-stack replacement of loops: at
+        // least `ms` of wall time and `ms` of the process's CPU time, so a
+        // busy machine does not starve the profile of samples.
+        static void Names_(int ms)
+        {
+            Facts();
+            var w = new Thread(Worker) { Name = "worker" };
+            w.Start();
+            var sw = Stopwatch.StartNew();
+            var me = Process.GetCurrentProcess();
+            TimeSpan cpu0 = me.TotalProcessorTime;
+            long t = 0;
+            while (sw.ElapsedMilliseconds < ms || (me.TotalProcessorTime - cpu0).TotalMilliseconds < ms)
+            {
+                t += Round(20000);
+                me.Refresh();
+            }
+            stop = true;
+            w.Join();
+            Console.WriteLine("names done " + t);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static WeakReference RunPlugin(string dir, string label, int ms)
+        {
+            var alc = new AssemblyLoadContext("plugin" + label, isCollectible: true);
+            Assembly asm = alc.LoadFromAssemblyPath(Path.Combine(Path.GetFullPath(dir), "Plugin.dll"));
+            Names.Fact("plugin", label + " " + Names.Mvid(asm.ManifestModule));
+            Names.NoteModule(asm.ManifestModule);
+            MethodInfo run = asm.GetType("Plugin.Entry").GetMethod("Run");
+            var note = new Action<MethodBase, Type, string, Type[]>(Names.Note);
+            TimeSpan cpu0 = Process.GetCurrentProcess().TotalProcessorTime;
+            object r = run.Invoke(null, new object[] { ms, note });
+            TimeSpan cpu1 = Process.GetCurrentProcess().TotalProcessorTime;
+            Names.Fact("cpu", label + " " + (int)(cpu1 - cpu0).TotalMilliseconds);
+            GC.KeepAlive(r);
+            alc.Unload();
+            return new WeakReference(alc);
+        }
+
+        static void Plugins(string a, string b)
+        {
+            Facts();
+            foreach (var (dir, label) in new[] { (a, "A"), (b, "B") })
+            {
+                WeakReference wr = RunPlugin(dir, label, 600);
+                for (int i = 0; i < 200 && wr.IsAlive; i++)
+                {
+                    GC.Collect();
+                    GC.WaitForPendingFinalizers();
+                    Thread.Sleep(5);
+                }
+                Names.Fact("unloaded", label + " " + (wr.IsAlive ? "no" : "yes"));
+            }
+            Console.WriteLine("plugins done");
+        }
+
+        static void Calls()
+        {
+            Facts();
+            const int plain = 100003, ints = 20011, strings = 30011;
+            for (int i = 0; i < plain; i++)
+                Counted.Hit();
+            for (int i = 0; i < ints; i++)
+                Counted.Hit<int>();
+            for (int i = 0; i < strings; i++)
+                Counted.Hit<string>();
+            Type c = typeof(Counted);
+            MethodInfo hit = c.GetMethods().First(m => m.Name == "Hit" && !m.IsGenericMethodDefinition);
+            MethodInfo hitT = c.GetMethods().First(m => m.Name == "Hit" && m.IsGenericMethodDefinition);
+            foreach (var (m, args, n) in new[] { (hit, (Type[])null, plain), (hitT, new[] { typeof(int) }, ints),
+                                                 (hitT, new[] { typeof(string) }, strings) })
+            {
+                Names.Note(m, c, "Hit", args);
+                Names.Fact("calls", Names.Frame(m, c, args) + " " + Names.Method(c, "Hit", args) + " " + n);
+            }
+            Console.WriteLine("calls done " + Counted.Sink);
+        }
+
+        static void Alloc()
+        {
+            Facts();
+            const int nodes = 10007, points = 5003, gens = 3001, genints = 2003;
+            var keepNodes = new Node[nodes];
+            for (int i = 0; i < nodes; i++)
+                keepNodes[i] = new Node { V = i };
+            var keepPoints = new Point[points][];
+            for (int i = 0; i < points; i++)
+                keepPoints[i] = new Point[4];
+            var keepGens = new Gen<string>[gens];
+            for (int i = 0; i < gens; i++)
+                keepGens[i] = new Gen<string>();
+            var keepGenInts = new Gen<int>[genints];
+            for (int i = 0; i < genints; i++)
+                keepGenInts[i] = new Gen<int>();
+            foreach (var (t, n) in new[] { (typeof(Node), nodes), (typeof(Point[]), points),
+                                           (typeof(Gen<string>), gens), (typeof(Gen<int>), genints),
+                                           (typeof(Node[]), 1), (typeof(Point[][]), 1),
+                                           (typeof(Gen<string>[]), 1) })
+                Names.Fact("alloc", Names.Desc(t, false) + " " + Names.Exact(t) + " " + n);
+            GC.KeepAlive(keepNodes);
+            GC.KeepAlive(keepPoints);
+            GC.KeepAlive(keepGens);
+            GC.KeepAlive(keepGenInts);
+            Console.WriteLine("alloc done");
+        }
+
+        static void Bench(int n)
+        {
+            var sw = Stopwatch.StartNew();
+            long t = 0;
+            for (int i = 0; i < n; i++)
+                t += Round(20000);
+            Console.WriteLine("bench " + sw.ElapsedMilliseconds + " ms " + t);
+        }
+
+        public static int Main(string[] args)
+        {
+            if (args.Length < 2)
+            {
+                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|bench ...");
+                return 2;
+            }
+            string mode = args[0], output = args[1];
+            switch (mode)
+            {
+                case "names":
+                    Names_(args.Length > 2 ? int.Parse(args[2]) : 2500);
+                    break;
+                case "plugins":
+                    Plugins(args[2], args[3]);
+                    break;
+                case "calls":
+                    Calls();
+                    break;
+                case "alloc":
+                    Alloc();
+                    break;
+                case "wait":
+                    Console.WriteLine("ready " + Environment.ProcessId);
+                    Console.Out.Flush();
+                    Names_(int.Parse(args[2]));
+                    break;
+                case "bench":
+                    Bench(int.Parse(output));
+                    return 0;
+                default:
+                    Console.Error.WriteLine("unknown mode " + mode);
+                    return 2;
+            }
+            Names.Write(output);
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,162 @@
+/* Profiler settings: defaults, the MDPROFILE_* environment variables that
+ * `mdprofile` sets for a profiler loaded at startup, and the "key=value;..."
+ * text that `mdprofile --attach` passes as the attach request's client data.
+ * One table of keys serves both. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+
+void mdp_config_default(mdp_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->mode = MDP_MODE_SAMPLE;
+    cfg->rate = 1000;
+    cfg->max_depth = 255;
+    cfg->drain_ms = 20;
+}
+
+static int parse_uint(const char *v, size_t len, unsigned lo, unsigned hi, unsigned *out)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, v, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(buf, &end, 10);
+    if (errno || *end || buf[0] == '-' || x < lo || x > hi)
+        return -1;
+    *out = (unsigned)x;
+    return 0;
+}
+
+static int is(const char *v, size_t len, const char *word)
+{
+    return strlen(word) == len && memcmp(v, word, len) == 0;
+}
+
+/* Apply one setting; `key` is the lower-case key. */
+static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char *err,
+               size_t errlen)
+{
+    unsigned u;
+    if (strcmp(key, "mode") == 0) {
+        if (is(v, len, "sample"))
+            cfg->mode = MDP_MODE_SAMPLE;
+        else if (is(v, len, "calls"))
+            cfg->mode = MDP_MODE_CALLS;
+        else if (is(v, len, "alloc"))
+            cfg->mode = MDP_MODE_ALLOC;
+        else
+            goto bad;
+    } else if (strcmp(key, "rate") == 0) {
+        if (parse_uint(v, len, 1, 100000, &cfg->rate))
+            goto bad;
+    } else if (strcmp(key, "depth") == 0) {
+        if (parse_uint(v, len, 1, 255, &cfg->max_depth))
+            goto bad;
+    } else if (strcmp(key, "output") == 0) {
+        if (len >= sizeof cfg->output)
+            goto bad;
+        memcpy(cfg->output, v, len);
+        cfg->output[len] = 0;
+    } else if (strcmp(key, "debug_names") == 0) {
+        if (parse_uint(v, len, 0, 1, &u))
+            goto bad;
+        cfg->debug_names = (int)u;
+    } else if (strcmp(key, "duration") == 0) {
+        if (parse_uint(v, len, 0, 86400000, &cfg->duration_ms))
+            goto bad;
+    } else if (strcmp(key, "elt") == 0) {
+        if (is(v, len, "fast"))
+            cfg->elt_slow = 0;
+        else if (is(v, len, "slow"))
+            cfg->elt_slow = 1;
+        else
+            goto bad;
+    } else if (strcmp(key, "drain_ms") == 0) {
+        if (parse_uint(v, len, 1, 600000, &cfg->drain_ms))
+            goto bad;
+    } else if (strcmp(key, "verbose") == 0) {
+        if (parse_uint(v, len, 0, 2, &u))
+            goto bad;
+        cfg->verbose = (int)u;
+    } else {
+        snprintf(err, errlen, "unknown setting '%s'", key);
+        return -1;
+    }
+    return 0;
+bad:
+    snprintf(err, errlen, "bad value '%.*s' for %s", (int)(len > 200 ? 200 : len), v, key);
+    return -1;
+}
+
+static const char *const keys[] = {"mode", "rate",    "depth",   "output",  "debug_names",
+                                   "duration", "elt", "verbose", "drain_ms"};
+
+int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        char name[64] = "MDPROFILE_";
+        size_t n = strlen(name);
+        for (const char *k = keys[i]; *k && n + 1 < sizeof name; k++)
+            name[n++] = (char)(*k >= 'a' && *k <= 'z' ? *k - 32 : *k);
+        name[n] = 0;
+        const char *v = getenv(name);
+        if (v && set(cfg, keys[i], v, strlen(v), err, errlen) != 0) {
+            size_t m = strlen(err);
+            snprintf(err + m, errlen - m, " (environment variable %s)", name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, size_t errlen)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && text[j] != ';')
+            j++;
+        if (j > i) {
+            const char *eq = memchr(text + i, '=', j - i);
+            char key[32];
+            size_t klen = eq ? (size_t)(eq - (text + i)) : 0;
+            if (!eq || klen == 0 || klen >= sizeof key) {
+                snprintf(err, errlen, "malformed setting '%.*s'", (int)(j - i > 200 ? 200 : j - i),
+                         text + i);
+                return -1;
+            }
+            memcpy(key, text + i, klen);
+            key[klen] = 0;
+            /* A path may hold ';': output is written last and runs to the end. */
+            if (strcmp(key, "output") == 0)
+                j = len;
+            if (set(cfg, key, eq + 1, j - i - klen - 1, err, errlen) != 0)
+                return -1;
+        }
+        i = j + 1;
+    }
+    return 0;
+}
+
+int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
+{
+    static const char *const modes[] = {"sample", "calls", "alloc"};
+    int n = snprintf(buf, len,
+                     "mode=%s;rate=%u;depth=%u;debug_names=%d;duration=%u;elt=%s;verbose=%d;"
+                     "drain_ms=%u;output=%s",
+                     modes[cfg->mode], cfg->rate, cfg->max_depth, cfg->debug_names,
+                     cfg->duration_ms, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
+                     cfg->drain_ms, cfg->output);
+    if (n < 0 || (size_t)n >= len)
+        return -1;
+    return n;
+}

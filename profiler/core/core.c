@@ -1,0 +1,177 @@
+/* The profiler core's lifetime: creating the map, the sampler and the drain
+ * thread, the sequence counter, finishing (stop sampling, drain, write the
+ * log exactly once) and freeing. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mdtools/errors.h>
+
+#include "core/core_int.h"
+
+void mdp_drain_buffers_free(void);
+
+static int on_miss(mdt_idmap *map, int kind, uintptr_t id, void *payload)
+{
+    mdp_core *core = payload;
+    if (!mdp_ops_live(core) || !core->ops.miss)
+        return MDT_ENOTFOUND;
+    return core->ops.miss(core->ops.payload, kind, id);
+}
+
+int mdp_ops_live(mdp_core *core)
+{
+    return atomic_load_explicit(&core->ops_live, memory_order_acquire);
+}
+
+uint64_t mdp_elapsed_ms(const mdp_core *core)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t ms = (int64_t)(now.tv_sec - core->start_mono.tv_sec) * 1000 +
+                 (now.tv_nsec - core->start_mono.tv_nsec) / 1000000;
+    return ms < 0 ? 0 : (uint64_t)ms;
+}
+
+void mdp_log(const mdp_core *core, const char *fmt, ...)
+{
+    if (!core || !core->cfg.verbose)
+        return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "mdprofile[%d]: %s\n", (int)getpid(), buf);
+}
+
+const mdp_config *mdp_core_config(const mdp_core *core)
+{
+    return &core->cfg;
+}
+
+mdt_idmap *mdp_core_map(mdp_core *core)
+{
+    return core->map;
+}
+
+uint64_t mdp_seq(mdp_core *core)
+{
+    return mdt_idmap_next_seq(core->map);
+}
+
+int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *ops,
+                 const char *runtime, int attach, char *err, size_t errlen)
+{
+    *out = NULL;
+    mdp_core *core = calloc(1, sizeof *core);
+    if (!core) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    core->cfg = *cfg;
+    if (ops)
+        core->ops = *ops;
+    atomic_store(&core->ops_live, 1);
+    snprintf(core->runtime, sizeof core->runtime, "%s", runtime ? runtime : "");
+    for (char *p = core->runtime; *p; p++)
+        if (*p == ' ' || *p == '\t' || *p == '\n')
+            *p = '_';
+    core->attach = attach;
+    core->pid = (int)getpid();
+    time(&core->start_wall);
+    clock_gettime(CLOCK_MONOTONIC, &core->start_mono);
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&core->drain_lock, &ma);
+    pthread_mutexattr_destroy(&ma);
+    pthread_mutex_init(&core->mods_lock, NULL);
+    pthread_mutex_init(&core->code_lock, NULL);
+    pthread_mutex_init(&core->threads_lock, NULL);
+
+    mdt_idmap_options o = {.modules = 256, .classes = 16384, .functions = 65536,
+                           .miss = on_miss, .miss_payload = core};
+    if (mdt_idmap_new(&core->map, &o) != 0) {
+        snprintf(err, errlen, "cannot create the runtime-ID map");
+        free(core);
+        return -1;
+    }
+    int e = 0;
+    if (cfg->mode == MDP_MODE_SAMPLE)
+        e = mdp_sampler_init(core, err, errlen);
+    else if (cfg->mode == MDP_MODE_CALLS)
+        e = mdp_calls_init(core);
+    else
+        e = mdp_alloc_init(core);
+    if (e == 0)
+        e = mdp_drain_start(core, err, errlen);
+    if (e != 0) {
+        if (!err[0])
+            snprintf(err, errlen, "out of memory");
+        mdp_core_free(core);
+        return -1;
+    }
+    *out = core;
+    return 0;
+}
+
+static void wait_handlers(mdp_core *core)
+{
+    if (!core->slots)
+        return;
+    for (unsigned i = 0; i < MDP_MAX_THREADS; i++)
+        for (int spins = 0; atomic_load(&core->slots[i].busy) && spins < 100000; spins++)
+            sched_yield();
+}
+
+int mdp_core_finish(mdp_core *core)
+{
+    int zero = 0;
+    if (!core || !atomic_compare_exchange_strong(&core->finished, &zero, 1))
+        return 0;
+    mdp_sampler_stop(core);
+    wait_handlers(core);
+    pthread_mutex_lock(&core->drain_lock);
+    mdp_drain_all(core);
+    mdp_calls_flush(core);
+    mdp_alloc_flush(core);
+    int r = mdp_log_write(core);
+    pthread_mutex_unlock(&core->drain_lock);
+    mdp_drain_stop(core);
+    if (core->ops.done && mdp_ops_live(core))
+        core->ops.done(core->ops.payload);
+    return r;
+}
+
+void mdp_core_free(mdp_core *core)
+{
+    if (!core)
+        return;
+    atomic_store(&core->ops_live, 0);
+    if (!atomic_load(&core->finished)) {
+        atomic_store(&core->finished, 1);
+        mdp_sampler_stop(core);
+        mdp_drain_stop(core);
+    }
+    mdp_sampler_free(core);
+    wait_handlers(core);
+    pthread_mutex_lock(&core->drain_lock);
+    mdp_frames_free(core);
+    mdp_records_free(core);
+    mdp_code_free(core);
+    mdp_calls_free(core);
+    mdp_alloc_free(core);
+    pthread_mutex_unlock(&core->drain_lock);
+    mdt_idmap_free(core->map);
+    mdp_modules_free(core);
+    mdp_drain_buffers_free();
+    /* core->slots stay mapped: see sampler.c */
+    free(core);
+}

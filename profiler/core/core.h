@@ -1,0 +1,180 @@
+/* mdprofile core: the runtime-independent half of the profiler.
+ *
+ * A runtime adapter (profiler/coreclr/ for CoreCLR; a Mono adapter would be
+ * another) turns the runtime's callbacks into the events below. The core
+ * keeps the runtime-ID maps of libmdtools (<mdtools/idmap.h>), opens each
+ * module's image where the loader put it, runs the CPU-time sampler and its
+ * drain thread, counts calls and allocations, and writes the log of
+ * doc/profile-log.md, in which every frame is a module MVID plus metadata
+ * tokens and portable type-argument descriptors: nothing a runtime ID.
+ *
+ * Sequence numbers: an adapter takes mdp_seq() on entry to every callback,
+ * before it asks the runtime anything, and passes it to the event; an
+ * enumeration (attach catch-up) takes one seq before it starts and passes
+ * that for each item. The maps then let the newest information win
+ * ("CLR V4: Profiler Attach Part 2").
+ *
+ * Threads: events may come from any thread, concurrently. None may be sent
+ * from a signal handler. The sampler's handler is the only code of the core
+ * that runs in a signal handler; it allocates nothing, takes no lock and
+ * calls only async-signal-safe lookups of the map. */
+#ifndef MDP_CORE_H
+#define MDP_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mdtools/idmap.h>
+
+enum mdp_mode { MDP_MODE_SAMPLE = 0, MDP_MODE_CALLS = 1, MDP_MODE_ALLOC = 2 };
+
+/* Settings. From the environment at startup (mdp_config_from_env) or from
+ * the attach request's client data (mdp_config_parse); doc/mdprofile.1
+ * lists both. */
+typedef struct mdp_config {
+    int mode;              /* enum mdp_mode */
+    unsigned rate;         /* samples per second of thread CPU time (1..100000) */
+    unsigned max_depth;    /* frames per sample (1..255) */
+    char output[4096];     /* log path; "" = mdprofile.PID.log in the cwd */
+    int debug_names;       /* add the in-process names to every record */
+    unsigned duration_ms;  /* 0 = until the process ends */
+    int elt_slow;          /* calls mode: WithInfo C hooks instead of the asm ones */
+    int verbose;           /* diagnostics on stderr (1), and raw samples (2) */
+    unsigned drain_ms;     /* drain period (tests lengthen it to make unload-time draining visible) */
+} mdp_config;
+
+void mdp_config_default(mdp_config *cfg);
+/* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION, _ELT,
+ * _VERBOSE, _DRAIN_MS. Returns 0, or -1 with a message in err for a bad value. */
+int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen);
+/* Parse "key=value;key=value" (the same keys in lower case: mode, rate,
+ * depth, output, debug_names, duration, elt, verbose, drain_ms), `len`
+ * bytes; output, when present, comes last and runs to the end. */
+int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, size_t errlen);
+/* The text form mdp_config_parse reads, into buf. Returns its length or -1
+ * when buf is too small. */
+int mdp_config_format(const mdp_config *cfg, char *buf, size_t len);
+
+typedef struct mdp_core mdp_core;
+
+#define MDP_IL_NO_MAPPING 0xffffffffu
+#define MDP_IL_PROLOG 0xfffffffeu
+#define MDP_IL_EPILOG 0xfffffffdu
+struct mdp_il_entry {
+    uint32_t il, start, end;
+};
+
+/* What the core may ask the adapter, always from a normal thread (the drain
+ * thread or an event's thread), never from the signal handler. */
+typedef struct mdp_runtime_ops {
+    /* The map's miss callback: learn `id` of `kind` (enum mdt_idmap_kind;
+     * for MDT_IDMAP_IP the function whose code holds that address) and send
+     * the events. 0 or negative. */
+    int (*miss)(void *payload, int kind, uintptr_t id);
+    /* The IL-to-native map of the code version starting at `code_start`:
+     * up to cap entries (il is the IL offset or one of the MDP_IL_* values;
+     * start and end are native offsets from code_start, counted across the
+     * version's regions in order). Returns the number of entries the map
+     * has (may exceed cap: call again with more room), or negative. */
+    int (*il_map)(void *payload, uintptr_t code_start, struct mdp_il_entry *out, size_t cap);
+    /* Called by the drain thread every period, before it drains, with no
+     * lock of the core held: the adapter's deferred work. May be NULL. */
+    void (*tick)(void *payload);
+    /* The log is written (the duration of an attached session ran out, or
+     * the process ends): the adapter may detach. May be NULL. */
+    void (*done)(void *payload);
+    void *payload;
+} mdp_runtime_ops;
+
+/* Create the core: the map, the sampler's signal handler (sample mode), the
+ * drain thread. `runtime` names the runtime for the log header ("10.0.12"),
+ * `attach` is 1 on attach. Errors: negative, with a message in err. */
+int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *ops,
+                 const char *runtime, int attach, char *err, size_t errlen);
+/* Stop sampling, drain, write the log (once; later calls do nothing) and
+ * return 0 or negative. The core stays usable for events (they are then
+ * ignored) until mdp_core_free. */
+int mdp_core_finish(mdp_core *core);
+void mdp_core_free(mdp_core *core);
+
+const mdp_config *mdp_core_config(const mdp_core *core);
+mdt_idmap *mdp_core_map(mdp_core *core);
+uint64_t mdp_seq(mdp_core *core);
+/* Diagnostics on stderr when MDPROFILE_VERBOSE is set (printf format). */
+void mdp_log(const mdp_core *core, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- Events ----------------------------------------------------------- */
+
+enum mdp_module_flags {
+    MDP_MODULE_DYNAMIC = 1u << 0,     /* Reflection.Emit: no image, frames "dynamic" */
+    MDP_MODULE_FLAT = 1u << 1,        /* the image lies as in the file */
+    MDP_MODULE_RESOURCE = 1u << 2,    /* no metadata */
+    MDP_MODULE_COLLECTIBLE = 1u << 3, /* may unload (collectible AssemblyLoadContext) */
+    MDP_MODULE_STUBS = 1u << 4        /* pseudo module of runtime stubs: frames "stub" */
+};
+
+typedef struct mdp_module_desc {
+    const void *base; /* where the loader put the image (NULL: none) */
+    const char *path; /* UTF-8, may be "" */
+    unsigned flags;   /* enum mdp_module_flags */
+    uintptr_t assembly;
+    uintptr_t appdomain;
+} mdp_module_desc;
+
+/* A module finished loading: open its image in place (a mapped image, or the
+ * flat file layout; never a second copy of the file) and record it. */
+int mdp_ev_module_load(mdp_core *core, uint64_t seq, uintptr_t module, const mdp_module_desc *d);
+/* The module's assembly became known (ModuleAttachedToAssembly). */
+int mdp_ev_module_assembly(mdp_core *core, uint64_t seq, uintptr_t module, uintptr_t assembly);
+/* Unloads: pending samples are drained first, so frames sampled before the
+ * unload keep their names and nothing sampled after it gets them. */
+int mdp_ev_module_unload(mdp_core *core, uint64_t seq, uintptr_t module);
+int mdp_ev_assembly_unload(mdp_core *core, uint64_t seq, uintptr_t assembly);
+int mdp_ev_appdomain_shutdown(mdp_core *core, uint64_t seq, uintptr_t appdomain);
+
+/* ClassLoadFinished (or a lazily fetched class). `info` as for
+ * mdt_idmap_class_load; prim is filled in by the core for the core
+ * library's primitives and System.__Canon. */
+int mdp_ev_class_load(mdp_core *core, uint64_t seq, uintptr_t cls, const mdt_idmap_class_info *info);
+int mdp_ev_class_unload(mdp_core *core, uint64_t seq, uintptr_t cls);
+/* A ClassID standing for a primitive the runtime names by its element type
+ * only (an array's element without a ClassID): recorded once, never a valid
+ * pointer. `elem` is an ECMA-335 element type (0x01..0x1c). Returns the ID,
+ * or 0 for an element type that is not a primitive. */
+uintptr_t mdp_ev_prim_class(mdp_core *core, uint64_t seq, unsigned elem);
+
+int mdp_ev_function_load(mdp_core *core, uint64_t seq, uintptr_t fn,
+                         const mdt_idmap_function_info *info);
+int mdp_ev_function_unload(mdp_core *core, uint64_t seq, uintptr_t fn);
+
+/* One code version of a live function: its regions (the first is the one
+ * starting at the version's entry; IL-to-native offsets count across the
+ * regions in this order). */
+typedef struct mdp_code_region {
+    uintptr_t start;
+    size_t size;
+} mdp_code_region;
+int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_region *regions,
+                size_t nregions);
+
+/* A runtime thread started (tid = the kernel's thread ID) or ended. When the
+ * call runs on that very thread, its stack bounds are read here; otherwise
+ * the sampler learns them from its first sample. */
+int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid);
+int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread);
+
+/* ---- calls mode ---------------------------------------------------------- */
+
+/* A counter for function `fn` (created on first use): the word an enter hook
+ * increments. NULL when out of counters (counted as a drop). */
+uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn);
+/* The per-thread slow-path hook body: count an enter of the function whose
+ * counter mdp_calls_counter returned. */
+void mdp_calls_enter(mdp_core *core, uint64_t *counter);
+
+/* ---- alloc mode ---------------------------------------------------------- */
+
+/* One allocation of `bytes` bytes of class `cls`, on the calling thread. */
+void mdp_alloc_count(mdp_core *core, uintptr_t cls, uint64_t bytes);
+
+#endif

@@ -1,0 +1,227 @@
+/* Internals of the profiler core, shared by its files (see core.h).
+ *
+ * Locks, innermost last; none is ever taken in the signal handler:
+ *   drain   (recursive) serializes draining, the frame cache, the records
+ *           and the IL maps; unload events hold it while they drain and
+ *           apply the unload, so no sample is named after its code died.
+ *           Draining may call the adapter (miss callbacks), whose events
+ *           take the leaf locks below.
+ *   mods    the module side table (leaf).
+ *   code    code regions -> code versions (leaf).
+ *   threads the sampler's slot allocation (leaf). */
+#ifndef MDP_CORE_INT_H
+#define MDP_CORE_INT_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <mdtools/assembly.h>
+#include <mdtools/image.h>
+
+#include "core/core.h"
+#include "core/hash.h"
+#include "core/ring.h"
+
+#define MDP_MAX_THREADS 4096u    /* sampler slots (threads alive at once) */
+#define MDP_RING_WORDS (1u << 14) /* 128 KiB of samples per thread */
+#define MDP_DRAIN_MS 20u          /* drain period (default), and the sleep step */
+#define MDP_MAX_TARGS 64u         /* type arguments of one generic */
+#define MDP_MAX_DEPTH 255u        /* frames per sample (the log's limit) */
+/* Pseudo IDs, below any address the runtime hands out (the zero page):
+ * primitive classes (mdp_ev_prim_class) and their module. */
+#define MDP_PRIM_CLASS_BASE 0x100u
+#define MDP_PRIM_MODULE 0x17u
+
+/* A sample in a ring: a header word, the interrupted stack pointer when the
+ * thread's stack bounds are not known yet, then (ip, function, gen) per
+ * frame, leaf first. */
+#define MDP_SAMPLE_MAGIC 0x5a4dull
+#define MDP_SAMPLE_HAVE_SP 0x01u /* a stack-pointer word follows the header */
+#define MDP_SAMPLE_CUT 0x02u     /* the walk stopped at the depth limit */
+/* weight: timer periods the sample stands for (1 + the timer's overrun) */
+#define MDP_SAMPLE_HDR(nframes, flags, weight)                                 \
+    (MDP_SAMPLE_MAGIC << 48 | (uint64_t)(weight) << 16 | (uint64_t)(flags) << 8 | (nframes))
+
+enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_RETIRED = 2 };
+
+struct mdp_slot {
+    _Atomic int state;
+    _Atomic int busy; /* handlers inside (Dekker with state) */
+    _Atomic int tid;
+    _Atomic uintptr_t stack_lo, stack_hi; /* 0: not known yet */
+    uintptr_t runtime_thread;
+    timer_t timer;
+    int has_timer;
+    unsigned retired_cycles;
+    mdp_ring ring;
+    uint64_t *ringbuf;
+    _Atomic uint64_t samples, drops, stray;
+};
+
+/* What the core knows of a module beyond the map. */
+struct mdp_module {
+    uintptr_t id;
+    const void *base;
+    char *path;
+    unsigned flags;
+    void *ctx;       /* talloc context of the image (NULL: no image) */
+    mdt_image *image;
+    mdt_identity identity;
+    int has_identity;
+    uint8_t mvid[16];
+    int corelib;
+    uint32_t prim_tokens[24]; /* corelib: TypeDef of each primitive, 0 absent */
+    uint8_t prim_codes[24];
+};
+
+/* A code region of one code version. */
+struct mdp_region {
+    uintptr_t start;
+    size_t size;
+    uintptr_t version; /* start of the version's first region */
+    size_t base;       /* offset of this region in the version's code */
+    uint64_t serial;   /* distinguishes code placed at a reused address */
+    uintptr_t fn;      /* the function incarnation it belongs to */
+    uint64_t fn_gen;
+};
+
+struct mdp_ilmap {
+    size_t n;
+    struct mdp_il_entry e[];
+};
+
+enum mdp_frame_kind {
+    FK_MANAGED = 0,
+    FK_NATIVE,
+    FK_DYNAMIC,
+    FK_STUB,
+    FK_UNMAPPED,
+    FK_UNLOADED,
+    FK_NOMVID,
+    FK_COUNT
+};
+
+/* A function incarnation as the log names it. */
+struct mdp_frame {
+    int kind;
+    char *text;  /* "mvid:0x06......{..}<..>" or the special word */
+    char *debug; /* in-process name, "?" when it could not be built */
+};
+
+/* One aggregated record. */
+struct mdp_record {
+    uint64_t count, bytes;
+    char *debug; /* TAB-separated names, NULL without --debug-names */
+};
+
+struct mdp_calls;
+struct mdp_alloc;
+
+struct mdp_core {
+    mdp_config cfg;
+    mdp_runtime_ops ops;
+    _Atomic int ops_live; /* 0 after the runtime is gone: no more calls into it */
+    mdt_idmap *map;
+    char runtime[64];
+    int attach;
+    int pid;
+    time_t start_wall;
+    struct timespec start_mono;
+    _Atomic int finished;
+
+    pthread_mutex_t mods_lock;
+    mdp_pmap modules; /* id -> struct mdp_module */
+    struct mdp_module **graveyard;
+    size_t ngraveyard, graveyard_cap;
+
+    pthread_mutex_t code_lock;
+    mdp_pmap regions; /* start -> struct mdp_region */
+    uint64_t region_serial;
+
+    pthread_mutex_t drain_lock;
+    mdp_pmap frames;  /* (function, gen) -> struct mdp_frame */
+    mdp_pmap ilmaps;  /* (version start, serial) -> struct mdp_ilmap */
+    mdp_pmap ipkinds; /* unattributed ip -> kind + 1 (cast) */
+    mdp_smap records; /* key text -> struct mdp_record */
+    uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut, stat_drops_other;
+    unsigned drain_cycles;
+
+    /* sampler */
+    struct mdp_slot *slots;
+    pthread_mutex_t threads_lock;
+    _Atomic uint64_t threads_seen;
+    int sampling;
+
+    pthread_t drain_thread;
+    int drain_started;
+    _Atomic int drain_stop;
+
+    struct mdp_calls *calls;
+    struct mdp_alloc *alloc;
+};
+
+/* modules.c */
+struct mdp_module *mdp_module_get(mdp_core *core, uintptr_t id); /* mods_lock held */
+void mdp_modules_free(mdp_core *core);
+
+/* sampler.c */
+int mdp_sampler_init(mdp_core *core, char *err, size_t errlen);
+void mdp_sampler_stop(mdp_core *core);
+void mdp_sampler_free(mdp_core *core);
+/* The handler's view of the process (one profiler per process). */
+extern mdp_core *_Atomic mdp_sampling_core;
+
+/* drain.c */
+int mdp_drain_start(mdp_core *core, char *err, size_t errlen);
+void mdp_drain_stop(mdp_core *core);
+/* Drain every ring now; the caller holds drain_lock. */
+void mdp_drain_all(mdp_core *core);
+
+/* frames.c: with drain_lock held */
+const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen);
+/* Classify an address no function range covered at sample time; may fill
+ * *fn, *gen when the code turns out to be managed. */
+int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen);
+/* "@0x..." IL offset suffix for ip in (fn, gen), or "" */
+void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf,
+                  size_t len);
+/* Descriptor text of a class, after fetching what the map lacks. */
+int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len);
+void mdp_frames_forget_ips(mdp_core *core);
+/* A copy with TAB, newline and backslash escaped (malloc), or NULL. */
+char *mdp_escape_name(const char *s);
+void mdp_frames_free(mdp_core *core);
+extern const char *const mdp_frame_kind_text[FK_COUNT];
+
+/* records.c: with drain_lock held */
+int mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count, uint64_t bytes,
+                   const char *debug);
+int mdp_log_write(mdp_core *core);
+void mdp_records_free(mdp_core *core);
+
+/* codemap.c */
+/* Copy the region starting at `start` into *out; 0 or -1. */
+int mdp_code_region_get(mdp_core *core, uintptr_t start, struct mdp_region *out);
+/* The IL map of a version (cached; drain_lock held), NULL if none. */
+const struct mdp_ilmap *mdp_code_ilmap(mdp_core *core, const struct mdp_region *r);
+void mdp_code_forget_ilmaps(mdp_core *core);
+void mdp_code_free(mdp_core *core);
+
+/* calls.c, alloc.c */
+int mdp_calls_init(mdp_core *core);
+void mdp_calls_flush(mdp_core *core); /* drain_lock held */
+void mdp_calls_free(mdp_core *core);
+int mdp_alloc_init(mdp_core *core);
+void mdp_alloc_flush(mdp_core *core); /* drain_lock held */
+void mdp_alloc_free(mdp_core *core);
+
+/* misc */
+void mdp_mvid_hex(char out[33], const uint8_t mvid[16]);
+uint64_t mdp_elapsed_ms(const mdp_core *core);
+int mdp_ops_live(mdp_core *core);
+
+#endif

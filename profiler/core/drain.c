@@ -1,0 +1,236 @@
+/* The drain: empties every thread's sample ring, turns each sample into the
+ * log's portable frames and adds it to the aggregated records (identical
+ * stacks are counted once with their number).
+ *
+ * It runs on its own thread every MDP_DRAIN_MS, and synchronously inside
+ * every unload event (mdp_ev_*_unload, which hold drain_lock across the
+ * drain and the unload), so a sample is always named by the map as it was
+ * when the sample was taken: frames of a collectible assembly's code sampled
+ * before its unload keep the plug-in's names, and its addresses reused
+ * afterwards never get them. Frames that no range covered at sample time
+ * are classified here (native code, a stub, or managed code the map had not
+ * seen yet, learnt through the miss callback). The drain thread also fills
+ * in the stack bounds of threads registered from elsewhere (from the
+ * mapping that holds a sampled stack pointer), frees slots of ended threads
+ * and ends an attached session after its duration. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/core_int.h"
+
+void mdp_sampler_housekeeping(mdp_core *core, int check_alive);
+
+struct keybuf {
+    char *s;
+    size_t len, cap;
+};
+
+static int kb_add(struct keybuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p)
+            return -1;
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+    return 0;
+}
+
+/* The mapping that holds `sp`, from /proc/self/maps. */
+static int stack_mapping(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return -1;
+    char line[512];
+    int found = -1;
+    while (fgets(line, sizeof line, f)) {
+        uintptr_t a, b;
+        char perms[8];
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &a, &b, perms) == 3 && sp >= a &&
+            sp < b && perms[0] == 'r' && perms[1] == 'w') {
+            *lo = a;
+            *hi = b;
+            found = 0;
+            break;
+        }
+        while (!strchr(line, '\n') && fgets(line, sizeof line, f))
+            ;
+    }
+    fclose(f);
+    return found;
+}
+
+static struct keybuf key, dbg;
+
+static void drain_slot(mdp_core *core, struct mdp_slot *t)
+{
+    for (;;) {
+        uint64_t avail = mdp_ring_avail(&t->ring);
+        if (avail == 0)
+            return;
+        uint64_t hdr = mdp_ring_peek(&t->ring, 0);
+        unsigned n = (unsigned)(hdr & 0xff), flags = (unsigned)(hdr >> 8) & 0xff;
+        uint64_t weight = (hdr >> 16) & 0xffffffffu;
+        uint64_t at = (flags & MDP_SAMPLE_HAVE_SP) ? 2 : 1;
+        uint64_t words = at + 3ull * n;
+        if (hdr >> 48 != MDP_SAMPLE_MAGIC || n == 0 || words > avail) {
+            /* cannot happen with a sound producer; drop the ring's content */
+            mdp_ring_consume(&t->ring, avail);
+            return;
+        }
+        if ((flags & MDP_SAMPLE_HAVE_SP) && !atomic_load(&t->stack_lo)) {
+            uintptr_t lo, hi;
+            if (stack_mapping((uintptr_t)mdp_ring_peek(&t->ring, 1), &lo, &hi) == 0) {
+                atomic_store(&t->stack_hi, hi);
+                atomic_store(&t->stack_lo, lo);
+            }
+        }
+        if (core->cfg.verbose >= 2 && core->stat_signals < 200) {
+            /* MDPROFILE_VERBOSE=2: the first samples as the handler saw them */
+            fprintf(stderr, "mdprofile: sample %" PRIu64 " tid %d:", core->stat_signals,
+                    atomic_load(&t->tid));
+            for (unsigned i = 0; i < n; i++)
+                fprintf(stderr, " %#" PRIx64 "/%#" PRIx64, mdp_ring_peek(&t->ring, at + 3 * i),
+                        mdp_ring_peek(&t->ring, at + 3 * i + 1));
+            fputc('\n', stderr);
+        }
+        key.len = dbg.len = 0;
+        int bad = 0;
+        for (unsigned i = 0; i < n && !bad; i++) {
+            uintptr_t ip = (uintptr_t)mdp_ring_peek(&t->ring, at + 3 * i);
+            uintptr_t fn = (uintptr_t)mdp_ring_peek(&t->ring, at + 3 * i + 1);
+            uint64_t gen = mdp_ring_peek(&t->ring, at + 3 * i + 2);
+            int kind = FK_MANAGED;
+            if (!fn) {
+                kind = mdp_frame_classify_ip(core, ip, &fn, &gen);
+                if (kind == FK_MANAGED)
+                    core->stat_late += weight; /* managed code the map learnt after the sample */
+            }
+            const char *text, *debug;
+            char il[24] = "";
+            if (kind == FK_MANAGED) {
+                const struct mdp_frame *f = mdp_frame_get(core, fn, gen);
+                if (!f) {
+                    kind = FK_UNMAPPED;
+                    text = debug = mdp_frame_kind_text[kind];
+                } else {
+                    kind = f->kind;
+                    text = f->text;
+                    debug = f->debug ? f->debug : text;
+                    if (kind == FK_MANAGED)
+                        mdp_frame_il(core, ip, fn, gen, il, sizeof il);
+                }
+            } else {
+                text = debug = mdp_frame_kind_text[kind];
+            }
+            core->stat_kind[kind] += weight;
+            core->stat_frames += weight;
+            if ((i && kb_add(&key, " ", 1)) || kb_add(&key, text, strlen(text)) ||
+                kb_add(&key, il, strlen(il)))
+                bad = 1;
+            if (core->cfg.debug_names &&
+                ((i && kb_add(&dbg, "\t", 1)) || kb_add(&dbg, debug, strlen(debug))))
+                bad = 1;
+        }
+        mdp_ring_consume(&t->ring, words);
+        core->stat_signals++;
+        core->stat_samples += weight;
+        if (flags & MDP_SAMPLE_CUT)
+            core->stat_cut++;
+        if (!bad)
+            mdp_record_add(core, key.s, key.len, weight, 0, core->cfg.debug_names ? dbg.s : NULL);
+    }
+}
+
+void mdp_drain_all(mdp_core *core)
+{
+    if (!core->slots)
+        return;
+    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+        struct mdp_slot *t = &core->slots[i];
+        if (atomic_load(&t->state) != SLOT_FREE)
+            drain_slot(core, t);
+    }
+}
+
+static void *drain_main(void *arg)
+{
+    mdp_core *core = arg;
+    while (!atomic_load(&core->drain_stop)) {
+        /* sleep the period in steps, so a stop is noticed soon */
+        for (unsigned slept = 0; slept < core->cfg.drain_ms && !atomic_load(&core->drain_stop);
+             slept += MDP_DRAIN_MS) {
+            struct timespec ts = {0, MDP_DRAIN_MS * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        if (atomic_load(&core->drain_stop))
+            break;
+        if (core->ops.tick && mdp_ops_live(core))
+            core->ops.tick(core->ops.payload);
+        pthread_mutex_lock(&core->drain_lock);
+        mdp_drain_all(core);
+        core->drain_cycles++;
+        mdp_sampler_housekeeping(core, core->drain_cycles % (1000 / MDP_DRAIN_MS) == 0);
+        pthread_mutex_unlock(&core->drain_lock);
+        if (core->cfg.duration_ms && mdp_elapsed_ms(core) >= core->cfg.duration_ms) {
+            mdp_log(core, "duration reached: writing the log");
+            mdp_core_finish(core);
+            break;
+        }
+    }
+    return NULL;
+}
+
+int mdp_drain_start(mdp_core *core, char *err, size_t errlen)
+{
+    /* The drain thread takes no signal of the process (SIGPROF is
+     * thread-directed anyway; this keeps the host's signals on its threads). */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int e = pthread_create(&core->drain_thread, NULL, drain_main, core);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e) {
+        snprintf(err, errlen, "cannot start the drain thread: %s", strerror(e));
+        return -1;
+    }
+    core->drain_started = 1;
+    return 0;
+}
+
+void mdp_drain_stop(mdp_core *core)
+{
+    if (!core->drain_started)
+        return;
+    atomic_store(&core->drain_stop, 1);
+    if (!pthread_equal(pthread_self(), core->drain_thread))
+        pthread_join(core->drain_thread, NULL);
+    else
+        pthread_detach(core->drain_thread);
+    core->drain_started = 0;
+}
+
+void mdp_drain_buffers_free(void);
+void mdp_drain_buffers_free(void)
+{
+    free(key.s);
+    free(dbg.s);
+    memset(&key, 0, sizeof key);
+    memset(&dbg, 0, sizeof dbg);
+}

@@ -1,0 +1,289 @@
+/* Naming frames for the log (drain thread, drain_lock held).
+ *
+ * A sampled function incarnation (FunctionID, generation) becomes the text
+ * of doc/profile-log.md: the module's MVID, the MethodDef token, the class's
+ * type arguments in {...} and the method's in <...>, each a portable
+ * descriptor (<mdtools/descriptor.h>, mdt_idmap_class_descriptor). The text
+ * and, with --debug-names, the in-process name (mdt_idmap_function_name)
+ * are built once per incarnation and cached. What the map does not know is
+ * fetched through its miss callback (the adapter asks the runtime, off the
+ * signal path). Frames that are no method get a special word: "native"
+ * (inside a shared object: the runtime, libc, the vDSO), "stub" (executable
+ * memory that the runtime says holds no method), "dynamic" (a method of a
+ * Reflection.Emit module), "unknown:..." for what cannot be named. */
+#include "config.h"
+
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <talloc.h>
+
+#include <mdtools/names.h>
+
+#include "core/core_int.h"
+
+const char *const mdp_frame_kind_text[FK_COUNT] = {
+    [FK_MANAGED] = "managed",          [FK_NATIVE] = "native",
+    [FK_DYNAMIC] = "dynamic",          [FK_STUB] = "stub",
+    [FK_UNMAPPED] = "unknown:unmapped", [FK_UNLOADED] = "unknown:unloaded",
+    [FK_NOMVID] = "unknown:nomvid",
+};
+
+void mdp_mvid_hex(char out[33], const uint8_t g[16])
+{
+    /* The GUID's canonical text without dashes: Data1..Data3 are stored
+     * little-endian in #GUID and printed as numbers. */
+    static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++) {
+        out[2 * i] = hex[g[order[i]] >> 4];
+        out[2 * i + 1] = hex[g[order[i]] & 15];
+    }
+    out[32] = 0;
+}
+
+static int mvid_zero(const uint8_t m[16])
+{
+    for (int i = 0; i < 16; i++)
+        if (m[i])
+            return 0;
+    return 1;
+}
+
+/* Make sure the map knows `cls` and, recursively, its type arguments. */
+static void ensure_class(mdp_core *core, uintptr_t cls, int depth)
+{
+    mdt_idmap_class_info ci;
+    uintptr_t args[MDP_MAX_TARGS];
+    if (depth > 32)
+        return;
+    int r = mdt_idmap_class_lookup(core->map, &ci, args, MDP_MAX_TARGS, cls, 0);
+    if (r != 0 && mdp_ops_live(core))
+        r = mdt_idmap_class_fetch(core->map, &ci, args, MDP_MAX_TARGS, cls);
+    if (r != 0)
+        return;
+    uint32_t n = ci.nargs < MDP_MAX_TARGS ? ci.nargs : MDP_MAX_TARGS;
+    for (uint32_t i = 0; i < n; i++)
+        ensure_class(core, args[i], depth + 1);
+}
+
+int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len)
+{
+    int r = mdt_idmap_class_descriptor(core->map, buf, len, cls, 0);
+    if (r == MDT_ENOTFOUND) {
+        ensure_class(core, cls, 0);
+        r = mdt_idmap_class_descriptor(core->map, buf, len, cls, 0);
+    }
+    return r < 0 ? r : (size_t)r >= len ? MDT_EUNSUPPORTED : r;
+}
+
+/* Append "{a,b}" / "<a,b>" for n class IDs. */
+static int add_args(mdp_core *core, char *buf, size_t len, size_t *pos, char open, char close,
+                    const uintptr_t *ids, uint32_t n)
+{
+    if (!n)
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (*pos + 2 >= len)
+            return MDT_EUNSUPPORTED;
+        buf[(*pos)++] = i ? ',' : open;
+        int r = mdp_class_desc(core, ids[i], buf + *pos, len - *pos);
+        if (r < 0)
+            return r;
+        *pos += (size_t)r;
+    }
+    if (*pos + 1 >= len)
+        return MDT_EUNSUPPORTED;
+    buf[(*pos)++] = close;
+    buf[*pos] = 0;
+    return 0;
+}
+
+char *mdp_escape_name(const char *s)
+{
+    /* TAB, newline and backslash would break the log's line and field
+     * structure: \t, \n, \\ (doc/profile-log.md, "Debug names"). */
+    size_t n = 0;
+    for (const char *p = s; *p; p++)
+        n += (*p == '\t' || *p == '\n' || *p == '\\') ? 2 : 1;
+    char *out = malloc(n + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (const char *p = s; *p; p++) {
+        if (*p == '\t' || *p == '\n' || *p == '\\') {
+            *o++ = '\\';
+            *o++ = *p == '\t' ? 't' : *p == '\n' ? 'n' : '\\';
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = 0;
+    return out;
+}
+
+static char *debug_name(mdp_core *core, uintptr_t fn, uint64_t gen)
+{
+    if (!core->cfg.debug_names)
+        return NULL;
+    void *tmp = talloc_new(NULL);
+    char *name = NULL, *out;
+    if (tmp && mdt_idmap_function_name(tmp, &name, core->map, fn, gen, NULL) == 0 && name)
+        out = mdp_escape_name(name);
+    else
+        out = strdup("?");
+    talloc_free(tmp);
+    return out;
+}
+
+static int build(mdp_core *core, struct mdp_frame *f, uintptr_t fn, uint64_t gen)
+{
+    mdt_idmap_function_info fi;
+    uintptr_t margs[MDP_MAX_TARGS];
+    if (mdt_idmap_function_lookup(core->map, &fi, margs, MDP_MAX_TARGS, fn, gen) != 0)
+        return FK_UNLOADED;
+    if (fi.nargs > MDP_MAX_TARGS)
+        return FK_NOMVID;
+    mdt_idmap_module_info mi;
+    if (mdt_idmap_module_lookup(core->map, &mi, fi.module, 0) != 0 &&
+        (!mdp_ops_live(core) || mdt_idmap_module_fetch(core->map, &mi, fi.module) != 0))
+        return FK_NOMVID;
+    pthread_mutex_lock(&core->mods_lock);
+    struct mdp_module *m = mdp_module_get(core, fi.module);
+    unsigned flags = m ? m->flags : 0;
+    pthread_mutex_unlock(&core->mods_lock);
+    if (flags & MDP_MODULE_DYNAMIC)
+        return FK_DYNAMIC;
+    if (flags & MDP_MODULE_STUBS)
+        return FK_STUB;
+    if (mvid_zero(mi.mvid))
+        return FK_NOMVID;
+
+    char buf[4096];
+    char mv[33];
+    mdp_mvid_hex(mv, mi.mvid);
+    size_t pos = (size_t)snprintf(buf, sizeof buf, "%s:0x%08" PRIx32, mv, fi.token);
+    if (fi.class_id) {
+        ensure_class(core, fi.class_id, 0);
+        mdt_idmap_class_info ci;
+        uintptr_t cargs[MDP_MAX_TARGS];
+        if (mdt_idmap_class_lookup(core->map, &ci, cargs, MDP_MAX_TARGS, fi.class_id, 0) != 0 ||
+            ci.nargs > MDP_MAX_TARGS)
+            return FK_NOMVID;
+        if (ci.shape == MDT_IDMAP_SHAPE_TYPEDEF &&
+            add_args(core, buf, sizeof buf, &pos, '{', '}', cargs, ci.nargs) != 0)
+            return FK_NOMVID;
+    }
+    if (add_args(core, buf, sizeof buf, &pos, '<', '>', margs, fi.nargs) != 0)
+        return FK_NOMVID;
+    f->text = strdup(buf);
+    f->debug = debug_name(core, fn, gen);
+    return f->text ? FK_MANAGED : FK_NOMVID;
+}
+
+const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen)
+{
+    struct mdp_frame *f = mdp_pmap_get(&core->frames, fn, gen);
+    if (f)
+        return f;
+    f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->kind = build(core, f, fn, gen);
+    if (f->kind != FK_MANAGED) {
+        free(f->text);
+        free(f->debug);
+        f->text = strdup(mdp_frame_kind_text[f->kind]);
+        f->debug = core->cfg.debug_names ? strdup(mdp_frame_kind_text[f->kind]) : NULL;
+    }
+    if (!f->text || mdp_pmap_put(&core->frames, fn, gen, f) != 0) {
+        free(f->text);
+        free(f->debug);
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen)
+{
+    mdt_idmap_code_range r;
+    if (mdt_idmap_ip_lookup(core->map, &r, ip) == 0) {
+        *fn = r.function_id;
+        *gen = r.function_gen;
+        return FK_MANAGED;
+    }
+    uintptr_t k = (uintptr_t)mdp_pmap_get(&core->ipkinds, ip, 0);
+    if (k)
+        return (int)k - 1;
+    int kind;
+    Dl_info di;
+    if (dladdr((void *)ip, &di) && di.dli_fname) {
+        kind = FK_NATIVE;
+    } else if (mdp_ops_live(core) && mdt_idmap_ip_fetch(core->map, &r, ip) == 0) {
+        *fn = r.function_id;
+        *gen = r.function_gen;
+        return FK_MANAGED;
+    } else {
+        kind = FK_STUB;
+    }
+    if (core->ipkinds.n > 200000)
+        mdp_frames_forget_ips(core);
+    mdp_pmap_put(&core->ipkinds, ip, 0, (void *)(uintptr_t)(kind + 1));
+    return kind;
+}
+
+void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len)
+{
+    buf[0] = 0;
+    mdt_idmap_code_range r;
+    struct mdp_region reg;
+    if (mdt_idmap_ip_lookup(core->map, &r, ip) != 0 || r.function_id != fn ||
+        r.function_gen != gen || mdp_code_region_get(core, r.start, &reg) != 0)
+        return;
+    if (ip < reg.start || ip - reg.start >= reg.size)
+        return;
+    const struct mdp_ilmap *m = mdp_code_ilmap(core, &reg);
+    if (!m)
+        return;
+    uint64_t off = reg.base + (ip - reg.start);
+    /* the last entry starting at or before off */
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->e[mid].start <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0;) {
+        if (m->e[i].end <= off)
+            continue;
+        uint32_t il = m->e[i].il;
+        if (il != MDP_IL_NO_MAPPING && il != MDP_IL_PROLOG && il != MDP_IL_EPILOG)
+            snprintf(buf, len, "@0x%" PRIx32, il);
+        return;
+    }
+}
+
+void mdp_frames_forget_ips(mdp_core *core)
+{
+    mdp_pmap_free(&core->ipkinds);
+}
+
+static void free_frame(void *payload, mdp_key key, void *val)
+{
+    struct mdp_frame *f = val;
+    free(f->text);
+    free(f->debug);
+    free(f);
+}
+
+void mdp_frames_free(mdp_core *core)
+{
+    mdp_pmap_each(&core->frames, free_frame, NULL);
+    mdp_pmap_free(&core->frames);
+    mdp_frames_forget_ips(core);
+}

@@ -1,0 +1,244 @@
+/* Open-addressing hash tables (see hash.h): linear probing from a home slot,
+ * deletion by shifting later members of the run back so that no tombstones
+ * accumulate. Capacities are powers of two. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hash.h"
+
+static uint64_t mix(uint64_t x)
+{
+    /* splitmix64's finalizer: every input bit reaches every output bit. */
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+uint64_t mdp_hash_bytes(const void *p, size_t n)
+{
+    /* FNV-1a over the bytes, then mixed: good enough for record keys, which
+     * are text the profiler wrote itself. */
+    const unsigned char *s = p;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 0x100000001b3ull;
+    }
+    return mix(h);
+}
+
+static uint64_t key_hash(uint64_t a, uint64_t b)
+{
+    return mix(a ^ mix(b + 0x9e3779b97f4a7c15ull));
+}
+
+void mdp_pmap_init(mdp_pmap *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void mdp_pmap_free(mdp_pmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t pfind(const mdp_pmap *m, uint64_t a, uint64_t b, int *found)
+{
+    size_t mask = m->cap - 1;
+    size_t i = key_hash(a, b) & mask;
+    while (m->vals[i]) {
+        if (m->keys[i].a == a && m->keys[i].b == b) {
+            *found = 1;
+            return i;
+        }
+        i = (i + 1) & mask;
+    }
+    *found = 0;
+    return i;
+}
+
+void *mdp_pmap_get(const mdp_pmap *m, uint64_t a, uint64_t b)
+{
+    if (!m->cap)
+        return NULL;
+    int found;
+    size_t i = pfind(m, a, b, &found);
+    return found ? m->vals[i] : NULL;
+}
+
+static int pgrow(mdp_pmap *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    mdp_pmap n = {calloc(ncap, sizeof *n.keys), calloc(ncap, sizeof *n.vals), ncap, 0};
+    if (!n.keys || !n.vals) {
+        free(n.keys);
+        free(n.vals);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->vals[i])
+            continue;
+        int found;
+        size_t j = pfind(&n, m->keys[i].a, m->keys[i].b, &found);
+        n.keys[j] = m->keys[i];
+        n.vals[j] = m->vals[i];
+        n.n++;
+    }
+    mdp_pmap_free(m);
+    *m = n;
+    return 0;
+}
+
+int mdp_pmap_put(mdp_pmap *m, uint64_t a, uint64_t b, void *val)
+{
+    if ((m->n + 1) * 4 > m->cap * 3 && pgrow(m) != 0)
+        return -1;
+    int found;
+    size_t i = pfind(m, a, b, &found);
+    if (!found) {
+        m->keys[i] = (mdp_key){a, b};
+        m->n++;
+    }
+    m->vals[i] = val;
+    return 0;
+}
+
+void *mdp_pmap_del(mdp_pmap *m, uint64_t a, uint64_t b)
+{
+    if (!m->cap)
+        return NULL;
+    int found;
+    size_t i = pfind(m, a, b, &found);
+    if (!found)
+        return NULL;
+    void *old = m->vals[i];
+    size_t mask = m->cap - 1;
+    /* Backward shift: move each later member of the run into the hole when
+     * the hole lies between its home slot and its slot. */
+    size_t hole = i, j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!m->vals[j])
+            break;
+        size_t home = key_hash(m->keys[j].a, m->keys[j].b) & mask;
+        if (((j - home) & mask) >= ((j - hole) & mask)) {
+            m->keys[hole] = m->keys[j];
+            m->vals[hole] = m->vals[j];
+            hole = j;
+        }
+    }
+    m->vals[hole] = NULL;
+    m->n--;
+    return old;
+}
+
+void mdp_pmap_each(const mdp_pmap *m, void (*fn)(void *payload, mdp_key key, void *val),
+                   void *payload)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->vals[i])
+            fn(payload, m->keys[i], m->vals[i]);
+}
+
+void mdp_smap_init(mdp_smap *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void mdp_smap_free(mdp_smap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->keys[i]);
+    free(m->keys);
+    free(m->hashes);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t sfind(const mdp_smap *m, const char *key, size_t len, uint64_t h, int *found)
+{
+    size_t mask = m->cap - 1;
+    size_t i = h & mask;
+    while (m->keys[i]) {
+        if (m->hashes[i] == h && strncmp(m->keys[i], key, len) == 0 && m->keys[i][len] == 0) {
+            *found = 1;
+            return i;
+        }
+        i = (i + 1) & mask;
+    }
+    *found = 0;
+    return i;
+}
+
+void *mdp_smap_get(const mdp_smap *m, const char *key, size_t len)
+{
+    if (!m->cap)
+        return NULL;
+    int found;
+    size_t i = sfind(m, key, len, mdp_hash_bytes(key, len), &found);
+    return found ? m->vals[i] : NULL;
+}
+
+static int sgrow(mdp_smap *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 256;
+    mdp_smap n = {calloc(ncap, sizeof(char *)), calloc(ncap, sizeof(uint64_t)),
+                  calloc(ncap, sizeof(void *)), ncap, m->n};
+    if (!n.keys || !n.hashes || !n.vals) {
+        free(n.keys);
+        free(n.hashes);
+        free(n.vals);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i])
+            continue;
+        size_t j = m->hashes[i] & (ncap - 1);
+        while (n.keys[j])
+            j = (j + 1) & (ncap - 1);
+        n.keys[j] = m->keys[i];
+        n.hashes[j] = m->hashes[i];
+        n.vals[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->hashes);
+    free(m->vals);
+    *m = n;
+    return 0;
+}
+
+int mdp_smap_put(mdp_smap *m, const char *key, size_t len, void *val)
+{
+    if ((m->n + 1) * 4 > m->cap * 3 && sgrow(m) != 0)
+        return -1;
+    uint64_t h = mdp_hash_bytes(key, len);
+    int found;
+    size_t i = sfind(m, key, len, h, &found);
+    if (!found) {
+        char *copy = malloc(len + 1);
+        if (!copy)
+            return -1;
+        memcpy(copy, key, len);
+        copy[len] = 0;
+        m->keys[i] = copy;
+        m->hashes[i] = h;
+        m->n++;
+    }
+    m->vals[i] = val;
+    return 0;
+}
+
+void mdp_smap_each(const mdp_smap *m, void (*fn)(void *payload, const char *key, void *val),
+                   void *payload)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->keys[i])
+            fn(payload, m->keys[i], m->vals[i]);
+}

@@ -1,0 +1,388 @@
+/* Module events: open each module's image where the runtime's loader put it
+ * and record the module in the map (ModuleLoadFinished, EnumModules items,
+ * ModuleAttachedToAssembly, the unloads).
+ *
+ * The image is read in place, never copied from the file again: a PE laid
+ * out by a loader is opened with mdt_image_open_mapped, a flat layout (the
+ * file's bytes, as CoreCLR maps IL-only assemblies) with
+ * mdt_image_open_buffer borrowing the bytes. How many bytes may be read is
+ * not something to trust the PE headers for: the readable extent starting
+ * at the base is taken from /proc/self/maps, so a damaged header can make
+ * the open fail (the module is then recorded without an image and its
+ * frames are "unknown:nomvid") but never fault. A mapped layout with holes
+ * between its sections (ReadyToRun images on Linux) cannot be handed to
+ * mdt_image_open_mapped, which needs [base, base + size) readable; the
+ * runtime's own flat view of the same file (it keeps one) is opened
+ * instead, found in /proc/self/maps by device and inode. Dynamic and resource modules
+ * have no image. The core library's primitive types (System.Int32, ...,
+ * System.__Canon) are located by name once, so that classes and type
+ * arguments print as the naming spec's primitives. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <talloc.h>
+
+#include <mdtools/errors.h>
+#include <mdtools/names.h>
+
+#include "core/core_int.h"
+
+static const struct {
+    const char *name;
+    uint8_t code;
+} prims[] = {
+    {"System.Void", 0x01},    {"System.Boolean", 0x02}, {"System.Char", 0x03},
+    {"System.SByte", 0x04},   {"System.Byte", 0x05},    {"System.Int16", 0x06},
+    {"System.UInt16", 0x07},  {"System.Int32", 0x08},   {"System.UInt32", 0x09},
+    {"System.Int64", 0x0a},   {"System.UInt64", 0x0b},  {"System.Single", 0x0c},
+    {"System.Double", 0x0d},  {"System.String", 0x0e},  {"System.TypedReference", 0x16},
+    {"System.IntPtr", 0x18},  {"System.UIntPtr", 0x19}, {"System.Object", 0x1c},
+    {"System.__Canon", MDT_IDMAP_PRIM_CANON},
+};
+
+/* Bytes readable from `base` on: the run of adjacent readable mappings that
+ * contains it, per /proc/self/maps. 0 when base is not mapped readable. */
+static size_t readable_span(const void *base)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return 0;
+    uintptr_t at = (uintptr_t)base, end = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        uintptr_t lo, hi;
+        char perms[8];
+        int full = strchr(line, '\n') != NULL;
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &lo, &hi, perms) == 3) {
+            if (end == 0) {
+                if (at >= lo && at < hi && perms[0] == 'r')
+                    end = hi;
+            } else if (lo == end && perms[0] == 'r') {
+                end = hi;
+            } else if (lo >= end) {
+                break;
+            }
+        }
+        /* a line cut by the buffer: skip its remainder */
+        while (!full && fgets(line, sizeof line, f))
+            full = strchr(line, '\n') != NULL;
+    }
+    fclose(f);
+    return end ? end - at : 0;
+}
+
+/* A readable mapping of the whole file at `path` from offset 0, made by the
+ * runtime's loader (CoreCLR keeps the flat view of a ReadyToRun file next to
+ * the layout it runs from). Matched by device and inode, so symbolic links
+ * in the path do not matter. */
+static const void *flat_mapping(const char *path, size_t *len)
+{
+    struct stat st;
+    if (!path[0] || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+        return NULL;
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return NULL;
+    const void *found = NULL;
+    char line[512];
+    while (!found && fgets(line, sizeof line, f)) {
+        uintptr_t lo, hi;
+        unsigned long long off, ino;
+        unsigned maj, min;
+        char perms[8];
+        int full = strchr(line, '\n') != NULL;
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %x:%x %llu", &lo, &hi, perms, &off,
+                   &maj, &min, &ino) == 7 &&
+            perms[0] == 'r' && off == 0 && ino == (unsigned long long)st.st_ino &&
+            makedev(maj, min) == st.st_dev && hi - lo >= (uintptr_t)st.st_size) {
+            found = (const void *)lo;
+            *len = (size_t)st.st_size;
+        }
+        while (!full && fgets(line, sizeof line, f))
+            full = strchr(line, '\n') != NULL;
+    }
+    fclose(f);
+    return found;
+}
+
+/* SizeOfImage of a mapped PE (read within the first `span` readable bytes),
+ * or 0 when the headers are not there. */
+static size_t mapped_size(const void *base, size_t span)
+{
+    const unsigned char *b = base;
+    if (span < 0x40 || b[0] != 'M' || b[1] != 'Z')
+        return 0;
+    uint32_t pe = (uint32_t)b[0x3c] | (uint32_t)b[0x3d] << 8 | (uint32_t)b[0x3e] << 16 |
+                  (uint32_t)b[0x3f] << 24;
+    /* PE signature (4), file header (20), optional header: SizeOfImage at 56 */
+    if (pe > span || span - pe < 4 + 20 + 60)
+        return 0;
+    const unsigned char *s = b + pe + 4 + 20 + 56;
+    return (size_t)s[0] | (size_t)s[1] << 8 | (size_t)s[2] << 16 | (size_t)s[3] << 24;
+}
+
+static void find_prims(mdp_core *core, struct mdp_module *m)
+{
+    for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++) {
+        uint32_t tok = 0;
+        if (mdt_typedef_by_name(m->image, prims[i].name, strlen(prims[i].name), &tok) == 0) {
+            m->prim_tokens[i] = tok;
+            m->prim_codes[i] = prims[i].code;
+        }
+    }
+}
+
+static void open_image(mdp_core *core, struct mdp_module *m)
+{
+    if ((m->flags & (MDP_MODULE_DYNAMIC | MDP_MODULE_RESOURCE | MDP_MODULE_STUBS)) || !m->base)
+        return;
+    size_t span = readable_span(m->base);
+    if (span == 0) {
+        mdp_log(core, "module %#" PRIxPTR " %s: base %p is not readable", m->id, m->path, m->base);
+        return;
+    }
+    if (span > ((size_t)1 << 31))
+        span = (size_t)1 << 31;
+    const void *at = m->base;
+    int flat = (m->flags & MDP_MODULE_FLAT) != 0;
+    if (!flat && span < mapped_size(m->base, span)) {
+        /* A loader layout with holes: ReadyToRun images on Linux are mapped
+         * section by section at 64 KiB alignment, and mdt_image_open_mapped
+         * needs every byte up to SizeOfImage readable. The runtime's flat
+         * view of the same file serves instead. */
+        size_t len;
+        const void *f = flat_mapping(m->path, &len);
+        if (!f) {
+            mdp_log(core, "module %#" PRIxPTR " %s: its mapped layout has holes and no flat view was found",
+                    m->id, m->path);
+            return;
+        }
+        at = f;
+        span = len;
+        flat = 1;
+    }
+    m->ctx = talloc_new(NULL);
+    if (!m->ctx)
+        return;
+    const char *name = m->path[0] ? m->path : "(module without a path)";
+    int e = flat ? mdt_image_open_buffer(m->ctx, &m->image, name, at, span, 0)
+                 : mdt_image_open_mapped(m->ctx, &m->image, name, at, span, 0);
+    if (e != 0) {
+        char msg[512];
+        mdp_log(core, "module %#" PRIxPTR ": cannot read its image: %s", m->id,
+                mdt_errmsg(msg, sizeof msg));
+        talloc_free(m->ctx);
+        m->ctx = NULL;
+        m->image = NULL;
+        return;
+    }
+    if (mdt_image_mvid(m->image, m->mvid) != 0)
+        memset(m->mvid, 0, sizeof m->mvid);
+    if (mdt_assembly_identity(m->image, &m->identity) == 0) {
+        m->has_identity = 1;
+        m->corelib = strcmp(m->identity.name, "System.Private.CoreLib") == 0 ||
+                     strcmp(m->identity.name, "mscorlib") == 0;
+        if (m->corelib)
+            find_prims(core, m);
+    }
+}
+
+static void free_module(struct mdp_module *m)
+{
+    if (!m)
+        return;
+    talloc_free(m->ctx);
+    free(m->path);
+    free(m);
+}
+
+/* Records the map may still point at (images are borrowed by the map until
+ * the module's unload, and an unload can race with nothing here only after
+ * mdt_idmap_synchronize): kept until the core is freed. */
+static void bury(mdp_core *core, struct mdp_module *m)
+{
+    if (core->ngraveyard == core->graveyard_cap) {
+        size_t cap = core->graveyard_cap ? core->graveyard_cap * 2 : 16;
+        struct mdp_module **g = realloc(core->graveyard, cap * sizeof *g);
+        if (!g)
+            return; /* leak rather than free what a reader may use */
+        core->graveyard = g;
+        core->graveyard_cap = cap;
+    }
+    core->graveyard[core->ngraveyard++] = m;
+}
+
+struct mdp_module *mdp_module_get(mdp_core *core, uintptr_t id)
+{
+    return mdp_pmap_get(&core->modules, id, 0);
+}
+
+int mdp_ev_module_load(mdp_core *core, uint64_t seq, uintptr_t id, const mdp_module_desc *d)
+{
+    if (!id)
+        return MDT_EINVAL;
+    const char *path = d->path ? d->path : "";
+    pthread_mutex_lock(&core->mods_lock);
+    struct mdp_module *old = mdp_module_get(core, id);
+    mdt_idmap_module_info cur;
+    if (old && old->base == d->base && strcmp(old->path, path) == 0 &&
+        mdt_idmap_module_lookup(core->map, &cur, id, 0) == 0) {
+        /* The same module again (an event and an enumeration item): reuse
+         * its image so that the map sees a repeat, not a new incarnation. */
+        mdt_idmap_module_info info = cur;
+        info.path = old->path;
+        info.assembly = d->assembly;
+        info.appdomain = d->appdomain;
+        int r = mdt_idmap_module_load(core->map, id, &info, seq);
+        pthread_mutex_unlock(&core->mods_lock);
+        return r;
+    }
+    struct mdp_module *m = calloc(1, sizeof *m);
+    char *p = strdup(path);
+    if (!m || !p) {
+        free(m);
+        free(p);
+        pthread_mutex_unlock(&core->mods_lock);
+        return MDT_ENOMEM;
+    }
+    m->id = id;
+    m->base = d->base;
+    m->path = p;
+    m->flags = d->flags;
+    open_image(core, m);
+    mdt_idmap_module_info info = {
+        .image = m->image,
+        .path = m->path,
+        .appdomain = d->appdomain,
+        .assembly = d->assembly,
+        .identity = m->has_identity ? &m->identity : NULL,
+    };
+    memcpy(info.mvid, m->mvid, 16);
+    int r = mdt_idmap_module_load(core->map, id, &info, seq);
+    if (r == MDT_IDMAP_APPLIED) {
+        if (old)
+            bury(core, mdp_pmap_del(&core->modules, id, 0));
+        if (mdp_pmap_put(&core->modules, id, 0, m) != 0)
+            bury(core, m);
+    } else {
+        free_module(m);
+    }
+    pthread_mutex_unlock(&core->mods_lock);
+    mdp_log(core, "module %#" PRIxPTR " %s%s%s: %s", id, path,
+            d->flags & MDP_MODULE_DYNAMIC ? " (dynamic)" : "",
+            d->flags & MDP_MODULE_FLAT ? " (flat)" : "",
+            r < 0 ? "failed" : r == MDT_IDMAP_APPLIED ? "recorded" : "known");
+    return r;
+}
+
+int mdp_ev_module_assembly(mdp_core *core, uint64_t seq, uintptr_t id, uintptr_t assembly)
+{
+    pthread_mutex_lock(&core->mods_lock);
+    mdt_idmap_module_info cur;
+    int r = mdt_idmap_module_lookup(core->map, &cur, id, 0);
+    struct mdp_module *m = mdp_module_get(core, id);
+    if (r == 0 && m) {
+        cur.path = m->path;
+        cur.assembly = assembly;
+        r = mdt_idmap_module_load(core->map, id, &cur, seq);
+    }
+    pthread_mutex_unlock(&core->mods_lock);
+    return r;
+}
+
+/* The unloads: drain first (frames sampled before the unload get the names
+ * the map still has), then apply, then wait out readers that overlapped. */
+static int unload(mdp_core *core, int (*fn)(mdt_idmap *, uintptr_t, uint64_t), uintptr_t id,
+                  uint64_t seq, const char *what)
+{
+    pthread_mutex_lock(&core->drain_lock);
+    mdp_drain_all(core);
+    mdp_calls_flush(core);
+    mdp_alloc_flush(core);
+    int r = fn(core->map, id, seq);
+    mdt_idmap_synchronize(core->map);
+    mdp_log(core, "%s %#" PRIxPTR ": %d", what, id, r);
+    /* Addresses that were nobody's may now be reused by new code. */
+    mdp_frames_forget_ips(core);
+    pthread_mutex_unlock(&core->drain_lock);
+    return r;
+}
+
+int mdp_ev_module_unload(mdp_core *core, uint64_t seq, uintptr_t id)
+{
+    return unload(core, mdt_idmap_module_unload, id, seq, "module unload");
+}
+
+int mdp_ev_assembly_unload(mdp_core *core, uint64_t seq, uintptr_t assembly)
+{
+    return unload(core, mdt_idmap_assembly_unload, assembly, seq, "assembly unload");
+}
+
+int mdp_ev_appdomain_shutdown(mdp_core *core, uint64_t seq, uintptr_t appdomain)
+{
+    return unload(core, mdt_idmap_appdomain_shutdown, appdomain, seq, "appdomain shutdown");
+}
+
+int mdp_ev_class_unload(mdp_core *core, uint64_t seq, uintptr_t cls)
+{
+    return unload(core, mdt_idmap_class_unload, cls, seq, "class unload");
+}
+
+int mdp_ev_function_unload(mdp_core *core, uint64_t seq, uintptr_t fn)
+{
+    return unload(core, mdt_idmap_function_unload, fn, seq, "function unload");
+}
+
+int mdp_ev_class_load(mdp_core *core, uint64_t seq, uintptr_t cls, const mdt_idmap_class_info *info)
+{
+    mdt_idmap_class_info ci = *info;
+    if (ci.shape == MDT_IDMAP_SHAPE_TYPEDEF && ci.prim == MDT_IDMAP_PRIM_NONE) {
+        pthread_mutex_lock(&core->mods_lock);
+        struct mdp_module *m = mdp_module_get(core, ci.module);
+        if (m && m->corelib)
+            for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++)
+                if (m->prim_tokens[i] && m->prim_tokens[i] == ci.token)
+                    ci.prim = m->prim_codes[i];
+        pthread_mutex_unlock(&core->mods_lock);
+    }
+    return mdt_idmap_class_load(core->map, cls, &ci, seq);
+}
+
+uintptr_t mdp_ev_prim_class(mdp_core *core, uint64_t seq, unsigned elem)
+{
+    /* primitive element types: VOID..STRING, TYPEDBYREF, I, U, OBJECT */
+    if (!((elem >= 0x01 && elem <= 0x0e) || elem == 0x16 || elem == 0x18 || elem == 0x19 ||
+          elem == 0x1c))
+        return 0;
+    uintptr_t id = MDP_PRIM_CLASS_BASE + elem;
+    mdt_idmap_class_info ci = {.module = MDP_PRIM_MODULE, .token = 0x02000000u,
+                               .shape = MDT_IDMAP_SHAPE_TYPEDEF, .prim = (uint8_t)elem};
+    return mdt_idmap_class_load(core->map, id, &ci, seq) < 0 ? 0 : id;
+}
+
+int mdp_ev_function_load(mdp_core *core, uint64_t seq, uintptr_t fn,
+                         const mdt_idmap_function_info *info)
+{
+    return mdt_idmap_function_load(core->map, fn, info, seq);
+}
+
+static void free_entry(void *payload, mdp_key key, void *val)
+{
+    free_module(val);
+}
+
+void mdp_modules_free(mdp_core *core)
+{
+    mdp_pmap_each(&core->modules, free_entry, NULL);
+    mdp_pmap_free(&core->modules);
+    for (size_t i = 0; i < core->ngraveyard; i++)
+        free_module(core->graveyard[i]);
+    free(core->graveyard);
+    core->graveyard = NULL;
+    core->ngraveyard = core->graveyard_cap = 0;
+}

@@ -1,0 +1,448 @@
+/* The sampler: a CPU-time timer per runtime thread and the SIGPROF handler
+ * that records where the thread was.
+ *
+ * Each registered thread gets a POSIX timer on its own CPU-time clock
+ * (timer_create on the thread's clock, SIGEV_THREAD_ID so the signal goes
+ * to that thread, firing every 1/rate s of the thread's CPU time): a thread
+ * that sleeps is not sampled, a busy one is sampled at the rate whatever
+ * the others do. The timer's sigev_value points at the thread's slot, so
+ * the handler finds its ring without thread-local storage.
+ *
+ * The kernel checks CPU-time timers at its tick (HZ, often 250), so at
+ * rates above HZ several periods elapse between two signals; the timer's
+ * overrun count says how many, and the sample stands for all of them (its
+ * weight). Counts in the log are therefore in periods of 1/rate s of CPU
+ * time whatever the kernel's tick, while the handler runs at most HZ times
+ * a second per thread.
+ *
+ * The handler reads the interrupted IP, stack pointer and frame pointer
+ * from the ucontext, walks the frame-pointer chain (leaf first, at most
+ * max_depth frames, each frame pointer checked to lie inside the thread's
+ * stack, above the last one and 8-aligned before it is read, so a garbage
+ * RBP from native code ends the walk instead of faulting), maps every
+ * address with mdt_idmap_ip_lookup (async-signal-safe: no lock, no
+ * allocation) and appends (ip, FunctionID, generation) triples to the
+ * thread's preallocated ring. Return addresses are recorded minus one, so
+ * that a caller's frame is the call instruction's. It allocates nothing,
+ * takes no lock, touches no thread-local storage of its own and calls the
+ * runtime never. A thread whose stack bounds are not known yet (registered
+ * from another thread) records its leaf and stack pointer; the drain thread
+ * then looks the stack's mapping up and fills the bounds in.
+ *
+ * Slots are never unmapped while the process lives (a late signal may still
+ * name one); a slot whose thread ended is reused only after its ring is
+ * drained and no handler is inside it. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "core/core_int.h"
+#include "core/unwind.h"
+
+mdp_core *_Atomic mdp_sampling_core;
+static struct sigaction old_action;
+static int handler_installed;
+
+#ifdef MDP_HANDLER_PROBE
+/* Test builds: the interposition test library (tests/profiler/) tells the
+ * allocator and lock wrappers when this thread is inside the handler. */
+#include <dlfcn.h>
+static void (*probe_enter)(void);
+static void (*probe_leave)(void);
+static void probe_init(void)
+{
+    probe_enter = (void (*)(void))dlsym(RTLD_DEFAULT, "mdp_probe_enter");
+    probe_leave = (void (*)(void))dlsym(RTLD_DEFAULT, "mdp_probe_leave");
+}
+#define PROBE_ENTER()                                                          \
+    do {                                                                       \
+        if (probe_enter)                                                       \
+            probe_enter();                                                     \
+    } while (0)
+#define PROBE_LEAVE()                                                          \
+    do {                                                                       \
+        if (probe_leave)                                                       \
+            probe_leave();                                                     \
+    } while (0)
+#else
+#define PROBE_ENTER() ((void)0)
+#define PROBE_LEAVE() ((void)0)
+#endif
+
+static int valid_slot(const mdp_core *core, const struct mdp_slot *t)
+{
+    uintptr_t p = (uintptr_t)t, lo = (uintptr_t)core->slots;
+    return p >= lo && p < lo + MDP_MAX_THREADS * sizeof *t && (p - lo) % sizeof *t == 0;
+}
+
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    /* A SIGPROF that is not one of ours: hand it to whoever had the signal
+     * before. The default action (terminate) is not taken: with the profiler
+     * loaded, a stray profiling signal is more likely a late one of ours. */
+    if (old_action.sa_flags & SA_SIGINFO) {
+        if (old_action.sa_sigaction)
+            old_action.sa_sigaction(sig, si, uc);
+    } else if (old_action.sa_handler != SIG_DFL && old_action.sa_handler != SIG_IGN) {
+        old_action.sa_handler(sig);
+    }
+}
+
+/* Look ip up and record (ip, FunctionID, generation) at word `at` of the
+ * sample; *r gets the code range (size 0 when unknown). */
+static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint64_t at,
+                                  uintptr_t ip, mdt_idmap_code_range *r)
+{
+    uintptr_t fn = 0;
+    uint64_t gen = 0;
+    if (mdt_idmap_ip_lookup(core->map, r, ip) == 0) {
+        fn = r->function_id;
+        gen = r->function_gen;
+    } else {
+        r->start = 0;
+        r->size = 0;
+    }
+    mdp_ring_put(&t->ring, at, ip);
+    mdp_ring_put(&t->ring, at + 1, fn);
+    mdp_ring_put(&t->ring, at + 2, gen);
+    return fn;
+}
+
+/* On-stack replacement: an OSR method version runs on top of its tier-0
+ * frame, and its frame record holds {the tier-0 frame's saved RBP, a return
+ * address into the tier-0 code right after the patchpoint call}, so the
+ * plain chain shows the method twice and skips its caller. The tier-0
+ * frame record lies above, holding the same saved RBP: find it (at most
+ * 4 KiB up, inside the stack, its return address in managed code) and walk
+ * on from there. Returns its address, or 0 to walk the plain chain. */
+static uintptr_t osr_frame(const mdp_core *core, uintptr_t fp, uintptr_t saved, uintptr_t hi)
+{
+    mdt_idmap_code_range r;
+    for (uintptr_t s = fp + 16; s <= fp + 4096 && s <= hi - 16 && s < saved; s += 8) {
+        const uintptr_t *w = (const uintptr_t *)s;
+        if (w[0] == saved && w[1] >= 4096 && mdt_idmap_ip_lookup(core->map, &r, w[1] - 1) == 0)
+            return s;
+    }
+    return 0;
+}
+
+/* Walk the interrupted thread's stack into its ring. A managed frame's
+ * caller comes from its prolog (unwind.c: RBP or RSP frame); anything else
+ * (native code, an unknown prolog) follows the frame-pointer chain. Every
+ * step must move up the stack, and every word read lies inside it. */
+static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext_t *uc,
+                        uint32_t weight)
+{
+    mdp_uw cur = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
+                  (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
+                  (uintptr_t)uc->uc_mcontext.gregs[REG_RBP]};
+    uintptr_t lo = atomic_load_explicit(&t->stack_lo, memory_order_relaxed);
+    uintptr_t hi = atomic_load_explicit(&t->stack_hi, memory_order_relaxed);
+    int known = lo && hi > lo && cur.sp >= lo && cur.sp < hi;
+    uint64_t space = mdp_ring_space(&t->ring);
+    uint64_t hdr = known ? 1 : 2;
+    if (space < hdr + 3) {
+        atomic_fetch_add_explicit(&t->drops, 1, memory_order_relaxed);
+        return;
+    }
+    uint64_t maxf = (space - hdr) / 3;
+    if (maxf > core->cfg.max_depth)
+        maxf = core->cfg.max_depth;
+    unsigned flags = known ? 0 : MDP_SAMPLE_HAVE_SP;
+    uint64_t n = 0;
+    mdt_idmap_code_range r, prev = {0};
+    uintptr_t prev_fn = 0;
+    int leaf = 1;
+    for (unsigned steps = 0; steps < 2 * MDP_MAX_DEPTH; steps++) {
+        /* a caller's frame is named by its call instruction */
+        uintptr_t fn = put_frame(t, core, hdr + 3 * n, leaf ? cur.ip : cur.ip - 1, &r);
+        if (!leaf && fn && fn == prev_fn && r.start != prev.start) {
+            /* an OSR version's tier-0 frame: skip it, on from the tier-0 record */
+            uintptr_t s = osr_frame(core, cur.sp - 16, cur.fp, hi);
+            if (s) {
+                cur = (mdp_uw){((const uintptr_t *)s)[1], s + 16, ((const uintptr_t *)s)[0]};
+                continue;
+            }
+        }
+        n++;
+        if (!known || n >= maxf)
+            break;
+        mdp_uw next;
+        int how = 0;
+        if (fn) {
+            how = mdp_unwind_managed(&next, &cur, (const uint8_t *)r.start, r.size, leaf, lo, hi);
+            mdt_idmap_code_range cr;
+            /* an offset computed from a decoded prolog must land in managed code */
+            if (how == 1 && (next.ip < 4096 || mdt_idmap_ip_lookup(core->map, &cr, next.ip - 1) != 0))
+                how = 0;
+            if (how == 3) {
+                /* OSR: on from the tier-0 frame record, found by its saved RBP */
+                uintptr_t s = osr_frame(core, cur.fp, next.fp, hi);
+                if (s)
+                    next = (mdp_uw){((const uintptr_t *)s)[1], s + 16, ((const uintptr_t *)s)[0]};
+                else
+                    break; /* the caller is unknown: stop rather than guess */
+            }
+        }
+        if (!how) {
+            /* the frame-pointer chain: [fp] = caller's fp, [fp + 8] = return address */
+            uintptr_t floor = cur.sp > lo ? cur.sp : lo;
+            if (cur.fp < floor || cur.fp > hi - 16 || (cur.fp & 7))
+                break;
+            next = (mdp_uw){((const uintptr_t *)cur.fp)[1], cur.fp + 16,
+                            ((const uintptr_t *)cur.fp)[0]};
+        }
+        if (next.ip < 4096 || next.sp <= cur.sp || next.sp > hi)
+            break;
+        prev = r;
+        prev_fn = fn;
+        cur = next;
+        leaf = 0;
+    }
+    if (n == core->cfg.max_depth)
+        flags |= MDP_SAMPLE_CUT;
+    mdp_ring_put(&t->ring, 0, MDP_SAMPLE_HDR(n, flags, weight));
+    if (!known)
+        mdp_ring_put(&t->ring, 1, cur.sp);
+    mdp_ring_publish(&t->ring, hdr + 3 * n);
+    atomic_fetch_add_explicit(&t->samples, 1, memory_order_relaxed);
+}
+
+static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+{
+    int saved = errno;
+    mdp_core *core = atomic_load_explicit(&mdp_sampling_core, memory_order_acquire);
+    struct mdp_slot *t = NULL;
+    if (core && si && si->si_code == SI_TIMER)
+        t = si->si_value.sival_ptr;
+    if (!t || !valid_slot(core, t)) {
+        chain(sig, si, ucv);
+        errno = saved;
+        return;
+    }
+    PROBE_ENTER();
+    atomic_fetch_add_explicit(&t->busy, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&t->state, memory_order_seq_cst) == SLOT_ACTIVE &&
+        atomic_load_explicit(&t->tid, memory_order_relaxed) == (int)syscall(SYS_gettid))
+        take_sample(core, t, ucv,
+                    si->si_overrun >= 0 && si->si_overrun < 1 << 30 ? 1u + (uint32_t)si->si_overrun
+                                                                    : 1u << 30);
+    else
+        atomic_fetch_add_explicit(&t->stray, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&t->busy, 1, memory_order_release);
+    PROBE_LEAVE();
+    errno = saved;
+}
+
+int mdp_sampler_init(mdp_core *core, char *err, size_t errlen)
+{
+    core->slots = mmap(NULL, MDP_MAX_THREADS * sizeof *core->slots, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (core->slots == MAP_FAILED) {
+        core->slots = NULL;
+        snprintf(err, errlen, "cannot map the sampler's thread slots: %s", strerror(errno));
+        return -1;
+    }
+#ifdef MDP_HANDLER_PROBE
+    probe_init();
+#endif
+    mdp_core *none = NULL;
+    if (!atomic_compare_exchange_strong(&mdp_sampling_core, &none, core)) {
+        snprintf(err, errlen, "another profiler core samples this process");
+        return -1;
+    }
+    if (!handler_installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_sigprof;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGPROF, &sa, &old_action) != 0) {
+            snprintf(err, errlen, "cannot install the SIGPROF handler: %s", strerror(errno));
+            atomic_store(&mdp_sampling_core, NULL);
+            return -1;
+        }
+        handler_installed = 1;
+    }
+    core->sampling = 1;
+    return 0;
+}
+
+static clockid_t thread_cpu_clock(int tid)
+{
+    /* The kernel's per-thread CPU clock ID (what pthread_getcpuclockid
+     * returns, built from the TID instead of a pthread_t so that threads
+     * registered from elsewhere can be timed): ~tid << 3 | PERTHREAD | SCHED. */
+    return (clockid_t)((~(unsigned)tid << 3) | 6u);
+}
+
+static void stack_bounds_of_self(uintptr_t *lo, uintptr_t *hi)
+{
+    pthread_attr_t a;
+    void *addr;
+    size_t size;
+    *lo = *hi = 0;
+    if (pthread_getattr_np(pthread_self(), &a) != 0)
+        return;
+    if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+        *lo = (uintptr_t)addr;
+        *hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&a);
+}
+
+int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid)
+{
+    if (!core->sampling || tid <= 0 || atomic_load(&core->finished))
+        return 0;
+    uintptr_t lo = 0, hi = 0;
+    if ((int)syscall(SYS_gettid) == tid)
+        stack_bounds_of_self(&lo, &hi);
+    pthread_mutex_lock(&core->threads_lock);
+    struct mdp_slot *free_slot = NULL;
+    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+        struct mdp_slot *t = &core->slots[i];
+        int st = atomic_load(&t->state);
+        if (st == SLOT_ACTIVE && atomic_load(&t->tid) == tid) {
+            /* known already (startup thread, or an earlier event) */
+            if (runtime_thread)
+                t->runtime_thread = runtime_thread;
+            if (lo && !atomic_load(&t->stack_lo)) {
+                atomic_store(&t->stack_hi, hi);
+                atomic_store(&t->stack_lo, lo);
+            }
+            pthread_mutex_unlock(&core->threads_lock);
+            return 0;
+        }
+        if (st == SLOT_FREE && !free_slot)
+            free_slot = t;
+    }
+    struct mdp_slot *t = free_slot;
+    if (!t) {
+        pthread_mutex_unlock(&core->threads_lock);
+        mdp_log(core, "thread %d: no free sampler slot", tid);
+        return -1;
+    }
+    if (!t->ringbuf) {
+        t->ringbuf = mmap(NULL, MDP_RING_WORDS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (t->ringbuf == MAP_FAILED) {
+            t->ringbuf = NULL;
+            pthread_mutex_unlock(&core->threads_lock);
+            return -1;
+        }
+    }
+    mdp_ring_init(&t->ring, t->ringbuf, MDP_RING_WORDS);
+    atomic_store(&t->samples, 0);
+    atomic_store(&t->drops, 0);
+    atomic_store(&t->stray, 0);
+    atomic_store(&t->stack_lo, lo);
+    atomic_store(&t->stack_hi, hi);
+    atomic_store(&t->tid, tid);
+    t->runtime_thread = runtime_thread;
+    t->retired_cycles = 0;
+    atomic_store(&t->state, SLOT_ACTIVE);
+
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev.sigev_value.sival_ptr = t;
+    sev._sigev_un._tid = tid;
+    t->has_timer = 0;
+    if (timer_create(thread_cpu_clock(tid), &sev, &t->timer) == 0) {
+        long period = 1000000000L / (long)core->cfg.rate;
+        struct itimerspec its = {{period / 1000000000L, period % 1000000000L},
+                                 {period / 1000000000L, period % 1000000000L}};
+        if (timer_settime(t->timer, 0, &its, NULL) == 0)
+            t->has_timer = 1;
+        else
+            timer_delete(t->timer);
+    }
+    atomic_fetch_add(&core->threads_seen, 1);
+    pthread_mutex_unlock(&core->threads_lock);
+    if (!t->has_timer)
+        mdp_log(core, "thread %d: no CPU-time timer: %s", tid, strerror(errno));
+    else
+        mdp_log(core, "thread %d sampled (stack %s)", tid, lo ? "known" : "to be found");
+    return t->has_timer ? 0 : -1;
+}
+
+static void retire(struct mdp_slot *t)
+{
+    if (t->has_timer) {
+        timer_delete(t->timer);
+        t->has_timer = 0;
+    }
+    t->retired_cycles = 0;
+    atomic_store(&t->state, SLOT_RETIRED);
+}
+
+int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread)
+{
+    if (!core->sampling || !runtime_thread)
+        return 0;
+    pthread_mutex_lock(&core->threads_lock);
+    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+        struct mdp_slot *t = &core->slots[i];
+        if (atomic_load(&t->state) == SLOT_ACTIVE && t->runtime_thread == runtime_thread)
+            retire(t);
+    }
+    pthread_mutex_unlock(&core->threads_lock);
+    return 0;
+}
+
+/* Drain-thread housekeeping (drain_lock held): free retired slots whose
+ * rings are empty and that no handler is inside; every ~second, retire
+ * slots whose thread is gone without an event. */
+void mdp_sampler_housekeeping(mdp_core *core, int check_alive);
+void mdp_sampler_housekeeping(mdp_core *core, int check_alive)
+{
+    if (!core->slots)
+        return;
+    pthread_mutex_lock(&core->threads_lock);
+    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+        struct mdp_slot *t = &core->slots[i];
+        int st = atomic_load(&t->state);
+        if (st == SLOT_ACTIVE && check_alive) {
+            char path[64];
+            snprintf(path, sizeof path, "/proc/self/task/%d", atomic_load(&t->tid));
+            if (access(path, F_OK) != 0)
+                retire(t);
+        } else if (st == SLOT_RETIRED && mdp_ring_avail(&t->ring) == 0 &&
+                   atomic_load(&t->busy) == 0 && ++t->retired_cycles >= 2) {
+            atomic_store(&t->state, SLOT_FREE);
+        }
+    }
+    pthread_mutex_unlock(&core->threads_lock);
+}
+
+void mdp_sampler_stop(mdp_core *core)
+{
+    if (!core->slots)
+        return;
+    pthread_mutex_lock(&core->threads_lock);
+    for (unsigned i = 0; i < MDP_MAX_THREADS; i++)
+        if (atomic_load(&core->slots[i].state) == SLOT_ACTIVE)
+            retire(&core->slots[i]);
+    core->sampling = 0;
+    pthread_mutex_unlock(&core->threads_lock);
+}
+
+void mdp_sampler_free(mdp_core *core)
+{
+    /* The handler stays installed and the slots stay mapped: a signal queued
+     * before the timers were deleted may still arrive, and must find memory
+     * that says "not active". */
+    mdp_core *me = core;
+    atomic_compare_exchange_strong(&mdp_sampling_core, &me, NULL);
+}

@@ -1,0 +1,71 @@
+/* Finding the caller of a managed frame on x86-64 without the runtime's
+ * unwind data: from the method's prolog and epilog instructions.
+ *
+ * CoreCLR's JIT does not keep a frame pointer in every method: optimized
+ * code often uses an RSP-based frame (`push rax` or `sub rsp, N`, callee-
+ * saved pushes, no `mov rbp, rsp`), and a plain frame-pointer walk then
+ * skips the caller of every such method. Its prologs are regular, though:
+ * pushes of callee-saved registers (push rbp first when RBP is the frame
+ * pointer), `sub rsp, imm`, and `mov rbp, rsp` or `lea rbp, [rsp+disp]`
+ * establishing RBP so that [rbp] is the saved RBP and [rbp+8] the return
+ * address. Decoding that much tells where the return address lies:
+ *   - RBP frame: at rbp + 8, the caller's RBP at rbp;
+ *   - RSP frame of size F (pushes and the sub): at sp + F, and RBP is the
+ *     caller's (or was pushed, and is read back from its slot);
+ * for a frame interrupted in its prolog or epilog (only a sampled leaf can
+ * be), by what the instructions executed so far or still to run do to RSP.
+ * Anything else is "do not know": the sampler falls back to the frame
+ * pointer chain for that frame.
+ *
+ * Everything here is async-signal-safe: no allocation, no lock, reads of
+ * code inside [code, code + size) and of stack words inside [lo, hi) only. */
+#ifndef MDP_UNWIND_H
+#define MDP_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mdp_uw {
+    uintptr_t ip; /* the frame's instruction pointer (a return address for callers) */
+    uintptr_t sp; /* its stack pointer (for a caller: just above the return address) */
+    uintptr_t fp; /* RBP as the frame sees it */
+} mdp_uw;
+
+/* How a method's prolog builds its frame. */
+typedef struct mdp_prolog {
+    int framed;          /* 1: RBP frame; 0: RSP frame */
+    int osr;             /* 1: an on-stack-replacement method version (below) */
+    uint32_t size;       /* RSP frame: bytes between the return address and RSP in the body */
+    int rbp_slot;        /* RSP frame that pushes RBP: its slot as bytes below the
+                            return address slot (8, 16, ...); 0 when not pushed */
+    uint32_t end;        /* offset of the first instruction after the frame setup */
+    uint32_t n;          /* instructions decoded (setup only) */
+    uint32_t at[16];     /* offset of each setup instruction */
+    uint32_t sp_after[16]; /* bytes pushed/subtracted once instruction i has run */
+} mdp_prolog;
+
+/* Decode the frame setup at the start of a method's code (code[0..size)).
+ * Returns 0, or -1 when the start is not a prolog this decoder knows
+ * (including a first instruction that sets nothing up). */
+int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size);
+
+/* The caller of frame `f` of a managed method whose code region is
+ * [code, code + size) (f->ip inside it). `leaf`: f was interrupted anywhere
+ * (a sampled leaf); otherwise f->ip is a return site inside the body.
+ * [lo, hi) bounds the stack. Returns 0 when the frame is not understood,
+ * else *caller filled (its ip is the raw return address) and
+ *   1  computed from the prolog (the caller should check the address),
+ *   2  read from an RBP frame record,
+ *   3  an OSR method version: its own frame record holds the RBP its tier-0
+ *      frame saved (caller->fp) next to no return address that means
+ *      anything; the tier-0 frame record, which holds the same RBP and the
+ *      real return address, lies somewhere above f->fp: the caller scans
+ *      for it (caller->ip is 0).
+ * On-stack replacement: CoreCLR's OSR code takes over a running tier-0
+ * frame; its prolog starts `mov rax, [rbp]; push rax` or `push rax;
+ * mov rbp, rsp`, copying the tier-0 frame's saved RBP into a frame record
+ * of its own whose return-address slot is stale stack. */
+int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, size_t size, int leaf,
+                       uintptr_t lo, uintptr_t hi);
+
+#endif

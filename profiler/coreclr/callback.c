@@ -1,0 +1,285 @@
+/* The callback object CoreCLR calls: ICorProfilerCallback11 and everything
+ * it extends. Every slot of callback.def exists; the ones the profiler does
+ * not act on return S_OK. The others turn the runtime's notifications into
+ * core events, each taking its sequence number on entry (before asking the
+ * runtime anything), as the attach precedence rules need. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <stdlib.h>
+
+#include <mdtools/errors.h>
+
+#include "coreclr/clr.h"
+
+#define SELF(x) ((mdp_clr *)(x))
+
+mdp_clr *mdp_clr_self;
+
+/* ---- IUnknown --------------------------------------------------------- */
+
+static HRESULT cb_QueryInterface(ICorProfilerCallback *self, REFIID iid, void **out)
+{
+    if (!out)
+        return E_POINTER;
+    int ok = mdp_guid_equal(iid, &mdp_IID_IUnknown);
+    for (int i = 0; i < 11 && !ok; i++)
+        ok = mdp_guid_equal(iid, &mdp_IID_ICorProfilerCallback[i]);
+    if (!ok) {
+        *out = NULL;
+        return E_NOINTERFACE;
+    }
+    *out = self;
+    self->lpVtbl->AddRef(self);
+    return S_OK;
+}
+
+static ULONG cb_AddRef(ICorProfilerCallback *self)
+{
+    return atomic_fetch_add(&SELF(self)->refs, 1) + 1;
+}
+
+static ULONG cb_Release(ICorProfilerCallback *self)
+{
+    /* The object lives as long as the process: the signal handler and the
+     * drain thread may still use the core after the runtime lets go. */
+    ULONG n = atomic_fetch_sub(&SELF(self)->refs, 1) - 1;
+    return n;
+}
+
+/* ---- the slots nothing happens in -------------------------------------- */
+
+#define MDP_CB(ver, name, params)                                              \
+    static HRESULT stub_##name params                                          \
+    {                                                                          \
+        return S_OK;                                                           \
+    }
+#include "coreclr/callback.def"
+#undef MDP_CB
+
+/* ---- startup, shutdown, attach ------------------------------------------ */
+
+static HRESULT on_Initialize(MDP_CB_THIS, IUnknown *info)
+{
+    return mdp_clr_initialize(SELF(self), info, NULL, 0, 0);
+}
+
+static HRESULT on_InitializeForAttach(MDP_CB_THIS, IUnknown *info, void *client_data,
+                                      UINT client_len)
+{
+    return mdp_clr_initialize(SELF(self), info, client_data, client_len, 1);
+}
+
+static HRESULT on_ProfilerAttachComplete(MDP_CB_THIS)
+{
+    return mdp_clr_attach_complete(SELF(self));
+}
+
+static HRESULT on_Shutdown(MDP_CB_THIS)
+{
+    return mdp_clr_shutdown(SELF(self));
+}
+
+/* ---- modules, assemblies ------------------------------------------------- */
+
+#define CORE_OR_OK(p)                                                          \
+    do {                                                                       \
+        if (!(p)->core || atomic_load(&(p)->shut_down))                        \
+            return S_OK;                                                       \
+    } while (0)
+
+/* The unloads pass their ID straight to the core, with a fresh seq. */
+#define FORWARD(name, type, event)                                             \
+    static HRESULT on_##name(MDP_CB_THIS, type id)                             \
+    {                                                                          \
+        mdp_clr *p = SELF(self);                                               \
+        CORE_OR_OK(p);                                                         \
+        event(p->core, mdp_seq(p->core), id);                                  \
+        return S_OK;                                                           \
+    }
+FORWARD(ModuleUnloadStarted, ModuleID, mdp_ev_module_unload)
+FORWARD(AssemblyUnloadStarted, AssemblyID, mdp_ev_assembly_unload)
+FORWARD(AppDomainShutdownStarted, AppDomainID, mdp_ev_appdomain_shutdown)
+FORWARD(ClassUnloadStarted, ClassID, mdp_ev_class_unload)
+FORWARD(FunctionUnloadStarted, FunctionID, mdp_ev_function_unload)
+FORWARD(DynamicMethodUnloaded, FunctionID, mdp_ev_function_unload)
+#undef FORWARD
+
+static HRESULT on_ModuleLoadFinished(MDP_CB_THIS, ModuleID module, HRESULT status)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    uint64_t seq = mdp_seq(p->core);
+    if (SUCCEEDED(status))
+        mdp_clr_module(p, seq, module);
+    return S_OK;
+}
+
+static HRESULT on_ModuleAttachedToAssembly(MDP_CB_THIS, ModuleID module, AssemblyID assembly)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    mdp_ev_module_assembly(p->core, mdp_seq(p->core), module, assembly);
+    return S_OK;
+}
+
+/* ---- classes ------------------------------------------------------------ */
+
+static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    uint64_t seq = mdp_seq(p->core);
+    if (SUCCEEDED(status))
+        mdp_clr_class(p, seq, cls);
+    return S_OK;
+}
+
+/* ---- code ----------------------------------------------------------------- */
+
+static void function_and_code(mdp_clr *p, uint64_t seq, FunctionID fn)
+{
+    if (mdp_clr_function(p, seq, fn) == 0 && mdp_clr_code(p, seq, fn) == MDT_ENOTFOUND)
+        mdp_clr_defer_code(p, fn, seq, 0);
+}
+
+static HRESULT on_JITCompilationFinished(MDP_CB_THIS, FunctionID fn, HRESULT status,
+                                         BOOL safe_to_block)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    uint64_t seq = mdp_seq(p->core);
+    if (SUCCEEDED(status))
+        function_and_code(p, seq, fn);
+    return S_OK;
+}
+
+/* ReadyToRun code: the runtime reports precompiled code it starts to use as
+ * a cached-function search that found the code. */
+static HRESULT on_JITCachedFunctionSearchFinished(MDP_CB_THIS, FunctionID fn,
+                                                  COR_PRF_JIT_CACHE result)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    uint64_t seq = mdp_seq(p->core);
+    /* The code is published after this callback returns: record the
+     * function now, its code from the drain thread's next tick. */
+    if (result == COR_PRF_CACHED_FUNCTION_FOUND)
+        function_and_code(p, seq, fn);
+    return S_OK;
+}
+
+static HRESULT on_JITCachedFunctionSearchStarted(MDP_CB_THIS, FunctionID fn, BOOL *use_cached)
+{
+    if (use_cached)
+        *use_cached = 1;
+    return S_OK;
+}
+
+static HRESULT on_JITInlining(MDP_CB_THIS, FunctionID caller, FunctionID callee,
+                              BOOL *should_inline)
+{
+    if (should_inline)
+        *should_inline = 1;
+    return S_OK;
+}
+
+static HRESULT on_DynamicMethodJITCompilationFinished(MDP_CB_THIS, FunctionID fn, HRESULT status,
+                                                      BOOL safe_to_block)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    uint64_t seq = mdp_seq(p->core);
+    if (SUCCEEDED(status) && mdp_clr_dynamic_function(p, seq, fn) == 0)
+        mdp_clr_code(p, seq, fn);
+    return S_OK;
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+static HRESULT on_ThreadAssignedToOSThread(MDP_CB_THIS, ThreadID thread, DWORD os_thread)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    mdp_ev_thread_start(p->core, thread, (int)os_thread);
+    return S_OK;
+}
+
+static HRESULT on_ThreadDestroyed(MDP_CB_THIS, ThreadID thread)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    mdp_ev_thread_end(p->core, thread);
+    return S_OK;
+}
+
+/* ---- allocations ------------------------------------------------------------ */
+
+static HRESULT on_ObjectAllocated(MDP_CB_THIS, ObjectID obj, ClassID cls)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    SIZE_T size = 0;
+    if (FAILED(p->info->lpVtbl->GetObjectSize2(p->info, obj, &size)))
+        size = 0;
+    mdp_alloc_count(p->core, cls, size);
+    return S_OK;
+}
+
+static HRESULT on_LoadAsNotificationOnly(MDP_CB_THIS, BOOL *notification_only)
+{
+    if (notification_only)
+        *notification_only = 0;
+    return S_OK;
+}
+
+/* ---- the vtable ------------------------------------------------------------ */
+
+/* Every slot first gets its stub, then the handlers above replace theirs
+ * (a later designated initializer wins, C11 6.7.9). */
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#else
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+static const ICorProfilerCallbackVtbl vtbl = {
+    .QueryInterface = cb_QueryInterface,
+    .AddRef = cb_AddRef,
+    .Release = cb_Release,
+#define MDP_CB(ver, name, params) .name = stub_##name,
+#include "coreclr/callback.def"
+#undef MDP_CB
+    .Initialize = on_Initialize,
+    .Shutdown = on_Shutdown,
+    .InitializeForAttach = on_InitializeForAttach,
+    .ProfilerAttachComplete = on_ProfilerAttachComplete,
+    .ModuleLoadFinished = on_ModuleLoadFinished,
+    .ModuleAttachedToAssembly = on_ModuleAttachedToAssembly,
+    .ModuleUnloadStarted = on_ModuleUnloadStarted,
+    .AssemblyUnloadStarted = on_AssemblyUnloadStarted,
+    .AppDomainShutdownStarted = on_AppDomainShutdownStarted,
+    .ClassLoadFinished = on_ClassLoadFinished,
+    .ClassUnloadStarted = on_ClassUnloadStarted,
+    .JITCompilationFinished = on_JITCompilationFinished,
+    .JITCachedFunctionSearchStarted = on_JITCachedFunctionSearchStarted,
+    .JITCachedFunctionSearchFinished = on_JITCachedFunctionSearchFinished,
+    .JITInlining = on_JITInlining,
+    .FunctionUnloadStarted = on_FunctionUnloadStarted,
+    .DynamicMethodJITCompilationFinished = on_DynamicMethodJITCompilationFinished,
+    .DynamicMethodUnloaded = on_DynamicMethodUnloaded,
+    .ThreadAssignedToOSThread = on_ThreadAssignedToOSThread,
+    .ThreadDestroyed = on_ThreadDestroyed,
+    .ObjectAllocated = on_ObjectAllocated,
+    .LoadAsNotificationOnly = on_LoadAsNotificationOnly,
+};
+
+mdp_clr *mdp_clr_create(void)
+{
+    mdp_clr *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->iface.lpVtbl = &vtbl;
+    pthread_mutex_init(&p->pending_lock, NULL);
+    atomic_store(&p->refs, 1);
+    return p;
+}

@@ -1,0 +1,79 @@
+/* The CoreCLR adapter's state and the helpers its files share. One profiler
+ * object per process: the runtime creates it through the class factory at
+ * startup or on attach and keeps it until the process ends. */
+#ifndef MDP_CLR_H
+#define MDP_CLR_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/core.h"
+#include "coreclr/corprof.h"
+
+/* The profiler's CLSID, what CORECLR_PROFILER names:
+ * {1C49C441-593E-4870-856F-98DA7A9DEE94} */
+#define MDP_CLSID_TEXT "{1C49C441-593E-4870-856F-98DA7A9DEE94}"
+extern const CLSID mdp_clsid;
+
+/* The minimum ICorProfilerInfo the adapter needs: 9 for
+ * GetNativeCodeStartAddresses, GetCodeInfo4 and GetILToNativeMapping3
+ * (every code version of a method: tier-0, tier-1, OSR). */
+#define MDP_MIN_INFO 9
+
+typedef struct mdp_clr {
+    ICorProfilerCallback iface; /* first: the COM object */
+    _Atomic ULONG refs;
+    ICorProfilerInfo *info;
+    int info_level; /* N of the ICorProfilerInfoN obtained */
+    mdp_core *core;
+    mdp_config cfg;
+    int attach;
+    _Atomic int shut_down;
+    /* Functions whose code was not published yet when the runtime reported
+     * them (ReadyToRun code at JITCachedFunctionSearchFinished): the drain
+     * thread's tick records their code shortly after. */
+    pthread_mutex_t pending_lock;
+    struct mdp_pending *pending;
+    size_t npending, pending_cap;
+} mdp_clr;
+
+struct mdp_pending {
+    FunctionID fn;
+    uint64_t seq;
+    unsigned tries;
+};
+
+/* record.c: queue fn for the tick (pending_lock taken inside). */
+void mdp_clr_defer_code(mdp_clr *p, FunctionID fn, uint64_t seq, unsigned tries);
+
+extern mdp_clr *mdp_clr_self; /* the one instance, or NULL */
+
+/* callback.c */
+mdp_clr *mdp_clr_create(void);
+
+/* startup.c */
+HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data,
+                           UINT client_len, int attach);
+HRESULT mdp_clr_shutdown(mdp_clr *p);
+HRESULT mdp_clr_attach_complete(mdp_clr *p);
+
+/* record.c: ask the runtime about an ID and send the core event. `seq` is
+ * the caller's (taken on callback entry, or before an enumeration). */
+int mdp_clr_module(mdp_clr *p, uint64_t seq, ModuleID module);
+int mdp_clr_class(mdp_clr *p, uint64_t seq, ClassID cls);
+int mdp_clr_function(mdp_clr *p, uint64_t seq, FunctionID fn);
+int mdp_clr_code(mdp_clr *p, uint64_t seq, FunctionID fn);
+int mdp_clr_dynamic_function(mdp_clr *p, uint64_t seq, FunctionID fn);
+int mdp_clr_ip(mdp_clr *p, uintptr_t ip);
+extern const mdp_runtime_ops mdp_clr_ops;
+
+/* utf16.c: UTF-16 (n units, or up to a NUL when n is SIZE_MAX) to UTF-8,
+ * NUL-terminated, cut to len - 1 bytes; returns out. Unpaired surrogates
+ * become U+FFFD. */
+char *mdp_utf16_to_utf8(char *out, size_t len, const WCHAR *s, size_t n);
+/* UTF-8 (ASCII expected) to UTF-16 into out (cap units with the NUL). */
+void mdp_utf8_to_utf16(WCHAR *out, size_t cap, const char *s);
+
+#endif

@@ -1,0 +1,307 @@
+/* Asking CoreCLR about one ID and sending the core's event: modules
+ * (GetModuleInfo2), classes (IsArrayClass, GetClassIDInfo2), functions
+ * (GetFunctionInfo2), code (every native code version of a function:
+ * GetNativeCodeStartAddresses, then GetCodeInfo4 per version), dynamic
+ * methods (GetDynamicFunctionInfo), and the reverse question for a sampled
+ * address nobody reported (GetFunctionFromIP3). Used by the callbacks, by
+ * the attach catch-up and by the map's miss callback (lazy catch-up, on the
+ * drain thread). Never called from the signal handler. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mdtools/errors.h>
+
+#include "coreclr/clr.h"
+
+#define INFO(p) ((p)->info->lpVtbl)
+
+/* Pseudo modules for code without metadata. */
+#define PSEUDO_MODULE_DYNAMIC ((ModuleID)0x11)
+#define PSEUDO_MODULE_STUBS ((ModuleID)0x13)
+
+int mdp_clr_module(mdp_clr *p, uint64_t seq, ModuleID module)
+{
+    const BYTE *base = NULL;
+    WCHAR wname[1024];
+    ULONG len = 0;
+    AssemblyID assembly = 0;
+    DWORD flags = 0;
+    HRESULT hr = INFO(p)->GetModuleInfo2(p->info, module, &base, sizeof wname / sizeof wname[0],
+                                          &len, wname, &assembly, &flags);
+    if (FAILED(hr)) {
+        mdp_log(p->core, "GetModuleInfo2(%#" PRIxPTR ") failed: %#x", module, (unsigned)hr);
+        return MDT_ENOTFOUND;
+    }
+    char path[4096];
+    mdp_utf16_to_utf8(path, sizeof path, wname, len < sizeof wname / sizeof wname[0] ? len : 0);
+    mdp_module_desc d = {.base = base, .path = path, .flags = 0,
+                         .assembly = assembly == 0xFFFFFFFDu ? 0 : assembly};
+    if (flags & COR_PRF_MODULE_DYNAMIC)
+        d.flags |= MDP_MODULE_DYNAMIC;
+    if (flags & COR_PRF_MODULE_FLAT_LAYOUT)
+        d.flags |= MDP_MODULE_FLAT;
+    if (flags & COR_PRF_MODULE_RESOURCE)
+        d.flags |= MDP_MODULE_RESOURCE;
+    if (flags & COR_PRF_MODULE_COLLECTIBLE)
+        d.flags |= MDP_MODULE_COLLECTIBLE;
+    int r = mdp_ev_module_load(p->core, seq, module, &d);
+    return r < 0 ? r : 0;
+}
+
+int mdp_clr_class(mdp_clr *p, uint64_t seq, ClassID cls)
+{
+    CorElementType et = 0;
+    ClassID elem = 0;
+    ULONG rank = 0;
+    mdt_idmap_class_info ci;
+    memset(&ci, 0, sizeof ci);
+    HRESULT hr = INFO(p)->IsArrayClass(p->info, cls, &et, &elem, &rank);
+    if (hr == S_OK) {
+        /* A rank-1 array here is T[]: the profiling API does not tell T[]
+         * from the rarer rank-1 T[*]. */
+        ci.shape = rank <= 1 ? MDT_IDMAP_SHAPE_SZARRAY : MDT_IDMAP_SHAPE_ARRAY;
+        ci.rank = (uint16_t)(rank > 65535 ? 65535 : rank);
+        if (!elem)
+            elem = mdp_ev_prim_class(p->core, seq, et);
+        if (!elem)
+            return MDT_ENOTFOUND;
+        ci.nargs = 1;
+        ci.args = &elem;
+        int r = mdp_ev_class_load(p->core, seq, cls, &ci);
+        return r < 0 ? r : 0;
+    }
+    ModuleID module = 0;
+    mdTypeDef td = 0;
+    ClassID parent = 0, args[64];
+    ULONG32 n = 0;
+    hr = INFO(p)->GetClassIDInfo2(p->info, cls, &module, &td, &parent, 64, &n, args);
+    if (FAILED(hr)) {
+        mdp_log(p->core, "GetClassIDInfo2(%#" PRIxPTR ") failed: %#x", cls, (unsigned)hr);
+        return MDT_ENOTFOUND;
+    }
+    if (n > 64)
+        return MDT_EUNSUPPORTED;
+    ci.shape = MDT_IDMAP_SHAPE_TYPEDEF;
+    ci.module = module;
+    ci.token = td;
+    ci.nargs = n;
+    ci.args = args;
+    int r = mdp_ev_class_load(p->core, seq, cls, &ci);
+    return r < 0 ? r : 0;
+}
+
+int mdp_clr_function(mdp_clr *p, uint64_t seq, FunctionID fn)
+{
+    ClassID cls = 0, args[64];
+    ModuleID module = 0;
+    mdToken token = 0;
+    ULONG32 n = 0;
+    HRESULT hr = INFO(p)->GetFunctionInfo2(p->info, fn, 0, &cls, &module, &token, 64, &n, args);
+    if (FAILED(hr) || !module || n > 64)
+        return mdp_clr_dynamic_function(p, seq, fn);
+    mdt_idmap_function_info fi = {.module = module, .token = token, .class_id = cls,
+                                  .nargs = n, .args = args};
+    int r = mdp_ev_function_load(p->core, seq, fn, &fi);
+    return r < 0 ? r : 0;
+}
+
+/* Methods without metadata (LCG DynamicMethods, IL stubs) live in pseudo
+ * modules recorded as dynamic or as stubs, so their frames say so. */
+int mdp_clr_dynamic_function(mdp_clr *p, uint64_t seq, FunctionID fn)
+{
+    ModuleID module = 0;
+    const BYTE *sig = NULL;
+    ULONG siglen = 0, len = 0;
+    WCHAR wname[256];
+    char name[512] = "";
+    if (p->info_level >= 8 &&
+        SUCCEEDED(INFO(p)->GetDynamicFunctionInfo(p->info, fn, &module, &sig, &siglen, 256, &len,
+                                                   wname)))
+        mdp_utf16_to_utf8(name, sizeof name, wname, len < 256 ? len : 0);
+    int stub = strncmp(name, "IL_STUB", 7) == 0 || strncmp(name, "dynamicClass", 12) == 0;
+    ModuleID pseudo = stub ? PSEUDO_MODULE_STUBS : PSEUDO_MODULE_DYNAMIC;
+    mdp_module_desc d = {.path = stub ? "(runtime stubs)" : "(dynamic methods)",
+                         .flags = stub ? MDP_MODULE_STUBS : MDP_MODULE_DYNAMIC};
+    mdt_idmap_module_info mi;
+    if (mdt_idmap_module_lookup(mdp_core_map(p->core), &mi, pseudo, 0) != 0)
+        mdp_ev_module_load(p->core, mdp_seq(p->core), pseudo, &d);
+    mdt_idmap_function_info fi = {.module = pseudo, .token = 0x06000000u};
+    int r = mdp_ev_function_load(p->core, seq, fn, &fi);
+    return r < 0 ? r : 0;
+}
+
+int mdp_clr_code(mdp_clr *p, uint64_t seq, FunctionID fn)
+{
+    UINT_PTR starts[32];
+    ULONG32 ns = 0;
+    HRESULT hr = INFO(p)->GetNativeCodeStartAddresses(p->info, fn, 0, 32, &ns, starts);
+    int result = 0;
+    if (FAILED(hr))
+        ns = 0;
+    if (ns > 32)
+        ns = 32; /* more code versions than that: the newest are covered lazily */
+    for (ULONG32 i = 0; i < ns; i++) {
+        COR_PRF_CODE_INFO ci[8];
+        ULONG32 nc = 0;
+        if (FAILED(INFO(p)->GetCodeInfo4(p->info, starts[i], 8, &nc, ci)) || nc == 0)
+            continue;
+        if (nc > 8)
+            nc = 8;
+        mdp_code_region regions[8];
+        for (ULONG32 j = 0; j < nc; j++)
+            regions[j] = (mdp_code_region){ci[j].startAddress, ci[j].size};
+        int r = mdp_ev_code(p->core, seq, fn, regions, nc);
+        if (p->cfg.verbose >= 2)
+            mdp_log(p->core, "code of %#" PRIxPTR ": version %u/%u at %#" PRIxPTR "+%#zx (%u regions): %d",
+                    fn, i + 1, ns, regions[0].start, regions[0].size, nc, r);
+        if (r < 0)
+            result = r;
+    }
+    if (ns == 0) {
+        /* Code not published yet at this moment (or a runtime without code
+         * versions): the default version's regions. */
+        COR_PRF_CODE_INFO ci[8];
+        ULONG32 nc = 0;
+        if (SUCCEEDED(INFO(p)->GetCodeInfo2(p->info, fn, 8, &nc, ci)) && nc > 0) {
+            if (nc > 8)
+                nc = 8;
+            mdp_code_region regions[8];
+            for (ULONG32 j = 0; j < nc; j++)
+                regions[j] = (mdp_code_region){ci[j].startAddress, ci[j].size};
+            result = mdp_ev_code(p->core, seq, fn, regions, nc);
+        } else {
+            result = MDT_ENOTFOUND;
+        }
+    }
+    return result;
+}
+
+int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
+{
+    FunctionID fn = 0;
+    ReJITID rejit = 0;
+    HRESULT hr = INFO(p)->GetFunctionFromIP3(p->info, (const BYTE *)ip, &fn, &rejit);
+    if (FAILED(hr) || !fn)
+        return MDT_ENOTFOUND;
+    uint64_t seq = mdp_seq(p->core);
+    int r = mdp_clr_function(p, seq, fn);
+    if (r == 0)
+        r = mdp_clr_code(p, seq, fn);
+    mdt_idmap_code_range cr;
+    if (mdt_idmap_ip_lookup(mdp_core_map(p->core), &cr, ip) != 0) {
+        mdp_log(p->core, "ip %#" PRIxPTR " is in function %#" PRIxPTR
+                         " but in none of its listed code versions",
+                ip, fn);
+        return MDT_ENOTFOUND;
+    }
+    return 0;
+}
+
+/* ---- the core's questions (drain thread) --------------------------------- */
+
+static int ops_miss(void *payload, int kind, uintptr_t id)
+{
+    mdp_clr *p = payload;
+    if (atomic_load(&p->shut_down))
+        return MDT_ENOTFOUND;
+    uint64_t seq = mdp_seq(p->core);
+    switch (kind) {
+    case MDT_IDMAP_MODULE:
+        return mdp_clr_module(p, seq, id);
+    case MDT_IDMAP_CLASS:
+        if (id < 4096) /* a pseudo ID of the core, never the runtime's */
+            return MDT_ENOTFOUND;
+        return mdp_clr_class(p, seq, id);
+    case MDT_IDMAP_FUNCTION:
+        return mdp_clr_function(p, seq, id);
+    case MDT_IDMAP_IP:
+        return mdp_clr_ip(p, id);
+    default:
+        return MDT_ENOTFOUND;
+    }
+}
+
+static int ops_il_map(void *payload, uintptr_t code_start, struct mdp_il_entry *out, size_t cap)
+{
+    mdp_clr *p = payload;
+    if (atomic_load(&p->shut_down))
+        return -1;
+    enum { CHUNK = 256 };
+    COR_DEBUG_IL_TO_NATIVE_MAP m[CHUNK];
+    ULONG32 n = 0;
+    HRESULT hr = INFO(p)->GetILToNativeMapping3(p->info, code_start, CHUNK, &n, m);
+    if (FAILED(hr))
+        return -1;
+    if (n > CHUNK) {
+        /* larger than the stack buffer: ask again into a heap one */
+        COR_DEBUG_IL_TO_NATIVE_MAP *big = malloc(n * sizeof *big);
+        ULONG32 n2 = 0;
+        if (!big)
+            return -1;
+        if (FAILED(INFO(p)->GetILToNativeMapping3(p->info, code_start, n, &n2, big)) || n2 > n) {
+            free(big);
+            return -1;
+        }
+        for (ULONG32 i = 0; i < n2 && i < cap; i++)
+            out[i] = (struct mdp_il_entry){big[i].ilOffset, big[i].nativeStartOffset,
+                                           big[i].nativeEndOffset};
+        free(big);
+        return (int)n2;
+    }
+    for (ULONG32 i = 0; i < n && i < cap; i++)
+        out[i] = (struct mdp_il_entry){m[i].ilOffset, m[i].nativeStartOffset, m[i].nativeEndOffset};
+    return (int)n;
+}
+
+void mdp_clr_defer_code(mdp_clr *p, FunctionID fn, uint64_t seq, unsigned tries)
+{
+    pthread_mutex_lock(&p->pending_lock);
+    if (p->npending == p->pending_cap) {
+        size_t cap = p->pending_cap ? p->pending_cap * 2 : 256;
+        struct mdp_pending *v = realloc(p->pending, cap * sizeof *v);
+        if (!v) {
+            pthread_mutex_unlock(&p->pending_lock);
+            return; /* its samples are then named through the miss callback */
+        }
+        p->pending = v;
+        p->pending_cap = cap;
+    }
+    p->pending[p->npending++] = (struct mdp_pending){fn, seq, tries};
+    pthread_mutex_unlock(&p->pending_lock);
+}
+
+/* The drain thread's tick: record the code of functions reported before
+ * their code was published. A few tries, then the miss callback is left to
+ * find what is still missing when a sample lands in it. */
+static void ops_tick(void *payload)
+{
+    mdp_clr *p = payload;
+    if (atomic_load(&p->shut_down))
+        return;
+    pthread_mutex_lock(&p->pending_lock);
+    struct mdp_pending *v = p->pending;
+    size_t n = p->npending;
+    p->pending = NULL;
+    p->npending = p->pending_cap = 0;
+    pthread_mutex_unlock(&p->pending_lock);
+    for (size_t i = 0; i < n; i++)
+        if (mdp_clr_code(p, v[i].seq, v[i].fn) == MDT_ENOTFOUND && v[i].tries < 5)
+            mdp_clr_defer_code(p, v[i].fn, v[i].seq, v[i].tries + 1);
+    free(v);
+}
+
+static void ops_done(void *payload)
+{
+    mdp_clr *p = payload;
+    if (p->attach && p->info_level >= 3 && !atomic_load(&p->shut_down)) {
+        /* An attached session that ran its duration: leave the process. */
+        HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 5000);
+        mdp_log(p->core, "detach requested: %#x", (unsigned)hr);
+    }
+}
+
+const mdp_runtime_ops mdp_clr_ops = {
+    .miss = ops_miss, .il_map = ops_il_map, .tick = ops_tick, .done = ops_done};

@@ -1,0 +1,155 @@
+/* Starting and ending a profiling session inside CoreCLR: Initialize (the
+ * profiler loaded at startup through CORECLR_ENABLE_PROFILING) and
+ * InitializeForAttach (loaded into a running process over the diagnostics
+ * IPC), the event mask of each mode, and Shutdown, which writes the log.
+ *
+ * The settings come from the MDPROFILE_* environment at startup and from
+ * the attach request's client data on attach (core/config.c). */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "coreclr/clr.h"
+
+#define INFO(p) ((p)->info->lpVtbl)
+
+void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high);
+HRESULT mdp_clr_elt_hooks(mdp_clr *p);
+int mdp_clr_catch_up(mdp_clr *p);
+
+static void complain(const char *fmt, const char *detail)
+{
+    /* The runtime only says "profiler failed to initialize"; say why. */
+    fprintf(stderr, "mdprofile: ");
+    fprintf(stderr, fmt, detail);
+    fputc('\n', stderr);
+}
+
+static int query_info(mdp_clr *p, IUnknown *unk)
+{
+    for (int level = 15; level >= 1; level--) {
+        void *out = NULL;
+        if (SUCCEEDED(unk->lpVtbl->QueryInterface(unk, &mdp_IID_ICorProfilerInfo[level - 1], &out)) &&
+            out) {
+            p->info = out;
+            p->info_level = level;
+            return level;
+        }
+    }
+    return 0;
+}
+
+static void runtime_version(mdp_clr *p, char *buf, size_t len)
+{
+    USHORT major = 0, minor = 0, build = 0, qfe = 0;
+    snprintf(buf, len, "unknown");
+    if (SUCCEEDED(INFO(p)->GetRuntimeInformation(p->info, NULL, NULL, &major, &minor, &build, &qfe,
+                                                 0, NULL, NULL)))
+        snprintf(buf, len, "%u.%u.%u", major, minor, build);
+}
+
+/* Keep this shared object mapped for the life of the process: the SIGPROF
+ * handler and the sampler's slots must outlive a detach, after which the
+ * runtime unloads the profiler while a queued signal may still arrive. */
+static void pin_self(void)
+{
+    Dl_info di;
+    if (dladdr((void *)mdp_clr_initialize, &di) && di.dli_fname)
+        dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+static DWORD event_mask(mdp_clr *p, DWORD *high)
+{
+    DWORD low = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |
+                COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_CLASS_LOADS |
+                COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_THREADS;
+    *high = 0;
+    if (!p->attach) {
+        /* not allowed after attach; there the map learns these lazily */
+        low |= COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_FUNCTION_UNLOADS;
+        *high |= COR_PRF_HIGH_MONITOR_DYNAMIC_FUNCTION_UNLOADS;
+    }
+    if (p->cfg.mode == MDP_MODE_CALLS)
+        mdp_clr_elt_setup(p, &low, high);
+    if (p->cfg.mode == MDP_MODE_ALLOC)
+        low |= COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_ENABLE_OBJECT_ALLOCATED;
+    return low;
+}
+
+HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data,
+                           UINT client_len, int attach)
+{
+    char err[512] = "";
+    p->attach = attach;
+    mdp_config_default(&p->cfg);
+    if (attach) {
+        if (client_data && client_len &&
+            mdp_config_parse(&p->cfg, client_data, client_len, err, sizeof err) != 0) {
+            complain("bad attach settings: %s", err);
+            return E_INVALIDARG;
+        }
+    } else if (mdp_config_from_env(&p->cfg, err, sizeof err) != 0) {
+        complain("%s", err);
+        return E_INVALIDARG;
+    }
+    if (!info_unk || query_info(p, info_unk) < MDP_MIN_INFO) {
+        complain("%s", "the runtime is too old: it offers no ICorProfilerInfo9 (.NET Core 3.0 or later is needed)");
+        return E_FAIL;
+    }
+    if (attach && p->cfg.mode != MDP_MODE_SAMPLE) {
+        complain("mode %s needs the profiler from the start: the runtime allows only sampling after attach",
+                 p->cfg.mode == MDP_MODE_CALLS ? "calls" : "alloc");
+        return E_INVALIDARG;
+    }
+    pin_self();
+    char version[64];
+    runtime_version(p, version, sizeof version);
+    mdp_runtime_ops ops = mdp_clr_ops;
+    ops.payload = p;
+    if (mdp_core_new(&p->core, &p->cfg, &ops, version, attach, err, sizeof err) != 0) {
+        complain("cannot start: %s", err);
+        return E_FAIL;
+    }
+    mdp_log(p->core, "%s runtime %s, ICorProfilerInfo%d, mode %d", attach ? "attached to" : "loaded by",
+            version, p->info_level, p->cfg.mode);
+    DWORD high = 0, low = event_mask(p, &high);
+    HRESULT hr = INFO(p)->SetEventMask2(p->info, low, high);
+    if (FAILED(hr)) {
+        fprintf(stderr, "mdprofile: the runtime refused the event mask %#x/%#x: %#x\n",
+                (unsigned)low, (unsigned)high, (unsigned)hr);
+        mdp_core_free(p->core);
+        p->core = NULL;
+        return hr;
+    }
+    if (p->cfg.mode == MDP_MODE_CALLS && FAILED(hr = mdp_clr_elt_hooks(p))) {
+        fprintf(stderr, "mdprofile: the runtime refused the enter hooks: %#x\n", (unsigned)hr);
+        mdp_core_free(p->core);
+        p->core = NULL;
+        return hr;
+    }
+    if (!attach)
+        /* the startup thread runs Main */
+        mdp_ev_thread_start(p->core, 0, (int)syscall(SYS_gettid));
+    return S_OK;
+}
+
+HRESULT mdp_clr_attach_complete(mdp_clr *p)
+{
+    if (p->core)
+        mdp_clr_catch_up(p);
+    return S_OK;
+}
+
+HRESULT mdp_clr_shutdown(mdp_clr *p)
+{
+    if (p->core)
+        mdp_core_finish(p->core);
+    atomic_store(&p->shut_down, 1);
+    return S_OK;
+}

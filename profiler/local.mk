@@ -1,0 +1,72 @@
+# mdprofile (issue 14): the CoreCLR profiler (a shared object the runtime
+# loads) and its launcher. Included from the top-level Makefile.am.
+#
+# The profiler links libmdtools statically: its own PIC copy of the
+# library's objects (profiler/libmdtools_pic.la, built from the library's
+# source list) goes into libmdprofile.so, whose version script exports
+# DllGetClassObject only. A guest in someone else's process should not need
+# a matching libmdtools.so on the loader's path, nor clash with another copy
+# of it loaded by the host; the cost is compiling the library twice.
+
+pkglib_LTLIBRARIES = profiler/libmdprofile.la
+noinst_LTLIBRARIES += profiler/libmdtools_pic.la profiler/libmdpcore.la
+
+profiler_libmdtools_pic_la_SOURCES = $(libmdtools_libmdtools_la_SOURCES)
+profiler_libmdtools_pic_la_CPPFLAGS = $(MDT_CPPFLAGS)
+profiler_libmdtools_pic_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
+
+# The runtime-independent core (also linked into its unit test).
+profiler_libmdpcore_la_SOURCES = \
+	profiler/core/core.h \
+	profiler/core/core_int.h \
+	profiler/core/hash.h \
+	profiler/core/hash.c \
+	profiler/core/ring.h \
+	profiler/core/config.c \
+	profiler/core/core.c \
+	profiler/core/modules.c \
+	profiler/core/codemap.c \
+	profiler/core/frames.c \
+	profiler/core/unwind.h \
+	profiler/core/unwind.c \
+	profiler/core/sampler.c \
+	profiler/core/drain.c \
+	profiler/core/records.c \
+	profiler/core/calls.c \
+	profiler/core/alloc.c
+profiler_libmdpcore_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
+profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(AX_PTHREAD_CFLAGS)
+
+# The CoreCLR adapter and the shared object.
+MDP_CLR_SOURCES = \
+	profiler/coreclr/corprof.h \
+	profiler/coreclr/callback.def \
+	profiler/coreclr/info.def \
+	profiler/coreclr/clr.h \
+	profiler/coreclr/guid.c \
+	profiler/coreclr/utf16.c \
+	profiler/coreclr/factory.c \
+	profiler/coreclr/callback.c \
+	profiler/coreclr/startup.c \
+	profiler/coreclr/record.c \
+	profiler/coreclr/elt.c \
+	profiler/coreclr/catchup.c
+profiler_libmdprofile_la_SOURCES = $(MDP_CLR_SOURCES)
+profiler_libmdprofile_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
+profiler_libmdprofile_la_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+profiler_libmdprofile_la_LIBADD = profiler/libmdpcore.la profiler/libmdtools_pic.la \
+	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt
+profiler_libmdprofile_la_LDFLAGS = -module -shared -avoid-version -no-undefined $(AX_PTHREAD_CFLAGS) \
+	-Wl,--version-script=$(top_srcdir)/profiler/coreclr/exports.map
+EXTRA_profiler_libmdprofile_la_DEPENDENCIES = profiler/coreclr/exports.map
+EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md bench/profiler/README.md \
+	bench/profiler/run.sh bench/profiler/report.py bench/profiler/measure.py
+dist_man_MANS += doc/mdprofile.1
+
+# The launcher; --attach goes through the diagnostics IPC client in
+# profiler/attach/.
+bin_PROGRAMS += profiler/mdprofile
+profiler_mdprofile_SOURCES = profiler/mdprofile.c profiler/core/config.c profiler/core/core.h
+profiler_mdprofile_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_PKGLIBDIR='"$(pkglibdir)"'
+profiler_mdprofile_CFLAGS = $(MDT_WARN_CFLAGS)
+profiler_mdprofile_LDADD = profiler/attach/libmdpattach.la $(TALLOC_LIBS)

@@ -1,0 +1,12 @@
+#!/bin/sh
+# alloc mode from startup: objects of the program's own types (a class, a
+# generic class over a value and a reference type, arrays of a struct and
+# jagged arrays) are counted exactly, each with one size, under the
+# portable descriptor reflection gives and the in-process name.
+. "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
+build_programs
+log=$work/alloc.log
+exp=$work/alloc.expected
+profile "$log" --mode alloc --debug-names -- dotnet "$workload" alloc "$exp" \
+    >"$work/alloc.out" 2>&1 || { cat "$work/alloc.out" >&2; fail "the profiled run failed"; }
+check alloc "$log" "$exp"

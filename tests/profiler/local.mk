@@ -1,0 +1,37 @@
+# The profiler's tests (issue 14). The runtime tests need dotnet: without it
+# they exit 77 and say why. See tests/profiler/README.md.
+TESTS += tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
+	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh
+EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/check.py \
+	tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
+	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
+	tests/profiler/interpose.c data/profiler
+
+# The handler test: a probe build of the profiler and the interposer it is
+# run with.
+TESTS += tests/profiler/handler.sh
+EXTRA_DIST += tests/profiler/handler.sh
+check_LTLIBRARIES = tests/profiler/libmdprofile_probe.la tests/profiler/libmdpinterpose.la
+tests_profiler_libmdprofile_probe_la_SOURCES = $(MDP_CLR_SOURCES) $(profiler_libmdpcore_la_SOURCES)
+tests_profiler_libmdprofile_probe_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_HANDLER_PROBE
+tests_profiler_libmdprofile_probe_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(AX_PTHREAD_CFLAGS)
+tests_profiler_libmdprofile_probe_la_LIBADD = profiler/libmdtools_pic.la \
+	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt
+tests_profiler_libmdprofile_probe_la_LDFLAGS = -module -shared -avoid-version -no-undefined \
+	-rpath $(abs_builddir) $(AX_PTHREAD_CFLAGS) \
+	-Wl,--version-script=$(top_srcdir)/profiler/coreclr/exports.map
+tests_profiler_libmdpinterpose_la_SOURCES = tests/profiler/interpose.c
+tests_profiler_libmdpinterpose_la_CPPFLAGS = -I$(top_srcdir)/tests/common
+tests_profiler_libmdpinterpose_la_CFLAGS = $(AX_PTHREAD_CFLAGS)
+tests_profiler_libmdpinterpose_la_LIBADD = -ldl
+tests_profiler_libmdpinterpose_la_LDFLAGS = -module -shared -avoid-version -rpath $(abs_builddir)
+
+# The core without a runtime (Check).
+if HAVE_CHECK
+check_PROGRAMS += tests/profiler/test_core
+TESTS += tests/profiler/test_core
+tests_profiler_test_core_SOURCES = tests/profiler/test_core.c $(TEST_MAIN)
+tests_profiler_test_core_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/profiler
+tests_profiler_test_core_CFLAGS = $(AX_PTHREAD_CFLAGS)
+tests_profiler_test_core_LDADD = profiler/libmdpcore.la $(TEST_LDADD) -ldl -lrt $(AX_PTHREAD_CFLAGS)
+endif

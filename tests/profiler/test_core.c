@@ -1,0 +1,480 @@
+/* The profiler core without a runtime: its ring, hash tables and settings,
+ * the prolog unwinder on hand-assembled code and a fake stack, and the whole
+ * path from events and injected samples to the log: aggregation, portable
+ * frames with descriptors and IL offsets, the in-process names, and the
+ * order of draining and unloads (a sample taken before an unload keeps its
+ * name; an incarnation first met in a sample drained after its unload is
+ * "unknown:unloaded"; code placed later at the same address gets its own
+ * name and IL map). Runs under ASan+UBSan; needs no valgrind. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <mdtools/mdtools.h>
+
+#include "core/core_int.h"
+#include "core/unwind.h"
+#include "paths.h"
+
+/* ---- ring ------------------------------------------------------------------ */
+
+START_TEST(test_ring_wraps_and_keeps_order)
+{
+    uint64_t buf[8];
+    mdp_ring r;
+    mdp_ring_init(&r, buf, 8);
+    uint64_t next_in = 1, next_out = 1;
+    for (int round = 0; round < 200; round++) {
+        uint64_t n = (uint64_t)(round % 5) + 1;
+        ck_assert_uint_eq(mdp_ring_space(&r) + mdp_ring_avail(&r), 8);
+        if (mdp_ring_space(&r) >= n) {
+            for (uint64_t i = 0; i < n; i++)
+                mdp_ring_put(&r, i, next_in++);
+            mdp_ring_publish(&r, n);
+        }
+        uint64_t take = mdp_ring_avail(&r) > 3 ? 3 : mdp_ring_avail(&r);
+        for (uint64_t i = 0; i < take; i++)
+            ck_assert_uint_eq(mdp_ring_peek(&r, i), next_out + i);
+        mdp_ring_consume(&r, take);
+        next_out += take;
+    }
+    ck_assert_uint_le(next_out, next_in);
+}
+END_TEST
+
+/* ---- hash tables -------------------------------------------------------------- */
+
+START_TEST(test_pmap_matches_a_reference)
+{
+    enum { N = 512 };
+    static void *ref[N];
+    mdp_pmap m;
+    mdp_pmap_init(&m);
+    srand(7);
+    for (int op = 0; op < 20000; op++) {
+        unsigned k = (unsigned)rand() % N;
+        if (rand() % 3) {
+            void *v = (void *)(uintptr_t)(op + 1);
+            ck_assert_int_eq(mdp_pmap_put(&m, k, k * 3, v), 0);
+            ref[k] = v;
+        } else {
+            ck_assert_ptr_eq(mdp_pmap_del(&m, k, k * 3), ref[k]);
+            ref[k] = NULL;
+        }
+        unsigned probe = (unsigned)rand() % N;
+        ck_assert_ptr_eq(mdp_pmap_get(&m, probe, probe * 3), ref[probe]);
+        ck_assert_ptr_null(mdp_pmap_get(&m, probe, probe * 3 + 1));
+    }
+    size_t live = 0;
+    for (int i = 0; i < N; i++)
+        live += ref[i] != NULL;
+    ck_assert_uint_eq(m.n, live);
+    mdp_pmap_free(&m);
+}
+END_TEST
+
+START_TEST(test_smap_keys_are_copied)
+{
+    mdp_smap m;
+    mdp_smap_init(&m);
+    char key[32];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(key, sizeof key, "frame %d", i);
+        ck_assert_int_eq(mdp_smap_put(&m, key, strlen(key), (void *)(uintptr_t)(i + 1)), 0);
+    }
+    snprintf(key, sizeof key, "frame 17");
+    ck_assert_ptr_eq(mdp_smap_get(&m, key, strlen(key)), (void *)18);
+    ck_assert_ptr_null(mdp_smap_get(&m, "frame 1", 6));
+    ck_assert_uint_eq(m.n, 1000);
+    mdp_smap_free(&m);
+}
+END_TEST
+
+/* ---- settings ------------------------------------------------------------------- */
+
+START_TEST(test_config_text_round_trip)
+{
+    mdp_config c, d;
+    char err[256], text[8192];
+    mdp_config_default(&c);
+    ck_assert_int_eq(mdp_config_parse(&c, "mode=calls;rate=250;debug_names=1;output=/tmp/a;b=c",
+                                      strlen("mode=calls;rate=250;debug_names=1;output=/tmp/a;b=c"),
+                                      err, sizeof err),
+                     0);
+    ck_assert_int_eq(c.mode, MDP_MODE_CALLS);
+    ck_assert_uint_eq(c.rate, 250);
+    ck_assert_str_eq(c.output, "/tmp/a;b=c"); /* the path runs to the end */
+    int n = mdp_config_format(&c, text, sizeof text);
+    ck_assert_int_gt(n, 0);
+    mdp_config_default(&d);
+    ck_assert_int_eq(mdp_config_parse(&d, text, (size_t)n, err, sizeof err), 0);
+    ck_assert_int_eq(memcmp(&c, &d, sizeof c), 0);
+    ck_assert_int_ne(mdp_config_parse(&d, "rate=0", 6, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "rate"));
+    ck_assert_int_ne(mdp_config_parse(&d, "depth=256", 9, err, sizeof err), 0);
+    ck_assert_int_ne(mdp_config_parse(&d, "colour=red", 10, err, sizeof err), 0);
+    ck_assert_int_ne(mdp_config_parse(&d, "mode", 4, err, sizeof err), 0);
+}
+END_TEST
+
+/* ---- the prolog unwinder ----------------------------------------------------------- */
+
+/* A fake thread stack: words[] at a known address. */
+static uintptr_t stack_words[64];
+#define SW(i) ((uintptr_t)&stack_words[i])
+#define LO SW(0)
+#define HI (SW(63) + 8)
+
+START_TEST(test_prolog_decode_shapes)
+{
+    mdp_prolog p;
+    /* tier-0: push rbp; sub rsp, 16; lea rbp, [rsp+0x10] */
+    static const uint8_t t0[] = {0x55, 0x48, 0x83, 0xec, 0x10, 0x48, 0x8d, 0x6c, 0x24, 0x10, 0x90};
+    ck_assert_int_eq(mdp_prolog_decode(&p, t0, sizeof t0), 0);
+    ck_assert_int_eq(p.framed, 1);
+    ck_assert_uint_eq(p.end, 10);
+    /* optimized, RSP frame: push rbx; push rax; body */
+    static const uint8_t rs[] = {0x53, 0x50, 0xe8, 0, 0, 0, 0};
+    ck_assert_int_eq(mdp_prolog_decode(&p, rs, sizeof rs), 0);
+    ck_assert_int_eq(p.framed, 0);
+    ck_assert_uint_eq(p.size, 16);
+    ck_assert_int_eq(p.rbp_slot, 0);
+    /* RSP frame pushing RBP as an ordinary register, then sub rsp, 0x28 */
+    static const uint8_t rb[] = {0x41, 0x57, 0x55, 0x48, 0x83, 0xec, 0x28, 0xcc};
+    ck_assert_int_eq(mdp_prolog_decode(&p, rb, sizeof rb), 0);
+    ck_assert_int_eq(p.framed, 0);
+    ck_assert_uint_eq(p.size, 0x38);
+    ck_assert_int_eq(p.rbp_slot, 16);
+    /* lea rbp that does not point at the saved RBP: not understood */
+    static const uint8_t odd[] = {0x55, 0x53, 0x48, 0x8d, 0x6c, 0x24, 0x00};
+    ck_assert_int_eq(mdp_prolog_decode(&p, odd, sizeof odd), -1);
+    /* OSR prologs: "push rax; mov rbp, rsp" and "mov rax, [rbp]; push rax;
+     * sub rsp, 0x70; (a spill); lea rbp, [rsp+0x70]" */
+    static const uint8_t osr[] = {0x50, 0x48, 0x89, 0xe5, 0x90};
+    ck_assert_int_eq(mdp_prolog_decode(&p, osr, sizeof osr), 0);
+    ck_assert_int_eq(p.osr, 1);
+    ck_assert_uint_eq(p.end, 4);
+    static const uint8_t osr2[] = {0x48, 0x8b, 0x45, 0x00, 0x50, 0x48, 0x83, 0xec, 0x70,
+                                   0x4c, 0x89, 0xbc, 0x24, 0x28, 0x01, 0x00, 0x00,
+                                   0x48, 0x8d, 0x6c, 0x24, 0x70, 0x90, 0x90, 0x90, 0x90};
+    ck_assert_int_eq(mdp_prolog_decode(&p, osr2, sizeof osr2), 0);
+    ck_assert_int_eq(p.osr, 1);
+    ck_assert_uint_eq(p.end, 22);
+    /* nothing a prolog does first: not understood (it used to pass for a
+     * frame of size 0, and stale return addresses were read) */
+    static const uint8_t other[] = {0x8b, 0x47, 0x08, 0xc3};
+    ck_assert_int_eq(mdp_prolog_decode(&p, other, sizeof other), -1);
+}
+END_TEST
+
+START_TEST(test_unwind_rsp_frame_body_and_prolog)
+{
+    /* push rax; call x; inc rax; add rsp, 8; ret */
+    static const uint8_t code[] = {0x50, 0xe8, 0, 0, 0, 0, 0x48, 0xff, 0xc0,
+                                   0x48, 0x83, 0xc4, 0x08, 0xc3};
+    uintptr_t base = (uintptr_t)code;
+    memset(stack_words, 0, sizeof stack_words);
+    stack_words[11] = 0x4242; /* return address, one word above rsp */
+    mdp_uw caller, f = {base + 6, SW(10), 0x7777};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 1);
+    ck_assert_uint_eq(caller.ip, 0x4242);
+    ck_assert_uint_eq(caller.sp, SW(12));
+    ck_assert_uint_eq(caller.fp, 0x7777); /* RBP untouched by an RSP frame */
+    /* at the first instruction: nothing pushed yet */
+    stack_words[10] = 0x5151;
+    f = (mdp_uw){base, SW(10), 0x7777};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 1);
+    ck_assert_uint_eq(caller.ip, 0x5151);
+    /* in the epilog at add rsp, 8: one word to pop, then ret */
+    f = (mdp_uw){base + 9, SW(10), 0x7777};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 1);
+    ck_assert_uint_eq(caller.ip, 0x4242);
+    /* at ret */
+    f = (mdp_uw){base + 13, SW(11), 0x7777};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 1);
+    ck_assert_uint_eq(caller.ip, 0x4242);
+    /* a return address read from outside the stack is refused */
+    f = (mdp_uw){base + 6, HI - 8, 0x7777};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 0);
+}
+END_TEST
+
+START_TEST(test_unwind_osr_frame_asks_for_a_scan)
+{
+    static const uint8_t code[] = {0x50, 0x48, 0x89, 0xe5, 0x90, 0x90, 0x58, 0xc3};
+    uintptr_t base = (uintptr_t)code;
+    memset(stack_words, 0, sizeof stack_words);
+    stack_words[20] = SW(40); /* the tier-0 frame's saved RBP, copied */
+    stack_words[21] = 0x1234; /* stale */
+    mdp_uw caller, f = {base + 4, SW(20), SW(20)};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 3);
+    ck_assert_uint_eq(caller.fp, SW(40));
+    /* inside its prolog: not understood */
+    f = (mdp_uw){base + 1, SW(21), SW(30)};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 0);
+}
+END_TEST
+
+START_TEST(test_unwind_rbp_frame_and_pop_rbp)
+{
+    /* push rbp; mov rbp, rsp; nop; pop rbp; ret */
+    static const uint8_t code[] = {0x55, 0x48, 0x89, 0xe5, 0x90, 0x5d, 0xc3};
+    uintptr_t base = (uintptr_t)code;
+    memset(stack_words, 0, sizeof stack_words);
+    stack_words[20] = SW(40); /* saved RBP */
+    stack_words[21] = 0x6060; /* return address */
+    mdp_uw caller, f = {base + 4, SW(18), SW(20)};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 0, LO, HI), 2);
+    ck_assert_uint_eq(caller.ip, 0x6060);
+    ck_assert_uint_eq(caller.sp, SW(22));
+    ck_assert_uint_eq(caller.fp, SW(40));
+    /* leaf at pop rbp: RBP comes back from the stack, then ret */
+    f = (mdp_uw){base + 5, SW(20), SW(20)};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 1);
+    ck_assert_uint_eq(caller.ip, 0x6060);
+    ck_assert_uint_eq(caller.fp, SW(40));
+    /* leaf right after push rbp: the return address is one word up */
+    f = (mdp_uw){base + 1, SW(20), SW(40)};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 1);
+    ck_assert_uint_eq(caller.ip, 0x6060);
+    ck_assert_uint_eq(caller.fp, SW(40));
+}
+END_TEST
+
+/* ---- events, samples, log ----------------------------------------------------------- */
+
+static int il_phase;
+
+static int fake_il_map(void *payload, uintptr_t code_start, struct mdp_il_entry *out, size_t cap)
+{
+    if (code_start != 0x10000)
+        return 0;
+    struct mdp_il_entry e[3] = {{MDP_IL_PROLOG, 0, 8}, {il_phase ? 0x7 : 0x5, 8, 0x40},
+                                {0x9, 0x40, 0x100}};
+    for (size_t i = 0; i < 3 && i < cap; i++)
+        out[i] = e[i];
+    return 3;
+}
+
+static int fake_miss(void *payload, int kind, uintptr_t id)
+{
+    return MDT_ENOTFOUND;
+}
+
+struct env {
+    mdp_core *core;
+    struct mdp_slot *slot;
+    char log[256];
+    char mvid[33];
+    void *file;
+    size_t file_len;
+};
+
+static void inject(struct env *e, size_t n, const uintptr_t *ips, const uintptr_t *fns,
+                   const uint64_t *gens)
+{
+    mdp_ring *r = &e->slot->ring;
+    ck_assert_uint_ge(mdp_ring_space(r), 1 + 3 * n);
+    mdp_ring_put(r, 0, MDP_SAMPLE_HDR(n, 0, 1));
+    for (size_t i = 0; i < n; i++) {
+        mdp_ring_put(r, 1 + 3 * i, ips[i]);
+        mdp_ring_put(r, 2 + 3 * i, fns[i]);
+        mdp_ring_put(r, 3 + 3 * i, gens[i]);
+    }
+    mdp_ring_publish(r, 1 + 3 * n);
+}
+
+static uint64_t gen_of(mdp_core *core, uintptr_t fn)
+{
+    mdt_idmap_function_info fi;
+    ck_assert_int_eq(mdt_idmap_function_lookup(mdp_core_map(core), &fi, NULL, 0, fn, 0), 0);
+    return fi.gen;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    static char buf[16384];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+enum { MOD = 0x5000, C_LEAF = 0xc100, F_CTOR = 0xf100, F_MAKE = 0xf200,
+       F_LATE = 0xf300, F_SPARE = 0xf400 };
+
+static void open_env(struct env *e, int debug_names)
+{
+    char path[1024];
+    int fd = open(src_path(path, sizeof path, "data/Everything.dll"), O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    struct stat st;
+    fstat(fd, &st);
+    e->file_len = (size_t)st.st_size;
+    e->file = mmap(NULL, e->file_len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    ck_assert_ptr_ne(e->file, MAP_FAILED);
+    mdt_image *img;
+    ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "Everything.dll", e->file, e->file_len, 0), 0);
+    uint8_t mv[16];
+    ck_assert_int_eq(mdt_image_mvid(img, mv), 0);
+    mdp_mvid_hex(e->mvid, mv);
+    mdt_image_close(img);
+
+    mdp_config cfg;
+    mdp_config_default(&cfg);
+    cfg.debug_names = debug_names;
+    cfg.drain_ms = 600000; /* only the test drains */
+    snprintf(e->log, sizeof e->log, "/tmp/mdp-test-core-%d.log", (int)getpid());
+    snprintf(cfg.output, sizeof cfg.output, "%s", e->log);
+    mdp_runtime_ops ops = {.miss = fake_miss, .il_map = fake_il_map};
+    char err[256] = "";
+    ck_assert_msg(mdp_core_new(&e->core, &cfg, &ops, "test", 0, err, sizeof err) == 0, "%s", err);
+    /* a sampler slot fed by hand, no timer */
+    e->slot = &e->core->slots[0];
+    e->slot->ringbuf = mmap(NULL, 4096 * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    mdp_ring_init(&e->slot->ring, e->slot->ringbuf, 4096);
+    atomic_store(&e->slot->tid, (int)syscall(SYS_gettid));
+    atomic_store(&e->slot->state, SLOT_ACTIVE);
+}
+
+static void load_everything(struct env *e, mdp_core *core)
+{
+    mdp_module_desc d = {.base = e->file, .path = "Everything.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD, &d), 0);
+}
+
+START_TEST(test_samples_to_log_across_an_unload)
+{
+    struct env e;
+    open_env(&e, 1);
+    mdp_core *core = e.core;
+    load_everything(&e, core);
+    /* primitives as pseudo classes (the adapter's way for array elements) */
+    uintptr_t C_I4 = mdp_ev_prim_class(core, mdp_seq(core), 0x08);
+    uintptr_t C_STR = mdp_ev_prim_class(core, mdp_seq(core), 0x0e);
+    ck_assert_uint_ne(C_I4, 0);
+    ck_assert_uint_ne(C_STR, 0);
+    ck_assert_uint_eq(mdp_ev_prim_class(core, mdp_seq(core), 0x12), 0); /* CLASS: not a primitive */
+    /* Outer+Generic+Leaf<int,string> and its .ctor; GenericMethods.Make<int> */
+    uintptr_t leaf_args[2] = {C_I4, C_STR};
+    mdt_idmap_class_info leaf = {.module = MOD, .token = 0x0200001c, .shape = MDT_IDMAP_SHAPE_TYPEDEF,
+                                 .nargs = 2, .args = leaf_args};
+    ck_assert_int_ge(mdp_ev_class_load(core, mdp_seq(core), C_LEAF, &leaf), 0);
+    mdt_idmap_function_info ctor = {.module = MOD, .token = 0x06000031, .class_id = C_LEAF};
+    uintptr_t make_args[1] = {C_I4};
+    mdt_idmap_function_info make = {.module = MOD, .token = 0x06000037, .nargs = 1, .args = make_args};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_CTOR, &ctor), 0);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_SPARE, &ctor), 0);
+    mdp_code_region r1 = {0x10000, 0x100}, r2 = {0x20000, 0x80}, r3 = {0x40000, 0x40};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_CTOR, &r1, 1), 0);
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &r2, 1), 0);
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_SPARE, &r3, 1), 0);
+    uint64_t g_ctor = gen_of(core, F_CTOR), g_make = gen_of(core, F_MAKE);
+    uint64_t g_spare = gen_of(core, F_SPARE);
+
+    /* three samples: .ctor at IL 0x5 called from Make; one at an address
+     * nobody reported (no shared object there: a stub) */
+    uintptr_t ips[2] = {0x10010, 0x20010}, fns[2] = {F_CTOR, F_MAKE};
+    uint64_t gens[2] = {g_ctor, g_make};
+    for (int i = 0; i < 3; i++)
+        inject(&e, 2, ips, fns, gens);
+    uintptr_t stray = 0x30000, none = 0;
+    uint64_t nogen = 0;
+    inject(&e, 1, &stray, &none, &nogen);
+
+    /* the module unloads: those samples are drained first and keep names */
+    ck_assert_int_ge(mdp_ev_module_unload(core, mdp_seq(core), MOD), 0);
+    ck_assert_uint_eq(mdp_ring_avail(&e.slot->ring), 0);
+    /* a sample naming unloaded code no earlier sample named */
+    uintptr_t spare_ip = 0x40004, spare_fn = F_SPARE;
+    inject(&e, 1, &spare_ip, &spare_fn, &g_spare);
+    /* new code at the same address: another incarnation, another IL map */
+    load_everything(&e, core);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_LATE, &make), 0);
+    il_phase = 1;
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_LATE, &r1, 1), 0);
+    uintptr_t late_fn = F_LATE;
+    uint64_t late_gen = gen_of(core, F_LATE);
+    inject(&e, 1, ips, &late_fn, &late_gen);
+    ck_assert_int_eq(mdp_core_finish(core), 0);
+
+    char *log = slurp(e.log);
+    char want[1024];
+    ck_assert_msg(strncmp(log, "#mdprofile 1 runtime=test pid=", 30) == 0, "%s", log);
+    snprintf(want, sizeof want,
+             "\nstack 3 %s:0x06000031{I4,STRING}@0x5 %s:0x06000037<I4>"
+             "\tEverything.Outer+Generic+Leaf<System.Int32,System.String>::.ctor"
+             "\tEverything.GenericMethods::Make<System.Int32>\n",
+             e.mvid, e.mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    ck_assert_msg(strstr(log, "\nstack 1 stub\tstub\n"), "%s", log);
+    ck_assert_msg(strstr(log, "\nstack 1 unknown:unloaded\tunknown:unloaded\n"), "%s", log);
+    snprintf(want, sizeof want, "\nstack 1 %s:0x06000037<I4>@0x7\tEverything.GenericMethods::Make<System.Int32>\n",
+             e.mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    ck_assert_msg(strstr(log, "\n#stats samples=6 records=4 frames=9 managed=7 native=0 dynamic=0 "
+                              "stub=1 unknown=1 unknown.unmapped=0 unknown.unloaded=1 "
+                              "unknown.nomvid=0 drops=0 "),
+                  "%s", log);
+    mdp_core_free(core);
+    unlink(e.log);
+    munmap(e.file, e.file_len);
+}
+END_TEST
+
+START_TEST(test_records_sorted_without_names)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    load_everything(&e, core);
+    mdt_idmap_function_info make = {.module = MOD, .token = 0x06000037};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    mdp_code_region r2 = {0x20000, 0x80};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &r2, 1), 0);
+    uintptr_t ip = 0x20004, fn = F_MAKE, stray = 0x30000, none = 0;
+    uint64_t gen = gen_of(core, F_MAKE), nogen = 0;
+    inject(&e, 1, &stray, &none, &nogen);
+    for (int i = 0; i < 5; i++)
+        inject(&e, 1, &ip, &fn, &gen);
+    ck_assert_int_eq(mdp_core_finish(core), 0);
+    ck_assert_int_eq(mdp_core_finish(core), 0); /* a second finish writes nothing */
+    char *log = slurp(e.log);
+    char want[256];
+    snprintf(want, sizeof want, "\nstack 5 %s:0x06000037\nstack 1 stub\n#stats samples=6 ", e.mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    ck_assert_ptr_null(strchr(log, '\t'));
+    mdp_core_free(core);
+    unlink(e.log);
+    munmap(e.file, e.file_len);
+}
+END_TEST
+
+Suite *suite(void)
+{
+    Suite *s = suite_create("profiler core");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, test_ring_wraps_and_keeps_order);
+    tcase_add_test(t, test_pmap_matches_a_reference);
+    tcase_add_test(t, test_smap_keys_are_copied);
+    tcase_add_test(t, test_config_text_round_trip);
+    tcase_add_test(t, test_prolog_decode_shapes);
+    tcase_add_test(t, test_unwind_rsp_frame_body_and_prolog);
+    tcase_add_test(t, test_unwind_rbp_frame_and_pop_rbp);
+    tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
+    tcase_add_test(t, test_samples_to_log_across_an_unload);
+    tcase_add_test(t, test_records_sorted_without_names);
+    suite_add_tcase(s, t);
+    return s;
+}
