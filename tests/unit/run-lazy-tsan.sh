@@ -16,8 +16,8 @@ if ! echo 'int main(void){return 0;}' | $cc -fsanitize=thread -x c - -o "$tmp/pr
     echo "ThreadSanitizer not available with $cc: skipped"
     exit 77
 fi
-if ! pkg-config --exists talloc nettle 2>/dev/null; then
-    echo "talloc/nettle development files not found by pkg-config: skipped"
+if ! pkg-config --exists talloc nettle zlib 2>/dev/null; then
+    echo "talloc, nettle or zlib development files not found by pkg-config: skipped"
     exit 77
 fi
 : > "$tmp/config.h"
@@ -25,7 +25,7 @@ fi
 if ! $cc -std=gnu11 -O1 -g -fsanitize=thread -pthread -I"$tmp" -I"$top/libmdtools/include" \
     -I"$top/libmdtools" -I"$top/tests/common" $(pkg-config --cflags talloc nettle) \
     "$top"/libmdtools/*/*.c "$top/tests/unit/lazy_threads.c" \
-    $(pkg-config --libs talloc nettle) -lgmp -o "$tmp/lazy" 2> "$tmp/build.log"; then
+    $(pkg-config --libs talloc nettle zlib) -lgmp -o "$tmp/lazy" 2> "$tmp/build.log"; then
     cat "$tmp/build.log"
     echo "0 passed, 1 failed"
     exit 1
