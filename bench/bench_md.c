@@ -5,11 +5,15 @@
  * work cannot be optimised away. bench_mono does the same through libmono;
  * run.sh compares the sums and the costs.
  *
- * Usage: bench_md [-r|-c] file...
+ * Usage: bench_md [-r|-c|-w|-o] file...
  *   -r  raw values only: mdt_row_raw for every cell, no heap decoding
  *       (shows what the heap lookups cost on top of the row walk).
  *   -c  column at a time: mdt_column_raw/_strings/_blobs/_guids over runs
- *       of rows, the API for whole-table scans; same cells, same sums. */
+ *       of rows, the API for whole-table scans; same cells, same sums.
+ *   -w  whole rows: one mdt_row_cells call per row decodes every cell.
+ *   -o  open each image and read three cells only (the Module name, the
+ *       last TypeDef's name and namespace): what opening costs a caller
+ *       that looks at a few rows. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +34,14 @@ static void walk_columns(const mdt_image *img, struct bench_sums *s)
     static uint32_t raw[RUN], len[RUN];
     static const char *str[RUN];
     static const uint8_t *ptr[RUN];
-    uint64_t rows = 0, cells = 0, str_bytes = 0, blob_bytes = 0, guid_bytes = 0, guid_sum = 0,
-             raw_other = 0, errors = 0;
+    struct bench_sums l = {0};
     for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
         const mdt_table_schema *ts = mdt_table_schema_get(t);
         uint32_t nrows;
         if (!ts || !(nrows = mdt_table_rows(img, t)))
             continue;
-        rows += nrows;
-        cells += (uint64_t)nrows * ts->ncols;
+        l.rows += nrows;
+        l.cells += (uint64_t)nrows * ts->ncols;
         for (unsigned c = 0; c < ts->ncols; c++) {
             for (uint32_t first = 1; first <= nrows; first += RUN) {
                 uint32_t n = nrows - first + 1 < RUN ? nrows - first + 1 : RUN;
@@ -47,50 +50,111 @@ static void walk_columns(const mdt_image *img, struct bench_sums *s)
                 case MDT_COLK_STR:
                     bad = mdt_column_strings(img, t, c, first, n, str, len);
                     for (uint32_t i = 0; i < n; i++)
-                        str_bytes += len[i];
+                        l.str_bytes += len[i];
                     break;
                 case MDT_COLK_BLOB:
                     bad = mdt_column_blobs(img, t, c, first, n, ptr, len);
                     for (uint32_t i = 0; i < n; i++)
-                        blob_bytes += len[i];
+                        l.blob_bytes += len[i];
                     break;
                 case MDT_COLK_GUID:
                     bad = mdt_column_guids(img, t, c, first, n, ptr);
                     for (uint32_t i = 0; i < n; i++)
-                        if (ptr[i]) {
-                            guid_bytes += 16;
-                            for (int k = 0; k < 16; k++)
-                                guid_sum += ptr[i][k];
-                        }
+                        if (ptr[i])
+                            bench_guid(&l, ptr[i]);
                     break;
                 default:
                     bad = mdt_column_raw(img, t, c, first, n, raw);
                     for (uint32_t i = 0; i < n; i++)
-                        raw_other += raw[i];
+                        l.raw_other += raw[i];
                 }
                 if (bad)
-                    errors += bad > 0 ? (uint64_t)bad : n;
+                    l.errors += bad > 0 ? (uint64_t)bad : n;
             }
         }
     }
-    s->rows += rows;
-    s->cells += cells;
-    s->str_bytes += str_bytes;
-    s->blob_bytes += blob_bytes;
-    s->guid_bytes += guid_bytes;
-    s->guid_sum += guid_sum;
-    s->raw_other += raw_other;
-    s->errors += errors;
+    bench_sums_add(s, &l);
+}
+
+/* The same walk, a row at a time with one call per row (mdt_row_cells,
+ * the counterpart of mono_metadata_decode_row, with the heaps decoded too). */
+static void walk_cells(const mdt_image *img, struct bench_sums *s)
+{
+    struct bench_sums l = {0};
+    for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
+        const mdt_table_schema *ts = mdt_table_schema_get(t);
+        struct bench_plan p;
+        uint32_t nrows;
+        if (!ts || !(nrows = mdt_table_rows(img, t)))
+            continue;
+        bench_plan_make(&p, ts);
+        for (uint32_t rid = 1; rid <= nrows; rid++) {
+            mdt_row row;
+            mdt_cell c[MDT_LAYOUT_COLS];
+            if (mdt_row_get(&row, img, t, rid) != 0) {
+                l.errors++;
+                continue;
+            }
+            l.rows++;
+            l.cells += p.ncols;
+            l.errors += (uint64_t)mdt_row_cells(&row, c);
+            for (unsigned k = 0; k < p.n_other; k++)
+                l.raw_other += c[p.other[k]].value;
+            for (unsigned k = 0; k < p.n_str; k++)
+                l.str_bytes += c[p.str[k]].len;
+            for (unsigned k = 0; k < p.n_blob; k++)
+                l.blob_bytes += c[p.blob[k]].len;
+            for (unsigned k = 0; k < p.n_guid; k++) {
+                const uint8_t *g = c[p.guid[k]].ptr;
+                if (g)
+                    bench_guid(&l, g);
+            }
+        }
+    }
+    bench_sums_add(s, &l);
+}
+
+/* What a profiler does with most of the modules it opens: look at a few
+ * rows. The Module row's name and the name and namespace of the last
+ * TypeDef. */
+static void walk_few(const mdt_image *img, struct bench_sums *s)
+{
+    static const struct {
+        uint8_t table, col;
+        int last; /* row: 1 or the last */
+    } cells[] = {{MDT_TABLE_Module, MDT_COL_Module_Name, 0},
+                 {MDT_TABLE_TypeDef, MDT_COL_TypeDef_TypeName, 1},
+                 {MDT_TABLE_TypeDef, MDT_COL_TypeDef_TypeNamespace, 1}};
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
+        uint32_t rid = cells[i].last ? mdt_table_rows(img, cells[i].table) : 1;
+        mdt_row row;
+        const char *str;
+        size_t len;
+        if (mdt_row_get(&row, img, cells[i].table, rid) != 0 ||
+            mdt_row_string(&row, cells[i].col, &str, &len) != 0) {
+            s->errors++;
+            continue;
+        }
+        s->cells++;
+        s->str_bytes += len;
+    }
 }
 
 static void walk_image(const mdt_image *img, int raw_only, struct bench_sums *s)
 {
+    if (raw_only == 4) {
+        walk_few(img, s);
+        return;
+    }
     if (raw_only == 2) {
         walk_columns(img, s);
         return;
     }
-    uint64_t rows = 0, cells = 0, str_bytes = 0, blob_bytes = 0, guid_bytes = 0, guid_sum = 0,
-             raw_other = 0, raw_all = 0, errors = 0;
+    if (raw_only == 3) {
+        walk_cells(img, s);
+        return;
+    }
+    struct bench_sums l = {0};
     for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
         const mdt_table_schema *ts = mdt_table_schema_get(t);
         struct bench_plan p;
@@ -101,55 +165,45 @@ static void walk_image(const mdt_image *img, int raw_only, struct bench_sums *s)
         for (uint32_t rid = 1; rid <= nrows; rid++) {
             mdt_row row;
             if (mdt_row_get(&row, img, t, rid) != 0) {
-                errors++;
+                l.errors++;
                 continue;
             }
-            rows++;
-            cells += p.ncols;
+            l.rows++;
+            l.cells += p.ncols;
             if (raw_only) {
                 for (unsigned c = 0; c < p.ncols; c++)
-                    raw_all += mdt_row_raw(&row, c);
+                    l.raw_all += mdt_row_raw(&row, c);
                 continue;
             }
             for (unsigned k = 0; k < p.n_other; k++)
-                raw_other += mdt_row_raw(&row, p.other[k]);
+                l.raw_other += mdt_row_raw(&row, p.other[k]);
             for (unsigned k = 0; k < p.n_str; k++) {
                 const char *str;
                 size_t len;
                 if (mdt_row_string(&row, p.str[k], &str, &len) == 0)
-                    str_bytes += len;
+                    l.str_bytes += len;
                 else
-                    errors++;
+                    l.errors++;
             }
             for (unsigned k = 0; k < p.n_blob; k++) {
                 const uint8_t *data;
                 uint32_t len;
                 if (mdt_row_blob(&row, p.blob[k], &data, &len) == 0)
-                    blob_bytes += len;
+                    l.blob_bytes += len;
                 else
-                    errors++;
+                    l.errors++;
             }
             for (unsigned k = 0; k < p.n_guid; k++) {
                 const uint8_t *g;
                 if (mdt_row_guid(&row, p.guid[k], &g) != 0) {
-                    errors++;
+                    l.errors++;
                 } else if (g) {
-                    guid_bytes += 16;
-                    for (int i = 0; i < 16; i++)
-                        guid_sum += g[i];
+                    bench_guid(&l, g);
                 }
             }
         }
     }
-    s->rows += rows;
-    s->cells += cells;
-    s->str_bytes += str_bytes;
-    s->blob_bytes += blob_bytes;
-    s->guid_bytes += guid_bytes;
-    s->guid_sum += guid_sum;
-    s->raw_other += raw_other;
-    s->raw_all += raw_all;
-    s->errors += errors;
+    bench_sums_add(s, &l);
 }
 
 /* The timed work: open and walk every image. Not inlined and not static so
@@ -175,19 +229,19 @@ __attribute__((noinline)) int bench_md_work(void *ctx, int n, char **paths, int 
 
 int main(int argc, char **argv)
 {
+    static const char *const variants[] = {"full", "raw", "column", "cells", "open"};
     int raw_only = 0, opt;
-    while ((opt = getopt(argc, argv, "rc")) != -1) {
-        if (opt == 'r') {
-            raw_only = 1;
-        } else if (opt == 'c') {
-            raw_only = 2;
-        } else {
-            fprintf(stderr, "usage: bench_md [-r|-c] file...\n");
-            return 2;
+    while ((opt = getopt(argc, argv, "rcwo")) != -1) {
+        switch (opt) {
+        case 'r': raw_only = 1; break;
+        case 'c': raw_only = 2; break;
+        case 'w': raw_only = 3; break;
+        case 'o': raw_only = 4; break;
+        default: fprintf(stderr, "usage: bench_md [-r|-c|-w|-o] file...\n"); return 2;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "usage: bench_md [-r] file...\n");
+        fprintf(stderr, "usage: bench_md [-r|-c|-w|-o] file...\n");
         return 2;
     }
 
@@ -202,7 +256,7 @@ int main(int argc, char **argv)
     uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
 
     if (e == 0)
-        bench_report("mdtools", raw_only == 2 ? "column" : raw_only ? "raw" : "full", &s, 0, t1 - t0, c1 - c0);
+        bench_report("mdtools", variants[raw_only], &s, 0, t1 - t0, c1 - c0);
     talloc_free(ctx);
     return e == 0 && s.errors == 0 ? 0 : 1;
 }

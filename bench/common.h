@@ -29,6 +29,30 @@ struct bench_sums {
     uint64_t errors;     /* cells one side refused to decode */
 };
 
+/* A non-nil GUID cell: 16 bytes, and their values summed to prove they
+ * were read. */
+static inline void bench_guid(struct bench_sums *l, const uint8_t *g)
+{
+    l->guid_bytes += 16;
+    for (int i = 0; i < 16; i++)
+        l->guid_sum += g[i];
+}
+
+/* A walk keeps its sums in a local struct (the compiler keeps its fields
+ * in registers) and adds them to the caller's at the end. */
+static inline void bench_sums_add(struct bench_sums *s, const struct bench_sums *l)
+{
+    s->rows += l->rows;
+    s->cells += l->cells;
+    s->str_bytes += l->str_bytes;
+    s->blob_bytes += l->blob_bytes;
+    s->guid_bytes += l->guid_bytes;
+    s->guid_sum += l->guid_sum;
+    s->raw_other += l->raw_other;
+    s->raw_all += l->raw_all;
+    s->errors += l->errors;
+}
+
 /* A table's columns grouped by what the walk does with them, taken from the
  * mdtools schema (static data) before a table is walked. Both sides use the
  * same plan, so the loop overhead around the library calls is identical

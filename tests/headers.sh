@@ -1,8 +1,12 @@
 #!/bin/sh
 # Each public header must compile on its own as strict C11 (cf. libgit2's
-# header test): no hidden include-order dependencies, no extensions.
+# header test): no hidden include-order dependencies, no extensions. The
+# headers with inline functions (tables.h) must also work for a compiler in
+# GNU89 inline mode and for C++ (when a C++ compiler is installed).
 top=${MDT_TOP_SRCDIR:-.}
 cc=${CC:-cc}
+cxx=${CXX:-c++}
+command -v "$cxx" >/dev/null 2>&1 || cxx=
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -12,7 +16,12 @@ for h in "$top"/libmdtools/include/mdtools/*.h; do
     printf '#include <mdtools/%s>\n#include <mdtools/%s>\nint main(void) { return 0; }\n' \
         "$name" "$name" > "$tmp/t.c"
     if $cc -std=c11 -pedantic -Wall -Wextra -Werror -I"$top/libmdtools/include" \
-        -c "$tmp/t.c" -o "$tmp/t.o" 2> "$tmp/err"; then
+        -c "$tmp/t.c" -o "$tmp/t.o" 2> "$tmp/err" &&
+        $cc -std=gnu11 -fgnu89-inline -Wall -Wextra -Werror -I"$top/libmdtools/include" \
+        -c "$tmp/t.c" -o "$tmp/t.o" 2>> "$tmp/err" &&
+        { [ -z "$cxx" ] || { cp "$tmp/t.c" "$tmp/t.cc" &&
+        $cxx -std=c++11 -pedantic -Wall -Wextra -Werror -I"$top/libmdtools/include" \
+        -c "$tmp/t.cc" -o "$tmp/t.o" 2>> "$tmp/err"; }; }; then
         echo "ok $name"
         pass=$((pass + 1))
     else
@@ -20,5 +29,6 @@ for h in "$top"/libmdtools/include/mdtools/*.h; do
         fail=$((fail + 1))
     fi
 done
+[ -n "$cxx" ] || echo "no C++ compiler: headers not checked as C++"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

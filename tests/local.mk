@@ -17,7 +17,7 @@ TEST_MAIN = tests/common/check_main.c
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
 	tests/unit/test_idnames
-UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb
+UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -44,7 +44,22 @@ tests_unit_test_webcil_LDADD = $(TEST_LDADD)
 tests_unit_test_pdb_SOURCES = tests/unit/test_pdb.c $(TEST_MAIN)
 tests_unit_test_pdb_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_pdb_LDADD = $(TEST_LDADD)
+
+tests_unit_test_rows_SOURCES = tests/unit/test_rows.c $(TEST_MAIN)
+tests_unit_test_rows_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_rows_LDADD = $(TEST_LDADD)
 endif
+
+# Threads racing through the checks open leaves to first need (md/lazy.c);
+# run-lazy-tsan.sh builds it and the library with ThreadSanitizer.
+check_PROGRAMS += tests/unit/lazy_threads
+TESTS += tests/unit/lazy_threads tests/unit/run-lazy-tsan.sh
+tests_unit_lazy_threads_SOURCES = tests/unit/lazy_threads.c
+tests_unit_lazy_threads_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common $(TALLOC_CFLAGS)
+tests_unit_lazy_threads_CFLAGS = $(AX_PTHREAD_CFLAGS)
+tests_unit_lazy_threads_LDFLAGS = $(AX_PTHREAD_CFLAGS)
+tests_unit_lazy_threads_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS)
+EXTRA_DIST += tests/unit/run-lazy-tsan.sh
 
 # Every public header compiles alone as strict C11.
 TESTS += tests/headers.sh

@@ -13,33 +13,23 @@
 
 #define MDT_MAX_SECTIONS 96     /* the PE loader's limit */
 #define MDT_MAX_STREAMS 64      /* more headers than this is nonsense */
-#define MDT_MAX_COLS 9          /* widest table (AssemblyRef) */
 #define MDT_MAX_DEBUG 16
 
-/* One table as laid out in this image. */
+/* What md/ keeps about one table beside its public layout (the rows, their
+ * size and the columns, in img->lay.tables[]). */
 struct mdt_table {
-    uint32_t rows;           /* declared */
-    uint32_t avail;          /* rows whose bytes lie fully inside the stream */
-    uint32_t row_size;
     uint32_t offset;         /* from the start of the tables stream */
-    const uint8_t *base;     /* first row */
-    bool sorted;             /* spec-sorted table really sorted */
-    uint8_t ncols;
-    uint8_t col_off[MDT_MAX_COLS];
-    uint8_t col_w[MDT_MAX_COLS];
-    uint8_t col_kind[MDT_MAX_COLS];  /* enum mdt_col_kind, for one-byte checks */
-    /* md/runs.c, built at open. For each LIST column whose starts go down
-     * somewhere (at most 2 per table): position -> row owning it (0: none),
-     * n entries. Columns without one never decrease, and a binary search
-     * is exact. For a Ptr table: row of the target -> the first Ptr row
-     * naming it (0: none). */
-    struct mdt_run_index {
-        uint32_t *holder; /* NULL: slot unused */
-        uint32_t n;
-        uint8_t col;
-    } runs[2];
-    uint32_t *ptr_pos;
-    uint32_t ptr_n;
+    /* md/lazy.c: found out on first need, never at open, published with
+     * atomic stores (see there). Whether the spec-sorted key column really
+     * is sorted: 0 not known yet, 1 sorted, 2 not. */
+    _Atomic uint8_t sort_state;
+    /* For each LIST column (at most 2 per table: TypeDef), in column order:
+     * NULL until first need; then a sentinel when its starts never
+     * decrease (a binary search is exact), else an index position -> row
+     * owning it (md/runs.c). For a Ptr table, ptr_pos: row of the target ->
+     * the first Ptr row naming it. */
+    struct mdt_run_index *_Atomic runs[2];
+    struct mdt_ptr_index *_Atomic ptr_pos;
 };
 
 struct mdt_heap_view {
@@ -52,6 +42,10 @@ struct mdt_heap_view {
 };
 
 struct mdt_image {
+    /* Must stay the first member: the inline readers of <mdtools/tables.h>
+     * reach it by converting the image pointer (C11 6.7.2.1p15). Filled
+     * by md/ at open, immutable afterwards. */
+    mdt_image_layout lay;
     char *name;
     int kind;
     const uint8_t *data;     /* whole buffer */
@@ -78,6 +72,9 @@ struct mdt_image {
 
     char **warnings;
     size_t nwarnings;
+    /* Warnings of the checks open leaves to first need (md/lazy.c),
+     * produced when the warnings are first asked for. */
+    struct mdt_late_warnings *_Atomic late_warnings;
 };
 
 /* Record a warning (formatting under the image's talloc context). */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "image/image_int.h"
+#include "md/md_int.h"
 
 const char *mdt__image_name(const struct mdt_image *img)
 {
@@ -229,14 +230,16 @@ const uint8_t *mdt_image_bytes(const mdt_image *img, size_t *len)
     return img->data;
 }
 
+/* Open's own warnings, then those of the checks md/ leaves to first need
+ * (md/lazy.c), made when the warnings are first asked for. */
 size_t mdt_image_warning_count(const mdt_image *img)
 {
-    return img->nwarnings;
+    return img->nwarnings + mdt__late_warning_count(img);
 }
 
 const char *mdt_image_warning(const mdt_image *img, size_t i)
 {
-    return i < img->nwarnings ? img->warnings[i] : NULL;
+    return i < img->nwarnings ? img->warnings[i] : mdt__late_warning(img, i - img->nwarnings);
 }
 
 const mdt_pe_info *mdt_image_pe_info(const mdt_image *img)

@@ -1,6 +1,9 @@
 /* Row cursors and typed cells (ECMA-335 II.22, II.24.2.6): raw values at
  * precomputed offsets, and checked decoding of heap indexes, simple and
- * coded indexes and range columns (with the Ptr tables of #- metadata). */
+ * coded indexes and range columns (with the Ptr tables of #- metadata).
+ * The common paths of rows and heap cells are inline in <mdtools/tables.h>;
+ * this file emits their external definitions and holds the slow paths,
+ * which check everything again and report the located error. */
 #include "config.h"
 
 #include <talloc.h>
@@ -16,84 +19,72 @@ static int cell_fail(const mdt_row *row, int col, int code, const char *fmt, uin
 {
     const struct mdt_image *img = row->img;
     const mdt_table_schema *s = mdt_table_schema_get(row->table);
-    const struct mdt_table *t = &img->tables[row->table];
+    const mdt_table_layout *t = &img->lay.tables[row->table];
     mdt_place pl = MDT_PLACE_NONE;
     pl.img = img;
     pl.region = s->name;
     pl.row = row->rid;
     if (col >= 0) {
         pl.column = s->cols[col].name;
-        uint64_t in_stream = (uint64_t)t->offset + (uint64_t)(row->rid - 1) * t->row_size +
-                             t->col_off[col];
+        uint64_t in_stream = (uint64_t)img->tables[row->table].offset +
+                             (uint64_t)(row->rid - 1) * t->row_size + t->off[col];
         pl.offset = in_stream;
         pl.file_offset = img->mdi.file_offset + img->tables_stream.offset + in_stream;
     }
     return mdt__fail(code, pl, fmt, a, b);
 }
 
-uint32_t mdt_table_rows(const mdt_image *img, unsigned table)
-{
-    return table < MDT_TABLE_MAX ? img->tables[table].rows : 0;
-}
+/* The external definitions of the inline functions of <mdtools/tables.h>
+ * (C99 6.7.4): for bindings, and for callers whose compiler did not inline. */
+extern inline uint32_t mdt_table_rows(const mdt_image *img, unsigned table);
+extern inline int mdt_row_get(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid);
+extern inline uint32_t mdt_row_raw(const mdt_row *row, unsigned col);
+extern inline int mdt_row_string(const mdt_row *row, unsigned col, const char **s, size_t *len);
+extern inline int mdt_row_blob(const mdt_row *row, unsigned col, const uint8_t **data,
+                               uint32_t *len);
+extern inline int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t **guid);
 
 uint32_t mdt_table_row_size(const mdt_image *img, unsigned table)
 {
-    return table < MDT_TABLE_MAX && img->tables[table].rows ? img->tables[table].row_size : 0;
+    return table < MDT_TABLE_MAX && img->lay.tables[table].rows ? img->lay.tables[table].row_size
+                                                                : 0;
 }
 
 unsigned mdt_column_width(const mdt_image *img, unsigned table, unsigned col)
 {
-    if (table >= MDT_TABLE_MAX || col >= img->tables[table].ncols)
+    if (table >= MDT_TABLE_MAX || col >= img->lay.tables[table].ncols)
         return 0;
-    return img->tables[table].col_w[col];
+    if (!img->lay.tables[table].rows) /* open lays out present tables only */
+        return mdt__col_width(img, table, col);
+    return img->lay.tables[table].width[col];
 }
 
 bool mdt_table_is_sorted(const mdt_image *img, unsigned table)
 {
     const mdt_table_schema *s = mdt_table_schema_get(table);
-    if (!s || !img->tables[table].rows)
+    if (!s || !img->lay.tables[table].rows)
         return false;
-    return s->sort_col < 0 || img->tables[table].sorted;
+    return s->sort_col < 0 || mdt__table_sorted(img, table);
 }
 
-/* Why mdt_row_get failed, with the place. Kept out of the fast path. */
-__attribute__((cold, noinline)) static int row_get_fail(const mdt_image *img, unsigned table,
-                                                        uint32_t rid)
+int mdt_row_get_slow(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid)
 {
     mdt_place pl = MDT_PLACE_NONE;
     const mdt_table_schema *s = mdt_table_schema_get(table);
-    const struct mdt_table *t;
+    const mdt_table_layout *t;
+    if (s && rid - 1u < img->lay.tables[table].avail)
+        return mdt_row_get(row, img, table, rid);
     pl.img = img;
     pl.region = s ? s->name : "table";
     pl.row = rid;
     if (!s)
         return mdt__fail(MDT_EINVAL, pl, "no table with id 0x%02x", table);
-    t = &img->tables[table];
+    t = &img->lay.tables[table];
     if (rid == 0 || rid > t->rows)
         return mdt__fail(MDT_ENOTFOUND, pl, "no row %u (table has %u rows)", rid, t->rows);
-    pl.offset = (uint64_t)t->offset + (uint64_t)(rid - 1) * t->row_size;
+    pl.offset = (uint64_t)img->tables[table].offset + (uint64_t)(rid - 1) * t->row_size;
     pl.file_offset = img->mdi.file_offset + img->tables_stream.offset + pl.offset;
     return mdt__fail(MDT_ETRUNC, pl, "row lies beyond the end of the tables stream");
-}
-
-int mdt_row_get(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid)
-{
-    if (table < MDT_TABLE_MAX) {
-        const struct mdt_table *t = &img->tables[table];
-        if (rid - 1u < t->avail) { /* rid 0 wraps and fails */
-            row->img = img;
-            row->table = (uint8_t)table;
-            row->rid = rid;
-            row->p = t->base + (size_t)(rid - 1) * t->row_size;
-            return 0;
-        }
-    }
-    return row_get_fail(img, table, rid);
-}
-
-uint32_t mdt_row_raw(const mdt_row *row, unsigned col)
-{
-    return table_raw(&row->img->tables[row->table], row->p, col);
 }
 
 __attribute__((cold, noinline)) static int kind_fail(const mdt_row *row, unsigned col, int kind)
@@ -114,10 +105,10 @@ static int check_kind(const mdt_row *row, unsigned col, int kind, const mdt_colu
     return 0;
 }
 
-int mdt_row_string(const mdt_row *row, unsigned col, const char **s, size_t *len)
+int mdt_row_string_slow(const mdt_row *row, unsigned col, const char **s, size_t *len)
 {
-    const struct mdt_table *t = &row->img->tables[row->table];
-    if (col >= t->ncols || t->col_kind[col] != MDT_COLK_STR)
+    const mdt_table_layout *t = row->lay;
+    if (col >= t->ncols || t->kind[col] != MDT_COLK_STR)
         return kind_fail(row, col, MDT_COLK_STR);
     uint32_t idx = table_raw(t, row->p, col);
     if (heap_string_fast(row->img, idx, s, len) == 0)
@@ -126,10 +117,10 @@ int mdt_row_string(const mdt_row *row, unsigned col, const char **s, size_t *len
     return mdt__heap_string_slow(row->img, idx, s, len, &ref);
 }
 
-int mdt_row_blob(const mdt_row *row, unsigned col, const uint8_t **data, uint32_t *len)
+int mdt_row_blob_slow(const mdt_row *row, unsigned col, const uint8_t **data, uint32_t *len)
 {
-    const struct mdt_table *t = &row->img->tables[row->table];
-    if (col >= t->ncols || t->col_kind[col] != MDT_COLK_BLOB)
+    const mdt_table_layout *t = row->lay;
+    if (col >= t->ncols || t->kind[col] != MDT_COLK_BLOB)
         return kind_fail(row, col, MDT_COLK_BLOB);
     uint32_t idx = table_raw(t, row->p, col);
     if (heap_blob_fast(row->img, idx, data, len) == 0)
@@ -138,30 +129,88 @@ int mdt_row_blob(const mdt_row *row, unsigned col, const uint8_t **data, uint32_
     return mdt__heap_blob_slow(row->img, idx, data, len, &ref);
 }
 
-int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t **guid)
+int mdt_row_guid_slow(const mdt_row *row, unsigned col, const uint8_t **guid)
 {
-    const struct mdt_table *t = &row->img->tables[row->table];
-    if (col >= t->ncols || t->col_kind[col] != MDT_COLK_GUID)
+    const mdt_table_layout *t = row->lay;
+    if (col >= t->ncols || t->kind[col] != MDT_COLK_GUID)
         return kind_fail(row, col, MDT_COLK_GUID);
-    uint32_t idx = table_raw(t, row->p, col);
-    const struct mdt_heap_view *h = &row->img->guid;
-    if (idx == 0) {
-        *guid = NULL;
-        return 0;
-    }
-    if (idx <= h->size / 16) {
-        *guid = h->base + (size_t)(idx - 1) * 16;
-        return 0;
-    }
     mdt_cellref ref = {row->table, row->rid, col};
-    return mdt__heap_guid(row->img, idx, guid, &ref);
+    return mdt__heap_guid(row->img, table_raw(t, row->p, col), guid, &ref);
+}
+
+/* Out of the loop of mdt_row_cells: a heap cell its fast path did not
+ * take (a long blob prefix, a string near the heap's end, any GUID, any
+ * damage). */
+__attribute__((noinline)) static int cell_slow(const mdt_row *row, unsigned c, unsigned kind,
+                                               uint32_t v, mdt_cell *o)
+{
+    const struct mdt_image *img = row->img;
+    const uint8_t *d = NULL;
+    const char *s = NULL;
+    int bad = 0;
+    o->len = 0;
+    switch (kind) {
+    case MDT_COLK_STR:
+        if (v < img->lay.strings_fast) {
+            s = (const char *)img->lay.strings + v;
+            o->len = (uint32_t)strlen(s);
+        } else {
+            bad = mdt__cell_string_slow(img, row->table, row->rid, c, v, &s, &o->len);
+        }
+        d = (const uint8_t *)s;
+        break;
+    case MDT_COLK_BLOB:
+        if (heap_blob_fast(img, v, &d, &o->len) != 0)
+            bad = mdt__cell_blob_slow(img, row->table, row->rid, c, v, &d, &o->len);
+        break;
+    default:
+        if (v - 1u < img->lay.guids)
+            d = img->lay.guid + (size_t)(v - 1) * 16;
+        else if (v != 0)
+            bad = mdt__cell_guid_slow(img, row->table, row->rid, c, v, &d);
+        o->len = d ? 16 : 0;
+    }
+    o->ptr = d;
+    return bad;
+}
+
+/* Constants and indexes (most cells) are tested for first; the heaps'
+ * bounds are read only for heap cells. restrict: the stores to cells[]
+ * do not alias the layout, so nothing is reloaded per cell. */
+int mdt_row_cells(const mdt_row *row, mdt_cell *restrict cells)
+{
+    const mdt_table_layout *restrict t = row->lay;
+    const mdt_image_layout *restrict l = &row->img->lay;
+    const uint8_t *p = row->p;
+    unsigned n = t->ncols;
+    int bad = 0;
+    for (unsigned c = 0; c < n; c++) {
+        mdt_cell *o = &cells[c];
+        unsigned kind = t->kind[c];
+        uint32_t v = table_raw(t, p, c);
+        o->value = v;
+        if (kind - MDT_COLK_STR > MDT_COLK_BLOB - MDT_COLK_STR) {
+            o->ptr = NULL; /* constants, table, list and coded indexes */
+            o->len = 0;
+        } else if (kind == MDT_COLK_STR && v < l->strings_fast - 15 &&
+                   l->strings_fast >= 16) { /* 16 bytes readable: short_strlen */
+            o->ptr = l->strings + v;
+            o->len = (uint32_t)short_strlen((const char *)l->strings + v);
+        } else if (kind == MDT_COLK_BLOB && v < l->blob_fast && l->blob[v] < 0x80) {
+            o->ptr = l->blob + v + 1;
+            o->len = l->blob[v];
+        } else {
+            bad += cell_slow(row, c, kind, v, o);
+        }
+    }
+    return bad;
 }
 
 /* Rows of a table as far as indexes into it are concerned (a portable PDB
  * points into the type-system tables of its PE). */
 uint32_t mdt__target_rows(const struct mdt_image *img, unsigned t)
 {
-    uint32_t a = img->tables[t].rows, b = img->pdb_rows[t];
+    uint32_t a = img->lay.tables[t].rows, b = img->pdb_rows[t];
     return a > b ? a : b;
 }
 
@@ -180,7 +229,7 @@ unsigned mdt__ptr_table(unsigned target)
 unsigned mdt__list_table(const struct mdt_image *img, unsigned target)
 {
     unsigned ptr = mdt__ptr_table(target);
-    return ptr && img->tables[ptr].rows ? ptr : target;
+    return ptr && img->lay.tables[ptr].rows ? ptr : target;
 }
 
 int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token)
@@ -240,7 +289,7 @@ int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *c
     if (start == 0 || start > limit)
         return cell_fail(row, (int)col, MDT_EBADIMAGE,
                          "list start %u outside 1..%u", start, limit);
-    if (row->rid < img->tables[row->table].rows) {
+    if (row->rid < img->lay.tables[row->table].rows) {
         mdt_row next;
         if ((e = mdt_row_get(&next, img, row->table, row->rid + 1)))
             return e;
@@ -264,13 +313,13 @@ int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t 
         /* A run's rows are in this image: a portable PDB's row counts of
          * its PE's tables (#Pdb) do not extend it, or a bogus TypeDef row
          * in a tiny PDB would own a run of 0xFFFFFF methods. */
-        if (pos == 0 || pos > img->tables[table].rows)
+        if (pos == 0 || pos > img->lay.tables[table].rows)
             return mdt__fail_simple(MDT_ENOTFOUND, "position %u outside table %s", pos,
                                     mdt_table_schema_get(table)->name);
         /* A row declared here but beyond the tables stream fails as
          * mdt_row_get does, so a loop over a run that a bogus row count
          * stretched to millions of rows stops at the first missing one. */
-        if (pos > img->tables[table].avail) {
+        if (pos > img->lay.tables[table].avail) {
             mdt_row r;
             return mdt_row_get(&r, img, table, pos);
         }

@@ -13,7 +13,7 @@
 
 /* Check table, column, kind (-1: any) and that the rows are readable. */
 static int span(const mdt_image *img, unsigned table, unsigned col, int kind, uint32_t first,
-                uint32_t count, const struct mdt_table **out)
+                uint32_t count, const mdt_table_layout **out)
 {
     const mdt_table_schema *s = mdt_table_schema_get(table);
     if (!s || col >= s->ncols)
@@ -21,7 +21,7 @@ static int span(const mdt_image *img, unsigned table, unsigned col, int kind, ui
     if (kind >= 0 && s->cols[col].kind != kind)
         return mdt__fail_simple(MDT_EINVAL, "column %s.%s has another kind", s->name,
                                 s->cols[col].name);
-    const struct mdt_table *t = &img->tables[table];
+    const mdt_table_layout *t = &img->lay.tables[table];
     if (count == 0) {
         *out = t;
         return 0;
@@ -41,14 +41,14 @@ static int span(const mdt_image *img, unsigned table, unsigned col, int kind, ui
 int mdt_column_raw(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
                    uint32_t count, uint32_t *out)
 {
-    const struct mdt_table *t;
+    const mdt_table_layout *t;
     int e = span(img, table, col, -1, first, count, &t);
     if (e || !count)
         return e;
-    const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->col_off[col];
+    const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->off[col];
     size_t rs = t->row_size;
     uint32_t i = 0;
-    switch (t->col_w[col]) {
+    switch (t->width[col]) {
     case 1:
         for (; i < count; i++, p += rs)
             out[i] = p[0];
@@ -76,90 +76,67 @@ int mdt_column_raw(const mdt_image *img, unsigned table, unsigned col, uint32_t 
     return 0;
 }
 
-/* Out of the loops below: a cell the fast path refused. */
-__attribute__((cold, noinline)) static int string_slow(const mdt_image *img, unsigned table,
-                                                       uint32_t rid, unsigned col, uint32_t idx,
-                                                       const char **s, uint32_t *len)
-{
-    mdt_cellref ref = {table, rid, col};
-    size_t n = 0;
-    if (mdt__heap_string_slow(img, idx, s, &n, &ref) != 0) {
-        *s = NULL;
-        *len = 0;
-        return 1;
-    }
-    *len = (uint32_t)n;
-    return 0;
-}
-
-__attribute__((cold, noinline)) static int blob_slow(const mdt_image *img, unsigned table,
-                                                     uint32_t rid, unsigned col, uint32_t idx,
-                                                     const uint8_t **data, uint32_t *len)
-{
-    mdt_cellref ref = {table, rid, col};
-    if (mdt__heap_blob_slow(img, idx, data, len, &ref) != 0) {
-        *data = NULL;
-        *len = 0;
-        return 1;
-    }
-    return 0;
-}
-
 /* One loop per index width, with the heap's bounds in registers. When
- * #Strings ends with a NUL, strlen from any index inside it stays inside. */
+ * #Strings ends with a NUL (checked at open), strlen from any index inside
+ * it stays inside; with 16 bytes left after the index, short_strlen() may
+ * read them. */
 #define STRING_LOOP(READ)                                                                          \
     for (uint32_t i = 0; i < count; i++, p += rs) {                                                \
         uint32_t idx = READ(p);                                                                    \
-        if (idx < size && term) {                                                                  \
+        if (idx < fast16) {                                                                        \
+            s[i] = base + idx;                                                                     \
+            len[i] = (uint32_t)short_strlen(s[i]);                                                 \
+        } else if (idx < fast) {                                                                   \
             s[i] = base + idx;                                                                     \
             len[i] = (uint32_t)strlen(s[i]);                                                       \
         } else {                                                                                   \
-            bad += string_slow(img, table, first + i, col, idx, &s[i], &len[i]);                   \
+            bad += mdt__cell_string_slow(img, table, first + i, col, idx, &s[i], &len[i]);         \
         }                                                                                          \
     }
 
 int mdt_column_strings(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
                        uint32_t count, const char **s, uint32_t *len)
 {
-    const struct mdt_table *t;
+    const mdt_table_layout *t;
     int e = span(img, table, col, MDT_COLK_STR, first, count, &t), bad = 0;
     if (e || !count)
         return e;
-    const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->col_off[col];
-    const char *base = (const char *)img->strings.base;
-    uint32_t size = img->strings.size;
-    bool term = img->strings.nul_terminated;
+    const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->off[col];
+    const char *base = (const char *)img->lay.strings;
+    uint32_t fast = img->lay.strings_fast, fast16 = strings_short(img);
     size_t rs = t->row_size;
-    if (t->col_w[col] == 4)
+    if (t->width[col] == 4)
         STRING_LOOP(le32)
     else
         STRING_LOOP(le16)
     return bad;
 }
 
+/* A blob below blob_fast with a one-byte length prefix ends inside the
+ * heap (open computed the bound); anything else takes the checked path. */
 #define BLOB_LOOP(READ)                                                                            \
     for (uint32_t i = 0; i < count; i++, p += rs) {                                                \
         uint32_t idx = READ(p);                                                                    \
-        if (idx < size && base[idx] < 0x80 && base[idx] < size - idx) {                            \
+        if (idx < fast && base[idx] < 0x80) {                                                      \
             data[i] = base + idx + 1;                                                              \
             len[i] = base[idx];                                                                    \
         } else if (heap_blob_fast(img, idx, &data[i], &len[i]) != 0) {                             \
-            bad += blob_slow(img, table, first + i, col, idx, &data[i], &len[i]);                  \
+            bad += mdt__cell_blob_slow(img, table, first + i, col, idx, &data[i], &len[i]);        \
         }                                                                                          \
     }
 
 int mdt_column_blobs(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
                      uint32_t count, const uint8_t **data, uint32_t *len)
 {
-    const struct mdt_table *t;
+    const mdt_table_layout *t;
     int e = span(img, table, col, MDT_COLK_BLOB, first, count, &t), bad = 0;
     if (e || !count)
         return e;
-    const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->col_off[col];
-    const uint8_t *base = img->blob.base;
-    uint32_t size = img->blob.size;
+    const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->off[col];
+    const uint8_t *base = img->lay.blob;
+    uint32_t fast = img->lay.blob_fast;
     size_t rs = t->row_size;
-    if (t->col_w[col] == 4)
+    if (t->width[col] == 4)
         BLOB_LOOP(le32)
     else
         BLOB_LOOP(le16)
@@ -169,13 +146,13 @@ int mdt_column_blobs(const mdt_image *img, unsigned table, unsigned col, uint32_
 int mdt_column_guids(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
                      uint32_t count, const uint8_t **guid)
 {
-    const struct mdt_table *t;
+    const mdt_table_layout *t;
     int e = span(img, table, col, MDT_COLK_GUID, first, count, &t), bad = 0;
     if (e || !count)
         return e;
-    const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->col_off[col];
+    const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->off[col];
     size_t rs = t->row_size;
-    bool wide = t->col_w[col] == 4;
+    bool wide = t->width[col] == 4;
     uint32_t nguids = img->guid.size / 16;
     for (uint32_t i = 0; i < count; i++, p += rs) {
         uint32_t idx = wide ? le32(p) : le16(p);

@@ -1,18 +1,19 @@
 /* Lookups by key in tables ECMA-335 II.22 requires sorted (ClassLayout,
  * Constant, CustomAttribute, ...): binary search when the rows really are
- * sorted (checked at open), a linear scan otherwise, so an unsorted table
- * gives the same answers, only slower. */
+ * sorted (checked on the table's first lookup, lazy.c), a linear scan
+ * otherwise, so an unsorted table gives the same answers, only slower. */
 #include "config.h"
 
 #include <mdtools/tables.h>
 
 #include "image/image_int.h"
+#include "md/md_int.h"
 
 
-static uint32_t key_at(const struct mdt_table *t, unsigned col, uint32_t i)
+static uint32_t key_at(const mdt_table_layout *t, unsigned col, uint32_t i)
 {
-    const uint8_t *p = t->base + (size_t)i * t->row_size + t->col_off[col];
-    switch (t->col_w[col]) {
+    const uint8_t *p = t->base + (size_t)i * t->row_size + t->off[col];
+    switch (t->width[col]) {
     case 1: return p[0];
     case 2: return le16(p);
     default: return le32(p);
@@ -22,15 +23,15 @@ static uint32_t key_at(const struct mdt_table *t, unsigned col, uint32_t i)
 int mdt_find_init(mdt_find *f, const mdt_image *img, unsigned table, unsigned col, uint32_t key)
 {
     const mdt_table_schema *s = mdt_table_schema_get(table);
-    const struct mdt_table *t;
+    const mdt_table_layout *t;
     if (!s || col >= s->ncols)
         return mdt__fail_simple(MDT_EINVAL, "mdt_find_init: bad table or column");
-    t = &img->tables[table];
+    t = &img->lay.tables[table];
     f->img = img;
     f->table = (uint8_t)table;
     f->col = (uint8_t)col;
     f->key = key;
-    f->scan = !(s->sort_col == (int)col && t->sorted);
+    f->scan = !(s->sort_col == (int)col && mdt__table_sorted(img, table));
     if (f->scan) {
         f->next = 0;
         f->end = t->avail;
@@ -51,7 +52,7 @@ int mdt_find_init(mdt_find *f, const mdt_image *img, unsigned table, unsigned co
 
 int mdt_find_next(mdt_find *f, uint32_t *rid)
 {
-    const struct mdt_table *t = &f->img->tables[f->table];
+    const mdt_table_layout *t = &f->img->lay.tables[f->table];
     while (f->next < f->end) {
         uint32_t i = f->next++;
         uint32_t k = key_at(t, f->col, i);

@@ -18,10 +18,10 @@ static int heap_fail(const struct mdt_image *img, const struct mdt_heap_view *h,
     pl.img = img;
     if (ref && ref->table < MDT_TABLE_MAX) {
         const mdt_table_schema *s = mdt_table_schema_get(ref->table);
-        const struct mdt_table *t = &img->tables[ref->table];
+        const mdt_table_layout *t = &img->lay.tables[ref->table];
         /* The cell's place in the tables stream, as cells.c reports it. */
-        uint64_t in_stream = (uint64_t)t->offset + (uint64_t)(ref->rid - 1) * t->row_size +
-                             t->col_off[ref->col];
+        uint64_t in_stream = (uint64_t)img->tables[ref->table].offset +
+                             (uint64_t)(ref->rid - 1) * t->row_size + t->off[ref->col];
         pl.region = s->name;
         pl.row = ref->rid;
         pl.column = s->cols[ref->col].name;
@@ -122,6 +122,43 @@ int mdt__heap_guid(const struct mdt_image *img, uint32_t idx, const uint8_t **gu
     if (idx > h->size / 16)
         return heap_fail(img, h, idx, ref, MDT_EBADIMAGE, "GUID index beyond the heap");
     *guid = h->base + (size_t)(idx - 1) * 16;
+    return 0;
+}
+
+int mdt__cell_string_slow(const struct mdt_image *img, unsigned table, uint32_t rid, unsigned col,
+                          uint32_t idx, const char **s, uint32_t *len)
+{
+    mdt_cellref ref = {table, rid, col};
+    size_t n = 0;
+    if (mdt__heap_string_slow(img, idx, s, &n, &ref) != 0) {
+        *s = NULL;
+        *len = 0;
+        return 1;
+    }
+    *len = (uint32_t)n;
+    return 0;
+}
+
+int mdt__cell_blob_slow(const struct mdt_image *img, unsigned table, uint32_t rid, unsigned col,
+                        uint32_t idx, const uint8_t **data, uint32_t *len)
+{
+    mdt_cellref ref = {table, rid, col};
+    if (mdt__heap_blob_slow(img, idx, data, len, &ref) != 0) {
+        *data = NULL;
+        *len = 0;
+        return 1;
+    }
+    return 0;
+}
+
+int mdt__cell_guid_slow(const struct mdt_image *img, unsigned table, uint32_t rid, unsigned col,
+                        uint32_t idx, const uint8_t **guid)
+{
+    mdt_cellref ref = {table, rid, col};
+    if (mdt__heap_guid(img, idx, guid, &ref) != 0) {
+        *guid = NULL;
+        return 1;
+    }
     return 0;
 }
 

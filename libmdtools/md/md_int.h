@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "image/image_int.h"
 
@@ -19,23 +22,38 @@ uint32_t mdt__target_rows(const struct mdt_image *img, unsigned t);
 unsigned mdt__ptr_table(unsigned target);
 unsigned mdt__list_table(const struct mdt_image *img, unsigned target);
 
+/* Width in bytes of a column in this image (tables.c). */
+unsigned mdt__col_width(const struct mdt_image *img, unsigned table, unsigned col);
+
 /* Whether a column's values never decrease over the readable rows
  * (tables.c): a spec-sorted table is really sorted, a list column's runs
  * are disjoint and in row order. */
-bool mdt__column_ascends(const struct mdt_table *t, unsigned col);
+bool mdt__column_ascends(const mdt_table_layout *t, unsigned col);
 
-/* Run indexes (runs.c): built at open from the tables; they make the owner
- * of a list position a lookup instead of a scan (owner.c). */
-int mdt__runs_index(struct mdt_image *img);
+/* Checks left to first need (lazy.c). mdt__lazy_attach, at open, arranges
+ * for the lazy structures to be freed with the image. */
+int mdt__lazy_attach(struct mdt_image *img);
+/* Whether a spec-sorted table really is sorted (false for others). */
+bool mdt__table_sorted(const struct mdt_image *img, unsigned table);
+/* The warnings of the deferred checks (unsorted tables, list columns whose
+ * starts go down), computed when first asked for. */
+size_t mdt__late_warning_count(const struct mdt_image *img);
+const char *mdt__late_warning(const struct mdt_image *img, size_t i);
+
+/* Run indexes (runs.c), built on first need; they make the owner of a list
+ * position a lookup instead of a scan (owner.c). */
 /* The row of `table` whose run in LIST column `col` holds position pos:
  * 1 with *holder set (0 = none) when an index answers, 0 when the column's
- * starts never decrease and a binary search must find it. */
+ * starts never decrease and a binary search must find it, MDT_ENOMEM. */
 int mdt__run_holder_indexed(const struct mdt_image *img, unsigned table, unsigned col,
                             uint32_t pos, uint32_t *holder);
 /* The position of a Field/MethodDef/Param/Event/Property row in its list
  * runs: through the Ptr table when it has rows (0 when no Ptr row names
- * it), else the row itself. */
-uint32_t mdt__list_position(const struct mdt_image *img, unsigned target, uint32_t rid);
+ * it), else the row itself. 0 or MDT_ENOMEM. */
+int mdt__list_position(const struct mdt_image *img, unsigned target, uint32_t rid,
+                       uint32_t *pos);
+/* Free a table's lazy indexes (with the image). */
+void mdt__runs_free(struct mdt_table *tb);
 
 /* The table cell a heap access came from, for error messages. */
 typedef struct mdt_cellref {
@@ -50,15 +68,50 @@ int mdt__heap_blob_slow(const struct mdt_image *img, uint32_t idx, const uint8_t
                         uint32_t *len, const mdt_cellref *ref) __attribute__((cold, noinline));
 int mdt__heap_guid(const struct mdt_image *img, uint32_t idx, const uint8_t **guid,
                    const mdt_cellref *ref);
+/* A cell of row rid the inline fast path refused, for the loops of
+ * columns.c and mdt_row_cells: 0 with the value, or 1 with NULL and 0 and
+ * the located error recorded. */
+int mdt__cell_string_slow(const struct mdt_image *img, unsigned table, uint32_t rid, unsigned col,
+                          uint32_t idx, const char **s, uint32_t *len)
+    __attribute__((cold, noinline));
+int mdt__cell_blob_slow(const struct mdt_image *img, unsigned table, uint32_t rid, unsigned col,
+                        uint32_t idx, const uint8_t **data, uint32_t *len)
+    __attribute__((cold, noinline));
+int mdt__cell_guid_slow(const struct mdt_image *img, unsigned table, uint32_t rid, unsigned col,
+                        uint32_t idx, const uint8_t **guid) __attribute__((cold, noinline));
+
+/* Length of the string at s, which lies in a NUL-terminated heap with at
+ * least 16 bytes from s on (see strings_short()). Most metadata names are
+ * shorter than 16 bytes: one 16-byte compare finds their NUL, libc's strlen
+ * is called for the rest. In whole-table reads the call to strlen per cell
+ * cost more than its scan, and libc has no inline form of it. */
+static inline size_t short_strlen(const char *s)
+{
+#if defined(__SSE2__)
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()));
+    if (m)
+        return (size_t)__builtin_ctz(m);
+    return 16 + strlen(s + 16);
+#else
+    return strlen(s);
+#endif
+}
+
+/* Indexes below this have 16 readable bytes in #Strings (0 when it does not
+ * end with a NUL, as the fast paths require). */
+static inline uint32_t strings_short(const struct mdt_image *img)
+{
+    return img->lay.strings_fast >= 16 ? img->lay.strings_fast - 15 : 0;
+}
 
 /* 0 when the string at idx is readable the quick way; -1: take the slow
  * path (which also handles index 0 without a heap, and reports errors). */
 static inline int heap_string_fast(const struct mdt_image *img, uint32_t idx, const char **s,
                                    size_t *len)
 {
-    const struct mdt_heap_view *h = &img->strings;
-    if (idx < h->size && h->nul_terminated) {
-        *s = (const char *)h->base + idx;
+    if (idx < img->lay.strings_fast) {
+        *s = (const char *)img->lay.strings + idx;
         if (len)
             *len = strlen(*s);
         return 0;
@@ -92,14 +145,12 @@ static inline int heap_blob_fast(const struct mdt_image *img, uint32_t idx, cons
     return -1;
 }
 
-static inline uint32_t table_raw(const struct mdt_table *t, const uint8_t *row, unsigned col)
+/* A cell of a row inside the table's readable rows: 4 bytes read and
+ * masked to the cell's width (open made the 3 bytes past the last row
+ * readable, tables.c). */
+static inline uint32_t table_raw(const mdt_table_layout *t, const uint8_t *row, unsigned col)
 {
-    const uint8_t *p = row + t->col_off[col];
-    switch (t->col_w[col]) {
-    case 1: return p[0];
-    case 2: return le16(p);
-    default: return le32(p);
-    }
+    return le32(row + t->off[col]) & t->mask[col];
 }
 
 #endif

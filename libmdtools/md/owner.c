@@ -5,7 +5,8 @@
  * CustomAttribute.Parent, ...). Runs are found by binary search over the
  * list column, whose starts do not decrease in valid metadata; damaged
  * columns and the Ptr tables of uncompressed (#-) metadata have indexes
- * built at open (runs.c), so no query scans a table. */
+ * built on the first query that needs them (runs.c), so no query scans a
+ * table twice. */
 #include "config.h"
 
 #include <mdtools/errors.h>
@@ -28,13 +29,15 @@ static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32
     mdt_row r;
     int e;
     *holder = 0;
-    if (!pos || mdt__run_holder_indexed(img, table, col, pos, holder))
+    if (!pos || (e = mdt__run_holder_indexed(img, table, col, pos, holder)) > 0)
         return 0;
-    if (img->tables[table].avail == n) {
+    if (e < 0)
+        return e;
+    if (img->lay.tables[table].avail == n) {
         /* Every row lies inside the stream (checked at open): read the
          * column in place, without a cursor per step (batch resolution
          * names hundreds of thousands of methods). */
-        const struct mdt_table *t = &img->tables[table];
+        const mdt_table_layout *t = &img->lay.tables[table];
         while (lo <= hi) {
             uint32_t mid = lo + (hi - lo) / 2;
             if (table_raw(t, t->base + (size_t)(mid - 1) * t->row_size, col) <= pos) {
@@ -72,8 +75,10 @@ static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32
 static int run_owner(const mdt_image *img, unsigned table, unsigned col, unsigned target,
                      uint32_t rid, uint32_t *owner)
 {
-    uint32_t holder;
-    int e = run_holder(img, table, col, mdt__list_position(img, target, rid), &holder);
+    uint32_t holder = 0, pos;
+    int e = mdt__list_position(img, target, rid, &pos);
+    if (!e)
+        e = run_holder(img, table, col, pos, &holder);
     *owner = holder ? MDT_TOKEN(table, holder) : 0;
     return e;
 }
@@ -95,9 +100,11 @@ int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *owner)
 static int map_owner(const mdt_image *img, unsigned map, unsigned col, unsigned target,
                      unsigned parent, uint32_t rid, uint32_t *owner)
 {
-    uint32_t holder;
+    uint32_t holder = 0, pos;
     mdt_row r;
-    int e = run_holder(img, map, col, mdt__list_position(img, target, rid), &holder);
+    int e = mdt__list_position(img, target, rid, &pos);
+    if (!e)
+        e = run_holder(img, map, col, pos, &holder);
     *owner = 0;
     if (e || !holder)
         return e;

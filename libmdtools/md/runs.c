@@ -1,4 +1,4 @@
-/* Indexes of list runs, built once at open, so that the owner of a Field,
+/* Indexes of list runs, built on first need, so that the owner of a Field,
  * MethodDef, Param, Property or Event row is a lookup and never a scan.
  *
  * A LIST column (ECMA-335 II.22: TypeDef.FieldList, MethodDef.ParamList,
@@ -17,14 +17,16 @@
  * (FieldPtr, MethodPtr, ...): the inverse, row -> first Ptr row naming it,
  * is indexed here too (it was a scan of the Ptr table per query).
  *
- * Arrays are sized by the rows whose bytes are present (`avail`), never by
- * declared row counts, so a tiny file cannot make us allocate 64 MiB. They
- * exist only for damaged columns and Ptr tables, 4 bytes a position, owned
- * by the image (talloc) and immutable after open, so readers on several
- * threads need no lock. */
+ * Open used to check every list column and build these; now the first
+ * owner query of a column does (a scan of the column, and for a damaged
+ * one the index), published as lazy.c describes: malloc, then a
+ * compare-and-swap; the loser of a race frees its copy. Arrays are sized by
+ * the rows whose bytes are present (`avail`), never by declared row counts,
+ * so a tiny file cannot make us allocate 64 MiB; 4 bytes a position. */
 #include "config.h"
 
-#include <talloc.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 
 #include <mdtools/errors.h>
 #include <mdtools/tables.h>
@@ -32,11 +34,25 @@
 #include "md/md_int.h"
 #include "util/error.h"
 
+struct mdt_run_index {
+    uint32_t n;
+    uint32_t holder[]; /* position -> row owning it, 0: none */
+};
+
+struct mdt_ptr_index {
+    uint32_t n;
+    uint32_t pos[]; /* row of the target -> first Ptr row naming it, 0: none */
+};
+
+/* The value of a runs[] slot whose column's starts never decrease. */
+static struct mdt_run_index ascend;
+#define RUNS_ASCEND (&ascend)
+
 /* Row r (from 1, r <= avail) of t, column c. */
-static uint32_t raw(const struct mdt_table *t, uint32_t r, unsigned c)
+static uint32_t raw(const mdt_table_layout *t, uint32_t r, unsigned c)
 {
-    const uint8_t *p = t->base + (size_t)(r - 1) * t->row_size + t->col_off[c];
-    return t->col_w[c] == 2 ? le16(p) : le32(p);
+    const uint8_t *p = t->base + (size_t)(r - 1) * t->row_size + t->off[c];
+    return t->width[c] == 2 ? le16(p) : le32(p);
 }
 
 /* The first unfilled position at or after p (next[n] = n never fills). */
@@ -53,23 +69,24 @@ static uint32_t unfilled(uint32_t *next, uint32_t p)
     return root;
 }
 
-/* Positions 1..n-1 of column c of table `table`, whose runs index list
- * table lt: each gets the first row whose run holds it. A run is readable
- * under the rules of mdt_row_range (cells.c): its start in 1..limit, and
- * its end (the next row's start, or limit after the last row) between its
- * start and limit. */
-static int fill_holders(struct mdt_image *img, struct mdt_run_index *ri, const struct mdt_table *t,
-                        unsigned c, unsigned lt)
+/* Positions 1..n-1 of column c of table t, whose runs index list table lt:
+ * each gets the first row whose run holds it. A run is readable under the
+ * rules of mdt_row_range (cells.c): its start in 1..limit, and its end (the
+ * next row's start, or limit after the last row) between its start and
+ * limit. NULL when out of memory. */
+static struct mdt_run_index *fill_holders(const struct mdt_image *img, const mdt_table_layout *t,
+                                          unsigned c, unsigned lt)
 {
     uint32_t limit = mdt__target_rows(img, lt) + 1;
-    uint32_t n = img->tables[lt].avail + 1;
-    uint32_t *h = talloc_zero_array(img, uint32_t, n);
-    uint32_t *next = talloc_array(NULL, uint32_t, (size_t)n + 1);
-    if (!h || !next) {
-        talloc_free(h);
-        talloc_free(next);
-        return mdt__fail_simple(MDT_ENOMEM, "out of memory indexing list runs");
+    uint32_t n = img->lay.tables[lt].avail + 1;
+    struct mdt_run_index *ri = calloc(1, sizeof *ri + (size_t)n * sizeof ri->holder[0]);
+    uint32_t *next = malloc(((size_t)n + 1) * sizeof *next);
+    if (!ri || !next) {
+        free(ri);
+        free(next);
+        return NULL;
     }
+    ri->n = n;
     for (uint32_t p = 0; p <= n; p++)
         next[p] = p;
     for (uint32_t r = 1; r <= t->avail; r++) {
@@ -86,84 +103,97 @@ static int fill_holders(struct mdt_image *img, struct mdt_run_index *ri, const s
         if (end > n)
             end = n;
         for (uint32_t p = start < n ? unfilled(next, start) : n; p < end; p = unfilled(next, p)) {
-            h[p] = r;
+            ri->holder[p] = r;
             next[p] = p + 1;
         }
     }
-    talloc_free(next);
-    ri->holder = h;
-    ri->n = n;
-    ri->col = (uint8_t)c;
-    return 0;
+    free(next);
+    return ri;
 }
 
-/* Row -> first Ptr row naming it, for rows 1..avail of the target. */
-static int fill_ptr(struct mdt_image *img, unsigned ptr, unsigned target)
+static void drop_runs(struct mdt_run_index *ri)
 {
-    struct mdt_table *p = &img->tables[ptr];
-    uint32_t n = img->tables[target].avail + 1;
-    uint32_t *pos = talloc_zero_array(img, uint32_t, n);
-    if (!pos)
-        return mdt__fail_simple(MDT_ENOMEM, "out of memory indexing %s",
-                                mdt_table_schema_get(ptr)->name);
-    for (uint32_t r = p->avail; r >= 1; r--) { /* backwards: the first row wins */
-        uint32_t rid = raw(p, r, 0);
-        if (rid && rid < n)
-            pos[rid] = r;
-    }
-    p->ptr_pos = pos;
-    p->ptr_n = n;
-    return 0;
-}
-
-int mdt__runs_index(struct mdt_image *img)
-{
-    static const unsigned targets[] = {MDT_TABLE_Field, MDT_TABLE_MethodDef, MDT_TABLE_Param,
-                                       MDT_TABLE_Event, MDT_TABLE_Property};
-    int e;
-    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
-        unsigned ptr = mdt__ptr_table(targets[i]);
-        if (img->tables[ptr].avail && (e = fill_ptr(img, ptr, targets[i])))
-            return e;
-    }
-    for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
-        const mdt_table_schema *s = mdt_table_schema_get(t);
-        struct mdt_table *tb = &img->tables[t];
-        unsigned k = 0;
-        if (!s || !tb->avail)
-            continue;
-        for (unsigned c = 0; c < s->ncols && k < 2; c++) {
-            if (s->cols[c].kind != MDT_COLK_LIST || mdt__column_ascends(tb, c))
-                continue;
-            mdt__warn(img, "table %s: the starts of column %s go down; a member's owner is the "
-                           "first row whose readable run holds it",
-                      s->name, s->cols[c].name);
-            if ((e = fill_holders(img, &tb->runs[k++], tb, c,
-                                  mdt__list_table(img, s->cols[c].target))))
-                return e;
-        }
-    }
-    return 0;
+    if (ri != RUNS_ASCEND)
+        free(ri);
 }
 
 int mdt__run_holder_indexed(const struct mdt_image *img, unsigned table, unsigned col,
                             uint32_t pos, uint32_t *holder)
 {
-    for (unsigned k = 0; k < 2; k++) {
-        const struct mdt_run_index *ri = &img->tables[table].runs[k];
-        if (ri->holder && ri->col == col) {
-            *holder = pos < ri->n ? ri->holder[pos] : 0;
-            return 1;
+    const mdt_table_schema *s = mdt_table_schema_get(table);
+    const mdt_table_layout *t = &img->lay.tables[table];
+    struct mdt_table *tb = (struct mdt_table *)&img->tables[table];
+    unsigned k = 0;
+    for (unsigned c = 0; c < col; c++)
+        k += s->cols[c].kind == MDT_COLK_LIST;
+    if (k >= 2 || s->cols[col].kind != MDT_COLK_LIST)
+        return 0;
+    struct mdt_run_index *ri = atomic_load_explicit(&tb->runs[k], memory_order_acquire);
+    if (!ri) {
+        if (mdt__column_ascends(t, col)) {
+            ri = RUNS_ASCEND;
+        } else if (!(ri = fill_holders(img, t, col, mdt__list_table(img, s->cols[col].target)))) {
+            return mdt__fail_simple(MDT_ENOMEM, "out of memory indexing the runs of %s.%s",
+                                    s->name, s->cols[col].name);
+        }
+        struct mdt_run_index *expected = NULL;
+        if (!atomic_compare_exchange_strong_explicit(&tb->runs[k], &expected, ri,
+                                                     memory_order_acq_rel, memory_order_acquire)) {
+            drop_runs(ri); /* another thread was first: use its index */
+            ri = expected;
         }
     }
+    if (ri == RUNS_ASCEND)
+        return 0;
+    *holder = pos < ri->n ? ri->holder[pos] : 0;
+    return 1;
+}
+
+/* Row -> first Ptr row naming it, for rows 1..avail of the target. */
+static struct mdt_ptr_index *fill_ptr(const struct mdt_image *img, unsigned ptr, unsigned target)
+{
+    const mdt_table_layout *p = &img->lay.tables[ptr];
+    uint32_t n = img->lay.tables[target].avail + 1;
+    struct mdt_ptr_index *pi = calloc(1, sizeof *pi + (size_t)n * sizeof pi->pos[0]);
+    if (!pi)
+        return NULL;
+    pi->n = n;
+    for (uint32_t r = p->avail; r >= 1; r--) { /* backwards: the first row wins */
+        uint32_t rid = raw(p, r, 0);
+        if (rid && rid < n)
+            pi->pos[rid] = r;
+    }
+    return pi;
+}
+
+int mdt__list_position(const struct mdt_image *img, unsigned target, uint32_t rid,
+                       uint32_t *pos)
+{
+    unsigned ptr = mdt__ptr_table(target);
+    if (!ptr || !img->lay.tables[ptr].rows) {
+        *pos = rid;
+        return 0;
+    }
+    struct mdt_table *tb = (struct mdt_table *)&img->tables[ptr];
+    struct mdt_ptr_index *pi = atomic_load_explicit(&tb->ptr_pos, memory_order_acquire);
+    if (!pi) {
+        if (!(pi = fill_ptr(img, ptr, target)))
+            return mdt__fail_simple(MDT_ENOMEM, "out of memory indexing %s",
+                                    mdt_table_schema_get(ptr)->name);
+        struct mdt_ptr_index *expected = NULL;
+        if (!atomic_compare_exchange_strong_explicit(&tb->ptr_pos, &expected, pi,
+                                                     memory_order_acq_rel, memory_order_acquire)) {
+            free(pi);
+            pi = expected;
+        }
+    }
+    *pos = rid < pi->n ? pi->pos[rid] : 0;
     return 0;
 }
 
-uint32_t mdt__list_position(const struct mdt_image *img, unsigned target, uint32_t rid)
+void mdt__runs_free(struct mdt_table *tb)
 {
-    unsigned ptr = mdt__ptr_table(target);
-    const struct mdt_table *p = ptr ? &img->tables[ptr] : NULL;
-    if (!p || !p->rows)
-        return rid;
-    return p->ptr_pos && rid < p->ptr_n ? p->ptr_pos[rid] : 0;
+    for (unsigned k = 0; k < 2; k++)
+        drop_runs(atomic_load_explicit(&tb->runs[k], memory_order_acquire));
+    free(atomic_load_explicit(&tb->ptr_pos, memory_order_acquire));
 }

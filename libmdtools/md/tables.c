@@ -6,10 +6,13 @@
  * of the stream keep the rows that fit; the rest fail on access. */
 #include "config.h"
 
+#include <stddef.h>
 #include <string.h>
+#include <talloc.h>
 
 #include "image/image_int.h"
 #include "md/md_int.h"
+#include "util/error.h"
 
 #define HEAP_STRING_4 0x01
 #define HEAP_GUID_4 0x02
@@ -19,7 +22,7 @@
 
 static uint32_t rows_for_width(const struct mdt_image *img, unsigned t)
 {
-    uint32_t a = img->tables[t].rows, b = img->pdb_rows[t];
+    uint32_t a = img->lay.tables[t].rows, b = img->pdb_rows[t];
     return a > b ? a : b;
 }
 
@@ -38,6 +41,24 @@ static unsigned col_width(const struct mdt_image *img, const mdt_column_schema *
     case MDT_COLK_CODED: return jtd || img->ci_wide[c->target] ? 4 : 2;
     }
     return 4;
+}
+
+/* The inline readers of <mdtools/tables.h> reach the layout by converting
+ * the image pointer; the public structures must keep the sizes the header
+ * promises callers. */
+_Static_assert(offsetof(struct mdt_image, lay) == 0, "the layout must open struct mdt_image");
+#define MDT_TABLE(id, name, sort)                                                                  \
+    _Static_assert(MDT_NCOLS_##name <= MDT_LAYOUT_COLS, #name " is wider than MDT_LAYOUT_COLS");
+#define MDT_COL(t, c, k, a)
+#define MDT_TABLE_END(name)
+#include <mdtools/tables.def>
+#undef MDT_TABLE
+#undef MDT_COL
+#undef MDT_TABLE_END
+
+unsigned mdt__col_width(const struct mdt_image *img, unsigned table, unsigned col)
+{
+    return col_width(img, &mdt_table_schema_get(table)->cols[col]);
 }
 
 static int parse_pdb_stream(struct mdt_image *img)
@@ -76,11 +97,11 @@ static int parse_pdb_stream(struct mdt_image *img)
 
 /* One loop per key width: this runs over every sorted table and every list
  * column at open. */
-bool mdt__column_ascends(const struct mdt_table *t, unsigned col)
+bool mdt__column_ascends(const mdt_table_layout *t, unsigned col)
 {
-    const uint8_t *p = t->base + t->col_off[col];
+    const uint8_t *p = t->base + t->off[col];
     size_t rs = t->row_size;
-    if (t->col_w[col] == 2) {
+    if (t->width[col] == 2) {
         uint32_t prev = 0;
         for (uint32_t i = 0; i < t->avail; i++, p += rs) {
             uint32_t v = le16(p);
@@ -98,6 +119,30 @@ bool mdt__column_ascends(const struct mdt_table *t, unsigned col)
         }
     }
     return true;
+}
+
+/* The inline readers of <mdtools/tables.h> read every cell as 4 bytes and
+ * mask off what is not the cell, so up to 3 bytes past the end of the last
+ * row are read (and dropped). Those bytes are almost always in the image
+ * (a heap follows the tables stream); when they are not, the rows are read
+ * from a copy of the tables stream with 3 zero bytes after it. `end` is
+ * where the tables end in the stream. */
+static int pad_rows(struct mdt_image *img, uint64_t end)
+{
+    const struct mdt_heap_view *ts = &img->tables_stream;
+    const uint8_t *rows_end = ts->base + (end < ts->size ? end : ts->size);
+    const uint8_t *buf_end = img->data + img->size;
+    uint8_t *copy;
+    if (rows_end >= img->data && rows_end <= buf_end && buf_end - rows_end >= 3)
+        return 0;
+    copy = talloc_zero_size(img, (size_t)ts->size + 3);
+    if (!copy)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory copying %s", ts->name);
+    memcpy(copy, ts->base, ts->size);
+    for (unsigned t = 0; t < MDT_TABLE_MAX; t++)
+        if (img->lay.tables[t].base)
+            img->lay.tables[t].base = copy + img->tables[t].offset;
+    return 0;
 }
 
 int mdt__tables_parse(struct mdt_image *img)
@@ -134,7 +179,7 @@ int mdt__tables_parse(struct mdt_image *img)
             return rd_fail(&r, MDT_EBADIMAGE, "table %s declares 0x%x rows (at most 0xFFFFFF)",
                            mdt_table_schema_get(t)->name, n);
         }
-        img->tables[t].rows = n;
+        img->lay.tables[t].rows = n;
         if (t >= 0x30 && !img->mdi.has_pdb)
             mdt__warn(img, "portable PDB table %s present without a #Pdb stream",
                       mdt_table_schema_get(t)->name);
@@ -160,29 +205,31 @@ int mdt__tables_parse(struct mdt_image *img)
     uint64_t off = r.pos;
     for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
         const mdt_table_schema *s = mdt_table_schema_get(t);
-        struct mdt_table *tb = &img->tables[t];
+        mdt_table_layout *tl = &img->lay.tables[t];
+        memset(tl->kind, MDT_COLK_NONE, sizeof tl->kind);
         if (!s)
             continue;
+        tl->ncols = s->ncols;
+        if (!tl->rows)
+            continue; /* no rows to read: mdt_column_width() works its widths out */
         unsigned rs = 0;
-        tb->ncols = s->ncols;
         for (unsigned c = 0; c < s->ncols; c++) {
-            tb->col_off[c] = (uint8_t)rs;
-            tb->col_w[c] = (uint8_t)col_width(img, &s->cols[c]);
-            tb->col_kind[c] = s->cols[c].kind;
-            rs += tb->col_w[c];
+            tl->off[c] = (uint8_t)rs;
+            tl->width[c] = (uint8_t)col_width(img, &s->cols[c]);
+            tl->kind[c] = s->cols[c].kind;
+            tl->mask[c] = tl->width[c] == 4 ? 0xFFFFFFFFu : (1u << 8 * tl->width[c]) - 1;
+            rs += tl->width[c];
         }
-        tb->row_size = rs;
-        if (!tb->rows)
-            continue;
-        uint64_t bytes = (uint64_t)tb->rows * rs;
+        tl->row_size = rs;
+        uint64_t bytes = (uint64_t)tl->rows * rs;
         uint64_t left = off < ts->size ? ts->size - off : 0;
-        tb->offset = off < ts->size ? (uint32_t)off : ts->size;
-        tb->base = ts->base + tb->offset;
-        tb->avail = bytes <= left ? tb->rows : (uint32_t)(left / rs);
-        if (tb->avail < tb->rows)
+        img->tables[t].offset = off < ts->size ? (uint32_t)off : ts->size;
+        tl->base = ts->base + img->tables[t].offset;
+        tl->avail = bytes <= left ? tl->rows : (uint32_t)(left / rs);
+        if (tl->avail < tl->rows)
             mdt__warn(img, "table %s: only %u of %u rows lie inside %s (0x%llx bytes needed "
                            "at +0x%llx, 0x%llx left); later rows are unreadable",
-                      s->name, tb->avail, tb->rows, ts->name, (unsigned long long)bytes,
+                      s->name, tl->avail, tl->rows, ts->name, (unsigned long long)bytes,
                       (unsigned long long)off, (unsigned long long)left);
         off += bytes;
     }
@@ -191,16 +238,21 @@ int mdt__tables_parse(struct mdt_image *img)
         mdt__warn(img, "%s has 0x%llx bytes after the last table", ts->name,
                   (unsigned long long)(ts->size - off));
 
-    for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
-        const mdt_table_schema *s = mdt_table_schema_get(t);
-        struct mdt_table *tb = &img->tables[t];
-        if (!s || s->sort_col < 0 || !tb->rows)
-            continue;
-        tb->sorted = mdt__column_ascends(tb, (unsigned)s->sort_col);
-        if (!tb->sorted)
-            mdt__warn(img, "table %s is not sorted by %s as ECMA-335 requires%s; lookups scan",
-                      s->name, s->cols[s->sort_col].name,
-                      img->mdi.sorted >> t & 1 ? " (its Sorted bit is set)" : "");
-    }
-    return mdt__runs_index(img);
+    if ((e = pad_rows(img, off)))
+        return e;
+
+    /* The heaps as the inline readers of <mdtools/tables.h> see them. A
+     * string may be read with strlen only when the heap ends with a NUL
+     * (checked once here, not per cell). */
+    img->lay.strings = img->strings.base;
+    img->lay.strings_fast = img->strings.nul_terminated ? img->strings.size : 0;
+    img->lay.blob = img->blob.base;
+    img->lay.blob_fast = img->blob.present && img->blob.size > 127 ? img->blob.size - 127 : 0;
+    img->lay.guid = img->guid.base;
+    img->lay.guids = img->guid.present ? img->guid.size / 16 : 0;
+
+    /* Whether the spec-sorted tables really are sorted, and whether list
+     * columns ever go down, is found out on first need (lazy.c, runs.c):
+     * scanning those columns was most of what opening cost. */
+    return mdt__lazy_attach(img);
 }

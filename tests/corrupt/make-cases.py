@@ -1095,6 +1095,20 @@ def _():
         "portable PDB table Document present without a #Pdb stream"
 
 
+@case("tables-end-at-file-end", "open-warn", "-",
+      "crafted metadata: #~ is the last stream and its last TypeRef row ends at the last byte "
+      "of the file (cells are read 4 bytes at a time: open must pad)")
+def _():
+    strings = b"\0Foo\0Bar\0\0"  # 12 bytes
+    # TypeRef (0x01): ResolutionScope, TypeName, TypeNamespace, 2 bytes each;
+    # Document (0x30, 0 rows) only for the warning this kind of case needs.
+    body = struct.pack("<HHH", 0, 1, 5) + struct.pack("<HHH", 0, 5, 1)
+    ts = tables_stream(1 << 0x01 | 1 << 0x30, [2, 0], body=body)
+    assert len(ts) % 4 == 0, "the stream must end at the end of the file"
+    return build_md([("#Strings", strings), ("#~", ts)]), \
+        "portable PDB table Document present without a #Pdb stream"
+
+
 # --- #Pdb stream (Portable PDB v1.0) -------------------------------------------------------
 
 def pdb_md(pdb):

@@ -6,8 +6,9 @@
  * sections, debug entries, user strings, key lookups, column-at-a-time
  * reads and assembly identities are read. Besides the sanitizers, oracles
  * abort when range columns yield more rows than the image holds, a lookup
- * disagrees with a scan, a column read disagrees with the per-cell
- * accessors, a user string disagrees with its length prefix, an allocation
+ * disagrees with a scan, a column or whole-row read disagrees with the
+ * per-cell accessors, an inline accessor disagrees with its out-of-line
+ * slow path, a user string disagrees with its length prefix, an allocation
  * outlives the image under the caller's context, or an image grows far
  * larger than its input. Built for libFuzzer with --enable-fuzzing, and
  * always as a plain replayer (replay.c) that `make check` runs over
@@ -336,6 +337,64 @@ static void check_column_run(const mdt_image *img, unsigned t, unsigned col, uin
         abort();
 }
 
+/* A row read whole (mdt_row_cells) must give what the inline per-cell
+ * readers give, and those what their out-of-line slow paths (which check
+ * everything from scratch) give: same values, same pointers, same
+ * failures. */
+static void check_row_cells(const mdt_image *img, unsigned t, uint32_t rid)
+{
+    const mdt_table_schema *s = mdt_table_schema_get(t);
+    mdt_cell cells[MDT_LAYOUT_COLS];
+    mdt_row r;
+    int bad = 0, got;
+    if (mdt_row_get(&r, img, t, rid) != 0)
+        abort();
+    got = mdt_row_cells(&r, cells);
+    for (unsigned c = 0; c < s->ncols; c++) {
+        const char *s1 = NULL, *s2 = NULL;
+        size_t l1 = 0, l2 = 0;
+        const uint8_t *p1 = NULL, *p2 = NULL;
+        uint32_t b1 = 0, b2 = 0;
+        int e1 = 0, e2 = 0;
+        if (cells[c].value != mdt_row_raw(&r, c))
+            abort();
+        switch (s->cols[c].kind) {
+        case MDT_COLK_STR:
+            e1 = mdt_row_string(&r, c, &s1, &l1);
+            e2 = mdt_row_string_slow(&r, c, &s2, &l2);
+            p1 = (const uint8_t *)s1;
+            p2 = (const uint8_t *)s2;
+            b1 = (uint32_t)l1;
+            b2 = (uint32_t)l2;
+            break;
+        case MDT_COLK_BLOB:
+            e1 = mdt_row_blob(&r, c, &p1, &b1);
+            e2 = mdt_row_blob_slow(&r, c, &p2, &b2);
+            break;
+        case MDT_COLK_GUID:
+            e1 = mdt_row_guid(&r, c, &p1);
+            e2 = mdt_row_guid_slow(&r, c, &p2);
+            b1 = b2 = p1 ? 16 : 0;
+            break;
+        default:
+            if (cells[c].ptr || cells[c].len)
+                abort();
+            continue;
+        }
+        if (e1 != e2 || (!e1 && (p1 != p2 || b1 != b2)))
+            abort();
+        if (e1) {
+            bad++;
+            p1 = NULL;
+            b1 = 0;
+        }
+        if (cells[c].ptr != p1 || cells[c].len != b1)
+            abort();
+    }
+    if (got != bad)
+        abort();
+}
+
 /* The column-at-a-time readers over every column: the whole readable run,
  * then short runs so every tail of the unrolled loops is taken, then the
  * edges (an empty run, a run past the readable rows). */
@@ -369,6 +428,9 @@ static void touch_columns(const mdt_image *img)
         }
         if (mdt_column_raw(img, t, s->ncols, 1, 1, raw) == 0)
             abort();
+        for (uint32_t rid = 1; rid <= avail; rid++)
+            check_row_cells(img, t, rid);
+        touch_error();
         free(raw);
         free(len);
         free(str);

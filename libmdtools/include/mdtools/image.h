@@ -56,8 +56,12 @@ const char *mdt_image_name(const mdt_image *img);
 /* The whole buffer (file bytes or mapped bytes). */
 const uint8_t *mdt_image_bytes(const mdt_image *img, size_t *len);
 
-/* Warnings collected while opening: accepted oddities (duplicate streams,
- * a "sorted" table that is not, extra data, ...). Strings are borrowed. */
+/* Warnings about the image: accepted oddities (duplicate streams, a
+ * "sorted" table that is not, extra data, ...). Strings are borrowed. The
+ * checks open leaves to first need (sorted tables, list runs) are made on
+ * the first call, if not made already, and their warnings follow open's:
+ * the list is complete and fixed from then on. Any thread (the late part
+ * is built with malloc and published atomically); not async-signal-safe. */
 size_t mdt_image_warning_count(const mdt_image *img);
 const char *mdt_image_warning(const mdt_image *img, size_t i);
 

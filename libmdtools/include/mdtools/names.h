@@ -91,9 +91,12 @@ int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img
 
 /* The TypeDef that owns a MethodDef or Field (0 for none), honouring the
  * MethodPtr/FieldPtr tables of uncompressed metadata. O(log rows): a binary
- * search over the list column, or an index built at open where the column's
- * starts go down (damaged metadata; the owner is then the first TypeDef
- * whose readable run holds the member, and the image has a warning). */
+ * search over the list column, or an index where the column's starts go
+ * down (damaged metadata; the owner is then the first TypeDef whose
+ * readable run holds the member, and the image has a warning). The first
+ * query of an image checks the column (one scan) and builds the indexes it
+ * needs (malloc, published atomically: any thread, but not
+ * async-signal-safe). */
 int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *typedef_token);
 
 /* The row that owns any row: the enclosing TypeDef of a nested TypeDef; the

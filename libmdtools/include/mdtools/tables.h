@@ -6,13 +6,19 @@
  * MDT_COL_TypeDef_Extends, MDT_CI_TypeDefOrRef.
  *
  * Thread safety: an open image is immutable; every function here may be
- * called from any thread without locks. None of them allocates. */
+ * called from any thread without locks. None of them allocates. Whether a
+ * spec-sorted table really is sorted is found out on first need (see
+ * mdt_table_is_sorted): a scan that allocates nothing and publishes its
+ * answer with an atomic store. Async-signal-safe: the inline readers (row,
+ * raw, string, blob, GUID cells) and mdt_row_cells are; the rest is not
+ * promised to be. */
 #ifndef MDTOOLS_TABLES_H
 #define MDTOOLS_TABLES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,42 +103,204 @@ int mdt_table_by_name(const char *name);
 int mdt_column_by_name(unsigned table, const char *name);
 const mdt_coded_schema *mdt_coded_schema_get(unsigned ci);
 
-/* Number of rows the tables stream declares for `table` (0 if absent). */
-uint32_t mdt_table_rows(const mdt_image *img, unsigned table);
 /* Bytes per row as laid out in this image, 0 if absent. */
 uint32_t mdt_table_row_size(const mdt_image *img, unsigned table);
 /* Width in bytes (2 or 4, 1 for U8) of a column in this image. */
 unsigned mdt_column_width(const mdt_image *img, unsigned table, unsigned col);
 /* True when the table is present and, where the spec requires it sorted,
- * its rows really are in key order (checked at open). */
+ * its rows really are in key order. Checked on the first call that needs
+ * it for this table (a scan of the key column, no allocation; the answer
+ * is published with an atomic store, so concurrent first calls agree). */
 bool mdt_table_is_sorted(const mdt_image *img, unsigned table);
 
-/* A row cursor: a value, allocates nothing, valid while the image is open. */
+/* ---- The layout the inline readers use -------------------------------
+ *
+ * mdt_table_rows, mdt_row_get, mdt_row_raw, mdt_row_string, mdt_row_blob
+ * and mdt_row_guid are inline functions: a cell costs a few instructions
+ * and no call. They read the open image through the two structures below,
+ * which the library fills at open and never changes afterwards (so readers
+ * on any thread need no lock). Every check they make is the one the
+ * library made before these were inline (row inside the part of the table
+ * the tables stream holds, column kind, heap index below the heap size,
+ * blob length inside the heap); what they cannot decide in a few
+ * instructions (a 2- or 4-byte blob length prefix, an absent heap, an
+ * out-of-range index) goes to the out-of-line *_slow function, which
+ * checks everything again and reports the located error.
+ *
+ * These structures are not an API: read an image only through the
+ * functions. They are part of the ABI, though: a program compiled against
+ * this header has their offsets, and the layout of mdt_row, built in, so
+ * any change to them changes the library's soname (see README.md, "ABI").
+ * The library also exports every inline function as an ordinary symbol
+ * (for bindings and for compilers that do not inline). */
+#define MDT_LAYOUT_COLS 9  /* columns of the widest table (AssemblyRef) */
+#define MDT_COLK_NONE 0xFF /* kind[] of a column a table does not have */
+
+/* One table. The column fields are filled for tables that have rows (the
+ * inline readers never reach the others: mdt_row_get fails first), except
+ * kind[], which is MDT_COLK_NONE wherever no column is read. */
+typedef struct mdt_table_layout {
+    const uint8_t *base; /* first row (borrowed); NULL when the table is absent */
+    uint32_t rows;       /* declared by the tables stream */
+    uint32_t avail;      /* rows whose bytes lie inside the stream (<= rows) */
+    uint32_t row_size;
+    uint8_t ncols;
+    uint8_t off[MDT_LAYOUT_COLS];   /* byte offset of each column in a row */
+    uint8_t width[MDT_LAYOUT_COLS]; /* 1, 2 or 4 */
+    uint8_t kind[MDT_LAYOUT_COLS];  /* enum mdt_col_kind; MDT_COLK_NONE past ncols */
+    /* The low `width` bytes: a cell is read as 4 bytes and masked. Open
+     * makes sure 3 bytes past the end of the last row are still readable
+     * (else the rows are read from a padded copy of the tables stream). */
+    uint32_t mask[MDT_LAYOUT_COLS];
+} mdt_table_layout;
+
+/* The first member of every open image. */
+typedef struct mdt_image_layout {
+    mdt_table_layout tables[MDT_TABLE_MAX];
+    const uint8_t *strings; /* #Strings */
+    uint32_t strings_fast;  /* #Strings size when its last byte is NUL (a string at
+                               any index below ends inside the heap), else 0 */
+    uint32_t blob_fast;     /* #Blob size - 127, or 0: a blob at any index below
+                               with a one-byte length prefix ends inside the heap */
+    const uint8_t *blob;
+    const uint8_t *guid;
+    uint32_t guids; /* whole 16-byte GUIDs in #GUID */
+} mdt_image_layout;
+
+/* C99 inline semantics (an inline definition here, the external one in the
+ * library); a compiler in GNU89 inline mode gets a private copy per file. */
+#if defined(__cplusplus) || !defined(__GNUC_GNU_INLINE__)
+#define MDT_INLINE inline
+#else
+#define MDT_INLINE static inline
+#endif
+#define MDT_IMAGE_LAYOUT_(img) ((const mdt_image_layout *)(const void *)(img))
+
+/* Number of rows the tables stream declares for `table` (0 if absent). */
+MDT_INLINE uint32_t mdt_table_rows(const mdt_image *img, unsigned table)
+{
+    return table < MDT_TABLE_MAX ? MDT_IMAGE_LAYOUT_(img)->tables[table].rows : 0;
+}
+
+/* A row cursor: a value, allocates nothing, valid while the image is open.
+ * Its fields are read by the inline functions; treat them as private. */
 typedef struct mdt_row {
     const mdt_image *img;
-    const uint8_t *p; /* first byte of the row (borrowed) */
-    uint32_t rid;     /* 1-based row number */
+    const uint8_t *p;           /* first byte of the row (borrowed) */
+    const mdt_table_layout *lay; /* its table's layout in img (borrowed) */
+    uint32_t rid;               /* 1-based row number */
     uint8_t table;
 } mdt_row;
 
+/* The out-of-line paths of the inline functions below: the same contract
+ * and every check made again, with the located error. Callable directly. */
+int mdt_row_get_slow(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid);
+int mdt_row_string_slow(const mdt_row *row, unsigned col, const char **s, size_t *len);
+int mdt_row_blob_slow(const mdt_row *row, unsigned col, const uint8_t **data, uint32_t *len);
+int mdt_row_guid_slow(const mdt_row *row, unsigned col, const uint8_t **guid);
+
 /* Position `row` on row `rid` (1-based) of `table`.
  * Errors: MDT_ENOTFOUND (rid 0 or > rows), MDT_ETRUNC (row lies beyond the
- * end of the tables stream: the table is damaged from there on). */
-int mdt_row_get(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid);
+ * end of the tables stream: the table is damaged from there on), MDT_EINVAL
+ * (no table with that id). */
+MDT_INLINE int mdt_row_get(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid)
+{
+    if (table < MDT_TABLE_MAX) {
+        const mdt_table_layout *t = &MDT_IMAGE_LAYOUT_(img)->tables[table];
+        if (rid - 1u < t->avail) { /* rid 0 wraps and fails */
+            row->img = img;
+            row->p = t->base + (size_t)(rid - 1) * t->row_size;
+            row->lay = t;
+            row->rid = rid;
+            row->table = (uint8_t)table;
+            return 0;
+        }
+    }
+    return mdt_row_get_slow(row, img, table, rid);
+}
 
 /* Raw value of a column (constant, heap index, table index or coded index
- * as stored). Never fails once the row was obtained; col must be valid. */
-uint32_t mdt_row_raw(const mdt_row *row, unsigned col);
+ * as stored). Never fails once the row was obtained; col must be one of
+ * the table's columns (not checked). */
+MDT_INLINE uint32_t mdt_row_raw(const mdt_row *row, unsigned col)
+{
+    const uint8_t *p = row->p + row->lay->off[col];
+    return ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24) &
+           row->lay->mask[col];
+}
 
-/* Decoded cells. Each checks the value against this image and fails with a
- * located error (table, row, column, offset) when it is out of range. */
+/* Decoded cells. Each checks the column's kind (MDT_EINVAL) and the value
+ * against this image, and fails with a located error (table, row, column,
+ * offset) when it is out of range. */
 
-/* #Strings cell. *s is borrowed, NUL-terminated; *len excludes the NUL. */
-int mdt_row_string(const mdt_row *row, unsigned col, const char **s, size_t *len);
+/* #Strings cell. *s is borrowed, NUL-terminated; *len (may be NULL)
+ * excludes the NUL. */
+MDT_INLINE int mdt_row_string(const mdt_row *row, unsigned col, const char **s, size_t *len)
+{
+    if (col < MDT_LAYOUT_COLS && row->lay->kind[col] == MDT_COLK_STR) {
+        const mdt_image_layout *l = MDT_IMAGE_LAYOUT_(row->img);
+        uint32_t i = mdt_row_raw(row, col);
+        if (i < l->strings_fast) {
+            *s = (const char *)l->strings + i;
+            if (len)
+                *len = strlen(*s);
+            return 0;
+        }
+    }
+    return mdt_row_string_slow(row, col, s, len);
+}
+
 /* #Blob cell: the blob's bytes (borrowed) and length; index 0 is empty. */
-int mdt_row_blob(const mdt_row *row, unsigned col, const uint8_t **data, uint32_t *len);
+MDT_INLINE int mdt_row_blob(const mdt_row *row, unsigned col, const uint8_t **data,
+                            uint32_t *len)
+{
+    if (col < MDT_LAYOUT_COLS && row->lay->kind[col] == MDT_COLK_BLOB) {
+        const mdt_image_layout *l = MDT_IMAGE_LAYOUT_(row->img);
+        uint32_t i = mdt_row_raw(row, col);
+        /* A one-byte length prefix (II.23.2): its bytes are inside the heap. */
+        if (i < l->blob_fast && l->blob[i] < 0x80) {
+            *data = l->blob + i + 1;
+            *len = l->blob[i];
+            return 0;
+        }
+    }
+    return mdt_row_blob_slow(row, col, data, len);
+}
+
 /* #GUID cell: 16 bytes (borrowed), or *guid = NULL for index 0. */
-int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t **guid);
+MDT_INLINE int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t **guid)
+{
+    if (col < MDT_LAYOUT_COLS && row->lay->kind[col] == MDT_COLK_GUID) {
+        const mdt_image_layout *l = MDT_IMAGE_LAYOUT_(row->img);
+        uint32_t i = mdt_row_raw(row, col);
+        if (i - 1u < l->guids) { /* index 0 wraps */
+            *guid = l->guid + (size_t)(i - 1) * 16;
+            return 0;
+        }
+        if (i == 0) {
+            *guid = NULL;
+            return 0;
+        }
+    }
+    return mdt_row_guid_slow(row, col, guid);
+}
+
+/* Every cell of a row in one call: what mdt_row_raw, mdt_row_string,
+ * mdt_row_blob and mdt_row_guid give, for each column c at cells[c]
+ * (cells must have room for the table's column count, at most
+ * MDT_LAYOUT_COLS). value is the raw stored value of every cell; ptr and
+ * len are the string (len without the NUL), the blob, or the GUID (len
+ * 16; ptr NULL for index 0); NULL and 0 for other kinds, which are not
+ * checked (use mdt_row_token). A cell that fails to decode gets ptr NULL,
+ * len 0. Returns the number of failed cells (>= 0; the error record
+ * describes the last one). */
+typedef struct mdt_cell {
+    const void *ptr;
+    uint32_t value;
+    uint32_t len;
+} mdt_cell;
+int mdt_row_cells(const mdt_row *row, mdt_cell *cells);
+
 /* TAB, LIST or CODED cell as a token (table << 24 | rid); rid 0 is the nil
  * token of that table. Fails for a coded tag that names no table or a rid
  * beyond the target table (for LIST: beyond rows + 1). */

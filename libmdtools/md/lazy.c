@@ -1,0 +1,150 @@
+/* Checks open leaves to first need, so that opening an image costs what
+ * every caller needs and no more (a profiler opens hundreds of modules and
+ * reads a few rows of each): whether the tables ECMA-335 II.22 requires
+ * sorted really are (a scan of each key column), the indexes of damaged
+ * list runs and of Ptr tables (runs.c), and the warnings those checks
+ * produce.
+ *
+ * An open image is immutable and may be read by many threads at once, so
+ * each lazy result is computed from the image's bytes alone (two threads
+ * that race compute the same answer) and published atomically:
+ * - a table's sort state is one atomic byte, stored relaxed: it guards no
+ *   other data, and every thread that computes it stores the same value;
+ * - indexes and the late warnings are allocated with malloc (talloc is not
+ *   thread-safe), filled, then published with a compare-and-swap
+ *   (release); readers load them with acquire. The thread that loses the
+ *   race frees its copy and uses the winner's. Nobody waits for a lock.
+ * They are freed with the image, by the destructor of a small talloc child
+ * attached at open. Building an index allocates, so the functions that may
+ * (the owner queries of <mdtools/names.h>, the warnings of an image) are
+ * not async-signal-safe; the sort check allocates nothing. */
+#include "config.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <talloc.h>
+
+#include <mdtools/errors.h>
+#include <mdtools/tables.h>
+
+#include "image/image_int.h"
+#include "md/md_int.h"
+#include "util/error.h"
+
+#define MAX_WARNINGS 1000 /* as mdt__warn: a hostile file cannot grow the list */
+#define WARNING_LEN 192
+
+struct mdt_late_warnings {
+    size_t n;
+    char msg[][WARNING_LEN];
+};
+
+struct lazy_owner {
+    struct mdt_image *img;
+};
+
+static int free_lazy(struct lazy_owner *o)
+{
+    struct mdt_image *img = o->img;
+    for (unsigned t = 0; t < MDT_TABLE_MAX; t++)
+        mdt__runs_free(&img->tables[t]);
+    free(atomic_load_explicit(&img->late_warnings, memory_order_acquire));
+    return 0;
+}
+
+int mdt__lazy_attach(struct mdt_image *img)
+{
+    struct lazy_owner *o = talloc(img, struct lazy_owner);
+    if (!o)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory opening %s", img->name);
+    o->img = img;
+    talloc_set_destructor(o, free_lazy);
+    return 0;
+}
+
+bool mdt__table_sorted(const struct mdt_image *img, unsigned table)
+{
+    struct mdt_table *tb = (struct mdt_table *)&img->tables[table];
+    const mdt_table_schema *s = mdt_table_schema_get(table);
+    uint8_t st = atomic_load_explicit(&tb->sort_state, memory_order_relaxed);
+    if (!st) {
+        if (!s || s->sort_col < 0 || !img->lay.tables[table].rows)
+            return false;
+        st = mdt__column_ascends(&img->lay.tables[table], (unsigned)s->sort_col) ? 1 : 2;
+        atomic_store_explicit(&tb->sort_state, st, memory_order_relaxed);
+    }
+    return st == 1;
+}
+
+/* The warnings of the deferred checks, in the words open used to write. */
+static size_t late_messages(const struct mdt_image *img, struct mdt_late_warnings *w, size_t max)
+{
+    size_t n = 0;
+    for (unsigned t = 0; t < MDT_TABLE_MAX && n < max; t++) {
+        const mdt_table_schema *s = mdt_table_schema_get(t);
+        if (!s || s->sort_col < 0 || !img->lay.tables[t].rows || mdt__table_sorted(img, t))
+            continue;
+        if (w)
+            snprintf(w->msg[n], WARNING_LEN,
+                     "table %s is not sorted by %s as ECMA-335 requires%s; lookups scan",
+                     s->name, s->cols[s->sort_col].name,
+                     img->mdi.sorted >> t & 1 ? " (its Sorted bit is set)" : "");
+        n++;
+    }
+    for (unsigned t = 0; t < MDT_TABLE_MAX && n < max; t++) {
+        const mdt_table_schema *s = mdt_table_schema_get(t);
+        const mdt_table_layout *tl = &img->lay.tables[t];
+        unsigned k = 0;
+        if (!s || !tl->avail)
+            continue;
+        for (unsigned c = 0; c < s->ncols && k < 2 && n < max; c++) {
+            if (s->cols[c].kind != MDT_COLK_LIST)
+                continue;
+            k++;
+            if (mdt__column_ascends(tl, c))
+                continue;
+            if (w)
+                snprintf(w->msg[n], WARNING_LEN,
+                         "table %s: the starts of column %s go down; a member's owner is the "
+                         "first row whose readable run holds it",
+                         s->name, s->cols[c].name);
+            n++;
+        }
+    }
+    return n;
+}
+
+static const struct mdt_late_warnings *late_warnings(const struct mdt_image *img)
+{
+    struct mdt_image *m = (struct mdt_image *)img;
+    struct mdt_late_warnings *w = atomic_load_explicit(&m->late_warnings, memory_order_acquire);
+    struct mdt_late_warnings *expected = NULL;
+    size_t max, n;
+    if (w)
+        return w;
+    max = img->nwarnings < MAX_WARNINGS ? MAX_WARNINGS - img->nwarnings : 0;
+    n = late_messages(img, NULL, max);
+    w = malloc(sizeof *w + n * sizeof w->msg[0]);
+    if (!w)
+        return NULL; /* asked again next time */
+    w->n = late_messages(img, w, n);
+    if (!atomic_compare_exchange_strong_explicit(&m->late_warnings, &expected, w,
+                                                 memory_order_acq_rel, memory_order_acquire)) {
+        free(w);
+        return expected;
+    }
+    return w;
+}
+
+size_t mdt__late_warning_count(const struct mdt_image *img)
+{
+    const struct mdt_late_warnings *w = late_warnings(img);
+    return w ? w->n : 0;
+}
+
+const char *mdt__late_warning(const struct mdt_image *img, size_t i)
+{
+    const struct mdt_late_warnings *w = late_warnings(img);
+    return w && i < w->n ? w->msg[i] : NULL;
+}

@@ -1,0 +1,252 @@
+/* The row API of <mdtools/tables.h>: the inline readers against the
+ * library's exported definitions of the same functions and their slow
+ * paths, the whole-row call against the per-cell readers, the layout the
+ * inline readers rely on (part of the ABI), and the checks open leaves to
+ * first need (sorted tables, late warnings). Inputs: every file of the
+ * corpus that opens, the corrupt cases, mscorlib when Mono is installed. */
+#include <check.h>
+#include <dirent.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <talloc.h>
+#include <unistd.h>
+
+#include <mdtools/mdtools.h>
+
+#include "paths.h"
+
+/* Calls through volatile pointers reach the external definitions the
+ * library exports (C11 6.7.4p7): what bindings and non-inlining compilers
+ * use. */
+static int (*volatile ext_get)(mdt_row *, const mdt_image *, unsigned, uint32_t) = mdt_row_get;
+static uint32_t (*volatile ext_raw)(const mdt_row *, unsigned) = mdt_row_raw;
+static int (*volatile ext_string)(const mdt_row *, unsigned, const char **, size_t *) =
+    mdt_row_string;
+static int (*volatile ext_blob)(const mdt_row *, unsigned, const uint8_t **, uint32_t *) =
+    mdt_row_blob;
+static int (*volatile ext_guid)(const mdt_row *, unsigned, const uint8_t **) = mdt_row_guid;
+static uint32_t (*volatile ext_rows)(const mdt_image *, unsigned) = mdt_table_rows;
+
+struct tally {
+    uint64_t cells, failed;
+};
+
+/* Every cell of img, read four ways: inline, exported, slow path, whole
+ * row. All must agree, failures included. */
+static void agree(const mdt_image *img, const char *what, struct tally *n)
+{
+    for (unsigned t = 0; t < MDT_TABLE_MAX + 2; t++) {
+        const mdt_table_schema *s = mdt_table_schema_get(t);
+        uint32_t rows = mdt_table_rows(img, t);
+        ck_assert_uint_eq(rows, ext_rows(img, t));
+        if (!s)
+            continue;
+        for (uint32_t rid = 0; rid <= rows + 1; rid++) {
+            mdt_row r, x;
+            mdt_cell cells[MDT_LAYOUT_COLS];
+            int e = mdt_row_get(&r, img, t, rid), bad = 0;
+            ck_assert_int_eq(e, ext_get(&x, img, t, rid));
+            ck_assert_int_eq(e, mdt_row_get_slow(&x, img, t, rid));
+            if (e)
+                continue;
+            ck_assert(r.img == x.img && r.p == x.p && r.lay == x.lay && r.rid == x.rid &&
+                      r.table == x.table);
+            int got = mdt_row_cells(&r, cells);
+            for (unsigned c = 0; c < s->ncols; c++) {
+                const char *s1 = NULL, *s2 = NULL, *s3 = NULL;
+                size_t l1 = 0, l2 = 0, l3 = 0;
+                const uint8_t *p1 = NULL, *p2 = NULL, *p3 = NULL;
+                uint32_t b1 = 0, b2 = 0, b3 = 0;
+                int e1 = 0, e2 = 0, e3 = 0;
+                n->cells++;
+                ck_assert_uint_eq(mdt_row_raw(&r, c), ext_raw(&r, c));
+                ck_assert_uint_eq(mdt_row_raw(&r, c), cells[c].value);
+                switch (s->cols[c].kind) {
+                case MDT_COLK_STR:
+                    e1 = mdt_row_string(&r, c, &s1, &l1);
+                    e2 = ext_string(&r, c, &s2, &l2);
+                    e3 = mdt_row_string_slow(&r, c, &s3, &l3);
+                    p1 = (const uint8_t *)s1, p2 = (const uint8_t *)s2, p3 = (const uint8_t *)s3;
+                    b1 = (uint32_t)l1, b2 = (uint32_t)l2, b3 = (uint32_t)l3;
+                    break;
+                case MDT_COLK_BLOB:
+                    e1 = mdt_row_blob(&r, c, &p1, &b1);
+                    e2 = ext_blob(&r, c, &p2, &b2);
+                    e3 = mdt_row_blob_slow(&r, c, &p3, &b3);
+                    break;
+                case MDT_COLK_GUID:
+                    e1 = mdt_row_guid(&r, c, &p1);
+                    e2 = ext_guid(&r, c, &p2);
+                    e3 = mdt_row_guid_slow(&r, c, &p3);
+                    b1 = b2 = b3 = p1 ? 16 : 0;
+                    break;
+                default:
+                    ck_assert_ptr_null(cells[c].ptr);
+                    ck_assert_uint_eq(cells[c].len, 0);
+                    /* A heap reader refuses a column of another kind. */
+                    ck_assert_int_eq(mdt_row_string(&r, c, &s1, &l1), MDT_EINVAL);
+                    ck_assert_int_eq(mdt_row_blob(&r, c, &p1, &b1), MDT_EINVAL);
+                    ck_assert_int_eq(mdt_row_guid(&r, c, &p1), MDT_EINVAL);
+                    continue;
+                }
+                ck_assert_msg(e1 == e2 && e1 == e3, "%s: %s row %u col %u: %d %d %d", what,
+                              s->name, rid, c, e1, e2, e3);
+                if (e1) {
+                    bad++;
+                    n->failed++;
+                    ck_assert_ptr_null(cells[c].ptr);
+                    ck_assert_uint_eq(cells[c].len, 0);
+                    continue;
+                }
+                ck_assert_ptr_eq(p1, p2);
+                ck_assert_ptr_eq(p1, p3);
+                ck_assert_ptr_eq(p1, cells[c].ptr);
+                ck_assert_uint_eq(b1, b2);
+                ck_assert_uint_eq(b1, b3);
+                ck_assert_uint_eq(b1, cells[c].len);
+            }
+            /* A column the table does not have. */
+            const char *none;
+            ck_assert_int_eq(mdt_row_string(&r, s->ncols, &none, NULL), MDT_EINVAL);
+            ck_assert_int_eq(mdt_row_string(&r, 1000, &none, NULL), MDT_EINVAL);
+            ck_assert_int_eq(got, bad);
+        }
+    }
+}
+
+START_TEST(inline_exported_slow_and_whole_row_readers_agree)
+{
+    void *ctx = talloc_new(NULL);
+    char dir[1024], path[2048];
+    struct tally n = {0, 0};
+    size_t files = 0;
+    static const char *const dirs[] = {"data/corpus/asmresolver", "tests/corrupt/cases"};
+    for (size_t d = 0; d < 2; d++) {
+        DIR *dh = opendir(src_path(dir, sizeof dir, dirs[d]));
+        struct dirent *e;
+        ck_assert_ptr_nonnull(dh);
+        while ((e = readdir(dh))) {
+            mdt_image *img;
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (mdt_image_open_file(ctx, &img, path, 0) != 0)
+                continue; /* both directories hold files that must not open */
+            agree(img, e->d_name, &n);
+            files++;
+            mdt_image_close(img);
+        }
+        closedir(dh);
+    }
+    if (access(MONO_45_DIR "/mscorlib.dll", R_OK) == 0) {
+        mdt_image *img;
+        ck_assert_int_eq(mdt_image_open_file(ctx, &img, MONO_45_DIR "/mscorlib.dll", 0), 0);
+        agree(img, "mscorlib.dll", &n);
+        files++;
+    } else {
+        fprintf(stderr, "no %s/mscorlib.dll: the large image is not checked\n", MONO_45_DIR);
+    }
+    fprintf(stderr, "readers agree: %zu files, %llu cells, %llu failed cells\n", files,
+            (unsigned long long)n.cells, (unsigned long long)n.failed);
+    ck_assert_uint_gt(files, 100);
+    ck_assert_uint_gt(n.failed, 10); /* the corrupt cases do fail cells */
+    talloc_free(ctx);
+}
+END_TEST
+
+/* The inline readers' view of an image is part of the ABI: a program built
+ * against <mdtools/tables.h> has these sizes and offsets in it. A change
+ * here needs a new soname (README.md, "ABI"); change these numbers with it. */
+START_TEST(layout_abi_is_unchanged)
+{
+    if (sizeof(void *) != 8) {
+        fprintf(stderr, "not an LP64 target: sizes not checked\n");
+        return;
+    }
+    ck_assert_uint_eq(sizeof(mdt_row), 32);
+    ck_assert_uint_eq(offsetof(mdt_row, lay), 16);
+    ck_assert_uint_eq(sizeof(mdt_table_layout), 88);
+    ck_assert_uint_eq(offsetof(mdt_table_layout, off), 21);
+    ck_assert_uint_eq(offsetof(mdt_table_layout, kind), 39);
+    ck_assert_uint_eq(offsetof(mdt_table_layout, mask), 48);
+    ck_assert_uint_eq(sizeof(mdt_image_layout), 64 * 88 + 40);
+    ck_assert_uint_eq(offsetof(mdt_image_layout, blob), 64 * 88 + 16);
+    ck_assert_uint_eq(sizeof(mdt_cell), 16);
+}
+END_TEST
+
+/* Open no longer checks which tables are sorted nor indexes list runs; the
+ * warnings those checks make appear when the warnings are asked for, after
+ * open's own, and the list stays the same afterwards. */
+START_TEST(late_warnings_follow_open_warnings)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024];
+    mdt_image *img;
+    ck_assert_int_eq(mdt_image_open_file(ctx, &img,
+                                         src_path(p, sizeof p,
+                                                  "tests/corrupt/cases/table-not-sorted.bin"),
+                                         0),
+                     0);
+    size_t n = mdt_image_warning_count(img);
+    ck_assert_uint_ge(n, 1);
+    ck_assert_ptr_nonnull(strstr(mdt_image_warning(img, n - 1), "CustomAttribute is not sorted"));
+    ck_assert_ptr_null(mdt_image_warning(img, n));
+    const char *w = mdt_image_warning(img, n - 1);
+    ck_assert(!mdt_table_is_sorted(img, MDT_TABLE_CustomAttribute));
+    ck_assert_uint_eq(mdt_image_warning_count(img), n);
+    ck_assert_ptr_eq(mdt_image_warning(img, n - 1), w);
+    /* Asking whether the table is sorted first gives the same warnings. */
+    ck_assert_int_eq(mdt_image_open_file(ctx, &img, p, 0), 0);
+    ck_assert(!mdt_table_is_sorted(img, MDT_TABLE_CustomAttribute));
+    ck_assert(mdt_table_is_sorted(img, MDT_TABLE_TypeDef)); /* not a sorted table */
+    ck_assert_uint_eq(mdt_image_warning_count(img), n);
+    ck_assert_str_eq(mdt_image_warning(img, n - 1), w);
+    talloc_free(ctx);
+}
+END_TEST
+
+/* The cells open pads for: the last row of the last table ends at the last
+ * byte of the file (read from a buffer of exactly that size, so a sanitizer
+ * sees any read past it). */
+START_TEST(rows_ending_at_the_buffer_end_read_whole)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024];
+    FILE *f = fopen(src_path(p, sizeof p, "tests/corrupt/cases/tables-end-at-file-end.bin"), "rb");
+    uint8_t *buf = talloc_array(ctx, uint8_t, 4096);
+    size_t len;
+    mdt_image *img;
+    mdt_row r;
+    const char *s;
+    ck_assert_ptr_nonnull(f);
+    len = fread(buf, 1, 4096, f);
+    fclose(f);
+    buf = talloc_realloc(ctx, buf, uint8_t, len);
+    ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "end", buf, len, 0), 0);
+    ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_TypeRef), 2);
+    ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeRef, 2), 0);
+    ck_assert_int_eq(mdt_row_string(&r, MDT_COL_TypeRef_TypeNamespace, &s, NULL), 0);
+    ck_assert_str_eq(s, "Foo");
+    ck_assert_int_eq(mdt_row_string(&r, MDT_COL_TypeRef_TypeName, &s, NULL), 0);
+    ck_assert_str_eq(s, "Bar");
+    /* The last two bytes of the buffer are that cell. */
+    ck_assert_uint_eq(buf[len - 2], 1);
+    ck_assert_uint_eq(buf[len - 1], 0);
+    talloc_free(ctx);
+}
+END_TEST
+
+Suite *suite(void);
+Suite *suite(void)
+{
+    Suite *s = suite_create("rows");
+    TCase *tc = tcase_create("rows");
+    tcase_add_test(tc, inline_exported_slow_and_whole_row_readers_agree);
+    tcase_add_test(tc, layout_abi_is_unchanged);
+    tcase_add_test(tc, late_warnings_follow_open_warnings);
+    tcase_add_test(tc, rows_ending_at_the_buffer_end_read_whole);
+    suite_add_tcase(s, tc);
+    return s;
+}
