@@ -36,6 +36,11 @@ uint32_t mdt_table_rows(const mdt_image *img, unsigned table)
     return table < MDT_TABLE_MAX ? img->tables[table].rows : 0;
 }
 
+uint32_t mdt_table_rows_present(const mdt_image *img, unsigned table)
+{
+    return table < MDT_TABLE_MAX ? img->tables[table].avail : 0;
+}
+
 uint32_t mdt_table_row_size(const mdt_image *img, unsigned table)
 {
     return table < MDT_TABLE_MAX && img->tables[table].rows ? img->tables[table].row_size : 0;
