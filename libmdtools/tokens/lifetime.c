@@ -16,6 +16,8 @@
  * nothing, so reloading the same content does not grow the lists. */
 #include "config.h"
 
+#include <errno.h>
+
 #include <stdlib.h>
 
 #include "tokens/idmap_int.h"
@@ -23,7 +25,15 @@
 
 int idm_lock(mdt_idmap *m)
 {
-    return pthread_mutex_lock(&m->lock) ? MDT_EINVAL : 0;
+    /* An error-checking mutex (idmap.c): the thread that holds it, inside an
+     * mdt_idmap_module_each() callback, gets EDEADLK instead of waiting for
+     * itself forever. */
+    int e = pthread_mutex_lock(&m->lock);
+    if (e == EDEADLK)
+        return mdt__fail_simple(MDT_EINVAL, "idmap: writer call on a thread that holds the "
+                                            "map's mutex (inside mdt_idmap_module_each's "
+                                            "callback)");
+    return e ? mdt__fail_simple(MDT_EINVAL, "idmap: cannot lock the map (error %d)", e) : 0;
 }
 
 void idm_unlock(mdt_idmap *m)

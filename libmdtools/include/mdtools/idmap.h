@@ -228,7 +228,8 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts);
  * Async-signal-safe: no. */
 void mdt_idmap_free(mdt_idmap *map);
 
-/* Set or clear (fn NULL) the miss callback.
+/* Set or clear (fn NULL) the miss callback. Does nothing when called from
+ * an mdt_idmap_module_each() callback (the error record says so).
  * Thread-safety: a writer call. Async-signal-safe: no. */
 void mdt_idmap_set_miss(mdt_idmap *map, mdt_idmap_miss_fn fn, void *payload);
 
@@ -240,8 +241,10 @@ uint64_t mdt_idmap_next_seq(mdt_idmap *map);
 /* ---- Writers: modules, AppDomains, assemblies ------------------------- */
 /* All writer calls: thread-safety: any thread, serialized internally;
  * async-signal-safe: no (they lock a mutex and allocate). Errors:
- * MDT_EINVAL (id 0, NULL info, seq 0 or >= 2^63, bad shape), MDT_ENOMEM (the
- * record is unchanged; an index may lack it). */
+ * MDT_EINVAL (id 0, NULL info, seq 0 or >= 2^63, bad shape; or the calling
+ * thread holds the map's mutex, i.e. the call comes from an
+ * mdt_idmap_module_each() callback: detected, never a deadlock),
+ * MDT_ENOMEM (the record is unchanged; an index may lack it). */
 
 /* ModuleLoadFinished (or an EnumModules item, with the enumeration's seq).
  * A load that conflicts with a live record (different MVID, image,
@@ -316,7 +319,8 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq);
 /* Wait until every lookup that started before this call has finished, then
  * free memory unlinked before it. After mdt_idmap_module_unload() +
  * mdt_idmap_synchronize(), no thread is still reading an answer about the
- * unloaded IDs from the map.
+ * unloaded IDs from the map. Does nothing when called from an
+ * mdt_idmap_module_each() callback (the error record says so).
  * Thread-safety: a writer call. Async-signal-safe: no (it waits). */
 void mdt_idmap_synchronize(mdt_idmap *map);
 
@@ -364,9 +368,14 @@ typedef int (*mdt_idmap_module_visit_fn)(void *payload, uintptr_t module_id,
 
 /* Call fn for every live module, in no particular order, with the writer
  * mutex held: the walk sees one consistent state, and *changes (may be
- * NULL) is set to the mdt_idmap_module_changes() value of that state. fn
- * must not call writer functions of this map. Returns 0, fn's non-zero
- * return, or MDT_EINVAL (map or fn NULL).
+ * NULL) is set to the mdt_idmap_module_changes() value of that state.
+ * Lookups from fn are fine. What would take the mutex again on this thread
+ * is detected (the mutex knows its owner) and refused instead of waiting
+ * forever: writer calls and mdt_idmap_module_each() return MDT_EINVAL, a
+ * *_fetch() that misses returns MDT_EINVAL without calling the miss
+ * callback, mdt_idmap_set_miss(), mdt_idmap_synchronize() and
+ * mdt_idmap_stats_get() do nothing (stats read as zero). Returns 0, fn's
+ * non-zero return, or MDT_EINVAL (map or fn NULL, or called from fn).
  * Thread-safety: a writer call. Async-signal-safe: no. */
 int mdt_idmap_module_each(mdt_idmap *map, mdt_idmap_module_visit_fn fn, void *payload,
                           uint64_t *changes);
@@ -444,8 +453,11 @@ int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map,
 
 /* ---- Readers with lazy catch-up --------------------------------------- */
 /* As the lookups above (gen 0), but on a miss call the miss callback once
- * and look again. Async-signal-safe: NO (the callback calls the runtime and
- * the writers). Thread-safety: any thread. */
+ * and look again. A miss on a thread that holds the map's mutex (inside an
+ * mdt_idmap_module_each() callback, where the callback's writer calls could
+ * never lock it) returns MDT_EINVAL and calls nothing. Async-signal-safe: NO
+ * (the callback calls the runtime and the writers). Thread-safety: any
+ * thread. */
 int mdt_idmap_module_fetch(mdt_idmap *map, mdt_idmap_module_info *out, uintptr_t module_id);
 int mdt_idmap_class_fetch(mdt_idmap *map, mdt_idmap_class_info *out, uintptr_t *args_buf,
                           uint32_t args_cap, uintptr_t class_id);
