@@ -477,6 +477,23 @@ START_TEST(describe_tree_for_the_formatter)
     ck_assert_int_eq(mdt_idmap_class_describe(m, n, 2, &count, 0x201, 0), 0);
     ck_assert_uint_eq(count, 4);
     ck_assert_int_eq(mdt_idmap_class_describe(m, n, 8, &count, 0x777, 0), MDT_ENOTFOUND);
+    /* A tree of more than 4096 nodes is refused (a handler's work is
+     * bounded), as the header says: class k is G<class k-1, class k-1>,
+     * 2^(k+1) - 1 nodes, 12 levels deep. */
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 10), 0);
+    for (uintptr_t k = 1; k <= 12; k++) {
+        uintptr_t two[2] = {0x1000 + (k - 1) * 0x10, 0x1000 + (k - 1) * 0x10};
+        ck_assert_int_eq(load_class(m, 0x1000 + k * 0x10, MOD, 0x02000031, 2, two, 10 + k), 0);
+    }
+    ck_assert_int_eq(mdt_idmap_class_describe(m, NULL, 0, &count, 0x1000 + 11 * 0x10, 0), 0);
+    ck_assert_uint_eq(count, 4095);
+    ck_assert_int_eq(mdt_idmap_class_describe(m, n, 8, &count, 0x1000 + 12 * 0x10, 0),
+                     MDT_EUNSUPPORTED);
+    ck_assert_uint_eq(count, 4096);
+    ck_assert_uint_eq(n[0].class_id, 0x1000 + 12 * 0x10);
+    char text[64];
+    ck_assert_int_eq(mdt_idmap_class_descriptor(m, text, sizeof text, 0x1000 + 12 * 0x10, 0),
+                     MDT_EUNSUPPORTED);
     mdt_idmap_free(m);
 }
 END_TEST

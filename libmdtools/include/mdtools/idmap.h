@@ -419,16 +419,18 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
  * generics formatter: at most `cap` nodes are written, *count is set to the
  * number the whole tree needs (nesting is cut at 32 levels: deeper arguments
  * become UNKNOWN nodes). Errors: MDT_ENOTFOUND (the root is not known),
- * MDT_EINVAL. Async-signal-safe: yes. */
+ * MDT_EUNSUPPORTED (the tree has more than 4096 nodes, which bounds a
+ * signal handler's work: *count is then 4096 and the first min(cap, 4096)
+ * nodes are written), MDT_EINVAL. Async-signal-safe: yes. */
 int mdt_idmap_class_describe(const mdt_idmap *map, mdt_idmap_type_node *nodes, size_t cap,
                              size_t *count, uintptr_t class_id, uint64_t gen);
 
 /* Write the portable descriptor of NAMES.md ("mvid:0xTOKEN<...>", primitive
  * names for classes marked prim, "__Canon", "T[]", "T[N]", "T*", "T&") into
  * buf (NUL-terminated, cut to len - 1 bytes). Returns the full length (as
- * snprintf does), or MDT_ENOTFOUND when the class, a type argument or a
- * module's MVID is not known, MDT_EUNSUPPORTED past 32 levels of nesting,
- * MDT_EINVAL. Async-signal-safe: yes. */
+ * snprintf does, at most INT32_MAX), or MDT_ENOTFOUND when the class, a
+ * type argument or a module's MVID is not known, MDT_EUNSUPPORTED past 32
+ * levels of nesting or 4096 nodes, MDT_EINVAL. Async-signal-safe: yes. */
 int mdt_idmap_class_descriptor(const mdt_idmap *map, char *buf, size_t len, uintptr_t class_id,
                                uint64_t gen);
 
