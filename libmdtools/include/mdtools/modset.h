@@ -27,8 +27,12 @@
  * it. Writers (add, remove, reclaim) serialize on a mutex inside the set,
  * build a new snapshot and publish it atomically; a snapshot is reclaimed
  * once no reader holds it (memory of a released snapshot is given back by
- * the next writer call or by mdt_modset_reclaim()). Caches of resolution
- * results belong to a snapshot, so any change of the set invalidates them.
+ * the next writer call or by mdt_modset_reclaim()), also while readers
+ * acquire views without pause: the snapshots a set holds are the ones
+ * readers hold plus at most two. To keep that bound a writer may wait a
+ * moment for readers that are inside mdt_modset_acquire() (a few
+ * instructions); readers never wait. Caches of resolution results belong
+ * to a snapshot, so any change of the set invalidates them.
  *
  * Thread safety, exactly:
  * - mdt_modset_acquire, mdt_modview_release, and every mdt_modview_* call
