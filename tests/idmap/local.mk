@@ -11,11 +11,13 @@ tests_idmap_test_idmap_LDADD = $(TEST_LDADD)
 endif
 
 check_PROGRAMS += tests/idmap/replay tests/idmap/random_model tests/idmap/stress \
-	tests/idmap/sigtest
+	tests/idmap/sigtest tests/idmap/shortlived
 TESTS += tests/idmap/run-traces.sh tests/idmap/random_model tests/idmap/stress \
-	tests/idmap/sigtest tests/idmap/run-fenced.sh tests/idmap/run-tsan.sh
+	tests/idmap/sigtest tests/idmap/shortlived tests/idmap/run-fenced.sh \
+	tests/idmap/run-tsan.sh tests/idmap/run-claimrace.sh
 EXTRA_DIST += tests/idmap/README.md tests/idmap/traces tests/idmap/run-traces.sh \
-	tests/idmap/run-fenced.sh tests/idmap/run-tsan.sh
+	tests/idmap/run-fenced.sh tests/idmap/run-tsan.sh tests/idmap/run-claimrace.sh \
+	tests/idmap/claimrace.c
 
 tests_idmap_replay_SOURCES = tests/idmap/replay.c
 tests_idmap_replay_CPPFLAGS = $(MDT_CPPFLAGS)
@@ -29,6 +31,11 @@ tests_idmap_stress_SOURCES = tests/idmap/stress.c
 tests_idmap_stress_CPPFLAGS = $(MDT_CPPFLAGS)
 tests_idmap_stress_CFLAGS = $(AX_PTHREAD_CFLAGS)
 tests_idmap_stress_LDADD = libmdtools/libmdtools.la $(AX_PTHREAD_CFLAGS)
+
+tests_idmap_shortlived_SOURCES = tests/idmap/shortlived.c
+tests_idmap_shortlived_CPPFLAGS = $(MDT_CPPFLAGS)
+tests_idmap_shortlived_CFLAGS = $(AX_PTHREAD_CFLAGS)
+tests_idmap_shortlived_LDADD = libmdtools/libmdtools.la $(AX_PTHREAD_CFLAGS)
 
 tests_idmap_sigtest_SOURCES = tests/idmap/sigtest.c
 tests_idmap_sigtest_CPPFLAGS = $(MDT_CPPFLAGS)

@@ -43,7 +43,10 @@
  * including one that interrupted a writer on the same thread. Memory a
  * reader may still see is freed only after every reader that could see it
  * has left (see libmdtools/tokens/README.md). A thread's first lookup takes
- * it a reader slot (a few atomic operations, still async-signal-safe);
+ * it a reader slot (a few atomic operations, still async-signal-safe; the
+ * library uses no static TLS, so it loads with dlopen() whatever TLS the
+ * process has used, and lookups touch no thread-local storage, so a
+ * handler never makes the dynamic loader allocate);
  * writers use membarrier(2) where the kernel has it so that lookups need no
  * atomic read-modify-write or fence (MDT_IDMAP_FENCED=1 in the environment
  * at mdt_idmap_new() selects the fenced readers used without it). A lookup
