@@ -174,6 +174,7 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
                 i++;
         }
         idm_deps_compact_all(map);
+        idm_ranges_retire(map, below);
         rc = idm_presence_rebuild(map);
     }
     if (rc == 0)
@@ -218,7 +219,7 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
     out->bytes_history = map->hist.cap * sizeof(struct idm_went);
     out->bytes_writer = out->bytes_deps + out->bytes_history + map->g.capretired * sizeof(void *) +
                         (map->newer.cap + map->hd.refs.cap + map->pover.cap) * sizeof(struct idm_went) +
-                        map->hd.bytes;
+                        map->hd.bytes + map->caprtomb * sizeof(struct idm_rtomb);
     out->bytes_map = sizeof *map;
     out->bytes_retired = map->g.retired_bytes;
     out->grace_periods = map->g.periods;

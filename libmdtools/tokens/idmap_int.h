@@ -505,6 +505,23 @@ struct idm_leaf {
     alignas(64) struct idm_leafrec rec[]; /* n, then uint64_t seq[n] */
 };
 
+/* A tombstone of freed code (writer only): [start, end) was removed at seq;
+ * a code_add with a seq not above it that overlaps it is refused. Kept
+ * sorted and disjoint; overlapping ones merge, keeping the newest seq. */
+struct idm_rtomb {
+    uintptr_t start, end;
+    uint64_t seq;
+};
+
+/* A late unload at `after` of function `fid` whose incarnation `from` had
+ * been reloaded (or shown alive by a code_add) later: it now is incarnation
+ * `to`; its ranges added after `after` go with it, the others die. */
+struct idm_regen {
+    uintptr_t fid;
+    uint64_t from, to, after;
+};
+#define IDM_MAX_REGEN 4u
+
 /* The index above the leaves: level 0 holds the first start of every leaf
  * (level 0's first key is 0), level k+1 every IDM_FANOUT-th key of level k,
  * up to a top level of at most IDM_FANOUT keys; each level is padded with
@@ -571,6 +588,10 @@ struct mdt_idmap {
     size_t args_bytes;
     size_t nranges;
     bool ranges_dirty;
+    struct idm_rtomb *rtomb; /* code tombstones (ranges.c) */
+    size_t nrtomb, caprtomb;
+    struct idm_regen regen[IDM_MAX_REGEN]; /* pending for the next range filter */
+    unsigned nregen;
     _Atomic uint64_t modchanges; /* mdt_idmap_module_changes(); any thread may load it */
     mdt_idmap_miss_fn miss;
     void *miss_payload;
@@ -695,6 +716,12 @@ void idm_unlock(mdt_idmap *m);
 int idm_check_seq(const mdt_idmap *m, uint64_t seq);
 uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id);
 bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq);
+/* The first last-unload at or after seq of what refs names, 0 if none. */
+uint64_t idm_refs_unloaded(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq);
+/* A load of (kind, id) refused because what it names was unloaded at or
+ * after seq: the ID dies at that unload too (lifetime.c). Returns
+ * MDT_IDMAP_SUPERSEDED or an error. */
+int idm_refuse(mdt_idmap *m, int kind, uintptr_t id, const struct idm_refs *refs, uint64_t seq);
 int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id);
 int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq);
 int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t limit);
@@ -756,6 +783,11 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
 
 /* Ranges (ranges.c). */
 int idm_ranges_filter(mdt_idmap *m);
+/* Writer: function fid's incarnation `from` becomes `to` by a late unload
+ * at `after` (lifetime.c); its ranges follow or die at the next filter. */
+void idm_ranges_regen(mdt_idmap *m, uintptr_t fid, uint64_t from, uint64_t to, uint64_t after);
+/* Writer (retire): drop code tombstones below the watermark. */
+void idm_ranges_retire(mdt_idmap *m, uint64_t below);
 void idm_ranges_free(mdt_idmap *m);
 size_t idm_ranges_bytes(const mdt_idmap *m);
 

@@ -16,10 +16,36 @@
  * the seq taken just *before* the enumeration was generated. For each ID the
  * newest information wins: a load or unload whose seq is older than what the
  * map already knows about that ID is ignored (MDT_IDMAP_SUPERSEDED), and so
- * is an item that names a module, class or AppDomain unloaded at or after its
- * seq. Repeats are harmless (MDT_IDMAP_DUPLICATE). Unloads of IDs never seen
- * leave a small tombstone so that a late, older enumeration item cannot bring
- * them back; mdt_idmap_retire() drops tombstones older than a watermark.
+ * is an item that names a module, class, AppDomain or assembly unloaded at or
+ * after its seq. Repeats are harmless (MDT_IDMAP_DUPLICATE). Unloads of IDs
+ * never seen leave a small tombstone so that a late, older enumeration item
+ * cannot bring them back; mdt_idmap_retire() drops tombstones older than a
+ * watermark.
+ *
+ * The attach rules, from "CLR V4: Profiler Attach Part 2" (an event wins
+ * over an enumeration generated before it; an ID may be reported twice):
+ * - an unload at t takes what was applied with seq <= t (the record and,
+ *   recursively, the records and code ranges that name it) and leaves what
+ *   was applied with seq > t, which describes what lives after the unload;
+ * - an item refused because something it names was unloaded at u >= its
+ *   seq described a thing that died in that unload: its ID is unloaded at
+ *   u too (a tombstone, or the end of an older incarnation), so the other
+ *   items of the same enumeration that name it are refused as well, in
+ *   whichever order they come (when the named ID was unloaded more than
+ *   once since, the map knows only the last unload, and refuses items up
+ *   to it: an ID left unknown, never a dead one answered);
+ * - a code range is news of its function at its seq (the runtime answered
+ *   GetCodeInfo for it then), so mdt_idmap_code_add() raises the
+ *   function's seq as a duplicate load would: a late unload older than the
+ *   range then gives the function a new incarnation, which keeps the
+ *   ranges added after the unload;
+ * - removed code leaves a tombstone: a code_add older than the removal
+ *   that overlaps the removed range is refused;
+ * - a load with the same content is a duplicate; it fills in fields the
+ *   record lacks (a zero prim, a missing owning class, module path, MVID,
+ *   AppDomain, assembly, identity), keeping the incarnation. A field that
+ *   differs from a known non-zero value, prim included, is other content:
+ *   newer, it starts a new incarnation; older, it is refused.
  *
  * Generations. Each incarnation of an ID has a generation (the seq of the
  * event that created it) reported by every lookup. A caller that stores an ID
@@ -280,7 +306,9 @@ int mdt_idmap_assembly_unload(mdt_idmap *map, uintptr_t assembly, uint64_t seq);
 
 /* ClassLoadFinished / GetClassIDInfo2 answer. `info->args` (nargs ClassIDs)
  * is copied. Rejected (SUPERSEDED) when its module or a type argument was
- * unloaded at or after `seq`. Type arguments the map does not know are kept
+ * unloaded at or after `seq` (the class then counts as unloaded with it).
+ * A prim given for a record without one is filled in; a different non-zero
+ * prim is a different class. Type arguments the map does not know are kept
  * as IDs: their own unload takes this class along, but the unload of their
  * (unknown) module cannot.
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
@@ -306,14 +334,23 @@ int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t se
 
 /* Record that [start, start + size) holds code of the *live* function
  * `function_id` (GetCodeInfo2). Older ranges overlapping it are replaced
- * (the memory was reused); a newer overlapping range makes this SUPERSEDED.
- * The range goes away with its function. Errors: MDT_ENOTFOUND when the
- * function is not live in the map, MDT_EINVAL for size 0 or overflow.
+ * (the memory was reused); a newer overlapping range, or code removed there
+ * at or after `seq` (mdt_idmap_code_remove), makes this SUPERSEDED. The
+ * call also raises the function's newest seq to `seq` (see the attach
+ * rules above). The range goes away with its function's incarnation, in
+ * an unload at or after `seq`. Errors: MDT_ENOTFOUND when the function is
+ * not live in the map, MDT_EINVAL for size 0 or overflow.
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
                        uint64_t seq);
 
-/* Forget the range starting at `start` (code freed, e.g. after ReJIT).
+/* Forget the range starting at `start` (code freed, e.g. after ReJIT). It
+ * leaves a tombstone over the range (over `start` alone when the map knows
+ * no range there: then APPLIED, or DUPLICATE when a tombstone at least as
+ * new covers it) so that a code_add generated before it cannot bring the
+ * code back; tombstones that overlap merge into one with the newest seq
+ * (which may refuse an older code_add next to the freed range: unknown,
+ * never dead code); mdt_idmap_retire() drops them with the others.
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq);
 
