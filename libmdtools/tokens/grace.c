@@ -130,10 +130,11 @@ static void note_high(unsigned i)
 }
 
 /* The index the thread with this key owns, claimed if need be, or
- * IDM_NREADERS when there is none free near its home. Async-signal-safe: loads and a bounded
- * number of compare-and-swaps. A handler that runs in the middle of this
- * on the same thread completes a claim of its own; the checks below make
- * the interrupted claim end up with that same entry, or free its own. */
+ * IDM_NREADERS when there is none free near its home. Async-signal-safe:
+ * loads and a bounded number of compare-and-swaps. A handler that runs in
+ * the middle of this on the same thread completes a claim of its own; the
+ * checks below make the interrupted claim end up with that same entry, or
+ * free its own. */
 static unsigned reader_claim(long key)
 {
     unsigned home = idm_reg_home(key);
