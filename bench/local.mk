@@ -11,6 +11,15 @@ bench_bench_md_CFLAGS = $(BENCH_CFLAGS)
 bench_bench_md_LDFLAGS = -no-install
 bench_bench_md_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS)
 
+# What reading files into memory (the default, safe against truncation)
+# costs against mapping them (MDT_OPEN_MAP): bench/README.md, "Opening".
+noinst_PROGRAMS += bench/bench_open
+bench_bench_open_SOURCES = bench/bench_open.c bench/common.h
+bench_bench_open_CPPFLAGS = $(MDT_CPPFLAGS) $(TALLOC_CFLAGS)
+bench_bench_open_CFLAGS = $(BENCH_CFLAGS)
+bench_bench_open_LDFLAGS = -no-install
+bench_bench_open_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS)
+
 if HAVE_MONO
 noinst_PROGRAMS += bench/bench_mono
 bench_bench_mono_SOURCES = bench/bench_mono.c bench/common.h

@@ -143,8 +143,9 @@ int mdt_name_cache_new(void *mem_ctx, mdt_name_cache **out, const mdt_image *img
     c->img = img;
     c->style = style;
     c->flags = flags;
-    c->ntd = mdt_table_rows(img, MDT_TABLE_TypeDef);
-    c->ntr = mdt_table_rows(img, MDT_TABLE_TypeRef);
+    /* Rows present, not declared: memory bounded by the input. */
+    c->ntd = mdt_table_rows_present(img, MDT_TABLE_TypeDef);
+    c->ntr = mdt_table_rows_present(img, MDT_TABLE_TypeRef);
     c->td = talloc_zero_array(c, struct cached, (size_t)c->ntd + 1);
     c->tr = talloc_zero_array(c, struct cached, (size_t)c->ntr + 1);
     if (!c->td || !c->tr) {
@@ -287,6 +288,12 @@ int mdt_typedef_enclosing(const mdt_image *img, uint32_t token, uint32_t *enclos
     mdt_row r;
     int e;
     *enclosing = 0;
+    /* NestedClass keys on the row alone: another table's token with a
+     * nested TypeDef's row must not read as that TypeDef. */
+    if (MDT_TOKEN_TABLE(token) != MDT_TABLE_TypeDef || !MDT_TOKEN_RID(token))
+        return mdt__fail_simple(MDT_EINVAL, "0x%08x is not a TypeDef token", token);
+    if (MDT_TOKEN_RID(token) > mdt_table_rows(img, MDT_TABLE_TypeDef))
+        return mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(token));
     if (!mdt_table_rows(img, MDT_TABLE_NestedClass))
         return 0;
     if ((e = mdt_find_init(&fi, img, MDT_TABLE_NestedClass, MDT_COL_NestedClass_NestedClass,
@@ -348,7 +355,7 @@ int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint
 {
     char seg[1024];
     size_t pos = 0;
-    uint32_t cur = 0, n = mdt_table_rows(img, MDT_TABLE_TypeDef);
+    uint32_t cur = 0, n = mdt_table_rows_present(img, MDT_TABLE_TypeDef);
     for (unsigned level = 0; level < MAX_NEST; level++) {
         size_t sl = unescape_segment(name, len, &pos, seg, sizeof seg);
         uint32_t found = 0;

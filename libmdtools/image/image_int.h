@@ -50,8 +50,9 @@ struct mdt_image {
     int kind;
     const uint8_t *data;     /* whole buffer */
     size_t size;
-    void *map;               /* mmap'ed region, or NULL */
+    void *map;               /* mmap'ed region (MDT_OPEN_MAP), or NULL */
     size_t map_len;
+    void *copy;              /* malloc'ed copy of a file's bytes, or NULL */
 
     /* PE / Webcil */
     mdt_pe_info pe;

@@ -1,12 +1,21 @@
-/* Opening images: files (mmap), caller buffers, loader-mapped images; kind
- * detection; warnings; the accessors of <mdtools/image.h> that need no
- * parsing. */
+/* Opening images: files (read into memory, or mapped on request), caller
+ * buffers, loader-mapped images; kind detection; warnings; the accessors of
+ * <mdtools/image.h> that need no parsing.
+ *
+ * Files are read, not mapped, by default: a private mapping of a file that
+ * another process truncates raises SIGBUS on the next read of a lost page,
+ * and a library inside someone else's process must never let input kill
+ * it (image.h states what MDT_OPEN_MAP risks; bench/README.md what reading
+ * costs). The copy is malloc'ed, not talloc'ed: talloc refuses blocks of
+ * 256 MiB and more. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -51,6 +60,7 @@ static int destroy_image(struct mdt_image *img)
 {
     if (img->map)
         munmap(img->map, img->map_len);
+    free(img->copy);
     return 0;
 }
 
@@ -115,49 +125,92 @@ static int finish(struct mdt_image *img, bool mapped, mdt_image **out)
     return 0;
 }
 
+/* Read the n bytes of fd into img->copy; n is the size fstat saw. A file
+ * that shrinks meanwhile gives what was there (img->size says how much). */
+static int read_copy(struct mdt_image *img, int fd, size_t n)
+{
+    uint8_t *buf = malloc(n);
+    size_t got = 0;
+    if (!buf)
+        return fail_at(img, MDT_ENOMEM, "%s", "out of memory reading the file");
+    img->copy = buf;
+    talloc_set_destructor(img, destroy_image);
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return fail_at(img, MDT_EIO, "cannot read: %s", strerror(errno));
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    img->data = buf;
+    img->size = got;
+    return 0;
+}
+
+static int map_file(struct mdt_image *img, int fd, size_t n)
+{
+    img->map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (img->map == MAP_FAILED) {
+        img->map = NULL;
+        return fail_at(img, MDT_EIO, "cannot map: %s", strerror(errno));
+    }
+    img->map_len = n;
+    talloc_set_destructor(img, destroy_image);
+    img->data = img->map;
+    img->size = img->map_len;
+    return 0;
+}
+
 int mdt_image_open_file(void *mem_ctx, mdt_image **out, const char *path, unsigned flags)
 {
     struct mdt_image *img;
     struct stat st;
-    int fd;
+    int fd, e;
     if (!out || !path)
         return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_file: NULL argument");
     *out = NULL;
+    if ((flags & ~(unsigned)(MDT_OPEN_COPY | MDT_OPEN_MAP)) ||
+        (flags & (MDT_OPEN_COPY | MDT_OPEN_MAP)) == (MDT_OPEN_COPY | MDT_OPEN_MAP))
+        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_file: flags 0x%x: unknown, or "
+                                            "MDT_OPEN_COPY with MDT_OPEN_MAP", flags);
     img = new_image(mem_ctx, path);
     if (!img)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory opening %s", path);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        int e = fail_at(img, MDT_EIO, "cannot open: %s", strerror(errno));
+        e = fail_at(img, MDT_EIO, "cannot open: %s", strerror(errno));
         talloc_free(img);
         return e;
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int e = fail_at(img, MDT_EIO, "%s", "not a regular file");
+        e = fail_at(img, MDT_EIO, "%s", "not a regular file");
+        close(fd);
+        talloc_free(img);
+        return e;
+    }
+    if ((uintmax_t)st.st_size > SIZE_MAX / 2) {
+        e = fail_at(img, MDT_EUNSUPPORTED, "%s", "file too large for this address space");
         close(fd);
         talloc_free(img);
         return e;
     }
     if (st.st_size == 0) {
-        close(fd);
         img->data = (const uint8_t *)"";
         img->size = 0;
-        return finish(img, false, out);
+        e = 0;
+    } else if (flags & MDT_OPEN_MAP) {
+        e = map_file(img, fd, (size_t)st.st_size);
+    } else {
+        e = read_copy(img, fd, (size_t)st.st_size);
     }
-    img->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (img->map == MAP_FAILED) {
-        int e;
-        img->map = NULL;
-        e = fail_at(img, MDT_EIO, "cannot map: %s", strerror(errno));
+    if (e) {
         talloc_free(img);
         return e;
     }
-    img->map_len = (size_t)st.st_size;
-    talloc_set_destructor(img, destroy_image);
-    img->data = img->map;
-    img->size = img->map_len;
-    (void)flags;
     return finish(img, false, out);
 }
 
@@ -167,6 +220,11 @@ static int open_bytes(void *mem_ctx, mdt_image **out, const char *name, const vo
     struct mdt_image *img;
     if (!out || (!data && len))
         return mdt__fail_simple(MDT_EINVAL, "mdt_image_open: NULL argument");
+    if (flags & ~(unsigned)MDT_OPEN_COPY) {
+        *out = NULL;
+        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open: flags 0x%x: only MDT_OPEN_COPY "
+                                            "applies to bytes in memory", flags);
+    }
     *out = NULL;
     img = new_image(mem_ctx, name);
     if (!img)

@@ -44,6 +44,11 @@ extern inline int mdt_row_blob(const mdt_row *row, unsigned col, const uint8_t *
                                uint32_t *len);
 extern inline int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t **guid);
 
+uint32_t mdt_table_rows_present(const mdt_image *img, unsigned table)
+{
+    return table < MDT_TABLE_MAX ? img->lay.tables[table].avail : 0;
+}
+
 uint32_t mdt_table_row_size(const mdt_image *img, unsigned table)
 {
     return table < MDT_TABLE_MAX && img->lay.tables[table].rows ? img->lay.tables[table].row_size

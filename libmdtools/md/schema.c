@@ -7,6 +7,7 @@
 
 #include <mdtools/errors.h>
 #include <mdtools/tables.h>
+#include <mdtools/token.h>
 
 #define U8 MDT_COLK_U8
 #define U16 MDT_COLK_U16
@@ -94,7 +95,11 @@ int mdt_coded_decode(unsigned ci, uint32_t value, uint32_t *token)
     tag = value & ((1u << c->tag_bits) - 1);
     if (tag >= c->ntags || c->tables[tag] == MDT_NOTABLE)
         return MDT_EBADIMAGE;
-    *token = (uint32_t)c->tables[tag] << 24 | (value >> c->tag_bits);
+    /* A row number of 2^24 or more has no token (II.22: tokens hold 24-bit
+     * rows); shifted in, its top bits would change the table. */
+    if (value >> c->tag_bits > 0x00FFFFFFu)
+        return MDT_EBADIMAGE;
+    *token = MDT_TOKEN(c->tables[tag], value >> c->tag_bits);
     return 0;
 }
 

@@ -56,7 +56,9 @@ static int validate(const mdt_idmap_class_info *in)
     }
 }
 
-/* 0 same content, 1 same but prim to fill in, -1 different. */
+/* 0 same content, 1 same but prim to fill in, -1 different. prim is content
+ * (it names the class): 0 is "not known" and is filled in, another
+ * non-zero value is another class. */
 static int compare(const mdt_idmap *m, const struct idm_head *h, const mdt_idmap_class_info *in)
 {
     struct idm_view v;
@@ -66,7 +68,9 @@ static int compare(const mdt_idmap *m, const struct idm_head *h, const mdt_idmap
         v.token != in->token || v.nargs != in->nargs ||
         (v.nargs && memcmp(v.args, in->args, v.nargs * sizeof *v.args) != 0))
         return -1;
-    return in->prim && v.prim != in->prim ? 1 : 0;
+    if (in->prim && v.prim && v.prim != in->prim)
+        return -1;
+    return in->prim && !v.prim ? 1 : 0;
 }
 
 void idm_class_on_live(mdt_idmap *m, struct idm_head *h)
@@ -145,8 +149,12 @@ int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_cla
             }
             goto out;
         }
-        if (seq <= idm_seq(map, K_CLASS, h) || idm_refs_stale(map, &refs, seq)) {
+        if (seq <= idm_seq(map, K_CLASS, h)) {
             rc = MDT_IDMAP_SUPERSEDED;
+            goto out;
+        }
+        if (idm_refs_stale(map, &refs, seq)) {
+            rc = idm_refuse(map, K_CLASS, class_id, &refs, seq);
             goto out;
         }
         /* Newer and different: the old incarnation ended unseen. */
@@ -158,7 +166,7 @@ int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_cla
         rc = MDT_IDMAP_SUPERSEDED;
         goto out;
     } else if (idm_refs_stale(map, &refs, seq)) {
-        rc = MDT_IDMAP_SUPERSEDED;
+        rc = idm_refuse(map, K_CLASS, class_id, &refs, seq);
         goto out;
     }
 

@@ -137,7 +137,12 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
         int cmp = compare(map, h, info);
         if (cmp >= 0) {
             rc = MDT_IDMAP_DUPLICATE;
-            if (cmp == 1 && idm_last_unload(map, K_CLASS, info->class_id) < seq) {
+            if (cmp == 1 && idm_last_unload(map, K_CLASS, info->class_id) >= seq) {
+                /* Its owner died after the item was made: so did it. */
+                rc = idm_refuse(map, K_FUNC, function_id, &refs, seq);
+                goto out;
+            }
+            if (cmp == 1) {
                 if (idm_dep_push(map, K_CLASS, info->class_id, K_FUNC, function_id)) {
                     rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
                     goto out;
@@ -152,8 +157,12 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
                 rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
             goto out;
         }
-        if (seq <= idm_seq(map, K_FUNC, h) || idm_refs_stale(map, &refs, seq)) {
+        if (seq <= idm_seq(map, K_FUNC, h)) {
             rc = MDT_IDMAP_SUPERSEDED;
+            goto out;
+        }
+        if (idm_refs_stale(map, &refs, seq)) {
+            rc = idm_refuse(map, K_FUNC, function_id, &refs, seq);
             goto out;
         }
         idm_kill_slot(map, K_FUNC, h, seq - 1);
@@ -164,7 +173,7 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
         rc = MDT_IDMAP_SUPERSEDED;
         goto out;
     } else if (idm_refs_stale(map, &refs, seq)) {
-        rc = MDT_IDMAP_SUPERSEDED;
+        rc = idm_refuse(map, K_FUNC, function_id, &refs, seq);
         goto out;
     }
 

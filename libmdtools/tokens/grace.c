@@ -3,14 +3,16 @@
  * be reading (an old table after growth, a replaced type-argument array, a
  * code-range leaf) must not be freed under them.
  *
- * Each thread gets a reader slot index once (a process-wide registry, claimed
- * with a compare-and-swap, kept in initial-exec TLS); every map has one
- * cache line per index. A reader section stores "active since phase p" into
- * its own line and clears it on leaving: a load and two plain stores, no
- * atomic read-modify-write, no line shared with another thread
- * (idm_enter/idm_leave in idmap_int.h). A signal handler that interrupts a
- * section on the same thread nests in the same slot (the count is in the low
- * bits; the handler restores the word before the interrupted code resumes).
+ * Each thread gets a reader slot index once: a process-wide registry maps
+ * the thread's kernel ID to an index (idm_reg_key, claimed with a
+ * compare-and-swap near the ID's home entry; idmap_int.h says why not TLS);
+ * every map has one cache line per index. A reader section stores "active
+ * since phase p" into its own line and clears it on leaving: a load and
+ * two plain stores, no atomic read-modify-write, no line shared with
+ * another thread (idm_enter/idm_leave in idmap_int.h). A signal handler
+ * that interrupts a section on the same thread finds the same index and
+ * nests in the same slot (the count is in the low bits; the handler
+ * restores the word before the interrupted code resumes).
  *
  * A writer that unlinked memory calls idm_grace_wait(): one heavy barrier,
  * then twice: flip the phase and wait until no slot is in a section that
@@ -29,20 +31,38 @@
  *   delays the writer, so a thread that re-enters constantly cannot starve
  *   it. Two flips, like classic user-space RCU, so that a reader that read
  *   the phase just before a flip and stored it just after is waited for in
- *   the second round at the latest.
+ *   the second round at the latest;
+ * - the writer reads every slot any thread ever had (below idm_reg_high),
+ *   owned or not, with an acquire load: also the last leave of a thread
+ *   that has exited and whose registry entry was reclaimed, so the free has
+ *   a happens-before edge with that thread's reads (skipping free entries
+ *   lost it once more than 256 threads had read). A slot index first
+ *   claimed after the writer read idm_reg_high belongs to a thread whose
+ *   claim (a seq_cst read-modify-write) comes after the heavy barrier in
+ *   the single total order, and so do its loads: it sees only new pointers.
  *
- * A thread that finds no free slot (more than IDM_NREADERS threads have
- * read) counts itself in one of IDM_NSTRIPES shared counters per phase, with
- * seq_cst read-modify-writes; writers wait for those counters to drain as
- * before. Slots of exited threads are reclaimed by writers when the registry
- * fills up (a thread ID that no longer exists cannot be inside a section).
+ * A thread that finds no free entry near its home (the registry is full
+ * there) counts itself in one of IDM_NSTRIPES shared counters per phase,
+ * with seq_cst read-modify-writes; writers wait for those counters to drain
+ * as before. When a claim fails, the next grace period frees the entries of
+ * threads that have exited (tgkill(pid, tid, 0) fails with ESRCH). A kernel
+ * ID is unique among live threads, so an entry is never shared; a thread
+ * that gets the ID of an exited one (IDs wrap after pid_max) inherits its
+ * idle entry, and the check finds it alive. The one window left is a
+ * writer's tgkill answering ESRCH and its compare-and-swap freeing the
+ * entry: an ID reused inside it would need the kernel to hand out pid_max
+ * IDs in between.
  *
  * Signals: a reader never waits, so a handler that interrupts anything
  * (including a writer waiting for a grace period on the same thread)
  * finishes; a handler that interrupts a waiting writer enters under the
- * current phase, which that writer is not waiting for. A thread stopped
- * inside a lookup stops the writer's grace period (that is the point); a
- * reader must never leave a section by longjmp. */
+ * current phase, which that writer is not waiting for. A handler that
+ * interrupts a claim on its thread finds or makes the thread's one entry:
+ * the interrupted claim then sees it (its compare-and-swap fails on the
+ * thread's own ID, or its check after a successful one finds the other
+ * entry and keeps the first in probe order), so a thread never holds two.
+ * A thread stopped inside a lookup stops the writer's grace period (that
+ * is the point); a reader must never leave a section by longjmp. */
 #include "config.h"
 
 #include <errno.h>
@@ -61,13 +81,15 @@
 
 #include "tokens/idmap_int.h"
 
-_Thread_local unsigned idm_tls_reader __attribute__((tls_model("initial-exec")));
-
-/* Registry of reader slot indexes: the owning thread's kernel ID, 0 = free. */
-static _Atomic long reg_owner[IDM_NREADERS];
+_Atomic long idm_reg_key[IDM_NREADERS];
+/* One past the highest index ever claimed: writers read the slots below it. */
+static _Atomic unsigned reg_high;
 static _Atomic bool reg_full;
+/* idm_self_key() encodes gettid(2) as key_tid() decodes it (checked once;
+ * else no claim succeeds and every reader uses the shared stripes). */
+static _Atomic int key_ok = -1;
 
-static long this_tid(void)
+static long sys_tid(void)
 {
 #ifdef SYS_gettid
     return syscall(SYS_gettid);
@@ -76,36 +98,91 @@ static long this_tid(void)
 #endif
 }
 
-/* Async-signal-safe: a system call that cannot fail and bounded CASes. */
-static unsigned reader_claim(void)
+/* The kernel thread ID a key stands for: the CPU-time clock of thread tid
+ * is (~tid << 3) | 6 (written without shifting a negative number). */
+static long key_tid(long key)
 {
-    long tid = this_tid();
-    for (unsigned i = 0; i < IDM_NREADERS; i++) {
-        long expect = 0;
-        if (atomic_load_explicit(&reg_owner[i], memory_order_relaxed) != 0 ||
-            !atomic_compare_exchange_strong_explicit(&reg_owner[i], &expect, tid,
-                                                     memory_order_acq_rel, memory_order_relaxed))
-            continue;
-        /* A signal handler may have claimed one for this thread meanwhile. */
-        if (idm_tls_reader != 0 && idm_tls_reader != IDM_NO_SLOT) {
-            atomic_store_explicit(&reg_owner[i], 0, memory_order_release);
-            return idm_tls_reader;
-        }
-        idm_tls_reader = i + 1;
-        return i + 1;
-    }
-    atomic_store_explicit(&reg_full, true, memory_order_relaxed);
-    idm_tls_reader = IDM_NO_SLOT;
-    return IDM_NO_SLOT;
+    return -((key - 6) / 8) - 1;
 }
 
-unsigned idm_enter_slow(struct idm_grace *g)
+#ifdef IDM_TEST_CLAIM_HOOK
+unsigned idm_test_entries_of(long tid)
 {
-    unsigned r = idm_tls_reader;
-    if (r == 0)
-        r = reader_claim();
-    if (r != IDM_NO_SLOT)
-        return idm_enter(g); /* now with a slot */
+    unsigned n = 0;
+    for (unsigned i = 0; i < IDM_NREADERS; i++) {
+        long k = atomic_load(&idm_reg_key[i]);
+        n += k != 0 && key_tid(k) == tid;
+    }
+    return n;
+}
+#define CLAIM_WINDOW() idm_test_claim_hook()
+#else
+#define CLAIM_WINDOW() ((void)0)
+#endif
+
+static void note_high(unsigned i)
+{
+    unsigned h = atomic_load_explicit(&reg_high, memory_order_seq_cst);
+    while (h <= i && !atomic_compare_exchange_weak_explicit(&reg_high, &h, i + 1,
+                                                            memory_order_seq_cst,
+                                                            memory_order_seq_cst))
+        ;
+}
+
+/* The index the thread with this key owns, claimed if need be, or
+ * IDM_NREADERS when there is none free near its home. Async-signal-safe:
+ * loads and a bounded number of compare-and-swaps. A handler that runs in
+ * the middle of this on the same thread completes a claim of its own; the
+ * checks below make the interrupted claim end up with that same entry, or
+ * free its own. */
+static unsigned reader_claim(long key)
+{
+    unsigned home = idm_reg_home(key);
+    if (atomic_load_explicit(&key_ok, memory_order_relaxed) != 1)
+        return IDM_NREADERS;
+    for (unsigned attempt = 0; attempt < IDM_REG_PROBE; attempt++) {
+        unsigned free_at = IDM_NREADERS;
+        for (unsigned k = 0; k < IDM_REG_PROBE; k++) {
+            unsigned i = (home + k) & (IDM_NREADERS - 1);
+            long o = atomic_load_explicit(&idm_reg_key[i], memory_order_relaxed);
+            if (o == key)
+                return i;
+            if (o == 0 && free_at == IDM_NREADERS)
+                free_at = i;
+        }
+        if (free_at == IDM_NREADERS)
+            break;
+        CLAIM_WINDOW();
+        long expect = 0;
+        if (!atomic_compare_exchange_strong_explicit(&idm_reg_key[free_at], &expect, key,
+                                                     memory_order_seq_cst, memory_order_relaxed)) {
+            if (expect == key)
+                return free_at; /* a handler on this thread claimed it for us */
+            continue;           /* another thread took it: look again */
+        }
+        note_high(free_at);
+        /* Another entry of ours can only be a handler's, made between our
+         * look and our claim; the first in probe order stays. */
+        for (unsigned k = 0; k < IDM_REG_PROBE; k++) {
+            unsigned i = (home + k) & (IDM_NREADERS - 1);
+            if (i == free_at ||
+                atomic_load_explicit(&idm_reg_key[i], memory_order_relaxed) != key)
+                continue;
+            bool first = k < ((free_at - home) & (IDM_NREADERS - 1));
+            atomic_store_explicit(&idm_reg_key[first ? free_at : i], 0, memory_order_release);
+            return first ? i : free_at;
+        }
+        return free_at;
+    }
+    atomic_store_explicit(&reg_full, true, memory_order_relaxed);
+    return IDM_NREADERS;
+}
+
+unsigned idm_enter_slow(struct idm_grace *g, long key)
+{
+    unsigned r = key ? reader_claim(key) : IDM_NREADERS;
+    if (r < IDM_NREADERS)
+        return idm_enter_slot(g, r);
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
     unsigned s = (unsigned)(((uint64_t)(sp >> 16) * 0x9E3779B97F4A7C15ull) >> 60) &
                  (IDM_NSTRIPES - 1);
@@ -120,8 +197,9 @@ void idm_leave_slow(struct idm_grace *g, unsigned tok)
     atomic_fetch_sub_explicit(&g->stripe[tok >> 1].n[tok & 1u], 1, memory_order_release);
 }
 
-/* Writer: free the registry entries of threads that have exited. A thread
- * ID that was reused keeps its entry (harmless: its slots are idle). */
+/* Writer: free the registry entries of threads that have exited, once a
+ * claim found none free. A thread that got the ID of an exited one
+ * inherits its (idle) entry and is alive to tgkill. */
 static void reclaim_registry(void)
 {
     if (!atomic_exchange_explicit(&reg_full, false, memory_order_relaxed))
@@ -129,11 +207,11 @@ static void reclaim_registry(void)
 #ifdef SYS_tgkill
     long pid = (long)getpid();
     for (unsigned i = 0; i < IDM_NREADERS; i++) {
-        long tid = atomic_load_explicit(&reg_owner[i], memory_order_acquire);
+        long key = atomic_load_explicit(&idm_reg_key[i], memory_order_acquire);
         int saved = errno;
-        if (tid != 0 && syscall(SYS_tgkill, pid, tid, 0) != 0 && errno == ESRCH)
-            atomic_compare_exchange_strong_explicit(&reg_owner[i], &tid, 0, memory_order_acq_rel,
-                                                    memory_order_relaxed);
+        if (key != 0 && syscall(SYS_tgkill, pid, key_tid(key), 0) != 0 && errno == ESRCH)
+            atomic_compare_exchange_strong_explicit(&idm_reg_key[i], &key, 0,
+                                                    memory_order_acq_rel, memory_order_relaxed);
         errno = saved;
     }
 #endif
@@ -151,25 +229,19 @@ static bool membarrier_register(void)
 #endif
 }
 
-/* In a child of fork() only the forking thread exists; it takes a fresh
- * index so that the registry entry of its parent-side ID can be reclaimed
- * without anyone still using it. */
-static void atfork_child(void)
+/* Whether idm_self_key() encodes kernel thread IDs on this libc (once). */
+static void check_key(void)
 {
-    idm_tls_reader = 0;
-}
-
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-
-static void atfork_setup(void)
-{
-    pthread_atfork(NULL, NULL, atfork_child);
+    long key = idm_self_key();
+    int expect = -1;
+    atomic_compare_exchange_strong(&key_ok, &expect,
+                                   key != 0 && (key & 7) == 6 && key_tid(key) == sys_tid());
 }
 
 void idm_grace_init(struct idm_grace *g)
 {
     int saved = errno;
-    pthread_once(&atfork_once, atfork_setup);
+    check_key();
     atomic_init(&g->gp, 1);
     /* MDT_IDMAP_FENCED=1 makes the readers fence as on a kernel without
      * membarrier, so that tests can cover that path too. */
@@ -224,12 +296,9 @@ static void backoff(unsigned *spins)
 
 static void wait_phase(struct idm_grace *g, uint64_t gp)
 {
-    for (unsigned i = 0; i < IDM_NREADERS; i++) {
-        /* An index claimed after this load belongs to a thread whose first
-         * section starts after the heavy barrier: it sees only new
-         * pointers. */
-        if (atomic_load_explicit(&reg_owner[i], memory_order_relaxed) == 0)
-            continue;
+    /* Every slot ever claimed, owned now or not (see the top of the file). */
+    unsigned high = atomic_load_explicit(&reg_high, memory_order_seq_cst);
+    for (unsigned i = 0; i < high; i++) {
         unsigned spins = 0;
         for (;;) {
             uint64_t v = atomic_load_explicit(&g->slot[i].ctr, memory_order_acquire);

@@ -29,7 +29,17 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
     if (!m)
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
     memset(m, 0, sizeof *m);
-    if (pthread_mutex_init(&m->lock, NULL)) {
+    /* Error-checking: a writer call from the thread that holds it (inside
+     * an mdt_idmap_module_each() callback) fails instead of deadlocking. */
+    pthread_mutexattr_t attr;
+    int me = pthread_mutexattr_init(&attr);
+    if (me == 0) {
+        me = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+        if (me == 0)
+            me = pthread_mutex_init(&m->lock, &attr);
+        pthread_mutexattr_destroy(&attr);
+    }
+    if (me) {
         free(m);
         return mdt__fail_simple(MDT_ENOMEM, "idmap: cannot create mutex");
     }
@@ -105,12 +115,11 @@ void mdt_idmap_free(mdt_idmap *map)
 
 void mdt_idmap_set_miss(mdt_idmap *map, mdt_idmap_miss_fn fn, void *payload)
 {
-    if (!map)
+    if (!map || idm_lock(map))
         return;
-    pthread_mutex_lock(&map->lock);
     map->miss = fn;
     map->miss_payload = payload;
-    pthread_mutex_unlock(&map->lock);
+    idm_unlock(map);
 }
 
 uint64_t mdt_idmap_next_seq(mdt_idmap *map)
@@ -120,14 +129,13 @@ uint64_t mdt_idmap_next_seq(mdt_idmap *map)
 
 void mdt_idmap_synchronize(mdt_idmap *map)
 {
-    if (!map)
+    if (!map || idm_lock(map))
         return;
-    pthread_mutex_lock(&map->lock);
     idm_reclaim(&map->g, true);
     if (map->g.nretired == 0)
         idm_grace_wait(&map->g);
     idm_handles_reclaim(map);
-    pthread_mutex_unlock(&map->lock);
+    idm_unlock(map);
 }
 
 int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
@@ -166,6 +174,7 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
                 i++;
         }
         idm_deps_compact_all(map);
+        idm_ranges_retire(map, below);
         rc = idm_presence_rebuild(map);
     }
     if (rc == 0)
@@ -184,9 +193,8 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
 void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
 {
     memset(out, 0, sizeof *out);
-    if (!map)
+    if (!map || idm_lock(map))
         return;
-    pthread_mutex_lock(&map->lock);
     struct idm_tab *t[3];
     for (int k = 0; k < 3; k++) {
         t[k] = atomic_load_explicit(&map->tab[k], memory_order_relaxed);
@@ -211,9 +219,9 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
     out->bytes_history = map->hist.cap * sizeof(struct idm_went);
     out->bytes_writer = out->bytes_deps + out->bytes_history + map->g.capretired * sizeof(void *) +
                         (map->newer.cap + map->hd.refs.cap + map->pover.cap) * sizeof(struct idm_went) +
-                        map->hd.bytes;
+                        map->hd.bytes + map->caprtomb * sizeof(struct idm_rtomb);
     out->bytes_map = sizeof *map;
     out->bytes_retired = map->g.retired_bytes;
     out->grace_periods = map->g.periods;
-    pthread_mutex_unlock(&map->lock);
+    idm_unlock(map);
 }

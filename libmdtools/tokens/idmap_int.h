@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <mdtools/idmap.h>
 
@@ -73,31 +74,51 @@ struct idm_grace {
     uint64_t periods;
 };
 
-/* This thread's reader slot, index + 1 (0: none yet; IDM_NO_SLOT: none
- * free). Initial-exec TLS: reading it is one instruction, never allocates
- * and is async-signal-safe, also in a dlopen()ed library. The index is
- * process-wide (grace.c keeps the registry); every map has its own slots. */
-#define IDM_NO_SLOT 0xffffffffu
-extern _Thread_local unsigned idm_tls_reader __attribute__((tls_model("initial-exec")));
-/* grace.c: the first section of a thread (claims a slot), and sections of
- * threads without one (a shared stripe, chosen by stack address). */
-unsigned idm_enter_slow(struct idm_grace *g);
+/* Reader slots are found without thread-local storage: a library that
+ * profilers dlopen() cannot count on static TLS (initial-exec TLS fails to
+ * load once glibc's surplus is used up), and dynamic TLS may be allocated
+ * with malloc on a thread's first access, which a signal handler must never
+ * do. A process-wide registry (grace.c) maps a thread's key, which stands
+ * for its kernel thread ID (idm_self_key), to its slot index: IDM_NREADERS
+ * entries, a thread's home entry picked by a hash of the key, claimed with
+ * a compare-and-swap within IDM_REG_PROBE entries of it. Every map has one
+ * slot per index. idm_reg_key[i] is the key of the thread that owns index
+ * i, 0 when free. */
+#define IDM_REG_PROBE 8u
+extern _Atomic long idm_reg_key[IDM_NREADERS];
+
+static inline unsigned idm_reg_home(long key)
+{
+    return (unsigned)(((uint32_t)key * 0x9E3779B9u) >> 24) & (IDM_NREADERS - 1);
+}
+
+/* The calling thread's key: its CPU-time clock, which glibc and musl make
+ * from the kernel thread ID they keep in the thread descriptor, as Linux
+ * defines CPU clocks: (~tid << 3) | 6. No system call, no TLS; both calls
+ * only read the descriptor (async-signal-safe in fact, though POSIX does
+ * not list them). 0 if the call failed. grace.c checks the encoding once
+ * against gettid(2) before any claim trusts a key, and decodes keys into
+ * IDs only to ask whether their threads still exist. */
+static inline long idm_self_key(void)
+{
+    clockid_t c = 0;
+    (void)pthread_getcpuclockid(pthread_self(), &c);
+    return (long)c;
+}
+
+/* grace.c: a section of a thread whose slot is not its home entry (found
+ * or claimed there), and sections of threads without one (a shared
+ * stripe, chosen by stack address). */
+unsigned idm_enter_slow(struct idm_grace *g, long key);
 void idm_leave_slow(struct idm_grace *g, unsigned tok);
 
-/* Enter a reader section; the token goes back to idm_leave(). The fast path
- * is a load and a store to the thread's own cache line: when the map could
- * register for membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), writers issue
- * the barrier that orders this store before the reader's loads (grace.c);
- * otherwise the reader fences. Threads without a slot count themselves in a
- * shared stripe with atomic read-modify-writes (idm_enter_slow). */
-IDM_INLINE unsigned idm_enter(const struct idm_grace *cg)
+/* Enter a reader section in slot r. The load of the slot is an acquire:
+ * it may read the last leave of the slot's previous owner, which a writer
+ * that waited for this thread then also follows. */
+IDM_INLINE unsigned idm_enter_slot(struct idm_grace *g, unsigned r)
 {
-    struct idm_grace *g = (struct idm_grace *)cg;
-    unsigned r = idm_tls_reader;
-    if (__builtin_expect(r - 1 >= IDM_NREADERS, 0))
-        return idm_enter_slow(g);
-    _Atomic uint64_t *c = &g->slot[r - 1].ctr;
-    uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
+    _Atomic uint64_t *c = &g->slot[r].ctr;
+    uint64_t v = atomic_load_explicit(c, memory_order_acquire);
     if ((v & IDM_NEST_MASK) == 0)
         v = atomic_load_explicit(&g->gp, memory_order_acquire);
     else
@@ -107,7 +128,27 @@ IDM_INLINE unsigned idm_enter(const struct idm_grace *cg)
         atomic_signal_fence(memory_order_seq_cst);
     else
         atomic_thread_fence(memory_order_seq_cst);
-    return r - 1;
+    return r;
+}
+
+/* Enter a reader section; the token goes back to idm_leave(). The fast path
+ * finds the thread's slot at its home entry (the thread ID from its
+ * descriptor, one load of a read-mostly line) and stores to the thread's
+ * own cache line: when the map could register for
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), writers issue the barrier
+ * that orders this store before the reader's loads (grace.c); otherwise
+ * the reader fences. Threads without a slot count themselves in a shared
+ * stripe with atomic read-modify-writes (idm_enter_slow). */
+IDM_INLINE unsigned idm_enter(const struct idm_grace *cg)
+{
+    struct idm_grace *g = (struct idm_grace *)cg;
+    long key = idm_self_key();
+    unsigned h = idm_reg_home(key);
+    if (__builtin_expect(atomic_load_explicit(&idm_reg_key[h], memory_order_relaxed) != key ||
+                             key == 0,
+                         0))
+        return idm_enter_slow(g, key);
+    return idm_enter_slot(g, h);
 }
 
 IDM_INLINE void idm_leave(const struct idm_grace *cg, unsigned tok)
@@ -124,6 +165,13 @@ IDM_INLINE void idm_leave(const struct idm_grace *cg, unsigned tok)
 
 /* Writer side. */
 void idm_grace_init(struct idm_grace *g);
+#ifdef IDM_TEST_CLAIM_HOOK
+/* Tests built from the sources (tests/idmap/run-claimrace.sh): called
+ * where a claim could race with a nested one; registry entries of the
+ * thread with kernel ID tid. */
+void idm_test_claim_hook(void);
+unsigned idm_test_entries_of(long tid);
+#endif
 void idm_grace_wait(struct idm_grace *g);
 int idm_retire(struct idm_grace *g, void *p, size_t bytes);
 void idm_reclaim(struct idm_grace *g, bool force);
@@ -457,6 +505,23 @@ struct idm_leaf {
     alignas(64) struct idm_leafrec rec[]; /* n, then uint64_t seq[n] */
 };
 
+/* A tombstone of freed code (writer only): [start, end) was removed at seq;
+ * a code_add with a seq not above it that overlaps it is refused. Kept
+ * sorted and disjoint; overlapping ones merge, keeping the newest seq. */
+struct idm_rtomb {
+    uintptr_t start, end;
+    uint64_t seq;
+};
+
+/* A late unload at `after` of function `fid` whose incarnation `from` had
+ * been reloaded (or shown alive by a code_add) later: it now is incarnation
+ * `to`; its ranges added after `after` go with it, the others die. */
+struct idm_regen {
+    uintptr_t fid;
+    uint64_t from, to, after;
+};
+#define IDM_MAX_REGEN 4u
+
 /* The index above the leaves: level 0 holds the first start of every leaf
  * (level 0's first key is 0), level k+1 every IDM_FANOUT-th key of level k,
  * up to a top level of at most IDM_FANOUT keys; each level is padded with
@@ -523,6 +588,10 @@ struct mdt_idmap {
     size_t args_bytes;
     size_t nranges;
     bool ranges_dirty;
+    struct idm_rtomb *rtomb; /* code tombstones (ranges.c) */
+    size_t nrtomb, caprtomb;
+    struct idm_regen regen[IDM_MAX_REGEN]; /* pending for the next range filter */
+    unsigned nregen;
     _Atomic uint64_t modchanges; /* mdt_idmap_module_changes(); any thread may load it */
     mdt_idmap_miss_fn miss;
     void *miss_payload;
@@ -647,6 +716,12 @@ void idm_unlock(mdt_idmap *m);
 int idm_check_seq(const mdt_idmap *m, uint64_t seq);
 uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id);
 bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq);
+/* The first last-unload at or after seq of what refs names, 0 if none. */
+uint64_t idm_refs_unloaded(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq);
+/* A load of (kind, id) refused because what it names was unloaded at or
+ * after seq: the ID dies at that unload too (lifetime.c). Returns
+ * MDT_IDMAP_SUPERSEDED or an error. */
+int idm_refuse(mdt_idmap *m, int kind, uintptr_t id, const struct idm_refs *refs, uint64_t seq);
 int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id);
 int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq);
 int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t limit);
@@ -708,6 +783,11 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
 
 /* Ranges (ranges.c). */
 int idm_ranges_filter(mdt_idmap *m);
+/* Writer: function fid's incarnation `from` becomes `to` by a late unload
+ * at `after` (lifetime.c); its ranges follow or die at the next filter. */
+void idm_ranges_regen(mdt_idmap *m, uintptr_t fid, uint64_t from, uint64_t to, uint64_t after);
+/* Writer (retire): drop code tombstones below the watermark. */
+void idm_ranges_retire(mdt_idmap *m, uint64_t below);
 void idm_ranges_free(mdt_idmap *m);
 size_t idm_ranges_bytes(const mdt_idmap *m);
 

@@ -16,6 +16,8 @@
  * nothing, so reloading the same content does not grow the lists. */
 #include "config.h"
 
+#include <errno.h>
+
 #include <stdlib.h>
 
 #include "tokens/idmap_int.h"
@@ -23,7 +25,15 @@
 
 int idm_lock(mdt_idmap *m)
 {
-    return pthread_mutex_lock(&m->lock) ? MDT_EINVAL : 0;
+    /* An error-checking mutex (idmap.c): the thread that holds it, inside an
+     * mdt_idmap_module_each() callback, gets EDEADLK instead of waiting for
+     * itself forever. */
+    int e = pthread_mutex_lock(&m->lock);
+    if (e == EDEADLK)
+        return mdt__fail_simple(MDT_EINVAL, "idmap: writer call on a thread that holds the "
+                                            "map's mutex (inside mdt_idmap_module_each's "
+                                            "callback)");
+    return e ? mdt__fail_simple(MDT_EINVAL, "idmap: cannot lock the map (error %d)", e) : 0;
 }
 
 void idm_unlock(mdt_idmap *m)
@@ -93,15 +103,35 @@ uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id)
     return v ? *v : 0;
 }
 
+uint64_t idm_refs_unloaded(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq)
+{
+    uint64_t first = 0;
+    for (size_t i = 0; i < refs->n + refs->nargs; i++) {
+        uint64_t u = i < refs->n ? idm_last_unload(m, refs->r[i].kind, refs->r[i].id)
+                                 : idm_last_unload(m, K_CLASS, refs->args[i - refs->n]);
+        if (u >= seq && (first == 0 || u < first))
+            first = u;
+    }
+    return first;
+}
+
 bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq)
 {
-    for (size_t i = 0; i < refs->n; i++)
-        if (idm_last_unload(m, refs->r[i].kind, refs->r[i].id) >= seq)
-            return true;
-    for (uint32_t i = 0; i < refs->nargs; i++)
-        if (idm_last_unload(m, K_CLASS, refs->args[i]) >= seq)
-            return true;
-    return false;
+    return idm_refs_unloaded(m, refs, seq) != 0;
+}
+
+/* The item described a thing that died with what it names: as if its
+ * record had been live and named it, it dies at that unload (a tombstone
+ * when the map had no record; a live record of older content dies; one of
+ * the same content reloaded later gets a new incarnation, as any late
+ * unload gives it). Only the first unload at or after seq among those
+ * named is known to be the one (history keeps the last unload of an ID):
+ * a later one refuses more than it must, which leaves an ID unknown, never
+ * wrong. */
+int idm_refuse(mdt_idmap *m, int kind, uintptr_t id, const struct idm_refs *refs, uint64_t seq)
+{
+    int rc = idm_unload(m, kind, id, idm_refs_unloaded(m, refs, seq));
+    return rc < 0 ? rc : MDT_IDMAP_SUPERSEDED;
 }
 
 /* Does the record in slot h (of kind ck, live or dead) name (pk, pid)? */
@@ -391,9 +421,10 @@ int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
                 idm_drop_newer(m, kind, h);
                 idm_slot_begin(h);
                 idm_slot_end(h, hs);
-                /* Code ranges belonged to the old incarnation. */
+                /* Code ranges applied after the unload go on with the new
+                 * incarnation, the others die (one rule with records). */
                 if (kind == K_FUNC && (idm_meta(h) & META_RANGES))
-                    m->ranges_dirty = true;
+                    idm_ranges_regen(m, id, g, hs, seq);
                 rc = MDT_IDMAP_APPLIED;
             } else {
                 rc = MDT_IDMAP_SUPERSEDED;

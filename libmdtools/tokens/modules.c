@@ -146,7 +146,13 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
         int cmp = compare(h, info);
         if (cmp >= 0) {
             rc = MDT_IDMAP_DUPLICATE;
-            if (cmp == 1 && !idm_refs_stale(map, &refs, seq)) {
+            if (cmp == 1 && idm_refs_stale(map, &refs, seq)) {
+                /* Its AppDomain or assembly, unknown to the record, died
+                 * after the item was made: so did the module. */
+                rc = idm_refuse(map, K_MODULE, module_id, &refs, seq);
+                goto out;
+            }
+            if (cmp == 1) {
                 struct idm_path *p = NULL;
                 struct mcur c;
                 read_cur(h, &c);
@@ -171,8 +177,12 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
                 rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
             goto out;
         }
-        if (seq <= idm_seq(map, K_MODULE, h) || idm_refs_stale(map, &refs, seq)) {
+        if (seq <= idm_seq(map, K_MODULE, h)) {
             rc = MDT_IDMAP_SUPERSEDED;
+            goto out;
+        }
+        if (idm_refs_stale(map, &refs, seq)) {
+            rc = idm_refuse(map, K_MODULE, module_id, &refs, seq);
             goto out;
         }
         idm_kill_slot(map, K_MODULE, h, seq - 1);
@@ -183,7 +193,7 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
         rc = MDT_IDMAP_SUPERSEDED;
         goto out;
     } else if (idm_refs_stale(map, &refs, seq)) {
-        rc = MDT_IDMAP_SUPERSEDED;
+        rc = idm_refuse(map, K_MODULE, module_id, &refs, seq);
         goto out;
     }
 

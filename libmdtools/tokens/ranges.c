@@ -30,7 +30,14 @@
  * structure (rare: unloads, code reuse). Replaced leaves and tops go
  * through the grace period. A range belongs to one
  * function incarnation (fid, gen) and is dropped when that incarnation
- * dies. */
+ * dies, with the rule every record follows: an unload at t takes what was
+ * applied with seq <= t. A code_add is news of its function (the runtime
+ * answered for it at that seq), so it raises the function's seq like a
+ * duplicate load; a late unload then gives the function a new incarnation
+ * and the ranges added after the unload move to it (idm_ranges_regen).
+ * Removed code leaves a tombstone (writer-only, sorted and disjoint) so
+ * that an enumeration generated before the removal cannot bring it back;
+ * retire drops tombstones below the watermark. */
 #include "config.h"
 
 #include <stddef.h>
@@ -342,19 +349,52 @@ static bool range_alive(const mdt_idmap *m, const struct idm_range *r)
     return h && idm_live(h) && idm_gen(h) == r->gen;
 }
 
+void idm_ranges_regen(mdt_idmap *m, uintptr_t fid, uint64_t from, uint64_t to, uint64_t after)
+{
+    m->ranges_dirty = true;
+    /* At most one per writer call; should more come, their ranges die,
+     * which is what happened before this rule (unknown, never wrong). */
+    if (m->nregen < IDM_MAX_REGEN)
+        m->regen[m->nregen++] = (struct idm_regen){fid, from, to, after};
+}
+
+/* Does a pending incarnation change move r to its function's new
+ * incarnation? */
+static bool range_regen(const mdt_idmap *m, struct idm_range *r)
+{
+    for (unsigned i = 0; i < m->nregen; i++) {
+        const struct idm_regen *g = &m->regen[i];
+        if (g->fid == r->fid && g->from == r->gen && r->seq > g->after) {
+            r->gen = g->to;
+            return true;
+        }
+    }
+    return false;
+}
+
 int idm_ranges_filter(mdt_idmap *m)
 {
     size_t n, k = 0;
+    bool moved = false;
     m->ranges_dirty = false;
-    if (m->nranges == 0)
+    if (m->nranges == 0) {
+        m->nregen = 0;
         return 0;
+    }
     struct idm_range *all = gather(m, &n);
-    if (!all)
+    if (!all) {
+        m->nregen = 0;
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory filtering code ranges");
-    for (size_t i = 0; i < n; i++)
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool r = range_regen(m, &all[i]);
+        moved = moved || r;
         if (range_alive(m, &all[i]))
             all[k++] = all[i];
-    int rc = k == n ? 0 : rebuild_from(m, all, k);
+    }
+    m->nregen = 0;
+    /* A moved range is a changed record: readers see it in a new leaf. */
+    int rc = k == n && !moved ? 0 : rebuild_from(m, all, k);
     free(all);
     if (rc)
         m->ranges_dirty = true;
@@ -368,6 +408,9 @@ void idm_ranges_free(mdt_idmap *m)
         free(wleaf(t, i));
     free(t);
     atomic_store_explicit(&m->ranges, NULL, memory_order_relaxed);
+    free(m->rtomb);
+    m->rtomb = NULL;
+    m->nrtomb = m->caprtomb = 0;
 }
 
 size_t idm_ranges_bytes(const mdt_idmap *m)
@@ -505,6 +548,99 @@ static void scan_overlaps(const mdt_idmap *m, const struct idm_range *r, bool *a
     }
 }
 
+/* ---- tombstones of removed code --------------------------------------- */
+
+/* The first tombstone that ends after `a` (they are disjoint and sorted, so
+ * their ends are sorted too). */
+static size_t tomb_first(const mdt_idmap *m, uintptr_t a)
+{
+    size_t lo = 0, hi = m->nrtomb;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->rtomb[mid].end <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The newest seq among tombstones overlapping [a, e), 0 if none. */
+static uint64_t tomb_seq(const mdt_idmap *m, uintptr_t a, uintptr_t e)
+{
+    uint64_t s = 0;
+    for (size_t i = tomb_first(m, a); i < m->nrtomb && m->rtomb[i].start < e; i++)
+        if (m->rtomb[i].seq > s)
+            s = m->rtomb[i].seq;
+    return s;
+}
+
+/* Record that [a, e) was freed at seq. Tombstones it overlaps merge into
+ * one over their union with the newest seq: an older code_add there is
+ * then refused a little more widely than it must, which leaves an address
+ * unknown (a miss), never naming dead code. */
+static int tomb_add(mdt_idmap *m, uintptr_t a, uintptr_t e, uint64_t seq)
+{
+    size_t i = tomb_first(m, a), j = i;
+    struct idm_rtomb t = {a, e, seq};
+    for (; j < m->nrtomb && m->rtomb[j].start < e; j++) {
+        if (m->rtomb[j].start < t.start)
+            t.start = m->rtomb[j].start;
+        if (m->rtomb[j].end > t.end)
+            t.end = m->rtomb[j].end;
+        if (m->rtomb[j].seq > t.seq)
+            t.seq = m->rtomb[j].seq;
+    }
+    if (j == i && m->nrtomb == m->caprtomb) {
+        size_t ncap = m->caprtomb ? m->caprtomb * 2 : 16;
+        struct idm_rtomb *n = realloc(m->rtomb, ncap * sizeof *n);
+        if (!n)
+            return MDT_ENOMEM;
+        m->rtomb = n;
+        m->caprtomb = ncap;
+    }
+    /* Replace rtomb[i, j) by t. */
+    size_t gone = j - i;
+    if (gone == 0)
+        memmove(&m->rtomb[i + 1], &m->rtomb[i], (m->nrtomb - i) * sizeof t);
+    else if (gone > 1)
+        memmove(&m->rtomb[i + 1], &m->rtomb[j], (m->nrtomb - j) * sizeof t);
+    m->rtomb[i] = t;
+    m->nrtomb = m->nrtomb - gone + 1;
+    return 0;
+}
+
+void idm_ranges_retire(mdt_idmap *m, uint64_t below)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < m->nrtomb; i++)
+        if (m->rtomb[i].seq >= below)
+            m->rtomb[k++] = m->rtomb[i];
+    m->nrtomb = k;
+}
+
+/* A code_add is news of its function at seq: raise the function's seq as a
+ * duplicate load would, so that an unload older than seq cannot end the
+ * incarnation the range belongs to. */
+static int note_function(mdt_idmap *m, struct idm_head *h, uint64_t seq)
+{
+    if (seq > idm_seq(m, K_FUNC, h) && idm_set_seq(m, K_FUNC, h, seq))
+        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+    return 0;
+}
+
+/* A duplicate code_add with a newer seq: the range's seq follows (the
+ * writer's seqs after the records are never read by readers). */
+static void raise_range_seq(mdt_idmap *m, const struct idm_range *r)
+{
+    struct idm_rtop *t = cur_top(m);
+    size_t i = top_find(t, r->start);
+    struct idm_leaf *l = wleaf(t, i);
+    size_t j = leaf_upper(l, r->start);
+    if (j > 0 && l->start[j - 1] == r->start && leaf_seq(l)[j - 1] < r->seq)
+        leaf_seq(l)[j - 1] = r->seq;
+}
+
 int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
                        uint64_t seq)
 {
@@ -524,15 +660,19 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
                  : mdt__fail_simple(MDT_ENOTFOUND, "idmap: code range of an unknown function");
         goto out;
     }
-    if (idm_last_unload(map, K_FUNC, function_id) >= seq) {
-        rc = MDT_IDMAP_SUPERSEDED;
+    if (idm_last_unload(map, K_FUNC, function_id) >= seq ||
+        tomb_seq(map, start, start + size) >= seq) {
+        rc = MDT_IDMAP_SUPERSEDED; /* the function, or this code, was freed later */
         goto out;
     }
     struct idm_range r = {start, start + size, function_id, idm_gen(h), seq};
     bool any, newer, same;
     scan_overlaps(map, &r, &any, &newer, &same);
     if (same) {
-        rc = MDT_IDMAP_DUPLICATE;
+        raise_range_seq(map, &r);
+        rc = note_function(map, h, seq);
+        if (rc == 0)
+            rc = MDT_IDMAP_DUPLICATE;
         goto out;
     }
     if (newer) {
@@ -571,7 +711,9 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
         goto out;
     }
     idm_set_meta(h, idm_meta(h) | META_RANGES);
-    rc = MDT_IDMAP_APPLIED;
+    rc = note_function(map, h, seq);
+    if (rc == 0)
+        rc = MDT_IDMAP_APPLIED;
 out:
     return idm_finish(map, rc);
 }
@@ -587,17 +729,30 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
     if (rc)
         goto out;
     struct idm_rtop *t = cur_top(map);
-    rc = MDT_IDMAP_DUPLICATE;
-    if (!t || start == UINTPTR_MAX)
+    size_t i = 0, j = 0;
+    struct idm_leaf *l = NULL;
+    if (t && start != UINTPTR_MAX) {
+        i = top_find(t, start);
+        l = wleaf(t, i);
+        j = leaf_upper(l, start);
+    }
+    if (!l || j == 0 || l->start[j - 1] != start) {
+        /* Code the map never saw (or saw removed): a tombstone for its
+         * start, unless a newer one covers it. */
+        rc = MDT_IDMAP_DUPLICATE;
+        if (start != UINTPTR_MAX && tomb_seq(map, start, start + 1) < seq)
+            rc = tomb_add(map, start, start + 1, seq)
+                     ? mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory")
+                     : MDT_IDMAP_APPLIED;
         goto out;
-    size_t i = top_find(t, start);
-    struct idm_leaf *l = wleaf(t, i);
-    size_t j = leaf_upper(l, start);
-    if (j == 0 || l->start[j - 1] != start)
-        goto out;
+    }
     j--;
     if (leaf_seq(l)[j] > seq) {
         rc = MDT_IDMAP_SUPERSEDED;
+        goto out;
+    }
+    if (tomb_add(map, start, l->rec[j].end, seq)) {
+        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
         goto out;
     }
     struct idm_range rest[IDM_LEAF_MAX];

@@ -245,19 +245,7 @@ static void htab_put(const struct mdt_image *img, struct tr_htab *t, uint32_t h,
 
 uint32_t tr_rows(const struct mdt_image *img, unsigned table)
 {
-    uint32_t lo = 0, hi = img ? mdt_table_rows(img, table) : 0;
-    mdt_row r;
-    if (!hi || mdt_row_get(&r, img, table, hi) == 0)
-        return hi;
-    /* Rows past the stream end fail from some rid on: find the last good one. */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo + 1) / 2;
-        if (mdt_row_get(&r, img, table, mid) == 0)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
+    return img ? mdt_table_rows_present(img, table) : 0;
 }
 
 /* enc[i]: the TypeDef enclosing TypeDef i as the first NestedClass row that

@@ -2,21 +2,41 @@
  * II.22.2 Assembly, computed once at add), multi-module assemblies (II.6.5,
  * II.22.19 File), and immutable snapshots ("views") published RCU-style.
  *
- * Readers: mdt_modset_acquire() bumps a set-wide counter of readers in the
- * acquire window, loads the current snapshot, takes a reference on it and
- * leaves the window. Writers serialize on the mutex, build a new snapshot
- * with malloc, publish it with an atomic store and retire the old one. A
- * retired snapshot is freed by a writer once no reader is in the acquire
- * window and its reference count is zero: a reader that loaded it before it
- * was unpublished was in the window, so it either shows up in the count or
- * has already taken its reference (all these atomics are sequentially
- * consistent). A removed module is freed once no retired snapshot older than
- * its removal remains. Readers never free and never call talloc. */
+ * Readers: mdt_modset_acquire() reads the set's epoch, counts itself in the
+ * acquire window of that epoch's parity (acquiring[epoch & 1]), loads the
+ * current snapshot, takes a reference on it and leaves the window. Writers
+ * serialize on the mutex, build a new snapshot with malloc, publish it with
+ * an atomic store and retire the old one, noting the epoch E at that time.
+ * A retired snapshot is freed once the epoch has advanced twice since E
+ * and its reference count is zero. The epoch advances from e to e + 1 only
+ * when a writer sees acquiring[(e - 1) & 1] at zero, which new readers no
+ * longer touch (they count under e), so a window full of readers that
+ * never stop cannot hold it back: only the few that read the epoch before
+ * the last advance must leave. Why two advances suffice: a reader that can
+ * still reach a snapshot retired at E loaded the pointer before it was
+ * unpublished, so it was counted in its window before that (all these
+ * atomics are sequentially consistent); the advances E -> E + 1 and
+ * E + 1 -> E + 2 each saw one parity at zero after the unpublish, so that
+ * reader had left its window and either holds a reference (counted) or
+ * never will. A reader whose epoch load came earlier but whose count came
+ * after a check loads the pointer after that check, which was after the
+ * unpublish: it sees a newer snapshot. A removed module is freed once no
+ * retired snapshot older than its removal remains. Readers never free,
+ * never wait and never call talloc. A writer spins a moment for the
+ * stragglers of the previous epoch and otherwise leaves the advance to the
+ * next writer call, unless more than TR_YOUNG_MAX retired snapshots are
+ * waiting for it: then it waits (yields, sleeps) until the stragglers, at
+ * most a few instructions from the end of their window, have left. So the
+ * snapshots a set holds are bounded by that plus the views readers hold,
+ * however constant the reader traffic; only a reader stopped inside its
+ * window of a few instructions would make a writer wait. */
 #include "config.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <talloc.h>
+#include <time.h>
 
 #include <mdtools/errors.h>
 #include <mdtools/image.h>
@@ -270,20 +290,57 @@ static struct mdt_modview *view_build(mdt_modset *set)
     return v;
 }
 
-/* Writer, lock held: free retired snapshots and dead modules nobody can see. */
+/* Retired snapshots younger than two epochs a writer lets pile up before
+ * it waits for the epoch to advance (see above). */
+#define TR_YOUNG_MAX 2
+
+/* Writer, lock held: advance the epoch once the readers counted under the
+ * one before it have left their windows (a few instructions each). Without
+ * `wait`, spin a moment for stragglers and otherwise leave it to the next
+ * call; with it, keep trying, yielding and then sleeping: a reader
+ * preempted inside its window needs the CPU back. */
+static void advance_epoch(mdt_modset *set, bool wait)
+{
+    uint64_t e = atomic_load(&set->epoch);
+    for (unsigned spins = 0; atomic_load(&set->acquiring[(e - 1) & 1]) != 0; spins++) {
+        if (spins < 256) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else if (!wait) {
+            return;
+        } else if (spins < 288) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 50000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    atomic_store(&set->epoch, e + 1);
+}
+
+/* Writer, lock held: free retired snapshots and dead modules nobody can
+ * see. Retired snapshots still within two epochs of their retirement are
+ * at most TR_YOUNG_MAX after this; the others go as soon as no reader
+ * holds them. */
 static size_t reclaim_locked(mdt_modset *set)
 {
-    size_t held = 0;
-    uint64_t min_gen = UINT64_MAX;
-    if (atomic_load(&set->acquiring) == 0) {
-        for (struct mdt_modview **pp = &set->retired; *pp;) {
-            struct mdt_modview *r = *pp;
-            if (atomic_load(&r->refs) == 0) {
-                *pp = r->next_retired;
-                view_free(r);
-            } else {
-                pp = &r->next_retired;
-            }
+    size_t held = 0, young = 0;
+    uint64_t min_gen = UINT64_MAX, now = atomic_load(&set->epoch);
+    for (struct mdt_modview *r = set->retired; r; r = r->next_retired)
+        young += now - r->retired_epoch < 2;
+    if (young) {
+        advance_epoch(set, young > TR_YOUNG_MAX);
+        advance_epoch(set, young > TR_YOUNG_MAX);
+    }
+    now = atomic_load(&set->epoch);
+    for (struct mdt_modview **pp = &set->retired; *pp;) {
+        struct mdt_modview *r = *pp;
+        if (now - r->retired_epoch >= 2 && atomic_load(&r->refs) == 0) {
+            *pp = r->next_retired;
+            view_free(r);
+        } else {
+            pp = &r->next_retired;
         }
     }
     for (struct mdt_modview *r = set->retired; r; r = r->next_retired) {
@@ -308,6 +365,7 @@ static void publish_locked(mdt_modset *set, struct mdt_modview *v)
     struct mdt_modview *old = atomic_exchange(&set->cur, v);
     if (old) {
         old->next_retired = set->retired;
+        old->retired_epoch = atomic_load(&set->epoch);
         set->retired = old;
         atomic_fetch_sub(&old->refs, 1);
     }
@@ -346,7 +404,9 @@ int mdt_modset_new(void *mem_ctx, mdt_modset **out)
         return mdt__fail_simple(MDT_ENOMEM, "cannot create the module set's mutex");
     }
     atomic_init(&set->cur, NULL);
-    atomic_init(&set->acquiring, 0);
+    atomic_init(&set->epoch, 2);
+    atomic_init(&set->acquiring[0], 0);
+    atomic_init(&set->acquiring[1], 0);
     talloc_set_destructor(set, modset_destroy);
     if (!(v = view_build(set))) {
         talloc_free(set);
@@ -493,10 +553,11 @@ uint64_t mdt_modset_generation(mdt_modset *set)
 mdt_modview *mdt_modset_acquire(mdt_modset *set)
 {
     struct mdt_modview *v;
-    atomic_fetch_add(&set->acquiring, 1);
+    _Atomic long *window = &set->acquiring[atomic_load(&set->epoch) & 1];
+    atomic_fetch_add(window, 1);
     v = atomic_load(&set->cur);
     atomic_fetch_add(&v->refs, 1);
-    atomic_fetch_sub(&set->acquiring, 1);
+    atomic_fetch_sub(window, 1);
     return v;
 }
 

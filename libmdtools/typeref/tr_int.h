@@ -162,12 +162,16 @@ struct mdt_modview {
     uint32_t *nnext;                /* next manifest index + 1 in the same bucket */
     _Atomic(struct tr_cache *) *cache;
     struct mdt_modview *next_retired; /* writer only */
+    uint64_t retired_epoch;           /* writer only: the set's epoch when unpublished */
 };
 
 struct mdt_modset {
     pthread_mutex_t lock;
     _Atomic(struct mdt_modview *) cur;
-    _Atomic long acquiring;         /* readers between loading cur and taking a ref */
+    /* Readers between loading cur and taking a ref count themselves in
+     * acquiring[epoch & 1] (modset.c says why two). */
+    _Atomic uint64_t epoch;
+    _Atomic long acquiring[2];
     uint64_t gen;                   /* writer only */
     struct tr_mod **live;           /* writer only, registration order */
     uint32_t nlive;

@@ -1,7 +1,11 @@
-/* Where tests find their inputs: MDT_TOP_SRCDIR is exported by the test
- * harness (tests/local.mk); the Mono framework comes from Debian's Mono. */
+/* Where tests find their inputs: MDT_TOP_SRCDIR when set (the test harness
+ * exports it, tests/local.mk), else the source tree configure was run for
+ * (config.h), so that a harness or replayer run by hand from anywhere
+ * finds its corpus; the Mono framework comes from Debian's Mono. */
 #ifndef MDT_TESTS_PATHS_H
 #define MDT_TESTS_PATHS_H
+
+#include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +13,13 @@
 static inline const char *top_srcdir(void)
 {
     const char *d = getenv("MDT_TOP_SRCDIR");
-    return d && *d ? d : ".";
+    if (d && *d)
+        return d;
+#ifdef MDT_ABS_TOP_SRCDIR
+    return MDT_ABS_TOP_SRCDIR;
+#else
+    return ".";
+#endif
 }
 
 /* top_srcdir()/rel into buf. */

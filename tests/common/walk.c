@@ -1,5 +1,7 @@
 /* Full walk of an image through the public API (see walk.h). */
+#include <stdio.h>
 #include <string.h>
+#include <talloc.h>
 
 #include "walk.h"
 
@@ -102,4 +104,59 @@ int walk_image_report(const mdt_image *img, walk_stats *st, walk_error_fn fn, vo
 int walk_image(const mdt_image *img, walk_stats *st)
 {
     return walk_image_report(img, st, NULL, NULL);
+}
+
+static int name_caches_bounded(const mdt_image *img, char *why, size_t whylen)
+{
+    static const int styles[] = {MDT_STYLE_FULL, MDT_STYLE_REFLECTION, MDT_STYLE_IL};
+    size_t len;
+    int rc = 0;
+    void *tmp = talloc_new(NULL);
+    mdt_image_bytes(img, &len);
+    for (size_t i = 0; i < sizeof styles / sizeof styles[0] && rc == 0; i++) {
+        mdt_name_cache *nc;
+        int e = mdt_name_cache_new(tmp, &nc, img, styles[i], 0);
+        size_t bytes = e ? 0 : talloc_total_size(nc);
+        if (e || bytes > 32 * len + 4096) {
+            snprintf(why, whylen, "name cache for a %zu-byte input: %s (%zu bytes)", len,
+                     e ? "failed" : "too large", bytes);
+            rc = -1;
+        }
+    }
+    talloc_free(tmp);
+    return rc;
+}
+
+static int coded_decode_agrees(const mdt_image *img, char *why, size_t whylen)
+{
+    for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
+        const mdt_table_schema *s = mdt_table_schema_get(t);
+        for (uint32_t rid = 1; s && rid <= mdt_table_rows_present(img, t); rid++) {
+            mdt_row r;
+            if (mdt_row_get(&r, img, t, rid))
+                break;
+            for (unsigned c = 0; c < s->ncols; c++) {
+                uint32_t v, dec, enc = 0, tok;
+                if (s->cols[c].kind != MDT_COLK_CODED ||
+                    mdt_coded_decode(s->cols[c].target, v = mdt_row_raw(&r, c), &dec))
+                    continue;
+                if (mdt_coded_encode(s->cols[c].target, dec, &enc) || enc != v ||
+                    (mdt_row_token(&r, c, &tok) == 0 && tok != dec)) {
+                    snprintf(why, whylen, "%s row %u column %s: 0x%x decodes to 0x%08x (encodes "
+                             "as 0x%x)", s->name, rid, s->cols[c].name, v, dec, enc);
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+int walk_guest_check(const mdt_image *img, char *why, size_t whylen)
+{
+    int rc = name_caches_bounded(img, why, whylen);
+    if (rc == 0)
+        rc = coded_decode_agrees(img, why, whylen);
+    mdt_clear_error();
+    return rc;
 }

@@ -24,4 +24,12 @@ typedef void (*walk_error_fn)(void *arg, char kind, int code);
 int walk_image_report(const mdt_image *img, walk_stats *st, walk_error_fn fn, void *arg);
 int walk_image(const mdt_image *img, walk_stats *st);
 
+/* Oracles for a library that runs inside someone else's process: memory
+ * bounded by the input (a name cache of the image, in every style, takes
+ * at most 32 bytes per input byte), and mdt_coded_decode() of every stored
+ * coded index either fails or gives a token that encodes back to the
+ * stored value and agrees with mdt_row_token(). Returns 0, or -1 with what
+ * failed in why. Clears the error record. */
+int walk_guest_check(const mdt_image *img, char *why, size_t whylen);
+
 #endif

@@ -1390,6 +1390,45 @@ def _():
     return d, "%s: index 7 beyond the target table (2 rows)" % repacked_cell_at(pe, d, "MethodPtr", 2, "Method")
 
 
+def tiny_md(valid, rows, body, strings=b"\0"):
+    """Raw metadata: a #~ stream with `rows` counts and `body`, and #Strings."""
+    return build_md([("#~", tables_stream(valid, rows, body=body)), ("#Strings", strings)])
+
+
+def tiny_cell(md, t, r, c):
+    """cell_at() for raw metadata made by tiny_md()."""
+    return cell_at(Metadata(md, 0, len(md)), t, r, c)
+
+
+@case("coded-index-row-over-24-bits", "open-warn+cell-error", "MDT_EBADIMAGE",
+      "crafted metadata: TypeRef 1's ResolutionScope (4 bytes wide: AssemblyRef declares 0x4000 "
+      "rows) is 0x04000004, tag Module, row 0x1000001: no token holds that row (it is not TypeRef 1)")
+def _():
+    # Module row: Generation, Name, Mvid, EncId, EncBaseId; TypeRef row:
+    # ResolutionScope (4 bytes), TypeName, TypeNamespace.
+    rows = [1, 1, 0x4000]
+    body = struct.pack("<HHHHH", 0, 1, 0, 0, 0) + struct.pack("<IHH", 0x04000004, 9, 0)
+    md = tiny_md(1 << 0 | 1 << 1 | 1 << 0x23, rows, body, b"\0<Module>\0Foo\0")
+    return md, "table AssemblyRef: only 0 of 16384 rows lie inside #~ && " \
+        "%s: coded index points at row 16777217 beyond its table (1 rows)" % \
+        tiny_cell(md, "TypeRef", 1, "ResolutionScope")
+
+
+@case("declared-rows-huge-blob-tiny", "open-warn+cell-error", "MDT_ETRUNC",
+      "crafted metadata of 120 bytes: TypeDef declares 0xFFFFFF rows, 1 is present; nothing may "
+      "be sized by the declared count (a name cache took 256 MB)")
+def _():
+    # Module row as above; TypeDef row <Module>: Flags, TypeName, TypeNamespace,
+    # Extends (4 bytes wide: TypeDef's count), FieldList, MethodList.
+    rows = [1, 0xFFFFFF]
+    body = struct.pack("<HHHHH", 0, 1, 0, 0, 0) + struct.pack("<IHHIHH", 0, 1, 0, 0, 1, 1)
+    md = tiny_md(1 << 0 | 1 << 2, rows, body, b"\0<Module>\0")
+    m = Metadata(md, 0, len(md))
+    return md, "table TypeDef: only 1 of 16777215 rows lie inside #~ && " \
+        "TypeDef row 2 at +0x%x (file 0x%x): row lies beyond the end of the tables stream" % (
+            m.cell_ts("TypeDef", 2, "Flags"), m.cell_off("TypeDef", 2, "Flags"))
+
+
 # --- #US heap (II.24.2.4) ----------------------------------------------------------------
 
 @case("us-length-beyond-heap", "us-error", "MDT_EBADIMAGE",

@@ -180,6 +180,8 @@ static struct outcome *open_case(void *ctx, const char *path, const uint8_t *buf
         o->summary = talloc_asprintf_append(o->summary, "warning: %s\n", o->warnings[i]);
     }
     walk_image_report(img, &o->st, note_error_cb, o);
+    char why[300];
+    ck_assert_msg(walk_guest_check(img, why, sizeof why) == 0, "%s: %s", path, why);
     for (size_t i = 0; i < o->nerrors && i < MAX_WALK_ERRORS; i++)
         o->summary = talloc_asprintf_append(o->summary, "walk %c %d: %s\n", o->errors[i].kind,
                                             o->errors[i].code, o->errors[i].msg);

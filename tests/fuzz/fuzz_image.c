@@ -9,11 +9,14 @@
  * disagrees with a scan, a column or whole-row read disagrees with the
  * per-cell accessors, an inline accessor disagrees with its out-of-line
  * slow path, a user string disagrees with its length prefix, an allocation
- * outlives the image under the caller's context, or an image grows far
- * larger than its input. Built for libFuzzer with --enable-fuzzing, and
+ * outlives the image under the caller's context, an image or a name cache
+ * grows far larger than its input, or mdt_coded_decode() makes a token of
+ * a row that has none (walk_guest_check). Built for libFuzzer with
+ * --enable-fuzzing, and
  * always as a plain replayer (replay.c) that `make check` runs over
  * tests/fuzz/corpus/image/. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -193,6 +196,8 @@ static void touch_find(const mdt_image *img)
         for (unsigned c = 0; c <= s->ncols; c++)
             sink += mdt_column_width(img, t, c);
         uint32_t avail = readable_rows(img, t);
+        if (avail != mdt_table_rows_present(img, t))
+            abort();
         unsigned col = s->sort_col >= 0 ? (unsigned)s->sort_col : 0;
         uint32_t keys[6] = {0, 1, UINT32_MAX, 0, 0, 0};
         mdt_row r;
@@ -247,6 +252,8 @@ static void touch_ranges(const mdt_image *img)
         if (!s || !mdt_table_rows(img, t))
             continue;
         uint32_t avail = readable_rows(img, t);
+        if (avail != mdt_table_rows_present(img, t))
+            abort();
         for (unsigned c = 0; c < s->ncols; c++) {
             unsigned target = s->cols[c].target, ptr = ptr_table_of(target);
             uint64_t cap;
@@ -479,6 +486,11 @@ static void check_image(void *ctx, const mdt_image *img, size_t input_size)
     touch_find(img);
     touch_columns(img);
     touch_identity(img);
+    char why[300];
+    if (walk_guest_check(img, why, sizeof why)) {
+        fprintf(stderr, "guest check: %s\n", why);
+        abort();
+    }
     /* What an image keeps (names, warnings, stream and section tables) is
      * bounded; it must not grow with the row counts a header declares. */
     if (talloc_total_size(img) > 1024 * 1024 + 2 * input_size)

@@ -9,6 +9,9 @@
 
 check_PROGRAMS += tests/fuzz/fuzz_image_replay
 TESTS += tests/fuzz/fuzz_image_replay
+# Every replayer finds its inputs run from / without MDT_TOP_SRCDIR.
+TESTS += tests/fuzz/standalone.sh
+EXTRA_DIST += tests/fuzz/standalone.sh
 
 tests_fuzz_fuzz_image_replay_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_image.c
 tests_fuzz_fuzz_image_replay_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \

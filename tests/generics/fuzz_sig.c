@@ -59,7 +59,7 @@ static void open_fixture(void)
     root = talloc_new(NULL);
     if (mdt_image_open_file(root, &fixture, src_path(path, sizeof path, "data/Everything.dll"),
                             0)) {
-        fprintf(stderr, "fuzz_sig: cannot open %s (set MDT_TOP_SRCDIR)\n", path);
+        fprintf(stderr, "fuzz_sig: cannot open %s (MDT_TOP_SRCDIR names the source tree)\n", path);
         abort();
     }
     static const int st[4] = {MDT_STYLE_FULL, MDT_STYLE_REFLECTION, MDT_STYLE_IL, MDT_STYLE_FULL};

@@ -59,12 +59,21 @@ struct range {
     uint64_t gen, seq;
 };
 
+/* Freed code: [start, end) removed at seq; kept disjoint, overlapping ones
+ * merged with the newest seq (idmap.h). */
+struct tomb {
+    uintptr_t start, end;
+    uint64_t seq;
+};
+
 static struct {
     struct rec r[3][64];
     uint64_t hist[5][64];
     uint64_t wm;
     struct range rg[NADDR];
     int nrg;
+    struct tomb tb[NADDR + 1];
+    int ntb;
 } M;
 
 static uint64_t rng_state;
@@ -124,12 +133,21 @@ static void refs_of(int kind, const struct rec *p, struct refs *rf)
         rf->kind[rf->n] = KC, rf->i[rf->n++] = idx(KC, p->args[a]);
 }
 
+/* The first last-unload at or after s of what rf names, 0 if none. */
+static uint64_t unloaded_at(const struct refs *rf, uint64_t s)
+{
+    uint64_t first = 0;
+    for (int k = 0; k < rf->n; k++) {
+        uint64_t u = last_unload(rf->kind[k], rf->i[k]);
+        if (u >= s && (first == 0 || u < first))
+            first = u;
+    }
+    return first;
+}
+
 static bool stale(const struct refs *rf, uint64_t s)
 {
-    for (int k = 0; k < rf->n; k++)
-        if (last_unload(rf->kind[k], rf->i[k]) >= s)
-            return true;
-    return false;
+    return unloaded_at(rf, s) != 0;
 }
 
 static bool refers(int kind, const struct rec *y, int xk, int xi)
@@ -200,6 +218,10 @@ static int model_unload(int kind, int i, uint64_t t)
             r->seq = t;
             rc = MDT_IDMAP_APPLIED;
         } else if (r->gen <= t) {
+            /* A new incarnation; ranges applied after t go with it. */
+            for (int j = 0; kind == KF && j < M.nrg; j++)
+                if (M.rg[j].fid == idof(KF, i) && M.rg[j].gen == r->gen && M.rg[j].seq > t)
+                    M.rg[j].gen = r->seq;
             r->gen = r->seq;
             if (M.hist[kind][i] < t)
                 M.hist[kind][i] = t;
@@ -227,13 +249,22 @@ static int model_compare(int kind, const struct rec *r, const struct rec *p)
         memcmp(r->args, p->args, p->nargs * sizeof p->args[0]) != 0)
         return -1;
     if (kind == KC) {
-        if (r->shape != p->shape || r->rank != p->rank)
+        if (r->shape != p->shape || r->rank != p->rank ||
+            (p->prim && r->prim && p->prim != r->prim))
             return -1;
-        return p->prim && r->prim != p->prim ? 1 : 0;
+        return p->prim && !r->prim ? 1 : 0;
     }
     if (r->cls == p->cls || p->cls == 0)
         return 0;
     return r->cls == 0 ? 1 : -1;
+}
+
+/* An item refused because what it names was unloaded at u >= s: the ID
+ * dies at u too. */
+static int model_refuse(int kind, int i, const struct refs *rf, uint64_t s)
+{
+    model_unload(kind, i, unloaded_at(rf, s));
+    return MDT_IDMAP_SUPERSEDED;
 }
 
 static int model_load(int kind, int i, const struct rec *p, uint64_t s)
@@ -247,8 +278,12 @@ static int model_load(int kind, int i, const struct rec *p, uint64_t s)
         int cmp = model_compare(kind, r, p);
         if (cmp >= 0) {
             int rc = MDT_IDMAP_DUPLICATE;
+            if (cmp == 1 && kind == KM && stale(&rf, s))
+                return model_refuse(kind, i, &rf, s);
+            if (cmp == 1 && kind == KF && last_unload(KC, idx(KC, p->cls)) >= s)
+                return model_refuse(kind, i, &rf, s);
             if (cmp == 1) {
-                if (kind == KM && !stale(&rf, s)) {
+                if (kind == KM) {
                     if (!r->dom)
                         r->dom = p->dom;
                     if (!r->asmb)
@@ -259,7 +294,7 @@ static int model_load(int kind, int i, const struct rec *p, uint64_t s)
                 } else if (kind == KC) {
                     r->prim = p->prim;
                     rc = MDT_IDMAP_APPLIED;
-                } else if (kind == KF && last_unload(KC, idx(KC, p->cls)) < s) {
+                } else if (kind == KF) {
                     r->cls = p->cls;
                     rc = MDT_IDMAP_APPLIED;
                 }
@@ -268,15 +303,17 @@ static int model_load(int kind, int i, const struct rec *p, uint64_t s)
                 r->seq = s;
             return rc;
         }
-        if (s <= r->seq || stale(&rf, s))
+        if (s <= r->seq)
             return MDT_IDMAP_SUPERSEDED;
+        if (stale(&rf, s))
+            return model_refuse(kind, i, &rf, s);
         r->live = false;
         r->seq = s - 1;
         cascade(kind, i, s - 1, s - 1);
     } else if (r->exists && s <= r->seq) {
         return MDT_IDMAP_SUPERSEDED;
     } else if (stale(&rf, s)) {
-        return MDT_IDMAP_SUPERSEDED;
+        return model_refuse(kind, i, &rf, s);
     }
     if (r->exists)
         M.hist[kind][i] = r->seq;
@@ -286,6 +323,34 @@ static int model_load(int kind, int i, const struct rec *p, uint64_t s)
     return MDT_IDMAP_APPLIED;
 }
 
+/* The newest seq of a tombstone overlapping [a, e), 0 if none. */
+static uint64_t tomb_seq(uintptr_t a, uintptr_t e)
+{
+    uint64_t t = 0;
+    for (int j = 0; j < M.ntb; j++)
+        if (M.tb[j].start < e && M.tb[j].end > a && M.tb[j].seq > t)
+            t = M.tb[j].seq;
+    return t;
+}
+
+static void tomb_add(uintptr_t a, uintptr_t e, uint64_t s)
+{
+    struct tomb t = {a, e, s};
+    int k = 0;
+    for (int j = 0; j < M.ntb; j++) {
+        struct tomb *x = &M.tb[j];
+        if (x->start < e && x->end > a) {
+            t.start = x->start < t.start ? x->start : t.start;
+            t.end = x->end > t.end ? x->end : t.end;
+            t.seq = x->seq > t.seq ? x->seq : t.seq;
+        } else {
+            M.tb[k++] = *x;
+        }
+    }
+    M.tb[k++] = t;
+    M.ntb = k;
+}
+
 static int model_code_add(int a, int len, int fi, uint64_t s)
 {
     if (s < M.wm)
@@ -293,10 +358,10 @@ static int model_code_add(int a, int len, int fi, uint64_t s)
     struct rec *f = &M.r[KF][fi];
     if (!f->exists || !f->live)
         return last_unload(KF, fi) >= s ? MDT_IDMAP_SUPERSEDED : MDT_ENOTFOUND;
-    if (last_unload(KF, fi) >= s)
-        return MDT_IDMAP_SUPERSEDED;
     struct range r = {0x800000 + (uintptr_t)a * 0x10, 0x800000 + (uintptr_t)(a + len) * 0x10,
                       idof(KF, fi), f->gen, s};
+    if (last_unload(KF, fi) >= s || tomb_seq(r.start, r.end) >= s)
+        return MDT_IDMAP_SUPERSEDED;
     bool any = false, newer = false, same = false;
     for (int j = 0; j < M.nrg; j++) {
         struct range *x = &M.rg[j];
@@ -306,8 +371,15 @@ static int model_code_add(int a, int len, int fi, uint64_t s)
         newer |= x->seq > s;
         same |= x->start == r.start && x->end == r.end && x->fid == r.fid && x->gen == r.gen;
     }
-    if (same)
+    if (same) {
+        /* News of the range and its function at s. */
+        for (int j = 0; j < M.nrg; j++)
+            if (M.rg[j].start == r.start && M.rg[j].seq < s)
+                M.rg[j].seq = s;
+        if (s > f->seq)
+            f->seq = s;
         return MDT_IDMAP_DUPLICATE;
+    }
     if (newer)
         return MDT_IDMAP_SUPERSEDED;
     if (any) {
@@ -318,6 +390,8 @@ static int model_code_add(int a, int len, int fi, uint64_t s)
         M.nrg = k;
     }
     M.rg[M.nrg++] = r;
+    if (s > f->seq)
+        f->seq = s;
     return MDT_IDMAP_APPLIED;
 }
 
@@ -331,10 +405,15 @@ static int model_code_remove(int a, uint64_t s)
             continue;
         if (M.rg[j].seq > s)
             return MDT_IDMAP_SUPERSEDED;
+        tomb_add(start, M.rg[j].end, s);
         M.rg[j] = M.rg[--M.nrg];
         return MDT_IDMAP_APPLIED;
     }
-    return MDT_IDMAP_DUPLICATE;
+    /* Code never seen: a tombstone for its start. */
+    if (tomb_seq(start, start + 1) >= s)
+        return MDT_IDMAP_DUPLICATE;
+    tomb_add(start, start + 1, s);
+    return MDT_IDMAP_APPLIED;
 }
 
 static int model_retire(uint64_t below)
@@ -352,6 +431,11 @@ static int model_retire(uint64_t below)
         for (int j = 0; j < 64; j++)
             if (M.hist[k][j] < M.wm)
                 M.hist[k][j] = 0;
+    int k = 0;
+    for (int j = 0; j < M.ntb; j++)
+        if (M.tb[j].seq >= M.wm)
+            M.tb[k++] = M.tb[j];
+    M.ntb = k;
     return dropped;
 }
 
@@ -506,7 +590,7 @@ static void random_payload(int kind, struct rec *p)
             return;
         }
         p->token = 0x02000001 + (uint32_t)pick(4);
-        p->prim = (uint8_t)(pick(6) == 0 ? 0x08 : 0);
+        p->prim = (uint8_t)(pick(6) == 0 ? 0x08 : pick(8) == 0 ? 0x0e : 0); /* I4, STRING */
         p->nargs = (uint32_t)pick(4);
     } else {
         p->token = 0x06000001 + (uint32_t)pick(4);

@@ -331,6 +331,8 @@ static void expect(char **tok, int n, char *raw)
             ok = args_eq(v, args, ci.nargs);
         if (ok && (v = kv(tok, n, "gen")))
             ok = ci.gen == num(v);
+        if (ok && (v = kv(tok, n, "prim")))
+            ok = ci.prim == prim_code(v);
         check(ok, raw, rc ? "class not found" : "fields differ");
     } else if (strcmp(what, "function") == 0) {
         mdt_idmap_function_info fi;

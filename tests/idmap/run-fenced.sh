@@ -10,6 +10,9 @@ MDT_IDMAP_FENCED=1 "$bld/tests/idmap/stress" 3000 > "$tmp/stress" 2>&1
 rc1=$?
 MDT_IDMAP_FENCED=1 "$bld/tests/idmap/sigtest" > "$tmp/sig" 2>&1
 rc2=$?
+# sigtest skips itself (77) where it cannot run (ThreadSanitizer): its
+# output says why, and the stress test still counts.
+[ "$rc2" -eq 77 ] && rc2=0
 cat "$tmp/stress" "$tmp/sig"
 tail -n 1 "$tmp/stress" "$tmp/sig" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' |
     awk -v bad=$((rc1 != 0 || rc2 != 0)) '{ p += $1; f += $2 }

@@ -7,7 +7,18 @@
  * calls are interposed here (forwarded with dlsym(RTLD_NEXT)); any call of
  * them while the calling thread is inside the handler is a failure. The test
  * also fails unless the handler ran often, its lookups found answers, and
- * some signals landed inside a writer call. */
+ * some signals landed inside a writer call.
+ *
+ * Built twice. sigtest links libmdtools. sigtest_dl (SIGTEST_DLOPEN) is
+ * how a profiler gets it: it first uses up glibc's static TLS surplus by
+ * loading copies of small libraries with initial-exec TLS blocks
+ * (tlshog.c) until one fails to load, then dlopen()s libmdtools.so and
+ * runs the same test through dlsym()ed pointers. It fails unless the
+ * surplus was really used up and the library loaded: a library with
+ * static TLS would not, and one whose lookups touched dynamic TLS could
+ * make the loader allocate in the handler (the interposed malloc sees
+ * that). Neither can run under ThreadSanitizer, whose own interposition
+ * the malloc interposition here fights: built with it, they exit 77. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,6 +33,54 @@
 #include <unistd.h>
 
 #include <mdtools/idmap.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define SIGTEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SIGTEST_TSAN 1
+#endif
+#endif
+
+#ifdef SIGTEST_TSAN
+int main(void)
+{
+    fprintf(stderr, "sigtest: skipped under ThreadSanitizer: its malloc and lock interceptors "
+                    "and this test's interposition of the same functions do not mix\n");
+    return 77;
+}
+#else
+
+#ifdef SIGTEST_DLOPEN
+/* The API from the dlopen()ed library (load_library()). */
+#define SIGTEST_API(X)                                                                    \
+    X(mdt_idmap_new) X(mdt_idmap_free) X(mdt_idmap_module_load) X(mdt_idmap_class_load)  \
+    X(mdt_idmap_class_unload) X(mdt_idmap_function_load) X(mdt_idmap_code_add)           \
+    X(mdt_idmap_synchronize) X(mdt_idmap_module_lookup) X(mdt_idmap_module_path)         \
+    X(mdt_idmap_class_lookup) X(mdt_idmap_function_lookup) X(mdt_idmap_ip_lookup)        \
+    X(mdt_idmap_class_find) X(mdt_idmap_function_find) X(mdt_idmap_typedef_loaded)       \
+    X(mdt_idmap_class_descriptor) X(mdt_idmap_class_describe)
+#define SIGTEST_PTR(name) static __typeof__(name) *p_##name;
+SIGTEST_API(SIGTEST_PTR)
+#define mdt_idmap_new (*p_mdt_idmap_new)
+#define mdt_idmap_free (*p_mdt_idmap_free)
+#define mdt_idmap_module_load (*p_mdt_idmap_module_load)
+#define mdt_idmap_class_load (*p_mdt_idmap_class_load)
+#define mdt_idmap_class_unload (*p_mdt_idmap_class_unload)
+#define mdt_idmap_function_load (*p_mdt_idmap_function_load)
+#define mdt_idmap_code_add (*p_mdt_idmap_code_add)
+#define mdt_idmap_synchronize (*p_mdt_idmap_synchronize)
+#define mdt_idmap_module_lookup (*p_mdt_idmap_module_lookup)
+#define mdt_idmap_module_path (*p_mdt_idmap_module_path)
+#define mdt_idmap_class_lookup (*p_mdt_idmap_class_lookup)
+#define mdt_idmap_function_lookup (*p_mdt_idmap_function_lookup)
+#define mdt_idmap_ip_lookup (*p_mdt_idmap_ip_lookup)
+#define mdt_idmap_class_find (*p_mdt_idmap_class_find)
+#define mdt_idmap_function_find (*p_mdt_idmap_function_find)
+#define mdt_idmap_typedef_loaded (*p_mdt_idmap_typedef_loaded)
+#define mdt_idmap_class_descriptor (*p_mdt_idmap_class_descriptor)
+#define mdt_idmap_class_describe (*p_mdt_idmap_class_describe)
+#endif
 
 /* ---- interposition ------------------------------------------------------ */
 
@@ -326,10 +385,106 @@ static void *reader(void *arg)
     return NULL;
 }
 
+#ifdef SIGTEST_DLOPEN
+/* Where the build put libmdtools.so and the TLS hogs: MDT_BUILDDIR (set by
+ * make check), else the build tree this program was compiled in. */
+static const char *builddir(void)
+{
+    const char *d = getenv("MDT_BUILDDIR");
+    return d && *d ? d : SIGTEST_BUILDDIR;
+}
+
+static bool copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[8192];
+    size_t n;
+    bool ok = in && out;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        ok = fwrite(buf, 1, n, out) == n;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = false;
+    return ok;
+}
+
+/* Load copies of the hog of `bytes` until one fails; the number loaded, or
+ * -1 if one failed for another reason than static TLS. */
+static int load_hogs(const char *dir, unsigned bytes, bool *refused)
+{
+    char from[1024], to[1200];
+    snprintf(from, sizeof from, "%s/tests/idmap/.libs/libtlshog%u.so", builddir(), bytes);
+    for (int k = 0; k < 4096; k++) {
+        snprintf(to, sizeof to, "%s/hog%u-%d.so", dir, bytes, k);
+        if (!copy_file(from, to)) {
+            fprintf(stderr, "sigtest_dl: cannot copy %s to %s\n", from, to);
+            return -1;
+        }
+        void *h = dlopen(to, RTLD_NOW | RTLD_LOCAL);
+        unlink(to);
+        if (!h) {
+            const char *e = dlerror();
+            *refused = e && strstr(e, "static TLS");
+            if (!*refused)
+                fprintf(stderr, "sigtest_dl: %s\n", e ? e : "dlopen failed");
+            return *refused ? k : -1;
+        }
+    }
+    return -1;
+}
+
+/* Use up the static TLS surplus, then load libmdtools.so. */
+static bool load_library(void)
+{
+    char dir[] = "/tmp/sigtest-dl-XXXXXX", lib[1024];
+    bool refused = false;
+    int n[3], total = 0;
+    static const unsigned sizes[3] = {512, 64, 8};
+    if (!mkdtemp(dir))
+        return false;
+    for (int i = 0; i < 3; i++) {
+        n[i] = load_hogs(dir, sizes[i], &refused);
+        if (n[i] < 0)
+            break;
+        total += n[i] * (int)sizes[i];
+    }
+    rmdir(dir);
+    bool used_up = n[0] >= 0 && n[1] >= 0 && n[2] >= 0 && refused;
+    printf("static TLS surplus used up: %s (%d bytes in %d+%d+%d libraries; a further 8-byte "
+           "block is refused)\n", used_up ? "yes" : "NO", total, n[0], n[1], n[2]);
+    const char *env = getenv("MDT_SIGTEST_LIB");
+    if (env && *env)
+        snprintf(lib, sizeof lib, "%s", env);
+    else
+        snprintf(lib, sizeof lib, "%s/libmdtools/.libs/libmdtools.so", builddir());
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        printf("libmdtools.so did not load after that: %s\n", e ? e : "?");
+        return false;
+    }
+    bool all = true;
+#define SIGTEST_SYM(name) all = all && (*(void **)&p_##name = dlsym(h, #name)) != NULL;
+    SIGTEST_API(SIGTEST_SYM)
+    printf("libmdtools.so loaded after that%s\n", all ? "" : ", but a symbol is missing");
+    return used_up && all;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 3.0;
+    /* A handler that allocates can deadlock in malloc's lock instead of
+     * being counted: then this ends the test (a failure). */
+    alarm(60 + (unsigned)(seconds * 4));
     resolve();
+#ifdef SIGTEST_DLOPEN
+    if (!load_library()) {
+        printf("0 passed, 1 failed\n");
+        return 1;
+    }
+#endif
     if (mdt_idmap_new(&MAP, NULL) != 0)
         return 2;
     mdt_idmap_module_info mi = {0};
@@ -384,3 +539,4 @@ int main(int argc, char **argv)
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
+#endif

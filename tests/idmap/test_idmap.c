@@ -477,6 +477,23 @@ START_TEST(describe_tree_for_the_formatter)
     ck_assert_int_eq(mdt_idmap_class_describe(m, n, 2, &count, 0x201, 0), 0);
     ck_assert_uint_eq(count, 4);
     ck_assert_int_eq(mdt_idmap_class_describe(m, n, 8, &count, 0x777, 0), MDT_ENOTFOUND);
+    /* A tree of more than 4096 nodes is refused (a handler's work is
+     * bounded), as the header says: class k is G<class k-1, class k-1>,
+     * 2^(k+1) - 1 nodes, 12 levels deep. */
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 10), 0);
+    for (uintptr_t k = 1; k <= 12; k++) {
+        uintptr_t two[2] = {0x1000 + (k - 1) * 0x10, 0x1000 + (k - 1) * 0x10};
+        ck_assert_int_eq(load_class(m, 0x1000 + k * 0x10, MOD, 0x02000031, 2, two, 10 + k), 0);
+    }
+    ck_assert_int_eq(mdt_idmap_class_describe(m, NULL, 0, &count, 0x1000 + 11 * 0x10, 0), 0);
+    ck_assert_uint_eq(count, 4095);
+    ck_assert_int_eq(mdt_idmap_class_describe(m, n, 8, &count, 0x1000 + 12 * 0x10, 0),
+                     MDT_EUNSUPPORTED);
+    ck_assert_uint_eq(count, 4096);
+    ck_assert_uint_eq(n[0].class_id, 0x1000 + 12 * 0x10);
+    char text[64];
+    ck_assert_int_eq(mdt_idmap_class_descriptor(m, text, sizeof text, 0x1000 + 12 * 0x10, 0),
+                     MDT_EUNSUPPORTED);
     mdt_idmap_free(m);
 }
 END_TEST
@@ -522,6 +539,67 @@ START_TEST(lazy_catch_up_through_miss_callback)
     mdt_idmap_set_miss(m, NULL, NULL);
     ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x3000), MDT_ENOTFOUND);
     ck_assert_int_eq(miss_calls, 3);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+/* Calls from an mdt_idmap_module_each() callback that would take the
+ * writer mutex the walking thread holds: each is refused, none waits. */
+struct nested {
+    mdt_idmap *m;
+    int fetch_miss, fetch_hit, load, each, walked;
+};
+
+static int nested_noop(void *payload, uintptr_t id, const mdt_idmap_module_info *info,
+                       const char *path)
+{
+    (void)payload, (void)id, (void)info, (void)path;
+    return 0;
+}
+
+static int nested_calls(void *payload, uintptr_t id, const mdt_idmap_module_info *info,
+                        const char *path)
+{
+    struct nested *n = payload;
+    mdt_idmap_class_info ci;
+    mdt_idmap_stats st;
+    (void)id, (void)info, (void)path;
+    n->walked++;
+    n->fetch_miss = mdt_idmap_class_fetch(n->m, &ci, NULL, 0, 0x1000);
+    n->fetch_hit = mdt_idmap_class_fetch(n->m, &ci, NULL, 0, 0x100);
+    n->load = load_class(n->m, 0x2000, MOD, 0x02000005, 0, NULL, 50);
+    n->each = mdt_idmap_module_each(n->m, nested_noop, NULL, NULL);
+    mdt_idmap_synchronize(n->m);
+    mdt_idmap_set_miss(n->m, NULL, NULL);
+    mdt_idmap_stats_get(n->m, &st);
+    return 0;
+}
+
+START_TEST(calls_inside_module_walk_fail_instead_of_deadlocking)
+{
+    uint64_t seq = 100;
+    mdt_idmap *m = NULL;
+    mdt_idmap_options o = {0};
+    mdt_idmap_class_info ci;
+    o.miss = on_miss;
+    o.miss_payload = &seq;
+    ck_assert_int_eq(mdt_idmap_new(&m, &o), 0);
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_class(m, 0x100, MOD, 0x02000002, 0, NULL, 2), 0);
+    struct nested n = {m, 0, 0, 0, 0, 0};
+    miss_calls = 0;
+    ck_assert_int_eq(mdt_idmap_module_each(m, nested_calls, &n, NULL), 0);
+    ck_assert_int_eq(n.walked, 1);
+    ck_assert_int_eq(n.fetch_miss, MDT_EINVAL);
+    ck_assert_int_eq(miss_calls, 0);
+    ck_assert_int_eq(n.fetch_hit, 0);
+    ck_assert_int_eq(n.load, MDT_EINVAL);
+    ck_assert_int_eq(n.each, MDT_EINVAL);
+    ck_assert(!class_known(m, 0x2000, 0));
+    /* Outside the walk all of it works, and the miss callback is still set. */
+    ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x1000), 0);
+    ck_assert_int_eq(miss_calls, 1);
+    ck_assert_int_eq(load_class(m, 0x2000, MOD, 0x02000005, 0, NULL, 50), MDT_IDMAP_APPLIED);
     mdt_idmap_free(m);
 }
 END_TEST
@@ -1044,5 +1122,10 @@ Suite *suite(void)
     tcase_add_test(tc, large_tables_get_huge_page_advice);
     tcase_add_test(tc, packed_records_round_trip);
     suite_add_tcase(s, tc);
+    /* Guest rules (issue 16); short timeouts: a deadlock is the failure. */
+    TCase *guest = tcase_create("guest");
+    tcase_set_timeout(guest, 20);
+    tcase_add_test(guest, calls_inside_module_walk_fail_instead_of_deadlocking);
+    suite_add_tcase(s, guest);
     return s;
 }

@@ -11,7 +11,7 @@ EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/c
 # run with.
 TESTS += tests/profiler/handler.sh
 EXTRA_DIST += tests/profiler/handler.sh
-check_LTLIBRARIES = tests/profiler/libmdprofile_probe.la tests/profiler/libmdpinterpose.la
+check_LTLIBRARIES += tests/profiler/libmdprofile_probe.la tests/profiler/libmdpinterpose.la
 tests_profiler_libmdprofile_probe_la_SOURCES = $(MDP_CLR_SOURCES) $(profiler_libmdpcore_la_SOURCES)
 tests_profiler_libmdprofile_probe_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_HANDLER_PROBE
 tests_profiler_libmdprofile_probe_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(AX_PTHREAD_CFLAGS)

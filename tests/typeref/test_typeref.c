@@ -4,6 +4,8 @@
  * Multi* fixtures, and the whole Mono 4.5 framework. */
 #include <check.h>
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -820,6 +822,60 @@ START_TEST(modset_add_remove_lookup_order)
 }
 END_TEST
 
+/* Issue 16: snapshots retired while readers acquire views without pause
+ * are still freed. Two threads acquire and release views in a loop that
+ * never stops while this one changes the set 3,000 times; after each
+ * change the snapshots still held (mdt_modset_reclaim) stay few: at most
+ * one per reader holding a view, plus the two epochs a retired snapshot
+ * waits for. */
+struct spin_readers {
+    mdt_modset *set;
+    _Atomic int stop;
+    _Atomic unsigned long acquired;
+};
+
+static void *spin_reader(void *arg)
+{
+    struct spin_readers *r = arg;
+    unsigned long n = 0;
+    while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+        mdt_modview *v = mdt_modset_acquire(r->set);
+        n += mdt_modview_count(v) + 1;
+        mdt_modview_release(v);
+    }
+    atomic_fetch_add(&r->acquired, n);
+    return NULL;
+}
+
+START_TEST(retired_snapshots_bounded_under_constant_readers)
+{
+    struct fx *f = fx_new();
+    struct spin_readers r = {f->set, 0, 0};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, spin_reader, &r), 0);
+    size_t most = 0;
+    for (uintptr_t i = 1; i <= 3000; i++) {
+        mdt_module_desc d = {.id = i, .name = "M"};
+        ck_assert_int_eq(mdt_modset_add(f->set, &d, 0), 0);
+        if (i > 1)
+            ck_assert_int_eq(mdt_modset_remove(f->set, i - 1), 0);
+        size_t held = mdt_modset_reclaim(f->set);
+        if (held > most)
+            most = held;
+    }
+    atomic_store(&r.stop, 1);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    ck_assert_uint_gt(atomic_load(&r.acquired), 3000);
+    ck_assert_msg(most <= 6, "up to %zu retired snapshots held at once", most);
+    /* With the readers gone, two reclaims free everything retired. */
+    mdt_modset_reclaim(f->set);
+    ck_assert_uint_eq(mdt_modset_reclaim(f->set), 0);
+    fx_free(f);
+}
+END_TEST
+
 START_TEST(modset_add_many_all_or_nothing)
 {
     struct fx *f = fx_new();
@@ -1182,6 +1238,7 @@ Suite *suite(void)
     t = tcase_create("modset");
     tcase_add_test(t, modset_add_remove_lookup_order);
     tcase_add_test(t, modset_add_many_all_or_nothing);
+    tcase_add_test(t, retired_snapshots_bounded_under_constant_readers);
     tcase_add_test(t, modset_change_invalidates_cache);
     tcase_add_test(t, modset_update_replaces_in_one_change);
     tcase_add_test(t, mirror_follows_the_idmap);

@@ -1,13 +1,20 @@
 /* Opening images and reading their headers, streams and identity, on real
  * framework assemblies and on the corpus of unusual files. */
 #include <check.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <talloc.h>
+#include <unistd.h>
 
 #include <mdtools/mdtools.h>
 
 #include "paths.h"
+#include "walk.h"
 
 static mdt_image *open_rel(void *ctx, const char *rel)
 {
@@ -319,6 +326,102 @@ START_TEST(mapped_dump_reads_like_the_file)
 }
 END_TEST
 
+/* A temporary copy of a fixture; the caller unlinks it. */
+static void copy_to_temp(const char *rel, char *tmp, size_t n)
+{
+    char p[1024];
+    snprintf(tmp, n, "%s/mdt-trunc-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    int out = mkstemp(tmp);
+    ck_assert_int_ge(out, 0);
+    FILE *in = fopen(src_path(p, sizeof p, rel), "rb");
+    ck_assert_ptr_nonnull(in);
+    char buf[4096];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof buf, in)) > 0)
+        ck_assert_int_eq(write(out, buf, k), (ssize_t)k);
+    fclose(in);
+    close(out);
+}
+
+/* Issue 16: a file truncated while its image is open must not take the
+ * process down. Opened with the default flags, the image holds its own
+ * bytes: every row, cell and heap entry reads as before the truncation. */
+START_TEST(truncated_file_reads_as_opened)
+{
+    void *ctx = talloc_new(NULL);
+    char tmp[1024];
+    mdt_image *img = NULL;
+    walk_stats before, after;
+    copy_to_temp("data/Everything.dll", tmp, sizeof tmp);
+    ck_assert_int_eq(mdt_image_open_file(ctx, &img, tmp, 0), 0);
+    ck_assert_int_eq(truncate(tmp, 0), 0);
+    walk_image(img, &after);
+    ck_assert_int_eq(unlink(tmp), 0);
+    mdt_image *ref = open_rel(ctx, "data/Everything.dll");
+    walk_image(ref, &before);
+    ck_assert_uint_gt(after.cells, 1000);
+    ck_assert_uint_eq(after.cells_ok, before.cells_ok);
+    ck_assert_uint_eq(after.string_bytes, before.string_bytes);
+    ck_assert_uint_eq(after.blob_bytes, before.blob_bytes);
+    ck_assert_uint_eq(after.errors, 0);
+    /* MDT_OPEN_COPY says the same for a file. */
+    copy_to_temp("data/Everything.dll", tmp, sizeof tmp);
+    ck_assert_int_eq(mdt_image_open_file(ctx, &img, tmp, MDT_OPEN_COPY), 0);
+    ck_assert_int_eq(truncate(tmp, 0), 0);
+    walk_image(img, &after);
+    ck_assert_uint_eq(after.cells_ok, before.cells_ok);
+    ck_assert_int_eq(unlink(tmp), 0);
+    talloc_free(ctx);
+}
+END_TEST
+
+/* The risk image.h states for MDT_OPEN_MAP is real: the same sequence on a
+ * mapped file kills the process that reads (here a child). */
+START_TEST(truncated_mapped_file_kills_the_reader)
+{
+    char tmp[1024];
+    copy_to_temp("data/Everything.dll", tmp, sizeof tmp);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        mdt_image *img = NULL;
+        walk_stats st;
+        if (mdt_image_open_file(NULL, &img, tmp, MDT_OPEN_MAP) != 0 || truncate(tmp, 0) != 0)
+            _exit(3);
+        walk_image(img, &st);
+        _exit(0);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    unlink(tmp);
+    /* SIGBUS, or a sanitizer's report of it and a failing exit. */
+    ck_assert_msg((WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) ||
+                      (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3),
+                  "the reader of a truncated mapping survived (status 0x%x)", status);
+}
+END_TEST
+
+START_TEST(open_flags_are_checked)
+{
+    char p[1024];
+    mdt_image *img = (mdt_image *)p;
+    uint8_t b[4] = {'B', 'S', 'J', 'B'};
+    src_path(p, sizeof p, "data/Everything.dll");
+    ck_assert_int_eq(mdt_image_open_file(NULL, &img, p, MDT_OPEN_COPY | MDT_OPEN_MAP), MDT_EINVAL);
+    ck_assert_ptr_null(img);
+    ck_assert_int_eq(mdt_image_open_file(NULL, &img, p, 1u << 7), MDT_EINVAL);
+    ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "b", b, 4, MDT_OPEN_MAP), MDT_EINVAL);
+    ck_assert_int_eq(mdt_image_open_mapped(NULL, &img, "b", b, 4, MDT_OPEN_MAP), MDT_EINVAL);
+    ck_assert_int_eq(mdt_image_open_file(NULL, &img, p, MDT_OPEN_MAP), 0);
+    size_t len;
+    struct stat st;
+    ck_assert_int_eq(stat(p, &st), 0);
+    mdt_image_bytes(img, &len);
+    ck_assert_uint_eq(len, (size_t)st.st_size);
+    mdt_image_close(img);
+}
+END_TEST
+
 START_TEST(mixed_mode_native_entry_point)
 {
     void *ctx = talloc_new(NULL);
@@ -520,6 +623,9 @@ Suite *suite(void)
     tcase_add_test(tc, unaligned_metadata_reads);
     tcase_add_test(tc, virtual_section_bytes_read_as_zero);
     tcase_add_test(tc, mapped_dump_reads_like_the_file);
+    tcase_add_test(tc, truncated_file_reads_as_opened);
+    tcase_add_test(tc, truncated_mapped_file_kills_the_reader);
+    tcase_add_test(tc, open_flags_are_checked);
     tcase_add_test(tc, mixed_mode_native_entry_point);
     tcase_add_test(tc, column_reads_equal_row_reads);
     tcase_add_test(tc, column_reads_check_range_and_kind);

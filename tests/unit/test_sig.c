@@ -81,6 +81,20 @@ START_TEST(nested_generic_typedef_names)
                      "System.Collections.Generic.Dictionary+Enumerator");
     ck_assert_str_eq(name_of(ctx, img, found, MDT_STYLE_IL),
                      "System.Collections.Generic.Dictionary`2/Enumerator");
+    /* Only TypeDef tokens have an enclosing type: the same row as a
+     * MethodDef, a TypeRef or a nil token is not that nested TypeDef, and a
+     * row past the table is not any. */
+    uint32_t enc = 1;
+    ck_assert_int_eq(mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_MethodDef, MDT_TOKEN_RID(found)),
+                                           &enc),
+                     MDT_EINVAL);
+    ck_assert_uint_eq(enc, 0);
+    ck_assert_int_eq(mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeRef, MDT_TOKEN_RID(found)),
+                                           &enc),
+                     MDT_EINVAL);
+    ck_assert_int_eq(mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, 0), &enc), MDT_EINVAL);
+    ck_assert_int_eq(mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, 0xFFFFFF), &enc),
+                     MDT_ENOTFOUND);
     talloc_free(ctx);
 }
 END_TEST

@@ -16,10 +16,36 @@
  * the seq taken just *before* the enumeration was generated. For each ID the
  * newest information wins: a load or unload whose seq is older than what the
  * map already knows about that ID is ignored (MDT_IDMAP_SUPERSEDED), and so
- * is an item that names a module, class or AppDomain unloaded at or after its
- * seq. Repeats are harmless (MDT_IDMAP_DUPLICATE). Unloads of IDs never seen
- * leave a small tombstone so that a late, older enumeration item cannot bring
- * them back; mdt_idmap_retire() drops tombstones older than a watermark.
+ * is an item that names a module, class, AppDomain or assembly unloaded at or
+ * after its seq. Repeats are harmless (MDT_IDMAP_DUPLICATE). Unloads of IDs
+ * never seen leave a small tombstone so that a late, older enumeration item
+ * cannot bring them back; mdt_idmap_retire() drops tombstones older than a
+ * watermark.
+ *
+ * The attach rules, from "CLR V4: Profiler Attach Part 2" (an event wins
+ * over an enumeration generated before it; an ID may be reported twice):
+ * - an unload at t takes what was applied with seq <= t (the record and,
+ *   recursively, the records and code ranges that name it) and leaves what
+ *   was applied with seq > t, which describes what lives after the unload;
+ * - an item refused because something it names was unloaded at u >= its
+ *   seq described a thing that died in that unload: its ID is unloaded at
+ *   u too (a tombstone, or the end of an older incarnation), so the other
+ *   items of the same enumeration that name it are refused as well, in
+ *   whichever order they come (when the named ID was unloaded more than
+ *   once since, the map knows only the last unload, and refuses items up
+ *   to it: an ID left unknown, never a dead one answered);
+ * - a code range is news of its function at its seq (the runtime answered
+ *   GetCodeInfo for it then), so mdt_idmap_code_add() raises the
+ *   function's seq as a duplicate load would: a late unload older than the
+ *   range then gives the function a new incarnation, which keeps the
+ *   ranges added after the unload;
+ * - removed code leaves a tombstone: a code_add older than the removal
+ *   that overlaps the removed range is refused;
+ * - a load with the same content is a duplicate; it fills in fields the
+ *   record lacks (a zero prim, a missing owning class, module path, MVID,
+ *   AppDomain, assembly, identity), keeping the incarnation. A field that
+ *   differs from a known non-zero value, prim included, is other content:
+ *   newer, it starts a new incarnation; older, it is refused.
  *
  * Generations. Each incarnation of an ID has a generation (the seq of the
  * event that created it) reported by every lookup. A caller that stores an ID
@@ -43,7 +69,10 @@
  * including one that interrupted a writer on the same thread. Memory a
  * reader may still see is freed only after every reader that could see it
  * has left (see libmdtools/tokens/README.md). A thread's first lookup takes
- * it a reader slot (a few atomic operations, still async-signal-safe);
+ * it a reader slot (a few atomic operations, still async-signal-safe; the
+ * library uses no static TLS, so it loads with dlopen() whatever TLS the
+ * process has used, and lookups touch no thread-local storage, so a
+ * handler never makes the dynamic loader allocate);
  * writers use membarrier(2) where the kernel has it so that lookups need no
  * atomic read-modify-write or fence (MDT_IDMAP_FENCED=1 in the environment
  * at mdt_idmap_new() selects the fenced readers used without it). A lookup
@@ -228,7 +257,8 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts);
  * Async-signal-safe: no. */
 void mdt_idmap_free(mdt_idmap *map);
 
-/* Set or clear (fn NULL) the miss callback.
+/* Set or clear (fn NULL) the miss callback. Does nothing when called from
+ * an mdt_idmap_module_each() callback (the error record says so).
  * Thread-safety: a writer call. Async-signal-safe: no. */
 void mdt_idmap_set_miss(mdt_idmap *map, mdt_idmap_miss_fn fn, void *payload);
 
@@ -240,8 +270,10 @@ uint64_t mdt_idmap_next_seq(mdt_idmap *map);
 /* ---- Writers: modules, AppDomains, assemblies ------------------------- */
 /* All writer calls: thread-safety: any thread, serialized internally;
  * async-signal-safe: no (they lock a mutex and allocate). Errors:
- * MDT_EINVAL (id 0, NULL info, seq 0 or >= 2^63, bad shape), MDT_ENOMEM (the
- * record is unchanged; an index may lack it). */
+ * MDT_EINVAL (id 0, NULL info, seq 0 or >= 2^63, bad shape; or the calling
+ * thread holds the map's mutex, i.e. the call comes from an
+ * mdt_idmap_module_each() callback: detected, never a deadlock),
+ * MDT_ENOMEM (the record is unchanged; an index may lack it). */
 
 /* ModuleLoadFinished (or an EnumModules item, with the enumeration's seq).
  * A load that conflicts with a live record (different MVID, image,
@@ -274,7 +306,9 @@ int mdt_idmap_assembly_unload(mdt_idmap *map, uintptr_t assembly, uint64_t seq);
 
 /* ClassLoadFinished / GetClassIDInfo2 answer. `info->args` (nargs ClassIDs)
  * is copied. Rejected (SUPERSEDED) when its module or a type argument was
- * unloaded at or after `seq`. Type arguments the map does not know are kept
+ * unloaded at or after `seq` (the class then counts as unloaded with it).
+ * A prim given for a record without one is filled in; a different non-zero
+ * prim is a different class. Type arguments the map does not know are kept
  * as IDs: their own unload takes this class along, but the unload of their
  * (unknown) module cannot.
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
@@ -300,14 +334,23 @@ int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t se
 
 /* Record that [start, start + size) holds code of the *live* function
  * `function_id` (GetCodeInfo2). Older ranges overlapping it are replaced
- * (the memory was reused); a newer overlapping range makes this SUPERSEDED.
- * The range goes away with its function. Errors: MDT_ENOTFOUND when the
- * function is not live in the map, MDT_EINVAL for size 0 or overflow.
+ * (the memory was reused); a newer overlapping range, or code removed there
+ * at or after `seq` (mdt_idmap_code_remove), makes this SUPERSEDED. The
+ * call also raises the function's newest seq to `seq` (see the attach
+ * rules above). The range goes away with its function's incarnation, in
+ * an unload at or after `seq`. Errors: MDT_ENOTFOUND when the function is
+ * not live in the map, MDT_EINVAL for size 0 or overflow.
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
                        uint64_t seq);
 
-/* Forget the range starting at `start` (code freed, e.g. after ReJIT).
+/* Forget the range starting at `start` (code freed, e.g. after ReJIT). It
+ * leaves a tombstone over the range (over `start` alone when the map knows
+ * no range there: then APPLIED, or DUPLICATE when a tombstone at least as
+ * new covers it) so that a code_add generated before it cannot bring the
+ * code back; tombstones that overlap merge into one with the newest seq
+ * (which may refuse an older code_add next to the freed range: unknown,
+ * never dead code); mdt_idmap_retire() drops them with the others.
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq);
 
@@ -316,7 +359,8 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq);
 /* Wait until every lookup that started before this call has finished, then
  * free memory unlinked before it. After mdt_idmap_module_unload() +
  * mdt_idmap_synchronize(), no thread is still reading an answer about the
- * unloaded IDs from the map.
+ * unloaded IDs from the map. Does nothing when called from an
+ * mdt_idmap_module_each() callback (the error record says so).
  * Thread-safety: a writer call. Async-signal-safe: no (it waits). */
 void mdt_idmap_synchronize(mdt_idmap *map);
 
@@ -364,9 +408,14 @@ typedef int (*mdt_idmap_module_visit_fn)(void *payload, uintptr_t module_id,
 
 /* Call fn for every live module, in no particular order, with the writer
  * mutex held: the walk sees one consistent state, and *changes (may be
- * NULL) is set to the mdt_idmap_module_changes() value of that state. fn
- * must not call writer functions of this map. Returns 0, fn's non-zero
- * return, or MDT_EINVAL (map or fn NULL).
+ * NULL) is set to the mdt_idmap_module_changes() value of that state.
+ * Lookups from fn are fine. What would take the mutex again on this thread
+ * is detected (the mutex knows its owner) and refused instead of waiting
+ * forever: writer calls and mdt_idmap_module_each() return MDT_EINVAL, a
+ * *_fetch() that misses returns MDT_EINVAL without calling the miss
+ * callback, mdt_idmap_set_miss(), mdt_idmap_synchronize() and
+ * mdt_idmap_stats_get() do nothing (stats read as zero). Returns 0, fn's
+ * non-zero return, or MDT_EINVAL (map or fn NULL, or called from fn).
  * Thread-safety: a writer call. Async-signal-safe: no. */
 int mdt_idmap_module_each(mdt_idmap *map, mdt_idmap_module_visit_fn fn, void *payload,
                           uint64_t *changes);
@@ -410,16 +459,18 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
  * generics formatter: at most `cap` nodes are written, *count is set to the
  * number the whole tree needs (nesting is cut at 32 levels: deeper arguments
  * become UNKNOWN nodes). Errors: MDT_ENOTFOUND (the root is not known),
- * MDT_EINVAL. Async-signal-safe: yes. */
+ * MDT_EUNSUPPORTED (the tree has more than 4096 nodes, which bounds a
+ * signal handler's work: *count is then 4096 and the first min(cap, 4096)
+ * nodes are written), MDT_EINVAL. Async-signal-safe: yes. */
 int mdt_idmap_class_describe(const mdt_idmap *map, mdt_idmap_type_node *nodes, size_t cap,
                              size_t *count, uintptr_t class_id, uint64_t gen);
 
 /* Write the portable descriptor of NAMES.md ("mvid:0xTOKEN<...>", primitive
  * names for classes marked prim, "__Canon", "T[]", "T[N]", "T*", "T&") into
  * buf (NUL-terminated, cut to len - 1 bytes). Returns the full length (as
- * snprintf does), or MDT_ENOTFOUND when the class, a type argument or a
- * module's MVID is not known, MDT_EUNSUPPORTED past 32 levels of nesting,
- * MDT_EINVAL. Async-signal-safe: yes. */
+ * snprintf does, at most INT32_MAX), or MDT_ENOTFOUND when the class, a
+ * type argument or a module's MVID is not known, MDT_EUNSUPPORTED past 32
+ * levels of nesting or 4096 nodes, MDT_EINVAL. Async-signal-safe: yes. */
 int mdt_idmap_class_descriptor(const mdt_idmap *map, char *buf, size_t len, uintptr_t class_id,
                                uint64_t gen);
 
@@ -444,8 +495,11 @@ int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map,
 
 /* ---- Readers with lazy catch-up --------------------------------------- */
 /* As the lookups above (gen 0), but on a miss call the miss callback once
- * and look again. Async-signal-safe: NO (the callback calls the runtime and
- * the writers). Thread-safety: any thread. */
+ * and look again. A miss on a thread that holds the map's mutex (inside an
+ * mdt_idmap_module_each() callback, where the callback's writer calls could
+ * never lock it) returns MDT_EINVAL and calls nothing. Async-signal-safe: NO
+ * (the callback calls the runtime and the writers). Thread-safety: any
+ * thread. */
 int mdt_idmap_module_fetch(mdt_idmap *map, mdt_idmap_module_info *out, uintptr_t module_id);
 int mdt_idmap_class_fetch(mdt_idmap *map, mdt_idmap_class_info *out, uintptr_t *args_buf,
                           uint32_t args_cap, uintptr_t class_id);

@@ -6,10 +6,22 @@
  * the structure once (ECMA-335 II.25 and II.24); afterwards the image is
  * immutable and any thread may read it without locks.
  *
- * Ownership: the image is a talloc child of mem_ctx; freeing it unmaps the
- * file. Pointers returned into the image are borrowed and live as long as
- * the image. An image opened on a caller's buffer borrows it: the buffer
- * must outlive the image. */
+ * Ownership: the image is a talloc child of mem_ctx; freeing it frees its
+ * copy of the file (or unmaps it). Pointers returned into the image are
+ * borrowed and live as long as the image. An image opened on a caller's
+ * buffer borrows it: the buffer must outlive the image.
+ *
+ * Files are read into memory by default, never left mapped: if another
+ * process truncates a mapped file, the next read of a page past the new end
+ * raises SIGBUS, which kills the process unless it handles that signal, and
+ * a library inside someone else's process (a profiler) must never let
+ * input do that. Reading costs a private copy of every byte (memory, and
+ * the time of the copy: bench/README.md has the figure for the Mono
+ * framework). MDT_OPEN_MAP maps instead (MAP_PRIVATE, read-only): pages
+ * are shared with the page cache and only those read are loaded, at the
+ * risk above. Use it only for files nothing will truncate while the image
+ * is open (your own build output, a read-only file system), in a process
+ * of your own. */
 #ifndef MDTOOLS_IMAGE_H
 #define MDTOOLS_IMAGE_H
 
@@ -32,15 +44,27 @@ enum mdt_image_kind {
 };
 
 enum mdt_open_flags {
-    MDT_OPEN_COPY = 1u << 0 /* buffer opens: copy the bytes, don't borrow */
+    /* The image holds its own copy of the bytes. Buffer and mapped opens:
+     * copy instead of borrowing. Files: read into memory, which is also
+     * what 0 does (the flag only states it; with MDT_OPEN_MAP it is
+     * MDT_EINVAL). */
+    MDT_OPEN_COPY = 1u << 0,
+    /* Files only: map the file instead of reading it. A truncation of the
+     * file by anyone while the image is open makes reads raise SIGBUS (see
+     * above). MDT_EINVAL for buffer and mapped opens. */
+    MDT_OPEN_MAP = 1u << 1
 };
 
-/* Open a file with mmap; its kind is detected from the first bytes (MZ,
- * "\0asm", "WbIL", "BSJB"). Errors: MDT_EIO, MDT_ENOTDOTNET, MDT_EBADIMAGE,
- * MDT_ETRUNC, MDT_ENOMEM, MDT_EUNSUPPORTED. */
+/* Open a file: read into memory (or mapped, with MDT_OPEN_MAP); its kind
+ * is detected from the first bytes (MZ, "\0asm", "WbIL", "BSJB"). A file
+ * that shrinks while it is read is opened as the bytes that were there.
+ * Errors: MDT_EINVAL (NULL argument, unknown flags, MDT_OPEN_COPY with
+ * MDT_OPEN_MAP), MDT_EIO, MDT_ENOTDOTNET, MDT_EBADIMAGE, MDT_ETRUNC,
+ * MDT_ENOMEM, MDT_EUNSUPPORTED. */
 int mdt_image_open_file(void *mem_ctx, mdt_image **out, const char *path, unsigned flags);
 /* Open bytes holding a file layout (any kind, detected). `name` appears in
- * error messages (may be NULL). */
+ * error messages (may be NULL). Flags: 0 (borrow) or MDT_OPEN_COPY; any
+ * other bit is MDT_EINVAL. */
 int mdt_image_open_buffer(void *mem_ctx, mdt_image **out, const char *name, const void *data,
                           size_t len, unsigned flags);
 /* Open a PE image already mapped by a loader: `base` is the module's load

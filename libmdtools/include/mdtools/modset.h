@@ -27,8 +27,12 @@
  * it. Writers (add, remove, reclaim) serialize on a mutex inside the set,
  * build a new snapshot and publish it atomically; a snapshot is reclaimed
  * once no reader holds it (memory of a released snapshot is given back by
- * the next writer call or by mdt_modset_reclaim()). Caches of resolution
- * results belong to a snapshot, so any change of the set invalidates them.
+ * the next writer call or by mdt_modset_reclaim()), also while readers
+ * acquire views without pause: the snapshots a set holds are the ones
+ * readers hold plus at most two. To keep that bound a writer may wait a
+ * moment for readers that are inside mdt_modset_acquire() (a few
+ * instructions); readers never wait. Caches of resolution results belong
+ * to a snapshot, so any change of the set invalidates them.
  *
  * Thread safety, exactly:
  * - mdt_modset_acquire, mdt_modview_release, and every mdt_modview_* call
@@ -51,7 +55,15 @@
  * module's removal and every view that contains it, i.e. until the next
  * writer call after the last such view was released); with
  * MDT_MODSET_OWN_IMAGE the set takes the image (talloc_steal) and frees it
- * when that moment comes. Strings in mdt_module_info are borrowed from the
+ * when that moment comes. talloc is not thread-safe, and the steal changes
+ * the image's old parent as well as the set: while the writer call that
+ * takes an image runs, no other thread may allocate on, free or steal
+ * anything in the talloc tree the image was in (its parent, its siblings,
+ * the image itself) or the set's tree. Afterwards the image is the set's:
+ * the caller must not free or steal it, and reads it only through a view
+ * that contains it (or while it knows no writer call can reclaim it). The
+ * writer call or mdt_modset_reclaim() that frees it is under the same rule
+ * for the set's tree. Strings in mdt_module_info are borrowed from the
  * view (names, paths) or the image (identity) and live as long as the view. */
 #ifndef MDTOOLS_MODSET_H
 #define MDTOOLS_MODSET_H

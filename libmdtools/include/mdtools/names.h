@@ -108,7 +108,10 @@ int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *typedef_to
  * a row that does not exist or cannot be read. */
 int mdt_token_owner(const mdt_image *img, uint32_t token, uint32_t *owner);
 
-/* The enclosing TypeDef of a nested TypeDef, or 0 when not nested. */
+/* The enclosing TypeDef of a nested TypeDef (ECMA-335 II.22.32), or 0 when
+ * not nested; *enclosing is 0 on failure. Errors: MDT_EINVAL (not a TypeDef
+ * token, or row 0), MDT_ENOTFOUND (no such row), the located error of an
+ * unreadable NestedClass row. */
 int mdt_typedef_enclosing(const mdt_image *img, uint32_t typedef_token, uint32_t *enclosing);
 
 /* The TypeDef named `name` (len bytes) in reflection syntax without an

@@ -103,6 +103,11 @@ int mdt_table_by_name(const char *name);
 int mdt_column_by_name(unsigned table, const char *name);
 const mdt_coded_schema *mdt_coded_schema_get(unsigned ci);
 
+/* Rows 1..n of `table` whose bytes lie inside the tables stream (the others
+ * fail with MDT_ETRUNC). A damaged image may declare up to 0xFFFFFF rows in
+ * a few bytes: size anything per row by this count, never by the declared
+ * one, so that memory stays bounded by the input. */
+uint32_t mdt_table_rows_present(const mdt_image *img, unsigned table);
 /* Bytes per row as laid out in this image, 0 if absent. */
 uint32_t mdt_table_row_size(const mdt_image *img, unsigned table);
 /* Width in bytes (2 or 4, 1 for U8) of a column in this image. */
@@ -366,7 +371,10 @@ int mdt_find_next(mdt_find *f, uint32_t *rid);
 /* Encode a token as the coded index value `ci` would store, or fail with
  * MDT_EINVAL when the token's table is not part of that coded index. */
 int mdt_coded_encode(unsigned ci, uint32_t token, uint32_t *value);
-/* Decode a stored coded index value into a token (no range check). */
+/* Decode a stored coded index value into a token. No check against an
+ * image's row counts (mdt_row_token does that); MDT_EBADIMAGE when the tag
+ * names no table or the row does not fit a token's 24 bits, MDT_EINVAL for
+ * an unknown `ci`. Touches no error record. */
 int mdt_coded_decode(unsigned ci, uint32_t value, uint32_t *token);
 
 #ifdef __cplusplus

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Every fuzz harness replayer and trace replayer finds its inputs by
+# itself: each runs here from / with MDT_TOP_SRCDIR unset, as someone
+# reproducing a finding would run it, and must pass. (The programs know
+# the source tree they were configured from; the scripts, their own
+# directory.) MDT_BUILDDIR (set by make check, default .) says only where
+# the programs are.
+bld=$(cd "${MDT_BUILDDIR:-.}" && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+passed=0
+failed=0
+for run in "$bld/tests/fuzz/fuzz_image_replay" "$bld/tests/generics/fuzz_sig_replay" \
+    "$bld/tests/typeref/fuzz_resolve_replay" "$top/tests/idmap/run-traces.sh"; do
+    name=${run#"$bld/"}
+    name=${name#"$top/"}
+    if out=$(cd / && env -u MDT_TOP_SRCDIR MDT_BUILDDIR="$bld" "$run" 2>&1); then
+        passed=$((passed + 1))
+        echo "ok $name: $(printf '%s\n' "$out" | tail -n 1)"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name, run from / without MDT_TOP_SRCDIR:"
+        printf '%s\n' "$out" | tail -n 5
+    fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
