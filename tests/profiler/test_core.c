@@ -8,6 +8,7 @@
  * name and IL map). Runs under ASan+UBSan; needs no valgrind. */
 #define _GNU_SOURCE
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -455,8 +456,44 @@ START_TEST(test_records_sorted_without_names)
     snprintf(want, sizeof want, "\nstack 5 %s:0x06000037\nstack 1 stub\n#stats samples=6 ", e.mvid);
     ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
     ck_assert_ptr_null(strchr(log, '\t'));
+    /* no core library loaded: the header names no framework folder */
+    ck_assert_msg(!strstr(log, "framework="), "%s", log);
     mdp_core_free(core);
     unlink(e.log);
+    munmap(e.file, e.file_len);
+}
+END_TEST
+
+/* The header names the folder the core library was loaded from, encoded so
+ * that the value holds no space; the first core library wins. */
+START_TEST(test_header_names_the_framework_folder)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    load_everything(&e, core); /* not a core library */
+    int fd = open(MONO_45_DIR "/mscorlib.dll", O_RDONLY);
+    ck_assert_msg(fd >= 0, "%s/mscorlib.dll: %s (Mono is a test dependency)", MONO_45_DIR, strerror(errno));
+    struct stat st;
+    fstat(fd, &st);
+    void *lib = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    ck_assert_ptr_ne(lib, MAP_FAILED);
+    mdp_module_desc d = {.base = lib, .path = "/opt/dot net/100%/fw/mscorlib.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 1, &d), 0);
+    mdp_module_desc d2 = {.base = lib, .path = "/elsewhere/mscorlib.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 2, &d2), 0);
+    ck_assert_int_eq(mdp_core_finish(core), 0);
+    char *log = slurp(e.log);
+    char *nl = strchr(log, '\n');
+    ck_assert_ptr_nonnull(nl);
+    *nl = 0;
+    ck_assert_msg(strstr(log, " framework=/opt/dot%20net/100%25/fw") && !strstr(log, "elsewhere") &&
+                      strchr(log, '\0') == strstr(log, " framework=") + strlen(" framework=/opt/dot%20net/100%25/fw"),
+                  "%s", log);
+    mdp_core_free(core);
+    unlink(e.log);
+    munmap(lib, (size_t)st.st_size);
     munmap(e.file, e.file_len);
 }
 END_TEST
@@ -475,6 +512,7 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_records_sorted_without_names);
+    tcase_add_test(t, test_header_names_the_framework_folder);
     suite_add_tcase(s, t);
     return s;
 }
