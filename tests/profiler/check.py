@@ -223,7 +223,7 @@ def mode_names(log, exp):
     seen = check_names(log, names, mvids, "names")
     s = log.stats or {}
     for n in sorted(names):
-        if "::Work<" in n[1] or "::Deep<" in n[1] or n[1].endswith("::Spin") or n[1].endswith("::Leaf"):
+        if re.search(r"::(Work|Deep|Mix)<|::(Spin|Leaf)$|^Mdp\.Work\.Gen\+Plain<.*>::Run$", n[1]):
             ok(seen[n] > 0, "sampled: %s (%d)" % (n[1], seen[n]))
     # The caller of a leaf without a frame of its own is not skipped.
     leaf = mid = 0
