@@ -9,15 +9,22 @@
     check.py alloc   LOG EXPECTED   alloc mode: exact counts per type
     check.py format  LOG            the format alone
 
+With "--assemblies DIR..." at the end (the test programs' build outputs),
+the log is also resolved offline with `mdinspect batch` and every name
+checked against reflection's (offline.py).
+
 EXPECTED holds "FRAME NAME" per method instantiation the program ran (the
 log's frame text without an IL offset, and the name normalised as
 data/profiler/README.md says, both from reflection) and "# key value"
 facts.
 Every check prints a line; the last line is "N passed, M failed" and the
 exit status is 1 when something failed."""
+import os
 import re
 import sys
 from collections import Counter, defaultdict
+
+import offline
 
 HEX32 = r"[0-9a-f]{32}"
 PRIM = r"(?:I1|U1|I2|U2|I4|U4|I8|U8|R4|R8|I|U|CHAR|BOOLEAN|STRING|OBJECT|VOID|TYPEDBYREF|__Canon)"
@@ -104,6 +111,7 @@ class Log:
         self.header = {}
         self.stats = None
         self.records = []  # (kind, count, bytes, frames, names)
+        self.items = []  # every line in order: (kind, line, count, bytes, frames)
         self.errors = []
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().split("\n")
@@ -115,8 +123,10 @@ class Log:
         for kv in lines[0].split(" ")[2:]:
             k, _, v = kv.partition("=")
             self.header[k] = v
+        self.items.append(("header", lines[0], 0, 0, []))
         for n, line in enumerate(lines[1:], 2):
             if line.startswith("#stats"):
+                self.items.append(("stats", line, 0, 0, []))
                 if self.stats is not None:
                     self.errors.append("line %d: a second #stats line" % n)
                 self.stats = {k: int(v) for k, v in (kv.split("=") for kv in line.split(" ")[1:])}
@@ -124,12 +134,14 @@ class Log:
                     self.errors.append("line %d: #stats is not the last line" % n)
                 continue
             if line.startswith("#"):
+                self.items.append(("comment", line, 0, 0, []))
                 continue
             rec, _, dbg = line.partition("\t")
             parts = rec.split(" ")
             kind = parts[0]
             if kind not in ("stack", "call", "alloc") or len(parts) < 3:
                 self.errors.append("line %d: malformed record" % n)
+                self.items.append(("malformed", line, 0, 0, []))
                 continue
             count = int(parts[1])
             nbytes = 0
@@ -150,6 +162,7 @@ class Log:
             if names is not None and len(names) != len(frames):
                 self.errors.append("line %d: %d names for %d frames" % (n, len(names), len(frames)))
             self.records.append((kind, count, nbytes, frames, names))
+            self.items.append((kind, line, count, nbytes, frames))
 
 
 def check_format(log, mode):
@@ -293,18 +306,53 @@ def mode_plugins(log, exp):
        "no unnamed frames, none from code unloaded before its samples were drained (%s)" % s.get("unknown"))
 
 
+def plugins_offline(framed, facts):
+    """Both plug-ins are named Plugin: batch found each by its MVID among
+    the plug-ins' build outputs, as its source lines show (each plug-in's
+    PDB names the source file in its own project folder)."""
+    plug = dict(x.split(" ") for x in facts["plugin"])
+    for k in sorted(plug):
+        frames = [o for _, fr in framed for f, o, _ in fr if f.startswith(plug[k] + ":")]
+        where = Counter("%s %s" % (o.get("assembly"), os.path.basename(os.path.dirname(o.get("file", ""))))
+                        for o in frames)
+        ok(frames and set(where) == {"Plugin Plugin" + k},
+           "plug-in %s resolved from its own file: %d frames, assembly and source folder %s"
+           % (k, len(frames), dict(where)))
+
+
+def program_mvids(mode, facts):
+    """The modules whose every frame the program named (none in alloc
+    mode: there it named the types it counted)."""
+    if mode == "alloc":
+        return set()
+    mvids = set(facts["module"])
+    if mode == "plugins":
+        mvids |= {x.split(" ")[1] for x in facts["plugin"]}
+    return mvids
+
+
 def main():
-    if len(sys.argv) < 3:
+    argv = sys.argv[1:]
+    dirs = []
+    if "--assemblies" in argv:
+        k = argv.index("--assemblies")
+        argv, dirs = argv[:k], argv[k + 1:]
+    if len(argv) < 2 or (argv[0] != "format" and len(argv) < 3):
         print(__doc__)
         return 2
-    mode, path = sys.argv[1], sys.argv[2]
+    mode, path = argv[0], argv[1]
     log = Log(path)
     if mode == "format":
         check_format(log, log.header.get("mode", "sample"))
     else:
-        exp = read_expected(sys.argv[3])
+        exp = read_expected(argv[2])
         {"names": mode_names, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
          "alloc": mode_alloc}[mode](log, exp)
+        if dirs:
+            names, facts = exp
+            got = offline.resolve(ok, path, log, names, facts, program_mvids(mode, facts), dirs)
+            if got and mode == "plugins":
+                plugins_offline(got, facts)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
