@@ -157,7 +157,9 @@ class Log:
             if kind != "stack" and len(frames) != 1:
                 self.errors.append("line %d: %s record with %d frames" % (n, kind, len(frames)))
             for f in frames:
-                if not (valid_type(f) if kind == "alloc" else valid_frame(f)):
+                # an alloc record's type, or a special frame for a type the
+                # profiler could not describe
+                if not ((valid_type(f) or SPECIAL.match(f)) if kind == "alloc" else valid_frame(f)):
                     self.errors.append("line %d: bad frame %r" % (n, f))
             if names is not None and len(names) != len(frames):
                 self.errors.append("line %d: %d names for %d frames" % (n, len(names), len(frames)))
@@ -379,6 +381,11 @@ def mode_alloc(log, exp):
         if dbg:
             c, b = got.get((frames[0], dbg[0]), (0, 0))
             got[(frames[0], dbg[0])] = (c + count, b + nbytes)
+    # arrays of pointers: counted, honestly unnamed
+    ptrs = sum(int(x) for x in facts["undescribed"])
+    unnamed = sum(count for kind, count, _, frames, _ in log.records if frames == ["unknown:nomvid"])
+    ok(ptrs > 0 and unnamed == ptrs,
+       "arrays of pointers and function pointers: %d objects as unknown:nomvid (expected %d)" % (unnamed, ptrs))
     for fact in facts["alloc"]:
         desc, name, want = fact.split(" ")
         c, b = got.get((desc, name), (0, 0))
