@@ -413,6 +413,15 @@ static bool special(const char *s, size_t n)
     return false;
 }
 
+/* f becomes the special frame s, cached under cache k. */
+static const mdb_frame *store_special(mdb_resolver *r, int k, const char *s, size_t n, uint64_t h,
+                                      mdb_frame *f)
+{
+    f->status = MDB_SPECIAL;
+    f->name = keep(r, s, n, &f->name_len);
+    return store(r, k, s, n, h, f);
+}
+
 /* A method frame at an IL offset of a module with a PDB: the method's
  * frame with the line of that offset, cached by (method frame, offset). */
 static const mdb_frame *line_frame(mdb_resolver *r, const mdb_frame *base, uint32_t il)
@@ -467,11 +476,8 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
         return c;
     if (!(f = new_frame(r, MDB_OK)))
         return store(r, K_LOG, s, n, h, f);
-    if (special(s, n)) {
-        f->status = MDB_SPECIAL;
-        f->name = keep(r, s, n, &f->name_len);
-        return store(r, K_LOG, s, n, h, f);
-    }
+    if (special(s, n))
+        return store_special(r, K_LOG, s, n, h, f);
     /* mvid ":" token ["{" descs "}"] ["<" descs ">"] ["@" ilofs] */
     uint8_t mvid[16];
     const char *cls[MDB_MAX_FRAMES], *meth[MDB_MAX_FRAMES];
@@ -549,11 +555,8 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
         return c;
     if (!(f = new_frame(r, MDB_OK)))
         return store(r, K_TYPE, s, n, h, f);
-    if (special(s, n)) {
-        f->status = MDB_SPECIAL;
-        f->name = keep(r, s, n, &f->name_len);
-        return store(r, K_TYPE, s, n, h, f);
-    }
+    if (special(s, n))
+        return store_special(r, K_TYPE, s, n, h, f);
     if (!(tmp = talloc_new(NULL)))
         return store(r, K_TYPE, s, n, h, f);
     e = mdt_desc_parse(tmp, &d, s, n, mdb_mvid_lookup, r->a);
