@@ -3,6 +3,7 @@
 (data/profiler/Workload) says about itself.
 
     check.py names   LOG EXPECTED   sample mode, the names workload
+    check.py osr     LOG EXPECTED   the same held at tier 0 (OSR code)
     check.py attach  LOG EXPECTED   the names workload, profiled after an attach
     check.py plugins LOG EXPECTED   sample mode, two collectible plug-ins
     check.py calls   LOG EXPECTED   calls mode: exact counts
@@ -272,6 +273,21 @@ def mode_names(log, exp):
     ok(s.get("samples", 0) >= 300, "enough samples to mean something (%d)" % s.get("samples", 0))
 
 
+def mode_osr(log, exp):
+    """The names workload held at tier 0: its loops run in OSR code."""
+    mode_names(log, exp)
+    # every sampled leaf in Work, Deep, Mix or Gen+Plain.Run shows the
+    # method that really called it (all run in OSR code here)
+    leaf = right = 0
+    for kind, count, _, frames, dbg in log.records:
+        if dbg and len(dbg) > 1 and re.search(r"::(Work|Deep|Mix)<|^Mdp\.Work\.Gen\+Plain<.*>::Run$", dbg[0]):
+            leaf += count
+            if dbg[1].endswith("Program::Round") or dbg[1].endswith("Program::Worker"):
+                right += count
+    ok(leaf > 0 and right >= 0.995 * leaf,
+       "OSR frames show their real caller (Round or Worker) in %d of %d samples" % (right, leaf))
+
+
 def mode_attach(log, exp):
     mode_names(log, exp)
     s = log.stats or {}
@@ -348,7 +364,7 @@ def main():
         check_format(log, log.header.get("mode", "sample"))
     else:
         exp = read_expected(argv[2])
-        {"names": mode_names, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
+        {"names": mode_names, "osr": mode_osr, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
          "alloc": mode_alloc}[mode](log, exp)
         if dirs:
             names, facts = exp

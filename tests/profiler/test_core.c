@@ -141,6 +141,7 @@ START_TEST(test_prolog_decode_shapes)
     ck_assert_int_eq(mdp_prolog_decode(&p, t0, sizeof t0), 0);
     ck_assert_int_eq(p.framed, 1);
     ck_assert_uint_eq(p.end, 10);
+    ck_assert_int_eq(p.rbp_above_sp, 0x10);
     /* optimized, RSP frame: push rbx; push rax; body */
     static const uint8_t rs[] = {0x53, 0x50, 0xe8, 0, 0, 0, 0};
     ck_assert_int_eq(mdp_prolog_decode(&p, rs, sizeof rs), 0);
@@ -220,6 +221,35 @@ START_TEST(test_unwind_osr_frame_asks_for_a_scan)
     /* inside its prolog: not understood */
     f = (mdp_uw){base + 1, SW(21), SW(30)};
     ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 0);
+}
+END_TEST
+
+/* The tier-0 frame record under an OSR frame comes from the tier-0 prolog,
+ * not from the first word up the stack that holds the saved RBP: the
+ * tier-0 frame's slots hold a stale record of an earlier OSR call made
+ * from the same caller (same saved RBP, a return address elsewhere). */
+START_TEST(test_osr_tier0_record_from_the_prolog)
+{
+    /* tier-0: push rbp; sub rsp, 0x30; lea rbp, [rsp+0x30] */
+    static const uint8_t t0[] = {0x55, 0x48, 0x83, 0xec, 0x30, 0x48, 0x8d, 0x6c, 0x24, 0x30, 0x90};
+    /* push rbp; mov rbp, rsp; sub rsp, 0x30: where RSP ends is not decoded */
+    static const uint8_t mov[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x30, 0x90};
+    memset(stack_words, 0, sizeof stack_words);
+    /* OSR record at word 10: {saved RBP, return into tier-0}; the tier-0
+     * frame's RSP is word 12, its record at word 12 + 0x30/8 = 18 */
+    stack_words[10] = SW(40);
+    stack_words[11] = 0x7070;
+    stack_words[14] = SW(40); /* stale: an earlier OSR call's record */
+    stack_words[15] = 0x5050;
+    stack_words[18] = SW(40);
+    stack_words[19] = 0x6060; /* the real return address */
+    ck_assert_uint_eq(mdp_osr_tier0_record(SW(10), SW(40), t0, sizeof t0, LO, HI), SW(18));
+    ck_assert_uint_eq(mdp_osr_tier0_record(SW(10), SW(40), mov, sizeof mov, LO, HI), 0);
+    /* the record found must hold the saved RBP */
+    stack_words[18] = SW(41);
+    ck_assert_uint_eq(mdp_osr_tier0_record(SW(10), SW(40), t0, sizeof t0, LO, HI), 0);
+    /* nor may it lie outside the stack */
+    ck_assert_uint_eq(mdp_osr_tier0_record(SW(60), SW(40), t0, sizeof t0, LO, HI), 0);
 }
 END_TEST
 
@@ -509,6 +539,7 @@ Suite *suite(void)
     tcase_add_test(t, test_prolog_decode_shapes);
     tcase_add_test(t, test_unwind_rsp_frame_body_and_prolog);
     tcase_add_test(t, test_unwind_rbp_frame_and_pop_rbp);
+    tcase_add_test(t, test_osr_tier0_record_from_the_prolog);
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_records_sorted_without_names);
