@@ -252,7 +252,8 @@ def mode_names(log, exp):
     # Gen.Work and Gen+Inner.Deep are called only by Round and Worker: a
     # sampled leaf in them shows one of those as its caller (the unwinder
     # through RSP frames, OSR frames and tier transitions). Known imprecision:
-    # a few samples at tier transitions still show another instantiation.
+    # a few samples at tier transitions may still show another instantiation
+    # (stale OSR frame records were the main cause; osr.sh checks OSR code).
     work = right = 0
     for kind, count, _, frames, dbg in log.records:
         if dbg and len(dbg) > 1 and re.search(r"::(Work|Deep)<", dbg[0]):
