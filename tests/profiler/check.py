@@ -231,6 +231,18 @@ def check_names(log, names, mvids, what):
     return seen
 
 
+def called_from_round(log, leaf):
+    """Samples whose leaf's name matches `leaf`, and how many of them show
+    Program.Round or Program.Worker (their only callers) as the caller."""
+    n = right = 0
+    for kind, count, _, frames, dbg in log.records:
+        if dbg and len(dbg) > 1 and re.search(leaf, dbg[0]):
+            n += count
+            if dbg[1].endswith("Program::Round") or dbg[1].endswith("Program::Worker"):
+                right += count
+    return n, right
+
+
 def mode_names(log, exp):
     names, facts = exp
     check_format(log, "sample")
@@ -254,12 +266,7 @@ def mode_names(log, exp):
     # through RSP frames, OSR frames and tier transitions). Known imprecision:
     # a few samples at tier transitions may still show another instantiation
     # (stale OSR frame records were the main cause; osr.sh checks OSR code).
-    work = right = 0
-    for kind, count, _, frames, dbg in log.records:
-        if dbg and len(dbg) > 1 and re.search(r"::(Work|Deep)<", dbg[0]):
-            work += count
-            if dbg[1].endswith("Program::Round") or dbg[1].endswith("Program::Worker"):
-                right += count
+    work, right = called_from_round(log, r"::(Work|Deep)<")
     ok(work > 0 and right >= 0.97 * work,
        "Work and Deep are called from Round or Worker in %d of %d samples" % (right, work))
     # Framework code over a type of the program (CoreLib, reached through
@@ -279,12 +286,7 @@ def mode_osr(log, exp):
     mode_names(log, exp)
     # every sampled leaf in Work, Deep, Mix or Gen+Plain.Run shows the
     # method that really called it (all run in OSR code here)
-    leaf = right = 0
-    for kind, count, _, frames, dbg in log.records:
-        if dbg and len(dbg) > 1 and re.search(r"::(Work|Deep|Mix)<|^Mdp\.Work\.Gen\+Plain<.*>::Run$", dbg[0]):
-            leaf += count
-            if dbg[1].endswith("Program::Round") or dbg[1].endswith("Program::Worker"):
-                right += count
+    leaf, right = called_from_round(log, r"::(Work|Deep|Mix)<|^Mdp\.Work\.Gen\+Plain<.*>::Run$")
     ok(leaf > 0 and right >= 0.995 * leaf,
        "OSR frames show their real caller (Round or Worker) in %d of %d samples" % (right, leaf))
 

@@ -343,17 +343,24 @@ static char *slurp(const char *path)
 enum { MOD = 0x5000, C_LEAF = 0xc100, F_CTOR = 0xf100, F_MAKE = 0xf200,
        F_LATE = 0xf300, F_SPARE = 0xf400 };
 
+/* A file mapped read-only, as a loader would have it (flat). */
+static void *map_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY);
+    ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+    struct stat st;
+    fstat(fd, &st);
+    *len = (size_t)st.st_size;
+    void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    ck_assert_ptr_ne(p, MAP_FAILED);
+    return p;
+}
+
 static void open_env(struct env *e, int debug_names)
 {
     char path[1024];
-    int fd = open(src_path(path, sizeof path, "data/Everything.dll"), O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    struct stat st;
-    fstat(fd, &st);
-    e->file_len = (size_t)st.st_size;
-    e->file = mmap(NULL, e->file_len, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    ck_assert_ptr_ne(e->file, MAP_FAILED);
+    e->file = map_file(src_path(path, sizeof path, "data/Everything.dll"), &e->file_len);
     mdt_image *img;
     ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "Everything.dll", e->file, e->file_len, 0), 0);
     uint8_t mv[16];
@@ -376,6 +383,13 @@ static void open_env(struct env *e, int debug_names)
     mdp_ring_init(&e->slot->ring, e->slot->ringbuf, 4096);
     atomic_store(&e->slot->tid, (int)syscall(SYS_gettid));
     atomic_store(&e->slot->state, SLOT_ACTIVE);
+}
+
+static void close_env(struct env *e)
+{
+    mdp_core_free(e->core);
+    unlink(e->log);
+    munmap(e->file, e->file_len);
 }
 
 static void load_everything(struct env *e, mdp_core *core)
@@ -458,9 +472,7 @@ START_TEST(test_samples_to_log_across_an_unload)
                               "stub=1 unknown=1 unknown.unmapped=0 unknown.unloaded=1 "
                               "unknown.nomvid=0 drops=0 "),
                   "%s", log);
-    mdp_core_free(core);
-    unlink(e.log);
-    munmap(e.file, e.file_len);
+    close_env(&e);
 }
 END_TEST
 
@@ -488,9 +500,7 @@ START_TEST(test_records_sorted_without_names)
     ck_assert_ptr_null(strchr(log, '\t'));
     /* no core library loaded: the header names no framework folder */
     ck_assert_msg(!strstr(log, "framework="), "%s", log);
-    mdp_core_free(core);
-    unlink(e.log);
-    munmap(e.file, e.file_len);
+    close_env(&e);
 }
 END_TEST
 
@@ -502,13 +512,8 @@ START_TEST(test_header_names_the_framework_folder)
     open_env(&e, 0);
     mdp_core *core = e.core;
     load_everything(&e, core); /* not a core library */
-    int fd = open(MONO_45_DIR "/mscorlib.dll", O_RDONLY);
-    ck_assert_msg(fd >= 0, "%s/mscorlib.dll: %s (Mono is a test dependency)", MONO_45_DIR, strerror(errno));
-    struct stat st;
-    fstat(fd, &st);
-    void *lib = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    ck_assert_ptr_ne(lib, MAP_FAILED);
+    size_t lib_len;
+    void *lib = map_file(MONO_45_DIR "/mscorlib.dll", &lib_len); /* Mono: a test dependency */
     mdp_module_desc d = {.base = lib, .path = "/opt/dot net/100%/fw/mscorlib.dll", .flags = MDP_MODULE_FLAT};
     ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 1, &d), 0);
     mdp_module_desc d2 = {.base = lib, .path = "/elsewhere/mscorlib.dll", .flags = MDP_MODULE_FLAT};
@@ -521,10 +526,8 @@ START_TEST(test_header_names_the_framework_folder)
     ck_assert_msg(strstr(log, " framework=/opt/dot%20net/100%25/fw") && !strstr(log, "elsewhere") &&
                       strchr(log, '\0') == strstr(log, " framework=") + strlen(" framework=/opt/dot%20net/100%25/fw"),
                   "%s", log);
-    mdp_core_free(core);
-    unlink(e.log);
-    munmap(lib, (size_t)st.st_size);
-    munmap(e.file, e.file_len);
+    close_env(&e);
+    munmap(lib, lib_len);
 }
 END_TEST
 
