@@ -1,6 +1,7 @@
 /* mdinspect batch: one frame's text to what it names. A frame is a
  * profiler-log frame (`mvid:token{class args}<method args>@il`, or a
- * special word; doc/profile-log.md), an alloc record's type descriptor, or
+ * special word; doc/profile-log.md), an alloc record's type descriptor (or a
+ * special word, for a type the profiler could not describe), or
  * a plain line (`MVID TOKEN [DESC...]`, `PATH TOKEN`). The answer (full-style
  * name of doc/names.md, status, source file and line from the module's
  * portable PDB, and the text and JSON forms the emitters print) is cached
@@ -398,6 +399,29 @@ static const mdb_frame *plain_frame(mdb_resolver *r, mdb_module *m, uint32_t tok
 
 static const char *const specials[] = {"native", "unmanaged", "dynamic", "stub", "unknown"};
 
+/* A special frame (doc/profile-log.md): one of the words, or "unknown:"
+ * and a reason. Stack and call frames may be special, and so may an alloc
+ * record's type, when the profiler could not describe it. */
+static bool special(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
+        size_t k = strlen(specials[i]);
+        if (n >= k && memcmp(s, specials[i], k) == 0 &&
+            (n == k || (i == 4 && s[k] == ':' && n > k + 1)))
+            return true;
+    }
+    return false;
+}
+
+/* f becomes the special frame s, cached under cache k. */
+static const mdb_frame *store_special(mdb_resolver *r, int k, const char *s, size_t n, uint64_t h,
+                                      mdb_frame *f)
+{
+    f->status = MDB_SPECIAL;
+    f->name = keep(r, s, n, &f->name_len);
+    return store(r, k, s, n, h, f);
+}
+
 /* A method frame at an IL offset of a module with a PDB: the method's
  * frame with the line of that offset, cached by (method frame, offset). */
 static const mdb_frame *line_frame(mdb_resolver *r, const mdb_frame *base, uint32_t il)
@@ -452,15 +476,8 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
         return c;
     if (!(f = new_frame(r, MDB_OK)))
         return store(r, K_LOG, s, n, h, f);
-    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
-        size_t k = strlen(specials[i]);
-        if (n >= k && memcmp(s, specials[i], k) == 0 &&
-            (n == k || (i == 4 && s[k] == ':' && n > k + 1))) {
-            f->status = MDB_SPECIAL;
-            f->name = keep(r, s, n, &f->name_len);
-            return store(r, K_LOG, s, n, h, f);
-        }
-    }
+    if (special(s, n))
+        return store_special(r, K_LOG, s, n, h, f);
     /* mvid ":" token ["{" descs "}"] ["<" descs ">"] ["@" ilofs] */
     uint8_t mvid[16];
     const char *cls[MDB_MAX_FRAMES], *meth[MDB_MAX_FRAMES];
@@ -536,7 +553,11 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
     int e;
     if (c)
         return c;
-    if (!(f = new_frame(r, MDB_OK)) || !(tmp = talloc_new(NULL)))
+    if (!(f = new_frame(r, MDB_OK)))
+        return store(r, K_TYPE, s, n, h, f);
+    if (special(s, n))
+        return store_special(r, K_TYPE, s, n, h, f);
+    if (!(tmp = talloc_new(NULL)))
         return store(r, K_TYPE, s, n, h, f);
     e = mdt_desc_parse(tmp, &d, s, n, mdb_mvid_lookup, r->a);
     if (e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID"))

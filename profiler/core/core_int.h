@@ -135,6 +135,7 @@ struct mdp_core {
 
     pthread_mutex_t mods_lock;
     mdp_pmap modules; /* id -> struct mdp_module */
+    char framework[4096]; /* folder of the core library's file, for the header; "" unknown */
     struct mdp_module **graveyard;
     size_t ngraveyard, graveyard_cap;
 

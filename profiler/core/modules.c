@@ -137,6 +137,21 @@ static void find_prims(mdp_core *core, struct mdp_module *m)
     }
 }
 
+/* The folder the core library was loaded from (the shared framework's
+ * Microsoft.NETCore.App/VERSION, or the application's own folder when it is
+ * self-contained): the log's header names it, so that the log says which
+ * folder to resolve framework frames against. The first one wins (there is
+ * one core library a process). mods_lock held. */
+static void note_framework(mdp_core *core, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (core->framework[0] || n == 0 || n >= sizeof core->framework)
+        return;
+    memcpy(core->framework, path, n);
+    core->framework[n] = 0;
+}
+
 static void open_image(mdp_core *core, struct mdp_module *m)
 {
     if ((m->flags & (MDP_MODULE_DYNAMIC | MDP_MODULE_RESOURCE | MDP_MODULE_STUBS)) || !m->base)
@@ -187,8 +202,10 @@ static void open_image(mdp_core *core, struct mdp_module *m)
         m->has_identity = 1;
         m->corelib = strcmp(m->identity.name, "System.Private.CoreLib") == 0 ||
                      strcmp(m->identity.name, "mscorlib") == 0;
-        if (m->corelib)
+        if (m->corelib) {
             find_prims(core, m);
+            note_framework(core, m->path);
+        }
     }
 }
 

@@ -97,6 +97,18 @@ int mdp_log_write(mdp_core *core)
         fprintf(f, " attach=1");
     if (mode == MDP_MODE_SAMPLE)
         fprintf(f, " clock=cpu");
+    pthread_mutex_lock(&core->mods_lock);
+    if (core->framework[0]) {
+        /* a header value holds no space: percent-encode spaces, controls
+         * and '%' itself (doc/profile-log.md) */
+        fputs(" framework=", f);
+        for (const unsigned char *c = (const unsigned char *)core->framework; *c; c++)
+            if (*c <= 0x20 || *c == 0x7f || *c == '%')
+                fprintf(f, "%%%02X", *c);
+            else
+                fputc(*c, f);
+    }
+    pthread_mutex_unlock(&core->mods_lock);
     fputc('\n', f);
 
     struct collect c = {calloc(core->records.n ? core->records.n : 1, sizeof *c.v), 0};

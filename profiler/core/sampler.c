@@ -118,15 +118,28 @@ static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint
 }
 
 /* On-stack replacement: an OSR method version runs on top of its tier-0
- * frame, and its frame record holds {the tier-0 frame's saved RBP, a return
- * address into the tier-0 code right after the patchpoint call}, so the
- * plain chain shows the method twice and skips its caller. The tier-0
- * frame record lies above, holding the same saved RBP: find it (at most
- * 4 KiB up, inside the stack, its return address in managed code) and walk
- * on from there. Returns its address, or 0 to walk the plain chain. */
-static uintptr_t osr_frame(const mdp_core *core, uintptr_t fp, uintptr_t saved, uintptr_t hi)
+ * frame, and its frame record (at fp) holds {the tier-0 frame's saved RBP,
+ * a return address into the tier-0 code right after the patchpoint call},
+ * so the plain chain shows the method twice and skips its caller. The
+ * tier-0 frame record lies above, holding the same saved RBP and the real
+ * return address: where exactly, the tier-0 code's prolog says
+ * (mdp_osr_tier0_record; `fn` is the method, whose tier-0 code the return
+ * address must be in). Failing that, scan for it (at most 4 KiB up, inside
+ * the stack, its return address in managed code), which can be fooled by a
+ * stale record of an earlier OSR call left in the tier-0 frame's slots.
+ * Returns its address, or 0 to walk the plain chain. */
+static uintptr_t osr_frame(const mdp_core *core, uintptr_t fp, uintptr_t saved, uintptr_t lo,
+                           uintptr_t hi, uintptr_t fn)
 {
     mdt_idmap_code_range r;
+    if (fp >= lo && fp <= hi - 16 && !(fp & 7)) {
+        uintptr_t ret0 = ((const uintptr_t *)fp)[1], s;
+        if (ret0 >= 4096 && mdt_idmap_ip_lookup(core->map, &r, ret0 - 1) == 0 && r.function_id == fn &&
+            (s = mdp_osr_tier0_record(fp, saved, (const uint8_t *)r.start, r.size, lo, hi)) &&
+            ((const uintptr_t *)s)[1] >= 4096 &&
+            mdt_idmap_ip_lookup(core->map, &r, ((const uintptr_t *)s)[1] - 1) == 0)
+            return s;
+    }
     for (uintptr_t s = fp + 16; s <= fp + 4096 && s <= hi - 16 && s < saved; s += 8) {
         const uintptr_t *w = (const uintptr_t *)s;
         if (w[0] == saved && w[1] >= 4096 && mdt_idmap_ip_lookup(core->map, &r, w[1] - 1) == 0)
@@ -167,7 +180,7 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
         uintptr_t fn = put_frame(t, core, hdr + 3 * n, leaf ? cur.ip : cur.ip - 1, &r);
         if (!leaf && fn && fn == prev_fn && r.start != prev.start) {
             /* an OSR version's tier-0 frame: skip it, on from the tier-0 record */
-            uintptr_t s = osr_frame(core, cur.sp - 16, cur.fp, hi);
+            uintptr_t s = osr_frame(core, cur.sp - 16, cur.fp, lo, hi, fn);
             if (s) {
                 cur = (mdp_uw){((const uintptr_t *)s)[1], s + 16, ((const uintptr_t *)s)[0]};
                 continue;
@@ -186,7 +199,7 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
                 how = 0;
             if (how == 3) {
                 /* OSR: on from the tier-0 frame record, found by its saved RBP */
-                uintptr_t s = osr_frame(core, cur.fp, next.fp, hi);
+                uintptr_t s = osr_frame(core, cur.fp, next.fp, lo, hi, fn);
                 if (s)
                     next = (mdp_uw){((const uintptr_t *)s)[1], s + 16, ((const uintptr_t *)s)[0]};
                 else

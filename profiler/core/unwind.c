@@ -89,6 +89,7 @@ static int decode1(const uint8_t *c, size_t avail, int *kind, int *reg, int32_t 
 int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size)
 {
     memset(p, 0, sizeof *p);
+    p->rbp_above_sp = -1;
     /* OSR prologs: mov rax, [rbp]; push rax  /  push rax; mov rbp, rsp */
     static const uint8_t osr_a[] = {0x48, 0x8b, 0x45, 0x00, 0x50};
     static const uint8_t osr_b[] = {0x50, 0x48, 0x89, 0xe5};
@@ -145,6 +146,8 @@ int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size)
             p->n++;
             p->framed = 1;
             p->end = off + (uint32_t)len;
+            if (kind == I_LEARBP)
+                p->rbp_above_sp = disp;
             return 0;
         } else if (kind != I_VZU) {
             break;
@@ -273,4 +276,17 @@ int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, siz
         return 0;
     *caller = (mdp_uw){ret, f->sp + p.size + 8, rbp};
     return 1;
+}
+
+uintptr_t mdp_osr_tier0_record(uintptr_t osr_fp, uintptr_t saved, const uint8_t *t0code,
+                               size_t t0size, uintptr_t lo, uintptr_t hi)
+{
+    mdp_prolog p;
+    uintptr_t w;
+    if (mdp_prolog_decode(&p, t0code, t0size) != 0 || !p.framed || p.osr || p.rbp_above_sp < 0)
+        return 0;
+    uintptr_t rec = osr_fp + 16 + (uint32_t)p.rbp_above_sp;
+    if (rec < osr_fp || rec > hi - 16 || read_word(rec, lo, hi, &w) || w != saved)
+        return 0;
+    return rec;
 }

@@ -38,6 +38,10 @@ typedef struct mdp_prolog {
     uint32_t size;       /* RSP frame: bytes between the return address and RSP in the body */
     int rbp_slot;        /* RSP frame that pushes RBP: its slot as bytes below the
                             return address slot (8, 16, ...); 0 when not pushed */
+    int32_t rbp_above_sp; /* RBP frame: RBP - RSP once the setup has run, when the
+                            decoder knows it (`lea rbp, [rsp+disp]` ends the setup:
+                            disp); -1 otherwise (`mov rbp, rsp` may be followed by
+                            `sub rsp`) */
     uint32_t end;        /* offset of the first instruction after the frame setup */
     uint32_t n;          /* instructions decoded (setup only) */
     uint32_t at[16];     /* offset of each setup instruction */
@@ -67,5 +71,22 @@ int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size);
  * of its own whose return-address slot is stale stack. */
 int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, size_t size, int leaf,
                        uintptr_t lo, uintptr_t hi);
+
+/* The tier-0 frame record under an OSR method version, from the tier-0
+ * code's prolog. CoreCLR enters OSR code from the patchpoint helper with
+ * RSP one word below the tier-0 frame's RSP (the word holds the return
+ * address of the patchpoint call, into the tier-0 code), and the OSR
+ * prolog pushes its frame record right below: so the tier-0 frame's RSP is
+ * osr_fp + 16, and a tier-0 prolog `push rbp; sub rsp, N; lea rbp,
+ * [rsp+disp]` puts the tier-0 frame record at that RSP + disp. A scan for
+ * a word equal to the saved RBP is not enough: the tier-0 frame's own
+ * slots may hold stale frame records of earlier OSR calls made from the
+ * same caller, with the same saved RBP and a return address into another
+ * method. `t0code`/`t0size`: the tier-0 code (the region the OSR frame's
+ * return-address slot points into); `saved`: the RBP the OSR frame record
+ * holds. Returns the record's address when the prolog says where it is and
+ * it holds `saved`, inside [lo, hi); 0 otherwise (the caller may scan). */
+uintptr_t mdp_osr_tier0_record(uintptr_t osr_fp, uintptr_t saved, const uint8_t *t0code,
+                               size_t t0size, uintptr_t lo, uintptr_t hi);
 
 #endif

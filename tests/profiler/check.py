@@ -3,11 +3,16 @@
 (data/profiler/Workload) says about itself.
 
     check.py names   LOG EXPECTED   sample mode, the names workload
+    check.py osr     LOG EXPECTED   the same held at tier 0 (OSR code)
     check.py attach  LOG EXPECTED   the names workload, profiled after an attach
     check.py plugins LOG EXPECTED   sample mode, two collectible plug-ins
     check.py calls   LOG EXPECTED   calls mode: exact counts
     check.py alloc   LOG EXPECTED   alloc mode: exact counts per type
     check.py format  LOG            the format alone
+
+With "--assemblies DIR..." at the end (the test programs' build outputs),
+the log is also resolved offline with `mdinspect batch` and every name
+checked against reflection's (offline.py).
 
 EXPECTED holds "FRAME NAME" per method instantiation the program ran (the
 log's frame text without an IL offset, and the name normalised as
@@ -15,9 +20,12 @@ data/profiler/README.md says, both from reflection) and "# key value"
 facts.
 Every check prints a line; the last line is "N passed, M failed" and the
 exit status is 1 when something failed."""
+import os
 import re
 import sys
 from collections import Counter, defaultdict
+
+import offline
 
 HEX32 = r"[0-9a-f]{32}"
 PRIM = r"(?:I1|U1|I2|U2|I4|U4|I8|U8|R4|R8|I|U|CHAR|BOOLEAN|STRING|OBJECT|VOID|TYPEDBYREF|__Canon)"
@@ -104,6 +112,7 @@ class Log:
         self.header = {}
         self.stats = None
         self.records = []  # (kind, count, bytes, frames, names)
+        self.items = []  # every line in order: (kind, line, count, bytes, frames)
         self.errors = []
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().split("\n")
@@ -115,8 +124,10 @@ class Log:
         for kv in lines[0].split(" ")[2:]:
             k, _, v = kv.partition("=")
             self.header[k] = v
+        self.items.append(("header", lines[0], 0, 0, []))
         for n, line in enumerate(lines[1:], 2):
             if line.startswith("#stats"):
+                self.items.append(("stats", line, 0, 0, []))
                 if self.stats is not None:
                     self.errors.append("line %d: a second #stats line" % n)
                 self.stats = {k: int(v) for k, v in (kv.split("=") for kv in line.split(" ")[1:])}
@@ -124,12 +135,14 @@ class Log:
                     self.errors.append("line %d: #stats is not the last line" % n)
                 continue
             if line.startswith("#"):
+                self.items.append(("comment", line, 0, 0, []))
                 continue
             rec, _, dbg = line.partition("\t")
             parts = rec.split(" ")
             kind = parts[0]
             if kind not in ("stack", "call", "alloc") or len(parts) < 3:
                 self.errors.append("line %d: malformed record" % n)
+                self.items.append(("malformed", line, 0, 0, []))
                 continue
             count = int(parts[1])
             nbytes = 0
@@ -145,11 +158,14 @@ class Log:
             if kind != "stack" and len(frames) != 1:
                 self.errors.append("line %d: %s record with %d frames" % (n, kind, len(frames)))
             for f in frames:
-                if not (valid_type(f) if kind == "alloc" else valid_frame(f)):
+                # an alloc record's type, or a special frame for a type the
+                # profiler could not describe
+                if not ((valid_type(f) or SPECIAL.match(f)) if kind == "alloc" else valid_frame(f)):
                     self.errors.append("line %d: bad frame %r" % (n, f))
             if names is not None and len(names) != len(frames):
                 self.errors.append("line %d: %d names for %d frames" % (n, len(names), len(frames)))
             self.records.append((kind, count, nbytes, frames, names))
+            self.items.append((kind, line, count, nbytes, frames))
 
 
 def check_format(log, mode):
@@ -215,6 +231,18 @@ def check_names(log, names, mvids, what):
     return seen
 
 
+def called_from_round(log, leaf):
+    """Samples whose leaf's name matches `leaf`, and how many of them show
+    Program.Round or Program.Worker (their only callers) as the caller."""
+    n = right = 0
+    for kind, count, _, frames, dbg in log.records:
+        if dbg and len(dbg) > 1 and re.search(leaf, dbg[0]):
+            n += count
+            if dbg[1].endswith("Program::Round") or dbg[1].endswith("Program::Worker"):
+                right += count
+    return n, right
+
+
 def mode_names(log, exp):
     names, facts = exp
     check_format(log, "sample")
@@ -223,7 +251,7 @@ def mode_names(log, exp):
     seen = check_names(log, names, mvids, "names")
     s = log.stats or {}
     for n in sorted(names):
-        if "::Work<" in n[1] or "::Deep<" in n[1] or n[1].endswith("::Spin") or n[1].endswith("::Leaf"):
+        if re.search(r"::(Work|Deep|Mix)<|::(Spin|Leaf)$|^Mdp\.Work\.Gen\+Plain<.*>::Run$", n[1]):
             ok(seen[n] > 0, "sampled: %s (%d)" % (n[1], seen[n]))
     # The caller of a leaf without a frame of its own is not skipped.
     leaf = mid = 0
@@ -236,13 +264,9 @@ def mode_names(log, exp):
     # Gen.Work and Gen+Inner.Deep are called only by Round and Worker: a
     # sampled leaf in them shows one of those as its caller (the unwinder
     # through RSP frames, OSR frames and tier transitions). Known imprecision:
-    # a few samples at tier transitions still show another instantiation.
-    work = right = 0
-    for kind, count, _, frames, dbg in log.records:
-        if dbg and len(dbg) > 1 and re.search(r"::(Work|Deep)<", dbg[0]):
-            work += count
-            if dbg[1].endswith("Program::Round") or dbg[1].endswith("Program::Worker"):
-                right += count
+    # a few samples at tier transitions may still show another instantiation
+    # (stale OSR frame records were the main cause; osr.sh checks OSR code).
+    work, right = called_from_round(log, r"::(Work|Deep)<")
     ok(work > 0 and right >= 0.97 * work,
        "Work and Deep are called from Round or Worker in %d of %d samples" % (right, work))
     # Framework code over a type of the program (CoreLib, reached through
@@ -255,6 +279,16 @@ def mode_names(log, exp):
     ok(s.get("threads", 0) >= 2, "threads=%d (two program threads at least)" % s.get("threads", 0))
     ok(s.get("unknown", 1) == 0, "no unknown frames (%d)" % s.get("unknown", -1))
     ok(s.get("samples", 0) >= 300, "enough samples to mean something (%d)" % s.get("samples", 0))
+
+
+def mode_osr(log, exp):
+    """The names workload held at tier 0: its loops run in OSR code."""
+    mode_names(log, exp)
+    # every sampled leaf in Work, Deep, Mix or Gen+Plain.Run shows the
+    # method that really called it (all run in OSR code here)
+    leaf, right = called_from_round(log, r"::(Work|Deep|Mix)<|^Mdp\.Work\.Gen\+Plain<.*>::Run$")
+    ok(leaf > 0 and right >= 0.995 * leaf,
+       "OSR frames show their real caller (Round or Worker) in %d of %d samples" % (right, leaf))
 
 
 def mode_attach(log, exp):
@@ -293,18 +327,53 @@ def mode_plugins(log, exp):
        "no unnamed frames, none from code unloaded before its samples were drained (%s)" % s.get("unknown"))
 
 
+def plugins_offline(framed, facts):
+    """Both plug-ins are named Plugin: batch found each by its MVID among
+    the plug-ins' build outputs, as its source lines show (each plug-in's
+    PDB names the source file in its own project folder)."""
+    plug = dict(x.split(" ") for x in facts["plugin"])
+    for k in sorted(plug):
+        frames = [o for _, fr in framed for f, o, _ in fr if f.startswith(plug[k] + ":")]
+        where = Counter("%s %s" % (o.get("assembly"), os.path.basename(os.path.dirname(o.get("file", ""))))
+                        for o in frames)
+        ok(frames and set(where) == {"Plugin Plugin" + k},
+           "plug-in %s resolved from its own file: %d frames, assembly and source folder %s"
+           % (k, len(frames), dict(where)))
+
+
+def program_mvids(mode, facts):
+    """The modules whose every frame the program named (none in alloc
+    mode: there it named the types it counted)."""
+    if mode == "alloc":
+        return set()
+    mvids = set(facts["module"])
+    if mode == "plugins":
+        mvids |= {x.split(" ")[1] for x in facts["plugin"]}
+    return mvids
+
+
 def main():
-    if len(sys.argv) < 3:
+    argv = sys.argv[1:]
+    dirs = []
+    if "--assemblies" in argv:
+        k = argv.index("--assemblies")
+        argv, dirs = argv[:k], argv[k + 1:]
+    if len(argv) < 2 or (argv[0] != "format" and len(argv) < 3):
         print(__doc__)
         return 2
-    mode, path = sys.argv[1], sys.argv[2]
+    mode, path = argv[0], argv[1]
     log = Log(path)
     if mode == "format":
         check_format(log, log.header.get("mode", "sample"))
     else:
-        exp = read_expected(sys.argv[3])
-        {"names": mode_names, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
+        exp = read_expected(argv[2])
+        {"names": mode_names, "osr": mode_osr, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
          "alloc": mode_alloc}[mode](log, exp)
+        if dirs:
+            names, facts = exp
+            got = offline.resolve(ok, path, log, names, facts, program_mvids(mode, facts), dirs)
+            if got and mode == "plugins":
+                plugins_offline(got, facts)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
@@ -331,6 +400,11 @@ def mode_alloc(log, exp):
         if dbg:
             c, b = got.get((frames[0], dbg[0]), (0, 0))
             got[(frames[0], dbg[0])] = (c + count, b + nbytes)
+    # arrays of pointers: counted, honestly unnamed
+    ptrs = sum(int(x) for x in facts["undescribed"])
+    unnamed = sum(count for kind, count, _, frames, _ in log.records if frames == ["unknown:nomvid"])
+    ok(ptrs > 0 and unnamed == ptrs,
+       "arrays of pointers and function pointers: %d objects as unknown:nomvid (expected %d)" % (unnamed, ptrs))
     for fact in facts["alloc"]:
         desc, name, want = fact.split(" ")
         c, b = got.get((desc, name), (0, 0))

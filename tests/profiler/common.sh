@@ -17,6 +17,7 @@ command -v dotnet >/dev/null 2>&1 || skip "dotnet is not installed (the profiler
 dotnet --list-runtimes 2>/dev/null | grep -q '^Microsoft.NETCore.App ' ||
     skip "dotnet has no Microsoft.NETCore.App runtime"
 [ -x "$mdprofile" ] || fail "$mdprofile not built"
+[ -x "$build/mdinspect/mdinspect" ] || fail "$build/mdinspect/mdinspect not built"
 [ -r "$MDPROFILE_PROFILER" ] || fail "$MDPROFILE_PROFILER not built"
 
 if [ "${MDT_SANITIZED:-0}" = 1 ]; then
@@ -71,3 +72,10 @@ profile() {
 }
 
 check() { python3 "$top/tests/profiler/check.py" "$@"; }
+
+# check MODE LOG EXPECTED, then the log resolved offline by mdinspect batch
+# against the test programs' build outputs and the shared framework of the
+# dotnet that ran it (offline.py).
+check_offline() {
+    check "$@" --assemblies "$work/bin/Workload" "$work/bin/PluginA" "$work/bin/PluginB"
+}

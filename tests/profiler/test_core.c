@@ -8,6 +8,7 @@
  * name and IL map). Runs under ASan+UBSan; needs no valgrind. */
 #define _GNU_SOURCE
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,7 @@ START_TEST(test_prolog_decode_shapes)
     ck_assert_int_eq(mdp_prolog_decode(&p, t0, sizeof t0), 0);
     ck_assert_int_eq(p.framed, 1);
     ck_assert_uint_eq(p.end, 10);
+    ck_assert_int_eq(p.rbp_above_sp, 0x10);
     /* optimized, RSP frame: push rbx; push rax; body */
     static const uint8_t rs[] = {0x53, 0x50, 0xe8, 0, 0, 0, 0};
     ck_assert_int_eq(mdp_prolog_decode(&p, rs, sizeof rs), 0);
@@ -219,6 +221,35 @@ START_TEST(test_unwind_osr_frame_asks_for_a_scan)
     /* inside its prolog: not understood */
     f = (mdp_uw){base + 1, SW(21), SW(30)};
     ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 0);
+}
+END_TEST
+
+/* The tier-0 frame record under an OSR frame comes from the tier-0 prolog,
+ * not from the first word up the stack that holds the saved RBP: the
+ * tier-0 frame's slots hold a stale record of an earlier OSR call made
+ * from the same caller (same saved RBP, a return address elsewhere). */
+START_TEST(test_osr_tier0_record_from_the_prolog)
+{
+    /* tier-0: push rbp; sub rsp, 0x30; lea rbp, [rsp+0x30] */
+    static const uint8_t t0[] = {0x55, 0x48, 0x83, 0xec, 0x30, 0x48, 0x8d, 0x6c, 0x24, 0x30, 0x90};
+    /* push rbp; mov rbp, rsp; sub rsp, 0x30: where RSP ends is not decoded */
+    static const uint8_t mov[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x30, 0x90};
+    memset(stack_words, 0, sizeof stack_words);
+    /* OSR record at word 10: {saved RBP, return into tier-0}; the tier-0
+     * frame's RSP is word 12, its record at word 12 + 0x30/8 = 18 */
+    stack_words[10] = SW(40);
+    stack_words[11] = 0x7070;
+    stack_words[14] = SW(40); /* stale: an earlier OSR call's record */
+    stack_words[15] = 0x5050;
+    stack_words[18] = SW(40);
+    stack_words[19] = 0x6060; /* the real return address */
+    ck_assert_uint_eq(mdp_osr_tier0_record(SW(10), SW(40), t0, sizeof t0, LO, HI), SW(18));
+    ck_assert_uint_eq(mdp_osr_tier0_record(SW(10), SW(40), mov, sizeof mov, LO, HI), 0);
+    /* the record found must hold the saved RBP */
+    stack_words[18] = SW(41);
+    ck_assert_uint_eq(mdp_osr_tier0_record(SW(10), SW(40), t0, sizeof t0, LO, HI), 0);
+    /* nor may it lie outside the stack */
+    ck_assert_uint_eq(mdp_osr_tier0_record(SW(60), SW(40), t0, sizeof t0, LO, HI), 0);
 }
 END_TEST
 
@@ -312,17 +343,24 @@ static char *slurp(const char *path)
 enum { MOD = 0x5000, C_LEAF = 0xc100, F_CTOR = 0xf100, F_MAKE = 0xf200,
        F_LATE = 0xf300, F_SPARE = 0xf400 };
 
+/* A file mapped read-only, as a loader would have it (flat). */
+static void *map_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY);
+    ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+    struct stat st;
+    fstat(fd, &st);
+    *len = (size_t)st.st_size;
+    void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    ck_assert_ptr_ne(p, MAP_FAILED);
+    return p;
+}
+
 static void open_env(struct env *e, int debug_names)
 {
     char path[1024];
-    int fd = open(src_path(path, sizeof path, "data/Everything.dll"), O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    struct stat st;
-    fstat(fd, &st);
-    e->file_len = (size_t)st.st_size;
-    e->file = mmap(NULL, e->file_len, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    ck_assert_ptr_ne(e->file, MAP_FAILED);
+    e->file = map_file(src_path(path, sizeof path, "data/Everything.dll"), &e->file_len);
     mdt_image *img;
     ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "Everything.dll", e->file, e->file_len, 0), 0);
     uint8_t mv[16];
@@ -345,6 +383,13 @@ static void open_env(struct env *e, int debug_names)
     mdp_ring_init(&e->slot->ring, e->slot->ringbuf, 4096);
     atomic_store(&e->slot->tid, (int)syscall(SYS_gettid));
     atomic_store(&e->slot->state, SLOT_ACTIVE);
+}
+
+static void close_env(struct env *e)
+{
+    mdp_core_free(e->core);
+    unlink(e->log);
+    munmap(e->file, e->file_len);
 }
 
 static void load_everything(struct env *e, mdp_core *core)
@@ -427,9 +472,7 @@ START_TEST(test_samples_to_log_across_an_unload)
                               "stub=1 unknown=1 unknown.unmapped=0 unknown.unloaded=1 "
                               "unknown.nomvid=0 drops=0 "),
                   "%s", log);
-    mdp_core_free(core);
-    unlink(e.log);
-    munmap(e.file, e.file_len);
+    close_env(&e);
 }
 END_TEST
 
@@ -455,9 +498,36 @@ START_TEST(test_records_sorted_without_names)
     snprintf(want, sizeof want, "\nstack 5 %s:0x06000037\nstack 1 stub\n#stats samples=6 ", e.mvid);
     ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
     ck_assert_ptr_null(strchr(log, '\t'));
-    mdp_core_free(core);
-    unlink(e.log);
-    munmap(e.file, e.file_len);
+    /* no core library loaded: the header names no framework folder */
+    ck_assert_msg(!strstr(log, "framework="), "%s", log);
+    close_env(&e);
+}
+END_TEST
+
+/* The header names the folder the core library was loaded from, encoded so
+ * that the value holds no space; the first core library wins. */
+START_TEST(test_header_names_the_framework_folder)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    load_everything(&e, core); /* not a core library */
+    size_t lib_len;
+    void *lib = map_file(MONO_45_DIR "/mscorlib.dll", &lib_len); /* Mono: a test dependency */
+    mdp_module_desc d = {.base = lib, .path = "/opt/dot net/100%/fw/mscorlib.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 1, &d), 0);
+    mdp_module_desc d2 = {.base = lib, .path = "/elsewhere/mscorlib.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 2, &d2), 0);
+    ck_assert_int_eq(mdp_core_finish(core), 0);
+    char *log = slurp(e.log);
+    char *nl = strchr(log, '\n');
+    ck_assert_ptr_nonnull(nl);
+    *nl = 0;
+    ck_assert_msg(strstr(log, " framework=/opt/dot%20net/100%25/fw") && !strstr(log, "elsewhere") &&
+                      strchr(log, '\0') == strstr(log, " framework=") + strlen(" framework=/opt/dot%20net/100%25/fw"),
+                  "%s", log);
+    close_env(&e);
+    munmap(lib, lib_len);
 }
 END_TEST
 
@@ -472,9 +542,11 @@ Suite *suite(void)
     tcase_add_test(t, test_prolog_decode_shapes);
     tcase_add_test(t, test_unwind_rsp_frame_body_and_prolog);
     tcase_add_test(t, test_unwind_rbp_frame_and_pop_rbp);
+    tcase_add_test(t, test_osr_tier0_record_from_the_prolog);
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_records_sorted_without_names);
+    tcase_add_test(t, test_header_names_the_framework_folder);
     suite_add_tcase(s, t);
     return s;
 }

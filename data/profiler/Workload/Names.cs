@@ -28,7 +28,7 @@ namespace Mdp.Work
         }
 
         // Ns.Outer+Inner, no arity, no arguments.
-        static string Plain(Type t)
+        public static string Plain(Type t)
         {
             string n = StripArity(t.Name);
             if (t.IsNested)

@@ -9,6 +9,7 @@
 //   Workload alloc OUT          exact allocation counts
 //   Workload wait OUT MS        print "ready", then the names workload (attach)
 //   Workload bench N            CPU-bound work of fixed size; prints its wall time
+//   Workload reflect OUT FRAMES DIR...  reflection's names of a log's frames (Resolve.cs)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -70,6 +71,46 @@ namespace Mdp.Work
                     s = (s << 1) ^ (s >> 5) ^ i;
                 return s;
             }
+        }
+
+        // A class nested in a generic class without parameters of its own
+        // still has Gen's: Gen+Plain<T>.
+        public class Plain
+        {
+            [MethodImpl(MethodImplOptions.NoInlining)]
+            public long Run(int n)
+            {
+                if (!Gate<Plain>.Noted)
+                {
+                    Gate<Plain>.Noted = true;
+                    Names.Note(MethodBase.GetCurrentMethod(), typeof(Gen<T>.Plain), "Run", null);
+                }
+                long s = 11;
+                for (int i = 0; i < n; i++)
+                    s = s * 7 + (i >> 1);
+                return s;
+            }
+        }
+    }
+
+    // A generic struct's generic method: shared code over a reference type
+    // runs as Pair<__Canon>.
+    public struct Pair<T>
+    {
+        public T First;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public long Mix<U>(int n)
+        {
+            if (!Gate<(Pair<T>, U, byte)>.Noted)
+            {
+                Gate<(Pair<T>, U, byte)>.Noted = true;
+                Names.Note(MethodBase.GetCurrentMethod(), typeof(Pair<T>), "Mix", new[] { typeof(U) });
+            }
+            long s = 5;
+            for (int i = 0; i < n; i++)
+                s += (s ^ i) >> 2;
+            return s;
         }
     }
 
@@ -159,6 +200,10 @@ namespace Mdp.Work
             t += new Gen<KeyValuePair<string, int>>().Work<int>(n);         // value type over a reference
             t += new Gen<int>.Inner<string>().Deep<Point>(n);               // nested generic
             t += new Gen<Point[]>.Inner<long>().Deep<KeyValuePair<int, string>>(n);
+            t += new Gen<int?>().Work<Point?>(n);                          // Nullable<T> arguments
+            t += new Gen<int>.Plain().Run(n);                               // Gen+Plain<Int32>::Run
+            t += new Gen<string>.Plain().Run(n);                            // Gen+Plain<__Canon>::Run
+            t += new Pair<string>().Mix<int>(n);                            // Pair<__Canon>::Mix<Int32>
             t += Spin(n);
             t += Mid(n);
             t += SortPoints(new Point[n / 50 + 16], n);
@@ -264,10 +309,11 @@ namespace Mdp.Work
             Console.WriteLine("calls done " + Counted.Sink);
         }
 
-        static void Alloc()
+        static unsafe void Alloc()
         {
             Facts();
             const int nodes = 10007, points = 5003, gens = 3001, genints = 2003;
+            const int grids = 1009, cubes = 503, pairs = 401, inners = 307;
             var keepNodes = new Node[nodes];
             for (int i = 0; i < nodes; i++)
                 keepNodes[i] = new Node { V = i };
@@ -280,7 +326,35 @@ namespace Mdp.Work
             var keepGenInts = new Gen<int>[genints];
             for (int i = 0; i < genints; i++)
                 keepGenInts[i] = new Gen<int>();
+            // arrays of rank 2 and 3, an array of a value type over a
+            // reference type, a nested generic class
+            var keepGrids = new int[grids][,];
+            for (int i = 0; i < grids; i++)
+                keepGrids[i] = new int[2, 3];
+            var keepCubes = new Point[cubes][,,];
+            for (int i = 0; i < cubes; i++)
+                keepCubes[i] = new Point[1, 2, 2];
+            var keepPairs = new KeyValuePair<string, int>[pairs][];
+            for (int i = 0; i < pairs; i++)
+                keepPairs[i] = new KeyValuePair<string, int>[2];
+            var keepInners = new Gen<int>.Inner<string>[inners];
+            for (int i = 0; i < inners; i++)
+                keepInners[i] = new Gen<int>.Inner<string>();
+            // arrays of pointers and of function pointers: the profiling API
+            // says a pointer type is composite and not what it points to, so
+            // the profiler cannot describe them and counts them as
+            // unknown:nomvid (doc/profile-log.md)
+            const int ptrs = 7, fnptrs = 5;
+            var keepPtrs = new object[ptrs + fnptrs];
+            for (int i = 0; i < ptrs; i++)
+                keepPtrs[i] = new int*[2];
+            for (int i = 0; i < fnptrs; i++)
+                keepPtrs[ptrs + i] = new delegate*<int, void>[2];
+            Names.Fact("undescribed", (ptrs + fnptrs).ToString());
             foreach (var (t, n) in new[] { (typeof(Node), nodes), (typeof(Point[]), points),
+                                           (typeof(int[,]), grids), (typeof(Point[,,]), cubes),
+                                           (typeof(KeyValuePair<string, int>[]), pairs),
+                                           (typeof(Gen<int>.Inner<string>), inners),
                                            (typeof(Gen<string>), gens), (typeof(Gen<int>), genints),
                                            (typeof(Node[]), 1), (typeof(Point[][]), 1),
                                            (typeof(Gen<string>[]), 1) })
@@ -289,6 +363,11 @@ namespace Mdp.Work
             GC.KeepAlive(keepPoints);
             GC.KeepAlive(keepGens);
             GC.KeepAlive(keepGenInts);
+            GC.KeepAlive(keepGrids);
+            GC.KeepAlive(keepCubes);
+            GC.KeepAlive(keepPairs);
+            GC.KeepAlive(keepInners);
+            GC.KeepAlive(keepPtrs);
             Console.WriteLine("alloc done");
         }
 
@@ -305,7 +384,7 @@ namespace Mdp.Work
         {
             if (args.Length < 2)
             {
-                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|bench ...");
+                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|bench|reflect ...");
                 return 2;
             }
             string mode = args[0], output = args[1];
@@ -331,6 +410,8 @@ namespace Mdp.Work
                 case "bench":
                     Bench(int.Parse(output));
                     return 0;
+                case "reflect":
+                    return Resolve.Run(output, args[2], args.Skip(3).ToArray());
                 default:
                     Console.Error.WriteLine("unknown mode " + mode);
                     return 2;

@@ -1,0 +1,2 @@
+# batch --json: the alloc log's special types carry status "unknown" and their reason, like stack frames
+mdinspect batch --json -a data -a data/pdb < tests/cli/inputs/batch-alloc.txt
