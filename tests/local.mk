@@ -19,7 +19,7 @@ if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
 	tests/unit/test_idnames
 UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows
-UNIT_TESTS += tests/unit/test_mapped
+UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -54,6 +54,11 @@ tests_unit_test_rows_LDADD = $(TEST_LDADD)
 tests_unit_test_mapped_SOURCES = tests/unit/test_mapped.c $(TEST_MAIN)
 tests_unit_test_mapped_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_mapped_LDADD = $(TEST_LDADD)
+
+# Needs the .NET shared framework (exits 77 without it); its own main().
+tests_unit_test_mapped_r2r_SOURCES = tests/unit/test_mapped_r2r.c
+tests_unit_test_mapped_r2r_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_mapped_r2r_LDADD = $(TEST_LDADD)
 endif
 
 # Threads racing through the checks open leaves to first need (md/lazy.c);

@@ -1,8 +1,11 @@
 /* Two opens of one assembly compared through the public API (imgcmp.h). */
+#include <dirent.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <talloc.h>
 
 #include "imgcmp.h"
@@ -301,4 +304,41 @@ out:
     free(bytes);
     mdt_clear_error();
     return rc;
+}
+
+int imgcmp_tree(const char *dir, imgcmp_tally *t, char *why, size_t whylen)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int rc = 0;
+    if (!d) {
+        snprintf(why, whylen, "cannot open %s", dir);
+        return -1;
+    }
+    while (rc == 0 && (e = readdir(d))) {
+        char p[2048];
+        struct stat st;
+        bool link;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (lstat(p, &st) != 0 || ((link = S_ISLNK(st.st_mode)) && stat(p, &st) != 0))
+            continue;
+        if (S_ISDIR(st.st_mode) && !link)
+            rc = imgcmp_tree(p, t, why, whylen);
+        else if (S_ISREG(st.st_mode))
+            rc = imgcmp_file(p, t, why, whylen);
+    }
+    closedir(d);
+    return rc;
+}
+
+void imgcmp_report(const char *what, const imgcmp_tally *t)
+{
+    fprintf(stderr,
+            "%s: %u PE files, %u read alike laid out (%u with holes, %u ReadyToRun; %llu cells, "
+            "%llu heap entries, %llu metadata bytes), %u damaged (laid out and walked)\n",
+            what, t->pe, t->same, t->with_holes, t->r2r, (unsigned long long)t->st.cells,
+            (unsigned long long)t->st.heap_entries, (unsigned long long)t->st.md_bytes,
+            t->flat_fails);
 }

@@ -42,5 +42,11 @@ typedef struct imgcmp_tally {
  * two compared. Returns 0, or -1 with why filled when they differ or the
  * laid-out image does not open; files that are not PE count as nothing. */
 int imgcmp_file(const char *path, imgcmp_tally *t, char *why, size_t whylen);
+/* imgcmp_file on every file under dir, recursively (symbolic links to
+ * files are followed, to directories not). 0, or -1 at the first file
+ * that fails, with why. */
+int imgcmp_tree(const char *dir, imgcmp_tally *t, char *why, size_t whylen);
+/* One line saying what a tally holds, to stderr. */
+void imgcmp_report(const char *what, const imgcmp_tally *t);
 
 #endif

@@ -9,13 +9,10 @@
  * corrupt-input suite (tests/corrupt, the mapped-* cases); the .NET
  * shared framework's ReadyToRun images in test_mapped_r2r. */
 #include <check.h>
-#include <dirent.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <talloc.h>
 #include <unistd.h>
 
@@ -34,47 +31,13 @@ static void put32(uint8_t *p, uint32_t v)
         p[i] = (uint8_t)(v >> 8 * i);
 }
 
-/* imgcmp_file on every file under dir (recursively). */
-static void compare_tree(const char *dir, imgcmp_tally *t)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    ck_assert_msg(d != NULL, "cannot open %s", dir);
-    while ((e = readdir(d))) {
-        char p[2048], why[1024];
-        struct stat st;
-        bool link;
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        /* Symbolic links to files count (Mono's point into its GAC); to
-         * directories they are not followed. */
-        if (lstat(p, &st) != 0 || ((link = S_ISLNK(st.st_mode)) && stat(p, &st) != 0))
-            continue;
-        if (S_ISDIR(st.st_mode) && !link)
-            compare_tree(p, t);
-        else if (S_ISREG(st.st_mode))
-            ck_assert_msg(imgcmp_file(p, t, why, sizeof why) == 0, "%s", why);
-    }
-    closedir(d);
-}
-
-static void report(const char *what, const imgcmp_tally *t)
-{
-    fprintf(stderr,
-            "%s: %u PE files, %u read alike laid out (%u with holes, %u ReadyToRun; %llu cells, "
-            "%llu heap entries, %llu metadata bytes), %u damaged (laid out and walked)\n",
-            what, t->pe, t->same, t->with_holes, t->r2r, (unsigned long long)t->st.cells,
-            (unsigned long long)t->st.heap_entries, (unsigned long long)t->st.md_bytes,
-            t->flat_fails);
-}
-
 START_TEST(fixtures_read_alike_laid_out_with_holes)
 {
     char p[1024];
+    char why[1024];
     imgcmp_tally t = {0};
-    compare_tree(src_path(p, sizeof p, "data"), &t);
-    report("data/", &t);
+    ck_assert_msg(imgcmp_tree(src_path(p, sizeof p, "data"), &t, why, sizeof why) == 0, "%s", why);
+    imgcmp_report("data/", &t);
     ck_assert_uint_eq(t.differ, 0);
     /* data/ holds 150-odd PE files; most open flat. */
     ck_assert_uint_ge(t.same, 100);
@@ -85,9 +48,10 @@ END_TEST
 
 START_TEST(mono_framework_reads_alike_laid_out_with_holes)
 {
+    char why[1024];
     imgcmp_tally t = {0};
-    compare_tree(MONO_45_DIR, &t);
-    report(MONO_45_DIR, &t);
+    ck_assert_msg(imgcmp_tree(MONO_45_DIR, &t, why, sizeof why) == 0, "%s", why);
+    imgcmp_report(MONO_45_DIR, &t);
     ck_assert_uint_eq(t.differ, 0);
     ck_assert_uint_ge(t.same, 200); /* 135 assemblies and 134 facades */
     ck_assert_uint_eq(t.flat_fails, 0);
