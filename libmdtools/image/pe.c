@@ -315,7 +315,9 @@ int mdt__pe_parse(struct mdt_image *img)
     img->pe.characteristics = le16(coff + 18);
     size_t opt_start = r.pos;
     rd opt;
-    r.region = "file"; /* rd_sub's message names the window it checks against */
+    /* rd_sub's message names the window it checks against: in a loader
+     * layout, the readable range holding the headers. */
+    r.region = img->kind == MDT_KIND_PE_MAPPED ? "readable headers" : "file";
     if ((e = rd_sub(&r, &opt, r.pos, opt_size, "optional header", "optional header")))
         return e;
     if ((e = rd_u16(&opt, &magic, "optional header magic")))

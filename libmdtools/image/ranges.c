@@ -55,10 +55,8 @@ int mdt__set_runs(struct mdt_image *img, const mdt_mem_range *ranges, size_t n)
     }
     if (m == 0 || runs[0].lo != 0) {
         talloc_free(runs);
-        return mdt__fail_simple(MDT_EINVAL,
-                                "mdt_image_open_mapped_ranges: the base %p is in "
-                                "no range declared readable",
-                                img->data);
+        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_mapped_ranges: the base %p is in "
+                                            "no range declared readable", img->data);
     }
     img->runs = runs;
     img->nruns = m;
