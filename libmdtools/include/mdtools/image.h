@@ -69,8 +69,9 @@ int mdt_image_open_buffer(void *mem_ctx, mdt_image **out, const char *name, cons
                           size_t len, unsigned flags);
 /* Open a PE image already mapped by a loader: `base` is the module's load
  * address, `size` the number of readable bytes from it: all of [base,
- * base + size) must be readable. The same as mdt_image_open_mapped_ranges
- * with the one range {base, size}. */
+ * base + size) must be readable. Reads as mdt_image_open_mapped_ranges
+ * with the one range {base, size} does (size 0 fails as "not MZ" here, as
+ * MDT_EINVAL there). */
 int mdt_image_open_mapped(void *mem_ctx, mdt_image **out, const char *name, const void *base,
                           size_t size, unsigned flags);
 
