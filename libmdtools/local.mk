@@ -31,6 +31,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/image/image_int.h \
 	libmdtools/image/open.c \
 	libmdtools/image/pe.c \
+	libmdtools/image/ranges.c \
 	libmdtools/image/webcil.c \
 	libmdtools/md/md_int.h \
 	libmdtools/md/root.c \

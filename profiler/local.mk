@@ -25,6 +25,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/config.c \
 	profiler/core/core.c \
 	profiler/core/modules.c \
+	profiler/core/maps.c \
 	profiler/core/codemap.c \
 	profiler/core/frames.c \
 	profiler/core/unwind.h \

@@ -7,8 +7,9 @@ AM_TESTS_ENVIRONMENT = MDT_TOP_SRCDIR='$(abs_top_srcdir)'; export MDT_TOP_SRCDIR
 # Helpers shared by tests, fuzz harnesses and benchmarks.
 noinst_LTLIBRARIES = tests/common/libtestcommon.la
 tests_common_libtestcommon_la_SOURCES = tests/common/walk.c tests/common/walk.h \
-	tests/common/paths.h tests/common/bootalloc.h
-tests_common_libtestcommon_la_CPPFLAGS = $(MDT_CPPFLAGS)
+	tests/common/paths.h tests/common/bootalloc.h \
+	tests/common/layout.c tests/common/layout.h tests/common/imgcmp.c tests/common/imgcmp.h
+tests_common_libtestcommon_la_CPPFLAGS = $(MDT_CPPFLAGS) $(TALLOC_CFLAGS)
 
 TEST_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common $(TALLOC_CFLAGS) $(CHECK_CFLAGS)
 TEST_LDADD = tests/common/libtestcommon.la libmdtools/libmdtools.la $(TALLOC_LIBS) $(CHECK_LIBS)
@@ -18,6 +19,7 @@ if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
 	tests/unit/test_idnames
 UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows
+UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -48,6 +50,15 @@ tests_unit_test_pdb_LDADD = $(TEST_LDADD)
 tests_unit_test_rows_SOURCES = tests/unit/test_rows.c $(TEST_MAIN)
 tests_unit_test_rows_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_rows_LDADD = $(TEST_LDADD)
+
+tests_unit_test_mapped_SOURCES = tests/unit/test_mapped.c $(TEST_MAIN)
+tests_unit_test_mapped_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_mapped_LDADD = $(TEST_LDADD)
+
+# Needs the .NET shared framework (exits 77 without it); its own main().
+tests_unit_test_mapped_r2r_SOURCES = tests/unit/test_mapped_r2r.c
+tests_unit_test_mapped_r2r_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_mapped_r2r_LDADD = $(TEST_LDADD)
 endif
 
 # Threads racing through the checks open leaves to first need (md/lazy.c);

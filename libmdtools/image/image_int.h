@@ -41,6 +41,11 @@ struct mdt_heap_view {
     const char *name;        /* "#Strings", ... for messages */
 };
 
+/* RVAs [lo, hi) of a loader layout that the caller declared readable. */
+struct mdt_rva_run {
+    uint64_t lo, hi;
+};
+
 struct mdt_image {
     /* Must stay the first member: the inline readers of <mdtools/tables.h>
      * reach it by converting the image pointer (C11 6.7.2.1p15). Filled
@@ -53,6 +58,11 @@ struct mdt_image {
     void *map;               /* mmap'ed region (MDT_OPEN_MAP), or NULL */
     size_t map_len;
     void *copy;              /* malloc'ed copy of a file's bytes, or NULL */
+    /* MDT_KIND_PE_MAPPED: what may be read, as RVAs (image/ranges.c):
+     * sorted, disjoint and never adjacent, so that bytes contiguous in
+     * memory are in one run; size is the length of the run at RVA 0. */
+    struct mdt_rva_run *runs;
+    size_t nruns;
 
     /* PE / Webcil */
     mdt_pe_info pe;
@@ -94,6 +104,16 @@ void mdt__read_debug(struct mdt_image *img);       /* image/pe.c */
 int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size,
                   uint64_t file_off);               /* md/root.c */
 int mdt__tables_parse(struct mdt_image *img);      /* md/tables.c */
+
+/* image/ranges.c: the readable runs of a mapped image from the caller's
+ * ranges (img->data must be the base); img->runs, img->nruns, img->size.
+ * MDT_EINVAL when the base is in no range. */
+int mdt__set_runs(struct mdt_image *img, const mdt_mem_range *ranges, size_t n);
+/* The run of a mapped image holding [rva, rva + len), or NULL. */
+const struct mdt_rva_run *mdt__run_of(const struct mdt_image *img, uint64_t rva, uint64_t len);
+/* Whether the n bytes at p are in the image's buffer (any kind) and, for a
+ * mapped image, in one readable run: the test for reads past a window. */
+bool mdt__readable(const struct mdt_image *img, const uint8_t *p, size_t n);
 
 /* Map an RVA to a file-buffer pointer for `len` bytes (flat or mapped). */
 int mdt__rva_ptr(const struct mdt_image *img, uint32_t rva, uint32_t len, const uint8_t **p,

@@ -1,6 +1,7 @@
 /* Opening images: files (read into memory, or mapped on request), caller
- * buffers, loader-mapped images; kind detection; warnings; the accessors of
- * <mdtools/image.h> that need no parsing.
+ * buffers, loader-mapped images (one readable range, or the ranges the
+ * caller declares: image/ranges.c); kind detection; warnings; the
+ * accessors of <mdtools/image.h> that need no parsing.
  *
  * Files are read, not mapped, by default: a private mapping of a file that
  * another process truncates raises SIGBUS on the next read of a lost page,
@@ -239,6 +240,14 @@ static int open_bytes(void *mem_ctx, mdt_image **out, const char *name, const vo
     }
     img->data = data ? data : (const uint8_t *)"";
     img->size = len;
+    if (mapped && len) {
+        mdt_mem_range all = {img->data, len};
+        int e = mdt__set_runs(img, &all, 1);
+        if (e) {
+            talloc_free(img);
+            return e;
+        }
+    }
     return finish(img, mapped, out);
 }
 
@@ -252,6 +261,49 @@ int mdt_image_open_mapped(void *mem_ctx, mdt_image **out, const char *name, cons
                           size_t size, unsigned flags)
 {
     return open_bytes(mem_ctx, out, name, base, size, flags, true);
+}
+
+/* MDT_OPEN_COPY of a loader layout: the declared runs copied to their RVAs
+ * in one zeroed block (malloc'ed: it may exceed talloc's limit); the runs
+ * still say what may be read, so the gaps' zeros are never read. */
+static int copy_runs(struct mdt_image *img)
+{
+    uint64_t end = img->runs[img->nruns - 1].hi;
+    uint8_t *buf = end <= SIZE_MAX / 2 ? calloc(1, (size_t)end) : NULL;
+    if (!buf)
+        return fail_at(img, MDT_ENOMEM, "%s", "out of memory copying the mapped image");
+    for (size_t i = 0; i < img->nruns; i++)
+        memcpy(buf + img->runs[i].lo, img->data + img->runs[i].lo,
+               (size_t)(img->runs[i].hi - img->runs[i].lo));
+    img->copy = buf;
+    talloc_set_destructor(img, destroy_image);
+    img->data = buf;
+    return 0;
+}
+
+int mdt_image_open_mapped_ranges(void *mem_ctx, mdt_image **out, const char *name,
+                                 const void *base, const mdt_mem_range *ranges, size_t nranges,
+                                 unsigned flags)
+{
+    struct mdt_image *img;
+    int e;
+    if (out)
+        *out = NULL;
+    if (!out || !base || (!ranges && nranges))
+        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_mapped_ranges: NULL argument");
+    if (flags & ~(unsigned)MDT_OPEN_COPY)
+        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_mapped_ranges: flags 0x%x: only "
+                                            "MDT_OPEN_COPY applies to bytes in memory", flags);
+    img = new_image(mem_ctx, name);
+    if (!img)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    img->data = base;
+    if ((e = mdt__set_runs(img, ranges, nranges)) ||
+        ((flags & MDT_OPEN_COPY) && (e = copy_runs(img)))) {
+        talloc_free(img);
+        return e;
+    }
+    return finish(img, true, out);
 }
 
 void mdt_image_close(mdt_image *img)

@@ -1,6 +1,7 @@
 /* PE32 and PE32+ headers, the section table and the CLI header
  * (ECMA-335 II.25.2, II.25.3). Works for both layouts: a flat file (section
- * data at PointerToRawData) and an image mapped by a loader (RVA = offset).
+ * data at PointerToRawData) and an image mapped by a loader (RVA = offset,
+ * read only where the caller declared memory readable: ranges.c).
  * Everything is read byte-wise through the reader; every size is checked
  * against the bytes that are really there. */
 #include "config.h"
@@ -44,9 +45,19 @@ int mdt__rva_ptr(const struct mdt_image *img, uint32_t rva, uint32_t len, const 
     pl.region = "RVA";
     pl.offset = rva;
     if (img->kind == MDT_KIND_PE_MAPPED) {
-        if (rva > img->size || len > img->size - rva)
-            return mdt__fail(MDT_ETRUNC, pl, "%s: RVA 0x%x+0x%x beyond mapped size 0x%zx", what,
-                             rva, len, img->size);
+        /* The caller's readable ranges, never the headers, say what is
+         * there (image/ranges.c). */
+        const struct mdt_rva_run *run = mdt__run_of(img, rva, len);
+        if (!run) {
+            run = mdt__run_of(img, rva, 0);
+            if (run && rva < run->hi)
+                return mdt__fail(MDT_ETRUNC, pl, "%s: 0x%x bytes at RVA 0x%x run past the "
+                                 "readable memory, which ends at RVA 0x%llx", what, len, rva,
+                                 (unsigned long long)run->hi);
+            return mdt__fail(MDT_ETRUNC, pl, "%s: RVA 0x%x is not in memory declared readable "
+                             "(the mapped image has %zu readable range%s)", what, rva,
+                             img->nruns, img->nruns == 1 ? "" : "s");
+        }
         *p = img->data + rva;
         if (file_off)
             *file_off = rva;
@@ -304,7 +315,9 @@ int mdt__pe_parse(struct mdt_image *img)
     img->pe.characteristics = le16(coff + 18);
     size_t opt_start = r.pos;
     rd opt;
-    r.region = "file"; /* rd_sub's message names the window it checks against */
+    /* rd_sub's message names the window it checks against: in a loader
+     * layout, the readable range holding the headers. */
+    r.region = img->kind == MDT_KIND_PE_MAPPED ? "readable headers" : "file";
     if ((e = rd_sub(&r, &opt, r.pos, opt_size, "optional header", "optional header")))
         return e;
     if ((e = rd_u16(&opt, &magic, "optional header magic")))

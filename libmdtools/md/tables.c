@@ -131,9 +131,9 @@ static int pad_rows(struct mdt_image *img, uint64_t end)
 {
     const struct mdt_heap_view *ts = &img->tables_stream;
     const uint8_t *rows_end = ts->base + (end < ts->size ? end : ts->size);
-    const uint8_t *buf_end = img->data + img->size;
     uint8_t *copy;
-    if (rows_end >= img->data && rows_end <= buf_end && buf_end - rows_end >= 3)
+    /* In a loader layout the next bytes may be a gap between sections. */
+    if (mdt__readable(img, rows_end, 3))
         return 0;
     copy = talloc_zero_size(img, (size_t)ts->size + 3);
     if (!copy)

@@ -63,6 +63,15 @@ struct mdp_slot {
 };
 
 /* What the core knows of a module beyond the map. */
+/* core/maps.c: the readable memory of the image whose load address is
+ * base (the mapping holding it, then the module file's own mappings that
+ * follow it without a break, across the PROT_NONE gaps of a loader
+ * layout), at most max ranges, adjacent ones merged; the first starts at
+ * base. 0 when base is not readable. Reads /proc/self/maps with stdio:
+ * never from a signal handler. */
+#define MDP_MAX_IMAGE_RANGES 128u /* the header page and up to 96 sections */
+size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max);
+
 struct mdp_module {
     uintptr_t id;
     const void *base;

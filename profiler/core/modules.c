@@ -2,29 +2,29 @@
  * and record the module in the map (ModuleLoadFinished, EnumModules items,
  * ModuleAttachedToAssembly, the unloads).
  *
- * The image is read in place, never copied from the file again: a PE laid
- * out by a loader is opened with mdt_image_open_mapped, a flat layout (the
- * file's bytes, as CoreCLR maps IL-only assemblies) with
- * mdt_image_open_buffer borrowing the bytes. How many bytes may be read is
- * not something to trust the PE headers for: the readable extent starting
- * at the base is taken from /proc/self/maps, so a damaged header can make
- * the open fail (the module is then recorded without an image and its
- * frames are "unknown:nomvid") but never fault. A mapped layout with holes
- * between its sections (ReadyToRun images on Linux) cannot be handed to
- * mdt_image_open_mapped, which needs [base, base + size) readable; the
- * runtime's own flat view of the same file (it keeps one) is opened
- * instead, found in /proc/self/maps by device and inode. Dynamic and resource modules
- * have no image. The core library's primitive types (System.Int32, ...,
- * System.__Canon) are located by name once, so that classes and type
- * arguments print as the naming spec's primitives. */
+ * The image is read in place, never copied from the file again: a flat
+ * layout (the file's bytes, as CoreCLR maps IL-only assemblies) with
+ * mdt_image_open_buffer borrowing the bytes, a loader layout with
+ * mdt_image_open_mapped_ranges. What may be read is never taken from the
+ * PE headers: the image's own mappings come from /proc/self/maps (maps.c),
+ * so a damaged header makes the open fail (the module is then recorded
+ * without an image and its frames are "unknown:nomvid") but never fault.
+ * ReadyToRun images on Linux are mapped section by section with PROT_NONE
+ * gaps; the library reads them in place, checking every read against the
+ * readable ranges. (The runtime's own flat view of the same file is not
+ * used: CoreCLR keeps it in the PEImage until the PEImage is destroyed,
+ * but that is an implementation detail, not a promise of the profiling
+ * API, and the view exists only when the binder asked for a flat layout
+ * before the loaded one.) Dynamic and resource modules have no image. The
+ * core library's primitive types (System.Int32, ..., System.__Canon) are
+ * located by name once, so that classes and type arguments print as the
+ * naming spec's primitives. */
 #include "config.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <talloc.h>
 
 #include <mdtools/errors.h>
@@ -44,87 +44,6 @@ static const struct {
     {"System.IntPtr", 0x18},  {"System.UIntPtr", 0x19}, {"System.Object", 0x1c},
     {"System.__Canon", MDT_IDMAP_PRIM_CANON},
 };
-
-/* Bytes readable from `base` on: the run of adjacent readable mappings that
- * contains it, per /proc/self/maps. 0 when base is not mapped readable. */
-static size_t readable_span(const void *base)
-{
-    FILE *f = fopen("/proc/self/maps", "re");
-    if (!f)
-        return 0;
-    uintptr_t at = (uintptr_t)base, end = 0;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        uintptr_t lo, hi;
-        char perms[8];
-        int full = strchr(line, '\n') != NULL;
-        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &lo, &hi, perms) == 3) {
-            if (end == 0) {
-                if (at >= lo && at < hi && perms[0] == 'r')
-                    end = hi;
-            } else if (lo == end && perms[0] == 'r') {
-                end = hi;
-            } else if (lo >= end) {
-                break;
-            }
-        }
-        /* a line cut by the buffer: skip its remainder */
-        while (!full && fgets(line, sizeof line, f))
-            full = strchr(line, '\n') != NULL;
-    }
-    fclose(f);
-    return end ? end - at : 0;
-}
-
-/* A readable mapping of the whole file at `path` from offset 0, made by the
- * runtime's loader (CoreCLR keeps the flat view of a ReadyToRun file next to
- * the layout it runs from). Matched by device and inode, so symbolic links
- * in the path do not matter. */
-static const void *flat_mapping(const char *path, size_t *len)
-{
-    struct stat st;
-    if (!path[0] || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
-        return NULL;
-    FILE *f = fopen("/proc/self/maps", "re");
-    if (!f)
-        return NULL;
-    const void *found = NULL;
-    char line[512];
-    while (!found && fgets(line, sizeof line, f)) {
-        uintptr_t lo, hi;
-        unsigned long long off, ino;
-        unsigned maj, min;
-        char perms[8];
-        int full = strchr(line, '\n') != NULL;
-        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %x:%x %llu", &lo, &hi, perms, &off,
-                   &maj, &min, &ino) == 7 &&
-            perms[0] == 'r' && off == 0 && ino == (unsigned long long)st.st_ino &&
-            makedev(maj, min) == st.st_dev && hi - lo >= (uintptr_t)st.st_size) {
-            found = (const void *)lo;
-            *len = (size_t)st.st_size;
-        }
-        while (!full && fgets(line, sizeof line, f))
-            full = strchr(line, '\n') != NULL;
-    }
-    fclose(f);
-    return found;
-}
-
-/* SizeOfImage of a mapped PE (read within the first `span` readable bytes),
- * or 0 when the headers are not there. */
-static size_t mapped_size(const void *base, size_t span)
-{
-    const unsigned char *b = base;
-    if (span < 0x40 || b[0] != 'M' || b[1] != 'Z')
-        return 0;
-    uint32_t pe = (uint32_t)b[0x3c] | (uint32_t)b[0x3d] << 8 | (uint32_t)b[0x3e] << 16 |
-                  (uint32_t)b[0x3f] << 24;
-    /* PE signature (4), file header (20), optional header: SizeOfImage at 56 */
-    if (pe > span || span - pe < 4 + 20 + 60)
-        return 0;
-    const unsigned char *s = b + pe + 4 + 20 + 56;
-    return (size_t)s[0] | (size_t)s[1] << 8 | (size_t)s[2] << 16 | (size_t)s[3] << 24;
-}
 
 static void find_prims(mdp_core *core, struct mdp_module *m)
 {
@@ -156,37 +75,22 @@ static void open_image(mdp_core *core, struct mdp_module *m)
 {
     if ((m->flags & (MDP_MODULE_DYNAMIC | MDP_MODULE_RESOURCE | MDP_MODULE_STUBS)) || !m->base)
         return;
-    size_t span = readable_span(m->base);
-    if (span == 0) {
+    mdt_mem_range ranges[MDP_MAX_IMAGE_RANGES];
+    size_t n = mdp_image_ranges(m->base, ranges, MDP_MAX_IMAGE_RANGES);
+    if (n == 0) {
         mdp_log(core, "module %#" PRIxPTR " %s: base %p is not readable", m->id, m->path, m->base);
         return;
-    }
-    if (span > ((size_t)1 << 31))
-        span = (size_t)1 << 31;
-    const void *at = m->base;
-    int flat = (m->flags & MDP_MODULE_FLAT) != 0;
-    if (!flat && span < mapped_size(m->base, span)) {
-        /* A loader layout with holes: ReadyToRun images on Linux are mapped
-         * section by section at 64 KiB alignment, and mdt_image_open_mapped
-         * needs every byte up to SizeOfImage readable. The runtime's flat
-         * view of the same file serves instead. */
-        size_t len;
-        const void *f = flat_mapping(m->path, &len);
-        if (!f) {
-            mdp_log(core, "module %#" PRIxPTR " %s: its mapped layout has holes and no flat view was found",
-                    m->id, m->path);
-            return;
-        }
-        at = f;
-        span = len;
-        flat = 1;
     }
     m->ctx = talloc_new(NULL);
     if (!m->ctx)
         return;
     const char *name = m->path[0] ? m->path : "(module without a path)";
-    int e = flat ? mdt_image_open_buffer(m->ctx, &m->image, name, at, span, 0)
-                 : mdt_image_open_mapped(m->ctx, &m->image, name, at, span, 0);
+    /* A flat layout is the file's bytes: the readable run from the base. */
+    int e = (m->flags & MDP_MODULE_FLAT)
+                ? mdt_image_open_buffer(m->ctx, &m->image, name, m->base, ranges[0].len, 0)
+                : mdt_image_open_mapped_ranges(m->ctx, &m->image, name, m->base, ranges, n, 0);
+    mdp_log(core, "module %#" PRIxPTR ": %s layout at %p, %zu readable range%s", m->id,
+            (m->flags & MDP_MODULE_FLAT) ? "flat" : "loader", m->base, n, n == 1 ? "" : "s");
     if (e != 0) {
         char msg[512];
         mdp_log(core, "module %#" PRIxPTR ": cannot read its image: %s", m->id,

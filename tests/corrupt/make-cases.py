@@ -15,6 +15,11 @@ Writes tests/corrupt/cases/<name>.bin and tests/corrupt/cases.tsv:
 
 expect is one of
     open-error            open fails with `code`; mdt_errmsg() contains the substring
+    mapped-open-error     the same for the file laid out as a loader lays it out
+                          (tests/common/layout.c: each section at its RVA, whole
+                          pages, the gaps between unreadable) and opened with
+                          mdt_image_open_mapped_ranges on the readable ranges
+    mapped-open-warn      open-warn for the file laid out that way
     open-warn             open succeeds, a warning contains the substring, and a
                           full walk of the image finds no error (the oddity is
                           accepted and the rest reads normally)
@@ -712,6 +717,104 @@ def _():
     e = pe.rva2off(pe.dir(6)[0])
     d[u32(d, e + 24):u32(d, e + 24) + 4] = b"XXXX"
     return d, "debug entry 0: CodeView data unreadable or not RSDS"
+
+
+# --- loader layouts with gaps (tests/common/layout.c) ----------------------------
+# Every case is also laid out as CoreCLR's loader on Linux lays out an image
+# (the header page, each section's pages at its RVA, PROT_NONE between) and
+# opened with mdt_image_open_mapped_ranges; these cases point a header into
+# a gap of that layout, which must give a located error, not a fault.
+
+PAGE = 0x1000
+
+
+def loader_runs(pe):
+    """The readable RVA runs [lo, hi) of tests/common/layout.c's layout of
+    an undamaged section table: the header page, then each section's pages
+    from its RVA to RVA + VirtualSize, merged where they touch."""
+    runs = [[0, PAGE]]
+    for s in pe.sections:
+        lo, hi = s.va // PAGE * PAGE, align(s.va + (s.vsize or s.rsize), PAGE)
+        if lo <= runs[-1][1]:
+            runs[-1][1] = max(runs[-1][1], hi)
+        else:
+            runs.append([lo, hi])
+    return runs
+
+
+def run_end(pe, rva):
+    """End of the readable run holding rva (a gap starts there)."""
+    for lo, hi in loader_runs(pe):
+        if lo <= rva < hi:
+            return hi
+    raise ValueError("RVA 0x%x is in a gap" % rva)
+
+
+def gap_msg(pe, what, rva):
+    return "RVA+0x%x: %s: RVA 0x%x is not in memory declared readable (the mapped image " \
+        "has %d readable ranges)" % (rva, what, rva, len(loader_runs(pe)))
+
+
+def past_msg(pe, what, rva, n):
+    return "RVA+0x%x: %s: 0x%x bytes at RVA 0x%x run past the readable memory, which ends " \
+        "at RVA 0x%x" % (rva, what, n, rva, run_end(pe, rva))
+
+
+@case("mapped-cli-header-runs-into-gap", "mapped-open-error", "MDT_ETRUNC",
+      "laid out: the CLI header starts 0x28 bytes before the end of .text's last page "
+      "and runs 0x20 bytes into the gap after it")
+def _():
+    pe = hello()
+    rva = run_end(pe, pe.cli_rva) - 0x28
+    put32(pe.data, pe.dir_off(14), rva)
+    return pe.data, past_msg(pe, "CLI header", rva, 72)
+
+
+@case("mapped-metadata-runs-into-gap", "mapped-open-error", "MDT_ETRUNC",
+      "laid out: the metadata size reaches 0x10 bytes into the gap after .text")
+def _():
+    pe = hello()
+    size = run_end(pe, pe.md_rva) - pe.md_rva + 0x10
+    put32(pe.data, pe.cli_off + 12, size)
+    return pe.data, past_msg(pe, "metadata", pe.md_rva, size)
+
+
+@case("mapped-debug-directory-in-gap", "mapped-open-warn", "-",
+      "laid out: the debug directory moved to the start of the gap after .text")
+def _():
+    pe = hello()
+    rva = run_end(pe, pe.dir(6)[0])
+    put32(pe.data, pe.dir_off(6) + 4, 28)
+    put32(pe.data, pe.dir_off(6), rva)
+    return pe.data, gap_msg(pe, "debug directory", rva)
+
+
+@case("mapped-codeview-in-gap", "mapped-open-warn", "-",
+      "laid out: the CodeView entry's AddressOfRawData is in the gap after .text "
+      "(its PointerToRawData, which a flat open reads, is intact)")
+def _():
+    pe = hello()
+    e = pe.rva2off(pe.dir(6)[0])
+    put32(pe.data, e + 20, run_end(pe, pe.dir(6)[0]))
+    return pe.data, "debug entry 0: CodeView data unreadable or not RSDS"
+
+
+@case("mapped-section-table-past-header-page", "mapped-open-error", "MDT_ETRUNC",
+      "laid out: NumberOfSections 96 puts the section table's end past the header page")
+def _():
+    pe = hello()
+    put16(pe.data, pe.nsec_off, 96)
+    return pe.data, "section table+0x%x (file 0x%x): section table: need 3840 bytes, %d left" % (
+        pe.sect_off, pe.sect_off, PAGE - pe.sect_off)
+
+
+@case("mapped-optional-header-past-header-page", "mapped-open-error", "MDT_ETRUNC",
+      "laid out: SizeOfOptionalHeader 0xf80 runs the optional header past the header page")
+def _():
+    pe = hello()
+    put16(pe.data, pe.opt_size_off, 0xF80)
+    return pe.data, "readable headers+0x%x (file 0x%x): optional header: 0xf80 bytes at 0x%x " \
+        "exceed readable headers size 0x%x" % (pe.opt, pe.opt, pe.opt, PAGE)
 
 
 # --- CLI header (II.25.3.3) ----------------------------------------------------------
@@ -1456,11 +1559,12 @@ TSV_HEADER = """\
 # make-cases.py (edit the script, not this file); read by test_corrupt.c.
 # Columns (tab-separated): name, expect, code, message substring, what is wrong.
 # expect: open-error | open-warn | cell-error | us-error | open-warn+cell-error
-# ("WARNING && ERROR" substrings); see make-cases.py for what each checks.
+# ("WARNING && ERROR" substrings) | mapped-open-error | mapped-open-warn (the
+# file laid out as a loader does); see make-cases.py for what each checks.
 """
 
 EXPECTS = {"open-error", "open-warn", "cell-error", "us-error", "open-warn+cell-error",
-           "open-warn+us-error"}
+           "open-warn+us-error", "mapped-open-error", "mapped-open-warn"}
 MAX_SIZE = 8 * 1024
 
 
@@ -1471,7 +1575,7 @@ def generate():
         assert re.fullmatch(r"[a-z0-9][a-z0-9-]*", name), name
         assert name not in seen, "duplicate case " + name
         assert expect in EXPECTS, expect
-        assert (code == "-") == (expect == "open-warn"), name
+        assert (code == "-") == expect.endswith("open-warn"), name
         seen.add(name)
         data, msg = fn()
         data = bytes(data)

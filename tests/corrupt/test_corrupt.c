@@ -2,19 +2,25 @@
  * make-cases.py, see README.md). Each case file is opened from disk and again
  * from a heap buffer of exactly its size, so a sanitizer sees any read past
  * the end; both opens must give the same code, message, warnings and walk
- * errors. Then the line's expectation is checked: the error of a failed open,
+ * errors. A PE file is also laid out as a loader lays it out, with the gaps
+ * between sections unreadable (tests/common/layout.h), and opened there
+ * with mdt_image_open_mapped_ranges: a read of a gap faults and fails the
+ * case. Then the line's expectation is checked: the error of a failed open,
  * a warning of an accepted oddity (with a clean walk), or an error met while
- * walking every cell and every user string (with the rest still readable).
- * The cases exercise ECMA-335 II.24 and II.25 and the PE/COFF headers. */
+ * walking every cell and every user string (with the rest still readable);
+ * for the mapped-* kinds, of the laid-out open. The cases exercise
+ * ECMA-335 II.24 and II.25 and the PE/COFF headers. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <talloc.h>
+#include <unistd.h>
 
 #include <mdtools/mdtools.h>
 
+#include "layout.h"
 #include "paths.h"
 #include "walk.h"
 
@@ -61,8 +67,9 @@ static bool code_by_name(const char *name, int *code)
     return false;
 }
 
-static const char *expects[] = {"open-error", "cell-error",           "us-error",
-                                "open-warn",  "open-warn+cell-error", "open-warn+us-error"};
+static const char *expects[] = {"open-error",        "cell-error",           "us-error",
+                                "open-warn",         "open-warn+cell-error", "open-warn+us-error",
+                                "mapped-open-error", "mapped-open-warn"};
 
 static bool known_expect(const char *e)
 {
@@ -156,15 +163,23 @@ static void note_error_cb(void *arg, char kind, int code)
     note_error(arg, kind, code);
 }
 
+/* How a case is opened: from its file, from a buffer of its bytes, or laid
+ * out as a loader does (`l`). */
+enum how { FROM_FILE, FROM_BUFFER, LAID_OUT };
+
 static struct outcome *open_case(void *ctx, const char *path, const uint8_t *buf, size_t len,
-                                 bool from_file)
+                                 enum how how, const loader_layout *l)
 {
     struct outcome *o = talloc_zero(ctx, struct outcome);
     mdt_image *img = (mdt_image *)o; /* must be reset to NULL on failure */
     char m[600];
     mdt_clear_error();
-    o->code = from_file ? mdt_image_open_file(o, &img, path, 0)
-                        : mdt_image_open_buffer(o, &img, path, buf, len, 0);
+    if (how == FROM_FILE)
+        o->code = mdt_image_open_file(o, &img, path, 0);
+    else if (how == FROM_BUFFER)
+        o->code = mdt_image_open_buffer(o, &img, path, buf, len, 0);
+    else
+        o->code = mdt_image_open_mapped_ranges(o, &img, path, l->base, l->ranges, l->nranges, 0);
     o->summary = talloc_asprintf(o, "open %d\n", o->code);
     if (o->code) {
         ck_assert_msg(img == NULL, "%s: failed open left *out set", path);
@@ -220,27 +235,6 @@ static bool has_error(const struct outcome *o, char kind, int code, const char *
     return false;
 }
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        /* Exactly n bytes (1 for an empty file): reading past them is a bug
-         * a sanitizer reports. */
-        buf = malloc(n ? (size_t)n : 1);
-        if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        }
-        *len = (size_t)n;
-    }
-    fclose(f);
-    return buf;
-}
-
 START_TEST(tsv_is_well_formed)
 {
     ck_assert_msg(!load_problem, "%s", load_problem);
@@ -250,7 +244,7 @@ START_TEST(tsv_is_well_formed)
         int code;
         ck_assert_msg(known_expect(c->expect), "line %u (%s): unknown expect %s", c->line, c->name,
                       c->expect);
-        if (strcmp(c->expect, "open-warn") == 0)
+        if (strcmp(c->expect, "open-warn") == 0 || strcmp(c->expect, "mapped-open-warn") == 0)
             ck_assert_msg(strcmp(c->code, "-") == 0, "line %u (%s): code must be -", c->line,
                           c->name);
         else
@@ -266,8 +260,8 @@ START_TEST(tsv_is_well_formed)
 }
 END_TEST
 
-static void check_opened(const struct corrupt_case *c, const struct outcome *o, int want,
-                         const char *warn, const char *err);
+static void check_opened(const struct corrupt_case *c, const char *ex, const struct outcome *o,
+                         int want, const char *warn, const char *err);
 
 START_TEST(corrupt_case)
 {
@@ -280,15 +274,25 @@ START_TEST(corrupt_case)
     int want = 0;
     snprintf(rel, sizeof rel, "tests/corrupt/cases/%s.bin", c->name);
     src_path(path, sizeof path, rel);
-    uint8_t *buf = read_file(path, &len);
+    uint8_t *buf = layout_read_file(path, &len);
     ck_assert_msg(buf != NULL, "%s: cannot read %s", c->name, path);
     if (strcmp(c->code, "-") != 0)
         ck_assert_msg(code_by_name(c->code, &want), "%s: unknown code %s", c->name, c->code);
 
-    struct outcome *o = open_case(ctx, path, NULL, 0, true);
-    struct outcome *b = open_case(ctx, path, buf, len, false);
+    struct outcome *o = open_case(ctx, path, NULL, 0, FROM_FILE, NULL);
+    struct outcome *b = open_case(ctx, path, buf, len, FROM_BUFFER, NULL);
+    /* Laid out like a loader (when the headers describe a layout): what
+     * it gives is checked only by the mapped-* kinds, but nothing may
+     * fault, whatever the damage. */
+    loader_layout l;
+    struct outcome *m = NULL;
+    bool mapped = strncmp(c->expect, "mapped-", 7) == 0;
+    if (layout_make(&l, buf, len) == 0)
+        m = open_case(ctx, path, NULL, 0, LAID_OUT, &l);
+    ck_assert_msg(m || !mapped, "%s: a mapped-* case whose headers describe no layout", c->name);
     if (getenv("MDT_CORRUPT_VERBOSE"))
-        fprintf(stderr, "== %s (%s)\n%s", c->name, c->why, o->summary);
+        fprintf(stderr, "== %s (%s)\n%s%s%s", c->name, c->why, o->summary,
+                m ? "-- laid out:\n" : "", m ? m->summary : "");
     ck_assert_msg(
         strcmp(o->summary, b->summary) == 0,
         "%s: opening the file and the same bytes in a buffer differ:\n%.1500s---\n%.1500s", c->name,
@@ -302,24 +306,30 @@ START_TEST(corrupt_case)
         err = split + 4;
     }
     const char *ex = c->expect;
+    if (mapped) {
+        /* The loader's page granularity is in the expected RVAs. */
+        ck_assert_uint_eq(sysconf(_SC_PAGESIZE), 0x1000);
+        ex += 7;
+        o = m;
+    }
     if (strcmp(ex, "open-error") == 0) {
         ck_assert_msg(o->code == want, "%s (%s): open gave %d (%s), want %s", c->name, c->why,
                       o->code, o->msg ? o->msg : "success", c->code);
         ck_assert_msg(strstr(o->msg, c->msg) != NULL, "%s (%s): message\n  %s\nlacks\n  %s",
                       c->name, c->why, o->msg, c->msg);
     } else {
-        check_opened(c, o, want, warn, err);
+        check_opened(c, ex, o, want, warn, err);
     }
+    talloc_free(ctx); /* the images before the memory they borrow */
+    layout_free(&l);
     free(buf);
-    talloc_free(ctx);
 }
 END_TEST
 
 /* The expectations of a case whose open must succeed. */
-static void check_opened(const struct corrupt_case *c, const struct outcome *o, int want,
-                         const char *warn, const char *err)
+static void check_opened(const struct corrupt_case *c, const char *ex, const struct outcome *o,
+                         int want, const char *warn, const char *err)
 {
-    const char *ex = c->expect;
     ck_assert_msg(o->code == 0, "%s (%s): open failed: %s", c->name, c->why, o->msg);
     if (strncmp(ex, "open-warn", 9) == 0) {
         ck_assert_msg(has_warning(o, warn), "%s (%s): no warning contains \"%s\":\n%.2000s",

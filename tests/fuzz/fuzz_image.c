@@ -1,7 +1,9 @@
 /* libFuzzer harness over opening an image and reading all of it through the
  * public API (ECMA-335 II.24, II.25): the input is opened as a file layout,
- * as a loader-mapped layout and, when it holds "BSJB", as a raw metadata
- * blob starting there. Each image that opens is walked completely (every
+ * as a loader-mapped layout, laid out as a loader lays it out with the gaps
+ * between sections unreadable (tests/common/layout.c; a read of a gap
+ * faults) and, when it holds "BSJB", as a raw metadata blob starting
+ * there. Each image that opens is walked completely (every
  * row, cell, range and heap entry; tests/common/walk.c), then its streams,
  * sections, debug entries, user strings, key lookups, column-at-a-time
  * reads and assembly identities are read. Besides the sanitizers, oracles
@@ -24,6 +26,7 @@
 
 #include <mdtools/mdtools.h>
 
+#include "layout.h"
 #include "walk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -109,11 +112,17 @@ static const uint8_t *us_heap_bytes(const mdt_image *img)
 {
     const mdt_md_info *mi = mdt_image_md_info(img);
     size_t len;
-    const uint8_t *bytes = mdt_image_bytes(img, &len);
+    const uint8_t *bytes = mdt_image_bytes(img, &len), *p;
     for (size_t i = 0; i < mi->nstreams; i++) {
         const mdt_stream_info *s = mdt_image_stream(img, i);
-        if (s->used && strcasecmp(s->name, "#US") == 0 &&
-            mi->file_offset + s->offset + s->size <= len)
+        if (!s->used || strcasecmp(s->name, "#US") != 0)
+            continue;
+        /* A loader layout's bytes are the headers only: go by RVA. */
+        if (mdt_image_kind(img) == MDT_KIND_PE_MAPPED)
+            return mdt_image_rva(img, (uint32_t)mi->file_offset + s->offset, s->size, &p) == 0
+                       ? p
+                       : NULL;
+        if (mi->file_offset + s->offset + s->size <= len)
             return bytes + mi->file_offset + s->offset;
     }
     return NULL;
@@ -501,10 +510,17 @@ static void check_image(void *ctx, const mdt_image *img, size_t input_size)
 static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
 {
     mdt_image *img = NULL;
+    loader_layout l = {0};
     int e;
     switch (how) {
     case 0: e = mdt_image_open_buffer(ctx, &img, "fuzz", data, size, 0); break;
     case 1: e = mdt_image_open_mapped(ctx, &img, "fuzz.mapped", data, size, MDT_OPEN_COPY); break;
+    case 3:
+        if (layout_make(&l, data, size) != 0)
+            return;
+        e = mdt_image_open_mapped_ranges(ctx, &img, "fuzz.laid-out", l.base, l.ranges, l.nranges,
+                                         0);
+        break;
     default: e = mdt_image_open_buffer(ctx, &img, NULL, data, size, 0); break;
     }
     if (e) {
@@ -515,6 +531,7 @@ static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
         check_image(ctx, img, size);
         mdt_image_close(img);
     }
+    layout_free(&l);
     if (talloc_total_blocks(ctx) != 1)
         abort();
     mdt_clear_error();
@@ -527,6 +544,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     open_one(ctx, data, size, 0);
     open_one(ctx, data, size, 1);
+    open_one(ctx, data, size, 3);
     for (size_t i = 0; i + 4 <= size; i++) {
         if (memcmp(data + i, "BSJB", 4) == 0) {
             if (i > 0) /* at 0 the file-layout open already read it */

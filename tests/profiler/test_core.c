@@ -5,7 +5,9 @@
  * order of draining and unloads (a sample taken before an unload keeps its
  * name; an incarnation first met in a sample drained after its unload is
  * "unknown:unloaded"; code placed later at the same address gets its own
- * name and IL map). Runs under ASan+UBSan; needs no valgrind. */
+ * name and IL map), and images laid out with gaps, as CoreCLR lays out
+ * ReadyToRun images, read in place. Runs under ASan+UBSan; needs no
+ * valgrind. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
@@ -531,6 +533,107 @@ START_TEST(test_header_names_the_framework_folder)
 }
 END_TEST
 
+/* ---- images in place ---------------------------------------------------------- */
+
+/* A module laid out as CoreCLR's loader lays out a ReadyToRun image on
+ * Linux: one PROT_NONE reservation, the header page and each section
+ * mapped over it from the file (MAP_PRIVATE|MAP_FIXED), gaps between. The
+ * file is HelloWorld.dump, a loader layout saved to disk (file offset =
+ * RVA): headers, .text at 0x2000, .rsrc at 0x4000, .reloc at 0x6000, a
+ * page each. Right after the reservation's trailing gap sits a neighbour
+ * that must not count as the image: a shared view of the same file (as the
+ * runtime's flat view is), or anonymous readable memory. */
+struct laid_out {
+    uint8_t *res; /* the reservation: image 0x7000, trailing gap, neighbour page */
+    size_t len;
+    int fd;
+};
+
+static void lay_out(struct laid_out *l, int neighbour_shared)
+{
+    char path[1024];
+    static const size_t parts[] = {0x0000, 0x2000, 0x4000, 0x6000};
+    l->fd = open(src_path(path, sizeof path, "data/corpus/asmresolver/HelloWorld.dump"), O_RDONLY);
+    ck_assert_int_ge(l->fd, 0);
+    l->len = 0x9000;
+    l->res = mmap(NULL, l->len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(l->res, MAP_FAILED);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        ck_assert_ptr_eq(mmap(l->res + parts[i], 0x1000, PROT_READ, MAP_PRIVATE | MAP_FIXED, l->fd,
+                              (off_t)parts[i]),
+                         l->res + parts[i]);
+    void *nb = neighbour_shared
+                   ? mmap(l->res + 0x8000, 0x1000, PROT_READ, MAP_SHARED | MAP_FIXED, l->fd, 0)
+                   : mmap(l->res + 0x8000, 0x1000, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+                                                                  MAP_FIXED, -1, 0);
+    ck_assert_ptr_eq(nb, l->res + 0x8000);
+}
+
+static void unlay(struct laid_out *l)
+{
+    munmap(l->res, l->len);
+    close(l->fd);
+}
+
+START_TEST(test_image_ranges_are_the_image_own_mappings)
+{
+    for (int shared = 0; shared < 2; shared++) {
+        struct laid_out l;
+        lay_out(&l, shared);
+        mdt_mem_range r[MDP_MAX_IMAGE_RANGES];
+        size_t n = mdp_image_ranges(l.res, r, MDP_MAX_IMAGE_RANGES);
+        ck_assert_uint_eq(n, 4);
+        for (size_t i = 0; i < n; i++) {
+            ck_assert_ptr_eq(r[i].start, l.res + 0x2000 * i);
+            ck_assert_uint_eq(r[i].len, 0x1000);
+        }
+        /* From inside a mapping on: the rest of it first. */
+        n = mdp_image_ranges(l.res + 0x2100, r, MDP_MAX_IMAGE_RANGES);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_ptr_eq(r[0].start, l.res + 0x2100);
+        ck_assert_uint_eq(r[0].len, 0xf00);
+        /* At most max ranges; a gap is not readable. */
+        ck_assert_uint_eq(mdp_image_ranges(l.res, r, 2), 2);
+        ck_assert_uint_eq(mdp_image_ranges(l.res + 0x1000, r, MDP_MAX_IMAGE_RANGES), 0);
+        /* Anonymous memory: that one mapping. */
+        n = mdp_image_ranges(l.res + 0x8000, r, MDP_MAX_IMAGE_RANGES);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(r[0].len, 0x1000);
+        unlay(&l);
+    }
+}
+END_TEST
+
+/* The module event opens such a layout in place (no flat view of the file
+ * exists here to fall back on) and names come from it. */
+START_TEST(test_module_laid_out_with_holes_opens_in_place)
+{
+    struct env e;
+    struct laid_out l;
+    open_env(&e, 0);
+    lay_out(&l, 1);
+    enum { MOD_HELLO = 0x6000 };
+    mdp_module_desc d = {.base = l.res, .path = "HelloWorld.dll"};
+    ck_assert_int_ge(mdp_ev_module_load(e.core, mdp_seq(e.core), MOD_HELLO, &d), 0);
+    struct mdp_module *m = mdp_module_get(e.core, MOD_HELLO);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_ptr_nonnull(m->image);
+    ck_assert_int_eq(mdt_image_kind(m->image), MDT_KIND_PE_MAPPED);
+    ck_assert(m->has_identity);
+    ck_assert_str_eq(m->identity.name, "HelloWorld");
+    mdt_row r;
+    const char *name;
+    ck_assert_int_eq(mdt_row_get(&r, m->image, MDT_TABLE_TypeDef, 2), 0);
+    ck_assert_int_eq(mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &name, NULL), 0);
+    ck_assert_str_eq(name, "Program");
+    ck_assert_int_ge(mdp_ev_module_unload(e.core, mdp_seq(e.core), MOD_HELLO), 0);
+    mdp_core_free(e.core);
+    unlay(&l);
+    unlink(e.log);
+    munmap(e.file, e.file_len);
+}
+END_TEST
+
 Suite *suite(void)
 {
     Suite *s = suite_create("profiler core");
@@ -547,6 +650,8 @@ Suite *suite(void)
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_records_sorted_without_names);
     tcase_add_test(t, test_header_names_the_framework_folder);
+    tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
+    tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
     suite_add_tcase(s, t);
     return s;
 }

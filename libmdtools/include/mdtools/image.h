@@ -68,16 +68,74 @@ int mdt_image_open_file(void *mem_ctx, mdt_image **out, const char *path, unsign
 int mdt_image_open_buffer(void *mem_ctx, mdt_image **out, const char *name, const void *data,
                           size_t len, unsigned flags);
 /* Open a PE image already mapped by a loader: `base` is the module's load
- * address, `size` the number of readable bytes from it. */
+ * address, `size` the number of readable bytes from it: all of [base,
+ * base + size) must be readable. Reads as mdt_image_open_mapped_ranges
+ * with the one range {base, size} does (size 0 fails as "not MZ" here, as
+ * MDT_EINVAL there). */
 int mdt_image_open_mapped(void *mem_ctx, mdt_image **out, const char *name, const void *base,
                           size_t size, unsigned flags);
+
+/* A range of memory the caller knows to be readable: [start, start + len). */
+typedef struct mdt_mem_range {
+    const void *start;
+    size_t len;
+} mdt_mem_range;
+
+/* Open a PE image laid out by a loader whose readable memory is not one
+ * contiguous range: CoreCLR on Linux maps a ReadyToRun image section by
+ * section, each at its RVA and rounded to pages, and leaves the gaps
+ * between them inaccessible (PROT_NONE); reading a gap faults.
+ *
+ * `base` is the module's load address (RVA 0). `ranges` are the `nranges`
+ * ranges of memory the caller knows to be readable, e.g. the lines of
+ * /proc/self/maps with an 'r' that cover the image. They are taken as
+ * given, in any order, overlapping or adjacent; parts outside [base,
+ * base + 8 GiB) are ignored (no read of the image can reach them: an RVA
+ * and a length are 32 bits each), so the caller may pass more than the
+ * image's own ranges. The library keeps its own sorted copy: the array may
+ * be freed when the call returns.
+ *
+ * Every byte the library ever reads from the image (DOS and PE headers,
+ * section table, CLI header, metadata and its streams, debug directory,
+ * resources, strong-name signature, anything reached through mdt_image_rva,
+ * mdt_image_read_rva or the tables and heaps) is first checked to lie in
+ * one declared range, in addition to the checks against the image's own
+ * (untrusted) headers: a damaged or hostile header that points into a gap
+ * gives a located error, never a read of the gap. The headers (DOS, PE,
+ * section table) must lie in the range that holds `base`; the metadata in
+ * one range (adjacent ranges count as one).
+ *
+ * Ownership: the memory is borrowed, never copied (unless MDT_OPEN_COPY):
+ * every declared range must stay mapped and readable, and its bytes
+ * unchanged, while the image lives (a runtime's module image: until the
+ * module's unload). With MDT_OPEN_COPY the image copies the declared bytes
+ * (laid out at their RVAs; the gaps are never read) and the memory may go
+ * after the call. mdt_image_bytes() of such an image gives `base` and the
+ * length of the readable range from it (the headers), never more.
+ *
+ * Flags: 0 (borrow) or MDT_OPEN_COPY. Errors: MDT_EINVAL (NULL out or
+ * base, ranges NULL with nranges > 0, other flags, or `base` in no declared
+ * range), MDT_ENOMEM, and those of reading the image: MDT_ENOTDOTNET,
+ * MDT_EBADIMAGE, MDT_EUNSUPPORTED, MDT_ETRUNC (also for a structure that
+ * starts in, or runs into, memory not declared readable, with the RVA in
+ * the message), MDT_ENOTFOUND.
+ *
+ * Thread safety: like every open, callable from any thread; the image is
+ * immutable afterwards and any thread may read it without locks. Not
+ * async-signal-safe (it allocates): a profiler opens images in its event
+ * callbacks, never in a signal handler. */
+int mdt_image_open_mapped_ranges(void *mem_ctx, mdt_image **out, const char *name,
+                                 const void *base, const mdt_mem_range *ranges, size_t nranges,
+                                 unsigned flags);
 /* Free an image (same as talloc_free). NULL is fine. */
 void mdt_image_close(mdt_image *img);
 
 int mdt_image_kind(const mdt_image *img);
 const char *mdt_image_kind_name(int kind); /* "PE32", ... static */
 const char *mdt_image_name(const mdt_image *img);
-/* The whole buffer (file bytes or mapped bytes). */
+/* The whole buffer (file bytes or mapped bytes): every byte of it is
+ * readable. For an image opened with mdt_image_open_mapped_ranges, the
+ * range from the base on (the headers); the rest through mdt_image_rva. */
 const uint8_t *mdt_image_bytes(const mdt_image *img, size_t *len);
 
 /* Warnings about the image: accepted oddities (duplicate streams, a
@@ -157,8 +215,10 @@ size_t mdt_image_section_count(const mdt_image *img);
 const mdt_section *mdt_image_section(const mdt_image *img, size_t i);
 const mdt_debug_entry *mdt_image_debug_entry(const mdt_image *img, size_t i);
 
-/* Pointer to `len` bytes at `rva`, all inside one section's raw data (or the
- * mapped buffer). Errors: MDT_ENOTFOUND (RVA in no section), MDT_ETRUNC. */
+/* Pointer to `len` bytes at `rva`, all inside one section's raw data (or,
+ * for a mapped image, inside one readable range). Errors: MDT_ENOTFOUND
+ * (RVA in no section), MDT_ETRUNC (past the section's raw data, the file
+ * or the readable memory). */
 int mdt_image_rva(const mdt_image *img, uint32_t rva, uint32_t len, const uint8_t **p);
 /* Copy `len` bytes at `rva` into buf; bytes of a section past its raw data
  * (virtual size > raw size) read as zeros, as a loader maps them. */
