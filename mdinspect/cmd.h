@@ -201,7 +201,12 @@ char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t
  * assembly identity or the Name column; "" for a row without a name
  * (CustomAttribute, ...). NULL on error. */
 char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
-/* Print that name as a value, or an error value; 0, or -1 after an error. */
+/* JSON only: `key` (default "metadata_name") with the name of a type or
+ * member token as stored, arity suffixes kept (doc/names.md); nothing for
+ * tokens of other tables, or in text. */
+void mdi_metadata_name(mdi_state *st, const char *key, const mdt_image *img, uint32_t token);
+/* Print that name as a value, or an error value, and its metadata_name;
+ * 0, or -1 after an error. */
 int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_image *img,
                    uint32_t token);
 /* The signature of a row that has one (MethodDef, Field, Property,
@@ -212,7 +217,5 @@ char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_
 /* The GenericParam rows of a TypeDef or MethodDef (rids, in number order,
  * a talloc array under mem) and their number. */
 uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, size_t *n);
-/* "<T,U>" from those rows' names, or "" when there are none. */
-char *mdi_generic_suffix(void *mem, const mdt_image *img, uint32_t owner);
 
 #endif

@@ -54,6 +54,7 @@ static void hit(struct hit_ctx *h, uint32_t tok, const char *kind)
         mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
         h->bad++;
     }
+    mdi_metadata_name(h->st, NULL, h->m->img, tok);
     talloc_free(name);
     mdi_item_end(p);
 }

@@ -51,6 +51,7 @@ static int fields(mdi_state *st, uint32_t tok, bool item)
     }
     talloc_free(s);
     mdt_clear_error();
+    mdi_metadata_name(st, NULL, img, tok);
     if (MDT_TOKEN_TABLE(tok) != MDT_TABLE_TypeSpec) {
         const char *label = MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodSpec ? "method" : "parent";
         if (generic_of(img, tok, &of)) {
@@ -61,6 +62,7 @@ static int fields(mdi_state *st, uint32_t tok, bool item)
             s = mdi_name(st, p, img, of);
             mdi_token(p, "of", item ? label : NULL, of);
             mdi_str(p, "of_name", NULL, s);
+            mdi_metadata_name(st, "of_metadata_name", img, of);
             if (!item)
                 mdi_textf(p, label, "0x%08" PRIx32 " %s", of,
                           s ? s : mdi_errmsg_here(msg, sizeof msg));

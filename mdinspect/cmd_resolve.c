@@ -102,6 +102,7 @@ static int one(mdi_state *st, const mdt_modview *v, uint32_t tok, bool want_trac
         mdi_str(p, "name", "name", name);
     else
         mdi_error(p, "name", "name", msg);
+    mdi_metadata_name(st, NULL, img, tok);
     mdi_print_resolution(st, v, img, tok, &r, false);
     if (!r.resolved) {
         print_where(p, v, "where", "stopped at", r.where_module, r.where_token);

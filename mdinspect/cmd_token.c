@@ -93,6 +93,7 @@ static int one(mdi_state *st, uint32_t tok)
             bad++;
         }
         talloc_free(name);
+        mdi_metadata_name(st, NULL, img, tok);
     }
     if (mdt_token_owner(img, tok, &owner) != 0) {
         mdi_error(p, "owner", "owner", mdi_cell_error(msg, sizeof msg));
@@ -102,6 +103,7 @@ static int one(mdi_state *st, uint32_t tok)
         char *on = mdi_row_name(st, p, img, owner);
         mdi_token(p, "owner", NULL, owner);
         mdi_str(p, "owner_name", NULL, on);
+        mdi_metadata_name(st, "owner_metadata_name", img, owner);
         if (!on) {
             bad++;
             on = talloc_asprintf(p, "<error: %s>", mdi_cell_error(msg, sizeof msg));

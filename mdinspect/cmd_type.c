@@ -50,6 +50,7 @@ static int ref(mdi_state *st, const char *key, const char *label, uint32_t tok, 
         mdi_str(p, "name", NULL, name);
     else
         mdi_error(p, "name", NULL, mdi_cell_error(msg, sizeof msg));
+    mdi_metadata_name(st, NULL, mdi_image(st), tok);
     mdi_object_end(p);
     if (name)
         mdi_textf(p, label, "0x%08" PRIx32 " %s", tok, name);
@@ -273,6 +274,7 @@ static void related(mdi_state *st, const char *key_name, const char *label, unsi
                     mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
                     (*bad)++;
                 }
+                mdi_metadata_name(st, NULL, img, t);
                 talloc_free(name);
             }
             mdi_item_end(p);
@@ -290,7 +292,7 @@ static int typedef_info(mdi_state *st, uint32_t tok)
     struct members mem = {p, {NULL}, {0}};
     uint32_t flags, base = 0, enclosing = 0;
     mdt_row r;
-    char *gp, msg[400];
+    char msg[400];
     int bad = 0;
 
     if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(tok)))
@@ -300,16 +302,12 @@ static int typedef_info(mdi_state *st, uint32_t tok)
     mdi_token(p, "token", "token", tok);
     {
         char *name = mdi_name(st, p, img, tok);
-        bool plain = st->names.style == MDT_STYLE_FULL || (st->names.flags & MDT_NAME_FRIENDLY);
-        gp = plain ? mdi_generic_suffix(p, img, tok) : NULL;
         if (name) {
-            mdi_str(p, "name", NULL, name);
-            mdi_textf(p, "name", "%s%s", name, gp ? gp : "");
+            mdi_str(p, "name", "name", name);
         } else {
             mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
             bad++;
         }
-        talloc_free(gp);
         talloc_free(name);
     }
     for (size_t i = 0; ix && i < ix->ntypes; i++)

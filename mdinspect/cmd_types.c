@@ -22,7 +22,6 @@ static long module_types(mdi_state *st, mdi_module *m, const char *glob, bool al
 {
     mdi_printer *p = st->out;
     const mdi_index *ix = mdi_index_of(m);
-    bool plain = st->names.style == MDT_STYLE_FULL;
     long n = 0;
     if (!ix)
         return -1;
@@ -48,13 +47,7 @@ static long module_types(mdi_state *st, mdi_module *m, const char *glob, bool al
         }
         name = mdi_name(st, p, m->img, t->token);
         if (name) {
-            /* Text: generic parameters after the name, where the style
-             * leaves out the arity (full, friendly). */
-            char *gp = plain || (st->names.flags & MDT_NAME_FRIENDLY)
-                           ? mdi_generic_suffix(name, m->img, t->token)
-                           : NULL;
-            mdi_str(p, "name", NULL, name);
-            mdi_textf(p, "name", "%s%s", name, gp ? gp : "");
+            mdi_str(p, "name", "name", name);
         } else {
             char msg[400];
             mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));

@@ -80,6 +80,35 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
     return talloc_strndup(mem, name, len);
 }
 
+void mdi_metadata_name(mdi_state *st, const char *key, const mdt_image *img, uint32_t token)
+{
+    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+    char *s = NULL;
+    if (mdi_printer_format(st->out) != MDI_FMT_JSON || !MDT_TOKEN_RID(token))
+        return;
+    switch (MDT_TOKEN_TABLE(token)) {
+    case MDT_TABLE_TypeDef:
+    case MDT_TABLE_TypeRef:
+    case MDT_TABLE_TypeSpec:
+    case MDT_TABLE_MethodDef:
+    case MDT_TABLE_Field:
+    case MDT_TABLE_MemberRef:
+    case MDT_TABLE_MethodSpec:
+    case MDT_TABLE_Property:
+    case MDT_TABLE_Event:
+    case MDT_TABLE_ExportedType:
+        break;
+    default:
+        return;
+    }
+    if (mdt_token_name(st, &s, img, token, &stored) == 0)
+        mdi_str(st->out, key ? key : "metadata_name", NULL, s);
+    else
+        mdi_none(st->out, key ? key : "metadata_name", NULL, NULL);
+    mdt_clear_error();
+    talloc_free(s);
+}
+
 int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_image *img,
                    uint32_t token)
 {
@@ -90,6 +119,7 @@ int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_
         return -1;
     }
     mdi_str(st->out, key, label, s);
+    mdi_metadata_name(st, NULL, img, token);
     talloc_free(s);
     return 0;
 }
@@ -159,25 +189,4 @@ uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, si
         }
     mdt_clear_error();
     return out;
-}
-
-char *mdi_generic_suffix(void *mem, const mdt_image *img, uint32_t owner)
-{
-    size_t n;
-    uint32_t *rids = mdi_generic_params(mem, img, owner, &n);
-    char *s = talloc_strdup(mem, "");
-    for (size_t i = 0; s && i < n; i++) {
-        mdt_row r;
-        const char *name;
-        size_t len;
-        if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, rids[i]) ||
-            mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, &len))
-            name = "?", len = 1;
-        s = talloc_asprintf_append(s, "%s%.*s", i ? "," : "<", (int)len, name);
-    }
-    if (s && n)
-        s = talloc_strdup_append(s, ">");
-    mdt_clear_error();
-    talloc_free(rids);
-    return s;
 }

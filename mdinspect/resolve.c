@@ -19,7 +19,6 @@
 #include "resolve.h"
 
 #define CACHE_KEY "resolve.modset"
-#define MAX_CHAIN 64
 
 mdt_modview *mdi_view(mdi_state *st)
 {
@@ -82,70 +81,12 @@ uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token)
     return scope;
 }
 
-/* "Ns.Outer+Inner" of ExportedType rid, or NULL (error record set, or a
- * cycle reported in *why). */
-char *mdi_exported_name(void *mem, const mdt_image *img, uint32_t rid, const char **why)
-{
-    uint32_t chain[MAX_CHAIN];
-    unsigned n = 0;
-    char *s;
-    *why = NULL;
-    for (uint32_t r = rid;;) {
-        mdt_row row;
-        uint32_t impl;
-        for (unsigned i = 0; i < n; i++)
-            if (chain[i] == r) {
-                *why = "the rows enclose each other (a cycle)";
-                return NULL;
-            }
-        if (n == MAX_CHAIN) {
-            *why = "nested too deep";
-            return NULL;
-        }
-        chain[n++] = r;
-        if (mdt_row_get(&row, img, MDT_TABLE_ExportedType, r) ||
-            mdt_row_token(&row, MDT_COL_ExportedType_Implementation, &impl))
-            return NULL;
-        if (MDT_TOKEN_TABLE(impl) != MDT_TABLE_ExportedType || !MDT_TOKEN_RID(impl))
-            break;
-        r = MDT_TOKEN_RID(impl);
-    }
-    s = talloc_strdup(mem, "");
-    for (unsigned i = n; s && i-- > 0;) {
-        mdt_row row;
-        const char *name, *ns;
-        size_t len, nsl;
-        if (mdt_row_get(&row, img, MDT_TABLE_ExportedType, chain[i]) ||
-            mdt_row_string(&row, MDT_COL_ExportedType_TypeName, &name, &len) ||
-            mdt_row_string(&row, MDT_COL_ExportedType_TypeNamespace, &ns, &nsl)) {
-            talloc_free(s);
-            return NULL;
-        }
-        if (i != n - 1)
-            s = talloc_strdup_append(s, "+");
-        else if (nsl)
-            s = talloc_asprintf_append(s, "%.*s.", (int)nsl, ns);
-        if (s)
-            s = talloc_strndup_append(s, name, len);
-    }
-    return s;
-}
-
 char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
                    char *msg, size_t len)
 {
-    const char *why = NULL;
-    char *s;
-    if (MDT_TOKEN_TABLE(token) != MDT_TABLE_ExportedType)
-        s = mdi_name(st, mem, img, token);
-    else
-        s = mdi_exported_name(mem, img, MDT_TOKEN_RID(token), &why);
-    if (!s) {
-        if (why)
-            snprintf(msg, len, "%s", why);
-        else
-            mdi_errmsg_here(msg, len);
-    }
+    char *s = mdi_name(st, mem, img, token);
+    if (!s)
+        mdi_errmsg_here(msg, len);
     mdt_clear_error();
     return s;
 }
@@ -328,6 +269,7 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
                 mdi_error(p, "name", "name", msg);
                 bad++;
             }
+            mdi_metadata_name(st, NULL, img, tok);
             if (mdt_resolve_token(tmp, &r, NULL, v, m->id, tok, NULL) == 0)
                 mdi_print_resolution(st, v, img, tok, &r, false);
             else {

@@ -37,13 +37,8 @@ const char *mdi_view_module_label(const mdt_modview *v, uintptr_t id);
  * enclosing rows), or 0 when it names none. */
 uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token);
 
-/* "Ns.Outer+Inner" of ExportedType row `rid`, built through its enclosing
- * rows (chain capped, cycles detected), under mem; NULL with the error
- * record set, or with *why saying what is wrong with the chain. */
-char *mdi_exported_name(void *mem, const mdt_image *img, uint32_t rid, const char **why);
-
-/* The name of a reference in the session's style (ExportedType rows by
- * their names, full style), under mem; NULL with the reason in msg. */
+/* The name of a reference in the session's style, under mem; NULL with
+ * the reason in msg. */
 char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
                    char *msg, size_t len);
 

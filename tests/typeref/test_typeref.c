@@ -185,7 +185,7 @@ START_TEST(fwd_client_through_lib_v2_forwarders)
     /* Client asks for Lib 1.0.0.0; 2.0.0.0 with the same token is loaded: tier 2. */
     expect_ok(f, 1, typeref(f, 1, "Fwd.Widget"), 3, "Fwd.Widget", 2, 1);
     expect_ok(f, 1, typeref(f, 1, "Fwd.Outer+Inner+Deeper"), 3, "Fwd.Outer+Inner+Deeper", 2, 1);
-    expect_ok(f, 1, typeref(f, 1, "Fwd.Box"), 3, "Fwd.Box", 2, 1);
+    expect_ok(f, 1, typeref(f, 1, "Fwd.Box<>"), 3, "Fwd.Box<T>", 2, 1);
     mdt_resolution r = expect_ok(f, 1, typeref(f, 1, "Fwd.Chained"), 4, "Fwd.Chained", 2, 2);
     ck_assert_int_eq(r.nvisited, 3);
     ck_assert(r.visited[0] == 2 && r.visited[1] == 3 && r.visited[2] == 4);
@@ -234,14 +234,14 @@ START_TEST(chain_three_and_two_hops)
     ck_assert_int_eq(r.nvisited, 4);
     for (int i = 0; i < 4; i++)
         ck_assert_uint_eq(r.visited[i], 11 + i);
-    expect_ok(f, 10, typeref(f, 10, "Chain.Gen"), 14, "Chain.Gen", 1, 3);
+    expect_ok(f, 10, typeref(f, 10, "Chain.Gen<>"), 14, "Chain.Gen<T>", 1, 3);
     expect_ok(f, 10, typeref(f, 10, "Chain.Outer+Inner+Deeper"), 14, "Chain.Outer+Inner+Deeper", 1,
               3);
     expect_ok(f, 10, typeref(f, 10, "Chain.Two"), 13, "Chain.Two", 1, 2);
     /* The forwarder rows themselves. */
     expect_ok(f, 11, exported(f, 11, "Chain", "Plain"), 14, "Chain.Plain", 1, 3);
     expect_ok(f, 12, exported(f, 12, "", "Deeper"), 14, "Chain.Outer+Inner+Deeper", 1, 2);
-    expect_ok(f, 13, exported(f, 13, "Chain", "Gen`1"), 14, "Chain.Gen", 1, 1);
+    expect_ok(f, 13, exported(f, 13, "Chain", "Gen`1"), 14, "Chain.Gen<T>", 1, 1);
     fx_free(f);
 }
 END_TEST
@@ -284,8 +284,8 @@ START_TEST(chain_memberrefs_on_generic_instances)
     uint32_t get = token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Gen<System.Int32>::Get");
     uint32_t add_ = token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Plain::Add");
     uint32_t s = token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Outer+Inner+Deeper::S");
-    expect_ok(f, 10, make, 14, "Chain.Gen::Make", 1, 3);
-    expect_ok(f, 10, get, 14, "Chain.Gen::Get", 1, 3);
+    expect_ok(f, 10, make, 14, "Chain.Gen<T>::Make", 1, 3);
+    expect_ok(f, 10, get, 14, "Chain.Gen<T>::Get", 1, 3);
     expect_ok(f, 10, add_, 14, "Chain.Plain::Add", 1, 3);
     expect_ok(f, 10, s, 14, "Chain.Outer+Inner+Deeper::S", 1, 3);
     expect_ok(f, 10, token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Two::Id"), 13, "Chain.Two::Id",
@@ -654,8 +654,9 @@ START_TEST(corpus_generic_forwarder)
     add(f, 2, AR "Assembly1_Forwarder.dll");
     add(f, 3, AR "Assembly2_Actual.dll");
     fx_view(f);
-    expect_ok(f, 1, typeref(f, 1, "SomeNamespace.SomeType"), 3, "SomeNamespace.SomeType", 1, 1);
-    expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 1), 3, "SomeNamespace.SomeType::SomeMethod", 1,
+    expect_ok(f, 1, typeref(f, 1, "SomeNamespace.SomeType<>"), 3, "SomeNamespace.SomeType<T>", 1,
+              1);
+    expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 1), 3, "SomeNamespace.SomeType<T>::SomeMethod", 1,
               1);
     mdt_resolution r;
     mdt_trace *t;
