@@ -70,10 +70,47 @@ bad:
     return NULL;
 }
 
+/* Natural order: runs of digits compare by value (`=12` before `=1000`,
+ * ``Func`2`` before ``Func`10``), everything else byte by byte; equal
+ * values of different spellings (`07`, `7`) by length, so the order is
+ * total. */
+int mdi_natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            const char *ea = a, *eb = b;
+            size_t la, lb;
+            while (*a == '0' && isdigit((unsigned char)a[1]))
+                a++;
+            while (*b == '0' && isdigit((unsigned char)b[1]))
+                b++;
+            for (la = 0; isdigit((unsigned char)a[la]); la++)
+                ;
+            for (lb = 0; isdigit((unsigned char)b[lb]); lb++)
+                ;
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            int c = memcmp(a, b, la);
+            if (c)
+                return c;
+            a += la;
+            b += lb;
+            if ((size_t)(a - ea) != (size_t)(b - eb)) /* leading zeros */
+                return (a - ea) < (b - eb) ? -1 : 1;
+            continue;
+        }
+        if (*a != *b)
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return (unsigned char)*a < (unsigned char)*b ? -1 : (unsigned char)*a > (unsigned char)*b;
+}
+
 static int by_key(const void *a, const void *b)
 {
     const mdi_typeent *x = a, *y = b;
-    int c = strcmp(x->key, y->key);
+    int c = mdi_natural_cmp(x->key, y->key);
     return c ? c : (x->token > y->token) - (x->token < y->token);
 }
 

@@ -5,7 +5,8 @@
  * A type's key is its name as metadata spells it, outermost type first:
  * `Namespace.Name+Nested`, arity suffixes kept (``List`1``), nothing
  * escaped (reflection syntax without escapes). Each module gets an index of
- * its TypeDefs sorted by key, built on first use and kept with the module.
+ * its TypeDefs sorted by key in natural order (digit runs by value), built
+ * on first use and kept with the module.
  *
  * Name lookup (`type NAME`): an exact key; then with '/' for '+' (monodis
  * and ILAsm spelling); then ignoring arity suffixes (`List` finds
@@ -32,6 +33,10 @@ typedef struct mdi_index {
     size_t ntypes;
     size_t nbad; /* TypeDefs whose name could not be read (left out) */
 } mdi_index;
+
+/* The order of the index: strcmp, except that runs of digits compare by
+ * their value (`=12` before `=1000`). */
+int mdi_natural_cmp(const char *a, const char *b);
 
 /* The module's type index (built on first use; NULL when out of memory). */
 const mdi_index *mdi_index_of(mdi_module *m);
