@@ -80,7 +80,12 @@ typedef struct mdi_argspec {
     const char *const *choices; /* MDI_ARG_CHOICE: NULL-terminated words */
     mdi_completer complete;     /* MDI_ARG_CUSTOM, or to replace the kind's completion */
     const char *about;          /* flags: what the flag does, for help */
+    const char *alias;          /* flags: another spelling ("--all" for "-a"), or NULL */
 } mdi_argspec;
+
+/* The spellings every command uses for its flag meaning "all modules". */
+#define MDI_FLAG_ALL(what) \
+    {.name = "-a", .alias = "--all", .kind = MDI_ARG_FLAG, .about = (what)}
 
 /* A checked argument, as given (keywords left out). */
 typedef struct mdi_arg {
@@ -159,6 +164,10 @@ long mdi_match(const char *word, const char *const *names, size_t n, bool nocase
 /* The names `word` is a prefix of, ", "-separated, under mem_ctx. */
 char *mdi_match_list(void *mem_ctx, const char *word, const char *const *names, size_t n,
                      bool nocase);
+/* " (did you mean 'types'?)" naming the entries of names[0..n) closest to
+ * word, within one or two edits (case ignored), or "" when none is that
+ * close; under mem_ctx. */
+char *mdi_did_you_mean(void *mem_ctx, const char *word, const char *const *names, size_t n);
 /* Table names indexed by id (NULL where no table), MDT_TABLE_MAX of them. */
 const char *const *mdi_table_names(void);
 
@@ -181,6 +190,10 @@ void mdi_print_tables(mdi_state *st, const mdt_image *img, const char *key, cons
 int mdi_print_cell(mdi_printer *p, const mdt_row *row, unsigned col);
 /* The last library error in the few words a cell has room for. */
 const char *mdi_cell_error(char *buf, size_t len);
+
+/* `set style VALUE` (a unique prefix of full, reflection, il, friendly):
+ * 0, or -1 when VALUE names no style. */
+int mdi_set_style(mdi_state *st, const char *value);
 
 /* Flag names (flags.c), for mdi_flags(). */
 extern const mdi_flagname mdi_type_flags[], mdi_method_flags[], mdi_field_flags[],

@@ -60,6 +60,16 @@ static void complete_value(mdi_state *st, mdi_cands *c, const char *text, char *
         mdi_cand_add(c, text, *v);
 }
 
+int mdi_set_style(mdi_state *st, const char *value)
+{
+    long v = mdi_match(value, styles, 4, true);
+    if (v < 0)
+        return -1;
+    st->names.style = v == 1 ? MDT_STYLE_REFLECTION : v == 2 ? MDT_STYLE_IL : MDT_STYLE_FULL;
+    st->names.flags = v == 3 ? MDT_NAME_FRIENDLY : 0;
+    return 0;
+}
+
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
     const mdi_arg *name = mdi_arg_of(argc, argv, A_NAME), *value = mdi_arg_of(argc, argv, A_VALUE);
@@ -98,11 +108,13 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         st->pager = v == 1;
         break;
     case S_STYLE:
-        st->names.style = v == 1 ? MDT_STYLE_REFLECTION : v == 2 ? MDT_STYLE_IL : MDT_STYLE_FULL;
-        st->names.flags = v == 3 ? MDT_NAME_FRIENDLY : 0;
+        mdi_set_style(st, styles[v]);
         break;
     }
-    show(st);
+    /* A script or -c changes settings silently, as a shell's `set` does;
+     * a person at the shell sees the result. */
+    if (st->interactive)
+        show(st);
     return MDI_OK;
 }
 
@@ -113,7 +125,8 @@ const mdi_cmd mdi_cmd_set = {
              {.name = "VALUE", .kind = MDI_ARG_CUSTOM, .flags = MDI_ARGF_OPTIONAL,
               .complete = complete_value}},
     .summary = "show or change a setting: format, style, color, pager",
-    .help = "Without arguments, or after a change, shows the settings:\n"
+    .help = "Without arguments shows the settings; with NAME and VALUE changes one\n"
+            "(silently, except in the interactive shell, which shows the result):\n"
             "  format  text or json: every command's output from now on (--json)\n"
             "  style   how types and members are named: full (exact and canonical,\n"
             "          the default), reflection (as Type.ToString() prints),\n"
@@ -122,6 +135,7 @@ const mdi_cmd mdi_cmd_set = {
             "          NO_COLOR is not set; --no-color)\n"
             "  pager   on or off: page the shell's long output through $PAGER\n"
             "          (default `less -FRX`) when the output is a terminal\n"
-            "Names and values may be abbreviated to a unique prefix.\n",
+            "Names and values may be abbreviated to a unique prefix. The options\n"
+            "--json and --style=STYLE set format and style from the command line.\n",
     .run = run,
 };

@@ -97,14 +97,16 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_types = {
     .name = "types",
-    .args = {{.name = "-a", .kind = MDI_ARG_FLAG, .about = "the types of every open module"},
+    .args = {MDI_FLAG_ALL("the types of every open module"),
              {.name = "GLOB", .kind = MDI_ARG_PATTERN, .flags = MDI_ARGF_OPTIONAL}},
     .flags = 0,
     .summary = "the types a module defines, by name",
     .help = "Lists the types the current module defines (TypeDef rows), in name\n"
-            "order: token, kind (class, interface, struct, enum, delegate),\n"
-            "visibility, and name in the style of `set style` (with the generic\n"
-            "parameters after it). With GLOB, only the types it matches: the full\n"
+            "order (numbers in names by value: Item2 before Item10): token, kind\n"
+            "(class, interface, struct, enum, delegate), visibility, and name in\n"
+            "the style of `set style` (a generic type with its parameters:\n"
+            "`Dictionary<TKey,TValue>`). With -a, those of every open module.\n"
+            "With GLOB, only the types it matches: the full\n"
             "metadata name (`System.Collections.*`), the same without arity\n"
             "suffixes, or, for a GLOB without '.' or '+', the simple name\n"
             "(`*Attribute`, `List` for List`1). Case is ignored when GLOB has no\n"

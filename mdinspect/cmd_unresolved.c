@@ -149,12 +149,11 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_unresolved = {
     .name = "unresolved",
-    .args = {{.name = "--all", .kind = MDI_ARG_FLAG,
-              .about = "the references of every open module"}},
+    .args = {MDI_FLAG_ALL("the references of every open module")},
     .flags = MDI_CMD_IMAGE,
     .summary = "references that do not resolve, by reason and assembly",
     .help = "Resolves every TypeRef, MemberRef and ExportedType of the current\n"
-            "module (of every open module with --all) over the open modules and\n"
+            "module (of every open module with -a) over the open modules and\n"
             "counts those that do not resolve, grouped by reason and by the\n"
             "assembly (name and version) the reference asks for (- when it names\n"
             "none: ModuleRef, Module and nil scopes). Each group shows its counts\n"

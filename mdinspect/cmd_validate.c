@@ -332,7 +332,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_validate = {
     .name = "validate",
-    .args = {{.name = "-a", .kind = MDI_ARG_FLAG, .about = "validate every open module"}},
+    .args = {MDI_FLAG_ALL("validate every open module")},
     .summary = "read everything; list every problem and where it is",
     .help = "Reads everything the current module holds and lists each problem\n"
             "with its place: warnings recorded when it was opened; every row and\n"

@@ -31,7 +31,14 @@
 
 enum { EXIT_USAGE = 2 };
 
-enum { OPT_NO_COLOR = 256, OPT_HISTORY, OPT_NO_HISTORY, OPT_NO_PAGER, OPT_MAN_COMMANDS };
+enum {
+    OPT_NO_COLOR = 256,
+    OPT_HISTORY,
+    OPT_NO_HISTORY,
+    OPT_NO_PAGER,
+    OPT_MAN_COMMANDS,
+    OPT_STYLE
+};
 
 static void usage_hint(void)
 {
@@ -55,6 +62,8 @@ static void help(void)
            "  -f, --file=SCRIPT   run the commands of SCRIPT, one line at a time\n"
            "  -i, --interactive   open the FILEs as one set and start a session\n"
            "  -j, --json          write JSON Lines (one object per line) instead of text\n"
+           "      --style=STYLE   name types and members in STYLE: full (default),\n"
+           "                      reflection, il or friendly (as `set style`)\n"
            "      --no-color      no colours (also when NO_COLOR is set)\n"
            "      --no-pager      do not page long output in the shell\n"
            "      --history=FILE  keep the shell's history in FILE\n"
@@ -191,6 +200,7 @@ int main(int argc, char **argv)
         {"file", required_argument, NULL, 'f'},
         {"interactive", no_argument, NULL, 'i'},
         {"json", no_argument, NULL, 'j'},
+        {"style", required_argument, NULL, OPT_STYLE},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
         {"no-colour", no_argument, NULL, OPT_NO_COLOR},
         {"no-pager", no_argument, NULL, OPT_NO_PAGER},
@@ -206,6 +216,7 @@ int main(int argc, char **argv)
     struct program prog = {NULL, 0};
     struct mdi_shell_opts shell = {NULL, true};
     bool have_cmds = false, interactive = false, no_color = false, pager = true;
+    const char *style = NULL;
     char *err = NULL;
     mdi_state *st;
     int opt, status = EXIT_SUCCESS;
@@ -235,6 +246,9 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_COLOR:
             no_color = true;
+            break;
+        case OPT_STYLE:
+            style = optarg;
             break;
         case OPT_NO_PAGER:
             pager = false;
@@ -297,6 +311,13 @@ int main(int argc, char **argv)
         fprintf(stderr, MDI_PROGNAME ": out of memory\n");
         talloc_free(mem);
         return EXIT_FAILURE;
+    }
+    if (style && mdi_set_style(st, style) != 0) {
+        fprintf(stderr, MDI_PROGNAME ": --style: '%s' is not one of: full, reflection, il, friendly\n",
+                style);
+        usage_hint();
+        talloc_free(mem);
+        return EXIT_USAGE;
     }
     st->color = color_wanted(no_color);
     st->pager = pager;
