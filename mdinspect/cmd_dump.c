@@ -89,8 +89,16 @@ int mdi_print_cell(mdi_printer *p, const mdt_row *row, unsigned col)
             mdi_guid(p, c->name, c->name, data);
         break;
     case MDT_COLK_BLOB:
-        if (!(e = mdt_row_blob(row, col, &data, &len)))
+        if (row->table == MDT_TABLE_Document && col == MDT_COL_Document_Name) {
+            /* A portable PDB document: the path its name blob spells. */
+            char *path = NULL;
+            if (!(e = mdt_token_name(NULL, &path, row->img,
+                                     MDT_TOKEN(MDT_TABLE_Document, row->rid), NULL)))
+                mdi_str(p, c->name, c->name, path);
+            talloc_free(path);
+        } else if (!(e = mdt_row_blob(row, col, &data, &len))) {
             mdi_blob(p, c->name, c->name, raw, len);
+        }
         break;
     case MDT_COLK_TAB:
     case MDT_COLK_CODED:
@@ -345,6 +353,7 @@ const mdi_cmd mdi_cmd_dump = {
             "  constants     hex, as wide as the column: 0x0001\n"
             "  #Strings      quoted, with \\\" \\\\ \\n \\t \\r \\xNN \\uNNNN escapes\n"
             "  #Blob         blob@0xOFFSET[LENGTH]: heap offset, length in bytes\n"
+            "                (a portable PDB Document's Name: the path it spells)\n"
             "  #GUID         the GUID, or nil for index 0\n"
             "  indexes       the token of the row pointed at: 0x01000005 (rid 0: none)\n"
             "  lists         FIRST..END, tokens of the run the row owns, END exclusive\n"

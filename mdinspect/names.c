@@ -68,6 +68,7 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
     case MDT_TABLE_Module:
     case MDT_TABLE_Assembly:
     case MDT_TABLE_ExportedType:
+    case MDT_TABLE_Document:
         return mdi_name(st, mem, img, token);
     default:
         break;

@@ -13,12 +13,14 @@
 #include <talloc.h>
 
 #include <mdtools/assembly.h>
+#include <mdtools/heaps.h>
 #include <mdtools/names.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
 #include "generics/gen_int.h"
 #include "image/image_int.h"
+#include "util/reader.h"
 #include "util/strbuf.h"
 
 #define MAX_NEST 64      /* enclosing types / TypeRef scopes followed */
@@ -1306,6 +1308,51 @@ static int put_exported(struct fmt *f, const mdt_image *img, uint32_t token)
     return 0;
 }
 
+/* A portable PDB Document's name (Portable PDB format, Document Name
+ * Blob): a separator, one UTF-8 character or byte 0 for none, then one or
+ * more parts, each a compressed #Blob index of a UTF-8 string (0: empty),
+ * joined by the separator: `/src/app/Program.cs`. */
+static int put_document(struct fmt *f, const mdt_image *img, uint32_t token)
+{
+    const uint8_t *blob, *sep = NULL;
+    uint32_t len, bi;
+    uint8_t lead;
+    size_t seplen = 0;
+    char region[40];
+    mdt_row r;
+    int e;
+    if ((e = mdt_row_get(&r, img, MDT_TABLE_Document, token & 0xFFFFFF)) ||
+        (e = mdt_row_blob(&r, MDT_COL_Document_Name, &blob, &len)))
+        return e;
+    bi = mdt_row_raw(&r, MDT_COL_Document_Name);
+    rd d = mdt__blob_reader(img, region, blob, len, bi);
+    if ((e = rd_need(&d, 1, "document name separator")))
+        return e;
+    lead = d.base[d.pos];
+    seplen = !lead ? 0 : lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2
+           : lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : SIZE_MAX;
+    if (seplen == SIZE_MAX)
+        return rd_fail(&d, MDT_EBADIMAGE, "document name separator 0x%02x is not UTF-8", lead);
+    if ((e = rd_bytes(&d, &sep, seplen ? seplen : 1, "document name separator")))
+        return e;
+    if (!rd_left(&d))
+        return rd_fail(&d, MDT_EBADIMAGE, "document name without a part");
+    for (bool first = true; rd_left(&d) && !f->out.failed; first = false) {
+        const uint8_t *part;
+        uint32_t idx, plen;
+        if ((e = rd_compressed(&d, &idx, "document name part")))
+            return e;
+        if (!first)
+            w_add(&f->out, (const char *)sep, seplen);
+        if (!idx)
+            continue;
+        if ((e = mdt_heap_blob(img, idx, &part, &plen)))
+            return e;
+        w_add(&f->out, (const char *)part, plen);
+    }
+    return 0;
+}
+
 static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
 {
     int e = 0;
@@ -1356,6 +1403,9 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
             w_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
+    case MDT_TABLE_Document:
+        e = put_document(f, img, token);
+        break;
     case MDT_TABLE_File:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_File, token & 0xFFFFFF)) &&
             !(e = mdt_row_string(&r, MDT_COL_File_Name, &name, NULL)))

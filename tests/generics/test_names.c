@@ -495,6 +495,53 @@ START_TEST(generic_types_named_on_their_own)
 }
 END_TEST
 
+/* A portable PDB Document's name is its name blob decoded: a separator
+ * and parts (#Blob indexes of UTF-8 strings) joined by it. Damage to the
+ * blob is an error naming the blob, never a wrong name. */
+START_TEST(portable_pdb_document_names)
+{
+    void *ctx = talloc_new(NULL);
+    char path[1024], *out, msg[512];
+    FILE *fp = fopen(src_path(path, sizeof path, "data/corpus/asmresolver/TheAnswer.pdb"), "rb");
+    ck_assert_ptr_nonnull(fp);
+    uint8_t *bytes = talloc_array(ctx, uint8_t, 1 << 16);
+    size_t n = fread(bytes, 1, 1 << 16, fp);
+    fclose(fp);
+    mdt_image *img;
+    ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "TheAnswer.pdb", bytes, n, 0), 0);
+    ck_assert_str_eq(name_of(ctx, img, 0x30000001, MDT_STYLE_FULL),
+                     "C:\\Users\\Admin\\Desktop\\AsmResolver\\test\\TestBinaries\\DotNet\\"
+                     "TheAnswer\\Program.cs");
+    /* Where row 1's name blob lies in the buffer. */
+    mdt_row r;
+    const uint8_t *blob;
+    uint32_t len;
+    ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_Document, 1), 0);
+    ck_assert_int_eq(mdt_row_blob(&r, MDT_COL_Document_Name, &blob, &len), 0);
+    size_t at = (size_t)(blob - bytes);
+    ck_assert_uint_eq(bytes[at], '\\');
+    /* No separator (byte 0): the parts run together. */
+    bytes[at] = 0;
+    ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), 0);
+    ck_assert_str_eq(out, "C:UsersAdminDesktopAsmResolvertestTestBinariesDotNetTheAnswerProgram.cs");
+    /* A separator that is no UTF-8 character. */
+    bytes[at] = 0xFF;
+    ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);
+    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "separator 0xff is not UTF-8"));
+    /* A part beyond the #Blob heap (one-byte index 0x7f... made 2 bytes). */
+    bytes[at] = '/';
+    bytes[at + 1] = 0xBF;
+    bytes[at + 2] = 0xFF;
+    ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);
+    /* Only a separator (the blob's length prefix made 1): no part at all. */
+    ck_assert_uint_eq(bytes[at - 1], len);
+    bytes[at - 1] = 1;
+    ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);
+    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "document name without a part"));
+    talloc_free(ctx);
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -513,6 +560,7 @@ Suite *suite(void)
     tcase_add_test(tc, buffer_variants_match_and_report_overflow);
     tcase_add_test(tc, name_cache_gives_the_same_names);
     tcase_add_test(tc, generic_types_named_on_their_own);
+    tcase_add_test(tc, portable_pdb_document_names);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -76,7 +76,8 @@ int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_o
  * MethodDef, Field, MemberRef, MethodSpec, Property, Event (`Parent::name`,
  * MethodSpec with `<args>`); ExportedType (`Ns.Outer+Inner`, nesting
  * through its Implementation chain); Module and ModuleRef (`[module X]`);
- * Assembly and AssemblyRef (display name); File. */
+ * Assembly and AssemblyRef (display name); File; a portable PDB's
+ * Document (its name blob decoded: `/src/app/Program.cs`). */
 int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
                    const mdt_name_opts *opts);
 
