@@ -285,6 +285,11 @@ void mdi_printer_set_file(mdi_printer *p, const char *path)
 {
     if (path && p->file && strcmp(path, p->file) == 0)
         return; /* the same file: no new heading */
+    /* Text: a block being built keeps the heading it started under (a
+     * list over several modules names each in a column); JSON records
+     * each take the file current when they end. */
+    if (p->fmt == MDI_FMT_TEXT && p->depth > 0)
+        return;
     talloc_free(p->file);
     p->file = NULL;
     p->heading_due = false;

@@ -45,6 +45,7 @@ typedef struct mdi_state {
     bool color;          /* colour on the terminal */
     bool pager;          /* page long output (interactive, on a terminal) */
     bool interactive;    /* reading commands from a person at a terminal */
+    bool verbose;        /* --verbose: say why files were skipped */
 
     const char *cmd;  /* name of the command running, for messages */
     bool stop;        /* the last command was interrupted: skip the rest of its line */
@@ -68,9 +69,12 @@ void mdi_state_use(mdi_state *st, mdi_module *m);
 /* Close a module and forget it; if it was current, none is. */
 void mdi_state_close(mdi_state *st, mdi_module *m);
 void mdi_state_close_all(mdi_state *st);
-/* The module `spec` names: "#N", an exact path, a module name, or a unique
- * prefix of a module name (names compared case-insensitively). NULL after
- * reporting why (no such module, or the candidates of an ambiguous name). */
+/* The module `spec` names: "#N"; an exact path; else, the first kind that
+ * names any module: a module name (Module row), a file name (the path's
+ * last component), an assembly's simple name, an MVID (32 hex digits, with
+ * or without dashes and braces), a prefix of a module name (names compared
+ * case-insensitively). NULL after reporting why (no such module, or the
+ * candidates of an ambiguous name). */
 mdi_module *mdi_module_find(mdi_state *st, const char *spec);
 
 /* Output from now on is about module m (JSON "file", text headings);
