@@ -227,6 +227,13 @@ int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_
  * the friendly style generic parameters are named from their owners.
  * NULL when it cannot be decoded (error record set). */
 char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
+/* A member's declaration (decl.c): MethodDef `RET Name<T>(P1 a, P2 b = 1)`,
+ * Field `TYPE Name` (with ` = VALUE` when it has one), Property
+ * `TYPE Name[P1, P2]`, Event `TYPE Name`; types in the session's style
+ * with generic parameters by name. Under mem; NULL when it cannot be
+ * formed (the library's error record says why) or the token is no
+ * member. */
+char *mdi_declaration(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
 /* The GenericParam rows of a TypeDef or MethodDef (rids, in number order,
  * a talloc array under mem) and their number. */
 uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, size_t *n);

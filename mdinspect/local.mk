@@ -21,6 +21,7 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/print.c \
 	mdinspect/flags.c \
 	mdinspect/names.c \
+	mdinspect/decl.c \
 	mdinspect/opening.h \
 	mdinspect/opening.c \
 	mdinspect/resolve.h \

@@ -1062,19 +1062,19 @@ void mdi_flags(mdi_printer *p, const char *key, const char *label, uint32_t v,
     uint32_t rest = v;
     bool own = value_begin(p);
     if (label && text_on(p)) {
-        char *s = talloc_asprintf(p->blk, "0x%08" PRIx32, v);
-        bool first = true;
+        /* Names, not hex: "Public, BeforeFieldInit"; bits without a name
+         * as hex after them; "none" for 0 without a name. */
+        char *s = talloc_strdup(p->blk, "");
         for (const mdi_flagname *n = names; s && n->name; n++) {
             if (!mdi_flag_set(v, n))
                 continue;
-            s = talloc_asprintf_append(s, "%s%s", first ? " (" : ", ", n->name);
-            first = false;
+            s = talloc_asprintf_append(s, "%s%s", s[0] ? ", " : "", n->name);
             rest &= ~(n->mask ? n->mask : n->bit);
         }
         if (s && rest)
-            s = talloc_asprintf_append(s, "%s0x%" PRIx32, first ? " (" : ", ", rest);
-        if (s && v)
-            s = talloc_strdup_append(s, ")");
+            s = talloc_asprintf_append(s, "%s0x%" PRIx32, s[0] ? ", " : "", rest);
+        if (s && !s[0])
+            s = talloc_strdup_append(s, "none");
         text_put(p, label, s, false);
     } else if (json_on(p)) {
         json_t *a = json_array();

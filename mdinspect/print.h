@@ -118,8 +118,9 @@ void mdi_error(mdi_printer *p, const char *key, const char *label, const char *m
 /* The rest of a list item could not be read: text ends the row with
  * "<error: msg>" outside the columns; JSON adds `key`: {"error": msg}. */
 void mdi_item_error(mdi_printer *p, const char *key, const char *msg);
-/* Flags word: text "0x%08x (NAME, NAME, 0xREST)"; JSON `key` as a number and
- * `key`_names as an array of the names (unknown bits as "0x..."). */
+/* Flags word: text "NAME, NAME, 0xREST" (names, not hex: "none" for 0
+ * without a name); JSON `key` as a number and `key`_names as an array of
+ * the names (unknown bits as "0x..."). */
 void mdi_flags(mdi_printer *p, const char *key, const char *label, uint32_t v,
                const mdi_flagname *names);
 /* #Blob reference: text "blob@0xOFF[len]"; JSON {"offset": n, "length": n}. */

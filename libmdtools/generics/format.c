@@ -756,6 +756,9 @@ static int put_generic_param(struct fmt *f, const mdt_type *t)
                     if (mdt_row_get(&r, g->img, MDT_TABLE_GenericParam, rid) == 0 &&
                         mdt_row_raw(&r, MDT_COL_GenericParam_Number) == t->number &&
                         mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, NULL) == 0) {
+                        /* ILAsm names a parameter !T / !!T (II.23.2.12). */
+                        if (f->style == MDT_STYLE_IL)
+                            w_adds(&f->out, method ? "!!" : "!");
                         w_adds(&f->out, name);
                         return 0;
                     }
