@@ -234,6 +234,12 @@ char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_
  * formed (the library's error record says why) or the token is no
  * member. */
 char *mdi_declaration(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
+/* The signature of a MemberRef on a generic instance, or of the method a
+ * MethodSpec instantiates, with the instance's and the MethodSpec's type
+ * arguments substituted for !N and !!N (what stays open named from its
+ * owner): `instance System.Void(System.Int32)`. Other tokens as
+ * mdi_sig_text. NULL when it cannot be formed (error record set). */
+char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
 /* The GenericParam rows of a TypeDef or MethodDef (rids, in number order,
  * a talloc array under mem) and their number. */
 uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, size_t *n);

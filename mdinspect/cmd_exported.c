@@ -23,6 +23,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     mdi_printer *p = st->out;
     uint32_t n = mdt_table_rows(img, MDT_TABLE_ExportedType);
     int bad = 0;
+    bool marked = false;
     char caption[64], msg[400];
     mdt_modview *v = mdi_view(st);
 
@@ -80,8 +81,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             mdt_resolution r;
             if (mdt_exported_resolve(p, &r, NULL, v, mdi_current(st)->id,
                                      MDT_TOKEN(MDT_TABLE_ExportedType, rid), NULL) == 0)
-                mdi_print_resolution(st, v, img, MDT_TOKEN(MDT_TABLE_ExportedType, rid), &r,
-                                     true);
+                marked |= mdi_print_resolution(st, v, img,
+                                               MDT_TOKEN(MDT_TABLE_ExportedType, rid), &r, true);
             else {
                 mdi_error(p, "status", "resolves to", mdi_errmsg_here(msg, sizeof msg));
                 bad++;
@@ -93,6 +94,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_item_end(p);
     }
     mdi_list_end(p);
+    mdi_other_legend(st, marked);
     mdt_modview_release(v);
     if (bad)
         return mdi_fail(st, "%s: %d field%s could not be read", mdi_image_path(st), bad,

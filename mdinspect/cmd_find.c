@@ -56,6 +56,16 @@ static void hit(struct hit_ctx *h, uint32_t tok, const char *kind)
     }
     mdi_metadata_name(h->st, NULL, h->m->img, tok);
     talloc_free(name);
+    if (MDT_TOKEN_TABLE(tok) == MDT_TABLE_TypeDef || MDT_TOKEN_TABLE(tok) == MDT_TABLE_Event) {
+        mdi_none(p, "signature", "signature", "");
+    } else if ((name = mdi_sig_text(h->st, p, h->m->img, tok))) {
+        mdi_str(p, "signature", "signature", name); /* overloads differ here */
+        talloc_free(name);
+    } else {
+        mdi_error(p, "signature", "signature", mdi_cell_error(msg, sizeof msg));
+        h->bad++;
+    }
+    mdt_clear_error();
     mdi_item_end(p);
 }
 
@@ -162,6 +172,7 @@ const mdi_cmd mdi_cmd_find = {
             "(`Concat`, `get_*`). `Type::member` looks for members of the types\n"
             "matching Type only (`System.String::Concat`, `*::Dispose`). A pattern\n"
             "is a glob (* ? [...]); case is ignored when it has no upper-case\n"
-            "letter. Each match shows the module, token, kind and name.\n",
+            "letter. Each match shows the module, token, kind, name and, for a\n"
+            "method, field or property, its signature (overloads differ there).\n",
     .run = run,
 };

@@ -21,7 +21,8 @@ const mdi_cmd mdi_cmd_memberrefs = {
     .help = "Lists the MemberRef rows of the current module (of every open module\n"
             "with -a), each resolved over the open modules as `resolve` does:\n"
             "token, parent (the type, [module X] for a global, or the method of a\n"
-            "vararg call site), name, result, the assembly and version that\n"
+            "vararg call site), name, signature (overloads differ there), result,\n"
+            "the assembly and version that\n"
             "define the member (unresolved: that the parent asks for), the\n"
             "defining module and MethodDef or Field token, the tier and hops of\n"
             "the parent's resolution and the assemblies visited.\n",

@@ -397,9 +397,9 @@ static int reference(mdi_state *st, uint32_t tok)
     mdi_str(st->out, "kind", "kind", t == MDT_TABLE_TypeRef ? "reference" : "specification");
     if (t == MDT_TABLE_TypeSpec)
         signature(st, "signature", "signature", tok, &bad);
-    if (t == MDT_TABLE_TypeRef && v)
-        mdi_print_resolution(st, v, img, tok, &r, true);
+    bool marked = t == MDT_TABLE_TypeRef && v && mdi_print_resolution(st, v, img, tok, &r, true);
     mdi_record_end(st->out);
+    mdi_other_legend(st, marked);
     if (v)
         mdt_modview_release(v);
     if (bad)

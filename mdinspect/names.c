@@ -191,3 +191,68 @@ uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, si
     mdt_clear_error();
     return out;
 }
+
+/* The type arguments of a TypeSpec that is a generic instance, decoded
+ * under mem; false for any other parent. */
+static bool instance_args(void *mem, const mdt_image *img, uint32_t parent, uint32_t *n,
+                          const mdt_type *const **args)
+{
+    mdt_sig ts;
+    if (MDT_TOKEN_TABLE(parent) != MDT_TABLE_TypeSpec || mdt_sig_of_token(mem, &ts, img, parent) ||
+        !ts.type || ts.type->kind != MDT_ELEMENT_TYPE_GENERICINST) {
+        mdt_clear_error();
+        return false;
+    }
+    *n = ts.type->nargs;
+    *args = ts.type->args;
+    return true;
+}
+
+char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
+{
+    void *tmp = talloc_new(mem);
+    mdt_generic_context g = {0};
+    mdt_name_opts o = st->names;
+    uint32_t member = token, parent = 0;
+    mdt_sig sig, spec;
+    mdt_row r;
+    char *out = NULL;
+    if (!tmp)
+        return NULL;
+    g.img = img;
+    o.gctx = &g;
+    o.flags |= MDT_NAME_PARAM_NAMES; /* what stays open is named, not numbered */
+    o.cache = NULL;
+    if (MDT_TOKEN_TABLE(token) == MDT_TABLE_MethodSpec) {
+        if (mdt_sig_of_token(tmp, &spec, img, token) ||
+            mdt_row_get(&r, img, MDT_TABLE_MethodSpec, MDT_TOKEN_RID(token)) ||
+            mdt_row_token(&r, MDT_COL_MethodSpec_Method, &member))
+            goto done;
+        g.nmethod_args = spec.nargs;
+        g.method_args = spec.args;
+        if (MDT_TOKEN_TABLE(member) == MDT_TABLE_MethodDef)
+            g.method_owner = member;
+    }
+    switch (MDT_TOKEN_TABLE(member)) {
+    case MDT_TABLE_MemberRef:
+        if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(member)) ||
+            mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent))
+            goto done;
+        instance_args(tmp, img, parent, &g.ntype_args, &g.type_args);
+        break;
+    case MDT_TABLE_MethodDef:
+        if (mdt_token_owner(img, member, &parent))
+            goto done;
+        g.type_owner = parent;
+        break;
+    default:
+        break;
+    }
+    if (mdt_sig_of_token(tmp, &sig, img, member) == 0 && mdt_sig_name(tmp, &out, &sig, &o) == 0)
+        out = talloc_steal(mem, out);
+    else
+        out = NULL;
+done:
+    talloc_free(tmp);
+    return out;
+}

@@ -114,18 +114,27 @@ static void print_path(mdi_printer *p, const mdt_modview *v, const mdt_resolutio
 /* Text labels, or none (JSON only) in compact mode. */
 #define L(label) (compact ? NULL : (label))
 
-static void print_identity(mdi_printer *p, const mdt_identity *id, bool compact)
+static void print_identity(mdi_printer *p, const mdt_identity *id, bool compact, bool mark)
 {
     char buf[64];
-    mdi_str(p, "assembly", L("assembly"), id->name);
+    mdi_str(p, "assembly", mark ? NULL : L("assembly"), id->name);
+    if (mark && !compact)
+        mdi_textf(p, "assembly", "%s%s", id->name, MDI_OTHER_MARK);
     snprintf(buf, sizeof buf, "%u.%u.%u.%u", id->version[0], id->version[1], id->version[2],
              id->version[3]);
     mdi_str(p, "version", L("version"), buf);
 }
 
-void mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img,
+void mdi_other_legend(mdi_state *st, bool marked)
+{
+    if (marked)
+        mdi_textf(st->out, NULL, "%s", MDI_OTHER_LEGEND);
+}
+
+bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img,
                           uint32_t token, const mdt_resolution *r, bool compact)
 {
+    bool other = (r->flags & MDT_RES_OTHER_ASSEMBLY) != 0;
     mdi_printer *p = st->out;
     mdt_module_info mi, man;
     bool have_def = r->resolved && mdt_modview_lookup(v, r->module, &mi) == 0;
@@ -137,19 +146,20 @@ void mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *
     }
 
     mdi_str(p, "status", NULL, r->resolved ? "resolved" : "unresolved");
+    mdi_bool(p, "other_assembly", NULL, other);
     if (r->resolved)
         mdi_none(p, "reason", L("result"), compact ? NULL : "resolved");
     else
         mdi_str(p, "reason", L("result"), mdt_res_reason_name(r->reason));
     if (have_def && mdt_modview_lookup(v, mi.manifest, &man) == 0 && man.is_manifest) {
-        print_identity(p, &man.identity, compact);
+        print_identity(p, &man.identity, compact, other);
     } else {
         /* Unresolved (or a module of no known assembly): the assembly the
          * reference asks for. */
         uint32_t ar = r->resolved ? 0 : mdi_ref_assemblyref(img, token);
         mdt_identity id;
         if (ar && mdt_assemblyref_identity(img, MDT_TOKEN_RID(ar), &id) == 0) {
-            print_identity(p, &id, compact);
+            print_identity(p, &id, compact, false);
         } else {
             mdi_none(p, "assembly", L("assembly"), "-");
             mdi_none(p, "version", L("version"), "-");
@@ -166,6 +176,7 @@ void mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *
     mdi_uint(p, "tier", L("tier"), r->tier);
     mdi_uint(p, "hops", L("hops"), r->hops);
     print_path(p, v, r, compact);
+    return other && r->resolved; /* the mark was shown */
 }
 
 char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resolution *r)
@@ -173,8 +184,10 @@ char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resoluti
     char *s;
     mdt_module_info mi;
     if (r->resolved && mdt_modview_lookup(v, r->module, &mi) == 0)
-        s = talloc_asprintf(mem, "%s 0x%08" PRIx32 ", tier %u, %u hop%s", mi.path ? mi.path : mi.name, r->token,
-                            r->tier, r->hops, r->hops == 1 ? "" : "s");
+        s = talloc_asprintf(mem, "%s 0x%08" PRIx32 ", tier %u%s, %u hop%s",
+                            mi.path ? mi.path : mi.name, r->token, r->tier,
+                            r->flags & MDT_RES_OTHER_ASSEMBLY ? MDI_OTHER_MARK : "", r->hops,
+                            r->hops == 1 ? "" : "s");
     else
         s = talloc_asprintf(mem, "unresolved: %s", mdt_res_reason_name(r->reason));
     for (unsigned i = 0; s && i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++)
@@ -229,6 +242,7 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
     mdt_modview *v = mdi_view(st);
     mdi_module *cur = mdi_current(st);
     const char *what = table == MDT_TABLE_TypeRef ? "type" : "member";
+    bool marked = false;
     int bad = 0;
 
     if (!v)
@@ -245,6 +259,7 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
         snprintf(caption, sizeof caption, "%" PRIu32 " %s reference%s", n, what,
                  n == 1 ? "" : "s");
         mdi_list_begin(p, NULL, caption, NULL, 0);
+        marked = false;
         for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++) {
             uint32_t tok = MDT_TOKEN(table, rid);
             void *tmp = talloc_new(p);
@@ -270,8 +285,19 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
                 bad++;
             }
             mdi_metadata_name(st, NULL, img, tok);
+            if (table == MDT_TABLE_MemberRef) {
+                /* Overloads differ here only. */
+                s = mdi_sig_text(st, tmp, img, tok);
+                if (s)
+                    mdi_str(p, "signature", "signature", s);
+                else {
+                    mdi_error(p, "signature", "signature", mdi_errmsg_here(msg, sizeof msg));
+                    bad++;
+                }
+                mdt_clear_error();
+            }
             if (mdt_resolve_token(tmp, &r, NULL, v, m->id, tok, NULL) == 0)
-                mdi_print_resolution(st, v, img, tok, &r, false);
+                marked |= mdi_print_resolution(st, v, img, tok, &r, false);
             else {
                 mdi_item_error(p, "error", mdi_errmsg_here(msg, sizeof msg));
                 bad++;
@@ -281,6 +307,7 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
             talloc_free(tmp);
         }
         mdi_list_end(p);
+        mdi_other_legend(st, marked);
     }
     mdi_about(st, cur);
     mdt_modview_release(v);

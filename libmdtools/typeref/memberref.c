@@ -13,7 +13,11 @@
  * full name; one side unresolved: full name), which the result flags. A
  * vararg call-site signature matches its definition by the part before
  * SENTINEL. Two matching members mean "unresolved" (AMBIGUOUS), never a
- * guess. Recursion follows the decoded trees, whose depth the decoder caps
+ * guess. The methods the runtime provides for arrays (II.14.2) are no
+ * member of any metadata: `runtime-provided`. A member missing from a type
+ * that was bound by name only to another assembly (tier 3b) is reported as
+ * the reference's assembly not being loaded, not as a member missing from
+ * an assembly it never named. Recursion follows the decoded trees, whose depth the decoder caps
  * (MDT_SIG_MAX_DEPTH); base-type walks are loops with a bound and a cycle
  * check. Decoded trees live under a temporary child of the caller's
  * context. */
@@ -289,6 +293,57 @@ static int base_of(struct rc *c, void *tmp, uint32_t mi, uint32_t rid, uint32_t 
     return 0;
 }
 
+/* Whether `name` with signature `m` is a method the runtime provides for
+ * arrays of element `t` (II.14.2: a constructor taking the rank's lengths,
+ * or lower bounds and lengths, or for a vector of arrays the lengths of the
+ * nested vectors too; Get with the rank's indexes; Set with the indexes and
+ * the value; Address with the indexes, returning a managed pointer). */
+static bool array_method(const mdt_type *t, const char *name, const mdt_method_sig *m)
+{
+    uint32_t rank;
+    if (t->kind == MDT_ELEMENT_TYPE_SZARRAY)
+        rank = 1;
+    else if (t->kind == MDT_ELEMENT_TYPE_ARRAY && t->shape)
+        rank = t->shape->rank;
+    else
+        return false;
+    if (!m || !(m->callconv & MDT_CC_HASTHIS) || (m->callconv & MDT_CC_GENERIC) || !m->ret)
+        return false;
+    if (strcmp(name, ".ctor") == 0)
+        return m->ret->kind == MDT_ELEMENT_TYPE_VOID && m->nparams >= rank &&
+               (m->nparams == rank || m->nparams == 2 * rank ||
+                t->kind == MDT_ELEMENT_TYPE_SZARRAY);
+    if (strcmp(name, "Get") == 0)
+        return m->nparams == rank && m->ret->kind != MDT_ELEMENT_TYPE_VOID;
+    if (strcmp(name, "Set") == 0)
+        return m->nparams == rank + 1 && m->ret->kind == MDT_ELEMENT_TYPE_VOID;
+    if (strcmp(name, "Address") == 0)
+        return m->nparams == rank && m->ret->kind == MDT_ELEMENT_TYPE_BYREF;
+    return false;
+}
+
+/* No member matched in a type bound by name only to another assembly:
+ * the assembly the reference names is not loaded. */
+static bool other_assembly_missing(struct rc *c, uint32_t mi, uint32_t tok, uint32_t dmi,
+                                   uint32_t drid, const char *name)
+{
+    uint32_t scope;
+    if (!(c->r.flags & MDT_RES_OTHER_ASSEMBLY) ||
+        mdt_ref_scope(c->v->mods[mi]->img, tok, &scope) ||
+        MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef) {
+        mdt_clear_error();
+        return false;
+    }
+    rc_fail(c, MDT_RES_NOT_LOADED, mi, scope);
+    c->r.instead_module = dmi;
+    c->r.instead_token = MDT_TOKEN(MDT_TABLE_TypeDef, drid);
+    NOTE(c, MDT_TRACE_RESULT, mi, scope, 0,
+         "no member %s with that signature in the type found by name in another assembly: "
+         "the assembly the reference names is not loaded",
+         name);
+    return true;
+}
+
 static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid)
 {
     const struct mdt_image *img = c->v->mods[mi]->img;
@@ -323,6 +378,12 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
         mdt_sig ts;
         if (mdt_sig_of_token(tmp, &ts, img, parent) || !ts.type) {
             rc_fail(c, MDT_RES_BAD_IMAGE, mi, parent);
+            return;
+        }
+        if (rsig.kind == MDT_SIG_METHOD && array_method(ts.type, name, rsig.method)) {
+            rc_fail(c, MDT_RES_RUNTIME, mi, parent);
+            NOTE(c, MDT_TRACE_RESULT, mi, parent, 0,
+                 "%s of an array type: the runtime provides it (II.14.2)", name);
             return;
         }
         if (ts.type->kind != MDT_ELEMENT_TYPE_GENERICINST || !ts.type->elem) {
@@ -418,12 +479,16 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
             return;
         }
         if (n > 1) {
+            if (other_assembly_missing(c, mi, tok, dmi, drid, name))
+                return;
             c->r.flags |= MDT_RES_AMBIGUOUS;
             rc_fail(c, MDT_RES_NO_SUCH_MEMBER, dmi, MDT_TOKEN(MDT_TABLE_TypeDef, drid));
             NOTE(c, MDT_TRACE_RESULT, dmi, member, 0, "%d members named %s match", n, name);
             return;
         }
         if (!walk || base_of(c, tmp, dmi, drid, &bmi, &brid)) {
+            if (other_assembly_missing(c, mi, tok, seen_mi[0], seen_rid[0], name))
+                return;
             rc_fail(c, MDT_RES_NO_SUCH_MEMBER, seen_mi[0], MDT_TOKEN(MDT_TABLE_TypeDef, seen_rid[0]));
             NOTE(c, MDT_TRACE_RESULT, seen_mi[0], MDT_TOKEN(MDT_TABLE_TypeDef, seen_rid[0]), 0,
                     "no member %s with that signature", name);

@@ -643,6 +643,52 @@ START_TEST(nil_and_module_scopes)
 }
 END_TEST
 
+/* ---- data/Shell.dll: array methods, tier 3b to another assembly ---------- */
+
+/* The methods the runtime provides for arrays resolve as runtime-provided
+ * (data/README.md: MemberRefs 5-9); a reference through an AssemblyRef no
+ * file provides (`Shell.Missing`) binds by name to Shell itself, flagged;
+ * a member that type lacks is then "not-loaded", not no-such-member. */
+START_TEST(shell_array_methods_and_other_assembly)
+{
+    struct fx *f = fx_new();
+    add(f, 1, "data/Shell.dll");
+    fx_view(f);
+    for (uint32_t rid = 5; rid <= 9; rid++) {
+        mdt_resolution r = expect_unres(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, rid), MDT_RES_RUNTIME);
+        ck_assert(!(r.flags & MDT_RES_OTHER_ASSEMBLY));
+    }
+    ck_assert_str_eq(mdt_res_reason_name(MDT_RES_RUNTIME), "runtime-provided");
+    /* Console::WriteLine: mscorlib is not open. */
+    expect_unres(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 3), MDT_RES_NOT_LOADED);
+    /* [Shell.Missing]Shell.Names.Item2: found by name in Shell (tier 3b). */
+    mdt_resolution r = expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_TypeRef, 8), 1, "Shell.Names.Item2", 3, 0);
+    ck_assert(r.flags & MDT_RES_OTHER_ASSEMBLY);
+    r = expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 13), 1, "Shell.Names.Item2::.ctor", 3, 0);
+    ck_assert(r.flags & MDT_RES_OTHER_ASSEMBLY);
+    /* Item2::Gone: Shell.Missing is not loaded; Item2 is what was there. */
+    r = expect_unres(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 14), MDT_RES_NOT_LOADED);
+    ck_assert(r.flags & MDT_RES_OTHER_ASSEMBLY);
+    ck_assert_uint_eq(r.where_module, 1);
+    ck_assert_uint_eq(r.where_token, MDT_TOKEN(MDT_TABLE_AssemblyRef, 1));
+    ck_assert_uint_eq(r.instead_module, 1);
+    ck_assert_uint_eq(r.instead_token, MDT_TOKEN(MDT_TABLE_TypeDef, 2));
+    /* The same answers with a trace, which says why. */
+    mdt_trace *t;
+    ck_assert_int_eq(mdt_memberref_resolve(f->ctx, &r, &t, f->v, 1,
+                                           MDT_TOKEN(MDT_TABLE_MemberRef, 14), NULL),
+                     0);
+    ck_assert(!r.resolved && r.reason == MDT_RES_NOT_LOADED);
+    ck_assert(trace_has(t, MDT_TRACE_RESULT, "the assembly the reference names is not loaded"));
+    ck_assert_int_eq(mdt_memberref_resolve(f->ctx, &r, &t, f->v, 1,
+                                           MDT_TOKEN(MDT_TABLE_MemberRef, 6), NULL),
+                     0);
+    ck_assert(!r.resolved && r.reason == MDT_RES_RUNTIME);
+    ck_assert(trace_has(t, MDT_TRACE_RESULT, "the runtime provides it"));
+    fx_free(f);
+}
+END_TEST
+
 /* ---- corpus module sets (data/corpus/README.md) -------------------------- */
 
 #define AR "data/corpus/asmresolver/"
@@ -1170,6 +1216,7 @@ Suite *suite(void)
     tcase_add_test(t, missing_types_and_assemblies);
     tcase_add_test(t, nil_and_module_scopes);
     tcase_add_test(t, reference_scopes);
+    tcase_add_test(t, shell_array_methods_and_other_assembly);
     suite_add_tcase(s, t);
     t = tcase_create("corpus");
     tcase_add_test(t, corpus_generic_forwarder);
