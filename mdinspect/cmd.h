@@ -206,6 +206,10 @@ char *mdi_flag_words(void *mem, uint32_t v, const mdi_flagname *names);
 /* The name of what a token denotes, under mem; NULL when it cannot be
  * formed (the library's error record says why). */
 char *mdi_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
+/* The same into buf (size bytes), or allocated under mem when longer:
+ * for loops that print many names. NULL on error (error record set). */
+const char *mdi_name_buf(const mdi_state *st, void *mem, char *buf, size_t size,
+                         const mdt_image *img, uint32_t token);
 /* The same, where !0 stands for a generic parameter of type_owner (the
  * friendly style names it). */
 char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,

@@ -38,33 +38,60 @@ static const char *member_kind(uint32_t tok)
     }
 }
 
+/* One match. Text shows the signature after the name, in the last column
+ * (overloads differ there; a last column needs no padding); JSON has both
+ * fields apart. */
 static void hit(struct hit_ctx *h, uint32_t tok, const char *kind)
 {
     mdi_printer *p = h->st->out;
-    char *name = mdi_name(h->st, p, h->m->img, tok);
-    char msg[400];
+    char buf[512], msg[400], *sig = NULL;
+    const char *name = mdi_name_buf(h->st, p, buf, sizeof buf, h->m->img, tok);
+    bool has_sig = MDT_TOKEN_TABLE(tok) != MDT_TABLE_TypeDef && MDT_TOKEN_TABLE(tok) != MDT_TABLE_Event;
     h->hits++;
     mdi_item_begin(p);
     mdi_str(p, "module", "module", h->m->name);
     mdi_token(p, "token", "token", tok);
     mdi_str(p, "kind", "kind", kind);
-    if (name)
-        mdi_str(p, "name", "name", name);
-    else {
+    if (!name) {
         mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
         h->bad++;
+        mdt_clear_error();
+        mdi_item_end(p);
+        return;
     }
-    mdi_metadata_name(h->st, NULL, h->m->img, tok);
-    talloc_free(name);
-    if (MDT_TOKEN_TABLE(tok) == MDT_TABLE_TypeDef || MDT_TOKEN_TABLE(tok) == MDT_TABLE_Event) {
-        mdi_none(p, "signature", "signature", "");
-    } else if ((name = mdi_sig_text(h->st, p, h->m->img, tok))) {
-        mdi_str(p, "signature", "signature", name); /* overloads differ here */
-        talloc_free(name);
-    } else {
-        mdi_error(p, "signature", "signature", mdi_cell_error(msg, sizeof msg));
+    if (has_sig && !(sig = mdi_sig_text(h->st, p, h->m->img, tok))) {
+        mdi_cell_error(msg, sizeof msg);
         h->bad++;
     }
+    mdi_str(p, "name", NULL, name);
+    mdi_metadata_name(h->st, NULL, h->m->img, tok);
+    if (!has_sig)
+        mdi_none(p, "signature", NULL, NULL);
+    else if (sig)
+        mdi_str(p, "signature", NULL, sig);
+    else
+        mdi_error(p, "signature", NULL, msg);
+    if (mdi_printer_format(p) == MDI_FMT_TEXT) {
+        /* Escaped as any value: names come from the image. */
+        char small[1024], *both = NULL;
+        const char *tail = sig ? sig : has_sig ? "<error>" : NULL;
+        size_t nl = strlen(name), tl = tail ? strlen(tail) : 0;
+        if (tail && nl + tl + 2 <= sizeof small)
+            both = small;
+        else if (tail)
+            both = talloc_size(p, nl + tl + 2);
+        if (both) {
+            memcpy(both, name, nl);
+            both[nl] = ' ';
+            memcpy(both + nl + 1, tail, tl + 1);
+        }
+        mdi_str(p, NULL, "name", both ? both : name);
+        if (both != small)
+            talloc_free(both);
+    }
+    if (name != buf)
+        talloc_free((char *)name);
+    talloc_free(sig);
     mdt_clear_error();
     mdi_item_end(p);
 }
@@ -172,7 +199,8 @@ const mdi_cmd mdi_cmd_find = {
             "(`Concat`, `get_*`). `Type::member` looks for members of the types\n"
             "matching Type only (`System.String::Concat`, `*::Dispose`). A pattern\n"
             "is a glob (* ? [...]); case is ignored when it has no upper-case\n"
-            "letter. Each match shows the module, token, kind, name and, for a\n"
-            "method, field or property, its signature (overloads differ there).\n",
+            "letter. Each match shows the module, token, kind and name, and for a\n"
+            "method, field or property its signature after the name (overloads\n"
+            "differ there).\n",
     .run = run,
 };

@@ -10,8 +10,8 @@
 
 enum { A_NAME, A_VALUE };
 
-static const char *const settings[] = {"color", "format", "pager", "style", NULL};
-enum { S_COLOR, S_FORMAT, S_PAGER, S_STYLE };
+static const char *const settings[] = {"color", "format", "pager", "style", "wide", NULL};
+enum { S_COLOR, S_FORMAT, S_PAGER, S_STYLE, S_WIDE };
 
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const formats[] = {"text", "json", NULL};
@@ -46,13 +46,14 @@ static void show(mdi_state *st)
     mdi_str(p, "format", "format", st->format == MDI_FMT_JSON ? "json" : "text");
     mdi_bool(p, "pager", "pager", st->pager);
     mdi_str(p, "style", "style", style_name(st));
+    mdi_bool(p, "wide", "wide", st->wide);
     mdi_record_end(p);
 }
 
 static void complete_value(mdi_state *st, mdi_cands *c, const char *text, char **words,
                            size_t nwords)
 {
-    long s = nwords >= 2 ? mdi_match(words[1], settings, 4, true) : -1;
+    long s = nwords >= 2 ? mdi_match(words[1], settings, 5, true) : -1;
     const char *const *v;
     if (s < 0)
         return;
@@ -110,6 +111,10 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     case S_STYLE:
         mdi_set_style(st, styles[v]);
         break;
+    case S_WIDE:
+        st->wide = v == 1;
+        mdi_state_fit_terminal(st);
+        break;
     }
     /* A script or -c changes settings silently, as a shell's `set` does;
      * a person at the shell sees the result. */
@@ -124,7 +129,7 @@ const mdi_cmd mdi_cmd_set = {
               .choices = settings},
              {.name = "VALUE", .kind = MDI_ARG_CUSTOM, .flags = MDI_ARGF_OPTIONAL,
               .complete = complete_value}},
-    .summary = "show or change a setting: format, style, color, pager",
+    .summary = "show or change a setting: format, style, color, pager, wide",
     .help = "Without arguments shows the settings; with NAME and VALUE changes one\n"
             "(silently, except in the interactive shell, which shows the result):\n"
             "  format  text or json: every command's output from now on (--json)\n"
@@ -135,6 +140,8 @@ const mdi_cmd mdi_cmd_set = {
             "          NO_COLOR is not set; --no-color)\n"
             "  pager   on or off: page the shell's long output through $PAGER\n"
             "          (default `less -FRX`) when the output is a terminal\n"
+            "  wide    on or off: on a terminal, tables are cut to its width\n"
+            "          (a cut cell ends in an ellipsis) unless wide is on (--wide)\n"
             "Names and values may be abbreviated to a unique prefix. The options\n"
             "--json and --style=STYLE set format and style from the command line.\n",
     .run = run,

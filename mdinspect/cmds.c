@@ -552,9 +552,12 @@ static int check_arg(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec, mdi
             char *all = talloc_strdup(mem, "");
             for (size_t i = 0; all && i < n; i++)
                 all = talloc_asprintf_append(all, "%s%s", i ? ", " : "", spec->choices[i]);
-            *err = talloc_asprintf(mem, "%s: %s'%s' is not one of: %s", cmd->name,
+            *err = talloc_asprintf(mem, "%s: %s'%s' is not one of: %s%s", cmd->name,
                                    m == MDI_MATCH_AMBIGUOUS ? "ambiguous: " : "", arg->text,
-                                   all ? all : "");
+                                   all ? all : "",
+                                   m == MDI_MATCH_AMBIGUOUS
+                                       ? ""
+                                       : mdi_did_you_mean(mem, arg->text, spec->choices, n));
             return -1;
         }
         arg->value = (uint32_t)m;

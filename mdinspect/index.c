@@ -77,35 +77,39 @@ bad:
  * total. */
 int mdi_natural_cmp(const char *a, const char *b)
 {
-    while (*a && *b) {
-        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-            const char *ea = a, *eb = b;
-            size_t la, lb;
-            while (*a == '0' && isdigit((unsigned char)a[1]))
-                a++;
-            while (*b == '0' && isdigit((unsigned char)b[1]))
-                b++;
-            for (la = 0; isdigit((unsigned char)a[la]); la++)
-                ;
-            for (lb = 0; isdigit((unsigned char)b[lb]); lb++)
-                ;
-            if (la != lb)
-                return la < lb ? -1 : 1;
-            int c = memcmp(a, b, la);
-            if (c)
-                return c;
-            a += la;
-            b += lb;
-            if ((size_t)(a - ea) != (size_t)(b - eb)) /* leading zeros */
-                return (a - ea) < (b - eb) ? -1 : 1;
-            continue;
-        }
-        if (*a != *b)
-            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-        a++;
-        b++;
+    for (;;) {
+        size_t i = 0, j, la, lb, za, zb;
+        /* The common prefix, byte by byte (most keys share a namespace). */
+        while (a[i] && a[i] == b[i])
+            i++;
+        if (a[i] == b[i])
+            return 0;
+        /* Back to the start of a run of digits the difference is in. */
+        j = i;
+        while (j > 0 && isdigit((unsigned char)a[j - 1]))
+            j--;
+        if (!isdigit((unsigned char)a[j]) || !isdigit((unsigned char)b[j]))
+            return (unsigned char)a[i] < (unsigned char)b[i] ? -1 : 1;
+        a += j;
+        b += j;
+        for (za = 0; a[za] == '0' && isdigit((unsigned char)a[za + 1]); za++)
+            ;
+        for (zb = 0; b[zb] == '0' && isdigit((unsigned char)b[zb + 1]); zb++)
+            ;
+        for (la = za; isdigit((unsigned char)a[la]); la++)
+            ;
+        for (lb = zb; isdigit((unsigned char)b[lb]); lb++)
+            ;
+        if (la - za != lb - zb) /* more digits, a larger number */
+            return la - za < lb - zb ? -1 : 1;
+        int c = memcmp(a + za, b + zb, la - za);
+        if (c)
+            return c < 0 ? -1 : 1;
+        if (za != zb) /* the same value: fewer leading zeros first */
+            return za < zb ? -1 : 1;
+        a += la;
+        b += lb;
     }
-    return (unsigned char)*a < (unsigned char)*b ? -1 : (unsigned char)*a > (unsigned char)*b;
 }
 
 static int by_key(const void *a, const void *b)
@@ -142,6 +146,27 @@ const mdi_index *mdi_index_of(mdi_module *m)
     qsort(ix->types, ix->ntypes, sizeof ix->types[0], by_key);
     m->index = ix;
     return ix;
+}
+
+uint32_t mdi_index_find(mdi_module *m, const char *key)
+{
+    const mdi_index *ix = mdi_index_of(m);
+    size_t lo = 0, hi = ix ? ix->ntypes : 0;
+    /* The index is sorted by mdi_natural_cmp, a total order: bisect. */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = mdi_natural_cmp(ix->types[mid].key, key);
+        if (c == 0) {
+            while (mid > 0 && strcmp(ix->types[mid - 1].key, key) == 0)
+                mid--; /* the first of equal keys: the lowest token */
+            return ix->types[mid].token;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
 }
 
 size_t mdi_key_simple(const mdi_typeent *t)

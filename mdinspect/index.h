@@ -40,6 +40,10 @@ int mdi_natural_cmp(const char *a, const char *b);
 /* The module's type index (built on first use; NULL when out of memory). */
 const mdi_index *mdi_index_of(mdi_module *m);
 
+/* The TypeDef whose key is exactly `key` (binary search; the lowest token
+ * when several are), or 0. */
+uint32_t mdi_index_find(mdi_module *m, const char *key);
+
 /* Where the simple name (after the namespace and enclosing types) starts. */
 size_t mdi_key_simple(const mdi_typeent *t);
 

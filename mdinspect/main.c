@@ -42,7 +42,8 @@ enum {
     OPT_NO_HISTORY,
     OPT_NO_PAGER,
     OPT_MAN_COMMANDS,
-    OPT_STYLE
+    OPT_STYLE,
+    OPT_WIDE
 };
 
 static void usage_hint(void)
@@ -69,6 +70,7 @@ static void help(void)
            "  -r, --recursive     a FILE that is a directory: its subdirectories too\n"
            "  -v, --verbose       say why files in a directory were skipped\n"
            "  -j, --json          write JSON Lines (one object per line) instead of text\n"
+           "      --wide          never cut table lines to the terminal's width\n"
            "      --style=STYLE   name types and members in STYLE: full (default),\n"
            "                      reflection, il or friendly (as `set style`)\n"
            "      --no-color      no colours (also when NO_COLOR is set)\n"
@@ -157,6 +159,8 @@ static int run_calls(mdi_state *st, const mdi_call *calls, size_t ncalls, bool *
             status = EXIT_FAILURE;
         else if (r == MDI_QUIT)
             *quit = true;
+        if (st->stop)
+            *quit = true; /* interrupted: nothing more runs */
     }
     return status;
 }
@@ -246,6 +250,7 @@ int main(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},
         {"json", no_argument, NULL, 'j'},
         {"style", required_argument, NULL, OPT_STYLE},
+        {"wide", no_argument, NULL, OPT_WIDE},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
         {"no-colour", no_argument, NULL, OPT_NO_COLOR},
         {"no-pager", no_argument, NULL, OPT_NO_PAGER},
@@ -262,6 +267,7 @@ int main(int argc, char **argv)
     struct mdi_shell_opts shell = {NULL, true};
     bool have_cmds = false, interactive = false, no_color = false, pager = true;
     const char *style = NULL;
+    bool wide = false;
     unsigned open_flags = 0;
     char *err = NULL;
     mdi_state *st;
@@ -301,6 +307,9 @@ int main(int argc, char **argv)
             break;
         case OPT_STYLE:
             style = optarg;
+            break;
+        case OPT_WIDE:
+            wide = true;
             break;
         case OPT_NO_PAGER:
             pager = false;
@@ -372,10 +381,14 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     st->verbose = open_flags & MDI_OPENING_VERBOSE;
+    st->wide = wide;
+    mdi_state_fit_terminal(st);
     st->color = color_wanted(no_color);
     st->pager = pager;
     mdi_printer_set_color(st->out, st->color && fmt == MDI_FMT_TEXT);
 
+    if (prog.n || !isatty(STDIN_FILENO))
+        mdi_catch_sigint();
     if (prog.n && optind < argc) {
         /* Batch: the commands on each FILE in turn. */
         status = run_files(st, argv + optind, argc - optind, &prog, open_flags);

@@ -19,12 +19,58 @@
 #include "cmd.h"
 #include "index.h"
 
+/* The session's name options for img, with that module's name cache
+ * (made on first use, remade when the style changes): a listing names the
+ * same types over and over. */
+static mdt_name_opts opts_for(const mdi_state *cst, const mdt_image *img)
+{
+    mdi_state *st = (mdi_state *)cst; /* the caches are not part of the state's value */
+    mdt_name_opts o = st->names;
+    mdi_module *m = st->last_named;
+    o.cache = NULL;
+    if (!m || m->img != img) {
+        m = NULL;
+        for (size_t i = 0; i < st->nmods && !m; i++)
+            if (st->mods[i]->img == img)
+                m = st->mods[i];
+        st->last_named = m;
+    }
+    if (!m)
+        return o;
+    if (m->names && (m->names_style != o.style || m->names_flags != o.flags)) {
+        talloc_free(m->names);
+        m->names = NULL;
+    }
+    if (!m->names && mdt_name_cache_new(m, &m->names, img, o.style, o.flags) == 0) {
+        m->names_style = o.style;
+        m->names_flags = o.flags;
+    }
+    mdt_clear_error();
+    o.cache = m->names;
+    return o;
+}
+
 char *mdi_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
 {
+    mdt_name_opts o = opts_for(st, img);
     char *out = NULL;
-    if (mdt_token_name(mem, &out, img, token, &st->names) != 0)
+    if (mdt_token_name(mem, &out, img, token, &o) != 0)
         return NULL;
     return out;
+}
+
+const char *mdi_name_buf(const mdi_state *st, void *mem, char *buf, size_t size,
+                         const mdt_image *img, uint32_t token)
+{
+    mdt_name_opts o = opts_for(st, img);
+    char *out = NULL;
+    int e = mdt_token_name_buf(buf, size, NULL, img, token, &o);
+    if (e == 0)
+        return buf;
+    if (e != MDT_ETRUNC)
+        return NULL;
+    mdt_clear_error();
+    return mdt_token_name(mem, &out, img, token, &o) == 0 ? out : NULL;
 }
 
 char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
@@ -127,12 +173,26 @@ int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_
 
 char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
 {
-    void *tmp = talloc_new(mem);
+    void *tmp;
     mdt_sig sig;
-    mdt_name_opts o = st->names;
+    mdt_name_opts o = opts_for(st, img);
     mdt_generic_context g = {0};
     char *out = NULL;
-    if (!tmp)
+    if (!(st->names.flags & MDT_NAME_FRIENDLY)) {
+        /* The common case without an allocation for the tree. */
+        uint64_t arena[256];
+        char buf[512];
+        size_t len;
+        int e = mdt_sig_of_token_buf(arena, sizeof arena, &sig, img, token);
+        if (e == 0 && (e = mdt_sig_name_buf(buf, sizeof buf, &len, &sig, &o)) == 0)
+            return talloc_strndup(mem, buf, len);
+        if (e == MDT_ETRUNC)
+            return mdt_sig_name(mem, &out, &sig, &o) == 0 ? out : NULL;
+        if (e != MDT_ENOMEM)
+            return NULL;
+        mdt_clear_error(); /* a large tree: decoded below */
+    }
+    if (!(tmp = talloc_new(mem)))
         return NULL;
     if (st->names.flags & MDT_NAME_FRIENDLY) {
         /* T and U rather than !0 and !1, where the owners are known. */

@@ -16,6 +16,7 @@
 #include <mdtools/token.h>
 
 #include "cmd.h"
+#include "index.h"
 #include "resolve.h"
 
 #define CACHE_KEY "resolve.modset"
@@ -116,12 +117,17 @@ static void print_path(mdi_printer *p, const mdt_modview *v, const mdt_resolutio
 
 static void print_identity(mdi_printer *p, const mdt_identity *id, bool compact, bool mark)
 {
-    char buf[64];
+    /* A listing prints the same few versions thousands of times. */
+    static uint16_t last[4] = {UINT16_MAX, UINT16_MAX, UINT16_MAX, UINT16_MAX};
+    static char buf[32];
     mdi_str(p, "assembly", mark ? NULL : L("assembly"), id->name);
     if (mark && !compact)
         mdi_textf(p, "assembly", "%s%s", id->name, MDI_OTHER_MARK);
-    snprintf(buf, sizeof buf, "%u.%u.%u.%u", id->version[0], id->version[1], id->version[2],
-             id->version[3]);
+    if (memcmp(last, id->version, sizeof last) != 0) {
+        snprintf(buf, sizeof buf, "%u.%u.%u.%u", id->version[0], id->version[1], id->version[2],
+                 id->version[3]);
+        memcpy(last, id->version, sizeof last);
+    }
     mdi_str(p, "version", L("version"), buf);
 }
 
@@ -316,6 +322,15 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
     return MDI_OK;
 }
 
+/* The module of the session with ID `id` (its #N), or NULL. */
+static mdi_module *module_by_id(mdi_state *st, uintptr_t id)
+{
+    for (size_t i = 0; i < st->nmods; i++)
+        if (st->mods[i]->id == id)
+            return st->mods[i];
+    return NULL;
+}
+
 /* The module of the session holding `img`, or NULL. */
 static const mdi_module *module_of(const mdi_state *st, const mdt_image *img)
 {
@@ -375,6 +390,23 @@ int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, u
     }
     while (tlen && name[tlen - 1] == ' ')
         tlen--;
+    /* The index key: escapes removed ('+' nests, as in the key). A name
+     * with an escaped '+' cannot be told from nesting: the library's scan
+     * (mdt_typedef_by_name) reads it instead. */
+    char key[1024];
+    size_t klen = 0;
+    bool plain = true;
+    for (size_t i = 0; i < tlen && plain; i++) {
+        if (name[i] == '\\' && i + 1 < tlen) {
+            i++;
+            plain = name[i] != '+';
+        }
+        if (klen + 1 >= sizeof key)
+            plain = false;
+        else
+            key[klen++] = name[i];
+    }
+    key[klen] = '\0';
     if (!(v = mdi_view(st)))
         return MDT_ENOTFOUND;
     /* Pass 0: the named assembly (when named); pass 1: any open module. */
@@ -384,7 +416,14 @@ int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, u
             uint32_t td;
             if (!mi.image || (pass == 0 && !in_assembly(v, mi.id, asm_name, alen)))
                 continue;
-            if (mdt_typedef_by_name(mi.image, name, tlen, &td) == 0) {
+            if (plain) {
+                mdi_module *m = module_by_id(st, mi.id);
+                if (m && (td = mdi_index_find(m, key)) != 0) {
+                    out->def_img = mi.image;
+                    out->def_typedef = td;
+                    rc = 0;
+                }
+            } else if (mdt_typedef_by_name(mi.image, name, tlen, &td) == 0) {
                 out->def_img = mi.image;
                 out->def_typedef = td;
                 rc = 0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,6 +115,15 @@ mdi_module *mdi_state_open(mdi_state *st, const char *path, unsigned flags, bool
     return m;
 }
 
+void mdi_state_fit_terminal(mdi_state *st)
+{
+    struct winsize ws;
+    size_t cols = 0;
+    if (!st->wide && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
+        cols = ws.ws_col;
+    mdi_printer_set_max_width(st->out, cols);
+}
+
 void mdi_state_use(mdi_state *st, mdi_module *m)
 {
     st->cur = m;
@@ -131,6 +141,8 @@ void mdi_state_close(mdi_state *st, mdi_module *m)
     st->nmods--;
     if (st->cur == m)
         mdi_state_use(st, NULL);
+    if (st->last_named == m)
+        st->last_named = NULL;
     talloc_free(m);
     changed(st);
 }

@@ -38,6 +38,19 @@
 
 #define MAX_BASES 64
 
+/* A signature decoded into a caller's arena (no allocation: the common
+ * case), else under tmp (a large tree). */
+static int sig_of(void *tmp, uint64_t *arena, size_t size, mdt_sig *out,
+                  const struct mdt_image *img, uint32_t token)
+{
+    int e = mdt_sig_of_token_buf(arena, size, out, img, token);
+    if (e == MDT_ENOMEM) {
+        mdt_clear_error();
+        e = mdt_sig_of_token(tmp, out, img, token);
+    }
+    return e;
+}
+
 struct cmp {
     const struct mdt_modview *v;
     uint32_t rmi, dmi;   /* modules of the reference and of the definition */
@@ -249,7 +262,9 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
         if (mdt_row_string(&r, method ? MDT_COL_MethodDef_Name : MDT_COL_Field_Name, &mn, NULL) ||
             strcmp(mn, name))
             continue;
-        if (mdt_sig_of_token(tmp, &dsig, img, MDT_TOKEN(table, m)) || dsig.kind != rsig->kind) {
+        uint64_t arena[128];
+        if (sig_of(tmp, arena, sizeof arena, &dsig, img, MDT_TOKEN(table, m)) ||
+            dsig.kind != rsig->kind) {
             NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
                     "%s 0x%08x: signature unreadable", name, MDT_TOKEN(table, m));
             continue;
@@ -346,6 +361,7 @@ static bool other_assembly_missing(struct rc *c, uint32_t mi, uint32_t tok, uint
 
 static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid)
 {
+    uint64_t rarena[128]; /* the reference's signature, used throughout */
     const struct mdt_image *img = c->v->mods[mi]->img;
     uint32_t tok = MDT_TOKEN(MDT_TABLE_MemberRef, rid), parent, dmi = mi, drid = 0;
     const char *name;
@@ -354,7 +370,7 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
     if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, rid) ||
         mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent) ||
         mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, NULL) ||
-        mdt_sig_of_token(tmp, &rsig, img, tok) ||
+        sig_of(tmp, rarena, sizeof rarena, &rsig, img, tok) ||
         (rsig.kind != MDT_SIG_METHOD && rsig.kind != MDT_SIG_FIELD)) {
         rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok);
         NOTE(c, MDT_TRACE_RESULT, mi, tok, 0, "MemberRef row %u or its signature cannot be read",
@@ -376,7 +392,8 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
         break;
     case MDT_TABLE_TypeSpec: {
         mdt_sig ts;
-        if (mdt_sig_of_token(tmp, &ts, img, parent) || !ts.type) {
+        uint64_t tarena[128];
+        if (sig_of(tmp, tarena, sizeof tarena, &ts, img, parent) || !ts.type) {
             rc_fail(c, MDT_RES_BAD_IMAGE, mi, parent);
             return;
         }
