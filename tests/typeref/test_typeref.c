@@ -1193,6 +1193,9 @@ START_TEST(mono_framework_typerefs)
 }
 END_TEST
 
+MDT_TESTS_NEED_MONO
+
+Suite *suite(void);
 Suite *suite(void)
 {
     Suite *s = suite_create("typeref");

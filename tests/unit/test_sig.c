@@ -320,6 +320,8 @@ START_TEST(generic_context_substitutes_and_names_params)
 }
 END_TEST
 
+MDT_TESTS_NEED_MONO
+
 Suite *suite(void);
 Suite *suite(void)
 {
