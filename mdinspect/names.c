@@ -90,15 +90,10 @@ char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t
     return out;
 }
 
-char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
+/* Tables whose rows are types or members: names with a metadata form. */
+static bool type_or_member(unsigned table)
 {
-    unsigned t = MDT_TOKEN_TABLE(token);
-    const mdt_table_schema *s = mdt_table_schema_get(t);
-    mdt_row r;
-    const char *name;
-    size_t len;
-    int c;
-    switch (t) {
+    switch (table) {
     case MDT_TABLE_TypeDef:
     case MDT_TABLE_TypeRef:
     case MDT_TABLE_TypeSpec:
@@ -108,15 +103,32 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
     case MDT_TABLE_MethodSpec:
     case MDT_TABLE_Property:
     case MDT_TABLE_Event:
+    case MDT_TABLE_ExportedType:
+        return true;
+    default:
+        return false;
+    }
+}
+
+char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
+{
+    unsigned t = MDT_TOKEN_TABLE(token);
+    const mdt_table_schema *s = mdt_table_schema_get(t);
+    mdt_row r;
+    const char *name;
+    size_t len;
+    int c;
+    switch (t) {
     case MDT_TABLE_ModuleRef:
     case MDT_TABLE_AssemblyRef:
     case MDT_TABLE_File:
     case MDT_TABLE_Module:
     case MDT_TABLE_Assembly:
-    case MDT_TABLE_ExportedType:
     case MDT_TABLE_Document:
         return mdi_name(st, mem, img, token);
     default:
+        if (type_or_member(t))
+            return mdi_name(st, mem, img, token);
         break;
     }
     if (!s || (c = mdt_column_by_name(t, "Name")) < 0)
@@ -131,23 +143,9 @@ void mdi_metadata_name(mdi_state *st, const char *key, const mdt_image *img, uin
 {
     static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
     char *s = NULL;
-    if (mdi_printer_format(st->out) != MDI_FMT_JSON || !MDT_TOKEN_RID(token))
+    if (mdi_printer_format(st->out) != MDI_FMT_JSON || !MDT_TOKEN_RID(token) ||
+        !type_or_member(MDT_TOKEN_TABLE(token)))
         return;
-    switch (MDT_TOKEN_TABLE(token)) {
-    case MDT_TABLE_TypeDef:
-    case MDT_TABLE_TypeRef:
-    case MDT_TABLE_TypeSpec:
-    case MDT_TABLE_MethodDef:
-    case MDT_TABLE_Field:
-    case MDT_TABLE_MemberRef:
-    case MDT_TABLE_MethodSpec:
-    case MDT_TABLE_Property:
-    case MDT_TABLE_Event:
-    case MDT_TABLE_ExportedType:
-        break;
-    default:
-        return;
-    }
     if (mdt_token_name(st, &s, img, token, &stored) == 0)
         mdi_str(st->out, key ? key : "metadata_name", NULL, s);
     else

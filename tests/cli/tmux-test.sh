@@ -88,6 +88,21 @@ wait_log() {
     return 1
 }
 
+# expect_progress NAME SECONDS: a validate progress line reaches the pane
+# (everything written to it goes to a log, since the line is rewritten in
+# place and may go by faster than the screen is read).
+expect_progress() {
+    : >"$tmp/pane.log"
+    T pipe-pane -t "$sess" -o "cat >> '$tmp/pane.log'"
+    [ -n "${send:-}" ] && T send-keys -t "$sess" "$send" Enter
+    if wait_log 'validate: [0-9]+/[0-9]+ [A-Za-z]' "$2"; then
+        ok "$1"
+    else
+        bad "$1" "$(tail -c 300 "$tmp/pane.log")"
+    fi
+    T pipe-pane -t "$sess"
+}
+
 # check NAME REGEX [SECONDS]
 check() {
     if wait_for "$2" "${3:-5}"; then ok "$1"; else bad "$1" "$(screen | grep -v '^$' | tail -n 15)"; fi
@@ -231,17 +246,7 @@ while [ $i -lt $copies ]; do cp "$big" "$tmp/many/M$i.dll"; i=$((i + 1)); done
 long_open="open $tmp/many"
 T send-keys -t "$sess" "$long_open" Enter
 check "the long command's modules are open" 'PAGED:opened [0-9]+ modules' 60
-# Everything written to the pane goes to a log too: the progress line is
-# rewritten in place, and the log keeps it however fast it goes by.
-: >"$tmp/pane.log"
-T pipe-pane -t "$sess" -o "cat >> '$tmp/pane.log'"
-T send-keys -t "$sess" 'validate -a' Enter
-if wait_log 'validate: [0-9]+/[0-9]+ [A-Za-z]' 20; then
-    ok "validate -a shows its progress on the terminal"
-else
-    bad "validate -a shows its progress on the terminal" "$(tail -c 300 "$tmp/pane.log")"
-fi
-T pipe-pane -t "$sess"
+send='validate -a' expect_progress "validate -a shows its progress on the terminal" 20
 T send-keys -t "$sess" C-c
 check "Ctrl-C stops a long command" 'validate: interrupted' 20
 check "the summary of an interrupted validate says it is partial" \
@@ -295,14 +300,7 @@ check "quit leaves (2)" '^\[exited 0\]' 10
 # ---- session 4: batch mode (-c): Ctrl-C stops cleanly, nothing more runs ----
 
 start -c "open $tmp/many; validate -a; modules"
-: >"$tmp/pane.log"
-T pipe-pane -t "$sess" -o "cat >> '$tmp/pane.log'"
-if wait_log 'validate: [0-9]+/[0-9]+ [A-Za-z]' 30; then
-    ok "batch validate shows its progress"
-else
-    bad "batch validate shows its progress" "$(tail -c 300 "$tmp/pane.log")"
-fi
-T pipe-pane -t "$sess"
+send= expect_progress "batch validate shows its progress" 30
 T send-keys -t "$sess" C-c
 check "Ctrl-C in batch mode: a partial summary" 'partial: interrupted after [0-9]+ of [0-9]+ modules' 20
 check "Ctrl-C in batch mode: the command fails, nothing after it runs" '^\[exited 1\]' 20
