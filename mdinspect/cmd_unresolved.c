@@ -26,6 +26,8 @@ typedef struct group {
     char *version;
     uint32_t n[3];  /* TypeRefs, MemberRefs, ExportedTypes */
     char *example;  /* the first reference's name */
+    const mdt_image *example_img; /* and where it is */
+    uint32_t example_token;
 } group;
 
 static const unsigned tables[3] = {MDT_TABLE_TypeRef, MDT_TABLE_MemberRef,
@@ -119,6 +121,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                     g[ng].assembly = asmname;
                     g[ng].version = ver;
                     g[ng].example = mdi_ref_name(st, tmp, m->img, tok, msg, sizeof msg);
+                    g[ng].example_img = m->img;
+                    g[ng].example_token = tok;
                     ng++;
                 }
                 g[j].n[k]++;
@@ -155,6 +159,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_uint(p, "memberrefs", "memberrefs", g[j].n[1]);
         mdi_uint(p, "exported", "exported", g[j].n[2]);
         mdi_str(p, "example", "for example", g[j].example ? g[j].example : "?");
+        mdi_metadata_name(st, "example_metadata_name", g[j].example_img, g[j].example_token);
         mdi_item_end(p);
     }
     mdi_list_end(p);
