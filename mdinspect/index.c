@@ -115,7 +115,8 @@ int mdi_natural_cmp(const char *a, const char *b)
 static int by_key(const void *a, const void *b)
 {
     const mdi_typeent *x = a, *y = b;
-    int c = mdi_natural_cmp(x->key, y->key);
+    /* Without digits on one side no digit run can compare by value. */
+    int c = x->digits && y->digits ? mdi_natural_cmp(x->key, y->key) : strcmp(x->key, y->key);
     return c ? c : (x->token > y->token) - (x->token < y->token);
 }
 
@@ -141,6 +142,7 @@ const mdi_index *mdi_index_of(mdi_module *m)
         t->token = MDT_TOKEN(MDT_TABLE_TypeDef, rid);
         t->key = key;
         t->keylen = (uint32_t)strlen(key);
+        t->digits = strpbrk(key, "0123456789") != NULL;
         ix->ntypes++;
     }
     qsort(ix->types, ix->ntypes, sizeof ix->types[0], by_key);

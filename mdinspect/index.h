@@ -25,6 +25,7 @@ typedef struct mdi_typeent {
     const char *key; /* Ns.Name+Nested */
     uint32_t keylen;
     uint32_t nslen; /* length of the outermost type's namespace (0: none) */
+    bool digits;    /* the key has a digit (natural order needs more than strcmp) */
 } mdi_typeent;
 
 typedef struct mdi_index {

@@ -169,6 +169,21 @@ int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_
     return 0;
 }
 
+const char *mdi_sig_buf(const mdi_state *st, void *mem, char *buf, size_t size,
+                        const mdt_image *img, uint32_t token)
+{
+    if (!(st->names.flags & MDT_NAME_FRIENDLY)) {
+        uint64_t arena[256];
+        mdt_sig sig;
+        mdt_name_opts o = opts_for(st, img);
+        if (mdt_sig_of_token_buf(arena, sizeof arena, &sig, img, token) == 0 &&
+            mdt_sig_name_buf(buf, size, NULL, &sig, &o) == 0)
+            return buf;
+        mdt_clear_error(); /* too large for the buffers: allocated below */
+    }
+    return mdi_sig_text(st, mem, img, token);
+}
+
 char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
 {
     void *tmp;

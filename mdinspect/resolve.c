@@ -96,20 +96,33 @@ char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
 static void print_path(mdi_printer *p, const mdt_modview *v, const mdt_resolution *r,
                        bool compact)
 {
-    char *text = talloc_strdup(p, "");
+    /* Text: "A > B > C" in a buffer (a listing prints one per row); names
+     * past its end are left out, marked "...". */
+    char text[1024];
+    size_t len = 0;
+    bool json = mdi_printer_format(p) == MDI_FMT_JSON;
     mdi_list_begin(p, "path", NULL, NULL, MDI_LIST_SCALARS);
     for (unsigned i = 0; i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++) {
         const char *n = mdi_view_asm_name(v, r->visited[i]);
-        mdi_item_begin(p);
-        mdi_str(p, "name", NULL, n);
-        mdi_item_end(p);
-        if (text)
-            text = talloc_asprintf_append(text, "%s%s", i ? " > " : "", n);
+        size_t nl = strlen(n);
+        if (json) {
+            mdi_item_begin(p);
+            mdi_str(p, "name", NULL, n);
+            mdi_item_end(p);
+        } else if (len + nl + 8 < sizeof text) {
+            if (i)
+                memcpy(text + len, " > ", 3), len += 3;
+            memcpy(text + len, n, nl);
+            len += nl;
+        } else if (len + 4 < sizeof text) {
+            memcpy(text + len, "...", 3), len += 3;
+            break;
+        }
     }
     mdi_list_end(p);
-    if (!compact)
-        mdi_textf(p, "path", "%s", text && text[0] ? text : "-");
-    talloc_free(text);
+    text[len] = '\0';
+    if (!compact && !json)
+        mdi_str(p, NULL, "path", len ? text : "-");
 }
 
 /* Text labels, or none (JSON only) in compact mode. */
@@ -206,9 +219,10 @@ char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resoluti
 /* The scope of a TypeRef or the parent of a MemberRef, by name: `[Name]`
  * for an AssemblyRef, `[this module]` for the Module row, the name
  * otherwise (a ModuleRef prints `[module X]`); NULL for a nil scope;
- * *err set when it could not be read. */
+ * *err set when it could not be read. `memo`, when given, keeps TypeSpec
+ * parents' names by rid (a talloc array of the TypeSpec rows + 1). */
 static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
-                        char *msg, size_t len, bool *err)
+                        char *msg, size_t len, bool *err, char **memo)
 {
     mdt_row row;
     uint32_t scope;
@@ -231,6 +245,13 @@ static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, ui
             s = talloc_asprintf(mem, "[%s]", id.name);
     } else if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_Module) {
         s = talloc_strdup(mem, "[this module]");
+    } else if (memo && MDT_TOKEN_TABLE(scope) == MDT_TABLE_TypeSpec &&
+               MDT_TOKEN_RID(scope) <= talloc_array_length(memo) - 1) {
+        /* Members of one generic instance share their parent's name. */
+        char **slot = &memo[MDT_TOKEN_RID(scope)];
+        if (!*slot)
+            *slot = mdi_name(st, memo, img, scope);
+        s = *slot ? talloc_strdup(mem, *slot) : NULL;
     } else {
         s = mdi_name(st, mem, img, scope);
     }
@@ -242,12 +263,43 @@ static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, ui
     return s;
 }
 
+/* A MemberRef's name from its parent's, already formed for the parent
+ * column: `Parent::name` as the formatter writes it, without forming the
+ * parent (often a TypeSpec) twice. NULL where they differ (the parent is a
+ * MethodDef: a vararg call site names the method's type) or on error. */
+static char *member_name_from(void *mem, const mdt_image *img, uint32_t tok, const char *parent)
+{
+    mdt_row r;
+    uint32_t cls;
+    const char *name;
+    size_t len;
+    if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(tok)) ||
+        mdt_row_token(&r, MDT_COL_MemberRef_Class, &cls) ||
+        mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, &len) ||
+        (MDT_TOKEN_RID(cls) && (!parent || MDT_TOKEN_TABLE(cls) == MDT_TABLE_MethodDef))) {
+        mdt_clear_error();
+        return NULL;
+    }
+    if (!parent)
+        return talloc_strndup(mem, name, len);
+    size_t pl = strlen(parent);
+    char *s = talloc_size(mem, pl + 2 + len + 1); /* no printf: one per row */
+    if (s) {
+        memcpy(s, parent, pl);
+        memcpy(s + pl, "::", 2);
+        memcpy(s + pl + 2, name, len);
+        s[pl + 2 + len] = '\0';
+    }
+    return s;
+}
+
 int mdi_list_refs(mdi_state *st, unsigned table, bool all)
 {
     mdi_printer *p = st->out;
     mdt_modview *v = mdi_view(st);
     mdi_module *cur = mdi_current(st);
     const char *what = table == MDT_TABLE_TypeRef ? "type" : "member";
+    char **memo = NULL;
     bool marked = false;
     int bad = 0;
 
@@ -266,6 +318,9 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
                  n == 1 ? "" : "s");
         mdi_list_begin(p, NULL, caption, NULL, 0);
         marked = false;
+        memo = table == MDT_TABLE_MemberRef
+                   ? talloc_zero_array(st, char *, mdt_table_rows(img, MDT_TABLE_TypeSpec) + 1)
+                   : NULL;
         for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++) {
             uint32_t tok = MDT_TOKEN(table, rid);
             void *tmp = talloc_new(p);
@@ -275,15 +330,17 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
             mdi_item_begin(p);
             mdi_str(p, "module", all ? "module" : NULL, m->path);
             mdi_token(p, "token", "token", tok);
-            s = scope_name(st, tmp, img, tok, msg, sizeof msg, &err);
+            char *sc = scope_name(st, tmp, img, tok, msg, sizeof msg, &err, memo);
             if (err) {
                 mdi_error(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", msg);
                 bad++;
-            } else if (s)
-                mdi_str(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", s);
+            } else if (sc)
+                mdi_str(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", sc);
             else
                 mdi_none(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", "nil");
-            s = mdi_ref_name(st, tmp, img, tok, msg, sizeof msg);
+            s = table == MDT_TABLE_MemberRef && !err ? member_name_from(tmp, img, tok, sc) : NULL;
+            if (!s)
+                s = mdi_ref_name(st, tmp, img, tok, msg, sizeof msg);
             if (s)
                 mdi_str(p, "name", "name", s);
             else {
@@ -314,6 +371,7 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
         }
         mdi_list_end(p);
         mdi_other_legend(st, marked);
+        talloc_free(memo);
     }
     mdi_about(st, cur);
     mdt_modview_release(v);

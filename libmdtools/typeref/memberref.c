@@ -28,12 +28,14 @@
 #include <talloc.h>
 
 #include <mdtools/errors.h>
+#include <mdtools/heaps.h>
 #include <mdtools/names.h>
 #include <mdtools/sig.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
 #include "typeref/resolve_int.h"
+#include "util/reader.h"
 #include "util/error.h"
 
 #define MAX_BASES 64
@@ -232,6 +234,76 @@ static bool method_eq(struct cmp *k, const mdt_method_sig *a, const mdt_method_s
 
 /* Search TypeDef rid of module dmi for members named `name` matching `rsig`.
  * Returns the number of matches (the first in *member). */
+/* Whether a MethodDef's signature can equal the reference's, from its
+ * first bytes (II.23.2.1: calling convention, generic parameter count,
+ * parameter count), before it is decoded: overloads mostly differ there.
+ * An unreadable head says "maybe": the full decode reports it. */
+static bool head_may_match(const mdt_row *r, const mdt_method_sig *ref)
+{
+    const uint8_t *b;
+    uint32_t len, gen = 0, n;
+    uint8_t cc;
+    uint32_t fixed = ref->nparams;
+    if ((ref->callconv & MDT_CC_MASK) == MDT_CC_VARARG && ref->sentinel != UINT32_MAX)
+        fixed = ref->sentinel; /* a call site: the part before the sentinel */
+    if (mdt_row_blob(r, MDT_COL_MethodDef_Signature, &b, &len)) {
+        mdt_clear_error();
+        return true;
+    }
+    rd d = rd_make(NULL, "#Blob", b, len, UINT64_MAX);
+    if (rd_u8(&d, &cc, "calling convention") ||
+        ((cc & MDT_CC_GENERIC) && rd_compressed(&d, &gen, "generic parameter count")) ||
+        rd_compressed(&d, &n, "parameter count")) {
+        mdt_clear_error();
+        return true;
+    }
+    return cc == ref->callconv && gen == ref->gen_count && n == fixed;
+}
+
+/* Whether member `m` of `table` (named `name`) has a signature equivalent
+ * to the reference's; counts the matches, the first in *member. */
+static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig, const char *name,
+                     uint32_t dmi, unsigned table, uint32_t m, int *matches, uint32_t *member,
+                     bool *by_name)
+{
+    const struct mdt_image *img = c->v->mods[dmi]->img;
+    bool method = rsig->kind == MDT_SIG_METHOD;
+    struct cmp k = {c->v, rmi, dmi, false};
+    uint64_t arena[128];
+    mdt_sig dsig;
+    mdt_row r;
+    bool eq;
+    if (mdt_row_get(&r, img, table, m)) {
+        mdt_clear_error();
+        return;
+    }
+    if (method && !head_may_match(&r, rsig->method)) {
+        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
+             "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
+        return;
+    }
+    if (sig_of(tmp, arena, sizeof arena, &dsig, img, MDT_TOKEN(table, m)) ||
+        dsig.kind != rsig->kind) {
+        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
+                "%s 0x%08x: signature unreadable", name, MDT_TOKEN(table, m));
+        return;
+    }
+    eq = method ? method_eq(&k, rsig->method, dsig.method, true) : type_eq(&k, rsig->type, dsig.type);
+    if (!eq) {
+        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
+                "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
+        return;
+    }
+    if (!(*matches)++)
+        *member = MDT_TOKEN(table, m);
+    *by_name |= k.by_name;
+}
+
+/* Search TypeDef rid of module dmi for members named `name` matching `rsig`.
+ * Returns the number of matches (the first in *member). The names of the
+ * type's run are read a column at a time where the run maps straight to
+ * rows (no MethodPtr/FieldPtr table): a large type is scanned for every
+ * reference to it. */
 static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
                        const char *name, uint32_t dmi, uint32_t rid, uint32_t *member,
                        bool *by_name)
@@ -239,45 +311,45 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
     const struct mdt_image *img = c->v->mods[dmi]->img;
     bool method = rsig->kind == MDT_SIG_METHOD;
     unsigned table = method ? MDT_TABLE_MethodDef : MDT_TABLE_Field;
+    unsigned name_col = method ? MDT_COL_MethodDef_Name : MDT_COL_Field_Name;
     mdt_row tr;
-    uint32_t first, count;
+    uint32_t first, count, done = 0;
     int matches = 0;
     if (mdt_row_get(&tr, img, MDT_TABLE_TypeDef, rid) ||
         mdt_row_range(&tr, method ? MDT_COL_TypeDef_MethodList : MDT_COL_TypeDef_FieldList, &first,
                       &count))
         return -1;
-    for (uint32_t p = first; p < first + count; p++) {
+    if (!mdt_table_rows(img, method ? MDT_TABLE_MethodPtr : MDT_TABLE_FieldPtr)) {
+        uint32_t offs[64];
+        for (; done < count; done += 64) {
+            uint32_t k = count - done < 64 ? count - done : 64;
+            if (mdt_column_raw(img, table, name_col, first + done, k, offs)) {
+                mdt_clear_error(); /* a damaged run: row by row below */
+                break;
+            }
+            for (uint32_t i = 0; i < k; i++) {
+                const char *mn;
+                if (mdt_heap_string(img, offs[i], &mn, NULL) || strcmp(mn, name))
+                    continue;
+                consider(c, tmp, rmi, rsig, name, dmi, table, first + done + i, &matches, member,
+                         by_name);
+            }
+        }
+        mdt_clear_error();
+    }
+    for (uint32_t p = first + done; p < first + count; p++) {
         mdt_row r;
         uint32_t m;
         const char *mn;
-        mdt_sig dsig;
-        struct cmp k = {c->v, rmi, dmi, false};
-        bool eq;
         int e;
         if ((e = mdt_range_item(img, table, p, &m)) || (e = mdt_row_get(&r, img, table, m))) {
             if (e == MDT_ETRUNC)
                 break; /* the table is damaged from here on */
             continue;
         }
-        if (mdt_row_string(&r, method ? MDT_COL_MethodDef_Name : MDT_COL_Field_Name, &mn, NULL) ||
-            strcmp(mn, name))
+        if (mdt_row_string(&r, name_col, &mn, NULL) || strcmp(mn, name))
             continue;
-        uint64_t arena[128];
-        if (sig_of(tmp, arena, sizeof arena, &dsig, img, MDT_TOKEN(table, m)) ||
-            dsig.kind != rsig->kind) {
-            NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
-                    "%s 0x%08x: signature unreadable", name, MDT_TOKEN(table, m));
-            continue;
-        }
-        eq = method ? method_eq(&k, rsig->method, dsig.method, true) : type_eq(&k, rsig->type, dsig.type);
-        if (!eq) {
-            NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
-                    "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
-            continue;
-        }
-        if (!matches++)
-            *member = MDT_TOKEN(table, m);
-        *by_name |= k.by_name;
+        consider(c, tmp, rmi, rsig, name, dmi, table, m, &matches, member, by_name);
     }
     return matches;
 }
