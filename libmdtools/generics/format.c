@@ -550,7 +550,11 @@ static int put_named(struct fmt *f, const struct mdt_image *img, uint32_t token,
     if ((e = typedef_ ? put_typedef_uncached(f, img, token) : put_typeref_uncached(f, img, token)))
         return e;
     bare = f->out.len - start;
-    if (!plain_generics(f) || (!own && !slot))
+    if (!plain_generics(f)) { /* no parameter list in this style */
+        cache_store(f, slot, start, bare);
+        return 0;
+    }
+    if (!own && !slot)
         return 0;
     if (typedef_)
         put_typedef_params(f, img, token, f->arity);
