@@ -80,7 +80,12 @@ typedef struct mdi_argspec {
     const char *const *choices; /* MDI_ARG_CHOICE: NULL-terminated words */
     mdi_completer complete;     /* MDI_ARG_CUSTOM, or to replace the kind's completion */
     const char *about;          /* flags: what the flag does, for help */
+    const char *alias;          /* flags: another spelling ("--all" for "-a"), or NULL */
 } mdi_argspec;
+
+/* The spellings every command uses for its flag meaning "all modules". */
+#define MDI_FLAG_ALL(what) \
+    {.name = "-a", .alias = "--all", .kind = MDI_ARG_FLAG, .about = (what)}
 
 /* A checked argument, as given (keywords left out). */
 typedef struct mdi_arg {
@@ -159,6 +164,10 @@ long mdi_match(const char *word, const char *const *names, size_t n, bool nocase
 /* The names `word` is a prefix of, ", "-separated, under mem_ctx. */
 char *mdi_match_list(void *mem_ctx, const char *word, const char *const *names, size_t n,
                      bool nocase);
+/* " (did you mean 'types'?)" naming the entries of names[0..n) closest to
+ * word, within one or two edits (case ignored), or "" when none is that
+ * close; under mem_ctx. */
+char *mdi_did_you_mean(void *mem_ctx, const char *word, const char *const *names, size_t n);
 /* Table names indexed by id (NULL where no table), MDT_TABLE_MAX of them. */
 const char *const *mdi_table_names(void);
 
@@ -182,6 +191,10 @@ int mdi_print_cell(mdi_printer *p, const mdt_row *row, unsigned col);
 /* The last library error in the few words a cell has room for. */
 const char *mdi_cell_error(char *buf, size_t len);
 
+/* `set style VALUE` (a unique prefix of full, reflection, il, friendly):
+ * 0, or -1 when VALUE names no style. */
+int mdi_set_style(mdi_state *st, const char *value);
+
 /* Flag names (flags.c), for mdi_flags(). */
 extern const mdi_flagname mdi_type_flags[], mdi_method_flags[], mdi_field_flags[],
     mdi_gparam_flags[], mdi_assembly_flags[], mdi_property_flags[], mdi_event_flags[];
@@ -193,6 +206,10 @@ char *mdi_flag_words(void *mem, uint32_t v, const mdi_flagname *names);
 /* The name of what a token denotes, under mem; NULL when it cannot be
  * formed (the library's error record says why). */
 char *mdi_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
+/* The same into buf (size bytes), or allocated under mem when longer:
+ * for loops that print many names. NULL on error (error record set). */
+const char *mdi_name_buf(const mdi_state *st, void *mem, char *buf, size_t size,
+                         const mdt_image *img, uint32_t token);
 /* The same, where !0 stands for a generic parameter of type_owner (the
  * friendly style names it). */
 char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
@@ -201,7 +218,12 @@ char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t
  * assembly identity or the Name column; "" for a row without a name
  * (CustomAttribute, ...). NULL on error. */
 char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
-/* Print that name as a value, or an error value; 0, or -1 after an error. */
+/* JSON only: `key` (default "metadata_name") with the name of a type or
+ * member token as stored, arity suffixes kept (doc/names.md); nothing for
+ * tokens of other tables, or in text. */
+void mdi_metadata_name(mdi_state *st, const char *key, const mdt_image *img, uint32_t token);
+/* Print that name as a value, or an error value, and its metadata_name;
+ * 0, or -1 after an error. */
 int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_image *img,
                    uint32_t token);
 /* The signature of a row that has one (MethodDef, Field, Property,
@@ -209,10 +231,25 @@ int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_
  * the friendly style generic parameters are named from their owners.
  * NULL when it cannot be decoded (error record set). */
 char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
+/* A member's declaration (decl.c): MethodDef `RET Name<T>(P1 a, P2 b = 1)`,
+ * Field `TYPE Name` (with ` = VALUE` when it has one), Property
+ * `TYPE Name[P1, P2]`, Event `TYPE Name`; types in the session's style
+ * with generic parameters by name. Under mem; NULL when it cannot be
+ * formed (the library's error record says why) or the token is no
+ * member. */
+char *mdi_declaration(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
+/* The signature of a MemberRef on a generic instance, or of the method a
+ * MethodSpec instantiates, with the instance's and the MethodSpec's type
+ * arguments substituted for !N and !!N (what stays open named from its
+ * owner): `instance System.Void(System.Int32)`. Other tokens as
+ * mdi_sig_text. NULL when it cannot be formed (error record set). */
+char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
+/* The same into buf (size bytes) when it fits, else allocated under mem
+ * (free it when the result is not buf). */
+const char *mdi_sig_buf(const mdi_state *st, void *mem, char *buf, size_t size,
+                        const mdt_image *img, uint32_t token);
 /* The GenericParam rows of a TypeDef or MethodDef (rids, in number order,
  * a talloc array under mem) and their number. */
 uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, size_t *n);
-/* "<T,U>" from those rows' names, or "" when there are none. */
-char *mdi_generic_suffix(void *mem, const mdt_image *img, uint32_t owner);
 
 #endif

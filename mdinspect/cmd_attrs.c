@@ -50,12 +50,15 @@ static int item(mdi_state *st, uint32_t rid, bool all)
     else
         mdi_error(p, "parent_name", all ? "name" : NULL, mdi_errmsg_here(msg, sizeof msg));
     mdt_clear_error();
+    mdi_metadata_name(st, "parent_metadata_name", img, parent);
     mdi_token(p, "ctor", NULL, ctor);
     if (mdt_token_owner(img, ctor, &type) == 0 && type && (s = mdi_name(st, tmp, img, type)))
         mdi_str(p, "type", NULL, s);
     else
         mdi_none(p, "type", NULL, NULL);
     mdt_clear_error();
+    if (type)
+        mdi_metadata_name(st, "type_metadata_name", img, type);
 
     if (mdt_attr_of_row(tmp, &a, img, rid, mdi_enum_resolver, st) ||
         mdt_attr_format(tmp, &s, &a, &st->names)) {

@@ -54,7 +54,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_close = {
     .name = "close",
-    .args = {{.name = "-a", .kind = MDI_ARG_FLAG, .about = "close every open module"},
+    .args = {MDI_FLAG_ALL("close every open module"),
              {.name = "MODULE", .kind = MDI_ARG_MODULE, .flags = MDI_ARGF_OPTIONAL}},
     .summary = "close the current module, or MODULE",
     .help = "Closes the current module, or the MODULE named (#N, a module name or a\n"

@@ -80,6 +80,7 @@ static int fields(mdi_state *st, void *tmp, uint32_t parent, uint8_t type, int r
     else
         mdi_error(p, "parent_name", "name", mdi_errmsg_here(msg, sizeof msg));
     mdt_clear_error();
+    mdi_metadata_name(st, "parent_metadata_name", img, parent);
     if (tn)
         mdi_str(p, "type", "type", tn);
     else {

@@ -89,8 +89,16 @@ int mdi_print_cell(mdi_printer *p, const mdt_row *row, unsigned col)
             mdi_guid(p, c->name, c->name, data);
         break;
     case MDT_COLK_BLOB:
-        if (!(e = mdt_row_blob(row, col, &data, &len)))
+        if (row->table == MDT_TABLE_Document && col == MDT_COL_Document_Name) {
+            /* A portable PDB document: the path its name blob spells. */
+            char *path = NULL;
+            if (!(e = mdt_token_name(NULL, &path, row->img,
+                                     MDT_TOKEN(MDT_TABLE_Document, row->rid), NULL)))
+                mdi_str(p, c->name, c->name, path);
+            talloc_free(path);
+        } else if (!(e = mdt_row_blob(row, col, &data, &len))) {
             mdi_blob(p, c->name, c->name, raw, len);
+        }
         break;
     case MDT_COLK_TAB:
     case MDT_COLK_CODED:
@@ -246,6 +254,10 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
     if (ato && to < from)
         return mdi_fail(st, "FROM (%" PRIu32 ") is after TO (%" PRIu32 ")", from, to);
+    /* No such row: the same failure as `token` gives for it. */
+    if (afrom && from > rows)
+        return mdi_fail(st, "%s has %" PRIu32 " row%s, no row %" PRIu32, s->name, rows,
+                        rows == 1 ? "" : "s", from);
     if (to > rows)
         to = rows;
     if (awhere) {
@@ -277,9 +289,6 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     else if (from == 1 && to == rows)
         snprintf(caption, sizeof caption, "%s (0x%02x): %" PRIu32 " row%s", s->name, table, rows,
                  rows == 1 ? "" : "s");
-    else if (from > to)
-        snprintf(caption, sizeof caption, "%s (0x%02x): %" PRIu32 " row%s, none from row %" PRIu32,
-                 s->name, table, rows, rows == 1 ? "" : "s", from);
     else
         snprintf(caption, sizeof caption,
                  "%s (0x%02x): rows %" PRIu32 " to %" PRIu32 " of %" PRIu32, s->name, table, from,
@@ -344,11 +353,14 @@ const mdi_cmd mdi_cmd_dump = {
             "  constants     hex, as wide as the column: 0x0001\n"
             "  #Strings      quoted, with \\\" \\\\ \\n \\t \\r \\xNN \\uNNNN escapes\n"
             "  #Blob         blob@0xOFFSET[LENGTH]: heap offset, length in bytes\n"
+            "                (a portable PDB Document's Name: the path it spells)\n"
             "  #GUID         the GUID, or nil for index 0\n"
             "  indexes       the token of the row pointed at: 0x01000005 (rid 0: none)\n"
             "  lists         FIRST..END, tokens of the run the row owns, END exclusive\n"
             "A cell that cannot be decoded shows <error: MESSAGE>; the dump goes on\n"
-            "and the command fails at the end. TABLE is a table name (any case, or a\n"
+            "and the command fails at the end. A FROM past the last row fails, as\n"
+            "`token` does for a row that is not there; a TO past it is clipped.\n"
+            "TABLE is a table name (any case, or a\n"
             "unique prefix) or a table id (0x02); `tables` shows those present.\n"
             "\n"
             "With `where COL=VALUE`, only the rows whose column COL holds VALUE:\n"

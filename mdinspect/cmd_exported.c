@@ -23,6 +23,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     mdi_printer *p = st->out;
     uint32_t n = mdt_table_rows(img, MDT_TABLE_ExportedType);
     int bad = 0;
+    bool marked = false;
     char caption[64], msg[400];
     mdt_modview *v = mdi_view(st);
 
@@ -34,7 +35,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++) {
         mdt_row row;
         uint32_t impl;
-        const char *why, *kind;
+        const char *kind;
         char *name, *target;
         mdi_item_begin(p);
         mdi_token(p, "token", "token", MDT_TOKEN(MDT_TABLE_ExportedType, rid));
@@ -57,23 +58,22 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             kind = "nested";
         }
         mdi_str(p, "kind", "kind", kind);
-        name = mdi_exported_name(p, img, rid, &why);
+        name = mdi_name(st, p, img, MDT_TOKEN(MDT_TABLE_ExportedType, rid));
         if (name)
             mdi_str(p, "name", "name", name);
         else {
-            mdi_error(p, "name", "name", why ? why : mdi_cell_error(msg, sizeof msg));
+            mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
             bad++;
         }
+        mdi_metadata_name(st, NULL, img, MDT_TOKEN(MDT_TABLE_ExportedType, rid));
         mdi_hex(p, "type_def_id", "TypeDefId", mdt_row_raw(&row, MDT_COL_ExportedType_TypeDefId),
                 8);
         mdi_token(p, "implementation", "implementation", impl);
-        target = MDT_TOKEN_TABLE(impl) == MDT_TABLE_ExportedType
-                     ? mdi_exported_name(p, img, MDT_TOKEN_RID(impl), &why)
-                     : mdi_name(st, p, img, impl);
+        target = mdi_name(st, p, img, impl);
         if (target)
             mdi_str(p, "implementation_name", "in", target);
         else {
-            mdi_error(p, "implementation_name", "in", why ? why : mdi_cell_error(msg, sizeof msg));
+            mdi_error(p, "implementation_name", "in", mdi_cell_error(msg, sizeof msg));
             bad++;
         }
         mdt_clear_error();
@@ -81,8 +81,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             mdt_resolution r;
             if (mdt_exported_resolve(p, &r, NULL, v, mdi_current(st)->id,
                                      MDT_TOKEN(MDT_TABLE_ExportedType, rid), NULL) == 0)
-                mdi_print_resolution(st, v, img, MDT_TOKEN(MDT_TABLE_ExportedType, rid), &r,
-                                     true);
+                marked |= mdi_print_resolution(st, v, img,
+                                               MDT_TOKEN(MDT_TABLE_ExportedType, rid), &r, true);
             else {
                 mdi_error(p, "status", "resolves to", mdi_errmsg_here(msg, sizeof msg));
                 bad++;
@@ -94,6 +94,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_item_end(p);
     }
     mdi_list_end(p);
+    mdi_other_legend(st, marked);
     mdt_modview_release(v);
     if (bad)
         return mdi_fail(st, "%s: %d field%s could not be read", mdi_image_path(st), bad,

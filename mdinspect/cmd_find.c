@@ -38,23 +38,89 @@ static const char *member_kind(uint32_t tok)
     }
 }
 
-static void hit(struct hit_ctx *h, uint32_t tok, const char *kind)
+/* One match. Text shows the signature after the name, in the last column
+ * (overloads differ there; a last column needs no padding); JSON has both
+ * fields apart. */
+/* A member's name from its owner's: `Owner::name` as the formatter writes
+ * it (NAMES.md), the owner's name cached; NULL when it does not fit. */
+static const char *member_name(struct hit_ctx *h, char *buf, size_t size, uint32_t owner,
+                               const char *name, size_t len)
+{
+    char obuf[512];
+    const char *on = mdi_name_buf(h->st, NULL, obuf, sizeof obuf, h->m->img, owner);
+    size_t ol;
+    if (!on || on != obuf || (ol = strlen(on)) + 2 + len + 1 > size) {
+        if (on && on != obuf)
+            talloc_free((char *)on);
+        mdt_clear_error();
+        return NULL;
+    }
+    memcpy(buf, on, ol);
+    memcpy(buf + ol, "::", 2);
+    memcpy(buf + ol + 2, name, len);
+    buf[ol + 2 + len] = '\0';
+    return buf;
+}
+
+/* `owner`: the member's TypeDef when the caller knows it (0: ask the
+ * library), with `mname` its own name. */
+static void hit(struct hit_ctx *h, uint32_t tok, const char *kind, uint32_t owner,
+                const char *mname, size_t mlen)
 {
     mdi_printer *p = h->st->out;
-    char *name = mdi_name(h->st, p, h->m->img, tok);
-    char msg[400];
+    char buf[512], sbuf[512], msg[400];
+    const char *sig = NULL;
+    const char *name = owner ? member_name(h, buf, sizeof buf, owner, mname, mlen) : NULL;
+    if (!name)
+        name = mdi_name_buf(h->st, p, buf, sizeof buf, h->m->img, tok);
+    bool has_sig = MDT_TOKEN_TABLE(tok) != MDT_TABLE_TypeDef && MDT_TOKEN_TABLE(tok) != MDT_TABLE_Event;
     h->hits++;
     mdi_item_begin(p);
     mdi_str(p, "module", "module", h->m->name);
     mdi_token(p, "token", "token", tok);
     mdi_str(p, "kind", "kind", kind);
-    if (name)
-        mdi_str(p, "name", "name", name);
-    else {
+    if (!name) {
         mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
         h->bad++;
+        mdt_clear_error();
+        mdi_item_end(p);
+        return;
     }
-    talloc_free(name);
+    if (has_sig && !(sig = mdi_sig_buf(h->st, p, sbuf, sizeof sbuf, h->m->img, tok))) {
+        mdi_cell_error(msg, sizeof msg);
+        h->bad++;
+    }
+    mdi_str(p, "name", NULL, name);
+    mdi_metadata_name(h->st, NULL, h->m->img, tok);
+    if (!has_sig)
+        mdi_none(p, "signature", NULL, NULL);
+    else if (sig)
+        mdi_str(p, "signature", NULL, sig);
+    else
+        mdi_error(p, "signature", NULL, msg);
+    if (mdi_printer_format(p) == MDI_FMT_TEXT) {
+        /* Escaped as any value: names come from the image. */
+        char small[1024], *both = NULL;
+        const char *tail = sig ? sig : has_sig ? "<error>" : NULL;
+        size_t nl = strlen(name), tl = tail ? strlen(tail) : 0;
+        if (tail && nl + tl + 2 <= sizeof small)
+            both = small;
+        else if (tail)
+            both = talloc_size(p, nl + tl + 2);
+        if (both) {
+            memcpy(both, name, nl);
+            both[nl] = ' ';
+            memcpy(both + nl + 1, tail, tl + 1);
+        }
+        mdi_str(p, NULL, "name", both ? both : name);
+        if (both != small)
+            talloc_free(both);
+    }
+    if (name != buf)
+        talloc_free((char *)name);
+    if (sig != sbuf)
+        talloc_free((char *)sig);
+    mdt_clear_error();
     mdi_item_end(p);
 }
 
@@ -67,8 +133,52 @@ static bool member_hit(void *ctx, uint32_t token, const char *name, size_t len)
     memcpy(buf, name, len);
     buf[len] = '\0';
     if (mdi_glob(h->member_glob, buf))
-        hit(h, token, member_kind(token));
+        hit(h, token, member_kind(token), 0, NULL, 0);
     return true;
+}
+
+/* Members of every type whose name matches: one pass per member table. */
+/* The TypeDef owning each row of a member table (0: none), from the
+ * TypeDefs' runs (Field, MethodDef: II.22.37 FieldList, MethodList) or
+ * the map tables (Property, Event: II.22.35, II.22.13), the first claim
+ * winning as in mdt_member_owner: one pass, instead of a search per
+ * member. NULL when a run cannot be read (the library is asked then). */
+static uint32_t *member_owners(void *mem, const mdt_image *img, unsigned table)
+{
+    bool map = table == MDT_TABLE_Property || table == MDT_TABLE_Event;
+    unsigned holders = map ? (table == MDT_TABLE_Property ? MDT_TABLE_PropertyMap
+                                                          : MDT_TABLE_EventMap)
+                           : MDT_TABLE_TypeDef;
+    unsigned col = table == MDT_TABLE_Field       ? MDT_COL_TypeDef_FieldList
+                   : table == MDT_TABLE_MethodDef ? MDT_COL_TypeDef_MethodList
+                   : table == MDT_TABLE_Property  ? MDT_COL_PropertyMap_PropertyList
+                                                  : MDT_COL_EventMap_EventList;
+    uint32_t n = mdt_table_rows(img, table), nh = mdt_table_rows(img, holders);
+    uint32_t *own = talloc_zero_array(mem, uint32_t, (size_t)n + 1);
+    for (uint32_t h = 1; own && h <= nh; h++) {
+        mdt_row r;
+        uint32_t first, count, owner = MDT_TOKEN(MDT_TABLE_TypeDef, h);
+        if (mdt_row_get(&r, img, holders, h) || mdt_row_range(&r, col, &first, &count) ||
+            (map && mdt_row_token(&r, table == MDT_TABLE_Property ? MDT_COL_PropertyMap_Parent
+                                                                  : MDT_COL_EventMap_Parent,
+                                  &owner))) {
+            talloc_free(own);
+            own = NULL;
+            break;
+        }
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t rid;
+            if (mdt_range_item(img, table, first + i, &rid) || rid > n) {
+                talloc_free(own);
+                own = NULL;
+                break;
+            }
+            if (!own[rid])
+                own[rid] = owner;
+        }
+    }
+    mdt_clear_error();
+    return own;
 }
 
 /* Members of every type whose name matches: one pass per member table. */
@@ -85,6 +195,7 @@ static void members_by_name(struct hit_ctx *h, const char *glob)
     const mdt_image *img = h->m->img;
     for (size_t k = 0; k < sizeof tabs / sizeof tabs[0]; k++) {
         uint32_t n = mdt_table_rows(img, tabs[k].table);
+        uint32_t *own = n ? member_owners(h->st, img, tabs[k].table) : NULL;
         for (uint32_t rid = 1; rid <= n && !mdi_interrupted(h->st); rid++) {
             mdt_row r;
             const char *s;
@@ -98,8 +209,10 @@ static void members_by_name(struct hit_ctx *h, const char *glob)
                 continue;
             }
             if (mdi_glob(glob, s))
-                hit(h, MDT_TOKEN(tabs[k].table, rid), member_kind(MDT_TOKEN(tabs[k].table, rid)));
+                hit(h, MDT_TOKEN(tabs[k].table, rid), member_kind(MDT_TOKEN(tabs[k].table, rid)),
+                    own ? own[rid] : 0, s, len);
         }
+        talloc_free(own);
     }
 }
 
@@ -136,7 +249,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             if (sep)
                 h.bad += mdi_type_members(m->img, t->token, member_hit, &h);
             else
-                hit(&h, t->token, mdi_type_kind(m->img, t->token));
+                hit(&h, t->token, mdi_type_kind(m->img, t->token), 0, NULL, 0);
         }
         if (!sep)
             members_by_name(&h, pattern);
@@ -161,6 +274,8 @@ const mdi_cmd mdi_cmd_find = {
             "(`Concat`, `get_*`). `Type::member` looks for members of the types\n"
             "matching Type only (`System.String::Concat`, `*::Dispose`). A pattern\n"
             "is a glob (* ? [...]); case is ignored when it has no upper-case\n"
-            "letter. Each match shows the module, token, kind and name.\n",
+            "letter. Each match shows the module, token, kind and name, and for a\n"
+            "method, field or property its signature after the name (overloads\n"
+            "differ there).\n",
     .run = run,
 };

@@ -43,14 +43,16 @@ void mdi_help_one(mdi_printer *p, const mdi_cmd *cmd)
         if (a->kind == MDI_ARG_FLAG) {
             mdi_item_begin(p);
             mdi_str(p, "option", NULL, a->name);
+            mdi_str(p, "alias", NULL, a->alias);
             mdi_str(p, "about", NULL, a->about ? a->about : "");
             mdi_item_end(p);
         }
     mdi_list_end(p);
     for (const mdi_argspec *a = cmd->args; a->name; a++)
         if (a->kind == MDI_ARG_FLAG) {
-            mdi_textf(p, "", "%s  %-4s %s", nflags++ ? "" : "\noptions:\n", a->name,
-                      a->about ? a->about : "");
+            mdi_textf(p, "", "%s  %s%s%-*s %s", nflags++ ? "" : "\noptions:\n", a->name,
+                      a->alias ? ", " : "", a->alias ? 9 : 4 - (int)strlen(a->name),
+                      a->alias ? a->alias : "", a->about ? a->about : "");
         }
     mdi_record_end(p);
     talloc_free(tmp);
@@ -179,6 +181,10 @@ void mdi_help_roff(FILE *out)
             if (a->kind == MDI_ARG_FLAG) {
                 fputs(".IP\n", out);
                 roff_usage(out, a->name);
+                if (a->alias) {
+                    fputs(", ", out);
+                    roff_usage(out, a->alias);
+                }
                 fputs(": ", out);
                 roff_text(out, a->about ? a->about : "", a->about ? strlen(a->about) : 0);
                 fputs(".\n", out);

@@ -51,6 +51,7 @@ static int fields(mdi_state *st, uint32_t tok, bool item)
     }
     talloc_free(s);
     mdt_clear_error();
+    mdi_metadata_name(st, NULL, img, tok);
     if (MDT_TOKEN_TABLE(tok) != MDT_TABLE_TypeSpec) {
         const char *label = MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodSpec ? "method" : "parent";
         if (generic_of(img, tok, &of)) {
@@ -61,6 +62,7 @@ static int fields(mdi_state *st, uint32_t tok, bool item)
             s = mdi_name(st, p, img, of);
             mdi_token(p, "of", item ? label : NULL, of);
             mdi_str(p, "of_name", NULL, s);
+            mdi_metadata_name(st, "of_metadata_name", img, of);
             if (!item)
                 mdi_textf(p, label, "0x%08" PRIx32 " %s", of,
                           s ? s : mdi_errmsg_here(msg, sizeof msg));
@@ -70,8 +72,22 @@ static int fields(mdi_state *st, uint32_t tok, bool item)
         }
         mdt_clear_error();
     }
-    if (!item || MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodSpec) {
+    if (MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodSpec) {
+        /* The instantiation itself: <A,B>. */
         s = mdi_sig_text(st, p, img, tok);
+        if (s)
+            mdi_str(p, "arguments", "arguments", s);
+        else {
+            mdi_error(p, "arguments", "arguments", mdi_errmsg_here(msg, sizeof msg));
+            bad++;
+        }
+        talloc_free(s);
+        mdt_clear_error();
+    }
+    if (!item || MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodSpec) {
+        /* Instantiated: the arguments in place of !0 and !!0. */
+        s = MDT_TOKEN_TABLE(tok) == MDT_TABLE_TypeSpec ? mdi_sig_text(st, p, img, tok)
+                                                        : mdi_inst_sig_text(st, p, img, tok);
         if (s)
             mdi_str(p, "signature", "signature", s);
         else {
@@ -155,7 +171,9 @@ const mdi_cmd mdi_cmd_inst = {
             "a TypeSpec (a member of a generic instance) denotes, instantiated, in\n"
             "the session's style: `Ns.Type<A>::Method<B>`. A MethodSpec also shows\n"
             "the method it instantiates and its arguments (`<A,B>`), a MemberRef\n"
-            "its TypeSpec parent and its signature.\n",
+            "its TypeSpec parent; both show the signature instantiated: the\n"
+            "MethodSpec's and the parent TypeSpec's arguments in place of !!0 and\n"
+            "!0 (`System.Void(System.Int32)`, not `System.Void(!0)`).\n",
     .run = run_inst,
 };
 

@@ -15,13 +15,14 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_memberrefs = {
     .name = "memberrefs",
-    .args = {{.name = "--all", .kind = MDI_ARG_FLAG, .about = "the MemberRefs of every open module"}},
+    .args = {MDI_FLAG_ALL("the MemberRefs of every open module")},
     .flags = MDI_CMD_IMAGE,
     .summary = "every MemberRef with the method or field it resolves to",
     .help = "Lists the MemberRef rows of the current module (of every open module\n"
-            "with --all), each resolved over the open modules as `resolve` does:\n"
+            "with -a), each resolved over the open modules as `resolve` does:\n"
             "token, parent (the type, [module X] for a global, or the method of a\n"
-            "vararg call site), name, result, the assembly and version that\n"
+            "vararg call site), name, signature (overloads differ there), result,\n"
+            "the assembly and version that\n"
             "define the member (unresolved: that the parent asks for), the\n"
             "defining module and MethodDef or Field token, the tier and hops of\n"
             "the parent's resolution and the assemblies visited.\n",

@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <talloc.h>
 
@@ -17,10 +18,69 @@
 #include "cmd.h"
 #include "resolve.h"
 
-/* Which open assembly the reference binds to, without a type in mind
- * (tiers 1, 2, 3a of <mdtools/typeref.h>). */
-static void bind(mdi_state *st, const mdt_modview *v, uint32_t rid)
+/* For a reference that binds to no open assembly: the assemblies where
+ * its TypeRefs were found by name only (tier 3b), as `typerefs` shows
+ * them, so the two commands tell the same story. Returns whether any. */
+static bool found_by_name(mdi_state *st, const mdt_modview *v, uint32_t rid)
 {
+    const mdt_image *img = mdi_image(st);
+    mdi_printer *p = st->out;
+    uint32_t ref = MDT_TOKEN(MDT_TABLE_AssemblyRef, rid), n = mdt_table_rows(img, MDT_TABLE_TypeRef);
+    const char *names[8];
+    unsigned counts[8], nn = 0, total = 0;
+    char *text;
+    for (uint32_t t = 1; t <= n && !mdi_interrupted(st); t++) {
+        uint32_t tok = MDT_TOKEN(MDT_TABLE_TypeRef, t);
+        mdt_resolution r;
+        mdt_module_info mi;
+        const char *an;
+        unsigned k;
+        if (mdi_ref_assemblyref(img, tok) != ref ||
+            mdt_typeref_resolve(NULL, &r, NULL, v, mdi_current(st)->id, tok, NULL) ||
+            !r.resolved || !(r.flags & MDT_RES_OTHER_ASSEMBLY) ||
+            mdt_modview_lookup(v, r.module, &mi)) {
+            mdt_clear_error();
+            continue;
+        }
+        an = mdi_view_asm_name(v, mi.manifest);
+        total++;
+        for (k = 0; k < nn && strcmp(names[k], an); k++)
+            ;
+        if (k == nn && nn < 8) {
+            names[nn] = an;
+            counts[nn++] = 0;
+        }
+        if (k < nn)
+            counts[k]++;
+    }
+    mdi_uint(p, "found_by_name", NULL, total);
+    mdi_list_begin(p, "found_by_name_in", NULL, NULL, MDI_LIST_SCALARS);
+    for (unsigned k = 0; k < nn; k++) {
+        mdi_item_begin(p);
+        mdi_str(p, "assembly", NULL, names[k]);
+        mdi_item_end(p);
+    }
+    mdi_list_end(p);
+    if (!total) {
+        mdi_textf(p, "binds to", "not loaded");
+        return false;
+    }
+    text = talloc_asprintf(p, "not loaded; %u type%s found by name in", total, total == 1 ? "" : "s");
+    for (unsigned k = 0; text && k < nn; k++)
+        text = nn == 1 ? talloc_asprintf_append(text, " %s%s", names[k], MDI_OTHER_MARK)
+                       : talloc_asprintf_append(text, "%s %s%s (%u)", k ? "," : "", names[k],
+                                                MDI_OTHER_MARK, counts[k]);
+    mdi_textf(p, "binds to", "%s", text ? text : "");
+    talloc_free(text);
+    return true;
+}
+
+/* Which open assembly the reference binds to, without a type in mind
+ * (tiers 1, 2, 3a of <mdtools/typeref.h>); returns whether the text
+ * carries the other-assembly mark. */
+static bool bind(mdi_state *st, const mdt_modview *v, uint32_t rid)
+{
+    bool marked = false;
     mdi_printer *p = st->out;
     uintptr_t manifest = 0;
     int tier = 0;
@@ -34,17 +94,23 @@ static void bind(mdi_state *st, const mdt_modview *v, uint32_t rid)
         mdi_str(p, "bound_assembly", NULL,
                 mi.is_manifest ? mdt_identity_format(buf, sizeof buf, &mi.identity) : NULL);
         mdi_uint(p, "bind_tier", NULL, (unsigned)tier);
+        mdi_uint(p, "found_by_name", NULL, 0);
+        mdi_list_begin(p, "found_by_name_in", NULL, NULL, MDI_LIST_SCALARS);
+        mdi_list_end(p);
         mdi_textf(p, "binds to", "%s (tier %d)", path, tier);
     } else {
         mdi_none(p, "bound_module", NULL, NULL);
         mdi_none(p, "bound_assembly", NULL, NULL);
         mdi_none(p, "bind_tier", NULL, NULL);
-        if (e == 0 || e == MDT_ENOTFOUND)
-            mdi_textf(p, "binds to", "not loaded");
-        else
+        if (e == 0 || e == MDT_ENOTFOUND) {
+            mdt_clear_error();
+            marked = found_by_name(st, v, rid);
+        } else {
             mdi_textf(p, "binds to", "<error: %s>", mdi_errmsg_here(msg, sizeof msg));
+        }
     }
     mdt_clear_error();
+    return marked;
 }
 
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
@@ -53,6 +119,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     mdi_printer *p = st->out;
     uint32_t n = mdt_table_rows(img, MDT_TABLE_AssemblyRef);
     int bad = 0;
+    bool marked = false;
     char caption[64], buf[1024], msg[512];
     mdt_modview *v = mdi_view(st);
 
@@ -90,10 +157,11 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             talloc_free(w);
         }
         mdi_str(p, "assembly", NULL, mdt_identity_format(buf, sizeof buf, &id));
-        bind(st, v, rid);
+        marked |= bind(st, v, rid);
         mdi_item_end(p);
     }
     mdi_list_end(p);
+    mdi_other_legend(st, marked);
     mdt_modview_release(v);
     if (bad)
         return mdi_fail(st, "%s: %d AssemblyRef row%s could not be read", mdi_image_path(st), bad,
@@ -110,6 +178,8 @@ const mdi_cmd mdi_cmd_refs = {
             "full public key), flags (PublicKey, Retargetable, ...), and which open\n"
             "assembly the reference binds to, with the tier (1: exact identity;\n"
             "2: same name and key, nearest higher version; 3: same name, other\n"
-            "version or key, nearest first), or \"not loaded\".\n",
+            "version or key, nearest first), or \"not loaded\", with the assemblies\n"
+            "where its TypeRefs were found by name only (tier 3, marked *), as\n"
+            "`typerefs` shows them.\n",
     .run = run,
 };

@@ -76,6 +76,7 @@ static int one(mdi_state *st, const mdt_modview *v, uint32_t tok, bool want_trac
     mdt_trace *tr = NULL;
     void *tmp = talloc_new(st);
     char *name, msg[400];
+    bool marked;
     int e;
 
     switch (MDT_TOKEN_TABLE(tok)) {
@@ -102,16 +103,18 @@ static int one(mdi_state *st, const mdt_modview *v, uint32_t tok, bool want_trac
         mdi_str(p, "name", "name", name);
     else
         mdi_error(p, "name", "name", msg);
-    mdi_print_resolution(st, v, img, tok, &r, false);
+    mdi_metadata_name(st, NULL, img, tok);
+    marked = mdi_print_resolution(st, v, img, tok, &r, false);
     if (!r.resolved) {
         print_where(p, v, "where", "stopped at", r.where_module, r.where_token);
         print_where(p, v, "instead", "instead", r.instead_module, r.instead_token);
     }
     mdi_list_begin(p, "flags", NULL, NULL, MDI_LIST_SCALARS);
     {
-        static const char *const fl[] = {"ambiguous", "hint-mismatch", "sig-by-name", "cached"};
+        static const char *const fl[] = {"ambiguous", "hint-mismatch", "sig-by-name", "cached",
+                                         "other-assembly"};
         char *text = talloc_strdup(tmp, "");
-        for (unsigned i = 0; i < 4; i++)
+        for (unsigned i = 0; i < 5; i++)
             if (r.flags & (1u << i)) {
                 mdi_item_begin(p);
                 mdi_str(p, "flag", NULL, fl[i]);
@@ -126,6 +129,7 @@ static int one(mdi_state *st, const mdt_modview *v, uint32_t tok, bool want_trac
     if (want_trace)
         print_trace(st, v, tr);
     mdi_record_end(p);
+    mdi_other_legend(st, marked);
     talloc_free(tmp);
     return MDI_OK;
 }
@@ -172,7 +176,10 @@ const mdi_cmd mdi_cmd_resolve = {
             "and what was there instead. Flags: ambiguous (several assemblies\n"
             "had the type, or several members matched), hint-mismatch (a\n"
             "TypeDefId hint named another row), sig-by-name (signature types\n"
-            "compared by name), cached (answered from the cache).\n"
+            "compared by name), cached (answered from the cache), other-assembly\n"
+            "(found by name only, tier 3, in an assembly the reference does not\n"
+            "name: marked * after the assembly). A method the runtime provides\n"
+            "for arrays (.ctor, Get, Set, Address) is runtime-provided.\n"
             "\n"
             "With -t, the trace: each step, candidate assembly (with its tier),\n"
             "candidate passed over and why, choice and forwarder hop.\n",

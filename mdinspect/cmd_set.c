@@ -10,8 +10,8 @@
 
 enum { A_NAME, A_VALUE };
 
-static const char *const settings[] = {"color", "format", "pager", "style", NULL};
-enum { S_COLOR, S_FORMAT, S_PAGER, S_STYLE };
+static const char *const settings[] = {"color", "format", "pager", "style", "wide", NULL};
+enum { S_COLOR, S_FORMAT, S_PAGER, S_STYLE, S_WIDE };
 
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const formats[] = {"text", "json", NULL};
@@ -46,18 +46,29 @@ static void show(mdi_state *st)
     mdi_str(p, "format", "format", st->format == MDI_FMT_JSON ? "json" : "text");
     mdi_bool(p, "pager", "pager", st->pager);
     mdi_str(p, "style", "style", style_name(st));
+    mdi_bool(p, "wide", "wide", st->wide);
     mdi_record_end(p);
 }
 
 static void complete_value(mdi_state *st, mdi_cands *c, const char *text, char **words,
                            size_t nwords)
 {
-    long s = nwords >= 2 ? mdi_match(words[1], settings, 4, true) : -1;
+    long s = nwords >= 2 ? mdi_match(words[1], settings, 5, true) : -1;
     const char *const *v;
     if (s < 0)
         return;
     for (v = values_of((unsigned)s); *v; v++)
         mdi_cand_add(c, text, *v);
+}
+
+int mdi_set_style(mdi_state *st, const char *value)
+{
+    long v = mdi_match(value, styles, 4, true);
+    if (v < 0)
+        return -1;
+    st->names.style = v == 1 ? MDT_STYLE_REFLECTION : v == 2 ? MDT_STYLE_IL : MDT_STYLE_FULL;
+    st->names.flags = v == 3 ? MDT_NAME_FRIENDLY : 0;
+    return 0;
 }
 
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
@@ -98,11 +109,17 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         st->pager = v == 1;
         break;
     case S_STYLE:
-        st->names.style = v == 1 ? MDT_STYLE_REFLECTION : v == 2 ? MDT_STYLE_IL : MDT_STYLE_FULL;
-        st->names.flags = v == 3 ? MDT_NAME_FRIENDLY : 0;
+        mdi_set_style(st, styles[v]);
+        break;
+    case S_WIDE:
+        st->wide = v == 1;
+        mdi_state_fit_terminal(st);
         break;
     }
-    show(st);
+    /* A script or -c changes settings silently, as a shell's `set` does;
+     * a person at the shell sees the result. */
+    if (st->interactive)
+        show(st);
     return MDI_OK;
 }
 
@@ -112,8 +129,9 @@ const mdi_cmd mdi_cmd_set = {
               .choices = settings},
              {.name = "VALUE", .kind = MDI_ARG_CUSTOM, .flags = MDI_ARGF_OPTIONAL,
               .complete = complete_value}},
-    .summary = "show or change a setting: format, style, color, pager",
-    .help = "Without arguments, or after a change, shows the settings:\n"
+    .summary = "show or change a setting: format, style, color, pager, wide",
+    .help = "Without arguments shows the settings; with NAME and VALUE changes one\n"
+            "(silently, except in the interactive shell, which shows the result):\n"
             "  format  text or json: every command's output from now on (--json)\n"
             "  style   how types and members are named: full (exact and canonical,\n"
             "          the default), reflection (as Type.ToString() prints),\n"
@@ -122,6 +140,9 @@ const mdi_cmd mdi_cmd_set = {
             "          NO_COLOR is not set; --no-color)\n"
             "  pager   on or off: page the shell's long output through $PAGER\n"
             "          (default `less -FRX`) when the output is a terminal\n"
-            "Names and values may be abbreviated to a unique prefix.\n",
+            "  wide    on or off: on a terminal, tables are cut to its width\n"
+            "          (a cut cell ends in an ellipsis) unless wide is on (--wide)\n"
+            "Names and values may be abbreviated to a unique prefix. The options\n"
+            "--json and --style=STYLE set format and style from the command line.\n",
     .run = run,
 };

@@ -63,6 +63,7 @@ static int one(mdi_state *st, uint32_t tok)
         status = MDI_FAIL;
     }
     mdt_clear_error();
+    mdi_metadata_name(st, NULL, img, tok);
     sig = mdi_sig_text(st, p, img, tok);
     if (sig)
         mdi_str(p, "signature", "signature", sig);

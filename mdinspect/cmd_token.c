@@ -93,6 +93,7 @@ static int one(mdi_state *st, uint32_t tok)
             bad++;
         }
         talloc_free(name);
+        mdi_metadata_name(st, NULL, img, tok);
     }
     if (mdt_token_owner(img, tok, &owner) != 0) {
         mdi_error(p, "owner", "owner", mdi_cell_error(msg, sizeof msg));
@@ -102,6 +103,7 @@ static int one(mdi_state *st, uint32_t tok)
         char *on = mdi_row_name(st, p, img, owner);
         mdi_token(p, "owner", NULL, owner);
         mdi_str(p, "owner_name", NULL, on);
+        mdi_metadata_name(st, "owner_metadata_name", img, owner);
         if (!on) {
             bad++;
             on = talloc_asprintf(p, "<error: %s>", mdi_cell_error(msg, sizeof msg));
@@ -129,6 +131,34 @@ static int one(mdi_state *st, uint32_t tok)
         talloc_free(sig);
     } else {
         mdi_none(p, "signature", "signature", NULL);
+    }
+    if (t == MDT_TABLE_MethodDef || t == MDT_TABLE_Field || t == MDT_TABLE_Property ||
+        t == MDT_TABLE_Event) {
+        /* As C# or ILAsm would declare it: names for parameters and
+         * generic parameters, the flags as ILAsm keywords. */
+        char *decl = mdi_declaration(st, p, img, tok);
+        const mdi_flagname *fl = t == MDT_TABLE_MethodDef ? mdi_method_flags
+                                 : t == MDT_TABLE_Field   ? mdi_field_flags
+                                 : t == MDT_TABLE_Property ? mdi_property_flags
+                                                           : mdi_event_flags;
+        unsigned fc = t == MDT_TABLE_MethodDef ? MDT_COL_MethodDef_Flags
+                      : t == MDT_TABLE_Field   ? MDT_COL_Field_Flags
+                      : t == MDT_TABLE_Property ? MDT_COL_Property_Flags
+                                                : MDT_COL_Event_EventFlags;
+        char *words = mdi_flag_words(p, mdt_row_raw(&row, fc), fl);
+        if (decl)
+            mdi_textf(p, "declaration", "%s%s%s", words ? words : "", words && words[0] ? " " : "",
+                      decl);
+        else
+            mdi_error(p, "declaration", "declaration", mdi_errmsg_here(msg, sizeof msg));
+        mdi_str(p, "declaration", NULL, decl);
+        mdi_str(p, "attributes", NULL, words);
+        if (!decl)
+            bad++;
+        talloc_free(decl);
+        talloc_free(words);
+    } else {
+        mdi_none(p, "declaration", NULL, NULL);
     }
     mdi_object_begin(p, "columns", "columns");
     for (unsigned c = 0; c < s->ncols; c++)

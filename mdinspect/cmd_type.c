@@ -1,9 +1,11 @@
-/* `type`: one type of the current module in full: TypeDef row (ECMA-335
- * II.22.37) flags, base type, enclosing type (II.22.32), layout
- * (II.22.8 ClassLayout), generic parameters and their constraints
- * (II.22.20, II.22.21), interfaces (II.22.23), nested types, and its
- * fields, methods, properties and events with their signatures. A TypeRef
- * or TypeSpec token shows what the reference names. */
+/* `type`: one type in full: TypeDef row (ECMA-335 II.22.37) flags, base
+ * type, enclosing type (II.22.32), layout (II.22.8 ClassLayout), generic
+ * parameters and their constraints (II.22.20, II.22.21), interfaces
+ * (II.22.23), nested types, and its fields, methods, properties and
+ * events with their declarations (decl.c). A name is looked up in every
+ * open module (index.c); a TypeRef token is followed to its definition
+ * when an open module has it (II.22.38, <mdtools/typeref.h>); a TypeSpec
+ * shows what it names. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -18,6 +20,7 @@
 
 #include "cmd.h"
 #include "index.h"
+#include "resolve.h"
 
 struct members {
     void *mem;
@@ -50,6 +53,7 @@ static int ref(mdi_state *st, const char *key, const char *label, uint32_t tok, 
         mdi_str(p, "name", NULL, name);
     else
         mdi_error(p, "name", NULL, mdi_cell_error(msg, sizeof msg));
+    mdi_metadata_name(st, NULL, mdi_image(st), tok);
     mdi_object_end(p);
     if (name)
         mdi_textf(p, label, "0x%08" PRIx32 " %s", tok, name);
@@ -59,7 +63,8 @@ static int ref(mdi_state *st, const char *key, const char *label, uint32_t tok, 
     return name ? 0 : -1;
 }
 
-/* A member's own name (the Name column). */
+/* A member's own name (the Name column; JSON only: text shows it in the
+ * declaration). */
 static void member_name(mdi_printer *p, const mdt_row *r, unsigned col, int *bad)
 {
     const char *s;
@@ -67,10 +72,10 @@ static void member_name(mdi_printer *p, const mdt_row *r, unsigned col, int *bad
     char msg[400];
     if (mdt_row_string(r, col, &s, &len) == 0) {
         char *copy = talloc_strndup(p, s, len);
-        mdi_str(p, "name", "name", copy);
+        mdi_str(p, "name", NULL, copy);
         talloc_free(copy);
     } else {
-        mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
+        mdi_error(p, "name", NULL, mdi_cell_error(msg, sizeof msg));
         (*bad)++;
     }
 }
@@ -84,6 +89,20 @@ static void signature(mdi_state *st, const char *key, const char *label, uint32_
         talloc_free(sig);
     } else {
         mdi_error(st->out, key, label, mdi_errmsg_here(msg, sizeof msg));
+        (*bad)++;
+    }
+}
+
+/* The member's declaration (decl.c): the text column. */
+static void declaration(mdi_state *st, uint32_t tok, int *bad)
+{
+    char *d = mdi_declaration(st, st->out, mdi_image(st), tok);
+    char msg[512];
+    if (d) {
+        mdi_str(st->out, "declaration", "declaration", d);
+        talloc_free(d);
+    } else {
+        mdi_error(st->out, "declaration", "declaration", mdi_errmsg_here(msg, sizeof msg));
         (*bad)++;
     }
 }
@@ -118,17 +137,17 @@ static void member_list(mdi_state *st, const char *key, const char *label, const
         case MDT_TABLE_Field:
             flags_cols(p, mdt_row_raw(&r, MDT_COL_Field_Flags), mdi_field_flags);
             member_name(p, &r, MDT_COL_Field_Name, bad);
-            signature(st, "type", "type", toks[i], bad);
+            signature(st, "type", NULL, toks[i], bad);
             break;
         case MDT_TABLE_MethodDef:
             flags_cols(p, mdt_row_raw(&r, MDT_COL_MethodDef_Flags), mdi_method_flags);
             member_name(p, &r, MDT_COL_MethodDef_Name, bad);
-            signature(st, "signature", "signature", toks[i], bad);
+            signature(st, "signature", NULL, toks[i], bad);
             break;
         case MDT_TABLE_Property:
             flags_cols(p, mdt_row_raw(&r, MDT_COL_Property_Flags), mdi_property_flags);
             member_name(p, &r, MDT_COL_Property_Name, bad);
-            signature(st, "signature", "signature", toks[i], bad);
+            signature(st, "signature", NULL, toks[i], bad);
             break;
         default: {
             uint32_t et;
@@ -137,15 +156,16 @@ static void member_list(mdi_state *st, const char *key, const char *label, const
             member_name(p, &r, MDT_COL_Event_Name, bad);
             if (mdt_row_token(&r, MDT_COL_Event_EventType, &et) == 0 &&
                 (name = mdi_name(st, p, img, et))) {
-                mdi_str(p, "type", "type", name);
+                mdi_str(p, "type", NULL, name);
                 talloc_free(name);
             } else {
-                mdi_error(p, "type", "type", mdi_cell_error(msg, sizeof msg));
+                mdi_error(p, "type", NULL, mdi_cell_error(msg, sizeof msg));
                 (*bad)++;
             }
             break;
         }
         }
+        declaration(st, toks[i], bad);
         mdi_item_end(p);
     }
     mdi_list_end(p);
@@ -273,6 +293,7 @@ static void related(mdi_state *st, const char *key_name, const char *label, unsi
                     mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
                     (*bad)++;
                 }
+                mdi_metadata_name(st, NULL, img, t);
                 talloc_free(name);
             }
             mdi_item_end(p);
@@ -281,7 +302,7 @@ static void related(mdi_state *st, const char *key_name, const char *label, unsi
     mdi_list_end(p);
 }
 
-static int typedef_info(mdi_state *st, uint32_t tok)
+static int typedef_info(mdi_state *st, uint32_t tok, bool foreign)
 {
     const mdt_image *img = mdi_image(st);
     mdi_module *m = mdi_current(st);
@@ -290,7 +311,7 @@ static int typedef_info(mdi_state *st, uint32_t tok)
     struct members mem = {p, {NULL}, {0}};
     uint32_t flags, base = 0, enclosing = 0;
     mdt_row r;
-    char *gp, msg[400];
+    char msg[400];
     int bad = 0;
 
     if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(tok)))
@@ -298,18 +319,16 @@ static int typedef_info(mdi_state *st, uint32_t tok)
     flags = mdt_row_raw(&r, MDT_COL_TypeDef_Flags);
     mdi_record_begin(p);
     mdi_token(p, "token", "token", tok);
+    if (foreign) /* not the current module: say which */
+        mdi_textf(p, "module", "#%u %s (%s)", m->id, m->name, m->path);
     {
         char *name = mdi_name(st, p, img, tok);
-        bool plain = st->names.style == MDT_STYLE_FULL || (st->names.flags & MDT_NAME_FRIENDLY);
-        gp = plain ? mdi_generic_suffix(p, img, tok) : NULL;
         if (name) {
-            mdi_str(p, "name", NULL, name);
-            mdi_textf(p, "name", "%s%s", name, gp ? gp : "");
+            mdi_str(p, "name", "name", name);
         } else {
             mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
             bad++;
         }
-        talloc_free(gp);
         talloc_free(name);
     }
     for (size_t i = 0; ix && i < ix->ntypes; i++)
@@ -355,34 +374,70 @@ static int typedef_info(mdi_state *st, uint32_t tok)
     return MDI_OK;
 }
 
+/* A reference or a specification: what it names; a TypeRef resolved over
+ * the open modules, and shown in full when it lands on an open TypeDef. */
+static int reference(mdi_state *st, uint32_t tok)
+{
+    const mdt_image *img = mdi_image(st);
+    mdi_module *cur = mdi_current(st);
+    unsigned t = MDT_TOKEN_TABLE(tok);
+    mdt_resolution r = {0};
+    mdt_modview *v = NULL;
+    mdi_module *def = NULL;
+    int bad = 0;
+    if (t == MDT_TABLE_TypeRef && (v = mdi_view(st)) &&
+        mdt_typeref_resolve(st, &r, NULL, v, cur->id, tok, NULL) == 0 && r.resolved)
+        for (size_t i = 0; i < st->nmods; i++)
+            if (st->mods[i]->id == r.module)
+                def = st->mods[i];
+    mdt_clear_error();
+    mdi_record_begin(st->out);
+    mdi_token(st->out, "token", "token", tok);
+    bad += mdi_print_name(st, "name", "name", img, tok) != 0;
+    mdi_str(st->out, "kind", "kind", t == MDT_TABLE_TypeRef ? "reference" : "specification");
+    if (t == MDT_TABLE_TypeSpec)
+        signature(st, "signature", "signature", tok, &bad);
+    bool marked = t == MDT_TABLE_TypeRef && v && mdi_print_resolution(st, v, img, tok, &r, true);
+    mdi_record_end(st->out);
+    mdi_other_legend(st, marked);
+    if (v)
+        mdt_modview_release(v);
+    if (bad)
+        return mdi_fail(st, "0x%08" PRIx32 ": the name could not be read", tok);
+    if (!def)
+        return MDI_OK;
+    /* The definition, from its module. */
+    st->cur = def;
+    mdi_about(st, def);
+    bad = typedef_info(st, r.token, def != cur);
+    st->cur = cur;
+    mdi_about(st, cur);
+    return bad;
+}
+
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
+    mdi_module *m, *cur = mdi_current(st);
     uint32_t tok;
-    unsigned t;
-    if (mdi_arg_type(st, argv[0].text, &tok))
+    int status;
+    if (mdi_arg_type(st, argv[0].text, &m, &tok))
         return MDI_FAIL;
-    t = MDT_TOKEN_TABLE(tok);
-    if (t != MDT_TABLE_TypeDef) {
-        /* A reference: what it names (resolving it is `resolve`'s job). */
-        const mdt_image *img = mdi_image(st);
-        int bad = 0;
-        mdi_record_begin(st->out);
-        mdi_token(st->out, "token", "token", tok);
-        bad += mdi_print_name(st, "name", "name", img, tok) != 0;
-        mdi_str(st->out, "kind", "kind", t == MDT_TABLE_TypeRef ? "reference" : "specification");
-        if (t == MDT_TABLE_TypeSpec)
-            signature(st, "signature", "signature", tok, &bad);
-        mdi_record_end(st->out);
-        return bad ? mdi_fail(st, "%s: the name could not be read", argv[0].text) : MDI_OK;
-    }
-    return typedef_info(st, tok);
+    if (MDT_TOKEN_TABLE(tok) != MDT_TABLE_TypeDef)
+        return reference(st, tok);
+    /* A type of another open module: shown from there. */
+    st->cur = m;
+    mdi_about(st, m);
+    status = typedef_info(st, tok, m != cur);
+    st->cur = cur;
+    mdi_about(st, cur);
+    return status;
 }
 
 const mdi_cmd mdi_cmd_type = {
     .name = "type",
     .args = {{.name = "NAME", .kind = MDI_ARG_TYPE}},
     .flags = MDI_CMD_IMAGE,
-    .summary = "a type in full: flags, base, interfaces, members, layout",
+    .summary = "a type in full: flags, base, interfaces, members with declarations",
     .help = "Shows a type the current module defines: token, name (with its\n"
             "generic parameters), kind, flags, base type, enclosing type, layout\n"
             "(auto, sequential or explicit, with the ClassLayout packing and size),\n"
@@ -390,11 +445,15 @@ const mdi_cmd mdi_cmd_type = {
             "nested types, and the fields, methods, properties and events with\n"
             "their attributes (ILAsm keywords) and signatures.\n"
             "\n"
-            "NAME is the metadata name, outermost type first, nested types after\n"
-            "'+' (or '/'): `Ns.Outer+Inner`, `System.Collections.Generic.List`1`;\n"
-            "the arity suffix may be left out when that leaves one type\n"
-            "(`System.Collections.Generic.List`); case is ignored as a last\n"
-            "resort. A TypeDef, TypeRef or TypeSpec token will do too (a reference\n"
-            "shows only what it names).\n",
+            "NAME is looked up in every open module (the current module's type\n"
+            "first when several have one): the metadata name, outermost type first,\n"
+            "nested types after '+' (or '/'): `System.Collections.Generic.List`1`;\n"
+            "or the name as the commands print it: `List<T>`, `List<>`,\n"
+            "`Dictionary<TKey,TValue>`, `Dictionary<,>`; the arity suffix may be\n"
+            "left out when that leaves one type (`System.Collections.Generic.List`),\n"
+            "and the namespace too (`Dictionary`); case is ignored as a last\n"
+            "resort. A TypeDef, TypeRef or TypeSpec token of the current module\n"
+            "will do too: a TypeRef shows where it resolves and, when an open\n"
+            "module defines it, the definition in full.\n",
     .run = run,
 };

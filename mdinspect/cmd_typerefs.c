@@ -15,11 +15,11 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_typerefs = {
     .name = "typerefs",
-    .args = {{.name = "--all", .kind = MDI_ARG_FLAG, .about = "the TypeRefs of every open module"}},
+    .args = {MDI_FLAG_ALL("the TypeRefs of every open module")},
     .flags = MDI_CMD_IMAGE,
     .summary = "every TypeRef with where it resolves over the open modules",
     .help = "Lists the TypeRef rows of the current module (of every open module\n"
-            "with --all), each resolved over the open modules as `resolve` does:\n"
+            "with -a), each resolved over the open modules as `resolve` does:\n"
             "token, scope ([Name] for an AssemblyRef, the enclosing type of a\n"
             "nested reference, [module X] for a ModuleRef, [this module], nil),\n"
             "name, result (resolved or the reason it is not), the assembly and\n"

@@ -22,7 +22,6 @@ static long module_types(mdi_state *st, mdi_module *m, const char *glob, bool al
 {
     mdi_printer *p = st->out;
     const mdi_index *ix = mdi_index_of(m);
-    bool plain = st->names.style == MDT_STYLE_FULL;
     long n = 0;
     if (!ix)
         return -1;
@@ -48,13 +47,7 @@ static long module_types(mdi_state *st, mdi_module *m, const char *glob, bool al
         }
         name = mdi_name(st, p, m->img, t->token);
         if (name) {
-            /* Text: generic parameters after the name, where the style
-             * leaves out the arity (full, friendly). */
-            char *gp = plain || (st->names.flags & MDT_NAME_FRIENDLY)
-                           ? mdi_generic_suffix(name, m->img, t->token)
-                           : NULL;
-            mdi_str(p, "name", NULL, name);
-            mdi_textf(p, "name", "%s%s", name, gp ? gp : "");
+            mdi_str(p, "name", "name", name);
         } else {
             char msg[400];
             mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
@@ -104,14 +97,16 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_types = {
     .name = "types",
-    .args = {{.name = "-a", .kind = MDI_ARG_FLAG, .about = "the types of every open module"},
+    .args = {MDI_FLAG_ALL("the types of every open module"),
              {.name = "GLOB", .kind = MDI_ARG_PATTERN, .flags = MDI_ARGF_OPTIONAL}},
     .flags = 0,
     .summary = "the types a module defines, by name",
     .help = "Lists the types the current module defines (TypeDef rows), in name\n"
-            "order: token, kind (class, interface, struct, enum, delegate),\n"
-            "visibility, and name in the style of `set style` (with the generic\n"
-            "parameters after it). With GLOB, only the types it matches: the full\n"
+            "order (numbers in names by value: Item2 before Item10): token, kind\n"
+            "(class, interface, struct, enum, delegate), visibility, and name in\n"
+            "the style of `set style` (a generic type with its parameters:\n"
+            "`Dictionary<TKey,TValue>`). With -a, those of every open module.\n"
+            "With GLOB, only the types it matches: the full\n"
             "metadata name (`System.Collections.*`), the same without arity\n"
             "suffixes, or, for a GLOB without '.' or '+', the simple name\n"
             "(`*Attribute`, `List` for List`1). Case is ignored when GLOB has no\n"

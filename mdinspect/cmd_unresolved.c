@@ -20,11 +20,14 @@
 #include "resolve.h"
 
 typedef struct group {
+    const mdi_module *module; /* with -a: the module the references are in */
     int reason;
     char *assembly; /* NULL: the reference names no AssemblyRef */
     char *version;
     uint32_t n[3];  /* TypeRefs, MemberRefs, ExportedTypes */
     char *example;  /* the first reference's name */
+    const mdt_image *example_img; /* and where it is */
+    uint32_t example_token;
 } group;
 
 static const unsigned tables[3] = {MDT_TABLE_TypeRef, MDT_TABLE_MemberRef,
@@ -41,6 +44,8 @@ static int cmp_group(const void *pa, const void *pb)
 {
     const group *a = pa, *b = pb;
     int c;
+    if (a->module != b->module)
+        return a->module->id < b->module->id ? -1 : 1;
     if (a->reason != b->reason)
         return a->reason < b->reason ? -1 : 1;
     if ((c = cmp_str(a->assembly, b->assembly)))
@@ -56,9 +61,9 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     void *tmp = talloc_new(st);
     group *g = NULL;
     size_t ng = 0;
-    uint32_t total = 0, seen = 0;
+    uint32_t total = 0, seen = 0, runtime = 0;
     int bad = 0;
-    char caption[96];
+    char caption[160];
     mdt_modview *v = mdi_view(st);
 
     if (!v || !tmp) {
@@ -86,6 +91,10 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                 }
                 if (r.resolved)
                     continue;
+                if (r.reason == MDT_RES_RUNTIME) {
+                    runtime++; /* nothing is missing */
+                    continue;
+                }
                 total++;
                 ar = mdi_ref_assemblyref(m->img, tok);
                 if (ar && mdt_assemblyref_identity(m->img, MDT_TOKEN_RID(ar), &id) == 0) {
@@ -95,8 +104,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                 }
                 mdt_clear_error();
                 for (j = 0; j < ng; j++)
-                    if (g[j].reason == r.reason && !cmp_str(g[j].assembly, asmname) &&
-                        !cmp_str(g[j].version, ver))
+                    if (g[j].module == (all ? m : NULL) && g[j].reason == r.reason &&
+                        !cmp_str(g[j].assembly, asmname) && !cmp_str(g[j].version, ver))
                         break;
                 if (j == ng) {
                     group *ng2 = talloc_realloc(tmp, g, group, ng + 1);
@@ -107,10 +116,13 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                     }
                     g = ng2;
                     memset(&g[ng], 0, sizeof g[ng]);
+                    g[ng].module = all ? m : NULL;
                     g[ng].reason = r.reason;
                     g[ng].assembly = asmname;
                     g[ng].version = ver;
                     g[ng].example = mdi_ref_name(st, tmp, m->img, tok, msg, sizeof msg);
+                    g[ng].example_img = m->img;
+                    g[ng].example_token = tok;
                     ng++;
                 }
                 g[j].n[k]++;
@@ -120,11 +132,21 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     mdt_modview_release(v);
     if (ng)
         qsort(g, ng, sizeof *g, cmp_group);
-    snprintf(caption, sizeof caption, "%" PRIu32 " of %" PRIu32 " reference%s unresolved", total,
-             seen, seen == 1 ? "" : "s");
+    if (runtime)
+        snprintf(caption, sizeof caption,
+                 "%" PRIu32 " of %" PRIu32 " reference%s unresolved (%" PRIu32
+                 " runtime-provided array method%s not counted)",
+                 total, seen, seen == 1 ? "" : "s", runtime, runtime == 1 ? "" : "s");
+    else
+        snprintf(caption, sizeof caption, "%" PRIu32 " of %" PRIu32 " reference%s unresolved",
+                 total, seen, seen == 1 ? "" : "s");
     mdi_list_begin(p, NULL, caption, NULL, 0);
     for (size_t j = 0; j < ng; j++) {
         mdi_item_begin(p);
+        if (g[j].module) {
+            mdi_about(st, g[j].module);
+            mdi_str(p, "module", "module", g[j].module->path);
+        }
         mdi_str(p, "reason", "reason", mdt_res_reason_name(g[j].reason));
         if (g[j].assembly) {
             mdi_str(p, "assembly", "assembly", g[j].assembly);
@@ -137,9 +159,11 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_uint(p, "memberrefs", "memberrefs", g[j].n[1]);
         mdi_uint(p, "exported", "exported", g[j].n[2]);
         mdi_str(p, "example", "for example", g[j].example ? g[j].example : "?");
+        mdi_metadata_name(st, "example_metadata_name", g[j].example_img, g[j].example_token);
         mdi_item_end(p);
     }
     mdi_list_end(p);
+    mdi_about(st, cur);
     talloc_free(tmp);
     if (bad)
         return mdi_fail(st, "%d reference%s could not be resolved (an error, not a reason)", bad,
@@ -149,16 +173,17 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_unresolved = {
     .name = "unresolved",
-    .args = {{.name = "--all", .kind = MDI_ARG_FLAG,
-              .about = "the references of every open module"}},
+    .args = {MDI_FLAG_ALL("the references of every open module")},
     .flags = MDI_CMD_IMAGE,
     .summary = "references that do not resolve, by reason and assembly",
     .help = "Resolves every TypeRef, MemberRef and ExportedType of the current\n"
-            "module (of every open module with --all) over the open modules and\n"
+            "module (of every open module with -a) over the open modules and\n"
             "counts those that do not resolve, grouped by reason and by the\n"
             "assembly (name and version) the reference asks for (- when it names\n"
             "none: ModuleRef, Module and nil scopes). Each group shows its counts\n"
-            "per table and the name of its first reference. Use `typerefs` and\n"
+            "per table and the name of its first reference; with -a, per module\n"
+            "too, each group naming its module. The methods the runtime provides\n"
+            "for arrays are not unresolved: they are counted apart. Use `typerefs` and\n"
             "`memberrefs` for every reference, `resolve -t` for why.\n",
     .run = run,
 };

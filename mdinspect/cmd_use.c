@@ -24,7 +24,9 @@ const mdi_cmd mdi_cmd_use = {
     .summary = "make MODULE the current module",
     .help = "Makes MODULE the current module: the one `info`, `dump`, `types` and\n"
             "the other browsing commands look at, and the one the prompt shows.\n"
-            "MODULE is #N (see `modules`), a module name or a unique prefix of one\n"
-            "(any case), or the path the module was opened with.\n",
+            "MODULE is #N (see `modules`), the path the module was opened with,\n"
+            "its module name (the Module row), its file name, the simple name of\n"
+            "its assembly, its MVID (with or without dashes), or a unique prefix\n"
+            "of a module name; names in any case.\n",
     .run = run,
 };

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <talloc.h>
 
@@ -33,6 +34,7 @@ struct vctx {
     mdi_state *st;
     mdi_module *m;
     void *tmp; /* scratch for names and signatures, emptied as it goes */
+    unsigned uses; /* of tmp since it was last emptied */
     unsigned long errors, warnings, rows, cells, sigs, names, values, entries;
 };
 
@@ -64,11 +66,15 @@ static const char *lib_error(char *buf, size_t len)
     return mdi_errmsg_here(buf, len);
 }
 
+/* Empty the scratch context now and then: by count, since measuring its
+ * size (talloc_total_size) walks every block and made validation
+ * quadratic. A few hundred names and signatures stay small. */
 static void scratch(struct vctx *v)
 {
-    if (talloc_total_size(v->tmp) > (1u << 20)) {
+    if (++v->uses >= 256) {
         talloc_free(v->tmp);
         v->tmp = talloc_new(v->st);
+        v->uses = 0;
     }
 }
 
@@ -141,6 +147,14 @@ static void signatures_and_names(struct vctx *v)
     const mdt_image *img = v->m->img;
     mdt_name_opts full = {.style = MDT_STYLE_FULL};
     char place[128], msg[512];
+    /* Names and signatures into buffers, TypeDef/TypeRef names cached: a
+     * validation forms every name of the module once. The allocating
+     * functions take over when a name does not fit. */
+    uint64_t arena[256];
+    char buf[1024];
+    if (mdt_name_cache_new(v->st, &full.cache, img, MDT_STYLE_FULL, 0))
+        full.cache = NULL;
+    mdt_clear_error();
     for (size_t k = 0; k < sizeof what / sizeof what[0]; k++) {
         unsigned t = what[k].table;
         const char *tn = mdt_table_schema_get(t)->name;
@@ -153,16 +167,25 @@ static void signatures_and_names(struct vctx *v)
                 break; /* reported with the tables */
             if (what[k].sig) {
                 mdt_sig sig;
+                int e;
                 v->sigs++;
-                if (mdt_sig_of_token(v->tmp, &sig, img, tok) != 0 ||
-                    mdt_sig_name(v->tmp, &out, &sig, &full) != 0) {
+                e = mdt_sig_of_token_buf(arena, sizeof arena, &sig, img, tok);
+                if (e == MDT_ENOMEM)
+                    e = mdt_sig_of_token(v->tmp, &sig, img, tok);
+                if (e == 0 &&
+                    (e = mdt_sig_name_buf(buf, sizeof buf, NULL, &sig, &full)) == MDT_ETRUNC)
+                    e = mdt_sig_name(v->tmp, &out, &sig, &full);
+                if (e != 0) {
                     snprintf(place, sizeof place, "%s 0x%08" PRIx32 " signature", tn, tok);
                     problem(v, true, place, "%s", lib_error(msg, sizeof msg));
                 }
             }
             if (what[k].name) {
+                int e;
                 v->names++;
-                if (mdt_token_name(v->tmp, &out, img, tok, &full) != 0) {
+                if ((e = mdt_token_name_buf(buf, sizeof buf, NULL, img, tok, &full)) == MDT_ETRUNC)
+                    e = mdt_token_name(v->tmp, &out, img, tok, &full);
+                if (e != 0) {
                     snprintf(place, sizeof place, "%s 0x%08" PRIx32 " name", tn, tok);
                     problem(v, true, place, "%s", lib_error(msg, sizeof msg));
                 }
@@ -170,6 +193,7 @@ static void signatures_and_names(struct vctx *v)
             scratch(v);
         }
     }
+    talloc_free(full.cache);
 }
 
 /* Every CustomAttribute and Constant row decoded. An attribute that
@@ -281,35 +305,84 @@ static void validate(mdi_state *st, mdi_module *m, struct vctx *v)
     mdt_clear_error();
 }
 
+/* Progress on a terminal: one line on stderr, rewritten per module and
+ * cleared before any output, so it never mixes with results. Not while a
+ * pager shows the output once results have gone to it (the pager owns the
+ * screen then). */
+struct progress {
+    bool on, shown;
+};
+
+static void progress_clear(struct progress *pr)
+{
+    if (pr->shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        pr->shown = false;
+    }
+}
+
+static void progress_show(mdi_state *st, struct progress *pr, size_t i, size_t n,
+                          const mdi_module *m)
+{
+    char *name;
+    if (!pr->on)
+        return;
+    name = mdi_escape(st, m->name, strlen(m->name), false);
+    fprintf(stderr, "\r\033[Kvalidate: %zu/%zu %s", i + 1, n, name ? name : "");
+    fflush(stderr);
+    talloc_free(name);
+    pr->shown = true;
+}
+
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
     bool all = mdi_arg_of(argc, argv, A_ALL) != NULL;
     mdi_printer *p = st->out;
     struct vctx *v;
-    size_t n = all ? st->nmods : 1, bad = 0;
-    char caption[128];
+    struct progress pr = {false, false};
+    size_t n = all ? st->nmods : 1, bad = 0, done = 0;
+    char caption[160];
 
     if (!mdi_current(st) && !(all && st->nmods))
         return mdi_fail(st, "no module is open (use 'open PATH')");
     v = talloc_zero_array(st, struct vctx, n);
     if (!v)
         return mdi_fail(st, "out of memory");
+    pr.on = all && n > 1 && isatty(STDERR_FILENO);
     if (all)
         snprintf(caption, sizeof caption, "problems in %zu module%s", n, n == 1 ? "" : "s");
     else
         snprintf(caption, sizeof caption, "problems in %s", st->cur->name);
     mdi_list_begin(p, NULL, caption, "none", 0);
-    for (size_t i = 0; i < n && !mdi_interrupted(st); i++)
-        validate(st, all ? st->mods[i] : st->cur, &v[i]);
+    for (size_t i = 0; i < n && !mdi_interrupted(st); i++) {
+        mdi_module *m = all ? st->mods[i] : st->cur;
+        progress_show(st, &pr, i, n, m);
+        validate(st, m, &v[i]);
+        if (!mdi_interrupted(st))
+            done++;
+        /* Each module's problems as soon as it is done. */
+        if (v[i].errors || v[i].warnings) {
+            progress_clear(&pr);
+            mdi_list_flush(p);
+            if (st->err != stderr)
+                pr.on = false;
+        }
+    }
+    progress_clear(&pr);
     mdi_list_end(p);
 
-    mdi_list_begin(p, NULL, "", NULL, 0);
+    if (done < n)
+        snprintf(caption, sizeof caption, "partial: interrupted after %zu of %zu module%s", done,
+                 n, n == 1 ? "" : "s");
+    mdi_list_begin(p, NULL, done < n ? caption : "", NULL, 0);
     for (size_t i = 0; i < n; i++) {
         if (!v[i].m)
             continue;
         mdi_about(st, v[i].m);
         mdi_item_begin(p);
         mdi_str(p, "module", "module", v[i].m->name);
+        mdi_bool(p, "complete", NULL, i < done);
         mdi_uint(p, "errors", "errors", v[i].errors);
         mdi_uint(p, "warnings", "warnings", v[i].warnings);
         mdi_uint(p, "rows", "rows", v[i].rows);
@@ -318,6 +391,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_uint(p, "names", "names", v[i].names);
         mdi_uint(p, "values", "values", v[i].values);
         mdi_uint(p, "heap_entries", "heap entries", v[i].entries);
+        if (i >= done)
+            mdi_textf(p, "", "(partial)");
         mdi_item_end(p);
         if (v[i].errors)
             bad++;
@@ -332,7 +407,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_validate = {
     .name = "validate",
-    .args = {{.name = "-a", .kind = MDI_ARG_FLAG, .about = "validate every open module"}},
+    .args = {MDI_FLAG_ALL("validate every open module")},
     .summary = "read everything; list every problem and where it is",
     .help = "Reads everything the current module holds and lists each problem\n"
             "with its place: warnings recorded when it was opened; every row and\n"
@@ -344,6 +419,11 @@ const mdi_cmd mdi_cmd_validate = {
             "count of what was checked. The command fails when there is an error;\n"
             "warnings (oddities the library accepts, and attributes with an enum\n"
             "argument whose size is unknown because the enum's assembly is not\n"
-            "open) do not fail it.\n",
+            "open) do not fail it.\n"
+            "\n"
+            "With -a every open module in turn: each module's problems are shown\n"
+            "as soon as it is done, a progress line on a terminal says which\n"
+            "module is being read, and Ctrl-C stops at once: the counts then cover\n"
+            "what was read and say they are partial.\n",
     .run = run,
 };

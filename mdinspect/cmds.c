@@ -116,6 +116,57 @@ char *mdi_match_list(void *mem_ctx, const char *word, const char *const *list, s
     return s;
 }
 
+/* Edit distance with adjacent transpositions (optimal string alignment),
+ * case-insensitive, capped: anything above `cap` is cap + 1. */
+static size_t distance(const char *a, const char *b, size_t cap)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t d[3][64];
+    if (la >= 63 || lb >= 63)
+        return cap + 1;
+    if ((la > lb ? la - lb : lb - la) > cap)
+        return cap + 1;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t *cur = d[i % 3], *prev = d[(i - 1) % 3], *prev2 = d[(i + 1) % 3];
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+            size_t v = prev[j - 1] + (ca != cb);
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+                tolower((unsigned char)a[i - 2]) == cb && prev2[j - 2] + 1 < v)
+                v = prev2[j - 2] + 1;
+            cur[j] = v;
+        }
+    }
+    return d[la % 3][lb] > cap ? cap + 1 : d[la % 3][lb];
+}
+
+char *mdi_did_you_mean(void *mem_ctx, const char *word, const char *const *list, size_t n)
+{
+    /* One edit for short words, two for longer ones: closer than that
+     * is a typo, farther a different word. */
+    size_t cap = strlen(word) <= 4 ? 1 : 2, best = cap + 1;
+    char *s;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = list[i] ? distance(word, list[i], cap) : cap + 1;
+        if (d < best)
+            best = d;
+    }
+    if (best > cap)
+        return talloc_strdup(mem_ctx, "");
+    s = talloc_strdup(mem_ctx, " (did you mean ");
+    for (size_t i = 0, k = 0; s && i < n; i++)
+        if (list[i] && distance(word, list[i], cap) == best)
+            s = talloc_asprintf_append(s, "%s'%s'", k++ ? " or " : "", list[i]);
+    return s ? talloc_strdup_append(s, "?)") : NULL;
+}
+
 const char *const *mdi_table_names(void)
 {
     static const char *tnames[MDT_TABLE_MAX];
@@ -148,7 +199,8 @@ char *mdi_usage(void *mem_ctx, const mdi_cmd *cmd)
      * ones nested; then keyword clauses, each in its own brackets. */
     for (const mdi_argspec *a = cmd->args; s && a->name; a++)
         if (a->kind == MDI_ARG_FLAG)
-            s = talloc_asprintf_append(s, " [%s]", a->name);
+            s = a->alias ? talloc_asprintf_append(s, " [%s|%s]", a->name, a->alias)
+                         : talloc_asprintf_append(s, " [%s]", a->name);
     for (const mdi_argspec *a = cmd->args; s && a->name; a++) {
         if (a->kind == MDI_ARG_FLAG || a->keyword)
             continue;
@@ -299,7 +351,9 @@ static size_t nspecs(const mdi_cmd *cmd)
 static long flag_spec(const mdi_cmd *cmd, const char *word)
 {
     for (size_t i = 0; i < nspecs(cmd); i++)
-        if (cmd->args[i].kind == MDI_ARG_FLAG && strcmp(cmd->args[i].name, word) == 0)
+        if (cmd->args[i].kind == MDI_ARG_FLAG &&
+            (strcmp(cmd->args[i].name, word) == 0 ||
+             (cmd->args[i].alias && strcmp(cmd->args[i].alias, word) == 0)))
             return (long)i;
     return -1;
 }
@@ -414,7 +468,8 @@ static int check_table(void *mem, const mdi_cmd *cmd, mdi_arg *arg, char **err)
         return -1;
     }
     if (m < 0) {
-        *err = talloc_asprintf(mem, "%s: unknown table '%s'", cmd->name, arg->text);
+        *err = talloc_asprintf(mem, "%s: unknown table '%s'%s", cmd->name, arg->text,
+                               mdi_did_you_mean(mem, arg->text, mdi_table_names(), MDT_TABLE_MAX));
         return -1;
     }
     arg->value = (uint32_t)m;
@@ -484,7 +539,8 @@ static int check_arg(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec, mdi
             return -1;
         }
         if (m < 0) {
-            *err = talloc_asprintf(mem, "%s: unknown command '%s'", cmd->name, arg->text);
+            *err = talloc_asprintf(mem, "%s: unknown command '%s'%s", cmd->name, arg->text,
+                                   mdi_did_you_mean(mem, arg->text, mdi_cmd_names(), NCMDS));
             return -1;
         }
         arg->value = (uint32_t)m;
@@ -496,9 +552,12 @@ static int check_arg(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec, mdi
             char *all = talloc_strdup(mem, "");
             for (size_t i = 0; all && i < n; i++)
                 all = talloc_asprintf_append(all, "%s%s", i ? ", " : "", spec->choices[i]);
-            *err = talloc_asprintf(mem, "%s: %s'%s' is not one of: %s", cmd->name,
+            *err = talloc_asprintf(mem, "%s: %s'%s' is not one of: %s%s", cmd->name,
                                    m == MDI_MATCH_AMBIGUOUS ? "ambiguous: " : "", arg->text,
-                                   all ? all : "");
+                                   all ? all : "",
+                                   m == MDI_MATCH_AMBIGUOUS
+                                       ? ""
+                                       : mdi_did_you_mean(mem, arg->text, spec->choices, n));
             return -1;
         }
         arg->value = (uint32_t)m;
@@ -535,8 +594,9 @@ static int bind_args(void *mem, mdi_call *call, char **words, size_t nwords, cha
             continue;
         for (size_t f = 0; f < n; f++)
             if (cmd->args[f].kind == MDI_ARG_FLAG)
-                all = talloc_asprintf(mem, "%s%s%s", all ? all : "", all ? ", " : "",
-                                      cmd->args[f].name);
+                all = talloc_asprintf(mem, "%s%s%s%s%s", all ? all : "", all ? ", " : "",
+                                      cmd->args[f].name, cmd->args[f].alias ? " or " : "",
+                                      cmd->args[f].alias ? cmd->args[f].alias : "");
         if (all) {
             *err = talloc_asprintf(mem, "%s: unknown option '%s' (options: %s)", cmd->name,
                                    words[i], all);
@@ -616,7 +676,9 @@ int mdi_parse(void *mem_ctx, mdi_call **calls, size_t *ncalls, char **err, const
             goto fail;
         }
         if (m < 0) {
-            *err = talloc_asprintf(tmp, "unknown command '%s' ('help' lists them)", name);
+            char *hint = mdi_did_you_mean(tmp, name, mdi_cmd_names(), NCMDS);
+            *err = talloc_asprintf(tmp, "unknown command '%s'%s", name,
+                                   hint && hint[0] ? hint : " ('help' lists them)");
             goto fail;
         }
         out[n].cmd = mdi_cmd_at((size_t)m);

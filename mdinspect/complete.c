@@ -210,10 +210,13 @@ static void add_extras(mdi_cands *c, const char *text, const mdi_cmd *cmd, char 
         if (!w || (a->kind == MDI_ARG_FLAG && text[0] != '-'))
             continue;
         for (size_t i = 1; i < nwords; i++)
-            if (strcasecmp(words[i], w) == 0)
+            if (strcasecmp(words[i], w) == 0 || (a->alias && strcmp(words[i], a->alias) == 0))
                 used = true;
-        if (!used)
+        if (!used) {
             mdi_cand_add(c, text, w);
+            if (a->alias)
+                mdi_cand_add(c, text, a->alias);
+        }
     }
 }
 

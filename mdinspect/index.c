@@ -15,6 +15,7 @@
 #include <talloc.h>
 
 #include <mdtools/errors.h>
+#include <mdtools/names.h>
 #include <mdtools/heaps.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
@@ -70,10 +71,52 @@ bad:
     return NULL;
 }
 
+/* Natural order: runs of digits compare by value (`=12` before `=1000`,
+ * ``Func`2`` before ``Func`10``), everything else byte by byte; equal
+ * values of different spellings (`07`, `7`) by length, so the order is
+ * total. */
+int mdi_natural_cmp(const char *a, const char *b)
+{
+    for (;;) {
+        size_t i = 0, j, la, lb, za, zb;
+        /* The common prefix, byte by byte (most keys share a namespace). */
+        while (a[i] && a[i] == b[i])
+            i++;
+        if (a[i] == b[i])
+            return 0;
+        /* Back to the start of a run of digits the difference is in. */
+        j = i;
+        while (j > 0 && isdigit((unsigned char)a[j - 1]))
+            j--;
+        if (!isdigit((unsigned char)a[j]) || !isdigit((unsigned char)b[j]))
+            return (unsigned char)a[i] < (unsigned char)b[i] ? -1 : 1;
+        a += j;
+        b += j;
+        for (za = 0; a[za] == '0' && isdigit((unsigned char)a[za + 1]); za++)
+            ;
+        for (zb = 0; b[zb] == '0' && isdigit((unsigned char)b[zb + 1]); zb++)
+            ;
+        for (la = za; isdigit((unsigned char)a[la]); la++)
+            ;
+        for (lb = zb; isdigit((unsigned char)b[lb]); lb++)
+            ;
+        if (la - za != lb - zb) /* more digits, a larger number */
+            return la - za < lb - zb ? -1 : 1;
+        int c = memcmp(a + za, b + zb, la - za);
+        if (c)
+            return c < 0 ? -1 : 1;
+        if (za != zb) /* the same value: fewer leading zeros first */
+            return za < zb ? -1 : 1;
+        a += la;
+        b += lb;
+    }
+}
+
 static int by_key(const void *a, const void *b)
 {
     const mdi_typeent *x = a, *y = b;
-    int c = strcmp(x->key, y->key);
+    /* Without digits on one side no digit run can compare by value. */
+    int c = x->digits && y->digits ? mdi_natural_cmp(x->key, y->key) : strcmp(x->key, y->key);
     return c ? c : (x->token > y->token) - (x->token < y->token);
 }
 
@@ -99,11 +142,33 @@ const mdi_index *mdi_index_of(mdi_module *m)
         t->token = MDT_TOKEN(MDT_TABLE_TypeDef, rid);
         t->key = key;
         t->keylen = (uint32_t)strlen(key);
+        t->digits = strpbrk(key, "0123456789") != NULL;
         ix->ntypes++;
     }
     qsort(ix->types, ix->ntypes, sizeof ix->types[0], by_key);
     m->index = ix;
     return ix;
+}
+
+uint32_t mdi_index_find(mdi_module *m, const char *key)
+{
+    const mdi_index *ix = mdi_index_of(m);
+    size_t lo = 0, hi = ix ? ix->ntypes : 0;
+    /* The index is sorted by mdi_natural_cmp, a total order: bisect. */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = mdi_natural_cmp(ix->types[mid].key, key);
+        if (c == 0) {
+            while (mid > 0 && strcmp(ix->types[mid - 1].key, key) == 0)
+                mid--; /* the first of equal keys: the lowest token */
+            return ix->types[mid].token;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
 }
 
 size_t mdi_key_simple(const mdi_typeent *t)
@@ -137,33 +202,126 @@ static char *strip_arity(void *mem, const char *s, size_t len)
     return out;
 }
 
+/* What a user typed for a type, taken apart: the name without a trailing
+ * parameter list and arity suffixes (`bare`, '/' read as '+'), and the
+ * number of parameters a list gives (`Dictionary<TKey,TValue>`,
+ * `Dictionary<,>`: 2), or -1 without one. */
+struct wanted {
+    const char *text;
+    char *exact; /* text with '/' as '+' */
+    char *bare;
+    int nparams;
+};
+
+static void wanted_init(void *mem, struct wanted *w, const char *text)
+{
+    const char *lt = strchr(text, '<');
+    size_t len = strlen(text);
+    w->text = text;
+    w->exact = talloc_strdup(mem, text);
+    for (char *c = w->exact; c && *c; c++)
+        if (*c == '/')
+            *c = '+';
+    w->nparams = -1;
+    if (lt && len > 1 && text[len - 1] == '>') {
+        int depth = 0, n = 1;
+        for (const char *c = lt; *c; c++) {
+            if (*c == '<')
+                depth++;
+            else if (*c == '>')
+                depth--;
+            else if (*c == ',' && depth == 1)
+                n++;
+        }
+        if (depth == 0) {
+            w->nparams = n;
+            len = (size_t)(lt - text);
+        }
+    }
+    w->bare = w->exact ? strip_arity(mem, w->exact, len) : NULL;
+}
+
+/* Total arity a key's suffixes state (``Outer`1+Inner`2``: 3). */
+static int key_arity(const char *key, size_t len)
+{
+    int n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (key[i] != '`')
+            continue;
+        size_t j = i + 1;
+        int a = 0;
+        while (j < len && isdigit((unsigned char)key[j]) && a < 100000)
+            a = a * 10 + (key[j++] - '0');
+        if (j > i + 1 && (j == len || key[j] == '+'))
+            n += a;
+    }
+    return n;
+}
+
+/* Pass `pass` of the lookup rules on one type (see index.h). */
+static bool type_hit(mdi_module *m, const mdi_typeent *t, const struct wanted *w, int pass,
+                     void *tmp)
+{
+    char *k;
+    bool hit = false;
+    if (pass == 0)
+        return w->exact && strcmp(t->key, w->exact) == 0;
+    k = strip_arity(tmp, t->key, t->keylen);
+    if (!k || !w->bare)
+        return false;
+    const char *shortname = t->nslen && t->nslen < strlen(k) ? k + t->nslen + 1 : k;
+    switch (pass) {
+    case 1: /* as the commands print it: full or friendly style, or `<,>` */
+        if (w->nparams >= 0 && strcmp(k, w->bare) == 0) {
+            mdt_name_opts full = {MDT_STYLE_FULL, 0, NULL, NULL};
+            char *printed = NULL;
+            size_t nparams = 0;
+            mdi_generic_params(tmp, m->img, t->token, &nparams);
+            if (mdt_token_name(tmp, &printed, m->img, t->token, &full) == 0 &&
+                strcmp(printed, w->exact) == 0)
+                hit = true;
+            else if ((int)nparams == w->nparams || key_arity(t->key, t->keylen) == w->nparams)
+                hit = true; /* the same name and number of parameters */
+            mdt_clear_error();
+        }
+        break;
+    case 2: /* arity left out */
+        hit = w->nparams < 0 && strcmp(k, w->bare) == 0;
+        break;
+    case 3: /* without the namespace, exactly (`Action`, ``Action`1``) */
+        hit = w->exact && strcmp(t->key + (t->nslen ? t->nslen + 1 : 0), w->exact) == 0;
+        break;
+    case 4: /* without the namespace, arity left out or as printed */
+        hit = strcmp(shortname, w->bare) == 0 &&
+              (w->nparams < 0 || key_arity(t->key, t->keylen) == w->nparams);
+        break;
+    default: /* any case, with or without the namespace */
+        hit = (strcasecmp(k, w->bare) == 0 || strcasecmp(shortname, w->bare) == 0) &&
+              (w->nparams < 0 || key_arity(t->key, t->keylen) == w->nparams);
+        break;
+    }
+    return hit;
+}
+
+#define NPASSES 6
+
 uint32_t *mdi_types_named(void *mem, mdi_module *m, const char *name, size_t *n)
 {
     const mdi_index *ix = mdi_index_of(m);
     void *tmp = talloc_new(mem);
-    char *want = talloc_strdup(tmp, name), *bare;
+    struct wanted w;
     uint32_t *out = NULL;
     *n = 0;
-    if (!ix || !want)
+    if (!ix || !tmp)
         goto done;
-    for (char *c = want; *c; c++)
-        if (*c == '/')
-            *c = '+';
-    bare = strip_arity(tmp, want, strlen(want));
+    wanted_init(tmp, &w, name);
     out = talloc_array(mem, uint32_t, ix->ntypes ? ix->ntypes : 1);
-    for (int pass = 0; out && pass < 3 && !*n; pass++)
+    for (int pass = 0; out && pass < NPASSES && !*n; pass++)
         for (size_t i = 0; i < ix->ntypes; i++) {
-            const mdi_typeent *t = &ix->types[i];
-            bool hit;
-            if (pass == 0) {
-                hit = strcmp(t->key, want) == 0;
-            } else {
-                char *k = strip_arity(tmp, t->key, t->keylen);
-                hit = k && bare && (pass == 1 ? strcmp(k, bare) : strcasecmp(k, bare)) == 0;
-                talloc_free(k);
-            }
-            if (hit)
-                out[(*n)++] = t->token;
+            void *scratch = talloc_new(tmp);
+            if (type_hit(m, &ix->types[i], &w, pass, scratch))
+                out[(*n)++] = ix->types[i].token;
+            talloc_free(scratch);
         }
 done:
     if (!*n) {
@@ -172,6 +330,44 @@ done:
     }
     talloc_free(tmp);
     return out;
+}
+
+size_t mdi_types_everywhere(mdi_state *st, void *mem, const char *name, mdi_module ***mods,
+                            uint32_t **toks)
+{
+    void *tmp = talloc_new(mem);
+    struct wanted w;
+    size_t n = 0;
+    *mods = NULL;
+    *toks = NULL;
+    if (!tmp)
+        return 0;
+    wanted_init(tmp, &w, name);
+    /* Pass by pass over every module: an exact name anywhere beats a
+     * looser match somewhere else. */
+    for (int pass = 0; pass < NPASSES && !n; pass++)
+        for (size_t k = 0; k < st->nmods; k++) {
+            mdi_module *m = st->mods[k];
+            const mdi_index *ix = mdi_index_of(m);
+            for (size_t i = 0; ix && i < ix->ntypes; i++) {
+                void *scratch = talloc_new(tmp);
+                bool hit = type_hit(m, &ix->types[i], &w, pass, scratch);
+                talloc_free(scratch);
+                if (!hit)
+                    continue;
+                mdi_module **nm = talloc_realloc(mem, *mods, mdi_module *, n + 1);
+                uint32_t *nt = nm ? talloc_realloc(mem, *toks, uint32_t, n + 1) : NULL;
+                if (nm)
+                    *mods = nm;
+                if (!nt)
+                    break;
+                *toks = nt;
+                nm[n] = m;
+                nt[n++] = ix->types[i].token;
+            }
+        }
+    talloc_free(tmp);
+    return n;
 }
 
 /* ---- tokens and names as arguments ---- */
@@ -215,40 +411,49 @@ static int check_token(mdi_state *st, const mdt_image *img, const char *text, ui
     return 0;
 }
 
-static char *list_types(void *mem, mdi_module *m, const uint32_t *toks, size_t n)
+int mdi_arg_type(mdi_state *st, const char *text, mdi_module **mod, uint32_t *token)
 {
-    const mdi_index *ix = mdi_index_of(m);
-    char *s = talloc_strdup(mem, "");
-    for (size_t i = 0; s && i < n; i++)
-        for (size_t j = 0; ix && j < ix->ntypes; j++)
-            if (ix->types[j].token == toks[i])
-                s = talloc_asprintf_append(s, "%s0x%08" PRIx32 " %s", i ? ", " : "", toks[i],
-                                           ix->types[j].key);
-    return s;
-}
-
-int mdi_arg_type(mdi_state *st, const char *text, uint32_t *token)
-{
-    mdi_module *m = mdi_current(st);
+    mdi_module *m = mdi_current(st), **mods, *pick = NULL;
     uint32_t *toks;
-    size_t n;
+    size_t n, here = 0;
+    *mod = m;
     if (parse_token(text, token)) {
         unsigned t = MDT_TOKEN_TABLE(*token);
         if (t != MDT_TABLE_TypeDef && t != MDT_TABLE_TypeRef && t != MDT_TABLE_TypeSpec)
             return mdi_fail(st, "%s is not a TypeDef, TypeRef or TypeSpec token", text);
         return check_token(st, m->img, text, *token);
     }
-    toks = mdi_types_named(st, m, text, &n);
-    if (n == 1) {
-        *token = toks[0];
+    n = mdi_types_everywhere(st, st, text, &mods, &toks);
+    /* Several: the current module's, when it has exactly one. */
+    for (size_t i = 0; i < n; i++)
+        if (mods[i] == m) {
+            here++;
+            pick = mods[i];
+            *token = toks[i];
+        }
+    if (n == 1 || here == 1) {
+        if (n == 1) {
+            pick = mods[0];
+            *token = toks[0];
+        }
+        *mod = pick;
+        talloc_free(mods);
         talloc_free(toks);
         return 0;
     }
     if (n == 0)
-        return mdi_fail(st, "%s defines no type '%s'", m->name, text);
+        return mdi_fail(st, "no open module defines a type '%s'", text);
     {
-        char *list = list_types(toks, m, toks, n);
+        char *list = talloc_strdup(mods, "");
+        for (size_t i = 0; list && i < n && i < 20; i++) {
+            char *name = mdi_name(st, list, mods[i]->img, toks[i]);
+            list = talloc_asprintf_append(list, "%s#%u %s 0x%08" PRIx32 " %s", i ? ", " : "",
+                                          mods[i]->id, mods[i]->name, toks[i], name ? name : "?");
+        }
+        if (list && n > 20)
+            list = talloc_asprintf_append(list, ", and %zu more", n - 20);
         mdi_fail(st, "ambiguous type '%s': %s", text, list ? list : "");
+        talloc_free(mods);
         talloc_free(toks);
         return MDI_FAIL;
     }

@@ -5,11 +5,11 @@
  * A type's key is its name as metadata spells it, outermost type first:
  * `Namespace.Name+Nested`, arity suffixes kept (``List`1``), nothing
  * escaped (reflection syntax without escapes). Each module gets an index of
- * its TypeDefs sorted by key, built on first use and kept with the module.
+ * its TypeDefs sorted by key in natural order (digit runs by value), built
+ * on first use and kept with the module.
  *
- * Name lookup (`type NAME`): an exact key; then with '/' for '+' (monodis
- * and ILAsm spelling); then ignoring arity suffixes (`List` finds
- * ``List`1`` if no other List exists); then ignoring case. A literal token
+ * Name lookup (`type NAME`, `token NAME`) takes what the commands print
+ * as well as metadata names (rules at mdi_types_named). A literal token
  * (0x02000005) is taken as it is. */
 #ifndef MDINSPECT_INDEX_H
 #define MDINSPECT_INDEX_H
@@ -25,6 +25,7 @@ typedef struct mdi_typeent {
     const char *key; /* Ns.Name+Nested */
     uint32_t keylen;
     uint32_t nslen; /* length of the outermost type's namespace (0: none) */
+    bool digits;    /* the key has a digit (natural order needs more than strcmp) */
 } mdi_typeent;
 
 typedef struct mdi_index {
@@ -33,19 +34,44 @@ typedef struct mdi_index {
     size_t nbad; /* TypeDefs whose name could not be read (left out) */
 } mdi_index;
 
+/* The order of the index: strcmp, except that runs of digits compare by
+ * their value (`=12` before `=1000`). */
+int mdi_natural_cmp(const char *a, const char *b);
+
 /* The module's type index (built on first use; NULL when out of memory). */
 const mdi_index *mdi_index_of(mdi_module *m);
+
+/* The TypeDef whose key is exactly `key` (binary search; the lowest token
+ * when several are), or 0. */
+uint32_t mdi_index_find(mdi_module *m, const char *key);
 
 /* Where the simple name (after the namespace and enclosing types) starts. */
 size_t mdi_key_simple(const mdi_typeent *t);
 
-/* The TypeDefs NAME names in module m, by the rules above: a talloc array
- * under mem (NULL when none), their number in *n. */
+/* The TypeDefs NAME names in module m, by the rules below: a talloc
+ * array under mem (NULL when none), their number in *n. The rules, in
+ * order; the first that matches any type decides:
+ *   0. the metadata name (``Ns.Dictionary`2``, '/' or '+' for nesting);
+ *   1. the name as the commands print it: `Dictionary<TKey,TValue>`,
+ *      `Dictionary<,>` (any parameter names, the same number of them);
+ *   2. the name without arity suffixes (`Ns.Dictionary`);
+ *   3. the metadata name without the namespace (`Action`, ``Action`1``);
+ *   4. without the namespace, as printed or without arity suffixes
+ *      (`Dictionary<,>`, `Dictionary`, `List+Enumerator`);
+ *   5. any of these in any case. */
 uint32_t *mdi_types_named(void *mem, mdi_module *m, const char *name, size_t *n);
 
-/* An argument naming one type of the current module (a name or a TypeDef,
- * TypeRef or TypeSpec token). 0, or MDI_FAIL after reporting. */
-int mdi_arg_type(mdi_state *st, const char *text, uint32_t *token);
+/* The same over every open module, rule by rule (an exact name in one
+ * module beats a looser match in another): the matches' modules and
+ * tokens as talloc arrays under mem; returns their number. */
+size_t mdi_types_everywhere(mdi_state *st, void *mem, const char *name, mdi_module ***mods,
+                            uint32_t **toks);
+
+/* An argument naming one type: a TypeDef, TypeRef or TypeSpec token of the
+ * current module, or a name (the rules above) in any open module, the
+ * current module's match first when several modules have one. 0 with
+ * *mod and *token set, or MDI_FAIL after reporting. */
+int mdi_arg_type(mdi_state *st, const char *text, mdi_module **mod, uint32_t *token);
 
 /* An argument naming tokens of the current module: a literal token of any
  * table (0xTTRRRRRR, checked against the table's rows; 0x70 user strings

@@ -21,6 +21,9 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/print.c \
 	mdinspect/flags.c \
 	mdinspect/names.c \
+	mdinspect/decl.c \
+	mdinspect/opening.h \
+	mdinspect/opening.c \
 	mdinspect/resolve.h \
 	mdinspect/resolve.c \
 	mdinspect/cmd_attrs.c \

@@ -10,6 +10,10 @@
  *                               terminal (the shell, repl.c) or from stdin
  *                               when it is not a terminal
  *
+ * A FILE may be a directory (its .NET images; -r: with subdirectories) or
+ * a glob, as for `open` (opening.c); an assembly brings the modules its
+ * File table names.
+ *
  * Exit status: 0 all went well, 1 a file could not be opened or a command
  * failed, 2 a usage error (bad option, bad -c or -f text); nothing is run
  * after a usage error. */
@@ -27,12 +31,21 @@
 
 #include "batch/batch.h"
 #include "cmd.h"
+#include "opening.h"
 #include "repl.h"
 #include "state.h"
 
 enum { EXIT_USAGE = 2 };
 
-enum { OPT_NO_COLOR = 256, OPT_HISTORY, OPT_NO_HISTORY, OPT_NO_PAGER, OPT_MAN_COMMANDS };
+enum {
+    OPT_NO_COLOR = 256,
+    OPT_HISTORY,
+    OPT_NO_HISTORY,
+    OPT_NO_PAGER,
+    OPT_MAN_COMMANDS,
+    OPT_STYLE,
+    OPT_WIDE
+};
 
 static void usage_hint(void)
 {
@@ -57,7 +70,12 @@ static void help(void)
            "  -c, --command=CMDS  run CMDS (commands separated by ';'); may be repeated\n"
            "  -f, --file=SCRIPT   run the commands of SCRIPT, one line at a time\n"
            "  -i, --interactive   open the FILEs as one set and start a session\n"
+           "  -r, --recursive     a FILE that is a directory: its subdirectories too\n"
+           "  -v, --verbose       say why files in a directory were skipped\n"
            "  -j, --json          write JSON Lines (one object per line) instead of text\n"
+           "      --wide          never cut table lines to the terminal's width\n"
+           "      --style=STYLE   name types and members in STYLE: full (default),\n"
+           "                      reflection, il or friendly (as `set style`)\n"
            "      --no-color      no colours (also when NO_COLOR is set)\n"
            "      --no-pager      do not page long output in the shell\n"
            "      --history=FILE  keep the shell's history in FILE\n"
@@ -144,25 +162,63 @@ static int run_calls(mdi_state *st, const mdi_call *calls, size_t ncalls, bool *
             status = EXIT_FAILURE;
         else if (r == MDI_QUIT)
             *quit = true;
+        if (st->stop)
+            *quit = true; /* interrupted: nothing more runs */
     }
     return status;
 }
 
-/* Run every call on every file, in order; a file that fails to open is
- * reported and skipped. Each file's modules are closed once its commands
- * ran, so a long list of files needs no more than one at a time. */
-static int run_files(mdi_state *st, char **files, int nfiles, const struct program *prog)
+/* Run every call on every file, in order; a FILE that is a directory or a
+ * glob stands for its files. A file that fails to open is reported and
+ * skipped; in a directory, one that is not .NET is skipped and counted.
+ * Each file's modules (with those its File table names) are closed once
+ * its commands ran, so a long list of files needs no more than one at a
+ * time. */
+static int run_files(mdi_state *st, char **files, int nfiles, const struct program *prog,
+                     unsigned flags)
 {
     int status = EXIT_SUCCESS;
     bool quit = false;
-    for (int f = 0; f < nfiles && !quit; f++) {
-        if (!mdi_state_open(st, files[f], 0, NULL)) {
+    for (int f = 0; f < nfiles && !quit && !mdi_sigint; f++) {
+        void *tmp = talloc_new(st);
+        mdi_found found;
+        size_t ran = 0, skipped = 0;
+        mdi_expand(st, tmp, files[f], flags, &found);
+        if (found.status != MDI_OK)
             status = EXIT_FAILURE;
-            continue;
+        for (size_t i = 0; i < found.n && !quit && !mdi_sigint; i++) {
+            mdi_opening o = {0};
+            o.flags = flags | MDI_OPENING_COMPANIONS;
+            mdi_open_file(st, &o, found.paths[i], found.in_dir[i]);
+            skipped += o.skipped;
+            if (o.failed)
+                status = EXIT_FAILURE;
+            for (size_t k = 0; k < o.nnotes; k++)
+                mdi_report(st, "%s", o.notes[k]);
+            if (o.nopened) {
+                ran++;
+                mdi_state_use(st, o.opened[0]);
+                if (run_calls(st, prog->calls, prog->n, &quit) != EXIT_SUCCESS)
+                    status = EXIT_FAILURE;
+            }
+            talloc_free(o.opened);
+            talloc_free(o.companion);
+            talloc_free(o.notes);
+            mdi_state_close_all(st);
         }
-        if (run_calls(st, prog->calls, prog->n, &quit) != EXIT_SUCCESS)
+        for (size_t k = 0; k < found.nnotes; k++)
+            mdi_report(st, "%s", found.notes[k]);
+        if (found.dirs && !ran) {
+            mdi_report(st, "%s: no .NET image in %zu file%s", files[f], found.n + found.unnamed,
+                       found.n + found.unnamed == 1 ? "" : "s");
             status = EXIT_FAILURE;
-        mdi_state_close_all(st);
+        } else if (found.dirs && (skipped || found.unnamed)) {
+            mdi_report(st, "%s: %zu .NET image%s; skipped %zu file%s that %s not .NET", files[f],
+                       ran, ran == 1 ? "" : "s", skipped + found.unnamed,
+                       skipped + found.unnamed == 1 ? "" : "s",
+                       skipped + found.unnamed == 1 ? "is" : "are");
+        }
+        talloc_free(tmp);
     }
     return status;
 }
@@ -193,7 +249,11 @@ int main(int argc, char **argv)
         {"command", required_argument, NULL, 'c'},
         {"file", required_argument, NULL, 'f'},
         {"interactive", no_argument, NULL, 'i'},
+        {"recursive", no_argument, NULL, 'r'},
+        {"verbose", no_argument, NULL, 'v'},
         {"json", no_argument, NULL, 'j'},
+        {"style", required_argument, NULL, OPT_STYLE},
+        {"wide", no_argument, NULL, OPT_WIDE},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
         {"no-colour", no_argument, NULL, OPT_NO_COLOR},
         {"no-pager", no_argument, NULL, OPT_NO_PAGER},
@@ -209,6 +269,9 @@ int main(int argc, char **argv)
     struct program prog = {NULL, 0};
     struct mdi_shell_opts shell = {NULL, true};
     bool have_cmds = false, interactive = false, no_color = false, pager = true;
+    const char *style = NULL;
+    bool wide = false;
+    unsigned open_flags = 0;
     char *err = NULL;
     mdi_state *st;
     int opt, status = EXIT_SUCCESS;
@@ -222,7 +285,7 @@ int main(int argc, char **argv)
         return EXIT_FAILURE;
     }
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":c:f:ijhV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":c:f:ijrvhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c':
         case 'f':
@@ -240,8 +303,20 @@ int main(int argc, char **argv)
         case 'j':
             fmt = MDI_FMT_JSON;
             break;
+        case 'r':
+            open_flags |= MDI_OPENING_RECURSIVE;
+            break;
+        case 'v':
+            open_flags |= MDI_OPENING_VERBOSE;
+            break;
         case OPT_NO_COLOR:
             no_color = true;
+            break;
+        case OPT_STYLE:
+            style = optarg;
+            break;
+        case OPT_WIDE:
+            wide = true;
             break;
         case OPT_NO_PAGER:
             pager = false;
@@ -305,23 +380,49 @@ int main(int argc, char **argv)
         talloc_free(mem);
         return EXIT_FAILURE;
     }
+    if (style && mdi_set_style(st, style) != 0) {
+        fprintf(stderr, MDI_PROGNAME ": --style: '%s' is not one of: full, reflection, il, friendly\n",
+                style);
+        usage_hint();
+        talloc_free(mem);
+        return EXIT_USAGE;
+    }
+    st->verbose = open_flags & MDI_OPENING_VERBOSE;
+    st->wide = wide;
+    mdi_state_fit_terminal(st);
     st->color = color_wanted(no_color);
     st->pager = pager;
     mdi_printer_set_color(st->out, st->color && fmt == MDI_FMT_TEXT);
 
+    if (prog.n || !isatty(STDIN_FILENO))
+        mdi_catch_sigint();
     if (prog.n && optind < argc) {
         /* Batch: the commands on each FILE in turn. */
-        status = run_files(st, argv + optind, argc - optind, &prog);
+        status = run_files(st, argv + optind, argc - optind, &prog, open_flags);
     } else if (have_cmds) {
         bool quit = false;
         mdi_printer_set_headings(st->out, false);
         status = run_calls(st, prog.calls, prog.n, &quit);
     } else {
         /* A session on the FILEs as one set. */
+        mdi_opening o = {0};
         mdi_printer_set_headings(st->out, false);
+        o.flags = open_flags | MDI_OPENING_COMPANIONS;
         for (int f = optind; f < argc; f++)
-            if (!mdi_state_open(st, argv[f], 0, NULL))
+            mdi_open_arg(st, &o, argv[f]);
+        /* Plain files open silently; what a directory or a File table
+         * brought, or skipped, is told as `open` tells it. */
+        if (o.dirs || o.ncompanions || o.missing || o.nnotes) {
+            if (mdi_opening_report(st, &o) != MDI_OK)
                 status = EXIT_FAILURE;
+        } else if (o.failed || o.empty_dir) {
+            status = EXIT_FAILURE;
+        }
+        if (o.nopened)
+            mdi_state_use(st, o.opened[0]);
+        talloc_free(o.opened);
+        talloc_free(o.companion);
+        talloc_free(o.notes);
         if (isatty(STDIN_FILENO)) {
             if (mdi_shell(st, &shell) != 0)
                 status = EXIT_FAILURE;

@@ -19,12 +19,58 @@
 #include "cmd.h"
 #include "index.h"
 
+/* The session's name options for img, with that module's name cache
+ * (made on first use, remade when the style changes): a listing names the
+ * same types over and over. */
+static mdt_name_opts opts_for(const mdi_state *cst, const mdt_image *img)
+{
+    mdi_state *st = (mdi_state *)cst; /* the caches are not part of the state's value */
+    mdt_name_opts o = st->names;
+    mdi_module *m = st->last_named;
+    o.cache = NULL;
+    if (!m || m->img != img) {
+        m = NULL;
+        for (size_t i = 0; i < st->nmods && !m; i++)
+            if (st->mods[i]->img == img)
+                m = st->mods[i];
+        st->last_named = m;
+    }
+    if (!m)
+        return o;
+    if (m->names && (m->names_style != o.style || m->names_flags != o.flags)) {
+        talloc_free(m->names);
+        m->names = NULL;
+    }
+    if (!m->names && mdt_name_cache_new(m, &m->names, img, o.style, o.flags) == 0) {
+        m->names_style = o.style;
+        m->names_flags = o.flags;
+    }
+    mdt_clear_error();
+    o.cache = m->names;
+    return o;
+}
+
 char *mdi_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
 {
+    mdt_name_opts o = opts_for(st, img);
     char *out = NULL;
-    if (mdt_token_name(mem, &out, img, token, &st->names) != 0)
+    if (mdt_token_name(mem, &out, img, token, &o) != 0)
         return NULL;
     return out;
+}
+
+const char *mdi_name_buf(const mdi_state *st, void *mem, char *buf, size_t size,
+                         const mdt_image *img, uint32_t token)
+{
+    mdt_name_opts o = opts_for(st, img);
+    char *out = NULL;
+    int e = mdt_token_name_buf(buf, size, NULL, img, token, &o);
+    if (e == 0)
+        return buf;
+    if (e != MDT_ETRUNC)
+        return NULL;
+    mdt_clear_error();
+    return mdt_token_name(mem, &out, img, token, &o) == 0 ? out : NULL;
 }
 
 char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
@@ -44,15 +90,10 @@ char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t
     return out;
 }
 
-char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
+/* Tables whose rows are types or members: names with a metadata form. */
+static bool type_or_member(unsigned table)
 {
-    unsigned t = MDT_TOKEN_TABLE(token);
-    const mdt_table_schema *s = mdt_table_schema_get(t);
-    mdt_row r;
-    const char *name;
-    size_t len;
-    int c;
-    switch (t) {
+    switch (table) {
     case MDT_TABLE_TypeDef:
     case MDT_TABLE_TypeRef:
     case MDT_TABLE_TypeSpec:
@@ -62,14 +103,32 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
     case MDT_TABLE_MethodSpec:
     case MDT_TABLE_Property:
     case MDT_TABLE_Event:
+    case MDT_TABLE_ExportedType:
+        return true;
+    default:
+        return false;
+    }
+}
+
+char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
+{
+    unsigned t = MDT_TOKEN_TABLE(token);
+    const mdt_table_schema *s = mdt_table_schema_get(t);
+    mdt_row r;
+    const char *name;
+    size_t len;
+    int c;
+    switch (t) {
     case MDT_TABLE_ModuleRef:
     case MDT_TABLE_AssemblyRef:
     case MDT_TABLE_File:
     case MDT_TABLE_Module:
     case MDT_TABLE_Assembly:
-    case MDT_TABLE_ExportedType:
+    case MDT_TABLE_Document:
         return mdi_name(st, mem, img, token);
     default:
+        if (type_or_member(t))
+            return mdi_name(st, mem, img, token);
         break;
     }
     if (!s || (c = mdt_column_by_name(t, "Name")) < 0)
@@ -78,6 +137,21 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
         mdt_row_string(&r, (unsigned)c, &name, &len))
         return NULL;
     return talloc_strndup(mem, name, len);
+}
+
+void mdi_metadata_name(mdi_state *st, const char *key, const mdt_image *img, uint32_t token)
+{
+    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+    char *s = NULL;
+    if (mdi_printer_format(st->out) != MDI_FMT_JSON || !MDT_TOKEN_RID(token) ||
+        !type_or_member(MDT_TOKEN_TABLE(token)))
+        return;
+    if (mdt_token_name(st, &s, img, token, &stored) == 0)
+        mdi_str(st->out, key ? key : "metadata_name", NULL, s);
+    else
+        mdi_none(st->out, key ? key : "metadata_name", NULL, NULL);
+    mdt_clear_error();
+    talloc_free(s);
 }
 
 int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_image *img,
@@ -90,18 +164,48 @@ int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_
         return -1;
     }
     mdi_str(st->out, key, label, s);
+    mdi_metadata_name(st, NULL, img, token);
     talloc_free(s);
     return 0;
 }
 
+const char *mdi_sig_buf(const mdi_state *st, void *mem, char *buf, size_t size,
+                        const mdt_image *img, uint32_t token)
+{
+    if (!(st->names.flags & MDT_NAME_FRIENDLY)) {
+        uint64_t arena[256];
+        mdt_sig sig;
+        mdt_name_opts o = opts_for(st, img);
+        if (mdt_sig_of_token_buf(arena, sizeof arena, &sig, img, token) == 0 &&
+            mdt_sig_name_buf(buf, size, NULL, &sig, &o) == 0)
+            return buf;
+        mdt_clear_error(); /* too large for the buffers: allocated below */
+    }
+    return mdi_sig_text(st, mem, img, token);
+}
+
 char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
 {
-    void *tmp = talloc_new(mem);
+    void *tmp;
     mdt_sig sig;
-    mdt_name_opts o = st->names;
+    mdt_name_opts o = opts_for(st, img);
     mdt_generic_context g = {0};
     char *out = NULL;
-    if (!tmp)
+    if (!(st->names.flags & MDT_NAME_FRIENDLY)) {
+        /* The common case without an allocation for the tree. */
+        uint64_t arena[256];
+        char buf[512];
+        size_t len;
+        int e = mdt_sig_of_token_buf(arena, sizeof arena, &sig, img, token);
+        if (e == 0 && (e = mdt_sig_name_buf(buf, sizeof buf, &len, &sig, &o)) == 0)
+            return talloc_strndup(mem, buf, len);
+        if (e == MDT_ETRUNC)
+            return mdt_sig_name(mem, &out, &sig, &o) == 0 ? out : NULL;
+        if (e != MDT_ENOMEM)
+            return NULL;
+        mdt_clear_error(); /* a large tree: decoded below */
+    }
+    if (!(tmp = talloc_new(mem)))
         return NULL;
     if (st->names.flags & MDT_NAME_FRIENDLY) {
         /* T and U rather than !0 and !1, where the owners are known. */
@@ -161,23 +265,67 @@ uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, si
     return out;
 }
 
-char *mdi_generic_suffix(void *mem, const mdt_image *img, uint32_t owner)
+/* The type arguments of a TypeSpec that is a generic instance, decoded
+ * under mem; false for any other parent. */
+static bool instance_args(void *mem, const mdt_image *img, uint32_t parent, uint32_t *n,
+                          const mdt_type *const **args)
 {
-    size_t n;
-    uint32_t *rids = mdi_generic_params(mem, img, owner, &n);
-    char *s = talloc_strdup(mem, "");
-    for (size_t i = 0; s && i < n; i++) {
-        mdt_row r;
-        const char *name;
-        size_t len;
-        if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, rids[i]) ||
-            mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, &len))
-            name = "?", len = 1;
-        s = talloc_asprintf_append(s, "%s%.*s", i ? "," : "<", (int)len, name);
+    mdt_sig ts;
+    if (MDT_TOKEN_TABLE(parent) != MDT_TABLE_TypeSpec || mdt_sig_of_token(mem, &ts, img, parent) ||
+        !ts.type || ts.type->kind != MDT_ELEMENT_TYPE_GENERICINST) {
+        mdt_clear_error();
+        return false;
     }
-    if (s && n)
-        s = talloc_strdup_append(s, ">");
-    mdt_clear_error();
-    talloc_free(rids);
-    return s;
+    *n = ts.type->nargs;
+    *args = ts.type->args;
+    return true;
+}
+
+char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
+{
+    void *tmp = talloc_new(mem);
+    mdt_generic_context g = {0};
+    mdt_name_opts o = st->names;
+    uint32_t member = token, parent = 0;
+    mdt_sig sig, spec;
+    mdt_row r;
+    char *out = NULL;
+    if (!tmp)
+        return NULL;
+    g.img = img;
+    o.gctx = &g;
+    o.flags |= MDT_NAME_PARAM_NAMES; /* what stays open is named, not numbered */
+    o.cache = NULL;
+    if (MDT_TOKEN_TABLE(token) == MDT_TABLE_MethodSpec) {
+        if (mdt_sig_of_token(tmp, &spec, img, token) ||
+            mdt_row_get(&r, img, MDT_TABLE_MethodSpec, MDT_TOKEN_RID(token)) ||
+            mdt_row_token(&r, MDT_COL_MethodSpec_Method, &member))
+            goto done;
+        g.nmethod_args = spec.nargs;
+        g.method_args = spec.args;
+        if (MDT_TOKEN_TABLE(member) == MDT_TABLE_MethodDef)
+            g.method_owner = member;
+    }
+    switch (MDT_TOKEN_TABLE(member)) {
+    case MDT_TABLE_MemberRef:
+        if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(member)) ||
+            mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent))
+            goto done;
+        instance_args(tmp, img, parent, &g.ntype_args, &g.type_args);
+        break;
+    case MDT_TABLE_MethodDef:
+        if (mdt_token_owner(img, member, &parent))
+            goto done;
+        g.type_owner = parent;
+        break;
+    default:
+        break;
+    }
+    if (mdt_sig_of_token(tmp, &sig, img, member) == 0 && mdt_sig_name(tmp, &out, &sig, &o) == 0)
+        out = talloc_steal(mem, out);
+    else
+        out = NULL;
+done:
+    talloc_free(tmp);
+    return out;
 }

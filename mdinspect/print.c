@@ -89,6 +89,13 @@ struct mdi_printer {
     size_t nlines;
     json_t *root;
 
+    /* Text: a table line being assembled. */
+    char *line;
+    size_t linelen, linecap;
+    char *arena; /* text of the block's values (arena_alloc) */
+    size_t arena_left;
+    size_t max_width; /* cap table lines to this many columns; 0: no cap */
+
     /* The value just written, for mdi_note(). */
     enum { LAST_NONE, LAST_LINE, LAST_CELL } last;
     size_t last_line, last_row, last_cell;
@@ -132,10 +139,19 @@ static size_t utf8_seq(const unsigned char *s, size_t len, uint32_t *cp)
 
 char *mdi_escape(void *mem_ctx, const char *s, size_t len, bool quoted)
 {
-    /* Worst case: every byte becomes "\xNN" (4 bytes). */
-    char *buf = talloc_array(mem_ctx, char, len * 4 + 3);
     const unsigned char *u = (const unsigned char *)s;
+    char *buf;
     size_t i = 0, o = 0;
+    /* Most names are printable ASCII: copied as they are. */
+    if (!quoted) {
+        while (i < len && u[i] >= 0x20 && u[i] < 0x7F)
+            i++;
+        if (i == len)
+            return talloc_strndup(mem_ctx, s, len);
+        i = 0;
+    }
+    /* Worst case: every byte becomes "\xNN" (4 bytes). */
+    buf = talloc_array(mem_ctx, char, len * 4 + 3);
     if (!buf)
         return NULL;
     if (quoted)
@@ -211,10 +227,28 @@ static json_t *json_lossy(const char *s, size_t len)
     return j;
 }
 
+/* The number of leading bytes of s[0..len) that are printable ASCII
+ * (0x20-0x7e), eight at a time: most of what is printed. */
+static size_t printable_prefix(const char *s, size_t len)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        /* A byte below 0x20, at or above 0x7f: the word fails. */
+        if (((w - 0x20 * ones) | (w + 0x01 * ones) | w) & high)
+            break;
+    }
+    while (i < len && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7F)
+        i++;
+    return i;
+}
+
 static size_t display_width(const char *s)
 {
-    size_t w = 0;
-    for (; *s; s++)
+    size_t len = strlen(s), i = printable_prefix(s, len), w = i;
+    for (s += i; *s; s++)
         if (((unsigned char)*s & 0xC0) != 0x80)
             w++;
     return w;
@@ -276,6 +310,11 @@ void mdi_printer_reset(mdi_printer *p)
     p->printed = false;
 }
 
+void mdi_printer_set_max_width(mdi_printer *p, size_t columns)
+{
+    p->max_width = columns;
+}
+
 void mdi_printer_set_headings(mdi_printer *p, bool on)
 {
     p->headings = on;
@@ -285,6 +324,11 @@ void mdi_printer_set_file(mdi_printer *p, const char *path)
 {
     if (path && p->file && strcmp(path, p->file) == 0)
         return; /* the same file: no new heading */
+    /* Text: a block being built keeps the heading it started under (a
+     * list over several modules names each in a column); JSON records
+     * each take the file current when they end. */
+    if (p->fmt == MDI_FMT_TEXT && p->depth > 0)
+        return;
     talloc_free(p->file);
     p->file = NULL;
     p->heading_due = false;
@@ -361,9 +405,101 @@ static void put_colored(mdi_printer *p, const char *sgr, const char *s)
 }
 
 /* Start a top-level block: a fresh talloc context for its text lines. */
+/* The text of a block's values comes from a bump arena in chunks under
+ * the block: thousands of small strings, written together and freed
+ * together, without a talloc header and a malloc each. */
+#define ARENA_CHUNK (64 * 1024)
+
+static void arena_reset(mdi_printer *p)
+{
+    p->arena = NULL;
+    p->arena_left = 0;
+}
+
+static char *arena_alloc(mdi_printer *p, size_t n)
+{
+    char *r;
+    if (n > p->arena_left) {
+        size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        char *c = p->blk ? talloc_size(p->blk, sz) : NULL;
+        if (!c) {
+            p->failed = true;
+            return NULL;
+        }
+        p->arena = c;
+        p->arena_left = sz;
+    }
+    r = p->arena;
+    p->arena += n;
+    p->arena_left -= n;
+    return r;
+}
+
+static char *arena_strndup(mdi_printer *p, const char *s, size_t n)
+{
+    char *r = arena_alloc(p, n + 1);
+    if (r) {
+        memcpy(r, s, n);
+        r[n] = '\0';
+    }
+    return r;
+}
+
+static char *arena_vprintf(mdi_printer *p, const char *fmt, va_list ap)
+{
+    char small[256];
+    va_list again;
+    int n;
+    va_copy(again, ap);
+    n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n < 0 || (size_t)n < sizeof small) {
+        va_end(again);
+        return n < 0 ? NULL : arena_strndup(p, small, (size_t)n);
+    }
+    {
+        char *r = arena_alloc(p, (size_t)n + 1);
+        if (r)
+            vsnprintf(r, (size_t)n + 1, fmt, again);
+        va_end(again);
+        return r;
+    }
+}
+
+static char *arena_printf(mdi_printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *arena_printf(mdi_printer *p, const char *fmt, ...)
+{
+    va_list ap;
+    char *r;
+    va_start(ap, fmt);
+    r = arena_vprintf(p, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* mdi_escape into the arena: room for the worst case, the rest given back. */
+static char *arena_escape(mdi_printer *p, const char *s, size_t len, bool quoted)
+{
+    char *e = mdi_escape(NULL, s, len, quoted), *r;
+    if (!e) {
+        p->failed = true;
+        return NULL;
+    }
+    r = arena_strndup(p, e, strlen(e));
+    talloc_free(e);
+    return r;
+}
+
+/* Printable ASCII needs no escaping: the common case, without mdi_escape. */
+static char *arena_text(mdi_printer *p, const char *s, size_t len, bool quoted)
+{
+    return !quoted && printable_prefix(s, len) == len ? arena_strndup(p, s, len)
+                                                        : arena_escape(p, s, len, quoted);
+}
+
 static void block_begin(mdi_printer *p)
 {
     p->blk = talloc_new(p);
+    arena_reset(p);
     if (!p->blk)
         p->failed = true;
     p->lines = NULL;
@@ -409,10 +545,21 @@ static struct line *add_line(mdi_printer *p, enum line_kind kind, int indent)
     return nl;
 }
 
+/* n blanks, a buffer at a time (a table is mostly padding). */
+static void put_blanks(FILE *out, size_t n)
+{
+    static const char blanks[64] = "                                                                ";
+    while (n) {
+        size_t k = n < sizeof blanks ? n : sizeof blanks;
+        fwrite(blanks, 1, k, out);
+        n -= k;
+    }
+}
+
 static void put_indent(FILE *out, int n)
 {
-    for (int i = 0; i < n; i++)
-        fputc(' ', out);
+    if (n > 0)
+        put_blanks(out, (size_t)n);
 }
 
 static const char *value_color(const char *s)
@@ -420,25 +567,127 @@ static const char *value_color(const char *s)
     return strncmp(s, "<error: ", 8) == 0 ? SGR_ERROR : NULL;
 }
 
-static void put_padded(mdi_printer *p, const char *s, size_t width, bool right, bool last,
-                       const char *sgr)
+/* ---- tables ---- */
+
+/* A line of a table is assembled in p->line and written with one fwrite:
+ * most of a long list is cells and padding. */
+static void ln_add(mdi_printer *p, const char *s, size_t n)
 {
-    size_t w = display_width(s);
-    if (right)
-        for (; w < width; w++)
-            fputc(' ', p->out);
-    put_colored(p, sgr, s);
-    if (!right && !last)
-        for (; w < width; w++)
-            fputc(' ', p->out);
+    if (p->linelen + n + 1 > p->linecap) {
+        size_t cap = p->linecap ? p->linecap : 256;
+        char *nb;
+        while (cap < p->linelen + n + 1)
+            cap *= 2;
+        if (!(nb = talloc_realloc(p, p->line, char, cap))) {
+            p->failed = true;
+            return;
+        }
+        p->line = nb;
+        p->linecap = cap;
+    }
+    memcpy(p->line + p->linelen, s, n);
+    p->linelen += n;
+}
+
+static void ln_blanks(mdi_printer *p, size_t n)
+{
+    static const char blanks[64] = "                                                                ";
+    while (n) {
+        size_t k = n < sizeof blanks ? n : sizeof blanks;
+        ln_add(p, blanks, k);
+        n -= k;
+    }
+}
+
+static void ln_end(mdi_printer *p)
+{
+    ln_add(p, "\n", 1);
+    if (!p->failed && fwrite(p->line, 1, p->linelen, p->out) != p->linelen)
+        p->failed = true;
+    p->linelen = 0;
+}
+
+/* The first bytes of s that take `w` columns (UTF-8 sequences whole). */
+static size_t prefix_bytes(const char *s, size_t w)
+{
+    size_t i = 0;
+    for (size_t cols = 0; s[i]; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            if (cols == w)
+                break;
+            cols++;
+        }
+    }
+    return i;
+}
+
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
+
+/* A cell padded to `width` columns (right-aligned for numbers), cut with
+ * an ellipsis when it is wider (`sw` is its width); the last cell of a
+ * line is not padded. */
+static void ln_cell(mdi_printer *p, const char *s, size_t sw, size_t width, bool right,
+                    bool last, const char *sgr)
+{
+    size_t n = strlen(s);
+    bool cut = sw > width;
+    if (right && sw < width)
+        ln_blanks(p, width - sw);
+    if (p->color && sgr)
+        ln_add(p, sgr, strlen(sgr));
+    if (cut) {
+        ln_add(p, s, width ? prefix_bytes(s, width - 1) : 0);
+        if (width)
+            ln_add(p, ELLIPSIS, sizeof ELLIPSIS - 1);
+    } else {
+        ln_add(p, s, n);
+    }
+    if (p->color && sgr)
+        ln_add(p, SGR_OFF, sizeof SGR_OFF - 1);
+    if (!right && !last && sw < width)
+        ln_blanks(p, width - sw);
+}
+
+/* With a width limit (a terminal), narrow the widest columns until a line
+ * fits: the columns are cut to one width X, the largest that fits, but
+ * not below a floor that keeps every column readable. */
+static void fit_widths(const mdi_printer *p, size_t *width, size_t ncols, int indent)
+{
+    size_t total = (size_t)indent + (ncols ? 2 * (ncols - 1) : 0), lo = 0, hi = 0;
+    enum { FLOOR = 12 };
+    if (!p->max_width || !ncols)
+        return;
+    for (size_t c = 0; c < ncols; c++) {
+        total += width[c];
+        if (width[c] > hi)
+            hi = width[c];
+    }
+    if (total <= p->max_width)
+        return;
+    /* The largest X with sum(min(width, max(X, FLOOR))) fitting. */
+    lo = FLOOR;
+    while (lo < hi) {
+        size_t x = (lo + hi + 1) / 2, sum = (size_t)indent + 2 * (ncols - 1);
+        for (size_t c = 0; c < ncols; c++)
+            sum += width[c] < x ? width[c] : x;
+        if (sum <= p->max_width)
+            lo = x;
+        else
+            hi = x - 1;
+    }
+    for (size_t c = 0; c < ncols; c++)
+        if (width[c] > lo)
+            width[c] = lo;
 }
 
 static void render_table(mdi_printer *p, struct table *t, int indent)
 {
     size_t *width = talloc_zero_array(t, size_t, t->ncols ? t->ncols : 1);
+    /* Each cell's width, measured once. */
+    uint32_t *cw = talloc_array(t, uint32_t, t->nrows * (t->ncols ? t->ncols : 1) + 1);
     bool header = false;
     size_t c, r, ncols = t->ncols;
-    if (!width) {
+    if (!width || !cw) {
         p->failed = true;
         return;
     }
@@ -447,6 +696,7 @@ static void render_table(mdi_printer *p, struct table *t, int indent)
     for (r = 0; r < t->nrows; r++)
         for (c = 0; c < t->rowlen[r] && c < ncols; c++) {
             size_t w = display_width(t->rows[r][c]);
+            cw[r * ncols + c] = (uint32_t)w;
             if (w > width[c])
                 width[c] = w;
         }
@@ -460,6 +710,7 @@ static void render_table(mdi_printer *p, struct table *t, int indent)
         if (display_width(t->head[c]) > width[c])
             width[c] = display_width(t->head[c]);
     }
+    fit_widths(p, width, ncols, indent);
     if (t->head_done)
         header = false;
     t->head_done = true;
@@ -470,33 +721,40 @@ static void render_table(mdi_printer *p, struct table *t, int indent)
         size_t n = ncols;
         while (n > 0 && !t->head[n - 1][0])
             n--;
-        put_indent(p->out, indent);
+        ln_blanks(p, (size_t)(indent > 0 ? indent : 0));
         for (c = 0; c < n; c++) {
             if (c)
-                fputs("  ", p->out);
-            put_padded(p, t->head[c], width[c], t->right[c], c + 1 == n, SGR_BOLD);
+                ln_add(p, "  ", 2);
+            ln_cell(p, t->head[c], display_width(t->head[c]), width[c], t->right[c], c + 1 == n,
+                    SGR_BOLD);
         }
-        fputc('\n', p->out);
+        ln_end(p);
     }
     for (r = 0; r < t->nrows; r++) {
         size_t n = t->rowlen[r] < ncols ? t->rowlen[r] : ncols;
         /* The last non-empty cell ends the line. */
         while (n > 0 && !t->rows[r][n - 1][0])
             n--;
-        put_indent(p->out, indent);
+        ln_blanks(p, (size_t)(indent > 0 ? indent : 0));
         for (c = 0; c < n; c++) {
             if (c)
-                fputs("  ", p->out);
-            put_padded(p, t->rows[r][c], width[c], t->right[c], c + 1 == n && !t->span[r],
-                       value_color(t->rows[r][c]));
+                ln_add(p, "  ", 2);
+            ln_cell(p, t->rows[r][c], cw[r * t->ncols + c], width[c], t->right[c],
+                    c + 1 == n && !t->span[r], value_color(t->rows[r][c]));
         }
         if (t->span[r]) {
+            const char *sgr = value_color(t->span[r]);
             if (n)
-                fputs("  ", p->out);
-            put_colored(p, value_color(t->span[r]), t->span[r]);
+                ln_add(p, "  ", 2);
+            if (p->color && sgr)
+                ln_add(p, sgr, strlen(sgr));
+            ln_add(p, t->span[r], strlen(t->span[r]));
+            if (p->color && sgr)
+                ln_add(p, SGR_OFF, sizeof SGR_OFF - 1);
         }
-        fputc('\n', p->out);
+        ln_end(p);
     }
+    talloc_free(cw);
 }
 
 /* Write the text block: "label: value" lines aligned per indent level. */
@@ -576,6 +834,7 @@ static void block_end(mdi_printer *p)
     }
     talloc_free(p->blk);
     p->blk = NULL;
+    arena_reset(p);
     p->lines = NULL;
     p->nlines = 0;
     p->continued = false;
@@ -615,6 +874,7 @@ static void flush_chunk(mdi_printer *p, struct frame *list)
         talloc_steal(nb, list->empty);
     talloc_free(p->blk);
     p->blk = nb;
+    arena_reset(p);
     t->rows = NULL;
     t->rowlen = NULL;
     t->span = NULL;
@@ -789,6 +1049,16 @@ void mdi_list_end(mdi_printer *p)
         block_end(p);
 }
 
+void mdi_list_flush(mdi_printer *p)
+{
+    struct frame *f = top(p);
+    if (text(p) && f && f->kind == F_LIST && f->top && !f->notext && f->items &&
+        f->table_line < p->nlines && p->lines[f->table_line].table &&
+        p->lines[f->table_line].table->nrows)
+        flush_chunk(p, f);
+    mdi_printer_flush(p);
+}
+
 void mdi_item_begin(mdi_printer *p)
 {
     struct frame *list = top(p), *f;
@@ -815,9 +1085,15 @@ void mdi_item_begin(mdi_printer *p)
     }
     if (text_on(p) && list->table_line < p->nlines) {
         struct table *t = p->lines[list->table_line].table;
-        char ***nr = t ? talloc_realloc(p->blk, t->rows, char **, t->nrows + 1) : NULL;
-        size_t *nl = nr ? talloc_realloc(p->blk, t->rowlen, size_t, t->nrows + 1) : NULL;
-        char **ns = nl ? talloc_realloc(p->blk, t->span, char *, t->nrows + 1) : NULL;
+        /* Grown by doubling: a chunk holds thousands of rows. */
+        size_t cap = t && t->rows ? talloc_array_length(t->rows) : 0;
+        size_t want = t && t->nrows < cap ? cap : cap ? 2 * cap : 64;
+        char ***nr = t ? (want == cap ? t->rows : talloc_realloc(p->blk, t->rows, char **, want))
+                       : NULL;
+        size_t *nl = nr ? (want == cap ? t->rowlen : talloc_realloc(p->blk, t->rowlen, size_t, want))
+                        : NULL;
+        char **ns = nl ? (want == cap ? t->span : talloc_realloc(p->blk, t->span, char *, want))
+                       : NULL;
         if (nr)
             t->rows = nr;
         if (nl)
@@ -892,7 +1168,9 @@ static void text_put(mdi_printer *p, const char *label, char *s, bool right)
             t->right[c] = right;
             t->ncols = c + 1;
         }
-        nc = talloc_realloc(p->blk, t->rows[r], char *, c + 1);
+        nc = t->rows[r];
+        if (!nc || c >= talloc_array_length(nc)) /* room for the columns seen so far */
+            nc = talloc_realloc(p->blk, nc, char *, c + 1 > t->ncols ? c + 1 : t->ncols);
         if (!nc) {
             p->failed = true;
             return;
@@ -965,33 +1243,59 @@ static json_t *json_tok(uint32_t tok)
 
 void mdi_str(mdi_printer *p, const char *key, const char *label, const char *s)
 {
-    VALUE(p, key, label, s ? mdi_escape(p->blk, s, strlen(s), false) : talloc_strdup(p->blk, "-"),
+    VALUE(p, key, label, s ? arena_text(p, s, strlen(s), false) : arena_strndup(p, "-", 1),
           false, s ? json_lossy(s, strlen(s)) : json_null());
 }
 
 void mdi_quoted(mdi_printer *p, const char *key, const char *label, const char *s, size_t len)
 {
-    VALUE(p, key, label, mdi_escape(p->blk, s, len, true), false, json_lossy(s, len));
+    VALUE(p, key, label, arena_text(p, s, len, true), false, json_lossy(s, len));
+}
+
+/* Decimal without printf: counts fill whole columns of long tables. */
+static char *uint_text(mdi_printer *p, uint64_t v)
+{
+    char digits[24];
+    size_t n = 0;
+    do
+        digits[sizeof digits - ++n] = (char)('0' + v % 10);
+    while ((v /= 10));
+    return arena_strndup(p, digits + sizeof digits - n, n);
 }
 
 void mdi_uint(mdi_printer *p, const char *key, const char *label, uint64_t v)
 {
-    VALUE(p, key, label, talloc_asprintf(p->blk, "%" PRIu64, v), true, json_u64(v));
+    VALUE(p, key, label, uint_text(p, v), true, json_u64(v));
 }
 
 void mdi_hex(mdi_printer *p, const char *key, const char *label, uint64_t v, int digits)
 {
-    VALUE(p, key, label, talloc_asprintf(p->blk, "0x%0*" PRIx64, digits, v), false, json_u64(v));
+    VALUE(p, key, label, arena_printf(p, "0x%0*" PRIx64, digits, v), false, json_u64(v));
+}
+
+/* "0xTTRRRRRR" without printf: tokens fill most tables. */
+static char *token_text(mdi_printer *p, uint32_t token)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *s = arena_alloc(p, 11);
+    if (!s)
+        return NULL;
+    s[0] = '0';
+    s[1] = 'x';
+    for (int i = 0; i < 8; i++)
+        s[2 + i] = hex[(token >> (28 - 4 * i)) & 0xF];
+    s[10] = '\0';
+    return s;
 }
 
 void mdi_token(mdi_printer *p, const char *key, const char *label, uint32_t token)
 {
-    VALUE(p, key, label, talloc_asprintf(p->blk, "0x%08" PRIx32, token), false, json_tok(token));
+    VALUE(p, key, label, token_text(p, token), false, json_tok(token));
 }
 
 void mdi_bool(mdi_printer *p, const char *key, const char *label, bool v)
 {
-    VALUE(p, key, label, talloc_strdup(p->blk, v ? "yes" : "no"), false, json_boolean(v));
+    VALUE(p, key, label, arena_strndup(p, v ? "yes" : "no", v ? 3 : 2), false, json_boolean(v));
 }
 
 void mdi_guid(mdi_printer *p, const char *key, const char *label, const uint8_t *guid)
@@ -1007,7 +1311,7 @@ void mdi_none(mdi_printer *p, const char *key, const char *label, const char *tx
 {
     bool own = value_begin(p);
     if (label && txt && text_on(p))
-        text_put(p, label, talloc_strdup(p->blk, txt), false);
+        text_put(p, label, arena_strndup(p, txt, strlen(txt)), false);
     else if (json_on(p))
         json_attach(p, key, json_null());
     value_end(p, own);
@@ -1057,19 +1361,19 @@ void mdi_flags(mdi_printer *p, const char *key, const char *label, uint32_t v,
     uint32_t rest = v;
     bool own = value_begin(p);
     if (label && text_on(p)) {
-        char *s = talloc_asprintf(p->blk, "0x%08" PRIx32, v);
-        bool first = true;
+        /* Names, not hex: "Public, BeforeFieldInit"; bits without a name
+         * as hex after them; "none" for 0 without a name. */
+        char *s = talloc_strdup(p->blk, "");
         for (const mdi_flagname *n = names; s && n->name; n++) {
             if (!mdi_flag_set(v, n))
                 continue;
-            s = talloc_asprintf_append(s, "%s%s", first ? " (" : ", ", n->name);
-            first = false;
+            s = talloc_asprintf_append(s, "%s%s", s[0] ? ", " : "", n->name);
             rest &= ~(n->mask ? n->mask : n->bit);
         }
         if (s && rest)
-            s = talloc_asprintf_append(s, "%s0x%" PRIx32, first ? " (" : ", ", rest);
-        if (s && v)
-            s = talloc_strdup_append(s, ")");
+            s = talloc_asprintf_append(s, "%s0x%" PRIx32, s[0] ? ", " : "", rest);
+        if (s && !s[0])
+            s = talloc_strdup_append(s, "none");
         text_put(p, label, s, false);
     } else if (json_on(p)) {
         json_t *a = json_array();
@@ -1177,7 +1481,7 @@ void mdi_textf(mdi_printer *p, const char *label, const char *fmt, ...)
     if (label && text_on(p)) {
         char *s;
         va_start(ap, fmt);
-        s = talloc_vasprintf(p->blk, fmt, ap);
+        s = arena_vprintf(p, fmt, ap);
         va_end(ap);
         text_put(p, label, s, false);
     }

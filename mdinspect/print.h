@@ -70,6 +70,10 @@ void mdi_printer_set_output(mdi_printer *p, FILE *out);
 /* Forget a write error and start afresh (no blank line before the next
  * block): the shell calls it before each command. */
 void mdi_printer_reset(mdi_printer *p);
+/* Text: cut table cells so that a line fits in `columns` (a terminal's
+ * width; the widest columns are narrowed first, a cut cell ends in an
+ * ellipsis); 0 prints every cell whole (the default). */
+void mdi_printer_set_max_width(mdi_printer *p, size_t columns);
 /* Text: print a "path:" heading before each file's first block (default on;
  * an interactive session turns it off). */
 void mdi_printer_set_headings(mdi_printer *p, bool on);
@@ -92,6 +96,10 @@ void mdi_object_end(mdi_printer *p);
 void mdi_list_begin(mdi_printer *p, const char *key, const char *label, const char *empty,
                     unsigned flags);
 void mdi_list_end(mdi_printer *p);
+/* Write what a top-level list holds so far (text: the rows, as a chunk;
+ * JSON: items are written as they end) and flush the output: a command
+ * that works long calls it when it has results to show. */
+void mdi_list_flush(mdi_printer *p);
 void mdi_item_begin(mdi_printer *p);
 void mdi_item_end(mdi_printer *p);
 
@@ -118,8 +126,9 @@ void mdi_error(mdi_printer *p, const char *key, const char *label, const char *m
 /* The rest of a list item could not be read: text ends the row with
  * "<error: msg>" outside the columns; JSON adds `key`: {"error": msg}. */
 void mdi_item_error(mdi_printer *p, const char *key, const char *msg);
-/* Flags word: text "0x%08x (NAME, NAME, 0xREST)"; JSON `key` as a number and
- * `key`_names as an array of the names (unknown bits as "0x..."). */
+/* Flags word: text "NAME, NAME, 0xREST" (names, not hex: "none" for 0
+ * without a name); JSON `key` as a number and `key`_names as an array of
+ * the names (unknown bits as "0x..."). */
 void mdi_flags(mdi_printer *p, const char *key, const char *label, uint32_t v,
                const mdi_flagname *names);
 /* #Blob reference: text "blob@0xOFF[len]"; JSON {"offset": n, "length": n}. */

@@ -90,6 +90,8 @@ int mdi_script(mdi_state *st, FILE *in, const char *name)
             status = EXIT_FAILURE;
         else if (r == MDI_QUIT)
             break;
+        if (st->stop)
+            break; /* Ctrl-C: a script stops, a shell would not */
     }
     free(line);
     return status;
@@ -105,6 +107,18 @@ static void on_sigint(int sig)
 {
     (void)sig;
     mdi_sigint = 1;
+}
+
+void mdi_catch_sigint(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_sigint;
+    /* The first Ctrl-C stops the command cleanly; a second one, should
+     * the program not stop, ends it the usual way. */
+    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
 }
 
 static void on_sigwinch(int sig)
@@ -194,7 +208,9 @@ static FILE *pager_open(mdi_state *st)
 
 static void run_interactive(mdi_state *st, const char *line, bool *quit)
 {
-    FILE *pg = pager_open(st);
+    FILE *pg;
+    mdi_state_fit_terminal(st); /* before the pager takes standard output */
+    pg = pager_open(st);
     FILE *out = mdi_printer_output(st->out), *err = st->err;
     if (pg) {
         mdi_printer_set_output(st->out, pg);

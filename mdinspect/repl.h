@@ -16,6 +16,10 @@ struct mdi_shell_opts {
 
 /* The interactive shell on the terminal, until `quit` or Ctrl-D. Returns 0
  * (a person saw every error already), -1 when the terminal failed. */
+/* Outside the shell (-c, -f, a script on stdin): a Ctrl-C stops the
+ * running command cleanly (it reports what it did, marked partial where
+ * it can) and no further command runs; a second Ctrl-C kills. */
+void mdi_catch_sigint(void);
 int mdi_shell(mdi_state *st, const struct mdi_shell_opts *opts);
 
 /* Run the command lines of `in` one at a time (a bad line is reported with

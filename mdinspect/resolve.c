@@ -16,10 +16,10 @@
 #include <mdtools/token.h>
 
 #include "cmd.h"
+#include "index.h"
 #include "resolve.h"
 
 #define CACHE_KEY "resolve.modset"
-#define MAX_CHAIN 64
 
 mdt_modview *mdi_view(mdi_state *st)
 {
@@ -82,70 +82,12 @@ uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token)
     return scope;
 }
 
-/* "Ns.Outer+Inner" of ExportedType rid, or NULL (error record set, or a
- * cycle reported in *why). */
-char *mdi_exported_name(void *mem, const mdt_image *img, uint32_t rid, const char **why)
-{
-    uint32_t chain[MAX_CHAIN];
-    unsigned n = 0;
-    char *s;
-    *why = NULL;
-    for (uint32_t r = rid;;) {
-        mdt_row row;
-        uint32_t impl;
-        for (unsigned i = 0; i < n; i++)
-            if (chain[i] == r) {
-                *why = "the rows enclose each other (a cycle)";
-                return NULL;
-            }
-        if (n == MAX_CHAIN) {
-            *why = "nested too deep";
-            return NULL;
-        }
-        chain[n++] = r;
-        if (mdt_row_get(&row, img, MDT_TABLE_ExportedType, r) ||
-            mdt_row_token(&row, MDT_COL_ExportedType_Implementation, &impl))
-            return NULL;
-        if (MDT_TOKEN_TABLE(impl) != MDT_TABLE_ExportedType || !MDT_TOKEN_RID(impl))
-            break;
-        r = MDT_TOKEN_RID(impl);
-    }
-    s = talloc_strdup(mem, "");
-    for (unsigned i = n; s && i-- > 0;) {
-        mdt_row row;
-        const char *name, *ns;
-        size_t len, nsl;
-        if (mdt_row_get(&row, img, MDT_TABLE_ExportedType, chain[i]) ||
-            mdt_row_string(&row, MDT_COL_ExportedType_TypeName, &name, &len) ||
-            mdt_row_string(&row, MDT_COL_ExportedType_TypeNamespace, &ns, &nsl)) {
-            talloc_free(s);
-            return NULL;
-        }
-        if (i != n - 1)
-            s = talloc_strdup_append(s, "+");
-        else if (nsl)
-            s = talloc_asprintf_append(s, "%.*s.", (int)nsl, ns);
-        if (s)
-            s = talloc_strndup_append(s, name, len);
-    }
-    return s;
-}
-
 char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
                    char *msg, size_t len)
 {
-    const char *why = NULL;
-    char *s;
-    if (MDT_TOKEN_TABLE(token) != MDT_TABLE_ExportedType)
-        s = mdi_name(st, mem, img, token);
-    else
-        s = mdi_exported_name(mem, img, MDT_TOKEN_RID(token), &why);
-    if (!s) {
-        if (why)
-            snprintf(msg, len, "%s", why);
-        else
-            mdi_errmsg_here(msg, len);
-    }
+    char *s = mdi_name(st, mem, img, token);
+    if (!s)
+        mdi_errmsg_here(msg, len);
     mdt_clear_error();
     return s;
 }
@@ -154,37 +96,64 @@ char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
 static void print_path(mdi_printer *p, const mdt_modview *v, const mdt_resolution *r,
                        bool compact)
 {
-    char *text = talloc_strdup(p, "");
+    /* Text: "A > B > C" in a buffer (a listing prints one per row); names
+     * past its end are left out, marked "...". */
+    char text[1024];
+    size_t len = 0;
+    bool json = mdi_printer_format(p) == MDI_FMT_JSON;
     mdi_list_begin(p, "path", NULL, NULL, MDI_LIST_SCALARS);
     for (unsigned i = 0; i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++) {
         const char *n = mdi_view_asm_name(v, r->visited[i]);
-        mdi_item_begin(p);
-        mdi_str(p, "name", NULL, n);
-        mdi_item_end(p);
-        if (text)
-            text = talloc_asprintf_append(text, "%s%s", i ? " > " : "", n);
+        size_t nl = strlen(n);
+        if (json) {
+            mdi_item_begin(p);
+            mdi_str(p, "name", NULL, n);
+            mdi_item_end(p);
+        } else if (len + nl + 8 < sizeof text) {
+            if (i)
+                memcpy(text + len, " > ", 3), len += 3;
+            memcpy(text + len, n, nl);
+            len += nl;
+        } else if (len + 4 < sizeof text) {
+            memcpy(text + len, "...", 3), len += 3;
+            break;
+        }
     }
     mdi_list_end(p);
-    if (!compact)
-        mdi_textf(p, "path", "%s", text && text[0] ? text : "-");
-    talloc_free(text);
+    text[len] = '\0';
+    if (!compact && !json)
+        mdi_str(p, NULL, "path", len ? text : "-");
 }
 
 /* Text labels, or none (JSON only) in compact mode. */
 #define L(label) (compact ? NULL : (label))
 
-static void print_identity(mdi_printer *p, const mdt_identity *id, bool compact)
+static void print_identity(mdi_printer *p, const mdt_identity *id, bool compact, bool mark)
 {
-    char buf[64];
-    mdi_str(p, "assembly", L("assembly"), id->name);
-    snprintf(buf, sizeof buf, "%u.%u.%u.%u", id->version[0], id->version[1], id->version[2],
-             id->version[3]);
+    /* A listing prints the same few versions thousands of times. */
+    static uint16_t last[4] = {UINT16_MAX, UINT16_MAX, UINT16_MAX, UINT16_MAX};
+    static char buf[32];
+    mdi_str(p, "assembly", mark ? NULL : L("assembly"), id->name);
+    if (mark && !compact)
+        mdi_textf(p, "assembly", "%s%s", id->name, MDI_OTHER_MARK);
+    if (memcmp(last, id->version, sizeof last) != 0) {
+        snprintf(buf, sizeof buf, "%u.%u.%u.%u", id->version[0], id->version[1], id->version[2],
+                 id->version[3]);
+        memcpy(last, id->version, sizeof last);
+    }
     mdi_str(p, "version", L("version"), buf);
 }
 
-void mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img,
+void mdi_other_legend(mdi_state *st, bool marked)
+{
+    if (marked)
+        mdi_textf(st->out, NULL, "%s", MDI_OTHER_LEGEND);
+}
+
+bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img,
                           uint32_t token, const mdt_resolution *r, bool compact)
 {
+    bool other = (r->flags & MDT_RES_OTHER_ASSEMBLY) != 0;
     mdi_printer *p = st->out;
     mdt_module_info mi, man;
     bool have_def = r->resolved && mdt_modview_lookup(v, r->module, &mi) == 0;
@@ -196,19 +165,20 @@ void mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *
     }
 
     mdi_str(p, "status", NULL, r->resolved ? "resolved" : "unresolved");
+    mdi_bool(p, "other_assembly", NULL, other);
     if (r->resolved)
         mdi_none(p, "reason", L("result"), compact ? NULL : "resolved");
     else
         mdi_str(p, "reason", L("result"), mdt_res_reason_name(r->reason));
     if (have_def && mdt_modview_lookup(v, mi.manifest, &man) == 0 && man.is_manifest) {
-        print_identity(p, &man.identity, compact);
+        print_identity(p, &man.identity, compact, other);
     } else {
         /* Unresolved (or a module of no known assembly): the assembly the
          * reference asks for. */
         uint32_t ar = r->resolved ? 0 : mdi_ref_assemblyref(img, token);
         mdt_identity id;
         if (ar && mdt_assemblyref_identity(img, MDT_TOKEN_RID(ar), &id) == 0) {
-            print_identity(p, &id, compact);
+            print_identity(p, &id, compact, false);
         } else {
             mdi_none(p, "assembly", L("assembly"), "-");
             mdi_none(p, "version", L("version"), "-");
@@ -225,6 +195,7 @@ void mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *
     mdi_uint(p, "tier", L("tier"), r->tier);
     mdi_uint(p, "hops", L("hops"), r->hops);
     print_path(p, v, r, compact);
+    return other && r->resolved; /* the mark was shown */
 }
 
 char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resolution *r)
@@ -232,8 +203,10 @@ char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resoluti
     char *s;
     mdt_module_info mi;
     if (r->resolved && mdt_modview_lookup(v, r->module, &mi) == 0)
-        s = talloc_asprintf(mem, "%s 0x%08" PRIx32 ", tier %u, %u hop%s", mi.path ? mi.path : mi.name, r->token,
-                            r->tier, r->hops, r->hops == 1 ? "" : "s");
+        s = talloc_asprintf(mem, "%s 0x%08" PRIx32 ", tier %u%s, %u hop%s",
+                            mi.path ? mi.path : mi.name, r->token, r->tier,
+                            r->flags & MDT_RES_OTHER_ASSEMBLY ? MDI_OTHER_MARK : "", r->hops,
+                            r->hops == 1 ? "" : "s");
     else
         s = talloc_asprintf(mem, "unresolved: %s", mdt_res_reason_name(r->reason));
     for (unsigned i = 0; s && i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++)
@@ -246,9 +219,10 @@ char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resoluti
 /* The scope of a TypeRef or the parent of a MemberRef, by name: `[Name]`
  * for an AssemblyRef, `[this module]` for the Module row, the name
  * otherwise (a ModuleRef prints `[module X]`); NULL for a nil scope;
- * *err set when it could not be read. */
+ * *err set when it could not be read. `memo`, when given, keeps TypeSpec
+ * parents' names by rid (a talloc array of the TypeSpec rows + 1). */
 static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
-                        char *msg, size_t len, bool *err)
+                        char *msg, size_t len, bool *err, char **memo)
 {
     mdt_row row;
     uint32_t scope;
@@ -271,6 +245,13 @@ static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, ui
             s = talloc_asprintf(mem, "[%s]", id.name);
     } else if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_Module) {
         s = talloc_strdup(mem, "[this module]");
+    } else if (memo && MDT_TOKEN_TABLE(scope) == MDT_TABLE_TypeSpec &&
+               MDT_TOKEN_RID(scope) <= talloc_array_length(memo) - 1) {
+        /* Members of one generic instance share their parent's name. */
+        char **slot = &memo[MDT_TOKEN_RID(scope)];
+        if (!*slot)
+            *slot = mdi_name(st, memo, img, scope);
+        s = *slot ? talloc_strdup(mem, *slot) : NULL;
     } else {
         s = mdi_name(st, mem, img, scope);
     }
@@ -282,12 +263,44 @@ static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, ui
     return s;
 }
 
+/* A MemberRef's name from its parent's, already formed for the parent
+ * column: `Parent::name` as the formatter writes it, without forming the
+ * parent (often a TypeSpec) twice. NULL where they differ (the parent is a
+ * MethodDef: a vararg call site names the method's type) or on error. */
+static char *member_name_from(void *mem, const mdt_image *img, uint32_t tok, const char *parent)
+{
+    mdt_row r;
+    uint32_t cls;
+    const char *name;
+    size_t len;
+    if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(tok)) ||
+        mdt_row_token(&r, MDT_COL_MemberRef_Class, &cls) ||
+        mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, &len) ||
+        (MDT_TOKEN_RID(cls) && (!parent || MDT_TOKEN_TABLE(cls) == MDT_TABLE_MethodDef))) {
+        mdt_clear_error();
+        return NULL;
+    }
+    if (!parent)
+        return talloc_strndup(mem, name, len);
+    size_t pl = strlen(parent);
+    char *s = talloc_size(mem, pl + 2 + len + 1); /* no printf: one per row */
+    if (s) {
+        memcpy(s, parent, pl);
+        memcpy(s + pl, "::", 2);
+        memcpy(s + pl + 2, name, len);
+        s[pl + 2 + len] = '\0';
+    }
+    return s;
+}
+
 int mdi_list_refs(mdi_state *st, unsigned table, bool all)
 {
     mdi_printer *p = st->out;
     mdt_modview *v = mdi_view(st);
     mdi_module *cur = mdi_current(st);
     const char *what = table == MDT_TABLE_TypeRef ? "type" : "member";
+    char **memo = NULL;
+    bool marked = false;
     int bad = 0;
 
     if (!v)
@@ -304,6 +317,10 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
         snprintf(caption, sizeof caption, "%" PRIu32 " %s reference%s", n, what,
                  n == 1 ? "" : "s");
         mdi_list_begin(p, NULL, caption, NULL, 0);
+        marked = false;
+        memo = table == MDT_TABLE_MemberRef
+                   ? talloc_zero_array(st, char *, mdt_table_rows(img, MDT_TABLE_TypeSpec) + 1)
+                   : NULL;
         for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++) {
             uint32_t tok = MDT_TOKEN(table, rid);
             void *tmp = talloc_new(p);
@@ -313,23 +330,37 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
             mdi_item_begin(p);
             mdi_str(p, "module", all ? "module" : NULL, m->path);
             mdi_token(p, "token", "token", tok);
-            s = scope_name(st, tmp, img, tok, msg, sizeof msg, &err);
+            char *sc = scope_name(st, tmp, img, tok, msg, sizeof msg, &err, memo);
             if (err) {
                 mdi_error(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", msg);
                 bad++;
-            } else if (s)
-                mdi_str(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", s);
+            } else if (sc)
+                mdi_str(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", sc);
             else
                 mdi_none(p, "scope", table == MDT_TABLE_TypeRef ? "scope" : "parent", "nil");
-            s = mdi_ref_name(st, tmp, img, tok, msg, sizeof msg);
+            s = table == MDT_TABLE_MemberRef && !err ? member_name_from(tmp, img, tok, sc) : NULL;
+            if (!s)
+                s = mdi_ref_name(st, tmp, img, tok, msg, sizeof msg);
             if (s)
                 mdi_str(p, "name", "name", s);
             else {
                 mdi_error(p, "name", "name", msg);
                 bad++;
             }
+            mdi_metadata_name(st, NULL, img, tok);
+            if (table == MDT_TABLE_MemberRef) {
+                /* Overloads differ here only. */
+                s = mdi_sig_text(st, tmp, img, tok);
+                if (s)
+                    mdi_str(p, "signature", "signature", s);
+                else {
+                    mdi_error(p, "signature", "signature", mdi_errmsg_here(msg, sizeof msg));
+                    bad++;
+                }
+                mdt_clear_error();
+            }
             if (mdt_resolve_token(tmp, &r, NULL, v, m->id, tok, NULL) == 0)
-                mdi_print_resolution(st, v, img, tok, &r, false);
+                marked |= mdi_print_resolution(st, v, img, tok, &r, false);
             else {
                 mdi_item_error(p, "error", mdi_errmsg_here(msg, sizeof msg));
                 bad++;
@@ -339,12 +370,23 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
             talloc_free(tmp);
         }
         mdi_list_end(p);
+        mdi_other_legend(st, marked);
+        talloc_free(memo);
     }
     mdi_about(st, cur);
     mdt_modview_release(v);
     if (bad)
         return mdi_fail(st, "%d field%s could not be read", bad, bad == 1 ? "" : "s");
     return MDI_OK;
+}
+
+/* The module of the session with ID `id` (its #N), or NULL. */
+static mdi_module *module_by_id(mdi_state *st, uintptr_t id)
+{
+    for (size_t i = 0; i < st->nmods; i++)
+        if (st->mods[i]->id == id)
+            return st->mods[i];
+    return NULL;
 }
 
 /* The module of the session holding `img`, or NULL. */
@@ -406,6 +448,23 @@ int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, u
     }
     while (tlen && name[tlen - 1] == ' ')
         tlen--;
+    /* The index key: escapes removed ('+' nests, as in the key). A name
+     * with an escaped '+' cannot be told from nesting: the library's scan
+     * (mdt_typedef_by_name) reads it instead. */
+    char key[1024];
+    size_t klen = 0;
+    bool plain = true;
+    for (size_t i = 0; i < tlen && plain; i++) {
+        if (name[i] == '\\' && i + 1 < tlen) {
+            i++;
+            plain = name[i] != '+';
+        }
+        if (klen + 1 >= sizeof key)
+            plain = false;
+        else
+            key[klen++] = name[i];
+    }
+    key[klen] = '\0';
     if (!(v = mdi_view(st)))
         return MDT_ENOTFOUND;
     /* Pass 0: the named assembly (when named); pass 1: any open module. */
@@ -415,7 +474,14 @@ int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, u
             uint32_t td;
             if (!mi.image || (pass == 0 && !in_assembly(v, mi.id, asm_name, alen)))
                 continue;
-            if (mdt_typedef_by_name(mi.image, name, tlen, &td) == 0) {
+            if (plain) {
+                mdi_module *m = module_by_id(st, mi.id);
+                if (m && (td = mdi_index_find(m, key)) != 0) {
+                    out->def_img = mi.image;
+                    out->def_typedef = td;
+                    rc = 0;
+                }
+            } else if (mdt_typedef_by_name(mi.image, name, tlen, &td) == 0) {
                 out->def_img = mi.image;
                 out->def_typedef = td;
                 rc = 0;

@@ -37,26 +37,33 @@ const char *mdi_view_module_label(const mdt_modview *v, uintptr_t id);
  * enclosing rows), or 0 when it names none. */
 uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token);
 
-/* "Ns.Outer+Inner" of ExportedType row `rid`, built through its enclosing
- * rows (chain capped, cycles detected), under mem; NULL with the error
- * record set, or with *why saying what is wrong with the chain. */
-char *mdi_exported_name(void *mem, const mdt_image *img, uint32_t rid, const char **why);
-
-/* The name of a reference in the session's style (ExportedType rows by
- * their names, full style), under mem; NULL with the reason in msg. */
+/* The name of a reference in the session's style, under mem; NULL with
+ * the reason in msg. */
 char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
                    char *msg, size_t len);
 
 /* The fields every resolution result prints, in a list item or a record:
  * status, reason, assembly, version, def_module, def_token, tier, hops,
- * path. `img`/`token` are the reference (for the assembly it asks for when
- * unresolved). `compact`: text shows one "resolves to" column (the
- * summary below) instead, JSON the same fields. */
-void mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img,
+ * path, other_assembly. `img`/`token` are the reference (for the assembly
+ * it asks for when unresolved). `compact`: text shows one "resolves to"
+ * column (the summary below) instead, JSON the same fields. A result bound
+ * by name only to an assembly the reference does not name
+ * (MDT_RES_OTHER_ASSEMBLY) has its assembly marked in text with
+ * MDI_OTHER_MARK; returns whether it was, so the caller can print
+ * MDI_OTHER_LEGEND once. */
+bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img,
                           uint32_t token, const mdt_resolution *r, bool compact);
 
+#define MDI_OTHER_MARK "*"
+#define MDI_OTHER_LEGEND                                                                      \
+    "* found by name only (tier 3) in an assembly other than the one the reference names, "  \
+    "which is not open"
+/* Text only: the legend, as a line of its own, when `marked`. */
+void mdi_other_legend(mdi_state *st, bool marked);
+
 /* "tier 1, 3 hops: Hop0 > Hop1" style summary of where a result went,
- * under mem (for one-column displays such as `exported`). */
+ * under mem (for one-column displays such as `exported`); a tier-3 result
+ * in another assembly says so. */
 char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resolution *r);
 
 /* The enum resolver of <mdtools/attr.h> over the open modules (payload:

@@ -8,12 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <talloc.h>
 
+#include <mdtools/assembly.h>
 #include <mdtools/errors.h>
+#include <mdtools/heaps.h>
 #include <mdtools/tables.h>
 
 #include "state.h"
@@ -112,6 +115,15 @@ mdi_module *mdi_state_open(mdi_state *st, const char *path, unsigned flags, bool
     return m;
 }
 
+void mdi_state_fit_terminal(mdi_state *st)
+{
+    struct winsize ws;
+    size_t cols = 0;
+    if (!st->wide && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
+        cols = ws.ws_col;
+    mdi_printer_set_max_width(st->out, cols);
+}
+
 void mdi_state_use(mdi_state *st, mdi_module *m)
 {
     st->cur = m;
@@ -129,6 +141,8 @@ void mdi_state_close(mdi_state *st, mdi_module *m)
     st->nmods--;
     if (st->cur == m)
         mdi_state_use(st, NULL);
+    if (st->last_named == m)
+        st->last_named = NULL;
     talloc_free(m);
     changed(st);
 }
@@ -139,11 +153,72 @@ void mdi_state_close_all(mdi_state *st)
         mdi_state_close(st, st->mods[st->nmods - 1]);
 }
 
+/* The module's file name: the last component of its path. */
+static const char *file_name(const mdi_module *m)
+{
+    return last_component(m->path);
+}
+
+/* A GUID written as 32 hex digits, with or without dashes and braces:
+ * its digits in lower case, in the order mdt_guid_format prints them;
+ * false if spec is not one. */
+static bool parse_mvid(const char *spec, char hex[33])
+{
+    size_t n = 0;
+    for (const char *c = spec; *c; c++) {
+        if (*c == '-' || *c == '{' || *c == '}')
+            continue;
+        if (!isxdigit((unsigned char)*c) || n == 32)
+            return false;
+        hex[n++] = (char)tolower((unsigned char)*c);
+    }
+    hex[n] = '\0';
+    return n == 32;
+}
+
+static bool module_matches(const mdi_module *m, const char *spec, int pass, const char *mvid)
+{
+    size_t len = strlen(spec);
+    switch (pass) {
+    case 0: /* the module name */
+        return strcasecmp(m->name, spec) == 0;
+    case 1: /* the file name */
+        return strcasecmp(file_name(m), spec) == 0;
+    case 2: { /* the assembly's simple name */
+        mdt_identity id;
+        bool hit = mdt_assembly_identity(m->img, &id) == 0 && id.name &&
+                   strcasecmp(id.name, spec) == 0;
+        mdt_clear_error();
+        return hit;
+    }
+    case 3: { /* the MVID */
+        uint8_t g[16];
+        char buf[37], hex[33];
+        size_t k = 0;
+        if (!mvid || mdt_image_mvid(m->img, g) != 0) {
+            mdt_clear_error();
+            return false;
+        }
+        mdt_guid_format(buf, g);
+        for (const char *c = buf; *c; c++)
+            if (*c != '-')
+                hex[k++] = (char)tolower((unsigned char)*c);
+        hex[k] = '\0';
+        return strcmp(hex, mvid) == 0;
+    }
+    default: /* a prefix of the module name */
+        return strncasecmp(m->name, spec, len) == 0;
+    }
+}
+
 mdi_module *mdi_module_find(mdi_state *st, const char *spec)
 {
+    static const char *const how[] = {"module name", "file name", "assembly name", "MVID",
+                                      "prefix"};
     mdi_module *found = NULL;
-    size_t n = 0, len = strlen(spec);
-    char *list;
+    size_t n = 0;
+    int pass;
+    char mvid[33], *list;
 
     if (spec[0] == '#') {
         char *end;
@@ -158,30 +233,31 @@ mdi_module *mdi_module_find(mdi_state *st, const char *spec)
     for (size_t i = 0; i < st->nmods; i++)
         if (strcmp(st->mods[i]->path, spec) == 0)
             return st->mods[i];
-    /* Exact names (a name may be open twice: then ambiguous), then prefixes. */
-    for (int pass = 0; pass < 2 && !n; pass++)
-        for (size_t i = 0; i < st->nmods; i++) {
-            const char *name = st->mods[i]->name;
-            if (pass == 0 ? strcasecmp(name, spec) == 0 : strncasecmp(name, spec, len) == 0) {
+    /* Exact names of each kind in turn (the same name may be open twice:
+     * then ambiguous), then prefixes of module names. */
+    bool is_mvid = parse_mvid(spec, mvid);
+    for (pass = 0; pass < 5 && !n; pass++)
+        for (size_t i = 0; i < st->nmods; i++)
+            if (module_matches(st->mods[i], spec, pass, is_mvid ? mvid : NULL)) {
                 found = st->mods[i];
                 n++;
             }
-        }
     if (n == 1)
         return found;
     if (n == 0) {
-        mdi_fail(st, "no module '%s' is open ('modules' lists them)", spec);
+        mdi_fail(st,
+                 "no module '%s' is open (by #N, path, module, file or assembly name, MVID or a "
+                 "prefix; 'modules' lists them)",
+                 spec);
         return NULL;
     }
+    pass--;
     list = talloc_strdup(st, "");
-    for (size_t i = 0; list && i < st->nmods; i++) {
-        const char *name = st->mods[i]->name;
-        if (strcasecmp(name, spec) == 0 ||
-            (strncasecmp(name, spec, len) == 0 && strcasecmp(found->name, spec) != 0))
-            list = talloc_asprintf_append(list, "%s#%u %s", list[0] ? ", " : "", st->mods[i]->id,
-                                          name);
-    }
-    mdi_fail(st, "ambiguous module '%s': %s", spec, list ? list : "");
+    for (size_t i = 0; list && i < st->nmods; i++)
+        if (module_matches(st->mods[i], spec, pass, is_mvid ? mvid : NULL))
+            list = talloc_asprintf_append(list, "%s#%u %s (%s)", list[0] ? ", " : "",
+                                          st->mods[i]->id, st->mods[i]->name, st->mods[i]->path);
+    mdi_fail(st, "ambiguous module '%s' (%s): %s", spec, how[pass], list ? list : "");
     talloc_free(list);
     return NULL;
 }

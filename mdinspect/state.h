@@ -28,6 +28,9 @@ typedef struct mdi_module {
     dev_t dev;      /* to notice a file opened twice */
     ino_t ino;
     void *index; /* the module's name index (index.c), built on first use */
+    struct mdt_name_cache *names; /* TypeDef/TypeRef names in names_style (names.c) */
+    int names_style;
+    unsigned names_flags;
 } mdi_module;
 
 typedef struct mdi_state {
@@ -38,6 +41,7 @@ typedef struct mdi_state {
     unsigned next_id;
     uint64_t generation; /* changes whenever a module is opened or closed */
     void *caches;        /* see mdi_cache_get */
+    mdi_module *last_named; /* the module mdi_name last found an image in */
 
     /* Settings. */
     enum mdi_format format;
@@ -45,6 +49,8 @@ typedef struct mdi_state {
     bool color;          /* colour on the terminal */
     bool pager;          /* page long output (interactive, on a terminal) */
     bool interactive;    /* reading commands from a person at a terminal */
+    bool verbose;        /* --verbose: say why files were skipped */
+    bool wide;           /* --wide, `set wide on`: tables never cut to the terminal */
 
     const char *cmd;  /* name of the command running, for messages */
     bool stop;        /* the last command was interrupted: skip the rest of its line */
@@ -63,14 +69,21 @@ mdi_state *mdi_state_new(void *mem_ctx, FILE *out, FILE *err, enum mdi_format fm
  * (mdt_last_error()->code is MDT_ENOTDOTNET then). */
 enum { MDI_OPEN_QUIET_FOREIGN = 1u << 0 };
 mdi_module *mdi_state_open(mdi_state *st, const char *path, unsigned flags, bool *already);
+/* Tables on a terminal are cut to its width (unless st->wide): ask the
+ * terminal on standard output for its width now (before a command, as a
+ * window may have been resized). */
+void mdi_state_fit_terminal(mdi_state *st);
 /* Make `m` (or none) the current module. */
 void mdi_state_use(mdi_state *st, mdi_module *m);
 /* Close a module and forget it; if it was current, none is. */
 void mdi_state_close(mdi_state *st, mdi_module *m);
 void mdi_state_close_all(mdi_state *st);
-/* The module `spec` names: "#N", an exact path, a module name, or a unique
- * prefix of a module name (names compared case-insensitively). NULL after
- * reporting why (no such module, or the candidates of an ambiguous name). */
+/* The module `spec` names: "#N"; an exact path; else, the first kind that
+ * names any module: a module name (Module row), a file name (the path's
+ * last component), an assembly's simple name, an MVID (32 hex digits, with
+ * or without dashes and braces), a prefix of a module name (names compared
+ * case-insensitively). NULL after reporting why (no such module, or the
+ * candidates of an ambiguous name). */
 mdi_module *mdi_module_find(mdi_state *st, const char *spec);
 
 /* Output from now on is about module m (JSON "file", text headings);

@@ -1,7 +1,7 @@
 # bench/shell: mdinspect's module-set benchmark (included from Makefile.am).
 # `make bench-shell` opens the Mono 4.5 framework as one set, lists every
 # type, and compares with monodis; results in bench/shell/README.md.
-EXTRA_DIST += bench/shell/run.sh bench/shell/README.md
+EXTRA_DIST += bench/shell/run.sh bench/shell/speed.sh bench/shell/README.md
 
 bench-shell: mdinspect/mdinspect$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/shell/run.sh $(abs_top_builddir)

@@ -572,7 +572,7 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
     struct ad d = {0};
     char region[40];
     mdt_sig sig;
-    mdt_identity id;
+    mdt_row arow;
     uint16_t prolog, nnamed;
     int e;
     memset(out, 0, sizeof *out);
@@ -588,8 +588,10 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
     d.resolver = resolver;
     d.payload = payload;
     d.r = mdt__blob_reader(img, region, blob, len, blob_index);
-    if (mdt_assembly_identity(img, &id) == 0)
-        d.asm_name = id.name;
+    /* Only the simple name: the whole identity would hash the public key
+     * (SHA-1) for every attribute. */
+    if (mdt_table_rows(img, MDT_TABLE_Assembly) && mdt_row_get(&arow, img, MDT_TABLE_Assembly, 1) == 0)
+        mdt_row_string(&arow, MDT_COL_Assembly_Name, &d.asm_name, NULL);
     mdt_clear_error();
     out->img = img;
     out->ctor = ctor;

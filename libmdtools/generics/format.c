@@ -13,12 +13,14 @@
 #include <talloc.h>
 
 #include <mdtools/assembly.h>
+#include <mdtools/heaps.h>
 #include <mdtools/names.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
 #include "generics/gen_int.h"
 #include "image/image_int.h"
+#include "util/reader.h"
 #include "util/strbuf.h"
 
 #define MAX_NEST 64      /* enclosing types / TypeRef scopes followed */
@@ -124,6 +126,7 @@ static void w_addf(struct wr *w, const char *fmt, ...)
 struct cached {
     const char *s;               /* NULL until built */
     uint32_t len;
+    uint32_t bare;               /* length without a generic parameter list */
 };
 
 struct mdt_name_cache {
@@ -169,6 +172,8 @@ struct fmt {
     unsigned depth;
     const struct mdt_image *home;    /* image of the first name printed: IL
                                         style scopes TypeDefs of other images */
+    uint32_t arity;                  /* arity suffixes of the TypeDef/TypeRef
+                                        segments just printed, summed */
 };
 
 static int put_type(struct fmt *f, const mdt_type *t);
@@ -186,7 +191,8 @@ static void *scratch(struct fmt *f)
         f->tmp = talloc_new(NULL);
     return f->tmp;
 }
-static int put_token(struct fmt *f, const struct mdt_image *img, uint32_t token, int kind);
+static int put_token(struct fmt *f, const struct mdt_image *img, uint32_t token, int kind,
+                     bool own);
 static int put_method_sig(struct fmt *f, const mdt_method_sig *m);
 
 static int bad(const struct mdt_image *img, const char *region, uint32_t row, const char *fmt,
@@ -244,20 +250,45 @@ static const char *prim_name(int style, unsigned flags, unsigned kind)
     return full[kind];
 }
 
+/* The generic arity a simple name's suffix states (`` `2 ``), or 0 when it
+ * has none: a backtick, then 1 to 65535 without leading zeros (the
+ * GenericParam Number column is 2 bytes), at the end of the name. *stem is
+ * the length of the name without the suffix. */
+static uint32_t arity_suffix(const char *name, size_t len, size_t *stem)
+{
+    const char *tick = NULL;
+    uint32_t n = 0;
+    *stem = len;
+    for (size_t i = len; i-- > 0 && !tick;)
+        if (name[i] == '`')
+            tick = name + i;
+    if (!tick || tick + 1 == name + len || tick[1] == '0')
+        return 0;
+    for (const char *p = tick + 1; p < name + len; p++) {
+        if (*p < '0' || *p > '9' || (n = n * 10 + (uint32_t)(*p - '0')) > 0xFFFF)
+            return 0;
+    }
+    *stem = (size_t)(tick - name);
+    return n;
+}
+
+/* Whether this style strips arity suffixes and names generic parameters
+ * instead (the full style, friendly or not; not its metadata form). */
+static bool plain_generics(const struct fmt *f)
+{
+    return f->style == MDT_STYLE_FULL && !(f->flags & MDT_NAME_METADATA);
+}
+
 /* A simple name as this style prints it: arity suffix dropped in the full
- * style, reflection's escapes. */
+ * style (and counted in f->arity), reflection's escapes. */
 static void put_simple(struct fmt *f, const char *name, size_t len)
 {
-    if (f->style == MDT_STYLE_FULL) {
-        const char *tick = memchr(name, '`', len);
-        if (tick && tick + 1 < name + len) {
-            const char *p = tick + 1;
-            while (p < name + len && *p >= '0' && *p <= '9')
-                p++;
-            if (p == name + len)
-                len = (size_t)(tick - name);
-        }
-        w_add(&f->out, name, len);
+    if (plain_generics(f)) {
+        size_t stem;
+        uint32_t n = arity_suffix(name, len, &stem);
+        /* Capped: a list past MAX_NAME_LEN fails anyway. */
+        f->arity = n > MAX_NAME_LEN - f->arity ? (uint32_t)MAX_NAME_LEN : f->arity + n;
+        w_add(&f->out, name, stem);
         return;
     }
     if (f->style == MDT_STYLE_REFLECTION) {
@@ -408,8 +439,9 @@ static struct cached *cache_slot(struct fmt *f, const struct mdt_image *img, uin
     return rid && rid <= c->ntr ? &c->tr[rid] : NULL;
 }
 
-/* Keep what was printed since `start` as the slot's name. */
-static void cache_store(struct fmt *f, struct cached *slot, size_t start)
+/* Keep what was printed since `start` as the slot's name; its first
+ * `bare` bytes are the name without a parameter list. */
+static void cache_store(struct fmt *f, struct cached *slot, size_t start, size_t bare)
 {
     if (!slot || f->out.failed || f->out.len - start > UINT32_MAX)
         return;
@@ -417,38 +449,128 @@ static void cache_store(struct fmt *f, struct cached *slot, size_t start)
     if (s) {
         slot->s = s;
         slot->len = (uint32_t)(f->out.len - start);
+        slot->bare = (uint32_t)bare;
     }
+}
+
+/* Forget what was printed after `len` bytes. */
+static void w_cut(struct wr *w, size_t len)
+{
+    if (w->failed || len > w->len)
+        return;
+    w->len = len;
+    w->buf[len] = '\0';
+}
+
+#define MAX_SORTED_PARAMS 64 /* parameter lists put in Number order; longer ones in row order */
+
+/* "<,,>": `arity` parameters without names. */
+static void put_arity_params(struct fmt *f, uint32_t arity)
+{
+    if (!arity)
+        return;
+    w_addc(&f->out, '<');
+    for (uint32_t i = 1; i < arity && !f->out.failed; i++)
+        w_addc(&f->out, ',');
+    w_addc(&f->out, '>');
+}
+
+/* The parameter list of a generic TypeDef named on its own: the names of
+ * its GenericParam rows (II.22.20) in Number order, `<TKey,TValue>`; from
+ * its arity suffixes (`arity`) when it has no such rows. An unreadable
+ * GenericParam table degrades to the arity form, never to an error. */
+static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint32_t token,
+                               uint32_t arity)
+{
+    uint32_t key, rid, rids[MAX_SORTED_PARAMS], nums[MAX_SORTED_PARAMS];
+    unsigned n = 0;
+    bool many = false;
+    mdt_find fi;
+    if (!mdt_table_rows(img, MDT_TABLE_GenericParam) ||
+        mdt_coded_encode(MDT_CI_TypeOrMethodDef, token, &key) ||
+        mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
+        mdt_clear_error();
+        put_arity_params(f, arity);
+        return;
+    }
+    while (mdt_find_next(&fi, &rid) == 0) {
+        mdt_row r;
+        if (n == MAX_SORTED_PARAMS) {
+            many = true;
+            break;
+        }
+        if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, rid))
+            continue;
+        /* Insertion by Number: a sorted table keeps them so already. */
+        uint32_t num = mdt_row_raw(&r, MDT_COL_GenericParam_Number);
+        unsigned j = n++;
+        for (; j > 0 && nums[j - 1] > num; j--) {
+            nums[j] = nums[j - 1];
+            rids[j] = rids[j - 1];
+        }
+        nums[j] = num;
+        rids[j] = rid;
+    }
+    if (!n) {
+        mdt_clear_error();
+        put_arity_params(f, arity);
+        return;
+    }
+    if (many) /* a very long list: row order, in a second pass */
+        mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key);
+    w_addc(&f->out, '<');
+    for (unsigned i = 0; !f->out.failed; i++) {
+        mdt_row r;
+        const char *name;
+        size_t len;
+        if (many ? mdt_find_next(&fi, &rid) != 0 : i == n)
+            break;
+        if (i)
+            w_addc(&f->out, ',');
+        if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, many ? rid : rids[i]) == 0 &&
+            mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, &len) == 0)
+            w_add(&f->out, name, len);
+    }
+    w_addc(&f->out, '>');
+    mdt_clear_error();
 }
 
 static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint32_t token);
 static int put_typeref_uncached(struct fmt *f, const struct mdt_image *img, uint32_t token);
 
-static int put_typedef(struct fmt *f, const struct mdt_image *img, uint32_t token)
+/* A TypeDef or TypeRef. `own`: named on its own, not as the generic type
+ * of an instantiation, so a generic one shows its parameters in the full
+ * style (doc/names.md): `Dictionary<TKey,TValue>`, or `Dictionary<,>` from
+ * the arity suffixes of a TypeRef. The cache keeps that form and the
+ * length of the name without it. */
+static int put_named(struct fmt *f, const struct mdt_image *img, uint32_t token, bool own)
 {
     struct cached *slot = cache_slot(f, img, token);
-    size_t start = f->out.len;
+    bool typedef_ = token >> 24 == MDT_TABLE_TypeDef;
+    size_t start = f->out.len, bare;
     int e;
     if (slot && slot->s) {
-        w_add(&f->out, slot->s, slot->len);
+        w_add(&f->out, slot->s, own ? slot->len : slot->bare);
         return 0;
     }
-    if (!(e = put_typedef_uncached(f, img, token)))
-        cache_store(f, slot, start);
-    return e;
-}
-
-static int put_typeref(struct fmt *f, const struct mdt_image *img, uint32_t token)
-{
-    struct cached *slot = cache_slot(f, img, token);
-    size_t start = f->out.len;
-    int e;
-    if (slot && slot->s) {
-        w_add(&f->out, slot->s, slot->len);
+    f->arity = 0;
+    if ((e = typedef_ ? put_typedef_uncached(f, img, token) : put_typeref_uncached(f, img, token)))
+        return e;
+    bare = f->out.len - start;
+    if (!plain_generics(f)) { /* no parameter list in this style */
+        cache_store(f, slot, start, bare);
         return 0;
     }
-    if (!(e = put_typeref_uncached(f, img, token)))
-        cache_store(f, slot, start);
-    return e;
+    if (!own && !slot)
+        return 0;
+    if (typedef_)
+        put_typedef_params(f, img, token, f->arity);
+    else
+        put_arity_params(f, f->arity);
+    cache_store(f, slot, start, bare);
+    if (!own)
+        w_cut(&f->out, start + bare);
+    return 0;
 }
 
 /* Rows chain[n-1] (outermost) .. chain[0] of `table` as nested segments. */
@@ -595,8 +717,9 @@ static int put_typespec(struct fmt *f, const struct mdt_image *img, uint32_t tok
 }
 
 /* A TypeDefOrRef(OrSpec) token; `kind` CLASS/VALUETYPE selects IL's prefix,
- * 0 prints none. */
-static int put_token(struct fmt *f, const struct mdt_image *img, uint32_t token, int kind)
+ * 0 prints none; `own` as for put_named. */
+static int put_token(struct fmt *f, const struct mdt_image *img, uint32_t token, int kind,
+                     bool own)
 {
     if (!f->home)
         f->home = img;
@@ -605,8 +728,7 @@ static int put_token(struct fmt *f, const struct mdt_image *img, uint32_t token,
     case MDT_TABLE_TypeRef:
         if (f->style == MDT_STYLE_IL && kind)
             w_adds(&f->out, kind == MDT_ELEMENT_TYPE_VALUETYPE ? "valuetype " : "class ");
-        return token >> 24 == MDT_TABLE_TypeDef ? put_typedef(f, img, token)
-                                                : put_typeref(f, img, token);
+        return put_named(f, img, token, own);
     case MDT_TABLE_TypeSpec:
         return put_typespec(f, img, token);
     default:
@@ -645,6 +767,9 @@ static int put_generic_param(struct fmt *f, const mdt_type *t)
                     if (mdt_row_get(&r, g->img, MDT_TABLE_GenericParam, rid) == 0 &&
                         mdt_row_raw(&r, MDT_COL_GenericParam_Number) == t->number &&
                         mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, NULL) == 0) {
+                        /* ILAsm names a parameter !T / !!T (II.23.2.12). */
+                        if (f->style == MDT_STYLE_IL)
+                            w_adds(&f->out, method ? "!!" : "!");
                         w_adds(&f->out, name);
                         return 0;
                     }
@@ -745,8 +870,11 @@ static int put_params(struct fmt *f, const mdt_method_sig *m, const char *sep)
         }
         e = put_type(f, m->params[i]);
     }
-    if (!e && m->sentinel != UINT32_MAX && m->sentinel >= m->nparams)
-        w_adds(&f->out, m->nparams ? ",..." : "...");
+    if (!e && m->sentinel != UINT32_MAX && m->sentinel >= m->nparams) {
+        if (m->nparams)
+            w_adds(&f->out, sep);
+        w_adds(&f->out, "...");
+    }
     return e;
 }
 
@@ -800,7 +928,7 @@ static int put_mods(struct fmt *f, const mdt_type *t)
     for (uint16_t i = 0; i < t->nmods; i++) {
         int e;
         w_adds(&f->out, t->mods[i].required ? " modreq(" : " modopt(");
-        if ((e = put_token(f, t->img, t->mods[i].token, f->style == MDT_STYLE_IL ? 0 : 0)))
+        if ((e = put_token(f, t->img, t->mods[i].token, 0, true)))
             return e;
         w_addc(&f->out, ')');
     }
@@ -822,7 +950,7 @@ static int put_type(struct fmt *f, const mdt_type *t)
     switch (t->kind) {
     case MDT_ELEMENT_TYPE_CLASS:
     case MDT_ELEMENT_TYPE_VALUETYPE:
-        e = put_token(f, t->img, t->token, t->kind);
+        e = put_token(f, t->img, t->token, t->kind, true);
         break;
     case MDT_ELEMENT_TYPE_PTR:
     case MDT_ELEMENT_TYPE_BYREF:
@@ -844,7 +972,7 @@ static int put_type(struct fmt *f, const mdt_type *t)
         const char *open = f->style == MDT_STYLE_REFLECTION ? "[" : "<";
         const char *close = f->style == MDT_STYLE_REFLECTION ? "]" : ">";
         const char *sep = f->style == MDT_STYLE_IL ? ", " : ",";
-        if ((e = put_token(f, t->elem->img, t->elem->token, t->elem->kind)))
+        if ((e = put_token(f, t->elem->img, t->elem->token, t->elem->kind, false)))
             break;
         w_adds(&f->out, open);
         for (uint32_t i = 0; i < t->nargs && !e; i++) {
@@ -880,21 +1008,25 @@ static int put_method_sig(struct fmt *f, const mdt_method_sig *m)
 {
     char buf[24];
     const char *w;
+    bool il = f->style == MDT_STYLE_IL;
     int e;
     if (m->callconv & MDT_CC_HASTHIS)
         w_adds(&f->out, "instance ");
     if (m->callconv & MDT_CC_EXPLICITTHIS)
         w_adds(&f->out, "explicit ");
     if ((m->callconv & MDT_CC_MASK) != MDT_CC_PROPERTY &&
-        (w = (f->style == MDT_STYLE_IL ? cc_word_il : cc_word)(m->callconv & MDT_CC_MASK, buf,
-                                                                sizeof buf)))
+        (w = (il ? cc_word_il : cc_word)(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
         w_addf(&f->out, "%s ", w);
-    if (m->callconv & MDT_CC_GENERIC)
+    if ((m->callconv & MDT_CC_GENERIC) && !il)
         w_addf(&f->out, "generic<%u> ", m->gen_count);
     if ((e = put_type(f, m->ret)))
         return e;
+    /* ILAsm states a generic method's arity where its name would go
+     * (II.15.4.1, genArity: `<[N]>`). */
+    if ((m->callconv & MDT_CC_GENERIC) && il)
+        w_addf(&f->out, " <[%u]>", m->gen_count);
     w_addc(&f->out, '(');
-    if ((e = put_params(f, m, ",")))
+    if ((e = put_params(f, m, il ? ", " : ",")))
         return e;
     w_addc(&f->out, ')');
     return 0;
@@ -974,7 +1106,7 @@ static int sig_body(struct fmt *f, const mdt_sig *s)
         w_addc(&f->out, '(');
         for (uint32_t i = 0; i < s->locals->count && !e; i++) {
             if (i)
-                w_addc(&f->out, ',');
+                w_adds(&f->out, f->style == MDT_STYLE_IL ? ", " : ",");
             e = put_type(f, s->locals->locals[i].type);
             if (s->locals->locals[i].pinned && f->style != MDT_STYLE_REFLECTION)
                 w_adds(&f->out, " pinned");
@@ -1074,11 +1206,11 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
             if ((e = mdt_member_owner(img, parent, &owner)))
                 return e;
             if (owner)
-                e = put_token(f, img, owner, 0);
+                e = put_token(f, img, owner, 0, true);
             break;
         }
         default:
-            e = put_token(f, img, parent, 0);
+            e = put_token(f, img, parent, 0, true);
         }
         if (e)
             return e;
@@ -1180,8 +1312,59 @@ static int put_exported(struct fmt *f, const mdt_image *img, uint32_t token)
         if (t >> 24 != MDT_TABLE_ExportedType || !(t & 0xFFFFFF))
             t = 0;
     }
-    return put_chain(f, img, MDT_TABLE_ExportedType, chain, n, MDT_COL_ExportedType_TypeName,
-                     MDT_COL_ExportedType_TypeNamespace);
+    f->arity = 0;
+    if ((e = put_chain(f, img, MDT_TABLE_ExportedType, chain, n, MDT_COL_ExportedType_TypeName,
+                       MDT_COL_ExportedType_TypeNamespace)))
+        return e;
+    /* Named on its own, like a TypeRef: the arity suffixes tell the list. */
+    if (plain_generics(f))
+        put_arity_params(f, f->arity);
+    return 0;
+}
+
+/* A portable PDB Document's name (Portable PDB format, Document Name
+ * Blob): a separator, one UTF-8 character or byte 0 for none, then one or
+ * more parts, each a compressed #Blob index of a UTF-8 string (0: empty),
+ * joined by the separator: `/src/app/Program.cs`. */
+static int put_document(struct fmt *f, const mdt_image *img, uint32_t token)
+{
+    const uint8_t *blob, *sep = NULL;
+    uint32_t len, bi;
+    uint8_t lead;
+    size_t seplen = 0;
+    char region[40];
+    mdt_row r;
+    int e;
+    if ((e = mdt_row_get(&r, img, MDT_TABLE_Document, token & 0xFFFFFF)) ||
+        (e = mdt_row_blob(&r, MDT_COL_Document_Name, &blob, &len)))
+        return e;
+    bi = mdt_row_raw(&r, MDT_COL_Document_Name);
+    rd d = mdt__blob_reader(img, region, blob, len, bi);
+    if ((e = rd_need(&d, 1, "document name separator")))
+        return e;
+    lead = d.base[d.pos];
+    seplen = !lead ? 0 : lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2
+           : lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : SIZE_MAX;
+    if (seplen == SIZE_MAX)
+        return rd_fail(&d, MDT_EBADIMAGE, "document name separator 0x%02x is not UTF-8", lead);
+    if ((e = rd_bytes(&d, &sep, seplen ? seplen : 1, "document name separator")))
+        return e;
+    if (!rd_left(&d))
+        return rd_fail(&d, MDT_EBADIMAGE, "document name without a part");
+    for (bool first = true; rd_left(&d) && !f->out.failed; first = false) {
+        const uint8_t *part;
+        uint32_t idx, plen;
+        if ((e = rd_compressed(&d, &idx, "document name part")))
+            return e;
+        if (!first)
+            w_add(&f->out, (const char *)sep, seplen);
+        if (!idx)
+            continue;
+        if ((e = mdt_heap_blob(img, idx, &part, &plen)))
+            return e;
+        w_add(&f->out, (const char *)part, plen);
+    }
+    return 0;
 }
 
 static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
@@ -1196,7 +1379,7 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
         if ((token & 0xFFFFFF) == 0 || (token & 0xFFFFFF) > mdt_table_rows(img, token >> 24))
             e = mdt_row_get(&r, img, token >> 24, token & 0xFFFFFF);
         else
-            e = put_token(f, img, token, 0);
+            e = put_token(f, img, token, 0, true);
         break;
     case MDT_TABLE_MethodDef:
     case MDT_TABLE_Field:
@@ -1234,6 +1417,9 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
             w_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
+    case MDT_TABLE_Document:
+        e = put_document(f, img, token);
+        break;
     case MDT_TABLE_File:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_File, token & 0xFFFFFF)) &&
             !(e = mdt_row_string(&r, MDT_COL_File_Name, &name, NULL)))

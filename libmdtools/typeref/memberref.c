@@ -13,7 +13,11 @@
  * full name; one side unresolved: full name), which the result flags. A
  * vararg call-site signature matches its definition by the part before
  * SENTINEL. Two matching members mean "unresolved" (AMBIGUOUS), never a
- * guess. Recursion follows the decoded trees, whose depth the decoder caps
+ * guess. The methods the runtime provides for arrays (II.14.2) are no
+ * member of any metadata: `runtime-provided`. A member missing from a type
+ * that was bound by name only to another assembly (tier 3b) is reported as
+ * the reference's assembly not being loaded, not as a member missing from
+ * an assembly it never named. Recursion follows the decoded trees, whose depth the decoder caps
  * (MDT_SIG_MAX_DEPTH); base-type walks are loops with a bound and a cycle
  * check. Decoded trees live under a temporary child of the caller's
  * context. */
@@ -24,15 +28,30 @@
 #include <talloc.h>
 
 #include <mdtools/errors.h>
+#include <mdtools/heaps.h>
 #include <mdtools/names.h>
 #include <mdtools/sig.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
 #include "typeref/resolve_int.h"
+#include "util/reader.h"
 #include "util/error.h"
 
 #define MAX_BASES 64
+
+/* A signature decoded into a caller's arena (no allocation: the common
+ * case), else under tmp (a large tree). */
+static int sig_of(void *tmp, uint64_t *arena, size_t size, mdt_sig *out,
+                  const struct mdt_image *img, uint32_t token)
+{
+    int e = mdt_sig_of_token_buf(arena, size, out, img, token);
+    if (e == MDT_ENOMEM) {
+        mdt_clear_error();
+        e = mdt_sig_of_token(tmp, out, img, token);
+    }
+    return e;
+}
 
 struct cmp {
     const struct mdt_modview *v;
@@ -215,6 +234,76 @@ static bool method_eq(struct cmp *k, const mdt_method_sig *a, const mdt_method_s
 
 /* Search TypeDef rid of module dmi for members named `name` matching `rsig`.
  * Returns the number of matches (the first in *member). */
+/* Whether a MethodDef's signature can equal the reference's, from its
+ * first bytes (II.23.2.1: calling convention, generic parameter count,
+ * parameter count), before it is decoded: overloads mostly differ there.
+ * An unreadable head says "maybe": the full decode reports it. */
+static bool head_may_match(const mdt_row *r, const mdt_method_sig *ref)
+{
+    const uint8_t *b;
+    uint32_t len, gen = 0, n;
+    uint8_t cc;
+    uint32_t fixed = ref->nparams;
+    if ((ref->callconv & MDT_CC_MASK) == MDT_CC_VARARG && ref->sentinel != UINT32_MAX)
+        fixed = ref->sentinel; /* a call site: the part before the sentinel */
+    if (mdt_row_blob(r, MDT_COL_MethodDef_Signature, &b, &len)) {
+        mdt_clear_error();
+        return true;
+    }
+    rd d = rd_make(NULL, "#Blob", b, len, UINT64_MAX);
+    if (rd_u8(&d, &cc, "calling convention") ||
+        ((cc & MDT_CC_GENERIC) && rd_compressed(&d, &gen, "generic parameter count")) ||
+        rd_compressed(&d, &n, "parameter count")) {
+        mdt_clear_error();
+        return true;
+    }
+    return cc == ref->callconv && gen == ref->gen_count && n == fixed;
+}
+
+/* Whether member `m` of `table` (named `name`) has a signature equivalent
+ * to the reference's; counts the matches, the first in *member. */
+static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig, const char *name,
+                     uint32_t dmi, unsigned table, uint32_t m, int *matches, uint32_t *member,
+                     bool *by_name)
+{
+    const struct mdt_image *img = c->v->mods[dmi]->img;
+    bool method = rsig->kind == MDT_SIG_METHOD;
+    struct cmp k = {c->v, rmi, dmi, false};
+    uint64_t arena[128];
+    mdt_sig dsig;
+    mdt_row r;
+    bool eq;
+    if (mdt_row_get(&r, img, table, m)) {
+        mdt_clear_error();
+        return;
+    }
+    if (method && !head_may_match(&r, rsig->method)) {
+        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
+             "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
+        return;
+    }
+    if (sig_of(tmp, arena, sizeof arena, &dsig, img, MDT_TOKEN(table, m)) ||
+        dsig.kind != rsig->kind) {
+        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
+                "%s 0x%08x: signature unreadable", name, MDT_TOKEN(table, m));
+        return;
+    }
+    eq = method ? method_eq(&k, rsig->method, dsig.method, true) : type_eq(&k, rsig->type, dsig.type);
+    if (!eq) {
+        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
+                "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
+        return;
+    }
+    if (!(*matches)++)
+        *member = MDT_TOKEN(table, m);
+    *by_name |= k.by_name;
+}
+
+/* Search TypeDef rid of module dmi for members named `name` matching `rsig`.
+ * Returns the number of matches (the first in *member). The names of the
+ * type's run are read a column at a time where the run maps straight to
+ * rows (no MethodPtr/FieldPtr table): a large type is scanned for every
+ * reference to it. */
 static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
                        const char *name, uint32_t dmi, uint32_t rid, uint32_t *member,
                        bool *by_name)
@@ -222,43 +311,45 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
     const struct mdt_image *img = c->v->mods[dmi]->img;
     bool method = rsig->kind == MDT_SIG_METHOD;
     unsigned table = method ? MDT_TABLE_MethodDef : MDT_TABLE_Field;
+    unsigned name_col = method ? MDT_COL_MethodDef_Name : MDT_COL_Field_Name;
     mdt_row tr;
-    uint32_t first, count;
+    uint32_t first, count, done = 0;
     int matches = 0;
     if (mdt_row_get(&tr, img, MDT_TABLE_TypeDef, rid) ||
         mdt_row_range(&tr, method ? MDT_COL_TypeDef_MethodList : MDT_COL_TypeDef_FieldList, &first,
                       &count))
         return -1;
-    for (uint32_t p = first; p < first + count; p++) {
+    if (!mdt_table_rows(img, method ? MDT_TABLE_MethodPtr : MDT_TABLE_FieldPtr)) {
+        uint32_t offs[64];
+        for (; done < count; done += 64) {
+            uint32_t k = count - done < 64 ? count - done : 64;
+            if (mdt_column_raw(img, table, name_col, first + done, k, offs)) {
+                mdt_clear_error(); /* a damaged run: row by row below */
+                break;
+            }
+            for (uint32_t i = 0; i < k; i++) {
+                const char *mn;
+                if (mdt_heap_string(img, offs[i], &mn, NULL) || strcmp(mn, name))
+                    continue;
+                consider(c, tmp, rmi, rsig, name, dmi, table, first + done + i, &matches, member,
+                         by_name);
+            }
+        }
+        mdt_clear_error();
+    }
+    for (uint32_t p = first + done; p < first + count; p++) {
         mdt_row r;
         uint32_t m;
         const char *mn;
-        mdt_sig dsig;
-        struct cmp k = {c->v, rmi, dmi, false};
-        bool eq;
         int e;
         if ((e = mdt_range_item(img, table, p, &m)) || (e = mdt_row_get(&r, img, table, m))) {
             if (e == MDT_ETRUNC)
                 break; /* the table is damaged from here on */
             continue;
         }
-        if (mdt_row_string(&r, method ? MDT_COL_MethodDef_Name : MDT_COL_Field_Name, &mn, NULL) ||
-            strcmp(mn, name))
+        if (mdt_row_string(&r, name_col, &mn, NULL) || strcmp(mn, name))
             continue;
-        if (mdt_sig_of_token(tmp, &dsig, img, MDT_TOKEN(table, m)) || dsig.kind != rsig->kind) {
-            NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
-                    "%s 0x%08x: signature unreadable", name, MDT_TOKEN(table, m));
-            continue;
-        }
-        eq = method ? method_eq(&k, rsig->method, dsig.method, true) : type_eq(&k, rsig->type, dsig.type);
-        if (!eq) {
-            NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
-                    "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
-            continue;
-        }
-        if (!matches++)
-            *member = MDT_TOKEN(table, m);
-        *by_name |= k.by_name;
+        consider(c, tmp, rmi, rsig, name, dmi, table, m, &matches, member, by_name);
     }
     return matches;
 }
@@ -289,8 +380,60 @@ static int base_of(struct rc *c, void *tmp, uint32_t mi, uint32_t rid, uint32_t 
     return 0;
 }
 
+/* Whether `name` with signature `m` is a method the runtime provides for
+ * arrays of element `t` (II.14.2: a constructor taking the rank's lengths,
+ * or lower bounds and lengths, or for a vector of arrays the lengths of the
+ * nested vectors too; Get with the rank's indexes; Set with the indexes and
+ * the value; Address with the indexes, returning a managed pointer). */
+static bool array_method(const mdt_type *t, const char *name, const mdt_method_sig *m)
+{
+    uint32_t rank;
+    if (t->kind == MDT_ELEMENT_TYPE_SZARRAY)
+        rank = 1;
+    else if (t->kind == MDT_ELEMENT_TYPE_ARRAY && t->shape)
+        rank = t->shape->rank;
+    else
+        return false;
+    if (!m || !(m->callconv & MDT_CC_HASTHIS) || (m->callconv & MDT_CC_GENERIC) || !m->ret)
+        return false;
+    if (strcmp(name, ".ctor") == 0)
+        return m->ret->kind == MDT_ELEMENT_TYPE_VOID && m->nparams >= rank &&
+               (m->nparams == rank || m->nparams == 2 * rank ||
+                t->kind == MDT_ELEMENT_TYPE_SZARRAY);
+    if (strcmp(name, "Get") == 0)
+        return m->nparams == rank && m->ret->kind != MDT_ELEMENT_TYPE_VOID;
+    if (strcmp(name, "Set") == 0)
+        return m->nparams == rank + 1 && m->ret->kind == MDT_ELEMENT_TYPE_VOID;
+    if (strcmp(name, "Address") == 0)
+        return m->nparams == rank && m->ret->kind == MDT_ELEMENT_TYPE_BYREF;
+    return false;
+}
+
+/* No member matched in a type bound by name only to another assembly:
+ * the assembly the reference names is not loaded. */
+static bool other_assembly_missing(struct rc *c, uint32_t mi, uint32_t tok, uint32_t dmi,
+                                   uint32_t drid, const char *name)
+{
+    uint32_t scope;
+    if (!(c->r.flags & MDT_RES_OTHER_ASSEMBLY) ||
+        mdt_ref_scope(c->v->mods[mi]->img, tok, &scope) ||
+        MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef) {
+        mdt_clear_error();
+        return false;
+    }
+    rc_fail(c, MDT_RES_NOT_LOADED, mi, scope);
+    c->r.instead_module = dmi;
+    c->r.instead_token = MDT_TOKEN(MDT_TABLE_TypeDef, drid);
+    NOTE(c, MDT_TRACE_RESULT, mi, scope, 0,
+         "no member %s with that signature in the type found by name in another assembly: "
+         "the assembly the reference names is not loaded",
+         name);
+    return true;
+}
+
 static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid)
 {
+    uint64_t rarena[128]; /* the reference's signature, used throughout */
     const struct mdt_image *img = c->v->mods[mi]->img;
     uint32_t tok = MDT_TOKEN(MDT_TABLE_MemberRef, rid), parent, dmi = mi, drid = 0;
     const char *name;
@@ -299,7 +442,7 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
     if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, rid) ||
         mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent) ||
         mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, NULL) ||
-        mdt_sig_of_token(tmp, &rsig, img, tok) ||
+        sig_of(tmp, rarena, sizeof rarena, &rsig, img, tok) ||
         (rsig.kind != MDT_SIG_METHOD && rsig.kind != MDT_SIG_FIELD)) {
         rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok);
         NOTE(c, MDT_TRACE_RESULT, mi, tok, 0, "MemberRef row %u or its signature cannot be read",
@@ -321,8 +464,15 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
         break;
     case MDT_TABLE_TypeSpec: {
         mdt_sig ts;
-        if (mdt_sig_of_token(tmp, &ts, img, parent) || !ts.type) {
+        uint64_t tarena[128];
+        if (sig_of(tmp, tarena, sizeof tarena, &ts, img, parent) || !ts.type) {
             rc_fail(c, MDT_RES_BAD_IMAGE, mi, parent);
+            return;
+        }
+        if (rsig.kind == MDT_SIG_METHOD && array_method(ts.type, name, rsig.method)) {
+            rc_fail(c, MDT_RES_RUNTIME, mi, parent);
+            NOTE(c, MDT_TRACE_RESULT, mi, parent, 0,
+                 "%s of an array type: the runtime provides it (II.14.2)", name);
             return;
         }
         if (ts.type->kind != MDT_ELEMENT_TYPE_GENERICINST || !ts.type->elem) {
@@ -418,12 +568,16 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
             return;
         }
         if (n > 1) {
+            if (other_assembly_missing(c, mi, tok, dmi, drid, name))
+                return;
             c->r.flags |= MDT_RES_AMBIGUOUS;
             rc_fail(c, MDT_RES_NO_SUCH_MEMBER, dmi, MDT_TOKEN(MDT_TABLE_TypeDef, drid));
             NOTE(c, MDT_TRACE_RESULT, dmi, member, 0, "%d members named %s match", n, name);
             return;
         }
         if (!walk || base_of(c, tmp, dmi, drid, &bmi, &brid)) {
+            if (other_assembly_missing(c, mi, tok, seen_mi[0], seen_rid[0], name))
+                return;
             rc_fail(c, MDT_RES_NO_SUCH_MEMBER, seen_mi[0], MDT_TOKEN(MDT_TABLE_TypeDef, seen_rid[0]));
             NOTE(c, MDT_TRACE_RESULT, seen_mi[0], MDT_TOKEN(MDT_TABLE_TypeDef, seen_rid[0]), 0,
                     "no member %s with that signature", name);

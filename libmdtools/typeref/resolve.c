@@ -77,6 +77,7 @@ const char *mdt_res_reason_name(int reason)
     case MDT_RES_NO_METADATA: return "no-metadata";
     case MDT_RES_BAD_IMAGE: return "bad-image";
     case MDT_RES_NO_SUCH_MEMBER: return "no-such-member";
+    case MDT_RES_RUNTIME: return "runtime-provided";
     default: return "unknown";
     }
 }
@@ -561,6 +562,9 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
             int rv;
             if (count > 1)
                 c->r.flags |= MDT_RES_AMBIGUOUS;
+            /* Only a tier-3 candidate of the reference's own name (3a) is
+             * in n; this one has another name. */
+            c->r.flags |= MDT_RES_OTHER_ASSEMBLY;
             c->r.tier = 3;
             NOTE(c, MDT_TRACE_CANDIDATE, chosen, 0, 3, "candidate %s (tier 3b: has %s)",
                     rc_asm(c, chosen, an, sizeof an), fn);

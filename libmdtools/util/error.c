@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,9 @@
 static _Thread_local mdt_errinfo last = {.row = UINT32_MAX,
                                          .offset = UINT64_MAX,
                                          .file_offset = UINT64_MAX};
+/* Whether `last` holds a record: clearing a clear record is then free,
+ * and callers clear after every row of a long listing. */
+static _Thread_local bool dirty;
 
 static void copy(char *dst, size_t n, const char *src)
 {
@@ -22,6 +26,7 @@ static void copy(char *dst, size_t n, const char *src)
 
 static void vrecord(int code, mdt_place pl, const char *fmt, va_list ap)
 {
+    dirty = true;
     last.code = code;
     copy(last.file, sizeof last.file, pl.img ? mdt__image_name(pl.img) : NULL);
     copy(last.region, sizeof last.region, pl.region);
@@ -57,6 +62,9 @@ const mdt_errinfo *mdt_last_error(void)
 
 void mdt_clear_error(void)
 {
+    if (!dirty)
+        return;
+    dirty = false;
     memset(&last, 0, sizeof last);
     last.row = UINT32_MAX;
     last.offset = UINT64_MAX;

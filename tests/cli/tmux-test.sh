@@ -6,9 +6,12 @@
 # completion of command, table, column, type (namespace steps), member
 # (after Type::), module, token and file names; history kept across two
 # sessions in the default file under $HOME; --no-history; Ctrl-C at the
-# prompt and during a long command (the command stops, the shell stays);
-# output goes through $PAGER on a terminal; Ctrl-D, `quit` and SIGTERM
-# leave.
+# prompt and during a long command (the command stops, the shell stays,
+# the summary says it is partial); validate -a shows progress on the
+# terminal; Ctrl-C in batch mode (-c) stops cleanly and runs nothing
+# more; tables are cut to the terminal's width, `set wide on` prints them
+# whole; output goes through $PAGER on a terminal; Ctrl-D, `quit` and
+# SIGTERM leave.
 #
 # Every wait has a timeout, and the whole script is bounded (the tmux
 # server is killed on exit), so it never hangs. Prints one line per check
@@ -73,6 +76,33 @@ wait_for() {
     return 1
 }
 
+# wait_log REGEX [SECONDS]: until the pane's log ($tmp/pane.log, see
+# pipe-pane below) has REGEX.
+wait_log() {
+    n=$((${2:-5} * 20))
+    while [ "$n" -gt 0 ]; do
+        grep -Eaq -- "$1" "$tmp/pane.log" 2>/dev/null && return 0
+        sleep 0.05
+        n=$((n - 1))
+    done
+    return 1
+}
+
+# expect_progress NAME SECONDS: a validate progress line reaches the pane
+# (everything written to it goes to a log, since the line is rewritten in
+# place and may go by faster than the screen is read).
+expect_progress() {
+    : >"$tmp/pane.log"
+    T pipe-pane -t "$sess" -o "cat >> '$tmp/pane.log'"
+    [ -n "${send:-}" ] && T send-keys -t "$sess" "$send" Enter
+    if wait_log 'validate: [0-9]+/[0-9]+ [A-Za-z]' "$2"; then
+        ok "$1"
+    else
+        bad "$1" "$(tail -c 300 "$tmp/pane.log")"
+    fi
+    T pipe-pane -t "$sess"
+}
+
 # check NAME REGEX [SECONDS]
 check() {
     if wait_for "$2" "${3:-5}"; then ok "$1"; else bad "$1" "$(screen | grep -v '^$' | tail -n 15)"; fi
@@ -103,7 +133,8 @@ clear_line() {
 }
 
 # start ARGS...: a session running mdinspect with ARGS from the top, then
-# "[exited N]" when it ends (the pane stays so its last screen can be read).
+# "[exited N]" when it ends (the pane stays so its last screen can be read);
+# WIDTH=N makes the terminal N columns wide (default 200).
 start() {
     old=$sess
     nsess=$((nsess + 1))
@@ -117,7 +148,8 @@ HOME='$tmp/home' PAGER='sed s/^/PAGED:/' TERM=xterm NO_COLOR=1 "\$@"
 echo "[exited \$?]"
 sleep 600
 EOF
-    T new-session -d -s "$sess" -x 200 -y 50 sh "$tmp/run$nsess.sh" "$prog" "$@" || return 1
+    T new-session -d -s "$sess" -x "${WIDTH:-200}" -y 50 sh "$tmp/run$nsess.sh" "$prog" "$@" ||
+        return 1
     # The old session goes only now: killing the last one stops the server.
     [ -n "$old" ] && T kill-session -t "$old" >/dev/null 2>&1
     return 0
@@ -199,28 +231,26 @@ check_line "Ctrl-C at the prompt drops the line" "Sigs.dll>"
 T send-keys -t "$sess" 'tables' Enter
 check "the shell reads the next line after Ctrl-C" 'PAGED:[0-9]+ tables present'
 
-# A long command, interrupted.
-if [ -d /usr/lib/mono/4.5 ]; then
-    long_open="open /usr/lib/mono/4.5"
-else
-    mkdir -p "$tmp/many"
-    i=0
-    while [ $i -lt 3000 ]; do cp "$top/data/Everything.dll" "$tmp/many/E$i.dll"; i=$((i + 1)); done
-    long_open="open $tmp/many"
+# A long command, interrupted: validate -a over many copies of a large
+# module (mscorlib when Mono is installed), so that it runs for seconds
+# however fast validation gets.
+mkdir -p "$tmp/many"
+big=$top/data/Everything.dll
+copies=3000
+if [ -f /usr/lib/mono/4.5/mscorlib.dll ]; then
+    big=/usr/lib/mono/4.5/mscorlib.dll
+    copies=60
 fi
+i=0
+while [ $i -lt $copies ]; do cp "$big" "$tmp/many/M$i.dll"; i=$((i + 1)); done
+long_open="open $tmp/many"
 T send-keys -t "$sess" "$long_open" Enter
 check "the long command's modules are open" 'PAGED:opened [0-9]+ modules' 60
-T send-keys -t "$sess" 'validate -a' Enter
-# Running: the line was read (echoed after a prompt) and no prompt follows.
-n=100
-while [ $n -gt 0 ]; do
-    if screen | grep -q '> validate -a$' && [ -z "$(cursor_line | tr -d ' ')" ]; then break; fi
-    sleep 0.1
-    n=$((n - 1))
-done
-sleep 0.5
+send='validate -a' expect_progress "validate -a shows its progress on the terminal" 20
 T send-keys -t "$sess" C-c
 check "Ctrl-C stops a long command" 'validate: interrupted' 20
+check "the summary of an interrupted validate says it is partial" \
+    'PAGED:partial: interrupted after [0-9]+ of [0-9]+ modules' 10
 T send-keys -t "$sess" 'set' Enter
 check "the shell is still up after Ctrl-C" '^PAGED:style: +full' 10
 T send-keys -t "$sess" 'quit' Enter
@@ -266,6 +296,37 @@ T send-keys -t "$sess" Up
 check_line "--no-history: Up recalls nothing" "Everything.dll>"
 T send-keys -t "$sess" 'quit' Enter
 check "quit leaves (2)" '^\[exited 0\]' 10
+
+# ---- session 4: batch mode (-c): Ctrl-C stops cleanly, nothing more runs ----
+
+start -c "open $tmp/many; validate -a; modules"
+send= expect_progress "batch validate shows its progress" 30
+T send-keys -t "$sess" C-c
+check "Ctrl-C in batch mode: a partial summary" 'partial: interrupted after [0-9]+ of [0-9]+ modules' 20
+check "Ctrl-C in batch mode: the command fails, nothing after it runs" '^\[exited 1\]' 20
+if screen | grep -q 'modules open'; then
+    bad "the commands after the interrupted one did not run" "$(screen | tail -n 5)"
+else
+    ok "the commands after the interrupted one did not run"
+fi
+
+# ---- session 4b: tables cut to the terminal's width, --wide prints whole ----
+
+WIDTH=80 start --no-pager -i data/Shell.dll
+check "narrow session starts" '^Shell\.dll>( |$)' 10
+T send-keys -t "$sess" 'memberrefs' Enter
+check "a long table line is cut with an ellipsis" 'Shell\.Names\.Item2::Gone.*…|0x0a00000e .*…' 10
+long=$(screen | sed 's/…/./g' | awk 'length($0) > 80' | head -n 1)
+if [ -z "$long" ]; then ok "no line is wider than the terminal"; else bad "no line is wider than the terminal" "$long"; fi
+T send-keys -t "$sess" 'set wide on' Enter 'memberrefs' Enter
+sleep 1
+if T capture-pane -p -J -t "$sess" | grep -q 'Shell.Names.Item2::Gone  *System.Void()  *not-loaded'; then
+    ok "set wide on prints every cell whole"
+else
+    bad "set wide on prints every cell whole" "$(T capture-pane -p -J -t "$sess" | tail -n 8)"
+fi
+T send-keys -t "$sess" 'quit' Enter
+check "quit leaves (narrow)" '^\[exited 0\]' 10
 
 # ---- session 5: SIGTERM leaves cleanly (terminal restored, history kept) ----
 

@@ -1,10 +1,12 @@
 // cecil-names.cs: the independent side of the differential test
-// (tests/generics/diff-names.sh). Mono.Cecil decodes every TypeSpec,
-// MethodSpec and MemberRef of each file named on the command line; this
-// program prints each as NAMES.md's full style, walking Cecil's type model
-// (never its FullName strings), one line per row:
+// (tests/generics/diff-names.sh). Mono.Cecil decodes every TypeDef,
+// TypeRef, TypeSpec, MethodSpec and MemberRef of each file named on the
+// command line; this program prints each as doc/names.md's full style,
+// walking Cecil's type model (never its FullName strings), one line per row:
 //
 //     F <path>
+//     D 0x02000001 <name>        TypeDef
+//     E 0x01000001 <name>        TypeRef
 //     T 0x1b000001 <name>        TypeSpec
 //     M 0x2b000001 <name>        MethodSpec
 //     R 0x0a000001 <name>        MemberRef (Parent::Name)
@@ -20,21 +22,64 @@ using Mono.Cecil;
 
 static class CecilNames
 {
-    static string Simple(string name)
+    // The arity suffix of doc/names.md: a backtick and 1..65535 without a
+    // leading zero, at the end of the name. Returns the arity (0: none) and
+    // the name without it.
+    static int Arity(string name, out string stem)
     {
+        stem = name;
         int tick = name.LastIndexOf('`');
-        if (tick < 0 || tick + 1 >= name.Length)
-            return name;
-        for (int i = tick + 1; i < name.Length; i++)
+        if (tick < 0 || tick + 1 >= name.Length || name[tick + 1] == '0')
+            return 0;
+        int n = 0;
+        for (int i = tick + 1; i < name.Length; i++) {
             if (name[i] < '0' || name[i] > '9')
-                return name;
-        return name.Substring(0, tick);
+                return 0;
+            n = n * 10 + (name[i] - '0');
+            if (n > 0xFFFF)
+                return 0;
+        }
+        stem = name.Substring(0, tick);
+        return n;
     }
 
+    static string Simple(string name)
+    {
+        string stem;
+        Arity(name, out stem);
+        return stem;
+    }
+
+    // The name of a type as the generic type of an instantiation: no
+    // parameter list.
     static string Named(TypeReference t)
     {
         string seg = (t.Namespace.Length > 0 ? t.Namespace + "." : "") + Simple(t.Name);
         return t.DeclaringType != null ? Named(t.DeclaringType) + "+" + seg : seg;
+    }
+
+    // A type named on its own: a generic one shows its parameters, by name
+    // for a definition that has GenericParam rows, else from the arity
+    // suffixes of the nesting chain (`Dictionary<,>`).
+    static string NamedOwn(TypeReference t)
+    {
+        var def = t as TypeDefinition;
+        if (def != null && def.HasGenericParameters) {
+            var sb = new StringBuilder(Named(t)).Append('<');
+            var ps = new List<GenericParameter>(def.GenericParameters);
+            ps.Sort((a, b) => a.Position.CompareTo(b.Position));
+            for (int i = 0; i < ps.Count; i++)
+                sb.Append(i > 0 ? "," : "").Append(ps[i].Name);
+            return sb.Append('>').ToString();
+        }
+        int arity = 0;
+        for (var c = t; c != null; c = c.DeclaringType) {
+            string stem;
+            arity += Arity(c.Name, out stem);
+        }
+        if (arity == 0)
+            return Named(t);
+        return Named(t) + "<" + new string(',', arity - 1) + ">";
     }
 
     static string Word(MethodCallingConvention cc)
@@ -99,7 +144,7 @@ static class CecilNames
         }
         var gi = t as GenericInstanceType;
         if (gi != null) {
-            var sb = new StringBuilder(Name(gi.ElementType, depth + 1)).Append('<');
+            var sb = new StringBuilder(Named(gi.ElementType)).Append('<');
             for (int i = 0; i < gi.GenericArguments.Count; i++) {
                 if (i > 0)
                     sb.Append(',');
@@ -126,7 +171,7 @@ static class CecilNames
             }
             return sb.Append(Name(fp.ReturnType, depth + 1)).Append('>').ToString();
         }
-        return Named(t);
+        return NamedOwn(t);
     }
 
     static string MethodName(MethodReference m)
@@ -181,7 +226,7 @@ static class CecilNames
                 var x = mod.LookupToken((int)token);
                 if (x == null)
                     line = "ERR null";
-                else if (kind == 'T')
+                else if (kind == 'T' || kind == 'D' || kind == 'E')
                     line = Name((TypeReference)x, 0);
                 else if (kind == 'M')
                     line = MethodName((MethodReference)x);
@@ -214,8 +259,11 @@ static class CecilNames
                 o.Write("ERR cannot read: " + e.Message.Replace('\n', ' ') + "\n");
                 continue;
             }
-            // Table numbers of Mono.Cecil.Metadata.Table: TypeSpec 0x1b,
-            // MethodSpec 0x2b, MemberRef 0x0a (Cecil's enum follows the spec).
+            // Table numbers of Mono.Cecil.Metadata.Table: TypeDef 0x02,
+            // TypeRef 0x01, TypeSpec 0x1b, MethodSpec 0x2b, MemberRef 0x0a
+            // (Cecil's enum follows the spec).
+            Rows(o, mod, 'D', 0x02, RowCount(mod, 0x02));
+            Rows(o, mod, 'E', 0x01, RowCount(mod, 0x01));
             Rows(o, mod, 'T', 0x1b, RowCount(mod, 0x1b));
             Rows(o, mod, 'M', 0x2b, RowCount(mod, 0x2b));
             Rows(o, mod, 'R', 0x0a, RowCount(mod, 0x0a));

@@ -1,10 +1,11 @@
 /* md-names: mdtools' side of the differential test against Mono.Cecil
  * (tests/generics/diff-names.sh). For each file on the command line, prints
- * every TypeSpec, MethodSpec and TypeSpec-parented MemberRef in the full
- * style of NAMES.md, one line per row, in the format of cecil-names.cs:
+ * every TypeDef, TypeRef, TypeSpec, MethodSpec and TypeSpec-parented
+ * MemberRef in the full style of doc/names.md, one line per row, in the
+ * format of cecil-names.cs:
  *
  *     F <path>
- *     T 0x1b000001 <name>   /   M 0x2b...   /   R 0x0a...
+ *     D 0x02000001 <name>   /   E 0x01...   /   T 0x1b...   /   M 0x2b...   /   R 0x0a...
  *     <kind> 0x........ ERR <message>
  */
 #include <stdio.h>
@@ -35,6 +36,10 @@ int main(int argc, char **argv)
             printf("ERR cannot read: %s\n", mdt_errmsg(msg, sizeof msg));
             continue;
         }
+        for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_TypeDef); rid++)
+            row(ctx, img, 'D', MDT_TOKEN(MDT_TABLE_TypeDef, rid));
+        for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_TypeRef); rid++)
+            row(ctx, img, 'E', MDT_TOKEN(MDT_TABLE_TypeRef, rid));
         for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_TypeSpec); rid++)
             row(ctx, img, 'T', MDT_TOKEN(MDT_TABLE_TypeSpec, rid));
         for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_MethodSpec); rid++)

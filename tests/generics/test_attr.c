@@ -312,6 +312,8 @@ START_TEST(every_attribute_of_the_framework_decodes)
 }
 END_TEST
 
+MDT_TESTS_NEED_MONO
+
 Suite *suite(void);
 Suite *suite(void)
 {

@@ -302,6 +302,8 @@ START_TEST(malformed_text_names_the_column)
 }
 END_TEST
 
+MDT_TESTS_NEED_MONO
+
 Suite *suite(void);
 Suite *suite(void)
 {

@@ -65,9 +65,9 @@ static const struct expect sigs_full[] = {
     {0x0400001B, "Sigs.Arrays::VectorOfMd", "Sigs.Blob8[-1...1][]"},
     /* Globals, VAR, methods. */
     {0x04000001, "<Module>::GlobalCounter", "System.Int32"},
-    {0x04000003, "Sigs.Box::Value", "!0"},
+    {0x04000003, "Sigs.Box<T>::Value", "!0"},
     {0x06000001, "<Module>::GlobalHelper", "System.Void()"},
-    {0x06000004, "Sigs.IVariant::Map", "instance !1(!0)"},
+    {0x06000004, "Sigs.IVariant<TIn,TOut>::Map", "instance !1(!0)"},
     {0x06000005, "Sigs.FnPtrs::Pass",
      "delegate* unmanaged[Stdcall]<System.Int32,System.Int32>"
      "(delegate* unmanaged[Cdecl]<System.String,System.Void>)"},
@@ -112,7 +112,9 @@ static const struct expect sigs_il[] = {
     {0x04000014, "Sigs.Arrays::LowerBoundZero", "int32[0...]"},
     {0x04000019, "Sigs.Arrays::Rank1NoBounds", "string[...]"},
     {0x04000015, "Sigs.Arrays::NegativeLower", "int32[-5...5]"},
-    {0x0A000008, "Sigs.Calls::VarSum", "vararg int32(int32,...,int32,string,float64)"},
+    {0x0A000008, "Sigs.Calls::VarSum", "vararg int32(int32, ..., int32, string, float64)"},
+    /* ILAsm's genArity, not generic<1> (II.15.4.1). */
+    {0x0600000D, "Sigs.Calls::Id", "!!0 <[1]>(!!0)"},
     {0x1B00000C,
      "class [mscorlib]System.Collections.Generic.Dictionary`2<string, class Sigs.Box`1<int32[]>>",
      "class [mscorlib]System.Collections.Generic.Dictionary`2<string, class Sigs.Box`1<int32[]>>"},
@@ -160,10 +162,10 @@ static const struct expect everything_full[] = {
     {0x04000039, "Everything.Primitives::Folder", "System.Environment+SpecialFolder"},
     {0x0400003A, "Everything.Primitives::Volatile", "System.Int32 modreq(" CS "IsVolatile)"},
     {0x0400003D, "Everything.Primitives+ThreadStaticHolder::PerThread", "System.Int32"},
-    {0x06000031, "Everything.Outer+Generic+Leaf::.ctor", "instance System.Void()"},
-    {0x06000035, "Everything.Pair::Produce",
+    {0x06000031, "Everything.Outer+Generic+Leaf<T,U>::.ctor", "instance System.Void()"},
+    {0x06000035, "Everything.Pair<TKey,TValue>::Produce",
      "instance System.Collections.Generic.KeyValuePair<!0,!1>()"},
-    {0x06000036, "Everything.Pair::Select", "instance generic<1> !!0(System.Func<!0,!1,!!0>)"},
+    {0x06000036, "Everything.Pair<TKey,TValue>::Select", "instance generic<1> !!0(System.Func<!0,!1,!!0>)"},
     {0x06000038, "Everything.GenericMethods::Swap", "generic<1> System.Void(!!0&,!!0&)"},
     {0x06000053, "Everything.Calls::Many",
      "System.Int32(System.Int32&,System.String&,System.Object[])"},
@@ -437,6 +439,109 @@ START_TEST(name_cache_gives_the_same_names)
 }
 END_TEST
 
+/* doc/names.md: a generic type named without an instantiation shows its
+ * parameters, by name from the GenericParam table of a TypeDef, from the
+ * arity suffixes of a TypeRef; instantiations stay as they are, and the
+ * metadata form keeps the names as stored. A cache filled by one use of a
+ * name serves the other. */
+START_TEST(generic_types_named_on_their_own)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/Everything.dll");
+    static const struct {
+        uint32_t token;
+        const char *full, *metadata, *friendly;
+    } x[] = {
+        {0x0200001E, "Everything.Pair<TKey,TValue>", "Everything.Pair`2", "Pair<TKey,TValue>"},
+        {0x0200001C, "Everything.Outer+Generic+Leaf<T,U>", "Everything.Outer+Generic`1+Leaf`1",
+         "Outer+Generic+Leaf<T,U>"},
+        {0x0200000A, "Everything.Circle", "Everything.Circle", "Circle"},
+        {0x01000009, "System.Collections.Generic.KeyValuePair<,>",
+         "System.Collections.Generic.KeyValuePair`2", "KeyValuePair<,>"},
+        {0x01000028, "System.Func<,,>", "System.Func`3", "Func<,,>"},
+        {0x01000029, "System.Collections.Generic.List+Enumerator<>",
+         "System.Collections.Generic.List`1+Enumerator", "List+Enumerator<>"},
+        {0x1B000005, "Everything.Pair<!0,!1>", "Everything.Pair`2<!0,!1>", "Pair<!0,!1>"},
+        {0x1B00000E, "System.Collections.Generic.List+Enumerator<!!0>",
+         "System.Collections.Generic.List`1+Enumerator<!!0>", "List+Enumerator<!!0>"},
+        {0x06000036, "Everything.Pair<TKey,TValue>::Select", "Everything.Pair`2::Select",
+         "Pair<TKey,TValue>::Select"},
+        {0x2B000008, "Everything.Pair<System.String,Everything.Circle>::Select<System.Int32>",
+         "Everything.Pair`2<System.String,Everything.Circle>::Select<System.Int32>",
+         "Pair<string,Circle>::Select<int>"},
+    };
+    for (int pass = 0; pass < 3; pass++) {
+        /* 0: no cache; 1: caches filled in table order; 2: in reverse. */
+        mdt_name_cache *c[3] = {NULL, NULL, NULL};
+        static const unsigned flags[3] = {0, MDT_NAME_METADATA, MDT_NAME_FRIENDLY};
+        for (int k = 0; pass && k < 3; k++)
+            ck_assert_int_eq(mdt_name_cache_new(ctx, &c[k], img, MDT_STYLE_FULL, flags[k]), 0);
+        for (size_t j = 0; j < N(x); j++) {
+            size_t i = pass == 2 ? N(x) - 1 - j : j;
+            const char *want[3] = {x[i].full, x[i].metadata, x[i].friendly};
+            for (int k = 0; k < 3; k++) {
+                mdt_name_opts o = {MDT_STYLE_FULL, flags[k], NULL, c[k]};
+                char *got;
+                ck_assert_int_eq(mdt_token_name(ctx, &got, img, x[i].token, &o), 0);
+                ck_assert_msg(!strcmp(got, want[k]), "pass %d 0x%08x flags %u:\n got %s\nwant %s",
+                              pass, x[i].token, flags[k], got, want[k]);
+            }
+        }
+    }
+    /* Reflection and IL keep the arity suffix and add nothing. */
+    ck_assert_str_eq(name_of(ctx, img, 0x0200001E, MDT_STYLE_REFLECTION), "Everything.Pair`2");
+    ck_assert_str_eq(name_of(ctx, img, 0x01000028, MDT_STYLE_IL), "[mscorlib]System.Func`3");
+    talloc_free(ctx);
+}
+END_TEST
+
+/* A portable PDB Document's name is its name blob decoded: a separator
+ * and parts (#Blob indexes of UTF-8 strings) joined by it. Damage to the
+ * blob is an error naming the blob, never a wrong name. */
+START_TEST(portable_pdb_document_names)
+{
+    void *ctx = talloc_new(NULL);
+    char path[1024], *out, msg[512];
+    FILE *fp = fopen(src_path(path, sizeof path, "data/corpus/asmresolver/TheAnswer.pdb"), "rb");
+    ck_assert_ptr_nonnull(fp);
+    uint8_t *bytes = talloc_array(ctx, uint8_t, 1 << 16);
+    size_t n = fread(bytes, 1, 1 << 16, fp);
+    fclose(fp);
+    mdt_image *img;
+    ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "TheAnswer.pdb", bytes, n, 0), 0);
+    ck_assert_str_eq(name_of(ctx, img, 0x30000001, MDT_STYLE_FULL),
+                     "C:\\Users\\Admin\\Desktop\\AsmResolver\\test\\TestBinaries\\DotNet\\"
+                     "TheAnswer\\Program.cs");
+    /* Where row 1's name blob lies in the buffer. */
+    mdt_row r;
+    const uint8_t *blob;
+    uint32_t len;
+    ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_Document, 1), 0);
+    ck_assert_int_eq(mdt_row_blob(&r, MDT_COL_Document_Name, &blob, &len), 0);
+    size_t at = (size_t)(blob - bytes);
+    ck_assert_uint_eq(bytes[at], '\\');
+    /* No separator (byte 0): the parts run together. */
+    bytes[at] = 0;
+    ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), 0);
+    ck_assert_str_eq(out, "C:UsersAdminDesktopAsmResolvertestTestBinariesDotNetTheAnswerProgram.cs");
+    /* A separator that is no UTF-8 character. */
+    bytes[at] = 0xFF;
+    ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);
+    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "separator 0xff is not UTF-8"));
+    /* A part beyond the #Blob heap (one-byte index 0x7f... made 2 bytes). */
+    bytes[at] = '/';
+    bytes[at + 1] = 0xBF;
+    bytes[at + 2] = 0xFF;
+    ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);
+    /* Only a separator (the blob's length prefix made 1): no part at all. */
+    ck_assert_uint_eq(bytes[at - 1], len);
+    bytes[at - 1] = 1;
+    ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);
+    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "document name without a part"));
+    talloc_free(ctx);
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -454,6 +559,8 @@ Suite *suite(void)
     tcase_add_test(tc, array_rank_is_capped);
     tcase_add_test(tc, buffer_variants_match_and_report_overflow);
     tcase_add_test(tc, name_cache_gives_the_same_names);
+    tcase_add_test(tc, generic_types_named_on_their_own);
+    tcase_add_test(tc, portable_pdb_document_names);
     suite_add_tcase(s, tc);
     return s;
 }

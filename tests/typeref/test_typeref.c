@@ -187,7 +187,7 @@ START_TEST(fwd_client_through_lib_v2_forwarders)
     /* Client asks for Lib 1.0.0.0; 2.0.0.0 with the same token is loaded: tier 2. */
     expect_ok(f, 1, typeref(f, 1, "Fwd.Widget"), 3, "Fwd.Widget", 2, 1);
     expect_ok(f, 1, typeref(f, 1, "Fwd.Outer+Inner+Deeper"), 3, "Fwd.Outer+Inner+Deeper", 2, 1);
-    expect_ok(f, 1, typeref(f, 1, "Fwd.Box"), 3, "Fwd.Box", 2, 1);
+    expect_ok(f, 1, typeref(f, 1, "Fwd.Box<>"), 3, "Fwd.Box<T>", 2, 1);
     mdt_resolution r = expect_ok(f, 1, typeref(f, 1, "Fwd.Chained"), 4, "Fwd.Chained", 2, 2);
     ck_assert_int_eq(r.nvisited, 3);
     ck_assert(r.visited[0] == 2 && r.visited[1] == 3 && r.visited[2] == 4);
@@ -236,14 +236,14 @@ START_TEST(chain_three_and_two_hops)
     ck_assert_int_eq(r.nvisited, 4);
     for (int i = 0; i < 4; i++)
         ck_assert_uint_eq(r.visited[i], 11 + i);
-    expect_ok(f, 10, typeref(f, 10, "Chain.Gen"), 14, "Chain.Gen", 1, 3);
+    expect_ok(f, 10, typeref(f, 10, "Chain.Gen<>"), 14, "Chain.Gen<T>", 1, 3);
     expect_ok(f, 10, typeref(f, 10, "Chain.Outer+Inner+Deeper"), 14, "Chain.Outer+Inner+Deeper", 1,
               3);
     expect_ok(f, 10, typeref(f, 10, "Chain.Two"), 13, "Chain.Two", 1, 2);
     /* The forwarder rows themselves. */
     expect_ok(f, 11, exported(f, 11, "Chain", "Plain"), 14, "Chain.Plain", 1, 3);
     expect_ok(f, 12, exported(f, 12, "", "Deeper"), 14, "Chain.Outer+Inner+Deeper", 1, 2);
-    expect_ok(f, 13, exported(f, 13, "Chain", "Gen`1"), 14, "Chain.Gen", 1, 1);
+    expect_ok(f, 13, exported(f, 13, "Chain", "Gen`1"), 14, "Chain.Gen<T>", 1, 1);
     fx_free(f);
 }
 END_TEST
@@ -286,8 +286,8 @@ START_TEST(chain_memberrefs_on_generic_instances)
     uint32_t get = token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Gen<System.Int32>::Get");
     uint32_t add_ = token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Plain::Add");
     uint32_t s = token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Outer+Inner+Deeper::S");
-    expect_ok(f, 10, make, 14, "Chain.Gen::Make", 1, 3);
-    expect_ok(f, 10, get, 14, "Chain.Gen::Get", 1, 3);
+    expect_ok(f, 10, make, 14, "Chain.Gen<T>::Make", 1, 3);
+    expect_ok(f, 10, get, 14, "Chain.Gen<T>::Get", 1, 3);
     expect_ok(f, 10, add_, 14, "Chain.Plain::Add", 1, 3);
     expect_ok(f, 10, s, 14, "Chain.Outer+Inner+Deeper::S", 1, 3);
     expect_ok(f, 10, token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Two::Id"), 13, "Chain.Two::Id",
@@ -645,6 +645,52 @@ START_TEST(nil_and_module_scopes)
 }
 END_TEST
 
+/* ---- data/Shell.dll: array methods, tier 3b to another assembly ---------- */
+
+/* The methods the runtime provides for arrays resolve as runtime-provided
+ * (data/README.md: MemberRefs 5-9); a reference through an AssemblyRef no
+ * file provides (`Shell.Missing`) binds by name to Shell itself, flagged;
+ * a member that type lacks is then "not-loaded", not no-such-member. */
+START_TEST(shell_array_methods_and_other_assembly)
+{
+    struct fx *f = fx_new();
+    add(f, 1, "data/Shell.dll");
+    fx_view(f);
+    for (uint32_t rid = 5; rid <= 9; rid++) {
+        mdt_resolution r = expect_unres(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, rid), MDT_RES_RUNTIME);
+        ck_assert(!(r.flags & MDT_RES_OTHER_ASSEMBLY));
+    }
+    ck_assert_str_eq(mdt_res_reason_name(MDT_RES_RUNTIME), "runtime-provided");
+    /* Console::WriteLine: mscorlib is not open. */
+    expect_unres(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 3), MDT_RES_NOT_LOADED);
+    /* [Shell.Missing]Shell.Names.Item2: found by name in Shell (tier 3b). */
+    mdt_resolution r = expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_TypeRef, 8), 1, "Shell.Names.Item2", 3, 0);
+    ck_assert(r.flags & MDT_RES_OTHER_ASSEMBLY);
+    r = expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 13), 1, "Shell.Names.Item2::.ctor", 3, 0);
+    ck_assert(r.flags & MDT_RES_OTHER_ASSEMBLY);
+    /* Item2::Gone: Shell.Missing is not loaded; Item2 is what was there. */
+    r = expect_unres(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 14), MDT_RES_NOT_LOADED);
+    ck_assert(r.flags & MDT_RES_OTHER_ASSEMBLY);
+    ck_assert_uint_eq(r.where_module, 1);
+    ck_assert_uint_eq(r.where_token, MDT_TOKEN(MDT_TABLE_AssemblyRef, 1));
+    ck_assert_uint_eq(r.instead_module, 1);
+    ck_assert_uint_eq(r.instead_token, MDT_TOKEN(MDT_TABLE_TypeDef, 2));
+    /* The same answers with a trace, which says why. */
+    mdt_trace *t;
+    ck_assert_int_eq(mdt_memberref_resolve(f->ctx, &r, &t, f->v, 1,
+                                           MDT_TOKEN(MDT_TABLE_MemberRef, 14), NULL),
+                     0);
+    ck_assert(!r.resolved && r.reason == MDT_RES_NOT_LOADED);
+    ck_assert(trace_has(t, MDT_TRACE_RESULT, "the assembly the reference names is not loaded"));
+    ck_assert_int_eq(mdt_memberref_resolve(f->ctx, &r, &t, f->v, 1,
+                                           MDT_TOKEN(MDT_TABLE_MemberRef, 6), NULL),
+                     0);
+    ck_assert(!r.resolved && r.reason == MDT_RES_RUNTIME);
+    ck_assert(trace_has(t, MDT_TRACE_RESULT, "the runtime provides it"));
+    fx_free(f);
+}
+END_TEST
+
 /* ---- corpus module sets (data/corpus/README.md) -------------------------- */
 
 #define AR "data/corpus/asmresolver/"
@@ -656,8 +702,9 @@ START_TEST(corpus_generic_forwarder)
     add(f, 2, AR "Assembly1_Forwarder.dll");
     add(f, 3, AR "Assembly2_Actual.dll");
     fx_view(f);
-    expect_ok(f, 1, typeref(f, 1, "SomeNamespace.SomeType"), 3, "SomeNamespace.SomeType", 1, 1);
-    expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 1), 3, "SomeNamespace.SomeType::SomeMethod", 1,
+    expect_ok(f, 1, typeref(f, 1, "SomeNamespace.SomeType<>"), 3, "SomeNamespace.SomeType<T>", 1,
+              1);
+    expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 1), 3, "SomeNamespace.SomeType<T>::SomeMethod", 1,
               1);
     mdt_resolution r;
     mdt_trace *t;
@@ -1202,6 +1249,9 @@ START_TEST(mono_framework_typerefs)
 }
 END_TEST
 
+MDT_TESTS_NEED_MONO
+
+Suite *suite(void);
 Suite *suite(void)
 {
     Suite *s = suite_create("typeref");
@@ -1225,6 +1275,7 @@ Suite *suite(void)
     tcase_add_test(t, missing_types_and_assemblies);
     tcase_add_test(t, nil_and_module_scopes);
     tcase_add_test(t, reference_scopes);
+    tcase_add_test(t, shell_array_methods_and_other_assembly);
     suite_add_tcase(s, t);
     t = tcase_create("corpus");
     tcase_add_test(t, corpus_generic_forwarder);

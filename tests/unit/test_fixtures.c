@@ -286,7 +286,7 @@ START_TEST(forwarders_and_client_refs)
     } names[] = {
         {0x27000001, MDT_STYLE_FULL, "Fwd.Widget"},
         {0x27000004, MDT_STYLE_FULL, "Fwd.Outer+Inner+Deeper"},
-        {0x27000005, MDT_STYLE_FULL, "Fwd.Box"},
+        {0x27000005, MDT_STYLE_FULL, "Fwd.Box<>"},
         {0x27000005, MDT_STYLE_REFLECTION, "Fwd.Box`1"},
         {0x00000001, MDT_STYLE_FULL, "[module Lib.dll]"},
         {0x20000001, MDT_STYLE_FULL,

@@ -125,6 +125,8 @@ START_TEST(class_and_function_names_through_the_formatter)
 }
 END_TEST
 
+MDT_TESTS_NEED_MONO
+
 Suite *suite(void);
 Suite *suite(void)
 {

@@ -597,6 +597,8 @@ START_TEST(heap_walk_steps_over_long_length_prefix)
 }
 END_TEST
 
+MDT_TESTS_NEED_MONO
+
 Suite *suite(void);
 Suite *suite(void)
 {

@@ -64,7 +64,7 @@ START_TEST(nested_generic_typedef_names)
     uint32_t dict = find_typedef(img, "System.Collections.Generic", "Dictionary`2");
     ck_assert_uint_ne(dict, 0);
     ck_assert_str_eq(name_of(ctx, img, dict, MDT_STYLE_FULL),
-                     "System.Collections.Generic.Dictionary");
+                     "System.Collections.Generic.Dictionary<TKey,TValue>");
     ck_assert_str_eq(name_of(ctx, img, dict, MDT_STYLE_REFLECTION),
                      "System.Collections.Generic.Dictionary`2");
     /* A nested type: Enumerator of Dictionary. */
@@ -73,12 +73,12 @@ START_TEST(nested_generic_typedef_names)
         uint32_t enc;
         ck_assert_int_eq(mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, i), &enc), 0);
         if (enc == dict && !strcmp(strrchr(name_of(ctx, img, MDT_TOKEN(2, i), 0), '+'),
-                                   "+Enumerator"))
+                                   "+Enumerator<TKey,TValue>"))
             found = MDT_TOKEN(MDT_TABLE_TypeDef, i);
     }
     ck_assert_uint_ne(found, 0);
     ck_assert_str_eq(name_of(ctx, img, found, MDT_STYLE_FULL),
-                     "System.Collections.Generic.Dictionary+Enumerator");
+                     "System.Collections.Generic.Dictionary+Enumerator<TKey,TValue>");
     ck_assert_str_eq(name_of(ctx, img, found, MDT_STYLE_IL),
                      "System.Collections.Generic.Dictionary`2/Enumerator");
     /* Only TypeDef tokens have an enclosing type: the same row as a
@@ -333,6 +333,8 @@ START_TEST(generic_context_substitutes_and_names_params)
     talloc_free(ctx);
 }
 END_TEST
+
+MDT_TESTS_NEED_MONO
 
 Suite *suite(void);
 Suite *suite(void)

@@ -1,7 +1,10 @@
 /* mdtools: printing types, members and signatures as people read them.
  *
- * One formatter, several styles (the project's NAMES.md): FULL is canonical
- * and exact (`Ns.Outer+Inner<System.Int32>`, `!0`, `Type::Method<A>`);
+ * One formatter, several styles (the project's doc/names.md): FULL is
+ * canonical and exact (`Ns.Outer+Inner<System.Int32>`, `!0`,
+ * `Type::Method<A>`; a generic type named without an instantiation shows
+ * its parameters, `Dictionary<TKey,TValue>` for a TypeDef, `Dictionary<,>`
+ * from the arity suffix of a TypeRef);
  * REFLECTION prints as Type.ToString() does (``List`1[System.Int32]``);
  * IL prints ILAsm syntax (`class [mscorlib]System.String`). The FRIENDLY
  * flag shortens names and uses C# keywords.
@@ -26,7 +29,11 @@ enum mdt_name_style { MDT_STYLE_FULL = 0, MDT_STYLE_REFLECTION, MDT_STYLE_IL };
 
 enum mdt_name_flags {
     MDT_NAME_FRIENDLY = 1u << 0,    /* short names, C# keywords (int, string, ...) */
-    MDT_NAME_PARAM_NAMES = 1u << 1  /* !0 -> T from the GenericParam table */
+    MDT_NAME_PARAM_NAMES = 1u << 1, /* !0 -> T from the GenericParam table */
+    MDT_NAME_METADATA = 1u << 2     /* full style with every type named as stored:
+                                       arity suffixes kept, no parameter list added
+                                       (``Dictionary`2``, ``List`1<System.Int32>``):
+                                       the `metadata_name` of doc/names.md */
 };
 
 /* What VAR and MVAR stand for. Arguments are substituted when given; else
@@ -69,7 +76,8 @@ int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_o
  * MethodDef, Field, MemberRef, MethodSpec, Property, Event (`Parent::name`,
  * MethodSpec with `<args>`); ExportedType (`Ns.Outer+Inner`, nesting
  * through its Implementation chain); Module and ModuleRef (`[module X]`);
- * Assembly and AssemblyRef (display name); File. */
+ * Assembly and AssemblyRef (display name); File; a portable PDB's
+ * Document (its name blob decoded: `/src/app/Program.cs`). */
 int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
                    const mdt_name_opts *opts);
 

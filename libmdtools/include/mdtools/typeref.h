@@ -88,9 +88,13 @@ enum mdt_res_reason {
     MDT_RES_HOP_LIMIT,    /* "hop-limit": a documented bound was reached */
     MDT_RES_NO_METADATA,  /* "no-metadata": the module it lands in has no image */
     MDT_RES_BAD_IMAGE,    /* "bad-image": a row on the way cannot be read */
-    MDT_RES_NO_SUCH_MEMBER /* "no-such-member" (MemberRefs): the type is there,
-                              no member matches by name and signature (or
-                              several do, with MDT_RES_AMBIGUOUS) */
+    MDT_RES_NO_SUCH_MEMBER, /* "no-such-member" (MemberRefs): the type is there,
+                               no member matches by name and signature (or
+                               several do, with MDT_RES_AMBIGUOUS) */
+    MDT_RES_RUNTIME         /* "runtime-provided" (MemberRefs): a method the
+                               runtime provides for an array type (.ctor, Get,
+                               Set, Address of T[], T[,], ...; II.14.2): no
+                               metadata defines it, and none is missing */
 };
 
 /* Result flags. */
@@ -100,7 +104,11 @@ enum mdt_res_flags {
     MDT_RES_HINT_MISMATCH = 1u << 1, /* an ExportedType TypeDefId hint named another row */
     MDT_RES_SIG_BY_NAME = 1u << 2,   /* MemberRef: some signature types were compared by
                                         name because they could not be resolved */
-    MDT_RES_FROM_CACHE = 1u << 3     /* answered from the view's cache */
+    MDT_RES_FROM_CACHE = 1u << 3,    /* answered from the view's cache */
+    MDT_RES_OTHER_ASSEMBLY = 1u << 4 /* bound by name only (tier 3b) to an assembly
+                                        whose simple name differs from the
+                                        AssemblyRef's: the type found is not
+                                        necessarily the one meant */
 };
 
 typedef struct mdt_resolution {
@@ -161,7 +169,8 @@ typedef struct mdt_resolve_opts {
 } mdt_resolve_opts;
 
 /* Name of a reason: "resolved", "not-loaded", "no-such-type", "cycle",
- * "hop-limit", "no-metadata", "bad-image", "no-such-member". Static. */
+ * "hop-limit", "no-metadata", "bad-image", "no-such-member",
+ * "runtime-provided". Static. */
 const char *mdt_res_reason_name(int reason);
 
 /* Resolve a TypeRef (0x01) of module `module` to its TypeDef. A TypeDef
@@ -191,7 +200,14 @@ int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
  * resolve nowhere on both sides compare by assembly simple name and full
  * name, flag MDT_RES_SIG_BY_NAME), custom modifiers included, !N and !!N by
  * number; a vararg call site matches its definition by the part before
- * SENTINEL. tier/hops/visited describe the parent's resolution. */
+ * SENTINEL. tier/hops/visited describe the parent's resolution.
+ * A method of an array TypeSpec that the runtime provides (.ctor, Get,
+ * Set, Address with the array's rank of indexes) is unresolved with reason
+ * MDT_RES_RUNTIME. When the parent was bound only by name to another
+ * assembly (MDT_RES_OTHER_ASSEMBLY) and no member matches, the reason is
+ * MDT_RES_NOT_LOADED (the assembly the reference names is not there),
+ * with `where` the AssemblyRef and `instead` the TypeDef found by name,
+ * rather than no-such-member of an assembly never meant. */
 int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                           const mdt_modview *view, uintptr_t module, uint32_t token,
                           const mdt_resolve_opts *opts);

@@ -1,0 +1,2 @@
+# Opening an assembly opens the modules its File table names, from its folder, as the runtime would: references into the netmodule then resolve; a File row naming a missing file is noted; in a directory the netmodule is not opened twice.
+mdinspect -c 'open data/resolve/multi/MM.dll; typerefs; memberrefs'; mdinspect -c 'open data/MultiMain.dll; exported'; mdinspect -c 'open data/resolve/multi; modules'; d=$(mktemp -d); cp data/resolve/multi/MM.dll "$d"; mdinspect -c "open $d/MM.dll; typerefs" 2>&1 | sed "s|$d|TMP|g"; rm -rf "$d"

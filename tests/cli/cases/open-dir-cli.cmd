@@ -1,0 +1,2 @@
+# A directory on the command line: each .NET image in it in turn (a batch over -c or info), or all as one set (-i); -r descends; a directory with no .NET image fails; --verbose says why files were skipped.
+mdinspect -c 'modules' data/resolve/multi; mdinspect -c 'types Fwd.B*' data/fwd; mdinspect -r -c 'types Fwd.B*' data/fwd; mdinspect -c types data/src/fwd; printf 'modules\n' | mdinspect -i data/fwd; printf 'modules\n' | mdinspect -v -i data/fwd

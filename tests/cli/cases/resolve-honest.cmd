@@ -1,0 +1,2 @@
+# Resolution shown honestly: a TypeRef bound by name only (tier 3) to an assembly other than the one it names is marked * with a legend, in typerefs, memberrefs, refs, resolve and type alike; a member that type lacks is not-loaded (the named assembly is missing), not no-such-member; the methods the runtime provides for arrays are runtime-provided; memberrefs shows signatures, so overloads differ.
+mdinspect -c 'typerefs; memberrefs; refs; resolve 0x0a00000e; resolve -t 0x0a000006' data/Shell.dll; mdinspect -j -c 'memberrefs; refs' data/Shell.dll

@@ -1,0 +1,2 @@
+# Declarations in type and token: flags as names, return type, name, parameters with their names and default values, generic parameters by name (T, not !!0), the literal values of an enum's fields; in the full, IL and friendly styles, and as JSON.
+mdinspect -c 'type Shell.Decl.Api; type Shell.Decl.Access; token Shell.Decl.Api::Pick; set style il; token Shell.Decl.Api::Pick; type Shell.Decl.Access; set style friendly; token Shell.Decl.Api::Put' data/Shell.dll; mdinspect -j -c 'token Shell.Decl.Api::Pick; type Shell.Decl.Access' data/Shell.dll

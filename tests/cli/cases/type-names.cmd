@@ -1,0 +1,2 @@
+# type takes what the other commands print (Action<T>, Action<,>, Tick<>), the metadata name (Action`2), a short name when unique; it searches every open module (the current one first) and says which module a type is from; a TypeRef token is followed to its definition when an open module has it.
+mdinspect -c 'open data/sample/Hello.exe data/Shell.dll data/fwd/Real.dll; type Action<T>; type Shell.Names.Action<,>; type Shell.Names.Action`2; type Tick<>; type Action; type Box; use Hello; type Item12; use Shell.dll; type 0x01000008; type Nope'

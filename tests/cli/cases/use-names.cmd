@@ -1,0 +1,2 @@
+# use: a module by #N, path, module name, file name, assembly name or MVID (with or without dashes and braces), or a unique prefix; a name two modules share is ambiguous and lists them.
+mdinspect -c 'open data/fwd data/fwd/v1/Lib.dll data/fwd/v2/Lib.dll; use Real; use Final.dll; use 02D15DEE-7397-424a-9013-a203feee8f81; use {3927bfaef09142ca80e5a59fa5d751d5}; use Cli; use #5; use lib; use Lib.dll; use nothing'
