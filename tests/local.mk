@@ -17,7 +17,7 @@ TEST_MAIN = tests/common/check_main.c
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
 	tests/unit/test_idnames
-UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows
+UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows tests/unit/test_owner
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -28,6 +28,10 @@ tests_unit_test_image_LDADD = $(TEST_LDADD)
 tests_unit_test_sig_SOURCES = tests/unit/test_sig.c $(TEST_MAIN)
 tests_unit_test_sig_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_sig_LDADD = $(TEST_LDADD)
+
+tests_unit_test_owner_SOURCES = tests/unit/test_owner.c $(TEST_MAIN)
+tests_unit_test_owner_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_owner_LDADD = $(TEST_LDADD)
 
 tests_unit_test_fixtures_SOURCES = tests/unit/test_fixtures.c $(TEST_MAIN)
 tests_unit_test_fixtures_CPPFLAGS = $(TEST_CPPFLAGS)
