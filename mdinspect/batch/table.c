@@ -75,15 +75,21 @@ int mdb_table_init(mdb_table *t, void *ctx, size_t size_hint)
     return t->slots && t->keys.ctx ? 0 : -1;
 }
 
-void *mdb_table_get(const mdb_table *t, uint64_t hash, const void *key, size_t len)
+const mdb_slot *mdb_table_slot(const mdb_table *t, uint64_t hash, const void *key, size_t len)
 {
     for (size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
         const mdb_slot *s = &t->slots[i];
         if (!s->key)
             return NULL;
         if (s->hash == hash && s->len == len && memcmp(s->key, key, len) == 0)
-            return s->value;
+            return s;
     }
+}
+
+void *mdb_table_get(const mdb_table *t, uint64_t hash, const void *key, size_t len)
+{
+    const mdb_slot *s = mdb_table_slot(t, hash, key, len);
+    return s ? s->value : NULL;
 }
 
 static void insert(mdb_slot *slots, size_t mask, const mdb_slot *e)
