@@ -18,7 +18,7 @@ if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
 	tests/unit/test_idnames
 UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows tests/unit/test_owner \
-	tests/unit/test_batch_parse
+	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -33,6 +33,10 @@ tests_unit_test_sig_LDADD = $(TEST_LDADD)
 tests_unit_test_batch_parse_SOURCES = tests/unit/test_batch_parse.c $(TEST_MAIN)
 tests_unit_test_batch_parse_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/mdinspect
 tests_unit_test_batch_parse_LDADD = $(TEST_LDADD)
+
+tests_unit_test_batch_parse_swar_SOURCES = tests/unit/test_batch_parse.c $(TEST_MAIN)
+tests_unit_test_batch_parse_swar_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/mdinspect -DMDB_NO_SSE2
+tests_unit_test_batch_parse_swar_LDADD = $(TEST_LDADD)
 
 tests_unit_test_owner_SOURCES = tests/unit/test_owner.c $(TEST_MAIN)
 tests_unit_test_owner_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -35,7 +35,6 @@
 struct mdb_assemblies {
     void *ctx;
     pthread_mutex_t lock;
-    _Atomic bool has_warning;
     uint32_t nmodules;
     char **paths;
     size_t npaths;
@@ -48,7 +47,6 @@ struct mdb_assemblies {
     mdb_table old;       /* the index read from disk: path -> struct entry */
     mdb_table dirs;      /* directories walked (dev, inode), against loops */
     mdb_arena arena;
-    char *warning;
     bool changed;
     size_t nindexed, nscanned;
     FILE *newindex;
@@ -97,21 +95,21 @@ mdb_assemblies *mdb_assemblies_new(void *ctx, char **paths, size_t npaths, bool 
     return a;
 }
 
+/* A warning waits for the thread whose lookup caused it, which prints it
+ * after the line that made the lookup (as a run of one thread always did). */
+static _Thread_local const char *pending;
+
 bool mdb_assemblies_has_warning(const mdb_assemblies *a)
 {
-    return atomic_load_explicit(&a->has_warning, memory_order_relaxed);
+    (void)a;
+    return pending != NULL;
 }
 
 const char *mdb_assemblies_warning(mdb_assemblies *a)
 {
-    const char *w;
-    if (!mdb_assemblies_has_warning(a))
-        return NULL;
-    pthread_mutex_lock(&a->lock);
-    w = a->warning;
-    a->warning = NULL;
-    atomic_store_explicit(&a->has_warning, false, memory_order_relaxed);
-    pthread_mutex_unlock(&a->lock);
+    const char *w = pending;
+    (void)a;
+    pending = NULL;
     return w;
 }
 
@@ -123,8 +121,8 @@ void mdb_assemblies_stats(const mdb_assemblies *a, size_t *indexed, size_t *scan
 
 static void warn(mdb_assemblies *a, const char *fmt, const char *arg, int err)
 {
-    if (!a->warning && (a->warning = talloc_asprintf(a, fmt, arg, strerror(err))))
-        atomic_store_explicit(&a->has_warning, true, memory_order_relaxed);
+    if (!pending)
+        pending = talloc_asprintf(a, fmt, arg, strerror(err));
 }
 
 static mdb_module *new_module(mdb_assemblies *a, const char *path, size_t len)

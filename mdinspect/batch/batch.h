@@ -50,6 +50,7 @@ typedef struct mdb_arena {
     void *ctx;
     char *p;
     size_t left;
+    bool huge;  /* chunks of a huge page each (the frames a run keeps) */
 } mdb_arena;
 
 void mdb_arena_init(mdb_arena *a, void *ctx);
@@ -215,10 +216,12 @@ static inline bool mdb_module_opened(mdb_assemblies *a, mdb_module *m)
  * once, under `ctx` (which must live as long as the module), by the first
  * thread that asks. */
 const char *mdb_module_document(void *ctx, mdb_module *m, uint32_t doc);
-/* The index could not be written or read: the message to warn with once,
- * or NULL. */
+/* The index could not be written or read, a folder not walked: the
+ * message to warn with once, or NULL. A warning is kept for the thread
+ * whose call caused it. */
 const char *mdb_assemblies_warning(mdb_assemblies *a);
-/* Whether a warning waits (a load: cheap enough for every line). */
+/* Whether a warning waits for this thread (a load: cheap enough for every
+ * line). */
 bool mdb_assemblies_has_warning(const mdb_assemblies *a);
 /* The 16 bytes of #GUID as MVID text (32 lower-case hex digits,
  * doc/names.md; parse.h reads it). */

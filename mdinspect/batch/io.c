@@ -168,13 +168,18 @@ uint64_t mdb_count_newlines(const char *s, size_t n)
     size_t i = 0;
 #if defined(__SSE2__)
     /* Equal bytes are -1: subtracting them counts up to 255 per byte lane
-     * before the lanes are summed. */
+     * (63 rounds of at most 4) before the lanes are summed. */
     const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
-    while (i + 16 <= n) {
+    while (i + 64 <= n) {
         __m128i acc = zero;
-        for (int k = 0; k < 255 && i + 16 <= n; k++, i += 16)
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(
-                _mm_loadu_si128((const __m128i *)(const void *)(s + i)), nl));
+        for (int k = 0; k < 63 && i + 64 <= n; k++, i += 64) {
+            const __m128i *v = (const __m128i *)(const void *)(s + i);
+            __m128i e = _mm_add_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(v), nl),
+                                     _mm_cmpeq_epi8(_mm_loadu_si128(v + 1), nl));
+            e = _mm_add_epi8(e, _mm_cmpeq_epi8(_mm_loadu_si128(v + 2), nl));
+            e = _mm_add_epi8(e, _mm_cmpeq_epi8(_mm_loadu_si128(v + 3), nl));
+            acc = _mm_sub_epi8(acc, e); /* each byte lane gains at most 4 */
+        }
         __m128i sum = _mm_sad_epu8(acc, zero);
         c += (uint64_t)_mm_cvtsi128_si32(sum) + (uint64_t)_mm_extract_epi16(sum, 4);
     }

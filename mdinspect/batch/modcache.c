@@ -48,25 +48,29 @@ mdb_modcache *mdb_modcache_new(void *ctx, mdb_assemblies *a)
 
 /* Multiplying mixes each word into the high bits, which pick the slot. */
 #define K 0x9E3779B97F4A7C15ull
+#define K2 0xFF51AFD7ED558CCDull
 
 static size_t slot_of(uint64_t h)
 {
     return (size_t)(h >> (64 - SLOT_BITS));
 }
 
+/* Paths of one folder differ at their end and paths of two folders in
+ * their middle: four words (the first, two from the middle, the last) and
+ * the length tell nearly all apart, with multiplications that run side by
+ * side. Shorter paths are read in full. */
 static uint64_t path_hash(const char *s, size_t n)
 {
     uint64_t h = (n + 1) * K;
-    size_t i = 0;
-    if (n < 8) {
-        for (; i < n; i++)
-            h = (h ^ (unsigned char)s[i]) * K;
-        return h;
+    if (n >= 16) {
+        uint64_t a = mdb_load_le64(s), b = mdb_load_le64(s + n / 2 - 8);
+        uint64_t c = mdb_load_le64(s + n / 2), d = mdb_load_le64(s + n - 8);
+        return h ^ (a * 0xC2B2AE3D27D4EB4Full + b) * K ^ (c * 0x165667B19E3779F9ull + d) * K2;
     }
-    for (; i + 8 <= n; i += 8)
-        h = (h ^ mdb_load_le64(s + i)) * K;
-    if (i < n) /* the last 8 bytes, overlapping words already mixed */
-        h = (h ^ mdb_load_le64(s + n - 8)) * K;
+    if (n >= 8)
+        return (h ^ mdb_load_le64(s) * K2 ^ mdb_load_le64(s + n - 8)) * K;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * K;
     return h;
 }
 

@@ -67,6 +67,7 @@ mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json)
     r->want_json = want_json;
     mdb_arena_init(&r->arena, r);
     mdb_arena_init(&r->lasting, r);
+    r->lasting.huge = true;
     r->cur = &r->arena;
     for (int k = 0; k < K_COUNT; k++)
         if (mdb_table_init(&r->cache[k], r, k == K_TYPE ? 1024 : 1u << 15)) {

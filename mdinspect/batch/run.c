@@ -142,6 +142,15 @@ static void plain_line(struct worker *w, struct slot *sl, const char *s, size_t 
                        uint64_t lineno, const mdb_frame *f)
 {
     mdb_record *rec = w->rec;
+    /* (no warning to look for: finding a kept frame calls nothing that
+     * could make one) */
+    if (w->run->o->format == MDB_TEXT) { /* what mdb_emit_text would write */
+        sl->records++;
+        sl->unresolved += f->status != MDB_OK && f->status != MDB_SPECIAL;
+        mdb_out(&sl->out, f->text, f->text_len);
+        mdb_outc(&sl->out, '\n');
+        return;
+    }
     rec->kind = MDB_PLAIN;
     rec->line = s;
     rec->len = n;

@@ -1,6 +1,7 @@
-/* mdinspect/batch/parse.h, the word-at-a-time readers of hex tokens and
- * MVIDs, against a byte-at-a-time reading of the same rules: every byte
- * value at every position of a field, every length of a token, and a
+/* mdinspect/batch/parse.h, the SSE2 and word-at-a-time readers of hex
+ * tokens and MVIDs (this file is built twice, the second time with
+ * MDB_NO_SSE2), against a byte-at-a-time reading of the same rules: every
+ * byte value at every position of a field, every length of a token, and a
  * million random fields drawn from digits, letters of both cases and the
  * bytes next to them ('/', ':', '@', '`', 'G', 'g', 0x80, 0xFF, ...). */
 #include <check.h>
