@@ -117,6 +117,26 @@ static inline bool mdb_parse_hex32(const char *s, size_t n, bool strict, uint32_
     return true;
 }
 
+/* The first byte c in [p, end), or NULL: memchr for the short fields of a
+ * line (a frame, a line of ~50 bytes), where the call and the setup of
+ * libc's memchr cost more than its scan. Reads nothing past end. */
+static inline const char *mdb_find(const char *p, const char *end, char c)
+{
+#ifdef MDB_HEX_SSE2
+    const __m128i want = _mm_set1_epi8(c);
+    for (; end - p >= 16; p += 16) {
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), want));
+        if (m)
+            return p + __builtin_ctz(m);
+    }
+#endif
+    for (; p < end; p++)
+        if (*p == c)
+            return p;
+    return NULL;
+}
+
 static inline void mdb_store_le32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
@@ -130,7 +150,6 @@ static inline void mdb_store_le32(uint8_t *p, uint32_t v)
  * little-endian, then 8 bytes in order). */
 static inline bool mdb_parse_mvid(const char *s, size_t n, uint8_t mvid[16])
 {
-    uint32_t a, b, c, d;
 #ifdef MDB_HEX_SSE2
     __m128i lo, hi;
     if (n != 32 ||
@@ -138,21 +157,25 @@ static inline bool mdb_parse_mvid(const char *s, size_t n, uint8_t mvid[16])
         !mdb_hex_sse2(_mm_loadu_si128((const __m128i *)(const void *)(s + 16)), 0xFFFF, false,
                       &hi))
         return false;
+    /* x86 is little-endian: whole words, not byte stores */
     uint64_t x = (uint64_t)_mm_cvtsi128_si64(lo), y = (uint64_t)_mm_cvtsi128_si64(hi);
-    a = (uint32_t)x;
-    b = (uint32_t)(x >> 32);
-    c = (uint32_t)y;
-    d = (uint32_t)(y >> 32);
+    uint32_t b = (uint32_t)(x >> 32);
+    b = (b & 0x00FF00FFu) << 8 | (b >> 8 & 0x00FF00FFu);
+    x = (uint64_t)b << 32 | __builtin_bswap32((uint32_t)x);
+    memcpy(mvid, &x, 8);
+    memcpy(mvid + 8, &y, 8);
+    return true;
 #else
+    uint32_t a, b, c, d;
     if (n != 32 || !mdb_hex8(s, false, &a) || !mdb_hex8(s + 8, false, &b) ||
         !mdb_hex8(s + 16, false, &c) || !mdb_hex8(s + 24, false, &d))
         return false;
-#endif
     mdb_store_le32(mvid, __builtin_bswap32(a));
     mdb_store_le32(mvid + 4, (b & 0x00FF00FFu) << 8 | (b >> 8 & 0x00FF00FFu));
     mdb_store_le32(mvid + 8, c);
     mdb_store_le32(mvid + 12, d);
     return true;
+#endif
 }
 
 #endif

@@ -86,7 +86,7 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
         p = sp + 1;
     }
     while (p <= end) {
-        sp = memchr(p, ' ', (size_t)(end - p));
+        sp = mdb_find(p, end, ' ');
         k = sp ? (size_t)(sp - p) : (size_t)(end - p);
         if (k == 0)
             return malformed(rec, "an empty frame (two spaces, or a trailing space)");

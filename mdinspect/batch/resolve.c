@@ -487,21 +487,25 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
 {
     uint64_t h;
     const mdb_frame *c;
-    const char *at = memrchr(s, '@', n);
+    const char *at;
     mdb_frame *f;
-    *has_ilp = at && mdb_parse_hex32(at + 1, n - (size_t)(at + 1 - s), false, ilp);
     /* The common frame, `mvid:0xTTTTTTTT[@0xIL]` without type arguments:
      * the method's frame kept by its module, and for a module with a PDB
-     * the line of the offset. */
-    if (n >= 43 && s[32] == ':' && (n == 43 || (at == s + 43 && *has_ilp))) {
+     * the line of the offset. (An offset that reads is hex digits: its '@'
+     * is the last.) */
+    if (n >= 43 && s[32] == ':' &&
+        (n == 43 || (s[43] == '@' && mdb_parse_hex32(s + 44, n - 44, false, ilp)))) {
         uint8_t mvid[16];
         uint32_t tok;
         mdb_module *m;
+        *has_ilp = n > 43;
         if (mdb_parse_mvid(s, 32, mvid) && mdb_parse_hex32(s + 33, 10, true, &tok) &&
             MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodDef && (m = mdb_modcache_mvid(r->mods, mvid)) &&
             opened(r, m) && (c = plain_frame(r, m, tok)))
             return *has_ilp && m->pdb && c->status == MDB_OK ? line_frame(r, c, *ilp) : c;
     }
+    at = memrchr(s, '@', n);
+    *has_ilp = at && mdb_parse_hex32(at + 1, n - (size_t)(at + 1 - s), false, ilp);
     if ((c = cached(r, K_LOG, s, n, &h)))
         return c;
     if (!(f = new_frame(r, MDB_OK)))

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
+#include "batch/parse.h"
 
 #define SLOT_OUT (1u << 20) /* a block's output before it spills */
 
@@ -194,7 +195,7 @@ static void resolve_block(struct worker *w, struct slot *sl)
     while (p < end && !sl->out.failed && !sl->nomem) {
         unsigned k = 0;
         for (; k < AHEAD && p < end; k++) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p)), *s = p;
+            const char *nl = mdb_find(p, end, '\n'), *s = p;
             size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
             p = nl ? nl + 1 : end;
             if (n && s[n - 1] == '\r')

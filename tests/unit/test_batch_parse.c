@@ -3,8 +3,10 @@
  * MDB_NO_SSE2), against a byte-at-a-time reading of the same rules: every
  * byte value at every position of a field, every length of a token, and a
  * million random fields drawn from digits, letters of both cases and the
- * bytes next to them ('/', ':', '@', '`', 'G', 'g', 0x80, 0xFF, ...). */
+ * bytes next to them ('/', ':', '@', '`', 'G', 'g', 0x80, 0xFF, ...); and
+ * mdb_find, the short memchr, against memchr. */
 #include <check.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +128,26 @@ START_TEST(random_fields)
 }
 END_TEST
 
+/* mdb_find against memchr: every length up to 100, the byte at every
+ * place or nowhere, in a buffer fenced so that a read past the end shows
+ * (ASan, or a wrong answer: the fence holds the byte looked for). */
+START_TEST(find_is_memchr)
+{
+    char buf[128];
+    for (size_t n = 0; n <= 100; n++)
+        for (size_t at = 0; at <= n; at++) {
+            memset(buf, 'a', sizeof buf);
+            buf[n] = '\n'; /* just past the end: must not be found */
+            if (at < n)
+                buf[at] = '\n';
+            const char *want = memchr(buf, '\n', n), *got = mdb_find(buf, buf + n, '\n');
+            if (want != got)
+                ck_abort_msg("n %zu, at %zu: %td, want %td", n, at, got ? got - buf : -1,
+                             want ? want - buf : -1);
+        }
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -134,6 +156,7 @@ Suite *suite(void)
     tcase_add_test(tc, every_byte_at_every_position);
     tcase_add_test(tc, every_length);
     tcase_add_test(tc, random_fields);
+    tcase_add_test(tc, find_is_memchr);
     suite_add_tcase(s, tc);
     return s;
 }
