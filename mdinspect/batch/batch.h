@@ -55,6 +55,10 @@ typedef struct mdb_arena {
 
 void mdb_arena_init(mdb_arena *a, void *ctx);
 void *mdb_arena_alloc(mdb_arena *a, size_t n); /* 8-aligned; NULL when out of memory */
+/* Where the next allocation starts, with at least n bytes free there (n at
+ * most 256 KiB): write into it, then allocate what was written. NULL when
+ * out of memory. */
+void *mdb_arena_room(mdb_arena *a, size_t n);
 char *mdb_arena_strndup(mdb_arena *a, const char *s, size_t n);
 void mdb_arena_reset(mdb_arena *a);
 

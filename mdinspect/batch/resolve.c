@@ -26,6 +26,8 @@
 
 enum { K_LOG, K_TYPE, K_MVID, K_PATH, K_IL, K_COUNT };
 
+#define NAME_ROOM 4096 /* names longer than this take the slow way */
+
 struct mdb_resolver {
     mdb_assemblies *a;
     mdb_modcache *mods;
@@ -38,7 +40,7 @@ struct mdb_resolver {
     mdb_arena lasting;  /* frames kept by their module (valid rows): never trimmed */
     mdb_arena *cur;     /* where new frames and their strings go */
     mdb_output scratch; /* builds text and JSON forms (fd -1: never written) */
-    char name[4096];
+    char name[4096];    /* a name when the arena has no room */
 };
 
 static const char *const status_text[] = {
@@ -314,9 +316,18 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
     if (ncls + nmeth == 0) {
         mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, names_of(r, f->mod)};
         size_t len;
-        int e = mdt_token_name_buf(r->name, sizeof r->name, &len, img, f->token, &o);
+        /* straight into the arena: most names are short, and copying each
+         * of hundreds of thousands cost more than reserving room */
+        char *room = mdb_arena_room(r->cur, NAME_ROOM);
+        int e = room ? mdt_token_name_buf(room, NAME_ROOM, &len, img, f->token, &o)
+                     : mdt_token_name_buf(r->name, sizeof r->name, &len, img, f->token, &o);
         if (e == 0) {
-            f->name = keep(r, r->name, len, &f->name_len);
+            if (room) {
+                f->name = mdb_arena_alloc(r->cur, len + 1); /* the room's start */
+                f->name_len = (uint32_t)len;
+            } else {
+                f->name = keep(r, r->name, len, &f->name_len);
+            }
         } else if (e == MDT_ETRUNC) {
             char *s;
             mdt_clear_error();

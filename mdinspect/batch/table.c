@@ -85,6 +85,21 @@ void *mdb_arena_alloc(mdb_arena *a, size_t n)
     return r;
 }
 
+void *mdb_arena_room(mdb_arena *a, size_t n)
+{
+    void *p;
+    n = (n + 7) & ~(size_t)7;
+    if (n > CHUNK / 4)
+        return NULL;
+    if (n > a->left) { /* a new chunk, whose start the next alloc returns */
+        if (!(p = mdb_arena_alloc(a, n)))
+            return NULL;
+        a->p = p;
+        a->left += n;
+    }
+    return a->p;
+}
+
 char *mdb_arena_strndup(mdb_arena *a, const char *s, size_t n)
 {
     char *d = mdb_arena_alloc(a, n + 1);
