@@ -72,7 +72,7 @@ mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json)
     r->lasting.huge = true;
     r->cur = &r->arena;
     for (int k = 0; k < K_COUNT; k++)
-        if (mdb_table_init(&r->cache[k], r, k == K_TYPE ? 1024 : 1u << 15)) {
+        if (mdb_table_init(&r->cache[k], r, 1024)) { /* grown as needed */
             talloc_free(r);
             return NULL;
         }
