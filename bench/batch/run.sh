@@ -4,7 +4,7 @@
 # (bench/batch/README.md).
 #
 #   bench/batch/run.sh [BUILDDIR]     default: <srcdir>/build
-#   RUNS=5 LINES=1000000 CG_LINES=200000 CG_FULL=0 bench/batch/run.sh
+#   RUNS=5 LINES=1000000 CG_LINES=200000 CG_FULL=0 RT=0 bench/batch/run.sh
 #
 # Inputs (bench/batch/gen, fixed seed) over the Mono 4.5 framework
 # (/usr/lib/mono/4.5/*.dll and Facades/*.dll):
@@ -22,6 +22,17 @@
 # them (the peer takes minutes under callgrind). The mdinspect binary is
 # run directly, not through libtool's wrapper script (whose shell would be
 # timed too).
+#
+# Where the time goes (mdinspect alone): `cat` of the path input (reading
+# and writing that many bytes), the distinct lines of the path input only
+# (naming 260,000 methods, no line met twice), and LINES lines that name
+# only the methods of the first LINES/50 lines (the frames stay in the
+# caches: what a line costs when memory is not in the way).
+#
+# RT=1 runs every timed command under `chrt -f 10` (SCHED_FIFO, as root):
+# on a machine others load, the run then has the CPUs to itself and its
+# wall times approach a quiet machine's; the others stall meanwhile (about
+# 30 s in all, most of it the peer's).
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$src/build}
@@ -29,6 +40,9 @@ RUNS=${RUNS:-5}
 LINES=${LINES:-1000000}
 CG_LINES=${CG_LINES:-200000}
 CG_FULL=${CG_FULL:-0}
+RT=${RT:-0}
+rt=
+[ "$RT" = 1 ] && rt="chrt -f 10"
 mdi=$build/mdinspect/.libs/mdinspect
 [ -x "$mdi" ] || mdi=$build/mdinspect/mdinspect # a static build has no wrapper
 peer=$build/bench/batch/batch_mono
@@ -55,7 +69,7 @@ measure() {
     i=0
     while [ $i -lt "$RUNS" ]; do
         [ -n "${PRE:-}" ] && eval "$PRE"
-        /usr/bin/time -f "%U %S %e %M" -o "$tmp/t1" "$@" <"$in" >"$tmp/out.$name" 2>/dev/null || true
+        $rt /usr/bin/time -f "%U %S %e %M" -o "$tmp/t1" "$@" <"$in" >"$tmp/out.$name" 2>/dev/null || true
         cat "$tmp/t1" >>"$tmp/t"
         i=$((i + 1))
     done
@@ -101,6 +115,16 @@ for k in path mvid-warm stacks; do
     same=$(cmp -s "$tmp/out.mdinspect-$k" "$tmp/out.mdinspect-$k-t1" && echo same || echo DIFFERENT)
     echo "check $k: mdinspect $a lines ($u unresolved, threads: $same), libmono $b lines"
 done
+echo "== where the time goes (mdinspect)"
+awk '!seen[$0]++' "$tmp/path.txt" >"$tmp/uniq.txt"
+head -n $((LINES / 50)) "$tmp/path.txt" >"$tmp/few.txt"
+i=0; while [ $i -lt 50 ]; do cat "$tmp/few.txt"; i=$((i + 1)); done >"$tmp/rep.txt"
+measure cat-path "$tmp/path.txt" cat
+measure uniq-t1 "$tmp/uniq.txt" "$mdi" batch --no-progress -t 1
+measure uniq "$tmp/uniq.txt" "$mdi" batch --no-progress
+measure repeated-t1 "$tmp/rep.txt" "$mdi" batch --no-progress -t 1
+measure repeated "$tmp/rep.txt" "$mdi" batch --no-progress
+echo "   ($(wc -l <"$tmp/uniq.txt") distinct lines; the repeated input names $(sort -u "$tmp/few.txt" | wc -l) methods)"
 echo "== instructions"
 ir mdinspect-path "$tmp/path.txt" "$CG_LINES" "" "$mdi" batch --no-progress -t 1
 ir libmono-path "$tmp/path.txt" "$CG_LINES" whole_run "$peer"
@@ -109,6 +133,8 @@ ir libmono-mvid "$tmp/mvid.txt" "$CG_LINES" whole_run "$peer" "$fw"
 ir mdinspect-stacks "$tmp/stacks.txt" $((LINES / 20)) "" "$mdi" batch --no-progress -t 1 $A --index "$tmp/idx"
 ir libmono-stacks "$tmp/stacks.txt" $((LINES / 20)) whole_run "$peer" "$fw"
 ir mdinspect-path-2threads "$tmp/path.txt" "$LINES" "" "$mdi" batch --no-progress -t 2
+ir mdinspect-uniq "$tmp/uniq.txt" "$LINES" "" "$mdi" batch --no-progress -t 1
+ir mdinspect-repeated "$tmp/rep.txt" "$LINES" "" "$mdi" batch --no-progress -t 1
 if [ "$CG_FULL" = 1 ]; then
     ir mdinspect-path "$tmp/path.txt" "$LINES" "" "$mdi" batch --no-progress -t 1
     ir libmono-path "$tmp/path.txt" "$LINES" whole_run "$peer"

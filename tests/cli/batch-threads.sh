@@ -10,7 +10,8 @@
 # framework and bench/batch/gen are there, 60,000 PATH, MVID and stack
 # lines over it; stacks of 255 frames whose JSON outgrows a block's
 # buffer. Also: one CPU (taskset) runs as one thread does, and the input
-# through a pipe reads as from a file.
+# through a pipe reads as from a file. With MDINSPECT set to a build with
+# -fsanitize=thread, a race report fails the comparison of standard error.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
