@@ -23,15 +23,12 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <talloc.h>
 #include <unistd.h>
 
 #include "batch/batch.h"
 #include "batch/parse.h"
-
-#define SLOT_OUT (1u << 20) /* a block's output before it spills */
 
 enum { FREE, QUEUED, DONE };
 
@@ -268,7 +265,7 @@ unsigned mdb_cpus(void)
 void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result *res)
 {
     unsigned nworkers = o->threads > 1 ? o->threads : 0, started = 0;
-    struct worker *w = calloc(nworkers ? nworkers : 1, sizeof *w);
+    struct worker *w = talloc_zero_array(NULL, struct worker, nworkers ? nworkers : 1);
     struct run run = {.o = o, .a = a, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO};
     mdb_reader in;
     void *in_ctx = talloc_new(NULL);
@@ -277,7 +274,7 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
     /* Enough slots that the workers find blocks queued while the main
      * thread writes. */
     run.nslots = nworkers ? 2 * nworkers + 2 : 1;
-    run.slots = calloc(run.nslots, sizeof *run.slots);
+    run.slots = talloc_zero_array(NULL, struct slot, run.nslots);
     ok = ok && run.slots;
     for (unsigned i = 0; ok && i < run.nslots; i++)
         ok = slot_init(&run.slots[i], &run);
@@ -362,7 +359,7 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
     run.end = true;
     pthread_cond_broadcast(&run.queued);
     pthread_mutex_unlock(&run.lock);
-    for (unsigned i = 0; i < nworkers; i++)
+    for (unsigned i = 0; w && i < nworkers; i++)
         if (w[i].started)
             pthread_join(w[i].tid, NULL);
 
@@ -376,7 +373,7 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
         talloc_steal(ctx, w[i].ctx);
     for (unsigned i = 0; run.slots && i < run.nslots; i++)
         talloc_free(run.slots[i].ctx);
-    free(run.slots);
-    free(w);
+    talloc_free(run.slots);
+    talloc_free(w);
     talloc_free(in_ctx);
 }
