@@ -10,7 +10,7 @@
  *   io.c          block reads of the input, the buffered output
  *   assemblies.c  modules by path and by MVID (the on-disk index), lazy opens
  *   modcache.c    per-thread caches in front of those lookups
- *   parse.h       hex tokens and MVIDs, eight digits at a time
+ *   parse.h       hex tokens and MVIDs read a register at a time
  *   resolve.c     one frame's text -> name, status, file:line (cached)
  *   record.c      one line -> a record (header, stats, comment, stack, call,
  *                 alloc, plain MVID or PATH line, malformed)

@@ -95,7 +95,7 @@ mdb_module *mdb_modcache_path(mdb_modcache *c, const char *path, size_t len)
     return m;
 }
 
-static size_t mvid_slot(uint64_t lo, uint64_t hi)
+static size_t mvid_index(uint64_t lo, uint64_t hi)
 {
     return slot_of((lo ^ hi * K) * K);
 }
@@ -105,7 +105,7 @@ mdb_module *mdb_modcache_peek_mvid(const mdb_modcache *c, const uint8_t mvid[16]
     uint64_t lo, hi;
     memcpy(&lo, mvid, 8);
     memcpy(&hi, mvid + 8, 8);
-    const struct mvid_slot *sl = &c->mvid[mvid_slot(lo, hi)];
+    const struct mvid_slot *sl = &c->mvid[mvid_index(lo, hi)];
     return sl->m && sl->lo == lo && sl->hi == hi ? sl->m : NULL;
 }
 
@@ -114,7 +114,7 @@ mdb_module *mdb_modcache_mvid(mdb_modcache *c, const uint8_t mvid[16])
     uint64_t lo, hi;
     memcpy(&lo, mvid, 8);
     memcpy(&hi, mvid + 8, 8);
-    struct mvid_slot *sl = &c->mvid[mvid_slot(lo, hi)];
+    struct mvid_slot *sl = &c->mvid[mvid_index(lo, hi)];
     mdb_module *m;
     if (sl->m && sl->lo == lo && sl->hi == hi)
         return sl->m;

@@ -181,9 +181,9 @@ static const char *last_error(mdb_resolver *r)
     return keep(r, out, o, NULL);
 }
 
-/* The text form: NAME, NAME (FILE:LINE), [special], [unresolved: why]. */
 static void json_form(mdb_resolver *r, const mdb_frame *f);
 
+/* The text form: NAME, NAME (FILE:LINE), [special], [unresolved: why]. */
 static void text_form(mdb_resolver *r, mdb_frame *f)
 {
     mdb_output *o = &r->scratch;
