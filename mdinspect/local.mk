@@ -55,21 +55,25 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/cmd_use.c \
 	mdinspect/cmd_validate.c \
 	mdinspect/batch/batch.h \
+	mdinspect/batch/parse.h \
 	mdinspect/batch/main.c \
 	mdinspect/batch/table.c \
 	mdinspect/batch/io.c \
 	mdinspect/batch/assemblies.c \
+	mdinspect/batch/modcache.c \
 	mdinspect/batch/resolve.c \
 	mdinspect/batch/record.c \
 	mdinspect/batch/emit_text.c \
 	mdinspect/batch/emit_json.c \
 	mdinspect/batch/emit_folded.c \
 	mdinspect/batch/aggregate.c \
-	mdinspect/batch/progress.c
+	mdinspect/batch/progress.c \
+	mdinspect/batch/run.c
 
 mdinspect_mdinspect_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect -D_GNU_SOURCE $(TALLOC_CFLAGS) \
 	$(JANSSON_CFLAGS) $(XXHASH_CFLAGS)
-mdinspect_mdinspect_CFLAGS = $(MDT_WARN_CFLAGS)
+mdinspect_mdinspect_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+mdinspect_mdinspect_LDFLAGS = $(AX_PTHREAD_CFLAGS)
 mdinspect_mdinspect_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(JANSSON_LIBS) $(READLINE_LIBS) \
 	$(XXHASH_LIBS)
 

@@ -18,7 +18,8 @@ TEST_MAIN = tests/common/check_main.c
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
 	tests/unit/test_idnames
-UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows
+UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows tests/unit/test_owner \
+	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar
 UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -30,6 +31,18 @@ tests_unit_test_image_LDADD = $(TEST_LDADD)
 tests_unit_test_sig_SOURCES = tests/unit/test_sig.c $(TEST_MAIN)
 tests_unit_test_sig_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_sig_LDADD = $(TEST_LDADD)
+
+tests_unit_test_batch_parse_SOURCES = tests/unit/test_batch_parse.c $(TEST_MAIN)
+tests_unit_test_batch_parse_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/mdinspect
+tests_unit_test_batch_parse_LDADD = $(TEST_LDADD)
+
+tests_unit_test_batch_parse_swar_SOURCES = tests/unit/test_batch_parse.c $(TEST_MAIN)
+tests_unit_test_batch_parse_swar_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/mdinspect -DMDB_NO_SSE2
+tests_unit_test_batch_parse_swar_LDADD = $(TEST_LDADD)
+
+tests_unit_test_owner_SOURCES = tests/unit/test_owner.c $(TEST_MAIN)
+tests_unit_test_owner_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_owner_LDADD = $(TEST_LDADD)
 
 tests_unit_test_fixtures_SOURCES = tests/unit/test_fixtures.c $(TEST_MAIN)
 tests_unit_test_fixtures_CPPFLAGS = $(TEST_CPPFLAGS)

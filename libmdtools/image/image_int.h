@@ -23,11 +23,10 @@ struct mdt_table {
      * atomic stores (see there). Whether the spec-sorted key column really
      * is sorted: 0 not known yet, 1 sorted, 2 not. */
     _Atomic uint8_t sort_state;
-    /* For each LIST column (at most 2 per table: TypeDef), in column order:
-     * NULL until first need; then a sentinel when its starts never
-     * decrease (a binary search is exact), else an index position -> row
-     * owning it (md/runs.c). For a Ptr table, ptr_pos: row of the target ->
-     * the first Ptr row naming it. */
+    /* For each LIST column (at most 2 per table: TypeDef, LocalScope), in
+     * column order: NULL until the first owner query, then an index
+     * position -> row owning it (md/runs.c). For a Ptr table, ptr_pos: row
+     * of the target -> the first Ptr row naming it. */
     struct mdt_run_index *_Atomic runs[2];
     struct mdt_ptr_index *_Atomic ptr_pos;
 };

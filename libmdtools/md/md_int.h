@@ -4,6 +4,7 @@
 #ifndef MDT_MD_INT_H
 #define MDT_MD_INT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,13 +41,31 @@ bool mdt__table_sorted(const struct mdt_image *img, unsigned table);
 size_t mdt__late_warning_count(const struct mdt_image *img);
 const char *mdt__late_warning(const struct mdt_image *img, size_t i);
 
-/* Run indexes (runs.c), built on first need; they make the owner of a list
- * position a lookup instead of a scan (owner.c). */
-/* The row of `table` whose run in LIST column `col` holds position pos:
- * 1 with *holder set (0 = none) when an index answers, 0 when the column's
- * starts never decrease and a binary search must find it, MDT_ENOMEM. */
-int mdt__run_holder_indexed(const struct mdt_image *img, unsigned table, unsigned col,
-                            uint32_t pos, uint32_t *holder);
+/* Run indexes (runs.c), built on the first owner query of a LIST column;
+ * they make the owner of a list position a load (owner.c). */
+struct mdt_run_index {
+    uint32_t n;          /* positions 0..n-1 are indexed (the readable rows) */
+    bool ascending;      /* the column's starts never decrease */
+    uint16_t *h16;       /* position -> row whose run holds it, 0: none; */
+    uint32_t *h32;       /* h16 when the owning table has < 65536 rows */
+};
+/* The index of LIST column `col` of `table`, built on first need; NULL
+ * with the error recorded when out of memory. Thread-safe (lazy.c). */
+const struct mdt_run_index *mdt__run_index(const struct mdt_image *img, unsigned table,
+                                           unsigned col);
+/* The index of a table's k-th LIST column when it is built already (a
+ * load), else NULL. */
+static inline const struct mdt_run_index *mdt__run_index_built(const struct mdt_image *img,
+                                                               unsigned table, unsigned k)
+{
+    struct mdt_table *tb = (struct mdt_table *)&img->tables[table];
+    return atomic_load_explicit(&tb->runs[k], memory_order_acquire);
+}
+/* The holder of pos < ri->n. */
+static inline uint32_t mdt__run_index_get(const struct mdt_run_index *ri, uint32_t pos)
+{
+    return ri->h16 ? ri->h16[pos] : ri->h32[pos];
+}
 /* The position of a Field/MethodDef/Param/Event/Property row in its list
  * runs: through the Ptr table when it has rows (0 when no Ptr row names
  * it), else the row itself. 0 or MDT_ENOMEM. */

@@ -2,11 +2,9 @@
  * list column (a TypeDef owns its Field and MethodDef runs, a MethodDef its
  * Param run, a PropertyMap/EventMap row its Property/Event run, whose owner
  * is the map row's Parent), and parent columns (MemberRef.Class,
- * CustomAttribute.Parent, ...). Runs are found by binary search over the
- * list column, whose starts do not decrease in valid metadata; damaged
- * columns and the Ptr tables of uncompressed (#-) metadata have indexes
- * built on the first query that needs them (runs.c), so no query scans a
- * table twice. */
+ * CustomAttribute.Parent, ...). The holders of runs, and the Ptr tables of
+ * uncompressed (#-) metadata, have indexes built on the first query that
+ * needs them (runs.c): no query scans or searches a table after that. */
 #include "config.h"
 
 #include <mdtools/errors.h>
@@ -17,43 +15,17 @@
 #include "md/md_int.h"
 #include "util/error.h"
 
-/* The row of `table` whose run in list column `col` holds position pos, or
- * 0 for none. A damaged column (starts that go down) has an index of first
- * holders (runs.c); otherwise the starts never decrease, the runs are
- * disjoint and in row order, and only the last row starting at or before
- * pos can hold it. */
-static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32_t pos,
-                      uint32_t *holder)
+/* The last row of `table` whose start in list column `col` is at or
+ * before pos, if its run holds pos; 0 for none. Exact when the starts
+ * never decrease: the runs are then disjoint and in row order. Used only
+ * where the index does not answer (out of memory, or a position past the
+ * readable rows of a truncated table). */
+static int search_holder(const mdt_image *img, unsigned table, unsigned col, uint32_t pos,
+                         uint32_t *holder)
 {
-    uint32_t n = mdt_table_rows(img, table), lo = 1, hi = n, found = 0, first, count;
+    uint32_t lo = 1, hi = mdt_table_rows(img, table), found = 0, first, count;
     mdt_row r;
     int e;
-    *holder = 0;
-    if (!pos || (e = mdt__run_holder_indexed(img, table, col, pos, holder)) > 0)
-        return 0;
-    if (e < 0)
-        return e;
-    if (img->lay.tables[table].avail == n) {
-        /* Every row lies inside the stream (checked at open): read the
-         * column in place, without a cursor per step (batch resolution
-         * names hundreds of thousands of methods). */
-        const mdt_table_layout *t = &img->lay.tables[table];
-        while (lo <= hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (table_raw(t, t->base + (size_t)(mid - 1) * t->row_size, col) <= pos) {
-                found = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        if (found && mdt_row_get(&r, img, table, found) == 0 &&
-            mdt_row_range(&r, col, &first, &count) == 0 && pos >= first && pos - first < count)
-            *holder = found;
-        else if (found)
-            mdt_clear_error();
-        return 0;
-    }
     while (lo <= hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if ((e = mdt_row_get(&r, img, table, mid)))
@@ -72,6 +44,30 @@ static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32
     return 0;
 }
 
+/* The row of `table` whose run in list column `col` holds position pos, or
+ * 0 for none: the first row, in row order, whose readable run holds it
+ * (runs.c indexes them on the column's first query). */
+static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32_t pos,
+                      uint32_t *holder)
+{
+    const struct mdt_run_index *ri;
+    *holder = 0;
+    if (!pos)
+        return 0;
+    if (!(ri = mdt__run_index(img, table, col))) {
+        /* Out of memory: a valid column can still be searched. */
+        if (!mdt__column_ascends(&img->lay.tables[table], col))
+            return mdt_last_error()->code;
+        mdt_clear_error();
+        return search_holder(img, table, col, pos, holder);
+    }
+    if (pos < ri->n)
+        *holder = mdt__run_index_get(ri, pos);
+    else if (ri->ascending)
+        return search_holder(img, table, col, pos, holder);
+    return 0;
+}
+
 static int run_owner(const mdt_image *img, unsigned table, unsigned col, unsigned target,
                      uint32_t rid, uint32_t *owner)
 {
@@ -86,7 +82,21 @@ static int run_owner(const mdt_image *img, unsigned table, unsigned col, unsigne
 int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *owner)
 {
     unsigned table = MDT_TOKEN_TABLE(member);
+    uint32_t rid = MDT_TOKEN_RID(member);
     *owner = 0;
+    if (table == MDT_TABLE_MethodDef || table == MDT_TABLE_Field) {
+        /* The common case in two loads: no Ptr table, the index built.
+         * FieldList and MethodList are TypeDef's first and second LIST
+         * columns. */
+        unsigned ptr = table == MDT_TABLE_MethodDef ? MDT_TABLE_MethodPtr : MDT_TABLE_FieldPtr;
+        const struct mdt_run_index *ri =
+            mdt__run_index_built(img, MDT_TABLE_TypeDef, table == MDT_TABLE_MethodDef);
+        if (ri && rid && rid < ri->n && !img->lay.tables[ptr].rows) {
+            uint32_t holder = mdt__run_index_get(ri, rid);
+            *owner = holder ? MDT_TOKEN(MDT_TABLE_TypeDef, holder) : 0;
+            return 0;
+        }
+    }
     if (table == MDT_TABLE_MethodDef)
         return run_owner(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_MethodList, MDT_TABLE_MethodDef,
                          MDT_TOKEN_RID(member), owner);

@@ -1,28 +1,34 @@
 /* Indexes of list runs, built on first need, so that the owner of a Field,
- * MethodDef, Param, Property or Event row is a lookup and never a scan.
+ * MethodDef, Param, Property or Event row is a load and never a search.
  *
  * A LIST column (ECMA-335 II.22: TypeDef.FieldList, MethodDef.ParamList,
  * ...) gives the first position of a run, which ends where the next row's
- * run starts. In valid metadata the starts never decrease and a binary
- * search finds the run holding a position (owner.c). Damaged metadata whose
- * starts go down has overlapping and unreadable runs; the owner is then the
- * first row, in row order, whose readable run holds the position (what a
- * scan would answer), kept here in a position index filled in one pass. Each
- * position is written once: a "next unfilled position" forest with path
- * compression skips the filled ones, so overlapping runs cost no more than
- * disjoint ones. Before this index, each such query scanned the table, and
- * naming every member of a damaged image took rows^2 steps.
+ * run starts. The first owner query of a column fills an array position ->
+ * row holding it, in one pass over the column; naming every method of a
+ * module (mdinspect batch names hundreds of thousands) then costs a load
+ * per method instead of a binary search over the TypeDef table. Holders are
+ * 2 bytes when the owning table has fewer than 65536 readable rows (nearly
+ * every module), else 4.
+ *
+ * In valid metadata the starts never decrease and the runs are disjoint:
+ * each position is written once, by a plain loop. Damaged metadata whose
+ * starts go down has overlapping and unreadable runs; the owner is then
+ * the first row, in row order, whose readable run holds the position (what
+ * a scan would answer). Each position is still written once: a "next
+ * unfilled position" forest with path compression skips the filled ones,
+ * so overlapping runs cost no more than disjoint ones. Before this index,
+ * each such query scanned the table, and naming every member of a damaged
+ * image took rows^2 steps.
  *
  * Uncompressed (#-) metadata may send positions through Ptr tables
  * (FieldPtr, MethodPtr, ...): the inverse, row -> first Ptr row naming it,
  * is indexed here too (it was a scan of the Ptr table per query).
  *
  * Open used to check every list column and build these; now the first
- * owner query of a column does (a scan of the column, and for a damaged
- * one the index), published as lazy.c describes: malloc, then a
- * compare-and-swap; the loser of a race frees its copy. Arrays are sized by
- * the rows whose bytes are present (`avail`), never by declared row counts,
- * so a tiny file cannot make us allocate 64 MiB; 4 bytes a position. */
+ * owner query of a column does, published as lazy.c describes: malloc,
+ * then a compare-and-swap; the loser of a race frees its copy. Arrays are
+ * sized by the rows whose bytes are present (`avail`), never by declared
+ * row counts, so a tiny file cannot make us allocate 64 MiB. */
 #include "config.h"
 
 #include <stdatomic.h>
@@ -34,19 +40,10 @@
 #include "md/md_int.h"
 #include "util/error.h"
 
-struct mdt_run_index {
-    uint32_t n;
-    uint32_t holder[]; /* position -> row owning it, 0: none */
-};
-
 struct mdt_ptr_index {
     uint32_t n;
     uint32_t pos[]; /* row of the target -> first Ptr row naming it, 0: none */
 };
-
-/* The value of a runs[] slot whose column's starts never decrease. */
-static struct mdt_run_index ascend;
-#define RUNS_ASCEND (&ascend)
 
 /* Row r (from 1, r <= avail) of t, column c. */
 static uint32_t raw(const mdt_table_layout *t, uint32_t r, unsigned c)
@@ -69,6 +66,14 @@ static uint32_t unfilled(uint32_t *next, uint32_t p)
     return root;
 }
 
+static void set_holder(struct mdt_run_index *ri, uint32_t p, uint32_t r)
+{
+    if (ri->h16)
+        ri->h16[p] = (uint16_t)r;
+    else
+        ri->h32[p] = r;
+}
+
 /* Positions 1..n-1 of column c of table t, whose runs index list table lt:
  * each gets the first row whose run holds it. A run is readable under the
  * rules of mdt_row_range (cells.c): its start in 1..limit, and its end (the
@@ -79,16 +84,26 @@ static struct mdt_run_index *fill_holders(const struct mdt_image *img, const mdt
 {
     uint32_t limit = mdt__target_rows(img, lt) + 1;
     uint32_t n = img->lay.tables[lt].avail + 1;
-    struct mdt_run_index *ri = calloc(1, sizeof *ri + (size_t)n * sizeof ri->holder[0]);
-    uint32_t *next = malloc(((size_t)n + 1) * sizeof *next);
-    if (!ri || !next) {
-        free(ri);
-        free(next);
+    bool narrow = t->avail <= UINT16_MAX;
+    size_t each = narrow ? sizeof(uint16_t) : sizeof(uint32_t);
+    struct mdt_run_index *ri = calloc(1, sizeof *ri + (size_t)n * each);
+    uint32_t *next = NULL;
+    if (!ri)
         return NULL;
-    }
     ri->n = n;
-    for (uint32_t p = 0; p <= n; p++)
-        next[p] = p;
+    ri->ascending = mdt__column_ascends(t, c);
+    if (narrow)
+        ri->h16 = (uint16_t *)(ri + 1);
+    else
+        ri->h32 = (uint32_t *)(ri + 1);
+    if (!ri->ascending) {
+        if (!(next = malloc(((size_t)n + 1) * sizeof *next))) {
+            free(ri);
+            return NULL;
+        }
+        for (uint32_t p = 0; p <= n; p++)
+            next[p] = p;
+    }
     for (uint32_t r = 1; r <= t->avail; r++) {
         uint32_t start = raw(t, r, c), end = limit;
         if (start == 0 || start > limit)
@@ -102,8 +117,13 @@ static struct mdt_run_index *fill_holders(const struct mdt_image *img, const mdt
         }
         if (end > n)
             end = n;
+        if (ri->ascending) { /* disjoint runs: nothing is written twice */
+            for (uint32_t p = start; p < end; p++)
+                set_holder(ri, p, r);
+            continue;
+        }
         for (uint32_t p = start < n ? unfilled(next, start) : n; p < end; p = unfilled(next, p)) {
-            ri->holder[p] = r;
+            set_holder(ri, p, r);
             next[p] = p + 1;
         }
     }
@@ -111,14 +131,8 @@ static struct mdt_run_index *fill_holders(const struct mdt_image *img, const mdt
     return ri;
 }
 
-static void drop_runs(struct mdt_run_index *ri)
-{
-    if (ri != RUNS_ASCEND)
-        free(ri);
-}
-
-int mdt__run_holder_indexed(const struct mdt_image *img, unsigned table, unsigned col,
-                            uint32_t pos, uint32_t *holder)
+const struct mdt_run_index *mdt__run_index(const struct mdt_image *img, unsigned table,
+                                           unsigned col)
 {
     const mdt_table_schema *s = mdt_table_schema_get(table);
     const mdt_table_layout *t = &img->lay.tables[table];
@@ -126,27 +140,25 @@ int mdt__run_holder_indexed(const struct mdt_image *img, unsigned table, unsigne
     unsigned k = 0;
     for (unsigned c = 0; c < col; c++)
         k += s->cols[c].kind == MDT_COLK_LIST;
-    if (k >= 2 || s->cols[col].kind != MDT_COLK_LIST)
-        return 0;
-    struct mdt_run_index *ri = atomic_load_explicit(&tb->runs[k], memory_order_acquire);
-    if (!ri) {
-        if (mdt__column_ascends(t, col)) {
-            ri = RUNS_ASCEND;
-        } else if (!(ri = fill_holders(img, t, col, mdt__list_table(img, s->cols[col].target)))) {
-            return mdt__fail_simple(MDT_ENOMEM, "out of memory indexing the runs of %s.%s",
-                                    s->name, s->cols[col].name);
-        }
-        struct mdt_run_index *expected = NULL;
-        if (!atomic_compare_exchange_strong_explicit(&tb->runs[k], &expected, ri,
-                                                     memory_order_acq_rel, memory_order_acquire)) {
-            drop_runs(ri); /* another thread was first: use its index */
-            ri = expected;
-        }
+    if (k >= 2 || s->cols[col].kind != MDT_COLK_LIST) {
+        mdt__fail_simple(MDT_EINVAL, "%s.%s is not a list column", s->name, s->cols[col].name);
+        return NULL;
     }
-    if (ri == RUNS_ASCEND)
-        return 0;
-    *holder = pos < ri->n ? ri->holder[pos] : 0;
-    return 1;
+    struct mdt_run_index *ri = atomic_load_explicit(&tb->runs[k], memory_order_acquire);
+    if (ri)
+        return ri;
+    if (!(ri = fill_holders(img, t, col, mdt__list_table(img, s->cols[col].target)))) {
+        mdt__fail_simple(MDT_ENOMEM, "out of memory indexing the runs of %s.%s", s->name,
+                         s->cols[col].name);
+        return NULL;
+    }
+    struct mdt_run_index *expected = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&tb->runs[k], &expected, ri,
+                                                 memory_order_acq_rel, memory_order_acquire)) {
+        free(ri); /* another thread was first: use its index */
+        ri = expected;
+    }
+    return ri;
 }
 
 /* Row -> first Ptr row naming it, for rows 1..avail of the target. */
@@ -194,6 +206,6 @@ int mdt__list_position(const struct mdt_image *img, unsigned target, uint32_t ri
 void mdt__runs_free(struct mdt_table *tb)
 {
     for (unsigned k = 0; k < 2; k++)
-        drop_runs(atomic_load_explicit(&tb->runs[k], memory_order_acquire));
+        free(atomic_load_explicit(&tb->runs[k], memory_order_acquire));
     free(atomic_load_explicit(&tb->ptr_pos, memory_order_acquire));
 }

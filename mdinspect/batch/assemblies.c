@@ -7,10 +7,17 @@
  * over the same folders opens nothing but the modules the input uses. The
  * index is rewritten (to a temporary file renamed over it) when anything
  * changed. Images are opened on first use and stay open: memory follows the
- * modules touched, not the input. */
+ * modules touched, not the input.
+ *
+ * The threads of a run share all this: one mutex guards the tables, the
+ * arena, the walk of the folders and each module's open; a module's fields
+ * are written before its state is published (release) and read after it is
+ * seen (acquire), without the lock. The threads' own caches (modcache.c)
+ * keep the hot path off the lock. */
 #include "config.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +28,14 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
+#include "batch/parse.h"
 
 #define MAX_DEPTH 64
 
 struct mdb_assemblies {
     void *ctx;
+    pthread_mutex_t lock;
+    uint32_t nmodules;
     char **paths;
     size_t npaths;
     bool recursive;
@@ -37,7 +47,6 @@ struct mdb_assemblies {
     mdb_table old;       /* the index read from disk: path -> struct entry */
     mdb_table dirs;      /* directories walked (dev, inode), against loops */
     mdb_arena arena;
-    char *warning;
     bool changed;
     size_t nindexed, nscanned;
     FILE *newindex;
@@ -54,12 +63,23 @@ struct fileid {
     uint64_t dev, ino;
 };
 
+static int destroy(mdb_assemblies *a)
+{
+    pthread_mutex_destroy(&a->lock);
+    return 0;
+}
+
 mdb_assemblies *mdb_assemblies_new(void *ctx, char **paths, size_t npaths, bool recursive,
                                    const char *index)
 {
     mdb_assemblies *a = talloc_zero(ctx, mdb_assemblies);
     if (!a)
         return NULL;
+    if (pthread_mutex_init(&a->lock, NULL) != 0) {
+        talloc_free(a);
+        return NULL;
+    }
+    talloc_set_destructor(a, destroy);
     a->ctx = a;
     a->paths = paths;
     a->npaths = npaths;
@@ -75,10 +95,21 @@ mdb_assemblies *mdb_assemblies_new(void *ctx, char **paths, size_t npaths, bool 
     return a;
 }
 
+/* A warning waits for the thread whose lookup caused it, which prints it
+ * after the line that made the lookup (as a run of one thread always did). */
+static _Thread_local const char *pending;
+
+bool mdb_assemblies_has_warning(const mdb_assemblies *a)
+{
+    (void)a;
+    return pending != NULL;
+}
+
 const char *mdb_assemblies_warning(mdb_assemblies *a)
 {
-    const char *w = a->warning;
-    a->warning = NULL;
+    const char *w = pending;
+    (void)a;
+    pending = NULL;
     return w;
 }
 
@@ -90,8 +121,8 @@ void mdb_assemblies_stats(const mdb_assemblies *a, size_t *indexed, size_t *scan
 
 static void warn(mdb_assemblies *a, const char *fmt, const char *arg, int err)
 {
-    if (!a->warning)
-        a->warning = talloc_asprintf(a, fmt, arg, strerror(err));
+    if (!pending)
+        pending = talloc_asprintf(a, fmt, arg, strerror(err));
 }
 
 static mdb_module *new_module(mdb_assemblies *a, const char *path, size_t len)
@@ -100,6 +131,7 @@ static mdb_module *new_module(mdb_assemblies *a, const char *path, size_t len)
     if (!m)
         return NULL;
     memset(m, 0, sizeof *m);
+    m->id = a->nmodules++;
     m->assembly = "";
     m->name = "";
     if (!(m->path = mdb_arena_strndup(&a->arena, path, len)))
@@ -132,8 +164,10 @@ static mdb_module *module_for(mdb_assemblies *a, const char *path, size_t len,
 static void add_mvid(mdb_assemblies *a, mdb_module *m, const uint8_t mvid[16])
 {
     uint64_t h = mdb_hash(mvid, 16);
-    memcpy(m->mvid, mvid, 16);
-    m->have_mvid = true;
+    if (!m->have_mvid) { /* never rewritten: other threads may read it */
+        memcpy(m->mvid, mvid, 16);
+        m->have_mvid = true;
+    }
     /* the first file with an MVID wins: folders are taken in the order given */
     if (!mdb_table_get(&a->by_mvid, h, mvid, 16))
         mdb_table_put(&a->by_mvid, h, mvid, 16, m);
@@ -149,31 +183,6 @@ static bool candidate(const char *name)
         if (strcasecmp(dot, exts[i]) == 0)
             return true;
     return false;
-}
-
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* 32 lower-case hex digits -> 16 bytes in #GUID order (doc/names.md: Data1,
- * Data2, Data3 as numbers, then 8 bytes). */
-bool mdb_parse_mvid(const char *s, size_t n, uint8_t mvid[16])
-{
-    uint8_t b[16];
-    if (n != 32)
-        return false;
-    for (int i = 0; i < 16; i++) {
-        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
-        b[i] = (uint8_t)(hi << 4 | lo);
-    }
-    /* text order is big-endian Data1..Data3; #GUID stores them little-endian */
-    static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
-    for (int i = 0; i < 16; i++)
-        mvid[i] = b[order[i]];
-    return true;
 }
 
 void mdb_format_mvid(char out[33], const uint8_t mvid[16])
@@ -352,7 +361,7 @@ static void scan(mdb_assemblies *a)
 
 /* ----------------------------------------------------------------- lookups */
 
-mdb_module *mdb_module_by_mvid(mdb_assemblies *a, const uint8_t mvid[16])
+static mdb_module *by_mvid(mdb_assemblies *a, const uint8_t mvid[16])
 {
     uint64_t h = mdb_hash(mvid, 16);
     mdb_module *m = mdb_table_get(&a->by_mvid, h, mvid, 16);
@@ -363,23 +372,62 @@ mdb_module *mdb_module_by_mvid(mdb_assemblies *a, const uint8_t mvid[16])
     return m;
 }
 
-mdb_module *mdb_module_by_path(mdb_assemblies *a, const char *path, size_t len)
+mdb_module *mdb_module_by_mvid(mdb_assemblies *a, const uint8_t mvid[16])
 {
-    mdb_module *m = mdb_table_get(&a->by_path, mdb_hash(path, len), path, len);
-    struct stat st;
-    char *z;
-    if (m)
-        return m;
-    if (!(z = talloc_strndup(NULL, path, len)))
-        return NULL;
-    /* A path that names no file gets no module: distinct bad paths must
-     * not pile up (errno says why). */
-    m = stat(z, &st) == 0 ? module_for(a, path, len, &st) : NULL;
-    talloc_free(z);
+    pthread_mutex_lock(&a->lock);
+    mdb_module *m = by_mvid(a, mvid);
+    pthread_mutex_unlock(&a->lock);
     return m;
 }
 
-bool mdb_module_open(mdb_assemblies *a, mdb_module *m)
+static mdb_module *by_path(mdb_assemblies *a, const char *path, size_t len, const char **key)
+{
+    uint64_t h = mdb_hash(path, len);
+    const mdb_slot *sl = mdb_table_slot(&a->by_path, h, path, len);
+    mdb_module *m;
+    struct stat st;
+    char *z;
+    if (!sl) {
+        if (!(z = talloc_strndup(NULL, path, len)))
+            return NULL;
+        /* A path that names no file gets no module: distinct bad paths
+         * must not pile up (errno says why). */
+        m = stat(z, &st) == 0 ? module_for(a, path, len, &st) : NULL;
+        talloc_free(z);
+        if (!m || !(sl = mdb_table_slot(&a->by_path, h, path, len)))
+            return NULL;
+    }
+    if (key)
+        *key = sl->key;
+    return sl->value;
+}
+
+mdb_module *mdb_module_by_path(mdb_assemblies *a, const char *path, size_t len, const char **key)
+{
+    pthread_mutex_lock(&a->lock);
+    mdb_module *m = by_path(a, path, len, key);
+    int err = errno;
+    pthread_mutex_unlock(&a->lock);
+    errno = err;
+    return m;
+}
+
+/* The PDB next to the module or embedded in it, and room for the names of
+ * its documents. */
+static void find_pdb(mdb_module *m)
+{
+    uint32_t n;
+    if (mdt_pdb_open(m->img, &m->pdb, m->img, m->path, 0) != 0) {
+        m->pdb = NULL;
+        return;
+    }
+    n = mdt_pdb_document_count(m->pdb);
+    /* one pointer per Document row, which the PDB's size bounds */
+    if (n && !(m->docs = (char *_Atomic *)talloc_zero_array(m->pdb, char *, (size_t)n + 1)))
+        m->pdb = NULL;
+}
+
+static bool open_module(mdb_assemblies *a, mdb_module *m)
 {
     mdt_identity id;
     mdt_row row;
@@ -387,17 +435,17 @@ bool mdb_module_open(mdb_assemblies *a, mdb_module *m)
     size_t len;
     uint8_t mvid[16];
     char msg[512];
-    if (m->open_tried)
-        return m->img != NULL;
-    m->open_tried = true;
+    uint8_t st = atomic_load_explicit(&m->state, memory_order_relaxed);
+    if (st != MDB_MOD_UNTRIED)
+        return st == MDB_MOD_OPEN;
     if (mdt_image_open_file(a, &m->img, m->path, 0) != 0) {
         const char *what = mdt_last_error()->what;
         m->open_error = talloc_strdup(a, what[0] ? what : mdt_errmsg(msg, sizeof msg));
         m->img = NULL;
         mdt_clear_error();
+        atomic_store_explicit(&m->state, MDB_MOD_FAILED, memory_order_release);
         return false;
     }
-    mdt_name_cache_new(m->img, &m->names, m->img, MDT_STYLE_FULL, 0);
     if (mdt_assembly_identity(m->img, &id) == 0)
         m->assembly = id.name;
     if (mdt_row_get(&row, m->img, MDT_TABLE_Module, 1) == 0 &&
@@ -405,40 +453,47 @@ bool mdb_module_open(mdb_assemblies *a, mdb_module *m)
         m->name = s;
     if (!m->have_mvid && mdt_image_mvid(m->img, mvid) == 0)
         add_mvid(a, m, mvid);
+    find_pdb(m);
     mdt_clear_error();
+    atomic_store_explicit(&m->state, MDB_MOD_OPEN, memory_order_release);
     return true;
 }
 
-const mdt_pdb *mdb_module_pdb(mdb_module *m)
+bool mdb_module_open(mdb_assemblies *a, mdb_module *m)
 {
-    if (!m->pdb_tried && m->img) {
-        m->pdb_tried = true;
-        if (mdt_pdb_open(m->img, &m->pdb, m->img, m->path, 0) != 0)
-            m->pdb = NULL;
-        mdt_clear_error();
-    }
-    return m->pdb;
+    pthread_mutex_lock(&a->lock);
+    bool ok = open_module(a, m);
+    pthread_mutex_unlock(&a->lock);
+    return ok;
 }
 
-const char *mdb_module_document(mdb_module *m, uint32_t doc)
+const char *mdb_module_document(void *ctx, mdb_module *m, uint32_t doc)
 {
-    uint32_t n;
-    if (!m->pdb || doc == 0 || doc > (n = mdt_pdb_document_count(m->pdb)))
+    char *name, *expected = NULL;
+    if (!m->docs || doc == 0 || doc > mdt_pdb_document_count(m->pdb))
         return NULL;
-    if (!m->docs && !(m->docs = talloc_zero_array(m->pdb, char *, n + 1)))
-        return NULL;
-    if (!m->docs[doc] && mdt_pdb_document_name(m->docs, &m->docs[doc], m->pdb, doc) != 0) {
+    if ((name = atomic_load_explicit(&m->docs[doc], memory_order_acquire)))
+        return name;
+    if (mdt_pdb_document_name(ctx, &name, m->pdb, doc) != 0) {
         mdt_clear_error();
         return NULL;
     }
-    return m->docs[doc];
+    if (!atomic_compare_exchange_strong_explicit(&m->docs[doc], &expected, name,
+                                                 memory_order_acq_rel, memory_order_acquire)) {
+        talloc_free(name); /* another thread was first */
+        name = expected;
+    }
+    return name;
 }
 
 int mdb_mvid_lookup(void *payload, const mdt_image **img, const uint8_t mvid[16])
 {
     mdb_assemblies *a = payload;
-    mdb_module *m = mdb_module_by_mvid(a, mvid);
-    if (!m || !mdb_module_open(a, m))
+    pthread_mutex_lock(&a->lock);
+    mdb_module *m = by_mvid(a, mvid);
+    bool ok = m && open_module(a, m);
+    pthread_mutex_unlock(&a->lock);
+    if (!ok)
         return MDT_ENOTFOUND;
     *img = m->img;
     return 0;

@@ -1,7 +1,10 @@
-/* mdinspect batch: input and output. The input is read in large blocks
- * with read(2) and cut into lines in place (no copy, no allocation per
- * line); the output is gathered in a buffer written with write(2) when
- * full, so a million short lines cost a few dozen system calls. */
+/* mdinspect batch: input and output. The input is read with read(2)
+ * straight into blocks of whole lines (only the unfinished line at a
+ * block's end is copied, to the next block), which the threads of a run
+ * cut into lines in place; the output is gathered in buffers written with
+ * write(2), so a million short lines cost a few thousand system calls.
+ * A line of MDB_MAX_LINE bytes or more is not kept: its block says it was
+ * cut, and its bytes are skipped up to its newline. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,89 +14,179 @@
 
 #include "batch/batch.h"
 
-#define INBLOCK (2 * MDB_MAX_LINE) /* a whole line always fits after compaction */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define OUTBLOCK (1u << 18)
 
-int mdb_input_init(mdb_input *in, void *ctx, int fd)
+int mdb_reader_init(mdb_reader *rd, void *ctx, int fd)
 {
-    memset(in, 0, sizeof *in);
-    in->fd = fd;
-    in->cap = INBLOCK;
-    in->buf = talloc_size(ctx, in->cap);
-    return in->buf ? 0 : -1;
+    memset(rd, 0, sizeof *rd);
+    rd->fd = fd;
+    rd->ctx = ctx;
+    rd->carry_cap = 256;
+    rd->carry = talloc_size(ctx, rd->carry_cap);
+    return rd->carry ? 0 : -1;
 }
 
-/* Read more bytes after the unread ones (moved to the front first). */
-static int fill(mdb_input *in)
+int mdb_block_init(mdb_block *b, void *ctx)
 {
-    ssize_t n;
-    if (in->start > 0) {
-        memmove(in->buf, in->buf + in->start, in->end - in->start);
-        in->end -= in->start;
-        in->start = 0;
-    }
-    do
-        n = read(in->fd, in->buf + in->end, in->cap - in->end);
-    while (n < 0 && errno == EINTR);
-    if (n < 0) {
-        in->failed = true;
+    memset(b, 0, sizeof *b);
+    b->ctx = ctx;
+    b->cap = MDB_BLOCK;
+    b->buf = talloc_size(ctx, b->cap);
+    return b->buf ? 0 : -1;
+}
+
+/* Room for n bytes in the block (a line longer than MDB_BLOCK). */
+static int room(mdb_block *b, size_t n)
+{
+    size_t cap = b->cap;
+    char *p;
+    if (n <= cap)
+        return 0;
+    while (cap < n)
+        cap *= 2;
+    if (!(p = talloc_realloc(b->ctx, b->buf, char, cap)))
         return -1;
-    }
-    if (n == 0)
-        in->eof = true;
-    in->end += (size_t)n;
+    b->buf = p;
+    b->cap = cap;
     return 0;
 }
 
-int mdb_input_line(mdb_input *in, const char **line, size_t *len, bool *cut)
+/* Keep buf[from, len) of the block for the next one. */
+static int keep_carry(mdb_reader *rd, mdb_block *b, size_t from)
 {
-    size_t scanned = 0;
-    *cut = false;
-    for (;;) {
-        char *s = in->buf + in->start;
-        size_t avail = in->end - in->start;
-        char *nl = memchr(s + scanned, '\n', avail - scanned);
-        if (nl || (in->eof && avail > 0) || avail >= MDB_MAX_LINE) {
-            size_t n = nl ? (size_t)(nl - s) : avail;
-            bool toolong = n >= MDB_MAX_LINE;
-            if (toolong)
-                n = MDB_MAX_LINE;
-            in->start += nl && !toolong ? n + 1 : n;
-            in->consumed += nl && !toolong ? n + 1 : n;
-            in->lineno++;
-            if (n && s[n - 1] == '\r')
-                n--;
-            *line = s;
-            *len = n;
-            if (toolong) {
-                /* skip the rest of the line */
-                *cut = true;
-                for (;;) {
-                    char *e = memchr(in->buf + in->start, '\n', in->end - in->start);
-                    if (e) {
-                        in->consumed += (size_t)(e - (in->buf + in->start)) + 1;
-                        in->start = (size_t)(e - in->buf) + 1;
-                        break;
-                    }
-                    in->consumed += in->end - in->start;
-                    in->start = in->end;
-                    if (in->eof || fill(in) < 0)
-                        break;
-                    if (in->eof && in->start == in->end)
-                        break;
-                }
-                /* the line's head was moved by fill(): it is not kept */
-                *line = "";
-                *len = 0;
-            }
-            return 1;
-        }
-        if (in->eof)
-            return 0;
-        scanned = avail;
-        if (fill(in) < 0)
+    size_t n = b->len - from;
+    if (n > rd->carry_cap) {
+        char *p = talloc_realloc(rd->ctx, rd->carry, char, n);
+        if (!p)
+            return -1;
+        rd->carry = p;
+        rd->carry_cap = n;
+    }
+    memcpy(rd->carry, b->buf + from, n);
+    rd->carry_len = n;
+    b->len = from;
+    return 0;
+}
+
+/* One read(2) after the block's bytes: 1 with bytes, 0 at the end, -1 on
+ * an error. */
+static int more(mdb_reader *rd, mdb_block *b)
+{
+    ssize_t n;
+    if (b->len == b->cap && room(b, b->cap * 2) < 0)
+        return -1;
+    do
+        n = read(rd->fd, b->buf + b->len, b->cap - b->len);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -1;
+    if (n == 0)
+        rd->eof = true;
+    b->len += (size_t)n;
+    return n > 0;
+}
+
+/* The block starts with a line too long to keep: drop its bytes up to its
+ * newline (reading on while there is none); what follows is carried. */
+static int cut_line(mdb_reader *rd, mdb_block *b)
+{
+    const char *nl = memchr(b->buf, '\n', b->len);
+    while (!nl) {
+        rd->consumed += b->len;
+        b->len = 0;
+        if (rd->eof)
+            break;
+        if (more(rd, b) < 0)
+            return -1;
+        nl = memchr(b->buf, '\n', b->len);
+    }
+    if (nl) {
+        size_t after = (size_t)(nl - b->buf) + 1;
+        rd->consumed += after;
+        if (keep_carry(rd, b, after) < 0)
             return -1;
     }
+    b->len = 0;
+    b->nlines = 1;
+    b->single = b->cut = true;
+    rd->lineno++;
+    return 1;
+}
+
+int mdb_read_block(mdb_reader *rd, mdb_block *b)
+{
+    size_t scanned = 0; /* bytes known to hold no newline */
+    b->nlines = 0;
+    b->single = b->cut = false;
+    b->first_lineno = rd->lineno + 1;
+    if (room(b, rd->carry_len + MDB_BLOCK) < 0)
+        return -1;
+    memcpy(b->buf, rd->carry, rd->carry_len);
+    b->len = rd->carry_len;
+    rd->carry_len = 0;
+    for (;;) {
+        size_t limit = b->len < MDB_MAX_LINE + 1 ? b->len : MDB_MAX_LINE + 1;
+        const char *first = scanned < limit ? memchr(b->buf + scanned, '\n', limit - scanned)
+                                            : NULL, *last;
+        scanned = limit;
+        if (first && (size_t)(first - b->buf) >= MDB_MAX_LINE)
+            return cut_line(rd, b);
+        if (first) {
+            /* whole lines up to the last newline; the rest waits */
+            last = memrchr(first, '\n', (size_t)(b->buf + b->len - first));
+            if (keep_carry(rd, b, (size_t)(last - b->buf) + 1) < 0)
+                return -1;
+            b->nlines = mdb_count_newlines(b->buf, b->len);
+            rd->lineno += b->nlines;
+            rd->consumed += b->len;
+            return 1;
+        }
+        if (b->len >= MDB_MAX_LINE)
+            return cut_line(rd, b);
+        if (rd->eof) {
+            if (!b->len)
+                return 0;
+            /* the last line, without a newline */
+            b->nlines = 1;
+            b->single = true;
+            rd->lineno++;
+            rd->consumed += b->len;
+            return 1;
+        }
+        if (more(rd, b) < 0)
+            return -1;
+    }
+}
+
+uint64_t mdb_count_newlines(const char *s, size_t n)
+{
+    uint64_t c = 0;
+    size_t i = 0;
+#if defined(__SSE2__)
+    /* Equal bytes are -1: subtracting them counts up to 255 per byte lane
+     * (63 rounds of at most 4) before the lanes are summed. */
+    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    while (i + 64 <= n) {
+        __m128i acc = zero;
+        for (int k = 0; k < 63 && i + 64 <= n; k++, i += 64) {
+            const __m128i *v = (const __m128i *)(const void *)(s + i);
+            __m128i e = _mm_add_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(v), nl),
+                                     _mm_cmpeq_epi8(_mm_loadu_si128(v + 1), nl));
+            e = _mm_add_epi8(e, _mm_cmpeq_epi8(_mm_loadu_si128(v + 2), nl));
+            e = _mm_add_epi8(e, _mm_cmpeq_epi8(_mm_loadu_si128(v + 3), nl));
+            acc = _mm_sub_epi8(acc, e); /* each byte lane gains at most 4 */
+        }
+        __m128i sum = _mm_sad_epu8(acc, zero);
+        c += (uint64_t)_mm_cvtsi128_si32(sum) + (uint64_t)_mm_extract_epi16(sum, 4);
+    }
+#endif
+    for (; i < n; i++)
+        c += s[i] == '\n';
+    return c;
 }
 
 int mdb_output_init(mdb_output *o, void *ctx, int fd)
@@ -102,6 +195,8 @@ int mdb_output_init(mdb_output *o, void *ctx, int fd)
     o->len = 0;
     o->cap = OUTBLOCK;
     o->failed = false;
+    o->spill = NULL;
+    o->arg = NULL;
     o->buf = talloc_size(ctx, o->cap);
     return o->buf ? 0 : -1;
 }
@@ -121,20 +216,36 @@ static void write_all(mdb_output *o, const char *p, size_t n)
     }
 }
 
+void mdb_write(mdb_output *o, const void *p, size_t n)
+{
+    write_all(o, p, n);
+}
+
 void mdb_output_flush(mdb_output *o)
 {
-    write_all(o, o->buf, o->len);
+    if (o->spill)
+        o->spill(o);
+    else
+        write_all(o, o->buf, o->len);
     o->len = 0;
 }
 
 void mdb_out_slow(mdb_output *o, const void *p, size_t n)
 {
-    mdb_output_flush(o);
-    if (n >= o->cap)
-        write_all(o, p, n);
-    else {
-        memcpy(o->buf, p, n);
-        o->len = n;
+    const char *c = p;
+    for (;;) {
+        size_t k = o->cap - o->len < n ? o->cap - o->len : n;
+        memcpy(o->buf + o->len, c, k);
+        o->len += k;
+        c += k;
+        n -= k;
+        if (!n)
+            return;
+        mdb_output_flush(o);
+        if (o->failed) {
+            o->len = 0;
+            return;
+        }
     }
 }
 

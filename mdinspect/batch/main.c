@@ -1,10 +1,10 @@
-/* mdinspect batch: the command line and the loop. Reads standard input
- * line by line, resolves each line (record.c, resolve.c) and writes it in
- * the chosen format; unresolved and malformed lines are answered in their
- * own output line (text, JSON) or on standard error (formats without a
- * line per input line), and the stream goes on. Exit status: 0 when every
- * frame resolved, 1 when some did not (or a line was malformed, or the
- * input or output failed), 2 for a usage error. */
+/* mdinspect batch: the command line. The run (run.c) reads standard input,
+ * resolves each line (record.c, resolve.c) and writes it in the chosen
+ * format; unresolved and malformed lines are answered in their own output
+ * line (text, JSON) or on standard error (formats without a line per input
+ * line), and the stream goes on. Exit status: 0 when every frame resolved,
+ * 1 when some did not (or a line was malformed, or the input or output
+ * failed), 2 for a usage error. */
 #include "config.h"
 
 #include <getopt.h>
@@ -16,7 +16,10 @@
 #include "batch/batch.h"
 
 enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
-       OPT_VERBOSE };
+       OPT_VERBOSE, OPT_THREADS };
+
+#define MAX_THREADS 64
+#define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
 
 static void usage(FILE *f)
 {
@@ -34,6 +37,9 @@ static void usage(FILE *f)
             "      --folded               folded stacks for flame graphs\n"
             "      --speedscope           one speedscope JSON file\n"
             "      --top=N                the N hottest methods, exclusive and inclusive\n"
+            "  -t, --threads=N            resolve with N threads (default: one per CPU\n"
+            "                             available, at most 8; --speedscope and --top\n"
+            "                             use one)\n"
             "      --no-progress          no progress on standard error\n"
             "      --verbose              say at the end how the MVID index was built\n"
             "  -h, --help                 show this help and exit\n"
@@ -53,6 +59,7 @@ int mdi_batch_main(int argc, char **argv)
         {"speedscope", no_argument, NULL, OPT_SPEEDSCOPE},
         {"top", required_argument, NULL, OPT_TOP},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+        {"threads", required_argument, NULL, 't'},
         {"verbose", no_argument, NULL, OPT_VERBOSE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -63,25 +70,18 @@ int mdi_batch_main(int argc, char **argv)
     bool recursive = false, progress_on = true, status_bad = false, verbose = false;
     const char *index = NULL;
     int fmt = MDB_TEXT, nfmt = 0, opt;
-    unsigned long top = 0;
+    unsigned long top = 0, threads = 0;
     mdb_assemblies *a;
-    mdb_resolver *res;
     mdb_aggregate *agg = NULL;
-    mdb_progress *prog;
-    mdb_input in;
+    mdb_run_opts ro = {0};
+    mdb_run_result rr;
     mdb_output out;
-    mdb_record *rec;
-    uint64_t records = 0, unresolved = 0;
-    const char *line;
-    size_t len;
-    bool cut;
-    int r;
 
     if (!mem)
         return EXIT_FAILURE;
     optind = 1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":a:rjh", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":a:rjht:", longopts, NULL)) != -1) {
         switch (opt) {
         case 'a':
             paths = talloc_realloc(mem, paths, char *, npaths + 1);
@@ -119,6 +119,17 @@ int mdi_batch_main(int argc, char **argv)
             nfmt++;
             break;
         }
+        case 't': {
+            char *end;
+            threads = strtoul(optarg, &end, 10);
+            if (*end || threads == 0 || threads > MAX_THREADS) {
+                fprintf(stderr, MDB_PROGNAME " batch: --threads wants a number from 1 to %d\n",
+                        MAX_THREADS);
+                talloc_free(mem);
+                return 2;
+            }
+            break;
+        }
         case OPT_NO_PROGRESS:
             progress_on = false;
             break;
@@ -154,53 +165,32 @@ int mdi_batch_main(int argc, char **argv)
     }
 
     a = mdb_assemblies_new(mem, paths, npaths, recursive, index);
-    res = a ? mdb_resolver_new(mem, a) : NULL;
-    rec = talloc(mem, mdb_record);
-    if (!res || !rec || mdb_input_init(&in, mem, STDIN_FILENO) ||
-        mdb_output_init(&out, mem, STDOUT_FILENO) ||
+    if (!a || mdb_output_init(&out, mem, STDOUT_FILENO) ||
         ((fmt == MDB_SPEEDSCOPE || fmt == MDB_TOP) &&
          !(agg = mdb_aggregate_new(mem, fmt, (unsigned)top))))
         goto nomem;
-    prog = mdb_progress_new(mem, progress_on, STDIN_FILENO);
-
-    while ((r = mdb_input_line(&in, &line, &len, &cut)) > 0) {
-        const char *w;
-        mdb_resolver_trim(res);
-        mdb_record_parse(res, rec, line, len, in.lineno, cut);
-        records++;
-        if (rec->unresolved)
-            unresolved++;
-        switch (fmt) {
-        case MDB_TEXT:
-            mdb_emit_text(&out, rec);
-            break;
-        case MDB_JSON:
-            mdb_emit_json(&out, res, rec);
-            break;
-        default:
-            if (rec->kind == MDB_MALFORMED)
-                fprintf(stderr, MDB_PROGNAME " batch: malformed line %llu: %s\n",
-                        (unsigned long long)rec->lineno, rec->why);
-            if (fmt == MDB_FOLDED)
-                mdb_emit_folded(&out, rec);
-            else if (!mdb_aggregate_add(agg, rec))
-                goto nomem;
-        }
-        if ((w = mdb_assemblies_warning(a)))
-            fprintf(stderr, MDB_PROGNAME " batch: %s\n", w);
-        mdb_progress_tick(prog, records, in.consumed);
-        if (out.failed)
-            break;
+    if (!threads) {
+        unsigned cpus = mdb_cpus();
+        threads = cpus < DEFAULT_THREADS ? cpus : DEFAULT_THREADS;
     }
-    if (agg)
+    ro.format = fmt;
+    ro.threads = agg ? 1 : (unsigned)threads; /* records reach the sums in order */
+    ro.agg = agg;
+    ro.prog = mdb_progress_new(mem, progress_on, STDIN_FILENO);
+    mdb_run(mem, a, &ro, &rr);
+    if (rr.nomem)
+        goto nomem;
+    if (agg && !rr.write_error) {
         mdb_aggregate_write(agg, &out);
-    mdb_output_flush(&out);
-    mdb_progress_done(prog, records);
-    if (r < 0) {
+        mdb_output_flush(&out);
+        rr.write_error = out.failed;
+    }
+    mdb_progress_done(ro.prog, rr.records);
+    if (rr.read_error) {
         fprintf(stderr, MDB_PROGNAME " batch: error reading the input\n");
         status_bad = true;
     }
-    if (out.failed) {
+    if (rr.write_error) {
         fprintf(stderr, MDB_PROGNAME " batch: error writing the output\n");
         status_bad = true;
     }
@@ -210,11 +200,11 @@ int mdi_batch_main(int argc, char **argv)
         fprintf(stderr, MDB_PROGNAME " batch: MVIDs of %zu files from the index, %zu files read\n",
                 indexed, scanned);
     }
-    if (unresolved)
+    if (rr.unresolved)
         fprintf(stderr, MDB_PROGNAME " batch: %llu of %llu lines not fully resolved\n",
-                (unsigned long long)unresolved, (unsigned long long)records);
+                (unsigned long long)rr.unresolved, (unsigned long long)rr.records);
     talloc_free(mem);
-    return status_bad || unresolved ? EXIT_FAILURE : EXIT_SUCCESS;
+    return status_bad || rr.unresolved ? EXIT_FAILURE : EXIT_SUCCESS;
 
 usage:
     fprintf(stderr, "Try '" MDB_PROGNAME " batch --help' for more information.\n");

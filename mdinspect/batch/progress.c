@@ -1,7 +1,7 @@
 /* mdinspect batch: progress on standard error when it is a terminal:
  * records so far, records per second, and when the input is a regular
  * file (its size known), the part read and the time left. Updated at most
- * four times a second, checked every 16384 records. */
+ * four times a second, checked after each block of input written. */
 #include "config.h"
 
 #include <stdio.h>
@@ -42,7 +42,7 @@ mdb_progress *mdb_progress_new(void *ctx, bool on, int input_fd)
 void mdb_progress_tick(mdb_progress *p, uint64_t records, uint64_t consumed)
 {
     double t;
-    if (!p || (records & 16383) != 0 || (t = now()) - p->last < 0.25)
+    if (!p || (t = now()) - p->last < 0.25)
         return;
     p->last = t;
     double rate = (double)records / (t - p->start);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "batch/batch.h"
+#include "batch/parse.h"
 
 static bool starts(const char *s, size_t n, const char *w)
 {
@@ -34,14 +35,10 @@ static bool count(const char *s, size_t n, uint64_t *v)
     return true;
 }
 
-static bool is_mvid_field(const char *s, size_t n)
+/* Whether the line starts with an MVID and a space (the MVID in *mvid). */
+static bool mvid_field(const char *s, size_t n, uint8_t mvid[16])
 {
-    if (n < 33 || s[32] != ' ')
-        return false;
-    for (int i = 0; i < 32; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return false;
-    return true;
+    return n >= 33 && s[32] == ' ' && mdb_parse_mvid(s, 32, mvid);
 }
 
 static void malformed(mdb_record *rec, const char *why)
@@ -52,12 +49,19 @@ static void malformed(mdb_record *rec, const char *why)
     rec->unresolved = true;
 }
 
+/* The frame is not read here: its cache lines are on their way while the
+ * record's other frames resolve (unresolved() reads them after). */
 static void add(mdb_record *rec, const mdb_frame *f)
 {
     rec->has_il[rec->nframes] = false;
     rec->frames[rec->nframes++] = f;
-    if (f->status != MDB_OK && f->status != MDB_SPECIAL)
-        rec->unresolved = true;
+}
+
+static void unresolved(mdb_record *rec)
+{
+    for (size_t i = 0; i < rec->nframes; i++)
+        if (rec->frames[i]->status != MDB_OK && rec->frames[i]->status != MDB_SPECIAL)
+            rec->unresolved = true;
 }
 
 static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t n)
@@ -82,7 +86,7 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
         p = sp + 1;
     }
     while (p <= end) {
-        sp = memchr(p, ' ', (size_t)(end - p));
+        sp = mdb_find(p, end, ' ');
         k = sp ? (size_t)(sp - p) : (size_t)(end - p);
         if (k == 0)
             return malformed(rec, "an empty frame (two spaces, or a trailing space)");
@@ -121,9 +125,10 @@ static bool looks_like_record(const char *s, size_t n)
     return i > j && i < n && s[i] == ' ';
 }
 
-void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
-                      bool cut)
+static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
+                  bool cut)
 {
+    uint8_t mvid[16];
     rec->line = s;
     rec->len = n;
     rec->lineno = lineno;
@@ -155,16 +160,18 @@ void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n,
         break;
     case '/':
     case '.':
-        if (memchr(s, ' ', n)) { /* an absolute or relative path */
+        /* an absolute or relative path (the space before a token of 8
+         * digits is seen without a search) */
+        if ((n > 11 && s[n - 11] == ' ') || memchr(s, ' ', n)) {
             rec->kind = MDB_PLAIN;
             add(rec, mdb_resolve_plain_path(r, s, n));
             return;
         }
         break;
     }
-    if (is_mvid_field(s, n)) {
+    if (mvid_field(s, n, mvid)) {
         rec->kind = MDB_PLAIN;
-        add(rec, mdb_resolve_plain_mvid(r, s, n));
+        add(rec, mdb_resolve_plain_mvid(r, s, n, mvid));
     } else if (looks_like_record(s, n)) {
         malformed(rec, "unknown record kind");
     } else if (memchr(s, ' ', n)) {
@@ -173,4 +180,11 @@ void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n,
     } else {
         malformed(rec, "neither a record nor MVID TOKEN nor PATH TOKEN");
     }
+}
+
+void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
+                      bool cut)
+{
+    parse(r, rec, s, n, lineno, cut);
+    unresolved(rec);
 }

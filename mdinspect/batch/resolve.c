@@ -6,7 +6,15 @@
  * name of doc/names.md, status, source file and line from the module's
  * portable PDB, and the text and JSON forms the emitters print) is cached
  * by the frame's exact text, so a frame met again costs one hash lookup.
- * Failures are answers too (status and detail), cached the same way. */
+ * Failures are answers too (status and detail), cached the same way.
+ *
+ * One resolver per thread: its caches, arenas and name caches are its own.
+ * The frames of plain rows are shared through their module (one array of
+ * atomic pointers per table): the first thread to name a row publishes its
+ * frame with a compare-and-swap, and a frame never changes once published
+ * (its JSON form is made before, when the run wants JSON). Two threads that
+ * name the same row at once make the same frame; the loser's copy stays in
+ * its arena unused. */
 #include "config.h"
 
 #include <errno.h>
@@ -15,18 +23,25 @@
 #include <talloc.h>
 
 #include "batch/batch.h"
+#include "batch/parse.h"
 
 enum { K_LOG, K_TYPE, K_MVID, K_PATH, K_IL, K_COUNT };
 
+#define NAME_ROOM 4096 /* names longer than this take the slow way */
+
 struct mdb_resolver {
     mdb_assemblies *a;
+    mdb_modcache *mods;
+    bool want_json;     /* make each frame's JSON form with the frame */
+    mdt_name_cache **names; /* by module id: this thread's type names */
+    uint32_t nnames;
     mdb_table cache[K_COUNT];
     size_t n;
     mdb_arena arena;    /* frames cached by text: trimmed */
     mdb_arena lasting;  /* frames kept by their module (valid rows): never trimmed */
     mdb_arena *cur;     /* where new frames and their strings go */
     mdb_output scratch; /* builds text and JSON forms (fd -1: never written) */
-    char name[4096];
+    char name[4096];    /* a name when the arena has no room */
 };
 
 static const char *const status_text[] = {
@@ -46,21 +61,24 @@ const char *mdb_status_text(int status)
     return status_text[status];
 }
 
-mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a)
+mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json)
 {
     mdb_resolver *r = talloc_zero(ctx, mdb_resolver);
     if (!r)
         return NULL;
     r->a = a;
+    r->want_json = want_json;
     mdb_arena_init(&r->arena, r);
     mdb_arena_init(&r->lasting, r);
+    r->lasting.huge = true;
     r->cur = &r->arena;
     for (int k = 0; k < K_COUNT; k++)
-        if (mdb_table_init(&r->cache[k], r, k == K_TYPE ? 1024 : 1u << 15)) {
+        if (mdb_table_init(&r->cache[k], r, 1024)) { /* grown as needed */
             talloc_free(r);
             return NULL;
         }
-    if (!r->arena.ctx || !r->lasting.ctx || mdb_output_init(&r->scratch, r, -1)) {
+    if (!r->arena.ctx || !r->lasting.ctx || !(r->mods = mdb_modcache_new(r, a)) ||
+        mdb_output_init(&r->scratch, r, -1)) {
         talloc_free(r);
         return NULL;
     }
@@ -78,30 +96,6 @@ void mdb_resolver_trim(mdb_resolver *r)
 }
 
 /* ------------------------------------------------------------ small parsers */
-
-/* Hex digit value + 1 of each byte, 0 for bytes that are no hex digit. */
-static const uint8_t hex1[256] = {
-    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,
-    ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
-    ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
-    ['F'] = 16,
-};
-
-/* "0x" and 1..8 hex digits (exactly 8 when `strict`). */
-static inline bool parse_hex32(const char *s, size_t n, bool strict, uint32_t *v)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    uint32_t x = 0, bad = 0;
-    if (n < 3 || n > 10 || p[0] != '0' || (p[1] | 0x20) != 'x' || (strict && n != 10))
-        return false;
-    for (size_t i = 2; i < n; i++) {
-        uint32_t d = hex1[p[i]];
-        bad |= d == 0;
-        x = x << 4 | ((d - 1) & 15);
-    }
-    *v = x;
-    return !bad;
-}
 
 /* Tables whose rows have names (mdt_token_name). */
 static bool names_something(unsigned table)
@@ -188,8 +182,10 @@ static const char *last_error(mdb_resolver *r)
     return keep(r, out, o, NULL);
 }
 
+static void json_form(mdb_resolver *r, const mdb_frame *f);
+
 /* The text form: NAME, NAME (FILE:LINE), [special], [unresolved: why]. */
-static void finish(mdb_resolver *r, mdb_frame *f)
+static void text_form(mdb_resolver *r, mdb_frame *f)
 {
     mdb_output *o = &r->scratch;
     o->len = 0;
@@ -222,21 +218,32 @@ static void finish(mdb_resolver *r, mdb_frame *f)
     f->text = keep(r, o->buf, o->len, &f->text_len);
 }
 
+/* A frame's text form, and its JSON form when the run wants JSON: made
+ * before the frame is shared, never after. */
+static void finish(mdb_resolver *r, mdb_frame *f)
+{
+    text_form(r, f);
+    if (r->want_json) {
+        json_form(r, f);
+        f->json = keep(r, r->scratch.buf, r->scratch.len, &f->json_len);
+    }
+}
+
 /* Source line of a MethodDef frame from the module's PDB, when it has one:
  * the point covering the IL offset, or the method's first line. */
-static void add_line(mdb_frame *f)
+static void add_line(mdb_resolver *r, mdb_frame *f)
 {
     const mdt_pdb *pdb;
     mdt_seqpoint sp;
     int e;
-    if (MDT_TOKEN_TABLE(f->token) != MDT_TABLE_MethodDef || !(pdb = mdb_module_pdb(f->mod)))
+    if (MDT_TOKEN_TABLE(f->token) != MDT_TABLE_MethodDef || !(pdb = f->mod->pdb))
         return;
     e = f->has_il ? mdt_pdb_lookup(pdb, f->token, f->il, &sp)
                   : mdt_pdb_method_start(pdb, f->token, &sp);
     mdt_clear_error();
     if (e || sp.hidden)
         return;
-    if ((f->file = mdb_module_document(f->mod, sp.document))) {
+    if ((f->file = mdb_module_document(r->lasting.ctx, f->mod, sp.document))) {
         f->line = sp.start_line;
         f->column = sp.start_column;
     }
@@ -269,6 +276,25 @@ static uint32_t generic_params(const mdt_image *img, uint32_t owner)
     return n;
 }
 
+/* This thread's cache of the type names of a module (NULL when out of
+ * memory: names are then made without it). */
+static mdt_name_cache *names_of(mdb_resolver *r, mdb_module *m)
+{
+    if (m->id >= r->nnames) {
+        uint32_t n = m->id + 64;
+        mdt_name_cache **a = talloc_realloc(r, r->names, mdt_name_cache *, n);
+        if (!a)
+            return NULL;
+        memset(a + r->nnames, 0, (n - r->nnames) * sizeof *a);
+        r->names = a;
+        r->nnames = n;
+    }
+    if (!r->names[m->id] &&
+        mdt_name_cache_new(r, &r->names[m->id], m->img, MDT_STYLE_FULL, 0) != 0)
+        mdt_clear_error();
+    return r->names[m->id];
+}
+
 /* Name a token of an open module, with type arguments when given: for a
  * TypeDef all of them are the type's; for a MethodDef the first ones (as
  * many as its type has generic parameters, unless `split` says) are the
@@ -289,11 +315,20 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
         return;
     }
     if (ncls + nmeth == 0) {
-        mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, f->mod->names};
+        mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, names_of(r, f->mod)};
         size_t len;
-        int e = mdt_token_name_buf(r->name, sizeof r->name, &len, img, f->token, &o);
+        /* straight into the arena: most names are short, and copying each
+         * of hundreds of thousands cost more than reserving room */
+        char *room = mdb_arena_room(r->cur, NAME_ROOM);
+        int e = room ? mdt_token_name_buf(room, NAME_ROOM, &len, img, f->token, &o)
+                     : mdt_token_name_buf(r->name, sizeof r->name, &len, img, f->token, &o);
         if (e == 0) {
-            f->name = keep(r, r->name, len, &f->name_len);
+            if (room) {
+                f->name = mdb_arena_alloc(r->cur, len + 1); /* the room's start */
+                f->name_len = (uint32_t)len;
+            } else {
+                f->name = keep(r, r->name, len, &f->name_len);
+            }
         } else if (e == MDT_ETRUNC) {
             char *s;
             mdt_clear_error();
@@ -363,23 +398,25 @@ static const mdb_frame *store(mdb_resolver *r, int k, const char *s, size_t n, u
  * again costs the module lookup and one load, and nothing is stored per
  * distinct line. NULL when the token names no row (the caller caches that
  * answer by the line's text). */
-static const mdb_frame *plain_frame(mdb_resolver *r, mdb_module *m, uint32_t token)
+static const mdb_frame *new_plain_frame(mdb_resolver *r, mdb_module *m, uint32_t token)
+    __attribute__((noinline));
+static const mdb_frame *new_plain_frame(mdb_resolver *r, mdb_module *m, uint32_t token)
 {
     unsigned table = MDT_TOKEN_TABLE(token);
     uint32_t rid = MDT_TOKEN_RID(token), rows;
-    mdb_frame **a, *f;
-    if (table >= MDT_TABLE_MAX)
-        return NULL;
-    if ((a = m->frames[table]) && rid - 1u < m->rows[table] && a[rid])
-        return a[rid]; /* the hot path: one load */
+    mdb_rowframes *a = atomic_load_explicit(&m->frames[table], memory_order_acquire), *none = NULL;
+    mdb_frame *f, *old = NULL;
     if (!names_something(table) || rid == 0 || rid > (rows = mdt_table_rows(m->img, table)))
         return NULL;
     if (!a) {
-        if (!(a = mdb_arena_alloc(&r->lasting, (rows + 1) * sizeof *a)))
+        size_t size = sizeof *a + ((size_t)rows + 1) * sizeof a->f[0];
+        if (!(a = mdb_arena_alloc(&r->lasting, size)))
             return NULL;
-        memset(a, 0, (rows + 1) * sizeof *a);
-        m->frames[table] = a;
-        m->rows[table] = rows;
+        memset(a, 0, size);
+        a->rows = rows;
+        if (!atomic_compare_exchange_strong_explicit(&m->frames[table], &none, a,
+                                                     memory_order_acq_rel, memory_order_acquire))
+            a = none; /* another thread's array (ours stays in the arena) */
     }
     r->cur = &r->lasting;
     if ((f = new_frame(r, MDB_OK))) {
@@ -387,12 +424,41 @@ static const mdb_frame *plain_frame(mdb_resolver *r, mdb_module *m, uint32_t tok
         f->token = token;
         name_token(r, f, NULL, NULL, 0, NULL, NULL, 0);
         if (f->status == MDB_OK)
-            add_line(f);
+            add_line(r, f);
         finish(r, f);
-        a[rid] = f;
+        if (!atomic_compare_exchange_strong_explicit(&a->f[rid], &old, f, memory_order_acq_rel,
+                                                     memory_order_acquire))
+            f = old; /* the same frame, named by another thread */
     }
     r->cur = &r->arena;
     return f;
+}
+
+/* The frame a module keeps for a row, or NULL; asked for, not read. */
+static inline const mdb_frame *kept_frame(const mdb_module *m, uint32_t token)
+{
+    unsigned table = MDT_TOKEN_TABLE(token);
+    uint32_t rid = MDT_TOKEN_RID(token);
+    const mdb_rowframes *a;
+    const mdb_frame *f;
+    if (table < MDT_TABLE_MAX && (a = atomic_load_explicit(&m->frames[table], memory_order_acquire)) &&
+        rid - 1u < a->rows && (f = atomic_load_explicit(&a->f[rid], memory_order_acquire))) {
+        mdb_frame_prefetch(f);
+        return f;
+    }
+    return NULL;
+}
+
+static inline const mdb_frame *plain_frame(mdb_resolver *r, mdb_module *m, uint32_t token)
+{
+    const mdb_frame *f = kept_frame(m, token); /* the hot path: two loads */
+    return f ? f : MDT_TOKEN_TABLE(token) < MDT_TABLE_MAX ? new_plain_frame(r, m, token) : NULL;
+}
+
+/* The module of a line, opened (once); NULL when it does not open. */
+static inline bool opened(mdb_resolver *r, mdb_module *m)
+{
+    return mdb_module_opened(r->a, m);
 }
 
 /* ---------------------------------------------------------------- frames */
@@ -444,7 +510,7 @@ static const mdb_frame *line_frame(mdb_resolver *r, const mdb_frame *base, uint3
     f->file = NULL;
     f->line = f->column = 0;
     f->json = NULL;
-    add_line(f);
+    add_line(r, f);
     finish(r, f);
     if (mdb_table_put(&r->cache[K_IL], h, &key, sizeof key, f) == 0)
         r->n++;
@@ -456,22 +522,25 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
 {
     uint64_t h;
     const mdb_frame *c;
-    const char *at = memrchr(s, '@', n);
+    const char *at;
     mdb_frame *f;
-    *has_ilp = at && parse_hex32(at + 1, n - (size_t)(at + 1 - s), false, ilp);
     /* The common frame, `mvid:0xTTTTTTTT[@0xIL]` without type arguments:
      * the method's frame kept by its module, and for a module with a PDB
-     * the line of the offset. */
-    if (n >= 43 && s[32] == ':' && (n == 43 || (at == s + 43 && *has_ilp))) {
+     * the line of the offset. (An offset that reads is hex digits: its '@'
+     * is the last.) */
+    if (n >= 43 && s[32] == ':' &&
+        (n == 43 || (s[43] == '@' && mdb_parse_hex32(s + 44, n - 44, false, ilp)))) {
         uint8_t mvid[16];
         uint32_t tok;
         mdb_module *m;
-        if (mdb_parse_mvid(s, 32, mvid) && parse_hex32(s + 33, 10, true, &tok) &&
-            MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodDef && (m = mdb_module_by_mvid(r->a, mvid)) &&
-            mdb_module_open(r->a, m) && (c = plain_frame(r, m, tok)))
-            return *has_ilp && c->status == MDB_OK && mdb_module_pdb(m) ? line_frame(r, c, *ilp)
-                                                                        : c;
+        *has_ilp = n > 43;
+        if (mdb_parse_mvid(s, 32, mvid) && mdb_parse_hex32(s + 33, 10, true, &tok) &&
+            MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodDef && (m = mdb_modcache_mvid(r->mods, mvid)) &&
+            opened(r, m) && (c = plain_frame(r, m, tok)))
+            return *has_ilp && m->pdb && c->status == MDB_OK ? line_frame(r, c, *ilp) : c;
     }
+    at = memrchr(s, '@', n);
+    *has_ilp = at && mdb_parse_hex32(at + 1, n - (size_t)(at + 1 - s), false, ilp);
     if ((c = cached(r, K_LOG, s, n, &h)))
         return c;
     if (!(f = new_frame(r, MDB_OK)))
@@ -488,7 +557,7 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
         f->detail = "not MVID:TOKEN nor a special frame";
         return store(r, K_LOG, s, n, h, f);
     }
-    if (!parse_hex32(s + 33, 10, true, &f->token)) {
+    if (!mdb_parse_hex32(s + 33, 10, true, &f->token)) {
         f->status = MDB_BAD_TOKEN;
         return store(r, K_LOG, s, n, h, f);
     }
@@ -513,7 +582,7 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
         pos = i + 1;
     }
     if (pos < n && s[pos] == '@') {
-        if (!parse_hex32(s + pos + 1, n - pos - 1, false, &f->il))
+        if (!mdb_parse_hex32(s + pos + 1, n - pos - 1, false, &f->il))
             goto bad;
         f->has_il = true;
         pos = n;
@@ -525,7 +594,7 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
         f->detail = "a frame's token is a MethodDef";
         return store(r, K_LOG, s, n, h, f);
     }
-    if (!(f->mod = mdb_module_by_mvid(r->a, mvid)) || !mdb_module_open(r->a, f->mod)) {
+    if (!(f->mod = mdb_modcache_mvid(r->mods, mvid)) || !opened(r, f->mod)) {
         f->status = MDB_UNKNOWN_MVID;
         f->detail = f->mod ? f->mod->open_error : NULL;
         f->mod = NULL;
@@ -533,7 +602,7 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
     }
     name_token(r, f, cls, clsl, ncls, meth, methl, nmeth);
     if (f->status == MDB_OK)
-        add_line(f);
+        add_line(r, f);
     return store(r, K_LOG, s, n, h, f);
 bad:
     f->status = MDB_BAD_FRAME;
@@ -573,7 +642,7 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
             f->token = d->token;
             uint8_t mvid[16];
             if (mdt_image_mvid(d->img, mvid) == 0)
-                f->mod = mdb_module_by_mvid(r->a, mvid);
+                f->mod = mdb_modcache_mvid(r->mods, mvid);
         }
     }
     talloc_free(tmp);
@@ -586,37 +655,37 @@ static int fields(const char *s, size_t n, const char **p, size_t *l, int max)
     return split_args(s, n, ' ', p, l, max);
 }
 
-const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n)
+const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n,
+                                        const uint8_t mvid[16])
 {
     uint64_t h;
     const mdb_frame *c;
     const char *p[MDB_MAX_FRAMES + 2];
     size_t l[MDB_MAX_FRAMES + 2];
-    uint8_t mvid[16];
     mdb_frame *f;
     uint32_t token;
     mdb_module *m;
     int nf;
-    /* MVID TOKEN naming a row that exists: the module's frame */
-    if (n > 33 && !memchr(s + 33, ' ', n - 33) && mdb_parse_mvid(s, 32, mvid) &&
-        parse_hex32(s + 33, n - 33, false, &token) && (m = mdb_module_by_mvid(r->a, mvid)) &&
-        mdb_module_open(r->a, m) && (c = plain_frame(r, m, token)))
+    /* MVID TOKEN naming a row that exists: the module's frame (a token
+     * that reads holds no space: the line has no descriptors) */
+    if (n > 33 && mdb_parse_hex32(s + 33, n - 33, false, &token) &&
+        (m = mdb_modcache_mvid(r->mods, mvid)) && opened(r, m) && (c = plain_frame(r, m, token)))
         return c;
     if ((c = cached(r, K_MVID, s, n, &h)))
         return c;
     if (!(f = new_frame(r, MDB_OK)))
         return store(r, K_MVID, s, n, h, f);
     nf = fields(s, n, p, l, MDB_MAX_FRAMES + 2);
-    if (nf < 2 || !mdb_parse_mvid(p[0], l[0], mvid)) {
+    if (nf < 2 || l[0] != 32) {
         f->status = MDB_BAD_FRAME;
         f->detail = "not MVID TOKEN [DESCRIPTOR...]";
         return store(r, K_MVID, s, n, h, f);
     }
-    if (!parse_hex32(p[1], l[1], false, &f->token)) {
+    if (!mdb_parse_hex32(p[1], l[1], false, &f->token)) {
         f->status = MDB_BAD_TOKEN;
         return store(r, K_MVID, s, n, h, f);
     }
-    if (!(f->mod = mdb_module_by_mvid(r->a, mvid)) || !mdb_module_open(r->a, f->mod)) {
+    if (!(f->mod = mdb_modcache_mvid(r->mods, mvid)) || !opened(r, f->mod)) {
         f->status = MDB_UNKNOWN_MVID;
         f->detail = f->mod ? f->mod->open_error : NULL;
         f->mod = NULL;
@@ -633,21 +702,30 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
     }
     name_token(r, f, p + 2, l + 2, ncls, p + 2 + ncls, l + 2 + ncls, nargs - ncls);
     if (f->status == MDB_OK)
-        add_line(f);
+        add_line(r, f);
     return store(r, K_MVID, s, n, h, f);
 }
 
 const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n)
 {
     uint64_t h;
-    const char *sp = memrchr(s, ' ', n);
+    const char *sp;
     const mdb_frame *c;
     mdb_module *m = NULL;
     mdb_frame *f;
     uint32_t token = 0;
-    bool tok_ok = sp && sp != s && parse_hex32(sp + 1, n - (size_t)(sp + 1 - s), false, &token);
-    if (tok_ok && (m = mdb_module_by_path(r->a, s, (size_t)(sp - s))) &&
-        mdb_module_open(r->a, m) && (c = plain_frame(r, m, token)))
+    bool tok_ok;
+    /* The common line ends in a space and a token of 8 digits, which holds
+     * no space: that space is the last. */
+    if (n > 11 && s[n - 11] == ' ' && mdb_parse_hex32(s + n - 10, 10, false, &token)) {
+        sp = s + n - 11;
+        tok_ok = true;
+    } else {
+        sp = memrchr(s, ' ', n);
+        tok_ok = sp && sp != s && mdb_parse_hex32(sp + 1, n - (size_t)(sp + 1 - s), false, &token);
+    }
+    if (tok_ok && (m = mdb_modcache_path(r->mods, s, (size_t)(sp - s))) && opened(r, m) &&
+        (c = plain_frame(r, m, token)))
         return c;
     /* every other answer is cached by the line's text */
     if ((c = cached(r, K_PATH, s, n, &h)))
@@ -670,6 +748,26 @@ const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n
     return store(r, K_PATH, s, n, h, f);
 }
 
+const mdb_frame *mdb_peek_plain(mdb_resolver *r, const char *s, size_t n)
+{
+    uint8_t mvid[16];
+    uint32_t token;
+    mdb_module *m;
+    /* What record.c takes for a PATH line, ending in a token of 8 digits */
+    if ((s[0] == '/' || s[0] == '.') && n > 11 && s[n - 11] == ' ' &&
+        mdb_parse_hex32(s + n - 10, 10, false, &token))
+        m = mdb_modcache_peek_path(r->mods, s, n - 11);
+    /* ... and for an MVID line */
+    else if (n == 43 && s[32] == ' ' && mdb_parse_mvid(s, 32, mvid) &&
+             mdb_parse_hex32(s + 33, 10, false, &token))
+        m = mdb_modcache_peek_mvid(r->mods, mvid);
+    else
+        return NULL;
+    if (!m || atomic_load_explicit(&m->state, memory_order_acquire) != MDB_MOD_OPEN)
+        return NULL;
+    return kept_frame(m, token);
+}
+
 /* ------------------------------------------------------------------ JSON */
 
 static void member_str(mdb_output *o, const char *key, const char *v, size_t n)
@@ -680,16 +778,11 @@ static void member_str(mdb_output *o, const char *key, const char *v, size_t n)
     mdb_out_json_string(o, v, n);
 }
 
-void mdb_frame_json(mdb_resolver *r, const mdb_frame *cf, const char **json, uint32_t *len)
+/* The JSON members of a frame, in the scratch buffer. */
+static void json_form(mdb_resolver *r, const mdb_frame *f)
 {
-    mdb_frame *f = (mdb_frame *)cf; /* the lazily built member is a cache */
     mdb_output *o = &r->scratch;
     char tok[11];
-    if (f->json) {
-        *json = f->json;
-        *len = f->json_len;
-        return;
-    }
     o->len = 0;
     o->failed = false;
     if (f->status == MDB_SPECIAL) {
@@ -738,11 +831,21 @@ void mdb_frame_json(mdb_resolver *r, const mdb_frame *cf, const char **json, uin
     }
     if (o->failed) { /* a name too long for the scratch buffer */
         o->len = 0;
+        o->failed = false;
         member_str(o, "status", "bad metadata", 12);
     }
-    r->cur = f->lasting ? &r->lasting : &r->arena;
-    f->json = keep(r, o->buf, o->len, &f->json_len);
-    r->cur = &r->arena;
-    *json = f->json;
-    *len = f->json_len;
+}
+
+void mdb_frame_json(mdb_resolver *r, const mdb_frame *f, const char **json, uint32_t *len)
+{
+    if (f->json) {
+        *json = f->json;
+        *len = f->json_len;
+        return;
+    }
+    /* A frame made before the run wanted JSON (never, in mdinspect), or
+     * the frame that says "out of memory": made again each time. */
+    json_form(r, f);
+    *json = r->scratch.buf;
+    *len = (uint32_t)r->scratch.len;
 }

@@ -7,26 +7,71 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/mman.h>
 #include <talloc.h>
 #include <xxhash.h>
 
 #include "batch/batch.h"
 
 #define CHUNK (1u << 20)
+#define HUGE_CHUNK ((size_t)2 << 20) /* one huge page */
 
 void mdb_arena_init(mdb_arena *a, void *ctx)
 {
     a->ctx = talloc_new(ctx);
     a->p = NULL;
     a->left = 0;
+    a->huge = false;
+}
+
+struct huge {
+    void *p;
+};
+
+static int unmap(struct huge *h)
+{
+    munmap(h->p, HUGE_CHUNK);
+    return 0;
+}
+
+/* A chunk of HUGE_CHUNK bytes on a huge-page boundary, which the kernel
+ * may back with one huge page (madvise; MADV_HUGEPAGE is only advice).
+ * Frames met again are read at random over tens of megabytes: with small
+ * pages each such read tends to miss the TLB as well as the caches, and
+ * each 4 KiB of a new chunk costs a page fault. NULL when none is had. */
+static char *huge_chunk(void *ctx)
+{
+    struct huge *h = talloc(ctx, struct huge);
+    char *m, *p;
+    if (!h)
+        return NULL;
+    m = mmap(NULL, 2 * HUGE_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        talloc_free(h);
+        return NULL;
+    }
+    p = (char *)(((uintptr_t)m + HUGE_CHUNK - 1) & ~(uintptr_t)(HUGE_CHUNK - 1));
+    if (p > m)
+        munmap(m, (size_t)(p - m));
+    munmap(p + HUGE_CHUNK, (size_t)(m + 2 * HUGE_CHUNK - (p + HUGE_CHUNK)));
+#ifdef MADV_HUGEPAGE
+    madvise(p, HUGE_CHUNK, MADV_HUGEPAGE);
+#endif
+    h->p = p;
+    talloc_set_destructor(h, unmap);
+    return p;
 }
 
 void *mdb_arena_alloc(mdb_arena *a, size_t n)
 {
     n = (n + 7) & ~(size_t)7;
     if (n > a->left) {
-        size_t size = n > CHUNK / 4 ? n : CHUNK;
-        char *c = a->ctx ? talloc_size(a->ctx, size) : NULL;
+        size_t size = n > CHUNK / 4 ? n : a->huge ? HUGE_CHUNK : CHUNK;
+        char *c = !a->ctx ? NULL
+                  : size == HUGE_CHUNK && a->huge ? huge_chunk(a->ctx)
+                                                 : talloc_size(a->ctx, size);
+        if (!c && size == HUGE_CHUNK) /* no mapping: an ordinary chunk */
+            c = a->ctx ? talloc_size(a->ctx, size = CHUNK) : NULL;
         if (!c)
             return NULL;
         if (size == n) /* a large block of its own: keep the current chunk */
@@ -38,6 +83,21 @@ void *mdb_arena_alloc(mdb_arena *a, size_t n)
     a->p += n;
     a->left -= n;
     return r;
+}
+
+void *mdb_arena_room(mdb_arena *a, size_t n)
+{
+    void *p;
+    n = (n + 7) & ~(size_t)7;
+    if (n > CHUNK / 4)
+        return NULL;
+    if (n > a->left) { /* a new chunk, whose start the next alloc returns */
+        if (!(p = mdb_arena_alloc(a, n)))
+            return NULL;
+        a->p = p;
+        a->left += n;
+    }
+    return a->p;
 }
 
 char *mdb_arena_strndup(mdb_arena *a, const char *s, size_t n)
@@ -53,8 +113,10 @@ char *mdb_arena_strndup(mdb_arena *a, const char *s, size_t n)
 void mdb_arena_reset(mdb_arena *a)
 {
     void *parent = talloc_parent(a->ctx);
+    bool huge = a->huge;
     talloc_free(a->ctx);
     mdb_arena_init(a, parent);
+    a->huge = huge;
 }
 
 uint64_t mdb_hash(const void *key, size_t len)
@@ -75,15 +137,21 @@ int mdb_table_init(mdb_table *t, void *ctx, size_t size_hint)
     return t->slots && t->keys.ctx ? 0 : -1;
 }
 
-void *mdb_table_get(const mdb_table *t, uint64_t hash, const void *key, size_t len)
+const mdb_slot *mdb_table_slot(const mdb_table *t, uint64_t hash, const void *key, size_t len)
 {
     for (size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
         const mdb_slot *s = &t->slots[i];
         if (!s->key)
             return NULL;
         if (s->hash == hash && s->len == len && memcmp(s->key, key, len) == 0)
-            return s->value;
+            return s;
     }
+}
+
+void *mdb_table_get(const mdb_table *t, uint64_t hash, const void *key, size_t len)
+{
+    const mdb_slot *s = mdb_table_slot(t, hash, key, len);
+    return s ? s->value : NULL;
 }
 
 static void insert(mdb_slot *slots, size_t mask, const mdb_slot *e)

@@ -1,10 +1,10 @@
 /* Threads meeting the checks open leaves to first need (libmdtools/md/
  * lazy.c, runs.c): several threads start reading a freshly opened image at
  * the same moment, so they race to check which tables are sorted, to index
- * damaged list runs and Ptr tables, and to make the late warnings. Every
- * thread must get exactly the answers one thread alone gets from another
- * open of the same file: row owners, sorted flags, find results, the
- * warnings. Run by `make check` (also under ASan+UBSan), and built with
+ * the runs of list columns and the Ptr tables, and to make the late
+ * warnings. Every thread must get exactly the answers one thread alone gets
+ * from another open of the same file: row owners, sorted flags, find
+ * results, the warnings. Run by `make check` (also under ASan+UBSan), and built with
  * ThreadSanitizer by run-lazy-tsan.sh.
  *
  * Usage: lazy_threads [rounds]   (inputs found through MDT_TOP_SRCDIR) */

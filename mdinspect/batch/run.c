@@ -1,0 +1,379 @@
+/* mdinspect batch: the run. The main thread reads the input in blocks of
+ * whole lines (io.c) and writes the output; worker threads resolve the
+ * blocks, each into the output buffer of its block. Blocks are written in
+ * the order they were read, so the output is the one a single thread
+ * makes, line for line: one output line per input line, in input order.
+ *
+ * Blocks travel through a ring of slots, numbered by their sequence in the
+ * input: the main thread fills free slots and queues them, a worker takes
+ * the oldest queued block, the main thread waits for the oldest unwritten
+ * block to be done and writes it. A slot belongs to one thread at a time
+ * and changes hands under the run's lock, so its buffers need no other
+ * guard; each slot and each worker has its own talloc tree (talloc is
+ * safe across threads only on separate trees). A block whose output
+ * outgrows its buffer (a line naming thousands of frames) waits for its
+ * turn and writes what it has (spill), so memory stays bounded by the
+ * slots, not by the input.
+ *
+ * With one thread (one CPU, --threads 1, or the formats that sum the
+ * input: --speedscope and --top) the main thread resolves each block
+ * itself, through the same code, and no thread is started. */
+#include "config.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <talloc.h>
+#include <unistd.h>
+
+#include "batch/batch.h"
+#include "batch/parse.h"
+
+enum { FREE, QUEUED, DONE };
+
+struct slot {
+    void *ctx;            /* the slot's own talloc tree */
+    mdb_block in;
+    mdb_output out, err;  /* standard output and error of the block */
+    uint64_t seq;
+    uint64_t records, unresolved;
+    bool nomem;
+    int state;
+    struct run *run;
+};
+
+struct worker {
+    void *ctx;            /* the worker's own talloc tree */
+    mdb_resolver *res;
+    mdb_record *rec;
+    pthread_t tid;
+    bool started;
+    struct run *run;
+};
+
+struct run {
+    const mdb_run_opts *o;
+    mdb_assemblies *a;
+    pthread_mutex_t lock;
+    pthread_cond_t queued, done, turn;
+    struct slot *slots;
+    unsigned nslots;
+    uint64_t next_read, next_take, next_write; /* sequence numbers */
+    bool end;             /* no block will be queued any more */
+    int out_fd, err_fd;
+};
+
+/* Write a slot's output to the real file (the caller has the turn). */
+static void put(mdb_output *o, int fd)
+{
+    mdb_output real = {.fd = fd};
+    mdb_write(&real, o->buf, o->len);
+    if (real.failed)
+        o->failed = true;
+    o->len = 0;
+}
+
+/* A block's output is full: wait until every earlier block is written,
+ * then write it (the main thread waits for this block meanwhile). */
+static void spill(mdb_output *o)
+{
+    struct slot *sl = o->arg;
+    struct run *run = sl->run;
+    pthread_mutex_lock(&run->lock);
+    while (run->next_write != sl->seq)
+        pthread_cond_wait(&run->turn, &run->lock);
+    pthread_mutex_unlock(&run->lock);
+    put(&sl->err, run->err_fd);
+    put(&sl->out, run->out_fd);
+}
+
+static void err_line(mdb_output *o, const char *a, const char *b)
+{
+    mdb_outs(o, MDB_PROGNAME " batch: ");
+    mdb_outs(o, a);
+    mdb_outs(o, b);
+    mdb_outc(o, '\n');
+}
+
+/* A record to the block's outputs, in the run's format. */
+static void put_record(struct worker *w, struct slot *sl, const mdb_record *rec)
+{
+    const mdb_run_opts *o = w->run->o;
+    const char *warning;
+    sl->records++;
+    if (rec->unresolved)
+        sl->unresolved++;
+    switch (o->format) {
+    case MDB_TEXT:
+        mdb_emit_text(&sl->out, rec);
+        break;
+    case MDB_JSON:
+        mdb_emit_json(&sl->out, w->res, rec);
+        break;
+    default:
+        if (rec->kind == MDB_MALFORMED) {
+            char num[48];
+            snprintf(num, sizeof num, "malformed line %llu: ", (unsigned long long)rec->lineno);
+            err_line(&sl->err, num, rec->why);
+        }
+        if (o->format == MDB_FOLDED)
+            mdb_emit_folded(&sl->out, rec);
+        else if (!mdb_aggregate_add(o->agg, rec))
+            sl->nomem = true;
+    }
+    if (mdb_assemblies_has_warning(w->run->a) && (warning = mdb_assemblies_warning(w->run->a)))
+        err_line(&sl->err, warning, "");
+}
+
+static void line(struct worker *w, struct slot *sl, const char *s, size_t n, uint64_t lineno,
+                 bool cut)
+{
+    mdb_resolver_trim(w->res);
+    mdb_record_parse(w->res, w->rec, s, n, lineno, cut);
+    put_record(w, sl, w->rec);
+}
+
+/* A plain line whose frame mdb_peek_plain found: the record
+ * mdb_record_parse would make of it. */
+static void plain_line(struct worker *w, struct slot *sl, const char *s, size_t n,
+                       uint64_t lineno, const mdb_frame *f)
+{
+    mdb_record *rec = w->rec;
+    /* (no warning to look for: finding a kept frame calls nothing that
+     * could make one) */
+    if (w->run->o->format == MDB_TEXT) { /* what mdb_emit_text would write */
+        sl->records++;
+        sl->unresolved += f->status != MDB_OK && f->status != MDB_SPECIAL;
+        mdb_out(&sl->out, f->text, f->text_len);
+        mdb_outc(&sl->out, '\n');
+        return;
+    }
+    rec->kind = MDB_PLAIN;
+    rec->line = s;
+    rec->len = n;
+    rec->lineno = lineno;
+    rec->count = 1;
+    rec->bytes = 0;
+    rec->why = NULL;
+    rec->nframes = 1;
+    rec->frames[0] = f;
+    rec->has_il[0] = false;
+    rec->unresolved = f->status != MDB_OK && f->status != MDB_SPECIAL;
+    put_record(w, sl, rec);
+}
+
+#define AHEAD 16 /* lines looked at before the first of them is written */
+
+/* Resolve the lines of a block into its outputs. Lines are taken AHEAD at
+ * a time: first each plain line whose frame is known asks for it
+ * (mdb_peek_plain, which changes nothing), then every line is resolved
+ * and written in order; the frames of the first pass arrive from memory
+ * together instead of one line after another. */
+static void resolve_block(struct worker *w, struct slot *sl)
+{
+    const mdb_block *b = &sl->in;
+    const char *p = b->buf, *end = b->buf + b->len;
+    uint64_t lineno = b->first_lineno;
+    struct {
+        const char *s;
+        size_t n;
+        const mdb_frame *f;
+    } g[AHEAD];
+    sl->records = sl->unresolved = 0;
+    sl->nomem = false;
+    if (b->single) {
+        size_t n = b->len;
+        if (n && b->buf[n - 1] == '\r')
+            n--;
+        line(w, sl, b->buf, n, lineno, b->cut);
+        return;
+    }
+    while (p < end && !sl->out.failed && !sl->nomem) {
+        unsigned k = 0;
+        for (; k < AHEAD && p < end; k++) {
+            const char *nl = mdb_find(p, end, '\n'), *s = p;
+            size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+            p = nl ? nl + 1 : end;
+            if (n && s[n - 1] == '\r')
+                n--;
+            g[k].s = s;
+            g[k].n = n;
+            g[k].f = n ? mdb_peek_plain(w->res, s, n) : NULL;
+        }
+        for (unsigned i = 0; i < k; i++, lineno++)
+            if (g[i].f)
+                plain_line(w, sl, g[i].s, g[i].n, lineno, g[i].f);
+            else
+                line(w, sl, g[i].s, g[i].n, lineno, false);
+    }
+}
+
+static void *work(void *arg)
+{
+    struct worker *w = arg;
+    struct run *run = w->run;
+    pthread_mutex_lock(&run->lock);
+    for (;;) {
+        while (run->next_take == run->next_read && !run->end)
+            pthread_cond_wait(&run->queued, &run->lock);
+        if (run->next_take == run->next_read)
+            break; /* the end, and nothing left */
+        struct slot *sl = &run->slots[run->next_take++ % run->nslots];
+        pthread_mutex_unlock(&run->lock);
+        resolve_block(w, sl);
+        pthread_mutex_lock(&run->lock);
+        sl->state = DONE;
+        pthread_cond_broadcast(&run->done);
+    }
+    pthread_mutex_unlock(&run->lock);
+    return NULL;
+}
+
+static bool worker_init(struct worker *w, struct run *run)
+{
+    memset(w, 0, sizeof *w);
+    w->run = run;
+    return (w->ctx = talloc_new(NULL)) &&
+           (w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON)) &&
+           (w->rec = talloc(w->ctx, mdb_record));
+}
+
+static bool slot_init(struct slot *sl, struct run *run)
+{
+    memset(sl, 0, sizeof *sl);
+    sl->run = run;
+    if (!(sl->ctx = talloc_new(NULL)) || mdb_block_init(&sl->in, sl->ctx) ||
+        mdb_output_init(&sl->out, sl->ctx, -1) || mdb_output_init(&sl->err, sl->ctx, -1))
+        return false;
+    /* the buffers' size is the bound of a block's memory */
+    sl->out.spill = sl->err.spill = spill;
+    sl->out.arg = sl->err.arg = sl;
+    return true;
+}
+
+unsigned mdb_cpus(void)
+{
+    cpu_set_t set;
+    long n;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (unsigned)CPU_COUNT(&set);
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result *res)
+{
+    unsigned nworkers = o->threads > 1 ? o->threads : 0, started = 0;
+    struct worker *w = talloc_zero_array(NULL, struct worker, nworkers ? nworkers : 1);
+    struct run run = {.o = o, .a = a, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO};
+    mdb_reader in;
+    void *in_ctx = talloc_new(NULL);
+    bool ok = w && in_ctx && mdb_reader_init(&in, in_ctx, STDIN_FILENO) == 0;
+    memset(res, 0, sizeof *res);
+    /* Enough slots that the workers find blocks queued while the main
+     * thread writes. */
+    run.nslots = nworkers ? 2 * nworkers + 2 : 1;
+    run.slots = talloc_zero_array(NULL, struct slot, run.nslots);
+    ok = ok && run.slots;
+    for (unsigned i = 0; ok && i < run.nslots; i++)
+        ok = slot_init(&run.slots[i], &run);
+    for (unsigned i = 0; ok && i < (nworkers ? nworkers : 1); i++)
+        ok = worker_init(&w[i], &run);
+    pthread_mutex_init(&run.lock, NULL);
+    pthread_cond_init(&run.queued, NULL);
+    pthread_cond_init(&run.done, NULL);
+    pthread_cond_init(&run.turn, NULL);
+    for (unsigned i = 0; ok && i < nworkers; i++) {
+        if (pthread_create(&w[i].tid, NULL, work, &w[i]) != 0)
+            break; /* fewer workers (at least one is needed) */
+        w[i].started = true;
+        started++;
+    }
+    if (nworkers && !started)
+        ok = false;
+    if (!ok)
+        res->nomem = true;
+
+    pthread_mutex_lock(&run.lock);
+    while (ok) {
+        /* Queue blocks while slots are free and the input lasts. */
+        while (!run.end && run.next_read - run.next_write < run.nslots) {
+            struct slot *sl = &run.slots[run.next_read % run.nslots];
+            sl->seq = run.next_read; /* its turn to be written (spill) */
+            pthread_mutex_unlock(&run.lock);
+            int r = mdb_read_block(&in, &sl->in);
+            if (r > 0 && !nworkers) { /* alone: resolve it here */
+                resolve_block(&w[0], sl);
+                sl->state = DONE;
+            }
+            pthread_mutex_lock(&run.lock);
+            if (r <= 0) {
+                run.end = true;
+                res->read_error = r < 0;
+                pthread_cond_broadcast(&run.queued);
+                break;
+            }
+            run.next_read++;
+            if (nworkers) {
+                sl->state = QUEUED;
+                pthread_cond_signal(&run.queued);
+            }
+        }
+        if (run.next_write == run.next_read)
+            break; /* everything read is written */
+        /* Write the oldest block when it is done. */
+        struct slot *sl = &run.slots[run.next_write % run.nslots];
+        while (sl->state != DONE)
+            pthread_cond_wait(&run.done, &run.lock);
+        pthread_mutex_unlock(&run.lock);
+        /* Standard error first, as when it went out at once and the
+         * output waited in its buffer. */
+        put(&sl->err, run.err_fd);
+        put(&sl->out, run.out_fd);
+        res->records += sl->records;
+        res->unresolved += sl->unresolved;
+        mdb_progress_tick(o->prog, res->records, in.consumed);
+        pthread_mutex_lock(&run.lock);
+        sl->state = FREE;
+        run.next_write++;
+        pthread_cond_broadcast(&run.turn);
+        if (sl->out.failed || sl->err.failed || sl->nomem) {
+            /* Stop reading; blocks already queued are resolved and
+             * dropped. */
+            res->write_error |= sl->out.failed;
+            res->nomem |= sl->nomem;
+            run.end = true;
+            pthread_cond_broadcast(&run.queued);
+            while (run.next_write < run.next_read) {
+                struct slot *q = &run.slots[run.next_write % run.nslots];
+                while (q->state != DONE)
+                    pthread_cond_wait(&run.done, &run.lock);
+                q->state = FREE;
+                run.next_write++;
+                pthread_cond_broadcast(&run.turn);
+            }
+            break;
+        }
+    }
+    run.end = true;
+    pthread_cond_broadcast(&run.queued);
+    pthread_mutex_unlock(&run.lock);
+    for (unsigned i = 0; w && i < nworkers; i++)
+        if (w[i].started)
+            pthread_join(w[i].tid, NULL);
+
+    pthread_cond_destroy(&run.turn);
+    pthread_cond_destroy(&run.done);
+    pthread_cond_destroy(&run.queued);
+    pthread_mutex_destroy(&run.lock);
+    /* Frames live in the workers' arenas and are shared through the
+     * modules: they go with the caller's context, as the modules do. */
+    for (unsigned i = 0; w && i < (nworkers ? nworkers : 1); i++)
+        talloc_steal(ctx, w[i].ctx);
+    for (unsigned i = 0; run.slots && i < run.nslots; i++)
+        talloc_free(run.slots[i].ctx);
+    talloc_free(run.slots);
+    talloc_free(w);
+    talloc_free(in_ctx);
+}
