@@ -34,7 +34,10 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
-#include "typeref/resolve_int.h"
+#include "typeref/cache_int.h"
+#include "typeref/engine_int.h"
+#include "typeref/modset_int.h"
+#include "typeref/result_int.h"
 #include "util/reader.h"
 #include "util/error.h"
 

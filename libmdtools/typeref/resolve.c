@@ -23,144 +23,12 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
-#include "typeref/tr_int.h"
-#include "typeref/resolve_int.h"
+#include "typeref/cache_int.h"
+#include "typeref/engine_int.h"
+#include "typeref/index_int.h"
+#include "typeref/modset_int.h"
+#include "typeref/result_int.h"
 #include "util/error.h"
-
-/* ---- results ------------------------------------------------------------- */
-
-/* Field by field: visited[] past nvisited is never read, and a memset of
- * the whole struct compiles to a `rep stos` that costs more than the rest
- * of a cached resolution. */
-void tr_res_init(struct tr_res *r)
-{
-    r->resolved = false;
-    r->reason = r->tier = r->flags = 0;
-    r->hops = r->nvisited = 0;
-    r->module = r->where_module = r->instead_module = TR_NONE;
-    r->token = r->where_token = r->instead_token = 0;
-}
-
-static uintptr_t id_of(const struct mdt_modview *v, uint32_t mi)
-{
-    return mi == TR_NONE || mi >= v->n ? 0 : v->mods[mi]->id;
-}
-
-void tr_res_export(const struct mdt_modview *v, const struct tr_res *r, mdt_resolution *out)
-{
-    unsigned i;
-    out->resolved = r->resolved;
-    out->reason = r->reason;
-    out->tier = r->tier;
-    out->flags = r->flags;
-    out->hops = r->hops;
-    out->nvisited = r->nvisited;
-    out->module = r->resolved ? id_of(v, r->module) : 0;
-    out->token = r->resolved ? r->token : 0;
-    memset(out->visited, 0, sizeof out->visited);
-    for (i = 0; i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++)
-        out->visited[i] = id_of(v, r->visited[i]);
-    out->where_module = id_of(v, r->where_module);
-    out->where_token = r->where_token;
-    out->instead_module = id_of(v, r->instead_module);
-    out->instead_token = r->instead_token;
-}
-
-const char *mdt_res_reason_name(int reason)
-{
-    switch (reason) {
-    case MDT_RES_OK: return "resolved";
-    case MDT_RES_NOT_LOADED: return "not-loaded";
-    case MDT_RES_NO_SUCH_TYPE: return "no-such-type";
-    case MDT_RES_CYCLE: return "cycle";
-    case MDT_RES_HOP_LIMIT: return "hop-limit";
-    case MDT_RES_NO_METADATA: return "no-metadata";
-    case MDT_RES_BAD_IMAGE: return "bad-image";
-    case MDT_RES_NO_SUCH_MEMBER: return "no-such-member";
-    case MDT_RES_RUNTIME: return "runtime-provided";
-    default: return "unknown";
-    }
-}
-
-/* ---- cache --------------------------------------------------------------- */
-
-struct tr_centry *tr_cache_slot(const struct mdt_modview *v, uint32_t mi, uint32_t token)
-{
-    struct tr_cache *c = tr_cache_get(v, mi);
-    uint32_t rid = MDT_TOKEN_RID(token);
-    int k = tr_cache_kind(token);
-    struct tr_centry *e;
-    if (!c || k < 0 || rid - 1u >= c->n[k] || !(e = tr_cache_entries(c, (unsigned)k)))
-        return NULL; /* rid 0 wraps */
-    return &e[rid - 1];
-}
-
-bool tr_cache_read(struct tr_centry *e, struct tr_res *r)
-{
-    if (!e || atomic_load_explicit(&e->state, memory_order_acquire) != 2)
-        return false;
-    tr_res_init(r);
-    r->resolved = e->resolved;
-    r->reason = e->reason;
-    r->tier = e->tier;
-    r->flags = (uint8_t)(e->flags | MDT_RES_FROM_CACHE);
-    r->hops = e->hops;
-    r->nvisited = e->nvisited;
-    r->module = e->module;
-    r->token = e->token;
-    r->where_module = e->where_module;
-    r->where_token = e->where_token;
-    r->instead_module = e->instead_module;
-    r->instead_token = e->instead_token;
-    for (unsigned i = 0; i < e->nvisited; i++)
-        r->visited[i] = e->visited[i];
-    return true;
-}
-
-bool tr_cache_export(const struct mdt_modview *v, struct tr_centry *e, mdt_resolution *out)
-{
-    if (atomic_load_explicit(&e->state, memory_order_acquire) != 2)
-        return false;
-    out->resolved = e->resolved;
-    out->reason = e->reason;
-    out->tier = e->tier;
-    out->flags = (uint8_t)(e->flags | MDT_RES_FROM_CACHE);
-    out->hops = e->hops;
-    out->nvisited = e->nvisited;
-    out->module = e->resolved ? v->mods[e->module]->id : 0;
-    out->token = e->resolved ? e->token : 0;
-    for (unsigned i = 0; i < e->nvisited; i++)
-        out->visited[i] = v->mods[e->visited[i]]->id;
-    out->where_module = id_of(v, e->where_module);
-    out->where_token = e->where_token;
-    out->instead_module = id_of(v, e->instead_module);
-    out->instead_token = e->instead_token;
-    return true;
-}
-
-void tr_cache_write(struct tr_centry *e, const struct tr_res *r)
-{
-    uint32_t expected = 0;
-    if (!e || r->nvisited > TR_CACHE_VISITED ||
-        !atomic_compare_exchange_strong_explicit(&e->state, &expected, 1, memory_order_acquire,
-                                                 memory_order_relaxed))
-        return; /* another thread has it (or is writing it): it computes the same */
-    e->resolved = r->resolved;
-    e->reason = r->reason;
-    e->tier = r->tier;
-    e->flags = (uint8_t)(r->flags & ~MDT_RES_FROM_CACHE);
-    e->hops = r->hops;
-    e->nvisited = (uint8_t)r->nvisited;
-    e->module = r->module;
-    e->token = r->token;
-    e->where_module = r->where_module;
-    e->where_token = r->where_token;
-    e->instead_module = r->instead_module;
-    e->instead_token = r->instead_token;
-    for (unsigned i = 0; i < r->nvisited; i++)
-        e->visited[i] = r->visited[i];
-    atomic_store_explicit(&e->state, 2, memory_order_release);
-}
 
 /* ---- trace --------------------------------------------------------------- */
 
@@ -188,7 +56,7 @@ void rc_note(struct rc *c, int kind, uint32_t mi, uint32_t token, int tier, cons
         return;
     }
     c->trace->entries[c->trace->n++] =
-        (mdt_trace_entry){kind, id_of(c->v, mi), token, (uint8_t)tier, text};
+        (mdt_trace_entry){kind, tr_view_id(c->v, mi), token, (uint8_t)tier, text};
 }
 
 /* "Name 1.2.3.4" of a manifest, or the module name. */
@@ -454,11 +322,9 @@ static size_t candidates(const struct mdt_modview *v, uint32_t from, const mdt_i
 static int bind_candidates(const struct mdt_modview *v, uint32_t from, uint32_t ref,
                            struct cand *out, size_t *n)
 {
-    struct tr_cache *cache = tr_cache_get(v, from);
-    struct tr_arentry *e = cache && ref && ref <= cache->nar ? &cache->ar[ref - 1] : NULL;
+    struct tr_arentry *e = tr_cache_binding(v, from, ref);
     mdt_identity id;
-    uint32_t expected = 0;
-    if (e && atomic_load_explicit(&e->state, memory_order_acquire) == 2) {
+    if (e && tr_entry_ready(&e->state)) {
         for (unsigned i = 0; i < e->n; i++)
             out[i] = (struct cand){e->mi[i], e->tier[i], false, false, 0};
         *n = e->n;
@@ -467,15 +333,13 @@ static int bind_candidates(const struct mdt_modview *v, uint32_t from, uint32_t 
     if (mdt_assemblyref_identity(v->mods[from]->img, ref, &id))
         return -1;
     *n = candidates(v, from, &id, out, MAX_CANDS);
-    if (e && *n <= TR_CACHE_CANDS &&
-        atomic_compare_exchange_strong_explicit(&e->state, &expected, 1, memory_order_acquire,
-                                                memory_order_relaxed)) {
+    if (e && *n <= TR_CACHE_CANDS && tr_entry_claim(&e->state)) {
         e->n = (uint8_t)*n;
         for (size_t i = 0; i < *n; i++) {
             e->mi[i] = out[i].mi;
             e->tier[i] = out[i].tier;
         }
-        atomic_store_explicit(&e->state, 2, memory_order_release);
+        tr_entry_publish(&e->state);
     }
     return 0;
 }

@@ -1,6 +1,6 @@
 /* One resolution in progress, shared by resolve.c and memberref.c. */
-#ifndef MDT_TYPEREF_RESOLVE_INT_H
-#define MDT_TYPEREF_RESOLVE_INT_H
+#ifndef MDT_TYPEREF_ENGINE_INT_H
+#define MDT_TYPEREF_ENGINE_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -8,7 +8,9 @@
 
 #include <mdtools/typeref.h>
 
-#include "typeref/tr_int.h"
+#include "typeref/index_int.h"
+#include "typeref/modset_int.h"
+#include "typeref/result_int.h"
 
 struct nm {
     const char *ns, *name;
@@ -49,5 +51,9 @@ int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const struct tr_ke
                    uint32_t *mi, uint32_t *rid);
 void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid);
 uint32_t rc_moduleref(struct rc *c, uint32_t mi, uint32_t modref);
+/* Resolve a TypeDef/TypeRef token of module mi to (module index, TypeDef
+ * rid) through the view's cache. Returns 0 with *r filled (resolved or not),
+ * or a negative code for bad arguments. */
+int tr_resolve_type(const struct mdt_modview *v, uint32_t mi, uint32_t token, struct tr_res *r);
 
 #endif
