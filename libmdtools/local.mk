@@ -73,6 +73,8 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/typeref/result.c \
 	libmdtools/typeref/cache_int.h \
 	libmdtools/typeref/cache.c \
+	libmdtools/typeref/bind_int.h \
+	libmdtools/typeref/bind.c \
 	libmdtools/typeref/engine_int.h \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \

@@ -23,6 +23,7 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
+#include "typeref/bind_int.h"
 #include "typeref/cache_int.h"
 #include "typeref/engine_int.h"
 #include "typeref/index_int.h"
@@ -132,15 +133,6 @@ struct look {
     uint32_t from, ref, et;    /* FORWARD: manifest index, AssemblyRef rid, ExportedType rid */
 };
 
-/* Does manifest a define or forward ns.name (top level)? */
-static bool has_type(struct rc *c, uint32_t a, const struct tr_key *k)
-{
-    struct tr_mod *m = c->v->mods[a];
-    if (!m->img || !tr_may_define(m, k))
-        return false;
-    return tr_find_typedef(m, k) || tr_find_exported(m, k);
-}
-
 /* The type ns.name in the module of assembly `a` that an ExportedType row
  * with a File implementation names. */
 static int via_file(struct rc *c, uint32_t a, uint32_t et, uint32_t file, uint32_t hint,
@@ -242,108 +234,6 @@ static int in_assembly(struct rc *c, uint32_t a, const struct tr_key *k, struct 
 
 /* ---- binding an AssemblyRef --------------------------------------------- */
 
-struct cand {
-    uint32_t mi;
-    uint8_t tier;
-    bool token_eq;
-    bool higher;
-    uint64_t dist;
-};
-
-static uint64_t pack_version(const uint16_t v[4])
-{
-    return (uint64_t)v[0] << 48 | (uint64_t)v[1] << 32 | (uint64_t)v[2] << 16 | v[3];
-}
-
-static const char *norm_culture(const char *c)
-{
-    return !c || !tr_ascii_casecmp(c, "neutral") ? "" : c;
-}
-
-static bool before(const struct cand *a, const struct cand *b)
-{
-    if (a->tier != b->tier)
-        return a->tier < b->tier;
-    if (a->tier == 1 && a->token_eq != b->token_eq)
-        return a->token_eq;
-    if (a->dist != b->dist)
-        return a->dist < b->dist;
-    if (a->higher != b->higher)
-        return a->higher;
-    if (a->token_eq != b->token_eq)
-        return a->token_eq;
-    return a->mi < b->mi;
-}
-
-/* Same-name candidates for `ref`, bound from module `from`, sorted. */
-static size_t candidates(const struct mdt_modview *v, uint32_t from, const mdt_identity *ref,
-                         struct cand *out, size_t cap)
-{
-    size_t n = 0;
-    uint64_t rv = pack_version(ref->version);
-    bool weak = !ref->has_token, retarget = (ref->flags & MDT_AFL_RETARGETABLE) != 0;
-    const char *rc = norm_culture(ref->culture);
-    uint32_t b = tr_name_hash_ci(ref->name ? ref->name : "") & v->nmask;
-    for (uint32_t k = v->ntab[b]; k; k = v->nnext[k - 1]) {
-        uint32_t j = k - 1;
-        const struct tr_mod *m = v->mods[j];
-        if (tr_ascii_casecmp(m->ident.name ? m->ident.name : "", ref->name ? ref->name : "") ||
-            !tr_visible(v, from, j) || tr_ascii_casecmp(m->culture, rc))
-            continue;
-        struct cand c = {j, 3, false, false, 0};
-        uint64_t dv = pack_version(m->ident.version);
-        c.token_eq = weak ? !m->ident.has_token
-                          : m->ident.has_token &&
-                                !memcmp(m->ident.public_key_token, ref->public_key_token, 8);
-        c.higher = dv > rv;
-        c.dist = dv > rv ? dv - rv : rv - dv;
-        if (weak)
-            c.tier = dv == rv ? 1 : dv > rv ? 2 : 3;
-        else if (retarget)
-            c.tier = c.token_eq && dv == rv ? 1 : dv >= rv ? 2 : 3;
-        else
-            c.tier = c.token_eq && dv == rv ? 1 : c.token_eq && dv > rv ? 2 : 3;
-        if (n == cap)
-            break;
-        size_t i = n++;
-        while (i > 0 && before(&c, &out[i - 1])) {
-            out[i] = out[i - 1];
-            i--;
-        }
-        out[i] = c;
-    }
-    return n;
-}
-
-#define MAX_CANDS 64
-
-/* The sorted candidates of AssemblyRef `ref` of module `from`, from the
- * view's cache when it has them. 0, or -1 when the row cannot be read. */
-static int bind_candidates(const struct mdt_modview *v, uint32_t from, uint32_t ref,
-                           struct cand *out, size_t *n)
-{
-    struct tr_arentry *e = tr_cache_binding(v, from, ref);
-    mdt_identity id;
-    if (e && tr_entry_ready(&e->state)) {
-        for (unsigned i = 0; i < e->n; i++)
-            out[i] = (struct cand){e->mi[i], e->tier[i], false, false, 0};
-        *n = e->n;
-        return 0;
-    }
-    if (mdt_assemblyref_identity(v->mods[from]->img, ref, &id))
-        return -1;
-    *n = candidates(v, from, &id, out, MAX_CANDS);
-    if (e && *n <= TR_CACHE_CANDS && tr_entry_claim(&e->state)) {
-        e->n = (uint8_t)*n;
-        for (size_t i = 0; i < *n; i++) {
-            e->mi[i] = out[i].mi;
-            e->tier[i] = out[i].tier;
-        }
-        tr_entry_publish(&e->state);
-    }
-    return 0;
-}
-
 /* Bind AssemblyRef `ref` of module `from` and look for ns.name there.
  * Returns L_FOUND, L_FORWARD or L_FAIL. */
 static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_key *k,
@@ -352,7 +242,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
     const char *ns = k->ns, *name = k->name;
     const struct mdt_modview *v = c->v;
     mdt_identity id;
-    struct cand cands[MAX_CANDS];
+    struct tr_cand cands[TR_MAX_CANDS];
     char an[300], fn[512], idbuf[400];
     uint32_t reftok = MDT_TOKEN(MDT_TABLE_AssemblyRef, ref);
     size_t n, tried = 0;
@@ -360,7 +250,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
     fn[0] = '\0'; /* filled (and read) only for a trace */
     if (c->trace)
         full_name(fn, sizeof fn, ns, name);
-    if (bind_candidates(v, from, ref, cands, &n) ||
+    if (tr_bind_candidates(v, from, ref, cands, &n) ||
         (c->trace && mdt_assemblyref_identity(v->mods[from]->img, ref, &id))) {
         rc_fail(c, MDT_RES_BAD_IMAGE, from, reftok);
         NOTE(c, MDT_TRACE_STEP, from, reftok, 0, "AssemblyRef row %u cannot be read", ref);
@@ -370,7 +260,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
          mdt_identity_format(idbuf, sizeof idbuf, &id),
          id.flags & MDT_AFL_RETARGETABLE ? ", Retargetable=Yes" : "", fn);
     for (size_t i = 0; i < n; i++) {
-        struct cand *cd = &cands[i];
+        struct tr_cand *cd = &cands[i];
         int rv;
         if (cd->tier == 3 && (c->flags & MDT_RESOLVE_STRICT)) {
             NOTE(c, MDT_TRACE_PASSED, cd->mi, 0, 3, "%s: tier 3, not tried (strict)",
@@ -407,14 +297,9 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
         /* Tier 3b: any other assembly that defines or forwards the type. */
         uint32_t chosen = TR_NONE;
         unsigned count = 0;
-        for (uint32_t j = 0; j < v->n; j++) {
-            bool same = false;
-            if (!v->mods[j]->manifest || !tr_visible(v, from, j) || visited(c, j))
-                continue;
-            for (size_t i = 0; i < n; i++)
-                same |= cands[i].mi == j;
-            if (same || !has_type(c, j, k))
-                continue;
+        for (uint32_t j = tr_bind_other(v, from, k, cands, n, c->r.visited, c->r.nvisited, 0);
+             j != TR_NONE;
+             j = tr_bind_other(v, from, k, cands, n, c->r.visited, c->r.nvisited, j + 1)) {
             if (chosen == TR_NONE)
                 chosen = j;
             else
@@ -434,7 +319,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
                     rc_asm(c, chosen, an, sizeof an), fn);
             rv = in_assembly(c, chosen, k, lk);
             visit(c, chosen);
-            if (rv == L_ABSENT) { /* cannot happen: has_type said yes */
+            if (rv == L_ABSENT) { /* cannot happen: tr_bind_other said it has it */
                 rc_fail(c, MDT_RES_BAD_IMAGE, chosen, 0);
                 return L_FAIL;
             }
@@ -950,28 +835,4 @@ int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
             *trace = NULL;
         return mdt__fail_simple(MDT_EINVAL, "resolve: token 0x%08x is no reference", token);
     }
-}
-
-int mdt_assemblyref_bind(const mdt_modview *view, uintptr_t module, uint32_t token,
-                         uintptr_t *manifest, int *tier)
-{
-    uint32_t mi;
-    mdt_identity id;
-    struct cand cands[MAX_CANDS];
-    size_t n;
-    *manifest = 0;
-    *tier = 0;
-    if (!view || (mi = tr_view_find(view, module)) == TR_NONE)
-        return mdt__fail_simple(MDT_ENOTFOUND, "bind: no module %#jx in the view",
-                                (uintmax_t)module);
-    if (!view->mods[mi]->img || MDT_TOKEN_TABLE(token) != MDT_TABLE_AssemblyRef)
-        return mdt__fail_simple(MDT_EINVAL, "bind: token 0x%08x is not an AssemblyRef", token);
-    if (mdt_assemblyref_identity(view->mods[mi]->img, MDT_TOKEN_RID(token), &id))
-        return MDT_EBADIMAGE;
-    n = candidates(view, mi, &id, cands, MAX_CANDS);
-    if (!n)
-        return MDT_ENOTFOUND;
-    *manifest = view->mods[cands[0].mi]->id;
-    *tier = cands[0].tier;
-    return 0;
 }
