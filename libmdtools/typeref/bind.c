@@ -93,17 +93,10 @@ static size_t candidates(const struct mdt_modview *v, uint32_t from, const mdt_i
     return n;
 }
 
-int tr_bind_candidates(const struct mdt_modview *v, uint32_t from, uint32_t ref,
-                       struct tr_cand *out, size_t *n)
+int tr_bind_rank(const struct mdt_modview *v, uint32_t from, uint32_t ref, struct tr_arentry *e,
+                 struct tr_cand *out, size_t *n)
 {
-    struct tr_arentry *e = tr_cache_binding(v, from, ref);
     mdt_identity id;
-    if (e && tr_entry_ready(&e->state)) {
-        for (unsigned i = 0; i < e->n; i++)
-            out[i] = (struct tr_cand){e->mi[i], e->tier[i], false, false, 0};
-        *n = e->n;
-        return 0;
-    }
     if (mdt_assemblyref_identity(v->mods[from]->img, ref, &id))
         return -1;
     *n = candidates(v, from, &id, out, TR_MAX_CANDS);

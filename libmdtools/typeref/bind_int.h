@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "typeref/cache_int.h"
 #include "typeref/index_int.h"
 #include "typeref/modset_int.h"
 
@@ -26,10 +27,26 @@ struct tr_cand {
 
 /* The candidates for AssemblyRef row `ref` of module `from`, best first,
  * into out[TR_MAX_CANDS] and *n (0: nothing of that name is loaded or
- * visible), from the view's cache when it has them. 0, or -1 when the row
- * cannot be read (the error record says why). */
-int tr_bind_candidates(const struct mdt_modview *v, uint32_t from, uint32_t ref,
-                       struct tr_cand *out, size_t *n);
+ * visible), ranked afresh and kept in the view's binding entry e (when not
+ * NULL and they fit). 0, or -1 when the row cannot be read (the error
+ * record says why). */
+int tr_bind_rank(const struct mdt_modview *v, uint32_t from, uint32_t ref, struct tr_arentry *e,
+                 struct tr_cand *out, size_t *n);
+
+/* The same, from the view's cache when it has them (inline: a cached
+ * binding is a few loads, and every AssemblyRef scope asks for one). */
+static inline int tr_bind_candidates(const struct mdt_modview *v, uint32_t from, uint32_t ref,
+                                     struct tr_cand *out, size_t *n)
+{
+    struct tr_arentry *e = tr_cache_binding(v, from, ref);
+    if (e && tr_entry_ready(&e->state)) {
+        for (unsigned i = 0; i < e->n; i++)
+            out[i] = (struct tr_cand){e->mi[i], e->tier[i], false, false, 0};
+        *n = e->n;
+        return 0;
+    }
+    return tr_bind_rank(v, from, ref, e, out, n);
+}
 /* Tier 3b: the first manifest from view index j on that `from` sees, that
  * is neither among cands[0..n) nor skip[0..nskip) (the assemblies this
  * resolution has visited), and that defines or forwards top-level k; or

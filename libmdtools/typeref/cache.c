@@ -162,11 +162,3 @@ void tr_cache_write(struct tr_centry *e, const struct tr_res *r)
         e->visited[i] = r->visited[i];
     tr_entry_publish(&e->state);
 }
-
-/* ---- bindings ------------------------------------------------------------ */
-
-struct tr_arentry *tr_cache_binding(const struct mdt_modview *v, uint32_t mi, uint32_t ref)
-{
-    struct tr_cache *c = tr_cache_get(v, mi);
-    return c && ref && ref <= c->nar ? &c->ar[ref - 1] : NULL;
-}

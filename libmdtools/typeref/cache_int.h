@@ -107,8 +107,14 @@ bool tr_cache_export(const struct mdt_modview *v, struct tr_centry *e, mdt_resol
 /* Fill an empty entry with r, unless r does not fit or another thread has
  * claimed it; e may be NULL. */
 void tr_cache_write(struct tr_centry *e, const struct tr_res *r);
-/* The binding entry of AssemblyRef row `ref` of module mi, or NULL. */
-struct tr_arentry *tr_cache_binding(const struct mdt_modview *v, uint32_t mi, uint32_t ref);
+/* The binding entry of AssemblyRef row `ref` of module mi, or NULL (no
+ * such row, out of memory). */
+static inline struct tr_arentry *tr_cache_binding(const struct mdt_modview *v, uint32_t mi,
+                                                  uint32_t ref)
+{
+    struct tr_cache *c = tr_cache_get(v, mi);
+    return c && ref && ref <= c->nar ? &c->ar[ref - 1] : NULL;
+}
 
 /* The fast path of every resolve call: a cached answer for default options
  * and no trace (inline: it is all a warm call does). *mip: the module's
