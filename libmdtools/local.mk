@@ -76,6 +76,9 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/typeref/bind_int.h \
 	libmdtools/typeref/bind.c \
 	libmdtools/typeref/engine_int.h \
+	libmdtools/typeref/engine.c \
+	libmdtools/typeref/dispatch_int.h \
+	libmdtools/typeref/dispatch.c \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \
 	libmdtools/generics/decode.c \

@@ -9,7 +9,7 @@
  * looked for, so it is kept in the view's cache (cache.c) when short. Tier
  * 3b, any other loaded assembly that defines or forwards the type, does
  * depend on it and is asked for one assembly at a time. Which candidate
- * wins, and what a trace says of the others, is the engine's (resolve.c). */
+ * wins, and what a trace says of the others, is the engine's (engine.c). */
 #include "config.h"
 
 #include <stdbool.h>
