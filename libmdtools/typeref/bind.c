@@ -123,8 +123,8 @@ static bool has_type(const struct mdt_modview *v, uint32_t a, const struct tr_ke
 }
 
 uint32_t tr_bind_other(const struct mdt_modview *v, uint32_t from, const struct tr_key *k,
-                       const struct tr_cand *cands, size_t n, const uint32_t *skip,
-                       unsigned nskip, uint32_t j)
+                       const struct tr_cand *cands, size_t n, const uint32_t *skip, unsigned nskip,
+                       uint32_t j)
 {
     for (; j < v->n; j++) {
         bool same = false;

@@ -53,7 +53,7 @@ static inline int tr_bind_candidates(const struct mdt_modview *v, uint32_t from,
  * TR_NONE. In registration order: call again with the answer + 1 for the
  * next one. */
 uint32_t tr_bind_other(const struct mdt_modview *v, uint32_t from, const struct tr_key *k,
-                       const struct tr_cand *cands, size_t n, const uint32_t *skip,
-                       unsigned nskip, uint32_t j);
+                       const struct tr_cand *cands, size_t n, const uint32_t *skip, unsigned nskip,
+                       uint32_t j);
 
 #endif
