@@ -63,12 +63,22 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/tokens/fetch.c \
 	libmdtools/tokens/idmap.c \
 	libmdtools/typeref/identity.c \
-	libmdtools/typeref/tr_int.h \
-	libmdtools/typeref/resolve_int.h \
+	libmdtools/typeref/modset_int.h \
 	libmdtools/typeref/modset.c \
 	libmdtools/typeref/mirror.c \
 	libmdtools/typeref/scope.c \
+	libmdtools/typeref/index_int.h \
 	libmdtools/typeref/index.c \
+	libmdtools/typeref/result_int.h \
+	libmdtools/typeref/result.c \
+	libmdtools/typeref/cache_int.h \
+	libmdtools/typeref/cache.c \
+	libmdtools/typeref/bind_int.h \
+	libmdtools/typeref/bind.c \
+	libmdtools/typeref/engine_int.h \
+	libmdtools/typeref/engine.c \
+	libmdtools/typeref/dispatch_int.h \
+	libmdtools/typeref/dispatch.c \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \
 	libmdtools/generics/decode.c \

@@ -37,7 +37,8 @@
 #include <mdtools/token.h>
 
 #include "md/md_int.h"
-#include "typeref/tr_int.h"
+#include "typeref/index_int.h"
+#include "typeref/modset_int.h"
 #include "util/reader.h"
 
 /* ---- hashing ------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /* MemberRef resolution (ECMA-335 II.22.25 MemberRef, II.23.2 signatures):
- * the parent gives the defining TypeDef (TypeRef resolved as in resolve.c,
+ * the parent gives the defining TypeDef (TypeRef resolved as in dispatch.c,
  * TypeSpec GENERICINST by its generic type, ModuleRef by the module's
  * <Module> type, MethodDef for vararg call sites); the member is the
  * MethodDef or Field of that TypeDef, or of its base types (constructors
@@ -34,7 +34,11 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
-#include "typeref/resolve_int.h"
+#include "typeref/cache_int.h"
+#include "typeref/dispatch_int.h"
+#include "typeref/engine_int.h"
+#include "typeref/modset_int.h"
+#include "typeref/result_int.h"
 #include "util/reader.h"
 #include "util/error.h"
 

@@ -13,7 +13,7 @@
 #include <mdtools/idmap.h>
 #include <mdtools/tables.h>
 
-#include "typeref/tr_int.h"
+#include "typeref/modset_int.h"
 #include "util/error.h"
 
 /* One live module of the map, as the set should hold it. */

@@ -43,7 +43,9 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
-#include "typeref/tr_int.h"
+#include "typeref/cache_int.h"
+#include "typeref/index_int.h"
+#include "typeref/modset_int.h"
 #include "util/error.h"
 
 int tr_ascii_casecmp(const char *a, const char *b)
@@ -146,22 +148,6 @@ static struct tr_mod *mod_new(const mdt_module_desc *d)
 
 /* ---- snapshots ----------------------------------------------------------- */
 
-/* Cache entries live in a calloc'ed block, aligned to a cache line inside
- * it; the block's address is kept just before the first entry. */
-static void entries_free(struct tr_centry *e)
-{
-    if (e)
-        free(((void **)e)[-1]);
-}
-
-static void cache_free(struct tr_cache *c)
-{
-    for (unsigned k = 0; k < TR_C_TABLES; k++)
-        entries_free(atomic_load_explicit(&c->ent[k], memory_order_relaxed));
-    free(c->ar);
-    free(c);
-}
-
 static void view_free(struct mdt_modview *v)
 {
     if (!v)
@@ -170,7 +156,7 @@ static void view_free(struct mdt_modview *v)
         for (uint32_t i = 0; i < v->n; i++) {
             struct tr_cache *c = atomic_load_explicit(&v->cache[i], memory_order_relaxed);
             if (c)
-                cache_free(c);
+                tr_cache_free(c);
         }
     free(v->cache);
     free(v->mods);
@@ -624,52 +610,4 @@ int mdt_modview_next(const mdt_modview *v, uintptr_t appdomain, bool include_sha
     }
     *pos = v->n;
     return MDT_ITEROVER;
-}
-
-struct tr_cache *tr_cache_get(const struct mdt_modview *v, uint32_t mi)
-{
-    _Atomic(struct tr_cache *) *slot = &v->cache[mi];
-    struct tr_cache *c = atomic_load_explicit(slot, memory_order_acquire), *expected = NULL;
-    const struct mdt_image *img = v->mods[mi]->img;
-    if (c)
-        return c;
-    c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    if (img) {
-        c->n[TR_C_TYPEREF] = tr_rows(img, MDT_TABLE_TypeRef);
-        c->n[TR_C_MEMBERREF] = tr_rows(img, MDT_TABLE_MemberRef);
-        c->n[TR_C_EXPORTED] = tr_rows(img, MDT_TABLE_ExportedType);
-        c->nar = tr_rows(img, MDT_TABLE_AssemblyRef);
-    }
-    c->ar = calloc(c->nar ? c->nar : 1, sizeof *c->ar);
-    if (!c->ar) {
-        free(c);
-        return NULL;
-    }
-    if (atomic_compare_exchange_strong_explicit(slot, &expected, c, memory_order_acq_rel,
-                                                memory_order_acquire))
-        return c;
-    cache_free(c);
-    return expected;
-}
-
-struct tr_centry *tr_cache_entries(struct tr_cache *c, unsigned k)
-{
-    struct tr_centry *e = atomic_load_explicit(&c->ent[k], memory_order_acquire), *expected = NULL;
-    uint32_t n = c->n[k];
-    void *block;
-    if (e)
-        return e;
-    /* calloc, not memset: pages of rows never resolved are never touched. */
-    block = calloc(1, (size_t)(n ? n : 1) * sizeof *e + 64 + sizeof(void *));
-    if (!block)
-        return NULL;
-    e = (struct tr_centry *)(((uintptr_t)block + sizeof(void *) + 63) & ~(uintptr_t)63);
-    ((void **)e)[-1] = block;
-    if (atomic_compare_exchange_strong_explicit(&c->ent[k], &expected, e, memory_order_acq_rel,
-                                                memory_order_acquire))
-        return e;
-    free(block);
-    return expected;
 }

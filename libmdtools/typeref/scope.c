@@ -1,9 +1,10 @@
 /* Where a reference starts: the scope it names in its own module, before
- * anything is bound. Resolution (resolve.c) answers where a reference ends;
- * callers that report an unresolved reference ("which AssemblyRef did it
- * ask for?") need the start, which this walks without a module set: the
- * ResolutionScope chain of nested TypeRefs, a MemberRef's class (through a
- * generic instance's type), an ExportedType's Implementation chain. */
+ * anything is bound. Resolution (dispatch.c, engine.c) answers where a
+ * reference ends; callers that report an unresolved reference ("which
+ * AssemblyRef did it ask for?") need the start, which this walks without a
+ * module set: the ResolutionScope chain of nested TypeRefs, a MemberRef's
+ * class (through a generic instance's type), an ExportedType's
+ * Implementation chain. */
 #include "config.h"
 
 #include <mdtools/errors.h>
