@@ -10,4 +10,9 @@ dist_man_MANS += \
 	doc/man3/mdt_heaps.3 \
 	doc/man3/mdt_assembly.3 \
 	doc/man3/mdt_sig.3 \
-	doc/man3/mdt_names.3
+	doc/man3/mdt_names.3 \
+	doc/man3/mdt_descriptor.3 \
+	doc/man3/mdt_value.3 \
+	doc/man3/mdt_attr.3 \
+	doc/man3/mdt_modset.3 \
+	doc/man3/mdt_typeref.3
