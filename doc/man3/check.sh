@@ -17,7 +17,22 @@
 #  6. doc/local.mk installs exactly the pages there are, and libmdtools(3)
 #     refers to every other page under SEE ALSO;
 #  7. every structure a page shows (struct NAME { ... }) has the members of
-#     the header's, in its order.
+#     the header's, in its order;
+#  8. every installed header is #included in the SYNOPSIS of some page;
+#  9. every macro of the headers (but include guards, the X-macro
+#     parameters a header #undefs, and names ending in _) and every
+#     enumerator is named in some page, an enumerator also by its enum's
+#     family written as PREFIX_* (MDT_ELEMENT_TYPE_*), PREFIX being what
+#     all the enum's constants begin with;
+# 10. doc/man3/links.sh, which `make install` uses to make FUNCTION.3 a
+#     link to its page, gives every documented function once, with the
+#     page whose SYNOPSIS has it, and no name of a page;
+# 12. every error code a header's comments give is in the ERRORS section
+#     of the page that shows that header (a page may list more: the
+#     headers do not yet list every error each function returns).
+# 11. no page hyphenates a word groff did not hyphenate in the source (an
+#     identifier split across lines): it renders the same with hyphenation
+#     forced off.
 # Pages are read as groff renders them (plain text), so what is checked is
 # what a reader sees.
 # Usage: doc/man3/check.sh   Prints one line per check and finally
@@ -149,7 +164,10 @@ for name in sorted(declared):
     docs = documented.get(name, [])
     problems = []
     if not docs:
-        problems.append("in no page's SYNOPSIS")
+        home = sorted(set(d[0] for ds in documented.values() for d in ds if d[1] == header))
+        problems.append("in no page's SYNOPSIS (%s)" % (
+            "add it to %s, which shows <mdtools/%s>" % (" or ".join(home), header) if home
+            else "no page shows <mdtools/%s> yet" % header))
     elif len(docs) > 1:
         problems.append("in the SYNOPSIS of %s" % ", ".join(d[0] for d in docs))
     for page, include, shown in docs:
@@ -228,6 +246,100 @@ refs = set(re.findall(r"\b([\w.]+)\(3\)", see))
 others = set(p[:-2] for p in onfs) - {"libmdtools"}
 result(others <= refs, "libmdtools(3) refers to every page under SEE ALSO",
        "missing: " + ", ".join(sorted(others - refs)))
+
+# 8. every header has a page
+headers = sorted(os.path.basename(p) for p in glob.glob(os.path.join(incdir, "*.h")))
+included = set()
+for secs in page_secs.values():
+    included |= set(re.findall(r"#include\s*<mdtools/([\w.]+)>", secs.get("SYNOPSIS", "")))
+for header in headers:
+    result(header in included, "<mdtools/%s> is in the SYNOPSIS of a page" % header,
+           "no page shows #include <mdtools/%s>" % header)
+
+# 9. macros and enumerators are named somewhere
+alltext = ""
+for secs in page_secs.values():
+    alltext += "\n".join(secs.values()) + "\n"
+alltext = re.sub(r"-\n\s*", "-", alltext)
+for path in sorted(glob.glob(os.path.join(incdir, "*.h"))):
+    header = os.path.basename(path)
+    src = open(path, encoding="utf-8").read()
+    nocomment = re.sub(r"/\*.*?\*/", " ", src, flags=re.S)
+    undefined = set(re.findall(r"^\s*#\s*undef\s+(\w+)", nocomment, flags=re.M))
+    missing = []
+    for name in re.findall(r"^\s*#\s*define\s+(MDT_\w+)", nocomment, flags=re.M):
+        if name in undefined or name.endswith("_") or name.startswith("MDTOOLS_"):
+            continue
+        if not re.search(r"\b%s\b" % name, alltext):
+            missing.append(name)
+    for m in re.finditer(r"\benum\s*\w*\s*\{([^}]*)\}", nocomment):
+        body = re.sub(r"^\s*#[^\n]*", " ", m.group(1), flags=re.M)
+        consts = re.findall(r"\b(MDT_\w+)\s*(?:=[^,]*)?(?:,|$)", body.strip())
+        if not consts:
+            continue
+        prefix = os.path.commonprefix(consts)
+        prefix = prefix[:prefix.rfind("_") + 1]
+        family = len(consts) > 1 and re.search(r"\b%s\*" % re.escape(prefix), alltext)
+        for c in consts:
+            if not family and not re.search(r"\b%s\b" % c, alltext):
+                missing.append(c)
+    result(not missing, "the macros and constants of <mdtools/%s> are named in the pages" % header,
+           "named in no page: " + ", ".join(sorted(set(missing))))
+
+# 10. the install-time links
+p = subprocess.run(["sh", os.path.join(pagedir, "links.sh")] + pages, stdout=subprocess.PIPE,
+                   stderr=subprocess.STDOUT, check=False)
+pairs = [l.split() for l in p.stdout.decode("utf-8", "replace").splitlines() if l.strip()]
+linked = {}
+for pair in pairs:
+    if len(pair) == 2:
+        linked.setdefault(pair[0], []).append(pair[1])
+problems = []
+if p.returncode != 0 or any(len(x) != 2 for x in pairs):
+    problems.append("links.sh failed or printed something else:\n" + p.stdout.decode())
+for name in sorted(documented):
+    where = linked.get(name, [])
+    page = documented[name][0][0][:-2]
+    if where != [page]:
+        problems.append("%s links to %s, its SYNOPSIS is in %s.3"
+                        % (name, ", ".join(w + ".3" for w in where) or "nothing", page))
+for name in sorted(set(linked) - set(documented)):
+    problems.append("%s.3 would be installed, but no SYNOPSIS declares %s" % (name, name))
+for name in sorted(set(linked) & set(p[:-2] for p in onfs)):
+    problems.append("%s.3 would overwrite the page of that name" % name)
+result(not problems, "links.sh gives each function's page (%d links)" % len(pairs),
+       "\n".join(problems))
+
+# 11. no automatic hyphenation
+for path in pages:
+    page = os.path.basename(path)
+    outs = []
+    for extra in ([], ["-rHY=0"]):
+        outs.append(subprocess.run(["groff", "-man", "-Tutf8", "-P-cbu", "-rLL=78n"] + extra + [path],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   check=False).stdout)
+    diff = ""
+    if outs[0] != outs[1]:
+        a = outs[0].decode("utf-8", "replace").splitlines()
+        diff = "\n".join(l for l in a if re.search(r"\w\u2010$|\w-$", l))[:600]
+    result(not diff and outs[0] == outs[1], "%s keeps words whole (no hyphenation)" % page,
+           "hyphenated at 78 columns (the page lacks .nr HY 0?):\n" + diff)
+
+# 12. the errors the headers give are in the pages
+for header in headers:
+    src = open(os.path.join(incdir, header), encoding="utf-8").read()
+    said = set(re.findall(r"\bMDT_E[A-Z]+\b", " ".join(re.findall(r"/\*.*?\*/", src, flags=re.S))))
+    shown = sorted(pg for pg, secs in page_secs.items()
+                   if re.search(r"#include\s*<mdtools/%s>" % re.escape(header),
+                                secs.get("SYNOPSIS", "")))
+    if not said or not shown:
+        continue
+    listed = set()
+    for pg in shown:
+        listed |= set(re.findall(r"\bMDT_E[A-Z]+\b", page_secs[pg].get("ERRORS", "")))
+    result(said <= listed, "the errors <mdtools/%s> gives are in the ERRORS of %s"
+           % (header, ", ".join(shown)),
+           "in the header's comments, not under ERRORS: " + ", ".join(sorted(said - listed)))
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
