@@ -13,9 +13,10 @@ cd "$top"
 deps="build-essential autoconf automake libtool pkg-config libtalloc-dev libgmp-dev
       nettle-dev libreadline-dev libjansson-dev zlib1g-dev libxxhash-dev check python3"
 if [ "$mode" = test ]; then
-    # Peers for differential tests and benchmarks, sanitizers, the terminal test.
+    # Peers for differential tests and benchmarks, sanitizers, the terminal test,
+    # groff for doc/man3/check.sh (it renders and lints the library's pages).
     deps="$deps mono-devel mono-utils libmono-2.0-dev libmono-cecil-cil-dev clang
-          libclang-rt-14-dev valgrind tmux parallel"
+          libclang-rt-14-dev valgrind tmux parallel groff-base"
 fi
 missing=
 for p in $deps; do
