@@ -484,7 +484,7 @@ rd mdt__blob_reader(const struct mdt_image *img, char region[40], const uint8_t 
     region[9 + nd] = '\0';
     if (img->blob.present && blob >= img->blob.base && blob <= img->blob.base + img->blob.size)
         foff = img->mdi.file_offset + img->blob.offset + (uint64_t)(blob - img->blob.base);
-    return rd_make(img, region, blob, len, foff);
+    return rd_make(img->name, region, blob, len, foff);
 }
 
 /* Decode with d's allocator set up; out is cleared on failure. */
@@ -500,7 +500,7 @@ static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind,
     uint64_t foff = UINT64_MAX;
     if (img->blob.present && blob >= img->blob.base && blob <= img->blob.base + img->blob.size)
         foff = img->mdi.file_offset + img->blob.offset + (uint64_t)(blob - img->blob.base);
-    d.r = rd_make(img, "#Blob", blob, len, foff);
+    d.r = rd_make(img->name, "#Blob", blob, len, foff);
     out->kind = kind;
     switch (kind) {
     case MDT_SIG_TYPESPEC:
@@ -572,7 +572,7 @@ static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind,
             mdt_place pl = MDT_PLACE_NONE;
             char region[40];
             (void)mdt__blob_reader(img, region, blob, len, blob_index);
-            pl.img = img;
+            pl.file = mdt_image_name(img);
             pl.region = region;
             pl.offset = saved.offset;
             pl.file_offset = saved.file_offset;
@@ -656,7 +656,7 @@ static int sig_blob(const mdt_image *img, uint32_t token, int *kind_out, const u
     if (kind < 0) {
         if (len == 0) {
             mdt_place pl = MDT_PLACE_NONE;
-            pl.img = img;
+            pl.file = mdt_image_name(img);
             pl.region = mdt_table_schema_get(table)->name;
             pl.row = token & 0x00FFFFFFu;
             return mdt__fail(MDT_EBADIMAGE, pl, "empty signature blob");

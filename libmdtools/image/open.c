@@ -26,14 +26,9 @@
 #include "image/image_int.h"
 #include "md/md_int.h"
 
-const char *mdt__image_name(const struct mdt_image *img)
-{
-    return img && img->name ? img->name : NULL;
-}
-
 rd mdt__file_reader(const struct mdt_image *img)
 {
-    return rd_make(img, "file", img->data, img->size, 0);
+    return rd_make(img->name, "file", img->data, img->size, 0);
 }
 
 void mdt__warn(struct mdt_image *img, const char *fmt, ...)
@@ -68,7 +63,7 @@ static int destroy_image(struct mdt_image *img)
 static int fail_at(struct mdt_image *img, int code, const char *fmt, const char *arg)
 {
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = img;
+    pl.file = img->name;
     return mdt__fail(code, pl, fmt, arg);
 }
 

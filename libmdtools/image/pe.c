@@ -41,7 +41,7 @@ int mdt__rva_ptr(const struct mdt_image *img, uint32_t rva, uint32_t len, const 
                  uint64_t *file_off, const char *what)
 {
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = img;
+    pl.file = img->name;
     pl.region = "RVA";
     pl.offset = rva;
     if (img->kind == MDT_KIND_PE_MAPPED) {
@@ -113,7 +113,7 @@ int mdt_image_read_rva(const mdt_image *img, uint32_t rva, void *buf, uint32_t l
         return mdt__fail_simple(MDT_ENOTFOUND, "raw metadata has no RVAs");
     if (img->kind == MDT_KIND_PE_MAPPED)
         return (mdt__rva_ptr(img, rva, len, &p, NULL, "read") ?: (memcpy(buf, p, len), 0));
-    pl.img = img;
+    pl.file = img->name;
     pl.region = "RVA";
     pl.offset = rva;
     const mdt_section *s = find_section(img, rva);
@@ -250,7 +250,7 @@ int mdt__cli_parse(struct mdt_image *img, uint32_t cli_rva, uint32_t cli_size)
     uint64_t off;
     int e;
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = img;
+    pl.file = img->name;
     pl.region = "CLI header";
     if (!cli_rva)
         return mdt__fail(MDT_ENOTDOTNET, pl, "no CLI header (data directory 14 is empty)");
@@ -258,7 +258,7 @@ int mdt__cli_parse(struct mdt_image *img, uint32_t cli_rva, uint32_t cli_size)
         mdt__warn(img, "CLI header size %u is below 72; reading 72 bytes", cli_size);
     if ((e = mdt__rva_ptr(img, cli_rva, 72, &p, &off, "CLI header")))
         return e;
-    rd r = rd_make(img, "CLI header", p, 72, off);
+    rd r = rd_make(img->name, "CLI header", p, 72, off);
     uint32_t cb = le32(p);
     if (cb < 72)
         mdt__warn(img, "CLI header cb field is %u (expected 72)", cb);
@@ -366,7 +366,7 @@ int mdt__pe_parse(struct mdt_image *img)
     img->pe.nsections = nsec;
     mdt__read_debug(img);
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = img;
+    pl.file = img->name;
     pl.region = "PE header";
     if (ndirs <= IMAGE_DIRECTORY_ENTRY_COM_DESCRIPTOR ||
         !dirs[IMAGE_DIRECTORY_ENTRY_COM_DESCRIPTOR].rva)

@@ -84,7 +84,7 @@ static int read_sections(struct mdt_image *img, rd *r, uint16_t n, unsigned majo
 /* The payload occupies [base, base + len) of the buffer. */
 static int parse_payload(struct mdt_image *img, uint64_t base, size_t len)
 {
-    rd r = rd_make(img, "Webcil payload", img->data + base, len, base);
+    rd r = rd_make(img->name, "Webcil payload", img->data + base, len, base);
     const uint8_t *h;
     int e;
     if ((e = rd_bytes(&r, &h, WEBCIL_HEADER_V0, "Webcil header")))
@@ -239,7 +239,7 @@ static int read_segment(rd *d, unsigned n, rd *seg, const char *region)
  * (and, in wrapper version 1, a table size), segment 1 the payload. */
 static int parse_wasm(struct mdt_image *img)
 {
-    rd r = rd_make(img, "wasm module", img->data, img->size, 0);
+    rd r = rd_make(img->name, "wasm module", img->data, img->size, 0);
     rd data, seg0, seg1;
     bool have_data = false;
     uint32_t version, nseg, payload_size;

@@ -21,7 +21,7 @@ static int cell_fail(const mdt_row *row, int col, int code, const char *fmt, uin
     const mdt_table_schema *s = mdt_table_schema_get(row->table);
     const mdt_table_layout *t = &img->lay.tables[row->table];
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = img;
+    pl.file = img->name;
     pl.region = s->name;
     pl.row = row->rid;
     if (col >= 0) {
@@ -79,7 +79,7 @@ int mdt_row_get_slow(mdt_row *row, const mdt_image *img, unsigned table, uint32_
     const mdt_table_layout *t;
     if (s && rid - 1u < img->lay.tables[table].avail)
         return mdt_row_get(row, img, table, rid);
-    pl.img = img;
+    pl.file = img->name;
     pl.region = s ? s->name : "table";
     pl.row = rid;
     if (!s)

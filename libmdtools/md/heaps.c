@@ -15,7 +15,7 @@ static int heap_fail(const struct mdt_image *img, const struct mdt_heap_view *h,
                      const mdt_cellref *ref, int code, const char *what)
 {
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = img;
+    pl.file = img->name;
     if (ref && ref->table < MDT_TABLE_MAX) {
         const mdt_table_schema *s = mdt_table_schema_get(ref->table);
         const mdt_table_layout *t = &img->lay.tables[ref->table];

@@ -57,7 +57,7 @@ static void set_heap(struct mdt_heap_view *h, const struct mdt_image *img,
 
 int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size, uint64_t file_off)
 {
-    rd r = rd_make(img, "metadata root", md, size, file_off);
+    rd r = rd_make(img->name, "metadata root", md, size, file_off);
     uint32_t sig, reserved, vlen;
     uint16_t flags, nstreams;
     const uint8_t *ver;
@@ -187,7 +187,7 @@ int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size, uint6
     }
     if (chosen[S_TABLES] < 0) {
         mdt_place pl = MDT_PLACE_NONE;
-        pl.img = img;
+        pl.file = img->name;
         pl.region = "metadata root";
         pl.file_offset = file_off;
         return mdt__fail(MDT_EBADIMAGE, pl, "no tables stream (#~ or #-)");

@@ -63,7 +63,7 @@ unsigned mdt__col_width(const struct mdt_image *img, unsigned table, unsigned co
 
 static int parse_pdb_stream(struct mdt_image *img)
 {
-    rd r = rd_make(img, "#Pdb", img->pdb.base, img->pdb.size,
+    rd r = rd_make(img->name, "#Pdb", img->pdb.base, img->pdb.size,
                    img->mdi.file_offset + img->pdb.offset);
     const uint8_t *id;
     uint64_t refd;
@@ -148,7 +148,7 @@ static int pad_rows(struct mdt_image *img, uint64_t end)
 int mdt__tables_parse(struct mdt_image *img)
 {
     struct mdt_heap_view *ts = &img->tables_stream;
-    rd r = rd_make(img, ts->name, ts->base, ts->size, img->mdi.file_offset + ts->offset);
+    rd r = rd_make(img->name, ts->name, ts->base, ts->size, img->mdi.file_offset + ts->offset);
     const uint8_t *h;
     int e;
 
