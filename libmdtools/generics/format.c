@@ -19,7 +19,6 @@
 #include <mdtools/token.h>
 
 #include "generics/gen_int.h"
-#include "image/image_int.h"
 #include "util/reader.h"
 #include "util/strbuf.h"
 

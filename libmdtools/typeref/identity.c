@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include <mdtools/assembly.h>
+#include <mdtools/image.h>
 #include <mdtools/tables.h>
 
-#include "image/image_int.h"
+#include "util/error.h"
 
 int mdt_public_key_token(const uint8_t *key, size_t len, uint8_t token[8])
 {
