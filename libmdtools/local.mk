@@ -102,4 +102,4 @@ libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_C
 libmdtools_libmdtools_la_LIBADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS)
 libmdtools_libmdtools_la_LDFLAGS = -version-info $(MDT_LT_VERSION) \
 	-export-symbols-regex '^mdt_[a-z]'
-EXTRA_DIST += doc/webcil.md
+EXTRA_DIST += doc/webcil.md doc/layers.md

@@ -131,28 +131,28 @@ int mdt__container_copy_runs(struct mdt_container *c)
 }
 
 /* Dispatch on the first bytes. */
-static int parse(struct mdt_container *c, bool mapped)
+static int parse(struct mdt_container *c, bool mapped, rd *window)
 {
     const uint8_t *d = c->data;
     if (c->size >= 2 && d[0] == 'M' && d[1] == 'Z') {
         c->kind = mapped ? MDT_KIND_PE_MAPPED : MDT_KIND_PE;
-        return mdt__pe_parse(c);
+        return mdt__pe_parse(c, window);
     }
     if (mapped)
         return fail_at(c, MDT_ENOTDOTNET, "%s", "mapped image does not start with MZ");
     if (c->size >= 4 && memcmp(d, "\0asm", 4) == 0) {
         c->kind = MDT_KIND_WASM;
-        return mdt__webcil_parse(c);
+        return mdt__webcil_parse(c, window);
     }
     if (c->size >= 4 && memcmp(d, "WbIL", 4) == 0) {
         c->kind = MDT_KIND_WEBCIL;
-        return mdt__webcil_parse(c);
+        return mdt__webcil_parse(c, window);
     }
     if (c->size >= 4 && memcmp(d, "BSJB", 4) == 0) {
         c->kind = MDT_KIND_METADATA;
         if (c->size > UINT32_MAX)
             return fail_at(c, MDT_EUNSUPPORTED, "%s", "metadata blob larger than 4 GiB");
-        c->md = rd_make(c->name, "metadata root", d, c->size, 0);
+        *window = rd_make(c->name, "metadata root", d, c->size, 0);
         return 0;
     }
     if (c->size < 4)
@@ -161,21 +161,21 @@ static int parse(struct mdt_container *c, bool mapped)
                    "not a PE (MZ), Webcil (WbIL, \\0asm) or metadata (BSJB) image");
 }
 
-int mdt__container_find(struct mdt_container *c, bool mapped)
+int mdt__container_find(struct mdt_container *c, bool mapped, rd *window, size_t *slack)
 {
-    int e = parse(c, mapped);
+    int e = parse(c, mapped, window);
     if (e)
         return e;
     /* The window is readable (in the buffer, or in one run of a loader
      * layout): what follows it is, up to the buffer's or the run's end. */
-    uint64_t end = (uint64_t)(c->md.base + c->md.len - c->data), left;
+    uint64_t end = (uint64_t)(window->base + window->len - c->data), left;
     if (c->kind != MDT_KIND_PE_MAPPED) {
         left = c->size - end;
     } else {
         const struct mdt_rva_run *run = mdt__run_of(c, end, 0);
         left = run ? run->hi - end : 0;
     }
-    c->md_slack = left < MAX_SLACK ? (size_t)left : MAX_SLACK;
+    *slack = left < MAX_SLACK ? (size_t)left : MAX_SLACK;
     return 0;
 }
 

@@ -48,12 +48,6 @@ struct mdt_container {
     mdt_section *sections;
     uint64_t webcil_base;    /* file offset of a Webcil payload in its wrapper */
     mdt_debug_entry debug[MDT_MAX_DEBUG];
-
-    /* Found by mdt__container_find(): the metadata, a window named
-     * "metadata root" (at most 4 GiB), and how many bytes right after it
-     * may be read too (at most 16; md/ reads rows 4 bytes at a time). */
-    rd md;
-    size_t md_slack;
 };
 
 /* Where the bytes come from (container.c). A file is read into memory
@@ -71,10 +65,12 @@ int mdt__container_copy_runs(struct mdt_container *c);
 void mdt__container_release(struct mdt_container *c);
 
 /* Tell the kind from the first bytes, read the container's headers and
- * find the metadata window (c->md, c->md_slack). `mapped`: the bytes are a
- * loader layout (only a PE can be). Errors are located; warnings go to
- * c->warn. */
-int mdt__container_find(struct mdt_container *c, bool mapped);
+ * find the metadata: *window, a reader named "metadata root" over it (at
+ * most 4 GiB, file offsets or, in a loader layout, RVAs), and *slack, how
+ * many bytes right after it may be read too (at most 16; md/ reads rows 4
+ * bytes at a time). `mapped`: the bytes are a loader layout (only a PE can
+ * be). Errors are located; warnings go to c->warn. */
+int mdt__container_find(struct mdt_container *c, bool mapped, rd *window, size_t *slack);
 
 /* What <mdtools/image.h>'s RVA functions do, on the container (pe.c). */
 int mdt__container_rva(const struct mdt_container *c, uint32_t rva, uint32_t len,
@@ -85,10 +81,13 @@ int mdt__container_rva_to_offset(const struct mdt_container *c, uint32_t rva, ui
 /* Inside the layer. */
 /* Reader over the whole buffer, region "file". */
 rd mdt__file_reader(const struct mdt_container *c);
-int mdt__pe_parse(struct mdt_container *c);          /* pe.c */
-int mdt__webcil_parse(struct mdt_container *c);      /* webcil.c */
+/* The headers of a PE (pe.c) or a Webcil payload (webcil.c), up to the
+ * metadata window. */
+int mdt__pe_parse(struct mdt_container *c, rd *window);
+int mdt__webcil_parse(struct mdt_container *c, rd *window);
 /* CLI header (II.25.3.3) at cli_rva; the metadata window it points at. */
-int mdt__cli_parse(struct mdt_container *c, uint32_t cli_rva, uint32_t cli_size); /* pe.c */
+int mdt__cli_parse(struct mdt_container *c, uint32_t cli_rva, uint32_t cli_size,
+                   rd *window); /* pe.c */
 /* Decode c->pe.debug_dir into c->debug; problems become warnings. */
 void mdt__read_debug(struct mdt_container *c);       /* pe.c */
 /* The run of a mapped image holding [rva, rva + len), or NULL (ranges.c). */

@@ -246,7 +246,7 @@ void mdt__read_debug(struct mdt_container *c)
 }
 
 /* CLI header (II.25.3.3), and the metadata window it points at. */
-int mdt__cli_parse(struct mdt_container *c, uint32_t cli_rva, uint32_t cli_size)
+int mdt__cli_parse(struct mdt_container *c, uint32_t cli_rva, uint32_t cli_size, rd *window)
 {
     const uint8_t *p;
     uint64_t off;
@@ -285,11 +285,11 @@ int mdt__cli_parse(struct mdt_container *c, uint32_t cli_rva, uint32_t cli_size)
     if ((e = mdt__rva_ptr(c, c->pe.metadata.rva, c->pe.metadata.size, &p, &off,
                           "metadata")))
         return e;
-    c->md = rd_make(c->name, "metadata root", p, c->pe.metadata.size, off);
+    *window = rd_make(c->name, "metadata root", p, c->pe.metadata.size, off);
     return 0;
 }
 
-int mdt__pe_parse(struct mdt_container *c)
+int mdt__pe_parse(struct mdt_container *c, rd *window)
 {
     rd r = mdt__file_reader(c);
     uint32_t lfanew, sig, ndirs = 0;
@@ -375,5 +375,5 @@ int mdt__pe_parse(struct mdt_container *c)
         !dirs[IMAGE_DIRECTORY_ENTRY_COM_DESCRIPTOR].rva)
         return mdt__fail(MDT_ENOTDOTNET, pl, "no CLI header: a native PE, not a .NET image");
     return mdt__cli_parse(c, dirs[IMAGE_DIRECTORY_ENTRY_COM_DESCRIPTOR].rva,
-                          dirs[IMAGE_DIRECTORY_ENTRY_COM_DESCRIPTOR].size);
+                          dirs[IMAGE_DIRECTORY_ENTRY_COM_DESCRIPTOR].size, window);
 }

@@ -82,7 +82,7 @@ static int read_sections(struct mdt_container *c, rd *r, uint16_t n, unsigned ma
 }
 
 /* The payload occupies [base, base + len) of the buffer. */
-static int parse_payload(struct mdt_container *c, uint64_t base, size_t len)
+static int parse_payload(struct mdt_container *c, uint64_t base, size_t len, rd *window)
 {
     rd r = rd_make(c->name, "Webcil payload", c->data + base, len, base);
     const uint8_t *h;
@@ -127,7 +127,7 @@ static int parse_payload(struct mdt_container *c, uint64_t base, size_t len)
         r.pos = 12;
         return rd_fail(&r, MDT_ENOTDOTNET, "no CLI header (PeCliHeaderRva is 0)");
     }
-    return mdt__cli_parse(c, cli_rva, cli_size);
+    return mdt__cli_parse(c, cli_rva, cli_size, window);
 }
 
 /* WebAssembly unsigned LEB128 for a u32: at most 5 bytes, and the fifth may
@@ -237,7 +237,7 @@ static int read_segment(rd *d, unsigned n, rd *seg, const char *region)
 
 /* The wrapper: find the data section; segment 0 holds the payload size
  * (and, in wrapper version 1, a table size), segment 1 the payload. */
-static int parse_wasm(struct mdt_container *c)
+static int parse_wasm(struct mdt_container *c, rd *window)
 {
     rd r = rd_make(c->name, "wasm module", c->data, c->size, 0);
     rd data, seg0, seg1;
@@ -307,12 +307,12 @@ static int parse_wasm(struct mdt_container *c)
     if (seg1.file_off % 4)
         mdt__warn(c->warn, "Webcil payload at file offset 0x%llx is not 4-byte aligned",
                   (unsigned long long)seg1.file_off);
-    return parse_payload(c, seg1.file_off, payload_size);
+    return parse_payload(c, seg1.file_off, payload_size, window);
 }
 
-int mdt__webcil_parse(struct mdt_container *c)
+int mdt__webcil_parse(struct mdt_container *c, rd *window)
 {
     if (c->kind == MDT_KIND_WASM)
-        return parse_wasm(c);
-    return parse_payload(c, 0, c->size);
+        return parse_wasm(c, window);
+    return parse_payload(c, 0, c->size, window);
 }

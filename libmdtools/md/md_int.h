@@ -58,8 +58,6 @@ struct mdt_md {
     const char *name;        /* the image's, for messages */
     void *mem;               /* talloc parent of what md/ allocates: the image */
     mdt_warnings *warn;      /* the image's warnings */
-    rd window;               /* the bytes parsed (root.c) */
-    size_t slack;            /* bytes after the window that may be read too */
     mdt_md_info mdi;
     mdt_stream_info *streams;
     struct mdt_heap_view strings, us, blob, guid, tables_stream, pdb;
@@ -87,8 +85,9 @@ static inline const struct mdt_md *mdt__md(const mdt_image *img)
  * located; afterwards md is immutable. */
 int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *window,
                   size_t slack);
-/* The tables stream and the #Pdb stream (tables.c), for root.c. */
-int mdt__tables_parse(struct mdt_md *md);
+/* The tables stream and the #Pdb stream (tables.c), for root.c; `beyond`
+ * bytes after the end of the tables stream may be read. */
+int mdt__tables_parse(struct mdt_md *md, size_t beyond);
 
 /* File offset of p, a pointer into the #Blob heap (or just past it), for
  * readers over blobs; UINT64_MAX when p lies elsewhere. */

@@ -49,10 +49,10 @@ static void escape_name(char *out, size_t n, const char *name)
     out[o] = '\0';
 }
 
-static void set_heap(struct mdt_heap_view *h, const struct mdt_md *md,
-                     const mdt_stream_info *s, const char *name)
+static void set_heap(struct mdt_heap_view *h, const uint8_t *root, const mdt_stream_info *s,
+                     const char *name)
 {
-    h->base = md->window.base + s->offset;
+    h->base = root + s->offset;
     h->size = s->size;
     h->offset = s->offset;
     h->present = true;
@@ -72,8 +72,6 @@ int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *wi
     md->name = window->file;
     md->mem = mem;
     md->warn = warn;
-    md->window = *window;
-    md->slack = slack;
     md->mdi.file_offset = file_off;
     md->mdi.size = size;
     if ((e = rd_u32(&r, &sig, "metadata signature")))
@@ -178,15 +176,15 @@ int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *wi
         if (chosen[slot] >= 0)
             md->streams[chosen[slot]].used = true;
     if (chosen[S_STRINGS] >= 0)
-        set_heap(&md->strings, md, &md->streams[chosen[S_STRINGS]], "#Strings");
+        set_heap(&md->strings, window->base, &md->streams[chosen[S_STRINGS]], "#Strings");
     if (chosen[S_US] >= 0)
-        set_heap(&md->us, md, &md->streams[chosen[S_US]], "#US");
+        set_heap(&md->us, window->base, &md->streams[chosen[S_US]], "#US");
     if (chosen[S_BLOB] >= 0)
-        set_heap(&md->blob, md, &md->streams[chosen[S_BLOB]], "#Blob");
+        set_heap(&md->blob, window->base, &md->streams[chosen[S_BLOB]], "#Blob");
     if (chosen[S_GUID] >= 0)
-        set_heap(&md->guid, md, &md->streams[chosen[S_GUID]], "#GUID");
+        set_heap(&md->guid, window->base, &md->streams[chosen[S_GUID]], "#GUID");
     if (chosen[S_PDB] >= 0) {
-        set_heap(&md->pdb, md, &md->streams[chosen[S_PDB]], "#Pdb");
+        set_heap(&md->pdb, window->base, &md->streams[chosen[S_PDB]], "#Pdb");
         md->mdi.has_pdb = true;
     }
     if (chosen[S_JTD] >= 0) {
@@ -203,7 +201,7 @@ int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *wi
         pl.file_offset = file_off;
         return mdt__fail(MDT_EBADIMAGE, pl, "no tables stream (#~ or #-)");
     }
-    set_heap(&md->tables_stream, md, &md->streams[chosen[S_TABLES]],
+    set_heap(&md->tables_stream, window->base, &md->streams[chosen[S_TABLES]],
              md->streams[chosen[S_TABLES]].name[1] == '-' ? "#-" : "#~");
     if (md->strings.present && md->strings.size &&
         md->strings.base[md->strings.size - 1] != 0)
@@ -214,7 +212,11 @@ int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *wi
         mdt__warn(md->warn, "#Strings does not start with the empty string");
     if (md->guid.present && md->guid.size % 16)
         mdt__warn(md->warn, "#GUID size 0x%x is not a multiple of 16", md->guid.size);
-    return mdt__tables_parse(md);
+    /* The tables stream lies inside the window (streams past its end were
+     * cut at it); what follows the stream there may be read, and then the
+     * slack after the window. */
+    return mdt__tables_parse(md, size - (md->tables_stream.offset + md->tables_stream.size) +
+                                     slack);
 }
 
 const mdt_md_info *mdt_image_md_info(const mdt_image *img)

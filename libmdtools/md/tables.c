@@ -125,16 +125,14 @@ bool mdt__column_ascends(const mdt_table_layout *t, unsigned col)
  * row are read (and dropped). Those bytes are almost always in the image
  * (a heap follows the tables stream); when they are not, the rows are read
  * from a copy of the tables stream with 3 zero bytes after it. `end` is
- * where the tables end in the stream. */
-static int pad_rows(struct mdt_md *md, uint64_t end)
+ * where the tables end in the stream; `beyond` bytes after the stream may
+ * be read (what follows the metadata may be the end of the buffer or, in a
+ * loader layout, a gap between sections: the container said how much). */
+static int pad_rows(struct mdt_md *md, uint64_t end, size_t beyond)
 {
     const struct mdt_heap_view *ts = &md->tables_stream;
-    const uint8_t *rows_end = ts->base + (end < ts->size ? end : ts->size);
     uint8_t *copy;
-    /* What follows the window may be the end of the buffer, or, in a
-     * loader layout, a gap between sections: the container said how many
-     * bytes after it are readable (md->slack). */
-    if ((size_t)(md->window.base + md->window.len - rows_end) + md->slack >= 3)
+    if ((end < ts->size ? ts->size - end : 0) + beyond >= 3)
         return 0;
     copy = talloc_zero_size(md->mem, (size_t)ts->size + 3);
     if (!copy)
@@ -146,7 +144,7 @@ static int pad_rows(struct mdt_md *md, uint64_t end)
     return 0;
 }
 
-int mdt__tables_parse(struct mdt_md *md)
+int mdt__tables_parse(struct mdt_md *md, size_t beyond)
 {
     struct mdt_heap_view *ts = &md->tables_stream;
     rd r = rd_make(md->name, ts->name, ts->base, ts->size, md->mdi.file_offset + ts->offset);
@@ -240,7 +238,7 @@ int mdt__tables_parse(struct mdt_md *md)
         mdt__warn(md->warn, "%s has 0x%llx bytes after the last table", ts->name,
                   (unsigned long long)(ts->size - off));
 
-    if ((e = pad_rows(md, off)))
+    if ((e = pad_rows(md, off, beyond)))
         return e;
 
     /* The heaps as the inline readers of <mdtools/tables.h> see them. A

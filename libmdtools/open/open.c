@@ -57,9 +57,11 @@ static struct mdt_image *new_image(void *mem_ctx, const char *name)
 /* Find the window, parse it; the image is freed on failure. */
 static int finish(struct mdt_image *img, bool mapped, mdt_image **out)
 {
-    int e = mdt__container_find(&img->c, mapped);
+    rd window;
+    size_t slack;
+    int e = mdt__container_find(&img->c, mapped, &window, &slack);
     if (!e)
-        e = mdt__md_parse(&img->md, img, &img->warn, &img->c.md, img->c.md_slack);
+        e = mdt__md_parse(&img->md, img, &img->warn, &window, slack);
     if (e) {
         talloc_free(img);
         return e;
