@@ -16,7 +16,7 @@ typedef struct rd {
     const uint8_t *base;
     size_t len;
     size_t pos;
-    const char *region;   /* static or image-owned string */
+    const char *region;   /* borrowed: static, or living as long as the reader */
     uint64_t file_off;    /* file offset of base[0], UINT64_MAX if unknown */
     const char *file;     /* input named in error messages (borrowed), or NULL */
 } rd;

@@ -1,14 +1,14 @@
-/* The warnings about one input: what open found odd but could read (a
- * stream past the metadata's end, a section past the file's end, ...),
- * in the order found. The container (image/) and the metadata (md/) append
- * to the list their image owns. */
+/* The warnings about one input: what was found odd but could be read (a
+ * stream past the metadata's end, a section past the file's end, ...), in
+ * the order found. Several readers of one input may append to one list. */
 #ifndef MDT_UTIL_WARNINGS_H
 #define MDT_UTIL_WARNINGS_H
 
 #include <stddef.h>
 
 /* At most this many are kept: a hostile file must not grow the list
- * unboundedly. md/lazy.c's deferred warnings count against it too. */
+ * unboundedly. Warnings kept elsewhere about the same input count against
+ * it too (the caller adds them up). */
 #define MDT_MAX_WARNINGS 1000
 
 typedef struct mdt_warnings {
