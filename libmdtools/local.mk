@@ -28,8 +28,10 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/reader.c \
 	libmdtools/util/strbuf.h \
 	libmdtools/util/strbuf.c \
-	libmdtools/image/image_int.h \
-	libmdtools/image/open.c \
+	libmdtools/util/warnings.h \
+	libmdtools/util/warnings.c \
+	libmdtools/image/container.h \
+	libmdtools/image/container.c \
 	libmdtools/image/pe.c \
 	libmdtools/image/ranges.c \
 	libmdtools/image/webcil.c \
@@ -44,6 +46,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/runs.c \
 	libmdtools/md/columns.c \
 	libmdtools/md/lazy.c \
+	libmdtools/open/open.c \
 	libmdtools/tokens/idmap_int.h \
 	libmdtools/tokens/grace.c \
 	libmdtools/tokens/table.c \
@@ -99,4 +102,4 @@ libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_C
 libmdtools_libmdtools_la_LIBADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS)
 libmdtools_libmdtools_la_LDFLAGS = -version-info $(MDT_LT_VERSION) \
 	-export-symbols-regex '^mdt_[a-z]'
-EXTRA_DIST += doc/webcil.md
+EXTRA_DIST += doc/webcil.md doc/layers.md

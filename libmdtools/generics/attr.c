@@ -80,7 +80,7 @@ int mdt_enum_underlying(const mdt_image *img, uint32_t td, uint8_t *elem_type)
         return 0;
     }
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = img;
+    pl.file = mdt_image_name(img);
     pl.region = "TypeDef";
     pl.row = MDT_TOKEN_RID(td);
     return mdt__fail(MDT_ENOTFOUND, pl, "TypeDef %u is not an enum (no integer instance field)",
@@ -556,7 +556,7 @@ static int ctor_parent(const mdt_image *img, uint32_t ctor, uint32_t *type)
         return 0;
     default: {
         mdt_place pl = MDT_PLACE_NONE;
-        pl.img = img;
+        pl.file = mdt_image_name(img);
         pl.region = "MemberRef";
         pl.row = MDT_TOKEN_RID(ctor);
         return mdt__fail(MDT_EBADIMAGE, pl,
@@ -717,7 +717,7 @@ int mdt_attr_decimal(const mdt_attr *a, mdt_decimal *out)
     out->lo = (uint32_t)a->fixed[4].u;
     if (out->scale > 28) {
         mdt_place pl = MDT_PLACE_NONE;
-        pl.img = a->img;
+        pl.file = mdt_image_name(a->img);
         pl.region = "CustomAttribute";
         return mdt__fail(MDT_EBADIMAGE, pl, "DecimalConstantAttribute scale %u exceeds 28",
                          out->scale);

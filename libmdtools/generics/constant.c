@@ -129,7 +129,7 @@ int mdt_constant_of_row(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
         /* Say which row, keeping the blob offset the decoder found. */
         mdt_errinfo saved = *mdt_last_error();
         mdt_place pl = MDT_PLACE_NONE;
-        pl.img = img;
+        pl.file = mdt_image_name(img);
         pl.region = "Constant";
         pl.row = rid;
         pl.column = "Value";

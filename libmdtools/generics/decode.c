@@ -16,7 +16,7 @@
 #include <mdtools/tables.h>
 
 #include "generics/gen_int.h"
-#include "image/image_int.h"
+#include "md/md_int.h"
 
 struct dec {
     void *ctx;
@@ -306,8 +306,8 @@ static int parse_type_inner(struct dec *d, mdt_type **out)
         break;
     }
     case MDT_ELEMENT_TYPE_INTERNAL: {
-        const struct mdt_image *img = d->img;
-        if (img->pe.pe32plus || img->kind == MDT_KIND_METADATA)
+        /* A pointer's size: the image's, 8 bytes in raw metadata. */
+        if (mdt_image_pe_info(d->img)->pe32plus || mdt_image_kind(d->img) == MDT_KIND_METADATA)
             e = rd_u64(&d->r, &t->internal, "INTERNAL pointer");
         else {
             uint32_t v = 0;
@@ -482,9 +482,8 @@ rd mdt__blob_reader(const struct mdt_image *img, char region[40], const uint8_t 
         region[8 + i] = digits[nd - 1 - i];
     region[8 + nd] = ']';
     region[9 + nd] = '\0';
-    if (img->blob.present && blob >= img->blob.base && blob <= img->blob.base + img->blob.size)
-        foff = img->mdi.file_offset + img->blob.offset + (uint64_t)(blob - img->blob.base);
-    return rd_make(img, region, blob, len, foff);
+    foff = mdt__blob_file_offset(mdt__md(img), blob);
+    return rd_make(mdt__md(img)->name, region, blob, len, foff);
 }
 
 /* Decode with d's allocator set up; out is cleared on failure. */
@@ -497,10 +496,8 @@ static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind,
     memset(out, 0, sizeof *out);
     d.img = img;
     /* Named "#Blob[0x<index>]" only if something fails (see below). */
-    uint64_t foff = UINT64_MAX;
-    if (img->blob.present && blob >= img->blob.base && blob <= img->blob.base + img->blob.size)
-        foff = img->mdi.file_offset + img->blob.offset + (uint64_t)(blob - img->blob.base);
-    d.r = rd_make(img, "#Blob", blob, len, foff);
+    d.r = rd_make(mdt__md(img)->name, "#Blob", blob, len,
+                  mdt__blob_file_offset(mdt__md(img), blob));
     out->kind = kind;
     switch (kind) {
     case MDT_SIG_TYPESPEC:
@@ -572,7 +569,7 @@ static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind,
             mdt_place pl = MDT_PLACE_NONE;
             char region[40];
             (void)mdt__blob_reader(img, region, blob, len, blob_index);
-            pl.img = img;
+            pl.file = mdt_image_name(img);
             pl.region = region;
             pl.offset = saved.offset;
             pl.file_offset = saved.file_offset;
@@ -656,7 +653,7 @@ static int sig_blob(const mdt_image *img, uint32_t token, int *kind_out, const u
     if (kind < 0) {
         if (len == 0) {
             mdt_place pl = MDT_PLACE_NONE;
-            pl.img = img;
+            pl.file = mdt_image_name(img);
             pl.region = mdt_table_schema_get(table)->name;
             pl.row = token & 0x00FFFFFFu;
             return mdt__fail(MDT_EBADIMAGE, pl, "empty signature blob");

@@ -19,7 +19,6 @@
 #include <mdtools/token.h>
 
 #include "generics/gen_int.h"
-#include "image/image_int.h"
 #include "util/reader.h"
 #include "util/strbuf.h"
 
@@ -199,7 +198,7 @@ static int bad(const struct mdt_image *img, const char *region, uint32_t row, co
                uint32_t a, uint32_t b)
 {
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = img;
+    pl.file = mdt_image_name(img);
     pl.region = region;
     pl.row = row;
     return mdt__fail(MDT_EBADIMAGE, pl, fmt, a, b);

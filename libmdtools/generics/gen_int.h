@@ -7,10 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mdtools/image.h>
 #include <mdtools/names.h>
 #include <mdtools/value.h>
 
-#include "image/image_int.h"
+#include "util/reader.h"
 #include "util/strbuf.h"
 
 /* A reader over a blob of img's #Blob heap, named `#Blob[0x<index>]` (the

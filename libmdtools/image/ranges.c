@@ -4,7 +4,8 @@
  * pages, and leaves the gaps between sections inaccessible. The caller
  * says which memory is readable; here those ranges become runs of RVAs,
  * and every read of a mapped image is checked against them (pe.c's
- * mdt__rva_ptr, md/tables.c's row padding) besides the checks against the
+ * mdt__rva_ptr; the bytes after the metadata window that md/tables.c's
+ * row padding may read, container.c) besides the checks against the
  * image's own headers, which are untrusted: a header pointing into a gap
  * must give an error, not a fault. */
 #include "config.h"
@@ -12,7 +13,7 @@
 #include <stdlib.h>
 #include <talloc.h>
 
-#include "image/image_int.h"
+#include "image/container.h"
 
 /* No read reaches further than an RVA plus a length, both 32 bits. */
 #define RVA_REACH ((uint64_t)1 << 33)
@@ -23,10 +24,10 @@ static int by_lo(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-int mdt__set_runs(struct mdt_image *img, const mdt_mem_range *ranges, size_t n)
+int mdt__container_set_runs(struct mdt_container *c, const mdt_mem_range *ranges, size_t n)
 {
-    uintptr_t base = (uintptr_t)img->data;
-    struct mdt_rva_run *runs = talloc_array(img, struct mdt_rva_run, n ? n : 1);
+    uintptr_t base = (uintptr_t)c->data;
+    struct mdt_rva_run *runs = talloc_array(c->mem, struct mdt_rva_run, n ? n : 1);
     size_t nruns = 0;
     if (!runs)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory");
@@ -56,39 +57,29 @@ int mdt__set_runs(struct mdt_image *img, const mdt_mem_range *ranges, size_t n)
     if (m == 0 || runs[0].lo != 0) {
         talloc_free(runs);
         return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_mapped_ranges: the base %p is in "
-                                            "no range declared readable", img->data);
+                                            "no range declared readable", c->data);
     }
-    img->runs = runs;
-    img->nruns = m;
-    img->size = runs[0].hi > SIZE_MAX ? SIZE_MAX : (size_t)runs[0].hi;
+    c->runs = runs;
+    c->nruns = m;
+    c->size = runs[0].hi > SIZE_MAX ? SIZE_MAX : (size_t)runs[0].hi;
     return 0;
 }
 
-const struct mdt_rva_run *mdt__run_of(const struct mdt_image *img, uint64_t rva, uint64_t len)
+const struct mdt_rva_run *mdt__run_of(const struct mdt_container *c, uint64_t rva, uint64_t len)
 {
-    size_t lo = 0, hi = img->nruns;
+    size_t lo = 0, hi = c->nruns;
     while (lo < hi) { /* the last run starting at or before rva */
         size_t mid = lo + (hi - lo) / 2;
-        if (img->runs[mid].lo <= rva)
+        if (c->runs[mid].lo <= rva)
             lo = mid + 1;
         else
             hi = mid;
     }
     if (lo == 0)
         return NULL;
-    const struct mdt_rva_run *r = &img->runs[lo - 1];
+    const struct mdt_rva_run *r = &c->runs[lo - 1];
     /* An empty read at a run's end is inside it; a byte there is not. */
     if (rva > r->hi || len > r->hi - rva || (len && rva == r->hi))
         return NULL;
     return r;
-}
-
-bool mdt__readable(const struct mdt_image *img, const uint8_t *p, size_t n)
-{
-    uintptr_t at = (uintptr_t)p, base = (uintptr_t)img->data;
-    if (at < base)
-        return false;
-    if (img->kind != MDT_KIND_PE_MAPPED)
-        return at - base <= img->size && n <= img->size - (at - base);
-    return mdt__run_of(img, (uint64_t)(at - base), n) != NULL;
 }

@@ -6,14 +6,14 @@
  * section table maps RVAs exactly as PE sections do (ECMA-335 II.25.3), so
  * once the table is read the debug directory, CLI header and metadata go
  * through the PE code. Section raw pointers are relative to the payload;
- * img->webcil_base says where the payload starts in the buffer. */
+ * c->webcil_base says where the payload starts in the buffer. */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <talloc.h>
 
-#include "image/image_int.h"
+#include "image/container.h"
 
 #define WEBCIL_HEADER_V0 28      /* magic, version, counts, two directories */
 #define WEBCIL_HEADER_V1 32      /* ... plus TableBase */
@@ -28,7 +28,7 @@ static uint32_t span_of(const mdt_section *s)
     return s->virtual_size ? s->virtual_size : s->raw_size;
 }
 
-static int read_sections(struct mdt_image *img, rd *r, uint16_t n, unsigned major,
+static int read_sections(struct mdt_container *c, rd *r, uint16_t n, unsigned major,
                          uint16_t reloc_index)
 {
     size_t table = r->pos;
@@ -37,11 +37,11 @@ static int read_sections(struct mdt_image *img, rd *r, uint16_t n, unsigned majo
                        MDT_MAX_SECTIONS);
     if ((size_t)n * WEBCIL_SECTION_HEADER > rd_left(r))
         return rd_trunc(r, (size_t)n * WEBCIL_SECTION_HEADER, "section table");
-    img->sections = talloc_zero_array(img, mdt_section, n ? n : 1);
-    if (!img->sections)
+    c->sections = talloc_zero_array(c->mem, mdt_section, n ? n : 1);
+    if (!c->sections)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory");
     for (uint16_t i = 0; i < n; i++) {
-        mdt_section *s = &img->sections[i];
+        mdt_section *s = &c->sections[i];
         /* Webcil drops section names; number them so messages can still say which. */
         if (i + 1 == reloc_index)
             snprintf(s->name, sizeof s->name, ".reloc");
@@ -52,17 +52,17 @@ static int read_sections(struct mdt_image *img, rd *r, uint16_t n, unsigned majo
         rd_u32(r, &s->raw_size, "SizeOfRawData");
         rd_u32(r, &s->raw_pointer, "PointerToRawData");
     }
-    img->nsections = n;
+    c->nsections = n;
     for (uint16_t i = 0; i < n; i++) {
-        const mdt_section *s = &img->sections[i];
+        const mdt_section *s = &c->sections[i];
         uint64_t end = (uint64_t)s->virtual_address + span_of(s);
         rd at = *r;
         at.pos = table + (size_t)i * WEBCIL_SECTION_HEADER;
         if (end > UINT32_MAX)
             return rd_fail(&at, MDT_EBADIMAGE, "section %u wraps the 32-bit address space", i + 1u);
-        if (i + 1 < n && end > img->sections[i + 1].virtual_address)
+        if (i + 1 < n && end > c->sections[i + 1].virtual_address)
             return rd_fail(&at, MDT_EBADIMAGE, "sections %u and %u %s", i + 1u, i + 2u,
-                           img->sections[i + 1].virtual_address < s->virtual_address
+                           c->sections[i + 1].virtual_address < s->virtual_address
                                ? "are out of order"
                                : "overlap");
         /* Unlike a PE, a payload inside a wasm module is followed by other bytes: raw data
@@ -73,7 +73,7 @@ static int read_sections(struct mdt_image *img, rd *r, uint16_t n, unsigned majo
                            "payload (0x%zx bytes)",
                            i + 1u, s->raw_pointer, s->raw_size, r->len);
         if (major >= 1 && s->raw_size && s->raw_pointer % 16)
-            mdt__warn(img,
+            mdt__warn(c->warn,
                       "Webcil section %u: raw data at payload offset 0x%x is not 16-byte "
                       "aligned (version 1 places sections on 16-byte boundaries)",
                       i + 1u, s->raw_pointer);
@@ -82,9 +82,9 @@ static int read_sections(struct mdt_image *img, rd *r, uint16_t n, unsigned majo
 }
 
 /* The payload occupies [base, base + len) of the buffer. */
-static int parse_payload(struct mdt_image *img, uint64_t base, size_t len)
+static int parse_payload(struct mdt_container *c, uint64_t base, size_t len, rd *window)
 {
-    rd r = rd_make(img, "Webcil payload", img->data + base, len, base);
+    rd r = rd_make(c->name, "Webcil payload", c->data + base, len, base);
     const uint8_t *h;
     int e;
     if ((e = rd_bytes(&r, &h, WEBCIL_HEADER_V0, "Webcil header")))
@@ -103,31 +103,31 @@ static int parse_payload(struct mdt_image *img, uint64_t base, size_t len)
                        minor);
     }
     if (minor != 0)
-        mdt__warn(img, "Webcil version %u.%u: minor version is not 0; reading as %u.0", major,
+        mdt__warn(c->warn, "Webcil version %u.%u: minor version is not 0; reading as %u.0", major,
                   minor, major);
     /* Version 1 appends TableBase, which the host fills in at load time: its value in a
      * file means nothing, but the section table starts after it. */
     if (major >= 1 && (e = rd_skip(&r, WEBCIL_HEADER_V1 - WEBCIL_HEADER_V0, "TableBase")))
         return e;
     if (major == 0 && reserved0)
-        mdt__warn(img, "Webcil 0 header: Reserved0 is %u (expected 0)", reserved0);
+        mdt__warn(c->warn, "Webcil 0 header: Reserved0 is %u (expected 0)", reserved0);
     if (major >= 1 && reserved0 > nsec) {
         r.pos = 10;
         return rd_fail(&r, MDT_EBADIMAGE, "relocation section index %u, but there are %u sections",
                        reserved0, nsec);
     }
-    img->webcil_base = base;
-    if ((e = read_sections(img, &r, nsec, major, major >= 1 ? reserved0 : 0)))
+    c->webcil_base = base;
+    if ((e = read_sections(c, &r, nsec, major, major >= 1 ? reserved0 : 0)))
         return e;
-    img->pe.nsections = nsec;
-    img->pe.debug_dir.rva = le32(h + 20);
-    img->pe.debug_dir.size = le32(h + 24);
-    mdt__read_debug(img);
+    c->pe.nsections = nsec;
+    c->pe.debug_dir.rva = le32(h + 20);
+    c->pe.debug_dir.size = le32(h + 24);
+    mdt__read_debug(c);
     if (!cli_rva) {
         r.pos = 12;
         return rd_fail(&r, MDT_ENOTDOTNET, "no CLI header (PeCliHeaderRva is 0)");
     }
-    return mdt__cli_parse(img, cli_rva, cli_size);
+    return mdt__cli_parse(c, cli_rva, cli_size, window);
 }
 
 /* WebAssembly unsigned LEB128 for a u32: at most 5 bytes, and the fifth may
@@ -237,9 +237,9 @@ static int read_segment(rd *d, unsigned n, rd *seg, const char *region)
 
 /* The wrapper: find the data section; segment 0 holds the payload size
  * (and, in wrapper version 1, a table size), segment 1 the payload. */
-static int parse_wasm(struct mdt_image *img)
+static int parse_wasm(struct mdt_container *c, rd *window)
 {
-    rd r = rd_make(img, "wasm module", img->data, img->size, 0);
+    rd r = rd_make(c->name, "wasm module", c->data, c->size, 0);
     rd data, seg0, seg1;
     bool have_data = false;
     uint32_t version, nseg, payload_size;
@@ -287,7 +287,7 @@ static int parse_wasm(struct mdt_image *img)
                        "is segment 1",
                        nseg);
     if (nseg > 2)
-        mdt__warn(img, "wasm data section has %u segments (Webcil uses 2); reading segment 1",
+        mdt__warn(c->warn, "wasm data section has %u segments (Webcil uses 2); reading segment 1",
                   nseg);
     if ((e = read_segment(&data, 0, &seg0, "wasm data segment 0")))
         return e;
@@ -302,17 +302,17 @@ static int parse_wasm(struct mdt_image *img)
                        payload_size, seg1.len);
     }
     if (payload_size < seg1.len)
-        mdt__warn(img, "data segment 1 has 0x%zx bytes after the 0x%x-byte Webcil payload",
+        mdt__warn(c->warn, "data segment 1 has 0x%zx bytes after the 0x%x-byte Webcil payload",
                   seg1.len - payload_size, payload_size);
     if (seg1.file_off % 4)
-        mdt__warn(img, "Webcil payload at file offset 0x%llx is not 4-byte aligned",
+        mdt__warn(c->warn, "Webcil payload at file offset 0x%llx is not 4-byte aligned",
                   (unsigned long long)seg1.file_off);
-    return parse_payload(img, seg1.file_off, payload_size);
+    return parse_payload(c, seg1.file_off, payload_size, window);
 }
 
-int mdt__webcil_parse(struct mdt_image *img)
+int mdt__webcil_parse(struct mdt_container *c, rd *window)
 {
-    if (img->kind == MDT_KIND_WASM)
-        return parse_wasm(img);
-    return parse_payload(img, 0, img->size);
+    if (c->kind == MDT_KIND_WASM)
+        return parse_wasm(c, window);
+    return parse_payload(c, 0, c->size, window);
 }

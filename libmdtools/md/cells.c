@@ -11,25 +11,24 @@
 #include <mdtools/heaps.h>
 #include <mdtools/tables.h>
 
-#include "image/image_int.h"
 #include "md/md_int.h"
 
 static int cell_fail(const mdt_row *row, int col, int code, const char *fmt, uint32_t a,
                      uint32_t b)
 {
-    const struct mdt_image *img = row->img;
+    const struct mdt_md *md = mdt__md(row->img);
     const mdt_table_schema *s = mdt_table_schema_get(row->table);
-    const mdt_table_layout *t = &img->lay.tables[row->table];
+    const mdt_table_layout *t = &md->lay.tables[row->table];
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = img;
+    pl.file = md->name;
     pl.region = s->name;
     pl.row = row->rid;
     if (col >= 0) {
         pl.column = s->cols[col].name;
-        uint64_t in_stream = (uint64_t)img->tables[row->table].offset +
+        uint64_t in_stream = (uint64_t)md->tables[row->table].offset +
                              (uint64_t)(row->rid - 1) * t->row_size + t->off[col];
         pl.offset = in_stream;
-        pl.file_offset = img->mdi.file_offset + img->tables_stream.offset + in_stream;
+        pl.file_offset = md->mdi.file_offset + md->tables_stream.offset + in_stream;
     }
     return mdt__fail(code, pl, fmt, a, b);
 }
@@ -46,49 +45,53 @@ extern inline int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t *
 
 uint32_t mdt_table_rows_present(const mdt_image *img, unsigned table)
 {
-    return table < MDT_TABLE_MAX ? img->lay.tables[table].avail : 0;
+    return table < MDT_TABLE_MAX ? mdt__md(img)->lay.tables[table].avail : 0;
 }
 
 uint32_t mdt_table_row_size(const mdt_image *img, unsigned table)
 {
-    return table < MDT_TABLE_MAX && img->lay.tables[table].rows ? img->lay.tables[table].row_size
-                                                                : 0;
+    const struct mdt_md *md = mdt__md(img);
+    return table < MDT_TABLE_MAX && md->lay.tables[table].rows ? md->lay.tables[table].row_size
+                                                              : 0;
 }
 
 unsigned mdt_column_width(const mdt_image *img, unsigned table, unsigned col)
 {
-    if (table >= MDT_TABLE_MAX || col >= img->lay.tables[table].ncols)
+    const struct mdt_md *md = mdt__md(img);
+    if (table >= MDT_TABLE_MAX || col >= md->lay.tables[table].ncols)
         return 0;
-    if (!img->lay.tables[table].rows) /* open lays out present tables only */
-        return mdt__col_width(img, table, col);
-    return img->lay.tables[table].width[col];
+    if (!md->lay.tables[table].rows) /* open lays out present tables only */
+        return mdt__col_width(md, table, col);
+    return md->lay.tables[table].width[col];
 }
 
 bool mdt_table_is_sorted(const mdt_image *img, unsigned table)
 {
+    const struct mdt_md *md = mdt__md(img);
     const mdt_table_schema *s = mdt_table_schema_get(table);
-    if (!s || !img->lay.tables[table].rows)
+    if (!s || !md->lay.tables[table].rows)
         return false;
-    return s->sort_col < 0 || mdt__table_sorted(img, table);
+    return s->sort_col < 0 || mdt__table_sorted(md, table);
 }
 
 int mdt_row_get_slow(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid)
 {
+    const struct mdt_md *md = mdt__md(img);
     mdt_place pl = MDT_PLACE_NONE;
     const mdt_table_schema *s = mdt_table_schema_get(table);
     const mdt_table_layout *t;
-    if (s && rid - 1u < img->lay.tables[table].avail)
+    if (s && rid - 1u < md->lay.tables[table].avail)
         return mdt_row_get(row, img, table, rid);
-    pl.img = img;
+    pl.file = md->name;
     pl.region = s ? s->name : "table";
     pl.row = rid;
     if (!s)
         return mdt__fail(MDT_EINVAL, pl, "no table with id 0x%02x", table);
-    t = &img->lay.tables[table];
+    t = &md->lay.tables[table];
     if (rid == 0 || rid > t->rows)
         return mdt__fail(MDT_ENOTFOUND, pl, "no row %u (table has %u rows)", rid, t->rows);
-    pl.offset = (uint64_t)img->tables[table].offset + (uint64_t)(rid - 1) * t->row_size;
-    pl.file_offset = img->mdi.file_offset + img->tables_stream.offset + pl.offset;
+    pl.offset = (uint64_t)md->tables[table].offset + (uint64_t)(rid - 1) * t->row_size;
+    pl.file_offset = md->mdi.file_offset + md->tables_stream.offset + pl.offset;
     return mdt__fail(MDT_ETRUNC, pl, "row lies beyond the end of the tables stream");
 }
 
@@ -116,10 +119,10 @@ int mdt_row_string_slow(const mdt_row *row, unsigned col, const char **s, size_t
     if (col >= t->ncols || t->kind[col] != MDT_COLK_STR)
         return kind_fail(row, col, MDT_COLK_STR);
     uint32_t idx = table_raw(t, row->p, col);
-    if (heap_string_fast(row->img, idx, s, len) == 0)
+    if (heap_string_fast(mdt__md(row->img), idx, s, len) == 0)
         return 0;
     mdt_cellref ref = {row->table, row->rid, col};
-    return mdt__heap_string_slow(row->img, idx, s, len, &ref);
+    return mdt__heap_string_slow(mdt__md(row->img), idx, s, len, &ref);
 }
 
 int mdt_row_blob_slow(const mdt_row *row, unsigned col, const uint8_t **data, uint32_t *len)
@@ -128,10 +131,10 @@ int mdt_row_blob_slow(const mdt_row *row, unsigned col, const uint8_t **data, ui
     if (col >= t->ncols || t->kind[col] != MDT_COLK_BLOB)
         return kind_fail(row, col, MDT_COLK_BLOB);
     uint32_t idx = table_raw(t, row->p, col);
-    if (heap_blob_fast(row->img, idx, data, len) == 0)
+    if (heap_blob_fast(mdt__md(row->img), idx, data, len) == 0)
         return 0;
     mdt_cellref ref = {row->table, row->rid, col};
-    return mdt__heap_blob_slow(row->img, idx, data, len, &ref);
+    return mdt__heap_blob_slow(mdt__md(row->img), idx, data, len, &ref);
 }
 
 int mdt_row_guid_slow(const mdt_row *row, unsigned col, const uint8_t **guid)
@@ -140,7 +143,7 @@ int mdt_row_guid_slow(const mdt_row *row, unsigned col, const uint8_t **guid)
     if (col >= t->ncols || t->kind[col] != MDT_COLK_GUID)
         return kind_fail(row, col, MDT_COLK_GUID);
     mdt_cellref ref = {row->table, row->rid, col};
-    return mdt__heap_guid(row->img, table_raw(t, row->p, col), guid, &ref);
+    return mdt__heap_guid(mdt__md(row->img), table_raw(t, row->p, col), guid, &ref);
 }
 
 /* Out of the loop of mdt_row_cells: a heap cell its fast path did not
@@ -149,30 +152,30 @@ int mdt_row_guid_slow(const mdt_row *row, unsigned col, const uint8_t **guid)
 __attribute__((noinline)) static int cell_slow(const mdt_row *row, unsigned c, unsigned kind,
                                                uint32_t v, mdt_cell *o)
 {
-    const struct mdt_image *img = row->img;
+    const struct mdt_md *md = mdt__md(row->img);
     const uint8_t *d = NULL;
     const char *s = NULL;
     int bad = 0;
     o->len = 0;
     switch (kind) {
     case MDT_COLK_STR:
-        if (v < img->lay.strings_fast) {
-            s = (const char *)img->lay.strings + v;
+        if (v < md->lay.strings_fast) {
+            s = (const char *)md->lay.strings + v;
             o->len = (uint32_t)strlen(s);
         } else {
-            bad = mdt__cell_string_slow(img, row->table, row->rid, c, v, &s, &o->len);
+            bad = mdt__cell_string_slow(md, row->table, row->rid, c, v, &s, &o->len);
         }
         d = (const uint8_t *)s;
         break;
     case MDT_COLK_BLOB:
-        if (heap_blob_fast(img, v, &d, &o->len) != 0)
-            bad = mdt__cell_blob_slow(img, row->table, row->rid, c, v, &d, &o->len);
+        if (heap_blob_fast(md, v, &d, &o->len) != 0)
+            bad = mdt__cell_blob_slow(md, row->table, row->rid, c, v, &d, &o->len);
         break;
     default:
-        if (v - 1u < img->lay.guids)
-            d = img->lay.guid + (size_t)(v - 1) * 16;
+        if (v - 1u < md->lay.guids)
+            d = md->lay.guid + (size_t)(v - 1) * 16;
         else if (v != 0)
-            bad = mdt__cell_guid_slow(img, row->table, row->rid, c, v, &d);
+            bad = mdt__cell_guid_slow(md, row->table, row->rid, c, v, &d);
         o->len = d ? 16 : 0;
     }
     o->ptr = d;
@@ -185,7 +188,7 @@ __attribute__((noinline)) static int cell_slow(const mdt_row *row, unsigned c, u
 int mdt_row_cells(const mdt_row *row, mdt_cell *restrict cells)
 {
     const mdt_table_layout *restrict t = row->lay;
-    const mdt_image_layout *restrict l = &row->img->lay;
+    const mdt_image_layout *restrict l = &mdt__md(row->img)->lay;
     const uint8_t *p = row->p;
     unsigned n = t->ncols;
     int bad = 0;
@@ -213,9 +216,9 @@ int mdt_row_cells(const mdt_row *row, mdt_cell *restrict cells)
 
 /* Rows of a table as far as indexes into it are concerned (a portable PDB
  * points into the type-system tables of its PE). */
-uint32_t mdt__target_rows(const struct mdt_image *img, unsigned t)
+uint32_t mdt__target_rows(const struct mdt_md *md, unsigned t)
 {
-    uint32_t a = img->lay.tables[t].rows, b = img->pdb_rows[t];
+    uint32_t a = md->lay.tables[t].rows, b = md->pdb_rows[t];
     return a > b ? a : b;
 }
 
@@ -231,14 +234,15 @@ unsigned mdt__ptr_table(unsigned target)
     }
 }
 
-unsigned mdt__list_table(const struct mdt_image *img, unsigned target)
+unsigned mdt__list_table(const struct mdt_md *md, unsigned target)
 {
     unsigned ptr = mdt__ptr_table(target);
-    return ptr && img->lay.tables[ptr].rows ? ptr : target;
+    return ptr && md->lay.tables[ptr].rows ? ptr : target;
 }
 
 int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token)
 {
+    const struct mdt_md *md = mdt__md(row->img);
     const mdt_column_schema *cs = NULL;
     int e = check_kind(row, col, -1, &cs);
     uint32_t v, rid;
@@ -251,12 +255,12 @@ int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token)
     case MDT_COLK_LIST: {
         table = cs->target;
         uint32_t limit = cs->kind == MDT_COLK_LIST
-                             ? mdt__target_rows(row->img, mdt__list_table(row->img, table)) + 1
-                             : mdt__target_rows(row->img, table);
+                             ? mdt__target_rows(md, mdt__list_table(md, table)) + 1
+                             : mdt__target_rows(md, table);
         if (v > limit)
             return cell_fail(row, (int)col, MDT_EBADIMAGE,
                              "index %u beyond the target table (%u rows)", v,
-                             mdt__target_rows(row->img, table));
+                             mdt__target_rows(md, table));
         rid = v;
         break;
     }
@@ -268,10 +272,10 @@ int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token)
                              "(value 0x%x)", tag, v);
         table = c->tables[tag];
         rid = v >> c->tag_bits;
-        if (rid > mdt__target_rows(row->img, table))
+        if (rid > mdt__target_rows(md, table))
             return cell_fail(row, (int)col, MDT_EBADIMAGE,
                              "coded index points at row %u beyond its table (%u rows)", rid,
-                             mdt__target_rows(row->img, table));
+                             mdt__target_rows(md, table));
         break;
     }
     default:
@@ -285,16 +289,17 @@ int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *c
 {
     const mdt_column_schema *cs = NULL;
     int e = check_kind(row, col, MDT_COLK_LIST, &cs);
-    const struct mdt_image *img = row->img;
+    const mdt_image *img = row->img;
+    const struct mdt_md *md = mdt__md(img);
     uint32_t start, end, limit;
     if (e)
         return e;
-    limit = mdt__target_rows(img, mdt__list_table(img, cs->target)) + 1;
+    limit = mdt__target_rows(md, mdt__list_table(md, cs->target)) + 1;
     start = mdt_row_raw(row, col);
     if (start == 0 || start > limit)
         return cell_fail(row, (int)col, MDT_EBADIMAGE,
                          "list start %u outside 1..%u", start, limit);
-    if (row->rid < img->lay.tables[row->table].rows) {
+    if (row->rid < md->lay.tables[row->table].rows) {
         mdt_row next;
         if ((e = mdt_row_get(&next, img, row->table, row->rid + 1)))
             return e;
@@ -313,18 +318,19 @@ int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *c
 
 int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t *rid)
 {
-    unsigned lt = mdt__list_table(img, table);
+    const struct mdt_md *md = mdt__md(img);
+    unsigned lt = mdt__list_table(md, table);
     if (lt == table) {
         /* A run's rows are in this image: a portable PDB's row counts of
          * its PE's tables (#Pdb) do not extend it, or a bogus TypeDef row
          * in a tiny PDB would own a run of 0xFFFFFF methods. */
-        if (pos == 0 || pos > img->lay.tables[table].rows)
+        if (pos == 0 || pos > md->lay.tables[table].rows)
             return mdt__fail_simple(MDT_ENOTFOUND, "position %u outside table %s", pos,
                                     mdt_table_schema_get(table)->name);
         /* A row declared here but beyond the tables stream fails as
          * mdt_row_get does, so a loop over a run that a bogus row count
          * stretched to millions of rows stops at the first missing one. */
-        if (pos > img->lay.tables[table].avail) {
+        if (pos > md->lay.tables[table].avail) {
             mdt_row r;
             return mdt_row_get(&r, img, table, pos);
         }

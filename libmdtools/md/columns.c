@@ -15,13 +15,14 @@
 static int span(const mdt_image *img, unsigned table, unsigned col, int kind, uint32_t first,
                 uint32_t count, const mdt_table_layout **out)
 {
+    const struct mdt_md *md = mdt__md(img);
     const mdt_table_schema *s = mdt_table_schema_get(table);
     if (!s || col >= s->ncols)
         return mdt__fail_simple(MDT_EINVAL, "no column %u in table 0x%02x", col, table);
     if (kind >= 0 && s->cols[col].kind != kind)
         return mdt__fail_simple(MDT_EINVAL, "column %s.%s has another kind", s->name,
                                 s->cols[col].name);
-    const mdt_table_layout *t = &img->lay.tables[table];
+    const mdt_table_layout *t = &md->lay.tables[table];
     if (count == 0) {
         *out = t;
         return 0;
@@ -90,20 +91,21 @@ int mdt_column_raw(const mdt_image *img, unsigned table, unsigned col, uint32_t 
             s[i] = base + idx;                                                                     \
             len[i] = (uint32_t)strlen(s[i]);                                                       \
         } else {                                                                                   \
-            bad += mdt__cell_string_slow(img, table, first + i, col, idx, &s[i], &len[i]);         \
+            bad += mdt__cell_string_slow(md, table, first + i, col, idx, &s[i], &len[i]);         \
         }                                                                                          \
     }
 
 int mdt_column_strings(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
                        uint32_t count, const char **s, uint32_t *len)
 {
+    const struct mdt_md *md = mdt__md(img);
     const mdt_table_layout *t;
     int e = span(img, table, col, MDT_COLK_STR, first, count, &t), bad = 0;
     if (e || !count)
         return e;
     const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->off[col];
-    const char *base = (const char *)img->lay.strings;
-    uint32_t fast = img->lay.strings_fast, fast16 = strings_short(img);
+    const char *base = (const char *)md->lay.strings;
+    uint32_t fast = md->lay.strings_fast, fast16 = strings_short(md);
     size_t rs = t->row_size;
     if (t->width[col] == 4)
         STRING_LOOP(le32)
@@ -120,21 +122,22 @@ int mdt_column_strings(const mdt_image *img, unsigned table, unsigned col, uint3
         if (idx < fast && base[idx] < 0x80) {                                                      \
             data[i] = base + idx + 1;                                                              \
             len[i] = base[idx];                                                                    \
-        } else if (heap_blob_fast(img, idx, &data[i], &len[i]) != 0) {                             \
-            bad += mdt__cell_blob_slow(img, table, first + i, col, idx, &data[i], &len[i]);        \
+        } else if (heap_blob_fast(md, idx, &data[i], &len[i]) != 0) {                             \
+            bad += mdt__cell_blob_slow(md, table, first + i, col, idx, &data[i], &len[i]);        \
         }                                                                                          \
     }
 
 int mdt_column_blobs(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
                      uint32_t count, const uint8_t **data, uint32_t *len)
 {
+    const struct mdt_md *md = mdt__md(img);
     const mdt_table_layout *t;
     int e = span(img, table, col, MDT_COLK_BLOB, first, count, &t), bad = 0;
     if (e || !count)
         return e;
     const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->off[col];
-    const uint8_t *base = img->lay.blob;
-    uint32_t fast = img->lay.blob_fast;
+    const uint8_t *base = md->lay.blob;
+    uint32_t fast = md->lay.blob_fast;
     size_t rs = t->row_size;
     if (t->width[col] == 4)
         BLOB_LOOP(le32)
@@ -146,6 +149,7 @@ int mdt_column_blobs(const mdt_image *img, unsigned table, unsigned col, uint32_
 int mdt_column_guids(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
                      uint32_t count, const uint8_t **guid)
 {
+    const struct mdt_md *md = mdt__md(img);
     const mdt_table_layout *t;
     int e = span(img, table, col, MDT_COLK_GUID, first, count, &t), bad = 0;
     if (e || !count)
@@ -153,16 +157,16 @@ int mdt_column_guids(const mdt_image *img, unsigned table, unsigned col, uint32_
     const uint8_t *p = t->base + (size_t)(first - 1) * t->row_size + t->off[col];
     size_t rs = t->row_size;
     bool wide = t->width[col] == 4;
-    uint32_t nguids = img->guid.size / 16;
+    uint32_t nguids = md->guid.size / 16;
     for (uint32_t i = 0; i < count; i++, p += rs) {
         uint32_t idx = wide ? le32(p) : le16(p);
         if (idx == 0) {
             guid[i] = NULL;
         } else if (idx <= nguids) {
-            guid[i] = img->guid.base + (size_t)(idx - 1) * 16;
+            guid[i] = md->guid.base + (size_t)(idx - 1) * 16;
         } else {
             mdt_cellref ref = {table, first + i, col};
-            if (mdt__heap_guid(img, idx, &guid[i], &ref) != 0) {
+            if (mdt__heap_guid(md, idx, &guid[i], &ref) != 0) {
                 guid[i] = NULL;
                 bad++;
             }

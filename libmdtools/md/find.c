@@ -6,7 +6,6 @@
 
 #include <mdtools/tables.h>
 
-#include "image/image_int.h"
 #include "md/md_int.h"
 
 
@@ -26,12 +25,12 @@ int mdt_find_init(mdt_find *f, const mdt_image *img, unsigned table, unsigned co
     const mdt_table_layout *t;
     if (!s || col >= s->ncols)
         return mdt__fail_simple(MDT_EINVAL, "mdt_find_init: bad table or column");
-    t = &img->lay.tables[table];
+    t = &mdt__md(img)->lay.tables[table];
     f->img = img;
     f->table = (uint8_t)table;
     f->col = (uint8_t)col;
     f->key = key;
-    f->scan = !(s->sort_col == (int)col && mdt__table_sorted(img, table));
+    f->scan = !(s->sort_col == (int)col && mdt__table_sorted(mdt__md(img), table));
     if (f->scan) {
         f->next = 0;
         f->end = t->avail;
@@ -52,7 +51,7 @@ int mdt_find_init(mdt_find *f, const mdt_image *img, unsigned table, unsigned co
 
 int mdt_find_next(mdt_find *f, uint32_t *rid)
 {
-    const mdt_table_layout *t = &f->img->lay.tables[f->table];
+    const mdt_table_layout *t = &mdt__md(f->img)->lay.tables[f->table];
     while (f->next < f->end) {
         uint32_t i = f->next++;
         uint32_t k = key_at(t, f->col, i);

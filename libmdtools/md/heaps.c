@@ -8,49 +8,49 @@
 
 #include <mdtools/heaps.h>
 
-#include "image/image_int.h"
 #include "md/md_int.h"
 
-static int heap_fail(const struct mdt_image *img, const struct mdt_heap_view *h, uint32_t idx,
+static int heap_fail(const struct mdt_md *md, const struct mdt_heap_view *h, uint32_t idx,
                      const mdt_cellref *ref, int code, const char *what)
 {
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = img;
+    pl.file = md->name;
     if (ref && ref->table < MDT_TABLE_MAX) {
         const mdt_table_schema *s = mdt_table_schema_get(ref->table);
-        const mdt_table_layout *t = &img->lay.tables[ref->table];
+        const mdt_table_layout *t = &md->lay.tables[ref->table];
         /* The cell's place in the tables stream, as cells.c reports it. */
-        uint64_t in_stream = (uint64_t)img->tables[ref->table].offset +
+        uint64_t in_stream = (uint64_t)md->tables[ref->table].offset +
                              (uint64_t)(ref->rid - 1) * t->row_size + t->off[ref->col];
         pl.region = s->name;
         pl.row = ref->rid;
         pl.column = s->cols[ref->col].name;
         pl.offset = in_stream;
-        pl.file_offset = img->mdi.file_offset + img->tables_stream.offset + in_stream;
+        pl.file_offset = md->mdi.file_offset + md->tables_stream.offset + in_stream;
         return mdt__fail(code, pl, "%s index 0x%x: %s", h->name, idx, what);
     }
     pl.region = h->name;
     pl.offset = idx;
     if (h->present && idx <= h->size)
-        pl.file_offset = img->mdi.file_offset + h->offset + idx;
+        pl.file_offset = md->mdi.file_offset + h->offset + idx;
     return mdt__fail(code, pl, "%s", what);
 }
 
 uint32_t mdt_heap_size(const mdt_image *img, int heap)
 {
+    const struct mdt_md *md = mdt__md(img);
     switch (heap) {
-    case MDT_HEAP_STRINGS: return img->strings.size;
-    case MDT_HEAP_US: return img->us.size;
-    case MDT_HEAP_BLOB: return img->blob.size;
-    case MDT_HEAP_GUID: return img->guid.size;
+    case MDT_HEAP_STRINGS: return md->strings.size;
+    case MDT_HEAP_US: return md->us.size;
+    case MDT_HEAP_BLOB: return md->blob.size;
+    case MDT_HEAP_GUID: return md->guid.size;
     }
     return 0;
 }
 
-int mdt__heap_string_slow(const struct mdt_image *img, uint32_t idx, const char **s, size_t *len,
+int mdt__heap_string_slow(const struct mdt_md *md, uint32_t idx, const char **s, size_t *len,
                           const mdt_cellref *ref)
 {
-    const struct mdt_heap_view *h = &img->strings;
+    const struct mdt_heap_view *h = &md->strings;
     if (!h->present) {
         static const struct mdt_heap_view none = {.name = "#Strings"};
         if (idx == 0) {
@@ -59,14 +59,14 @@ int mdt__heap_string_slow(const struct mdt_image *img, uint32_t idx, const char 
                 *len = 0;
             return 0;
         }
-        return heap_fail(img, &none, idx, ref, MDT_ENOHEAP, "no #Strings heap");
+        return heap_fail(md, &none, idx, ref, MDT_ENOHEAP, "no #Strings heap");
     }
     if (idx >= h->size)
-        return heap_fail(img, h, idx, ref, MDT_EBADIMAGE, "string index beyond the heap");
+        return heap_fail(md, h, idx, ref, MDT_EBADIMAGE, "string index beyond the heap");
     const uint8_t *p = h->base + idx;
     const uint8_t *nul = memchr(p, 0, h->size - idx);
     if (!nul)
-        return heap_fail(img, h, idx, ref, MDT_EBADIMAGE,
+        return heap_fail(md, h, idx, ref, MDT_EBADIMAGE,
                          "string runs to the end of #Strings without a NUL");
     *s = (const char *)p;
     if (len)
@@ -74,10 +74,10 @@ int mdt__heap_string_slow(const struct mdt_image *img, uint32_t idx, const char 
     return 0;
 }
 
-int mdt__heap_blob_slow(const struct mdt_image *img, uint32_t idx, const uint8_t **data,
+int mdt__heap_blob_slow(const struct mdt_md *md, uint32_t idx, const uint8_t **data,
                         uint32_t *len, const mdt_cellref *ref)
 {
-    const struct mdt_heap_view *h = &img->blob;
+    const struct mdt_heap_view *h = &md->blob;
     uint32_t n;
     unsigned used;
     if (idx == 0 && (!h->present || h->size == 0 || h->base[0] == 0)) {
@@ -87,50 +87,50 @@ int mdt__heap_blob_slow(const struct mdt_image *img, uint32_t idx, const uint8_t
     }
     if (!h->present) {
         static const struct mdt_heap_view none = {.name = "#Blob"};
-        return heap_fail(img, &none, idx, ref, MDT_ENOHEAP, "no #Blob heap");
+        return heap_fail(md, &none, idx, ref, MDT_ENOHEAP, "no #Blob heap");
     }
     if (idx >= h->size)
-        return heap_fail(img, h, idx, ref, MDT_EBADIMAGE, "blob index beyond the heap");
+        return heap_fail(md, h, idx, ref, MDT_EBADIMAGE, "blob index beyond the heap");
     int e = mdt_decode_compressed_u32(h->base + idx, h->size - idx, &n, &used);
     if (e)
-        return heap_fail(img, h, idx, ref, e,
+        return heap_fail(md, h, idx, ref, e,
                          e == MDT_ETRUNC ? "blob length runs past the heap end"
                                          : "bad compressed blob length (prefix 111)");
     if (n > h->size - idx - used) {
         char what[96];
         snprintf(what, sizeof what, "blob length 0x%x runs past the heap end (0x%x left)", n,
                  h->size - idx - used);
-        return heap_fail(img, h, idx, ref, MDT_EBADIMAGE, what);
+        return heap_fail(md, h, idx, ref, MDT_EBADIMAGE, what);
     }
     *data = h->base + idx + used;
     *len = n;
     return 0;
 }
 
-int mdt__heap_guid(const struct mdt_image *img, uint32_t idx, const uint8_t **guid,
+int mdt__heap_guid(const struct mdt_md *md, uint32_t idx, const uint8_t **guid,
                    const mdt_cellref *ref)
 {
-    const struct mdt_heap_view *h = &img->guid;
+    const struct mdt_heap_view *h = &md->guid;
     if (idx == 0) {
         *guid = NULL;
         return 0;
     }
     if (!h->present) {
         static const struct mdt_heap_view none = {.name = "#GUID"};
-        return heap_fail(img, &none, idx, ref, MDT_ENOHEAP, "no #GUID heap");
+        return heap_fail(md, &none, idx, ref, MDT_ENOHEAP, "no #GUID heap");
     }
     if (idx > h->size / 16)
-        return heap_fail(img, h, idx, ref, MDT_EBADIMAGE, "GUID index beyond the heap");
+        return heap_fail(md, h, idx, ref, MDT_EBADIMAGE, "GUID index beyond the heap");
     *guid = h->base + (size_t)(idx - 1) * 16;
     return 0;
 }
 
-int mdt__cell_string_slow(const struct mdt_image *img, unsigned table, uint32_t rid, unsigned col,
+int mdt__cell_string_slow(const struct mdt_md *md, unsigned table, uint32_t rid, unsigned col,
                           uint32_t idx, const char **s, uint32_t *len)
 {
     mdt_cellref ref = {table, rid, col};
     size_t n = 0;
-    if (mdt__heap_string_slow(img, idx, s, &n, &ref) != 0) {
+    if (mdt__heap_string_slow(md, idx, s, &n, &ref) != 0) {
         *s = NULL;
         *len = 0;
         return 1;
@@ -139,11 +139,11 @@ int mdt__cell_string_slow(const struct mdt_image *img, unsigned table, uint32_t 
     return 0;
 }
 
-int mdt__cell_blob_slow(const struct mdt_image *img, unsigned table, uint32_t rid, unsigned col,
+int mdt__cell_blob_slow(const struct mdt_md *md, unsigned table, uint32_t rid, unsigned col,
                         uint32_t idx, const uint8_t **data, uint32_t *len)
 {
     mdt_cellref ref = {table, rid, col};
-    if (mdt__heap_blob_slow(img, idx, data, len, &ref) != 0) {
+    if (mdt__heap_blob_slow(md, idx, data, len, &ref) != 0) {
         *data = NULL;
         *len = 0;
         return 1;
@@ -151,11 +151,11 @@ int mdt__cell_blob_slow(const struct mdt_image *img, unsigned table, uint32_t ri
     return 0;
 }
 
-int mdt__cell_guid_slow(const struct mdt_image *img, unsigned table, uint32_t rid, unsigned col,
+int mdt__cell_guid_slow(const struct mdt_md *md, unsigned table, uint32_t rid, unsigned col,
                         uint32_t idx, const uint8_t **guid)
 {
     mdt_cellref ref = {table, rid, col};
-    if (mdt__heap_guid(img, idx, guid, &ref) != 0) {
+    if (mdt__heap_guid(md, idx, guid, &ref) != 0) {
         *guid = NULL;
         return 1;
     }
@@ -164,38 +164,42 @@ int mdt__cell_guid_slow(const struct mdt_image *img, unsigned table, uint32_t ri
 
 int mdt_heap_string(const mdt_image *img, uint32_t index, const char **s, size_t *len)
 {
-    return heap_string_fast(img, index, s, len) ? mdt__heap_string_slow(img, index, s, len, NULL)
-                                                : 0;
+    const struct mdt_md *md = mdt__md(img);
+    return heap_string_fast(md, index, s, len) ? mdt__heap_string_slow(md, index, s, len, NULL)
+                                               : 0;
 }
 
 int mdt_heap_blob(const mdt_image *img, uint32_t index, const uint8_t **data, uint32_t *len)
 {
-    return heap_blob_fast(img, index, data, len) ? mdt__heap_blob_slow(img, index, data, len, NULL)
-                                                 : 0;
+    const struct mdt_md *md = mdt__md(img);
+    return heap_blob_fast(md, index, data, len) ? mdt__heap_blob_slow(md, index, data, len, NULL)
+                                                : 0;
 }
 
 int mdt_heap_guid(const mdt_image *img, uint32_t index, const uint8_t **guid)
 {
-    return mdt__heap_guid(img, index, guid, NULL);
+    const struct mdt_md *md = mdt__md(img);
+    return mdt__heap_guid(md, index, guid, NULL);
 }
 
 int mdt_heap_us(const mdt_image *img, uint32_t index, const uint8_t **utf16le, uint32_t *nunits,
                 int *flag)
 {
-    const struct mdt_heap_view *h = &img->us;
+    const struct mdt_md *md = mdt__md(img);
+    const struct mdt_heap_view *h = &md->us;
     uint32_t n;
     unsigned used;
     if (!h->present) {
         static const struct mdt_heap_view none = {.name = "#US"};
-        return heap_fail(img, &none, index, NULL, MDT_ENOHEAP, "no #US heap");
+        return heap_fail(md, &none, index, NULL, MDT_ENOHEAP, "no #US heap");
     }
     if (index >= h->size)
-        return heap_fail(img, h, index, NULL, MDT_EBADIMAGE, "user string index beyond the heap");
+        return heap_fail(md, h, index, NULL, MDT_EBADIMAGE, "user string index beyond the heap");
     int e = mdt_decode_compressed_u32(h->base + index, h->size - index, &n, &used);
     if (e)
-        return heap_fail(img, h, index, NULL, e, "bad compressed user string length");
+        return heap_fail(md, h, index, NULL, e, "bad compressed user string length");
     if (n > h->size - index - used)
-        return heap_fail(img, h, index, NULL, MDT_EBADIMAGE,
+        return heap_fail(md, h, index, NULL, MDT_EBADIMAGE,
                          "user string length runs past the heap end");
     *utf16le = h->base + index + used;
     *nunits = n / 2;
@@ -205,6 +209,7 @@ int mdt_heap_us(const mdt_image *img, uint32_t index, const uint8_t **utf16le, u
 
 int mdt_heap_next(const mdt_image *img, int heap, uint32_t index, uint32_t *next)
 {
+    const struct mdt_md *md = mdt__md(img);
     const struct mdt_heap_view *h;
     const uint8_t *d;
     uint32_t n;
@@ -225,11 +230,11 @@ int mdt_heap_next(const mdt_image *img, int heap, uint32_t index, uint32_t *next
         *next = index + 1;
         return 0;
     case MDT_HEAP_US:
-        h = &img->us;
+        h = &md->us;
         e = mdt_heap_us(img, index, &d, &n, &flag);
         break;
     case MDT_HEAP_BLOB:
-        h = &img->blob;
+        h = &md->blob;
         e = mdt_heap_blob(img, index, &d, &n);
         break;
     default:

@@ -28,11 +28,9 @@
 #include <mdtools/errors.h>
 #include <mdtools/tables.h>
 
-#include "image/image_int.h"
 #include "md/md_int.h"
 #include "util/error.h"
 
-#define MAX_WARNINGS 1000 /* as mdt__warn: a hostile file cannot grow the list */
 #define WARNING_LEN 192
 
 struct mdt_late_warnings {
@@ -41,60 +39,60 @@ struct mdt_late_warnings {
 };
 
 struct lazy_owner {
-    struct mdt_image *img;
+    struct mdt_md *md;
 };
 
 static int free_lazy(struct lazy_owner *o)
 {
-    struct mdt_image *img = o->img;
+    struct mdt_md *md = o->md;
     for (unsigned t = 0; t < MDT_TABLE_MAX; t++)
-        mdt__runs_free(&img->tables[t]);
-    free(atomic_load_explicit(&img->late_warnings, memory_order_acquire));
+        mdt__runs_free(&md->tables[t]);
+    free(atomic_load_explicit(&md->late_warnings, memory_order_acquire));
     return 0;
 }
 
-int mdt__lazy_attach(struct mdt_image *img)
+int mdt__lazy_attach(struct mdt_md *md)
 {
-    struct lazy_owner *o = talloc(img, struct lazy_owner);
+    struct lazy_owner *o = talloc(md->mem, struct lazy_owner);
     if (!o)
-        return mdt__fail_simple(MDT_ENOMEM, "out of memory opening %s", img->name);
-    o->img = img;
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory opening %s", md->name);
+    o->md = md;
     talloc_set_destructor(o, free_lazy);
     return 0;
 }
 
-bool mdt__table_sorted(const struct mdt_image *img, unsigned table)
+bool mdt__table_sorted(const struct mdt_md *md, unsigned table)
 {
-    struct mdt_table *tb = (struct mdt_table *)&img->tables[table];
+    struct mdt_table *tb = (struct mdt_table *)&md->tables[table];
     const mdt_table_schema *s = mdt_table_schema_get(table);
     uint8_t st = atomic_load_explicit(&tb->sort_state, memory_order_relaxed);
     if (!st) {
-        if (!s || s->sort_col < 0 || !img->lay.tables[table].rows)
+        if (!s || s->sort_col < 0 || !md->lay.tables[table].rows)
             return false;
-        st = mdt__column_ascends(&img->lay.tables[table], (unsigned)s->sort_col) ? 1 : 2;
+        st = mdt__column_ascends(&md->lay.tables[table], (unsigned)s->sort_col) ? 1 : 2;
         atomic_store_explicit(&tb->sort_state, st, memory_order_relaxed);
     }
     return st == 1;
 }
 
 /* The warnings of the deferred checks, in the words open used to write. */
-static size_t late_messages(const struct mdt_image *img, struct mdt_late_warnings *w, size_t max)
+static size_t late_messages(const struct mdt_md *md, struct mdt_late_warnings *w, size_t max)
 {
     size_t n = 0;
     for (unsigned t = 0; t < MDT_TABLE_MAX && n < max; t++) {
         const mdt_table_schema *s = mdt_table_schema_get(t);
-        if (!s || s->sort_col < 0 || !img->lay.tables[t].rows || mdt__table_sorted(img, t))
+        if (!s || s->sort_col < 0 || !md->lay.tables[t].rows || mdt__table_sorted(md, t))
             continue;
         if (w)
             snprintf(w->msg[n], WARNING_LEN,
                      "table %s is not sorted by %s as ECMA-335 requires%s; lookups scan",
                      s->name, s->cols[s->sort_col].name,
-                     img->mdi.sorted >> t & 1 ? " (its Sorted bit is set)" : "");
+                     md->mdi.sorted >> t & 1 ? " (its Sorted bit is set)" : "");
         n++;
     }
     for (unsigned t = 0; t < MDT_TABLE_MAX && n < max; t++) {
         const mdt_table_schema *s = mdt_table_schema_get(t);
-        const mdt_table_layout *tl = &img->lay.tables[t];
+        const mdt_table_layout *tl = &md->lay.tables[t];
         unsigned k = 0;
         if (!s || !tl->avail)
             continue;
@@ -115,20 +113,21 @@ static size_t late_messages(const struct mdt_image *img, struct mdt_late_warning
     return n;
 }
 
-static const struct mdt_late_warnings *late_warnings(const struct mdt_image *img)
+static const struct mdt_late_warnings *late_warnings(const struct mdt_md *md)
 {
-    struct mdt_image *m = (struct mdt_image *)img;
+    struct mdt_md *m = (struct mdt_md *)md;
     struct mdt_late_warnings *w = atomic_load_explicit(&m->late_warnings, memory_order_acquire);
     struct mdt_late_warnings *expected = NULL;
     size_t max, n;
     if (w)
         return w;
-    max = img->nwarnings < MAX_WARNINGS ? MAX_WARNINGS - img->nwarnings : 0;
-    n = late_messages(img, NULL, max);
+    /* Open's warnings and these share one bound (util/warnings.h). */
+    max = md->warn->n < MDT_MAX_WARNINGS ? MDT_MAX_WARNINGS - md->warn->n : 0;
+    n = late_messages(md, NULL, max);
     w = malloc(sizeof *w + n * sizeof w->msg[0]);
     if (!w)
         return NULL; /* asked again next time */
-    w->n = late_messages(img, w, n);
+    w->n = late_messages(md, w, n);
     if (!atomic_compare_exchange_strong_explicit(&m->late_warnings, &expected, w,
                                                  memory_order_acq_rel, memory_order_acquire)) {
         free(w);
@@ -137,14 +136,14 @@ static const struct mdt_late_warnings *late_warnings(const struct mdt_image *img
     return w;
 }
 
-size_t mdt__late_warning_count(const struct mdt_image *img)
+size_t mdt__late_warning_count(const struct mdt_md *md)
 {
-    const struct mdt_late_warnings *w = late_warnings(img);
+    const struct mdt_late_warnings *w = late_warnings(md);
     return w ? w->n : 0;
 }
 
-const char *mdt__late_warning(const struct mdt_image *img, size_t i)
+const char *mdt__late_warning(const struct mdt_md *md, size_t i)
 {
-    const struct mdt_late_warnings *w = late_warnings(img);
+    const struct mdt_late_warnings *w = late_warnings(md);
     return w && i < w->n ? w->msg[i] : NULL;
 }

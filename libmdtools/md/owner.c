@@ -54,9 +54,9 @@ static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32
     *holder = 0;
     if (!pos)
         return 0;
-    if (!(ri = mdt__run_index(img, table, col))) {
+    if (!(ri = mdt__run_index(mdt__md(img), table, col))) {
         /* Out of memory: a valid column can still be searched. */
-        if (!mdt__column_ascends(&img->lay.tables[table], col))
+        if (!mdt__column_ascends(&mdt__md(img)->lay.tables[table], col))
             return mdt_last_error()->code;
         mdt_clear_error();
         return search_holder(img, table, col, pos, holder);
@@ -72,7 +72,7 @@ static int run_owner(const mdt_image *img, unsigned table, unsigned col, unsigne
                      uint32_t rid, uint32_t *owner)
 {
     uint32_t holder = 0, pos;
-    int e = mdt__list_position(img, target, rid, &pos);
+    int e = mdt__list_position(mdt__md(img), target, rid, &pos);
     if (!e)
         e = run_holder(img, table, col, pos, &holder);
     *owner = holder ? MDT_TOKEN(table, holder) : 0;
@@ -89,9 +89,10 @@ int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *owner)
          * FieldList and MethodList are TypeDef's first and second LIST
          * columns. */
         unsigned ptr = table == MDT_TABLE_MethodDef ? MDT_TABLE_MethodPtr : MDT_TABLE_FieldPtr;
+        const struct mdt_md *md = mdt__md(img);
         const struct mdt_run_index *ri =
-            mdt__run_index_built(img, MDT_TABLE_TypeDef, table == MDT_TABLE_MethodDef);
-        if (ri && rid && rid < ri->n && !img->lay.tables[ptr].rows) {
+            mdt__run_index_built(md, MDT_TABLE_TypeDef, table == MDT_TABLE_MethodDef);
+        if (ri && rid && rid < ri->n && !md->lay.tables[ptr].rows) {
             uint32_t holder = mdt__run_index_get(ri, rid);
             *owner = holder ? MDT_TOKEN(MDT_TABLE_TypeDef, holder) : 0;
             return 0;
@@ -112,7 +113,7 @@ static int map_owner(const mdt_image *img, unsigned map, unsigned col, unsigned 
 {
     uint32_t holder = 0, pos;
     mdt_row r;
-    int e = mdt__list_position(img, target, rid, &pos);
+    int e = mdt__list_position(mdt__md(img), target, rid, &pos);
     if (!e)
         e = run_holder(img, map, col, pos, &holder);
     *owner = 0;

@@ -3,7 +3,11 @@
  * `#-` (uncompressed, "EnC"); a `#Schema` stream also means EnC. With several
  * streams of one name, #~ metadata uses the last and EnC metadata the first;
  * EnC compares names case-insensitively; `#JTD` in EnC metadata makes every
- * index 4 bytes wide. Each oddity is accepted with a warning. */
+ * index 4 bytes wide. Each oddity is accepted with a warning.
+ *
+ * The metadata layer's entry: mdt__md_parse takes a byte window, wherever
+ * the container layer (image/) found it, and knows nothing of files, PE
+ * headers or loader layouts. */
 #include "config.h"
 
 #include <ctype.h>
@@ -12,7 +16,7 @@
 #include <strings.h>
 #include <talloc.h>
 
-#include "image/image_int.h"
+#include "md/md_int.h"
 
 #define MAX_VERSION_LEN 256
 
@@ -45,36 +49,39 @@ static void escape_name(char *out, size_t n, const char *name)
     out[o] = '\0';
 }
 
-static void set_heap(struct mdt_heap_view *h, const struct mdt_image *img,
-                     const mdt_stream_info *s, const char *name)
+static void set_heap(struct mdt_heap_view *h, const uint8_t *root, const mdt_stream_info *s,
+                     const char *name)
 {
-    h->base = img->md + s->offset;
+    h->base = root + s->offset;
     h->size = s->size;
     h->offset = s->offset;
     h->present = true;
     h->name = name;
 }
 
-int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size, uint64_t file_off)
+int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *window,
+                  size_t slack)
 {
-    rd r = rd_make(img, "metadata root", md, size, file_off);
-    uint32_t sig, reserved, vlen;
+    rd r = rd_make(window->file, "metadata root", window->base, window->len, window->file_off);
+    uint32_t size = (uint32_t)window->len, sig, reserved, vlen;
+    uint64_t file_off = window->file_off;
     uint16_t flags, nstreams;
     const uint8_t *ver;
     int e;
 
-    img->md = md;
-    img->md_size = size;
-    img->mdi.file_offset = file_off;
-    img->mdi.size = size;
+    md->name = window->file;
+    md->mem = mem;
+    md->warn = warn;
+    md->mdi.file_offset = file_off;
+    md->mdi.size = size;
     if ((e = rd_u32(&r, &sig, "metadata signature")))
         return e;
     if (sig != 0x424A5342) {
         r.pos = 0;
         return rd_fail(&r, MDT_EBADIMAGE, "metadata signature is 0x%08x, not BSJB", sig);
     }
-    if ((e = rd_u16(&r, &img->mdi.major_version, "metadata root")) ||
-        (e = rd_u16(&r, &img->mdi.minor_version, "metadata root")) ||
+    if ((e = rd_u16(&r, &md->mdi.major_version, "metadata root")) ||
+        (e = rd_u16(&r, &md->mdi.minor_version, "metadata root")) ||
         (e = rd_u32(&r, &reserved, "metadata root")) || (e = rd_u32(&r, &vlen, "metadata root")))
         return e;
     if (vlen > MAX_VERSION_LEN) {
@@ -84,11 +91,11 @@ int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size, uint6
     }
     if ((e = rd_bytes(&r, &ver, vlen, "version string")))
         return e;
-    img->mdi.version = talloc_strndup(img, (const char *)ver, vlen);
-    if (!img->mdi.version)
+    md->mdi.version = talloc_strndup(md->mem, (const char *)ver, vlen);
+    if (!md->mdi.version)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory");
     if (vlen % 4)
-        mdt__warn(img, "metadata version string length %u is not a multiple of 4", vlen);
+        mdt__warn(md->warn, "metadata version string length %u is not a multiple of 4", vlen);
     if ((e = rd_u16(&r, &flags, "metadata root flags")) ||
         (e = rd_u16(&r, &nstreams, "stream count")))
         return e;
@@ -97,14 +104,14 @@ int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size, uint6
         return rd_fail(&r, MDT_EBADIMAGE, "stream count %u is implausible (at most %u)", nstreams,
                        MDT_MAX_STREAMS);
     }
-    img->streams = talloc_zero_array(img, mdt_stream_info, nstreams ? nstreams : 1);
-    if (!img->streams)
+    md->streams = talloc_zero_array(md->mem, mdt_stream_info, nstreams ? nstreams : 1);
+    if (!md->streams)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory");
-    img->mdi.nstreams = nstreams;
+    md->mdi.nstreams = nstreams;
 
     bool enc = false;
     for (uint16_t i = 0; i < nstreams; i++) {
-        mdt_stream_info *s = &img->streams[i];
+        mdt_stream_info *s = &md->streams[i];
         size_t hdr = r.pos, n;
         if ((e = rd_u32(&r, &s->offset, "stream header")) ||
             (e = rd_u32(&r, &s->size, "stream header")))
@@ -135,29 +142,30 @@ int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size, uint6
                 return rd_fail(&r, MDT_EBADIMAGE, "stream %s: offset 0x%x + size 0x%x wraps",
                                s->name, s->offset, s->size);
             }
-            mdt__warn(img, "stream %s: 0x%x bytes at 0x%x run past the metadata end 0x%x; "
-                           "truncated to 0x%x", s->name, s->size, s->offset, size,
-                      size - s->offset);
+            mdt__warn(md->warn,
+                      "stream %s: 0x%x bytes at 0x%x run past the metadata end 0x%x; "
+                      "truncated to 0x%x",
+                      s->name, s->size, s->offset, size, size - s->offset);
             s->size = size - s->offset;
         }
         if (strcmp(s->name, "#-") == 0 || strcmp(s->name, "#Schema") == 0)
             enc = true;
     }
-    img->mdi.enc = enc;
+    md->mdi.enc = enc;
 
     /* Choose one stream per slot: last wins in #~ metadata, first in EnC. */
     int chosen[S_UNKNOWN] = {-1, -1, -1, -1, -1, -1, -1, -1};
     for (uint16_t i = 0; i < nstreams; i++) {
-        mdt_stream_info *s = &img->streams[i];
+        mdt_stream_info *s = &md->streams[i];
         int slot = slot_of(s->name, enc);
         char esc[140];
         if (slot == S_UNKNOWN) {
             escape_name(esc, sizeof esc, s->name);
-            mdt__warn(img, "unknown stream \"%s\" (0x%x bytes) ignored", esc, s->size);
+            mdt__warn(md->warn, "unknown stream \"%s\" (0x%x bytes) ignored", esc, s->size);
             continue;
         }
         if (chosen[slot] >= 0) {
-            mdt__warn(img, "duplicate stream %s: using the %s one (%s metadata)", s->name,
+            mdt__warn(md->warn, "duplicate stream %s: using the %s one (%s metadata)", s->name,
                       enc ? "first" : "last", enc ? "EnC" : "#~");
             if (enc)
                 continue;
@@ -166,42 +174,58 @@ int mdt__md_parse(struct mdt_image *img, const uint8_t *md, uint32_t size, uint6
     }
     for (int slot = 0; slot < S_UNKNOWN; slot++)
         if (chosen[slot] >= 0)
-            img->streams[chosen[slot]].used = true;
+            md->streams[chosen[slot]].used = true;
     if (chosen[S_STRINGS] >= 0)
-        set_heap(&img->strings, img, &img->streams[chosen[S_STRINGS]], "#Strings");
+        set_heap(&md->strings, window->base, &md->streams[chosen[S_STRINGS]], "#Strings");
     if (chosen[S_US] >= 0)
-        set_heap(&img->us, img, &img->streams[chosen[S_US]], "#US");
+        set_heap(&md->us, window->base, &md->streams[chosen[S_US]], "#US");
     if (chosen[S_BLOB] >= 0)
-        set_heap(&img->blob, img, &img->streams[chosen[S_BLOB]], "#Blob");
+        set_heap(&md->blob, window->base, &md->streams[chosen[S_BLOB]], "#Blob");
     if (chosen[S_GUID] >= 0)
-        set_heap(&img->guid, img, &img->streams[chosen[S_GUID]], "#GUID");
+        set_heap(&md->guid, window->base, &md->streams[chosen[S_GUID]], "#GUID");
     if (chosen[S_PDB] >= 0) {
-        set_heap(&img->pdb, img, &img->streams[chosen[S_PDB]], "#Pdb");
-        img->mdi.has_pdb = true;
+        set_heap(&md->pdb, window->base, &md->streams[chosen[S_PDB]], "#Pdb");
+        md->mdi.has_pdb = true;
     }
     if (chosen[S_JTD] >= 0) {
         if (enc)
-            img->mdi.jtd = true;
+            md->mdi.jtd = true;
         else
-            mdt__warn(img, "#JTD stream ignored: it only applies to uncompressed (#-) metadata");
+            mdt__warn(md->warn,
+                      "#JTD stream ignored: it only applies to uncompressed (#-) metadata");
     }
     if (chosen[S_TABLES] < 0) {
         mdt_place pl = MDT_PLACE_NONE;
-        pl.img = img;
+        pl.file = md->name;
         pl.region = "metadata root";
         pl.file_offset = file_off;
         return mdt__fail(MDT_EBADIMAGE, pl, "no tables stream (#~ or #-)");
     }
-    set_heap(&img->tables_stream, img, &img->streams[chosen[S_TABLES]],
-             img->streams[chosen[S_TABLES]].name[1] == '-' ? "#-" : "#~");
-    if (img->strings.present && img->strings.size &&
-        img->strings.base[img->strings.size - 1] != 0)
-        mdt__warn(img, "#Strings does not end with a NUL; its last string is unreadable");
-    else if (img->strings.present && img->strings.size)
-        img->strings.nul_terminated = true;
-    if (img->strings.present && img->strings.size && img->strings.base[0] != 0)
-        mdt__warn(img, "#Strings does not start with the empty string");
-    if (img->guid.present && img->guid.size % 16)
-        mdt__warn(img, "#GUID size 0x%x is not a multiple of 16", img->guid.size);
-    return mdt__tables_parse(img);
+    set_heap(&md->tables_stream, window->base, &md->streams[chosen[S_TABLES]],
+             md->streams[chosen[S_TABLES]].name[1] == '-' ? "#-" : "#~");
+    if (md->strings.present && md->strings.size &&
+        md->strings.base[md->strings.size - 1] != 0)
+        mdt__warn(md->warn, "#Strings does not end with a NUL; its last string is unreadable");
+    else if (md->strings.present && md->strings.size)
+        md->strings.nul_terminated = true;
+    if (md->strings.present && md->strings.size && md->strings.base[0] != 0)
+        mdt__warn(md->warn, "#Strings does not start with the empty string");
+    if (md->guid.present && md->guid.size % 16)
+        mdt__warn(md->warn, "#GUID size 0x%x is not a multiple of 16", md->guid.size);
+    /* The tables stream lies inside the window (streams past its end were
+     * cut at it); what follows the stream there may be read, and then the
+     * slack after the window. */
+    return mdt__tables_parse(md, size - (md->tables_stream.offset + md->tables_stream.size) +
+                                     slack);
+}
+
+const mdt_md_info *mdt_image_md_info(const mdt_image *img)
+{
+    return &mdt__md(img)->mdi;
+}
+
+const mdt_stream_info *mdt_image_stream(const mdt_image *img, size_t i)
+{
+    const struct mdt_md *md = mdt__md(img);
+    return i < md->mdi.nstreams ? &md->streams[i] : NULL;
 }

@@ -79,11 +79,11 @@ static void set_holder(struct mdt_run_index *ri, uint32_t p, uint32_t r)
  * rules of mdt_row_range (cells.c): its start in 1..limit, and its end (the
  * next row's start, or limit after the last row) between its start and
  * limit. NULL when out of memory. */
-static struct mdt_run_index *fill_holders(const struct mdt_image *img, const mdt_table_layout *t,
+static struct mdt_run_index *fill_holders(const struct mdt_md *md, const mdt_table_layout *t,
                                           unsigned c, unsigned lt)
 {
-    uint32_t limit = mdt__target_rows(img, lt) + 1;
-    uint32_t n = img->lay.tables[lt].avail + 1;
+    uint32_t limit = mdt__target_rows(md, lt) + 1;
+    uint32_t n = md->lay.tables[lt].avail + 1;
     bool narrow = t->avail <= UINT16_MAX;
     size_t each = narrow ? sizeof(uint16_t) : sizeof(uint32_t);
     struct mdt_run_index *ri = calloc(1, sizeof *ri + (size_t)n * each);
@@ -131,12 +131,12 @@ static struct mdt_run_index *fill_holders(const struct mdt_image *img, const mdt
     return ri;
 }
 
-const struct mdt_run_index *mdt__run_index(const struct mdt_image *img, unsigned table,
+const struct mdt_run_index *mdt__run_index(const struct mdt_md *md, unsigned table,
                                            unsigned col)
 {
     const mdt_table_schema *s = mdt_table_schema_get(table);
-    const mdt_table_layout *t = &img->lay.tables[table];
-    struct mdt_table *tb = (struct mdt_table *)&img->tables[table];
+    const mdt_table_layout *t = &md->lay.tables[table];
+    struct mdt_table *tb = (struct mdt_table *)&md->tables[table];
     unsigned k = 0;
     for (unsigned c = 0; c < col; c++)
         k += s->cols[c].kind == MDT_COLK_LIST;
@@ -147,7 +147,7 @@ const struct mdt_run_index *mdt__run_index(const struct mdt_image *img, unsigned
     struct mdt_run_index *ri = atomic_load_explicit(&tb->runs[k], memory_order_acquire);
     if (ri)
         return ri;
-    if (!(ri = fill_holders(img, t, col, mdt__list_table(img, s->cols[col].target)))) {
+    if (!(ri = fill_holders(md, t, col, mdt__list_table(md, s->cols[col].target)))) {
         mdt__fail_simple(MDT_ENOMEM, "out of memory indexing the runs of %s.%s", s->name,
                          s->cols[col].name);
         return NULL;
@@ -162,10 +162,10 @@ const struct mdt_run_index *mdt__run_index(const struct mdt_image *img, unsigned
 }
 
 /* Row -> first Ptr row naming it, for rows 1..avail of the target. */
-static struct mdt_ptr_index *fill_ptr(const struct mdt_image *img, unsigned ptr, unsigned target)
+static struct mdt_ptr_index *fill_ptr(const struct mdt_md *md, unsigned ptr, unsigned target)
 {
-    const mdt_table_layout *p = &img->lay.tables[ptr];
-    uint32_t n = img->lay.tables[target].avail + 1;
+    const mdt_table_layout *p = &md->lay.tables[ptr];
+    uint32_t n = md->lay.tables[target].avail + 1;
     struct mdt_ptr_index *pi = calloc(1, sizeof *pi + (size_t)n * sizeof pi->pos[0]);
     if (!pi)
         return NULL;
@@ -178,18 +178,18 @@ static struct mdt_ptr_index *fill_ptr(const struct mdt_image *img, unsigned ptr,
     return pi;
 }
 
-int mdt__list_position(const struct mdt_image *img, unsigned target, uint32_t rid,
+int mdt__list_position(const struct mdt_md *md, unsigned target, uint32_t rid,
                        uint32_t *pos)
 {
     unsigned ptr = mdt__ptr_table(target);
-    if (!ptr || !img->lay.tables[ptr].rows) {
+    if (!ptr || !md->lay.tables[ptr].rows) {
         *pos = rid;
         return 0;
     }
-    struct mdt_table *tb = (struct mdt_table *)&img->tables[ptr];
+    struct mdt_table *tb = (struct mdt_table *)&md->tables[ptr];
     struct mdt_ptr_index *pi = atomic_load_explicit(&tb->ptr_pos, memory_order_acquire);
     if (!pi) {
-        if (!(pi = fill_ptr(img, ptr, target)))
+        if (!(pi = fill_ptr(md, ptr, target)))
             return mdt__fail_simple(MDT_ENOMEM, "out of memory indexing %s",
                                     mdt_table_schema_get(ptr)->name);
         struct mdt_ptr_index *expected = NULL;

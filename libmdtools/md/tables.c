@@ -10,7 +10,6 @@
 #include <string.h>
 #include <talloc.h>
 
-#include "image/image_int.h"
 #include "md/md_int.h"
 #include "util/error.h"
 
@@ -20,25 +19,25 @@
 #define HEAP_EXTRA_DATA 0x40
 #define MAX_ROWS 0x00FFFFFFu /* a token's rid has 24 bits */
 
-static uint32_t rows_for_width(const struct mdt_image *img, unsigned t)
+static uint32_t rows_for_width(const struct mdt_md *md, unsigned t)
 {
-    uint32_t a = img->lay.tables[t].rows, b = img->pdb_rows[t];
+    uint32_t a = md->lay.tables[t].rows, b = md->pdb_rows[t];
     return a > b ? a : b;
 }
 
-static unsigned col_width(const struct mdt_image *img, const mdt_column_schema *c)
+static unsigned col_width(const struct mdt_md *md, const mdt_column_schema *c)
 {
-    bool jtd = img->mdi.jtd;
+    bool jtd = md->mdi.jtd;
     switch (c->kind) {
     case MDT_COLK_U8: return 1;
     case MDT_COLK_U16: return 2;
     case MDT_COLK_U32: return 4;
-    case MDT_COLK_STR: return jtd || (img->mdi.heap_sizes & HEAP_STRING_4) ? 4 : 2;
-    case MDT_COLK_GUID: return jtd || (img->mdi.heap_sizes & HEAP_GUID_4) ? 4 : 2;
-    case MDT_COLK_BLOB: return jtd || (img->mdi.heap_sizes & HEAP_BLOB_4) ? 4 : 2;
+    case MDT_COLK_STR: return jtd || (md->mdi.heap_sizes & HEAP_STRING_4) ? 4 : 2;
+    case MDT_COLK_GUID: return jtd || (md->mdi.heap_sizes & HEAP_GUID_4) ? 4 : 2;
+    case MDT_COLK_BLOB: return jtd || (md->mdi.heap_sizes & HEAP_BLOB_4) ? 4 : 2;
     case MDT_COLK_TAB:
-    case MDT_COLK_LIST: return jtd || rows_for_width(img, c->target) > 0xFFFF ? 4 : 2;
-    case MDT_COLK_CODED: return jtd || img->ci_wide[c->target] ? 4 : 2;
+    case MDT_COLK_LIST: return jtd || rows_for_width(md, c->target) > 0xFFFF ? 4 : 2;
+    case MDT_COLK_CODED: return jtd || md->ci_wide[c->target] ? 4 : 2;
     }
     return 4;
 }
@@ -46,7 +45,7 @@ static unsigned col_width(const struct mdt_image *img, const mdt_column_schema *
 /* The inline readers of <mdtools/tables.h> reach the layout by converting
  * the image pointer; the public structures must keep the sizes the header
  * promises callers. */
-_Static_assert(offsetof(struct mdt_image, lay) == 0, "the layout must open struct mdt_image");
+_Static_assert(offsetof(struct mdt_md, lay) == 0, "the layout must open struct mdt_md");
 #define MDT_TABLE(id, name, sort)                                                                  \
     _Static_assert(MDT_NCOLS_##name <= MDT_LAYOUT_COLS, #name " is wider than MDT_LAYOUT_COLS");
 #define MDT_COL(t, c, k, a)
@@ -56,24 +55,24 @@ _Static_assert(offsetof(struct mdt_image, lay) == 0, "the layout must open struc
 #undef MDT_COL
 #undef MDT_TABLE_END
 
-unsigned mdt__col_width(const struct mdt_image *img, unsigned table, unsigned col)
+unsigned mdt__col_width(const struct mdt_md *md, unsigned table, unsigned col)
 {
-    return col_width(img, &mdt_table_schema_get(table)->cols[col]);
+    return col_width(md, &mdt_table_schema_get(table)->cols[col]);
 }
 
-static int parse_pdb_stream(struct mdt_image *img)
+static int parse_pdb_stream(struct mdt_md *md)
 {
-    rd r = rd_make(img, "#Pdb", img->pdb.base, img->pdb.size,
-                   img->mdi.file_offset + img->pdb.offset);
+    rd r = rd_make(md->name, "#Pdb", md->pdb.base, md->pdb.size,
+                   md->mdi.file_offset + md->pdb.offset);
     const uint8_t *id;
     uint64_t refd;
     int e;
     if ((e = rd_bytes(&r, &id, 20, "PDB id")) ||
-        (e = rd_u32(&r, &img->mdi.pdb_entry_point, "#Pdb entry point")) ||
+        (e = rd_u32(&r, &md->mdi.pdb_entry_point, "#Pdb entry point")) ||
         (e = rd_u64(&r, &refd, "#Pdb referenced tables")))
         return e;
-    memcpy(img->mdi.pdb_id, id, 20);
-    img->mdi.pdb_referenced_tables = refd;
+    memcpy(md->mdi.pdb_id, id, 20);
+    md->mdi.pdb_referenced_tables = refd;
     for (unsigned t = 0; t < 64; t++) {
         if (!(refd >> t & 1))
             continue;
@@ -90,7 +89,7 @@ static int parse_pdb_stream(struct mdt_image *img)
             return rd_fail(&r, MDT_EBADIMAGE, "#Pdb row count 0x%x for %s exceeds 0xFFFFFF", n,
                            mdt_table_schema_get(t)->name);
         }
-        img->pdb_rows[t] = n;
+        md->pdb_rows[t] = n;
     }
     return 0;
 }
@@ -126,51 +125,51 @@ bool mdt__column_ascends(const mdt_table_layout *t, unsigned col)
  * row are read (and dropped). Those bytes are almost always in the image
  * (a heap follows the tables stream); when they are not, the rows are read
  * from a copy of the tables stream with 3 zero bytes after it. `end` is
- * where the tables end in the stream. */
-static int pad_rows(struct mdt_image *img, uint64_t end)
+ * where the tables end in the stream; `beyond` bytes after the stream may
+ * be read (what follows the metadata may be the end of the buffer or, in a
+ * loader layout, a gap between sections: the container said how much). */
+static int pad_rows(struct mdt_md *md, uint64_t end, size_t beyond)
 {
-    const struct mdt_heap_view *ts = &img->tables_stream;
-    const uint8_t *rows_end = ts->base + (end < ts->size ? end : ts->size);
+    const struct mdt_heap_view *ts = &md->tables_stream;
     uint8_t *copy;
-    /* In a loader layout the next bytes may be a gap between sections. */
-    if (mdt__readable(img, rows_end, 3))
+    if ((end < ts->size ? ts->size - end : 0) + beyond >= 3)
         return 0;
-    copy = talloc_zero_size(img, (size_t)ts->size + 3);
+    copy = talloc_zero_size(md->mem, (size_t)ts->size + 3);
     if (!copy)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory copying %s", ts->name);
     memcpy(copy, ts->base, ts->size);
     for (unsigned t = 0; t < MDT_TABLE_MAX; t++)
-        if (img->lay.tables[t].base)
-            img->lay.tables[t].base = copy + img->tables[t].offset;
+        if (md->lay.tables[t].base)
+            md->lay.tables[t].base = copy + md->tables[t].offset;
     return 0;
 }
 
-int mdt__tables_parse(struct mdt_image *img)
+int mdt__tables_parse(struct mdt_md *md, size_t beyond)
 {
-    struct mdt_heap_view *ts = &img->tables_stream;
-    rd r = rd_make(img, ts->name, ts->base, ts->size, img->mdi.file_offset + ts->offset);
+    struct mdt_heap_view *ts = &md->tables_stream;
+    rd r = rd_make(md->name, ts->name, ts->base, ts->size, md->mdi.file_offset + ts->offset);
     const uint8_t *h;
     int e;
 
-    if (img->pdb.present && (e = parse_pdb_stream(img)))
+    if (md->pdb.present && (e = parse_pdb_stream(md)))
         return e;
     if ((e = rd_bytes(&r, &h, 24, "tables stream header")))
         return e;
-    img->mdi.tables_major = h[4];
-    img->mdi.tables_minor = h[5];
-    img->mdi.heap_sizes = h[6];
-    img->mdi.valid = le64(h + 8);
-    img->mdi.sorted = le64(h + 16);
+    md->mdi.tables_major = h[4];
+    md->mdi.tables_minor = h[5];
+    md->mdi.heap_sizes = h[6];
+    md->mdi.valid = le64(h + 8);
+    md->mdi.sorted = le64(h + 16);
     for (unsigned t = 0; t < 64; t++) {
         uint32_t n;
-        if (!(img->mdi.valid >> t & 1))
+        if (!(md->mdi.valid >> t & 1))
             continue;
         if (!mdt_table_schema_get(t)) {
             r.pos = 8;
             return rd_fail(&r, MDT_EBADIMAGE,
                            "Valid mask 0x%016llx has bit 0x%02x set: no such table, so the "
                            "layout of the tables after it is unknown",
-                           (unsigned long long)img->mdi.valid, t);
+                           (unsigned long long)md->mdi.valid, t);
         }
         if ((e = rd_u32(&r, &n, "row count")))
             return e;
@@ -179,17 +178,17 @@ int mdt__tables_parse(struct mdt_image *img)
             return rd_fail(&r, MDT_EBADIMAGE, "table %s declares 0x%x rows (at most 0xFFFFFF)",
                            mdt_table_schema_get(t)->name, n);
         }
-        img->lay.tables[t].rows = n;
-        if (t >= 0x30 && !img->mdi.has_pdb)
-            mdt__warn(img, "portable PDB table %s present without a #Pdb stream",
+        md->lay.tables[t].rows = n;
+        if (t >= 0x30 && !md->mdi.has_pdb)
+            mdt__warn(md->warn, "portable PDB table %s present without a #Pdb stream",
                       mdt_table_schema_get(t)->name);
     }
-    if (img->mdi.heap_sizes & HEAP_EXTRA_DATA) {
-        if ((e = rd_u32(&r, &img->mdi.extra_data, "extra data (HeapSizes 0x40)")))
+    if (md->mdi.heap_sizes & HEAP_EXTRA_DATA) {
+        if ((e = rd_u32(&r, &md->mdi.extra_data, "extra data (HeapSizes 0x40)")))
             return e;
-        img->mdi.has_extra_data = true;
-        mdt__warn(img, "HeapSizes has EXTRA_DATA (0x40): skipped 4 bytes, value 0x%08x",
-                  img->mdi.extra_data);
+        md->mdi.has_extra_data = true;
+        mdt__warn(md->warn, "HeapSizes has EXTRA_DATA (0x40): skipped 4 bytes, value 0x%08x",
+                  md->mdi.extra_data);
     }
 
     /* Coded index widths: 4 bytes when some table of the index has 2^(16-tag
@@ -198,14 +197,14 @@ int mdt__tables_parse(struct mdt_image *img)
         const mdt_coded_schema *c = mdt_coded_schema_get(ci);
         uint32_t limit = 1u << (16 - c->tag_bits);
         for (unsigned tag = 0; tag < c->ntags; tag++)
-            if (c->tables[tag] != MDT_NOTABLE && rows_for_width(img, c->tables[tag]) >= limit)
-                img->ci_wide[ci] = 1;
+            if (c->tables[tag] != MDT_NOTABLE && rows_for_width(md, c->tables[tag]) >= limit)
+                md->ci_wide[ci] = 1;
     }
 
     uint64_t off = r.pos;
     for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
         const mdt_table_schema *s = mdt_table_schema_get(t);
-        mdt_table_layout *tl = &img->lay.tables[t];
+        mdt_table_layout *tl = &md->lay.tables[t];
         memset(tl->kind, MDT_COLK_NONE, sizeof tl->kind);
         if (!s)
             continue;
@@ -215,7 +214,7 @@ int mdt__tables_parse(struct mdt_image *img)
         unsigned rs = 0;
         for (unsigned c = 0; c < s->ncols; c++) {
             tl->off[c] = (uint8_t)rs;
-            tl->width[c] = (uint8_t)col_width(img, &s->cols[c]);
+            tl->width[c] = (uint8_t)col_width(md, &s->cols[c]);
             tl->kind[c] = s->cols[c].kind;
             tl->mask[c] = tl->width[c] == 4 ? 0xFFFFFFFFu : (1u << 8 * tl->width[c]) - 1;
             rs += tl->width[c];
@@ -223,36 +222,37 @@ int mdt__tables_parse(struct mdt_image *img)
         tl->row_size = rs;
         uint64_t bytes = (uint64_t)tl->rows * rs;
         uint64_t left = off < ts->size ? ts->size - off : 0;
-        img->tables[t].offset = off < ts->size ? (uint32_t)off : ts->size;
-        tl->base = ts->base + img->tables[t].offset;
+        md->tables[t].offset = off < ts->size ? (uint32_t)off : ts->size;
+        tl->base = ts->base + md->tables[t].offset;
         tl->avail = bytes <= left ? tl->rows : (uint32_t)(left / rs);
         if (tl->avail < tl->rows)
-            mdt__warn(img, "table %s: only %u of %u rows lie inside %s (0x%llx bytes needed "
-                           "at +0x%llx, 0x%llx left); later rows are unreadable",
+            mdt__warn(md->warn,
+                      "table %s: only %u of %u rows lie inside %s (0x%llx bytes needed "
+                      "at +0x%llx, 0x%llx left); later rows are unreadable",
                       s->name, tl->avail, tl->rows, ts->name, (unsigned long long)bytes,
                       (unsigned long long)off, (unsigned long long)left);
         off += bytes;
     }
     /* Up to 7 bytes are alignment padding compilers add. */
-    if (off < ts->size && ts->size - off > 7 && !img->mdi.enc)
-        mdt__warn(img, "%s has 0x%llx bytes after the last table", ts->name,
+    if (off < ts->size && ts->size - off > 7 && !md->mdi.enc)
+        mdt__warn(md->warn, "%s has 0x%llx bytes after the last table", ts->name,
                   (unsigned long long)(ts->size - off));
 
-    if ((e = pad_rows(img, off)))
+    if ((e = pad_rows(md, off, beyond)))
         return e;
 
     /* The heaps as the inline readers of <mdtools/tables.h> see them. A
      * string may be read with strlen only when the heap ends with a NUL
      * (checked once here, not per cell). */
-    img->lay.strings = img->strings.base;
-    img->lay.strings_fast = img->strings.nul_terminated ? img->strings.size : 0;
-    img->lay.blob = img->blob.base;
-    img->lay.blob_fast = img->blob.present && img->blob.size > 127 ? img->blob.size - 127 : 0;
-    img->lay.guid = img->guid.base;
-    img->lay.guids = img->guid.present ? img->guid.size / 16 : 0;
+    md->lay.strings = md->strings.base;
+    md->lay.strings_fast = md->strings.nul_terminated ? md->strings.size : 0;
+    md->lay.blob = md->blob.base;
+    md->lay.blob_fast = md->blob.present && md->blob.size > 127 ? md->blob.size - 127 : 0;
+    md->lay.guid = md->guid.base;
+    md->lay.guids = md->guid.present ? md->guid.size / 16 : 0;
 
     /* Whether the spec-sorted tables really are sorted, and whether list
      * columns ever go down, is found out on first need (lazy.c, runs.c):
      * scanning those columns was most of what opening cost. */
-    return mdt__lazy_attach(img);
+    return mdt__lazy_attach(md);
 }

@@ -28,7 +28,7 @@ static unsigned utf8_len(uint8_t b)
 static int bad(const mdt_pdb *pdb, uint32_t doc, int code, const char *what)
 {
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = pdb->md;
+    pl.file = mdt_image_name(pdb->md);
     pl.region = "Document";
     pl.column = "Name";
     pl.row = doc;

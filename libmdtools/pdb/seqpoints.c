@@ -36,7 +36,7 @@ static int fail(mdt_seqpoint_iter *it, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    pl.img = it->pdb->md;
+    pl.file = mdt_image_name(it->pdb->md);
     pl.region = "MethodDebugInformation";
     pl.column = "SequencePoints";
     pl.row = it->method;

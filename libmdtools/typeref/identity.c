@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include <mdtools/assembly.h>
+#include <mdtools/image.h>
 #include <mdtools/tables.h>
 
-#include "image/image_int.h"
+#include "util/error.h"
 
 int mdt_public_key_token(const uint8_t *key, size_t len, uint8_t token[8])
 {
@@ -31,7 +32,7 @@ int mdt_assembly_identity(const mdt_image *img, mdt_identity *id)
     memset(id, 0, sizeof *id);
     if (mdt_table_rows(img, MDT_TABLE_Assembly) == 0) {
         mdt_place pl = MDT_PLACE_NONE;
-        pl.img = img;
+        pl.file = mdt_image_name(img);
         pl.region = "Assembly";
         return mdt__fail(MDT_ENOTFOUND, pl, "no Assembly row: a module, not an assembly manifest");
     }
@@ -85,7 +86,7 @@ int mdt_assemblyref_identity(const mdt_image *img, uint32_t rid, mdt_identity *i
     }
     if (len != 8) {
         mdt_place pl = MDT_PLACE_NONE;
-        pl.img = img;
+        pl.file = mdt_image_name(img);
         pl.region = "AssemblyRef";
         pl.row = rid;
         pl.column = "PublicKeyOrToken";

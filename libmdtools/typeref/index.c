@@ -108,7 +108,7 @@ static const char *heap_end(const struct mdt_image *img, const char *s)
     uintptr_t a = (uintptr_t)s, base;
     if (!img)
         return NULL;
-    h = &img->strings;
+    h = &mdt__md(img)->strings;
     base = (uintptr_t)h->base;
     if (!h->nul_terminated || a < base || a - base >= h->size)
         return NULL;
@@ -153,10 +153,11 @@ static inline const char *cell_str(const struct mdt_image *img, unsigned table, 
                                    const uint8_t *p, unsigned col, uint32_t *idx)
 {
     if (p) {
-        uint32_t i = table_raw(&img->lay.tables[table], p, col);
-        if (i < img->strings.size && img->strings.nul_terminated) {
+        const struct mdt_md *md = mdt__md(img);
+        uint32_t i = table_raw(&md->lay.tables[table], p, col);
+        if (i < md->strings.size && md->strings.nul_terminated) {
             *idx = i;
-            return (const char *)img->strings.base + i;
+            return (const char *)md->strings.base + i;
         }
     }
     *idx = UINT32_MAX;
@@ -165,7 +166,7 @@ static inline const char *cell_str(const struct mdt_image *img, unsigned table, 
 
 static inline const uint8_t *row_ptr(const struct mdt_image *img, unsigned table, uint32_t rid)
 {
-    const mdt_table_layout *t = &img->lay.tables[table];
+    const mdt_table_layout *t = &mdt__md(img)->lay.tables[table];
     return rid - 1u < t->avail ? t->base + (size_t)(rid - 1) * t->row_size : NULL;
 }
 
@@ -176,8 +177,8 @@ static int64_t nested_cell(const struct mdt_image *img, uint32_t i, const uint8_
     mdt_row r;
     uint32_t tok;
     if (p) {
-        uint32_t v = table_raw(&img->lay.tables[MDT_TABLE_NestedClass], p, col);
-        if (v <= img->lay.tables[MDT_TABLE_TypeDef].rows)
+        uint32_t v = table_raw(&mdt__md(img)->lay.tables[MDT_TABLE_NestedClass], p, col);
+        if (v <= mdt__md(img)->lay.tables[MDT_TABLE_TypeDef].rows)
             return v;
     }
     if (mdt_row_get(&r, img, MDT_TABLE_NestedClass, i) || mdt_row_token(&r, col, &tok))
@@ -510,10 +511,11 @@ int tr_typeref_row(const struct mdt_image *img, uint32_t rid, uint32_t *scope, c
          * within that table's declared rows; the checked reader decides
          * everything else. */
         const mdt_coded_schema *cs = mdt_coded_schema_get(MDT_CI_ResolutionScope);
-        uint32_t v = table_raw(&img->lay.tables[MDT_TABLE_TypeRef], p, MDT_COL_TypeRef_ResolutionScope);
+        uint32_t v = table_raw(&mdt__md(img)->lay.tables[MDT_TABLE_TypeRef], p,
+                               MDT_COL_TypeRef_ResolutionScope);
         uint32_t tag = v & ((1u << cs->tag_bits) - 1), srid = v >> cs->tag_bits;
         if (tag < cs->ntags && cs->tables[tag] != MDT_NOTABLE &&
-            srid <= img->lay.tables[cs->tables[tag]].rows) {
+            srid <= mdt__md(img)->lay.tables[cs->tables[tag]].rows) {
             *scope = (uint32_t)cs->tables[tag] << 24 | srid;
             *name = cell_str(img, MDT_TABLE_TypeRef, rid, p, MDT_COL_TypeRef_TypeName, &idx);
             *ns = cell_str(img, MDT_TABLE_TypeRef, rid, p, MDT_COL_TypeRef_TypeNamespace, &idx);

@@ -28,7 +28,7 @@ static void vrecord(int code, mdt_place pl, const char *fmt, va_list ap)
 {
     dirty = true;
     last.code = code;
-    copy(last.file, sizeof last.file, pl.img ? mdt__image_name(pl.img) : NULL);
+    copy(last.file, sizeof last.file, pl.file);
     copy(last.region, sizeof last.region, pl.region);
     copy(last.column, sizeof last.column, pl.column);
     last.row = pl.row;

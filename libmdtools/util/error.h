@@ -8,12 +8,11 @@
 
 #include <mdtools/errors.h>
 
-struct mdt_image;
-
 /* Where a failure happened. Fields not known are UINT32_MAX / UINT64_MAX or
- * NULL. */
+ * NULL. `file` names the input (an image's name: its path, or the name its
+ * caller gave a buffer); the record copies it. */
 typedef struct mdt_place {
-    const struct mdt_image *img;
+    const char *file;
     const char *region;
     const char *column;
     uint32_t row;
@@ -28,8 +27,5 @@ int mdt__fail(int code, mdt_place place, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Record a failure with no place (allocation, bad arguments). */
 int mdt__fail_simple(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Name of an image for messages (defined by the image layer). */
-const char *mdt__image_name(const struct mdt_image *img);
 
 #endif

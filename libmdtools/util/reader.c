@@ -9,7 +9,7 @@
 static mdt_place place_of(const rd *r)
 {
     mdt_place pl = MDT_PLACE_NONE;
-    pl.img = r->img;
+    pl.file = r->file;
     pl.region = r->region;
     pl.offset = r->pos;
     pl.file_offset = rd_file_pos(r, r->pos);
@@ -47,7 +47,7 @@ int rd_sub(const rd *r, rd *out, size_t off, size_t n, const char *region, const
         return rd_fail(&tmp, MDT_ETRUNC, "%s: 0x%zx bytes at 0x%zx exceed %s size 0x%zx", what,
                        n, off, r->region, r->len);
     }
-    *out = rd_make(r->img, region, r->base + off, n, rd_file_pos(r, off));
+    *out = rd_make(r->file, region, r->base + off, n, rd_file_pos(r, off));
     return 0;
 }
 

@@ -16,9 +16,9 @@ typedef struct rd {
     const uint8_t *base;
     size_t len;
     size_t pos;
-    const char *region;   /* static or image-owned string */
+    const char *region;   /* borrowed: static, or living as long as the reader */
     uint64_t file_off;    /* file offset of base[0], UINT64_MAX if unknown */
-    const void *img;      /* image for error messages, may be NULL */
+    const char *file;     /* input named in error messages (borrowed), or NULL */
 } rd;
 
 static inline uint16_t le16(const uint8_t *p)
@@ -34,10 +34,10 @@ static inline uint64_t le64(const uint8_t *p)
     return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-static inline rd rd_make(const void *img, const char *region, const uint8_t *base, size_t len,
+static inline rd rd_make(const char *file, const char *region, const uint8_t *base, size_t len,
                          uint64_t file_off)
 {
-    rd r = {base, len, 0, region, file_off, img};
+    rd r = {base, len, 0, region, file_off, file};
     return r;
 }
 
