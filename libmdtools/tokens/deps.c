@@ -19,15 +19,16 @@
  *   a linear pass over the packed arrays, costs about 32 copies per entry
  *   added.
  *
- * A module that holds at least 1/8 of the class and function tables'
- * slots (and IDM_SCAN_MIN) keeps no entries at all: its unload scans both
- * tables for its handle instead, sequentially, 8 slot reads per record it
- * names when it was flagged (more if the tables grew a lot since), while
- * its entries would cost 4 bytes per record for the life of the map. The
- * flag lives with the module's handle (handles.c) and stays set until no
- * slot names the module. In a real process the module so big is usually
- * System.Private.CoreLib or one huge application assembly, which are
- * rarely unloaded.
+ * A module that holds at least 1/8 of the slots of the tables whose records
+ * name modules (classes and functions; they keep the module's handle in
+ * their slot word) and IDM_SCAN_MIN keeps no entries at all: its unload
+ * scans those tables for its handle instead, sequentially, 8 slot reads
+ * per record it names when it was flagged (more if the tables grew a lot
+ * since), while its entries would cost 4 bytes per record for the life of
+ * the map. The flag lives with the module's handle (handles.c) and stays
+ * set until no slot names the module. In a real process the module so big
+ * is usually System.Private.CoreLib or one huge application assembly,
+ * which are rarely unloaded.
  *
  * Merging happens only between writer calls, never inside one: while a
  * call runs, a pushed entry may name a record that is not written yet, and
@@ -95,12 +96,16 @@ static bool module_scanned(mdt_idmap *m, uintptr_t pid)
     uint32_t n = idm_module_slots(m, pid, &hd, &scanned);
     if (scanned)
         return true;
-    size_t cap = idm_wtab(m, K_CLASS)->cap + idm_wtab(m, K_FUNC)->cap;
-    if (n < IDM_SCAN_MIN || (size_t)n * 8 < cap)
+    if (n < IDM_SCAN_MIN)
+        return false;
+    size_t cap = 0;
+    for (int ck = 0; idm_next_child(m, K_MODULE, &ck); ck++)
+        cap += idm_wtab(m, ck)->cap;
+    if ((size_t)n * 8 < cap)
         return false;
     idm_module_set_scanned(m, pid);
-    forget_parent(m, K_MODULE, pid, K_CLASS);
-    forget_parent(m, K_MODULE, pid, K_FUNC);
+    for (int ck = 0; idm_next_child(m, K_MODULE, &ck); ck++)
+        forget_parent(m, K_MODULE, pid, ck);
     return true;
 }
 

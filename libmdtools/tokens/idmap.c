@@ -14,8 +14,9 @@ _Static_assert(sizeof(struct idm_cslot) == 32, "class slots: two to a cache line
 _Static_assert(sizeof(struct idm_fslot) == 32, "function slots: two to a cache line");
 _Static_assert(sizeof(struct idm_mslot) == 128, "module slot is two cache lines");
 
-static const size_t slot_sizes[3] = {sizeof(struct idm_mslot), sizeof(struct idm_cslot),
-                                     sizeof(struct idm_fslot)};
+/* The parts plugged into the writer core, in the order it calls them. */
+static const struct idm_kind_ops *const parts[IDM_NPARTS] = {&idm_module_ops, &idm_class_ops,
+                                                            &idm_function_ops, &idm_range_ops};
 
 int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
 {
@@ -49,28 +50,33 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
         free(m);
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
     }
-    size_t hint[3] = {opts->modules, opts->classes, opts->functions};
+    for (unsigned i = 0; i < IDM_NPARTS; i++)
+        idm_plug(m, parts[i]);
+    size_t hint[K_NKINDS] = {[K_MODULE] = opts->modules, [K_CLASS] = opts->classes,
+                             [K_FUNC] = opts->functions};
     bool ok = true;
     for (int k = 0; k < 3; k++) {
-        struct idm_tab *t = idm_tab_new(idm_cap_for(hint[k]), slot_sizes[k]);
+        struct idm_tab *t = idm_tab_new(idm_cap_for(hint[k]), m->kind[k]->slot_size);
         atomic_init(&m->tab[k], t);
         ok = ok && t;
     }
-    atomic_init(&m->rev[K_MODULE], NULL);
-    for (int k = K_CLASS; k <= K_FUNC; k++) {
+    for (int k = 0; k < 3; k++) {
         struct idm_tab *f = atomic_load_explicit(&m->tab[k], memory_order_relaxed);
-        struct idm_itab *t = f ? idm_rev_build(m, f, k, hint[k]) : NULL;
+        struct idm_itab *t = NULL;
+        if (m->kind[k]->content_hash) {
+            t = f ? idm_rev_build(m, f, k, hint[k]) : NULL;
+            ok = ok && t;
+        }
         atomic_init(&m->rev[k], t);
-        ok = ok && t;
     }
-    /* Presence counts generic TypeDefs only: a fraction of the classes. */
-    struct idm_itab *p = idm_itab_new(idm_cap_for(hint[K_CLASS] / 8), sizeof(uint64_t));
-    atomic_init(&m->presence, p);
+    atomic_init(&m->presence, NULL);
     atomic_init(&m->ranges, NULL);
     atomic_init(&m->seqctr, 0);
     m->miss = opts->miss;
     m->miss_payload = opts->miss_payload;
-    if (!ok || !p) {
+    for (unsigned i = 0; i < m->nparts && ok; i++)
+        ok = !m->part[i]->init || m->part[i]->init(m, opts) == 0;
+    if (!ok) {
         mdt_idmap_free(m);
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
     }
@@ -78,16 +84,12 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
     return 0;
 }
 
-static void free_payloads(struct idm_tab *t, int kind)
+static void free_payloads(const mdt_idmap *m, struct idm_tab *t, int kind)
 {
     for (size_t i = 0; t && i < t->cap; i++) {
         struct idm_head *h = idm_slot(t, i);
-        if (!atomic_load_explicit(&h->key, memory_order_relaxed))
-            continue;
-        if (kind != K_MODULE && (idm_meta(h) & META_OOL))
-            free((void *)atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed));
-        else if (kind == K_MODULE)
-            free((void *)atomic_load_explicit(&((struct idm_mslot *)h)->path, memory_order_relaxed));
+        if (atomic_load_explicit(&h->key, memory_order_relaxed))
+            m->kind[kind]->destroy(h);
     }
 }
 
@@ -98,16 +100,16 @@ void mdt_idmap_free(mdt_idmap *map)
     idm_grace_destroy(&map->g);
     for (int k = 0; k < 3; k++) {
         struct idm_tab *t = atomic_load_explicit(&map->tab[k], memory_order_relaxed);
-        free_payloads(t, k);
+        free_payloads(map, t, k);
         free(t);
         free(atomic_load_explicit(&map->rev[k], memory_order_relaxed));
     }
-    free(atomic_load_explicit(&map->presence, memory_order_relaxed));
-    idm_ranges_free(map);
+    for (unsigned i = 0; i < map->nparts; i++)
+        if (map->part[i]->fini)
+            map->part[i]->fini(map);
     idm_deps_free(map);
     idm_wmap_free(&map->hist);
     idm_wmap_free(&map->newer);
-    idm_wmap_free(&map->pover);
     idm_handles_free(map);
     pthread_mutex_destroy(&map->lock);
     free(map);
@@ -174,13 +176,16 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
                 i++;
         }
         idm_deps_compact_all(map);
-        idm_ranges_retire(map, below);
-        rc = idm_presence_rebuild(map);
+        for (unsigned i = 0; i < map->nparts; i++) {
+            int e = map->part[i]->retire ? map->part[i]->retire(map, below) : 0;
+            if (e && rc == 0)
+                rc = e;
+        }
     }
     if (rc == 0)
         rc = dropped;
-    if (map->ranges_dirty) {
-        int e = idm_ranges_filter(map);
+    for (unsigned i = 0; i < map->nparts; i++) {
+        int e = map->part[i]->settle ? map->part[i]->settle(map) : 0;
         if (e < 0 && rc >= 0)
             rc = e;
     }

@@ -27,6 +27,9 @@
 #define IDM_LEAF_MAX 64u
 #define IDM_FANOUT 8u
 #define IDM_RLEVELS 12u
+/* Parts plugged into the writer core: modules, classes, functions, code
+ * ranges. */
+#define IDM_NPARTS 4u
 /* Nesting limit of describe/descriptor and of dependency walks. */
 #define IDM_MAX_DEPTH 32u
 /* Retired memory that triggers a grace period at the end of a writer call. */
@@ -189,7 +192,10 @@ void idm_grace_destroy(struct idm_grace *g);
 #define W_META_SHIFT 56
 
 #define META_LIVE 0x1u
-#define META_RANGES 0x2u /* a function with code ranges (writer only) */
+/* Writer only: something outside the tables depends on this record (code
+ * ranges on a function): the core tells the parts that watch (struct
+ * idm_kind_ops) when it dies or changes incarnation. */
+#define META_WATCHED 0x2u
 #define META_OOL 0x4u    /* x points to a struct idm_args */
 #define META_ARG 0x8u    /* classes: x is the one type argument */
 #define META_SHAPE_SHIFT 4
@@ -577,6 +583,14 @@ struct mdt_idmap {
 
     /* writer only */
     alignas(IDM_SEP) pthread_mutex_t lock;
+    /* The parts plugged into the core (idmap.c): by record kind (NULL for
+     * kinds without records), and all of them in order. */
+    const struct idm_kind_ops *kind[K_NKINDS];
+    const struct idm_kind_ops *part[IDM_NPARTS];
+    unsigned nparts;
+    unsigned children[K_NKINDS]; /* 1u << kind of the records that can name each kind */
+    int (*settle[IDM_NPARTS])(mdt_idmap *m); /* the parts' settle calls */
+    unsigned nsettle;
     uint64_t watermark;
     struct idm_wmap hist; /* (kind, id) -> last unload seq, for live or absent records */
     struct idm_wmap deps; /* recent dependents: (idm_dkey(kind, child kind), id) -> struct idm_deplist * */
@@ -697,10 +711,11 @@ struct idm_args *idm_args_make(mdt_idmap *m, uint32_t n, const uintptr_t *args, 
 void idm_args_discard(mdt_idmap *m, struct idm_args *a);
 size_t idm_args_bytes(const struct idm_args *a);
 
-/* ---- lifetime engine (lifetime.c) -------------------------------------- */
+/* ---- the writer core (lifetime.c) ---------------------------------------- */
 
-/* What an item names: up to 3 single IDs plus a list of ClassIDs (type
- * arguments or the element of a shape). */
+/* What an item or a record names: up to 3 single IDs plus a list of
+ * ClassIDs (type arguments or the element of a shape). inl holds the one
+ * inline argument when args has nowhere else to point. */
 struct idm_refs {
     size_t n;
     struct {
@@ -709,11 +724,85 @@ struct idm_refs {
     } r[3];
     uint32_t nargs;
     const uintptr_t *args;
+    uintptr_t inl[1];
 };
+
+/* What a new incarnation's slot takes over: the kind's out-of-line memory
+ * (type arguments, a path) and, for kinds that name a module, a reference
+ * to the module's handle. */
+struct idm_payload {
+    void *block;
+    uint32_t handle;
+};
+
+/* How a part plugs into the writer core. The record kinds (modules,
+ * classes, functions) give the record members; the core runs the
+ * precedence rules, the cascades, the tables and the reverse indexes for
+ * them and calls these for what only the kind knows. A part with state of
+ * its own beside the records (code ranges) gives the part members. Members
+ * that do not apply are NULL. Every call is made with the writer mutex
+ * held. */
+struct idm_kind_ops {
+    /* ---- records ---- */
+    int kind;           /* K_MODULE, K_CLASS, K_FUNC; -1 for a part without records */
+    size_t slot_size;   /* bytes per slot of the kind's table */
+    unsigned names_mask; /* 1u << K_... of what a record's content may name; a kind
+                          * that names modules keeps the handle in its slot word w */
+    /* What the record in slot h (live or dead) names; whether it names
+     * (pk, pid) (the same answer, without building the list: dependents
+     * walks ask it for every entry). */
+    void (*refs)(const mdt_idmap *m, const struct idm_head *h, struct idm_refs *out);
+    bool (*names)(const mdt_idmap *m, const struct idm_head *h, int pk, uintptr_t pid);
+    /* Hash of the content of slot h for the reverse index; NULL: no index. */
+    uint64_t (*content_hash)(const mdt_idmap *m, const struct idm_head *h);
+    /* A load of `info` over the live record in slot h: -1 other content, 0
+     * the same, 1 the same with fields to fill in. */
+    int (*compare)(const mdt_idmap *m, const struct idm_head *h, const void *info);
+    /* The same content (cmp 0 or 1) loaded again at seq: fill in, raise the
+     * record's seq, or refuse; returns the call's outcome. */
+    int (*same)(mdt_idmap *m, struct idm_head *h, uintptr_t id, const void *info,
+                const struct idm_refs *refs, uint64_t seq, int cmp);
+    /* Allocate the out-of-line memory of a new incarnation (error recorded),
+     * and give it back when the load fails after all. */
+    int (*prepare)(mdt_idmap *m, const void *info, struct idm_payload *p);
+    void (*discard)(mdt_idmap *m, struct idm_payload *p);
+    /* Store the payload words of a new incarnation (the core has made the
+     * slot's seqlock odd, or the slot is not published yet). */
+    void (*write)(mdt_idmap *m, struct idm_head *h, const void *info, const struct idm_payload *p);
+    /* A record became live / died (indexes, counters). */
+    void (*on_live)(mdt_idmap *m, struct idm_head *h);
+    void (*on_dead)(mdt_idmap *m, struct idm_head *h);
+    /* The slot's payload goes: through the grace period (release), or at
+     * once when the map is freed (destroy). */
+    void (*release)(mdt_idmap *m, struct idm_head *h);
+    void (*destroy)(struct idm_head *h);
+
+    /* ---- parts ---- */
+    int (*init)(mdt_idmap *m, const mdt_idmap_options *opts);
+    void (*fini)(mdt_idmap *m);
+    /* A record flagged META_WATCHED died, or a late unload made it a new
+     * incarnation (`from` -> `to`; what was applied after `after` stays). */
+    void (*watched_died)(mdt_idmap *m, int kind, struct idm_head *h);
+    void (*watched_reborn)(mdt_idmap *m, int kind, uintptr_t id, uint64_t from, uint64_t to,
+                           uint64_t after);
+    /* At the end of every writer call; mdt_idmap_retire(). */
+    int (*settle)(mdt_idmap *m);
+    int (*retire)(mdt_idmap *m, uint64_t below);
+};
+
+extern const struct idm_kind_ops idm_module_ops, idm_class_ops, idm_function_ops, idm_range_ops;
 
 int idm_lock(mdt_idmap *m);
 void idm_unlock(mdt_idmap *m);
 int idm_check_seq(const mdt_idmap *m, uint64_t seq);
+/* Writer calls: load `info` (a kind's info structure) of ID `id` naming
+ * refs; unload (kind, id), also of kinds without records. Each locks,
+ * checks seq and finishes. */
+int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struct idm_refs *refs,
+             uint64_t seq);
+int idm_unload_call(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq);
+/* Raise a record's newest applied seq to seq (MDT_ENOMEM, recorded). */
+int idm_note_seq(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq);
 uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id);
 bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq);
 /* The first last-unload at or after seq of what refs names, 0 if none. */
@@ -726,7 +815,24 @@ int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t 
 int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq);
 int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t limit);
 /* Does the record in slot h (of kind ck, live or dead) name (pk, pid)? */
-bool idm_names(const mdt_idmap *m, const struct idm_head *h, int ck, int pk, uintptr_t pid);
+static inline bool idm_names(const mdt_idmap *m, const struct idm_head *h, int ck, int pk,
+                             uintptr_t pid)
+{
+    return m->kind[ck]->names(m, h, pk, pid);
+}
+/* Plug a part into the core (at creation, in the order the core will call
+ * the parts). */
+void idm_plug(mdt_idmap *m, const struct idm_kind_ops *part);
+/* Is there a record kind that can name a thing of kind pk at or after *k
+ * (start with *k = 0)? Then *k is the first. */
+static inline bool idm_next_child(const mdt_idmap *m, int pk, int *k)
+{
+    unsigned c = m->children[pk] >> *k;
+    if (!c)
+        return false;
+    *k += __builtin_ctz(c);
+    return true;
+}
 
 /* deps.c */
 int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id);
@@ -749,24 +855,21 @@ struct idm_head *idm_place(mdt_idmap *m, int kind, uintptr_t id, bool *fresh);
  * old table's dead records older than that (n must leave them out) and
  * count them in *dropped. On failure n is freed and nothing changes. */
 int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_below, int *dropped);
-void idm_on_live(mdt_idmap *m, int kind, struct idm_head *h);
-void idm_on_dead(mdt_idmap *m, int kind, struct idm_head *h);
 void idm_kill_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq);
 int idm_finish(mdt_idmap *m, int rc);
 
-/* Kind-specific hooks (classes.c, functions.c, modules.c). */
-void idm_class_on_live(mdt_idmap *m, struct idm_head *h);
-void idm_class_on_dead(mdt_idmap *m, struct idm_head *h);
-void idm_func_on_live(mdt_idmap *m, struct idm_head *h);
-void idm_func_on_dead(mdt_idmap *m, struct idm_head *h);
-void idm_release_payload(mdt_idmap *m, int kind, struct idm_head *h);
+/* Class and function records (args.c): what a slot names, its payload
+ * released or destroyed. */
+void idm_rec_refs(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm_refs *out);
+bool idm_rec_names(const mdt_idmap *m, int kind, const struct idm_head *h, int pk, uintptr_t pid);
+void idm_rec_release(mdt_idmap *m, struct idm_head *h);
+void idm_rec_destroy(struct idm_head *h);
 
 /* Indexes (index.c, presence.c). The reverse index entry of a live record
  * is added after its content is written and deleted before its content
  * changes or it dies; both read the content from the slot. Presence counts
  * live generic TypeDef instantiations (non-generic TypeDefs are found
  * through the reverse index). */
-uint64_t idm_slot_key_hash(const mdt_idmap *m, const struct idm_head *h, int kind);
 int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h);
 void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h);
 /* Count (delta +1) or uncount (-1) the class in slot h if it is a generic
@@ -777,7 +880,7 @@ int idm_presence_rebuild(mdt_idmap *m);
 /* Reader (inside a section): 1 when a live instantiation of the generic
  * TypeDef is counted, -1 when the TypeDef has no entry. */
 int idm_presence_find(const mdt_idmap *map, uintptr_t module_id, uint32_t typedef_token);
-/* Build a reverse index for forward table f (kind K_CLASS or K_FUNC). */
+/* Build a reverse index for forward table f of a kind with a content hash. */
 struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int kind,
                                size_t min_cap);
 

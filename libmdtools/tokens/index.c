@@ -31,18 +31,10 @@ static _Atomic uint32_t *rslot(const struct idm_itab *t, size_t i)
     return (_Atomic uint32_t *)(void *)t->slots + i;
 }
 
-static uint64_t view_hash(const struct idm_view *v, int kind)
+/* The content hash of slot h, by its kind. */
+static uint64_t slot_hash(const mdt_idmap *m, const struct idm_head *h, int kind)
 {
-    if (kind == K_CLASS)
-        return idm_class_key_hash(v->module, v->token, v->shape, v->rank, v->nargs, v->args);
-    return idm_func_key_hash(v->module, v->token, v->cls, v->nargs, v->args);
-}
-
-uint64_t idm_slot_key_hash(const mdt_idmap *m, const struct idm_head *h, int kind)
-{
-    struct idm_view v;
-    idm_view(m, kind, h, &v);
-    return view_hash(&v, kind);
+    return m->kind[kind]->content_hash(m, h);
 }
 
 /* Writer: add word w (hash h) unless present; reuses the first deleted
@@ -104,7 +96,7 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
             const struct idm_head *h = idm_slot(f, i);
             if (!idm_slot_live(h))
                 continue;
-            uint64_t hh = idm_slot_key_hash(m, h, kind);
+            uint64_t hh = slot_hash(m, h, kind);
             ok = rput(n, hh, idm_rword(hh, i, bits));
         }
         /* Pathological hash clustering: accept the last attempt as it is. */
@@ -134,7 +126,7 @@ int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h)
 {
     struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
-    uint64_t hh = idm_slot_key_hash(m, h, kind);
+    uint64_t hh = slot_hash(m, h, kind);
     if (t->tab == f && !idm_over(t->used, t->cap) && rput(t, hh, idm_rword(hh, idm_slot_index(f, h), idm_rbits(f))))
         return 0;
     /* The rebuild indexes every live record, this one included. */
@@ -147,7 +139,7 @@ void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     if (t->tab != f)
         return;
-    uint64_t hh = idm_slot_key_hash(m, h, kind);
+    uint64_t hh = slot_hash(m, h, kind);
     rdel(t, hh, idm_rword(hh, idm_slot_index(f, h), idm_rbits(f)));
 }
 

@@ -49,9 +49,9 @@ int idm_check_seq(const mdt_idmap *m, uint64_t seq)
     return seq < m->watermark ? MDT_IDMAP_SUPERSEDED : 0;
 }
 
-static bool has_records(int kind)
+static bool has_records(const mdt_idmap *m, int kind)
 {
-    return kind == K_MODULE || kind == K_CLASS || kind == K_FUNC;
+    return m->kind[kind] != NULL;
 }
 
 uint64_t idm_seq(const mdt_idmap *m, int kind, const struct idm_head *h)
@@ -92,9 +92,16 @@ void idm_drop_newer(mdt_idmap *m, int kind, struct idm_head *h)
     idm_set_meta(h, meta & ~META_NEWER);
 }
 
+int idm_note_seq(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
+{
+    if (seq > idm_seq(m, kind, h) && idm_set_seq(m, kind, h, seq))
+        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+    return 0;
+}
+
 uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id)
 {
-    if (has_records(kind)) {
+    if (has_records(m, kind)) {
         struct idm_head *h = idm_wfind(m, kind, id);
         if (h && !idm_live(h))
             return idm_gen(h);
@@ -134,39 +141,6 @@ int idm_refuse(mdt_idmap *m, int kind, uintptr_t id, const struct idm_refs *refs
     return rc < 0 ? rc : MDT_IDMAP_SUPERSEDED;
 }
 
-/* Does the record in slot h (of kind ck, live or dead) name (pk, pid)? */
-bool idm_names(const mdt_idmap *m, const struct idm_head *h, int ck, int pk, uintptr_t pid)
-{
-    if (ck == K_MODULE) {
-        struct idm_mslot *s = (struct idm_mslot *)h;
-        if (pk == K_DOMAIN)
-            return atomic_load_explicit(&s->appdomain, memory_order_relaxed) == pid;
-        if (pk == K_ASSEMBLY)
-            return atomic_load_explicit(&s->assembly, memory_order_relaxed) == pid;
-        return false;
-    }
-    if (ck != K_CLASS && ck != K_FUNC)
-        return false;
-    struct idm_view v;
-    idm_view(m, ck, h, &v);
-    if (pk == K_MODULE)
-        return v.module == pid;
-    if (pk != K_CLASS)
-        return false;
-    if (ck == K_FUNC && v.cls == pid)
-        return true;
-    for (uint32_t i = 0; i < v.nargs; i++)
-        if (v.args[i] == pid)
-            return true;
-    return false;
-}
-
-/* Kinds of records that can name a thing of kind pk. */
-static const int child_kinds[K_NKINDS][2] = {
-    [K_MODULE] = {K_CLASS, K_FUNC},  [K_CLASS] = {K_CLASS, K_FUNC}, [K_FUNC] = {-1, -1},
-    [K_DOMAIN] = {K_MODULE, -1},     [K_ASSEMBLY] = {K_MODULE, -1},
-};
-
 static bool refs_name(const struct idm_refs *refs, int pk, uintptr_t pid)
 {
     for (size_t i = 0; i < refs->n; i++)
@@ -178,30 +152,32 @@ static bool refs_name(const struct idm_refs *refs, int pk, uintptr_t pid)
     return false;
 }
 
+void idm_plug(mdt_idmap *m, const struct idm_kind_ops *part)
+{
+    m->part[m->nparts++] = part;
+    if (part->settle)
+        m->settle[m->nsettle++] = part->settle;
+    if (!part->slot_size)
+        return;
+    m->kind[part->kind] = part;
+    for (int pk = 0; pk < K_NKINDS; pk++)
+        if (part->names_mask & 1u << pk)
+            m->children[pk] |= 1u << part->kind;
+}
+
 /* Count, for every thing the old content of slot h names and the new
  * content (refs) does not, one inert entry in its list. */
 static void old_refs_stale(mdt_idmap *m, const struct idm_head *h, int kind,
                            const struct idm_refs *refs)
 {
-    if (kind == K_MODULE) {
-        struct idm_mslot *s = (struct idm_mslot *)h;
-        uintptr_t d = atomic_load_explicit(&s->appdomain, memory_order_relaxed);
-        uintptr_t a = atomic_load_explicit(&s->assembly, memory_order_relaxed);
-        if (d && !refs_name(refs, K_DOMAIN, d))
-            idm_dep_stale(m, K_DOMAIN, d, kind);
-        if (a && !refs_name(refs, K_ASSEMBLY, a))
-            idm_dep_stale(m, K_ASSEMBLY, a, kind);
-        return;
-    }
-    struct idm_view v;
-    idm_view(m, kind, h, &v);
-    if (v.module && !refs_name(refs, K_MODULE, v.module))
-        idm_dep_stale(m, K_MODULE, v.module, kind);
-    if (kind == K_FUNC && v.cls && !refs_name(refs, K_CLASS, v.cls))
-        idm_dep_stale(m, K_CLASS, v.cls, kind);
-    for (uint32_t i = 0; i < v.nargs; i++)
-        if (!refs_name(refs, K_CLASS, v.args[i]))
-            idm_dep_stale(m, K_CLASS, v.args[i], kind);
+    struct idm_refs o;
+    m->kind[kind]->refs(m, h, &o);
+    for (size_t i = 0; i < o.n; i++)
+        if (o.r[i].id && !refs_name(refs, o.r[i].kind, o.r[i].id))
+            idm_dep_stale(m, o.r[i].kind, o.r[i].id, kind);
+    for (uint32_t i = 0; i < o.nargs; i++)
+        if (!refs_name(refs, K_CLASS, o.args[i]))
+            idm_dep_stale(m, K_CLASS, o.args[i], kind);
 }
 
 int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id)
@@ -233,22 +209,20 @@ int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t 
     return 0;
 }
 
-void idm_on_live(mdt_idmap *m, int kind, struct idm_head *h)
+/* Tell the parts that watch records (code ranges) about a change of one. */
+static void watched_died(mdt_idmap *m, int kind, struct idm_head *h)
 {
-    if (kind == K_CLASS)
-        idm_class_on_live(m, h);
-    else if (kind == K_FUNC)
-        idm_func_on_live(m, h);
+    for (unsigned i = 0; i < m->nparts; i++)
+        if (m->part[i]->watched_died)
+            m->part[i]->watched_died(m, kind, h);
 }
 
-void idm_on_dead(mdt_idmap *m, int kind, struct idm_head *h)
+static void watched_reborn(mdt_idmap *m, int kind, uintptr_t id, uint64_t from, uint64_t to,
+                           uint64_t after)
 {
-    if (kind == K_MODULE)
-        atomic_fetch_add_explicit(&m->modchanges, 1, memory_order_relaxed);
-    else if (kind == K_CLASS)
-        idm_class_on_dead(m, h);
-    else if (kind == K_FUNC)
-        idm_func_on_dead(m, h);
+    for (unsigned i = 0; i < m->nparts; i++)
+        if (m->part[i]->watched_reborn)
+            m->part[i]->watched_reborn(m, kind, id, from, to, after);
 }
 
 void idm_kill_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
@@ -258,14 +232,19 @@ void idm_kill_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
     idm_set_meta(h, idm_meta(h) & ~META_LIVE);
     atomic_store_explicit(&h->gv, seq << 1, memory_order_release);
     atomic_load_explicit(&m->tab[kind], memory_order_relaxed)->live--;
-    idm_on_dead(m, kind, h);
+    const struct idm_kind_ops *k = m->kind[kind];
+    if (k->on_dead)
+        k->on_dead(m, h);
+    if (idm_meta(h) & META_WATCHED)
+        watched_died(m, kind, h);
 }
 
 int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_below, int *dropped)
 {
     struct idm_tab *old = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     struct idm_itab *oldr = NULL, *nr = NULL;
-    if (kind != K_MODULE) {
+    const struct idm_kind_ops *k = m->kind[kind];
+    if (k->content_hash) {
         oldr = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
         nr = idm_rev_build(m, n, kind, 0);
         if (!nr) {
@@ -280,7 +259,7 @@ int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_bel
         struct idm_head *h = idm_slot(old, i);
         if (atomic_load_explicit(&h->key, memory_order_relaxed) && !idm_live(h) &&
             idm_gen(h) < drop_below) {
-            idm_release_payload(m, kind, h);
+            k->release(m, h);
             ++*dropped;
         }
     }
@@ -367,9 +346,8 @@ static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_
         k.w.n--;
         int pk = k.w.it[k.w.n].kind;
         uintptr_t p = k.w.it[k.w.n].id;
-        for (int c = 0; c < 2; c++) {
-            int ck = child_kinds[pk][c];
-            if (ck >= 0 && idm_deps_walk(m, pk, p, ck, kill_dependent, &k) < 0) {
+        for (int ck = 0; idm_next_child(m, pk, &ck); ck++) {
+            if (idm_deps_walk(m, pk, p, ck, kill_dependent, &k) < 0) {
                 free(k.w.it);
                 return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
             }
@@ -387,7 +365,7 @@ int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t lim
 int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
 {
     int rc = MDT_IDMAP_DUPLICATE;
-    if (has_records(kind)) {
+    if (has_records(m, kind)) {
         struct idm_head *h = idm_wfind(m, kind, id);
         if (!h) {
             bool fresh;
@@ -421,10 +399,11 @@ int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
                 idm_drop_newer(m, kind, h);
                 idm_slot_begin(h);
                 idm_slot_end(h, hs);
-                /* Code ranges applied after the unload go on with the new
-                 * incarnation, the others die (one rule with records). */
-                if (kind == K_FUNC && (idm_meta(h) & META_RANGES))
-                    idm_ranges_regen(m, id, g, hs, seq);
+                /* What watches the record (code ranges) and was applied
+                 * after the unload goes on with the new incarnation, the
+                 * rest dies (one rule with records). */
+                if (idm_meta(h) & META_WATCHED)
+                    watched_reborn(m, kind, id, g, hs, seq);
                 rc = MDT_IDMAP_APPLIED;
             } else {
                 rc = MDT_IDMAP_SUPERSEDED;
@@ -444,10 +423,127 @@ int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
     return killed > 0 ? MDT_IDMAP_APPLIED : rc;
 }
 
+/* Write a new incarnation into slot h (fresh or dead): the kind stores its
+ * payload words inside the seqlock (or before the key publishes a fresh
+ * slot). */
+static void write_record(mdt_idmap *m, int kind, struct idm_head *h, bool fresh, uintptr_t id,
+                         const void *info, const struct idm_payload *p, uint64_t seq)
+{
+    const struct idm_kind_ops *k = m->kind[kind];
+    struct idm_tab *t = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
+    if (!fresh) {
+        idm_drop_newer(m, kind, h);
+        k->release(m, h);
+        idm_slot_begin(h);
+    }
+    k->write(m, h, info, p);
+    if (fresh) {
+        atomic_store_explicit(&h->gv, seq << 1, memory_order_relaxed);
+        atomic_store_explicit(&h->key, id, memory_order_release);
+        t->used++;
+    } else {
+        idm_slot_end(h, seq);
+    }
+    t->live++;
+    if (k->on_live)
+        k->on_live(m, h);
+}
+
+/* The module a load names (its handle goes into the slot), 0 if none. */
+static uintptr_t refs_module(const struct idm_refs *refs)
+{
+    for (size_t i = 0; i < refs->n; i++)
+        if (refs->r[i].kind == K_MODULE)
+            return refs->r[i].id;
+    return 0;
+}
+
+int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struct idm_refs *refs,
+             uint64_t seq)
+{
+    const struct idm_kind_ops *k = m->kind[kind];
+    int rc = idm_lock(m);
+    if (rc)
+        return rc;
+    rc = idm_check_seq(m, seq);
+    if (rc)
+        goto out;
+
+    struct idm_head *h = idm_wfind(m, kind, id);
+    if (h && idm_live(h)) {
+        int cmp = k->compare(m, h, info);
+        if (cmp >= 0) {
+            rc = k->same(m, h, id, info, refs, seq, cmp);
+            goto out;
+        }
+        if (seq <= idm_seq(m, kind, h)) {
+            rc = MDT_IDMAP_SUPERSEDED;
+            goto out;
+        }
+        if (idm_refs_stale(m, refs, seq)) {
+            rc = idm_refuse(m, kind, id, refs, seq);
+            goto out;
+        }
+        /* Newer and different: the old incarnation ended unseen. */
+        idm_kill_slot(m, kind, h, seq - 1);
+        rc = idm_cascade(m, kind, id, seq - 1, seq - 1);
+        if (rc < 0)
+            goto out;
+    } else if (h && seq <= idm_seq(m, kind, h)) {
+        rc = MDT_IDMAP_SUPERSEDED;
+        goto out;
+    } else if (idm_refs_stale(m, refs, seq)) {
+        rc = idm_refuse(m, kind, id, refs, seq);
+        goto out;
+    }
+
+    /* Reviving a tombstone: remember when the previous incarnation ended. */
+    if (h && idm_wmap_put(&m->hist, kind, id, idm_seq(m, kind, h))) {
+        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+        goto out;
+    }
+    struct idm_payload p = {NULL, 0};
+    rc = k->prepare(m, info, &p);
+    if (rc)
+        goto out;
+    rc = idm_add_deps(m, refs, kind, id);
+    if (rc == 0 && (k->names_mask & 1u << K_MODULE)) {
+        p.handle = idm_handle_get(m, refs_module(refs));
+        if (p.handle == UINT32_MAX) {
+            p.handle = 0;
+            rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory or module handles");
+        }
+    }
+    bool fresh = false;
+    if (rc == 0 && !(h = idm_place(m, kind, id, &fresh))) {
+        idm_handle_put(m, p.handle);
+        rc = MDT_ENOMEM;
+    }
+    if (rc) {
+        k->discard(m, &p);
+        goto out;
+    }
+    write_record(m, kind, h, fresh, id, info, &p, seq);
+    rc = MDT_IDMAP_APPLIED;
+out:
+    return idm_finish(m, rc);
+}
+
+int idm_unload_call(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
+{
+    int rc = idm_lock(m);
+    if (rc)
+        return rc;
+    rc = idm_check_seq(m, seq);
+    if (rc == 0)
+        rc = idm_unload(m, kind, id, seq);
+    return idm_finish(m, rc);
+}
+
 int idm_finish(mdt_idmap *m, int rc)
 {
-    if (m->ranges_dirty) {
-        int e = idm_ranges_filter(m);
+    for (unsigned i = 0; i < m->nsettle; i++) {
+        int e = m->settle[i](m);
         if (e < 0 && rc >= 0)
             rc = e;
     }

@@ -624,9 +624,7 @@ void idm_ranges_retire(mdt_idmap *m, uint64_t below)
  * incarnation the range belongs to. */
 static int note_function(mdt_idmap *m, struct idm_head *h, uint64_t seq)
 {
-    if (seq > idm_seq(m, K_FUNC, h) && idm_set_seq(m, K_FUNC, h, seq))
-        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-    return 0;
+    return idm_note_seq(m, K_FUNC, h, seq);
 }
 
 /* A duplicate code_add with a newer seq: the range's seq follows (the
@@ -710,7 +708,7 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
         rc = mdt__fail_simple(rc, "idmap: out of memory adding a code range");
         goto out;
     }
-    idm_set_meta(h, idm_meta(h) | META_RANGES);
+    idm_set_meta(h, idm_meta(h) | META_WATCHED);
     rc = note_function(map, h, seq);
     if (rc == 0)
         rc = MDT_IDMAP_APPLIED;
@@ -784,3 +782,40 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
 out:
     return idm_finish(map, rc);
 }
+
+/* ---- the part's operations (lifetime.c calls them) ---------------------- */
+
+/* A function with ranges died: its ranges go at the next filter. */
+static void watched_died(mdt_idmap *m, int kind, struct idm_head *h)
+{
+    (void)h;
+    if (kind == K_FUNC)
+        m->ranges_dirty = true;
+}
+
+static void watched_reborn(mdt_idmap *m, int kind, uintptr_t id, uint64_t from, uint64_t to,
+                           uint64_t after)
+{
+    if (kind == K_FUNC)
+        idm_ranges_regen(m, id, from, to, after);
+}
+
+static int settle(mdt_idmap *m)
+{
+    return m->ranges_dirty ? idm_ranges_filter(m) : 0;
+}
+
+static int retire(mdt_idmap *m, uint64_t below)
+{
+    idm_ranges_retire(m, below);
+    return 0;
+}
+
+const struct idm_kind_ops idm_range_ops = {
+    .kind = -1,
+    .fini = idm_ranges_free,
+    .watched_died = watched_died,
+    .watched_reborn = watched_reborn,
+    .settle = settle,
+    .retire = retire,
+};
