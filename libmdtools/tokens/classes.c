@@ -150,28 +150,7 @@ static void class_on_dead(mdt_idmap *m, struct idm_head *h)
     idm_rev_del(m, K_CLASS, h);
 }
 
-/* The presence index, which counts only generic TypeDefs: a fraction of
- * the classes. */
-static int class_init(mdt_idmap *m, const mdt_idmap_options *opts)
-{
-    struct idm_itab *p = idm_itab_new(idm_cap_for(opts->classes / 8), sizeof(uint64_t));
-    atomic_init(&m->presence, p);
-    return p ? 0 : MDT_ENOMEM;
-}
-
-static void class_fini(mdt_idmap *m)
-{
-    free(atomic_load_explicit(&m->presence, memory_order_relaxed));
-    idm_wmap_free(&m->pover);
-}
-
-static int class_retire(mdt_idmap *m, uint64_t below)
-{
-    (void)below;
-    return idm_presence_rebuild(m);
-}
-
-const struct idm_kind_ops idm_class_ops = {
+const struct idm_kind_ops idm_class_kind = {
     .kind = K_CLASS,
     .slot_size = sizeof(struct idm_cslot),
     .names_mask = 1u << K_MODULE | 1u << K_CLASS,
@@ -187,9 +166,6 @@ const struct idm_kind_ops idm_class_ops = {
     .on_dead = class_on_dead,
     .release = idm_rec_release,
     .destroy = idm_rec_destroy,
-    .init = class_init,
-    .fini = class_fini,
-    .retire = class_retire,
 };
 
 int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_class_info *info,

@@ -144,7 +144,7 @@ static void func_on_dead(mdt_idmap *m, struct idm_head *h)
     idm_rev_del(m, K_FUNC, h);
 }
 
-const struct idm_kind_ops idm_function_ops = {
+const struct idm_kind_ops idm_function_kind = {
     .kind = K_FUNC,
     .slot_size = sizeof(struct idm_fslot),
     .names_mask = 1u << K_MODULE | 1u << K_CLASS,

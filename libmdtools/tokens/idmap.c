@@ -14,9 +14,12 @@ _Static_assert(sizeof(struct idm_cslot) == 32, "class slots: two to a cache line
 _Static_assert(sizeof(struct idm_fslot) == 32, "function slots: two to a cache line");
 _Static_assert(sizeof(struct idm_mslot) == 128, "module slot is two cache lines");
 
-/* The parts plugged into the writer core, in the order it calls them. */
-static const struct idm_kind_ops *const parts[IDM_NPARTS] = {&idm_module_ops, &idm_class_ops,
-                                                            &idm_function_ops, &idm_range_ops};
+/* What the map is made of: the record kinds and the parts the writer core
+ * calls, in the order it calls them. */
+static const struct idm_kind_ops *const kinds[] = {&idm_module_kind, &idm_class_kind,
+                                                   &idm_function_kind};
+static const struct idm_part_ops *const parts[IDM_NPARTS] = {&idm_presence_part,
+                                                            &idm_range_part};
 
 int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
 {
@@ -50,8 +53,10 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
         free(m);
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
     }
+    for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        idm_plug_kind(m, kinds[i]);
     for (unsigned i = 0; i < IDM_NPARTS; i++)
-        idm_plug(m, parts[i]);
+        idm_plug_part(m, parts[i]);
     size_t hint[K_NKINDS] = {[K_MODULE] = opts->modules, [K_CLASS] = opts->classes,
                              [K_FUNC] = opts->functions};
     bool ok = true;
@@ -213,18 +218,20 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
     out->functions_dead = t[K_FUNC]->used - t[K_FUNC]->live;
     out->class_slot_size = sizeof(struct idm_cslot);
     out->function_slot_size = sizeof(struct idm_fslot);
-    for (int k = K_CLASS; k <= K_FUNC; k++)
-        out->bytes_reverse += atomic_load_explicit(&map->rev[k], memory_order_relaxed)->bytes;
-    out->bytes_presence = atomic_load_explicit(&map->presence, memory_order_relaxed)->bytes;
-    out->bytes_index = out->bytes_reverse + out->bytes_presence;
+    for (int k = 0; k < 3; k++) {
+        struct idm_itab *r = atomic_load_explicit(&map->rev[k], memory_order_relaxed);
+        out->bytes_reverse += r ? r->bytes : 0;
+    }
+    out->bytes_index = out->bytes_reverse;
     out->bytes_args = map->args_bytes;
-    out->bytes_ranges = idm_ranges_bytes(map);
-    out->ranges = map->nranges;
     out->bytes_deps = idm_deps_bytes(map);
     out->bytes_history = map->hist.cap * sizeof(struct idm_went);
     out->bytes_writer = out->bytes_deps + out->bytes_history + map->g.capretired * sizeof(void *) +
-                        (map->newer.cap + map->hd.refs.cap + map->pover.cap) * sizeof(struct idm_went) +
-                        map->hd.bytes + map->caprtomb * sizeof(struct idm_rtomb);
+                        (map->newer.cap + map->hd.refs.cap) * sizeof(struct idm_went) +
+                        map->hd.bytes;
+    for (unsigned i = 0; i < map->nparts; i++)
+        if (map->part[i]->stats)
+            map->part[i]->stats(map, out);
     out->bytes_map = sizeof *map;
     out->bytes_retired = map->g.retired_bytes;
     out->grace_periods = map->g.periods;

@@ -27,9 +27,9 @@
 #define IDM_LEAF_MAX 64u
 #define IDM_FANOUT 8u
 #define IDM_RLEVELS 12u
-/* Parts plugged into the writer core: modules, classes, functions, code
- * ranges. */
-#define IDM_NPARTS 4u
+/* Parts plugged into the writer core beside the record kinds: the TypeDef
+ * presence index and code ranges. */
+#define IDM_NPARTS 2u
 /* Nesting limit of describe/descriptor and of dependency walks. */
 #define IDM_MAX_DEPTH 32u
 /* Retired memory that triggers a grace period at the end of a writer call. */
@@ -583,14 +583,12 @@ struct mdt_idmap {
 
     /* writer only */
     alignas(IDM_SEP) pthread_mutex_t lock;
-    /* The parts plugged into the core (idmap.c): by record kind (NULL for
-     * kinds without records), and all of them in order. */
+    /* What is plugged into the core (idmap.c): the record kinds (NULL for
+     * kinds without records) and the parts, in order. */
     const struct idm_kind_ops *kind[K_NKINDS];
-    const struct idm_kind_ops *part[IDM_NPARTS];
+    const struct idm_part_ops *part[IDM_NPARTS];
     unsigned nparts;
     unsigned children[K_NKINDS]; /* 1u << kind of the records that can name each kind */
-    int (*settle[IDM_NPARTS])(mdt_idmap *m); /* the parts' settle calls */
-    unsigned nsettle;
     uint64_t watermark;
     struct idm_wmap hist; /* (kind, id) -> last unload seq, for live or absent records */
     struct idm_wmap deps; /* recent dependents: (idm_dkey(kind, child kind), id) -> struct idm_deplist * */
@@ -735,17 +733,14 @@ struct idm_payload {
     uint32_t handle;
 };
 
-/* How a part plugs into the writer core. The record kinds (modules,
- * classes, functions) give the record members; the core runs the
- * precedence rules, the cascades, the tables and the reverse indexes for
- * them and calls these for what only the kind knows. A part with state of
- * its own beside the records (code ranges) gives the part members. Members
- * that do not apply are NULL. Every call is made with the writer mutex
- * held. */
+/* How a record kind (modules, classes, functions) plugs into the writer
+ * core: the core runs the precedence rules, the cascades, the tables and
+ * the reverse indexes for every kind and calls these for what only the
+ * kind knows. Members that do not apply are NULL. Every call is made with
+ * the writer mutex held. */
 struct idm_kind_ops {
-    /* ---- records ---- */
-    int kind;           /* K_MODULE, K_CLASS, K_FUNC; -1 for a part without records */
-    size_t slot_size;   /* bytes per slot of the kind's table */
+    int kind;            /* K_MODULE, K_CLASS, K_FUNC */
+    size_t slot_size;    /* bytes per slot of the kind's table */
     unsigned names_mask; /* 1u << K_... of what a record's content may name; a kind
                           * that names modules keeps the handle in its slot word w */
     /* What the record in slot h (live or dead) names; whether it names
@@ -776,8 +771,15 @@ struct idm_kind_ops {
      * once when the map is freed (destroy). */
     void (*release)(mdt_idmap *m, struct idm_head *h);
     void (*destroy)(struct idm_head *h);
+};
 
-    /* ---- parts ---- */
+/* How a part with state of its own beside the records (the TypeDef
+ * presence index, code ranges) plugs into the writer core. Members that do
+ * not apply are NULL; every call but init is made with the writer mutex
+ * held. */
+struct idm_part_ops {
+    /* At map creation (the tables exist; MDT_ENOMEM fails the creation) and
+     * destruction (also after a failed init). */
     int (*init)(mdt_idmap *m, const mdt_idmap_options *opts);
     void (*fini)(mdt_idmap *m);
     /* A record flagged META_WATCHED died, or a late unload made it a new
@@ -785,12 +787,16 @@ struct idm_kind_ops {
     void (*watched_died)(mdt_idmap *m, int kind, struct idm_head *h);
     void (*watched_reborn)(mdt_idmap *m, int kind, uintptr_t id, uint64_t from, uint64_t to,
                            uint64_t after);
-    /* At the end of every writer call; mdt_idmap_retire(). */
+    /* At the end of every writer call (a negative error becomes the call's
+     * result); in mdt_idmap_retire(), after the tables were rebuilt. */
     int (*settle)(mdt_idmap *m);
     int (*retire)(mdt_idmap *m, uint64_t below);
+    /* Add the part's memory and counts to *out (mdt_idmap_stats_get). */
+    void (*stats)(const mdt_idmap *m, mdt_idmap_stats *out);
 };
 
-extern const struct idm_kind_ops idm_module_ops, idm_class_ops, idm_function_ops, idm_range_ops;
+extern const struct idm_kind_ops idm_module_kind, idm_class_kind, idm_function_kind;
+extern const struct idm_part_ops idm_presence_part, idm_range_part;
 
 int idm_lock(mdt_idmap *m);
 void idm_unlock(mdt_idmap *m);
@@ -820,9 +826,10 @@ static inline bool idm_names(const mdt_idmap *m, const struct idm_head *h, int c
 {
     return m->kind[ck]->names(m, h, pk, pid);
 }
-/* Plug a part into the core (at creation, in the order the core will call
- * the parts). */
-void idm_plug(mdt_idmap *m, const struct idm_kind_ops *part);
+/* Plug a record kind or a part into the core (at creation; parts are
+ * called in the order they were plugged). */
+void idm_plug_kind(mdt_idmap *m, const struct idm_kind_ops *kind);
+void idm_plug_part(mdt_idmap *m, const struct idm_part_ops *part);
 /* Is there a record kind that can name a thing of kind pk at or after *k
  * (start with *k = 0)? Then *k is the first. */
 static inline bool idm_next_child(const mdt_idmap *m, int pk, int *k)
@@ -875,23 +882,11 @@ void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h);
 /* Count (delta +1) or uncount (-1) the class in slot h if it is a generic
  * TypeDef instantiation. */
 void idm_class_presence(mdt_idmap *m, const struct idm_head *h, int delta);
-/* Writer: recount the presence index from the live classes. */
-int idm_presence_rebuild(mdt_idmap *m);
 /* Reader (inside a section): 1 when a live instantiation of the generic
  * TypeDef is counted, -1 when the TypeDef has no entry. */
 int idm_presence_find(const mdt_idmap *map, uintptr_t module_id, uint32_t typedef_token);
 /* Build a reverse index for forward table f of a kind with a content hash. */
 struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int kind,
                                size_t min_cap);
-
-/* Ranges (ranges.c). */
-int idm_ranges_filter(mdt_idmap *m);
-/* Writer: function fid's incarnation `from` becomes `to` by a late unload
- * at `after` (lifetime.c); its ranges follow or die at the next filter. */
-void idm_ranges_regen(mdt_idmap *m, uintptr_t fid, uint64_t from, uint64_t to, uint64_t after);
-/* Writer (retire): drop code tombstones below the watermark. */
-void idm_ranges_retire(mdt_idmap *m, uint64_t below);
-void idm_ranges_free(mdt_idmap *m);
-size_t idm_ranges_bytes(const mdt_idmap *m);
 
 #endif

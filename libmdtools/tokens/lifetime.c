@@ -152,17 +152,17 @@ static bool refs_name(const struct idm_refs *refs, int pk, uintptr_t pid)
     return false;
 }
 
-void idm_plug(mdt_idmap *m, const struct idm_kind_ops *part)
+void idm_plug_kind(mdt_idmap *m, const struct idm_kind_ops *kind)
+{
+    m->kind[kind->kind] = kind;
+    for (int pk = 0; pk < K_NKINDS; pk++)
+        if (kind->names_mask & 1u << pk)
+            m->children[pk] |= 1u << kind->kind;
+}
+
+void idm_plug_part(mdt_idmap *m, const struct idm_part_ops *part)
 {
     m->part[m->nparts++] = part;
-    if (part->settle)
-        m->settle[m->nsettle++] = part->settle;
-    if (!part->slot_size)
-        return;
-    m->kind[part->kind] = part;
-    for (int pk = 0; pk < K_NKINDS; pk++)
-        if (part->names_mask & 1u << pk)
-            m->children[pk] |= 1u << part->kind;
 }
 
 /* Count, for every thing the old content of slot h names and the new
@@ -542,8 +542,8 @@ int idm_unload_call(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
 
 int idm_finish(mdt_idmap *m, int rc)
 {
-    for (unsigned i = 0; i < m->nsettle; i++) {
-        int e = m->settle[i](m);
+    for (unsigned i = 0; i < m->nparts; i++) {
+        int e = m->part[i]->settle ? m->part[i]->settle(m) : 0;
         if (e < 0 && rc >= 0)
             rc = e;
     }

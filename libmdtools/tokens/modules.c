@@ -231,7 +231,7 @@ static void module_destroy(struct idm_head *h)
     free((void *)atomic_load_explicit(&((struct idm_mslot *)h)->path, memory_order_relaxed));
 }
 
-const struct idm_kind_ops idm_module_ops = {
+const struct idm_kind_ops idm_module_kind = {
     .kind = K_MODULE,
     .slot_size = sizeof(struct idm_mslot),
     .names_mask = 1u << K_DOMAIN | 1u << K_ASSEMBLY,

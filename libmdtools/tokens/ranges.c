@@ -34,7 +34,7 @@
  * applied with seq <= t. A code_add is news of its function (the runtime
  * answered for it at that seq), so it raises the function's seq like a
  * duplicate load; a late unload then gives the function a new incarnation
- * and the ranges added after the unload move to it (idm_ranges_regen).
+ * and the ranges added after the unload move to it (regen).
  * Removed code leaves a tombstone (writer-only, sorted and disjoint) so
  * that an enumeration generated before the removal cannot bring it back;
  * retire drops tombstones below the watermark. */
@@ -349,7 +349,9 @@ static bool range_alive(const mdt_idmap *m, const struct idm_range *r)
     return h && idm_live(h) && idm_gen(h) == r->gen;
 }
 
-void idm_ranges_regen(mdt_idmap *m, uintptr_t fid, uint64_t from, uint64_t to, uint64_t after)
+/* Function fid's incarnation `from` became `to` by a late unload at `after`
+ * (lifetime.c): its ranges follow or die at the next filter. */
+static void regen(mdt_idmap *m, uintptr_t fid, uint64_t from, uint64_t to, uint64_t after)
 {
     m->ranges_dirty = true;
     /* At most one per writer call; should more come, their ranges die,
@@ -372,7 +374,9 @@ static bool range_regen(const mdt_idmap *m, struct idm_range *r)
     return false;
 }
 
-int idm_ranges_filter(mdt_idmap *m)
+/* Drop the ranges of dead incarnations, move those of a late unload's new
+ * incarnation (regen). */
+static int filter(mdt_idmap *m)
 {
     size_t n, k = 0;
     bool moved = false;
@@ -401,7 +405,7 @@ int idm_ranges_filter(mdt_idmap *m)
     return rc ? mdt__fail_simple(rc, "idmap: out of memory filtering code ranges") : 0;
 }
 
-void idm_ranges_free(mdt_idmap *m)
+static void ranges_fini(mdt_idmap *m)
 {
     struct idm_rtop *t = cur_top(m);
     for (size_t i = 0; t && i < t->n; i++)
@@ -413,7 +417,7 @@ void idm_ranges_free(mdt_idmap *m)
     m->nrtomb = m->caprtomb = 0;
 }
 
-size_t idm_ranges_bytes(const mdt_idmap *m)
+static size_t ranges_bytes(const mdt_idmap *m)
 {
     struct idm_rtop *t = cur_top(m);
     size_t b = t ? t->bytes : 0;
@@ -610,13 +614,15 @@ static int tomb_add(mdt_idmap *m, uintptr_t a, uintptr_t e, uint64_t seq)
     return 0;
 }
 
-void idm_ranges_retire(mdt_idmap *m, uint64_t below)
+/* Retire: code tombstones below the watermark go. */
+static int ranges_retire(mdt_idmap *m, uint64_t below)
 {
     size_t k = 0;
     for (size_t i = 0; i < m->nrtomb; i++)
         if (m->rtomb[i].seq >= below)
             m->rtomb[k++] = m->rtomb[i];
     m->nrtomb = k;
+    return 0;
 }
 
 /* A code_add is news of its function at seq: raise the function's seq as a
@@ -783,7 +789,7 @@ out:
     return idm_finish(map, rc);
 }
 
-/* ---- the part's operations (lifetime.c calls them) ---------------------- */
+/* ---- the part's operations (the writer core calls them) ---------------- */
 
 /* A function with ranges died: its ranges go at the next filter. */
 static void watched_died(mdt_idmap *m, int kind, struct idm_head *h)
@@ -797,25 +803,26 @@ static void watched_reborn(mdt_idmap *m, int kind, uintptr_t id, uint64_t from, 
                            uint64_t after)
 {
     if (kind == K_FUNC)
-        idm_ranges_regen(m, id, from, to, after);
+        regen(m, id, from, to, after);
 }
 
 static int settle(mdt_idmap *m)
 {
-    return m->ranges_dirty ? idm_ranges_filter(m) : 0;
+    return m->ranges_dirty ? filter(m) : 0;
 }
 
-static int retire(mdt_idmap *m, uint64_t below)
+static void ranges_stats(const mdt_idmap *m, mdt_idmap_stats *out)
 {
-    idm_ranges_retire(m, below);
-    return 0;
+    out->bytes_ranges = ranges_bytes(m);
+    out->ranges = m->nranges;
+    out->bytes_writer += m->caprtomb * sizeof(struct idm_rtomb);
 }
 
-const struct idm_kind_ops idm_range_ops = {
-    .kind = -1,
-    .fini = idm_ranges_free,
+const struct idm_part_ops idm_range_part = {
+    .fini = ranges_fini,
     .watched_died = watched_died,
     .watched_reborn = watched_reborn,
     .settle = settle,
-    .retire = retire,
+    .retire = ranges_retire,
+    .stats = ranges_stats,
 };
