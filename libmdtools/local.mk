@@ -51,6 +51,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/tokens/records.c \
 	libmdtools/tokens/args.c \
 	libmdtools/tokens/handles.c \
+	libmdtools/tokens/writer.c \
 	libmdtools/tokens/lifetime.c \
 	libmdtools/tokens/deps.c \
 	libmdtools/tokens/modules.c \

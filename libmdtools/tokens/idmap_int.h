@@ -820,6 +820,13 @@ int idm_refuse(mdt_idmap *m, int kind, uintptr_t id, const struct idm_refs *refs
 int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id);
 int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq);
 int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t limit);
+/* Do things of this kind have records (modules, classes, functions), or
+ * only tombstones and dependents (AppDomains, assemblies)? */
+static inline bool idm_has_records(const mdt_idmap *m, int kind)
+{
+    return m->kind[kind] != NULL;
+}
+
 /* Does the record in slot h (of kind ck, live or dead) name (pk, pid)? */
 static inline bool idm_names(const mdt_idmap *m, const struct idm_head *h, int ck, int pk,
                              uintptr_t pid)
@@ -863,6 +870,11 @@ struct idm_head *idm_place(mdt_idmap *m, int kind, uintptr_t id, bool *fresh);
  * count them in *dropped. On failure n is freed and nothing changes. */
 int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_below, int *dropped);
 void idm_kill_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq);
+/* A late unload at `after` of the live record in slot h, which a newer
+ * load of the same content showed alive (gen <= after < its seq): the
+ * unload ended incarnation gen, the newer information starts incarnation
+ * seq; the parts that watch the record follow. */
+void idm_renew_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t after);
 int idm_finish(mdt_idmap *m, int rc);
 
 /* Class and function records (args.c): what a slot names, its payload
