@@ -12,7 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/args_int.h"
+#include "tokens/grace_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/writer_int.h"
 
 size_t idm_args_bytes(const struct idm_args *a)
 {

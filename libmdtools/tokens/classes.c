@@ -10,12 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/args_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/index_int.h"
+#include "tokens/lifetime_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/presence_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 #include <mdtools/token.h>
 
-/* Does the class need an out-of-line block (idmap_int.h)? */
+/* Does the class need an out-of-line block (records_int.h)? */
 static bool class_ool(const mdt_idmap_class_info *in)
 {
     return in->nargs > 1 || (in->shape != MDT_IDMAP_SHAPE_TYPEDEF && in->token != 0);

@@ -9,7 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/args_int.h"
+#include "tokens/deps_int.h"
+#include "tokens/grace_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/index_int.h"
+#include "tokens/lifetime_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 #include <mdtools/token.h>

@@ -1,18 +1,24 @@
 /* The map object: creation and destruction, the sequence counter, the
  * housekeeping calls (synchronize, retire old tombstones) and statistics.
- * The records themselves are in modules.c, classes.c and functions.c, the
- * rules in lifetime.c, the indexes in index.c and ranges.c. */
+ * A map is the writer core (writer.c) with the record kinds (modules.c,
+ * classes.c, functions.c) and the parts (presence.c, ranges.c) plugged in
+ * here; the rules are in lifetime.c, the reverse indexes in index.c. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/base_int.h"
+#include "tokens/deps_int.h"
+#include "tokens/grace_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/index_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/table_int.h"
+#include "tokens/wmap_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
-
-_Static_assert(sizeof(struct idm_cslot) == 32, "class slots: two to a cache line");
-_Static_assert(sizeof(struct idm_fslot) == 32, "function slots: two to a cache line");
-_Static_assert(sizeof(struct idm_mslot) == 128, "module slot is two cache lines");
 
 /* What the map is made of: the record kinds and the parts the writer core
  * calls, in the order it calls them. */
@@ -53,13 +59,13 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
         free(m);
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
     }
+    bool ok = idm_deps_init(m) == 0;
     for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         idm_plug_kind(m, kinds[i]);
     for (unsigned i = 0; i < IDM_NPARTS; i++)
         idm_plug_part(m, parts[i]);
     size_t hint[K_NKINDS] = {[K_MODULE] = opts->modules, [K_CLASS] = opts->classes,
                              [K_FUNC] = opts->functions};
-    bool ok = true;
     for (int k = 0; k < 3; k++) {
         struct idm_tab *t = idm_tab_new(idm_cap_for(hint[k]), m->kind[k]->slot_size);
         atomic_init(&m->tab[k], t);
@@ -216,8 +222,8 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
     out->modules_dead = t[K_MODULE]->used - t[K_MODULE]->live;
     out->classes_dead = t[K_CLASS]->used - t[K_CLASS]->live;
     out->functions_dead = t[K_FUNC]->used - t[K_FUNC]->live;
-    out->class_slot_size = sizeof(struct idm_cslot);
-    out->function_slot_size = sizeof(struct idm_fslot);
+    out->class_slot_size = map->kind[K_CLASS]->slot_size;
+    out->function_slot_size = map->kind[K_FUNC]->slot_size;
     for (int k = 0; k < 3; k++) {
         struct idm_itab *r = atomic_load_explicit(&map->rev[k], memory_order_relaxed);
         out->bytes_reverse += r ? r->bytes : 0;
@@ -227,8 +233,7 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
     out->bytes_deps = idm_deps_bytes(map);
     out->bytes_history = map->hist.cap * sizeof(struct idm_went);
     out->bytes_writer = out->bytes_deps + out->bytes_history + map->g.capretired * sizeof(void *) +
-                        (map->newer.cap + map->hd.refs.cap) * sizeof(struct idm_went) +
-                        map->hd.bytes;
+                        map->newer.cap * sizeof(struct idm_went) + idm_handles_bytes(map);
     for (unsigned i = 0; i < map->nparts; i++)
         if (map->part[i]->stats)
             map->part[i]->stats(map, out);

@@ -21,10 +21,17 @@
 
 #include <stdlib.h>
 
+#include "tokens/deps_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/lifetime_int.h"
+#include "tokens/table_int.h"
+#include "tokens/wmap_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
-uint64_t idm_refs_unloaded(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq)
+/* The first last-unload at or after seq of what refs names, 0 if none. */
+static uint64_t refs_unloaded(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq)
 {
     uint64_t first = 0;
     for (size_t i = 0; i < refs->n + refs->nargs; i++) {
@@ -38,7 +45,7 @@ uint64_t idm_refs_unloaded(const mdt_idmap *m, const struct idm_refs *refs, uint
 
 bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq)
 {
-    return idm_refs_unloaded(m, refs, seq) != 0;
+    return refs_unloaded(m, refs, seq) != 0;
 }
 
 /* The item described a thing that died with what it names: as if its
@@ -49,9 +56,11 @@ bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t se
  * named is known to be the one (history keeps the last unload of an ID):
  * a later one refuses more than it must, which leaves an ID unknown, never
  * wrong. */
+static int unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq);
+
 int idm_refuse(mdt_idmap *m, int kind, uintptr_t id, const struct idm_refs *refs, uint64_t seq)
 {
-    int rc = idm_unload(m, kind, id, idm_refs_unloaded(m, refs, seq));
+    int rc = unload(m, kind, id, refs_unloaded(m, refs, seq));
     return rc < 0 ? rc : MDT_IDMAP_SUPERSEDED;
 }
 
@@ -81,7 +90,9 @@ static void old_refs_stale(mdt_idmap *m, const struct idm_head *h, int kind,
             idm_dep_stale(m, K_CLASS, o.args[i], kind);
 }
 
-int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id)
+/* List (kind, id) as a dependent of everything refs names that the
+ * previous content of its slot did not name already. */
+static int add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id)
 {
     /* The previous content of this ID's slot, if any: what it already named
      * is already listed. */
@@ -175,12 +186,8 @@ static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_
     return k.killed;
 }
 
-int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t limit)
-{
-    return cascade(m, kind, id, seq, limit);
-}
-
-int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
+/* Unload (kind, id) at seq and cascade: an MDT_IDMAP_ outcome or an error. */
+static int unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
 {
     int rc = MDT_IDMAP_DUPLICATE;
     if (idm_has_records(m, kind)) {
@@ -297,7 +304,7 @@ int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struc
         }
         /* Newer and different: the old incarnation ended unseen. */
         idm_kill_slot(m, kind, h, seq - 1);
-        rc = idm_cascade(m, kind, id, seq - 1, seq - 1);
+        rc = cascade(m, kind, id, seq - 1, seq - 1);
         if (rc < 0)
             goto out;
     } else if (h && seq <= idm_seq(m, kind, h)) {
@@ -317,7 +324,7 @@ int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struc
     rc = k->prepare(m, info, &p);
     if (rc)
         goto out;
-    rc = idm_add_deps(m, refs, kind, id);
+    rc = add_deps(m, refs, kind, id);
     if (rc == 0 && (k->names_mask & 1u << K_MODULE)) {
         p.handle = idm_handle_get(m, refs_module(refs));
         if (p.handle == UINT32_MAX) {
@@ -347,6 +354,6 @@ int idm_unload_call(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
         return rc;
     rc = idm_check_seq(m, seq);
     if (rc == 0)
-        rc = idm_unload(m, kind, id, seq);
+        rc = unload(m, kind, id, seq);
     return idm_finish(m, rc);
 }

@@ -10,7 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/deps_int.h"
+#include "tokens/grace_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/lifetime_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 static bool mvid_zero(const uint8_t m[16])

@@ -16,7 +16,16 @@
 
 #include <stdlib.h>
 
+#include "tokens/args_int.h"
+#include "tokens/grace_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/presence_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/wmap_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 #include <mdtools/token.h>

@@ -9,14 +9,21 @@
  * end of every call, where the parts settle, dependents merge and retired
  * memory is reclaimed. The record kinds (modules.c, classes.c,
  * functions.c) and the parts (presence.c, ranges.c) plug into it through
- * const operation tables (idmap_int.h); it names none of them. The rules
+ * const operation tables (writer_int.h); it names none of them. The rules
  * that decide which information wins are in lifetime.c. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
+#include "tokens/deps_int.h"
+#include "tokens/grace_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/index_int.h"
+#include "tokens/table_int.h"
+#include "tokens/wmap_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 int idm_lock(mdt_idmap *m)
