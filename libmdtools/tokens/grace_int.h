@@ -119,9 +119,8 @@ IDM_INLINE unsigned idm_enter(const struct idm_grace *cg)
     struct idm_grace *g = (struct idm_grace *)cg;
     long key = idm_self_key();
     unsigned h = idm_reg_home(key);
-    if (__builtin_expect(atomic_load_explicit(&idm_reg_key[h], memory_order_relaxed) != key ||
-                             key == 0,
-                         0))
+    if (__builtin_expect(
+            atomic_load_explicit(&idm_reg_key[h], memory_order_relaxed) != key || key == 0, 0))
         return idm_enter_slow(g, key);
     return idm_enter_slot(g, h);
 }

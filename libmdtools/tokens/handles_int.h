@@ -27,11 +27,10 @@ struct idm_mods {
 /* Reader: the ModuleID of handle hd (0 for handle 0). */
 static inline uintptr_t idm_module_of(const mdt_idmap *m, uint32_t hd)
 {
-    const struct idm_mods *md =
-        atomic_load_explicit(&((mdt_idmap *)m)->mods, memory_order_acquire);
-    return hd < md->cap ? atomic_load_explicit(&((struct idm_mods *)md)->id[hd],
-                                               memory_order_relaxed)
-                        : 0;
+    const struct idm_mods *md = atomic_load_explicit(&((mdt_idmap *)m)->mods, memory_order_acquire);
+    return hd < md->cap
+               ? atomic_load_explicit(&((struct idm_mods *)md)->id[hd], memory_order_relaxed)
+               : 0;
 }
 
 /* At map creation (0 or MDT_ENOMEM) and destruction. */

@@ -34,10 +34,10 @@ enum idm_kind { K_MODULE = 0, K_CLASS = 1, K_FUNC = 2, K_DOMAIN = 3, K_ASSEMBLY 
 struct mdt_idmap {
     /* Read by every reader, written only when a structure is replaced. */
     alignas(IDM_SEP) _Atomic(struct idm_tab *) tab[3]; /* K_MODULE, K_CLASS, K_FUNC */
-    _Atomic(struct idm_itab *) rev[3];            /* reverse: [K_CLASS], [K_FUNC] (index.c) */
-    _Atomic(struct idm_itab *) presence;          /* presence.c */
-    _Atomic(struct idm_rtop *) ranges;            /* ranges.c */
-    _Atomic(struct idm_mods *) mods;              /* module handle -> ModuleID (handles.c) */
+    _Atomic(struct idm_itab *) rev[3];                 /* reverse: [K_CLASS], [K_FUNC] (index.c) */
+    _Atomic(struct idm_itab *) presence;               /* presence.c */
+    _Atomic(struct idm_rtop *) ranges;                 /* ranges.c */
+    _Atomic(struct idm_mods *) mods;                   /* module handle -> ModuleID (handles.c) */
     struct idm_grace g;
     /* Any thread (mdt_idmap_next_seq). */
     alignas(IDM_SEP) _Atomic uint64_t seqctr;
@@ -51,13 +51,13 @@ struct mdt_idmap {
     unsigned nparts;
     unsigned children[K_NKINDS]; /* 1u << kind of the records that can name each kind */
     uint64_t watermark;
-    struct idm_wmap hist; /* (kind, id) -> last unload seq, for live or absent records */
-    struct idm_wmap newer; /* (kind, id) -> newest seq of a live record with META_NEWER */
-    struct idm_deps *deps; /* dependents (deps.c) */
-    struct idm_handles *hd; /* module handles (handles.c) */
-    struct idm_rwriter *rw; /* code ranges, writer's side (ranges.c) */
-    struct idm_wmap pover; /* presence counts from 0xffff up (presence.c) */
-    size_t args_bytes;     /* out-of-line blocks and paths (args.c, modules.c) */
+    struct idm_wmap hist;        /* (kind, id) -> last unload seq, for live or absent records */
+    struct idm_wmap newer;       /* (kind, id) -> newest seq of a live record with META_NEWER */
+    struct idm_deps *deps;       /* dependents (deps.c) */
+    struct idm_handles *hd;      /* module handles (handles.c) */
+    struct idm_rwriter *rw;      /* code ranges, writer's side (ranges.c) */
+    struct idm_wmap pover;       /* presence counts from 0xffff up (presence.c) */
+    size_t args_bytes;           /* out-of-line blocks and paths (args.c, modules.c) */
     _Atomic uint64_t modchanges; /* mdt_idmap_module_changes(); any thread may load it */
     mdt_idmap_miss_fn miss;
     void *miss_payload;

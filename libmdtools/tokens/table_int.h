@@ -31,8 +31,8 @@
  * ranges on a function): the core tells the parts that watch (struct
  * idm_part_ops) when it dies or changes incarnation. */
 #define META_WATCHED 0x2u
-#define META_OOL 0x4u    /* x points to a struct idm_args (records_int.h) */
-#define META_ARG 0x8u    /* classes: x is the one type argument */
+#define META_OOL 0x4u /* x points to a struct idm_args (records_int.h) */
+#define META_ARG 0x8u /* classes: x is the one type argument */
 #define META_SHAPE_SHIFT 4
 #define META_NEWER 0x80u /* writer only: seq > gen, kept in the map's `newer` */
 
@@ -72,8 +72,7 @@ static inline bool idm_live(const struct idm_head *h)
 /* Writer: is slot h occupied by a live record? */
 static inline bool idm_slot_live(const struct idm_head *h)
 {
-    return atomic_load_explicit(&((struct idm_head *)h)->key, memory_order_relaxed) &&
-           idm_live(h);
+    return atomic_load_explicit(&((struct idm_head *)h)->key, memory_order_relaxed) && idm_live(h);
 }
 
 /* Writer: the generation field (gen of a live record, seq of a dead one). */
@@ -96,10 +95,10 @@ void idm_slot_end(struct idm_head *h, uint64_t gen);
 #define IDM_HDR (2u * IDM_SEP)
 
 struct idm_tab {
-    size_t cap;       /* slots; any multiple of IDM_CAP_STEP (table.c) */
+    size_t cap; /* slots; any multiple of IDM_CAP_STEP (table.c) */
     size_t slot_size;
     unsigned char *slots;
-    size_t bytes;     /* allocation size */
+    size_t bytes; /* allocation size */
     /* writer only */
     alignas(IDM_SEP) size_t used; /* occupied slots (live + dead) */
     size_t live;
