@@ -105,22 +105,6 @@ void idm_rec_refs(const mdt_idmap *m, int kind, const struct idm_head *h, struct
     out->args = v.args == v.inl ? out->inl : v.args;
 }
 
-bool idm_rec_names(const mdt_idmap *m, int kind, const struct idm_head *h, int pk, uintptr_t pid)
-{
-    struct idm_view v;
-    idm_view(m, kind, h, &v);
-    if (pk == K_MODULE)
-        return v.module == pid;
-    if (pk != K_CLASS)
-        return false;
-    if (kind == K_FUNC && v.cls == pid)
-        return true;
-    for (uint32_t i = 0; i < v.nargs; i++)
-        if (v.args[i] == pid)
-            return true;
-    return false;
-}
-
 /* Writer: what the slot's content holds goes: its out-of-line block to the
  * grace period, its module handle back. */
 void idm_rec_release(mdt_idmap *m, struct idm_head *h)

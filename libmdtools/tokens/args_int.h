@@ -43,8 +43,25 @@ size_t idm_args_bytes(const struct idm_args *a);
  * grace period with its module handle back (release), or freed at once
  * when the map is (destroy). */
 void idm_rec_refs(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm_refs *out);
-bool idm_rec_names(const mdt_idmap *m, int kind, const struct idm_head *h, int pk, uintptr_t pid);
 void idm_rec_release(mdt_idmap *m, struct idm_head *h);
 void idm_rec_destroy(struct idm_head *h);
+
+/* Inline: dependents walks and merges ask it for every entry. */
+static inline bool idm_rec_names(const mdt_idmap *m, int kind, const struct idm_head *h, int pk,
+                                 uintptr_t pid)
+{
+    struct idm_view v;
+    idm_view(m, kind, h, &v);
+    if (pk == K_MODULE)
+        return v.module == pid;
+    if (pk != K_CLASS)
+        return false;
+    if (kind == K_FUNC && v.cls == pid)
+        return true;
+    for (uint32_t i = 0; i < v.nargs; i++)
+        if (v.args[i] == pid)
+            return true;
+    return false;
+}
 
 #endif

@@ -377,24 +377,26 @@ static int cmp_triple(const void *a, const void *b)
 /* The recent store as sorted, checked triples: *out (caller frees). */
 static int gather_recent(const mdt_idmap *m, struct triple **out, size_t *nout)
 {
+    const struct idm_wmap *rec = &m->deps->recent;
     size_t total = 0;
-    for (size_t e = 0; e < m->deps->recent.cap; e++)
-        if (m->deps->recent.e[e].kind)
-            total += ((const struct idm_deplist *)(uintptr_t)m->deps->recent.e[e].val)->n;
+    for (size_t e = 0; e < rec->cap; e++)
+        if (rec->e[e].kind)
+            total += ((const struct idm_deplist *)(uintptr_t)rec->e[e].val)->n;
     struct triple *tr = malloc((total ? total : 1) * sizeof *tr);
     if (!tr)
         return MDT_ENOMEM;
     size_t n = 0;
-    for (size_t e = 0; e < m->deps->recent.cap; e++) {
-        const struct idm_went *w = &m->deps->recent.e[e];
+    for (size_t e = 0; e < rec->cap; e++) {
+        const struct idm_went *w = &rec->e[e];
         if (!w->kind)
             continue;
         int dkey = (int)w->kind - 1, pk = dkey / K_NKINDS, ck = dkey % K_NKINDS;
         const struct idm_deplist *l = (const struct idm_deplist *)(uintptr_t)w->val;
         struct idm_tab *t = idm_wtab(m, ck);
+        idm_names_fn *names = m->kind[ck]->names;
         for (uint32_t i = 0; i < l->n; i++) {
             struct idm_head *h = idm_tab_find(t, l->id[i]);
-            if (h && idm_names(m, h, ck, pk, w->id))
+            if (h && names(m, h, pk, w->id))
                 tr[n++] = (struct triple){w->id, (uint32_t)dkey, (uint32_t)idm_slot_index(t, h)};
         }
     }
@@ -438,11 +440,12 @@ static int merge(mdt_idmap *m, bool check)
          * away from this parent and back is in both). */
         size_t i = c <= 0 ? lo : 0, iend = c <= 0 ? dp->par[p].end : 0;
         struct idm_tab *tab = idm_wtab(m, ck);
+        idm_names_fn *names = m->kind[ck]->names;
         for (;;) {
             /* Gone or (checking) inert entries are skipped; walks mark
              * entries gone in place, which keeps the others in order. */
             while (i < iend && (dp->child[i] == IDM_DGONE ||
-                                (check && !idm_names(m, idm_slot(tab, dp->child[i]), ck, pk, pid))))
+                                (check && !names(m, idm_slot(tab, dp->child[i]), pk, pid))))
                 i++;
             bool have_p = i < iend;
             bool have_t = t < nt && tr[t].pid == pid && tr[t].dkey == dkey;

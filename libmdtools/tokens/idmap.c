@@ -195,6 +195,7 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
     }
     if (rc == 0)
         rc = dropped;
+    map->unsettled = false;
     for (unsigned i = 0; i < map->nparts; i++) {
         int e = map->part[i]->settle ? map->part[i]->settle(map) : 0;
         if (e < 0 && rc >= 0)

@@ -50,6 +50,7 @@ struct mdt_idmap {
     const struct idm_part_ops *part[IDM_NPARTS];
     unsigned nparts;
     unsigned children[K_NKINDS]; /* 1u << kind of the records that can name each kind */
+    bool unsettled;              /* a part wants to settle (idm_want_settle) */
     uint64_t watermark;
     struct idm_wmap hist;        /* (kind, id) -> last unload seq, for live or absent records */
     struct idm_wmap newer;       /* (kind, id) -> newest seq of a live record with META_NEWER */

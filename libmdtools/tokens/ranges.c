@@ -427,11 +427,19 @@ static bool range_alive(const mdt_idmap *m, const struct idm_range *r)
     return h && idm_live(h) && idm_gen(h) == r->gen;
 }
 
+/* Dead functions' ranges to drop, or moved ones to rebuild, at the end of
+ * this writer call (settle). */
+static void mark_dirty(mdt_idmap *m)
+{
+    m->rw->dirty = true;
+    idm_want_settle(m);
+}
+
 /* Function fid's incarnation `from` became `to` by a late unload at `after`
  * (lifetime.c): its ranges follow or die at the next filter. */
 static void regen(mdt_idmap *m, uintptr_t fid, uint64_t from, uint64_t to, uint64_t after)
 {
-    m->rw->dirty = true;
+    mark_dirty(m);
     /* At most one per writer call; should more come, their ranges die,
      * which is what happened before this rule (unknown, never wrong). */
     if (m->rw->nregen < IDM_MAX_REGEN)
@@ -479,7 +487,7 @@ static int filter(mdt_idmap *m)
     int rc = k == n && !moved ? 0 : rebuild_from(m, all, k);
     free(all);
     if (rc)
-        m->rw->dirty = true;
+        mark_dirty(m);
     return rc ? mdt__fail_simple(rc, "idmap: out of memory filtering code ranges") : 0;
 }
 
@@ -875,7 +883,7 @@ static void watched_died(mdt_idmap *m, int kind, struct idm_head *h)
 {
     (void)h;
     if (kind == K_FUNC)
-        m->rw->dirty = true;
+        mark_dirty(m);
 }
 
 static void watched_reborn(mdt_idmap *m, int kind, uintptr_t id, uint64_t from, uint64_t to,

@@ -220,10 +220,14 @@ struct idm_head *idm_place(mdt_idmap *m, int kind, uintptr_t id, bool *fresh)
 
 int idm_finish(mdt_idmap *m, int rc)
 {
-    for (unsigned i = 0; i < m->nparts; i++) {
-        int e = m->part[i]->settle ? m->part[i]->settle(m) : 0;
-        if (e < 0 && rc >= 0)
-            rc = e;
+    if (m->unsettled) {
+        /* Cleared first: a part whose settle fails asks again. */
+        m->unsettled = false;
+        for (unsigned i = 0; i < m->nparts; i++) {
+            int e = m->part[i]->settle ? m->part[i]->settle(m) : 0;
+            if (e < 0 && rc >= 0)
+                rc = e;
+        }
     }
     idm_deps_settle(m);
     idm_reclaim(&m->g, false);

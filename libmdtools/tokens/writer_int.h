@@ -41,6 +41,9 @@ struct idm_payload {
     uint32_t handle;
 };
 
+/* Does the record in slot h (live or dead) name (pk, pid)? */
+typedef bool idm_names_fn(const mdt_idmap *m, const struct idm_head *h, int pk, uintptr_t pid);
+
 /* How a record kind (modules, classes, functions) plugs into the writer
  * core: the core runs the precedence rules, the cascades, the tables and
  * the reverse indexes for every kind and calls these for what only the
@@ -55,7 +58,7 @@ struct idm_kind_ops {
      * (pk, pid) (the same answer, without building the list: dependents
      * walks ask it for every entry). */
     void (*refs)(const mdt_idmap *m, const struct idm_head *h, struct idm_refs *out);
-    bool (*names)(const mdt_idmap *m, const struct idm_head *h, int pk, uintptr_t pid);
+    idm_names_fn *names;
     /* Hash of the content of slot h for the reverse index; NULL: no index. */
     uint64_t (*content_hash)(const mdt_idmap *m, const struct idm_head *h);
     /* A load of `info` over the live record in slot h: -1 other content, 0
@@ -95,8 +98,9 @@ struct idm_part_ops {
     void (*watched_died)(mdt_idmap *m, int kind, struct idm_head *h);
     void (*watched_reborn)(mdt_idmap *m, int kind, uintptr_t id, uint64_t from, uint64_t to,
                            uint64_t after);
-    /* At the end of every writer call (a negative error becomes the call's
-     * result); in mdt_idmap_retire(), after the tables were rebuilt. */
+    /* At the end of a writer call in which some part asked for it
+     * (idm_want_settle; a negative error becomes the call's result), and in
+     * mdt_idmap_retire(), after the tables were rebuilt. */
     int (*settle)(mdt_idmap *m);
     int (*retire)(mdt_idmap *m, uint64_t below);
     /* Add the part's memory and counts to *out (mdt_idmap_stats_get). */
@@ -107,6 +111,13 @@ struct idm_part_ops {
  * called in the order they were plugged). */
 void idm_plug_kind(mdt_idmap *m, const struct idm_kind_ops *kind);
 void idm_plug_part(mdt_idmap *m, const struct idm_part_ops *part);
+
+/* A part has work for its settle at the end of this writer call. The
+ * flag spares every other call a round of the parts. */
+static inline void idm_want_settle(mdt_idmap *m)
+{
+    m->unsettled = true;
+}
 
 /* Do things of this kind have records (modules, classes, functions), or
  * only tombstones and dependents (AppDomains, assemblies)? */
