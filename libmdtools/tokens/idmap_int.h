@@ -57,7 +57,9 @@ struct mdt_idmap {
     struct idm_deps *deps;       /* dependents (deps.c) */
     struct idm_handles *hd;      /* module handles (handles.c) */
     struct idm_rwriter *rw;      /* code ranges, writer's side (ranges.c) */
-    struct idm_wmap pover;       /* presence counts from 0xffff up (presence.c) */
+    /* Presence counts from 0xffff up (presence.c): one writer map, which
+     * needs no structure of its own. */
+    struct idm_wmap pover;
     size_t args_bytes;           /* out-of-line blocks and paths (args.c, modules.c) */
     _Atomic uint64_t modchanges; /* mdt_idmap_module_changes(); any thread may load it */
     mdt_idmap_miss_fn miss;
