@@ -47,13 +47,27 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/columns.c \
 	libmdtools/md/lazy.c \
 	libmdtools/open/open.c \
+	libmdtools/tokens/base_int.h \
+	libmdtools/tokens/wmap_int.h \
+	libmdtools/tokens/grace_int.h \
+	libmdtools/tokens/table_int.h \
 	libmdtools/tokens/idmap_int.h \
+	libmdtools/tokens/handles_int.h \
+	libmdtools/tokens/records_int.h \
+	libmdtools/tokens/args_int.h \
+	libmdtools/tokens/writer_int.h \
+	libmdtools/tokens/deps_int.h \
+	libmdtools/tokens/index_int.h \
+	libmdtools/tokens/presence_int.h \
+	libmdtools/tokens/lifetime_int.h \
+	libmdtools/tokens/plugs_int.h \
 	libmdtools/tokens/grace.c \
 	libmdtools/tokens/table.c \
 	libmdtools/tokens/wmap.c \
 	libmdtools/tokens/records.c \
 	libmdtools/tokens/args.c \
 	libmdtools/tokens/handles.c \
+	libmdtools/tokens/writer.c \
 	libmdtools/tokens/lifetime.c \
 	libmdtools/tokens/deps.c \
 	libmdtools/tokens/modules.c \

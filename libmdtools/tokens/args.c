@@ -12,7 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/args_int.h"
+#include "tokens/grace_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/writer_int.h"
 
 size_t idm_args_bytes(const struct idm_args *a)
 {
@@ -82,28 +88,41 @@ void idm_view(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm
                atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed), v);
 }
 
-/* Writer: what the slot's content holds goes: its out-of-line block (or a
- * module's path) to the grace period, its module handle back. */
-void idm_release_payload(mdt_idmap *m, int kind, struct idm_head *h)
+void idm_rec_refs(const mdt_idmap *m, int kind, const struct idm_head *h, struct idm_refs *out)
+{
+    struct idm_view v;
+    idm_view(m, kind, h, &v);
+    out->n = 1;
+    out->r[0].kind = K_MODULE;
+    out->r[0].id = v.module;
+    if (kind == K_FUNC) {
+        out->r[1].kind = K_CLASS;
+        out->r[1].id = v.cls;
+        out->n = 2;
+    }
+    out->nargs = v.nargs;
+    out->inl[0] = v.inl[0];
+    out->args = v.args == v.inl ? out->inl : v.args;
+}
+
+/* Writer: what the slot's content holds goes: its out-of-line block to the
+ * grace period, its module handle back. */
+void idm_rec_release(mdt_idmap *m, struct idm_head *h)
 {
     uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
-    unsigned meta = (unsigned)(w >> W_META_SHIFT);
-    if (kind == K_MODULE) {
-        uintptr_t p = atomic_load_explicit(&((struct idm_mslot *)h)->path, memory_order_relaxed);
-        if (p) {
-            const struct idm_path *s = (const struct idm_path *)p;
-            size_t bytes = sizeof *s + s->len + 1;
-            m->args_bytes -= bytes;
-            idm_retire(&m->g, (void *)p, bytes);
-        }
-        return;
-    }
     idm_handle_put(m, idm_w_handle(w));
-    if (meta & META_OOL) {
+    if ((unsigned)(w >> W_META_SHIFT) & META_OOL) {
         uintptr_t p = atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed);
         const struct idm_args *a = (const struct idm_args *)p;
         size_t bytes = idm_args_bytes(a);
         m->args_bytes -= bytes;
         idm_retire(&m->g, (void *)p, bytes);
     }
+}
+
+/* The map is freed: no reader is left. */
+void idm_rec_destroy(struct idm_head *h)
+{
+    if (idm_meta(h) & META_OOL)
+        free((void *)atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed));
 }

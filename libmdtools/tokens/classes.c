@@ -10,12 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/args_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/index_int.h"
+#include "tokens/lifetime_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/presence_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 #include <mdtools/token.h>
 
-/* Does the class need an out-of-line block (idmap_int.h)? */
+/* Does the class need an out-of-line block (records_int.h)? */
 static bool class_ool(const mdt_idmap_class_info *in)
 {
     return in->nargs > 1 || (in->shape != MDT_IDMAP_SHAPE_TYPEDEF && in->token != 0);
@@ -59,8 +67,9 @@ static int validate(const mdt_idmap_class_info *in)
 /* 0 same content, 1 same but prim to fill in, -1 different. prim is content
  * (it names the class): 0 is "not known" and is filled in, another
  * non-zero value is another class. */
-static int compare(const mdt_idmap *m, const struct idm_head *h, const mdt_idmap_class_info *in)
+static int class_compare(const mdt_idmap *m, const struct idm_head *h, const void *info)
 {
+    const mdt_idmap_class_info *in = info;
     struct idm_view v;
     idm_view(m, K_CLASS, h, &v);
     unsigned rank = in->shape == MDT_IDMAP_SHAPE_ARRAY ? in->rank : 0;
@@ -73,143 +82,118 @@ static int compare(const mdt_idmap *m, const struct idm_head *h, const mdt_idmap
     return in->prim && !v.prim ? 1 : 0;
 }
 
-void idm_class_on_live(mdt_idmap *m, struct idm_head *h)
+/* The same class again: a newer seq, and prim when it was not known. */
+static int class_same(mdt_idmap *m, struct idm_head *h, uintptr_t id, const void *info,
+                      const struct idm_refs *refs, uint64_t seq, int cmp)
+{
+    const mdt_idmap_class_info *in = info;
+    (void)id;
+    (void)refs;
+    if (idm_note_seq(m, K_CLASS, h, seq))
+        return MDT_ENOMEM;
+    if (cmp == 0)
+        return MDT_IDMAP_DUPLICATE;
+    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
+    w = (w & ~((uint64_t)0xff << W_PRIM_SHIFT)) | (uint64_t)in->prim << W_PRIM_SHIFT;
+    atomic_store_explicit(&h->w, w, memory_order_relaxed);
+    return MDT_IDMAP_APPLIED;
+}
+
+static int class_prepare(mdt_idmap *m, const void *info, struct idm_payload *p)
+{
+    const mdt_idmap_class_info *in = info;
+    int err = 0;
+    if (class_ool(in))
+        p->block = idm_args_make(m, in->nargs, in->args, in->token, 0, &err);
+    return err ? mdt__fail_simple(err, "idmap: out of memory for type arguments") : 0;
+}
+
+static void class_discard(mdt_idmap *m, struct idm_payload *p)
+{
+    idm_args_discard(m, p->block);
+}
+
+/* The payload words of a new incarnation: x before w (a reader decodes x by
+ * the meta byte in w only after its seqlock check). */
+static void class_write(mdt_idmap *m, struct idm_head *h, const void *info,
+                        const struct idm_payload *p)
+{
+    const mdt_idmap_class_info *in = info;
+    struct idm_cslot *c = (struct idm_cslot *)h;
+    (void)m;
+    atomic_store_explicit(&c->x,
+                          p->block ? (uintptr_t)p->block : in->nargs == 1 ? in->args[0] : 0,
+                          memory_order_seq_cst);
+    atomic_store_explicit(&h->w, class_word(in, p->handle), memory_order_relaxed);
+}
+
+static void class_refs(const mdt_idmap *m, const struct idm_head *h, struct idm_refs *out)
+{
+    idm_rec_refs(m, K_CLASS, h, out);
+}
+
+static bool class_names(const mdt_idmap *m, const struct idm_head *h, int pk, uintptr_t pid)
+{
+    return idm_rec_names(m, K_CLASS, h, pk, pid);
+}
+
+static uint64_t class_content_hash(const mdt_idmap *m, const struct idm_head *h)
+{
+    struct idm_view v;
+    idm_view(m, K_CLASS, h, &v);
+    return idm_class_key_hash(v.module, v.token, v.shape, v.rank, v.nargs, v.args);
+}
+
+/* A live class is in the reverse index and, if it instantiates a generic
+ * TypeDef, counted in the presence index. */
+static void class_on_live(mdt_idmap *m, struct idm_head *h)
 {
     idm_class_presence(m, h, +1);
     idm_rev_add(m, K_CLASS, h);
 }
 
-void idm_class_on_dead(mdt_idmap *m, struct idm_head *h)
+static void class_on_dead(mdt_idmap *m, struct idm_head *h)
 {
     idm_class_presence(m, h, -1);
     idm_rev_del(m, K_CLASS, h);
 }
 
-/* Write a new incarnation into the slot (fresh or dead); hd is a module
- * handle reference the slot takes over. */
-static void write_class(mdt_idmap *m, struct idm_head *h, bool fresh, uintptr_t id,
-                        const mdt_idmap_class_info *in, struct idm_args *ool, uint32_t hd,
-                        uint64_t seq)
-{
-    struct idm_cslot *c = (struct idm_cslot *)h;
-    struct idm_tab *t = atomic_load_explicit(&m->tab[K_CLASS], memory_order_relaxed);
-    if (!fresh) {
-        idm_drop_newer(m, K_CLASS, h);
-        idm_release_payload(m, K_CLASS, h);
-        idm_slot_begin(h);
-    }
-    atomic_store_explicit(&c->x, ool ? (uintptr_t)ool : in->nargs == 1 ? in->args[0] : 0,
-                          memory_order_seq_cst);
-    atomic_store_explicit(&h->w, class_word(in, hd), memory_order_relaxed);
-    if (fresh) {
-        atomic_store_explicit(&h->gv, seq << 1, memory_order_relaxed);
-        atomic_store_explicit(&h->key, id, memory_order_release);
-        t->used++;
-    } else {
-        idm_slot_end(h, seq);
-    }
-    t->live++;
-    idm_class_on_live(m, h);
-}
+const struct idm_kind_ops idm_class_kind = {
+    .kind = K_CLASS,
+    .slot_size = sizeof(struct idm_cslot),
+    .names_mask = 1u << K_MODULE | 1u << K_CLASS,
+    .refs = class_refs,
+    .names = class_names,
+    .content_hash = class_content_hash,
+    .compare = class_compare,
+    .same = class_same,
+    .prepare = class_prepare,
+    .discard = class_discard,
+    .write = class_write,
+    .on_live = class_on_live,
+    .on_dead = class_on_dead,
+    .release = idm_rec_release,
+    .destroy = idm_rec_destroy,
+};
 
 int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_class_info *info,
                          uint64_t seq)
 {
     if (!map || !class_id || !info || validate(info))
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad class load arguments");
-    int rc = idm_lock(map);
-    if (rc)
-        return rc;
-    rc = idm_check_seq(map, seq);
-    if (rc)
-        goto out;
-
     struct idm_refs refs = {0};
-    if (info->module)
-        refs.r[refs.n++].kind = K_MODULE, refs.r[refs.n - 1].id = info->module;
+    if (info->module) {
+        refs.r[refs.n].kind = K_MODULE;
+        refs.r[refs.n++].id = info->module;
+    }
     refs.nargs = info->nargs;
     refs.args = info->args;
-
-    struct idm_head *h = idm_tab_find(atomic_load_explicit(&map->tab[K_CLASS], memory_order_relaxed),
-                                      class_id);
-    if (h && idm_live(h)) {
-        int cmp = compare(map, h, info);
-        if (cmp >= 0) {
-            if (seq > idm_seq(map, K_CLASS, h) && idm_set_seq(map, K_CLASS, h, seq)) {
-                rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-                goto out;
-            }
-            if (cmp == 1) {
-                uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
-                w = (w & ~((uint64_t)0xff << W_PRIM_SHIFT)) | (uint64_t)info->prim << W_PRIM_SHIFT;
-                atomic_store_explicit(&h->w, w, memory_order_relaxed);
-                rc = MDT_IDMAP_APPLIED;
-            } else {
-                rc = MDT_IDMAP_DUPLICATE;
-            }
-            goto out;
-        }
-        if (seq <= idm_seq(map, K_CLASS, h)) {
-            rc = MDT_IDMAP_SUPERSEDED;
-            goto out;
-        }
-        if (idm_refs_stale(map, &refs, seq)) {
-            rc = idm_refuse(map, K_CLASS, class_id, &refs, seq);
-            goto out;
-        }
-        /* Newer and different: the old incarnation ended unseen. */
-        idm_kill_slot(map, K_CLASS, h, seq - 1);
-        rc = idm_cascade(map, K_CLASS, class_id, seq - 1, seq - 1);
-        if (rc < 0)
-            goto out;
-    } else if (h && seq <= idm_seq(map, K_CLASS, h)) {
-        rc = MDT_IDMAP_SUPERSEDED;
-        goto out;
-    } else if (idm_refs_stale(map, &refs, seq)) {
-        rc = idm_refuse(map, K_CLASS, class_id, &refs, seq);
-        goto out;
-    }
-
-    /* Reviving a tombstone: remember when the previous incarnation ended. */
-    if (h && idm_wmap_put(&map->hist, K_CLASS, class_id, idm_seq(map, K_CLASS, h))) {
-        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-        goto out;
-    }
-    int err = 0;
-    struct idm_args *ool =
-        class_ool(info) ? idm_args_make(map, info->nargs, info->args, info->token, 0, &err) : NULL;
-    if (err) {
-        rc = mdt__fail_simple(err, "idmap: out of memory for type arguments");
-        goto out;
-    }
-    rc = idm_add_deps(map, &refs, K_CLASS, class_id);
-    uint32_t hd = rc ? 0 : idm_handle_get(map, info->module);
-    if (hd == UINT32_MAX)
-        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory or module handles");
-    bool fresh = false;
-    if (rc == 0 && !(h = idm_place(map, K_CLASS, class_id, &fresh))) {
-        idm_handle_put(map, hd);
-        rc = MDT_ENOMEM;
-    }
-    if (rc) {
-        idm_args_discard(map, ool);
-        goto out;
-    }
-    write_class(map, h, fresh, class_id, info, ool, hd, seq);
-    rc = MDT_IDMAP_APPLIED;
-out:
-    return idm_finish(map, rc);
+    return idm_load(map, K_CLASS, class_id, info, &refs, seq);
 }
 
 int mdt_idmap_class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq)
 {
     if (!map || !class_id)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad class unload arguments");
-    int rc = idm_lock(map);
-    if (rc)
-        return rc;
-    rc = idm_check_seq(map, seq);
-    if (rc == 0)
-        rc = idm_unload(map, K_CLASS, class_id, seq);
-    return idm_finish(map, rc);
+    return idm_unload_call(map, K_CLASS, class_id, seq);
 }

@@ -19,15 +19,16 @@
  *   a linear pass over the packed arrays, costs about 32 copies per entry
  *   added.
  *
- * A module that holds at least 1/8 of the class and function tables'
- * slots (and IDM_SCAN_MIN) keeps no entries at all: its unload scans both
- * tables for its handle instead, sequentially, 8 slot reads per record it
- * names when it was flagged (more if the tables grew a lot since), while
- * its entries would cost 4 bytes per record for the life of the map. The
- * flag lives with the module's handle (handles.c) and stays set until no
- * slot names the module. In a real process the module so big is usually
- * System.Private.CoreLib or one huge application assembly, which are
- * rarely unloaded.
+ * A module that holds at least 1/8 of the slots of the tables whose records
+ * name modules (classes and functions; they keep the module's handle in
+ * their slot word) and IDM_SCAN_MIN keeps no entries at all: its unload
+ * scans those tables for its handle instead, sequentially, 8 slot reads
+ * per record it names when it was flagged (more if the tables grew a lot
+ * since), while its entries would cost 4 bytes per record for the life of
+ * the map. The flag lives with the module's handle (handles.c) and stays
+ * set until no slot names the module. In a real process the module so big
+ * is usually System.Private.CoreLib or one huge application assembly,
+ * which are rarely unloaded.
  *
  * Merging happens only between writer calls, never inside one: while a
  * call runs, a pushed entry may name a record that is not written yet, and
@@ -38,12 +39,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/deps_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/wmap_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 #define IDM_RECENT_MIN 16u
 #define IDM_SCAN_MIN 16u
 #define IDM_DGONE UINT32_MAX
+
+/* (kind, ID) of a thing and a kind of record -> the records of that kind
+ * that named it when they were created. An entry stands for "whatever
+ * record is now in that slot (packed store) or has that ID (recent
+ * store), if it still names the thing": a record that died or changed
+ * content makes its entry inert, a rebirth that names the thing again adds
+ * it again (duplicates go when a list is compacted or merged). */
+struct idm_deplist {
+    uint32_t n, cap;
+    uint32_t stale; /* entries made inert since the last compaction (an estimate) */
+    uint32_t pad;
+    uintptr_t id[];
+};
+
+/* A parent in the packed store; its children are child[previous end, end). */
+struct idm_dparent {
+    uintptr_t id;
+    uint32_t dkey;
+    uint32_t end;
+};
+
+struct idm_packed {
+    struct idm_dparent *par; /* sorted by (id, dkey) */
+    uint32_t *child;         /* slot indexes in the current table of the child kind */
+    size_t npar, nchild;
+    size_t gone;    /* children marked IDM_DGONE */
+    size_t stale;   /* children that went inert (an estimate) */
+    size_t nrecent; /* entries in the recent store's lists */
+};
+
+/* The map's dependents (m->deps). */
+struct idm_deps {
+    struct idm_wmap recent; /* (idm_dkey(kind, child kind), id) -> struct idm_deplist * */
+    struct idm_packed dp;
+    size_t bytes; /* the recent store's lists */
+};
+
+static inline int idm_dkey(int pkind, int ckind)
+{
+    return pkind * K_NKINDS + ckind;
+}
 
 /* ---- recent store ----------------------------------------------------- */
 
@@ -73,15 +121,15 @@ static void compact(mdt_idmap *m, struct idm_deplist *l, int pk, uintptr_t pid, 
         if (u == 0 || l->id[u - 1] != l->id[i])
             l->id[u++] = l->id[i];
     l->n = u;
-    m->dp.nrecent -= n0 - u;
+    m->deps->dp.nrecent -= n0 - u;
 }
 
 static void drop_list(mdt_idmap *m, int dkey, uintptr_t pid, struct idm_deplist *l)
 {
-    m->dp.nrecent -= l->n;
-    m->deps_bytes -= list_bytes(l->cap);
+    m->deps->dp.nrecent -= l->n;
+    m->deps->bytes -= list_bytes(l->cap);
     free(l);
-    idm_wmap_del(&m->deps, dkey, pid);
+    idm_wmap_del(&m->deps->recent, dkey, pid);
 }
 
 static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck);
@@ -95,12 +143,16 @@ static bool module_scanned(mdt_idmap *m, uintptr_t pid)
     uint32_t n = idm_module_slots(m, pid, &hd, &scanned);
     if (scanned)
         return true;
-    size_t cap = idm_wtab(m, K_CLASS)->cap + idm_wtab(m, K_FUNC)->cap;
-    if (n < IDM_SCAN_MIN || (size_t)n * 8 < cap)
+    if (n < IDM_SCAN_MIN)
+        return false;
+    size_t cap = 0;
+    for (int ck = 0; idm_next_child(m, K_MODULE, &ck); ck++)
+        cap += idm_wtab(m, ck)->cap;
+    if ((size_t)n * 8 < cap)
         return false;
     idm_module_set_scanned(m, pid);
-    forget_parent(m, K_MODULE, pid, K_CLASS);
-    forget_parent(m, K_MODULE, pid, K_FUNC);
+    for (int ck = 0; idm_next_child(m, K_MODULE, &ck); ck++)
+        forget_parent(m, K_MODULE, pid, ck);
     return true;
 }
 
@@ -109,7 +161,7 @@ int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id)
     if (pkind == K_MODULE && module_scanned(m, pid))
         return 0;
     int dkey = idm_dkey(pkind, kind);
-    uint64_t *v = idm_wmap_get(&m->deps, dkey, pid);
+    uint64_t *v = idm_wmap_get(&m->deps->recent, dkey, pid);
     struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
     if (!l) {
         l = malloc(list_bytes(2));
@@ -117,11 +169,11 @@ int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id)
             return MDT_ENOMEM;
         l->n = l->stale = l->pad = 0;
         l->cap = 2;
-        if (idm_wmap_put(&m->deps, dkey, pid, (uint64_t)(uintptr_t)l)) {
+        if (idm_wmap_put(&m->deps->recent, dkey, pid, (uint64_t)(uintptr_t)l)) {
             free(l);
             return MDT_ENOMEM;
         }
-        m->deps_bytes += list_bytes(2);
+        m->deps->bytes += list_bytes(2);
     } else if (l->n == l->cap) {
         /* Compact only when enough entries went inert to pay for it (it
          * probes the table for every entry); else grow. */
@@ -137,27 +189,27 @@ int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id)
                 if (l->n == l->cap)
                     return MDT_ENOMEM;
                 l->id[l->n++] = id;
-                m->dp.nrecent++;
+                m->deps->dp.nrecent++;
                 return 0;
             }
-            m->deps_bytes += list_bytes(n->cap * 2) - list_bytes(n->cap);
+            m->deps->bytes += list_bytes(n->cap * 2) - list_bytes(n->cap);
             n->cap *= 2;
             *v = (uint64_t)(uintptr_t)n;
             l = n;
         }
     }
     l->id[l->n++] = id;
-    m->dp.nrecent++;
+    m->deps->dp.nrecent++;
     return 0;
 }
 
 void idm_dep_stale(mdt_idmap *m, int pk, uintptr_t pid, int kind)
 {
-    uint64_t *v = idm_wmap_get(&m->deps, idm_dkey(pk, kind), pid);
+    uint64_t *v = idm_wmap_get(&m->deps->recent, idm_dkey(pk, kind), pid);
     if (v)
         ((struct idm_deplist *)(uintptr_t)*v)->stale++;
     else
-        m->dp.stale++; /* an entry of the packed store, probably */
+        m->deps->dp.stale++; /* an entry of the packed store, probably */
 }
 
 /* ---- packed store ------------------------------------------------------ */
@@ -218,7 +270,7 @@ int idm_deps_walk(mdt_idmap *m, int pk, uintptr_t pid, int ck, idm_dep_visit fn,
         if (scanned)
             return scan_module(m, pid, hd, ck, fn, ctx);
     }
-    struct idm_packed *dp = &m->dp;
+    struct idm_packed *dp = &m->deps->dp;
     size_t lo, hi;
     if (find_run(dp, pid, (uint32_t)dkey, &lo, &hi)) {
         struct idm_tab *t = idm_wtab(m, ck);
@@ -236,7 +288,7 @@ int idm_deps_walk(mdt_idmap *m, int pk, uintptr_t pid, int ck, idm_dep_visit fn,
                 return rc;
         }
     }
-    uint64_t *v = idm_wmap_get(&m->deps, dkey, pid);
+    uint64_t *v = idm_wmap_get(&m->deps->recent, dkey, pid);
     struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
     if (!l)
         return 0;
@@ -250,7 +302,7 @@ int idm_deps_walk(mdt_idmap *m, int pk, uintptr_t pid, int ck, idm_dep_visit fn,
         if (rc >= 0)
             rc = fn(m, ck, h, ctx);
     }
-    m->dp.nrecent -= l->n - k;
+    m->deps->dp.nrecent -= l->n - k;
     l->n = k;
     l->stale = 0;
     if (k == 0)
@@ -261,7 +313,7 @@ int idm_deps_walk(mdt_idmap *m, int pk, uintptr_t pid, int ck, idm_dep_visit fn,
 static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck)
 {
     int dkey = idm_dkey(pk, ck);
-    struct idm_packed *dp = &m->dp;
+    struct idm_packed *dp = &m->deps->dp;
     size_t lo, hi;
     if (find_run(dp, pid, (uint32_t)dkey, &lo, &hi))
         for (size_t i = lo; i < hi; i++)
@@ -269,7 +321,7 @@ static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck)
                 dp->child[i] = IDM_DGONE;
                 dp->gone++;
             }
-    uint64_t *v = idm_wmap_get(&m->deps, dkey, pid);
+    uint64_t *v = idm_wmap_get(&m->deps->recent, dkey, pid);
     if (v)
         drop_list(m, dkey, pid, (struct idm_deplist *)(uintptr_t)*v);
 }
@@ -282,7 +334,7 @@ static int cmp_u32(const void *a, const void *b)
 
 void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const struct idm_tab *n)
 {
-    struct idm_packed *dp = &m->dp;
+    struct idm_packed *dp = &m->deps->dp;
     size_t lo = 0;
     for (size_t p = 0; p < dp->npar; lo = dp->par[p++].end) {
         if ((int)(dp->par[p].dkey % K_NKINDS) != kind)
@@ -325,24 +377,26 @@ static int cmp_triple(const void *a, const void *b)
 /* The recent store as sorted, checked triples: *out (caller frees). */
 static int gather_recent(const mdt_idmap *m, struct triple **out, size_t *nout)
 {
+    const struct idm_wmap *rec = &m->deps->recent;
     size_t total = 0;
-    for (size_t e = 0; e < m->deps.cap; e++)
-        if (m->deps.e[e].kind)
-            total += ((const struct idm_deplist *)(uintptr_t)m->deps.e[e].val)->n;
+    for (size_t e = 0; e < rec->cap; e++)
+        if (rec->e[e].kind)
+            total += ((const struct idm_deplist *)(uintptr_t)rec->e[e].val)->n;
     struct triple *tr = malloc((total ? total : 1) * sizeof *tr);
     if (!tr)
         return MDT_ENOMEM;
     size_t n = 0;
-    for (size_t e = 0; e < m->deps.cap; e++) {
-        const struct idm_went *w = &m->deps.e[e];
+    for (size_t e = 0; e < rec->cap; e++) {
+        const struct idm_went *w = &rec->e[e];
         if (!w->kind)
             continue;
         int dkey = (int)w->kind - 1, pk = dkey / K_NKINDS, ck = dkey % K_NKINDS;
         const struct idm_deplist *l = (const struct idm_deplist *)(uintptr_t)w->val;
         struct idm_tab *t = idm_wtab(m, ck);
+        idm_names_fn *names = m->kind[ck]->names;
         for (uint32_t i = 0; i < l->n; i++) {
             struct idm_head *h = idm_tab_find(t, l->id[i]);
-            if (h && idm_names(m, h, ck, pk, w->id))
+            if (h && names(m, h, pk, w->id))
                 tr[n++] = (struct triple){w->id, (uint32_t)dkey, (uint32_t)idm_slot_index(t, h)};
         }
     }
@@ -356,7 +410,7 @@ static int gather_recent(const mdt_idmap *m, struct triple **out, size_t *nout)
  * packed entries that went inert. On ENOMEM nothing changes. */
 static int merge(mdt_idmap *m, bool check)
 {
-    struct idm_packed *dp = &m->dp;
+    struct idm_packed *dp = &m->deps->dp;
     struct triple *tr;
     size_t nt;
     if (gather_recent(m, &tr, &nt))
@@ -386,11 +440,12 @@ static int merge(mdt_idmap *m, bool check)
          * away from this parent and back is in both). */
         size_t i = c <= 0 ? lo : 0, iend = c <= 0 ? dp->par[p].end : 0;
         struct idm_tab *tab = idm_wtab(m, ck);
+        idm_names_fn *names = m->kind[ck]->names;
         for (;;) {
             /* Gone or (checking) inert entries are skipped; walks mark
              * entries gone in place, which keeps the others in order. */
             while (i < iend && (dp->child[i] == IDM_DGONE ||
-                                (check && !idm_names(m, idm_slot(tab, dp->child[i]), ck, pk, pid))))
+                                (check && !names(m, idm_slot(tab, dp->child[i]), pk, pid))))
                 i++;
             bool have_p = i < iend;
             bool have_t = t < nt && tr[t].pid == pid && tr[t].dkey == dkey;
@@ -423,18 +478,18 @@ static int merge(mdt_idmap *m, bool check)
     dp->gone = 0;
     if (check)
         dp->stale = 0;
-    for (size_t e = 0; e < m->deps.cap; e++)
-        if (m->deps.e[e].kind)
-            free((void *)(uintptr_t)m->deps.e[e].val);
-    idm_wmap_free(&m->deps);
-    m->deps_bytes = 0;
+    for (size_t e = 0; e < m->deps->recent.cap; e++)
+        if (m->deps->recent.e[e].kind)
+            free((void *)(uintptr_t)m->deps->recent.e[e].val);
+    idm_wmap_free(&m->deps->recent);
+    m->deps->bytes = 0;
     dp->nrecent = 0;
     return 0;
 }
 
 void idm_deps_settle(mdt_idmap *m)
 {
-    struct idm_packed *dp = &m->dp;
+    struct idm_packed *dp = &m->deps->dp;
     size_t live = dp->nchild - dp->gone;
     bool stale = dp->stale + dp->gone >= IDM_RECENT_MIN && (dp->stale + dp->gone) * 4 >= live;
     if (stale || (dp->nrecent >= IDM_RECENT_MIN && dp->nrecent * 32 >= live))
@@ -446,8 +501,8 @@ void idm_deps_compact_all(mdt_idmap *m)
     if (merge(m, true) == 0)
         return;
     /* Out of memory: compact the recent lists in place at least. */
-    for (size_t i = 0; i < m->deps.cap;) {
-        struct idm_went *e = &m->deps.e[i];
+    for (size_t i = 0; i < m->deps->recent.cap;) {
+        struct idm_went *e = &m->deps->recent.e[i];
         if (!e->kind) {
             i++;
             continue;
@@ -467,18 +522,28 @@ void idm_deps_compact_all(mdt_idmap *m)
 
 size_t idm_deps_bytes(const mdt_idmap *m)
 {
-    return m->deps_bytes + m->deps.cap * sizeof(struct idm_went) +
-           m->dp.npar * sizeof(struct idm_dparent) + m->dp.nchild * sizeof(uint32_t);
+    const struct idm_deps *d = m->deps;
+    return d->bytes + d->recent.cap * sizeof(struct idm_went) +
+           d->dp.npar * sizeof(struct idm_dparent) + d->dp.nchild * sizeof(uint32_t);
+}
+
+int idm_deps_init(mdt_idmap *m)
+{
+    m->deps = calloc(1, sizeof *m->deps);
+    return m->deps ? 0 : MDT_ENOMEM;
 }
 
 void idm_deps_free(mdt_idmap *m)
 {
-    for (size_t i = 0; i < m->deps.cap; i++)
-        if (m->deps.e[i].kind)
-            free((void *)(uintptr_t)m->deps.e[i].val);
-    idm_wmap_free(&m->deps);
-    m->deps_bytes = 0;
-    free(m->dp.par);
-    free(m->dp.child);
-    memset(&m->dp, 0, sizeof m->dp);
+    struct idm_deps *d = m->deps;
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->recent.cap; i++)
+        if (d->recent.e[i].kind)
+            free((void *)(uintptr_t)d->recent.e[i].val);
+    idm_wmap_free(&d->recent);
+    free(d->dp.par);
+    free(d->dp.child);
+    free(d);
+    m->deps = NULL;
 }

@@ -10,8 +10,12 @@
 
 #include <string.h>
 
+#include "tokens/grace_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/records_int.h"
 
+/* Nesting and size limits of a described tree. */
+#define IDM_MAX_DEPTH 32u
 #define IDM_MAX_NODES 4096u
 
 struct frame {

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "tokens/idmap_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 static _Thread_local int depth;

@@ -9,7 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/args_int.h"
+#include "tokens/deps_int.h"
+#include "tokens/grace_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/index_int.h"
+#include "tokens/lifetime_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 #include <mdtools/token.h>
@@ -25,8 +34,9 @@ static int validate(const mdt_idmap_function_info *in)
 }
 
 /* 0 same, 1 same but the owning class to fill in, -1 different. */
-static int compare(const mdt_idmap *m, const struct idm_head *h, const mdt_idmap_function_info *in)
+static int func_compare(const mdt_idmap *m, const struct idm_head *h, const void *info)
 {
+    const mdt_idmap_function_info *in = info;
     struct idm_view v;
     idm_view(m, K_FUNC, h, &v);
     if (v.module != in->module || v.token != in->token || v.nargs != in->nargs ||
@@ -42,42 +52,6 @@ static uint64_t func_word(const mdt_idmap_function_info *in, uint32_t hd)
     unsigned meta = META_LIVE | (in->nargs ? META_OOL : 0u);
     return (uint64_t)(in->token & W_ROW_MASK) | (uint64_t)hd << W_HANDLE_SHIFT |
            (uint64_t)meta << W_META_SHIFT;
-}
-
-void idm_func_on_live(mdt_idmap *m, struct idm_head *h)
-{
-    idm_rev_add(m, K_FUNC, h);
-}
-
-void idm_func_on_dead(mdt_idmap *m, struct idm_head *h)
-{
-    idm_rev_del(m, K_FUNC, h);
-    if (idm_meta(h) & META_RANGES)
-        m->ranges_dirty = true;
-}
-
-static void write_func(mdt_idmap *m, struct idm_head *h, bool fresh, uintptr_t id,
-                       const mdt_idmap_function_info *in, struct idm_args *ool, uint32_t hd,
-                       uint64_t seq)
-{
-    struct idm_fslot *f = (struct idm_fslot *)h;
-    struct idm_tab *t = atomic_load_explicit(&m->tab[K_FUNC], memory_order_relaxed);
-    if (!fresh) {
-        idm_drop_newer(m, K_FUNC, h);
-        idm_release_payload(m, K_FUNC, h);
-        idm_slot_begin(h);
-    }
-    atomic_store_explicit(&f->x, ool ? (uintptr_t)ool : in->class_id, memory_order_seq_cst);
-    atomic_store_explicit(&h->w, func_word(in, hd), memory_order_relaxed);
-    if (fresh) {
-        atomic_store_explicit(&h->gv, seq << 1, memory_order_relaxed);
-        atomic_store_explicit(&h->key, id, memory_order_release);
-        t->used++;
-    } else {
-        idm_slot_end(h, seq);
-    }
-    t->live++;
-    idm_func_on_live(m, h);
 }
 
 /* Fill in the owning class of a live record that had none: one store of x
@@ -109,18 +83,99 @@ static int fill_class(mdt_idmap *m, struct idm_head *h, uintptr_t cls)
     return 0;
 }
 
+/* The same function again: its owning class when it was not known (unless
+ * that class died after the item was made: then so did the function), and
+ * a newer seq. */
+static int func_same(mdt_idmap *m, struct idm_head *h, uintptr_t id, const void *info,
+                     const struct idm_refs *refs, uint64_t seq, int cmp)
+{
+    const mdt_idmap_function_info *in = info;
+    int rc = MDT_IDMAP_DUPLICATE;
+    if (cmp == 1 && idm_last_unload(m, K_CLASS, in->class_id) >= seq)
+        return idm_refuse(m, K_FUNC, id, refs, seq);
+    if (cmp == 1) {
+        if (idm_dep_push(m, K_CLASS, in->class_id, K_FUNC, id) || fill_class(m, h, in->class_id))
+            return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+        rc = MDT_IDMAP_APPLIED;
+    }
+    return idm_note_seq(m, K_FUNC, h, seq) ? MDT_ENOMEM : rc;
+}
+
+static int func_prepare(mdt_idmap *m, const void *info, struct idm_payload *p)
+{
+    const mdt_idmap_function_info *in = info;
+    int err = 0;
+    if (in->nargs)
+        p->block = idm_args_make(m, in->nargs, in->args, 0, in->class_id, &err);
+    return err ? mdt__fail_simple(err, "idmap: out of memory for type arguments") : 0;
+}
+
+static void func_discard(mdt_idmap *m, struct idm_payload *p)
+{
+    idm_args_discard(m, p->block);
+}
+
+static void func_write(mdt_idmap *m, struct idm_head *h, const void *info,
+                       const struct idm_payload *p)
+{
+    const mdt_idmap_function_info *in = info;
+    struct idm_fslot *f = (struct idm_fslot *)h;
+    (void)m;
+    atomic_store_explicit(&f->x, p->block ? (uintptr_t)p->block : in->class_id,
+                          memory_order_seq_cst);
+    atomic_store_explicit(&h->w, func_word(in, p->handle), memory_order_relaxed);
+}
+
+static void func_refs(const mdt_idmap *m, const struct idm_head *h, struct idm_refs *out)
+{
+    idm_rec_refs(m, K_FUNC, h, out);
+}
+
+static bool func_names(const mdt_idmap *m, const struct idm_head *h, int pk, uintptr_t pid)
+{
+    return idm_rec_names(m, K_FUNC, h, pk, pid);
+}
+
+static uint64_t func_content_hash(const mdt_idmap *m, const struct idm_head *h)
+{
+    struct idm_view v;
+    idm_view(m, K_FUNC, h, &v);
+    return idm_func_key_hash(v.module, v.token, v.cls, v.nargs, v.args);
+}
+
+static void func_on_live(mdt_idmap *m, struct idm_head *h)
+{
+    idm_rev_add(m, K_FUNC, h);
+}
+
+static void func_on_dead(mdt_idmap *m, struct idm_head *h)
+{
+    idm_rev_del(m, K_FUNC, h);
+}
+
+const struct idm_kind_ops idm_function_kind = {
+    .kind = K_FUNC,
+    .slot_size = sizeof(struct idm_fslot),
+    .names_mask = 1u << K_MODULE | 1u << K_CLASS,
+    .refs = func_refs,
+    .names = func_names,
+    .content_hash = func_content_hash,
+    .compare = func_compare,
+    .same = func_same,
+    .prepare = func_prepare,
+    .discard = func_discard,
+    .write = func_write,
+    .on_live = func_on_live,
+    .on_dead = func_on_dead,
+    .release = idm_rec_release,
+    .destroy = idm_rec_destroy,
+};
+
 int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
                             const mdt_idmap_function_info *info, uint64_t seq)
 {
     if (!map || !function_id || !info || validate(info))
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad function load arguments");
-    int rc = idm_lock(map);
-    if (rc)
-        return rc;
-    rc = idm_check_seq(map, seq);
-    if (rc)
-        goto out;
-
     struct idm_refs refs = {0};
     refs.r[refs.n].kind = K_MODULE;
     refs.r[refs.n++].id = info->module;
@@ -130,92 +185,12 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
     }
     refs.nargs = info->nargs;
     refs.args = info->args;
-
-    struct idm_head *h =
-        idm_tab_find(atomic_load_explicit(&map->tab[K_FUNC], memory_order_relaxed), function_id);
-    if (h && idm_live(h)) {
-        int cmp = compare(map, h, info);
-        if (cmp >= 0) {
-            rc = MDT_IDMAP_DUPLICATE;
-            if (cmp == 1 && idm_last_unload(map, K_CLASS, info->class_id) >= seq) {
-                /* Its owner died after the item was made: so did it. */
-                rc = idm_refuse(map, K_FUNC, function_id, &refs, seq);
-                goto out;
-            }
-            if (cmp == 1) {
-                if (idm_dep_push(map, K_CLASS, info->class_id, K_FUNC, function_id)) {
-                    rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-                    goto out;
-                }
-                if (fill_class(map, h, info->class_id)) {
-                    rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-                    goto out;
-                }
-                rc = MDT_IDMAP_APPLIED;
-            }
-            if (seq > idm_seq(map, K_FUNC, h) && idm_set_seq(map, K_FUNC, h, seq))
-                rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-            goto out;
-        }
-        if (seq <= idm_seq(map, K_FUNC, h)) {
-            rc = MDT_IDMAP_SUPERSEDED;
-            goto out;
-        }
-        if (idm_refs_stale(map, &refs, seq)) {
-            rc = idm_refuse(map, K_FUNC, function_id, &refs, seq);
-            goto out;
-        }
-        idm_kill_slot(map, K_FUNC, h, seq - 1);
-        rc = idm_cascade(map, K_FUNC, function_id, seq - 1, seq - 1);
-        if (rc < 0)
-            goto out;
-    } else if (h && seq <= idm_seq(map, K_FUNC, h)) {
-        rc = MDT_IDMAP_SUPERSEDED;
-        goto out;
-    } else if (idm_refs_stale(map, &refs, seq)) {
-        rc = idm_refuse(map, K_FUNC, function_id, &refs, seq);
-        goto out;
-    }
-
-    if (h && idm_wmap_put(&map->hist, K_FUNC, function_id, idm_seq(map, K_FUNC, h))) {
-        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-        goto out;
-    }
-    int err = 0;
-    struct idm_args *ool =
-        info->nargs ? idm_args_make(map, info->nargs, info->args, 0, info->class_id, &err) : NULL;
-    if (err) {
-        rc = mdt__fail_simple(err, "idmap: out of memory for type arguments");
-        goto out;
-    }
-    rc = idm_add_deps(map, &refs, K_FUNC, function_id);
-    uint32_t hd = rc ? 0 : idm_handle_get(map, info->module);
-    if (hd == UINT32_MAX)
-        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory or module handles");
-    bool fresh = false;
-    if (rc == 0 && !(h = idm_place(map, K_FUNC, function_id, &fresh))) {
-        idm_handle_put(map, hd);
-        rc = MDT_ENOMEM;
-    }
-    if (rc) {
-        idm_args_discard(map, ool);
-        goto out;
-    }
-    write_func(map, h, fresh, function_id, info, ool, hd, seq);
-    rc = MDT_IDMAP_APPLIED;
-out:
-    return idm_finish(map, rc);
+    return idm_load(map, K_FUNC, function_id, info, &refs, seq);
 }
 
 int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t seq)
 {
     if (!map || !function_id)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad function unload arguments");
-    int rc = idm_lock(map);
-    if (rc)
-        return rc;
-    rc = idm_check_seq(map, seq);
-    if (rc == 0)
-        rc = idm_unload(map, K_FUNC, function_id, seq);
-    return idm_finish(map, rc);
+    return idm_unload_call(map, K_FUNC, function_id, seq);
 }

@@ -5,11 +5,11 @@
  *
  * Each thread gets a reader slot index once: a process-wide registry maps
  * the thread's kernel ID to an index (idm_reg_key, claimed with a
- * compare-and-swap near the ID's home entry; idmap_int.h says why not TLS);
+ * compare-and-swap near the ID's home entry; grace_int.h says why not TLS);
  * every map has one cache line per index. A reader section stores "active
  * since phase p" into its own line and clears it on leaving: a load and
  * two plain stores, no atomic read-modify-write, no line shared with
- * another thread (idm_enter/idm_leave in idmap_int.h). A signal handler
+ * another thread (idm_enter/idm_leave in grace_int.h). A signal handler
  * that interrupts a section on the same thread finds the same index and
  * nests in the same slot (the count is in the low bits; the handler
  * restores the word before the interrupted code resumes).
@@ -79,7 +79,11 @@
 #define MB_PRIVATE_EXPEDITED (1 << 3)
 #define MB_REGISTER_PRIVATE_EXPEDITED (1 << 4)
 
-#include "tokens/idmap_int.h"
+#include "tokens/grace_int.h"
+
+/* Retired memory that triggers a grace period at the end of a writer call. */
+#define IDM_RETIRE_COUNT 512u
+#define IDM_RETIRE_BYTES (4u << 20)
 
 _Atomic long idm_reg_key[IDM_NREADERS];
 /* One past the highest index ever claimed: writers read the slots below it. */

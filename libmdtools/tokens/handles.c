@@ -16,7 +16,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/grace_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/wmap_int.h"
+
+/* The writer's handles (m->hd): which ModuleID holds which handle and how
+ * many slots hold it, the free handles, and those released but not yet
+ * past a grace period. */
+struct idm_handles {
+    struct idm_wmap refs; /* ModuleID -> handle | IDM_HD_SCANNED | slots holding it << 32 */
+    uint32_t next;        /* handles below it have been used */
+    uint32_t *free, nfree, capfree;
+    struct {
+        uint32_t handle;
+        uint64_t period; /* grace periods completed when it was released */
+    } *pending;
+    size_t npending, cappending;
+    size_t bytes; /* the arrays above and the current idm_mods */
+};
+
+/* The module's dependents are found by scanning (deps.c). */
+#define IDM_HD_SCANNED (UINT64_C(1) << 31)
 
 static size_t mods_bytes(size_t cap)
 {
@@ -34,11 +55,16 @@ static struct idm_mods *mods_new(size_t cap)
 int idm_handles_init(mdt_idmap *m)
 {
     struct idm_mods *md = mods_new(64);
-    if (!md)
+    m->hd = calloc(1, sizeof *m->hd);
+    if (!md || !m->hd) {
+        free(md);
+        free(m->hd);
+        m->hd = NULL;
         return MDT_ENOMEM;
+    }
     atomic_init(&m->mods, md);
-    m->hd.next = 1; /* handle 0 is module 0 */
-    m->hd.bytes = mods_bytes(64);
+    m->hd->next = 1; /* handle 0 is module 0 */
+    m->hd->bytes = mods_bytes(64);
     return 0;
 }
 
@@ -46,12 +72,12 @@ int idm_handles_init(mdt_idmap *m)
  * else the next unused one (growing the array). */
 static uint32_t fresh_handle(mdt_idmap *m, uintptr_t module)
 {
-    struct idm_handles *hd = &m->hd;
+    struct idm_handles *hd = m->hd;
     uint32_t h;
     if (hd->nfree > 0) {
         h = hd->free[--hd->nfree];
     } else {
-        if (hd->next > W_HANDLE_MAX)
+        if (hd->next > IDM_HANDLE_MAX)
             return UINT32_MAX;
         struct idm_mods *md = atomic_load_explicit(&m->mods, memory_order_relaxed);
         if (hd->next >= md->cap) {
@@ -76,26 +102,26 @@ uint32_t idm_handle_get(mdt_idmap *m, uintptr_t module)
 {
     if (!module)
         return 0;
-    uint64_t *v = idm_wmap_get(&m->hd.refs, 0, module);
+    uint64_t *v = idm_wmap_get(&m->hd->refs, 0, module);
     if (v) {
         *v += (uint64_t)1 << 32;
-        return (uint32_t)*v & W_HANDLE_MAX;
+        return (uint32_t)*v & IDM_HANDLE_MAX;
     }
-    if (m->hd.nfree == m->hd.capfree) {
+    if (m->hd->nfree == m->hd->capfree) {
         /* Room to release it again later without allocating. */
-        uint32_t ncap = m->hd.capfree ? m->hd.capfree * 2 : 64;
-        uint32_t *n = realloc(m->hd.free, ncap * sizeof *n);
+        uint32_t ncap = m->hd->capfree ? m->hd->capfree * 2 : 64;
+        uint32_t *n = realloc(m->hd->free, ncap * sizeof *n);
         if (!n)
             return UINT32_MAX;
-        m->hd.free = n;
-        m->hd.bytes += (ncap - m->hd.capfree) * sizeof *n;
-        m->hd.capfree = ncap;
+        m->hd->free = n;
+        m->hd->bytes += (ncap - m->hd->capfree) * sizeof *n;
+        m->hd->capfree = ncap;
     }
     uint32_t h = fresh_handle(m, module);
     if (h == UINT32_MAX)
         return h;
-    if (idm_wmap_put(&m->hd.refs, 0, module, (uint64_t)1 << 32 | h)) {
-        m->hd.free[m->hd.nfree++] = h; /* never seen by a reader */
+    if (idm_wmap_put(&m->hd->refs, 0, module, (uint64_t)1 << 32 | h)) {
+        m->hd->free[m->hd->nfree++] = h; /* never seen by a reader */
         return UINT32_MAX;
     }
     return h;
@@ -107,14 +133,14 @@ void idm_handle_put(mdt_idmap *m, uint32_t h)
         return;
     struct idm_mods *md = atomic_load_explicit(&m->mods, memory_order_relaxed);
     uintptr_t module = atomic_load_explicit(&md->id[h], memory_order_relaxed);
-    uint64_t *v = idm_wmap_get(&m->hd.refs, 0, module);
-    if (!v || ((uint32_t)*v & W_HANDLE_MAX) != h)
+    uint64_t *v = idm_wmap_get(&m->hd->refs, 0, module);
+    if (!v || ((uint32_t)*v & IDM_HANDLE_MAX) != h)
         return; /* not held: a bug elsewhere; never hand it out twice */
     *v -= (uint64_t)1 << 32;
     if (*v >> 32)
         return;
-    idm_wmap_del(&m->hd.refs, 0, module);
-    struct idm_handles *hd = &m->hd;
+    idm_wmap_del(&m->hd->refs, 0, module);
+    struct idm_handles *hd = m->hd;
     if (hd->npending == hd->cappending) {
         size_t ncap = hd->cappending ? hd->cappending * 2 : 64;
         void *n = realloc(hd->pending, ncap * sizeof hd->pending[0]);
@@ -130,15 +156,15 @@ void idm_handle_put(mdt_idmap *m, uint32_t h)
 
 uint32_t idm_module_slots(const mdt_idmap *m, uintptr_t module, uint32_t *hd, bool *scanned)
 {
-    const uint64_t *v = idm_wmap_get(&m->hd.refs, 0, module);
-    *hd = v ? (uint32_t)*v & W_HANDLE_MAX : 0;
+    const uint64_t *v = idm_wmap_get(&m->hd->refs, 0, module);
+    *hd = v ? (uint32_t)*v & IDM_HANDLE_MAX : 0;
     *scanned = v && (*v & IDM_HD_SCANNED);
     return v ? (uint32_t)(*v >> 32) : 0;
 }
 
 void idm_module_set_scanned(mdt_idmap *m, uintptr_t module)
 {
-    uint64_t *v = idm_wmap_get(&m->hd.refs, 0, module);
+    uint64_t *v = idm_wmap_get(&m->hd->refs, 0, module);
     if (v)
         *v |= IDM_HD_SCANNED;
 }
@@ -148,7 +174,7 @@ void idm_module_set_scanned(mdt_idmap *m, uintptr_t module)
  * after it. */
 void idm_handles_reclaim(mdt_idmap *m)
 {
-    struct idm_handles *hd = &m->hd;
+    struct idm_handles *hd = m->hd;
     size_t k = 0;
     for (size_t i = 0; i < hd->npending; i++) {
         if (hd->pending[i].period < m->g.periods && hd->nfree < hd->capfree)
@@ -161,9 +187,18 @@ void idm_handles_reclaim(mdt_idmap *m)
 
 void idm_handles_free(mdt_idmap *m)
 {
+    struct idm_handles *hd = m->hd;
+    if (!hd)
+        return;
     free(atomic_load_explicit(&m->mods, memory_order_relaxed));
-    free(m->hd.free);
-    free(m->hd.pending);
-    idm_wmap_free(&m->hd.refs);
-    memset(&m->hd, 0, sizeof m->hd);
+    free(hd->free);
+    free(hd->pending);
+    idm_wmap_free(&hd->refs);
+    free(hd);
+    m->hd = NULL;
+}
+
+size_t idm_handles_bytes(const mdt_idmap *m)
+{
+    return m->hd->refs.cap * sizeof(struct idm_went) + m->hd->bytes;
 }

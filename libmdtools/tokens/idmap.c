@@ -1,21 +1,31 @@
 /* The map object: creation and destruction, the sequence counter, the
  * housekeeping calls (synchronize, retire old tombstones) and statistics.
- * The records themselves are in modules.c, classes.c and functions.c, the
- * rules in lifetime.c, the indexes in index.c and ranges.c. */
+ * A map is the writer core (writer.c) with the record kinds (modules.c,
+ * classes.c, functions.c) and the parts (presence.c, ranges.c) plugged in
+ * here; the rules are in lifetime.c, the reverse indexes in index.c. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/base_int.h"
+#include "tokens/deps_int.h"
+#include "tokens/grace_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/index_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/table_int.h"
+#include "tokens/wmap_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
-_Static_assert(sizeof(struct idm_cslot) == 32, "class slots: two to a cache line");
-_Static_assert(sizeof(struct idm_fslot) == 32, "function slots: two to a cache line");
-_Static_assert(sizeof(struct idm_mslot) == 128, "module slot is two cache lines");
-
-static const size_t slot_sizes[3] = {sizeof(struct idm_mslot), sizeof(struct idm_cslot),
-                                     sizeof(struct idm_fslot)};
+/* What the map is made of: the record kinds and the parts the writer core
+ * calls, in the order it calls them. */
+static const struct idm_kind_ops *const kinds[] = {&idm_module_kind, &idm_class_kind,
+                                                   &idm_function_kind};
+static const struct idm_part_ops *const parts[IDM_NPARTS] = {&idm_presence_part,
+                                                            &idm_range_part};
 
 int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
 {
@@ -49,28 +59,35 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
         free(m);
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
     }
-    size_t hint[3] = {opts->modules, opts->classes, opts->functions};
-    bool ok = true;
+    bool ok = idm_deps_init(m) == 0;
+    for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        idm_plug_kind(m, kinds[i]);
+    for (unsigned i = 0; i < IDM_NPARTS; i++)
+        idm_plug_part(m, parts[i]);
+    size_t hint[K_NKINDS] = {[K_MODULE] = opts->modules, [K_CLASS] = opts->classes,
+                             [K_FUNC] = opts->functions};
     for (int k = 0; k < 3; k++) {
-        struct idm_tab *t = idm_tab_new(idm_cap_for(hint[k]), slot_sizes[k]);
+        struct idm_tab *t = idm_tab_new(idm_cap_for(hint[k]), m->kind[k]->slot_size);
         atomic_init(&m->tab[k], t);
         ok = ok && t;
     }
-    atomic_init(&m->rev[K_MODULE], NULL);
-    for (int k = K_CLASS; k <= K_FUNC; k++) {
+    for (int k = 0; k < 3; k++) {
         struct idm_tab *f = atomic_load_explicit(&m->tab[k], memory_order_relaxed);
-        struct idm_itab *t = f ? idm_rev_build(m, f, k, hint[k]) : NULL;
+        struct idm_itab *t = NULL;
+        if (m->kind[k]->content_hash) {
+            t = f ? idm_rev_build(m, f, k, hint[k]) : NULL;
+            ok = ok && t;
+        }
         atomic_init(&m->rev[k], t);
-        ok = ok && t;
     }
-    /* Presence counts generic TypeDefs only: a fraction of the classes. */
-    struct idm_itab *p = idm_itab_new(idm_cap_for(hint[K_CLASS] / 8), sizeof(uint64_t));
-    atomic_init(&m->presence, p);
+    atomic_init(&m->presence, NULL);
     atomic_init(&m->ranges, NULL);
     atomic_init(&m->seqctr, 0);
     m->miss = opts->miss;
     m->miss_payload = opts->miss_payload;
-    if (!ok || !p) {
+    for (unsigned i = 0; i < m->nparts && ok; i++)
+        ok = !m->part[i]->init || m->part[i]->init(m, opts) == 0;
+    if (!ok) {
         mdt_idmap_free(m);
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
     }
@@ -78,16 +95,12 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
     return 0;
 }
 
-static void free_payloads(struct idm_tab *t, int kind)
+static void free_payloads(const mdt_idmap *m, struct idm_tab *t, int kind)
 {
     for (size_t i = 0; t && i < t->cap; i++) {
         struct idm_head *h = idm_slot(t, i);
-        if (!atomic_load_explicit(&h->key, memory_order_relaxed))
-            continue;
-        if (kind != K_MODULE && (idm_meta(h) & META_OOL))
-            free((void *)atomic_load_explicit(&((struct idm_cslot *)h)->x, memory_order_relaxed));
-        else if (kind == K_MODULE)
-            free((void *)atomic_load_explicit(&((struct idm_mslot *)h)->path, memory_order_relaxed));
+        if (atomic_load_explicit(&h->key, memory_order_relaxed))
+            m->kind[kind]->destroy(h);
     }
 }
 
@@ -98,16 +111,16 @@ void mdt_idmap_free(mdt_idmap *map)
     idm_grace_destroy(&map->g);
     for (int k = 0; k < 3; k++) {
         struct idm_tab *t = atomic_load_explicit(&map->tab[k], memory_order_relaxed);
-        free_payloads(t, k);
+        free_payloads(map, t, k);
         free(t);
         free(atomic_load_explicit(&map->rev[k], memory_order_relaxed));
     }
-    free(atomic_load_explicit(&map->presence, memory_order_relaxed));
-    idm_ranges_free(map);
+    for (unsigned i = 0; i < map->nparts; i++)
+        if (map->part[i]->fini)
+            map->part[i]->fini(map);
     idm_deps_free(map);
     idm_wmap_free(&map->hist);
     idm_wmap_free(&map->newer);
-    idm_wmap_free(&map->pover);
     idm_handles_free(map);
     pthread_mutex_destroy(&map->lock);
     free(map);
@@ -174,13 +187,17 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
                 i++;
         }
         idm_deps_compact_all(map);
-        idm_ranges_retire(map, below);
-        rc = idm_presence_rebuild(map);
+        for (unsigned i = 0; i < map->nparts; i++) {
+            int e = map->part[i]->retire ? map->part[i]->retire(map, below) : 0;
+            if (e && rc == 0)
+                rc = e;
+        }
     }
     if (rc == 0)
         rc = dropped;
-    if (map->ranges_dirty) {
-        int e = idm_ranges_filter(map);
+    map->unsettled = false;
+    for (unsigned i = 0; i < map->nparts; i++) {
+        int e = map->part[i]->settle ? map->part[i]->settle(map) : 0;
         if (e < 0 && rc >= 0)
             rc = e;
     }
@@ -206,20 +223,21 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
     out->modules_dead = t[K_MODULE]->used - t[K_MODULE]->live;
     out->classes_dead = t[K_CLASS]->used - t[K_CLASS]->live;
     out->functions_dead = t[K_FUNC]->used - t[K_FUNC]->live;
-    out->class_slot_size = sizeof(struct idm_cslot);
-    out->function_slot_size = sizeof(struct idm_fslot);
-    for (int k = K_CLASS; k <= K_FUNC; k++)
-        out->bytes_reverse += atomic_load_explicit(&map->rev[k], memory_order_relaxed)->bytes;
-    out->bytes_presence = atomic_load_explicit(&map->presence, memory_order_relaxed)->bytes;
-    out->bytes_index = out->bytes_reverse + out->bytes_presence;
+    out->class_slot_size = map->kind[K_CLASS]->slot_size;
+    out->function_slot_size = map->kind[K_FUNC]->slot_size;
+    for (int k = 0; k < 3; k++) {
+        struct idm_itab *r = atomic_load_explicit(&map->rev[k], memory_order_relaxed);
+        out->bytes_reverse += r ? r->bytes : 0;
+    }
+    out->bytes_index = out->bytes_reverse;
     out->bytes_args = map->args_bytes;
-    out->bytes_ranges = idm_ranges_bytes(map);
-    out->ranges = map->nranges;
     out->bytes_deps = idm_deps_bytes(map);
     out->bytes_history = map->hist.cap * sizeof(struct idm_went);
     out->bytes_writer = out->bytes_deps + out->bytes_history + map->g.capretired * sizeof(void *) +
-                        (map->newer.cap + map->hd.refs.cap + map->pover.cap) * sizeof(struct idm_went) +
-                        map->hd.bytes + map->caprtomb * sizeof(struct idm_rtomb);
+                        map->newer.cap * sizeof(struct idm_went) + idm_handles_bytes(map);
+    for (unsigned i = 0; i < map->nparts; i++)
+        if (map->part[i]->stats)
+            map->part[i]->stats(map, out);
     out->bytes_map = sizeof *map;
     out->bytes_retired = map->g.retired_bytes;
     out->grace_periods = map->g.periods;

@@ -3,7 +3,7 @@
  * FunctionID, and "is some class of this TypeDef loaded?".
  *
  * A reverse index maps a hash of a live record's content to the index of
- * its slot in the forward table: one 4-byte word per entry (idm_rword). The
+ * its slot in the forward table: one 4-byte word per entry (rword). The
  * index belongs to one forward table instance (it names slots, and a growth
  * or retire moves records), so both are rebuilt and published together
  * (idm_tab_publish in lifetime.c): the new table first, then the new index,
@@ -23,26 +23,51 @@
 
 #include <stdlib.h>
 
+#include "tokens/args_int.h"
+#include "tokens/grace_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/index_int.h"
+#include "tokens/presence_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
+
+/* Reverse index slot: one 32-bit word, 0 = empty, IDM_RDEL = deleted,
+ * else a tag over the index of the record's slot in the forward table
+ * instance the index was built for: the low `bits` bits (rbits: as
+ * many as that table's largest slot index needs) are the slot index, the
+ * bits above them come from the low bits of the content hash, the lowest
+ * of them forced to 1 (so a word is never 0 or IDM_RDEL). The reader
+ * verifies a candidate by reading that record; the tag only spares it most
+ * reads of records that do not match. */
+#define IDM_RDEL 1u
+
+static inline unsigned rbits(const struct idm_tab *f)
+{
+    return 64u - (unsigned)__builtin_clzll((unsigned long long)(f->cap - 1));
+}
+
+/* The tag bits of a reverse word for content hash h (slot index bits 0). */
+static inline uint32_t rtag(uint64_t h, unsigned bits)
+{
+    return (uint32_t)((uint64_t)((uint32_t)h | 1u) << bits);
+}
+
+static inline uint32_t rword(uint64_t h, size_t idx, unsigned bits)
+{
+    return rtag(h, bits) | (uint32_t)idx;
+}
 
 static _Atomic uint32_t *rslot(const struct idm_itab *t, size_t i)
 {
     return (_Atomic uint32_t *)(void *)t->slots + i;
 }
 
-static uint64_t view_hash(const struct idm_view *v, int kind)
+/* The content hash of slot h, by its kind. */
+static uint64_t slot_hash(const mdt_idmap *m, const struct idm_head *h, int kind)
 {
-    if (kind == K_CLASS)
-        return idm_class_key_hash(v->module, v->token, v->shape, v->rank, v->nargs, v->args);
-    return idm_func_key_hash(v->module, v->token, v->cls, v->nargs, v->args);
-}
-
-uint64_t idm_slot_key_hash(const mdt_idmap *m, const struct idm_head *h, int kind)
-{
-    struct idm_view v;
-    idm_view(m, kind, h, &v);
-    return view_hash(&v, kind);
+    return m->kind[kind]->content_hash(m, h);
 }
 
 /* Writer: add word w (hash h) unless present; reuses the first deleted
@@ -93,7 +118,7 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
 {
     size_t want = f->live + f->live / 8 + 16;
     size_t cap = idm_cap_for(want > min_cap ? want : min_cap);
-    unsigned bits = idm_rbits(f);
+    unsigned bits = rbits(f);
     for (int attempt = 0; attempt < 3; attempt++, cap = idm_cap_grow(cap)) {
         struct idm_itab *n = idm_itab_new(cap, sizeof(uint32_t));
         if (!n)
@@ -104,8 +129,8 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
             const struct idm_head *h = idm_slot(f, i);
             if (!idm_slot_live(h))
                 continue;
-            uint64_t hh = idm_slot_key_hash(m, h, kind);
-            ok = rput(n, hh, idm_rword(hh, i, bits));
+            uint64_t hh = slot_hash(m, h, kind);
+            ok = rput(n, hh, rword(hh, i, bits));
         }
         /* Pathological hash clustering: accept the last attempt as it is. */
         if (ok || attempt == 2)
@@ -134,8 +159,8 @@ int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h)
 {
     struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
-    uint64_t hh = idm_slot_key_hash(m, h, kind);
-    if (t->tab == f && !idm_over(t->used, t->cap) && rput(t, hh, idm_rword(hh, idm_slot_index(f, h), idm_rbits(f))))
+    uint64_t hh = slot_hash(m, h, kind);
+    if (t->tab == f && !idm_over(t->used, t->cap) && rput(t, hh, rword(hh, idm_slot_index(f, h), rbits(f))))
         return 0;
     /* The rebuild indexes every live record, this one included. */
     return rev_rebuild(m, kind);
@@ -147,8 +172,8 @@ void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     if (t->tab != f)
         return;
-    uint64_t hh = idm_slot_key_hash(m, h, kind);
-    rdel(t, hh, idm_rword(hh, idm_slot_index(f, h), idm_rbits(f)));
+    uint64_t hh = slot_hash(m, h, kind);
+    rdel(t, hh, rword(hh, idm_slot_index(f, h), rbits(f)));
 }
 
 /* ---- readers ------------------------------------------------------------ */
@@ -223,8 +248,8 @@ static int rev_find(const mdt_idmap *map, int kind, uint64_t h, const void *key,
     const struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_seq_cst);
     const struct idm_tab *cur = idm_cur(m, kind);
     const struct idm_tab *f = t->tab;
-    unsigned bits = idm_rbits(f);
-    uint32_t tag = idm_rtag(h, bits);
+    unsigned bits = rbits(f);
+    uint32_t tag = rtag(h, bits);
     uint32_t imask = (uint32_t)((UINT64_C(1) << bits) - 1);
     size_t i = idm_home(h, t->cap);
     for (unsigned n = 0; n < IDM_MAX_PROBE && n < t->cap; n++, i = idm_next(i, t->cap)) {

@@ -13,97 +13,25 @@
  * records that are live, still name the unloaded ID and are not newer than
  * t. An entry is kept as long as the record in that slot, live or dead,
  * names the thing; a rebirth whose previous content already named it adds
- * nothing, so reloading the same content does not grow the lists. */
+ * nothing, so reloading the same content does not grow the lists. The
+ * load of every record kind (idm_load) and every unload go through here;
+ * what only a kind knows (its content, its payload) it says through its
+ * operations (struct idm_kind_ops). */
 #include "config.h"
-
-#include <errno.h>
 
 #include <stdlib.h>
 
+#include "tokens/deps_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/lifetime_int.h"
+#include "tokens/table_int.h"
+#include "tokens/wmap_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
-int idm_lock(mdt_idmap *m)
-{
-    /* An error-checking mutex (idmap.c): the thread that holds it, inside an
-     * mdt_idmap_module_each() callback, gets EDEADLK instead of waiting for
-     * itself forever. */
-    int e = pthread_mutex_lock(&m->lock);
-    if (e == EDEADLK)
-        return mdt__fail_simple(MDT_EINVAL, "idmap: writer call on a thread that holds the "
-                                            "map's mutex (inside mdt_idmap_module_each's "
-                                            "callback)");
-    return e ? mdt__fail_simple(MDT_EINVAL, "idmap: cannot lock the map (error %d)", e) : 0;
-}
-
-void idm_unlock(mdt_idmap *m)
-{
-    pthread_mutex_unlock(&m->lock);
-}
-
-int idm_check_seq(const mdt_idmap *m, uint64_t seq)
-{
-    if (seq == 0 || seq >= (UINT64_C(1) << 63))
-        return mdt__fail_simple(MDT_EINVAL, "idmap: sequence number %llu out of range",
-                                (unsigned long long)seq);
-    return seq < m->watermark ? MDT_IDMAP_SUPERSEDED : 0;
-}
-
-static bool has_records(int kind)
-{
-    return kind == K_MODULE || kind == K_CLASS || kind == K_FUNC;
-}
-
-uint64_t idm_seq(const mdt_idmap *m, int kind, const struct idm_head *h)
-{
-    uint64_t g = idm_gen(h);
-    if (!(idm_meta(h) & META_NEWER))
-        return g;
-    uint64_t *v = idm_wmap_get(&m->newer, kind,
-                               atomic_load_explicit(&((struct idm_head *)h)->key,
-                                                    memory_order_relaxed));
-    return v && *v > g ? *v : g;
-}
-
-int idm_set_seq(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
-{
-    if (!idm_live(h)) {
-        /* A tombstone's seq is its generation field; readers skip it. */
-        atomic_store_explicit(&h->gv, seq << 1, memory_order_release);
-        return 0;
-    }
-    if (seq <= idm_gen(h)) {
-        idm_drop_newer(m, kind, h);
-        return 0;
-    }
-    uintptr_t id = atomic_load_explicit(&h->key, memory_order_relaxed);
-    if (idm_wmap_put(&m->newer, kind, id, seq))
-        return MDT_ENOMEM;
-    idm_set_meta(h, idm_meta(h) | META_NEWER);
-    return 0;
-}
-
-void idm_drop_newer(mdt_idmap *m, int kind, struct idm_head *h)
-{
-    unsigned meta = idm_meta(h);
-    if (!(meta & META_NEWER))
-        return;
-    idm_wmap_del(&m->newer, kind, atomic_load_explicit(&h->key, memory_order_relaxed));
-    idm_set_meta(h, meta & ~META_NEWER);
-}
-
-uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id)
-{
-    if (has_records(kind)) {
-        struct idm_head *h = idm_wfind(m, kind, id);
-        if (h && !idm_live(h))
-            return idm_gen(h);
-    }
-    uint64_t *v = idm_wmap_get(&m->hist, kind, id);
-    return v ? *v : 0;
-}
-
-uint64_t idm_refs_unloaded(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq)
+/* The first last-unload at or after seq of what refs names, 0 if none. */
+static uint64_t refs_unloaded(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq)
 {
     uint64_t first = 0;
     for (size_t i = 0; i < refs->n + refs->nargs; i++) {
@@ -117,7 +45,7 @@ uint64_t idm_refs_unloaded(const mdt_idmap *m, const struct idm_refs *refs, uint
 
 bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq)
 {
-    return idm_refs_unloaded(m, refs, seq) != 0;
+    return refs_unloaded(m, refs, seq) != 0;
 }
 
 /* The item described a thing that died with what it names: as if its
@@ -128,44 +56,13 @@ bool idm_refs_stale(const mdt_idmap *m, const struct idm_refs *refs, uint64_t se
  * named is known to be the one (history keeps the last unload of an ID):
  * a later one refuses more than it must, which leaves an ID unknown, never
  * wrong. */
+static int unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq);
+
 int idm_refuse(mdt_idmap *m, int kind, uintptr_t id, const struct idm_refs *refs, uint64_t seq)
 {
-    int rc = idm_unload(m, kind, id, idm_refs_unloaded(m, refs, seq));
+    int rc = unload(m, kind, id, refs_unloaded(m, refs, seq));
     return rc < 0 ? rc : MDT_IDMAP_SUPERSEDED;
 }
-
-/* Does the record in slot h (of kind ck, live or dead) name (pk, pid)? */
-bool idm_names(const mdt_idmap *m, const struct idm_head *h, int ck, int pk, uintptr_t pid)
-{
-    if (ck == K_MODULE) {
-        struct idm_mslot *s = (struct idm_mslot *)h;
-        if (pk == K_DOMAIN)
-            return atomic_load_explicit(&s->appdomain, memory_order_relaxed) == pid;
-        if (pk == K_ASSEMBLY)
-            return atomic_load_explicit(&s->assembly, memory_order_relaxed) == pid;
-        return false;
-    }
-    if (ck != K_CLASS && ck != K_FUNC)
-        return false;
-    struct idm_view v;
-    idm_view(m, ck, h, &v);
-    if (pk == K_MODULE)
-        return v.module == pid;
-    if (pk != K_CLASS)
-        return false;
-    if (ck == K_FUNC && v.cls == pid)
-        return true;
-    for (uint32_t i = 0; i < v.nargs; i++)
-        if (v.args[i] == pid)
-            return true;
-    return false;
-}
-
-/* Kinds of records that can name a thing of kind pk. */
-static const int child_kinds[K_NKINDS][2] = {
-    [K_MODULE] = {K_CLASS, K_FUNC},  [K_CLASS] = {K_CLASS, K_FUNC}, [K_FUNC] = {-1, -1},
-    [K_DOMAIN] = {K_MODULE, -1},     [K_ASSEMBLY] = {K_MODULE, -1},
-};
 
 static bool refs_name(const struct idm_refs *refs, int pk, uintptr_t pid)
 {
@@ -183,28 +80,19 @@ static bool refs_name(const struct idm_refs *refs, int pk, uintptr_t pid)
 static void old_refs_stale(mdt_idmap *m, const struct idm_head *h, int kind,
                            const struct idm_refs *refs)
 {
-    if (kind == K_MODULE) {
-        struct idm_mslot *s = (struct idm_mslot *)h;
-        uintptr_t d = atomic_load_explicit(&s->appdomain, memory_order_relaxed);
-        uintptr_t a = atomic_load_explicit(&s->assembly, memory_order_relaxed);
-        if (d && !refs_name(refs, K_DOMAIN, d))
-            idm_dep_stale(m, K_DOMAIN, d, kind);
-        if (a && !refs_name(refs, K_ASSEMBLY, a))
-            idm_dep_stale(m, K_ASSEMBLY, a, kind);
-        return;
-    }
-    struct idm_view v;
-    idm_view(m, kind, h, &v);
-    if (v.module && !refs_name(refs, K_MODULE, v.module))
-        idm_dep_stale(m, K_MODULE, v.module, kind);
-    if (kind == K_FUNC && v.cls && !refs_name(refs, K_CLASS, v.cls))
-        idm_dep_stale(m, K_CLASS, v.cls, kind);
-    for (uint32_t i = 0; i < v.nargs; i++)
-        if (!refs_name(refs, K_CLASS, v.args[i]))
-            idm_dep_stale(m, K_CLASS, v.args[i], kind);
+    struct idm_refs o;
+    m->kind[kind]->refs(m, h, &o);
+    for (size_t i = 0; i < o.n; i++)
+        if (o.r[i].id && !refs_name(refs, o.r[i].kind, o.r[i].id))
+            idm_dep_stale(m, o.r[i].kind, o.r[i].id, kind);
+    for (uint32_t i = 0; i < o.nargs; i++)
+        if (!refs_name(refs, K_CLASS, o.args[i]))
+            idm_dep_stale(m, K_CLASS, o.args[i], kind);
 }
 
-int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id)
+/* List (kind, id) as a dependent of everything refs names that the
+ * previous content of its slot did not name already. */
+static int add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id)
 {
     /* The previous content of this ID's slot, if any: what it already named
      * is already listed. */
@@ -231,86 +119,6 @@ int idm_add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t 
             return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory for dependents");
     }
     return 0;
-}
-
-void idm_on_live(mdt_idmap *m, int kind, struct idm_head *h)
-{
-    if (kind == K_CLASS)
-        idm_class_on_live(m, h);
-    else if (kind == K_FUNC)
-        idm_func_on_live(m, h);
-}
-
-void idm_on_dead(mdt_idmap *m, int kind, struct idm_head *h)
-{
-    if (kind == K_MODULE)
-        atomic_fetch_add_explicit(&m->modchanges, 1, memory_order_relaxed);
-    else if (kind == K_CLASS)
-        idm_class_on_dead(m, h);
-    else if (kind == K_FUNC)
-        idm_func_on_dead(m, h);
-}
-
-void idm_kill_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
-{
-    idm_drop_newer(m, kind, h);
-    /* Live bit first: a reader that sees the new gv sees the record dead. */
-    idm_set_meta(h, idm_meta(h) & ~META_LIVE);
-    atomic_store_explicit(&h->gv, seq << 1, memory_order_release);
-    atomic_load_explicit(&m->tab[kind], memory_order_relaxed)->live--;
-    idm_on_dead(m, kind, h);
-}
-
-int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_below, int *dropped)
-{
-    struct idm_tab *old = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
-    struct idm_itab *oldr = NULL, *nr = NULL;
-    if (kind != K_MODULE) {
-        oldr = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
-        nr = idm_rev_build(m, n, kind, 0);
-        if (!nr) {
-            free(n);
-            return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing an index");
-        }
-    }
-    /* Nothing can fail any more. The payloads of the dead records n leaves
-     * out go to the grace period (readers skip a dead record before they
-     * follow its payload pointer). */
-    for (size_t i = 0; drop_below && i < old->cap; i++) {
-        struct idm_head *h = idm_slot(old, i);
-        if (atomic_load_explicit(&h->key, memory_order_relaxed) && !idm_live(h) &&
-            idm_gen(h) < drop_below) {
-            idm_release_payload(m, kind, h);
-            ++*dropped;
-        }
-    }
-    /* Table first: a reader holding the old index verifies in the current
-     * table, and until both are retired everything it can reach stays. */
-    atomic_store_explicit(&m->tab[kind], n, memory_order_seq_cst);
-    if (nr)
-        atomic_store_explicit(&m->rev[kind], nr, memory_order_seq_cst);
-    idm_deps_remap(m, kind, old, n);
-    idm_retire(&m->g, old, old->bytes);
-    if (oldr)
-        idm_retire(&m->g, oldr, oldr->bytes);
-    return 0;
-}
-
-struct idm_head *idm_place(mdt_idmap *m, int kind, uintptr_t id, bool *fresh)
-{
-    for (;;) {
-        struct idm_tab *t = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
-        struct idm_head *h = idm_tab_place(t, id, fresh);
-        if (h)
-            return h;
-        struct idm_tab *n = idm_tab_rebuild(t, idm_cap_grow(t->cap), 0);
-        if (!n) {
-            mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory growing a table");
-            return NULL;
-        }
-        if (idm_tab_publish(m, kind, n, 0, NULL))
-            return NULL;
-    }
 }
 
 struct work {
@@ -367,9 +175,8 @@ static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_
         k.w.n--;
         int pk = k.w.it[k.w.n].kind;
         uintptr_t p = k.w.it[k.w.n].id;
-        for (int c = 0; c < 2; c++) {
-            int ck = child_kinds[pk][c];
-            if (ck >= 0 && idm_deps_walk(m, pk, p, ck, kill_dependent, &k) < 0) {
+        for (int ck = 0; idm_next_child(m, pk, &ck); ck++) {
+            if (idm_deps_walk(m, pk, p, ck, kill_dependent, &k) < 0) {
                 free(k.w.it);
                 return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
             }
@@ -379,15 +186,11 @@ static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_
     return k.killed;
 }
 
-int idm_cascade(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq, uint64_t limit)
-{
-    return cascade(m, kind, id, seq, limit);
-}
-
-int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
+/* Unload (kind, id) at seq and cascade: an MDT_IDMAP_ outcome or an error. */
+static int unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
 {
     int rc = MDT_IDMAP_DUPLICATE;
-    if (has_records(kind)) {
+    if (idm_has_records(m, kind)) {
         struct idm_head *h = idm_wfind(m, kind, id);
         if (!h) {
             bool fresh;
@@ -418,13 +221,7 @@ int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
                 if ((!v || *v < seq) && idm_wmap_put(&m->hist, kind, id, seq))
                     return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
                 /* Its dependents entries stay valid: same content. */
-                idm_drop_newer(m, kind, h);
-                idm_slot_begin(h);
-                idm_slot_end(h, hs);
-                /* Code ranges applied after the unload go on with the new
-                 * incarnation, the others die (one rule with records). */
-                if (kind == K_FUNC && (idm_meta(h) & META_RANGES))
-                    idm_ranges_regen(m, id, g, hs, seq);
+                idm_renew_slot(m, kind, h, seq);
                 rc = MDT_IDMAP_APPLIED;
             } else {
                 rc = MDT_IDMAP_SUPERSEDED;
@@ -444,16 +241,119 @@ int idm_unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
     return killed > 0 ? MDT_IDMAP_APPLIED : rc;
 }
 
-int idm_finish(mdt_idmap *m, int rc)
+/* Write a new incarnation into slot h (fresh or dead): the kind stores its
+ * payload words inside the seqlock (or before the key publishes a fresh
+ * slot). */
+static void write_record(mdt_idmap *m, int kind, struct idm_head *h, bool fresh, uintptr_t id,
+                         const void *info, const struct idm_payload *p, uint64_t seq)
 {
-    if (m->ranges_dirty) {
-        int e = idm_ranges_filter(m);
-        if (e < 0 && rc >= 0)
-            rc = e;
+    const struct idm_kind_ops *k = m->kind[kind];
+    struct idm_tab *t = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
+    if (!fresh) {
+        idm_drop_newer(m, kind, h);
+        k->release(m, h);
+        idm_slot_begin(h);
     }
-    idm_deps_settle(m);
-    idm_reclaim(&m->g, false);
-    idm_handles_reclaim(m);
-    idm_unlock(m);
-    return rc;
+    k->write(m, h, info, p);
+    if (fresh) {
+        atomic_store_explicit(&h->gv, seq << 1, memory_order_relaxed);
+        atomic_store_explicit(&h->key, id, memory_order_release);
+        t->used++;
+    } else {
+        idm_slot_end(h, seq);
+    }
+    t->live++;
+    if (k->on_live)
+        k->on_live(m, h);
+}
+
+/* The module a load names (its handle goes into the slot), 0 if none. */
+static uintptr_t refs_module(const struct idm_refs *refs)
+{
+    for (size_t i = 0; i < refs->n; i++)
+        if (refs->r[i].kind == K_MODULE)
+            return refs->r[i].id;
+    return 0;
+}
+
+int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struct idm_refs *refs,
+             uint64_t seq)
+{
+    const struct idm_kind_ops *k = m->kind[kind];
+    int rc = idm_lock(m);
+    if (rc)
+        return rc;
+    rc = idm_check_seq(m, seq);
+    if (rc)
+        goto out;
+
+    struct idm_head *h = idm_wfind(m, kind, id);
+    if (h && idm_live(h)) {
+        int cmp = k->compare(m, h, info);
+        if (cmp >= 0) {
+            rc = k->same(m, h, id, info, refs, seq, cmp);
+            goto out;
+        }
+        if (seq <= idm_seq(m, kind, h)) {
+            rc = MDT_IDMAP_SUPERSEDED;
+            goto out;
+        }
+        if (idm_refs_stale(m, refs, seq)) {
+            rc = idm_refuse(m, kind, id, refs, seq);
+            goto out;
+        }
+        /* Newer and different: the old incarnation ended unseen. */
+        idm_kill_slot(m, kind, h, seq - 1);
+        rc = cascade(m, kind, id, seq - 1, seq - 1);
+        if (rc < 0)
+            goto out;
+    } else if (h && seq <= idm_seq(m, kind, h)) {
+        rc = MDT_IDMAP_SUPERSEDED;
+        goto out;
+    } else if (idm_refs_stale(m, refs, seq)) {
+        rc = idm_refuse(m, kind, id, refs, seq);
+        goto out;
+    }
+
+    /* Reviving a tombstone: remember when the previous incarnation ended. */
+    if (h && idm_wmap_put(&m->hist, kind, id, idm_seq(m, kind, h))) {
+        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+        goto out;
+    }
+    struct idm_payload p = {NULL, 0};
+    rc = k->prepare(m, info, &p);
+    if (rc)
+        goto out;
+    rc = add_deps(m, refs, kind, id);
+    if (rc == 0 && (k->names_mask & 1u << K_MODULE)) {
+        p.handle = idm_handle_get(m, refs_module(refs));
+        if (p.handle == UINT32_MAX) {
+            p.handle = 0;
+            rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory or module handles");
+        }
+    }
+    bool fresh = false;
+    if (rc == 0 && !(h = idm_place(m, kind, id, &fresh))) {
+        idm_handle_put(m, p.handle);
+        rc = MDT_ENOMEM;
+    }
+    if (rc) {
+        k->discard(m, &p);
+        goto out;
+    }
+    write_record(m, kind, h, fresh, id, info, &p, seq);
+    rc = MDT_IDMAP_APPLIED;
+out:
+    return idm_finish(m, rc);
+}
+
+int idm_unload_call(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
+{
+    int rc = idm_lock(m);
+    if (rc)
+        return rc;
+    rc = idm_check_seq(m, seq);
+    if (rc == 0)
+        rc = unload(m, kind, id, seq);
+    return idm_finish(m, rc);
 }

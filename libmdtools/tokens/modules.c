@@ -10,7 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/deps_int.h"
+#include "tokens/grace_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/lifetime_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 static bool mvid_zero(const uint8_t m[16])
@@ -61,8 +68,10 @@ static bool field_conflict(uintptr_t have, uintptr_t want)
 }
 
 /* 0 same, 1 same but fields to fill in, -1 different. */
-static int compare(const struct idm_head *h, const mdt_idmap_module_info *in)
+static int module_compare(const mdt_idmap *m, const struct idm_head *h, const void *info)
 {
+    const mdt_idmap_module_info *in = info;
+    (void)m;
     struct mcur c;
     read_cur(h, &c);
     if (field_conflict(c.image, (uintptr_t)in->image) || field_conflict(c.dom, in->appdomain) ||
@@ -117,18 +126,140 @@ static void store_fields(struct idm_mslot *s, const mdt_idmap_module_info *in, s
         atomic_store_explicit(&s->path, (uintptr_t)p, memory_order_seq_cst);
 }
 
+static void discard_path(mdt_idmap *m, struct idm_path *p)
+{
+    if (p) {
+        m->args_bytes -= sizeof *p + p->len + 1;
+        free(p);
+    }
+}
+
+/* The same module again: the fields it did not know (unless its AppDomain
+ * or assembly, unknown to the record, died after the item was made: then
+ * so did the module), and a newer seq. */
+static int module_same(mdt_idmap *m, struct idm_head *h, uintptr_t id, const void *info,
+                       const struct idm_refs *refs, uint64_t seq, int cmp)
+{
+    const mdt_idmap_module_info *in = info;
+    int rc = MDT_IDMAP_DUPLICATE, err;
+    if (cmp == 1 && idm_refs_stale(m, refs, seq))
+        return idm_refuse(m, K_MODULE, id, refs, seq);
+    if (cmp == 1) {
+        struct idm_path *p = NULL;
+        struct mcur c;
+        read_cur(h, &c);
+        if (!c.path && (p = make_path(m, in->path, &err), err))
+            return mdt__fail_simple(err, "idmap: out of memory for a path");
+        if ((!c.dom && in->appdomain &&
+             idm_dep_push(m, K_DOMAIN, in->appdomain, K_MODULE, id)) ||
+            (!c.asmb && in->assembly && idm_dep_push(m, K_ASSEMBLY, in->assembly, K_MODULE, id))) {
+            discard_path(m, p);
+            return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+        }
+        fill_begin((struct idm_mslot *)h);
+        store_fields((struct idm_mslot *)h, in, p, true);
+        fill_end((struct idm_mslot *)h);
+        rc = MDT_IDMAP_APPLIED;
+    }
+    if (idm_note_seq(m, K_MODULE, h, seq))
+        return MDT_ENOMEM;
+    if (rc == MDT_IDMAP_APPLIED)
+        atomic_fetch_add_explicit(&m->modchanges, 1, memory_order_relaxed);
+    return rc;
+}
+
+static int module_prepare(mdt_idmap *m, const void *info, struct idm_payload *p)
+{
+    const mdt_idmap_module_info *in = info;
+    int err;
+    p->block = make_path(m, in->path, &err);
+    return err ? mdt__fail_simple(err, "idmap: out of memory for a path") : 0;
+}
+
+static void module_discard(mdt_idmap *m, struct idm_payload *p)
+{
+    discard_path(m, p->block);
+}
+
+static void module_write(mdt_idmap *m, struct idm_head *h, const void *info,
+                         const struct idm_payload *p)
+{
+    (void)m;
+    store_fields((struct idm_mslot *)h, info, p->block, false);
+    atomic_store_explicit(&h->w, (uint64_t)META_LIVE << W_META_SHIFT, memory_order_relaxed);
+}
+
+static void module_refs(const mdt_idmap *m, const struct idm_head *h, struct idm_refs *out)
+{
+    struct idm_mslot *s = (struct idm_mslot *)h;
+    (void)m;
+    out->n = 2;
+    out->r[0].kind = K_DOMAIN;
+    out->r[0].id = atomic_load_explicit(&s->appdomain, memory_order_relaxed);
+    out->r[1].kind = K_ASSEMBLY;
+    out->r[1].id = atomic_load_explicit(&s->assembly, memory_order_relaxed);
+    out->nargs = 0;
+    out->args = NULL;
+}
+
+static bool module_names(const mdt_idmap *m, const struct idm_head *h, int pk, uintptr_t pid)
+{
+    struct idm_mslot *s = (struct idm_mslot *)h;
+    (void)m;
+    if (pk == K_DOMAIN)
+        return atomic_load_explicit(&s->appdomain, memory_order_relaxed) == pid;
+    if (pk == K_ASSEMBLY)
+        return atomic_load_explicit(&s->assembly, memory_order_relaxed) == pid;
+    return false;
+}
+
+/* Every module that comes or goes changes what mdt_idmap_module_each()
+ * walks: the counter lets a mirror skip an unchanged map. */
+static void module_changed(mdt_idmap *m, struct idm_head *h)
+{
+    (void)h;
+    atomic_fetch_add_explicit(&m->modchanges, 1, memory_order_relaxed);
+}
+
+/* The path goes through the grace period (module_path readers copy it). */
+static void module_release(mdt_idmap *m, struct idm_head *h)
+{
+    uintptr_t p = atomic_load_explicit(&((struct idm_mslot *)h)->path, memory_order_relaxed);
+    if (p) {
+        const struct idm_path *s = (const struct idm_path *)p;
+        size_t bytes = sizeof *s + s->len + 1;
+        m->args_bytes -= bytes;
+        idm_retire(&m->g, (void *)p, bytes);
+    }
+}
+
+static void module_destroy(struct idm_head *h)
+{
+    free((void *)atomic_load_explicit(&((struct idm_mslot *)h)->path, memory_order_relaxed));
+}
+
+const struct idm_kind_ops idm_module_kind = {
+    .kind = K_MODULE,
+    .slot_size = sizeof(struct idm_mslot),
+    .names_mask = 1u << K_DOMAIN | 1u << K_ASSEMBLY,
+    .refs = module_refs,
+    .names = module_names,
+    .compare = module_compare,
+    .same = module_same,
+    .prepare = module_prepare,
+    .discard = module_discard,
+    .write = module_write,
+    .on_live = module_changed,
+    .on_dead = module_changed,
+    .release = module_release,
+    .destroy = module_destroy,
+};
+
 int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_module_info *info,
                           uint64_t seq)
 {
     if (!map || !module_id || !info)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad module load arguments");
-    int rc = idm_lock(map);
-    if (rc)
-        return rc;
-    rc = idm_check_seq(map, seq);
-    if (rc)
-        goto out;
-
     struct idm_refs refs = {0};
     if (info->appdomain) {
         refs.r[refs.n].kind = K_DOMAIN;
@@ -138,106 +269,7 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
         refs.r[refs.n].kind = K_ASSEMBLY;
         refs.r[refs.n++].id = info->assembly;
     }
-
-    int err;
-    struct idm_head *h =
-        idm_tab_find(atomic_load_explicit(&map->tab[K_MODULE], memory_order_relaxed), module_id);
-    if (h && idm_live(h)) {
-        int cmp = compare(h, info);
-        if (cmp >= 0) {
-            rc = MDT_IDMAP_DUPLICATE;
-            if (cmp == 1 && idm_refs_stale(map, &refs, seq)) {
-                /* Its AppDomain or assembly, unknown to the record, died
-                 * after the item was made: so did the module. */
-                rc = idm_refuse(map, K_MODULE, module_id, &refs, seq);
-                goto out;
-            }
-            if (cmp == 1) {
-                struct idm_path *p = NULL;
-                struct mcur c;
-                read_cur(h, &c);
-                if (!c.path && (p = make_path(map, info->path, &err), err)) {
-                    rc = mdt__fail_simple(err, "idmap: out of memory for a path");
-                    goto out;
-                }
-                if ((!c.dom && info->appdomain &&
-                     idm_dep_push(map, K_DOMAIN, info->appdomain, K_MODULE, module_id)) ||
-                    (!c.asmb && info->assembly &&
-                     idm_dep_push(map, K_ASSEMBLY, info->assembly, K_MODULE, module_id))) {
-                    free(p);
-                    rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-                    goto out;
-                }
-                fill_begin((struct idm_mslot *)h);
-                store_fields((struct idm_mslot *)h, info, p, true);
-                fill_end((struct idm_mslot *)h);
-                rc = MDT_IDMAP_APPLIED;
-            }
-            if (seq > idm_seq(map, K_MODULE, h) && idm_set_seq(map, K_MODULE, h, seq))
-                rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-            goto out;
-        }
-        if (seq <= idm_seq(map, K_MODULE, h)) {
-            rc = MDT_IDMAP_SUPERSEDED;
-            goto out;
-        }
-        if (idm_refs_stale(map, &refs, seq)) {
-            rc = idm_refuse(map, K_MODULE, module_id, &refs, seq);
-            goto out;
-        }
-        idm_kill_slot(map, K_MODULE, h, seq - 1);
-        rc = idm_cascade(map, K_MODULE, module_id, seq - 1, seq - 1);
-        if (rc < 0)
-            goto out;
-    } else if (h && seq <= idm_seq(map, K_MODULE, h)) {
-        rc = MDT_IDMAP_SUPERSEDED;
-        goto out;
-    } else if (idm_refs_stale(map, &refs, seq)) {
-        rc = idm_refuse(map, K_MODULE, module_id, &refs, seq);
-        goto out;
-    }
-
-    if (h && idm_wmap_put(&map->hist, K_MODULE, module_id, idm_seq(map, K_MODULE, h))) {
-        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-        goto out;
-    }
-    struct idm_path *p = make_path(map, info->path, &err);
-    if (err) {
-        rc = mdt__fail_simple(err, "idmap: out of memory for a path");
-        goto out;
-    }
-    rc = idm_add_deps(map, &refs, K_MODULE, module_id);
-    bool fresh = false;
-    if (rc == 0 && !(h = idm_place(map, K_MODULE, module_id, &fresh)))
-        rc = MDT_ENOMEM;
-    if (rc) {
-        if (p) {
-            map->args_bytes -= sizeof *p + p->len + 1;
-            free(p);
-        }
-        goto out;
-    }
-    struct idm_tab *t = atomic_load_explicit(&map->tab[K_MODULE], memory_order_relaxed);
-    if (!fresh) {
-        idm_drop_newer(map, K_MODULE, h);
-        idm_release_payload(map, K_MODULE, h);
-        idm_slot_begin(h);
-    }
-    store_fields((struct idm_mslot *)h, info, p, false);
-    atomic_store_explicit(&h->w, (uint64_t)META_LIVE << W_META_SHIFT, memory_order_relaxed);
-    if (fresh) {
-        atomic_store_explicit(&h->gv, seq << 1, memory_order_relaxed);
-        atomic_store_explicit(&h->key, module_id, memory_order_release);
-        t->used++;
-    } else {
-        idm_slot_end(h, seq);
-    }
-    t->live++;
-    rc = MDT_IDMAP_APPLIED;
-out:
-    if (rc == MDT_IDMAP_APPLIED)
-        atomic_fetch_add_explicit(&map->modchanges, 1, memory_order_relaxed);
-    return idm_finish(map, rc);
+    return idm_load(map, K_MODULE, module_id, info, &refs, seq);
 }
 
 uint64_t mdt_idmap_module_changes(const mdt_idmap *map)
@@ -276,13 +308,7 @@ static int unload(mdt_idmap *map, int kind, uintptr_t id, uint64_t seq)
 {
     if (!map || !id)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad unload arguments");
-    int rc = idm_lock(map);
-    if (rc)
-        return rc;
-    rc = idm_check_seq(map, seq);
-    if (rc == 0)
-        rc = idm_unload(map, kind, id, seq);
-    return idm_finish(map, rc);
+    return idm_unload_call(map, kind, id, seq);
 }
 
 int mdt_idmap_module_unload(mdt_idmap *map, uintptr_t module_id, uint64_t seq)

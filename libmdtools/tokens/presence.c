@@ -16,7 +16,16 @@
 
 #include <stdlib.h>
 
+#include "tokens/args_int.h"
+#include "tokens/grace_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/presence_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
+#include "tokens/wmap_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
 
 #include <mdtools/token.h>
@@ -119,7 +128,8 @@ static uint32_t slot_handle(const struct idm_head *h)
     return idm_w_handle(atomic_load_explicit(&((struct idm_head *)h)->w, memory_order_relaxed));
 }
 
-int idm_presence_rebuild(mdt_idmap *m)
+/* Writer: recount the presence index from the live classes. */
+static int rebuild(mdt_idmap *m)
 {
     struct idm_tab *f = atomic_load_explicit(&m->tab[K_CLASS], memory_order_relaxed);
     struct idm_itab *old = atomic_load_explicit(&m->presence, memory_order_relaxed);
@@ -165,7 +175,7 @@ void idm_class_presence(mdt_idmap *m, const struct idm_head *h, int delta)
         return;
     struct idm_itab *t = atomic_load_explicit(&m->presence, memory_order_relaxed);
     if (!adjust(t, &m->pover, v.module, slot_handle(h), v.token, delta))
-        (void)idm_presence_rebuild(m); /* counts this class too */
+        (void)rebuild(m); /* counts this class too */
 }
 
 int idm_presence_find(const mdt_idmap *map, uintptr_t module_id, uint32_t typedef_token)
@@ -187,3 +197,42 @@ int idm_presence_find(const mdt_idmap *map, uintptr_t module_id, uint32_t typede
     }
     return -1;
 }
+
+/* ---- the part's operations (the writer core calls them) ---------------- */
+
+/* Presence counts generic TypeDefs only: a fraction of the classes. */
+static int presence_init(mdt_idmap *m, const mdt_idmap_options *opts)
+{
+    struct idm_itab *p = idm_itab_new(idm_cap_for(opts->classes / 8), sizeof(uint64_t));
+    atomic_init(&m->presence, p);
+    return p ? 0 : MDT_ENOMEM;
+}
+
+static void presence_fini(mdt_idmap *m)
+{
+    free(atomic_load_explicit(&m->presence, memory_order_relaxed));
+    idm_wmap_free(&m->pover);
+}
+
+/* Retire rebuilt the class table: recount (the index names no slots, but
+ * a rebuild drops the deleted entries). */
+static int presence_retire(mdt_idmap *m, uint64_t below)
+{
+    (void)below;
+    return rebuild(m);
+}
+
+static void presence_stats(const mdt_idmap *m, mdt_idmap_stats *out)
+{
+    out->bytes_presence =
+        atomic_load_explicit(&((mdt_idmap *)m)->presence, memory_order_relaxed)->bytes;
+    out->bytes_index += out->bytes_presence;
+    out->bytes_writer += m->pover.cap * sizeof(struct idm_went);
+}
+
+const struct idm_part_ops idm_presence_part = {
+    .init = presence_init,
+    .fini = presence_fini,
+    .retire = presence_retire,
+    .stats = presence_stats,
+};

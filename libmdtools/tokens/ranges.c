@@ -8,7 +8,7 @@
  *   each line of starts (loads the CPU issues in parallel), then with the
  *   starts of one line, then reads one record;
  * - above them a static tree of the leaves' first starts, one cache line of
- *   IDM_FANOUT keys per level (idm_rtop in idmap_int.h): 2,000 leaves need
+ *   IDM_FANOUT keys per level (struct idm_rtop below): 2,000 leaves need
  *   4 levels, all of it a few kilobytes that stay in cache.
  *
  * A lookup reads one line per level, the leaf pointer, the starts and one
@@ -34,7 +34,7 @@
  * applied with seq <= t. A code_add is news of its function (the runtime
  * answered for it at that seq), so it raises the function's seq like a
  * duplicate load; a late unload then gives the function a new incarnation
- * and the ranges added after the unload move to it (idm_ranges_regen).
+ * and the ranges added after the unload move to it (regen).
  * Removed code leaves a tombstone (writer-only, sorted and disjoint) so
  * that an enumeration generated before the removal cannot bring it back;
  * retire drops tombstones below the watermark. */
@@ -44,8 +44,86 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tokens/base_int.h"
+#include "tokens/grace_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/plugs_int.h"
+#include "tokens/table_int.h"
+#include "tokens/writer_int.h"
 #include "util/error.h"
+
+/* Code ranges per leaf, and the fan-out above the leaves (one cache line of
+ * keys), and the most levels above them. */
+#define IDM_LEAF_MAX 64u
+#define IDM_FANOUT 8u
+#define IDM_RLEVELS 12u
+
+/* One range, as the writer handles it. */
+struct idm_range {
+    uintptr_t start, end, fid;
+    uint64_t gen, seq;
+};
+
+/* A leaf: n (1..IDM_LEAF_MAX) ranges sorted by start. The starts come
+ * first, always IDM_LEAF_MAX of them (padded with UINTPTR_MAX, one cache
+ * line per IDM_FANOUT starts); then n; then, from the next line on, one
+ * 24-byte record per range; then the writer's seqs. A lookup compares with
+ * the first start of each line of starts, then with the starts of one line,
+ * then reads one record: two dependent rounds of loads, at offsets that do
+ * not depend on n, over 32 bytes per range. Immutable once published. */
+struct idm_leafrec {
+    uintptr_t end, fid;
+    uint64_t gen;
+};
+
+struct idm_leaf {
+    uintptr_t start[IDM_LEAF_MAX];
+    size_t n;
+    alignas(64) struct idm_leafrec rec[]; /* n, then uint64_t seq[n] */
+};
+
+/* A tombstone of freed code (writer only): [start, end) was removed at seq;
+ * a code_add with a seq not above it that overlaps it is refused. Kept
+ * sorted and disjoint; overlapping ones merge, keeping the newest seq. */
+struct idm_rtomb {
+    uintptr_t start, end;
+    uint64_t seq;
+};
+
+/* A late unload at `after` of function `fid` whose incarnation `from` had
+ * been reloaded (or shown alive by a code_add) later: it now is incarnation
+ * `to`; its ranges added after `after` go with it, the others die. */
+struct idm_regen {
+    uintptr_t fid;
+    uint64_t from, to, after;
+};
+#define IDM_MAX_REGEN 4u
+
+/* The index above the leaves: level 0 holds the first start of every leaf
+ * (level 0's first key is 0), level k+1 every IDM_FANOUT-th key of level k,
+ * up to a top level of at most IDM_FANOUT keys; each level is padded with
+ * UINTPTR_MAX to whole cache lines of IDM_FANOUT keys. A lookup reads one
+ * line per level. One allocation; the leaf pointers may be swapped in
+ * place (copy-on-write of one leaf), anything else builds a new top. */
+struct idm_rtop {
+    size_t n;      /* leaves */
+    size_t bytes;  /* the top's allocation */
+    unsigned levels;
+    const uintptr_t *lvl[IDM_RLEVELS];
+    _Atomic(struct idm_leaf *) *leaves;
+};
+
+/* The writer's side (m->rw): how many ranges there are, whether a watched
+ * function died since the last filter, code tombstones, pending
+ * incarnation changes. */
+struct idm_rwriter {
+    size_t nranges;
+    bool dirty;
+    struct idm_rtomb *tomb; /* sorted, disjoint */
+    size_t ntomb, captomb;
+    struct idm_regen regen[IDM_MAX_REGEN]; /* pending for the next filter */
+    unsigned nregen;
+};
 
 _Static_assert(IDM_LEAF_MAX == IDM_FANOUT * IDM_FANOUT, "a leaf is one line of line heads");
 
@@ -320,7 +398,7 @@ static int rebuild_from(mdt_idmap *m, const struct idm_range *r, size_t n)
     }
     if (old)
         idm_retire(&m->g, old, old->bytes);
-    m->nranges = n;
+    m->rw->nranges = n;
     return 0;
 }
 
@@ -328,7 +406,7 @@ static int rebuild_from(mdt_idmap *m, const struct idm_range *r, size_t n)
 static struct idm_range *gather(mdt_idmap *m, size_t *n)
 {
     struct idm_rtop *t = cur_top(m);
-    struct idm_range *all = malloc((m->nranges + 1) * sizeof *all);
+    struct idm_range *all = malloc((m->rw->nranges + 1) * sizeof *all);
     size_t k = 0;
     if (!all)
         return NULL;
@@ -349,21 +427,31 @@ static bool range_alive(const mdt_idmap *m, const struct idm_range *r)
     return h && idm_live(h) && idm_gen(h) == r->gen;
 }
 
-void idm_ranges_regen(mdt_idmap *m, uintptr_t fid, uint64_t from, uint64_t to, uint64_t after)
+/* Dead functions' ranges to drop, or moved ones to rebuild, at the end of
+ * this writer call (settle). */
+static void mark_dirty(mdt_idmap *m)
 {
-    m->ranges_dirty = true;
+    m->rw->dirty = true;
+    idm_want_settle(m);
+}
+
+/* Function fid's incarnation `from` became `to` by a late unload at `after`
+ * (lifetime.c): its ranges follow or die at the next filter. */
+static void regen(mdt_idmap *m, uintptr_t fid, uint64_t from, uint64_t to, uint64_t after)
+{
+    mark_dirty(m);
     /* At most one per writer call; should more come, their ranges die,
      * which is what happened before this rule (unknown, never wrong). */
-    if (m->nregen < IDM_MAX_REGEN)
-        m->regen[m->nregen++] = (struct idm_regen){fid, from, to, after};
+    if (m->rw->nregen < IDM_MAX_REGEN)
+        m->rw->regen[m->rw->nregen++] = (struct idm_regen){fid, from, to, after};
 }
 
 /* Does a pending incarnation change move r to its function's new
  * incarnation? */
 static bool range_regen(const mdt_idmap *m, struct idm_range *r)
 {
-    for (unsigned i = 0; i < m->nregen; i++) {
-        const struct idm_regen *g = &m->regen[i];
+    for (unsigned i = 0; i < m->rw->nregen; i++) {
+        const struct idm_regen *g = &m->rw->regen[i];
         if (g->fid == r->fid && g->from == r->gen && r->seq > g->after) {
             r->gen = g->to;
             return true;
@@ -372,18 +460,20 @@ static bool range_regen(const mdt_idmap *m, struct idm_range *r)
     return false;
 }
 
-int idm_ranges_filter(mdt_idmap *m)
+/* Drop the ranges of dead incarnations, move those of a late unload's new
+ * incarnation (regen). */
+static int filter(mdt_idmap *m)
 {
     size_t n, k = 0;
     bool moved = false;
-    m->ranges_dirty = false;
-    if (m->nranges == 0) {
-        m->nregen = 0;
+    m->rw->dirty = false;
+    if (m->rw->nranges == 0) {
+        m->rw->nregen = 0;
         return 0;
     }
     struct idm_range *all = gather(m, &n);
     if (!all) {
-        m->nregen = 0;
+        m->rw->nregen = 0;
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory filtering code ranges");
     }
     for (size_t i = 0; i < n; i++) {
@@ -392,28 +482,29 @@ int idm_ranges_filter(mdt_idmap *m)
         if (range_alive(m, &all[i]))
             all[k++] = all[i];
     }
-    m->nregen = 0;
+    m->rw->nregen = 0;
     /* A moved range is a changed record: readers see it in a new leaf. */
     int rc = k == n && !moved ? 0 : rebuild_from(m, all, k);
     free(all);
     if (rc)
-        m->ranges_dirty = true;
+        mark_dirty(m);
     return rc ? mdt__fail_simple(rc, "idmap: out of memory filtering code ranges") : 0;
 }
 
-void idm_ranges_free(mdt_idmap *m)
+static void ranges_fini(mdt_idmap *m)
 {
     struct idm_rtop *t = cur_top(m);
     for (size_t i = 0; t && i < t->n; i++)
         free(wleaf(t, i));
     free(t);
     atomic_store_explicit(&m->ranges, NULL, memory_order_relaxed);
-    free(m->rtomb);
-    m->rtomb = NULL;
-    m->nrtomb = m->caprtomb = 0;
+    if (m->rw)
+        free(m->rw->tomb);
+    free(m->rw);
+    m->rw = NULL;
 }
 
-size_t idm_ranges_bytes(const mdt_idmap *m)
+static size_t ranges_bytes(const mdt_idmap *m)
 {
     struct idm_rtop *t = cur_top(m);
     size_t b = t ? t->bytes : 0;
@@ -481,7 +572,7 @@ static int insert_fast(mdt_idmap *m, const struct idm_range *r)
             return MDT_ENOMEM;
         atomic_store_explicit(&t->leaves[i], nl, memory_order_seq_cst);
         idm_retire(&m->g, l, leaf_bytes(n));
-        m->nranges++;
+        m->rw->nranges++;
         return 0;
     }
     struct idm_range all[IDM_LEAF_MAX + 1];
@@ -503,7 +594,7 @@ static int insert_fast(mdt_idmap *m, const struct idm_range *r)
     if (!append)
         idm_retire(&m->g, l, leaf_bytes(n));
     idm_retire(&m->g, t, t->bytes);
-    m->nranges++;
+    m->rw->nranges++;
     return 0;
 }
 
@@ -554,10 +645,10 @@ static void scan_overlaps(const mdt_idmap *m, const struct idm_range *r, bool *a
  * their ends are sorted too). */
 static size_t tomb_first(const mdt_idmap *m, uintptr_t a)
 {
-    size_t lo = 0, hi = m->nrtomb;
+    size_t lo = 0, hi = m->rw->ntomb;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (m->rtomb[mid].end <= a)
+        if (m->rw->tomb[mid].end <= a)
             lo = mid + 1;
         else
             hi = mid;
@@ -569,9 +660,9 @@ static size_t tomb_first(const mdt_idmap *m, uintptr_t a)
 static uint64_t tomb_seq(const mdt_idmap *m, uintptr_t a, uintptr_t e)
 {
     uint64_t s = 0;
-    for (size_t i = tomb_first(m, a); i < m->nrtomb && m->rtomb[i].start < e; i++)
-        if (m->rtomb[i].seq > s)
-            s = m->rtomb[i].seq;
+    for (size_t i = tomb_first(m, a); i < m->rw->ntomb && m->rw->tomb[i].start < e; i++)
+        if (m->rw->tomb[i].seq > s)
+            s = m->rw->tomb[i].seq;
     return s;
 }
 
@@ -583,40 +674,42 @@ static int tomb_add(mdt_idmap *m, uintptr_t a, uintptr_t e, uint64_t seq)
 {
     size_t i = tomb_first(m, a), j = i;
     struct idm_rtomb t = {a, e, seq};
-    for (; j < m->nrtomb && m->rtomb[j].start < e; j++) {
-        if (m->rtomb[j].start < t.start)
-            t.start = m->rtomb[j].start;
-        if (m->rtomb[j].end > t.end)
-            t.end = m->rtomb[j].end;
-        if (m->rtomb[j].seq > t.seq)
-            t.seq = m->rtomb[j].seq;
+    for (; j < m->rw->ntomb && m->rw->tomb[j].start < e; j++) {
+        if (m->rw->tomb[j].start < t.start)
+            t.start = m->rw->tomb[j].start;
+        if (m->rw->tomb[j].end > t.end)
+            t.end = m->rw->tomb[j].end;
+        if (m->rw->tomb[j].seq > t.seq)
+            t.seq = m->rw->tomb[j].seq;
     }
-    if (j == i && m->nrtomb == m->caprtomb) {
-        size_t ncap = m->caprtomb ? m->caprtomb * 2 : 16;
-        struct idm_rtomb *n = realloc(m->rtomb, ncap * sizeof *n);
+    if (j == i && m->rw->ntomb == m->rw->captomb) {
+        size_t ncap = m->rw->captomb ? m->rw->captomb * 2 : 16;
+        struct idm_rtomb *n = realloc(m->rw->tomb, ncap * sizeof *n);
         if (!n)
             return MDT_ENOMEM;
-        m->rtomb = n;
-        m->caprtomb = ncap;
+        m->rw->tomb = n;
+        m->rw->captomb = ncap;
     }
     /* Replace rtomb[i, j) by t. */
     size_t gone = j - i;
     if (gone == 0)
-        memmove(&m->rtomb[i + 1], &m->rtomb[i], (m->nrtomb - i) * sizeof t);
+        memmove(&m->rw->tomb[i + 1], &m->rw->tomb[i], (m->rw->ntomb - i) * sizeof t);
     else if (gone > 1)
-        memmove(&m->rtomb[i + 1], &m->rtomb[j], (m->nrtomb - j) * sizeof t);
-    m->rtomb[i] = t;
-    m->nrtomb = m->nrtomb - gone + 1;
+        memmove(&m->rw->tomb[i + 1], &m->rw->tomb[j], (m->rw->ntomb - j) * sizeof t);
+    m->rw->tomb[i] = t;
+    m->rw->ntomb = m->rw->ntomb - gone + 1;
     return 0;
 }
 
-void idm_ranges_retire(mdt_idmap *m, uint64_t below)
+/* Retire: code tombstones below the watermark go. */
+static int ranges_retire(mdt_idmap *m, uint64_t below)
 {
     size_t k = 0;
-    for (size_t i = 0; i < m->nrtomb; i++)
-        if (m->rtomb[i].seq >= below)
-            m->rtomb[k++] = m->rtomb[i];
-    m->nrtomb = k;
+    for (size_t i = 0; i < m->rw->ntomb; i++)
+        if (m->rw->tomb[i].seq >= below)
+            m->rw->tomb[k++] = m->rw->tomb[i];
+    m->rw->ntomb = k;
+    return 0;
 }
 
 /* A code_add is news of its function at seq: raise the function's seq as a
@@ -624,9 +717,7 @@ void idm_ranges_retire(mdt_idmap *m, uint64_t below)
  * incarnation the range belongs to. */
 static int note_function(mdt_idmap *m, struct idm_head *h, uint64_t seq)
 {
-    if (seq > idm_seq(m, K_FUNC, h) && idm_set_seq(m, K_FUNC, h, seq))
-        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-    return 0;
+    return idm_note_seq(m, K_FUNC, h, seq);
 }
 
 /* A duplicate code_add with a newer seq: the range's seq follows (the
@@ -710,7 +801,7 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
         rc = mdt__fail_simple(rc, "idmap: out of memory adding a code range");
         goto out;
     }
-    idm_set_meta(h, idm_meta(h) | META_RANGES);
+    idm_set_meta(h, idm_meta(h) | META_WATCHED);
     rc = note_function(map, h, seq);
     if (rc == 0)
         rc = MDT_IDMAP_APPLIED;
@@ -779,8 +870,54 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
         idm_retire(&map->g, t, t->bytes);
     }
     idm_retire(&map->g, l, leaf_bytes(l->n));
-    map->nranges--;
+    map->rw->nranges--;
     rc = MDT_IDMAP_APPLIED;
 out:
     return idm_finish(map, rc);
 }
+
+/* ---- the part's operations (the writer core calls them) ---------------- */
+
+/* A function with ranges died: its ranges go at the next filter. */
+static void watched_died(mdt_idmap *m, int kind, struct idm_head *h)
+{
+    (void)h;
+    if (kind == K_FUNC)
+        mark_dirty(m);
+}
+
+static void watched_reborn(mdt_idmap *m, int kind, uintptr_t id, uint64_t from, uint64_t to,
+                           uint64_t after)
+{
+    if (kind == K_FUNC)
+        regen(m, id, from, to, after);
+}
+
+static int settle(mdt_idmap *m)
+{
+    return m->rw->dirty ? filter(m) : 0;
+}
+
+static void ranges_stats(const mdt_idmap *m, mdt_idmap_stats *out)
+{
+    out->bytes_ranges = ranges_bytes(m);
+    out->ranges = m->rw->nranges;
+    out->bytes_writer += m->rw->captomb * sizeof(struct idm_rtomb);
+}
+
+static int ranges_init(mdt_idmap *m, const mdt_idmap_options *opts)
+{
+    (void)opts;
+    m->rw = calloc(1, sizeof *m->rw);
+    return m->rw ? 0 : MDT_ENOMEM;
+}
+
+const struct idm_part_ops idm_range_part = {
+    .init = ranges_init,
+    .fini = ranges_fini,
+    .watched_died = watched_died,
+    .watched_reborn = watched_reborn,
+    .settle = settle,
+    .retire = ranges_retire,
+    .stats = ranges_stats,
+};

@@ -1,6 +1,8 @@
 /* Consistent reads of one record, for readers that may run in a signal
- * handler, and the writer's side of the same protocol. A class or function
- * slot is four words (idmap_int.h): key, gv, w, x. gv is the generation
+ * handler (the writer's side of the protocol, idm_slot_begin/end, is in
+ * table.c), the forward lookups by ID, and the content hashes of the
+ * reverse indexes. A class or function slot is four words
+ * (records_int.h): key, gv, w, x. gv is the generation
  * shifted left by one and doubles as the seqlock: a writer that rewrites
  * several words makes gv odd, rewrites them, and publishes the new
  * generation; a change of one word (a kill clears the live bit in w, a fill
@@ -19,21 +21,14 @@
 
 #include <string.h>
 
+#include "tokens/base_int.h"
+#include "tokens/grace_int.h"
+#include "tokens/handles_int.h"
 #include "tokens/idmap_int.h"
+#include "tokens/records_int.h"
+#include "tokens/table_int.h"
 
 #define IDM_READ_TRIES 4
-
-void idm_slot_begin(struct idm_head *h)
-{
-    uint64_t v = atomic_load_explicit(&h->gv, memory_order_relaxed);
-    atomic_store_explicit(&h->gv, v | 1u, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-}
-
-void idm_slot_end(struct idm_head *h, uint64_t gen)
-{
-    atomic_store_explicit(&h->gv, gen << 1, memory_order_release);
-}
 
 static uint32_t min_u32(uint64_t a, uint32_t b)
 {

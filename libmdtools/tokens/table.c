@@ -21,7 +21,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "tokens/idmap_int.h"
+#include "tokens/base_int.h"
+#include "tokens/table_int.h"
 
 static size_t round_step(size_t n)
 {
@@ -40,7 +41,7 @@ size_t idm_cap_grow(size_t cap)
 }
 
 /* One allocation: a header of two cache lines holding the table struct
- * (idmap_int.h), then the slots, so that retiring a table is one free.
+ * (table_int.h), then the slots, so that retiring a table is one free.
  *
  * A table of several megabytes is read at random, one line per lookup; with
  * 4 KiB pages nearly every such lookup also misses the TLB and walks the
@@ -164,4 +165,18 @@ struct idm_itab *idm_itab_new(size_t cap, size_t slot_size)
     t->slot_size = slot_size;
     t->bytes = bytes;
     return t;
+}
+
+/* The writer's side of the seqlock in every slot head (records.c has the
+ * readers'). */
+void idm_slot_begin(struct idm_head *h)
+{
+    uint64_t v = atomic_load_explicit(&h->gv, memory_order_relaxed);
+    atomic_store_explicit(&h->gv, v | 1u, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+
+void idm_slot_end(struct idm_head *h, uint64_t gen)
+{
+    atomic_store_explicit(&h->gv, gen << 1, memory_order_release);
 }

@@ -5,9 +5,13 @@
  * with linear probing and backward-shift deletion, on malloc. */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
-#include "tokens/idmap_int.h"
+#include <mdtools/errors.h>
+
+#include "tokens/base_int.h"
+#include "tokens/wmap_int.h"
 
 static size_t home(const struct idm_wmap *m, int kind, uintptr_t id)
 {

@@ -20,7 +20,7 @@
 
 #include <mdtools/idmap.h>
 
-#include "tokens/idmap_int.h"
+#include "tokens/grace_int.h"
 
 static mdt_idmap *MAP;
 static _Atomic long armed; /* the thread whose next claim gets the signal */
