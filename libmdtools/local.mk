@@ -43,6 +43,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/owner.c \
 	libmdtools/md/runs.c \
 	libmdtools/md/columns.c \
+	libmdtools/md/rows.c \
 	libmdtools/md/lazy.c \
 	libmdtools/tokens/idmap_int.h \
 	libmdtools/tokens/grace.c \
