@@ -275,6 +275,11 @@ int mdt_rows_cells(mdt_cell *cells, const mdt_image *img, unsigned table, uint32
     }
     size_t rs = t->row_size, n = t->ncols;
     const uint8_t *row0 = t->base + (size_t)(first - 1) * rs;
+    /* One row: the loops' set-up per column costs more than the row. */
+    if (count == 1) {
+        mdt_row row = {img, row0, t, first, (uint8_t)table};
+        return mdt_row_cells(&row, cells);
+    }
     /* Every column's cells lie before the end of the run's last row. */
     const uint8_t *end = row0 + (size_t)count * rs;
     struct run r = {img, row0, rs, n, first, table};

@@ -323,8 +323,9 @@ int mdt_row_cells(const mdt_row *row, mdt_cell *cells);
  * The cheapest way to read whole rows (dumps, scans, ports of loops over
  * mono_metadata_decode_row): each column is decoded down the run by a
  * loop for its kind and width, with no per-cell dispatch, so a call costs
- * a few hundred instructions more than its cells; runs of 64 rows or more
- * read a table in about half the instructions of mono_metadata_decode_row
+ * about 250 instructions more than its cells (a run of one row is handed
+ * to mdt_row_cells); with runs of 64 rows or more, reading every table
+ * this way takes about half the instructions of mono_metadata_decode_row
  * and mono's heap calls (bench/README.md). */
 int mdt_rows_cells(mdt_cell *cells, const mdt_image *img, unsigned table, uint32_t first,
                    uint32_t count);
