@@ -128,36 +128,50 @@ static void raw_cells(mdt_cell *o, size_t n, const uint8_t *p, uint32_t count, s
         RAW_LOOP(u8at);
 }
 
-/* The heap loops, two rows a step: FAST decodes the cell at o from idx
- * and is false, writing nothing, when the cell needs REST. A cell that
- * needs REST, and a last odd row, take the single step after the inner
- * loop, which calls REST there (a call in the inner loop would make the
- * compiler keep the loop's state in memory). */
+/* The heap loops, two rows a step: FAST(base, bound, idx, o) decodes the
+ * cell at o from idx and is false, writing nothing, when the cell needs
+ * REST. A cell that needs REST, and a last odd row, take the single step
+ * after the inner loop, which calls REST there (a call in the inner loop
+ * would make the compiler keep the loop's state in memory). */
 #define HEAP_LOOP(READ, FAST, REST)                                                                \
     while (p < end) {                                                                              \
         while (p < end2) { /* two rows left at least */                                            \
             uint32_t idx = READ(p), idx2 = READ(p + rs);                                           \
             o->value = idx;                                                                        \
             o[n].value = idx2;                                                                     \
-            if (!(FAST))                                                                           \
+            if (!FAST(base, bound, idx, o))                                                        \
                 break;                                                                             \
-            p += rs, o += n, idx = idx2;                                                           \
-            if (!(FAST))                                                                           \
+            p += rs, o += n;                                                                       \
+            if (!FAST(base, bound, idx2, o))                                                       \
                 break;                                                                             \
             p += rs, o += n;                                                                       \
         }                                                                                          \
         if (p < end) {                                                                             \
             uint32_t idx = READ(p);                                                                \
             o->value = idx;                                                                        \
-            if (!(FAST))                                                                           \
+            if (!FAST(base, bound, idx, o))                                                        \
                 bad += REST(r, col, p, idx, o);                                                    \
             p += rs, o += n;                                                                       \
         }                                                                                          \
     }
 
-/* 16-byte compares find the NUL while 16 bytes from the compared one lie in
- * the heap (below strings_short()); a string that runs closer to the end
- * takes string_rest. Most names end in the first 16 bytes. */
+/* The decoder of a heap column: the heap's base and the bound below which
+ * FAST may decode, then the loop for the column's width. */
+#define HEAP_CELLS(NAME, BASE, BOUND, FAST, REST)                                                  \
+    static int NAME(mdt_cell *o, const uint8_t *p, const uint8_t *end, const struct run *r,        \
+                    unsigned col, unsigned width)                                                  \
+    {                                                                                              \
+        const uint8_t *base = (BASE), *end2 = end - r->rs; /* count >= 1 */                        \
+        uint32_t bound = (BOUND);                                                                  \
+        size_t rs = r->rs, n = r->n;                                                               \
+        int bad = 0;                                                                               \
+        if (width == 4)                                                                            \
+            HEAP_LOOP(le32, FAST, REST)                                                            \
+        else                                                                                       \
+            HEAP_LOOP(le16, FAST, REST)                                                            \
+        return bad;                                                                                \
+    }
+
 #if defined(__SSE2__)
 /* Bit i set where s[i] is NUL, for the 16 bytes from s. */
 static inline unsigned nul_mask16(const char *s)
@@ -167,8 +181,12 @@ static inline unsigned nul_mask16(const char *s)
 }
 #endif
 
-static inline bool string_fast(const char *base, uint32_t fast16, uint32_t idx, mdt_cell *o)
+/* 16-byte compares find the NUL while 16 bytes from the compared one lie in
+ * the heap (below strings_short()); a string that runs closer to the end
+ * takes string_rest. Most names end in the first 16 bytes. */
+static inline bool string_fast(const uint8_t *heap, uint32_t fast16, uint32_t idx, mdt_cell *o)
 {
+    const char *base = (const char *)heap;
     if (idx >= fast16)
         return false;
     const char *s = base + idx;
@@ -193,20 +211,7 @@ static inline bool string_fast(const char *base, uint32_t fast16, uint32_t idx, 
     return true;
 }
 
-static int string_cells(mdt_cell *o, const uint8_t *p, const uint8_t *end, const struct run *r,
-                        unsigned col, unsigned width)
-{
-    const char *base = (const char *)r->img->lay.strings;
-    uint32_t fast16 = strings_short(r->img);
-    size_t rs = r->rs, n = r->n;
-    const uint8_t *end2 = end - rs; /* count >= 1 */
-    int bad = 0;
-    if (width == 4)
-        HEAP_LOOP(le32, string_fast(base, fast16, idx, o), string_rest)
-    else
-        HEAP_LOOP(le16, string_fast(base, fast16, idx, o), string_rest)
-    return bad;
-}
+HEAP_CELLS(string_cells, r->img->lay.strings, strings_short(r->img), string_fast, string_rest)
 
 /* A blob with a one-byte length prefix (II.23.2) below blob_fast. */
 static inline bool blob_fast(const uint8_t *base, uint32_t fast, uint32_t idx, mdt_cell *o)
@@ -221,20 +226,7 @@ static inline bool blob_fast(const uint8_t *base, uint32_t fast, uint32_t idx, m
     return true;
 }
 
-static int blob_cells(mdt_cell *o, const uint8_t *p, const uint8_t *end, const struct run *r,
-                      unsigned col, unsigned width)
-{
-    const uint8_t *base = r->img->lay.blob;
-    uint32_t fast = r->img->lay.blob_fast;
-    size_t rs = r->rs, n = r->n;
-    const uint8_t *end2 = end - rs; /* count >= 1 */
-    int bad = 0;
-    if (width == 4)
-        HEAP_LOOP(le32, blob_fast(base, fast, idx, o), blob_rest)
-    else
-        HEAP_LOOP(le16, blob_fast(base, fast, idx, o), blob_rest)
-    return bad;
-}
+HEAP_CELLS(blob_cells, r->img->lay.blob, r->img->lay.blob_fast, blob_fast, blob_rest)
 
 /* A GUID index 1..guids (index 0 wraps and takes guid_rest). */
 static inline bool guid_fast(const uint8_t *base, uint32_t guids, uint32_t idx, mdt_cell *o)
@@ -246,20 +238,7 @@ static inline bool guid_fast(const uint8_t *base, uint32_t guids, uint32_t idx, 
     return true;
 }
 
-static int guid_cells(mdt_cell *o, const uint8_t *p, const uint8_t *end, const struct run *r,
-                      unsigned col, unsigned width)
-{
-    const uint8_t *base = r->img->lay.guid;
-    uint32_t guids = r->img->lay.guids;
-    size_t rs = r->rs, n = r->n;
-    const uint8_t *end2 = end - rs; /* count >= 1 */
-    int bad = 0;
-    if (width == 4)
-        HEAP_LOOP(le32, guid_fast(base, guids, idx, o), guid_rest)
-    else
-        HEAP_LOOP(le16, guid_fast(base, guids, idx, o), guid_rest)
-    return bad;
-}
+HEAP_CELLS(guid_cells, r->img->lay.guid, r->img->lay.guids, guid_fast, guid_rest)
 
 int mdt_rows_cells(mdt_cell *cells, const mdt_image *img, unsigned table, uint32_t first,
                    uint32_t count)
