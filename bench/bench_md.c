@@ -280,7 +280,7 @@ __attribute__((noinline)) int bench_md_work(void *ctx, int n, char **paths, int 
  * the compiler's register choices for a loop move with everything else
  * inlined into its function, by up to 0.5M instructions on A (-m called
  * from bench_md_work, or its open loop shared through a helper, cost the
- * row API 0.5-1.1M more). Hence also the open loop written twice. */
+ * row API 0.5-1.2M more). Hence also the open loop written twice. */
 int bench_md_work_rows(void *ctx, int n, char **paths, struct bench_sums *s);
 __attribute__((noinline)) int bench_md_work_rows(void *ctx, int n, char **paths,
                                                  struct bench_sums *s)
