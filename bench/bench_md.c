@@ -5,12 +5,14 @@
  * work cannot be optimised away. bench_mono does the same through libmono;
  * run.sh compares the sums and the costs.
  *
- * Usage: bench_md [-r|-c|-w|-o] file...
+ * Usage: bench_md [-r|-c|-w|-m|-o] file...
  *   -r  raw values only: mdt_row_raw for every cell, no heap decoding
  *       (shows what the heap lookups cost on top of the row walk).
  *   -c  column at a time: mdt_column_raw/_strings/_blobs/_guids over runs
  *       of rows, the API for whole-table scans; same cells, same sums.
  *   -w  whole rows: one mdt_row_cells call per row decodes every cell.
+ *   -m  runs of whole rows: one mdt_rows_cells call decodes every cell of
+ *       RUN rows.
  *   -o  open each image and read three cells only (the Module name, the
  *       last TypeDef's name and namespace): what opening costs a caller
  *       that looks at a few rows. */
@@ -25,7 +27,7 @@
 
 #include "common.h"
 
-#define RUN 1024 /* rows per column call */
+#define RUN 1024 /* rows per column call, and per mdt_rows_cells call */
 
 /* The same walk, column at a time. Sums are kept in locals (not through
  * `s`) so the compiler can keep them in registers. */
@@ -76,6 +78,26 @@ static void walk_columns(const mdt_image *img, struct bench_sums *s)
     bench_sums_add(s, &l);
 }
 
+/* What both whole-row variants do with a row's cells (from mdt_row_cells
+ * or mdt_rows_cells): the four grouped loops of the plan, as every variant
+ * has them. A macro rather than a function: the same source for both, and
+ * each compiled in place as it was written there before (the compiler's
+ * register choices for such a loop move with its surroundings). */
+#define SUM_CELLS(l, p, c)                                                                         \
+    do {                                                                                           \
+        for (unsigned k = 0; k < p.n_other; k++)                                                   \
+            l.raw_other += c[p.other[k]].value;                                                    \
+        for (unsigned k = 0; k < p.n_str; k++)                                                     \
+            l.str_bytes += c[p.str[k]].len;                                                        \
+        for (unsigned k = 0; k < p.n_blob; k++)                                                    \
+            l.blob_bytes += c[p.blob[k]].len;                                                      \
+        for (unsigned k = 0; k < p.n_guid; k++) {                                                  \
+            const uint8_t *g = c[p.guid[k]].ptr;                                                   \
+            if (g)                                                                                 \
+                bench_guid(&l, g);                                                                 \
+        }                                                                                          \
+    } while (0)
+
 /* The same walk, a row at a time with one call per row (mdt_row_cells,
  * the counterpart of mono_metadata_decode_row, with the heaps decoded too). */
 static void walk_cells(const mdt_image *img, struct bench_sums *s)
@@ -98,17 +120,40 @@ static void walk_cells(const mdt_image *img, struct bench_sums *s)
             l.rows++;
             l.cells += p.ncols;
             l.errors += (uint64_t)mdt_row_cells(&row, c);
-            for (unsigned k = 0; k < p.n_other; k++)
-                l.raw_other += c[p.other[k]].value;
-            for (unsigned k = 0; k < p.n_str; k++)
-                l.str_bytes += c[p.str[k]].len;
-            for (unsigned k = 0; k < p.n_blob; k++)
-                l.blob_bytes += c[p.blob[k]].len;
-            for (unsigned k = 0; k < p.n_guid; k++) {
-                const uint8_t *g = c[p.guid[k]].ptr;
-                if (g)
-                    bench_guid(&l, g);
+            SUM_CELLS(l, p, c);
+        }
+    }
+    bench_sums_add(s, &l);
+}
+
+/* The same walk, runs of whole rows: one mdt_rows_cells call decodes
+ * every cell of RUN rows (as many as a column call reads) into cells[],
+ * row after row; the loop then reads each row's cells by the same plan,
+ * in the same four grouped loops as every other variant. */
+static void walk_rows(const mdt_image *img, struct bench_sums *s)
+{
+    static mdt_cell cells[RUN * MDT_LAYOUT_COLS];
+    struct bench_sums l = {0};
+    for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
+        const mdt_table_schema *ts = mdt_table_schema_get(t);
+        struct bench_plan p;
+        uint32_t nrows;
+        if (!ts || !(nrows = mdt_table_rows(img, t)))
+            continue;
+        bench_plan_make(&p, ts);
+        for (uint32_t first = 1; first <= nrows; first += RUN) {
+            uint32_t n = nrows - first + 1 < RUN ? nrows - first + 1 : RUN;
+            int bad = mdt_rows_cells(cells, img, t, first, n);
+            if (bad < 0) {
+                l.errors += n;
+                continue;
             }
+            l.errors += (uint64_t)bad;
+            l.rows += n;
+            l.cells += (uint64_t)n * p.ncols;
+            const mdt_cell *c = cells;
+            for (uint32_t i = 0; i < n; i++, c += p.ncols)
+                SUM_CELLS(l, p, c);
         }
     }
     bench_sums_add(s, &l);
@@ -230,21 +275,45 @@ __attribute__((noinline)) int bench_md_work(void *ctx, int n, char **paths, int 
     return 0;
 }
 
+/* The timed work of -m: bench_md_work with walk_rows. A function of its
+ * own, so that adding this variant left the code of the others as it was:
+ * the compiler's register choices for a loop move with everything else
+ * inlined into its function, by up to 0.5M instructions on A (-m called
+ * from bench_md_work, or its open loop shared through a helper, cost the
+ * row API 0.5-1.2M more). Hence also the open loop written twice. */
+int bench_md_work_rows(void *ctx, int n, char **paths, struct bench_sums *s);
+__attribute__((noinline)) int bench_md_work_rows(void *ctx, int n, char **paths,
+                                                 struct bench_sums *s)
+{
+    for (int i = 0; i < n; i++) {
+        mdt_image *img;
+        if (mdt_image_open_file(ctx, &img, paths[i], MDT_OPEN_MAP) != 0) {
+            char msg[512];
+            fprintf(stderr, "bench_md: %s\n", mdt_errmsg(msg, sizeof msg));
+            return -1;
+        }
+        s->files++;
+        walk_rows(img, s);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    static const char *const variants[] = {"full", "raw", "column", "cells", "open"};
+    static const char *const variants[] = {"full", "raw", "column", "cells", "open", "rows"};
     int raw_only = 0, opt;
-    while ((opt = getopt(argc, argv, "rcwo")) != -1) {
+    while ((opt = getopt(argc, argv, "rcwom")) != -1) {
         switch (opt) {
         case 'r': raw_only = 1; break;
         case 'c': raw_only = 2; break;
         case 'w': raw_only = 3; break;
         case 'o': raw_only = 4; break;
-        default: fprintf(stderr, "usage: bench_md [-r|-c|-w|-o] file...\n"); return 2;
+        case 'm': raw_only = 5; break;
+        default: fprintf(stderr, "usage: bench_md [-r|-c|-w|-m|-o] file...\n"); return 2;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "usage: bench_md [-r|-c|-w|-o] file...\n");
+        fprintf(stderr, "usage: bench_md [-r|-c|-w|-m|-o] file...\n");
         return 2;
     }
 
@@ -255,7 +324,8 @@ int main(int argc, char **argv)
         return 1;
 
     uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns();
-    int e = bench_md_work(ctx, argc - optind, argv + optind, raw_only, &s);
+    int e = raw_only == 5 ? bench_md_work_rows(ctx, argc - optind, argv + optind, &s)
+                          : bench_md_work(ctx, argc - optind, argv + optind, raw_only, &s);
     uint64_t t1 = bench_now_ns(), c1 = bench_cpu_ns();
 
     if (e == 0)

@@ -8,17 +8,19 @@
 #
 # For each input (A: mscorlib.dll; B: every 4.5/*.dll and 4.5/Facades/*.dll)
 # and each variant (full: row at a time, the per-cell API; column: column at
-# a time; cells: one mdt_row_cells call per row; raw: raw values only; open:
-# open each image and read three cells; libmono's full walk stands against
-# column and cells):
+# a time; cells: one mdt_row_cells call per row; rows: one mdt_rows_cells
+# call per run of rows; raw: raw values only; open: open each image and
+# read three cells; libmono's full walk stands against column, cells and
+# rows):
 #  - checks that both sides report the same rows, cells, string, blob and
 #    GUID bytes and raw sums (exits 1 if not);
 #  - wall time: median over RUNS runs of the in-process clock around
 #    open + walk (mono's init is timed apart); CPU time likewise, from the
 #    process CPU clock (steadier than wall time when the machine is busy);
 #  - instructions: one callgrind run per program, dumping a profile part on
-#    entry to and exit from the timed function (bench_md_work /
-#    bench_mono_work): "timed" is the part between, "process" the total;
+#    entry to and exit from the timed function (bench_md_work, or
+#    bench_md_work_rows for rows / bench_mono_work): "timed" is the part
+#    between, "process" the total;
 #  - peak RSS: /usr/bin/time -f %M of each timed run, median.
 # Then prints markdown tables with the ratio libmono / mdtools, and the goals
 # of issue #19 as mdtools / libmono.
@@ -89,14 +91,17 @@ bench_input() {
     echo "== input $in: ${#files[@]} file(s), $size bytes" >&2
 
     local variant flag mflag mvariant
-    # column, cells: mdtools' column-at-a-time and whole-row APIs against
-    # libmono's full walk (libmono has neither; decoding a row is already its
-    # fastest path). open: each image opened and three cells read.
-    for variant in full column cells raw open; do
+    # column, cells, rows: mdtools' column-at-a-time, whole-row and row-run
+    # APIs against libmono's full walk (libmono has none of them; decoding a
+    # row is already its fastest path). open: each image opened and three
+    # cells read.
+    for variant in full column cells rows raw open; do
+        local fn=bench_md_work
         case $variant in
             full) flag= mflag= mvariant=full ;;
             column) flag=-c mflag= mvariant=full ;;
             cells) flag=-w mflag= mvariant=full ;;
+            rows) flag=-m mflag= mvariant=full fn=bench_md_work_rows ;;
             raw) flag=-r mflag=-r mvariant=raw ;;
             open) flag=-o mflag=-o mvariant=open ;;
         esac
@@ -119,7 +124,7 @@ bench_input() {
         done
         echo "   $variant: timed runs done" >&2
         local ir
-        ir=$(callgrind "$in.md.$variant" bench_md_work "$MD" $flag "${files[@]}")
+        ir=$(callgrind "$in.md.$variant" "$fn" "$MD" $flag "${files[@]}")
         [ -n "$ir" ] || exit 1
         read -r R[$in,md,$variant,irp] R[$in,md,$variant,irt] R[$in,md,$variant,irl] <<<"$ir"
         # libmono's instructions are the same for the variants that share
@@ -174,10 +179,11 @@ echo
 echo "| input | metric | mdtools | libmono | libmono / mdtools |"
 echo "|---|---|---:|---:|---:|"
 for in in A B; do
-    for variant in full column cells raw open; do
+    for variant in full column cells rows raw open; do
         case $variant in
             full) v="row at a time" ;; column) v="column at a time" ;;
-            cells) v="whole rows, mdt_row_cells" ;; raw) v="raw only" ;;
+            cells) v="whole rows, mdt_row_cells" ;; rows) v="runs of rows, mdt_rows_cells" ;;
+            raw) v="raw only" ;;
             *) v="open + 3 cells" ;;
         esac
         a=${R[$in,md,$variant,wall]} b=${R[$in,mono,$variant,wall]}
@@ -217,6 +223,7 @@ echo
 for in in A B; do
     goal "$in" full 0.75
     goal "$in" cells 0.5
+    goal "$in" rows 0.5
 done
 goal A column 1 8000000
 goal B column 1 95000000
@@ -226,7 +233,7 @@ echo "Earlier goals (mdtools): >= 2.5x fewer timed instructions and less wall ti
      "peak RSS <= input bytes + 10%. Judged for each mdtools API against libmono's full walk."
 echo
 for in in A B; do
-    for variant in column full cells; do
+    for variant in column full cells rows; do
         irr=$(ratio "${R[$in,mono,full,irt]}" "${R[$in,md,$variant,irt]}")
         ir_ok=$(awk -v r="$irr" 'BEGIN { print (r >= 2.5) ? "met" : "MISSED" }')
         wall_ok=$( [ "${R[$in,md,$variant,wall]}" -lt "${R[$in,mono,full,wall]}" ] && echo met || echo MISSED)
@@ -245,6 +252,7 @@ for in in A B; do
     check "$in" full files rows cells str_bytes blob_bytes guid_bytes guid_sum raw_other
     check "$in" column files rows cells str_bytes blob_bytes guid_bytes guid_sum raw_other
     check "$in" cells files rows cells str_bytes blob_bytes guid_bytes guid_sum raw_other
+    check "$in" rows files rows cells str_bytes blob_bytes guid_bytes guid_sum raw_other
     check "$in" raw files rows cells raw_all
     check "$in" open files cells str_bytes
 done

@@ -45,6 +45,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/owner.c \
 	libmdtools/md/runs.c \
 	libmdtools/md/columns.c \
+	libmdtools/md/rows.c \
 	libmdtools/md/lazy.c \
 	libmdtools/open/open.c \
 	libmdtools/tokens/base_int.h \

@@ -8,7 +8,8 @@ AM_TESTS_ENVIRONMENT = MDT_TOP_SRCDIR='$(abs_top_srcdir)'; export MDT_TOP_SRCDIR
 noinst_LTLIBRARIES = tests/common/libtestcommon.la
 tests_common_libtestcommon_la_SOURCES = tests/common/walk.c tests/common/walk.h \
 	tests/common/paths.h tests/common/bootalloc.h \
-	tests/common/layout.c tests/common/layout.h tests/common/imgcmp.c tests/common/imgcmp.h
+	tests/common/layout.c tests/common/layout.h tests/common/imgcmp.c tests/common/imgcmp.h \
+	tests/common/rowruns.c tests/common/rowruns.h
 tests_common_libtestcommon_la_CPPFLAGS = $(MDT_CPPFLAGS) $(TALLOC_CFLAGS)
 
 TEST_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common $(TALLOC_CFLAGS) $(CHECK_CFLAGS)
@@ -19,6 +20,7 @@ if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
 	tests/unit/test_idnames
 UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows tests/unit/test_owner \
+	tests/unit/test_rows_framework \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar
 UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r
 check_PROGRAMS += $(UNIT_TESTS)
@@ -63,6 +65,10 @@ tests_unit_test_pdb_LDADD = $(TEST_LDADD)
 tests_unit_test_rows_SOURCES = tests/unit/test_rows.c $(TEST_MAIN)
 tests_unit_test_rows_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_rows_LDADD = $(TEST_LDADD)
+
+tests_unit_test_rows_framework_SOURCES = tests/unit/test_rows_framework.c $(TEST_MAIN)
+tests_unit_test_rows_framework_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_rows_framework_LDADD = $(TEST_LDADD)
 
 tests_unit_test_mapped_SOURCES = tests/unit/test_mapped.c $(TEST_MAIN)
 tests_unit_test_mapped_CPPFLAGS = $(TEST_CPPFLAGS)

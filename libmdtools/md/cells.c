@@ -319,6 +319,9 @@ int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *c
 int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t *rid)
 {
     const struct mdt_md *md = mdt__md(img);
+    /* A caller's bad id must not index past the layout or a NULL schema. */
+    if (!mdt_table_schema_get(table))
+        return mdt__fail_simple(MDT_EINVAL, "no table with id 0x%02x", table);
     unsigned lt = mdt__list_table(md, table);
     if (lt == table) {
         /* A run's rows are in this image: a portable PDB's row counts of

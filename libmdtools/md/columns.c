@@ -11,18 +11,11 @@
 
 #include "md/md_int.h"
 
-/* Check table, column, kind (-1: any) and that the rows are readable. */
-static int span(const mdt_image *img, unsigned table, unsigned col, int kind, uint32_t first,
-                uint32_t count, const mdt_table_layout **out)
+/* Rows [first, first + count) of a table that exists, all readable. */
+static int rows_readable(const mdt_image *img, unsigned table, uint32_t first, uint32_t count,
+                         const mdt_table_layout **out)
 {
-    const struct mdt_md *md = mdt__md(img);
-    const mdt_table_schema *s = mdt_table_schema_get(table);
-    if (!s || col >= s->ncols)
-        return mdt__fail_simple(MDT_EINVAL, "no column %u in table 0x%02x", col, table);
-    if (kind >= 0 && s->cols[col].kind != kind)
-        return mdt__fail_simple(MDT_EINVAL, "column %s.%s has another kind", s->name,
-                                s->cols[col].name);
-    const mdt_table_layout *t = &md->lay.tables[table];
+    const mdt_table_layout *t = &mdt__md(img)->lay.tables[table];
     if (count == 0) {
         *out = t;
         return 0;
@@ -37,6 +30,27 @@ static int span(const mdt_image *img, unsigned table, unsigned col, int kind, ui
     }
     *out = t;
     return 0;
+}
+
+int mdt__rows_span(const mdt_image *img, unsigned table, uint32_t first, uint32_t count,
+                   const mdt_table_layout **out)
+{
+    if (!mdt_table_schema_get(table))
+        return mdt__fail_simple(MDT_EINVAL, "no table with id 0x%02x", table);
+    return rows_readable(img, table, first, count, out);
+}
+
+/* Check table, column, kind (-1: any) and that the rows are readable. */
+static int span(const mdt_image *img, unsigned table, unsigned col, int kind, uint32_t first,
+                uint32_t count, const mdt_table_layout **out)
+{
+    const mdt_table_schema *s = mdt_table_schema_get(table);
+    if (!s || col >= s->ncols)
+        return mdt__fail_simple(MDT_EINVAL, "no column %u in table 0x%02x", col, table);
+    if (kind >= 0 && s->cols[col].kind != kind)
+        return mdt__fail_simple(MDT_EINVAL, "column %s.%s has another kind", s->name,
+                                s->cols[col].name);
+    return rows_readable(img, table, first, count, out);
 }
 
 int mdt_column_raw(const mdt_image *img, unsigned table, unsigned col, uint32_t first,

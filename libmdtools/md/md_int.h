@@ -107,6 +107,13 @@ uint32_t mdt__target_rows(const struct mdt_md *md, unsigned t);
 unsigned mdt__ptr_table(unsigned target);
 unsigned mdt__list_table(const struct mdt_md *md, unsigned target);
 
+/* Rows [first, first + count) of `table`, checked as the column and row
+ * run calls check them (columns.c): MDT_EINVAL for no such table, else
+ * what mdt_row_get says of the first row that is missing or unreadable;
+ * *out is the table's layout. */
+int mdt__rows_span(const mdt_image *img, unsigned table, uint32_t first, uint32_t count,
+                   const mdt_table_layout **out);
+
 /* Width in bytes of a column in this image (tables.c). */
 unsigned mdt__col_width(const struct mdt_md *md, unsigned table, unsigned col);
 

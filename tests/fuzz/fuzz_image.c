@@ -8,7 +8,7 @@
  * sections, debug entries, user strings, key lookups, column-at-a-time
  * reads and assembly identities are read. Besides the sanitizers, oracles
  * abort when range columns yield more rows than the image holds, a lookup
- * disagrees with a scan, a column or whole-row read disagrees with the
+ * disagrees with a scan, a column, whole-row or run read disagrees with the
  * per-cell accessors, an inline accessor disagrees with its out-of-line
  * slow path, a user string disagrees with its length prefix, an allocation
  * outlives the image under the caller's context, an image or a name cache
@@ -27,6 +27,7 @@
 #include <mdtools/mdtools.h>
 
 #include "layout.h"
+#include "rowruns.h"
 #include "walk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -454,6 +455,22 @@ static void touch_columns(const mdt_image *img)
     }
 }
 
+/* Runs of whole rows (mdt_rows_cells) against the per-cell accessors:
+ * runs of 3 rows (the unrolled loops' tails), whole tables, and the runs
+ * past the readable rows that must be refused (tests/common/rowruns.c). */
+static void check_row_runs(const mdt_image *img)
+{
+    rowruns_stats st = {0, 0, 0, 0};
+    char why[1024];
+    if (rowruns_check(img, 3, &st, why, sizeof why) != 0 ||
+        rowruns_check(img, 0, &st, why, sizeof why) != 0) {
+        fprintf(stderr, "run read: %s\n", why);
+        abort();
+    }
+    sink += st.cells;
+    touch_error();
+}
+
 static void touch_identity(const mdt_image *img)
 {
     mdt_identity id;
@@ -494,6 +511,7 @@ static void check_image(void *ctx, const mdt_image *img, size_t input_size)
     touch_user_strings(ctx, img);
     touch_find(img);
     touch_columns(img);
+    check_row_runs(img);
     touch_identity(img);
     char why[300];
     if (walk_guest_check(img, why, sizeof why)) {

@@ -27,6 +27,7 @@ MDT_FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_image
 tests_fuzz_fuzz_image_SOURCES = tests/fuzz/fuzz_image.c tests/common/walk.c tests/common/layout.c \
+	tests/common/rowruns.c \
 	$(libmdtools_libmdtools_la_SOURCES)
 tests_fuzz_fuzz_image_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
 	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)

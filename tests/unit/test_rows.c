@@ -1,11 +1,15 @@
 /* The row API of <mdtools/tables.h>: the inline readers against the
  * library's exported definitions of the same functions and their slow
- * paths, the whole-row call against the per-cell readers, the layout the
- * inline readers rely on (part of the ABI), and the checks open leaves to
- * first need (sorted tables, late warnings). Inputs: every file of the
- * corpus that opens, the corrupt cases, mscorlib when Mono is installed. */
+ * paths, the whole-row and run calls against the per-cell readers, the
+ * layout the inline readers rely on (part of the ABI), and the checks open
+ * leaves to first need (sorted tables, late warnings). Inputs: every file
+ * of the corpus that opens, the corrupt cases, mscorlib when Mono is
+ * installed; for the run call every fixture under data/ too (the Mono
+ * framework: test_rows_framework.c). */
+#define _GNU_SOURCE /* nftw */
 #include <check.h>
 #include <dirent.h>
+#include <ftw.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,16 +19,17 @@
 #include <mdtools/mdtools.h>
 
 #include "paths.h"
+#include "rowruns.h"
 
 /* Calls through volatile pointers reach the external definitions the
  * library exports (C11 6.7.4p7): what bindings and non-inlining compilers
  * use. */
 static int (*volatile ext_get)(mdt_row *, const mdt_image *, unsigned, uint32_t) = mdt_row_get;
 static uint32_t (*volatile ext_raw)(const mdt_row *, unsigned) = mdt_row_raw;
-static int (*volatile ext_string)(const mdt_row *, unsigned, const char **, size_t *) =
-    mdt_row_string;
-static int (*volatile ext_blob)(const mdt_row *, unsigned, const uint8_t **, uint32_t *) =
-    mdt_row_blob;
+static int (*volatile ext_string)(const mdt_row *, unsigned, const char **,
+                                  size_t *) = mdt_row_string;
+static int (*volatile ext_blob)(const mdt_row *, unsigned, const uint8_t **,
+                                uint32_t *) = mdt_row_blob;
 static int (*volatile ext_guid)(const mdt_row *, unsigned, const uint8_t **) = mdt_row_guid;
 static uint32_t (*volatile ext_rows)(const mdt_image *, unsigned) = mdt_table_rows;
 
@@ -36,10 +41,10 @@ struct tally {
  * parent's channel each time): over millions of cells that is most of the
  * run, and under valgrind minutes. Cells are compared plainly and only a
  * mismatch goes through Check, with the place. */
-#define AGREE(cond)                                                            \
-    do {                                                                       \
-        if (!(cond))                                                           \
-            ck_abort_msg("%s: table %u row %u: %s", what, t, rid, #cond);      \
+#define AGREE(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            ck_abort_msg("%s: table %u row %u: %s", what, t, rid, #cond);                          \
     } while (0)
 
 /* Every cell of img, read four ways: inline, exported, slow path, whole
@@ -63,7 +68,7 @@ static void agree(const mdt_image *img, const char *what, struct tally *n)
             if (e)
                 continue;
             AGREE(r.img == x.img && r.p == x.p && r.lay == x.lay && r.rid == x.rid &&
-                      r.table == x.table);
+                  r.table == x.table);
             int got = mdt_row_cells(&r, cells);
             for (unsigned c = 0; c < s->ncols; c++) {
                 const char *s1 = NULL, *s2 = NULL, *s3 = NULL;
@@ -103,8 +108,8 @@ static void agree(const mdt_image *img, const char *what, struct tally *n)
                     continue;
                 }
                 if (!(e1 == e2 && e1 == e3))
-                    ck_abort_msg("%s: %s row %u col %u: %d %d %d", what, s->name, rid, c, e1,
-                                 e2, e3);
+                    ck_abort_msg("%s: %s row %u col %u: %d %d %d", what, s->name, rid, c, e1, e2,
+                                 e3);
                 if (e1) {
                     bad++;
                     n->failed++;
@@ -197,11 +202,10 @@ START_TEST(late_warnings_follow_open_warnings)
     void *ctx = talloc_new(NULL);
     char p[1024];
     mdt_image *img;
-    ck_assert_int_eq(mdt_image_open_file(ctx, &img,
-                                         src_path(p, sizeof p,
-                                                  "tests/corrupt/cases/table-not-sorted.bin"),
-                                         0),
-                     0);
+    ck_assert_int_eq(
+        mdt_image_open_file(ctx, &img,
+                            src_path(p, sizeof p, "tests/corrupt/cases/table-not-sorted.bin"), 0),
+        0);
     size_t n = mdt_image_warning_count(img);
     ck_assert_uint_ge(n, 1);
     ck_assert_ptr_nonnull(strstr(mdt_image_warning(img, n - 1), "CustomAttribute is not sorted"));
@@ -251,6 +255,164 @@ START_TEST(rows_ending_at_the_buffer_end_read_whole)
 }
 END_TEST
 
+/* mdt_rows_cells against the per-cell readers (tests/common/rowruns.c) on
+ * every file under data/ (fixtures, corpus) and tests/corrupt/cases that
+ * opens, in runs of 1 and 5 rows (the unrolled loops' tails), 64 and whole
+ * tables; runs that reach past a damaged table's readable rows must be
+ * refused whole. */
+static struct {
+    void *ctx;
+    rowruns_stats st;
+    size_t files;
+    char why[1024];
+} runs_walk;
+
+static int run_file(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    static const uint32_t runs[] = {1, 5, 64, 0};
+    mdt_image *img;
+    (void)sb;
+    (void)ftw;
+    if (type != FTW_F || mdt_image_open_file(runs_walk.ctx, &img, path, 0) != 0)
+        return 0; /* sources, scripts, and the inputs that must not open */
+    runs_walk.files++;
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char why[900];
+        if (rowruns_check(img, runs[i], &runs_walk.st, why, sizeof why) != 0) {
+            snprintf(runs_walk.why, sizeof runs_walk.why, "%s, runs of %u: %s", path, runs[i], why);
+            mdt_image_close(img);
+            return 1;
+        }
+    }
+    mdt_image_close(img);
+    return 0;
+}
+
+START_TEST(run_reader_agrees_with_cell_readers_on_every_fixture)
+{
+    static const char *const dirs[] = {"data", "tests/corrupt/cases"};
+    char dir[1024];
+    runs_walk.ctx = talloc_new(NULL);
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        int e = nftw(src_path(dir, sizeof dir, dirs[d]), run_file, 16, FTW_PHYS);
+        ck_assert_msg(e == 0, "%s", e > 0 ? runs_walk.why : "cannot walk the directory");
+    }
+    fprintf(stderr,
+            "run reader agrees: %zu files, %llu runs, %llu refused, %llu cells, %llu failed\n",
+            runs_walk.files, (unsigned long long)runs_walk.st.runs,
+            (unsigned long long)runs_walk.st.refused, (unsigned long long)runs_walk.st.cells,
+            (unsigned long long)runs_walk.st.failed);
+    ck_assert_uint_gt(runs_walk.files, 150);
+    ck_assert_uint_gt(runs_walk.st.failed, 10);  /* the corrupt cases do fail cells */
+    ck_assert_uint_gt(runs_walk.st.refused, 10); /* and hold damaged tables */
+    talloc_free(runs_walk.ctx);
+}
+END_TEST
+
+/* A run is checked once, whole: rows before 1, past the table or past the
+ * readable rows, and tables that do not exist, fail as mdt_row_get fails
+ * for the first row at fault, and write nothing; an empty run writes
+ * nothing. */
+START_TEST(run_reader_refuses_bad_runs_whole)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024], msg[256];
+    mdt_image *img;
+    mdt_cell cells[16 * MDT_LAYOUT_COLS], keep[16 * MDT_LAYOUT_COLS];
+    ck_assert_int_eq(
+        mdt_image_open_file(ctx, &img, src_path(p, sizeof p, "data/Everything.dll"), 0), 0);
+    uint32_t rows = mdt_table_rows(img, MDT_TABLE_TypeDef);
+    ck_assert_uint_gt(rows, 4);
+    memset(cells, 0x5A, sizeof cells);
+    memcpy(keep, cells, sizeof keep);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 0, 1), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, rows + 1, 1), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, rows, 2), MDT_ENOTFOUND);
+    mdt_errmsg(msg, sizeof msg);
+    ck_assert_msg(strstr(msg, "TypeDef") && strstr(msg, "no row"), "%s", msg);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, 0x2D, 1, 1), MDT_EINVAL); /* no such table */
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_MAX, 1, 1), MDT_EINVAL);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, 1000, 1, 0), MDT_EINVAL);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 2, 0), 0);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 0, 0), 0);
+    ck_assert_int_eq(memcmp(cells, keep, sizeof cells), 0);
+    /* A table present in the image with none of its rows readable. */
+    ck_assert_int_eq(
+        mdt_image_open_file(
+            ctx, &img,
+            src_path(p, sizeof p, "tests/corrupt/cases/declared-rows-huge-blob-tiny.bin"), 0),
+        0);
+    rows = mdt_table_rows(img, MDT_TABLE_TypeDef);
+    ck_assert_uint_eq(mdt_table_rows_present(img, MDT_TABLE_TypeDef), 1);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 1, 2), MDT_ETRUNC);
+    mdt_errmsg(msg, sizeof msg);
+    ck_assert_msg(strstr(msg, "TypeDef row 2") &&
+                      strstr(msg, "beyond the end of the tables stream"),
+                  "%s", msg);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 1, rows), MDT_ETRUNC);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, rows, 1), MDT_ETRUNC);
+    ck_assert_int_eq(memcmp(cells, keep, sizeof cells), 0);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 1, 1), 0);
+    talloc_free(ctx);
+}
+END_TEST
+
+/* A table id that names no table is refused, not indexed (a NULL schema
+ * below MDT_TABLE_MAX, the layout's end above it). */
+START_TEST(range_item_refuses_a_bad_table)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024];
+    mdt_image *img;
+    uint32_t rid = 77;
+    ck_assert_int_eq(
+        mdt_image_open_file(ctx, &img, src_path(p, sizeof p, "data/Everything.dll"), 0), 0);
+    ck_assert_int_eq(mdt_range_item(img, MDT_TABLE_MethodDef, 1, &rid), 0);
+    ck_assert_uint_eq(rid, 1);
+    rid = 77;
+    ck_assert_int_eq(mdt_range_item(img, 0x2D, 1, &rid), MDT_EINVAL);
+    ck_assert_int_eq(mdt_range_item(img, MDT_TABLE_MAX, 1, &rid), MDT_EINVAL);
+    ck_assert_int_eq(mdt_range_item(img, 100000, 1, &rid), MDT_EINVAL);
+    ck_assert_uint_eq(rid, 77);
+    talloc_free(ctx);
+}
+END_TEST
+
+/* A bad heap index fails its cell alone, with the located error the cell
+ * readers give, and the rest of the run still decodes. */
+START_TEST(run_reader_fails_a_bad_cell_alone)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024], msg[512];
+    mdt_image *img;
+    mdt_cell cells[64 * MDT_LAYOUT_COLS];
+    ck_assert_int_eq(mdt_image_open_file(
+                         ctx, &img,
+                         src_path(p, sizeof p, "tests/corrupt/cases/string-index-beyond-heap.bin"),
+                         0),
+                     0);
+    uint32_t rows = mdt_table_rows(img, MDT_TABLE_TypeDef);
+    unsigned n = mdt_table_schema_get(MDT_TABLE_TypeDef)->ncols;
+    ck_assert_uint_ge(rows, 2);
+    ck_assert_uint_le(rows, 64);
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 1, rows), 1);
+    mdt_errmsg(msg, sizeof msg);
+    /* The error record as the cell readers word it (after the file). */
+    ck_assert_msg(strstr(msg, "string-index-beyond-heap.bin: TypeDef row 2 column TypeName at "
+                              "+0xa6 (file 0x376): #Strings index 0xfff0: string index beyond "
+                              "the heap"),
+                  "%s", msg);
+    const mdt_cell *bad = &cells[n + MDT_COL_TypeDef_TypeName];
+    ck_assert_uint_eq(bad->value, 0xfff0);
+    ck_assert_ptr_null(bad->ptr);
+    ck_assert_uint_eq(bad->len, 0);
+    /* Its neighbours: row 2's namespace, row 1's name. */
+    ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 1, 1), 0);
+    ck_assert_str_eq(cells[MDT_COL_TypeDef_TypeName].ptr, "<Module>");
+    talloc_free(ctx);
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -258,6 +420,10 @@ Suite *suite(void)
     TCase *tc = tcase_create("rows");
     tcase_add_test(tc, inline_exported_slow_and_whole_row_readers_agree);
     tcase_add_test(tc, layout_abi_is_unchanged);
+    tcase_add_test(tc, run_reader_agrees_with_cell_readers_on_every_fixture);
+    tcase_add_test(tc, run_reader_refuses_bad_runs_whole);
+    tcase_add_test(tc, range_item_refuses_a_bad_table);
+    tcase_add_test(tc, run_reader_fails_a_bad_cell_alone);
     tcase_add_test(tc, late_warnings_follow_open_warnings);
     tcase_add_test(tc, rows_ending_at_the_buffer_end_read_whole);
     suite_add_tcase(s, tc);
