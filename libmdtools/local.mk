@@ -41,6 +41,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/heaps.c \
 	libmdtools/md/find.c \
 	libmdtools/md/owner.c \
+	libmdtools/md/identity.c \
 	libmdtools/md/runs.c \
 	libmdtools/md/columns.c \
 	libmdtools/md/lazy.c \
@@ -62,7 +63,6 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/tokens/describe.c \
 	libmdtools/tokens/fetch.c \
 	libmdtools/tokens/idmap.c \
-	libmdtools/typeref/identity.c \
 	libmdtools/typeref/modset_int.h \
 	libmdtools/typeref/modset.c \
 	libmdtools/typeref/mirror.c \

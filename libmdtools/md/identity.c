@@ -1,6 +1,8 @@
 /* Assembly identity (ECMA-335 II.22.2 Assembly, II.22.5 AssemblyRef) and the
  * public key token: the last 8 bytes of the key's SHA-1, in reverse order
- * (II.6.2.1.3). SHA-1 comes from nettle. */
+ * (II.6.2.1.3). SHA-1 comes from nettle. Rows of one image and nothing
+ * else, so it sits in md/, below the signature printers (generics/) and
+ * the resolver (typeref/) that both name assemblies. */
 #include "config.h"
 
 #include <nettle/sha1.h>
@@ -10,7 +12,7 @@
 #include <mdtools/assembly.h>
 #include <mdtools/tables.h>
 
-#include "image/image_int.h"
+#include "util/error.h"
 
 int mdt_public_key_token(const uint8_t *key, size_t len, uint8_t token[8])
 {
