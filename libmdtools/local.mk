@@ -14,6 +14,7 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/assembly.h \
 	libmdtools/include/mdtools/sig.h \
 	libmdtools/include/mdtools/names.h \
+	libmdtools/include/mdtools/nesting.h \
 	libmdtools/include/mdtools/modset.h \
 	libmdtools/include/mdtools/typeref.h \
 	libmdtools/include/mdtools/value.h \
@@ -42,6 +43,8 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/find.c \
 	libmdtools/md/owner.c \
 	libmdtools/md/identity.c \
+	libmdtools/md/nesting_int.h \
+	libmdtools/md/nesting.c \
 	libmdtools/md/runs.c \
 	libmdtools/md/columns.c \
 	libmdtools/md/lazy.c \

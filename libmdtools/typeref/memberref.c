@@ -30,6 +30,7 @@
 #include <mdtools/errors.h>
 #include <mdtools/heaps.h>
 #include <mdtools/names.h>
+#include <mdtools/nesting.h>
 #include <mdtools/sig.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
