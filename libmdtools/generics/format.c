@@ -33,7 +33,8 @@
 struct wr {
     char *buf;
     size_t len, cap;
-    void *ctx;     /* talloc parent when growable, else NULL (fixed) */
+    void *ctx;     /* talloc parent when growable (NULL: talloc's top level) */
+    bool fixed;    /* the caller's buffer, never grown */
     bool heap;     /* buf is a talloc block */
     int failed;    /* out of memory, or a fixed buffer overflowed */
     int too_long;  /* past MAX_NAME_LEN */
@@ -47,7 +48,7 @@ static void w_grow_add(struct wr *w, const char *s, size_t n)
 {
     if (w->failed)
         return;
-    if (!w->ctx) {
+    if (w->fixed) {
         size_t room = w->cap - w->len - 1;
         memcpy(w->buf + w->len, s, room);
         w->len += room;
@@ -927,12 +928,14 @@ static int put_method_sig(struct fmt *f, const mdt_method_sig *m)
 
 #define STACK_OUT 512 /* most names fit: one allocation, of the exact size */
 
-static void init(struct fmt *f, char *buf, size_t cap, void *mem_ctx, const mdt_name_opts *o)
+static void init(struct fmt *f, char *buf, size_t cap, bool fixed, void *mem_ctx,
+                 const mdt_name_opts *o)
 {
     f->out.buf = buf;
     f->out.cap = cap;
     f->out.len = 0;
     f->out.ctx = mem_ctx;
+    f->out.fixed = fixed;
     f->out.heap = false;
     f->out.failed = 0;
     f->out.too_long = 0;
@@ -1024,7 +1027,7 @@ int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_o
 {
     struct fmt f;
     char buf[STACK_OUT];
-    init(&f, buf, sizeof buf, mem_ctx, o);
+    init(&f, buf, sizeof buf, false, mem_ctx, o);
     return finish(&f, put_type(&f, t), out);
 }
 
@@ -1032,7 +1035,7 @@ int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *s, const mdt_name_opt
 {
     struct fmt f;
     char buf[STACK_OUT];
-    init(&f, buf, sizeof buf, mem_ctx, o);
+    init(&f, buf, sizeof buf, false, mem_ctx, o);
     return finish(&f, sig_body(&f, s), out);
 }
 
@@ -1041,7 +1044,7 @@ int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t tok
 {
     struct fmt f;
     char buf[STACK_OUT];
-    init(&f, buf, sizeof buf, mem_ctx, o);
+    init(&f, buf, sizeof buf, false, mem_ctx, o);
     return finish(&f, token_body(&f, img, token), out);
 }
 
@@ -1051,7 +1054,7 @@ int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
     struct fmt f;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
-    init(&f, buf, size, NULL, o);
+    init(&f, buf, size, true, NULL, o);
     return finish_buf(&f, put_type(&f, t), len);
 }
 
@@ -1061,7 +1064,7 @@ int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *s,
     struct fmt f;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
-    init(&f, buf, size, NULL, o);
+    init(&f, buf, size, true, NULL, o);
     return finish_buf(&f, sig_body(&f, s), len);
 }
 
@@ -1071,7 +1074,7 @@ int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img
     struct fmt f;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
-    init(&f, buf, size, NULL, o);
+    init(&f, buf, size, true, NULL, o);
     return finish_buf(&f, token_body(&f, img, token), len);
 }
 
