@@ -6,7 +6,6 @@
  * directly or through other TypeSpecs, are reported as cycles. */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,103 +26,9 @@
 #define MAX_NEST 64      /* enclosing types / TypeRef scopes followed */
 #define MAX_TYPESPEC 16  /* TypeSpecs expanded inside one another */
 
-/* The output: a caller's buffer (fixed: truncation fails the call) or a
- * stack buffer that moves to a talloc block when it outgrows it. The common
- * path is a bounds check and a memcpy. */
-struct wr {
-    char *buf;
-    size_t len, cap;
-    void *ctx;     /* talloc parent when growable (NULL: talloc's top level) */
-    bool fixed;    /* the caller's buffer, never grown */
-    bool heap;     /* buf is a talloc block */
-    int failed;    /* out of memory, or a fixed buffer overflowed */
-    int too_long;  /* past MAX_NAME_LEN */
-};
-
 /* No real name comes near this; TypeSpecs that refer to each other several
  * times each could expand exponentially, and this bounds the work. */
 #define MAX_NAME_LEN ((size_t)1 << 20)
-
-static void w_grow_add(struct wr *w, const char *s, size_t n)
-{
-    if (w->failed)
-        return;
-    if (w->fixed) {
-        size_t room = w->cap - w->len - 1;
-        memcpy(w->buf + w->len, s, room);
-        w->len += room;
-        w->buf[w->len] = '\0';
-        w->failed = 1;
-        return;
-    }
-    if (n > MAX_NAME_LEN - w->len) {
-        w->failed = w->too_long = 1;
-        return;
-    }
-    size_t cap = w->cap * 2;
-    while (cap - w->len <= n)
-        cap *= 2;
-    char *b = w->heap ? talloc_realloc(w->ctx, w->buf, char, cap) : talloc_array(w->ctx, char, cap);
-    if (!b) {
-        w->failed = 1;
-        return;
-    }
-    if (!w->heap)
-        memcpy(b, w->buf, w->len + 1);
-    w->buf = b;
-    w->cap = cap;
-    w->heap = true;
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
-    w->buf[w->len] = '\0';
-}
-
-static inline void w_add(struct wr *w, const char *s, size_t n)
-{
-    if (n < w->cap - w->len) {
-        memcpy(w->buf + w->len, s, n);
-        w->len += n;
-        w->buf[w->len] = '\0';
-        return;
-    }
-    w_grow_add(w, s, n);
-}
-
-static inline void w_adds(struct wr *w, const char *s)
-{
-    w_add(w, s, strlen(s));
-}
-
-static inline void w_addc(struct wr *w, char c)
-{
-    w_add(w, &c, 1);
-}
-
-static void w_addf(struct wr *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void w_addf(struct wr *w, const char *fmt, ...)
-{
-    char small[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        w_add(w, small, (size_t)n);
-        return;
-    }
-    char *big = talloc_array(NULL, char, (size_t)n + 1);
-    if (!big) {
-        w->failed = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    w_add(w, big, (size_t)n);
-    talloc_free(big);
-}
 
 struct cached {
     const char *s;               /* NULL until built */
@@ -162,7 +67,9 @@ int mdt_name_cache_new(void *mem_ctx, mdt_name_cache **out, const mdt_image *img
 }
 
 struct fmt {
-    struct wr out;
+    sb out;                          /* a caller's buffer (fixed: truncation
+                                        fails the call) or a stack buffer
+                                        that moves to a talloc block */
     mdt_name_cache *cache;           /* usable for this style, or NULL */
     void *tmp;                       /* scratch for decoded TypeSpecs */
     int style;
@@ -290,26 +197,26 @@ static void put_simple(struct fmt *f, const char *name, size_t len)
         uint32_t n = arity_suffix(name, len, &stem);
         /* Capped: a list past MAX_NAME_LEN fails anyway. */
         f->arity = n > MAX_NAME_LEN - f->arity ? (uint32_t)MAX_NAME_LEN : f->arity + n;
-        w_add(&f->out, name, stem);
+        sb_add(&f->out, name, stem);
         return;
     }
     if (f->style == MDT_STYLE_REFLECTION) {
         for (size_t i = 0; i < len; i++) {
             if (strchr("\\,+&*[]", name[i]))
-                w_addc(&f->out, '\\');
-            w_addc(&f->out, name[i]);
+                sb_addc(&f->out, '\\');
+            sb_addc(&f->out, name[i]);
         }
         return;
     }
-    w_add(&f->out, name, len);
+    sb_add(&f->out, name, len);
 }
 
 static void put_segment(struct fmt *f, const char *ns, size_t nslen, const char *name,
                         size_t len, bool outermost)
 {
     if (nslen && outermost && !(f->flags & MDT_NAME_FRIENDLY)) {
-        w_add(&f->out, ns, nslen);
-        w_addc(&f->out, '.');
+        sb_add(&f->out, ns, nslen);
+        sb_addc(&f->out, '.');
     }
     put_simple(f, name, len);
 }
@@ -345,15 +252,6 @@ static void cache_store(struct fmt *f, struct cached *slot, size_t start, size_t
     }
 }
 
-/* Forget what was printed after `len` bytes. */
-static void w_cut(struct wr *w, size_t len)
-{
-    if (w->failed || len > w->len)
-        return;
-    w->len = len;
-    w->buf[len] = '\0';
-}
-
 #define MAX_SORTED_PARAMS 64 /* parameter lists put in Number order; longer ones in row order */
 
 /* "<,,>": `arity` parameters without names. */
@@ -361,10 +259,10 @@ static void put_arity_params(struct fmt *f, uint32_t arity)
 {
     if (!arity)
         return;
-    w_addc(&f->out, '<');
+    sb_addc(&f->out, '<');
     for (uint32_t i = 1; i < arity && !f->out.failed; i++)
-        w_addc(&f->out, ',');
-    w_addc(&f->out, '>');
+        sb_addc(&f->out, ',');
+    sb_addc(&f->out, '>');
 }
 
 /* The parameter list of a generic TypeDef named on its own: the names of
@@ -410,7 +308,7 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
     }
     if (many) /* a very long list: row order, in a second pass */
         mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key);
-    w_addc(&f->out, '<');
+    sb_addc(&f->out, '<');
     for (unsigned i = 0; !f->out.failed; i++) {
         mdt_row r;
         const char *name;
@@ -418,12 +316,12 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
         if (many ? mdt_find_next(&fi, &rid) != 0 : i == n)
             break;
         if (i)
-            w_addc(&f->out, ',');
+            sb_addc(&f->out, ',');
         if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, many ? rid : rids[i]) == 0 &&
             mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, &len) == 0)
-            w_add(&f->out, name, len);
+            sb_add(&f->out, name, len);
     }
-    w_addc(&f->out, '>');
+    sb_addc(&f->out, '>');
     mdt_clear_error();
 }
 
@@ -442,7 +340,7 @@ static int put_named(struct fmt *f, const struct mdt_image *img, uint32_t token,
     size_t start = f->out.len, bare;
     int e;
     if (slot && slot->s) {
-        w_add(&f->out, slot->s, own ? slot->len : slot->bare);
+        sb_add(&f->out, slot->s, own ? slot->len : slot->bare);
         return 0;
     }
     f->arity = 0;
@@ -461,7 +359,7 @@ static int put_named(struct fmt *f, const struct mdt_image *img, uint32_t token,
         put_arity_params(f, f->arity);
     cache_store(f, slot, start, bare);
     if (!own)
-        w_cut(&f->out, start + bare);
+        sb_cut(&f->out, start + bare);
     return 0;
 }
 
@@ -480,7 +378,7 @@ static int put_chain(struct fmt *f, const struct mdt_image *img, unsigned table,
             return e;
         put_segment(f, ns, nslen, name, len, i == n - 1);
         if (i)
-            w_adds(&f->out, nest_sep(f));
+            sb_adds(&f->out, nest_sep(f));
     }
     return 0;
 }
@@ -509,9 +407,9 @@ static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint
         /* A runtime instantiation mixes modules: say where this one is. */
         mdt_identity id;
         if (mdt_assembly_identity(img, &id) == 0)
-            w_addf(&f->out, "[%s]", id.name);
+            sb_addf(&f->out, "[%s]", id.name);
         else
-            w_addf(&f->out, "[.module %s]", mdt_image_name(img));
+            sb_addf(&f->out, "[.module %s]", mdt_image_name(img));
         mdt_clear_error();
     }
     return put_chain(f, img, MDT_TABLE_TypeDef, chain, n, MDT_COL_TypeDef_TypeName,
@@ -529,13 +427,13 @@ static int put_il_scope(struct fmt *f, const struct mdt_image *img, uint32_t sco
         if ((e = mdt_row_get(&r, img, MDT_TABLE_AssemblyRef, scope & 0xFFFFFF)) ||
             (e = mdt_row_string(&r, MDT_COL_AssemblyRef_Name, &name, NULL)))
             return e;
-        w_addf(&f->out, "[%s]", name);
+        sb_addf(&f->out, "[%s]", name);
         return 0;
     case MDT_TABLE_ModuleRef:
         if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, scope & 0xFFFFFF)) ||
             (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
             return e;
-        w_addf(&f->out, "[.module %s]", name);
+        sb_addf(&f->out, "[.module %s]", name);
         return 0;
     default:
         return 0;
@@ -575,7 +473,7 @@ static int put_typeref_uncached(struct fmt *f, const struct mdt_image *img, uint
             return e;
         put_segment(f, ns, nslen, name, len, i == n - 1);
         if (i)
-            w_adds(&f->out, nest_sep(f));
+            sb_adds(&f->out, nest_sep(f));
     }
     return 0;
 }
@@ -619,7 +517,7 @@ static int put_token(struct fmt *f, const struct mdt_image *img, uint32_t token,
     case MDT_TABLE_TypeDef:
     case MDT_TABLE_TypeRef:
         if (f->style == MDT_STYLE_IL && kind)
-            w_adds(&f->out, kind == MDT_ELEMENT_TYPE_VALUETYPE ? "valuetype " : "class ");
+            sb_adds(&f->out, kind == MDT_ELEMENT_TYPE_VALUETYPE ? "valuetype " : "class ");
         return put_named(f, img, token, own);
     case MDT_TABLE_TypeSpec:
         return put_typespec(f, img, token);
@@ -661,8 +559,8 @@ static int put_generic_param(struct fmt *f, const mdt_type *t)
                         mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, NULL) == 0) {
                         /* ILAsm names a parameter !T / !!T (II.23.2.12). */
                         if (f->style == MDT_STYLE_IL)
-                            w_adds(&f->out, method ? "!!" : "!");
-                        w_adds(&f->out, name);
+                            sb_adds(&f->out, method ? "!!" : "!");
+                        sb_adds(&f->out, name);
                         return 0;
                     }
                 }
@@ -675,8 +573,8 @@ static int put_generic_param(struct fmt *f, const mdt_type *t)
     do
         num[sizeof num - 1 - n++] = (char)('0' + v % 10);
     while ((v /= 10));
-    w_adds(&f->out, method ? "!!" : "!");
-    w_add(&f->out, num + sizeof num - n, (size_t)n);
+    sb_adds(&f->out, method ? "!!" : "!");
+    sb_add(&f->out, num + sizeof num - n, (size_t)n);
     return 0;
 }
 
@@ -684,41 +582,41 @@ static void put_array_shape(struct fmt *f, const mdt_array_shape *s)
 {
     if (f->style == MDT_STYLE_REFLECTION) {
         if (s->rank == 1)
-            w_adds(&f->out, "[*]");
+            sb_adds(&f->out, "[*]");
         else {
-            w_addc(&f->out, '[');
+            sb_addc(&f->out, '[');
             for (uint32_t i = 1; i < s->rank; i++)
-                w_addc(&f->out, ',');
-            w_addc(&f->out, ']');
+                sb_addc(&f->out, ',');
+            sb_addc(&f->out, ']');
         }
         return;
     }
-    w_addc(&f->out, '[');
+    sb_addc(&f->out, '[');
     if (s->rank == 1 && s->nsizes == 0 && s->nlobounds == 0 && f->style == MDT_STYLE_FULL)
-        w_addc(&f->out, '*');
+        sb_addc(&f->out, '*');
     for (uint32_t i = 0; i < s->rank; i++) {
         bool has_size = i < s->nsizes, has_lo = i < s->nlobounds;
         if (i)
-            w_addc(&f->out, ',');
+            sb_addc(&f->out, ',');
         if (has_lo && has_size)
-            w_addf(&f->out, "%d...%lld", s->lobounds[i],
+            sb_addf(&f->out, "%d...%lld", s->lobounds[i],
                     (long long)s->lobounds[i] + (long long)s->sizes[i] - 1);
         else if (has_lo)
-            w_addf(&f->out, "%d...", s->lobounds[i]);
+            sb_addf(&f->out, "%d...", s->lobounds[i]);
         else if (has_size)
-            w_addf(&f->out, "%u", s->sizes[i]);
+            sb_addf(&f->out, "%u", s->sizes[i]);
         else if (s->rank == 1 && f->style == MDT_STYLE_IL)
-            w_adds(&f->out, "...");
+            sb_adds(&f->out, "...");
     }
-    w_addc(&f->out, ']');
+    sb_addc(&f->out, ']');
     if (f->style == MDT_STYLE_FULL && (s->nsizes > s->rank || s->nlobounds > s->rank)) {
-        w_adds(&f->out, "{sizes=");
+        sb_adds(&f->out, "{sizes=");
         for (uint32_t i = 0; i < s->nsizes; i++)
-            w_addf(&f->out, "%s%u", i ? "," : "", s->sizes[i]);
-        w_adds(&f->out, ";lo=");
+            sb_addf(&f->out, "%s%u", i ? "," : "", s->sizes[i]);
+        sb_adds(&f->out, ";lo=");
         for (uint32_t i = 0; i < s->nlobounds; i++)
-            w_addf(&f->out, "%s%d", i ? "," : "", s->lobounds[i]);
-        w_addc(&f->out, '}');
+            sb_addf(&f->out, "%s%d", i ? "," : "", s->lobounds[i]);
+        sb_addc(&f->out, '}');
     }
 }
 
@@ -755,17 +653,17 @@ static int put_params(struct fmt *f, const mdt_method_sig *m, const char *sep)
     int e = 0;
     for (uint32_t i = 0; i < m->nparams && !e; i++) {
         if (i)
-            w_adds(&f->out, sep);
+            sb_adds(&f->out, sep);
         if (i == m->sentinel) {
-            w_adds(&f->out, "...");
-            w_adds(&f->out, sep);
+            sb_adds(&f->out, "...");
+            sb_adds(&f->out, sep);
         }
         e = put_type(f, m->params[i]);
     }
     if (!e && m->sentinel != UINT32_MAX && m->sentinel >= m->nparams) {
         if (m->nparams)
-            w_adds(&f->out, sep);
-        w_adds(&f->out, "...");
+            sb_adds(&f->out, sep);
+        sb_adds(&f->out, "...");
     }
     return e;
 }
@@ -776,40 +674,40 @@ static int put_fnptr(struct fmt *f, const mdt_method_sig *m)
     const char *w;
     int e;
     if (f->style == MDT_STYLE_REFLECTION) {
-        w_adds(&f->out, "System.IntPtr");
+        sb_adds(&f->out, "System.IntPtr");
         return 0;
     }
     if (f->style == MDT_STYLE_IL) {
-        w_adds(&f->out, "method ");
+        sb_adds(&f->out, "method ");
         if (m->callconv & MDT_CC_HASTHIS)
-            w_adds(&f->out, "instance ");
+            sb_adds(&f->out, "instance ");
         if (m->callconv & MDT_CC_EXPLICITTHIS)
-            w_adds(&f->out, "explicit ");
+            sb_adds(&f->out, "explicit ");
         if ((w = cc_word_il(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
-            w_addf(&f->out, "%s ", w);
+            sb_addf(&f->out, "%s ", w);
         if ((e = put_type(f, m->ret)))
             return e;
-        w_adds(&f->out, " *(");
+        sb_adds(&f->out, " *(");
         if ((e = put_params(f, m, ", ")))
             return e;
-        w_addc(&f->out, ')');
+        sb_addc(&f->out, ')');
         return 0;
     }
-    w_adds(&f->out, "delegate*");
+    sb_adds(&f->out, "delegate*");
     if (m->callconv & MDT_CC_HASTHIS)
-        w_adds(&f->out, " instance");
+        sb_adds(&f->out, " instance");
     if (m->callconv & MDT_CC_EXPLICITTHIS)
-        w_adds(&f->out, " explicit");
+        sb_adds(&f->out, " explicit");
     if ((w = cc_word(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
-        w_addf(&f->out, " %s", w);
-    w_addc(&f->out, '<');
+        sb_addf(&f->out, " %s", w);
+    sb_addc(&f->out, '<');
     if ((e = put_params(f, m, ",")))
         return e;
     if (m->nparams || m->sentinel != UINT32_MAX)
-        w_addc(&f->out, ',');
+        sb_addc(&f->out, ',');
     if ((e = put_type(f, m->ret)))
         return e;
-    w_addc(&f->out, '>');
+    sb_addc(&f->out, '>');
     return 0;
 }
 
@@ -819,10 +717,10 @@ static int put_mods(struct fmt *f, const mdt_type *t)
         return 0;
     for (uint16_t i = 0; i < t->nmods; i++) {
         int e;
-        w_adds(&f->out, t->mods[i].required ? " modreq(" : " modopt(");
+        sb_adds(&f->out, t->mods[i].required ? " modreq(" : " modopt(");
         if ((e = put_token(f, t->img, t->mods[i].token, 0, true)))
             return e;
-        w_addc(&f->out, ')');
+        sb_addc(&f->out, ')');
     }
     return 0;
 }
@@ -848,7 +746,7 @@ static int put_type(struct fmt *f, const mdt_type *t)
     case MDT_ELEMENT_TYPE_BYREF:
     case MDT_ELEMENT_TYPE_SZARRAY:
         if (!(e = put_type(f, t->elem)))
-            w_adds(&f->out, t->kind == MDT_ELEMENT_TYPE_PTR     ? "*"
+            sb_adds(&f->out, t->kind == MDT_ELEMENT_TYPE_PTR     ? "*"
                              : t->kind == MDT_ELEMENT_TYPE_BYREF ? "&"
                                                                  : "[]");
         break;
@@ -866,27 +764,27 @@ static int put_type(struct fmt *f, const mdt_type *t)
         const char *sep = f->style == MDT_STYLE_IL ? ", " : ",";
         if ((e = put_token(f, t->elem->img, t->elem->token, t->elem->kind, false)))
             break;
-        w_adds(&f->out, open);
+        sb_adds(&f->out, open);
         for (uint32_t i = 0; i < t->nargs && !e; i++) {
             if (i)
-                w_adds(&f->out, sep);
+                sb_adds(&f->out, sep);
             e = put_type(f, t->args[i]);
         }
-        w_adds(&f->out, close);
+        sb_adds(&f->out, close);
         break;
     }
     case MDT_ELEMENT_TYPE_FNPTR:
         e = put_fnptr(f, t->method);
         break;
     case MDT_ELEMENT_TYPE_INTERNAL:
-        w_addf(&f->out, "<internal 0x%llx>", (unsigned long long)t->internal);
+        sb_addf(&f->out, "<internal 0x%llx>", (unsigned long long)t->internal);
         break;
     case MDT_ELEMENT_TYPE_CANON:
-        w_adds(&f->out, (f->flags & MDT_NAME_FRIENDLY) ? "__Canon" : "System.__Canon");
+        sb_adds(&f->out, (f->flags & MDT_NAME_FRIENDLY) ? "__Canon" : "System.__Canon");
         break;
     default:
         if ((prim = prim_name(f->style, f->flags, t->kind)))
-            w_adds(&f->out, prim);
+            sb_adds(&f->out, prim);
         else
             e = mdt__fail_simple(MDT_EINVAL, "element type 0x%02x has no name", t->kind);
     }
@@ -903,24 +801,24 @@ static int put_method_sig(struct fmt *f, const mdt_method_sig *m)
     bool il = f->style == MDT_STYLE_IL;
     int e;
     if (m->callconv & MDT_CC_HASTHIS)
-        w_adds(&f->out, "instance ");
+        sb_adds(&f->out, "instance ");
     if (m->callconv & MDT_CC_EXPLICITTHIS)
-        w_adds(&f->out, "explicit ");
+        sb_adds(&f->out, "explicit ");
     if ((m->callconv & MDT_CC_MASK) != MDT_CC_PROPERTY &&
         (w = (il ? cc_word_il : cc_word)(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
-        w_addf(&f->out, "%s ", w);
+        sb_addf(&f->out, "%s ", w);
     if ((m->callconv & MDT_CC_GENERIC) && !il)
-        w_addf(&f->out, "generic<%u> ", m->gen_count);
+        sb_addf(&f->out, "generic<%u> ", m->gen_count);
     if ((e = put_type(f, m->ret)))
         return e;
     /* ILAsm states a generic method's arity where its name would go
      * (II.15.4.1, genArity: `<[N]>`). */
     if ((m->callconv & MDT_CC_GENERIC) && il)
-        w_addf(&f->out, " <[%u]>", m->gen_count);
-    w_addc(&f->out, '(');
+        sb_addf(&f->out, " <[%u]>", m->gen_count);
+    sb_addc(&f->out, '(');
     if ((e = put_params(f, m, il ? ", " : ",")))
         return e;
-    w_addc(&f->out, ')');
+    sb_addc(&f->out, ')');
     return 0;
 }
 
@@ -928,18 +826,9 @@ static int put_method_sig(struct fmt *f, const mdt_method_sig *m)
 
 #define STACK_OUT 512 /* most names fit: one allocation, of the exact size */
 
-static void init(struct fmt *f, char *buf, size_t cap, bool fixed, void *mem_ctx,
-                 const mdt_name_opts *o)
+/* The printer's state for options o; the caller has started f->out. */
+static inline void init(struct fmt *f, const mdt_name_opts *o)
 {
-    f->out.buf = buf;
-    f->out.cap = cap;
-    f->out.len = 0;
-    f->out.ctx = mem_ctx;
-    f->out.fixed = fixed;
-    f->out.heap = false;
-    f->out.failed = 0;
-    f->out.too_long = 0;
-    buf[0] = '\0';
     f->tmp = NULL;
     f->style = o ? o->style : MDT_STYLE_FULL;
     f->flags = o ? o->flags : 0;
@@ -953,26 +842,26 @@ static void init(struct fmt *f, char *buf, size_t cap, bool fixed, void *mem_ctx
     f->home = NULL;
 }
 
+/* A name built in a stack buffer, then under mem_ctx. */
+static inline void start_growing(struct fmt *f, void *mem_ctx, char *buf, size_t cap,
+                                 const mdt_name_opts *o)
+{
+    sb_init_stack(&f->out, mem_ctx, buf, cap);
+    f->out.max = MAX_NAME_LEN;
+    init(f, o);
+}
+
 /* talloc front end: the name under mem_ctx. */
 static int finish(struct fmt *f, int e, char **out)
 {
     talloc_free(f->tmp);
-    if (!e && f->out.failed)
-        e = f->out.too_long ? too_long()
-                            : mdt__fail_simple(MDT_ENOMEM, "out of memory building a name");
+    if (!e && f->out.failed && f->out.too_long)
+        e = too_long();
     if (e) {
-        if (f->out.heap)
-            talloc_free(f->out.buf);
+        sb_discard(&f->out);
         return e;
     }
-    if (f->out.heap) {
-        *out = f->out.buf;
-        return 0;
-    }
-    if (!(*out = talloc_memdup(f->out.ctx, f->out.buf, f->out.len + 1)))
-        return mdt__fail_simple(MDT_ENOMEM, "out of memory building a name");
-    talloc_set_name_const(*out, "char");
-    return 0;
+    return sb_finish(&f->out, out);
 }
 
 /* Buffer front end: the name in the caller's buffer. */
@@ -997,24 +886,24 @@ static int sig_body(struct fmt *f, const mdt_sig *s)
     case MDT_SIG_TYPESPEC:
         return put_type(f, s->type);
     case MDT_SIG_LOCALS:
-        w_addc(&f->out, '(');
+        sb_addc(&f->out, '(');
         for (uint32_t i = 0; i < s->locals->count && !e; i++) {
             if (i)
-                w_adds(&f->out, f->style == MDT_STYLE_IL ? ", " : ",");
+                sb_adds(&f->out, f->style == MDT_STYLE_IL ? ", " : ",");
             e = put_type(f, s->locals->locals[i].type);
             if (s->locals->locals[i].pinned && f->style != MDT_STYLE_REFLECTION)
-                w_adds(&f->out, " pinned");
+                sb_adds(&f->out, " pinned");
         }
-        w_addc(&f->out, ')');
+        sb_addc(&f->out, ')');
         return e;
     case MDT_SIG_METHODSPEC:
-        w_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? '[' : '<');
+        sb_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? '[' : '<');
         for (uint32_t i = 0; i < s->nargs && !e; i++) {
             if (i)
-                w_adds(&f->out, f->style == MDT_STYLE_IL ? ", " : ",");
+                sb_adds(&f->out, f->style == MDT_STYLE_IL ? ", " : ",");
             e = put_type(f, s->args[i]);
         }
-        w_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? ']' : '>');
+        sb_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? ']' : '>');
         return e;
     default:
         return mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", s->kind);
@@ -1027,7 +916,7 @@ int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_o
 {
     struct fmt f;
     char buf[STACK_OUT];
-    init(&f, buf, sizeof buf, false, mem_ctx, o);
+    start_growing(&f, mem_ctx, buf, sizeof buf, o);
     return finish(&f, put_type(&f, t), out);
 }
 
@@ -1035,7 +924,7 @@ int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *s, const mdt_name_opt
 {
     struct fmt f;
     char buf[STACK_OUT];
-    init(&f, buf, sizeof buf, false, mem_ctx, o);
+    start_growing(&f, mem_ctx, buf, sizeof buf, o);
     return finish(&f, sig_body(&f, s), out);
 }
 
@@ -1044,7 +933,7 @@ int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t tok
 {
     struct fmt f;
     char buf[STACK_OUT];
-    init(&f, buf, sizeof buf, false, mem_ctx, o);
+    start_growing(&f, mem_ctx, buf, sizeof buf, o);
     return finish(&f, token_body(&f, img, token), out);
 }
 
@@ -1054,7 +943,8 @@ int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
     struct fmt f;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
-    init(&f, buf, size, true, NULL, o);
+    sb_init_fixed(&f.out, buf, size);
+    init(&f, o);
     return finish_buf(&f, put_type(&f, t), len);
 }
 
@@ -1064,7 +954,8 @@ int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *s,
     struct fmt f;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
-    init(&f, buf, size, true, NULL, o);
+    sb_init_fixed(&f.out, buf, size);
+    init(&f, o);
     return finish_buf(&f, sig_body(&f, s), len);
 }
 
@@ -1074,7 +965,8 @@ int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img
     struct fmt f;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
-    init(&f, buf, size, true, NULL, o);
+    sb_init_fixed(&f.out, buf, size);
+    init(&f, o);
     return finish_buf(&f, token_body(&f, img, token), len);
 }
 
@@ -1092,7 +984,7 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
             if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, parent & 0xFFFFFF)) ||
                 (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &mod, NULL)))
                 return e;
-            w_addf(&f->out, "[module %s]", mod);
+            sb_addf(&f->out, "[module %s]", mod);
             break;
         }
         case MDT_TABLE_MethodDef: { /* vararg call site: the method's owner */
@@ -1108,9 +1000,9 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
         }
         if (e)
             return e;
-        w_adds(&f->out, "::");
+        sb_adds(&f->out, "::");
     }
-    w_adds(&f->out, name);
+    sb_adds(&f->out, name);
     return 0;
 }
 
@@ -1166,13 +1058,13 @@ static int put_member(struct fmt *f, const struct mdt_image *img, uint32_t token
         }
         if (e)
             return e;
-        w_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? '[' : '<');
+        sb_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? '[' : '<');
         for (uint32_t i = 0; i < s.nargs && !e; i++) {
             if (i)
-                w_adds(&f->out, f->style == MDT_STYLE_IL ? ", " : ",");
+                sb_adds(&f->out, f->style == MDT_STYLE_IL ? ", " : ",");
             e = put_type(f, s.args[i]);
         }
-        w_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? ']' : '>');
+        sb_addc(&f->out, f->style == MDT_STYLE_REFLECTION ? ']' : '>');
         return e;
     }
     default:
@@ -1251,12 +1143,12 @@ static int put_document(struct fmt *f, const mdt_image *img, uint32_t token)
         if ((e = rd_compressed(&d, &idx, "document name part")))
             return e;
         if (!first)
-            w_add(&f->out, (const char *)sep, seplen);
+            sb_add(&f->out, (const char *)sep, seplen);
         if (!idx)
             continue;
         if ((e = mdt_heap_blob(img, idx, &part, &plen)))
             return e;
-        w_add(&f->out, (const char *)part, plen);
+        sb_add(&f->out, (const char *)part, plen);
     }
     return 0;
 }
@@ -1286,19 +1178,19 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
     case MDT_TABLE_ModuleRef:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, token & 0xFFFFFF)) &&
             !(e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
-            w_addf(&f->out, "[module %s]", name);
+            sb_addf(&f->out, "[module %s]", name);
         break;
     case MDT_TABLE_Module:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_Module, token & 0xFFFFFF)) &&
             !(e = mdt_row_string(&r, MDT_COL_Module_Name, &name, NULL)))
-            w_addf(&f->out, "[module %s]", name);
+            sb_addf(&f->out, "[module %s]", name);
         break;
     case MDT_TABLE_Assembly: {
         mdt_identity id;
         char buf[512];
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_Assembly, token & 0xFFFFFF)) &&
             !(e = mdt_assembly_identity(img, &id)))
-            w_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
+            sb_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
     case MDT_TABLE_ExportedType:
@@ -1308,7 +1200,7 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
         mdt_identity id;
         char buf[512];
         if (!(e = mdt_assemblyref_identity(img, token & 0xFFFFFF, &id)))
-            w_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
+            sb_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
     case MDT_TABLE_Document:
@@ -1317,7 +1209,7 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
     case MDT_TABLE_File:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_File, token & 0xFFFFFF)) &&
             !(e = mdt_row_string(&r, MDT_COL_File_Name, &name, NULL)))
-            w_adds(&f->out, name);
+            sb_adds(&f->out, name);
         break;
     default:
         e = mdt__fail_simple(MDT_EINVAL, "token 0x%08x has no name", token);

@@ -13,31 +13,6 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
-void sb_init(sb *s, void *ctx)
-{
-    s->buf = NULL;
-    s->len = s->cap = 0;
-    s->ctx = ctx;
-    s->max = SB_MAX_DEFAULT;
-    s->heap = s->fixed = false;
-    s->failed = s->too_long = 0;
-}
-
-void sb_init_stack(sb *s, void *ctx, char *buf, size_t cap)
-{
-    assert(buf && cap);
-    sb_init(s, ctx);
-    s->buf = buf;
-    s->cap = cap;
-    buf[0] = '\0';
-}
-
-void sb_init_fixed(sb *s, char *buf, size_t cap)
-{
-    sb_init_stack(s, NULL, buf, cap);
-    s->fixed = true;
-}
-
 /* A block with room for n more bytes and the NUL; 0, or -1 having failed. */
 static int grow(sb *s, size_t n)
 {
@@ -47,7 +22,7 @@ static int grow(sb *s, size_t n)
     char *b = s->heap ? talloc_realloc(s->ctx, s->buf, char, cap)
                       : talloc_array(s->ctx, char, cap);
     if (!b) {
-        s->failed = 1;
+        s->failed = true;
         return -1;
     }
     if (!s->heap) { /* leaving the caller's buffer (or none yet) */
@@ -74,11 +49,11 @@ void sb_add_slow(sb *s, const char *str, size_t n)
         memcpy(s->buf + s->len, str, room);
         s->len += room;
         s->buf[s->len] = '\0';
-        s->failed = 1;
+        s->failed = true;
         return;
     }
     if (n > s->max - s->len) {
-        s->failed = s->too_long = 1;
+        s->failed = s->too_long = true;
         return;
     }
     if (n >= s->cap - s->len && grow(s, n))
@@ -104,7 +79,7 @@ void sb_addf(sb *s, const char *fmt, ...)
     /* Rare: formatted apart, so every kind of storage takes it alike. */
     char *big = talloc_array(NULL, char, (size_t)n + 1);
     if (!big) {
-        s->failed = 1;
+        s->failed = true;
         return;
     }
     va_start(ap, fmt);
@@ -114,7 +89,7 @@ void sb_addf(sb *s, const char *fmt, ...)
     talloc_free(big);
 }
 
-int sb_finish(sb *s, char **out)
+int sb_finish_slow(sb *s, char **out)
 {
     assert(!s->fixed);
     if (!s->failed && !s->buf)
@@ -140,5 +115,5 @@ void sb_discard(sb *s)
     s->buf = NULL;
     s->len = s->cap = 0;
     s->heap = false;
-    s->failed = s->too_long = 0;
+    s->failed = s->too_long = false;
 }

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
+#include <talloc.h>
 
 /* The longest text a builder makes unless told otherwise (s->max). */
 #define SB_MAX_DEFAULT ((size_t)1 << 30)
@@ -28,19 +29,48 @@ typedef struct sb {
     void *ctx;      /* talloc parent of the grown block (may be NULL) */
     size_t max;     /* growing past it fails (too_long); checked when the
                        block must grow, so the text stops short of 2 * max */
+    /* Flags side by side: starting a builder stores them at once. */
     bool heap;      /* buf is a talloc block under ctx */
     bool fixed;     /* buf is the caller's and never grows */
-    int failed;     /* out of memory, too long, or a fixed buffer full */
-    int too_long;   /* the failure was passing max */
+    bool failed;    /* out of memory, too long, or a fixed buffer full */
+    bool too_long;  /* the failure was passing max */
 } sb;
 
+/* The initializers are inline: a name printer starts a builder per name. */
+
 /* A builder whose text grows in a talloc block under ctx. */
-void sb_init(sb *s, void *ctx);
+static inline void sb_init(sb *s, void *ctx)
+{
+    s->buf = NULL;
+    s->len = s->cap = 0;
+    s->ctx = ctx;
+    s->max = SB_MAX_DEFAULT;
+    s->heap = s->fixed = s->failed = s->too_long = false;
+}
+
 /* A builder that starts in buf (cap >= 1 bytes, the caller's, e.g. on its
  * stack) and moves to a talloc block under ctx when the text outgrows it. */
-void sb_init_stack(sb *s, void *ctx, char *buf, size_t cap);
+static inline void sb_init_stack(sb *s, void *ctx, char *buf, size_t cap)
+{
+    sb_init(s, ctx);
+    s->buf = buf;
+    s->cap = cap;
+    buf[0] = '\0';
+}
+
 /* A builder that writes into buf (cap >= 1 bytes) only. */
-void sb_init_fixed(sb *s, char *buf, size_t cap);
+static inline void sb_init_fixed(sb *s, char *buf, size_t cap)
+{
+    s->buf = buf;
+    s->len = 0;
+    s->cap = cap;
+    s->ctx = NULL;
+    s->max = SB_MAX_DEFAULT;
+    s->heap = false;
+    s->fixed = true;
+    s->failed = s->too_long = false;
+    buf[0] = '\0';
+}
 
 /* Where an append does not fit: grow, cut (fixed) or fail. */
 void sb_add_slow(sb *s, const char *str, size_t n);
@@ -77,12 +107,30 @@ static inline void sb_cut(sb *s, size_t len)
     s->buf[len] = '\0';
 }
 
-/* The finished text of a growing builder (sb_init, sb_init_stack), owned
- * by ctx: the grown block itself, or a copy of the caller's buffer at its
- * exact size; "" when nothing was appended. On failure the block is freed
- * and MDT_ENOMEM recorded ("out of memory building a name"): a caller that
- * wants another error for s->too_long checks it first. */
-int sb_finish(sb *s, char **out);
+/* sb_finish where its inline part does not finish: failures, nothing
+ * appended. */
+int sb_finish_slow(sb *s, char **out);
+
+/* The finished text of a growing builder (sb_init, sb_init_stack; never a
+ * fixed one), owned by ctx: the grown block itself, or a copy of the
+ * caller's buffer at its exact size; "" when nothing was appended. On
+ * failure the block is freed and MDT_ENOMEM recorded ("out of memory
+ * building a name"): a caller that wants another error for s->too_long
+ * checks it first. Inline: a name printer finishes a builder per name. */
+static inline int sb_finish(sb *s, char **out)
+{
+    if (!s->failed && s->buf) {
+        if (s->heap) {
+            *out = s->buf;
+            return 0;
+        }
+        if ((*out = (char *)talloc_memdup(s->ctx, s->buf, s->len + 1))) {
+            talloc_set_name_const(*out, "char");
+            return 0;
+        }
+    }
+    return sb_finish_slow(s, out);
+}
 /* Free the grown block, if any; the builder is empty and usable again. */
 void sb_discard(sb *s);
 
