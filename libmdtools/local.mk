@@ -85,7 +85,12 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \
 	libmdtools/generics/decode.c \
-	libmdtools/generics/format.c \
+	libmdtools/generics/fmt_int.h \
+	libmdtools/generics/ilasm.c \
+	libmdtools/generics/typenames.c \
+	libmdtools/generics/typetree.c \
+	libmdtools/generics/members.c \
+	libmdtools/generics/names.c \
 	libmdtools/generics/gen_int.h \
 	libmdtools/generics/value.c \
 	libmdtools/generics/constant.c \
