@@ -93,4 +93,8 @@ EXTRA_DIST += tests/unit/run-lazy-tsan.sh
 
 # Every public header compiles alone as strict C11.
 TESTS += tests/headers.sh
+# The library's folders use each other bottom up: the includes of its
+# files and the calls between its built objects (tools/check-layers.sh).
+TESTS += tools/check-layers.sh
+EXTRA_DIST += tools/check-layers.sh
 EXTRA_DIST += tests/summary.sh tests/headers.sh tests/valgrind.sh
