@@ -25,6 +25,7 @@
 #include <mdtools/names.h>
 #include <mdtools/sig.h>
 
+#include "util/error.h"
 #include "util/strbuf.h"
 
 #define MAX_TYPESPEC 16 /* TypeSpecs expanded inside one another */
@@ -83,6 +84,20 @@ static inline void *fmt_scratch(struct fmt *f)
     if (!f->tmp)
         f->tmp = talloc_new(NULL);
     return f->tmp;
+}
+
+/* The tree of a TypeSpec or MethodSpec token, decoded into arena (the
+ * caller's stack: most fit) or, when it is unusually large, into the
+ * scratch space. */
+static inline int fmt_sig_of_token(struct fmt *f, uint64_t *arena, size_t size, mdt_sig *s,
+                                   const struct mdt_image *img, uint32_t token)
+{
+    int e = mdt_sig_of_token_buf(arena, size, s, img, token);
+    if (e != MDT_ENOMEM)
+        return e;
+    if (!fmt_scratch(f))
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    return mdt_sig_of_token(f->tmp, s, img, token);
 }
 
 /* names.c: the errors every file reports. MDT_EBADIMAGE at a row of

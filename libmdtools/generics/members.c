@@ -232,12 +232,7 @@ int fmt_member(struct fmt *f, const struct mdt_image *img, uint32_t token)
         uint64_t arena[256];
         if ((e = fmt_member(f, img, method)))
             return e;
-        if ((e = mdt_sig_of_token_buf(arena, sizeof arena, &s, img, token)) == MDT_ENOMEM) {
-            if (!fmt_scratch(f))
-                return mdt__fail_simple(MDT_ENOMEM, "out of memory");
-            e = mdt_sig_of_token(f->tmp, &s, img, token);
-        }
-        if (e)
+        if ((e = fmt_sig_of_token(f, arena, sizeof arena, &s, img, token)))
             return e;
         return fmt_type_args(f, s.nargs, s.args);
     }

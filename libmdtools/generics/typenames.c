@@ -344,12 +344,7 @@ static int put_typespec(struct fmt *f, const struct mdt_image *img, uint32_t tok
                        MAX_TYPESPEC, token & 0xFFFFFF);
     /* A TypeSpec tree goes on the stack; only a huge one needs the heap. */
     uint64_t arena[256];
-    if ((e = mdt_sig_of_token_buf(arena, sizeof arena, &s, img, token)) == MDT_ENOMEM) {
-        if (!fmt_scratch(f))
-            return mdt__fail_simple(MDT_ENOMEM, "out of memory");
-        e = mdt_sig_of_token(f->tmp, &s, img, token);
-    }
-    if (e)
+    if ((e = fmt_sig_of_token(f, arena, sizeof arena, &s, img, token)))
         return e;
     f->ts_img[f->ts_depth] = img;
     f->ts_stack[f->ts_depth++] = token;
