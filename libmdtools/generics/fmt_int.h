@@ -1,6 +1,6 @@
 /* Private header of the name printer (<mdtools/names.h>): the state of one
- * name being printed and the calls between the printer's files, listed
- * here bottom up. A name goes through them as
+ * name being printed and the calls between the printer's files. A name
+ * goes through them top down:
  *   names.c     the front ends: options, the output (util/strbuf), the
  *               name of a token by its table;
  *   members.c   signatures of every kind, members `Parent::name`;

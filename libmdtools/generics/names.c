@@ -34,7 +34,7 @@ int fmt_too_long(void)
 }
 
 int fmt_bad(const struct mdt_image *img, const char *region, uint32_t row, const char *fmt,
-                uint32_t a, uint32_t b)
+            uint32_t a, uint32_t b)
 {
     mdt_place pl = MDT_PLACE_NONE;
     pl.img = img;
