@@ -14,6 +14,7 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/assembly.h \
 	libmdtools/include/mdtools/sig.h \
 	libmdtools/include/mdtools/names.h \
+	libmdtools/include/mdtools/nesting.h \
 	libmdtools/include/mdtools/modset.h \
 	libmdtools/include/mdtools/typeref.h \
 	libmdtools/include/mdtools/value.h \
@@ -43,6 +44,9 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/md/heaps.c \
 	libmdtools/md/find.c \
 	libmdtools/md/owner.c \
+	libmdtools/md/identity.c \
+	libmdtools/md/nesting_int.h \
+	libmdtools/md/nesting.c \
 	libmdtools/md/runs.c \
 	libmdtools/md/columns.c \
 	libmdtools/md/rows.c \
@@ -80,7 +84,6 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/tokens/describe.c \
 	libmdtools/tokens/fetch.c \
 	libmdtools/tokens/idmap.c \
-	libmdtools/typeref/identity.c \
 	libmdtools/typeref/modset_int.h \
 	libmdtools/typeref/modset.c \
 	libmdtools/typeref/mirror.c \
@@ -100,7 +103,12 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \
 	libmdtools/generics/decode.c \
-	libmdtools/generics/format.c \
+	libmdtools/generics/fmt_int.h \
+	libmdtools/generics/ilasm.c \
+	libmdtools/generics/typenames.c \
+	libmdtools/generics/typetree.c \
+	libmdtools/generics/members.c \
+	libmdtools/generics/names.c \
 	libmdtools/generics/gen_int.h \
 	libmdtools/generics/value.c \
 	libmdtools/generics/constant.c \

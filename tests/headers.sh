@@ -29,6 +29,22 @@ for h in "$top"/libmdtools/include/mdtools/*.h; do
         fail=$((fail + 1))
     fi
 done
+# Declarations moved to another header stay reachable through the header
+# that had them (source compatibility): "old-header function".
+for moved in "names.h mdt_member_owner" "names.h mdt_token_owner" \
+    "names.h mdt_typedef_enclosing" "names.h mdt_typedef_by_name"; do
+    set -- $moved
+    printf '#include <mdtools/%s>\nint main(void) { (void)&%s; return 0; }\n' "$1" "$2" \
+        > "$tmp/m.c"
+    if $cc -std=c11 -pedantic -Wall -Wextra -Werror -I"$top/libmdtools/include" \
+        -c "$tmp/m.c" -o "$tmp/m.o" 2> "$tmp/err"; then
+        echo "ok $2 through <mdtools/$1>"
+        pass=$((pass + 1))
+    else
+        echo "FAIL $2 through <mdtools/$1>"; cat "$tmp/err"
+        fail=$((fail + 1))
+    fi
+done
 [ -n "$cxx" ] || echo "no C++ compiler: headers not checked as C++"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

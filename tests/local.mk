@@ -22,7 +22,7 @@ UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures 
 UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows tests/unit/test_owner \
 	tests/unit/test_rows_framework \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar
-UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r
+UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_strbuf
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -45,6 +45,12 @@ tests_unit_test_batch_parse_swar_LDADD = $(TEST_LDADD)
 tests_unit_test_owner_SOURCES = tests/unit/test_owner.c $(TEST_MAIN)
 tests_unit_test_owner_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_owner_LDADD = $(TEST_LDADD)
+
+# The string builder, built in with its sources (its functions are not
+# exported); the test stands in for the error record.
+tests_unit_test_strbuf_SOURCES = tests/unit/test_strbuf.c libmdtools/util/strbuf.c $(TEST_MAIN)
+tests_unit_test_strbuf_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_strbuf_LDADD = $(TALLOC_LIBS) $(CHECK_LIBS)
 
 tests_unit_test_fixtures_SOURCES = tests/unit/test_fixtures.c $(TEST_MAIN)
 tests_unit_test_fixtures_CPPFLAGS = $(TEST_CPPFLAGS)
@@ -93,4 +99,8 @@ EXTRA_DIST += tests/unit/run-lazy-tsan.sh
 
 # Every public header compiles alone as strict C11.
 TESTS += tests/headers.sh
+# The library's folders use each other bottom up: the includes of its
+# files and the calls between its built objects (tools/check-layers.sh).
+TESTS += tools/check-layers.sh
+EXTRA_DIST += tools/check-layers.sh
 EXTRA_DIST += tests/summary.sh tests/headers.sh tests/valgrind.sh

@@ -18,6 +18,7 @@
 #include <mdtools/attr.h>
 #include <mdtools/assembly.h>
 #include <mdtools/names.h>
+#include <mdtools/nesting.h>
 #include <mdtools/sig.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>

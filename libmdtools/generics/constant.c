@@ -12,6 +12,7 @@
 
 #include <mdtools/attr.h>
 #include <mdtools/heaps.h>
+#include <mdtools/nesting.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 #include <mdtools/value.h>

@@ -17,6 +17,7 @@
 #include <mdtools/descriptor.h>
 #include <mdtools/heaps.h>
 #include <mdtools/names.h>
+#include <mdtools/nesting.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 

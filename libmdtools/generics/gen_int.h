@@ -11,6 +11,7 @@
 #include <mdtools/names.h>
 #include <mdtools/value.h>
 
+#include "md/nesting_int.h"
 #include "util/reader.h"
 #include "util/strbuf.h"
 
@@ -26,8 +27,5 @@ int mdt__put_value(sb *out, const mdt_value *v, const mdt_name_opts *opts);
 /* A serialized type name (reflection syntax, II.23.3) in the full style
  * (value.c); the text as stored when it does not parse. */
 int mdt__reflection_to_full(void *mem_ctx, char **out, const char *s, size_t len);
-
-/* Is TypeDef/TypeRef `token` of img named ns.name (outermost, not nested)? */
-bool mdt__type_is(const struct mdt_image *img, uint32_t token, const char *ns, const char *name);
 
 #endif

@@ -277,8 +277,7 @@ static int tn_simple(struct tn *t, sb *buf, unsigned *arity)
                 n = 1000; /* no more commas than that for an unbound type */
         if (!*q) {
             *arity = n;
-            buf->len = (size_t)(tick - buf->buf);
-            buf->buf[buf->len] = '\0';
+            sb_cut(buf, (size_t)(tick - buf->buf));
         }
     }
     return 0;

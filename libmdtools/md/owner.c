@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include <mdtools/errors.h>
-#include <mdtools/names.h>
+#include <mdtools/nesting.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 

@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <talloc.h>
 
 #include <mdtools/heaps.h>
 #include <mdtools/pdb.h>
@@ -13,6 +12,7 @@
 
 #include "pdb/pdb_int.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 uint32_t mdt_pdb_document_count(const mdt_pdb *pdb)
 {
@@ -35,8 +35,9 @@ static int bad(const mdt_pdb *pdb, uint32_t doc, int code, const char *what)
     return mdt__fail(code, pl, "%s", what);
 }
 
-/* The whole name's length in *len; as much of it as fits into buf. */
-static int docname(char *buf, size_t size, size_t *len, const mdt_pdb *pdb, uint32_t doc)
+/* The whole name's length in *len; the name into out (as much of it as
+ * fits, for a fixed builder), or only its length when out is NULL. */
+static int docname(sb *out, size_t *len, const mdt_pdb *pdb, uint32_t doc)
 {
     const uint8_t *b, *part;
     uint32_t blen, plen, idx;
@@ -63,16 +64,14 @@ static int docname(char *buf, size_t size, size_t *len, const mdt_pdb *pdb, uint
         if ((r = mdt_heap_blob(pdb->md, idx, &part, &plen)) != 0)
             return r;
         if (!first) {
-            for (unsigned i = 0; i < seplen; i++, n++)
-                if (n + 1 < size)
-                    buf[n] = (char)b[i];
+            if (out)
+                sb_add(out, (const char *)b, seplen);
+            n += seplen;
         }
-        if (n + 1 < size)
-            memcpy(buf + n, part, n + plen < size - 1 ? plen : size - 1 - n);
+        if (out)
+            sb_add(out, (const char *)part, plen);
         n += plen;
     }
-    if (size)
-        buf[n < size ? n : size - 1] = '\0';
     *len = n;
     return 0;
 }
@@ -81,7 +80,10 @@ int mdt_pdb_document_name_buf(char *buf, size_t size, size_t *len, const mdt_pdb
                               uint32_t document)
 {
     size_t n;
-    int r = docname(buf, size, &n, pdb, document);
+    sb out;
+    if (size)
+        sb_init_fixed(&out, buf, size);
+    int r = docname(size ? &out : NULL, &n, pdb, document);
     if (r)
         return r;
     if (len)
@@ -95,16 +97,13 @@ int mdt_pdb_document_name_buf(char *buf, size_t size, size_t *len, const mdt_pdb
 int mdt_pdb_document_name(void *mem_ctx, char **out, const mdt_pdb *pdb, uint32_t document)
 {
     size_t n;
-    char *s;
-    int r = docname(NULL, 0, &n, pdb, document);
-    if (r)
-        return r;
-    if (!(s = talloc_size(mem_ctx, n + 1)))
-        return mdt__fail_simple(MDT_ENOMEM, "out of memory");
-    if ((r = docname(s, n + 1, &n, pdb, document)) != 0) {
-        talloc_free(s);
+    char stack[256];
+    sb s;
+    sb_init_stack(&s, mem_ctx, stack, sizeof stack);
+    int r = docname(&s, &n, pdb, document);
+    if (r) {
+        sb_discard(&s);
         return r;
     }
-    *out = s;
-    return 0;
+    return sb_finish(&s, out);
 }

@@ -23,13 +23,13 @@
  * context. */
 #include "config.h"
 
-#include <stdio.h>
 #include <string.h>
 #include <talloc.h>
 
 #include <mdtools/errors.h>
 #include <mdtools/heaps.h>
 #include <mdtools/names.h>
+#include <mdtools/nesting.h>
 #include <mdtools/sig.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
@@ -41,6 +41,7 @@
 #include "typeref/result_int.h"
 #include "util/reader.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 #define MAX_BASES 64
 
@@ -116,18 +117,21 @@ static int static_name(const struct mdt_modview *v, uint32_t mi, uint32_t token,
             return -1;
         }
     }
-    size_t pos = 0;
-    int w = snprintf(buf, len, "%s|", with_asm && asmname ? asmname : "");
-    if (w < 0 || (size_t)w >= len)
-        return -1;
-    pos = (size_t)w;
+    sb key;
+    sb_init_fixed(&key, buf, len);
+    if (with_asm && asmname)
+        sb_adds(&key, asmname);
+    sb_addc(&key, '|');
     for (unsigned i = n; i-- > 0;) {
-        w = snprintf(buf + pos, len - pos, "%s%s%s%s", chain[i].ns, *chain[i].ns ? "." : "",
-                     chain[i].name, i ? "+" : "");
-        if (w < 0 || (size_t)w >= len - pos)
-            return -1;
-        pos += (size_t)w;
+        sb_adds(&key, chain[i].ns);
+        if (*chain[i].ns)
+            sb_addc(&key, '.');
+        sb_adds(&key, chain[i].name);
+        if (i)
+            sb_addc(&key, '+');
     }
+    if (key.failed)
+        return -1;
     /* Simple names compare case-insensitively: fold the assembly part. */
     for (char *p = buf; *p && *p != '|'; p++)
         if (*p >= 'A' && *p <= 'Z')

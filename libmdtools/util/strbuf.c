@@ -1,6 +1,11 @@
-/* Growing strings (util/strbuf.h). */
+/* Building strings (util/strbuf.h): what the inline appends do not handle.
+ * A growing builder doubles its block, so appends cost amortized O(1); a
+ * builder in a caller's buffer moves to a talloc block the first time the
+ * text outgrows it; a fixed one keeps the prefix that fits and fails. */
 #include "config.h"
 
+#include <assert.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <talloc.h>
@@ -8,60 +13,59 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
-void sb_init(sb *s, void *ctx)
+/* A block with room for n more bytes and the NUL; 0, or -1 having failed. */
+static int grow(sb *s, size_t n)
 {
-    s->ctx = ctx;
-    s->buf = NULL;
-    s->len = s->cap = 0;
-    s->failed = 0;
-}
-
-static int grow(sb *s, size_t extra)
-{
-    if (s->failed)
-        return -1;
-    if (extra < s->cap - s->len)
-        return 0;
-    size_t cap = s->cap ? s->cap : 64;
-    while (cap - s->len <= extra) {
-        if (cap > ((size_t)1 << 30)) { /* names are never this long */
-            s->failed = 1;
-            return -1;
-        }
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    while (cap - s->len <= n) /* len + n <= max: no overflow */
         cap *= 2;
-    }
-    char *b = talloc_realloc(s->ctx, s->buf, char, cap);
+    char *b = s->heap ? talloc_realloc(s->ctx, s->buf, char, cap)
+                      : talloc_array(s->ctx, char, cap);
     if (!b) {
-        s->failed = 1;
+        s->failed = true;
         return -1;
+    }
+    if (!s->heap) { /* leaving the caller's buffer (or none yet) */
+        if (s->len)
+            memcpy(b, s->buf, s->len);
+        b[s->len] = '\0';
     }
     s->buf = b;
     s->cap = cap;
+    s->heap = true;
     return 0;
 }
 
-void sb_add(sb *s, const char *str, size_t n)
+void sb_add_slow(sb *s, const char *str, size_t n)
 {
-    if (grow(s, n))
+    if (s->failed)
+        return;
+    if (s->fixed) {
+        /* What fits of it (the inline append took everything that fits
+         * whole), NUL-terminated: the caller gets the prefix. */
+        size_t room = s->cap - s->len - 1;
+        if (room > n)
+            room = n;
+        memcpy(s->buf + s->len, str, room);
+        s->len += room;
+        s->buf[s->len] = '\0';
+        s->failed = true;
+        return;
+    }
+    if (n > s->max - s->len) {
+        s->failed = s->too_long = true;
+        return;
+    }
+    if (n >= s->cap - s->len && grow(s, n))
         return;
     memcpy(s->buf + s->len, str, n);
     s->len += n;
     s->buf[s->len] = '\0';
 }
 
-void sb_adds(sb *s, const char *str)
-{
-    sb_add(s, str, strlen(str));
-}
-
-void sb_addc(sb *s, char c)
-{
-    sb_add(s, &c, 1);
-}
-
 void sb_addf(sb *s, const char *fmt, ...)
 {
-    char small[128];
+    char small[256];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(small, sizeof small, fmt, ap);
@@ -72,29 +76,44 @@ void sb_addf(sb *s, const char *fmt, ...)
         sb_add(s, small, (size_t)n);
         return;
     }
-    if (grow(s, (size_t)n))
+    /* Rare: formatted apart, so every kind of storage takes it alike. */
+    char *big = talloc_array(NULL, char, (size_t)n + 1);
+    if (!big) {
+        s->failed = true;
         return;
+    }
     va_start(ap, fmt);
-    vsnprintf(s->buf + s->len, (size_t)n + 1, fmt, ap);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    s->len += (size_t)n;
+    sb_add(s, big, (size_t)n);
+    talloc_free(big);
 }
 
-int sb_finish(sb *s, char **out)
+int sb_finish_slow(sb *s, char **out)
 {
+    assert(!s->fixed);
     if (!s->failed && !s->buf)
-        sb_add(s, "", 0);
+        sb_add_slow(s, "", 0);
     if (s->failed) {
-        talloc_free(s->buf);
-        s->buf = NULL;
+        sb_discard(s);
         return mdt__fail_simple(MDT_ENOMEM, "out of memory building a name");
     }
-    *out = s->buf;
+    if (s->heap) {
+        *out = s->buf;
+        return 0;
+    }
+    if (!(*out = talloc_memdup(s->ctx, s->buf, s->len + 1)))
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory building a name");
+    talloc_set_name_const(*out, "char");
     return 0;
 }
 
 void sb_discard(sb *s)
 {
-    talloc_free(s->buf);
+    if (s->heap)
+        talloc_free(s->buf);
     s->buf = NULL;
+    s->len = s->cap = 0;
+    s->heap = false;
+    s->failed = s->too_long = false;
 }

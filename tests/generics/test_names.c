@@ -391,6 +391,18 @@ START_TEST(buffer_variants_match_and_report_overflow)
     ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, deep, 64, 0), 0);
     ck_assert_int_eq(mdt_type_name(ctx, &heap, s.type, NULL), 0);
     ck_assert_uint_eq(strlen(heap), 13 + 63 * 2);
+    /* With no talloc parent (NULL: talloc's top level) a long name comes
+     * out whole as under any context: it used to be cut at the 512-byte
+     * stack block and fail as out of memory. */
+    static uint8_t spec[2 + 60];
+    spec[0] = 0x0a;
+    spec[1] = 60;
+    memset(spec + 2, 0x0e, 60);
+    ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_METHODSPEC, spec, sizeof spec, 0), 0);
+    ck_assert_int_eq(mdt_sig_name(NULL, &heap, &s, NULL), 0);
+    ck_assert_uint_eq(strlen(heap), 2 + 60 * 13 + 59);
+    ck_assert_ptr_eq(talloc_parent(heap), NULL);
+    talloc_free(heap);
     talloc_free(ctx);
 }
 END_TEST

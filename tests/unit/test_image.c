@@ -248,6 +248,72 @@ START_TEST(native_pe_is_not_dotnet)
 }
 END_TEST
 
+/* mdt_errmsg as errors.h describes it, from the record's fields, for
+ * every buffer length: a NUL-terminated prefix of the whole line. */
+static void check_errmsg_every_length(void)
+{
+    const mdt_errinfo *e = mdt_last_error();
+    char want[1024], got[1024];
+    size_t n = 0;
+    if (e->file[0])
+        n += (size_t)snprintf(want + n, sizeof want - n, "%s: ", e->file);
+    if (e->region[0]) {
+        n += (size_t)snprintf(want + n, sizeof want - n, "%s", e->region);
+        if (e->row != UINT32_MAX)
+            n += (size_t)snprintf(want + n, sizeof want - n, " row %u", e->row);
+        if (e->column[0])
+            n += (size_t)snprintf(want + n, sizeof want - n, " column %s", e->column);
+        if (e->offset != UINT64_MAX)
+            n += (size_t)snprintf(want + n, sizeof want - n, "%s+0x%llx",
+                                  e->row != UINT32_MAX || e->column[0] ? " at " : "",
+                                  (unsigned long long)e->offset);
+        if (e->file_offset != UINT64_MAX)
+            n += (size_t)snprintf(want + n, sizeof want - n, " (file 0x%llx)",
+                                  (unsigned long long)e->file_offset);
+        n += (size_t)snprintf(want + n, sizeof want - n, ": ");
+    } else if (e->file_offset != UINT64_MAX) {
+        n += (size_t)snprintf(want + n, sizeof want - n, "file 0x%llx: ",
+                              (unsigned long long)e->file_offset);
+    }
+    snprintf(want + n, sizeof want - n, "%s", e->what[0] ? e->what : mdt_strerror(e->code));
+    ck_assert_str_eq(mdt_errmsg(got, sizeof got), want);
+    for (size_t len = 1; len <= strlen(want) + 1; len++) {
+        memset(got, 'x', sizeof got);
+        ck_assert_ptr_eq(mdt_errmsg(got, len), got);
+        ck_assert_uint_eq(strlen(got), len - 1);
+        ck_assert(strncmp(got, want, len - 1) == 0);
+    }
+    ck_assert_ptr_null(mdt_errmsg(NULL, 10));
+    ck_assert_ptr_eq(mdt_errmsg(got, 0), got);
+}
+
+START_TEST(errmsg_is_cut_to_any_buffer)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024];
+    mdt_image *img = open_rel(ctx, "data/Everything.dll");
+    mdt_row r;
+    /* A located error: image, region, row. */
+    ck_assert_int_ne(mdt_row_get(&r, img, MDT_TABLE_TypeDef, 0xFFFFFF), 0);
+    ck_assert(mdt_last_error()->region[0] && mdt_last_error()->file[0]);
+    check_errmsg_every_length();
+    /* Row, column, offset and file offset (a case of tests/corrupt). */
+    const char *name;
+    img = open_rel(ctx, "tests/corrupt/cases/string-index-beyond-heap.bin");
+    ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeDef, 2), 0);
+    ck_assert_int_eq(mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &name, NULL), MDT_EBADIMAGE);
+    ck_assert(mdt_last_error()->column[0] && mdt_last_error()->offset != UINT64_MAX &&
+              mdt_last_error()->file_offset != UINT64_MAX);
+    check_errmsg_every_length();
+    /* A file offset and a message of its own. */
+    ck_assert_int_eq(mdt_image_open_file(ctx, &img,
+        src_path(p, sizeof p, "data/corpus/asmresolver/NativeHelloWorldC.x64.exe"), 0),
+        MDT_ENOTDOTNET);
+    check_errmsg_every_length();
+    talloc_free(ctx);
+}
+END_TEST
+
 START_TEST(no_us_heap_gives_clear_error)
 {
     void *ctx = talloc_new(NULL);
@@ -631,6 +697,7 @@ Suite *suite(void)
     tcase_add_test(tc, mixed_mode_native_entry_point);
     tcase_add_test(tc, column_reads_equal_row_reads);
     tcase_add_test(tc, column_reads_check_range_and_kind);
+    tcase_add_test(tc, errmsg_is_cut_to_any_buffer);
     suite_add_tcase(s, tc);
     return s;
 }

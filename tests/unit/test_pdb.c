@@ -395,6 +395,10 @@ START_TEST(document_names_into_buffers)
     ck_assert_int_eq(mdt_pdb_document_name_buf(small, sizeof small, &len, pdb, 1), MDT_ETRUNC);
     ck_assert_uint_eq(len, strlen("/_/src/pdb/Lines.cs"));
     ck_assert_str_eq(small, "/_/src/");
+    /* No buffer at all: only the length. */
+    len = 0;
+    ck_assert_int_eq(mdt_pdb_document_name_buf(NULL, 0, &len, pdb, 1), MDT_ETRUNC);
+    ck_assert_uint_eq(len, strlen("/_/src/pdb/Lines.cs"));
     ck_assert_int_eq(mdt_pdb_document_name_buf(big, sizeof big, &len, pdb, 1), 0);
     ck_assert_str_eq(big, "/_/src/pdb/Lines.cs");
     ck_assert_int_eq(mdt_pdb_document_name_buf(big, sizeof big, &len, pdb, 5), MDT_ENOTFOUND);

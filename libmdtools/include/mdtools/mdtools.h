@@ -8,6 +8,7 @@
 #include <mdtools/tables.h>
 #include <mdtools/heaps.h>
 #include <mdtools/assembly.h>
+#include <mdtools/nesting.h>
 #include <mdtools/sig.h>
 #include <mdtools/names.h>
 #include <mdtools/value.h>

@@ -20,6 +20,11 @@
 #include <stdint.h>
 
 #include <mdtools/sig.h>
+/* Owners and nesting (mdt_member_owner, mdt_token_owner,
+ * mdt_typedef_enclosing, mdt_typedef_by_name) were declared here; they
+ * live in <mdtools/nesting.h> now, included for the code that includes
+ * only this header. */
+#include <mdtools/nesting.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,37 +101,6 @@ int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *sig,
                      const mdt_name_opts *opts);
 int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img, uint32_t token,
                        const mdt_name_opts *opts);
-
-/* The TypeDef that owns a MethodDef or Field (0 for none), honouring the
- * MethodPtr/FieldPtr tables of uncompressed metadata. O(1): the first query
- * of a column builds an index member -> owner in one pass over TypeDef (2
- * bytes a member, 4 past 65535 types; malloc, published atomically: any
- * thread, but not async-signal-safe), then each query is a load. Where the
- * column's starts go down (damaged metadata) the owner is the first
- * TypeDef whose readable run holds the member, and the image has a
- * warning. */
-int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *typedef_token);
-
-/* The row that owns any row: the enclosing TypeDef of a nested TypeDef; the
- * TypeDef of a MethodDef, Field, Property or Event; the MethodDef of a
- * Param; the parent column of rows that have one (MemberRef.Class,
- * CustomAttribute.Parent, Constant.Parent, GenericParam.Owner,
- * MethodSpec.Method, InterfaceImpl.Class, ...). *owner is 0 when the row
- * has none or no owner claims it. Errors: MDT_EINVAL, the located error of
- * a row that does not exist or cannot be read. */
-int mdt_token_owner(const mdt_image *img, uint32_t token, uint32_t *owner);
-
-/* The enclosing TypeDef of a nested TypeDef (ECMA-335 II.22.32), or 0 when
- * not nested; *enclosing is 0 on failure. Errors: MDT_EINVAL (not a TypeDef
- * token, or row 0), MDT_ENOTFOUND (no such row), the located error of an
- * unreadable NestedClass row. */
-int mdt_typedef_enclosing(const mdt_image *img, uint32_t typedef_token, uint32_t *enclosing);
-
-/* The TypeDef named `name` (len bytes) in reflection syntax without an
- * assembly part: `Ns.Outer+Inner`, arity suffixes included (`List`1`),
- * `\` escapes honoured. A linear scan of the TypeDef table. MDT_ENOTFOUND
- * when the image defines no such type. */
-int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint32_t *token);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 /* Assembly identity (ECMA-335 II.22.2 Assembly, II.22.5 AssemblyRef) and the
  * public key token: the last 8 bytes of the key's SHA-1, in reverse order
- * (II.6.2.1.3). SHA-1 comes from nettle. */
+ * (II.6.2.1.3). SHA-1 comes from nettle. Rows of one image and nothing
+ * else, so it sits in md/, below the signature printers (generics/) and
+ * the resolver (typeref/) that both name assemblies. */
 #include "config.h"
 
 #include <nettle/sha1.h>
@@ -11,6 +13,7 @@
 #include <mdtools/image.h>
 #include <mdtools/tables.h>
 
+#include "md/md_int.h"
 #include "util/error.h"
 
 int mdt_public_key_token(const uint8_t *key, size_t len, uint8_t token[8])
@@ -32,7 +35,7 @@ int mdt_assembly_identity(const mdt_image *img, mdt_identity *id)
     memset(id, 0, sizeof *id);
     if (mdt_table_rows(img, MDT_TABLE_Assembly) == 0) {
         mdt_place pl = MDT_PLACE_NONE;
-        pl.file = mdt_image_name(img);
+        pl.file = mdt__md(img)->name;
         pl.region = "Assembly";
         return mdt__fail(MDT_ENOTFOUND, pl, "no Assembly row: a module, not an assembly manifest");
     }
@@ -86,7 +89,7 @@ int mdt_assemblyref_identity(const mdt_image *img, uint32_t rid, mdt_identity *i
     }
     if (len != 8) {
         mdt_place pl = MDT_PLACE_NONE;
-        pl.file = mdt_image_name(img);
+        pl.file = mdt__md(img)->name;
         pl.region = "AssemblyRef";
         pl.row = rid;
         pl.column = "PublicKeyOrToken";

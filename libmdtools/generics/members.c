@@ -1,0 +1,243 @@
+/* Printing signatures and members: method and property signatures
+ * (ECMA-335 II.23.2.1 MethodDefSig, II.23.2.2 MethodRefSig with its
+ * vararg sentinel, II.23.2.5 PropertySig), function pointer types
+ * (II.23.2.12 FNPTR), locals (II.23.2.6) and MethodSpec instantiations
+ * (II.23.2.15), and the names of members: `Owner::name` for a MethodDef,
+ * Field, Property or Event (owner from the list runs, md/owner.c), a
+ * MemberRef (its Class: a type, a ModuleRef, or a vararg call site's
+ * MethodDef), a MethodSpec (its method with `<args>`). */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <mdtools/names.h>
+#include <mdtools/nesting.h>
+#include <mdtools/sig.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "generics/fmt_int.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+/* A calling convention as C# function pointers spell it
+ * (`delegate* unmanaged[Cdecl]<...>`), NULL for the default; an unknown
+ * one as `callconv(N)` in buf. */
+static const char *cc_word(unsigned cc, char *buf, size_t n)
+{
+    switch (cc) {
+    case MDT_CC_DEFAULT: return NULL;
+    case MDT_CC_C: return "unmanaged[Cdecl]";
+    case MDT_CC_STDCALL: return "unmanaged[Stdcall]";
+    case MDT_CC_THISCALL: return "unmanaged[Thiscall]";
+    case MDT_CC_FASTCALL: return "unmanaged[Fastcall]";
+    case MDT_CC_VARARG: return "vararg";
+    case MDT_CC_UNMANAGED: return "unmanaged";
+    default: snprintf(buf, n, "callconv(%u)", cc); return buf;
+    }
+}
+
+/* Parameters; a vararg call site's sentinel (II.23.2.2) as `...` where it
+ * stands, also after the last parameter. */
+int fmt_params(struct fmt *f, const mdt_method_sig *m, const char *sep)
+{
+    int e = 0;
+    for (uint32_t i = 0; i < m->nparams && !e; i++) {
+        if (i)
+            sb_adds(&f->out, sep);
+        if (i == m->sentinel) {
+            sb_adds(&f->out, "...");
+            sb_adds(&f->out, sep);
+        }
+        e = fmt_type(f, m->params[i]);
+    }
+    if (!e && m->sentinel != UINT32_MAX && m->sentinel >= m->nparams) {
+        if (m->nparams)
+            sb_adds(&f->out, sep);
+        sb_adds(&f->out, "...");
+    }
+    return e;
+}
+
+/* A function pointer type: C#'s `delegate*<A,R>` in the full style, its
+ * ILAsm form in IL (ilasm.c); reflection shows only System.IntPtr, as
+ * Type.ToString() does. */
+int fmt_fnptr(struct fmt *f, const mdt_method_sig *m)
+{
+    char buf[24];
+    const char *w;
+    int e;
+    if (f->style == MDT_STYLE_REFLECTION) {
+        sb_adds(&f->out, "System.IntPtr");
+        return 0;
+    }
+    if (f->style == MDT_STYLE_IL)
+        return fmt_il_fnptr(f, m);
+    sb_adds(&f->out, "delegate*");
+    if (m->callconv & MDT_CC_HASTHIS)
+        sb_adds(&f->out, " instance");
+    if (m->callconv & MDT_CC_EXPLICITTHIS)
+        sb_adds(&f->out, " explicit");
+    if ((w = cc_word(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
+        sb_addf(&f->out, " %s", w);
+    sb_addc(&f->out, '<');
+    if ((e = fmt_params(f, m, ",")))
+        return e;
+    if (m->nparams || m->sentinel != UINT32_MAX)
+        sb_addc(&f->out, ',');
+    if ((e = fmt_type(f, m->ret)))
+        return e;
+    sb_addc(&f->out, '>');
+    return 0;
+}
+
+/* `instance System.Void(System.Int32)`: what the calling convention says
+ * comes before the return type; a generic method's arity as `generic<N>`
+ * in the full and reflection styles, after it as ILAsm's `<[N]>`. */
+static int method_sig(struct fmt *f, const mdt_method_sig *m)
+{
+    char buf[24];
+    const char *w;
+    bool il = f->style == MDT_STYLE_IL;
+    int e;
+    if (m->callconv & MDT_CC_HASTHIS)
+        sb_adds(&f->out, "instance ");
+    if (m->callconv & MDT_CC_EXPLICITTHIS)
+        sb_adds(&f->out, "explicit ");
+    if ((m->callconv & MDT_CC_MASK) != MDT_CC_PROPERTY &&
+        (w = (il ? fmt_cc_word_il : cc_word)(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
+        sb_addf(&f->out, "%s ", w);
+    if ((m->callconv & MDT_CC_GENERIC) && !il)
+        sb_addf(&f->out, "generic<%u> ", m->gen_count);
+    if ((e = fmt_type(f, m->ret)))
+        return e;
+    /* ILAsm states a generic method's arity where its name would go
+     * (II.15.4.1, genArity: `<[N]>`). */
+    if ((m->callconv & MDT_CC_GENERIC) && il)
+        sb_addf(&f->out, " <[%u]>", m->gen_count);
+    sb_addc(&f->out, '(');
+    if ((e = fmt_params(f, m, il ? ", " : ",")))
+        return e;
+    sb_addc(&f->out, ')');
+    return 0;
+}
+
+int fmt_sig(struct fmt *f, const mdt_sig *s)
+{
+    int e = 0;
+    switch (s->kind) {
+    case MDT_SIG_METHOD:
+    case MDT_SIG_PROPERTY:
+        return method_sig(f, s->method);
+    case MDT_SIG_FIELD:
+    case MDT_SIG_TYPESPEC:
+        return fmt_type(f, s->type);
+    case MDT_SIG_LOCALS:
+        sb_addc(&f->out, '(');
+        for (uint32_t i = 0; i < s->locals->count && !e; i++) {
+            if (i)
+                sb_adds(&f->out, f->style == MDT_STYLE_IL ? ", " : ",");
+            e = fmt_type(f, s->locals->locals[i].type);
+            if (s->locals->locals[i].pinned && f->style != MDT_STYLE_REFLECTION)
+                sb_adds(&f->out, " pinned");
+        }
+        sb_addc(&f->out, ')');
+        return e;
+    case MDT_SIG_METHODSPEC:
+        return fmt_type_args(f, s->nargs, s->args);
+    default:
+        return mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", s->kind);
+    }
+}
+
+static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint32_t parent,
+                               const char *name)
+{
+    int e = 0;
+    if (parent) {
+        switch (parent >> 24) {
+        case MDT_TABLE_ModuleRef: {
+            mdt_row r;
+            const char *mod;
+            if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, parent & 0xFFFFFF)) ||
+                (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &mod, NULL)))
+                return e;
+            sb_addf(&f->out, "[module %s]", mod);
+            break;
+        }
+        case MDT_TABLE_MethodDef: { /* vararg call site: the method's owner */
+            uint32_t owner;
+            if ((e = mdt_member_owner(img, parent, &owner)))
+                return e;
+            if (owner)
+                e = fmt_token(f, img, owner, 0, true);
+            break;
+        }
+        default:
+            e = fmt_token(f, img, parent, 0, true);
+        }
+        if (e)
+            return e;
+        sb_adds(&f->out, "::");
+    }
+    sb_adds(&f->out, name);
+    return 0;
+}
+
+int fmt_member(struct fmt *f, const struct mdt_image *img, uint32_t token)
+{
+    unsigned table = token >> 24;
+    uint32_t rid = token & 0xFFFFFF, parent = 0;
+    mdt_row r;
+    const char *name = NULL;
+    int e;
+    if ((e = mdt_row_get(&r, img, table, rid)))
+        return e;
+    switch (table) {
+    case MDT_TABLE_MethodDef:
+        if ((e = mdt_row_string(&r, MDT_COL_MethodDef_Name, &name, NULL)) ||
+            (e = mdt_member_owner(img, token, &parent)))
+            return e;
+        break;
+    case MDT_TABLE_Field:
+        if ((e = mdt_row_string(&r, MDT_COL_Field_Name, &name, NULL)) ||
+            (e = mdt_member_owner(img, token, &parent)))
+            return e;
+        break;
+    case MDT_TABLE_MemberRef:
+        if ((e = mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, NULL)) ||
+            (e = mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent)))
+            return e;
+        if ((parent & 0xFFFFFF) == 0)
+            parent = 0;
+        break;
+    case MDT_TABLE_Property:
+    case MDT_TABLE_Event:
+        if ((e = mdt_row_string(&r, table == MDT_TABLE_Property ? MDT_COL_Property_Name
+                                                               : MDT_COL_Event_Name,
+                                &name, NULL)) ||
+            (e = mdt_token_owner(img, token, &parent)))
+            return e;
+        break;
+    case MDT_TABLE_MethodSpec: {
+        uint32_t method;
+        mdt_sig s;
+        if ((e = mdt_row_token(&r, MDT_COL_MethodSpec_Method, &method)))
+            return e;
+        if ((method & 0xFFFFFF) == 0)
+            return fmt_bad(img, "MethodSpec", rid, "MethodSpec %u has a nil method (row %u)", rid,
+                           rid);
+        uint64_t arena[256];
+        if ((e = fmt_member(f, img, method)))
+            return e;
+        if ((e = fmt_sig_of_token(f, arena, sizeof arena, &s, img, token)))
+            return e;
+        return fmt_type_args(f, s.nargs, s.args);
+    }
+    default:
+        return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a member", token);
+    }
+    return put_parent_and_name(f, img, parent, name);
+}

@@ -1,0 +1,260 @@
+/* The name printer's front ends (<mdtools/names.h>, styles in
+ * doc/names.md): mdt_type_name, mdt_sig_name, mdt_token_name and their
+ * _buf forms start one name (options, a stack or caller's buffer through
+ * util/strbuf), print it, and report what the output could not take. The
+ * name of a token goes by its table: types to typenames.c, members to
+ * members.c; modules, assemblies (display names from md/identity.c),
+ * files and portable PDB documents here. fmt_int.h lists the printer's
+ * files. */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <talloc.h>
+
+#include <mdtools/assembly.h>
+#include <mdtools/heaps.h>
+#include <mdtools/names.h>
+#include <mdtools/sig.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+
+#include "generics/fmt_int.h"
+#include "generics/gen_int.h"
+#include "util/error.h"
+#include "util/reader.h"
+#include "util/strbuf.h"
+
+#define STACK_OUT 512 /* most names fit: one allocation, of the exact size */
+
+int fmt_too_long(void)
+{
+    return mdt__fail_simple(MDT_EBADIMAGE, "name longer than %zu bytes (TypeSpecs expanding "
+                                           "into each other?)", MAX_NAME_LEN);
+}
+
+int fmt_bad(const struct mdt_image *img, const char *region, uint32_t row, const char *fmt,
+            uint32_t a, uint32_t b)
+{
+    mdt_place pl = MDT_PLACE_NONE;
+    pl.file = mdt_image_name(img);
+    pl.region = region;
+    pl.row = row;
+    return mdt__fail(MDT_EBADIMAGE, pl, fmt, a, b);
+}
+
+/* A portable PDB Document's name (Portable PDB format, Document Name
+ * Blob): a separator, one UTF-8 character or byte 0 for none, then one or
+ * more parts, each a compressed #Blob index of a UTF-8 string (0: empty),
+ * joined by the separator: `/src/app/Program.cs`. */
+static int put_document(struct fmt *f, const mdt_image *img, uint32_t token)
+{
+    const uint8_t *blob, *sep = NULL;
+    uint32_t len, bi;
+    uint8_t lead;
+    size_t seplen = 0;
+    char region[40];
+    mdt_row r;
+    int e;
+    if ((e = mdt_row_get(&r, img, MDT_TABLE_Document, token & 0xFFFFFF)) ||
+        (e = mdt_row_blob(&r, MDT_COL_Document_Name, &blob, &len)))
+        return e;
+    bi = mdt_row_raw(&r, MDT_COL_Document_Name);
+    rd d = mdt__blob_reader(img, region, blob, len, bi);
+    if ((e = rd_need(&d, 1, "document name separator")))
+        return e;
+    lead = d.base[d.pos];
+    seplen = !lead ? 0 : lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2
+           : lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : SIZE_MAX;
+    if (seplen == SIZE_MAX)
+        return rd_fail(&d, MDT_EBADIMAGE, "document name separator 0x%02x is not UTF-8", lead);
+    if ((e = rd_bytes(&d, &sep, seplen ? seplen : 1, "document name separator")))
+        return e;
+    if (!rd_left(&d))
+        return rd_fail(&d, MDT_EBADIMAGE, "document name without a part");
+    for (bool first = true; rd_left(&d) && !f->out.failed; first = false) {
+        const uint8_t *part;
+        uint32_t idx, plen;
+        if ((e = rd_compressed(&d, &idx, "document name part")))
+            return e;
+        if (!first)
+            sb_add(&f->out, (const char *)sep, seplen);
+        if (!idx)
+            continue;
+        if ((e = mdt_heap_blob(img, idx, &part, &plen)))
+            return e;
+        sb_add(&f->out, (const char *)part, plen);
+    }
+    return 0;
+}
+
+static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
+{
+    int e = 0;
+    mdt_row r;
+    const char *name;
+    switch (token >> 24) {
+    case MDT_TABLE_TypeDef:
+    case MDT_TABLE_TypeRef:
+    case MDT_TABLE_TypeSpec:
+        if ((token & 0xFFFFFF) == 0 || (token & 0xFFFFFF) > mdt_table_rows(img, token >> 24))
+            e = mdt_row_get(&r, img, token >> 24, token & 0xFFFFFF);
+        else
+            e = fmt_token(f, img, token, 0, true);
+        break;
+    case MDT_TABLE_MethodDef:
+    case MDT_TABLE_Field:
+    case MDT_TABLE_MemberRef:
+    case MDT_TABLE_MethodSpec:
+    case MDT_TABLE_Property:
+    case MDT_TABLE_Event:
+        e = fmt_member(f, img, token);
+        break;
+    case MDT_TABLE_ModuleRef:
+        if (!(e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, token & 0xFFFFFF)) &&
+            !(e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
+            sb_addf(&f->out, "[module %s]", name);
+        break;
+    case MDT_TABLE_Module:
+        if (!(e = mdt_row_get(&r, img, MDT_TABLE_Module, token & 0xFFFFFF)) &&
+            !(e = mdt_row_string(&r, MDT_COL_Module_Name, &name, NULL)))
+            sb_addf(&f->out, "[module %s]", name);
+        break;
+    case MDT_TABLE_Assembly: {
+        mdt_identity id;
+        char buf[512];
+        if (!(e = mdt_row_get(&r, img, MDT_TABLE_Assembly, token & 0xFFFFFF)) &&
+            !(e = mdt_assembly_identity(img, &id)))
+            sb_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
+        break;
+    }
+    case MDT_TABLE_ExportedType:
+        e = fmt_exported(f, img, token);
+        break;
+    case MDT_TABLE_AssemblyRef: {
+        mdt_identity id;
+        char buf[512];
+        if (!(e = mdt_assemblyref_identity(img, token & 0xFFFFFF, &id)))
+            sb_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
+        break;
+    }
+    case MDT_TABLE_Document:
+        e = put_document(f, img, token);
+        break;
+    case MDT_TABLE_File:
+        if (!(e = mdt_row_get(&r, img, MDT_TABLE_File, token & 0xFFFFFF)) &&
+            !(e = mdt_row_string(&r, MDT_COL_File_Name, &name, NULL)))
+            sb_adds(&f->out, name);
+        break;
+    default:
+        e = mdt__fail_simple(MDT_EINVAL, "token 0x%08x has no name", token);
+    }
+    return e;
+}
+
+/* The printer's state for options o; the caller has started f->out. */
+static inline void init(struct fmt *f, const mdt_name_opts *o)
+{
+    f->tmp = NULL;
+    f->style = o ? o->style : MDT_STYLE_FULL;
+    f->flags = o ? o->flags : 0;
+    f->g = o ? o->gctx : NULL;
+    f->cache = o && o->cache && o->cache->style == f->style && o->cache->flags == f->flags &&
+                       f->style != MDT_STYLE_IL
+                   ? o->cache
+                   : NULL;
+    f->ts_depth = 0;
+    f->depth = 0;
+    f->home = NULL;
+}
+
+/* A name built in a stack buffer, then under mem_ctx. */
+static inline void start_growing(struct fmt *f, void *mem_ctx, char *buf, size_t cap,
+                                 const mdt_name_opts *o)
+{
+    sb_init_stack(&f->out, mem_ctx, buf, cap);
+    f->out.max = MAX_NAME_LEN;
+    init(f, o);
+}
+
+/* talloc front end: the name under mem_ctx. */
+static int finish(struct fmt *f, int e, char **out)
+{
+    talloc_free(f->tmp);
+    if (!e && f->out.failed && f->out.too_long)
+        e = fmt_too_long();
+    if (e) {
+        sb_discard(&f->out);
+        return e;
+    }
+    return sb_finish(&f->out, out);
+}
+
+/* Buffer front end: the name in the caller's buffer. */
+static int finish_buf(struct fmt *f, int e, size_t *len)
+{
+    talloc_free(f->tmp);
+    if (len)
+        *len = f->out.len;
+    if (!e && f->out.failed)
+        e = mdt__fail_simple(MDT_ETRUNC, "name longer than the %zu-byte buffer", f->out.cap);
+    return e;
+}
+
+int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_opts *o)
+{
+    struct fmt f;
+    char buf[STACK_OUT];
+    start_growing(&f, mem_ctx, buf, sizeof buf, o);
+    return finish(&f, fmt_type(&f, t), out);
+}
+
+int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *s, const mdt_name_opts *o)
+{
+    struct fmt f;
+    char buf[STACK_OUT];
+    start_growing(&f, mem_ctx, buf, sizeof buf, o);
+    return finish(&f, fmt_sig(&f, s), out);
+}
+
+int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
+                   const mdt_name_opts *o)
+{
+    struct fmt f;
+    char buf[STACK_OUT];
+    start_growing(&f, mem_ctx, buf, sizeof buf, o);
+    return finish(&f, token_body(&f, img, token), out);
+}
+
+int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
+                      const mdt_name_opts *o)
+{
+    struct fmt f;
+    if (!buf || !size)
+        return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    sb_init_fixed(&f.out, buf, size);
+    init(&f, o);
+    return finish_buf(&f, fmt_type(&f, t), len);
+}
+
+int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *s,
+                     const mdt_name_opts *o)
+{
+    struct fmt f;
+    if (!buf || !size)
+        return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    sb_init_fixed(&f.out, buf, size);
+    init(&f, o);
+    return finish_buf(&f, fmt_sig(&f, s), len);
+}
+
+int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img,
+                       uint32_t token, const mdt_name_opts *o)
+{
+    struct fmt f;
+    if (!buf || !size)
+        return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    sb_init_fixed(&f.out, buf, size);
+    init(&f, o);
+    return finish_buf(&f, token_body(&f, img, token), len);
+}
