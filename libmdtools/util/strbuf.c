@@ -25,7 +25,7 @@ static int grow(sb *s, size_t n)
         s->failed = true;
         return -1;
     }
-    if (!s->heap) { /* leaving the caller's buffer (or none yet) */
+    if (!s->heap) { /* leaving the caller's buffer */
         if (s->len)
             memcpy(b, s->buf, s->len);
         b[s->len] = '\0';
@@ -112,8 +112,5 @@ void sb_discard(sb *s)
 {
     if (s->heap)
         talloc_free(s->buf);
-    s->buf = NULL;
-    s->len = s->cap = 0;
-    s->heap = false;
-    s->failed = s->too_long = false;
+    sb_init(s, s->ctx);
 }

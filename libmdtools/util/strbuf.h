@@ -30,7 +30,8 @@ typedef struct sb {
     size_t max;     /* growing past it fails (too_long); checked when the
                        block must grow, so the text stops short of 2 * max */
     /* Flags side by side: starting a builder stores them at once. */
-    bool heap;      /* buf is a talloc block under ctx */
+    bool heap;      /* buf is a talloc block under ctx, or NULL before one is
+                       needed; false while the text is in the caller's buffer */
     bool fixed;     /* buf is the caller's and never grows */
     bool failed;    /* out of memory, too long, or a fixed buffer full */
     bool too_long;  /* the failure was passing max */
@@ -45,16 +46,20 @@ static inline void sb_init(sb *s, void *ctx)
     s->len = s->cap = 0;
     s->ctx = ctx;
     s->max = SB_MAX_DEFAULT;
-    s->heap = s->fixed = s->failed = s->too_long = false;
+    s->heap = true;
+    s->fixed = s->failed = s->too_long = false;
 }
 
 /* A builder that starts in buf (cap >= 1 bytes, the caller's, e.g. on its
  * stack) and moves to a talloc block under ctx when the text outgrows it. */
 static inline void sb_init_stack(sb *s, void *ctx, char *buf, size_t cap)
 {
-    sb_init(s, ctx);
     s->buf = buf;
+    s->len = 0;
     s->cap = cap;
+    s->ctx = ctx;
+    s->max = SB_MAX_DEFAULT;
+    s->heap = s->fixed = s->failed = s->too_long = false;
     buf[0] = '\0';
 }
 
@@ -119,19 +124,21 @@ int sb_finish_slow(sb *s, char **out);
  * checks it first. Inline: a name printer finishes a builder per name. */
 static inline int sb_finish(sb *s, char **out)
 {
-    if (!s->failed && s->buf) {
-        if (s->heap) {
+    if (!s->failed) {
+        if (!s->heap) {
+            if ((*out = (char *)talloc_memdup(s->ctx, s->buf, s->len + 1))) {
+                talloc_set_name_const(*out, "char");
+                return 0;
+            }
+        } else if (s->buf) {
             *out = s->buf;
-            return 0;
-        }
-        if ((*out = (char *)talloc_memdup(s->ctx, s->buf, s->len + 1))) {
-            talloc_set_name_const(*out, "char");
             return 0;
         }
     }
     return sb_finish_slow(s, out);
 }
-/* Free the grown block, if any; the builder is empty and usable again. */
+/* Free the grown block, if any; the builder is empty and usable again, as
+ * a growing one (sb_init). */
 void sb_discard(sb *s);
 
 #endif
