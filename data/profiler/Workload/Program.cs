@@ -38,9 +38,28 @@ namespace Mdp.Work
         public static bool Noted;
     }
 
+    // The constructors' own gates (Gate<Gen<T>.Plain> is Plain.Run's).
+    public static class Made<T>
+    {
+        public static bool Noted;
+    }
+
     public class Gen<T>
     {
         public T Held;
+
+        // Round constructs every class it calls into, and a constructor is
+        // a method that runs (sampled now and then, or at tier 0 often:
+        // nothing is inlined there), shared over reference types like the
+        // rest: so it names itself as it runs, like the methods below.
+        public Gen()
+        {
+            if (!Made<Gen<T>>.Noted)
+            {
+                Made<Gen<T>>.Noted = true;
+                Names.Note(MethodBase.GetCurrentMethod(), typeof(Gen<T>), ".ctor", null);
+            }
+        }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public long Work<U>(int n)
@@ -58,6 +77,15 @@ namespace Mdp.Work
 
         public class Inner<V>
         {
+            public Inner()
+            {
+                if (!Made<Inner<V>>.Noted)
+                {
+                    Made<Inner<V>>.Noted = true;
+                    Names.Note(MethodBase.GetCurrentMethod(), typeof(Gen<T>.Inner<V>), ".ctor", null);
+                }
+            }
+
             [MethodImpl(MethodImplOptions.NoInlining)]
             public long Deep<W>(int n)
             {
@@ -77,6 +105,15 @@ namespace Mdp.Work
         // still has Gen's: Gen+Plain<T>.
         public class Plain
         {
+            public Plain()
+            {
+                if (!Made<Plain>.Noted)
+                {
+                    Made<Plain>.Noted = true;
+                    Names.Note(MethodBase.GetCurrentMethod(), typeof(Gen<T>.Plain), ".ctor", null);
+                }
+            }
+
             [MethodImpl(MethodImplOptions.NoInlining)]
             public long Run(int n)
             {
