@@ -38,18 +38,20 @@ typedef struct mdp_config {
     char output[4096];     /* log path; "" = mdprofile.PID.log in the cwd */
     int debug_names;       /* add the in-process names to every record */
     unsigned duration_ms;  /* 0 = until the process ends */
+    unsigned max_samples;  /* attach: end once this many samples are counted (0 = no limit) */
     int elt_slow;          /* calls mode: WithInfo C hooks instead of the asm ones */
     int verbose;           /* diagnostics on stderr (1), and raw samples (2) */
     unsigned drain_ms;     /* drain period (tests lengthen it to make unload-time draining visible) */
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);
-/* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION, _ELT,
- * _VERBOSE, _DRAIN_MS. Returns 0, or -1 with a message in err for a bad value. */
+/* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION,
+ * _SAMPLES, _ELT, _VERBOSE, _DRAIN_MS. Returns 0, or -1 with a message in
+ * err for a bad value. */
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen);
 /* Parse "key=value;key=value" (the same keys in lower case: mode, rate,
- * depth, output, debug_names, duration, elt, verbose, drain_ms), `len`
- * bytes; output, when present, comes last and runs to the end. */
+ * depth, output, debug_names, duration, samples, elt, verbose, drain_ms),
+ * `len` bytes; output, when present, comes last and runs to the end. */
 int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, size_t errlen);
 /* The text form mdp_config_parse reads, into buf. Returns its length or -1
  * when buf is too small. */

@@ -10,6 +10,7 @@
  * valgrind. */
 #define _GNU_SOURCE
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -107,12 +108,11 @@ START_TEST(test_config_text_round_trip)
     mdp_config c, d;
     char err[256], text[8192];
     mdp_config_default(&c);
-    ck_assert_int_eq(mdp_config_parse(&c, "mode=calls;rate=250;debug_names=1;output=/tmp/a;b=c",
-                                      strlen("mode=calls;rate=250;debug_names=1;output=/tmp/a;b=c"),
-                                      err, sizeof err),
-                     0);
+    const char *in = "mode=calls;rate=250;debug_names=1;samples=4000;output=/tmp/a;b=c";
+    ck_assert_int_eq(mdp_config_parse(&c, in, strlen(in), err, sizeof err), 0);
     ck_assert_int_eq(c.mode, MDP_MODE_CALLS);
     ck_assert_uint_eq(c.rate, 250);
+    ck_assert_uint_eq(c.max_samples, 4000);
     ck_assert_str_eq(c.output, "/tmp/a;b=c"); /* the path runs to the end */
     int n = mdp_config_format(&c, text, sizeof text);
     ck_assert_int_gt(n, 0);
@@ -359,7 +359,9 @@ static void *map_file(const char *path, size_t *len)
     return p;
 }
 
-static void open_env(struct env *e, int debug_names)
+/* drain_ms: 0 for a drain thread that never drains on its own (only the
+ * test drains); max_samples: the session's end (attach), 0 for none. */
+static void open_env_cfg(struct env *e, int debug_names, unsigned drain_ms, unsigned max_samples)
 {
     char path[1024];
     e->file = map_file(src_path(path, sizeof path, "data/Everything.dll"), &e->file_len);
@@ -373,7 +375,8 @@ static void open_env(struct env *e, int debug_names)
     mdp_config cfg;
     mdp_config_default(&cfg);
     cfg.debug_names = debug_names;
-    cfg.drain_ms = 600000; /* only the test drains */
+    cfg.drain_ms = drain_ms ? drain_ms : 600000;
+    cfg.max_samples = max_samples;
     snprintf(e->log, sizeof e->log, "/tmp/mdp-test-core-%d.log", (int)getpid());
     snprintf(cfg.output, sizeof cfg.output, "%s", e->log);
     mdp_runtime_ops ops = {.miss = fake_miss, .il_map = fake_il_map};
@@ -385,6 +388,11 @@ static void open_env(struct env *e, int debug_names)
     mdp_ring_init(&e->slot->ring, e->slot->ringbuf, 4096);
     atomic_store(&e->slot->tid, (int)syscall(SYS_gettid));
     atomic_store(&e->slot->state, SLOT_ACTIVE);
+}
+
+static void open_env(struct env *e, int debug_names)
+{
+    open_env_cfg(e, debug_names, 0, 0);
 }
 
 static void close_env(struct env *e)
@@ -474,6 +482,60 @@ START_TEST(test_samples_to_log_across_an_unload)
                               "stub=1 unknown=1 unknown.unmapped=0 unknown.unloaded=1 "
                               "unknown.nomvid=0 drops=0 "),
                   "%s", log);
+    close_env(&e);
+}
+END_TEST
+
+/* Threads of this process (the core's drain thread is one). */
+static int threads_now(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        n += de->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* An attached session with --samples ends once the drain thread has counted
+ * that many samples (weights included), not before, whatever the wall
+ * time: the log appears after the fifth sample of weight 1. */
+START_TEST(test_session_ends_after_its_samples)
+{
+    struct env e;
+    int before = threads_now();
+    open_env_cfg(&e, 0, 20, 5);
+    mdp_core *core = e.core;
+    ck_assert_int_eq(threads_now(), before + 1);
+    load_everything(&e, core);
+    mdt_idmap_function_info make = {.module = MOD, .token = 0x06000037};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    mdp_code_region r2 = {0x20000, 0x80};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &r2, 1), 0);
+    uintptr_t ip = 0x20004, fn = F_MAKE;
+    uint64_t gen = gen_of(core, F_MAKE);
+    for (int i = 0; i < 4; i++)
+        inject(&e, 1, &ip, &fn, &gen);
+    /* four samples drained, several periods: no log yet */
+    for (int i = 0; i < 50 && mdp_ring_avail(&e.slot->ring); i++)
+        usleep(20000);
+    ck_assert_uint_eq(mdp_ring_avail(&e.slot->ring), 0);
+    usleep(100000);
+    int finished = atomic_load(&core->finished);
+    ck_assert_msg(!finished, "the session ended after 4 of its 5 samples");
+    ck_assert_int_ne(access(e.log, F_OK), 0);
+    inject(&e, 1, &ip, &fn, &gen);
+    /* the fifth ends the session: the drain thread writes the log and
+     * leaves (the waits bound a hang, they are no window) */
+    for (int i = 0; i < 1500 && threads_now() > before; i++)
+        usleep(20000);
+    ck_assert_msg(threads_now() == before, "the session did not end after its 5 samples");
+    char *log = slurp(e.log);
+    char want[256];
+    snprintf(want, sizeof want, "\nstack 5 %s:0x06000037\n#stats samples=5 ", e.mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
     close_env(&e);
 }
 END_TEST
@@ -649,6 +711,7 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_records_sorted_without_names);
+    tcase_add_test(t, test_session_ends_after_its_samples);
     tcase_add_test(t, test_header_names_the_framework_folder);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
