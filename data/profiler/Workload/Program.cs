@@ -7,7 +7,8 @@
 //   Workload plugins OUT A B    two collectible AssemblyLoadContexts in turn
 //   Workload calls OUT          exact call counts
 //   Workload alloc OUT          exact allocation counts
-//   Workload wait OUT MS        print "ready", then the names workload (attach)
+//   Workload wait OUT STOP      the names workload until the file STOP exists,
+//                               saying "ready PID" once it has run a second of CPU time (attach)
 //   Workload bench N            CPU-bound work of fixed size; prints its wall time
 //   Workload reflect OUT FRAMES DIR...  reflection's names of a log's frames (Resolve.cs)
 using System;
@@ -267,10 +268,9 @@ namespace Mdp.Work
         }
 
         // Two threads, every case, long enough for tier-1 re-JIT (30 calls,
-        // then the tiering delay) and on-stack replacement of loops: at
-        // least `ms` of wall time and `ms` of the process's CPU time, so a
-        // busy machine does not starve the profile of samples.
-        static void Names_(int ms)
+        // then the tiering delay) and on-stack replacement of loops: rounds
+        // while more(wall ms, CPU ms of the process) says so.
+        static void RunNames(Func<long, double, bool> more)
         {
             Facts();
             var w = new Thread(Worker) { Name = "worker" };
@@ -279,7 +279,7 @@ namespace Mdp.Work
             var me = Process.GetCurrentProcess();
             TimeSpan cpu0 = me.TotalProcessorTime;
             long t = 0;
-            while (sw.ElapsedMilliseconds < ms || (me.TotalProcessorTime - cpu0).TotalMilliseconds < ms)
+            while (more(sw.ElapsedMilliseconds, (me.TotalProcessorTime - cpu0).TotalMilliseconds))
             {
                 t += Round(20000);
                 me.Refresh();
@@ -287,6 +287,30 @@ namespace Mdp.Work
             stop = true;
             w.Join();
             Console.WriteLine("names done " + t);
+        }
+
+        // At least `ms` of wall time and `ms` of the process's CPU time, so
+        // a busy machine does not starve the profile of samples.
+        static void Names_(int ms) => RunNames((wall, cpu) => wall < ms || cpu < ms);
+
+        // For attach: say "ready PID" once the process has run a second of
+        // CPU time in the workload (it has JIT-compiled, and mostly tiered
+        // up, what it will), then run on until the file `stopFile` exists:
+        // the test ends the run when the attached profiler has written its
+        // log, whatever the machine's load made of the wall time.
+        static void Wait(string stopFile)
+        {
+            bool ready = false;
+            RunNames((wall, cpu) =>
+            {
+                if (!ready && cpu >= 1000)
+                {
+                    ready = true;
+                    Console.WriteLine("ready " + Environment.ProcessId);
+                    Console.Out.Flush();
+                }
+                return !ready || !File.Exists(stopFile);
+            });
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -440,9 +464,7 @@ namespace Mdp.Work
                     Alloc();
                     break;
                 case "wait":
-                    Console.WriteLine("ready " + Environment.ProcessId);
-                    Console.Out.Flush();
-                    Names_(int.Parse(args[2]));
+                    Wait(args[2]);
                     break;
                 case "bench":
                     Bench(int.Parse(output));
