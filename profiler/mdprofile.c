@@ -105,7 +105,9 @@ static int check_log(const char *path)
         return 1;
     char buf[4096];
     int header = 0, stats = 0;
-    if (fgets(buf, sizeof buf, f) && strncmp(buf, "#mdprofile 1", 12) == 0)
+    /* format 1, or 2 (a calls-mode log: doc/profile-log.md) */
+    if (fgets(buf, sizeof buf, f) && strncmp(buf, "#mdprofile ", 11) == 0 &&
+        (buf[11] == '1' || buf[11] == '2') && buf[12] == ' ')
         header = 1;
     /* A complete log ends with its "#stats" line. Lines longer than buf
      * come in pieces; a piece starting "#stats" could only be one if a

@@ -167,12 +167,30 @@ int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread);
 
 /* ---- calls mode ---------------------------------------------------------- */
 
-/* A counter for function `fn` (created on first use): the word an enter hook
- * increments. NULL when out of counters (counted as a drop). */
+/* The words of a function's counter: how often it was entered, and left by
+ * returning, by a tail call, and what the exceptions did: the runtime's
+ * unwind pass visits every frame it passes, the one that catches included
+ * (MDP_CALL_UNWIND), and a frame that catches (MDP_CALL_CATCH) is not
+ * left: unwound = UNWIND - CATCH. */
+enum { MDP_CALL_ENTER, MDP_CALL_LEAVE, MDP_CALL_TAILCALL, MDP_CALL_UNWIND, MDP_CALL_CATCH,
+       MDP_CALL_WORDS };
+
+/* A counter for function `fn` (created on first use): MDP_CALL_WORDS words,
+ * counter[MDP_CALL_ENTER] the word an enter hook increments atomically,
+ * counter[MDP_CALL_LEAVE] a leave hook's, counter[MDP_CALL_TAILCALL] a
+ * tailcall hook's. NULL when out of counters (counted as a drop). Takes a
+ * lock: for the runtime's FunctionIDMapper, not for hooks. */
 uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn);
-/* The per-thread slow-path hook body: count an enter of the function whose
- * counter mdp_calls_counter returned. */
-void mdp_calls_enter(mdp_core *core, uint64_t *counter);
+/* The per-thread slow-path hook body: count an event `what` (MDP_CALL_ENTER,
+ * _LEAVE or _TAILCALL) of the function whose counter mdp_calls_counter
+ * returned, in the calling thread's own array (allocated on its first
+ * call). */
+void mdp_calls_count(mdp_core *core, uint64_t *counter, int what);
+/* The exception's unwind pass reaches a frame of function `fn`
+ * (MDP_CALL_UNWIND), or a catch clause of `fn` takes the exception
+ * (MDP_CALL_CATCH: the frame is not left). Counted only for a function that
+ * has a counter; takes a lock. */
+void mdp_calls_exception(mdp_core *core, uintptr_t fn, int what);
 
 /* ---- alloc mode ---------------------------------------------------------- */
 

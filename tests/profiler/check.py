@@ -6,7 +6,9 @@
     check.py osr     LOG EXPECTED   the same held at tier 0 (OSR code)
     check.py attach  LOG EXPECTED   the names workload, profiled after an attach
     check.py plugins LOG EXPECTED   sample mode, two collectible plug-ins
-    check.py calls   LOG EXPECTED   calls mode: exact counts
+    check.py calls   LOG EXPECTED   calls mode: exact counts of enters and exits
+    check.py callnames LOG EXPECTED the names workload in calls mode: every
+                                    method the program entered is one it named
     check.py alloc   LOG EXPECTED   alloc mode: exact counts per type
     check.py format  LOG            the format alone
 
@@ -110,24 +112,28 @@ def valid_type(f):
 class Log:
     def __init__(self, path):
         self.header = {}
+        self.format = None
         self.stats = None
         self.records = []  # (kind, count, bytes, frames, names)
-        self.items = []  # every line in order: (kind, line, count, bytes, frames)
+        self.exits = []  # per record: (leaves, tailcalls, unwinds) of a format-2 call record, else None
+        self.items = []  # every line in order: (kind, line, count, bytes, frames, exits)
         self.errors = []
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        if not lines or not lines[0].startswith("#mdprofile 1"):
-            self.errors.append("first line is not a format-1 header")
+        m = re.match(r"#mdprofile ([12])( |$)", lines[0]) if lines else None
+        if not m:
+            self.errors.append("first line is not a format-1 or format-2 header")
             return
+        self.format = int(m.group(1))
         for kv in lines[0].split(" ")[2:]:
             k, _, v = kv.partition("=")
             self.header[k] = v
-        self.items.append(("header", lines[0], 0, 0, []))
+        self.items.append(("header", lines[0], 0, 0, [], None))
         for n, line in enumerate(lines[1:], 2):
             if line.startswith("#stats"):
-                self.items.append(("stats", line, 0, 0, []))
+                self.items.append(("stats", line, 0, 0, [], None))
                 if self.stats is not None:
                     self.errors.append("line %d: a second #stats line" % n)
                 self.stats = {k: int(v) for k, v in (kv.split("=") for kv in line.split(" ")[1:])}
@@ -135,21 +141,35 @@ class Log:
                     self.errors.append("line %d: #stats is not the last line" % n)
                 continue
             if line.startswith("#"):
-                self.items.append(("comment", line, 0, 0, []))
+                self.items.append(("comment", line, 0, 0, [], None))
                 continue
             rec, _, dbg = line.partition("\t")
             parts = rec.split(" ")
             kind = parts[0]
             if kind not in ("stack", "call", "alloc") or len(parts) < 3:
                 self.errors.append("line %d: malformed record" % n)
-                self.items.append(("malformed", line, 0, 0, []))
+                self.items.append(("malformed", line, 0, 0, [], None))
                 continue
             count = int(parts[1])
             nbytes = 0
             frames = parts[2:]
+            exits = None
             if kind == "alloc":
                 nbytes = int(parts[2])
                 frames = parts[3:]
+            if kind == "call" and parts[2].isdigit():
+                # format 2: leaves, tail calls, unwinds
+                if len(parts) < 6 or not all(re.fullmatch(r"0|[1-9][0-9]*", x) for x in parts[2:5]):
+                    self.errors.append("line %d: a format-2 call record without three exit counts" % n)
+                    exits = (0, 0, 0)
+                else:
+                    exits = tuple(int(x) for x in parts[2:5])
+                frames = parts[5:]
+            if kind == "call" and (exits is not None) != (self.format == 2):
+                self.errors.append("line %d: a format-%d call record in a format-%d log"
+                                   % (n, 2 if exits is not None else 1, self.format))
+            if exits is not None and sum(exits) > count:
+                self.errors.append("line %d: %d exits for %d enters" % (n, sum(exits), count))
             names = dbg.split("\t") if dbg else None
             if count < 1:
                 self.errors.append("line %d: count %d" % (n, count))
@@ -165,12 +185,16 @@ class Log:
             if names is not None and len(names) != len(frames):
                 self.errors.append("line %d: %d names for %d frames" % (n, len(names), len(frames)))
             self.records.append((kind, count, nbytes, frames, names))
-            self.items.append((kind, line, count, nbytes, frames))
+            self.exits.append(exits)
+            self.items.append((kind, line, count, nbytes, frames, exits))
 
 
 def check_format(log, mode):
     ok(not log.errors, "format: %d errors%s" % (len(log.errors), (": " + "; ".join(log.errors[:5])) if log.errors else ""))
     ok(log.header.get("mode") == mode, "header mode=%s (%s)" % (mode, log.header.get("mode")))
+    # format 2 added exit counts to call records: only calls logs need it
+    want = 2 if mode == "calls" else 1
+    ok(log.format == want, "header says format %d (%s)" % (want, log.format))
     ok(all(k in log.header for k in ("runtime", "pid", "start")), "header has runtime, pid, start")
     if not ok(log.stats is not None, "log closed by #stats"):
         return
@@ -368,7 +392,7 @@ def main():
     else:
         exp = read_expected(argv[2])
         {"names": mode_names, "osr": mode_osr, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
-         "alloc": mode_alloc}[mode](log, exp)
+         "callnames": mode_callnames, "alloc": mode_alloc}[mode](log, exp)
         if dirs:
             names, facts = exp
             got = offline.resolve(ok, path, log, names, facts, program_mvids(mode, facts), dirs)
@@ -378,18 +402,65 @@ def main():
     return 1 if failed else 0
 
 
+def call_counts(log):
+    """(frame, in-process name) -> [enters, leaves, tailcalls, unwinds]."""
+    got = defaultdict(lambda: [0, 0, 0, 0])
+    for (kind, count, _, frames, dbg), exits in zip(log.records, log.exits):
+        if dbg:
+            c = got[(frames[0], dbg[0])]
+            for i, v in enumerate((count,) + (exits or (0, 0, 0))):
+                c[i] += v
+    return got
+
+
+def balanced(log, got, mvids, what):
+    """Every method of the program's modules was left as often as it was
+    entered (returned, tail-called or unwound): the program's methods have
+    all ended when the runtime shuts down. None in any module has more
+    exits than enters (check_format)."""
+    own = {k: c for k, c in got.items() if frame_key(k[0]) and frame_key(k[0])[0] in mvids}
+    bad = ["%s %s" % (k[1], c) for k, c in own.items() if c[0] != c[1] + c[2] + c[3]]
+    ok(own and not bad, "%s: every method of the program entered as often as it was left "
+       "(%d methods, %d not%s)" % (what, len(own), len(bad), (": " + "; ".join(bad[:4])) if bad else ""))
+
+
 def mode_calls(log, exp):
+    """Exact enters and exits: returns, a tail call (Counted.Forward), an
+    exception passing through (Pass, Throw), caught in the method that threw
+    it (Rescue), caught by the caller (Calls: not unwound)."""
     names, facts = exp
     check_format(log, "calls")
-    check_names(log, names, set(facts["module"]), "calls")
-    got = {}
-    for kind, count, _, frames, dbg in log.records:
-        if dbg:
-            got[(frames[0], dbg[0])] = got.get((frames[0], dbg[0]), 0) + count
+    mvids = set(facts["module"])
+    check_names(log, names, mvids, "calls")
+    got = call_counts(log)
     for fact in facts["calls"]:
-        frame, name, want = fact.split(" ")
-        ok(got.get((frame, name)) == int(want),
-           "calls of %s (%s): %s (expected %s)" % (name, frame, got.get((frame, name)), want))
+        frame, name, *want = fact.split(" ")
+        want = [int(x) for x in want]
+        have = got.get((frame, name))
+        ok(have == want, "calls of %s (%s): enters, leaves, tail calls, unwinds %s (expected %s)"
+           % (name, frame, have, want))
+    balanced(log, got, mvids, "calls")
+
+
+def mode_callnames(log, exp):
+    """The names workload in calls mode. A sample may miss a method that
+    runs rarely (a constructor); the enter hook does not: every method of
+    the program that was entered is one the program named (the expected
+    names are complete), and every instantiation it named as it ran (a
+    frame with type arguments) was entered."""
+    names, facts = exp
+    check_format(log, "calls")
+    mvids = set(facts["module"])
+    check_names(log, names, mvids, "callnames")
+    got = call_counts(log)
+    entered = {(re.sub(r"@0x[0-9a-f]+$", "", f), n) for f, n in got}
+    ran = sorted(n for n in names if re.search(r"[{<]", n[0]))
+    missing = [n[1] for n in ran if n not in entered]
+    ok(ran and not missing, "callnames: every instantiation the program named as it ran was entered "
+       "(%d, %d not%s)" % (len(ran), len(missing), (": " + "; ".join(missing[:4])) if missing else ""))
+    ctors = [n for n in ran if n[1].endswith("::.ctor")]
+    ok(len(ctors) >= 3, "callnames: the generic classes' constructors among them (%d)" % len(ctors))
+    balanced(log, got, mvids, "callnames")
 
 
 def mode_alloc(log, exp):

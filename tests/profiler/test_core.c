@@ -12,6 +12,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -540,6 +541,108 @@ START_TEST(test_session_ends_after_its_samples)
 }
 END_TEST
 
+/* calls mode: the fast hooks' words, the slow hooks' per-thread counts on
+ * two threads and the exception events add up per function, and the log
+ * is format 2 with each call record's leaves, tail calls and unwinds (the
+ * unwind pass reaching a frame that catches is not an unwind). */
+struct slow_args {
+    mdp_core *core;
+    uint64_t *counter;
+    int enters, leaves;
+};
+
+static void *count_slow(void *arg)
+{
+    struct slow_args *a = arg;
+    for (int i = 0; i < a->enters; i++)
+        mdp_calls_count(a->core, a->counter, MDP_CALL_ENTER);
+    for (int i = 0; i < a->leaves; i++)
+        mdp_calls_count(a->core, a->counter, MDP_CALL_LEAVE);
+    return NULL;
+}
+
+START_TEST(test_calls_count_every_way_out)
+{
+    char path[1024], err[256] = "", logpath[256];
+    size_t len;
+    void *file = map_file(src_path(path, sizeof path, "data/Everything.dll"), &len);
+    mdt_image *img;
+    ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "Everything.dll", file, len, 0), 0);
+    uint8_t mv[16];
+    char mvid[33];
+    ck_assert_int_eq(mdt_image_mvid(img, mv), 0);
+    mdp_mvid_hex(mvid, mv);
+    mdt_image_close(img);
+    mdp_config cfg;
+    mdp_config_default(&cfg);
+    cfg.mode = MDP_MODE_CALLS;
+    cfg.drain_ms = 600000;
+    snprintf(logpath, sizeof logpath, "/tmp/mdp-test-calls-%d.log", (int)getpid());
+    snprintf(cfg.output, sizeof cfg.output, "%s", logpath);
+    mdp_runtime_ops ops = {.miss = fake_miss, .il_map = fake_il_map};
+    mdp_core *core;
+    ck_assert_msg(mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err) == 0, "%s", err);
+    mdp_module_desc d = {.base = file, .path = "Everything.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD, &d), 0);
+    mdt_idmap_function_info make = {.module = MOD, .token = 0x06000037};
+    mdt_idmap_function_info other = {.module = MOD, .token = 0x06000031};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_CTOR, &other), 0);
+    uint64_t *a = mdp_calls_counter(core, F_MAKE), *b = mdp_calls_counter(core, F_CTOR);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_eq(mdp_calls_counter(core, F_MAKE), a); /* one counter per function */
+    /* F_MAKE: fast hooks (the words the assembly increments): 10 enters,
+     * 6 returns, 4 tail calls; slow hooks on two threads: 7 + 5 enters,
+     * 7 + 5 leaves */
+    a[MDP_CALL_ENTER] += 10;
+    a[MDP_CALL_LEAVE] += 6;
+    a[MDP_CALL_TAILCALL] += 4;
+    struct slow_args s1 = {core, a, 7, 7}, s2 = {core, a, 5, 5};
+    pthread_t t1, t2;
+    ck_assert_int_eq(pthread_create(&t1, NULL, count_slow, &s1), 0);
+    ck_assert_int_eq(pthread_create(&t2, NULL, count_slow, &s2), 0);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    /* F_CTOR: 3 enters; an exception passes through twice; the third time
+     * the unwind pass reaches it and it catches, then it returns */
+    for (int i = 0; i < 3; i++)
+        mdp_calls_count(core, b, MDP_CALL_ENTER);
+    for (int i = 0; i < 3; i++)
+        mdp_calls_exception(core, F_CTOR, MDP_CALL_UNWIND);
+    mdp_calls_exception(core, F_CTOR, MDP_CALL_CATCH);
+    mdp_calls_count(core, b, MDP_CALL_LEAVE);
+    /* a function that has no counter: ignored */
+    mdp_calls_exception(core, F_SPARE, MDP_CALL_UNWIND);
+    ck_assert_int_eq(mdp_core_finish(core), 0);
+    char *log = slurp(logpath);
+    char want[512];
+    ck_assert_msg(strncmp(log, "#mdprofile 2 runtime=test pid=", 30) == 0, "%s", log);
+    snprintf(want, sizeof want, "\ncall 22 18 4 0 %s:0x06000037\ncall 3 1 0 2 %s:0x06000031\n#stats ",
+             mvid, mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    mdp_core_free(core);
+    unlink(logpath);
+    /* A second core in the same process: this thread's counts of the first
+     * (index 1 was F_CTOR's there) are not this one's (index 1 is F_MAKE's). */
+    ck_assert_msg(mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD, &d), 0);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_CTOR, &other), 0);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    ck_assert_ptr_nonnull(mdp_calls_counter(core, F_CTOR));
+    a = mdp_calls_counter(core, F_MAKE);
+    mdp_calls_count(core, a, MDP_CALL_ENTER);
+    mdp_calls_count(core, a, MDP_CALL_LEAVE);
+    ck_assert_int_eq(mdp_core_finish(core), 0);
+    log = slurp(logpath);
+    snprintf(want, sizeof want, "\ncall 1 1 0 0 %s:0x06000037\n#stats ", mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    mdp_core_free(core);
+    unlink(logpath);
+    munmap(file, len);
+}
+END_TEST
+
 START_TEST(test_records_sorted_without_names)
 {
     struct env e;
@@ -712,6 +815,7 @@ Suite *suite(void)
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_records_sorted_without_names);
     tcase_add_test(t, test_session_ends_after_its_samples);
+    tcase_add_test(t, test_calls_count_every_way_out);
     tcase_add_test(t, test_header_names_the_framework_folder);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);

@@ -178,6 +178,56 @@ namespace Mdp.Work
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static void Hit<T>() => Sink += 2;
+
+        // How methods are left other than by returning. Throw is left by its
+        // exception, Pass by the exception of the method it called (its
+        // finally runs), while Rescue catches its own and returns.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Throw(int i)
+        {
+            if (i >= 0)
+                throw new InvalidOperationException("counted");
+            Sink++;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Pass(int i)
+        {
+            try
+            {
+                Throw(i);
+            }
+            finally
+            {
+                Sink++;
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Rescue(int i)
+        {
+            try
+            {
+                if (i >= 0)
+                    throw new InvalidOperationException("rescued");
+            }
+            catch (InvalidOperationException)
+            {
+                Sink++;
+            }
+        }
+
+        // Forward ends in a call whose arguments fit its own: optimized from
+        // the start, it jumps to Target instead of calling it (a tail call),
+        // and Target returns straight to Forward's caller. Not NoInlining:
+        // the runtime lets no method marked so make an implicit tail call
+        // (it would vanish from stack traces); its caller is not optimized,
+        // so it is not inlined either.
+        [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+        public static long Forward(long x) => Target(x + 1);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Target(long x) => x * 3 + Sink;
     }
 
     public static class Program
@@ -348,26 +398,58 @@ namespace Mdp.Work
             Console.WriteLine("plugins done");
         }
 
+        // Exact counts of enters and of the three ways out: "# calls FRAME
+        // NAME ENTERS LEAVES TAILCALLS UNWINDS". Not optimized, so that no
+        // OSR version of it inlines what it counts.
+        [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.NoOptimization)]
         static void Calls()
         {
             Facts();
             const int plain = 100003, ints = 20011, strings = 30011;
+            const int passed = 1009, rescued = 1013, forwarded = 10007;
             for (int i = 0; i < plain; i++)
                 Counted.Hit();
             for (int i = 0; i < ints; i++)
                 Counted.Hit<int>();
             for (int i = 0; i < strings; i++)
                 Counted.Hit<string>();
+            for (int i = 0; i < passed; i++)
+            {
+                try
+                {
+                    Counted.Pass(i);
+                }
+                catch (InvalidOperationException)
+                {
+                }
+            }
+            for (int i = 0; i < rescued; i++)
+                Counted.Rescue(i);
+            long f = 0;
+            for (int i = 0; i < forwarded; i++)
+                f += Counted.Forward(i);
             Type c = typeof(Counted);
             MethodInfo hit = c.GetMethods().First(m => m.Name == "Hit" && !m.IsGenericMethodDefinition);
             MethodInfo hitT = c.GetMethods().First(m => m.Name == "Hit" && m.IsGenericMethodDefinition);
-            foreach (var (m, args, n) in new[] { (hit, (Type[])null, plain), (hitT, new[] { typeof(int) }, ints),
-                                                 (hitT, new[] { typeof(string) }, strings) })
+            void Counts(MethodBase m, Type owner, string name, Type[] args, int enters, int leaves, int tails,
+                        int unwinds)
             {
-                Names.Note(m, c, "Hit", args);
-                Names.Fact("calls", Names.Frame(m, c, args) + " " + Names.Method(c, "Hit", args) + " " + n);
+                Names.Note(m, owner, name, args);
+                Names.Fact("calls", Names.Frame(m, owner, args) + " " + Names.Method(owner, name, args) + " " +
+                                    enters + " " + leaves + " " + tails + " " + unwinds);
             }
-            Console.WriteLine("calls done " + Counted.Sink);
+            Counts(hit, c, "Hit", null, plain, plain, 0, 0);
+            Counts(hitT, c, "Hit", new[] { typeof(int) }, ints, ints, 0, 0);
+            Counts(hitT, c, "Hit", new[] { typeof(string) }, strings, strings, 0, 0);
+            Counts(c.GetMethod("Pass"), c, "Pass", null, passed, 0, 0, passed);
+            Counts(c.GetMethod("Throw"), c, "Throw", null, passed, 0, 0, passed);
+            Counts(c.GetMethod("Rescue"), c, "Rescue", null, rescued, rescued, 0, 0);
+            Counts(c.GetMethod("Forward"), c, "Forward", null, forwarded, 0, forwarded, 0);
+            Counts(c.GetMethod("Target"), c, "Target", null, forwarded, forwarded, 0, 0);
+            // this method caught every exception Pass let through: it was
+            // not unwound, and it returns
+            Counts(MethodBase.GetCurrentMethod(), typeof(Program), "Calls", null, 1, 1, 0, 0);
+            Console.WriteLine("calls done " + Counted.Sink + " " + f);
         }
 
         static unsafe void Alloc()
