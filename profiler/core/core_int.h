@@ -160,6 +160,7 @@ struct mdp_core {
     mdp_pmap ipkinds; /* unattributed ip -> kind + 1 (cast) */
     mdp_smap records; /* key text -> struct mdp_record */
     uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut, stat_drops_other;
+    uint64_t stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
     unsigned drain_cycles;
 
     /* sampler */

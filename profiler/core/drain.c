@@ -152,6 +152,8 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         mdp_ring_consume(&t->ring, words);
         core->stat_signals++;
         core->stat_samples += weight;
+        if (flags & MDP_SAMPLE_HAVE_SP)
+            core->stat_unwalked += weight; /* the leaf alone: no stack bounds yet */
         if (flags & MDP_SAMPLE_CUT)
             core->stat_cut++;
         if (!bad)

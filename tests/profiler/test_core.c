@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mdtools/mdtools.h>
@@ -487,6 +488,57 @@ START_TEST(test_samples_to_log_across_an_unload)
 }
 END_TEST
 
+/* The SIGPROF handler on this very thread, with a ring that has room for a
+ * walk of 33 frames but not for one of max_depth (255): the sample is
+ * dropped and counted, not cut short to what fits (a cut stack looks whole,
+ * its root some caller). A timer on this thread's CPU clock sends the
+ * signal, as the sampler's own would; the slot is the hand-fed one, with
+ * this thread's stack bounds so that the handler walks. */
+START_TEST(test_sample_without_room_is_dropped)
+{
+    struct env e;
+    open_env(&e, 0);
+    pthread_attr_t a;
+    void *addr;
+    size_t size;
+    ck_assert_int_eq(pthread_getattr_np(pthread_self(), &a), 0);
+    ck_assert_int_eq(pthread_attr_getstack(&a, &addr, &size), 0);
+    pthread_attr_destroy(&a);
+    atomic_store(&e.slot->stack_hi, (uintptr_t)addr + size);
+    atomic_store(&e.slot->stack_lo, (uintptr_t)addr);
+    /* fill the ring (4096 words) up to 100 free words */
+    uintptr_t ip = 0x30000, fn = 0;
+    uint64_t gen = 0;
+    while (mdp_ring_space(&e.slot->ring) >= 100 + 4)
+        inject(&e, 1, &ip, &fn, &gen);
+    while (mdp_ring_space(&e.slot->ring) > 100) {
+        mdp_ring_put(&e.slot->ring, 0, 0);
+        mdp_ring_publish(&e.slot->ring, 1);
+    }
+    uint64_t avail = mdp_ring_avail(&e.slot->ring);
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev.sigev_value.sival_ptr = e.slot;
+    sev._sigev_un._tid = (int)syscall(SYS_gettid);
+    timer_t timer;
+    ck_assert_int_eq(timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer), 0);
+    struct itimerspec its = {{0, 0}, {0, 1000000}}; /* once, after 1 ms of CPU */
+    ck_assert_int_eq(timer_settime(timer, 0, &its, NULL), 0);
+    volatile uint64_t spin = 0;
+    for (long i = 0; i < 20000000000L && !atomic_load(&e.slot->drops) && !atomic_load(&e.slot->samples); i++)
+        spin += (uint64_t)i;
+    timer_delete(timer);
+    ck_assert_msg(atomic_load(&e.slot->samples) == 0, "a sample of at most 33 frames was taken into a ring "
+                                                      "without room for 255");
+    ck_assert_uint_eq(atomic_load(&e.slot->drops), 1);
+    ck_assert_uint_eq(mdp_ring_avail(&e.slot->ring), avail);
+    mdp_ring_consume(&e.slot->ring, avail);
+    close_env(&e);
+}
+END_TEST
+
 /* Threads of this process (the core's drain thread is one). */
 static int threads_now(void)
 {
@@ -816,6 +868,7 @@ Suite *suite(void)
     tcase_add_test(t, test_records_sorted_without_names);
     tcase_add_test(t, test_session_ends_after_its_samples);
     tcase_add_test(t, test_calls_count_every_way_out);
+    tcase_add_test(t, test_sample_without_room_is_dropped);
     tcase_add_test(t, test_header_names_the_framework_folder);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
