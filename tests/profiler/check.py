@@ -5,6 +5,7 @@
     check.py names   LOG EXPECTED   sample mode, the names workload
     check.py osr     LOG EXPECTED   the same held at tier 0 (OSR code)
     check.py attach  LOG EXPECTED   the names workload, profiled after an attach
+    check.py starved LOG EXPECTED   the names workload, its drain thread never draining
     check.py plugins LOG EXPECTED   sample mode, two collectible plug-ins
     check.py calls   LOG EXPECTED   calls mode: exact counts of enters and exits
     check.py callnames LOG EXPECTED the names workload in calls mode: every
@@ -255,16 +256,30 @@ def check_names(log, names, mvids, what):
     return seen
 
 
-def called_from_round(log, leaf):
-    """Samples whose leaf's name matches `leaf`, and how many of them show
-    Program.Round or Program.Worker (their only callers) as the caller."""
-    n = right = 0
+def callers(log, leaf, want, what):
+    """Every sample whose leaf's name matches `leaf` shows a caller whose
+    name matches `want` (the only callers the program gives it), or none at
+    all: the leaf alone, from a thread whose stack bounds the sampler did
+    not know yet (attach), which #stats counts as `unwalked`. Nothing else:
+    a wrong caller is a wrong profile (stale OSR frame records showed a
+    sibling in 1-3% of these samples, more under load, where methods stay
+    longer in OSR code; osr.sh holds them there)."""
+    n = right = alone = 0
+    wrong = Counter()
     for kind, count, _, frames, dbg in log.records:
-        if dbg and len(dbg) > 1 and re.search(leaf, dbg[0]):
+        if dbg and re.search(leaf, dbg[0]):
             n += count
-            if dbg[1].endswith("Program::Round") or dbg[1].endswith("Program::Worker"):
+            if len(dbg) == 1:
+                alone += count
+            elif re.search(want, dbg[1]):
                 right += count
-    return n, right
+            else:
+                wrong[dbg[1]] += count
+    unwalked = (log.stats or {}).get("unwalked", 0)
+    ok(n > 0 and not wrong and alone <= unwalked,
+       "%s: %d samples, %d show their caller, %d the leaf alone (of %d unwalked), %d another caller%s"
+       % (what, n, right, alone, unwalked, sum(wrong.values()),
+          (": " + "; ".join("%s (%d)" % kv for kv in wrong.most_common(3))) if wrong else ""))
 
 
 def mode_names(log, exp):
@@ -278,21 +293,14 @@ def mode_names(log, exp):
         if re.search(r"::(Work|Deep|Mix)<|::(Spin|Leaf)$|^Mdp\.Work\.Gen\+Plain<.*>::Run$", n[1]):
             ok(seen[n] > 0, "sampled: %s (%d)" % (n[1], seen[n]))
     # The caller of a leaf without a frame of its own is not skipped.
-    leaf = mid = 0
-    for kind, count, _, frames, dbg in log.records:
-        if dbg and dbg[0].endswith("Program::Leaf"):
-            leaf += count
-            if len(dbg) > 1 and dbg[1].endswith("Program::Mid"):
-                mid += count
-    ok(leaf > 0 and mid >= 0.9 * leaf, "Leaf is called from Mid in %d of %d samples" % (mid, leaf))
+    callers(log, r"Program::Leaf$", r"Program::Mid$", "Leaf is called from Mid")
     # Gen.Work and Gen+Inner.Deep are called only by Round and Worker: a
     # sampled leaf in them shows one of those as its caller (the unwinder
-    # through RSP frames, OSR frames and tier transitions). Known imprecision:
-    # a few samples at tier transitions may still show another instantiation
-    # (stale OSR frame records were the main cause; osr.sh checks OSR code).
-    work, right = called_from_round(log, r"::(Work|Deep)<")
-    ok(work > 0 and right >= 0.97 * work,
-       "Work and Deep are called from Round or Worker in %d of %d samples" % (right, work))
+    # through RSP frames, OSR frames and tier transitions).
+    callers(log, r"::(Work|Deep)<", r"Program::(Round|Worker)$", "Work and Deep are called from Round or Worker")
+    if log.header.get("attach") != "1":
+        # at startup every thread registers itself, with its stack bounds
+        ok(s.get("unwalked", 1) == 0, "no sample of the leaf alone at startup (unwalked=%s)" % s.get("unwalked"))
     # Framework code over a type of the program (CoreLib, reached through
     # System.Runtime's forwarders), named in-process.
     corelib = set(facts["corelib"])
@@ -310,9 +318,21 @@ def mode_osr(log, exp):
     mode_names(log, exp)
     # every sampled leaf in Work, Deep, Mix or Gen+Plain.Run shows the
     # method that really called it (all run in OSR code here)
-    leaf, right = called_from_round(log, r"::(Work|Deep|Mix)<|^Mdp\.Work\.Gen\+Plain<.*>::Run$")
-    ok(leaf > 0 and right >= 0.995 * leaf,
-       "OSR frames show their real caller (Round or Worker) in %d of %d samples" % (right, leaf))
+    callers(log, r"::(Work|Deep|Mix)<|^Mdp\.Work\.Gen\+Plain<.*>::Run$", r"Program::(Round|Worker)$",
+            "OSR frames show their real caller (Round or Worker)")
+
+
+def mode_starved(log, exp):
+    """The names workload with a drain thread that does not run until the
+    end: mode_names's checks all hold. How many signals a busy machine
+    delivers varies, so whether the buffers fill does (test_core drops a
+    sample without room exactly); that the drain did not run does not: the
+    ReadyToRun code the runtime reports before publishing it (List.Sort,
+    Linq) is recorded on a drain tick, so every sample in it is late."""
+    mode_names(log, exp)
+    s = log.stats or {}
+    ok(s.get("late", 0) > 0, "the drain thread did not run before the end: %s frames learnt late "
+       "(drops=%s)" % (s.get("late"), s.get("drops")))
 
 
 def mode_attach(log, exp):
@@ -392,7 +412,7 @@ def main():
     else:
         exp = read_expected(argv[2])
         {"names": mode_names, "osr": mode_osr, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
-         "callnames": mode_callnames, "alloc": mode_alloc}[mode](log, exp)
+         "callnames": mode_callnames, "alloc": mode_alloc, "starved": mode_starved}[mode](log, exp)
         if dirs:
             names, facts = exp
             got = offline.resolve(ok, path, log, names, facts, program_mvids(mode, facts), dirs)
