@@ -86,7 +86,10 @@ int mdp_calls_init(mdp_core *core)
     return 0;
 }
 
-uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn)
+/* The counter of `fn` (its incarnation: FunctionIDs are reused after an
+ * unload): found, or made when `make` (NULL when the table is full or
+ * there is none). */
+static uint64_t *counter_of(mdp_core *core, uintptr_t fn, int make)
 {
     struct mdp_calls *c = core->calls;
     if (!c || !fn)
@@ -95,7 +98,7 @@ uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn)
     uint64_t gen = mdt_idmap_function_lookup(core->map, &fi, NULL, 0, fn, 0) == 0 ? fi.gen : 0;
     pthread_mutex_lock(&c->lock);
     uintptr_t at = (uintptr_t)mdp_pmap_get(&c->index, fn, gen);
-    if (!at && c->n < CALLS_MAX) {
+    if (!at && make && c->n < CALLS_MAX) {
         at = c->n + 1;
         c->fn[c->n] = fn;
         c->gen[c->n] = gen;
@@ -105,28 +108,18 @@ uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn)
             at = 0;
     }
     pthread_mutex_unlock(&c->lock);
-    if (!at) {
+    return at ? &c->table[(at - 1) * CALLS_STRIDE] : NULL;
+}
+
+uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn)
+{
+    uint64_t *counter = counter_of(core, fn, 1);
+    if (!counter && core->calls && fn) {
         pthread_mutex_lock(&core->drain_lock);
         core->stat_drops_other++;
         pthread_mutex_unlock(&core->drain_lock);
-        return NULL;
     }
-    return &c->table[(at - 1) * CALLS_STRIDE];
-}
-
-/* The counter of `fn` if it has one (no new one: a function that was not
- * hooked has no enters to set exits against). */
-static uint64_t *find_counter(mdp_core *core, uintptr_t fn)
-{
-    struct mdp_calls *c = core->calls;
-    if (!c || !fn)
-        return NULL;
-    mdt_idmap_function_info fi;
-    uint64_t gen = mdt_idmap_function_lookup(core->map, &fi, NULL, 0, fn, 0) == 0 ? fi.gen : 0;
-    pthread_mutex_lock(&c->lock);
-    uintptr_t at = (uintptr_t)mdp_pmap_get(&c->index, fn, gen);
-    pthread_mutex_unlock(&c->lock);
-    return at ? &c->table[(at - 1) * CALLS_STRIDE] : NULL;
+    return counter;
 }
 
 void mdp_calls_count(mdp_core *core, uint64_t *counter, int what)
@@ -159,7 +152,9 @@ void mdp_calls_count(mdp_core *core, uint64_t *counter, int what)
 
 void mdp_calls_exception(mdp_core *core, uintptr_t fn, int what)
 {
-    uint64_t *counter = find_counter(core, fn);
+    /* no new counter: a function that was not hooked has no enters to set
+     * exits against */
+    uint64_t *counter = counter_of(core, fn, 0);
     if (counter)
         __atomic_fetch_add(&counter[what], 1, __ATOMIC_RELEASE);
 }
