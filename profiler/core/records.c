@@ -150,11 +150,11 @@ int mdp_log_write(mdp_core *core)
             " native=%" PRIu64 " dynamic=%" PRIu64 " stub=%" PRIu64 " unknown=%" PRIu64
             " unknown.unmapped=%" PRIu64 " unknown.unloaded=%" PRIu64 " unknown.nomvid=%" PRIu64
             " drops=%" PRIu64 " threads=%" PRIu64 " duration_ms=%" PRIu64 " signals=%" PRIu64 " late=%" PRIu64
-            " unwalked=%" PRIu64 "\n",
+            " unwalked=%" PRIu64 " drains=%u\n",
             core->stat_samples, c.n, core->stat_frames, k[FK_MANAGED], k[FK_NATIVE],
             k[FK_DYNAMIC], k[FK_STUB], unknown, k[FK_UNMAPPED], k[FK_UNLOADED], k[FK_NOMVID],
             drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
-            core->stat_signals, core->stat_late, core->stat_unwalked);
+            core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
     (void)frames;
     if (fclose(f) != 0) {
         fprintf(stderr, "mdprofile: cannot write the log %s: %s\n", path, strerror(errno));

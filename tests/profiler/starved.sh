@@ -10,8 +10,4 @@
 # counted, never cut short (test_core checks that one exactly).
 . "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
 build_programs
-log=$work/starved.log
-exp=$work/starved.expected
-MDPROFILE_DRAIN_MS=60000 profile "$log" --debug-names -- dotnet "$workload" names "$exp" 3000 \
-    >"$work/starved.out" 2>&1 || { cat "$work/starved.out" >&2; fail "the profiled run failed"; }
-check_offline starved "$log" "$exp"
+MDPROFILE_DRAIN_MS=60000 names_run starved starved 3000
