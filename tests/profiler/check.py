@@ -6,6 +6,7 @@
     check.py osr     LOG EXPECTED   the same held at tier 0 (OSR code)
     check.py attach  LOG EXPECTED   the names workload, profiled after an attach
     check.py starved LOG EXPECTED   the names workload, its drain thread never draining
+    check.py handler LOG EXPECTED   the names workload under the handler's probe
     check.py plugins LOG EXPECTED   sample mode, two collectible plug-ins
     check.py calls   LOG EXPECTED   calls mode: exact counts of enters and exits
     check.py callnames LOG EXPECTED the names workload in calls mode: every
@@ -282,7 +283,12 @@ def callers(log, leaf, want, what):
           (": " + "; ".join("%s (%d)" % kv for kv in wrong.most_common(3))) if wrong else ""))
 
 
-def mode_names(log, exp):
+def mode_names(log, exp, coverage=True):
+    """coverage: every case of the workload was sampled. The workload gives
+    each case the same CPU time, 100 ms at least (data/profiler/Workload,
+    RunNames), which makes that near certain; names.sh and attach.sh check
+    it, the tests that reuse the workload for something else (OSR callers,
+    a starved drain thread, the handler's probe) do not."""
     names, facts = exp
     check_format(log, "sample")
     mvids = set(facts["module"])
@@ -290,7 +296,7 @@ def mode_names(log, exp):
     seen = check_names(log, names, mvids, "names")
     s = log.stats or {}
     for n in sorted(names):
-        if re.search(r"::(Work|Deep|Mix)<|::(Spin|Leaf)$|^Mdp\.Work\.Gen\+Plain<.*>::Run$", n[1]):
+        if coverage and re.search(r"::(Work|Deep|Mix)<|::(Spin|Leaf)$|^Mdp\.Work\.Gen\+Plain<.*>::Run$", n[1]):
             ok(seen[n] > 0, "sampled: %s (%d)" % (n[1], seen[n]))
     # The caller of a leaf without a frame of its own is not skipped.
     callers(log, r"Program::Leaf$", r"Program::Mid$", "Leaf is called from Mid")
@@ -307,7 +313,8 @@ def mode_names(log, exp):
     fw = sum(c for k, c, _, fr, dbg in log.records if dbg
              for f, n in zip(fr, dbg)
              if frame_key(f) and frame_key(f)[0] in corelib and "<Mdp.Work.Point>" in n and "{" in f)
-    ok(fw > 0, "framework frames instantiated over Mdp.Work.Point, in CoreLib with a descriptor (%d)" % fw)
+    if coverage:
+        ok(fw > 0, "framework frames instantiated over Mdp.Work.Point, in CoreLib with a descriptor (%d)" % fw)
     ok(s.get("threads", 0) >= 2, "threads=%d (two program threads at least)" % s.get("threads", 0))
     ok(s.get("unknown", 1) == 0, "no unknown frames (%d)" % s.get("unknown", -1))
     ok(s.get("samples", 0) >= 300, "enough samples to mean something (%d)" % s.get("samples", 0))
@@ -315,7 +322,7 @@ def mode_names(log, exp):
 
 def mode_osr(log, exp):
     """The names workload held at tier 0: its loops run in OSR code."""
-    mode_names(log, exp)
+    mode_names(log, exp, coverage=False)
     # every sampled leaf in Work, Deep, Mix or Gen+Plain.Run shows the
     # method that really called it (all run in OSR code here)
     callers(log, r"::(Work|Deep|Mix)<|^Mdp\.Work\.Gen\+Plain<.*>::Run$", r"Program::(Round|Worker)$",
@@ -329,7 +336,7 @@ def mode_starved(log, exp):
     sample without room exactly); the ReadyToRun code the runtime reports
     before publishing it (List.Sort, Linq) is recorded on a drain tick, so
     every sample in it is learnt late."""
-    mode_names(log, exp)
+    mode_names(log, exp, coverage=False)
     s = log.stats or {}
     ok(s.get("drains") == 0, "the drain thread did not drain before the end (drains=%s; %s frames learnt "
        "late, %s samples dropped)" % (s.get("drains"), s.get("late"), s.get("drops")))
@@ -412,7 +419,8 @@ def main():
     else:
         exp = read_expected(argv[2])
         {"names": mode_names, "osr": mode_osr, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
-         "callnames": mode_callnames, "alloc": mode_alloc, "starved": mode_starved}[mode](log, exp)
+         "callnames": mode_callnames, "alloc": mode_alloc, "starved": mode_starved,
+         "handler": lambda log, exp: mode_names(log, exp, coverage=False)}[mode](log, exp)
         if dirs:
             names, facts = exp
             got = offline.resolve(ok, path, log, names, facts, program_mvids(mode, facts), dirs)

@@ -18,6 +18,7 @@ using System.IO;
 using System.Linq;
 using System.Reflection;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Runtime.Loader;
 using System.Threading;
 
@@ -276,25 +277,68 @@ namespace Mdp.Work
             return list[0].X + pts.Select(p => (long)p.Y).Sum();
         }
 
-        // One round of every case; n scales the work.
+        [StructLayout(LayoutKind.Sequential)]
+        struct Timespec
+        {
+            public long Sec, Nsec;
+        }
+
+        [DllImport("libc.so.6", EntryPoint = "clock_gettime")]
+        static extern int ClockGetTime(int clock, out Timespec ts);
+
+        const int CLOCK_THREAD_CPUTIME_ID = 3;
+
+        static long ThreadCpuNs()
+        {
+            ClockGetTime(CLOCK_THREAD_CPUTIME_ID, out Timespec ts);
+            return ts.Sec * 1000000000 + ts.Nsec;
+        }
+
+        // The thread CPU time each case of Round runs for; 0: each case once
+        // (bench: a fixed amount of work).
+        static long sliceNs;
+
+        // Whether the case that started at `mark` (thread CPU time) goes on;
+        // when its slice is over, the next one starts now.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static bool More(ref long mark)
+        {
+            if (sliceNs == 0)
+                return false;
+            long now = ThreadCpuNs();
+            if (now - mark < sliceNs)
+                return true;
+            mark = now;
+            return false;
+        }
+
+        // One round of every case; n scales the work of one call. With a
+        // slice, every case runs for the same CPU time, whatever the tier of
+        // its code: counted in calls, the cases still at tier 0 or in OSR
+        // code took most of the time and those tiered up little (on a busy
+        // machine, where the tiering thread waits, 1-2% of the samples for
+        // some, and in one run of five none). The slice (20 ms) holds several
+        // of the kernel's ticks, at which CPU-time signals arrive (4 ms at
+        // 250 Hz): a slice near a tick would alias with it and leave cases
+        // unsampled round after round.
         static long Round(int n)
         {
-            long t = 0;
-            t += new Gen<int>().Work<string>(n);                            // Gen<Int32>::Work<__Canon>
-            t += new Gen<string>().Work<int>(n);                            // Gen<__Canon>::Work<Int32>
-            t += new Gen<string>().Work<string>(n);                         // fully shared
-            t += new Gen<long>().Work<double>(n);                           // exact, value types
-            t += new Gen<Point>().Work<List<string>>(n);                    // Gen<Point>::Work<__Canon>
-            t += new Gen<KeyValuePair<string, int>>().Work<int>(n);         // value type over a reference
-            t += new Gen<int>.Inner<string>().Deep<Point>(n);               // nested generic
-            t += new Gen<Point[]>.Inner<long>().Deep<KeyValuePair<int, string>>(n);
-            t += new Gen<int?>().Work<Point?>(n);                          // Nullable<T> arguments
-            t += new Gen<int>.Plain().Run(n);                               // Gen+Plain<Int32>::Run
-            t += new Gen<string>.Plain().Run(n);                            // Gen+Plain<__Canon>::Run
-            t += new Pair<string>().Mix<int>(n);                            // Pair<__Canon>::Mix<Int32>
-            t += Spin(n);
-            t += Mid(n);
-            t += SortPoints(new Point[n / 50 + 16], n);
+            long t = 0, mark = sliceNs == 0 ? 0 : ThreadCpuNs();
+            do t += new Gen<int>().Work<string>(n); while (More(ref mark));            // Gen<Int32>::Work<__Canon>
+            do t += new Gen<string>().Work<int>(n); while (More(ref mark));            // Gen<__Canon>::Work<Int32>
+            do t += new Gen<string>().Work<string>(n); while (More(ref mark));         // fully shared
+            do t += new Gen<long>().Work<double>(n); while (More(ref mark));           // exact, value types
+            do t += new Gen<Point>().Work<List<string>>(n); while (More(ref mark));    // Gen<Point>::Work<__Canon>
+            do t += new Gen<KeyValuePair<string, int>>().Work<int>(n); while (More(ref mark)); // value type over a reference
+            do t += new Gen<int>.Inner<string>().Deep<Point>(n); while (More(ref mark));        // nested generic
+            do t += new Gen<Point[]>.Inner<long>().Deep<KeyValuePair<int, string>>(n); while (More(ref mark));
+            do t += new Gen<int?>().Work<Point?>(n); while (More(ref mark));           // Nullable<T> arguments
+            do t += new Gen<int>.Plain().Run(n); while (More(ref mark));               // Gen+Plain<Int32>::Run
+            do t += new Gen<string>.Plain().Run(n); while (More(ref mark));            // Gen+Plain<__Canon>::Run
+            do t += new Pair<string>().Mix<int>(n); while (More(ref mark));            // Pair<__Canon>::Mix<Int32>
+            do t += Spin(n); while (More(ref mark));
+            do t += Mid(n); while (More(ref mark));
+            do t += SortPoints(new Point[n / 50 + 16], n); while (More(ref mark));
             return t;
         }
 
@@ -319,19 +363,26 @@ namespace Mdp.Work
 
         // Two threads, every case, long enough for tier-1 re-JIT (30 calls,
         // then the tiering delay) and on-stack replacement of loops: rounds
-        // while more(wall ms, CPU ms of the process) says so.
+        // while more(wall ms, CPU ms of the process) says so, and at least
+        // six: the first holds most JIT compilations, each later one 20 ms
+        // of CPU time per case, so that every case has had 100 ms of it,
+        // some 25 of the kernel's ticks, at which the profiler's signals
+        // come (a time limit alone left some cases 2 or 3 on a busy machine).
         static void RunNames(Func<long, double, bool> more)
         {
             Facts();
+            sliceNs = 20000000;
+            int rounds = 0;
             var w = new Thread(Worker) { Name = "worker" };
             w.Start();
             var sw = Stopwatch.StartNew();
             var me = Process.GetCurrentProcess();
             TimeSpan cpu0 = me.TotalProcessorTime;
             long t = 0;
-            while (more(sw.ElapsedMilliseconds, (me.TotalProcessorTime - cpu0).TotalMilliseconds))
+            while (rounds < 6 || more(sw.ElapsedMilliseconds, (me.TotalProcessorTime - cpu0).TotalMilliseconds))
             {
                 t += Round(20000);
+                rounds++;
                 me.Refresh();
             }
             stop = true;
