@@ -2,7 +2,7 @@
  * profiler to a running one, and leave a log of doc/profile-log.md.
  *
  *   mdprofile [--mode M] [--rate HZ] [--depth N] [-o LOG] [--debug-names] -- COMMAND [ARGS...]
- *   mdprofile --attach PID [--mode M] [--rate HZ] [--duration S] -o LOG [--debug-names]
+ *   mdprofile --attach PID [--mode M] [--rate HZ] [--duration S] [--samples N] -o LOG [--debug-names]
  *
  * At startup the profiler is loaded by the runtime itself: the launcher sets
  * CORECLR_ENABLE_PROFILING, CORECLR_PROFILER (the profiler's CLSID) and
@@ -40,6 +40,7 @@ static void usage(FILE *f)
           "  -o, --output LOG           the log (mdprofile.PID.log)\n"
           "  --debug-names              add the in-process names to every record\n"
           "  --duration S               attach: write the log and detach after S seconds\n"
+          "  --samples N                attach: the same once N samples are counted\n"
           "  --elt fast|slow            calls mode: assembly or C enter hook (fast)\n"
           "  -v, --verbose              the profiler's diagnostics on stderr (twice: more)\n"
           "  -h, --help                 this text\n"
@@ -104,7 +105,9 @@ static int check_log(const char *path)
         return 1;
     char buf[4096];
     int header = 0, stats = 0;
-    if (fgets(buf, sizeof buf, f) && strncmp(buf, "#mdprofile 1", 12) == 0)
+    /* format 1, or 2 (a calls-mode log: doc/profile-log.md) */
+    if (fgets(buf, sizeof buf, f) && strncmp(buf, "#mdprofile ", 11) == 0 &&
+        (buf[11] == '1' || buf[11] == '2') && buf[12] == ' ')
         header = 1;
     /* A complete log ends with its "#stats" line. Lines longer than buf
      * come in pieces; a piece starting "#stats" could only be one if a
@@ -237,7 +240,7 @@ static int attach(const mdp_config *cfg, int pid)
     }
     if (cfg->verbose)
         fprintf(stderr, "mdprofile: attached to %d; the log goes to %s%s\n", pid, c.output,
-                c.duration_ms ? " when the duration ends" : " when the process ends");
+                c.duration_ms || c.max_samples ? " when the session ends" : " when the process ends");
     return 0;
 }
 
@@ -250,8 +253,8 @@ int main(int argc, char **argv)
         {"depth", required_argument, NULL, 'D'},    {"output", required_argument, NULL, 'o'},
         {"debug-names", no_argument, NULL, 'n'},    {"attach", required_argument, NULL, 'a'},
         {"duration", required_argument, NULL, 'd'}, {"elt", required_argument, NULL, 'e'},
-        {"verbose", no_argument, NULL, 'v'},        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"samples", required_argument, NULL, 's'},  {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int pid = 0;
     char err[512];
     int c;
@@ -263,6 +266,7 @@ int main(int argc, char **argv)
         case 'D': key = "depth"; break;
         case 'o': key = "output"; break;
         case 'e': key = "elt"; break;
+        case 's': key = "samples"; break;
         case 'n': cfg.debug_names = 1; break;
         case 'v': cfg.verbose = cfg.verbose < 2 ? cfg.verbose + 1 : 2; break;
         case 'a': {
@@ -313,8 +317,8 @@ int main(int argc, char **argv)
         }
         return attach(&cfg, pid);
     }
-    if (cfg.duration_ms) {
-        fprintf(stderr, "mdprofile: --duration applies to --attach\n");
+    if (cfg.duration_ms || cfg.max_samples) {
+        fprintf(stderr, "mdprofile: --%s applies to --attach\n", cfg.duration_ms ? "duration" : "samples");
         return 2;
     }
     if (optind >= argc) {

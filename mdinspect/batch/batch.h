@@ -343,6 +343,8 @@ enum mdb_kind {
 typedef struct mdb_record {
     int kind;
     uint64_t count, bytes;
+    bool exits;             /* a format-2 call record: the three below are set */
+    uint64_t leaves, tailcalls, unwinds;
     const char *line;       /* the input line (borrowed) */
     size_t len;
     uint64_t lineno;

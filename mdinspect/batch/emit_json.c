@@ -1,6 +1,7 @@
 /* mdinspect batch: --json, JSON Lines with one object per input line:
  *   {"kind":"stack","count":17,"frames":[{FRAME},...]}   (leaf first)
  *   {"kind":"call","count":1000,FRAME...}
+ *   {"kind":"call","count":12,"leaves":9,"tailcalls":0,"unwinds":3,FRAME...}  (format 2)
  *   {"kind":"alloc","count":12,"bytes":384,FRAME...}
  *   {"kind":"plain","count":1,FRAME...}
  *   {"kind":"header"|"stats",KEY:VALUE...}  (numbers where the value is one)
@@ -93,6 +94,14 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, const mdb_record *rec)
         if (rec->kind == MDB_ALLOC) {
             mdb_outs(o, ",\"bytes\":");
             mdb_outu(o, rec->bytes);
+        }
+        if (rec->exits) {
+            mdb_outs(o, ",\"leaves\":");
+            mdb_outu(o, rec->leaves);
+            mdb_outs(o, ",\"tailcalls\":");
+            mdb_outu(o, rec->tailcalls);
+            mdb_outs(o, ",\"unwinds\":");
+            mdb_outu(o, rec->unwinds);
         }
         if (rec->kind == MDB_STACK) {
             mdb_outs(o, ",\"frames\":[");

@@ -1,7 +1,8 @@
 /* mdinspect batch: the text format, one output line per input line, so
  * that `paste`, `join` and line numbers keep working:
  *   plain line     NAME, or NAME (FILE:LINE)
- *   stack, call    KIND COUNT, then each frame after a TAB (leaf first)
+ *   stack, call    KIND COUNT, then each frame after a TAB (leaf first);
+ *                  a format-2 call: call COUNT LEAVES TAILCALLS UNWINDS
  *   alloc          alloc COUNT BYTES, TAB, the type
  *   frames         [native], [unknown:unmapped] (special frames),
  *                  [unresolved: REASON]
@@ -40,6 +41,14 @@ void mdb_emit_text(mdb_output *o, const mdb_record *rec)
         if (rec->kind == MDB_ALLOC) {
             mdb_outc(o, ' ');
             mdb_outu(o, rec->bytes);
+        }
+        if (rec->exits) {
+            mdb_outc(o, ' ');
+            mdb_outu(o, rec->leaves);
+            mdb_outc(o, ' ');
+            mdb_outu(o, rec->tailcalls);
+            mdb_outc(o, ' ');
+            mdb_outu(o, rec->unwinds);
         }
         for (size_t i = 0; i < rec->nframes; i++) {
             mdb_outc(o, '\t');

@@ -1,7 +1,9 @@
 /* mdinspect batch: what kind of line each input line is, told apart line by
  * line (doc/profile-log.md for the profiler's lines): `#mdprofile` header,
  * `#stats`, other `#` comments, blank lines, records `stack`, `call`,
- * `alloc` (kind, count, [bytes,] frames, [TAB debug names]), plain
+ * `alloc` (kind, count, [bytes,] frames, [TAB debug names]; a format-2
+ * `call` has its leaves, tail calls and unwinds after the count, told
+ * from format 1 by the line alone: no frame is a decimal number), plain
  * `MVID TOKEN [DESC...]` lines, and plain `PATH TOKEN` lines (the path may
  * hold spaces: the token is the last field). A line whose structure is
  * broken (a count that is no number, a frame count outside the kind's
@@ -33,6 +35,24 @@ static bool count(const char *s, size_t n, uint64_t *v)
     }
     *v = x;
     return true;
+}
+
+/* A decimal number >= 0 without sign or leading zeros, up to 2^63. */
+static bool count0(const char *s, size_t n, uint64_t *v)
+{
+    if (n == 1 && s[0] == '0') {
+        *v = 0;
+        return true;
+    }
+    return count(s, n, v);
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return n > 0;
 }
 
 /* Whether the line starts with an MVID and a space (the MVID in *mvid). */
@@ -85,6 +105,18 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
             return malformed(rec, "the byte count is not a number >= 1");
         p = sp + 1;
     }
+    sp = memchr(p, ' ', (size_t)(end - p));
+    if (rec->kind == MDB_CALL && all_digits(p, (size_t)((sp ? sp : end) - p))) {
+        /* format 2: leaves, tail calls, unwinds */
+        uint64_t *exits[3] = {&rec->leaves, &rec->tailcalls, &rec->unwinds};
+        for (int i = 0; i < 3; i++) {
+            sp = memchr(p, ' ', (size_t)(end - p));
+            if (!sp || !count0(p, (size_t)(sp - p), exits[i]))
+                return malformed(rec, "a format-2 call record has three exit counts (numbers >= 0) and a frame");
+            p = sp + 1;
+        }
+        rec->exits = true;
+    }
     while (p <= end) {
         sp = mdb_find(p, end, ' ');
         k = sp ? (size_t)(sp - p) : (size_t)(end - p);
@@ -135,6 +167,7 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
     rec->nframes = 0;
     rec->count = 1;
     rec->bytes = 0;
+    rec->exits = false;
     rec->unresolved = false;
     rec->why = NULL;
     if (cut)

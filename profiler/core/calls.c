@@ -1,15 +1,27 @@
-/* calls mode: how many times each function was entered.
+/* calls mode: how many times each function was entered and how it was
+ * left: returned (leave hook), left by a tail call (tailcall hook: the
+ * callee returns to the caller's caller, and its own leave is its own), or
+ * unwound by an exception (the runtime's ExceptionUnwindFunctionEnter for
+ * every frame its unwind pass reaches, less ExceptionCatcherEnter for the
+ * frame that catches and goes on). Enters equal the sum of the three for
+ * every function not on a stack when the log is written.
  *
  * Each function gets a counter when the runtime first asks whether to hook
  * it (the adapter's FunctionIDMapper2): a cache line of its own in one
  * preallocated table, whose address is what the runtime then hands the
- * enter hook. The fast hook (assembly, coreclr/elt.c) increments that word
- * atomically and returns; the slow one (a C function behind the runtime's
- * register-saving stub) adds to the calling thread's own array at the
- * counter's index, no atomic operation. The drain thread never touches the
- * counters; mdp_calls_flush turns what they gained since the last flush
- * into `call` records, before every unload (the function's frame is named
- * while its code is still known) and at the end. */
+ * hooks; its words are the enters, leaves, tail calls and unwinds. The
+ * fast hooks (assembly, coreclr/elt.c) increment their word atomically and
+ * return; the slow ones (C functions behind the runtime's register-saving
+ * stub) add to the calling thread's own array at the counter's index, no
+ * atomic operation; exceptions (rare) go to the shared words. The drain thread
+ * never touches the counters; mdp_calls_flush turns what they gained since
+ * the last flush into `call` records, before every unload (the function's
+ * frame is named while its code is still known) and at the end.
+ *
+ * A flush reads a function's exits before its enters, and every thread
+ * publishes an enter before the exit of the same call (release stores, or
+ * the fast hooks' locked increments; acquire loads here): so what a flush
+ * sees never has more exits than enters, even while threads run. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -23,20 +35,26 @@
 #define CALLS_MAX (1u << 20)  /* counters (functions hooked) */
 #define CALLS_STRIDE 8u       /* words per counter: one cache line each */
 
+/* A thread's counts for one core. Never freed (a thread's pointer to its
+ * own may outlive the core), on one process-wide list. */
 struct calls_thread {
-    uint64_t *counts; /* CALLS_MAX words, mapped without reserve, touched lazily */
+    uint64_t *counts; /* CALLS_MAX * MDP_CALL_WORDS words, mapped without reserve, touched lazily */
+    uint64_t owner;   /* the id of the mdp_calls it counts for */
     struct calls_thread *next;
 };
 
+static struct calls_thread *_Atomic all_threads;
+static _Atomic uint64_t next_id = 1;
+
 struct mdp_calls {
+    uint64_t id;
     uint64_t *table;  /* CALLS_MAX * CALLS_STRIDE words */
     pthread_mutex_t lock;
     mdp_pmap index;   /* FunctionID -> counter index + 1 */
     uintptr_t *fn;    /* per index: the function and its incarnation */
     uint64_t *gen;
-    uint64_t *flushed; /* per index: what earlier flushes recorded */
+    uint64_t *flushed; /* per index and word: what earlier flushes recorded */
     size_t n;
-    struct calls_thread *_Atomic threads;
 };
 
 static __thread struct calls_thread *my_counts;
@@ -51,7 +69,7 @@ int mdp_calls_init(mdp_core *core)
                     -1, 0);
     c->fn = calloc(CALLS_MAX, sizeof *c->fn);
     c->gen = calloc(CALLS_MAX, sizeof *c->gen);
-    c->flushed = calloc(CALLS_MAX, sizeof *c->flushed);
+    c->flushed = calloc((size_t)CALLS_MAX * MDP_CALL_WORDS, sizeof *c->flushed);
     if (c->table == MAP_FAILED || !c->fn || !c->gen || !c->flushed) {
         if (c->table != MAP_FAILED)
             munmap(c->table, bytes);
@@ -63,11 +81,15 @@ int mdp_calls_init(mdp_core *core)
     }
     pthread_mutex_init(&c->lock, NULL);
     mdp_pmap_init(&c->index);
+    c->id = atomic_fetch_add(&next_id, 1);
     core->calls = c;
     return 0;
 }
 
-uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn)
+/* The counter of `fn` (its incarnation: FunctionIDs are reused after an
+ * unload): found, or made when `make` (NULL when the table is full or
+ * there is none). */
+static uint64_t *counter_of(mdp_core *core, uintptr_t fn, int make)
 {
     struct mdp_calls *c = core->calls;
     if (!c || !fn)
@@ -76,7 +98,7 @@ uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn)
     uint64_t gen = mdt_idmap_function_lookup(core->map, &fi, NULL, 0, fn, 0) == 0 ? fi.gen : 0;
     pthread_mutex_lock(&c->lock);
     uintptr_t at = (uintptr_t)mdp_pmap_get(&c->index, fn, gen);
-    if (!at && c->n < CALLS_MAX) {
+    if (!at && make && c->n < CALLS_MAX) {
         at = c->n + 1;
         c->fn[c->n] = fn;
         c->gen[c->n] = gen;
@@ -86,38 +108,66 @@ uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn)
             at = 0;
     }
     pthread_mutex_unlock(&c->lock);
-    if (!at) {
+    return at ? &c->table[(at - 1) * CALLS_STRIDE] : NULL;
+}
+
+uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn)
+{
+    uint64_t *counter = counter_of(core, fn, 1);
+    if (!counter && core->calls && fn) {
         pthread_mutex_lock(&core->drain_lock);
         core->stat_drops_other++;
         pthread_mutex_unlock(&core->drain_lock);
-        return NULL;
     }
-    return &c->table[(at - 1) * CALLS_STRIDE];
+    return counter;
 }
 
-void mdp_calls_enter(mdp_core *core, uint64_t *counter)
+void mdp_calls_count(mdp_core *core, uint64_t *counter, int what)
 {
     struct mdp_calls *c = core->calls;
+    if (!c)
+        return;
     struct calls_thread *t = my_counts;
-    if (!t) {
+    if (!t || t->owner != c->id) {
         t = calloc(1, sizeof *t);
         if (t)
-            t->counts = mmap(NULL, (size_t)CALLS_MAX * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            t->counts = mmap(NULL, (size_t)CALLS_MAX * MDP_CALL_WORDS * sizeof(uint64_t),
+                             PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (!t || t->counts == MAP_FAILED) {
             /* no array for this thread: count in the shared table */
             free(t);
-            __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&counter[what], 1, __ATOMIC_RELEASE);
             return;
         }
-        t->next = atomic_load(&c->threads);
-        while (!atomic_compare_exchange_weak(&c->threads, &t->next, t))
+        t->owner = c->id;
+        t->next = atomic_load(&all_threads);
+        while (!atomic_compare_exchange_weak(&all_threads, &t->next, t))
             ;
         my_counts = t;
     }
-    size_t i = (size_t)(counter - c->table) / CALLS_STRIDE;
+    size_t i = (size_t)(counter - c->table) / CALLS_STRIDE * MDP_CALL_WORDS + (size_t)what;
     uint64_t v = __atomic_load_n(&t->counts[i], __ATOMIC_RELAXED);
-    __atomic_store_n(&t->counts[i], v + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->counts[i], v + 1, __ATOMIC_RELEASE);
+}
+
+void mdp_calls_exception(mdp_core *core, uintptr_t fn, int what)
+{
+    /* no new counter: a function that was not hooked has no enters to set
+     * exits against */
+    uint64_t *counter = counter_of(core, fn, 0);
+    if (counter)
+        __atomic_fetch_add(&counter[what], 1, __ATOMIC_RELEASE);
+}
+
+/* What function i's word `what` holds in all, the shared word and every
+ * thread's. */
+static uint64_t total(struct mdp_calls *c, size_t i, int what)
+{
+    uint64_t n = __atomic_load_n(&c->table[i * CALLS_STRIDE + (size_t)what], __ATOMIC_ACQUIRE);
+    for (struct calls_thread *t = atomic_load(&all_threads); t; t = t->next)
+        if (t->owner == c->id)
+            n += __atomic_load_n(&t->counts[i * MDP_CALL_WORDS + (size_t)what], __ATOMIC_ACQUIRE);
+    return n;
 }
 
 void mdp_calls_flush(mdp_core *core)
@@ -129,20 +179,33 @@ void mdp_calls_flush(mdp_core *core)
     size_t n = c->n;
     pthread_mutex_unlock(&c->lock);
     for (size_t i = 0; i < n; i++) {
-        uint64_t total = __atomic_load_n(&c->table[i * CALLS_STRIDE], __ATOMIC_RELAXED);
-        for (struct calls_thread *t = atomic_load(&c->threads); t; t = t->next)
-            total += __atomic_load_n(&t->counts[i], __ATOMIC_RELAXED);
-        if (total <= c->flushed[i])
+        /* exits first (a thread counts the enter of a call before its
+         * exit), catches before unwinds (the unwind pass reaches a frame
+         * before its catch clause runs) */
+        uint64_t now[MDP_CALL_WORDS], add[MDP_CALL_WORDS], any = 0;
+        for (int w = MDP_CALL_WORDS - 1; w >= 0; w--)
+            now[w] = total(c, i, w);
+        for (int w = 0; w < MDP_CALL_WORDS; w++) {
+            uint64_t *was = &c->flushed[i * MDP_CALL_WORDS + (size_t)w];
+            add[w] = now[w] > *was ? now[w] - *was : 0;
+            *was += add[w];
+            any |= add[w];
+        }
+        if (!any)
             continue;
-        uint64_t add = total - c->flushed[i];
-        c->flushed[i] = total;
         const struct mdp_frame *f = mdp_frame_get(core, c->fn[i], c->gen[i]);
         int kind = f ? f->kind : FK_UNMAPPED;
         const char *text = f ? f->text : mdp_frame_kind_text[FK_UNMAPPED];
-        core->stat_kind[kind] += add;
-        core->stat_frames += add;
-        mdp_record_add(core, text, strlen(text), add, 0,
-                       core->cfg.debug_names ? (f && f->debug ? f->debug : text) : NULL);
+        core->stat_kind[kind] += add[MDP_CALL_ENTER];
+        core->stat_frames += add[MDP_CALL_ENTER];
+        struct mdp_record *r = mdp_record_add(core, text, strlen(text), add[MDP_CALL_ENTER], 0,
+                                              core->cfg.debug_names ? (f && f->debug ? f->debug : text) : NULL);
+        if (r) {
+            r->exits[0] += add[MDP_CALL_LEAVE];
+            r->exits[1] += add[MDP_CALL_TAILCALL];
+            r->exits[2] += add[MDP_CALL_UNWIND];
+            r->caught += add[MDP_CALL_CATCH];
+        }
     }
 }
 
@@ -151,8 +214,15 @@ void mdp_calls_free(mdp_core *core)
     struct mdp_calls *c = core->calls;
     if (!c)
         return;
-    /* The table and the per-thread arrays stay mapped: a hook compiled into
-     * code that still runs may increment them until the process ends. */
-    mdp_pmap_free(&c->index);
+    /* The table and the per-thread arrays stay mapped: a fast hook compiled
+     * into code that still runs may increment them until the process ends
+     * (a slow one finds no core->calls and counts nothing). The rest only
+     * the core's own calls use. */
     core->calls = NULL;
+    mdp_pmap_free(&c->index);
+    pthread_mutex_destroy(&c->lock);
+    free(c->fn);
+    free(c->gen);
+    free(c->flushed);
+    free(c);
 }

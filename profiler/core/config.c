@@ -73,6 +73,9 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
     } else if (strcmp(key, "duration") == 0) {
         if (parse_uint(v, len, 0, 86400000, &cfg->duration_ms))
             goto bad;
+    } else if (strcmp(key, "samples") == 0) {
+        if (parse_uint(v, len, 0, 1000000000, &cfg->max_samples))
+            goto bad;
     } else if (strcmp(key, "elt") == 0) {
         if (is(v, len, "fast"))
             cfg->elt_slow = 0;
@@ -97,8 +100,8 @@ bad:
     return -1;
 }
 
-static const char *const keys[] = {"mode", "rate",    "depth",   "output",  "debug_names",
-                                   "duration", "elt", "verbose", "drain_ms"};
+static const char *const keys[] = {"mode",     "rate",    "depth", "output",  "debug_names",
+                                   "duration", "samples", "elt",   "verbose", "drain_ms"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -151,10 +154,10 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
 {
     static const char *const modes[] = {"sample", "calls", "alloc"};
     int n = snprintf(buf, len,
-                     "mode=%s;rate=%u;depth=%u;debug_names=%d;duration=%u;elt=%s;verbose=%d;"
-                     "drain_ms=%u;output=%s",
+                     "mode=%s;rate=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
+                     "verbose=%d;drain_ms=%u;output=%s",
                      modes[cfg->mode], cfg->rate, cfg->max_depth, cfg->debug_names,
-                     cfg->duration_ms, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
+                     cfg->duration_ms, cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
                      cfg->drain_ms, cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;

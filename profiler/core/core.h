@@ -38,18 +38,20 @@ typedef struct mdp_config {
     char output[4096];     /* log path; "" = mdprofile.PID.log in the cwd */
     int debug_names;       /* add the in-process names to every record */
     unsigned duration_ms;  /* 0 = until the process ends */
+    unsigned max_samples;  /* attach: end once this many samples are counted (0 = no limit) */
     int elt_slow;          /* calls mode: WithInfo C hooks instead of the asm ones */
     int verbose;           /* diagnostics on stderr (1), and raw samples (2) */
     unsigned drain_ms;     /* drain period (tests lengthen it to make unload-time draining visible) */
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);
-/* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION, _ELT,
- * _VERBOSE, _DRAIN_MS. Returns 0, or -1 with a message in err for a bad value. */
+/* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION,
+ * _SAMPLES, _ELT, _VERBOSE, _DRAIN_MS. Returns 0, or -1 with a message in
+ * err for a bad value. */
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen);
 /* Parse "key=value;key=value" (the same keys in lower case: mode, rate,
- * depth, output, debug_names, duration, elt, verbose, drain_ms), `len`
- * bytes; output, when present, comes last and runs to the end. */
+ * depth, output, debug_names, duration, samples, elt, verbose, drain_ms),
+ * `len` bytes; output, when present, comes last and runs to the end. */
 int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, size_t errlen);
 /* The text form mdp_config_parse reads, into buf. Returns its length or -1
  * when buf is too small. */
@@ -165,12 +167,30 @@ int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread);
 
 /* ---- calls mode ---------------------------------------------------------- */
 
-/* A counter for function `fn` (created on first use): the word an enter hook
- * increments. NULL when out of counters (counted as a drop). */
+/* The words of a function's counter: how often it was entered, and left by
+ * returning, by a tail call, and what the exceptions did: the runtime's
+ * unwind pass visits every frame it passes, the one that catches included
+ * (MDP_CALL_UNWIND), and a frame that catches (MDP_CALL_CATCH) is not
+ * left: unwound = UNWIND - CATCH. */
+enum { MDP_CALL_ENTER, MDP_CALL_LEAVE, MDP_CALL_TAILCALL, MDP_CALL_UNWIND, MDP_CALL_CATCH,
+       MDP_CALL_WORDS };
+
+/* A counter for function `fn` (created on first use): MDP_CALL_WORDS words,
+ * counter[MDP_CALL_ENTER] the word an enter hook increments atomically,
+ * counter[MDP_CALL_LEAVE] a leave hook's, counter[MDP_CALL_TAILCALL] a
+ * tailcall hook's. NULL when out of counters (counted as a drop). Takes a
+ * lock: for the runtime's FunctionIDMapper, not for hooks. */
 uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn);
-/* The per-thread slow-path hook body: count an enter of the function whose
- * counter mdp_calls_counter returned. */
-void mdp_calls_enter(mdp_core *core, uint64_t *counter);
+/* The per-thread slow-path hook body: count an event `what` (MDP_CALL_ENTER,
+ * _LEAVE or _TAILCALL) of the function whose counter mdp_calls_counter
+ * returned, in the calling thread's own array (allocated on its first
+ * call). */
+void mdp_calls_count(mdp_core *core, uint64_t *counter, int what);
+/* The exception's unwind pass reaches a frame of function `fn`
+ * (MDP_CALL_UNWIND), or a catch clause of `fn` takes the exception
+ * (MDP_CALL_CATCH: the frame is not left). Counted only for a function that
+ * has a counter; takes a lock. */
+void mdp_calls_exception(mdp_core *core, uintptr_t fn, int what);
 
 /* ---- alloc mode ---------------------------------------------------------- */
 

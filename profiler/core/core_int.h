@@ -124,6 +124,8 @@ struct mdp_frame {
 /* One aggregated record. */
 struct mdp_record {
     uint64_t count, bytes;
+    uint64_t exits[3]; /* call records: leaves, tail calls, frames the unwind pass reached */
+    uint64_t caught;   /* ... and of those, frames that caught the exception */
     char *debug; /* TAB-separated names, NULL without --debug-names */
 };
 
@@ -158,6 +160,7 @@ struct mdp_core {
     mdp_pmap ipkinds; /* unattributed ip -> kind + 1 (cast) */
     mdp_smap records; /* key text -> struct mdp_record */
     uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut, stat_drops_other;
+    uint64_t stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
     unsigned drain_cycles;
 
     /* sampler */
@@ -207,9 +210,10 @@ char *mdp_escape_name(const char *s);
 void mdp_frames_free(mdp_core *core);
 extern const char *const mdp_frame_kind_text[FK_COUNT];
 
-/* records.c: with drain_lock held */
-int mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count, uint64_t bytes,
-                   const char *debug);
+/* records.c: with drain_lock held. Adds to the record of `key` (created
+ * with `debug` as its names); returns it, NULL when out of memory. */
+struct mdp_record *mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count,
+                                  uint64_t bytes, const char *debug);
 int mdp_log_write(mdp_core *core);
 void mdp_records_free(mdp_core *core);
 

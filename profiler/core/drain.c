@@ -12,7 +12,8 @@
  * seen yet, learnt through the miss callback). The drain thread also fills
  * in the stack bounds of threads registered from elsewhere (from the
  * mapping that holds a sampled stack pointer), frees slots of ended threads
- * and ends an attached session after its duration. */
+ * and ends an attached session after its duration or its number of
+ * samples. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -151,6 +152,8 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         mdp_ring_consume(&t->ring, words);
         core->stat_signals++;
         core->stat_samples += weight;
+        if (flags & MDP_SAMPLE_HAVE_SP)
+            core->stat_unwalked += weight; /* the leaf alone: no stack bounds yet */
         if (flags & MDP_SAMPLE_CUT)
             core->stat_cut++;
         if (!bad)
@@ -167,6 +170,19 @@ void mdp_drain_all(mdp_core *core)
         if (atomic_load(&t->state) != SLOT_FREE)
             drain_slot(core, t);
     }
+}
+
+/* Why an attached session is over, or NULL. Its duration is wall time; its
+ * number of samples is CPU time of the process at the rate, which a busy
+ * machine does not shorten (what a test needs, and who wants a profile of
+ * a given weight). */
+static const char *session_over(mdp_core *core)
+{
+    if (core->cfg.max_samples && core->stat_samples >= core->cfg.max_samples)
+        return "samples reached";
+    if (core->cfg.duration_ms && mdp_elapsed_ms(core) >= core->cfg.duration_ms)
+        return "duration reached";
+    return NULL;
 }
 
 static void *drain_main(void *arg)
@@ -187,9 +203,10 @@ static void *drain_main(void *arg)
         mdp_drain_all(core);
         core->drain_cycles++;
         mdp_sampler_housekeeping(core, core->drain_cycles % (1000 / MDP_DRAIN_MS) == 0);
+        const char *over = session_over(core);
         pthread_mutex_unlock(&core->drain_lock);
-        if (core->cfg.duration_ms && mdp_elapsed_ms(core) >= core->cfg.duration_ms) {
-            mdp_log(core, "duration reached: writing the log");
+        if (over) {
+            mdp_log(core, "%s: writing the log", over);
             mdp_core_finish(core);
             break;
         }

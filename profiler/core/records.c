@@ -1,9 +1,12 @@
-/* Aggregated records and the log writer (doc/profile-log.md, format 1).
+/* Aggregated records and the log writer (doc/profile-log.md).
  *
  * Records are keyed by their frames' text; the writer sorts them by count
  * (then text, so equal runs give equal logs), writes the header, one line
  * per record with the in-process names after a TAB when --debug-names is
- * on, and the closing #stats line. */
+ * on, and the closing #stats line. A calls-mode log is format 2 (its call
+ * records carry their leaves, tail calls and unwinds); the other modes'
+ * logs hold nothing format 2 added and say format 1, which every reader
+ * of format 1 reads. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -18,27 +21,27 @@
 
 #include "core/core_int.h"
 
-int mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count, uint64_t bytes,
-                   const char *debug)
+struct mdp_record *mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count,
+                                  uint64_t bytes, const char *debug)
 {
     struct mdp_record *r = mdp_smap_get(&core->records, key, keylen);
     if (!r) {
         r = calloc(1, sizeof *r);
         if (!r)
-            return -1;
+            return NULL;
         if (debug && !(r->debug = strdup(debug))) {
             free(r);
-            return -1;
+            return NULL;
         }
         if (mdp_smap_put(&core->records, key, keylen, r) != 0) {
             free(r->debug);
             free(r);
-            return -1;
+            return NULL;
         }
     }
     r->count += count;
     r->bytes += bytes;
-    return 0;
+    return r;
 }
 
 struct rec_ref {
@@ -88,8 +91,8 @@ int mdp_log_write(mdp_core *core)
     gmtime_r(&core->start_wall, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     int mode = core->cfg.mode;
-    fprintf(f, "#mdprofile 1 runtime=%s pid=%d mode=%s", core->runtime[0] ? core->runtime : "unknown",
-            core->pid, mode_names[mode]);
+    fprintf(f, "#mdprofile %d runtime=%s pid=%d mode=%s", mode == MDP_MODE_CALLS ? 2 : 1,
+            core->runtime[0] ? core->runtime : "unknown", core->pid, mode_names[mode]);
     if (mode == MDP_MODE_SAMPLE)
         fprintf(f, " rate=%u", core->cfg.rate);
     fprintf(f, " start=%s", when);
@@ -124,6 +127,9 @@ int mdp_log_write(mdp_core *core)
         fprintf(f, "%s %" PRIu64, record_kinds[mode], r->count);
         if (mode == MDP_MODE_ALLOC)
             fprintf(f, " %" PRIu64, r->bytes);
+        if (mode == MDP_MODE_CALLS)
+            fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],
+                    r->exits[2] - r->caught);
         fprintf(f, " %s", c.v[i].key);
         if (core->cfg.debug_names && r->debug)
             fprintf(f, "\t%s", r->debug);
@@ -143,11 +149,12 @@ int mdp_log_write(mdp_core *core)
             "#stats samples=%" PRIu64 " records=%zu frames=%" PRIu64 " managed=%" PRIu64
             " native=%" PRIu64 " dynamic=%" PRIu64 " stub=%" PRIu64 " unknown=%" PRIu64
             " unknown.unmapped=%" PRIu64 " unknown.unloaded=%" PRIu64 " unknown.nomvid=%" PRIu64
-            " drops=%" PRIu64 " threads=%" PRIu64 " duration_ms=%" PRIu64 " signals=%" PRIu64 " late=%" PRIu64 "\n",
+            " drops=%" PRIu64 " threads=%" PRIu64 " duration_ms=%" PRIu64 " signals=%" PRIu64 " late=%" PRIu64
+            " unwalked=%" PRIu64 " drains=%u\n",
             core->stat_samples, c.n, core->stat_frames, k[FK_MANAGED], k[FK_NATIVE],
             k[FK_DYNAMIC], k[FK_STUB], unknown, k[FK_UNMAPPED], k[FK_UNLOADED], k[FK_NOMVID],
             drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
-            core->stat_signals, core->stat_late);
+            core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
     (void)frames;
     if (fclose(f) != 0) {
         fprintf(stderr, "mdprofile: cannot write the log %s: %s\n", path, strerror(errno));

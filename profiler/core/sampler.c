@@ -22,8 +22,9 @@
  * RBP from native code ends the walk instead of faulting), maps every
  * address with mdt_idmap_ip_lookup (async-signal-safe: no lock, no
  * allocation) and appends (ip, FunctionID, generation) triples to the
- * thread's preallocated ring. Return addresses are recorded minus one, so
- * that a caller's frame is the call instruction's. It allocates nothing,
+ * thread's preallocated ring, when the ring has room for the deepest walk
+ * (else the sample is dropped, never cut short). Return addresses are
+ * recorded minus one, so that a caller's frame is the call instruction's. It allocates nothing,
  * takes no lock, touches no thread-local storage of its own and calls the
  * runtime never. A thread whose stack bounds are not known yet (registered
  * from another thread) records its leaf and stack pointer; the drain thread
@@ -163,13 +164,14 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     int known = lo && hi > lo && cur.sp >= lo && cur.sp < hi;
     uint64_t space = mdp_ring_space(&t->ring);
     uint64_t hdr = known ? 1 : 2;
-    if (space < hdr + 3) {
+    /* Room for the deepest walk, or no sample: a walk cut short by a full
+     * ring would look like a whole stack whose root is some caller (the
+     * drain thread starved on a busy machine: tests/profiler/starved.sh). */
+    uint64_t maxf = core->cfg.max_depth;
+    if (space < hdr + 3 * maxf) {
         atomic_fetch_add_explicit(&t->drops, 1, memory_order_relaxed);
         return;
     }
-    uint64_t maxf = (space - hdr) / 3;
-    if (maxf > core->cfg.max_depth)
-        maxf = core->cfg.max_depth;
     unsigned flags = known ? 0 : MDP_SAMPLE_HAVE_SP;
     uint64_t n = 0;
     mdt_idmap_code_range r, prev = {0};

@@ -213,6 +213,28 @@ static HRESULT on_ThreadDestroyed(MDP_CB_THIS, ThreadID thread)
     return S_OK;
 }
 
+/* ---- exceptions (calls mode) ---------------------------------------------- */
+
+/* The exception's second pass reaches a frame: the frame that catches is
+ * reached too (its catch clause then runs: ExceptionCatcherEnter) and goes
+ * on; every other is left without a leave or tailcall hook
+ * (coreclr/elt.c, core/calls.c). */
+static HRESULT on_ExceptionUnwindFunctionEnter(MDP_CB_THIS, FunctionID fn)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    mdp_calls_exception(p->core, fn, MDP_CALL_UNWIND);
+    return S_OK;
+}
+
+static HRESULT on_ExceptionCatcherEnter(MDP_CB_THIS, FunctionID fn, ObjectID exception)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    mdp_calls_exception(p->core, fn, MDP_CALL_CATCH);
+    return S_OK;
+}
+
 /* ---- allocations ------------------------------------------------------------ */
 
 static HRESULT on_ObjectAllocated(MDP_CB_THIS, ObjectID obj, ClassID cls)
@@ -270,6 +292,8 @@ static const ICorProfilerCallbackVtbl vtbl = {
     .ThreadAssignedToOSThread = on_ThreadAssignedToOSThread,
     .ThreadDestroyed = on_ThreadDestroyed,
     .ObjectAllocated = on_ObjectAllocated,
+    .ExceptionUnwindFunctionEnter = on_ExceptionUnwindFunctionEnter,
+    .ExceptionCatcherEnter = on_ExceptionCatcherEnter,
     .LoadAsNotificationOnly = on_LoadAsNotificationOnly,
 };
 

@@ -1,26 +1,36 @@
-/* calls mode in CoreCLR: the enter hook of every JIT-compiled method.
+/* calls mode in CoreCLR: the enter, leave and tailcall hooks of every
+ * JIT-compiled method, and the exception unwinds.
  *
  * FunctionIDMapper2 is asked once per function as the JIT decides to hook
  * it; it records the function and hands back the address of the function's
- * counter (core/calls.c) as the "client ID" the hook then receives.
+ * counter (core/calls.c) as the "client ID" the hooks then receive.
  *
- * Two hooks, chosen with MDPROFILE_ELT (mdprofile --elt):
- *   fast (default)  SetEnterLeaveFunctionHooks3: the JIT calls the hook
- *                   directly from the method's prolog and saves no
- *                   register for it, so it is two instructions of assembly,
- *                   `lock incq (%r14); ret`, that touch nothing but the
- *                   counter and the flags. On Unix x64 the JIT keeps the
- *                   method's arguments in their registers across the call
- *                   and passes the client ID in R14 (the caller's stack
- *                   pointer in R15), not in RDI: seen in the debugger,
- *                   and the exact counts of tests/profiler/calls.sh hold;
+ * Two sets of hooks, chosen with MDPROFILE_ELT (mdprofile --elt):
+ *   fast (default)  SetEnterLeaveFunctionHooks3: the JIT calls the hooks
+ *                   directly from the method's code and saves no register
+ *                   for them, so each is two instructions of assembly that
+ *                   touch nothing but its counter word and the flags:
+ *                   `lock incq (%r14)` (enter), `lock incq 8(%rdi)`
+ *                   (leave), `lock incq 16(%rdi)` (tailcall), then `ret`.
+ *                   On Unix x64 the JIT passes the enter hook the client
+ *                   ID in R14 (the caller's stack pointer in R15), keeping
+ *                   the method's arguments in their registers across the
+ *                   call; the leave and tailcall hooks get it in RDI (the
+ *                   return value is in RAX/RDX/XMM0/XMM1 then, which the
+ *                   hooks do not touch), as the runtime's own stubs for
+ *                   these calls take them (ProfileEnterNaked, ProfileLeave-
+ *                   Naked, ProfileTailcallNaked in its amd64 asmhelpers);
+ *                   the exact counts of tests/profiler/calls.sh hold;
  *   slow            SetEnterLeaveFunctionHooks3WithInfo: the JIT calls the
- *                   runtime's stub, which saves the argument registers and
- *                   calls a plain C function (per-thread counters).
- * bench/profiler/README.md has their cost. Only enters are hooked: the log
- * counts calls (doc/profile-log.md, `call` records). Inlined methods have
- * no hook (their calls are not counted), ReadyToRun code is not used while
- * hooks are on (the runtime JIT-compiles everything). */
+ *                   runtime's stubs, which save the argument and return
+ *                   registers and call plain C functions (per-thread
+ *                   counters).
+ * bench/profiler/README.md has their cost. A method left by an exception
+ * calls neither leave nor tailcall hook: ExceptionUnwindFunctionEnter
+ * (COR_PRF_MONITOR_EXCEPTIONS) counts it as unwound. The log's `call`
+ * records hold the four counts (doc/profile-log.md, format 2). Inlined
+ * methods have no hooks (their calls are not counted), ReadyToRun code is
+ * not used while hooks are on (the runtime JIT-compiles everything). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -29,22 +39,42 @@
 
 #define INFO(p) ((p)->info->lpVtbl)
 
-/* The fast hook: R14 holds the client ID, the counter's address. */
-__asm__(".text\n"
-        ".p2align 4\n"
-        ".hidden mdp_elt_enter_fast\n"
-        ".type mdp_elt_enter_fast, @function\n"
-        "mdp_elt_enter_fast:\n"
-        "    lock incq (%r14)\n"
-        "    ret\n"
-        ".size mdp_elt_enter_fast, .-mdp_elt_enter_fast\n");
+/* The fast hooks: the counter's address (the client ID) is in R14 for the
+ * enter hook, in RDI for the others; word offsets as MDP_CALL_*. */
+#define FAST_HOOK(name, insn)                                                  \
+    ".p2align 4\n"                                                             \
+    ".hidden " #name "\n"                                                      \
+    ".type " #name ", @function\n" #name ":\n"                                 \
+    "    lock incq " insn "\n"                                                 \
+    "    ret\n"                                                                \
+    ".size " #name ", .-" #name "\n"
+__asm__(".text\n" FAST_HOOK(mdp_elt_enter_fast, "(%r14)") FAST_HOOK(mdp_elt_leave_fast, "8(%rdi)")
+            FAST_HOOK(mdp_elt_tailcall_fast, "16(%rdi)"));
 void mdp_elt_enter_fast(FunctionIDOrClientID id);
+void mdp_elt_leave_fast(FunctionIDOrClientID id);
+void mdp_elt_tailcall_fast(FunctionIDOrClientID id);
+_Static_assert(MDP_CALL_LEAVE == 1 && MDP_CALL_TAILCALL == 2, "the fast hooks' word offsets");
 
-static void enter_slow(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+static void count_slow(FunctionIDOrClientID id, int what)
 {
     mdp_clr *p = mdp_clr_self;
     if (p && p->core)
-        mdp_calls_enter(p->core, (uint64_t *)id.clientID);
+        mdp_calls_count(p->core, (uint64_t *)id.clientID, what);
+}
+
+static void enter_slow(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+{
+    count_slow(id, MDP_CALL_ENTER);
+}
+
+static void leave_slow(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+{
+    count_slow(id, MDP_CALL_LEAVE);
+}
+
+static void tailcall_slow(FunctionIDOrClientID id, COR_PRF_ELT_INFO elt)
+{
+    count_slow(id, MDP_CALL_TAILCALL);
 }
 
 static UINT_PTR mapper(FunctionID fn, void *client, BOOL *hook)
@@ -66,7 +96,7 @@ static UINT_PTR mapper(FunctionID fn, void *client, BOOL *hook)
 void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high);
 void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high)
 {
-    *low |= COR_PRF_MONITOR_ENTERLEAVE;
+    *low |= COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS;
     /* the WithInfo hooks are refused (CORPROF_E_INCONSISTENT_WITH_FLAGS)
      * unless one of the info flags is on: frame info is the cheapest */
     if (p->cfg.elt_slow)
@@ -81,6 +111,8 @@ HRESULT mdp_clr_elt_hooks(mdp_clr *p)
     if (FAILED(hr))
         return hr;
     if (p->cfg.elt_slow)
-        return INFO(p)->SetEnterLeaveFunctionHooks3WithInfo(p->info, enter_slow, NULL, NULL);
-    return INFO(p)->SetEnterLeaveFunctionHooks3(p->info, mdp_elt_enter_fast, NULL, NULL);
+        return INFO(p)->SetEnterLeaveFunctionHooks3WithInfo(p->info, enter_slow, leave_slow,
+                                                            tailcall_slow);
+    return INFO(p)->SetEnterLeaveFunctionHooks3(p->info, mdp_elt_enter_fast, mdp_elt_leave_fast,
+                                                mdp_elt_tailcall_fast);
 }

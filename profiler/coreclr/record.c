@@ -100,7 +100,11 @@ int mdp_clr_function(mdp_clr *p, uint64_t seq, FunctionID fn)
     mdToken token = 0;
     ULONG32 n = 0;
     HRESULT hr = INFO(p)->GetFunctionInfo2(p->info, fn, 0, &cls, &module, &token, 64, &n, args);
-    if (FAILED(hr) || !module || n > 64)
+    /* No metadata: a dynamic method, or an IL stub (a P/Invoke's marshalling
+     * stub says the module of the P/Invoke, with a nil MethodDef). Startup
+     * learns those from DynamicMethodJITCompilationFinished; an attach's
+     * enumeration and a sampled address find them here. */
+    if (FAILED(hr) || !module || n > 64 || (token & 0xff000000u) != 0x06000000u || !(token & 0x00ffffffu))
         return mdp_clr_dynamic_function(p, seq, fn);
     mdt_idmap_function_info fi = {.module = module, .token = token, .class_id = cls,
                                   .nargs = n, .args = args};

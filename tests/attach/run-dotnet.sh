@@ -129,6 +129,14 @@ not_dotnet_process() {
     sleep 60 &
     s=$!
     started="$started $s"
+    # the child is this shell until it has exec'd sleep (on a busy machine,
+    # long enough for the client to name the process after the shell): wait
+    # for the exec, bounding a hang only
+    i=0
+    while [ "$(cat /proc/$s/comm 2>/dev/null)" != sleep ] && [ $i -lt 3000 ]; do
+        i=$((i + 1))
+        sleep 0.1
+    done
     run_client "$client" info "$s"
     expect "$(result)" "MDT_ENOTFOUND hresult=0x00000000" &&
         stderr_has "no diagnostics socket for process $s (sleep)" &&

@@ -1,10 +1,19 @@
 #!/bin/sh
-# calls mode from startup, with each enter hook (the fast assembly one and
-# the slow one behind the runtime's stub): every method the program calls
-# a known number of times (a plain one, a generic one over a value type and
-# over a reference type, whose code is shared) is counted exactly, under its
-# portable frame and its name; every frame resolves offline through
-# mdinspect batch to reflection's name.
+# calls mode from startup, with each set of hooks (the fast assembly ones
+# and the slow ones behind the runtime's stubs): every method the program
+# calls a known number of times is counted exactly, enters and the three
+# ways out (returns, tail calls, unwinds by an exception), under its portable
+# frame and its name: a plain method, a generic one over a value type and
+# over a reference type (shared code), one that ends in a tail call and its
+# target, methods an exception leaves or passes through, one that catches
+# its own, and the caller that catches the others (not unwound). Every
+# method of the program was left as often as it was entered; the log is
+# format 2 and resolves offline through mdinspect batch to reflection's
+# names.
+# Then the names workload in calls mode: every method of the program the
+# hooks saw entered is one the program named about itself (the expected
+# names of names.sh are complete: a sample may land in any of them), every
+# instantiation it named as it ran was entered, and all were left.
 . "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
 build_programs
 status=0
@@ -17,6 +26,13 @@ for elt in fast slow; do
     check_offline calls "$log" "$exp" >"$work/calls-$elt.check" || status=1
     cat "$work/calls-$elt.check"
 done
+log=$work/calls-names.log
+exp=$work/calls-names.expected
+profile "$log" --mode calls --debug-names -- dotnet "$workload" names "$exp" 300 \
+    >"$work/calls-names.out" 2>&1 || { cat "$work/calls-names.out" >&2; fail "the profiled run failed (names)"; }
+echo "== names"
+check_offline callnames "$log" "$exp" >"$work/calls-names.check" || status=1
+cat "$work/calls-names.check"
 awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3 } END { print p " passed, " f " failed" }' \
-    "$work/calls-fast.check" "$work/calls-slow.check"
+    "$work/calls-fast.check" "$work/calls-slow.check" "$work/calls-names.check"
 exit $status

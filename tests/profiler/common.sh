@@ -79,3 +79,16 @@ check() { python3 "$top/tests/profiler/check.py" "$@"; }
 check_offline() {
     check "$@" --assemblies "$work/bin/Workload" "$work/bin/PluginA" "$work/bin/PluginB"
 }
+
+# names_run NAME MODE MS [MDPROFILE-OPTION...]: the names workload for MS
+# ms (wall and CPU time), profiled with --debug-names and the options into
+# $work/NAME.log, the program's own names in $work/NAME.expected; then
+# checked as MODE and resolved offline. Environment assignments before it
+# reach the profiled program.
+names_run() {
+    name=$1 mode=$2 ms=$3
+    shift 3
+    profile "$work/$name.log" --debug-names "$@" -- dotnet "$workload" names "$work/$name.expected" "$ms" \
+        >"$work/$name.out" 2>&1 || { cat "$work/$name.out" >&2; fail "the profiled run failed"; }
+    check_offline "$mode" "$work/$name.log" "$work/$name.expected"
+}

@@ -4,7 +4,8 @@
 # workload with interpose.c preloaded, which counts calls of malloc & co.,
 # the pthread mutex and rwlock functions and __tls_get_addr made inside the
 # handler. The handler must have run often and made none; the probe's log
-# still resolves offline like names.sh's.
+# still names every frame and caller, and resolves offline, like names.sh's
+# (whether every case of the workload was sampled is names.sh's to check).
 . "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
 build_programs
 probe=$build/tests/profiler/.libs/libmdprofile_probe.so
@@ -27,8 +28,8 @@ if [ "$runs" -ge 200 ]; then passed=$((passed + 1)); echo "ok   the handler ran 
 else failed=$((failed + 1)); echo "FAIL the handler ran only $runs times"; fi
 if [ "$bad" -eq 0 ]; then passed=$((passed + 1)); echo "ok   no allocation, lock or dynamic TLS call inside it"
 else failed=$((failed + 1)); echo "FAIL $bad forbidden calls inside the handler: $(cat "$report")"; fi
-check_offline names "$log" "$work/handler.expected" >"$work/handler.check" || true
-tail -n 1 "$work/handler.check"
+check_offline handler "$log" "$work/handler.expected" >"$work/handler.check" || true
+cat "$work/handler.check"
 n=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$work/handler.check")
 set -- $n
 passed=$((passed + $1))

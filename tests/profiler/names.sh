@@ -10,8 +10,4 @@
 # batch's outputs.
 . "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
 build_programs
-log=$work/names.log
-exp=$work/names.expected
-profile "$log" --debug-names -- dotnet "$workload" names "$exp" 2500 >"$work/names.out" 2>&1 ||
-    { cat "$work/names.out" >&2; fail "the profiled run failed"; }
-check_offline names "$log" "$exp"
+names_run names names 2500

@@ -10,7 +10,8 @@ header's runtime version.
 
 Checked, for the text, JSON, folded and speedscope outputs of batch:
 - batch exits 0 in every format, and every line of the log has its line
-  in the text and JSON outputs, of the same kind, count and bytes;
+  in the text and JSON outputs, of the same kind, count and bytes (and, for
+  a format-2 call record, leaves, tail calls and unwinds);
 - every method or type frame resolved (status "ok", the log's MVID and
   token, the log's IL offset); a special frame comes back as the special
   frame the log wrote, nothing else is unresolved;
@@ -111,13 +112,15 @@ def check_outputs(ok, log, text, js, folded, sscope):
     framed = []
     why = []
     mismatch = []
-    for n, ((kind, line, count, nbytes, frames), t, j) in enumerate(zip(log.items, text, js), 1):
+    for n, ((kind, line, count, nbytes, frames, exits), t, j) in enumerate(zip(log.items, text, js), 1):
         if kind in ("header", "stats", "comment"):
             if j.get("kind") != kind or t != line:
                 why.append("line %d: %s line came back as %s / %r" % (n, kind, j.get("kind"), t[:80]))
             continue
-        if j.get("kind") != kind or j.get("count") != count or (kind == "alloc" and j.get("bytes") != nbytes):
-            why.append("line %d: %s %d %d came back as %s" % (n, kind, count, nbytes, json.dumps(j)[:200]))
+        jexits = tuple(j.get(k) for k in ("leaves", "tailcalls", "unwinds"))
+        if j.get("kind") != kind or j.get("count") != count or (kind == "alloc" and j.get("bytes") != nbytes) or \
+           jexits != (exits or (None, None, None)):
+            why.append("line %d: %s %d %d %s came back as %s" % (n, kind, count, nbytes, exits, json.dumps(j)[:200]))
             continue
         objs = j.get("frames", []) if kind == "stack" else [j]
         if len(objs) != len(frames):
@@ -125,8 +128,8 @@ def check_outputs(ok, log, text, js, folded, sscope):
             continue
         for f, o in zip(frames, objs):
             check_frame(f, o, why)
-        want = "%s %d%s\t%s" % (kind, count, " %d" % nbytes if kind == "alloc" else "",
-                                "\t".join(frame_text(o) for o in objs))
+        want = "%s %d%s%s\t%s" % (kind, count, " %d" % nbytes if kind == "alloc" else "",
+                                  " %d %d %d" % exits if exits else "", "\t".join(frame_text(o) for o in objs))
         if t != want:
             mismatch.append("line %d: text %r, JSON says %r" % (n, t[:120], want[:120]))
         dbg = line.split("\t")[1:] or [None] * len(frames)

@@ -10,8 +10,4 @@
 # offline like names.sh's.
 . "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
 build_programs
-log=$work/osr.log
-exp=$work/osr.expected
-DOTNET_TC_CallCounting=0 profile "$log" --debug-names -- dotnet "$workload" names "$exp" 2000 \
-    >"$work/osr.out" 2>&1 || { cat "$work/osr.out" >&2; fail "the profiled run failed"; }
-check_offline osr "$log" "$exp"
+DOTNET_TC_CallCounting=0 names_run osr osr 2000

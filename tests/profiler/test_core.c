@@ -10,7 +10,9 @@
  * valgrind. */
 #define _GNU_SOURCE
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mdtools/mdtools.h>
@@ -107,12 +110,11 @@ START_TEST(test_config_text_round_trip)
     mdp_config c, d;
     char err[256], text[8192];
     mdp_config_default(&c);
-    ck_assert_int_eq(mdp_config_parse(&c, "mode=calls;rate=250;debug_names=1;output=/tmp/a;b=c",
-                                      strlen("mode=calls;rate=250;debug_names=1;output=/tmp/a;b=c"),
-                                      err, sizeof err),
-                     0);
+    const char *in = "mode=calls;rate=250;debug_names=1;samples=4000;output=/tmp/a;b=c";
+    ck_assert_int_eq(mdp_config_parse(&c, in, strlen(in), err, sizeof err), 0);
     ck_assert_int_eq(c.mode, MDP_MODE_CALLS);
     ck_assert_uint_eq(c.rate, 250);
+    ck_assert_uint_eq(c.max_samples, 4000);
     ck_assert_str_eq(c.output, "/tmp/a;b=c"); /* the path runs to the end */
     int n = mdp_config_format(&c, text, sizeof text);
     ck_assert_int_gt(n, 0);
@@ -359,7 +361,9 @@ static void *map_file(const char *path, size_t *len)
     return p;
 }
 
-static void open_env(struct env *e, int debug_names)
+/* drain_ms: 0 for a drain thread that never drains on its own (only the
+ * test drains); max_samples: the session's end (attach), 0 for none. */
+static void open_env_cfg(struct env *e, int debug_names, unsigned drain_ms, unsigned max_samples)
 {
     char path[1024];
     e->file = map_file(src_path(path, sizeof path, "data/Everything.dll"), &e->file_len);
@@ -373,7 +377,8 @@ static void open_env(struct env *e, int debug_names)
     mdp_config cfg;
     mdp_config_default(&cfg);
     cfg.debug_names = debug_names;
-    cfg.drain_ms = 600000; /* only the test drains */
+    cfg.drain_ms = drain_ms ? drain_ms : 600000;
+    cfg.max_samples = max_samples;
     snprintf(e->log, sizeof e->log, "/tmp/mdp-test-core-%d.log", (int)getpid());
     snprintf(cfg.output, sizeof cfg.output, "%s", e->log);
     mdp_runtime_ops ops = {.miss = fake_miss, .il_map = fake_il_map};
@@ -385,6 +390,11 @@ static void open_env(struct env *e, int debug_names)
     mdp_ring_init(&e->slot->ring, e->slot->ringbuf, 4096);
     atomic_store(&e->slot->tid, (int)syscall(SYS_gettid));
     atomic_store(&e->slot->state, SLOT_ACTIVE);
+}
+
+static void open_env(struct env *e, int debug_names)
+{
+    open_env_cfg(e, debug_names, 0, 0);
 }
 
 static void close_env(struct env *e)
@@ -475,6 +485,213 @@ START_TEST(test_samples_to_log_across_an_unload)
                               "unknown.nomvid=0 drops=0 "),
                   "%s", log);
     close_env(&e);
+}
+END_TEST
+
+/* The SIGPROF handler on this very thread, with a ring that has room for a
+ * walk of 33 frames but not for one of max_depth (255): the sample is
+ * dropped and counted, not cut short to what fits (a cut stack looks whole,
+ * its root some caller). A timer on this thread's CPU clock sends the
+ * signal, as the sampler's own would; the slot is the hand-fed one, with
+ * this thread's stack bounds so that the handler walks. */
+START_TEST(test_sample_without_room_is_dropped)
+{
+    struct env e;
+    open_env(&e, 0);
+    pthread_attr_t a;
+    void *addr;
+    size_t size;
+    ck_assert_int_eq(pthread_getattr_np(pthread_self(), &a), 0);
+    ck_assert_int_eq(pthread_attr_getstack(&a, &addr, &size), 0);
+    pthread_attr_destroy(&a);
+    atomic_store(&e.slot->stack_hi, (uintptr_t)addr + size);
+    atomic_store(&e.slot->stack_lo, (uintptr_t)addr);
+    /* fill the ring (4096 words) up to 100 free words */
+    uintptr_t ip = 0x30000, fn = 0;
+    uint64_t gen = 0;
+    while (mdp_ring_space(&e.slot->ring) >= 100 + 4)
+        inject(&e, 1, &ip, &fn, &gen);
+    while (mdp_ring_space(&e.slot->ring) > 100) {
+        mdp_ring_put(&e.slot->ring, 0, 0);
+        mdp_ring_publish(&e.slot->ring, 1);
+    }
+    uint64_t avail = mdp_ring_avail(&e.slot->ring);
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev.sigev_value.sival_ptr = e.slot;
+    sev._sigev_un._tid = (int)syscall(SYS_gettid);
+    timer_t timer;
+    ck_assert_int_eq(timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer), 0);
+    struct itimerspec its = {{0, 0}, {0, 1000000}}; /* once, after 1 ms of CPU */
+    ck_assert_int_eq(timer_settime(timer, 0, &its, NULL), 0);
+    volatile uint64_t spin = 0;
+    for (long i = 0; i < 20000000000L && !atomic_load(&e.slot->drops) && !atomic_load(&e.slot->samples); i++)
+        spin += (uint64_t)i;
+    timer_delete(timer);
+    ck_assert_msg(atomic_load(&e.slot->samples) == 0, "a sample of at most 33 frames was taken into a ring "
+                                                      "without room for 255");
+    ck_assert_uint_eq(atomic_load(&e.slot->drops), 1);
+    ck_assert_uint_eq(mdp_ring_avail(&e.slot->ring), avail);
+    mdp_ring_consume(&e.slot->ring, avail);
+    close_env(&e);
+}
+END_TEST
+
+/* Threads of this process (the core's drain thread is one). */
+static int threads_now(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        n += de->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* An attached session with --samples ends once the drain thread has counted
+ * that many samples (weights included), not before, whatever the wall
+ * time: the log appears after the fifth sample of weight 1. */
+START_TEST(test_session_ends_after_its_samples)
+{
+    struct env e;
+    int before = threads_now();
+    open_env_cfg(&e, 0, 20, 5);
+    mdp_core *core = e.core;
+    ck_assert_int_eq(threads_now(), before + 1);
+    load_everything(&e, core);
+    mdt_idmap_function_info make = {.module = MOD, .token = 0x06000037};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    mdp_code_region r2 = {0x20000, 0x80};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &r2, 1), 0);
+    uintptr_t ip = 0x20004, fn = F_MAKE;
+    uint64_t gen = gen_of(core, F_MAKE);
+    for (int i = 0; i < 4; i++)
+        inject(&e, 1, &ip, &fn, &gen);
+    /* four samples drained, several periods: no log yet */
+    for (int i = 0; i < 50 && mdp_ring_avail(&e.slot->ring); i++)
+        usleep(20000);
+    ck_assert_uint_eq(mdp_ring_avail(&e.slot->ring), 0);
+    usleep(100000);
+    int finished = atomic_load(&core->finished);
+    ck_assert_msg(!finished, "the session ended after 4 of its 5 samples");
+    ck_assert_int_ne(access(e.log, F_OK), 0);
+    inject(&e, 1, &ip, &fn, &gen);
+    /* the fifth ends the session: the drain thread writes the log and
+     * leaves (the waits bound a hang, they are no window) */
+    for (int i = 0; i < 1500 && threads_now() > before; i++)
+        usleep(20000);
+    ck_assert_msg(threads_now() == before, "the session did not end after its 5 samples");
+    char *log = slurp(e.log);
+    char want[256];
+    snprintf(want, sizeof want, "\nstack 5 %s:0x06000037\n#stats samples=5 ", e.mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    close_env(&e);
+}
+END_TEST
+
+/* calls mode: the fast hooks' words, the slow hooks' per-thread counts on
+ * two threads and the exception events add up per function, and the log
+ * is format 2 with each call record's leaves, tail calls and unwinds (the
+ * unwind pass reaching a frame that catches is not an unwind). */
+struct slow_args {
+    mdp_core *core;
+    uint64_t *counter;
+    int enters, leaves;
+};
+
+static void *count_slow(void *arg)
+{
+    struct slow_args *a = arg;
+    for (int i = 0; i < a->enters; i++)
+        mdp_calls_count(a->core, a->counter, MDP_CALL_ENTER);
+    for (int i = 0; i < a->leaves; i++)
+        mdp_calls_count(a->core, a->counter, MDP_CALL_LEAVE);
+    return NULL;
+}
+
+START_TEST(test_calls_count_every_way_out)
+{
+    char path[1024], err[256] = "", logpath[256];
+    size_t len;
+    void *file = map_file(src_path(path, sizeof path, "data/Everything.dll"), &len);
+    mdt_image *img;
+    ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "Everything.dll", file, len, 0), 0);
+    uint8_t mv[16];
+    char mvid[33];
+    ck_assert_int_eq(mdt_image_mvid(img, mv), 0);
+    mdp_mvid_hex(mvid, mv);
+    mdt_image_close(img);
+    mdp_config cfg;
+    mdp_config_default(&cfg);
+    cfg.mode = MDP_MODE_CALLS;
+    cfg.drain_ms = 600000;
+    snprintf(logpath, sizeof logpath, "/tmp/mdp-test-calls-%d.log", (int)getpid());
+    snprintf(cfg.output, sizeof cfg.output, "%s", logpath);
+    mdp_runtime_ops ops = {.miss = fake_miss, .il_map = fake_il_map};
+    mdp_core *core;
+    ck_assert_msg(mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err) == 0, "%s", err);
+    mdp_module_desc d = {.base = file, .path = "Everything.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD, &d), 0);
+    mdt_idmap_function_info make = {.module = MOD, .token = 0x06000037};
+    mdt_idmap_function_info other = {.module = MOD, .token = 0x06000031};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_CTOR, &other), 0);
+    uint64_t *a = mdp_calls_counter(core, F_MAKE), *b = mdp_calls_counter(core, F_CTOR);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_eq(mdp_calls_counter(core, F_MAKE), a); /* one counter per function */
+    /* F_MAKE: fast hooks (the words the assembly increments): 10 enters,
+     * 6 returns, 4 tail calls; slow hooks on two threads: 7 + 5 enters,
+     * 7 + 5 leaves */
+    a[MDP_CALL_ENTER] += 10;
+    a[MDP_CALL_LEAVE] += 6;
+    a[MDP_CALL_TAILCALL] += 4;
+    struct slow_args s1 = {core, a, 7, 7}, s2 = {core, a, 5, 5};
+    pthread_t t1, t2;
+    ck_assert_int_eq(pthread_create(&t1, NULL, count_slow, &s1), 0);
+    ck_assert_int_eq(pthread_create(&t2, NULL, count_slow, &s2), 0);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    /* F_CTOR: 3 enters; an exception passes through twice; the third time
+     * the unwind pass reaches it and it catches, then it returns */
+    for (int i = 0; i < 3; i++)
+        mdp_calls_count(core, b, MDP_CALL_ENTER);
+    for (int i = 0; i < 3; i++)
+        mdp_calls_exception(core, F_CTOR, MDP_CALL_UNWIND);
+    mdp_calls_exception(core, F_CTOR, MDP_CALL_CATCH);
+    mdp_calls_count(core, b, MDP_CALL_LEAVE);
+    /* a function that has no counter: ignored */
+    mdp_calls_exception(core, F_SPARE, MDP_CALL_UNWIND);
+    ck_assert_int_eq(mdp_core_finish(core), 0);
+    char *log = slurp(logpath);
+    char want[512];
+    ck_assert_msg(strncmp(log, "#mdprofile 2 runtime=test pid=", 30) == 0, "%s", log);
+    snprintf(want, sizeof want, "\ncall 22 18 4 0 %s:0x06000037\ncall 3 1 0 2 %s:0x06000031\n#stats ",
+             mvid, mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    mdp_core_free(core);
+    unlink(logpath);
+    /* A second core in the same process: this thread's counts of the first
+     * (index 1 was F_CTOR's there) are not this one's (index 1 is F_MAKE's). */
+    ck_assert_msg(mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD, &d), 0);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_CTOR, &other), 0);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    ck_assert_ptr_nonnull(mdp_calls_counter(core, F_CTOR));
+    a = mdp_calls_counter(core, F_MAKE);
+    mdp_calls_count(core, a, MDP_CALL_ENTER);
+    mdp_calls_count(core, a, MDP_CALL_LEAVE);
+    ck_assert_int_eq(mdp_core_finish(core), 0);
+    log = slurp(logpath);
+    snprintf(want, sizeof want, "\ncall 1 1 0 0 %s:0x06000037\n#stats ", mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    mdp_core_free(core);
+    unlink(logpath);
+    munmap(file, len);
 }
 END_TEST
 
@@ -649,6 +866,9 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_records_sorted_without_names);
+    tcase_add_test(t, test_session_ends_after_its_samples);
+    tcase_add_test(t, test_calls_count_every_way_out);
+    tcase_add_test(t, test_sample_without_room_is_dropped);
     tcase_add_test(t, test_header_names_the_framework_folder);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);

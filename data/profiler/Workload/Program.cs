@@ -7,7 +7,8 @@
 //   Workload plugins OUT A B    two collectible AssemblyLoadContexts in turn
 //   Workload calls OUT          exact call counts
 //   Workload alloc OUT          exact allocation counts
-//   Workload wait OUT MS        print "ready", then the names workload (attach)
+//   Workload wait OUT STOP      the names workload until the file STOP exists,
+//                               saying "ready PID" once it has run a second of CPU time (attach)
 //   Workload bench N            CPU-bound work of fixed size; prints its wall time
 //   Workload reflect OUT FRAMES DIR...  reflection's names of a log's frames (Resolve.cs)
 using System;
@@ -17,6 +18,7 @@ using System.IO;
 using System.Linq;
 using System.Reflection;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Runtime.Loader;
 using System.Threading;
 
@@ -38,9 +40,28 @@ namespace Mdp.Work
         public static bool Noted;
     }
 
+    // The constructors' own gates (Gate<Gen<T>.Plain> is Plain.Run's).
+    public static class Made<T>
+    {
+        public static bool Noted;
+    }
+
     public class Gen<T>
     {
         public T Held;
+
+        // Round constructs every class it calls into, and a constructor is
+        // a method that runs (sampled now and then, or at tier 0 often:
+        // nothing is inlined there), shared over reference types like the
+        // rest: so it names itself as it runs, like the methods below.
+        public Gen()
+        {
+            if (!Made<Gen<T>>.Noted)
+            {
+                Made<Gen<T>>.Noted = true;
+                Names.Note(MethodBase.GetCurrentMethod(), typeof(Gen<T>), ".ctor", null);
+            }
+        }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public long Work<U>(int n)
@@ -58,6 +79,15 @@ namespace Mdp.Work
 
         public class Inner<V>
         {
+            public Inner()
+            {
+                if (!Made<Inner<V>>.Noted)
+                {
+                    Made<Inner<V>>.Noted = true;
+                    Names.Note(MethodBase.GetCurrentMethod(), typeof(Gen<T>.Inner<V>), ".ctor", null);
+                }
+            }
+
             [MethodImpl(MethodImplOptions.NoInlining)]
             public long Deep<W>(int n)
             {
@@ -77,6 +107,15 @@ namespace Mdp.Work
         // still has Gen's: Gen+Plain<T>.
         public class Plain
         {
+            public Plain()
+            {
+                if (!Made<Plain>.Noted)
+                {
+                    Made<Plain>.Noted = true;
+                    Names.Note(MethodBase.GetCurrentMethod(), typeof(Gen<T>.Plain), ".ctor", null);
+                }
+            }
+
             [MethodImpl(MethodImplOptions.NoInlining)]
             public long Run(int n)
             {
@@ -140,6 +179,56 @@ namespace Mdp.Work
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static void Hit<T>() => Sink += 2;
+
+        // How methods are left other than by returning. Throw is left by its
+        // exception, Pass by the exception of the method it called (its
+        // finally runs), while Rescue catches its own and returns.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Throw(int i)
+        {
+            if (i >= 0)
+                throw new InvalidOperationException("counted");
+            Sink++;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Pass(int i)
+        {
+            try
+            {
+                Throw(i);
+            }
+            finally
+            {
+                Sink++;
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Rescue(int i)
+        {
+            try
+            {
+                if (i >= 0)
+                    throw new InvalidOperationException("rescued");
+            }
+            catch (InvalidOperationException)
+            {
+                Sink++;
+            }
+        }
+
+        // Forward ends in a call whose arguments fit its own: optimized from
+        // the start, it jumps to Target instead of calling it (a tail call),
+        // and Target returns straight to Forward's caller. Not NoInlining:
+        // the runtime lets no method marked so make an implicit tail call
+        // (it would vanish from stack traces); its caller is not optimized,
+        // so it is not inlined either.
+        [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+        public static long Forward(long x) => Target(x + 1);
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Target(long x) => x * 3 + Sink;
     }
 
     public static class Program
@@ -188,25 +277,68 @@ namespace Mdp.Work
             return list[0].X + pts.Select(p => (long)p.Y).Sum();
         }
 
-        // One round of every case; n scales the work.
+        [StructLayout(LayoutKind.Sequential)]
+        struct Timespec
+        {
+            public long Sec, Nsec;
+        }
+
+        [DllImport("libc.so.6", EntryPoint = "clock_gettime")]
+        static extern int ClockGetTime(int clock, out Timespec ts);
+
+        const int CLOCK_THREAD_CPUTIME_ID = 3;
+
+        static long ThreadCpuNs()
+        {
+            ClockGetTime(CLOCK_THREAD_CPUTIME_ID, out Timespec ts);
+            return ts.Sec * 1000000000 + ts.Nsec;
+        }
+
+        // The thread CPU time each case of Round runs for; 0: each case once
+        // (bench: a fixed amount of work).
+        static long sliceNs;
+
+        // Whether the case that started at `mark` (thread CPU time) goes on;
+        // when its slice is over, the next one starts now.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static bool More(ref long mark)
+        {
+            if (sliceNs == 0)
+                return false;
+            long now = ThreadCpuNs();
+            if (now - mark < sliceNs)
+                return true;
+            mark = now;
+            return false;
+        }
+
+        // One round of every case; n scales the work of one call. With a
+        // slice, every case runs for the same CPU time, whatever the tier of
+        // its code: counted in calls, the cases still at tier 0 or in OSR
+        // code took most of the time and those tiered up little (on a busy
+        // machine, where the tiering thread waits, 1-2% of the samples for
+        // some, and in one run of five none). The slice (20 ms) holds several
+        // of the kernel's ticks, at which CPU-time signals arrive (4 ms at
+        // 250 Hz): a slice near a tick would alias with it and leave cases
+        // unsampled round after round.
         static long Round(int n)
         {
-            long t = 0;
-            t += new Gen<int>().Work<string>(n);                            // Gen<Int32>::Work<__Canon>
-            t += new Gen<string>().Work<int>(n);                            // Gen<__Canon>::Work<Int32>
-            t += new Gen<string>().Work<string>(n);                         // fully shared
-            t += new Gen<long>().Work<double>(n);                           // exact, value types
-            t += new Gen<Point>().Work<List<string>>(n);                    // Gen<Point>::Work<__Canon>
-            t += new Gen<KeyValuePair<string, int>>().Work<int>(n);         // value type over a reference
-            t += new Gen<int>.Inner<string>().Deep<Point>(n);               // nested generic
-            t += new Gen<Point[]>.Inner<long>().Deep<KeyValuePair<int, string>>(n);
-            t += new Gen<int?>().Work<Point?>(n);                          // Nullable<T> arguments
-            t += new Gen<int>.Plain().Run(n);                               // Gen+Plain<Int32>::Run
-            t += new Gen<string>.Plain().Run(n);                            // Gen+Plain<__Canon>::Run
-            t += new Pair<string>().Mix<int>(n);                            // Pair<__Canon>::Mix<Int32>
-            t += Spin(n);
-            t += Mid(n);
-            t += SortPoints(new Point[n / 50 + 16], n);
+            long t = 0, mark = sliceNs == 0 ? 0 : ThreadCpuNs();
+            do t += new Gen<int>().Work<string>(n); while (More(ref mark));            // Gen<Int32>::Work<__Canon>
+            do t += new Gen<string>().Work<int>(n); while (More(ref mark));            // Gen<__Canon>::Work<Int32>
+            do t += new Gen<string>().Work<string>(n); while (More(ref mark));         // fully shared
+            do t += new Gen<long>().Work<double>(n); while (More(ref mark));           // exact, value types
+            do t += new Gen<Point>().Work<List<string>>(n); while (More(ref mark));    // Gen<Point>::Work<__Canon>
+            do t += new Gen<KeyValuePair<string, int>>().Work<int>(n); while (More(ref mark)); // value type over a reference
+            do t += new Gen<int>.Inner<string>().Deep<Point>(n); while (More(ref mark));        // nested generic
+            do t += new Gen<Point[]>.Inner<long>().Deep<KeyValuePair<int, string>>(n); while (More(ref mark));
+            do t += new Gen<int?>().Work<Point?>(n); while (More(ref mark));           // Nullable<T> arguments
+            do t += new Gen<int>.Plain().Run(n); while (More(ref mark));               // Gen+Plain<Int32>::Run
+            do t += new Gen<string>.Plain().Run(n); while (More(ref mark));            // Gen+Plain<__Canon>::Run
+            do t += new Pair<string>().Mix<int>(n); while (More(ref mark));            // Pair<__Canon>::Mix<Int32>
+            do t += Spin(n); while (More(ref mark));
+            do t += Mid(n); while (More(ref mark));
+            do t += SortPoints(new Point[n / 50 + 16], n); while (More(ref mark));
             return t;
         }
 
@@ -230,26 +362,56 @@ namespace Mdp.Work
         }
 
         // Two threads, every case, long enough for tier-1 re-JIT (30 calls,
-        // then the tiering delay) and on-stack replacement of loops: at
-        // least `ms` of wall time and `ms` of the process's CPU time, so a
-        // busy machine does not starve the profile of samples.
-        static void Names_(int ms)
+        // then the tiering delay) and on-stack replacement of loops: rounds
+        // while more(wall ms, CPU ms of the process) says so, and at least
+        // six: the first holds most JIT compilations, each later one 20 ms
+        // of CPU time per case, so that every case has had 100 ms of it,
+        // some 25 of the kernel's ticks, at which the profiler's signals
+        // come (a time limit alone left some cases 2 or 3 on a busy machine).
+        static void RunNames(Func<long, double, bool> more)
         {
             Facts();
+            sliceNs = 20000000;
+            int rounds = 0;
             var w = new Thread(Worker) { Name = "worker" };
             w.Start();
             var sw = Stopwatch.StartNew();
             var me = Process.GetCurrentProcess();
             TimeSpan cpu0 = me.TotalProcessorTime;
             long t = 0;
-            while (sw.ElapsedMilliseconds < ms || (me.TotalProcessorTime - cpu0).TotalMilliseconds < ms)
+            while (rounds < 6 || more(sw.ElapsedMilliseconds, (me.TotalProcessorTime - cpu0).TotalMilliseconds))
             {
                 t += Round(20000);
+                rounds++;
                 me.Refresh();
             }
             stop = true;
             w.Join();
             Console.WriteLine("names done " + t);
+        }
+
+        // At least `ms` of wall time and `ms` of the process's CPU time, so
+        // a busy machine does not starve the profile of samples.
+        static void Names_(int ms) => RunNames((wall, cpu) => wall < ms || cpu < ms);
+
+        // For attach: say "ready PID" once the process has run a second of
+        // CPU time in the workload (it has JIT-compiled, and mostly tiered
+        // up, what it will), then run on until the file `stopFile` exists:
+        // the test ends the run when the attached profiler has written its
+        // log, whatever the machine's load made of the wall time.
+        static void Wait(string stopFile)
+        {
+            bool ready = false;
+            RunNames((wall, cpu) =>
+            {
+                if (!ready && cpu >= 1000)
+                {
+                    ready = true;
+                    Console.WriteLine("ready " + Environment.ProcessId);
+                    Console.Out.Flush();
+                }
+                return !ready || !File.Exists(stopFile);
+            });
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -287,26 +449,58 @@ namespace Mdp.Work
             Console.WriteLine("plugins done");
         }
 
+        // Exact counts of enters and of the three ways out: "# calls FRAME
+        // NAME ENTERS LEAVES TAILCALLS UNWINDS". Not optimized, so that no
+        // OSR version of it inlines what it counts.
+        [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.NoOptimization)]
         static void Calls()
         {
             Facts();
             const int plain = 100003, ints = 20011, strings = 30011;
+            const int passed = 1009, rescued = 1013, forwarded = 10007;
             for (int i = 0; i < plain; i++)
                 Counted.Hit();
             for (int i = 0; i < ints; i++)
                 Counted.Hit<int>();
             for (int i = 0; i < strings; i++)
                 Counted.Hit<string>();
+            for (int i = 0; i < passed; i++)
+            {
+                try
+                {
+                    Counted.Pass(i);
+                }
+                catch (InvalidOperationException)
+                {
+                }
+            }
+            for (int i = 0; i < rescued; i++)
+                Counted.Rescue(i);
+            long f = 0;
+            for (int i = 0; i < forwarded; i++)
+                f += Counted.Forward(i);
             Type c = typeof(Counted);
             MethodInfo hit = c.GetMethods().First(m => m.Name == "Hit" && !m.IsGenericMethodDefinition);
             MethodInfo hitT = c.GetMethods().First(m => m.Name == "Hit" && m.IsGenericMethodDefinition);
-            foreach (var (m, args, n) in new[] { (hit, (Type[])null, plain), (hitT, new[] { typeof(int) }, ints),
-                                                 (hitT, new[] { typeof(string) }, strings) })
+            void Counts(MethodBase m, Type owner, string name, Type[] args, int enters, int leaves, int tails,
+                        int unwinds)
             {
-                Names.Note(m, c, "Hit", args);
-                Names.Fact("calls", Names.Frame(m, c, args) + " " + Names.Method(c, "Hit", args) + " " + n);
+                Names.Note(m, owner, name, args);
+                Names.Fact("calls", Names.Frame(m, owner, args) + " " + Names.Method(owner, name, args) + " " +
+                                    enters + " " + leaves + " " + tails + " " + unwinds);
             }
-            Console.WriteLine("calls done " + Counted.Sink);
+            Counts(hit, c, "Hit", null, plain, plain, 0, 0);
+            Counts(hitT, c, "Hit", new[] { typeof(int) }, ints, ints, 0, 0);
+            Counts(hitT, c, "Hit", new[] { typeof(string) }, strings, strings, 0, 0);
+            Counts(c.GetMethod("Pass"), c, "Pass", null, passed, 0, 0, passed);
+            Counts(c.GetMethod("Throw"), c, "Throw", null, passed, 0, 0, passed);
+            Counts(c.GetMethod("Rescue"), c, "Rescue", null, rescued, rescued, 0, 0);
+            Counts(c.GetMethod("Forward"), c, "Forward", null, forwarded, 0, forwarded, 0);
+            Counts(c.GetMethod("Target"), c, "Target", null, forwarded, forwarded, 0, 0);
+            // this method caught every exception Pass let through: it was
+            // not unwound, and it returns
+            Counts(MethodBase.GetCurrentMethod(), typeof(Program), "Calls", null, 1, 1, 0, 0);
+            Console.WriteLine("calls done " + Counted.Sink + " " + f);
         }
 
         static unsafe void Alloc()
@@ -403,9 +597,7 @@ namespace Mdp.Work
                     Alloc();
                     break;
                 case "wait":
-                    Console.WriteLine("ready " + Environment.ProcessId);
-                    Console.Out.Flush();
-                    Names_(int.Parse(args[2]));
+                    Wait(args[2]);
                     break;
                 case "bench":
                     Bench(int.Parse(output));
