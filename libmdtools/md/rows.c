@@ -26,7 +26,7 @@
 /* The run being decoded, for the loops and the out-of-line paths (whose
  * located errors name the cell's table, row and column). */
 struct run {
-    const struct mdt_image *img;
+    const struct mdt_md *md;
     const uint8_t *row0; /* the run's first row */
     size_t rs;           /* row size */
     size_t n;            /* the output's row stride: the table's columns */
@@ -46,14 +46,13 @@ static uint32_t run_rid(const struct run *r, const uint8_t *p)
 __attribute__((noinline)) static int string_rest(const struct run *r, unsigned col,
                                                  const uint8_t *p, uint32_t idx, mdt_cell *o)
 {
-    const struct mdt_image *img = r->img;
     const char *s;
     int bad = 0;
-    if (idx < mdt__md(img)->lay.strings_fast) {
-        s = (const char *)mdt__md(img)->lay.strings + idx;
+    if (idx < r->md->lay.strings_fast) {
+        s = (const char *)r->md->lay.strings + idx;
         o->len = (uint32_t)strlen(s);
     } else {
-        bad = mdt__cell_string_slow(mdt__md(img), r->table, run_rid(r, p), col, idx, &s, &o->len);
+        bad = mdt__cell_string_slow(r->md, r->table, run_rid(r, p), col, idx, &s, &o->len);
     }
     o->ptr = s;
     return bad;
@@ -66,8 +65,8 @@ __attribute__((noinline)) static int blob_rest(const struct run *r, unsigned col
 {
     const uint8_t *d;
     int bad = 0;
-    if (heap_blob_fast(mdt__md(r->img), idx, &d, &o->len) != 0)
-        bad = mdt__cell_blob_slow(mdt__md(r->img), r->table, run_rid(r, p), col, idx, &d, &o->len);
+    if (heap_blob_fast(r->md, idx, &d, &o->len) != 0)
+        bad = mdt__cell_blob_slow(r->md, r->table, run_rid(r, p), col, idx, &d, &o->len);
     o->ptr = d;
     return bad;
 }
@@ -77,7 +76,7 @@ __attribute__((noinline)) static int guid_rest(const struct run *r, unsigned col
                                                uint32_t idx, mdt_cell *o)
 {
     const uint8_t *g;
-    int bad = mdt__cell_guid_slow(mdt__md(r->img), r->table, run_rid(r, p), col, idx, &g);
+    int bad = mdt__cell_guid_slow(r->md, r->table, run_rid(r, p), col, idx, &g);
     o->ptr = g;
     o->len = g ? 16 : 0;
     return bad;
@@ -211,7 +210,7 @@ static inline bool string_fast(const uint8_t *heap, uint32_t fast16, uint32_t id
     return true;
 }
 
-HEAP_CELLS(string_cells, mdt__md(r->img)->lay.strings, strings_short(mdt__md(r->img)), string_fast, string_rest)
+HEAP_CELLS(string_cells, r->md->lay.strings, strings_short(r->md), string_fast, string_rest)
 
 /* A blob with a one-byte length prefix (II.23.2) below blob_fast. */
 static inline bool blob_fast(const uint8_t *base, uint32_t fast, uint32_t idx, mdt_cell *o)
@@ -226,7 +225,7 @@ static inline bool blob_fast(const uint8_t *base, uint32_t fast, uint32_t idx, m
     return true;
 }
 
-HEAP_CELLS(blob_cells, mdt__md(r->img)->lay.blob, mdt__md(r->img)->lay.blob_fast, blob_fast, blob_rest)
+HEAP_CELLS(blob_cells, r->md->lay.blob, r->md->lay.blob_fast, blob_fast, blob_rest)
 
 /* A GUID index 1..guids (index 0 wraps and takes guid_rest). */
 static inline bool guid_fast(const uint8_t *base, uint32_t guids, uint32_t idx, mdt_cell *o)
@@ -238,7 +237,7 @@ static inline bool guid_fast(const uint8_t *base, uint32_t guids, uint32_t idx, 
     return true;
 }
 
-HEAP_CELLS(guid_cells, mdt__md(r->img)->lay.guid, mdt__md(r->img)->lay.guids, guid_fast, guid_rest)
+HEAP_CELLS(guid_cells, r->md->lay.guid, r->md->lay.guids, guid_fast, guid_rest)
 
 int mdt_rows_cells(mdt_cell *cells, const mdt_image *img, unsigned table, uint32_t first,
                    uint32_t count)
@@ -261,7 +260,7 @@ int mdt_rows_cells(mdt_cell *cells, const mdt_image *img, unsigned table, uint32
     }
     /* Every column's cells lie before the end of the run's last row. */
     const uint8_t *end = row0 + (size_t)count * rs;
-    struct run r = {img, row0, rs, n, first, table};
+    struct run r = {mdt__md(img), row0, rs, n, first, table};
     for (unsigned c = 0; c < n; c++) {
         const uint8_t *p = row0 + t->off[c];
         unsigned width = t->width[c];
