@@ -20,13 +20,17 @@ UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures 
 	tests/unit/test_idnames
 UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows tests/unit/test_owner \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar
-UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r
+UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_errors
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
 tests_unit_test_image_SOURCES = tests/unit/test_image.c $(TEST_MAIN)
 tests_unit_test_image_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_image_LDADD = $(TEST_LDADD)
+
+tests_unit_test_errors_SOURCES = tests/unit/test_errors.c $(TEST_MAIN)
+tests_unit_test_errors_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_errors_LDADD = $(TEST_LDADD)
 
 tests_unit_test_sig_SOURCES = tests/unit/test_sig.c $(TEST_MAIN)
 tests_unit_test_sig_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -188,7 +188,6 @@ static int enum_by_token(struct ad *d, mdt_value_type *t, uint32_t token)
             mdt_enum_info info = {d->img, td, 0};
             return enum_from_info(d, t, &info);
         }
-        mdt_clear_error();
     }
     if (MDT_TOKEN_TABLE(token) != MDT_TABLE_TypeRef)
         return rd_fail(&d->r, MDT_EUNSUPPORTED, "constructor parameter of type %s", name);
@@ -235,7 +234,6 @@ static int enum_by_name(struct ad *d, mdt_value_type *t, const char *s, size_t l
         if (local || n == len)
             return enum_from_info(d, t, &info);
     }
-    mdt_clear_error();
     char *name = talloc_strndup(d->ctx, s, len);
     if (!name)
         return nomem();
@@ -581,8 +579,12 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
         return mdt__fail_simple(MDT_EINVAL, "attribute constructor 0x%08x is not a MethodDef or "
                                             "MemberRef", ctor);
     void *tmp = talloc_new(mem_ctx);
+    mdt_errsave saved;
     if (!tmp)
         return nomem();
+    /* Rows the decoder could not read on its way (the assembly's name, an
+     * enum looked up by name) are not failures of a decode that succeeds. */
+    mdt__err_save(&saved);
     d.ctx = tmp;
     d.img = img;
     d.resolver = resolver;
@@ -592,7 +594,6 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
      * (SHA-1) for every attribute. */
     if (mdt_table_rows(img, MDT_TABLE_Assembly) && mdt_row_get(&arow, img, MDT_TABLE_Assembly, 1) == 0)
         mdt_row_string(&arow, MDT_COL_Assembly_Name, &d.asm_name, NULL);
-    mdt_clear_error();
     out->img = img;
     out->ctor = ctor;
     if ((e = ctor_parent(img, ctor, &out->type)) || (e = mdt_sig_of_token(tmp, &sig, img, ctor)))
@@ -673,6 +674,7 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
     }
     out->nnamed = nnamed;
     out->named = named;
+    mdt__err_restore(&saved);
     return 0;
 fail:
     talloc_free(tmp);

@@ -140,10 +140,12 @@ int mdt_constant_of_row(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
     return 0;
 }
 
-/* A DecimalConstantAttribute on `parent`, decoded. */
+/* A DecimalConstantAttribute on `parent`, decoded. MDT_ENOTFOUND, not
+ * recorded, when there is none (rows that do not read are not one). */
 static int decimal_attr(void *mem_ctx, mdt_value *out, const mdt_image *img, uint32_t parent)
 {
     uint32_t key, rid;
+    uint64_t mark = mdt__err_mark();
     mdt_find fi;
     int e;
     if (mdt_coded_encode(MDT_CI_HasCustomAttribute, parent, &key) ||
@@ -151,19 +153,16 @@ static int decimal_attr(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
                            key)))
         return MDT_ENOTFOUND;
     while (mdt_find_next(&fi, &rid) == 0) {
-        mdt_row r;
+        mdt_row r, m;
         uint32_t ctor, type = 0;
         if (mdt_row_get(&r, img, MDT_TABLE_CustomAttribute, rid) ||
-            mdt_row_token(&r, MDT_COL_CustomAttribute_Type, &ctor))
+            mdt_row_token(&r, MDT_COL_CustomAttribute_Type, &ctor) ||
+            (MDT_TOKEN_TABLE(ctor) == MDT_TABLE_MemberRef &&
+             (mdt_row_get(&m, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(ctor)) ||
+              mdt_row_token(&m, MDT_COL_MemberRef_Class, &type))) ||
+            (MDT_TOKEN_TABLE(ctor) == MDT_TABLE_MethodDef && mdt_member_owner(img, ctor, &type))) {
+            mdt__err_forget(mark);
             continue;
-        if (MDT_TOKEN_TABLE(ctor) == MDT_TABLE_MemberRef) {
-            mdt_row m;
-            if (mdt_row_get(&m, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(ctor)) ||
-                mdt_row_token(&m, MDT_COL_MemberRef_Class, &type))
-                continue;
-        } else if (MDT_TOKEN_TABLE(ctor) == MDT_TABLE_MethodDef) {
-            if (mdt_member_owner(img, ctor, &type))
-                continue;
         }
         if (!mdt__type_is(img, type, "System.Runtime.CompilerServices", "DecimalConstantAttribute"))
             continue;
@@ -184,7 +183,6 @@ static int decimal_attr(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
         out->type = t;
         return 0;
     }
-    mdt_clear_error();
     return MDT_ENOTFOUND;
 }
 

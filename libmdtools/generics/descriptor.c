@@ -63,7 +63,6 @@ static uint32_t generic_param_count(const mdt_image *img, uint32_t owner)
         return 0;
     while (mdt_find_next(&fi, &rid) == 0)
         n++;
-    mdt_clear_error();
     return n;
 }
 
@@ -75,7 +74,7 @@ static uint8_t typedef_kind(const mdt_image *img, uint32_t td)
     uint32_t base;
     if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(td)) ||
         mdt_row_token(&r, MDT_COL_TypeDef_Extends, &base)) {
-        mdt_clear_error();
+        mdt__err_forget_one();
         return MDT_ELEMENT_TYPE_CLASS;
     }
     if (mdt__type_is(img, td, "System", "Enum"))

@@ -350,18 +350,26 @@ bool mdt__type_is(const struct mdt_image *img, uint32_t token, const char *ns, c
                                                       : MDT_COL_TypeRef_TypeName, &n, NULL) ||
         mdt_row_string(&r, table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeNamespace
                                                       : MDT_COL_TypeRef_TypeNamespace, &s, NULL)) {
-        mdt_clear_error();
+        mdt__err_forget_one();
         return false;
     }
     if (strcmp(n, name) || strcmp(s, ns))
         return false;
     if (table == MDT_TABLE_TypeRef) { /* not nested in another TypeRef */
         uint32_t scope;
-        return mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope) == 0 &&
-               MDT_TOKEN_TABLE(scope) != MDT_TABLE_TypeRef;
+        if (mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope)) {
+            mdt__err_forget_one();
+            return false;
+        }
+        return MDT_TOKEN_TABLE(scope) != MDT_TABLE_TypeRef;
     }
     uint32_t enc;
-    return mdt_typedef_enclosing(img, token, &enc) == 0 && enc == 0;
+    uint64_t mark = mdt__err_mark();
+    if (mdt_typedef_enclosing(img, token, &enc)) {
+        mdt__err_forget(mark);
+        return false;
+    }
+    return enc == 0;
 }
 
 /* One '+'-separated segment of a reflection name, unescaped, into buf. */
@@ -387,6 +395,7 @@ int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint
     char seg[1024];
     size_t pos = 0;
     uint32_t cur = 0, n = mdt_table_rows_present(img, MDT_TABLE_TypeDef);
+    uint64_t mark = mdt__err_mark(); /* rows that do not read are not the one */
     for (unsigned level = 0; level < MAX_NEST; level++) {
         size_t sl = unescape_segment(name, len, &pos, seg, sizeof seg);
         uint32_t found = 0;
@@ -397,18 +406,20 @@ int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint
             uint32_t enc;
             if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, i) ||
                 mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &rn, &rnl) ||
-                mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &rs, &rsl))
+                mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &rs, &rsl)) {
+                mdt__err_forget(mark);
                 continue;
+            }
             /* "ns.name", or "name" for an empty namespace, must be the segment. */
             if (rsl ? !(rsl + 1 + rnl == sl && !memcmp(seg, rs, rsl) && seg[rsl] == '.' &&
                         !memcmp(seg + rsl + 1, rn, rnl))
                     : !(rnl == sl && !memcmp(seg, rn, rnl)))
                 continue;
-            if (mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, i), &enc) == 0 &&
-                enc == cur)
+            if (mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, i), &enc))
+                mdt__err_forget(mark);
+            else if (enc == cur)
                 found = MDT_TOKEN(MDT_TABLE_TypeDef, i);
         }
-        mdt_clear_error();
         if (!found)
             break;
         cur = found;
@@ -486,10 +497,10 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
     unsigned n = 0;
     bool many = false;
     mdt_find fi;
+    uint64_t mark;
     if (!mdt_table_rows(img, MDT_TABLE_GenericParam) ||
         mdt_coded_encode(MDT_CI_TypeOrMethodDef, token, &key) ||
         mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
-        mdt_clear_error();
         put_arity_params(f, arity);
         return;
     }
@@ -512,13 +523,13 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
         rids[j] = rid;
     }
     if (!n) {
-        mdt_clear_error();
         put_arity_params(f, arity);
         return;
     }
     if (many) /* a very long list: row order, in a second pass */
         mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key);
     w_addc(&f->out, '<');
+    mark = mdt__err_mark(); /* a name that does not read is left out */
     for (unsigned i = 0; !f->out.failed; i++) {
         mdt_row r;
         const char *name;
@@ -530,9 +541,10 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
         if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, many ? rid : rids[i]) == 0 &&
             mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, &len) == 0)
             w_add(&f->out, name, len);
+        else
+            mdt__err_forget(mark);
     }
     w_addc(&f->out, '>');
-    mdt_clear_error();
 }
 
 static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint32_t token);
@@ -616,11 +628,13 @@ static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint
     if (f->style == MDT_STYLE_IL && f->home && f->home != img) {
         /* A runtime instantiation mixes modules: say where this one is. */
         mdt_identity id;
-        if (mdt_assembly_identity(img, &id) == 0)
+        uint64_t mark = mdt__err_mark();
+        if (mdt_assembly_identity(img, &id) == 0) {
             w_addf(&f->out, "[%s]", id.name);
-        else
+        } else {
+            mdt__err_forget(mark);
             w_addf(&f->out, "[.module %s]", mdt_image_name(img));
-        mdt_clear_error();
+        }
     }
     return put_chain(f, img, MDT_TABLE_TypeDef, chain, n, MDT_COL_TypeDef_TypeName,
                      MDT_COL_TypeDef_TypeNamespace);

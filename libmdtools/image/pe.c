@@ -192,6 +192,7 @@ void mdt__read_debug(struct mdt_image *img)
     const mdt_data_dir *dd = &img->pe.debug_dir;
     const uint8_t *p;
     uint32_t n;
+    uint64_t mark = mdt__err_mark();
     if (!dd->rva || !dd->size)
         return;
     n = dd->size / 28;
@@ -202,7 +203,7 @@ void mdt__read_debug(struct mdt_image *img)
     if (mdt__rva_ptr(img, dd->rva, n * 28, &p, NULL, "debug directory")) {
         char msg[300];
         mdt__warn(img, "debug directory unreadable: %s", mdt_errmsg(msg, sizeof msg));
-        mdt_clear_error();
+        mdt__err_forget(mark);
         return;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -228,7 +229,7 @@ void mdt__read_debug(struct mdt_image *img)
         } else if ((uint64_t)e->file_pointer + e->size <= img->size) {
             cv = img->data + e->file_pointer;
         }
-        mdt_clear_error();
+        mdt__err_forget(mark);
         if (!cv || memcmp(cv, "RSDS", 4) != 0) {
             mdt__warn(img, "debug entry %u: CodeView data unreadable or not RSDS", i);
             continue;

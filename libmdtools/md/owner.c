@@ -24,6 +24,7 @@ static int search_holder(const mdt_image *img, unsigned table, unsigned col, uin
                          uint32_t *holder)
 {
     uint32_t lo = 1, hi = mdt_table_rows(img, table), found = 0, first, count;
+    uint64_t mark = mdt__err_mark();
     mdt_row r;
     int e;
     while (lo <= hi) {
@@ -40,7 +41,7 @@ static int search_holder(const mdt_image *img, unsigned table, unsigned col, uin
     if (found && mdt_row_get(&r, img, table, found) == 0 &&
         mdt_row_range(&r, col, &first, &count) == 0 && pos >= first && pos - first < count)
         *holder = found;
-    mdt_clear_error();
+    mdt__err_forget(mark);
     return 0;
 }
 
@@ -58,7 +59,7 @@ static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32
         /* Out of memory: a valid column can still be searched. */
         if (!mdt__column_ascends(&img->lay.tables[table], col))
             return mdt_last_error()->code;
-        mdt_clear_error();
+        mdt__err_forget_one(); /* mdt__run_index records one failure */
         return search_holder(img, table, col, pos, holder);
     }
     if (pos < ri->n)

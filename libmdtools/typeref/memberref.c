@@ -50,10 +50,8 @@ static int sig_of(void *tmp, uint64_t *arena, size_t size, mdt_sig *out,
                   const struct mdt_image *img, uint32_t token)
 {
     int e = mdt_sig_of_token_buf(arena, size, out, img, token);
-    if (e == MDT_ENOMEM) {
-        mdt_clear_error();
+    if (e == MDT_ENOMEM)
         e = mdt_sig_of_token(tmp, out, img, token);
-    }
     return e;
 }
 
@@ -250,17 +248,13 @@ static bool head_may_match(const mdt_row *r, const mdt_method_sig *ref)
     uint32_t fixed = ref->nparams;
     if ((ref->callconv & MDT_CC_MASK) == MDT_CC_VARARG && ref->sentinel != UINT32_MAX)
         fixed = ref->sentinel; /* a call site: the part before the sentinel */
-    if (mdt_row_blob(r, MDT_COL_MethodDef_Signature, &b, &len)) {
-        mdt_clear_error();
+    if (mdt_row_blob(r, MDT_COL_MethodDef_Signature, &b, &len))
         return true;
-    }
     rd d = rd_make(NULL, "#Blob", b, len, UINT64_MAX);
     if (rd_u8(&d, &cc, "calling convention") ||
         ((cc & MDT_CC_GENERIC) && rd_compressed(&d, &gen, "generic parameter count")) ||
-        rd_compressed(&d, &n, "parameter count")) {
-        mdt_clear_error();
+        rd_compressed(&d, &n, "parameter count"))
         return true;
-    }
     return cc == ref->callconv && gen == ref->gen_count && n == fixed;
 }
 
@@ -277,10 +271,8 @@ static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
     mdt_sig dsig;
     mdt_row r;
     bool eq;
-    if (mdt_row_get(&r, img, table, m)) {
-        mdt_clear_error();
+    if (mdt_row_get(&r, img, table, m))
         return;
-    }
     if (method && !head_may_match(&r, rsig->method)) {
         NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
              "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
@@ -327,10 +319,8 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
         uint32_t offs[64];
         for (; done < count; done += 64) {
             uint32_t k = count - done < 64 ? count - done : 64;
-            if (mdt_column_raw(img, table, name_col, first + done, k, offs)) {
-                mdt_clear_error(); /* a damaged run: row by row below */
-                break;
-            }
+            if (mdt_column_raw(img, table, name_col, first + done, k, offs))
+                break; /* a damaged run: row by row below */
             for (uint32_t i = 0; i < k; i++) {
                 const char *mn;
                 if (mdt_heap_string(img, offs[i], &mn, NULL) || strcmp(mn, name))
@@ -339,7 +329,6 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
                          by_name);
             }
         }
-        mdt_clear_error();
     }
     for (uint32_t p = first + done; p < first + count; p++) {
         mdt_row r;
@@ -421,10 +410,8 @@ static bool other_assembly_missing(struct rc *c, uint32_t mi, uint32_t tok, uint
     uint32_t scope;
     if (!(c->r.flags & MDT_RES_OTHER_ASSEMBLY) ||
         mdt_ref_scope(c->v->mods[mi]->img, tok, &scope) ||
-        MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef) {
-        mdt_clear_error();
+        MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef)
         return false;
-    }
     rc_fail(c, MDT_RES_NOT_LOADED, mi, scope);
     c->r.instead_module = dmi;
     c->r.instead_token = MDT_TOKEN(MDT_TABLE_TypeDef, drid);
@@ -603,6 +590,7 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     int e;
     struct tr_centry *slot = NULL;
     void *tmp;
+    mdt_errsave saved;
     if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
     memset(out, 0, sizeof *out);
@@ -627,6 +615,9 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     }
     if (!(tmp = talloc_new(mem_ctx)))
         return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory resolving a MemberRef"));
+    /* Unreadable rows on the way are answers (bad-image, or a candidate
+     * passed over), not failures of the call. */
+    mdt__err_save(&saved);
     resolve_memberref(&c, tmp, mi, MDT_TOKEN_RID(token));
     talloc_free(tmp);
     if (c.cacheable)
@@ -634,5 +625,6 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     rc_end(&c, out);
     if (c.trace_failed)
         return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
+    mdt__err_restore(&saved);
     return 0;
 }

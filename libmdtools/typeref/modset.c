@@ -411,9 +411,13 @@ int tr_modset_change_locked(mdt_modset *set, const uintptr_t *remove, size_t nre
                             const mdt_module_desc *add, size_t nadd, unsigned flags)
 {
     struct mdt_modview *cur = atomic_load(&set->cur), *v;
+    mdt_errsave saved;
     if (nremove > set->nlive || nadd > UINT32_MAX / 2 - set->nlive)
         return mdt__fail_simple(nremove > set->nlive ? MDT_ENOTFOUND : MDT_ENOMEM,
                                 "mdt_modset: too many modules in one change");
+    /* Rows a new module's identity or a manifest's File table cannot give
+     * are facts of the module (bad_image), not failures of the change. */
+    mdt__err_save(&saved);
     /* Removed modules by their index in the current snapshot (= in live). */
     bool *gone = calloc(set->nlive ? set->nlive : 1, sizeof *gone);
     if (!gone)
@@ -479,6 +483,7 @@ int tr_modset_change_locked(mdt_modset *set, const uintptr_t *remove, size_t nre
         if ((flags & MDT_MODSET_OWN_IMAGE) && add[i].image)
             live[base + i]->owned = talloc_steal(set, (void *)add[i].image);
     publish_locked(set, v);
+    mdt__err_restore(&saved);
     return 0;
 undo:
     while (kept > base)

@@ -24,10 +24,11 @@ static int typespec_head(const mdt_image *img, uint32_t token, uint32_t *head)
 {
     uint64_t arena[256];
     mdt_sig s;
+    uint64_t mark = mdt__err_mark();
     int e = mdt_sig_of_token_buf(arena, sizeof arena, &s, img, token);
     *head = token;
     if (e == MDT_ENOMEM) { /* an instantiation too large for the arena: no head */
-        mdt_clear_error();
+        mdt__err_forget(mark);
         return 0;
     }
     if (e)

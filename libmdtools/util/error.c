@@ -15,6 +15,20 @@ static _Thread_local mdt_errinfo last = {.row = UINT32_MAX,
  * and callers clear after every row of a long listing. */
 static _Thread_local bool dirty;
 
+/* What mdt__err_forget() goes back to: a stack of the records that
+ * failures overwrote. Each failure pushes the record it replaces (depth
+ * counts them); forgetting back to a mark pops to it. The stack keeps its
+ * top NBACK entries: a push at depth d drops depth d - NBACK, and marks
+ * below `floor` can no longer be gone back to. Handled failures are
+ * forgotten where they are handled, so the stack seldom holds more than
+ * one or two (a callee that records again to add the place). */
+#define NBACK 8
+static _Thread_local struct {
+    mdt_errinfo rec;
+    bool dirty;
+} back[NBACK];
+static _Thread_local uint64_t depth, floor_;
+
 static void copy(char *dst, size_t n, const char *src)
 {
     if (!src) {
@@ -26,6 +40,11 @@ static void copy(char *dst, size_t n, const char *src)
 
 static void vrecord(int code, mdt_place pl, const char *fmt, va_list ap)
 {
+    back[depth % NBACK].rec = last;
+    back[depth % NBACK].dirty = dirty;
+    if (depth >= NBACK && floor_ < depth - NBACK + 1)
+        floor_ = depth - NBACK + 1;
+    depth++;
     dirty = true;
     last.code = code;
     copy(last.file, sizeof last.file, pl.img ? mdt__image_name(pl.img) : NULL);
@@ -53,6 +72,52 @@ int mdt__fail_simple(int code, const char *fmt, ...)
     vrecord(code, MDT_PLACE_NONE, fmt, ap);
     va_end(ap);
     return code;
+}
+
+uint64_t mdt__err_mark(void)
+{
+    return depth;
+}
+
+void mdt__err_forget(uint64_t mark)
+{
+    if (mark >= depth || mark < floor_)
+        return;
+    last = back[mark % NBACK].rec;
+    dirty = back[mark % NBACK].dirty;
+    depth = mark;
+}
+
+void mdt__err_forget_one(void)
+{
+    if (depth)
+        mdt__err_forget(depth - 1);
+}
+
+void mdt__err_save(mdt_errsave *s)
+{
+    s->depth = depth;
+    s->dirty = dirty;
+    if (dirty)
+        s->rec = last;
+}
+
+void mdt__err_restore(const mdt_errsave *s)
+{
+    if (s->depth == depth)
+        return;
+    if (s->depth >= floor_ && s->depth < depth) {
+        mdt__err_forget(s->depth);
+        return;
+    }
+    /* Gone from the stack: the copy. Depth stays, so that the stack's
+     * entries stay what they were. */
+    if (s->dirty) {
+        last = s->rec;
+        dirty = true;
+    } else {
+        mdt_clear_error();
+    }
 }
 
 const mdt_errinfo *mdt_last_error(void)
