@@ -330,10 +330,10 @@ int mdt_typedef_enclosing(const mdt_image *img, uint32_t token, uint32_t *enclos
     if ((e = mdt_find_init(&fi, img, MDT_TABLE_NestedClass, MDT_COL_NestedClass_NestedClass,
                            token & 0x00FFFFFFu)))
         return e;
-    if (mdt_find_next(&fi, &rid) != 0)
+    if (mdt_find_next(&rid, &fi) != 0)
         return 0;
     if ((e = mdt_row_get(&r, img, MDT_TABLE_NestedClass, rid)) ||
-        (e = mdt_row_token(&r, MDT_COL_NestedClass_EnclosingClass, enclosing)))
+        (e = mdt_row_token(enclosing, &r, MDT_COL_NestedClass_EnclosingClass)))
         return e;
     return 0;
 }
@@ -346,10 +346,12 @@ bool mdt__type_is(const struct mdt_image *img, uint32_t token, const char *ns, c
     if (table != MDT_TABLE_TypeDef && table != MDT_TABLE_TypeRef)
         return false;
     if (mdt_row_get(&r, img, table, MDT_TOKEN_RID(token)) ||
-        mdt_row_string(&r, table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeName
-                                                      : MDT_COL_TypeRef_TypeName, &n, NULL) ||
-        mdt_row_string(&r, table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeNamespace
-                                                      : MDT_COL_TypeRef_TypeNamespace, &s, NULL)) {
+        mdt_row_string(&n, NULL, &r,
+                       table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeName
+                                                  : MDT_COL_TypeRef_TypeName) ||
+        mdt_row_string(&s, NULL, &r,
+                       table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeNamespace
+                                                  : MDT_COL_TypeRef_TypeNamespace)) {
         mdt__err_forget_one();
         return false;
     }
@@ -357,7 +359,7 @@ bool mdt__type_is(const struct mdt_image *img, uint32_t token, const char *ns, c
         return false;
     if (table == MDT_TABLE_TypeRef) { /* not nested in another TypeRef */
         uint32_t scope;
-        if (mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope)) {
+        if (mdt_row_token(&scope, &r, MDT_COL_TypeRef_ResolutionScope)) {
             mdt__err_forget_one();
             return false;
         }
@@ -405,8 +407,8 @@ int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint
             size_t rnl, rsl;
             uint32_t enc;
             if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, i) ||
-                mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &rn, &rnl) ||
-                mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &rs, &rsl)) {
+                mdt_row_string(&rn, &rnl, &r, MDT_COL_TypeDef_TypeName) ||
+                mdt_row_string(&rs, &rsl, &r, MDT_COL_TypeDef_TypeNamespace)) {
                 mdt__err_forget(mark);
                 continue;
             }
@@ -499,12 +501,12 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
     mdt_find fi;
     uint64_t mark;
     if (!mdt_table_rows(img, MDT_TABLE_GenericParam) ||
-        mdt_coded_encode(MDT_CI_TypeOrMethodDef, token, &key) ||
+        mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, token) ||
         mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
         put_arity_params(f, arity);
         return;
     }
-    while (mdt_find_next(&fi, &rid) == 0) {
+    while (mdt_find_next(&rid, &fi) == 0) {
         mdt_row r;
         if (n == MAX_SORTED_PARAMS) {
             many = true;
@@ -534,12 +536,12 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
         mdt_row r;
         const char *name;
         size_t len;
-        if (many ? mdt_find_next(&fi, &rid) != 0 : i == n)
+        if (many ? mdt_find_next(&rid, &fi) != 0 : i == n)
             break;
         if (i)
             w_addc(&f->out, ',');
         if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, many ? rid : rids[i]) == 0 &&
-            mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, &len) == 0)
+            mdt_row_string(&name, &len, &r, MDT_COL_GenericParam_Name) == 0)
             w_add(&f->out, name, len);
         else
             mdt__err_forget(mark);
@@ -595,8 +597,8 @@ static int put_chain(struct fmt *f, const struct mdt_image *img, unsigned table,
         size_t len, nslen;
         int e;
         if ((e = mdt_row_get(&r, img, table, chain[i] & 0xFFFFFF)) ||
-            (e = mdt_row_string(&r, name_col, &name, &len)) ||
-            (e = mdt_row_string(&r, ns_col, &ns, &nslen)))
+            (e = mdt_row_string(&name, &len, &r, name_col)) ||
+            (e = mdt_row_string(&ns, &nslen, &r, ns_col)))
             return e;
         put_segment(f, ns, nslen, name, len, i == n - 1);
         if (i)
@@ -629,7 +631,7 @@ static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint
         /* A runtime instantiation mixes modules: say where this one is. */
         mdt_identity id;
         uint64_t mark = mdt__err_mark();
-        if (mdt_assembly_identity(img, &id) == 0) {
+        if (mdt_assembly_identity(&id, img) == 0) {
             w_addf(&f->out, "[%s]", id.name);
         } else {
             mdt__err_forget(mark);
@@ -649,13 +651,13 @@ static int put_il_scope(struct fmt *f, const struct mdt_image *img, uint32_t sco
     switch (scope >> 24) {
     case MDT_TABLE_AssemblyRef:
         if ((e = mdt_row_get(&r, img, MDT_TABLE_AssemblyRef, scope & 0xFFFFFF)) ||
-            (e = mdt_row_string(&r, MDT_COL_AssemblyRef_Name, &name, NULL)))
+            (e = mdt_row_string(&name, NULL, &r, MDT_COL_AssemblyRef_Name)))
             return e;
         w_addf(&f->out, "[%s]", name);
         return 0;
     case MDT_TABLE_ModuleRef:
         if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, scope & 0xFFFFFF)) ||
-            (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
+            (e = mdt_row_string(&name, NULL, &r, MDT_COL_ModuleRef_Name)))
             return e;
         w_addf(&f->out, "[.module %s]", name);
         return 0;
@@ -683,7 +685,7 @@ static int put_typeref_uncached(struct fmt *f, const struct mdt_image *img, uint
                        token & 0xFFFFFF);
         chain[n++] = t;
         if ((e = mdt_row_get(r, img, MDT_TABLE_TypeRef, t & 0xFFFFFF)) ||
-            (e = mdt_row_token(r, MDT_COL_TypeRef_ResolutionScope, &scope)))
+            (e = mdt_row_token(&scope, r, MDT_COL_TypeRef_ResolutionScope)))
             return e;
         t = scope;
     }
@@ -692,8 +694,8 @@ static int put_typeref_uncached(struct fmt *f, const struct mdt_image *img, uint
     for (unsigned i = n; i-- > 0;) {
         const char *name, *ns;
         size_t len, nslen;
-        if ((e = mdt_row_string(&rows[i], MDT_COL_TypeRef_TypeName, &name, &len)) ||
-            (e = mdt_row_string(&rows[i], MDT_COL_TypeRef_TypeNamespace, &ns, &nslen)))
+        if ((e = mdt_row_string(&name, &len, &rows[i], MDT_COL_TypeRef_TypeName)) ||
+            (e = mdt_row_string(&ns, &nslen, &rows[i], MDT_COL_TypeRef_TypeNamespace)))
             return e;
         put_segment(f, ns, nslen, name, len, i == n - 1);
         if (i)
@@ -772,15 +774,15 @@ static int put_generic_param(struct fmt *f, const mdt_type *t)
             uint32_t key;
             mdt_find fi;
             uint32_t rid;
-            if (mdt_coded_encode(MDT_CI_TypeOrMethodDef, owner, &key) == 0 &&
+            if (mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) == 0 &&
                 mdt_find_init(&fi, g->img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner,
                               key) == 0) {
-                while (mdt_find_next(&fi, &rid) == 0) {
+                while (mdt_find_next(&rid, &fi) == 0) {
                     mdt_row r;
                     const char *name;
                     if (mdt_row_get(&r, g->img, MDT_TABLE_GenericParam, rid) == 0 &&
                         mdt_row_raw(&r, MDT_COL_GenericParam_Number) == t->number &&
-                        mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, NULL) == 0) {
+                        mdt_row_string(&name, NULL, &r, MDT_COL_GenericParam_Name) == 0) {
                         /* ILAsm names a parameter !T / !!T (II.23.2.12). */
                         if (f->style == MDT_STYLE_IL)
                             w_adds(&f->out, method ? "!!" : "!");
@@ -1210,14 +1212,14 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
             mdt_row r;
             const char *mod;
             if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, parent & 0xFFFFFF)) ||
-                (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &mod, NULL)))
+                (e = mdt_row_string(&mod, NULL, &r, MDT_COL_ModuleRef_Name)))
                 return e;
             w_addf(&f->out, "[module %s]", mod);
             break;
         }
         case MDT_TABLE_MethodDef: { /* vararg call site: the method's owner */
             uint32_t owner;
-            if ((e = mdt_member_owner(img, parent, &owner)))
+            if ((e = mdt_member_owner(&owner, img, parent)))
                 return e;
             if (owner)
                 e = put_token(f, img, owner, 0, true);
@@ -1245,34 +1247,34 @@ static int put_member(struct fmt *f, const struct mdt_image *img, uint32_t token
         return e;
     switch (table) {
     case MDT_TABLE_MethodDef:
-        if ((e = mdt_row_string(&r, MDT_COL_MethodDef_Name, &name, NULL)) ||
-            (e = mdt_member_owner(img, token, &parent)))
+        if ((e = mdt_row_string(&name, NULL, &r, MDT_COL_MethodDef_Name)) ||
+            (e = mdt_member_owner(&parent, img, token)))
             return e;
         break;
     case MDT_TABLE_Field:
-        if ((e = mdt_row_string(&r, MDT_COL_Field_Name, &name, NULL)) ||
-            (e = mdt_member_owner(img, token, &parent)))
+        if ((e = mdt_row_string(&name, NULL, &r, MDT_COL_Field_Name)) ||
+            (e = mdt_member_owner(&parent, img, token)))
             return e;
         break;
     case MDT_TABLE_MemberRef:
-        if ((e = mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, NULL)) ||
-            (e = mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent)))
+        if ((e = mdt_row_string(&name, NULL, &r, MDT_COL_MemberRef_Name)) ||
+            (e = mdt_row_token(&parent, &r, MDT_COL_MemberRef_Class)))
             return e;
         if ((parent & 0xFFFFFF) == 0)
             parent = 0;
         break;
     case MDT_TABLE_Property:
     case MDT_TABLE_Event:
-        if ((e = mdt_row_string(&r, table == MDT_TABLE_Property ? MDT_COL_Property_Name
-                                                               : MDT_COL_Event_Name,
-                                &name, NULL)) ||
-            (e = mdt_token_owner(img, token, &parent)))
+        if ((e = mdt_row_string(&name, NULL, &r,
+                                table == MDT_TABLE_Property ? MDT_COL_Property_Name
+                                                            : MDT_COL_Event_Name)) ||
+            (e = mdt_token_owner(&parent, img, token)))
             return e;
         break;
     case MDT_TABLE_MethodSpec: {
         uint32_t method;
         mdt_sig s;
-        if ((e = mdt_row_token(&r, MDT_COL_MethodSpec_Method, &method)))
+        if ((e = mdt_row_token(&method, &r, MDT_COL_MethodSpec_Method)))
             return e;
         if ((method & 0xFFFFFF) == 0)
             return bad(img, "MethodSpec", rid, "MethodSpec %u has a nil method (row %u)", rid, rid);
@@ -1321,7 +1323,7 @@ static int put_exported(struct fmt *f, const mdt_image *img, uint32_t token)
                        token & 0xFFFFFF);
         chain[n++] = t;
         if ((e = mdt_row_get(&r, img, MDT_TABLE_ExportedType, t & 0xFFFFFF)) ||
-            (e = mdt_row_token(&r, MDT_COL_ExportedType_Implementation, &t)))
+            (e = mdt_row_token(&t, &r, MDT_COL_ExportedType_Implementation)))
             return e;
         if (t >> 24 != MDT_TABLE_ExportedType || !(t & 0xFFFFFF))
             t = 0;
@@ -1350,7 +1352,7 @@ static int put_document(struct fmt *f, const mdt_image *img, uint32_t token)
     mdt_row r;
     int e;
     if ((e = mdt_row_get(&r, img, MDT_TABLE_Document, token & 0xFFFFFF)) ||
-        (e = mdt_row_blob(&r, MDT_COL_Document_Name, &blob, &len)))
+        (e = mdt_row_blob(&blob, &len, &r, MDT_COL_Document_Name)))
         return e;
     bi = mdt_row_raw(&r, MDT_COL_Document_Name);
     rd d = mdt__blob_reader(img, region, blob, len, bi);
@@ -1374,7 +1376,7 @@ static int put_document(struct fmt *f, const mdt_image *img, uint32_t token)
             w_add(&f->out, (const char *)sep, seplen);
         if (!idx)
             continue;
-        if ((e = mdt_heap_blob(img, idx, &part, &plen)))
+        if ((e = mdt_heap_blob(&part, &plen, img, idx)))
             return e;
         w_add(&f->out, (const char *)part, plen);
     }
@@ -1405,19 +1407,19 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
         break;
     case MDT_TABLE_ModuleRef:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, token & 0xFFFFFF)) &&
-            !(e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
+            !(e = mdt_row_string(&name, NULL, &r, MDT_COL_ModuleRef_Name)))
             w_addf(&f->out, "[module %s]", name);
         break;
     case MDT_TABLE_Module:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_Module, token & 0xFFFFFF)) &&
-            !(e = mdt_row_string(&r, MDT_COL_Module_Name, &name, NULL)))
+            !(e = mdt_row_string(&name, NULL, &r, MDT_COL_Module_Name)))
             w_addf(&f->out, "[module %s]", name);
         break;
     case MDT_TABLE_Assembly: {
         mdt_identity id;
         char buf[512];
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_Assembly, token & 0xFFFFFF)) &&
-            !(e = mdt_assembly_identity(img, &id)))
+            !(e = mdt_assembly_identity(&id, img)))
             w_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
@@ -1427,7 +1429,7 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
     case MDT_TABLE_AssemblyRef: {
         mdt_identity id;
         char buf[512];
-        if (!(e = mdt_assemblyref_identity(img, token & 0xFFFFFF, &id)))
+        if (!(e = mdt_assemblyref_identity(&id, img, token & 0xFFFFFF)))
             w_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
@@ -1436,7 +1438,7 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
         break;
     case MDT_TABLE_File:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_File, token & 0xFFFFFF)) &&
-            !(e = mdt_row_string(&r, MDT_COL_File_Name, &name, NULL)))
+            !(e = mdt_row_string(&name, NULL, &r, MDT_COL_File_Name)))
             w_adds(&f->out, name);
         break;
     default:

@@ -333,7 +333,7 @@ const char *mdt_image_name(const mdt_image *img)
     return img->name;
 }
 
-const uint8_t *mdt_image_bytes(const mdt_image *img, size_t *len)
+const uint8_t *mdt_image_bytes(size_t *len, const mdt_image *img)
 {
     if (len)
         *len = img->size;

@@ -89,14 +89,14 @@ int mdt__rva_ptr(const struct mdt_image *img, uint32_t rva, uint32_t len, const 
     return 0;
 }
 
-int mdt_image_rva(const mdt_image *img, uint32_t rva, uint32_t len, const uint8_t **p)
+int mdt_image_rva(const uint8_t **p, const mdt_image *img, uint32_t rva, uint32_t len)
 {
     if (img->kind == MDT_KIND_METADATA)
         return mdt__fail_simple(MDT_ENOTFOUND, "raw metadata has no RVAs");
     return mdt__rva_ptr(img, rva, len, p, NULL, "read");
 }
 
-int mdt_image_rva_to_offset(const mdt_image *img, uint32_t rva, uint64_t *offset)
+int mdt_image_rva_to_offset(uint64_t *offset, const mdt_image *img, uint32_t rva)
 {
     const uint8_t *p;
     return mdt_image_kind(img) == MDT_KIND_METADATA
@@ -104,7 +104,7 @@ int mdt_image_rva_to_offset(const mdt_image *img, uint32_t rva, uint64_t *offset
                : mdt__rva_ptr(img, rva, 1, &p, offset, "RVA");
 }
 
-int mdt_image_read_rva(const mdt_image *img, uint32_t rva, void *buf, uint32_t len)
+int mdt_image_read_rva(void *buf, uint32_t len, const mdt_image *img, uint32_t rva)
 {
     mdt_place pl = MDT_PLACE_NONE;
     uint8_t *out = buf;

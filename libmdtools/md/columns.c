@@ -38,8 +38,8 @@ static int span(const mdt_image *img, unsigned table, unsigned col, int kind, ui
     return 0;
 }
 
-int mdt_column_raw(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                   uint32_t count, uint32_t *out)
+int mdt_column_raw(uint32_t *out, const mdt_image *img, unsigned table, unsigned col,
+                   uint32_t first, uint32_t count)
 {
     const mdt_table_layout *t;
     int e = span(img, table, col, -1, first, count, &t);
@@ -94,8 +94,8 @@ int mdt_column_raw(const mdt_image *img, unsigned table, unsigned col, uint32_t 
         }                                                                                          \
     }
 
-int mdt_column_strings(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                       uint32_t count, const char **s, uint32_t *len)
+int mdt_column_strings(const char **s, uint32_t *len, const mdt_image *img, unsigned table,
+                       unsigned col, uint32_t first, uint32_t count)
 {
     const mdt_table_layout *t;
     int e = span(img, table, col, MDT_COLK_STR, first, count, &t), bad = 0;
@@ -125,8 +125,8 @@ int mdt_column_strings(const mdt_image *img, unsigned table, unsigned col, uint3
         }                                                                                          \
     }
 
-int mdt_column_blobs(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                     uint32_t count, const uint8_t **data, uint32_t *len)
+int mdt_column_blobs(const uint8_t **data, uint32_t *len, const mdt_image *img, unsigned table,
+                     unsigned col, uint32_t first, uint32_t count)
 {
     const mdt_table_layout *t;
     int e = span(img, table, col, MDT_COLK_BLOB, first, count, &t), bad = 0;
@@ -143,8 +143,8 @@ int mdt_column_blobs(const mdt_image *img, unsigned table, unsigned col, uint32_
     return bad;
 }
 
-int mdt_column_guids(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                     uint32_t count, const uint8_t **guid)
+int mdt_column_guids(const uint8_t **guid, const mdt_image *img, unsigned table, unsigned col,
+                     uint32_t first, uint32_t count)
 {
     const mdt_table_layout *t;
     int e = span(img, table, col, MDT_COLK_GUID, first, count, &t), bad = 0;

@@ -78,8 +78,8 @@ static int static_name(const struct mdt_modview *v, uint32_t mi, uint32_t token,
             return -1;
         if (MDT_TOKEN_TABLE(t) == MDT_TABLE_TypeDef) {
             if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(t)) ||
-                mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &chain[n].name, NULL) ||
-                mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &chain[n].ns, NULL) ||
+                mdt_row_string(&chain[n].name, NULL, &r, MDT_COL_TypeDef_TypeName) ||
+                mdt_row_string(&chain[n].ns, NULL, &r, MDT_COL_TypeDef_TypeNamespace) ||
                 mdt_typedef_enclosing(img, t, &next))
                 return -1;
             n++;
@@ -92,9 +92,9 @@ static int static_name(const struct mdt_modview *v, uint32_t mi, uint32_t token,
         } else if (MDT_TOKEN_TABLE(t) == MDT_TABLE_TypeRef) {
             uint32_t scope;
             if (mdt_row_get(&r, img, MDT_TABLE_TypeRef, MDT_TOKEN_RID(t)) ||
-                mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope) ||
-                mdt_row_string(&r, MDT_COL_TypeRef_TypeName, &chain[n].name, NULL) ||
-                mdt_row_string(&r, MDT_COL_TypeRef_TypeNamespace, &chain[n].ns, NULL))
+                mdt_row_token(&scope, &r, MDT_COL_TypeRef_ResolutionScope) ||
+                mdt_row_string(&chain[n].name, NULL, &r, MDT_COL_TypeRef_TypeName) ||
+                mdt_row_string(&chain[n].ns, NULL, &r, MDT_COL_TypeRef_TypeNamespace))
                 return -1;
             n++;
             if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_TypeRef && MDT_TOKEN_RID(scope)) {
@@ -103,7 +103,7 @@ static int static_name(const struct mdt_modview *v, uint32_t mi, uint32_t token,
             }
             if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_AssemblyRef && MDT_TOKEN_RID(scope)) {
                 if (mdt_row_get(&r, img, MDT_TABLE_AssemblyRef, MDT_TOKEN_RID(scope)) ||
-                    mdt_row_string(&r, MDT_COL_AssemblyRef_Name, &asmname, NULL))
+                    mdt_row_string(&asmname, NULL, &r, MDT_COL_AssemblyRef_Name))
                     return -1;
             } else {
                 uint32_t a = v->asm_of[mi];
@@ -248,7 +248,7 @@ static bool head_may_match(const mdt_row *r, const mdt_method_sig *ref)
     uint32_t fixed = ref->nparams;
     if ((ref->callconv & MDT_CC_MASK) == MDT_CC_VARARG && ref->sentinel != UINT32_MAX)
         fixed = ref->sentinel; /* a call site: the part before the sentinel */
-    if (mdt_row_blob(r, MDT_COL_MethodDef_Signature, &b, &len))
+    if (mdt_row_blob(&b, &len, r, MDT_COL_MethodDef_Signature))
         return true;
     rd d = rd_make(NULL, "#Blob", b, len, UINT64_MAX);
     if (rd_u8(&d, &cc, "calling convention") ||
@@ -312,18 +312,18 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
     uint32_t first, count, done = 0;
     int matches = 0;
     if (mdt_row_get(&tr, img, MDT_TABLE_TypeDef, rid) ||
-        mdt_row_range(&tr, method ? MDT_COL_TypeDef_MethodList : MDT_COL_TypeDef_FieldList, &first,
-                      &count))
+        mdt_row_range(&first, &count, &tr,
+                      method ? MDT_COL_TypeDef_MethodList : MDT_COL_TypeDef_FieldList))
         return -1;
     if (!mdt_table_rows(img, method ? MDT_TABLE_MethodPtr : MDT_TABLE_FieldPtr)) {
         uint32_t offs[64];
         for (; done < count; done += 64) {
             uint32_t k = count - done < 64 ? count - done : 64;
-            if (mdt_column_raw(img, table, name_col, first + done, k, offs))
+            if (mdt_column_raw(offs, img, table, name_col, first + done, k))
                 break; /* a damaged run: row by row below */
             for (uint32_t i = 0; i < k; i++) {
                 const char *mn;
-                if (mdt_heap_string(img, offs[i], &mn, NULL) || strcmp(mn, name))
+                if (mdt_heap_string(&mn, NULL, img, offs[i]) || strcmp(mn, name))
                     continue;
                 consider(c, tmp, rmi, rsig, name, dmi, table, first + done + i, &matches, member,
                          by_name);
@@ -335,12 +335,12 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
         uint32_t m;
         const char *mn;
         int e;
-        if ((e = mdt_range_item(img, table, p, &m)) || (e = mdt_row_get(&r, img, table, m))) {
+        if ((e = mdt_range_item(&m, img, table, p)) || (e = mdt_row_get(&r, img, table, m))) {
             if (e == MDT_ETRUNC)
                 break; /* the table is damaged from here on */
             continue;
         }
-        if (mdt_row_string(&r, name_col, &mn, NULL) || strcmp(mn, name))
+        if (mdt_row_string(&mn, NULL, &r, name_col) || strcmp(mn, name))
             continue;
         consider(c, tmp, rmi, rsig, name, dmi, table, m, &matches, member, by_name);
     }
@@ -357,7 +357,7 @@ static int base_of(struct rc *c, void *tmp, uint32_t mi, uint32_t rid, uint32_t 
     uint32_t ext;
     struct tr_res res;
     if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, rid) ||
-        mdt_row_token(&r, MDT_COL_TypeDef_Extends, &ext) || !MDT_TOKEN_RID(ext))
+        mdt_row_token(&ext, &r, MDT_COL_TypeDef_Extends) || !MDT_TOKEN_RID(ext))
         return -1;
     if (MDT_TOKEN_TABLE(ext) == MDT_TABLE_TypeSpec) {
         mdt_sig s;
@@ -408,8 +408,7 @@ static bool other_assembly_missing(struct rc *c, uint32_t mi, uint32_t tok, uint
                                    uint32_t drid, const char *name)
 {
     uint32_t scope;
-    if (!(c->r.flags & MDT_RES_OTHER_ASSEMBLY) ||
-        mdt_ref_scope(c->v->mods[mi]->img, tok, &scope) ||
+    if (!(c->r.flags & MDT_RES_OTHER_ASSEMBLY) || mdt_ref_scope(&scope, c->v->mods[mi]->img, tok) ||
         MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef)
         return false;
     rc_fail(c, MDT_RES_NOT_LOADED, mi, scope);
@@ -431,8 +430,8 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
     mdt_row r;
     mdt_sig rsig;
     if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, rid) ||
-        mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent) ||
-        mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, NULL) ||
+        mdt_row_token(&parent, &r, MDT_COL_MemberRef_Class) ||
+        mdt_row_string(&name, NULL, &r, MDT_COL_MemberRef_Name) ||
         sig_of(tmp, rarena, sizeof rarena, &rsig, img, tok) ||
         (rsig.kind != MDT_SIG_METHOD && rsig.kind != MDT_SIG_FIELD)) {
         rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok);
@@ -500,7 +499,7 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
         mdt_row mr;
         const char *mn;
         if (mdt_row_get(&mr, img, MDT_TABLE_MethodDef, MDT_TOKEN_RID(parent)) ||
-            mdt_row_string(&mr, MDT_COL_MethodDef_Name, &mn, NULL)) {
+            mdt_row_string(&mn, NULL, &mr, MDT_COL_MethodDef_Name)) {
             rc_fail(c, MDT_RES_BAD_IMAGE, mi, parent);
             return;
         }

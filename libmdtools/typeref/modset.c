@@ -119,12 +119,12 @@ static struct tr_mod *mod_new(const mdt_module_desc *d)
         mdt_row r;
         const char *mname = NULL;
         if (mdt_row_get(&r, d->image, MDT_TABLE_Module, 1) ||
-            mdt_row_string(&r, MDT_COL_Module_Name, &mname, NULL))
+            mdt_row_string(&mname, NULL, &r, MDT_COL_Module_Name))
             m->bad = true;
         if (!name)
             name = mname;
         if (mdt_table_rows(d->image, MDT_TABLE_Assembly)) {
-            if (mdt_assembly_identity(d->image, &m->ident) == 0)
+            if (mdt_assembly_identity(&m->ident, d->image) == 0)
                 m->manifest = true;
             else
                 m->bad = true;
@@ -181,7 +181,7 @@ static bool lists_file(const struct tr_mod *a, const char *name)
         mdt_row r;
         const char *f;
         if (mdt_row_get(&r, a->img, MDT_TABLE_File, i) ||
-            mdt_row_string(&r, MDT_COL_File_Name, &f, NULL))
+            mdt_row_string(&f, NULL, &r, MDT_COL_File_Name))
             continue;
         if (!tr_ascii_casecmp(f, name))
             return true;
@@ -585,7 +585,7 @@ static void fill_info(const mdt_modview *v, uint32_t i, mdt_module_info *out)
     out->manifest = v->asm_of[i] == TR_NONE ? 0 : v->mods[v->asm_of[i]]->id;
 }
 
-int mdt_modview_module(const mdt_modview *v, size_t i, mdt_module_info *out)
+int mdt_modview_module(mdt_module_info *out, const mdt_modview *v, size_t i)
 {
     if (i >= v->n)
         return MDT_ENOTFOUND;
@@ -593,7 +593,7 @@ int mdt_modview_module(const mdt_modview *v, size_t i, mdt_module_info *out)
     return 0;
 }
 
-int mdt_modview_lookup(const mdt_modview *v, uintptr_t id, mdt_module_info *out)
+int mdt_modview_lookup(mdt_module_info *out, const mdt_modview *v, uintptr_t id)
 {
     uint32_t i = tr_view_find(v, id);
     if (i == TR_NONE)
@@ -602,8 +602,8 @@ int mdt_modview_lookup(const mdt_modview *v, uintptr_t id, mdt_module_info *out)
     return 0;
 }
 
-int mdt_modview_next(const mdt_modview *v, uintptr_t appdomain, bool include_shared, size_t *pos,
-                     mdt_module_info *out)
+int mdt_modview_next(mdt_module_info *out, const mdt_modview *v, uintptr_t appdomain,
+                     bool include_shared, size_t *pos)
 {
     for (size_t i = *pos; i < v->n; i++) {
         uintptr_t d = v->mods[i]->domain;

@@ -15,7 +15,7 @@ static int lookup(void *payload, const mdt_image **img, const uint8_t mvid[16])
     struct world *w = payload;
     for (unsigned i = 0; i < w->n; i++) {
         uint8_t g[16];
-        if (mdt_image_mvid(w->imgs[i], g) == 0 && !memcmp(g, mvid, 16)) {
+        if (mdt_image_mvid(g, w->imgs[i]) == 0 && !memcmp(g, mvid, 16)) {
             *img = w->imgs[i];
             return 0;
         }
@@ -167,7 +167,7 @@ START_TEST(text_round_trips)
     uint8_t g[16];
     char cm[33], list_text[64], dict_text[64], buf[1024];
     uint32_t list, dict;
-    ck_assert_int_eq(mdt_image_mvid(corlib, g), 0);
+    ck_assert_int_eq(mdt_image_mvid(g, corlib), 0);
     snprintf(cm, sizeof cm, "%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x",
              g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12],
              g[13], g[14], g[15]);

@@ -97,26 +97,26 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
     for (unsigned c = 0; c < s->ncols; c++) {
         switch (s->cols[c].kind) {
         case MDT_COLK_STR:
-            CHECK_CALL(t, mdt_row_string(&row, c, &str, &len), "string cell of 0x%08x", token);
+            CHECK_CALL(t, mdt_row_string(&str, &len, &row, c), "string cell of 0x%08x", token);
             break;
         case MDT_COLK_BLOB:
-            CHECK_CALL(t, mdt_row_blob(&row, c, &p, &u32), "blob cell of 0x%08x", token);
+            CHECK_CALL(t, mdt_row_blob(&p, &u32, &row, c), "blob cell of 0x%08x", token);
             break;
         case MDT_COLK_GUID:
-            CHECK_CALL(t, mdt_row_guid(&row, c, &p), "GUID cell of 0x%08x", token);
+            CHECK_CALL(t, mdt_row_guid(&p, &row, c), "GUID cell of 0x%08x", token);
             break;
         case MDT_COLK_LIST:
-            CHECK_CALL(t, mdt_row_range(&row, c, &u32, &u32b), "range of 0x%08x", token);
+            CHECK_CALL(t, mdt_row_range(&u32, &u32b, &row, c), "range of 0x%08x", token);
             /* fall through: a list cell is a token too */
         case MDT_COLK_TAB:
         case MDT_COLK_CODED:
-            CHECK_CALL(t, mdt_row_token(&row, c, &u32), "token cell of 0x%08x", token);
+            CHECK_CALL(t, mdt_row_token(&u32, &row, c), "token cell of 0x%08x", token);
             break;
         default:
             break;
         }
     }
-    CHECK_CALL(t, mdt_row_cells(&row, cells), "cells of 0x%08x", token);
+    CHECK_CALL(t, mdt_row_cells(cells, &row), "cells of 0x%08x", token);
 
     for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
         mdt_name_opts o = {styles[i], MDT_NAME_PARAM_NAMES, NULL, NULL};
@@ -129,14 +129,14 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
         CHECK_CALL(t, mdt_token_name(ctx, &name, img, token, &o), "cached name of 0x%08x",
                    token);
     }
-    CHECK_CALL(t, mdt_token_owner(img, token, &u32), "owner of 0x%08x", token);
+    CHECK_CALL(t, mdt_token_owner(&u32, img, token), "owner of 0x%08x", token);
 
     switch (table) {
     case MDT_TABLE_TypeDef: {
         mdt_name_opts o = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
         uint8_t et;
         CHECK_CALL(t, mdt_typedef_enclosing(img, token, &u32), "enclosing of 0x%08x", token);
-        CHECK_CALL(t, mdt_enum_underlying(img, token, &et), "enum of 0x%08x", token);
+        CHECK_CALL(t, mdt_enum_underlying(&et, img, token), "enum of 0x%08x", token);
         if (mdt_token_name(ctx, &name, img, token, &o) == 0)
             CHECK_CALL(t, mdt_typedef_by_name(img, name, strlen(name), &u32),
                        "TypeDef named %s", name);
@@ -149,7 +149,7 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
     case MDT_TABLE_Param:
     case MDT_TABLE_Property:
         if (table != MDT_TABLE_Param && table != MDT_TABLE_Property)
-            CHECK_CALL(t, mdt_member_owner(img, token, &u32), "owner of 0x%08x", token);
+            CHECK_CALL(t, mdt_member_owner(&u32, img, token), "owner of 0x%08x", token);
         CHECK_CALL(t, mdt_default_value(ctx, &v, img, token), "default of 0x%08x", token);
         break;
     case MDT_TABLE_Constant:
@@ -166,13 +166,13 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
         break;
     case MDT_TABLE_AssemblyRef: {
         mdt_identity id;
-        CHECK_CALL(t, mdt_assemblyref_identity(img, rid, &id), "identity of 0x%08x", token);
+        CHECK_CALL(t, mdt_assemblyref_identity(&id, img, rid), "identity of 0x%08x", token);
         break;
     }
     case MDT_TABLE_TypeRef:
     case MDT_TABLE_MemberRef:
     case MDT_TABLE_ExportedType:
-        CHECK_CALL(t, mdt_ref_scope(img, token, &u32), "scope of 0x%08x", token);
+        CHECK_CALL(t, mdt_ref_scope(&u32, img, token), "scope of 0x%08x", token);
         break;
     default:
         break;
@@ -208,8 +208,8 @@ static void calls_on_image(struct tally *t, const mdt_image *img)
     mdt_name_cache *cache = NULL;
     mdt_identity id;
     uint8_t mvid[16];
-    CHECK_CALL(t, mdt_assembly_identity(img, &id), "identity of %s", mdt_image_name(img));
-    CHECK_CALL(t, mdt_image_mvid(img, mvid), "MVID of %s", mdt_image_name(img));
+    CHECK_CALL(t, mdt_assembly_identity(&id, img), "identity of %s", mdt_image_name(img));
+    CHECK_CALL(t, mdt_image_mvid(mvid, img), "MVID of %s", mdt_image_name(img));
     CHECK_CALL(t, mdt_name_cache_new(ctx, &cache, img, MDT_STYLE_FULL, 0), "name cache of %s",
                mdt_image_name(img));
     (void)mdt_image_warning_count(img);
@@ -253,7 +253,7 @@ static void calls_on_set(struct tally *t, mdt_image **imgs, size_t n)
                 if (tables[k] == MDT_TABLE_AssemblyRef) {
                     uintptr_t manifest;
                     int tier;
-                    CHECK_CALL(t, mdt_assemblyref_bind(view, i + 1, tok, &manifest, &tier),
+                    CHECK_CALL(t, mdt_assemblyref_bind(&manifest, &tier, view, i + 1, tok),
                                "binding 0x%08x", tok);
                     continue;
                 }
@@ -386,7 +386,7 @@ START_TEST(open_with_unreadable_codeview_keeps_failure)
     ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "patch", bytes, len, 0), 0);
     ck_assert_uint_ge(mdt_image_pe_info(img)->ndebug, 1);
     ck_assert_uint_eq(mdt_image_debug_entry(img, 0)->type, 2); /* CodeView */
-    ck_assert_int_eq(mdt_image_rva_to_offset(img, mdt_image_pe_info(img)->debug_dir.rva, &off), 0);
+    ck_assert_int_eq(mdt_image_rva_to_offset(&off, img, mdt_image_pe_info(img)->debug_dir.rva), 0);
     mdt_image_close(img);
     ck_assert_uint_le(off + 28, len);
     memcpy(bytes + off + 20, "\x00\xff\xff\xff", 4); /* AddressOfRawData */

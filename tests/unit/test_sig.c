@@ -49,8 +49,8 @@ static uint32_t find_typedef(const mdt_image *img, const char *ns, const char *n
         mdt_row r;
         const char *n, *s;
         mdt_row_get(&r, img, MDT_TABLE_TypeDef, i);
-        mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &n, NULL);
-        mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &s, NULL);
+        mdt_row_string(&n, NULL, &r, MDT_COL_TypeDef_TypeName);
+        mdt_row_string(&s, NULL, &r, MDT_COL_TypeDef_TypeNamespace);
         if (!strcmp(n, name) && !strcmp(s, ns))
             return MDT_TOKEN(MDT_TABLE_TypeDef, i);
     }

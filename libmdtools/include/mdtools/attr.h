@@ -97,12 +97,12 @@ int mdt_attr_format(void *mem_ctx, char **out, const mdt_attr *a, const mdt_name
 /* The decimal of a DecimalConstantAttribute (constructor (byte scale,
  * byte sign, uint hi, uint mid, uint lo) or (byte, byte, int, int, int)).
  * MDT_EINVAL when `a` is not one. */
-int mdt_attr_decimal(const mdt_attr *a, mdt_decimal *out);
+int mdt_attr_decimal(mdt_decimal *out, const mdt_attr *a);
 
 /* The underlying element type (I1..U8, BOOLEAN, CHAR) of an enum TypeDef:
  * the type of its first instance field. MDT_ENOTFOUND when the type has no
  * instance field of such a type (not an enum). */
-int mdt_enum_underlying(const mdt_image *img, uint32_t typedef_token, uint8_t *elem_type);
+int mdt_enum_underlying(uint8_t *elem_type, const mdt_image *img, uint32_t typedef_token);
 
 #ifdef __cplusplus
 }

@@ -210,7 +210,7 @@ typedef struct mdt_idmap_type_node {
  * returns 0, or returns a negative code when it could not. Called with no
  * lock of the map held; a *_fetch() made inside the callback does not call
  * it again. */
-typedef int (*mdt_idmap_miss_fn)(mdt_idmap *map, int kind, uintptr_t id, void *payload);
+typedef int (*mdt_idmap_miss_fn)(void *payload, mdt_idmap *map, int kind, uintptr_t id);
 
 /* Creation options; all fields may be zero. */
 typedef struct mdt_idmap_options {
@@ -373,7 +373,7 @@ void mdt_idmap_synchronize(mdt_idmap *map);
 int mdt_idmap_retire(mdt_idmap *map, uint64_t below);
 
 /* Fill *out. Thread-safety: a writer call. Async-signal-safe: no. */
-void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out);
+void mdt_idmap_stats_get(mdt_idmap_stats *out, mdt_idmap *map);
 
 /* ---- Readers ------------------------------------------------------------ */
 /* All readers: thread-safety: any thread, concurrently with writers; they
@@ -384,13 +384,13 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out);
 
 /* Module by ModuleID. Errors: MDT_ENOTFOUND, MDT_EINVAL (out NULL).
  * Async-signal-safe: yes. */
-int mdt_idmap_module_lookup(const mdt_idmap *map, mdt_idmap_module_info *out, uintptr_t module_id,
+int mdt_idmap_module_lookup(mdt_idmap_module_info *out, const mdt_idmap *map, uintptr_t module_id,
                             uint64_t gen);
 
 /* Copy the module's path (NUL-terminated, cut to len - 1 bytes) into buf.
  * Returns the full length, or MDT_ENOTFOUND / MDT_EINVAL.
  * Async-signal-safe: yes. */
-int mdt_idmap_module_path(const mdt_idmap *map, char *buf, size_t len, uintptr_t module_id,
+int mdt_idmap_module_path(char *buf, size_t len, const mdt_idmap *map, uintptr_t module_id,
                           uint64_t gen);
 
 /* How many times module records have changed so far (a load applied, a
@@ -417,37 +417,36 @@ typedef int (*mdt_idmap_module_visit_fn)(void *payload, uintptr_t module_id,
  * mdt_idmap_stats_get() do nothing (stats read as zero). Returns 0, fn's
  * non-zero return, or MDT_EINVAL (map or fn NULL, or called from fn).
  * Thread-safety: a writer call. Async-signal-safe: no. */
-int mdt_idmap_module_each(mdt_idmap *map, mdt_idmap_module_visit_fn fn, void *payload,
-                          uint64_t *changes);
+int mdt_idmap_module_each(uint64_t *changes, mdt_idmap *map, mdt_idmap_module_visit_fn fn,
+                          void *payload);
 
 /* Class by ClassID. Up to args_cap type arguments are copied to args_buf
  * (may be NULL with args_cap 0); out->args = args_buf, out->nargs = the true
  * count. Errors: MDT_ENOTFOUND, MDT_EINVAL. Async-signal-safe: yes. */
-int mdt_idmap_class_lookup(const mdt_idmap *map, mdt_idmap_class_info *out, uintptr_t *args_buf,
-                           uint32_t args_cap, uintptr_t class_id, uint64_t gen);
+int mdt_idmap_class_lookup(mdt_idmap_class_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                           const mdt_idmap *map, uintptr_t class_id, uint64_t gen);
 
 /* Function by FunctionID; arguments as for mdt_idmap_class_lookup().
  * Async-signal-safe: yes. */
-int mdt_idmap_function_lookup(const mdt_idmap *map, mdt_idmap_function_info *out,
-                              uintptr_t *args_buf, uint32_t args_cap, uintptr_t function_id,
-                              uint64_t gen);
+int mdt_idmap_function_lookup(mdt_idmap_function_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                              const mdt_idmap *map, uintptr_t function_id, uint64_t gen);
 
 /* The code range containing `ip`. Errors: MDT_ENOTFOUND, MDT_EINVAL.
  * Async-signal-safe: yes. */
-int mdt_idmap_ip_lookup(const mdt_idmap *map, mdt_idmap_code_range *out, uintptr_t ip);
+int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map, uintptr_t ip);
 
 /* Reverse: the live ClassID for (module, TypeDef, type args) or for a shape
  * (module 0 or as loaded, shape, rank, args[0] = element). `key->gen` and
  * `key->prim` are ignored. *class_id and *gen (may be NULL) are set.
  * Errors: MDT_ENOTFOUND, MDT_EINVAL. Async-signal-safe: yes. */
-int mdt_idmap_class_find(const mdt_idmap *map, uintptr_t *class_id, uint64_t *gen,
+int mdt_idmap_class_find(uintptr_t *class_id, uint64_t *gen, const mdt_idmap *map,
                          const mdt_idmap_class_info *key);
 
 /* Reverse: the live FunctionID for (module, MethodDef, owning class, method
  * type args). The owning ClassID carries the class type arguments; use
  * mdt_idmap_class_find() for it first (key->class_id 0 finds functions
  * recorded without an owner). Async-signal-safe: yes. */
-int mdt_idmap_function_find(const mdt_idmap *map, uintptr_t *function_id, uint64_t *gen,
+int mdt_idmap_function_find(uintptr_t *function_id, uint64_t *gen, const mdt_idmap *map,
                             const mdt_idmap_function_info *key);
 
 /* Is some class of (module, TypeDef) known to be loaded, with any type
@@ -462,8 +461,8 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
  * MDT_EUNSUPPORTED (the tree has more than 4096 nodes, which bounds a
  * signal handler's work: *count is then 4096 and the first min(cap, 4096)
  * nodes are written), MDT_EINVAL. Async-signal-safe: yes. */
-int mdt_idmap_class_describe(const mdt_idmap *map, mdt_idmap_type_node *nodes, size_t cap,
-                             size_t *count, uintptr_t class_id, uint64_t gen);
+int mdt_idmap_class_describe(mdt_idmap_type_node *nodes, size_t cap, size_t *count,
+                             const mdt_idmap *map, uintptr_t class_id, uint64_t gen);
 
 /* Write the portable descriptor of NAMES.md ("mvid:0xTOKEN<...>", primitive
  * names for classes marked prim, "__Canon", "T[]", "T[N]", "T*", "T&") into
@@ -471,7 +470,7 @@ int mdt_idmap_class_describe(const mdt_idmap *map, mdt_idmap_type_node *nodes, s
  * snprintf does, at most INT32_MAX), or MDT_ENOTFOUND when the class, a
  * type argument or a module's MVID is not known, MDT_EUNSUPPORTED past 32
  * levels of nesting or 4096 nodes, MDT_EINVAL. Async-signal-safe: yes. */
-int mdt_idmap_class_descriptor(const mdt_idmap *map, char *buf, size_t len, uintptr_t class_id,
+int mdt_idmap_class_descriptor(char *buf, size_t len, const mdt_idmap *map, uintptr_t class_id,
                                uint64_t gen);
 
 /* ---- Names (not async-signal-safe: they allocate) ---------------------- */
@@ -500,12 +499,12 @@ int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map,
  * never lock it) returns MDT_EINVAL and calls nothing. Async-signal-safe: NO
  * (the callback calls the runtime and the writers). Thread-safety: any
  * thread. */
-int mdt_idmap_module_fetch(mdt_idmap *map, mdt_idmap_module_info *out, uintptr_t module_id);
-int mdt_idmap_class_fetch(mdt_idmap *map, mdt_idmap_class_info *out, uintptr_t *args_buf,
-                          uint32_t args_cap, uintptr_t class_id);
-int mdt_idmap_function_fetch(mdt_idmap *map, mdt_idmap_function_info *out, uintptr_t *args_buf,
-                             uint32_t args_cap, uintptr_t function_id);
-int mdt_idmap_ip_fetch(mdt_idmap *map, mdt_idmap_code_range *out, uintptr_t ip);
+int mdt_idmap_module_fetch(mdt_idmap_module_info *out, mdt_idmap *map, uintptr_t module_id);
+int mdt_idmap_class_fetch(mdt_idmap_class_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                          mdt_idmap *map, uintptr_t class_id);
+int mdt_idmap_function_fetch(mdt_idmap_function_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                             mdt_idmap *map, uintptr_t function_id);
+int mdt_idmap_ip_fetch(mdt_idmap_code_range *out, mdt_idmap *map, uintptr_t ip);
 
 #ifdef __cplusplus
 }

@@ -136,7 +136,7 @@ const char *mdt_image_name(const mdt_image *img);
 /* The whole buffer (file bytes or mapped bytes): every byte of it is
  * readable. For an image opened with mdt_image_open_mapped_ranges, the
  * range from the base on (the headers); the rest through mdt_image_rva. */
-const uint8_t *mdt_image_bytes(const mdt_image *img, size_t *len);
+const uint8_t *mdt_image_bytes(size_t *len, const mdt_image *img);
 
 /* Warnings about the image: accepted oddities (duplicate streams, a
  * "sorted" table that is not, extra data, ...). Strings are borrowed. The
@@ -219,12 +219,12 @@ const mdt_debug_entry *mdt_image_debug_entry(const mdt_image *img, size_t i);
  * for a mapped image, inside one readable range). Errors: MDT_ENOTFOUND
  * (RVA in no section), MDT_ETRUNC (past the section's raw data, the file
  * or the readable memory). */
-int mdt_image_rva(const mdt_image *img, uint32_t rva, uint32_t len, const uint8_t **p);
+int mdt_image_rva(const uint8_t **p, const mdt_image *img, uint32_t rva, uint32_t len);
 /* Copy `len` bytes at `rva` into buf; bytes of a section past its raw data
  * (virtual size > raw size) read as zeros, as a loader maps them. */
-int mdt_image_read_rva(const mdt_image *img, uint32_t rva, void *buf, uint32_t len);
+int mdt_image_read_rva(void *buf, uint32_t len, const mdt_image *img, uint32_t rva);
 /* File offset of an RVA (flat layouts), or an error. */
-int mdt_image_rva_to_offset(const mdt_image *img, uint32_t rva, uint64_t *offset);
+int mdt_image_rva_to_offset(uint64_t *offset, const mdt_image *img, uint32_t rva);
 
 /* --- Metadata root and streams (II.24.2.1, II.24.2.2) --- */
 

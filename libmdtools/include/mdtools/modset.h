@@ -179,14 +179,14 @@ uint64_t mdt_modview_generation(const mdt_modview *view);
 /* Number of modules (all AppDomains). */
 size_t mdt_modview_count(const mdt_modview *view);
 /* Module at position i in registration order. Errors: MDT_ENOTFOUND. */
-int mdt_modview_module(const mdt_modview *view, size_t i, mdt_module_info *out);
+int mdt_modview_module(mdt_module_info *out, const mdt_modview *view, size_t i);
 /* Module by ID. Errors: MDT_ENOTFOUND. Constant time. */
-int mdt_modview_lookup(const mdt_modview *view, uintptr_t id, mdt_module_info *out);
+int mdt_modview_lookup(mdt_module_info *out, const mdt_modview *view, uintptr_t id);
 /* Iterate, in registration order, the modules tagged `appdomain` (and, with
  * include_shared, those tagged 0). Start with *pos = 0; returns
  * MDT_ITEROVER at the end. */
-int mdt_modview_next(const mdt_modview *view, uintptr_t appdomain, bool include_shared,
-                     size_t *pos, mdt_module_info *out);
+int mdt_modview_next(mdt_module_info *out, const mdt_modview *view, uintptr_t appdomain,
+                     bool include_shared, size_t *pos);
 
 #ifdef __cplusplus
 }

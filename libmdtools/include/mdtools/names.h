@@ -105,7 +105,7 @@ int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img
  * column's starts go down (damaged metadata) the owner is the first
  * TypeDef whose readable run holds the member, and the image has a
  * warning. */
-int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *typedef_token);
+int mdt_member_owner(uint32_t *typedef_token, const mdt_image *img, uint32_t member);
 
 /* The row that owns any row: the enclosing TypeDef of a nested TypeDef; the
  * TypeDef of a MethodDef, Field, Property or Event; the MethodDef of a
@@ -114,7 +114,7 @@ int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *typedef_to
  * MethodSpec.Method, InterfaceImpl.Class, ...). *owner is 0 when the row
  * has none or no owner claims it. Errors: MDT_EINVAL, the located error of
  * a row that does not exist or cannot be read. */
-int mdt_token_owner(const mdt_image *img, uint32_t token, uint32_t *owner);
+int mdt_token_owner(uint32_t *owner, const mdt_image *img, uint32_t token);
 
 /* The enclosing TypeDef of a nested TypeDef (ECMA-335 II.22.32), or 0 when
  * not nested; *enclosing is 0 on failure. Errors: MDT_EINVAL (not a TypeDef

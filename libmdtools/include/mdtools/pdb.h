@@ -113,17 +113,17 @@ int mdt_seqpoints_init(mdt_seqpoint_iter *it, const mdt_pdb *pdb, uint32_t metho
  * or column out of range, a document row that does not exist, a record cut
  * short), with the method's row and the offset in the blob. The iterator
  * ends after an error. */
-int mdt_seqpoints_next(mdt_seqpoint_iter *it, mdt_seqpoint *sp);
+int mdt_seqpoints_next(mdt_seqpoint *sp, mdt_seqpoint_iter *it);
 
 /* The point that covers `il_offset` in a method: the last one whose IL
  * offset is <= il_offset (possibly hidden: check sp->hidden). Errors:
  * MDT_ENOTFOUND (the method has no points, or its first one starts after
  * il_offset), and those of the iterator. */
-int mdt_pdb_lookup(const mdt_pdb *pdb, uint32_t methoddef, uint32_t il_offset, mdt_seqpoint *sp);
+int mdt_pdb_lookup(mdt_seqpoint *sp, const mdt_pdb *pdb, uint32_t methoddef, uint32_t il_offset);
 
 /* The method's first non-hidden point (where its source starts).
  * MDT_ENOTFOUND when it has none. */
-int mdt_pdb_method_start(const mdt_pdb *pdb, uint32_t methoddef, mdt_seqpoint *sp);
+int mdt_pdb_method_start(mdt_seqpoint *sp, const mdt_pdb *pdb, uint32_t methoddef);
 
 /* Number of Document rows. */
 uint32_t mdt_pdb_document_count(const mdt_pdb *pdb);

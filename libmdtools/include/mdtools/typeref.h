@@ -227,14 +227,14 @@ int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
  * chain (AssemblyRef or File). Errors: MDT_EINVAL (not a TypeRef, MemberRef
  * or ExportedType), the located error of an unreadable row, MDT_EBADIMAGE
  * for a chain longer than 64 steps (a cycle). */
-int mdt_ref_scope(const mdt_image *img, uint32_t token, uint32_t *scope);
+int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token);
 
 /* Which loaded assembly an AssemblyRef (0x23) of `module` binds to, without
  * a type in mind: the first candidate of tiers 1, 2, 3a. *manifest is the
  * manifest module's ID and *tier 1..3; MDT_ENOTFOUND (with *manifest 0) when
  * nothing of that name is loaded. Other errors as mdt_typeref_resolve. */
-int mdt_assemblyref_bind(const mdt_modview *view, uintptr_t module, uint32_t token,
-                         uintptr_t *manifest, int *tier);
+int mdt_assemblyref_bind(uintptr_t *manifest, int *tier, const mdt_modview *view, uintptr_t module,
+                         uint32_t token);
 
 #ifdef __cplusplus
 }
