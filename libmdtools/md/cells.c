@@ -313,6 +313,8 @@ int mdt_row_range(uint32_t *first, uint32_t *count, const mdt_row *row, unsigned
 
 int mdt_range_item(uint32_t *rid, const mdt_image *img, unsigned table, uint32_t pos)
 {
+    if (!mdt_table_schema_get(table))
+        return mdt__fail_simple(MDT_EINVAL, "mdt_range_item: no table with id 0x%02x", table);
     unsigned lt = mdt__list_table(img, table);
     if (lt == table) {
         /* A run's rows are in this image: a portable PDB's row counts of

@@ -160,7 +160,8 @@ int mdt_assemblyref_bind(uintptr_t *manifest, int *tier, const mdt_modview *view
         return MDT_EBADIMAGE;
     n = candidates(view, mi, &id, cands, TR_MAX_CANDS);
     if (!n)
-        return MDT_ENOTFOUND;
+        return mdt__fail_simple(MDT_ENOTFOUND, "bind: no loaded assembly named %s for AssemblyRef %u",
+                                id.name, MDT_TOKEN_RID(token));
     *manifest = view->mods[cands[0].mi]->id;
     *tier = cands[0].tier;
     return 0;

@@ -515,6 +515,45 @@ START_TEST(failure_replaces_record)
 }
 END_TEST
 
+/* Failures record what failed, also those that once did not. */
+START_TEST(failures_record_their_cause)
+{
+    char path[4096];
+    void *ctx = talloc_new(NULL);
+    mdt_image *client;
+    mdt_modset *set;
+    mdt_modview *view;
+    uint32_t rid;
+    uintptr_t manifest;
+    int tier;
+    /* A table id that names no table: MDT_EINVAL, not a read past the
+     * image's tables. */
+    ck_assert_int_eq(mdt_image_open_file(ctx, &client, src_path(path, sizeof path, "data/resolve/missing/GhostClient.exe"), 0), 0);
+    plant();
+    ck_assert_int_eq(mdt_range_item(&rid, client, 0x50, 1), MDT_EINVAL);
+    ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "no table with id 0x50"));
+    /* An AssemblyRef nothing loaded is named as: MDT_ENOTFOUND, with its
+     * name in the record (it used to leave the record as it was). */
+    ck_assert_int_eq(mdt_modset_new(ctx, &set), 0);
+    mdt_module_desc d = {1, client, 0, NULL, NULL, 0};
+    ck_assert_int_eq(mdt_modset_add(set, &d, 0), 0);
+    view = mdt_modset_acquire(set);
+    int missing = 0;
+    for (uint32_t i = 1; i <= mdt_table_rows(client, MDT_TABLE_AssemblyRef); i++) {
+        plant();
+        int e = mdt_assemblyref_bind(&manifest, &tier, view, 1, MDT_TOKEN(MDT_TABLE_AssemblyRef, i));
+        if (e == MDT_ENOTFOUND) {
+            missing++;
+            ck_assert_int_eq(mdt_last_error()->code, MDT_ENOTFOUND);
+            ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "no loaded assembly named"));
+        }
+    }
+    ck_assert_int_gt(missing, 0);
+    mdt_modview_release(view);
+    talloc_free(ctx);
+}
+END_TEST
+
 Suite *suite(void);
 
 Suite *suite(void)
@@ -525,6 +564,7 @@ Suite *suite(void)
     tcase_add_test(tc, open_success_keeps_failure);
     tcase_add_test(tc, open_with_unreadable_codeview_keeps_failure);
     tcase_add_test(tc, failure_replaces_record);
+    tcase_add_test(tc, failures_record_their_cause);
     tcase_add_test(tc, calls_on_fixtures_keep_failure);
     tcase_add_test(tc, resolution_keeps_failure);
     tcase_add_test(tc, calls_on_corrupt_inputs_keep_failure);
