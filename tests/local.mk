@@ -91,4 +91,8 @@ EXTRA_DIST += tests/unit/run-lazy-tsan.sh
 
 # Every public header compiles alone as strict C11.
 TESTS += tests/headers.sh
+# Every MDT_E... code a public function can return is listed in its header
+# comment (the codes worked out from the sources through clang's AST).
+TESTS += tests/errcodes.py
+EXTRA_DIST += tests/errcodes.py
 EXTRA_DIST += tests/summary.sh tests/headers.sh tests/valgrind.sh

@@ -69,7 +69,12 @@ typedef struct mdt_name_opts {
 int mdt_name_cache_new(void *mem_ctx, mdt_name_cache **out, const mdt_image *img, int style,
                        unsigned flags);
 
-/* A type. `opts` may be NULL (full style). */
+/* A type. `opts` may be NULL (full style). Errors: MDT_EINVAL (a NULL type,
+ * a node of a kind that has no name), MDT_ENOMEM, and those of reading the
+ * rows and signatures the name needs, located: MDT_EBADIMAGE (including a
+ * nesting, scope or TypeSpec cycle), MDT_ETRUNC, MDT_ENOHEAP,
+ * MDT_ENOTFOUND (a row that does not exist), MDT_EUNSUPPORTED (a
+ * signature mdtools does not read). */
 int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_opts *opts);
 
 /* The name of what a token denotes: TypeDef, TypeRef, TypeSpec (types);
@@ -77,19 +82,26 @@ int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_o
  * MethodSpec with `<args>`); ExportedType (`Ns.Outer+Inner`, nesting
  * through its Implementation chain); Module and ModuleRef (`[module X]`);
  * Assembly and AssemblyRef (display name); File; a portable PDB's
- * Document (its name blob decoded: `/src/app/Program.cs`). */
+ * Document (its name blob decoded: `/src/app/Program.cs`). Errors:
+ * MDT_EINVAL (a token of a table that names nothing), MDT_ENOTFOUND (no
+ * such row), MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP,
+ * MDT_EUNSUPPORTED (as for mdt_type_name). */
 int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
                    const mdt_name_opts *opts);
 
 /* A decoded signature, e.g. `instance System.Void(System.Int32,...,System.String)`,
- * `System.Int32 modopt(X)&`, locals as `(T0,T1 pinned)`, MethodSpec as `<A,B>`. */
+ * `System.Int32 modopt(X)&`, locals as `(T0,T1 pinned)`, MethodSpec as `<A,B>`.
+ * Errors: MDT_EINVAL (an unknown signature kind), and those of
+ * mdt_type_name: MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP,
+ * MDT_ENOTFOUND, MDT_EUNSUPPORTED. */
 int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *sig, const mdt_name_opts *opts);
 
 /* The same three into a caller's buffer of `size` bytes, NUL-terminated,
  * *len (may be NULL) set to the name's length. Nothing is allocated except
  * when a TypeSpec whose tree is unusually large must be expanded. Errors as
- * above, and MDT_ETRUNC when the name needs `size` bytes or more (buf then
- * holds a truncated prefix). */
+ * above (MDT_EINVAL, also for no buffer; MDT_ENOMEM, MDT_EBADIMAGE,
+ * MDT_ENOHEAP, MDT_ENOTFOUND, MDT_EUNSUPPORTED), and MDT_ETRUNC also when
+ * the name needs `size` bytes or more (buf then holds a truncated prefix). */
 int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
                       const mdt_name_opts *opts);
 int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *sig,
@@ -104,7 +116,10 @@ int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img
  * thread, but not async-signal-safe), then each query is a load. Where the
  * column's starts go down (damaged metadata) the owner is the first
  * TypeDef whose readable run holds the member, and the image has a
- * warning. */
+ * warning. Errors: MDT_EINVAL (not a MethodDef or Field token),
+ * MDT_ENOTFOUND (no such row), MDT_ETRUNC (its Ptr row, or a TypeDef row
+ * the search needs, lies beyond the tables stream), MDT_ENOMEM (the index
+ * cannot be built and the column's starts go down). */
 int mdt_member_owner(uint32_t *typedef_token, const mdt_image *img, uint32_t member);
 
 /* The row that owns any row: the enclosing TypeDef of a nested TypeDef; the
@@ -112,14 +127,16 @@ int mdt_member_owner(uint32_t *typedef_token, const mdt_image *img, uint32_t mem
  * Param; the parent column of rows that have one (MemberRef.Class,
  * CustomAttribute.Parent, Constant.Parent, GenericParam.Owner,
  * MethodSpec.Method, InterfaceImpl.Class, ...). *owner is 0 when the row
- * has none or no owner claims it. Errors: MDT_EINVAL, the located error of
- * a row that does not exist or cannot be read. */
+ * has none or no owner claims it. Errors: MDT_EINVAL (no image, no output,
+ * a token of a table without owners), and the located error of a row that
+ * does not exist or cannot be read: MDT_ENOTFOUND, MDT_ETRUNC,
+ * MDT_EBADIMAGE, MDT_ENOMEM (as for mdt_member_owner). */
 int mdt_token_owner(uint32_t *owner, const mdt_image *img, uint32_t token);
 
 /* The enclosing TypeDef of a nested TypeDef (ECMA-335 II.22.32), or 0 when
  * not nested; *enclosing is 0 on failure. Errors: MDT_EINVAL (not a TypeDef
  * token, or row 0), MDT_ENOTFOUND (no such row), the located error of an
- * unreadable NestedClass row. */
+ * unreadable NestedClass row (MDT_ETRUNC, MDT_EBADIMAGE). */
 int mdt_typedef_enclosing(const mdt_image *img, uint32_t typedef_token, uint32_t *enclosing);
 
 /* The TypeDef named `name` (len bytes) in reflection syntax without an
