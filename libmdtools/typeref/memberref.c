@@ -248,21 +248,27 @@ static bool head_may_match(const mdt_row *r, const mdt_method_sig *ref)
     uint32_t fixed = ref->nparams;
     if ((ref->callconv & MDT_CC_MASK) == MDT_CC_VARARG && ref->sentinel != UINT32_MAX)
         fixed = ref->sentinel; /* a call site: the part before the sentinel */
-    if (mdt_row_blob(&b, &len, r, MDT_COL_MethodDef_Signature))
+    if (mdt_row_blob(&b, &len, r, MDT_COL_MethodDef_Signature)) {
+        mdt__err_forget_one();
         return true;
+    }
     rd d = rd_make(NULL, "#Blob", b, len, UINT64_MAX);
     if (rd_u8(&d, &cc, "calling convention") ||
         ((cc & MDT_CC_GENERIC) && rd_compressed(&d, &gen, "generic parameter count")) ||
-        rd_compressed(&d, &n, "parameter count"))
+        rd_compressed(&d, &n, "parameter count")) {
+        mdt__err_forget_one(); /* the reader records one failure */
         return true;
+    }
     return cc == ref->callconv && gen == ref->gen_count && n == fixed;
 }
 
 /* Whether member `m` of `table` (named `name`) has a signature equivalent
- * to the reference's; counts the matches, the first in *member. */
+ * to the reference's; counts the matches, the first in *member. A member
+ * that does not read is passed over, its failure forgotten back to `mark`
+ * (the resolution is an answer, not a failure). */
 static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig, const char *name,
                      uint32_t dmi, unsigned table, uint32_t m, int *matches, uint32_t *member,
-                     bool *by_name)
+                     bool *by_name, uint64_t mark)
 {
     const struct mdt_image *img = c->v->mods[dmi]->img;
     bool method = rsig->kind == MDT_SIG_METHOD;
@@ -271,8 +277,10 @@ static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
     mdt_sig dsig;
     mdt_row r;
     bool eq;
-    if (mdt_row_get(&r, img, table, m))
+    if (mdt_row_get(&r, img, table, m)) {
+        mdt__err_forget(mark);
         return;
+    }
     if (method && !head_may_match(&r, rsig->method)) {
         NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
              "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
@@ -280,6 +288,7 @@ static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
     }
     if (sig_of(tmp, arena, sizeof arena, &dsig, img, MDT_TOKEN(table, m)) ||
         dsig.kind != rsig->kind) {
+        mdt__err_forget(mark);
         NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
                 "%s 0x%08x: signature unreadable", name, MDT_TOKEN(table, m));
         return;
@@ -310,23 +319,31 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
     unsigned name_col = method ? MDT_COL_MethodDef_Name : MDT_COL_Field_Name;
     mdt_row tr;
     uint32_t first, count, done = 0;
+    uint64_t mark;
     int matches = 0;
     if (mdt_row_get(&tr, img, MDT_TABLE_TypeDef, rid) ||
         mdt_row_range(&first, &count, &tr,
                       method ? MDT_COL_TypeDef_MethodList : MDT_COL_TypeDef_FieldList))
         return -1;
+    mark = mdt__err_mark(); /* members that do not read are passed over */
     if (!mdt_table_rows(img, method ? MDT_TABLE_MethodPtr : MDT_TABLE_FieldPtr)) {
         uint32_t offs[64];
         for (; done < count; done += 64) {
             uint32_t k = count - done < 64 ? count - done : 64;
-            if (mdt_column_raw(offs, img, table, name_col, first + done, k))
+            if (mdt_column_raw(offs, img, table, name_col, first + done, k)) {
+                mdt__err_forget(mark);
                 break; /* a damaged run: row by row below */
+            }
             for (uint32_t i = 0; i < k; i++) {
                 const char *mn;
-                if (mdt_heap_string(&mn, NULL, img, offs[i]) || strcmp(mn, name))
+                if (mdt_heap_string(&mn, NULL, img, offs[i])) {
+                    mdt__err_forget(mark);
+                    continue;
+                }
+                if (strcmp(mn, name))
                     continue;
                 consider(c, tmp, rmi, rsig, name, dmi, table, first + done + i, &matches, member,
-                         by_name);
+                         by_name, mark);
             }
         }
     }
@@ -336,13 +353,18 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
         const char *mn;
         int e;
         if ((e = mdt_range_item(&m, img, table, p)) || (e = mdt_row_get(&r, img, table, m))) {
+            mdt__err_forget(mark);
             if (e == MDT_ETRUNC)
                 break; /* the table is damaged from here on */
             continue;
         }
-        if (mdt_row_string(&mn, NULL, &r, name_col) || strcmp(mn, name))
+        if (mdt_row_string(&mn, NULL, &r, name_col)) {
+            mdt__err_forget(mark);
             continue;
-        consider(c, tmp, rmi, rsig, name, dmi, table, m, &matches, member, by_name);
+        }
+        if (strcmp(mn, name))
+            continue;
+        consider(c, tmp, rmi, rsig, name, dmi, table, m, &matches, member, by_name, mark);
     }
     return matches;
 }
@@ -589,7 +611,7 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     int e;
     struct tr_centry *slot = NULL;
     void *tmp;
-    mdt_errsave saved;
+    uint64_t stamp;
     if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
     memset(out, 0, sizeof *out);
@@ -616,7 +638,7 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
         return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory resolving a MemberRef"));
     /* Unreadable rows on the way are answers (bad-image, or a candidate
      * passed over), not failures of the call. */
-    mdt__err_save(&saved);
+    stamp = mdt__err_stamp();
     resolve_memberref(&c, tmp, mi, MDT_TOKEN_RID(token));
     talloc_free(tmp);
     if (c.cacheable)
@@ -624,6 +646,6 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     rc_end(&c, out);
     if (c.trace_failed)
         return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
-    mdt__err_restore(&saved);
+    mdt__err_back_to(stamp);
     return 0;
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,8 +27,11 @@ static _Thread_local bool dirty;
 static _Thread_local struct {
     mdt_errinfo rec;
     bool dirty;
+    uint64_t stamp; /* mdt__failures after this failure: see mdt__err_back_to */
 } back[NBACK];
 static _Thread_local uint64_t depth, floor_;
+
+_Atomic uint64_t mdt__failures;
 
 static void copy(char *dst, size_t n, const char *src)
 {
@@ -42,6 +46,8 @@ static void vrecord(int code, mdt_place pl, const char *fmt, va_list ap)
 {
     back[depth % NBACK].rec = last;
     back[depth % NBACK].dirty = dirty;
+    back[depth % NBACK].stamp =
+        atomic_fetch_add_explicit(&mdt__failures, 1, memory_order_relaxed) + 1;
     if (depth >= NBACK && floor_ < depth - NBACK + 1)
         floor_ = depth - NBACK + 1;
     depth++;
@@ -92,6 +98,21 @@ void mdt__err_forget_one(void)
 {
     if (depth)
         mdt__err_forget(depth - 1);
+}
+
+void mdt__err_since(uint64_t stamp)
+{
+    /* This thread's failures since the stamp are the top of its stack (a
+     * stamp a thread takes is at least that of its own earlier failures,
+     * and below that of its later ones); go back to below the first. */
+    uint64_t first = depth;
+    while (first > floor_ && back[(first - 1) % NBACK].stamp > stamp)
+        first--;
+    /* Below `first` is a failure from before the stamp (or none at all):
+     * the record as it was then is the one to go back to. Else it went out
+     * of the stack, and the record stays. */
+    if (first < depth && (first > floor_ || floor_ == 0))
+        mdt__err_forget(first);
 }
 
 void mdt__err_save(mdt_errsave *s)

@@ -4,6 +4,7 @@
 #ifndef MDT_UTIL_ERROR_H
 #define MDT_UTIL_ERROR_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,12 +52,33 @@ int mdt__fail_simple(int code, const char *fmt, ...) __attribute__((format(print
  * mdt__err_forget_one() forgets it without a mark taken before: nothing on
  * the path that succeeds.
  *
- * Around a whole computation that handles failures in many places (a
- * resolution), save the record (a copy when it holds one) and restore it
- * when the computation succeeds. */
+ * Around a whole computation that handles failures in many places (an
+ * attribute decode, a change of a module set), save the record (a copy
+ * when it holds one) and restore it when the computation succeeds. Where
+ * that is too dear (a resolution: a few thousand instructions, of which
+ * the two calls would be 2%), take a stamp and go back to it: a load of a
+ * counter of all threads' failures, and another at the end; only when
+ * some thread failed meanwhile does it look at this thread's record (so
+ * no thread-local storage is touched otherwise). Going back undoes at most
+ * the last 8 failures, as mdt__err_forget. */
 uint64_t mdt__err_mark(void);
 void mdt__err_forget(uint64_t mark);
 void mdt__err_forget_one(void);
+
+extern _Atomic uint64_t mdt__failures __attribute__((visibility("hidden")));
+
+static inline uint64_t mdt__err_stamp(void)
+{
+    return atomic_load_explicit(&mdt__failures, memory_order_relaxed);
+}
+
+void mdt__err_since(uint64_t stamp);
+
+static inline void mdt__err_back_to(uint64_t stamp)
+{
+    if (atomic_load_explicit(&mdt__failures, memory_order_relaxed) != stamp)
+        mdt__err_since(stamp);
+}
 
 typedef struct mdt_errsave {
     uint64_t depth;
