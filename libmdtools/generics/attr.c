@@ -579,12 +579,12 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
         return mdt__fail_simple(MDT_EINVAL, "attribute constructor 0x%08x is not a MethodDef or "
                                             "MemberRef", ctor);
     void *tmp = talloc_new(mem_ctx);
-    mdt_errsave saved;
+    uint64_t stamp;
     if (!tmp)
         return nomem();
     /* Rows the decoder could not read on its way (the assembly's name, an
      * enum looked up by name) are not failures of a decode that succeeds. */
-    mdt__err_save(&saved);
+    stamp = mdt__err_stamp();
     d.ctx = tmp;
     d.img = img;
     d.resolver = resolver;
@@ -674,7 +674,7 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
     }
     out->nnamed = nnamed;
     out->named = named;
-    mdt__err_restore(&saved);
+    mdt__err_back_to(stamp);
     return 0;
 fail:
     talloc_free(tmp);

@@ -366,9 +366,8 @@ bool mdt__type_is(const struct mdt_image *img, uint32_t token, const char *ns, c
         return MDT_TOKEN_TABLE(scope) != MDT_TABLE_TypeRef;
     }
     uint32_t enc;
-    uint64_t mark = mdt__err_mark();
     if (mdt_typedef_enclosing(img, token, &enc)) {
-        mdt__err_forget(mark);
+        mdt__err_forget_one(); /* it records one failure */
         return false;
     }
     return enc == 0;
@@ -397,7 +396,6 @@ int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint
     char seg[1024];
     size_t pos = 0;
     uint32_t cur = 0, n = mdt_table_rows_present(img, MDT_TABLE_TypeDef);
-    uint64_t mark = mdt__err_mark(); /* rows that do not read are not the one */
     for (unsigned level = 0; level < MAX_NEST; level++) {
         size_t sl = unescape_segment(name, len, &pos, seg, sizeof seg);
         uint32_t found = 0;
@@ -409,7 +407,7 @@ int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint
             if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, i) ||
                 mdt_row_string(&rn, &rnl, &r, MDT_COL_TypeDef_TypeName) ||
                 mdt_row_string(&rs, &rsl, &r, MDT_COL_TypeDef_TypeNamespace)) {
-                mdt__err_forget(mark);
+                mdt__err_forget_one(); /* a row that does not read is not the one */
                 continue;
             }
             /* "ns.name", or "name" for an empty namespace, must be the segment. */
@@ -418,7 +416,7 @@ int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint
                     : !(rnl == sl && !memcmp(seg, rn, rnl)))
                 continue;
             if (mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, i), &enc))
-                mdt__err_forget(mark);
+                mdt__err_forget_one(); /* it records one failure */
             else if (enc == cur)
                 found = MDT_TOKEN(MDT_TABLE_TypeDef, i);
         }
@@ -499,7 +497,6 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
     unsigned n = 0;
     bool many = false;
     mdt_find fi;
-    uint64_t mark;
     if (!mdt_table_rows(img, MDT_TABLE_GenericParam) ||
         mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, token) ||
         mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
@@ -531,7 +528,6 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
     if (many) /* a very long list: row order, in a second pass */
         mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key);
     w_addc(&f->out, '<');
-    mark = mdt__err_mark(); /* a name that does not read is left out */
     for (unsigned i = 0; !f->out.failed; i++) {
         mdt_row r;
         const char *name;
@@ -544,7 +540,7 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
             mdt_row_string(&name, &len, &r, MDT_COL_GenericParam_Name) == 0)
             w_add(&f->out, name, len);
         else
-            mdt__err_forget(mark);
+            mdt__err_forget_one(); /* a name that does not read is left out */
     }
     w_addc(&f->out, '>');
 }

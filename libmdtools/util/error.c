@@ -9,29 +9,28 @@
 
 #include "util/error.h"
 
-static _Thread_local mdt_errinfo last = {.row = UINT32_MAX,
-                                         .offset = UINT64_MAX,
-                                         .file_offset = UINT64_MAX};
-/* Whether `last` holds a record: clearing a clear record is then free,
+/* The record, and the records failures replaced, for mdt__err_forget():
+ * ring[d % NRING] is the record as it stands at depth d, depth counting
+ * the failures recorded and not forgotten. A failure writes the next slot
+ * and so keeps the record it replaces without copying it; forgetting back
+ * to a mark goes back to the mark's slot. The ring holds the last NRING
+ * depths: marks below `floor_` can no longer be gone back to. Handled
+ * failures are forgotten where they are handled, so the ring seldom holds
+ * more than one or two (a callee that records again to add the place). */
+#define NRING 9
+static _Thread_local mdt_errinfo ring[NRING] = {
+    [0] = {.row = UINT32_MAX, .offset = UINT64_MAX, .file_offset = UINT64_MAX}};
+/* Whether a slot holds a failure: clearing a clear record is then free,
  * and callers clear after every row of a long listing. */
-static _Thread_local bool dirty;
-
-/* What mdt__err_forget() goes back to: a stack of the records that
- * failures overwrote. Each failure pushes the record it replaces (depth
- * counts them); forgetting back to a mark pops to it. The stack keeps its
- * top NBACK entries: a push at depth d drops depth d - NBACK, and marks
- * below `floor` can no longer be gone back to. Handled failures are
- * forgotten where they are handled, so the stack seldom holds more than
- * one or two (a callee that records again to add the place). */
-#define NBACK 8
-static _Thread_local struct {
-    mdt_errinfo rec;
-    bool dirty;
-    uint64_t stamp; /* mdt__failures after this failure: see mdt__err_back_to */
-} back[NBACK];
+static _Thread_local bool dirty[NRING];
+/* mdt__failures after the failure that made each slot (0 for none): see
+ * mdt__err_back_to. */
+static _Thread_local uint64_t stamps[NRING];
 static _Thread_local uint64_t depth, floor_;
 
 _Atomic uint64_t mdt__failures;
+
+#define LAST (ring[depth % NRING])
 
 static void copy(char *dst, size_t n, const char *src)
 {
@@ -44,22 +43,21 @@ static void copy(char *dst, size_t n, const char *src)
 
 static void vrecord(int code, mdt_place pl, const char *fmt, va_list ap)
 {
-    back[depth % NBACK].rec = last;
-    back[depth % NBACK].dirty = dirty;
-    back[depth % NBACK].stamp =
-        atomic_fetch_add_explicit(&mdt__failures, 1, memory_order_relaxed) + 1;
-    if (depth >= NBACK && floor_ < depth - NBACK + 1)
-        floor_ = depth - NBACK + 1;
+    mdt_errinfo *e;
     depth++;
-    dirty = true;
-    last.code = code;
-    copy(last.file, sizeof last.file, pl.img ? mdt__image_name(pl.img) : NULL);
-    copy(last.region, sizeof last.region, pl.region);
-    copy(last.column, sizeof last.column, pl.column);
-    last.row = pl.row;
-    last.offset = pl.offset;
-    last.file_offset = pl.file_offset;
-    vsnprintf(last.what, sizeof last.what, fmt, ap);
+    if (depth >= NRING && floor_ < depth - NRING + 1)
+        floor_ = depth - NRING + 1;
+    e = &ring[depth % NRING];
+    dirty[depth % NRING] = true;
+    stamps[depth % NRING] = atomic_fetch_add_explicit(&mdt__failures, 1, memory_order_relaxed) + 1;
+    e->code = code;
+    copy(e->file, sizeof e->file, pl.img ? mdt__image_name(pl.img) : NULL);
+    copy(e->region, sizeof e->region, pl.region);
+    copy(e->column, sizeof e->column, pl.column);
+    e->row = pl.row;
+    e->offset = pl.offset;
+    e->file_offset = pl.file_offset;
+    vsnprintf(e->what, sizeof e->what, fmt, ap);
 }
 
 int mdt__fail(int code, mdt_place place, const char *fmt, ...)
@@ -87,11 +85,8 @@ uint64_t mdt__err_mark(void)
 
 void mdt__err_forget(uint64_t mark)
 {
-    if (mark >= depth || mark < floor_)
-        return;
-    last = back[mark % NBACK].rec;
-    dirty = back[mark % NBACK].dirty;
-    depth = mark;
+    if (mark < depth && mark >= floor_)
+        depth = mark;
 }
 
 void mdt__err_forget_one(void)
@@ -102,25 +97,23 @@ void mdt__err_forget_one(void)
 
 void mdt__err_since(uint64_t stamp)
 {
-    /* This thread's failures since the stamp are the top of its stack (a
-     * stamp a thread takes is at least that of its own earlier failures,
-     * and below that of its later ones); go back to below the first. */
-    uint64_t first = depth;
-    while (first > floor_ && back[(first - 1) % NBACK].stamp > stamp)
-        first--;
-    /* Below `first` is a failure from before the stamp (or none at all):
-     * the record as it was then is the one to go back to. Else it went out
-     * of the stack, and the record stays. */
-    if (first < depth && (first > floor_ || floor_ == 0))
-        mdt__err_forget(first);
+    /* This thread's failures since the stamp made the top slots (a stamp a
+     * thread takes is at least that of its own earlier failures, and below
+     * that of its later ones): go back to the slot below them, if the ring
+     * still holds it; else the record stays. */
+    uint64_t k = depth;
+    while (k > floor_ && stamps[k % NRING] > stamp)
+        k--;
+    if (k < depth && stamps[k % NRING] <= stamp)
+        mdt__err_forget(k);
 }
 
 void mdt__err_save(mdt_errsave *s)
 {
     s->depth = depth;
-    s->dirty = dirty;
-    if (dirty)
-        s->rec = last;
+    s->dirty = dirty[depth % NRING];
+    if (s->dirty)
+        s->rec = LAST;
 }
 
 void mdt__err_restore(const mdt_errsave *s)
@@ -131,11 +124,10 @@ void mdt__err_restore(const mdt_errsave *s)
         mdt__err_forget(s->depth);
         return;
     }
-    /* Gone from the stack: the copy. Depth stays, so that the stack's
-     * entries stay what they were. */
+    /* Gone from the ring: the copy, in the current slot. */
     if (s->dirty) {
-        last = s->rec;
-        dirty = true;
+        LAST = s->rec;
+        dirty[depth % NRING] = true;
     } else {
         mdt_clear_error();
     }
@@ -143,18 +135,19 @@ void mdt__err_restore(const mdt_errsave *s)
 
 const mdt_errinfo *mdt_last_error(void)
 {
-    return &last;
+    return &LAST;
 }
 
 void mdt_clear_error(void)
 {
-    if (!dirty)
+    mdt_errinfo *e = &LAST;
+    if (!dirty[depth % NRING])
         return;
-    dirty = false;
-    memset(&last, 0, sizeof last);
-    last.row = UINT32_MAX;
-    last.offset = UINT64_MAX;
-    last.file_offset = UINT64_MAX;
+    dirty[depth % NRING] = false;
+    memset(e, 0, sizeof *e);
+    e->row = UINT32_MAX;
+    e->offset = UINT64_MAX;
+    e->file_offset = UINT64_MAX;
 }
 
 const char *mdt_strerror(int code)
@@ -178,7 +171,7 @@ const char *mdt_strerror(int code)
 
 char *mdt_errmsg(char *buf, size_t len)
 {
-    const mdt_errinfo *e = &last;
+    const mdt_errinfo *e = &LAST;
     size_t n = 0;
     if (!buf || !len)
         return buf;

@@ -35,32 +35,34 @@ int mdt__fail_simple(int code, const char *fmt, ...) __attribute__((format(print
  * row, degrades to a shorter name) is no failure of the public call: a call
  * that succeeds leaves the record as it found it, still describing the
  * caller's last failure (errors.h: "valid until the next failing call").
+ * Every failure keeps the record it replaces (the last 8), so a handled
+ * failure is forgotten, where it is handled, by going back:
  *
- * Around one attempt, or each turn of a loop, take a mark before it and
- * forget back to the mark where its failure is handled:
+ * - where the failed call is a row or cell accessor (mdt_row_get,
+ *   mdt_row_string, mdt_row_token, ..., mdt_typedef_enclosing), which
+ *   records exactly one failure: mdt__err_forget_one(), nothing on the
+ *   path that succeeds;
+ * - else to a mark taken before the attempt (a number, no copy; a call
+ *   into thread-local storage):
  *
- *     uint64_t m = mdt__err_mark();
- *     if (mdt_row_blob(...)) {
- *         mdt__err_forget(m);
- *         return fallback;
- *     }
+ *       uint64_t m = mdt__err_mark();
+ *       if (attempt(...)) {
+ *           mdt__err_forget(m);
+ *           return fallback;
+ *       }
  *
- * A mark is a number (no copy); forgetting goes back over at most 8
- * failures recorded since it (beyond that the record is left as it is).
- * Where the failed call is a row or cell accessor (mdt_row_get,
- * mdt_row_string, mdt_row_token, ...), which records exactly one failure,
- * mdt__err_forget_one() forgets it without a mark taken before: nothing on
- * the path that succeeds.
+ * - around a whole computation that handles failures in many places (a
+ *   resolution, an attribute decode): a stamp, a load of a counter of all
+ *   threads' failures, and mdt__err_back_to(stamp) when it succeeds, which
+ *   loads the counter again and only when some thread failed meanwhile
+ *   looks at this thread's record: no thread-local storage is touched
+ *   otherwise;
+ * - around a computation that may handle more failures than the record
+ *   keeps (a change of a module set: a damaged image per module): save a
+ *   copy and restore it.
  *
- * Around a whole computation that handles failures in many places (an
- * attribute decode, a change of a module set), save the record (a copy
- * when it holds one) and restore it when the computation succeeds. Where
- * that is too dear (a resolution: a few thousand instructions, of which
- * the two calls would be 2%), take a stamp and go back to it: a load of a
- * counter of all threads' failures, and another at the end; only when
- * some thread failed meanwhile does it look at this thread's record (so
- * no thread-local storage is touched otherwise). Going back undoes at most
- * the last 8 failures, as mdt__err_forget. */
+ * Going back undoes at most the last 8 failures; beyond that the record is
+ * left as it is (it then describes a failure the library handled). */
 uint64_t mdt__err_mark(void);
 void mdt__err_forget(uint64_t mark);
 void mdt__err_forget_one(void);

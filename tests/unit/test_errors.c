@@ -330,14 +330,37 @@ static void patch_cell(uint8_t *bytes, size_t len, unsigned table, uint32_t rid,
         p[i] = (uint8_t)(value >> (8 * i));
 }
 
+/* The TypeRef row of a fixture's bytes named ns.name. */
+static uint32_t typeref_named(uint8_t *bytes, size_t len, const char *ns, const char *name)
+{
+    mdt_image *img;
+    uint32_t found = 0;
+    ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "find", bytes, len, 0), 0);
+    for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_TypeRef) && !found; rid++) {
+        mdt_row r;
+        const char *n, *s;
+        if (mdt_row_get(&r, img, MDT_TABLE_TypeRef, rid) == 0 &&
+            mdt_row_string(&n, NULL, &r, MDT_COL_TypeRef_TypeName) == 0 &&
+            mdt_row_string(&s, NULL, &r, MDT_COL_TypeRef_TypeNamespace) == 0 &&
+            !strcmp(n, name) && !strcmp(s, ns))
+            found = rid;
+    }
+    mdt_image_close(img);
+    ck_assert_uint_ne(found, 0);
+    return found;
+}
+
 /* Everything.dll with rows that do not read in the way of names, enums,
- * generic parameter lists and default values: the TypeDef of enum Color
- * (row 2: its name and base type), the first generic parameter's name, the
- * constructor of the first of two attributes on a decimal constant (row
- * 14, a tag that names no table). Looking up a type by name passes over
- * row 2, an attribute with a Color argument looks it up, a generic type
- * named with its parameters leaves the name out (`<>`), the constant's
- * DecimalConstantAttribute is found after row 36. */
+ * generic parameter lists, value types and default values: the TypeDef of
+ * enum Color (row 2: its name and base type), the first generic
+ * parameter's name, the resolution scope of the TypeRef System.ValueType,
+ * and an attribute put before the DecimalConstantAttribute of a constant
+ * (row 36, moved to the field of row 37, with a constructor tag that names
+ * no table). Looking up a type by name passes over row 2, an attribute
+ * with a Color argument looks it up, a generic type named with its
+ * parameters leaves the name out (`<>`), a struct's descriptor asks
+ * whether its base is System.ValueType, the constant's attribute is found
+ * after row 36. */
 START_TEST(handled_failures_in_names_keep_failure)
 {
     struct tally t = {0, 0};
@@ -348,6 +371,8 @@ START_TEST(handled_failures_in_names_keep_failure)
     patch_cell(bytes, len, MDT_TABLE_TypeDef, 2, MDT_COL_TypeDef_TypeName, 0xFFFF);
     patch_cell(bytes, len, MDT_TABLE_TypeDef, 2, MDT_COL_TypeDef_Extends, 3);
     patch_cell(bytes, len, MDT_TABLE_GenericParam, 1, MDT_COL_GenericParam_Name, 0xFFFF);
+    patch_cell(bytes, len, MDT_TABLE_TypeRef, typeref_named(bytes, len, "System", "ValueType"),
+               MDT_COL_TypeRef_ResolutionScope, 0xFFFF);
     {
         mdt_image *clean;
         mdt_row ca;
