@@ -311,18 +311,25 @@ int mdt_row_range(uint32_t *first, uint32_t *count, const mdt_row *row, unsigned
     return 0;
 }
 
+__attribute__((cold, noinline)) static int no_table(unsigned table)
+{
+    return mdt__fail_simple(MDT_EINVAL, "mdt_range_item: no table with id 0x%02x", table);
+}
+
 int mdt_range_item(uint32_t *rid, const mdt_image *img, unsigned table, uint32_t pos)
 {
-    if (!mdt_table_schema_get(table))
-        return mdt__fail_simple(MDT_EINVAL, "mdt_range_item: no table with id 0x%02x", table);
+    if (table >= MDT_TABLE_MAX)
+        return no_table(table);
     unsigned lt = mdt__list_table(img, table);
     if (lt == table) {
         /* A run's rows are in this image: a portable PDB's row counts of
          * its PE's tables (#Pdb) do not extend it, or a bogus TypeDef row
          * in a tiny PDB would own a run of 0xFFFFFF methods. */
-        if (pos == 0 || pos > img->lay.tables[table].rows)
-            return mdt__fail_simple(MDT_ENOTFOUND, "position %u outside table %s", pos,
-                                    mdt_table_schema_get(table)->name);
+        if (pos == 0 || pos > img->lay.tables[table].rows) {
+            const mdt_table_schema *s = mdt_table_schema_get(table);
+            return s ? mdt__fail_simple(MDT_ENOTFOUND, "position %u outside table %s", pos, s->name)
+                     : no_table(table);
+        }
         /* A row declared here but beyond the tables stream fails as
          * mdt_row_get does, so a loop over a run that a bogus row count
          * stretched to millions of rows stops at the first missing one. */

@@ -27,10 +27,13 @@ static _Thread_local bool dirty[NRING];
  * mdt__err_back_to. */
 static _Thread_local uint64_t stamps[NRING];
 static _Thread_local uint64_t depth, floor_;
+/* depth % NRING, kept: callers clear the record after every row of a long
+ * listing, which should cost a load and a test. */
+static _Thread_local unsigned cur;
 
 _Atomic uint64_t mdt__failures;
 
-#define LAST (ring[depth % NRING])
+#define LAST (ring[cur])
 
 static void copy(char *dst, size_t n, const char *src)
 {
@@ -45,11 +48,12 @@ static void vrecord(int code, mdt_place pl, const char *fmt, va_list ap)
 {
     mdt_errinfo *e;
     depth++;
+    cur = (unsigned)(depth % NRING);
     if (depth >= NRING && floor_ < depth - NRING + 1)
         floor_ = depth - NRING + 1;
-    e = &ring[depth % NRING];
-    dirty[depth % NRING] = true;
-    stamps[depth % NRING] = atomic_fetch_add_explicit(&mdt__failures, 1, memory_order_relaxed) + 1;
+    e = &ring[cur];
+    dirty[cur] = true;
+    stamps[cur] = atomic_fetch_add_explicit(&mdt__failures, 1, memory_order_relaxed) + 1;
     e->code = code;
     copy(e->file, sizeof e->file, pl.img ? mdt__image_name(pl.img) : NULL);
     copy(e->region, sizeof e->region, pl.region);
@@ -85,8 +89,10 @@ uint64_t mdt__err_mark(void)
 
 void mdt__err_forget(uint64_t mark)
 {
-    if (mark < depth && mark >= floor_)
+    if (mark < depth && mark >= floor_) {
         depth = mark;
+        cur = (unsigned)(depth % NRING);
+    }
 }
 
 void mdt__err_forget_one(void)
@@ -111,7 +117,7 @@ void mdt__err_since(uint64_t stamp)
 void mdt__err_save(mdt_errsave *s)
 {
     s->depth = depth;
-    s->dirty = dirty[depth % NRING];
+    s->dirty = dirty[cur];
     if (s->dirty)
         s->rec = LAST;
 }
@@ -127,7 +133,7 @@ void mdt__err_restore(const mdt_errsave *s)
     /* Gone from the ring: the copy, in the current slot. */
     if (s->dirty) {
         LAST = s->rec;
-        dirty[depth % NRING] = true;
+        dirty[cur] = true;
     } else {
         mdt_clear_error();
     }
@@ -141,9 +147,9 @@ const mdt_errinfo *mdt_last_error(void)
 void mdt_clear_error(void)
 {
     mdt_errinfo *e = &LAST;
-    if (!dirty[depth % NRING])
+    if (!dirty[cur])
         return;
-    dirty[depth % NRING] = false;
+    dirty[cur] = false;
     memset(e, 0, sizeof *e);
     e->row = UINT32_MAX;
     e->offset = UINT64_MAX;

@@ -557,6 +557,8 @@ START_TEST(failures_record_their_cause)
     plant();
     ck_assert_int_eq(mdt_range_item(&rid, client, 0x50, 1), MDT_EINVAL);
     ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "no table with id 0x50"));
+    ck_assert_ptr_null(mdt_table_schema_get(0x2D));
+    ck_assert_int_eq(mdt_range_item(&rid, client, 0x2D, 1), MDT_EINVAL);
     /* An AssemblyRef nothing loaded is named as: MDT_ENOTFOUND, with its
      * name in the record (it used to leave the record as it was). */
     ck_assert_int_eq(mdt_modset_new(ctx, &set), 0);
