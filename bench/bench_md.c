@@ -50,23 +50,23 @@ static void walk_columns(const mdt_image *img, struct bench_sums *s)
                 int bad = 0;
                 switch (ts->cols[c].kind) {
                 case MDT_COLK_STR:
-                    bad = mdt_column_strings(img, t, c, first, n, str, len);
+                    bad = mdt_column_strings(str, len, img, t, c, first, n);
                     for (uint32_t i = 0; i < n; i++)
                         l.str_bytes += len[i];
                     break;
                 case MDT_COLK_BLOB:
-                    bad = mdt_column_blobs(img, t, c, first, n, ptr, len);
+                    bad = mdt_column_blobs(ptr, len, img, t, c, first, n);
                     for (uint32_t i = 0; i < n; i++)
                         l.blob_bytes += len[i];
                     break;
                 case MDT_COLK_GUID:
-                    bad = mdt_column_guids(img, t, c, first, n, ptr);
+                    bad = mdt_column_guids(ptr, img, t, c, first, n);
                     for (uint32_t i = 0; i < n; i++)
                         if (ptr[i])
                             bench_guid(&l, ptr[i]);
                     break;
                 default:
-                    bad = mdt_column_raw(img, t, c, first, n, raw);
+                    bad = mdt_column_raw(raw, img, t, c, first, n);
                     for (uint32_t i = 0; i < n; i++)
                         l.raw_other += raw[i];
                 }
@@ -119,7 +119,7 @@ static void walk_cells(const mdt_image *img, struct bench_sums *s)
             }
             l.rows++;
             l.cells += p.ncols;
-            l.errors += (uint64_t)mdt_row_cells(&row, c);
+            l.errors += (uint64_t)mdt_row_cells(c, &row);
             SUM_CELLS(l, p, c);
         }
     }
@@ -176,7 +176,7 @@ static void walk_few(const mdt_image *img, struct bench_sums *s)
         const char *str;
         size_t len;
         if (mdt_row_get(&row, img, cells[i].table, rid) != 0 ||
-            mdt_row_string(&row, cells[i].col, &str, &len) != 0) {
+            mdt_row_string(&str, &len, &row, cells[i].col) != 0) {
             s->errors++;
             continue;
         }
@@ -225,7 +225,7 @@ static void walk_image(const mdt_image *img, int raw_only, struct bench_sums *s)
             for (unsigned k = 0; k < p.n_str; k++) {
                 const char *str;
                 size_t len;
-                if (mdt_row_string(&row, p.str[k], &str, &len) == 0)
+                if (mdt_row_string(&str, &len, &row, p.str[k]) == 0)
                     l.str_bytes += len;
                 else
                     l.errors++;
@@ -233,14 +233,14 @@ static void walk_image(const mdt_image *img, int raw_only, struct bench_sums *s)
             for (unsigned k = 0; k < p.n_blob; k++) {
                 const uint8_t *data;
                 uint32_t len;
-                if (mdt_row_blob(&row, p.blob[k], &data, &len) == 0)
+                if (mdt_row_blob(&data, &len, &row, p.blob[k]) == 0)
                     l.blob_bytes += len;
                 else
                     l.errors++;
             }
             for (unsigned k = 0; k < p.n_guid; k++) {
                 const uint8_t *g;
-                if (mdt_row_guid(&row, p.guid[k], &g) != 0) {
+                if (mdt_row_guid(&g, &row, p.guid[k]) != 0) {
                     l.errors++;
                 } else if (g) {
                     bench_guid(&l, g);

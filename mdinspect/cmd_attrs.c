@@ -35,8 +35,8 @@ static int item(mdi_state *st, uint32_t rid, bool all)
     mdi_item_begin(p);
     mdi_token(p, "attribute", "row", MDT_TOKEN(MDT_TABLE_CustomAttribute, rid));
     if (mdt_row_get(&row, img, MDT_TABLE_CustomAttribute, rid) ||
-        mdt_row_token(&row, MDT_COL_CustomAttribute_Parent, &parent) ||
-        mdt_row_token(&row, MDT_COL_CustomAttribute_Type, &ctor)) {
+        mdt_row_token(&parent, &row, MDT_COL_CustomAttribute_Parent) ||
+        mdt_row_token(&ctor, &row, MDT_COL_CustomAttribute_Type)) {
         mdi_item_error(p, "error", mdi_cell_error(msg, sizeof msg));
         mdt_clear_error();
         mdi_item_end(p);
@@ -52,7 +52,7 @@ static int item(mdi_state *st, uint32_t rid, bool all)
     mdt_clear_error();
     mdi_metadata_name(st, "parent_metadata_name", img, parent);
     mdi_token(p, "ctor", NULL, ctor);
-    if (mdt_token_owner(img, ctor, &type) == 0 && type && (s = mdi_name(st, tmp, img, type)))
+    if (mdt_token_owner(&type, img, ctor) == 0 && type && (s = mdi_name(st, tmp, img, type)))
         mdi_str(p, "type", NULL, s);
     else
         mdi_none(p, "type", NULL, NULL);
@@ -110,7 +110,7 @@ static int of_token(mdi_state *st, uint32_t tok)
     char caption[600], msg[400], *name;
     int bad = 0;
 
-    if (mdt_coded_encode(MDT_CI_HasCustomAttribute, tok, &key)) {
+    if (mdt_coded_encode(&key, MDT_CI_HasCustomAttribute, tok)) {
         mdt_clear_error();
         return mdi_fail(st, "0x%08" PRIx32 ": a %s cannot carry custom attributes", tok,
                         MDT_TOKEN_TABLE(tok) == MDT_TOKEN_STRING
@@ -119,7 +119,7 @@ static int of_token(mdi_state *st, uint32_t tok)
     }
     if (mdt_find_init(&f, img, MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent, key))
         return mdi_fail(st, "%s", mdi_errmsg_here(msg, sizeof msg));
-    while (mdt_find_next(&f, &rid) == 0)
+    while (mdt_find_next(&rid, &f) == 0)
         n++;
     mdt_clear_error();
     name = mdi_row_name(st, st, img, tok);
@@ -129,7 +129,7 @@ static int of_token(mdi_state *st, uint32_t tok)
     talloc_free(name);
     mdi_list_begin(p, NULL, caption, NULL, 0);
     mdt_find_init(&f, img, MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent, key);
-    while (mdt_find_next(&f, &rid) == 0 && !mdi_interrupted(st))
+    while (mdt_find_next(&rid, &f) == 0 && !mdi_interrupted(st))
         bad += item(st, rid, false);
     mdt_clear_error();
     mdi_list_end(p);

@@ -102,7 +102,7 @@ static bool is_decimal_ctor(const mdt_image *img, uint32_t ctor)
     char buf[128];
     size_t len;
     uint32_t type = 0;
-    bool yes = mdt_token_owner(img, ctor, &type) == 0 && type &&
+    bool yes = mdt_token_owner(&type, img, ctor) == 0 && type &&
                mdt_token_name_buf(buf, sizeof buf, &len, img, type, &full) == 0 &&
                strcmp(buf, "System.Runtime.CompilerServices.DecimalConstantAttribute") == 0;
     mdt_clear_error();
@@ -114,9 +114,9 @@ static bool has_constant(const mdt_image *img, uint32_t parent)
 {
     uint32_t key, rid;
     mdt_find f;
-    bool yes = mdt_coded_encode(MDT_CI_HasConstant, parent, &key) == 0 &&
+    bool yes = mdt_coded_encode(&key, MDT_CI_HasConstant, parent) == 0 &&
                mdt_find_init(&f, img, MDT_TABLE_Constant, MDT_COL_Constant_Parent, key) == 0 &&
-               mdt_find_next(&f, &rid) == 0;
+               mdt_find_next(&rid, &f) == 0;
     mdt_clear_error();
     return yes;
 }
@@ -139,8 +139,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdt_row row;
         uint32_t parent, ctor;
         if (mdt_row_get(&row, img, MDT_TABLE_CustomAttribute, rid) ||
-            mdt_row_token(&row, MDT_COL_CustomAttribute_Parent, &parent) ||
-            mdt_row_token(&row, MDT_COL_CustomAttribute_Type, &ctor)) {
+            mdt_row_token(&parent, &row, MDT_COL_CustomAttribute_Parent) ||
+            mdt_row_token(&ctor, &row, MDT_COL_CustomAttribute_Type)) {
             mdt_clear_error();
             continue; /* `attrs` and `validate` report unreadable rows */
         }
@@ -164,7 +164,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_item_begin(p);
         mdi_token(p, "source", "row", MDT_TOKEN(MDT_TABLE_Constant, rid));
         if (mdt_row_get(&row, img, MDT_TABLE_Constant, rid) ||
-            mdt_row_token(&row, MDT_COL_Constant_Parent, &parent)) {
+            mdt_row_token(&parent, &row, MDT_COL_Constant_Parent)) {
             mdi_item_error(p, "error", mdi_cell_error(msg, sizeof msg));
             mdt_clear_error();
             bad++;
@@ -183,7 +183,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         uint32_t parent = 0;
         int rc;
         mdt_row_get(&row, img, MDT_TABLE_CustomAttribute, dec[i]);
-        mdt_row_token(&row, MDT_COL_CustomAttribute_Parent, &parent);
+        mdt_row_token(&parent, &row, MDT_COL_CustomAttribute_Parent);
         mdi_item_begin(p);
         mdi_token(p, "source", "row", MDT_TOKEN(MDT_TABLE_CustomAttribute, dec[i]));
         rc = mdt_default_value(tmp, &v, img, parent);

@@ -81,11 +81,11 @@ int mdi_print_cell(mdi_printer *p, const mdt_row *row, unsigned col)
         mdi_hex(p, c->name, c->name, raw, (int)mdt_column_width(row->img, row->table, col) * 2);
         return 0;
     case MDT_COLK_STR:
-        if (!(e = mdt_row_string(row, col, &s, &slen)))
+        if (!(e = mdt_row_string(&s, &slen, row, col)))
             mdi_quoted(p, c->name, c->name, s, slen);
         break;
     case MDT_COLK_GUID:
-        if (!(e = mdt_row_guid(row, col, &data)))
+        if (!(e = mdt_row_guid(&data, row, col)))
             mdi_guid(p, c->name, c->name, data);
         break;
     case MDT_COLK_BLOB:
@@ -96,18 +96,18 @@ int mdi_print_cell(mdi_printer *p, const mdt_row *row, unsigned col)
                                      MDT_TOKEN(MDT_TABLE_Document, row->rid), NULL)))
                 mdi_str(p, c->name, c->name, path);
             talloc_free(path);
-        } else if (!(e = mdt_row_blob(row, col, &data, &len))) {
+        } else if (!(e = mdt_row_blob(&data, &len, row, col))) {
             mdi_blob(p, c->name, c->name, raw, len);
         }
         break;
     case MDT_COLK_TAB:
     case MDT_COLK_CODED:
-        if (!(e = mdt_row_token(row, col, &tok)))
+        if (!(e = mdt_row_token(&tok, row, col)))
             mdi_token(p, c->name, c->name, tok);
         break;
     case MDT_COLK_LIST: {
         unsigned t = list_table(row->img, c->target);
-        if (!(e = mdt_row_range(row, col, &first, &count)))
+        if (!(e = mdt_row_range(&first, &count, row, col)))
             mdi_range(p, c->name, c->name, MDT_TOKEN(t, first), MDT_TOKEN(t, first + count));
         break;
     }
@@ -212,22 +212,22 @@ static int where_match(const mdt_row *row, const struct where *w)
     char buf[37];
     switch (w->c->kind) {
     case MDT_COLK_STR:
-        if (mdt_row_string(row, w->col, &s, &len))
+        if (mdt_row_string(&s, &len, row, w->col))
             return -1;
         return len == strlen(w->text) && memcmp(s, w->text, len) == 0;
     case MDT_COLK_GUID:
-        if (mdt_row_guid(row, w->col, &g))
+        if (mdt_row_guid(&g, row, w->col))
             return -1;
         if (!g)
             return w->nil;
         return !w->nil && strcasecmp(mdt_guid_format(buf, g), w->text) == 0;
     case MDT_COLK_TAB:
     case MDT_COLK_CODED:
-        if (mdt_row_token(row, w->col, &tok))
+        if (mdt_row_token(&tok, row, w->col))
             return -1;
         return tok == w->num;
     case MDT_COLK_LIST:
-        if (mdt_row_range(row, w->col, &first, &count))
+        if (mdt_row_range(&first, &count, row, w->col))
             return -1;
         return MDT_TOKEN_RID(w->num) >= first && MDT_TOKEN_RID(w->num) - first < count;
     default:

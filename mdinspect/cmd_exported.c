@@ -40,7 +40,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_item_begin(p);
         mdi_token(p, "token", "token", MDT_TOKEN(MDT_TABLE_ExportedType, rid));
         if (mdt_row_get(&row, img, MDT_TABLE_ExportedType, rid) ||
-            mdt_row_token(&row, MDT_COL_ExportedType_Implementation, &impl)) {
+            mdt_row_token(&impl, &row, MDT_COL_ExportedType_Implementation)) {
             mdi_item_error(p, "error", mdi_cell_error(msg, sizeof msg));
             mdi_item_end(p);
             bad++;

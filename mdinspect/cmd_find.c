@@ -158,17 +158,17 @@ static uint32_t *member_owners(void *mem, const mdt_image *img, unsigned table)
     for (uint32_t h = 1; own && h <= nh; h++) {
         mdt_row r;
         uint32_t first, count, owner = MDT_TOKEN(MDT_TABLE_TypeDef, h);
-        if (mdt_row_get(&r, img, holders, h) || mdt_row_range(&r, col, &first, &count) ||
-            (map && mdt_row_token(&r, table == MDT_TABLE_Property ? MDT_COL_PropertyMap_Parent
-                                                                  : MDT_COL_EventMap_Parent,
-                                  &owner))) {
+        if (mdt_row_get(&r, img, holders, h) || mdt_row_range(&first, &count, &r, col) ||
+            (map && mdt_row_token(&owner, &r,
+                                  table == MDT_TABLE_Property ? MDT_COL_PropertyMap_Parent
+                                                              : MDT_COL_EventMap_Parent))) {
             talloc_free(own);
             own = NULL;
             break;
         }
         for (uint32_t i = 0; i < count; i++) {
             uint32_t rid;
-            if (mdt_range_item(img, table, first + i, &rid) || rid > n) {
+            if (mdt_range_item(&rid, img, table, first + i) || rid > n) {
                 talloc_free(own);
                 own = NULL;
                 break;
@@ -201,7 +201,7 @@ static void members_by_name(struct hit_ctx *h, const char *glob)
             const char *s;
             size_t len;
             if (mdt_row_get(&r, img, tabs[k].table, rid) ||
-                mdt_row_string(&r, tabs[k].col, &s, &len)) {
+                mdt_row_string(&s, &len, &r, tabs[k].col)) {
                 mdt_clear_error();
                 h->bad++;
                 if (mdt_row_get(&r, img, tabs[k].table, rid))

@@ -72,14 +72,14 @@ static uint32_t entry(mdi_state *st, int heap, uint32_t off, bool item, int *sta
     mdi_hex(p, heap == H_GUID ? "index" : "offset", heap == H_GUID ? "index" : "offset", off, 0);
     switch (heap) {
     case H_STRINGS:
-        e = mdt_heap_string(img, off, &s, &slen);
+        e = mdt_heap_string(&s, &slen, img, off);
         if (e)
             break;
         mdi_uint(p, "length", "length", slen);
         mdi_quoted(p, "string", "string", s, slen);
         break;
     case H_US:
-        e = mdt_heap_us(img, off, &d, &len, &flag);
+        e = mdt_heap_us(&d, &len, &flag, img, off);
         if (e)
             break;
         mdi_uint(p, "units", "units", len);
@@ -87,7 +87,7 @@ static uint32_t entry(mdi_state *st, int heap, uint32_t off, bool item, int *sta
             mdi_uint(p, "flag", "flag", (uint64_t)flag);
         else
             mdi_none(p, "flag", "flag", "none (even length)");
-        e = mdt_utf16_to_utf8(p, &u8, &slen, d, len, &replaced);
+        e = mdt_utf16_to_utf8(p, &u8, &slen, &replaced, d, len);
         if (e)
             break;
         mdi_quoted(p, "string", "string", u8, slen);
@@ -97,7 +97,7 @@ static uint32_t entry(mdi_state *st, int heap, uint32_t off, bool item, int *sta
         talloc_free(u8);
         break;
     case H_BLOB:
-        e = mdt_heap_blob(img, off, &d, &len);
+        e = mdt_heap_blob(&d, &len, img, off);
         if (e)
             break;
         mdi_uint(p, "length", "length", len);
@@ -115,13 +115,13 @@ static uint32_t entry(mdi_state *st, int heap, uint32_t off, bool item, int *sta
         }
         break;
     default:
-        e = mdt_heap_guid(img, off, &d);
+        e = mdt_heap_guid(&d, img, off);
         if (e)
             break;
         mdi_guid(p, "guid", "GUID", d);
         break;
     }
-    if (!e && mdt_heap_next(img, heap, off, &used) == 0)
+    if (!e && mdt_heap_next(&used, img, heap, off) == 0)
         used -= off;
     if (e) {
         static const char *const keys[] = {"string", "string", "bytes", "guid"};
@@ -166,7 +166,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             if (heap == H_STRINGS) {
                 const char *s;
                 size_t len;
-                if (mdt_heap_string(img, o, &s, &len) == 0 && len == 0) {
+                if (mdt_heap_string(&s, &len, img, o) == 0 && len == 0) {
                     o++;
                     continue;
                 }
@@ -175,8 +175,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                 const uint8_t *d;
                 uint32_t len;
                 int flag;
-                if ((heap == H_BLOB ? mdt_heap_blob(img, o, &d, &len)
-                                    : mdt_heap_us(img, o, &d, &len, &flag)) == 0 &&
+                if ((heap == H_BLOB ? mdt_heap_blob(&d, &len, img, o)
+                                    : mdt_heap_us(&d, &len, &flag, img, o)) == 0 &&
                     len == 0) {
                     o += 1;
                     continue;

@@ -161,7 +161,7 @@ static void cli_header(mdi_state *st, const mdt_image *img, const mdt_pe_info *p
     mdi_hex(p, "rva", NULL, pe->managed_native_header.rva, 0);
     mdi_uint(p, "size", NULL, pe->managed_native_header.size);
     mdi_object_end(p);
-    if (mdt_image_read_rva(img, pe->managed_native_header.rva, r2r, sizeof r2r) == 0 &&
+    if (mdt_image_read_rva(r2r, sizeof r2r, img, pe->managed_native_header.rva) == 0 &&
         memcmp(r2r, "RTR", 4) == 0) {
         snprintf(ver, sizeof ver, "%u.%u", r2r[4] | r2r[5] << 8, r2r[6] | r2r[7] << 8);
         mdi_bool(p, "ready_to_run", NULL, true);
@@ -275,7 +275,7 @@ static int identity(mdi_state *st, const mdt_image *img, const mdt_md_info *md)
 
     e = mdt_row_get(&row, img, MDT_TABLE_Module, 1);
     if (e == 0)
-        e = mdt_row_string(&row, MDT_COL_Module_Name, &s, &len);
+        e = mdt_row_string(&s, &len, &row, MDT_COL_Module_Name);
     if (e == 0) {
         mdi_quoted(p, "module_name", "module", s, len);
     } else if (e == MDT_ENOTFOUND && !mdt_table_rows(img, MDT_TABLE_Module)) {
@@ -285,7 +285,7 @@ static int identity(mdi_state *st, const mdt_image *img, const mdt_md_info *md)
         errors++;
     }
 
-    e = mdt_assembly_identity(img, &id);
+    e = mdt_assembly_identity(&id, img);
     if (e == 0) {
         mdi_str(p, "assembly", "assembly", mdt_identity_format(buf, sizeof buf, &id));
         mdi_str(p, "assembly_name", NULL, id.name);
@@ -310,7 +310,7 @@ static int identity(mdi_state *st, const mdt_image *img, const mdt_md_info *md)
         errors++;
     }
 
-    e = mdt_image_mvid(img, mvid);
+    e = mdt_image_mvid(mvid, img);
     if (e == 0) {
         mdi_guid(p, "mvid", "MVID", mvid);
     } else if (e == MDT_ENOTFOUND) {

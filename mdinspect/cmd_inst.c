@@ -26,10 +26,9 @@ static int generic_of(const mdt_image *img, uint32_t tok, uint32_t *out)
         return mdt_row_get(&row, img, MDT_TABLE_TypeSpec, MDT_TOKEN_RID(tok));
     if (mdt_row_get(&row, img, MDT_TOKEN_TABLE(tok), MDT_TOKEN_RID(tok)))
         return -1;
-    return mdt_row_token(&row,
+    return mdt_row_token(out, &row,
                          MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodSpec ? MDT_COL_MethodSpec_Method
-                                                                      : MDT_COL_MemberRef_Class,
-                         out);
+                                                                      : MDT_COL_MemberRef_Class);
 }
 
 /* The fields of one instantiation; returns the number that failed. */

@@ -27,7 +27,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_bool(p, "current", NULL, m == st->cur);
         mdi_str(p, "module", "module", m->name);
         mdi_str(p, "kind", "kind", mdt_image_kind_name(mdt_image_kind(m->img)));
-        e = mdt_assembly_identity(m->img, &id);
+        e = mdt_assembly_identity(&id, m->img);
         if (e == 0) {
             mdi_str(p, "assembly", "assembly", mdt_identity_format(buf, sizeof buf, &id));
         } else if (e == MDT_ENOTFOUND) {
@@ -36,7 +36,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             mdi_error(p, "assembly", "assembly", mdi_errmsg_here(msg, sizeof msg));
             status = MDI_FAIL;
         }
-        e = mdt_image_mvid(m->img, mvid);
+        e = mdt_image_mvid(mvid, m->img);
         if (e == 0) {
             mdi_guid(p, "mvid", "MVID", mvid);
         } else if (e == MDT_ENOTFOUND) {

@@ -36,9 +36,8 @@ static bool found_by_name(mdi_state *st, const mdt_modview *v, uint32_t rid)
         const char *an;
         unsigned k;
         if (mdi_ref_assemblyref(img, tok) != ref ||
-            mdt_typeref_resolve(NULL, &r, NULL, v, mdi_current(st)->id, tok, NULL) ||
-            !r.resolved || !(r.flags & MDT_RES_OTHER_ASSEMBLY) ||
-            mdt_modview_lookup(v, r.module, &mi)) {
+            mdt_typeref_resolve(NULL, &r, NULL, v, mdi_current(st)->id, tok, NULL) || !r.resolved ||
+            !(r.flags & MDT_RES_OTHER_ASSEMBLY) || mdt_modview_lookup(&mi, v, r.module)) {
             mdt_clear_error();
             continue;
         }
@@ -86,9 +85,9 @@ static bool bind(mdi_state *st, const mdt_modview *v, uint32_t rid)
     int tier = 0;
     mdt_module_info mi;
     char buf[1024], msg[512];
-    int e = mdt_assemblyref_bind(v, mdi_current(st)->id, MDT_TOKEN(MDT_TABLE_AssemblyRef, rid),
-                                 &manifest, &tier);
-    if (e == 0 && mdt_modview_lookup(v, manifest, &mi) == 0) {
+    int e = mdt_assemblyref_bind(&manifest, &tier, v, mdi_current(st)->id,
+                                 MDT_TOKEN(MDT_TABLE_AssemblyRef, rid));
+    if (e == 0 && mdt_modview_lookup(&mi, v, manifest) == 0) {
         const char *path = mi.path ? mi.path : mi.name;
         mdi_str(p, "bound_module", NULL, path);
         mdi_str(p, "bound_assembly", NULL,
@@ -132,7 +131,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdt_identity id;
         mdi_item_begin(p);
         mdi_token(p, "token", "token", MDT_TOKEN(MDT_TABLE_AssemblyRef, rid));
-        if (mdt_assemblyref_identity(img, rid, &id) != 0) {
+        if (mdt_assemblyref_identity(&id, img, rid) != 0) {
             mdi_item_error(p, "error", mdi_errmsg_here(msg, sizeof msg));
             mdi_item_end(p);
             bad++;

@@ -29,7 +29,7 @@ static void print_trace(mdi_state *st, const mdt_modview *v, const mdt_trace *tr
         mdi_item_begin(p);
         mdi_str(p, "kind", "kind",
                 e->kind >= 0 && e->kind <= MDT_TRACE_RESULT ? trace_kinds[e->kind] : "?");
-        if (e->module && mdt_modview_lookup(v, e->module, &mi) == 0)
+        if (e->module && mdt_modview_lookup(&mi, v, e->module) == 0)
             mdi_str(p, "module", "module", mdi_view_module_label(v, e->module));
         else
             mdi_none(p, "module", "module", "-");
@@ -53,7 +53,7 @@ static void print_where(mdi_printer *p, const mdt_modview *v, const char *key, c
     mdt_module_info mi;
     char key2[32];
     snprintf(key2, sizeof key2, "%s_token", key);
-    if (!module || mdt_modview_lookup(v, module, &mi)) {
+    if (!module || mdt_modview_lookup(&mi, v, module)) {
         mdi_none(p, key, label, NULL);
         mdi_none(p, key2, NULL, NULL);
         return;

@@ -25,7 +25,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     while (off < size && !mdi_interrupted(st)) {
         const char *s;
         size_t len;
-        if (mdt_heap_string(img, off, &s, &len) != 0) {
+        if (mdt_heap_string(&s, &len, img, off) != 0) {
             char msg[512];
             mdi_item_begin(p);
             mdi_hex(p, "offset", "offset", off, 0);

@@ -47,8 +47,8 @@ static int user_string(mdi_state *st, uint32_t tok)
     mdi_token(p, "token", "token", tok);
     mdi_str(p, "table", "table", "#US");
     mdi_hex(p, "offset", "offset", MDT_TOKEN_RID(tok), 0);
-    if (mdt_heap_us(mdi_image(st), MDT_TOKEN_RID(tok), &d, &units, &flag) ||
-        mdt_utf16_to_utf8(p, &u8, &len, d, units, &replaced)) {
+    if (mdt_heap_us(&d, &units, &flag, mdi_image(st), MDT_TOKEN_RID(tok)) ||
+        mdt_utf16_to_utf8(p, &u8, &len, &replaced, d, units)) {
         mdi_error(p, "string", "string", mdi_errmsg_here(msg, sizeof msg));
         mdi_record_end(p);
         return MDI_FAIL;
@@ -95,7 +95,7 @@ static int one(mdi_state *st, uint32_t tok)
         talloc_free(name);
         mdi_metadata_name(st, NULL, img, tok);
     }
-    if (mdt_token_owner(img, tok, &owner) != 0) {
+    if (mdt_token_owner(&owner, img, tok) != 0) {
         mdi_error(p, "owner", "owner", mdi_cell_error(msg, sizeof msg));
         mdi_none(p, "owner_name", NULL, NULL);
         bad++;

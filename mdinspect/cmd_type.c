@@ -70,7 +70,7 @@ static void member_name(mdi_printer *p, const mdt_row *r, unsigned col, int *bad
     const char *s;
     size_t len;
     char msg[400];
-    if (mdt_row_string(r, col, &s, &len) == 0) {
+    if (mdt_row_string(&s, &len, r, col) == 0) {
         char *copy = talloc_strndup(p, s, len);
         mdi_str(p, "name", NULL, copy);
         talloc_free(copy);
@@ -154,7 +154,7 @@ static void member_list(mdi_state *st, const char *key, const char *label, const
             char *name;
             flags_cols(p, mdt_row_raw(&r, MDT_COL_Event_EventFlags), mdi_event_flags);
             member_name(p, &r, MDT_COL_Event_Name, bad);
-            if (mdt_row_token(&r, MDT_COL_Event_EventType, &et) == 0 &&
+            if (mdt_row_token(&et, &r, MDT_COL_Event_EventType) == 0 &&
                 (name = mdi_name(st, p, img, et))) {
                 mdi_str(p, "type", NULL, name);
                 talloc_free(name);
@@ -184,7 +184,7 @@ static void layout(mdi_state *st, uint32_t tok, uint32_t flags)
     if (mdt_table_rows(img, MDT_TABLE_ClassLayout) &&
         mdt_find_init(&f, img, MDT_TABLE_ClassLayout, MDT_COL_ClassLayout_Parent,
                       MDT_TOKEN_RID(tok)) == 0 &&
-        mdt_find_next(&f, &rid) == 0) {
+        mdt_find_next(&rid, &f) == 0) {
         mdt_row r;
         if (mdt_row_get(&r, img, MDT_TABLE_ClassLayout, rid) == 0) {
             uint32_t pack = mdt_row_raw(&r, MDT_COL_ClassLayout_PackingSize);
@@ -219,7 +219,7 @@ static void generic_params(mdi_state *st, uint32_t tok, int *bad)
         mdt_find f;
         mdi_item_begin(p);
         if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, rids[i]) ||
-            mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, &len)) {
+            mdt_row_string(&name, &len, &r, MDT_COL_GenericParam_Name)) {
             mdi_item_error(p, "error", mdi_cell_error(msg, sizeof msg));
             mdi_item_end(p);
             (*bad)++;
@@ -238,12 +238,12 @@ static void generic_params(mdi_state *st, uint32_t tok, int *bad)
         if (mdt_table_rows(img, MDT_TABLE_GenericParamConstraint) &&
             mdt_find_init(&f, img, MDT_TABLE_GenericParamConstraint,
                           MDT_COL_GenericParamConstraint_Owner, key) == 0)
-            while (mdt_find_next(&f, &crid) == 0) {
+            while (mdt_find_next(&crid, &f) == 0) {
                 mdt_row cr;
                 uint32_t ct;
                 char *cn = NULL;
                 if (mdt_row_get(&cr, img, MDT_TABLE_GenericParamConstraint, crid) == 0 &&
-                    mdt_row_token(&cr, MDT_COL_GenericParamConstraint_Constraint, &ct) == 0)
+                    mdt_row_token(&ct, &cr, MDT_COL_GenericParamConstraint_Constraint) == 0)
                     cn = mdi_name_in(st, p, img, ct, tok);
                 if (!cn) {
                     (*bad)++;
@@ -277,12 +277,12 @@ static void related(mdi_state *st, const char *key_name, const char *label, unsi
     uint32_t rid;
     mdi_list_begin(p, key_name, label, "none", 0);
     if (mdt_table_rows(img, table) && mdt_find_init(&f, img, table, col, key) == 0)
-        while (mdt_find_next(&f, &rid) == 0 && !mdi_interrupted(st)) {
+        while (mdt_find_next(&rid, &f) == 0 && !mdi_interrupted(st)) {
             mdt_row r;
             uint32_t t;
             char *name = NULL, msg[400];
             mdi_item_begin(p);
-            if (mdt_row_get(&r, img, table, rid) || mdt_row_token(&r, out_col, &t)) {
+            if (mdt_row_get(&r, img, table, rid) || mdt_row_token(&t, &r, out_col)) {
                 mdi_item_error(p, "error", mdi_cell_error(msg, sizeof msg));
                 (*bad)++;
             } else {
@@ -336,7 +336,7 @@ static int typedef_info(mdi_state *st, uint32_t tok, bool foreign)
             mdi_str(p, "metadata_name", NULL, ix->types[i].key);
     mdi_str(p, "kind", "kind", mdi_type_kind(img, tok));
     mdi_flags(p, "flags", "flags", flags, mdi_type_flags);
-    if (mdt_row_token(&r, MDT_COL_TypeDef_Extends, &base)) {
+    if (mdt_row_token(&base, &r, MDT_COL_TypeDef_Extends)) {
         mdi_error(p, "base", "base", mdi_cell_error(msg, sizeof msg));
         bad++;
     } else if (MDT_TOKEN_RID(base)) {
@@ -344,7 +344,7 @@ static int typedef_info(mdi_state *st, uint32_t tok, bool foreign)
     } else {
         mdi_none(p, "base", "base", "none");
     }
-    if (mdt_typedef_enclosing(img, tok, &enclosing)) {
+    if (mdt_typedef_enclosing(&enclosing, img, tok)) {
         mdi_error(p, "enclosing", "enclosing", mdi_cell_error(msg, sizeof msg));
         bad++;
     } else if (enclosing) {

@@ -97,7 +97,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                 }
                 total++;
                 ar = mdi_ref_assemblyref(m->img, tok);
-                if (ar && mdt_assemblyref_identity(m->img, MDT_TOKEN_RID(ar), &id) == 0) {
+                if (ar && mdt_assemblyref_identity(&id, m->img, MDT_TOKEN_RID(ar)) == 0) {
                     asmname = talloc_strdup(tmp, id.name);
                     ver = talloc_asprintf(tmp, "%u.%u.%u.%u", id.version[0], id.version[1],
                                           id.version[2], id.version[3]);

@@ -86,16 +86,16 @@ static bool decodes(const mdt_row *row, unsigned col, const mdt_column_schema *c
     uint32_t n, tok, first;
     switch (c->kind) {
     case MDT_COLK_STR:
-        return mdt_row_string(row, col, &s, &len) == 0;
+        return mdt_row_string(&s, &len, row, col) == 0;
     case MDT_COLK_GUID:
-        return mdt_row_guid(row, col, &d) == 0;
+        return mdt_row_guid(&d, row, col) == 0;
     case MDT_COLK_BLOB:
-        return mdt_row_blob(row, col, &d, &n) == 0;
+        return mdt_row_blob(&d, &n, row, col) == 0;
     case MDT_COLK_TAB:
     case MDT_COLK_CODED:
-        return mdt_row_token(row, col, &tok) == 0;
+        return mdt_row_token(&tok, row, col) == 0;
     case MDT_COLK_LIST:
-        return mdt_row_range(row, col, &first, &n) == 0;
+        return mdt_row_range(&first, &n, row, col) == 0;
     default:
         return true;
     }
@@ -249,7 +249,7 @@ static void heaps(struct vctx *v)
     for (off = 0; off < size && !mdi_interrupted(v->st);) {
         const char *s;
         size_t len;
-        if (mdt_heap_string(img, off, &s, &len) != 0) {
+        if (mdt_heap_string(&s, &len, img, off) != 0) {
             snprintf(place, sizeof place, "#Strings+0x%" PRIx32, off);
             problem(v, true, place, "%s", lib_error(msg, sizeof msg));
             break;
@@ -264,8 +264,8 @@ static void heaps(struct vctx *v)
             const uint8_t *d;
             uint32_t len;
             int flag = 0, e;
-            e = heap == MDT_HEAP_US ? mdt_heap_us(img, off, &d, &len, &flag)
-                                    : mdt_heap_blob(img, off, &d, &len);
+            e = heap == MDT_HEAP_US ? mdt_heap_us(&d, &len, &flag, img, off)
+                                    : mdt_heap_blob(&d, &len, img, off);
             if (e != 0) {
                 snprintf(place, sizeof place, "%s+0x%" PRIx32, hn, off);
                 problem(v, true, place, "%s", lib_error(msg, sizeof msg));
@@ -276,7 +276,7 @@ static void heaps(struct vctx *v)
                 snprintf(place, sizeof place, "%s+0x%" PRIx32, hn, off);
                 problem(v, false, place, "user string of even length: no final flag byte");
             }
-            if (mdt_heap_next(img, heap, off, &off))
+            if (mdt_heap_next(&off, img, heap, off))
                 break; /* cannot happen: the entry just read */
         }
     }

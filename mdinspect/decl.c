@@ -31,7 +31,7 @@ static void param_names(void *mem, const mdt_image *img, uint32_t method, uint32
     for (uint32_t i = 0; i <= n; i++)
         names[i] = NULL, rids[i] = 0;
     if (mdt_row_get(&r, img, MDT_TABLE_MethodDef, MDT_TOKEN_RID(method)) ||
-        mdt_row_range(&r, MDT_COL_MethodDef_ParamList, &first, &count)) {
+        mdt_row_range(&first, &count, &r, MDT_COL_MethodDef_ParamList)) {
         mdt_clear_error();
         return;
     }
@@ -40,9 +40,9 @@ static void param_names(void *mem, const mdt_image *img, uint32_t method, uint32
         mdt_row p;
         const char *s;
         size_t len;
-        if (mdt_range_item(img, MDT_TABLE_Param, first + i, &rid) ||
+        if (mdt_range_item(&rid, img, MDT_TABLE_Param, first + i) ||
             mdt_row_get(&p, img, MDT_TABLE_Param, rid) ||
-            mdt_row_string(&p, MDT_COL_Param_Name, &s, &len))
+            mdt_row_string(&s, &len, &p, MDT_COL_Param_Name))
             continue;
         seq = mdt_row_raw(&p, MDT_COL_Param_Sequence);
         if (seq <= n && len && !names[seq]) {
@@ -92,7 +92,7 @@ static char *method_decl(void *mem, const mdt_image *img, uint32_t token, const 
         const char *g = "";
         size_t len = 0;
         if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, gprids[i]) == 0)
-            mdt_row_string(&r, MDT_COL_GenericParam_Name, &g, &len);
+            mdt_row_string(&g, &len, &r, MDT_COL_GenericParam_Name);
         gp = talloc_asprintf_append(gp, "%s%.*s", i ? "," : "<", (int)len, g);
     }
     if (gp && ngp)
@@ -137,7 +137,7 @@ char *mdi_declaration(const mdi_state *st, void *mem, const mdt_image *img, uint
         t != MDT_TABLE_Event)
         goto done; /* not a member: the caller asks only for members */
     if (mdt_row_get(&r, img, t, MDT_TOKEN_RID(token)) ||
-        mdt_row_string(&r, name_col, &name, &len) || mdt_token_owner(img, token, &owner))
+        mdt_row_string(&name, &len, &r, name_col) || mdt_token_owner(&owner, img, token))
         goto done;
     nm = talloc_strndup(tmp, name, len);
     g.img = img;
@@ -149,7 +149,7 @@ char *mdi_declaration(const mdi_state *st, void *mem, const mdt_image *img, uint
     if (t == MDT_TABLE_Event) {
         uint32_t et;
         char *tn;
-        if (mdt_row_token(&r, MDT_COL_Event_EventType, &et) ||
+        if (mdt_row_token(&et, &r, MDT_COL_Event_EventType) ||
             mdt_token_name(tmp, &tn, img, et, &o))
             goto done;
         out = talloc_asprintf(tmp, "%s %s", tn, nm);

@@ -41,7 +41,7 @@ static char *type_key(void *mem, const mdt_image *img, uint32_t rid, uint32_t *n
         if (n == MAX_NEST)
             goto bad;
         chain[n++] = t;
-        if (mdt_typedef_enclosing(img, t, &t))
+        if (mdt_typedef_enclosing(&t, img, t))
             goto bad;
         if (MDT_TOKEN_TABLE(t) != MDT_TABLE_TypeDef)
             t = 0;
@@ -51,8 +51,8 @@ static char *type_key(void *mem, const mdt_image *img, uint32_t rid, uint32_t *n
         const char *name, *ns;
         size_t len, nsl;
         if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(chain[i])) ||
-            mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &name, &len) ||
-            mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &ns, &nsl))
+            mdt_row_string(&name, &len, &r, MDT_COL_TypeDef_TypeName) ||
+            mdt_row_string(&ns, &nsl, &r, MDT_COL_TypeDef_TypeNamespace))
             goto bad;
         if (i == n - 1) {
             *nslen = (uint32_t)nsl;
@@ -396,7 +396,7 @@ static int check_token(mdi_state *st, const mdt_image *img, const char *text, ui
         const uint8_t *u;
         uint32_t units;
         int flag;
-        if (mdt_heap_us(img, rid, &u, &units, &flag) != 0) {
+        if (mdt_heap_us(&u, &units, &flag, img, rid) != 0) {
             char msg[512];
             return mdi_fail(st, "%s: %s", text, mdi_errmsg_here(msg, sizeof msg));
         }
@@ -537,7 +537,7 @@ static int walk_run(const mdt_image *img, const mdt_row *r, unsigned col, unsign
 {
     uint32_t first, count;
     int bad = 0;
-    if (mdt_row_range(r, col, &first, &count)) {
+    if (mdt_row_range(&first, &count, r, col)) {
         mdt_clear_error();
         return 1;
     }
@@ -546,8 +546,8 @@ static int walk_run(const mdt_image *img, const mdt_row *r, unsigned col, unsign
         mdt_row mr;
         const char *name;
         size_t len;
-        if (mdt_range_item(img, target, first + i, &rid) || mdt_row_get(&mr, img, target, rid) ||
-            mdt_row_string(&mr, name_col, &name, &len)) {
+        if (mdt_range_item(&rid, img, target, first + i) || mdt_row_get(&mr, img, target, rid) ||
+            mdt_row_string(&name, &len, &mr, name_col)) {
             mdt_clear_error();
             bad++;
             if (bad > 16)
@@ -573,7 +573,7 @@ static int walk_map(const mdt_image *img, uint32_t type, bool props, mdi_member_
     unsigned list = props ? MDT_COL_PropertyMap_PropertyList : MDT_COL_EventMap_EventList;
     if (!mdt_table_rows(img, map) || mdt_find_init(&f, img, map, parent, MDT_TOKEN_RID(type)))
         return 0;
-    while (!*stop && mdt_find_next(&f, &rid) == 0) {
+    while (!*stop && mdt_find_next(&rid, &f) == 0) {
         mdt_row r;
         if (mdt_row_get(&r, img, map, rid)) {
             bad++;
@@ -620,12 +620,12 @@ static bool type_ns_name(const mdt_image *img, uint32_t tok, const char **ns, co
     if (t != MDT_TABLE_TypeDef && t != MDT_TABLE_TypeRef)
         return false;
     if (mdt_row_get(&r, img, t, MDT_TOKEN_RID(tok)) ||
-        mdt_row_string(&r, t == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeName : MDT_COL_TypeRef_TypeName,
-                       name, NULL) ||
-        mdt_row_string(&r,
+        mdt_row_string(name, NULL, &r,
+                       t == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeName
+                                              : MDT_COL_TypeRef_TypeName) ||
+        mdt_row_string(ns, NULL, &r,
                        t == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeNamespace
-                                              : MDT_COL_TypeRef_TypeNamespace,
-                       ns, NULL)) {
+                                              : MDT_COL_TypeRef_TypeNamespace)) {
         mdt_clear_error();
         return false;
     }
@@ -643,7 +643,7 @@ const char *mdi_type_kind(const mdt_image *img, uint32_t type)
     }
     if (mdt_row_raw(&r, MDT_COL_TypeDef_Flags) & 0x20)
         return "interface";
-    if (mdt_row_token(&r, MDT_COL_TypeDef_Extends, &base) || !type_ns_name(img, base, &ns, &name)) {
+    if (mdt_row_token(&base, &r, MDT_COL_TypeDef_Extends) || !type_ns_name(img, base, &ns, &name)) {
         mdt_clear_error();
         return "class";
     }

@@ -134,7 +134,7 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
     if (!s || (c = mdt_column_by_name(t, "Name")) < 0)
         return talloc_strdup(mem, ""); /* the row has no name */
     if (mdt_row_get(&r, img, t, MDT_TOKEN_RID(token)) ||
-        mdt_row_string(&r, (unsigned)c, &name, &len))
+        mdt_row_string(&name, &len, &r, (unsigned)c))
         return NULL;
     return talloc_strndup(mem, name, len);
 }
@@ -215,7 +215,7 @@ char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_
         if (t == MDT_TABLE_MethodDef)
             g.method_owner = token;
         if (t == MDT_TABLE_MethodDef || t == MDT_TABLE_Field || t == MDT_TABLE_Property) {
-            if (mdt_token_owner(img, token, &owner) == 0)
+            if (mdt_token_owner(&owner, img, token) == 0)
                 g.type_owner = owner;
             mdt_clear_error();
         }
@@ -236,12 +236,12 @@ uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, si
     mdt_find f;
     *n = 0;
     if (!mdt_table_rows(img, MDT_TABLE_GenericParam) ||
-        mdt_coded_encode(MDT_CI_TypeOrMethodDef, owner, &key) ||
+        mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
         mdt_find_init(&f, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
         mdt_clear_error();
         return NULL;
     }
-    while (mdt_find_next(&f, &rid) == 0) {
+    while (mdt_find_next(&rid, &f) == 0) {
         uint32_t *no = talloc_realloc(mem, out, uint32_t, *n + 1);
         if (!no)
             break;
@@ -299,7 +299,7 @@ char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, ui
     if (MDT_TOKEN_TABLE(token) == MDT_TABLE_MethodSpec) {
         if (mdt_sig_of_token(tmp, &spec, img, token) ||
             mdt_row_get(&r, img, MDT_TABLE_MethodSpec, MDT_TOKEN_RID(token)) ||
-            mdt_row_token(&r, MDT_COL_MethodSpec_Method, &member))
+            mdt_row_token(&member, &r, MDT_COL_MethodSpec_Method))
             goto done;
         g.nmethod_args = spec.nargs;
         g.method_args = spec.args;
@@ -309,12 +309,12 @@ char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, ui
     switch (MDT_TOKEN_TABLE(member)) {
     case MDT_TABLE_MemberRef:
         if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(member)) ||
-            mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent))
+            mdt_row_token(&parent, &r, MDT_COL_MemberRef_Class))
             goto done;
         instance_args(tmp, img, parent, &g.ntype_args, &g.type_args);
         break;
     case MDT_TABLE_MethodDef:
-        if (mdt_token_owner(img, member, &parent))
+        if (mdt_token_owner(&parent, img, member))
             goto done;
         g.type_owner = parent;
         break;

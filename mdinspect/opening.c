@@ -277,7 +277,7 @@ static void open_companions(mdi_state *st, mdi_opening *o, mdi_module *m)
         bool already;
         mdi_module *c;
         if (mdt_row_get(&r, img, MDT_TABLE_File, rid) ||
-            mdt_row_string(&r, MDT_COL_File_Name, &name, &len)) {
+            mdt_row_string(&name, &len, &r, MDT_COL_File_Name)) {
             char msg[400];
             mdi_report(st, "open: %s: File row %u: %s", m->path, rid,
                        mdi_errmsg_here(msg, sizeof msg));

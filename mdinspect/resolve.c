@@ -57,7 +57,7 @@ mdt_modview *mdi_view(mdi_state *st)
 const char *mdi_view_asm_name(const mdt_modview *v, uintptr_t manifest)
 {
     mdt_module_info mi;
-    if (mdt_modview_lookup(v, manifest, &mi))
+    if (mdt_modview_lookup(&mi, v, manifest))
         return "?";
     if (mi.is_manifest && mi.identity.name)
         return mi.identity.name;
@@ -67,7 +67,7 @@ const char *mdi_view_asm_name(const mdt_modview *v, uintptr_t manifest)
 const char *mdi_view_module_label(const mdt_modview *v, uintptr_t id)
 {
     mdt_module_info mi;
-    if (mdt_modview_lookup(v, id, &mi))
+    if (mdt_modview_lookup(&mi, v, id))
         return "?";
     return mi.path ? mi.path : mi.name;
 }
@@ -75,7 +75,7 @@ const char *mdi_view_module_label(const mdt_modview *v, uintptr_t id)
 uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token)
 {
     uint32_t scope;
-    if (mdt_ref_scope(img, token, &scope) || MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef) {
+    if (mdt_ref_scope(&scope, img, token) || MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef) {
         mdt_clear_error();
         return 0;
     }
@@ -156,7 +156,7 @@ bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *
     bool other = (r->flags & MDT_RES_OTHER_ASSEMBLY) != 0;
     mdi_printer *p = st->out;
     mdt_module_info mi, man;
-    bool have_def = r->resolved && mdt_modview_lookup(v, r->module, &mi) == 0;
+    bool have_def = r->resolved && mdt_modview_lookup(&mi, v, r->module) == 0;
 
     if (compact) {
         char *summary = mdi_resolution_summary(p, v, r);
@@ -170,14 +170,14 @@ bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *
         mdi_none(p, "reason", L("result"), compact ? NULL : "resolved");
     else
         mdi_str(p, "reason", L("result"), mdt_res_reason_name(r->reason));
-    if (have_def && mdt_modview_lookup(v, mi.manifest, &man) == 0 && man.is_manifest) {
+    if (have_def && mdt_modview_lookup(&man, v, mi.manifest) == 0 && man.is_manifest) {
         print_identity(p, &man.identity, compact, other);
     } else {
         /* Unresolved (or a module of no known assembly): the assembly the
          * reference asks for. */
         uint32_t ar = r->resolved ? 0 : mdi_ref_assemblyref(img, token);
         mdt_identity id;
-        if (ar && mdt_assemblyref_identity(img, MDT_TOKEN_RID(ar), &id) == 0) {
+        if (ar && mdt_assemblyref_identity(&id, img, MDT_TOKEN_RID(ar)) == 0) {
             print_identity(p, &id, compact, false);
         } else {
             mdi_none(p, "assembly", L("assembly"), "-");
@@ -202,7 +202,7 @@ char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resoluti
 {
     char *s;
     mdt_module_info mi;
-    if (r->resolved && mdt_modview_lookup(v, r->module, &mi) == 0)
+    if (r->resolved && mdt_modview_lookup(&mi, v, r->module) == 0)
         s = talloc_asprintf(mem, "%s 0x%08" PRIx32 ", tier %u%s, %u hop%s",
                             mi.path ? mi.path : mi.name, r->token, r->tier,
                             r->flags & MDT_RES_OTHER_ASSEMBLY ? MDI_OTHER_MARK : "", r->hops,
@@ -231,7 +231,7 @@ static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, ui
     char *s = NULL;
     *err = false;
     if (mdt_row_get(&row, img, MDT_TOKEN_TABLE(token), MDT_TOKEN_RID(token)) ||
-        mdt_row_token(&row, col, &scope)) {
+        mdt_row_token(&scope, &row, col)) {
         *err = true;
         mdi_cell_error(msg, len);
         mdt_clear_error();
@@ -241,7 +241,7 @@ static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, ui
         return NULL;
     if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_AssemblyRef) {
         mdt_identity id;
-        if (mdt_assemblyref_identity(img, MDT_TOKEN_RID(scope), &id) == 0)
+        if (mdt_assemblyref_identity(&id, img, MDT_TOKEN_RID(scope)) == 0)
             s = talloc_asprintf(mem, "[%s]", id.name);
     } else if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_Module) {
         s = talloc_strdup(mem, "[this module]");
@@ -274,8 +274,8 @@ static char *member_name_from(void *mem, const mdt_image *img, uint32_t tok, con
     const char *name;
     size_t len;
     if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(tok)) ||
-        mdt_row_token(&r, MDT_COL_MemberRef_Class, &cls) ||
-        mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, &len) ||
+        mdt_row_token(&cls, &r, MDT_COL_MemberRef_Class) ||
+        mdt_row_string(&name, &len, &r, MDT_COL_MemberRef_Name) ||
         (MDT_TOKEN_RID(cls) && (!parent || MDT_TOKEN_TABLE(cls) == MDT_TABLE_MethodDef))) {
         mdt_clear_error();
         return NULL;
@@ -402,8 +402,8 @@ static const mdi_module *module_of(const mdi_state *st, const mdt_image *img)
 static bool in_assembly(const mdt_modview *v, uintptr_t id, const char *asm_name, size_t len)
 {
     mdt_module_info mi, man;
-    if (mdt_modview_lookup(v, id, &mi) || !mi.manifest ||
-        mdt_modview_lookup(v, mi.manifest, &man) || !man.is_manifest || !man.identity.name)
+    if (mdt_modview_lookup(&mi, v, id) || !mi.manifest ||
+        mdt_modview_lookup(&man, v, mi.manifest) || !man.is_manifest || !man.identity.name)
         return false;
     return strlen(man.identity.name) == len && strncasecmp(man.identity.name, asm_name, len) == 0;
 }
@@ -423,7 +423,7 @@ int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, u
             return MDT_ENOTFOUND;
         if (mdt_typeref_resolve(NULL, &r, NULL, v, m->id, token, NULL) == 0 && r.resolved &&
             MDT_TOKEN_TABLE(r.token) == MDT_TABLE_TypeDef &&
-            mdt_modview_lookup(v, r.module, &mi) == 0 && mi.image) {
+            mdt_modview_lookup(&mi, v, r.module) == 0 && mi.image) {
             out->def_img = mi.image;
             out->def_typedef = r.token;
             rc = 0;
@@ -470,7 +470,7 @@ int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, u
     /* Pass 0: the named assembly (when named); pass 1: any open module. */
     for (int pass = asm_name ? 0 : 1; pass < 2 && rc; pass++) {
         size_t pos = 0;
-        while (rc && mdt_modview_next(v, MDT_APPDOMAIN_SHARED, true, &pos, &mi) == 0) {
+        while (rc && mdt_modview_next(&mi, v, MDT_APPDOMAIN_SHARED, true, &pos) == 0) {
             uint32_t td;
             if (!mi.image || (pass == 0 && !in_assembly(v, mi.id, asm_name, alen)))
                 continue;
@@ -481,7 +481,7 @@ int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, u
                     out->def_typedef = td;
                     rc = 0;
                 }
-            } else if (mdt_typedef_by_name(mi.image, name, tlen, &td) == 0) {
+            } else if (mdt_typedef_by_name(&td, mi.image, name, tlen) == 0) {
                 out->def_img = mi.image;
                 out->def_typedef = td;
                 rc = 0;

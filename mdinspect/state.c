@@ -54,7 +54,7 @@ static char *module_name(void *mem, const mdt_image *img, const char *path)
     const char *s;
     size_t len;
     if (mdt_row_get(&row, img, MDT_TABLE_Module, 1) == 0 &&
-        mdt_row_string(&row, MDT_COL_Module_Name, &s, &len) == 0 && len)
+        mdt_row_string(&s, &len, &row, MDT_COL_Module_Name) == 0 && len)
         return talloc_strndup(mem, s, len);
     mdt_clear_error();
     return talloc_strdup(mem, last_component(path));
@@ -186,8 +186,8 @@ static bool module_matches(const mdi_module *m, const char *spec, int pass, cons
         return strcasecmp(file_name(m), spec) == 0;
     case 2: { /* the assembly's simple name */
         mdt_identity id;
-        bool hit = mdt_assembly_identity(m->img, &id) == 0 && id.name &&
-                   strcasecmp(id.name, spec) == 0;
+        bool hit =
+            mdt_assembly_identity(&id, m->img) == 0 && id.name && strcasecmp(id.name, spec) == 0;
         mdt_clear_error();
         return hit;
     }
@@ -195,7 +195,7 @@ static bool module_matches(const mdi_module *m, const char *spec, int pass, cons
         uint8_t g[16];
         char buf[37], hex[33];
         size_t k = 0;
-        if (!mvid || mdt_image_mvid(m->img, g) != 0) {
+        if (!mvid || mdt_image_mvid(g, m->img) != 0) {
             mdt_clear_error();
             return false;
         }

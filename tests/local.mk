@@ -22,13 +22,18 @@ UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures 
 UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows tests/unit/test_owner \
 	tests/unit/test_rows_framework \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar
-UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_strbuf
+UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_strbuf \
+	tests/unit/test_errors
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
 tests_unit_test_image_SOURCES = tests/unit/test_image.c $(TEST_MAIN)
 tests_unit_test_image_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_image_LDADD = $(TEST_LDADD)
+
+tests_unit_test_errors_SOURCES = tests/unit/test_errors.c $(TEST_MAIN)
+tests_unit_test_errors_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_errors_LDADD = $(TEST_LDADD)
 
 tests_unit_test_sig_SOURCES = tests/unit/test_sig.c $(TEST_MAIN)
 tests_unit_test_sig_CPPFLAGS = $(TEST_CPPFLAGS)
@@ -103,4 +108,8 @@ TESTS += tests/headers.sh
 # files and the calls between its built objects (tools/check-layers.sh).
 TESTS += tools/check-layers.sh
 EXTRA_DIST += tools/check-layers.sh
+# Every MDT_E... code a public function can return is listed in its header
+# comment (the codes worked out from the sources through clang's AST).
+TESTS += tests/errcodes.py
+EXTRA_DIST += tests/errcodes.py
 EXTRA_DIST += tests/summary.sh tests/headers.sh tests/valgrind.sh

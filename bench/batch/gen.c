@@ -70,7 +70,7 @@ int main(int argc, char **argv)
         mdt_image *img;
         uint8_t g[16];
         static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
-        if (mdt_image_open_file(ctx, &img, argv[i], 0) || mdt_image_mvid(img, g))
+        if (mdt_image_open_file(ctx, &img, argv[i], 0) || mdt_image_mvid(g, img))
             continue;
         uint32_t rows = mdt_table_rows(img, MDT_TABLE_MethodDef);
         if (!rows)

@@ -486,7 +486,7 @@ static void *conc_reader(void *arg)
         } else {
             mdt_idmap_class_info ci;
             uintptr_t a[2];
-            acc += mdt_idmap_class_lookup(map, &ci, a, 2, id, 0) == 0 ? ci.token : 0;
+            acc += mdt_idmap_class_lookup(&ci, a, 2, map, id, 0) == 0 ? ci.token : 0;
         }
         if (sample)
             samples[ns++] = ticks() - t0;
@@ -814,7 +814,7 @@ static uint64_t op_lookup(int v, size_t k, const struct opctx *c)
     if (v == V_IDMAP) {
         mdt_idmap_class_info ci;
         uintptr_t ab[2];
-        mdt_idmap_class_lookup(MAP, &ci, ab, 2, id, 0);
+        mdt_idmap_class_lookup(&ci, ab, 2, MAP, id, 0);
         t1 = ticks();
         sink = ci.token;
     } else if (v == V_FLAT) {
@@ -840,7 +840,7 @@ static uint64_t op_reverse(int v, size_t k, const struct opctx *c)
     if (v == V_IDMAP) {
         mdt_idmap_class_info key = {MODULE, token_of(i), 0, 0, 0, 1, &arg, 0};
         t0 = ticks();
-        mdt_idmap_class_find(MAP, &got, NULL, &key);
+        mdt_idmap_class_find(&got, NULL, MAP, &key);
         t1 = ticks();
     } else {
         t0 = ticks();
@@ -857,7 +857,7 @@ static uint64_t op_ip(int v, size_t k, const struct opctx *c)
     uint64_t t0 = ticks(), t1;
     if (v == V_IDMAP) {
         mdt_idmap_code_range cr;
-        mdt_idmap_ip_lookup(MAP, &cr, ip);
+        mdt_idmap_ip_lookup(&cr, MAP, ip);
         t1 = ticks();
         fid = cr.function_id;
     } else if (v == V_FLAT) {
@@ -917,7 +917,7 @@ static void throughput_by_id(const struct flat *F, double v[3][TPUT_PASSES])
                     for (size_t k = b; k < e; k++) {
                         mdt_idmap_class_info ci;
                         uintptr_t ab[2];
-                        if (mdt_idmap_class_lookup(MAP, &ci, ab, 2, perm[k], 0) == 0)
+                        if (mdt_idmap_class_lookup(&ci, ab, 2, MAP, perm[k], 0) == 0)
                             acc += ci.token;
                     }
                 } else {
@@ -1014,7 +1014,7 @@ static void memory_realistic(size_t n)
     }
     mdt_idmap_stats sc, sf;
     mdt_idmap_synchronize(m);
-    mdt_idmap_stats_get(m, &sc);
+    mdt_idmap_stats_get(&sc, m);
     size_t owners = n / 4 ? n / 4 : 1;
     for (size_t f = 0; f < n; f++) {
         size_t own = f % owners * (n / owners); /* owning class */
@@ -1024,7 +1024,7 @@ static void memory_realistic(size_t n)
         mdt_idmap_function_load(m, 0x7f4800000000 + f * 0x40, &fi, ++seq);
     }
     mdt_idmap_synchronize(m);
-    mdt_idmap_stats_get(m, &sf);
+    mdt_idmap_stats_get(&sf, m);
     printf("\nmemory, workload 2 (realistic mix): %zu classes (%zu non-generic TypeDefs over %d "
            "modules, %zu instantiations of %d generic TypeDefs with 1-2 type arguments), then "
            "%zu functions (owned by %zu classes; 1 in 20 with a method type argument); "
@@ -1143,7 +1143,7 @@ static void latency_phase(struct flat *F, uint64_t *t, uint64_t *seq, struct lat
     printf("memory (flat): entry %zu B; table %.1f B/entry, reverse %.1f B/entry\n",
            sizeof(struct fent), (double)((F->mask + 1) * sizeof *F->e) / (double)N,
            (double)((F->rmask + 1) * sizeof *F->r) / (double)N);
-    mdt_idmap_stats_get(MAP, st);
+    mdt_idmap_stats_get(st, MAP);
     printf("code ranges (idmap): %.1f B/range\n", (double)st->bytes_ranges / (double)R);
     memory_realistic(N);
 }
@@ -1204,7 +1204,7 @@ int main(int argc, char **argv)
     struct lat ins_f = summarize(t, N);
     mdt_idmap_stats st = {0};
     mdt_idmap_synchronize(MAP);
-    mdt_idmap_stats_get(MAP, &st);
+    mdt_idmap_stats_get(&st, MAP);
 
     if (conc_only) {
         for (size_t k = 0; k < N / 10; k++) {

@@ -89,7 +89,7 @@ static __attribute__((noinline)) int whole_run(void *ctx, int argc, char **argv,
     mdt_modview *v = run->view = mdt_modset_acquire(run->set);
     for (size_t i = 0; i < mdt_modview_count(v); i++) {
         mdt_module_info mi;
-        mdt_modview_module(v, i, &mi);
+        mdt_modview_module(&mi, v, i);
         for (uint32_t k = 1; k <= mdt_table_rows(mi.image, MDT_TABLE_TypeRef); k++) {
             mdt_resolution r;
             uint32_t tok = MDT_TOKEN(MDT_TABLE_TypeRef, k);

@@ -48,7 +48,7 @@ static bool is_enum_underlying(unsigned k)
            (k >= MDT_ELEMENT_TYPE_I1 && k <= MDT_ELEMENT_TYPE_U8);
 }
 
-int mdt_enum_underlying(const mdt_image *img, uint32_t td, uint8_t *elem_type)
+int mdt_enum_underlying(uint8_t *elem_type, const mdt_image *img, uint32_t td)
 {
     mdt_row r;
     uint32_t first, count;
@@ -56,12 +56,12 @@ int mdt_enum_underlying(const mdt_image *img, uint32_t td, uint8_t *elem_type)
     if (MDT_TOKEN_TABLE(td) != MDT_TABLE_TypeDef)
         return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a TypeDef", td);
     if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(td))) ||
-        (e = mdt_row_range(&r, MDT_COL_TypeDef_FieldList, &first, &count)))
+        (e = mdt_row_range(&first, &count, &r, MDT_COL_TypeDef_FieldList)))
         return e;
     for (uint32_t k = 0; k < count; k++) {
         uint32_t rid;
         mdt_row f;
-        if ((e = mdt_range_item(img, MDT_TABLE_Field, first + k, &rid)) ||
+        if ((e = mdt_range_item(&rid, img, MDT_TABLE_Field, first + k)) ||
             (e = mdt_row_get(&f, img, MDT_TABLE_Field, rid)))
             return e;
         if (mdt_row_raw(&f, MDT_COL_Field_Flags) & 0x10) /* static: a member, not the value */
@@ -107,7 +107,7 @@ static int unknown_enum(struct ad *d, const char *name)
 static int enum_from_info(struct ad *d, mdt_value_type *t, const mdt_enum_info *info)
 {
     if (info->def_img) {
-        int e = mdt_enum_underlying(info->def_img, info->def_typedef, &t->underlying);
+        int e = mdt_enum_underlying(&t->underlying, info->def_img, info->def_typedef);
         if (e)
             return e;
         t->enum_img = info->def_img;
@@ -142,7 +142,7 @@ static bool typeref_is_local(struct ad *d, uint32_t token)
     for (unsigned hops = 0; hops < 64 && MDT_TOKEN_TABLE(token) == MDT_TABLE_TypeRef; hops++) {
         mdt_row r;
         if (mdt_row_get(&r, d->img, MDT_TABLE_TypeRef, MDT_TOKEN_RID(token)) ||
-            mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &token))
+            mdt_row_token(&token, &r, MDT_COL_TypeRef_ResolutionScope))
             return false;
     }
     switch (MDT_TOKEN_TABLE(token)) {
@@ -150,7 +150,7 @@ static bool typeref_is_local(struct ad *d, uint32_t token)
         return true;
     case MDT_TABLE_AssemblyRef: {
         mdt_identity id;
-        return d->asm_name && mdt_assemblyref_identity(d->img, MDT_TOKEN_RID(token), &id) == 0 &&
+        return d->asm_name && mdt_assemblyref_identity(&id, d->img, MDT_TOKEN_RID(token)) == 0 &&
                !strcmp(id.name, d->asm_name);
     }
     default:
@@ -170,7 +170,7 @@ static int enum_by_token(struct ad *d, mdt_value_type *t, uint32_t token)
     t->kind = MDT_VALUE_ENUM;
     t->enum_name = name;
     if (MDT_TOKEN_TABLE(token) == MDT_TABLE_TypeDef) {
-        if ((e = mdt_enum_underlying(d->img, token, &t->underlying)))
+        if ((e = mdt_enum_underlying(&t->underlying, d->img, token)))
             return e == MDT_ENOTFOUND
                        ? rd_fail(&d->r, MDT_EUNSUPPORTED,
                                  "constructor parameter of type %s (a value type, not an enum)",
@@ -185,11 +185,10 @@ static int enum_by_token(struct ad *d, mdt_value_type *t, uint32_t token)
         mdt_name_opts ro = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
         uint32_t td;
         if (mdt_token_name(d->ctx, &refl, d->img, token, &ro) == 0 &&
-            mdt_typedef_by_name(d->img, refl, strlen(refl), &td) == 0) {
+            mdt_typedef_by_name(&td, d->img, refl, strlen(refl)) == 0) {
             mdt_enum_info info = {d->img, td, 0};
             return enum_from_info(d, t, &info);
         }
-        mdt_clear_error();
     }
     if (MDT_TOKEN_TABLE(token) != MDT_TABLE_TypeRef)
         return rd_fail(&d->r, MDT_EUNSUPPORTED, "constructor parameter of type %s", name);
@@ -231,12 +230,11 @@ static int enum_by_name(struct ad *d, mdt_value_type *t, const char *s, size_t l
         local = b - a == strlen(d->asm_name) && !memcmp(s + a, d->asm_name, b - a);
     }
     uint32_t td;
-    if (mdt_typedef_by_name(d->img, s, n, &td) == 0) {
+    if (mdt_typedef_by_name(&td, d->img, s, n) == 0) {
         mdt_enum_info info = {d->img, td, 0};
         if (local || n == len)
             return enum_from_info(d, t, &info);
     }
-    mdt_clear_error();
     char *name = talloc_strndup(d->ctx, s, len);
     if (!name)
         return nomem();
@@ -548,9 +546,9 @@ static int ctor_parent(const mdt_image *img, uint32_t ctor, uint32_t *type)
     mdt_row r;
     int e;
     if (MDT_TOKEN_TABLE(ctor) == MDT_TABLE_MethodDef)
-        return mdt_member_owner(img, ctor, type);
+        return mdt_member_owner(type, img, ctor);
     if ((e = mdt_row_get(&r, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(ctor))) ||
-        (e = mdt_row_token(&r, MDT_COL_MemberRef_Class, type)))
+        (e = mdt_row_token(type, &r, MDT_COL_MemberRef_Class)))
         return e;
     switch (MDT_TOKEN_TABLE(*type)) {
     case MDT_TABLE_TypeDef: case MDT_TABLE_TypeRef: case MDT_TABLE_TypeSpec:
@@ -582,8 +580,12 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
         return mdt__fail_simple(MDT_EINVAL, "attribute constructor 0x%08x is not a MethodDef or "
                                             "MemberRef", ctor);
     void *tmp = talloc_new(mem_ctx);
+    uint64_t stamp;
     if (!tmp)
         return nomem();
+    /* Rows the decoder could not read on its way (the assembly's name, an
+     * enum looked up by name) are not failures of a decode that succeeds. */
+    stamp = mdt__err_stamp();
     d.ctx = tmp;
     d.img = img;
     d.resolver = resolver;
@@ -592,8 +594,7 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
     /* Only the simple name: the whole identity would hash the public key
      * (SHA-1) for every attribute. */
     if (mdt_table_rows(img, MDT_TABLE_Assembly) && mdt_row_get(&arow, img, MDT_TABLE_Assembly, 1) == 0)
-        mdt_row_string(&arow, MDT_COL_Assembly_Name, &d.asm_name, NULL);
-    mdt_clear_error();
+        mdt_row_string(&d.asm_name, NULL, &arow, MDT_COL_Assembly_Name);
     out->img = img;
     out->ctor = ctor;
     if ((e = ctor_parent(img, ctor, &out->type)) || (e = mdt_sig_of_token(tmp, &sig, img, ctor)))
@@ -674,6 +675,7 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
     }
     out->nnamed = nnamed;
     out->named = named;
+    mdt__err_back_to(stamp);
     return 0;
 fail:
     talloc_free(tmp);
@@ -691,14 +693,14 @@ int mdt_attr_of_row(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
     int e;
     memset(out, 0, sizeof *out);
     if ((e = mdt_row_get(&r, img, MDT_TABLE_CustomAttribute, rid)) ||
-        (e = mdt_row_token(&r, MDT_COL_CustomAttribute_Type, &ctor)) ||
-        (e = mdt_row_blob(&r, MDT_COL_CustomAttribute_Value, &blob, &len)))
+        (e = mdt_row_token(&ctor, &r, MDT_COL_CustomAttribute_Type)) ||
+        (e = mdt_row_blob(&blob, &len, &r, MDT_COL_CustomAttribute_Value)))
         return e;
     return mdt_attr_decode(mem_ctx, out, img, ctor, blob, len,
                            mdt_row_raw(&r, MDT_COL_CustomAttribute_Value), resolver, payload);
 }
 
-int mdt_attr_decimal(const mdt_attr *a, mdt_decimal *out)
+int mdt_attr_decimal(mdt_decimal *out, const mdt_attr *a)
 {
     if (!mdt__type_is(a->img, a->type, "System.Runtime.CompilerServices",
                       "DecimalConstantAttribute") ||

@@ -65,7 +65,7 @@ int mdt_constant_decode(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
             talloc_free(t);
             return rd_fail(&r, MDT_EBADIMAGE, "string constant of odd length %u", len);
         }
-        if ((e = mdt_utf16_to_utf8(t, &s, &n, blob, len / 2, NULL))) {
+        if ((e = mdt_utf16_to_utf8(t, &s, &n, NULL, blob, len / 2))) {
             talloc_free(t);
             return e;
         }
@@ -122,7 +122,7 @@ int mdt_constant_of_row(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
     int e;
     memset(out, 0, sizeof *out);
     if ((e = mdt_row_get(&r, img, MDT_TABLE_Constant, rid)) ||
-        (e = mdt_row_blob(&r, MDT_COL_Constant_Value, &blob, &len)))
+        (e = mdt_row_blob(&blob, &len, &r, MDT_COL_Constant_Value)))
         return e;
     e = mdt_constant_decode(mem_ctx, out, img, (uint8_t)mdt_row_raw(&r, MDT_COL_Constant_Type),
                             blob, len, mdt_row_raw(&r, MDT_COL_Constant_Value));
@@ -141,30 +141,29 @@ int mdt_constant_of_row(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
     return 0;
 }
 
-/* A DecimalConstantAttribute on `parent`, decoded. */
+/* A DecimalConstantAttribute on `parent`, decoded. MDT_ENOTFOUND, not
+ * recorded, when there is none (rows that do not read are not one). */
 static int decimal_attr(void *mem_ctx, mdt_value *out, const mdt_image *img, uint32_t parent)
 {
     uint32_t key, rid;
+    uint64_t mark = mdt__err_mark();
     mdt_find fi;
     int e;
-    if (mdt_coded_encode(MDT_CI_HasCustomAttribute, parent, &key) ||
+    if (mdt_coded_encode(&key, MDT_CI_HasCustomAttribute, parent) ||
         (e = mdt_find_init(&fi, img, MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent,
                            key)))
         return MDT_ENOTFOUND;
-    while (mdt_find_next(&fi, &rid) == 0) {
-        mdt_row r;
+    while (mdt_find_next(&rid, &fi) == 0) {
+        mdt_row r, m;
         uint32_t ctor, type = 0;
         if (mdt_row_get(&r, img, MDT_TABLE_CustomAttribute, rid) ||
-            mdt_row_token(&r, MDT_COL_CustomAttribute_Type, &ctor))
+            mdt_row_token(&ctor, &r, MDT_COL_CustomAttribute_Type) ||
+            (MDT_TOKEN_TABLE(ctor) == MDT_TABLE_MemberRef &&
+             (mdt_row_get(&m, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(ctor)) ||
+              mdt_row_token(&type, &m, MDT_COL_MemberRef_Class))) ||
+            (MDT_TOKEN_TABLE(ctor) == MDT_TABLE_MethodDef && mdt_member_owner(&type, img, ctor))) {
+            mdt__err_forget(mark);
             continue;
-        if (MDT_TOKEN_TABLE(ctor) == MDT_TABLE_MemberRef) {
-            mdt_row m;
-            if (mdt_row_get(&m, img, MDT_TABLE_MemberRef, MDT_TOKEN_RID(ctor)) ||
-                mdt_row_token(&m, MDT_COL_MemberRef_Class, &type))
-                continue;
-        } else if (MDT_TOKEN_TABLE(ctor) == MDT_TABLE_MethodDef) {
-            if (mdt_member_owner(img, ctor, &type))
-                continue;
         }
         if (!mdt__type_is(img, type, "System.Runtime.CompilerServices", "DecimalConstantAttribute"))
             continue;
@@ -174,7 +173,7 @@ static int decimal_attr(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
         if (!tmp)
             return nomem();
         if ((e = mdt_attr_of_row(tmp, &a, img, rid, NULL, NULL)) ||
-            (e = mdt_attr_decimal(&a, &out->dec))) {
+            (e = mdt_attr_decimal(&out->dec, &a))) {
             talloc_free(tmp);
             return e;
         }
@@ -185,7 +184,6 @@ static int decimal_attr(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
         out->type = t;
         return 0;
     }
-    mdt_clear_error();
     return MDT_ENOTFOUND;
 }
 
@@ -195,11 +193,11 @@ int mdt_default_value(void *mem_ctx, mdt_value *out, const mdt_image *img, uint3
     mdt_find fi;
     int e;
     memset(out, 0, sizeof *out);
-    if (mdt_coded_encode(MDT_CI_HasConstant, parent, &key))
+    if (mdt_coded_encode(&key, MDT_CI_HasConstant, parent))
         return mdt__fail_simple(MDT_EINVAL, "token 0x%08x cannot have a default value", parent);
     if ((e = mdt_find_init(&fi, img, MDT_TABLE_Constant, MDT_COL_Constant_Parent, key)))
         return e;
-    if (mdt_find_next(&fi, &rid) == 0)
+    if (mdt_find_next(&rid, &fi) == 0)
         return mdt_constant_of_row(mem_ctx, out, img, rid);
     if (MDT_TOKEN_TABLE(parent) != MDT_TABLE_Property &&
         (e = decimal_attr(mem_ctx, out, img, parent)) != MDT_ENOTFOUND)

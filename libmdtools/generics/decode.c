@@ -648,7 +648,7 @@ static int sig_blob(const mdt_image *img, uint32_t token, int *kind_out, const u
         return mdt__fail_simple(MDT_EINVAL, "token 0x%08x carries no signature", token);
     }
     if ((e = mdt_row_get(&r, img, table, token & 0x00FFFFFFu)) ||
-        (e = mdt_row_blob(&r, col, &blob, &len)))
+        (e = mdt_row_blob(&blob, &len, &r, col)))
         return e;
     if (kind < 0) {
         if (len == 0) {

@@ -59,12 +59,11 @@ static uint32_t generic_param_count(const mdt_image *img, uint32_t owner)
 {
     uint32_t key, rid, n = 0;
     mdt_find fi;
-    if (mdt_coded_encode(MDT_CI_TypeOrMethodDef, owner, &key) ||
+    if (mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
         mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key))
         return 0;
-    while (mdt_find_next(&fi, &rid) == 0)
+    while (mdt_find_next(&rid, &fi) == 0)
         n++;
-    mdt_clear_error();
     return n;
 }
 
@@ -75,8 +74,8 @@ static uint8_t typedef_kind(const mdt_image *img, uint32_t td)
     mdt_row r;
     uint32_t base;
     if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(td)) ||
-        mdt_row_token(&r, MDT_COL_TypeDef_Extends, &base)) {
-        mdt_clear_error();
+        mdt_row_token(&base, &r, MDT_COL_TypeDef_Extends)) {
+        mdt__err_forget_one();
         return MDT_ELEMENT_TYPE_CLASS;
     }
     if (mdt__type_is(img, td, "System", "Enum"))
@@ -240,8 +239,8 @@ int mdt_inst_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t toke
     if (MDT_TOKEN_TABLE(token) == MDT_TABLE_MethodDef) {
         mdt_row r;
         if ((e = mdt_row_get(&r, img, MDT_TABLE_MethodDef, MDT_TOKEN_RID(token))) ||
-            (e = mdt_row_string(&r, MDT_COL_MethodDef_Name, &mname, NULL)) ||
-            (e = mdt_member_owner(img, token, &owner)))
+            (e = mdt_row_string(&mname, NULL, &r, MDT_COL_MethodDef_Name)) ||
+            (e = mdt_member_owner(&owner, img, token)))
             goto done;
         uint32_t want = generic_param_count(img, token);
         if (want != nmethod_args) {
@@ -527,7 +526,7 @@ static int format_desc(sb *b, const mdt_desc *d, unsigned depth)
         return 0;
     case MDT_DESC_TYPEDEF: {
         uint8_t g[16];
-        if ((e = check_typedef(d->img, d->token)) || (e = mdt_image_mvid(d->img, g)))
+        if ((e = check_typedef(d->img, d->token)) || (e = mdt_image_mvid(g, d->img)))
             return e;
         sb_addf(b, "%02x%02x%02x%02x%02x%02x%02x%02x", g[3], g[2], g[1], g[0], g[5], g[4], g[7],
                 g[6]);

@@ -99,7 +99,7 @@ static int class_desc(void *ctx, const mdt_idmap *map, uintptr_t class_id, uint6
         nodes = talloc_realloc(ctx, nodes, mdt_idmap_type_node, cap);
         if (!nodes)
             return mdt__fail_simple(MDT_ENOMEM, "out of memory");
-        int e = mdt_idmap_class_describe(map, nodes, cap, &count, class_id, gen);
+        int e = mdt_idmap_class_describe(nodes, cap, &count, map, class_id, gen);
         if (e)
             return e;
         if (count <= cap)
@@ -136,8 +136,8 @@ int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map,
     int e;
     if (!tmp)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory");
-    if ((e = mdt_idmap_function_lookup(map, &fi, margs, MAX_ARGS, function_id, gen)) ||
-        (e = mdt_idmap_module_lookup(map, &mi, fi.module, 0)))
+    if ((e = mdt_idmap_function_lookup(&fi, margs, MAX_ARGS, map, function_id, gen)) ||
+        (e = mdt_idmap_module_lookup(&mi, map, fi.module, 0)))
         goto done;
     if (!mi.image) {
         e = mdt__fail_simple(MDT_ENOTFOUND, "FunctionID 0x%llx: module 0x%llx has no open image",

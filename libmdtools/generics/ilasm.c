@@ -17,6 +17,7 @@
 #include <mdtools/tables.h>
 
 #include "generics/fmt_int.h"
+#include "util/error.h"
 #include "util/strbuf.h"
 
 /* IL prefix for a TypeRef's outermost scope: [Assembly] or [.module X]. */
@@ -28,13 +29,13 @@ int fmt_il_typeref_scope(struct fmt *f, const struct mdt_image *img, uint32_t sc
     switch (scope >> 24) {
     case MDT_TABLE_AssemblyRef:
         if ((e = mdt_row_get(&r, img, MDT_TABLE_AssemblyRef, scope & 0xFFFFFF)) ||
-            (e = mdt_row_string(&r, MDT_COL_AssemblyRef_Name, &name, NULL)))
+            (e = mdt_row_string(&name, NULL, &r, MDT_COL_AssemblyRef_Name)))
             return e;
         sb_addf(&f->out, "[%s]", name);
         return 0;
     case MDT_TABLE_ModuleRef:
         if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, scope & 0xFFFFFF)) ||
-            (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
+            (e = mdt_row_string(&name, NULL, &r, MDT_COL_ModuleRef_Name)))
             return e;
         sb_addf(&f->out, "[.module %s]", name);
         return 0;
@@ -60,11 +61,13 @@ const char *fmt_cc_word_il(unsigned cc, char *buf, size_t n)
 void fmt_il_typedef_scope(struct fmt *f, const struct mdt_image *img)
 {
     mdt_identity id;
-    if (mdt_assembly_identity(img, &id) == 0)
+    uint64_t mark = mdt__err_mark();
+    if (mdt_assembly_identity(&id, img) == 0) {
         sb_addf(&f->out, "[%s]", id.name);
-    else
+    } else {
+        mdt__err_forget(mark);
         sb_addf(&f->out, "[.module %s]", mdt_image_name(img));
-    mdt_clear_error();
+    }
 }
 
 int fmt_il_fnptr(struct fmt *f, const mdt_method_sig *m)

@@ -162,14 +162,14 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
             mdt_row r;
             const char *mod;
             if ((e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, parent & 0xFFFFFF)) ||
-                (e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &mod, NULL)))
+                (e = mdt_row_string(&mod, NULL, &r, MDT_COL_ModuleRef_Name)))
                 return e;
             sb_addf(&f->out, "[module %s]", mod);
             break;
         }
         case MDT_TABLE_MethodDef: { /* vararg call site: the method's owner */
             uint32_t owner;
-            if ((e = mdt_member_owner(img, parent, &owner)))
+            if ((e = mdt_member_owner(&owner, img, parent)))
                 return e;
             if (owner)
                 e = fmt_token(f, img, owner, 0, true);
@@ -197,34 +197,34 @@ int fmt_member(struct fmt *f, const struct mdt_image *img, uint32_t token)
         return e;
     switch (table) {
     case MDT_TABLE_MethodDef:
-        if ((e = mdt_row_string(&r, MDT_COL_MethodDef_Name, &name, NULL)) ||
-            (e = mdt_member_owner(img, token, &parent)))
+        if ((e = mdt_row_string(&name, NULL, &r, MDT_COL_MethodDef_Name)) ||
+            (e = mdt_member_owner(&parent, img, token)))
             return e;
         break;
     case MDT_TABLE_Field:
-        if ((e = mdt_row_string(&r, MDT_COL_Field_Name, &name, NULL)) ||
-            (e = mdt_member_owner(img, token, &parent)))
+        if ((e = mdt_row_string(&name, NULL, &r, MDT_COL_Field_Name)) ||
+            (e = mdt_member_owner(&parent, img, token)))
             return e;
         break;
     case MDT_TABLE_MemberRef:
-        if ((e = mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, NULL)) ||
-            (e = mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent)))
+        if ((e = mdt_row_string(&name, NULL, &r, MDT_COL_MemberRef_Name)) ||
+            (e = mdt_row_token(&parent, &r, MDT_COL_MemberRef_Class)))
             return e;
         if ((parent & 0xFFFFFF) == 0)
             parent = 0;
         break;
     case MDT_TABLE_Property:
     case MDT_TABLE_Event:
-        if ((e = mdt_row_string(&r, table == MDT_TABLE_Property ? MDT_COL_Property_Name
-                                                               : MDT_COL_Event_Name,
-                                &name, NULL)) ||
-            (e = mdt_token_owner(img, token, &parent)))
+        if ((e = mdt_row_string(&name, NULL, &r,
+                                table == MDT_TABLE_Property ? MDT_COL_Property_Name
+                                                            : MDT_COL_Event_Name)) ||
+            (e = mdt_token_owner(&parent, img, token)))
             return e;
         break;
     case MDT_TABLE_MethodSpec: {
         uint32_t method;
         mdt_sig s;
-        if ((e = mdt_row_token(&r, MDT_COL_MethodSpec_Method, &method)))
+        if ((e = mdt_row_token(&method, &r, MDT_COL_MethodSpec_Method)))
             return e;
         if ((method & 0xFFFFFF) == 0)
             return fmt_bad(img, "MethodSpec", rid, "MethodSpec %u has a nil method (row %u)", rid,

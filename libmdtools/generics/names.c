@@ -57,7 +57,7 @@ static int put_document(struct fmt *f, const mdt_image *img, uint32_t token)
     mdt_row r;
     int e;
     if ((e = mdt_row_get(&r, img, MDT_TABLE_Document, token & 0xFFFFFF)) ||
-        (e = mdt_row_blob(&r, MDT_COL_Document_Name, &blob, &len)))
+        (e = mdt_row_blob(&blob, &len, &r, MDT_COL_Document_Name)))
         return e;
     bi = mdt_row_raw(&r, MDT_COL_Document_Name);
     rd d = mdt__blob_reader(img, region, blob, len, bi);
@@ -81,7 +81,7 @@ static int put_document(struct fmt *f, const mdt_image *img, uint32_t token)
             sb_add(&f->out, (const char *)sep, seplen);
         if (!idx)
             continue;
-        if ((e = mdt_heap_blob(img, idx, &part, &plen)))
+        if ((e = mdt_heap_blob(&part, &plen, img, idx)))
             return e;
         sb_add(&f->out, (const char *)part, plen);
     }
@@ -112,19 +112,19 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
         break;
     case MDT_TABLE_ModuleRef:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, token & 0xFFFFFF)) &&
-            !(e = mdt_row_string(&r, MDT_COL_ModuleRef_Name, &name, NULL)))
+            !(e = mdt_row_string(&name, NULL, &r, MDT_COL_ModuleRef_Name)))
             sb_addf(&f->out, "[module %s]", name);
         break;
     case MDT_TABLE_Module:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_Module, token & 0xFFFFFF)) &&
-            !(e = mdt_row_string(&r, MDT_COL_Module_Name, &name, NULL)))
+            !(e = mdt_row_string(&name, NULL, &r, MDT_COL_Module_Name)))
             sb_addf(&f->out, "[module %s]", name);
         break;
     case MDT_TABLE_Assembly: {
         mdt_identity id;
         char buf[512];
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_Assembly, token & 0xFFFFFF)) &&
-            !(e = mdt_assembly_identity(img, &id)))
+            !(e = mdt_assembly_identity(&id, img)))
             sb_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
@@ -134,7 +134,7 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
     case MDT_TABLE_AssemblyRef: {
         mdt_identity id;
         char buf[512];
-        if (!(e = mdt_assemblyref_identity(img, token & 0xFFFFFF, &id)))
+        if (!(e = mdt_assemblyref_identity(&id, img, token & 0xFFFFFF)))
             sb_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
@@ -143,7 +143,7 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
         break;
     case MDT_TABLE_File:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_File, token & 0xFFFFFF)) &&
-            !(e = mdt_row_string(&r, MDT_COL_File_Name, &name, NULL)))
+            !(e = mdt_row_string(&name, NULL, &r, MDT_COL_File_Name)))
             sb_adds(&f->out, name);
         break;
     default:

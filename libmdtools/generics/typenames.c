@@ -159,13 +159,12 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
     bool many = false;
     mdt_find fi;
     if (!mdt_table_rows(img, MDT_TABLE_GenericParam) ||
-        mdt_coded_encode(MDT_CI_TypeOrMethodDef, token, &key) ||
+        mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, token) ||
         mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
-        mdt_clear_error();
         put_arity_params(f, arity);
         return;
     }
-    while (mdt_find_next(&fi, &rid) == 0) {
+    while (mdt_find_next(&rid, &fi) == 0) {
         mdt_row r;
         if (n == MAX_SORTED_PARAMS) {
             many = true;
@@ -184,7 +183,6 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
         rids[j] = rid;
     }
     if (!n) {
-        mdt_clear_error();
         put_arity_params(f, arity);
         return;
     }
@@ -195,16 +193,17 @@ static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint3
         mdt_row r;
         const char *name;
         size_t len;
-        if (many ? mdt_find_next(&fi, &rid) != 0 : i == n)
+        if (many ? mdt_find_next(&rid, &fi) != 0 : i == n)
             break;
         if (i)
             sb_addc(&f->out, ',');
         if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, many ? rid : rids[i]) == 0 &&
-            mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, &len) == 0)
+            mdt_row_string(&name, &len, &r, MDT_COL_GenericParam_Name) == 0)
             sb_add(&f->out, name, len);
+        else
+            mdt__err_forget_one(); /* a name that does not read is left out */
     }
     sb_addc(&f->out, '>');
-    mdt_clear_error();
 }
 
 static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint32_t token);
@@ -255,8 +254,8 @@ static int put_chain(struct fmt *f, const struct mdt_image *img, unsigned table,
         size_t len, nslen;
         int e;
         if ((e = mdt_row_get(&r, img, table, chain[i] & 0xFFFFFF)) ||
-            (e = mdt_row_string(&r, name_col, &name, &len)) ||
-            (e = mdt_row_string(&r, ns_col, &ns, &nslen)))
+            (e = mdt_row_string(&name, &len, &r, name_col)) ||
+            (e = mdt_row_string(&ns, &nslen, &r, ns_col)))
             return e;
         put_segment(f, ns, nslen, name, len, i == n - 1);
         if (i)
@@ -281,7 +280,7 @@ static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint
                            "types nested deeper than %u (TypeDef %u)", MAX_NEST,
                            token & 0xFFFFFF);
         chain[n++] = t;
-        if ((e = mdt_typedef_enclosing(img, t, &t)))
+        if ((e = mdt_typedef_enclosing(&t, img, t)))
             return e;
         if (t >> 24 != MDT_TABLE_TypeDef)
             t = 0;
@@ -311,7 +310,7 @@ static int put_typeref_uncached(struct fmt *f, const struct mdt_image *img, uint
                            token & 0xFFFFFF);
         chain[n++] = t;
         if ((e = mdt_row_get(r, img, MDT_TABLE_TypeRef, t & 0xFFFFFF)) ||
-            (e = mdt_row_token(r, MDT_COL_TypeRef_ResolutionScope, &scope)))
+            (e = mdt_row_token(&scope, r, MDT_COL_TypeRef_ResolutionScope)))
             return e;
         t = scope;
     }
@@ -320,8 +319,8 @@ static int put_typeref_uncached(struct fmt *f, const struct mdt_image *img, uint
     for (unsigned i = n; i-- > 0;) {
         const char *name, *ns;
         size_t len, nslen;
-        if ((e = mdt_row_string(&rows[i], MDT_COL_TypeRef_TypeName, &name, &len)) ||
-            (e = mdt_row_string(&rows[i], MDT_COL_TypeRef_TypeNamespace, &ns, &nslen)))
+        if ((e = mdt_row_string(&name, &len, &rows[i], MDT_COL_TypeRef_TypeName)) ||
+            (e = mdt_row_string(&ns, &nslen, &rows[i], MDT_COL_TypeRef_TypeNamespace)))
             return e;
         put_segment(f, ns, nslen, name, len, i == n - 1);
         if (i)
@@ -393,7 +392,7 @@ int fmt_exported(struct fmt *f, const mdt_image *img, uint32_t token)
                            token & 0xFFFFFF);
         chain[n++] = t;
         if ((e = mdt_row_get(&r, img, MDT_TABLE_ExportedType, t & 0xFFFFFF)) ||
-            (e = mdt_row_token(&r, MDT_COL_ExportedType_Implementation, &t)))
+            (e = mdt_row_token(&t, &r, MDT_COL_ExportedType_Implementation)))
             return e;
         if (t >> 24 != MDT_TABLE_ExportedType || !(t & 0xFFFFFF))
             t = 0;

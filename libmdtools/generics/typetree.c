@@ -84,15 +84,15 @@ static int put_generic_param(struct fmt *f, const mdt_type *t)
             uint32_t key;
             mdt_find fi;
             uint32_t rid;
-            if (mdt_coded_encode(MDT_CI_TypeOrMethodDef, owner, &key) == 0 &&
+            if (mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) == 0 &&
                 mdt_find_init(&fi, g->img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner,
                               key) == 0) {
-                while (mdt_find_next(&fi, &rid) == 0) {
+                while (mdt_find_next(&rid, &fi) == 0) {
                     mdt_row r;
                     const char *name;
                     if (mdt_row_get(&r, g->img, MDT_TABLE_GenericParam, rid) == 0 &&
                         mdt_row_raw(&r, MDT_COL_GenericParam_Number) == t->number &&
-                        mdt_row_string(&r, MDT_COL_GenericParam_Name, &name, NULL) == 0) {
+                        mdt_row_string(&name, NULL, &r, MDT_COL_GenericParam_Name) == 0) {
                         /* ILAsm names a parameter !T / !!T (II.23.2.12). */
                         if (f->style == MDT_STYLE_IL)
                             sb_adds(&f->out, method ? "!!" : "!");

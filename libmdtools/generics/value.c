@@ -465,7 +465,7 @@ static const char *enum_member(const mdt_image *img, uint32_t td, uint64_t bits,
     mdt_row r;
     uint32_t first, count;
     if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, td & 0xFFFFFF) ||
-        mdt_row_range(&r, MDT_COL_TypeDef_FieldList, &first, &count))
+        mdt_row_range(&first, &count, &r, MDT_COL_TypeDef_FieldList))
         return NULL;
     for (uint32_t k = 0; k < count; k++) {
         uint32_t rid, key, crid;
@@ -474,22 +474,22 @@ static const char *enum_member(const mdt_image *img, uint32_t td, uint64_t bits,
         const uint8_t *blob;
         uint32_t len;
         mdt_find fi;
-        if (mdt_range_item(img, MDT_TABLE_Field, first + k, &rid) ||
+        if (mdt_range_item(&rid, img, MDT_TABLE_Field, first + k) ||
             mdt_row_get(&f, img, MDT_TABLE_Field, rid))
             continue;
         if ((mdt_row_raw(&f, MDT_COL_Field_Flags) & 0x50) != 0x50) /* static literal */
             continue;
-        if (mdt_coded_encode(MDT_CI_HasConstant, MDT_TOKEN(MDT_TABLE_Field, rid), &key) ||
+        if (mdt_coded_encode(&key, MDT_CI_HasConstant, MDT_TOKEN(MDT_TABLE_Field, rid)) ||
             mdt_find_init(&fi, img, MDT_TABLE_Constant, MDT_COL_Constant_Parent, key) ||
-            mdt_find_next(&fi, &crid) || mdt_row_get(&c, img, MDT_TABLE_Constant, crid) ||
-            mdt_row_blob(&c, MDT_COL_Constant_Value, &blob, &len))
+            mdt_find_next(&crid, &fi) || mdt_row_get(&c, img, MDT_TABLE_Constant, crid) ||
+            mdt_row_blob(&blob, &len, &c, MDT_COL_Constant_Value))
             continue;
         if (len < size)
             continue;
         uint64_t v = 0;
         for (unsigned i = 0; i < size; i++)
             v |= (uint64_t)blob[i] << (8 * i);
-        if (v == bits && mdt_row_string(&f, MDT_COL_Field_Name, &name, NULL) == 0)
+        if (v == bits && mdt_row_string(&name, NULL, &f, MDT_COL_Field_Name) == 0)
             return name;
     }
     return NULL;

@@ -193,6 +193,7 @@ void mdt__read_debug(struct mdt_container *c)
     const mdt_data_dir *dd = &c->pe.debug_dir;
     const uint8_t *p;
     uint32_t n;
+    uint64_t mark = mdt__err_mark();
     if (!dd->rva || !dd->size)
         return;
     n = dd->size / 28;
@@ -204,7 +205,7 @@ void mdt__read_debug(struct mdt_container *c)
     if (mdt__rva_ptr(c, dd->rva, n * 28, &p, NULL, "debug directory")) {
         char msg[300];
         mdt__warn(c->warn, "debug directory unreadable: %s", mdt_errmsg(msg, sizeof msg));
-        mdt_clear_error();
+        mdt__err_forget(mark);
         return;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -230,7 +231,7 @@ void mdt__read_debug(struct mdt_container *c)
         } else if ((uint64_t)e->file_pointer + e->size <= c->size) {
             cv = c->data + e->file_pointer;
         }
-        mdt_clear_error();
+        mdt__err_forget(mark);
         if (!cv || memcmp(cv, "RSDS", 4) != 0) {
             mdt__warn(c->warn, "debug entry %u: CodeView data unreadable or not RSDS", i);
             continue;

@@ -38,10 +38,10 @@ static int cell_fail(const mdt_row *row, int col, int code, const char *fmt, uin
 extern inline uint32_t mdt_table_rows(const mdt_image *img, unsigned table);
 extern inline int mdt_row_get(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid);
 extern inline uint32_t mdt_row_raw(const mdt_row *row, unsigned col);
-extern inline int mdt_row_string(const mdt_row *row, unsigned col, const char **s, size_t *len);
-extern inline int mdt_row_blob(const mdt_row *row, unsigned col, const uint8_t **data,
-                               uint32_t *len);
-extern inline int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t **guid);
+extern inline int mdt_row_string(const char **s, size_t *len, const mdt_row *row, unsigned col);
+extern inline int mdt_row_blob(const uint8_t **data, uint32_t *len, const mdt_row *row,
+                               unsigned col);
+extern inline int mdt_row_guid(const uint8_t **guid, const mdt_row *row, unsigned col);
 
 uint32_t mdt_table_rows_present(const mdt_image *img, unsigned table)
 {
@@ -113,7 +113,7 @@ static int check_kind(const mdt_row *row, unsigned col, int kind, const mdt_colu
     return 0;
 }
 
-int mdt_row_string_slow(const mdt_row *row, unsigned col, const char **s, size_t *len)
+int mdt_row_string_slow(const char **s, size_t *len, const mdt_row *row, unsigned col)
 {
     const mdt_table_layout *t = row->lay;
     if (col >= t->ncols || t->kind[col] != MDT_COLK_STR)
@@ -125,7 +125,7 @@ int mdt_row_string_slow(const mdt_row *row, unsigned col, const char **s, size_t
     return mdt__heap_string_slow(mdt__md(row->img), idx, s, len, &ref);
 }
 
-int mdt_row_blob_slow(const mdt_row *row, unsigned col, const uint8_t **data, uint32_t *len)
+int mdt_row_blob_slow(const uint8_t **data, uint32_t *len, const mdt_row *row, unsigned col)
 {
     const mdt_table_layout *t = row->lay;
     if (col >= t->ncols || t->kind[col] != MDT_COLK_BLOB)
@@ -137,7 +137,7 @@ int mdt_row_blob_slow(const mdt_row *row, unsigned col, const uint8_t **data, ui
     return mdt__heap_blob_slow(mdt__md(row->img), idx, data, len, &ref);
 }
 
-int mdt_row_guid_slow(const mdt_row *row, unsigned col, const uint8_t **guid)
+int mdt_row_guid_slow(const uint8_t **guid, const mdt_row *row, unsigned col)
 {
     const mdt_table_layout *t = row->lay;
     if (col >= t->ncols || t->kind[col] != MDT_COLK_GUID)
@@ -185,7 +185,7 @@ __attribute__((noinline)) static int cell_slow(const mdt_row *row, unsigned c, u
 /* Constants and indexes (most cells) are tested for first; the heaps'
  * bounds are read only for heap cells. restrict: the stores to cells[]
  * do not alias the layout, so nothing is reloaded per cell. */
-int mdt_row_cells(const mdt_row *row, mdt_cell *restrict cells)
+int mdt_row_cells(mdt_cell *restrict cells, const mdt_row *row)
 {
     const mdt_table_layout *restrict t = row->lay;
     const mdt_image_layout *restrict l = &mdt__md(row->img)->lay;
@@ -240,7 +240,7 @@ unsigned mdt__list_table(const struct mdt_md *md, unsigned target)
     return ptr && md->lay.tables[ptr].rows ? ptr : target;
 }
 
-int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token)
+int mdt_row_token(uint32_t *token, const mdt_row *row, unsigned col)
 {
     const struct mdt_md *md = mdt__md(row->img);
     const mdt_column_schema *cs = NULL;
@@ -285,7 +285,7 @@ int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token)
     return 0;
 }
 
-int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *count)
+int mdt_row_range(uint32_t *first, uint32_t *count, const mdt_row *row, unsigned col)
 {
     const mdt_column_schema *cs = NULL;
     int e = check_kind(row, col, MDT_COLK_LIST, &cs);
@@ -316,20 +316,26 @@ int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *c
     return 0;
 }
 
-int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t *rid)
+__attribute__((cold, noinline)) static int no_table(unsigned table)
+{
+    return mdt__fail_simple(MDT_EINVAL, "mdt_range_item: no table with id 0x%02x", table);
+}
+
+int mdt_range_item(uint32_t *rid, const mdt_image *img, unsigned table, uint32_t pos)
 {
     const struct mdt_md *md = mdt__md(img);
-    /* A caller's bad id must not index past the layout or a NULL schema. */
-    if (!mdt_table_schema_get(table))
-        return mdt__fail_simple(MDT_EINVAL, "no table with id 0x%02x", table);
+    if (table >= MDT_TABLE_MAX)
+        return no_table(table);
     unsigned lt = mdt__list_table(md, table);
     if (lt == table) {
         /* A run's rows are in this image: a portable PDB's row counts of
          * its PE's tables (#Pdb) do not extend it, or a bogus TypeDef row
          * in a tiny PDB would own a run of 0xFFFFFF methods. */
-        if (pos == 0 || pos > md->lay.tables[table].rows)
-            return mdt__fail_simple(MDT_ENOTFOUND, "position %u outside table %s", pos,
-                                    mdt_table_schema_get(table)->name);
+        if (pos == 0 || pos > md->lay.tables[table].rows) {
+            const mdt_table_schema *s = mdt_table_schema_get(table);
+            return s ? mdt__fail_simple(MDT_ENOTFOUND, "position %u outside table %s", pos, s->name)
+                     : no_table(table);
+        }
         /* A row declared here but beyond the tables stream fails as
          * mdt_row_get does, so a loop over a run that a bogus row count
          * stretched to millions of rows stops at the first missing one. */
@@ -345,7 +351,7 @@ int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t 
     if (e)
         return e;
     uint32_t tok;
-    if ((e = mdt_row_token(&r, 0, &tok)))
+    if ((e = mdt_row_token(&tok, &r, 0)))
         return e;
     *rid = tok & 0x00FFFFFFu;
     if (*rid == 0)

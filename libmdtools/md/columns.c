@@ -53,8 +53,8 @@ static int span(const mdt_image *img, unsigned table, unsigned col, int kind, ui
     return rows_readable(img, table, first, count, out);
 }
 
-int mdt_column_raw(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                   uint32_t count, uint32_t *out)
+int mdt_column_raw(uint32_t *out, const mdt_image *img, unsigned table, unsigned col,
+                   uint32_t first, uint32_t count)
 {
     const mdt_table_layout *t;
     int e = span(img, table, col, -1, first, count, &t);
@@ -109,8 +109,8 @@ int mdt_column_raw(const mdt_image *img, unsigned table, unsigned col, uint32_t 
         }                                                                                          \
     }
 
-int mdt_column_strings(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                       uint32_t count, const char **s, uint32_t *len)
+int mdt_column_strings(const char **s, uint32_t *len, const mdt_image *img, unsigned table,
+                       unsigned col, uint32_t first, uint32_t count)
 {
     const struct mdt_md *md = mdt__md(img);
     const mdt_table_layout *t;
@@ -141,8 +141,8 @@ int mdt_column_strings(const mdt_image *img, unsigned table, unsigned col, uint3
         }                                                                                          \
     }
 
-int mdt_column_blobs(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                     uint32_t count, const uint8_t **data, uint32_t *len)
+int mdt_column_blobs(const uint8_t **data, uint32_t *len, const mdt_image *img, unsigned table,
+                     unsigned col, uint32_t first, uint32_t count)
 {
     const struct mdt_md *md = mdt__md(img);
     const mdt_table_layout *t;
@@ -160,8 +160,8 @@ int mdt_column_blobs(const mdt_image *img, unsigned table, unsigned col, uint32_
     return bad;
 }
 
-int mdt_column_guids(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                     uint32_t count, const uint8_t **guid)
+int mdt_column_guids(const uint8_t **guid, const mdt_image *img, unsigned table, unsigned col,
+                     uint32_t first, uint32_t count)
 {
     const struct mdt_md *md = mdt__md(img);
     const mdt_table_layout *t;

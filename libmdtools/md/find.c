@@ -49,7 +49,7 @@ int mdt_find_init(mdt_find *f, const mdt_image *img, unsigned table, unsigned co
     return 0;
 }
 
-int mdt_find_next(mdt_find *f, uint32_t *rid)
+int mdt_find_next(uint32_t *rid, mdt_find *f)
 {
     const mdt_table_layout *t = &mdt__md(f->img)->lay.tables[f->table];
     while (f->next < f->end) {

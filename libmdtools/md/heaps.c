@@ -91,7 +91,7 @@ int mdt__heap_blob_slow(const struct mdt_md *md, uint32_t idx, const uint8_t **d
     }
     if (idx >= h->size)
         return heap_fail(md, h, idx, ref, MDT_EBADIMAGE, "blob index beyond the heap");
-    int e = mdt_decode_compressed_u32(h->base + idx, h->size - idx, &n, &used);
+    int e = mdt_decode_compressed_u32(&n, &used, h->base + idx, h->size - idx);
     if (e)
         return heap_fail(md, h, idx, ref, e,
                          e == MDT_ETRUNC ? "blob length runs past the heap end"
@@ -162,28 +162,28 @@ int mdt__cell_guid_slow(const struct mdt_md *md, unsigned table, uint32_t rid, u
     return 0;
 }
 
-int mdt_heap_string(const mdt_image *img, uint32_t index, const char **s, size_t *len)
+int mdt_heap_string(const char **s, size_t *len, const mdt_image *img, uint32_t index)
 {
     const struct mdt_md *md = mdt__md(img);
     return heap_string_fast(md, index, s, len) ? mdt__heap_string_slow(md, index, s, len, NULL)
                                                : 0;
 }
 
-int mdt_heap_blob(const mdt_image *img, uint32_t index, const uint8_t **data, uint32_t *len)
+int mdt_heap_blob(const uint8_t **data, uint32_t *len, const mdt_image *img, uint32_t index)
 {
     const struct mdt_md *md = mdt__md(img);
     return heap_blob_fast(md, index, data, len) ? mdt__heap_blob_slow(md, index, data, len, NULL)
                                                 : 0;
 }
 
-int mdt_heap_guid(const mdt_image *img, uint32_t index, const uint8_t **guid)
+int mdt_heap_guid(const uint8_t **guid, const mdt_image *img, uint32_t index)
 {
     const struct mdt_md *md = mdt__md(img);
     return mdt__heap_guid(md, index, guid, NULL);
 }
 
-int mdt_heap_us(const mdt_image *img, uint32_t index, const uint8_t **utf16le, uint32_t *nunits,
-                int *flag)
+int mdt_heap_us(const uint8_t **utf16le, uint32_t *nunits, int *flag, const mdt_image *img,
+                uint32_t index)
 {
     const struct mdt_md *md = mdt__md(img);
     const struct mdt_heap_view *h = &md->us;
@@ -195,7 +195,7 @@ int mdt_heap_us(const mdt_image *img, uint32_t index, const uint8_t **utf16le, u
     }
     if (index >= h->size)
         return heap_fail(md, h, index, NULL, MDT_EBADIMAGE, "user string index beyond the heap");
-    int e = mdt_decode_compressed_u32(h->base + index, h->size - index, &n, &used);
+    int e = mdt_decode_compressed_u32(&n, &used, h->base + index, h->size - index);
     if (e)
         return heap_fail(md, h, index, NULL, e, "bad compressed user string length");
     if (n > h->size - index - used)
@@ -207,7 +207,7 @@ int mdt_heap_us(const mdt_image *img, uint32_t index, const uint8_t **utf16le, u
     return 0;
 }
 
-int mdt_heap_next(const mdt_image *img, int heap, uint32_t index, uint32_t *next)
+int mdt_heap_next(uint32_t *next, const mdt_image *img, int heap, uint32_t index)
 {
     const struct mdt_md *md = mdt__md(img);
     const struct mdt_heap_view *h;
@@ -219,23 +219,23 @@ int mdt_heap_next(const mdt_image *img, int heap, uint32_t index, uint32_t *next
     case MDT_HEAP_STRINGS: {
         const char *s;
         size_t len;
-        if ((e = mdt_heap_string(img, index, &s, &len)))
+        if ((e = mdt_heap_string(&s, &len, img, index)))
             return e;
         *next = index + (uint32_t)len + 1;
         return 0;
     }
     case MDT_HEAP_GUID:
-        if ((e = mdt_heap_guid(img, index, &d)))
+        if ((e = mdt_heap_guid(&d, img, index)))
             return e;
         *next = index + 1;
         return 0;
     case MDT_HEAP_US:
         h = &md->us;
-        e = mdt_heap_us(img, index, &d, &n, &flag);
+        e = mdt_heap_us(&d, &n, &flag, img, index);
         break;
     case MDT_HEAP_BLOB:
         h = &md->blob;
-        e = mdt_heap_blob(img, index, &d, &n);
+        e = mdt_heap_blob(&d, &n, img, index);
         break;
     default:
         return mdt__fail_simple(MDT_EINVAL, "no heap number %d", heap);
@@ -250,13 +250,13 @@ int mdt_heap_next(const mdt_image *img, int heap, uint32_t index, uint32_t *next
      * shortest encoding, but the decoder accepts a longer one (a hand-made
      * or damaged image), and then the length alone would put the next
      * entry in the wrong place. */
-    (void)mdt_decode_compressed_u32(h->base + index, h->size - index, &n, &used);
+    (void)mdt_decode_compressed_u32(&n, &used, h->base + index, h->size - index);
     *next = index + used + n;
     return 0;
 }
 
-int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, const uint8_t *u,
-                      uint32_t nunits, int *replaced)
+int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, int *replaced, const uint8_t *u,
+                      uint32_t nunits)
 {
     char *buf = talloc_array(mem_ctx, char, (size_t)nunits * 3 + 1);
     size_t o = 0;
@@ -301,7 +301,7 @@ int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, const uint8_t *
     return 0;
 }
 
-int mdt_decode_compressed_u32(const uint8_t *p, size_t len, uint32_t *value, unsigned *used)
+int mdt_decode_compressed_u32(uint32_t *value, unsigned *used, const uint8_t *p, size_t len)
 {
     if (len < 1)
         return MDT_ETRUNC;

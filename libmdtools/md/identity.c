@@ -16,7 +16,7 @@
 #include "md/md_int.h"
 #include "util/error.h"
 
-int mdt_public_key_token(const uint8_t *key, size_t len, uint8_t token[8])
+int mdt_public_key_token(uint8_t token[8], const uint8_t *key, size_t len)
 {
     struct sha1_ctx ctx;
     uint8_t digest[SHA1_DIGEST_SIZE];
@@ -28,7 +28,7 @@ int mdt_public_key_token(const uint8_t *key, size_t len, uint8_t token[8])
     return 0;
 }
 
-int mdt_assembly_identity(const mdt_image *img, mdt_identity *id)
+int mdt_assembly_identity(mdt_identity *id, const mdt_image *img)
 {
     mdt_row r;
     int e;
@@ -47,12 +47,12 @@ int mdt_assembly_identity(const mdt_image *img, mdt_identity *id)
     id->version[2] = (uint16_t)mdt_row_raw(&r, MDT_COL_Assembly_BuildNumber);
     id->version[3] = (uint16_t)mdt_row_raw(&r, MDT_COL_Assembly_RevisionNumber);
     id->flags = mdt_row_raw(&r, MDT_COL_Assembly_Flags);
-    if ((e = mdt_row_string(&r, MDT_COL_Assembly_Name, &id->name, NULL)) ||
-        (e = mdt_row_string(&r, MDT_COL_Assembly_Culture, &id->culture, NULL)) ||
-        (e = mdt_row_blob(&r, MDT_COL_Assembly_PublicKey, &id->public_key, &id->public_key_len)))
+    if ((e = mdt_row_string(&id->name, NULL, &r, MDT_COL_Assembly_Name)) ||
+        (e = mdt_row_string(&id->culture, NULL, &r, MDT_COL_Assembly_Culture)) ||
+        (e = mdt_row_blob(&id->public_key, &id->public_key_len, &r, MDT_COL_Assembly_PublicKey)))
         return e;
     if (id->public_key_len) {
-        mdt_public_key_token(id->public_key, id->public_key_len, id->public_key_token);
+        mdt_public_key_token(id->public_key_token, id->public_key, id->public_key_len);
         id->has_token = true;
     } else {
         id->public_key = NULL;
@@ -60,7 +60,7 @@ int mdt_assembly_identity(const mdt_image *img, mdt_identity *id)
     return 0;
 }
 
-int mdt_assemblyref_identity(const mdt_image *img, uint32_t rid, mdt_identity *id)
+int mdt_assemblyref_identity(mdt_identity *id, const mdt_image *img, uint32_t rid)
 {
     mdt_row r;
     const uint8_t *blob;
@@ -74,16 +74,16 @@ int mdt_assemblyref_identity(const mdt_image *img, uint32_t rid, mdt_identity *i
     id->version[2] = (uint16_t)mdt_row_raw(&r, MDT_COL_AssemblyRef_BuildNumber);
     id->version[3] = (uint16_t)mdt_row_raw(&r, MDT_COL_AssemblyRef_RevisionNumber);
     id->flags = mdt_row_raw(&r, MDT_COL_AssemblyRef_Flags);
-    if ((e = mdt_row_string(&r, MDT_COL_AssemblyRef_Name, &id->name, NULL)) ||
-        (e = mdt_row_string(&r, MDT_COL_AssemblyRef_Culture, &id->culture, NULL)) ||
-        (e = mdt_row_blob(&r, MDT_COL_AssemblyRef_PublicKeyOrToken, &blob, &len)))
+    if ((e = mdt_row_string(&id->name, NULL, &r, MDT_COL_AssemblyRef_Name)) ||
+        (e = mdt_row_string(&id->culture, NULL, &r, MDT_COL_AssemblyRef_Culture)) ||
+        (e = mdt_row_blob(&blob, &len, &r, MDT_COL_AssemblyRef_PublicKeyOrToken)))
         return e;
     if (len == 0)
         return 0;
     if (id->flags & MDT_AFL_PUBLICKEY) {
         id->public_key = blob;
         id->public_key_len = len;
-        mdt_public_key_token(blob, len, id->public_key_token);
+        mdt_public_key_token(id->public_key_token, blob, len);
         id->has_token = true;
         return 0;
     }
@@ -100,14 +100,14 @@ int mdt_assemblyref_identity(const mdt_image *img, uint32_t rid, mdt_identity *i
     return 0;
 }
 
-int mdt_image_mvid(const mdt_image *img, uint8_t mvid[16])
+int mdt_image_mvid(uint8_t mvid[16], const mdt_image *img)
 {
     mdt_row r;
     const uint8_t *g;
     int e;
     if ((e = mdt_row_get(&r, img, MDT_TABLE_Module, 1)))
         return e;
-    if ((e = mdt_row_guid(&r, MDT_COL_Module_Mvid, &g)))
+    if ((e = mdt_row_guid(&g, &r, MDT_COL_Module_Mvid)))
         return e;
     if (!g)
         return mdt__fail_simple(MDT_ENOTFOUND, "Module row has no MVID");

@@ -21,7 +21,7 @@
 
 #define MAX_NEST 64 /* nesting levels of a name followed */
 
-int mdt_typedef_enclosing(const mdt_image *img, uint32_t token, uint32_t *enclosing)
+int mdt_typedef_enclosing(uint32_t *enclosing, const mdt_image *img, uint32_t token)
 {
     mdt_find fi;
     uint32_t rid;
@@ -39,10 +39,10 @@ int mdt_typedef_enclosing(const mdt_image *img, uint32_t token, uint32_t *enclos
     if ((e = mdt_find_init(&fi, img, MDT_TABLE_NestedClass, MDT_COL_NestedClass_NestedClass,
                            token & 0x00FFFFFFu)))
         return e;
-    if (mdt_find_next(&fi, &rid) != 0)
+    if (mdt_find_next(&rid, &fi) != 0)
         return 0;
     if ((e = mdt_row_get(&r, img, MDT_TABLE_NestedClass, rid)) ||
-        (e = mdt_row_token(&r, MDT_COL_NestedClass_EnclosingClass, enclosing)))
+        (e = mdt_row_token(enclosing, &r, MDT_COL_NestedClass_EnclosingClass)))
         return e;
     return 0;
 }
@@ -55,22 +55,31 @@ bool mdt__type_is(const struct mdt_image *img, uint32_t token, const char *ns, c
     if (table != MDT_TABLE_TypeDef && table != MDT_TABLE_TypeRef)
         return false;
     if (mdt_row_get(&r, img, table, MDT_TOKEN_RID(token)) ||
-        mdt_row_string(&r, table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeName
-                                                      : MDT_COL_TypeRef_TypeName, &n, NULL) ||
-        mdt_row_string(&r, table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeNamespace
-                                                      : MDT_COL_TypeRef_TypeNamespace, &s, NULL)) {
-        mdt_clear_error();
+        mdt_row_string(&n, NULL, &r,
+                       table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeName
+                                                  : MDT_COL_TypeRef_TypeName) ||
+        mdt_row_string(&s, NULL, &r,
+                       table == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeNamespace
+                                                  : MDT_COL_TypeRef_TypeNamespace)) {
+        mdt__err_forget_one();
         return false;
     }
     if (strcmp(n, name) || strcmp(s, ns))
         return false;
     if (table == MDT_TABLE_TypeRef) { /* not nested in another TypeRef */
         uint32_t scope;
-        return mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope) == 0 &&
-               MDT_TOKEN_TABLE(scope) != MDT_TABLE_TypeRef;
+        if (mdt_row_token(&scope, &r, MDT_COL_TypeRef_ResolutionScope)) {
+            mdt__err_forget_one();
+            return false;
+        }
+        return MDT_TOKEN_TABLE(scope) != MDT_TABLE_TypeRef;
     }
     uint32_t enc;
-    return mdt_typedef_enclosing(img, token, &enc) == 0 && enc == 0;
+    if (mdt_typedef_enclosing(&enc, img, token)) {
+        mdt__err_forget_one(); /* it records one failure */
+        return false;
+    }
+    return enc == 0;
 }
 
 /* One '+'-separated segment of a reflection name, unescaped, into buf. */
@@ -91,7 +100,7 @@ static size_t unescape_segment(const char *s, size_t len, size_t *pos, char *buf
     return over ? SIZE_MAX : o; /* no TypeDef name is that long */
 }
 
-int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint32_t *token)
+int mdt_typedef_by_name(uint32_t *token, const mdt_image *img, const char *name, size_t len)
 {
     char seg[1024];
     size_t pos = 0;
@@ -105,19 +114,21 @@ int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint
             size_t rnl, rsl;
             uint32_t enc;
             if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, i) ||
-                mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &rn, &rnl) ||
-                mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &rs, &rsl))
+                mdt_row_string(&rn, &rnl, &r, MDT_COL_TypeDef_TypeName) ||
+                mdt_row_string(&rs, &rsl, &r, MDT_COL_TypeDef_TypeNamespace)) {
+                mdt__err_forget_one(); /* a row that does not read is not the one */
                 continue;
+            }
             /* "ns.name", or "name" for an empty namespace, must be the segment. */
             if (rsl ? !(rsl + 1 + rnl == sl && !memcmp(seg, rs, rsl) && seg[rsl] == '.' &&
                         !memcmp(seg + rsl + 1, rn, rnl))
                     : !(rnl == sl && !memcmp(seg, rn, rnl)))
                 continue;
-            if (mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, i), &enc) == 0 &&
-                enc == cur)
+            if (mdt_typedef_enclosing(&enc, img, MDT_TOKEN(MDT_TABLE_TypeDef, i)))
+                mdt__err_forget_one(); /* it records one failure */
+            else if (enc == cur)
                 found = MDT_TOKEN(MDT_TABLE_TypeDef, i);
         }
-        mdt_clear_error();
         if (!found)
             break;
         cur = found;

@@ -24,6 +24,7 @@ static int search_holder(const mdt_image *img, unsigned table, unsigned col, uin
                          uint32_t *holder)
 {
     uint32_t lo = 1, hi = mdt_table_rows(img, table), found = 0, first, count;
+    uint64_t mark = mdt__err_mark();
     mdt_row r;
     int e;
     while (lo <= hi) {
@@ -38,9 +39,9 @@ static int search_holder(const mdt_image *img, unsigned table, unsigned col, uin
         }
     }
     if (found && mdt_row_get(&r, img, table, found) == 0 &&
-        mdt_row_range(&r, col, &first, &count) == 0 && pos >= first && pos - first < count)
+        mdt_row_range(&first, &count, &r, col) == 0 && pos >= first && pos - first < count)
         *holder = found;
-    mdt_clear_error();
+    mdt__err_forget(mark);
     return 0;
 }
 
@@ -58,7 +59,7 @@ static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32
         /* Out of memory: a valid column can still be searched. */
         if (!mdt__column_ascends(&mdt__md(img)->lay.tables[table], col))
             return mdt_last_error()->code;
-        mdt_clear_error();
+        mdt__err_forget_one(); /* mdt__run_index records one failure */
         return search_holder(img, table, col, pos, holder);
     }
     if (pos < ri->n)
@@ -79,7 +80,7 @@ static int run_owner(const mdt_image *img, unsigned table, unsigned col, unsigne
     return e;
 }
 
-int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *owner)
+int mdt_member_owner(uint32_t *owner, const mdt_image *img, uint32_t member)
 {
     unsigned table = MDT_TOKEN_TABLE(member);
     uint32_t rid = MDT_TOKEN_RID(member);
@@ -121,10 +122,10 @@ static int map_owner(const mdt_image *img, unsigned map, unsigned col, unsigned 
         return e;
     if ((e = mdt_row_get(&r, img, map, holder)))
         return e;
-    return mdt_row_token(&r, parent, owner);
+    return mdt_row_token(owner, &r, parent);
 }
 
-int mdt_token_owner(const mdt_image *img, uint32_t token, uint32_t *owner)
+int mdt_token_owner(uint32_t *owner, const mdt_image *img, uint32_t token)
 {
     static const struct {
         uint8_t table, col;
@@ -157,10 +158,10 @@ int mdt_token_owner(const mdt_image *img, uint32_t token, uint32_t *owner)
         return mdt_row_get(&r, img, table, rid); /* the located error */
     switch (table) {
     case MDT_TABLE_TypeDef:
-        return mdt_typedef_enclosing(img, token, owner);
+        return mdt_typedef_enclosing(owner, img, token);
     case MDT_TABLE_MethodDef:
     case MDT_TABLE_Field:
-        return mdt_member_owner(img, token, owner);
+        return mdt_member_owner(owner, img, token);
     case MDT_TABLE_Param:
         return run_owner(img, MDT_TABLE_MethodDef, MDT_COL_MethodDef_ParamList, MDT_TABLE_Param,
                          rid, owner);
@@ -177,7 +178,7 @@ int mdt_token_owner(const mdt_image *img, uint32_t token, uint32_t *owner)
         if (parent_col[i].table == table) {
             if ((e = mdt_row_get(&r, img, table, rid)))
                 return e;
-            return mdt_row_token(&r, parent_col[i].col, owner);
+            return mdt_row_token(owner, &r, parent_col[i].col);
         }
     return 0;
 }

@@ -256,7 +256,7 @@ int mdt_rows_cells(mdt_cell *cells, const mdt_image *img, unsigned table, uint32
     /* One row: the loops' set-up per column costs more than the row. */
     if (count == 1) {
         mdt_row row = {img, row0, t, first, (uint8_t)table};
-        return mdt_row_cells(&row, cells);
+        return mdt_row_cells(cells, &row);
     }
     /* Every column's cells lie before the end of the run's last row. */
     const uint8_t *end = row0 + (size_t)count * rs;

@@ -86,7 +86,7 @@ int mdt_column_by_name(unsigned table, const char *name)
     return -1;
 }
 
-int mdt_coded_decode(unsigned ci, uint32_t value, uint32_t *token)
+int mdt_coded_decode(uint32_t *token, unsigned ci, uint32_t value)
 {
     const mdt_coded_schema *c = mdt_coded_schema_get(ci);
     uint32_t tag;
@@ -103,7 +103,7 @@ int mdt_coded_decode(unsigned ci, uint32_t value, uint32_t *token)
     return 0;
 }
 
-int mdt_coded_encode(unsigned ci, uint32_t token, uint32_t *value)
+int mdt_coded_encode(uint32_t *value, unsigned ci, uint32_t token)
 {
     const mdt_coded_schema *c = mdt_coded_schema_get(ci);
     if (!c)

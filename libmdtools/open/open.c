@@ -193,7 +193,7 @@ int mdt_image_kind(const mdt_image *img)
     return img->c.kind;
 }
 
-const uint8_t *mdt_image_bytes(const mdt_image *img, size_t *len)
+const uint8_t *mdt_image_bytes(size_t *len, const mdt_image *img)
 {
     if (len)
         *len = img->c.size;
@@ -220,17 +220,17 @@ const mdt_debug_entry *mdt_image_debug_entry(const mdt_image *img, size_t i)
     return i < img->c.pe.ndebug ? &img->c.debug[i] : NULL;
 }
 
-int mdt_image_rva(const mdt_image *img, uint32_t rva, uint32_t len, const uint8_t **p)
+int mdt_image_rva(const uint8_t **p, const mdt_image *img, uint32_t rva, uint32_t len)
 {
     return mdt__container_rva(&img->c, rva, len, p);
 }
 
-int mdt_image_read_rva(const mdt_image *img, uint32_t rva, void *buf, uint32_t len)
+int mdt_image_read_rva(void *buf, uint32_t len, const mdt_image *img, uint32_t rva)
 {
     return mdt__container_read_rva(&img->c, rva, buf, len);
 }
 
-int mdt_image_rva_to_offset(const mdt_image *img, uint32_t rva, uint64_t *offset)
+int mdt_image_rva_to_offset(uint64_t *offset, const mdt_image *img, uint32_t rva)
 {
     return mdt__container_rva_to_offset(&img->c, rva, offset);
 }

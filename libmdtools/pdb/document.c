@@ -48,7 +48,7 @@ static int docname(sb *out, size_t *len, const mdt_pdb *pdb, uint32_t doc)
     if (doc == 0 || doc > mdt_pdb_document_count(pdb))
         return mdt__fail_simple(MDT_ENOTFOUND, "%s: no Document row %u", pdb->path, doc);
     if ((r = mdt_row_get(&row, pdb->md, MDT_TABLE_Document, doc)) != 0 ||
-        (r = mdt_row_blob(&row, MDT_COL_Document_Name, &b, &blen)) != 0)
+        (r = mdt_row_blob(&b, &blen, &row, MDT_COL_Document_Name)) != 0)
         return r;
     if (blen == 0)
         return bad(pdb, doc, MDT_EBADIMAGE, "empty name blob (no separator)");
@@ -58,10 +58,10 @@ static int docname(sb *out, size_t *len, const mdt_pdb *pdb, uint32_t doc)
     pos = b[0] ? seplen : 1;
     /* Every part takes at least one byte of the blob: bounded by blen. */
     for (bool first = true; pos < blen; first = false) {
-        if ((r = mdt_decode_compressed_u32(b + pos, blen - pos, &idx, &used)) != 0)
+        if ((r = mdt_decode_compressed_u32(&idx, &used, b + pos, blen - pos)) != 0)
             return bad(pdb, doc, r, "bad part index");
         pos += used;
-        if ((r = mdt_heap_blob(pdb->md, idx, &part, &plen)) != 0)
+        if ((r = mdt_heap_blob(&part, &plen, pdb->md, idx)) != 0)
             return r;
         if (!first) {
             if (out)

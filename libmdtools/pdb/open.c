@@ -79,7 +79,7 @@ static bool id_matches(const mdt_image *img, const mdt_image *md)
 static int entry_data(const mdt_image *img, const mdt_debug_entry *e, const uint8_t **p)
 {
     size_t n;
-    const uint8_t *all = mdt_image_bytes(img, &n);
+    const uint8_t *all = mdt_image_bytes(&n, img);
     int k = mdt_image_kind(img);
     if (k == MDT_KIND_PE && e->file_pointer) {
         if (e->file_pointer > n || e->size > n - e->file_pointer)
@@ -89,7 +89,7 @@ static int entry_data(const mdt_image *img, const mdt_debug_entry *e, const uint
         *p = all + e->file_pointer;
         return 0;
     }
-    return mdt_image_rva(img, e->rva, e->size, p);
+    return mdt_image_rva(p, img, e->rva, e->size);
 }
 
 static int inflate_exact(const uint8_t *in, size_t inlen, uint8_t *out, size_t outlen,

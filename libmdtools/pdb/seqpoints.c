@@ -48,7 +48,7 @@ static int fail(mdt_seqpoint_iter *it, int code, const char *fmt, ...)
 static int read_u(mdt_seqpoint_iter *it, uint32_t *v, const char *what)
 {
     unsigned used;
-    int r = mdt_decode_compressed_u32(it->blob + it->pos, it->len - it->pos, v, &used);
+    int r = mdt_decode_compressed_u32(v, &used, it->blob + it->pos, it->len - it->pos);
     if (r)
         return fail(it, r, "%s: %s", what,
                     r == MDT_ETRUNC ? "compressed integer cut short" : "bad compressed integer");
@@ -96,9 +96,9 @@ int mdt_seqpoints_init(mdt_seqpoint_iter *it, const mdt_pdb *pdb, uint32_t metho
         return mdt__fail_simple(MDT_ENOTFOUND, "%s: no MethodDebugInformation row %u", pdb->path,
                                 rid);
     if ((r = mdt_row_get(&row, pdb->md, MDT_TABLE_MethodDebugInformation, rid)) != 0 ||
-        (r = mdt_row_token(&row, MDT_COL_MethodDebugInformation_Document, &doc)) != 0 ||
-        (r = mdt_row_blob(&row, MDT_COL_MethodDebugInformation_SequencePoints, &it->blob,
-                          &it->len)) != 0)
+        (r = mdt_row_token(&doc, &row, MDT_COL_MethodDebugInformation_Document)) != 0 ||
+        (r = mdt_row_blob(&it->blob, &it->len, &row,
+                          MDT_COL_MethodDebugInformation_SequencePoints)) != 0)
         return r;
     it->blob_index = mdt_row_raw(&row, MDT_COL_MethodDebugInformation_SequencePoints);
     if (it->len == 0)
@@ -112,7 +112,7 @@ int mdt_seqpoints_init(mdt_seqpoint_iter *it, const mdt_pdb *pdb, uint32_t metho
     return check_document(it, it->document);
 }
 
-int mdt_seqpoints_next(mdt_seqpoint_iter *it, mdt_seqpoint *sp)
+int mdt_seqpoints_next(mdt_seqpoint *sp, mdt_seqpoint_iter *it)
 {
     uint32_t dil, dlines;
     int r;
@@ -186,7 +186,7 @@ int mdt_seqpoints_next(mdt_seqpoint_iter *it, mdt_seqpoint *sp)
     return MDT_ITEROVER;
 }
 
-int mdt_pdb_lookup(const mdt_pdb *pdb, uint32_t methoddef, uint32_t il_offset, mdt_seqpoint *sp)
+int mdt_pdb_lookup(mdt_seqpoint *sp, const mdt_pdb *pdb, uint32_t methoddef, uint32_t il_offset)
 {
     mdt_seqpoint_iter it;
     mdt_seqpoint p;
@@ -194,7 +194,7 @@ int mdt_pdb_lookup(const mdt_pdb *pdb, uint32_t methoddef, uint32_t il_offset, m
     int r = mdt_seqpoints_init(&it, pdb, methoddef);
     if (r)
         return r;
-    while ((r = mdt_seqpoints_next(&it, &p)) == 0 && p.il_offset <= il_offset) {
+    while ((r = mdt_seqpoints_next(&p, &it)) == 0 && p.il_offset <= il_offset) {
         *sp = p;
         found = true;
     }
@@ -205,13 +205,13 @@ int mdt_pdb_lookup(const mdt_pdb *pdb, uint32_t methoddef, uint32_t il_offset, m
                                     pdb->path, il_offset, it.method);
 }
 
-int mdt_pdb_method_start(const mdt_pdb *pdb, uint32_t methoddef, mdt_seqpoint *sp)
+int mdt_pdb_method_start(mdt_seqpoint *sp, const mdt_pdb *pdb, uint32_t methoddef)
 {
     mdt_seqpoint_iter it;
     int r = mdt_seqpoints_init(&it, pdb, methoddef);
     if (r)
         return r;
-    while ((r = mdt_seqpoints_next(&it, sp)) == 0)
+    while ((r = mdt_seqpoints_next(sp, &it)) == 0)
         if (!sp->hidden)
             return 0;
     if (r != MDT_ITEROVER)

@@ -49,8 +49,8 @@ static void fill_node(const mdt_idmap *m, mdt_idmap_type_node *n, uintptr_t id,
     }
 }
 
-int mdt_idmap_class_describe(const mdt_idmap *map, mdt_idmap_type_node *nodes, size_t cap,
-                             size_t *count, uintptr_t class_id, uint64_t gen)
+int mdt_idmap_class_describe(mdt_idmap_type_node *nodes, size_t cap, size_t *count,
+                             const mdt_idmap *map, uintptr_t class_id, uint64_t gen)
 {
     struct frame st[IDM_MAX_DEPTH];
     struct idm_crec r;
@@ -210,7 +210,7 @@ static void close_node(struct out *o, const struct frame *f)
     }
 }
 
-int mdt_idmap_class_descriptor(const mdt_idmap *map, char *buf, size_t len, uintptr_t class_id,
+int mdt_idmap_class_descriptor(char *buf, size_t len, const mdt_idmap *map, uintptr_t class_id,
                                uint64_t gen)
 {
     struct frame st[IDM_MAX_DEPTH];

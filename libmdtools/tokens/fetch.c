@@ -32,41 +32,41 @@ static int call_miss(mdt_idmap *m, int kind, uintptr_t id)
     if (!fn || depth > 0)
         return 0;
     depth++;
-    rc = fn(m, kind, id, payload);
+    rc = fn(payload, m, kind, id);
     depth--;
     return rc == 0;
 }
 
-int mdt_idmap_module_fetch(mdt_idmap *map, mdt_idmap_module_info *out, uintptr_t module_id)
+int mdt_idmap_module_fetch(mdt_idmap_module_info *out, mdt_idmap *map, uintptr_t module_id)
 {
-    int rc = mdt_idmap_module_lookup(map, out, module_id, 0), miss = 0;
+    int rc = mdt_idmap_module_lookup(out, map, module_id, 0), miss = 0;
     if (rc == MDT_ENOTFOUND && (miss = call_miss(map, MDT_IDMAP_MODULE, module_id)) == 1)
-        rc = mdt_idmap_module_lookup(map, out, module_id, 0);
+        rc = mdt_idmap_module_lookup(out, map, module_id, 0);
     return miss < 0 ? miss : rc;
 }
 
-int mdt_idmap_class_fetch(mdt_idmap *map, mdt_idmap_class_info *out, uintptr_t *args_buf,
-                          uint32_t args_cap, uintptr_t class_id)
+int mdt_idmap_class_fetch(mdt_idmap_class_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                          mdt_idmap *map, uintptr_t class_id)
 {
-    int rc = mdt_idmap_class_lookup(map, out, args_buf, args_cap, class_id, 0), miss = 0;
+    int rc = mdt_idmap_class_lookup(out, args_buf, args_cap, map, class_id, 0), miss = 0;
     if (rc == MDT_ENOTFOUND && (miss = call_miss(map, MDT_IDMAP_CLASS, class_id)) == 1)
-        rc = mdt_idmap_class_lookup(map, out, args_buf, args_cap, class_id, 0);
+        rc = mdt_idmap_class_lookup(out, args_buf, args_cap, map, class_id, 0);
     return miss < 0 ? miss : rc;
 }
 
-int mdt_idmap_function_fetch(mdt_idmap *map, mdt_idmap_function_info *out, uintptr_t *args_buf,
-                             uint32_t args_cap, uintptr_t function_id)
+int mdt_idmap_function_fetch(mdt_idmap_function_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                             mdt_idmap *map, uintptr_t function_id)
 {
-    int rc = mdt_idmap_function_lookup(map, out, args_buf, args_cap, function_id, 0), miss = 0;
+    int rc = mdt_idmap_function_lookup(out, args_buf, args_cap, map, function_id, 0), miss = 0;
     if (rc == MDT_ENOTFOUND && (miss = call_miss(map, MDT_IDMAP_FUNCTION, function_id)) == 1)
-        rc = mdt_idmap_function_lookup(map, out, args_buf, args_cap, function_id, 0);
+        rc = mdt_idmap_function_lookup(out, args_buf, args_cap, map, function_id, 0);
     return miss < 0 ? miss : rc;
 }
 
-int mdt_idmap_ip_fetch(mdt_idmap *map, mdt_idmap_code_range *out, uintptr_t ip)
+int mdt_idmap_ip_fetch(mdt_idmap_code_range *out, mdt_idmap *map, uintptr_t ip)
 {
-    int rc = mdt_idmap_ip_lookup(map, out, ip), miss = 0;
+    int rc = mdt_idmap_ip_lookup(out, map, ip), miss = 0;
     if (rc == MDT_ENOTFOUND && (miss = call_miss(map, MDT_IDMAP_IP, ip)) == 1)
-        rc = mdt_idmap_ip_lookup(map, out, ip);
+        rc = mdt_idmap_ip_lookup(out, map, ip);
     return miss < 0 ? miss : rc;
 }

@@ -207,7 +207,7 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
     return rc;
 }
 
-void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out)
+void mdt_idmap_stats_get(mdt_idmap_stats *out, mdt_idmap *map)
 {
     memset(out, 0, sizeof *out);
     if (!map || idm_lock(map))

@@ -274,7 +274,7 @@ static int rev_find(const mdt_idmap *map, int kind, uint64_t h, const void *key,
     return MDT_ENOTFOUND;
 }
 
-int mdt_idmap_class_find(const mdt_idmap *map, uintptr_t *class_id, uint64_t *gen,
+int mdt_idmap_class_find(uintptr_t *class_id, uint64_t *gen, const mdt_idmap *map,
                          const mdt_idmap_class_info *key)
 {
     if (!map || !class_id || !key || (key->nargs && !key->args))
@@ -290,7 +290,7 @@ int mdt_idmap_class_find(const mdt_idmap *map, uintptr_t *class_id, uint64_t *ge
     return rc;
 }
 
-int mdt_idmap_function_find(const mdt_idmap *map, uintptr_t *function_id, uint64_t *gen,
+int mdt_idmap_function_find(uintptr_t *function_id, uint64_t *gen, const mdt_idmap *map,
                             const mdt_idmap_function_info *key)
 {
     if (!map || !function_id || !key || (key->nargs && !key->args))

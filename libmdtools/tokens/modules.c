@@ -277,8 +277,8 @@ uint64_t mdt_idmap_module_changes(const mdt_idmap *map)
     return map ? atomic_load_explicit(&((mdt_idmap *)map)->modchanges, memory_order_relaxed) : 0;
 }
 
-int mdt_idmap_module_each(mdt_idmap *map, mdt_idmap_module_visit_fn fn, void *payload,
-                          uint64_t *changes)
+int mdt_idmap_module_each(uint64_t *changes, mdt_idmap *map, mdt_idmap_module_visit_fn fn,
+                          void *payload)
 {
     if (!map || !fn)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad module walk arguments");

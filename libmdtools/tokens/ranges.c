@@ -317,7 +317,7 @@ IDM_INLINE void prefetch_guess(const struct idm_rtop *t, size_t i, const struct 
     __builtin_prefetch((const void *)(rec0 + (e + 3 < IDM_LEAF_MAX ? e + 3 : e) * rs));
 }
 
-int mdt_idmap_ip_lookup(const mdt_idmap *map, mdt_idmap_code_range *out, uintptr_t ip)
+int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map, uintptr_t ip)
 {
     if (!map || !out)
         return MDT_EINVAL;

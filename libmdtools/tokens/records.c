@@ -271,7 +271,7 @@ int idm_read_module(const mdt_idmap *m, mdt_idmap_module_info *out, uintptr_t id
     return read_module(m, out, NULL, 0, NULL, id, gen);
 }
 
-int mdt_idmap_module_lookup(const mdt_idmap *map, mdt_idmap_module_info *out, uintptr_t module_id,
+int mdt_idmap_module_lookup(mdt_idmap_module_info *out, const mdt_idmap *map, uintptr_t module_id,
                             uint64_t gen)
 {
     if (!map || !out)
@@ -282,7 +282,7 @@ int mdt_idmap_module_lookup(const mdt_idmap *map, mdt_idmap_module_info *out, ui
     return rc;
 }
 
-int mdt_idmap_module_path(const mdt_idmap *map, char *buf, size_t len, uintptr_t module_id,
+int mdt_idmap_module_path(char *buf, size_t len, const mdt_idmap *map, uintptr_t module_id,
                           uint64_t gen)
 {
     size_t plen = 0;
@@ -297,8 +297,8 @@ int mdt_idmap_module_path(const mdt_idmap *map, char *buf, size_t len, uintptr_t
     return plen > INT32_MAX ? INT32_MAX : (int)plen;
 }
 
-int mdt_idmap_class_lookup(const mdt_idmap *map, mdt_idmap_class_info *out, uintptr_t *args_buf,
-                           uint32_t args_cap, uintptr_t class_id, uint64_t gen)
+int mdt_idmap_class_lookup(mdt_idmap_class_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                           const mdt_idmap *map, uintptr_t class_id, uint64_t gen)
 {
     if (!map || !out || (!args_buf && args_cap))
         return MDT_EINVAL;
@@ -308,9 +308,8 @@ int mdt_idmap_class_lookup(const mdt_idmap *map, mdt_idmap_class_info *out, uint
     return rc;
 }
 
-int mdt_idmap_function_lookup(const mdt_idmap *map, mdt_idmap_function_info *out,
-                              uintptr_t *args_buf, uint32_t args_cap, uintptr_t function_id,
-                              uint64_t gen)
+int mdt_idmap_function_lookup(mdt_idmap_function_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                              const mdt_idmap *map, uintptr_t function_id, uint64_t gen)
 {
     if (!map || !out || (!args_buf && args_cap))
         return MDT_EINVAL;

@@ -97,7 +97,7 @@ int tr_bind_rank(const struct mdt_modview *v, uint32_t from, uint32_t ref, struc
                  struct tr_cand *out, size_t *n)
 {
     mdt_identity id;
-    if (mdt_assemblyref_identity(v->mods[from]->img, ref, &id))
+    if (mdt_assemblyref_identity(&id, v->mods[from]->img, ref))
         return -1;
     *n = candidates(v, from, &id, out, TR_MAX_CANDS);
     if (e && *n <= TR_CACHE_CANDS && tr_entry_claim(&e->state)) {
@@ -142,8 +142,8 @@ uint32_t tr_bind_other(const struct mdt_modview *v, uint32_t from, const struct 
 
 /* ---- without a type in mind --------------------------------------------- */
 
-int mdt_assemblyref_bind(const mdt_modview *view, uintptr_t module, uint32_t token,
-                         uintptr_t *manifest, int *tier)
+int mdt_assemblyref_bind(uintptr_t *manifest, int *tier, const mdt_modview *view, uintptr_t module,
+                         uint32_t token)
 {
     uint32_t mi;
     mdt_identity id;
@@ -156,11 +156,13 @@ int mdt_assemblyref_bind(const mdt_modview *view, uintptr_t module, uint32_t tok
                                 (uintmax_t)module);
     if (!view->mods[mi]->img || MDT_TOKEN_TABLE(token) != MDT_TABLE_AssemblyRef)
         return mdt__fail_simple(MDT_EINVAL, "bind: token 0x%08x is not an AssemblyRef", token);
-    if (mdt_assemblyref_identity(view->mods[mi]->img, MDT_TOKEN_RID(token), &id))
+    if (mdt_assemblyref_identity(&id, view->mods[mi]->img, MDT_TOKEN_RID(token)))
         return MDT_EBADIMAGE;
     n = candidates(view, mi, &id, cands, TR_MAX_CANDS);
     if (!n)
-        return MDT_ENOTFOUND;
+        return mdt__fail_simple(MDT_ENOTFOUND,
+                                "bind: no loaded assembly named %s for AssemblyRef %u", id.name,
+                                MDT_TOKEN_RID(token));
     *manifest = view->mods[cands[0].mi]->id;
     *tier = cands[0].tier;
     return 0;

@@ -94,7 +94,7 @@ uint32_t rc_moduleref(struct rc *c, uint32_t mi, uint32_t modref)
     const char *mname;
     uint32_t a = c->v->asm_of[mi], dmi;
     if (mdt_row_get(&r, img, MDT_TABLE_ModuleRef, MDT_TOKEN_RID(modref)) ||
-        mdt_row_string(&r, MDT_COL_ModuleRef_Name, &mname, NULL)) {
+        mdt_row_string(&mname, NULL, &r, MDT_COL_ModuleRef_Name)) {
         rc_fail(c, MDT_RES_BAD_IMAGE, mi, modref);
         return TR_NONE;
     }
@@ -218,9 +218,9 @@ void rc_exported(struct rc *c, uint32_t mi, uint32_t rid)
             return;
         }
         if (mdt_row_get(&r, img, MDT_TABLE_ExportedType, t) ||
-            mdt_row_token(&r, MDT_COL_ExportedType_Implementation, &impl) ||
-            mdt_row_string(&r, MDT_COL_ExportedType_TypeName, &names[depth].name, NULL) ||
-            mdt_row_string(&r, MDT_COL_ExportedType_TypeNamespace, &names[depth].ns, NULL)) {
+            mdt_row_token(&impl, &r, MDT_COL_ExportedType_Implementation) ||
+            mdt_row_string(&names[depth].name, NULL, &r, MDT_COL_ExportedType_TypeName) ||
+            mdt_row_string(&names[depth].ns, NULL, &r, MDT_COL_ExportedType_TypeNamespace)) {
             rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok);
             return;
         }

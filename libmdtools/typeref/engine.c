@@ -140,7 +140,7 @@ static int via_file(struct rc *c, uint32_t a, uint32_t et, uint32_t file, uint32
     if (c->trace)
         rc_full_name(fn, sizeof fn, ns, name);
     if (mdt_row_get(&r, img, MDT_TABLE_File, MDT_TOKEN_RID(file)) ||
-        mdt_row_string(&r, MDT_COL_File_Name, &fname, NULL)) {
+        mdt_row_string(&fname, NULL, &r, MDT_COL_File_Name)) {
         rc_fail(c, MDT_RES_BAD_IMAGE, a, ettok);
         NOTE(c, MDT_TRACE_STEP, a, ettok, 0, "ExportedType %s: unreadable File row", fn);
         return L_FAIL;
@@ -204,7 +204,7 @@ static int in_assembly(struct rc *c, uint32_t a, const struct tr_key *k, struct 
     uint32_t impl, hint;
     uint32_t ettok = MDT_TOKEN(MDT_TABLE_ExportedType, et);
     if (mdt_row_get(&r, m->img, MDT_TABLE_ExportedType, et) ||
-        mdt_row_token(&r, MDT_COL_ExportedType_Implementation, &impl)) {
+        mdt_row_token(&impl, &r, MDT_COL_ExportedType_Implementation)) {
         rc_fail(c, MDT_RES_BAD_IMAGE, a, ettok);
         return L_FAIL;
     }
@@ -241,7 +241,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
     if (c->trace)
         rc_full_name(fn, sizeof fn, ns, name);
     if (tr_bind_candidates(v, from, ref, cands, &n) ||
-        (c->trace && mdt_assemblyref_identity(v->mods[from]->img, ref, &id))) {
+        (c->trace && mdt_assemblyref_identity(&id, v->mods[from]->img, ref))) {
         rc_fail(c, MDT_RES_BAD_IMAGE, from, reftok);
         NOTE(c, MDT_TRACE_STEP, from, reftok, 0, "AssemblyRef row %u cannot be read", ref);
         return L_FAIL;
@@ -319,7 +319,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
             return rv;
         }
     }
-    if (!c->trace && mdt_assemblyref_identity(v->mods[from]->img, ref, &id)) {
+    if (!c->trace && mdt_assemblyref_identity(&id, v->mods[from]->img, ref)) {
         rc_fail(c, MDT_RES_BAD_IMAGE, from, reftok);
         return L_FAIL;
     }

@@ -140,7 +140,7 @@ cell_str_checked(const struct mdt_image *img, unsigned table, uint32_t rid, unsi
 {
     mdt_row r;
     const char *s;
-    if (mdt_row_get(&r, img, table, rid) || mdt_row_string(&r, col, &s, NULL))
+    if (mdt_row_get(&r, img, table, rid) || mdt_row_string(&s, NULL, &r, col))
         return NULL;
     return s;
 }
@@ -181,7 +181,7 @@ static int64_t nested_cell(const struct mdt_image *img, uint32_t i, const uint8_
         if (v <= mdt__md(img)->lay.tables[MDT_TABLE_TypeDef].rows)
             return v;
     }
-    if (mdt_row_get(&r, img, MDT_TABLE_NestedClass, i) || mdt_row_token(&r, col, &tok))
+    if (mdt_row_get(&r, img, MDT_TABLE_NestedClass, i) || mdt_row_token(&tok, &r, col))
         return -1;
     return MDT_TOKEN_RID(tok);
 }
@@ -345,7 +345,7 @@ static struct tr_htab *build_exported(const struct mdt_image *img)
         uint32_t impl;
         uint64_t st;
         if (mdt_row_get(&r, img, MDT_TABLE_ExportedType, i) ||
-            mdt_row_token(&r, MDT_COL_ExportedType_Implementation, &impl) ||
+            mdt_row_token(&impl, &r, MDT_COL_ExportedType_Implementation) ||
             !row_state(img, MDT_TABLE_ExportedType, i, r.p, &nc, &ns, &name, &st))
             continue;
         if (MDT_TOKEN_TABLE(impl) == MDT_TABLE_ExportedType && MDT_TOKEN_RID(impl))
@@ -524,9 +524,9 @@ int tr_typeref_row(const struct mdt_image *img, uint32_t rid, uint32_t *scope, c
     }
     mdt_row r;
     if (mdt_row_get(&r, img, MDT_TABLE_TypeRef, rid) ||
-        mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, scope) ||
-        mdt_row_string(&r, MDT_COL_TypeRef_TypeName, name, NULL) ||
-        mdt_row_string(&r, MDT_COL_TypeRef_TypeNamespace, ns, NULL))
+        mdt_row_token(scope, &r, MDT_COL_TypeRef_ResolutionScope) ||
+        mdt_row_string(name, NULL, &r, MDT_COL_TypeRef_TypeName) ||
+        mdt_row_string(ns, NULL, &r, MDT_COL_TypeRef_TypeNamespace))
         return -1;
     return 0;
 }

@@ -51,10 +51,8 @@ static int sig_of(void *tmp, uint64_t *arena, size_t size, mdt_sig *out,
                   const struct mdt_image *img, uint32_t token)
 {
     int e = mdt_sig_of_token_buf(arena, size, out, img, token);
-    if (e == MDT_ENOMEM) {
-        mdt_clear_error();
+    if (e == MDT_ENOMEM)
         e = mdt_sig_of_token(tmp, out, img, token);
-    }
     return e;
 }
 
@@ -81,9 +79,9 @@ static int static_name(const struct mdt_modview *v, uint32_t mi, uint32_t token,
             return -1;
         if (MDT_TOKEN_TABLE(t) == MDT_TABLE_TypeDef) {
             if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(t)) ||
-                mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &chain[n].name, NULL) ||
-                mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &chain[n].ns, NULL) ||
-                mdt_typedef_enclosing(img, t, &next))
+                mdt_row_string(&chain[n].name, NULL, &r, MDT_COL_TypeDef_TypeName) ||
+                mdt_row_string(&chain[n].ns, NULL, &r, MDT_COL_TypeDef_TypeNamespace) ||
+                mdt_typedef_enclosing(&next, img, t))
                 return -1;
             n++;
             if (!next) {
@@ -95,9 +93,9 @@ static int static_name(const struct mdt_modview *v, uint32_t mi, uint32_t token,
         } else if (MDT_TOKEN_TABLE(t) == MDT_TABLE_TypeRef) {
             uint32_t scope;
             if (mdt_row_get(&r, img, MDT_TABLE_TypeRef, MDT_TOKEN_RID(t)) ||
-                mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope) ||
-                mdt_row_string(&r, MDT_COL_TypeRef_TypeName, &chain[n].name, NULL) ||
-                mdt_row_string(&r, MDT_COL_TypeRef_TypeNamespace, &chain[n].ns, NULL))
+                mdt_row_token(&scope, &r, MDT_COL_TypeRef_ResolutionScope) ||
+                mdt_row_string(&chain[n].name, NULL, &r, MDT_COL_TypeRef_TypeName) ||
+                mdt_row_string(&chain[n].ns, NULL, &r, MDT_COL_TypeRef_TypeNamespace))
                 return -1;
             n++;
             if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_TypeRef && MDT_TOKEN_RID(scope)) {
@@ -106,7 +104,7 @@ static int static_name(const struct mdt_modview *v, uint32_t mi, uint32_t token,
             }
             if (MDT_TOKEN_TABLE(scope) == MDT_TABLE_AssemblyRef && MDT_TOKEN_RID(scope)) {
                 if (mdt_row_get(&r, img, MDT_TABLE_AssemblyRef, MDT_TOKEN_RID(scope)) ||
-                    mdt_row_string(&r, MDT_COL_AssemblyRef_Name, &asmname, NULL))
+                    mdt_row_string(&asmname, NULL, &r, MDT_COL_AssemblyRef_Name))
                     return -1;
             } else {
                 uint32_t a = v->asm_of[mi];
@@ -254,25 +252,27 @@ static bool head_may_match(const mdt_row *r, const mdt_method_sig *ref)
     uint32_t fixed = ref->nparams;
     if ((ref->callconv & MDT_CC_MASK) == MDT_CC_VARARG && ref->sentinel != UINT32_MAX)
         fixed = ref->sentinel; /* a call site: the part before the sentinel */
-    if (mdt_row_blob(r, MDT_COL_MethodDef_Signature, &b, &len)) {
-        mdt_clear_error();
+    if (mdt_row_blob(&b, &len, r, MDT_COL_MethodDef_Signature)) {
+        mdt__err_forget_one();
         return true;
     }
     rd d = rd_make(NULL, "#Blob", b, len, UINT64_MAX);
     if (rd_u8(&d, &cc, "calling convention") ||
         ((cc & MDT_CC_GENERIC) && rd_compressed(&d, &gen, "generic parameter count")) ||
         rd_compressed(&d, &n, "parameter count")) {
-        mdt_clear_error();
+        mdt__err_forget_one(); /* the reader records one failure */
         return true;
     }
     return cc == ref->callconv && gen == ref->gen_count && n == fixed;
 }
 
 /* Whether member `m` of `table` (named `name`) has a signature equivalent
- * to the reference's; counts the matches, the first in *member. */
+ * to the reference's; counts the matches, the first in *member. A member
+ * that does not read is passed over, its failure forgotten back to `mark`
+ * (the resolution is an answer, not a failure). */
 static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig, const char *name,
                      uint32_t dmi, unsigned table, uint32_t m, int *matches, uint32_t *member,
-                     bool *by_name)
+                     bool *by_name, uint64_t mark)
 {
     const struct mdt_image *img = c->v->mods[dmi]->img;
     bool method = rsig->kind == MDT_SIG_METHOD;
@@ -282,7 +282,7 @@ static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
     mdt_row r;
     bool eq;
     if (mdt_row_get(&r, img, table, m)) {
-        mdt_clear_error();
+        mdt__err_forget(mark);
         return;
     }
     if (method && !head_may_match(&r, rsig->method)) {
@@ -292,6 +292,7 @@ static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
     }
     if (sig_of(tmp, arena, sizeof arena, &dsig, img, MDT_TOKEN(table, m)) ||
         dsig.kind != rsig->kind) {
+        mdt__err_forget(mark);
         NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
                 "%s 0x%08x: signature unreadable", name, MDT_TOKEN(table, m));
         return;
@@ -322,42 +323,52 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
     unsigned name_col = method ? MDT_COL_MethodDef_Name : MDT_COL_Field_Name;
     mdt_row tr;
     uint32_t first, count, done = 0;
+    uint64_t mark;
     int matches = 0;
     if (mdt_row_get(&tr, img, MDT_TABLE_TypeDef, rid) ||
-        mdt_row_range(&tr, method ? MDT_COL_TypeDef_MethodList : MDT_COL_TypeDef_FieldList, &first,
-                      &count))
+        mdt_row_range(&first, &count, &tr,
+                      method ? MDT_COL_TypeDef_MethodList : MDT_COL_TypeDef_FieldList))
         return -1;
+    mark = mdt__err_mark(); /* members that do not read are passed over */
     if (!mdt_table_rows(img, method ? MDT_TABLE_MethodPtr : MDT_TABLE_FieldPtr)) {
         uint32_t offs[64];
         for (; done < count; done += 64) {
             uint32_t k = count - done < 64 ? count - done : 64;
-            if (mdt_column_raw(img, table, name_col, first + done, k, offs)) {
-                mdt_clear_error(); /* a damaged run: row by row below */
-                break;
+            if (mdt_column_raw(offs, img, table, name_col, first + done, k)) {
+                mdt__err_forget(mark);
+                break; /* a damaged run: row by row below */
             }
             for (uint32_t i = 0; i < k; i++) {
                 const char *mn;
-                if (mdt_heap_string(img, offs[i], &mn, NULL) || strcmp(mn, name))
+                if (mdt_heap_string(&mn, NULL, img, offs[i])) {
+                    mdt__err_forget(mark);
+                    continue;
+                }
+                if (strcmp(mn, name))
                     continue;
                 consider(c, tmp, rmi, rsig, name, dmi, table, first + done + i, &matches, member,
-                         by_name);
+                         by_name, mark);
             }
         }
-        mdt_clear_error();
     }
     for (uint32_t p = first + done; p < first + count; p++) {
         mdt_row r;
         uint32_t m;
         const char *mn;
         int e;
-        if ((e = mdt_range_item(img, table, p, &m)) || (e = mdt_row_get(&r, img, table, m))) {
+        if ((e = mdt_range_item(&m, img, table, p)) || (e = mdt_row_get(&r, img, table, m))) {
+            mdt__err_forget(mark);
             if (e == MDT_ETRUNC)
                 break; /* the table is damaged from here on */
             continue;
         }
-        if (mdt_row_string(&r, name_col, &mn, NULL) || strcmp(mn, name))
+        if (mdt_row_string(&mn, NULL, &r, name_col)) {
+            mdt__err_forget(mark);
             continue;
-        consider(c, tmp, rmi, rsig, name, dmi, table, m, &matches, member, by_name);
+        }
+        if (strcmp(mn, name))
+            continue;
+        consider(c, tmp, rmi, rsig, name, dmi, table, m, &matches, member, by_name, mark);
     }
     return matches;
 }
@@ -372,7 +383,7 @@ static int base_of(struct rc *c, void *tmp, uint32_t mi, uint32_t rid, uint32_t 
     uint32_t ext;
     struct tr_res res;
     if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, rid) ||
-        mdt_row_token(&r, MDT_COL_TypeDef_Extends, &ext) || !MDT_TOKEN_RID(ext))
+        mdt_row_token(&ext, &r, MDT_COL_TypeDef_Extends) || !MDT_TOKEN_RID(ext))
         return -1;
     if (MDT_TOKEN_TABLE(ext) == MDT_TABLE_TypeSpec) {
         mdt_sig s;
@@ -423,12 +434,9 @@ static bool other_assembly_missing(struct rc *c, uint32_t mi, uint32_t tok, uint
                                    uint32_t drid, const char *name)
 {
     uint32_t scope;
-    if (!(c->r.flags & MDT_RES_OTHER_ASSEMBLY) ||
-        mdt_ref_scope(c->v->mods[mi]->img, tok, &scope) ||
-        MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef) {
-        mdt_clear_error();
+    if (!(c->r.flags & MDT_RES_OTHER_ASSEMBLY) || mdt_ref_scope(&scope, c->v->mods[mi]->img, tok) ||
+        MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef)
         return false;
-    }
     rc_fail(c, MDT_RES_NOT_LOADED, mi, scope);
     c->r.instead_module = dmi;
     c->r.instead_token = MDT_TOKEN(MDT_TABLE_TypeDef, drid);
@@ -448,8 +456,8 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
     mdt_row r;
     mdt_sig rsig;
     if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, rid) ||
-        mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent) ||
-        mdt_row_string(&r, MDT_COL_MemberRef_Name, &name, NULL) ||
+        mdt_row_token(&parent, &r, MDT_COL_MemberRef_Class) ||
+        mdt_row_string(&name, NULL, &r, MDT_COL_MemberRef_Name) ||
         sig_of(tmp, rarena, sizeof rarena, &rsig, img, tok) ||
         (rsig.kind != MDT_SIG_METHOD && rsig.kind != MDT_SIG_FIELD)) {
         rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok);
@@ -517,7 +525,7 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
         mdt_row mr;
         const char *mn;
         if (mdt_row_get(&mr, img, MDT_TABLE_MethodDef, MDT_TOKEN_RID(parent)) ||
-            mdt_row_string(&mr, MDT_COL_MethodDef_Name, &mn, NULL)) {
+            mdt_row_string(&mn, NULL, &mr, MDT_COL_MethodDef_Name)) {
             rc_fail(c, MDT_RES_BAD_IMAGE, mi, parent);
             return;
         }
@@ -607,6 +615,7 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     int e;
     struct tr_centry *slot = NULL;
     void *tmp;
+    uint64_t stamp;
     if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
     memset(out, 0, sizeof *out);
@@ -631,6 +640,9 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     }
     if (!(tmp = talloc_new(mem_ctx)))
         return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory resolving a MemberRef"));
+    /* Unreadable rows on the way are answers (bad-image, or a candidate
+     * passed over), not failures of the call. */
+    stamp = mdt__err_stamp();
     resolve_memberref(&c, tmp, mi, MDT_TOKEN_RID(token));
     talloc_free(tmp);
     if (c.cacheable)
@@ -638,5 +650,6 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     rc_end(&c, out);
     if (c.trace_failed)
         return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
+    mdt__err_back_to(stamp);
     return 0;
 }

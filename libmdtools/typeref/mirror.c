@@ -113,7 +113,7 @@ int mdt_modset_mirror(mdt_modset *set, struct mdt_idmap *map)
     uint64_t changes = 0;
     uintptr_t *remove = NULL;
     mdt_module_desc *add = NULL;
-    int rc = mdt_idmap_module_each(map, collect_one, &c, &changes);
+    int rc = mdt_idmap_module_each(&changes, map, collect_one, &c);
     if (rc)
         goto out;
     if (c.n) /* c.w is NULL for an empty map */

@@ -119,12 +119,12 @@ static struct tr_mod *mod_new(const mdt_module_desc *d)
         mdt_row r;
         const char *mname = NULL;
         if (mdt_row_get(&r, d->image, MDT_TABLE_Module, 1) ||
-            mdt_row_string(&r, MDT_COL_Module_Name, &mname, NULL))
+            mdt_row_string(&mname, NULL, &r, MDT_COL_Module_Name))
             m->bad = true;
         if (!name)
             name = mname;
         if (mdt_table_rows(d->image, MDT_TABLE_Assembly)) {
-            if (mdt_assembly_identity(d->image, &m->ident) == 0)
+            if (mdt_assembly_identity(&m->ident, d->image) == 0)
                 m->manifest = true;
             else
                 m->bad = true;
@@ -181,7 +181,7 @@ static bool lists_file(const struct tr_mod *a, const char *name)
         mdt_row r;
         const char *f;
         if (mdt_row_get(&r, a->img, MDT_TABLE_File, i) ||
-            mdt_row_string(&r, MDT_COL_File_Name, &f, NULL))
+            mdt_row_string(&f, NULL, &r, MDT_COL_File_Name))
             continue;
         if (!tr_ascii_casecmp(f, name))
             return true;
@@ -411,9 +411,13 @@ int tr_modset_change_locked(mdt_modset *set, const uintptr_t *remove, size_t nre
                             const mdt_module_desc *add, size_t nadd, unsigned flags)
 {
     struct mdt_modview *cur = atomic_load(&set->cur), *v;
+    mdt_errsave saved;
     if (nremove > set->nlive || nadd > UINT32_MAX / 2 - set->nlive)
         return mdt__fail_simple(nremove > set->nlive ? MDT_ENOTFOUND : MDT_ENOMEM,
                                 "mdt_modset: too many modules in one change");
+    /* Rows a new module's identity or a manifest's File table cannot give
+     * are facts of the module (bad_image), not failures of the change. */
+    mdt__err_save(&saved);
     /* Removed modules by their index in the current snapshot (= in live). */
     bool *gone = calloc(set->nlive ? set->nlive : 1, sizeof *gone);
     if (!gone)
@@ -479,6 +483,7 @@ int tr_modset_change_locked(mdt_modset *set, const uintptr_t *remove, size_t nre
         if ((flags & MDT_MODSET_OWN_IMAGE) && add[i].image)
             live[base + i]->owned = talloc_steal(set, (void *)add[i].image);
     publish_locked(set, v);
+    mdt__err_restore(&saved);
     return 0;
 undo:
     while (kept > base)
@@ -580,7 +585,7 @@ static void fill_info(const mdt_modview *v, uint32_t i, mdt_module_info *out)
     out->manifest = v->asm_of[i] == TR_NONE ? 0 : v->mods[v->asm_of[i]]->id;
 }
 
-int mdt_modview_module(const mdt_modview *v, size_t i, mdt_module_info *out)
+int mdt_modview_module(mdt_module_info *out, const mdt_modview *v, size_t i)
 {
     if (i >= v->n)
         return MDT_ENOTFOUND;
@@ -588,7 +593,7 @@ int mdt_modview_module(const mdt_modview *v, size_t i, mdt_module_info *out)
     return 0;
 }
 
-int mdt_modview_lookup(const mdt_modview *v, uintptr_t id, mdt_module_info *out)
+int mdt_modview_lookup(mdt_module_info *out, const mdt_modview *v, uintptr_t id)
 {
     uint32_t i = tr_view_find(v, id);
     if (i == TR_NONE)
@@ -597,8 +602,8 @@ int mdt_modview_lookup(const mdt_modview *v, uintptr_t id, mdt_module_info *out)
     return 0;
 }
 
-int mdt_modview_next(const mdt_modview *v, uintptr_t appdomain, bool include_shared, size_t *pos,
-                     mdt_module_info *out)
+int mdt_modview_next(mdt_module_info *out, const mdt_modview *v, uintptr_t appdomain,
+                     bool include_shared, size_t *pos)
 {
     for (size_t i = *pos; i < v->n; i++) {
         uintptr_t d = v->mods[i]->domain;

@@ -59,6 +59,7 @@ int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     uint32_t mi;
     int e;
     struct tr_centry *slot = NULL;
+    uint64_t stamp;
     if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
     /* From here on every answer goes through tr_res_export, which writes
@@ -74,6 +75,9 @@ int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     }
     if ((e = check_rid(view, mi, token, MDT_TABLE_TypeRef)))
         return cleared(out, rc_error(&c, e));
+    /* Unreadable rows on the way are answers (bad-image), not failures of
+     * the call. */
+    stamp = mdt__err_stamp();
     if (!unusable(&c, mi)) {
         if (c.cacheable) {
             slot = tr_cache_slot(view, mi, token);
@@ -89,6 +93,7 @@ int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     rc_end(&c, out);
     if (c.trace_failed)
         return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
+    mdt__err_back_to(stamp);
     return 0;
 }
 
@@ -100,12 +105,16 @@ int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     uint32_t mi;
     int e;
     struct tr_centry *slot = NULL;
+    uint64_t stamp;
     if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
     if ((e = rc_begin(&c, mem_ctx, trace, view, module, token, opts, &mi)))
         return cleared(out, e);
     if ((e = check_rid(view, mi, token, MDT_TABLE_ExportedType)))
         return cleared(out, rc_error(&c, e));
+    /* Unreadable rows on the way are answers (bad-image), not failures of
+     * the call. */
+    stamp = mdt__err_stamp();
     if (!unusable(&c, mi)) {
         if (c.cacheable) {
             slot = tr_cache_slot(view, mi, token);
@@ -121,6 +130,7 @@ int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     rc_end(&c, out);
     if (c.trace_failed)
         return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
+    mdt__err_back_to(stamp);
     return 0;
 }
 

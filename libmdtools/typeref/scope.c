@@ -24,10 +24,11 @@ static int typespec_head(const mdt_image *img, uint32_t token, uint32_t *head)
 {
     uint64_t arena[256];
     mdt_sig s;
+    uint64_t mark = mdt__err_mark();
     int e = mdt_sig_of_token_buf(arena, sizeof arena, &s, img, token);
     *head = token;
     if (e == MDT_ENOMEM) { /* an instantiation too large for the arena: no head */
-        mdt_clear_error();
+        mdt__err_forget(mark);
         return 0;
     }
     if (e)
@@ -37,7 +38,7 @@ static int typespec_head(const mdt_image *img, uint32_t token, uint32_t *head)
     return 0;
 }
 
-int mdt_ref_scope(const mdt_image *img, uint32_t token, uint32_t *scope)
+int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token)
 {
     if (!img || !scope)
         return mdt__fail_simple(MDT_EINVAL, "mdt_ref_scope: no image or no output");
@@ -87,7 +88,7 @@ int mdt_ref_scope(const mdt_image *img, uint32_t token, uint32_t *scope)
                                     mdt_image_name(img), token, t);
         }
         if ((e = mdt_row_get(&r, img, table, MDT_TOKEN_RID(t))) ||
-            (e = mdt_row_token(&r, col, &next)))
+            (e = mdt_row_token(&next, &r, col)))
             return e;
         if (!MDT_TOKEN_RID(next))
             return 0; /* a nil scope: the reference leaves it to ExportedType */

@@ -2,18 +2,38 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util/error.h"
 
-static _Thread_local mdt_errinfo last = {.row = UINT32_MAX,
-                                         .offset = UINT64_MAX,
-                                         .file_offset = UINT64_MAX};
-/* Whether `last` holds a record: clearing a clear record is then free,
+/* The record, and the records failures replaced, for mdt__err_forget():
+ * ring[d % NRING] is the record as it stands at depth d, depth counting
+ * the failures recorded and not forgotten. A failure writes the next slot
+ * and so keeps the record it replaces without copying it; forgetting back
+ * to a mark goes back to the mark's slot. The ring holds the last NRING
+ * depths: marks below `floor_` can no longer be gone back to. Handled
+ * failures are forgotten where they are handled, so the ring seldom holds
+ * more than one or two (a callee that records again to add the place). */
+#define NRING 9
+static _Thread_local mdt_errinfo ring[NRING] = {
+    [0] = {.row = UINT32_MAX, .offset = UINT64_MAX, .file_offset = UINT64_MAX}};
+/* Whether a slot holds a failure: clearing a clear record is then free,
  * and callers clear after every row of a long listing. */
-static _Thread_local bool dirty;
+static _Thread_local bool dirty[NRING];
+/* mdt__failures after the failure that made each slot (0 for none): see
+ * mdt__err_back_to. */
+static _Thread_local uint64_t stamps[NRING];
+static _Thread_local uint64_t depth, floor_;
+/* depth % NRING, kept: callers clear the record after every row of a long
+ * listing, which should cost a load and a test. */
+static _Thread_local unsigned cur;
+
+_Atomic uint64_t mdt__failures;
+
+#define LAST (ring[cur])
 
 static void copy(char *dst, size_t n, const char *src)
 {
@@ -26,15 +46,22 @@ static void copy(char *dst, size_t n, const char *src)
 
 static void vrecord(int code, mdt_place pl, const char *fmt, va_list ap)
 {
-    dirty = true;
-    last.code = code;
-    copy(last.file, sizeof last.file, pl.file);
-    copy(last.region, sizeof last.region, pl.region);
-    copy(last.column, sizeof last.column, pl.column);
-    last.row = pl.row;
-    last.offset = pl.offset;
-    last.file_offset = pl.file_offset;
-    vsnprintf(last.what, sizeof last.what, fmt, ap);
+    mdt_errinfo *e;
+    depth++;
+    cur = (unsigned)(depth % NRING);
+    if (depth >= NRING && floor_ < depth - NRING + 1)
+        floor_ = depth - NRING + 1;
+    e = &ring[cur];
+    dirty[cur] = true;
+    stamps[cur] = atomic_fetch_add_explicit(&mdt__failures, 1, memory_order_relaxed) + 1;
+    e->code = code;
+    copy(e->file, sizeof e->file, pl.file);
+    copy(e->region, sizeof e->region, pl.region);
+    copy(e->column, sizeof e->column, pl.column);
+    e->row = pl.row;
+    e->offset = pl.offset;
+    e->file_offset = pl.file_offset;
+    vsnprintf(e->what, sizeof e->what, fmt, ap);
 }
 
 int mdt__fail(int code, mdt_place place, const char *fmt, ...)
@@ -55,20 +82,78 @@ int mdt__fail_simple(int code, const char *fmt, ...)
     return code;
 }
 
+uint64_t mdt__err_mark(void)
+{
+    return depth;
+}
+
+void mdt__err_forget(uint64_t mark)
+{
+    if (mark < depth && mark >= floor_) {
+        depth = mark;
+        cur = (unsigned)(depth % NRING);
+    }
+}
+
+void mdt__err_forget_one(void)
+{
+    if (depth)
+        mdt__err_forget(depth - 1);
+}
+
+void mdt__err_since(uint64_t stamp)
+{
+    /* This thread's failures since the stamp made the top slots (a stamp a
+     * thread takes is at least that of its own earlier failures, and below
+     * that of its later ones): go back to the slot below them, if the ring
+     * still holds it; else the record stays. */
+    uint64_t k = depth;
+    while (k > floor_ && stamps[k % NRING] > stamp)
+        k--;
+    if (k < depth && stamps[k % NRING] <= stamp)
+        mdt__err_forget(k);
+}
+
+void mdt__err_save(mdt_errsave *s)
+{
+    s->depth = depth;
+    s->dirty = dirty[cur];
+    if (s->dirty)
+        s->rec = LAST;
+}
+
+void mdt__err_restore(const mdt_errsave *s)
+{
+    if (s->depth == depth)
+        return;
+    if (s->depth >= floor_ && s->depth < depth) {
+        mdt__err_forget(s->depth);
+        return;
+    }
+    /* Gone from the ring: the copy, in the current slot. */
+    if (s->dirty) {
+        LAST = s->rec;
+        dirty[cur] = true;
+    } else {
+        mdt_clear_error();
+    }
+}
+
 const mdt_errinfo *mdt_last_error(void)
 {
-    return &last;
+    return &LAST;
 }
 
 void mdt_clear_error(void)
 {
-    if (!dirty)
+    mdt_errinfo *e = &LAST;
+    if (!dirty[cur])
         return;
-    dirty = false;
-    memset(&last, 0, sizeof last);
-    last.row = UINT32_MAX;
-    last.offset = UINT64_MAX;
-    last.file_offset = UINT64_MAX;
+    dirty[cur] = false;
+    memset(e, 0, sizeof *e);
+    e->row = UINT32_MAX;
+    e->offset = UINT64_MAX;
+    e->file_offset = UINT64_MAX;
 }
 
 const char *mdt_strerror(int code)
@@ -92,7 +177,7 @@ const char *mdt_strerror(int code)
 
 char *mdt_errmsg(char *buf, size_t len)
 {
-    const mdt_errinfo *e = &last;
+    const mdt_errinfo *e = &LAST;
     size_t n = 0;
     if (!buf || !len)
         return buf;

@@ -4,6 +4,8 @@
 #ifndef MDT_UTIL_ERROR_H
 #define MDT_UTIL_ERROR_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <mdtools/errors.h>
@@ -27,5 +29,64 @@ int mdt__fail(int code, mdt_place place, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Record a failure with no place (allocation, bad arguments). */
 int mdt__fail_simple(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A failure the library handles itself (it falls back, skips a damaged
+ * row, degrades to a shorter name) is no failure of the public call: a call
+ * that succeeds leaves the record as it found it, still describing the
+ * caller's last failure (errors.h: "valid until the next failing call").
+ * Every failure keeps the record it replaces (the last 8), so a handled
+ * failure is forgotten, where it is handled, by going back:
+ *
+ * - where the failed call is a row or cell accessor (mdt_row_get,
+ *   mdt_row_string, mdt_row_token, ..., mdt_typedef_enclosing), which
+ *   records exactly one failure: mdt__err_forget_one(), nothing on the
+ *   path that succeeds;
+ * - else to a mark taken before the attempt (a number, no copy; a call
+ *   into thread-local storage):
+ *
+ *       uint64_t m = mdt__err_mark();
+ *       if (attempt(...)) {
+ *           mdt__err_forget(m);
+ *           return fallback;
+ *       }
+ *
+ * - around a whole computation that handles failures in many places (a
+ *   resolution, an attribute decode): a stamp, a load of a counter of all
+ *   threads' failures, and mdt__err_back_to(stamp) when it succeeds, which
+ *   loads the counter again and only when some thread failed meanwhile
+ *   looks at this thread's record: no thread-local storage is touched
+ *   otherwise;
+ * - around a computation that may handle more failures than the record
+ *   keeps (a change of a module set: a damaged image per module): save a
+ *   copy and restore it.
+ *
+ * Going back undoes at most the last 8 failures; beyond that the record is
+ * left as it is (it then describes a failure the library handled). */
+uint64_t mdt__err_mark(void);
+void mdt__err_forget(uint64_t mark);
+void mdt__err_forget_one(void);
+
+extern _Atomic uint64_t mdt__failures __attribute__((visibility("hidden")));
+
+static inline uint64_t mdt__err_stamp(void)
+{
+    return atomic_load_explicit(&mdt__failures, memory_order_relaxed);
+}
+
+void mdt__err_since(uint64_t stamp);
+
+static inline void mdt__err_back_to(uint64_t stamp)
+{
+    if (atomic_load_explicit(&mdt__failures, memory_order_relaxed) != stamp)
+        mdt__err_since(stamp);
+}
+
+typedef struct mdt_errsave {
+    uint64_t depth;
+    bool dirty;
+    mdt_errinfo rec;
+} mdt_errsave;
+void mdt__err_save(mdt_errsave *s);
+void mdt__err_restore(const mdt_errsave *s);
 
 #endif

@@ -263,7 +263,7 @@ static void consider(mdb_assemblies *a, const char *path, const struct stat *st)
         a->nscanned++;
         a->changed = true;
         if (r == 0) {
-            r = mdt_image_mvid(img, mvid);
+            r = mdt_image_mvid(mvid, img);
             talloc_free(img);
         }
         if (r) {
@@ -446,12 +446,12 @@ static bool open_module(mdb_assemblies *a, mdb_module *m)
         atomic_store_explicit(&m->state, MDB_MOD_FAILED, memory_order_release);
         return false;
     }
-    if (mdt_assembly_identity(m->img, &id) == 0)
+    if (mdt_assembly_identity(&id, m->img) == 0)
         m->assembly = id.name;
     if (mdt_row_get(&row, m->img, MDT_TABLE_Module, 1) == 0 &&
-        mdt_row_string(&row, MDT_COL_Module_Name, &s, &len) == 0)
+        mdt_row_string(&s, &len, &row, MDT_COL_Module_Name) == 0)
         m->name = s;
-    if (!m->have_mvid && mdt_image_mvid(m->img, mvid) == 0)
+    if (!m->have_mvid && mdt_image_mvid(mvid, m->img) == 0)
         add_mvid(a, m, mvid);
     find_pdb(m);
     mdt_clear_error();

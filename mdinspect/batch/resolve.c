@@ -238,8 +238,8 @@ static void add_line(mdb_resolver *r, mdb_frame *f)
     int e;
     if (MDT_TOKEN_TABLE(f->token) != MDT_TABLE_MethodDef || !(pdb = f->mod->pdb))
         return;
-    e = f->has_il ? mdt_pdb_lookup(pdb, f->token, f->il, &sp)
-                  : mdt_pdb_method_start(pdb, f->token, &sp);
+    e = f->has_il ? mdt_pdb_lookup(&sp, pdb, f->token, f->il)
+                  : mdt_pdb_method_start(&sp, pdb, f->token);
     mdt_clear_error();
     if (e || sp.hidden)
         return;
@@ -267,10 +267,10 @@ static uint32_t generic_params(const mdt_image *img, uint32_t owner)
 {
     uint32_t key, rid, n = 0;
     mdt_find fi;
-    if (mdt_coded_encode(MDT_CI_TypeOrMethodDef, owner, &key) ||
+    if (mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
         mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key))
         return 0;
-    while (mdt_find_next(&fi, &rid) == 0 && n < 0xFFFF)
+    while (mdt_find_next(&rid, &fi) == 0 && n < 0xFFFF)
         n++;
     mdt_clear_error();
     return n;
@@ -641,7 +641,7 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
         if (d->kind == MDT_DESC_TYPEDEF) {
             f->token = d->token;
             uint8_t mvid[16];
-            if (mdt_image_mvid(d->img, mvid) == 0)
+            if (mdt_image_mvid(mvid, d->img) == 0)
                 f->mod = mdb_modcache_mvid(r->mods, mvid);
         }
     }
@@ -694,7 +694,7 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
     int nargs = nf - 2, ncls = nargs;
     if (nargs && MDT_TOKEN_TABLE(f->token) == MDT_TABLE_MethodDef) {
         uint32_t owner = 0;
-        if (mdt_member_owner(f->mod->img, f->token, &owner) == 0 && owner)
+        if (mdt_member_owner(&owner, f->mod->img, f->token) == 0 && owner)
             ncls = (int)generic_params(f->mod->img, owner);
         mdt_clear_error();
         if (ncls > nargs)

@@ -60,7 +60,7 @@ void mdp_alloc_count(mdp_core *core, uintptr_t cls, uint64_t bytes)
         my_table = t;
     }
     mdt_idmap_class_info ci;
-    uint64_t gen = mdt_idmap_class_lookup(core->map, &ci, NULL, 0, cls, 0) == 0 ? ci.gen : 0;
+    uint64_t gen = mdt_idmap_class_lookup(&ci, NULL, 0, core->map, cls, 0) == 0 ? ci.gen : 0;
     pthread_mutex_lock(&t->lock);
     struct alloc_count *c = mdp_pmap_get(&t->classes, cls, gen);
     if (!c && (c = calloc(1, sizeof *c)) && mdp_pmap_put(&t->classes, cls, gen, c) != 0) {
@@ -88,7 +88,7 @@ static void flush_one(void *payload, mdp_key key, void *val)
     char desc[4096];
     int kind = FK_MANAGED;
     mdt_idmap_class_info ci;
-    if (key.b && mdt_idmap_class_lookup(core->map, &ci, NULL, 0, cls, key.b) != 0)
+    if (key.b && mdt_idmap_class_lookup(&ci, NULL, 0, core->map, cls, key.b) != 0)
         kind = FK_UNLOADED; /* gone before its counts were flushed */
     else if (mdp_class_desc(core, cls, desc, sizeof desc) < 0)
         kind = FK_NOMVID;

@@ -95,7 +95,7 @@ static uint64_t *counter_of(mdp_core *core, uintptr_t fn, int make)
     if (!c || !fn)
         return NULL;
     mdt_idmap_function_info fi;
-    uint64_t gen = mdt_idmap_function_lookup(core->map, &fi, NULL, 0, fn, 0) == 0 ? fi.gen : 0;
+    uint64_t gen = mdt_idmap_function_lookup(&fi, NULL, 0, core->map, fn, 0) == 0 ? fi.gen : 0;
     pthread_mutex_lock(&c->lock);
     uintptr_t at = (uintptr_t)mdp_pmap_get(&c->index, fn, gen);
     if (!at && make && c->n < CALLS_MAX) {

@@ -21,7 +21,7 @@ int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_regio
     int result = 0;
     size_t base = 0;
     mdt_idmap_function_info fi;
-    uint64_t gen = mdt_idmap_function_lookup(core->map, &fi, NULL, 0, fn, 0) == 0 ? fi.gen : 0;
+    uint64_t gen = mdt_idmap_function_lookup(&fi, NULL, 0, core->map, fn, 0) == 0 ? fi.gen : 0;
     for (size_t i = 0; i < nregions; i++) {
         if (!regions[i].size)
             continue;

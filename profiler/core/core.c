@@ -17,7 +17,7 @@
 
 void mdp_drain_buffers_free(void);
 
-static int on_miss(mdt_idmap *map, int kind, uintptr_t id, void *payload)
+static int on_miss(void *payload, mdt_idmap *map, int kind, uintptr_t id)
 {
     mdp_core *core = payload;
     if (!mdp_ops_live(core) || !core->ops.miss)

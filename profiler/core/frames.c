@@ -60,9 +60,9 @@ static void ensure_class(mdp_core *core, uintptr_t cls, int depth)
     uintptr_t args[MDP_MAX_TARGS];
     if (depth > 32)
         return;
-    int r = mdt_idmap_class_lookup(core->map, &ci, args, MDP_MAX_TARGS, cls, 0);
+    int r = mdt_idmap_class_lookup(&ci, args, MDP_MAX_TARGS, core->map, cls, 0);
     if (r != 0 && mdp_ops_live(core))
-        r = mdt_idmap_class_fetch(core->map, &ci, args, MDP_MAX_TARGS, cls);
+        r = mdt_idmap_class_fetch(&ci, args, MDP_MAX_TARGS, core->map, cls);
     if (r != 0)
         return;
     uint32_t n = ci.nargs < MDP_MAX_TARGS ? ci.nargs : MDP_MAX_TARGS;
@@ -72,10 +72,10 @@ static void ensure_class(mdp_core *core, uintptr_t cls, int depth)
 
 int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len)
 {
-    int r = mdt_idmap_class_descriptor(core->map, buf, len, cls, 0);
+    int r = mdt_idmap_class_descriptor(buf, len, core->map, cls, 0);
     if (r == MDT_ENOTFOUND) {
         ensure_class(core, cls, 0);
-        r = mdt_idmap_class_descriptor(core->map, buf, len, cls, 0);
+        r = mdt_idmap_class_descriptor(buf, len, core->map, cls, 0);
     }
     return r < 0 ? r : (size_t)r >= len ? MDT_EUNSUPPORTED : r;
 }
@@ -142,13 +142,13 @@ static int build(mdp_core *core, struct mdp_frame *f, uintptr_t fn, uint64_t gen
 {
     mdt_idmap_function_info fi;
     uintptr_t margs[MDP_MAX_TARGS];
-    if (mdt_idmap_function_lookup(core->map, &fi, margs, MDP_MAX_TARGS, fn, gen) != 0)
+    if (mdt_idmap_function_lookup(&fi, margs, MDP_MAX_TARGS, core->map, fn, gen) != 0)
         return FK_UNLOADED;
     if (fi.nargs > MDP_MAX_TARGS)
         return FK_NOMVID;
     mdt_idmap_module_info mi;
-    if (mdt_idmap_module_lookup(core->map, &mi, fi.module, 0) != 0 &&
-        (!mdp_ops_live(core) || mdt_idmap_module_fetch(core->map, &mi, fi.module) != 0))
+    if (mdt_idmap_module_lookup(&mi, core->map, fi.module, 0) != 0 &&
+        (!mdp_ops_live(core) || mdt_idmap_module_fetch(&mi, core->map, fi.module) != 0))
         return FK_NOMVID;
     pthread_mutex_lock(&core->mods_lock);
     struct mdp_module *m = mdp_module_get(core, fi.module);
@@ -169,7 +169,7 @@ static int build(mdp_core *core, struct mdp_frame *f, uintptr_t fn, uint64_t gen
         ensure_class(core, fi.class_id, 0);
         mdt_idmap_class_info ci;
         uintptr_t cargs[MDP_MAX_TARGS];
-        if (mdt_idmap_class_lookup(core->map, &ci, cargs, MDP_MAX_TARGS, fi.class_id, 0) != 0 ||
+        if (mdt_idmap_class_lookup(&ci, cargs, MDP_MAX_TARGS, core->map, fi.class_id, 0) != 0 ||
             ci.nargs > MDP_MAX_TARGS)
             return FK_NOMVID;
         if (ci.shape == MDT_IDMAP_SHAPE_TYPEDEF &&
@@ -210,7 +210,7 @@ const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen
 int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen)
 {
     mdt_idmap_code_range r;
-    if (mdt_idmap_ip_lookup(core->map, &r, ip) == 0) {
+    if (mdt_idmap_ip_lookup(&r, core->map, ip) == 0) {
         *fn = r.function_id;
         *gen = r.function_gen;
         return FK_MANAGED;
@@ -222,7 +222,7 @@ int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t 
     Dl_info di;
     if (dladdr((void *)ip, &di) && di.dli_fname) {
         kind = FK_NATIVE;
-    } else if (mdp_ops_live(core) && mdt_idmap_ip_fetch(core->map, &r, ip) == 0) {
+    } else if (mdp_ops_live(core) && mdt_idmap_ip_fetch(&r, core->map, ip) == 0) {
         *fn = r.function_id;
         *gen = r.function_gen;
         return FK_MANAGED;
@@ -240,7 +240,7 @@ void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char
     buf[0] = 0;
     mdt_idmap_code_range r;
     struct mdp_region reg;
-    if (mdt_idmap_ip_lookup(core->map, &r, ip) != 0 || r.function_id != fn ||
+    if (mdt_idmap_ip_lookup(&r, core->map, ip) != 0 || r.function_id != fn ||
         r.function_gen != gen || mdp_code_region_get(core, r.start, &reg) != 0)
         return;
     if (ip < reg.start || ip - reg.start >= reg.size)

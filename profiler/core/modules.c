@@ -49,7 +49,7 @@ static void find_prims(mdp_core *core, struct mdp_module *m)
 {
     for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++) {
         uint32_t tok = 0;
-        if (mdt_typedef_by_name(m->image, prims[i].name, strlen(prims[i].name), &tok) == 0) {
+        if (mdt_typedef_by_name(&tok, m->image, prims[i].name, strlen(prims[i].name)) == 0) {
             m->prim_tokens[i] = tok;
             m->prim_codes[i] = prims[i].code;
         }
@@ -100,9 +100,9 @@ static void open_image(mdp_core *core, struct mdp_module *m)
         m->image = NULL;
         return;
     }
-    if (mdt_image_mvid(m->image, m->mvid) != 0)
+    if (mdt_image_mvid(m->mvid, m->image) != 0)
         memset(m->mvid, 0, sizeof m->mvid);
-    if (mdt_assembly_identity(m->image, &m->identity) == 0) {
+    if (mdt_assembly_identity(&m->identity, m->image) == 0) {
         m->has_identity = 1;
         m->corelib = strcmp(m->identity.name, "System.Private.CoreLib") == 0 ||
                      strcmp(m->identity.name, "mscorlib") == 0;
@@ -152,7 +152,7 @@ int mdp_ev_module_load(mdp_core *core, uint64_t seq, uintptr_t id, const mdp_mod
     struct mdp_module *old = mdp_module_get(core, id);
     mdt_idmap_module_info cur;
     if (old && old->base == d->base && strcmp(old->path, path) == 0 &&
-        mdt_idmap_module_lookup(core->map, &cur, id, 0) == 0) {
+        mdt_idmap_module_lookup(&cur, core->map, id, 0) == 0) {
         /* The same module again (an event and an enumeration item): reuse
          * its image so that the map sees a repeat, not a new incarnation. */
         mdt_idmap_module_info info = cur;
@@ -205,7 +205,7 @@ int mdp_ev_module_assembly(mdp_core *core, uint64_t seq, uintptr_t id, uintptr_t
 {
     pthread_mutex_lock(&core->mods_lock);
     mdt_idmap_module_info cur;
-    int r = mdt_idmap_module_lookup(core->map, &cur, id, 0);
+    int r = mdt_idmap_module_lookup(&cur, core->map, id, 0);
     struct mdp_module *m = mdp_module_get(core, id);
     if (r == 0 && m) {
         cur.path = m->path;

@@ -105,7 +105,7 @@ static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint
 {
     uintptr_t fn = 0;
     uint64_t gen = 0;
-    if (mdt_idmap_ip_lookup(core->map, r, ip) == 0) {
+    if (mdt_idmap_ip_lookup(r, core->map, ip) == 0) {
         fn = r->function_id;
         gen = r->function_gen;
     } else {
@@ -135,15 +135,16 @@ static uintptr_t osr_frame(const mdp_core *core, uintptr_t fp, uintptr_t saved, 
     mdt_idmap_code_range r;
     if (fp >= lo && fp <= hi - 16 && !(fp & 7)) {
         uintptr_t ret0 = ((const uintptr_t *)fp)[1], s;
-        if (ret0 >= 4096 && mdt_idmap_ip_lookup(core->map, &r, ret0 - 1) == 0 && r.function_id == fn &&
+        if (ret0 >= 4096 && mdt_idmap_ip_lookup(&r, core->map, ret0 - 1) == 0 &&
+            r.function_id == fn &&
             (s = mdp_osr_tier0_record(fp, saved, (const uint8_t *)r.start, r.size, lo, hi)) &&
             ((const uintptr_t *)s)[1] >= 4096 &&
-            mdt_idmap_ip_lookup(core->map, &r, ((const uintptr_t *)s)[1] - 1) == 0)
+            mdt_idmap_ip_lookup(&r, core->map, ((const uintptr_t *)s)[1] - 1) == 0)
             return s;
     }
     for (uintptr_t s = fp + 16; s <= fp + 4096 && s <= hi - 16 && s < saved; s += 8) {
         const uintptr_t *w = (const uintptr_t *)s;
-        if (w[0] == saved && w[1] >= 4096 && mdt_idmap_ip_lookup(core->map, &r, w[1] - 1) == 0)
+        if (w[0] == saved && w[1] >= 4096 && mdt_idmap_ip_lookup(&r, core->map, w[1] - 1) == 0)
             return s;
     }
     return 0;
@@ -197,7 +198,8 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
             how = mdp_unwind_managed(&next, &cur, (const uint8_t *)r.start, r.size, leaf, lo, hi);
             mdt_idmap_code_range cr;
             /* an offset computed from a decoded prolog must land in managed code */
-            if (how == 1 && (next.ip < 4096 || mdt_idmap_ip_lookup(core->map, &cr, next.ip - 1) != 0))
+            if (how == 1 &&
+                (next.ip < 4096 || mdt_idmap_ip_lookup(&cr, core->map, next.ip - 1) != 0))
                 how = 0;
             if (how == 3) {
                 /* OSR: on from the tier-0 frame record, found by its saved RBP */

@@ -130,7 +130,7 @@ int mdp_clr_dynamic_function(mdp_clr *p, uint64_t seq, FunctionID fn)
     mdp_module_desc d = {.path = stub ? "(runtime stubs)" : "(dynamic methods)",
                          .flags = stub ? MDP_MODULE_STUBS : MDP_MODULE_DYNAMIC};
     mdt_idmap_module_info mi;
-    if (mdt_idmap_module_lookup(mdp_core_map(p->core), &mi, pseudo, 0) != 0)
+    if (mdt_idmap_module_lookup(&mi, mdp_core_map(p->core), pseudo, 0) != 0)
         mdp_ev_module_load(p->core, mdp_seq(p->core), pseudo, &d);
     mdt_idmap_function_info fi = {.module = pseudo, .token = 0x06000000u};
     int r = mdp_ev_function_load(p->core, seq, fn, &fi);
@@ -195,7 +195,7 @@ int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
     if (r == 0)
         r = mdp_clr_code(p, seq, fn);
     mdt_idmap_code_range cr;
-    if (mdt_idmap_ip_lookup(mdp_core_map(p->core), &cr, ip) != 0) {
+    if (mdt_idmap_ip_lookup(&cr, mdp_core_map(p->core), ip) != 0) {
         mdp_log(p->core, "ip %#" PRIxPTR " is in function %#" PRIxPTR
                          " but in none of its listed code versions",
                 ip, fn);

@@ -108,8 +108,8 @@ static void root(struct cmp *c, const mdt_image *a, const mdt_image *b)
     /* The metadata bytes, every stream whole. */
     const mdt_pe_info *p = mdt_image_pe_info(a);
     const uint8_t *x, *y;
-    if (mdt_image_rva(a, p->metadata.rva, p->metadata.size, &x) != 0 ||
-        mdt_image_rva(b, p->metadata.rva, p->metadata.size, &y) != 0) {
+    if (mdt_image_rva(&x, a, p->metadata.rva, p->metadata.size) != 0 ||
+        mdt_image_rva(&y, b, p->metadata.rva, p->metadata.size) != 0) {
         differ(c, "metadata at RVA 0x%x does not read in both", p->metadata.rva);
     } else if (memcmp(x, y, p->metadata.size) != 0) {
         differ(c, "metadata bytes");
@@ -134,7 +134,7 @@ static void cells(struct cmp *c, const mdt_image *a, const mdt_image *b)
                 SAME(c, ea, eb, "row_get");
                 continue;
             }
-            SAME(c, mdt_row_cells(&r, u), mdt_row_cells(&q, v), "failed cells");
+            SAME(c, mdt_row_cells(u, &r), mdt_row_cells(v, &q), "failed cells");
             for (unsigned k = 0; k < s->ncols; k++) {
                 c->st->cells++;
                 if (u[k].value != v[k].value || u[k].len != v[k].len ||
@@ -144,7 +144,7 @@ static void cells(struct cmp *c, const mdt_image *a, const mdt_image *b)
                 uint8_t kind = s->cols[k].kind;
                 if (kind == MDT_COLK_TAB || kind == MDT_COLK_LIST || kind == MDT_COLK_CODED) {
                     uint32_t x = 0, y = 0;
-                    SAME(c, mdt_row_token(&r, k, &x), mdt_row_token(&q, k, &y), "token result");
+                    SAME(c, mdt_row_token(&x, &r, k), mdt_row_token(&y, &q, k), "token result");
                     SAME(c, x, y, "token");
                 }
             }
@@ -168,29 +168,29 @@ static void heaps(struct cmp *c, const mdt_image *a, const mdt_image *b)
             int fx = 0, fy = 0, ea, eb;
             switch (h) {
             case MDT_HEAP_STRINGS:
-                ea = mdt_heap_string(a, at, (const char **)&x, &sx);
-                eb = mdt_heap_string(b, at, (const char **)&y, &sy);
+                ea = mdt_heap_string((const char **)&x, &sx, a, at);
+                eb = mdt_heap_string((const char **)&y, &sy, b, at);
                 nx = (uint32_t)sx, ny = (uint32_t)sy;
                 break;
             case MDT_HEAP_US:
-                ea = mdt_heap_us(a, at, &x, &nx, &fx);
-                eb = mdt_heap_us(b, at, &y, &ny, &fy);
+                ea = mdt_heap_us(&x, &nx, &fx, a, at);
+                eb = mdt_heap_us(&y, &ny, &fy, b, at);
                 nx *= 2, ny *= 2;
                 break;
             case MDT_HEAP_BLOB:
-                ea = mdt_heap_blob(a, at, &x, &nx);
-                eb = mdt_heap_blob(b, at, &y, &ny);
+                ea = mdt_heap_blob(&x, &nx, a, at);
+                eb = mdt_heap_blob(&y, &ny, b, at);
                 break;
             default:
-                ea = mdt_heap_guid(a, at, &x);
-                eb = mdt_heap_guid(b, at, &y);
+                ea = mdt_heap_guid(&x, a, at);
+                eb = mdt_heap_guid(&y, b, at);
                 nx = ny = 16;
             }
             c->st->heap_entries++;
             if (ea != eb || nx != ny || fx != fy || (!ea && memcmp(x, y, nx) != 0))
                 differ(c, "heap %d entry 0x%x", h, at);
-            ea = mdt_heap_next(a, h, at, &na);
-            eb = mdt_heap_next(b, h, at, &nb);
+            ea = mdt_heap_next(&na, a, h, at);
+            eb = mdt_heap_next(&nb, b, h, at);
             if (ea || eb || na != nb) {
                 SAME(c, na, nb, "heap walk");
                 break; /* the next entry's start is unknown */

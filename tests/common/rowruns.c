@@ -42,7 +42,7 @@ static int expect(const mdt_row *r, unsigned c, unsigned kind, mdt_cell *want)
     case MDT_COLK_STR: {
         const char *s;
         size_t len;
-        if ((e = mdt_row_string(r, c, &s, &len)) == 0) {
+        if ((e = mdt_row_string(&s, &len, r, c)) == 0) {
             want->ptr = s;
             want->len = (uint32_t)len;
         }
@@ -51,7 +51,7 @@ static int expect(const mdt_row *r, unsigned c, unsigned kind, mdt_cell *want)
     case MDT_COLK_BLOB: {
         const uint8_t *d;
         uint32_t len;
-        if ((e = mdt_row_blob(r, c, &d, &len)) == 0) {
+        if ((e = mdt_row_blob(&d, &len, r, c)) == 0) {
             want->ptr = d;
             want->len = len;
         }
@@ -59,7 +59,7 @@ static int expect(const mdt_row *r, unsigned c, unsigned kind, mdt_cell *want)
     }
     case MDT_COLK_GUID: {
         const uint8_t *g;
-        if ((e = mdt_row_guid(r, c, &g)) == 0 && g) {
+        if ((e = mdt_row_guid(&g, r, c)) == 0 && g) {
             want->ptr = g;
             want->len = 16;
         }

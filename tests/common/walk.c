@@ -22,25 +22,25 @@ static int cell(const mdt_image *img, const mdt_row *r, const mdt_column_schema 
     int e = 0;
     switch (col->kind) {
     case MDT_COLK_STR:
-        if (!(e = mdt_row_string(r, c, &str, &len)))
+        if (!(e = mdt_row_string(&str, &len, r, c)))
             st->string_bytes += len;
         break;
     case MDT_COLK_BLOB:
-        if (!(e = mdt_row_blob(r, c, &p, &blen)))
+        if (!(e = mdt_row_blob(&p, &blen, r, c)))
             st->blob_bytes += blen;
         break;
     case MDT_COLK_GUID:
-        if (!(e = mdt_row_guid(r, c, &p)) && p)
+        if (!(e = mdt_row_guid(&p, r, c)) && p)
             st->guid_bytes += 16;
         break;
     case MDT_COLK_LIST:
-        if (!(e = mdt_row_range(r, c, &first, &count)))
+        if (!(e = mdt_row_range(&first, &count, r, c)))
             for (uint32_t i = 0; i < count && !e; i++)
-                e = mdt_range_item(img, col->target, first + i, &tok);
+                e = mdt_range_item(&tok, img, col->target, first + i);
         break;
     case MDT_COLK_TAB:
     case MDT_COLK_CODED:
-        e = mdt_row_token(r, c, &tok);
+        e = mdt_row_token(&tok, r, c);
         break;
     default:
         (void)mdt_row_raw(r, c);
@@ -74,10 +74,10 @@ int walk_image_report(const mdt_image *img, walk_stats *st, walk_error_fn fn, vo
         }
     }
     mdt_identity id;
-    if (mdt_table_rows(img, MDT_TABLE_Assembly) && (e = mdt_assembly_identity(img, &id)))
+    if (mdt_table_rows(img, MDT_TABLE_Assembly) && (e = mdt_assembly_identity(&id, img)))
         fail(st, fn, arg, 'c', e);
     for (uint32_t i = 1; i <= mdt_table_rows(img, MDT_TABLE_AssemblyRef); i++)
-        if ((e = mdt_assemblyref_identity(img, i, &id))) {
+        if ((e = mdt_assemblyref_identity(&id, img, i))) {
             fail(st, fn, arg, 'c', e);
             if (e == MDT_ETRUNC)
                 break; /* the rest of the table lies beyond the stream too */
@@ -89,11 +89,11 @@ int walk_image_report(const mdt_image *img, walk_stats *st, walk_error_fn fn, vo
         const uint8_t *u;
         uint32_t n;
         int flag;
-        if ((e = mdt_heap_us(img, off, &u, &n, &flag))) {
+        if ((e = mdt_heap_us(&u, &n, &flag, img, off))) {
             fail(st, fn, arg, 'u', e);
             break; /* the next string's start is unknown */
         }
-        if ((e = mdt_heap_next(img, MDT_HEAP_US, off, &off))) {
+        if ((e = mdt_heap_next(&off, img, MDT_HEAP_US, off))) {
             fail(st, fn, arg, 'u', e);
             break;
         }
@@ -112,7 +112,7 @@ static int name_caches_bounded(const mdt_image *img, char *why, size_t whylen)
     size_t len;
     int rc = 0;
     void *tmp = talloc_new(NULL);
-    mdt_image_bytes(img, &len);
+    mdt_image_bytes(&len, img);
     for (size_t i = 0; i < sizeof styles / sizeof styles[0] && rc == 0; i++) {
         mdt_name_cache *nc;
         int e = mdt_name_cache_new(tmp, &nc, img, styles[i], 0);
@@ -138,10 +138,10 @@ static int coded_decode_agrees(const mdt_image *img, char *why, size_t whylen)
             for (unsigned c = 0; c < s->ncols; c++) {
                 uint32_t v, dec, enc = 0, tok;
                 if (s->cols[c].kind != MDT_COLK_CODED ||
-                    mdt_coded_decode(s->cols[c].target, v = mdt_row_raw(&r, c), &dec))
+                    mdt_coded_decode(&dec, s->cols[c].target, v = mdt_row_raw(&r, c)))
                     continue;
-                if (mdt_coded_encode(s->cols[c].target, dec, &enc) || enc != v ||
-                    (mdt_row_token(&r, c, &tok) == 0 && tok != dec)) {
+                if (mdt_coded_encode(&enc, s->cols[c].target, dec) || enc != v ||
+                    (mdt_row_token(&tok, &r, c) == 0 && tok != dec)) {
                     snprintf(why, whylen, "%s row %u column %s: 0x%x decodes to 0x%08x (encodes "
                              "as 0x%x)", s->name, rid, s->cols[c].name, v, dec, enc);
                     return -1;

@@ -209,7 +209,7 @@ static struct outcome *open_case(void *ctx, const char *path, const uint8_t *buf
         const char *s;
         o->has_typedef1 = true;
         if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, 1) == 0 &&
-            mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &s, NULL) == 0)
+            mdt_row_string(&s, NULL, &r, MDT_COL_TypeDef_TypeName) == 0)
             o->typedef1 = talloc_strdup(o, s);
         o->summary = talloc_asprintf_append(o->summary, "TypeDef 1: %s\n",
                                             o->typedef1 ? o->typedef1 : "(unreadable)");

@@ -83,7 +83,7 @@ static void print_cell(const mdt_row *row, unsigned col, const mdt_column_schema
     case MDT_COLK_STR: {
         const char *s;
         size_t len;
-        if (mdt_row_string(row, col, &s, &len) == 0)
+        if (mdt_row_string(&s, &len, row, col) == 0)
             esc(s, len);
         else
             print_error();
@@ -92,7 +92,7 @@ static void print_cell(const mdt_row *row, unsigned col, const mdt_column_schema
     case MDT_COLK_GUID: {
         const uint8_t *g;
         char buf[37];
-        if (mdt_row_guid(row, col, &g) != 0)
+        if (mdt_row_guid(&g, row, col) != 0)
             print_error();
         else
             printf("%u:%s", raw, g ? mdt_guid_format(buf, g) : "");
@@ -101,7 +101,7 @@ static void print_cell(const mdt_row *row, unsigned col, const mdt_column_schema
     case MDT_COLK_BLOB: {
         const uint8_t *data;
         uint32_t len;
-        if (mdt_row_blob(row, col, &data, &len) != 0) {
+        if (mdt_row_blob(&data, &len, row, col) != 0) {
             print_error();
         } else {
             printf("%u:", raw);
@@ -113,14 +113,14 @@ static void print_cell(const mdt_row *row, unsigned col, const mdt_column_schema
     case MDT_COLK_LIST:
     case MDT_COLK_CODED: {
         uint32_t tok;
-        if (mdt_row_token(row, col, &tok) == 0)
+        if (mdt_row_token(&tok, row, col) == 0)
             printf("0x%08x", tok);
         else
             print_error();
         if (cs->kind == MDT_COLK_LIST) {
             uint32_t first, count;
             printf("\t%s#=", cs->name);
-            if (mdt_row_range(row, col, &first, &count) == 0)
+            if (mdt_row_range(&first, &count, row, col) == 0)
                 printf("%u+%u", first, count);
             else
                 print_error();
@@ -169,7 +169,7 @@ static const uint8_t *stream_bytes(const mdt_image *img, const char *name, uint3
 {
     const mdt_md_info *md = mdt_image_md_info(img);
     size_t blen;
-    const uint8_t *base = mdt_image_bytes(img, &blen);
+    const uint8_t *base = mdt_image_bytes(&blen, img);
     for (size_t i = 0; i < md->nstreams; i++) {
         const mdt_stream_info *st = mdt_image_stream(img, i);
         if (!st->used || strcmp(st->name, name) != 0)
@@ -208,7 +208,7 @@ static void dump_heaps(const mdt_image *img)
         const char *s;
         size_t len;
         printf("str\t0x%x\t", off);
-        if (mdt_heap_string(img, off, &s, &len) != 0) {
+        if (mdt_heap_string(&s, &len, img, off) != 0) {
             print_error();
             putchar('\n');
             break;
@@ -228,8 +228,8 @@ static void dump_heaps(const mdt_image *img)
         unsigned used;
         int flag;
         printf("us\t0x%x\t", off);
-        if (mdt_decode_compressed_u32(us + off, us_size - off, &n, &used) != 0 ||
-            mdt_heap_us(img, off, &units, &nunits, &flag) != 0) {
+        if (mdt_decode_compressed_u32(&n, &used, us + off, us_size - off) != 0 ||
+            mdt_heap_us(&units, &nunits, &flag, img, off) != 0) {
             print_error();
             putchar('\n');
             break;
@@ -241,7 +241,7 @@ static void dump_heaps(const mdt_image *img)
         printf("%d\t", flag);
         hex(units, (size_t)nunits * 2);
         putchar('\t');
-        if (mdt_utf16_to_utf8(tmp, &utf8, &len, units, nunits, &replaced) == 0)
+        if (mdt_utf16_to_utf8(tmp, &utf8, &len, &replaced, units, nunits) == 0)
             esc(utf8, len);
         else
             print_error();
@@ -272,7 +272,7 @@ static void dump_identities(const mdt_image *img)
 {
     mdt_identity id;
     if (mdt_table_rows(img, MDT_TABLE_Assembly)) {
-        if (mdt_assembly_identity(img, &id) == 0) {
+        if (mdt_assembly_identity(&id, img) == 0) {
             printf("asm\t");
             print_identity(&id);
         } else {
@@ -282,7 +282,7 @@ static void dump_identities(const mdt_image *img)
         }
     }
     for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_AssemblyRef); rid++) {
-        if (mdt_assemblyref_identity(img, rid, &id) == 0) {
+        if (mdt_assemblyref_identity(&id, img, rid) == 0) {
             printf("asmref\t%u\t", rid);
             print_identity(&id);
         } else {

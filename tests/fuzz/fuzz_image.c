@@ -49,7 +49,7 @@ static void touch_headers(const mdt_image *img)
     size_t len;
 
     sink += strlen(mdt_image_name(img)) + strlen(mdt_image_kind_name(mdt_image_kind(img)));
-    sink += (uintptr_t)mdt_image_bytes(img, &len) + len;
+    sink += (uintptr_t)mdt_image_bytes(&len, img) + len;
     for (size_t i = 0; i < mdt_image_warning_count(img); i++)
         sink += strlen(mdt_image_warning(img, i));
     sink += mdt_image_warning(img, mdt_image_warning_count(img)) == NULL;
@@ -85,25 +85,25 @@ static void touch_sections(const mdt_image *img)
         uint32_t span = s->virtual_size ? s->virtual_size : s->raw_size;
         uint32_t want = span < sizeof buf ? span : (uint32_t)sizeof buf;
         sink += strlen(s->name);
-        if (mdt_image_read_rva(img, s->virtual_address, buf, want) == 0)
+        if (mdt_image_read_rva(buf, want, img, s->virtual_address) == 0)
             sink += want ? buf[0] + buf[want - 1] : 0;
         else
             touch_error();
-        if (mdt_image_rva(img, s->virtual_address, 1, &p) == 0)
+        if (mdt_image_rva(&p, img, s->virtual_address, 1) == 0)
             sink += *p;
         else
             touch_error();
-        if (mdt_image_rva_to_offset(img, s->virtual_address, &off) == 0)
+        if (mdt_image_rva_to_offset(&off, img, s->virtual_address) == 0)
             sink += off;
         else
             touch_error();
-        if (span >= 8 && mdt_image_read_rva(img, s->virtual_address + span - 8, buf, 16) != 0)
+        if (span >= 8 && mdt_image_read_rva(buf, 16, img, s->virtual_address + span - 8) != 0)
             touch_error();
     }
     sink += mdt_image_section(img, n) == NULL;
-    if (pe->metadata.rva && mdt_image_rva(img, pe->metadata.rva, pe->metadata.size, &p) == 0)
+    if (pe->metadata.rva && mdt_image_rva(&p, img, pe->metadata.rva, pe->metadata.size) == 0)
         sink += p[0];
-    if (mdt_image_read_rva(img, 0, buf, 64) != 0)
+    if (mdt_image_read_rva(buf, 64, img, 0) != 0)
         touch_error();
 }
 
@@ -113,14 +113,14 @@ static const uint8_t *us_heap_bytes(const mdt_image *img)
 {
     const mdt_md_info *mi = mdt_image_md_info(img);
     size_t len;
-    const uint8_t *bytes = mdt_image_bytes(img, &len), *p;
+    const uint8_t *bytes = mdt_image_bytes(&len, img), *p;
     for (size_t i = 0; i < mi->nstreams; i++) {
         const mdt_stream_info *s = mdt_image_stream(img, i);
         if (!s->used || strcasecmp(s->name, "#US") != 0)
             continue;
         /* A loader layout's bytes are the headers only: go by RVA. */
         if (mdt_image_kind(img) == MDT_KIND_PE_MAPPED)
-            return mdt_image_rva(img, (uint32_t)mi->file_offset + s->offset, s->size, &p) == 0
+            return mdt_image_rva(&p, img, (uint32_t)mi->file_offset + s->offset, s->size) == 0
                        ? p
                        : NULL;
         if (mi->file_offset + s->offset + s->size <= len)
@@ -145,14 +145,14 @@ static void touch_user_strings(void *ctx, const mdt_image *img)
         int flag, replaced;
         char *s;
         size_t slen;
-        if (mdt_heap_us(img, off, &u, &n, &flag)) {
+        if (mdt_heap_us(&u, &n, &flag, img, off)) {
             touch_error();
             break;
         }
-        if (mdt_decode_compressed_u32(heap + off, size - off, &blen, &used) != 0 ||
+        if (mdt_decode_compressed_u32(&blen, &used, heap + off, size - off) != 0 ||
             u != heap + off + used || n != blen / 2 || (flag >= 0) != (blen % 2))
             abort();
-        if (mdt_utf16_to_utf8(ctx, &s, &slen, u, n, &replaced) == 0) {
+        if (mdt_utf16_to_utf8(ctx, &s, &slen, &replaced, u, n) == 0) {
             sink += slen + (size_t)replaced + (uint8_t)s[slen];
             talloc_free(s);
         }
@@ -168,10 +168,18 @@ static void touch_user_strings(void *ctx, const mdt_image *img)
         for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++) {
             int e = 0, flag;
             switch (h) {
-            case MDT_HEAP_STRINGS: e = mdt_heap_string(img, idx[i], &str, NULL); break;
-            case MDT_HEAP_US: e = mdt_heap_us(img, idx[i], &p, &blen, &flag); break;
-            case MDT_HEAP_BLOB: e = mdt_heap_blob(img, idx[i], &p, &blen); break;
-            case MDT_HEAP_GUID: e = mdt_heap_guid(img, idx[i], &p); break;
+            case MDT_HEAP_STRINGS:
+                e = mdt_heap_string(&str, NULL, img, idx[i]);
+                break;
+            case MDT_HEAP_US:
+                e = mdt_heap_us(&p, &blen, &flag, img, idx[i]);
+                break;
+            case MDT_HEAP_BLOB:
+                e = mdt_heap_blob(&p, &blen, img, idx[i]);
+                break;
+            case MDT_HEAP_GUID:
+                e = mdt_heap_guid(&p, img, idx[i]);
+                break;
             }
             if (e)
                 touch_error();
@@ -224,7 +232,7 @@ static void touch_find(const mdt_image *img)
             uint32_t rid, found = 0, expect = 0;
             if (mdt_find_init(&f, img, t, col, keys[k]) != 0)
                 abort();
-            while (mdt_find_next(&f, &rid) == 0) {
+            while (mdt_find_next(&rid, &f) == 0) {
                 if (++found > avail || mdt_row_get(&r, img, t, rid) != 0 ||
                     mdt_row_raw(&r, col) != keys[k])
                     abort();
@@ -277,12 +285,12 @@ static void touch_ranges(const mdt_image *img)
                 uint32_t first, count, item;
                 if (mdt_row_get(&r, img, t, rid) != 0)
                     abort();
-                if (mdt_row_range(&r, c, &first, &count) != 0) {
+                if (mdt_row_range(&first, &count, &r, c) != 0) {
                     touch_error();
                     continue;
                 }
                 for (uint32_t i = 0; i < count; i++) {
-                    if (mdt_range_item(img, target, first + i, &item) != 0) {
+                    if (mdt_range_item(&item, img, target, first + i) != 0) {
                         touch_error();
                         break;
                     }
@@ -303,12 +311,18 @@ static void check_column_run(const mdt_image *img, unsigned t, unsigned col, uin
     const mdt_column_schema *cs = &mdt_table_schema_get(t)->cols[col];
     int bad = 0, got;
     mdt_row r;
-    if (mdt_column_raw(img, t, col, first, n, raw) != 0)
+    if (mdt_column_raw(raw, img, t, col, first, n) != 0)
         abort();
     switch (cs->kind) {
-    case MDT_COLK_STR: got = mdt_column_strings(img, t, col, first, n, str, len); break;
-    case MDT_COLK_BLOB: got = mdt_column_blobs(img, t, col, first, n, ptr, len); break;
-    case MDT_COLK_GUID: got = mdt_column_guids(img, t, col, first, n, ptr); break;
+    case MDT_COLK_STR:
+        got = mdt_column_strings(str, len, img, t, col, first, n);
+        break;
+    case MDT_COLK_BLOB:
+        got = mdt_column_blobs(ptr, len, img, t, col, first, n);
+        break;
+    case MDT_COLK_GUID:
+        got = mdt_column_guids(ptr, img, t, col, first, n);
+        break;
     default: got = 0;
     }
     if (got < 0)
@@ -322,7 +336,7 @@ static void check_column_run(const mdt_image *img, unsigned t, unsigned col, uin
             abort();
         switch (cs->kind) {
         case MDT_COLK_STR:
-            if (mdt_row_string(&r, col, &s1, &l1) != 0) {
+            if (mdt_row_string(&s1, &l1, &r, col) != 0) {
                 bad++;
                 if (str[i] || len[i])
                     abort();
@@ -331,7 +345,7 @@ static void check_column_run(const mdt_image *img, unsigned t, unsigned col, uin
             }
             break;
         case MDT_COLK_BLOB:
-            if (mdt_row_blob(&r, col, &p1, &b1) != 0) {
+            if (mdt_row_blob(&p1, &b1, &r, col) != 0) {
                 bad++;
                 if (ptr[i] || len[i])
                     abort();
@@ -340,7 +354,7 @@ static void check_column_run(const mdt_image *img, unsigned t, unsigned col, uin
             }
             break;
         case MDT_COLK_GUID:
-            if (mdt_row_guid(&r, col, &p1) != 0) {
+            if (mdt_row_guid(&p1, &r, col) != 0) {
                 bad++;
                 if (ptr[i])
                     abort();
@@ -366,7 +380,7 @@ static void check_row_cells(const mdt_image *img, unsigned t, uint32_t rid)
     int bad = 0, got;
     if (mdt_row_get(&r, img, t, rid) != 0)
         abort();
-    got = mdt_row_cells(&r, cells);
+    got = mdt_row_cells(cells, &r);
     for (unsigned c = 0; c < s->ncols; c++) {
         const char *s1 = NULL, *s2 = NULL;
         size_t l1 = 0, l2 = 0;
@@ -377,20 +391,20 @@ static void check_row_cells(const mdt_image *img, unsigned t, uint32_t rid)
             abort();
         switch (s->cols[c].kind) {
         case MDT_COLK_STR:
-            e1 = mdt_row_string(&r, c, &s1, &l1);
-            e2 = mdt_row_string_slow(&r, c, &s2, &l2);
+            e1 = mdt_row_string(&s1, &l1, &r, c);
+            e2 = mdt_row_string_slow(&s2, &l2, &r, c);
             p1 = (const uint8_t *)s1;
             p2 = (const uint8_t *)s2;
             b1 = (uint32_t)l1;
             b2 = (uint32_t)l2;
             break;
         case MDT_COLK_BLOB:
-            e1 = mdt_row_blob(&r, c, &p1, &b1);
-            e2 = mdt_row_blob_slow(&r, c, &p2, &b2);
+            e1 = mdt_row_blob(&p1, &b1, &r, c);
+            e2 = mdt_row_blob_slow(&p2, &b2, &r, c);
             break;
         case MDT_COLK_GUID:
-            e1 = mdt_row_guid(&r, c, &p1);
-            e2 = mdt_row_guid_slow(&r, c, &p2);
+            e1 = mdt_row_guid(&p1, &r, c);
+            e2 = mdt_row_guid_slow(&p2, &r, c);
             b1 = b2 = p1 ? 16 : 0;
             break;
         default:
@@ -435,15 +449,15 @@ static void touch_columns(const mdt_image *img)
             for (uint32_t first = 1; first <= avail && first <= 9; first++)
                 for (uint32_t k = 1; k <= 7 && first - 1 + k <= avail; k++)
                     check_column_run(img, t, c, first, k, raw, str, ptr, len);
-            if (mdt_column_raw(img, t, c, 1, 0, raw) != 0)
+            if (mdt_column_raw(raw, img, t, c, 1, 0) != 0)
                 abort();
-            if (mdt_column_raw(img, t, c, avail + 1, 1, raw) == 0 ||
-                mdt_column_raw(img, t, c, 0, 1, raw) == 0 ||
-                mdt_column_raw(img, t, c, 1, rows + 1, raw) == 0)
+            if (mdt_column_raw(raw, img, t, c, avail + 1, 1) == 0 ||
+                mdt_column_raw(raw, img, t, c, 0, 1) == 0 ||
+                mdt_column_raw(raw, img, t, c, 1, rows + 1) == 0)
                 abort();
             touch_error();
         }
-        if (mdt_column_raw(img, t, s->ncols, 1, 1, raw) == 0)
+        if (mdt_column_raw(raw, img, t, s->ncols, 1, 1) == 0)
             abort();
         for (uint32_t rid = 1; rid <= avail; rid++)
             check_row_cells(img, t, rid);
@@ -476,13 +490,13 @@ static void touch_identity(const mdt_image *img)
     mdt_identity id;
     char buf[512];
     uint8_t mvid[16];
-    if (mdt_assembly_identity(img, &id) == 0)
+    if (mdt_assembly_identity(&id, img) == 0)
         sink += strlen(mdt_identity_format(buf, sizeof buf, &id));
     else
         touch_error();
     uint32_t n = mdt_table_rows(img, MDT_TABLE_AssemblyRef);
     for (uint32_t i = 1; i <= n; i++) {
-        if (mdt_assemblyref_identity(img, i, &id) == 0) {
+        if (mdt_assemblyref_identity(&id, img, i) == 0) {
             sink += strlen(mdt_identity_format(buf, sizeof buf, &id));
         } else {
             touch_error();
@@ -490,7 +504,7 @@ static void touch_identity(const mdt_image *img)
                 break; /* the rest of the table is beyond the stream */
         }
     }
-    if (mdt_image_mvid(img, mvid) == 0)
+    if (mdt_image_mvid(mvid, img) == 0)
         sink += mvid[0];
 }
 

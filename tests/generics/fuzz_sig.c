@@ -190,7 +190,7 @@ static void attrs(void *ctx, const uint8_t *data, size_t size)
                     touch_error();
                 if (mdt_attr_format(tmp, &out, &a, &friendly) == 0)
                     sink += strlen(out);
-                if (mdt_attr_decimal(&a, &d) == 0 && mdt_decimal_format(tmp, &out, &d) == 0)
+                if (mdt_attr_decimal(&d, &a) == 0 && mdt_decimal_format(tmp, &out, &d) == 0)
                     sink += strlen(out);
             }
             talloc_free(tmp);

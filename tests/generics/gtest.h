@@ -94,11 +94,11 @@ static inline int fw_resolve(void *payload, mdt_enum_info *out, const mdt_image 
         mdt_row r;
         for (int i = 0; i < 64 && MDT_TOKEN_TABLE(scope) == MDT_TABLE_TypeRef; i++)
             if (mdt_row_get(&r, img, MDT_TABLE_TypeRef, MDT_TOKEN_RID(scope)) ||
-                mdt_row_token(&r, MDT_COL_TypeRef_ResolutionScope, &scope))
+                mdt_row_token(&scope, &r, MDT_COL_TypeRef_ResolutionScope))
                 return MDT_ENOTFOUND;
         if (MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef ||
             mdt_row_get(&r, img, MDT_TABLE_AssemblyRef, MDT_TOKEN_RID(scope)) ||
-            mdt_row_string(&r, MDT_COL_AssemblyRef_Name, &asm_name, &asmlen) ||
+            mdt_row_string(&asm_name, &asmlen, &r, MDT_COL_AssemblyRef_Name) ||
             mdt_token_name(fw->ctx, &refl, img, token, &ro))
             return MDT_ENOTFOUND;
         tn = refl;
@@ -115,7 +115,7 @@ static inline int fw_resolve(void *payload, mdt_enum_info *out, const mdt_image 
     }
     const mdt_image *def = fw_open(fw, asm_name, asmlen);
     uint32_t td;
-    if (!def || mdt_typedef_by_name(def, tn, tnlen, &td))
+    if (!def || mdt_typedef_by_name(&td, def, tn, tnlen))
         return MDT_ENOTFOUND;
     out->def_img = def;
     out->def_typedef = td;

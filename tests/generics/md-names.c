@@ -48,7 +48,7 @@ int main(int argc, char **argv)
             mdt_row r;
             uint32_t parent;
             if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, rid) ||
-                mdt_row_token(&r, MDT_COL_MemberRef_Class, &parent)) {
+                mdt_row_token(&parent, &r, MDT_COL_MemberRef_Class)) {
                 printf("R 0x%08x ERR %s\n", MDT_TOKEN(MDT_TABLE_MemberRef, rid),
                        mdt_errmsg(msg, sizeof msg));
                 continue;

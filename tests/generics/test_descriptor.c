@@ -15,7 +15,7 @@ static int lookup(void *payload, const mdt_image **img, const uint8_t mvid[16])
     struct world *w = payload;
     for (unsigned i = 0; i < w->n; i++) {
         uint8_t g[16];
-        if (mdt_image_mvid(w->imgs[i], g) == 0 && !memcmp(g, mvid, 16)) {
+        if (mdt_image_mvid(g, w->imgs[i]) == 0 && !memcmp(g, mvid, 16)) {
             *img = w->imgs[i];
             return 0;
         }
@@ -61,8 +61,8 @@ START_TEST(instantiated_names)
                      "Everything.Pair<System.__Canon,System.__Canon>::Select<System.__Canon>");
     /* Arguments from another module: List`1<Everything.Point> in mscorlib. */
     uint32_t list;
-    ck_assert_int_eq(
-        mdt_typedef_by_name(corlib, "System.Collections.Generic.List`1", 33, &list), 0);
+    ck_assert_int_eq(mdt_typedef_by_name(&list, corlib, "System.Collections.Generic.List`1", 33),
+                     0);
     mdt_desc point = {.kind = MDT_DESC_TYPEDEF, .img = ev, .token = 0x0200000D};
     const mdt_desc *points[] = {&point};
     ck_assert_str_eq(inst(ctx, corlib, list, 1, points, 0, NULL, MDT_STYLE_FULL),
@@ -125,8 +125,8 @@ START_TEST(type_trees_from_descriptors)
     mdt_image *ev = open_rel(ctx, "data/Everything.dll");
     mdt_image *corlib = open_path(ctx, MONO_45_DIR "/mscorlib.dll");
     uint32_t list;
-    ck_assert_int_eq(
-        mdt_typedef_by_name(corlib, "System.Collections.Generic.List`1", 33, &list), 0);
+    ck_assert_int_eq(mdt_typedef_by_name(&list, corlib, "System.Collections.Generic.List`1", 33),
+                     0);
     mdt_desc point = {.kind = MDT_DESC_TYPEDEF, .img = ev, .token = 0x0200000D};
     const mdt_desc *points[] = {&point};
     mdt_desc l = {.kind = MDT_DESC_TYPEDEF, .img = corlib, .token = list, .nargs = 1,
@@ -143,7 +143,7 @@ START_TEST(type_trees_from_descriptors)
     ck_assert_int_eq(mdt_desc_to_type(ctx, &t, &color), 0);
     ck_assert_uint_eq(t->kind, MDT_ELEMENT_TYPE_VALUETYPE);
     uint32_t en;
-    ck_assert_int_eq(mdt_typedef_by_name(corlib, "System.Enum", 11, &en), 0);
+    ck_assert_int_eq(mdt_typedef_by_name(&en, corlib, "System.Enum", 11), 0);
     mdt_desc e = {.kind = MDT_DESC_TYPEDEF, .img = corlib, .token = en};
     ck_assert_int_eq(mdt_desc_to_type(ctx, &t, &e), 0);
     ck_assert_uint_eq(t->kind, MDT_ELEMENT_TYPE_CLASS);
@@ -167,14 +167,14 @@ START_TEST(text_round_trips)
     uint8_t g[16];
     char cm[33], list_text[64], dict_text[64], buf[1024];
     uint32_t list, dict;
-    ck_assert_int_eq(mdt_image_mvid(corlib, g), 0);
+    ck_assert_int_eq(mdt_image_mvid(g, corlib), 0);
     snprintf(cm, sizeof cm, "%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x",
              g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12],
              g[13], g[14], g[15]);
+    ck_assert_int_eq(mdt_typedef_by_name(&list, corlib, "System.Collections.Generic.List`1", 33),
+                     0);
     ck_assert_int_eq(
-        mdt_typedef_by_name(corlib, "System.Collections.Generic.List`1", 33, &list), 0);
-    ck_assert_int_eq(
-        mdt_typedef_by_name(corlib, "System.Collections.Generic.Dictionary`2", 39, &dict), 0);
+        mdt_typedef_by_name(&dict, corlib, "System.Collections.Generic.Dictionary`2", 39), 0);
     snprintf(list_text, sizeof list_text, "%s:0x%08x", cm, list);
     snprintf(dict_text, sizeof dict_text, "%s:0x%08x", cm, dict);
     static const char *const simple[][2] = {

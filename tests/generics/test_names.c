@@ -529,7 +529,7 @@ START_TEST(portable_pdb_document_names)
     const uint8_t *blob;
     uint32_t len;
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_Document, 1), 0);
-    ck_assert_int_eq(mdt_row_blob(&r, MDT_COL_Document_Name, &blob, &len), 0);
+    ck_assert_int_eq(mdt_row_blob(&blob, &len, &r, MDT_COL_Document_Name), 0);
     size_t at = (size_t)(blob - bytes);
     ck_assert_uint_eq(bytes[at], '\\');
     /* No separator (byte 0): the parts run together. */

@@ -98,7 +98,7 @@ START_TEST(decimal_constants_from_attributes)
     ck_assert_uint_eq(v.type->kind, MDT_VALUE_DECIMAL);
     ck_assert_str_eq(value_text(ctx, &v), "12.34");
     ck_assert_int_eq(mdt_attr_of_row(ctx, &a, img, 37, NULL, NULL), 0);
-    ck_assert_int_eq(mdt_attr_decimal(&a, &d), 0);
+    ck_assert_int_eq(mdt_attr_decimal(&d, &a), 0);
     ck_assert_uint_eq(d.scale, 2);
     ck_assert_uint_eq(d.lo, 1234);
     ck_assert(!d.negative);
@@ -108,7 +108,7 @@ START_TEST(decimal_constants_from_attributes)
     /* A field without a default value; an attribute that is no decimal. */
     ck_assert_int_eq(mdt_default_value(ctx, &v, img, 0x04000050), MDT_ENOTFOUND);
     ck_assert_int_eq(mdt_attr_of_row(ctx, &a, img, 38, NULL, NULL), 0);
-    ck_assert_int_eq(mdt_attr_decimal(&a, &d), MDT_EINVAL);
+    ck_assert_int_eq(mdt_attr_decimal(&d, &a), MDT_EINVAL);
     talloc_free(ctx);
 }
 END_TEST

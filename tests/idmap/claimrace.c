@@ -39,7 +39,7 @@ static void on_usr1(int sig)
     mdt_idmap_class_info ci;
     (void)sig;
     atomic_fetch_add(&handler_runs, 1);
-    if (mdt_idmap_class_lookup(MAP, &ci, NULL, 0, 0x200, 0) == 0 && ci.token == 0x02000002)
+    if (mdt_idmap_class_lookup(&ci, NULL, 0, MAP, 0x200, 0) == 0 && ci.token == 0x02000002)
         atomic_fetch_add(&handler_ok, 1);
 }
 
@@ -49,9 +49,9 @@ static void *one_thread(void *arg)
     mdt_idmap_class_info ci;
     long self = (long)syscall(SYS_gettid);
     atomic_store(&armed, self);
-    int rc = mdt_idmap_class_lookup(MAP, &ci, NULL, 0, 0x200, 0);
+    int rc = mdt_idmap_class_lookup(&ci, NULL, 0, MAP, 0x200, 0);
     for (int i = 0; i < 100 && rc == 0; i++)
-        rc = mdt_idmap_class_lookup(MAP, &ci, NULL, 0, 0x200, 0);
+        rc = mdt_idmap_class_lookup(&ci, NULL, 0, MAP, 0x200, 0);
     *entries = rc == 0 ? (int)idm_test_entries_of(self) : -1;
     return NULL;
 }

@@ -447,7 +447,7 @@ static void check_module(int i)
 {
     mdt_idmap_module_info mi;
     struct rec *r = &M.r[KM][i];
-    int rc = mdt_idmap_module_lookup(MAP, &mi, idof(KM, i), 0);
+    int rc = mdt_idmap_module_lookup(&mi, MAP, idof(KM, i), 0);
     bool live = r->exists && r->live;
     if ((rc == 0) != live) {
         FAILF("module %d: lookup %d, model live %d", i, rc, live);
@@ -466,7 +466,7 @@ static void check_class(int i)
     mdt_idmap_class_info ci;
     uintptr_t a[4];
     struct rec *r = &M.r[KC][i];
-    int rc = mdt_idmap_class_lookup(MAP, &ci, a, 4, idof(KC, i), 0);
+    int rc = mdt_idmap_class_lookup(&ci, a, 4, MAP, idof(KC, i), 0);
     bool live = r->exists && r->live;
     if ((rc == 0) != live) {
         FAILF("class %d: lookup %d, model live %d (seq %" PRIu64 ")", i, rc, live, r->seq);
@@ -481,7 +481,7 @@ static void check_class(int i)
     /* reverse lookup: some live class with this content */
     uintptr_t got;
     mdt_idmap_class_info key = {r->module, r->token, r->shape, 0, r->rank, r->nargs, r->args, 0};
-    if (mdt_idmap_class_find(MAP, &got, NULL, &key) != 0)
+    if (mdt_idmap_class_find(&got, NULL, MAP, &key) != 0)
         FAILF("class %d: reverse lookup failed", i);
     else {
         struct rec *g = &M.r[KC][idx(KC, got)];
@@ -500,7 +500,7 @@ static void check_function(int i)
     mdt_idmap_function_info fi;
     uintptr_t a[4];
     struct rec *r = &M.r[KF][i];
-    int rc = mdt_idmap_function_lookup(MAP, &fi, a, 4, idof(KF, i), 0);
+    int rc = mdt_idmap_function_lookup(&fi, a, 4, MAP, idof(KF, i), 0);
     bool live = r->exists && r->live;
     if ((rc == 0) != live) {
         FAILF("function %d: lookup %d, model live %d", i, rc, live);
@@ -516,7 +516,7 @@ static void check_ip(int a)
 {
     mdt_idmap_code_range cr;
     uintptr_t ip = 0x800000 + (uintptr_t)a * 0x10 + 7;
-    int rc = mdt_idmap_ip_lookup(MAP, &cr, ip);
+    int rc = mdt_idmap_ip_lookup(&cr, MAP, ip);
     const struct range *want = NULL;
     for (int j = 0; j < M.nrg; j++)
         if (M.rg[j].start <= ip && ip < M.rg[j].end)

@@ -225,7 +225,7 @@ static int kind_of(const char *s)
 }
 
 /* The miss callback plays the runtime: it applies the declared answer. */
-static int on_miss(mdt_idmap *m, int kind, uintptr_t id, void *payload)
+static int on_miss(void *payload, mdt_idmap *m, int kind, uintptr_t id)
 {
     (void)m;
     (void)payload;
@@ -294,7 +294,7 @@ static void expect(char **tok, int n, char *raw)
     if (strcmp(what, "module") == 0) {
         mdt_idmap_module_info mi;
         parse_idgen(tok[1], &id, &gen);
-        int rc = mdt_idmap_module_lookup(MAP, &mi, id, gen);
+        int rc = mdt_idmap_module_lookup(&mi, MAP, id, gen);
         if (none) {
             check(rc == MDT_ENOTFOUND, raw, "module answered");
             return;
@@ -311,13 +311,13 @@ static void expect(char **tok, int n, char *raw)
             ok = mi.gen == num(v);
         if (ok && (v = kv(tok, n, "path"))) {
             char p[256];
-            ok = mdt_idmap_module_path(MAP, p, sizeof p, id, gen) >= 0 && strcmp(p, v) == 0;
+            ok = mdt_idmap_module_path(p, sizeof p, MAP, id, gen) >= 0 && strcmp(p, v) == 0;
         }
         check(ok, raw, rc ? "module not found" : "fields differ");
     } else if (strcmp(what, "class") == 0) {
         mdt_idmap_class_info ci;
         parse_idgen(tok[1], &id, &gen);
-        int rc = mdt_idmap_class_lookup(MAP, &ci, args, MAXARGS, id, gen);
+        int rc = mdt_idmap_class_lookup(&ci, args, MAXARGS, MAP, id, gen);
         if (none) {
             check(rc == MDT_ENOTFOUND, raw, "class answered");
             return;
@@ -337,7 +337,7 @@ static void expect(char **tok, int n, char *raw)
     } else if (strcmp(what, "function") == 0) {
         mdt_idmap_function_info fi;
         parse_idgen(tok[1], &id, &gen);
-        int rc = mdt_idmap_function_lookup(MAP, &fi, args, MAXARGS, id, gen);
+        int rc = mdt_idmap_function_lookup(&fi, args, MAXARGS, MAP, id, gen);
         if (none) {
             check(rc == MDT_ENOTFOUND, raw, "function answered");
             return;
@@ -356,7 +356,7 @@ static void expect(char **tok, int n, char *raw)
         check(ok, raw, rc ? "function not found" : "fields differ");
     } else if (strcmp(what, "ip") == 0) {
         mdt_idmap_code_range r;
-        int rc = mdt_idmap_ip_lookup(MAP, &r, (uintptr_t)num(tok[1]));
+        int rc = mdt_idmap_ip_lookup(&r, MAP, (uintptr_t)num(tok[1]));
         if (none)
             check(rc == MDT_ENOTFOUND, raw, "ip answered");
         else
@@ -376,11 +376,11 @@ static void expect(char **tok, int n, char *raw)
         if (what[5] == 'c') {
             mdt_idmap_class_info key;
             class_info(tok, arrow, &key, args);
-            rc = mdt_idmap_class_find(MAP, &got, NULL, &key);
+            rc = mdt_idmap_class_find(&got, NULL, MAP, &key);
         } else {
             mdt_idmap_function_info key;
             func_info(tok, arrow, &key, args);
-            rc = mdt_idmap_function_find(MAP, &got, NULL, &key);
+            rc = mdt_idmap_function_find(&got, NULL, MAP, &key);
         }
         if (strcmp(tok[arrow + 1], "none") == 0)
             check(rc == MDT_ENOTFOUND, raw, "found one");
@@ -393,7 +393,7 @@ static void expect(char **tok, int n, char *raw)
     } else if (strcmp(what, "desc") == 0 && n >= 3) {
         char buf[512];
         parse_idgen(tok[1], &id, &gen);
-        int rc = mdt_idmap_class_descriptor(MAP, buf, sizeof buf, id, gen);
+        int rc = mdt_idmap_class_descriptor(buf, sizeof buf, MAP, id, gen);
         if (strcmp(tok[2], "none") == 0)
             check(rc < 0, raw, "descriptor produced");
         else
@@ -460,16 +460,16 @@ static void run_file(const char *path)
             uintptr_t id = n > 3 ? (uintptr_t)num(tok[3]) : 0;
             if (kind == MDT_IDMAP_MODULE) {
                 mdt_idmap_module_info mi;
-                S.last_outcome = mdt_idmap_module_fetch(MAP, &mi, id);
+                S.last_outcome = mdt_idmap_module_fetch(&mi, MAP, id);
             } else if (kind == MDT_IDMAP_CLASS) {
                 mdt_idmap_class_info ci;
-                S.last_outcome = mdt_idmap_class_fetch(MAP, &ci, args, MAXARGS, id);
+                S.last_outcome = mdt_idmap_class_fetch(&ci, args, MAXARGS, MAP, id);
             } else if (kind == MDT_IDMAP_FUNCTION) {
                 mdt_idmap_function_info fi;
-                S.last_outcome = mdt_idmap_function_fetch(MAP, &fi, args, MAXARGS, id);
+                S.last_outcome = mdt_idmap_function_fetch(&fi, args, MAXARGS, MAP, id);
             } else {
                 mdt_idmap_code_range r;
-                S.last_outcome = mdt_idmap_ip_fetch(MAP, &r, id);
+                S.last_outcome = mdt_idmap_ip_fetch(&r, MAP, id);
             }
         } else if (n >= 2 && tok[0][0] >= '0' && tok[0][0] <= '9') {
             S.cur_seq = num(tok[0]);

@@ -34,7 +34,7 @@ static void *reader(void *arg)
     for (int n = 0; n < 200; n++) {
         mdt_idmap_class_info ci;
         uintptr_t args[4];
-        int rc = mdt_idmap_class_lookup(MAP, &ci, args, 4, CLS, 0);
+        int rc = mdt_idmap_class_lookup(&ci, args, 4, MAP, CLS, 0);
         if (rc == MDT_ENOTFOUND)
             continue; /* between an unload and the reload */
         if (rc != 0 || ci.nargs != 3 || args[0] != 0x30000 || args[2] != 0x30080)

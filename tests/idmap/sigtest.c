@@ -281,13 +281,13 @@ static void on_prof(int sig)
     uintptr_t id;
     int i = (int)(t % NCLS);
     calls += 10;
-    ok += mdt_idmap_module_lookup(MAP, &mi, MOD, 0) == 0;
-    ok += mdt_idmap_module_path(MAP, buf, sizeof buf, MOD, 0) > 0;
-    ok += mdt_idmap_class_lookup(MAP, &ci, args, 8, cls(i), 0) == 0;
-    ok += mdt_idmap_function_lookup(MAP, &fi, args, 8, fn(i), 0) == 0;
-    if (mdt_idmap_ip_lookup(MAP, &cr, code(i) + 0x42) == 0) {
+    ok += mdt_idmap_module_lookup(&mi, MAP, MOD, 0) == 0;
+    ok += mdt_idmap_module_path(buf, sizeof buf, MAP, MOD, 0) > 0;
+    ok += mdt_idmap_class_lookup(&ci, args, 8, MAP, cls(i), 0) == 0;
+    ok += mdt_idmap_function_lookup(&fi, args, 8, MAP, fn(i), 0) == 0;
+    if (mdt_idmap_ip_lookup(&cr, MAP, code(i) + 0x42) == 0) {
         ok++;
-        ok += mdt_idmap_function_lookup(MAP, &fi, args, 8, cr.function_id, cr.function_gen) == 0;
+        ok += mdt_idmap_function_lookup(&fi, args, 8, MAP, cr.function_id, cr.function_gen) == 0;
     }
     mdt_idmap_class_info key = {MOD, 0x02000100 + (uint32_t)i, 0, 0, 0, 0, NULL, 0};
     uintptr_t a3[3] = {cls(0), cls(1), cls(2)};
@@ -295,12 +295,12 @@ static void on_prof(int sig)
         key.nargs = 3;
         key.args = a3;
     }
-    ok += mdt_idmap_class_find(MAP, &id, NULL, &key) == 0;
+    ok += mdt_idmap_class_find(&id, NULL, MAP, &key) == 0;
     mdt_idmap_function_info fkey = {MOD, 0x06000100 + (uint32_t)i, cls(i), 0, NULL, 0};
-    ok += mdt_idmap_function_find(MAP, &id, NULL, &fkey) == 0;
+    ok += mdt_idmap_function_find(&id, NULL, MAP, &fkey) == 0;
     ok += mdt_idmap_typedef_loaded(MAP, MOD, 0x02000100 + (uint32_t)i) == 1;
-    ok += mdt_idmap_class_descriptor(MAP, buf, sizeof buf, cls(i), 0) > 0;
-    ok += mdt_idmap_class_describe(MAP, nodes, 8, &count, cls(i), 0) == 0;
+    ok += mdt_idmap_class_descriptor(buf, sizeof buf, MAP, cls(i), 0) > 0;
+    ok += mdt_idmap_class_describe(nodes, 8, &count, MAP, cls(i), 0) == 0;
     atomic_fetch_add_explicit(&handler_found, ok, memory_order_relaxed);
     atomic_fetch_add_explicit(&handler_calls, calls, memory_order_relaxed);
     in_handler = 0;
@@ -379,7 +379,7 @@ static void *reader(void *arg)
     while (!atomic_load(&done)) {
         mdt_idmap_class_info ci;
         uintptr_t a[4];
-        mdt_idmap_class_lookup(MAP, &ci, a, 4, cls((int)(n++ % NCLS)), 0);
+        mdt_idmap_class_lookup(&ci, a, 4, MAP, cls((int)(n++ % NCLS)), 0);
     }
     timer_delete(t);
     return NULL;
@@ -514,7 +514,7 @@ int main(int argc, char **argv)
     do {
         /* The main thread reads too. */
         mdt_idmap_code_range cr;
-        mdt_idmap_ip_lookup(MAP, &cr, code(3) + 1);
+        mdt_idmap_ip_lookup(&cr, MAP, code(3) + 1);
         clock_gettime(CLOCK_MONOTONIC, &now);
     } while ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9 <
              seconds);

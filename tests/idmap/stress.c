@@ -157,7 +157,7 @@ static void *reader(void *arg)
         n++;
         if (what == 0) {
             mdt_idmap_module_info mi;
-            if (mdt_idmap_module_lookup(MAP, &mi, mod_id(w), 0) == 0) {
+            if (mdt_idmap_module_lookup(&mi, MAP, mod_id(w), 0) == 0) {
                 uint64_t v[2];
                 memcpy(v, mi.mvid, 16);
                 f++;
@@ -170,7 +170,7 @@ static void *reader(void *arg)
             int k = (int)(rnd(&s) % NCLS);
             mdt_idmap_class_info ci;
             uintptr_t a[NCLS];
-            if (mdt_idmap_class_lookup(MAP, &ci, a, NCLS, cls_id(w, k), 0) == 0) {
+            if (mdt_idmap_class_lookup(&ci, a, NCLS, MAP, cls_id(w, k), 0) == 0) {
                 long c = cycle_of(ci.token);
                 f++;
                 bool bad = ci.module != mod_id(w) || ci.nargs != (uint32_t)k;
@@ -183,13 +183,13 @@ static void *reader(void *arg)
             }
         } else if (what == 3) {
             mdt_idmap_code_range r;
-            if (mdt_idmap_ip_lookup(MAP, &r, code_at(w) + 0x80) == 0) {
+            if (mdt_idmap_ip_lookup(&r, MAP, code_at(w) + 0x80) == 0) {
                 mdt_idmap_function_info fi;
                 uintptr_t ma;
                 f++;
                 if (r.function_id != fn_id(w, 0) || r.size != 0x100)
                     tr++;
-                else if (mdt_idmap_function_lookup(MAP, &fi, &ma, 1, r.function_id,
+                else if (mdt_idmap_function_lookup(&fi, &ma, 1, MAP, r.function_id,
                                                    r.function_gen) == 0) {
                     long c = cycle_of(fi.token);
                     if (fi.module != mod_id(w) || fi.class_id != cls_id(w, 0))
@@ -205,13 +205,13 @@ static void *reader(void *arg)
                 mdt_idmap_class_info key = {mod_id(w), 0x02000000 | rid(u), 0, 0, 0, 0, NULL, 0};
                 uintptr_t id;
                 if (mdt_idmap_typedef_loaded(MAP, mod_id(w), 0x02000000 | rid(u)) != 0 ||
-                    mdt_idmap_class_find(MAP, &id, NULL, &key) == 0)
+                    mdt_idmap_class_find(&id, NULL, MAP, &key) == 0)
                     st++;
             }
         } else {
             char buf[128];
             int k = (int)(rnd(&s) % NCLS);
-            int len = mdt_idmap_class_descriptor(MAP, buf, sizeof buf, cls_id(w, k), 0);
+            int len = mdt_idmap_class_descriptor(buf, sizeof buf, MAP, cls_id(w, k), 0);
             if (len > 0)
                 f++;
         }
@@ -294,14 +294,14 @@ static void *p2_reader(void *arg)
         if (n & 1) {
             int i = (int)(rnd(&s) % P2_NCLS);
             mdt_idmap_class_info ci;
-            if (mdt_idmap_class_lookup(MAP, &ci, NULL, 0, p2_cls(i), 0) != 0 ||
+            if (mdt_idmap_class_lookup(&ci, NULL, 0, MAP, p2_cls(i), 0) != 0 ||
                 ci.token != 0x02000001u + (uint32_t)i)
                 bad++;
         } else {
             int i = (int)(rnd(&s) % P2_NFN);
             mdt_idmap_code_range r;
-            if (mdt_idmap_ip_lookup(MAP, &r, p2_code(i) + 0x80) != 0 ||
-                r.function_id != p2_fn(i) || r.start != p2_code(i))
+            if (mdt_idmap_ip_lookup(&r, MAP, p2_code(i) + 0x80) != 0 || r.function_id != p2_fn(i) ||
+                r.start != p2_code(i))
                 bad++;
         }
     }
@@ -368,7 +368,7 @@ int main(int argc, char **argv)
         pthread_join(r[i], NULL);
     bool ok2 = phase2();
     mdt_idmap_stats st;
-    mdt_idmap_stats_get(MAP, &st);
+    mdt_idmap_stats_get(&st, MAP);
     mdt_idmap_free(MAP);
     printf("%ld load/unload cycles, %d writers, %d readers, %d retires, %" PRIu64
            " grace periods\n",

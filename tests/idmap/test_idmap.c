@@ -84,19 +84,19 @@ static int load_func(mdt_idmap *m, uintptr_t id, uintptr_t module, uint32_t md, 
 static bool class_known(mdt_idmap *m, uintptr_t id, uint64_t gen)
 {
     mdt_idmap_class_info ci;
-    return mdt_idmap_class_lookup(m, &ci, NULL, 0, id, gen) == 0;
+    return mdt_idmap_class_lookup(&ci, NULL, 0, m, id, gen) == 0;
 }
 
 static bool func_known(mdt_idmap *m, uintptr_t id)
 {
     mdt_idmap_function_info fi;
-    return mdt_idmap_function_lookup(m, &fi, NULL, 0, id, 0) == 0;
+    return mdt_idmap_function_lookup(&fi, NULL, 0, m, id, 0) == 0;
 }
 
 static bool module_known(mdt_idmap *m, uintptr_t id)
 {
     mdt_idmap_module_info mi;
-    return mdt_idmap_module_lookup(m, &mi, id, 0) == 0;
+    return mdt_idmap_module_lookup(&mi, m, id, 0) == 0;
 }
 
 START_TEST(module_load_copies_path_and_reports_fields)
@@ -112,18 +112,18 @@ START_TEST(module_load_copies_path_and_reports_fields)
     mi.path = p;
     ck_assert_int_eq(mdt_idmap_module_load(m, MOD, &mi, 5), MDT_IDMAP_APPLIED);
     p[1] = 'X'; /* the map kept its own copy */
-    ck_assert_int_eq(mdt_idmap_module_lookup(m, &out, MOD, 0), 0);
+    ck_assert_int_eq(mdt_idmap_module_lookup(&out, m, MOD, 0), 0);
     ck_assert_uint_eq(out.gen, 5);
     ck_assert_uint_eq(out.appdomain, DOM);
     ck_assert_uint_eq(out.assembly, ASM);
     ck_assert(out.path == NULL);
     ck_assert_mem_eq(out.mvid, mi.mvid, 16);
-    ck_assert_int_eq(mdt_idmap_module_path(m, path, sizeof path, MOD, 0), 14);
+    ck_assert_int_eq(mdt_idmap_module_path(path, sizeof path, m, MOD, 0), 14);
     ck_assert_str_eq(path, "/app/Hello.exe");
-    ck_assert_int_eq(mdt_idmap_module_path(m, buf, sizeof buf, MOD, 0), 14);
+    ck_assert_int_eq(mdt_idmap_module_path(buf, sizeof buf, m, MOD, 0), 14);
     ck_assert_str_eq(buf, "/ap");
-    ck_assert_int_eq(mdt_idmap_module_lookup(m, &out, MOD, 4), MDT_ENOTFOUND);
-    ck_assert_int_eq(mdt_idmap_module_lookup(m, &out, MOD2, 0), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_module_lookup(&out, m, MOD, 4), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_module_lookup(&out, m, MOD2, 0), MDT_ENOTFOUND);
     mdt_idmap_free(m);
 }
 END_TEST
@@ -137,16 +137,16 @@ START_TEST(class_arguments_inline_and_out_of_line)
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
     ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000005, 2, a2, 2), 0);
     ck_assert_int_eq(load_class(m, 0x1100, MOD, 0x02000006, 5, a5, 3), 0);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, buf, 8, 0x1000, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&ci, buf, 8, m, 0x1000, 0), 0);
     ck_assert_uint_eq(ci.module, MOD);
     ck_assert_uint_eq(ci.token, 0x02000005);
     ck_assert_uint_eq(ci.nargs, 2);
     ck_assert(ci.args == buf);
     ck_assert_uint_eq(buf[1], 0x502);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, buf, 3, 0x1100, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&ci, buf, 3, m, 0x1100, 0), 0);
     ck_assert_uint_eq(ci.nargs, 5); /* true count, 3 copied */
     ck_assert_uint_eq(buf[2], 0x503);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, buf, 8, 0x1100, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&ci, buf, 8, m, 0x1100, 0), 0);
     ck_assert_uint_eq(buf[4], 0x505);
     mdt_idmap_free(m);
 }
@@ -160,12 +160,12 @@ START_TEST(function_owner_filled_in_later)
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
     ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 2), 0);
     ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000010, 0, 3, margs, 3), MDT_IDMAP_APPLIED);
-    ck_assert_int_eq(mdt_idmap_function_lookup(m, &fi, buf, 4, 0xf00, 0), 0);
+    ck_assert_int_eq(mdt_idmap_function_lookup(&fi, buf, 4, m, 0xf00, 0), 0);
     ck_assert_uint_eq(fi.class_id, 0);
     ck_assert_uint_eq(fi.nargs, 3);
     ck_assert_uint_eq(buf[2], 0x702);
     ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000010, 0x1000, 3, margs, 4), MDT_IDMAP_APPLIED);
-    ck_assert_int_eq(mdt_idmap_function_lookup(m, &fi, buf, 4, 0xf00, 0), 0);
+    ck_assert_int_eq(mdt_idmap_function_lookup(&fi, buf, 4, m, 0xf00, 0), 0);
     ck_assert_uint_eq(fi.class_id, 0x1000);
     ck_assert_uint_eq(fi.gen, 3); /* same incarnation */
     ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000010, 0, 3, margs, 5), MDT_IDMAP_DUPLICATE);
@@ -209,7 +209,7 @@ START_TEST(reused_id_gets_new_generation)
     mdt_idmap_class_info ci;
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
     ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000005, 0, NULL, 2), 0);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, NULL, 0, 0x1000, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&ci, NULL, 0, m, 0x1000, 0), 0);
     uint64_t old = ci.gen;
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 3), MDT_IDMAP_APPLIED);
     ck_assert(!class_known(m, 0x1000, old));
@@ -217,7 +217,7 @@ START_TEST(reused_id_gets_new_generation)
     ck_assert_int_eq(load_module(m, MOD, 9, 0, 0, 4), MDT_IDMAP_APPLIED);
     ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000077, 0, NULL, 5), MDT_IDMAP_APPLIED);
     ck_assert(!class_known(m, 0x1000, old)); /* a stored (ID, gen) stays stale */
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, NULL, 0, 0x1000, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&ci, NULL, 0, m, 0x1000, 0), 0);
     ck_assert_uint_eq(ci.token, 0x02000077);
     ck_assert_uint_eq(ci.gen, 5);
     ck_assert(class_known(m, 0x1000, 5));
@@ -250,7 +250,7 @@ START_TEST(duplicates_keep_generation)
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 5), MDT_IDMAP_APPLIED); /* enumeration */
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 6), MDT_IDMAP_DUPLICATE); /* event */
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 5), MDT_IDMAP_DUPLICATE);
-    ck_assert_int_eq(mdt_idmap_module_lookup(m, &mi, MOD, 5), 0);
+    ck_assert_int_eq(mdt_idmap_module_lookup(&mi, m, MOD, 5), 0);
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 9), MDT_IDMAP_APPLIED);
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 9), MDT_IDMAP_DUPLICATE);
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 8), MDT_IDMAP_DUPLICATE);
@@ -269,10 +269,10 @@ START_TEST(late_unload_of_replaced_incarnation)
     ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 6), MDT_IDMAP_APPLIED);
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 8), MDT_IDMAP_DUPLICATE);
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 7), MDT_IDMAP_APPLIED);
-    ck_assert_int_eq(mdt_idmap_module_lookup(m, &mi, MOD, 0), 0);
+    ck_assert_int_eq(mdt_idmap_module_lookup(&mi, m, MOD, 0), 0);
     ck_assert_uint_eq(mi.gen, 8);
     ck_assert(!class_known(m, 0x1000, 0));
-    ck_assert_int_eq(mdt_idmap_module_lookup(m, &mi, MOD, 5), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_module_lookup(&mi, m, MOD, 5), MDT_ENOTFOUND);
     mdt_idmap_free(m);
 }
 END_TEST
@@ -308,7 +308,7 @@ START_TEST(conflicting_newer_load_replaces_incarnation)
     ck_assert_int_eq(load_class(m, 0x1100, MOD, 0x02000003, 1, (uintptr_t[]){0x1000}, 3), 0);
     /* An unload we never saw, then the address reused. */
     ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000009, 0, NULL, 4), MDT_IDMAP_APPLIED);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, NULL, 0, 0x1000, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&ci, NULL, 0, m, 0x1000, 0), 0);
     ck_assert_uint_eq(ci.token, 0x02000009);
     ck_assert(!class_known(m, 0x1100, 0)); /* it named the old one */
     ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, 3), MDT_IDMAP_SUPERSEDED);
@@ -331,19 +331,19 @@ START_TEST(reverse_lookups_without_runtime)
     key.token = 0x02000010;
     key.nargs = 3;
     key.args = a3;
-    ck_assert_int_eq(mdt_idmap_class_find(m, &id, &gen, &key), 0);
+    ck_assert_int_eq(mdt_idmap_class_find(&id, &gen, m, &key), 0);
     ck_assert_uint_eq(id, 0x1001);
     ck_assert_uint_eq(gen, 3);
     key.nargs = 1;
-    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &key), 0);
+    ck_assert_int_eq(mdt_idmap_class_find(&id, NULL, m, &key), 0);
     ck_assert_uint_eq(id, 0x1000);
     key.nargs = 0;
-    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &key), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_class_find(&id, NULL, m, &key), MDT_ENOTFOUND);
     mdt_idmap_class_info akey = {0, 0, MDT_IDMAP_SHAPE_ARRAY, 0, 2, 1, &a1, 0};
-    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &akey), 0);
+    ck_assert_int_eq(mdt_idmap_class_find(&id, NULL, m, &akey), 0);
     ck_assert_uint_eq(id, 0x1002);
     akey.rank = 3;
-    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &akey), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_class_find(&id, NULL, m, &akey), MDT_ENOTFOUND);
 
     ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000010), 1);
     ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000011), 0);
@@ -353,19 +353,19 @@ START_TEST(reverse_lookups_without_runtime)
     fkey.class_id = 0x1000;
     fkey.nargs = 1;
     fkey.args = &a1;
-    ck_assert_int_eq(mdt_idmap_function_find(m, &id, &gen, &fkey), 0);
+    ck_assert_int_eq(mdt_idmap_function_find(&id, &gen, m, &fkey), 0);
     ck_assert_uint_eq(id, 0xf00);
     fkey.class_id = 0x1001;
-    ck_assert_int_eq(mdt_idmap_function_find(m, &id, &gen, &fkey), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_function_find(&id, &gen, m, &fkey), MDT_ENOTFOUND);
 
     ck_assert_int_eq(mdt_idmap_class_unload(m, 0x1000, 6), MDT_IDMAP_APPLIED);
     ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000010), 1); /* 0x1001 */
     ck_assert_int_eq(mdt_idmap_class_unload(m, 0x1001, 7), MDT_IDMAP_APPLIED);
     ck_assert_int_eq(mdt_idmap_typedef_loaded(m, MOD, 0x02000010), 0);
     key.nargs = 1;
-    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &key), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_class_find(&id, NULL, m, &key), MDT_ENOTFOUND);
     fkey.class_id = 0x1000;
-    ck_assert_int_eq(mdt_idmap_function_find(m, &id, NULL, &fkey), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_function_find(&id, NULL, m, &fkey), MDT_ENOTFOUND);
     mdt_idmap_free(m);
 }
 END_TEST
@@ -386,18 +386,18 @@ START_TEST(code_ranges_follow_their_function)
     }
     for (unsigned i = 0; i < 1000; i++) {
         unsigned slot = i * 7919 % 1000;
-        ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + (uintptr_t)slot * 0x40 + 0x2f), 0);
+        ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x100000 + (uintptr_t)slot * 0x40 + 0x2f), 0);
         ck_assert_uint_eq(r.function_id, 0xf000 + i * 8);
         ck_assert_uint_eq(r.size, 0x30);
-        ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + (uintptr_t)slot * 0x40 + 0x30),
+        ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x100000 + (uintptr_t)slot * 0x40 + 0x30),
                          MDT_ENOTFOUND);
     }
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0xfffff), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0xfffff), MDT_ENOTFOUND);
     /* Reused code memory: the newer range replaces the old. */
     ck_assert_int_eq(load_func(m, 0xe000, MOD, 0x06000fff, 0, 0, NULL, 4000), 0);
     ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000 + 0x20, 0x40, 0xe000, 4001), MDT_IDMAP_APPLIED);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0x10), MDT_ENOTFOUND);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0x50), 0);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x100000 + 0x10), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x100000 + 0x50), 0);
     ck_assert_uint_eq(r.function_id, 0xe000);
     ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000 + 0x20, 0x40, 0xe000, 4002),
                      MDT_IDMAP_DUPLICATE);
@@ -405,15 +405,15 @@ START_TEST(code_ranges_follow_their_function)
     ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000 + 0x30, 0x8, 0xf000, 3000),
                      MDT_IDMAP_SUPERSEDED);
     ck_assert_int_eq(mdt_idmap_function_unload(m, 0xe000, 4003), MDT_IDMAP_APPLIED);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0x50), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x100000 + 0x50), MDT_ENOTFOUND);
     ck_assert_int_eq(mdt_idmap_code_remove(m, 0x100000 + 0x80, 4004), MDT_IDMAP_APPLIED);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0x81), MDT_ENOTFOUND);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0xc1), 0);
-    mdt_idmap_stats_get(m, &st);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x100000 + 0x81), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x100000 + 0xc1), 0);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.ranges, 997);
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 5000), MDT_IDMAP_APPLIED);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x100000 + 0xc1), MDT_ENOTFOUND);
-    mdt_idmap_stats_get(m, &st);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x100000 + 0xc1), MDT_ENOTFOUND);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.ranges, 0);
     mdt_idmap_free(m);
 }
@@ -434,22 +434,22 @@ START_TEST(portable_descriptor_text)
     ck_assert_int_eq(load_class(m, list, MOD, 0x02000012, 1, &dict, 6), 0);
     const char *want = "131211101514171618191a1b1c1d1e1f:0x02000012<"
                        "131211101514171618191a1b1c1d1e1f:0x02000031<STRING,I4>>";
-    ck_assert_int_eq(mdt_idmap_class_descriptor(m, buf, sizeof buf, list, 0), (int)strlen(want));
+    ck_assert_int_eq(mdt_idmap_class_descriptor(buf, sizeof buf, m, list, 0), (int)strlen(want));
     ck_assert_str_eq(buf, want);
     ck_assert_int_eq(load_shape(m, arr, MDT_IDMAP_SHAPE_SZARRAY, canon, 0, 7), 0);
     ck_assert_int_eq(load_shape(m, md, MDT_IDMAP_SHAPE_ARRAY, arr, 2, 8), 0);
     ck_assert_int_eq(load_shape(m, ptr, MDT_IDMAP_SHAPE_PTR, i4, 0, 9), 0);
     ck_assert_int_eq(load_shape(m, ref, MDT_IDMAP_SHAPE_BYREF, ptr, 0, 10), 0);
-    ck_assert_int_eq(mdt_idmap_class_descriptor(m, buf, sizeof buf, md, 0), 12);
+    ck_assert_int_eq(mdt_idmap_class_descriptor(buf, sizeof buf, m, md, 0), 12);
     ck_assert_str_eq(buf, "__Canon[][2]");
-    ck_assert_int_eq(mdt_idmap_class_descriptor(m, buf, sizeof buf, ref, 0), 4);
+    ck_assert_int_eq(mdt_idmap_class_descriptor(buf, sizeof buf, m, ref, 0), 4);
     ck_assert_str_eq(buf, "I4*&");
     /* Cut like snprintf. */
-    ck_assert_int_eq(mdt_idmap_class_descriptor(m, buf, 3, ref, 0), 4);
+    ck_assert_int_eq(mdt_idmap_class_descriptor(buf, 3, m, ref, 0), 4);
     ck_assert_str_eq(buf, "I4");
     /* An unknown type argument: no descriptor. */
     ck_assert_int_eq(load_class(m, 0x400, MOD, 0x02000012, 1, (uintptr_t[]){0x999}, 11), 0);
-    ck_assert_int_eq(mdt_idmap_class_descriptor(m, buf, sizeof buf, 0x400, 0), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_class_descriptor(buf, sizeof buf, m, 0x400, 0), MDT_ENOTFOUND);
     mdt_idmap_free(m);
 }
 END_TEST
@@ -464,7 +464,7 @@ START_TEST(describe_tree_for_the_formatter)
     ck_assert_int_eq(load_prim(m, i4, 0x02000008, 0x08, 2), 0);
     ck_assert_int_eq(load_class(m, 0x200, MOD, 0x02000031, 2, dargs, 3), 0);
     ck_assert_int_eq(load_class(m, 0x201, MOD, 0x02000012, 1, (uintptr_t[]){0x200}, 4), 0);
-    ck_assert_int_eq(mdt_idmap_class_describe(m, n, 8, &count, 0x201, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_describe(n, 8, &count, m, 0x201, 0), 0);
     ck_assert_uint_eq(count, 4);
     ck_assert_uint_eq(n[0].token, 0x02000012);
     ck_assert_uint_eq(n[0].nargs, 1);
@@ -474,9 +474,9 @@ START_TEST(describe_tree_for_the_formatter)
     ck_assert_uint_eq(n[2].prim, 0x08);
     ck_assert_uint_eq(n[3].shape, MDT_IDMAP_SHAPE_UNKNOWN);
     ck_assert_uint_eq(n[3].class_id, 0x999);
-    ck_assert_int_eq(mdt_idmap_class_describe(m, n, 2, &count, 0x201, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_describe(n, 2, &count, m, 0x201, 0), 0);
     ck_assert_uint_eq(count, 4);
-    ck_assert_int_eq(mdt_idmap_class_describe(m, n, 8, &count, 0x777, 0), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_class_describe(n, 8, &count, m, 0x777, 0), MDT_ENOTFOUND);
     /* A tree of more than 4096 nodes is refused (a handler's work is
      * bounded), as the header says: class k is G<class k-1, class k-1>,
      * 2^(k+1) - 1 nodes, 12 levels deep. */
@@ -485,14 +485,14 @@ START_TEST(describe_tree_for_the_formatter)
         uintptr_t two[2] = {0x1000 + (k - 1) * 0x10, 0x1000 + (k - 1) * 0x10};
         ck_assert_int_eq(load_class(m, 0x1000 + k * 0x10, MOD, 0x02000031, 2, two, 10 + k), 0);
     }
-    ck_assert_int_eq(mdt_idmap_class_describe(m, NULL, 0, &count, 0x1000 + 11 * 0x10, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_describe(NULL, 0, &count, m, 0x1000 + 11 * 0x10, 0), 0);
     ck_assert_uint_eq(count, 4095);
-    ck_assert_int_eq(mdt_idmap_class_describe(m, n, 8, &count, 0x1000 + 12 * 0x10, 0),
+    ck_assert_int_eq(mdt_idmap_class_describe(n, 8, &count, m, 0x1000 + 12 * 0x10, 0),
                      MDT_EUNSUPPORTED);
     ck_assert_uint_eq(count, 4096);
     ck_assert_uint_eq(n[0].class_id, 0x1000 + 12 * 0x10);
     char text[64];
-    ck_assert_int_eq(mdt_idmap_class_descriptor(m, text, sizeof text, 0x1000 + 12 * 0x10, 0),
+    ck_assert_int_eq(mdt_idmap_class_descriptor(text, sizeof text, m, 0x1000 + 12 * 0x10, 0),
                      MDT_EUNSUPPORTED);
     mdt_idmap_free(m);
 }
@@ -500,7 +500,7 @@ END_TEST
 
 static int miss_calls;
 
-static int on_miss(mdt_idmap *m, int kind, uintptr_t id, void *payload)
+static int on_miss(void *payload, mdt_idmap *m, int kind, uintptr_t id)
 {
     uint64_t *seq = payload;
     miss_calls++;
@@ -526,18 +526,18 @@ START_TEST(lazy_catch_up_through_miss_callback)
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
     miss_calls = 0;
     /* Signal-safe lookups never call back. */
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, NULL, 0, 0x1000, 0), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&ci, NULL, 0, m, 0x1000, 0), MDT_ENOTFOUND);
     ck_assert_int_eq(miss_calls, 0);
-    ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x1000), 0);
+    ck_assert_int_eq(mdt_idmap_class_fetch(&ci, NULL, 0, m, 0x1000), 0);
     ck_assert_uint_eq(ci.token, 0x02000004);
     ck_assert_int_eq(miss_calls, 1);
-    ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x1000), 0);
+    ck_assert_int_eq(mdt_idmap_class_fetch(&ci, NULL, 0, m, 0x1000), 0);
     ck_assert_int_eq(miss_calls, 1);
-    ck_assert_int_eq(mdt_idmap_ip_fetch(m, &r, 0x9042), 0);
+    ck_assert_int_eq(mdt_idmap_ip_fetch(&r, m, 0x9042), 0);
     ck_assert_uint_eq(r.function_id, 0xf00);
-    ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x2000), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_class_fetch(&ci, NULL, 0, m, 0x2000), MDT_ENOTFOUND);
     mdt_idmap_set_miss(m, NULL, NULL);
-    ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x3000), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_class_fetch(&ci, NULL, 0, m, 0x3000), MDT_ENOTFOUND);
     ck_assert_int_eq(miss_calls, 3);
     mdt_idmap_free(m);
 }
@@ -565,13 +565,13 @@ static int nested_calls(void *payload, uintptr_t id, const mdt_idmap_module_info
     mdt_idmap_stats st;
     (void)id, (void)info, (void)path;
     n->walked++;
-    n->fetch_miss = mdt_idmap_class_fetch(n->m, &ci, NULL, 0, 0x1000);
-    n->fetch_hit = mdt_idmap_class_fetch(n->m, &ci, NULL, 0, 0x100);
+    n->fetch_miss = mdt_idmap_class_fetch(&ci, NULL, 0, n->m, 0x1000);
+    n->fetch_hit = mdt_idmap_class_fetch(&ci, NULL, 0, n->m, 0x100);
     n->load = load_class(n->m, 0x2000, MOD, 0x02000005, 0, NULL, 50);
-    n->each = mdt_idmap_module_each(n->m, nested_noop, NULL, NULL);
+    n->each = mdt_idmap_module_each(NULL, n->m, nested_noop, NULL);
     mdt_idmap_synchronize(n->m);
     mdt_idmap_set_miss(n->m, NULL, NULL);
-    mdt_idmap_stats_get(n->m, &st);
+    mdt_idmap_stats_get(&st, n->m);
     return 0;
 }
 
@@ -588,7 +588,7 @@ START_TEST(calls_inside_module_walk_fail_instead_of_deadlocking)
     ck_assert_int_eq(load_class(m, 0x100, MOD, 0x02000002, 0, NULL, 2), 0);
     struct nested n = {m, 0, 0, 0, 0, 0};
     miss_calls = 0;
-    ck_assert_int_eq(mdt_idmap_module_each(m, nested_calls, &n, NULL), 0);
+    ck_assert_int_eq(mdt_idmap_module_each(NULL, m, nested_calls, &n), 0);
     ck_assert_int_eq(n.walked, 1);
     ck_assert_int_eq(n.fetch_miss, MDT_EINVAL);
     ck_assert_int_eq(miss_calls, 0);
@@ -597,7 +597,7 @@ START_TEST(calls_inside_module_walk_fail_instead_of_deadlocking)
     ck_assert_int_eq(n.each, MDT_EINVAL);
     ck_assert(!class_known(m, 0x2000, 0));
     /* Outside the walk all of it works, and the miss callback is still set. */
-    ck_assert_int_eq(mdt_idmap_class_fetch(m, &ci, NULL, 0, 0x1000), 0);
+    ck_assert_int_eq(mdt_idmap_class_fetch(&ci, NULL, 0, m, 0x1000), 0);
     ck_assert_int_eq(miss_calls, 1);
     ck_assert_int_eq(load_class(m, 0x2000, MOD, 0x02000005, 0, NULL, 50), MDT_IDMAP_APPLIED);
     mdt_idmap_free(m);
@@ -613,16 +613,16 @@ START_TEST(retire_drops_old_tombstones)
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 200), 0);
     ck_assert_int_eq(load_class(m, 0x5000, MOD, 0x02000002, 3, (uintptr_t[]){1, 2, 3}, 201), 0);
     ck_assert_int_eq(mdt_idmap_class_unload(m, 0x5000, 202), MDT_IDMAP_APPLIED);
-    mdt_idmap_stats_get(m, &st);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.classes_dead, 101);
     ck_assert_int_eq(mdt_idmap_retire(m, 51), 50);
-    mdt_idmap_stats_get(m, &st);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.classes_dead, 51);
     /* Below the watermark nothing is accepted any more. */
     ck_assert_int_eq(load_class(m, 0x1000 + 8, MOD, 0x02000002, 0, NULL, 50),
                      MDT_IDMAP_SUPERSEDED);
     ck_assert_int_eq(mdt_idmap_retire(m, 300), 51);
-    mdt_idmap_stats_get(m, &st);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.classes_dead, 0);
     ck_assert_uint_eq(st.modules_live, 1);
     ck_assert_uint_lt(st.bytes_args, 64); /* the module path only */
@@ -644,22 +644,23 @@ START_TEST(growth_keeps_every_record)
                          MDT_IDMAP_APPLIED);
     }
     for (unsigned i = 0; i < 100000; i++) {
-        ck_assert_int_eq(mdt_idmap_class_lookup(m, &ci, args, 3, 0x100000 + (uintptr_t)i * 16, 0), 0);
+        ck_assert_int_eq(mdt_idmap_class_lookup(&ci, args, 3, m, 0x100000 + (uintptr_t)i * 16, 0),
+                         0);
         ck_assert_uint_eq(ci.token, 0x02000000 + i);
         ck_assert_uint_eq(ci.nargs, i % 4);
         if (i % 4)
             ck_assert_uint_eq(args[i % 4 - 1], i % 4 + i);
         uintptr_t id;
         mdt_idmap_class_info key = {MOD, 0x02000000 + i, 0, 0, 0, i % 4, args, 0};
-        ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &key), 0);
+        ck_assert_int_eq(mdt_idmap_class_find(&id, NULL, m, &key), 0);
         ck_assert_uint_eq(id, 0x100000 + (uintptr_t)i * 16);
     }
-    mdt_idmap_stats_get(m, &st);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.classes_live, 100000);
     ck_assert_uint_eq(st.class_slot_size, 32);
     ck_assert_uint_eq(st.function_slot_size, 32);
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 200000), MDT_IDMAP_APPLIED);
-    mdt_idmap_stats_get(m, &st);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.classes_live, 0);
     mdt_idmap_synchronize(m);
     mdt_idmap_free(m);
@@ -721,18 +722,18 @@ START_TEST(packed_records_round_trip)
     mdt_idmap_class_info ci = {MOD2, 0x02000009, MDT_IDMAP_SHAPE_ARRAY, 0, 300, 1, &elem, 0};
     ck_assert_int_eq(mdt_idmap_class_load(m, 0x5100, &ci, seq++), 0);
     mdt_idmap_class_info out;
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, a, 1, 0x5100, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&out, a, 1, m, 0x5100, 0), 0);
     ck_assert_uint_eq(out.module, MOD2);
     ck_assert_uint_eq(out.token, 0x02000009);
     ck_assert_uint_eq(out.rank, 300);
     ck_assert_uint_eq(out.nargs, 1);
     ck_assert_uint_eq(a[0], 0x5000);
     uintptr_t id = 0;
-    ck_assert_int_eq(mdt_idmap_class_find(m, &id, NULL, &ci), 0);
+    ck_assert_int_eq(mdt_idmap_class_find(&id, NULL, m, &ci), 0);
     ck_assert_uint_eq(id, 0x5100);
     /* The largest row a TypeDef token can have. */
     ck_assert_int_eq(load_class(m, 0x5200, MOD, 0x02ffffff, 0, NULL, seq++), 0);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, NULL, 0, 0x5200, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&out, NULL, 0, m, 0x5200, 0), 0);
     ck_assert_uint_eq(out.token, 0x02ffffff);
 
     /* A function with method type arguments, its owner filled in later. */
@@ -742,29 +743,29 @@ START_TEST(packed_records_round_trip)
                      MDT_IDMAP_APPLIED);
     mdt_idmap_function_info fo;
     uintptr_t fa[2] = {0, 0};
-    ck_assert_int_eq(mdt_idmap_function_lookup(m, &fo, fa, 2, 0x6000, 0), 0);
+    ck_assert_int_eq(mdt_idmap_function_lookup(&fo, fa, 2, m, 0x6000, 0), 0);
     ck_assert_uint_eq(fo.class_id, 0x5200);
     ck_assert_uint_eq(fo.nargs, 2);
     ck_assert_uint_eq(fa[0], 0x5000);
     ck_assert_uint_eq(fa[1], 0x5200);
     mdt_idmap_function_info fk = {MOD, 0x06000003, 0x5200, 2, margs, 0};
-    ck_assert_int_eq(mdt_idmap_function_find(m, &id, NULL, &fk), 0);
+    ck_assert_int_eq(mdt_idmap_function_find(&id, NULL, m, &fk), 0);
     ck_assert_uint_eq(id, 0x6000);
 
     /* Handles: every record of MOD2 goes, its handle is freed after the
      * retire and a grace period, and a new module then gets it: lookups
      * must report the new ModuleID, never MOD2. */
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD2, seq++), MDT_IDMAP_APPLIED);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, NULL, 0, 0x5100, 0), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&out, NULL, 0, m, 0x5100, 0), MDT_ENOTFOUND);
     ck_assert_int_ge(mdt_idmap_retire(m, seq), 1);
     mdt_idmap_synchronize(m);
     ck_assert_int_eq(load_class(m, 0x5300, 0x30000, 0x02000002, 0, NULL, seq++), 0);
     ck_assert_int_eq(load_class(m, 0x5400, 0x40000, 0x02000002, 0, NULL, seq++), 0);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, NULL, 0, 0x5300, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&out, NULL, 0, m, 0x5300, 0), 0);
     ck_assert_uint_eq(out.module, 0x30000);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, NULL, 0, 0x5400, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&out, NULL, 0, m, 0x5400, 0), 0);
     ck_assert_uint_eq(out.module, 0x40000);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, &out, NULL, 0, 0x5000, 0), 0);
+    ck_assert_int_eq(mdt_idmap_class_lookup(&out, NULL, 0, m, 0x5000, 0), 0);
     ck_assert_uint_eq(out.module, MOD);
     mdt_idmap_free(m);
 }
@@ -785,7 +786,7 @@ START_TEST(bad_arguments_are_refused)
     ck_assert_int_eq(mdt_idmap_class_load(m, 0x1000, &ci, 2), MDT_EINVAL);
     ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x02000001, 0, 0, NULL, 2), MDT_EINVAL);
     ck_assert_int_eq(mdt_idmap_code_add(m, UINTPTR_MAX - 4, 16, 0xf00, 3), MDT_EINVAL);
-    ck_assert_int_eq(mdt_idmap_class_lookup(m, NULL, NULL, 0, 0x1000, 0), MDT_EINVAL);
+    ck_assert_int_eq(mdt_idmap_class_lookup(NULL, NULL, 0, m, 0x1000, 0), MDT_EINVAL);
     mdt_idmap_free(m);
 }
 END_TEST
@@ -811,14 +812,14 @@ START_TEST(reload_churn_keeps_indexes_small)
         for (unsigned i = 0; i < 1000; i += 37) {
             uintptr_t got, arg = 0x9000 + (uintptr_t)(i % 7) * 8;
             mdt_idmap_class_info key = {MOD, 0x02000001 + i + round * 1000, 0, 0, 0, 1, &arg, 0};
-            ck_assert_int_eq(mdt_idmap_class_find(m, &got, NULL, &key), 0);
+            ck_assert_int_eq(mdt_idmap_class_find(&got, NULL, m, &key), 0);
             ck_assert_uint_eq(got, 0x100000 + (uintptr_t)i * 64);
             if (round > 0) {
                 key.token -= 1000;
-                ck_assert_int_eq(mdt_idmap_class_find(m, &got, NULL, &key), MDT_ENOTFOUND);
+                ck_assert_int_eq(mdt_idmap_class_find(&got, NULL, m, &key), MDT_ENOTFOUND);
             }
         }
-        mdt_idmap_stats_get(m, &st);
+        mdt_idmap_stats_get(&st, m);
         if (round == 1) {
             rev0 = st.bytes_reverse;
             deps0 = st.bytes_deps;
@@ -832,7 +833,7 @@ START_TEST(reload_churn_keeps_indexes_small)
     for (unsigned i = 0; i < 1000; i++)
         ck_assert(class_known(m, 0x100000 + (uintptr_t)i * 64, 0) == (i % 7 != 3));
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, seq++), MDT_IDMAP_APPLIED);
-    mdt_idmap_stats_get(m, &st);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.classes_live, 0);
     mdt_idmap_free(m);
 }
@@ -886,12 +887,12 @@ START_TEST(code_ranges_in_address_order_and_leaf_edges)
                          MDT_IDMAP_APPLIED);
     }
     /* Appends fill leaves: little more than the ranges themselves. */
-    mdt_idmap_stats_get(m, &st);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.ranges, n);
     ck_assert_uint_lt(st.bytes_ranges / n, 48);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0), MDT_ENOTFOUND);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, UINTPTR_MAX), MDT_ENOTFOUND);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0xffffff), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, UINTPTR_MAX), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0xffffff), MDT_ENOTFOUND);
     /* Remove every 64th range (first ranges of leaves among them), then
      * every range of one stretch: lookups around each removal. */
     for (unsigned i = 0; i < n; i += 64)
@@ -904,9 +905,9 @@ START_TEST(code_ranges_in_address_order_and_leaf_edges)
     for (unsigned i = 0; i < n; i++) {
         uintptr_t a = 0x1000000 + (uintptr_t)i * 0x100;
         bool gone = i % 64 == 0 || (i >= 2000 && i < 2300);
-        ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, a), gone ? MDT_ENOTFOUND : 0);
-        ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, a + 0x7f), gone ? MDT_ENOTFOUND : 0);
-        ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, a + 0x80), MDT_ENOTFOUND);
+        ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, a), gone ? MDT_ENOTFOUND : 0);
+        ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, a + 0x7f), gone ? MDT_ENOTFOUND : 0);
+        ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, a + 0x80), MDT_ENOTFOUND);
         if (!gone)
             ck_assert_uint_eq(r.function_id, 0xf0000 + i * 8);
     }
@@ -915,15 +916,15 @@ START_TEST(code_ranges_in_address_order_and_leaf_edges)
         ck_assert_int_eq(mdt_idmap_code_add(m, 0x1000000 + (uintptr_t)i * 0x100, 0x40,
                                             0xf0000 + i * 8, seq++),
                          MDT_IDMAP_APPLIED);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x1000000 + 2100 * 0x100 + 0x3f), 0);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x1000000 + 2100 * 0x100 + 0x3f), 0);
     ck_assert_uint_eq(r.function_id, 0xf0000 + 2100 * 8);
-    mdt_idmap_stats_get(m, &st);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_lt(st.bytes_ranges / st.ranges, 64);
     for (unsigned i = 0; i < n; i++)
         mdt_idmap_code_remove(m, 0x1000000 + (uintptr_t)i * 0x100, seq++);
-    mdt_idmap_stats_get(m, &st);
+    mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.ranges, 0);
-    ck_assert_int_eq(mdt_idmap_ip_lookup(m, &r, 0x1000000 + 0x10), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x1000000 + 0x10), MDT_ENOTFOUND);
     mdt_idmap_free(m);
 }
 END_TEST
@@ -953,7 +954,7 @@ START_TEST(module_walk_and_change_counter)
     struct walk w = {0};
     uint64_t ch = 99;
     ck_assert_uint_eq(mdt_idmap_module_changes(m), 0);
-    ck_assert_int_eq(mdt_idmap_module_each(m, walk_one, &w, &ch), 0);
+    ck_assert_int_eq(mdt_idmap_module_each(&ch, m, walk_one, &w), 0);
     ck_assert_int_eq(w.n, 0);
     ck_assert_uint_eq(ch, 0);
     ck_assert_int_eq(load_module(m, MOD, 1, DOM, ASM, 10), MDT_IDMAP_APPLIED);
@@ -964,7 +965,7 @@ START_TEST(module_walk_and_change_counter)
     ck_assert_int_eq(load_module(m, MOD, 1, DOM, ASM, 12), MDT_IDMAP_DUPLICATE);
     ck_assert_int_eq(load_class(m, 0x100, MOD, 0x02000002, 0, NULL, 13), MDT_IDMAP_APPLIED);
     ck_assert_uint_eq(mdt_idmap_module_changes(m), c2);
-    ck_assert_int_eq(mdt_idmap_module_each(m, walk_one, &w, &ch), 0);
+    ck_assert_int_eq(mdt_idmap_module_each(&ch, m, walk_one, &w), 0);
     ck_assert_int_eq(w.n, 2);
     ck_assert_uint_eq(ch, c2);
     ck_assert((w.ids[0] == MOD && w.ids[1] == MOD2) || (w.ids[0] == MOD2 && w.ids[1] == MOD));
@@ -972,17 +973,17 @@ START_TEST(module_walk_and_change_counter)
     ck_assert_uint_eq(w.doms[1], DOM);
     /* A non-zero return stops the walk and is returned. */
     struct walk w1 = {.stop_after = 1};
-    ck_assert_int_eq(mdt_idmap_module_each(m, walk_one, &w1, NULL), 42);
+    ck_assert_int_eq(mdt_idmap_module_each(NULL, m, walk_one, &w1), 42);
     ck_assert_int_eq(w1.n, 1);
     /* An unload counts, and the dead module is not walked. */
     ck_assert_int_eq(mdt_idmap_module_unload(m, MOD, 20), MDT_IDMAP_APPLIED);
     ck_assert_uint_gt(mdt_idmap_module_changes(m), c2);
     struct walk w2 = {0};
-    ck_assert_int_eq(mdt_idmap_module_each(m, walk_one, &w2, NULL), 0);
+    ck_assert_int_eq(mdt_idmap_module_each(NULL, m, walk_one, &w2), 0);
     ck_assert_int_eq(w2.n, 1);
     ck_assert_uint_eq(w2.ids[0], MOD2);
-    ck_assert_int_eq(mdt_idmap_module_each(NULL, walk_one, &w2, NULL), MDT_EINVAL);
-    ck_assert_int_eq(mdt_idmap_module_each(m, NULL, &w2, NULL), MDT_EINVAL);
+    ck_assert_int_eq(mdt_idmap_module_each(NULL, NULL, walk_one, &w2), MDT_EINVAL);
+    ck_assert_int_eq(mdt_idmap_module_each(NULL, m, NULL, &w2), MDT_EINVAL);
     mdt_idmap_free(m);
 }
 END_TEST

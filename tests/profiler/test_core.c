@@ -329,7 +329,7 @@ static void inject(struct env *e, size_t n, const uintptr_t *ips, const uintptr_
 static uint64_t gen_of(mdp_core *core, uintptr_t fn)
 {
     mdt_idmap_function_info fi;
-    ck_assert_int_eq(mdt_idmap_function_lookup(mdp_core_map(core), &fi, NULL, 0, fn, 0), 0);
+    ck_assert_int_eq(mdt_idmap_function_lookup(&fi, NULL, 0, mdp_core_map(core), fn, 0), 0);
     return fi.gen;
 }
 
@@ -370,7 +370,7 @@ static void open_env_cfg(struct env *e, int debug_names, unsigned drain_ms, unsi
     mdt_image *img;
     ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "Everything.dll", e->file, e->file_len, 0), 0);
     uint8_t mv[16];
-    ck_assert_int_eq(mdt_image_mvid(img, mv), 0);
+    ck_assert_int_eq(mdt_image_mvid(mv, img), 0);
     mdp_mvid_hex(e->mvid, mv);
     mdt_image_close(img);
 
@@ -622,7 +622,7 @@ START_TEST(test_calls_count_every_way_out)
     ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "Everything.dll", file, len, 0), 0);
     uint8_t mv[16];
     char mvid[33];
-    ck_assert_int_eq(mdt_image_mvid(img, mv), 0);
+    ck_assert_int_eq(mdt_image_mvid(mv, img), 0);
     mdp_mvid_hex(mvid, mv);
     mdt_image_close(img);
     mdp_config cfg;
@@ -841,7 +841,7 @@ START_TEST(test_module_laid_out_with_holes_opens_in_place)
     mdt_row r;
     const char *name;
     ck_assert_int_eq(mdt_row_get(&r, m->image, MDT_TABLE_TypeDef, 2), 0);
-    ck_assert_int_eq(mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &name, NULL), 0);
+    ck_assert_int_eq(mdt_row_string(&name, NULL, &r, MDT_COL_TypeDef_TypeName), 0);
     ck_assert_str_eq(name, "Program");
     ck_assert_int_ge(mdp_ev_module_unload(e.core, mdp_seq(e.core), MOD_HELLO), 0);
     mdp_core_free(e.core);

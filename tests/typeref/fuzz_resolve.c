@@ -33,7 +33,7 @@ static void resolve_all(void *ctx, mdt_modview *v, unsigned round)
                                       MDT_TABLE_ExportedType, MDT_TABLE_AssemblyRef};
     for (size_t i = 0; i < mdt_modview_count(v); i++) {
         mdt_module_info mi;
-        if (mdt_modview_module(v, i, &mi))
+        if (mdt_modview_module(&mi, v, i))
             abort();
         uint32_t extra = MDT_TOKEN(MDT_TABLE_TypeRef, 1);
         mdt_resolution r;
@@ -51,7 +51,7 @@ static void resolve_all(void *ctx, mdt_modview *v, unsigned round)
                 if (tables[t] == MDT_TABLE_AssemblyRef) {
                     uintptr_t m;
                     int tier;
-                    sink += (uint64_t)mdt_assemblyref_bind(v, mi.id, tok, &m, &tier);
+                    sink += (uint64_t)mdt_assemblyref_bind(&m, &tier, v, mi.id, tok);
                     continue;
                 }
                 mdt_resolve_opts o = {0, 0};
@@ -73,7 +73,7 @@ static void resolve_all(void *ctx, mdt_modview *v, unsigned round)
                     continue;
                 if (r.resolved) {
                     mdt_module_info dm;
-                    if (mdt_modview_lookup(v, r.module, &dm) != 0 || !dm.image)
+                    if (mdt_modview_lookup(&dm, v, r.module) != 0 || !dm.image)
                         abort();
                     char *name = NULL;
                     if (mdt_token_name(ctx, &name, dm.image, r.token, NULL) == 0)
@@ -130,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     resolve_all(ctx, v, 0);
     if (mdt_modview_count(v)) {
         mdt_module_info first;
-        mdt_modview_module(v, 0, &first);
+        mdt_modview_module(&first, v, 0);
         if (mdt_modset_remove(set, first.id))
             abort();
         mdt_modview *w = mdt_modset_acquire(set);

@@ -23,9 +23,9 @@ static void cecil_name(const mdt_image *img, uint32_t token, char *buf, size_t l
         mdt_row r;
         uint32_t outer = 0;
         if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, t & 0xFFFFFF) ||
-            mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &names[n], NULL) ||
-            mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &nss[n], NULL) ||
-            mdt_typedef_enclosing(img, t, &outer))
+            mdt_row_string(&names[n], NULL, &r, MDT_COL_TypeDef_TypeName) ||
+            mdt_row_string(&nss[n], NULL, &r, MDT_COL_TypeDef_TypeNamespace) ||
+            mdt_typedef_enclosing(&outer, img, t))
             break;
         n++;
         t = outer;
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < mdt_modview_count(v); i++) {
         mdt_module_info mi;
         static const unsigned tables[] = {MDT_TABLE_TypeRef, MDT_TABLE_ExportedType};
-        mdt_modview_module(v, i, &mi);
+        mdt_modview_module(&mi, v, i);
         for (unsigned t = 0; t < 2; t++)
             for (uint32_t k = 1; k <= mdt_table_rows(mi.image, tables[t]); k++) {
                 uint32_t tok = MDT_TOKEN(tables[t], k);
@@ -76,10 +76,10 @@ int main(int argc, char **argv)
                 }
                 mdt_module_info dm, am;
                 char full[2048];
-                mdt_modview_lookup(v, r.module, &dm);
+                mdt_modview_lookup(&dm, v, r.module);
                 cecil_name(dm.image, r.token, full, sizeof full);
                 const char *asmname = "?";
-                if (dm.manifest && mdt_modview_lookup(v, dm.manifest, &am) == 0)
+                if (dm.manifest && mdt_modview_lookup(&am, v, dm.manifest) == 0)
                     asmname = am.identity.name;
                 printf("%s 0x%08x %s %s\n", mi.name, tok, asmname, full);
             }

@@ -57,13 +57,13 @@ static void *reader(void *arg)
         bool chain_complete = true;
         for (uintptr_t id = 1; id <= 5; id++) {
             mdt_module_info mi;
-            chain_complete &= mdt_modview_lookup(v, id, &mi) == 0;
+            chain_complete &= mdt_modview_lookup(&mi, v, id) == 0;
         }
         for (size_t i = 0; i < n; i++) {
             mdt_module_info mi;
             static const unsigned tables[] = {MDT_TABLE_TypeRef, MDT_TABLE_MemberRef,
                                               MDT_TABLE_ExportedType};
-            if (mdt_modview_module(v, i, &mi) || !mi.image)
+            if (mdt_modview_module(&mi, v, i) || !mi.image)
                 continue;
             for (unsigned t = 0; t < 3; t++)
                 for (uint32_t k = 1; k <= mdt_table_rows(mi.image, tables[t]); k++) {
@@ -75,7 +75,7 @@ static void *reader(void *arg)
                     mdt_module_info dm;
                     check(e == 0, "resolve failed");
                     check(!want_trace || tr, "no trace");
-                    check(!r.resolved || mdt_modview_lookup(v, r.module, &dm) == 0,
+                    check(!r.resolved || mdt_modview_lookup(&dm, v, r.module) == 0,
                           "result names a module outside the view");
                     atomic_fetch_add(&resolutions, 1);
                 }
@@ -101,7 +101,7 @@ static void *writer(void *arg)
         uintptr_t id = 1 + (uintptr_t)(rand_r(&seed) % NFILES);
         mdt_module_info mi;
         mdt_modview *v = mdt_modset_acquire(set);
-        bool present = mdt_modview_lookup(v, id, &mi) == 0;
+        bool present = mdt_modview_lookup(&mi, v, id) == 0;
         mdt_modview_release(v);
         if (present) {
             check(mdt_modset_remove(set, id) == 0, "remove");

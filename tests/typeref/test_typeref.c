@@ -71,7 +71,7 @@ static const mdt_image *add(struct fx *f, uintptr_t id, const char *rel)
 static const mdt_image *image_of(struct fx *f, uintptr_t id)
 {
     mdt_module_info mi;
-    ck_assert_int_eq(mdt_modview_lookup(f->v, id, &mi), 0);
+    ck_assert_int_eq(mdt_modview_lookup(&mi, f->v, id), 0);
     return mi.image;
 }
 
@@ -111,8 +111,8 @@ static uint32_t exported(struct fx *f, uintptr_t id, const char *ns, const char 
         mdt_row r;
         const char *n, *s;
         mdt_row_get(&r, img, MDT_TABLE_ExportedType, i);
-        mdt_row_string(&r, MDT_COL_ExportedType_TypeName, &n, NULL);
-        mdt_row_string(&r, MDT_COL_ExportedType_TypeNamespace, &s, NULL);
+        mdt_row_string(&n, NULL, &r, MDT_COL_ExportedType_TypeName);
+        mdt_row_string(&s, NULL, &r, MDT_COL_ExportedType_TypeNamespace);
         if (!strcmp(n, name) && !strcmp(s, ns))
             return MDT_TOKEN(MDT_TABLE_ExportedType, i);
     }
@@ -455,12 +455,11 @@ START_TEST(versions_bind_assemblyref)
     const mdt_image *img = image_of(f, 43);
     for (uint32_t i = 1; i <= mdt_table_rows(img, MDT_TABLE_AssemblyRef); i++) {
         mdt_identity id;
-        mdt_assemblyref_identity(img, i, &id);
+        mdt_assemblyref_identity(&id, img, i);
         if (strcmp(id.name, "Ver"))
             continue;
-        ck_assert_int_eq(mdt_assemblyref_bind(f->v, 43, MDT_TOKEN(MDT_TABLE_AssemblyRef, i), &m,
-                                              &tier),
-                         0);
+        ck_assert_int_eq(
+            mdt_assemblyref_bind(&m, &tier, f->v, 43, MDT_TOKEN(MDT_TABLE_AssemblyRef, i)), 0);
         ck_assert_uint_eq(m, V20);
         ck_assert_int_eq(tier, 2);
     }
@@ -477,7 +476,7 @@ START_TEST(multi_moduleref_scopes)
     add(f, 51, "data/resolve/multi/MMPart.netmodule");
     fx_view(f);
     mdt_module_info mi;
-    ck_assert_int_eq(mdt_modview_lookup(f->v, 51, &mi), 0);
+    ck_assert_int_eq(mdt_modview_lookup(&mi, f->v, 51), 0);
     ck_assert_uint_eq(mi.manifest, 50);
     ck_assert(!mi.is_manifest);
     expect_ok(f, 50, typeref(f, 50, "Multi2.Part"), 51, "Multi2.Part", 0, 0);
@@ -556,7 +555,7 @@ START_TEST(nest_four_deep_across_assemblies)
         mdt_row r;
         const char *n;
         mdt_row_get(&r, img, MDT_TABLE_ExportedType, i);
-        mdt_row_string(&r, MDT_COL_ExportedType_TypeName, &n, NULL);
+        mdt_row_string(&n, NULL, &r, MDT_COL_ExportedType_TypeName);
         mdt_resolution x = resolve(f, 71, MDT_TOKEN(MDT_TABLE_ExportedType, i));
         ck_assert(x.resolved && x.module == 72);
         if (!strcmp(n, "Leaf")) {
@@ -591,11 +590,11 @@ static const char *scope_asm(struct fx *f, uintptr_t id, uint32_t tok)
     uint32_t scope = 0xdead;
     mdt_identity ident;
     char msg[512];
-    ck_assert_msg(mdt_ref_scope(image_of(f, id), tok, &scope) == 0, "0x%08x: %s", tok,
+    ck_assert_msg(mdt_ref_scope(&scope, image_of(f, id), tok) == 0, "0x%08x: %s", tok,
                   mdt_errmsg(msg, sizeof msg));
     if (MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef)
         return "";
-    ck_assert_int_eq(mdt_assemblyref_identity(image_of(f, id), MDT_TOKEN_RID(scope), &ident), 0);
+    ck_assert_int_eq(mdt_assemblyref_identity(&ident, image_of(f, id), MDT_TOKEN_RID(scope)), 0);
     return talloc_strdup(f->ctx, ident.name);
 }
 
@@ -617,15 +616,15 @@ START_TEST(reference_scopes)
                                                   "Chain.Outer+Inner+Deeper::S")),
                      "Hop0");
     /* Nil and Module scopes. */
-    ck_assert_int_eq(mdt_ref_scope(image_of(f, 90), typeref(f, 90, "Nil.Local"), &scope), 0);
+    ck_assert_int_eq(mdt_ref_scope(&scope, image_of(f, 90), typeref(f, 90, "Nil.Local")), 0);
     ck_assert_uint_eq(scope, 0);
-    ck_assert_int_eq(mdt_ref_scope(image_of(f, 90), typeref(f, 90, "Nil.ViaModule"), &scope), 0);
+    ck_assert_int_eq(mdt_ref_scope(&scope, image_of(f, 90), typeref(f, 90, "Nil.ViaModule")), 0);
     ck_assert_uint_eq(scope, 0x00000001);
     /* A nested forwarder: the root of its Implementation chain. */
     ck_assert_str_eq(scope_asm(f, 95, exported(f, 95, "", "Deeper")), "Real");
     /* Not a reference. */
-    ck_assert_int_eq(mdt_ref_scope(image_of(f, 95), 0x02000001, &scope), MDT_EINVAL);
-    ck_assert_int_eq(mdt_ref_scope(image_of(f, 95), 0x01000999, &scope), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_ref_scope(&scope, image_of(f, 95), 0x02000001), MDT_EINVAL);
+    ck_assert_int_eq(mdt_ref_scope(&scope, image_of(f, 95), 0x01000999), MDT_ENOTFOUND);
     fx_free(f);
 }
 END_TEST
@@ -830,40 +829,40 @@ START_TEST(modset_add_remove_lookup_order)
     /* Registration order, not ID order. */
     uintptr_t want[] = {7, 3, 5, 9};
     for (size_t i = 0; i < 4; i++) {
-        ck_assert_int_eq(mdt_modview_module(f->v, i, &mi), 0);
+        ck_assert_int_eq(mdt_modview_module(&mi, f->v, i), 0);
         ck_assert_uint_eq(mi.id, want[i]);
         ck_assert_uint_eq(mi.index, i);
     }
-    ck_assert_int_eq(mdt_modview_lookup(f->v, 3, &mi), 0);
+    ck_assert_int_eq(mdt_modview_lookup(&mi, f->v, 3), 0);
     ck_assert_str_eq(mi.name, "Real.dll");
     ck_assert(mi.is_manifest && mi.manifest == 3);
     ck_assert_str_eq(mi.identity.name, "Real");
     ck_assert(mi.identity.has_token);
-    ck_assert_int_eq(mdt_modview_lookup(f->v, 9, &mi), 0);
+    ck_assert_int_eq(mdt_modview_lookup(&mi, f->v, 9), 0);
     ck_assert(!mi.image && !mi.is_manifest && !strcmp(mi.name, "Dynamic"));
     /* Domain 1 with the shared ones: 7, 5, 9. */
     uintptr_t d1[] = {7, 5, 9};
     for (size_t i = 0; i < 3; i++) {
-        ck_assert_int_eq(mdt_modview_next(f->v, 1, true, &pos, &mi), 0);
+        ck_assert_int_eq(mdt_modview_next(&mi, f->v, 1, true, &pos), 0);
         ck_assert_uint_eq(mi.id, d1[i]);
     }
-    ck_assert_int_eq(mdt_modview_next(f->v, 1, true, &pos, &mi), MDT_ITEROVER);
+    ck_assert_int_eq(mdt_modview_next(&mi, f->v, 1, true, &pos), MDT_ITEROVER);
     pos = 0;
-    ck_assert_int_eq(mdt_modview_next(f->v, 2, false, &pos, &mi), 0);
+    ck_assert_int_eq(mdt_modview_next(&mi, f->v, 2, false, &pos), 0);
     ck_assert_uint_eq(mi.id, 3);
-    ck_assert_int_eq(mdt_modview_next(f->v, 2, false, &pos, &mi), MDT_ITEROVER);
+    ck_assert_int_eq(mdt_modview_next(&mi, f->v, 2, false, &pos), MDT_ITEROVER);
     /* Remove: the old view still sees it, a new one does not. */
     mdt_modview *old = mdt_modset_acquire(f->set);
     ck_assert_int_eq(mdt_modset_remove(f->set, 3), 0);
     ck_assert_int_eq(mdt_modset_remove(f->set, 3), MDT_ENOTFOUND);
     fx_view(f);
-    ck_assert_int_eq(mdt_modview_lookup(f->v, 3, &mi), MDT_ENOTFOUND);
-    ck_assert_int_eq(mdt_modview_lookup(old, 3, &mi), 0);
+    ck_assert_int_eq(mdt_modview_lookup(&mi, f->v, 3), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_modview_lookup(&mi, old, 3), 0);
     ck_assert_str_eq(mi.identity.name, "Real");
     ck_assert_uint_eq(mdt_modset_reclaim(f->set), 1);
     mdt_modview_release(old);
     ck_assert_uint_eq(mdt_modset_reclaim(f->set), 0);
-    ck_assert_int_eq(mdt_modview_module(f->v, 1, &mi), 0);
+    ck_assert_int_eq(mdt_modview_module(&mi, f->v, 1), 0);
     ck_assert_uint_eq(mi.id, 5);
     fx_free(f);
 }
@@ -938,7 +937,7 @@ START_TEST(modset_add_many_all_or_nothing)
     ck_assert_uint_eq(mdt_modview_count(f->v), 2);
     ck_assert_int_eq(mdt_modset_add_many(f->set, &d[1], 1, 0), MDT_EINVAL); /* already there */
     mdt_module_info mi;
-    ck_assert_int_eq(mdt_modview_module(f->v, 1, &mi), 0);
+    ck_assert_int_eq(mdt_modview_module(&mi, f->v, 1), 0);
     ck_assert_uint_eq(mi.id, 2);
     fx_free(f);
 }
@@ -1022,7 +1021,7 @@ START_TEST(mirror_follows_the_idmap)
     fx_view(f);
     ck_assert_uint_eq(mdt_modview_count(f->v), 2);
     mdt_module_info info;
-    ck_assert_int_eq(mdt_modview_lookup(f->v, lib, &info), 0);
+    ck_assert_int_eq(mdt_modview_lookup(&info, f->v, lib), 0);
     ck_assert(info.image == img[1] && info.appdomain == dom);
     ck_assert_str_eq(info.path, p[1]);
     ck_assert_str_eq(info.identity.name, "Lib");
@@ -1037,7 +1036,7 @@ START_TEST(mirror_follows_the_idmap)
     uintptr_t cid = 0;
     uint64_t cgen = 0;
     ck_assert_int_eq(mdt_idmap_typedef_loaded(map, r.module, r.token), 1);
-    ck_assert_int_eq(mdt_idmap_class_find(map, &cid, &cgen, &ci), 0);
+    ck_assert_int_eq(mdt_idmap_class_find(&cid, &cgen, map, &ci), 0);
     ck_assert_uint_eq(cid, 0xc1a55);
     ck_assert_uint_eq(cgen, 12);
     /* A class load is not a module change: still no new snapshot. */
@@ -1053,9 +1052,9 @@ START_TEST(mirror_follows_the_idmap)
     fx_view(f);
     ck_assert_uint_eq(mdt_modview_count(f->v), 1);
     expect_unres(f, client, w, MDT_RES_NOT_LOADED);
-    ck_assert_int_eq(mdt_modview_lookup(before, lib, &info), 0); /* the old view keeps it */
+    ck_assert_int_eq(mdt_modview_lookup(&info, before, lib), 0); /* the old view keeps it */
     mdt_modview_release(before);
-    ck_assert_int_eq(mdt_idmap_class_find(map, &cid, &cgen, &ci), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_class_find(&cid, &cgen, map, &ci), MDT_ENOTFOUND);
 
     /* The runtime reuses the ModuleID for Lib v2 and loads Real: tier 2
      * through v2's forwarder, in the new incarnation. */
@@ -1066,7 +1065,7 @@ START_TEST(mirror_follows_the_idmap)
     ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
     fx_view(f);
     ck_assert_uint_eq(mdt_modview_count(f->v), 3);
-    ck_assert_int_eq(mdt_modview_lookup(f->v, lib, &info), 0);
+    ck_assert_int_eq(mdt_modview_lookup(&info, f->v, lib), 0);
     ck_assert(info.image == img[2]);
     expect_ok(f, client, w, real, "Fwd.Widget", 2, 1);
 
@@ -1078,7 +1077,7 @@ START_TEST(mirror_follows_the_idmap)
     ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
     ck_assert_uint_eq(mdt_modset_generation(f->set), g + 1);
     fx_view(f);
-    ck_assert_int_eq(mdt_modview_lookup(f->v, lib, &info), 0);
+    ck_assert_int_eq(mdt_modview_lookup(&info, f->v, lib), 0);
     ck_assert(info.image == img[1]);
     expect_ok(f, client, w, lib, "Fwd.Widget", 1, 0);
 
@@ -1115,10 +1114,10 @@ START_TEST(mirror_groups_netmodules_by_assembly)
     ck_assert_int_eq(mdt_modset_mirror(f->set, map), 0);
     fx_view(f);
     mdt_module_info info;
-    ck_assert_int_eq(mdt_modview_lookup(f->v, 0x20, &info), 0);
+    ck_assert_int_eq(mdt_modview_lookup(&info, f->v, 0x20), 0);
     ck_assert(!info.is_manifest);
     ck_assert_uint_eq(info.manifest, 0x10);
-    ck_assert_int_eq(mdt_modview_lookup(f->v, 0x10, &info), 0);
+    ck_assert_int_eq(mdt_modview_lookup(&info, f->v, 0x10), 0);
     ck_assert(info.is_manifest && info.manifest == 0x10);
     /* Assembly unload takes both. */
     ck_assert_int_eq(mdt_idmap_assembly_unload(map, 0xa5, 3), MDT_IDMAP_APPLIED);
@@ -1220,7 +1219,7 @@ START_TEST(mono_framework_typerefs)
     size_t total = 0, unresolved = 0, exported_n = 0;
     for (size_t i = 0; i < mdt_modview_count(f->v); i++) {
         mdt_module_info mi;
-        mdt_modview_module(f->v, i, &mi);
+        mdt_modview_module(&mi, f->v, i);
         for (uint32_t k = 1; k <= mdt_table_rows(mi.image, MDT_TABLE_TypeRef); k++) {
             mdt_resolution r = resolve(f, mi.id, MDT_TOKEN(MDT_TABLE_TypeRef, k));
             total++;
@@ -1230,8 +1229,8 @@ START_TEST(mono_framework_typerefs)
             unresolved++;
             ck_assert_int_eq(r.reason, MDT_RES_NOT_LOADED);
             mdt_identity id;
-            ck_assert_int_eq(mdt_assemblyref_identity(image_of(f, r.where_module),
-                                                      r.where_token & 0xFFFFFF, &id),
+            ck_assert_int_eq(mdt_assemblyref_identity(&id, image_of(f, r.where_module),
+                                                      r.where_token & 0xFFFFFF),
                              0);
             ck_assert_str_eq(id.name, "Mono.Cecil");
         }

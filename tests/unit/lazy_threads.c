@@ -54,7 +54,7 @@ static void ask(const mdt_image *img, unsigned who, struct answers *a)
         put(a, t);
         for (uint32_t rid = 1; rid <= rows; rid++) {
             uint32_t owner = 0xFFFFFFFFu;
-            int e = mdt_token_owner(img, MDT_TOKEN(t, rid), &owner);
+            int e = mdt_token_owner(&owner, img, MDT_TOKEN(t, rid));
             put(a, (uint32_t)e);
             put(a, owner);
         }
@@ -76,7 +76,7 @@ static void ask(const mdt_image *img, unsigned who, struct answers *a)
             key = mdt_row_raw(&r, (unsigned)s->sort_col);
             if (mdt_find_init(&f, img, t, (unsigned)s->sort_col, key) != 0)
                 abort();
-            while (mdt_find_next(&f, &rid) == 0)
+            while (mdt_find_next(&rid, &f) == 0)
                 put(a, rid);
         }
     }

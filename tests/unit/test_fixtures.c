@@ -24,7 +24,7 @@ static const char *str_cell(const mdt_image *img, unsigned t, uint32_t rid, unsi
     mdt_row r;
     const char *s;
     ck_assert_int_eq(mdt_row_get(&r, img, t, rid), 0);
-    ck_assert_int_eq(mdt_row_string(&r, col, &s, NULL), 0);
+    ck_assert_int_eq(mdt_row_string(&s, NULL, &r, col), 0);
     return s;
 }
 
@@ -89,7 +89,7 @@ START_TEST(hello_rows)
     ck_assert_str_eq(str_cell(img, MDT_TABLE_TypeDef, 2, MDT_COL_TypeDef_TypeNamespace), "Sample");
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeDef, 2), 0);
     ck_assert_uint_eq(mdt_row_raw(&r, MDT_COL_TypeDef_Flags), 0x100181);
-    ck_assert_int_eq(mdt_row_token(&r, MDT_COL_TypeDef_Extends, &tok), 0);
+    ck_assert_int_eq(mdt_row_token(&tok, &r, MDT_COL_TypeDef_Extends), 0);
     ck_assert_uint_eq(tok, 0x01000002);
     ck_assert_str_eq(str_cell(img, MDT_TABLE_TypeRef, 2, MDT_COL_TypeRef_TypeName), "Object");
     ck_assert_str_eq(str_cell(img, MDT_TABLE_MethodDef, 1, MDT_COL_MethodDef_Name), "Main");
@@ -97,18 +97,18 @@ START_TEST(hello_rows)
     const uint8_t *b;
     uint32_t len;
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_MethodDef, 1), 0);
-    ck_assert_int_eq(mdt_row_blob(&r, MDT_COL_MethodDef_Signature, &b, &len), 0);
+    ck_assert_int_eq(mdt_row_blob(&b, &len, &r, MDT_COL_MethodDef_Signature), 0);
     ck_assert_str_eq(hex(ctx, b, len), "00 01 08 1D 0E");
     uint32_t first, count;
-    ck_assert_int_eq(mdt_row_range(&r, MDT_COL_MethodDef_ParamList, &first, &count), 0);
+    ck_assert_int_eq(mdt_row_range(&first, &count, &r, MDT_COL_MethodDef_ParamList), 0);
     ck_assert_uint_eq(first, 1);
     ck_assert_uint_eq(count, 1);
     const uint8_t *u;
     uint32_t n;
     int flag;
     char *s;
-    ck_assert_int_eq(mdt_heap_us(img, 1, &u, &n, &flag), 0);
-    ck_assert_int_eq(mdt_utf16_to_utf8(ctx, &s, NULL, u, n, NULL), 0);
+    ck_assert_int_eq(mdt_heap_us(&u, &n, &flag, img, 1), 0);
+    ck_assert_int_eq(mdt_utf16_to_utf8(ctx, &s, NULL, NULL, u, n), 0);
     ck_assert_str_eq(s, "Hello, metadata!");
     ck_assert_int_eq(flag, 0);
     talloc_free(ctx);
@@ -122,13 +122,13 @@ START_TEST(hello_identity_and_mvid)
     mdt_identity id;
     char buf[256], g[37];
     uint8_t mvid[16];
-    ck_assert_int_eq(mdt_assembly_identity(img, &id), 0);
+    ck_assert_int_eq(mdt_assembly_identity(&id, img), 0);
     ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
                      "Hello, Version=0.0.0.0, Culture=neutral, PublicKeyToken=null");
     ck_assert_uint_eq(id.hash_alg, 0x8004);
-    ck_assert_int_eq(mdt_image_mvid(img, mvid), 0);
+    ck_assert_int_eq(mdt_image_mvid(mvid, img), 0);
     ck_assert_str_eq(mdt_guid_format(g, mvid), "1aebbe3f-ff07-4cd3-b28e-26fad279ee8e");
-    ck_assert_int_eq(mdt_assemblyref_identity(img, 1, &id), 0);
+    ck_assert_int_eq(mdt_assemblyref_identity(&id, img, 1), 0);
     ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
                      "mscorlib, Version=4.0.0.0, Culture=neutral, PublicKeyToken=b77a5c561934e089");
     talloc_free(ctx);
@@ -168,7 +168,7 @@ static void check_everything_identity(const mdt_image *img)
 {
     mdt_identity id;
     char buf[256];
-    ck_assert_int_eq(mdt_assembly_identity(img, &id), 0);
+    ck_assert_int_eq(mdt_assembly_identity(&id, img), 0);
     ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
                      "Everything, Version=1.2.3.4, Culture=neutral, PublicKeyToken=6caac724c175405d");
     ck_assert_uint_eq(id.flags, MDT_AFL_PUBLICKEY);
@@ -200,7 +200,7 @@ START_TEST(raw_metadata_blob_matches_its_pe)
     mdt_image *raw = open_rel(ctx, "data/raw/Everything.md");
     size_t len;
     ck_assert_int_eq(mdt_image_kind(raw), MDT_KIND_METADATA);
-    mdt_image_bytes(raw, &len);
+    mdt_image_bytes(&len, raw);
     ck_assert_uint_eq(len, 12228);
     check_everything_tables(raw);
     check_everything_identity(raw);
@@ -221,21 +221,21 @@ START_TEST(everything_layout_and_field_data)
         mdt_row r;
         ck_assert_int_eq(mdt_find_init(&f, img, MDT_TABLE_FieldLayout, MDT_COL_FieldLayout_Field,
                                        0x16 + k), 0);
-        ck_assert_int_eq(mdt_find_next(&f, &rid), 0);
+        ck_assert_int_eq(mdt_find_next(&rid, &f), 0);
         ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_FieldLayout, rid), 0);
         ck_assert_uint_eq(mdt_row_raw(&r, MDT_COL_FieldLayout_Offset), offs[k]);
     }
     /* FieldRVA data: primes 2..19 as int32 at RVA 0x6000. */
     uint8_t buf[32];
     static const int primes[] = {2, 3, 5, 7, 11, 13, 17, 19};
-    ck_assert_int_eq(mdt_image_read_rva(img, 0x6000, buf, 32), 0);
+    ck_assert_int_eq(mdt_image_read_rva(buf, 32, img, 0x6000), 0);
     for (int i = 0; i < 8; i++)
         ck_assert_int_eq(buf[4 * i] | buf[4 * i + 1] << 8, primes[i]);
     /* TypeDef 37's MethodList is one past the last MethodDef: empty. */
     mdt_row r;
     uint32_t first, count;
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeDef, 37), 0);
-    ck_assert_int_eq(mdt_row_range(&r, MDT_COL_TypeDef_MethodList, &first, &count), 0);
+    ck_assert_int_eq(mdt_row_range(&first, &count, &r, MDT_COL_TypeDef_MethodList), 0);
     ck_assert_uint_eq(first, 94);
     ck_assert_uint_eq(count, 0);
     /* Nested three deep, full style. */
@@ -252,7 +252,7 @@ START_TEST(netmodule_has_no_assembly_row)
     mdt_image *img = open_rel(ctx, "data/MultiPart.netmodule");
     mdt_identity id;
     char msg[512];
-    ck_assert_int_eq(mdt_assembly_identity(img, &id), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_assembly_identity(&id, img), MDT_ENOTFOUND);
     ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "no Assembly row"));
     ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_TypeDef), 8);
     ck_assert_str_eq(str_cell(img, MDT_TABLE_TypeDef, 2, MDT_COL_TypeDef_TypeName), "Helper");
@@ -272,7 +272,7 @@ START_TEST(forwarders_and_client_refs)
     char buf[256];
     ck_assert_uint_eq(mdt_table_rows(lib, MDT_TABLE_ExportedType), 6);
     for (uint32_t i = 1; i <= mdt_table_rows(client, MDT_TABLE_AssemblyRef); i++) {
-        ck_assert_int_eq(mdt_assemblyref_identity(client, i, &id), 0);
+        ck_assert_int_eq(mdt_assemblyref_identity(&id, client, i), 0);
         if (!strcmp(id.name, "Lib"))
             ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
                              "Lib, Version=1.0.0.0, Culture=neutral, PublicKeyToken=6caac724c175405d");
@@ -309,11 +309,11 @@ START_TEST(buffer_and_copy_opens_match_file)
     void *ctx = talloc_new(NULL);
     mdt_image *img = open_rel(ctx, "data/Everything.dll"), *a, *b;
     size_t len;
-    const uint8_t *bytes = mdt_image_bytes(img, &len);
+    const uint8_t *bytes = mdt_image_bytes(&len, img);
     ck_assert_int_eq(mdt_image_open_buffer(ctx, &a, "borrowed", bytes, len, 0), 0);
     ck_assert_int_eq(mdt_image_open_buffer(ctx, &b, "copy", bytes, len, MDT_OPEN_COPY), 0);
-    ck_assert_ptr_eq(mdt_image_bytes(a, NULL), bytes);
-    ck_assert_ptr_ne(mdt_image_bytes(b, NULL), bytes);
+    ck_assert_ptr_eq(mdt_image_bytes(NULL, a), bytes);
+    ck_assert_ptr_ne(mdt_image_bytes(NULL, b), bytes);
     check_everything_tables(a);
     check_everything_tables(b);
     talloc_free(img); /* the copy must not depend on the mapping */
@@ -343,22 +343,22 @@ START_TEST(everything_row_owners)
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         uint32_t o = 1;
-        ck_assert_int_eq(mdt_token_owner(img, want[i].token, &o), 0);
+        ck_assert_int_eq(mdt_token_owner(&o, img, want[i].token), 0);
         ck_assert_msg(o == want[i].owner, "owner of 0x%08x: 0x%08x, expected 0x%08x",
                       want[i].token, o, want[i].owner);
     }
     /* Param -> MethodDef -> TypeDef, and parent columns. */
     uint32_t o;
     for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_Param); rid++) {
-        ck_assert_int_eq(mdt_token_owner(img, MDT_TOKEN(MDT_TABLE_Param, rid), &o), 0);
+        ck_assert_int_eq(mdt_token_owner(&o, img, MDT_TOKEN(MDT_TABLE_Param, rid)), 0);
         ck_assert_uint_eq(MDT_TOKEN_TABLE(o), MDT_TABLE_MethodDef);
     }
-    ck_assert_int_eq(mdt_token_owner(img, MDT_TOKEN(MDT_TABLE_GenericParam, 1), &o), 0);
+    ck_assert_int_eq(mdt_token_owner(&o, img, MDT_TOKEN(MDT_TABLE_GenericParam, 1)), 0);
     ck_assert(MDT_TOKEN_TABLE(o) == MDT_TABLE_TypeDef || MDT_TOKEN_TABLE(o) == MDT_TABLE_MethodDef);
     /* Rows that do not exist: a located error, not an owner. */
-    ck_assert_int_eq(mdt_token_owner(img, MDT_TOKEN(MDT_TABLE_Param, 9999), &o), MDT_ENOTFOUND);
-    ck_assert_int_eq(mdt_token_owner(img, MDT_TOKEN(MDT_TABLE_Event, 0), &o), MDT_ENOTFOUND);
-    ck_assert_int_eq(mdt_token_owner(NULL, 0x17000001, &o), MDT_EINVAL);
+    ck_assert_int_eq(mdt_token_owner(&o, img, MDT_TOKEN(MDT_TABLE_Param, 9999)), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_token_owner(&o, img, MDT_TOKEN(MDT_TABLE_Event, 0)), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_token_owner(&o, NULL, 0x17000001), MDT_EINVAL);
     talloc_free(ctx);
 }
 END_TEST
@@ -371,10 +371,10 @@ static uint32_t scan_owner(const mdt_image *img, unsigned table, unsigned col, u
     for (uint32_t i = 1; i <= mdt_table_rows(img, table); i++) {
         mdt_row r;
         uint32_t first, count, item;
-        if (mdt_row_get(&r, img, table, i) || mdt_row_range(&r, col, &first, &count))
+        if (mdt_row_get(&r, img, table, i) || mdt_row_range(&first, &count, &r, col))
             continue;
         for (uint32_t k = 0; k < count; k++)
-            if (mdt_range_item(img, target, first + k, &item) == 0 && item == rid)
+            if (mdt_range_item(&item, img, target, first + k) == 0 && item == rid)
                 return MDT_TOKEN(table, i);
     }
     return 0;
@@ -399,13 +399,13 @@ static size_t owners_agree_with_scan(const mdt_image *img, const char *file)
             if (want && runs[k].table != MDT_TABLE_TypeDef && runs[k].table != MDT_TABLE_MethodDef) {
                 mdt_row r;
                 ck_assert_int_eq(mdt_row_get(&r, img, runs[k].table, MDT_TOKEN_RID(want)), 0);
-                ck_assert_int_eq(mdt_row_token(&r, runs[k].table == MDT_TABLE_PropertyMap
-                                                       ? MDT_COL_PropertyMap_Parent
-                                                       : MDT_COL_EventMap_Parent,
-                                               &want),
+                ck_assert_int_eq(mdt_row_token(&want, &r,
+                                               runs[k].table == MDT_TABLE_PropertyMap
+                                                   ? MDT_COL_PropertyMap_Parent
+                                                   : MDT_COL_EventMap_Parent),
                                  0);
             }
-            if (mdt_token_owner(img, MDT_TOKEN(runs[k].target, rid), &got) != 0)
+            if (mdt_token_owner(&got, img, MDT_TOKEN(runs[k].target, rid)) != 0)
                 continue; /* an unreadable row: its error is tested elsewhere */
             ck_assert_msg(got == want, "%s: owner of 0x%08x is 0x%08x, a scan says 0x%08x", file,
                           MDT_TOKEN(runs[k].target, rid), got, want);
@@ -452,7 +452,7 @@ START_TEST(row_owners_agree_with_a_scan)
         uint32_t o;
         rows += owners_agree_with_scan(img, ptr_files[i]);
         with_ptr += mdt_table_rows(img, MDT_TABLE_MethodPtr) > 0;
-        ck_assert_int_eq(mdt_token_owner(img, 0x06000002, &o), 0);
+        ck_assert_int_eq(mdt_token_owner(&o, img, 0x06000002), 0);
         ck_assert_uint_eq(o, 0x02000002); /* Program, through MethodPtr position 1 */
     }
     /* List starts that go down (tests/corrupt/cases.tsv): the owner is the

@@ -26,9 +26,9 @@ static uint32_t find_row(const mdt_image *img, unsigned table, unsigned col, con
         const char *n;
         uint32_t o = 0;
         mdt_row_get(&r, img, table, i);
-        mdt_row_string(&r, col, &n, NULL);
+        mdt_row_string(&n, NULL, &r, col);
         if (table == MDT_TABLE_MethodDef)
-            mdt_member_owner(img, MDT_TOKEN(table, i), &o);
+            mdt_member_owner(&o, img, MDT_TOKEN(table, i));
         if (!strcmp(n, name) && (!owner || o == owner))
             return MDT_TOKEN(table, i);
     }
@@ -45,10 +45,10 @@ static void setup(struct fixture *f)
     ck_assert_int_eq(mdt_idmap_new(&f->map, NULL), 0);
     mdt_idmap_module_info mi = {0};
     mi.image = f->ev;
-    mdt_image_mvid(f->ev, mi.mvid);
+    mdt_image_mvid(mi.mvid, f->ev);
     ck_assert_int_ge(mdt_idmap_module_load(f->map, EVERYTHING, &mi, ++f->seq), 0);
     mi.image = f->corlib;
-    mdt_image_mvid(f->corlib, mi.mvid);
+    mdt_image_mvid(mi.mvid, f->corlib);
     ck_assert_int_ge(mdt_idmap_module_load(f->map, CORLIB, &mi, ++f->seq), 0);
 }
 

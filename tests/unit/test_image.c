@@ -31,7 +31,7 @@ static const char *typedef_name(const mdt_image *img, uint32_t rid)
     mdt_row r;
     const char *s = NULL;
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeDef, rid), 0);
-    ck_assert_int_eq(mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &s, NULL), 0);
+    ck_assert_int_eq(mdt_row_string(&s, NULL, &r, MDT_COL_TypeDef_TypeName), 0);
     return s;
 }
 
@@ -51,7 +51,7 @@ START_TEST(mscorlib_identity_and_token)
     char buf[256];
     ck_assert_int_eq(mdt_image_open_file(ctx, &img, MONO_45_DIR "/mscorlib.dll", 0), 0);
     ck_assert_int_eq(mdt_image_kind(img), MDT_KIND_PE);
-    ck_assert_int_eq(mdt_assembly_identity(img, &id), 0);
+    ck_assert_int_eq(mdt_assembly_identity(&id, img), 0);
     ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
                      "mscorlib, Version=4.0.0.0, Culture=neutral, PublicKeyToken=b77a5c561934e089");
     ck_assert_str_eq(mdt_image_md_info(img)->version, "v4.0.30319");
@@ -89,9 +89,9 @@ START_TEST(double_guid_stream_mvid)
     char g[37];
     mdt_image *a = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleGuidStream.dll");
     mdt_image *b = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleGuidStream.EnC.dll");
-    ck_assert_int_eq(mdt_image_mvid(a, mvid), 0);
+    ck_assert_int_eq(mdt_image_mvid(mvid, a), 0);
     ck_assert_str_eq(mdt_guid_format(g, mvid), "e275e394-8b82-4cac-a38c-b3724b81ea05");
-    ck_assert_int_eq(mdt_image_mvid(b, mvid), 0);
+    ck_assert_int_eq(mdt_image_mvid(mvid, b), 0);
     ck_assert_str_eq(mdt_guid_format(g, mvid), "06776c8f-44ee-4165-b0f7-2dbd127fe21b");
     talloc_free(ctx);
 }
@@ -103,8 +103,8 @@ static void us_ascii(const mdt_image *img, uint32_t idx, const char *want)
     uint32_t n;
     int flag;
     char *s;
-    ck_assert_int_eq(mdt_heap_us(img, idx, &u, &n, &flag), 0);
-    ck_assert_int_eq(mdt_utf16_to_utf8(NULL, &s, NULL, u, n, NULL), 0);
+    ck_assert_int_eq(mdt_heap_us(&u, &n, &flag, img, idx), 0);
+    ck_assert_int_eq(mdt_utf16_to_utf8(NULL, &s, NULL, NULL, u, n), 0);
     ck_assert_str_eq(s, want);
     talloc_free(s);
 }
@@ -184,11 +184,11 @@ START_TEST(unsorted_table_found_by_scan)
     ck_assert(has_warning(img, "ClassLayout is not sorted"));
     ck_assert_str_eq(typedef_name(img, 4), "Size22");
     ck_assert_int_eq(mdt_find_init(&f, img, MDT_TABLE_ClassLayout, MDT_COL_ClassLayout_Parent, 4), 0);
-    ck_assert_int_eq(mdt_find_next(&f, &rid), 0);
+    ck_assert_int_eq(mdt_find_next(&rid, &f), 0);
     ck_assert_uint_eq(rid, 3);
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_ClassLayout, rid), 0);
     ck_assert_uint_eq(mdt_row_raw(&r, MDT_COL_ClassLayout_ClassSize), 22);
-    ck_assert_int_eq(mdt_find_next(&f, &rid), MDT_ITEROVER);
+    ck_assert_int_eq(mdt_find_next(&rid, &f), MDT_ITEROVER);
     talloc_free(ctx);
 }
 END_TEST
@@ -214,7 +214,7 @@ START_TEST(sorted_table_binary_search_matches_scan)
         }
         mdt_find_init(&f, img, MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent, key);
         ck_assert(!f.scan);
-        while (mdt_find_next(&f, &got) == 0)
+        while (mdt_find_next(&got, &f) == 0)
             cnt++;
         ck_assert_uint_eq(cnt, want);
     }
@@ -227,9 +227,9 @@ START_TEST(blob_index_zero_without_blob_heap)
     void *ctx = talloc_new(NULL);
     mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/ForwarderLibrary.dll");
     mdt_identity id;
-    ck_assert_int_eq(mdt_assembly_identity(img, &id), 0);
+    ck_assert_int_eq(mdt_assembly_identity(&id, img), 0);
     ck_assert_ptr_null(id.public_key);
-    ck_assert_int_eq(mdt_assemblyref_identity(img, 1, &id), 0);
+    ck_assert_int_eq(mdt_assemblyref_identity(&id, img, 1), 0);
     ck_assert_str_eq(id.name, "ActualLibrary");
     talloc_free(ctx);
 }
@@ -301,7 +301,7 @@ START_TEST(errmsg_is_cut_to_any_buffer)
     const char *name;
     img = open_rel(ctx, "tests/corrupt/cases/string-index-beyond-heap.bin");
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeDef, 2), 0);
-    ck_assert_int_eq(mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &name, NULL), MDT_EBADIMAGE);
+    ck_assert_int_eq(mdt_row_string(&name, NULL, &r, MDT_COL_TypeDef_TypeName), MDT_EBADIMAGE);
     ck_assert(mdt_last_error()->column[0] && mdt_last_error()->offset != UINT64_MAX &&
               mdt_last_error()->file_offset != UINT64_MAX);
     check_errmsg_every_length();
@@ -322,7 +322,7 @@ START_TEST(no_us_heap_gives_clear_error)
     uint32_t n;
     int flag;
     char msg[512];
-    ck_assert_int_eq(mdt_heap_us(img, 1, &u, &n, &flag), MDT_ENOHEAP);
+    ck_assert_int_eq(mdt_heap_us(&u, &n, &flag, img, 1), MDT_ENOHEAP);
     ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "no #US heap"));
     talloc_free(ctx);
 }
@@ -360,7 +360,7 @@ START_TEST(virtual_section_bytes_read_as_zero)
     void *ctx = talloc_new(NULL);
     mdt_image *img = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.VirtualSegment.exe");
     uint8_t buf[4] = {1, 1, 1, 1};
-    ck_assert_int_eq(mdt_image_read_rva(img, 0x8000, buf, 4), 0);
+    ck_assert_int_eq(mdt_image_read_rva(buf, 4, img, 0x8000), 0);
     ck_assert_int_eq(buf[0] | buf[1] | buf[2] | buf[3], 0);
     talloc_free(ctx);
 }
@@ -482,7 +482,7 @@ START_TEST(open_flags_are_checked)
     size_t len;
     struct stat st;
     ck_assert_int_eq(stat(p, &st), 0);
-    mdt_image_bytes(img, &len);
+    mdt_image_bytes(&len, img);
     ck_assert_uint_eq(len, (size_t)st.st_size);
     mdt_image_close(img);
 }
@@ -517,14 +517,14 @@ static void columns_match_rows(const mdt_image *img)
         for (unsigned c = 0; c < s->ncols; c++)
             for (uint32_t first = 1; first <= n; first += RUN) {
                 uint32_t k = n - first + 1 < RUN ? n - first + 1 : RUN;
-                ck_assert_int_eq(mdt_column_raw(img, t, c, first, k, raw), 0);
+                ck_assert_int_eq(mdt_column_raw(raw, img, t, c, first, k), 0);
                 int kind = s->cols[c].kind;
                 if (kind == MDT_COLK_STR)
-                    ck_assert_int_eq(mdt_column_strings(img, t, c, first, k, str, len), 0);
+                    ck_assert_int_eq(mdt_column_strings(str, len, img, t, c, first, k), 0);
                 if (kind == MDT_COLK_BLOB)
-                    ck_assert_int_eq(mdt_column_blobs(img, t, c, first, k, ptr, len), 0);
+                    ck_assert_int_eq(mdt_column_blobs(ptr, len, img, t, c, first, k), 0);
                 if (kind == MDT_COLK_GUID)
-                    ck_assert_int_eq(mdt_column_guids(img, t, c, first, k, ptr), 0);
+                    ck_assert_int_eq(mdt_column_guids(ptr, img, t, c, first, k), 0);
                 for (uint32_t i = 0; i < k; i++) {
                     mdt_row r;
                     ck_assert_int_eq(mdt_row_get(&r, img, t, first + i), 0);
@@ -532,18 +532,18 @@ static void columns_match_rows(const mdt_image *img)
                     if (kind == MDT_COLK_STR) {
                         const char *v;
                         size_t l;
-                        ck_assert_int_eq(mdt_row_string(&r, c, &v, &l), 0);
+                        ck_assert_int_eq(mdt_row_string(&v, &l, &r, c), 0);
                         ck_assert_ptr_eq(v, str[i]);
                         ck_assert_uint_eq(l, len[i]);
                     } else if (kind == MDT_COLK_BLOB) {
                         const uint8_t *v;
                         uint32_t l;
-                        ck_assert_int_eq(mdt_row_blob(&r, c, &v, &l), 0);
+                        ck_assert_int_eq(mdt_row_blob(&v, &l, &r, c), 0);
                         ck_assert_ptr_eq(v, ptr[i]);
                         ck_assert_uint_eq(l, len[i]);
                     } else if (kind == MDT_COLK_GUID) {
                         const uint8_t *v;
-                        ck_assert_int_eq(mdt_row_guid(&r, c, &v), 0);
+                        ck_assert_int_eq(mdt_row_guid(&v, &r, c), 0);
                         ck_assert_ptr_eq(v, ptr[i]);
                     }
                 }
@@ -571,13 +571,14 @@ START_TEST(column_reads_check_range_and_kind)
     uint32_t raw[8], len[8];
     const char *str[8];
     uint32_t n = mdt_table_rows(img, MDT_TABLE_TypeRef);
-    ck_assert_int_eq(mdt_column_raw(img, MDT_TABLE_TypeRef, 0, 0, 1, raw), MDT_ENOTFOUND);
-    ck_assert_int_eq(mdt_column_raw(img, MDT_TABLE_TypeRef, 0, n, 2, raw), MDT_ENOTFOUND);
-    ck_assert_int_eq(mdt_column_raw(img, MDT_TABLE_TypeRef, 9, 1, 1, raw), MDT_EINVAL);
-    ck_assert_int_eq(mdt_column_strings(img, MDT_TABLE_TypeRef, MDT_COL_TypeRef_ResolutionScope,
-                                        1, 1, str, len), MDT_EINVAL);
-    ck_assert_int_eq(mdt_column_raw(img, MDT_TABLE_TypeRef, 0, n, 1, raw), 0);
-    ck_assert_int_eq(mdt_column_raw(img, MDT_TABLE_TypeRef, 0, 1, 0, raw), 0);
+    ck_assert_int_eq(mdt_column_raw(raw, img, MDT_TABLE_TypeRef, 0, 0, 1), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_column_raw(raw, img, MDT_TABLE_TypeRef, 0, n, 2), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_column_raw(raw, img, MDT_TABLE_TypeRef, 9, 1, 1), MDT_EINVAL);
+    ck_assert_int_eq(
+        mdt_column_strings(str, len, img, MDT_TABLE_TypeRef, MDT_COL_TypeRef_ResolutionScope, 1, 1),
+        MDT_EINVAL);
+    ck_assert_int_eq(mdt_column_raw(raw, img, MDT_TABLE_TypeRef, 0, n, 1), 0);
+    ck_assert_int_eq(mdt_column_raw(raw, img, MDT_TABLE_TypeRef, 0, 1, 0), 0);
     talloc_free(ctx);
 }
 END_TEST
@@ -590,7 +591,7 @@ static void walk_to_end(const mdt_image *img, int heap, uint32_t *entries)
     uint32_t i = heap == MDT_HEAP_STRINGS ? 0 : 1, n = 0;
     while (i < end) {
         uint32_t next = 0;
-        ck_assert_int_eq(mdt_heap_next(img, heap, i, &next), 0);
+        ck_assert_int_eq(mdt_heap_next(&next, img, heap, i), 0);
         ck_assert_uint_gt(next, i);
         i = next;
         n++;
@@ -610,10 +611,10 @@ START_TEST(heap_walks_end_at_heap_ends)
     ck_assert_uint_ge(n[MDT_HEAP_US], 1);   /* "Hello World!" (and padding) */
     ck_assert_uint_gt(n[MDT_HEAP_BLOB], 3);
     uint32_t next;
-    ck_assert_int_eq(mdt_heap_next(img, 7, 0, &next), MDT_EINVAL);
-    ck_assert_int_eq(mdt_heap_next(img, MDT_HEAP_US, mdt_heap_size(img, MDT_HEAP_US), &next),
+    ck_assert_int_eq(mdt_heap_next(&next, img, 7, 0), MDT_EINVAL);
+    ck_assert_int_eq(mdt_heap_next(&next, img, MDT_HEAP_US, mdt_heap_size(img, MDT_HEAP_US)),
                      MDT_EBADIMAGE);
-    ck_assert_int_eq(mdt_heap_next(img, MDT_HEAP_GUID, 2, &next), MDT_EBADIMAGE);
+    ck_assert_int_eq(mdt_heap_next(&next, img, MDT_HEAP_GUID, 2), MDT_EBADIMAGE);
     talloc_free(ctx);
 }
 END_TEST
@@ -656,7 +657,7 @@ START_TEST(heap_walk_steps_over_long_length_prefix)
     ck_assert_int_eq(mdt_image_open_buffer(ctx, &img2, "long-prefix", copy, len, 0), 0);
     us_ascii(img2, 1, "Hello World!");
     uint32_t next = 0, entries;
-    ck_assert_int_eq(mdt_heap_next(img2, MDT_HEAP_US, 1, &next), 0);
+    ck_assert_int_eq(mdt_heap_next(&next, img2, MDT_HEAP_US, 1), 0);
     ck_assert_uint_eq(next, 1 + 2 + n0);
     walk_to_end(img2, MDT_HEAP_US, &entries);
     talloc_free(ctx);

@@ -100,7 +100,7 @@ START_TEST(copy_outlives_the_layout)
     ck_assert_msg(imgcmp(h.flat, img, NULL, why, sizeof why) == 0, "%s", why);
     /* The gaps stay unreadable in the copy too. */
     const uint8_t *p;
-    ck_assert_int_eq(mdt_image_rva(img, 0x3000, 1, &p), MDT_ETRUNC);
+    ck_assert_int_eq(mdt_image_rva(&p, img, 0x3000, 1), MDT_ETRUNC);
     hello_close(&h);
 }
 END_TEST
@@ -118,23 +118,23 @@ START_TEST(reads_of_a_gap_fail_with_the_rva)
         0);
     ck_assert_int_eq(mdt_image_kind(img), MDT_KIND_PE_MAPPED);
     /* .text (RVA 0x2000, 0x694 bytes) is readable to its page end. */
-    ck_assert_int_eq(mdt_image_rva(img, 0x2ff0, 0x10, &p), 0);
+    ck_assert_int_eq(mdt_image_rva(&p, img, 0x2ff0, 0x10), 0);
     ck_assert_ptr_eq(p, h.l.base + 0x2ff0);
-    ck_assert_int_eq(mdt_image_rva(img, 0x2ff0, 0x11, &p), MDT_ETRUNC);
+    ck_assert_int_eq(mdt_image_rva(&p, img, 0x2ff0, 0x11), MDT_ETRUNC);
     ck_assert_str_eq(mdt_errmsg(m, sizeof m),
                      "holes: RVA+0x2ff0: read: 0x11 bytes at RVA 0x2ff0 run past the readable "
                      "memory, which ends at RVA 0x3000");
-    ck_assert_int_eq(mdt_image_read_rva(img, 0x3000, buf, 1), MDT_ETRUNC);
+    ck_assert_int_eq(mdt_image_read_rva(buf, 1, img, 0x3000), MDT_ETRUNC);
     ck_assert_str_eq(mdt_errmsg(m, sizeof m),
                      "holes: RVA+0x3000: read: RVA 0x3000 is not in memory declared readable (the "
                      "mapped image has 4 readable ranges)");
-    ck_assert_int_eq(mdt_image_rva(img, 0x1000, 0, &p), 0); /* empty, at the header page's end */
-    ck_assert_int_eq(mdt_image_rva(img, 0xffffff00, 0x100, &p), MDT_ETRUNC);
+    ck_assert_int_eq(mdt_image_rva(&p, img, 0x1000, 0), 0); /* empty, at the header page's end */
+    ck_assert_int_eq(mdt_image_rva(&p, img, 0xffffff00, 0x100), MDT_ETRUNC);
     /* The flat file has the same RVA in no section. */
-    ck_assert_int_eq(mdt_image_rva(h.flat, 0x3000, 1, &p), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_image_rva(&p, h.flat, 0x3000, 1), MDT_ENOTFOUND);
     /* mdt_image_bytes gives the headers' range, never the gaps. */
     size_t n;
-    ck_assert_ptr_eq(mdt_image_bytes(img, &n), h.l.base);
+    ck_assert_ptr_eq(mdt_image_bytes(&n, img), h.l.base);
     ck_assert_uint_eq(n, 0x1000);
     hello_close(&h);
 }
@@ -213,7 +213,7 @@ START_TEST(tables_ending_at_the_readable_end)
     const mdt_md_info *mi = mdt_image_md_info(h.flat);
     const mdt_pe_info *pe = mdt_image_pe_info(h.flat);
     const uint8_t *md;
-    ck_assert_int_eq(mdt_image_rva(h.flat, pe->metadata.rva, pe->metadata.size, &md), 0);
+    ck_assert_int_eq(mdt_image_rva(&md, h.flat, pe->metadata.rva, pe->metadata.size), 0);
 
     /* Where the rows end in #~: header, row counts, rows. */
     uint32_t rows_len = 24 + (mi->has_extra_data ? 4 : 0);

@@ -111,8 +111,8 @@ static void check_owners(const uint32_t *starts, uint32_t ntypes, uint32_t nmeth
      * the TypeDef rows still say who owns it). */
     for (uint32_t m = nmethods; m >= 1; m--) {
         uint32_t got = 0xFFFFFFFF, via = 0xFFFFFFFF;
-        ck_assert_int_eq(mdt_member_owner(img, MDT_TOKEN(MDT_TABLE_MethodDef, m), &got), 0);
-        ck_assert_int_eq(mdt_token_owner(img, MDT_TOKEN(MDT_TABLE_MethodDef, m), &via), 0);
+        ck_assert_int_eq(mdt_member_owner(&got, img, MDT_TOKEN(MDT_TABLE_MethodDef, m)), 0);
+        ck_assert_int_eq(mdt_token_owner(&via, img, MDT_TOKEN(MDT_TABLE_MethodDef, m)), 0);
         if (got != (own[m] ? MDT_TOKEN(MDT_TABLE_TypeDef, own[m]) : 0u))
             ck_abort_msg("method %u: owner 0x%08x, want TypeDef %u", m, got, own[m]);
         ck_assert_uint_eq(got, via);

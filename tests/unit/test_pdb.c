@@ -44,7 +44,7 @@ static uint32_t method_named(const mdt_image *img, const char *name)
         const char *s;
         size_t len;
         ck_assert_int_eq(mdt_row_get(&row, img, MDT_TABLE_MethodDef, rid), 0);
-        ck_assert_int_eq(mdt_row_string(&row, MDT_COL_MethodDef_Name, &s, &len), 0);
+        ck_assert_int_eq(mdt_row_string(&s, &len, &row, MDT_COL_MethodDef_Name), 0);
         if (strcmp(s, name) == 0)
             return MDT_TOKEN(MDT_TABLE_MethodDef, rid);
     }
@@ -103,9 +103,9 @@ static void check_marks(const char *rel)
         mdt_seqpoint sp;
         int r;
         ck_assert_int_eq(mdt_row_get(&row, img, MDT_TABLE_MethodDef, rid), 0);
-        ck_assert_int_eq(mdt_row_string(&row, MDT_COL_MethodDef_Name, &name, &len), 0);
+        ck_assert_int_eq(mdt_row_string(&name, &len, &row, MDT_COL_MethodDef_Name), 0);
         ck_assert_int_eq(mdt_seqpoints_init(&it, pdb, rid), 0);
-        while ((r = mdt_seqpoints_next(&it, &sp)) == 0) {
+        while ((r = mdt_seqpoints_next(&sp, &it)) == 0) {
             char doc[256];
             ck_assert_int_eq(mdt_pdb_document_name_buf(doc, sizeof doc, NULL, pdb, sp.document), 0);
             if (sp.hidden || strcmp(doc, "/_/src/pdb/Lines.cs") != 0)
@@ -130,7 +130,7 @@ static void check_marks(const char *rel)
             mdt_seqpoint_iter it;
             mdt_seqpoint sp;
             ck_assert_int_eq(mdt_seqpoints_init(&it, pdb, tok), 0);
-            while (mdt_seqpoints_next(&it, &sp) == 0)
+            while (mdt_seqpoints_next(&sp, &it) == 0)
                 if (!sp.hidden && sp.start_line == i + 1)
                     found = true;
             ck_assert_msg(found, "%s: line %zu is marked for %s but has no point", rel, i + 1,
@@ -179,12 +179,12 @@ START_TEST(a_method_spanning_two_documents_changes_document)
     char *doc;
     uint32_t tok = method_named(img, "TwoFiles");
     /* `y += 1;` is under `#line 100 "Other.cs"` */
-    ck_assert_int_eq(mdt_pdb_lookup(pdb, tok, 0x5, &sp), 0);
+    ck_assert_int_eq(mdt_pdb_lookup(&sp, pdb, tok, 0x5), 0);
     ck_assert_uint_eq(sp.start_line, 100);
     ck_assert_uint_eq(sp.start_column, 13);
     ck_assert_int_eq(mdt_pdb_document_name(ctx, &doc, pdb, sp.document), 0);
     ck_assert_str_eq(doc, "/_/src/pdb/Other.cs");
-    ck_assert_int_eq(mdt_pdb_lookup(pdb, tok, 0x9, &sp), 0);
+    ck_assert_int_eq(mdt_pdb_lookup(&sp, pdb, tok, 0x9), 0);
     ck_assert_uint_eq(sp.start_line, 35);
     ck_assert_int_eq(mdt_pdb_document_name(ctx, &doc, pdb, sp.document), 0);
     ck_assert_str_eq(doc, "/_/src/pdb/Lines.cs");
@@ -201,19 +201,19 @@ START_TEST(lookup_takes_the_last_point_at_or_before_the_offset)
     uint32_t add = method_named(img, "Add"), hidden = method_named(img, "Hidden");
     static const uint32_t want[] = {14, 15, 15, 15, 15, 16, 16, 16, 16, 17, 17};
     for (uint32_t il = 0; il < sizeof want / sizeof want[0]; il++) {
-        ck_assert_int_eq(mdt_pdb_lookup(pdb, add, il, &sp), 0);
+        ck_assert_int_eq(mdt_pdb_lookup(&sp, pdb, add, il), 0);
         ck_assert_uint_eq(sp.start_line, want[il]);
     }
     ck_assert_uint_eq(sp.end_column, 10);
     /* `#line hidden`: IL 1..5 is a hidden point, 6 the next statement */
-    ck_assert_int_eq(mdt_pdb_lookup(pdb, hidden, 3, &sp), 0);
+    ck_assert_int_eq(mdt_pdb_lookup(&sp, pdb, hidden, 3), 0);
     ck_assert(sp.hidden);
     ck_assert_uint_eq(sp.start_line, MDT_PDB_HIDDEN_LINE);
-    ck_assert_int_eq(mdt_pdb_lookup(pdb, hidden, 6, &sp), 0);
+    ck_assert_int_eq(mdt_pdb_lookup(&sp, pdb, hidden, 6), 0);
     ck_assert(!sp.hidden);
     ck_assert_uint_eq(sp.start_line, 43);
     /* the constructor of a class has no source: no point */
-    ck_assert_int_eq(mdt_pdb_lookup(pdb, method_named(img, "Echo") + 1, 0, &sp), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_pdb_lookup(&sp, pdb, method_named(img, "Echo") + 1, 0), MDT_ENOTFOUND);
     talloc_free(ctx);
 }
 END_TEST
@@ -225,12 +225,12 @@ START_TEST(method_start_skips_hidden_points)
     mdt_pdb *pdb = open_pdb(ctx, img);
     mdt_seqpoint sp;
     /* Adder begins with the hidden closure allocation at IL 0 */
-    ck_assert_int_eq(mdt_pdb_lookup(pdb, method_named(img, "Adder"), 0, &sp), 0);
+    ck_assert_int_eq(mdt_pdb_lookup(&sp, pdb, method_named(img, "Adder"), 0), 0);
     ck_assert(sp.hidden);
-    ck_assert_int_eq(mdt_pdb_method_start(pdb, method_named(img, "Adder"), &sp), 0);
+    ck_assert_int_eq(mdt_pdb_method_start(&sp, pdb, method_named(img, "Adder")), 0);
     ck_assert_uint_eq(sp.start_line, 47);
     ck_assert_uint_eq(sp.il_offset, 0xd);
-    ck_assert_int_eq(mdt_pdb_method_start(pdb, method_named(img, "<Adder>b__0"), &sp), 0);
+    ck_assert_int_eq(mdt_pdb_method_start(&sp, pdb, method_named(img, "<Adder>b__0")), 0);
     ck_assert_uint_eq(sp.start_line, 48);
     ck_assert_uint_eq(sp.start_column, 25);
     talloc_free(ctx);
@@ -341,13 +341,12 @@ START_TEST(damaged_sequence_points_fail_for_their_method_alone)
     ck_assert_int_eq(mdt_row_get(&row, mdt_pdb_image(pdb), MDT_TABLE_MethodDebugInformation,
                                  MDT_TOKEN_RID(add)),
                      0);
-    ck_assert_int_eq(mdt_row_blob(&row, MDT_COL_MethodDebugInformation_SequencePoints, &blob,
-                                  &len),
+    ck_assert_int_eq(mdt_row_blob(&blob, &len, &row, MDT_COL_MethodDebugInformation_SequencePoints),
                      0);
     /* Add's blob: LocalSignature, then the first point (IL 0, 0 lines, 1
      * column, line 14, column 9), then the second point's IL delta 1.
      * Make that delta 0 followed by document 9 (there are 4). */
-    size_t off = (size_t)(blob - mdt_image_bytes(mdt_pdb_image(pdb), &(size_t){0}));
+    size_t off = (size_t)(blob - mdt_image_bytes(&(size_t){0}, mdt_pdb_image(pdb)));
     ck_assert_uint_eq(blob[1], 0x00);
     ck_assert_uint_eq(blob[4], 14);
     b[off + 6] = 0;
@@ -357,16 +356,16 @@ START_TEST(damaged_sequence_points_fail_for_their_method_alone)
     ck_assert_int_eq(mdt_pdb_open_file(ctx, &pdb, path, NULL), 0);
     unlink(path);
     ck_assert_int_eq(mdt_seqpoints_init(&it, pdb, add), 0);
-    ck_assert_int_eq(mdt_seqpoints_next(&it, &sp), 0);
+    ck_assert_int_eq(mdt_seqpoints_next(&sp, &it), 0);
     ck_assert_uint_eq(sp.start_line, 14);
-    r = mdt_seqpoints_next(&it, &sp);
+    r = mdt_seqpoints_next(&sp, &it);
     ck_assert_int_eq(r, MDT_EBADIMAGE);
     ck_assert_str_eq(mdt_last_error()->region, "MethodDebugInformation");
     ck_assert_uint_eq(mdt_last_error()->row, MDT_TOKEN_RID(add));
     ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "document row 9"));
-    ck_assert_int_eq(mdt_seqpoints_next(&it, &sp), MDT_ITEROVER);
+    ck_assert_int_eq(mdt_seqpoints_next(&sp, &it), MDT_ITEROVER);
     /* the next method still reads */
-    ck_assert_int_eq(mdt_pdb_lookup(pdb, loop, 0x19, &sp), 0);
+    ck_assert_int_eq(mdt_pdb_lookup(&sp, pdb, loop, 0x19), 0);
     ck_assert_uint_eq(sp.start_line, 26);
     (void)len;
     talloc_free(ctx);

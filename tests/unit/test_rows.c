@@ -26,11 +26,11 @@
  * use. */
 static int (*volatile ext_get)(mdt_row *, const mdt_image *, unsigned, uint32_t) = mdt_row_get;
 static uint32_t (*volatile ext_raw)(const mdt_row *, unsigned) = mdt_row_raw;
-static int (*volatile ext_string)(const mdt_row *, unsigned, const char **,
-                                  size_t *) = mdt_row_string;
-static int (*volatile ext_blob)(const mdt_row *, unsigned, const uint8_t **,
-                                uint32_t *) = mdt_row_blob;
-static int (*volatile ext_guid)(const mdt_row *, unsigned, const uint8_t **) = mdt_row_guid;
+static int (*volatile ext_string)(const char **, size_t *, const mdt_row *,
+                                  unsigned) = mdt_row_string;
+static int (*volatile ext_blob)(const uint8_t **, uint32_t *, const mdt_row *,
+                                unsigned) = mdt_row_blob;
+static int (*volatile ext_guid)(const uint8_t **, const mdt_row *, unsigned) = mdt_row_guid;
 static uint32_t (*volatile ext_rows)(const mdt_image *, unsigned) = mdt_table_rows;
 
 struct tally {
@@ -69,7 +69,7 @@ static void agree(const mdt_image *img, const char *what, struct tally *n)
                 continue;
             AGREE(r.img == x.img && r.p == x.p && r.lay == x.lay && r.rid == x.rid &&
                   r.table == x.table);
-            int got = mdt_row_cells(&r, cells);
+            int got = mdt_row_cells(cells, &r);
             for (unsigned c = 0; c < s->ncols; c++) {
                 const char *s1 = NULL, *s2 = NULL, *s3 = NULL;
                 size_t l1 = 0, l2 = 0, l3 = 0;
@@ -81,30 +81,30 @@ static void agree(const mdt_image *img, const char *what, struct tally *n)
                 AGREE((mdt_row_raw(&r, c)) == (cells[c].value));
                 switch (s->cols[c].kind) {
                 case MDT_COLK_STR:
-                    e1 = mdt_row_string(&r, c, &s1, &l1);
-                    e2 = ext_string(&r, c, &s2, &l2);
-                    e3 = mdt_row_string_slow(&r, c, &s3, &l3);
+                    e1 = mdt_row_string(&s1, &l1, &r, c);
+                    e2 = ext_string(&s2, &l2, &r, c);
+                    e3 = mdt_row_string_slow(&s3, &l3, &r, c);
                     p1 = (const uint8_t *)s1, p2 = (const uint8_t *)s2, p3 = (const uint8_t *)s3;
                     b1 = (uint32_t)l1, b2 = (uint32_t)l2, b3 = (uint32_t)l3;
                     break;
                 case MDT_COLK_BLOB:
-                    e1 = mdt_row_blob(&r, c, &p1, &b1);
-                    e2 = ext_blob(&r, c, &p2, &b2);
-                    e3 = mdt_row_blob_slow(&r, c, &p3, &b3);
+                    e1 = mdt_row_blob(&p1, &b1, &r, c);
+                    e2 = ext_blob(&p2, &b2, &r, c);
+                    e3 = mdt_row_blob_slow(&p3, &b3, &r, c);
                     break;
                 case MDT_COLK_GUID:
-                    e1 = mdt_row_guid(&r, c, &p1);
-                    e2 = ext_guid(&r, c, &p2);
-                    e3 = mdt_row_guid_slow(&r, c, &p3);
+                    e1 = mdt_row_guid(&p1, &r, c);
+                    e2 = ext_guid(&p2, &r, c);
+                    e3 = mdt_row_guid_slow(&p3, &r, c);
                     b1 = b2 = b3 = p1 ? 16 : 0;
                     break;
                 default:
                     AGREE((cells[c].ptr) == NULL);
                     AGREE((cells[c].len) == (0));
                     /* A heap reader refuses a column of another kind. */
-                    AGREE((mdt_row_string(&r, c, &s1, &l1)) == (MDT_EINVAL));
-                    AGREE((mdt_row_blob(&r, c, &p1, &b1)) == (MDT_EINVAL));
-                    AGREE((mdt_row_guid(&r, c, &p1)) == (MDT_EINVAL));
+                    AGREE((mdt_row_string(&s1, &l1, &r, c)) == (MDT_EINVAL));
+                    AGREE((mdt_row_blob(&p1, &b1, &r, c)) == (MDT_EINVAL));
+                    AGREE((mdt_row_guid(&p1, &r, c)) == (MDT_EINVAL));
                     continue;
                 }
                 if (!(e1 == e2 && e1 == e3))
@@ -126,8 +126,8 @@ static void agree(const mdt_image *img, const char *what, struct tally *n)
             }
             /* A column the table does not have. */
             const char *none;
-            AGREE((mdt_row_string(&r, s->ncols, &none, NULL)) == (MDT_EINVAL));
-            AGREE((mdt_row_string(&r, 1000, &none, NULL)) == (MDT_EINVAL));
+            AGREE((mdt_row_string(&none, NULL, &r, s->ncols)) == (MDT_EINVAL));
+            AGREE((mdt_row_string(&none, NULL, &r, 1000)) == (MDT_EINVAL));
             AGREE((got) == (bad));
         }
     }
@@ -244,9 +244,9 @@ START_TEST(rows_ending_at_the_buffer_end_read_whole)
     ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "end", buf, len, 0), 0);
     ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_TypeRef), 2);
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeRef, 2), 0);
-    ck_assert_int_eq(mdt_row_string(&r, MDT_COL_TypeRef_TypeNamespace, &s, NULL), 0);
+    ck_assert_int_eq(mdt_row_string(&s, NULL, &r, MDT_COL_TypeRef_TypeNamespace), 0);
     ck_assert_str_eq(s, "Foo");
-    ck_assert_int_eq(mdt_row_string(&r, MDT_COL_TypeRef_TypeName, &s, NULL), 0);
+    ck_assert_int_eq(mdt_row_string(&s, NULL, &r, MDT_COL_TypeRef_TypeName), 0);
     ck_assert_str_eq(s, "Bar");
     /* The last two bytes of the buffer are that cell. */
     ck_assert_uint_eq(buf[len - 2], 1);
@@ -367,12 +367,12 @@ START_TEST(range_item_refuses_a_bad_table)
     uint32_t rid = 77;
     ck_assert_int_eq(
         mdt_image_open_file(ctx, &img, src_path(p, sizeof p, "data/Everything.dll"), 0), 0);
-    ck_assert_int_eq(mdt_range_item(img, MDT_TABLE_MethodDef, 1, &rid), 0);
+    ck_assert_int_eq(mdt_range_item(&rid, img, MDT_TABLE_MethodDef, 1), 0);
     ck_assert_uint_eq(rid, 1);
     rid = 77;
-    ck_assert_int_eq(mdt_range_item(img, 0x2D, 1, &rid), MDT_EINVAL);
-    ck_assert_int_eq(mdt_range_item(img, MDT_TABLE_MAX, 1, &rid), MDT_EINVAL);
-    ck_assert_int_eq(mdt_range_item(img, 100000, 1, &rid), MDT_EINVAL);
+    ck_assert_int_eq(mdt_range_item(&rid, img, 0x2D, 1), MDT_EINVAL);
+    ck_assert_int_eq(mdt_range_item(&rid, img, MDT_TABLE_MAX, 1), MDT_EINVAL);
+    ck_assert_int_eq(mdt_range_item(&rid, img, 100000, 1), MDT_EINVAL);
     ck_assert_uint_eq(rid, 77);
     talloc_free(ctx);
 }

@@ -49,8 +49,8 @@ static uint32_t find_typedef(const mdt_image *img, const char *ns, const char *n
         mdt_row r;
         const char *n, *s;
         mdt_row_get(&r, img, MDT_TABLE_TypeDef, i);
-        mdt_row_string(&r, MDT_COL_TypeDef_TypeName, &n, NULL);
-        mdt_row_string(&r, MDT_COL_TypeDef_TypeNamespace, &s, NULL);
+        mdt_row_string(&n, NULL, &r, MDT_COL_TypeDef_TypeName);
+        mdt_row_string(&s, NULL, &r, MDT_COL_TypeDef_TypeNamespace);
         if (!strcmp(n, name) && !strcmp(s, ns))
             return MDT_TOKEN(MDT_TABLE_TypeDef, i);
     }
@@ -71,7 +71,7 @@ START_TEST(nested_generic_typedef_names)
     uint32_t found = 0;
     for (uint32_t i = 1; i <= mdt_table_rows(img, MDT_TABLE_TypeDef) && !found; i++) {
         uint32_t enc;
-        ck_assert_int_eq(mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, i), &enc), 0);
+        ck_assert_int_eq(mdt_typedef_enclosing(&enc, img, MDT_TOKEN(MDT_TABLE_TypeDef, i)), 0);
         if (enc == dict && !strcmp(strrchr(name_of(ctx, img, MDT_TOKEN(2, i), 0), '+'),
                                    "+Enumerator<TKey,TValue>"))
             found = MDT_TOKEN(MDT_TABLE_TypeDef, i);
@@ -85,15 +85,15 @@ START_TEST(nested_generic_typedef_names)
      * MethodDef, a TypeRef or a nil token is not that nested TypeDef, and a
      * row past the table is not any. */
     uint32_t enc = 1;
-    ck_assert_int_eq(mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_MethodDef, MDT_TOKEN_RID(found)),
-                                           &enc),
-                     MDT_EINVAL);
+    ck_assert_int_eq(
+        mdt_typedef_enclosing(&enc, img, MDT_TOKEN(MDT_TABLE_MethodDef, MDT_TOKEN_RID(found))),
+        MDT_EINVAL);
     ck_assert_uint_eq(enc, 0);
-    ck_assert_int_eq(mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeRef, MDT_TOKEN_RID(found)),
-                                           &enc),
-                     MDT_EINVAL);
-    ck_assert_int_eq(mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, 0), &enc), MDT_EINVAL);
-    ck_assert_int_eq(mdt_typedef_enclosing(img, MDT_TOKEN(MDT_TABLE_TypeDef, 0xFFFFFF), &enc),
+    ck_assert_int_eq(
+        mdt_typedef_enclosing(&enc, img, MDT_TOKEN(MDT_TABLE_TypeRef, MDT_TOKEN_RID(found))),
+        MDT_EINVAL);
+    ck_assert_int_eq(mdt_typedef_enclosing(&enc, img, MDT_TOKEN(MDT_TABLE_TypeDef, 0)), MDT_EINVAL);
+    ck_assert_int_eq(mdt_typedef_enclosing(&enc, img, MDT_TOKEN(MDT_TABLE_TypeDef, 0xFFFFFF)),
                      MDT_ENOTFOUND);
     talloc_free(ctx);
 }

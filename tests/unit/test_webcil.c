@@ -205,7 +205,7 @@ static const char *str_col(const mdt_image *img, unsigned table, uint32_t rid, u
     mdt_row r;
     const char *s = NULL;
     ck_assert_int_eq(mdt_row_get(&r, img, table, rid), 0);
-    ck_assert_int_eq(mdt_row_string(&r, col, &s, NULL), 0);
+    ck_assert_int_eq(mdt_row_string(&s, NULL, &r, col), 0);
     return s;
 }
 
@@ -248,8 +248,8 @@ static void same_as_pe(const mdt_image *w, const mdt_image *pe)
     }
     /* The metadata root sits where the RVA says, and reads the same. */
     const uint8_t *p, *q;
-    ck_assert_int_eq(mdt_image_rva(w, a->metadata.rva, 4, &p), 0);
-    ck_assert_int_eq(mdt_image_rva(pe, b->metadata.rva, 4, &q), 0);
+    ck_assert_int_eq(mdt_image_rva(&p, w, a->metadata.rva, 4), 0);
+    ck_assert_int_eq(mdt_image_rva(&q, pe, b->metadata.rva, 4), 0);
     ck_assert_int_eq(memcmp(p, "BSJB", 4), 0);
     ck_assert_int_eq(memcmp(p, q, 4), 0);
 }
@@ -356,8 +356,8 @@ START_TEST(wasm_wrapper_reads_like_its_pe)
         same_as_pe(img, pe);
         /* RVAs map into the module at the payload's offset. */
         uint32_t md = mdt_image_pe_info(img)->metadata.rva;
-        ck_assert_int_eq(mdt_image_rva_to_offset(img, md, &fo), 0);
-        ck_assert_int_eq(mdt_image_rva_to_offset(open_ok(ctx, w, len, "bare"), md, &po), 0);
+        ck_assert_int_eq(mdt_image_rva_to_offset(&fo, img, md), 0);
+        ck_assert_int_eq(mdt_image_rva_to_offset(&po, open_ok(ctx, w, len, "bare"), md), 0);
         ck_assert_uint_eq(fo, off + po);
         ck_assert_uint_eq(mdt_image_warning_count(img), 0);
     }
@@ -431,7 +431,7 @@ START_TEST(fixture_files_read_like_their_pe)
         ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_TypeDef), 2);
         ck_assert_str_eq(str_col(img, MDT_TABLE_TypeDef, 2, MDT_COL_TypeDef_TypeName), "Program");
         ck_assert_uint_eq(mdt_image_section(img, 0)->raw_pointer, fx[i].first_raw);
-        ck_assert_int_eq(mdt_image_rva_to_offset(img, 0x2008, &fo), 0);
+        ck_assert_int_eq(mdt_image_rva_to_offset(&fo, img, 0x2008), 0);
         ck_assert_uint_eq(fo, fx[i].payload_at + fx[i].first_raw + 8);
     }
     talloc_free(ctx);

@@ -33,14 +33,21 @@ typedef struct mdt_identity {
 } mdt_identity;
 
 /* Identity of the assembly the image's manifest defines. MDT_ENOTFOUND when
- * the image has no Assembly row (a .netmodule, a portable PDB). */
-int mdt_assembly_identity(const mdt_image *img, mdt_identity *out);
-/* Identity an AssemblyRef row asks for (rid 1-based). */
-int mdt_assemblyref_identity(const mdt_image *img, uint32_t rid, mdt_identity *out);
-/* MVID of the image (Module row 1). MDT_ENOTFOUND without a Module row. */
-int mdt_image_mvid(const mdt_image *img, uint8_t mvid[16]);
-/* Public key token of a full public key blob. */
-int mdt_public_key_token(const uint8_t *key, size_t len, uint8_t token[8]);
+ * the image has no Assembly row (a .netmodule, a portable PDB); MDT_ETRUNC
+ * (the row lies beyond the tables stream), MDT_EBADIMAGE or MDT_ENOHEAP (its
+ * name, culture or public key does not read: an index beyond its heap, an
+ * absent heap). */
+int mdt_assembly_identity(mdt_identity *out, const mdt_image *img);
+/* Identity an AssemblyRef row asks for (rid 1-based). Errors:
+ * MDT_ENOTFOUND (no such row), MDT_ETRUNC, MDT_EBADIMAGE, MDT_ENOHEAP (as
+ * for mdt_assembly_identity). */
+int mdt_assemblyref_identity(mdt_identity *out, const mdt_image *img, uint32_t rid);
+/* MVID of the image (Module row 1). Errors: MDT_ENOTFOUND without a Module
+ * row, MDT_ETRUNC (the row lies beyond the tables stream), MDT_EBADIMAGE
+ * (a GUID index beyond #GUID), MDT_ENOHEAP (no #GUID stream). */
+int mdt_image_mvid(uint8_t mvid[16], const mdt_image *img);
+/* Public key token of a full public key blob. Never fails (returns 0). */
+int mdt_public_key_token(uint8_t token[8], const uint8_t *key, size_t len);
 /* "Name, Version=1.2.3.4, Culture=neutral, PublicKeyToken=0123456789abcdef"
  * into buf (truncated to len) and return buf. */
 char *mdt_identity_format(char *buf, size_t len, const mdt_identity *id);

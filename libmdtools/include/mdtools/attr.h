@@ -75,34 +75,46 @@ typedef struct mdt_attr {
 
 /* Decode a custom attribute blob for constructor `ctor` of `img`.
  * `blob_index` names the blob in messages (0 if unknown); `resolver` may
- * be NULL. Errors: MDT_EBADIMAGE, MDT_ETRUNC (located), MDT_EUNRESOLVED
- * (enum of unknown size), MDT_EUNSUPPORTED (a parameter type attributes
- * cannot have),
- * MDT_EINVAL (ctor is not a MethodDef or MemberRef), MDT_ENOMEM, or what
- * the resolver returned. */
+ * be NULL. Errors: MDT_EBADIMAGE, MDT_ETRUNC (located: the blob, the
+ * constructor's signature or a row on the way), MDT_ENOHEAP (a heap they
+ * need is absent), MDT_ENOTFOUND (the constructor's row, or its parent's,
+ * does not exist), MDT_EUNRESOLVED (enum of unknown size),
+ * MDT_EUNSUPPORTED (a parameter type attributes cannot have, an array of
+ * rank above MDT_SIG_MAX_RANK), MDT_EINVAL (ctor is not a MethodDef or
+ * MemberRef), MDT_ENOMEM, or what the resolver returned. */
 int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t ctor,
                     const uint8_t *blob, uint32_t len, uint32_t blob_index,
                     mdt_enum_resolver resolver, void *payload);
 
-/* Decode CustomAttribute row `rid` (1-based) of `img`. */
+/* Decode CustomAttribute row `rid` (1-based) of `img`. Errors: those of
+ * mdt_attr_decode (MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP, MDT_ENOTFOUND,
+ * MDT_EUNRESOLVED, MDT_EUNSUPPORTED, MDT_EINVAL, MDT_ENOMEM, the
+ * resolver's), MDT_ENOTFOUND also for no such row. */
 int mdt_attr_of_row(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t rid,
                     mdt_enum_resolver resolver, void *payload);
 
 /* C#-like text of a decoded attribute:
  * `[Ns.InfoAttribute(42, "hello", Ns.Color.Green, typeof(System.Int32),
  *  new System.Int32[] { 1, 2 }, (System.Int64)7, Number = -1)]`.
- * With MDT_NAME_FRIENDLY: short names, C# keywords, no `Attribute` suffix. */
+ * With MDT_NAME_FRIENDLY: short names, C# keywords, no `Attribute` suffix.
+ * Errors: MDT_ENOMEM, and those of naming the types it prints (as for
+ * mdt_type_name): MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP, MDT_ENOTFOUND,
+ * MDT_EUNSUPPORTED, MDT_EINVAL (a value of a kind no attribute holds). */
 int mdt_attr_format(void *mem_ctx, char **out, const mdt_attr *a, const mdt_name_opts *opts);
 
 /* The decimal of a DecimalConstantAttribute (constructor (byte scale,
  * byte sign, uint hi, uint mid, uint lo) or (byte, byte, int, int, int)).
- * MDT_EINVAL when `a` is not one. */
-int mdt_attr_decimal(const mdt_attr *a, mdt_decimal *out);
+ * Errors: MDT_EINVAL when `a` is not one, MDT_EBADIMAGE for a scale above
+ * 28. */
+int mdt_attr_decimal(mdt_decimal *out, const mdt_attr *a);
 
 /* The underlying element type (I1..U8, BOOLEAN, CHAR) of an enum TypeDef:
- * the type of its first instance field. MDT_ENOTFOUND when the type has no
- * instance field of such a type (not an enum). */
-int mdt_enum_underlying(const mdt_image *img, uint32_t typedef_token, uint8_t *elem_type);
+ * the type of its first instance field. Errors: MDT_ENOTFOUND when the type
+ * has no instance field of such a type (not an enum) or there is no such
+ * row, MDT_EINVAL (not a TypeDef token), MDT_ETRUNC, MDT_EBADIMAGE,
+ * MDT_ENOHEAP (its rows or the field's signature do not read),
+ * MDT_EUNSUPPORTED (a signature mdtools does not read), MDT_ENOMEM. */
+int mdt_enum_underlying(uint8_t *elem_type, const mdt_image *img, uint32_t typedef_token);
 
 #ifdef __cplusplus
 }

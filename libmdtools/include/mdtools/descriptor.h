@@ -73,7 +73,7 @@ typedef int (*mdt_mvid_lookup)(void *payload, const mdt_image **img, const uint8
  * bounds), PTR, BYREF, primitives, MDT_ELEMENT_TYPE_CANON. Nodes carry the
  * image of their own TypeDef. MDT_EINVAL for a malformed descriptor (unknown
  * kind, a token that is not a TypeDef of its image, an argument count that
- * differs from the TypeDef's generic parameter count, too deep). */
+ * differs from the TypeDef's generic parameter count, too deep), MDT_ENOMEM. */
 int mdt_desc_to_type(void *mem_ctx, const mdt_type **out, const mdt_desc *d);
 
 /* The name of a runtime instantiation: `token` is a TypeDef or MethodDef of
@@ -81,7 +81,11 @@ int mdt_desc_to_type(void *mem_ctx, const mdt_type **out, const mdt_desc *d);
  * type) and the method's type arguments are descriptors. E.g. MethodDef
  * MyClass`1::Foo`1 with <I4> and <R4> prints
  * `MyClass<System.Int32>::Foo<System.Single>` (full style; `opts` may be
- * NULL). Counts must match the generic parameter counts (MDT_EINVAL). */
+ * NULL). Counts must match the generic parameter counts (MDT_EINVAL).
+ * Errors: MDT_EINVAL (a count that does not match, a malformed descriptor,
+ * a token of another table), MDT_ENOMEM, and those of naming the types
+ * (mdt_type_name): MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP, MDT_ENOTFOUND,
+ * MDT_EUNSUPPORTED. */
 int mdt_inst_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
                   uint32_t ntype_args, const mdt_desc *const *type_args, uint32_t nmethod_args,
                   const mdt_desc *const *method_args, const mdt_name_opts *opts);
@@ -90,11 +94,15 @@ int mdt_inst_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t toke
  * by `lookup`. Errors: MDT_EINVAL for malformed text, MDT_ENOTFOUND for an
  * MVID the lookup does not know or a token beyond its TypeDef table; the
  * error record's offset is the 0-based position where parsing stopped, and
- * its message says "column N" (1-based). */
+ * its message says "column N" (1-based); MDT_ENOMEM; what `lookup` returned
+ * other than MDT_ENOTFOUND. */
 int mdt_desc_parse(void *mem_ctx, mdt_desc **out, const char *text, size_t len,
                    mdt_mvid_lookup lookup, void *payload);
 
-/* The text form of a descriptor (the MVIDs read from the images). */
+/* The text form of a descriptor (the MVIDs read from the images). Errors:
+ * MDT_EINVAL (a malformed descriptor), MDT_ENOMEM, and those of reading an
+ * image's MVID (mdt_image_mvid): MDT_ENOTFOUND, MDT_ETRUNC, MDT_EBADIMAGE,
+ * MDT_ENOHEAP. */
 int mdt_desc_format(void *mem_ctx, char **out, const mdt_desc *d);
 
 #ifdef __cplusplus

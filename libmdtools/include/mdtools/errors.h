@@ -3,7 +3,14 @@
  * Every function that can fail returns 0 or a negative MDT_E... code. When it
  * fails on bad input it also fills a per-thread record saying where (file,
  * region such as "#Blob" or "TypeDef", row, column, offset) and what was
- * wrong; mdt_errmsg() formats it for people. */
+ * wrong; mdt_errmsg() formats it for people.
+ *
+ * Only failures write the record. A call that succeeds leaves it as it
+ * was, still describing the caller's last failure, also when the library
+ * met and handled a failure on its way (a damaged row skipped, a name
+ * printed in a shorter form, a resolution answered "bad-image"). Nothing
+ * in the library clears it; mdt_clear_error() is for callers that want to
+ * tell "no failure since" apart. */
 #ifndef MDTOOLS_ERRORS_H
 #define MDTOOLS_ERRORS_H
 
@@ -47,7 +54,7 @@ typedef struct mdt_errinfo {
 const char *mdt_strerror(int code);
 
 /* Detail of the last failure on this thread. Valid until the next failing
- * call on the same thread. Never NULL. */
+ * call on the same thread (calls that succeed leave it). Never NULL. */
 const mdt_errinfo *mdt_last_error(void);
 
 /* The last failure on this thread as one line, e.g.
@@ -55,7 +62,9 @@ const mdt_errinfo *mdt_last_error(void);
  * Writes at most len bytes (NUL-terminated) to buf and returns buf. */
 char *mdt_errmsg(char *buf, size_t len);
 
-/* Forget the last failure on this thread. */
+/* Forget the last failure on this thread: the record then reads code 0,
+ * empty strings and UINT32_MAX / UINT64_MAX places. The library never
+ * calls it. */
 void mdt_clear_error(void);
 
 #ifdef __cplusplus

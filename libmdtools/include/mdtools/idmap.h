@@ -210,7 +210,7 @@ typedef struct mdt_idmap_type_node {
  * returns 0, or returns a negative code when it could not. Called with no
  * lock of the map held; a *_fetch() made inside the callback does not call
  * it again. */
-typedef int (*mdt_idmap_miss_fn)(mdt_idmap *map, int kind, uintptr_t id, void *payload);
+typedef int (*mdt_idmap_miss_fn)(void *payload, mdt_idmap *map, int kind, uintptr_t id);
 
 /* Creation options; all fields may be zero. */
 typedef struct mdt_idmap_options {
@@ -281,6 +281,7 @@ uint64_t mdt_idmap_next_seq(mdt_idmap *map);
  * incarnation, invalidating what the old one contained. Rejected
  * (SUPERSEDED) when the module, its AppDomain or its assembly was unloaded
  * at or after `seq`.
+ * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_module_info *info,
                           uint64_t seq);
@@ -290,15 +291,18 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
  * module, except for a module holding at least 1/8 of the class and
  * function slots, whose unload scans both tables once (libmdtools/tokens/
  * README.md, "Dependents").
+ * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_module_unload(mdt_idmap *map, uintptr_t module_id, uint64_t seq);
 
 /* AppDomainShutdownStarted: every module of that AppDomain is unloaded.
+ * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_appdomain_shutdown(mdt_idmap *map, uintptr_t appdomain, uint64_t seq);
 
 /* AssemblyUnloadStarted (collectible assemblies): every module of that
  * assembly is unloaded.
+ * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_assembly_unload(mdt_idmap *map, uintptr_t assembly, uint64_t seq);
 
@@ -311,12 +315,14 @@ int mdt_idmap_assembly_unload(mdt_idmap *map, uintptr_t assembly, uint64_t seq);
  * prim is a different class. Type arguments the map does not know are kept
  * as IDs: their own unload takes this class along, but the unload of their
  * (unknown) module cannot.
+ * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_class_info *info,
                          uint64_t seq);
 
 /* ClassUnloadStarted: the class, functions owned by it and classes using it
  * as a type argument or element become unknown.
+ * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq);
 
@@ -324,11 +330,13 @@ int mdt_idmap_class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq);
  * answer. A later load with class_id filled in completes an earlier one with
  * 0. Rejected when its module, owning class or a type argument was unloaded
  * at or after `seq`.
+ * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
                             const mdt_idmap_function_info *info, uint64_t seq);
 
 /* FunctionUnloadStarted: the function and its code ranges become unknown.
+ * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t seq);
 
@@ -339,7 +347,8 @@ int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t se
  * call also raises the function's newest seq to `seq` (see the attach
  * rules above). The range goes away with its function's incarnation, in
  * an unload at or after `seq`. Errors: MDT_ENOTFOUND when the function is
- * not live in the map, MDT_EINVAL for size 0 or overflow.
+ * not live in the map, MDT_EINVAL for size 0 or overflow (and as for every
+ * writer call), MDT_ENOMEM.
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
                        uint64_t seq);
@@ -351,6 +360,7 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
  * code back; tombstones that overlap merge into one with the newest seq
  * (which may refuse an older code_add next to the freed range: unknown,
  * never dead code); mdt_idmap_retire() drops them with the others.
+ * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq);
 
@@ -368,12 +378,13 @@ void mdt_idmap_synchronize(mdt_idmap *map);
  * will come any more (e.g. attach catch-up is over and every callback that
  * took a smaller seq has returned). Tombstones and history older than it are
  * dropped; later calls with seq < below are SUPERSEDED. Returns the number
- * of tombstones dropped, or MDT_ENOMEM.
+ * of tombstones dropped, or MDT_ENOMEM, or MDT_EINVAL (as for every writer
+ * call).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_retire(mdt_idmap *map, uint64_t below);
 
 /* Fill *out. Thread-safety: a writer call. Async-signal-safe: no. */
-void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out);
+void mdt_idmap_stats_get(mdt_idmap_stats *out, mdt_idmap *map);
 
 /* ---- Readers ------------------------------------------------------------ */
 /* All readers: thread-safety: any thread, concurrently with writers; they
@@ -384,13 +395,13 @@ void mdt_idmap_stats_get(mdt_idmap *map, mdt_idmap_stats *out);
 
 /* Module by ModuleID. Errors: MDT_ENOTFOUND, MDT_EINVAL (out NULL).
  * Async-signal-safe: yes. */
-int mdt_idmap_module_lookup(const mdt_idmap *map, mdt_idmap_module_info *out, uintptr_t module_id,
+int mdt_idmap_module_lookup(mdt_idmap_module_info *out, const mdt_idmap *map, uintptr_t module_id,
                             uint64_t gen);
 
 /* Copy the module's path (NUL-terminated, cut to len - 1 bytes) into buf.
  * Returns the full length, or MDT_ENOTFOUND / MDT_EINVAL.
  * Async-signal-safe: yes. */
-int mdt_idmap_module_path(const mdt_idmap *map, char *buf, size_t len, uintptr_t module_id,
+int mdt_idmap_module_path(char *buf, size_t len, const mdt_idmap *map, uintptr_t module_id,
                           uint64_t gen);
 
 /* How many times module records have changed so far (a load applied, a
@@ -417,37 +428,37 @@ typedef int (*mdt_idmap_module_visit_fn)(void *payload, uintptr_t module_id,
  * mdt_idmap_stats_get() do nothing (stats read as zero). Returns 0, fn's
  * non-zero return, or MDT_EINVAL (map or fn NULL, or called from fn).
  * Thread-safety: a writer call. Async-signal-safe: no. */
-int mdt_idmap_module_each(mdt_idmap *map, mdt_idmap_module_visit_fn fn, void *payload,
-                          uint64_t *changes);
+int mdt_idmap_module_each(uint64_t *changes, mdt_idmap *map, mdt_idmap_module_visit_fn fn,
+                          void *payload);
 
 /* Class by ClassID. Up to args_cap type arguments are copied to args_buf
  * (may be NULL with args_cap 0); out->args = args_buf, out->nargs = the true
  * count. Errors: MDT_ENOTFOUND, MDT_EINVAL. Async-signal-safe: yes. */
-int mdt_idmap_class_lookup(const mdt_idmap *map, mdt_idmap_class_info *out, uintptr_t *args_buf,
-                           uint32_t args_cap, uintptr_t class_id, uint64_t gen);
+int mdt_idmap_class_lookup(mdt_idmap_class_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                           const mdt_idmap *map, uintptr_t class_id, uint64_t gen);
 
 /* Function by FunctionID; arguments as for mdt_idmap_class_lookup().
- * Async-signal-safe: yes. */
-int mdt_idmap_function_lookup(const mdt_idmap *map, mdt_idmap_function_info *out,
-                              uintptr_t *args_buf, uint32_t args_cap, uintptr_t function_id,
-                              uint64_t gen);
+ * Errors: MDT_ENOTFOUND, MDT_EINVAL. Async-signal-safe: yes. */
+int mdt_idmap_function_lookup(mdt_idmap_function_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                              const mdt_idmap *map, uintptr_t function_id, uint64_t gen);
 
 /* The code range containing `ip`. Errors: MDT_ENOTFOUND, MDT_EINVAL.
  * Async-signal-safe: yes. */
-int mdt_idmap_ip_lookup(const mdt_idmap *map, mdt_idmap_code_range *out, uintptr_t ip);
+int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map, uintptr_t ip);
 
 /* Reverse: the live ClassID for (module, TypeDef, type args) or for a shape
  * (module 0 or as loaded, shape, rank, args[0] = element). `key->gen` and
  * `key->prim` are ignored. *class_id and *gen (may be NULL) are set.
  * Errors: MDT_ENOTFOUND, MDT_EINVAL. Async-signal-safe: yes. */
-int mdt_idmap_class_find(const mdt_idmap *map, uintptr_t *class_id, uint64_t *gen,
+int mdt_idmap_class_find(uintptr_t *class_id, uint64_t *gen, const mdt_idmap *map,
                          const mdt_idmap_class_info *key);
 
 /* Reverse: the live FunctionID for (module, MethodDef, owning class, method
  * type args). The owning ClassID carries the class type arguments; use
  * mdt_idmap_class_find() for it first (key->class_id 0 finds functions
- * recorded without an owner). Async-signal-safe: yes. */
-int mdt_idmap_function_find(const mdt_idmap *map, uintptr_t *function_id, uint64_t *gen,
+ * recorded without an owner). Errors: MDT_ENOTFOUND, MDT_EINVAL.
+ * Async-signal-safe: yes. */
+int mdt_idmap_function_find(uintptr_t *function_id, uint64_t *gen, const mdt_idmap *map,
                             const mdt_idmap_function_info *key);
 
 /* Is some class of (module, TypeDef) known to be loaded, with any type
@@ -462,8 +473,8 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
  * MDT_EUNSUPPORTED (the tree has more than 4096 nodes, which bounds a
  * signal handler's work: *count is then 4096 and the first min(cap, 4096)
  * nodes are written), MDT_EINVAL. Async-signal-safe: yes. */
-int mdt_idmap_class_describe(const mdt_idmap *map, mdt_idmap_type_node *nodes, size_t cap,
-                             size_t *count, uintptr_t class_id, uint64_t gen);
+int mdt_idmap_class_describe(mdt_idmap_type_node *nodes, size_t cap, size_t *count,
+                             const mdt_idmap *map, uintptr_t class_id, uint64_t gen);
 
 /* Write the portable descriptor of NAMES.md ("mvid:0xTOKEN<...>", primitive
  * names for classes marked prim, "__Canon", "T[]", "T[N]", "T*", "T&") into
@@ -471,7 +482,7 @@ int mdt_idmap_class_describe(const mdt_idmap *map, mdt_idmap_type_node *nodes, s
  * snprintf does, at most INT32_MAX), or MDT_ENOTFOUND when the class, a
  * type argument or a module's MVID is not known, MDT_EUNSUPPORTED past 32
  * levels of nesting or 4096 nodes, MDT_EINVAL. Async-signal-safe: yes. */
-int mdt_idmap_class_descriptor(const mdt_idmap *map, char *buf, size_t len, uintptr_t class_id,
+int mdt_idmap_class_descriptor(char *buf, size_t len, const mdt_idmap *map, uintptr_t class_id,
                                uint64_t gen);
 
 /* ---- Names (not async-signal-safe: they allocate) ---------------------- */
@@ -480,15 +491,18 @@ int mdt_idmap_class_descriptor(const mdt_idmap *map, char *buf, size_t len, uint
  * e.g. `System.Collections.Generic.List<System.__Canon>`; its module and its
  * type arguments' modules must have images. The string is allocated under
  * mem_ctx. `gen` 0 means the current incarnation. Errors: MDT_ENOTFOUND
- * (an ID is not known, or a module has no image), MDT_EINVAL, MDT_ENOMEM.
+ * (an ID is not known, or a module has no image), MDT_EINVAL, MDT_ENOMEM,
+ * and those of naming the types in the images (mdt_type_name):
+ * MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP, MDT_EUNSUPPORTED.
  * Not async-signal-safe. */
 int mdt_idmap_class_name(void *mem_ctx, char **out, const mdt_idmap *map, uintptr_t class_id,
                          uint64_t gen, const struct mdt_name_opts *opts);
 /* The name of a FunctionID: its MethodDef instantiated with the owning
  * class's and its own type arguments, e.g.
  * `MyClass<System.Int32>::Foo<System.Single>`; without a known owning class
- * the method prints uninstantiated. Errors as mdt_idmap_class_name. Not
- * async-signal-safe. */
+ * the method prints uninstantiated. Errors as mdt_idmap_class_name:
+ * MDT_ENOTFOUND, MDT_EINVAL, MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC,
+ * MDT_ENOHEAP, MDT_EUNSUPPORTED. Not async-signal-safe. */
 int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map,
                             uintptr_t function_id, uint64_t gen,
                             const struct mdt_name_opts *opts);
@@ -497,15 +511,16 @@ int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map,
 /* As the lookups above (gen 0), but on a miss call the miss callback once
  * and look again. A miss on a thread that holds the map's mutex (inside an
  * mdt_idmap_module_each() callback, where the callback's writer calls could
- * never lock it) returns MDT_EINVAL and calls nothing. Async-signal-safe: NO
+ * never lock it) returns MDT_EINVAL and calls nothing. Errors: MDT_ENOTFOUND
+ * (not known, also after the callback), MDT_EINVAL. Async-signal-safe: NO
  * (the callback calls the runtime and the writers). Thread-safety: any
  * thread. */
-int mdt_idmap_module_fetch(mdt_idmap *map, mdt_idmap_module_info *out, uintptr_t module_id);
-int mdt_idmap_class_fetch(mdt_idmap *map, mdt_idmap_class_info *out, uintptr_t *args_buf,
-                          uint32_t args_cap, uintptr_t class_id);
-int mdt_idmap_function_fetch(mdt_idmap *map, mdt_idmap_function_info *out, uintptr_t *args_buf,
-                             uint32_t args_cap, uintptr_t function_id);
-int mdt_idmap_ip_fetch(mdt_idmap *map, mdt_idmap_code_range *out, uintptr_t ip);
+int mdt_idmap_module_fetch(mdt_idmap_module_info *out, mdt_idmap *map, uintptr_t module_id);
+int mdt_idmap_class_fetch(mdt_idmap_class_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                          mdt_idmap *map, uintptr_t class_id);
+int mdt_idmap_function_fetch(mdt_idmap_function_info *out, uintptr_t *args_buf, uint32_t args_cap,
+                             mdt_idmap *map, uintptr_t function_id);
+int mdt_idmap_ip_fetch(mdt_idmap_code_range *out, mdt_idmap *map, uintptr_t ip);
 
 #ifdef __cplusplus
 }

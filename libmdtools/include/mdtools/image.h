@@ -59,19 +59,29 @@ enum mdt_open_flags {
  * is detected from the first bytes (MZ, "\0asm", "WbIL", "BSJB"). A file
  * that shrinks while it is read is opened as the bytes that were there.
  * Errors: MDT_EINVAL (NULL argument, unknown flags, MDT_OPEN_COPY with
- * MDT_OPEN_MAP), MDT_EIO, MDT_ENOTDOTNET, MDT_EBADIMAGE, MDT_ETRUNC,
- * MDT_ENOMEM, MDT_EUNSUPPORTED. */
+ * MDT_OPEN_MAP), MDT_EIO (open, read or map failed), MDT_ENOMEM, and those
+ * of reading the image: MDT_ENOTDOTNET (no .NET image: no CLI header, an
+ * unknown first word), MDT_EBADIMAGE, MDT_ETRUNC (a structure cut short),
+ * MDT_ENOTFOUND (the CLI header or the metadata at an RVA in no section),
+ * MDT_EUNSUPPORTED (well-formed but outside what mdtools reads: a file
+ * larger than the address space, a Webcil or WebAssembly version it does
+ * not know). */
 int mdt_image_open_file(void *mem_ctx, mdt_image **out, const char *path, unsigned flags);
 /* Open bytes holding a file layout (any kind, detected). `name` appears in
  * error messages (may be NULL). Flags: 0 (borrow) or MDT_OPEN_COPY; any
- * other bit is MDT_EINVAL. */
+ * other bit is MDT_EINVAL. Errors: MDT_EINVAL (NULL out or data, other
+ * flags), MDT_ENOMEM, and those of reading the image as for
+ * mdt_image_open_file: MDT_ENOTDOTNET, MDT_EBADIMAGE, MDT_ETRUNC,
+ * MDT_ENOTFOUND, MDT_EUNSUPPORTED. */
 int mdt_image_open_buffer(void *mem_ctx, mdt_image **out, const char *name, const void *data,
                           size_t len, unsigned flags);
 /* Open a PE image already mapped by a loader: `base` is the module's load
  * address, `size` the number of readable bytes from it: all of [base,
  * base + size) must be readable. Reads as mdt_image_open_mapped_ranges
  * with the one range {base, size} does (size 0 fails as "not MZ" here, as
- * MDT_EINVAL there). */
+ * MDT_EINVAL there). Errors: MDT_EINVAL (NULL out or base, other flags),
+ * MDT_ENOMEM, MDT_ENOTDOTNET, MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOTFOUND,
+ * MDT_EUNSUPPORTED, as for mdt_image_open_mapped_ranges. */
 int mdt_image_open_mapped(void *mem_ctx, mdt_image **out, const char *name, const void *base,
                           size_t size, unsigned flags);
 
@@ -131,12 +141,12 @@ int mdt_image_open_mapped_ranges(void *mem_ctx, mdt_image **out, const char *nam
 void mdt_image_close(mdt_image *img);
 
 int mdt_image_kind(const mdt_image *img);
-const char *mdt_image_kind_name(int kind); /* "PE32", ... static */
+const char *mdt_image_kind_name(int kind); /* "PE", "Webcil", ...: static */
 const char *mdt_image_name(const mdt_image *img);
 /* The whole buffer (file bytes or mapped bytes): every byte of it is
  * readable. For an image opened with mdt_image_open_mapped_ranges, the
  * range from the base on (the headers); the rest through mdt_image_rva. */
-const uint8_t *mdt_image_bytes(const mdt_image *img, size_t *len);
+const uint8_t *mdt_image_bytes(size_t *len, const mdt_image *img);
 
 /* Warnings about the image: accepted oddities (duplicate streams, a
  * "sorted" table that is not, extra data, ...). Strings are borrowed. The
@@ -217,14 +227,20 @@ const mdt_debug_entry *mdt_image_debug_entry(const mdt_image *img, size_t i);
 
 /* Pointer to `len` bytes at `rva`, all inside one section's raw data (or,
  * for a mapped image, inside one readable range). Errors: MDT_ENOTFOUND
- * (RVA in no section), MDT_ETRUNC (past the section's raw data, the file
- * or the readable memory). */
-int mdt_image_rva(const mdt_image *img, uint32_t rva, uint32_t len, const uint8_t **p);
+ * (RVA in no section, or a raw metadata image, which has no RVAs),
+ * MDT_EBADIMAGE (the bytes straddle the end of the section), MDT_ETRUNC
+ * (past the section's raw data, the file or the readable memory). */
+int mdt_image_rva(const uint8_t **p, const mdt_image *img, uint32_t rva, uint32_t len);
 /* Copy `len` bytes at `rva` into buf; bytes of a section past its raw data
- * (virtual size > raw size) read as zeros, as a loader maps them. */
-int mdt_image_read_rva(const mdt_image *img, uint32_t rva, void *buf, uint32_t len);
-/* File offset of an RVA (flat layouts), or an error. */
-int mdt_image_rva_to_offset(const mdt_image *img, uint32_t rva, uint64_t *offset);
+ * (virtual size > raw size) read as zeros, as a loader maps them. Errors:
+ * MDT_ENOTFOUND (RVA in no section, or a raw metadata image),
+ * MDT_EBADIMAGE (the bytes straddle the end of the section), MDT_ETRUNC
+ * (a mapped image: past the readable memory). */
+int mdt_image_read_rva(void *buf, uint32_t len, const mdt_image *img, uint32_t rva);
+/* File offset of an RVA (flat layouts). Errors: MDT_ENOTFOUND (RVA in no
+ * section, or a raw metadata image), MDT_ETRUNC (past the section's raw
+ * data or the file; a mapped image: past the readable memory). */
+int mdt_image_rva_to_offset(uint64_t *offset, const mdt_image *img, uint32_t rva);
 
 /* --- Metadata root and streams (II.24.2.1, II.24.2.2) --- */
 

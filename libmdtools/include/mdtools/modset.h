@@ -128,7 +128,8 @@ int mdt_modset_add(mdt_modset *set, const mdt_module_desc *desc, unsigned flags)
 /* Register n modules at once, as one change of the set (one new snapshot:
  * registering a whole directory this way costs one snapshot build instead
  * of n). All or nothing: on failure the set is unchanged. Errors as
- * mdt_modset_add (MDT_EINVAL also for two equal IDs among descs). */
+ * mdt_modset_add: MDT_EINVAL (also for two equal IDs among descs),
+ * MDT_ENOMEM. */
 int mdt_modset_add_many(mdt_modset *set, const mdt_module_desc *descs, size_t n, unsigned flags);
 
 /* Remove the modules whose IDs are in `remove` and register `add`, as one
@@ -158,7 +159,8 @@ int mdt_modset_update(mdt_modset *set, const uintptr_t *remove, size_t nremove,
 int mdt_modset_mirror(mdt_modset *set, struct mdt_idmap *map);
 
 /* Unregister a module (views acquired before keep seeing it).
- * Errors: MDT_ENOTFOUND. */
+ * Errors: MDT_ENOTFOUND, MDT_EINVAL (no set), MDT_ENOMEM (the new snapshot;
+ * the set is unchanged). */
 int mdt_modset_remove(mdt_modset *set, uintptr_t id);
 
 /* Free what released views and removed modules no longer need (writers do
@@ -178,15 +180,16 @@ void mdt_modview_release(mdt_modview *view);
 uint64_t mdt_modview_generation(const mdt_modview *view);
 /* Number of modules (all AppDomains). */
 size_t mdt_modview_count(const mdt_modview *view);
-/* Module at position i in registration order. Errors: MDT_ENOTFOUND. */
-int mdt_modview_module(const mdt_modview *view, size_t i, mdt_module_info *out);
+/* Module at position i in registration order. Errors: MDT_ENOTFOUND (the
+ * readers of a view touch no error record). */
+int mdt_modview_module(mdt_module_info *out, const mdt_modview *view, size_t i);
 /* Module by ID. Errors: MDT_ENOTFOUND. Constant time. */
-int mdt_modview_lookup(const mdt_modview *view, uintptr_t id, mdt_module_info *out);
+int mdt_modview_lookup(mdt_module_info *out, const mdt_modview *view, uintptr_t id);
 /* Iterate, in registration order, the modules tagged `appdomain` (and, with
  * include_shared, those tagged 0). Start with *pos = 0; returns
  * MDT_ITEROVER at the end. */
-int mdt_modview_next(const mdt_modview *view, uintptr_t appdomain, bool include_shared,
-                     size_t *pos, mdt_module_info *out);
+int mdt_modview_next(mdt_module_info *out, const mdt_modview *view, uintptr_t appdomain,
+                     bool include_shared, size_t *pos);
 
 #ifdef __cplusplus
 }

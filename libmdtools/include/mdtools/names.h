@@ -74,7 +74,12 @@ typedef struct mdt_name_opts {
 int mdt_name_cache_new(void *mem_ctx, mdt_name_cache **out, const mdt_image *img, int style,
                        unsigned flags);
 
-/* A type. `opts` may be NULL (full style). */
+/* A type. `opts` may be NULL (full style). Errors: MDT_EINVAL (a NULL type,
+ * a node of a kind that has no name), MDT_ENOMEM, and those of reading the
+ * rows and signatures the name needs, located: MDT_EBADIMAGE (including a
+ * nesting, scope or TypeSpec cycle), MDT_ETRUNC, MDT_ENOHEAP,
+ * MDT_ENOTFOUND (a row that does not exist), MDT_EUNSUPPORTED (a
+ * signature mdtools does not read). */
 int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_opts *opts);
 
 /* The name of what a token denotes: TypeDef, TypeRef, TypeSpec (types);
@@ -82,19 +87,26 @@ int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_o
  * MethodSpec with `<args>`); ExportedType (`Ns.Outer+Inner`, nesting
  * through its Implementation chain); Module and ModuleRef (`[module X]`);
  * Assembly and AssemblyRef (display name); File; a portable PDB's
- * Document (its name blob decoded: `/src/app/Program.cs`). */
+ * Document (its name blob decoded: `/src/app/Program.cs`). Errors:
+ * MDT_EINVAL (a token of a table that names nothing), MDT_ENOTFOUND (no
+ * such row), MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP,
+ * MDT_EUNSUPPORTED (as for mdt_type_name). */
 int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
                    const mdt_name_opts *opts);
 
 /* A decoded signature, e.g. `instance System.Void(System.Int32,...,System.String)`,
- * `System.Int32 modopt(X)&`, locals as `(T0,T1 pinned)`, MethodSpec as `<A,B>`. */
+ * `System.Int32 modopt(X)&`, locals as `(T0,T1 pinned)`, MethodSpec as `<A,B>`.
+ * Errors: MDT_EINVAL (an unknown signature kind), and those of
+ * mdt_type_name: MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP,
+ * MDT_ENOTFOUND, MDT_EUNSUPPORTED. */
 int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *sig, const mdt_name_opts *opts);
 
 /* The same three into a caller's buffer of `size` bytes, NUL-terminated,
  * *len (may be NULL) set to the name's length. Nothing is allocated except
  * when a TypeSpec whose tree is unusually large must be expanded. Errors as
- * above, and MDT_ETRUNC when the name needs `size` bytes or more (buf then
- * holds a truncated prefix). */
+ * above (MDT_EINVAL, also for no buffer; MDT_ENOMEM, MDT_EBADIMAGE,
+ * MDT_ENOHEAP, MDT_ENOTFOUND, MDT_EUNSUPPORTED), and MDT_ETRUNC also when
+ * the name needs `size` bytes or more (buf then holds a truncated prefix). */
 int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
                       const mdt_name_opts *opts);
 int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *sig,

@@ -29,29 +29,34 @@ typedef struct mdt_image mdt_image;
  * thread, but not async-signal-safe), then each query is a load. Where the
  * column's starts go down (damaged metadata) the owner is the first
  * TypeDef whose readable run holds the member, and the image has a
- * warning. */
-int mdt_member_owner(const mdt_image *img, uint32_t member, uint32_t *typedef_token);
+ * warning. Errors: MDT_EINVAL (not a MethodDef or Field token),
+ * MDT_ENOTFOUND (no such row), MDT_ETRUNC (its Ptr row, or a TypeDef row
+ * the search needs, lies beyond the tables stream), MDT_ENOMEM (the index
+ * cannot be built and the column's starts go down). */
+int mdt_member_owner(uint32_t *typedef_token, const mdt_image *img, uint32_t member);
 
 /* The row that owns any row: the enclosing TypeDef of a nested TypeDef; the
  * TypeDef of a MethodDef, Field, Property or Event; the MethodDef of a
  * Param; the parent column of rows that have one (MemberRef.Class,
  * CustomAttribute.Parent, Constant.Parent, GenericParam.Owner,
  * MethodSpec.Method, InterfaceImpl.Class, ...). *owner is 0 when the row
- * has none or no owner claims it. Errors: MDT_EINVAL, the located error of
- * a row that does not exist or cannot be read. */
-int mdt_token_owner(const mdt_image *img, uint32_t token, uint32_t *owner);
+ * has none or no owner claims it. Errors: MDT_EINVAL (no image, no output,
+ * a token of a table without owners), and the located error of a row that
+ * does not exist or cannot be read: MDT_ENOTFOUND, MDT_ETRUNC,
+ * MDT_EBADIMAGE, MDT_ENOMEM (as for mdt_member_owner). */
+int mdt_token_owner(uint32_t *owner, const mdt_image *img, uint32_t token);
 
 /* The enclosing TypeDef of a nested TypeDef (ECMA-335 II.22.32), or 0 when
  * not nested; *enclosing is 0 on failure. Errors: MDT_EINVAL (not a TypeDef
  * token, or row 0), MDT_ENOTFOUND (no such row), the located error of an
- * unreadable NestedClass row. */
-int mdt_typedef_enclosing(const mdt_image *img, uint32_t typedef_token, uint32_t *enclosing);
+ * unreadable NestedClass row (MDT_ETRUNC, MDT_EBADIMAGE). */
+int mdt_typedef_enclosing(uint32_t *enclosing, const mdt_image *img, uint32_t typedef_token);
 
 /* The TypeDef named `name` (len bytes) in reflection syntax without an
  * assembly part: `Ns.Outer+Inner`, arity suffixes included (`List`1`),
  * `\` escapes honoured. A linear scan of the TypeDef table. MDT_ENOTFOUND
  * when the image defines no such type. */
-int mdt_typedef_by_name(const mdt_image *img, const char *name, size_t len, uint32_t *token);
+int mdt_typedef_by_name(uint32_t *token, const mdt_image *img, const char *name, size_t len);
 
 #ifdef __cplusplus
 }

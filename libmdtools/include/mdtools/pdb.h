@@ -57,12 +57,18 @@ enum mdt_pdb_source {
  * Errors: MDT_ENOTFOUND (no PDB, or only ones whose id does not match: the
  * message says which), MDT_EBADIMAGE / MDT_ETRUNC (the embedded data or
  * the PDB's metadata is damaged), MDT_EUNSUPPORTED (a Windows PDB, or an
- * embedded PDB over MDT_PDB_MAX_EMBEDDED), MDT_ENOMEM, MDT_EIO. */
+ * embedded PDB over MDT_PDB_MAX_EMBEDDED), MDT_EINVAL (no image or out,
+ * flags not 0), MDT_ENOTDOTNET (a file beside it that is no metadata),
+ * MDT_ENOMEM, MDT_EIO. */
 int mdt_pdb_open(void *mem_ctx, mdt_pdb **out, const mdt_image *img, const char *img_path,
                  unsigned flags);
 
 /* Open a PDB file by path. When `img` is not NULL, the PDB id must match
- * its CodeView entry (MDT_ENOTFOUND otherwise). Errors as mdt_pdb_open. */
+ * its CodeView entry (MDT_ENOTFOUND otherwise). Errors: MDT_ENOTFOUND (no
+ * such file, or an id that does not match), MDT_EUNSUPPORTED (a Windows
+ * PDB), and those of opening the file as an image (mdt_image_open_file):
+ * MDT_EINVAL, MDT_EIO, MDT_ENOTDOTNET, MDT_EBADIMAGE, MDT_ETRUNC,
+ * MDT_ENOMEM. */
 int mdt_pdb_open_file(void *mem_ctx, mdt_pdb **out, const char *path, const mdt_image *img);
 
 /* The PDB's metadata (tables 0x30-0x37, heaps), borrowed. */
@@ -104,8 +110,9 @@ typedef struct mdt_seqpoint_iter {
 /* Start iterating the points of MethodDef `methoddef` (a token 0x06xxxxxx
  * or a bare row number). A method without sequence points gives an
  * iterator that ends at once. Errors: MDT_ENOTFOUND (no such row in the
- * MethodDebugInformation table), the located error of an unreadable row or
- * header (LocalSignature, InitialDocument). */
+ * MethodDebugInformation table), MDT_EINVAL (a token of another table),
+ * the located error of an unreadable row or header (LocalSignature,
+ * InitialDocument): MDT_ETRUNC, MDT_EBADIMAGE, MDT_ENOHEAP. */
 int mdt_seqpoints_init(mdt_seqpoint_iter *it, const mdt_pdb *pdb, uint32_t methoddef);
 
 /* The next point. MDT_ITEROVER at the end; MDT_EBADIMAGE / MDT_ETRUNC for a
@@ -113,17 +120,19 @@ int mdt_seqpoints_init(mdt_seqpoint_iter *it, const mdt_pdb *pdb, uint32_t metho
  * or column out of range, a document row that does not exist, a record cut
  * short), with the method's row and the offset in the blob. The iterator
  * ends after an error. */
-int mdt_seqpoints_next(mdt_seqpoint_iter *it, mdt_seqpoint *sp);
+int mdt_seqpoints_next(mdt_seqpoint *sp, mdt_seqpoint_iter *it);
 
 /* The point that covers `il_offset` in a method: the last one whose IL
  * offset is <= il_offset (possibly hidden: check sp->hidden). Errors:
  * MDT_ENOTFOUND (the method has no points, or its first one starts after
- * il_offset), and those of the iterator. */
-int mdt_pdb_lookup(const mdt_pdb *pdb, uint32_t methoddef, uint32_t il_offset, mdt_seqpoint *sp);
+ * il_offset), and those of the iterator: MDT_EINVAL, MDT_ETRUNC,
+ * MDT_EBADIMAGE, MDT_ENOHEAP. */
+int mdt_pdb_lookup(mdt_seqpoint *sp, const mdt_pdb *pdb, uint32_t methoddef, uint32_t il_offset);
 
-/* The method's first non-hidden point (where its source starts).
- * MDT_ENOTFOUND when it has none. */
-int mdt_pdb_method_start(const mdt_pdb *pdb, uint32_t methoddef, mdt_seqpoint *sp);
+/* The method's first non-hidden point (where its source starts). Errors:
+ * MDT_ENOTFOUND when it has none, and those of the iterator: MDT_EINVAL,
+ * MDT_ETRUNC, MDT_EBADIMAGE, MDT_ENOHEAP. */
+int mdt_pdb_method_start(mdt_seqpoint *sp, const mdt_pdb *pdb, uint32_t methoddef);
 
 /* Number of Document rows. */
 uint32_t mdt_pdb_document_count(const mdt_pdb *pdb);
@@ -133,7 +142,7 @@ uint32_t mdt_pdb_document_count(const mdt_pdb *pdb);
  * (`size` bytes, NUL-terminated, *len the full length; MDT_ETRUNC when the
  * name needs `size` bytes or more) or allocated under mem_ctx.
  * Errors: MDT_ENOTFOUND (no such row), MDT_EBADIMAGE / MDT_ETRUNC (a
- * damaged name blob), MDT_ENOMEM. */
+ * damaged name blob), MDT_ENOHEAP (no #Blob stream), MDT_ENOMEM. */
 int mdt_pdb_document_name_buf(char *buf, size_t size, size_t *len, const mdt_pdb *pdb,
                               uint32_t document);
 int mdt_pdb_document_name(void *mem_ctx, char **out, const mdt_pdb *pdb, uint32_t document);

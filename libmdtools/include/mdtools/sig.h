@@ -157,7 +157,8 @@ typedef struct mdt_sig {
 
 /* Decode a blob of the given kind. `blob_index` is the blob's #Blob index,
  * used only in error messages (0 if unknown). Errors: MDT_EBADIMAGE,
- * MDT_ETRUNC (each with the blob offset), MDT_ENOMEM. */
+ * MDT_ETRUNC (each with the blob offset), MDT_EUNSUPPORTED (an ARRAY of
+ * rank above MDT_SIG_MAX_RANK), MDT_EINVAL (an unknown kind), MDT_ENOMEM. */
 int mdt_sig_decode(void *mem_ctx, mdt_sig *out, const mdt_image *img, int kind,
                    const uint8_t *blob, uint32_t len, uint32_t blob_index);
 
@@ -166,16 +167,22 @@ int mdt_sig_decode(void *mem_ctx, mdt_sig *out, const mdt_image *img, int kind,
  * allocated. MDT_ENOMEM when the tree does not fit: then decode with
  * mdt_sig_decode (of the Mono 4.5 framework's 635,300 signatures, 1.5% need
  * more than 1 KiB, 0.04% more than 4 KiB),
- * MDT_EINVAL without an arena. For bulk or allocation-sensitive callers
- * (profilers, batch printers). */
+ * MDT_EINVAL without an arena (or for an unknown kind); otherwise the errors
+ * of mdt_sig_decode: MDT_EBADIMAGE, MDT_ETRUNC, MDT_EUNSUPPORTED. For bulk
+ * or allocation-sensitive callers (profilers, batch printers). */
 int mdt_sig_decode_buf(void *arena, size_t size, mdt_sig *out, const mdt_image *img, int kind,
                        const uint8_t *blob, uint32_t len, uint32_t blob_index);
 
 /* Decode the signature a row carries: MethodDef, MemberRef (method or field
  * by its first byte), Field, Property, StandAloneSig (locals or method),
- * TypeSpec, MethodSpec. MDT_EINVAL for tokens of other tables. */
+ * TypeSpec, MethodSpec. Errors: MDT_EINVAL for tokens of other tables,
+ * MDT_ENOTFOUND (no such row), MDT_ETRUNC, MDT_EBADIMAGE, MDT_ENOHEAP (the
+ * row or its blob does not read), those of mdt_sig_decode (MDT_EBADIMAGE,
+ * MDT_ETRUNC, MDT_EUNSUPPORTED) and MDT_ENOMEM. */
 int mdt_sig_of_token(void *mem_ctx, mdt_sig *out, const mdt_image *img, uint32_t token);
-/* The same into a caller's arena (see mdt_sig_decode_buf). */
+/* The same into a caller's arena (see mdt_sig_decode_buf). Errors as
+ * mdt_sig_of_token: MDT_EINVAL, MDT_ENOTFOUND, MDT_ETRUNC, MDT_EBADIMAGE,
+ * MDT_ENOHEAP, MDT_EUNSUPPORTED, and MDT_ENOMEM when the tree does not fit. */
 int mdt_sig_of_token_buf(void *arena, size_t size, mdt_sig *out, const mdt_image *img,
                          uint32_t token);
 

@@ -198,11 +198,14 @@ typedef struct mdt_row {
 } mdt_row;
 
 /* The out-of-line paths of the inline functions below: the same contract
- * and every check made again, with the located error. Callable directly. */
+ * and every check made again, with the located error. Callable directly.
+ * Errors: those of the inline function (mdt_row_get: MDT_EINVAL,
+ * MDT_ENOTFOUND, MDT_ETRUNC; the cells: MDT_EINVAL, MDT_EBADIMAGE,
+ * MDT_ENOHEAP, and MDT_ETRUNC for a blob). */
 int mdt_row_get_slow(mdt_row *row, const mdt_image *img, unsigned table, uint32_t rid);
-int mdt_row_string_slow(const mdt_row *row, unsigned col, const char **s, size_t *len);
-int mdt_row_blob_slow(const mdt_row *row, unsigned col, const uint8_t **data, uint32_t *len);
-int mdt_row_guid_slow(const mdt_row *row, unsigned col, const uint8_t **guid);
+int mdt_row_string_slow(const char **s, size_t *len, const mdt_row *row, unsigned col);
+int mdt_row_blob_slow(const uint8_t **data, uint32_t *len, const mdt_row *row, unsigned col);
+int mdt_row_guid_slow(const uint8_t **guid, const mdt_row *row, unsigned col);
 
 /* Position `row` on row `rid` (1-based) of `table`.
  * Errors: MDT_ENOTFOUND (rid 0 or > rows), MDT_ETRUNC (row lies beyond the
@@ -239,8 +242,10 @@ MDT_INLINE uint32_t mdt_row_raw(const mdt_row *row, unsigned col)
  * offset) when it is out of range. */
 
 /* #Strings cell. *s is borrowed, NUL-terminated; *len (may be NULL)
- * excludes the NUL. */
-MDT_INLINE int mdt_row_string(const mdt_row *row, unsigned col, const char **s, size_t *len)
+ * excludes the NUL. Errors: MDT_EINVAL (not a #Strings column of the
+ * table), MDT_EBADIMAGE (an index beyond the heap, no NUL before its end),
+ * MDT_ENOHEAP (no #Strings stream). */
+MDT_INLINE int mdt_row_string(const char **s, size_t *len, const mdt_row *row, unsigned col)
 {
     if (col < MDT_LAYOUT_COLS && row->lay->kind[col] == MDT_COLK_STR) {
         const mdt_image_layout *l = MDT_IMAGE_LAYOUT_(row->img);
@@ -252,12 +257,13 @@ MDT_INLINE int mdt_row_string(const mdt_row *row, unsigned col, const char **s, 
             return 0;
         }
     }
-    return mdt_row_string_slow(row, col, s, len);
+    return mdt_row_string_slow(s, len, row, col);
 }
 
-/* #Blob cell: the blob's bytes (borrowed) and length; index 0 is empty. */
-MDT_INLINE int mdt_row_blob(const mdt_row *row, unsigned col, const uint8_t **data,
-                            uint32_t *len)
+/* #Blob cell: the blob's bytes (borrowed) and length; index 0 is empty.
+ * Errors: MDT_EINVAL (not a #Blob column), MDT_EBADIMAGE, MDT_ETRUNC,
+ * MDT_ENOHEAP (as for mdt_heap_blob). */
+MDT_INLINE int mdt_row_blob(const uint8_t **data, uint32_t *len, const mdt_row *row, unsigned col)
 {
     if (col < MDT_LAYOUT_COLS && row->lay->kind[col] == MDT_COLK_BLOB) {
         const mdt_image_layout *l = MDT_IMAGE_LAYOUT_(row->img);
@@ -269,11 +275,13 @@ MDT_INLINE int mdt_row_blob(const mdt_row *row, unsigned col, const uint8_t **da
             return 0;
         }
     }
-    return mdt_row_blob_slow(row, col, data, len);
+    return mdt_row_blob_slow(data, len, row, col);
 }
 
-/* #GUID cell: 16 bytes (borrowed), or *guid = NULL for index 0. */
-MDT_INLINE int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t **guid)
+/* #GUID cell: 16 bytes (borrowed), or *guid = NULL for index 0. Errors:
+ * MDT_EINVAL (not a #GUID column), MDT_EBADIMAGE (beyond the heap),
+ * MDT_ENOHEAP (no #GUID stream). */
+MDT_INLINE int mdt_row_guid(const uint8_t **guid, const mdt_row *row, unsigned col)
 {
     if (col < MDT_LAYOUT_COLS && row->lay->kind[col] == MDT_COLK_GUID) {
         const mdt_image_layout *l = MDT_IMAGE_LAYOUT_(row->img);
@@ -287,7 +295,7 @@ MDT_INLINE int mdt_row_guid(const mdt_row *row, unsigned col, const uint8_t **gu
             return 0;
         }
     }
-    return mdt_row_guid_slow(row, col, guid);
+    return mdt_row_guid_slow(guid, row, col);
 }
 
 /* Every cell of a row in one call: what mdt_row_raw, mdt_row_string,
@@ -304,7 +312,7 @@ typedef struct mdt_cell {
     uint32_t value;
     uint32_t len;
 } mdt_cell;
-int mdt_row_cells(const mdt_row *row, mdt_cell *cells);
+int mdt_row_cells(mdt_cell *cells, const mdt_row *row);
 
 /* Every cell of rows [first, first + count) of `table` (1-based) in one
  * call: for each row what mdt_row_cells gives, row after row. The cells of
@@ -331,23 +339,27 @@ int mdt_rows_cells(mdt_cell *cells, const mdt_image *img, unsigned table, uint32
                    uint32_t count);
 
 /* TAB, LIST or CODED cell as a token (table << 24 | rid); rid 0 is the nil
- * token of that table. Fails for a coded tag that names no table or a rid
- * beyond the target table (for LIST: beyond rows + 1). */
-int mdt_row_token(const mdt_row *row, unsigned col, uint32_t *token);
+ * token of that table. Errors: MDT_EBADIMAGE (a coded tag that names no
+ * table, a rid beyond the target table; for LIST: beyond rows + 1),
+ * MDT_EINVAL (not a TAB, LIST or CODED column). */
+int mdt_row_token(uint32_t *token, const mdt_row *row, unsigned col);
 
 /* Range columns (FieldList, MethodList, ParamList, EventList, PropertyList,
  * VariableList, ConstantList): the run owned by this row, as logical
  * positions [*first, *first + *count) in the target table. Use
  * mdt_range_item() to map a position to a rid, honouring the Ptr tables of
- * uncompressed (#-) metadata. */
-int mdt_row_range(const mdt_row *row, unsigned col, uint32_t *first, uint32_t *count);
+ * uncompressed (#-) metadata. Errors: MDT_EINVAL (not a LIST column),
+ * MDT_EBADIMAGE (a start outside the target table, a run that ends before
+ * it starts), MDT_ETRUNC (the next row, which ends the run, lies beyond the
+ * tables stream). */
+int mdt_row_range(uint32_t *first, uint32_t *count, const mdt_row *row, unsigned col);
 /* Rid in `table` of logical position `pos` of a range (identity unless a
  * FieldPtr/MethodPtr/ParamPtr/EventPtr/PropertyPtr table is present).
- * Errors: MDT_EINVAL (no table with that id), MDT_ENOTFOUND (pos outside
- * the table's rows in this image; a portable PDB's #Pdb row counts do not
- * count), MDT_ETRUNC (the row, or its Ptr row, lies beyond the end of the
- * tables stream), MDT_EBADIMAGE. */
-int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t *rid);
+ * Errors: MDT_ENOTFOUND (pos outside the table's rows in this image; a
+ * portable PDB's #Pdb row counts do not count), MDT_ETRUNC (the row, or its
+ * Ptr row, lies beyond the end of the tables stream), MDT_EBADIMAGE (a Ptr
+ * row naming no row), MDT_EINVAL (no table with that id). */
+int mdt_range_item(uint32_t *rid, const mdt_image *img, unsigned table, uint32_t pos);
 
 /* Column at a time: one call reads a run of rows of one column, for tools
  * that scan whole tables (dumps, indexes, full walks). Rows are
@@ -355,32 +367,37 @@ int mdt_range_item(const mdt_image *img, unsigned table, uint32_t pos, uint32_t 
  * stream (MDT_ETRUNC otherwise, MDT_ENOTFOUND beyond the table, MDT_EINVAL
  * for a column of another kind). */
 
-/* Raw stored values of any column. */
-int mdt_column_raw(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                   uint32_t count, uint32_t *out);
+/* Raw stored values of any column. Errors: MDT_ETRUNC, MDT_ENOTFOUND,
+ * MDT_EINVAL (no such table or column), as above. */
+int mdt_column_raw(uint32_t *out, const mdt_image *img, unsigned table, unsigned col,
+                   uint32_t first, uint32_t count);
 /* #Strings cells: s[i] borrowed and NUL-terminated, len[i] its length.
  * A cell that fails gets s[i] = NULL, len[i] = 0. Returns the number of
  * failed cells (>= 0; the error record describes the last one), or a
- * negative error as above. */
-int mdt_column_strings(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                       uint32_t count, const char **s, uint32_t *len);
-/* #Blob cells, as mdt_column_strings (failed cells: data NULL, len 0). */
-int mdt_column_blobs(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                     uint32_t count, const uint8_t **data, uint32_t *len);
-/* #GUID cells: 16 bytes each, NULL for index 0 and for failed cells. */
-int mdt_column_guids(const mdt_image *img, unsigned table, unsigned col, uint32_t first,
-                     uint32_t count, const uint8_t **guid);
+ * negative error as above: MDT_ETRUNC, MDT_ENOTFOUND, MDT_EINVAL (not a
+ * #Strings column). */
+int mdt_column_strings(const char **s, uint32_t *len, const mdt_image *img, unsigned table,
+                       unsigned col, uint32_t first, uint32_t count);
+/* #Blob cells, as mdt_column_strings (failed cells: data NULL, len 0).
+ * Errors: MDT_ETRUNC, MDT_ENOTFOUND, MDT_EINVAL (not a #Blob column). */
+int mdt_column_blobs(const uint8_t **data, uint32_t *len, const mdt_image *img, unsigned table,
+                     unsigned col, uint32_t first, uint32_t count);
+/* #GUID cells: 16 bytes each, NULL for index 0 and for failed cells.
+ * Returns as mdt_column_strings. Errors: MDT_ETRUNC, MDT_ENOTFOUND,
+ * MDT_EINVAL (not a #GUID column). */
+int mdt_column_guids(const uint8_t **guid, const mdt_image *img, unsigned table, unsigned col,
+                     uint32_t first, uint32_t count);
 
 /* Rows whose column `col` holds the raw value `key` (e.g. the coded index of
  * a parent): an iterator, a value that allocates nothing. When `col` is the
  * column the spec requires the table sorted by and the rows really are
- * sorted (checked at open), it binary-searches; otherwise it scans, so an
+ * sorted (checked on first need), it binary-searches; otherwise it scans, so an
  * unsorted table gives the same answers, only slower.
  *
  *     mdt_find f; uint32_t rid;
  *     mdt_find_init(&f, img, MDT_TABLE_CustomAttribute,
  *                   MDT_COL_CustomAttribute_Parent, key);
- *     while (mdt_find_next(&f, &rid) == 0) ...
+ *     while (mdt_find_next(&rid, &f) == 0) ...
  */
 typedef struct mdt_find {
     const mdt_image *img;
@@ -389,18 +406,20 @@ typedef struct mdt_find {
     bool scan;
 } mdt_find;
 
+/* Start a search. Errors: MDT_EINVAL (no such table or column). */
 int mdt_find_init(mdt_find *f, const mdt_image *img, unsigned table, unsigned col, uint32_t key);
 /* Next matching rid; MDT_ITEROVER when there are no more. */
-int mdt_find_next(mdt_find *f, uint32_t *rid);
+int mdt_find_next(uint32_t *rid, mdt_find *f);
 
 /* Encode a token as the coded index value `ci` would store, or fail with
- * MDT_EINVAL when the token's table is not part of that coded index. */
-int mdt_coded_encode(unsigned ci, uint32_t token, uint32_t *value);
+ * MDT_EINVAL when the token's table is not part of that coded index (or
+ * `ci` is unknown). Touches no error record. */
+int mdt_coded_encode(uint32_t *value, unsigned ci, uint32_t token);
 /* Decode a stored coded index value into a token. No check against an
  * image's row counts (mdt_row_token does that); MDT_EBADIMAGE when the tag
  * names no table or the row does not fit a token's 24 bits, MDT_EINVAL for
  * an unknown `ci`. Touches no error record. */
-int mdt_coded_decode(unsigned ci, uint32_t value, uint32_t *token);
+int mdt_coded_decode(uint32_t *token, unsigned ci, uint32_t value);
 
 #ifdef __cplusplus
 }

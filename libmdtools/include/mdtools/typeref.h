@@ -186,7 +186,9 @@ int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
 /* Resolve an ExportedType row (0x27) to the TypeDef it finally stands for:
  * File -> the module of the assembly; forwarders followed as above; nested
  * rows through their enclosing rows. Same contract as mdt_typeref_resolve
- * (for a forwarder row, hops counts the row itself). */
+ * (for a forwarder row, hops counts the row itself). Errors: MDT_ENOTFOUND
+ * (no such module ID in the view), MDT_EINVAL (token of another table, or
+ * a rid beyond the table), MDT_ENOMEM. */
 int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                          const mdt_modview *view, uintptr_t module, uint32_t token,
                          const mdt_resolve_opts *opts);
@@ -207,12 +209,16 @@ int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
  * assembly (MDT_RES_OTHER_ASSEMBLY) and no member matches, the reason is
  * MDT_RES_NOT_LOADED (the assembly the reference names is not there),
  * with `where` the AssemblyRef and `instead` the TypeDef found by name,
- * rather than no-such-member of an assembly never meant. */
+ * rather than no-such-member of an assembly never meant. Errors as
+ * mdt_typeref_resolve: MDT_ENOTFOUND (no such module ID), MDT_EINVAL,
+ * MDT_ENOMEM. */
 int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                           const mdt_modview *view, uintptr_t module, uint32_t token,
                           const mdt_resolve_opts *opts);
 
-/* Any of the above by the token's table. */
+/* Any of the above by the token's table. Errors: MDT_ENOTFOUND (no such
+ * module ID), MDT_EINVAL (a token of another table, a rid beyond the
+ * table), MDT_ENOMEM. */
 int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                       const mdt_modview *view, uintptr_t module, uint32_t token,
                       const mdt_resolve_opts *opts);
@@ -225,16 +231,20 @@ int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
  * this module gives 0x00000001; a TypeSpec that is no generic instance is
  * returned as is); for an ExportedType, the root of its Implementation
  * chain (AssemblyRef or File). Errors: MDT_EINVAL (not a TypeRef, MemberRef
- * or ExportedType), the located error of an unreadable row, MDT_EBADIMAGE
- * for a chain longer than 64 steps (a cycle). */
-int mdt_ref_scope(const mdt_image *img, uint32_t token, uint32_t *scope);
+ * or ExportedType), the located error of an unreadable row or signature
+ * (MDT_ENOTFOUND for a row that does not exist, MDT_ETRUNC, MDT_EBADIMAGE,
+ * MDT_ENOHEAP, MDT_EUNSUPPORTED), MDT_EBADIMAGE for a chain longer than 64
+ * steps (a cycle). */
+int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token);
 
 /* Which loaded assembly an AssemblyRef (0x23) of `module` binds to, without
  * a type in mind: the first candidate of tiers 1, 2, 3a. *manifest is the
  * manifest module's ID and *tier 1..3; MDT_ENOTFOUND (with *manifest 0) when
- * nothing of that name is loaded. Other errors as mdt_typeref_resolve. */
-int mdt_assemblyref_bind(const mdt_modview *view, uintptr_t module, uint32_t token,
-                         uintptr_t *manifest, int *tier);
+ * nothing of that name is loaded, or no such module ID; MDT_EINVAL (not an
+ * AssemblyRef token, or a module without metadata); MDT_EBADIMAGE (the
+ * AssemblyRef row does not read: the error record says why). */
+int mdt_assemblyref_bind(uintptr_t *manifest, int *tier, const mdt_modview *view, uintptr_t module,
+                         uint32_t token);
 
 #ifdef __cplusplus
 }

@@ -99,31 +99,41 @@ struct mdt_value {
  * I1..U8, R4, R8, STRING as UTF-16LE, CLASS = 4 zero bytes). `blob_index`
  * names the blob in messages (0 if unknown). A value shorter than its type,
  * a STRING of odd length or a type byte outside that list fail with
- * MDT_ETRUNC / MDT_EBADIMAGE; bytes beyond the value are ignored. */
+ * MDT_ETRUNC / MDT_EBADIMAGE; bytes beyond the value are ignored. Errors:
+ * those two, and MDT_ENOMEM. */
 int mdt_constant_decode(void *mem_ctx, mdt_value *out, const mdt_image *img, uint8_t type,
                         const uint8_t *blob, uint32_t len, uint32_t blob_index);
 
-/* Decode Constant row `rid` (1-based). Errors as above, located at the row. */
+/* Decode Constant row `rid` (1-based). Errors as above (MDT_ETRUNC,
+ * MDT_EBADIMAGE, MDT_ENOMEM), located at the row, and those of reading it:
+ * MDT_ENOTFOUND (no such row), MDT_ENOHEAP (no #Blob stream). */
 int mdt_constant_of_row(void *mem_ctx, mdt_value *out, const mdt_image *img, uint32_t rid);
 
 /* The default value of a Field, Param or Property token: its Constant row,
  * else (Field, Param) a DecimalConstantAttribute on it, giving a DECIMAL.
- * MDT_ENOTFOUND when it has neither. */
+ * Errors: MDT_ENOTFOUND when it has neither, MDT_EINVAL (a token of
+ * another table), MDT_ENOMEM, and those of decoding the Constant row or
+ * the attribute: MDT_ETRUNC, MDT_EBADIMAGE, MDT_ENOHEAP, MDT_EUNRESOLVED,
+ * MDT_EUNSUPPORTED (a DecimalConstantAttribute constructor that takes
+ * what such an attribute cannot). */
 int mdt_default_value(void *mem_ctx, mdt_value *out, const mdt_image *img, uint32_t parent);
 
 /* A value as text, e.g. `-8`, `1.5`, `"const string"` (C escapes), `'x'`,
  * `null`, `12.34`; custom attribute values as C# would write them
  * (`Ns.E.Member`, `(Ns.E)3`, `typeof(T)`, `new System.Int32[] { 1, 2 }`,
  * `(System.Int64)7` for a boxed value). Type names follow `opts` (NULL:
- * full style; MDT_NAME_FRIENDLY: C# keywords and short names). */
+ * full style; MDT_NAME_FRIENDLY: C# keywords and short names). Errors:
+ * MDT_EINVAL (a malformed value: without a type, of an unknown kind,
+ * nested too deeply, a decimal's scale above 28), MDT_ENOMEM. */
 int mdt_value_format(void *mem_ctx, char **out, const mdt_value *v, const mdt_name_opts *opts);
 
 /* A decimal exactly, keeping its scale: scale 2, 1234 -> `12.34`; scale 3,
- * 1500 -> `1.500`. MDT_EINVAL for a scale above 28. Uses GMP. */
+ * 1500 -> `1.500`. Errors: MDT_EINVAL for a scale above 28, MDT_ENOMEM.
+ * Uses GMP. */
 int mdt_decimal_format(void *mem_ctx, char **out, const mdt_decimal *d);
 
 /* A 128-bit integer stored as 16 little-endian bytes (System.Int128 /
- * UInt128 layout), exactly in decimal. Uses GMP. */
+ * UInt128 layout), exactly in decimal. Uses GMP. Errors: MDT_ENOMEM. */
 int mdt_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_signed);
 
 /* R4 / R8 as the shortest decimal text that reads back to the same value,
