@@ -30,4 +30,4 @@ bench_bench_mono_LDFLAGS = -no-install
 bench_bench_mono_LDADD = libmdtools/libmdtools.la $(MONO_LIBS)
 endif
 
-EXTRA_DIST += bench/run.sh bench/README.md
+EXTRA_DIST += bench/run.sh bench/compare.sh bench/README.md

@@ -193,7 +193,6 @@ void mdt__read_debug(struct mdt_container *c)
     const mdt_data_dir *dd = &c->pe.debug_dir;
     const uint8_t *p;
     uint32_t n;
-    uint64_t mark = mdt__err_mark();
     if (!dd->rva || !dd->size)
         return;
     n = dd->size / 28;
@@ -205,7 +204,7 @@ void mdt__read_debug(struct mdt_container *c)
     if (mdt__rva_ptr(c, dd->rva, n * 28, &p, NULL, "debug directory")) {
         char msg[300];
         mdt__warn(c->warn, "debug directory unreadable: %s", mdt_errmsg(msg, sizeof msg));
-        mdt__err_forget(mark);
+        mdt__err_forget_one(); /* mdt__rva_ptr records one failure */
         return;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -226,12 +225,15 @@ void mdt__read_debug(struct mdt_container *c)
         const uint8_t *cv = NULL;
         if (c->kind == MDT_KIND_PE_MAPPED || c->kind == MDT_KIND_WEBCIL ||
             c->kind == MDT_KIND_WASM || !e->file_pointer) {
-            if (!e->rva || mdt__rva_ptr(c, e->rva, e->size, &cv, NULL, "CodeView"))
+            if (!e->rva) {
                 cv = NULL;
+            } else if (mdt__rva_ptr(c, e->rva, e->size, &cv, NULL, "CodeView")) {
+                mdt__err_forget_one(); /* it records one failure */
+                cv = NULL;
+            }
         } else if ((uint64_t)e->file_pointer + e->size <= c->size) {
             cv = c->data + e->file_pointer;
         }
-        mdt__err_forget(mark);
         if (!cv || memcmp(cv, "RSDS", 4) != 0) {
             mdt__warn(c->warn, "debug entry %u: CodeView data unreadable or not RSDS", i);
             continue;

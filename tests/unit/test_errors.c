@@ -423,6 +423,38 @@ START_TEST(open_with_unreadable_codeview_keeps_failure)
 }
 END_TEST
 
+/* A debug directory at an RVA in no section: open reads it through the
+ * RVA, fails, warns, and opens the image without debug entries. */
+START_TEST(open_with_unreadable_debug_directory_keeps_failure)
+{
+    void *ctx = talloc_new(NULL);
+    size_t len;
+    uint8_t *bytes = read_fixture(ctx, "data/pdb/Lines.dll", &len);
+    mdt_image *img;
+    ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "patch", bytes, len, 0), 0);
+    uint32_t rva = mdt_image_pe_info(img)->debug_dir.rva;
+    ck_assert_uint_ne(rva, 0);
+    mdt_image_close(img);
+    /* The data directory entry 6 (Debug, II.25.2.3.3) after the optional
+     * header's standard and Windows fields (96 bytes in PE32, 112 in PE32+). */
+    uint32_t lfanew = (uint32_t)bytes[0x3c] | (uint32_t)bytes[0x3d] << 8 |
+                      (uint32_t)bytes[0x3e] << 16 | (uint32_t)bytes[0x3f] << 24;
+    size_t opt = (size_t)lfanew + 24;
+    size_t dir = opt + (bytes[opt] == 0x0b && bytes[opt + 1] == 0x02 ? 112 : 96) + 6 * 8;
+    ck_assert_uint_le(dir + 8, len);
+    ck_assert_uint_eq((uint32_t)bytes[dir] | (uint32_t)bytes[dir + 1] << 8 |
+                          (uint32_t)bytes[dir + 2] << 16 | (uint32_t)bytes[dir + 3] << 24,
+                      rva);
+    memcpy(bytes + dir, "\x00\x00\xff\x7f", 4);
+    plant();
+    ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "Lines-debugdir.dll", bytes, len, 0), 0);
+    ck_assert_uint_eq(mdt_image_pe_info(img)->ndebug, 0);
+    ck_assert_uint_ge(mdt_image_warning_count(img), 1);
+    ck_assert(same(mdt_last_error(), &planted));
+    talloc_free(ctx);
+}
+END_TEST
+
 /* A forwarder chain (Hop0 -> Hop1 -> Hop2 -> Hop3) whose middle assembly
  * names the next one by a name that does not read: resolving through it
  * answers bad-image. */
@@ -597,6 +629,7 @@ Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, open_success_keeps_failure);
     tcase_add_test(tc, open_with_unreadable_codeview_keeps_failure);
+    tcase_add_test(tc, open_with_unreadable_debug_directory_keeps_failure);
     tcase_add_test(tc, failure_replaces_record);
     tcase_add_test(tc, failures_record_their_cause);
     tcase_add_test(tc, calls_on_fixtures_keep_failure);
