@@ -279,6 +279,9 @@ typedef struct mdb_frame {
     bool has_il;
     bool lasting;          /* kept by its module, never trimmed */
     uint32_t json_len;
+    const char *meta;      /* JSON runs: the metadata name (doc/names.md) of a resolved
+                              frame that names a type or member (NULL otherwise; may be
+                              `name` itself; mdb_no_meta when it could not be made) */
     const char *json;      /* JSON members of the frame, without braces and without
                               the IL offset, which the record keeps (made with
                               the frame when the run prints JSON) */
@@ -288,6 +291,9 @@ typedef struct mdb_frame {
     const char *text;      /* text form: NAME or NAME (FILE:LINE) or [special] */
     uint8_t status;        /* enum mdb_status */
 } mdb_frame;
+
+/* A frame's `meta` when its metadata name could not be made (JSON null). */
+extern const char mdb_no_meta[];
 
 /* Ask for the cache lines a frame met again is read from (MDB_FRAME_HOT). */
 static inline void mdb_frame_prefetch(const mdb_frame *f)
