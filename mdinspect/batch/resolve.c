@@ -913,7 +913,10 @@ static void json_form(mdb_resolver *r, const mdb_frame *f)
             }
         }
         if (f->token) {
-            snprintf(tok, sizeof tok, "0x%08x", f->token);
+            tok[0] = '0';
+            tok[1] = 'x';
+            for (int i = 0; i < 8; i++) /* not snprintf: once per frame, it showed */
+                tok[2 + i] = "0123456789abcdef"[f->token >> (28 - 4 * i) & 15];
             mdb_outc(o, ',');
             member_str(o, "token", tok, 10);
         }
