@@ -268,7 +268,12 @@ const char *mdb_status_text(int status);
  * last, next to the name, which its arena puts right after the frame: a
  * frame out of cache costs two adjacent cache lines (MDB_FRAME_HOT). */
 typedef struct mdb_frame {
-    const char *detail;    /* unresolved: what went wrong (may be NULL) */
+    union {                 /* by status (one field: frames stay 96 bytes in text runs) */
+        const char *detail; /* unresolved: what went wrong (may be NULL) */
+        const char *meta;   /* MDB_OK, JSON runs: the metadata name (doc/names.md) of a
+                               frame that names a type or member (NULL otherwise; may be
+                               `name` itself; mdb_no_meta when it could not be made) */
+    };
     mdb_module *mod;       /* NULL for special frames and unknown modules */
     const char *file;      /* source document, NULL when unknown */
     uint32_t token;
@@ -279,9 +284,6 @@ typedef struct mdb_frame {
     bool has_il;
     bool lasting;          /* kept by its module, never trimmed */
     uint32_t json_len;
-    const char *meta;      /* JSON runs: the metadata name (doc/names.md) of a resolved
-                              frame that names a type or member (NULL otherwise; may be
-                              `name` itself; mdb_no_meta when it could not be made) */
     const char *json;      /* JSON members of the frame, without braces and without
                               the IL offset, which the record keeps (made with
                               the frame when the run prints JSON) */

@@ -896,7 +896,7 @@ static void json_form(mdb_resolver *r, const mdb_frame *f)
             }
         }
         member_str(o, "status", mdb_status_text(f->status), strlen(mdb_status_text(f->status)));
-        if (f->detail) {
+        if (f->status != MDB_OK && f->detail) {
             mdb_outc(o, ',');
             member_str(o, "detail", f->detail, strlen(f->detail));
         }
