@@ -4,7 +4,9 @@
  * special word, for a type the profiler could not describe), or
  * a plain line (`MVID TOKEN [DESC...]`, `PATH TOKEN`). The answer (full-style
  * name of doc/names.md, status, source file and line from the module's
- * portable PDB, and the text and JSON forms the emitters print) is cached
+ * portable PDB, and the text and JSON forms the emitters print; in a JSON
+ * run also the metadata name of a type or member, made with the name and
+ * by the same rule as the shell's) is cached
  * by the frame's exact text, so a frame met again costs one hash lookup.
  * Failures are answers too (status and detail), cached the same way.
  *
@@ -47,7 +49,7 @@ struct mdb_resolver {
     mdb_arena lasting;  /* frames kept by their module (valid rows): never trimmed */
     mdb_arena *cur;     /* where new frames and their strings go */
     mdb_output scratch; /* builds text and JSON forms (fd -1: never written) */
-    char name[4096];    /* a name when the arena has no room */
+    char name[4096];    /* a name when the arena has no room; a metadata name */
 };
 
 static const char *const status_text[] = {
