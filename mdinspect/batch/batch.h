@@ -268,7 +268,12 @@ const char *mdb_status_text(int status);
  * last, next to the name, which its arena puts right after the frame: a
  * frame out of cache costs two adjacent cache lines (MDB_FRAME_HOT). */
 typedef struct mdb_frame {
-    const char *detail;    /* unresolved: what went wrong (may be NULL) */
+    union {                 /* by status (one field: frames stay 96 bytes in text runs) */
+        const char *detail; /* unresolved: what went wrong (may be NULL) */
+        const char *meta;   /* MDB_OK, JSON runs: the metadata name (doc/names.md) of a
+                               frame that names a type or member (NULL otherwise; may be
+                               `name` itself; mdb_no_meta when it could not be made) */
+    };
     mdb_module *mod;       /* NULL for special frames and unknown modules */
     const char *file;      /* source document, NULL when unknown */
     uint32_t token;
@@ -288,6 +293,9 @@ typedef struct mdb_frame {
     const char *text;      /* text form: NAME or NAME (FILE:LINE) or [special] */
     uint8_t status;        /* enum mdb_status */
 } mdb_frame;
+
+/* A frame's `meta` when its metadata name could not be made (JSON null). */
+extern const char mdb_no_meta[];
 
 /* Ask for the cache lines a frame met again is read from (MDB_FRAME_HOT). */
 static inline void mdb_frame_prefetch(const mdb_frame *f)

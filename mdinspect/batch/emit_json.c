@@ -7,9 +7,10 @@
  *   {"kind":"header"|"stats",KEY:VALUE...}  (numbers where the value is one)
  *   {"kind":"comment","text":...}, {"kind":"blank"}
  *   {"kind":"malformed","line":N,"error":...}
- * where FRAME is "name", "status" ("ok", a special frame's word, or why it
- * did not resolve), "detail", "assembly", "module", "mvid", "token",
- * "il_offset", "file", "line", "column", each where known. */
+ * where FRAME is "name", "metadata_name" (a type's or member's, as stored:
+ * doc/names.md), "status" ("ok", a special frame's word, or why it did not
+ * resolve), "detail", "assembly", "module", "mvid", "token", "il_offset",
+ * "file", "line", "column", each where known. */
 #include "config.h"
 
 #include <string.h>

@@ -301,6 +301,16 @@ void mdb_out_json_string(mdb_output *o, const char *s, size_t n)
     const unsigned char *p = (const unsigned char *)s;
     mdb_outc(o, '"');
     for (size_t i = 0; i < n;) {
+        /* a run of printable ASCII that needs no escape, copied at once
+         * (names are nearly all such runs) */
+        size_t j = i;
+        while (j < n && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' && p[j] != '\\')
+            j++;
+        if (j > i) {
+            mdb_out(o, p + i, j - i);
+            i = j;
+            continue;
+        }
         unsigned c = p[i];
         if (c == '"' || c == '\\') {
             mdb_outc(o, '\\');

@@ -2,7 +2,9 @@
 # mdinspect batch: the machine formats hold what they claim, on the log
 # and plain-line inputs of tests/cli/inputs/ (batch-*.txt):
 #  - every --json line parses, one per input line, and its frames are the
-#    text output's frames (same count, same names, leaf first);
+#    text output's frames (same count, same names, leaf first); every
+#    resolved frame that names a type or member, and no other frame, has a
+#    "metadata_name";
 #  - every --folded line is its record's stack, root first, with its count;
 #  - the --speedscope file has the fields speedscope's file format requires
 #    ($schema, shared.frames[].name, profiles[] of type "sampled" with name,
@@ -39,6 +41,9 @@ def check(ok, what):
     print(("PASS " if ok else "FAIL ") + what)
     if ok: passed += 1
     else: failed += 1
+
+# TypeDef TypeRef TypeSpec MethodDef Field MemberRef MethodSpec Property Event ExportedType
+TYPE_OR_MEMBER = {0x02, 0x01, 0x1b, 0x06, 0x04, 0x0a, 0x2b, 0x17, 0x14, 0x27}
 
 def frame_text(f):
     st = f["status"]
@@ -81,6 +86,21 @@ for name in ("batch-log", "batch-plain"):
                 print("    | %r != %r" % (t, frame_text(o)))
             folded_want.append(folded_name(o) + " 1")
     check(same, "%s: JSON frames are the text output's frames, leaf first" % name)
+    # metadata_name beside the name of every resolved frame that names a type
+    # or member (an alloc type without a token too), nowhere else (its value:
+    # the golden transcripts, and batch-metadata-names.sh against the shell)
+    meta_ok, nmeta = True, 0
+    for o in objs:
+        for f in (o["frames"] if o["kind"] == "stack" else [o] if o["kind"] in ("call", "alloc", "plain") else []):
+            tok = int(f.get("token", "0x1b000000"), 16) >> 24
+            want = f["status"] == "ok" and tok in TYPE_OR_MEMBER
+            has = isinstance(f.get("metadata_name"), str)
+            nmeta += has
+            if has != want:
+                meta_ok = False
+                print("    | %r" % f)
+    check(meta_ok and nmeta > 0,
+          "%s: a metadata_name beside each type or member name (%d)" % (name, nmeta))
     folded = open("%s/%s.folded" % (tmp, name)).read().split("\n")[:-1]
     check(folded == folded_want and folded,
           "%s: folded lines are the records' stacks, root first, with counts (%d)" % (name, len(folded)))
