@@ -283,6 +283,47 @@ START_TEST(test_unwind_rbp_frame_and_pop_rbp)
 }
 END_TEST
 
+/* A return address follows a call: the forms CoreCLR's code calls with,
+ * and what sits before a function's start or after other instructions. */
+START_TEST(test_follows_call_forms)
+{
+    static const struct {
+        uint8_t b[8];
+        size_t n;
+        int call;
+    } cases[] = {
+        {{0xe8, 1, 2, 3, 4}, 5, 1},                         /* call rel32 */
+        {{0xff, 0x15, 1, 2, 3, 4}, 6, 1},                   /* call [rip+disp32] (R2R cells) */
+        {{0xff, 0xd0}, 2, 1},                               /* call rax */
+        {{0x41, 0xff, 0xd3}, 3, 1},                         /* call r11 */
+        {{0xff, 0x50, 0x18}, 3, 1},                         /* call [rax+0x18] */
+        {{0x41, 0xff, 0x53, 0x08}, 4, 1},                   /* call [r11+8] */
+        {{0xff, 0x90, 1, 2, 3, 4}, 6, 1},                   /* call [rax+disp32] */
+        {{0xff, 0x14, 0x24}, 3, 1},                         /* call [rsp] (SIB) */
+        {{0xff, 0x54, 0x24, 0x08}, 4, 1},                   /* call [rsp+8] */
+        {{0x48, 0xff, 0x94, 0xc1, 1, 2, 3, 4}, 8, 1},       /* call [rcx+rax*8+disp32] */
+        {{0xff, 0x14, 0xc5, 1, 2, 3, 4}, 7, 1},             /* call [rax*8+disp32] (no base) */
+        {{0x90, 0x90, 0x90}, 3, 0},                         /* nops */
+        {{0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc}, 8, 0}, /* padding: a function start */
+        {{0x48, 0x83, 0xc4, 0x28, 0xc3}, 5, 0},             /* add rsp, 0x28; ret */
+        {{0xff, 0x25, 1, 2, 3, 4}, 6, 0},                   /* jmp [rip+disp32]: no return */
+        {{0xff, 0xe0}, 2, 0},                               /* jmp rax */
+        {{0x15, 1, 2, 3, 4}, 5, 0},                         /* a call's tail without its FF */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t buf[16];
+        memset(buf, 0x90, sizeof buf); /* nops before: no call there */
+        memcpy(buf + sizeof buf - cases[i].n, cases[i].b, cases[i].n);
+        ck_assert_msg(mdp_follows_call(buf + sizeof buf, 8) == cases[i].call, "case %zu", i);
+    }
+    /* only the bytes said to be readable are considered */
+    static const uint8_t ff15[] = {0xff, 0x15, 1, 2, 3, 4};
+    ck_assert_int_eq(mdp_follows_call(ff15 + sizeof ff15, 6), 1);
+    ck_assert_int_eq(mdp_follows_call(ff15 + sizeof ff15, 5), 0);
+    ck_assert_int_eq(mdp_follows_call(ff15 + sizeof ff15, 0), 0);
+}
+END_TEST
+
 /* ---- events, samples, log ----------------------------------------------------------- */
 
 static int il_phase;
@@ -864,6 +905,7 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_rbp_frame_and_pop_rbp);
     tcase_add_test(t, test_osr_tier0_record_from_the_prolog);
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
+    tcase_add_test(t, test_follows_call_forms);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_records_sorted_without_names);
     tcase_add_test(t, test_session_ends_after_its_samples);
