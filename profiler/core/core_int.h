@@ -6,7 +6,8 @@
  *           apply the unload, so no sample is named after its code died.
  *           Draining may call the adapter (miss callbacks), whose events
  *           take the leaf locks below.
- *   mods    the module side table (leaf).
+ *   mods    the module side table (leaf; its holder may wait for handlers
+ *           to leave, mdp_exec_publish: handlers take no lock).
  *   code    code regions -> code versions (leaf).
  *   threads the sampler's slot allocation (leaf). */
 #ifndef MDP_CORE_INT_H

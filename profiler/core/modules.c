@@ -11,7 +11,9 @@
  * without an image and its frames are "unknown:nomvid") but never fault.
  * ReadyToRun images on Linux are mapped section by section with PROT_NONE
  * gaps; the library reads them in place, checking every read against the
- * readable ranges. (The runtime's own flat view of the same file is not
+ * readable ranges. Their executable mappings go to the handler's table
+ * (execmap.c), republished on every load that brings some and on every
+ * module, assembly or AppDomain unload. (The runtime's own flat view of the same file is not
  * used: CoreCLR keeps it in the PEImage until the PEImage is destroyed,
  * but that is an implementation detail, not a promise of the profiling
  * API, and the view exists only when the binder asked for a flat layout

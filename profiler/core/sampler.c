@@ -23,10 +23,13 @@
  * address with mdt_idmap_ip_lookup (async-signal-safe: no lock, no
  * allocation) and appends (ip, FunctionID, generation) triples to the
  * thread's preallocated ring, when the ring has room for the deepest walk
- * (else the sample is dropped, never cut short). Return addresses are
- * recorded minus one, so that a caller's frame is the call instruction's. It allocates nothing,
- * takes no lock, touches no thread-local storage of its own and calls the
- * runtime never. A thread whose stack bounds are not known yet (registered
+ * (else the sample is dropped, never cut short). A managed frame's caller
+ * comes from its prolog (unwind.c) and must land in code the map knows or
+ * right after a call in a module image's code (execmap.c: ReadyToRun code
+ * not learnt yet). Return addresses are recorded minus one, so that a
+ * caller's frame is the call instruction's. It allocates nothing, takes no
+ * lock, touches no thread-local storage of its own and calls the runtime
+ * never. A thread whose stack bounds are not known yet (registered
  * from another thread) records its leaf and stack pointer; the drain thread
  * then looks the stack's mapping up and fills the bounds in.
  *
