@@ -26,6 +26,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/core.c \
 	profiler/core/modules.c \
 	profiler/core/maps.c \
+	profiler/core/execmap.c \
 	profiler/core/codemap.c \
 	profiler/core/frames.c \
 	profiler/core/unwind.h \

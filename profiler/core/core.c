@@ -122,22 +122,13 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
     return 0;
 }
 
-static void wait_handlers(mdp_core *core)
-{
-    if (!core->slots)
-        return;
-    for (unsigned i = 0; i < MDP_MAX_THREADS; i++)
-        for (int spins = 0; atomic_load(&core->slots[i].busy) && spins < 100000; spins++)
-            sched_yield();
-}
-
 int mdp_core_finish(mdp_core *core)
 {
     int zero = 0;
     if (!core || !atomic_compare_exchange_strong(&core->finished, &zero, 1))
         return 0;
     mdp_sampler_stop(core);
-    wait_handlers(core);
+    mdp_sampler_quiesce(core);
     pthread_mutex_lock(&core->drain_lock);
     mdp_drain_all(core);
     mdp_calls_flush(core);
@@ -161,7 +152,7 @@ void mdp_core_free(mdp_core *core)
         mdp_drain_stop(core);
     }
     mdp_sampler_free(core);
-    wait_handlers(core);
+    mdp_sampler_quiesce(core);
     pthread_mutex_lock(&core->drain_lock);
     mdp_frames_free(core);
     mdp_records_free(core);
@@ -170,6 +161,7 @@ void mdp_core_free(mdp_core *core)
     mdp_alloc_free(core);
     pthread_mutex_unlock(&core->drain_lock);
     mdt_idmap_free(core->map);
+    mdp_exec_free(core);
     mdp_modules_free(core);
     mdp_drain_buffers_free();
     /* core->slots stay mapped: see sampler.c */

@@ -6,7 +6,8 @@
  *           apply the unload, so no sample is named after its code died.
  *           Draining may call the adapter (miss callbacks), whose events
  *           take the leaf locks below.
- *   mods    the module side table (leaf).
+ *   mods    the module side table (leaf; its holder may wait for handlers
+ *           to leave, mdp_exec_publish: handlers take no lock).
  *   code    code regions -> code versions (leaf).
  *   threads the sampler's slot allocation (leaf). */
 #ifndef MDP_CORE_INT_H
@@ -67,10 +68,13 @@ struct mdp_slot {
  * base (the mapping holding it, then the module file's own mappings that
  * follow it without a break, across the PROT_NONE gaps of a loader
  * layout), at most max ranges, adjacent ones merged; the first starts at
- * base. 0 when base is not readable. Reads /proc/self/maps with stdio:
- * never from a signal handler. */
+ * base. 0 when base is not readable. exec (NULL: not wanted) gets the
+ * readable and executable ones among them, from the file (never anonymous
+ * memory), at most max, adjacent ones merged, their number in *nexec.
+ * Reads /proc/self/maps with stdio: never from a signal handler. */
 #define MDP_MAX_IMAGE_RANGES 128u /* the header page and up to 96 sections */
-size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max);
+size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max, mdt_mem_range *exec,
+                        size_t *nexec);
 
 struct mdp_module {
     uintptr_t id;
@@ -85,6 +89,17 @@ struct mdp_module {
     int corelib;
     uint32_t prim_tokens[24]; /* corelib: TypeDef of each primitive, 0 absent */
     uint8_t prim_codes[24];
+    mdt_mem_range *exec; /* the image's executable mappings (malloc), nexec of them */
+    size_t nexec;
+};
+
+/* Executable ranges of the live modules' images, sorted (execmap.c). */
+struct mdp_exec_range {
+    uintptr_t lo, hi;
+};
+struct mdp_exec_table {
+    size_t n;
+    struct mdp_exec_range r[];
 };
 
 /* A code region of one code version. */
@@ -146,6 +161,7 @@ struct mdp_core {
 
     pthread_mutex_t mods_lock;
     mdp_pmap modules; /* id -> struct mdp_module */
+    struct mdp_exec_table *_Atomic exec; /* written under mods_lock, read by the handler (execmap.c) */
     char framework[4096]; /* folder of the core library's file, for the header; "" unknown */
     struct mdp_module **graveyard;
     size_t ngraveyard, graveyard_cap;
@@ -185,6 +201,26 @@ void mdp_modules_free(mdp_core *core);
 int mdp_sampler_init(mdp_core *core, char *err, size_t errlen);
 void mdp_sampler_stop(mdp_core *core);
 void mdp_sampler_free(mdp_core *core);
+/* Wait until no handler is inside any slot (each slot's `busy` seen 0 once
+ * since the call began), so that memory unlinked before the call (with a
+ * seq_cst store) is out of every handler's reach. 0, or -1 when a handler
+ * stayed inside through a long wait (a stopped thread): then free nothing
+ * it might read. Never from a handler. */
+int mdp_sampler_quiesce(mdp_core *core);
+
+/* execmap.c */
+/* Rebuild the handler's table from the live modules' executable ranges
+ * and publish it; frees the old one once no handler can read it (waits
+ * for handlers). mods_lock held. 0, or -1 out of memory (then no table:
+ * never one that may hold an unloaded image). */
+int mdp_exec_publish(mdp_core *core);
+/* Whether ret may be a return address in a module image's code that the
+ * map may not know: its call's last byte lies in an executable range of a
+ * live module's image and the bytes before it there decode as a call
+ * (mdp_follows_call). Async-signal-safe: reads the published table and at
+ * most 8 bytes of that range. */
+int mdp_exec_return_site(const mdp_core *core, uintptr_t ret);
+void mdp_exec_free(mdp_core *core);
 /* The handler's view of the process (one profiler per process). */
 extern mdp_core *_Atomic mdp_sampling_core;
 

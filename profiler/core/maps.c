@@ -12,8 +12,12 @@
  * make the library read only the image's own pages, never a neighbour's
  * (which another unload may unmap under us), nor the runtime's flat view
  * of the same file (a shared mapping). A base in anonymous memory (an
- * assembly loaded from bytes) gives that one mapping. Read with stdio in
- * the event callbacks, never in the signal handler. */
+ * assembly loaded from bytes) gives that one mapping. The executable
+ * mappings among the image's own (a ReadyToRun image's code) are reported
+ * apart as well: the sampler accepts a return address computed from a
+ * prolog only in code it knows, and these are where ReadyToRun methods the
+ * map has not learnt yet live (execmap.c). Read with stdio in the event
+ * callbacks, never in the signal handler. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -41,8 +45,22 @@ static int same_file(const struct mapping *a, const struct mapping *b)
     return a->ino == b->ino && a->maj == b->maj && a->min == b->min && a->perms[3] == b->perms[3];
 }
 
-size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max)
+/* Append [lo, hi) to the executable ranges, merged with the last one when
+ * adjacent. */
+static void add_exec(mdt_mem_range *exec, size_t *nexec, size_t max, uintptr_t lo, uintptr_t hi)
 {
+    mdt_mem_range *last = *nexec ? &exec[*nexec - 1] : NULL;
+    if (last && (uintptr_t)last->start + last->len == lo)
+        last->len += hi - lo;
+    else if (*nexec < max)
+        exec[(*nexec)++] = (mdt_mem_range){(const void *)lo, hi - lo};
+}
+
+size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max, mdt_mem_range *exec,
+                        size_t *nexec)
+{
+    if (nexec)
+        *nexec = 0;
     FILE *f = fopen("/proc/self/maps", "re");
     if (!f || max == 0) {
         if (f)
@@ -67,6 +85,8 @@ size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max)
                 break; /* the base is not readable */
             first = m;
             out[n++] = (mdt_mem_range){base, m.hi - at};
+            if (exec && nexec && m.perms[2] == 'x' && m.ino != 0)
+                add_exec(exec, nexec, max, at, m.hi);
             end = m.hi;
             if (m.ino == 0)
                 break; /* anonymous: neighbours cannot be told apart */
@@ -82,6 +102,8 @@ size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max)
         }
         if (m.perms[0] != 'r')
             continue;
+        if (exec && nexec && m.perms[2] == 'x')
+            add_exec(exec, nexec, max, m.lo, m.hi);
         mdt_mem_range *last = &out[n - 1];
         if ((uintptr_t)last->start + last->len == m.lo)
             last->len += m.hi - m.lo;

@@ -11,7 +11,9 @@
  * without an image and its frames are "unknown:nomvid") but never fault.
  * ReadyToRun images on Linux are mapped section by section with PROT_NONE
  * gaps; the library reads them in place, checking every read against the
- * readable ranges. (The runtime's own flat view of the same file is not
+ * readable ranges. Their executable mappings go to the handler's table
+ * (execmap.c), republished on every load that brings some and on every
+ * module, assembly or AppDomain unload. (The runtime's own flat view of the same file is not
  * used: CoreCLR keeps it in the PEImage until the PEImage is destroyed,
  * but that is an implementation detail, not a promise of the profiling
  * API, and the view exists only when the binder asked for a flat layout
@@ -75,8 +77,9 @@ static void open_image(mdp_core *core, struct mdp_module *m)
 {
     if ((m->flags & (MDP_MODULE_DYNAMIC | MDP_MODULE_RESOURCE | MDP_MODULE_STUBS)) || !m->base)
         return;
-    mdt_mem_range ranges[MDP_MAX_IMAGE_RANGES];
-    size_t n = mdp_image_ranges(m->base, ranges, MDP_MAX_IMAGE_RANGES);
+    mdt_mem_range ranges[MDP_MAX_IMAGE_RANGES], exec[MDP_MAX_IMAGE_RANGES];
+    size_t nexec = 0;
+    size_t n = mdp_image_ranges(m->base, ranges, MDP_MAX_IMAGE_RANGES, exec, &nexec);
     if (n == 0) {
         mdp_log(core, "module %#" PRIxPTR " %s: base %p is not readable", m->id, m->path, m->base);
         return;
@@ -100,6 +103,12 @@ static void open_image(mdp_core *core, struct mdp_module *m)
         m->image = NULL;
         return;
     }
+    /* A loader layout's executable mappings hold its ReadyToRun code (a
+     * flat layout is the file's bytes, never run). */
+    if (!(m->flags & MDP_MODULE_FLAT) && nexec && (m->exec = malloc(nexec * sizeof *exec))) {
+        memcpy(m->exec, exec, nexec * sizeof *exec);
+        m->nexec = nexec;
+    }
     if (mdt_image_mvid(m->mvid, m->image) != 0)
         memset(m->mvid, 0, sizeof m->mvid);
     if (mdt_assembly_identity(&m->identity, m->image) == 0) {
@@ -118,6 +127,7 @@ static void free_module(struct mdp_module *m)
     if (!m)
         return;
     talloc_free(m->ctx);
+    free(m->exec);
     free(m->path);
     free(m);
 }
@@ -190,6 +200,8 @@ int mdp_ev_module_load(mdp_core *core, uint64_t seq, uintptr_t id, const mdp_mod
             bury(core, mdp_pmap_del(&core->modules, id, 0));
         if (mdp_pmap_put(&core->modules, id, 0, m) != 0)
             bury(core, m);
+        else if (m->nexec)
+            mdp_exec_publish(core);
     } else {
         free_module(m);
     }
@@ -217,9 +229,11 @@ int mdp_ev_module_assembly(mdp_core *core, uint64_t seq, uintptr_t id, uintptr_t
 }
 
 /* The unloads: drain first (frames sampled before the unload get the names
- * the map still has), then apply, then wait out readers that overlapped. */
+ * the map still has), then apply, then wait out readers that overlapped:
+ * the map's, and for the unload of modules every handler, which may be
+ * reading an image's code through the executable ranges (execmap.c). */
 static int unload(mdp_core *core, int (*fn)(mdt_idmap *, uintptr_t, uint64_t), uintptr_t id,
-                  uint64_t seq, const char *what)
+                  uint64_t seq, const char *what, int modules)
 {
     pthread_mutex_lock(&core->drain_lock);
     mdp_drain_all(core);
@@ -227,6 +241,11 @@ static int unload(mdp_core *core, int (*fn)(mdt_idmap *, uintptr_t, uint64_t), u
     mdp_alloc_flush(core);
     int r = fn(core->map, id, seq);
     mdt_idmap_synchronize(core->map);
+    if (modules) {
+        pthread_mutex_lock(&core->mods_lock);
+        mdp_exec_publish(core);
+        pthread_mutex_unlock(&core->mods_lock);
+    }
     mdp_log(core, "%s %#" PRIxPTR ": %d", what, id, r);
     /* Addresses that were nobody's may now be reused by new code. */
     mdp_frames_forget_ips(core);
@@ -236,27 +255,27 @@ static int unload(mdp_core *core, int (*fn)(mdt_idmap *, uintptr_t, uint64_t), u
 
 int mdp_ev_module_unload(mdp_core *core, uint64_t seq, uintptr_t id)
 {
-    return unload(core, mdt_idmap_module_unload, id, seq, "module unload");
+    return unload(core, mdt_idmap_module_unload, id, seq, "module unload", 1);
 }
 
 int mdp_ev_assembly_unload(mdp_core *core, uint64_t seq, uintptr_t assembly)
 {
-    return unload(core, mdt_idmap_assembly_unload, assembly, seq, "assembly unload");
+    return unload(core, mdt_idmap_assembly_unload, assembly, seq, "assembly unload", 1);
 }
 
 int mdp_ev_appdomain_shutdown(mdp_core *core, uint64_t seq, uintptr_t appdomain)
 {
-    return unload(core, mdt_idmap_appdomain_shutdown, appdomain, seq, "appdomain shutdown");
+    return unload(core, mdt_idmap_appdomain_shutdown, appdomain, seq, "appdomain shutdown", 1);
 }
 
 int mdp_ev_class_unload(mdp_core *core, uint64_t seq, uintptr_t cls)
 {
-    return unload(core, mdt_idmap_class_unload, cls, seq, "class unload");
+    return unload(core, mdt_idmap_class_unload, cls, seq, "class unload", 0);
 }
 
 int mdp_ev_function_unload(mdp_core *core, uint64_t seq, uintptr_t fn)
 {
-    return unload(core, mdt_idmap_function_unload, fn, seq, "function unload");
+    return unload(core, mdt_idmap_function_unload, fn, seq, "function unload", 0);
 }
 
 int mdp_ev_class_load(mdp_core *core, uint64_t seq, uintptr_t cls, const mdt_idmap_class_info *info)

@@ -23,10 +23,13 @@
  * address with mdt_idmap_ip_lookup (async-signal-safe: no lock, no
  * allocation) and appends (ip, FunctionID, generation) triples to the
  * thread's preallocated ring, when the ring has room for the deepest walk
- * (else the sample is dropped, never cut short). Return addresses are
- * recorded minus one, so that a caller's frame is the call instruction's. It allocates nothing,
- * takes no lock, touches no thread-local storage of its own and calls the
- * runtime never. A thread whose stack bounds are not known yet (registered
+ * (else the sample is dropped, never cut short). A managed frame's caller
+ * comes from its prolog (unwind.c) and must land in code the map knows or
+ * right after a call in a module image's code (execmap.c: ReadyToRun code
+ * not learnt yet). Return addresses are recorded minus one, so that a
+ * caller's frame is the call instruction's. It allocates nothing, takes no
+ * lock, touches no thread-local storage of its own and calls the runtime
+ * never. A thread whose stack bounds are not known yet (registered
  * from another thread) records its leaf and stack pointer; the drain thread
  * then looks the stack's mapping up and fills the bounds in.
  *
@@ -38,6 +41,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +63,12 @@ static int handler_installed;
 #include <dlfcn.h>
 static void (*probe_enter)(void);
 static void (*probe_leave)(void);
+static void (*probe_exec_step)(void);
 static void probe_init(void)
 {
     probe_enter = (void (*)(void))dlsym(RTLD_DEFAULT, "mdp_probe_enter");
     probe_leave = (void (*)(void))dlsym(RTLD_DEFAULT, "mdp_probe_leave");
+    probe_exec_step = (void (*)(void))dlsym(RTLD_DEFAULT, "mdp_probe_exec_step");
 }
 #define PROBE_ENTER()                                                          \
     do {                                                                       \
@@ -74,9 +80,16 @@ static void probe_init(void)
         if (probe_leave)                                                       \
             probe_leave();                                                     \
     } while (0)
+/* a step to a caller found through the executable ranges (execmap.c) */
+#define PROBE_EXEC_STEP()                                                      \
+    do {                                                                       \
+        if (probe_exec_step)                                                   \
+            probe_exec_step();                                                 \
+    } while (0)
 #else
 #define PROBE_ENTER() ((void)0)
 #define PROBE_LEAVE() ((void)0)
+#define PROBE_EXEC_STEP() ((void)0)
 #endif
 
 static int valid_slot(const mdp_core *core, const struct mdp_slot *t)
@@ -118,6 +131,26 @@ static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint
     return fn;
 }
 
+/* Whether a return address found without a frame record that vouches for
+ * it (computed from a prolog, or read from a tier-0 frame record found from
+ * one) lands in managed code: a method the map knows, or right after a call
+ * in a module image's code (ReadyToRun code the map has not learnt yet,
+ * execmap.c: the frame goes in without a FunctionID, the drain learns its
+ * method from the address, and the walk goes on from it by the
+ * frame-pointer chain, as from any frame without one). */
+static int managed_return(const mdp_core *core, uintptr_t ret)
+{
+    mdt_idmap_code_range r;
+    if (ret < 4096)
+        return 0;
+    if (mdt_idmap_ip_lookup(&r, core->map, ret - 1) == 0)
+        return 1;
+    if (!mdp_exec_return_site(core, ret))
+        return 0;
+    PROBE_EXEC_STEP();
+    return 1;
+}
+
 /* On-stack replacement: an OSR method version runs on top of its tier-0
  * frame, and its frame record (at fp) holds {the tier-0 frame's saved RBP,
  * a return address into the tier-0 code right after the patchpoint call},
@@ -125,8 +158,11 @@ static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint
  * tier-0 frame record lies above, holding the same saved RBP and the real
  * return address: where exactly, the tier-0 code's prolog says
  * (mdp_osr_tier0_record; `fn` is the method, whose tier-0 code the return
- * address must be in). Failing that, scan for it (at most 4 KiB up, inside
- * the stack, its return address in managed code), which can be fooled by a
+ * address must be in; the record's return address must be managed_return:
+ * a long-running thread's OSR loop is often called from ReadyToRun code,
+ * Thread.StartCallback). Failing that, scan for it (at most 4 KiB up,
+ * inside the stack, its return address in code the map knows: the scan is
+ * the weaker guess, and gets no more latitude), which can be fooled by a
  * stale record of an earlier OSR call left in the tier-0 frame's slots.
  * Returns its address, or 0 to walk the plain chain. */
 static uintptr_t osr_frame(const mdp_core *core, uintptr_t fp, uintptr_t saved, uintptr_t lo,
@@ -138,8 +174,7 @@ static uintptr_t osr_frame(const mdp_core *core, uintptr_t fp, uintptr_t saved, 
         if (ret0 >= 4096 && mdt_idmap_ip_lookup(&r, core->map, ret0 - 1) == 0 &&
             r.function_id == fn &&
             (s = mdp_osr_tier0_record(fp, saved, (const uint8_t *)r.start, r.size, lo, hi)) &&
-            ((const uintptr_t *)s)[1] >= 4096 &&
-            mdt_idmap_ip_lookup(&r, core->map, ((const uintptr_t *)s)[1] - 1) == 0)
+            managed_return(core, ((const uintptr_t *)s)[1]))
             return s;
     }
     for (uintptr_t s = fp + 16; s <= fp + 4096 && s <= hi - 16 && s < saved; s += 8) {
@@ -196,10 +231,8 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
         int how = 0;
         if (fn) {
             how = mdp_unwind_managed(&next, &cur, (const uint8_t *)r.start, r.size, leaf, lo, hi);
-            mdt_idmap_code_range cr;
             /* an offset computed from a decoded prolog must land in managed code */
-            if (how == 1 &&
-                (next.ip < 4096 || mdt_idmap_ip_lookup(&cr, core->map, next.ip - 1) != 0))
+            if (how == 1 && !managed_return(core, next.ip))
                 how = 0;
             if (how == 3) {
                 /* OSR: on from the tier-0 frame record, found by its saved RBP */
@@ -441,6 +474,23 @@ void mdp_sampler_housekeeping(mdp_core *core, int check_alive)
         }
     }
     pthread_mutex_unlock(&core->threads_lock);
+}
+
+int mdp_sampler_quiesce(mdp_core *core)
+{
+    if (!core->slots)
+        return 0;
+    int r = 0;
+    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+        int spins = 0;
+        while (atomic_load(&core->slots[i].busy) && spins < 100000) {
+            sched_yield();
+            spins++;
+        }
+        if (spins == 100000)
+            r = -1;
+    }
+    return r;
 }
 
 void mdp_sampler_stop(mdp_core *core)

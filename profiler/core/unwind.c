@@ -7,6 +7,7 @@
  *   48 8D 6C 24 db      lea rbp, [rsp+disp8]
  *   48 8D AC 24 dd      lea rbp, [rsp+disp32]
  *   C5 F8 77            vzeroupper          C3               ret
+ *   E8 cd               call rel32          [REX] FF /2      call r/m64
  * Nothing else is assumed; an instruction outside this list ends a prolog,
  * and in an epilog means "not in an epilog". */
 #include "config.h"
@@ -289,4 +290,37 @@ uintptr_t mdp_osr_tier0_record(uintptr_t osr_fp, uintptr_t saved, const uint8_t 
     if (rec < osr_fp || rec > hi - 16 || read_word(rec, lo, hi, &w) || w != saved)
         return 0;
     return rec;
+}
+
+/* The length of a `call` at c when it is one and fits in avail bytes, else 0. */
+static size_t call_len(const uint8_t *c, size_t avail)
+{
+    if (avail >= 5 && c[0] == 0xe8)
+        return 5;
+    size_t n = avail >= 1 && (c[0] & 0xf0) == 0x40 ? 1 : 0; /* REX */
+    if (n + 2 > avail || c[n] != 0xff || ((c[n + 1] >> 3) & 7) != 2)
+        return 0;
+    unsigned mod = c[n + 1] >> 6, rm = c[n + 1] & 7;
+    n += 2;
+    if (mod == 3)
+        return n;
+    if (rm == 4) { /* a SIB byte; base 101 with mod 00: disp32, no base */
+        if (n + 1 > avail)
+            return 0;
+        if (mod == 0 && (c[n] & 7) == 5)
+            n += 4;
+        n++;
+    } else if (mod == 0 && rm == 5) {
+        n += 4; /* [rip + disp32] */
+    }
+    n += mod == 1 ? 1 : mod == 2 ? 4 : 0;
+    return n <= avail ? n : 0;
+}
+
+int mdp_follows_call(const uint8_t *ret, size_t before)
+{
+    for (size_t len = 2; len <= 8 && len <= before; len++)
+        if (call_len(ret - len, len) == len)
+            return 1;
+    return 0;
 }

@@ -89,4 +89,14 @@ int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, siz
 uintptr_t mdp_osr_tier0_record(uintptr_t osr_fp, uintptr_t saved, const uint8_t *t0code,
                                size_t t0size, uintptr_t lo, uintptr_t hi);
 
+/* Whether the `before` bytes that end at `ret` (ret[-before..-1], all
+ * readable; at most 8 are read) end with a call instruction, as a return
+ * address's do: `call rel32` (E8), or `call r/m64` (FF /2, an optional REX
+ * prefix, any ModRM/SIB/displacement form: the `call [rip+disp32]` of
+ * ReadyToRun code's indirection cells, `call reg`, `call [reg+disp]`). A
+ * plausibility check for an address that no method range vouches for:
+ * a function pointer, or stale data, seldom follows a call; a stale return
+ * address does, so it does not replace the checks that the stack moves up. */
+int mdp_follows_call(const uint8_t *ret, size_t before);
+
 #endif

@@ -283,6 +283,40 @@ def callers(log, leaf, want, what):
           (": " + "; ".join("%s (%d)" % kv for kv in wrong.most_common(3))) if wrong else ""))
 
 
+def thread_root(log, least):
+    """The worker thread's stacks go on past Worker to the method that
+    called it, CoreLib's ReadyToRun Thread.StartCallback (then the runtime's
+    native frames), in at least `least` of them; after an attach the map
+    learns ReadyToRun code only from sampled addresses, and StartCallback,
+    never a leaf, used to end none of them: every stack stopped at Worker.
+    No other method is ever shown as Worker's caller. A native frame right
+    after Worker is the frame-pointer chain skipping StartCallback (from a
+    native leaf, the chain reaches Worker's tier-0 code with the RBP
+    StartCallback saved: 0-4 of 2000 samples, before the change too); a
+    stack ending at Worker stopped there."""
+    n = whole = ends = skips = 0
+    wrong = Counter()
+    for kind, count, _, frames, dbg in log.records:
+        at = [i for i, x in enumerate(dbg or []) if re.search(r"Program::Worker$", x)]
+        if not at or len(dbg) == 1:
+            continue  # no Worker, or the leaf alone (unwalked)
+        n += count
+        i = at[-1]
+        if i + 1 == len(dbg):
+            ends += count
+        elif dbg[i + 1] == "System.Threading.Thread::StartCallback":
+            whole += count
+        elif SPECIAL.match(frames[i + 1]):
+            skips += count
+        else:
+            wrong[dbg[i + 1]] += count
+    ok(n > 0 and not wrong and whole >= least * n,
+       "Worker's caller: %d samples, %d (%.1f%%, at least %.0f%% wanted) through Thread.StartCallback, "
+       "%d end at Worker, %d go on in native code, %d another caller%s"
+       % (n, whole, 100.0 * whole / max(n, 1), 100 * least, ends, skips, sum(wrong.values()),
+          (": " + "; ".join("%s (%d)" % kv for kv in wrong.most_common(3))) if wrong else ""))
+
+
 def mode_names(log, exp, coverage=True):
     """coverage: every case of the workload was sampled. The workload gives
     each case the same CPU time, 100 ms at least (data/profiler/Workload,
@@ -304,6 +338,7 @@ def mode_names(log, exp, coverage=True):
     # sampled leaf in them shows one of those as its caller (the unwinder
     # through RSP frames, OSR frames and tier transitions).
     callers(log, r"::(Work|Deep)<", r"Program::(Round|Worker)$", "Work and Deep are called from Round or Worker")
+    thread_root(log, 0.95)
     if log.header.get("attach") != "1":
         # at startup every thread registers itself, with its stack bounds
         ok(s.get("unwalked", 1) == 0, "no sample of the leaf alone at startup (unwalked=%s)" % s.get("unwalked"))

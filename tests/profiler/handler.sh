@@ -6,33 +6,61 @@
 # handler. The handler must have run often and made none; the probe's log
 # still names every frame and caller, and resolves offline, like names.sh's
 # (whether every case of the workload was sampled is names.sh's to check).
+# A second run starves the drain thread (as starved.sh does), so that the
+# ReadyToRun code the runtime reports before publishing it is never
+# recorded: every step to a caller in it (the worker thread's
+# Thread.StartCallback) goes through the module images' executable ranges
+# (execmap.c), which the probe counts; that path too must have run, and
+# made no forbidden call.
 . "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
 build_programs
 probe=$build/tests/profiler/.libs/libmdprofile_probe.so
 pre=$build/tests/profiler/.libs/libmdpinterpose.so
 [ -r "$probe" ] && [ -r "$pre" ] || fail "probe libraries not built"
-report=$work/handler.report
-rm -f "$report"
-log=$work/handler.log
-MDPROFILE_PROFILER=$probe MDP_INTERPOSE_REPORT=$report \
-    MDP_PRELOAD="${MDP_PRELOAD:+$MDP_PRELOAD:}$pre" \
-    profile "$log" --debug-names -- dotnet "$workload" names "$work/handler.expected" 1500 \
-    >"$work/handler.out" 2>&1 || { cat "$work/handler.out" >&2; fail "the profiled run failed"; }
-[ -r "$report" ] || fail "no report from the interposer"
-cat "$report"
-runs=$(sed -n 's/.*handler=\([0-9]*\).*/\1/p' "$report" | awk '{ s += $1 } END { print s + 0 }')
-bad=$(sed -n 's/.*violations=\([0-9]*\).*/\1/p' "$report" | awk '{ s += $1 } END { print s + 0 }')
+# probe_run NAME MS: the names workload for MS ms under the probe, its log
+# in $work/NAME.log, the interposer's report in $work/NAME.report;
+# environment assignments before it reach the profiled program
+probe_run() {
+    rm -f "$work/$1.report"
+    MDPROFILE_PROFILER=$probe MDP_INTERPOSE_REPORT=$work/$1.report \
+        MDP_PRELOAD="${MDP_PRELOAD:+$MDP_PRELOAD:}$pre" \
+        profile "$work/$1.log" --debug-names -- dotnet "$workload" names "$work/$1.expected" "$2" \
+        >"$work/$1.out" 2>&1 || { cat "$work/$1.out" >&2; fail "the profiled run ($1) failed"; }
+    [ -r "$work/$1.report" ] || fail "no report from the interposer ($1)"
+    cat "$work/$1.report"
+}
+# total KEY NAME: KEY summed over the report's lines (one per process)
+total() {
+    sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$work/$2.report" | awk '{ s += $1 } END { print s + 0 }'
+}
 passed=0
 failed=0
-if [ "$runs" -ge 200 ]; then passed=$((passed + 1)); echo "ok   the handler ran $runs times"
-else failed=$((failed + 1)); echo "FAIL the handler ran only $runs times"; fi
-if [ "$bad" -eq 0 ]; then passed=$((passed + 1)); echo "ok   no allocation, lock or dynamic TLS call inside it"
-else failed=$((failed + 1)); echo "FAIL $bad forbidden calls inside the handler: $(cat "$report")"; fi
-check_offline handler "$log" "$work/handler.expected" >"$work/handler.check" || true
+check_that() { # MESSAGE TEST-COMMAND...
+    msg=$1
+    shift
+    if "$@"; then passed=$((passed + 1)); echo "ok   $msg"
+    else failed=$((failed + 1)); echo "FAIL $msg"; fi
+}
+probe_run handler 1500
+runs=$(total handler handler)
+bad=$(total violations handler)
+check_that "the handler ran $runs times (at least 200)" [ "$runs" -ge 200 ]
+check_that "no allocation, lock or dynamic TLS call inside it ($bad: $(tr "\n" " " <"$work/handler.report"))" [ "$bad" -eq 0 ]
+MDPROFILE_DRAIN_MS=60000 probe_run handler-starved 1500
+runs=$(total handler handler-starved)
+bad=$(total violations handler-starved)
+steps=$(total execsteps handler-starved)
+check_that "drain starved: the handler ran $runs times (at least 200)" [ "$runs" -ge 200 ]
+check_that "drain starved: $steps steps to a caller through the executable ranges" [ "$steps" -gt 0 ]
+check_that "drain starved: no allocation, lock or dynamic TLS call inside the handler ($bad: $(tr "\n" " " <"$work/handler-starved.report"))" [ "$bad" -eq 0 ]
+check_offline handler "$work/handler.log" "$work/handler.expected" >"$work/handler.check" || true
+check starved "$work/handler-starved.log" "$work/handler-starved.expected" >>"$work/handler.check" || true
 cat "$work/handler.check"
-n=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$work/handler.check")
-set -- $n
-passed=$((passed + $1))
-failed=$((failed + $2))
+summaries=$(grep -c '^[0-9]* passed, [0-9]* failed$' "$work/handler.check" || true)
+check_that "both logs checked ($summaries summaries)" [ "$summaries" -eq 2 ]
+for n in $(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$work/handler.check" | tr ' ' ':'); do
+    passed=$((passed + ${n%:*}))
+    failed=$((failed + ${n#*:}))
+done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

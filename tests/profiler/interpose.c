@@ -6,8 +6,9 @@
  * TLS) made while the calling thread is inside the handler. The calls are
  * forwarded with dlsym(RTLD_NEXT). At exit each process that loaded it
  * (the launcher too) appends
- *     pid=P handler=N violations=M first=NAME
- * to $MDP_INTERPOSE_REPORT. Under ASan, whose allocator comes first, the
+ *     pid=P handler=N violations=M first=NAME execsteps=K
+ * to $MDP_INTERPOSE_REPORT (execsteps: the handler's steps to a caller in
+ * a module image's code the map did not know, mdp_probe_exec_step).  Under ASan, whose allocator comes first, the
  * allocations are seen through its malloc/free hooks instead. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,6 +24,7 @@
 static __thread int in_handler __attribute__((tls_model("initial-exec")));
 static _Atomic unsigned long handler_runs;
 static _Atomic unsigned long violations;
+static _Atomic unsigned long exec_steps;
 static _Atomic(const char *) first_violation;
 
 static void violation(const char *what)
@@ -46,6 +48,13 @@ void mdp_probe_enter(void)
 void mdp_probe_leave(void)
 {
     in_handler--;
+}
+
+__attribute__((visibility("default"))) void mdp_probe_exec_step(void);
+
+void mdp_probe_exec_step(void)
+{
+    atomic_fetch_add_explicit(&exec_steps, 1, memory_order_relaxed);
 }
 
 #define BOOT_ARENA_SIZE 65536
@@ -126,8 +135,9 @@ __attribute__((destructor)) static void report(void)
         return;
     char buf[256];
     const char *first = atomic_load(&first_violation);
-    int n = snprintf(buf, sizeof buf, "pid=%d handler=%lu violations=%lu first=%s\n",
-                     (int)getpid(), atomic_load(&handler_runs), atomic_load(&violations), first ? first : "-");
+    int n = snprintf(buf, sizeof buf, "pid=%d handler=%lu violations=%lu first=%s execsteps=%lu\n",
+                     (int)getpid(), atomic_load(&handler_runs), atomic_load(&violations),
+                     first ? first : "-", atomic_load(&exec_steps));
     if (n > 0 && write(fd, buf, (size_t)n) < 0)
         n = 0;
     close(fd);

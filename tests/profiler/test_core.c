@@ -283,6 +283,47 @@ START_TEST(test_unwind_rbp_frame_and_pop_rbp)
 }
 END_TEST
 
+/* A return address follows a call: the forms CoreCLR's code calls with,
+ * and what sits before a function's start or after other instructions. */
+START_TEST(test_follows_call_forms)
+{
+    static const struct {
+        uint8_t b[8];
+        size_t n;
+        int call;
+    } cases[] = {
+        {{0xe8, 1, 2, 3, 4}, 5, 1},                         /* call rel32 */
+        {{0xff, 0x15, 1, 2, 3, 4}, 6, 1},                   /* call [rip+disp32] (R2R cells) */
+        {{0xff, 0xd0}, 2, 1},                               /* call rax */
+        {{0x41, 0xff, 0xd3}, 3, 1},                         /* call r11 */
+        {{0xff, 0x50, 0x18}, 3, 1},                         /* call [rax+0x18] */
+        {{0x41, 0xff, 0x53, 0x08}, 4, 1},                   /* call [r11+8] */
+        {{0xff, 0x90, 1, 2, 3, 4}, 6, 1},                   /* call [rax+disp32] */
+        {{0xff, 0x14, 0x24}, 3, 1},                         /* call [rsp] (SIB) */
+        {{0xff, 0x54, 0x24, 0x08}, 4, 1},                   /* call [rsp+8] */
+        {{0x48, 0xff, 0x94, 0xc1, 1, 2, 3, 4}, 8, 1},       /* call [rcx+rax*8+disp32] */
+        {{0xff, 0x14, 0xc5, 1, 2, 3, 4}, 7, 1},             /* call [rax*8+disp32] (no base) */
+        {{0x90, 0x90, 0x90}, 3, 0},                         /* nops */
+        {{0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc}, 8, 0}, /* padding: a function start */
+        {{0x48, 0x83, 0xc4, 0x28, 0xc3}, 5, 0},             /* add rsp, 0x28; ret */
+        {{0xff, 0x25, 1, 2, 3, 4}, 6, 0},                   /* jmp [rip+disp32]: no return */
+        {{0xff, 0xe0}, 2, 0},                               /* jmp rax */
+        {{0x15, 1, 2, 3, 4}, 5, 0},                         /* a call's tail without its FF */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t buf[16];
+        memset(buf, 0x90, sizeof buf); /* nops before: no call there */
+        memcpy(buf + sizeof buf - cases[i].n, cases[i].b, cases[i].n);
+        ck_assert_msg(mdp_follows_call(buf + sizeof buf, 8) == cases[i].call, "case %zu", i);
+    }
+    /* only the bytes said to be readable are considered */
+    static const uint8_t ff15[] = {0xff, 0x15, 1, 2, 3, 4};
+    ck_assert_int_eq(mdp_follows_call(ff15 + sizeof ff15, 6), 1);
+    ck_assert_int_eq(mdp_follows_call(ff15 + sizeof ff15, 5), 0);
+    ck_assert_int_eq(mdp_follows_call(ff15 + sizeof ff15, 0), 0);
+}
+END_TEST
+
 /* ---- events, samples, log ----------------------------------------------------------- */
 
 static int il_phase;
@@ -766,7 +807,22 @@ struct laid_out {
     int fd;
 };
 
+/* Code for the executable .text of lay_out(): a call rel32 and a call
+ * [rip+disp32] in the page's padding (the dump's .text ends at 0x698). */
+#define TEXT_CALLS 0xf00
+static const uint8_t text_calls[] = {0xe8, 0, 0, 0, 0, 0x90, 0xff, 0x15, 0, 0, 0, 0, 0x90};
+
+static void lay_out_x(struct laid_out *l, int neighbour_shared, int exec_text);
+
 static void lay_out(struct laid_out *l, int neighbour_shared)
+{
+    lay_out_x(l, neighbour_shared, 0);
+}
+
+/* exec_text: .text mapped r-x as CoreCLR maps a ReadyToRun image's code
+ * (written first, copy-on-write, still the file's mapping), with
+ * text_calls at TEXT_CALLS. */
+static void lay_out_x(struct laid_out *l, int neighbour_shared, int exec_text)
 {
     char path[1024];
     static const size_t parts[] = {0x0000, 0x2000, 0x4000, 0x6000};
@@ -775,10 +831,17 @@ static void lay_out(struct laid_out *l, int neighbour_shared)
     l->len = 0x9000;
     l->res = mmap(NULL, l->len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ck_assert_ptr_ne(l->res, MAP_FAILED);
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        ck_assert_ptr_eq(mmap(l->res + parts[i], 0x1000, PROT_READ, MAP_PRIVATE | MAP_FIXED, l->fd,
-                              (off_t)parts[i]),
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        int text = exec_text && parts[i] == 0x2000;
+        ck_assert_ptr_eq(mmap(l->res + parts[i], 0x1000, text ? PROT_READ | PROT_WRITE : PROT_READ,
+                              MAP_PRIVATE | MAP_FIXED, l->fd, (off_t)parts[i]),
                          l->res + parts[i]);
+        if (text) {
+            memcpy(l->res + parts[i] + TEXT_CALLS, text_calls, sizeof text_calls);
+            ck_assert_msg(mprotect(l->res + parts[i], 0x1000, PROT_READ | PROT_EXEC) == 0,
+                          "mprotect r-x: %s", strerror(errno));
+        }
+    }
     void *nb = neighbour_shared
                    ? mmap(l->res + 0x8000, 0x1000, PROT_READ, MAP_SHARED | MAP_FIXED, l->fd, 0)
                    : mmap(l->res + 0x8000, 0x1000, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
@@ -798,26 +861,68 @@ START_TEST(test_image_ranges_are_the_image_own_mappings)
         struct laid_out l;
         lay_out(&l, shared);
         mdt_mem_range r[MDP_MAX_IMAGE_RANGES];
-        size_t n = mdp_image_ranges(l.res, r, MDP_MAX_IMAGE_RANGES);
+        size_t n = mdp_image_ranges(l.res, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
         ck_assert_uint_eq(n, 4);
         for (size_t i = 0; i < n; i++) {
             ck_assert_ptr_eq(r[i].start, l.res + 0x2000 * i);
             ck_assert_uint_eq(r[i].len, 0x1000);
         }
         /* From inside a mapping on: the rest of it first. */
-        n = mdp_image_ranges(l.res + 0x2100, r, MDP_MAX_IMAGE_RANGES);
+        n = mdp_image_ranges(l.res + 0x2100, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
         ck_assert_uint_eq(n, 3);
         ck_assert_ptr_eq(r[0].start, l.res + 0x2100);
         ck_assert_uint_eq(r[0].len, 0xf00);
         /* At most max ranges; a gap is not readable. */
-        ck_assert_uint_eq(mdp_image_ranges(l.res, r, 2), 2);
-        ck_assert_uint_eq(mdp_image_ranges(l.res + 0x1000, r, MDP_MAX_IMAGE_RANGES), 0);
+        ck_assert_uint_eq(mdp_image_ranges(l.res, r, 2, NULL, NULL), 2);
+        ck_assert_uint_eq(mdp_image_ranges(l.res + 0x1000, r, MDP_MAX_IMAGE_RANGES, NULL, NULL), 0);
         /* Anonymous memory: that one mapping. */
-        n = mdp_image_ranges(l.res + 0x8000, r, MDP_MAX_IMAGE_RANGES);
+        n = mdp_image_ranges(l.res + 0x8000, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
         ck_assert_uint_eq(n, 1);
         ck_assert_uint_eq(r[0].len, 0x1000);
         unlay(&l);
     }
+}
+END_TEST
+
+/* The executable mappings of such an image (its ReadyToRun code) are
+ * reported apart, and published to the handler while the module lives: a
+ * return address there, right after a call, is accepted as managed code
+ * the map has not learnt yet; one elsewhere in the image, or not after a
+ * call, or in an unloaded module's code, is not. */
+START_TEST(test_exec_ranges_of_a_module_image)
+{
+    struct env e;
+    struct laid_out l;
+    open_env(&e, 0);
+    lay_out_x(&l, 1, 1);
+    mdt_mem_range r[MDP_MAX_IMAGE_RANGES], x[MDP_MAX_IMAGE_RANGES];
+    size_t nx = 99;
+    ck_assert_uint_eq(mdp_image_ranges(l.res, r, MDP_MAX_IMAGE_RANGES, x, &nx), 4);
+    ck_assert_uint_eq(nx, 1);
+    ck_assert_ptr_eq(x[0].start, l.res + 0x2000);
+    ck_assert_uint_eq(x[0].len, 0x1000);
+    uintptr_t call1 = (uintptr_t)l.res + 0x2000 + TEXT_CALLS + 5, call2 = call1 + 7;
+    ck_assert_int_eq(mdp_exec_return_site(e.core, call1), 0); /* no module yet */
+    enum { MOD_HELLO = 0x6000 };
+    mdp_module_desc d = {.base = l.res, .path = "HelloWorld.dll"};
+    ck_assert_int_ge(mdp_ev_module_load(e.core, mdp_seq(e.core), MOD_HELLO, &d), 0);
+    ck_assert_int_eq(mdp_exec_return_site(e.core, call1), 1);
+    ck_assert_int_eq(mdp_exec_return_site(e.core, call2), 1);
+    ck_assert_int_eq(mdp_exec_return_site(e.core, call1 + 1), 0);         /* not after a call */
+    ck_assert_int_eq(mdp_exec_return_site(e.core, (uintptr_t)l.res + 0x2000), 0); /* call before the range */
+    ck_assert_int_eq(mdp_exec_return_site(e.core, (uintptr_t)l.res + 0x4010), 0); /* .rsrc: not code */
+    ck_assert_int_eq(mdp_exec_return_site(e.core, (uintptr_t)l.res + 0x8010), 0); /* the neighbour */
+    /* the same image as a flat layout is no code */
+    enum { MOD_FLAT = 0x6100 };
+    mdp_module_desc f = {.base = l.res, .path = "HelloWorld.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(e.core, mdp_seq(e.core), MOD_FLAT, &f), 0);
+    ck_assert_uint_eq(mdp_module_get(e.core, MOD_FLAT)->nexec, 0);
+    ck_assert_int_ge(mdp_ev_module_unload(e.core, mdp_seq(e.core), MOD_HELLO), 0);
+    ck_assert_int_eq(mdp_exec_return_site(e.core, call1), 0);
+    mdp_core_free(e.core);
+    unlay(&l);
+    unlink(e.log);
+    munmap(e.file, e.file_len);
 }
 END_TEST
 
@@ -864,6 +969,7 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_rbp_frame_and_pop_rbp);
     tcase_add_test(t, test_osr_tier0_record_from_the_prolog);
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
+    tcase_add_test(t, test_follows_call_forms);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_records_sorted_without_names);
     tcase_add_test(t, test_session_ends_after_its_samples);
@@ -872,6 +978,7 @@ Suite *suite(void)
     tcase_add_test(t, test_header_names_the_framework_folder);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
+    tcase_add_test(t, test_exec_ranges_of_a_module_image);
     suite_add_tcase(s, t);
     return s;
 }

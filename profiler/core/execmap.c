@@ -1,0 +1,106 @@
+/* The executable ranges of the loaded modules' images, published for the
+ * SIGPROF handler.
+ *
+ * A managed frame's caller comes from its prolog as a return address read
+ * off the stack, and the handler accepts it only where it knows code
+ * lives: a code range of the map, or (here) the executable mappings of a
+ * module's image (maps.c: the module file's own private r-x mappings,
+ * never a neighbour's), which is where ReadyToRun code sits before the map
+ * has learnt its methods. After an attach the map learns ReadyToRun code
+ * only from sampled addresses, so without this a caller in ReadyToRun code
+ * would end every stack that reaches it, and never be learnt.
+ *
+ * The table is an array sorted by address, replaced whole (under
+ * mods_lock) on every module load that brings executable ranges and on
+ * every module, assembly or AppDomain unload, and swapped in with one
+ * atomic store. The handler loads the pointer once per lookup, after its
+ * slot's `busy` increment (sampler.c); the writer, after the store, waits
+ * until no handler is inside any slot (mdp_sampler_quiesce) and only then
+ * frees the old array: a handler that read the old pointer has left, a
+ * later one reads the new (both sides seq_cst: Dekker). The same wait,
+ * inside the unload event, keeps an unloading image's code mapped for any
+ * handler still reading it. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include <mdtools/idmap.h>
+
+#include "core/core_int.h"
+#include "core/unwind.h"
+
+struct collect {
+    mdp_core *core;
+    struct mdp_exec_table *t; /* NULL: counting */
+    size_t n;
+};
+
+static void visit(void *payload, mdp_key key, void *val)
+{
+    struct collect *c = payload;
+    struct mdp_module *m = val;
+    mdt_idmap_module_info info;
+    (void)key;
+    if (!m->nexec || mdt_idmap_module_lookup(&info, c->core->map, m->id, 0) != 0)
+        return; /* no code, or unloaded */
+    for (size_t i = 0; i < m->nexec; i++, c->n++)
+        if (c->t)
+            c->t->r[c->n] = (struct mdp_exec_range){(uintptr_t)m->exec[i].start,
+                                                     (uintptr_t)m->exec[i].start + m->exec[i].len};
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct mdp_exec_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+int mdp_exec_publish(mdp_core *core)
+{
+    if (!core->slots)
+        return 0; /* not sampling: no handler to tell */
+    struct collect c = {core, NULL, 0};
+    mdp_pmap_each(&core->modules, visit, &c);
+    struct mdp_exec_table *t = malloc(sizeof *t + c.n * sizeof t->r[0]);
+    if (t) {
+        c.t = t;
+        c.n = 0;
+        mdp_pmap_each(&core->modules, visit, &c);
+        t->n = c.n;
+        qsort(t->r, t->n, sizeof t->r[0], by_start);
+    }
+    /* Out of memory: no table at all rather than the old one, which may
+     * hold an unloading image's code (callers in ReadyToRun code the map
+     * does not know then end their stacks, as they did without it). */
+    struct mdp_exec_table *old = atomic_exchange(&core->exec, t);
+    if (mdp_sampler_quiesce(core) == 0)
+        free(old);
+    /* else a handler is stuck inside (a stopped thread): leaking the old
+     * array is safer than freeing it under the handler */
+    return t ? 0 : -1;
+}
+
+int mdp_exec_return_site(const mdp_core *core, uintptr_t ret)
+{
+    const struct mdp_exec_table *t = atomic_load(&core->exec);
+    if (!t || !t->n || ret < 4096)
+        return 0;
+    /* the last range starting at or below the call's last byte */
+    uintptr_t at = ret - 1;
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->r[mid].lo <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || at >= t->r[lo - 1].hi)
+        return 0;
+    return mdp_follows_call((const uint8_t *)ret, ret - t->r[lo - 1].lo);
+}
+
+void mdp_exec_free(mdp_core *core)
+{
+    free(atomic_exchange(&core->exec, NULL));
+}
