@@ -31,6 +31,8 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/strbuf.c \
 	libmdtools/util/warnings.h \
 	libmdtools/util/warnings.c \
+	libmdtools/util/file.h \
+	libmdtools/util/file.c \
 	libmdtools/image/container.h \
 	libmdtools/image/container.c \
 	libmdtools/image/pe.c \
