@@ -20,9 +20,11 @@ tests_fuzz_fuzz_image_replay_CFLAGS = $(MDT_WARN_CFLAGS)
 tests_fuzz_fuzz_image_replay_LDADD = tests/common/libtestcommon.la libmdtools/libmdtools.la \
 	$(TALLOC_LIBS)
 
-# Flags of every libFuzzer target (other areas' harnesses use them too).
+# Flags of every libFuzzer target (other areas' harnesses use them too), and
+# the libraries of a target that compiles the library's sources into itself.
 MDT_FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined
+MDT_FUZZ_LIBS = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS)
 
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_image
@@ -32,7 +34,7 @@ tests_fuzz_fuzz_image_SOURCES = tests/fuzz/fuzz_image.c tests/common/walk.c test
 tests_fuzz_fuzz_image_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
 	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
 tests_fuzz_fuzz_image_CFLAGS = $(MDT_FUZZ_CFLAGS)
-tests_fuzz_fuzz_image_LDADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS)
+tests_fuzz_fuzz_image_LDADD = $(MDT_FUZZ_LIBS)
 endif
 
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/image.dict tests/fuzz/corpus/image
