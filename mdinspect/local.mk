@@ -5,8 +5,9 @@
 # and one line below.
 bin_PROGRAMS += mdinspect/mdinspect
 
-mdinspect_mdinspect_SOURCES = \
-	mdinspect/main.c \
+# The shell: everything but main() and batch, also built into the fuzz
+# harnesses of its parser and type-name lookup (tests/fuzz/local.mk).
+MDI_SHELL_SOURCES = \
 	mdinspect/repl.h \
 	mdinspect/repl.c \
 	mdinspect/complete.c \
@@ -53,7 +54,11 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/cmd_types.c \
 	mdinspect/cmd_unresolved.c \
 	mdinspect/cmd_use.c \
-	mdinspect/cmd_validate.c \
+	mdinspect/cmd_validate.c
+
+mdinspect_mdinspect_SOURCES = \
+	mdinspect/main.c \
+	$(MDI_SHELL_SOURCES) \
 	mdinspect/batch/batch.h \
 	mdinspect/batch/parse.h \
 	mdinspect/batch/main.c \
