@@ -209,7 +209,7 @@ static void walk_sigs(struct outcome *o, const char *path, const mdt_image *img)
             char *name = NULL;
             int e = mdt_sig_of_token(tmp, &sig, img, tok);
             int e2 = mdt_sig_of_token_buf(arena, sizeof arena, &sig2, img, tok);
-            ck_assert_msg(e2 == e || (e == 0 && e2 == MDT_ENOMEM),
+            ck_assert_msg(e2 == e || e2 == MDT_ENOMEM, /* the arena may fill first */
                           "%s: token 0x%08x: mdt_sig_of_token gave %d, _buf %d", path, tok, e,
                           e2);
             if (e) {
