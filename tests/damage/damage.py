@@ -426,6 +426,25 @@ def m_strings(r, pe):
     return "strings:%s %d" % (mode, n)
 
 
+def m_headers(r, pe):
+    """A few bytes of the PE headers, the section table, the CLI header or
+    the debug directory (what image/ reads before the metadata)."""
+    regs = [("PE header", pe.lfanew, pe.sect_off - pe.lfanew),
+            ("section table", pe.sect_off, 40 * len(pe.sections)),
+            ("CLI header", pe.cli_off, 72)]
+    rva, size = pe.dir(6)
+    if rva and size:
+        try:
+            regs.append(("debug directory", pe.rva2off(rva), min(size, 28 * 4)))
+        except ValueError:
+            pass
+    name, off, size = r.choice([x for x in regs if x[2] > 0 and x[1] + x[2] <= len(pe.data)])
+    n = r.choice([1, 2, 4])
+    for _ in range(n):
+        pe.data[off + r.randrange(size)] = r.choice([0, 0xff, r.randrange(256)])
+    return "headers:%d bytes in %s" % (n, name)
+
+
 MUTATIONS = {
     "bytes": (m_bytes, 3),
     "region": (m_region, 3),
@@ -437,17 +456,27 @@ MUTATIONS = {
     "heap-index": (m_heap_index, 2),
     "break-sig": (m_break_sig, 4),
     "strings": (m_strings, 2),
+    "headers": (m_headers, 1),
 }
+
+
+# The mutations "auto" chooses from, by version: a seed's damage stays the
+# same once a recipe names it (auto@1), whatever is added later.
+AUTO_VERSIONS = {1: sorted(set(MUTATIONS) - {"headers"}), 2: sorted(MUTATIONS)}
+AUTO = 2
 
 
 def damage(pe, seed, spec="auto"):
     """Damage pe.data as seed and spec say; the list of what was done.
-    spec: "auto" (one to three mutations chosen by the seed), or
-    NAME[:N][,NAME...] (those, in order; bytes:N overwrites N bytes)."""
+    spec: "auto" or "auto@V" (one to three mutations chosen by the seed
+    from version V's list, the latest by default), or NAME[:N][,NAME...]
+    (those, in order; bytes:N overwrites N bytes)."""
     r = random.Random(seed)
     done = []
     if spec == "auto":
-        names = sorted(MUTATIONS)
+        spec = "auto@%d" % AUTO
+    if spec.startswith("auto@"):
+        names = AUTO_VERSIONS[int(spec[5:])]
         weights = [MUTATIONS[n][1] for n in names]
         for name in r.choices(names, weights, k=r.choice([1, 1, 2, 3])):
             done.append(MUTATIONS[name][0](r, pe))
@@ -725,8 +754,8 @@ def run_case(runner, seed, path, spec, peers, keep_dir, data_cache):
     problem, what, err = res
     print("FAIL seed %d file %s (%d bytes, sha1 %s) mutation %s: %s: %s" % (
         seed, path, len(data), sha1_12(data), "; ".join(done), what, problem), flush=True)
-    print("  reproduce: tests/damage/damage.py --file %s --seed %d%s" % (
-        path, seed, "" if spec == "auto" else " --mutation " + spec))
+    print("  reproduce: tests/damage/damage.py --file %s --seed %d --mutation %s" % (
+        path, seed, "auto@%d" % AUTO if spec == "auto" else spec))
     if keep_dir:
         os.makedirs(keep_dir, exist_ok=True)
         kept = os.path.join(keep_dir, "seed-%d-%s" % (seed, os.path.basename(path)))
