@@ -9,9 +9,12 @@
  * they were generated, and such an item
  * describes an incarnation that is already gone. Unloads cascade through
  * the dependents kept by the writer (deps.c): every record is listed under
- * every ID its content names, and an unload at seq t kills the listed
- * records that are live, still name the unloaded ID and are not newer than
- * t. An entry is kept as long as the record in that slot, live or dead,
+ * every ID its content names, and an unload at seq t ends the incarnation
+ * of the listed records that are live, still name the unloaded ID and were
+ * created at or before t: they die, or, when newer information showed
+ * them alive after t, go on as a new incarnation (the result of applying
+ * the unload before that information; README.md, "Semantics", says why).
+ * An entry is kept as long as the record in that slot, live or dead,
  * names the thing; a rebirth whose previous content already named it adds
  * nothing, so reloading the same content does not grow the lists. The
  * load of every record kind (idm_load) and every unload go through here;

@@ -35,9 +35,13 @@
  * answered for it at that seq), so it raises the function's seq like a
  * duplicate load; a late unload then gives the function a new incarnation
  * and the ranges added after the unload move to it (regen).
- * Removed code leaves a tombstone (writer-only, sorted and disjoint) so
- * that an enumeration generated before the removal cannot bring it back;
- * retire drops tombstones below the watermark. */
+ * A code_add at s also says that at s the memory held that code: older
+ * ranges it overlaps go, applied or not, and code that leaves the map
+ * (removed, replaced, gone with its function) or is refused leaves a
+ * tombstone (writer-only pieces, sorted and disjoint, each with the newest
+ * seq of its addresses) so that a code_add older than that cannot bring
+ * dead code back; retire drops tombstones below the watermark, and past
+ * IDM_TOMB_MIN plus one per live range neighbouring pieces merge. */
 #include "config.h"
 
 #include <stddef.h>
