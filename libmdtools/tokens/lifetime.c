@@ -11,9 +11,9 @@
  * the dependents kept by the writer (deps.c): every record is listed under
  * every ID its content names, and an unload at seq t ends the incarnation
  * of the listed records that are live, still name the unloaded ID and were
- * created at or before t: they die, or, when newer information showed
- * them alive after t, go on as a new incarnation (the result of applying
- * the unload before that information; README.md, "Semantics", says why).
+ * created at or before t: they die, or, when a newer load said what they
+ * stood for after t, go on as a new incarnation (the result of applying
+ * the unload before that load; README.md, "Semantics", says why).
  * An entry is kept as long as the record in that slot, live or dead,
  * names the thing; a rebirth whose previous content already named it adds
  * nothing, so reloading the same content does not grow the lists. The
@@ -147,10 +147,11 @@ static bool work_push(struct work *w, int kind, uintptr_t id)
     return true;
 }
 
-/* A late unload at t of the live record in slot h, which newer information
- * (a duplicate load, a code_add) showed alive after t: the unload ended
- * incarnation gen <= t, the newer information starts one of its own, as if
- * the unload had been applied first and that information after it. The
+/* A late unload at t of the live record in slot h, which a newer load of
+ * the same content showed alive after t: the unload ended incarnation
+ * gen <= t, the newer load starts one of its own, as if the unload had
+ * been applied first and that load after it (a code_add is no such news:
+ * it names the ID, which may stand for something else by then). The
  * history keeps t, so that an item older than t naming the ID is refused
  * as it would be by the tombstone the record would have had in between. */
 static int renew_late(mdt_idmap *m, int kind, struct idm_head *h, uint64_t t)
@@ -172,10 +173,10 @@ struct kill_ctx {
 
 /* A dependent of the thing unloaded at k->seq: its incarnation ends with
  * what it names, whatever its own seq (nothing contained in a dead module,
- * class, AppDomain or assembly outlives it). A record that newer
- * information showed alive after the unload goes on as a new incarnation
- * (renew_late); one created after the unload is not touched. Either way
- * what the ended incarnation contained is queued. */
+ * class, AppDomain or assembly outlives it). A record that a newer load
+ * showed alive after the unload goes on as a new incarnation (renew_late);
+ * one created after the unload is not touched. Either way what the ended
+ * incarnation contained is queued. */
 static int kill_dependent(mdt_idmap *m, int ck, struct idm_head *h, void *ctx)
 {
     struct kill_ctx *k = ctx;
@@ -256,6 +257,15 @@ static int unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
                     return rc;
                 rc = MDT_IDMAP_APPLIED;
             } else {
+                /* An unload of an incarnation before the one the map
+                 * knows. The record stays, but the history keeps the
+                 * unload: an item older than it that names this ID named
+                 * that earlier incarnation (found by order_oracle.c: a
+                 * function of a module unloaded and reloaded, applied
+                 * after both, answered for the new module). */
+                uint64_t *v = idm_wmap_get(&m->hist, kind, id);
+                if ((!v || *v < seq) && idm_wmap_put(&m->hist, kind, id, seq))
+                    return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
                 rc = MDT_IDMAP_SUPERSEDED;
             }
         }

@@ -29,12 +29,12 @@
  * memory reused) and the purge of dead functions' ranges rebuild the whole
  * structure (rare: unloads, code reuse). Replaced leaves and tops go
  * through the grace period. A range belongs to one
- * function incarnation (fid, gen) and is dropped when that incarnation
- * dies, with the rule every record follows: an unload at t takes what was
- * applied with seq <= t. A code_add is news of its function (the runtime
- * answered for it at that seq), so it raises the function's seq like a
- * duplicate load; a late unload then gives the function a new incarnation
- * and the ranges added after the unload move to it (regen).
+ * function incarnation (fid, gen), never one newer than itself, and is
+ * dropped when that incarnation dies. A code_add names the FunctionID,
+ * not what it stands for (the runtime may reuse the ID after an unload),
+ * so it does not keep the function alive: only a load after a late
+ * unload gives the function a new incarnation, and the ranges added since
+ * that load move to it (regen).
  * A code_add at s also says that at s the memory held that code: older
  * ranges it overlaps go, applied or not, and code that leaves the map
  * (removed, replaced, gone with its function) or is refused leaves a
@@ -491,7 +491,10 @@ static bool range_regen(const mdt_idmap *m, struct idm_range *r)
             hi = mid;
     }
     for (; lo < w->nregen && w->regen[lo].fid == r->fid && w->regen[lo].from == r->gen; lo++) {
-        if (r->seq > w->regen[lo].after) {
+        /* Only code added since the news that starts the new incarnation
+         * is surely its: code added between the unload and that news may
+         * be of another incarnation the map never heard of. */
+        if (r->seq >= w->regen[lo].to && r->seq > w->regen[lo].after) {
             r->gen = w->regen[lo].to;
             return true;
         }
@@ -865,14 +868,6 @@ static int ranges_retire(mdt_idmap *m, uint64_t below)
     return 0;
 }
 
-/* A code_add is news of its function at seq: raise the function's seq as a
- * duplicate load would, so that an unload older than seq cannot end the
- * incarnation the range belongs to. */
-static int note_function(mdt_idmap *m, struct idm_head *h, uint64_t seq)
-{
-    return idm_note_seq(m, K_FUNC, h, seq);
-}
-
 /* A duplicate code_add with a newer seq: the range's seq follows (the
  * writer's seqs after the records are never read by readers). */
 static void raise_range_seq(mdt_idmap *m, const struct idm_range *r)
@@ -939,17 +934,19 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
         rc = idm_last_unload(map, K_FUNC, function_id) >= seq ? MDT_IDMAP_SUPERSEDED
                                                                : MDT_ENOTFOUND;
     } else if (idm_last_unload(map, K_FUNC, function_id) >= seq ||
-               tomb_seq(map, start, start + size) >= seq) {
-        rc = MDT_IDMAP_SUPERSEDED; /* the function, or this code, was freed later */
+               tomb_seq(map, start, start + size) >= seq || seq < idm_gen(h)) {
+        /* The function, or this code, was freed later; or the code is
+         * older than the incarnation the map knows, and may be of an
+         * earlier one whose end the map has not heard of (its module's
+         * unload, say, which no longer names this ID). */
+        rc = MDT_IDMAP_SUPERSEDED;
     } else {
         r.gen = idm_gen(h);
         scan_overlaps(map, &r, &any, &older, &newer, &same);
         scanned = true;
         if (same) {
             raise_range_seq(map, &r);
-            rc = note_function(map, h, seq);
-            if (rc == 0)
-                rc = MDT_IDMAP_DUPLICATE;
+            rc = MDT_IDMAP_DUPLICATE;
             goto out;
         }
         apply = !newer;
@@ -978,9 +975,7 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
     }
     tomb_clear(map, start, start + size);
     idm_set_meta(h, idm_meta(h) | META_WATCHED);
-    rc = note_function(map, h, seq);
-    if (rc == 0)
-        rc = MDT_IDMAP_APPLIED;
+    rc = MDT_IDMAP_APPLIED;
 out:
     return idm_finish(map, rc);
 }

@@ -186,7 +186,8 @@ static void renew(int kind, int i, uint64_t t)
 {
     struct rec *r = &M.r[kind][i];
     for (int j = 0; kind == KF && j < M.nrg; j++)
-        if (M.rg[j].fid == idof(KF, i) && M.rg[j].gen == r->gen && M.rg[j].seq > t)
+        if (M.rg[j].fid == idof(KF, i) && M.rg[j].gen == r->gen && M.rg[j].seq > t &&
+            M.rg[j].seq >= r->seq)
             M.rg[j].gen = r->seq;
     r->gen = r->seq;
     if (M.hist[kind][i] < t)
@@ -264,6 +265,10 @@ static int model_unload(int kind, int i, uint64_t t)
             renew(kind, i, t);
             rc = MDT_IDMAP_APPLIED;
         } else {
+            /* An earlier incarnation's unload: remembered for the items
+             * older than it that name the ID. */
+            if (M.hist[kind][i] < t)
+                M.hist[kind][i] = t;
             rc = MDT_IDMAP_SUPERSEDED;
         }
     } else if (M.hist[kind][i] < t) {
@@ -385,7 +390,7 @@ static int model_code_add(int a, int len, int fi, uint64_t s)
     int rc;
     if (!f->exists || !f->live) {
         rc = last_unload(KF, fi) >= s ? MDT_IDMAP_SUPERSEDED : MDT_ENOTFOUND;
-    } else if (last_unload(KF, fi) >= s || tomb_seq(r.start, r.end) >= s) {
+    } else if (last_unload(KF, fi) >= s || tomb_seq(r.start, r.end) >= s || s < f->gen) {
         rc = MDT_IDMAP_SUPERSEDED;
     } else {
         r.gen = f->gen;
@@ -398,12 +403,10 @@ static int model_code_add(int a, int len, int fi, uint64_t s)
             same |= x->start == r.start && x->end == r.end && x->fid == r.fid && x->gen == r.gen;
         }
         if (same) {
-            /* News of the range and its function at s. */
+            /* News of the range at s (not of its function's content). */
             for (int j = 0; j < M.nrg; j++)
                 if (M.rg[j].start == r.start && M.rg[j].seq < s)
                     M.rg[j].seq = s;
-            if (s > f->seq)
-                f->seq = s;
             return MDT_IDMAP_DUPLICATE;
         }
         rc = newer ? MDT_IDMAP_SUPERSEDED : MDT_IDMAP_APPLIED;
@@ -417,8 +420,6 @@ static int model_code_add(int a, int len, int fi, uint64_t s)
     for (int j = slot_of(r.start); j < slot_of(r.end - 1) + 1; j++)
         M.tomb[j] = 0; /* older than r (or r was refused); r stands for them */
     M.rg[M.nrg++] = r;
-    if (s > f->seq)
-        f->seq = s;
     return MDT_IDMAP_APPLIED;
 }
 

@@ -30,12 +30,14 @@
  *   on it as owning class or type argument) and was created at or before
  *   t, whatever that record's own seq, with their code ranges: nothing
  *   contained in a module, class, AppDomain or assembly outlives its
- *   UnloadStarted. News of such a record applied with a seq above t (a
- *   duplicate load, a code_add) says that its ID lived after the unload:
- *   the record goes on as a new incarnation (gen = that newest seq) with
- *   the code ranges added after t, as if the unload had come first and
- *   the news after it; the old generation and its ranges added at or
- *   before t never answer again. A record created after t is untouched;
+ *   UnloadStarted. A load of such a record applied with a seq above t (a
+ *   duplicate) says what its ID stood for after the unload: the record
+ *   goes on as a new incarnation (gen = that newest seq) with the code
+ *   ranges added since that load, as if the unload had come first and
+ *   the load after it; the old generation and its other ranges never
+ *   answer again. A record created after t is untouched. An unload older
+ *   than the incarnation the map knows is remembered, so that items older
+ *   than it that name the ID are refused;
  * - an item refused because something it names was unloaded at u >= its
  *   seq described a thing that died in that unload: its ID is unloaded at
  *   u too (a tombstone, or the end of an older incarnation), so the other
@@ -43,11 +45,10 @@
  *   whichever order they come (when the named ID was unloaded more than
  *   once since, the map knows only the last unload, and refuses items up
  *   to it: an ID left unknown, never a dead one answered);
- * - a code range is news of its function at its seq (the runtime answered
- *   GetCodeInfo for it then), so mdt_idmap_code_add() raises the
- *   function's seq as a duplicate load would: a late unload older than the
- *   range then gives the function a new incarnation, which keeps the
- *   ranges added after the unload;
+ * - a code range names a FunctionID, not what it stands for: after an
+ *   unload the runtime may reuse the ID for another method, so a
+ *   code_add neither keeps a function's incarnation alive through a late
+ *   unload nor joins an incarnation newer than itself (it is refused);
  * - a code_add at s says that at s its addresses held that function's
  *   code, whatever its outcome: the older ranges it overlaps are gone
  *   (code is freed as a whole: over their whole span), and no code_add
@@ -305,7 +306,7 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
                           uint64_t seq);
 
 /* ModuleUnloadStarted: the module and every class and function contained in
- * it become unknown (those the map heard of after `seq` go on as new
+ * it become unknown (those loaded again after `seq` go on as new
  * incarnations: the attach rules above). Cost: proportional to the records that name the
  * module, except for a module holding at least 1/8 of the class and
  * function slots, whose unload scans both tables once (libmdtools/tokens/
@@ -340,8 +341,8 @@ int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_cla
                          uint64_t seq);
 
 /* ClassUnloadStarted: the class, functions owned by it and classes using it
- * as a type argument or element become unknown (those the map heard of
- * after `seq` go on as new incarnations: the attach rules above).
+ * as a type argument or element become unknown (those loaded again after
+ * `seq` go on as new incarnations: the attach rules above).
  * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq);
@@ -356,8 +357,8 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
                             const mdt_idmap_function_info *info, uint64_t seq);
 
 /* FunctionUnloadStarted: the function and its code ranges become unknown
- * (news of it after `seq` makes it a new incarnation with the ranges added
- * after `seq`: the attach rules above).
+ * (a load of it after `seq` makes it a new incarnation with the ranges
+ * added since that load: the attach rules above).
  * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t seq);
@@ -368,10 +369,10 @@ int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t se
  * the attach rules above). SUPERSEDED when a newer range overlaps it, a
  * tombstone at or after `seq` covers part of it (code freed or replaced
  * there since), or the function was unloaded at or after `seq`; the
- * refused range then leaves a tombstone at `seq` over its span. The call
- * also raises the function's newest seq to `seq`. The range goes away
- * with its function's incarnation, in an unload at or after `seq`,
- * leaving a tombstone at its own seq. Errors: MDT_ENOTFOUND when the
+ * refused range then leaves a tombstone at `seq` over its span. It is
+ * also SUPERSEDED when `seq` is older than the function's generation (the
+ * code may be of an earlier incarnation). The range goes away with its
+ * function's incarnation, leaving a tombstone at its own seq. Errors: MDT_ENOTFOUND when the
  * function is not live in the map (older overlapping ranges still go and
  * the span gets a tombstone at `seq`: the memory held other code then),
  * MDT_EINVAL for size 0 or overflow (and as for every writer call),
