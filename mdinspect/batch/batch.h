@@ -364,8 +364,15 @@ typedef struct mdb_record {
     bool unresolved;        /* some frame is unresolved */
 } mdb_record;
 
+/* How an input line ended: with a newline; not at all, being MDB_MAX_LINE
+ * bytes or more (its bytes are not kept); or at the end of the input,
+ * without a newline (a log line is then cut short). */
+enum mdb_line_end { MDB_LINE_ENDED, MDB_LINE_LONG, MDB_LINE_UNENDED };
+
+/* Parse one line (without its newline and a CR before it) into rec,
+ * resolving its frames through r. `ending` is an enum mdb_line_end. */
 void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *line, size_t len,
-                      uint64_t lineno, bool cut);
+                      uint64_t lineno, int ending);
 
 /* ---------------------------------------------------------------- emitters */
 

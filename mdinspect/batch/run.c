@@ -127,10 +127,10 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_record *rec)
 }
 
 static void line(struct worker *w, struct slot *sl, const char *s, size_t n, uint64_t lineno,
-                 bool cut)
+                 int ending)
 {
     mdb_resolver_trim(w->res);
-    mdb_record_parse(w->res, w->rec, s, n, lineno, cut);
+    mdb_record_parse(w->res, w->rec, s, n, lineno, ending);
     put_record(w, sl, w->rec);
 }
 
@@ -186,7 +186,7 @@ static void resolve_block(struct worker *w, struct slot *sl)
         size_t n = b->len;
         if (n && b->buf[n - 1] == '\r')
             n--;
-        line(w, sl, b->buf, n, lineno, b->cut);
+        line(w, sl, b->buf, n, lineno, b->cut ? MDB_LINE_LONG : MDB_LINE_UNENDED);
         return;
     }
     while (p < end && !sl->out.failed && !sl->nomem) {
@@ -205,7 +205,7 @@ static void resolve_block(struct worker *w, struct slot *sl)
             if (g[i].f)
                 plain_line(w, sl, g[i].s, g[i].n, lineno, g[i].f);
             else
-                line(w, sl, g[i].s, g[i].n, lineno, false);
+                line(w, sl, g[i].s, g[i].n, lineno, MDB_LINE_ENDED);
     }
 }
 
