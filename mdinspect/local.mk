@@ -59,6 +59,7 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/batch/main.c \
 	mdinspect/batch/table.c \
 	mdinspect/batch/io.c \
+	mdinspect/batch/files.c \
 	mdinspect/batch/assemblies.c \
 	mdinspect/batch/modcache.c \
 	mdinspect/batch/resolve.c \

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
@@ -119,10 +120,15 @@ void mdb_assemblies_stats(const mdb_assemblies *a, size_t *indexed, size_t *scan
     *scanned = a->nscanned;
 }
 
-static void warn(mdb_assemblies *a, const char *fmt, const char *arg, int err)
+static void warn2(mdb_assemblies *a, const char *fmt, const char *arg, const char *why)
 {
     if (!pending)
-        pending = talloc_asprintf(a, fmt, arg, strerror(err));
+        pending = talloc_asprintf(a, fmt, arg, why);
+}
+
+static void warn(mdb_assemblies *a, const char *fmt, const char *arg, int err)
+{
+    warn2(a, fmt, arg, strerror(err));
 }
 
 static mdb_module *new_module(mdb_assemblies *a, const char *path, size_t len)
@@ -200,25 +206,34 @@ void mdb_format_mvid(char out[33], const uint8_t mvid[16])
 /* ---------------------------------------------------------- the index file */
 
 /* `#mdinspect-index 1`, then `MVID SIZE MTIME_NS PATH` per line. A file
- * that does not read as one is ignored (and rewritten). */
+ * that does not read as one is ignored (and rewritten); so is one larger
+ * than MAX_INDEX (an index of 10^5 files is ~10 MiB), or that is not a
+ * regular file (a FIFO named by mistake does not block the run). */
+#define MAX_INDEX ((size_t)64 << 20)
+
 static void read_index(mdb_assemblies *a)
 {
-    FILE *f = fopen(a->index, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    char why[300], *text, *line, *next;
+    size_t len;
     bool first = true;
-    if (!f) {
-        if (errno != ENOENT)
-            warn(a, "cannot read the index %s: %s", a->index, errno);
+    if (!(text = mdb_read_small_file(NULL, a->index, MAX_INDEX, &len, why, sizeof why))) {
+        if (access(a->index, F_OK) == 0 || errno != ENOENT)
+            warn2(a, "cannot read the index %s: %s", a->index, why);
         a->changed = true;
         return;
     }
-    while ((n = getline(&line, &cap, f)) > 0) {
-        char *mv, *sz, *mt, *path, *end;
+    for (line = text; line < text + len; line = next) {
+        char *mv, *sz, *mt, *path, *end, *nl = memchr(line, '\n', (size_t)(text + len - line));
         struct entry *e;
-        if (line[n - 1] == '\n')
-            line[--n] = '\0';
+        next = nl ? nl + 1 : text + len;
+        if (nl)
+            *nl = '\0';
+        else
+            text[len] = '\0';
+        if (strlen(line) != (size_t)((nl ? nl : text + len) - line)) {
+            a->changed = true; /* a NUL inside a line */
+            continue;
+        }
         if (first) {
             first = false;
             if (strcmp(line, "#mdinspect-index 1") != 0) {
@@ -247,11 +262,10 @@ static void read_index(mdb_assemblies *a)
         if (*end || mdb_table_put(&a->old, mdb_hash(path, strlen(path)), path, strlen(path), e))
             a->changed = true;
     }
-    free(line);
-    fclose(f);
+    talloc_free(text);
 }
 
-static void consider(mdb_assemblies *a, const char *path, const struct stat *st)
+static void consider(mdb_assemblies *a, const char *path, const struct stat *st, int depth)
 {
     size_t len = strlen(path);
     int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
@@ -264,12 +278,15 @@ static void consider(mdb_assemblies *a, const char *path, const struct stat *st)
         a->nindexed++;
     } else {
         mdt_image *img;
-        int r = mdt_image_open_file(NULL, &img, path, 0);
+        char why[300];
+        int r = mdb_image_open(NULL, &img, path, why, sizeof why);
         a->nscanned++;
         a->changed = true;
         if (r == 0) {
             r = mdt_image_mvid(mvid, img);
             talloc_free(img);
+        } else if (depth == 0) {
+            warn2(a, "cannot read %s: %s", path, why); /* named by the user */
         }
         if (r) {
             mdt_clear_error();
@@ -329,8 +346,28 @@ static void walk(mdb_assemblies *a, const char *path, int depth)
         if (depth == 0 || a->recursive)
             walk_dir(a, path, &st, depth);
     } else if (S_ISREG(st.st_mode) && (depth == 0 || candidate(path))) {
-        consider(a, path, &st);
+        consider(a, path, &st, depth);
+    } else if (depth == 0) { /* a FIFO, a device, ... */
+        char why[80];
+        snprintf(why, sizeof why, "%s, not a folder nor a regular file", mdb_file_kind(st.st_mode));
+        warn2(a, "cannot read %s: %s", path, why);
     }
+}
+
+/* A new file to write (a stale one of a process that had our pid is
+ * replaced; whatever else is there, a FIFO or a link, is not written
+ * through). */
+static FILE *create(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f;
+    if (fd < 0 && errno == EEXIST && unlink(path) == 0)
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return NULL;
+    if (!(f = fdopen(fd, "w")))
+        close(fd);
+    return f;
 }
 
 static void scan(mdb_assemblies *a)
@@ -340,7 +377,7 @@ static void scan(mdb_assemblies *a)
     if (a->index) {
         read_index(a);
         tmp = talloc_asprintf(a, "%s.tmp.%ld", a->index, (long)getpid());
-        if (tmp && !(a->newindex = fopen(tmp, "w")))
+        if (tmp && !(a->newindex = create(tmp)))
             warn(a, "cannot write the index %s: %s", a->index, errno);
         if (a->newindex)
             fputs("#mdinspect-index 1\n", a->newindex);
@@ -422,7 +459,7 @@ mdb_module *mdb_module_by_path(mdb_assemblies *a, const char *path, size_t len, 
 static void find_pdb(mdb_module *m)
 {
     uint32_t n;
-    if (mdt_pdb_open(m->img, &m->pdb, m->img, m->path, 0) != 0) {
+    if (mdb_pdb_open(m->img, &m->pdb, m->img, m->path) != 0) {
         m->pdb = NULL;
         return;
     }
@@ -443,11 +480,9 @@ static bool open_module(mdb_assemblies *a, mdb_module *m)
     uint8_t st = atomic_load_explicit(&m->state, memory_order_relaxed);
     if (st != MDB_MOD_UNTRIED)
         return st == MDB_MOD_OPEN;
-    if (mdt_image_open_file(a, &m->img, m->path, 0) != 0) {
-        const char *what = mdt_last_error()->what;
-        m->open_error = talloc_strdup(a, what[0] ? what : mdt_errmsg(msg, sizeof msg));
+    if (mdb_image_open(a, &m->img, m->path, msg, sizeof msg) != 0) {
+        m->open_error = talloc_strdup(a, msg);
         m->img = NULL;
-        mdt_clear_error();
         atomic_store_explicit(&m->state, MDB_MOD_FAILED, memory_order_release);
         return false;
     }

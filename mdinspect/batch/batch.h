@@ -8,6 +8,8 @@
  *   main.c        options, the loop, exit status
  *   table.c       the hash table and the arena every cache uses
  *   io.c          block reads of the input, the buffered output
+ *   files.c       opening what the input names: regular files only, never blocking,
+ *                 images mapped after their first bytes are checked
  *   assemblies.c  modules by path and by MVID (the on-disk index), lazy opens
  *   modcache.c    per-thread caches in front of those lookups
  *   parse.h       hex tokens and MVIDs read a register at a time
@@ -160,6 +162,28 @@ void mdb_outu(mdb_output *o, uint64_t v);
 /* s as a JSON string (quotes included); bytes that are not UTF-8 become
  * U+FFFD. */
 void mdb_out_json_string(mdb_output *o, const char *s, size_t n);
+
+/* ---------------------------------------------------------------- files.c */
+
+struct stat;
+/* What a file that is not a regular one is: "a FIFO", "a directory", ... */
+const char *mdb_file_kind(unsigned mode);
+/* Open a path for reading without blocking (O_NONBLOCK: a FIFO or a
+ * device never blocks the run) and only when it is a regular file; the
+ * descriptor, or -1 with why (whylen bytes) saying why not. */
+int mdb_open_regular(const char *path, struct stat *st, char *why, size_t whylen);
+/* Open the image of a file: refused unless a regular file whose first
+ * bytes are an image's; mapped, so that only what the library reads of it
+ * is read. 0, or -1 with why. */
+int mdb_image_open(void *ctx, mdt_image **out, const char *path, char *why, size_t whylen);
+/* A module's portable PDB, embedded or beside `path` (the CodeView entry's
+ * file name in its folder, then the path with `.pdb`), each file checked
+ * as mdb_open_regular does before the library reads it. 0, or -1. */
+int mdb_pdb_open(void *ctx, mdt_pdb **out, const mdt_image *img, const char *path);
+/* A regular file of at most `max` bytes, read whole and NUL-terminated;
+ * NULL with why. */
+char *mdb_read_small_file(void *ctx, const char *path, size_t max, size_t *len, char *why,
+                          size_t whylen);
 
 /* ----------------------------------------------------------- assemblies.c */
 
