@@ -64,6 +64,7 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/batch/modcache.c \
 	mdinspect/batch/resolve.c \
 	mdinspect/batch/record.c \
+	mdinspect/batch/logctx.c \
 	mdinspect/batch/emit_text.c \
 	mdinspect/batch/emit_json.c \
 	mdinspect/batch/emit_folded.c \

@@ -1,12 +1,14 @@
 /* mdinspect batch: the modules the input names, by path and by MVID (the
  * Module table's Mvid column, ECMA-335 II.22.30). The directories and
  * files given with --assemblies are walked on the first MVID the input
- * asks for (never when it asks for none); every .dll, .exe, .netmodule,
+ * asks for (never when it asks for none), then the folders log headers
+ * name (logctx.c), each when an MVID is not found in those before it;
+ * every .dll, .exe, .netmodule,
  * .wasm and .webcil is read for its MVID, unless the on-disk index (--index)
  * has the file with the same size and modification time, so a second run
  * over the same folders opens nothing but the modules the input uses. The
- * index is rewritten (to a temporary file renamed over it) when anything
- * changed. Images are opened on first use and stay open: memory follows the
+ * index is rewritten at the end of the run (to a temporary file renamed
+ * over it) when anything changed. Images are opened on first use and stay open: memory follows the
  * modules touched, not the input.
  *
  * The threads of a run share all this: one mutex guards the tables, the
@@ -37,11 +39,14 @@ struct mdb_assemblies {
     void *ctx;
     pthread_mutex_t lock;
     uint32_t nmodules;
-    char **paths;
-    size_t npaths;
+    char **paths;        /* the user's, then those log headers name */
+    size_t npaths, nuser, cappaths;
+    size_t nwalked;      /* paths[0, nwalked) are walked (in order: the first
+                            file with an MVID wins) */
     bool recursive;
+    bool walking_log;    /* a log's folder: no subfolders, no warnings */
     const char *index;
-    bool scanned;
+    bool index_read;
     mdb_table by_path;   /* path as written -> module */
     mdb_table by_mvid;   /* 16 bytes -> module */
     mdb_table by_file;   /* dev, inode -> module */
@@ -51,6 +56,7 @@ struct mdb_assemblies {
     bool changed;
     size_t nindexed, nscanned;
     FILE *newindex;
+    char *newindex_path;
 };
 
 struct entry {
@@ -82,8 +88,13 @@ mdb_assemblies *mdb_assemblies_new(void *ctx, char **paths, size_t npaths, bool 
     }
     talloc_set_destructor(a, destroy);
     a->ctx = a;
-    a->paths = paths;
-    a->npaths = npaths;
+    if (!(a->paths = talloc_array(a, char *, npaths + 8))) {
+        talloc_free(a);
+        return NULL;
+    }
+    memcpy(a->paths, paths, npaths * sizeof *paths);
+    a->npaths = a->nuser = npaths;
+    a->cappaths = npaths + 8;
     a->recursive = recursive;
     a->index = index;
     mdb_arena_init(&a->arena, a);
@@ -306,6 +317,18 @@ static void consider(mdb_assemblies *a, const char *path, const struct stat *st,
 
 static void walk(mdb_assemblies *a, const char *path, int depth);
 
+/* The entries of a folder a log names that are looked at: files named like
+ * modules, at most MAX_LOG_ENTRIES (a log is untrusted: it may name any
+ * folder). scandir's filter has no argument: the count is here, and walks
+ * run under the assemblies' lock. */
+#define MAX_LOG_ENTRIES 65536
+static unsigned log_entries;
+
+static int log_entry(const struct dirent *d)
+{
+    return candidate(d->d_name) && log_entries++ < MAX_LOG_ENTRIES;
+}
+
 static void walk_dir(mdb_assemblies *a, const char *dir, const struct stat *st, int depth)
 {
     struct fileid id = {(uint64_t)st->st_dev, (uint64_t)st->st_ino};
@@ -315,9 +338,11 @@ static void walk_dir(mdb_assemblies *a, const char *dir, const struct stat *st, 
     if (mdb_table_get(&a->dirs, h, &id, sizeof id) || depth > MAX_DEPTH)
         return; /* walked already (a link loop, or named twice) */
     mdb_table_put(&a->dirs, h, &id, sizeof id, a);
-    n = scandir(dir, &names, NULL, alphasort);
+    log_entries = 0;
+    n = scandir(dir, &names, a->walking_log ? log_entry : NULL, alphasort);
     if (n < 0) {
-        warn(a, "cannot read the folder %s: %s", dir, errno);
+        if (!a->walking_log)
+            warn(a, "cannot read the folder %s: %s", dir, errno);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -338,16 +363,16 @@ static void walk(mdb_assemblies *a, const char *path, int depth)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        if (depth == 0)
+        if (depth == 0 && !a->walking_log)
             warn(a, "cannot read %s: %s", path, errno);
         return;
     }
     if (S_ISDIR(st.st_mode)) {
-        if (depth == 0 || a->recursive)
+        if (depth == 0 || (a->recursive && !a->walking_log))
             walk_dir(a, path, &st, depth);
     } else if (S_ISREG(st.st_mode) && (depth == 0 || candidate(path))) {
-        consider(a, path, &st, depth);
-    } else if (depth == 0) { /* a FIFO, a device, ... */
+        consider(a, path, &st, a->walking_log ? 1 : depth);
+    } else if (depth == 0 && !a->walking_log) { /* a FIFO, a device, ... */
         char why[80];
         snprintf(why, sizeof why, "%s, not a folder nor a regular file", mdb_file_kind(st.st_mode));
         warn2(a, "cannot read %s: %s", path, why);
@@ -370,20 +395,37 @@ static FILE *create(const char *path)
     return f;
 }
 
-static void scan(mdb_assemblies *a)
+/* Walk the folders not walked yet, in order: the user's on the first
+ * MVID asked for, a log's when its header has been read and an MVID is
+ * not found in the folders before it. The index is read first, and
+ * written at the end (mdb_assemblies_finish). */
+static void walk_more(mdb_assemblies *a)
 {
-    char *tmp = NULL;
-    a->scanned = true;
-    if (a->index) {
+    if (a->index && !a->index_read) {
+        char *tmp;
+        a->index_read = true;
         read_index(a);
         tmp = talloc_asprintf(a, "%s.tmp.%ld", a->index, (long)getpid());
         if (tmp && !(a->newindex = create(tmp)))
             warn(a, "cannot write the index %s: %s", a->index, errno);
-        if (a->newindex)
+        if (a->newindex) {
+            a->newindex_path = tmp;
             fputs("#mdinspect-index 1\n", a->newindex);
+        } else {
+            talloc_free(tmp);
+        }
     }
-    for (size_t i = 0; i < a->npaths; i++)
-        walk(a, a->paths[i], 0);
+    for (; a->nwalked < a->npaths; a->nwalked++) {
+        a->walking_log = a->nwalked >= a->nuser;
+        walk(a, a->paths[a->nwalked], 0);
+    }
+    a->walking_log = false;
+}
+
+void mdb_assemblies_finish(mdb_assemblies *a)
+{
+    char *tmp = a->newindex_path;
+    pthread_mutex_lock(&a->lock);
     if (a->newindex) {
         /* an entry of the old index not met again means a file went away */
         for (size_t i = 0; i <= a->old.mask; i++) {
@@ -396,9 +438,30 @@ static void scan(mdb_assemblies *a)
         if (!ok || (a->changed && rename(tmp, a->index) != 0))
             warn(a, "cannot write the index %s: %s", a->index, errno);
         unlink(tmp); /* when unchanged (or failed): the old file stays */
+        talloc_free(tmp);
+        a->newindex_path = NULL;
     }
-    talloc_free(tmp);
     mdb_table_clear(&a->old);
+    pthread_mutex_unlock(&a->lock);
+}
+
+void mdb_assemblies_add_folder(mdb_assemblies *a, const char *path)
+{
+    pthread_mutex_lock(&a->lock);
+    for (size_t i = 0; i < a->npaths; i++)
+        if (strcmp(a->paths[i], path) == 0)
+            goto out; /* given with -a, or named by an earlier header */
+    if (a->npaths == a->cappaths) {
+        char **p = talloc_realloc(a, a->paths, char *, 2 * a->cappaths);
+        if (!p)
+            goto out;
+        a->paths = p;
+        a->cappaths *= 2;
+    }
+    if ((a->paths[a->npaths] = talloc_strdup(a, path)))
+        a->npaths++;
+out:
+    pthread_mutex_unlock(&a->lock);
 }
 
 /* ----------------------------------------------------------------- lookups */
@@ -407,8 +470,8 @@ static mdb_module *by_mvid(mdb_assemblies *a, const uint8_t mvid[16])
 {
     uint64_t h = mdb_hash(mvid, 16);
     mdb_module *m = mdb_table_get(&a->by_mvid, h, mvid, 16);
-    if (!m && !a->scanned) {
-        scan(a);
+    if (!m && a->nwalked < a->npaths) {
+        walk_more(a);
         m = mdb_table_get(&a->by_mvid, h, mvid, 16);
     }
     return m;

@@ -16,6 +16,8 @@
  *   resolve.c     one frame's text -> name, status, file:line (cached)
  *   record.c      one line -> a record (header, stats, comment, stack, call,
  *                 alloc, plain MVID or PATH line, malformed)
+ *   logctx.c      the processes of the input (headers, #stats), the folders
+ *                 headers name, #module names: read by the main thread
  *   emit_text.c, emit_json.c, emit_folded.c   streaming formats
  *   aggregate.c   --speedscope and --top (distinct stacks and methods)
  *   progress.c    records/s and ETA on a terminal
@@ -99,6 +101,15 @@ void mdb_table_clear(mdb_table *t);
  * Usually many lines, each ending in '\n'; or, when `single`, one line
  * without it: the last line of the input when it has no newline, or a
  * line of MDB_MAX_LINE bytes or more, whose bytes are not kept (`cut`). */
+struct mdb_proc;
+
+/* A line of a block where a process starts (logctx.c). */
+typedef struct mdb_event {
+    uint64_t lineno;
+    struct mdb_proc *proc;   /* the process of this line and those after it */
+    bool split;              /* the line is a log cut short, the header follows */
+} mdb_event;
+
 typedef struct mdb_block {
     void *ctx;               /* where buf lives (grown for a long line) */
     char *buf;
@@ -106,6 +117,9 @@ typedef struct mdb_block {
     uint64_t first_lineno;   /* the number of its first line */
     uint64_t nlines;
     bool single, cut;
+    struct mdb_proc *proc;   /* the process of its first line (logctx.c) */
+    mdb_event *ev;           /* where other processes start in it, by line */
+    size_t nev, capev;
 } mdb_block;
 
 /* Reads blocks of the input (io.c). */
@@ -256,6 +270,12 @@ bool mdb_assemblies_has_warning(const mdb_assemblies *a);
 void mdb_format_mvid(char out[33], const uint8_t mvid[16]);
 /* For mdt_desc_parse. */
 int mdb_mvid_lookup(void *payload, const mdt_image **img, const uint8_t mvid[16]);
+/* Search a folder too, after those given (a folder a log's header names:
+ * walked without subfolders, at most 65536 of its entries, silently when
+ * it cannot be read). */
+void mdb_assemblies_add_folder(mdb_assemblies *a, const char *path);
+/* At the end of the run: write the index (when anything changed). */
+void mdb_assemblies_finish(mdb_assemblies *a);
 /* Statistics for --verbose: files indexed, files opened to read an MVID. */
 void mdb_assemblies_stats(const mdb_assemblies *a, size_t *indexed, size_t *scanned);
 
@@ -311,7 +331,11 @@ typedef struct mdb_frame {
     const char *json;      /* JSON members of the frame, without braces and without
                               the IL offset, which the record keeps (made with
                               the frame when the run prints JSON) */
-    const char *name;      /* full-style name; the special word; NULL when unresolved */
+    union {
+        const char *name;  /* full-style name; the special word */
+        const uint8_t *unknown_mvid; /* MDB_UNKNOWN_MVID: the 16 bytes of the MVID not
+                                        found, or NULL (other unresolved frames: NULL) */
+    };
     uint32_t name_len;
     uint32_t text_len;
     const char *text;      /* text form: NAME or NAME (FILE:LINE) or [special] */
@@ -355,6 +379,9 @@ const mdb_frame *mdb_peek_plain(mdb_resolver *r, const char *s, size_t n);
 /* Between records: start the cache over when it holds too much (frames of
  * earlier records become invalid). */
 void mdb_resolver_trim(mdb_resolver *r);
+/* Start the cache over now (folders were added: frames of modules not
+ * found may be found). */
+void mdb_resolver_forget(mdb_resolver *r);
 /* The JSON members of a frame (valid until the resolver's next call). */
 void mdb_frame_json(mdb_resolver *r, const mdb_frame *f, const char **json, uint32_t *len);
 
@@ -364,6 +391,7 @@ enum mdb_kind {
     MDB_BLANK,
     MDB_HEADER,
     MDB_STATS,
+    MDB_MODULE,             /* #module MVID NAME VERSION */
     MDB_COMMENT,
     MDB_MALFORMED,
     MDB_PLAIN,
@@ -391,7 +419,12 @@ typedef struct mdb_record {
 /* How an input line ended: with a newline; not at all, being MDB_MAX_LINE
  * bytes or more (its bytes are not kept); or at the end of the input,
  * without a newline (a log line is then cut short). */
-enum mdb_line_end { MDB_LINE_ENDED, MDB_LINE_LONG, MDB_LINE_UNENDED };
+enum mdb_line_end { MDB_LINE_ENDED, MDB_LINE_LONG, MDB_LINE_UNENDED,
+                   MDB_LINE_SPLIT /* a log line cut short, another log's header after it */ };
+
+/* Whether a line is one an mdprofile log holds, or the start of one (a
+ * record keyword cut short). */
+bool mdb_log_line(const char *s, size_t n);
 
 /* Parse one line (without its newline and a CR before it) into rec,
  * resolving its frames through r. `ending` is an enum mdb_line_end. */
@@ -400,14 +433,61 @@ void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *line, size_t
 
 /* ---------------------------------------------------------------- emitters */
 
-void mdb_emit_text(mdb_output *o, const mdb_record *rec);
-void mdb_emit_json(mdb_output *o, mdb_resolver *r, const mdb_record *rec);
-void mdb_emit_folded(mdb_output *o, const mdb_record *rec);
+/* ----------------------------------------------------------------- logctx.c */
+
+/* A process of the input: the lines from its header to the next header. */
+typedef struct mdb_proc {
+    struct mdb_proc *next;
+    uint32_t index;          /* 1, 2, ... in input order; 0: lines before any header */
+    uint64_t lineno;         /* of its header */
+    bool has_pid;
+    uint64_t pid;
+    const char *cmd;         /* `cmd=` decoded (control bytes as '?'), or NULL */
+    bool stats;              /* its #stats line was read (main thread) */
+} mdb_proc;
+
+typedef struct mdb_logctx mdb_logctx;
+
+/* `folders_on`: search the folders headers name (framework=, frameworks=). */
+mdb_logctx *mdb_logctx_new(void *ctx, mdb_assemblies *a, bool folders_on);
+/* The pseudo-process of the lines before any header. */
+const mdb_proc *mdb_logctx_none(const mdb_logctx *lc);
+/* Main thread, each block in input order before it is resolved: note
+ * where processes start (b->proc, b->ev), #stats and #module lines. 1 when
+ * a header named folders not searched yet: the caller lets every earlier
+ * block finish, then calls mdb_logctx_commit (so a line never sees a folder
+ * named after it, however many threads run). 0, or -1 when out of memory. */
+int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b);
+void mdb_logctx_commit(mdb_logctx *lc);
+/* The name and version a #module line before line `lineno` gave the
+ * module of an MVID ("System.Linq 10.0.0.0"), or NULL. Any thread. */
+const char *mdb_logctx_module_name(mdb_logctx *lc, const uint8_t mvid[16], uint64_t lineno,
+                                   uint32_t *len);
+/* The processes, in input order (NULL: no header). */
+const mdb_proc *mdb_logctx_procs(const mdb_logctx *lc);
+/* Warn on f about each process whose log has no #stats (of the process
+ * `pid` alone when pid_only); how many. */
+uint64_t mdb_logctx_report(const mdb_logctx *lc, FILE *f, bool pid_only, uint64_t pid);
+
+/* ---------------------------------------------------------------- emitters */
+
+/* A frame's text form as printed for a record at line `lineno`: f->text,
+ * or for a frame whose module was not found and that a #module line
+ * named, `[unresolved: unknown MVID (NAME VERSION)]` in buf. */
+const char *mdb_frame_text(const mdb_frame *f, mdb_logctx *lc, uint64_t lineno, char *buf,
+                           size_t size, uint32_t *len);
+#define MDB_TEXT_ROOM 384 /* a #module name (256 bytes at most) and the words around it */
+
+void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec);
+void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_proc *proc,
+                   const mdb_record *rec);
+void mdb_emit_folded(mdb_output *o, mdb_logctx *lc, const mdb_record *rec);
 
 typedef struct mdb_aggregate mdb_aggregate;
 mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top);
 /* false when out of memory */
-bool mdb_aggregate_add(mdb_aggregate *g, const mdb_record *rec);
+bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
+                       const mdb_record *rec);
 void mdb_aggregate_write(mdb_aggregate *g, mdb_output *o);
 
 /* ------------------------------------------------------------- progress.c */
@@ -421,7 +501,11 @@ void mdb_progress_done(mdb_progress *p, uint64_t records);
 /* ------------------------------------------------------------------ run.c */
 
 typedef struct mdb_run_opts {
+    int in_fd, out_fd, err_fd; /* standard input, output and error by default */
     int format;
+    mdb_logctx *lc;
+    bool pid_only;          /* --pid: only the lines of the process `pid` */
+    uint64_t pid;
     unsigned threads;       /* threads that resolve; 1: the main thread alone
                                (required for --speedscope and --top) */
     mdb_aggregate *agg;     /* --speedscope, --top */
@@ -433,14 +517,19 @@ typedef struct mdb_run_result {
     bool read_error, write_error, nomem;
 } mdb_run_result;
 
-/* Resolve standard input to standard output (and standard error for what
- * the format has no room for), in input order. What the threads cached
- * (the frames modules keep) goes under ctx. */
+/* Resolve the input to the output (and the error output for what the
+ * format has no room for), in input order. What the threads cached (the
+ * frames modules keep) goes under ctx. */
 void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result *res);
 /* The CPUs this process may run on. */
 unsigned mdb_cpus(void);
 
 /* ----------------------------------------------------------------- main.c */
+
+/* Exit statuses, added up (as fsck(8) does): */
+#define MDB_EXIT_UNRESOLVED 1 /* a line did not resolve, was malformed, or I/O failed */
+#define MDB_EXIT_USAGE 2
+#define MDB_EXIT_CUT 4        /* a log has no #stats line: cut short */
 
 /* `mdinspect batch ...`: argv[0] is "batch". Returns the exit status. */
 int mdi_batch_main(int argc, char **argv);

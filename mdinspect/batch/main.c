@@ -2,9 +2,10 @@
  * resolves each line (record.c, resolve.c) and writes it in the chosen
  * format; unresolved and malformed lines are answered in their own output
  * line (text, JSON) or on standard error (formats without a line per input
- * line), and the stream goes on. Exit status: 0 when every frame resolved,
- * 1 when some did not (or a line was malformed, or the input or output
- * failed), 2 for a usage error. */
+ * line), and the stream goes on. Exit status (batch.h, MDB_EXIT_...): 0
+ * when every frame resolved; else the sum of 1 when some did not (or a
+ * line was malformed, or the input or output failed) and 4 when a log has
+ * no #stats line (cut short); 2 for a usage error. */
 #include "config.h"
 
 #include <getopt.h>
@@ -16,7 +17,7 @@
 #include "batch/batch.h"
 
 enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
-       OPT_VERBOSE, OPT_THREADS };
+       OPT_VERBOSE, OPT_THREADS, OPT_PID, OPT_NO_LOG_FOLDERS };
 
 #define MAX_THREADS 64
 #define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
@@ -37,6 +38,8 @@ static void usage(FILE *f)
             "      --folded               folded stacks for flame graphs\n"
             "      --speedscope           one speedscope JSON file\n"
             "      --top=N                the N hottest methods, exclusive and inclusive\n"
+            "      --pid=PID              only the lines of process PID (logs concatenated)\n"
+            "      --no-log-folders       do not search the folders log headers name\n"
             "  -t, --threads=N            resolve with N threads (default: one per CPU\n"
             "                             available, at most 8; --speedscope and --top\n"
             "                             use one)\n"
@@ -45,7 +48,8 @@ static void usage(FILE *f)
             "  -h, --help                 show this help and exit\n"
             "\n"
             "Text output has one line per input line. Exit status: 0 if everything\n"
-            "resolved, 1 if some line did not, 2 for a usage error. See mdinspect(1).\n");
+            "resolved; else 1 if some line did not, plus 4 if a log has no #stats line\n"
+            "(cut short); 2 for a usage error. See mdinspect(1).\n");
 }
 
 int mdi_batch_main(int argc, char **argv)
@@ -61,6 +65,8 @@ int mdi_batch_main(int argc, char **argv)
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"threads", required_argument, NULL, 't'},
         {"verbose", no_argument, NULL, OPT_VERBOSE},
+        {"pid", required_argument, NULL, OPT_PID},
+        {"no-log-folders", no_argument, NULL, OPT_NO_LOG_FOLDERS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -68,6 +74,10 @@ int mdi_batch_main(int argc, char **argv)
     char **paths = NULL;
     size_t npaths = 0;
     bool recursive = false, progress_on = true, status_bad = false, verbose = false;
+    bool pid_only = false, log_folders = true;
+    unsigned long long pid = 0;
+    uint64_t cut = 0;
+    mdb_logctx *lc;
     const char *index = NULL;
     int fmt = MDB_TEXT, nfmt = 0, opt;
     unsigned long top = 0, threads = 0;
@@ -130,6 +140,20 @@ int mdi_batch_main(int argc, char **argv)
             }
             break;
         }
+        case OPT_PID: {
+            char *end;
+            pid = strtoull(optarg, &end, 10);
+            if (*end || !*optarg || optarg[0] == '-') {
+                fprintf(stderr, MDB_PROGNAME " batch: --pid wants a process id\n");
+                talloc_free(mem);
+                return 2;
+            }
+            pid_only = true;
+            break;
+        }
+        case OPT_NO_LOG_FOLDERS:
+            log_folders = false;
+            break;
         case OPT_NO_PROGRESS:
             progress_on = false;
             break;
@@ -165,7 +189,8 @@ int mdi_batch_main(int argc, char **argv)
     }
 
     a = mdb_assemblies_new(mem, paths, npaths, recursive, index);
-    if (!a || mdb_output_init(&out, mem, STDOUT_FILENO) ||
+    if (!a || !(lc = mdb_logctx_new(mem, a, log_folders)) ||
+        mdb_output_init(&out, mem, STDOUT_FILENO) ||
         ((fmt == MDB_SPEEDSCOPE || fmt == MDB_TOP) &&
          !(agg = mdb_aggregate_new(mem, fmt, (unsigned)top))))
         goto nomem;
@@ -173,6 +198,12 @@ int mdi_batch_main(int argc, char **argv)
         unsigned cpus = mdb_cpus();
         threads = cpus < DEFAULT_THREADS ? cpus : DEFAULT_THREADS;
     }
+    ro.in_fd = STDIN_FILENO;
+    ro.out_fd = STDOUT_FILENO;
+    ro.err_fd = STDERR_FILENO;
+    ro.lc = lc;
+    ro.pid_only = pid_only;
+    ro.pid = pid;
     ro.format = fmt;
     ro.threads = agg ? 1 : (unsigned)threads; /* records reach the sums in order */
     ro.agg = agg;
@@ -186,6 +217,13 @@ int mdi_batch_main(int argc, char **argv)
         rr.write_error = out.failed;
     }
     mdb_progress_done(ro.prog, rr.records);
+    mdb_assemblies_finish(a);
+    {
+        const char *w = mdb_assemblies_warning(a);
+        if (w)
+            fprintf(stderr, MDB_PROGNAME " batch: %s\n", w);
+    }
+    cut = mdb_logctx_report(lc, stderr, pid_only, pid);
     if (rr.read_error) {
         fprintf(stderr, MDB_PROGNAME " batch: error reading the input\n");
         status_bad = true;
@@ -204,7 +242,7 @@ int mdi_batch_main(int argc, char **argv)
         fprintf(stderr, MDB_PROGNAME " batch: %llu of %llu lines not fully resolved\n",
                 (unsigned long long)rr.unresolved, (unsigned long long)rr.records);
     talloc_free(mem);
-    return status_bad || rr.unresolved ? EXIT_FAILURE : EXIT_SUCCESS;
+    return (status_bad || rr.unresolved ? MDB_EXIT_UNRESOLVED : 0) | (cut ? MDB_EXIT_CUT : 0);
 
 usage:
     fprintf(stderr, "Try '" MDB_PROGNAME " batch --help' for more information.\n");

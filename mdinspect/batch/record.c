@@ -168,9 +168,9 @@ static bool prefix_of(const char *s, size_t n, const char *w)
 
 /* Whether a line is one an mdprofile log holds, or the start of one: `#`
  * lines and records, a record keyword cut short. */
-static bool log_line(const char *s, size_t n)
+bool mdb_log_line(const char *s, size_t n)
 {
-    return s[0] == '#' || starts(s, n, "stack") || starts(s, n, "call") ||
+    return n == 0 || s[0] == '#' || starts(s, n, "stack") || starts(s, n, "call") ||
            starts(s, n, "alloc") || looks_like_record(s, n) || prefix_of(s, n, "stack") ||
            prefix_of(s, n, "call") || prefix_of(s, n, "alloc");
 }
@@ -190,7 +190,7 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
     rec->why = NULL;
     if (ending == MDB_LINE_LONG)
         return malformed(rec, "longer than 1 MiB");
-    if (n == 0) {
+    if (n == 0 && ending != MDB_LINE_SPLIT) {
         rec->kind = MDB_BLANK;
         return;
     }
@@ -198,12 +198,16 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
      * is what was written before the log was cut (or the process killed),
      * and whatever it says may be partial. A plain line may end the input
      * without one (typed, or printed by printf). */
-    if (ending == MDB_LINE_UNENDED && log_line(s, n))
+    if (ending == MDB_LINE_UNENDED && mdb_log_line(s, n))
         return malformed(rec, "cut short: the input ends inside this line (no newline)");
+    if (ending == MDB_LINE_SPLIT)
+        return malformed(rec, "cut short: another log's header follows inside this line (a "
+                              "log cut, and the next one appended to it)");
     switch (s[0]) { /* the first byte tells most lines apart at once */
     case '#':
         rec->kind = starts(s, n, "#mdprofile") ? MDB_HEADER
                     : starts(s, n, "#stats")   ? MDB_STATS
+                    : starts(s, n, "#module")  ? MDB_MODULE
                                                : MDB_COMMENT;
         return;
     case 's':

@@ -95,8 +95,12 @@ mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json)
 
 void mdb_resolver_trim(mdb_resolver *r)
 {
-    if (r->n < MDB_FRAME_CACHE_MAX)
-        return;
+    if (r->n >= MDB_FRAME_CACHE_MAX)
+        mdb_resolver_forget(r);
+}
+
+void mdb_resolver_forget(mdb_resolver *r)
+{
     for (int k = 0; k < K_COUNT; k++)
         mdb_table_clear(&r->cache[k]);
     mdb_arena_reset(&r->arena);
@@ -553,7 +557,8 @@ static inline bool opened(mdb_resolver *r, mdb_module *m)
 
 /* ---------------------------------------------------------------- frames */
 
-static const char *const specials[] = {"native", "unmanaged", "dynamic", "stub", "unknown"};
+static const char *const specials[] = {"native", "unmanaged", "dynamic", "stub", "truncated",
+                                        "unknown"};
 
 /* A special frame (doc/profile-log.md): one of the words, or "unknown:"
  * and a reason. Stack and call frames may be special, and so may an alloc
@@ -563,10 +568,33 @@ static bool special(const char *s, size_t n)
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
         size_t k = strlen(specials[i]);
         if (n >= k && memcmp(s, specials[i], k) == 0 &&
-            (n == k || (i == 4 && s[k] == ':' && n > k + 1)))
+            (n == k || (i == 5 && s[k] == ':' && n > k + 1)))
             return true;
     }
     return false;
+}
+
+/* The MVID a frame whose module was not found names: the first MVID of
+ * its text (`MVID:` in a frame or descriptor, `MVID ` of a plain line)
+ * whose module is not found, copied to the arena; NULL when none is. */
+static const uint8_t *unknown_mvid(mdb_resolver *r, const char *s, size_t n)
+{
+    uint8_t mvid[16], *copy;
+    for (size_t i = 0; i + 33 <= n; i++) {
+        if ((s[i + 32] != ':' && s[i + 32] != ' ') || (i > 0 && s[i - 1] != ',' &&
+                                                      s[i - 1] != '{' && s[i - 1] != '<' &&
+                                                      s[i - 1] != ' '))
+            continue;
+        if (!mdb_parse_mvid(s + i, 32, mvid))
+            continue;
+        if (!mdb_modcache_mvid(r->mods, mvid)) {
+            if ((copy = mdb_arena_alloc(r->cur, 16)))
+                memcpy(copy, mvid, 16);
+            return copy;
+        }
+        i += 32;
+    }
+    return NULL;
 }
 
 /* f becomes the special frame s, cached under cache k. */
@@ -687,12 +715,15 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
     if (!(f->mod = mdb_modcache_mvid(r->mods, mvid)) || !opened(r, f->mod)) {
         f->status = MDB_UNKNOWN_MVID;
         f->detail = f->mod ? f->mod->open_error : NULL;
+        f->unknown_mvid = f->mod ? NULL : unknown_mvid(r, s, n);
         f->mod = NULL;
         return store(r, K_LOG, s, n, h, f);
     }
     name_token(r, f, cls, clsl, ncls, meth, methl, nmeth);
     if (f->status == MDB_OK)
         add_line(r, f);
+    else if (f->status == MDB_UNKNOWN_MVID) /* a type argument's */
+        f->unknown_mvid = unknown_mvid(r, s, n);
     return store(r, K_LOG, s, n, h, f);
 bad:
     f->status = MDB_BAD_FRAME;
@@ -719,9 +750,10 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
     if (!(tmp = talloc_new(NULL)))
         return store(r, K_TYPE, s, n, h, f);
     e = mdt_desc_parse(tmp, &d, s, n, mdb_mvid_lookup, r->a);
-    if (e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID"))
+    if (e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID")) {
         f->status = MDB_UNKNOWN_MVID;
-    else if (e || (e = mdt_desc_to_type(tmp, &t, d)) != 0 ||
+        f->unknown_mvid = unknown_mvid(r, s, n);
+    } else if (e || (e = mdt_desc_to_type(tmp, &t, d)) != 0 ||
              (e = mdt_type_name(tmp, &name, t, NULL)) != 0)
         f->status = MDB_BAD_DESCRIPTOR;
     if (e) {
@@ -781,6 +813,7 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
     if (!(f->mod = mdb_modcache_mvid(r->mods, mvid)) || !opened(r, f->mod)) {
         f->status = MDB_UNKNOWN_MVID;
         f->detail = f->mod ? f->mod->open_error : NULL;
+        f->unknown_mvid = f->mod ? NULL : unknown_mvid(r, s, n);
         f->mod = NULL;
         return store(r, K_MVID, s, n, h, f);
     }
@@ -796,6 +829,8 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
     name_token(r, f, p + 2, l + 2, ncls, p + 2 + ncls, l + 2 + ncls, nargs - ncls);
     if (f->status == MDB_OK)
         add_line(r, f);
+    else if (f->status == MDB_UNKNOWN_MVID) /* a descriptor's */
+        f->unknown_mvid = unknown_mvid(r, s, n);
     return store(r, K_MVID, s, n, h, f);
 }
 
@@ -901,6 +936,12 @@ static void json_form(mdb_resolver *r, const mdb_frame *f)
         if (f->status != MDB_OK && f->detail) {
             mdb_outc(o, ',');
             member_str(o, "detail", f->detail, strlen(f->detail));
+        }
+        if (f->status == MDB_UNKNOWN_MVID && f->unknown_mvid) {
+            char mv[33];
+            mdb_format_mvid(mv, f->unknown_mvid);
+            mdb_outc(o, ',');
+            member_str(o, "unknown_mvid", mv, 32);
         }
         if (f->mod) {
             char mv[33];

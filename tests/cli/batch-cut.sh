@@ -9,7 +9,8 @@
 #    input prints exactly what it prints in the uncut run;
 #  - a cut inside a line prints `[malformed line N: cut short: ...]` for it
 #    (text), or a "malformed" object saying so (--json, every 7th cut);
-#  - a log without its #stats line is warned about on standard error.
+#  - each log left without its #stats line is warned about on standard
+#    error, once, and the exit status has 4 added.
 # Prints one line per log and "N passed, M failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -83,6 +84,17 @@ for name, log in logs.items():
                 problems.append("%s: last line %r, want %r..." % (where, got[-1], expect))
             if not status & 1:
                 problems.append("%s: exit status %d, bit 1 not set" % (where, status))
+        # processes (complete header lines) without a complete #stats line
+        open_logs = 0
+        for l in cut.split(b"\n")[:whole]:
+            if l.startswith(b"#mdprofile"):
+                open_logs += 1
+            elif l.startswith(b"#stats") and open_logs:
+                open_logs -= 1  # each log here has its header, then its #stats
+        warned = err.count("has no #stats line")
+        if warned != open_logs or bool(status & 4) != (open_logs > 0):
+            problems.append("%s: %d warnings about a missing #stats, exit status %d; want %d"
+                            % (where, warned, status, open_logs))
         if k % 7 == 0 and partial:
             status, out, err = run(cut, ["--json"])
             objs = [json.loads(l) for l in out.split("\n") if l]
