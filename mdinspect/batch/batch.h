@@ -24,8 +24,10 @@
  *   run.c         blocks of lines resolved by threads, written in order
  *
  * Memory: caches hold what the input touched (modules, distinct frames),
- * never the input itself; the frame cache starts over when it exceeds
- * MDB_FRAME_CACHE_MAX entries, so even endless distinct junk stays bounded.
+ * never the input itself, within a budget in bytes for all threads
+ * together (mdb_budget, --cache-mb): a thread's caches start over when its
+ * share is full, and modules stop keeping new frames when theirs is, so
+ * even endless distinct junk stays bounded.
  * Threads: one resolver (its caches and arenas) per thread; modules and
  * what they keep are shared as assemblies.c and resolve.c say. */
 #ifndef MDINSPECT_BATCH_H
@@ -41,7 +43,6 @@
 
 #define MDB_PROGNAME "mdinspect"
 #define MDB_MAX_FRAMES 255              /* frames of one record (doc/profile-log.md) */
-#define MDB_FRAME_CACHE_MAX (1u << 22)  /* distinct frames cached before starting over */
 #define MDB_MAX_LINE (1u << 20)         /* longer input lines are malformed */
 
 enum mdb_format { MDB_TEXT, MDB_JSON, MDB_FOLDED, MDB_SPEEDSCOPE, MDB_TOP };
@@ -55,6 +56,8 @@ typedef struct mdb_arena {
     char *p;
     size_t left;
     bool huge;  /* chunks of a huge page each (the frames a run keeps) */
+    size_t bytes;             /* bytes of its chunks */
+    _Atomic size_t *shared;   /* when not NULL: also counts its chunks' bytes here */
 } mdb_arena;
 
 void mdb_arena_init(mdb_arena *a, void *ctx);
@@ -92,6 +95,27 @@ const mdb_slot *mdb_table_slot(const mdb_table *t, uint64_t hash, const void *ke
 /* Store a value for a key that is not there. -1 when out of memory. */
 int mdb_table_put(mdb_table *t, uint64_t hash, const void *key, size_t len, void *value);
 void mdb_table_clear(mdb_table *t);
+/* Empty the table and give back its memory (its slots shrink to the size
+ * it started with). -1 when out of memory (the table is then unusable). */
+int mdb_table_reset(mdb_table *t);
+/* The bytes a table holds: its slots and its keys. */
+size_t mdb_table_bytes(const mdb_table *t);
+
+/* How much the caches of a run may hold (mdinspect(1), --cache-mb): half
+ * for the frames modules keep (shared by the threads), half for the
+ * threads' own caches (frames cached by their text, type names), which
+ * each thread starts over when its share is full. */
+typedef struct mdb_budget {
+    size_t total;
+    size_t kept_max;         /* frames kept by modules, all threads together */
+    _Atomic size_t kept;     /* ... held now (chunks of the threads' arenas) */
+    size_t thread_max;       /* each thread's own caches */
+} mdb_budget;
+
+/* The default: 1/8 of the memory this process may use (the machine's, or
+ * its cgroup's limit when lower), between 64 MiB and 4 GiB. */
+size_t mdb_default_cache_bytes(void);
+void mdb_budget_init(mdb_budget *b, size_t total, unsigned threads);
 
 /* ------------------------------------------------------------------- io.c */
 
@@ -355,8 +379,9 @@ static inline void mdb_frame_prefetch(const mdb_frame *f)
 typedef struct mdb_resolver mdb_resolver;
 
 /* A resolver for one thread; `want_json`: the run prints JSON (frames get
- * their JSON form when made). */
-mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json);
+ * their JSON form when made); its caches stay within `budget` (shared by
+ * the run's resolvers; NULL: unbounded). */
+mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json, mdb_budget *budget);
 /* A profiler-log frame: `mvid:token{..}<..>@il` or a special word; *il
  * and *has_il get its IL offset (frames are shared by every offset that
  * gives the same answer, so the offset travels with the record). */
@@ -376,9 +401,11 @@ const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n
  * read the frame, only asks for it (mdb_frame_prefetch): run.c looks a few
  * lines ahead this way, so that their frames arrive from memory together. */
 const mdb_frame *mdb_peek_plain(mdb_resolver *r, const char *s, size_t n);
-/* Between records: start the cache over when it holds too much (frames of
- * earlier records become invalid). */
+/* Between records: start the cache over when it holds more than the
+ * thread's share of the budget (frames of earlier records become invalid). */
 void mdb_resolver_trim(mdb_resolver *r);
+/* How many times this resolver started its caches over. */
+uint64_t mdb_resolver_resets(const mdb_resolver *r);
 /* Start the cache over now (folders were added: frames of modules not
  * found may be found). */
 void mdb_resolver_forget(mdb_resolver *r);
@@ -510,10 +537,12 @@ typedef struct mdb_run_opts {
                                (required for --speedscope and --top) */
     mdb_aggregate *agg;     /* --speedscope, --top */
     mdb_progress *prog;     /* may be NULL */
+    mdb_budget *budget;     /* may be NULL (unbounded) */
 } mdb_run_opts;
 
 typedef struct mdb_run_result {
     uint64_t records, unresolved;
+    uint64_t resets;        /* times a thread started its caches over */
     bool read_error, write_error, nomem;
 } mdb_run_result;
 

@@ -17,7 +17,7 @@
 #include "batch/batch.h"
 
 enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
-       OPT_VERBOSE, OPT_THREADS, OPT_PID, OPT_NO_LOG_FOLDERS };
+       OPT_VERBOSE, OPT_THREADS, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB };
 
 #define MAX_THREADS 64
 #define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
@@ -43,6 +43,8 @@ static void usage(FILE *f)
             "  -t, --threads=N            resolve with N threads (default: one per CPU\n"
             "                             available, at most 8; --speedscope and --top\n"
             "                             use one)\n"
+            "      --cache-mb=N           caches hold at most N MiB in all (default: 1/8 of\n"
+            "                             the memory, 64 MiB to 4 GiB)\n"
             "      --no-progress          no progress on standard error\n"
             "      --verbose              say at the end how the MVID index was built\n"
             "  -h, --help                 show this help and exit\n"
@@ -67,6 +69,7 @@ int mdi_batch_main(int argc, char **argv)
         {"verbose", no_argument, NULL, OPT_VERBOSE},
         {"pid", required_argument, NULL, OPT_PID},
         {"no-log-folders", no_argument, NULL, OPT_NO_LOG_FOLDERS},
+        {"cache-mb", required_argument, NULL, OPT_CACHE_MB},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -75,7 +78,8 @@ int mdi_batch_main(int argc, char **argv)
     size_t npaths = 0;
     bool recursive = false, progress_on = true, status_bad = false, verbose = false;
     bool pid_only = false, log_folders = true;
-    unsigned long long pid = 0;
+    unsigned long long pid = 0, cache_mb = 0;
+    mdb_budget budget;
     uint64_t cut = 0;
     mdb_logctx *lc;
     const char *index = NULL;
@@ -151,6 +155,18 @@ int mdi_batch_main(int argc, char **argv)
             pid_only = true;
             break;
         }
+        case OPT_CACHE_MB: {
+            char *end;
+            cache_mb = strtoull(optarg, &end, 10);
+            if (*end || !*optarg || optarg[0] == '-' || cache_mb == 0 ||
+                cache_mb > (SIZE_MAX >> 21)) {
+                fprintf(stderr, MDB_PROGNAME " batch: --cache-mb wants a number of MiB, at "
+                                "least 1\n");
+                talloc_free(mem);
+                return 2;
+            }
+            break;
+        }
         case OPT_NO_LOG_FOLDERS:
             log_folders = false;
             break;
@@ -205,6 +221,9 @@ int mdi_batch_main(int argc, char **argv)
     ro.pid_only = pid_only;
     ro.pid = pid;
     ro.format = fmt;
+    mdb_budget_init(&budget, cache_mb ? (size_t)cache_mb << 20 : mdb_default_cache_bytes(),
+                    agg ? 1 : (unsigned)threads);
+    ro.budget = &budget;
     ro.threads = agg ? 1 : (unsigned)threads; /* records reach the sums in order */
     ro.agg = agg;
     ro.prog = mdb_progress_new(mem, progress_on, STDIN_FILENO);
@@ -237,6 +256,10 @@ int mdi_batch_main(int argc, char **argv)
         mdb_assemblies_stats(a, &indexed, &scanned);
         fprintf(stderr, MDB_PROGNAME " batch: MVIDs of %zu files from the index, %zu files read\n",
                 indexed, scanned);
+        fprintf(stderr, MDB_PROGNAME " batch: caches of %zu MiB: modules kept %zu MiB of frames, "
+                        "threads started their caches over %llu times\n",
+                budget.total >> 20, (size_t)atomic_load(&budget.kept) >> 20,
+                (unsigned long long)rr.resets);
     }
     if (rr.unresolved)
         fprintf(stderr, MDB_PROGNAME " batch: %llu of %llu lines not fully resolved\n",

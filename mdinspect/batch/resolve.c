@@ -44,7 +44,12 @@ struct mdb_resolver {
     struct modnames *names; /* by module id: this thread's type names */
     uint32_t nnames;
     mdb_table cache[K_COUNT];
-    size_t n;
+    size_t n;           /* entries cached by text since the last start over */
+    mdb_budget *budget; /* NULL: unbounded */
+    bool over;          /* the thread's share is full: start over between records */
+    size_t names_bytes; /* the type name caches, as last measured */
+    uint64_t resets;
+    void *namectx;      /* where the type name caches live (freed on start over) */
     mdb_arena arena;    /* frames cached by text: trimmed */
     mdb_arena lasting;  /* frames kept by their module (valid rows): never trimmed */
     mdb_arena *cur;     /* where new frames and their strings go */
@@ -69,16 +74,23 @@ const char *mdb_status_text(int status)
     return status_text[status];
 }
 
-mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json)
+mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json, mdb_budget *budget)
 {
     mdb_resolver *r = talloc_zero(ctx, mdb_resolver);
     if (!r)
         return NULL;
     r->a = a;
     r->want_json = want_json;
+    r->budget = budget;
     mdb_arena_init(&r->arena, r);
     mdb_arena_init(&r->lasting, r);
     r->lasting.huge = true;
+    if (budget)
+        r->lasting.shared = &budget->kept;
+    if (!(r->namectx = talloc_new(r))) {
+        talloc_free(r);
+        return NULL;
+    }
     r->cur = &r->arena;
     for (int k = 0; k < K_COUNT; k++)
         if (mdb_table_init(&r->cache[k], r, 1024)) { /* grown as needed */
@@ -95,16 +107,47 @@ mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json)
 
 void mdb_resolver_trim(mdb_resolver *r)
 {
-    if (r->n >= MDB_FRAME_CACHE_MAX)
+    if (r->over)
         mdb_resolver_forget(r);
 }
 
+uint64_t mdb_resolver_resets(const mdb_resolver *r)
+{
+    return r->resets;
+}
+
+/* Everything cached by text, and the type names: made again as needed.
+ * The tables shrink back (a table sized for millions of entries would
+ * otherwise stay that large). */
 void mdb_resolver_forget(mdb_resolver *r)
 {
     for (int k = 0; k < K_COUNT; k++)
-        mdb_table_clear(&r->cache[k]);
+        if (mdb_table_reset(&r->cache[k]))
+            mdb_table_clear(&r->cache[k]); /* no memory for new slots: keep the old */
     mdb_arena_reset(&r->arena);
+    talloc_free_children(r->namectx);
+    if (r->names)
+        memset(r->names, 0, r->nnames * sizeof *r->names);
     r->n = 0;
+    r->names_bytes = 0;
+    r->over = false;
+    r->resets++;
+}
+
+/* The bytes this thread's caches hold against its share of the budget:
+ * looked at every 256 new entries (the type name caches, a walk of their
+ * talloc tree, every 16384). */
+static void count_bytes(mdb_resolver *r)
+{
+    size_t b;
+    if (!r->budget || (r->n & 255))
+        return;
+    if (!(r->n & 16383))
+        r->names_bytes = talloc_total_size(r->namectx);
+    b = r->arena.bytes + r->names_bytes;
+    for (int k = 0; k < K_COUNT; k++)
+        b += mdb_table_bytes(&r->cache[k]);
+    r->over = b > r->budget->thread_max;
 }
 
 /* ------------------------------------------------------------ small parsers */
@@ -347,7 +390,7 @@ static inline __attribute__((always_inline)) mdt_name_cache *names_of(mdb_resolv
     }
     c = stored ? &r->names[m->id].stored : &r->names[m->id].full;
     if (!*c &&
-        mdt_name_cache_new(r, c, m->img, MDT_STYLE_FULL, stored ? MDT_NAME_METADATA : 0) != 0)
+        mdt_name_cache_new(r->namectx, c, m->img, MDT_STYLE_FULL, stored ? MDT_NAME_METADATA : 0) != 0)
         mdt_clear_error();
     return *c;
 }
@@ -484,6 +527,7 @@ static const mdb_frame *store(mdb_resolver *r, int k, const char *s, size_t n, u
     finish(r, f);
     if (mdb_table_put(&r->cache[k], h, s, n, f) == 0)
         r->n++;
+    count_bytes(r);
     return f;
 }
 
@@ -501,6 +545,11 @@ static const mdb_frame *new_plain_frame(mdb_resolver *r, mdb_module *m, uint32_t
     mdb_rowframes *a = atomic_load_explicit(&m->frames[table], memory_order_acquire), *none = NULL;
     mdb_frame *f, *old = NULL;
     if (!names_something(table) || rid == 0 || rid > (rows = mdt_table_rows(m->img, table)))
+        return NULL;
+    /* The modules' share of the budget is full: the frame is made and
+     * cached by the line's text instead, in the thread's own caches. */
+    if (r->budget && atomic_load_explicit(&r->budget->kept, memory_order_relaxed) >=
+                         r->budget->kept_max)
         return NULL;
     if (!a) {
         size_t size = sizeof *a + ((size_t)rows + 1) * sizeof a->f[0];
@@ -632,6 +681,7 @@ static const mdb_frame *line_frame(mdb_resolver *r, const mdb_frame *base, uint3
     finish(r, f);
     if (mdb_table_put(&r->cache[K_IL], h, &key, sizeof key, f) == 0)
         r->n++;
+    count_bytes(r);
     return f;
 }
 
@@ -872,6 +922,8 @@ const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n
     } else {
         f->mod = m;
         name_token(r, f, NULL, NULL, 0, NULL, NULL, 0);
+        if (f->status == MDB_OK) /* a row's frame the module did not keep */
+            add_line(r, f);
     }
     return store(r, K_PATH, s, n, h, f);
 }

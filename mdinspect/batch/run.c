@@ -259,7 +259,7 @@ static bool worker_init(struct worker *w, struct run *run)
     memset(w, 0, sizeof *w);
     w->run = run;
     return (w->ctx = talloc_new(NULL)) &&
-           (w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON)) &&
+           (w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON, run->o->budget)) &&
            (w->rec = talloc(w->ctx, mdb_record));
 }
 
@@ -417,8 +417,11 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
     pthread_mutex_destroy(&run.lock);
     /* Frames live in the workers' arenas and are shared through the
      * modules: they go with the caller's context, as the modules do. */
-    for (unsigned i = 0; w && i < (nworkers ? nworkers : 1); i++)
+    for (unsigned i = 0; w && i < (nworkers ? nworkers : 1); i++) {
+        if (w[i].res)
+            res->resets += mdb_resolver_resets(w[i].res);
         talloc_steal(ctx, w[i].ctx);
+    }
     for (unsigned i = 0; run.slots && i < run.nslots; i++)
         talloc_free(run.slots[i].ctx);
     talloc_free(run.slots);

@@ -34,8 +34,8 @@ static struct {
     mdb_resolver *r[2]; /* text, JSON */
     mdb_record *rec;
     mdb_output out;
+    mdb_budget budget;
     bool spilled;
-    unsigned runs;
 } S;
 
 static void spill(mdb_output *o)
@@ -51,12 +51,15 @@ static void setup(void)
     if (S.ctx)
         return;
     S.ctx = talloc_new(NULL);
+    /* small: the caches start over often, and memory stays bounded */
+    mdb_budget_init(&S.budget, (size_t)8 << 20, 2);
     paths[0] = (char *)src_path(dirs[0], sizeof dirs[0], "data/pdb");
     paths[1] = (char *)src_path(dirs[1], sizeof dirs[1], "data");
     if (!S.ctx || !(S.a = mdb_assemblies_new(S.ctx, paths, 2, false, NULL)) ||
         !(S.lc = mdb_logctx_new(S.ctx, S.a, false)) ||
-        !(S.r[0] = mdb_resolver_new(S.ctx, S.a, false)) ||
-        !(S.r[1] = mdb_resolver_new(S.ctx, S.a, true)) || !(S.rec = talloc(S.ctx, mdb_record)) ||
+        !(S.r[0] = mdb_resolver_new(S.ctx, S.a, false, &S.budget)) ||
+        !(S.r[1] = mdb_resolver_new(S.ctx, S.a, true, &S.budget)) ||
+        !(S.rec = talloc(S.ctx, mdb_record)) ||
         mdb_output_init(&S.out, S.ctx, -1)) {
         fprintf(stderr, "fuzz_batchline: out of memory setting up\n");
         abort();
@@ -128,11 +131,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             n--;
         parse_line(r, p, n, lineno++, nl ? MDB_LINE_ENDED : last);
         p = nl ? nl + 1 : end + 1;
-    }
-    /* the caches start over now and then: memory stays that of a few runs */
-    if (++S.runs % 4096 == 0) {
-        mdb_resolver_forget(S.r[0]);
-        mdb_resolver_forget(S.r[1]);
     }
     return 0;
 }

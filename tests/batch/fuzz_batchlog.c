@@ -69,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mdb_assemblies *a;
     mdb_logctx *lc;
     mdb_run_opts o = {0};
+    mdb_budget budget;
     mdb_run_result res;
     mdb_output out;
     int in, outfd;
@@ -90,6 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.pid_only = (data[0] & 0x30) == 0x30;
     o.pid = (data[0] >> 6) * 100; /* 0, 100, 200, 300: the pids of the seeds */
     o.lc = lc;
+    /* 1 MiB: the threads' caches start over every few hundred frames */
+    mdb_budget_init(&budget, (size_t)1 << 20, o.threads);
+    o.budget = &budget;
     if ((o.format == MDB_SPEEDSCOPE || o.format == MDB_TOP) &&
         !(o.agg = mdb_aggregate_new(ctx, o.format, 5)))
         abort();
