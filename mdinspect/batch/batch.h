@@ -404,6 +404,9 @@ const mdb_frame *mdb_peek_plain(mdb_resolver *r, const char *s, size_t n);
 /* Between records: start the cache over when it holds more than the
  * thread's share of the budget (frames of earlier records become invalid). */
 void mdb_resolver_trim(mdb_resolver *r);
+/* --signatures: methods named with their parameter types (before the
+ * first frame is resolved). */
+void mdb_resolver_set_signatures(mdb_resolver *r, bool on);
 /* How many times this resolver started its caches over. */
 uint64_t mdb_resolver_resets(const mdb_resolver *r);
 /* Start the cache over now (folders were added: frames of modules not
@@ -538,6 +541,7 @@ typedef struct mdb_run_opts {
     mdb_aggregate *agg;     /* --speedscope, --top */
     mdb_progress *prog;     /* may be NULL */
     mdb_budget *budget;     /* may be NULL (unbounded) */
+    bool signatures;        /* --signatures */
 } mdb_run_opts;
 
 typedef struct mdb_run_result {

@@ -17,7 +17,7 @@
 #include "batch/batch.h"
 
 enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
-       OPT_VERBOSE, OPT_THREADS, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB };
+       OPT_VERBOSE, OPT_THREADS, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB, OPT_SIGNATURES };
 
 #define MAX_THREADS 64
 #define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
@@ -38,6 +38,7 @@ static void usage(FILE *f)
             "      --folded               folded stacks for flame graphs\n"
             "      --speedscope           one speedscope JSON file\n"
             "      --top=N                the N hottest methods, exclusive and inclusive\n"
+            "      --signatures           methods with their parameter types (overloads)\n"
             "      --pid=PID              only the lines of process PID (logs concatenated)\n"
             "      --no-log-folders       do not search the folders log headers name\n"
             "  -t, --threads=N            resolve with N threads (default: one per CPU\n"
@@ -70,6 +71,7 @@ int mdi_batch_main(int argc, char **argv)
         {"pid", required_argument, NULL, OPT_PID},
         {"no-log-folders", no_argument, NULL, OPT_NO_LOG_FOLDERS},
         {"cache-mb", required_argument, NULL, OPT_CACHE_MB},
+        {"signatures", no_argument, NULL, OPT_SIGNATURES},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -167,6 +169,9 @@ int mdi_batch_main(int argc, char **argv)
             }
             break;
         }
+        case OPT_SIGNATURES:
+            ro.signatures = true;
+            break;
         case OPT_NO_LOG_FOLDERS:
             log_folders = false;
             break;

@@ -41,6 +41,7 @@ struct mdb_resolver {
     mdb_assemblies *a;
     mdb_modcache *mods;
     bool want_json;         /* make each frame's JSON form (and metadata name) with the frame */
+    unsigned name_flags;    /* of names (not metadata names): --signatures */
     struct modnames *names; /* by module id: this thread's type names */
     uint32_t nnames;
     mdb_table cache[K_COUNT];
@@ -109,6 +110,11 @@ void mdb_resolver_trim(mdb_resolver *r)
 {
     if (r->over)
         mdb_resolver_forget(r);
+}
+
+void mdb_resolver_set_signatures(mdb_resolver *r, bool on)
+{
+    r->name_flags = on ? MDT_NAME_SIGNATURE | MDT_NAME_PARAM_NAMES : 0;
 }
 
 uint64_t mdb_resolver_resets(const mdb_resolver *r)
@@ -390,7 +396,8 @@ static inline __attribute__((always_inline)) mdt_name_cache *names_of(mdb_resolv
     }
     c = stored ? &r->names[m->id].stored : &r->names[m->id].full;
     if (!*c &&
-        mdt_name_cache_new(r->namectx, c, m->img, MDT_STYLE_FULL, stored ? MDT_NAME_METADATA : 0) != 0)
+        mdt_name_cache_new(r->namectx, c, m->img, MDT_STYLE_FULL,
+                           stored ? MDT_NAME_METADATA : r->name_flags) != 0)
         mdt_clear_error();
     return *c;
 }
@@ -434,7 +441,7 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
         return;
     }
     if (ncls + nmeth == 0) {
-        mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, names_of(r, f->mod, false)};
+        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, NULL, names_of(r, f->mod, false)};
         size_t len;
         /* straight into the arena: most names are short, and copying each
          * of hundreds of thousands cost more than reserving room */
@@ -490,9 +497,11 @@ static void name_inst(mdb_resolver *r, mdb_frame *f, const char **cls, const siz
         e = parse_descs(r, tmp, meth, methl, nmeth, args + ncls);
     if (!e && table == MDT_TABLE_TypeDef && nmeth)
         e = MDT_EINVAL;
-    if (!e)
+    if (!e) {
+        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, NULL, NULL};
         e = mdt_inst_name(tmp, &s, img, f->token, (uint32_t)ncls, args, (uint32_t)nmeth,
-                          args + ncls, NULL);
+                          args + ncls, &o);
+    }
     if (e) {
         f->status = e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID")
                         ? MDB_UNKNOWN_MVID

@@ -258,9 +258,12 @@ static bool worker_init(struct worker *w, struct run *run)
 {
     memset(w, 0, sizeof *w);
     w->run = run;
-    return (w->ctx = talloc_new(NULL)) &&
-           (w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON, run->o->budget)) &&
-           (w->rec = talloc(w->ctx, mdb_record));
+    if (!(w->ctx = talloc_new(NULL)) ||
+        !(w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON, run->o->budget)) ||
+        !(w->rec = talloc(w->ctx, mdb_record)))
+        return false;
+    mdb_resolver_set_signatures(w->res, run->o->signatures);
+    return true;
 }
 
 static bool slot_init(struct slot *sl, struct run *run)
