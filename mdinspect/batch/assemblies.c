@@ -92,7 +92,8 @@ mdb_assemblies *mdb_assemblies_new(void *ctx, char **paths, size_t npaths, bool 
         talloc_free(a);
         return NULL;
     }
-    memcpy(a->paths, paths, npaths * sizeof *paths);
+    if (npaths) /* paths may be NULL when there are none */
+        memcpy(a->paths, paths, npaths * sizeof *paths);
     a->npaths = a->nuser = npaths;
     a->cappaths = npaths + 8;
     a->recursive = recursive;

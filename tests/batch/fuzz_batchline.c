@@ -7,8 +7,9 @@
  * folded formats. Frames resolve against the fixtures of data/ and
  * data/pdb (so type arguments, PDB lines and metadata names are reached).
  * The first byte chooses how the last line ends (with a newline, at the
- * end of the input, or followed by another log's header) and whether the
- * resolver makes JSON forms. Oracles besides the sanitizers: every line
+ * end of the input, or followed by another log's header), whether the
+ * resolver makes JSON forms, and whether methods are named with their
+ * signatures (--signatures). Oracles besides the sanitizers: every line
  * prints exactly one text line and one JSON line (no newline inside), a
  * record's frames are within bounds and non-NULL, and a malformed line
  * says why. Built for libFuzzer with --enable-fuzzing and always as a
@@ -31,7 +32,7 @@ static struct {
     void *ctx;
     mdb_assemblies *a;
     mdb_logctx *lc;
-    mdb_resolver *r[2]; /* text, JSON */
+    mdb_resolver *r[4]; /* text, JSON; with --signatures: text, JSON */
     mdb_record *rec;
     mdb_output out;
     mdb_budget budget;
@@ -59,12 +60,16 @@ static void setup(void)
         !(S.lc = mdb_logctx_new(S.ctx, S.a, false)) ||
         !(S.r[0] = mdb_resolver_new(S.ctx, S.a, false, &S.budget)) ||
         !(S.r[1] = mdb_resolver_new(S.ctx, S.a, true, &S.budget)) ||
+        !(S.r[2] = mdb_resolver_new(S.ctx, S.a, false, &S.budget)) ||
+        !(S.r[3] = mdb_resolver_new(S.ctx, S.a, true, &S.budget)) ||
         !(S.rec = talloc(S.ctx, mdb_record)) ||
         mdb_output_init(&S.out, S.ctx, -1)) {
         fprintf(stderr, "fuzz_batchline: out of memory setting up\n");
         abort();
     }
     S.out.spill = spill;
+    mdb_resolver_set_signatures(S.r[2], true);
+    mdb_resolver_set_signatures(S.r[3], true);
 }
 
 /* What the emitter wrote for one line: one line, ending in its newline. */
@@ -118,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1 || size > MDB_MAX_LINE)
         return 0;
     setup();
-    r = S.r[data[0] >> 7];
+    r = S.r[(data[0] >> 7) | ((data[0] >> 5) & 2)];
     last = endings[data[0] & 3];
     p = (const char *)data + 1;
     end = (const char *)data + size;
