@@ -504,8 +504,16 @@ uint64_t mdb_logctx_report(const mdb_logctx *lc, FILE *f, bool pid_only, uint64_
 /* A frame's text form as printed for a record at line `lineno`: f->text,
  * or for a frame whose module was not found and that a #module line
  * named, `[unresolved: unknown MVID (NAME VERSION)]` in buf. */
-const char *mdb_frame_text(const mdb_frame *f, mdb_logctx *lc, uint64_t lineno, char *buf,
-                           size_t size, uint32_t *len);
+const char *mdb_frame_text_named(const mdb_frame *f, mdb_logctx *lc, uint64_t lineno, char *buf,
+                                 size_t size, uint32_t *len); /* emit_text.c: the rare case */
+static inline const char *mdb_frame_text(const mdb_frame *f, mdb_logctx *lc, uint64_t lineno,
+                                         char *buf, size_t size, uint32_t *len)
+{
+    if (__builtin_expect(f->status == MDB_UNKNOWN_MVID, 0) && f->unknown_mvid)
+        return mdb_frame_text_named(f, lc, lineno, buf, size, len);
+    *len = f->text_len;
+    return f->text;
+}
 #define MDB_TEXT_ROOM 384 /* a #module name (256 bytes at most) and the words around it */
 
 void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec);

@@ -16,13 +16,12 @@
 
 #include "batch/batch.h"
 
-const char *mdb_frame_text(const mdb_frame *f, mdb_logctx *lc, uint64_t lineno, char *buf,
-                           size_t size, uint32_t *len)
+const char *mdb_frame_text_named(const mdb_frame *f, mdb_logctx *lc, uint64_t lineno, char *buf,
+                                 size_t size, uint32_t *len)
 {
     const char *name;
     uint32_t n;
-    if (__builtin_expect(f->status == MDB_UNKNOWN_MVID, 0) && f->unknown_mvid &&
-        (name = mdb_logctx_module_name(lc, f->unknown_mvid, lineno, &n)) &&
+    if ((name = mdb_logctx_module_name(lc, f->unknown_mvid, lineno, &n)) &&
         (size_t)n + 32 < size) {
         int k = snprintf(buf, size, "[unresolved: unknown MVID (%s)]", name);
         if (k > 0 && (size_t)k < size) {

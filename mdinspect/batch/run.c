@@ -181,6 +181,9 @@ static void resolve_block(struct worker *w, struct slot *sl)
     uint64_t lineno = b->first_lineno;
     const mdb_proc *proc = b->proc;
     size_t ev = 0;
+    /* the line of the next process start (none: never met) */
+    uint64_t next_ev = b->nev ? b->ev[0].lineno : UINT64_MAX;
+    const bool pid_only = o->pid_only;
     struct {
         const char *s;
         size_t n;
@@ -216,16 +219,19 @@ static void resolve_block(struct worker *w, struct slot *sl)
         for (unsigned i = 0; i < k; i++, lineno++) {
             int ending = MDB_LINE_ENDED;
             const mdb_proc *lp = proc; /* the line's process */
-            if (ev < b->nev && b->ev[ev].lineno == lineno) { /* a process starts */
+            if (__builtin_expect(lineno == next_ev, 0)) { /* a process starts */
                 proc = b->ev[ev].proc;
                 if (b->ev[ev++].split) /* the cut line is the process's before */
                     ending = MDB_LINE_SPLIT;
                 else
                     lp = proc;
+                next_ev = ev < b->nev ? b->ev[ev].lineno : UINT64_MAX;
+                if (ending != MDB_LINE_ENDED)
+                    g[i].f = NULL;
             }
-            if (o->pid_only && !(lp->has_pid && lp->pid == o->pid))
+            if (__builtin_expect(pid_only, 0) && !(lp->has_pid && lp->pid == o->pid))
                 continue;
-            if (g[i].f && ending == MDB_LINE_ENDED)
+            if (g[i].f)
                 plain_line(w, sl, lp, g[i].s, g[i].n, lineno, g[i].f);
             else
                 line(w, sl, lp, g[i].s, g[i].n, lineno, ending);
