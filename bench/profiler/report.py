@@ -50,13 +50,15 @@ def main():
             if re.search(r"Mdp\.Work\.Gen(\+Inner)?<.*>::(Work|Deep)<", n):
                 ours.add(n)
     theirs = set()
+    # A missing or unreadable trace is an error, not "dotnet-trace 0": that
+    # hid a wrong file name for a whole session.
     try:
         frames = json.load(open(speedscope))["shared"]["frames"]
-        for f in frames:
-            if re.search(r"Mdp\.Work\.Gen`1(\+Inner`1)?\[.*\]\.(Work|Deep)\(", f["name"]):
-                theirs.add(f["name"])
-    except (OSError, ValueError, KeyError):
-        pass
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit("report.py: cannot read dotnet-trace's frames from %s: %s" % (speedscope, e))
+    for f in frames:
+        if re.search(r"Mdp\.Work\.Gen`1(\+Inner`1)?\[.*\]\.(Work|Deep)\(", f["name"]):
+            theirs.add(f["name"])
     print("distinct Gen.Work / Gen+Inner.Deep instantiations named: mdprofile %d, dotnet-trace %d"
           % (len(ours), len(theirs)))
     for n in sorted(ours):

@@ -84,6 +84,12 @@ while [ $r -le "$rounds" ]; do
     r=$((r + 1))
 done
 # the trace's frame names, converted once, outside the timed runs
-"$dotnet_trace" convert --format Speedscope -o "$out/trace.speedscope.json" "$out/trace.nettrace" \
-    >"$out/convert.log" 2>&1 || cat "$out/convert.log" >&2
-python3 "$top/bench/profiler/report.py" "$out/results.txt" "$out/sample.log" "$out/trace.speedscope.json"
+# (convert appends ".speedscope.json" to the name it is given, whatever its
+# extension: given trace.speedscope.json it wrote trace.speedscope.speedscope.json,
+# so ask for "trace" and take the one file it wrote.)
+rm -f "$out"/trace*.speedscope.json
+"$dotnet_trace" convert --format Speedscope -o "$out/trace" "$out/trace.nettrace" \
+    >"$out/convert.log" 2>&1 || { cat "$out/convert.log" >&2; exit 1; }
+set -- "$out"/trace*.speedscope.json
+[ -f "$1" ] || { echo "run.sh: dotnet-trace convert wrote no speedscope file:" >&2; cat "$out/convert.log" >&2; exit 1; }
+python3 "$top/bench/profiler/report.py" "$out/results.txt" "$out/sample.log" "$1"
