@@ -11,7 +11,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 deps="build-essential autoconf automake libtool pkg-config libtalloc-dev libgmp-dev
-      nettle-dev libreadline-dev libjansson-dev zlib1g-dev libxxhash-dev check python3"
+      nettle-dev libreadline-dev libjansson-dev zlib1g-dev libxxhash-dev check python3
+      libelf-dev libdw-dev"
 if [ "$mode" = test ]; then
     # Peers for differential tests and benchmarks, sanitizers, the terminal test,
     # groff for doc/man3/check.sh (it renders and lints the library's pages).

@@ -395,6 +395,7 @@ typedef struct mdb_run_opts {
                                (required for --speedscope and --top) */
     mdb_aggregate *agg;     /* --speedscope, --top */
     mdb_progress *prog;     /* may be NULL */
+    struct mdb_natives *natives; /* the #elf lines and ELF files (native.h); may be NULL */
 } mdb_run_opts;
 
 typedef struct mdb_run_result {
