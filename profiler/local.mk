@@ -35,7 +35,10 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/drain.c \
 	profiler/core/records.c \
 	profiler/core/calls.c \
-	profiler/core/alloc.c
+	profiler/core/alloc.c \
+	profiler/core/native.h \
+	profiler/core/elfmap.c \
+	profiler/core/activity.c
 profiler_libmdpcore_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(AX_PTHREAD_CFLAGS)
 
