@@ -242,7 +242,7 @@ struct mdb_native_cache {
     mdb_arena arena;
     size_t count;
     mdb_output scratch;
-    const char *warning;
+    char *warning, *last_warning;
 };
 
 mdb_native_cache *mdb_native_cache_new(void *ctx, bool want_json)
@@ -275,9 +275,11 @@ void mdb_native_trim(mdb_native_cache *c)
 
 const char *mdb_native_warning(mdb_native_cache *c)
 {
-    const char *w = c->warning;
+    /* kept until the next call (the caller prints it first) */
+    talloc_free(c->last_warning);
+    c->last_warning = c->warning;
     c->warning = NULL;
-    return w;
+    return c->last_warning;
 }
 
 /* The parts of a frame's text. */
@@ -387,8 +389,10 @@ static mdb_frame *make(mdb_native_cache *c, const char *s, size_t n, uint64_t li
             ;
         else if (a.file)
             sym = mdb_elfsyms_lookup(a.file, p.off);
-        if (a.warning && !c->warning)
-            c->warning = talloc_asprintf(c, "%.*s: %s: its frames are not named from it",
+        if (a.warning) /* several in one record: one line each */
+            c->warning = talloc_asprintf(c, "%s%s%.*s: %s: its frames are not named from it",
+                                         c->warning ? c->warning : "",
+                                         c->warning ? "\n" MDB_PROGNAME " batch: " : "",
                                          (int)p.name_len, p.name, a.warning);
     }
     /* the text form */
