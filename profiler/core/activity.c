@@ -59,11 +59,22 @@ unsigned mdp_thread_role(const char *comm)
 }
 
 static __thread struct {
-    const mdp_core *core;
+    uint64_t core;  /* the core's serial (a later core may reuse its address: attach) */
     struct mdp_slot *slot;
-    uint64_t seen; /* threads_seen when no slot was found */
+    uint64_t seen;  /* threads_seen when no slot was found */
     int tid;
 } self;
+
+static _Atomic uint64_t serials;
+
+static uint64_t serial_of(mdp_core *core)
+{
+    uint64_t s = atomic_load_explicit(&core->act_serial, memory_order_acquire), zero = 0;
+    if (s)
+        return s;
+    s = atomic_fetch_add(&serials, 1) + 1;
+    return atomic_compare_exchange_strong(&core->act_serial, &zero, s) ? s : zero;
+}
 
 struct mdp_slot *mdp_self_slot(mdp_core *core)
 {
@@ -72,7 +83,8 @@ struct mdp_slot *mdp_self_slot(mdp_core *core)
     if (!self.tid)
         self.tid = (int)syscall(SYS_gettid);
     uint64_t seen = atomic_load_explicit(&core->threads_seen, memory_order_acquire);
-    if (self.core == core) {
+    uint64_t serial = serial_of(core);
+    if (self.core == serial) {
         struct mdp_slot *t = self.slot;
         if (t && atomic_load_explicit(&t->state, memory_order_relaxed) == SLOT_ACTIVE &&
             atomic_load_explicit(&t->tid, memory_order_relaxed) == self.tid)
@@ -80,7 +92,7 @@ struct mdp_slot *mdp_self_slot(mdp_core *core)
         if (!t && self.seen == seen)
             return NULL;
     }
-    self.core = core;
+    self.core = serial;
     self.slot = NULL;
     self.seen = seen;
     for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {

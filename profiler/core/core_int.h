@@ -203,6 +203,7 @@ struct mdp_core {
     struct mdp_elfmap *elf; /* elfmap.c (drain_lock) */
 #define MDP_GC_SLOTS 8u
     struct mdp_slot *gc_slots[MDP_GC_SLOTS]; /* activity.c: threads collecting (threads_lock) */
+    _Atomic uint64_t act_serial;             /* activity.c: this core among the process's */
     unsigned ngc_slots;
     uint64_t stat_native_module;             /* native frames named by an ELF object */
     uint64_t stat_act[16];                   /* samples by activity (native.h) */
