@@ -37,7 +37,7 @@
 struct sym {
     uint64_t addr, size;
     const char *name;
-    unsigned rank; /* at one address: 0 global, 1 weak, 2 local */
+    unsigned rank; /* at one address: 0 global, 1 weak, 2 local (then the longest name) */
 };
 
 struct mdb_elfsyms {
@@ -62,6 +62,11 @@ static int by_addr(const void *a, const void *b)
         return x->addr < y->addr ? -1 : 1;
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
+    /* aliases: the longest name first, as perf chooses (glibc's
+     * __memmove_avx_unaligned_erms over its alias __memcpy_...) */
+    size_t lx = strlen(x->name), ly = strlen(y->name);
+    if (lx != ly)
+        return lx > ly ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
