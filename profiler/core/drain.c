@@ -148,7 +148,11 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
                 nnative++;
         }
         unsigned act = MDP_SAMPLE_ACT(flags);
-        if (!act && nnative && nnative < n && frs[nnative].kind == FK_STUB)
+        /* the runtime's own code called from a stub (the prestub, virtual
+         * dispatch resolution): not a P/Invoke's target called from its IL
+         * stub, which is the program's native time */
+        if (!act && nnative && nnative < n && frs[nnative].kind == FK_STUB &&
+            !strncmp(frs[nnative - 1].elf, "native:libcoreclr.so:", 21))
             act = MDP_ACT_STUB;
         if (!nnative)
             act = 0;

@@ -110,7 +110,8 @@ def main():
     mvids = set(facts["module"])
     ok(len(mvids) == 1, "the program printed its module's MVID")
     check.check_names(log, names, mvids, mode)
-    framed = offline.resolve(ok, path, log, names, facts, mvids, dirs)
+    framed = offline.resolve(ok, path, log, names, facts, mvids, dirs,
+                             "Web.dll" if mode == "web" else "Workload.dll")
     if framed:
         shares(mode, log, framed)
     print("%d passed, %d failed" % (check.passed, check.failed))

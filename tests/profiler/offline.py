@@ -241,12 +241,14 @@ def check_names(ok, framed, expected, program, reflected, alloc_facts):
        % (len(bad_dbg), (": " + "; ".join(bad_dbg[:3])) if bad_dbg else ""))
 
 
-def resolve(ok, log_path, log, names, facts, program, dirs):
+def resolve(ok, log_path, log, names, facts, program, dirs, reflector="Workload.dll"):
     """Resolve LOG offline and check it. log: check.py's parsed Log (its
     header and its lines in order, .items); names: the expected (FRAME, NAME)
     pairs; facts: the expected file's facts; program: the MVIDs of the
     modules whose every frame the program named; dirs: the test
-    programs' build outputs."""
+    programs' build outputs; reflector: the program among them that names
+    frames through reflection (`PROGRAM reflect`: Workload's, or one that
+    can load what the frames' assemblies need)."""
     base = re.sub(r"\.log$", "", log_path)
     build = os.environ.get("MDT_BUILDDIR", "")
     mdinspect = os.environ.get("MDT_MDINSPECT", os.path.join(build, "mdinspect", "mdinspect"))
@@ -284,8 +286,8 @@ def resolve(ok, log_path, log, names, facts, program, dirs):
                        if not SPECIAL.match(f) and not NATIVE.match(f)})
     with open(base + ".frames", "w", encoding="utf-8") as fh:
         fh.write("".join(f + "\n" for f in distinct))
-    workload = next(os.path.join(d, "Workload.dll") for d in dirs
-                    if os.path.exists(os.path.join(d, "Workload.dll")))
+    workload = next(os.path.join(d, reflector) for d in dirs
+                    if os.path.exists(os.path.join(d, reflector)))
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     r = subprocess.run(["dotnet", workload, "reflect", base + ".reflect", base + ".frames"] + dirs,
