@@ -43,6 +43,7 @@ typedef struct mdp_config {
     int verbose;           /* diagnostics on stderr (1), and raw samples (2) */
     unsigned drain_ms;     /* drain period (tests lengthen it to make unload-time draining visible) */
     int activities;        /* track GC, JIT, type loads and exceptions per thread (default 1) */
+    int all_threads;       /* sample every thread of the process, not only the runtime's (default 1) */
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);

@@ -204,6 +204,7 @@ struct mdp_core {
 #define MDP_GC_SLOTS 8u
     struct mdp_slot *gc_slots[MDP_GC_SLOTS]; /* activity.c: threads collecting (threads_lock) */
     _Atomic uint64_t act_serial;             /* activity.c: this core among the process's */
+    _Atomic int drain_tid;                   /* threads.c: the drain thread is not sampled */
     unsigned ngc_slots;
     uint64_t stat_native_module;             /* native frames named by an ELF object */
     uint64_t stat_act[16];                   /* samples by activity (native.h) */
@@ -223,6 +224,10 @@ void mdp_sampler_free(mdp_core *core);
  * stayed inside through a long wait (a stopped thread): then free nothing
  * it might read. Never from a handler. */
 int mdp_sampler_quiesce(mdp_core *core);
+/* mdp_ev_thread_start with the thread's stack bounds (0: to be found from
+ * its first sample) and its role (native.h: MDP_ACT_GC for a GC thread). */
+int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, uintptr_t lo,
+                             uintptr_t hi, unsigned role);
 
 /* execmap.c */
 /* Rebuild the handler's table from the live modules' executable ranges

@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/core_int.h"
 #include "core/native.h"
@@ -235,6 +237,7 @@ static const char *session_over(mdp_core *core)
 static void *drain_main(void *arg)
 {
     mdp_core *core = arg;
+    atomic_store(&core->drain_tid, (int)syscall(SYS_gettid));
     while (!atomic_load(&core->drain_stop)) {
         /* sleep the period in steps, so a stop is noticed soon */
         for (unsigned slept = 0; slept < core->cfg.drain_ms && !atomic_load(&core->drain_stop);
@@ -250,6 +253,8 @@ static void *drain_main(void *arg)
         mdp_drain_all(core);
         core->drain_cycles++;
         mdp_sampler_housekeeping(core, core->drain_cycles % (1000 / MDP_DRAIN_MS) == 0);
+        if (core->drain_cycles % (500 / MDP_DRAIN_MS) == 1)
+            mdp_threads_scan(core); /* threads the runtime does not report (threads.c) */
         const char *over = session_over(core);
         pthread_mutex_unlock(&core->drain_lock);
         if (over) {

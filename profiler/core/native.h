@@ -46,6 +46,16 @@ struct mdp_slot *mdp_self_slot(mdp_core *core);
  * ".NET BGC"): a slot of such a thread has MDP_ACT_GC as its role. */
 unsigned mdp_thread_role(const char *comm);
 
+/* ---- threads the runtime does not report (threads.c) --------------------- */
+
+/* Time every thread of the process that has no sampler slot yet (the GC's
+ * server and background threads, the host's and native libraries'
+ * threads), except the drain thread, and give GC threads their role. A
+ * thread is taken once its stack is known (blocked in a system call: its
+ * stack pointer from /proc/self/task/TID/syscall); drain thread, drain_lock
+ * held; does nothing when cfg.threads is 0. */
+void mdp_threads_scan(mdp_core *core);
+
 /* ---- ELF objects -------------------------------------------------------- */
 
 /* Per core (drain_lock held for every call but free). */

@@ -355,11 +355,17 @@ static void stack_bounds_of_self(uintptr_t *lo, uintptr_t *hi)
 
 int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid)
 {
-    if (!core->sampling || tid <= 0 || atomic_load(&core->finished))
-        return 0;
     uintptr_t lo = 0, hi = 0;
     if ((int)syscall(SYS_gettid) == tid)
         stack_bounds_of_self(&lo, &hi);
+    return mdp_sampler_thread_start(core, runtime_thread, tid, lo, hi, 0);
+}
+
+int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, uintptr_t lo,
+                             uintptr_t hi, unsigned role)
+{
+    if (!core->sampling || tid <= 0 || atomic_load(&core->finished))
+        return 0;
     pthread_mutex_lock(&core->threads_lock);
     struct mdp_slot *free_slot = NULL;
     for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
@@ -408,7 +414,7 @@ int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid)
     t->act_depth = 0;
     atomic_store(&t->act_gc, 0);
     atomic_store(&t->act_exc, 0);
-    atomic_store(&t->act_role, 0);
+    atomic_store(&t->act_role, role);
     for (unsigned i = 0; i < core->ngc_slots; i++)
         if (core->gc_slots[i] == t)
             core->gc_slots[i] = NULL;
