@@ -41,7 +41,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/activity.c \
 	profiler/core/threads.c
 profiler_libmdpcore_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
-profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(AX_PTHREAD_CFLAGS)
+profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
 
 # The CoreCLR adapter and the shared object.
 MDP_CLR_SOURCES = \

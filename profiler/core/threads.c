@@ -86,9 +86,11 @@ static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
     return found;
 }
 
-static unsigned role_of(int tid)
+static unsigned role_of(const mdp_core *core, int tid)
 {
     char path[64], comm[64];
+    if (!core->cfg.activities)
+        return MDP_ACT_NONE;
     snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
     return read_small(path, comm, sizeof comm) > 0 ? mdp_thread_role(comm) : MDP_ACT_NONE;
 }
@@ -115,7 +117,7 @@ void mdp_threads_scan(mdp_core *core)
             continue;
         int tid = atomic_load(&t->tid);
         known[nknown++] = tid;
-        unsigned role = role_of(tid);
+        unsigned role = role_of(core, tid);
         if (role != atomic_load_explicit(&t->act_role, memory_order_relaxed))
             atomic_store_explicit(&t->act_role, role, memory_order_relaxed);
     }
@@ -132,7 +134,7 @@ void mdp_threads_scan(mdp_core *core)
         uintptr_t sp = blocked_sp((int)tid), lo, hi;
         if (!sp || mapping_of(sp, &lo, &hi) != 0)
             continue; /* running, or no stack we can name: the next scan */
-        if (mdp_sampler_thread_start(core, 0, (int)tid, lo, hi, role_of((int)tid)) == 0)
+        if (mdp_sampler_thread_start(core, 0, (int)tid, lo, hi, role_of(core, (int)tid)) == 0)
             taken++;
     }
     if (d)

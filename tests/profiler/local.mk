@@ -16,7 +16,7 @@ EXTRA_DIST += tests/profiler/handler.sh
 check_LTLIBRARIES += tests/profiler/libmdprofile_probe.la tests/profiler/libmdpinterpose.la
 tests_profiler_libmdprofile_probe_la_SOURCES = $(MDP_CLR_SOURCES) $(profiler_libmdpcore_la_SOURCES)
 tests_profiler_libmdprofile_probe_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_HANDLER_PROBE
-tests_profiler_libmdprofile_probe_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(AX_PTHREAD_CFLAGS)
+tests_profiler_libmdprofile_probe_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_profiler_libmdprofile_probe_la_LIBADD = profiler/libmdtools_pic.la \
 	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt
 tests_profiler_libmdprofile_probe_la_LDFLAGS = -module -shared -avoid-version -no-undefined \
