@@ -44,6 +44,8 @@ static void usage(FILE *f)
           "  --elt fast|slow            calls mode: assembly or C enter hook (fast)\n"
           "  --no-activities            sample mode: do not track GC, JIT, type loads and\n"
           "                             exceptions per thread ([gc], [jit], ... frames)\n"
+          "  --threads all|runtime      sample every thread of the process, or only the\n"
+          "                             runtime's managed threads (all)\n"
           "  -v, --verbose              the profiler's diagnostics on stderr (twice: more)\n"
           "  -h, --help                 this text\n"
           "See mdprofile(1).\n",
@@ -156,6 +158,8 @@ static int run(const mdp_config *cfg, char **argv)
         setenv("MDPROFILE_ELT", c.elt_slow ? "slow" : "fast", 1);
         if (!c.activities)
             setenv("MDPROFILE_ACTIVITIES", "0", 1);
+        if (!c.all_threads)
+            setenv("MDPROFILE_THREADS", "runtime", 1);
         snprintf(num, sizeof num, "%d", c.verbose);
         setenv("MDPROFILE_VERBOSE", num, 1);
         if (!getenv("MDPROFILE_DRAIN_MS")) {
@@ -258,7 +262,7 @@ int main(int argc, char **argv)
         {"debug-names", no_argument, NULL, 'n'},    {"attach", required_argument, NULL, 'a'},
         {"duration", required_argument, NULL, 'd'}, {"elt", required_argument, NULL, 'e'},
         {"samples", required_argument, NULL, 's'},  {"verbose", no_argument, NULL, 'v'},
-        {"no-activities", no_argument, NULL, 'A'},
+        {"no-activities", no_argument, NULL, 'A'},  {"threads", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int pid = 0;
     char err[512];
@@ -271,6 +275,7 @@ int main(int argc, char **argv)
         case 'D': key = "depth"; break;
         case 'o': key = "output"; break;
         case 'e': key = "elt"; break;
+        case 'T': key = "threads"; break;
         case 's': key = "samples"; break;
         case 'n': cfg.debug_names = 1; break;
         case 'A': cfg.activities = 0; break;
