@@ -42,8 +42,10 @@ static void usage(FILE *f)
           "  --duration S               attach: write the log and detach after S seconds\n"
           "  --samples N                attach: the same once N samples are counted\n"
           "  --elt fast|slow            calls mode: assembly or C enter hook (fast)\n"
-          "  --no-activities            sample mode: do not track GC, JIT, type loads and\n"
-          "                             exceptions per thread ([gc], [jit], ... frames)\n"
+          "  --no-activities            sample mode: do not track GC, JIT and type loads\n"
+          "                             per thread ([gc], [jit], [type-load] frames)\n"
+          "  --exceptions               sample mode: track exception dispatch too\n"
+          "                             ([exception] frames; slows exception-heavy code)\n"
           "  --threads all|runtime      sample every thread of the process, or only the\n"
           "                             runtime's managed threads (all)\n"
           "  -v, --verbose              the profiler's diagnostics on stderr (twice: more)\n"
@@ -156,8 +158,8 @@ static int run(const mdp_config *cfg, char **argv)
         setenv("MDPROFILE_OUTPUT", c.output, 1);
         setenv("MDPROFILE_DEBUG_NAMES", c.debug_names ? "1" : "0", 1);
         setenv("MDPROFILE_ELT", c.elt_slow ? "slow" : "fast", 1);
-        if (!c.activities)
-            setenv("MDPROFILE_ACTIVITIES", "0", 1);
+        if (c.activities != 1)
+            setenv("MDPROFILE_ACTIVITIES", c.activities ? "2" : "0", 1);
         if (!c.all_threads)
             setenv("MDPROFILE_THREADS", "runtime", 1);
         snprintf(num, sizeof num, "%d", c.verbose);
@@ -263,6 +265,7 @@ int main(int argc, char **argv)
         {"duration", required_argument, NULL, 'd'}, {"elt", required_argument, NULL, 'e'},
         {"samples", required_argument, NULL, 's'},  {"verbose", no_argument, NULL, 'v'},
         {"no-activities", no_argument, NULL, 'A'},  {"threads", required_argument, NULL, 'T'},
+        {"exceptions", no_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int pid = 0;
     char err[512];
@@ -279,6 +282,7 @@ int main(int argc, char **argv)
         case 's': key = "samples"; break;
         case 'n': cfg.debug_names = 1; break;
         case 'A': cfg.activities = 0; break;
+        case 'X': cfg.activities = 2; break;
         case 'v': cfg.verbose = cfg.verbose < 2 ? cfg.verbose + 1 : 2; break;
         case 'a': {
             char *end;

@@ -89,7 +89,7 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
         if (parse_uint(v, len, 1, 600000, &cfg->drain_ms))
             goto bad;
     } else if (strcmp(key, "activities") == 0) {
-        if (parse_uint(v, len, 0, 1, &u))
+        if (parse_uint(v, len, 0, 2, &u))
             goto bad;
         cfg->activities = (int)u;
     } else if (strcmp(key, "threads") == 0) {

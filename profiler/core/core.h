@@ -42,7 +42,8 @@ typedef struct mdp_config {
     int elt_slow;          /* calls mode: WithInfo C hooks instead of the asm ones */
     int verbose;           /* diagnostics on stderr (1), and raw samples (2) */
     unsigned drain_ms;     /* drain period (tests lengthen it to make unload-time draining visible) */
-    int activities;        /* track GC, JIT, type loads and exceptions per thread (default 1) */
+    int activities;        /* track per thread: 0 nothing, 1 GC, JIT and type loads (default),
+                            * 2 exceptions too (the runtime's exception events cost) */
     int all_threads;       /* sample every thread of the process, not only the runtime's (default 1) */
 } mdp_config;
 

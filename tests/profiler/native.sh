@@ -4,7 +4,8 @@
 # runtime's native code. Profiled from startup, each log must name its
 # managed frames exactly (as names.sh), carry the ELF file of at least 95%
 # of its native frames, and split the runtime's share by what the runtime
-# was doing: mostly [gc], [jit], [exception] respectively (native.py).
+# was doing: mostly [gc], [jit], [exception] (with --exceptions) respectively
+# (native.py).
 # Then gc again with --no-activities: no frame carries an activity.
 . "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
 build_programs
@@ -21,6 +22,6 @@ run_native() { # MODE CHECK-AS MS [MDPROFILE-OPTION...]
 }
 run_native gc gc 1500
 run_native jit jit 1500
-run_native exceptions exceptions 1500
+run_native exceptions exceptions 1500 --exceptions
 run_native gc quiet 500 --no-activities
 exit $status
