@@ -76,3 +76,12 @@ profiler_mdprofile_SOURCES = profiler/mdprofile.c profiler/core/config.c profile
 profiler_mdprofile_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_PKGLIBDIR='"$(pkglibdir)"'
 profiler_mdprofile_CFLAGS = $(MDT_WARN_CFLAGS)
 profiler_mdprofile_LDADD = profiler/attach/libmdpattach.la $(TALLOC_LIBS)
+
+# The drain's cost per sample without a runtime (bench/profiler/README.md,
+# "Naming native frames"); run under callgrind.
+noinst_PROGRAMS += bench/profiler/drain
+bench_profiler_drain_SOURCES = bench/profiler/drain.c
+bench_profiler_drain_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
+bench_profiler_drain_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+bench_profiler_drain_LDADD = profiler/libmdpcore.la profiler/libmdtools_pic.la $(TALLOC_LIBS) \
+	$(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt $(AX_PTHREAD_CFLAGS)

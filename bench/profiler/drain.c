@@ -5,9 +5,11 @@
  * this process's libc, chosen by a fixed pseudo-random sequence, so that
  * stacks repeat as in a real profile), drained in batches of 64 as the
  * drain thread does every 20 ms. Run under callgrind with
- * --toggle-collect=mdp_drain_all to count the drain's instructions; the
- * same source builds against an older tree's core (run it with the
- * older core's library) for the before/after ratio.
+ * --toggle-collect=mdp_drain_all to count the drain's instructions
+ * (`make bench/profiler/drain`, then bench/profiler/README.md); the same
+ * source builds against an older tree's core (cc -I that tree's build,
+ * top and profiler folders, linked with its libmdpcore.a and
+ * libmdtools_pic.a) for the before/after ratio.
  *
  *   drain SAMPLES DEPTH DISTINCT [activity]
  *
@@ -26,6 +28,9 @@
 #include <unistd.h>
 
 #include "core/core_int.h"
+#if __has_include("core/native.h")
+#include "core/native.h"
+#endif
 
 #ifndef MDP_NATIVE_H
 /* an older core has no activities */
