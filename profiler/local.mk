@@ -35,9 +35,13 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/drain.c \
 	profiler/core/records.c \
 	profiler/core/calls.c \
-	profiler/core/alloc.c
+	profiler/core/alloc.c \
+	profiler/core/native.h \
+	profiler/core/elfmap.c \
+	profiler/core/activity.c \
+	profiler/core/threads.c
 profiler_libmdpcore_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
-profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(AX_PTHREAD_CFLAGS)
+profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
 
 # The CoreCLR adapter and the shared object.
 MDP_CLR_SOURCES = \
@@ -72,3 +76,12 @@ profiler_mdprofile_SOURCES = profiler/mdprofile.c profiler/core/config.c profile
 profiler_mdprofile_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_PKGLIBDIR='"$(pkglibdir)"'
 profiler_mdprofile_CFLAGS = $(MDT_WARN_CFLAGS)
 profiler_mdprofile_LDADD = profiler/attach/libmdpattach.la $(TALLOC_LIBS)
+
+# The drain's cost per sample without a runtime (bench/profiler/README.md,
+# "Naming native frames"); run under callgrind.
+noinst_PROGRAMS += bench/profiler/drain
+bench_profiler_drain_SOURCES = bench/profiler/drain.c
+bench_profiler_drain_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
+bench_profiler_drain_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+bench_profiler_drain_LDADD = profiler/libmdpcore.la profiler/libmdtools_pic.la $(TALLOC_LIBS) \
+	$(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt $(AX_PTHREAD_CFLAGS)

@@ -42,6 +42,12 @@ static void usage(FILE *f)
           "  --duration S               attach: write the log and detach after S seconds\n"
           "  --samples N                attach: the same once N samples are counted\n"
           "  --elt fast|slow            calls mode: assembly or C enter hook (fast)\n"
+          "  --no-activities            sample mode: do not track GC, JIT and type loads\n"
+          "                             per thread ([gc], [jit], [type-load] frames)\n"
+          "  --exceptions               sample mode: track exception dispatch too\n"
+          "                             ([exception] frames; slows exception-heavy code)\n"
+          "  --threads all|runtime      sample every thread of the process, or only the\n"
+          "                             runtime's managed threads (all)\n"
           "  -v, --verbose              the profiler's diagnostics on stderr (twice: more)\n"
           "  -h, --help                 this text\n"
           "See mdprofile(1).\n",
@@ -105,9 +111,9 @@ static int check_log(const char *path)
         return 1;
     char buf[4096];
     int header = 0, stats = 0;
-    /* format 1, or 2 (a calls-mode log: doc/profile-log.md) */
+    /* format 1, 2 (a calls-mode log) or 3 (a sample log: doc/profile-log.md) */
     if (fgets(buf, sizeof buf, f) && strncmp(buf, "#mdprofile ", 11) == 0 &&
-        (buf[11] == '1' || buf[11] == '2') && buf[12] == ' ')
+        buf[11] >= '1' && buf[11] <= '3' && buf[12] == ' ')
         header = 1;
     /* A complete log ends with its "#stats" line. Lines longer than buf
      * come in pieces; a piece starting "#stats" could only be one if a
@@ -152,6 +158,10 @@ static int run(const mdp_config *cfg, char **argv)
         setenv("MDPROFILE_OUTPUT", c.output, 1);
         setenv("MDPROFILE_DEBUG_NAMES", c.debug_names ? "1" : "0", 1);
         setenv("MDPROFILE_ELT", c.elt_slow ? "slow" : "fast", 1);
+        if (c.activities != 1)
+            setenv("MDPROFILE_ACTIVITIES", c.activities ? "2" : "0", 1);
+        if (!c.all_threads)
+            setenv("MDPROFILE_THREADS", "runtime", 1);
         snprintf(num, sizeof num, "%d", c.verbose);
         setenv("MDPROFILE_VERBOSE", num, 1);
         if (!getenv("MDPROFILE_DRAIN_MS")) {
@@ -254,6 +264,8 @@ int main(int argc, char **argv)
         {"debug-names", no_argument, NULL, 'n'},    {"attach", required_argument, NULL, 'a'},
         {"duration", required_argument, NULL, 'd'}, {"elt", required_argument, NULL, 'e'},
         {"samples", required_argument, NULL, 's'},  {"verbose", no_argument, NULL, 'v'},
+        {"no-activities", no_argument, NULL, 'A'},  {"threads", required_argument, NULL, 'T'},
+        {"exceptions", no_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int pid = 0;
     char err[512];
@@ -266,8 +278,11 @@ int main(int argc, char **argv)
         case 'D': key = "depth"; break;
         case 'o': key = "output"; break;
         case 'e': key = "elt"; break;
+        case 'T': key = "threads"; break;
         case 's': key = "samples"; break;
         case 'n': cfg.debug_names = 1; break;
+        case 'A': cfg.activities = 0; break;
+        case 'X': cfg.activities = 2; break;
         case 'v': cfg.verbose = cfg.verbose < 2 ? cfg.verbose + 1 : 2; break;
         case 'a': {
             char *end;

@@ -25,6 +25,7 @@
 #include <talloc.h>
 
 #include "batch/batch.h"
+#include "batch/native.h"
 #include "batch/parse.h"
 
 enum { K_LOG, K_TYPE, K_MVID, K_PATH, K_IL, K_COUNT };
@@ -50,6 +51,8 @@ struct mdb_resolver {
     mdb_arena *cur;     /* where new frames and their strings go */
     mdb_output scratch; /* builds text and JSON forms (fd -1: never written) */
     char name[4096];    /* a name when the arena has no room; a metadata name */
+    mdb_native_cache *natives; /* native frames (native.c) */
+    uint64_t lineno;    /* of the record being resolved */
 };
 
 static const char *const status_text[] = {
@@ -86,15 +89,31 @@ mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json)
             return NULL;
         }
     if (!r->arena.ctx || !r->lasting.ctx || !(r->mods = mdb_modcache_new(r, a)) ||
-        mdb_output_init(&r->scratch, r, -1)) {
+        !(r->natives = mdb_native_cache_new(r, want_json)) || mdb_output_init(&r->scratch, r, -1)) {
         talloc_free(r);
         return NULL;
     }
     return r;
 }
 
+void mdb_resolver_use_natives(mdb_resolver *r, mdb_natives *n)
+{
+    mdb_native_cache_use(r->natives, n);
+}
+
+void mdb_resolver_set_line(mdb_resolver *r, uint64_t lineno)
+{
+    r->lineno = lineno;
+}
+
+const char *mdb_resolver_native_warning(mdb_resolver *r)
+{
+    return mdb_native_warning(r->natives);
+}
+
 void mdb_resolver_trim(mdb_resolver *r)
 {
+    mdb_native_trim(r->natives);
     if (r->n < MDB_FRAME_CACHE_MAX)
         return;
     for (int k = 0; k < K_COUNT; k++)
@@ -628,6 +647,10 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
             MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodDef && (m = mdb_modcache_mvid(r->mods, mvid)) &&
             opened(r, m) && (c = plain_frame(r, m, tok)))
             return *has_ilp && m->pdb && c->status == MDB_OK ? line_frame(r, c, *ilp) : c;
+    }
+    if (mdb_is_native_frame(s, n)) { /* native.c: its own cache, by line */
+        *has_ilp = false;
+        return mdb_native_resolve(r->natives, s, n, r->lineno);
     }
     at = memrchr(s, '@', n);
     *has_ilp = at && mdb_parse_hex32(at + 1, n - (size_t)(at + 1 - s), false, ilp);

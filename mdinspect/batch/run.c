@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
+#include "batch/native.h"
 #include "batch/parse.h"
 
 enum { FREE, QUEUED, DONE };
@@ -123,6 +124,8 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_record *rec)
             sl->nomem = true;
     }
     if (mdb_assemblies_has_warning(w->run->a) && (warning = mdb_assemblies_warning(w->run->a)))
+        err_line(&sl->err, warning, "");
+    if ((warning = mdb_resolver_native_warning(w->res)))
         err_line(&sl->err, warning, "");
 }
 
@@ -234,9 +237,12 @@ static bool worker_init(struct worker *w, struct run *run)
 {
     memset(w, 0, sizeof *w);
     w->run = run;
-    return (w->ctx = talloc_new(NULL)) &&
-           (w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON)) &&
-           (w->rec = talloc(w->ctx, mdb_record));
+    if (!(w->ctx = talloc_new(NULL)) ||
+        !(w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON)) ||
+        !(w->rec = talloc(w->ctx, mdb_record)))
+        return false;
+    mdb_resolver_use_natives(w->res, run->o->natives);
+    return true;
 }
 
 static bool slot_init(struct slot *sl, struct run *run)
@@ -303,6 +309,8 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
             sl->seq = run.next_read; /* its turn to be written (spill) */
             pthread_mutex_unlock(&run.lock);
             int r = mdb_read_block(&in, &sl->in);
+            if (r > 0) /* its #elf lines, before any thread resolves it (native.c) */
+                mdb_natives_scan(o->natives, &sl->in);
             if (r > 0 && !nworkers) { /* alone: resolve it here */
                 resolve_block(&w[0], sl);
                 sl->state = DONE;

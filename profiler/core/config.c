@@ -18,6 +18,8 @@ void mdp_config_default(mdp_config *cfg)
     cfg->rate = 1000;
     cfg->max_depth = 255;
     cfg->drain_ms = 20;
+    cfg->activities = 1;
+    cfg->all_threads = 1;
 }
 
 static int parse_uint(const char *v, size_t len, unsigned lo, unsigned hi, unsigned *out)
@@ -86,6 +88,17 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
     } else if (strcmp(key, "drain_ms") == 0) {
         if (parse_uint(v, len, 1, 600000, &cfg->drain_ms))
             goto bad;
+    } else if (strcmp(key, "activities") == 0) {
+        if (parse_uint(v, len, 0, 2, &u))
+            goto bad;
+        cfg->activities = (int)u;
+    } else if (strcmp(key, "threads") == 0) {
+        if (is(v, len, "all"))
+            cfg->all_threads = 1;
+        else if (is(v, len, "runtime"))
+            cfg->all_threads = 0;
+        else
+            goto bad;
     } else if (strcmp(key, "verbose") == 0) {
         if (parse_uint(v, len, 0, 2, &u))
             goto bad;
@@ -101,7 +114,8 @@ bad:
 }
 
 static const char *const keys[] = {"mode",     "rate",    "depth", "output",  "debug_names",
-                                   "duration", "samples", "elt",   "verbose", "drain_ms"};
+                                   "duration", "samples", "elt",   "verbose", "drain_ms",
+                                   "activities", "threads"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -155,10 +169,10 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
     static const char *const modes[] = {"sample", "calls", "alloc"};
     int n = snprintf(buf, len,
                      "mode=%s;rate=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
-                     "verbose=%d;drain_ms=%u;output=%s",
+                     "verbose=%d;drain_ms=%u;activities=%d;threads=%s;output=%s",
                      modes[cfg->mode], cfg->rate, cfg->max_depth, cfg->debug_names,
                      cfg->duration_ms, cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
-                     cfg->drain_ms, cfg->output);
+                     cfg->drain_ms, cfg->activities, cfg->all_threads ? "all" : "runtime", cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;
     return n;

@@ -14,6 +14,7 @@
 #include <mdtools/errors.h>
 
 #include "core/core_int.h"
+#include "core/native.h"
 
 void mdp_drain_buffers_free(void);
 
@@ -162,6 +163,7 @@ void mdp_core_free(mdp_core *core)
     pthread_mutex_unlock(&core->drain_lock);
     mdt_idmap_free(core->map);
     mdp_exec_free(core);
+    mdp_elf_free(core);
     mdp_modules_free(core);
     mdp_drain_buffers_free();
     /* core->slots stay mapped: see sampler.c */

@@ -42,6 +42,9 @@ typedef struct mdp_config {
     int elt_slow;          /* calls mode: WithInfo C hooks instead of the asm ones */
     int verbose;           /* diagnostics on stderr (1), and raw samples (2) */
     unsigned drain_ms;     /* drain period (tests lengthen it to make unload-time draining visible) */
+    int activities;        /* track per thread: 0 nothing, 1 GC, JIT and type loads (default),
+                            * 2 exceptions too (the runtime's exception events cost) */
+    int all_threads;       /* sample every thread of the process, not only the runtime's (default 1) */
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);
@@ -164,6 +167,15 @@ int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_regio
  * the sampler learns them from its first sample. */
 int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid);
 int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread);
+
+/* What the runtime does on the calling thread begins or ends (`act` an
+ * enum mdp_activity of core/native.h: GC, JIT, type load, exception):
+ * its native frames sampled meanwhile carry it. JIT and type loads nest
+ * (begin and end in pairs on the thread); an exception begins when thrown
+ * and ends when a catch clause takes it; a GC begins on the thread that
+ * collects and may end on another. Does nothing when cfg.activities is 0
+ * or the thread is not sampled. Never from a signal handler. */
+void mdp_ev_activity(mdp_core *core, unsigned act, int begin);
 
 /* ---- calls mode ---------------------------------------------------------- */
 

@@ -43,6 +43,8 @@
 #define MDP_SAMPLE_MAGIC 0x5a4dull
 #define MDP_SAMPLE_HAVE_SP 0x01u /* a stack-pointer word follows the header */
 #define MDP_SAMPLE_CUT 0x02u     /* the walk stopped at the depth limit */
+/* flags bits 4-7: what the runtime was doing on the thread (native.h) */
+#define MDP_SAMPLE_ACT(flags) (((flags) >> 4) & 15u)
 /* weight: timer periods the sample stands for (1 + the timer's overrun) */
 #define MDP_SAMPLE_HDR(nframes, flags, weight)                                 \
     (MDP_SAMPLE_MAGIC << 48 | (uint64_t)(weight) << 16 | (uint64_t)(flags) << 8 | (nframes))
@@ -61,6 +63,12 @@ struct mdp_slot {
     mdp_ring ring;
     uint64_t *ringbuf;
     _Atomic uint64_t samples, drops, stray;
+    /* activity.c: what the runtime is doing on the thread (the handler reads
+     * them; the thread writes act_stack and act_exc, act_gc and act_role
+     * change under threads_lock) */
+    _Atomic uint32_t act_stack; /* nested activities, 4 bits a level, innermost low */
+    unsigned act_depth;         /* levels pushed (the thread's own) */
+    _Atomic unsigned act_gc, act_exc, act_role;
 };
 
 /* What the core knows of a module beyond the map. */
@@ -191,6 +199,15 @@ struct mdp_core {
 
     struct mdp_calls *calls;
     struct mdp_alloc *alloc;
+
+    struct mdp_elfmap *elf; /* elfmap.c (drain_lock) */
+#define MDP_GC_SLOTS 8u
+    struct mdp_slot *gc_slots[MDP_GC_SLOTS]; /* activity.c: threads collecting (threads_lock) */
+    _Atomic uint64_t act_serial;             /* activity.c: this core among the process's */
+    _Atomic int drain_tid;                   /* threads.c: the drain thread is not sampled */
+    unsigned ngc_slots;
+    uint64_t stat_native_module;             /* native frames named by an ELF object */
+    uint64_t stat_act[16];                   /* samples by activity (native.h) */
 };
 
 /* modules.c */
@@ -207,6 +224,10 @@ void mdp_sampler_free(mdp_core *core);
  * stayed inside through a long wait (a stopped thread): then free nothing
  * it might read. Never from a handler. */
 int mdp_sampler_quiesce(mdp_core *core);
+/* mdp_ev_thread_start with the thread's stack bounds (0: to be found from
+ * its first sample) and its role (native.h: MDP_ACT_GC for a GC thread). */
+int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, uintptr_t lo,
+                             uintptr_t hi, unsigned role);
 
 /* execmap.c */
 /* Rebuild the handler's table from the live modules' executable ranges

@@ -4,9 +4,9 @@
  * (then text, so equal runs give equal logs), writes the header, one line
  * per record with the in-process names after a TAB when --debug-names is
  * on, and the closing #stats line. A calls-mode log is format 2 (its call
- * records carry their leaves, tail calls and unwinds); the other modes'
- * logs hold nothing format 2 added and say format 1, which every reader
- * of format 1 reads. */
+ * records carry their leaves, tail calls and unwinds), a sample log format
+ * 3 (native frames name their ELF file, after its `#elf` line: elfmap.c);
+ * an alloc log holds nothing either added and says format 1. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/core_int.h"
+#include "core/native.h"
 
 struct mdp_record *mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count,
                                   uint64_t bytes, const char *debug)
@@ -91,7 +92,10 @@ int mdp_log_write(mdp_core *core)
     gmtime_r(&core->start_wall, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     int mode = core->cfg.mode;
-    fprintf(f, "#mdprofile %d runtime=%s pid=%d mode=%s", mode == MDP_MODE_CALLS ? 2 : 1,
+    /* format 2: call records with exits; 3: native frames with their ELF
+     * file (sample logs); alloc logs hold nothing either added */
+    fprintf(f, "#mdprofile %d runtime=%s pid=%d mode=%s",
+            mode == MDP_MODE_CALLS ? 2 : mode == MDP_MODE_SAMPLE ? 3 : 1,
             core->runtime[0] ? core->runtime : "unknown", core->pid, mode_names[mode]);
     if (mode == MDP_MODE_SAMPLE)
         fprintf(f, " rate=%u", core->cfg.rate);
@@ -113,6 +117,7 @@ int mdp_log_write(mdp_core *core)
     }
     pthread_mutex_unlock(&core->mods_lock);
     fputc('\n', f);
+    mdp_elf_announce(core, f); /* the files of the native frames below */
 
     struct collect c = {calloc(core->records.n ? core->records.n : 1, sizeof *c.v), 0};
     if (!c.v) {
@@ -150,11 +155,13 @@ int mdp_log_write(mdp_core *core)
             " native=%" PRIu64 " dynamic=%" PRIu64 " stub=%" PRIu64 " unknown=%" PRIu64
             " unknown.unmapped=%" PRIu64 " unknown.unloaded=%" PRIu64 " unknown.nomvid=%" PRIu64
             " drops=%" PRIu64 " threads=%" PRIu64 " duration_ms=%" PRIu64 " signals=%" PRIu64 " late=%" PRIu64
-            " unwalked=%" PRIu64 " drains=%u\n",
+            " unwalked=%" PRIu64 " drains=%u",
             core->stat_samples, c.n, core->stat_frames, k[FK_MANAGED], k[FK_NATIVE],
             k[FK_DYNAMIC], k[FK_STUB], unknown, k[FK_UNMAPPED], k[FK_UNLOADED], k[FK_NOMVID],
             drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
             core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
+    mdp_native_stats(core, f);
+    fputc('\n', f);
     (void)frames;
     if (fclose(f) != 0) {
         fprintf(stderr, "mdprofile: cannot write the log %s: %s\n", path, strerror(errno));

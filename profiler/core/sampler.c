@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "core/core_int.h"
+#include "core/native.h"
 #include "core/unwind.h"
 
 mdp_core *_Atomic mdp_sampling_core;
@@ -208,7 +209,9 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
         atomic_fetch_add_explicit(&t->drops, 1, memory_order_relaxed);
         return;
     }
-    unsigned flags = known ? 0 : MDP_SAMPLE_HAVE_SP;
+    /* what the runtime is doing on the thread (activity.c), for the drain
+     * to mark the sample's native frames with */
+    unsigned flags = (known ? 0 : MDP_SAMPLE_HAVE_SP) | mdp_slot_activity(t) << 4;
     uint64_t n = 0;
     mdt_idmap_code_range r, prev = {0};
     uintptr_t prev_fn = 0;
@@ -352,11 +355,17 @@ static void stack_bounds_of_self(uintptr_t *lo, uintptr_t *hi)
 
 int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid)
 {
-    if (!core->sampling || tid <= 0 || atomic_load(&core->finished))
-        return 0;
     uintptr_t lo = 0, hi = 0;
     if ((int)syscall(SYS_gettid) == tid)
         stack_bounds_of_self(&lo, &hi);
+    return mdp_sampler_thread_start(core, runtime_thread, tid, lo, hi, 0);
+}
+
+int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, uintptr_t lo,
+                             uintptr_t hi, unsigned role)
+{
+    if (!core->sampling || tid <= 0 || atomic_load(&core->finished))
+        return 0;
     pthread_mutex_lock(&core->threads_lock);
     struct mdp_slot *free_slot = NULL;
     for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
@@ -400,6 +409,15 @@ int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid)
     atomic_store(&t->tid, tid);
     t->runtime_thread = runtime_thread;
     t->retired_cycles = 0;
+    /* a fresh activity state (activity.c): no GC of a former thread ends in it */
+    atomic_store(&t->act_stack, 0);
+    t->act_depth = 0;
+    atomic_store(&t->act_gc, 0);
+    atomic_store(&t->act_exc, 0);
+    atomic_store(&t->act_role, role);
+    for (unsigned i = 0; i < core->ngc_slots; i++)
+        if (core->gc_slots[i] == t)
+            core->gc_slots[i] = NULL;
     atomic_store(&t->state, SLOT_ACTIVE);
 
     struct sigevent sev;

@@ -75,6 +75,17 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
         low |= COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_FUNCTION_UNLOADS;
         *high |= COR_PRF_HIGH_MONITOR_DYNAMIC_FUNCTION_UNLOADS;
     }
+    if (p->cfg.mode == MDP_MODE_SAMPLE && p->cfg.activities) {
+        /* what the runtime is doing per thread (core/activity.c): JIT and
+         * class loads are monitored already; GCs without the costs of
+         * COR_PRF_MONITOR_GC (which turns concurrent GC off); exceptions
+         * only when asked: the runtime then calls the profiler for every
+         * frame an exception passes, 20-30% of an exception-heavy
+         * program's throughput (bench/profiler/README.md) */
+        *high |= COR_PRF_HIGH_BASIC_GC;
+        if (p->cfg.activities >= 2)
+            low |= COR_PRF_MONITOR_EXCEPTIONS;
+    }
     if (p->cfg.mode == MDP_MODE_CALLS)
         mdp_clr_elt_setup(p, &low, high);
     if (p->cfg.mode == MDP_MODE_ALLOC)

@@ -34,6 +34,9 @@ import offline
 HEX32 = r"[0-9a-f]{32}"
 PRIM = r"(?:I1|U1|I2|U2|I4|U4|I8|U8|R4|R8|I|U|CHAR|BOOLEAN|STRING|OBJECT|VOID|TYPEDBYREF|__Canon)"
 SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|unknown(:[a-z]+)?)$")
+# a native frame (format 3): its ELF file's name (%XX-escaped), build-id and
+# offset, and what the runtime was doing (doc/profile-log.md, Frames)
+NATIVE = offline.NATIVE
 
 passed = 0
 failed = 0
@@ -88,7 +91,7 @@ METHOD = re.compile(r"^(" + HEX32 + r"):(0x06[0-9a-f]{6})")
 
 
 def valid_frame(f):
-    if SPECIAL.match(f):
+    if SPECIAL.match(f) or NATIVE.match(f):
         return True
     m = METHOD.match(f)
     if not m:
@@ -120,13 +123,14 @@ class Log:
         self.exits = []  # per record: (leaves, tailcalls, unwinds) of a format-2 call record, else None
         self.items = []  # every line in order: (kind, line, count, bytes, frames, exits)
         self.errors = []
+        self.elf = {}  # NAME:BUILDID -> (line, path) of its #elf line
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        m = re.match(r"#mdprofile ([12])( |$)", lines[0]) if lines else None
+        m = re.match(r"#mdprofile ([123])( |$)", lines[0]) if lines else None
         if not m:
-            self.errors.append("first line is not a format-1 or format-2 header")
+            self.errors.append("first line is not a format-1, 2 or 3 header")
             return
         self.format = int(m.group(1))
         for kv in lines[0].split(" ")[2:]:
@@ -142,6 +146,15 @@ class Log:
                 if n != len(lines):
                     self.errors.append("line %d: #stats is not the last line" % n)
                 continue
+            if line.startswith("#elf "):
+                # the file of native frames: before the first record that uses it
+                parts = line.split(" ")
+                if len(parts) != 3 or not re.fullmatch(r"[^:!]+:[0-9a-f]*", parts[1]):
+                    self.errors.append("line %d: malformed #elf line" % n)
+                elif parts[1] in self.elf:
+                    self.errors.append("line %d: a second #elf line for %s" % (n, parts[1]))
+                else:
+                    self.elf[parts[1]] = (n, parts[2])
             if line.startswith("#"):
                 self.items.append(("comment", line, 0, 0, [], None))
                 continue
@@ -184,6 +197,10 @@ class Log:
                 # profiler could not describe
                 if not ((valid_type(f) or SPECIAL.match(f)) if kind == "alloc" else valid_frame(f)):
                     self.errors.append("line %d: bad frame %r" % (n, f))
+                nm = NATIVE.match(f)
+                if nm and nm.group(1) and not nm.group(1).startswith("[") and \
+                   self.elf.get("%s:%s" % nm.group(1, 2), (n,))[0] >= n:
+                    self.errors.append("line %d: no #elf line before it for %s" % (n, f))
             if names is not None and len(names) != len(frames):
                 self.errors.append("line %d: %d names for %d frames" % (n, len(names), len(frames)))
             self.records.append((kind, count, nbytes, frames, names))
@@ -194,8 +211,9 @@ class Log:
 def check_format(log, mode):
     ok(not log.errors, "format: %d errors%s" % (len(log.errors), (": " + "; ".join(log.errors[:5])) if log.errors else ""))
     ok(log.header.get("mode") == mode, "header mode=%s (%s)" % (mode, log.header.get("mode")))
-    # format 2 added exit counts to call records: only calls logs need it
-    want = 2 if mode == "calls" else 1
+    # format 2 added exit counts to call records: only calls logs need it;
+    # format 3 native frames with their ELF file: sample logs
+    want = {"calls": 2, "sample": 3}.get(mode, 1)
     ok(log.format == want, "header says format %d (%s)" % (want, log.format))
     ok(all(k in log.header for k in ("runtime", "pid", "start")), "header has runtime, pid, start")
     if not ok(log.stats is not None, "log closed by #stats"):
@@ -306,7 +324,7 @@ def thread_root(log, least):
             ends += count
         elif dbg[i + 1] == "System.Threading.Thread::StartCallback":
             whole += count
-        elif SPECIAL.match(frames[i + 1]):
+        elif SPECIAL.match(frames[i + 1]) or NATIVE.match(frames[i + 1]):
             skips += count
         else:
             wrong[dbg[i + 1]] += count

@@ -2,11 +2,12 @@
 # they exit 77 and say why. See tests/profiler/README.md.
 TESTS += tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
 	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
-	tests/profiler/osr.sh tests/profiler/starved.sh
+	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/native.sh tests/profiler/memmove.sh tests/profiler/web.sh
 EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/check.py tests/profiler/offline.py \
 	tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
 	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
-	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/interpose.c data/profiler
+	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/interpose.c data/profiler \
+	tests/profiler/native.sh tests/profiler/memmove.sh tests/profiler/native.py tests/profiler/web.sh
 
 # The handler test: a probe build of the profiler and the interposer it is
 # run with.
@@ -15,7 +16,7 @@ EXTRA_DIST += tests/profiler/handler.sh
 check_LTLIBRARIES += tests/profiler/libmdprofile_probe.la tests/profiler/libmdpinterpose.la
 tests_profiler_libmdprofile_probe_la_SOURCES = $(MDP_CLR_SOURCES) $(profiler_libmdpcore_la_SOURCES)
 tests_profiler_libmdprofile_probe_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_HANDLER_PROBE
-tests_profiler_libmdprofile_probe_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(AX_PTHREAD_CFLAGS)
+tests_profiler_libmdprofile_probe_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_profiler_libmdprofile_probe_la_LIBADD = profiler/libmdtools_pic.la \
 	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt
 tests_profiler_libmdprofile_probe_la_LDFLAGS = -module -shared -avoid-version -no-undefined \

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include <mdtools/mdtools.h>
 
 #include "core/core_int.h"
+#include "core/native.h"
 #include "core/unwind.h"
 #include "paths.h"
 
@@ -367,6 +369,20 @@ static void inject(struct env *e, size_t n, const uintptr_t *ips, const uintptr_
     mdp_ring_publish(r, 1 + 3 * n);
 }
 
+/* A sample of native frames only, with the thread's activity in its flags. */
+static void inject_act(struct env *e, size_t n, const uintptr_t *ips, unsigned act)
+{
+    mdp_ring *r = &e->slot->ring;
+    ck_assert_uint_ge(mdp_ring_space(r), 1 + 3 * n);
+    mdp_ring_put(r, 0, MDP_SAMPLE_HDR(n, act << 4, 1));
+    for (size_t i = 0; i < n; i++) {
+        mdp_ring_put(r, 1 + 3 * i, ips[i]);
+        mdp_ring_put(r, 2 + 3 * i, 0);
+        mdp_ring_put(r, 3 + 3 * i, 0);
+    }
+    mdp_ring_publish(r, 1 + 3 * n);
+}
+
 static uint64_t gen_of(mdp_core *core, uintptr_t fn)
 {
     mdt_idmap_function_info fi;
@@ -509,7 +525,7 @@ START_TEST(test_samples_to_log_across_an_unload)
 
     char *log = slurp(e.log);
     char want[1024];
-    ck_assert_msg(strncmp(log, "#mdprofile 1 runtime=test pid=", 30) == 0, "%s", log);
+    ck_assert_msg(strncmp(log, "#mdprofile 3 runtime=test pid=", 30) == 0, "%s", log);
     snprintf(want, sizeof want,
              "\nstack 3 %s:0x06000031{I4,STRING}@0x5 %s:0x06000037<I4>"
              "\tEverything.Outer+Generic+Leaf<System.Int32,System.String>::.ctor"
@@ -733,6 +749,126 @@ START_TEST(test_calls_count_every_way_out)
     mdp_core_free(core);
     unlink(logpath);
     munmap(file, len);
+}
+END_TEST
+
+/* Native frames name their ELF object (file name, build-id, offset from
+ * the load bias), with the `#elf` line of the object before the records;
+ * the thread's activity marks the native frames on the leaf side, up to
+ * the first frame that is not native; an address in no object is a stub.
+ * (Only the runtime's own code called from a stub is marked `stub`.) */
+START_TEST(test_native_frames_name_their_elf_object)
+{
+    struct env e;
+    open_env(&e, 0);
+    Dl_info di;
+    void *libc_fn = dlsym(RTLD_DEFAULT, "qsort"), *own = (void *)inject_act;
+    ck_assert_ptr_nonnull(libc_fn);
+    ck_assert(dladdr(libc_fn, &di) && di.dli_fname);
+    uintptr_t libc_off = (uintptr_t)libc_fn + 1 - (uintptr_t)di.dli_fbase;
+    /* libc's, or under ASan the sanitizer runtime's interceptor */
+    const char *slash = strrchr(di.dli_fname, '/');
+    char lib[128], prefix[160];
+    snprintf(lib, sizeof lib, "%s", slash ? slash + 1 : di.dli_fname);
+    snprintf(prefix, sizeof prefix, "stack 1 native:%s:", lib);
+    size_t plen = strlen(prefix);
+    ck_assert(dladdr(own, &di));
+    void *anon = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(anon, MAP_FAILED);
+    uintptr_t s1[3] = {(uintptr_t)libc_fn + 1, (uintptr_t)own + 2, (uintptr_t)anon + 16};
+    inject_act(&e, 3, s1, MDP_ACT_GC);
+    uintptr_t s2[3] = {(uintptr_t)libc_fn + 1, (uintptr_t)anon + 16, (uintptr_t)own + 2};
+    inject_act(&e, 3, s2, MDP_ACT_NONE);
+    ck_assert_int_eq(mdp_core_finish(e.core), 0);
+    char *log = slurp(e.log);
+    /* the libc frame: native:libc.so.6:<build-id>+0x<off> */
+    const char *at = strstr(log, prefix);
+    ck_assert_msg(at, "%s", log);
+    size_t idlen = strspn(at + plen, "0123456789abcdef");
+    ck_assert_msg(idlen >= 16 && idlen % 2 == 0 && at[plen + idlen] == '+', "%s", log);
+    char want[512];
+    /* marked up to the stub, the program's own frame too */
+    snprintf(want, sizeof want, "\n%s%.*s+0x%lx!gc native:", prefix, (int)idlen, at + plen,
+             (unsigned long)libc_off);
+    const char *rec = strstr(log, want);
+    ck_assert_msg(rec && strstr(rec, "!gc stub\n") == strchr(rec + 1, '\n') - 8, "%s", log);
+    /* libc called from a stub is a P/Invoke's target, not the runtime's
+     * work: unmarked (only libcoreclr's code called from a stub is) */
+    snprintf(want, sizeof want, "\n%s%.*s+0x%lx stub native:", prefix, (int)idlen, at + plen,
+             (unsigned long)libc_off);
+    ck_assert_msg(strstr(log, want), "%s", log);
+    /* the #elf line of each, with the same key and the file's path, first */
+    snprintf(want, sizeof want, "\n#elf %s:%.*s /", lib, (int)idlen, at + plen);
+    const char *elf = strstr(log, want);
+    ck_assert_msg(elf && elf < at && strstr(elf, lib), "%s", log);
+    ck_assert_msg(strstr(log, "\n#elf test_core:") || strstr(log, "\n#elf lt-test_core:"), "%s", log);
+    ck_assert_msg(strstr(log, " act.gc=1 ") && strstr(log, " act.stub=0") &&
+                      strstr(log, " native.module=4 "), "%s", log);
+    munmap(anon, 4096);
+    close_env(&e);
+}
+END_TEST
+
+/* The activity word of the thread's slot: JIT inside a type load inside a
+ * JIT, an exception, a GC begun on this thread and ended from another,
+ * more levels than the word holds; nothing when activities are off. */
+static void *end_gc(void *arg)
+{
+    mdp_ev_activity(arg, MDP_ACT_GC, 0);
+    return NULL;
+}
+
+START_TEST(test_activities_nest_per_thread)
+{
+    struct env e;
+    open_env(&e, 0);
+    struct mdp_slot *t = e.slot;
+    ck_assert_ptr_eq(mdp_self_slot(e.core), t);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_NONE);
+    mdp_ev_activity(e.core, MDP_ACT_JIT, 1);
+    mdp_ev_activity(e.core, MDP_ACT_TYPELOAD, 1);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_TYPELOAD);
+    mdp_ev_activity(e.core, MDP_ACT_JIT, 1);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_JIT);
+    mdp_ev_activity(e.core, MDP_ACT_JIT, 0);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_TYPELOAD);
+    mdp_ev_activity(e.core, MDP_ACT_TYPELOAD, 0);
+    mdp_ev_activity(e.core, MDP_ACT_JIT, 0);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_NONE);
+    mdp_ev_activity(e.core, MDP_ACT_JIT, 0); /* an end without its begin */
+    ck_assert_uint_eq(t->act_depth, 0);
+    /* deeper than the word: the levels past it are counted */
+    for (int i = 0; i < 12; i++)
+        mdp_ev_activity(e.core, i % 2 ? MDP_ACT_JIT : MDP_ACT_TYPELOAD, 1);
+    for (int i = 12; i-- > 0;) {
+        ck_assert_uint_eq(mdp_slot_activity(t), i >= 8 ? MDP_ACT_JIT : i % 2 ? MDP_ACT_JIT : MDP_ACT_TYPELOAD);
+        mdp_ev_activity(e.core, i % 2 ? MDP_ACT_JIT : MDP_ACT_TYPELOAD, 0);
+    }
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_NONE);
+    /* an exception until a catch takes it; a JIT inside it shows */
+    mdp_ev_activity(e.core, MDP_ACT_EXCEPTION, 1);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_EXCEPTION);
+    mdp_ev_activity(e.core, MDP_ACT_JIT, 1);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_JIT);
+    mdp_ev_activity(e.core, MDP_ACT_JIT, 0);
+    mdp_ev_activity(e.core, MDP_ACT_EXCEPTION, 0);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_NONE);
+    /* a GC begun here, finished on another thread */
+    mdp_ev_activity(e.core, MDP_ACT_GC, 1);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_GC);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, end_gc, e.core), 0);
+    pthread_join(th, NULL);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_NONE);
+    /* the role of a runtime GC thread, by its name */
+    ck_assert_uint_eq(mdp_thread_role(".NET Server GC"), MDP_ACT_GC);
+    ck_assert_uint_eq(mdp_thread_role(".NET BGC"), MDP_ACT_GC);
+    ck_assert_uint_eq(mdp_thread_role(".NET TP Worker"), MDP_ACT_NONE);
+    /* off: nothing changes */
+    e.core->cfg.activities = 0;
+    mdp_ev_activity(e.core, MDP_ACT_JIT, 1);
+    ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_NONE);
+    close_env(&e);
 }
 END_TEST
 
@@ -971,6 +1107,8 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
     tcase_add_test(t, test_follows_call_forms);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
+    tcase_add_test(t, test_native_frames_name_their_elf_object);
+    tcase_add_test(t, test_activities_nest_per_thread);
     tcase_add_test(t, test_records_sorted_without_names);
     tcase_add_test(t, test_session_ends_after_its_samples);
     tcase_add_test(t, test_calls_count_every_way_out);

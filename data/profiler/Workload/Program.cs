@@ -11,6 +11,7 @@
 //                               saying "ready PID" once it has run a second of CPU time (attach)
 //   Workload bench N            CPU-bound work of fixed size; prints its wall time
 //   Workload reflect OUT FRAMES DIR...  reflection's names of a log's frames (Resolve.cs)
+//   Workload gc|jit|memmove|exceptions OUT [MS]  CPU time in native code (Native.cs)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -578,7 +579,7 @@ namespace Mdp.Work
         {
             if (args.Length < 2)
             {
-                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|bench|reflect ...");
+                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|bench|reflect|gc|jit|memmove|exceptions ...");
                 return 2;
             }
             string mode = args[0], output = args[1];
@@ -604,6 +605,12 @@ namespace Mdp.Work
                     return 0;
                 case "reflect":
                     return Resolve.Run(output, args[2], args.Skip(3).ToArray());
+                case "gc":
+                case "jit":
+                case "memmove":
+                case "exceptions":
+                    NativeWork.Run(mode, args.Length > 2 ? int.Parse(args[2]) : 2000);
+                    break;
                 default:
                     Console.Error.WriteLine("unknown mode " + mode);
                     return 2;
