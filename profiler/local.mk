@@ -13,7 +13,7 @@ noinst_LTLIBRARIES += profiler/libmdtools_pic.la profiler/libmdpcore.la
 
 profiler_libmdtools_pic_la_SOURCES = $(libmdtools_libmdtools_la_SOURCES)
 profiler_libmdtools_pic_la_CPPFLAGS = $(MDT_CPPFLAGS)
-profiler_libmdtools_pic_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
+profiler_libmdtools_pic_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
 
 # The runtime-independent core (also linked into its unit test).
 profiler_libmdpcore_la_SOURCES = \
@@ -57,8 +57,9 @@ profiler_libmdprofile_la_SOURCES = $(MDP_CLR_SOURCES)
 profiler_libmdprofile_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdprofile_la_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 profiler_libmdprofile_la_LIBADD = profiler/libmdpcore.la profiler/libmdtools_pic.la \
-	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt
-profiler_libmdprofile_la_LDFLAGS = -module -shared -avoid-version -no-undefined $(AX_PTHREAD_CFLAGS) \
+	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS) -ldl -lrt
+profiler_libmdprofile_la_LDFLAGS = -module -shared -avoid-version -no-undefined $(MDT_SO_LDFLAGS) \
+	$(AX_PTHREAD_CFLAGS) \
 	-Wl,--version-script=$(top_srcdir)/profiler/coreclr/exports.map
 EXTRA_profiler_libmdprofile_la_DEPENDENCIES = profiler/coreclr/exports.map
 EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md bench/profiler/README.md \
