@@ -34,6 +34,13 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/sampler.c \
 	profiler/core/drain.c \
 	profiler/core/records.c \
+	profiler/core/channel.h \
+	profiler/core/channel.c \
+	profiler/core/logfile.c \
+	profiler/core/logname.c \
+	profiler/core/notes.c \
+	profiler/core/header.c \
+	profiler/core/termsig.c \
 	profiler/core/calls.c \
 	profiler/core/alloc.c
 profiler_libmdpcore_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
@@ -69,7 +76,10 @@ dist_man_MANS += doc/mdprofile.1
 # The launcher; --attach goes through the diagnostics IPC client in
 # profiler/attach/.
 bin_PROGRAMS += profiler/mdprofile
-profiler_mdprofile_SOURCES = profiler/mdprofile.c profiler/core/config.c profiler/core/core.h
+profiler_mdprofile_SOURCES = profiler/mdprofile.c profiler/core/config.c profiler/core/core.h \
+	profiler/core/channel.h profiler/core/channel.c profiler/core/logname.c \
+	profiler/launcher/launch.h profiler/launcher/output.c profiler/launcher/logs.c \
+	profiler/launcher/run.c profiler/launcher/attach.c
 profiler_mdprofile_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_PKGLIBDIR='"$(pkglibdir)"'
 profiler_mdprofile_CFLAGS = $(MDT_WARN_CFLAGS)
 profiler_mdprofile_LDADD = profiler/attach/libmdpattach.la $(TALLOC_LIBS)

@@ -80,6 +80,11 @@ static HRESULT on_Shutdown(MDP_CB_THIS)
     return mdp_clr_shutdown(SELF(self));
 }
 
+static HRESULT on_ProfilerDetachSucceeded(MDP_CB_THIS)
+{
+    return mdp_clr_detached(SELF(self));
+}
+
 /* ---- modules, assemblies ------------------------------------------------- */
 
 #define CORE_OR_OK(p)                                                          \
@@ -275,6 +280,7 @@ static const ICorProfilerCallbackVtbl vtbl = {
     .Shutdown = on_Shutdown,
     .InitializeForAttach = on_InitializeForAttach,
     .ProfilerAttachComplete = on_ProfilerAttachComplete,
+    .ProfilerDetachSucceeded = on_ProfilerDetachSucceeded,
     .ModuleLoadFinished = on_ModuleLoadFinished,
     .ModuleAttachedToAssembly = on_ModuleAttachedToAssembly,
     .ModuleUnloadStarted = on_ModuleUnloadStarted,
@@ -296,6 +302,15 @@ static const ICorProfilerCallbackVtbl vtbl = {
     .ExceptionCatcherEnter = on_ExceptionCatcherEnter,
     .LoadAsNotificationOnly = on_LoadAsNotificationOnly,
 };
+
+void mdp_clr_forget(mdp_clr *p)
+{
+    /* The object is not freed: the runtime still releases its references
+     * after the callback that ends it returns. A few hundred bytes per
+     * attach session. */
+    if (mdp_clr_self == p)
+        mdp_clr_self = NULL;
+}
 
 mdp_clr *mdp_clr_create(void)
 {
