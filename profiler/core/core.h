@@ -65,8 +65,8 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len);
  * longer than cap - 1. */
 int mdp_log_expand(char *out, size_t cap, const char *path, int pid);
 /* The name a process other than the first writes: path with ".PID" before
- * the extension of its last component (".PID.N" for n > 0); -1 when too
- * long. */
+ * the extension of its last component (".PID.N" for n > 0; ".N" for a
+ * pid < 0: a name that holds the pid already); -1 when too long. */
 int mdp_log_sibling_name(char *out, size_t cap, const char *path, int pid, unsigned n);
 
 typedef struct mdp_core mdp_core;

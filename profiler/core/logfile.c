@@ -60,20 +60,23 @@ int mdp_logfile_open(mdp_core *core, char *err, size_t errlen)
         return -1;
     }
     int first = core->cfg.first_pid == core->pid;
+    int has_pid = strstr(want, "%p") != NULL;
     int e = 0, fd = -1;
     if (first) {
         fd = open_regular(path, O_CREAT | O_TRUNC, &e);
-    } else if (core->cfg.first_pid == 0) {
+    } else if (core->cfg.first_pid == 0 || has_pid) {
+        /* a name of its own (%p), or the first to create it (no launcher) */
         fd = open_regular(path, O_CREAT | O_EXCL, &e);
         if (fd == -1 && e != EEXIST)
             goto failed;
     }
     if (fd == -1 && !first) {
-        /* a further process: NAME.PID.EXT beside the first's log */
+        /* a further process: NAME.PID.EXT beside the first's log (with %p,
+         * NAME.PID.N.EXT: a pid reused in a long run) */
         char base[sizeof path];
         memcpy(base, path, sizeof base);
-        for (unsigned n = 0; n < 100 && fd == -1; n++) {
-            if (mdp_log_sibling_name(path, sizeof path, base, core->pid, n) != 0) {
+        for (unsigned n = has_pid ? 1 : 0; n < 100 && fd == -1; n++) {
+            if (mdp_log_sibling_name(path, sizeof path, base, has_pid ? -1 : core->pid, n) != 0) {
                 snprintf(err, errlen, "log path too long");
                 return -1;
             }

@@ -40,7 +40,9 @@ int mdp_log_sibling_name(char *out, size_t cap, const char *path, int pid, unsig
     if (!dot || dot == base)
         dot = base + strlen(base);
     char tag[32];
-    if (n)
+    if (pid < 0)
+        snprintf(tag, sizeof tag, ".%u", n);
+    else if (n)
         snprintf(tag, sizeof tag, ".%d.%u", pid, n);
     else
         snprintf(tag, sizeof tag, ".%d", pid);

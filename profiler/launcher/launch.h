@@ -39,6 +39,7 @@ struct mdl_proc {
     char cmd[1100];
     char end[32];      /* "" until its log is complete */
     int detached;
+    int write_failed;  /* it said a write of its log failed */
     unsigned char from[112]; /* its channel address, for "stop" */
     unsigned fromlen;
 };

@@ -120,6 +120,8 @@ static void handle(struct mdl_logs *l, char *msg, pid_t sender, const void *from
         for (char *c = text; *c; c++)
             if ((unsigned char)*c < 0x20 || *c == 0x7f)
                 *c = '?';
+        if (strncmp(text, "cannot write the log", 20) == 0)
+            p->write_failed = 1;
         if (l->notes++ < 1000)
             fprintf(stderr, "mdprofile: process %d: %s\n", (int)sender, text);
     }
@@ -171,6 +173,9 @@ void mdl_logs_list(struct mdl_logs *l)
             snprintf(state, sizeof state, "still running: its log is complete when it ends");
         else if ((st = mdl_log_state(p->path, end, sizeof end)) == 2)
             snprintf(state, sizeof state, "complete (end=%s)", end);
+        else if (p->write_failed)
+            snprintf(state, sizeof state, "incomplete: writing it failed (said above); it holds "
+                                          "what was written before");
         else
             snprintf(state, sizeof state,
                      "cut short (no #stats): the process ended without finishing it (killed?)");

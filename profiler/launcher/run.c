@@ -31,14 +31,19 @@
 #include "launcher/launch.h"
 
 static volatile pid_t child;
+static volatile sig_atomic_t forwarded, from_terminal;
 static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NFWD (sizeof fwd_signals / sizeof fwd_signals[0])
 
 static void forward(int sig, siginfo_t *si, void *uc)
 {
     int saved = errno;
-    if (child > 0 && !(si && si->si_code == SI_KERNEL))
+    if (si && si->si_code == SI_KERNEL) {
+        from_terminal++;
+    } else if (child > 0) {
         kill(child, sig);
+        forwarded++;
+    }
     errno = saved;
 }
 
@@ -141,6 +146,10 @@ int mdl_run(const mdp_config *cfg, char **argv)
         }
     }
     child = 0;
+    if (cfg->verbose && (forwarded || from_terminal))
+        fprintf(stderr, "mdprofile: signals: %d forwarded to the program, %d from the terminal "
+                        "(which sent them to the program too)\n",
+                (int)forwarded, (int)from_terminal);
     /* what the program's profiler sent before it ended is queued */
     mdl_logs_read(&logs, 50);
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

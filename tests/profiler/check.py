@@ -5,6 +5,7 @@
     check.py names   LOG EXPECTED   sample mode, the names workload
     check.py osr     LOG EXPECTED   the same held at tier 0 (OSR code)
     check.py attach  LOG EXPECTED   the names workload, profiled after an attach
+    check.py reattach LOG EXPECTED  one of several short sessions attached in turn
     check.py starved LOG EXPECTED   the names workload, its drain thread never draining
     check.py handler LOG EXPECTED   the names workload under the handler's probe
     check.py plugins LOG EXPECTED   sample mode, two collectible plug-ins
@@ -415,6 +416,14 @@ def mode_attach(log, exp):
        "frames learnt after their sample: %s of %s managed" % (s.get("late"), s.get("managed")))
 
 
+def mode_reattach(log, exp):
+    """One of several sessions attached in turn to one process: every
+    frame named as the program names it, each session on its own (whether
+    a short session sampled every case is attach.sh's to check)."""
+    mode_names(log, exp, coverage=False)
+    ok(log.header.get("attach") == "1", "header says attach=1")
+
+
 def mode_plugins(log, exp):
     names, facts = exp
     check_format(log, "sample")
@@ -481,7 +490,8 @@ def main():
         check_format(log, log.header.get("mode", "sample"))
     else:
         exp = read_expected(argv[2])
-        {"names": mode_names, "osr": mode_osr, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
+        {"names": mode_names, "osr": mode_osr, "attach": mode_attach, "reattach": mode_reattach,
+         "plugins": mode_plugins, "calls": mode_calls,
          "callnames": mode_callnames, "alloc": mode_alloc, "starved": mode_starved,
          "handler": lambda log, exp: mode_names(log, exp, coverage=False)}[mode](log, exp)
         if dirs:

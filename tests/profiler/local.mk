@@ -45,3 +45,10 @@ tests_profiler_dlnow_CFLAGS = $(MDT_WARN_CFLAGS)
 tests_profiler_dlnow_LDADD = -ldl
 TESTS += tests/profiler/link.sh
 EXTRA_DIST += tests/profiler/link.sh
+
+# The lifecycle: child processes, signals, attach again, the output path
+# (lifecycle.py drives each).
+TESTS += tests/profiler/children.sh tests/profiler/signals.sh tests/profiler/reattach.sh \
+	tests/profiler/output.sh
+EXTRA_DIST += tests/profiler/children.sh tests/profiler/signals.sh tests/profiler/reattach.sh \
+	tests/profiler/output.sh tests/profiler/lifecycle.py
