@@ -107,7 +107,7 @@ int main(int argc, char **argv)
         pthread_mutex_unlock(&core->drain_lock);
         done += batch;
     }
-    mdp_core_finish(core);
+    mdp_core_finish(core, "exit");
     unlink(cfg.output);
     mdp_core_free(core);
     printf("drained %u samples of %u frames\n", samples, depth);

@@ -572,7 +572,8 @@ static inline bool opened(mdb_resolver *r, mdb_module *m)
 
 /* ---------------------------------------------------------------- frames */
 
-static const char *const specials[] = {"native", "unmanaged", "dynamic", "stub", "unknown"};
+static const char *const specials[] = {"native", "unmanaged", "dynamic", "stub", "truncated",
+                                        "unknown"};
 
 /* A special frame (doc/profile-log.md): one of the words, or "unknown:"
  * and a reason. Stack and call frames may be special, and so may an alloc
@@ -582,7 +583,7 @@ static bool special(const char *s, size_t n)
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
         size_t k = strlen(specials[i]);
         if (n >= k && memcmp(s, specials[i], k) == 0 &&
-            (n == k || (i == 4 && s[k] == ':' && n > k + 1)))
+            (n == k || (i == 5 && s[k] == ':' && n > k + 1)))
             return true;
     }
     return false;

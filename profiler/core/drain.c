@@ -116,13 +116,16 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             }
         }
         if (core->cfg.verbose >= 2 && core->stat_signals < 200) {
-            /* MDPROFILE_VERBOSE=2: the first samples as the handler saw them */
-            fprintf(stderr, "mdprofile: sample %" PRIu64 " tid %d:", core->stat_signals,
-                    atomic_load(&t->tid));
-            for (unsigned i = 0; i < n; i++)
-                fprintf(stderr, " %#" PRIx64 "/%#" PRIx64, mdp_ring_peek(&t->ring, at + 3 * i),
-                        mdp_ring_peek(&t->ring, at + 3 * i + 1));
-            fputc('\n', stderr);
+            /* MDPROFILE_VERBOSE=2: the first samples as the handler saw
+             * them, into the log (never the host's stderr) */
+            char line[900];
+            size_t l = (size_t)snprintf(line, sizeof line, "sample %" PRIu64 " tid %d:",
+                                        core->stat_signals, atomic_load(&t->tid));
+            for (unsigned i = 0; i < n && l + 40 < sizeof line; i++)
+                l += (size_t)snprintf(line + l, sizeof line - l, " %#" PRIx64 "/%#" PRIx64,
+                                      mdp_ring_peek(&t->ring, at + 3 * i),
+                                      mdp_ring_peek(&t->ring, at + 3 * i + 1));
+            mdp_notes_add(core, line);
         }
         key.len = dbg.len = 0;
         int bad = 0;
@@ -197,13 +200,25 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
                 ((i && kb_add(&dbg, "\t", 1)) || kb_add(&dbg, debug, strlen(debug))))
                 bad = 1;
         }
+        if ((flags & MDP_SAMPLE_CUT) && !bad) {
+            /* the stack goes on past the depth limit: say so at its root
+             * (within the log's 255 frames, in place of the last one) */
+            if (n >= MDP_MAX_DEPTH) {
+                char *sp = strrchr(key.s, ' ');
+                key.len = sp ? (size_t)(sp - key.s) : 0;
+                if (core->cfg.debug_names && (sp = strrchr(dbg.s, '\t')))
+                    dbg.len = (size_t)(sp - dbg.s);
+            }
+            if (kb_add(&key, " truncated", 10) ||
+                (core->cfg.debug_names && kb_add(&dbg, "\ttruncated", 10)))
+                bad = 1;
+            core->stat_cut += weight;
+        }
         mdp_ring_consume(&t->ring, words);
         core->stat_signals++;
         core->stat_samples += weight;
         if (flags & MDP_SAMPLE_HAVE_SP)
             core->stat_unwalked += weight; /* the leaf alone: no stack bounds yet */
-        if (flags & MDP_SAMPLE_CUT)
-            core->stat_cut++;
         if (!bad)
             mdp_record_add(core, key.s, key.len, weight, 0, core->cfg.debug_names ? dbg.s : NULL);
     }
@@ -227,6 +242,8 @@ void mdp_drain_all(mdp_core *core)
  * a given weight). */
 static const char *session_over(mdp_core *core)
 {
+    if (atomic_load(&core->stop_requested))
+        return "stopped by mdprofile";
     if (core->cfg.max_samples && core->stat_samples >= core->cfg.max_samples)
         return "samples reached";
     if (core->cfg.duration_ms && mdp_elapsed_ms(core) >= core->cfg.duration_ms)
@@ -255,11 +272,12 @@ static void *drain_main(void *arg)
         mdp_sampler_housekeeping(core, core->drain_cycles % (1000 / MDP_DRAIN_MS) == 0);
         if (core->drain_cycles % (500 / MDP_DRAIN_MS) == 1)
             mdp_threads_scan(core); /* threads the runtime does not report (threads.c) */
+        mdp_log_tick(core);
         const char *over = session_over(core);
         pthread_mutex_unlock(&core->drain_lock);
         if (over) {
             mdp_log(core, "%s: writing the log", over);
-            mdp_core_finish(core);
+            mdp_core_finish(core, "detach");
             break;
         }
     }
@@ -288,10 +306,22 @@ void mdp_drain_stop(mdp_core *core)
     if (!core->drain_started)
         return;
     atomic_store(&core->drain_stop, 1);
+    /* the drain thread itself (an attached session that ended) is joined
+     * by mdp_core_free, so that nothing of it runs once the core is gone */
     if (!pthread_equal(pthread_self(), core->drain_thread))
-        pthread_join(core->drain_thread, NULL);
-    else
+        mdp_drain_join(core);
+}
+
+void mdp_drain_join(mdp_core *core)
+{
+    if (!core->drain_started)
+        return;
+    if (pthread_equal(pthread_self(), core->drain_thread)) {
         pthread_detach(core->drain_thread);
+    } else {
+        atomic_store(&core->drain_stop, 1);
+        pthread_join(core->drain_thread, NULL);
+    }
     core->drain_started = 0;
 }
 

@@ -26,6 +26,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -44,6 +45,7 @@ struct elf_obj {
     size_t prefix_len;
     uintptr_t bias;    /* dlpi_addr */
     int used, announced;
+    int announcing;    /* in the write being made (mdp_elf_announced settles it) */
 };
 
 struct elf_seg {
@@ -337,27 +339,78 @@ size_t mdp_elf_frame(mdp_core *core, uintptr_t ip, char *buf, size_t len)
     return 0;
 }
 
-void mdp_elf_announce(mdp_core *core, FILE *f)
+/* Append to a growing buffer; 0, or -1 out of memory. */
+static int add(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+    if (*len + n + 1 > *cap) {
+        size_t c = *cap ? 2 * *cap : 1024;
+        while (c < *len + n + 1)
+            c *= 2;
+        char *p = realloc(*buf, c);
+        if (!p)
+            return -1;
+        *buf = p;
+        *cap = c;
+    }
+    memcpy(*buf + *len, s, n);
+    *len += n;
+    (*buf)[*len] = 0;
+    return 0;
+}
+
+char *mdp_elf_announce(mdp_core *core, size_t *len)
+{
+    struct mdp_elfmap *m = core->elf;
+    char *buf = NULL;
+    size_t cap = 0;
+    *len = 0;
+    if (!m)
+        return NULL;
+    for (size_t i = 0; i < m->nobjs; i++) {
+        struct elf_obj *o = m->objs[i];
+        if (!o->used || o->announced)
+            continue;
+        o->announcing = 1;
+        if (!o->path)
+            continue; /* the vDSO: no file to name */
+        /* KEY is the prefix less "native:" and "+0x"; the path as the
+         * header's values are written (spaces, controls, '%' as %XX) */
+        if (add(&buf, len, &cap, "#elf ", 5) ||
+            add(&buf, len, &cap, o->prefix + 7, o->prefix_len - 10) || add(&buf, len, &cap, " ", 1))
+            goto oom;
+        for (const unsigned char *c = (const unsigned char *)o->path; *c; c++) {
+            char esc[4];
+            int bad = *c <= 0x20 || *c == 0x7f || *c == '%';
+            if (bad)
+                snprintf(esc, sizeof esc, "%%%02X", *c);
+            if (add(&buf, len, &cap, bad ? esc : (const char *)c, bad ? 3 : 1))
+                goto oom;
+        }
+        if (add(&buf, len, &cap, "\n", 1))
+            goto oom;
+    }
+    return buf;
+oom:
+    /* no line rather than half of one: the objects stay owed, and frames
+     * whose #elf line is missing stay readable (batch says the file is
+     * not named) */
+    free(buf);
+    *len = 0;
+    for (size_t i = 0; i < m->nobjs; i++)
+        m->objs[i]->announcing = 0;
+    return NULL;
+}
+
+void mdp_elf_announced(mdp_core *core, int written)
 {
     struct mdp_elfmap *m = core->elf;
     if (!m)
         return;
     for (size_t i = 0; i < m->nobjs; i++) {
         struct elf_obj *o = m->objs[i];
-        if (!o->used || o->announced)
-            continue;
-        o->announced = 1;
-        if (!o->path)
-            continue; /* the vDSO: no file to name */
-        /* KEY is the prefix less "native:" and "+0x"; the path as the
-         * header's values are written (spaces, controls, '%' as %XX) */
-        fprintf(f, "#elf %.*s ", (int)(o->prefix_len - 10), o->prefix + 7);
-        for (const unsigned char *c = (const unsigned char *)o->path; *c; c++)
-            if (*c <= 0x20 || *c == 0x7f || *c == '%')
-                fprintf(f, "%%%02X", *c);
-            else
-                fputc(*c, f);
-        fputc('\n', f);
+        if (o->announcing && written)
+            o->announced = 1;
+        o->announcing = 0;
     }
 }
 

@@ -6,7 +6,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 typedef struct mdp_core mdp_core;
 struct mdp_slot;
@@ -69,11 +68,16 @@ void mdp_elf_pass(mdp_core *core);
  * 0 when ip lies in no loaded ELF object's executable segment (or buf is
  * too small). The object is marked used: its #elf line is owed. */
 size_t mdp_elf_frame(mdp_core *core, uintptr_t ip, char *buf, size_t len);
-/* Write the `#elf NAME:BUILDID PATH` line of every object a frame used
- * since the last call (each object once per log). */
-void mdp_elf_announce(mdp_core *core, FILE *f);
+/* The `#elf NAME:BUILDID PATH` lines (malloc, *len bytes; NULL when there
+ * are none) of every object a frame used that the log has not named yet,
+ * for the write being made (records.c); mdp_elf_announced then says
+ * whether that write reached the log: written, they are not said again;
+ * not, the next write says them again. */
+char *mdp_elf_announce(mdp_core *core, size_t *len);
+void mdp_elf_announced(mdp_core *core, int written);
 void mdp_elf_free(mdp_core *core);
-/* The #stats keys of native naming: " native.module=N act.gc=N ...". */
-void mdp_native_stats(const mdp_core *core, FILE *f);
+/* The #stats keys of native naming, " native.module=N act.gc=N ...", into
+ * buf (NUL-terminated, cut at cap - 1 bytes). */
+void mdp_native_stats(const mdp_core *core, char *buf, size_t cap);
 
 #endif

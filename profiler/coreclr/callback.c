@@ -81,6 +81,11 @@ static HRESULT on_Shutdown(MDP_CB_THIS)
     return mdp_clr_shutdown(SELF(self));
 }
 
+static HRESULT on_ProfilerDetachSucceeded(MDP_CB_THIS)
+{
+    return mdp_clr_detached(SELF(self));
+}
+
 /* ---- modules, assemblies ------------------------------------------------- */
 
 #define CORE_OR_OK(p)                                                          \
@@ -303,6 +308,7 @@ static const ICorProfilerCallbackVtbl vtbl = {
     .Shutdown = on_Shutdown,
     .InitializeForAttach = on_InitializeForAttach,
     .ProfilerAttachComplete = on_ProfilerAttachComplete,
+    .ProfilerDetachSucceeded = on_ProfilerDetachSucceeded,
     .ModuleLoadFinished = on_ModuleLoadFinished,
     .ModuleAttachedToAssembly = on_ModuleAttachedToAssembly,
     .ModuleUnloadStarted = on_ModuleUnloadStarted,
@@ -330,6 +336,15 @@ static const ICorProfilerCallbackVtbl vtbl = {
     .ExceptionThrown = on_ExceptionThrown,
     .LoadAsNotificationOnly = on_LoadAsNotificationOnly,
 };
+
+void mdp_clr_forget(mdp_clr *p)
+{
+    /* The object is not freed: the runtime still releases its references
+     * after the callback that ends it returns. A few hundred bytes per
+     * attach session. */
+    if (mdp_clr_self == p)
+        mdp_clr_self = NULL;
+}
 
 mdp_clr *mdp_clr_create(void)
 {

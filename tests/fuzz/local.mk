@@ -7,6 +7,9 @@
 # is built too, the library compiled into it under the same sanitizer and
 # coverage flags. See tests/fuzz/README.md.
 
+# Harnesses for `make fuzz`, PROGRAM=CORPUSDIR each (areas add theirs with +=).
+FUZZ_RUNS =
+
 check_PROGRAMS += tests/fuzz/fuzz_image_replay
 TESTS += tests/fuzz/fuzz_image_replay
 # Every replayer finds its inputs run from / without MDT_TOP_SRCDIR.
