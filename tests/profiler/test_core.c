@@ -1127,6 +1127,67 @@ START_TEST(test_failed_write_is_undone_and_retried)
 }
 END_TEST
 
+/* The incremental writer names each ELF object in the write that first
+ * holds one of its frames, before that frame's record, once per log: an
+ * object first used in a write that fails is named by the next write that
+ * succeeds (the failed one is undone), never twice. */
+START_TEST(test_elf_lines_follow_the_writes)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    void *libc_fn = dlsym(RTLD_DEFAULT, "qsort"), *own = (void *)inject_act;
+    Dl_info di;
+    ck_assert(libc_fn && dladdr(libc_fn, &di) && di.dli_fname);
+    const char *slash = strrchr(di.dli_fname, '/');
+    char libc_elf[160], own_elf[160];
+    snprintf(libc_elf, sizeof libc_elf, "#elf %s:", slash ? slash + 1 : di.dli_fname);
+    ck_assert(dladdr(own, &di) && di.dli_fname);
+    slash = strrchr(di.dli_fname, '/');
+    snprintf(own_elf, sizeof own_elf, "#elf %s:", slash ? slash + 1 : di.dli_fname);
+    /* first write: libc's frame */
+    uintptr_t s1[1] = {(uintptr_t)libc_fn + 1};
+    inject_act(&e, 1, s1, MDP_ACT_NONE);
+    pthread_mutex_lock(&core->drain_lock);
+    mdp_drain_all(core);
+    ck_assert_int_eq(mdp_log_flush(core, NULL, 0), 0);
+    pthread_mutex_unlock(&core->drain_lock);
+    char first[16384];
+    snprintf(first, sizeof first, "%s", slurp(e.log));
+    ck_assert_msg(count_of(first, libc_elf) == 1 && !strstr(first, own_elf), "%s", first);
+    /* a write that fails holds the program's own frame */
+    struct stat st;
+    ck_assert_int_eq(stat(e.log, &st), 0);
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = (rlim_t)st.st_size + 10;
+    uintptr_t s2[2] = {(uintptr_t)own + 2, (uintptr_t)libc_fn + 1};
+    inject_act(&e, 2, s2, MDP_ACT_NONE);
+    signal(SIGXFSZ, SIG_IGN);
+    int set = setrlimit(RLIMIT_FSIZE, &lim);
+    pthread_mutex_lock(&core->drain_lock);
+    mdp_drain_all(core);
+    int flushed = mdp_log_flush(core, NULL, 0);
+    pthread_mutex_unlock(&core->drain_lock);
+    int reset = setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, SIG_DFL);
+    ck_assert_int_eq(set, 0);
+    ck_assert_int_eq(reset, 0);
+    ck_assert_int_eq(flushed, -1);
+    ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
+    char *log = slurp(e.log);
+    ck_assert_msg(strncmp(log, first, strlen(first)) == 0, "the first write was changed:\n%s", log);
+    const char *rest = log + strlen(first);
+    /* the next write names the program's object, before the record */
+    const char *elf = strstr(rest, own_elf), *rec = strstr(rest, "\nstack 1 native:");
+    ck_assert_msg(elf && rec && elf < rec, "%s", log);
+    ck_assert_int_eq(count_of(log, own_elf), 1);
+    ck_assert_int_eq(count_of(log, libc_elf), 1);
+    close_env(&e);
+}
+END_TEST
+
 /* A sample the handler cut at the depth limit ends with the truncated
  * frame, counted in #stats but not as a frame of code. */
 START_TEST(test_cut_stack_ends_truncated)
@@ -1382,6 +1443,7 @@ Suite *suite(void)
     tcase_add_test(t, test_log_written_in_pieces);
     tcase_add_test(t, test_signal_stats_are_replaced);
     tcase_add_test(t, test_failed_write_is_undone_and_retried);
+    tcase_add_test(t, test_elf_lines_follow_the_writes);
     tcase_add_test(t, test_cut_stack_ends_truncated);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
