@@ -384,6 +384,13 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
     if (!core->sampling || tid <= 0 || atomic_load(&core->finished))
         return 0;
     pthread_mutex_lock(&core->threads_lock);
+    if (!core->sampling) {
+        /* mdp_sampler_stop came in between (the drain thread's scan of the
+         * threads, or a thread starting, while another finishes the core):
+         * no timer may outlive it */
+        pthread_mutex_unlock(&core->threads_lock);
+        return 0;
+    }
     struct mdp_slot *free_slot = NULL;
     for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
         struct mdp_slot *t = &core->slots[i];
