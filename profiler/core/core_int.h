@@ -366,8 +366,8 @@ char *mdp_header_line(mdp_core *core);
 /* Note a folder managed modules are loaded from, if it is a shared
  * framework's or the SDK's (mods_lock held). */
 void mdp_frameworks_note(mdp_core *core, const char *module_path);
-/* Whether a folder is a shared framework's (…/shared/NAME/VERSION) or in
- * the SDK (…/sdk/VERSION…). */
+/* Whether a folder is a shared framework's (…/shared/NAME/VERSION), in
+ * the SDK (…/sdk/VERSION…) or in a pack (…/packs/NAME/VERSION…). */
 int mdp_framework_folder(const char *dir, size_t len);
 /* "NAME VERSION" of the module with this MVID (32 hex digits), for its
  * #module line; -1 when no module has it. */

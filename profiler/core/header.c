@@ -19,8 +19,10 @@
 #include "core/channel.h"
 #include "core/core_int.h"
 
-/* The last components of a folder: is it …/shared/NAME/VERSION, or a
- * folder in …/sdk/VERSION…? A VERSION starts with a digit. */
+/* The last components of a folder: is it …/shared/NAME/VERSION, a folder
+ * in …/sdk/VERSION…, or one in a pack of the install, …/packs/NAME/VERSION…
+ * (the targeting packs' source generators, which the compiler of a
+ * `dotnet build` loads)? A VERSION starts with a digit. */
 int mdp_framework_folder(const char *dir, size_t len)
 {
     const char *comp[64];
@@ -43,6 +45,10 @@ int mdp_framework_folder(const char *dir, size_t len)
     for (size_t k = 0; k + 1 < n; k++)
         if (clen[k] == 3 && memcmp(comp[k], "sdk", 3) == 0 && comp[k + 1][0] >= '0' &&
             comp[k + 1][0] <= '9')
+            return 1;
+    for (size_t k = 0; k + 2 < n; k++)
+        if (clen[k] == 5 && memcmp(comp[k], "packs", 5) == 0 && comp[k + 2][0] >= '0' &&
+            comp[k + 2][0] <= '9')
             return 1;
     return 0;
 }

@@ -965,6 +965,10 @@ START_TEST(test_framework_folders)
         {"/x/shared/Name", 0},
         {"/x/shared/Name/v1", 0},
         {"/x/sdk/tools", 0},
+        {"/usr/share/dotnet/packs/Microsoft.NETCore.App.Ref/10.0.12/analyzers/dotnet/cs", 1},
+        {"/usr/share/dotnet/packs/Microsoft.NETCore.App.Ref/10.0.12", 1},
+        {"/x/packs/Name", 0},
+        {"/x/packs/Name/tools", 0},
         {"/", 0},
         {"", 0},
     };
