@@ -10,8 +10,14 @@
 
 enum { A_NAME, A_VALUE };
 
-static const char *const settings[] = {"color", "format", "pager", "style", "wide", NULL};
-enum { S_COLOR, S_FORMAT, S_PAGER, S_STYLE, S_WIDE };
+static const char *const settings[] = {"color", "format", "pager", "signatures", "style", "wide",
+                                       NULL};
+enum { S_COLOR, S_FORMAT, S_PAGER, S_SIGNATURES, S_STYLE, S_WIDE };
+
+/* `set signatures on`: methods named with their parameter types, generic
+ * parameters by name when nothing substitutes them (as batch's
+ * --signatures names them). */
+#define SIGNATURE_FLAGS (MDT_NAME_SIGNATURE | MDT_NAME_PARAM_NAMES)
 
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const formats[] = {"text", "json", NULL};
@@ -45,6 +51,7 @@ static void show(mdi_state *st)
     mdi_bool(p, "color", "color", st->color);
     mdi_str(p, "format", "format", st->format == MDI_FMT_JSON ? "json" : "text");
     mdi_bool(p, "pager", "pager", st->pager);
+    mdi_bool(p, "signatures", "signatures", (st->names.flags & MDT_NAME_SIGNATURE) != 0);
     mdi_str(p, "style", "style", style_name(st));
     mdi_bool(p, "wide", "wide", st->wide);
     mdi_record_end(p);
@@ -53,7 +60,7 @@ static void show(mdi_state *st)
 static void complete_value(mdi_state *st, mdi_cands *c, const char *text, char **words,
                            size_t nwords)
 {
-    long s = nwords >= 2 ? mdi_match(words[1], settings, 5, true) : -1;
+    long s = nwords >= 2 ? mdi_match(words[1], settings, 6, true) : -1;
     const char *const *v;
     if (s < 0)
         return;
@@ -67,7 +74,7 @@ int mdi_set_style(mdi_state *st, const char *value)
     if (v < 0)
         return -1;
     st->names.style = v == 1 ? MDT_STYLE_REFLECTION : v == 2 ? MDT_STYLE_IL : MDT_STYLE_FULL;
-    st->names.flags = v == 3 ? MDT_NAME_FRIENDLY : 0;
+    st->names.flags = (v == 3 ? MDT_NAME_FRIENDLY : 0) | (st->names.flags & SIGNATURE_FLAGS);
     return 0;
 }
 
@@ -108,6 +115,10 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     case S_PAGER:
         st->pager = v == 1;
         break;
+    case S_SIGNATURES:
+        st->names.flags = (st->names.flags & ~(unsigned)SIGNATURE_FLAGS) |
+                          (v == 1 ? SIGNATURE_FLAGS : 0);
+        break;
     case S_STYLE:
         mdi_set_style(st, styles[v]);
         break;
@@ -129,13 +140,16 @@ const mdi_cmd mdi_cmd_set = {
               .choices = settings},
              {.name = "VALUE", .kind = MDI_ARG_CUSTOM, .flags = MDI_ARGF_OPTIONAL,
               .complete = complete_value}},
-    .summary = "show or change a setting: format, style, color, pager, wide",
+    .summary = "show or change a setting: format, style, signatures, color, pager, wide",
     .help = "Without arguments shows the settings; with NAME and VALUE changes one\n"
             "(silently, except in the interactive shell, which shows the result):\n"
             "  format  text or json: every command's output from now on (--json)\n"
             "  style   how types and members are named: full (exact and canonical,\n"
             "          the default), reflection (as Type.ToString() prints),\n"
             "          il (ILAsm syntax), friendly (short names, C# keywords)\n"
+            "  signatures  on or off: methods named with their parameter types,\n"
+            "          Enumerable::Sum(System.Collections.Generic.IEnumerable<System.Int64>),\n"
+            "          so that overloads differ (mdinspect batch --signatures)\n"
             "  color   on or off (default: on when the output is a terminal and\n"
             "          NO_COLOR is not set; --no-color)\n"
             "  pager   on or off: page the shell's long output through $PAGER\n"

@@ -54,15 +54,22 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/cmd_unresolved.c \
 	mdinspect/cmd_use.c \
 	mdinspect/cmd_validate.c \
+	mdinspect/batch/main.c \
+	$(MDB_BATCH_SOURCES)
+
+# The batch tool's files but main.c: the fuzz harnesses of tests/batch build
+# them in too.
+MDB_BATCH_SOURCES = \
 	mdinspect/batch/batch.h \
 	mdinspect/batch/parse.h \
-	mdinspect/batch/main.c \
 	mdinspect/batch/table.c \
 	mdinspect/batch/io.c \
+	mdinspect/batch/files.c \
 	mdinspect/batch/assemblies.c \
 	mdinspect/batch/modcache.c \
 	mdinspect/batch/resolve.c \
 	mdinspect/batch/record.c \
+	mdinspect/batch/logctx.c \
 	mdinspect/batch/emit_text.c \
 	mdinspect/batch/emit_json.c \
 	mdinspect/batch/emit_folded.c \

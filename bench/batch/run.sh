@@ -29,6 +29,13 @@
 # only the methods of the first LINES/50 lines (the frames stay in the
 # caches: what a line costs when memory is not in the way).
 #
+# The cache bound (--cache-mb, issue 25): the path and stacks inputs and a
+# hostile log of LINES/4 stacks of two frames of distinct junk MVIDs, each
+# with mdinspect -t 1 at its default bound and at SMALL_MB (default 16),
+# side by side with the peer; peak RSS, how often the caches started over
+# (--verbose), and instructions of the path input's first CG_LINES lines
+# at both bounds. CACHE_ONLY=1 runs this part alone.
+#
 # RT=1 runs every timed command under `chrt -f 10` (SCHED_FIFO, as root):
 # on a machine others load, the run then has the CPUs to itself and its
 # wall times approach a quiet machine's; the others stall meanwhile (about
@@ -70,7 +77,7 @@ measure() {
     while [ $i -lt "$RUNS" ]; do
         [ -n "${PRE:-}" ] && eval "$PRE"
         $rt /usr/bin/time -f "%U %S %e %M" -o "$tmp/t1" "$@" <"$in" >"$tmp/out.$name" 2>/dev/null || true
-        cat "$tmp/t1" >>"$tmp/t"
+        grep -v '^Command' "$tmp/t1" >>"$tmp/t" # "exited with non-zero status": unresolved lines
         i=$((i + 1))
     done
     cpu=$(awk '{print $1 + $2}' "$tmp/t" | median)
@@ -90,7 +97,11 @@ ir() { # ir NAME IN LINES TOGGLE CMD...
 }
 
 A="-a $fw -a $fw/Facades"
+SMALL_MB=${SMALL_MB:-16}
 echo "== load: $(cut -d' ' -f1-3 /proc/loadavg), CPUs $(nproc)"
+if [ "${CACHE_ONLY:-0}" = 1 ]; then
+    "$mdi" batch $A --index "$tmp/idx" </dev/null >/dev/null 2>&1 || true
+else
 echo "== PATH TOKEN, $LINES lines"
 measure mdinspect-path-t1 "$tmp/path.txt" "$mdi" batch --no-progress -t 1
 measure mdinspect-path "$tmp/path.txt" "$mdi" batch --no-progress
@@ -115,6 +126,36 @@ for k in path mvid-warm stacks; do
     same=$(cmp -s "$tmp/out.mdinspect-$k" "$tmp/out.mdinspect-$k-t1" && echo same || echo DIFFERENT)
     echo "check $k: mdinspect $a lines ($u unresolved, threads: $same), libmono $b lines"
 done
+fi # CACHE_ONLY
+echo "== cache bound: default and --cache-mb $SMALL_MB (mdinspect -t 1), libmono"
+awk -v n=$((LINES / 4)) 'BEGIN { srand(25); print "#mdprofile 1 pid=1 mode=sample"
+    for (i = 0; i < n; i++) {
+        printf "stack 1 "
+        for (f = 0; f < 2; f++)
+            printf "%08x%08x%08x%08x:0x06000001%s", int(rand() * 4294967296),
+                int(rand() * 4294967296), int(rand() * 4294967296), int(rand() * 4294967296),
+                f ? "\n" : " "
+    }
+    print "#stats" }' >"$tmp/junk.txt"
+for k in path stacks junk; do
+    measure mdinspect-$k-default "$tmp/$k.txt" "$mdi" batch --no-progress -t 1 $A --index "$tmp/idx"
+    measure mdinspect-$k-small "$tmp/$k.txt" "$mdi" batch --no-progress -t 1 --cache-mb "$SMALL_MB" \
+        $A --index "$tmp/idx"
+    for b in default small; do
+        o=; [ $b = small ] && o="--cache-mb $SMALL_MB"
+        "$mdi" batch --no-progress --verbose -t 1 $o $A --index "$tmp/idx" <"$tmp/$k.txt" 2>&1 \
+            >/dev/null | grep 'caches of' | sed "s/^/   $k $b: /"
+    done
+    same=$(cmp -s "$tmp/out.mdinspect-$k-default" "$tmp/out.mdinspect-$k-small" && echo same || echo DIFFERENT)
+    echo "check $k: output with --cache-mb $SMALL_MB: $same"
+done
+[ "${CACHE_ONLY:-0}" = 1 ] && {
+    measure libmono-path "$tmp/path.txt" "$peer"
+    measure libmono-stacks "$tmp/stacks.txt" "$peer" "$fw"
+}
+ir mdinspect-path-default "$tmp/path.txt" "$CG_LINES" "" "$mdi" batch --no-progress -t 1
+ir mdinspect-path-small "$tmp/path.txt" "$CG_LINES" "" "$mdi" batch --no-progress -t 1 --cache-mb "$SMALL_MB"
+[ "${CACHE_ONLY:-0}" = 1 ] && exit 0
 echo "== where the time goes (mdinspect)"
 awk '!seen[$0]++' "$tmp/path.txt" >"$tmp/uniq.txt"
 head -n $((LINES / 50)) "$tmp/path.txt" >"$tmp/few.txt"

@@ -8,3 +8,11 @@ bench_idmap_bench_idmap_CPPFLAGS = $(MDT_CPPFLAGS)
 bench_idmap_bench_idmap_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 bench_idmap_bench_idmap_LDADD = libmdtools/libmdtools.la $(AX_PTHREAD_CFLAGS)
 EXTRA_DIST += bench/idmap/README.md
+
+# What code tombstones cost under churn (issue 30), run by hand:
+# bench/idmap/bench_tombs [cycles]
+noinst_PROGRAMS += bench/idmap/bench_tombs
+bench_idmap_bench_tombs_SOURCES = bench/idmap/bench_tombs.c
+bench_idmap_bench_tombs_CPPFLAGS = $(MDT_CPPFLAGS)
+bench_idmap_bench_tombs_CFLAGS = $(MDT_WARN_CFLAGS)
+bench_idmap_bench_tombs_LDADD = libmdtools/libmdtools.la

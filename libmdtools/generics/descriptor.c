@@ -220,6 +220,55 @@ int mdt_desc_to_type(void *mem_ctx, const mdt_type **out, const mdt_desc *d)
 
 /* --- instantiated names --- */
 
+/* MDT_NAME_SIGNATURE: `(A,B)`, the method's parameter types with the
+ * instantiation's arguments for the generic parameters of its class and its
+ * own (fmt_params' layout, built from the public printer). */
+static int inst_signature(void *tmp, sb *b, const mdt_image *img, uint32_t method, uint32_t owner,
+                          const mdt_type *owner_type, uint32_t nmargs, const mdt_type **margs,
+                          const mdt_name_opts *o)
+{
+    mdt_generic_context g = {0};
+    mdt_name_opts po = *o;
+    const mdt_method_sig *m;
+    const char *sep = o->style == MDT_STYLE_IL ? ", " : ",";
+    mdt_sig sig;
+    char *s;
+    int e;
+    if (owner_type && owner_type->kind == MDT_ELEMENT_TYPE_GENERICINST) {
+        g.ntype_args = owner_type->nargs;
+        g.type_args = owner_type->args;
+    }
+    g.nmethod_args = nmargs;
+    g.method_args = margs;
+    g.img = img;
+    g.type_owner = owner;
+    g.method_owner = method;
+    po.gctx = &g;
+    if ((e = mdt_sig_of_token(tmp, &sig, img, method)))
+        return e;
+    if (sig.kind != MDT_SIG_METHOD || !(m = sig.method))
+        return 0;
+    sb_addc(b, '(');
+    for (uint32_t i = 0; i < m->nparams; i++) {
+        if (i)
+            sb_adds(b, sep);
+        if (i == m->sentinel) {
+            sb_adds(b, "...");
+            sb_adds(b, sep);
+        }
+        if ((e = mdt_type_name(tmp, &s, m->params[i], &po)))
+            return e;
+        sb_adds(b, s);
+    }
+    if (m->sentinel != UINT32_MAX && m->sentinel >= m->nparams) {
+        if (m->nparams)
+            sb_adds(b, sep);
+        sb_adds(b, "...");
+    }
+    sb_addc(b, ')');
+    return 0;
+}
+
 int mdt_inst_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
                   uint32_t ntype_args, const mdt_desc *const *type_args, uint32_t nmethod_args,
                   const mdt_desc *const *method_args, const mdt_name_opts *opts)
@@ -228,6 +277,7 @@ int mdt_inst_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t toke
     const mdt_type *owner_type = NULL;
     uint32_t owner = token;
     const char *mname = NULL;
+    const mdt_type **margs = NULL;
     char *s;
     sb b;
     int e;
@@ -275,7 +325,9 @@ int mdt_inst_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t toke
         sb_adds(&b, mname);
         if (nmethod_args) {
             sb_addc(&b, refl ? '[' : '<');
-            for (uint32_t i = 0; i < nmethod_args; i++) {
+            if (!(margs = talloc_array(tmp, const mdt_type *, nmethod_args)))
+                e = nomem();
+            for (uint32_t i = 0; i < nmethod_args && !e; i++) {
                 const mdt_type *t;
                 if (!method_args || !method_args[i]) {
                     e = mdt__fail_simple(MDT_EINVAL, "method type argument %u is missing", i);
@@ -284,6 +336,7 @@ int mdt_inst_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t toke
                 if ((e = to_type(tmp, &t, method_args[i], 1)) ||
                     (e = mdt_type_name(tmp, &s, t, &o)))
                     break;
+                margs[i] = t;
                 if (i)
                     sb_addc(&b, ',');
                 sb_adds(&b, s);
@@ -293,6 +346,11 @@ int mdt_inst_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t toke
                 sb_discard(&b);
                 goto done;
             }
+        }
+        if ((o.flags & MDT_NAME_SIGNATURE) &&
+            (e = inst_signature(tmp, &b, img, token, owner, owner_type, nmethod_args, margs, &o))) {
+            sb_discard(&b);
+            goto done;
         }
     }
     e = sb_finish(&b, out);

@@ -186,6 +186,65 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
     return 0;
 }
 
+/* `(A,B)`: the parameter types of a method's signature (MDT_NAME_SIGNATURE),
+ * ", " between them in IL as in its type arguments. What the generic
+ * parameters stand for: `spec`'s arguments for the method's own (a
+ * MethodSpec), the class's from the caller's context, else from the
+ * instantiation a MemberRef's parent TypeSpec names; with nothing to
+ * substitute, a MethodDef's are named from its owners when
+ * MDT_NAME_PARAM_NAMES asks. `parent`: the MethodDef's owner or the
+ * MemberRef's class. A signature that is not a method's (a MemberRef of a
+ * field) adds nothing. */
+static int put_signature(struct fmt *f, const struct mdt_image *img, uint32_t token,
+                         uint32_t parent, const mdt_sig *spec)
+{
+    const mdt_generic_context *outer = f->g;
+    mdt_generic_context g = {0};
+    uint64_t arena[256], parena[128];
+    mdt_sig s, ps;
+    int e = fmt_sig_of_token(f, arena, sizeof arena, &s, img, token);
+    if (e || s.kind != MDT_SIG_METHOD || !s.method)
+        return e;
+    if (outer)
+        g = *outer;
+    else
+        g.img = img;
+    if (spec) {
+        g.nmethod_args = spec->nargs;
+        g.method_args = spec->args;
+    }
+    if (!outer && (token >> 24) == MDT_TABLE_MethodDef) {
+        g.method_owner = token;
+        g.type_owner = parent;
+    }
+    if (!g.ntype_args && (token >> 24) == MDT_TABLE_MemberRef &&
+        (parent >> 24) == MDT_TABLE_TypeSpec &&
+        fmt_sig_of_token(f, parena, sizeof parena, &ps, img, parent) == 0 && ps.type &&
+        ps.type->kind == MDT_ELEMENT_TYPE_GENERICINST) {
+        g.ntype_args = ps.type->nargs;
+        g.type_args = ps.type->args;
+    }
+    f->g = &g;
+    sb_addc(&f->out, '(');
+    if (!(e = fmt_params(f, s.method, f->style == MDT_STYLE_IL ? ", " : ",")))
+        sb_addc(&f->out, ')');
+    f->g = outer;
+    return e;
+}
+
+/* The class of a MethodDef or MemberRef, for put_signature (0: none). */
+static uint32_t method_parent(const struct mdt_image *img, uint32_t method)
+{
+    mdt_row r;
+    uint32_t parent = 0;
+    if ((method >> 24) == MDT_TABLE_MemberRef
+            ? mdt_row_get(&r, img, MDT_TABLE_MemberRef, method & 0xFFFFFF) ||
+                  mdt_row_token(&parent, &r, MDT_COL_MemberRef_Class)
+            : mdt_member_owner(&parent, img, method))
+        return 0;
+    return parent;
+}
+
 int fmt_member(struct fmt *f, const struct mdt_image *img, uint32_t token)
 {
     unsigned table = token >> 24;
@@ -230,14 +289,24 @@ int fmt_member(struct fmt *f, const struct mdt_image *img, uint32_t token)
             return fmt_bad(img, "MethodSpec", rid, "MethodSpec %u has a nil method (row %u)", rid,
                            rid);
         uint64_t arena[256];
-        if ((e = fmt_member(f, img, method)))
+        unsigned flags = f->flags;
+        f->flags &= ~(unsigned)MDT_NAME_SIGNATURE; /* the list follows the arguments */
+        e = fmt_member(f, img, method);
+        f->flags = flags;
+        if (e || (e = fmt_sig_of_token(f, arena, sizeof arena, &s, img, token)) ||
+            (e = fmt_type_args(f, s.nargs, s.args)))
             return e;
-        if ((e = fmt_sig_of_token(f, arena, sizeof arena, &s, img, token)))
-            return e;
-        return fmt_type_args(f, s.nargs, s.args);
+        return flags & MDT_NAME_SIGNATURE
+                   ? put_signature(f, img, method, method_parent(img, method), &s)
+                   : 0;
     }
     default:
         return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a member", token);
     }
-    return put_parent_and_name(f, img, parent, name);
+    if ((e = put_parent_and_name(f, img, parent, name)))
+        return e;
+    if ((f->flags & MDT_NAME_SIGNATURE) &&
+        (table == MDT_TABLE_MethodDef || table == MDT_TABLE_MemberRef))
+        return put_signature(f, img, token, parent, NULL);
+    return 0;
 }

@@ -159,7 +159,10 @@ static inline void init(struct fmt *f, const mdt_name_opts *o)
     f->style = o ? o->style : MDT_STYLE_FULL;
     f->flags = o ? o->flags : 0;
     f->g = o ? o->gctx : NULL;
-    f->cache = o && o->cache && o->cache->style == f->style && o->cache->flags == f->flags &&
+    /* type names do not depend on MDT_NAME_SIGNATURE: a cache serves both */
+    f->cache = o && o->cache && o->cache->style == f->style &&
+                       (o->cache->flags & ~(unsigned)MDT_NAME_SIGNATURE) ==
+                           (f->flags & ~(unsigned)MDT_NAME_SIGNATURE) &&
                        f->style != MDT_STYLE_IL
                    ? o->cache
                    : NULL;

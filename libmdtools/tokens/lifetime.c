@@ -9,9 +9,12 @@
  * they were generated, and such an item
  * describes an incarnation that is already gone. Unloads cascade through
  * the dependents kept by the writer (deps.c): every record is listed under
- * every ID its content names, and an unload at seq t kills the listed
- * records that are live, still name the unloaded ID and are not newer than
- * t. An entry is kept as long as the record in that slot, live or dead,
+ * every ID its content names, and an unload at seq t ends the incarnation
+ * of the listed records that are live, still name the unloaded ID and were
+ * created at or before t: they die, or, when a newer load said what they
+ * stood for after t, go on as a new incarnation (the result of applying
+ * the unload before that load; README.md, "Semantics", says why).
+ * An entry is kept as long as the record in that slot, live or dead,
  * names the thing; a rebirth whose previous content already named it adds
  * nothing, so reloading the same content does not grow the lists. The
  * load of every record kind (idm_load) and every unload go through here;
@@ -144,31 +147,60 @@ static bool work_push(struct work *w, int kind, uintptr_t id)
     return true;
 }
 
-struct kill_ctx {
-    struct work w;
-    uint64_t seq, limit;
-    int killed;
-};
-
-/* A dependent of the thing being unloaded: kill it if it is live and not
- * newer than the unload, and queue what it contains. */
-static int kill_dependent(mdt_idmap *m, int ck, struct idm_head *h, void *ctx)
+/* A late unload at t of the live record in slot h, which a newer load of
+ * the same content showed alive after t: the unload ended incarnation
+ * gen <= t, the newer load starts one of its own, as if the unload had
+ * been applied first and that load after it (a code_add is no such news:
+ * it names the ID, which may stand for something else by then). The
+ * history keeps t, so that an item older than t naming the ID is refused
+ * as it would be by the tombstone the record would have had in between. */
+static int renew_late(mdt_idmap *m, int kind, struct idm_head *h, uint64_t t)
 {
-    struct kill_ctx *k = ctx;
-    if (!idm_live(h) || idm_seq(m, ck, h) > k->limit)
-        return 0;
-    idm_kill_slot(m, ck, h, k->seq);
-    k->killed++;
-    if (!work_push(&k->w, ck, atomic_load_explicit(&h->key, memory_order_relaxed)))
-        return MDT_ENOMEM;
+    uintptr_t id = atomic_load_explicit(&h->key, memory_order_relaxed);
+    uint64_t *v = idm_wmap_get(&m->hist, kind, id);
+    if ((!v || *v < t) && idm_wmap_put(&m->hist, kind, id, t))
+        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
+    /* Its dependents entries stay valid: same content. */
+    idm_renew_slot(m, kind, h, t);
     return 0;
 }
 
-/* Kill the records listed under (pkind, pid) that are live, still name it
- * and have seq <= limit; cascade to what they contain. */
-static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_t limit)
+struct kill_ctx {
+    struct work w;
+    uint64_t seq;
+    int changed;
+};
+
+/* A dependent of the thing unloaded at k->seq: its incarnation ends with
+ * what it names, whatever its own seq (nothing contained in a dead module,
+ * class, AppDomain or assembly outlives it). A record that a newer load
+ * showed alive after the unload goes on as a new incarnation (renew_late);
+ * one created after the unload is not touched. Either way what the ended
+ * incarnation contained is queued. */
+static int kill_dependent(mdt_idmap *m, int ck, struct idm_head *h, void *ctx)
 {
-    struct kill_ctx k = {{NULL, 0, 0}, seq, limit, 0};
+    struct kill_ctx *k = ctx;
+    if (!idm_live(h) || idm_gen(h) > k->seq)
+        return 0;
+    if (idm_seq(m, ck, h) <= k->seq) {
+        idm_kill_slot(m, ck, h, k->seq);
+    } else {
+        int rc = renew_late(m, ck, h, k->seq);
+        if (rc < 0)
+            return rc;
+    }
+    k->changed++;
+    if (!work_push(&k->w, ck, atomic_load_explicit(&h->key, memory_order_relaxed)))
+        return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
+    return 0;
+}
+
+/* End, at seq, the incarnations of the records listed under (pkind, pid)
+ * that are live, still name it and were created at or before seq; cascade
+ * to what they contain. Returns how many records changed, or an error. */
+static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq)
+{
+    struct kill_ctx k = {{NULL, 0, 0}, seq, 0};
     if (!work_push(&k.w, pkind, pid))
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
     while (k.w.n > 0) {
@@ -176,14 +208,17 @@ static int cascade(mdt_idmap *m, int pkind, uintptr_t pid, uint64_t seq, uint64_
         int pk = k.w.it[k.w.n].kind;
         uintptr_t p = k.w.it[k.w.n].id;
         for (int ck = 0; idm_next_child(m, pk, &ck); ck++) {
-            if (idm_deps_walk(m, pk, p, ck, kill_dependent, &k) < 0) {
+            int rc = idm_deps_walk(m, pk, p, ck, kill_dependent, &k);
+            if (rc < 0) {
                 free(k.w.it);
-                return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in unload");
+                return rc == MDT_ENOMEM ? mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory in "
+                                                                       "unload")
+                                        : rc;
             }
         }
     }
     free(k.w.it);
-    return k.killed;
+    return k.changed;
 }
 
 /* Unload (kind, id) at seq and cascade: an MDT_IDMAP_ outcome or an error. */
@@ -217,13 +252,20 @@ static int unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
                 /* A late unload of the incarnation that a newer load already
                  * replaced (same content): the newer load starts a new
                  * incarnation. */
+                rc = renew_late(m, kind, h, seq);
+                if (rc < 0)
+                    return rc;
+                rc = MDT_IDMAP_APPLIED;
+            } else {
+                /* An unload of an incarnation before the one the map
+                 * knows. The record stays, but the history keeps the
+                 * unload: an item older than it that names this ID named
+                 * that earlier incarnation (found by order_oracle.c: a
+                 * function of a module unloaded and reloaded, applied
+                 * after both, answered for the new module). */
                 uint64_t *v = idm_wmap_get(&m->hist, kind, id);
                 if ((!v || *v < seq) && idm_wmap_put(&m->hist, kind, id, seq))
                     return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
-                /* Its dependents entries stay valid: same content. */
-                idm_renew_slot(m, kind, h, seq);
-                rc = MDT_IDMAP_APPLIED;
-            } else {
                 rc = MDT_IDMAP_SUPERSEDED;
             }
         }
@@ -235,10 +277,10 @@ static int unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
             rc = MDT_IDMAP_APPLIED;
         }
     }
-    int killed = cascade(m, kind, id, seq, seq);
-    if (killed < 0)
-        return killed;
-    return killed > 0 ? MDT_IDMAP_APPLIED : rc;
+    int changed = cascade(m, kind, id, seq);
+    if (changed < 0)
+        return changed;
+    return changed > 0 ? MDT_IDMAP_APPLIED : rc;
 }
 
 /* Write a new incarnation into slot h (fresh or dead): the kind stores its
@@ -304,7 +346,7 @@ int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struc
         }
         /* Newer and different: the old incarnation ended unseen. */
         idm_kill_slot(m, kind, h, seq - 1);
-        rc = cascade(m, kind, id, seq - 1, seq - 1);
+        rc = cascade(m, kind, id, seq - 1);
         if (rc < 0)
             goto out;
     } else if (h && seq <= idm_seq(m, kind, h)) {

@@ -29,15 +29,19 @@
  * memory reused) and the purge of dead functions' ranges rebuild the whole
  * structure (rare: unloads, code reuse). Replaced leaves and tops go
  * through the grace period. A range belongs to one
- * function incarnation (fid, gen) and is dropped when that incarnation
- * dies, with the rule every record follows: an unload at t takes what was
- * applied with seq <= t. A code_add is news of its function (the runtime
- * answered for it at that seq), so it raises the function's seq like a
- * duplicate load; a late unload then gives the function a new incarnation
- * and the ranges added after the unload move to it (regen).
- * Removed code leaves a tombstone (writer-only, sorted and disjoint) so
- * that an enumeration generated before the removal cannot bring it back;
- * retire drops tombstones below the watermark. */
+ * function incarnation (fid, gen), never one newer than itself, and is
+ * dropped when that incarnation dies. A code_add names the FunctionID,
+ * not what it stands for (the runtime may reuse the ID after an unload),
+ * so it does not keep the function alive: only a load after a late
+ * unload gives the function a new incarnation, and the ranges added since
+ * that load move to it (regen).
+ * A code_add at s also says that at s the memory held that code: older
+ * ranges it overlaps go, applied or not, and code that leaves the map
+ * (removed, replaced, gone with its function) or is refused leaves a
+ * tombstone (writer-only pieces, sorted and disjoint, each with the newest
+ * seq of its addresses) so that a code_add older than that cannot bring
+ * dead code back; retire drops tombstones below the watermark, and past
+ * IDM_TOMB_MIN plus one per live range neighbouring pieces merge. */
 #include "config.h"
 
 #include <stddef.h>
@@ -82,9 +86,11 @@ struct idm_leaf {
     alignas(64) struct idm_leafrec rec[]; /* n, then uint64_t seq[n] */
 };
 
-/* A tombstone of freed code (writer only): [start, end) was removed at seq;
- * a code_add with a seq not above it that overlaps it is refused. Kept
- * sorted and disjoint; overlapping ones merge, keeping the newest seq. */
+/* A piece of the code tombstones (writer only): no code_add at or below seq
+ * over [start, end) may be applied, because at seq the code there was
+ * freed or was other code. The pieces are sorted and disjoint, each with
+ * the newest such seq of its addresses (tomb_raise), so a tombstone that
+ * overlaps an older one raises only the addresses they share. */
 struct idm_rtomb {
     uintptr_t start, end;
     uint64_t seq;
@@ -97,7 +103,12 @@ struct idm_regen {
     uintptr_t fid;
     uint64_t from, to, after;
 };
-#define IDM_MAX_REGEN 4u
+
+/* Code tombstones: at least IDM_TOMB_MIN pieces are always allowed (and
+ * IDM_TOMB_CAP0 preallocated, so that raising one never fails), beyond
+ * that one per live range; past the bound, neighbours merge (tomb_coarsen). */
+#define IDM_TOMB_MIN 1024u
+#define IDM_TOMB_CAP0 16u
 
 /* The index above the leaves: level 0 holds the first start of every leaf
  * (level 0's first key is 0), level k+1 every IDM_FANOUT-th key of level k,
@@ -121,8 +132,9 @@ struct idm_rwriter {
     bool dirty;
     struct idm_rtomb *tomb; /* sorted, disjoint */
     size_t ntomb, captomb;
-    struct idm_regen regen[IDM_MAX_REGEN]; /* pending for the next filter */
-    unsigned nregen;
+    uint64_t coarsened;      /* how many times neighbours merged (tests) */
+    struct idm_regen *regen; /* pending for the next filter */
+    size_t nregen, capregen;
 };
 
 _Static_assert(IDM_LEAF_MAX == IDM_FANOUT * IDM_FANOUT, "a leaf is one line of line heads");
@@ -439,29 +451,63 @@ static void mark_dirty(mdt_idmap *m)
  * (lifetime.c): its ranges follow or die at the next filter. */
 static void regen(mdt_idmap *m, uintptr_t fid, uint64_t from, uint64_t to, uint64_t after)
 {
+    struct idm_rwriter *w = m->rw;
     mark_dirty(m);
-    /* At most one per writer call; should more come, their ranges die,
-     * which is what happened before this rule (unknown, never wrong). */
-    if (m->rw->nregen < IDM_MAX_REGEN)
-        m->rw->regen[m->rw->nregen++] = (struct idm_regen){fid, from, to, after};
+    /* One per function a late unload renews: one, or all the functions of
+     * a module whose unload came late. Should memory run out, the ranges
+     * of the functions left out die (and leave tombstones): unknown,
+     * never wrong. */
+    if (w->nregen == w->capregen) {
+        size_t ncap = w->capregen ? w->capregen * 2 : 8;
+        struct idm_regen *n = realloc(w->regen, ncap * sizeof *n);
+        if (!n)
+            return;
+        w->regen = n;
+        w->capregen = ncap;
+    }
+    w->regen[w->nregen++] = (struct idm_regen){fid, from, to, after};
+}
+
+static int regen_cmp(const void *a, const void *b)
+{
+    const struct idm_regen *x = a, *y = b;
+    if (x->fid != y->fid)
+        return x->fid < y->fid ? -1 : 1;
+    return x->from < y->from ? -1 : x->from > y->from;
 }
 
 /* Does a pending incarnation change move r to its function's new
- * incarnation? */
+ * incarnation? The pending list is sorted by (fid, from) first. */
 static bool range_regen(const mdt_idmap *m, struct idm_range *r)
 {
-    for (unsigned i = 0; i < m->rw->nregen; i++) {
-        const struct idm_regen *g = &m->rw->regen[i];
-        if (g->fid == r->fid && g->from == r->gen && r->seq > g->after) {
-            r->gen = g->to;
+    const struct idm_rwriter *w = m->rw;
+    size_t lo = 0, hi = w->nregen;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct idm_regen *g = &w->regen[mid];
+        if (g->fid < r->fid || (g->fid == r->fid && g->from < r->gen))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < w->nregen && w->regen[lo].fid == r->fid && w->regen[lo].from == r->gen; lo++) {
+        /* Only code added since the news that starts the new incarnation
+         * is surely its: code added between the unload and that news may
+         * be of another incarnation the map never heard of. */
+        if (r->seq >= w->regen[lo].to && r->seq > w->regen[lo].after) {
+            r->gen = w->regen[lo].to;
             return true;
         }
     }
     return false;
 }
 
+static void tomb_raise(mdt_idmap *m, uintptr_t a, uintptr_t e, uint64_t seq);
+
 /* Drop the ranges of dead incarnations, move those of a late unload's new
- * incarnation (regen). */
+ * incarnation (regen). A dropped range leaves a tombstone at its own seq:
+ * while it lived it refused every older code_add over it (that code was
+ * gone by then), and it still does. */
 static int filter(mdt_idmap *m)
 {
     size_t n, k = 0;
@@ -476,11 +522,15 @@ static int filter(mdt_idmap *m)
         m->rw->nregen = 0;
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory filtering code ranges");
     }
+    if (m->rw->nregen > 1)
+        qsort(m->rw->regen, m->rw->nregen, sizeof m->rw->regen[0], regen_cmp);
     for (size_t i = 0; i < n; i++) {
         bool r = range_regen(m, &all[i]);
         moved = moved || r;
         if (range_alive(m, &all[i]))
             all[k++] = all[i];
+        else
+            tomb_raise(m, all[i].start, all[i].end, all[i].seq);
     }
     m->rw->nregen = 0;
     /* A moved range is a changed record: readers see it in a new leaf. */
@@ -498,8 +548,10 @@ static void ranges_fini(mdt_idmap *m)
         free(wleaf(t, i));
     free(t);
     atomic_store_explicit(&m->ranges, NULL, memory_order_relaxed);
-    if (m->rw)
+    if (m->rw) {
         free(m->rw->tomb);
+        free(m->rw->regen);
+    }
     free(m->rw);
     m->rw = NULL;
 }
@@ -599,49 +651,51 @@ static int insert_fast(mdt_idmap *m, const struct idm_range *r)
 }
 
 static void check_overlap(const struct idm_leaf *l, size_t j, const struct idm_range *r, bool *any,
-                          bool *newer, bool *same)
+                          bool *older, bool *newer, bool *same)
 {
     struct idm_range x;
     leaf_get(l, j, &x);
     if (x.start >= r->end || x.end <= r->start)
         return;
     *any = true;
+    if (x.seq < r->seq)
+        *older = true;
     if (x.seq > r->seq)
         *newer = true;
     if (x.start == r->start && x.end == r->end && x.fid == r->fid && x.gen == r->gen)
         *same = true;
 }
 
-/* Report whether any range overlaps r, whether one of those is newer than
- * r, and whether r itself is already there. The ranges are disjoint and
+/* Report whether any range overlaps r, whether one of those is older or
+ * newer than r, and whether r itself is already there. The ranges are disjoint and
  * sorted, so only the last one starting at or before r's start, and those
  * starting inside r, can overlap it. */
-static void scan_overlaps(const mdt_idmap *m, const struct idm_range *r, bool *any, bool *newer,
-                          bool *same)
+static void scan_overlaps(const mdt_idmap *m, const struct idm_range *r, bool *any, bool *older,
+                          bool *newer, bool *same)
 {
     const struct idm_rtop *t = cur_top(m);
-    *any = *newer = *same = false;
+    *any = *older = *newer = *same = false;
     if (!t)
         return;
     size_t i = top_find(t, r->start);
     const struct idm_leaf *l = wleaf(t, i);
     size_t pos = leaf_upper(l, r->start);
     if (pos > 0)
-        check_overlap(l, pos - 1, r, any, newer, same);
+        check_overlap(l, pos - 1, r, any, older, newer, same);
     else if (i > 0)
-        check_overlap(wleaf(t, i - 1), wleaf(t, i - 1)->n - 1, r, any, newer, same);
+        check_overlap(wleaf(t, i - 1), wleaf(t, i - 1)->n - 1, r, any, older, newer, same);
     for (size_t li = i, j = pos; li < t->n; li++, j = 0) {
         l = wleaf(t, li);
         for (; j < l->n && l->start[j] < r->end; j++)
-            check_overlap(l, j, r, any, newer, same);
+            check_overlap(l, j, r, any, older, newer, same);
         if (j < l->n)
             break;
     }
 }
 
-/* ---- tombstones of removed code --------------------------------------- */
+/* ---- code tombstones --------------------------------------------------- */
 
-/* The first tombstone that ends after `a` (they are disjoint and sorted, so
+/* The first piece that ends after `a` (they are disjoint and sorted, so
  * their ends are sorted too). */
 static size_t tomb_first(const mdt_idmap *m, uintptr_t a)
 {
@@ -656,7 +710,7 @@ static size_t tomb_first(const mdt_idmap *m, uintptr_t a)
     return lo;
 }
 
-/* The newest seq among tombstones overlapping [a, e), 0 if none. */
+/* The newest seq among pieces overlapping [a, e), 0 if none. */
 static uint64_t tomb_seq(const mdt_idmap *m, uintptr_t a, uintptr_t e)
 {
     uint64_t s = 0;
@@ -666,58 +720,152 @@ static uint64_t tomb_seq(const mdt_idmap *m, uintptr_t a, uintptr_t e)
     return s;
 }
 
-/* Record that [a, e) was freed at seq. Tombstones it overlaps merge into
- * one over their union with the newest seq: an older code_add there is
- * then refused a little more widely than it must, which leaves an address
- * unknown (a miss), never naming dead code. */
-static int tomb_add(mdt_idmap *m, uintptr_t a, uintptr_t e, uint64_t seq)
+static size_t tomb_limit(const mdt_idmap *m)
 {
-    size_t i = tomb_first(m, a), j = i;
-    struct idm_rtomb t = {a, e, seq};
-    for (; j < m->rw->ntomb && m->rw->tomb[j].start < e; j++) {
-        if (m->rw->tomb[j].start < t.start)
-            t.start = m->rw->tomb[j].start;
-        if (m->rw->tomb[j].end > t.end)
-            t.end = m->rw->tomb[j].end;
-        if (m->rw->tomb[j].seq > t.seq)
-            t.seq = m->rw->tomb[j].seq;
-    }
-    if (j == i && m->rw->ntomb == m->rw->captomb) {
-        size_t ncap = m->rw->captomb ? m->rw->captomb * 2 : 16;
-        struct idm_rtomb *n = realloc(m->rw->tomb, ncap * sizeof *n);
-        if (!n)
-            return MDT_ENOMEM;
-        m->rw->tomb = n;
-        m->rw->captomb = ncap;
-    }
-    /* Replace rtomb[i, j) by t. */
-    size_t gone = j - i;
-    if (gone == 0)
-        memmove(&m->rw->tomb[i + 1], &m->rw->tomb[i], (m->rw->ntomb - i) * sizeof t);
-    else if (gone > 1)
-        memmove(&m->rw->tomb[i + 1], &m->rw->tomb[j], (m->rw->ntomb - j) * sizeof t);
-    m->rw->tomb[i] = t;
-    m->rw->ntomb = m->rw->ntomb - gone + 1;
-    return 0;
+    return IDM_TOMB_MIN + m->rw->nranges;
 }
 
-/* Retire: code tombstones below the watermark go. */
+/* Halve the number of pieces: each pair of neighbours becomes one piece
+ * over both and the gap between them, with the newer seq. The gap then
+ * refuses code_adds older than that seq which it did not have to: an
+ * address left unknown (lazy catch-up can fill it), never dead code
+ * answered, because a refused code_add still drops the older ranges it
+ * overlaps (mdt_idmap_code_add). */
+static void tomb_coarsen(mdt_idmap *m)
+{
+    struct idm_rwriter *w = m->rw;
+    size_t k = 0;
+    for (size_t i = 0; i < w->ntomb; i += 2, k++) {
+        struct idm_rtomb t = w->tomb[i];
+        if (i + 1 < w->ntomb) {
+            t.end = w->tomb[i + 1].end;
+            if (w->tomb[i + 1].seq > t.seq)
+                t.seq = w->tomb[i + 1].seq;
+        }
+        w->tomb[k] = t;
+    }
+    w->ntomb = k;
+    w->coarsened++;
+}
+
+/* Room for n pieces; false when there is none (the caller coarsens). */
+static bool tomb_room(mdt_idmap *m, size_t n)
+{
+    struct idm_rwriter *w = m->rw;
+    if (n <= w->captomb)
+        return true;
+    size_t ncap = w->captomb * 2 > n ? w->captomb * 2 : n;
+    struct idm_rtomb *t = realloc(w->tomb, ncap * sizeof *t);
+    if (!t)
+        return false;
+    w->tomb = t;
+    w->captomb = ncap;
+    return true;
+}
+
+/* Refuse code_adds at or below seq over [a, e) from now on: every address
+ * there gets the newer of its seq and this one. Never fails: without
+ * memory for more pieces, neighbours merge until there is room (the
+ * preallocated IDM_TOMB_CAP0 always is, for a few), and past the bound
+ * (tomb_limit) likewise. */
+static void tomb_raise(mdt_idmap *m, uintptr_t a, uintptr_t e, uint64_t seq)
+{
+    struct idm_rwriter *w = m->rw;
+    struct idm_rtomb small[32], *out;
+    size_t i, j, no;
+    for (;;) {
+        i = tomb_first(m, a);
+        for (j = i; j < w->ntomb && w->tomb[j].start < e; j++)
+            ;
+        /* [i, j) overlap [a, e); they become at most 2 (j - i) + 3 pieces. */
+        size_t most = 2 * (j - i) + 3;
+        out = most <= sizeof small / sizeof small[0] ? small : malloc(most * sizeof *out);
+        if (out && tomb_room(m, w->ntomb - (j - i) + most))
+            break;
+        if (out != small)
+            free(out);
+        tomb_coarsen(m);
+    }
+    no = 0;
+#define EMIT(lo, hi, sq)                                                                          \
+    do {                                                                                         \
+        if ((lo) < (hi)) {                                                                       \
+            if (no > 0 && out[no - 1].end == (lo) && out[no - 1].seq == (sq))                    \
+                out[no - 1].end = (hi);                                                          \
+            else                                                                                 \
+                out[no++] = (struct idm_rtomb){(lo), (hi), (sq)};                                \
+        }                                                                                        \
+    } while (0)
+    uintptr_t c = a;
+    for (size_t x = i; x < j; x++) {
+        struct idm_rtomb p = w->tomb[x];
+        if (p.start < c)
+            EMIT(p.start, c, p.seq); /* the first piece begins before a */
+        else
+            EMIT(c, p.start, seq); /* a gap before this piece */
+        uintptr_t lo = p.start > a ? p.start : a, hi = p.end < e ? p.end : e;
+        EMIT(lo, hi, p.seq > seq ? p.seq : seq);
+        if (p.end > e)
+            EMIT(e, p.end, p.seq); /* the last piece ends after e */
+        c = hi;
+    }
+    EMIT(c, e, seq);
+#undef EMIT
+    memmove(&w->tomb[i + no], &w->tomb[j], (w->ntomb - j) * sizeof *out);
+    memcpy(&w->tomb[i], out, no * sizeof *out);
+    w->ntomb = w->ntomb - (j - i) + no;
+    if (out != small)
+        free(out);
+    while (w->ntomb > tomb_limit(m))
+        tomb_coarsen(m);
+}
+
+/* A range applied over [a, e): the pieces there are older than it (or it
+ * would have been refused) and it refuses every code_add older than
+ * itself, and leaves a tombstone at least as new when it goes (removed,
+ * replaced, or dropped with its function), so the pieces under it say
+ * nothing more: they go. Best effort: a piece that would have to split
+ * in two without memory for the second half stays whole. */
+static void tomb_clear(mdt_idmap *m, uintptr_t a, uintptr_t e)
+{
+    struct idm_rwriter *w = m->rw;
+    size_t i = tomb_first(m, a), j = i;
+    for (; j < w->ntomb && w->tomb[j].start < e; j++)
+        ;
+    if (i == j)
+        return;
+    struct idm_rtomb keep[2];
+    size_t nk = 0;
+    if (w->tomb[i].start < a)
+        keep[nk++] = (struct idm_rtomb){w->tomb[i].start, a, w->tomb[i].seq};
+    if (w->tomb[j - 1].end > e)
+        keep[nk++] = (struct idm_rtomb){e, w->tomb[j - 1].end, w->tomb[j - 1].seq};
+    if (nk > j - i && !tomb_room(m, w->ntomb + 1))
+        return;
+    memmove(&w->tomb[i + nk], &w->tomb[j], (w->ntomb - j) * sizeof keep[0]);
+    memcpy(&w->tomb[i], keep, nk * sizeof keep[0]);
+    w->ntomb = w->ntomb - (j - i) + nk;
+}
+
+/* Retire: pieces below the watermark go; an array much larger than what
+ * is left shrinks. */
 static int ranges_retire(mdt_idmap *m, uint64_t below)
 {
+    struct idm_rwriter *w = m->rw;
     size_t k = 0;
-    for (size_t i = 0; i < m->rw->ntomb; i++)
-        if (m->rw->tomb[i].seq >= below)
-            m->rw->tomb[k++] = m->rw->tomb[i];
-    m->rw->ntomb = k;
+    for (size_t i = 0; i < w->ntomb; i++)
+        if (w->tomb[i].seq >= below)
+            w->tomb[k++] = w->tomb[i];
+    w->ntomb = k;
+    size_t want = k * 2 > IDM_TOMB_CAP0 ? k * 2 : IDM_TOMB_CAP0;
+    if (w->captomb > 2 * want) {
+        struct idm_rtomb *t = realloc(w->tomb, want * sizeof *t);
+        if (t) {
+            w->tomb = t;
+            w->captomb = want;
+        }
+    }
     return 0;
-}
-
-/* A code_add is news of its function at seq: raise the function's seq as a
- * duplicate load would, so that an unload older than seq cannot end the
- * incarnation the range belongs to. */
-static int note_function(mdt_idmap *m, struct idm_head *h, uint64_t seq)
-{
-    return idm_note_seq(m, K_FUNC, h, seq);
 }
 
 /* A duplicate code_add with a newer seq: the range's seq follows (the
@@ -732,6 +880,41 @@ static void raise_range_seq(mdt_idmap *m, const struct idm_range *r)
         leaf_seq(l)[j - 1] = r->seq;
 }
 
+/* [r->start, r->end) held r's code at r->seq, so the code of the ranges
+ * overlapping it that are older (all of them when r is applied: none is
+ * newer then) was freed by r->seq: they go, each leaving a tombstone at
+ * r->seq over its whole span (a function's code is freed as a whole);
+ * r goes in when `apply`. */
+static int replace_overlaps(mdt_idmap *m, const struct idm_range *r, bool apply)
+{
+    size_t n, k = 0;
+    struct idm_range *all = gather(m, &n);
+    struct idm_range *nr = all ? malloc((n + 1) * sizeof *nr) : NULL;
+    if (!nr) {
+        free(all);
+        return MDT_ENOMEM;
+    }
+    bool placed = !apply, dropped = false;
+    for (size_t i = 0; i < n; i++) {
+        if (all[i].start < r->end && all[i].end > r->start && (apply || all[i].seq < r->seq)) {
+            tomb_raise(m, all[i].start, all[i].end, r->seq);
+            dropped = true;
+            continue;
+        }
+        if (!placed && all[i].start > r->start) {
+            nr[k++] = *r;
+            placed = true;
+        }
+        nr[k++] = all[i];
+    }
+    if (!placed)
+        nr[k++] = *r;
+    int rc = apply || dropped ? rebuild_from(m, nr, k) : 0;
+    free(nr);
+    free(all);
+    return rc;
+}
+
 int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
                        uint64_t seq)
 {
@@ -743,68 +926,56 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
     rc = idm_check_seq(map, seq);
     if (rc)
         goto out;
+    struct idm_range r = {start, start + size, function_id, 0, seq};
+    bool any = false, older = false, newer = false, same = false, apply = false, scanned = false;
     struct idm_head *h =
         idm_tab_find(atomic_load_explicit(&map->tab[K_FUNC], memory_order_relaxed), function_id);
     if (!h || !idm_live(h)) {
-        rc = idm_last_unload(map, K_FUNC, function_id) >= seq
-                 ? MDT_IDMAP_SUPERSEDED
-                 : mdt__fail_simple(MDT_ENOTFOUND, "idmap: code range of an unknown function");
-        goto out;
-    }
-    if (idm_last_unload(map, K_FUNC, function_id) >= seq ||
-        tomb_seq(map, start, start + size) >= seq) {
-        rc = MDT_IDMAP_SUPERSEDED; /* the function, or this code, was freed later */
-        goto out;
-    }
-    struct idm_range r = {start, start + size, function_id, idm_gen(h), seq};
-    bool any, newer, same;
-    scan_overlaps(map, &r, &any, &newer, &same);
-    if (same) {
-        raise_range_seq(map, &r);
-        rc = note_function(map, h, seq);
-        if (rc == 0)
-            rc = MDT_IDMAP_DUPLICATE;
-        goto out;
-    }
-    if (newer) {
+        rc = idm_last_unload(map, K_FUNC, function_id) >= seq ? MDT_IDMAP_SUPERSEDED
+                                                               : MDT_ENOTFOUND;
+    } else if (idm_last_unload(map, K_FUNC, function_id) >= seq ||
+               tomb_seq(map, start, start + size) >= seq || seq < idm_gen(h)) {
+        /* The function, or this code, was freed later; or the code is
+         * older than the incarnation the map knows, and may be of an
+         * earlier one whose end the map has not heard of (its module's
+         * unload, say, which no longer names this ID). */
         rc = MDT_IDMAP_SUPERSEDED;
+    } else {
+        r.gen = idm_gen(h);
+        scan_overlaps(map, &r, &any, &older, &newer, &same);
+        scanned = true;
+        if (same) {
+            raise_range_seq(map, &r);
+            rc = MDT_IDMAP_DUPLICATE;
+            goto out;
+        }
+        apply = !newer;
+        rc = apply ? MDT_IDMAP_APPLIED : MDT_IDMAP_SUPERSEDED;
+    }
+    /* Applied or not, the call says that at seq this memory held the
+     * function's code: older ranges there are gone, and a code_add older
+     * than seq there is refused from now on (by the range while it lives,
+     * else by a tombstone), as it would have been had the calls come in
+     * the order of their seqs. */
+    if (!apply) {
+        if (!scanned)
+            scan_overlaps(map, &r, &any, &older, &newer, &same);
+        int e = older ? replace_overlaps(map, &r, false) : 0;
+        tomb_raise(map, start, start + size, seq);
+        if (e)
+            rc = mdt__fail_simple(e, "idmap: out of memory adding a code range");
+        else if (rc == MDT_ENOTFOUND)
+            rc = mdt__fail_simple(MDT_ENOTFOUND, "idmap: code range of an unknown function");
         goto out;
     }
-    if (!any) {
-        rc = insert_fast(map, &r);
-    } else {
-        size_t n, k = 0;
-        struct idm_range *all = gather(map, &n);
-        rc = MDT_ENOMEM;
-        if (all) {
-            struct idm_range *nr = malloc((n + 1) * sizeof *nr);
-            if (nr) {
-                bool placed = false;
-                for (size_t i = 0; i < n; i++) {
-                    if (all[i].start < r.end && all[i].end > r.start)
-                        continue;
-                    if (!placed && all[i].start > r.start) {
-                        nr[k++] = r;
-                        placed = true;
-                    }
-                    nr[k++] = all[i];
-                }
-                if (!placed)
-                    nr[k++] = r;
-                rc = rebuild_from(map, nr, k);
-                free(nr);
-            }
-            free(all);
-        }
-    }
+    rc = any ? replace_overlaps(map, &r, true) : insert_fast(map, &r);
     if (rc) {
         rc = mdt__fail_simple(rc, "idmap: out of memory adding a code range");
         goto out;
     }
+    tomb_clear(map, start, start + size);
     idm_set_meta(h, idm_meta(h) | META_WATCHED);
-    rc = note_function(map, h, seq);
-    if (rc == 0)
-        rc = MDT_IDMAP_APPLIED;
+    rc = MDT_IDMAP_APPLIED;
 out:
     return idm_finish(map, rc);
 }
@@ -831,19 +1002,15 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
         /* Code the map never saw (or saw removed): a tombstone for its
          * start, unless a newer one covers it. */
         rc = MDT_IDMAP_DUPLICATE;
-        if (start != UINTPTR_MAX && tomb_seq(map, start, start + 1) < seq)
-            rc = tomb_add(map, start, start + 1, seq)
-                     ? mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory")
-                     : MDT_IDMAP_APPLIED;
+        if (start != UINTPTR_MAX && tomb_seq(map, start, start + 1) < seq) {
+            tomb_raise(map, start, start + 1, seq);
+            rc = MDT_IDMAP_APPLIED;
+        }
         goto out;
     }
     j--;
     if (leaf_seq(l)[j] > seq) {
         rc = MDT_IDMAP_SUPERSEDED;
-        goto out;
-    }
-    if (tomb_add(map, start, l->rec[j].end, seq)) {
-        rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
         goto out;
     }
     struct idm_range rest[IDM_LEAF_MAX];
@@ -869,8 +1036,10 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
         publish(map, nt); /* NULL when the last range went */
         idm_retire(&map->g, t, t->bytes);
     }
+    uintptr_t end = l->rec[j].end;
     idm_retire(&map->g, l, leaf_bytes(l->n));
     map->rw->nranges--;
+    tomb_raise(map, start, end, seq);
     rc = MDT_IDMAP_APPLIED;
 out:
     return idm_finish(map, rc);
@@ -902,14 +1071,23 @@ static void ranges_stats(const mdt_idmap *m, mdt_idmap_stats *out)
 {
     out->bytes_ranges = ranges_bytes(m);
     out->ranges = m->rw->nranges;
-    out->bytes_writer += m->rw->captomb * sizeof(struct idm_rtomb);
+    out->bytes_writer += m->rw->captomb * sizeof(struct idm_rtomb) +
+                         m->rw->capregen * sizeof(struct idm_regen);
 }
 
 static int ranges_init(mdt_idmap *m, const mdt_idmap_options *opts)
 {
     (void)opts;
     m->rw = calloc(1, sizeof *m->rw);
-    return m->rw ? 0 : MDT_ENOMEM;
+    if (!m->rw)
+        return MDT_ENOMEM;
+    /* Raising a tombstone never fails (tomb_raise): it can always merge
+     * pieces down to what this holds. */
+    m->rw->tomb = malloc(IDM_TOMB_CAP0 * sizeof *m->rw->tomb);
+    if (!m->rw->tomb)
+        return MDT_ENOMEM;
+    m->rw->captomb = IDM_TOMB_CAP0;
+    return 0;
 }
 
 const struct idm_part_ops idm_range_part = {

@@ -1,13 +1,15 @@
 /* mdinspect batch: the formats that need the whole input before they can
  * print: --speedscope (speedscope's file format: shared frames, one
- * "sampled" profile whose samples are the distinct stacks, root first,
- * weighted by their counts) and --top N (the methods with the most
- * exclusive and inclusive counts). Frames and stacks are interned by their
+ * "sampled" profile per process of the input whose samples are its
+ * distinct stacks, root first, weighted by their counts) and --top N (the
+ * methods with the most exclusive and inclusive counts, over every
+ * process). Frames and stacks are interned by their
  * text in tables of their own, so memory follows the distinct frames and
  * stacks, not the number of records, and the resolver's cache may start
  * over without harm. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <talloc.h>
@@ -25,8 +27,14 @@ struct sframe { /* a frame of the speedscope file, or a method of --top */
 
 struct stack {
     uint32_t n;
+    uint32_t profile;     /* --speedscope: its process's profile */
     uint64_t weight;
-    uint32_t ids[];
+    uint32_t ids[];       /* [0]: the profile, then the frames */
+};
+
+struct profile {          /* --speedscope: a process that has records */
+    const mdb_proc *proc;
+    uint64_t total;
 };
 
 struct mdb_aggregate {
@@ -40,6 +48,10 @@ struct mdb_aggregate {
     size_t ns, caps;
     mdb_arena arena;
     uint64_t total, records;
+    struct profile *p;
+    uint32_t np, capp;
+    uint32_t *profile_of; /* by process index: profile + 1 (0: none yet) */
+    uint32_t capof;
 };
 
 mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top)
@@ -60,10 +72,15 @@ mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top)
 
 /* The id of a frame: for --top the method (its name alone), for speedscope
  * the name with its source line. */
-static bool intern(mdb_aggregate *g, const mdb_frame *f, uint32_t *id)
+static bool intern(mdb_aggregate *g, mdb_logctx *lc, uint64_t lineno, const mdb_frame *f,
+                   uint32_t *id)
 {
-    const char *name = f->status == MDB_OK ? f->name : f->text;
-    uint32_t nlen = f->status == MDB_OK ? f->name_len : f->text_len;
+    char buf[MDB_TEXT_ROOM];
+    uint32_t nlen;
+    const char *name = f->status == MDB_OK ? f->name
+                                           : mdb_frame_text(f, lc, lineno, buf, sizeof buf, &nlen);
+    if (f->status == MDB_OK)
+        nlen = f->name_len;
     const char *key = f->status == MDB_OK && g->format == MDB_SPEEDSCOPE ? f->text : name;
     uint32_t klen = f->status == MDB_OK && g->format == MDB_SPEEDSCOPE ? f->text_len : nlen;
     uint64_t h = mdb_hash(key, klen);
@@ -98,20 +115,56 @@ static bool intern(mdb_aggregate *g, const mdb_frame *f, uint32_t *id)
     return true;
 }
 
-bool mdb_aggregate_add(mdb_aggregate *g, const mdb_record *rec)
+/* The speedscope profile of a process, made on its first record. */
+static bool profile(mdb_aggregate *g, const mdb_proc *proc, uint32_t *id)
 {
-    uint32_t ids[MDB_MAX_FRAMES];
+    uint32_t k = proc->index;
+    if (k >= g->capof) {
+        uint32_t cap = k + 1 > 2 * g->capof ? k + 1 : 2 * g->capof;
+        uint32_t *a = talloc_realloc(g, g->profile_of, uint32_t, cap);
+        if (!a)
+            return false;
+        memset(a + g->capof, 0, (cap - g->capof) * sizeof *a);
+        g->profile_of = a;
+        g->capof = cap;
+    }
+    if (!g->profile_of[k]) {
+        if (g->np == g->capp) {
+            uint32_t cap = g->capp ? 2 * g->capp : 8;
+            struct profile *a = talloc_realloc(g, g->p, struct profile, cap);
+            if (!a)
+                return false;
+            g->p = a;
+            g->capp = cap;
+        }
+        g->p[g->np].proc = proc;
+        g->p[g->np].total = 0;
+        g->profile_of[k] = ++g->np;
+    }
+    *id = g->profile_of[k] - 1;
+    return true;
+}
+
+bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
+                       const mdb_record *rec)
+{
+    uint32_t ids[MDB_MAX_FRAMES + 1], prof = 0;
     size_t n = rec->nframes;
     if (n == 0)
         return true;
     g->records++;
     g->total += rec->count;
+    if (g->format == MDB_SPEEDSCOPE) {
+        if (!profile(g, proc, &prof))
+            return false;
+        g->p[prof].total += rec->count;
+    }
     for (size_t i = 0; i < n; i++)
-        if (!intern(g, rec->frames[i], &ids[n - 1 - i])) /* root first */
+        if (!intern(g, lc, rec->lineno, rec->frames[i], &ids[n - i])) /* root first */
             return false;
     if (g->format == MDB_TOP) {
-        g->f[ids[n - 1]].self += rec->count;
-        for (size_t i = 0; i < n; i++) {
+        g->f[ids[n]].self += rec->count;
+        for (size_t i = 1; i <= n; i++) {
             struct sframe *s = &g->f[ids[i]];
             if (s->stamp != g->records) { /* recursion counts once */
                 s->stamp = g->records;
@@ -120,8 +173,9 @@ bool mdb_aggregate_add(mdb_aggregate *g, const mdb_record *rec)
         }
         return true;
     }
-    uint64_t h = mdb_hash(ids, n * sizeof ids[0]);
-    struct stack *st = mdb_table_get(&g->stacks, h, ids, n * sizeof ids[0]);
+    ids[0] = prof; /* a stack of each process apart */
+    uint64_t h = mdb_hash(ids, (n + 1) * sizeof ids[0]);
+    struct stack *st = mdb_table_get(&g->stacks, h, ids, (n + 1) * sizeof ids[0]);
     if (st) {
         st->weight += rec->count;
         return true;
@@ -134,15 +188,32 @@ bool mdb_aggregate_add(mdb_aggregate *g, const mdb_record *rec)
         g->s = ns;
         g->caps = cap;
     }
-    if (!(st = mdb_arena_alloc(&g->arena, sizeof *st + n * sizeof ids[0])))
+    if (!(st = mdb_arena_alloc(&g->arena, sizeof *st + (n + 1) * sizeof ids[0])))
         return false;
     st->n = (uint32_t)n;
+    st->profile = prof;
     st->weight = rec->count;
-    memcpy(st->ids, ids, n * sizeof ids[0]);
-    if (mdb_table_put(&g->stacks, h, ids, n * sizeof ids[0], st))
+    memcpy(st->ids, ids, (n + 1) * sizeof ids[0]);
+    if (mdb_table_put(&g->stacks, h, ids, (n + 1) * sizeof ids[0], st))
         return false;
     g->s[g->ns++] = st;
     return true;
+}
+
+/* A process's profile: "pid 4242: dotnet app.dll", "pid 4242", and for
+ * lines before any header (or a header without a pid) "mdinspect batch". */
+static void profile_name(mdb_output *o, const mdb_proc *proc)
+{
+    char b[MDB_TEXT_ROOM];
+    int k;
+    if (!proc->has_pid)
+        k = snprintf(b, sizeof b, proc->index ? "process %u" : "mdinspect batch",
+                     (unsigned)proc->index);
+    else if (proc->cmd)
+        k = snprintf(b, sizeof b, "pid %llu: %s", (unsigned long long)proc->pid, proc->cmd);
+    else
+        k = snprintf(b, sizeof b, "pid %llu", (unsigned long long)proc->pid);
+    mdb_out_json_string(o, b, k < 0 ? 0 : (size_t)k < sizeof b ? (size_t)k : sizeof b - 1);
 }
 
 static void speedscope(mdb_aggregate *g, mdb_output *o)
@@ -165,26 +236,43 @@ static void speedscope(mdb_aggregate *g, mdb_output *o)
         }
         mdb_outc(o, '}');
     }
-    mdb_outs(o, "]},\n\"profiles\":[{\"type\":\"sampled\",\"name\":\"mdinspect batch\","
-                "\"unit\":\"none\",\"startValue\":0,\"endValue\":");
-    mdb_outu(o, g->total);
-    mdb_outs(o, ",\n\"samples\":[");
-    for (size_t i = 0; i < g->ns; i++) {
-        mdb_outs(o, i ? ",[" : "[");
-        for (uint32_t k = 0; k < g->s[i]->n; k++) {
-            if (k)
-                mdb_outc(o, ',');
-            mdb_outu(o, g->s[i]->ids[k]);
+    mdb_outs(o, "]},\n\"profiles\":[");
+    for (uint32_t p = 0; p < g->np; p++) {
+        const mdb_proc *proc = g->p[p].proc;
+        bool first = true;
+        mdb_outs(o, p ? ",\n{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":");
+        profile_name(o, proc);
+        mdb_outs(o, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
+        mdb_outu(o, g->p[p].total);
+        mdb_outs(o, ",\n\"samples\":[");
+        for (size_t i = 0; i < g->ns; i++) {
+            if (g->s[i]->profile != p)
+                continue;
+            mdb_outs(o, first ? "[" : ",[");
+            first = false;
+            for (uint32_t k = 1; k <= g->s[i]->n; k++) {
+                if (k > 1)
+                    mdb_outc(o, ',');
+                mdb_outu(o, g->s[i]->ids[k]);
+            }
+            mdb_outc(o, ']');
         }
-        mdb_outc(o, ']');
+        mdb_outs(o, "],\n\"weights\":[");
+        first = true;
+        for (size_t i = 0; i < g->ns; i++) {
+            if (g->s[i]->profile != p)
+                continue;
+            if (!first)
+                mdb_outc(o, ',');
+            first = false;
+            mdb_outu(o, g->s[i]->weight);
+        }
+        mdb_outs(o, "]}");
     }
-    mdb_outs(o, "],\n\"weights\":[");
-    for (size_t i = 0; i < g->ns; i++) {
-        if (i)
-            mdb_outc(o, ',');
-        mdb_outu(o, g->s[i]->weight);
-    }
-    mdb_outs(o, "]}]}\n");
+    if (g->np == 0) /* no records: one empty profile, as the format wants one */
+        mdb_outs(o, "{\"type\":\"sampled\",\"name\":\"mdinspect batch\",\"unit\":\"none\","
+                    "\"startValue\":0,\"endValue\":0,\n\"samples\":[],\n\"weights\":[]}");
+    mdb_outs(o, "]}\n");
 }
 
 static const struct sframe *sort_base;

@@ -1,12 +1,14 @@
 /* mdinspect batch: the modules the input names, by path and by MVID (the
  * Module table's Mvid column, ECMA-335 II.22.30). The directories and
  * files given with --assemblies are walked on the first MVID the input
- * asks for (never when it asks for none); every .dll, .exe, .netmodule,
+ * asks for (never when it asks for none), then the folders log headers
+ * name (logctx.c), each when an MVID is not found in those before it;
+ * every .dll, .exe, .netmodule,
  * .wasm and .webcil is read for its MVID, unless the on-disk index (--index)
  * has the file with the same size and modification time, so a second run
  * over the same folders opens nothing but the modules the input uses. The
- * index is rewritten (to a temporary file renamed over it) when anything
- * changed. Images are opened on first use and stay open: memory follows the
+ * index is rewritten at the end of the run (to a temporary file renamed
+ * over it) when anything changed. Images are opened on first use and stay open: memory follows the
  * modules touched, not the input.
  *
  * The threads of a run share all this: one mutex guards the tables, the
@@ -17,6 +19,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
@@ -36,11 +39,14 @@ struct mdb_assemblies {
     void *ctx;
     pthread_mutex_t lock;
     uint32_t nmodules;
-    char **paths;
-    size_t npaths;
+    char **paths;        /* the user's, then those log headers name */
+    size_t npaths, nuser, cappaths;
+    size_t nwalked;      /* paths[0, nwalked) are walked (in order: the first
+                            file with an MVID wins) */
     bool recursive;
+    bool walking_log;    /* a log's folder: no subfolders, no warnings */
     const char *index;
-    bool scanned;
+    bool index_read;
     mdb_table by_path;   /* path as written -> module */
     mdb_table by_mvid;   /* 16 bytes -> module */
     mdb_table by_file;   /* dev, inode -> module */
@@ -50,6 +56,7 @@ struct mdb_assemblies {
     bool changed;
     size_t nindexed, nscanned;
     FILE *newindex;
+    char *newindex_path;
 };
 
 struct entry {
@@ -81,8 +88,14 @@ mdb_assemblies *mdb_assemblies_new(void *ctx, char **paths, size_t npaths, bool 
     }
     talloc_set_destructor(a, destroy);
     a->ctx = a;
-    a->paths = paths;
-    a->npaths = npaths;
+    if (!(a->paths = talloc_array(a, char *, npaths + 8))) {
+        talloc_free(a);
+        return NULL;
+    }
+    if (npaths) /* paths may be NULL when there are none */
+        memcpy(a->paths, paths, npaths * sizeof *paths);
+    a->npaths = a->nuser = npaths;
+    a->cappaths = npaths + 8;
     a->recursive = recursive;
     a->index = index;
     mdb_arena_init(&a->arena, a);
@@ -119,10 +132,15 @@ void mdb_assemblies_stats(const mdb_assemblies *a, size_t *indexed, size_t *scan
     *scanned = a->nscanned;
 }
 
-static void warn(mdb_assemblies *a, const char *fmt, const char *arg, int err)
+static void warn2(mdb_assemblies *a, const char *fmt, const char *arg, const char *why)
 {
     if (!pending)
-        pending = talloc_asprintf(a, fmt, arg, strerror(err));
+        pending = talloc_asprintf(a, fmt, arg, why);
+}
+
+static void warn(mdb_assemblies *a, const char *fmt, const char *arg, int err)
+{
+    warn2(a, fmt, arg, strerror(err));
 }
 
 static mdb_module *new_module(mdb_assemblies *a, const char *path, size_t len)
@@ -200,25 +218,34 @@ void mdb_format_mvid(char out[33], const uint8_t mvid[16])
 /* ---------------------------------------------------------- the index file */
 
 /* `#mdinspect-index 1`, then `MVID SIZE MTIME_NS PATH` per line. A file
- * that does not read as one is ignored (and rewritten). */
+ * that does not read as one is ignored (and rewritten); so is one larger
+ * than MAX_INDEX (an index of 10^5 files is ~10 MiB), or that is not a
+ * regular file (a FIFO named by mistake does not block the run). */
+#define MAX_INDEX ((size_t)64 << 20)
+
 static void read_index(mdb_assemblies *a)
 {
-    FILE *f = fopen(a->index, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    char why[300], *text, *line, *next;
+    size_t len;
     bool first = true;
-    if (!f) {
-        if (errno != ENOENT)
-            warn(a, "cannot read the index %s: %s", a->index, errno);
+    if (!(text = mdb_read_small_file(NULL, a->index, MAX_INDEX, &len, why, sizeof why))) {
+        if (access(a->index, F_OK) == 0 || errno != ENOENT)
+            warn2(a, "cannot read the index %s: %s", a->index, why);
         a->changed = true;
         return;
     }
-    while ((n = getline(&line, &cap, f)) > 0) {
-        char *mv, *sz, *mt, *path, *end;
+    for (line = text; line < text + len; line = next) {
+        char *mv, *sz, *mt, *path, *end, *nl = memchr(line, '\n', (size_t)(text + len - line));
         struct entry *e;
-        if (line[n - 1] == '\n')
-            line[--n] = '\0';
+        next = nl ? nl + 1 : text + len;
+        if (nl)
+            *nl = '\0';
+        else
+            text[len] = '\0';
+        if (strlen(line) != (size_t)((nl ? nl : text + len) - line)) {
+            a->changed = true; /* a NUL inside a line */
+            continue;
+        }
         if (first) {
             first = false;
             if (strcmp(line, "#mdinspect-index 1") != 0) {
@@ -247,11 +274,10 @@ static void read_index(mdb_assemblies *a)
         if (*end || mdb_table_put(&a->old, mdb_hash(path, strlen(path)), path, strlen(path), e))
             a->changed = true;
     }
-    free(line);
-    fclose(f);
+    talloc_free(text);
 }
 
-static void consider(mdb_assemblies *a, const char *path, const struct stat *st)
+static void consider(mdb_assemblies *a, const char *path, const struct stat *st, int depth)
 {
     size_t len = strlen(path);
     int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
@@ -264,12 +290,15 @@ static void consider(mdb_assemblies *a, const char *path, const struct stat *st)
         a->nindexed++;
     } else {
         mdt_image *img;
-        int r = mdt_image_open_file(NULL, &img, path, 0);
+        char why[300];
+        int r = mdb_image_open(NULL, &img, path, why, sizeof why);
         a->nscanned++;
         a->changed = true;
         if (r == 0) {
             r = mdt_image_mvid(mvid, img);
             talloc_free(img);
+        } else if (depth == 0) {
+            warn2(a, "cannot read %s: %s", path, why); /* named by the user */
         }
         if (r) {
             mdt_clear_error();
@@ -289,6 +318,18 @@ static void consider(mdb_assemblies *a, const char *path, const struct stat *st)
 
 static void walk(mdb_assemblies *a, const char *path, int depth);
 
+/* The entries of a folder a log names that are looked at: files named like
+ * modules, at most MAX_LOG_ENTRIES (a log is untrusted: it may name any
+ * folder). scandir's filter has no argument: the count is here, and walks
+ * run under the assemblies' lock. */
+#define MAX_LOG_ENTRIES 65536
+static unsigned log_entries;
+
+static int log_entry(const struct dirent *d)
+{
+    return candidate(d->d_name) && log_entries++ < MAX_LOG_ENTRIES;
+}
+
 static void walk_dir(mdb_assemblies *a, const char *dir, const struct stat *st, int depth)
 {
     struct fileid id = {(uint64_t)st->st_dev, (uint64_t)st->st_ino};
@@ -298,9 +339,11 @@ static void walk_dir(mdb_assemblies *a, const char *dir, const struct stat *st, 
     if (mdb_table_get(&a->dirs, h, &id, sizeof id) || depth > MAX_DEPTH)
         return; /* walked already (a link loop, or named twice) */
     mdb_table_put(&a->dirs, h, &id, sizeof id, a);
-    n = scandir(dir, &names, NULL, alphasort);
+    log_entries = 0;
+    n = scandir(dir, &names, a->walking_log ? log_entry : NULL, alphasort);
     if (n < 0) {
-        warn(a, "cannot read the folder %s: %s", dir, errno);
+        if (!a->walking_log)
+            warn(a, "cannot read the folder %s: %s", dir, errno);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -321,32 +364,69 @@ static void walk(mdb_assemblies *a, const char *path, int depth)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        if (depth == 0)
+        if (depth == 0 && !a->walking_log)
             warn(a, "cannot read %s: %s", path, errno);
         return;
     }
     if (S_ISDIR(st.st_mode)) {
-        if (depth == 0 || a->recursive)
+        if (depth == 0 || (a->recursive && !a->walking_log))
             walk_dir(a, path, &st, depth);
     } else if (S_ISREG(st.st_mode) && (depth == 0 || candidate(path))) {
-        consider(a, path, &st);
+        consider(a, path, &st, a->walking_log ? 1 : depth);
+    } else if (depth == 0 && !a->walking_log) { /* a FIFO, a device, ... */
+        char why[80];
+        snprintf(why, sizeof why, "%s, not a folder nor a regular file", mdb_file_kind(st.st_mode));
+        warn2(a, "cannot read %s: %s", path, why);
     }
 }
 
-static void scan(mdb_assemblies *a)
+/* A new file to write (a stale one of a process that had our pid is
+ * replaced; whatever else is there, a FIFO or a link, is not written
+ * through). */
+static FILE *create(const char *path)
 {
-    char *tmp = NULL;
-    a->scanned = true;
-    if (a->index) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f;
+    if (fd < 0 && errno == EEXIST && unlink(path) == 0)
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return NULL;
+    if (!(f = fdopen(fd, "w")))
+        close(fd);
+    return f;
+}
+
+/* Walk the folders not walked yet, in order: the user's on the first
+ * MVID asked for, a log's when its header has been read and an MVID is
+ * not found in the folders before it. The index is read first, and
+ * written at the end (mdb_assemblies_finish). */
+static void walk_more(mdb_assemblies *a)
+{
+    if (a->index && !a->index_read) {
+        char *tmp;
+        a->index_read = true;
         read_index(a);
         tmp = talloc_asprintf(a, "%s.tmp.%ld", a->index, (long)getpid());
-        if (tmp && !(a->newindex = fopen(tmp, "w")))
+        if (tmp && !(a->newindex = create(tmp)))
             warn(a, "cannot write the index %s: %s", a->index, errno);
-        if (a->newindex)
+        if (a->newindex) {
+            a->newindex_path = tmp;
             fputs("#mdinspect-index 1\n", a->newindex);
+        } else {
+            talloc_free(tmp);
+        }
     }
-    for (size_t i = 0; i < a->npaths; i++)
-        walk(a, a->paths[i], 0);
+    for (; a->nwalked < a->npaths; a->nwalked++) {
+        a->walking_log = a->nwalked >= a->nuser;
+        walk(a, a->paths[a->nwalked], 0);
+    }
+    a->walking_log = false;
+}
+
+void mdb_assemblies_finish(mdb_assemblies *a)
+{
+    char *tmp = a->newindex_path;
+    pthread_mutex_lock(&a->lock);
     if (a->newindex) {
         /* an entry of the old index not met again means a file went away */
         for (size_t i = 0; i <= a->old.mask; i++) {
@@ -359,9 +439,30 @@ static void scan(mdb_assemblies *a)
         if (!ok || (a->changed && rename(tmp, a->index) != 0))
             warn(a, "cannot write the index %s: %s", a->index, errno);
         unlink(tmp); /* when unchanged (or failed): the old file stays */
+        talloc_free(tmp);
+        a->newindex_path = NULL;
     }
-    talloc_free(tmp);
     mdb_table_clear(&a->old);
+    pthread_mutex_unlock(&a->lock);
+}
+
+void mdb_assemblies_add_folder(mdb_assemblies *a, const char *path)
+{
+    pthread_mutex_lock(&a->lock);
+    for (size_t i = 0; i < a->npaths; i++)
+        if (strcmp(a->paths[i], path) == 0)
+            goto out; /* given with -a, or named by an earlier header */
+    if (a->npaths == a->cappaths) {
+        char **p = talloc_realloc(a, a->paths, char *, 2 * a->cappaths);
+        if (!p)
+            goto out;
+        a->paths = p;
+        a->cappaths *= 2;
+    }
+    if ((a->paths[a->npaths] = talloc_strdup(a, path)))
+        a->npaths++;
+out:
+    pthread_mutex_unlock(&a->lock);
 }
 
 /* ----------------------------------------------------------------- lookups */
@@ -370,8 +471,8 @@ static mdb_module *by_mvid(mdb_assemblies *a, const uint8_t mvid[16])
 {
     uint64_t h = mdb_hash(mvid, 16);
     mdb_module *m = mdb_table_get(&a->by_mvid, h, mvid, 16);
-    if (!m && !a->scanned) {
-        scan(a);
+    if (!m && a->nwalked < a->npaths) {
+        walk_more(a);
         m = mdb_table_get(&a->by_mvid, h, mvid, 16);
     }
     return m;
@@ -422,7 +523,7 @@ mdb_module *mdb_module_by_path(mdb_assemblies *a, const char *path, size_t len, 
 static void find_pdb(mdb_module *m)
 {
     uint32_t n;
-    if (mdt_pdb_open(m->img, &m->pdb, m->img, m->path, 0) != 0) {
+    if (mdb_pdb_open(m->img, &m->pdb, m->img, m->path) != 0) {
         m->pdb = NULL;
         return;
     }
@@ -443,11 +544,9 @@ static bool open_module(mdb_assemblies *a, mdb_module *m)
     uint8_t st = atomic_load_explicit(&m->state, memory_order_relaxed);
     if (st != MDB_MOD_UNTRIED)
         return st == MDB_MOD_OPEN;
-    if (mdt_image_open_file(a, &m->img, m->path, 0) != 0) {
-        const char *what = mdt_last_error()->what;
-        m->open_error = talloc_strdup(a, what[0] ? what : mdt_errmsg(msg, sizeof msg));
+    if (mdb_image_open(a, &m->img, m->path, msg, sizeof msg) != 0) {
+        m->open_error = talloc_strdup(a, msg);
         m->img = NULL;
-        mdt_clear_error();
         atomic_store_explicit(&m->state, MDB_MOD_FAILED, memory_order_release);
         return false;
     }

@@ -8,12 +8,16 @@
  *   main.c        options, the loop, exit status
  *   table.c       the hash table and the arena every cache uses
  *   io.c          block reads of the input, the buffered output
+ *   files.c       opening what the input names: regular files only, never blocking,
+ *                 images mapped after their first bytes are checked
  *   assemblies.c  modules by path and by MVID (the on-disk index), lazy opens
  *   modcache.c    per-thread caches in front of those lookups
  *   parse.h       hex tokens and MVIDs read a register at a time
  *   resolve.c     one frame's text -> name, status, file:line (cached)
  *   record.c      one line -> a record (header, stats, comment, stack, call,
  *                 alloc, plain MVID or PATH line, malformed)
+ *   logctx.c      the processes of the input (headers, #stats), the folders
+ *                 headers name, #module names: read by the main thread
  *   emit_text.c, emit_json.c, emit_folded.c   streaming formats
  *   aggregate.c   --speedscope and --top (distinct stacks and methods)
  *   progress.c    records/s and ETA on a terminal
@@ -22,8 +26,10 @@
  *                 files by build-id); elfsyms.c, one file's symbols (native.h)
  *
  * Memory: caches hold what the input touched (modules, distinct frames),
- * never the input itself; the frame cache starts over when it exceeds
- * MDB_FRAME_CACHE_MAX entries, so even endless distinct junk stays bounded.
+ * never the input itself, within a budget in bytes for all threads
+ * together (mdb_budget, --cache-mb): a thread's caches start over when its
+ * share is full, and modules stop keeping new frames when theirs is, so
+ * even endless distinct junk stays bounded.
  * Threads: one resolver (its caches and arenas) per thread; modules and
  * what they keep are shared as assemblies.c and resolve.c say. */
 #ifndef MDINSPECT_BATCH_H
@@ -39,7 +45,6 @@
 
 #define MDB_PROGNAME "mdinspect"
 #define MDB_MAX_FRAMES 255              /* frames of one record (doc/profile-log.md) */
-#define MDB_FRAME_CACHE_MAX (1u << 22)  /* distinct frames cached before starting over */
 #define MDB_MAX_LINE (1u << 20)         /* longer input lines are malformed */
 
 enum mdb_format { MDB_TEXT, MDB_JSON, MDB_FOLDED, MDB_SPEEDSCOPE, MDB_TOP };
@@ -53,6 +58,8 @@ typedef struct mdb_arena {
     char *p;
     size_t left;
     bool huge;  /* chunks of a huge page each (the frames a run keeps) */
+    size_t bytes;             /* bytes of its chunks */
+    _Atomic size_t *shared;   /* when not NULL: also counts its chunks' bytes here */
 } mdb_arena;
 
 void mdb_arena_init(mdb_arena *a, void *ctx);
@@ -90,6 +97,27 @@ const mdb_slot *mdb_table_slot(const mdb_table *t, uint64_t hash, const void *ke
 /* Store a value for a key that is not there. -1 when out of memory. */
 int mdb_table_put(mdb_table *t, uint64_t hash, const void *key, size_t len, void *value);
 void mdb_table_clear(mdb_table *t);
+/* Empty the table and give back its memory (its slots shrink to the size
+ * it started with). -1 when out of memory (the table is then unusable). */
+int mdb_table_reset(mdb_table *t);
+/* The bytes a table holds: its slots and its keys. */
+size_t mdb_table_bytes(const mdb_table *t);
+
+/* How much the caches of a run may hold (mdinspect(1), --cache-mb): half
+ * for the frames modules keep (shared by the threads), half for the
+ * threads' own caches (frames cached by their text, type names), which
+ * each thread starts over when its share is full. */
+typedef struct mdb_budget {
+    size_t total;
+    size_t kept_max;         /* frames kept by modules, all threads together */
+    _Atomic size_t kept;     /* ... held now (chunks of the threads' arenas) */
+    size_t thread_max;       /* each thread's own caches */
+} mdb_budget;
+
+/* The default: 1/8 of the memory this process may use (the machine's, or
+ * its cgroup's limit when lower), between 64 MiB and 4 GiB. */
+size_t mdb_default_cache_bytes(void);
+void mdb_budget_init(mdb_budget *b, size_t total, unsigned threads);
 
 /* ------------------------------------------------------------------- io.c */
 
@@ -99,6 +127,15 @@ void mdb_table_clear(mdb_table *t);
  * Usually many lines, each ending in '\n'; or, when `single`, one line
  * without it: the last line of the input when it has no newline, or a
  * line of MDB_MAX_LINE bytes or more, whose bytes are not kept (`cut`). */
+struct mdb_proc;
+
+/* A line of a block where a process starts (logctx.c). */
+typedef struct mdb_event {
+    uint64_t lineno;
+    struct mdb_proc *proc;   /* the process of this line and those after it */
+    bool split;              /* the line is a log cut short, the header follows */
+} mdb_event;
+
 typedef struct mdb_block {
     void *ctx;               /* where buf lives (grown for a long line) */
     char *buf;
@@ -106,6 +143,9 @@ typedef struct mdb_block {
     uint64_t first_lineno;   /* the number of its first line */
     uint64_t nlines;
     bool single, cut;
+    struct mdb_proc *proc;   /* the process of its first line (logctx.c) */
+    mdb_event *ev;           /* where other processes start in it, by line */
+    size_t nev, capev;
 } mdb_block;
 
 /* Reads blocks of the input (io.c). */
@@ -162,6 +202,28 @@ void mdb_outu(mdb_output *o, uint64_t v);
 /* s as a JSON string (quotes included); bytes that are not UTF-8 become
  * U+FFFD. */
 void mdb_out_json_string(mdb_output *o, const char *s, size_t n);
+
+/* ---------------------------------------------------------------- files.c */
+
+struct stat;
+/* What a file that is not a regular one is: "a FIFO", "a directory", ... */
+const char *mdb_file_kind(unsigned mode);
+/* Open a path for reading without blocking (O_NONBLOCK: a FIFO or a
+ * device never blocks the run) and only when it is a regular file; the
+ * descriptor, or -1 with why (whylen bytes) saying why not. */
+int mdb_open_regular(const char *path, struct stat *st, char *why, size_t whylen);
+/* Open the image of a file: refused unless a regular file whose first
+ * bytes are an image's; mapped, so that only what the library reads of it
+ * is read. 0, or -1 with why. */
+int mdb_image_open(void *ctx, mdt_image **out, const char *path, char *why, size_t whylen);
+/* A module's portable PDB, embedded or beside `path` (the CodeView entry's
+ * file name in its folder, then the path with `.pdb`), each file checked
+ * as mdb_open_regular does before the library reads it. 0, or -1. */
+int mdb_pdb_open(void *ctx, mdt_pdb **out, const mdt_image *img, const char *path);
+/* A regular file of at most `max` bytes, read whole and NUL-terminated;
+ * NULL with why. */
+char *mdb_read_small_file(void *ctx, const char *path, size_t max, size_t *len, char *why,
+                          size_t whylen);
 
 /* ----------------------------------------------------------- assemblies.c */
 
@@ -234,6 +296,12 @@ bool mdb_assemblies_has_warning(const mdb_assemblies *a);
 void mdb_format_mvid(char out[33], const uint8_t mvid[16]);
 /* For mdt_desc_parse. */
 int mdb_mvid_lookup(void *payload, const mdt_image **img, const uint8_t mvid[16]);
+/* Search a folder too, after those given (a folder a log's header names:
+ * walked without subfolders, at most 65536 of its entries, silently when
+ * it cannot be read). */
+void mdb_assemblies_add_folder(mdb_assemblies *a, const char *path);
+/* At the end of the run: write the index (when anything changed). */
+void mdb_assemblies_finish(mdb_assemblies *a);
 /* Statistics for --verbose: files indexed, files opened to read an MVID. */
 void mdb_assemblies_stats(const mdb_assemblies *a, size_t *indexed, size_t *scanned);
 
@@ -289,7 +357,11 @@ typedef struct mdb_frame {
     const char *json;      /* JSON members of the frame, without braces and without
                               the IL offset, which the record keeps (made with
                               the frame when the run prints JSON) */
-    const char *name;      /* full-style name; the special word; NULL when unresolved */
+    union {
+        const char *name;  /* full-style name; the special word */
+        const uint8_t *unknown_mvid; /* MDB_UNKNOWN_MVID: the 16 bytes of the MVID not
+                                        found, or NULL (other unresolved frames: NULL) */
+    };
     uint32_t name_len;
     uint32_t text_len;
     const char *text;      /* text form: NAME or NAME (FILE:LINE) or [special] */
@@ -309,8 +381,9 @@ static inline void mdb_frame_prefetch(const mdb_frame *f)
 typedef struct mdb_resolver mdb_resolver;
 
 /* A resolver for one thread; `want_json`: the run prints JSON (frames get
- * their JSON form when made). */
-mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json);
+ * their JSON form when made); its caches stay within `budget` (shared by
+ * the run's resolvers; NULL: unbounded). */
+mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json, mdb_budget *budget);
 /* A profiler-log frame: `mvid:token{..}<..>@il` or a special word; *il
  * and *has_il get its IL offset (frames are shared by every offset that
  * gives the same answer, so the offset travels with the record). */
@@ -330,9 +403,17 @@ const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n
  * read the frame, only asks for it (mdb_frame_prefetch): run.c looks a few
  * lines ahead this way, so that their frames arrive from memory together. */
 const mdb_frame *mdb_peek_plain(mdb_resolver *r, const char *s, size_t n);
-/* Between records: start the cache over when it holds too much (frames of
- * earlier records become invalid). */
+/* Between records: start the cache over when it holds more than the
+ * thread's share of the budget (frames of earlier records become invalid). */
 void mdb_resolver_trim(mdb_resolver *r);
+/* --signatures: methods named with their parameter types (before the
+ * first frame is resolved). */
+void mdb_resolver_set_signatures(mdb_resolver *r, bool on);
+/* How many times this resolver started its caches over. */
+uint64_t mdb_resolver_resets(const mdb_resolver *r);
+/* Start the cache over now (folders were added: frames of modules not
+ * found may be found). */
+void mdb_resolver_forget(mdb_resolver *r);
 /* The JSON members of a frame (valid until the resolver's next call). */
 void mdb_frame_json(mdb_resolver *r, const mdb_frame *f, const char **json, uint32_t *len);
 
@@ -342,6 +423,7 @@ enum mdb_kind {
     MDB_BLANK,
     MDB_HEADER,
     MDB_STATS,
+    MDB_MODULE,             /* #module MVID NAME VERSION */
     MDB_COMMENT,
     MDB_MALFORMED,
     MDB_PLAIN,
@@ -366,19 +448,86 @@ typedef struct mdb_record {
     bool unresolved;        /* some frame is unresolved */
 } mdb_record;
 
+/* How an input line ended: with a newline; not at all, being MDB_MAX_LINE
+ * bytes or more (its bytes are not kept); or at the end of the input,
+ * without a newline (a log line is then cut short). */
+enum mdb_line_end { MDB_LINE_ENDED, MDB_LINE_LONG, MDB_LINE_UNENDED,
+                   MDB_LINE_SPLIT /* a log line cut short, another log's header after it */ };
+
+/* Whether a line is one an mdprofile log holds, or the start of one (a
+ * record keyword cut short). */
+bool mdb_log_line(const char *s, size_t n);
+
+/* Parse one line (without its newline and a CR before it) into rec,
+ * resolving its frames through r. `ending` is an enum mdb_line_end. */
 void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *line, size_t len,
-                      uint64_t lineno, bool cut);
+                      uint64_t lineno, int ending);
 
 /* ---------------------------------------------------------------- emitters */
 
-void mdb_emit_text(mdb_output *o, const mdb_record *rec);
-void mdb_emit_json(mdb_output *o, mdb_resolver *r, const mdb_record *rec);
-void mdb_emit_folded(mdb_output *o, const mdb_record *rec);
+/* ----------------------------------------------------------------- logctx.c */
+
+/* A process of the input: the lines from its header to the next header. */
+typedef struct mdb_proc {
+    struct mdb_proc *next;
+    uint32_t index;          /* 1, 2, ... in input order; 0: lines before any header */
+    uint64_t lineno;         /* of its header */
+    bool has_pid;
+    uint64_t pid;
+    const char *cmd;         /* `cmd=` decoded (control bytes as '?'), or NULL */
+    bool stats;              /* its #stats line was read (main thread) */
+} mdb_proc;
+
+typedef struct mdb_logctx mdb_logctx;
+
+/* `folders_on`: search the folders headers name (framework=, frameworks=). */
+mdb_logctx *mdb_logctx_new(void *ctx, mdb_assemblies *a, bool folders_on);
+/* The pseudo-process of the lines before any header. */
+const mdb_proc *mdb_logctx_none(const mdb_logctx *lc);
+/* Main thread, each block in input order before it is resolved: note
+ * where processes start (b->proc, b->ev), #stats and #module lines. 1 when
+ * a header named folders not searched yet: the caller lets every earlier
+ * block finish, then calls mdb_logctx_commit (so a line never sees a folder
+ * named after it, however many threads run). 0, or -1 when out of memory. */
+int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b);
+void mdb_logctx_commit(mdb_logctx *lc);
+/* The name and version a #module line before line `lineno` gave the
+ * module of an MVID ("System.Linq 10.0.0.0"), or NULL. Any thread. */
+const char *mdb_logctx_module_name(mdb_logctx *lc, const uint8_t mvid[16], uint64_t lineno,
+                                   uint32_t *len);
+/* The processes, in input order (NULL: no header). */
+const mdb_proc *mdb_logctx_procs(const mdb_logctx *lc);
+/* Warn on f about each process whose log has no #stats (of the process
+ * `pid` alone when pid_only); how many. */
+uint64_t mdb_logctx_report(const mdb_logctx *lc, FILE *f, bool pid_only, uint64_t pid);
+
+/* ---------------------------------------------------------------- emitters */
+
+/* A frame's text form as printed for a record at line `lineno`: f->text,
+ * or for a frame whose module was not found and that a #module line
+ * named, `[unresolved: unknown MVID (NAME VERSION)]` in buf. */
+const char *mdb_frame_text_named(const mdb_frame *f, mdb_logctx *lc, uint64_t lineno, char *buf,
+                                 size_t size, uint32_t *len); /* emit_text.c: the rare case */
+static inline const char *mdb_frame_text(const mdb_frame *f, mdb_logctx *lc, uint64_t lineno,
+                                         char *buf, size_t size, uint32_t *len)
+{
+    if (__builtin_expect(f->status == MDB_UNKNOWN_MVID, 0) && f->unknown_mvid)
+        return mdb_frame_text_named(f, lc, lineno, buf, size, len);
+    *len = f->text_len;
+    return f->text;
+}
+#define MDB_TEXT_ROOM 384 /* a #module name (256 bytes at most) and the words around it */
+
+void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec);
+void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_proc *proc,
+                   const mdb_record *rec);
+void mdb_emit_folded(mdb_output *o, mdb_logctx *lc, const mdb_record *rec);
 
 typedef struct mdb_aggregate mdb_aggregate;
 mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top);
 /* false when out of memory */
-bool mdb_aggregate_add(mdb_aggregate *g, const mdb_record *rec);
+bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
+                       const mdb_record *rec);
 void mdb_aggregate_write(mdb_aggregate *g, mdb_output *o);
 
 /* ------------------------------------------------------------- progress.c */
@@ -392,27 +541,39 @@ void mdb_progress_done(mdb_progress *p, uint64_t records);
 /* ------------------------------------------------------------------ run.c */
 
 typedef struct mdb_run_opts {
+    int in_fd, out_fd, err_fd; /* standard input, output and error by default */
     int format;
+    mdb_logctx *lc;
+    bool pid_only;          /* --pid: only the lines of the process `pid` */
+    uint64_t pid;
     unsigned threads;       /* threads that resolve; 1: the main thread alone
                                (required for --speedscope and --top) */
     mdb_aggregate *agg;     /* --speedscope, --top */
     mdb_progress *prog;     /* may be NULL */
     struct mdb_natives *natives; /* the #elf lines and ELF files (native.h); may be NULL */
+    mdb_budget *budget;     /* may be NULL (unbounded) */
+    bool signatures;        /* --signatures */
 } mdb_run_opts;
 
 typedef struct mdb_run_result {
     uint64_t records, unresolved;
+    uint64_t resets;        /* times a thread started its caches over */
     bool read_error, write_error, nomem;
 } mdb_run_result;
 
-/* Resolve standard input to standard output (and standard error for what
- * the format has no room for), in input order. What the threads cached
- * (the frames modules keep) goes under ctx. */
+/* Resolve the input to the output (and the error output for what the
+ * format has no room for), in input order. What the threads cached (the
+ * frames modules keep) goes under ctx. */
 void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result *res);
 /* The CPUs this process may run on. */
 unsigned mdb_cpus(void);
 
 /* ----------------------------------------------------------------- main.c */
+
+/* Exit statuses, added up (as fsck(8) does): */
+#define MDB_EXIT_UNRESOLVED 1 /* a line did not resolve, was malformed, or I/O failed */
+#define MDB_EXIT_USAGE 2
+#define MDB_EXIT_CUT 4        /* a log has no #stats line: cut short */
 
 /* `mdinspect batch ...`: argv[0] is "batch". Returns the exit status. */
 int mdi_batch_main(int argc, char **argv);

@@ -124,15 +124,12 @@ int mdb_elfsyms_open(void *ctx, mdb_elfsyms **out, const char *path, char *err, 
         snprintf(err, errlen, "libelf refuses this ELF version");
         return -1;
     }
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
-    if (fd < 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
+    int fd = mdb_open_regular(path, &st, err, errlen); /* files.c: no FIFO, device or folder */
+    if (fd < 0)
         return -1;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE) {
-        snprintf(err, errlen, "%s",
-                 fstat(fd, &st) != 0 ? strerror(errno) : S_ISREG(st.st_mode) ? "too large" : "not a regular file");
+    if ((uint64_t)st.st_size > MAX_FILE) {
+        snprintf(err, errlen, "too large");
         close(fd);
         return -1;
     }

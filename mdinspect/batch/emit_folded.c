@@ -9,10 +9,13 @@
 
 #include "batch/batch.h"
 
-static void name(mdb_output *o, const mdb_frame *f)
+static void name(mdb_output *o, mdb_logctx *lc, uint64_t lineno, const mdb_frame *f)
 {
-    const char *s = f->status == MDB_OK ? f->name : f->text;
-    uint32_t n = f->status == MDB_OK ? f->name_len : f->text_len, start = 0;
+    char buf[MDB_TEXT_ROOM];
+    uint32_t n, start = 0;
+    const char *s = f->status == MDB_OK ? f->name : mdb_frame_text(f, lc, lineno, buf, sizeof buf, &n);
+    if (f->status == MDB_OK)
+        n = f->name_len;
     for (uint32_t i = 0; i < n; i++)
         if (s[i] == ';') {
             mdb_out(o, s + start, i - start);
@@ -22,12 +25,12 @@ static void name(mdb_output *o, const mdb_frame *f)
     mdb_out(o, s + start, n - start);
 }
 
-void mdb_emit_folded(mdb_output *o, const mdb_record *rec)
+void mdb_emit_folded(mdb_output *o, mdb_logctx *lc, const mdb_record *rec)
 {
     if (rec->nframes == 0)
         return;
     for (size_t i = rec->nframes; i-- > 0;) {
-        name(o, rec->frames[i]);
+        name(o, lc, rec->lineno, rec->frames[i]);
         if (i)
             mdb_outc(o, ';');
     }

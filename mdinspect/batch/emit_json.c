@@ -7,25 +7,43 @@
  *   {"kind":"header"|"stats",KEY:VALUE...}  (numbers where the value is one)
  *   {"kind":"comment","text":...}, {"kind":"blank"}
  *   {"kind":"malformed","line":N,"error":...}
+ * with "pid" after "kind" in every object of a line of a process whose
+ * header gave one (not in the header's own object: its keys hold it),
  * where FRAME is "name", "metadata_name" (a type's or member's, as stored:
  * doc/names.md), "status" ("ok", a special frame's word, or why it did not
  * resolve), "detail", "assembly", "module", "mvid", "token", "il_offset",
- * "file", "line", "column", each where known. */
+ * "file", "line", "column", each where known; a frame whose module (or a
+ * type argument's) was not found has "unknown_mvid", and when a #module
+ * line named that module "unknown_assembly" and "unknown_assembly_version". */
 #include "config.h"
 
 #include <string.h>
+#include <stdio.h>
 
 #include "batch/batch.h"
 
 static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
                                     [MDB_ALLOC] = "alloc", [MDB_PLAIN] = "plain"};
 
-static void frame(mdb_output *o, mdb_resolver *r, const mdb_record *rec, size_t i)
+static void frame(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_record *rec,
+                  size_t i)
 {
+    const mdb_frame *f = rec->frames[i];
     const char *j;
     uint32_t n;
-    mdb_frame_json(r, rec->frames[i], &j, &n);
+    mdb_frame_json(r, f, &j, &n);
     mdb_out(o, j, n);
+    if (__builtin_expect(f->status == MDB_UNKNOWN_MVID, 0) && f->unknown_mvid &&
+        (j = mdb_logctx_module_name(lc, f->unknown_mvid, rec->lineno, &n))) {
+        /* what a #module line said of the module not found: NAME VERSION */
+        const char *sp = memrchr(j, ' ', n);
+        mdb_outs(o, ",\"unknown_assembly\":");
+        mdb_out_json_string(o, j, sp ? (size_t)(sp - j) : n);
+        if (sp) {
+            mdb_outs(o, ",\"unknown_assembly_version\":");
+            mdb_out_json_string(o, sp + 1, (size_t)(j + n - sp - 1));
+        }
+    }
     if (rec->has_il[i]) {
         mdb_outs(o, ",\"il_offset\":");
         mdb_outu(o, rec->il[i]);
@@ -66,23 +84,68 @@ static void keys(mdb_output *o, const char *s, size_t n)
     }
 }
 
-void mdb_emit_json(mdb_output *o, mdb_resolver *r, const mdb_record *rec)
+/* The process of a line (not for the header, whose keys say it). */
+static void pid(mdb_output *o, const mdb_proc *proc)
+{
+    if (proc && proc->has_pid) {
+        mdb_outs(o, ",\"pid\":");
+        mdb_outu(o, proc->pid);
+    }
+}
+
+/* `#module MVID NAME VERSION` as {"kind":"module","mvid":..,"name":..,
+ * "version":..} (NAME as written, %XX escapes and all); another #module
+ * line as the comment it is. */
+static void module(mdb_output *o, const mdb_proc *proc, const char *s, size_t n)
+{
+    const char *name = s + 41, *ver = n > 41 ? memrchr(name, ' ', n - 41) : NULL;
+    if (n < 44 || s[7] != ' ' || s[40] != ' ' || !ver || ver == name) {
+        mdb_outs(o, "{\"kind\":\"comment\"");
+        pid(o, proc);
+        mdb_outs(o, ",\"text\":");
+        mdb_out_json_string(o, s, n);
+        return;
+    }
+    mdb_outs(o, "{\"kind\":\"module\"");
+    pid(o, proc);
+    mdb_outs(o, ",\"mvid\":");
+    mdb_out_json_string(o, s + 8, 32);
+    mdb_outs(o, ",\"name\":");
+    mdb_out_json_string(o, name, (size_t)(ver - name));
+    mdb_outs(o, ",\"version\":");
+    mdb_out_json_string(o, ver + 1, (size_t)(s + n - ver - 1));
+}
+
+void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_proc *proc,
+                   const mdb_record *rec)
 {
     switch (rec->kind) {
     case MDB_BLANK:
         mdb_outs(o, "{\"kind\":\"blank\"");
+        pid(o, proc);
         break;
     case MDB_HEADER:
-    case MDB_STATS:
-        mdb_outs(o, rec->kind == MDB_HEADER ? "{\"kind\":\"header\"" : "{\"kind\":\"stats\"");
+        mdb_outs(o, "{\"kind\":\"header\"");
         keys(o, rec->line, rec->len);
         break;
+    case MDB_STATS:
+        mdb_outs(o, "{\"kind\":\"stats\"");
+        pid(o, proc);
+        keys(o, rec->line, rec->len);
+        break;
+    case MDB_MODULE:
+        module(o, proc, rec->line, rec->len);
+        break;
     case MDB_COMMENT:
-        mdb_outs(o, "{\"kind\":\"comment\",\"text\":");
+        mdb_outs(o, "{\"kind\":\"comment\"");
+        pid(o, proc);
+        mdb_outs(o, ",\"text\":");
         mdb_out_json_string(o, rec->line, rec->len);
         break;
     case MDB_MALFORMED:
-        mdb_outs(o, "{\"kind\":\"malformed\",\"line\":");
+        mdb_outs(o, "{\"kind\":\"malformed\"");
+        pid(o, proc);
+        mdb_outs(o, ",\"line\":");
         mdb_outu(o, rec->lineno);
         mdb_outs(o, ",\"error\":");
         mdb_out_json_string(o, rec->why, strlen(rec->why));
@@ -90,7 +153,9 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, const mdb_record *rec)
     default:
         mdb_outs(o, "{\"kind\":\"");
         mdb_outs(o, kinds[rec->kind]);
-        mdb_outs(o, "\",\"count\":");
+        mdb_outc(o, '"');
+        pid(o, proc);
+        mdb_outs(o, ",\"count\":");
         mdb_outu(o, rec->count);
         if (rec->kind == MDB_ALLOC) {
             mdb_outs(o, ",\"bytes\":");
@@ -108,13 +173,13 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, const mdb_record *rec)
             mdb_outs(o, ",\"frames\":[");
             for (size_t i = 0; i < rec->nframes; i++) {
                 mdb_outs(o, i ? ",{" : "{");
-                frame(o, r, rec, i);
+                frame(o, r, lc, rec, i);
                 mdb_outc(o, '}');
             }
             mdb_outc(o, ']');
         } else {
             mdb_outc(o, ',');
-            frame(o, r, rec, 0);
+            frame(o, r, lc, rec, 0);
         }
     }
     mdb_outs(o, "}\n");

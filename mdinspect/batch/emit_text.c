@@ -4,23 +4,48 @@
  *   stack, call    KIND COUNT, then each frame after a TAB (leaf first);
  *                  a format-2 call: call COUNT LEAVES TAILCALLS UNWINDS
  *   alloc          alloc COUNT BYTES, TAB, the type
- *   frames         [native], [unknown:unmapped] (special frames),
- *                  [unresolved: REASON]
+ *   frames         [native], [unknown:unmapped], [truncated] (special frames),
+ *                  [unresolved: REASON], [unresolved: unknown MVID (NAME VERSION)]
+ *                  when a #module line named the module not found
  *   header, #stats, comments and blank lines: as they are
  *   malformed      [malformed line N: WHY] */
 #include "config.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "batch/batch.h"
+
+const char *mdb_frame_text_named(const mdb_frame *f, mdb_logctx *lc, uint64_t lineno, char *buf,
+                                 size_t size, uint32_t *len)
+{
+    const char *name;
+    uint32_t n;
+    if ((name = mdb_logctx_module_name(lc, f->unknown_mvid, lineno, &n)) &&
+        (size_t)n + 32 < size) {
+        int k = snprintf(buf, size, "[unresolved: unknown MVID (%s)]", name);
+        if (k > 0 && (size_t)k < size) {
+            *len = (uint32_t)k;
+            return buf;
+        }
+    }
+    *len = f->text_len;
+    return f->text;
+}
 
 static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
                                     [MDB_ALLOC] = "alloc"};
 
-void mdb_emit_text(mdb_output *o, const mdb_record *rec)
+void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec)
 {
+    char buf[MDB_TEXT_ROOM];
+    const char *t;
+    uint32_t n;
     switch (rec->kind) {
     case MDB_BLANK:
     case MDB_HEADER:
     case MDB_STATS:
+    case MDB_MODULE:
     case MDB_COMMENT:
         mdb_out(o, rec->line, rec->len);
         break;
@@ -32,7 +57,8 @@ void mdb_emit_text(mdb_output *o, const mdb_record *rec)
         mdb_outc(o, ']');
         break;
     case MDB_PLAIN:
-        mdb_out(o, rec->frames[0]->text, rec->frames[0]->text_len);
+        t = mdb_frame_text(rec->frames[0], lc, rec->lineno, buf, sizeof buf, &n);
+        mdb_out(o, t, n);
         break;
     default:
         mdb_outs(o, kinds[rec->kind]);
@@ -52,7 +78,8 @@ void mdb_emit_text(mdb_output *o, const mdb_record *rec)
         }
         for (size_t i = 0; i < rec->nframes; i++) {
             mdb_outc(o, '\t');
-            mdb_out(o, rec->frames[i]->text, rec->frames[i]->text_len);
+            t = mdb_frame_text(rec->frames[i], lc, rec->lineno, buf, sizeof buf, &n);
+            mdb_out(o, t, n);
         }
     }
     mdb_outc(o, '\n');

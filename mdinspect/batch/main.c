@@ -2,9 +2,10 @@
  * resolves each line (record.c, resolve.c) and writes it in the chosen
  * format; unresolved and malformed lines are answered in their own output
  * line (text, JSON) or on standard error (formats without a line per input
- * line), and the stream goes on. Exit status: 0 when every frame resolved,
- * 1 when some did not (or a line was malformed, or the input or output
- * failed), 2 for a usage error. */
+ * line), and the stream goes on. Exit status (batch.h, MDB_EXIT_...): 0
+ * when every frame resolved; else the sum of 1 when some did not (or a
+ * line was malformed, or the input or output failed) and 4 when a log has
+ * no #stats line (cut short); 2 for a usage error. */
 #include "config.h"
 
 #include <getopt.h>
@@ -17,7 +18,8 @@
 #include "batch/native.h"
 
 enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
-       OPT_VERBOSE, OPT_THREADS, OPT_DEBUG_DIR };
+       OPT_VERBOSE, OPT_THREADS, OPT_DEBUG_DIR, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB,
+       OPT_SIGNATURES };
 
 #define MAX_THREADS 64
 #define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
@@ -40,15 +42,21 @@ static void usage(FILE *f)
             "      --folded               folded stacks for flame graphs\n"
             "      --speedscope           one speedscope JSON file\n"
             "      --top=N                the N hottest methods, exclusive and inclusive\n"
+            "      --signatures           methods with their parameter types (overloads)\n"
+            "      --pid=PID              only the lines of process PID (logs concatenated)\n"
+            "      --no-log-folders       do not search the folders log headers name\n"
             "  -t, --threads=N            resolve with N threads (default: one per CPU\n"
             "                             available, at most 8; --speedscope and --top\n"
             "                             use one)\n"
+            "      --cache-mb=N           caches hold at most N MiB in all (default: 1/8 of\n"
+            "                             the memory, 64 MiB to 4 GiB)\n"
             "      --no-progress          no progress on standard error\n"
             "      --verbose              say at the end how the MVID index was built\n"
             "  -h, --help                 show this help and exit\n"
             "\n"
             "Text output has one line per input line. Exit status: 0 if everything\n"
-            "resolved, 1 if some line did not, 2 for a usage error. See mdinspect(1).\n");
+            "resolved; else 1 if some line did not, plus 4 if a log has no #stats line\n"
+            "(cut short); 2 for a usage error. See mdinspect(1).\n");
 }
 
 int mdi_batch_main(int argc, char **argv)
@@ -65,6 +73,10 @@ int mdi_batch_main(int argc, char **argv)
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"threads", required_argument, NULL, 't'},
         {"verbose", no_argument, NULL, OPT_VERBOSE},
+        {"pid", required_argument, NULL, OPT_PID},
+        {"no-log-folders", no_argument, NULL, OPT_NO_LOG_FOLDERS},
+        {"cache-mb", required_argument, NULL, OPT_CACHE_MB},
+        {"signatures", no_argument, NULL, OPT_SIGNATURES},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -72,6 +84,11 @@ int mdi_batch_main(int argc, char **argv)
     char **paths = NULL, **dirs = NULL;
     size_t npaths = 0, ndirs = 0;
     bool recursive = false, progress_on = true, status_bad = false, verbose = false;
+    bool pid_only = false, log_folders = true;
+    unsigned long long pid = 0, cache_mb = 0;
+    mdb_budget budget;
+    uint64_t cut = 0;
+    mdb_logctx *lc;
     const char *index = NULL;
     int fmt = MDB_TEXT, nfmt = 0, opt;
     unsigned long top = 0, threads = 0;
@@ -140,6 +157,35 @@ int mdi_batch_main(int argc, char **argv)
             }
             break;
         }
+        case OPT_PID: {
+            char *end;
+            pid = strtoull(optarg, &end, 10);
+            if (*end || !*optarg || optarg[0] == '-') {
+                fprintf(stderr, MDB_PROGNAME " batch: --pid wants a process id\n");
+                talloc_free(mem);
+                return 2;
+            }
+            pid_only = true;
+            break;
+        }
+        case OPT_CACHE_MB: {
+            char *end;
+            cache_mb = strtoull(optarg, &end, 10);
+            if (*end || !*optarg || optarg[0] == '-' || cache_mb == 0 ||
+                cache_mb > (SIZE_MAX >> 21)) {
+                fprintf(stderr, MDB_PROGNAME " batch: --cache-mb wants a number of MiB, at "
+                                "least 1\n");
+                talloc_free(mem);
+                return 2;
+            }
+            break;
+        }
+        case OPT_SIGNATURES:
+            ro.signatures = true;
+            break;
+        case OPT_NO_LOG_FOLDERS:
+            log_folders = false;
+            break;
         case OPT_NO_PROGRESS:
             progress_on = false;
             break;
@@ -175,7 +221,8 @@ int mdi_batch_main(int argc, char **argv)
     }
 
     a = mdb_assemblies_new(mem, paths, npaths, recursive, index);
-    if (!a || mdb_output_init(&out, mem, STDOUT_FILENO) ||
+    if (!a || !(lc = mdb_logctx_new(mem, a, log_folders)) ||
+        mdb_output_init(&out, mem, STDOUT_FILENO) ||
         ((fmt == MDB_SPEEDSCOPE || fmt == MDB_TOP) &&
          !(agg = mdb_aggregate_new(mem, fmt, (unsigned)top))))
         goto nomem;
@@ -183,7 +230,16 @@ int mdi_batch_main(int argc, char **argv)
         unsigned cpus = mdb_cpus();
         threads = cpus < DEFAULT_THREADS ? cpus : DEFAULT_THREADS;
     }
+    ro.in_fd = STDIN_FILENO;
+    ro.out_fd = STDOUT_FILENO;
+    ro.err_fd = STDERR_FILENO;
+    ro.lc = lc;
+    ro.pid_only = pid_only;
+    ro.pid = pid;
     ro.format = fmt;
+    mdb_budget_init(&budget, cache_mb ? (size_t)cache_mb << 20 : mdb_default_cache_bytes(),
+                    agg ? 1 : (unsigned)threads);
+    ro.budget = &budget;
     ro.threads = agg ? 1 : (unsigned)threads; /* records reach the sums in order */
     ro.agg = agg;
     ro.prog = mdb_progress_new(mem, progress_on, STDIN_FILENO);
@@ -198,6 +254,13 @@ int mdi_batch_main(int argc, char **argv)
         rr.write_error = out.failed;
     }
     mdb_progress_done(ro.prog, rr.records);
+    mdb_assemblies_finish(a);
+    {
+        const char *w = mdb_assemblies_warning(a);
+        if (w)
+            fprintf(stderr, MDB_PROGNAME " batch: %s\n", w);
+    }
+    cut = mdb_logctx_report(lc, stderr, pid_only, pid);
     if (rr.read_error) {
         fprintf(stderr, MDB_PROGNAME " batch: error reading the input\n");
         status_bad = true;
@@ -211,12 +274,16 @@ int mdi_batch_main(int argc, char **argv)
         mdb_assemblies_stats(a, &indexed, &scanned);
         fprintf(stderr, MDB_PROGNAME " batch: MVIDs of %zu files from the index, %zu files read\n",
                 indexed, scanned);
+        fprintf(stderr, MDB_PROGNAME " batch: caches of %zu MiB: modules kept %zu MiB of frames, "
+                        "threads started their caches over %llu times\n",
+                budget.total >> 20, (size_t)atomic_load(&budget.kept) >> 20,
+                (unsigned long long)rr.resets);
     }
     if (rr.unresolved)
         fprintf(stderr, MDB_PROGNAME " batch: %llu of %llu lines not fully resolved\n",
                 (unsigned long long)rr.unresolved, (unsigned long long)rr.records);
     talloc_free(mem);
-    return status_bad || rr.unresolved ? EXIT_FAILURE : EXIT_SUCCESS;
+    return (status_bad || rr.unresolved ? MDB_EXIT_UNRESOLVED : 0) | (cut ? MDB_EXIT_CUT : 0);
 
 usage:
     fprintf(stderr, "Try '" MDB_PROGNAME " batch --help' for more information.\n");

@@ -34,7 +34,6 @@
 
 #define MAX_KEY 1024u        /* bytes of NAME:BUILDID */
 #define MAX_KEYS 65536u      /* distinct NAME:BUILDID a run keeps */
-#define CACHE_MAX (1u << 20) /* frames a thread caches before starting over */
 
 /* --------------------------------------------------------------- registry */
 
@@ -264,11 +263,20 @@ void mdb_native_cache_use(mdb_native_cache *c, mdb_natives *n)
     c->n = n;
 }
 
-void mdb_native_trim(mdb_native_cache *c)
+size_t mdb_native_bytes(const mdb_native_cache *c)
 {
-    if (c->count < CACHE_MAX)
-        return;
-    mdb_table_clear(&c->frames);
+    return c->arena.bytes + mdb_table_bytes(&c->frames);
+}
+
+size_t mdb_native_count(const mdb_native_cache *c)
+{
+    return c->count;
+}
+
+void mdb_native_forget(mdb_native_cache *c)
+{
+    if (mdb_table_reset(&c->frames))
+        mdb_table_clear(&c->frames); /* no memory for new slots: keep the old */
     mdb_arena_reset(&c->arena);
     c->count = 0;
 }

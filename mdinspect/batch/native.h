@@ -62,8 +62,11 @@ void mdb_native_cache_use(mdb_native_cache *c, mdb_natives *n);
  * (MDB_SPECIAL, or MDB_BAD_FRAME for a text that does not read). */
 const mdb_frame *mdb_native_resolve(mdb_native_cache *c, const char *s, size_t n,
                                     uint64_t lineno);
-/* Between records: start over when the cache holds too much. */
-void mdb_native_trim(mdb_native_cache *c);
+/* The bytes the cache holds (counted against batch's budget, --cache-mb),
+ * and forgetting it all when the thread's share of the budget is full. */
+size_t mdb_native_bytes(const mdb_native_cache *c);
+size_t mdb_native_count(const mdb_native_cache *c); /* frames cached */
+void mdb_native_forget(mdb_native_cache *c);
 /* A warning the last frames raised, once per run (a file of another
  * build, a damaged file), or NULL; taken by the caller. */
 const char *mdb_native_warning(mdb_native_cache *c);

@@ -20,7 +20,7 @@
 static bool starts(const char *s, size_t n, const char *w)
 {
     size_t k = strlen(w);
-    return n >= k && memcmp(s, w, k) == 0 && (n == k || s[k] == ' ');
+    return n >= k && memcmp(s, w, k) == 0 && (n == k || s[k] == ' ' || s[k] == '\t');
 }
 
 /* A decimal number >= 1 without sign or leading zeros, up to 2^63. */
@@ -92,7 +92,10 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
     if (tab)
         n = (size_t)(tab - s); /* debug names: for people comparing, not resolved */
     end = s + n;
-    p = memchr(s, ' ', n) + 1;
+    /* the keyword alone (a log cut right after it): no count to read */
+    if (!(p = memchr(s, ' ', n)))
+        return malformed(rec, "a record without a count");
+    p++;
     /* count */
     const char *sp = memchr(p, ' ', (size_t)(end - p));
     if (!count(p, (size_t)((sp ? sp : end) - p), &rec->count))
@@ -158,8 +161,23 @@ static bool looks_like_record(const char *s, size_t n)
     return i > j && i < n && s[i] == ' ';
 }
 
+/* Whether the line is a proper prefix of w: a keyword cut short. */
+static bool prefix_of(const char *s, size_t n, const char *w)
+{
+    return n < strlen(w) && memcmp(s, w, n) == 0;
+}
+
+/* Whether a line is one an mdprofile log holds, or the start of one: `#`
+ * lines and records, a record keyword cut short. */
+bool mdb_log_line(const char *s, size_t n)
+{
+    return n == 0 || s[0] == '#' || starts(s, n, "stack") || starts(s, n, "call") ||
+           starts(s, n, "alloc") || looks_like_record(s, n) || prefix_of(s, n, "stack") ||
+           prefix_of(s, n, "call") || prefix_of(s, n, "alloc");
+}
+
 static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
-                  bool cut)
+                  int ending)
 {
     uint8_t mvid[16];
     rec->line = s;
@@ -171,16 +189,26 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
     rec->exits = false;
     rec->unresolved = false;
     rec->why = NULL;
-    if (cut)
+    if (ending == MDB_LINE_LONG)
         return malformed(rec, "longer than 1 MiB");
-    if (n == 0) {
+    if (n == 0 && ending != MDB_LINE_SPLIT) {
         rec->kind = MDB_BLANK;
         return;
     }
+    /* The profiler ends every line with a newline: a log line without one
+     * is what was written before the log was cut (or the process killed),
+     * and whatever it says may be partial. A plain line may end the input
+     * without one (typed, or printed by printf). */
+    if (ending == MDB_LINE_UNENDED && mdb_log_line(s, n))
+        return malformed(rec, "cut short: the input ends inside this line (no newline)");
+    if (ending == MDB_LINE_SPLIT)
+        return malformed(rec, "cut short: another log's header follows inside this line (a "
+                              "log cut, and the next one appended to it)");
     switch (s[0]) { /* the first byte tells most lines apart at once */
     case '#':
         rec->kind = starts(s, n, "#mdprofile") ? MDB_HEADER
                     : starts(s, n, "#stats")   ? MDB_STATS
+                    : starts(s, n, "#module")  ? MDB_MODULE
                                                : MDB_COMMENT;
         return;
     case 's':
@@ -217,9 +245,9 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
 }
 
 void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
-                      bool cut)
+                      int ending)
 {
     mdb_resolver_set_line(r, lineno); /* native frames are named by line (native.c) */
-    parse(r, rec, s, n, lineno, cut);
+    parse(r, rec, s, n, lineno, ending);
     unresolved(rec);
 }

@@ -42,10 +42,16 @@ struct mdb_resolver {
     mdb_assemblies *a;
     mdb_modcache *mods;
     bool want_json;         /* make each frame's JSON form (and metadata name) with the frame */
+    unsigned name_flags;    /* of names (not metadata names): --signatures */
     struct modnames *names; /* by module id: this thread's type names */
     uint32_t nnames;
     mdb_table cache[K_COUNT];
-    size_t n;
+    size_t n;           /* entries cached (native.c's too) since the last start over */
+    mdb_budget *budget; /* NULL: unbounded */
+    bool over;          /* the thread's share is full: start over between records */
+    size_t names_bytes; /* the type name caches, as last measured */
+    uint64_t resets;
+    void *namectx;      /* where the type name caches live (freed on start over) */
     mdb_arena arena;    /* frames cached by text: trimmed */
     mdb_arena lasting;  /* frames kept by their module (valid rows): never trimmed */
     mdb_arena *cur;     /* where new frames and their strings go */
@@ -72,16 +78,23 @@ const char *mdb_status_text(int status)
     return status_text[status];
 }
 
-mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json)
+mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json, mdb_budget *budget)
 {
     mdb_resolver *r = talloc_zero(ctx, mdb_resolver);
     if (!r)
         return NULL;
     r->a = a;
     r->want_json = want_json;
+    r->budget = budget;
     mdb_arena_init(&r->arena, r);
     mdb_arena_init(&r->lasting, r);
     r->lasting.huge = true;
+    if (budget)
+        r->lasting.shared = &budget->kept;
+    if (!(r->namectx = talloc_new(r))) {
+        talloc_free(r);
+        return NULL;
+    }
     r->cur = &r->arena;
     for (int k = 0; k < K_COUNT; k++)
         if (mdb_table_init(&r->cache[k], r, 1024)) { /* grown as needed */
@@ -113,13 +126,53 @@ const char *mdb_resolver_native_warning(mdb_resolver *r)
 
 void mdb_resolver_trim(mdb_resolver *r)
 {
-    mdb_native_trim(r->natives);
-    if (r->n < MDB_FRAME_CACHE_MAX)
-        return;
+    if (r->over)
+        mdb_resolver_forget(r);
+}
+
+void mdb_resolver_set_signatures(mdb_resolver *r, bool on)
+{
+    r->name_flags = on ? MDT_NAME_SIGNATURE | MDT_NAME_PARAM_NAMES : 0;
+}
+
+uint64_t mdb_resolver_resets(const mdb_resolver *r)
+{
+    return r->resets;
+}
+
+/* Everything cached by text, and the type names: made again as needed.
+ * The tables shrink back (a table sized for millions of entries would
+ * otherwise stay that large). */
+void mdb_resolver_forget(mdb_resolver *r)
+{
+    mdb_native_forget(r->natives);
     for (int k = 0; k < K_COUNT; k++)
-        mdb_table_clear(&r->cache[k]);
+        if (mdb_table_reset(&r->cache[k]))
+            mdb_table_clear(&r->cache[k]); /* no memory for new slots: keep the old */
     mdb_arena_reset(&r->arena);
+    talloc_free_children(r->namectx);
+    if (r->names)
+        memset(r->names, 0, r->nnames * sizeof *r->names);
     r->n = 0;
+    r->names_bytes = 0;
+    r->over = false;
+    r->resets++;
+}
+
+/* The bytes this thread's caches hold against its share of the budget:
+ * looked at every 256 new entries (the type name caches, a walk of their
+ * talloc tree, every 16384). */
+static void count_bytes(mdb_resolver *r)
+{
+    size_t b;
+    if (!r->budget || (r->n & 255))
+        return;
+    if (!(r->n & 16383))
+        r->names_bytes = talloc_total_size(r->namectx);
+    b = r->arena.bytes + r->names_bytes + mdb_native_bytes(r->natives);
+    for (int k = 0; k < K_COUNT; k++)
+        b += mdb_table_bytes(&r->cache[k]);
+    r->over = b > r->budget->thread_max;
 }
 
 /* ------------------------------------------------------------ small parsers */
@@ -362,7 +415,8 @@ static inline __attribute__((always_inline)) mdt_name_cache *names_of(mdb_resolv
     }
     c = stored ? &r->names[m->id].stored : &r->names[m->id].full;
     if (!*c &&
-        mdt_name_cache_new(r, c, m->img, MDT_STYLE_FULL, stored ? MDT_NAME_METADATA : 0) != 0)
+        mdt_name_cache_new(r->namectx, c, m->img, MDT_STYLE_FULL,
+                           stored ? MDT_NAME_METADATA : r->name_flags) != 0)
         mdt_clear_error();
     return *c;
 }
@@ -406,7 +460,7 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
         return;
     }
     if (ncls + nmeth == 0) {
-        mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, names_of(r, f->mod, false)};
+        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, NULL, names_of(r, f->mod, false)};
         size_t len;
         /* straight into the arena: most names are short, and copying each
          * of hundreds of thousands cost more than reserving room */
@@ -462,9 +516,11 @@ static void name_inst(mdb_resolver *r, mdb_frame *f, const char **cls, const siz
         e = parse_descs(r, tmp, meth, methl, nmeth, args + ncls);
     if (!e && table == MDT_TABLE_TypeDef && nmeth)
         e = MDT_EINVAL;
-    if (!e)
+    if (!e) {
+        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, NULL, NULL};
         e = mdt_inst_name(tmp, &s, img, f->token, (uint32_t)ncls, args, (uint32_t)nmeth,
-                          args + ncls, NULL);
+                          args + ncls, &o);
+    }
     if (e) {
         f->status = e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID")
                         ? MDB_UNKNOWN_MVID
@@ -499,6 +555,7 @@ static const mdb_frame *store(mdb_resolver *r, int k, const char *s, size_t n, u
     finish(r, f);
     if (mdb_table_put(&r->cache[k], h, s, n, f) == 0)
         r->n++;
+    count_bytes(r);
     return f;
 }
 
@@ -516,6 +573,11 @@ static const mdb_frame *new_plain_frame(mdb_resolver *r, mdb_module *m, uint32_t
     mdb_rowframes *a = atomic_load_explicit(&m->frames[table], memory_order_acquire), *none = NULL;
     mdb_frame *f, *old = NULL;
     if (!names_something(table) || rid == 0 || rid > (rows = mdt_table_rows(m->img, table)))
+        return NULL;
+    /* The modules' share of the budget is full: the frame is made and
+     * cached by the line's text instead, in the thread's own caches. */
+    if (r->budget && atomic_load_explicit(&r->budget->kept, memory_order_relaxed) >=
+                         r->budget->kept_max)
         return NULL;
     if (!a) {
         size_t size = sizeof *a + ((size_t)rows + 1) * sizeof a->f[0];
@@ -589,6 +651,29 @@ static bool special(const char *s, size_t n)
     return false;
 }
 
+/* The MVID a frame whose module was not found names: the first MVID of
+ * its text (`MVID:` in a frame or descriptor, `MVID ` of a plain line)
+ * whose module is not found, copied to the arena; NULL when none is. */
+static const uint8_t *unknown_mvid(mdb_resolver *r, const char *s, size_t n)
+{
+    uint8_t mvid[16], *copy;
+    for (size_t i = 0; i + 33 <= n; i++) {
+        if ((s[i + 32] != ':' && s[i + 32] != ' ') || (i > 0 && s[i - 1] != ',' &&
+                                                      s[i - 1] != '{' && s[i - 1] != '<' &&
+                                                      s[i - 1] != ' '))
+            continue;
+        if (!mdb_parse_mvid(s + i, 32, mvid))
+            continue;
+        if (!mdb_modcache_mvid(r->mods, mvid)) {
+            if ((copy = mdb_arena_alloc(r->cur, 16)))
+                memcpy(copy, mvid, 16);
+            return copy;
+        }
+        i += 32;
+    }
+    return NULL;
+}
+
 /* f becomes the special frame s, cached under cache k. */
 static const mdb_frame *store_special(mdb_resolver *r, int k, const char *s, size_t n, uint64_t h,
                                       mdb_frame *f)
@@ -624,6 +709,7 @@ static const mdb_frame *line_frame(mdb_resolver *r, const mdb_frame *base, uint3
     finish(r, f);
     if (mdb_table_put(&r->cache[K_IL], h, &key, sizeof key, f) == 0)
         r->n++;
+    count_bytes(r);
     return f;
 }
 
@@ -650,8 +736,14 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
             return *has_ilp && m->pdb && c->status == MDB_OK ? line_frame(r, c, *ilp) : c;
     }
     if (mdb_is_native_frame(s, n)) { /* native.c: its own cache, by line */
+        size_t had = mdb_native_count(r->natives);
         *has_ilp = false;
-        return mdb_native_resolve(r->natives, s, n, r->lineno);
+        c = mdb_native_resolve(r->natives, s, n, r->lineno);
+        if (mdb_native_count(r->natives) != had) { /* counted against the budget too */
+            r->n++;
+            count_bytes(r);
+        }
+        return c;
     }
     at = memrchr(s, '@', n);
     *has_ilp = at && mdb_parse_hex32(at + 1, n - (size_t)(at + 1 - s), false, ilp);
@@ -711,12 +803,15 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
     if (!(f->mod = mdb_modcache_mvid(r->mods, mvid)) || !opened(r, f->mod)) {
         f->status = MDB_UNKNOWN_MVID;
         f->detail = f->mod ? f->mod->open_error : NULL;
+        f->unknown_mvid = f->mod ? NULL : unknown_mvid(r, s, n);
         f->mod = NULL;
         return store(r, K_LOG, s, n, h, f);
     }
     name_token(r, f, cls, clsl, ncls, meth, methl, nmeth);
     if (f->status == MDB_OK)
         add_line(r, f);
+    else if (f->status == MDB_UNKNOWN_MVID) /* a type argument's */
+        f->unknown_mvid = unknown_mvid(r, s, n);
     return store(r, K_LOG, s, n, h, f);
 bad:
     f->status = MDB_BAD_FRAME;
@@ -743,9 +838,10 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
     if (!(tmp = talloc_new(NULL)))
         return store(r, K_TYPE, s, n, h, f);
     e = mdt_desc_parse(tmp, &d, s, n, mdb_mvid_lookup, r->a);
-    if (e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID"))
+    if (e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID")) {
         f->status = MDB_UNKNOWN_MVID;
-    else if (e || (e = mdt_desc_to_type(tmp, &t, d)) != 0 ||
+        f->unknown_mvid = unknown_mvid(r, s, n);
+    } else if (e || (e = mdt_desc_to_type(tmp, &t, d)) != 0 ||
              (e = mdt_type_name(tmp, &name, t, NULL)) != 0)
         f->status = MDB_BAD_DESCRIPTOR;
     if (e) {
@@ -805,6 +901,7 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
     if (!(f->mod = mdb_modcache_mvid(r->mods, mvid)) || !opened(r, f->mod)) {
         f->status = MDB_UNKNOWN_MVID;
         f->detail = f->mod ? f->mod->open_error : NULL;
+        f->unknown_mvid = f->mod ? NULL : unknown_mvid(r, s, n);
         f->mod = NULL;
         return store(r, K_MVID, s, n, h, f);
     }
@@ -820,6 +917,8 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
     name_token(r, f, p + 2, l + 2, ncls, p + 2 + ncls, l + 2 + ncls, nargs - ncls);
     if (f->status == MDB_OK)
         add_line(r, f);
+    else if (f->status == MDB_UNKNOWN_MVID) /* a descriptor's */
+        f->unknown_mvid = unknown_mvid(r, s, n);
     return store(r, K_MVID, s, n, h, f);
 }
 
@@ -861,6 +960,8 @@ const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n
     } else {
         f->mod = m;
         name_token(r, f, NULL, NULL, 0, NULL, NULL, 0);
+        if (f->status == MDB_OK) /* a row's frame the module did not keep */
+            add_line(r, f);
     }
     return store(r, K_PATH, s, n, h, f);
 }
@@ -925,6 +1026,12 @@ static void json_form(mdb_resolver *r, const mdb_frame *f)
         if (f->status != MDB_OK && f->detail) {
             mdb_outc(o, ',');
             member_str(o, "detail", f->detail, strlen(f->detail));
+        }
+        if (f->status == MDB_UNKNOWN_MVID && f->unknown_mvid) {
+            char mv[33];
+            mdb_format_mvid(mv, f->unknown_mvid);
+            mdb_outc(o, ',');
+            member_str(o, "unknown_mvid", mv, 32);
         }
         if (f->mod) {
             char mv[33];

@@ -47,6 +47,7 @@ struct slot {
 struct worker {
     void *ctx;            /* the worker's own talloc tree */
     mdb_resolver *res;
+    unsigned folders;     /* the run's `folders` its caches were made with */
     mdb_record *rec;
     pthread_t tid;
     bool started;
@@ -63,6 +64,7 @@ struct run {
     uint64_t next_read, next_take, next_write; /* sequence numbers */
     bool end;             /* no block will be queued any more */
     int out_fd, err_fd;
+    unsigned folders;     /* how many times headers added folders (under lock) */
 };
 
 /* Write a slot's output to the real file (the caller has the turn). */
@@ -98,7 +100,8 @@ static void err_line(mdb_output *o, const char *a, const char *b)
 }
 
 /* A record to the block's outputs, in the run's format. */
-static void put_record(struct worker *w, struct slot *sl, const mdb_record *rec)
+static void put_record(struct worker *w, struct slot *sl, const mdb_proc *proc,
+                       const mdb_record *rec)
 {
     const mdb_run_opts *o = w->run->o;
     const char *warning;
@@ -107,10 +110,10 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_record *rec)
         sl->unresolved++;
     switch (o->format) {
     case MDB_TEXT:
-        mdb_emit_text(&sl->out, rec);
+        mdb_emit_text(&sl->out, o->lc, rec);
         break;
     case MDB_JSON:
-        mdb_emit_json(&sl->out, w->res, rec);
+        mdb_emit_json(&sl->out, w->res, o->lc, proc, rec);
         break;
     default:
         if (rec->kind == MDB_MALFORMED) {
@@ -119,8 +122,8 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_record *rec)
             err_line(&sl->err, num, rec->why);
         }
         if (o->format == MDB_FOLDED)
-            mdb_emit_folded(&sl->out, rec);
-        else if (!mdb_aggregate_add(o->agg, rec))
+            mdb_emit_folded(&sl->out, o->lc, rec);
+        else if (!mdb_aggregate_add(o->agg, o->lc, proc, rec))
             sl->nomem = true;
     }
     if (mdb_assemblies_has_warning(w->run->a) && (warning = mdb_assemblies_warning(w->run->a)))
@@ -129,18 +132,18 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_record *rec)
         err_line(&sl->err, warning, "");
 }
 
-static void line(struct worker *w, struct slot *sl, const char *s, size_t n, uint64_t lineno,
-                 bool cut)
+static void line(struct worker *w, struct slot *sl, const mdb_proc *proc, const char *s,
+                 size_t n, uint64_t lineno, int ending)
 {
     mdb_resolver_trim(w->res);
-    mdb_record_parse(w->res, w->rec, s, n, lineno, cut);
-    put_record(w, sl, w->rec);
+    mdb_record_parse(w->res, w->rec, s, n, lineno, ending);
+    put_record(w, sl, proc, w->rec);
 }
 
 /* A plain line whose frame mdb_peek_plain found: the record
  * mdb_record_parse would make of it. */
-static void plain_line(struct worker *w, struct slot *sl, const char *s, size_t n,
-                       uint64_t lineno, const mdb_frame *f)
+static void plain_line(struct worker *w, struct slot *sl, const mdb_proc *proc, const char *s,
+                       size_t n, uint64_t lineno, const mdb_frame *f)
 {
     mdb_record *rec = w->rec;
     /* (no warning to look for: finding a kept frame calls nothing that
@@ -163,7 +166,7 @@ static void plain_line(struct worker *w, struct slot *sl, const char *s, size_t 
     rec->frames[0] = f;
     rec->has_il[0] = false;
     rec->unresolved = f->status != MDB_OK && f->status != MDB_SPECIAL;
-    put_record(w, sl, rec);
+    put_record(w, sl, proc, rec);
 }
 
 #define AHEAD 16 /* lines looked at before the first of them is written */
@@ -176,8 +179,14 @@ static void plain_line(struct worker *w, struct slot *sl, const char *s, size_t 
 static void resolve_block(struct worker *w, struct slot *sl)
 {
     const mdb_block *b = &sl->in;
+    const mdb_run_opts *o = w->run->o;
     const char *p = b->buf, *end = b->buf + b->len;
     uint64_t lineno = b->first_lineno;
+    const mdb_proc *proc = b->proc;
+    size_t ev = 0;
+    /* the line of the next process start (none: never met) */
+    uint64_t next_ev = b->nev ? b->ev[0].lineno : UINT64_MAX;
+    const bool pid_only = o->pid_only;
     struct {
         const char *s;
         size_t n;
@@ -185,11 +194,17 @@ static void resolve_block(struct worker *w, struct slot *sl)
     } g[AHEAD];
     sl->records = sl->unresolved = 0;
     sl->nomem = false;
+    if (w->folders != w->run->folders) {
+        /* headers added folders: answers "unknown MVID" may have changed */
+        mdb_resolver_forget(w->res);
+        w->folders = w->run->folders;
+    }
     if (b->single) {
         size_t n = b->len;
         if (n && b->buf[n - 1] == '\r')
             n--;
-        line(w, sl, b->buf, n, lineno, b->cut);
+        if (!o->pid_only || (proc->has_pid && proc->pid == o->pid))
+            line(w, sl, proc, b->buf, n, lineno, b->cut ? MDB_LINE_LONG : MDB_LINE_UNENDED);
         return;
     }
     while (p < end && !sl->out.failed && !sl->nomem) {
@@ -204,11 +219,26 @@ static void resolve_block(struct worker *w, struct slot *sl)
             g[k].n = n;
             g[k].f = n ? mdb_peek_plain(w->res, s, n) : NULL;
         }
-        for (unsigned i = 0; i < k; i++, lineno++)
+        for (unsigned i = 0; i < k; i++, lineno++) {
+            int ending = MDB_LINE_ENDED;
+            const mdb_proc *lp = proc; /* the line's process */
+            if (__builtin_expect(lineno == next_ev, 0)) { /* a process starts */
+                proc = b->ev[ev].proc;
+                if (b->ev[ev++].split) /* the cut line is the process's before */
+                    ending = MDB_LINE_SPLIT;
+                else
+                    lp = proc;
+                next_ev = ev < b->nev ? b->ev[ev].lineno : UINT64_MAX;
+                if (ending != MDB_LINE_ENDED)
+                    g[i].f = NULL;
+            }
+            if (__builtin_expect(pid_only, 0) && !(lp->has_pid && lp->pid == o->pid))
+                continue;
             if (g[i].f)
-                plain_line(w, sl, g[i].s, g[i].n, lineno, g[i].f);
+                plain_line(w, sl, lp, g[i].s, g[i].n, lineno, g[i].f);
             else
-                line(w, sl, g[i].s, g[i].n, lineno, false);
+                line(w, sl, lp, g[i].s, g[i].n, lineno, ending);
+        }
     }
 }
 
@@ -238,10 +268,11 @@ static bool worker_init(struct worker *w, struct run *run)
     memset(w, 0, sizeof *w);
     w->run = run;
     if (!(w->ctx = talloc_new(NULL)) ||
-        !(w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON)) ||
+        !(w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON, run->o->budget)) ||
         !(w->rec = talloc(w->ctx, mdb_record)))
         return false;
     mdb_resolver_use_natives(w->res, run->o->natives);
+    mdb_resolver_set_signatures(w->res, run->o->signatures);
     return true;
 }
 
@@ -258,6 +289,31 @@ static bool slot_init(struct slot *sl, struct run *run)
     return true;
 }
 
+/* Write the oldest block when it is done (the run's lock held, released
+ * while writing). false when the run must stop: an output failed, or the
+ * block ran out of memory. */
+static bool write_oldest(struct run *run, mdb_run_result *res, const mdb_reader *in)
+{
+    struct slot *sl = &run->slots[run->next_write % run->nslots];
+    while (sl->state != DONE)
+        pthread_cond_wait(&run->done, &run->lock);
+    pthread_mutex_unlock(&run->lock);
+    /* Standard error first, as when it went out at once and the output
+     * waited in its buffer. */
+    put(&sl->err, run->err_fd);
+    put(&sl->out, run->out_fd);
+    res->records += sl->records;
+    res->unresolved += sl->unresolved;
+    mdb_progress_tick(run->o->prog, res->records, in->consumed);
+    pthread_mutex_lock(&run->lock);
+    sl->state = FREE;
+    run->next_write++;
+    pthread_cond_broadcast(&run->turn);
+    res->write_error |= sl->out.failed;
+    res->nomem |= sl->nomem;
+    return !(sl->out.failed || sl->err.failed || sl->nomem);
+}
+
 unsigned mdb_cpus(void)
 {
     cpu_set_t set;
@@ -272,10 +328,10 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
 {
     unsigned nworkers = o->threads > 1 ? o->threads : 0, started = 0;
     struct worker *w = talloc_zero_array(NULL, struct worker, nworkers ? nworkers : 1);
-    struct run run = {.o = o, .a = a, .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO};
+    struct run run = {.o = o, .a = a, .out_fd = o->out_fd, .err_fd = o->err_fd};
     mdb_reader in;
     void *in_ctx = talloc_new(NULL);
-    bool ok = w && in_ctx && mdb_reader_init(&in, in_ctx, STDIN_FILENO) == 0;
+    bool ok = w && in_ctx && mdb_reader_init(&in, in_ctx, o->in_fd) == 0;
     memset(res, 0, sizeof *res);
     /* Enough slots that the workers find blocks queued while the main
      * thread writes. */
@@ -303,22 +359,39 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
 
     pthread_mutex_lock(&run.lock);
     while (ok) {
+        bool stop = false;
         /* Queue blocks while slots are free and the input lasts. */
         while (!run.end && run.next_read - run.next_write < run.nslots) {
             struct slot *sl = &run.slots[run.next_read % run.nslots];
             sl->seq = run.next_read; /* its turn to be written (spill) */
             pthread_mutex_unlock(&run.lock);
-            int r = mdb_read_block(&in, &sl->in);
+            int r = mdb_read_block(&in, &sl->in), f = 0;
             if (r > 0) /* its #elf lines, before any thread resolves it (native.c) */
                 mdb_natives_scan(o->natives, &sl->in);
+            if (r > 0 && (f = mdb_logctx_scan(o->lc, &sl->in)) < 0)
+                r = -2; /* out of memory */
+            pthread_mutex_lock(&run.lock);
+            if (f > 0) {
+                /* Folders a header names are searched from the block that
+                 * names them on: every earlier block is resolved (and
+                 * written: a block that spills waits for its turn) first. */
+                while (!stop && run.next_write < run.next_read)
+                    stop = !write_oldest(&run, res, &in);
+                mdb_logctx_commit(o->lc);
+                run.folders++;
+                if (stop)
+                    break;
+            }
             if (r > 0 && !nworkers) { /* alone: resolve it here */
+                pthread_mutex_unlock(&run.lock);
                 resolve_block(&w[0], sl);
+                pthread_mutex_lock(&run.lock);
                 sl->state = DONE;
             }
-            pthread_mutex_lock(&run.lock);
             if (r <= 0) {
                 run.end = true;
-                res->read_error = r < 0;
+                res->read_error = r == -1;
+                res->nomem |= r == -2;
                 pthread_cond_broadcast(&run.queued);
                 break;
             }
@@ -328,29 +401,11 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
                 pthread_cond_signal(&run.queued);
             }
         }
-        if (run.next_write == run.next_read)
+        if (!stop && run.next_write == run.next_read)
             break; /* everything read is written */
-        /* Write the oldest block when it is done. */
-        struct slot *sl = &run.slots[run.next_write % run.nslots];
-        while (sl->state != DONE)
-            pthread_cond_wait(&run.done, &run.lock);
-        pthread_mutex_unlock(&run.lock);
-        /* Standard error first, as when it went out at once and the
-         * output waited in its buffer. */
-        put(&sl->err, run.err_fd);
-        put(&sl->out, run.out_fd);
-        res->records += sl->records;
-        res->unresolved += sl->unresolved;
-        mdb_progress_tick(o->prog, res->records, in.consumed);
-        pthread_mutex_lock(&run.lock);
-        sl->state = FREE;
-        run.next_write++;
-        pthread_cond_broadcast(&run.turn);
-        if (sl->out.failed || sl->err.failed || sl->nomem) {
+        if (stop || !write_oldest(&run, res, &in)) {
             /* Stop reading; blocks already queued are resolved and
              * dropped. */
-            res->write_error |= sl->out.failed;
-            res->nomem |= sl->nomem;
             run.end = true;
             pthread_cond_broadcast(&run.queued);
             while (run.next_write < run.next_read) {
@@ -377,8 +432,11 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
     pthread_mutex_destroy(&run.lock);
     /* Frames live in the workers' arenas and are shared through the
      * modules: they go with the caller's context, as the modules do. */
-    for (unsigned i = 0; w && i < (nworkers ? nworkers : 1); i++)
+    for (unsigned i = 0; w && i < (nworkers ? nworkers : 1); i++) {
+        if (w[i].res)
+            res->resets += mdb_resolver_resets(w[i].res);
         talloc_steal(ctx, w[i].ctx);
+    }
     for (unsigned i = 0; run.slots && i < run.nslots; i++)
         talloc_free(run.slots[i].ctx);
     talloc_free(run.slots);

@@ -6,8 +6,12 @@
  * once, never entry by entry. */
 #include "config.h"
 
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <talloc.h>
 #include <xxhash.h>
 
@@ -22,6 +26,8 @@ void mdb_arena_init(mdb_arena *a, void *ctx)
     a->p = NULL;
     a->left = 0;
     a->huge = false;
+    a->bytes = 0;
+    a->shared = NULL;
 }
 
 struct huge {
@@ -74,6 +80,9 @@ void *mdb_arena_alloc(mdb_arena *a, size_t n)
             c = a->ctx ? talloc_size(a->ctx, size = CHUNK) : NULL;
         if (!c)
             return NULL;
+        a->bytes += size;
+        if (a->shared)
+            atomic_fetch_add_explicit(a->shared, size, memory_order_relaxed);
         if (size == n) /* a large block of its own: keep the current chunk */
             return c;
         a->p = c;
@@ -114,9 +123,13 @@ void mdb_arena_reset(mdb_arena *a)
 {
     void *parent = talloc_parent(a->ctx);
     bool huge = a->huge;
+    _Atomic size_t *shared = a->shared;
+    if (shared)
+        atomic_fetch_sub_explicit(shared, a->bytes, memory_order_relaxed);
     talloc_free(a->ctx);
     mdb_arena_init(a, parent);
     a->huge = huge;
+    a->shared = shared;
 }
 
 uint64_t mdb_hash(const void *key, size_t len)
@@ -188,9 +201,73 @@ int mdb_table_put(mdb_table *t, uint64_t hash, const void *key, size_t len, void
     return 0;
 }
 
+size_t mdb_table_bytes(const mdb_table *t)
+{
+    return (t->mask + 1) * sizeof *t->slots + t->keys.bytes;
+}
+
+int mdb_table_reset(mdb_table *t)
+{
+    mdb_slot *slots = talloc_zero_array(t->ctx, mdb_slot, 2048);
+    if (!slots)
+        return -1;
+    talloc_free(t->slots);
+    t->slots = slots;
+    t->mask = 2047;
+    t->n = 0;
+    mdb_arena_reset(&t->keys);
+    return 0;
+}
+
 void mdb_table_clear(mdb_table *t)
 {
     memset(t->slots, 0, (t->mask + 1) * sizeof *t->slots);
     t->n = 0;
     mdb_arena_reset(&t->keys);
+}
+
+/* ------------------------------------------------------------ the budget */
+
+/* The memory limit of this process's cgroup (v2 memory.max, or v1's
+ * limit_in_bytes), or 0 when there is none. */
+static uint64_t cgroup_limit(void)
+{
+    static const char *const files[] = {"/sys/fs/cgroup/memory.max",
+                                        "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char why[80], *text, *end;
+        size_t len;
+        unsigned long long v;
+        if (!(text = mdb_read_small_file(NULL, files[i], 64, &len, why, sizeof why)))
+            continue;
+        v = strtoull(text, &end, 10);
+        bool ok = end != text && (*end == '\n' || *end == '\0');
+        talloc_free(text);
+        if (ok && v > 0)
+            return v;
+    }
+    return 0;
+}
+
+size_t mdb_default_cache_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    uint64_t ram = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+    uint64_t limit = cgroup_limit(), b;
+    if (limit && (!ram || limit < ram))
+        ram = limit;
+    b = ram / 8;
+    if (b < ((uint64_t)64 << 20))
+        b = (uint64_t)64 << 20;
+    if (b > ((uint64_t)4 << 30))
+        b = (uint64_t)4 << 30;
+    return b > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)b;
+}
+
+void mdb_budget_init(mdb_budget *b, size_t total, unsigned threads)
+{
+    b->total = total;
+    b->kept_max = total / 2;
+    atomic_init(&b->kept, 0);
+    b->thread_max = total / 2 / (threads ? threads : 1);
 }

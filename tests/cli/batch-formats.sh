@@ -135,7 +135,7 @@ idx=$tmp/index
 mkdir "$tmp/asm"
 cp data/Everything.dll data/Sigs.dll data/pdb/Lines.dll "$tmp/asm/"
 echo 'fe9721ae846a4bae8601a052e4c43e45 0x06000001' >"$tmp/one.txt"
-run() { "$prog" batch --verbose -a "$tmp/asm" --index "$idx" <"$tmp/one.txt" 2>&1 >/dev/null; }
+run() { "$prog" batch --verbose -a "$tmp/asm" --index "$idx" <"$tmp/one.txt" 2>&1 >/dev/null | grep "MVIDs of"; }
 a=$(run); b=$(run); touch -d '2001-01-01' "$tmp/asm/Sigs.dll"; c=$(run)
 check() { if [ "$1" = "$2" ]; then echo "PASS $3"; else echo "FAIL $3"; echo "    | got: $1"; status=1; fi; }
 check "$a" "mdinspect batch: MVIDs of 0 files from the index, 3 files read" "a cold index reads every file"

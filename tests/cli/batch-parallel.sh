@@ -2,7 +2,8 @@
 # mdinspect batch is a plain filter: split across processes with GNU
 # parallel (--pipe, blocks of 64 KiB, two jobs) it gives the same output as
 # one process: the same bytes in text and JSON (parallel -k keeps the
-# blocks' order), the same lines once sorted in the folded format (whose
+# blocks' order; JSON without "pid", which a part of a log split from its
+# header cannot know), the same lines once sorted in the folded format (whose
 # order does not matter). Input: a log of ~12,000 lines made here from the
 # fixtures (stacks, calls, allocs, errors) and, when Mono's framework is
 # installed, PATH TOKEN lines over it. Skipped (77) without GNU parallel.
@@ -48,6 +49,13 @@ for fmt in text json folded; do
     else
         parallel --pipe -k --block 64k -j2 "$prog" batch $opt -a data -a data/pdb <"$in" \
             >"$tmp/par.$fmt" 2>/dev/null
+        if [ $fmt = json ]; then
+            # A line's process comes from the header before it, which a
+            # part of a split log has not seen: "pid" is left out.
+            for f in one par; do
+                sed 's/,"pid":[0-9]*//' "$tmp/$f.json" >"$tmp/$f.nopid" && mv "$tmp/$f.nopid" "$tmp/$f.json"
+            done
+        fi
         same=$(cmp -s "$tmp/one.$fmt" "$tmp/par.$fmt" && echo yes)
     fi
     if [ "$same" = yes ] && [ -s "$tmp/one.$fmt" ]; then

@@ -451,6 +451,50 @@ START_TEST(name_cache_gives_the_same_names)
 }
 END_TEST
 
+/* MDT_NAME_SIGNATURE: methods end with their parameter types, the
+ * generic parameters substituted where an instantiation says what they
+ * are (a MethodSpec's own arguments, the TypeSpec a MemberRef's class
+ * names), else by name with MDT_NAME_PARAM_NAMES, else !0 / !!0; fields
+ * and types unchanged; a name cache made with or without the flag gives
+ * the same names. */
+START_TEST(methods_named_with_their_signature)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/Everything.dll");
+    static const struct {
+        uint32_t token;
+        unsigned flags;
+        const char *want;
+    } x[] = {
+        {0x06000036, MDT_NAME_SIGNATURE, "Everything.Pair<TKey,TValue>::Select(System.Func<!0,!1,!!0>)"},
+        {0x06000036, MDT_NAME_SIGNATURE | MDT_NAME_PARAM_NAMES,
+         "Everything.Pair<TKey,TValue>::Select(System.Func<TKey,TValue,TResult>)"},
+        {0x06000036, MDT_NAME_SIGNATURE | MDT_NAME_FRIENDLY | MDT_NAME_PARAM_NAMES,
+         "Pair<TKey,TValue>::Select(Func<TKey,TValue,TResult>)"},
+        {0x2B000008, MDT_NAME_SIGNATURE,
+         "Everything.Pair<System.String,Everything.Circle>::Select<System.Int32>"
+         "(System.Func<System.String,Everything.Circle,System.Int32>)"},
+        {0x0A00000A, MDT_NAME_SIGNATURE, "Everything.IScalable<System.Double>::Scale(System.Double)"},
+        {0x04000001, MDT_NAME_SIGNATURE, "Everything.Color::value__"},
+        {0x0200001E, MDT_NAME_SIGNATURE, "Everything.Pair<TKey,TValue>"},
+    };
+    mdt_name_cache *c;
+    ck_assert_int_eq(mdt_name_cache_new(ctx, &c, img, MDT_STYLE_FULL, 0), 0);
+    for (size_t i = 0; i < N(x); i++)
+        for (int cached = 0; cached < 2; cached++) {
+            mdt_name_opts o = {MDT_STYLE_FULL, x[i].flags, NULL,
+                               cached && !(x[i].flags & ~(unsigned)MDT_NAME_SIGNATURE) ? c : NULL};
+            char *got, buf[512];
+            ck_assert_int_eq(mdt_token_name(ctx, &got, img, x[i].token, &o), 0);
+            ck_assert_msg(!strcmp(got, x[i].want), "0x%08x flags %u:\n got %s\nwant %s",
+                          x[i].token, x[i].flags, got, x[i].want);
+            ck_assert_int_eq(mdt_token_name_buf(buf, sizeof buf, NULL, img, x[i].token, &o), 0);
+            ck_assert_str_eq(buf, x[i].want);
+        }
+    talloc_free(ctx);
+}
+END_TEST
+
 /* doc/names.md: a generic type named without an instantiation shows its
  * parameters, by name from the GenericParam table of a TypeDef, from the
  * arity suffixes of a TypeRef; instantiations stay as they are, and the
@@ -572,6 +616,7 @@ Suite *suite(void)
     tcase_add_test(tc, buffer_variants_match_and_report_overflow);
     tcase_add_test(tc, name_cache_gives_the_same_names);
     tcase_add_test(tc, generic_types_named_on_their_own);
+    tcase_add_test(tc, methods_named_with_their_signature);
     tcase_add_test(tc, portable_pdb_document_names);
     suite_add_tcase(s, tc);
     return s;

@@ -11,8 +11,9 @@ tests_idmap_test_idmap_LDADD = $(TEST_LDADD)
 endif
 
 check_PROGRAMS += tests/idmap/replay tests/idmap/random_model tests/idmap/stress \
-	tests/idmap/sigtest tests/idmap/shortlived
-TESTS += tests/idmap/run-traces.sh tests/idmap/random_model tests/idmap/stress \
+	tests/idmap/sigtest tests/idmap/shortlived tests/idmap/order_oracle
+TESTS += tests/idmap/run-traces.sh tests/idmap/random_model tests/idmap/order_oracle \
+	tests/idmap/stress \
 	tests/idmap/sigtest tests/idmap/shortlived tests/idmap/run-fenced.sh \
 	tests/idmap/run-tsan.sh tests/idmap/run-claimrace.sh
 EXTRA_DIST += tests/idmap/README.md tests/idmap/traces tests/idmap/run-traces.sh \
@@ -26,6 +27,10 @@ tests_idmap_replay_LDADD = libmdtools/libmdtools.la
 tests_idmap_random_model_SOURCES = tests/idmap/random_model.c
 tests_idmap_random_model_CPPFLAGS = $(MDT_CPPFLAGS)
 tests_idmap_random_model_LDADD = libmdtools/libmdtools.la
+
+tests_idmap_order_oracle_SOURCES = tests/idmap/order_oracle.c
+tests_idmap_order_oracle_CPPFLAGS = $(MDT_CPPFLAGS)
+tests_idmap_order_oracle_LDADD = libmdtools/libmdtools.la
 
 tests_idmap_stress_SOURCES = tests/idmap/stress.c
 tests_idmap_stress_CPPFLAGS = $(MDT_CPPFLAGS)

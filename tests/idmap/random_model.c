@@ -59,22 +59,41 @@ struct range {
     uint64_t gen, seq;
 };
 
-/* Freed code: [start, end) removed at seq; kept disjoint, overlapping ones
- * merged with the newest seq (idmap.h). */
-struct tomb {
-    uintptr_t start, end;
-    uint64_t seq;
-};
-
+/* Code tombstones, per 16-byte address slot: no code_add at or below
+ * tomb[a] that covers slot a is applied (idmap.h). Every range and every
+ * code_add covers whole slots, and a code_remove starts at one, so a slot
+ * is the unit: the map's pieces with the newest seq of their addresses
+ * answer exactly as the newest seq per slot. */
 static struct {
     struct rec r[3][64];
     uint64_t hist[5][64];
     uint64_t wm;
     struct range rg[NADDR];
     int nrg;
-    struct tomb tb[NADDR + 1];
-    int ntb;
+    uint64_t tomb[NADDR];
 } M;
+
+static int slot_of(uintptr_t a)
+{
+    return (int)((a - 0x800000) / 0x10);
+}
+
+/* The newest seq of a tombstone over [a, e), 0 if none. */
+static uint64_t tomb_seq(uintptr_t a, uintptr_t e)
+{
+    uint64_t t = 0;
+    for (int j = slot_of(a); j < slot_of(e - 1) + 1; j++)
+        if (M.tomb[j] > t)
+            t = M.tomb[j];
+    return t;
+}
+
+static void tomb_raise(uintptr_t a, uintptr_t e, uint64_t s)
+{
+    for (int j = slot_of(a); j < slot_of(e - 1) + 1; j++)
+        if (M.tomb[j] < s)
+            M.tomb[j] = s;
+}
 
 static uint64_t rng_state;
 static uint64_t rnd(void)
@@ -160,9 +179,27 @@ static bool refers(int kind, const struct rec *y, int xk, int xi)
     return false;
 }
 
-static int cascade(int kind, int i, uint64_t t, uint64_t limit)
+/* A late unload at t of a live record that newer information showed
+ * alive after t (gen <= t < seq): a new incarnation from seq; a function's
+ * ranges applied after t go with it. */
+static void renew(int kind, int i, uint64_t t)
 {
-    int wk[512], wi[512], nw = 0, killed = 0;
+    struct rec *r = &M.r[kind][i];
+    for (int j = 0; kind == KF && j < M.nrg; j++)
+        if (M.rg[j].fid == idof(KF, i) && M.rg[j].gen == r->gen && M.rg[j].seq > t &&
+            M.rg[j].seq >= r->seq)
+            M.rg[j].gen = r->seq;
+    r->gen = r->seq;
+    if (M.hist[kind][i] < t)
+        M.hist[kind][i] = t;
+}
+
+/* An unload at t ends the incarnation of every record that names the
+ * unloaded thing and was created at or before t, whatever its seq; a
+ * record with newer news goes on as a new incarnation. */
+static int cascade(int kind, int i, uint64_t t)
+{
+    int wk[512], wi[512], nw = 0, changed = 0;
     wk[nw] = kind;
     wi[nw++] = i;
     while (nw) {
@@ -172,19 +209,24 @@ static int cascade(int kind, int i, uint64_t t, uint64_t limit)
             int n = k == KM ? NMOD : k == KC ? NCLS : NFN;
             for (int j = 0; j < n; j++) {
                 struct rec *y = &M.r[k][j];
-                if (!y->exists || !y->live || y->seq > limit || !refers(k, y, xk, xi))
+                if (!y->exists || !y->live || y->gen > t || !refers(k, y, xk, xi))
                     continue;
-                y->live = false;
-                y->seq = t;
-                killed++;
+                if (y->seq <= t) {
+                    y->live = false;
+                    y->seq = t;
+                } else {
+                    renew(k, j, t);
+                }
+                changed++;
                 wk[nw] = k;
                 wi[nw++] = j;
             }
         }
     }
-    return killed;
+    return changed;
 }
 
+/* Ranges of dead incarnations go, leaving a tombstone at their own seq. */
 static void model_filter_ranges(void)
 {
     int k = 0;
@@ -192,6 +234,8 @@ static void model_filter_ranges(void)
         struct rec *f = &M.r[KF][idx(KF, M.rg[j].fid)];
         if (f->exists && f->live && f->gen == M.rg[j].gen)
             M.rg[k++] = M.rg[j];
+        else
+            tomb_raise(M.rg[j].start, M.rg[j].end, M.rg[j].seq);
     }
     M.nrg = k;
 }
@@ -218,22 +262,20 @@ static int model_unload(int kind, int i, uint64_t t)
             r->seq = t;
             rc = MDT_IDMAP_APPLIED;
         } else if (r->gen <= t) {
-            /* A new incarnation; ranges applied after t go with it. */
-            for (int j = 0; kind == KF && j < M.nrg; j++)
-                if (M.rg[j].fid == idof(KF, i) && M.rg[j].gen == r->gen && M.rg[j].seq > t)
-                    M.rg[j].gen = r->seq;
-            r->gen = r->seq;
-            if (M.hist[kind][i] < t)
-                M.hist[kind][i] = t;
+            renew(kind, i, t);
             rc = MDT_IDMAP_APPLIED;
         } else {
+            /* An earlier incarnation's unload: remembered for the items
+             * older than it that name the ID. */
+            if (M.hist[kind][i] < t)
+                M.hist[kind][i] = t;
             rc = MDT_IDMAP_SUPERSEDED;
         }
     } else if (M.hist[kind][i] < t) {
         M.hist[kind][i] = t;
         rc = MDT_IDMAP_APPLIED;
     }
-    return cascade(kind, i, t, t) ? MDT_IDMAP_APPLIED : rc;
+    return cascade(kind, i, t) ? MDT_IDMAP_APPLIED : rc;
 }
 
 /* 0 same, 1 fill, -1 conflict */
@@ -309,7 +351,7 @@ static int model_load(int kind, int i, const struct rec *p, uint64_t s)
             return model_refuse(kind, i, &rf, s);
         r->live = false;
         r->seq = s - 1;
-        cascade(kind, i, s - 1, s - 1);
+        cascade(kind, i, s - 1);
     } else if (r->exists && s <= r->seq) {
         return MDT_IDMAP_SUPERSEDED;
     } else if (stale(&rf, s)) {
@@ -323,32 +365,19 @@ static int model_load(int kind, int i, const struct rec *p, uint64_t s)
     return MDT_IDMAP_APPLIED;
 }
 
-/* The newest seq of a tombstone overlapping [a, e), 0 if none. */
-static uint64_t tomb_seq(uintptr_t a, uintptr_t e)
+/* Ranges overlapping r that are older than it (all of them when r is
+ * applied) go, each leaving a tombstone at r's seq over its span. */
+static void drop_overlaps(const struct range *r, bool apply)
 {
-    uint64_t t = 0;
-    for (int j = 0; j < M.ntb; j++)
-        if (M.tb[j].start < e && M.tb[j].end > a && M.tb[j].seq > t)
-            t = M.tb[j].seq;
-    return t;
-}
-
-static void tomb_add(uintptr_t a, uintptr_t e, uint64_t s)
-{
-    struct tomb t = {a, e, s};
     int k = 0;
-    for (int j = 0; j < M.ntb; j++) {
-        struct tomb *x = &M.tb[j];
-        if (x->start < e && x->end > a) {
-            t.start = x->start < t.start ? x->start : t.start;
-            t.end = x->end > t.end ? x->end : t.end;
-            t.seq = x->seq > t.seq ? x->seq : t.seq;
-        } else {
-            M.tb[k++] = *x;
-        }
+    for (int j = 0; j < M.nrg; j++) {
+        struct range *x = &M.rg[j];
+        if (x->start < r->end && x->end > r->start && (apply || x->seq < r->seq))
+            tomb_raise(x->start, x->end, r->seq);
+        else
+            M.rg[k++] = *x;
     }
-    M.tb[k++] = t;
-    M.ntb = k;
+    M.nrg = k;
 }
 
 static int model_code_add(int a, int len, int fi, uint64_t s)
@@ -356,42 +385,41 @@ static int model_code_add(int a, int len, int fi, uint64_t s)
     if (s < M.wm)
         return MDT_IDMAP_SUPERSEDED;
     struct rec *f = &M.r[KF][fi];
-    if (!f->exists || !f->live)
-        return last_unload(KF, fi) >= s ? MDT_IDMAP_SUPERSEDED : MDT_ENOTFOUND;
     struct range r = {0x800000 + (uintptr_t)a * 0x10, 0x800000 + (uintptr_t)(a + len) * 0x10,
-                      idof(KF, fi), f->gen, s};
-    if (last_unload(KF, fi) >= s || tomb_seq(r.start, r.end) >= s)
-        return MDT_IDMAP_SUPERSEDED;
-    bool any = false, newer = false, same = false;
-    for (int j = 0; j < M.nrg; j++) {
-        struct range *x = &M.rg[j];
-        if (x->start >= r.end || x->end <= r.start)
-            continue;
-        any = true;
-        newer |= x->seq > s;
-        same |= x->start == r.start && x->end == r.end && x->fid == r.fid && x->gen == r.gen;
+                      idof(KF, fi), 0, s};
+    int rc;
+    if (!f->exists || !f->live) {
+        rc = last_unload(KF, fi) >= s ? MDT_IDMAP_SUPERSEDED : MDT_ENOTFOUND;
+    } else if (last_unload(KF, fi) >= s || tomb_seq(r.start, r.end) >= s || s < f->gen) {
+        rc = MDT_IDMAP_SUPERSEDED;
+    } else {
+        r.gen = f->gen;
+        bool newer = false, same = false;
+        for (int j = 0; j < M.nrg; j++) {
+            struct range *x = &M.rg[j];
+            if (x->start >= r.end || x->end <= r.start)
+                continue;
+            newer |= x->seq > s;
+            same |= x->start == r.start && x->end == r.end && x->fid == r.fid && x->gen == r.gen;
+        }
+        if (same) {
+            /* News of the range at s (not of its function's content). */
+            for (int j = 0; j < M.nrg; j++)
+                if (M.rg[j].start == r.start && M.rg[j].seq < s)
+                    M.rg[j].seq = s;
+            return MDT_IDMAP_DUPLICATE;
+        }
+        rc = newer ? MDT_IDMAP_SUPERSEDED : MDT_IDMAP_APPLIED;
     }
-    if (same) {
-        /* News of the range and its function at s. */
-        for (int j = 0; j < M.nrg; j++)
-            if (M.rg[j].start == r.start && M.rg[j].seq < s)
-                M.rg[j].seq = s;
-        if (s > f->seq)
-            f->seq = s;
-        return MDT_IDMAP_DUPLICATE;
+    /* Applied or not, the memory held this code at s. */
+    drop_overlaps(&r, rc == MDT_IDMAP_APPLIED);
+    if (rc != MDT_IDMAP_APPLIED) {
+        tomb_raise(r.start, r.end, s);
+        return rc;
     }
-    if (newer)
-        return MDT_IDMAP_SUPERSEDED;
-    if (any) {
-        int k = 0;
-        for (int j = 0; j < M.nrg; j++)
-            if (M.rg[j].start >= r.end || M.rg[j].end <= r.start)
-                M.rg[k++] = M.rg[j];
-        M.nrg = k;
-    }
+    for (int j = slot_of(r.start); j < slot_of(r.end - 1) + 1; j++)
+        M.tomb[j] = 0; /* older than r (or r was refused); r stands for them */
     M.rg[M.nrg++] = r;
-    if (s > f->seq)
-        f->seq = s;
     return MDT_IDMAP_APPLIED;
 }
 
@@ -405,14 +433,14 @@ static int model_code_remove(int a, uint64_t s)
             continue;
         if (M.rg[j].seq > s)
             return MDT_IDMAP_SUPERSEDED;
-        tomb_add(start, M.rg[j].end, s);
+        tomb_raise(start, M.rg[j].end, s);
         M.rg[j] = M.rg[--M.nrg];
         return MDT_IDMAP_APPLIED;
     }
     /* Code never seen: a tombstone for its start. */
     if (tomb_seq(start, start + 1) >= s)
         return MDT_IDMAP_DUPLICATE;
-    tomb_add(start, start + 1, s);
+    tomb_raise(start, start + 1, s);
     return MDT_IDMAP_APPLIED;
 }
 
@@ -431,11 +459,9 @@ static int model_retire(uint64_t below)
         for (int j = 0; j < 64; j++)
             if (M.hist[k][j] < M.wm)
                 M.hist[k][j] = 0;
-    int k = 0;
-    for (int j = 0; j < M.ntb; j++)
-        if (M.tb[j].seq >= M.wm)
-            M.tb[k++] = M.tb[j];
-    M.ntb = k;
+    for (int j = 0; j < NADDR; j++)
+        if (M.tomb[j] < M.wm)
+            M.tomb[j] = 0;
     return dropped;
 }
 

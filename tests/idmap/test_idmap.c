@@ -419,6 +419,96 @@ START_TEST(code_ranges_follow_their_function)
 }
 END_TEST
 
+/* A code_add says the memory held that code at its seq even when the map
+ * does not know the function: the older range there is gone, and a late
+ * item of it stays refused (issue 30). */
+START_TEST(code_of_an_unknown_function_still_ends_older_code)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_code_range r;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000001, 0, 0, NULL, 2), 0);
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x1000, 0x100, 0xf00, 3), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x1080, 0x100, 0xf01, 10), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x1010), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x1000, 0x100, 0xf00, 5), MDT_IDMAP_SUPERSEDED);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x1010), MDT_ENOTFOUND);
+    /* Newer code goes in over the tombstones. */
+    ck_assert_int_eq(load_func(m, 0xf01, MOD, 0x06000002, 0, 0, NULL, 11), 0);
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x1080, 0x100, 0xf01, 12), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x1090), 0);
+    ck_assert_uint_eq(r.function_id, 0xf01);
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x1000, 0x40, 0xf00, 13), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x1010), 0);
+    ck_assert_uint_eq(r.function_id, 0xf00);
+    mdt_idmap_free(m);
+}
+END_TEST
+
+/* Churn of one function ID whose code lands at `step` bytes from the last
+ * (0: always at the same place); returns the most bytes_writer seen after
+ * the first 100 cycles, and that of cycle 100 in *base. */
+static size_t code_churn(mdt_idmap *m, uintptr_t step, unsigned cycles, uint64_t *seq,
+                         size_t *base)
+{
+    mdt_idmap_stats st;
+    size_t most = 0;
+    for (unsigned i = 0; i < cycles; i++) {
+        uintptr_t at = 0x10000000 + (uintptr_t)i * step;
+        ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000001, 0, 0, NULL, (*seq)++), 0);
+        ck_assert_int_eq(mdt_idmap_code_add(m, at, 0x80, 0xf00, (*seq)++), MDT_IDMAP_APPLIED);
+        ck_assert_int_eq(mdt_idmap_function_unload(m, 0xf00, (*seq)++), MDT_IDMAP_APPLIED);
+        if (i == 100 || (i > 100 && i % 500 == 0)) {
+            mdt_idmap_stats_get(&st, m);
+            if (i == 100)
+                *base = st.bytes_writer;
+            else if (st.bytes_writer > most)
+                most = st.bytes_writer;
+        }
+    }
+    return most;
+}
+
+/* Code that dies leaves a tombstone (issue 30). Code memory reused in
+ * place clears them; code that never lands where earlier code was (no
+ * tombstone is ever cleared) leaves one each, and past 1024 plus one per
+ * live range neighbours merge: 24 bytes each, bounded however long the
+ * churn, and what they refuse stays right. Without the bound 100,000
+ * pieces took 2.4 MB. */
+START_TEST(code_tombstones_stay_bounded_under_churn)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_stats st;
+    mdt_idmap_code_range r;
+    uint64_t seq = 2;
+    size_t base;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    /* (The retired list's array may grow once more after cycle 100.) */
+    size_t most = code_churn(m, 0, 20000, &seq, &base);
+    ck_assert_uint_lt(most, base + 4096);
+    mdt_idmap_free(m);
+
+    m = new_map();
+    seq = 2;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    most = code_churn(m, 0x100, 100000, &seq, &base);
+    ck_assert_uint_lt(most, base + 4096 + 4 * (1024 + 1) * 24);
+    /* The first cycle's code (added at 3) is refused at its seq; newer code
+     * there goes in. */
+    ck_assert_int_eq(load_func(m, 0xf01, MOD, 0x06000002, 0, 0, NULL, seq++), 0);
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x10000000, 0x80, 0xf01, 3), MDT_IDMAP_SUPERSEDED);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x10000010), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x10000040, 0x80, 0xf01, seq), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x10000050), 0);
+    ck_assert_uint_eq(r.function_id, 0xf01);
+    /* Retire takes the rest. */
+    ck_assert_int_ge(mdt_idmap_retire(m, seq), 0);
+    mdt_idmap_stats_get(&st, m);
+    ck_assert_uint_lt(st.bytes_writer, base + 4096);
+    mdt_idmap_free(m);
+}
+END_TEST
+
 START_TEST(portable_descriptor_text)
 {
     mdt_idmap *m = new_map();
@@ -1141,6 +1231,8 @@ Suite *suite(void)
     tcase_add_test(tc, conflicting_newer_load_replaces_incarnation);
     tcase_add_test(tc, reverse_lookups_without_runtime);
     tcase_add_test(tc, code_ranges_follow_their_function);
+    tcase_add_test(tc, code_of_an_unknown_function_still_ends_older_code);
+    tcase_add_test(tc, code_tombstones_stay_bounded_under_churn);
     tcase_add_test(tc, portable_descriptor_text);
     tcase_add_test(tc, describe_tree_for_the_formatter);
     tcase_add_test(tc, lazy_catch_up_through_miss_callback);

@@ -22,11 +22,22 @@
  * cannot bring them back; mdt_idmap_retire() drops tombstones older than a
  * watermark.
  *
- * The attach rules, from "CLR V4: Profiler Attach Part 2" (an event wins
- * over an enumeration generated before it; an ID may be reported twice):
- * - an unload at t takes what was applied with seq <= t (the record and,
- *   recursively, the records and code ranges that name it) and leaves what
- *   was applied with seq > t, which describes what lives after the unload;
+ * The attach rules, from "CLR V4: Profiler Attach Part 2" (an ID is
+ * present from its LoadFinished to its UnloadStarted; an event wins over
+ * an enumeration generated before it; an ID may be reported twice):
+ * - an unload at t ends the incarnation of the unloaded ID and,
+ *   recursively, of every record that names it (contained in it, or built
+ *   on it as owning class or type argument) and was created at or before
+ *   t, whatever that record's own seq, with their code ranges: nothing
+ *   contained in a module, class, AppDomain or assembly outlives its
+ *   UnloadStarted. A load of such a record applied with a seq above t (a
+ *   duplicate) says what its ID stood for after the unload: the record
+ *   goes on as a new incarnation (gen = that newest seq) with the code
+ *   ranges added since that load, as if the unload had come first and
+ *   the load after it; the old generation and its other ranges never
+ *   answer again. A record created after t is untouched. An unload older
+ *   than the incarnation the map knows is remembered, so that items older
+ *   than it that name the ID are refused;
  * - an item refused because something it names was unloaded at u >= its
  *   seq described a thing that died in that unload: its ID is unloaded at
  *   u too (a tombstone, or the end of an older incarnation), so the other
@@ -34,13 +45,19 @@
  *   whichever order they come (when the named ID was unloaded more than
  *   once since, the map knows only the last unload, and refuses items up
  *   to it: an ID left unknown, never a dead one answered);
- * - a code range is news of its function at its seq (the runtime answered
- *   GetCodeInfo for it then), so mdt_idmap_code_add() raises the
- *   function's seq as a duplicate load would: a late unload older than the
- *   range then gives the function a new incarnation, which keeps the
- *   ranges added after the unload;
- * - removed code leaves a tombstone: a code_add older than the removal
- *   that overlaps the removed range is refused;
+ * - a code range names a FunctionID, not what it stands for: after an
+ *   unload the runtime may reuse the ID for another method, so a
+ *   code_add neither keeps a function's incarnation alive through a late
+ *   unload nor joins an incarnation newer than itself (it is refused);
+ * - a code_add at s says that at s its addresses held that function's
+ *   code, whatever its outcome: the older ranges it overlaps are gone
+ *   (code is freed as a whole: over their whole span), and no code_add
+ *   older than s over those addresses is applied any more. A live range
+ *   refuses older code_adds over itself; code that leaves the map, or is
+ *   refused, leaves a tombstone that does the same: removed code at the
+ *   removal's seq, replaced code at the replacing add's seq, code gone
+ *   with its function's incarnation at its own seq, a refused add at its
+ *   seq over its span (mdt_idmap_code_remove() says how they are kept);
  * - a load with the same content is a duplicate; it fills in fields the
  *   record lacks (a zero prim, a missing owning class, module path, MVID,
  *   AppDomain, assembly, identity), keeping the incarnation. A field that
@@ -230,11 +247,13 @@ typedef struct mdt_idmap_stats {
     size_t bytes_index;   /* reverse and TypeDef-presence indexes */
     size_t bytes_args;    /* out-of-line type-argument arrays and paths */
     size_t bytes_ranges;  /* code-range leaves and the index above them */
-    size_t bytes_writer;  /* writer-only: dependents, history, retired list */
+    size_t bytes_writer;  /* writer-only: dependents, history, newer seqs, module
+                           * handles, retired list, code tombstones */
     size_t bytes_retired; /* unlinked, waiting for readers to leave */
     uint64_t grace_periods;
     /* Breakdown: bytes_index = bytes_reverse + bytes_presence; bytes_writer
-     * = bytes_deps + bytes_history + the retired list's own array. */
+     * = bytes_deps + bytes_history + the rest (newer seqs, module handles,
+     * the retired list's own array, code tombstones at 24 bytes a piece). */
     size_t bytes_reverse;  /* reverse indexes (classes and functions) */
     size_t bytes_presence; /* TypeDef presence (generic TypeDefs) */
     size_t bytes_deps;     /* dependents lists and their hash map */
@@ -287,7 +306,8 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
                           uint64_t seq);
 
 /* ModuleUnloadStarted: the module and every class and function contained in
- * it become unknown. Cost: proportional to the records that name the
+ * it become unknown (those loaded again after `seq` go on as new
+ * incarnations: the attach rules above). Cost: proportional to the records that name the
  * module, except for a module holding at least 1/8 of the class and
  * function slots, whose unload scans both tables once (libmdtools/tokens/
  * README.md, "Dependents").
@@ -321,7 +341,8 @@ int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_cla
                          uint64_t seq);
 
 /* ClassUnloadStarted: the class, functions owned by it and classes using it
- * as a type argument or element become unknown.
+ * as a type argument or element become unknown (those loaded again after
+ * `seq` go on as new incarnations: the attach rules above).
  * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq);
@@ -335,20 +356,27 @@ int mdt_idmap_class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq);
 int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
                             const mdt_idmap_function_info *info, uint64_t seq);
 
-/* FunctionUnloadStarted: the function and its code ranges become unknown.
+/* FunctionUnloadStarted: the function and its code ranges become unknown
+ * (a load of it after `seq` makes it a new incarnation with the ranges
+ * added since that load: the attach rules above).
  * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t seq);
 
 /* Record that [start, start + size) holds code of the *live* function
- * `function_id` (GetCodeInfo2). Older ranges overlapping it are replaced
- * (the memory was reused); a newer overlapping range, or code removed there
- * at or after `seq` (mdt_idmap_code_remove), makes this SUPERSEDED. The
- * call also raises the function's newest seq to `seq` (see the attach
- * rules above). The range goes away with its function's incarnation, in
- * an unload at or after `seq`. Errors: MDT_ENOTFOUND when the function is
- * not live in the map, MDT_EINVAL for size 0 or overflow (and as for every
- * writer call), MDT_ENOMEM.
+ * `function_id` (GetCodeInfo2) at `seq`. Ranges overlapping it that are
+ * older than `seq` go, whatever the outcome (the memory was reused; see
+ * the attach rules above). SUPERSEDED when a newer range overlaps it, a
+ * tombstone at or after `seq` covers part of it (code freed or replaced
+ * there since), or the function was unloaded at or after `seq`; the
+ * refused range then leaves a tombstone at `seq` over its span. It is
+ * also SUPERSEDED when `seq` is older than the function's generation (the
+ * code may be of an earlier incarnation). The range goes away with its
+ * function's incarnation, leaving a tombstone at its own seq. Errors: MDT_ENOTFOUND when the
+ * function is not live in the map (older overlapping ranges still go and
+ * the span gets a tombstone at `seq`: the memory held other code then),
+ * MDT_EINVAL for size 0 or overflow (and as for every writer call),
+ * MDT_ENOMEM.
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
                        uint64_t seq);
@@ -357,9 +385,17 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
  * leaves a tombstone over the range (over `start` alone when the map knows
  * no range there: then APPLIED, or DUPLICATE when a tombstone at least as
  * new covers it) so that a code_add generated before it cannot bring the
- * code back; tombstones that overlap merge into one with the newest seq
- * (which may refuse an older code_add next to the freed range: unknown,
- * never dead code); mdt_idmap_retire() drops them with the others.
+ * code back; a newer range there makes it SUPERSEDED.
+ * Code tombstones: every address keeps the newest seq of the tombstones
+ * over it (one over older ones raises only the addresses they share); a
+ * range applied over addresses clears theirs (it refuses older code_adds
+ * itself, and leaves a tombstone at least as new when it goes).
+ * mdt_idmap_retire() drops them below its watermark with the others.
+ * Without it they stay bounded: at most 1024 plus one per live range
+ * pieces of equal seq (24 bytes each); past that, neighbouring pieces
+ * merge into one over both and the gap between them, with the newer seq,
+ * which may refuse an older code_add in that gap: unknown, never dead
+ * code (a refused code_add still removes the older ranges it overlaps).
  * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq);
@@ -378,8 +414,9 @@ void mdt_idmap_synchronize(mdt_idmap *map);
  * will come any more (e.g. attach catch-up is over and every callback that
  * took a smaller seq has returned). Tombstones and history older than it are
  * dropped; later calls with seq < below are SUPERSEDED. Returns the number
- * of tombstones dropped, or MDT_ENOMEM, or MDT_EINVAL (as for every writer
- * call).
+ * of record tombstones dropped (modules, classes, functions; code
+ * tombstones are dropped too, uncounted), or MDT_ENOMEM, or MDT_EINVAL (as
+ * for every writer call).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_retire(mdt_idmap *map, uint64_t below);
 

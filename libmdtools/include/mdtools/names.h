@@ -35,10 +35,17 @@ enum mdt_name_style { MDT_STYLE_FULL = 0, MDT_STYLE_REFLECTION, MDT_STYLE_IL };
 enum mdt_name_flags {
     MDT_NAME_FRIENDLY = 1u << 0,    /* short names, C# keywords (int, string, ...) */
     MDT_NAME_PARAM_NAMES = 1u << 1, /* !0 -> T from the GenericParam table */
-    MDT_NAME_METADATA = 1u << 2     /* full style with every type named as stored:
+    MDT_NAME_METADATA = 1u << 2,    /* full style with every type named as stored:
                                        arity suffixes kept, no parameter list added
                                        (``Dictionary`2``, ``List`1<System.Int32>``):
                                        the `metadata_name` of doc/names.md */
+    MDT_NAME_SIGNATURE = 1u << 3    /* a method (MethodDef, MemberRef of a method,
+                                       MethodSpec) ends with its parameter types,
+                                       `Enumerable::Sum(System.Collections.Generic.
+                                       IEnumerable<System.Int64>)`, in the same style,
+                                       generic parameters substituted as the context
+                                       (or a MethodSpec, or mdt_inst_name's
+                                       arguments) says: overloads told apart */
 };
 
 /* What VAR and MVAR stand for. Arguments are substituted when given; else

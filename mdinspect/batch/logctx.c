@@ -1,0 +1,424 @@
+/* mdinspect batch: what the lines of a log say about the lines after them
+ * (doc/profile-log.md): a `#mdprofile` header starts a process (its pid,
+ * command, and the framework folders to search: `framework=`,
+ * `frameworks=`; later `#frameworks` lines add some), `#stats` closes it,
+ * `#module MVID NAME VERSION` names a module for the frames that do not
+ * resolve. Everything else in batch
+ * reads a line alone; these lines are read by the main thread as it reads
+ * the input (mdb_logctx_scan, one block at a time, before any worker sees
+ * the block), which records in the block where each process starts, so
+ * that every thread agrees on the process of a line whatever order the
+ * blocks are resolved in.
+ *
+ * What a log names is untrusted: folders are taken only when absolute and
+ * existing directories here, at most MAX_FOLDERS of them; processes,
+ * module names and their strings are capped (MAX_PROCS, MAX_MODNAMES,
+ * MAX_TEXT), so a hostile log costs bounded memory here.
+ *
+ * Module names are shared: the main thread adds them, threads resolving
+ * lines read them (under a read-write lock, only for frames whose module
+ * was not found). A name is seen by the lines after its `#module` line
+ * only (each entry keeps its line number), so the output does not depend
+ * on how far the main thread has read ahead. */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <talloc.h>
+
+#include "batch/batch.h"
+#include "batch/parse.h"
+
+#define MAX_PROCS (1u << 20)    /* processes of one input */
+#define MAX_FOLDERS 256         /* folders taken from headers */
+#define MAX_MODNAMES (1u << 18) /* modules named by #module lines */
+#define MAX_TEXT 256            /* bytes kept of a command or module name */
+#define MAX_REPORTED 100        /* logs without #stats named one by one */
+
+struct modname {
+    uint64_t lineno;
+    uint32_t len;
+    char text[]; /* "NAME VERSION" */
+};
+
+struct mdb_logctx {
+    void *ctx;
+    mdb_assemblies *a;
+    bool folders_on;
+    /* main thread only */
+    mdb_proc none;        /* the lines before any header */
+    mdb_proc *cur, *first;
+    uint32_t nprocs;
+    bool procs_full;
+    mdb_table folders;    /* folders met in headers (taken or not) */
+    size_t nfolders;
+    char **pending;       /* folders to add before the block that named them */
+    size_t npending, cappending;
+    mdb_arena arena;
+    /* shared */
+    pthread_rwlock_t lock;
+    mdb_table modnames;   /* 16 bytes -> struct modname */
+    size_t nmodnames;
+};
+
+static int destroy(mdb_logctx *lc)
+{
+    pthread_rwlock_destroy(&lc->lock);
+    return 0;
+}
+
+mdb_logctx *mdb_logctx_new(void *ctx, mdb_assemblies *a, bool folders_on)
+{
+    mdb_logctx *lc = talloc_zero(ctx, mdb_logctx);
+    if (!lc)
+        return NULL;
+    if (pthread_rwlock_init(&lc->lock, NULL) != 0) {
+        talloc_free(lc);
+        return NULL;
+    }
+    talloc_set_destructor(lc, destroy);
+    lc->ctx = lc;
+    lc->a = a;
+    lc->folders_on = folders_on;
+    lc->cur = &lc->none;
+    mdb_arena_init(&lc->arena, lc);
+    if (!lc->arena.ctx || mdb_table_init(&lc->folders, lc, 16) ||
+        mdb_table_init(&lc->modnames, lc, 64)) {
+        talloc_free(lc);
+        return NULL;
+    }
+    return lc;
+}
+
+const mdb_proc *mdb_logctx_none(const mdb_logctx *lc)
+{
+    return &lc->none;
+}
+
+/* --------------------------------------------------------------- values */
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* A %XX-escaped value, decoded into the arena (at most `max` bytes of it);
+ * *len its length. A '%' not followed by two hex digits stands for itself.
+ * NULL when out of memory. */
+static char *unescape(mdb_arena *ar, const char *s, size_t n, size_t max, size_t *len)
+{
+    char *d = mdb_arena_alloc(ar, (n < max ? n : max) + 1);
+    size_t o = 0;
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < n && o < max; i++) {
+        int h, l;
+        if (s[i] == '%' && i + 2 < n && (h = hexval((unsigned char)s[i + 1])) >= 0 &&
+            (l = hexval((unsigned char)s[i + 2])) >= 0) {
+            d[o++] = (char)(h << 4 | l);
+            i += 2;
+        } else {
+            d[o++] = s[i];
+        }
+    }
+    d[o] = '\0';
+    *len = o;
+    return d;
+}
+
+/* A decimal number of at most 18 digits. */
+static bool decimal(const char *s, size_t n, uint64_t *v)
+{
+    uint64_t x = 0;
+    if (n == 0 || n > 18)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        x = x * 10 + (uint64_t)(s[i] - '0');
+    }
+    *v = x;
+    return true;
+}
+
+/* ------------------------------------------------------------- headers */
+
+/* A folder a header names: kept for the block's commit when it is new,
+ * absolute and an existing directory here. */
+static void folder(mdb_logctx *lc, const char *s, size_t n)
+{
+    size_t len;
+    char *path;
+    struct stat st;
+    uint64_t h;
+    if (!lc->folders_on || n == 0 || n > 4096 || lc->nfolders >= MAX_FOLDERS)
+        return;
+    h = mdb_hash(s, n);
+    if (mdb_table_get(&lc->folders, h, s, n))
+        return; /* met before (taken or not) */
+    if (mdb_table_put(&lc->folders, h, s, n, lc))
+        return;
+    lc->nfolders++;
+    if (!(path = unescape(&lc->arena, s, n, 4096, &len)) || path[0] != '/' ||
+        strlen(path) != len || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return; /* not here (another machine's), or not a folder */
+    if (lc->npending == lc->cappending) {
+        size_t cap = lc->cappending ? 2 * lc->cappending : 8;
+        char **p = talloc_realloc(lc, lc->pending, char *, cap);
+        if (!p)
+            return;
+        lc->pending = p;
+        lc->cappending = cap;
+    }
+    lc->pending[lc->npending++] = path;
+}
+
+/* A comma-separated list of folders: `frameworks=` and `#frameworks`. */
+static void folders(mdb_logctx *lc, const char *v, size_t vn)
+{
+    const char *q = v, *vend = v + vn;
+    while (q < vend) {
+        const char *c = memchr(q, ',', (size_t)(vend - q));
+        folder(lc, q, (size_t)((c ? c : vend) - q));
+        q = c ? c + 1 : vend;
+    }
+}
+
+/* The keys of a header line (`#mdprofile FORMAT key=value...`). */
+static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
+{
+    const char *end = s + n, *f = memchr(s, ' ', n);
+    while (f && f < end) {
+        const char *k = f + 1, *sp = memchr(k, ' ', (size_t)(end - k));
+        size_t kn = (size_t)((sp ? sp : end) - k);
+        const char *eq = memchr(k, '=', kn);
+        f = sp;
+        if (!eq)
+            continue;
+        size_t keylen = (size_t)(eq - k), vn = kn - keylen - 1;
+        const char *v = eq + 1;
+        if (keylen == 3 && memcmp(k, "pid", 3) == 0) {
+            p->has_pid = decimal(v, vn, &p->pid);
+        } else if (keylen == 3 && memcmp(k, "cmd", 3) == 0) {
+            size_t len;
+            char *c = unescape(&lc->arena, v, vn, MAX_TEXT, &len);
+            if (c) {
+                for (size_t i = 0; i < len; i++) /* a name to show: no control bytes */
+                    if ((unsigned char)c[i] < 0x20 || c[i] == 0x7f)
+                        c[i] = '?';
+                p->cmd = c;
+            }
+        } else if (keylen == 9 && memcmp(k, "framework", 9) == 0) {
+            folder(lc, v, vn);
+        } else if (keylen == 10 && memcmp(k, "frameworks", 10) == 0) {
+            folders(lc, v, vn);
+        }
+    }
+}
+
+/* A new process from its header line; NULL past MAX_PROCS (or out of
+ * memory): the lines stay with the process before. */
+static mdb_proc *new_proc(mdb_logctx *lc, const char *s, size_t n, uint64_t lineno)
+{
+    mdb_proc *p;
+    if (lc->nprocs >= MAX_PROCS) {
+        lc->procs_full = true;
+        return NULL;
+    }
+    if (!(p = mdb_arena_alloc(&lc->arena, sizeof *p)))
+        return NULL;
+    memset(p, 0, sizeof *p);
+    p->index = ++lc->nprocs;
+    p->lineno = lineno;
+    header(lc, p, s, n);
+    if (!lc->first)
+        lc->first = p;
+    else
+        lc->cur->next = p;
+    lc->cur = p;
+    return p;
+}
+
+/* `#module MVID NAME VERSION`: NAME %XX-escaped, VERSION a.b.c.d. */
+static void module_line(mdb_logctx *lc, const char *s, size_t n, uint64_t lineno)
+{
+    uint8_t mvid[16];
+    const char *name, *ver;
+    size_t nlen, vlen, len;
+    struct modname *m;
+    char *dec;
+    uint64_t h;
+    if (n < 8 + 33 + 1 || s[7] != ' ' || s[40] != ' ' || !mdb_parse_mvid(s + 8, 32, mvid) ||
+        lc->nmodnames >= MAX_MODNAMES)
+        return;
+    name = s + 41;
+    if (!(ver = memrchr(name, ' ', (size_t)(s + n - name))) || ver == name)
+        return;
+    nlen = (size_t)(ver - name);
+    vlen = (size_t)(s + n - ++ver);
+    if (vlen == 0 || vlen > 23 || strspn(ver, "0123456789.") < vlen)
+        return;
+    h = mdb_hash(mvid, 16);
+    pthread_rwlock_rdlock(&lc->lock);
+    bool known = mdb_table_get(&lc->modnames, h, mvid, 16) != NULL;
+    pthread_rwlock_unlock(&lc->lock);
+    if (known)
+        return; /* the first line naming it wins (the lines after it see it) */
+    if (!(dec = unescape(&lc->arena, name, nlen, MAX_TEXT, &len)))
+        return;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)dec[i] < 0x20 || dec[i] == 0x7f)
+            dec[i] = '?';
+    if (!(m = mdb_arena_alloc(&lc->arena, sizeof *m + len + 1 + vlen + 1)))
+        return;
+    m->lineno = lineno;
+    memcpy(m->text, dec, len);
+    m->text[len] = ' ';
+    memcpy(m->text + len + 1, ver, vlen);
+    m->len = (uint32_t)(len + 1 + vlen);
+    m->text[m->len] = '\0';
+    pthread_rwlock_wrlock(&lc->lock);
+    if (mdb_table_put(&lc->modnames, h, mvid, 16, m) == 0)
+        lc->nmodnames++;
+    pthread_rwlock_unlock(&lc->lock);
+}
+
+const char *mdb_logctx_module_name(mdb_logctx *lc, const uint8_t mvid[16], uint64_t lineno,
+                                   uint32_t *len)
+{
+    const struct modname *m;
+    if (!lc)
+        return NULL;
+    pthread_rwlock_rdlock(&lc->lock);
+    m = mdb_table_get(&lc->modnames, mdb_hash(mvid, 16), mvid, 16);
+    pthread_rwlock_unlock(&lc->lock);
+    if (!m || m->lineno >= lineno)
+        return NULL;
+    *len = m->len;
+    return m->text;
+}
+
+/* ---------------------------------------------------------------- blocks */
+
+static bool word(const char *s, size_t n, const char *w)
+{
+    size_t k = strlen(w);
+    return n >= k && memcmp(s, w, k) == 0 && (n == k || s[k] == ' ' || s[k] == '\t');
+}
+
+static int add_event(mdb_block *b, uint64_t lineno, mdb_proc *p, bool split)
+{
+    if (b->nev == b->capev) {
+        size_t cap = b->capev ? 2 * b->capev : 16;
+        mdb_event *e = talloc_realloc(b->ctx, b->ev, mdb_event, cap);
+        if (!e)
+            return -1;
+        b->ev = e;
+        b->capev = cap;
+    }
+    b->ev[b->nev].lineno = lineno;
+    b->ev[b->nev].proc = p;
+    b->ev[b->nev].split = split;
+    b->nev++;
+    return 0;
+}
+
+/* One line that holds a '#' at q. */
+static int scan_line(mdb_logctx *lc, mdb_block *b, const char *s, size_t n, const char *q,
+                     uint64_t lineno)
+{
+    const char *h = q, *end = s + n;
+    mdb_proc *p;
+    if (n && s[n - 1] == '\r')
+        n--, end--;
+    /* the first "#mdprofile" of the line that is a header's start */
+    while (h && !word(h, (size_t)(end - h), "#mdprofile")) {
+        h = h + 1 < end ? memchr(h + 1, '#', (size_t)(end - h - 1)) : NULL;
+    }
+    if (h == s) {
+        p = new_proc(lc, s, n, lineno);
+        return p ? add_event(b, lineno, p, false) : 0;
+    }
+    if (h && mdb_log_line(s, (size_t)(h - s))) {
+        /* a log cut inside a line, and the next one appended to it */
+        p = new_proc(lc, h, (size_t)(end - h), lineno);
+        return add_event(b, lineno, p ? p : lc->cur, true);
+    }
+    if (q == s && word(s, n, "#stats"))
+        lc->cur->stats = true;
+    else if (q == s && word(s, n, "#module"))
+        module_line(lc, s, n, lineno);
+    else if (q == s && n > 12 && word(s, n, "#frameworks"))
+        folders(lc, s + 12, n - 12); /* folders first seen after the header */
+    return 0;
+}
+
+int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b)
+{
+    const char *p = b->buf, *end = b->buf + b->len, *q;
+    uint64_t lineno = b->first_lineno;
+    b->proc = lc->cur;
+    b->nev = 0;
+    /* a line the input ends inside (or one too long to keep) is reported
+     * as such, never taken for a header */
+    if (b->single)
+        return lc->npending > 0;
+    while (p < end && (q = memchr(p, '#', (size_t)(end - p)))) {
+        const char *ls = q, *le;
+        while (ls > p && ls[-1] != '\n')
+            ls--;
+        lineno += mdb_count_newlines(p, (size_t)(ls - p));
+        le = memchr(q, '\n', (size_t)(end - q));
+        if (!le)
+            le = end;
+        if (scan_line(lc, b, ls, (size_t)(le - ls), q, lineno) < 0)
+            return -1;
+        p = le < end ? le + 1 : end;
+        lineno++;
+    }
+    return lc->npending > 0;
+}
+
+void mdb_logctx_commit(mdb_logctx *lc)
+{
+    for (size_t i = 0; i < lc->npending; i++)
+        mdb_assemblies_add_folder(lc->a, lc->pending[i]);
+    lc->npending = 0;
+}
+
+const mdb_proc *mdb_logctx_procs(const mdb_logctx *lc)
+{
+    return lc->first;
+}
+
+uint64_t mdb_logctx_report(const mdb_logctx *lc, FILE *f, bool pid_only, uint64_t pid)
+{
+    uint64_t n = 0;
+    for (const mdb_proc *p = lc->first; p; p = p->next) {
+        if (p->stats || (pid_only && !(p->has_pid && p->pid == pid)))
+            continue;
+        if (++n > MAX_REPORTED)
+            continue;
+        fprintf(f, MDB_PROGNAME " batch: ");
+        if (p->has_pid)
+            fprintf(f, "the log of process %llu", (unsigned long long)p->pid);
+        else
+            fprintf(f, "the log");
+        fprintf(f, " (header at line %llu) has no #stats line: it was cut short (the "
+                   "process was killed, or the file cut), and its last record may be "
+                   "partial\n", (unsigned long long)p->lineno);
+    }
+    if (n > MAX_REPORTED)
+        fprintf(f, MDB_PROGNAME " batch: ... and %llu more logs without #stats\n",
+                (unsigned long long)(n - MAX_REPORTED));
+    if (lc->procs_full)
+        fprintf(f, MDB_PROGNAME " batch: more than %u processes: the lines of the later ones "
+                   "were counted as the last one's\n", MAX_PROCS);
+    return n;
+}
