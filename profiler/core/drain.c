@@ -156,7 +156,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         /* the runtime's own code called from a stub (the prestub, virtual
          * dispatch resolution): not a P/Invoke's target called from its IL
          * stub, which is the program's native time; off with the other
-         * activities (--no-activities)) */
+         * activities (--no-activities) */
         if (!act && core->cfg.activities && nnative && nnative < n && frs[nnative].kind == FK_STUB &&
             !strncmp(frs[nnative - 1].elf, "native:libcoreclr.so:", 21))
             act = MDP_ACT_STUB;
