@@ -80,13 +80,16 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/emit_folded.c \
 	mdinspect/batch/aggregate.c \
 	mdinspect/batch/progress.c \
-	mdinspect/batch/run.c
+	mdinspect/batch/run.c \
+	mdinspect/batch/native.h \
+	mdinspect/batch/native.c \
+	mdinspect/batch/elfsyms.c
 
 mdinspect_mdinspect_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect -D_GNU_SOURCE $(TALLOC_CFLAGS) \
-	$(JANSSON_CFLAGS) $(XXHASH_CFLAGS)
+	$(JANSSON_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
 mdinspect_mdinspect_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 mdinspect_mdinspect_LDFLAGS = $(AX_PTHREAD_CFLAGS)
 mdinspect_mdinspect_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(JANSSON_LIBS) $(READLINE_LIBS) \
-	$(XXHASH_LIBS)
+	$(XXHASH_LIBS) $(LIBDW_LIBS)
 
 dist_man_MANS += doc/mdinspect.1
