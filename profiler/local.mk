@@ -96,3 +96,12 @@ bench_profiler_drain_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 bench_profiler_drain_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 bench_profiler_drain_LDADD = profiler/libmdpcore.la profiler/libmdtools_pic.la $(TALLOC_LIBS) \
 	$(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt $(AX_PTHREAD_CFLAGS)
+
+# The SIGPROF handler's cost per sample and per frame without a runtime
+# (bench/profiler/README.md, "The handler's cost"); run under callgrind.
+noinst_PROGRAMS += bench/profiler/handler
+bench_profiler_handler_SOURCES = bench/profiler/handler.c
+bench_profiler_handler_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
+bench_profiler_handler_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+bench_profiler_handler_LDADD = profiler/libmdpcore.la profiler/libmdtools_pic.la $(TALLOC_LIBS) \
+	$(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt $(AX_PTHREAD_CFLAGS)

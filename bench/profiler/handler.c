@@ -1,0 +1,288 @@
+/* What the SIGPROF handler spends per sample and per frame, without a
+ * runtime (bench/profiler/README.md, "The handler's cost"). A core as the
+ * profiler makes it installs the sampler's handler; this program takes
+ * that very handler back from sigaction() and calls it, CALLS times, with
+ * a timer's siginfo (SI_TIMER, the slot in si_value) and a ucontext whose
+ * RIP, RSP and RBP are the leaf of a synthetic stack of DEPTH frames, built
+ * in a buffer that the slot's stack bounds cover, as a thread's stack
+ * would be by real calls:
+ *   - managed frames: FUNCS methods registered in the core's map (code
+ *     ranges of 256 bytes in a buffer that is never run), alternately with
+ *     an RBP frame (`push rbp; push rbx; sub rsp, 0x28; lea rbp,
+ *     [rsp+0x30]`) and an RSP frame (`push rbx; push rsi; sub rsp, 0x28`),
+ *     so the handler decodes prologs and checks computed return addresses
+ *     as it does for JIT-compiled code; every return site follows a
+ *     `call rel32`;
+ *   - native frames: return addresses inside functions of this process's
+ *     libc, with frame records (`push rbp; mov rbp, rsp`), walked by the
+ *     frame-pointer chain as the handler walks native code.
+ * KIND says which: `managed`, `native`, or `mixed` (leaf and its caller
+ * native, a runtime helper in libc called from managed code, the rest
+ * managed). The first call's sample is checked: DEPTH frames (or the depth
+ * limit, 255), each with the FunctionID it should have, or the program
+ * fails. Run under callgrind with --toggle-collect=on_sigprof to count the
+ * handler's instructions; bench/profiler/README.md has the command lines.
+ * What the kernel spends to deliver the signal and return from it is not
+ * in these counts: `handler signal N` times N signals sent to this thread
+ * (the handler's stray path, a few instructions) against N plain system
+ * calls, in CPU time.
+ *
+ *   handler DEPTH KIND [CALLS [FUNCS]]     (defaults: 1000 calls, 2000 methods)
+ *   handler signal N */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <dlfcn.h>
+
+#include "core/core_int.h"
+
+static const char *const names[] = {
+    "qsort", "memcpy", "memmove", "strlen", "malloc", "free", "printf", "fopen", "fclose", "read",
+    "write", "open", "close", "strcmp", "strchr", "memset", "calloc", "realloc", "getenv", "setenv",
+    "snprintf", "sscanf", "strtol", "strtoul", "atoi", "bsearch", "nanosleep", "clock_gettime",
+    "mmap", "munmap", "mprotect", "sched_yield", "poll", "select", "fwrite", "fread", "fflush",
+    "fputs", "puts", "strncmp", "strstr", "strdup", "memchr", "strrchr", "isatty", "getpid"};
+
+enum { CODE = 256, CALL_AT = 0x40, RET_AT = CALL_AT + 5, LEAF_AT = 0x80, FN_BASE = 0x7000 };
+
+static double cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* Signal delivery and return, in CPU time per signal: N signals to this
+ * thread through the installed handler's stray path (si_code is not
+ * SI_TIMER: it counts nothing and chains to SIG_DFL, which it does not
+ * run), against N getppid() calls. */
+static int signal_cost(long n)
+{
+    pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
+    double t0 = cpu_ns();
+    for (long i = 0; i < n; i++)
+        syscall(SYS_getppid);
+    double t1 = cpu_ns();
+    for (long i = 0; i < n; i++)
+        syscall(SYS_tgkill, pid, tid, SIGPROF);
+    double t2 = cpu_ns();
+    printf("syscall %.0f ns, signal %.0f ns, delivery and return %.0f ns per signal\n",
+           (t1 - t0) / (double)n, (t2 - t1) / (double)n, (t2 - t1 - (t1 - t0)) / (double)n);
+    return 0;
+}
+
+/* Write the prolog of method i at c: even i an RBP frame, odd an RSP
+ * frame; returns the bytes its setup pushes and subtracts. */
+static unsigned prolog(uint8_t *c, unsigned i)
+{
+    static const uint8_t rbp_frame[] = {0x55, 0x53, 0x48, 0x83, 0xec, 0x28, 0x48, 0x8d, 0x6c, 0x24, 0x30};
+    static const uint8_t rsp_frame[] = {0x53, 0x56, 0x48, 0x83, 0xec, 0x28};
+    memset(c, 0x90, CODE); /* nop: neither a prolog nor an epilog instruction */
+    if (i % 2 == 0)
+        memcpy(c, rbp_frame, sizeof rbp_frame);
+    else
+        memcpy(c, rsp_frame, sizeof rsp_frame);
+    c[CALL_AT] = 0xe8; /* call rel32, whose return site is RET_AT */
+    return 8 + 8 + 0x28;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "signal")) {
+        mdp_config cfg;
+        mdp_config_default(&cfg);
+        cfg.drain_ms = 600000;
+        snprintf(cfg.output, sizeof cfg.output, "/tmp/mdp-bench-handler-%d.log", (int)getpid());
+        mdp_runtime_ops ops = {0};
+        mdp_core *core;
+        char err[256] = "";
+        if (mdp_core_new(&core, &cfg, &ops, "bench", 0, err, sizeof err) != 0) {
+            fprintf(stderr, "handler: %s\n", err);
+            return 1;
+        }
+        int r = signal_cost(atol(argv[2]));
+        mdp_core_finish(core, "exit");
+        unlink(cfg.output);
+        mdp_core_free(core);
+        return r;
+    }
+    if (argc < 3) {
+        fprintf(stderr, "usage: handler DEPTH managed|native|mixed [CALLS [FUNCS]]\n"
+                        "       handler signal N\n");
+        return 2;
+    }
+    unsigned depth = (unsigned)atoi(argv[1]);
+    const char *kind = argv[2];
+    unsigned calls = argc > 3 ? (unsigned)atoi(argv[3]) : 1000;
+    unsigned nfuncs = argc > 4 ? (unsigned)atoi(argv[4]) : 2000;
+    if (depth < 1 || depth > 1000 || nfuncs < 16 || nfuncs > 1000000 ||
+        (strcmp(kind, "managed") && strcmp(kind, "native") && strcmp(kind, "mixed"))) {
+        fprintf(stderr, "handler: DEPTH 1-1000, KIND managed|native|mixed, FUNCS 16-1000000\n");
+        return 2;
+    }
+    uintptr_t libc[64];
+    unsigned nlibc = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && nlibc < 64; i++) {
+        void *p = dlsym(RTLD_DEFAULT, names[i]);
+        if (p)
+            libc[nlibc++] = (uintptr_t)p;
+    }
+    if (nlibc < 8) {
+        fprintf(stderr, "handler: too few libc functions found\n");
+        return 1;
+    }
+
+    mdp_config cfg;
+    mdp_config_default(&cfg);
+    cfg.drain_ms = 600000; /* nothing drains: the ring is emptied by hand */
+    snprintf(cfg.output, sizeof cfg.output, "/tmp/mdp-bench-handler-%d.log", (int)getpid());
+    mdp_runtime_ops ops = {0};
+    mdp_core *core;
+    char err[256] = "";
+    if (mdp_core_new(&core, &cfg, &ops, "bench", 0, err, sizeof err) != 0) {
+        fprintf(stderr, "handler: %s\n", err);
+        return 1;
+    }
+    if (!core->slots) {
+        fprintf(stderr, "handler: the core installed no sampler\n");
+        return 1;
+    }
+    struct sigaction sa;
+    if (sigaction(SIGPROF, NULL, &sa) != 0 || !(sa.sa_flags & SA_SIGINFO) || !sa.sa_sigaction) {
+        fprintf(stderr, "handler: no SIGPROF handler installed\n");
+        return 1;
+    }
+
+    /* the methods: code that is never run, registered in the map */
+    uint8_t *code = mmap(NULL, (size_t)nfuncs * CODE, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (code == MAP_FAILED) {
+        perror("handler: mmap");
+        return 1;
+    }
+    unsigned frame_size[2];
+    for (unsigned i = 0; i < nfuncs; i++) {
+        frame_size[i % 2] = prolog(code + (size_t)i * CODE, i);
+        mdt_idmap_function_info fi = {.module = 0x5000, .token = 0x06000001 + i};
+        mdp_code_region reg = {(uintptr_t)code + (size_t)i * CODE, CODE};
+        if (mdp_ev_function_load(core, mdp_seq(core), FN_BASE + 16 * i, &fi) < 0 ||
+            mdp_ev_code(core, mdp_seq(core), FN_BASE + 16 * i, &reg, 1) != 0) {
+            fprintf(stderr, "handler: cannot register method %u\n", i);
+            return 1;
+        }
+    }
+
+    /* The stack, built from its root down as calls would build it: a call
+     * pushes the return address into the caller, the callee's prolog its
+     * frame. frame i (0 the leaf): managed method m[i] or libc function. */
+    size_t stack_bytes = 64 + (size_t)depth * 128;
+    uint8_t *stack = mmap(NULL, stack_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED) {
+        perror("handler: mmap");
+        return 1;
+    }
+    uintptr_t lo = (uintptr_t)stack, hi = lo + stack_bytes;
+    int *managed = calloc(depth, sizeof *managed);
+    unsigned *m = calloc(depth, sizeof *m);
+    uintptr_t *want_fn = calloc(depth, sizeof *want_fn);
+    if (!managed || !m || !want_fn)
+        return 1;
+    for (unsigned i = 0; i < depth; i++) {
+        managed[i] = !strcmp(kind, "managed") || (!strcmp(kind, "mixed") && (i >= 2 || depth < 3));
+        m[i] = (i * 37 + 11) % nfuncs; /* spread over the map */
+        want_fn[i] = managed[i] ? FN_BASE + 16 * m[i] : 0;
+    }
+    uintptr_t sp = hi - 64, rbp = 0; /* the root's caller: no frame record */
+    uintptr_t ret = 0;               /* and no return address */
+    for (unsigned k = depth; k-- > 0;) {
+        sp -= 8;
+        *(uintptr_t *)sp = ret; /* the call into frame k */
+        if (managed[k]) {
+            unsigned i = m[k];
+            if (i % 2 == 0) {
+                sp -= 8;
+                *(uintptr_t *)sp = rbp; /* push rbp */
+                rbp = sp;               /* lea rbp, [rsp+0x30] after the rest */
+                sp -= frame_size[0] - 8;
+            } else {
+                sp -= frame_size[1]; /* push rbx; push rsi; sub rsp, 0x28: rbp untouched */
+            }
+            ret = (uintptr_t)code + (size_t)i * CODE + RET_AT;
+        } else {
+            sp -= 8;
+            *(uintptr_t *)sp = rbp; /* push rbp; mov rbp, rsp; sub rsp, 0x20 */
+            rbp = sp;
+            sp -= 0x20;
+            ret = libc[(k * 7 + 3) % nlibc] + 16;
+        }
+    }
+    uintptr_t leaf_ip = managed[0] ? (uintptr_t)code + (size_t)m[0] * CODE + LEAF_AT : libc[2] + 9;
+
+    struct mdp_slot *t = &core->slots[0];
+    t->ringbuf = mmap(NULL, MDP_RING_WORDS * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (t->ringbuf == MAP_FAILED) {
+        perror("handler: mmap");
+        return 1;
+    }
+    mdp_ring_init(&t->ring, t->ringbuf, MDP_RING_WORDS);
+    atomic_store(&t->stack_lo, lo);
+    atomic_store(&t->stack_hi, hi);
+    atomic_store(&t->tid, (int)syscall(SYS_gettid));
+    atomic_store(&t->state, SLOT_ACTIVE);
+
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = SIGPROF;
+    si.si_code = SI_TIMER;
+    si.si_value.sival_ptr = t;
+    ucontext_t uc;
+    memset(&uc, 0, sizeof uc);
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)leaf_ip;
+    uc.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+    uc.uc_mcontext.gregs[REG_RBP] = (greg_t)rbp;
+
+    unsigned expect = depth < cfg.max_depth ? depth : cfg.max_depth;
+    double t0 = cpu_ns();
+    for (unsigned c = 0; c < calls; c++) {
+        sa.sa_sigaction(SIGPROF, &si, &uc);
+        uint64_t avail = mdp_ring_avail(&t->ring);
+        if (c == 0) {
+            uint64_t hdr = mdp_ring_peek(&t->ring, 0);
+            unsigned n = (unsigned)(hdr & 0xff);
+            if (avail != 1 + 3 * (uint64_t)expect || n != expect) {
+                fprintf(stderr, "handler: walked %u frames (%llu words), expected %u\n", n,
+                        (unsigned long long)avail, expect);
+                return 1;
+            }
+            for (unsigned i = 0; i < n; i++)
+                if (mdp_ring_peek(&t->ring, 2 + 3 * i) != want_fn[i]) {
+                    fprintf(stderr, "handler: frame %u has function %#llx, expected %#llx\n", i,
+                            (unsigned long long)mdp_ring_peek(&t->ring, 2 + 3 * i),
+                            (unsigned long long)want_fn[i]);
+                    return 1;
+                }
+        }
+        mdp_ring_consume(&t->ring, avail);
+    }
+    double t1 = cpu_ns();
+    printf("handler: %u samples of %u %s frames, %.0f ns CPU per sample (not under valgrind)\n",
+           calls, expect, kind, (t1 - t0) / calls);
+    atomic_store(&t->state, SLOT_FREE);
+    mdp_core_finish(core, "exit");
+    unlink(cfg.output);
+    mdp_core_free(core);
+    free(managed);
+    free(m);
+    free(want_fn);
+    return 0;
+}
