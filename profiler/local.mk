@@ -74,7 +74,8 @@ profiler_libmdprofile_la_LDFLAGS = -module -shared -avoid-version -no-undefined 
 	-Wl,--version-script=$(top_srcdir)/profiler/coreclr/exports.map
 EXTRA_profiler_libmdprofile_la_DEPENDENCIES = profiler/coreclr/exports.map
 EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md bench/profiler/README.md \
-	bench/profiler/run.sh bench/profiler/report.py bench/profiler/measure.py
+	bench/profiler/run.sh bench/profiler/report.py bench/profiler/measure.py \
+	bench/profiler/handler.sh bench/profiler/cost.sh bench/profiler/cost.py
 dist_man_MANS += doc/mdprofile.1
 
 # The launcher; --attach goes through the diagnostics IPC client in

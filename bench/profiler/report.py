@@ -40,6 +40,23 @@ def main():
             m = med[name]
             print("overhead %-12s work %+6.1f%%  cpu %+6.1f%%  wall %+6.1f%%" % (
                 name, 100 * (m[0] / b[0] - 1), 100 * (m[1] / b[1] - 1), 100 * (m[2] / b[2] - 1)))
+    # The spread: CPU time of each configuration, min-max over the rounds,
+    # and each round's ratio to the base run of the same round (the rounds
+    # take turns, so a busy spell hits every configuration of a round).
+    rounds = defaultdict(dict)
+    for line in open(results):
+        cfg, r, _, c, _ = line.split()
+        rounds[r][cfg] = int(c)
+    print("%-15s %9s %13s %23s" % ("config", "cpu ms", "min-max", "ratio to base, min-max"))
+    for cfg in ("base", "mdprofile", "dotnet-trace", "calls-fast", "calls-slow", "base-short",
+                "mdprofile-short"):
+        if cfg not in cpu:
+            continue
+        base = "base-short" if cfg.endswith("-short") else "base"
+        ratios = [rr[cfg] / rr[base] for rr in rounds.values() if cfg in rr and rr.get(base)]
+        print("%-15s %9.0f %6d-%-6d %8.3f (%.3f-%.3f)" % (
+            cfg, statistics.median(cpu[cfg]), min(cpu[cfg]), max(cpu[cfg]),
+            statistics.median(ratios), min(ratios), max(ratios)))
 
     # Distinct instantiations of Gen.Work and Gen+Inner.Deep named.
     ours = set()

@@ -4,6 +4,10 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#ifdef MDP_BENCH_CLOCK
+#include <x86intrin.h>
+#endif
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,6 +95,19 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
     core->pid = (int)getpid();
     time(&core->start_wall);
     clock_gettime(CLOCK_MONOTONIC, &core->start_mono);
+#ifdef MDP_BENCH_CLOCK
+    core->bench_tsc0 = __rdtsc();
+    {
+        struct timespec a, b;
+        uint64_t sum = 0;
+        for (int i = 0; i < 1000; i++) {
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+            sum += (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec);
+        }
+        core->bench_clock_ns = (double)sum / 1000.0;
+    }
+#endif
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);

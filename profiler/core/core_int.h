@@ -69,6 +69,12 @@ struct mdp_slot {
     _Atomic uint32_t act_stack; /* nested activities, 4 bits a level, innermost low */
     unsigned act_depth;         /* levels pushed (the thread's own) */
     _Atomic unsigned act_gc, act_exc, act_role;
+#ifdef MDP_BENCH_CLOCK
+    /* bench builds only (bench/profiler/README.md, "The handler's cost"):
+     * TSC ticks and CPU time spent in take_sample, its calls, frames it
+     * recorded */
+    _Atomic uint64_t bench_ticks, bench_cpu_ns, bench_calls, bench_frames;
+#endif
 };
 
 /* What the core knows of a module beyond the map. */
@@ -204,6 +210,15 @@ struct mdp_core {
     uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut, stat_drops_other;
     uint64_t stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
     unsigned drain_cycles;
+#ifdef MDP_BENCH_CLOCK
+    /* bench builds only: the TSC when the core started (to convert ticks
+     * to ns), what two back-to-back reads of the thread's CPU clock measure
+     * (ns, to subtract per handler call), the drain thread's CPU time and
+     * the part of it spent in mdp_drain_all */
+    uint64_t bench_tsc0;
+    double bench_clock_ns;
+    _Atomic uint64_t bench_drain_ns, bench_drain_all_ns;
+#endif
 
     /* sampler */
     struct mdp_slot *slots;

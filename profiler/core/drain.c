@@ -268,12 +268,27 @@ static void *drain_main(void *arg)
         if (core->ops.tick && mdp_ops_live(core))
             core->ops.tick(core->ops.payload);
         pthread_mutex_lock(&core->drain_lock);
+#ifdef MDP_BENCH_CLOCK
+        struct timespec d0, d1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &d0);
+#endif
         mdp_drain_all(core);
+#ifdef MDP_BENCH_CLOCK
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &d1);
+        atomic_fetch_add(&core->bench_drain_all_ns,
+                         (uint64_t)((d1.tv_sec - d0.tv_sec) * 1000000000L + d1.tv_nsec - d0.tv_nsec));
+#endif
         core->drain_cycles++;
         mdp_sampler_housekeeping(core, core->drain_cycles % (1000 / MDP_DRAIN_MS) == 0);
         if (core->drain_cycles % (500 / MDP_DRAIN_MS) == 1)
             mdp_threads_scan(core); /* threads the runtime does not report (threads.c) */
         mdp_log_tick(core);
+#ifdef MDP_BENCH_CLOCK
+        /* bench builds only: this thread's CPU time so far */
+        struct timespec cpu;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+        atomic_store(&core->bench_drain_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec);
+#endif
         const char *over = session_over(core);
         pthread_mutex_unlock(&core->drain_lock);
         if (over) {

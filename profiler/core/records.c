@@ -46,6 +46,12 @@
 #include "core/core_int.h"
 #include "core/native.h"
 
+#ifdef MDP_BENCH_CLOCK
+#include <sys/resource.h>
+#include <time.h>
+#include <x86intrin.h>
+#endif
+
 struct mdp_record *mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count,
                                   uint64_t bytes, const char *debug)
 {
@@ -220,6 +226,39 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
         mdp_native_stats(core, native, sizeof native);
         put(o, native, strlen(native));
     }
+#ifdef MDP_BENCH_CLOCK
+    /* bench builds only (bench/profiler/README.md, "The handler's cost"):
+     * the handler's TSC ticks, CPU time, calls and frames over every slot,
+     * what two back-to-back reads of the CPU clock measure, the TSC's ticks
+     * per microsecond since the core started, the drain thread's CPU time
+     * (all of it, and in mdp_drain_all) and the process's (all threads) so
+     * far */
+    uint64_t ticks = 0, cpu = 0, calls = 0, bframes = 0;
+    if (core->slots)
+        for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+            ticks += atomic_load(&core->slots[i].bench_ticks);
+            cpu += atomic_load(&core->slots[i].bench_cpu_ns);
+            calls += atomic_load(&core->slots[i].bench_calls);
+            bframes += atomic_load(&core->slots[i].bench_frames);
+        }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t us = (int64_t)(now.tv_sec - core->start_mono.tv_sec) * 1000000 +
+                 (now.tv_nsec - core->start_mono.tv_nsec) / 1000;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    uint64_t proc_us = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
+                       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    putf(o,
+         " bench.handler_ticks=%" PRIu64 " bench.handler_cpu_ns=%" PRIu64 " bench.clock_ns=%.1f"
+         " bench.handler_calls=%" PRIu64 " bench.handler_frames=%" PRIu64
+         " bench.tsc_per_us=%.3f bench.drain_ns=%" PRIu64 " bench.drain_all_ns=%" PRIu64
+         " bench.process_cpu_us=%" PRIu64,
+         ticks, cpu, core->bench_clock_ns, calls, bframes,
+         us > 0 ? (double)(__rdtsc() - core->bench_tsc0) / (double)us : 0.0,
+         (uint64_t)atomic_load(&core->bench_drain_ns), (uint64_t)atomic_load(&core->bench_drain_all_ns),
+         proc_us);
+#endif
     /* end= last: how the process ended, the line's conclusion */
     putf(o, " truncated=%" PRIu64 " end=%s\n", core->stat_cut, end);
 }

@@ -54,6 +54,10 @@
 #include "core/native.h"
 #include "core/unwind.h"
 
+#ifdef MDP_BENCH_CLOCK
+#include <x86intrin.h>
+#endif
+
 mdp_core *_Atomic mdp_sampling_core;
 static struct sigaction old_action;
 static int handler_installed;
@@ -295,11 +299,31 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
     atomic_fetch_add_explicit(&t->busy, 1, memory_order_seq_cst);
     mdp_core *core = atomic_load_explicit(&mdp_sampling_core, memory_order_seq_cst);
     if (core && atomic_load_explicit(&t->state, memory_order_seq_cst) == SLOT_ACTIVE &&
-        atomic_load_explicit(&t->tid, memory_order_relaxed) == (int)syscall(SYS_gettid))
+        atomic_load_explicit(&t->tid, memory_order_relaxed) == (int)syscall(SYS_gettid)) {
+#ifdef MDP_BENCH_CLOCK
+        /* bench builds only: the walk's cost in the thread's CPU time
+         * (clock_gettime is async-signal-safe; a preempted handler is not
+         * charged for the other thread's time, as TSC ticks would be) and
+         * in TSC ticks, and the frames it recorded (the words it published:
+         * only this thread moves head) */
+        struct timespec c0, c1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+        uint64_t h0 = atomic_load_explicit(&t->ring.head, memory_order_relaxed), t0 = __rdtsc();
+#endif
         take_sample(core, t, ucv,
                     si->si_overrun >= 0 && si->si_overrun < 1 << 30 ? 1u + (uint32_t)si->si_overrun
                                                                     : 1u << 30);
-    else
+#ifdef MDP_BENCH_CLOCK
+        uint64_t t1 = __rdtsc(), used = atomic_load_explicit(&t->ring.head, memory_order_relaxed) - h0;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+        atomic_fetch_add_explicit(&t->bench_ticks, t1 - t0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&t->bench_cpu_ns,
+                                  (uint64_t)((c1.tv_sec - c0.tv_sec) * 1000000000L + c1.tv_nsec - c0.tv_nsec),
+                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&t->bench_calls, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&t->bench_frames, used / 3, memory_order_relaxed);
+#endif
+    } else
         atomic_fetch_add_explicit(&t->stray, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&t->busy, 1, memory_order_release);
     PROBE_LEAVE();
