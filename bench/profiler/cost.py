@@ -16,25 +16,24 @@ What the kernel spends delivering each signal and returning from it is not
 visible from inside: --delivery MIN,MEDIAN,MAX ns per signal (from
 `bench/profiler/handler signal`) is added per signal.
 
-Logs are named WORKLOAD.short.RUN.log and WORKLOAD.long.RUN.log (1 and 4 s
-of CPU time). Per workload:
+Logs are named WORKLOAD.LENGTH.ROUND.log: short and long (1 and 4 s of
+CPU time at 1 kHz), slow (4 s at 100 Hz). Per workload:
   handler per signal   CPU time per call, every run;
-  drain per signal     mdp_drain_all's CPU time, the slope between the short
-                       and the long run of the same round,
-                       (long - short) / (signals_long - signals_short): the
-                       drain's fixed cost (names resolved once, the ELF
-                       table) drops out;
-  rest of the drain    the drain thread's other CPU time (waking every 20
-                       ms, housekeeping, periodic log writes, thread scans),
-                       the same slope against the program's CPU time: a
-                       share of CPU that follows time, not signals;
+  drain                the drain thread's CPU time, split per round exactly
+                       (its short, long and slow runs: three equations) into
+                       a cost per signal, a cost per drain pass (one every 20
+                       ms of wall time: waking, scanning the slots,
+                       housekeeping, periodic log writes) and a fixed cost
+                       (names resolved once, the ELF table, the header);
+                       mdp_drain_all's part of the per-signal cost likewise;
   overhead at 1 kHz    (handler + delivery + drain) per signal x 1000
-                       signals per CPU second + the rest's share: what
-                       profiling costs if every millisecond of CPU time gets
-                       its own signal. This kernel delivers CPU-time signals
-                       at its tick (HZ 250: signals/CPU-s as run), each
-                       signal standing for ~4 periods, so the per-signal
-                       part is an upper bound, ~4x its cost here;
+                       signals per CPU second + the passes' share of the
+                       program's CPU time: what profiling costs if every
+                       millisecond of CPU time gets its own signal. This
+                       kernel delivers CPU-time signals at its tick (HZ 250:
+                       signals/CPU-s as run), each signal standing for ~4
+                       periods, so the per-signal part is an upper bound, ~4x
+                       its cost here;
   as run               (handler + delivery + all the drain thread's CPU
                        time) / the rest of the process's CPU time, long runs:
                        the fixed costs included, at the signal rate the
@@ -62,6 +61,26 @@ def stats_of(path):
     return kv
 
 
+def app(r, d):
+    """The program's own CPU time: the process's less the profiler's."""
+    return r["proc"] - r["handler"] - r["calls"] * d - r["drain"]
+
+
+def solve3(A, y):
+    """A x = y for a 3x3 A (Gaussian elimination, partial pivoting)."""
+    M = [list(map(float, row)) + [float(b)] for row, b in zip(A, y)]
+    for i in range(3):
+        p = max(range(i, 3), key=lambda r: abs(M[r][i]))
+        M[i], M[p] = M[p], M[i]
+        if M[i][i] == 0:
+            raise ZeroDivisionError
+        for r in range(3):
+            if r != i:
+                f = M[r][i] / M[i][i]
+                M[r] = [a - f * b for a, b in zip(M[r], M[i])]
+    return [M[i][3] / M[i][i] for i in range(3)]
+
+
 def median_range(v, fmt):
     return f"{fmt.format(statistics.median(v))} ({fmt.format(min(v))}-{fmt.format(max(v))})"
 
@@ -76,8 +95,8 @@ def main():
     for p in a.logs:
         kv = stats_of(p)
         parts = os.path.basename(p).split(".")
-        if len(parts) != 4 or parts[1] not in ("short", "long"):
-            raise SystemExit(f"{p}: not named WORKLOAD.short|long.RUN.log")
+        if len(parts) != 4 or parts[1] not in ("short", "long", "slow"):
+            raise SystemExit(f"{p}: not named WORKLOAD.short|long|slow.RUN.log")
         calls = int(kv["bench.handler_calls"])
         if not calls:
             raise SystemExit(f"{p}: no signal reached the handler")
@@ -93,45 +112,61 @@ def main():
             "drain": int(kv["bench.drain_ns"]),
             "drain_all": int(kv["bench.drain_all_ns"]),
             "proc": int(kv["bench.process_cpu_us"]) * 1000.0,
+            "passes": int(kv["drains"]),
         }
     print(f"delivery and return of a signal (kernel, added per signal): {dmed:.0f} ns ({dmin:.0f}-{dmax:.0f})")
-    print("| workload | rounds | signals/CPU-s as run | frames per walk | handler ns per signal (CPU clock) "
-          "| handler, TSC | ns per frame | drain ns per signal (mdp_drain_all, slope) "
-          "| rest of the drain thread, per CPU-s (slope) | ns per signal: handler + delivery + drain "
+    print("| workload | rounds | signals/CPU-s at 1 kHz as run | frames per walk | handler ns per signal (CPU clock) "
+          "| handler, TSC | ns per frame | drain ns per signal | of which mdp_drain_all "
+          "| drain ns per pass | drain fixed ms | ns per signal: handler + delivery + drain "
           "| overhead at 1 kHz | as run (long runs) |")
-    print("| --- " * 12 + "|")
+    print("| --- " * 14 + "|")
     for name in sorted(runs):
         all_runs = [r for length in runs[name].values() for r in length.values()]
         h = [r["handler"] / r["calls"] for r in all_runs]
         tk = [r["ticks_ns"] / r["calls"] for r in all_runs]
         fr = [r["frames"] / r["calls"] for r in all_runs]
         pf = [r["handler"] / r["frames"] for r in all_runs if r["frames"]]
-        rate = [r["calls"] / ((r["proc"] - r["handler"] - r["calls"] * dmed - r["drain"]) / 1e9)
-                for r in all_runs]
-        short, long_ = runs[name].get("short", {}), runs[name].get("long", {})
-        pairs = [(short[k], long_[k]) for k in short if k in long_ and long_[k]["calls"] > short[k]["calls"]]
-        if not pairs:
-            raise SystemExit(f"{name}: no round with a short and a longer long run")
-        def app(r, d):
-            return r["proc"] - r["handler"] - r["calls"] * d - r["drain"]
-
-        dra = [(l["drain_all"] - s["drain_all"]) / (l["calls"] - s["calls"]) for s, l in pairs]
-        rest = [100 * ((l["drain"] - l["drain_all"]) - (s["drain"] - s["drain_all"])) / (app(l, dmed) - app(s, dmed))
-                for s, l in pairs]
-        hm, dm, rm = statistics.median(h), statistics.median(dra), statistics.median(rest)
-        per_signal = hm + dmed + dm
-        lo = (min(h) + dmin + min(dra)) / 1e4 + min(rest)
-        hi = (max(h) + dmax + max(dra)) / 1e4 + max(rest)
+        rate = [r["calls"] / (app(r, dmed) / 1e9)
+                for length in ("short", "long") for r in runs[name].get(length, {}).values()]
+        long_ = runs[name].get("long", {})
+        # per round: drain = a x signals + b x passes + c, exactly, from its
+        # short, long and slow runs
+        fits = []
+        for k in runs[name].get("short", {}):
+            trio = [runs[name].get(x, {}).get(k) for x in ("short", "long", "slow")]
+            if None in trio:
+                continue
+            A = [[r["calls"], r["passes"], 1.0] for r in trio]
+            try:
+                da = solve3(A, [r["drain_all"] for r in trio])
+                dt = solve3(A, [r["drain"] for r in trio])
+            except ZeroDivisionError:
+                continue
+            passes_per_cpu_s = statistics.median(r["passes"] / (app(r, dmed) / 1e9) for r in trio)
+            fits.append({"sig_all": da[0], "sig": dt[0], "pass": dt[1], "fixed": dt[2],
+                         "pass_share": 100 * dt[1] * passes_per_cpu_s / 1e9})
+        if not fits:
+            raise SystemExit(f"{name}: no round with a short, a long and a slow run")
+        sig = [f["sig"] for f in fits]
+        sig_all = [f["sig_all"] for f in fits]
+        per_pass = [f["pass"] for f in fits]
+        share = [f["pass_share"] for f in fits]
+        fixed = [f["fixed"] / 1e6 for f in fits]
+        hm, sm, pm = statistics.median(h), statistics.median(sig), statistics.median(share)
+        per_signal = hm + dmed + sm
+        lo = (min(h) + dmin + min(sig)) / 1e4 + min(share)
+        hi = (max(h) + dmax + max(sig)) / 1e4 + max(share)
         as_run = []
         for r in long_.values():
             for d in (dmin, dmax):
                 as_run.append(100 * (r["handler"] + r["calls"] * d + r["drain"]) / app(r, d))
         run_med = statistics.median([100 * (r["handler"] + r["calls"] * dmed + r["drain"]) / app(r, dmed)
                                      for r in long_.values()])
-        print(f"| {name} | {len(pairs)} | {median_range(rate, '{:.0f}')} | {median_range(fr, '{:.1f}')} "
+        print(f"| {name} | {len(fits)} | {median_range(rate, '{:.0f}')} | {median_range(fr, '{:.1f}')} "
               f"| {median_range(h, '{:.0f}')} | {median_range(tk, '{:.0f}')} | {median_range(pf, '{:.0f}')} "
-              f"| {median_range(dra, '{:.0f}')} | {median_range(rest, '{:.2f}%')} "
-              f"| {per_signal:.0f} | {per_signal / 1e4 + rm:.2f}% ({lo:.2f}-{hi:.2f}%) "
+              f"| {median_range(sig, '{:.0f}')} | {median_range(sig_all, '{:.0f}')} "
+              f"| {median_range(per_pass, '{:.0f}')} | {median_range(fixed, '{:.1f}')} "
+              f"| {per_signal:.0f} | {per_signal / 1e4 + pm:.2f}% ({lo:.2f}-{hi:.2f}%) "
               f"| {run_med:.2f}% ({min(as_run):.2f}-{max(as_run):.2f}%) |")
     return 0
 

@@ -6,8 +6,8 @@
 # also carries the TSC ticks spent walking stacks in the signal handler,
 # the frames walked, the drain thread's CPU time and the process's: each
 # workload at two lengths (1 and 4 s of CPU time; bench 1000 and 4000
-# rounds). cost.py turns them into a cost per signal and an overhead at
-# 1 kHz.
+# rounds) and two rates. cost.py turns them into a cost per signal and an
+# overhead at 1 kHz.
 #
 #   bench/profiler/cost.sh BUILDDIR CLOCKBUILD [RUNS [DELIVERY_NS]]
 #
@@ -37,21 +37,25 @@ MDPROFILE_PROFILER=$clock/profiler/.libs/libmdprofile.so
 out=$clock/bench/profiler/cost
 mkdir -p "$out"
 rm -f "$out"/*.log
-# Two lengths of each workload: the drain's cost per signal is the slope
-# between them (its fixed cost, names resolved once, the ELF table, the
-# header, drops out); the handler's is counted per call anyway.
+# Three runs of each workload a round: short (1 s of CPU at 1 kHz), long
+# (4 s at 1 kHz) and slow (4 s at 100 Hz: fewer signals, as many drain
+# passes): the drain thread's CPU time is then split exactly into a cost
+# per signal, a cost per drain pass (every 20 ms of wall time) and a fixed
+# cost (names resolved once, the ELF table, the header); the handler's is
+# counted per call anyway.
 r=1
 while [ $r -le "$runs" ]; do
     for w in gc jit memmove exceptions bench; do
-        for len in short long; do
-            ms=1000 n=1000
-            [ $len = short ] || ms=4000 n=4000
+        for len in short long slow; do
+            ms=4000 n=4000 rate=1000
+            [ $len != short ] || ms=1000 n=1000
+            [ $len != slow ] || rate=100
             case $w in
             exceptions) set -- --exceptions -- dotnet "$workload" exceptions "$out/x.out" $ms ;;
             bench) set -- -- dotnet "$workload" bench $n ;;
             *) set -- -- dotnet "$workload" "$w" "$out/x.out" $ms ;;
             esac
-            "$mdprofile" --rate 1000 -o "$out/$w.$len.$r.log" "$@" >"$out/$w.out" 2>&1 ||
+            "$mdprofile" --rate $rate -o "$out/$w.$len.$r.log" "$@" >"$out/$w.out" 2>&1 ||
                 { cat "$out/$w.out" >&2; exit 1; }
         done
     done
