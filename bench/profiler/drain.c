@@ -75,6 +75,7 @@ int main(int argc, char **argv)
         return 1;
     }
     struct mdp_slot *t = &core->slots[0];
+    mdp_slots_take(1);
     t->ringbuf = mmap(NULL, MDP_RING_WORDS * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     mdp_ring_init(&t->ring, t->ringbuf, MDP_RING_WORDS);
     atomic_store(&t->tid, (int)syscall(SYS_gettid));

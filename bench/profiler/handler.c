@@ -229,6 +229,7 @@ int main(int argc, char **argv)
     uintptr_t leaf_ip = managed[0] ? (uintptr_t)code + (size_t)m[0] * CODE + LEAF_AT : libc[2] + 9;
 
     struct mdp_slot *t = &core->slots[0];
+    mdp_slots_take(1);
     t->ringbuf = mmap(NULL, MDP_RING_WORDS * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (t->ringbuf == MAP_FAILED) {
         perror("handler: mmap");

@@ -95,7 +95,7 @@ struct mdp_slot *mdp_self_slot(mdp_core *core)
     self.core = serial;
     self.slot = NULL;
     self.seen = seen;
-    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         struct mdp_slot *t = &core->slots[i];
         if (atomic_load_explicit(&t->state, memory_order_acquire) == SLOT_ACTIVE &&
             atomic_load_explicit(&t->tid, memory_order_relaxed) == self.tid) {

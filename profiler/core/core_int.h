@@ -28,6 +28,16 @@
 #include "core/ring.h"
 
 #define MDP_MAX_THREADS 4096u    /* sampler slots (threads alive at once) */
+/* sampler.c: the slots that were ever taken are [0, mdp_slots_used()); the
+ * mark only grows (the slots outlive cores, for a re-attach). Every scan of
+ * the slots stops there: a pass over all 4,096 slots' cache lines, twice
+ * per drain pass, cost ~55 us, 50 passes a second, in any process
+ * (bench/profiler/README.md). Read with acquire after threads_seen: a slot
+ * made active below the mark published the mark first. */
+unsigned mdp_slots_used(void);
+/* Code that fills slots by hand (the benches under bench/profiler,
+ * tests/profiler/test_core.c) counts slots [0, n) as taken with this. */
+void mdp_slots_take(unsigned n);
 #define MDP_RING_WORDS (1u << 14) /* 128 KiB of samples per thread */
 #define MDP_DRAIN_MS 20u          /* drain period (default), and the sleep step */
 #define MDP_MAX_TARGS 64u         /* type arguments of one generic */

@@ -230,7 +230,7 @@ void mdp_drain_all(mdp_core *core)
     if (!core->slots)
         return;
     mdp_elf_pass(core);
-    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         struct mdp_slot *t = &core->slots[i];
         if (atomic_load(&t->state) != SLOT_FREE)
             drain_slot(core, t);

@@ -205,7 +205,7 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
 {
     uint64_t drops = 0;
     if (core->slots)
-        for (unsigned i = 0; i < MDP_MAX_THREADS; i++)
+        for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
             drops += atomic_load(&core->slots[i].drops);
     drops += core->stat_drops_other;
     const uint64_t *k = core->stat_kind;
@@ -235,7 +235,7 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
      * far */
     uint64_t ticks = 0, cpu = 0, calls = 0, bframes = 0;
     if (core->slots)
-        for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+        for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
             ticks += atomic_load(&core->slots[i].bench_ticks);
             cpu += atomic_load(&core->slots[i].bench_cpu_ns);
             calls += atomic_load(&core->slots[i].bench_calls);

@@ -66,6 +66,21 @@ static int handler_installed;
  * late signal of an earlier session must find memory that says "not
  * active". */
 static struct mdp_slot *slot_pool;
+static _Atomic unsigned slots_used; /* mdp_slots_used(): only grows */
+
+unsigned mdp_slots_used(void)
+{
+    return atomic_load_explicit(&slots_used, memory_order_acquire);
+}
+
+void mdp_slots_take(unsigned n)
+{
+    unsigned cur = atomic_load(&slots_used);
+    if (n > MDP_MAX_THREADS)
+        n = MDP_MAX_THREADS;
+    while (cur < n && !atomic_compare_exchange_weak(&slots_used, &cur, n))
+        ;
+}
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #ifdef MDP_HANDLER_PROBE
@@ -416,7 +431,8 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
         return 0;
     }
     struct mdp_slot *free_slot = NULL;
-    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+    unsigned used = mdp_slots_used(); /* only threads_lock's holders raise it */
+    for (unsigned i = 0; i < used; i++) {
         struct mdp_slot *t = &core->slots[i];
         int st = atomic_load(&t->state);
         if (st == SLOT_ACTIVE && atomic_load(&t->tid) == tid) {
@@ -432,6 +448,10 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
         }
         if (st == SLOT_FREE && !free_slot)
             free_slot = t;
+    }
+    if (!free_slot && used < MDP_MAX_THREADS) {
+        free_slot = &core->slots[used]; /* never taken: FREE, no ring yet */
+        atomic_store_explicit(&slots_used, used + 1, memory_order_release);
     }
     struct mdp_slot *t = free_slot;
     if (!t) {
@@ -508,7 +528,7 @@ int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread)
     if (!core->sampling || !runtime_thread)
         return 0;
     pthread_mutex_lock(&core->threads_lock);
-    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         struct mdp_slot *t = &core->slots[i];
         if (atomic_load(&t->state) == SLOT_ACTIVE && t->runtime_thread == runtime_thread)
             retire(t);
@@ -526,7 +546,7 @@ void mdp_sampler_housekeeping(mdp_core *core, int check_alive)
     if (!core->slots)
         return;
     pthread_mutex_lock(&core->threads_lock);
-    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         struct mdp_slot *t = &core->slots[i];
         int st = atomic_load(&t->state);
         if (st == SLOT_ACTIVE && check_alive) {
@@ -547,7 +567,7 @@ int mdp_sampler_quiesce(mdp_core *core)
     if (!core->slots)
         return 0;
     int r = 0;
-    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         int spins = 0;
         while (atomic_load(&core->slots[i].busy) && spins < 100000) {
             sched_yield();
@@ -564,7 +584,7 @@ void mdp_sampler_stop(mdp_core *core)
     if (!core->slots)
         return;
     pthread_mutex_lock(&core->threads_lock);
-    for (unsigned i = 0; i < MDP_MAX_THREADS; i++)
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
         if (atomic_load(&core->slots[i].state) == SLOT_ACTIVE)
             retire(&core->slots[i]);
     core->sampling = 0;
@@ -583,7 +603,7 @@ void mdp_sampler_free(mdp_core *core)
     if (mdp_sampler_quiesce(core) != 0)
         return; /* a handler stayed inside: leave the slots as they are */
     pthread_mutex_lock(&core->threads_lock);
-    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         struct mdp_slot *t = &core->slots[i];
         if (atomic_load(&t->state) == SLOT_ACTIVE)
             retire(t);

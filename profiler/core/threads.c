@@ -111,7 +111,7 @@ void mdp_threads_scan(mdp_core *core)
     if (!known)
         return;
     size_t nknown = 0;
-    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         struct mdp_slot *t = &core->slots[i];
         if (atomic_load(&t->state) != SLOT_ACTIVE)
             continue;

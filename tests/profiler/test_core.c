@@ -446,6 +446,7 @@ static void open_env_cfg(struct env *e, int debug_names, unsigned drain_ms, unsi
     ck_assert_msg(mdp_core_new(&e->core, &cfg, &ops, "test", 0, err, sizeof err) == 0, "%s", err);
     /* a sampler slot fed by hand, no timer */
     e->slot = &e->core->slots[0];
+    mdp_slots_take(1);
     e->slot->ringbuf = mmap(NULL, 4096 * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     mdp_ring_init(&e->slot->ring, e->slot->ringbuf, 4096);
     atomic_store(&e->slot->tid, (int)syscall(SYS_gettid));
