@@ -34,6 +34,7 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/cmd_find.c \
 	mdinspect/cmd_heap.c \
 	mdinspect/cmd_help.c \
+	mdinspect/cmd_il.c \
 	mdinspect/cmd_info.c \
 	mdinspect/cmd_inst.c \
 	mdinspect/cmd_memberrefs.c \

@@ -8,7 +8,8 @@ tests_il_test_il_SOURCES = tests/il/test_il.c $(TEST_MAIN)
 tests_il_test_il_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_il_test_il_LDADD = $(TEST_LDADD)
 endif
-EXTRA_DIST += tests/il/data/Opcodes.il tests/il/data/Opcodes.dll tests/il/data/build.sh
+EXTRA_DIST += tests/il/data/Opcodes.il tests/il/data/Opcodes.dll tests/il/data/BadBodies.dll \
+	tests/il/data/build.sh
 
 # libFuzzer harness of the body decoder (fuzz_il.c): always built as a
 # replayer of tests/il/corpus/ (tests/fuzz/replay.c) for `make check`; with
