@@ -74,6 +74,7 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/assemblies.c \
 	mdinspect/batch/modcache.c \
 	mdinspect/batch/resolve.c \
+	mdinspect/batch/ilinsn.c \
 	mdinspect/batch/record.c \
 	mdinspect/batch/logctx.c \
 	mdinspect/batch/emit_text.c \
