@@ -204,7 +204,8 @@ static int text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, cha
             indent(f, nopen + 1);
             fputs("}\n", f);
         }
-        while (next < nb && blocks[next].start <= at) {
+        /* Blocks after damage stay unopened: nothing would close them. */
+        while (e == 0 && next < nb && blocks[next].start <= at) {
             const struct block *k = &blocks[next++];
             indent(f, nopen + 1);
             if (k->order == 0) {

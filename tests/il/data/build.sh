@@ -28,7 +28,8 @@ PY
 # `il` (tests/cli/cases/il-errors): the byte after NoPrefix's ldarg.0 is
 # 0x24 (no instruction); Tiny's header byte is 0x00 (neither tiny nor fat);
 # Base's br.s at IL_006c jumps back 128 bytes, before the code; the first
-# exception clause of Handlers has kind 3.
+# exception clause of Handlers has kind 3; FatHandlers' byte at IL_0010,
+# inside its first try block, is 0x24.
 python3 - "$w/Opcodes.dll" "$w/BadBodies.dll" <<'PY'
 import struct, sys
 b = bytearray(open(sys.argv[1], 'rb').read())
@@ -50,6 +51,7 @@ patch(0x24e4, 2, 0xfe, 0x24)         # NoPrefix (tiny): IL_0001
 patch(0x24ec, 0, 0x0e, 0x00)         # Tiny: the header
 patch(0x2078, 12 + 0x6d, 0x00, 0x80) # Base (fat): br.s at IL_006c
 patch(0x2314, 12 + 48 + 4, 0x00, 0x03) # Handlers: clause 0's flags
+patch(0x2384, 12 + 0x10, 0x00, 0x24) # FatHandlers (fat): IL_0010
 open(sys.argv[2], 'wb').write(b)
 PY
 if [ "${1:-}" = --verify ]; then
