@@ -20,7 +20,9 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/value.h \
 	libmdtools/include/mdtools/attr.h \
 	libmdtools/include/mdtools/descriptor.h \
-	libmdtools/include/mdtools/pdb.h
+	libmdtools/include/mdtools/pdb.h \
+	libmdtools/include/mdtools/il.h \
+	libmdtools/include/mdtools/opcodes.def
 
 libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/error.h \
@@ -120,11 +122,15 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/pdb/pdb_int.h \
 	libmdtools/pdb/open.c \
 	libmdtools/pdb/seqpoints.c \
-	libmdtools/pdb/document.c
+	libmdtools/pdb/document.c \
+	libmdtools/il/il_int.h \
+	libmdtools/il/body.c \
+	libmdtools/il/decode.c \
+	libmdtools/il/text.c
 
 libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
 libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
 libmdtools_libmdtools_la_LIBADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS)
 libmdtools_libmdtools_la_LDFLAGS = -version-info $(MDT_LT_VERSION) $(MDT_SO_LDFLAGS) \
 	-export-symbols-regex '^mdt_[a-z]'
-EXTRA_DIST += doc/webcil.md doc/layers.md
+EXTRA_DIST += doc/webcil.md doc/layers.md libmdtools/il/README.md

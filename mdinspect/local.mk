@@ -35,6 +35,7 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmd_find.c \
 	mdinspect/cmd_heap.c \
 	mdinspect/cmd_help.c \
+	mdinspect/cmd_il.c \
 	mdinspect/cmd_info.c \
 	mdinspect/cmd_inst.c \
 	mdinspect/cmd_memberrefs.c \
@@ -73,6 +74,7 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/assemblies.c \
 	mdinspect/batch/modcache.c \
 	mdinspect/batch/resolve.c \
+	mdinspect/batch/ilinsn.c \
 	mdinspect/batch/record.c \
 	mdinspect/batch/logctx.c \
 	mdinspect/batch/emit_text.c \

@@ -9,6 +9,7 @@
 
 #include <assert.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -1266,6 +1267,21 @@ static char *uint_text(mdi_printer *p, uint64_t v)
 void mdi_uint(mdi_printer *p, const char *key, const char *label, uint64_t v)
 {
     VALUE(p, key, label, uint_text(p, v), true, json_u64(v));
+}
+
+void mdi_int(mdi_printer *p, const char *key, const char *label, int64_t v)
+{
+    VALUE(p, key, label, arena_printf(p, "%" PRId64, v), true, json_integer((json_int_t)v));
+}
+
+/* JSON has no NaN or infinities: those are the strings JavaScript's
+ * Number() reads back. */
+void mdi_real(mdi_printer *p, const char *key, const char *label, double v, const char *text)
+{
+    VALUE(p, key, label, arena_strndup(p, text, strlen(text)), true,
+          isnan(v)   ? json_string("NaN")
+          : isinf(v) ? json_string(v < 0 ? "-Infinity" : "Infinity")
+                     : json_real(v));
 }
 
 void mdi_hex(mdi_printer *p, const char *key, const char *label, uint64_t v, int digits)

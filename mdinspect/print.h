@@ -110,6 +110,11 @@ void mdi_str(mdi_printer *p, const char *key, const char *label, const char *s);
 /* String data from the image, shown quoted and escaped in text. */
 void mdi_quoted(mdi_printer *p, const char *key, const char *label, const char *s, size_t len);
 void mdi_uint(mdi_printer *p, const char *key, const char *label, uint64_t v);
+/* Signed integer: text and JSON in decimal. */
+void mdi_int(mdi_printer *p, const char *key, const char *label, int64_t v);
+/* Floating-point number: text `text` (the caller's exact form); JSON a
+ * number, or the string "NaN", "Infinity" or "-Infinity". */
+void mdi_real(mdi_printer *p, const char *key, const char *label, double v, const char *text);
 /* Text "0x" and at least `digits` hex digits; JSON number. */
 void mdi_hex(mdi_printer *p, const char *key, const char *label, uint64_t v, int digits);
 /* Metadata token: "0xTTRRRRRR" in both. */

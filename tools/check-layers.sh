@@ -4,7 +4,8 @@
 #   util -> image (container) -> md (tables, heaps, owners, identity)
 #        -> open -> pdb;  tokens (the runtime-ID maps) on util alone;
 #   generics (signatures, values, names) above md and tokens;
-#   typeref (module set, resolution) above generics.
+#   typeref (module set, resolution) above generics;
+#   il (method bodies, instructions, their text) above generics.
 # Two checks, each against the table below:
 #  1. includes: every `#include "folder/..."` of a library file, and every
 #     `#include <mdtools/...>` (mapped to the folder that implements the
@@ -38,6 +39,7 @@ tokens: util
 pdb: util image md open
 generics: util image md open tokens
 typeref: util image md open tokens generics
+il: util image md open tokens generics
 EOF
 
 # Public header: the folder that implements it. token.h and errors.h are
@@ -60,6 +62,8 @@ idmap.h tokens
 modset.h typeref
 typeref.h typeref
 pdb.h pdb
+il.h il
+opcodes.def il
 EOF
 
 # Known crossings: "kind file -> folder", kind include or call, each with
@@ -148,7 +152,7 @@ awk -v hdrs="$tmp/headers" -v known="$tmp/known" -v rules="$tmp/rules" '
 ' "$tmp/found" && status=0 || status=1
 
 # The graph as found, bottom up, for people.
-for f in util image md open tokens pdb generics typeref; do
+for f in util image md open tokens pdb generics typeref il; do
     used=$(awk -v f="$f" '
         { if ($2 ~ /^@/) next; split($2, a, "/"); if (a[1] != f) next
           t = $3; sub(/@hdr$/, "", t); print t }' "$tmp/found" |

@@ -14,6 +14,7 @@
  *   modcache.c    per-thread caches in front of those lookups
  *   parse.h       hex tokens and MVIDs read a register at a time
  *   resolve.c     one frame's text -> name, status, file:line (cached)
+ *   ilinsn.c      --il: the instruction at a frame's IL offset (<mdtools/il.h>)
  *   record.c      one line -> a record (header, stats, comment, stack, call,
  *                 alloc, plain MVID or PATH line, malformed)
  *   logctx.c      the processes of the input (headers, #stats), the folders
@@ -409,6 +410,14 @@ void mdb_resolver_trim(mdb_resolver *r);
 /* --signatures: methods named with their parameter types (before the
  * first frame is resolved). */
 void mdb_resolver_set_signatures(mdb_resolver *r, bool on);
+/* --il: a frame with an IL offset also shows the instruction there (text
+ * and JSON runs; before the first frame is resolved). */
+void mdb_resolver_set_il(mdb_resolver *r, bool on);
+/* ilinsn.c: the instruction of MethodDef `method` of img that holds IL
+ * offset `il`, as `IL_0040: call ...` (full style) in buf; its length, 0
+ * when there is none (no body, past the code, damaged: the library's
+ * error cleared). */
+size_t mdb_il_text(char *buf, size_t size, const mdt_image *img, uint32_t method, uint32_t il);
 /* How many times this resolver started its caches over. */
 uint64_t mdb_resolver_resets(const mdb_resolver *r);
 /* Start the cache over now (folders were added: frames of modules not
@@ -553,6 +562,7 @@ typedef struct mdb_run_opts {
     struct mdb_natives *natives; /* the #elf lines and ELF files (native.h); may be NULL */
     mdb_budget *budget;     /* may be NULL (unbounded) */
     bool signatures;        /* --signatures */
+    bool il;                /* --il */
 } mdb_run_opts;
 
 typedef struct mdb_run_result {

@@ -19,7 +19,7 @@
 
 enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
        OPT_VERBOSE, OPT_THREADS, OPT_DEBUG_DIR, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB,
-       OPT_SIGNATURES };
+       OPT_SIGNATURES, OPT_IL };
 
 #define MAX_THREADS 64
 #define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
@@ -43,6 +43,8 @@ static void usage(FILE *f)
             "      --speedscope           one speedscope JSON file\n"
             "      --top=N                the N hottest methods, exclusive and inclusive\n"
             "      --signatures           methods with their parameter types (overloads)\n"
+            "      --il                   a frame with an IL offset shows the instruction\n"
+            "                             there (text and --json)\n"
             "      --pid=PID              only the lines of process PID (logs concatenated)\n"
             "      --no-log-folders       do not search the folders log headers name\n"
             "  -t, --threads=N            resolve with N threads (default: one per CPU\n"
@@ -77,6 +79,7 @@ int mdi_batch_main(int argc, char **argv)
         {"no-log-folders", no_argument, NULL, OPT_NO_LOG_FOLDERS},
         {"cache-mb", required_argument, NULL, OPT_CACHE_MB},
         {"signatures", no_argument, NULL, OPT_SIGNATURES},
+        {"il", no_argument, NULL, OPT_IL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -183,6 +186,9 @@ int mdi_batch_main(int argc, char **argv)
         case OPT_SIGNATURES:
             ro.signatures = true;
             break;
+        case OPT_IL:
+            ro.il = true;
+            break;
         case OPT_NO_LOG_FOLDERS:
             log_folders = false;
             break;
@@ -213,6 +219,11 @@ int mdi_batch_main(int argc, char **argv)
     if (nfmt > 1) {
         fprintf(stderr, MDB_PROGNAME " batch: choose one of --json, --folded, --speedscope, "
                         "--top\n");
+        goto usage;
+    }
+    if (ro.il && fmt != MDB_TEXT && fmt != MDB_JSON) {
+        fprintf(stderr, MDB_PROGNAME " batch: --il shows instructions in the text and --json "
+                        "outputs only\n");
         goto usage;
     }
     if (index && npaths == 0) {

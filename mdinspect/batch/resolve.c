@@ -19,6 +19,7 @@
  * its arena unused. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +44,9 @@ struct mdb_resolver {
     mdb_modcache *mods;
     bool want_json;         /* make each frame's JSON form (and metadata name) with the frame */
     unsigned name_flags;    /* of names (not metadata names): --signatures */
+    bool want_il;           /* --il: frames with an IL offset show the instruction */
+    uint32_t insn_len;      /* of insn: the instruction of the frame being finished */
+    char insn[1024];
     struct modnames *names; /* by module id: this thread's type names */
     uint32_t nnames;
     mdb_table cache[K_COUNT];
@@ -133,6 +137,11 @@ void mdb_resolver_trim(mdb_resolver *r)
 void mdb_resolver_set_signatures(mdb_resolver *r, bool on)
 {
     r->name_flags = on ? MDT_NAME_SIGNATURE | MDT_NAME_PARAM_NAMES : 0;
+}
+
+void mdb_resolver_set_il(mdb_resolver *r, bool on)
+{
+    r->want_il = on;
 }
 
 uint64_t mdb_resolver_resets(const mdb_resolver *r)
@@ -304,13 +313,16 @@ static void set_meta(mdb_resolver *r, mdb_frame *f, const char *s)
         f->meta = mdb_no_meta;
 }
 
-/* The text form: NAME, NAME (FILE:LINE), [special], [unresolved: why]. */
+/* The text form: NAME, NAME (FILE:LINE), [special], [unresolved: why];
+ * with --il and an IL offset, ` | IL_0042: INSTRUCTION` after a resolved
+ * frame's name and line (`IL_0042: ?` when the offset holds none). */
 static void text_form(mdb_resolver *r, mdb_frame *f)
 {
     mdb_output *o = &r->scratch;
+    bool il = r->want_il && f->has_il && f->status == MDB_OK;
     o->len = 0;
     o->failed = false;
-    if (f->status == MDB_OK && !f->file) {
+    if (f->status == MDB_OK && !f->file && !il) {
         f->text = f->name; /* the same bytes: no copy */
         f->text_len = f->name_len;
         return;
@@ -323,6 +335,16 @@ static void text_form(mdb_resolver *r, mdb_frame *f)
             mdb_outc(o, ':');
             mdb_outu(o, f->line);
             mdb_outc(o, ')');
+        }
+        if (il) {
+            mdb_outs(o, " | ");
+            if (r->insn_len) {
+                mdb_out(o, r->insn, r->insn_len);
+            } else {
+                char at[16];
+                snprintf(at, sizeof at, "IL_%04" PRIx32 ": ?", f->il);
+                mdb_outs(o, at);
+            }
         }
     } else if (f->status == MDB_SPECIAL) {
         mdb_outc(o, '[');
@@ -342,6 +364,10 @@ static void text_form(mdb_resolver *r, mdb_frame *f)
  * before the frame is shared, never after. */
 static void finish(mdb_resolver *r, mdb_frame *f)
 {
+    r->insn_len = 0;
+    if (r->want_il && f->has_il && f->status == MDB_OK &&
+        MDT_TOKEN_TABLE(f->token) == MDT_TABLE_MethodDef)
+        r->insn_len = (uint32_t)mdb_il_text(r->insn, sizeof r->insn, f->mod->img, f->token, f->il);
     text_form(r, f);
     if (r->want_json) {
         json_form(r, f);
@@ -733,7 +759,9 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
         if (mdb_parse_mvid(s, 32, mvid) && mdb_parse_hex32(s + 33, 10, true, &tok) &&
             MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodDef && (m = mdb_modcache_mvid(r->mods, mvid)) &&
             opened(r, m) && (c = plain_frame(r, m, tok)))
-            return *has_ilp && m->pdb && c->status == MDB_OK ? line_frame(r, c, *ilp) : c;
+            return *has_ilp && (m->pdb || r->want_il) && c->status == MDB_OK
+                       ? line_frame(r, c, *ilp)
+                       : c;
     }
     if (mdb_is_native_frame(s, n)) { /* native.c: its own cache, by line */
         size_t had = mdb_native_count(r->natives);
@@ -1061,6 +1089,13 @@ static void json_form(mdb_resolver *r, const mdb_frame *f)
             mdb_outs(o, ",\"column\":");
             mdb_outu(o, f->column);
         }
+        if (r->want_il && f->has_il && f->status == MDB_OK) {
+            mdb_outc(o, ',');
+            if (r->insn_len)
+                member_str(o, "il", r->insn, r->insn_len);
+            else
+                mdb_outs(o, "\"il\":null");
+        }
     }
     if (o->failed) { /* a name too long for the scratch buffer */
         o->len = 0;
@@ -1078,6 +1113,7 @@ void mdb_frame_json(mdb_resolver *r, const mdb_frame *f, const char **json, uint
     }
     /* A frame made before the run wanted JSON (never, in mdinspect), or
      * the frame that says "out of memory": made again each time. */
+    r->insn_len = 0;
     json_form(r, f);
     *json = r->scratch.buf;
     *len = (uint32_t)r->scratch.len;

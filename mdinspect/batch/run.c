@@ -273,6 +273,7 @@ static bool worker_init(struct worker *w, struct run *run)
         return false;
     mdb_resolver_use_natives(w->res, run->o->natives);
     mdb_resolver_set_signatures(w->res, run->o->signatures);
+    mdb_resolver_set_il(w->res, run->o->il);
     return true;
 }
 

@@ -196,6 +196,14 @@ T send-keys -t "$sess" 'token Everything.Circle::Ra' Tab
 check_line "completes a member name after Type::" "Everything.dll> token Everything.Circle::Radius"
 clear_line
 
+T send-keys -t "$sess" 'il Everything.Circle::get_Ra' Tab
+check_line "completes a method name after il" "Everything.dll> il Everything.Circle::get_Radius"
+clear_line
+
+T send-keys -t "$sess" 'il -' Tab Tab
+check "lists il's flags" '-a +--raw|--raw +-a'
+clear_line
+
 T send-keys -t "$sess" 'find Everything.Circle::' Tab Tab
 check "lists the members of a type" 'Everything\.Circle::get_Radius'
 clear_line

@@ -1,0 +1,585 @@
+/* `il`: a method's CIL as ILAsm-style text (ECMA-335 II.25.4 bodies,
+ * Partition III instructions, II.19 exception handling blocks), or as one
+ * JSON record per method: its header (max stack, init locals, the locals'
+ * signature and types), every instruction with its operand named in the
+ * session's style (`set style`; the owner's generic parameters by name),
+ * and the exception clauses as nested `.try` blocks. `--raw` adds each
+ * instruction's bytes and tokens as ILDasm's /BYTES /TOKENS do; `-a` lists
+ * every method of every open module. Decoding and naming are the
+ * library's (<mdtools/il.h>); this file lays them out. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <talloc.h>
+
+#include <mdtools/errors.h>
+#include <mdtools/heaps.h>
+#include <mdtools/il.h>
+#include <mdtools/names.h>
+#include <mdtools/nesting.h>
+#include <mdtools/sig.h>
+#include <mdtools/tables.h>
+#include <mdtools/token.h>
+#include <mdtools/value.h>
+
+#include "cmd.h"
+#include "index.h"
+
+enum { ARG_METHOD, ARG_ALL, ARG_RAW };
+
+struct il {
+    mdi_state *st;
+    mdt_name_opts opts;   /* the session's, with parameter names */
+    mdt_name_cache *cache; /* for opts, per module */
+    const mdt_image *cache_img;
+    bool raw;
+    unsigned done, nobody;
+};
+
+static const char *const eh_kind[] = {[MDT_IL_EH_CATCH] = "catch", [MDT_IL_EH_FILTER] = "filter",
+                                      [MDT_IL_EH_FINALLY] = "finally", [MDT_IL_EH_FAULT] = "fault"};
+
+static void use_image(struct il *c, const mdt_image *img)
+{
+    if (c->cache_img == img)
+        return;
+    talloc_free(c->cache);
+    c->cache = NULL;
+    if (mdt_name_cache_new(c->st->mem, &c->cache, img, c->opts.style, c->opts.flags))
+        c->cache = NULL;
+    mdt_clear_error();
+    c->cache_img = img;
+    c->opts.cache = c->cache;
+}
+
+/* A block of the text form: a try, a filter or a handler, [start, end). */
+struct block {
+    uint32_t start, end;
+    int order;  /* at one start: try 0, filter 1, handler 2 */
+    int clause; /* for handlers and filters: the clause */
+};
+
+static int block_cmp(const void *a, const void *b)
+{
+    const struct block *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1; /* outer first */
+    if (x->order != y->order)
+        return x->order - y->order;
+    return x->clause - y->clause;
+}
+
+static void indent(FILE *f, unsigned depth)
+{
+    for (unsigned i = 0; i < depth; i++)
+        fputs("  ", f);
+}
+
+/* Control characters of a name from the image never reach the terminal. */
+static void put_clean(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch < 0x20 || ch == 0x7F)
+            fprintf(f, "\\x%02x", ch);
+        else
+            fputc(ch, f);
+    }
+}
+
+/* `--raw`: opcode and operand bytes as ILDasm shows them, a token as
+ * (TT)RRRRRR. */
+static void put_raw(FILE *f, const mdt_il_insn *in)
+{
+    char buf[64];
+    size_t n = 0;
+    unsigned op = in->info->opsize;
+    for (unsigned i = 0; i < op; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%02X", in->bytes[i]);
+    n += (size_t)snprintf(buf + n, sizeof buf - n, " |");
+    if (in->info->argsize == 4 && in->operand >= MDT_IL_OPERAND_METHOD)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, " (%02X)%06X", in->token >> 24,
+                              in->token & 0xFFFFFF);
+    else
+        for (uint32_t i = op; i < in->size && n < sizeof buf - 8; i++)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, i == op ? " %02X" : "%02X",
+                                  in->bytes[i]);
+    if (in->size > op + 20 && in->operand == MDT_IL_OPERAND_SWITCH)
+        snprintf(buf + 24, sizeof buf - 24, "...");
+    fprintf(f, "/* %-24s */ ", buf);
+}
+
+static const char *catch_name(struct il *c, void *mem, const mdt_il_body *b, uint32_t tok)
+{
+    char *s = NULL;
+    if (mdt_token_name(mem, &s, b->img, tok, &c->opts)) {
+        char msg[300];
+        s = talloc_asprintf(mem, "0x%08" PRIx32 " /* %s */", tok, mdi_errmsg_here(msg, sizeof msg));
+        mdt_clear_error();
+    }
+    return s ? s : "?";
+}
+
+/* The locals: `.locals init (int32 V_0, string V_1)`. */
+static void put_locals(struct il *c, FILE *f, void *mem, const mdt_il_body *b)
+{
+    mdt_sig sig;
+    char msg[300];
+    fprintf(f, "  .locals %s(", b->init_locals ? "init " : "");
+    if (mdt_sig_of_token(mem, &sig, b->img, b->locals_token) || sig.kind != MDT_SIG_LOCALS) {
+        if (sig.kind != MDT_SIG_LOCALS && mdt_last_error()->code == 0)
+            snprintf(msg, sizeof msg, "not a locals signature");
+        else
+            mdi_errmsg_here(msg, sizeof msg);
+        fprintf(f, "/* 0x%08" PRIx32 ": %s */)\n", b->locals_token, msg);
+        mdt_clear_error();
+        return;
+    }
+    for (uint32_t i = 0; i < sig.locals->count; i++) {
+        char *t;
+        if (i)
+            fputs(", ", f);
+        if (mdt_type_name(mem, &t, sig.locals->locals[i].type, &c->opts)) {
+            fprintf(f, "/* %s */", mdi_errmsg_here(msg, sizeof msg));
+            mdt_clear_error();
+        } else {
+            put_clean(f, t);
+        }
+        fprintf(f, "%s V_%" PRIu32, sig.locals->locals[i].pinned ? " pinned" : "", i);
+    }
+    fputs(")\n", f);
+    if (c->raw)
+        fprintf(f, "  // locals 0x%08" PRIx32 "\n", b->locals_token);
+}
+
+/* Text: the body as ILAsm's scoped form, `.try { } catch T { }`. */
+static int text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, char **err)
+{
+    struct block *blocks = talloc_array(mem, struct block, (size_t)b->neh * 3 + 1);
+    const struct block **open = talloc_array(mem, const struct block *, (size_t)b->neh * 3 + 1);
+    mdt_il_eh *eh = talloc_array(mem, mdt_il_eh, b->neh + 1);
+    size_t nb = 0, nopen = 0, next = 0;
+    mdt_il_iter it;
+    mdt_il_insn in;
+    char msg[400];
+    int e;
+    if (!blocks || !open || !eh)
+        return MDT_ENOMEM;
+    for (uint32_t i = 0; i < b->neh; i++) {
+        if (mdt_il_eh_get(&eh[i], b, i)) {
+            fprintf(f, "  // %s\n", mdi_errmsg_here(msg, sizeof msg));
+            if (!*err)
+                *err = talloc_strdup(mem, msg);
+            mdt_clear_error();
+            eh[i].kind = UINT32_MAX;
+            continue;
+        }
+        /* Clauses that share a try block share its braces. */
+        bool shared = false;
+        for (uint32_t j = 0; j < i; j++)
+            if (eh[j].kind != UINT32_MAX && eh[j].try_start == eh[i].try_start &&
+                eh[j].try_length == eh[i].try_length)
+                shared = true;
+        if (!shared)
+            blocks[nb++] = (struct block){eh[i].try_start, eh[i].try_start + eh[i].try_length, 0,
+                                          -1};
+        if (eh[i].kind == MDT_IL_EH_FILTER)
+            blocks[nb++] = (struct block){eh[i].filter_start, eh[i].handler_start, 1, (int)i};
+        blocks[nb++] = (struct block){eh[i].handler_start,
+                                      eh[i].handler_start + eh[i].handler_length, 2, (int)i};
+    }
+    qsort(blocks, nb, sizeof *blocks, block_cmp);
+    mdt_il_iter_init(&it, b);
+    for (;;) {
+        e = mdt_il_iter_next(&in, &it);
+        uint32_t at = e == 0 ? in.offset : UINT32_MAX;
+        while (nopen && open[nopen - 1]->end <= at) {
+            nopen--;
+            indent(f, nopen + 1);
+            fputs("}\n", f);
+        }
+        /* Blocks after damage stay unopened: nothing would close them. */
+        while (e == 0 && next < nb && blocks[next].start <= at) {
+            const struct block *k = &blocks[next++];
+            indent(f, nopen + 1);
+            if (k->order == 0) {
+                fputs(".try {\n", f);
+            } else if (k->order == 1) {
+                fputs("filter {\n", f);
+            } else {
+                const mdt_il_eh *x = &eh[k->clause];
+                if (x->kind == MDT_IL_EH_CATCH) {
+                    fputs("catch ", f);
+                    put_clean(f, catch_name(c, mem, b, x->catch_type));
+                    fputs(" {\n", f);
+                } else if (x->kind == MDT_IL_EH_FILTER) {
+                    fputs("{\n", f);
+                } else {
+                    fprintf(f, "%s {\n", eh_kind[x->kind]);
+                }
+            }
+            open[nopen++] = k;
+        }
+        if (e)
+            break;
+        char *t;
+        indent(f, nopen + 1);
+        fprintf(f, "IL_%04" PRIx32 ": ", in.offset);
+        if (c->raw)
+            put_raw(f, &in);
+        if (mdt_il_insn_text(mem, &t, b, &in, &c->opts))
+            return MDT_ENOMEM;
+        put_clean(f, t);
+        if (c->raw && in.operand >= MDT_IL_OPERAND_METHOD)
+            fprintf(f, " /* %08" PRIX32 " */", in.token);
+        fputc('\n', f);
+        talloc_free(t);
+    }
+    if (e != MDT_ITEROVER) {
+        mdi_errmsg_here(msg, sizeof msg);
+        fprintf(f, "  // %s\n", msg);
+        *err = talloc_strdup(mem, msg);
+        mdt_clear_error();
+    }
+    return 0;
+}
+
+/* JSON: an instruction's operand as the issue's record says. */
+static void json_operand(struct il *c, void *mem, const mdt_il_body *b, const mdt_il_insn *in)
+{
+    mdi_printer *p = c->st->out;
+    char buf[32];
+    switch (in->operand) {
+    case MDT_IL_OPERAND_NONE:
+        return;
+    case MDT_IL_OPERAND_R32:
+        mdi_real(p, "operand", NULL, in->real, mdt_r4_format(buf, (float)in->real));
+        return;
+    case MDT_IL_OPERAND_R64:
+        mdi_real(p, "operand", NULL, in->real, mdt_r8_format(buf, in->real));
+        return;
+    case MDT_IL_OPERAND_SWITCH:
+        mdi_list_begin(p, "operand", NULL, NULL, MDI_LIST_SCALARS);
+        for (uint32_t i = 0; i < in->count; i++) {
+            uint32_t t = 0;
+            (void)mdt_il_switch_target(&t, in, i);
+            mdi_item_begin(p);
+            mdi_uint(p, "target", NULL, t);
+            mdi_item_end(p);
+        }
+        mdi_list_end(p);
+        return;
+    case MDT_IL_OPERAND_STRING: {
+        const uint8_t *u;
+        uint32_t n;
+        int flag, replaced;
+        char *s;
+        size_t len;
+        if (mdt_heap_us(&u, &n, &flag, b->img, MDT_TOKEN_RID(in->token)) == 0 &&
+            mdt_utf16_to_utf8(mem, &s, &len, &replaced, u, n) == 0) {
+            mdi_quoted(p, "operand", NULL, s, len);
+        } else {
+            char msg[300];
+            mdi_error(p, "operand", NULL, mdi_errmsg_here(msg, sizeof msg));
+            mdt_clear_error();
+        }
+        return;
+    }
+    case MDT_IL_OPERAND_METHOD:
+    case MDT_IL_OPERAND_FIELD:
+    case MDT_IL_OPERAND_TYPE:
+    case MDT_IL_OPERAND_SIG:
+    case MDT_IL_OPERAND_TOKEN:
+        mdi_token(p, "operand", NULL, in->token);
+        return;
+    case MDT_IL_OPERAND_BR8:
+    case MDT_IL_OPERAND_BR32:
+        mdi_uint(p, "operand", NULL, (uint64_t)in->value);
+        return;
+    default:
+        mdi_int(p, "operand", NULL, in->value);
+        return;
+    }
+}
+
+static void json_body(struct il *c, void *mem, const mdt_il_body *b, char **err)
+{
+    mdi_printer *p = c->st->out;
+    mdt_il_iter it;
+    mdt_il_insn in;
+    char msg[400];
+    int e;
+    mdi_list_begin(p, "instructions", NULL, NULL, 0);
+    mdt_il_iter_init(&it, b);
+    while ((e = mdt_il_iter_next(&in, &it)) == 0) {
+        mdi_item_begin(p);
+        mdi_uint(p, "offset", NULL, in.offset);
+        mdi_str(p, "opcode", NULL, in.info->name);
+        json_operand(c, mem, b, &in);
+        mdi_item_end(p);
+    }
+    mdi_list_end(p);
+    if (e != MDT_ITEROVER) {
+        *err = talloc_strdup(mem, mdi_errmsg_here(msg, sizeof msg));
+        mdt_clear_error();
+    }
+    mdi_list_begin(p, "eh", NULL, NULL, 0);
+    for (uint32_t i = 0; i < b->neh; i++) {
+        mdt_il_eh x;
+        mdi_item_begin(p);
+        if (mdt_il_eh_get(&x, b, i)) {
+            mdi_error(p, "error", NULL, mdi_errmsg_here(msg, sizeof msg));
+            if (!*err)
+                *err = talloc_strdup(mem, msg);
+            mdt_clear_error();
+            mdi_item_end(p);
+            continue;
+        }
+        mdi_str(p, "kind", NULL, eh_kind[x.kind]);
+        mdi_uint(p, "try_start", NULL, x.try_start);
+        mdi_uint(p, "try_end", NULL, (uint64_t)x.try_start + x.try_length);
+        mdi_uint(p, "handler_start", NULL, x.handler_start);
+        mdi_uint(p, "handler_end", NULL, (uint64_t)x.handler_start + x.handler_length);
+        if (x.kind == MDT_IL_EH_CATCH)
+            mdi_token(p, "catch_type", NULL, x.catch_type);
+        else if (x.kind == MDT_IL_EH_FILTER)
+            mdi_uint(p, "filter_start", NULL, x.filter_start);
+        mdi_item_end(p);
+    }
+    mdi_list_end(p);
+}
+
+/* One method. `quiet_nobody`: a method without IL is skipped (for -a). */
+static int one_method(struct il *c, const mdt_image *img, uint32_t tok, bool quiet_nobody)
+{
+    mdi_state *st = c->st;
+    mdi_printer *p = st->out;
+    void *mem = talloc_new(NULL);
+    mdt_il_body b;
+    mdt_generic_context g = {0};
+    uint32_t owner = 0;
+    char *err = NULL, msg[400];
+    int e, status = MDI_OK;
+    if (!mem)
+        return mdi_fail(st, "out of memory");
+    use_image(c, img);
+    if ((e = mdt_il_body_get(&b, img, tok))) {
+        talloc_free(mem);
+        if (quiet_nobody && (e == MDT_ENOTFOUND || e == MDT_EUNSUPPORTED)) {
+            mdt_clear_error();
+            c->nobody++;
+            return MDI_OK;
+        }
+        mdi_errmsg_here(msg, sizeof msg);
+        mdt_clear_error();
+        return mdi_fail(st, "%s", msg);
+    }
+    if (mdt_member_owner(&owner, img, tok))
+        mdt_clear_error();
+    g.img = img;
+    g.type_owner = owner;
+    g.method_owner = tok;
+    c->opts.gctx = &g;
+    char *name = mdi_name(st, mem, img, tok);
+    if (!name)
+        mdt_clear_error();
+    if (mdi_printer_format(p) == MDI_FMT_JSON) {
+        mdi_record_begin(p);
+        mdi_token(p, "token", NULL, tok);
+        if (name)
+            mdi_str(p, "name", NULL, name);
+        else
+            mdi_none(p, "name", NULL, NULL);
+        mdi_metadata_name(st, NULL, img, tok);
+        mdi_uint(p, "max_stack", NULL, b.max_stack);
+        mdi_bool(p, "init_locals", NULL, b.init_locals);
+        if (b.locals_token)
+            mdi_token(p, "locals", NULL, b.locals_token);
+        else
+            mdi_none(p, "locals", NULL, NULL);
+        mdi_uint(p, "code_size", NULL, b.code_size);
+        json_body(c, mem, &b, &err);
+        if (err)
+            mdi_error(p, "error", NULL, err);
+        mdi_record_end(p);
+    } else {
+        char *text = NULL, *decl = mdi_declaration(st, mem, img, tok);
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        if (!f) {
+            talloc_free(mem);
+            return mdi_fail(st, "out of memory");
+        }
+        if (!decl)
+            mdt_clear_error();
+        fprintf(f, "// 0x%08" PRIx32 " ", tok);
+        put_clean(f, name ? name : "?");
+        fprintf(f, ", RVA 0x%08" PRIx32 ", %s header, code size %" PRIu32 "\n", b.rva,
+                b.fat ? "fat" : "tiny", b.code_size);
+        fputs(".method ", f);
+        {
+            mdt_row r;
+            char *words = NULL;
+            if (mdt_row_get(&r, img, MDT_TABLE_MethodDef, MDT_TOKEN_RID(tok)) == 0)
+                words = mdi_flag_words(mem, mdt_row_raw(&r, MDT_COL_MethodDef_Flags),
+                                       mdi_method_flags);
+            if (words && words[0])
+                fprintf(f, "%s ", words);
+        }
+        put_clean(f, decl ? decl : name ? name : "?");
+        fputs("\n{\n", f);
+        fprintf(f, "  .maxstack %u\n", b.max_stack);
+        if (b.locals_token)
+            put_locals(c, f, mem, &b);
+        else if (b.init_locals)
+            fputs("  // init locals, no locals\n", f);
+        if (text_body(c, f, mem, &b, &err) == MDT_ENOMEM) {
+            fclose(f);
+            free(text);
+            talloc_free(mem);
+            return mdi_fail(st, "out of memory");
+        }
+        fputs("}", f);
+        if (fclose(f) == 0 && text)
+            mdi_textf(p, NULL, "%s", text);
+        free(text);
+    }
+    c->opts.gctx = NULL;
+    c->done++;
+    if (err) {
+        mdi_fail(st, "%s", err);
+        status = MDI_FAIL;
+    }
+    talloc_free(mem);
+    return status;
+}
+
+struct collect {
+    void *mem;
+    uint32_t *toks;
+    size_t n;
+};
+
+static bool collect_method(void *ctx, uint32_t token, const char *name, size_t len)
+{
+    struct collect *k = ctx;
+    uint32_t *t;
+    (void)name;
+    (void)len;
+    if (MDT_TOKEN_TABLE(token) != MDT_TABLE_MethodDef)
+        return true;
+    if (!(t = talloc_realloc(k->mem, k->toks, uint32_t, k->n + 1)))
+        return false;
+    k->toks = t;
+    t[k->n++] = token;
+    return true;
+}
+
+static int all_methods(struct il *c, mdi_module *m)
+{
+    uint32_t rows = mdt_table_rows_present(m->img, MDT_TABLE_MethodDef);
+    int status = MDI_OK;
+    mdi_about(c->st, m);
+    for (uint32_t rid = 1; rid <= rows && !mdi_interrupted(c->st); rid++)
+        if (one_method(c, m->img, MDT_TOKEN(MDT_TABLE_MethodDef, rid), true) != MDI_OK)
+            status = MDI_FAIL;
+    return status;
+}
+
+static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
+{
+    const mdi_arg *method = mdi_arg_of(argc, argv, ARG_METHOD);
+    bool all = mdi_arg_of(argc, argv, ARG_ALL) != NULL;
+    struct il c = {.st = st};
+    int status = MDI_OK;
+    c.raw = mdi_arg_of(argc, argv, ARG_RAW) != NULL;
+    c.opts = st->names;
+    c.opts.flags |= MDT_NAME_PARAM_NAMES;
+    c.opts.flags &= ~(unsigned)MDT_NAME_SIGNATURE;
+    c.opts.cache = NULL;
+    if (all && method)
+        return mdi_fail(st, "give a METHOD or -a, not both");
+    if (!all && !method)
+        return mdi_fail(st, "give a METHOD (a token, Type::Name or a type) or -a");
+    if (all) {
+        mdi_module *cur = mdi_current(st);
+        for (size_t i = 0; i < st->nmods && !mdi_interrupted(st); i++)
+            if (all_methods(&c, st->mods[i]) != MDI_OK)
+                status = MDI_FAIL;
+        mdi_about(st, cur);
+    } else {
+        mdi_module *m = mdi_current(st);
+        uint32_t *toks;
+        size_t n;
+        if (!m)
+            return mdi_fail(st, "no module is open");
+        if (mdi_arg_tokens(st, st->mem, method->text, &toks, &n))
+            return MDI_FAIL;
+        for (size_t i = 0; i < n && !mdi_interrupted(st); i++) {
+            unsigned t = MDT_TOKEN_TABLE(toks[i]);
+            if (t == MDT_TABLE_MethodDef) {
+                if (one_method(&c, m->img, toks[i], false) != MDI_OK)
+                    status = MDI_FAIL;
+            } else if (t == MDT_TABLE_TypeDef) {
+                struct collect k = {toks, NULL, 0};
+                mdi_type_members(m->img, toks[i], collect_method, &k);
+                for (size_t j = 0; j < k.n && !mdi_interrupted(st); j++)
+                    if (one_method(&c, m->img, k.toks[j], true) != MDI_OK)
+                        status = MDI_FAIL;
+            } else if (n == 1) {
+                status = mdi_fail(st, "0x%08" PRIx32 " is a %s token: il takes a method or a type",
+                                  toks[i],
+                                  t == MDT_TOKEN_STRING ? "user string"
+                                                        : mdt_table_schema_get(t)->name);
+            }
+        }
+        talloc_free(toks);
+    }
+    talloc_free(c.cache);
+    if (status == MDI_OK && !c.done && !all)
+        status = mdi_fail(st, "'%s' names no method with IL", method->text);
+    return status;
+}
+
+const mdi_cmd mdi_cmd_il = {
+    .name = "il",
+    .args = {{.name = "METHOD", .kind = MDI_ARG_MEMBER, .flags = MDI_ARGF_OPTIONAL},
+             MDI_FLAG_ALL("every method of every open module"),
+             {.name = "--raw", .kind = MDI_ARG_FLAG,
+              .about = "each instruction's bytes and tokens beside it (ILDasm's /BYTES "
+                       "/TOKENS)"}},
+    .flags = MDI_CMD_IMAGE,
+    .summary = "a method's IL: header, locals, instructions, exception blocks",
+    .help =
+        "Disassembles the CIL body of METHOD (ECMA-335 II.25.4, Partition III):\n"
+        "a MethodDef token, Type::Name (every overload), or a type (each of its\n"
+        "methods). -a: every method with IL of every open module. The text is\n"
+        "ILAsm's: a comment with the token, name, RVA and header kind, the\n"
+        "declaration, `.maxstack`, `.locals [init] (T V_0, ...)` with the\n"
+        "locals' types, one line per instruction labelled `IL_0000:` with its\n"
+        "operand named in the session's style (`set style`; the method's own\n"
+        "generic parameters by name), and the exception clauses as nested\n"
+        "blocks: `.try { } catch T { }`, `filter { } { }`, `finally { }`,\n"
+        "`fault { }`. Prefixes (constrained., volatile., ...) are lines of\n"
+        "their own. --raw adds the bytes and tokens of each instruction:\n"
+        "\n"
+        "  IL_0008: /* 72 | (70)000021          */ ldstr \"!\" /* 70000021 */\n"
+        "\n"
+        "With --json, one record per method: token, name, metadata_name,\n"
+        "max_stack, init_locals, locals (the StandAloneSig token or null),\n"
+        "code_size, instructions (offset, opcode as Partition III spells it,\n"
+        "operand: a token as a string, a branch's target offset, a switch's\n"
+        "list of targets, integers and floats as numbers (\"NaN\", \"Infinity\",\n"
+        "\"-Infinity\" as strings), ldstr's string, argument and local numbers)\n"
+        "and eh (kind catch, filter, finally or fault; try_start, try_end,\n"
+        "handler_start, handler_end, ends exclusive; catch_type or\n"
+        "filter_start). A body that does not decode is shown up to the\n"
+        "damage, with the error.\n",
+    .run = run,
+};

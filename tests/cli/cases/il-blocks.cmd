@@ -1,0 +1,2 @@
+# il: exception clauses as nested blocks (a catch inside a finally, a filter and its handler, a fault), the locals with their types, a tiny header, a type's methods (each with IL), a vararg call site, and --raw's bytes and tokens; in the full and friendly styles.
+mdinspect -c 'il Opcodes.All::Handlers; il 0x0600000e --raw; set style friendly; il Opcodes.Box`1; il Opcodes.All::CallVar --raw' tests/il/data/Opcodes.dll

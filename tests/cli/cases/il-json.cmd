@@ -1,0 +1,2 @@
+# il --json: one record per method, operands by kind (tokens as strings, branch targets, switch lists, integers, floats with NaN and -Infinity as strings, ldstr's string, argument and local numbers), exception clauses with exclusive ends, locals as a token or null.
+mdinspect --json -c 'il Opcodes.All::Base; il Opcodes.All::Handlers; il Opcodes.All::Objects; il Opcodes.All::Tiny' tests/il/data/Opcodes.dll

@@ -1,0 +1,2 @@
+# il in the IL style: every instruction of Partition III (tests/il/data/Opcodes.dll: Base has the base instructions, Objects the object model ones and the prefixes, NoPrefix the no. prefix), operands named as ILAsm writes them: calls with their signatures, ldtoken's method/field forms, calli, strings escaped, floats exactly (NaN, -inf and -0 as bytes), labels, switch lists, a generic method's !!M by name.
+mdinspect -c 'set style il; il Opcodes.All::Base; il Opcodes.All::Objects; il Opcodes.All::NoPrefix' tests/il/data/Opcodes.dll
