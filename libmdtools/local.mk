@@ -20,7 +20,8 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/value.h \
 	libmdtools/include/mdtools/attr.h \
 	libmdtools/include/mdtools/descriptor.h \
-	libmdtools/include/mdtools/pdb.h
+	libmdtools/include/mdtools/pdb.h \
+	libmdtools/include/mdtools/pe.h
 
 libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/error.h \
@@ -31,6 +32,8 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/strbuf.c \
 	libmdtools/util/warnings.h \
 	libmdtools/util/warnings.c \
+	libmdtools/util/utf16.h \
+	libmdtools/util/utf16.c \
 	libmdtools/image/container.h \
 	libmdtools/image/container.c \
 	libmdtools/image/pe.c \
@@ -118,7 +121,13 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/pdb/pdb_int.h \
 	libmdtools/pdb/open.c \
 	libmdtools/pdb/seqpoints.c \
-	libmdtools/pdb/document.c
+	libmdtools/pdb/document.c \
+	libmdtools/pe/pe_int.h \
+	libmdtools/pe/headers.c \
+	libmdtools/pe/debugdata.c \
+	libmdtools/pe/r2r.c \
+	libmdtools/pe/win32res.c \
+	libmdtools/pe/version.c
 
 libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
 libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)

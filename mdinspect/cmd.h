@@ -191,6 +191,12 @@ int mdi_print_cell(mdi_printer *p, const mdt_row *row, unsigned col);
 /* The last library error in the few words a cell has room for. */
 const char *mdi_cell_error(char *buf, size_t len);
 
+/* The machine field of a COFF header: JSON "machine" and "machine_name",
+ * text "0x8664 (AMD64)" (cmd_info.c). */
+void mdi_print_machine(mdi_printer *p, uint16_t machine);
+/* The name of a debug directory entry type ("CodeView"), or NULL. */
+const char *mdi_debug_type_name(uint32_t type);
+
 /* `set style VALUE` (a unique prefix of full, reflection, il, friendly):
  * 0, or -1 when VALUE names no style. */
 int mdi_set_style(mdi_state *st, const char *value);

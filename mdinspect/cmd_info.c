@@ -59,7 +59,7 @@ static const struct {
     {0x1993, "NetBSD"}, {0x1992, "SunOS"},
 };
 
-static void print_machine(mdi_printer *p, uint16_t m)
+void mdi_print_machine(mdi_printer *p, uint16_t m)
 {
     const char *name = machine_name(m);
     mdi_hex(p, "machine", "machine", m, 4);
@@ -75,7 +75,7 @@ static void print_machine(mdi_printer *p, uint16_t m)
     mdi_note(p, "machine_name", "unknown");
 }
 
-static const char *debug_type_name(uint32_t t)
+const char *mdi_debug_type_name(uint32_t t)
 {
     static const char *const names[] = {
         "Unknown",    "COFF",         "CodeView",
@@ -85,6 +85,7 @@ static const char *debug_type_name(uint32_t t)
         "VC_FEATURE", "POGO",         "ILTCG",
         "MPX",        "Reproducible", "EmbeddedPortablePdb",
         NULL,         "PdbChecksum",  "ExtendedDllCharacteristics",
+        "PerfMap",
     };
     return t < sizeof names / sizeof names[0] ? names[t] : NULL;
 }
@@ -188,7 +189,7 @@ static void debug_entries(mdi_printer *p, const mdt_image *img, const mdt_pe_inf
         const char *name;
         if (!d)
             continue;
-        name = debug_type_name(d->type);
+        name = mdi_debug_type_name(d->type);
         if (d->type == 17)
             embedded = true;
         mdi_item_begin(p);
@@ -356,7 +357,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_note(p, NULL, "portable PDB");
     if (is_pe) {
         mdi_str(p, "pe_format", "format", pe->pe32plus ? "PE32+" : "PE32");
-        print_machine(p, pe->machine);
+        mdi_print_machine(p, pe->machine);
     } else {
         not_applicable(p, pe_keys);
     }

@@ -39,6 +39,7 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/cmd_memberrefs.c \
 	mdinspect/cmd_modules.c \
 	mdinspect/cmd_open.c \
+	mdinspect/cmd_pe.c \
 	mdinspect/cmd_quit.c \
 	mdinspect/cmd_refs.c \
 	mdinspect/cmd_resolve.c \

@@ -36,6 +36,7 @@ md: util image
 open: util image md
 tokens: util
 pdb: util image md open
+pe: util image md open
 generics: util image md open tokens
 typeref: util image md open tokens generics
 EOF
@@ -60,6 +61,7 @@ idmap.h tokens
 modset.h typeref
 typeref.h typeref
 pdb.h pdb
+pe.h pe
 EOF
 
 # Known crossings: "kind file -> folder", kind include or call, each with
@@ -148,7 +150,7 @@ awk -v hdrs="$tmp/headers" -v known="$tmp/known" -v rules="$tmp/rules" '
 ' "$tmp/found" && status=0 || status=1
 
 # The graph as found, bottom up, for people.
-for f in util image md open tokens pdb generics typeref; do
+for f in util image md open tokens pdb pe generics typeref; do
     used=$(awk -v f="$f" '
         { if ($2 ~ /^@/) next; split($2, a, "/"); if (a[1] != f) next
           t = $3; sub(/@hdr$/, "", t); print t }' "$tmp/found" |

@@ -18,5 +18,6 @@
 #include <mdtools/typeref.h>
 #include <mdtools/idmap.h>
 #include <mdtools/pdb.h>
+#include <mdtools/pe.h>
 
 #endif
