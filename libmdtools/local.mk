@@ -21,7 +21,8 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/attr.h \
 	libmdtools/include/mdtools/descriptor.h \
 	libmdtools/include/mdtools/pdb.h \
-	libmdtools/include/mdtools/pe.h
+	libmdtools/include/mdtools/pe.h \
+	libmdtools/include/mdtools/strongname.h
 
 libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/error.h \
@@ -127,7 +128,12 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/pe/debugdata.c \
 	libmdtools/pe/r2r.c \
 	libmdtools/pe/win32res.c \
-	libmdtools/pe/version.c
+	libmdtools/pe/version.c \
+	libmdtools/strongname/sn_int.h \
+	libmdtools/strongname/keyblob.c \
+	libmdtools/strongname/hash.c \
+	libmdtools/strongname/rsa.c \
+	libmdtools/strongname/verify.c
 
 libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
 libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)

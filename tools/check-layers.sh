@@ -37,6 +37,7 @@ open: util image md
 tokens: util
 pdb: util image md open
 pe: util image md open
+strongname: util image md open pe
 generics: util image md open tokens
 typeref: util image md open tokens generics
 EOF
@@ -62,6 +63,7 @@ modset.h typeref
 typeref.h typeref
 pdb.h pdb
 pe.h pe
+strongname.h strongname
 EOF
 
 # Known crossings: "kind file -> folder", kind include or call, each with
@@ -150,7 +152,7 @@ awk -v hdrs="$tmp/headers" -v known="$tmp/known" -v rules="$tmp/rules" '
 ' "$tmp/found" && status=0 || status=1
 
 # The graph as found, bottom up, for people.
-for f in util image md open tokens pdb pe generics typeref; do
+for f in util image md open tokens pdb pe strongname generics typeref; do
     used=$(awk -v f="$f" '
         { if ($2 ~ /^@/) next; split($2, a, "/"); if (a[1] != f) next
           t = $3; sub(/@hdr$/, "", t); print t }' "$tmp/found" |

@@ -19,5 +19,6 @@
 #include <mdtools/idmap.h>
 #include <mdtools/pdb.h>
 #include <mdtools/pe.h>
+#include <mdtools/strongname.h>
 
 #endif
