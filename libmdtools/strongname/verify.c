@@ -160,20 +160,24 @@ int mdt_strongname_verify(mdt_strongname *out, const mdt_image *img, const mdt_s
     }
     if ((e = attempt(out, img, key, len, sig)) != 0)
         return e < 0 ? e : 0;
-    /* The caller's keys for this token, when the own key did not do. */
-    mdt_strongname first = *out;
+    /* The caller's keys for this token, when the own key did not do. A
+     * key whose signature it is (its hash differs: the file changed) says
+     * more than one whose it is not. */
+    mdt_strongname best = *out;
     for (size_t i = 0; i < nkeys; i++) {
         if (memcmp(keys[i].token, token, 8) != 0 || !keys[i].public_key)
             continue;
-        mdt_strongname again = first;
+        mdt_strongname again = best;
+        again.key_given = true;
         if ((e = attempt(&again, img, keys[i].public_key, keys[i].len, sig)) < 0)
             return e;
         if (e == 1) {
             *out = again;
-            out->key_given = true;
             return 0;
         }
+        if (again.signed_hash_len && !best.signed_hash_len)
+            best = again;
     }
-    *out = first;
+    *out = best;
     return 0;
 }

@@ -117,7 +117,8 @@ int mdt_pe_checksum(uint32_t *out, const mdt_image *img);
 /* The bytes of debug entry i (0-based): at its file pointer in a flat
  * file, else at its RVA. *len is the entry's size. Errors: MDT_EINVAL (NULL
  * argument), MDT_ENOTFOUND (no entry i, or an entry without data),
- * MDT_ETRUNC (the data lies past the file), and those of mdt_image_rva. */
+ * MDT_ETRUNC (the data lies past the file), and those of mdt_image_rva
+ * (MDT_EBADIMAGE: the data straddles the end of its section). */
 int mdt_debug_entry_data(const uint8_t **data, size_t *len, const mdt_image *img, size_t i);
 
 /* An EmbeddedPortablePdb entry (type 17): "MPDB", the uncompressed size,
@@ -164,7 +165,8 @@ typedef struct mdt_r2r_section {
  * list that does not fit in the image), and those of mdt_image_rva. */
 int mdt_r2r_header_read(mdt_r2r_header *out, const mdt_image *img);
 /* Section i (0-based) of the ReadyToRun header. Errors: those of
- * mdt_r2r_header_read, and MDT_ENOTFOUND for i past the count. */
+ * mdt_r2r_header_read (MDT_EINVAL, MDT_ENOTFOUND, MDT_ETRUNC,
+ * MDT_EBADIMAGE), and MDT_ENOTFOUND for i past the count. */
 int mdt_r2r_section_read(mdt_r2r_section *out, const mdt_image *img, uint32_t i);
 /* The name of a ReadyToRun section type ("RuntimeFunctions"), static; NULL
  * for a type the library does not know. */
