@@ -35,6 +35,8 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/warnings.c \
 	libmdtools/util/utf16.h \
 	libmdtools/util/utf16.c \
+	libmdtools/util/file.h \
+	libmdtools/util/file.c \
 	libmdtools/image/container.h \
 	libmdtools/image/container.c \
 	libmdtools/image/pe.c \
@@ -138,6 +140,6 @@ libmdtools_libmdtools_la_SOURCES = \
 libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
 libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
 libmdtools_libmdtools_la_LIBADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS)
-libmdtools_libmdtools_la_LDFLAGS = -version-info $(MDT_LT_VERSION) \
+libmdtools_libmdtools_la_LDFLAGS = -version-info $(MDT_LT_VERSION) $(MDT_SO_LDFLAGS) \
 	-export-symbols-regex '^mdt_[a-z]'
 EXTRA_DIST += doc/webcil.md doc/layers.md

@@ -190,6 +190,14 @@ void mdi_print_tables(mdi_state *st, const mdt_image *img, const char *key, cons
 int mdi_print_cell(mdi_printer *p, const mdt_row *row, unsigned col);
 /* The last library error in the few words a cell has room for. */
 const char *mdi_cell_error(char *buf, size_t len);
+/* A listing walks the rows of a table that lie inside the tables stream
+ * (mdt_table_rows_present), not all the rows it declares: a damaged image
+ * may declare 0xFFFFFF rows in a few bytes, and a line (or an allocation)
+ * for each would be output unbounded by the input. This says once, as an
+ * item of the list being printed, that the rest are missing (with the
+ * library's located error for the first); it returns how many are, 0
+ * printing nothing when none is. */
+uint32_t mdi_rows_missing(mdi_state *st, const mdt_image *img, unsigned table);
 
 /* The machine field of a COFF header: JSON "machine" and "machine_name",
  * text "0x8664 (AMD64)" (cmd_info.c). */

@@ -151,8 +151,11 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     char caption[64];
     snprintf(caption, sizeof caption, "%" PRIu32 " custom attribute%s", n, n == 1 ? "" : "s");
     mdi_list_begin(st->out, NULL, caption, NULL, 0);
+    n = mdt_table_rows_present(img, MDT_TABLE_CustomAttribute);
     for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++)
         bad += item(st, rid, true);
+    if (!mdi_interrupted(st) && mdi_rows_missing(st, img, MDT_TABLE_CustomAttribute))
+        bad++;
     mdi_list_end(st->out);
     if (bad)
         return mdi_fail(st, "%s: %d attribute%s could not be decoded", mdi_image_path(st), bad,

@@ -125,8 +125,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
     const mdt_image *img = mdi_image(st);
     mdi_printer *p = st->out;
-    uint32_t n = mdt_table_rows(img, MDT_TABLE_Constant);
-    uint32_t nca = mdt_table_rows(img, MDT_TABLE_CustomAttribute);
+    uint32_t n = mdt_table_rows_present(img, MDT_TABLE_Constant);
+    uint32_t nca = mdt_table_rows_present(img, MDT_TABLE_CustomAttribute);
     uint32_t *dec = talloc_array(st, uint32_t, nca ? nca : 1);
     uint32_t ndec = 0, last = 0;
     char caption[96], msg[400];
@@ -191,6 +191,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_item_end(p);
         talloc_free(tmp);
     }
+    if (!mdi_interrupted(st) && mdi_rows_missing(st, img, MDT_TABLE_Constant))
+        bad++;
     mdi_list_end(p);
     talloc_free(dec);
     if (bad)

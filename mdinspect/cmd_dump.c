@@ -37,6 +37,27 @@ const char *mdi_cell_error(char *buf, size_t len)
     return buf;
 }
 
+uint32_t mdi_rows_missing(mdi_state *st, const mdt_image *img, unsigned table)
+{
+    uint32_t rows = mdt_table_rows(img, table), have = mdt_table_rows_present(img, table);
+    mdi_printer *p = st->out;
+    mdt_row row;
+    char msg[400], what[480];
+    if (have >= rows)
+        return 0;
+    /* The first missing row's error, located, for all of them. */
+    if (mdt_row_get(&row, img, table, have + 1) == 0)
+        return 0; /* cannot be: present rows are the readable ones */
+    snprintf(what, sizeof what, "%s (rows %" PRIu32 " to %" PRIu32 " of %" PRIu32 " declared)",
+             mdi_cell_error(msg, sizeof msg), have + 1, rows, rows);
+    mdt_clear_error();
+    mdi_item_begin(p);
+    mdi_token(p, "token", "token", MDT_TOKEN(table, have + 1));
+    mdi_item_error(p, "error", what);
+    mdi_item_end(p);
+    return rows - have;
+}
+
 /* The table a list column's positions really index: its Ptr table when the
  * image has one (uncompressed #- metadata, II.24.2.6). */
 static unsigned list_table(const mdt_image *img, unsigned target)

@@ -32,6 +32,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
     snprintf(caption, sizeof caption, "%" PRIu32 " exported type%s", n, n == 1 ? "" : "s");
     mdi_list_begin(p, NULL, caption, NULL, 0);
+    n = mdt_table_rows_present(img, MDT_TABLE_ExportedType);
     for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++) {
         mdt_row row;
         uint32_t impl;
@@ -93,6 +94,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         talloc_free(target);
         mdi_item_end(p);
     }
+    if (!mdi_interrupted(st) && mdi_rows_missing(st, img, MDT_TABLE_ExportedType))
+        bad++;
     mdi_list_end(p);
     mdi_other_legend(st, marked);
     mdt_modview_release(v);

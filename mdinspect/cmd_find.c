@@ -153,7 +153,7 @@ static uint32_t *member_owners(void *mem, const mdt_image *img, unsigned table)
                    : table == MDT_TABLE_MethodDef ? MDT_COL_TypeDef_MethodList
                    : table == MDT_TABLE_Property  ? MDT_COL_PropertyMap_PropertyList
                                                   : MDT_COL_EventMap_EventList;
-    uint32_t n = mdt_table_rows(img, table), nh = mdt_table_rows(img, holders);
+    uint32_t n = mdt_table_rows_present(img, table), nh = mdt_table_rows_present(img, holders);
     uint32_t *own = talloc_zero_array(mem, uint32_t, (size_t)n + 1);
     for (uint32_t h = 1; own && h <= nh; h++) {
         mdt_row r;

@@ -139,11 +139,14 @@ static int list(mdi_state *st, unsigned table, const char *what)
     char caption[64];
     snprintf(caption, sizeof caption, "%" PRIu32 " %s%s", n, what, n == 1 ? "" : "s");
     mdi_list_begin(p, NULL, caption, NULL, 0);
+    n = mdt_table_rows_present(mdi_image(st), table);
     for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++) {
         mdi_item_begin(p);
         bad += fields(st, MDT_TOKEN(table, rid), true);
         mdi_item_end(p);
     }
+    if (!mdi_interrupted(st) && mdi_rows_missing(st, mdi_image(st), table))
+        bad++;
     mdi_list_end(p);
     if (bad)
         return mdi_fail(st, "%s: %d field%s could not be read", mdi_image_path(st), bad,

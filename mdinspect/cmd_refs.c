@@ -25,7 +25,8 @@ static bool found_by_name(mdi_state *st, const mdt_modview *v, uint32_t rid)
 {
     const mdt_image *img = mdi_image(st);
     mdi_printer *p = st->out;
-    uint32_t ref = MDT_TOKEN(MDT_TABLE_AssemblyRef, rid), n = mdt_table_rows(img, MDT_TABLE_TypeRef);
+    uint32_t ref = MDT_TOKEN(MDT_TABLE_AssemblyRef, rid);
+    uint32_t n = mdt_table_rows_present(img, MDT_TABLE_TypeRef);
     const char *names[8];
     unsigned counts[8], nn = 0, total = 0;
     char *text;
@@ -127,6 +128,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
     snprintf(caption, sizeof caption, "%" PRIu32 " assembly reference%s", n, n == 1 ? "" : "s");
     mdi_list_begin(p, NULL, caption, NULL, 0);
+    n = mdt_table_rows_present(img, MDT_TABLE_AssemblyRef);
     for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++) {
         mdt_identity id;
         mdi_item_begin(p);
@@ -159,6 +161,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         marked |= bind(st, v, rid);
         mdi_item_end(p);
     }
+    if (!mdi_interrupted(st) && mdi_rows_missing(st, img, MDT_TABLE_AssemblyRef))
+        bad++;
     mdi_list_end(p);
     mdi_other_legend(st, marked);
     mdt_modview_release(v);

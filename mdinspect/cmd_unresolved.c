@@ -76,7 +76,10 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         if (!all && m != cur)
             continue;
         for (unsigned k = 0; k < 3; k++) {
-            uint32_t n = mdt_table_rows(m->img, tables[k]);
+            /* Rows past the tables stream cannot be resolved: counted
+             * as errors, not tried one by one. */
+            uint32_t n = mdt_table_rows_present(m->img, tables[k]);
+            bad += (int)(mdt_table_rows(m->img, tables[k]) - n);
             for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++) {
                 uint32_t tok = MDT_TOKEN(tables[k], rid), ar;
                 mdt_resolution r;

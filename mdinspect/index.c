@@ -126,12 +126,15 @@ const mdi_index *mdi_index_of(mdi_module *m)
     uint32_t n;
     if (m->index)
         return m->index;
-    n = mdt_table_rows(m->img, MDT_TABLE_TypeDef);
+    /* Sized by the rows that are there: those declared past the tables
+     * stream are counted as unreadable. */
+    n = mdt_table_rows_present(m->img, MDT_TABLE_TypeDef);
     ix = talloc_zero(m, mdi_index);
     if (!ix || !(ix->types = talloc_array(ix, mdi_typeent, n ? n : 1))) {
         talloc_free(ix);
         return NULL;
     }
+    ix->nbad = mdt_table_rows(m->img, MDT_TABLE_TypeDef) - n;
     for (uint32_t rid = 1; rid <= n; rid++) {
         mdi_typeent *t = &ix->types[ix->ntypes];
         char *key = type_key(ix->types, m->img, rid, &t->nslen);

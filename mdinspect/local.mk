@@ -5,8 +5,9 @@
 # and one line below.
 bin_PROGRAMS += mdinspect/mdinspect
 
-mdinspect_mdinspect_SOURCES = \
-	mdinspect/main.c \
+# The shell: everything but main() and batch, also built into the fuzz
+# harnesses of its parser and type-name lookup (tests/fuzz/local.mk).
+MDI_SHELL_SOURCES = \
 	mdinspect/repl.h \
 	mdinspect/repl.c \
 	mdinspect/complete.c \
@@ -57,7 +58,11 @@ mdinspect_mdinspect_SOURCES = \
 	mdinspect/cmd_types.c \
 	mdinspect/cmd_unresolved.c \
 	mdinspect/cmd_use.c \
-	mdinspect/cmd_validate.c \
+	mdinspect/cmd_validate.c
+
+mdinspect_mdinspect_SOURCES = \
+	mdinspect/main.c \
+	$(MDI_SHELL_SOURCES) \
 	mdinspect/batch/main.c \
 	$(MDB_BATCH_SOURCES)
 
@@ -79,13 +84,16 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/emit_folded.c \
 	mdinspect/batch/aggregate.c \
 	mdinspect/batch/progress.c \
-	mdinspect/batch/run.c
+	mdinspect/batch/run.c \
+	mdinspect/batch/native.h \
+	mdinspect/batch/native.c \
+	mdinspect/batch/elfsyms.c
 
 mdinspect_mdinspect_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect -D_GNU_SOURCE $(TALLOC_CFLAGS) \
-	$(JANSSON_CFLAGS) $(XXHASH_CFLAGS)
+	$(JANSSON_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
 mdinspect_mdinspect_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 mdinspect_mdinspect_LDFLAGS = $(AX_PTHREAD_CFLAGS)
 mdinspect_mdinspect_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(JANSSON_LIBS) $(READLINE_LIBS) \
-	$(XXHASH_LIBS)
+	$(XXHASH_LIBS) $(LIBDW_LIBS)
 
 dist_man_MANS += doc/mdinspect.1

@@ -131,13 +131,20 @@ static int program_add_script(void *mem, struct program *prog, const char *path,
     char *line = NULL;
     size_t cap = 0;
     unsigned long lineno = 0;
+    long got;
     int r = 0;
     if (!f) {
         *err = talloc_asprintf(mem, "%s: %s", path, strerror(errno));
         return -1;
     }
-    while (getline(&line, &cap, f) >= 0) {
+    while ((got = mdi_read_line(f, &line, &cap)) != -1) {
         lineno++;
+        if (got == -2) {
+            *err = talloc_asprintf(mem, "%s:%lu: line longer than %d bytes", path, lineno,
+                                   MDI_LINE_MAX);
+            r = -1;
+            break;
+        }
         if (mdi_line_is_comment(line))
             continue;
         if (program_add(mem, prog, line, err)) {

@@ -197,10 +197,16 @@ char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_
         char buf[512];
         size_t len;
         int e = mdt_sig_of_token_buf(arena, sizeof arena, &sig, img, token);
-        if (e == 0 && (e = mdt_sig_name_buf(buf, sizeof buf, &len, &sig, &o)) == 0)
-            return talloc_strndup(mem, buf, len);
-        if (e == MDT_ETRUNC)
+        if (e == 0) {
+            /* Only the name's MDT_ETRUNC means "longer than buf": the
+             * decoder's means a damaged blob, and leaves sig empty. */
+            if ((e = mdt_sig_name_buf(buf, sizeof buf, &len, &sig, &o)) == 0)
+                return talloc_strndup(mem, buf, len);
+            if (e != MDT_ETRUNC)
+                return NULL;
+            mdt_clear_error();
             return mdt_sig_name(mem, &out, &sig, &o) == 0 ? out : NULL;
+        }
         if (e != MDT_ENOMEM)
             return NULL;
         mdt_clear_error(); /* a large tree: decoded below */

@@ -39,6 +39,39 @@ bool mdi_line_is_comment(const char *line)
     return !*line || *line == '#';
 }
 
+long mdi_read_line(FILE *f, char **line, size_t *cap)
+{
+    size_t len = 0;
+    bool too_long = false;
+    for (;;) {
+        if (*cap - len < 2 || !*line) {
+            size_t want = *cap ? *cap * 2 : 256;
+            char *nl;
+            if (want > MDI_LINE_MAX + 2)
+                want = MDI_LINE_MAX + 2;
+            if (want <= *cap || !(nl = realloc(*line, want)))
+                return -1; /* out of memory */
+            *line = nl;
+            *cap = want;
+        }
+        if (!fgets(*line + len, (int)(*cap - len), f)) {
+            if (len == 0 && !too_long)
+                return -1;
+            break;
+        }
+        len += strlen(*line + len);
+        if (len && (*line)[len - 1] == '\n')
+            break;
+        if (len >= MDI_LINE_MAX) {
+            /* Drop what was read; read on to the line's end. */
+            too_long = true;
+            len = 0;
+        }
+    }
+    (*line)[len] = '\0';
+    return too_long ? -2 : (long)len;
+}
+
 /* Parse and run one line. Returns MDI_OK, MDI_FAIL or MDI_QUIT; a line that
  * does not parse is reported (prefixed with `where` if given). */
 static int run_line(mdi_state *st, const char *line, const char *where)
@@ -79,9 +112,16 @@ int mdi_script(mdi_state *st, FILE *in, const char *name)
     size_t cap = 0;
     unsigned long lineno = 0;
     int status = EXIT_SUCCESS;
-    while (getline(&line, &cap, in) >= 0) {
+    long got;
+    while ((got = mdi_read_line(in, &line, &cap)) != -1) {
         int r;
         lineno++;
+        if (got == -2) {
+            mdi_report(st, "%s:%lu: line longer than %d bytes: not run", name, lineno,
+                       MDI_LINE_MAX);
+            status = EXIT_FAILURE;
+            continue;
+        }
         if (mdi_line_is_comment(line))
             continue;
         snprintf(where, sizeof where, "%s:%lu", name, lineno);
@@ -152,7 +192,7 @@ static void on_line(char *line)
     rl_callback_handler_remove();
 }
 
-static char *history_path(void *mem, const struct mdi_shell_opts *o)
+static char *history_file(void *mem, const struct mdi_shell_opts *o)
 {
     const char *env = getenv("MDINSPECT_HISTORY"), *home = getenv("HOME");
     if (!o->use_history)
@@ -166,6 +206,20 @@ static char *history_path(void *mem, const struct mdi_shell_opts *o)
         home = pw ? pw->pw_dir : NULL;
     }
     return home ? talloc_asprintf(mem, "%s/.mdinspect_history", home) : NULL;
+}
+
+/* The history file, when it is a regular file or not there yet: readline
+ * would block reading a FIFO there, and append to a device. */
+static char *history_path(mdi_state *st, const struct mdi_shell_opts *o)
+{
+    char *path = history_file(st, o);
+    struct stat sb;
+    if (path && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        mdi_report(st, "history file %s is not a regular file: history is not kept", path);
+        talloc_free(path);
+        return NULL;
+    }
+    return path;
 }
 
 static char *prompt(mdi_state *st)

@@ -31,6 +31,16 @@ int mdi_script(mdi_state *st, FILE *in, const char *name);
 /* A blank line, or one whose first non-blank character is '#'. */
 bool mdi_line_is_comment(const char *line);
 
+/* The longest script line read: a script from anywhere (standard input,
+ * -f, a pipe) may hold a "line" with no end (-f /dev/zero). */
+#define MDI_LINE_MAX (1024 * 1024)
+
+/* The next line of f into *line (malloc'ed, *cap its size; free() it),
+ * with its newline. Returns its length; -1 at the end or on an error; -2
+ * for a line longer than MDI_LINE_MAX, which is read to its end and
+ * dropped (*line is then ""). */
+long mdi_read_line(FILE *f, char **line, size_t *cap);
+
 /* Readline's completion entry (complete.c): completes the word at the
  * cursor by the kind of argument it is. */
 char **mdi_complete(const char *text, int start, int end);

@@ -319,9 +319,11 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
         mdi_list_begin(p, NULL, caption, NULL, 0);
         marked = false;
         memo = table == MDT_TABLE_MemberRef
-                   ? talloc_zero_array(st, char *, mdt_table_rows(img, MDT_TABLE_TypeSpec) + 1)
+                   ? talloc_zero_array(st, char *,
+                                       mdt_table_rows_present(img, MDT_TABLE_TypeSpec) + 1)
                    : NULL;
-        for (uint32_t rid = 1; rid <= n && !mdi_interrupted(st); rid++) {
+        for (uint32_t rid = 1; rid <= mdt_table_rows_present(img, table) && !mdi_interrupted(st);
+             rid++) {
             uint32_t tok = MDT_TOKEN(table, rid);
             void *tmp = talloc_new(p);
             mdt_resolution r;
@@ -369,6 +371,8 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
             mdi_item_end(p);
             talloc_free(tmp);
         }
+        if (!mdi_interrupted(st) && mdi_rows_missing(st, img, table))
+            bad++;
         mdi_list_end(p);
         mdi_other_legend(st, marked);
         talloc_free(memo);

@@ -13,7 +13,7 @@ noinst_LTLIBRARIES += profiler/libmdtools_pic.la profiler/libmdpcore.la
 
 profiler_libmdtools_pic_la_SOURCES = $(libmdtools_libmdtools_la_SOURCES)
 profiler_libmdtools_pic_la_CPPFLAGS = $(MDT_CPPFLAGS)
-profiler_libmdtools_pic_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
+profiler_libmdtools_pic_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
 
 # The runtime-independent core (also linked into its unit test).
 profiler_libmdpcore_la_SOURCES = \
@@ -34,10 +34,21 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/sampler.c \
 	profiler/core/drain.c \
 	profiler/core/records.c \
+	profiler/core/channel.h \
+	profiler/core/channel.c \
+	profiler/core/logfile.c \
+	profiler/core/logname.c \
+	profiler/core/notes.c \
+	profiler/core/header.c \
+	profiler/core/termsig.c \
 	profiler/core/calls.c \
-	profiler/core/alloc.c
+	profiler/core/alloc.c \
+	profiler/core/native.h \
+	profiler/core/elfmap.c \
+	profiler/core/activity.c \
+	profiler/core/threads.c
 profiler_libmdpcore_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
-profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(AX_PTHREAD_CFLAGS)
+profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
 
 # The CoreCLR adapter and the shared object.
 MDP_CLR_SOURCES = \
@@ -57,8 +68,9 @@ profiler_libmdprofile_la_SOURCES = $(MDP_CLR_SOURCES)
 profiler_libmdprofile_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdprofile_la_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 profiler_libmdprofile_la_LIBADD = profiler/libmdpcore.la profiler/libmdtools_pic.la \
-	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt
-profiler_libmdprofile_la_LDFLAGS = -module -shared -avoid-version -no-undefined $(AX_PTHREAD_CFLAGS) \
+	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS) -ldl -lrt
+profiler_libmdprofile_la_LDFLAGS = -module -shared -avoid-version -no-undefined $(MDT_SO_LDFLAGS) \
+	$(AX_PTHREAD_CFLAGS) \
 	-Wl,--version-script=$(top_srcdir)/profiler/coreclr/exports.map
 EXTRA_profiler_libmdprofile_la_DEPENDENCIES = profiler/coreclr/exports.map
 EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md bench/profiler/README.md \
@@ -68,7 +80,19 @@ dist_man_MANS += doc/mdprofile.1
 # The launcher; --attach goes through the diagnostics IPC client in
 # profiler/attach/.
 bin_PROGRAMS += profiler/mdprofile
-profiler_mdprofile_SOURCES = profiler/mdprofile.c profiler/core/config.c profiler/core/core.h
+profiler_mdprofile_SOURCES = profiler/mdprofile.c profiler/core/config.c profiler/core/core.h \
+	profiler/core/channel.h profiler/core/channel.c profiler/core/logname.c \
+	profiler/launcher/launch.h profiler/launcher/output.c profiler/launcher/logs.c \
+	profiler/launcher/run.c profiler/launcher/attach.c
 profiler_mdprofile_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_PKGLIBDIR='"$(pkglibdir)"'
 profiler_mdprofile_CFLAGS = $(MDT_WARN_CFLAGS)
 profiler_mdprofile_LDADD = profiler/attach/libmdpattach.la $(TALLOC_LIBS)
+
+# The drain's cost per sample without a runtime (bench/profiler/README.md,
+# "Naming native frames"); run under callgrind.
+noinst_PROGRAMS += bench/profiler/drain
+bench_profiler_drain_SOURCES = bench/profiler/drain.c
+bench_profiler_drain_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
+bench_profiler_drain_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+bench_profiler_drain_LDADD = profiler/libmdpcore.la profiler/libmdtools_pic.la $(TALLOC_LIBS) \
+	$(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt $(AX_PTHREAD_CFLAGS)

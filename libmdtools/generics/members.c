@@ -124,17 +124,29 @@ static int method_sig(struct fmt *f, const mdt_method_sig *m)
     return 0;
 }
 
+/* A decoder that fails leaves its mdt_sig zeroed: kind METHOD with no
+ * method. A caller that prints it anyway (mistaking the decoder's
+ * MDT_ETRUNC for a buffer's) gets MDT_EINVAL, not a NULL dereference. */
+static int not_decoded(void)
+{
+    return mdt__fail_simple(MDT_EINVAL, "signature not decoded (its decoding failed)");
+}
+
 int fmt_sig(struct fmt *f, const mdt_sig *s)
 {
     int e = 0;
+    if (!s)
+        return not_decoded();
     switch (s->kind) {
     case MDT_SIG_METHOD:
     case MDT_SIG_PROPERTY:
-        return method_sig(f, s->method);
+        return s->method ? method_sig(f, s->method) : not_decoded();
     case MDT_SIG_FIELD:
     case MDT_SIG_TYPESPEC:
-        return fmt_type(f, s->type);
+        return s->type ? fmt_type(f, s->type) : not_decoded();
     case MDT_SIG_LOCALS:
+        if (!s->locals)
+            return not_decoded();
         sb_addc(&f->out, '(');
         for (uint32_t i = 0; i < s->locals->count && !e; i++) {
             if (i)
@@ -146,7 +158,7 @@ int fmt_sig(struct fmt *f, const mdt_sig *s)
         sb_addc(&f->out, ')');
         return e;
     case MDT_SIG_METHODSPEC:
-        return fmt_type_args(f, s->nargs, s->args);
+        return s->args || !s->nargs ? fmt_type_args(f, s->nargs, s->args) : not_decoded();
     default:
         return mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", s->kind);
     }

@@ -22,9 +22,20 @@
 #include <unistd.h>
 
 #include "image/container.h"
+#include "util/file.h"
 
 /* Bytes after the metadata window worth knowing about (container.h). */
 #define MAX_SLACK 16
+
+/* A file larger than this is told from its headers before it is read whole
+ * (a 2 GiB file that is no image is refused after reading 64 bytes, not
+ * after reading 2 GiB). */
+#define IDENTIFY_ABOVE (64 * 1024)
+/* e_lfanew further in than this: no early verdict, the whole file is read
+ * and parsed as always. */
+#define EARLY_LFANEW_MAX (1024 * 1024)
+
+static const char not_an_image[] = "not a PE (MZ), Webcil (WbIL, \\0asm) or metadata (BSJB) image";
 
 rd mdt__file_reader(const struct mdt_container *c)
 {
@@ -46,27 +57,85 @@ void mdt__container_release(struct mdt_container *c)
     c->map = c->copy = NULL;
 }
 
-/* Read the n bytes of fd into c->copy; n is the size fstat saw. A file
- * that shrinks meanwhile gives what was there (c->size says how much). */
+/* Read the first n bytes of fd into c->copy; n is the size fstat saw, or
+ * the part of it the headers need. A file that shrinks meanwhile gives
+ * what was there (c->size says how much). */
 static int read_copy(struct mdt_container *c, int fd, size_t n)
 {
     uint8_t *buf = malloc(n);
-    size_t got = 0;
+    long long got;
     if (!buf)
         return fail_at(c, MDT_ENOMEM, "%s", "out of memory reading the file");
+    free(c->copy);
     c->copy = buf;
-    while (got < n) {
-        ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return fail_at(c, MDT_EIO, "cannot read: %s", strerror(errno));
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
+    if ((got = mdt__read_at(fd, buf, n, 0)) < 0)
+        return fail_at(c, MDT_EIO, "cannot read: %s", strerror(errno));
     c->data = buf;
-    c->size = got;
+    c->size = (size_t)got;
+    return 0;
+}
+
+static bool known_magic(const uint8_t *d, size_t n)
+{
+    return (n >= 2 && d[0] == 'M' && d[1] == 'Z') ||
+           (n >= 4 && (memcmp(d, "\0asm", 4) == 0 || memcmp(d, "WbIL", 4) == 0 ||
+                       memcmp(d, "BSJB", 4) == 0));
+}
+
+/* Whether a large file is a .NET image at all, from its first bytes and,
+ * for a PE, its headers: *headers_only set when it is not (no PE
+ * signature, or no CLI data directory), with *need the bytes its headers
+ * span: parsing those alone gives the error parsing the whole file would
+ * give, since everything read before that verdict lies in them. A file
+ * with none of the kinds' magic numbers fails here. Anything undecided
+ * (headers past the file's end, a bad optional header) is left to the
+ * parse of the whole file. */
+static int identify(struct mdt_container *c, int fd, size_t size, bool *headers_only,
+                    size_t *need)
+{
+    uint8_t head[64], pe[24], opt[112 + 16 * 8];
+    uint32_t lfanew, ndirs;
+    uint16_t nsec, opt_size, magic;
+    size_t dirs, nopt;
+    long long n = mdt__read_at(fd, head, sizeof head, 0);
+    *headers_only = false;
+    if (n < 0)
+        return fail_at(c, MDT_EIO, "cannot read: %s", strerror(errno));
+    if (!known_magic(head, (size_t)n))
+        return fail_at(c, MDT_ENOTDOTNET, "%s", not_an_image);
+    if (head[0] != 'M' || n < (long long)sizeof head)
+        return 0;
+    lfanew = le32(head + 60);
+    if (lfanew > EARLY_LFANEW_MAX || mdt__read_at(fd, pe, sizeof pe, lfanew) != sizeof pe)
+        return 0;
+    nsec = le16(pe + 4 + 2);
+    opt_size = le16(pe + 4 + 16);
+    *need = (size_t)lfanew + sizeof pe + opt_size + (size_t)nsec * 40;
+    if (*need < sizeof head)
+        *need = sizeof head;
+    if (*need > size)
+        *need = size;
+    if (memcmp(pe, "PE\0\0", 4) != 0) {
+        *headers_only = true;
+        return 0;
+    }
+    nopt = opt_size < sizeof opt ? opt_size : sizeof opt;
+    if (mdt__read_at(fd, opt, nopt, (unsigned long long)lfanew + sizeof pe) != (long long)nopt ||
+        nopt < 2)
+        return 0;
+    magic = le16(opt);
+    if (magic == 0x10b && nopt >= 96)
+        ndirs = le32(opt + 92), dirs = 96;
+    else if (magic == 0x20b && nopt >= 112)
+        ndirs = le32(opt + 108), dirs = 112;
+    else
+        return 0;
+    /* As the parse reads them: no more directories than the header holds. */
+    if (ndirs > 16)
+        ndirs = 16;
+    if ((size_t)ndirs * 8 > opt_size - dirs)
+        ndirs = (uint32_t)((opt_size - dirs) / 8);
+    *headers_only = ndirs <= 14 || le32(opt + dirs + 14 * 8) == 0;
     return 0;
 }
 
@@ -87,14 +156,14 @@ int mdt__container_load_file(struct mdt_container *c, const char *path, bool map
 {
     struct stat st;
     int fd, e;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = mdt__open_regular(path, &st);
+    if (fd == MDT_FILE_NOT_REGULAR)
+        return fail_at(c, MDT_EIO, "%s",
+                       S_ISDIR(st.st_mode)    ? "not a regular file (a directory)"
+                       : S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
+                                              : "not a regular file");
     if (fd < 0)
         return fail_at(c, MDT_EIO, "cannot open: %s", strerror(errno));
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        e = fail_at(c, MDT_EIO, "%s", "not a regular file");
-        close(fd);
-        return e;
-    }
     if ((uintmax_t)st.st_size > SIZE_MAX / 2) {
         e = fail_at(c, MDT_EUNSUPPORTED, "%s", "file too large for this address space");
         close(fd);
@@ -106,6 +175,12 @@ int mdt__container_load_file(struct mdt_container *c, const char *path, bool map
         e = 0;
     } else if (map) {
         e = map_file(c, fd, (size_t)st.st_size);
+    } else if ((size_t)st.st_size > IDENTIFY_ABOVE) {
+        bool headers_only;
+        size_t need = 0;
+        e = identify(c, fd, (size_t)st.st_size, &headers_only, &need);
+        if (!e)
+            e = read_copy(c, fd, headers_only ? need : (size_t)st.st_size);
     } else {
         e = read_copy(c, fd, (size_t)st.st_size);
     }
@@ -157,8 +232,7 @@ static int parse(struct mdt_container *c, bool mapped, rd *window)
     }
     if (c->size < 4)
         return fail_at(c, MDT_ETRUNC, "%s", "file too short to identify (under 4 bytes)");
-    return fail_at(c, MDT_ENOTDOTNET, "%s",
-                   "not a PE (MZ), Webcil (WbIL, \\0asm) or metadata (BSJB) image");
+    return fail_at(c, MDT_ENOTDOTNET, "%s", not_an_image);
 }
 
 int mdt__container_find(struct mdt_container *c, bool mapped, rd *window, size_t *slack)

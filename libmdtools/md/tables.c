@@ -95,9 +95,13 @@ static int parse_pdb_stream(struct mdt_md *md)
 }
 
 /* One loop per key width: this runs over every sorted table and every list
- * column at open. */
+ * column at open. A table with no readable row may have no base at all (a
+ * table that declares none is never laid out): no pointer is formed from
+ * it, not even base + 0, which is undefined for NULL. */
 bool mdt__column_ascends(const mdt_table_layout *t, unsigned col)
 {
+    if (!t->avail)
+        return true;
     const uint8_t *p = t->base + t->off[col];
     size_t rs = t->row_size;
     if (t->width[col] == 2) {

@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <talloc.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <mdtools/assembly.h>
@@ -20,6 +22,7 @@
 
 #include "pdb/pdb_int.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/reader.h"
 
 #define DEBUG_TYPE_CODEVIEW 2u
@@ -159,13 +162,20 @@ int mdt_pdb_open_file(void *mem_ctx, mdt_pdb **out, const char *path, const mdt_
     static const char msf[] = "Microsoft C/C++ MSF 7.00";
     char head[sizeof msf - 1];
     mdt_image *md;
-    FILE *f = fopen(path, "rb");
+    struct stat st;
+    /* The path may be one an image names (its CodeView entry's file name,
+     * looked for beside it): a FIFO there must not block, a device must
+     * not be opened. */
+    int fd = mdt__open_regular(path, &st);
     int r;
-    if (!f)
+    if (fd == MDT_FILE_NOT_REGULAR)
+        return mdt__fail_simple(MDT_EIO, "%s: not a regular file", path);
+    if (fd < 0)
         return mdt__fail_simple(errno == ENOENT ? MDT_ENOTFOUND : MDT_EIO, "%s: %s", path,
                                 strerror(errno));
-    r = fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, msf, sizeof head) == 0;
-    fclose(f);
+    r = mdt__read_at(fd, head, sizeof head, 0) == (long long)sizeof head &&
+        memcmp(head, msf, sizeof head) == 0;
+    close(fd);
     if (r)
         return mdt__fail_simple(MDT_EUNSUPPORTED, "%s: a Windows PDB, not a portable one", path);
     if ((r = mdt_image_open_file(NULL, &md, path, 0)) != 0)
@@ -227,7 +237,7 @@ int mdt_pdb_open(void *mem_ctx, mdt_pdb **out, const mdt_image *img, const char 
         for (; *p; p++)
             if (*p == '/' || *p == '\\')
                 b = p + 1;
-        if (*b) {
+        if (*b && strcmp(b, ".") != 0 && strcmp(b, "..") != 0) {
             char *cand = talloc_asprintf(tmp, "%.*s%s", slash ? (int)(slash - img_path + 1) : 0,
                                          img_path, b);
             r = cand ? try_file(mem_ctx, out, img, cand, &why, &whymsg, tmp) : nomem();

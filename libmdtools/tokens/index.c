@@ -116,7 +116,13 @@ static void rdel(struct idm_itab *t, uint64_t h, uint32_t w)
 struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int kind,
                                size_t min_cap)
 {
-    size_t want = f->live + f->live / 8 + 16;
+    /* room for the records that are indexed (content hash not 0) */
+    size_t live = 0;
+    for (size_t i = 0; i < f->cap; i++) {
+        const struct idm_head *h = idm_slot(f, i);
+        live += idm_slot_live(h) && slot_hash(m, h, kind);
+    }
+    size_t want = live + live / 8 + 16;
     size_t cap = idm_cap_for(want > min_cap ? want : min_cap);
     unsigned bits = rbits(f);
     for (int attempt = 0; attempt < 3; attempt++, cap = idm_cap_grow(cap)) {
@@ -130,7 +136,7 @@ struct idm_itab *idm_rev_build(const mdt_idmap *m, const struct idm_tab *f, int 
             if (!idm_slot_live(h))
                 continue;
             uint64_t hh = slot_hash(m, h, kind);
-            ok = rput(n, hh, rword(hh, i, bits));
+            ok = !hh || rput(n, hh, rword(hh, i, bits)); /* 0: not indexed */
         }
         /* Pathological hash clustering: accept the last attempt as it is. */
         if (ok || attempt == 2)
@@ -160,7 +166,8 @@ int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h)
     struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     uint64_t hh = slot_hash(m, h, kind);
-    if (t->tab == f && !idm_over(t->used, t->cap) && rput(t, hh, rword(hh, idm_slot_index(f, h), rbits(f))))
+    if (!hh || (t->tab == f && !idm_over(t->used, t->cap) &&
+                rput(t, hh, rword(hh, idm_slot_index(f, h), rbits(f)))))
         return 0;
     /* The rebuild indexes every live record, this one included. */
     return rev_rebuild(m, kind);
@@ -173,7 +180,8 @@ void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
     if (t->tab != f)
         return;
     uint64_t hh = slot_hash(m, h, kind);
-    rdel(t, hh, rword(hh, idm_slot_index(f, h), rbits(f)));
+    if (hh)
+        rdel(t, hh, rword(hh, idm_slot_index(f, h), rbits(f)));
 }
 
 /* ---- readers ------------------------------------------------------------ */

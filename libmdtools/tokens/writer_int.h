@@ -59,7 +59,8 @@ struct idm_kind_ops {
      * walks ask it for every entry). */
     void (*refs)(const mdt_idmap *m, const struct idm_head *h, struct idm_refs *out);
     idm_names_fn *names;
-    /* Hash of the content of slot h for the reverse index; NULL: no index. */
+    /* Hash of the content of slot h for the reverse index (0: this record
+     * is not indexed); NULL: no index. */
     uint64_t (*content_hash)(const mdt_idmap *m, const struct idm_head *h);
     /* A load of `info` over the live record in slot h: -1 other content, 0
      * the same, 1 the same with fields to fill in. */

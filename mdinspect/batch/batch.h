@@ -22,6 +22,8 @@
  *   aggregate.c   --speedscope and --top (distinct stacks and methods)
  *   progress.c    records/s and ETA on a terminal
  *   run.c         blocks of lines resolved by threads, written in order
+ *   native.c      native frames named from ELF files (#elf lines, debug
+ *                 files by build-id); elfsyms.c, one file's symbols (native.h)
  *
  * Memory: caches hold what the input touched (modules, distinct frames),
  * never the input itself, within a budget in bytes for all threads
@@ -548,6 +550,7 @@ typedef struct mdb_run_opts {
                                (required for --speedscope and --top) */
     mdb_aggregate *agg;     /* --speedscope, --top */
     mdb_progress *prog;     /* may be NULL */
+    struct mdb_natives *natives; /* the #elf lines and ELF files (native.h); may be NULL */
     mdb_budget *budget;     /* may be NULL (unbounded) */
     bool signatures;        /* --signatures */
 } mdb_run_opts;

@@ -1,8 +1,9 @@
 /* mdinspect batch: what the lines of a log say about the lines after them
  * (doc/profile-log.md): a `#mdprofile` header starts a process (its pid,
  * command, and the framework folders to search: `framework=`,
- * `frameworks=`), `#stats` closes it, `#module MVID NAME VERSION` names a
- * module for the frames that do not resolve. Everything else in batch
+ * `frameworks=`; later `#frameworks` lines add some), `#stats` closes it,
+ * `#module MVID NAME VERSION` names a module for the frames that do not
+ * resolve. Everything else in batch
  * reads a line alone; these lines are read by the main thread as it reads
  * the input (mdb_logctx_scan, one block at a time, before any worker sees
  * the block), which records in the block where each process starts, so
@@ -178,6 +179,17 @@ static void folder(mdb_logctx *lc, const char *s, size_t n)
     lc->pending[lc->npending++] = path;
 }
 
+/* A comma-separated list of folders: `frameworks=` and `#frameworks`. */
+static void folders(mdb_logctx *lc, const char *v, size_t vn)
+{
+    const char *q = v, *vend = v + vn;
+    while (q < vend) {
+        const char *c = memchr(q, ',', (size_t)(vend - q));
+        folder(lc, q, (size_t)((c ? c : vend) - q));
+        q = c ? c + 1 : vend;
+    }
+}
+
 /* The keys of a header line (`#mdprofile FORMAT key=value...`). */
 static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
 {
@@ -205,12 +217,7 @@ static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
         } else if (keylen == 9 && memcmp(k, "framework", 9) == 0) {
             folder(lc, v, vn);
         } else if (keylen == 10 && memcmp(k, "frameworks", 10) == 0) {
-            const char *q = v, *vend = v + vn;
-            while (q < vend) {
-                const char *c = memchr(q, ',', (size_t)(vend - q));
-                folder(lc, q, (size_t)((c ? c : vend) - q));
-                q = c ? c + 1 : vend;
-            }
+            folders(lc, v, vn);
         }
     }
 }
@@ -347,6 +354,8 @@ static int scan_line(mdb_logctx *lc, mdb_block *b, const char *s, size_t n, cons
         lc->cur->stats = true;
     else if (q == s && word(s, n, "#module"))
         module_line(lc, s, n, lineno);
+    else if (q == s && n > 12 && word(s, n, "#frameworks"))
+        folders(lc, s + 12, n - 12); /* folders first seen after the header */
     return 0;
 }
 

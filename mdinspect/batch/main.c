@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
+#include "batch/native.h"
 
 enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
-       OPT_VERBOSE, OPT_THREADS, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB, OPT_SIGNATURES };
+       OPT_VERBOSE, OPT_THREADS, OPT_DEBUG_DIR, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB,
+       OPT_SIGNATURES };
 
 #define MAX_THREADS 64
 #define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
@@ -34,6 +36,8 @@ static void usage(FILE *f)
             "  -a, --assemblies=DIR|FILE  where to find modules by MVID (repeatable)\n"
             "  -r, --recursive            look in the folders' subfolders too\n"
             "      --index=FILE           keep the MVID index in FILE between runs\n"
+            "      --debug-dir=DIR        look for ELF debug files by build-id in DIR\n"
+            "                             (repeatable; default /usr/lib/debug)\n"
             "  -j, --json                 JSON Lines, one object per input line\n"
             "      --folded               folded stacks for flame graphs\n"
             "      --speedscope           one speedscope JSON file\n"
@@ -61,6 +65,7 @@ int mdi_batch_main(int argc, char **argv)
         {"assemblies", required_argument, NULL, 'a'},
         {"recursive", no_argument, NULL, 'r'},
         {"index", required_argument, NULL, OPT_INDEX},
+        {"debug-dir", required_argument, NULL, OPT_DEBUG_DIR},
         {"json", no_argument, NULL, 'j'},
         {"folded", no_argument, NULL, OPT_FOLDED},
         {"speedscope", no_argument, NULL, OPT_SPEEDSCOPE},
@@ -76,8 +81,8 @@ int mdi_batch_main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     void *mem = talloc_new(NULL);
-    char **paths = NULL;
-    size_t npaths = 0;
+    char **paths = NULL, **dirs = NULL;
+    size_t npaths = 0, ndirs = 0;
     bool recursive = false, progress_on = true, status_bad = false, verbose = false;
     bool pid_only = false, log_folders = true;
     unsigned long long pid = 0, cache_mb = 0;
@@ -110,6 +115,12 @@ int mdi_batch_main(int argc, char **argv)
             break;
         case OPT_INDEX:
             index = optarg;
+            break;
+        case OPT_DEBUG_DIR:
+            dirs = talloc_realloc(mem, dirs, char *, ndirs + 1);
+            if (!dirs)
+                goto nomem;
+            dirs[ndirs++] = optarg;
             break;
         case 'j':
             fmt = MDB_JSON;
@@ -232,6 +243,8 @@ int mdi_batch_main(int argc, char **argv)
     ro.threads = agg ? 1 : (unsigned)threads; /* records reach the sums in order */
     ro.agg = agg;
     ro.prog = mdb_progress_new(mem, progress_on, STDIN_FILENO);
+    if (!(ro.natives = mdb_natives_new(mem, dirs, ndirs)))
+        goto nomem;
     mdb_run(mem, a, &ro, &rr);
     if (rr.nomem)
         goto nomem;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "batch/batch.h"
+#include "batch/native.h"
 #include "batch/parse.h"
 
 static bool starts(const char *s, size_t n, const char *w)
@@ -246,6 +247,7 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
 void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
                       int ending)
 {
+    mdb_resolver_set_line(r, lineno); /* native frames are named by line (native.c) */
     parse(r, rec, s, n, lineno, ending);
     unresolved(rec);
 }

@@ -25,6 +25,7 @@
 #include <talloc.h>
 
 #include "batch/batch.h"
+#include "batch/native.h"
 #include "batch/parse.h"
 
 enum { K_LOG, K_TYPE, K_MVID, K_PATH, K_IL, K_COUNT };
@@ -45,7 +46,7 @@ struct mdb_resolver {
     struct modnames *names; /* by module id: this thread's type names */
     uint32_t nnames;
     mdb_table cache[K_COUNT];
-    size_t n;           /* entries cached by text since the last start over */
+    size_t n;           /* entries cached (native.c's too) since the last start over */
     mdb_budget *budget; /* NULL: unbounded */
     bool over;          /* the thread's share is full: start over between records */
     size_t names_bytes; /* the type name caches, as last measured */
@@ -56,6 +57,8 @@ struct mdb_resolver {
     mdb_arena *cur;     /* where new frames and their strings go */
     mdb_output scratch; /* builds text and JSON forms (fd -1: never written) */
     char name[4096];    /* a name when the arena has no room; a metadata name */
+    mdb_native_cache *natives; /* native frames (native.c) */
+    uint64_t lineno;    /* of the record being resolved */
 };
 
 static const char *const status_text[] = {
@@ -99,11 +102,26 @@ mdb_resolver *mdb_resolver_new(void *ctx, mdb_assemblies *a, bool want_json, mdb
             return NULL;
         }
     if (!r->arena.ctx || !r->lasting.ctx || !(r->mods = mdb_modcache_new(r, a)) ||
-        mdb_output_init(&r->scratch, r, -1)) {
+        !(r->natives = mdb_native_cache_new(r, want_json)) || mdb_output_init(&r->scratch, r, -1)) {
         talloc_free(r);
         return NULL;
     }
     return r;
+}
+
+void mdb_resolver_use_natives(mdb_resolver *r, mdb_natives *n)
+{
+    mdb_native_cache_use(r->natives, n);
+}
+
+void mdb_resolver_set_line(mdb_resolver *r, uint64_t lineno)
+{
+    r->lineno = lineno;
+}
+
+const char *mdb_resolver_native_warning(mdb_resolver *r)
+{
+    return mdb_native_warning(r->natives);
 }
 
 void mdb_resolver_trim(mdb_resolver *r)
@@ -127,6 +145,7 @@ uint64_t mdb_resolver_resets(const mdb_resolver *r)
  * otherwise stay that large). */
 void mdb_resolver_forget(mdb_resolver *r)
 {
+    mdb_native_forget(r->natives);
     for (int k = 0; k < K_COUNT; k++)
         if (mdb_table_reset(&r->cache[k]))
             mdb_table_clear(&r->cache[k]); /* no memory for new slots: keep the old */
@@ -150,7 +169,7 @@ static void count_bytes(mdb_resolver *r)
         return;
     if (!(r->n & 16383))
         r->names_bytes = talloc_total_size(r->namectx);
-    b = r->arena.bytes + r->names_bytes;
+    b = r->arena.bytes + r->names_bytes + mdb_native_bytes(r->natives);
     for (int k = 0; k < K_COUNT; k++)
         b += mdb_table_bytes(&r->cache[k]);
     r->over = b > r->budget->thread_max;
@@ -715,6 +734,16 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
             MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodDef && (m = mdb_modcache_mvid(r->mods, mvid)) &&
             opened(r, m) && (c = plain_frame(r, m, tok)))
             return *has_ilp && m->pdb && c->status == MDB_OK ? line_frame(r, c, *ilp) : c;
+    }
+    if (mdb_is_native_frame(s, n)) { /* native.c: its own cache, by line */
+        size_t had = mdb_native_count(r->natives);
+        *has_ilp = false;
+        c = mdb_native_resolve(r->natives, s, n, r->lineno);
+        if (mdb_native_count(r->natives) != had) { /* counted against the budget too */
+            r->n++;
+            count_bytes(r);
+        }
+        return c;
     }
     at = memrchr(s, '@', n);
     *has_ilp = at && mdb_parse_hex32(at + 1, n - (size_t)(at + 1 - s), false, ilp);

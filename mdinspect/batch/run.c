@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
+#include "batch/native.h"
 #include "batch/parse.h"
 
 enum { FREE, QUEUED, DONE };
@@ -126,6 +127,8 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_proc *proc,
             sl->nomem = true;
     }
     if (mdb_assemblies_has_warning(w->run->a) && (warning = mdb_assemblies_warning(w->run->a)))
+        err_line(&sl->err, warning, "");
+    if ((warning = mdb_resolver_native_warning(w->res)))
         err_line(&sl->err, warning, "");
 }
 
@@ -268,6 +271,7 @@ static bool worker_init(struct worker *w, struct run *run)
         !(w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON, run->o->budget)) ||
         !(w->rec = talloc(w->ctx, mdb_record)))
         return false;
+    mdb_resolver_use_natives(w->res, run->o->natives);
     mdb_resolver_set_signatures(w->res, run->o->signatures);
     return true;
 }
@@ -362,6 +366,8 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
             sl->seq = run.next_read; /* its turn to be written (spill) */
             pthread_mutex_unlock(&run.lock);
             int r = mdb_read_block(&in, &sl->in), f = 0;
+            if (r > 0) /* its #elf lines, before any thread resolves it (native.c) */
+                mdb_natives_scan(o->natives, &sl->in);
             if (r > 0 && (f = mdb_logctx_scan(o->lc, &sl->in)) < 0)
                 r = -2; /* out of memory */
             pthread_mutex_lock(&run.lock);

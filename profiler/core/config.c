@@ -18,6 +18,9 @@ void mdp_config_default(mdp_config *cfg)
     cfg->rate = 1000;
     cfg->max_depth = 255;
     cfg->drain_ms = 20;
+    cfg->flush_ms = 2000;
+    cfg->activities = 1;
+    cfg->all_threads = 1;
 }
 
 static int parse_uint(const char *v, size_t len, unsigned lo, unsigned hi, unsigned *out)
@@ -86,6 +89,33 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
     } else if (strcmp(key, "drain_ms") == 0) {
         if (parse_uint(v, len, 1, 600000, &cfg->drain_ms))
             goto bad;
+    } else if (strcmp(key, "flush_ms") == 0) {
+        if (parse_uint(v, len, 1, 3600000, &cfg->flush_ms))
+            goto bad;
+    } else if (strcmp(key, "first_pid") == 0) {
+        if (parse_uint(v, len, 0, 0x7fffffff, &u))
+            goto bad;
+        cfg->first_pid = (int)u;
+    } else if (strcmp(key, "notify") == 0) {
+        /* a socket name: an abstract one ("@..."), printable, no ';' */
+        if (len < 2 || len >= sizeof cfg->notify || v[0] != '@')
+            goto bad;
+        for (size_t i = 0; i < len; i++)
+            if (v[i] <= 0x20 || v[i] >= 0x7f || v[i] == ';')
+                goto bad;
+        memcpy(cfg->notify, v, len);
+        cfg->notify[len] = 0;
+    } else if (strcmp(key, "activities") == 0) {
+        if (parse_uint(v, len, 0, 2, &u))
+            goto bad;
+        cfg->activities = (int)u;
+    } else if (strcmp(key, "threads") == 0) {
+        if (is(v, len, "all"))
+            cfg->all_threads = 1;
+        else if (is(v, len, "runtime"))
+            cfg->all_threads = 0;
+        else
+            goto bad;
     } else if (strcmp(key, "verbose") == 0) {
         if (parse_uint(v, len, 0, 2, &u))
             goto bad;
@@ -100,8 +130,9 @@ bad:
     return -1;
 }
 
-static const char *const keys[] = {"mode",     "rate",    "depth", "output",  "debug_names",
-                                   "duration", "samples", "elt",   "verbose", "drain_ms"};
+static const char *const keys[] = {"mode",     "rate",      "depth",  "output",     "debug_names",
+                                   "duration", "samples",   "elt",    "verbose",    "drain_ms",
+                                   "flush_ms", "first_pid", "notify", "activities", "threads"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -155,10 +186,12 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
     static const char *const modes[] = {"sample", "calls", "alloc"};
     int n = snprintf(buf, len,
                      "mode=%s;rate=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
-                     "verbose=%d;drain_ms=%u;output=%s",
+                     "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;%s%s%soutput=%s",
                      modes[cfg->mode], cfg->rate, cfg->max_depth, cfg->debug_names,
                      cfg->duration_ms, cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
-                     cfg->drain_ms, cfg->output);
+                     cfg->drain_ms, cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
+                     cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "",
+                     cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;
     return n;

@@ -13,7 +13,9 @@
 
 #include <mdtools/errors.h>
 
+#include "core/channel.h"
 #include "core/core_int.h"
+#include "core/native.h"
 
 void mdp_drain_buffers_free(void);
 
@@ -43,12 +45,14 @@ void mdp_log(const mdp_core *core, const char *fmt, ...)
 {
     if (!core || !core->cfg.verbose)
         return;
+    /* into the log as a comment: the profiler never writes to its host's
+     * standard output or error (notes.c) */
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "mdprofile[%d]: %s\n", (int)getpid(), buf);
+    mdp_notes_add((mdp_core *)core, buf);
 }
 
 const mdp_config *mdp_core_config(const mdp_core *core)
@@ -95,11 +99,36 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
     pthread_mutex_init(&core->mods_lock, NULL);
     pthread_mutex_init(&core->code_lock, NULL);
     pthread_mutex_init(&core->threads_lock, NULL);
+    pthread_mutex_init(&core->notes_lock, NULL);
+    mdp_smap_init(&core->described);
+    core->ppid = (int)getppid();
+    core->channel = cfg->notify[0] ? mdp_channel_connect(cfg->notify) : -1;
+    mdp_read_cmdline(core->cmd, sizeof core->cmd);
+    if (mdp_logfile_open(core, err, errlen) != 0) {
+        char enc[1024];
+        mdp_pct_escape(enc, sizeof enc, err, strlen(err));
+        mdp_channel_tell(core, "note", enc);
+        if (core->channel >= 0)
+            close(core->channel);
+        free(core);
+        return -1;
+    }
+    {
+        /* the launcher lists every log it saw written */
+        char path[MDP_CHANNEL_MAX / 2], msg[MDP_CHANNEL_MAX];
+        mdp_pct_escape(path, sizeof path, core->log.path, strlen(core->log.path));
+        snprintf(msg, sizeof msg, "%d %.4000s %.1100s", core->ppid, path,
+                 core->cmd[0] ? core->cmd : "?");
+        mdp_channel_tell(core, "log", msg);
+    }
 
     mdt_idmap_options o = {.modules = 256, .classes = 16384, .functions = 65536,
                            .miss = on_miss, .miss_payload = core};
     if (mdt_idmap_new(&core->map, &o) != 0) {
         snprintf(err, errlen, "cannot create the runtime-ID map");
+        mdp_logfile_close(core);
+        if (core->channel >= 0)
+            close(core->channel);
         free(core);
         return -1;
     }
@@ -118,11 +147,12 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
         mdp_core_free(core);
         return -1;
     }
+    mdp_termsig_attach(core);
     *out = core;
     return 0;
 }
 
-int mdp_core_finish(mdp_core *core)
+int mdp_core_finish(mdp_core *core, const char *end)
 {
     int zero = 0;
     if (!core || !atomic_compare_exchange_strong(&core->finished, &zero, 1))
@@ -133,12 +163,36 @@ int mdp_core_finish(mdp_core *core)
     mdp_drain_all(core);
     mdp_calls_flush(core);
     mdp_alloc_flush(core);
-    int r = mdp_log_write(core);
+    /* a termination signal came first: the process ends because of it,
+     * whether the runtime shut down cleanly or the session ended */
+    int sig = atomic_load(&core->term_signal);
+    if (sig)
+        snprintf(core->end_reason, sizeof core->end_reason, "signal:%s", mdp_signal_name(sig));
+    else
+        snprintf(core->end_reason, sizeof core->end_reason, "%s", end ? end : "exit");
+    int r = mdp_log_flush(core, core->end_reason, 1);
+    if (r != 0 && core->log.fd >= 0)
+        r = mdp_log_flush(core, core->end_reason, 1); /* once more: the pending part was kept */
+    mdp_logfile_close(core);
     pthread_mutex_unlock(&core->drain_lock);
+    if (r == 0) {
+        char path[MDP_CHANNEL_MAX / 2], msg[MDP_CHANNEL_MAX];
+        mdp_pct_escape(path, sizeof path, core->log.path, strlen(core->log.path));
+        snprintf(msg, sizeof msg, "%s %.4000s", core->end_reason, path);
+        mdp_channel_tell(core, "end", msg);
+    }
     mdp_drain_stop(core);
     if (core->ops.done && mdp_ops_live(core))
         core->ops.done(core->ops.payload);
     return r;
+}
+
+void mdp_core_detached(mdp_core *core)
+{
+    if (!core)
+        return;
+    mdp_channel_tell(core, "detached", "");
+    mdp_core_free(core);
 }
 
 void mdp_core_free(mdp_core *core)
@@ -146,11 +200,13 @@ void mdp_core_free(mdp_core *core)
     if (!core)
         return;
     atomic_store(&core->ops_live, 0);
+    mdp_termsig_detach(core);
     if (!atomic_load(&core->finished)) {
         atomic_store(&core->finished, 1);
         mdp_sampler_stop(core);
-        mdp_drain_stop(core);
     }
+    mdp_drain_stop(core);
+    mdp_drain_join(core);
     mdp_sampler_free(core);
     mdp_sampler_quiesce(core);
     pthread_mutex_lock(&core->drain_lock);
@@ -162,8 +218,16 @@ void mdp_core_free(mdp_core *core)
     pthread_mutex_unlock(&core->drain_lock);
     mdt_idmap_free(core->map);
     mdp_exec_free(core);
+    mdp_elf_free(core);
     mdp_modules_free(core);
     mdp_drain_buffers_free();
+    mdp_logfile_close(core);
+    mdp_notes_free(core);
+    for (size_t i = 0; i < core->nframeworks; i++)
+        free(core->frameworks[i]);
+    if (core->channel >= 0)
+        close(core->channel);
+    pthread_mutex_destroy(&core->notes_lock);
     /* core->slots stay mapped: see sampler.c */
     free(core);
 }

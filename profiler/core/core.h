@@ -40,22 +40,37 @@ typedef struct mdp_config {
     unsigned duration_ms;  /* 0 = until the process ends */
     unsigned max_samples;  /* attach: end once this many samples are counted (0 = no limit) */
     int elt_slow;          /* calls mode: WithInfo C hooks instead of the asm ones */
-    int verbose;           /* diagnostics on stderr (1), and raw samples (2) */
+    int verbose;           /* diagnostics as `#` lines of the log (1), and raw samples (2) */
     unsigned drain_ms;     /* drain period (tests lengthen it to make unload-time draining visible) */
+    unsigned flush_ms;     /* how often the log gets what was aggregated since the last write */
+    int first_pid;         /* the launcher's child: the process that writes `output` itself (0: none) */
+    char notify[108];      /* the launcher's socket (channel.h), "" none */
+    int activities;        /* track per thread: 0 nothing, 1 GC, JIT and type loads (default),
+                            * 2 exceptions too (the runtime's exception events cost) */
+    int all_threads;       /* sample every thread of the process, not only the runtime's (default 1) */
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);
 /* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION,
- * _SAMPLES, _ELT, _VERBOSE, _DRAIN_MS. Returns 0, or -1 with a message in
- * err for a bad value. */
+ * _SAMPLES, _ELT, _VERBOSE, _DRAIN_MS, _FLUSH_MS, _FIRST_PID, _NOTIFY,
+ * _ACTIVITIES, _THREADS. Returns 0, or -1 with a message in err for a bad value. */
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen);
 /* Parse "key=value;key=value" (the same keys in lower case: mode, rate,
- * depth, output, debug_names, duration, samples, elt, verbose, drain_ms),
- * `len` bytes; output, when present, comes last and runs to the end. */
+ * depth, output, debug_names, duration, samples, elt, verbose, drain_ms,
+ * flush_ms, first_pid, notify, activities, threads), `len` bytes; output, when present, comes
+ * last and runs to the end. */
 int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, size_t errlen);
 /* The text form mdp_config_parse reads, into buf. Returns its length or -1
  * when buf is too small. */
 int mdp_config_format(const mdp_config *cfg, char *buf, size_t len);
+
+/* Log names (logname.c). path with every "%p" replaced by pid; -1 when
+ * longer than cap - 1. */
+int mdp_log_expand(char *out, size_t cap, const char *path, int pid);
+/* The name a process other than the first writes: path with ".PID" before
+ * the extension of its last component (".PID.N" for n > 0; ".N" for a
+ * pid < 0: a name that holds the pid already); -1 when too long. */
+int mdp_log_sibling_name(char *out, size_t cap, const char *path, int pid, unsigned n);
 
 typedef struct mdp_core mdp_core;
 
@@ -82,8 +97,9 @@ typedef struct mdp_runtime_ops {
     /* Called by the drain thread every period, before it drains, with no
      * lock of the core held: the adapter's deferred work. May be NULL. */
     void (*tick)(void *payload);
-    /* The log is written (the duration of an attached session ran out, or
-     * the process ends): the adapter may detach. May be NULL. */
+    /* The log is complete (an attached session ended, or the process
+     * ends): the adapter may detach. Called on the thread that finished
+     * the core (the drain thread for an attached session). May be NULL. */
     void (*done)(void *payload);
     void *payload;
 } mdp_runtime_ops;
@@ -93,16 +109,27 @@ typedef struct mdp_runtime_ops {
  * `attach` is 1 on attach. Errors: negative, with a message in err. */
 int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *ops,
                  const char *runtime, int attach, char *err, size_t errlen);
-/* Stop sampling, drain, write the log (once; later calls do nothing) and
- * return 0 or negative. The core stays usable for events (they are then
- * ignored) until mdp_core_free. */
-int mdp_core_finish(mdp_core *core);
+/* Stop sampling, drain, write what is left and the closing #stats line
+ * saying end=END ("exit": the runtime shut down; "detach": an attached
+ * session ended; a termination signal seen before overrides it with
+ * "signal:NAME"), close the log and tell the launcher (once; later calls
+ * do nothing); 0, or negative when the last write failed. The core stays
+ * usable for events (they are then ignored) until mdp_core_free. */
+int mdp_core_finish(mdp_core *core, const char *end);
 void mdp_core_free(mdp_core *core);
+/* The runtime has let an attached profiler go (after mdp_core_finish):
+ * tell the launcher, then free the core (mdp_core_free). */
+void mdp_core_detached(mdp_core *core);
+/* A diagnostic for the user (printf format): into the log as a `#` line
+ * and to the mdprofile that launched or attached the profiler; never on
+ * the host's standard output or error. Not from a signal handler. */
+void mdp_note(mdp_core *core, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 const mdp_config *mdp_core_config(const mdp_core *core);
 mdt_idmap *mdp_core_map(mdp_core *core);
 uint64_t mdp_seq(mdp_core *core);
-/* Diagnostics on stderr when MDPROFILE_VERBOSE is set (printf format). */
+/* Diagnostics into the log (`#` lines) when MDPROFILE_VERBOSE is set
+ * (printf format); never on the host's standard error. */
 void mdp_log(const mdp_core *core, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- Events ----------------------------------------------------------- */
@@ -164,6 +191,15 @@ int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_regio
  * the sampler learns them from its first sample. */
 int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid);
 int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread);
+
+/* What the runtime does on the calling thread begins or ends (`act` an
+ * enum mdp_activity of core/native.h: GC, JIT, type load, exception):
+ * its native frames sampled meanwhile carry it. JIT and type loads nest
+ * (begin and end in pairs on the thread); an exception begins when thrown
+ * and ends when a catch clause takes it; a GC begins on the thread that
+ * collects and may end on another. Does nothing when cfg.activities is 0
+ * or the thread is not sampled. Never from a signal handler. */
+void mdp_ev_activity(mdp_core *core, unsigned act, int begin);
 
 /* ---- calls mode ---------------------------------------------------------- */
 

@@ -43,6 +43,8 @@
 #define MDP_SAMPLE_MAGIC 0x5a4dull
 #define MDP_SAMPLE_HAVE_SP 0x01u /* a stack-pointer word follows the header */
 #define MDP_SAMPLE_CUT 0x02u     /* the walk stopped at the depth limit */
+/* flags bits 4-7: what the runtime was doing on the thread (native.h) */
+#define MDP_SAMPLE_ACT(flags) (((flags) >> 4) & 15u)
 /* weight: timer periods the sample stands for (1 + the timer's overrun) */
 #define MDP_SAMPLE_HDR(nframes, flags, weight)                                 \
     (MDP_SAMPLE_MAGIC << 48 | (uint64_t)(weight) << 16 | (uint64_t)(flags) << 8 | (nframes))
@@ -61,6 +63,12 @@ struct mdp_slot {
     mdp_ring ring;
     uint64_t *ringbuf;
     _Atomic uint64_t samples, drops, stray;
+    /* activity.c: what the runtime is doing on the thread (the handler reads
+     * them; the thread writes act_stack and act_exc, act_gc and act_role
+     * change under threads_lock) */
+    _Atomic uint32_t act_stack; /* nested activities, 4 bits a level, innermost low */
+    unsigned act_depth;         /* levels pushed (the thread's own) */
+    _Atomic unsigned act_gc, act_exc, act_role;
 };
 
 /* What the core knows of a module beyond the map. */
@@ -83,8 +91,10 @@ struct mdp_module {
     unsigned flags;
     void *ctx;       /* talloc context of the image (NULL: no image) */
     mdt_image *image;
-    mdt_identity identity;
+    mdt_identity identity; /* borrowed from the image: only while the module lives */
     int has_identity;
+    char *name;            /* the assembly's name (malloc): its #module line, after an unload too */
+    uint16_t version[4];
     uint8_t mvid[16];
     int corelib;
     uint32_t prim_tokens[24]; /* corelib: TypeDef of each primitive, 0 absent */
@@ -147,6 +157,22 @@ struct mdp_record {
 struct mdp_calls;
 struct mdp_alloc;
 
+/* The log file (logfile.c). Written in pieces by the drain thread: what
+ * ends at `end` stays; a tentative #stats line (after a termination
+ * signal) starts at stats_at and is overwritten by the next write. */
+struct mdp_logfile {
+    int fd;             /* -1: none (it could not be opened, or it is closed) */
+    char path[4200];
+    uint64_t end;       /* bytes that stay */
+    int64_t stats_at;   /* offset of a tentative #stats line, or -1 */
+    uint64_t size;      /* the file's size as the last write left it */
+    int failed_errno;   /* the first write error (reported once), 0 none */
+    unsigned failures;
+};
+
+#define MDP_MAX_FRAMEWORKS 64u   /* framework and SDK folders in the header */
+#define MDP_NOTES_MAX 65536u     /* bytes of `#` lines waiting for the next write */
+
 struct mdp_core {
     mdp_config cfg;
     mdp_runtime_ops ops;
@@ -191,6 +217,41 @@ struct mdp_core {
 
     struct mdp_calls *calls;
     struct mdp_alloc *alloc;
+
+    /* The incremental log (records.c, logfile.c). drain_lock serializes
+     * writes; notes (diagnostics as `#` lines) come from any thread. */
+    struct mdp_logfile log;
+    int header_written;
+    mdp_smap described;    /* MVIDs that have their #module line */
+    size_t frameworks_written; /* folders in the header or a #frameworks line */
+    uint64_t stat_records; /* record lines written */
+    uint64_t last_flush_ms;
+    char cmd[1100];        /* the command line, percent-encoded (header, channel) */
+    int ppid;
+    pthread_mutex_t notes_lock;
+    char *notes;           /* pending `# ...\n` lines (malloc), notes_len bytes */
+    size_t notes_len;
+    uint64_t notes_dropped;
+    /* framework and SDK folders of loaded modules (mods_lock) */
+    char *frameworks[MDP_MAX_FRAMEWORKS];
+    size_t nframeworks;
+
+    /* termination signals (termsig.c) and the launcher (channel.h) */
+    _Atomic int term_signal;          /* the first SIGINT, SIGTERM or SIGHUP seen, 0 none */
+    _Atomic uint64_t flush_req, flush_done;
+    _Atomic int stop_requested;       /* the attaching mdprofile said stop */
+    int channel;                      /* socket to the launcher, -1 none */
+    char end_reason[32];
+
+    /* Native frames named (native.h) */
+    struct mdp_elfmap *elf; /* elfmap.c (drain_lock) */
+#define MDP_GC_SLOTS 8u
+    struct mdp_slot *gc_slots[MDP_GC_SLOTS]; /* activity.c: threads collecting (threads_lock) */
+    _Atomic uint64_t act_serial;             /* activity.c: this core among the process's */
+    _Atomic int drain_tid;                   /* threads.c: the drain thread is not sampled */
+    unsigned ngc_slots;
+    uint64_t stat_native_module;             /* native frames named by an ELF object */
+    uint64_t stat_act[16];                   /* samples by activity (native.h) */
 };
 
 /* modules.c */
@@ -207,6 +268,10 @@ void mdp_sampler_free(mdp_core *core);
  * stayed inside through a long wait (a stopped thread): then free nothing
  * it might read. Never from a handler. */
 int mdp_sampler_quiesce(mdp_core *core);
+/* mdp_ev_thread_start with the thread's stack bounds (0: to be found from
+ * its first sample) and its role (native.h: MDP_ACT_GC for a GC thread). */
+int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, uintptr_t lo,
+                             uintptr_t hi, unsigned role);
 
 /* execmap.c */
 /* Rebuild the handler's table from the live modules' executable ranges
@@ -226,7 +291,11 @@ extern mdp_core *_Atomic mdp_sampling_core;
 
 /* drain.c */
 int mdp_drain_start(mdp_core *core, char *err, size_t errlen);
+/* Ask the drain thread to stop, and wait for it unless called on it. */
 void mdp_drain_stop(mdp_core *core);
+/* Wait for the drain thread to have ended (detached instead when called on
+ * it). */
+void mdp_drain_join(mdp_core *core);
 /* Drain every ring now; the caller holds drain_lock. */
 void mdp_drain_all(mdp_core *core);
 
@@ -250,8 +319,62 @@ extern const char *const mdp_frame_kind_text[FK_COUNT];
  * with `debug` as its names); returns it, NULL when out of memory. */
 struct mdp_record *mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count,
                                   uint64_t bytes, const char *debug);
-int mdp_log_write(mdp_core *core);
+/* Append to the log what was aggregated since the last write (the header
+ * first, once; the notes; each record after the #module lines of the
+ * modules it names that the log has not described yet). With `end`, a
+ * #stats line saying end=END follows: the last line of the log when
+ * `final`, else tentative (the next write replaces it). drain_lock held.
+ * 0, or -1 when the write failed (what it held stays pending). */
+int mdp_log_flush(mdp_core *core, const char *end, int final);
+/* The drain thread's turn after each drain (drain_lock held): a write
+ * when one is due (every flush_ms, at once after a termination signal,
+ * and then after every drain), messages from the launcher. */
+void mdp_log_tick(mdp_core *core);
 void mdp_records_free(mdp_core *core);
+
+/* logfile.c: the log's name and file. */
+/* Open the log this process writes (cfg.output with %p replaced by the
+ * pid; a process other than the first writes NAME.PID.EXT beside it and
+ * never opens another's log: O_EXCL). 0, or -1 with a message. */
+int mdp_logfile_open(mdp_core *core, char *err, size_t errlen);
+/* Write len bytes, of which the first `keep` stay and the rest is a
+ * tentative #stats line. drain_lock held. 0 or -1 (reported once). */
+int mdp_logfile_write(mdp_core *core, const char *buf, size_t len, size_t keep);
+void mdp_logfile_close(mdp_core *core);
+
+/* notes.c: diagnostics. A note goes into the log (a `#` line, at the next
+ * write) and to the launcher; mdp_log's verbose lines into the log only. */
+void mdp_notes_add(mdp_core *core, const char *text);
+/* The pending notes, moved out (malloc, *len bytes), or NULL. */
+char *mdp_notes_take(mdp_core *core, size_t *len);
+/* Put lines taken back in front (a write failed); takes ownership. */
+void mdp_notes_restore(mdp_core *core, char *lines, size_t len);
+void mdp_notes_free(mdp_core *core);
+/* Send a channel message "WHAT PID REST" (REST as given). */
+void mdp_channel_tell(mdp_core *core, const char *what, const char *rest);
+
+/* termsig.c: SIGINT, SIGTERM and SIGHUP end a profile, they do not lose
+ * it. Installed once per process (chained to the handlers before);
+ * mdp_termsig_attach makes `core` the one they flush. */
+void mdp_termsig_attach(mdp_core *core);
+void mdp_termsig_detach(mdp_core *core);
+const char *mdp_signal_name(int sig);
+
+/* header.c */
+/* The header line (without its newline) into a malloc'ed string. */
+char *mdp_header_line(mdp_core *core);
+/* Note a folder managed modules are loaded from, if it is a shared
+ * framework's or the SDK's (mods_lock held). */
+void mdp_frameworks_note(mdp_core *core, const char *module_path);
+/* Whether a folder is a shared framework's (…/shared/NAME/VERSION), in
+ * the SDK (…/sdk/VERSION…) or in a pack (…/packs/NAME/VERSION…). */
+int mdp_framework_folder(const char *dir, size_t len);
+/* "NAME VERSION" of the module with this MVID (32 hex digits), for its
+ * #module line; -1 when no module has it. */
+int mdp_module_describe(mdp_core *core, const char *mvid, char *out, size_t cap);
+/* The process's command line, percent-encoded and cut at cap - 1 bytes
+ * (with "..." then). */
+void mdp_read_cmdline(char *out, size_t cap);
 
 /* codemap.c */
 /* Copy the region starting at `start` into *out; 0 or -1. */

@@ -23,9 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/core_int.h"
+#include "core/native.h"
 
 void mdp_sampler_housekeeping(mdp_core *core, int check_alive);
 
@@ -79,6 +82,16 @@ static int stack_mapping(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 
 static struct keybuf key, dbg;
 
+/* A sample's frames while it is named (drain_lock held: one at a time). */
+struct fr {
+    uintptr_t ip, fn;
+    uint64_t gen;
+    int kind;
+    size_t elf_len; /* > 0: a native frame of an ELF object, its text in elf */
+    char elf[256];
+};
+static struct fr frs[MDP_MAX_DEPTH];
+
 static void drain_slot(mdp_core *core, struct mdp_slot *t)
 {
     for (;;) {
@@ -103,59 +116,110 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             }
         }
         if (core->cfg.verbose >= 2 && core->stat_signals < 200) {
-            /* MDPROFILE_VERBOSE=2: the first samples as the handler saw them */
-            fprintf(stderr, "mdprofile: sample %" PRIu64 " tid %d:", core->stat_signals,
-                    atomic_load(&t->tid));
-            for (unsigned i = 0; i < n; i++)
-                fprintf(stderr, " %#" PRIx64 "/%#" PRIx64, mdp_ring_peek(&t->ring, at + 3 * i),
-                        mdp_ring_peek(&t->ring, at + 3 * i + 1));
-            fputc('\n', stderr);
+            /* MDPROFILE_VERBOSE=2: the first samples as the handler saw
+             * them, into the log (never the host's stderr) */
+            char line[900];
+            size_t l = (size_t)snprintf(line, sizeof line, "sample %" PRIu64 " tid %d:",
+                                        core->stat_signals, atomic_load(&t->tid));
+            for (unsigned i = 0; i < n && l + 40 < sizeof line; i++)
+                l += (size_t)snprintf(line + l, sizeof line - l, " %#" PRIx64 "/%#" PRIx64,
+                                      mdp_ring_peek(&t->ring, at + 3 * i),
+                                      mdp_ring_peek(&t->ring, at + 3 * i + 1));
+            mdp_notes_add(core, line);
         }
         key.len = dbg.len = 0;
         int bad = 0;
-        for (unsigned i = 0; i < n && !bad; i++) {
-            uintptr_t ip = (uintptr_t)mdp_ring_peek(&t->ring, at + 3 * i);
-            uintptr_t fn = (uintptr_t)mdp_ring_peek(&t->ring, at + 3 * i + 1);
-            uint64_t gen = mdp_ring_peek(&t->ring, at + 3 * i + 2);
-            int kind = FK_MANAGED;
-            if (!fn) {
-                kind = mdp_frame_classify_ip(core, ip, &fn, &gen);
-                if (kind == FK_MANAGED)
+        /* first what each frame is, then the leaf side's activity, then the
+         * texts: the native frames from the leaf up to the first other one
+         * carry what the runtime was doing (native.h), or `stub` when they
+         * were called from a runtime stub */
+        unsigned nnative = 0;
+        for (unsigned i = 0; i < n; i++) {
+            struct fr *f = &frs[i];
+            f->ip = (uintptr_t)mdp_ring_peek(&t->ring, at + 3 * i);
+            f->fn = (uintptr_t)mdp_ring_peek(&t->ring, at + 3 * i + 1);
+            f->gen = mdp_ring_peek(&t->ring, at + 3 * i + 2);
+            f->kind = FK_MANAGED;
+            f->elf_len = 0;
+            if (!f->fn) {
+                if ((f->elf_len = mdp_elf_frame(core, f->ip, f->elf, sizeof f->elf)))
+                    f->kind = FK_NATIVE;
+                else
+                    f->kind = mdp_frame_classify_ip(core, f->ip, &f->fn, &f->gen);
+                if (f->kind == FK_MANAGED)
                     core->stat_late += weight; /* managed code the map learnt after the sample */
             }
+            if (f->kind == FK_NATIVE && nnative == i)
+                nnative++;
+        }
+        unsigned act = MDP_SAMPLE_ACT(flags);
+        /* the runtime's own code called from a stub (the prestub, virtual
+         * dispatch resolution): not a P/Invoke's target called from its IL
+         * stub, which is the program's native time; off with the other
+         * activities (--no-activities) */
+        if (!act && core->cfg.activities && nnative && nnative < n && frs[nnative].kind == FK_STUB &&
+            !strncmp(frs[nnative - 1].elf, "native:libcoreclr.so:", 21))
+            act = MDP_ACT_STUB;
+        if (!nnative)
+            act = 0;
+        core->stat_act[act] += weight;
+        for (unsigned i = 0; i < n && !bad; i++) {
+            struct fr *f = &frs[i];
+            int kind = f->kind;
             const char *text, *debug;
+            size_t textlen;
             char il[24] = "";
             if (kind == FK_MANAGED) {
-                const struct mdp_frame *f = mdp_frame_get(core, fn, gen);
-                if (!f) {
+                const struct mdp_frame *fr = mdp_frame_get(core, f->fn, f->gen);
+                if (!fr) {
                     kind = FK_UNMAPPED;
                     text = debug = mdp_frame_kind_text[kind];
                 } else {
-                    kind = f->kind;
-                    text = f->text;
-                    debug = f->debug ? f->debug : text;
+                    kind = fr->kind;
+                    text = fr->text;
+                    debug = fr->debug ? fr->debug : text;
                     if (kind == FK_MANAGED)
-                        mdp_frame_il(core, ip, fn, gen, il, sizeof il);
+                        mdp_frame_il(core, f->ip, f->fn, f->gen, il, sizeof il);
                 }
+            } else if (f->elf_len) {
+                text = debug = f->elf;
+                core->stat_native_module += weight;
             } else {
                 text = debug = mdp_frame_kind_text[kind];
             }
+            textlen = f->elf_len ? f->elf_len : strlen(text);
             core->stat_kind[kind] += weight;
             core->stat_frames += weight;
-            if ((i && kb_add(&key, " ", 1)) || kb_add(&key, text, strlen(text)) ||
+            if ((i && kb_add(&key, " ", 1)) || kb_add(&key, text, textlen) ||
                 kb_add(&key, il, strlen(il)))
+                bad = 1;
+            if (act && i < nnative &&
+                (kb_add(&key, "!", 1) ||
+                 kb_add(&key, mdp_activity_text[act], strlen(mdp_activity_text[act]))))
                 bad = 1;
             if (core->cfg.debug_names &&
                 ((i && kb_add(&dbg, "\t", 1)) || kb_add(&dbg, debug, strlen(debug))))
                 bad = 1;
+        }
+        if ((flags & MDP_SAMPLE_CUT) && !bad) {
+            /* the stack goes on past the depth limit: say so at its root
+             * (within the log's 255 frames, in place of the last one) */
+            if (n >= MDP_MAX_DEPTH) {
+                char *sp = strrchr(key.s, ' ');
+                key.len = sp ? (size_t)(sp - key.s) : 0;
+                if (core->cfg.debug_names && (sp = strrchr(dbg.s, '\t')))
+                    dbg.len = (size_t)(sp - dbg.s);
+            }
+            if (kb_add(&key, " truncated", 10) ||
+                (core->cfg.debug_names && kb_add(&dbg, "\ttruncated", 10)))
+                bad = 1;
+            core->stat_cut += weight;
         }
         mdp_ring_consume(&t->ring, words);
         core->stat_signals++;
         core->stat_samples += weight;
         if (flags & MDP_SAMPLE_HAVE_SP)
             core->stat_unwalked += weight; /* the leaf alone: no stack bounds yet */
-        if (flags & MDP_SAMPLE_CUT)
-            core->stat_cut++;
         if (!bad)
             mdp_record_add(core, key.s, key.len, weight, 0, core->cfg.debug_names ? dbg.s : NULL);
     }
@@ -165,6 +229,7 @@ void mdp_drain_all(mdp_core *core)
 {
     if (!core->slots)
         return;
+    mdp_elf_pass(core);
     for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
         struct mdp_slot *t = &core->slots[i];
         if (atomic_load(&t->state) != SLOT_FREE)
@@ -178,6 +243,8 @@ void mdp_drain_all(mdp_core *core)
  * a given weight). */
 static const char *session_over(mdp_core *core)
 {
+    if (atomic_load(&core->stop_requested))
+        return "stopped by mdprofile";
     if (core->cfg.max_samples && core->stat_samples >= core->cfg.max_samples)
         return "samples reached";
     if (core->cfg.duration_ms && mdp_elapsed_ms(core) >= core->cfg.duration_ms)
@@ -188,6 +255,7 @@ static const char *session_over(mdp_core *core)
 static void *drain_main(void *arg)
 {
     mdp_core *core = arg;
+    atomic_store(&core->drain_tid, (int)syscall(SYS_gettid));
     while (!atomic_load(&core->drain_stop)) {
         /* sleep the period in steps, so a stop is noticed soon */
         for (unsigned slept = 0; slept < core->cfg.drain_ms && !atomic_load(&core->drain_stop);
@@ -203,11 +271,14 @@ static void *drain_main(void *arg)
         mdp_drain_all(core);
         core->drain_cycles++;
         mdp_sampler_housekeeping(core, core->drain_cycles % (1000 / MDP_DRAIN_MS) == 0);
+        if (core->drain_cycles % (500 / MDP_DRAIN_MS) == 1)
+            mdp_threads_scan(core); /* threads the runtime does not report (threads.c) */
+        mdp_log_tick(core);
         const char *over = session_over(core);
         pthread_mutex_unlock(&core->drain_lock);
         if (over) {
             mdp_log(core, "%s: writing the log", over);
-            mdp_core_finish(core);
+            mdp_core_finish(core, "detach");
             break;
         }
     }
@@ -236,10 +307,22 @@ void mdp_drain_stop(mdp_core *core)
     if (!core->drain_started)
         return;
     atomic_store(&core->drain_stop, 1);
+    /* the drain thread itself (an attached session that ended) is joined
+     * by mdp_core_free, so that nothing of it runs once the core is gone */
     if (!pthread_equal(pthread_self(), core->drain_thread))
-        pthread_join(core->drain_thread, NULL);
-    else
+        mdp_drain_join(core);
+}
+
+void mdp_drain_join(mdp_core *core)
+{
+    if (!core->drain_started)
+        return;
+    if (pthread_equal(pthread_self(), core->drain_thread)) {
         pthread_detach(core->drain_thread);
+    } else {
+        atomic_store(&core->drain_stop, 1);
+        pthread_join(core->drain_thread, NULL);
+    }
     core->drain_started = 0;
 }
 

@@ -8,7 +8,8 @@
  * are built once per incarnation and cached. What the map does not know is
  * fetched through its miss callback (the adapter asks the runtime, off the
  * signal path). Frames that are no method get a special word: "native"
- * (inside a shared object: the runtime, libc, the vDSO), "stub" (executable
+ * (inside a shared object the ELF table of elfmap.c did not name: it names
+ * most, `native:FILE:BUILDID+0xOFF`), "stub" (executable
  * memory that the runtime says holds no method), "dynamic" (a method of a
  * Reflection.Emit module), "unknown:..." for what cannot be named. */
 #include "config.h"

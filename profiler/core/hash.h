@@ -7,7 +7,8 @@
  * Written here rather than taken from a library: the profiler runs inside
  * someone else's process and links nothing beyond libmdtools' own
  * dependencies (glib's tables would bring a second allocator and its
- * global state into the host). */
+ * global state into the host). String keys hash with XXH3 compiled in
+ * from xxhash.h (no library at run time). */
 #ifndef MDP_HASH_H
 #define MDP_HASH_H
 

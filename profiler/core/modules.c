@@ -113,6 +113,10 @@ static void open_image(mdp_core *core, struct mdp_module *m)
         memset(m->mvid, 0, sizeof m->mvid);
     if (mdt_assembly_identity(&m->identity, m->image) == 0) {
         m->has_identity = 1;
+        /* copied: the image's bytes go with the module's unload, its
+         * #module line may be written after that */
+        m->name = strdup(m->identity.name ? m->identity.name : "");
+        memcpy(m->version, m->identity.version, sizeof m->version);
         m->corelib = strcmp(m->identity.name, "System.Private.CoreLib") == 0 ||
                      strcmp(m->identity.name, "mscorlib") == 0;
         if (m->corelib) {
@@ -129,6 +133,7 @@ static void free_module(struct mdp_module *m)
     talloc_free(m->ctx);
     free(m->exec);
     free(m->path);
+    free(m->name);
     free(m);
 }
 
@@ -186,6 +191,8 @@ int mdp_ev_module_load(mdp_core *core, uint64_t seq, uintptr_t id, const mdp_mod
     m->path = p;
     m->flags = d->flags;
     open_image(core, m);
+    if (m->image && m->path[0])
+        mdp_frameworks_note(core, m->path); /* the header's frameworks= */
     mdt_idmap_module_info info = {
         .image = m->image,
         .path = m->path,

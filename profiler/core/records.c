@@ -1,25 +1,50 @@
-/* Aggregated records and the log writer (doc/profile-log.md).
+/* Aggregated records and the incremental log writer (doc/profile-log.md).
  *
- * Records are keyed by their frames' text; the writer sorts them by count
- * (then text, so equal runs give equal logs), writes the header, one line
- * per record with the in-process names after a TAB when --debug-names is
- * on, and the closing #stats line. A calls-mode log is format 2 (its call
- * records carry their leaves, tail calls and unwinds); the other modes'
- * logs hold nothing format 2 added and say format 1, which every reader
- * of format 1 reads. */
+ * Records are keyed by their frames' text and hold what was counted since
+ * the last write. Every flush_ms (and at once after a termination signal,
+ * then after every drain) the drain thread appends them to the log,
+ * sorted by count (then text, so equal runs give equal logs): the header
+ * first (once, at the first write, when the core library and the
+ * frameworks the program starts with are loaded), a #frameworks line for
+ * framework folders first seen after it, the pending diagnostics (`#`
+ * lines), an #elf line for every ELF object the write's native frames lie
+ * in that the log has not named yet (elfmap.c), and before each record a
+ * #module line for every module it names that the log has not described
+ * yet. What a write announces (#elf, #module, #frameworks) counts as said
+ * only when the write succeeded: a failed write is undone (logfile.c) and
+ * the next one says it again, before the records that need it. The same
+ * stack may so appear in several writes: readers sum the records. Only a
+ * clean end (the runtime's Shutdown, the end of an attached session)
+ * writes the closing #stats; after a termination signal each write ends
+ * with a tentative one that the next write replaces. A log without #stats
+ * was cut short: the process was killed, and the log holds what was
+ * written before.
+ *
+ * Records are the unit a later time-sliced format (records per thread per
+ * slice) needs too: a write is one slice, [previous write, this write).
+ *
+ * A calls-mode record counts enters and the three kinds of exit. A write
+ * keeps back the enters of calls that have not left yet (count = exits),
+ * so that every record has no more exits than enters; the last write
+ * gives the rest. The header's format number (header.c) says what the
+ * log may hold beyond format 1: a calls-mode log is format 2 (its call
+ * records carry their leaves, tail calls and unwinds), a sample log format
+ * 3 (native frames name their ELF file after its #elf line, and may carry
+ * an activity); an alloc log holds nothing either added and says format
+ * 1. */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "core/channel.h"
 #include "core/core_int.h"
+#include "core/native.h"
 
 struct mdp_record *mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count,
                                   uint64_t bytes, const char *debug)
@@ -68,76 +93,110 @@ static int by_count(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-static const char *const mode_names[] = {"sample", "calls", "alloc"};
 static const char *const record_kinds[] = {"stack", "call", "alloc"};
 
-int mdp_log_write(mdp_core *core)
+struct out {
+    char *s;
+    size_t len, cap;
+    int bad;
+};
+
+static void put(struct out *o, const char *s, size_t n)
 {
-    char path[4200];
-    if (core->cfg.output[0])
-        snprintf(path, sizeof path, "%s", core->cfg.output);
-    else
-        snprintf(path, sizeof path, "mdprofile.%d.log", core->pid);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "mdprofile: cannot write the log %s: %s\n", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
+    if (o->bad)
+        return;
+    if (o->len + n + 1 > o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 65536;
+        while (cap < o->len + n + 1)
+            cap *= 2;
+        char *p = realloc(o->s, cap);
+        if (!p) {
+            o->bad = 1;
+            return;
+        }
+        o->s = p;
+        o->cap = cap;
     }
-    char when[32];
-    struct tm tm;
-    gmtime_r(&core->start_wall, &tm);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    int mode = core->cfg.mode;
-    fprintf(f, "#mdprofile %d runtime=%s pid=%d mode=%s", mode == MDP_MODE_CALLS ? 2 : 1,
-            core->runtime[0] ? core->runtime : "unknown", core->pid, mode_names[mode]);
-    if (mode == MDP_MODE_SAMPLE)
-        fprintf(f, " rate=%u", core->cfg.rate);
-    fprintf(f, " start=%s", when);
-    if (core->attach)
-        fprintf(f, " attach=1");
-    if (mode == MDP_MODE_SAMPLE)
-        fprintf(f, " clock=cpu");
-    pthread_mutex_lock(&core->mods_lock);
-    if (core->framework[0]) {
-        /* a header value holds no space: percent-encode spaces, controls
-         * and '%' itself (doc/profile-log.md) */
-        fputs(" framework=", f);
-        for (const unsigned char *c = (const unsigned char *)core->framework; *c; c++)
-            if (*c <= 0x20 || *c == 0x7f || *c == '%')
-                fprintf(f, "%%%02X", *c);
-            else
-                fputc(*c, f);
-    }
-    pthread_mutex_unlock(&core->mods_lock);
-    fputc('\n', f);
+    memcpy(o->s + o->len, s, n);
+    o->len += n;
+}
 
-    struct collect c = {calloc(core->records.n ? core->records.n : 1, sizeof *c.v), 0};
-    if (!c.v) {
-        fclose(f);
-        return -1;
-    }
-    mdp_smap_each(&core->records, collect_one, &c);
-    qsort(c.v, c.n, sizeof *c.v, by_count);
-    uint64_t frames = 0;
-    for (size_t i = 0; i < c.n; i++) {
-        const struct mdp_record *r = c.v[i].rec;
-        fprintf(f, "%s %" PRIu64, record_kinds[mode], r->count);
-        if (mode == MDP_MODE_ALLOC)
-            fprintf(f, " %" PRIu64, r->bytes);
-        if (mode == MDP_MODE_CALLS)
-            fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],
-                    r->exits[2] - r->caught);
-        fprintf(f, " %s", c.v[i].key);
-        if (core->cfg.debug_names && r->debug)
-            fprintf(f, "\t%s", r->debug);
-        fputc('\n', f);
-        frames++;
-    }
-    free(c.v);
+static void putf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct out *o, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        put(o, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
 
+static int is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* MVIDs the current write describes (committed to core->described when
+ * the write succeeds). */
+struct newmods {
+    char (*v)[33];
+    size_t n, cap;
+};
+
+static int described(mdp_core *core, const struct newmods *nm, const char *mvid)
+{
+    if (mdp_smap_get(&core->described, mvid, 32))
+        return 1;
+    for (size_t i = 0; i < nm->n; i++)
+        if (memcmp(nm->v[i], mvid, 32) == 0)
+            return 1;
+    return 0;
+}
+
+/* #module lines for the modules `key` names (a frame's or a type
+ * argument's "MVID:0x0...") that are not described yet. */
+static void module_lines(mdp_core *core, struct out *o, struct newmods *nm, const char *key)
+{
+    size_t len = strlen(key);
+    for (size_t i = 0; i + 35 <= len; i++) {
+        if ((i && (is_hex(key[i - 1]) || key[i - 1] == ':')) || key[i + 32] != ':' ||
+            key[i + 33] != '0' || key[i + 34] != 'x')
+            continue;
+        size_t k = 0;
+        while (k < 32 && is_hex(key[i + k]))
+            k++;
+        if (k < 32 || described(core, nm, key + i))
+            continue;
+        char what[600];
+        if (mdp_module_describe(core, key + i, what, sizeof what) != 0)
+            continue;
+        if (nm->n == nm->cap) {
+            size_t cap = nm->cap ? 2 * nm->cap : 64;
+            void *p = realloc(nm->v, cap * sizeof *nm->v);
+            if (!p) {
+                o->bad = 1;
+                return;
+            }
+            nm->v = p;
+            nm->cap = cap;
+        }
+        memcpy(nm->v[nm->n], key + i, 32);
+        nm->v[nm->n++][32] = 0;
+        putf(o, "#module %.32s %s\n", key + i, what);
+        i += 34;
+    }
+}
+
+/* Sample logs name native frames (format 3). */
+static int mode_has_native(const mdp_core *core)
+{
+    return core->cfg.mode == MDP_MODE_SAMPLE;
+}
+
+static void stats_line(mdp_core *core, struct out *o, uint64_t records, const char *end)
+{
     uint64_t drops = 0;
     if (core->slots)
         for (unsigned i = 0; i < MDP_MAX_THREADS; i++)
@@ -145,24 +204,196 @@ int mdp_log_write(mdp_core *core)
     drops += core->stat_drops_other;
     const uint64_t *k = core->stat_kind;
     uint64_t unknown = k[FK_UNMAPPED] + k[FK_UNLOADED] + k[FK_NOMVID];
-    fprintf(f,
-            "#stats samples=%" PRIu64 " records=%zu frames=%" PRIu64 " managed=%" PRIu64
-            " native=%" PRIu64 " dynamic=%" PRIu64 " stub=%" PRIu64 " unknown=%" PRIu64
-            " unknown.unmapped=%" PRIu64 " unknown.unloaded=%" PRIu64 " unknown.nomvid=%" PRIu64
-            " drops=%" PRIu64 " threads=%" PRIu64 " duration_ms=%" PRIu64 " signals=%" PRIu64 " late=%" PRIu64
-            " unwalked=%" PRIu64 " drains=%u\n",
-            core->stat_samples, c.n, core->stat_frames, k[FK_MANAGED], k[FK_NATIVE],
-            k[FK_DYNAMIC], k[FK_STUB], unknown, k[FK_UNMAPPED], k[FK_UNLOADED], k[FK_NOMVID],
-            drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
-            core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
-    (void)frames;
-    if (fclose(f) != 0) {
-        fprintf(stderr, "mdprofile: cannot write the log %s: %s\n", path, strerror(errno));
+    putf(o,
+         "#stats samples=%" PRIu64 " records=%" PRIu64 " frames=%" PRIu64 " managed=%" PRIu64
+         " native=%" PRIu64 " dynamic=%" PRIu64 " stub=%" PRIu64 " unknown=%" PRIu64
+         " unknown.unmapped=%" PRIu64 " unknown.unloaded=%" PRIu64 " unknown.nomvid=%" PRIu64,
+         core->stat_samples, records, core->stat_frames, k[FK_MANAGED], k[FK_NATIVE],
+         k[FK_DYNAMIC], k[FK_STUB], unknown, k[FK_UNMAPPED], k[FK_UNLOADED], k[FK_NOMVID]);
+    putf(o,
+         " drops=%" PRIu64 " threads=%" PRIu64 " duration_ms=%" PRIu64 " signals=%" PRIu64
+         " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
+         drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
+         core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
+    if (mode_has_native(core)) {
+        char native[512];
+        mdp_native_stats(core, native, sizeof native);
+        put(o, native, strlen(native));
+    }
+    /* end= last: how the process ended, the line's conclusion */
+    putf(o, " truncated=%" PRIu64 " end=%s\n", core->stat_cut, end);
+}
+
+/* The exits of a call record that a write may give now (calls mode). */
+static uint64_t call_exits(const struct mdp_record *r)
+{
+    return r->exits[0] + r->exits[1] + (r->exits[2] - r->caught);
+}
+
+/* Records that still count something go into the new table; the others
+ * are freed. */
+static void keep_pending(void *payload, const char *key, void *val)
+{
+    mdp_core *core = payload;
+    struct mdp_record *r = val;
+    if (r->count && mdp_smap_put(&core->records, key, strlen(key), r) == 0)
+        return;
+    free(r->debug);
+    free(r);
+}
+
+int mdp_log_flush(mdp_core *core, const char *end, int final)
+{
+    if (core->log.fd < 0)
+        return -1;
+    int mode = core->cfg.mode;
+    int hold = mode == MDP_MODE_CALLS && !final;
+    struct out o = {0};
+    struct newmods nm = {0};
+    size_t fw_before = core->frameworks_written; /* restored when the write fails */
+    if (!core->header_written) {
+        char *h = mdp_header_line(core);
+        if (!h)
+            return -1;
+        put(&o, h, strlen(h));
+        put(&o, "\n", 1);
+        free(h);
+    } else {
+        pthread_mutex_lock(&core->mods_lock);
+        if (core->nframeworks > core->frameworks_written) {
+            /* folders first seen after the header was written */
+            put(&o, "#frameworks ", 12);
+            for (size_t i = core->frameworks_written; i < core->nframeworks; i++) {
+                char enc[3 * 4200 + 1];
+                size_t n = mdp_pct_escape(enc, sizeof enc, core->frameworks[i],
+                                          strlen(core->frameworks[i]));
+                if (i > core->frameworks_written)
+                    put(&o, ",", 1);
+                put(&o, enc, n);
+            }
+            put(&o, "\n", 1);
+            core->frameworks_written = core->nframeworks;
+        }
+        pthread_mutex_unlock(&core->mods_lock);
+    }
+    size_t nlen = 0;
+    char *notes = mdp_notes_take(core, &nlen);
+    if (notes)
+        put(&o, notes, nlen);
+    /* the files of the native frames in the records below */
+    size_t elen = 0;
+    char *elf = mdp_elf_announce(core, &elen);
+    if (elf)
+        put(&o, elf, elen);
+    free(elf);
+
+    struct collect c = {calloc(core->records.n ? core->records.n : 1, sizeof *c.v), 0};
+    if (!c.v) {
+        free(o.s);
+        pthread_mutex_lock(&core->mods_lock);
+        core->frameworks_written = fw_before;
+        pthread_mutex_unlock(&core->mods_lock);
+        if (notes)
+            mdp_notes_restore(core, notes, nlen);
+        mdp_elf_announced(core, 0);
         return -1;
     }
-    if (core->cfg.verbose)
-        fprintf(stderr, "mdprofile: wrote %s (%zu records)\n", path, c.n);
-    return 0;
+    mdp_smap_each(&core->records, collect_one, &c);
+    qsort(c.v, c.n, sizeof *c.v, by_count);
+    uint64_t written = 0;
+    for (size_t i = 0; i < c.n && !o.bad; i++) {
+        const struct mdp_record *r = c.v[i].rec;
+        uint64_t count = hold ? call_exits(r) : r->count;
+        if (count == 0)
+            continue;
+        module_lines(core, &o, &nm, c.v[i].key);
+        putf(&o, "%s %" PRIu64, record_kinds[mode], count);
+        if (mode == MDP_MODE_ALLOC)
+            putf(&o, " %" PRIu64, r->bytes);
+        if (mode == MDP_MODE_CALLS)
+            putf(&o, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],
+                 r->exits[2] - r->caught);
+        put(&o, " ", 1);
+        put(&o, c.v[i].key, strlen(c.v[i].key));
+        if (core->cfg.debug_names && r->debug) {
+            put(&o, "\t", 1);
+            put(&o, r->debug, strlen(r->debug));
+        }
+        put(&o, "\n", 1);
+        written++;
+    }
+    size_t keep = o.len;
+    if (end)
+        stats_line(core, &o, core->stat_records + written, end);
+    int rc = -1;
+    if (!o.bad && mdp_logfile_write(core, o.s, o.len, keep) == 0) {
+        rc = 0;
+        core->header_written = 1;
+        core->stat_records += written;
+        for (size_t i = 0; i < nm.n; i++)
+            mdp_smap_put(&core->described, nm.v[i], 32, (void *)1);
+        mdp_elf_announced(core, 1);
+        /* what was written is gone; a call record keeps the enters of calls
+         * that have not left yet */
+        for (size_t i = 0; i < c.n; i++) {
+            struct mdp_record *r = c.v[i].rec;
+            if (hold) {
+                r->count -= call_exits(r);
+                r->exits[0] = r->exits[1] = r->exits[2] = r->caught = 0;
+            } else {
+                r->count = 0;
+            }
+        }
+        mdp_smap old = core->records;
+        mdp_smap_init(&core->records);
+        mdp_smap_each(&old, keep_pending, core);
+        mdp_smap_free(&old);
+    } else {
+        pthread_mutex_lock(&core->mods_lock);
+        core->frameworks_written = fw_before;
+        pthread_mutex_unlock(&core->mods_lock);
+        mdp_elf_announced(core, 0); /* the next write names the files again */
+        /* the notes wait for the next write, before what came meanwhile */
+        if (notes)
+            mdp_notes_restore(core, notes, nlen);
+        notes = NULL;
+    }
+    free(notes);
+    free(c.v);
+    free(nm.v);
+    free(o.s);
+    core->last_flush_ms = mdp_elapsed_ms(core);
+    return rc;
+}
+
+/* Messages from the launcher (attach): "stop" ends the session. */
+static void poll_channel(mdp_core *core)
+{
+    char buf[256];
+    size_t n;
+    while ((n = mdp_channel_poll(core->channel, buf, sizeof buf)) > 0)
+        if (n >= 4 && memcmp(buf, "stop", 4) == 0)
+            atomic_store(&core->stop_requested, 1);
+}
+
+void mdp_log_tick(mdp_core *core)
+{
+    poll_channel(core);
+    uint64_t req = atomic_load(&core->flush_req);
+    int sig = atomic_load(&core->term_signal);
+    int due = mdp_elapsed_ms(core) - core->last_flush_ms >= core->cfg.flush_ms;
+    if (!due && !sig && req == atomic_load(&core->flush_done))
+        return;
+    mdp_calls_flush(core);
+    mdp_alloc_flush(core);
+    if (sig) {
+        char end[32];
+        snprintf(end, sizeof end, "signal:%s", mdp_signal_name(sig));
+        mdp_log_flush(core, end, 0);
+    } else {
+        mdp_log_flush(core, NULL, 0);
+    }
+    atomic_store(&core->flush_done, req);
 }
 
 static void free_record(void *payload, const char *key, void *val)
@@ -176,4 +407,5 @@ void mdp_records_free(mdp_core *core)
 {
     mdp_smap_each(&core->records, free_record, NULL);
     mdp_smap_free(&core->records);
+    mdp_smap_free(&core->described);
 }

@@ -51,11 +51,18 @@
 #include <unistd.h>
 
 #include "core/core_int.h"
+#include "core/native.h"
 #include "core/unwind.h"
 
 mdp_core *_Atomic mdp_sampling_core;
 static struct sigaction old_action;
 static int handler_installed;
+/* The thread slots of this copy of the library, for the life of the
+ * process: every core in turn uses them (an attach after a detach), and a
+ * late signal of an earlier session must find memory that says "not
+ * active". */
+static struct mdp_slot *slot_pool;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #ifdef MDP_HANDLER_PROBE
 /* Test builds: the interposition test library (tests/profiler/) tells the
@@ -92,10 +99,10 @@ static void probe_init(void)
 #define PROBE_EXEC_STEP() ((void)0)
 #endif
 
-static int valid_slot(const mdp_core *core, const struct mdp_slot *t)
+static int valid_slot(const struct mdp_slot *t)
 {
-    uintptr_t p = (uintptr_t)t, lo = (uintptr_t)core->slots;
-    return p >= lo && p < lo + MDP_MAX_THREADS * sizeof *t && (p - lo) % sizeof *t == 0;
+    uintptr_t p = (uintptr_t)t, lo = (uintptr_t)slot_pool;
+    return lo && p >= lo && p < lo + MDP_MAX_THREADS * sizeof *t && (p - lo) % sizeof *t == 0;
 }
 
 static void chain(int sig, siginfo_t *si, void *uc)
@@ -208,7 +215,9 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
         atomic_fetch_add_explicit(&t->drops, 1, memory_order_relaxed);
         return;
     }
-    unsigned flags = known ? 0 : MDP_SAMPLE_HAVE_SP;
+    /* what the runtime is doing on the thread (activity.c), for the drain
+     * to mark the sample's native frames with */
+    unsigned flags = (known ? 0 : MDP_SAMPLE_HAVE_SP) | mdp_slot_activity(t) << 4;
     uint64_t n = 0;
     mdt_idmap_code_range r, prev = {0};
     uintptr_t prev_fn = 0;
@@ -225,7 +234,7 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
             }
         }
         n++;
-        if (!known || n >= maxf)
+        if (!known)
             break;
         mdp_uw next;
         int how = 0;
@@ -253,13 +262,15 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
         }
         if (next.ip < 4096 || next.sp <= cur.sp || next.sp > hi)
             break;
+        if (n >= maxf) {
+            flags |= MDP_SAMPLE_CUT; /* a caller lies beyond the depth limit */
+            break;
+        }
         prev = r;
         prev_fn = fn;
         cur = next;
         leaf = 0;
     }
-    if (n == core->cfg.max_depth)
-        flags |= MDP_SAMPLE_CUT;
     mdp_ring_put(&t->ring, 0, MDP_SAMPLE_HDR(n, flags, weight));
     if (!known)
         mdp_ring_put(&t->ring, 1, cur.sp);
@@ -270,18 +281,20 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
 static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
-    mdp_core *core = atomic_load_explicit(&mdp_sampling_core, memory_order_acquire);
     struct mdp_slot *t = NULL;
-    if (core && si && si->si_code == SI_TIMER)
+    if (si && si->si_code == SI_TIMER)
         t = si->si_value.sival_ptr;
-    if (!t || !valid_slot(core, t)) {
+    if (!t || !valid_slot(t)) {
         chain(sig, si, ucv);
         errno = saved;
         return;
     }
     PROBE_ENTER();
+    /* busy before the core: mdp_sampler_free clears the core, then waits
+     * for busy to be 0, so no handler uses a core that is being freed */
     atomic_fetch_add_explicit(&t->busy, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&t->state, memory_order_seq_cst) == SLOT_ACTIVE &&
+    mdp_core *core = atomic_load_explicit(&mdp_sampling_core, memory_order_seq_cst);
+    if (core && atomic_load_explicit(&t->state, memory_order_seq_cst) == SLOT_ACTIVE &&
         atomic_load_explicit(&t->tid, memory_order_relaxed) == (int)syscall(SYS_gettid))
         take_sample(core, t, ucv,
                     si->si_overrun >= 0 && si->si_overrun < 1 << 30 ? 1u + (uint32_t)si->si_overrun
@@ -295,13 +308,18 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 
 int mdp_sampler_init(mdp_core *core, char *err, size_t errlen)
 {
-    core->slots = mmap(NULL, MDP_MAX_THREADS * sizeof *core->slots, PROT_READ | PROT_WRITE,
+    pthread_mutex_lock(&pool_lock);
+    if (!slot_pool) {
+        void *p = mmap(NULL, MDP_MAX_THREADS * sizeof *slot_pool, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (core->slots == MAP_FAILED) {
-        core->slots = NULL;
-        snprintf(err, errlen, "cannot map the sampler's thread slots: %s", strerror(errno));
-        return -1;
+        if (p == MAP_FAILED) {
+            pthread_mutex_unlock(&pool_lock);
+            snprintf(err, errlen, "cannot map the sampler's thread slots: %s", strerror(errno));
+            return -1;
+        }
+        slot_pool = p;
     }
+    pthread_mutex_unlock(&pool_lock);
 #ifdef MDP_HANDLER_PROBE
     probe_init();
 #endif
@@ -310,6 +328,7 @@ int mdp_sampler_init(mdp_core *core, char *err, size_t errlen)
         snprintf(err, errlen, "another profiler core samples this process");
         return -1;
     }
+    core->slots = slot_pool;
     if (!handler_installed) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -319,6 +338,7 @@ int mdp_sampler_init(mdp_core *core, char *err, size_t errlen)
         if (sigaction(SIGPROF, &sa, &old_action) != 0) {
             snprintf(err, errlen, "cannot install the SIGPROF handler: %s", strerror(errno));
             atomic_store(&mdp_sampling_core, NULL);
+            core->slots = NULL;
             return -1;
         }
         handler_installed = 1;
@@ -352,12 +372,25 @@ static void stack_bounds_of_self(uintptr_t *lo, uintptr_t *hi)
 
 int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid)
 {
-    if (!core->sampling || tid <= 0 || atomic_load(&core->finished))
-        return 0;
     uintptr_t lo = 0, hi = 0;
     if ((int)syscall(SYS_gettid) == tid)
         stack_bounds_of_self(&lo, &hi);
+    return mdp_sampler_thread_start(core, runtime_thread, tid, lo, hi, 0);
+}
+
+int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, uintptr_t lo,
+                             uintptr_t hi, unsigned role)
+{
+    if (!core->sampling || tid <= 0 || atomic_load(&core->finished))
+        return 0;
     pthread_mutex_lock(&core->threads_lock);
+    if (!core->sampling) {
+        /* mdp_sampler_stop came in between (the drain thread's scan of the
+         * threads, or a thread starting, while another finishes the core):
+         * no timer may outlive it */
+        pthread_mutex_unlock(&core->threads_lock);
+        return 0;
+    }
     struct mdp_slot *free_slot = NULL;
     for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
         struct mdp_slot *t = &core->slots[i];
@@ -400,6 +433,15 @@ int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid)
     atomic_store(&t->tid, tid);
     t->runtime_thread = runtime_thread;
     t->retired_cycles = 0;
+    /* a fresh activity state (activity.c): no GC of a former thread ends in it */
+    atomic_store(&t->act_stack, 0);
+    t->act_depth = 0;
+    atomic_store(&t->act_gc, 0);
+    atomic_store(&t->act_exc, 0);
+    atomic_store(&t->act_role, role);
+    for (unsigned i = 0; i < core->ngc_slots; i++)
+        if (core->gc_slots[i] == t)
+            core->gc_slots[i] = NULL;
     atomic_store(&t->state, SLOT_ACTIVE);
 
     struct sigevent sev;
@@ -509,7 +551,20 @@ void mdp_sampler_free(mdp_core *core)
 {
     /* The handler stays installed and the slots stay mapped: a signal queued
      * before the timers were deleted may still arrive, and must find memory
-     * that says "not active". */
+     * that says "not active". The next core (an attach after a detach)
+     * takes the slots over, free, with their rings. */
     mdp_core *me = core;
-    atomic_compare_exchange_strong(&mdp_sampling_core, &me, NULL);
+    if (!core->slots || !atomic_compare_exchange_strong(&mdp_sampling_core, &me, NULL))
+        return;
+    if (mdp_sampler_quiesce(core) != 0)
+        return; /* a handler stayed inside: leave the slots as they are */
+    pthread_mutex_lock(&core->threads_lock);
+    for (unsigned i = 0; i < MDP_MAX_THREADS; i++) {
+        struct mdp_slot *t = &core->slots[i];
+        if (atomic_load(&t->state) == SLOT_ACTIVE)
+            retire(t);
+        atomic_store(&t->state, SLOT_FREE);
+        atomic_store(&t->drops, 0);
+    }
+    pthread_mutex_unlock(&core->threads_lock);
 }

@@ -11,6 +11,7 @@
 #include <mdtools/errors.h>
 
 #include "coreclr/clr.h"
+#include "core/native.h"
 
 #define SELF(x) ((mdp_clr *)(x))
 
@@ -80,6 +81,11 @@ static HRESULT on_Shutdown(MDP_CB_THIS)
     return mdp_clr_shutdown(SELF(self));
 }
 
+static HRESULT on_ProfilerDetachSucceeded(MDP_CB_THIS)
+{
+    return mdp_clr_detached(SELF(self));
+}
+
 /* ---- modules, assemblies ------------------------------------------------- */
 
 #define CORE_OR_OK(p)                                                          \
@@ -123,6 +129,29 @@ static HRESULT on_ModuleAttachedToAssembly(MDP_CB_THIS, ModuleID module, Assembl
     return S_OK;
 }
 
+/* ---- what the runtime is doing (core/activity.c) -------------------------- */
+
+/* Each pair's begin and end on the thread concerned; the core ignores them
+ * when activities are off or the thread is not sampled. */
+#define ACTIVITY(name, params, act, begin)                                     \
+    static HRESULT on_##name params                                            \
+    {                                                                          \
+        mdp_clr *p = SELF(self);                                               \
+        CORE_OR_OK(p);                                                         \
+        mdp_ev_activity(p->core, act, begin);                                  \
+        return S_OK;                                                           \
+    }
+ACTIVITY(JITCompilationStarted, (MDP_CB_THIS, FunctionID fn, BOOL safe_to_block), MDP_ACT_JIT, 1)
+ACTIVITY(DynamicMethodJITCompilationStarted,
+         (MDP_CB_THIS, FunctionID fn, BOOL safe_to_block, const BYTE *il_header, ULONG il_len),
+         MDP_ACT_JIT, 1)
+ACTIVITY(ClassLoadStarted, (MDP_CB_THIS, ClassID cls), MDP_ACT_TYPELOAD, 1)
+ACTIVITY(GarbageCollectionStarted,
+         (MDP_CB_THIS, int ngen, BOOL collected[], COR_PRF_GC_REASON reason), MDP_ACT_GC, 1)
+ACTIVITY(GarbageCollectionFinished, (MDP_CB_THIS), MDP_ACT_GC, 0)
+ACTIVITY(ExceptionThrown, (MDP_CB_THIS, ObjectID thrown), MDP_ACT_EXCEPTION, 1)
+#undef ACTIVITY
+
 /* ---- classes ------------------------------------------------------------ */
 
 static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
@@ -132,6 +161,7 @@ static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
     uint64_t seq = mdp_seq(p->core);
     if (SUCCEEDED(status))
         mdp_clr_class(p, seq, cls);
+    mdp_ev_activity(p->core, MDP_ACT_TYPELOAD, 0);
     return S_OK;
 }
 
@@ -151,6 +181,7 @@ static HRESULT on_JITCompilationFinished(MDP_CB_THIS, FunctionID fn, HRESULT sta
     uint64_t seq = mdp_seq(p->core);
     if (SUCCEEDED(status))
         function_and_code(p, seq, fn);
+    mdp_ev_activity(p->core, MDP_ACT_JIT, 0);
     return S_OK;
 }
 
@@ -192,6 +223,7 @@ static HRESULT on_DynamicMethodJITCompilationFinished(MDP_CB_THIS, FunctionID fn
     uint64_t seq = mdp_seq(p->core);
     if (SUCCEEDED(status) && mdp_clr_dynamic_function(p, seq, fn) == 0)
         mdp_clr_code(p, seq, fn);
+    mdp_ev_activity(p->core, MDP_ACT_JIT, 0);
     return S_OK;
 }
 
@@ -232,6 +264,7 @@ static HRESULT on_ExceptionCatcherEnter(MDP_CB_THIS, FunctionID fn, ObjectID exc
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
     mdp_calls_exception(p->core, fn, MDP_CALL_CATCH);
+    mdp_ev_activity(p->core, MDP_ACT_EXCEPTION, 0); /* dispatch is over: the catch runs */
     return S_OK;
 }
 
@@ -275,6 +308,7 @@ static const ICorProfilerCallbackVtbl vtbl = {
     .Shutdown = on_Shutdown,
     .InitializeForAttach = on_InitializeForAttach,
     .ProfilerAttachComplete = on_ProfilerAttachComplete,
+    .ProfilerDetachSucceeded = on_ProfilerDetachSucceeded,
     .ModuleLoadFinished = on_ModuleLoadFinished,
     .ModuleAttachedToAssembly = on_ModuleAttachedToAssembly,
     .ModuleUnloadStarted = on_ModuleUnloadStarted,
@@ -294,8 +328,23 @@ static const ICorProfilerCallbackVtbl vtbl = {
     .ObjectAllocated = on_ObjectAllocated,
     .ExceptionUnwindFunctionEnter = on_ExceptionUnwindFunctionEnter,
     .ExceptionCatcherEnter = on_ExceptionCatcherEnter,
+    .JITCompilationStarted = on_JITCompilationStarted,
+    .DynamicMethodJITCompilationStarted = on_DynamicMethodJITCompilationStarted,
+    .ClassLoadStarted = on_ClassLoadStarted,
+    .GarbageCollectionStarted = on_GarbageCollectionStarted,
+    .GarbageCollectionFinished = on_GarbageCollectionFinished,
+    .ExceptionThrown = on_ExceptionThrown,
     .LoadAsNotificationOnly = on_LoadAsNotificationOnly,
 };
+
+void mdp_clr_forget(mdp_clr *p)
+{
+    /* The object is not freed: the runtime still releases its references
+     * after the callback that ends it returns. A few hundred bytes per
+     * attach session. */
+    if (mdp_clr_self == p)
+        mdp_clr_self = NULL;
+}
 
 mdp_clr *mdp_clr_create(void)
 {

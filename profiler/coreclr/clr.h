@@ -52,12 +52,16 @@ extern mdp_clr *mdp_clr_self; /* the one instance, or NULL */
 
 /* callback.c */
 mdp_clr *mdp_clr_create(void);
+/* Forget the instance (mdp_clr_self): the runtime let it go; the next
+ * class factory call makes a new one. */
+void mdp_clr_forget(mdp_clr *p);
 
 /* startup.c */
 HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data,
                            UINT client_len, int attach);
 HRESULT mdp_clr_shutdown(mdp_clr *p);
 HRESULT mdp_clr_attach_complete(mdp_clr *p);
+HRESULT mdp_clr_detached(mdp_clr *p);
 
 /* record.c: ask the runtime about an ID and send the core event. `seq` is
  * the caller's (taken on callback entry, or before an enumeration). */

@@ -6,7 +6,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include "core/channel.h"
 #include "coreclr/clr.h"
 
 const CLSID mdp_clsid =
@@ -70,11 +72,15 @@ HRESULT DllGetClassObject(REFCLSID clsid, REFIID iid, void **out)
         return E_POINTER;
     *out = NULL;
     if (!clsid || !mdp_guid_equal(clsid, &mdp_clsid)) {
-        char text[39] = "(none)";
+        /* said to the launcher, if there is one: never on the host's stderr */
+        char text[39] = "(none)", msg[256];
         if (clsid)
             mdp_guid_format(text, clsid);
-        fprintf(stderr, "mdprofile: asked for CLSID %s; this profiler is %s\n", text,
-                MDP_CLSID_TEXT);
+        const char *to = getenv("MDPROFILE_NOTIFY");
+        int n = snprintf(msg, sizeof msg, "note %d asked%%20for%%20CLSID%%20%s;%%20this%%20profiler%%20is%%20%s",
+                         (int)getpid(), text, MDP_CLSID_TEXT);
+        if (to && n > 0 && (size_t)n < sizeof msg)
+            mdp_channel_send_once(to, msg, (size_t)n);
         return CLASS_E_CLASSNOTAVAILABLE;
     }
     return factory.lpVtbl->QueryInterface(&factory, iid, out);

@@ -301,9 +301,13 @@ static void ops_done(void *payload)
 {
     mdp_clr *p = payload;
     if (p->attach && p->info_level >= 3 && !atomic_load(&p->shut_down)) {
-        /* An attached session that ran its duration: leave the process. */
-        HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 5000);
-        mdp_log(p->core, "detach requested: %#x", (unsigned)hr);
+        /* An attached session that ended: leave the process. The runtime
+         * waits at least this long (it clamps it to 300 ms) before it
+         * checks that no thread is inside the profiler; then
+         * ProfilerDetachSucceeded (startup.c) frees the core. */
+        HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 300);
+        if (FAILED(hr))
+            mdp_note(p->core, "the runtime refused to detach the profiler: HRESULT %#x", (unsigned)hr);
     }
 }
 

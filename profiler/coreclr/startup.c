@@ -1,20 +1,29 @@
 /* Starting and ending a profiling session inside CoreCLR: Initialize (the
  * profiler loaded at startup through CORECLR_ENABLE_PROFILING) and
  * InitializeForAttach (loaded into a running process over the diagnostics
- * IPC), the event mask of each mode, and Shutdown, which writes the log.
+ * IPC), the event mask of each mode, Shutdown, which completes the log
+ * (end=exit), and the end of an attached session: the core completes the
+ * log (end=detach) and asks the runtime to detach
+ * (RequestProfilerDetach); once no thread is inside the profiler the
+ * runtime says ProfilerDetachSucceeded, and the core is freed there, so
+ * that the next attach (the runtime reloads the same shared object, kept
+ * mapped, or loads another copy) starts from nothing.
  *
  * The settings come from the MDPROFILE_* environment at startup and from
- * the attach request's client data on attach (core/config.c). */
+ * the attach request's client data on attach (core/config.c). A refusal
+ * says why to the launcher (core/channel.h), never on the host's stderr. */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/channel.h"
 #include "coreclr/clr.h"
 
 #define INFO(p) ((p)->info->lpVtbl)
@@ -23,12 +32,17 @@ void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high);
 HRESULT mdp_clr_elt_hooks(mdp_clr *p);
 int mdp_clr_catch_up(mdp_clr *p);
 
-static void complain(const char *fmt, const char *detail)
+/* The runtime only says "profiler failed to initialize"; say why, to the
+ * launcher (before there is a core, hence a log, to say it in). */
+static void complain(mdp_clr *p, const char *fmt, const char *detail)
 {
-    /* The runtime only says "profiler failed to initialize"; say why. */
-    fprintf(stderr, "mdprofile: ");
-    fprintf(stderr, fmt, detail);
-    fputc('\n', stderr);
+    char text[1024], enc[3 * 1024], msg[MDP_CHANNEL_MAX];
+    snprintf(text, sizeof text, fmt, detail);
+    mdp_pct_escape(enc, sizeof enc, text, strlen(text));
+    int n = snprintf(msg, sizeof msg, "note %d %s", (int)getpid(), enc);
+    const char *to = p->cfg.notify[0] ? p->cfg.notify : getenv("MDPROFILE_NOTIFY");
+    if (to && n > 0)
+        mdp_channel_send_once(to, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
 
 static int query_info(mdp_clr *p, IUnknown *unk)
@@ -75,6 +89,17 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
         low |= COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_FUNCTION_UNLOADS;
         *high |= COR_PRF_HIGH_MONITOR_DYNAMIC_FUNCTION_UNLOADS;
     }
+    if (p->cfg.mode == MDP_MODE_SAMPLE && p->cfg.activities) {
+        /* what the runtime is doing per thread (core/activity.c): JIT and
+         * class loads are monitored already; GCs without the costs of
+         * COR_PRF_MONITOR_GC (which turns concurrent GC off); exceptions
+         * only when asked: the runtime then calls the profiler for every
+         * frame an exception passes, 20-30% of an exception-heavy
+         * program's throughput (bench/profiler/README.md) */
+        *high |= COR_PRF_HIGH_BASIC_GC;
+        if (p->cfg.activities >= 2)
+            low |= COR_PRF_MONITOR_EXCEPTIONS;
+    }
     if (p->cfg.mode == MDP_MODE_CALLS)
         mdp_clr_elt_setup(p, &low, high);
     if (p->cfg.mode == MDP_MODE_ALLOC)
@@ -82,8 +107,8 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
     return low;
 }
 
-HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data,
-                           UINT client_len, int attach)
+static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data,
+                          UINT client_len, int attach)
 {
     char err[512] = "";
     p->attach = attach;
@@ -91,19 +116,19 @@ HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_da
     if (attach) {
         if (client_data && client_len &&
             mdp_config_parse(&p->cfg, client_data, client_len, err, sizeof err) != 0) {
-            complain("bad attach settings: %s", err);
+            complain(p, "bad attach settings: %s", err);
             return E_INVALIDARG;
         }
     } else if (mdp_config_from_env(&p->cfg, err, sizeof err) != 0) {
-        complain("%s", err);
+        complain(p, "%s", err);
         return E_INVALIDARG;
     }
     if (!info_unk || query_info(p, info_unk) < MDP_MIN_INFO) {
-        complain("%s", "the runtime is too old: it offers no ICorProfilerInfo9 (.NET Core 3.0 or later is needed)");
+        complain(p, "%s", "the runtime is too old: it offers no ICorProfilerInfo9 (.NET Core 3.0 or later is needed)");
         return E_FAIL;
     }
     if (attach && p->cfg.mode != MDP_MODE_SAMPLE) {
-        complain("mode %s needs the profiler from the start: the runtime allows only sampling after attach",
+        complain(p, "mode %s needs the profiler from the start: the runtime allows only sampling after attach",
                  p->cfg.mode == MDP_MODE_CALLS ? "calls" : "alloc");
         return E_INVALIDARG;
     }
@@ -112,8 +137,11 @@ HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_da
     runtime_version(p, version, sizeof version);
     mdp_runtime_ops ops = mdp_clr_ops;
     ops.payload = p;
+    if (attach)
+        /* the attaching mdprofile waits for this process's log */
+        p->cfg.first_pid = (int)getpid();
     if (mdp_core_new(&p->core, &p->cfg, &ops, version, attach, err, sizeof err) != 0) {
-        complain("cannot start: %s", err);
+        complain(p, "cannot start: %s", err);
         return E_FAIL;
     }
     mdp_log(p->core, "%s runtime %s, ICorProfilerInfo%d, mode %d", attach ? "attached to" : "loaded by",
@@ -121,14 +149,16 @@ HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_da
     DWORD high = 0, low = event_mask(p, &high);
     HRESULT hr = INFO(p)->SetEventMask2(p->info, low, high);
     if (FAILED(hr)) {
-        fprintf(stderr, "mdprofile: the runtime refused the event mask %#x/%#x: %#x\n",
-                (unsigned)low, (unsigned)high, (unsigned)hr);
+        mdp_note(p->core, "the runtime refused the event mask %#x/%#x: %#x", (unsigned)low,
+                 (unsigned)high, (unsigned)hr);
+        mdp_core_finish(p->core, "refused");
         mdp_core_free(p->core);
         p->core = NULL;
         return hr;
     }
     if (p->cfg.mode == MDP_MODE_CALLS && FAILED(hr = mdp_clr_elt_hooks(p))) {
-        fprintf(stderr, "mdprofile: the runtime refused the enter hooks: %#x\n", (unsigned)hr);
+        mdp_note(p->core, "the runtime refused the enter hooks: %#x", (unsigned)hr);
+        mdp_core_finish(p->core, "refused");
         mdp_core_free(p->core);
         p->core = NULL;
         return hr;
@@ -137,6 +167,16 @@ HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_da
         /* the startup thread runs Main */
         mdp_ev_thread_start(p->core, 0, (int)syscall(SYS_gettid));
     return S_OK;
+}
+
+HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data,
+                           UINT client_len, int attach)
+{
+    HRESULT hr = initialize(p, info_unk, client_data, client_len, attach);
+    if (FAILED(hr))
+        /* the runtime lets this object go: the next attach makes a new one */
+        mdp_clr_forget(p);
+    return hr;
 }
 
 HRESULT mdp_clr_attach_complete(mdp_clr *p)
@@ -149,7 +189,24 @@ HRESULT mdp_clr_attach_complete(mdp_clr *p)
 HRESULT mdp_clr_shutdown(mdp_clr *p)
 {
     if (p->core)
-        mdp_core_finish(p->core);
+        mdp_core_finish(p->core, "exit");
     atomic_store(&p->shut_down, 1);
+    return S_OK;
+}
+
+/* No thread is inside the profiler any more (the runtime waited for
+ * that), none of the core's own are left (the drain thread is joined, the
+ * handlers quiesced by mdp_core_free), and the ICorProfilerInfo may not be
+ * used: free the core and forget this object, so that the next attach
+ * makes a new one. The object itself stays allocated: the runtime
+ * releases it after this returns. */
+HRESULT mdp_clr_detached(mdp_clr *p)
+{
+    atomic_store(&p->shut_down, 1);
+    mdp_core *core = p->core;
+    p->core = NULL;
+    if (core)
+        mdp_core_detached(core);
+    mdp_clr_forget(p);
     return S_OK;
 }

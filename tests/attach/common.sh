@@ -64,7 +64,7 @@ build_waiter() {
 # Built here rather than by make: the ASan build's CFLAGS would make a
 # shared object the runtime (not ASan-instrumented) cannot load.
 build_testprof() {
-    if ! ${CC:-cc} -shared -fPIC -O1 -g -Wall -Wextra -Werror -fvisibility=hidden \
+    if ! ${CC:-cc} -shared -fPIC -Wl,-z,defs -O1 -g -Wall -Wextra -Werror -fvisibility=hidden \
         -o "$tmp/testprof.so" "$top/tests/attach/testprof.c" 2> "$tmp/testprof.log"; then
         cat "$tmp/testprof.log"
         echo "FAIL: cannot compile tests/attach/testprof.c"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The attach client against a process in a "container": its own mount
 # namespace with a private /tmp (tmpfs) and its own PID namespace, where it
-# is pid 1, made with unshare(1). Its socket, /tmp/dotnet-diagnostic-1-*-socket
+# is pid 1, made with unshare(1); the build tree's scratch folder is bound
+# into it at the same path, wherever the checkout lives (under /tmp too). Its socket, /tmp/dotnet-diagnostic-1-*-socket
 # inside, is invisible in the host's /tmp: the client must find it through
 # /proc/PID/root with the PID from the NSpid line. ProcessInfo2 then answers
 # pid 1, and an attach loads the test profiler (from a path both sides see).
@@ -22,9 +23,26 @@ fi
 build_waiter
 build_testprof
 
+# The target needs the scratch folder ($tmp, in the build tree: the program,
+# the test profiler, its marker) at the same path. When the checkout lives
+# under /tmp the private /tmp would hide it: it is bound to an empty folder
+# outside /tmp first, and back onto the same path inside the new /tmp.
+keep=
+for d in /mnt /media /srv /opt; do
+    if [ -d "$d" ] && [ -z "$(ls -A "$d" 2>/dev/null)" ]; then
+        keep=$d
+        break
+    fi
+done
+if [ -z "$keep" ]; then
+    echo "no empty folder outside /tmp (/mnt, /media, /srv, /opt) to carry the build tree into a private /tmp (skipped)" >&2
+    exit 77
+fi
 # --kill-child: killing unshare (the job, killed at exit) ends the target.
 start_waiter c1 unshare --mount --pid --fork --mount-proc --kill-child \
-    sh -c 'mount -t tmpfs tmpfs /tmp && unset TMPDIR && exec dotnet "$1"' sh "$waiter"
+    sh -c 'mount --make-rprivate / && mount --bind "$2" "$3" && mount -t tmpfs tmpfs /tmp &&
+           mkdir -p "$2" && mount --bind "$3" "$2" && umount "$3" && unset TMPDIR &&
+           exec dotnet "$1"' sh "$waiter" "$tmp" "$keep"
 host_pid=$(pgrep -P "$c1_bg" | head -n 1)
 # As init of its namespace the target ignores SIGTERM (.NET re-raises it with
 # the default action, which init is immune to): it must get SIGKILL.

@@ -24,6 +24,7 @@
 #include <talloc.h>
 
 #include "batch/batch.h"
+#include "batch/native.h"
 #include "paths.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,6 +38,7 @@ static struct {
     mdb_output out;
     mdb_budget budget;
     bool spilled;
+    mdb_natives *natives;
 } S;
 
 static void spill(mdb_output *o)
@@ -68,6 +70,16 @@ static void setup(void)
         abort();
     }
     S.out.spill = spill;
+    /* native frames (native.c): no #elf line reaches a line resolver, so
+     * they go the build-id way, in a debug folder of the tree's (no file
+     * of the machine's is read) */
+    static char dbg[1024];
+    static char *dbgs[1];
+    dbgs[0] = (char *)src_path(dbg, sizeof dbg, "data/pdb");
+    if (!(S.natives = mdb_natives_new(S.ctx, dbgs, 1)))
+        abort();
+    for (int i = 0; i < 4; i++)
+        mdb_resolver_use_natives(S.r[i], S.natives);
     mdb_resolver_set_signatures(S.r[2], true);
     mdb_resolver_set_signatures(S.r[3], true);
 }

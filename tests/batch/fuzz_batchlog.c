@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
+#include "batch/native.h"
 #include "paths.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -91,6 +92,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.pid_only = (data[0] & 0x30) == 0x30;
     o.pid = (data[0] >> 6) * 100; /* 0, 100, 200, 300: the pids of the seeds */
     o.lc = lc;
+    /* native frames and #elf lines (native.c); the debug folder is the
+     * tree's, so only paths an input names are read */
+    char dbg[1024];
+    char *dbgs[1] = {(char *)src_path(dbg, sizeof dbg, "data/pdb")};
+    if (!(o.natives = mdb_natives_new(ctx, dbgs, 1)))
+        abort();
     /* 1 MiB: the threads' caches start over every few hundred frames */
     mdb_budget_init(&budget, (size_t)1 << 20, o.threads);
     o.budget = &budget;

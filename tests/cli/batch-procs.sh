@@ -20,6 +20,7 @@
 #    "unknown_mvid", "unknown_assembly", "unknown_assembly_version"; before
 #    the #module line: "[unresolved: unknown MVID]";
 #  - the special frame `truncated` prints [truncated] in every format;
+#  - a later `#frameworks` line's folders are searched;
 #  - the line where a log was cut and the next appended is malformed, and
 #    the lines after it are the next process's.
 # Prints one line per check and "N passed, M failed".
@@ -162,6 +163,20 @@ check(out == "[native];Lines.Calc::Loop 7\n" and "process 300" in err,
 st, out, err = run("--folded")
 check("[truncated];Lines.Calc::Loop;[unresolved: unknown MVID (System.Linq 10.0.0.0)] 3"
       in out.split("\n"), "--folded: [truncated] at the root")
+
+# A folder first seen after the header comes in a #frameworks line: the
+# lines after it search it (as for a header, from the input block that
+# holds it on: the lines before it in that block may see it too).
+late = ("#mdprofile 3 runtime=10.0.12 pid=500 mode=sample rate=1000\n"
+        "stack 1 %s:0x06000001\n" % EVERY +
+        "#frameworks /nonexistent/x,%s/data\n" % top +
+        "stack 2 %s:0x06000001\n" % EVERY +
+        "#stats samples=3\n")
+p = subprocess.run([prog, "batch", "--no-progress"], input=late.encode(),
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+text = p.stdout.decode().split("\n")
+check(text[3] == "stack 2\tEverything.InfoAttribute::.ctor",
+      "a #frameworks line: its folders are searched: %r" % text[1:4])
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -28,6 +28,10 @@ expect is one of
     us-error              as cell-error, for the walk over the #US heap
     open-warn+cell-error  both: the substring is "WARNING && ERROR"
     open-warn+us-error    the same with a #US error
+    sig-error             open succeeds and every cell reads; decoding the
+                          signature of every row that carries one fails at
+                          least once with `code` and the substring (and every
+                          printer refuses the signature a failed decode left)
 
 Usage: make-cases.py [--check] [--dump FILE]
     (no option)  regenerate cases/ and cases.tsv
@@ -1328,6 +1332,42 @@ def _():
         cell_at(md, "MethodDef", 1, "Signature"), n - 1)
 
 
+# --- signatures: every cell reads, a signature blob does not decode ------------
+
+
+def sig_at(md, blob_idx, pos):
+    """Where the library places an error at byte `pos` of the blob at #Blob
+    index `blob_idx` (its length prefix is one byte here)."""
+    return "#Blob[0x%x]+0x%x (file 0x%x)" % (blob_idx, pos, md.heap_off("#Blob") + blob_idx + 1 + pos)
+
+
+@case("memberref-sig-params-cut", "sig-error", "MDT_ETRUNC",
+      "MemberRef row 11 (Console.WriteLine(string)) has its signature blob's length cut from 4 to 3: "
+      "one parameter declared, none left (a damaged System.Linq.dll crashed mdinspect's sig, "
+      "token, memberrefs and find here: issue 25)")
+def _():
+    pe = hello()
+    md = pe.md
+    idx = md.get(pe.data, "MemberRef", 11, "Signature")
+    o = md.heap_off("#Blob") + idx
+    assert bytes(pe.data[o:o + 5]) == b"\x04\x00\x01\x01\x0e"
+    pe.data[o] = 3
+    return pe.data, "%s: signature: need 1 bytes, 0 left" % sig_at(md, idx, 3)
+
+
+@case("methoddef-sig-params-cut", "sig-error", "MDT_ETRUNC",
+      "MethodDef row 1 (Main(string[])) has its signature blob's length cut from 5 to 3: "
+      "one parameter declared, none left (mdinspect's find crashed on such a method: issue 25)")
+def _():
+    pe = hello()
+    md = pe.md
+    idx = md.get(pe.data, "MethodDef", 1, "Signature")
+    o = md.heap_off("#Blob") + idx
+    assert bytes(pe.data[o:o + 6]) == b"\x05\x00\x01\x01\x1d\x0e"
+    pe.data[o] = 3
+    return pe.data, "%s: signature: need 1 bytes, 0 left" % sig_at(md, idx, 3)
+
+
 @case("guid-index-beyond-heap", "cell-error", "MDT_EBADIMAGE",
       "Module Mvid is GUID 5; #GUID holds one")
 def _():
@@ -1560,11 +1600,12 @@ TSV_HEADER = """\
 # Columns (tab-separated): name, expect, code, message substring, what is wrong.
 # expect: open-error | open-warn | cell-error | us-error | open-warn+cell-error
 # ("WARNING && ERROR" substrings) | mapped-open-error | mapped-open-warn (the
-# file laid out as a loader does); see make-cases.py for what each checks.
+# file laid out as a loader does) | sig-error; see make-cases.py for what
+# each checks.
 """
 
 EXPECTS = {"open-error", "open-warn", "cell-error", "us-error", "open-warn+cell-error",
-           "open-warn+us-error", "mapped-open-error", "mapped-open-warn"}
+           "open-warn+us-error", "mapped-open-error", "mapped-open-warn", "sig-error"}
 MAX_SIZE = 8 * 1024
 
 

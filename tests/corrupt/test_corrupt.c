@@ -7,9 +7,12 @@
  * with mdt_image_open_mapped_ranges: a read of a gap faults and fails the
  * case. Then the line's expectation is checked: the error of a failed open,
  * a warning of an accepted oddity (with a clean walk), or an error met while
- * walking every cell and every user string (with the rest still readable);
- * for the mapped-* kinds, of the laid-out open. The cases exercise
- * ECMA-335 II.24 and II.25 and the PE/COFF headers. */
+ * walking every cell and every user string (with the rest still readable),
+ * or while decoding every signature (II.23.2) and naming what decodes; for
+ * the mapped-* kinds, of the laid-out open. Whatever the case, a signature
+ * whose decoding failed is refused by every printer (mdt_sig_name, _buf:
+ * MDT_EINVAL), never dereferenced. The cases exercise ECMA-335 II.23.2,
+ * II.24 and II.25 and the PE/COFF headers. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -69,7 +72,7 @@ static bool code_by_name(const char *name, int *code)
 
 static const char *expects[] = {"open-error",        "cell-error",           "us-error",
                                 "open-warn",         "open-warn+cell-error", "open-warn+us-error",
-                                "mapped-open-error", "mapped-open-warn"};
+                                "mapped-open-error", "mapped-open-warn", "sig-error"};
 
 static bool known_expect(const char *e)
 {
@@ -129,7 +132,7 @@ static void load_cases(void)
 
 /* What happened to one open of a case, and the walk after it. */
 struct walk_error {
-    char kind; /* 'c' row or cell (also identity), 'u' user string */
+    char kind; /* 'c' row or cell (also identity), 'u' user string, 's' signature */
     int code;
     char *msg;
 };
@@ -141,6 +144,8 @@ struct outcome {
     char **warnings;
     size_t nerrors; /* errors met (all counted, MAX_WALK_ERRORS kept) */
     struct walk_error *errors;
+    size_t nsigerrors; /* signatures that did not decode or name (kept in errors[]) */
+    size_t sigs_ok;
     bool has_typedef1;    /* TypeDef has a row 1 ... */
     const char *typedef1; /* ... and its TypeName (NULL if unreadable) */
     walk_stats st;        /* tests/common walk_image_report() */
@@ -150,17 +155,79 @@ struct outcome {
 static void note_error(struct outcome *o, char kind, int code)
 {
     char m[600];
-    if (o->nerrors < MAX_WALK_ERRORS) {
-        o->errors = talloc_realloc(o, o->errors, struct walk_error, o->nerrors + 1);
-        o->errors[o->nerrors] =
+    size_t kept = o->nerrors + o->nsigerrors;
+    if (kept < MAX_WALK_ERRORS) {
+        o->errors = talloc_realloc(o, o->errors, struct walk_error, kept + 1);
+        o->errors[kept] =
             (struct walk_error){kind, code, talloc_strdup(o, mdt_errmsg(m, sizeof m))};
     }
-    o->nerrors++;
+    if (kind == 's')
+        o->nsigerrors++;
+    else
+        o->nerrors++;
 }
 
 static void note_error_cb(void *arg, char kind, int code)
 {
     note_error(arg, kind, code);
+}
+
+/* The tables whose rows carry a signature (mdt_sig_of_token). */
+static const unsigned sig_tables[] = {MDT_TABLE_MethodDef,     MDT_TABLE_MemberRef, MDT_TABLE_Field,
+                                      MDT_TABLE_Property,      MDT_TABLE_StandAloneSig,
+                                      MDT_TABLE_TypeSpec,      MDT_TABLE_MethodSpec};
+
+/* A signature that failed to decode is left zeroed; printing it must be
+ * refused, not crash (mdinspect took the decoder's MDT_ETRUNC for a short
+ * buffer and printed it: a NULL dereference in generics/members.c). */
+static void sig_refused(const char *path, uint32_t tok, const mdt_sig *sig)
+{
+    char buf[64];
+    char *out = NULL;
+    void *tmp = talloc_new(NULL);
+    int e1 = mdt_sig_name(tmp, &out, sig, NULL);
+    int e2 = mdt_sig_name_buf(buf, sizeof buf, NULL, sig, NULL);
+    talloc_free(tmp);
+    ck_assert_msg(e1 == MDT_EINVAL && e2 == MDT_EINVAL,
+                  "%s: token 0x%08x: the empty signature of a failed decode printed (%d, %d)",
+                  path, tok, e1, e2);
+}
+
+/* Decode the signature of every row that carries one, into the heap and
+ * into an arena, and name it; errors are noted as kind 's'. The two
+ * decoders must agree. */
+static void walk_sigs(struct outcome *o, const char *path, const mdt_image *img)
+{
+    uint64_t arena[128];
+    char buf[256];
+    for (size_t k = 0; k < sizeof sig_tables / sizeof sig_tables[0]; k++) {
+        uint32_t rows = mdt_table_rows_present(img, sig_tables[k]);
+        for (uint32_t rid = 1; rid <= rows; rid++) {
+            uint32_t tok = MDT_TOKEN(sig_tables[k], rid);
+            void *tmp = talloc_new(o);
+            mdt_sig sig, sig2;
+            char *name = NULL;
+            int e = mdt_sig_of_token(tmp, &sig, img, tok);
+            int e2 = mdt_sig_of_token_buf(arena, sizeof arena, &sig2, img, tok);
+            ck_assert_msg(e2 == e || e2 == MDT_ENOMEM, /* the arena may fill first */
+                          "%s: token 0x%08x: mdt_sig_of_token gave %d, _buf %d", path, tok, e,
+                          e2);
+            if (e) {
+                note_error(o, 's', e);
+                sig_refused(path, tok, &sig);
+            } else if ((e = mdt_sig_name(tmp, &name, &sig, NULL))) {
+                note_error(o, 's', e);
+            } else {
+                o->sigs_ok++;
+            }
+            if (e2 && e2 != MDT_ENOMEM)
+                sig_refused(path, tok, &sig2);
+            else if (!e2)
+                (void)mdt_sig_name_buf(buf, sizeof buf, NULL, &sig2, NULL);
+            talloc_free(tmp);
+        }
+    }
+    mdt_clear_error();
 }
 
 /* How a case is opened: from its file, from a buffer of its bytes, or laid
@@ -195,15 +262,17 @@ static struct outcome *open_case(void *ctx, const char *path, const uint8_t *buf
         o->summary = talloc_asprintf_append(o->summary, "warning: %s\n", o->warnings[i]);
     }
     walk_image_report(img, &o->st, note_error_cb, o);
+    walk_sigs(o, path, img);
     char why[300];
     ck_assert_msg(walk_guest_check(img, why, sizeof why) == 0, "%s: %s", path, why);
-    for (size_t i = 0; i < o->nerrors && i < MAX_WALK_ERRORS; i++)
+    for (size_t i = 0; i < o->nerrors + o->nsigerrors && i < MAX_WALK_ERRORS; i++)
         o->summary = talloc_asprintf_append(o->summary, "walk %c %d: %s\n", o->errors[i].kind,
                                             o->errors[i].code, o->errors[i].msg);
     o->summary = talloc_asprintf_append(
-        o->summary, "walk: %zu errors, %llu cells ok, %llu rows, %llu cells\n", o->nerrors,
-        (unsigned long long)o->st.cells_ok, (unsigned long long)o->st.rows,
-        (unsigned long long)o->st.cells);
+        o->summary,
+        "walk: %zu errors, %llu cells ok, %llu rows, %llu cells; %zu signatures failed, %zu ok\n",
+        o->nerrors, (unsigned long long)o->st.cells_ok, (unsigned long long)o->st.rows,
+        (unsigned long long)o->st.cells, o->nsigerrors, o->sigs_ok);
     if (mdt_table_rows(img, MDT_TABLE_TypeDef)) {
         mdt_row r;
         const char *s;
@@ -228,7 +297,7 @@ static bool has_warning(const struct outcome *o, const char *needle)
 
 static bool has_error(const struct outcome *o, char kind, int code, const char *needle)
 {
-    for (size_t i = 0; i < o->nerrors && i < MAX_WALK_ERRORS; i++)
+    for (size_t i = 0; i < o->nerrors + o->nsigerrors && i < MAX_WALK_ERRORS; i++)
         if (o->errors[i].kind == kind && o->errors[i].code == code &&
             strstr(o->errors[i].msg, needle))
             return true;
@@ -342,6 +411,16 @@ static void check_opened(const struct corrupt_case *c, const char *ex, const str
         /* An accepted oddity: everything else reads. */
         ck_assert_msg(o->nerrors == 0 && o->st.errors == 0,
                       "%s (%s): a warning case, but the walk failed:\n%.2000s", c->name, c->why,
+                      o->summary);
+    } else if (strcmp(ex, "sig-error") == 0) {
+        /* Every cell reads; the damage is inside a signature blob. */
+        ck_assert_msg(o->nerrors == 0 && o->st.errors == 0,
+                      "%s (%s): a signature case, but the cell walk failed:\n%.2000s", c->name,
+                      c->why, o->summary);
+        ck_assert_msg(has_error(o, 's', want, err),
+                      "%s (%s): no signature error %s contains \"%s\":\n%.2000s", c->name, c->why,
+                      c->code, err, o->summary);
+        ck_assert_msg(o->sigs_ok > 0, "%s: no signature decoded at all:\n%.2000s", c->name,
                       o->summary);
     } else {
         char kind = strcmp(ex, "us-error") == 0 ? 'u' : 'c';

@@ -10,7 +10,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 passed=0
 failed=0
 for run in "$bld/tests/fuzz/fuzz_image_replay" "$bld/tests/generics/fuzz_sig_replay" \
-    "$bld/tests/typeref/fuzz_resolve_replay" "$top/tests/idmap/run-traces.sh"; do
+    "$bld/tests/typeref/fuzz_resolve_replay" "$bld/tests/fuzz/fuzz_commands_replay" \
+    "$bld/tests/fuzz/fuzz_shell_replay" "$bld/tests/fuzz/fuzz_typename_replay" \
+    "$bld/tests/attach/fuzz_ipcreply_replay" \
+    "$top/tests/idmap/run-traces.sh"; do
     name=${run#"$bld/"}
     name=${name#"$top/"}
     if out=$(cd / && env -u MDT_TOP_SRCDIR MDT_BUILDDIR="$bld" "$run" 2>&1); then

@@ -53,5 +53,5 @@ tests_generics_fuzz_sig_SOURCES = tests/generics/fuzz_sig.c $(libmdtools_libmdto
 tests_generics_fuzz_sig_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
 	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
 tests_generics_fuzz_sig_CFLAGS = $(MDT_FUZZ_CFLAGS)
-tests_generics_fuzz_sig_LDADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS)
+tests_generics_fuzz_sig_LDADD = $(MDT_FUZZ_LIBS)
 endif

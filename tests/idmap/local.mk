@@ -65,7 +65,7 @@ EXTRA_tests_idmap_sigtest_dl_DEPENDENCIES = libmdtools/libmdtools.la \
 # Libraries that only hold an initial-exec TLS block (for sigtest_dl).
 check_LTLIBRARIES += tests/idmap/libtlshog512.la tests/idmap/libtlshog64.la \
 	tests/idmap/libtlshog8.la
-TLSHOG_LDFLAGS = -module -shared -avoid-version -rpath /nowhere
+TLSHOG_LDFLAGS = -module -shared -avoid-version $(MDT_SO_LDFLAGS) -rpath /nowhere
 tests_idmap_libtlshog512_la_SOURCES = tests/idmap/tlshog.c
 tests_idmap_libtlshog512_la_CPPFLAGS = -DHOG_BYTES=512
 tests_idmap_libtlshog512_la_LDFLAGS = $(TLSHOG_LDFLAGS)

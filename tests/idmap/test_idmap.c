@@ -720,6 +720,39 @@ START_TEST(retire_drops_old_tombstones)
 }
 END_TEST
 
+/* Functions without a MethodDef row (DynamicMethods, IL stubs) all have
+ * the same content: they stay out of the reverse index, which they used to
+ * fill with one probe chain (every insert past the probe bound rebuilt the
+ * whole index: quadratic in the number of DynamicMethods). */
+START_TEST(functions_without_metadata_stay_out_of_the_reverse_index)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_stats st;
+    mdt_idmap_function_info key = {0};
+    uintptr_t id;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_func(m, 0xf00, MOD, 0x06000001, 0, 0, NULL, 2), 0);
+    mdt_idmap_stats_get(&st, m);
+    size_t before = st.bytes_reverse;
+    for (unsigned i = 0; i < 20000; i++)
+        ck_assert_int_eq(load_func(m, 0x100000 + (uintptr_t)i * 16, MOD, 0x06000000, 0, 0, NULL,
+                                   3 + i),
+                         0);
+    mdt_idmap_stats_get(&st, m);
+    ck_assert_uint_eq(st.bytes_reverse, before);
+    ck_assert(func_known(m, 0x100000 + 19999 * 16));
+    key.module = MOD;
+    key.token = 0x06000001;
+    ck_assert_int_eq(mdt_idmap_function_find(&id, NULL, m, &key), 0);
+    ck_assert_uint_eq(id, 0xf00);
+    key.token = 0x06000000;
+    ck_assert_int_eq(mdt_idmap_function_find(&id, NULL, m, &key), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_function_unload(m, 0x100000, 30000), MDT_IDMAP_APPLIED);
+    ck_assert(!func_known(m, 0x100000));
+    mdt_idmap_free(m);
+}
+END_TEST
+
 START_TEST(growth_keeps_every_record)
 {
     mdt_idmap *m = new_map();
@@ -1204,6 +1237,7 @@ Suite *suite(void)
     tcase_add_test(tc, describe_tree_for_the_formatter);
     tcase_add_test(tc, lazy_catch_up_through_miss_callback);
     tcase_add_test(tc, retire_drops_old_tombstones);
+    tcase_add_test(tc, functions_without_metadata_stay_out_of_the_reverse_index);
     tcase_add_test(tc, growth_keeps_every_record);
     tcase_add_test(tc, bad_arguments_are_refused);
     tcase_add_test(tc, reload_churn_keeps_indexes_small);

@@ -5,6 +5,7 @@
     check.py names   LOG EXPECTED   sample mode, the names workload
     check.py osr     LOG EXPECTED   the same held at tier 0 (OSR code)
     check.py attach  LOG EXPECTED   the names workload, profiled after an attach
+    check.py reattach LOG EXPECTED  one of several short sessions attached in turn
     check.py starved LOG EXPECTED   the names workload, its drain thread never draining
     check.py handler LOG EXPECTED   the names workload under the handler's probe
     check.py plugins LOG EXPECTED   sample mode, two collectible plug-ins
@@ -33,7 +34,10 @@ import offline
 
 HEX32 = r"[0-9a-f]{32}"
 PRIM = r"(?:I1|U1|I2|U2|I4|U4|I8|U8|R4|R8|I|U|CHAR|BOOLEAN|STRING|OBJECT|VOID|TYPEDBYREF|__Canon)"
-SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|unknown(:[a-z]+)?)$")
+SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|truncated|unknown(:[a-z]+)?)$")
+# a native frame (format 3): its ELF file's name (%XX-escaped), build-id and
+# offset, and what the runtime was doing (doc/profile-log.md, Frames)
+NATIVE = offline.NATIVE
 
 passed = 0
 failed = 0
@@ -88,7 +92,7 @@ METHOD = re.compile(r"^(" + HEX32 + r"):(0x06[0-9a-f]{6})")
 
 
 def valid_frame(f):
-    if SPECIAL.match(f):
+    if SPECIAL.match(f) or NATIVE.match(f):
         return True
     m = METHOD.match(f)
     if not m:
@@ -120,13 +124,15 @@ class Log:
         self.exits = []  # per record: (leaves, tailcalls, unwinds) of a format-2 call record, else None
         self.items = []  # every line in order: (kind, line, count, bytes, frames, exits)
         self.errors = []
+        self.elf = {}  # NAME:BUILDID -> (line, path) of its #elf line
+        self.modules = {}  # MVID -> (name, version, line) from #module lines
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        m = re.match(r"#mdprofile ([12])( |$)", lines[0]) if lines else None
+        m = re.match(r"#mdprofile ([123])( |$)", lines[0]) if lines else None
         if not m:
-            self.errors.append("first line is not a format-1 or format-2 header")
+            self.errors.append("first line is not a format-1, 2 or 3 header")
             return
         self.format = int(m.group(1))
         for kv in lines[0].split(" ")[2:]:
@@ -138,9 +144,30 @@ class Log:
                 self.items.append(("stats", line, 0, 0, [], None))
                 if self.stats is not None:
                     self.errors.append("line %d: a second #stats line" % n)
-                self.stats = {k: int(v) for k, v in (kv.split("=") for kv in line.split(" ")[1:])}
+                self.stats = {k: int(v) if re.fullmatch(r"[0-9]+", v) else v
+                              for k, v in (kv.split("=", 1) for kv in line.split(" ")[1:])}
                 if n != len(lines):
                     self.errors.append("line %d: #stats is not the last line" % n)
+                continue
+            if line.startswith("#elf "):
+                # the file of native frames: before the first record that uses it
+                parts = line.split(" ")
+                if len(parts) != 3 or not re.fullmatch(r"[^:!]+:[0-9a-f]*", parts[1]):
+                    self.errors.append("line %d: malformed #elf line" % n)
+                elif parts[1] in self.elf:
+                    self.errors.append("line %d: a second #elf line for %s" % (n, parts[1]))
+                else:
+                    self.elf[parts[1]] = (n, parts[2])
+            if line.startswith("#module "):
+                # "#module MVID NAME VERSION", before the first record naming it
+                f = line.split(" ")
+                if len(f) != 4 or not re.fullmatch(HEX32, f[1]) or not re.fullmatch(r"[0-9]+(\.[0-9]+){3}", f[3]):
+                    self.errors.append("line %d: malformed #module line" % n)
+                elif f[1] in self.modules:
+                    self.errors.append("line %d: a second #module line for %s" % (n, f[1]))
+                else:
+                    self.modules[f[1]] = (f[2], f[3], n)
+                self.items.append(("comment", line, 0, 0, [], None))
                 continue
             if line.startswith("#"):
                 self.items.append(("comment", line, 0, 0, [], None))
@@ -184,6 +211,16 @@ class Log:
                 # profiler could not describe
                 if not ((valid_type(f) or SPECIAL.match(f)) if kind == "alloc" else valid_frame(f)):
                     self.errors.append("line %d: bad frame %r" % (n, f))
+                nm = NATIVE.match(f)
+                if nm and nm.group(1) and not nm.group(1).startswith("[") and \
+                   self.elf.get("%s:%s" % nm.group(1, 2), (n,))[0] >= n:
+                    self.errors.append("line %d: no #elf line before it for %s" % (n, f))
+                # every module a record names was described before it
+                for m in re.findall(r"(?<![0-9a-f:])(" + HEX32 + r"):0x0", f):
+                    if m not in self.modules:
+                        self.errors.append("line %d: module %s has no #module line before it" % (n, m))
+            if "truncated" in frames[:-1]:
+                self.errors.append("line %d: truncated is not the root frame" % n)
             if names is not None and len(names) != len(frames):
                 self.errors.append("line %d: %d names for %d frames" % (n, len(names), len(frames)))
             self.records.append((kind, count, nbytes, frames, names))
@@ -194,10 +231,14 @@ class Log:
 def check_format(log, mode):
     ok(not log.errors, "format: %d errors%s" % (len(log.errors), (": " + "; ".join(log.errors[:5])) if log.errors else ""))
     ok(log.header.get("mode") == mode, "header mode=%s (%s)" % (mode, log.header.get("mode")))
-    # format 2 added exit counts to call records: only calls logs need it
-    want = 2 if mode == "calls" else 1
+    # format 2 added exit counts to call records: only calls logs need it;
+    # format 3 native frames with their ELF file: sample logs
+    want = {"calls": 2, "sample": 3}.get(mode, 1)
     ok(log.format == want, "header says format %d (%s)" % (want, log.format))
-    ok(all(k in log.header for k in ("runtime", "pid", "start")), "header has runtime, pid, start")
+    ok(all(k in log.header for k in ("runtime", "pid", "ppid", "start", "cmd")),
+       "header has runtime, pid, ppid, start, cmd")
+    fw, fws = log.header.get("framework"), log.header.get("frameworks", "").split(",")
+    ok(not fw or fw in fws, "frameworks= (%s) lists the core library's folder %s" % (fws, fw))
     if not ok(log.stats is not None, "log closed by #stats"):
         return
     s = log.stats
@@ -206,11 +247,17 @@ def check_format(log, mode):
     ok(s["unknown"] == s["unknown.unmapped"] + s["unknown.unloaded"] + s["unknown.nomvid"],
        "stats: unknown = unmapped + unloaded + nomvid")
     ok(s["records"] == len(log.records), "stats: records=%d" % len(log.records))
+    ok(s.get("end") in ("exit", "detach") or str(s.get("end", "")).startswith("signal:"),
+       "stats: end=%s says how the process ended" % s.get("end"))
     if mode == "sample":
         total = sum(r[1] for r in log.records)
         ok(s["samples"] == total, "stats: samples=%d is the sum of counts (%d)" % (s["samples"], total))
-        nframes = sum(r[1] * len(r[3]) for r in log.records)
+        # the truncated mark is not a frame of code
+        nframes = sum(r[1] * len([f for f in r[3] if f != "truncated"]) for r in log.records)
         ok(s["frames"] == nframes, "stats: frames=%d is the sum of count x frames (%d)" % (s["frames"], nframes))
+        cut = sum(r[1] for r in log.records if r[3][-1] == "truncated")
+        ok(s.get("truncated") == cut, "stats: truncated=%s counts the samples cut at the depth limit (%d)"
+           % (s.get("truncated"), cut))
 
 
 def read_expected(path):
@@ -306,7 +353,7 @@ def thread_root(log, least):
             ends += count
         elif dbg[i + 1] == "System.Threading.Thread::StartCallback":
             whole += count
-        elif SPECIAL.match(frames[i + 1]):
+        elif SPECIAL.match(frames[i + 1]) or NATIVE.match(frames[i + 1]):
             skips += count
         else:
             wrong[dbg[i + 1]] += count
@@ -387,6 +434,14 @@ def mode_attach(log, exp):
        "frames learnt after their sample: %s of %s managed" % (s.get("late"), s.get("managed")))
 
 
+def mode_reattach(log, exp):
+    """One of several sessions attached in turn to one process: every
+    frame named as the program names it, each session on its own (whether
+    a short session sampled every case is attach.sh's to check)."""
+    mode_names(log, exp, coverage=False)
+    ok(log.header.get("attach") == "1", "header says attach=1")
+
+
 def mode_plugins(log, exp):
     names, facts = exp
     check_format(log, "sample")
@@ -453,7 +508,8 @@ def main():
         check_format(log, log.header.get("mode", "sample"))
     else:
         exp = read_expected(argv[2])
-        {"names": mode_names, "osr": mode_osr, "attach": mode_attach, "plugins": mode_plugins, "calls": mode_calls,
+        {"names": mode_names, "osr": mode_osr, "attach": mode_attach, "reattach": mode_reattach,
+         "plugins": mode_plugins, "calls": mode_calls,
          "callnames": mode_callnames, "alloc": mode_alloc, "starved": mode_starved,
          "handler": lambda log, exp: mode_names(log, exp, coverage=False)}[mode](log, exp)
         if dirs:

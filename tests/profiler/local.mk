@@ -2,11 +2,12 @@
 # they exit 77 and say why. See tests/profiler/README.md.
 TESTS += tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
 	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
-	tests/profiler/osr.sh tests/profiler/starved.sh
+	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/native.sh tests/profiler/memmove.sh tests/profiler/web.sh
 EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/check.py tests/profiler/offline.py \
 	tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
 	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
-	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/interpose.c data/profiler
+	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/interpose.c data/profiler \
+	tests/profiler/native.sh tests/profiler/memmove.sh tests/profiler/native.py tests/profiler/web.sh
 
 # The handler test: a probe build of the profiler and the interposer it is
 # run with.
@@ -15,17 +16,17 @@ EXTRA_DIST += tests/profiler/handler.sh
 check_LTLIBRARIES += tests/profiler/libmdprofile_probe.la tests/profiler/libmdpinterpose.la
 tests_profiler_libmdprofile_probe_la_SOURCES = $(MDP_CLR_SOURCES) $(profiler_libmdpcore_la_SOURCES)
 tests_profiler_libmdprofile_probe_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_HANDLER_PROBE
-tests_profiler_libmdprofile_probe_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(AX_PTHREAD_CFLAGS)
+tests_profiler_libmdprofile_probe_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_profiler_libmdprofile_probe_la_LIBADD = profiler/libmdtools_pic.la \
-	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt
-tests_profiler_libmdprofile_probe_la_LDFLAGS = -module -shared -avoid-version -no-undefined \
+	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS) -ldl -lrt
+tests_profiler_libmdprofile_probe_la_LDFLAGS = -module -shared -avoid-version -no-undefined $(MDT_SO_LDFLAGS) \
 	-rpath $(abs_builddir) $(AX_PTHREAD_CFLAGS) \
 	-Wl,--version-script=$(top_srcdir)/profiler/coreclr/exports.map
 tests_profiler_libmdpinterpose_la_SOURCES = tests/profiler/interpose.c
 tests_profiler_libmdpinterpose_la_CPPFLAGS = -I$(top_srcdir)/tests/common
 tests_profiler_libmdpinterpose_la_CFLAGS = $(AX_PTHREAD_CFLAGS)
 tests_profiler_libmdpinterpose_la_LIBADD = -ldl
-tests_profiler_libmdpinterpose_la_LDFLAGS = -module -shared -avoid-version -rpath $(abs_builddir)
+tests_profiler_libmdpinterpose_la_LDFLAGS = -module -shared -avoid-version $(MDT_SO_LDFLAGS) -rpath $(abs_builddir)
 
 # The core without a runtime (Check).
 if HAVE_CHECK
@@ -36,3 +37,19 @@ tests_profiler_test_core_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/profiler
 tests_profiler_test_core_CFLAGS = $(AX_PTHREAD_CFLAGS)
 tests_profiler_test_core_LDADD = profiler/libmdpcore.la $(TEST_LDADD) -ldl -lrt $(AX_PTHREAD_CFLAGS)
 endif
+
+# Link correctness: the shared objects load with dlopen(RTLD_NOW), and a
+# profiled run with LD_BIND_NOW=1 writes its log.
+check_PROGRAMS += tests/profiler/dlnow
+tests_profiler_dlnow_SOURCES = tests/profiler/dlnow.c
+tests_profiler_dlnow_CFLAGS = $(MDT_WARN_CFLAGS)
+tests_profiler_dlnow_LDADD = -ldl
+TESTS += tests/profiler/link.sh
+EXTRA_DIST += tests/profiler/link.sh
+
+# The lifecycle: child processes, signals, attach again, the output path
+# (lifecycle.py drives each).
+TESTS += tests/profiler/children.sh tests/profiler/signals.sh tests/profiler/reattach.sh \
+	tests/profiler/output.sh
+EXTRA_DIST += tests/profiler/children.sh tests/profiler/signals.sh tests/profiler/reattach.sh \
+	tests/profiler/output.sh tests/profiler/lifecycle.py

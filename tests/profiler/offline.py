@@ -35,7 +35,9 @@ import subprocess
 from collections import Counter
 from urllib.parse import unquote
 
-SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|unknown)(?::([a-z]+))?$")
+SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|truncated|unknown)(?::([a-z]+))?$")
+# native[:NAME:BUILDID+0xOFF][!ACTIVITY] (format 3)
+NATIVE = re.compile(r"^native(?::([^:!\s]+):([0-9a-f]*)\+0x([0-9a-f]+))?(?:!([a-z-]+))?$")
 METHOD = re.compile(r"^([0-9a-f]{32}):(0x06[0-9a-f]{6})")
 ILOFS = re.compile(r"@0x([0-9a-f]+)$")
 
@@ -68,6 +70,8 @@ def run_batch(mdinspect, dirs, log, fmt, out):
 
 def frame_text(o):
     """A JSON frame as the text format prints it."""
+    if o.get("status") == "native" and ("name" in o or "module" in o):
+        return o["name"] if "name" in o else "%s+%s" % (o["module"], o["offset"])
     if o.get("status") == "ok":
         if "file" in o:
             return "%s (%s:%d)" % (o["name"], o["file"], o["line"])
@@ -86,6 +90,10 @@ def frame_name(o):
 
 def check_frame(f, o, why):
     """One log frame against its JSON frame; appends problems to why."""
+    nm = NATIVE.match(f)
+    if nm:
+        check_native(nm, o, why)
+        return
     sp = SPECIAL.match(f)
     if sp:
         if o.get("status") != sp.group(1) or o.get("reason") != sp.group(2) or "name" in o:
@@ -103,6 +111,30 @@ def check_frame(f, o, why):
                        (f, o.get("mvid"), o.get("token"), o.get("il_offset")))
 
 
+def check_native(nm, o, why):
+    """A native frame: status "native"; its file's name, build-id and
+    offset as the log says; "activity" as the log says; "name" where a
+    symbol or the activity names it (the text form of both)."""
+    name, bid, off, act = nm.groups()
+    f = nm.group(0)
+    bad = o.get("status") != "native" or o.get("activity") != act
+    if name:
+        bad |= o.get("module") != unquote(name) or o.get("build_id") != bid or \
+            o.get("offset") != "0x" + off
+    else:
+        bad |= any(k in o for k in ("module", "build_id", "offset", "symbol"))
+    sym = o.get("symbol")
+    if sym or act:
+        want = ("[%s]" % act if act else "") + (" " if act and name else "")
+        if name:
+            want += name + ("!" + sym if sym else "+0x" + off)
+        bad |= o.get("name") != want
+    else:
+        bad |= "name" in o
+    if bad:
+        why.append("%s came back as %s" % (f, json.dumps(o)))
+
+
 def check_outputs(ok, log, text, js, folded, sscope):
     """Statuses and the four formats against each other. Returns the JSON
     frames per record: [(log frame, JSON frame, debug name or None)]."""
@@ -114,7 +146,10 @@ def check_outputs(ok, log, text, js, folded, sscope):
     mismatch = []
     for n, ((kind, line, count, nbytes, frames, exits), t, j) in enumerate(zip(log.items, text, js), 1):
         if kind in ("header", "stats", "comment"):
-            if j.get("kind") != kind or t != line:
+            # a #module or #frameworks line: a comment to a reader that does
+            # not know it, or a kind of its own
+            kinds = (kind, "module", "frameworks") if kind == "comment" else (kind,)
+            if j.get("kind") not in kinds or t != line:
                 why.append("line %d: %s line came back as %s / %r" % (n, kind, j.get("kind"), t[:80]))
             continue
         jexits = tuple(j.get(k) for k in ("leaves", "tailcalls", "unwinds"))
@@ -209,12 +244,14 @@ def check_names(ok, framed, expected, program, reflected, alloc_facts):
        % (len(bad_dbg), (": " + "; ".join(bad_dbg[:3])) if bad_dbg else ""))
 
 
-def resolve(ok, log_path, log, names, facts, program, dirs):
+def resolve(ok, log_path, log, names, facts, program, dirs, reflector="Workload.dll"):
     """Resolve LOG offline and check it. log: check.py's parsed Log (its
     header and its lines in order, .items); names: the expected (FRAME, NAME)
     pairs; facts: the expected file's facts; program: the MVIDs of the
     modules whose every frame the program named; dirs: the test
-    programs' build outputs."""
+    programs' build outputs; reflector: the program among them that names
+    frames through reflection (`PROGRAM reflect`: Workload's, or one that
+    can load what the frames' assemblies need)."""
     base = re.sub(r"\.log$", "", log_path)
     build = os.environ.get("MDT_BUILDDIR", "")
     mdinspect = os.environ.get("MDT_MDINSPECT", os.path.join(build, "mdinspect", "mdinspect"))
@@ -248,11 +285,12 @@ def resolve(ok, log_path, log, names, facts, program, dirs):
     framed = check_outputs(ok, log, text, js, folded, sscope)
 
     # reflection's names of every distinct frame, by the test program
-    distinct = sorted({bare(f) for _, fr in framed for f, o, _ in fr if not SPECIAL.match(f)})
+    distinct = sorted({bare(f) for _, fr in framed for f, o, _ in fr
+                       if not SPECIAL.match(f) and not NATIVE.match(f)})
     with open(base + ".frames", "w", encoding="utf-8") as fh:
         fh.write("".join(f + "\n" for f in distinct))
-    workload = next(os.path.join(d, "Workload.dll") for d in dirs
-                    if os.path.exists(os.path.join(d, "Workload.dll")))
+    workload = next(os.path.join(d, reflector) for d in dirs
+                    if os.path.exists(os.path.join(d, reflector)))
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     r = subprocess.run(["dotnet", workload, "reflect", base + ".reflect", base + ".frames"] + dirs,

@@ -7,7 +7,8 @@
 # both plug-ins' build outputs. The drain thread's period is made a minute long, so
 # that only the drains the unload events make themselves save each
 # plug-in's samples before its code goes; 16 frames a sample keep a phase's
-# samples inside a thread's ring until then.
+# samples inside a thread's ring until then (deeper stacks, the runtime's
+# own at startup, end in a `truncated` frame).
 . "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
 build_programs
 log=$work/plugins.log

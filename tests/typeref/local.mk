@@ -27,6 +27,16 @@ tests_typeref_fuzz_resolve_replay_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tes
 	$(TALLOC_CFLAGS) -DREPLAY_DEFAULT_CORPUS='"tests/typeref/corpus"'
 tests_typeref_fuzz_resolve_replay_CFLAGS = $(MDT_WARN_CFLAGS)
 tests_typeref_fuzz_resolve_replay_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS)
+# The fuzzer itself (--enable-fuzzing), run by `make fuzz`.
+if ENABLE_FUZZING
+noinst_PROGRAMS += tests/typeref/fuzz_resolve
+tests_typeref_fuzz_resolve_SOURCES = tests/typeref/fuzz_resolve.c $(libmdtools_libmdtools_la_SOURCES)
+tests_typeref_fuzz_resolve_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
+	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
+tests_typeref_fuzz_resolve_CFLAGS = $(MDT_FUZZ_CFLAGS)
+tests_typeref_fuzz_resolve_LDADD = $(MDT_FUZZ_LIBS)
+endif
+FUZZ_RUNS += tests/typeref/fuzz_resolve=tests/typeref/corpus
 
 check_PROGRAMS += tests/typeref/resolve_dump
 tests_typeref_resolve_dump_SOURCES = tests/typeref/resolve_dump.c

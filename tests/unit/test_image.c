@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <talloc.h>
@@ -245,6 +246,103 @@ START_TEST(native_pe_is_not_dotnet)
     ck_assert_int_eq(e, MDT_ENOTDOTNET);
     ck_assert_ptr_null(img);
     ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "no CLI header"));
+}
+END_TEST
+
+/* A fresh directory under $TMPDIR (or /tmp) for a test's files. */
+static void temp_dir(char *dir, size_t n)
+{
+    snprintf(dir, n, "%s/mdt-kinds-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+/* A path from input may name a FIFO: open(2) would wait for a writer
+ * forever. It is refused without being opened, read or mapped (issue 25). */
+START_TEST(a_fifo_is_refused_not_waited_for)
+{
+    char dir[512], path[600], msg[512];
+    mdt_image *img = NULL;
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/pipe.dll", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    alarm(10); /* a hang fails the test instead of stalling the suite */
+    ck_assert_int_eq(mdt_image_open_file(NULL, &img, path, 0), MDT_EIO);
+    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "not a regular file (a FIFO)"));
+    ck_assert_int_eq(mdt_image_open_file(NULL, &img, path, MDT_OPEN_MAP), MDT_EIO);
+    alarm(0);
+    ck_assert_ptr_null(img);
+    unlink(path);
+    ck_assert_int_eq(mdt_image_open_file(NULL, &img, dir, 0), MDT_EIO);
+    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "not a regular file (a directory)"));
+    ck_assert_int_eq(mdt_image_open_file(NULL, &img, "/dev/null", 0), MDT_EIO);
+    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "not a regular file"));
+    rmdir(dir);
+}
+END_TEST
+
+static long max_rss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* A large file that is no image is refused from its headers, not read
+ * whole first (a 2 GiB sparse file named in mdinspect batch's input cost
+ * 2.1 GB of memory and 31 s, issue 25): `head` (n bytes) starts a sparse
+ * 1 GiB file, opening it must fail with `code` and a message containing
+ * `want` equal to the message of the same head opened from a buffer, and
+ * the process may not grow by more than a few MiB. */
+static void large_file_refused(const uint8_t *head, size_t n, int code, const char *want)
+{
+    char dir[512], path[600], msg[512], whole[512];
+    mdt_image *img = NULL;
+    int fd;
+    long before;
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/big.dll", dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, head, n), (ssize_t)n);
+    ck_assert_int_eq(ftruncate(fd, (off_t)1 << 30), 0);
+    close(fd);
+    /* What parsing the head as a whole file says (names equal). */
+    ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, path, head, n, 0), code);
+    mdt_errmsg(whole, sizeof whole);
+    before = max_rss_kb();
+    ck_assert_int_eq(mdt_image_open_file(NULL, &img, path, 0), code);
+    ck_assert_ptr_null(img);
+    mdt_errmsg(msg, sizeof msg);
+    ck_assert_msg(max_rss_kb() - before < 16 * 1024, "reading a 1 GiB non-image grew by %ld KiB",
+                  max_rss_kb() - before);
+    ck_assert_ptr_nonnull(strstr(msg, want));
+    ck_assert_str_eq(msg, whole);
+    unlink(path);
+    rmdir(dir);
+}
+
+START_TEST(a_large_file_that_is_no_image_is_not_read_whole)
+{
+    static const uint8_t zeros[64];
+    uint8_t mz[256] = {'M', 'Z'};
+    mz[60] = 0x80; /* e_lfanew, with no PE signature there */
+    large_file_refused(zeros, sizeof zeros, MDT_ENOTDOTNET, "not a PE (MZ)");
+    large_file_refused(mz, sizeof mz, MDT_ENOTDOTNET, "no PE signature at e_lfanew 0x80");
+}
+END_TEST
+
+/* A native PE (no CLI data directory) is refused from its headers too:
+ * the same message as for the whole file. */
+START_TEST(a_large_native_pe_is_not_read_whole)
+{
+    char p[1024];
+    uint8_t head[4096];
+    FILE *f = fopen(src_path(p, sizeof p, "data/corpus/asmresolver/NativeHelloWorldC.x64.exe"),
+                    "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fread(head, 1, sizeof head, f), sizeof head);
+    fclose(f);
+    large_file_refused(head, sizeof head, MDT_ENOTDOTNET, "no CLI header");
 }
 END_TEST
 
@@ -687,6 +785,9 @@ Suite *suite(void)
     tcase_add_test(tc, sorted_table_binary_search_matches_scan);
     tcase_add_test(tc, blob_index_zero_without_blob_heap);
     tcase_add_test(tc, native_pe_is_not_dotnet);
+    tcase_add_test(tc, a_fifo_is_refused_not_waited_for);
+    tcase_add_test(tc, a_large_file_that_is_no_image_is_not_read_whole);
+    tcase_add_test(tc, a_large_native_pe_is_not_read_whole);
     tcase_add_test(tc, no_us_heap_gives_clear_error);
     tcase_add_test(tc, portable_pdb_large_indices);
     tcase_add_test(tc, unaligned_metadata_reads);

@@ -182,6 +182,17 @@ START_TEST(owners_of_a_truncated_method_table)
 }
 END_TEST
 
+/* TypeDef declared with no rows: its layout has no base to read from, and
+ * the index's check that FieldList or MethodList ascends must not form a
+ * pointer from it (UBSan: NULL + 0 at md/tables.c, through
+ * mdt_member_owner, issue 25). Every member has no owner. */
+START_TEST(owners_with_no_typedef_rows)
+{
+    check_owners(NULL, 0, 5, 0);
+    check_owners(NULL, 0, 5, 3);
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -192,6 +203,7 @@ Suite *suite(void)
     tcase_add_test(tc, owners_of_narrow_holders);
     tcase_add_test(tc, owners_where_starts_go_down);
     tcase_add_test(tc, owners_of_a_truncated_method_table);
+    tcase_add_test(tc, owners_with_no_typedef_rows);
     suite_add_tcase(s, tc);
     return s;
 }

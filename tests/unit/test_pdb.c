@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <talloc.h>
 #include <unistd.h>
 
@@ -384,6 +385,41 @@ START_TEST(a_windows_pdb_is_unsupported)
 }
 END_TEST
 
+/* A FIFO named like the PDB beside an assembly (or named by its CodeView
+ * entry) is refused, not opened: open(2) would wait for a writer forever
+ * (issue 25). */
+START_TEST(a_fifo_beside_the_assembly_is_refused)
+{
+    void *ctx = talloc_new(NULL);
+    char dir[512], dll[600], fifo[600];
+    size_t n;
+    uint8_t *b;
+    FILE *f;
+    mdt_image *img;
+    mdt_pdb *pdb = NULL;
+    snprintf(dir, sizeof dir, "%s/mdt-pdb-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    b = slurp(ctx, SIDE, &n);
+    snprintf(dll, sizeof dll, "%s/Lines.dll", dir);
+    snprintf(fifo, sizeof fifo, "%s/Lines.pdb", dir);
+    ck_assert_ptr_nonnull(f = fopen(dll, "wb"));
+    ck_assert_uint_eq(fwrite(b, 1, n, f), n);
+    fclose(f);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(mdt_image_open_file(ctx, &img, dll, 0), 0);
+    alarm(10); /* a hang fails the test */
+    ck_assert_int_eq(mdt_pdb_open(ctx, &pdb, img, dll, 0), MDT_EIO);
+    ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "not a regular file"));
+    ck_assert_int_eq(mdt_pdb_open_file(ctx, &pdb, fifo, NULL), MDT_EIO);
+    alarm(0);
+    ck_assert_ptr_null(pdb);
+    unlink(fifo);
+    unlink(dll);
+    rmdir(dir);
+    talloc_free(ctx);
+}
+END_TEST
+
 START_TEST(document_names_into_buffers)
 {
     void *ctx = talloc_new(NULL);
@@ -422,6 +458,7 @@ Suite *suite(void)
     tcase_add_test(tc, damaged_embedded_data_fails_with_zlib_reason);
     tcase_add_test(tc, damaged_sequence_points_fail_for_their_method_alone);
     tcase_add_test(tc, a_windows_pdb_is_unsupported);
+    tcase_add_test(tc, a_fifo_beside_the_assembly_is_refused);
     tcase_add_test(tc, document_names_into_buffers);
     suite_add_tcase(s, tc);
     return s;

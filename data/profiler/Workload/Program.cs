@@ -9,8 +9,11 @@
 //   Workload alloc OUT          exact allocation counts
 //   Workload wait OUT STOP      the names workload until the file STOP exists,
 //                               saying "ready PID" once it has run a second of CPU time (attach)
+//   Workload tree PREFIX N MS   a tree of N+1 processes, each profiled (Lifecycle.cs)
+//   Workload signal OUT         the names workload until a signal ends it (Lifecycle.cs)
 //   Workload bench N            CPU-bound work of fixed size; prints its wall time
 //   Workload reflect OUT FRAMES DIR...  reflection's names of a log's frames (Resolve.cs)
+//   Workload gc|jit|memmove|exceptions OUT [MS]  CPU time in native code (Native.cs)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -394,6 +397,10 @@ namespace Mdp.Work
         // a busy machine does not starve the profile of samples.
         static void Names_(int ms) => RunNames((wall, cpu) => wall < ms || cpu < ms);
 
+        // The same for Lifecycle.cs.
+        internal static void NamesFor(int ms) => Names_(ms);
+        internal static void RunNamesWhile(Func<long, double, bool> more) => RunNames(more);
+
         // For attach: say "ready PID" once the process has run a second of
         // CPU time in the workload (it has JIT-compiled, and mostly tiered
         // up, what it will), then run on until the file `stopFile` exists:
@@ -578,7 +585,7 @@ namespace Mdp.Work
         {
             if (args.Length < 2)
             {
-                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|bench|reflect ...");
+                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions ...");
                 return 2;
             }
             string mode = args[0], output = args[1];
@@ -596,6 +603,11 @@ namespace Mdp.Work
                 case "alloc":
                     Alloc();
                     break;
+                case "tree":
+                    return Lifecycle.Tree(args[1], int.Parse(args[2]), int.Parse(args[3]));
+                case "signal":
+                    Lifecycle.Signal(args[1], args.Length > 2 && args[2] == "cancel");
+                    return 0;
                 case "wait":
                     Wait(args[2]);
                     break;
@@ -604,6 +616,12 @@ namespace Mdp.Work
                     return 0;
                 case "reflect":
                     return Resolve.Run(output, args[2], args.Skip(3).ToArray());
+                case "gc":
+                case "jit":
+                case "memmove":
+                case "exceptions":
+                    NativeWork.Run(mode, args.Length > 2 ? int.Parse(args[2]) : 2000);
+                    break;
                 default:
                     Console.Error.WriteLine("unknown mode " + mode);
                     return 2;

@@ -493,8 +493,10 @@ int mdt_idmap_class_find(uintptr_t *class_id, uint64_t *gen, const mdt_idmap *ma
 /* Reverse: the live FunctionID for (module, MethodDef, owning class, method
  * type args). The owning ClassID carries the class type arguments; use
  * mdt_idmap_class_find() for it first (key->class_id 0 finds functions
- * recorded without an owner). Errors: MDT_ENOTFOUND, MDT_EINVAL.
- * Async-signal-safe: yes. */
+ * recorded without an owner). A function recorded with row 0 of the
+ * MethodDef table (no metadata: a DynamicMethod, an IL stub) is never
+ * found: all of them have the same key. Errors: MDT_ENOTFOUND,
+ * MDT_EINVAL. Async-signal-safe: yes. */
 int mdt_idmap_function_find(uintptr_t *function_id, uint64_t *gen, const mdt_idmap *map,
                             const mdt_idmap_function_info *key);
 

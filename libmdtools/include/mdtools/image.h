@@ -58,8 +58,13 @@ enum mdt_open_flags {
 /* Open a file: read into memory (or mapped, with MDT_OPEN_MAP); its kind
  * is detected from the first bytes (MZ, "\0asm", "WbIL", "BSJB"). A file
  * that shrinks while it is read is opened as the bytes that were there.
+ * Only a regular file is opened: a FIFO, device or directory is refused
+ * before open(2) can block or act on it. A file over 64 KiB that is no
+ * image (none of those first bytes; a PE without a PE signature or a CLI
+ * data directory) is refused after reading its headers only.
  * Errors: MDT_EINVAL (NULL argument, unknown flags, MDT_OPEN_COPY with
- * MDT_OPEN_MAP), MDT_EIO (open, read or map failed), MDT_ENOMEM, and those
+ * MDT_OPEN_MAP), MDT_EIO (open, read or map failed, not a regular file),
+ * MDT_ENOMEM, and those
  * of reading the image: MDT_ENOTDOTNET (no .NET image: no CLI header, an
  * unknown first word), MDT_EBADIMAGE, MDT_ETRUNC (a structure cut short),
  * MDT_ENOTFOUND (the CLI header or the metadata at an RVA in no section),

@@ -103,7 +103,8 @@ int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t tok
 
 /* A decoded signature, e.g. `instance System.Void(System.Int32,...,System.String)`,
  * `System.Int32 modopt(X)&`, locals as `(T0,T1 pinned)`, MethodSpec as `<A,B>`.
- * Errors: MDT_EINVAL (an unknown signature kind), and those of
+ * Errors: MDT_EINVAL (an unknown signature kind, or a signature that a
+ * failed decode left empty: decoders zero `sig` when they fail), and those of
  * mdt_type_name: MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP,
  * MDT_ENOTFOUND, MDT_EUNSUPPORTED. */
 int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *sig, const mdt_name_opts *opts);

@@ -66,7 +66,8 @@ int mdt_pdb_open(void *mem_ctx, mdt_pdb **out, const mdt_image *img, const char 
 /* Open a PDB file by path. When `img` is not NULL, the PDB id must match
  * its CodeView entry (MDT_ENOTFOUND otherwise). Errors: MDT_ENOTFOUND (no
  * such file, or an id that does not match), MDT_EUNSUPPORTED (a Windows
- * PDB), and those of opening the file as an image (mdt_image_open_file):
+ * PDB), MDT_EIO (not a regular file: a FIFO or device is not opened), and
+ * those of opening the file as an image (mdt_image_open_file):
  * MDT_EINVAL, MDT_EIO, MDT_ENOTDOTNET, MDT_EBADIMAGE, MDT_ETRUNC,
  * MDT_ENOMEM. */
 int mdt_pdb_open_file(void *mem_ctx, mdt_pdb **out, const char *path, const mdt_image *img);

@@ -28,6 +28,12 @@ INPUTS = {
     "cut-tables.exe": [
         (0x288, b"\x84\x01\x00\x00", b"\x35\x01\x00\x00"),
     ],
+    # #~ row count of TypeRef (#~ + 28): 13 -> 0xFFFFFF. Indexes into
+    # TypeRef widen, every later table moves past the end of the stream,
+    # and TypeRef itself holds the 55 rows that fit.
+    "huge-row-count.exe": [
+        (0x2EC, b"\x0d\x00\x00\x00", b"\xff\xff\xff\x00"),
+    ],
 }
 
 

@@ -1,0 +1,247 @@
+/* What the log says about the process and its modules
+ * (doc/profile-log.md): the header line (runtime, pid, ppid, mode, start,
+ * the core library's folder `framework=`, every shared-framework and SDK
+ * folder managed modules came from `frameworks=`, the command line
+ * `cmd=`), and the text of a `#module MVID NAME VERSION` line, which
+ * tells a reader which assembly (and version) to look for when it does
+ * not find a module by its MVID. Header values hold no spaces: spaces,
+ * control characters and '%' are percent-encoded. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/channel.h"
+#include "core/core_int.h"
+
+/* The last components of a folder: is it …/shared/NAME/VERSION, a folder
+ * in …/sdk/VERSION…, or one in a pack of the install, …/packs/NAME/VERSION…
+ * (the targeting packs' source generators, which the compiler of a
+ * `dotnet build` loads)? A VERSION starts with a digit. */
+int mdp_framework_folder(const char *dir, size_t len)
+{
+    const char *comp[64];
+    size_t clen[64], n = 0;
+    for (size_t i = 0; i < len && n < 64;) {
+        while (i < len && dir[i] == '/')
+            i++;
+        size_t j = i;
+        while (j < len && dir[j] != '/')
+            j++;
+        if (j > i) {
+            comp[n] = dir + i;
+            clen[n++] = j - i;
+        }
+        i = j;
+    }
+    if (n >= 3 && clen[n - 3] == 6 && memcmp(comp[n - 3], "shared", 6) == 0 &&
+        comp[n - 1][0] >= '0' && comp[n - 1][0] <= '9')
+        return 1;
+    for (size_t k = 0; k + 1 < n; k++)
+        if (clen[k] == 3 && memcmp(comp[k], "sdk", 3) == 0 && comp[k + 1][0] >= '0' &&
+            comp[k + 1][0] <= '9')
+            return 1;
+    for (size_t k = 0; k + 2 < n; k++)
+        if (clen[k] == 5 && memcmp(comp[k], "packs", 5) == 0 && comp[k + 2][0] >= '0' &&
+            comp[k + 2][0] <= '9')
+            return 1;
+    return 0;
+}
+
+void mdp_frameworks_note(mdp_core *core, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path)
+        return;
+    size_t n = (size_t)(slash - path);
+    if (!mdp_framework_folder(path, n))
+        return;
+    for (size_t i = 0; i < core->nframeworks; i++)
+        if (strlen(core->frameworks[i]) == n && memcmp(core->frameworks[i], path, n) == 0)
+            return;
+    if (core->nframeworks == MDP_MAX_FRAMEWORKS)
+        return;
+    char *d = strndup(path, n);
+    if (d)
+        core->frameworks[core->nframeworks++] = d;
+}
+
+struct growbuf {
+    char *s;
+    size_t len, cap;
+    int bad;
+};
+
+static void put(struct growbuf *b, const char *s, size_t n)
+{
+    if (b->bad)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 512;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->bad = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+static void puts_(struct growbuf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+static void put_enc(struct growbuf *b, const char *s)
+{
+    char enc[3 * 4200 + 1];
+    size_t n = mdp_pct_escape(enc, sizeof enc, s, strlen(s));
+    put(b, enc, n);
+}
+
+static const char *const mode_names[] = {"sample", "calls", "alloc"};
+
+char *mdp_header_line(mdp_core *core)
+{
+    struct growbuf b = {0};
+    char tmp[160], when[32];
+    struct tm tm;
+    gmtime_r(&core->start_wall, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    int mode = core->cfg.mode;
+    /* the format says what the log may hold beyond format 1
+     * (doc/profile-log.md): 2, call records with exits; 3, native frames
+     * with their ELF file (sample logs); alloc logs hold neither */
+    snprintf(tmp, sizeof tmp, "#mdprofile %d runtime=%s pid=%d ppid=%d mode=%s",
+             mode == MDP_MODE_CALLS ? 2 : mode == MDP_MODE_SAMPLE ? 3 : 1, core->runtime[0] ? core->runtime : "unknown",
+             core->pid, core->ppid, mode_names[mode]);
+    puts_(&b, tmp);
+    if (mode == MDP_MODE_SAMPLE) {
+        snprintf(tmp, sizeof tmp, " rate=%u", core->cfg.rate);
+        puts_(&b, tmp);
+    }
+    puts_(&b, " start=");
+    puts_(&b, when);
+    if (core->attach)
+        puts_(&b, " attach=1");
+    if (mode == MDP_MODE_SAMPLE)
+        puts_(&b, " clock=cpu");
+    pthread_mutex_lock(&core->mods_lock);
+    if (core->framework[0]) {
+        puts_(&b, " framework=");
+        put_enc(&b, core->framework);
+    }
+    if (core->nframeworks) {
+        puts_(&b, " frameworks=");
+        for (size_t i = 0; i < core->nframeworks; i++) {
+            if (i)
+                puts_(&b, ",");
+            put_enc(&b, core->frameworks[i]);
+        }
+    }
+    core->frameworks_written = core->nframeworks;
+    pthread_mutex_unlock(&core->mods_lock);
+    if (core->cmd[0]) {
+        puts_(&b, " cmd=");
+        puts_(&b, core->cmd);
+    }
+    if (b.bad) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+static int hexeq(const uint8_t mvid[16], const char *hex)
+{
+    char h[33];
+    mdp_mvid_hex(h, mvid);
+    return memcmp(h, hex, 32) == 0;
+}
+
+struct find {
+    const char *hex;
+    const struct mdp_module *m;
+};
+
+static void find_one(void *payload, mdp_key key, void *val)
+{
+    struct find *f = payload;
+    const struct mdp_module *m = val;
+    if (!f->m && hexeq(m->mvid, f->hex))
+        f->m = m;
+}
+
+int mdp_module_describe(mdp_core *core, const char *mvid, char *out, size_t cap)
+{
+    struct find f = {mvid, NULL};
+    int r = -1;
+    pthread_mutex_lock(&core->mods_lock);
+    mdp_pmap_each(&core->modules, find_one, &f);
+    for (size_t i = 0; !f.m && i < core->ngraveyard; i++)
+        find_one(&f, (mdp_key){0, 0}, core->graveyard[i]);
+    if (f.m) {
+        char name[512];
+        uint16_t v[4] = {0, 0, 0, 0};
+        if (f.m->name && f.m->name[0]) {
+            mdp_pct_escape(name, sizeof name, f.m->name, strlen(f.m->name));
+            memcpy(v, f.m->version, sizeof v);
+        } else {
+            /* a module without an assembly manifest: its file's name */
+            const char *base = strrchr(f.m->path, '/');
+            base = base ? base + 1 : f.m->path;
+            const char *dot = strrchr(base, '.');
+            size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+            mdp_pct_escape(name, sizeof name, base, n);
+            if (!name[0])
+                snprintf(name, sizeof name, "?");
+        }
+        snprintf(out, cap, "%s %u.%u.%u.%u", name, v[0], v[1], v[2], v[3]);
+        r = 0;
+    }
+    pthread_mutex_unlock(&core->mods_lock);
+    return r;
+}
+
+void mdp_read_cmdline(char *out, size_t cap)
+{
+    out[0] = 0;
+    if (cap < 8)
+        return;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char raw[4096];
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof raw && (r = read(fd, raw + n, sizeof raw - n)) > 0)
+        n += (size_t)r;
+    close(fd);
+    while (n && raw[n - 1] == 0)
+        n--;
+    /* arguments are separated by a space (%20 in the encoded text) */
+    for (size_t i = 0; i < n; i++)
+        if (raw[i] == 0)
+            raw[i] = ' ';
+    size_t len = mdp_pct_escape(out, cap, raw, n);
+    char check[3 * sizeof raw];
+    if (mdp_pct_escape(check, sizeof check, raw, n) > len || n == sizeof raw) {
+        /* cut: end with "..." at an escape boundary */
+        while (len > 0 && len + 3 >= cap)
+            len--;
+        while (len > 0 && (out[len - 1] == '%' || (len > 1 && out[len - 2] == '%')))
+            len--;
+        memcpy(out + len, "...", 4);
+    }
+}
