@@ -22,7 +22,8 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/descriptor.h \
 	libmdtools/include/mdtools/pdb.h \
 	libmdtools/include/mdtools/pe.h \
-	libmdtools/include/mdtools/strongname.h
+	libmdtools/include/mdtools/strongname.h \
+	libmdtools/include/mdtools/resources.h
 
 libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/error.h \
@@ -135,7 +136,9 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/strongname/keyblob.c \
 	libmdtools/strongname/hash.c \
 	libmdtools/strongname/rsa.c \
-	libmdtools/strongname/verify.c
+	libmdtools/strongname/verify.c \
+	libmdtools/resources/manifest.c \
+	libmdtools/resources/resset.c
 
 libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
 libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)

@@ -49,6 +49,7 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmd_set.c \
 	mdinspect/cmd_sig.c \
 	mdinspect/cmd_sn.c \
+	mdinspect/cmd_resources.c \
 	mdinspect/cmd_streams.c \
 	mdinspect/cmd_strings.c \
 	mdinspect/cmd_tables.c \

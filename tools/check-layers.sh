@@ -38,6 +38,7 @@ tokens: util
 pdb: util image md open
 pe: util image md open
 strongname: util image md open pe
+resources: util image md open
 generics: util image md open tokens
 typeref: util image md open tokens generics
 EOF
@@ -64,6 +65,7 @@ typeref.h typeref
 pdb.h pdb
 pe.h pe
 strongname.h strongname
+resources.h resources
 EOF
 
 # Known crossings: "kind file -> folder", kind include or call, each with

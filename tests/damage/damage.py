@@ -549,8 +549,9 @@ LISTINGS = ["info", "tables", "streams", "strings", "heap strings", "heap us", "
             "methodspecs", "typespecs", "unresolved -a", "refs", "exported", "attrs",
             "constants", "validate -a", "modules"]
 # Listings no style changes, run once: the PE headers, debug entries,
-# ReadyToRun header, Win32 resources, and the strong-name signature.
-PE_LISTINGS = ["pe", "sn"]
+# ReadyToRun header, Win32 resources, the strong-name signature, and the
+# manifest resources.
+PE_LISTINGS = ["pe", "sn", "resources"]
 SIG_TABLES = {"MethodDef", "MemberRef", "Field", "Property", "StandAloneSig", "TypeSpec",
               "MethodSpec"}
 INST_TABLES = {"TypeSpec", "MethodSpec", "MethodDef", "MemberRef"}
@@ -639,6 +640,15 @@ def shell_commands(r, pe, peer):
                 cmds.append("heap %s %d" % (hn, r.randrange(pe.md.heaps[h].size + 2)))
     for nm in type_names(r, pe, 6):
         cmds.append("type " + nm)
+    # A few resources by name: a resource set's entries are parsed.
+    mr = mc.TABLE_ID["ManifestResource"]
+    for rid in range(1, min(pe.md.rows(mr), 4) + 1):
+        try:
+            nm = pe.md.string(pe.data, pe.md.get(pe.data, "ManifestResource", rid, "Name"))
+        except (ValueError, IndexError):
+            continue
+        if re.fullmatch(r"[A-Za-z0-9_.+-]+", nm):
+            cmds.append("resources " + nm)
     cmds += ["set style full", "find *", "memberrefs"]
     if peer:
         # Resolution from an intact module into the damaged one.

@@ -9,9 +9,12 @@
  * reach the key blob parser and the RSA step with blobs mutation makes,
  * the verification runs again with keys given for the assembly's token:
  * its own key cut short and with a byte changed, and the input's last
- * bytes taken as a key blob. The input is opened as a file, as a
- * loader-mapped copy and laid out as a loader lays it out with the gaps
- * unreadable (tests/common/layout.c).
+ * bytes taken as a key blob. Then every manifest resource
+ * (<mdtools/resources.h>) is read, and each embedded one in the
+ * System.Resources format parsed; an input that is itself such a
+ * resource set (it starts with 0xBEEFCACE) is parsed as one. The input is
+ * opened as a file, as a loader-mapped copy and laid out as a loader lays
+ * it out with the gaps unreadable (tests/common/layout.c).
  *
  * Oracles besides the sanitizers: a verification gives the same outcome
  * twice; "verified" means the file's hash is the one the signature
@@ -19,7 +22,9 @@
  * entry type refuses an entry of another type (MDT_EINVAL); version
  * strings and resource names are non-NULL UTF-8 strings; nothing stays
  * under the caller's context once the image is closed; the version
- * resource and the resource list take memory bounded by the input.
+ * resource and the resource list take memory bounded by the input; a
+ * parsed resource set's values lie inside its data, its entries have
+ * names and types, and it takes memory bounded by its size.
  * Built for libFuzzer with --enable-fuzzing, and always as a plain
  * replayer (replay.c) that `make check` runs over tests/fuzz/corpus/pe/. */
 #include <stdint.h>
@@ -30,6 +35,7 @@
 
 #include <mdtools/mdtools.h>
 #include <mdtools/pe.h>
+#include <mdtools/resources.h>
 #include <mdtools/strongname.h>
 
 #include "layout.h"
@@ -254,6 +260,73 @@ static void touch_strongname(void *ctx, const mdt_image *img, const uint8_t *dat
     talloc_free(changed);
 }
 
+/* A System.Resources resource set: parse, check, free. */
+static void parse_set(void *ctx, const uint8_t *data, size_t len)
+{
+    void *tmp = talloc_new(ctx);
+    mdt_resource_set *set;
+    if (mdt_resources_parse(tmp, &set, data, len, "fuzz.resources") == 0) {
+        if (set->version != 1 && set->version != 2)
+            abort();
+        for (size_t i = 0; i < set->ntypes; i++)
+            sink += strlen(set->types[i]);
+        for (size_t i = 0; i < set->n; i++) {
+            const mdt_resource_entry *e = &set->entries[i];
+            if (!e->name || !e->type || e->offset > len || e->size > len - e->offset)
+                abort();
+            sink += strlen(e->name) + strlen(e->type) + e->type_code;
+            if (e->string)
+                sink += strlen(e->string);
+            if (e->type_code < MDT_RESTYPE_USER && set->version == 2 &&
+                !mdt_restype_name(e->type_code))
+                abort();
+        }
+        /* Names and strings are copied, but entries sharing them cannot
+         * make the copies grow past a multiple of the data. */
+        if (talloc_total_size(tmp) > 128 * 1024 + 4 * len + set->n * sizeof *set->entries +
+                                         set->ntypes * sizeof(char *) + 8 * set->n)
+            abort();
+    } else {
+        touch_error();
+    }
+    talloc_free(tmp);
+}
+
+static void touch_resources(void *ctx, const mdt_image *img)
+{
+    uint32_t n = mdt_table_rows(img, MDT_TABLE_ManifestResource);
+    /* The row past the last (refused) too. */
+    for (uint32_t rid = 1; rid <= n + 1 && rid <= 256; rid++) {
+        mdt_manifest_resource r;
+        const uint8_t *data;
+        size_t len;
+        if (mdt_manifest_resource_read(&r, img, rid) != 0) {
+            touch_error();
+            continue;
+        }
+        sink += strlen(r.name) + r.flags + r.offset + r.where;
+        if (r.where != MDT_RESOURCE_EMBEDDED) {
+            if (!r.implementation_name || r.size)
+                abort();
+            sink += strlen(r.implementation_name);
+            if (mdt_manifest_resource_data(&data, &len, img, rid) != MDT_EINVAL)
+                abort();
+            touch_error();
+            continue;
+        }
+        if (mdt_manifest_resource_data(&data, &len, img, rid) != 0) {
+            touch_error();
+            continue;
+        }
+        if (len != r.size)
+            abort();
+        if (len)
+            sink += data[0] + data[len - 1];
+        if (mdt_resources_is(data, len))
+            parse_set(ctx, data, len);
+    }
+}
+
 static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
 {
     mdt_image *img = NULL;
@@ -279,6 +352,7 @@ static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
         touch_r2r(img);
         touch_win32res(ctx, img, size);
         touch_strongname(ctx, img, data, size);
+        touch_resources(ctx, img);
         mdt_image_close(img);
     }
     layout_free(&l);
@@ -294,6 +368,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     /* Larger inputs add nothing these parsers do not see in 128 KiB. */
     if (size <= 128 * 1024) {
+        if (mdt_resources_is(data, size))
+            parse_set(ctx, data, size);
         open_one(ctx, data, size, 0);
         open_one(ctx, data, size, 1);
         open_one(ctx, data, size, 2);

@@ -20,5 +20,6 @@
 #include <mdtools/pdb.h>
 #include <mdtools/pe.h>
 #include <mdtools/strongname.h>
+#include <mdtools/resources.h>
 
 #endif
