@@ -36,6 +36,9 @@ static int embedded(mdt_manifest_resource *out, const mdt_image *img, uint32_t r
     if (!d->rva || !d->size)
         return fail_row(img, MDT_EBADIMAGE, rid,
                         "an embedded resource, but the image has no Resources directory");
+    if ((uint64_t)d->rva + d->size > UINT32_MAX)
+        return fail_row(img, MDT_EBADIMAGE, rid,
+                        "the Resources directory runs past the 4 GiB address space");
     if (out->offset > d->size || d->size - out->offset < 4) {
         mdt_place pl = MDT_PLACE_NONE;
         pl.file = mdt_image_name(img);

@@ -65,7 +65,8 @@ typedef struct mdt_manifest_resource {
  * MDT_ETRUNC (the row lies past the tables stream; the length prefix or
  * the bytes run past the Resources directory), MDT_EBADIMAGE (an
  * Implementation that is neither null, a File nor an AssemblyRef; an
- * embedded resource in an image without a Resources directory), MDT_ENOHEAP
+ * embedded resource in an image without a Resources directory, or whose
+ * directory runs past the 4 GiB address space), MDT_ENOHEAP
  * (a name past #Strings), and those of mdt_image_rva. */
 int mdt_manifest_resource_read(mdt_manifest_resource *out, const mdt_image *img, uint32_t rid);
 
