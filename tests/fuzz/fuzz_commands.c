@@ -327,20 +327,22 @@ static void members_and_types(struct run *r)
                 touch_error();
             if (t == MDT_TABLE_TypeDef) {
                 uint8_t et;
-                char *meta;
-                mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+                char *refl;
+                /* The reflection style: mdt_typedef_by_name's grammar (`+`
+                 * nesting, `\` escapes); a metadata name escapes nothing. */
+                mdt_name_opts o = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
                 void *tmp = talloc_new(r->ctx);
                 if (mdt_typedef_enclosing(&enc, r->img, tok))
                     touch_error();
                 if (mdt_enum_underlying(&et, r->img, tok))
                     touch_error();
-                /* `type NAME`: the type found again by its metadata name. */
-                if (mdt_token_name(tmp, &meta, r->img, tok, &o) == 0 &&
-                    mdt_typedef_by_name(&found, r->img, meta, strlen(meta)) == 0 &&
+                /* `type NAME`: the type found again by its reflection name. */
+                if (mdt_token_name(tmp, &refl, r->img, tok, &o) == 0 &&
+                    mdt_typedef_by_name(&found, r->img, refl, strlen(refl)) == 0 &&
                     found != tok) {
                     char *again;
-                    if (mdt_token_name(tmp, &again, r->img, found, &o) == 0 && strcmp(meta, again))
-                        die("looking up \"%s\" found \"%s\"", meta, tok, again);
+                    if (mdt_token_name(tmp, &again, r->img, found, &o) == 0 && strcmp(refl, again))
+                        die("looking up \"%s\" found \"%s\"", refl, tok, again);
                 }
                 touch_error();
                 talloc_free(tmp);
