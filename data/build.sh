@@ -5,7 +5,7 @@
 #   data/build.sh --verify   rebuild into a scratch directory and compare with
 #                            the committed binaries byte for byte
 #
-# Needs: mcs and ilasm (Debian: mono-devel), python3; node is optional (it
+# Needs: mcs, ilasm and resgen (Debian: mono-devel), python3; node is optional (it
 # runs data/tools/webcil-check.js on the .wasm wrappers). After a rebuild
 # that changes any binary, refresh data/facts.txt with
 #   data/facts.sh > data/facts.txt
@@ -27,7 +27,7 @@ case "${1:-}" in
     *) echo "usage: $0 [--verify]" >&2; exit 2 ;;
 esac
 
-for tool in mcs ilasm python3; do
+for tool in mcs ilasm resgen python3; do
     command -v "$tool" >/dev/null 2>&1 || {
         echo "build.sh: $tool not found (apt-get install mono-devel python3)" >&2
         exit 1
@@ -77,6 +77,17 @@ grep -q "^\.file MultiPart\.netmodule \.hash = ($want)\$" "$S/MultiIL.il" || {
 ilasm /dll /quiet /output:MultiIL.dll "$S/MultiIL.il" >/dev/null
 $PY/normalize-pe.py MultiIL.dll
 
+echo "build.sh: resources/Res.dll (manifest resources; a resource set by resgen)"
+mkdir -p resources
+(
+    cd resources
+    cp "$S/Res.Strings.resx" "$S/Res.Logo.bin" "$S/Res.Notes.txt" "$DATA/resources/ResNotes.txt" .
+    resgen Res.Strings.resx Res.Strings.resources >/dev/null
+    $MCS -target:library -resource:Res.Strings.resources,Res.Strings.resources \
+        -resource:Res.Logo.bin,Res.Logo.bin,private -resource:Res.Notes.txt,Res.Notes.txt \
+        -linkresource:ResNotes.txt,Res.Linked.txt -out:Res.dll "$S/Res.cs"
+)
+
 echo "build.sh: fwd/ (Final, Real, Lib v1, Lib v2, Client)"
 $MCS -target:library "$KEY" -out:fwd/Final.dll "$S/fwd/Final.cs"
 $MCS -target:library "$KEY" -r:fwd/Final.dll -out:fwd/Real.dll "$S/fwd/Real.cs"
@@ -100,6 +111,7 @@ if command -v node >/dev/null 2>&1; then
 fi
 
 OUTPUTS="sample/Hello.exe Everything.dll Sigs.dll Shell.dll MultiPart.netmodule MultiMain.dll MultiIL.dll
+resources/Res.dll
 fwd/Final.dll fwd/Real.dll fwd/v1/Lib.dll fwd/v2/Lib.dll fwd/Client.exe raw/Everything.md
 webcil/Hello.v0.webcil webcil/Hello.v1.webcil webcil/Hello.wasm webcil/Hello.v1.wasm"
 

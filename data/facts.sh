@@ -26,7 +26,7 @@ done
 if [ $# -eq 0 ]; then
     set -- sample/Hello.exe Everything.dll Sigs.dll Shell.dll MultiPart.netmodule MultiMain.dll \
         MultiIL.dll fwd/Final.dll fwd/Real.dll fwd/v1/Lib.dll fwd/v2/Lib.dll \
-        fwd/Client.exe raw/Everything.md webcil/Hello.v0.webcil \
+        fwd/Client.exe raw/Everything.md resources/Res.dll webcil/Hello.v0.webcil \
         webcil/Hello.v1.webcil webcil/Hello.wasm webcil/Hello.v1.wasm
 fi
 

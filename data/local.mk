@@ -3,5 +3,5 @@
 # the corpus of unusual binaries (data/corpus). Shipped for `make check`.
 EXTRA_DIST += data/README.md data/build.sh data/build-pdb.sh data/pdb data/facts.sh data/facts.txt data/MultiNotes.txt \
 	data/Everything.dll data/Sigs.dll data/Shell.dll data/MultiPart.netmodule data/MultiMain.dll \
-	data/MultiIL.dll data/sample data/src data/fwd data/raw data/webcil data/tools \
+	data/MultiIL.dll data/sample data/src data/fwd data/raw data/webcil data/tools data/resources \
 	data/corpus

@@ -20,7 +20,10 @@ MDT_MAN3_PAGES = \
 	doc/man3/mdt_typeref.3 \
 	doc/man3/mdt_idmap.3 \
 	doc/man3/mdt_pdb.3 \
-	doc/man3/mdt_il.3
+	doc/man3/mdt_il.3 \
+	doc/man3/mdt_pe.3 \
+	doc/man3/mdt_strongname.3 \
+	doc/man3/mdt_resources.3
 dist_man_MANS += $(MDT_MAN3_PAGES)
 check_SCRIPTS += doc/man3/check.sh
 TESTS += doc/man3/check.sh

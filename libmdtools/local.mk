@@ -22,7 +22,10 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/descriptor.h \
 	libmdtools/include/mdtools/pdb.h \
 	libmdtools/include/mdtools/il.h \
-	libmdtools/include/mdtools/opcodes.def
+	libmdtools/include/mdtools/opcodes.def \
+	libmdtools/include/mdtools/pe.h \
+	libmdtools/include/mdtools/strongname.h \
+	libmdtools/include/mdtools/resources.h
 
 libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/error.h \
@@ -33,6 +36,8 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/strbuf.c \
 	libmdtools/util/warnings.h \
 	libmdtools/util/warnings.c \
+	libmdtools/util/utf16.h \
+	libmdtools/util/utf16.c \
 	libmdtools/util/file.h \
 	libmdtools/util/file.c \
 	libmdtools/image/container.h \
@@ -126,7 +131,20 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/il/il_int.h \
 	libmdtools/il/body.c \
 	libmdtools/il/decode.c \
-	libmdtools/il/text.c
+	libmdtools/il/text.c \
+	libmdtools/pe/pe_int.h \
+	libmdtools/pe/headers.c \
+	libmdtools/pe/debugdata.c \
+	libmdtools/pe/r2r.c \
+	libmdtools/pe/win32res.c \
+	libmdtools/pe/version.c \
+	libmdtools/strongname/sn_int.h \
+	libmdtools/strongname/keyblob.c \
+	libmdtools/strongname/hash.c \
+	libmdtools/strongname/rsa.c \
+	libmdtools/strongname/verify.c \
+	libmdtools/resources/manifest.c \
+	libmdtools/resources/resset.c
 
 libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
 libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)

@@ -199,6 +199,18 @@ const char *mdi_cell_error(char *buf, size_t len);
  * printing nothing when none is. */
 uint32_t mdi_rows_missing(mdi_state *st, const mdt_image *img, unsigned table);
 
+/* The machine field of a COFF header: JSON "machine" and "machine_name",
+ * text "0x8664 (AMD64)" (cmd_info.c). */
+void mdi_print_machine(mdi_printer *p, uint16_t machine);
+/* The name of a debug directory entry type ("CodeView"), or NULL. */
+const char *mdi_debug_type_name(uint32_t type);
+
+/* The outcome of the strong-name check (cmd_sn.c): JSON `key` an object
+ * {status, reason}, text one line under `label`; 1 when the check failed
+ * (an error value was printed), else 0. */
+int mdi_print_strongname(mdi_state *st, const mdt_image *img, const char *key,
+                          const char *label);
+
 /* `set style VALUE` (a unique prefix of full, reflection, il, friendly):
  * 0, or -1 when VALUE names no style. */
 int mdi_set_style(mdi_state *st, const char *value);

@@ -59,7 +59,7 @@ static const struct {
     {0x1993, "NetBSD"}, {0x1992, "SunOS"},
 };
 
-static void print_machine(mdi_printer *p, uint16_t m)
+void mdi_print_machine(mdi_printer *p, uint16_t m)
 {
     const char *name = machine_name(m);
     mdi_hex(p, "machine", "machine", m, 4);
@@ -75,7 +75,7 @@ static void print_machine(mdi_printer *p, uint16_t m)
     mdi_note(p, "machine_name", "unknown");
 }
 
-static const char *debug_type_name(uint32_t t)
+const char *mdi_debug_type_name(uint32_t t)
 {
     static const char *const names[] = {
         "Unknown",    "COFF",         "CodeView",
@@ -85,6 +85,7 @@ static const char *debug_type_name(uint32_t t)
         "VC_FEATURE", "POGO",         "ILTCG",
         "MPX",        "Reproducible", "EmbeddedPortablePdb",
         NULL,         "PdbChecksum",  "ExtendedDllCharacteristics",
+        "PerfMap",
     };
     return t < sizeof names / sizeof names[0] ? names[t] : NULL;
 }
@@ -117,12 +118,13 @@ static const char *table_name(unsigned id)
     return s ? s->name : "?";
 }
 
-/* The fields of the CLI header. */
-static void cli_header(mdi_state *st, const mdt_image *img, const mdt_pe_info *pe)
+/* The fields of the CLI header; returns the number of errors. */
+static int cli_header(mdi_state *st, const mdt_image *img, const mdt_pe_info *pe)
 {
     mdi_printer *p = st->out;
     char ver[16];
     uint8_t r2r[8];
+    int errors;
 
     snprintf(ver, sizeof ver, "%u.%u", pe->cli_major, pe->cli_minor);
     mdi_str(p, "cli_version", "CLI version", ver);
@@ -147,6 +149,7 @@ static void cli_header(mdi_state *st, const mdt_image *img, const mdt_pe_info *p
              pe->cli_flags & MDT_COMIMAGE_STRONGNAMESIGNED ? ", signed"
                                                            : ", not signed (space reserved)");
     mdi_bool(p, "strong_name_signed", NULL, pe->cli_flags & MDT_COMIMAGE_STRONGNAMESIGNED);
+    errors = mdi_print_strongname(st, img, "strong_name_check", "signature");
     data_dir(p, "vtable_fixups", "vtable fixups", &pe->vtable_fixups, NULL);
 
     /* ReadyToRun: the managed native header starts with "RTR\0", then the
@@ -155,7 +158,7 @@ static void cli_header(mdi_state *st, const mdt_image *img, const mdt_pe_info *p
         mdi_none(p, "managed_native_header", NULL, NULL);
         mdi_bool(p, "ready_to_run", "ReadyToRun", false);
         mdi_none(p, "ready_to_run_version", NULL, NULL);
-        return;
+        return errors;
     }
     mdi_object_begin(p, "managed_native_header", NULL);
     mdi_hex(p, "rva", NULL, pe->managed_native_header.rva, 0);
@@ -176,6 +179,7 @@ static void cli_header(mdi_state *st, const mdt_image *img, const mdt_pe_info *p
                   " bytes at RVA 0x%08" PRIx32,
                   pe->managed_native_header.size, pe->managed_native_header.rva);
     }
+    return errors;
 }
 
 static void debug_entries(mdi_printer *p, const mdt_image *img, const mdt_pe_info *pe)
@@ -188,7 +192,7 @@ static void debug_entries(mdi_printer *p, const mdt_image *img, const mdt_pe_inf
         const char *name;
         if (!d)
             continue;
-        name = debug_type_name(d->type);
+        name = mdi_debug_type_name(d->type);
         if (d->type == 17)
             embedded = true;
         mdi_item_begin(p);
@@ -333,6 +337,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                                            "resources",
                                            "strong_name_signature",
                                            "strong_name_signed",
+                                           "strong_name_check",
                                            "vtable_fixups",
                                            "managed_native_header",
                                            "ready_to_run",
@@ -356,12 +361,13 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_note(p, NULL, "portable PDB");
     if (is_pe) {
         mdi_str(p, "pe_format", "format", pe->pe32plus ? "PE32+" : "PE32");
-        print_machine(p, pe->machine);
+        mdi_print_machine(p, pe->machine);
     } else {
         not_applicable(p, pe_keys);
     }
+    errors = 0;
     if (has_cli)
-        cli_header(st, img, pe);
+        errors = cli_header(st, img, pe);
     else
         not_applicable(p, cli_keys);
 
@@ -380,7 +386,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
               md->jtd ? ", #JTD (all indexes 4 bytes)" : "");
     pdb_stream(p, md);
 
-    errors = identity(st, img, md);
+    errors += identity(st, img, md);
 
     if (has_cli)
         debug_entries(p, img, pe);
@@ -412,8 +418,9 @@ const mdi_cmd mdi_cmd_info = {
     .help = "Shows the kind of image (PE, Webcil, raw metadata), PE32 or PE32+, the\n"
             "machine, the CLI header (flags, entry point), the metadata version, the\n"
             "assembly identity with its public key token, module name and MVID,\n"
-            "managed resources, strong-name signature, ReadyToRun header, debug\n"
-            "directory (CodeView PDB path, GUID and age; embedded portable PDB), the\n"
+            "managed resources, strong-name signature and whether it verifies (`sn`\n"
+            "says more), ReadyToRun header, debug directory (CodeView PDB path, GUID\n"
+            "and age; embedded portable PDB; `pe` says more), the\n"
             "#Pdb stream of a portable PDB, the metadata streams, the row counts of\n"
             "the non-empty tables, and every warning recorded while opening.\n"
             "This is what mdinspect shows for each FILE when no -c is given.\n",

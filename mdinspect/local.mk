@@ -41,11 +41,16 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmd_memberrefs.c \
 	mdinspect/cmd_modules.c \
 	mdinspect/cmd_open.c \
+	mdinspect/cmd_pe.c \
+	mdinspect/snkeys.h \
+	mdinspect/snkeys.c \
 	mdinspect/cmd_quit.c \
 	mdinspect/cmd_refs.c \
 	mdinspect/cmd_resolve.c \
 	mdinspect/cmd_set.c \
 	mdinspect/cmd_sig.c \
+	mdinspect/cmd_sn.c \
+	mdinspect/cmd_resources.c \
 	mdinspect/cmd_streams.c \
 	mdinspect/cmd_strings.c \
 	mdinspect/cmd_tables.c \

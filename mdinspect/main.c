@@ -44,7 +44,8 @@ enum {
     OPT_NO_PAGER,
     OPT_MAN_COMMANDS,
     OPT_STYLE,
-    OPT_WIDE
+    OPT_WIDE,
+    OPT_SN_KEYS
 };
 
 static void usage_hint(void)
@@ -74,6 +75,8 @@ static void help(void)
            "  -v, --verbose       say why files in a directory were skipped\n"
            "  -j, --json          write JSON Lines (one object per line) instead of text\n"
            "      --wide          never cut table lines to the terminal's width\n"
+           "      --sn-keys=FILE  more keys for strong-name checks, by token (TOKEN KEY\n"
+           "                      lines in hex, or Mono's machine.config <map> lines)\n"
            "      --style=STYLE   name types and members in STYLE: full (default),\n"
            "                      reflection, il or friendly (as `set style`)\n"
            "      --no-color      no colours (also when NO_COLOR is set)\n"
@@ -261,6 +264,7 @@ int main(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"style", required_argument, NULL, OPT_STYLE},
         {"wide", no_argument, NULL, OPT_WIDE},
+        {"sn-keys", required_argument, NULL, OPT_SN_KEYS},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
         {"no-colour", no_argument, NULL, OPT_NO_COLOR},
         {"no-pager", no_argument, NULL, OPT_NO_PAGER},
@@ -278,6 +282,8 @@ int main(int argc, char **argv)
     bool have_cmds = false, interactive = false, no_color = false, pager = true;
     const char *style = NULL;
     bool wide = false;
+    const char *sn_keys[16];
+    size_t nsn_keys = 0;
     unsigned open_flags = 0;
     char *err = NULL;
     mdi_state *st;
@@ -324,6 +330,14 @@ int main(int argc, char **argv)
             break;
         case OPT_WIDE:
             wide = true;
+            break;
+        case OPT_SN_KEYS:
+            if (nsn_keys == sizeof sn_keys / sizeof sn_keys[0]) {
+                fprintf(stderr, MDI_PROGNAME ": at most %zu --sn-keys files\n", nsn_keys);
+                talloc_free(mem);
+                return EXIT_USAGE;
+            }
+            sn_keys[nsn_keys++] = optarg;
             break;
         case OPT_NO_PAGER:
             pager = false;
@@ -394,6 +408,12 @@ int main(int argc, char **argv)
         talloc_free(mem);
         return EXIT_USAGE;
     }
+    for (size_t i = 0; i < nsn_keys; i++)
+        if (mdi_snkeys_load(st->mem, &st->sn_keys, sn_keys[i], &err) != 0) {
+            fprintf(stderr, MDI_PROGNAME ": --sn-keys: %s\n", err);
+            talloc_free(mem);
+            return EXIT_FAILURE;
+        }
     st->verbose = open_flags & MDI_OPENING_VERBOSE;
     st->wide = wide;
     mdi_state_fit_terminal(st);

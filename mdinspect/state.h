@@ -16,6 +16,7 @@
 #include <mdtools/names.h>
 
 #include "print.h"
+#include "snkeys.h"
 
 #define MDI_PROGNAME "mdinspect"
 
@@ -51,6 +52,7 @@ typedef struct mdi_state {
     bool interactive;    /* reading commands from a person at a terminal */
     bool verbose;        /* --verbose: say why files were skipped */
     bool wide;           /* --wide, `set wide on`: tables never cut to the terminal */
+    mdi_snkeys sn_keys;  /* --sn-keys: more keys for strong-name checks */
 
     const char *cmd;  /* name of the command running, for messages */
     bool stop;        /* the last command was interrupted: skip the rest of its line */

@@ -37,6 +37,9 @@ md: util image
 open: util image md
 tokens: util
 pdb: util image md open
+pe: util image md open
+strongname: util image md open pe
+resources: util image md open
 generics: util image md open tokens
 typeref: util image md open tokens generics
 il: util image md open tokens generics
@@ -64,6 +67,9 @@ typeref.h typeref
 pdb.h pdb
 il.h il
 opcodes.def il
+pe.h pe
+strongname.h strongname
+resources.h resources
 EOF
 
 # Known crossings: "kind file -> folder", kind include or call, each with
@@ -152,7 +158,7 @@ awk -v hdrs="$tmp/headers" -v known="$tmp/known" -v rules="$tmp/rules" '
 ' "$tmp/found" && status=0 || status=1
 
 # The graph as found, bottom up, for people.
-for f in util image md open tokens pdb generics typeref il; do
+for f in util image md open tokens pdb pe strongname resources generics typeref il; do
     used=$(awk -v f="$f" '
         { if ($2 ~ /^@/) next; split($2, a, "/"); if (a[1] != f) next
           t = $3; sub(/@hdr$/, "", t); print t }' "$tmp/found" |

@@ -445,6 +445,53 @@ def m_headers(r, pe):
     return "headers:%d bytes in %s" % (n, name)
 
 
+def m_pe_parts(r, pe):
+    """A few bytes of what `pe` and `sn` read besides the metadata: the
+    Win32 resource tree (its directories first), the data of a debug
+    entry, the ReadyToRun header and its section list, the strong-name
+    signature, or a data directory's RVA or size."""
+    d = pe.data
+    regs = []
+
+    def add(name, rva, size):
+        if not rva or not size:
+            return
+        try:
+            off = pe.rva2off(rva)
+        except ValueError:
+            return
+        regs.append((name, off, min(size, len(d) - off)))
+
+    rva, size = pe.dir(2)
+    add("Win32 resource directories", rva, min(size, 256))
+    add("Win32 resources", rva, min(size, 4096))
+    rva, size = pe.dir(6)
+    if rva and size:
+        try:
+            off = pe.rva2off(rva)
+            for i in range(min(size // 28, 8)):
+                e = off + 28 * i
+                if e + 28 <= len(d) and mc.u32(d, e + 16) and mc.u32(d, e + 24) < len(d):
+                    regs.append(("debug entry %d's data" % i, mc.u32(d, e + 24),
+                                 min(mc.u32(d, e + 16), len(d) - mc.u32(d, e + 24), 512)))
+        except ValueError:
+            pass
+    add("ReadyToRun header", mc.u32(d, pe.cli_off + 64), mc.u32(d, pe.cli_off + 68))
+    add("strong-name signature", mc.u32(d, pe.cli_off + 32), mc.u32(d, pe.cli_off + 36))
+    regs = [x for x in regs if x[2] > 0]
+    if not regs or r.random() < 0.15:
+        i = r.choice([2, 4, 6, 14])
+        off = pe.dir_off(i) + r.choice([0, 4])
+        v = r.choice([0, 1, 0xFFFFFFFF, 0x7FFFFFFF, r.randrange(1 << 32)])
+        struct.pack_into("<I", d, off, v)
+        return "pe-parts:directory %d %s 0x%x" % (i, "size" if off % 8 else "rva", v)
+    name, off, size = r.choice(regs)
+    n = r.choice([1, 2, 4, 8])
+    for _ in range(n):
+        d[off + r.randrange(size)] = r.choice([0, 0xff, r.randrange(256)])
+    return "pe-parts:%d bytes in %s" % (n, name)
+
+
 MUTATIONS = {
     "bytes": (m_bytes, 3),
     "region": (m_region, 3),
@@ -457,13 +504,15 @@ MUTATIONS = {
     "break-sig": (m_break_sig, 4),
     "strings": (m_strings, 2),
     "headers": (m_headers, 1),
+    "pe-parts": (m_pe_parts, 1),
 }
 
 
 # The mutations "auto" chooses from, by version: a seed's damage stays the
 # same once a recipe names it (auto@1), whatever is added later.
-AUTO_VERSIONS = {1: sorted(set(MUTATIONS) - {"headers"}), 2: sorted(MUTATIONS)}
-AUTO = 2
+AUTO_VERSIONS = {1: sorted(set(MUTATIONS) - {"headers", "pe-parts"}),
+                 2: sorted(set(MUTATIONS) - {"pe-parts"}), 3: sorted(MUTATIONS)}
+AUTO = 3
 
 
 def damage(pe, seed, spec="auto"):
@@ -499,6 +548,10 @@ LISTINGS = ["info", "tables", "streams", "strings", "heap strings", "heap us", "
             "heap guid", "types -a", "find *", "find *::*", "memberrefs -a", "typerefs -a",
             "methodspecs", "typespecs", "unresolved -a", "refs", "exported", "attrs",
             "constants", "validate -a", "modules"]
+# Listings no style changes, run once: the PE headers, debug entries,
+# ReadyToRun header, Win32 resources, the strong-name signature, and the
+# manifest resources.
+PE_LISTINGS = ["pe", "sn", "resources"]
 SIG_TABLES = {"MethodDef", "MemberRef", "Field", "Property", "StandAloneSig", "TypeSpec",
               "MethodSpec"}
 INST_TABLES = {"TypeSpec", "MethodSpec", "MethodDef", "MemberRef"}
@@ -557,7 +610,7 @@ def shell_commands(r, pe, peer):
     module of the same framework current, what resolves into this one."""
     # The listings in the default style, then again in another: the styles
     # take different paths through the printers.
-    cmds = LISTINGS + ["set style %s" % r.choice(STYLES[1:])] + LISTINGS
+    cmds = LISTINGS + PE_LISTINGS + ["set style %s" % r.choice(STYLES[1:])] + LISTINGS
     for t in sorted(mc.TABLES):
         name = mc.TABLES[t][0]
         cmds.append("dump %s" % name)
@@ -587,6 +640,15 @@ def shell_commands(r, pe, peer):
                 cmds.append("heap %s %d" % (hn, r.randrange(pe.md.heaps[h].size + 2)))
     for nm in type_names(r, pe, 6):
         cmds.append("type " + nm)
+    # A few resources by name: a resource set's entries are parsed.
+    mr = mc.TABLE_ID["ManifestResource"]
+    for rid in range(1, min(pe.md.rows(mr), 4) + 1):
+        try:
+            nm = pe.md.string(pe.data, pe.md.get(pe.data, "ManifestResource", rid, "Name"))
+        except (ValueError, IndexError):
+            continue
+        if re.fullmatch(r"[A-Za-z0-9_.+-]+", nm):
+            cmds.append("resources " + nm)
     cmds += ["set style full", "find *", "memberrefs"]
     if peer:
         # Resolution from an intact module into the damaged one.

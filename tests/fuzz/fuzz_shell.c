@@ -9,8 +9,10 @@
  * the first byte picks text or JSON output.
  *
  * What would reach outside the process is not run: `open` (a path from
- * the input could name any file or folder of the machine) and `set pager`
- * (a command to start). Oracles besides the sanitizers: a line that does
+ * the input could name any file or folder of the machine), `set pager`
+ * (a command to start) and `resources -x` (it writes files into a folder
+ * the input names); nor are the paths of `open` and `resources`
+ * completed. Oracles besides the sanitizers: a line that does
  * not parse has an error message; nothing is left allocated once the
  * session is freed.
  *
@@ -55,6 +57,12 @@ static bool outside(const mdi_call *c)
 {
     if (strcmp(c->cmd->name, "open") == 0)
         return true;
+    if (strcmp(c->cmd->name, "resources") == 0) {
+        for (size_t i = 0; i < c->argc; i++)
+            if (c->argv[i].spec < MDI_MAX_ARGS &&
+                strcmp(c->cmd->args[c->argv[i].spec].name, "-x") == 0)
+                return true;
+    }
     if (strcmp(c->cmd->name, "set") == 0 && c->argc > 0 && c->argv[0].text &&
         strncmp(c->argv[0].text, "pa", 2) == 0)
         return true;
@@ -66,7 +74,11 @@ static bool outside(const mdi_call *c)
 static void complete(const char *line)
 {
     size_t len = strlen(line), w = strspn(line, " ");
+    size_t wl = strcspn(line + w, " ;");
     if (line[w] == 'o')
+        return;
+    /* `resources`' DIR (any unique prefix: "resou" and longer). */
+    if (wl >= 5 && strncmp(line + w, "resources", wl < 9 ? wl : 9) == 0)
         return;
     for (size_t end = 0; end <= len; end++) {
         if (end < len && line[end] != ' ' && line[end] != ';')

@@ -62,6 +62,27 @@ tests_fuzz_fuzz_commands_LDADD = $(MDT_FUZZ_LIBS)
 endif
 EXTRA_DIST += tests/fuzz/fuzz_commands.c tests/fuzz/corpus/commands
 
+# What a PE file says besides its metadata and strong-name verification
+# (fuzz_pe.c: <mdtools/pe.h>, <mdtools/strongname.h>).
+check_PROGRAMS += tests/fuzz/fuzz_pe_replay
+TESTS += tests/fuzz/fuzz_pe_replay
+tests_fuzz_fuzz_pe_replay_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_pe.c
+tests_fuzz_fuzz_pe_replay_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
+	$(TALLOC_CFLAGS) -DREPLAY_DEFAULT_CORPUS='"tests/fuzz/corpus/pe"'
+tests_fuzz_fuzz_pe_replay_CFLAGS = $(MDT_WARN_CFLAGS)
+tests_fuzz_fuzz_pe_replay_LDADD = tests/common/libtestcommon.la libmdtools/libmdtools.la \
+	$(TALLOC_LIBS)
+if ENABLE_FUZZING
+noinst_PROGRAMS += tests/fuzz/fuzz_pe
+tests_fuzz_fuzz_pe_SOURCES = tests/fuzz/fuzz_pe.c tests/common/layout.c \
+	$(libmdtools_libmdtools_la_SOURCES)
+tests_fuzz_fuzz_pe_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
+	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
+tests_fuzz_fuzz_pe_CFLAGS = $(MDT_FUZZ_CFLAGS)
+tests_fuzz_fuzz_pe_LDADD = $(MDT_FUZZ_LIBS)
+endif
+EXTRA_DIST += tests/fuzz/fuzz_pe.c tests/fuzz/corpus/pe tests/fuzz/pe.dict
+
 # mdinspect's command language (fuzz_shell.c: parser, completion, dispatch
 # on fixture modules) and its type-name lookup (fuzz_typename.c: `type
 # NAME`, Type::member, globs), the shell's sources compiled in
@@ -107,6 +128,7 @@ FUZZ_RUNS += tests/generics/fuzz_sig=tests/generics/fuzz-corpus
 FUZZ_RUNS += tests/fuzz/fuzz_commands=tests/fuzz/corpus/commands
 FUZZ_RUNS += tests/fuzz/fuzz_shell=tests/fuzz/corpus/shell
 FUZZ_RUNS += tests/fuzz/fuzz_typename=tests/fuzz/corpus/typename
+FUZZ_RUNS += tests/fuzz/fuzz_pe=tests/fuzz/corpus/pe
 EXTRA_DIST += tests/fuzz/run-fuzz.sh tests/fuzz/commands.dict tests/fuzz/shell.dict \
 	tests/fuzz/typename.dict
 .PHONY: fuzz

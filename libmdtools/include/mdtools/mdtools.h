@@ -19,5 +19,8 @@
 #include <mdtools/idmap.h>
 #include <mdtools/pdb.h>
 #include <mdtools/il.h>
+#include <mdtools/pe.h>
+#include <mdtools/strongname.h>
+#include <mdtools/resources.h>
 
 #endif

@@ -1,0 +1,19 @@
+/* pe/: the PE facts of <mdtools/pe.h>, read from an open image's bytes
+ * through the public image API and the util reader. */
+#ifndef MDT_PE_INT_H
+#define MDT_PE_INT_H
+
+#include <mdtools/image.h>
+#include <mdtools/pe.h>
+
+#include "util/reader.h"
+
+/* A reader over the image's own bytes from its start (the headers of a
+ * flat file or of a loader layout), region `region`. */
+rd mdt__pe_reader(const mdt_image *img, const char *region);
+/* A reader over `len` bytes at `rva` (mdt_image_rva), region `region`,
+ * file offsets where the layout has them. */
+int mdt__pe_rva_reader(rd *out, const mdt_image *img, uint32_t rva, uint32_t len,
+                       const char *region);
+
+#endif

@@ -1,0 +1,2 @@
+# resources: every kind of manifest resource (embedded with size and offsets, private, linked to a file of the assembly), mcs's embedded text, a multi-file assembly's linked resource; raw metadata has no Resources directory to find an embedded one in (a located error, exit 1)
+mdinspect -c resources data/resources/Res.dll data/Everything.dll data/MultiMain.dll; mdinspect -c resources data/raw/Everything.md
