@@ -547,7 +547,7 @@ def damage(pe, seed, spec="auto"):
 LISTINGS = ["info", "tables", "streams", "strings", "heap strings", "heap us", "heap blob",
             "heap guid", "types -a", "find *", "find *::*", "memberrefs -a", "typerefs -a",
             "methodspecs", "typespecs", "unresolved -a", "refs", "exported", "attrs",
-            "constants", "validate -a", "modules"]
+            "constants", "validate -a", "modules", "il -a"]
 # Listings no style changes, run once: the PE headers, debug entries,
 # ReadyToRun header, Win32 resources, the strong-name signature, and the
 # manifest resources.
@@ -634,6 +634,8 @@ def shell_commands(r, pe, peer):
                 cmds.append("attrs " + tok)
             if tb.name in ("TypeDef", "TypeRef", "TypeSpec"):
                 cmds.append("type " + tok)
+            if tb.name == "MethodDef":  # no draw from r: recipes keep their commands
+                cmds += ["il " + tok, "il --raw " + tok]
     for h, hn in (("#Strings", "strings"), ("#Blob", "blob"), ("#US", "us")):
         if h in pe.md.heaps and pe.md.heaps[h].size:
             for _ in range(2):
