@@ -78,7 +78,9 @@ void mdp_slots_take(unsigned n)
     unsigned cur = atomic_load(&slots_used);
     if (n > MDP_MAX_THREADS)
         n = MDP_MAX_THREADS;
-    while (cur < n && !atomic_compare_exchange_weak(&slots_used, &cur, n))
+    while (cur < n && !atomic_compare_exchange_weak_explicit(&slots_used, &cur, n,
+                                                             memory_order_release,
+                                                             memory_order_relaxed))
         ;
 }
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -451,7 +453,7 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
     }
     if (!free_slot && used < MDP_MAX_THREADS) {
         free_slot = &core->slots[used]; /* never taken: FREE, no ring yet */
-        atomic_store_explicit(&slots_used, used + 1, memory_order_release);
+        mdp_slots_take(used + 1); /* a max: never lowers what a test took */
     }
     struct mdp_slot *t = free_slot;
     if (!t) {
