@@ -9,9 +9,11 @@
  * headers and the metadata it needs, so a huge file costs the pages those
  * reads touch, not its size (a 2 GiB file that starts like an image and is
  * not one is refused after a few pages). The library's own path opens
- * (mdt_image_open_file, mdt_pdb_open_file) read whole files and do not use
- * O_NONBLOCK: batch calls them only on files checked here, and looks for
- * a PDB beside a module itself, as mdt_pdb_open(3) does.
+ * (mdt_image_open_file, mdt_pdb_open_file) also open only regular files
+ * (issue 25); batch keeps its own open because it needs the descriptor:
+ * it reads the first bytes, maps the file itself and hands the library
+ * the mapping, and names the kind of file it refused in its warning. It
+ * looks for a PDB beside a module itself, as mdt_pdb_open(3) does.
  *
  * A file mapped here and truncated by another process while batch runs
  * raises SIGBUS when a page past its new end is read, as with
