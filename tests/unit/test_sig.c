@@ -1,4 +1,4 @@
-/* Signature decoding and names (NAMES.md full style) on Mono's mscorlib
+/* Signature decoding and names (doc/names.md full style) on Mono's mscorlib
  * and the corpus, including hostile blobs and nesting cycles. */
 #include <check.h>
 #include <string.h>
