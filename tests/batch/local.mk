@@ -7,7 +7,7 @@
 #   fuzz_batchlog   a whole run on one input: processes, formats, threads
 
 BATCH_FUZZ_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect -I$(top_srcdir)/tests/common \
-	-D_GNU_SOURCE $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
+	$(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
 BATCH_FUZZ_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(XXHASH_LIBS) $(LIBDW_LIBS)
 
 check_PROGRAMS += tests/batch/fuzz_batchline_replay tests/batch/fuzz_batchlog_replay

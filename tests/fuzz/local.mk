@@ -88,7 +88,7 @@ EXTRA_DIST += tests/fuzz/fuzz_pe.c tests/fuzz/corpus/pe tests/fuzz/pe.dict
 # NAME`, Type::member, globs), the shell's sources compiled in
 # (MDI_SHELL_SOURCES, mdinspect/local.mk).
 MDI_FUZZ_SHELL_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect -I$(top_srcdir)/tests/common \
-	-D_GNU_SOURCE $(TALLOC_CFLAGS) $(JANSSON_CFLAGS)
+	$(TALLOC_CFLAGS) $(JANSSON_CFLAGS)
 MDI_FUZZ_SHELL_LIBS = $(TALLOC_LIBS) $(JANSSON_LIBS) $(READLINE_LIBS)
 check_PROGRAMS += tests/fuzz/fuzz_shell_replay tests/fuzz/fuzz_typename_replay
 TESTS += tests/fuzz/fuzz_shell_replay tests/fuzz/fuzz_typename_replay
