@@ -56,6 +56,7 @@ EOF
 # check keeps md off the container's functions.
 cat >"$tmp/headers" <<'EOF'
 errors.h util
+file.h util
 token.h util
 image.h util
 tables.h md
@@ -112,7 +113,7 @@ done
 for c in "$lib"/*/*.c; do
     folder=$(basename "$(dirname "$c")")
     name=$(basename "$c" .c)
-    o=$build/libmdtools/$folder/libmdtools_la-$name.o
+    o=$build/libmdtools/$folder/libmdtools_core_la-$name.o
     [ -f "$o" ] || { echo "check-layers: $o not built" >&2; exit 2; }
     echo "$folder/$name.c $o" >>"$tmp/objs"
     nm --defined-only -g "$o" | awk -v f="$folder" '{ print $3, f }' >>"$tmp/defs"
@@ -186,7 +187,7 @@ so=$build/libmdtools/.libs/libmdtools.so
 if [ -f "$so" ]; then
     nm -D --defined-only "$so" | awk '{ print $3 }' | sort -u >"$tmp/exported"
     awk '{ print $1 }' "$tmp/defs" | sort -u >"$tmp/libsyms"
-    find "$build/mdinspect" "$build/profiler" -name '*.o' ! -name 'libmdtools_pic_la-*' | sort |
+    find "$build/mdinspect" "$build/profiler" -name '*.o' | sort |
         while read -r o; do nm -u "$o" | awk -v o="${o#"$build"/}" '{ print $2, o }'; done |
         sort >"$tmp/cneeds"
     # A client symbol the library defines but does not export.
