@@ -6,6 +6,7 @@
 MDT_MAN3_PAGES = \
 	doc/man3/libmdtools.3 \
 	doc/man3/mdt_errors.3 \
+	doc/man3/mdt_file.3 \
 	doc/man3/mdt_token.3 \
 	doc/man3/mdt_image.3 \
 	doc/man3/mdt_tables.3 \

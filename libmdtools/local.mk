@@ -5,6 +5,7 @@ mdtoolsincludedir = $(includedir)/mdtools
 mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/mdtools.h \
 	libmdtools/include/mdtools/errors.h \
+	libmdtools/include/mdtools/file.h \
 	libmdtools/include/mdtools/token.h \
 	libmdtools/include/mdtools/idmap.h \
 	libmdtools/include/mdtools/image.h \
@@ -27,7 +28,10 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/strongname.h \
 	libmdtools/include/mdtools/resources.h
 
-libmdtools_libmdtools_la_SOURCES = \
+# The library's objects are compiled once, into a convenience library that
+# both the installed libmdtools.la and the profiler's shared object link
+# (profiler/local.mk says why the profiler carries its own copy).
+MDT_LIB_SOURCES = \
 	libmdtools/util/error.h \
 	libmdtools/util/error.c \
 	libmdtools/util/reader.h \
@@ -39,6 +43,7 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/util/utf16.h \
 	libmdtools/util/utf16.c \
 	libmdtools/util/file.h \
+	libmdtools/util/hash.h \
 	libmdtools/util/file.c \
 	libmdtools/image/container.h \
 	libmdtools/image/container.c \
@@ -146,9 +151,14 @@ libmdtools_libmdtools_la_SOURCES = \
 	libmdtools/resources/manifest.c \
 	libmdtools/resources/resset.c
 
-libmdtools_libmdtools_la_CPPFLAGS = $(MDT_CPPFLAGS)
-libmdtools_libmdtools_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
-libmdtools_libmdtools_la_LIBADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS)
+noinst_LTLIBRARIES += libmdtools/libmdtools_core.la
+libmdtools_libmdtools_core_la_SOURCES = $(MDT_LIB_SOURCES)
+libmdtools_libmdtools_core_la_CPPFLAGS = $(MDT_CPPFLAGS)
+libmdtools_libmdtools_core_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
+
+libmdtools_libmdtools_la_SOURCES =
+libmdtools_libmdtools_la_LIBADD = libmdtools/libmdtools_core.la \
+	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS)
 libmdtools_libmdtools_la_LDFLAGS = -version-info $(MDT_LT_VERSION) $(MDT_SO_LDFLAGS) \
 	-export-symbols-regex '^mdt_[a-z]'
 EXTRA_DIST += doc/webcil.md doc/layers.md libmdtools/il/README.md

@@ -42,7 +42,7 @@ static const char *member_kind(uint32_t tok)
  * (overloads differ there; a last column needs no padding); JSON has both
  * fields apart. */
 /* A member's name from its owner's: `Owner::name` as the formatter writes
- * it (NAMES.md), the owner's name cached; NULL when it does not fit. */
+ * it (doc/names.md), the owner's name cached; NULL when it does not fit. */
 static const char *member_name(struct hit_ctx *h, char *buf, size_t size, uint32_t owner,
                                const char *name, size_t len)
 {

@@ -1,5 +1,5 @@
 /* `set`: the session's settings: output format, name style (the
- * project's NAMES.md through <mdtools/names.h>), colour and pager. */
+ * project's doc/names.md through <mdtools/names.h>), colour and pager. */
 #include "config.h"
 
 #include <string.h>

@@ -1,6 +1,6 @@
 /* `sig`: the signature of a row that has one (ECMA-335 II.23.2: MethodDef,
  * MemberRef, StandAloneSig, Field, Property, TypeSpec, MethodSpec),
- * decoded and printed in the session's style (`set style`, NAMES.md). */
+ * decoded and printed in the session's style (`set style`, doc/names.md). */
 #include "config.h"
 
 #include <inttypes.h>

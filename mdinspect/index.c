@@ -2,6 +2,8 @@
  * II.22.32 NestedClass) sorted for lookup and completion, members of a type
  * through its FieldList/MethodList runs and the PropertyMap/EventMap
  * tables (II.22.35, II.22.13), the owners of rows, and name arguments. */
+
+#define _GNU_SOURCE /* FNM_CASEFOLD */
 #include "config.h"
 
 #include <ctype.h>

@@ -92,7 +92,7 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/native.c \
 	mdinspect/batch/elfsyms.c
 
-mdinspect_mdinspect_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect -D_GNU_SOURCE $(TALLOC_CFLAGS) \
+mdinspect_mdinspect_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect $(TALLOC_CFLAGS) \
 	$(JANSSON_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
 mdinspect_mdinspect_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 mdinspect_mdinspect_LDFLAGS = $(AX_PTHREAD_CFLAGS)

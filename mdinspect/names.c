@@ -1,6 +1,6 @@
 /* mdinspect's names: everything printed as a type or member name goes
  * through <mdtools/names.h> in the session's style (`set style`; the
- * project's NAMES.md), and generic parameter lists come from the
+ * project's doc/names.md), and generic parameter lists come from the
  * GenericParam table (ECMA-335 II.22.20). */
 #include "config.h"
 

@@ -4,8 +4,8 @@
  * and maps their tokens to it in machine.config). A line gives a token
  * and a key in hex, either as two words ("b77a5c561934e089 0024...") or
  * as machine.config's <map Token="..." PublicKey="..." />; other lines are
- * ignored. The file is opened without blocking, read only when it is a
- * regular file, and at most 1 MiB of it. */
+ * ignored. The file is read through mdt_file_read(3): only a regular
+ * file, of at most 1 MiB (a larger one is refused, not cut). */
 #include "config.h"
 
 #include <ctype.h>
@@ -17,6 +17,8 @@
 
 #include <talloc.h>
 
+#include <mdtools/errors.h>
+#include <mdtools/file.h>
 #include <mdtools/strongname.h>
 
 #include "snkeys.h"
@@ -82,30 +84,11 @@ static int add_line(void *mem, mdi_snkeys *k, const char *line)
 
 int mdi_snkeys_load(void *mem, mdi_snkeys *k, const char *path, char **err)
 {
-    struct stat sb;
-    char *buf;
-    ssize_t got;
-    size_t have = 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        *err = talloc_asprintf(mem, "%s: %s", path, strerror(errno));
+    char *buf, msg[512];
+    if (mdt_file_read(mem, &buf, NULL, path, SNKEYS_MAX_BYTES) != 0) {
+        *err = talloc_strdup(mem, mdt_errmsg(msg, sizeof msg));
         return -1;
     }
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        *err = talloc_asprintf(mem, "%s: not a regular file", path);
-        close(fd);
-        return -1;
-    }
-    if (!(buf = talloc_array(mem, char, SNKEYS_MAX_BYTES + 1))) {
-        close(fd);
-        *err = talloc_strdup(mem, "out of memory");
-        return -1;
-    }
-    while (have < SNKEYS_MAX_BYTES &&
-           (got = read(fd, buf + have, SNKEYS_MAX_BYTES - have)) > 0)
-        have += (size_t)got;
-    close(fd);
-    buf[have] = '\0';
     for (char *line = buf, *nl; line && *line; line = nl) {
         if ((nl = strchr(line, '\n')))
             *nl++ = '\0';

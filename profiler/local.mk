@@ -1,19 +1,15 @@
 # mdprofile (issue 14): the CoreCLR profiler (a shared object the runtime
 # loads) and its launcher. Included from the top-level Makefile.am.
 #
-# The profiler links libmdtools statically: its own PIC copy of the
-# library's objects (profiler/libmdtools_pic.la, built from the library's
-# source list) goes into libmdprofile.so, whose version script exports
-# DllGetClassObject only. A guest in someone else's process should not need
-# a matching libmdtools.so on the loader's path, nor clash with another copy
-# of it loaded by the host; the cost is compiling the library twice.
+# The profiler links libmdtools statically: the library's PIC objects (the
+# convenience library libmdtools/libmdtools_core.la, compiled once for both)
+# go into libmdprofile.so, whose version script exports DllGetClassObject
+# only. A guest in someone else's process should not need a matching
+# libmdtools.so on the loader's path, nor clash with another copy of it
+# loaded by the host.
 
 pkglib_LTLIBRARIES = profiler/libmdprofile.la
-noinst_LTLIBRARIES += profiler/libmdtools_pic.la profiler/libmdpcore.la
-
-profiler_libmdtools_pic_la_SOURCES = $(libmdtools_libmdtools_la_SOURCES)
-profiler_libmdtools_pic_la_CPPFLAGS = $(MDT_CPPFLAGS)
-profiler_libmdtools_pic_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
+noinst_LTLIBRARIES += profiler/libmdpcore.la
 
 # The runtime-independent core (also linked into its unit test).
 profiler_libmdpcore_la_SOURCES = \
@@ -67,7 +63,7 @@ MDP_CLR_SOURCES = \
 profiler_libmdprofile_la_SOURCES = $(MDP_CLR_SOURCES)
 profiler_libmdprofile_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdprofile_la_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
-profiler_libmdprofile_la_LIBADD = profiler/libmdpcore.la profiler/libmdtools_pic.la \
+profiler_libmdprofile_la_LIBADD = profiler/libmdpcore.la libmdtools/libmdtools_core.la \
 	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS) -ldl -lrt
 profiler_libmdprofile_la_LDFLAGS = -module -shared -avoid-version -no-undefined $(MDT_SO_LDFLAGS) \
 	$(AX_PTHREAD_CFLAGS) \
@@ -95,7 +91,7 @@ noinst_PROGRAMS += bench/profiler/drain
 bench_profiler_drain_SOURCES = bench/profiler/drain.c
 bench_profiler_drain_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 bench_profiler_drain_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
-bench_profiler_drain_LDADD = profiler/libmdpcore.la profiler/libmdtools_pic.la $(TALLOC_LIBS) \
+bench_profiler_drain_LDADD = profiler/libmdpcore.la libmdtools/libmdtools_core.la $(TALLOC_LIBS) \
 	$(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt $(AX_PTHREAD_CFLAGS)
 
 # The SIGPROF handler's cost per sample and per frame without a runtime
@@ -104,5 +100,5 @@ noinst_PROGRAMS += bench/profiler/handler
 bench_profiler_handler_SOURCES = bench/profiler/handler.c
 bench_profiler_handler_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 bench_profiler_handler_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
-bench_profiler_handler_LDADD = profiler/libmdpcore.la profiler/libmdtools_pic.la $(TALLOC_LIBS) \
+bench_profiler_handler_LDADD = profiler/libmdpcore.la libmdtools/libmdtools_core.la $(TALLOC_LIBS) \
 	$(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt $(AX_PTHREAD_CFLAGS)

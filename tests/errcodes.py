@@ -56,7 +56,7 @@ UNREACHABLE = {
 
 def sources(srcdir):
     mk = open(os.path.join(srcdir, 'libmdtools/local.mk')).read()
-    m = re.search(r'libmdtools_libmdtools_la_SOURCES\s*=((?:.*\\\n)*.*)', mk)
+    m = re.search(r'MDT_LIB_SOURCES\s*=((?:.*\\\n)*.*)', mk)
     return [f for f in m.group(1).replace('\\', ' ').split() if f.endswith('.c')]
 
 

@@ -5,7 +5,7 @@ AM_TESTS_ENVIRONMENT = MDT_TOP_SRCDIR='$(abs_top_srcdir)'; export MDT_TOP_SRCDIR
 	CK_DEFAULT_TIMEOUT=120; export CK_DEFAULT_TIMEOUT;
 
 # Helpers shared by tests, fuzz harnesses and benchmarks.
-noinst_LTLIBRARIES = tests/common/libtestcommon.la
+noinst_LTLIBRARIES += tests/common/libtestcommon.la
 tests_common_libtestcommon_la_SOURCES = tests/common/walk.c tests/common/walk.h \
 	tests/common/paths.h tests/common/bootalloc.h \
 	tests/common/layout.c tests/common/layout.h tests/common/imgcmp.c tests/common/imgcmp.h \
@@ -23,13 +23,17 @@ UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows te
 	tests/unit/test_rows_framework \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar tests/unit/test_batch_json
 UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_strbuf \
-	tests/unit/test_errors
+	tests/unit/test_errors tests/unit/test_file
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
 tests_unit_test_image_SOURCES = tests/unit/test_image.c $(TEST_MAIN)
 tests_unit_test_image_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_image_LDADD = $(TEST_LDADD)
+
+tests_unit_test_file_SOURCES = tests/unit/test_file.c $(TEST_MAIN)
+tests_unit_test_file_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_file_LDADD = $(TEST_LDADD)
 
 tests_unit_test_errors_SOURCES = tests/unit/test_errors.c $(TEST_MAIN)
 tests_unit_test_errors_CPPFLAGS = $(TEST_CPPFLAGS)

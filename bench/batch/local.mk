@@ -10,7 +10,7 @@ bench_batch_gen_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS)
 if HAVE_MONO
 noinst_PROGRAMS += bench/batch/batch_mono
 bench_batch_batch_mono_SOURCES = bench/batch/batch_mono.c
-bench_batch_batch_mono_CPPFLAGS = -D_GNU_SOURCE $(MONO_CFLAGS)
+bench_batch_batch_mono_CPPFLAGS = $(MONO_CFLAGS)
 bench_batch_batch_mono_CFLAGS = $(AM_CFLAGS) -O2
 bench_batch_batch_mono_LDFLAGS = -no-install
 bench_batch_batch_mono_LDADD = $(MONO_LIBS)

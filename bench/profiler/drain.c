@@ -9,7 +9,7 @@
  * (`make bench/profiler/drain`, then bench/profiler/README.md); the same
  * source builds against an older tree's core (cc -I that tree's build,
  * top and profiler folders, linked with its libmdpcore.a and
- * libmdtools_pic.a) for the before/after ratio.
+ * library objects) for the before/after ratio.
  *
  *   drain SAMPLES DEPTH DISTINCT [activity]
  *

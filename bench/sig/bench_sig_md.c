@@ -1,6 +1,6 @@
 /* bench_sig_md: the mdtools side of the signature benchmark (bench/sig/
  * README.md). Opens every image named on the command line and decodes and
- * prints, in NAMES.md's full style, every MethodDef and MemberRef signature,
+ * prints, in doc/names.md's full style, every MethodDef and MemberRef signature,
  * TypeSpec and MethodSpec (ECMA-335 II.23.2) through the public API:
  * mdt_sig_of_token + mdt_sig_name, with an mdt_name_cache per image (each
  * TypeDef/TypeRef name built once, as libmono's class cache does). Timed

@@ -1,4 +1,4 @@
-/* Runtime instantiations and portable type-argument descriptors (NAMES.md).
+/* Runtime instantiations and portable type-argument descriptors (doc/names.md).
  * A descriptor names a type independently of any process: a TypeDef in a
  * module identified by its MVID (ECMA-335 II.22.30) with its own type
  * arguments, a primitive (II.23.1.16), an array, pointer or byref of a

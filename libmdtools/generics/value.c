@@ -4,7 +4,7 @@
  * and 128-bit integers with GMP, strings and chars with C escapes, and
  * custom-attribute values as C# writes them (enum members, typeof(...),
  * array initializers, casts on boxed values). Serialized System.Type names
- * (reflection syntax, II.23.3) are turned into the full style of NAMES.md. */
+ * (reflection syntax, II.23.3) are turned into the full style of doc/names.md. */
 #include "config.h"
 
 #include <gmp.h>
@@ -239,7 +239,7 @@ static void put_value_type(sb *out, const mdt_value_type *t, bool friendly)
 }
 
 /* Serialized type names (II.23.3: the reflection syntax of
- * Type.AssemblyQualifiedName) into the full style of NAMES.md: assembly
+ * Type.AssemblyQualifiedName) into the full style of doc/names.md: assembly
  * names dropped, `1 arities removed, generic arguments in <...>; an unbound
  * generic type keeps its arity as commas (`Dictionary<,>`). */
 struct tn {

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "util/hash.h"
+
 /* Data written by different threads is kept this far apart: x86 CPUs fetch
  * cache lines in adjacent pairs, so 64 bytes apart still interfere. */
 #define IDM_SEP 128
@@ -19,13 +21,7 @@
 
 static inline uint64_t idm_hash(uint64_t x)
 {
-    /* murmur3's 64-bit finalizer: pointers differ in middle bits only. */
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
+    return mdt__mix64(x); /* pointers differ in middle bits only */
 }
 
 #endif

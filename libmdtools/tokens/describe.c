@@ -1,6 +1,6 @@
 /* Naming a ClassID without the runtime and without allocating: a pre-order
  * tree of nodes for the generics formatter (class_describe), and the
- * portable type-argument descriptor of NAMES.md written straight into the
+ * portable type-argument descriptor of doc/names.md written straight into the
  * caller's buffer (class_descriptor). Both walk the type-argument tree with
  * an explicit stack of at most IDM_MAX_DEPTH frames and visit at most
  * IDM_MAX_NODES nodes, so a handler's steps and stack use stay bounded;

@@ -1,6 +1,6 @@
 /* Binding an AssemblyRef to the loaded assemblies, in the tiers of
- * <mdtools/typeref.h> ("Binding an AssemblyRef") and DESIGN.md ("Resolution
- * order"); ECMA-335 II.22.5 AssemblyRef, II.6.3 referencing assemblies. The
+ * <mdtools/typeref.h> ("Binding an AssemblyRef"); ECMA-335 II.22.5
+ * AssemblyRef, II.6.3 referencing assemblies. The
  * candidates of the reference's simple name and culture, visible from the
  * referencing module, ranked: tier 1 the exact identity, tier 2 a higher
  * version (nearest first), tier 3a any other version or token (nearest

@@ -39,6 +39,7 @@
 #include "md/md_int.h"
 #include "typeref/index_int.h"
 #include "typeref/modset_int.h"
+#include "util/hash.h"
 #include "util/reader.h"
 
 /* ---- hashing ------------------------------------------------------------- */
@@ -54,12 +55,7 @@ static inline uint64_t fx(uint64_t h, uint64_t w)
 
 static inline uint32_t fmix(uint64_t h)
 {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return (uint32_t)h;
+    return (uint32_t)mdt__mix64(h);
 }
 
 /* Continue hash h over the bytes of s (little-endian words, the last one

@@ -30,6 +30,8 @@
 #include <talloc.h>
 #include <unistd.h>
 
+#include <mdtools/file.h>
+
 #include "batch/batch.h"
 #include "batch/parse.h"
 
@@ -375,7 +377,7 @@ static void walk(mdb_assemblies *a, const char *path, int depth)
         consider(a, path, &st, a->walking_log ? 1 : depth);
     } else if (depth == 0 && !a->walking_log) { /* a FIFO, a device, ... */
         char why[80];
-        snprintf(why, sizeof why, "%s, not a folder nor a regular file", mdb_file_kind(st.st_mode));
+        snprintf(why, sizeof why, "%s, not a folder nor a regular file", mdt_file_kind(st.st_mode));
         warn2(a, "cannot read %s: %s", path, why);
     }
 }

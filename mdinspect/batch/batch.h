@@ -207,11 +207,9 @@ void mdb_out_json_string(mdb_output *o, const char *s, size_t n);
 /* ---------------------------------------------------------------- files.c */
 
 struct stat;
-/* What a file that is not a regular one is: "a FIFO", "a directory", ... */
-const char *mdb_file_kind(unsigned mode);
-/* Open a path for reading without blocking (O_NONBLOCK: a FIFO or a
- * device never blocks the run) and only when it is a regular file; the
- * descriptor, or -1 with why (whylen bytes) saying why not. */
+/* Open a path for reading only when it is a regular file (mdt_file_open(3):
+ * a FIFO or a device never blocks the run); the descriptor, or -1 with why
+ * (whylen bytes) saying why not, in batch's words. */
 int mdb_open_regular(const char *path, struct stat *st, char *why, size_t whylen);
 /* Open the image of a file: refused unless a regular file whose first
  * bytes are an image's; mapped, so that only what the library reads of it

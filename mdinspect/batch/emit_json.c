@@ -15,6 +15,8 @@
  * "file", "line", "column", each where known; a frame whose module (or a
  * type argument's) was not found has "unknown_mvid", and when a #module
  * line named that module "unknown_assembly" and "unknown_assembly_version". */
+
+#define _GNU_SOURCE /* memrchr */
 #include "config.h"
 
 #include <string.h>

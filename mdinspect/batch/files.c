@@ -1,19 +1,18 @@
 /* mdinspect batch: opening the files the input and the options name (a
  * `PATH TOKEN` line's module, the files of --assemblies folders and of the
  * folders a log's header names, the PDB beside a module, the --index file)
- * without trusting what they are. A path is opened with O_NONBLOCK, so a
- * FIFO or a device cannot block the run, and refused unless fstat says it
- * is a regular file; an image's first bytes are read before anything else
- * and a file that is no PE, Webcil, WebAssembly or metadata image is
- * refused there. An image is then mapped, not read: the library reads its
- * headers and the metadata it needs, so a huge file costs the pages those
- * reads touch, not its size (a 2 GiB file that starts like an image and is
- * not one is refused after a few pages). The library's own path opens
- * (mdt_image_open_file, mdt_pdb_open_file) also open only regular files
- * (issue 25); batch keeps its own open because it needs the descriptor:
- * it reads the first bytes, maps the file itself and hands the library
- * the mapping, and names the kind of file it refused in its warning. It
- * looks for a PDB beside a module itself, as mdt_pdb_open(3) does.
+ * without trusting what they are, through the library's mdt_file_open(3):
+ * only a regular file is opened, never blocking on a FIFO or acting on a
+ * device. An image's first bytes are read before anything else and a file
+ * that is no PE, Webcil, WebAssembly or metadata image is refused there.
+ * An image is then mapped, not read: the library reads its headers and the
+ * metadata it needs, so a huge file costs the pages those reads touch, not
+ * its size (a 2 GiB file that starts like an image and is not one is
+ * refused after a few pages). batch opens the descriptor itself rather
+ * than calling mdt_image_open_file because it maps the file and hands the
+ * library the mapping, and names the kind of file it refused in its
+ * warning. It looks for a PDB beside a module itself, as mdt_pdb_open(3)
+ * does.
  *
  * A file mapped here and truncated by another process while batch runs
  * raises SIGBUS when a page past its new end is read, as with
@@ -29,53 +28,22 @@
 #include <talloc.h>
 #include <unistd.h>
 
-#include "batch/batch.h"
+#include <mdtools/file.h>
 
-const char *mdb_file_kind(unsigned m)
-{
-    return S_ISDIR(m)    ? "a directory"
-           : S_ISFIFO(m) ? "a FIFO"
-           : S_ISCHR(m)  ? "a character device"
-           : S_ISBLK(m)  ? "a block device"
-           : S_ISSOCK(m) ? "a socket"
-                         : "not a regular file";
-}
+#include "batch/batch.h"
 
 int mdb_open_regular(const char *path, struct stat *st, char *why, size_t whylen)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
+    int fd = mdt_file_open(path, st);
+    if (fd >= 0)
+        return fd;
+    if (fd == MDT_EUNSUPPORTED)
+        snprintf(why, whylen, "%s, not a regular file", mdt_file_kind(st->st_mode));
+    else if (fd == MDT_EINVAL)
+        snprintf(why, whylen, "no path");
+    else
         snprintf(why, whylen, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    if (fstat(fd, st) != 0) {
-        snprintf(why, whylen, "cannot stat: %s", strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (!S_ISREG(st->st_mode)) {
-        snprintf(why, whylen, "%s, not a regular file", mdb_file_kind(st->st_mode));
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/* Read exactly n bytes at off (fewer only at the end of the file). */
-static ssize_t read_at(int fd, void *buf, size_t n, off_t off)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, (char *)buf + got, n - got, off + (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    return (ssize_t)got;
+    return -1;
 }
 
 /* Whether the first bytes are those of an image the library reads. */
@@ -108,7 +76,7 @@ int mdb_image_open(void *ctx, mdt_image **out, const char *path, char *why, size
     *out = NULL;
     if (fd < 0)
         return -1;
-    n = read_at(fd, head, sizeof head, 0);
+    n = mdt_file_read_at(fd, head, sizeof head, 0);
     if (n < 0 || !image_magic(head, (size_t)n)) {
         if (n < 0)
             snprintf(why, whylen, "cannot read: %s", strerror(errno));
@@ -165,7 +133,7 @@ static bool pdb_file_ok(const char *path)
     int fd = mdb_open_regular(path, &st, why, sizeof why);
     if (fd < 0)
         return false;
-    n = read_at(fd, head, sizeof head, 0);
+    n = mdt_file_read_at(fd, head, sizeof head, 0);
     close(fd);
     return n >= 4 && (uint64_t)st.st_size <= MDT_PDB_MAX_EMBEDDED &&
            (memcmp(head, "BSJB", 4) == 0 ||
@@ -224,28 +192,21 @@ char *mdb_read_small_file(void *ctx, const char *path, size_t max, size_t *len, 
 {
     struct stat st;
     char *buf;
-    ssize_t n;
+    int e;
+    /* Opened here first for batch's own wording of a refusal. */
     int fd = mdb_open_regular(path, &st, why, whylen);
     if (fd < 0)
         return NULL;
+    close(fd);
     if ((uint64_t)st.st_size > max) {
         snprintf(why, whylen, "larger than %zu MiB", max >> 20);
-        close(fd);
         return NULL;
     }
-    if (!(buf = talloc_size(ctx, (size_t)st.st_size + 1))) {
-        snprintf(why, whylen, "out of memory");
-        close(fd);
+    if ((e = mdt_file_read(ctx, &buf, len, path, max)) != 0) {
+        snprintf(why, whylen, "%s", e == MDT_ENOMEM ? "out of memory"
+                                    : e == MDT_EIO  ? "cannot read"
+                                                    : "changed while it was read");
         return NULL;
     }
-    n = read_at(fd, buf, (size_t)st.st_size, 0);
-    close(fd);
-    if (n < 0) {
-        snprintf(why, whylen, "cannot read: %s", strerror(errno));
-        talloc_free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = (size_t)n;
     return buf;
 }

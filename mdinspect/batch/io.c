@@ -5,6 +5,8 @@
  * write(2), so a million short lines cost a few thousand system calls.
  * A line of MDB_MAX_LINE bytes or more is not kept: its block says it was
  * cut, and its bytes are skipped up to its newline. */
+
+#define _GNU_SOURCE /* memrchr */
 #include "config.h"
 
 #include <errno.h>

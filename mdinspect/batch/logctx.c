@@ -20,6 +20,8 @@
  * was not found). A name is seen by the lines after its `#module` line
  * only (each entry keeps its line number), so the output does not depend
  * on how far the main thread has read ahead. */
+
+#define _GNU_SOURCE /* memrchr */
 #include "config.h"
 
 #include <pthread.h>

@@ -21,6 +21,8 @@
  * afterwards. Each thread caches frames by text, remembering whether the
  * answer came with an `#elf` line (final) or without one (asked again
  * when a later line might have one). */
+
+#define _GNU_SOURCE /* memrchr */
 #include "config.h"
 
 #include <inttypes.h>

@@ -17,6 +17,8 @@
  * (its JSON form is made before, when the run wants JSON). Two threads that
  * name the same row at once make the same frame; the loser's copy stays in
  * its arena unused. */
+
+#define _GNU_SOURCE /* memrchr */
 #include "config.h"
 
 #include <inttypes.h>

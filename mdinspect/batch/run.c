@@ -18,6 +18,8 @@
  * With one thread (one CPU, --threads 1, or the formats that sum the
  * input: --speedscope and --top) the main thread resolves each block
  * itself, through the same code, and no thread is started. */
+
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "config.h"
 
 #include <pthread.h>

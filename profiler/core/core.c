@@ -21,8 +21,6 @@
 #include "core/core_int.h"
 #include "core/native.h"
 
-void mdp_drain_buffers_free(void);
-
 static int on_miss(void *payload, mdt_idmap *map, int kind, uintptr_t id)
 {
     mdp_core *core = payload;

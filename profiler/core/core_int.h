@@ -417,6 +417,12 @@ int mdp_alloc_init(mdp_core *core);
 void mdp_alloc_flush(mdp_core *core); /* drain_lock held */
 void mdp_alloc_free(mdp_core *core);
 
+/* sampler.c: free retired slots, retire those of dead threads (drain_lock
+ * held; check_alive about once a second). */
+void mdp_sampler_housekeeping(mdp_core *core, int check_alive);
+/* drain.c: the drain's per-process buffers, freed when the core goes. */
+void mdp_drain_buffers_free(void);
+
 /* misc */
 void mdp_mvid_hex(char out[33], const uint8_t mvid[16]);
 uint64_t mdp_elapsed_ms(const mdp_core *core);

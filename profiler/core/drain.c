@@ -30,8 +30,6 @@
 #include "core/core_int.h"
 #include "core/native.h"
 
-void mdp_sampler_housekeeping(mdp_core *core, int check_alive);
-
 struct keybuf {
     char *s;
     size_t len, cap;
@@ -341,7 +339,6 @@ void mdp_drain_join(mdp_core *core)
     core->drain_started = 0;
 }
 
-void mdp_drain_buffers_free(void);
 void mdp_drain_buffers_free(void)
 {
     free(key.s);

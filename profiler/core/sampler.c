@@ -542,7 +542,6 @@ int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread)
 /* Drain-thread housekeeping (drain_lock held): free retired slots whose
  * rings are empty and that no handler is inside; every ~second, retire
  * slots whose thread is gone without an event. */
-void mdp_sampler_housekeeping(mdp_core *core, int check_alive);
 void mdp_sampler_housekeeping(mdp_core *core, int check_alive)
 {
     if (!core->slots)

@@ -23,8 +23,6 @@
 
 #define INFO(p) ((p)->info->lpVtbl)
 
-int mdp_clr_catch_up(mdp_clr *p);
-
 /* Every item of an ICorProfiler*Enum, 64 at a time, then Release it. */
 #define FOR_EACH(e, type, item, body)                                          \
     do {                                                                       \

@@ -73,6 +73,13 @@ int mdp_clr_dynamic_function(mdp_clr *p, uint64_t seq, FunctionID fn);
 int mdp_clr_ip(mdp_clr *p, uintptr_t ip);
 extern const mdp_runtime_ops mdp_clr_ops;
 
+/* elt.c: the calls mode's enter/leave hooks (the event mask's ELT bits in
+ * *low / *high, then the hooks once the runtime has the mask). */
+void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high);
+HRESULT mdp_clr_elt_hooks(mdp_clr *p);
+/* catchup.c: an attached profiler enumerates what is already loaded. */
+int mdp_clr_catch_up(mdp_clr *p);
+
 /* utf16.c: UTF-16 (n units, or up to a NUL when n is SIZE_MAX) to UTF-8,
  * NUL-terminated, cut to len - 1 bytes; returns out. Unpaired surrogates
  * become U+FFFD. */

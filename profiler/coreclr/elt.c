@@ -93,7 +93,6 @@ static UINT_PTR mapper(FunctionID fn, void *client, BOOL *hook)
     return (UINT_PTR)counter;
 }
 
-void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high);
 void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high)
 {
     *low |= COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_MONITOR_EXCEPTIONS;
@@ -104,7 +103,6 @@ void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high)
 }
 
 /* After the event mask is set (hooks may only be set in Initialize). */
-HRESULT mdp_clr_elt_hooks(mdp_clr *p);
 HRESULT mdp_clr_elt_hooks(mdp_clr *p)
 {
     HRESULT hr = INFO(p)->SetFunctionIDMapper2(p->info, mapper, p);

@@ -28,10 +28,6 @@
 
 #define INFO(p) ((p)->info->lpVtbl)
 
-void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high);
-HRESULT mdp_clr_elt_hooks(mdp_clr *p);
-int mdp_clr_catch_up(mdp_clr *p);
-
 /* The runtime only says "profiler failed to initialize"; say why, to the
  * launcher (before there is a core, hence a log, to say it in). */
 static void complain(mdp_clr *p, const char *fmt, const char *detail)

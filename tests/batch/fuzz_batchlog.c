@@ -11,6 +11,8 @@
  * per input line. Built for libFuzzer with --enable-fuzzing and always as
  * a replayer (tests/fuzz/replay.c) that `make check` runs over
  * tests/batch/corpus/batchlog/. */
+
+#define _GNU_SOURCE /* memfd_create */
 #include "config.h"
 
 #include <fcntl.h>

@@ -7,7 +7,7 @@
 #   fuzz_batchlog   a whole run on one input: processes, formats, threads
 
 BATCH_FUZZ_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect -I$(top_srcdir)/tests/common \
-	-D_GNU_SOURCE $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
+	$(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
 BATCH_FUZZ_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(XXHASH_LIBS) $(LIBDW_LIBS)
 
 check_PROGRAMS += tests/batch/fuzz_batchline_replay tests/batch/fuzz_batchlog_replay
@@ -32,7 +32,7 @@ tests_batch_fuzz_batchlog_replay_LDADD = $(BATCH_FUZZ_LDADD)
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/batch/fuzz_batchline tests/batch/fuzz_batchlog
 tests_batch_fuzz_batchline_SOURCES = tests/batch/fuzz_batchline.c $(MDB_BATCH_SOURCES) \
-	$(libmdtools_libmdtools_la_SOURCES)
+	$(MDT_LIB_SOURCES)
 tests_batch_fuzz_batchline_CPPFLAGS = $(BATCH_FUZZ_CPPFLAGS) $(NETTLE_CFLAGS)
 tests_batch_fuzz_batchline_CFLAGS = $(MDT_FUZZ_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_batch_fuzz_batchline_LDFLAGS = $(AX_PTHREAD_CFLAGS)
@@ -40,7 +40,7 @@ tests_batch_fuzz_batchline_LDADD = $(TALLOC_LIBS) $(XXHASH_LIBS) $(NETTLE_LIBS) 
 	$(ZLIB_LIBS) $(LIBDW_LIBS)
 
 tests_batch_fuzz_batchlog_SOURCES = tests/batch/fuzz_batchlog.c $(MDB_BATCH_SOURCES) \
-	$(libmdtools_libmdtools_la_SOURCES)
+	$(MDT_LIB_SOURCES)
 tests_batch_fuzz_batchlog_CPPFLAGS = $(BATCH_FUZZ_CPPFLAGS) $(NETTLE_CFLAGS)
 tests_batch_fuzz_batchlog_CFLAGS = $(MDT_FUZZ_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_batch_fuzz_batchlog_LDFLAGS = $(AX_PTHREAD_CFLAGS)

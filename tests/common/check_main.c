@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 Suite *suite(void);
+const char *suite_requires(const char **package);
 
 /* Overridden by a test file that needs a file from outside the tree. */
 __attribute__((weak)) const char *suite_requires(const char **package)

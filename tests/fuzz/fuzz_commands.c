@@ -7,7 +7,7 @@
  * metadata names, parameter names): token names into an allocated string,
  * into a buffer and through a name cache; owners, enclosing types and the
  * TypeDef found again by its name; signatures decoded and printed;
- * instantiations by descriptors (ECMA-335 II.23.2, NAMES.md); custom
+ * instantiations by descriptors (ECMA-335 II.23.2, doc/names.md); custom
  * attributes (II.23.3) with enum resolvers that answer from the image
  * itself; Constant values and default values (II.22.9); enum underlying
  * types; assembly and AssemblyRef identities (II.22.2, II.22.5); the

@@ -33,7 +33,7 @@ if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_image
 tests_fuzz_fuzz_image_SOURCES = tests/fuzz/fuzz_image.c tests/common/walk.c tests/common/layout.c \
 	tests/common/rowruns.c \
-	$(libmdtools_libmdtools_la_SOURCES)
+	$(MDT_LIB_SOURCES)
 tests_fuzz_fuzz_image_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
 	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
 tests_fuzz_fuzz_image_CFLAGS = $(MDT_FUZZ_CFLAGS)
@@ -54,7 +54,7 @@ tests_fuzz_fuzz_commands_replay_CFLAGS = $(MDT_WARN_CFLAGS)
 tests_fuzz_fuzz_commands_replay_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS)
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_commands
-tests_fuzz_fuzz_commands_SOURCES = tests/fuzz/fuzz_commands.c $(libmdtools_libmdtools_la_SOURCES)
+tests_fuzz_fuzz_commands_SOURCES = tests/fuzz/fuzz_commands.c $(MDT_LIB_SOURCES)
 tests_fuzz_fuzz_commands_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
 	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
 tests_fuzz_fuzz_commands_CFLAGS = $(MDT_FUZZ_CFLAGS)
@@ -75,7 +75,7 @@ tests_fuzz_fuzz_pe_replay_LDADD = tests/common/libtestcommon.la libmdtools/libmd
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_pe
 tests_fuzz_fuzz_pe_SOURCES = tests/fuzz/fuzz_pe.c tests/common/layout.c \
-	$(libmdtools_libmdtools_la_SOURCES)
+	$(MDT_LIB_SOURCES)
 tests_fuzz_fuzz_pe_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
 	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
 tests_fuzz_fuzz_pe_CFLAGS = $(MDT_FUZZ_CFLAGS)
@@ -88,7 +88,7 @@ EXTRA_DIST += tests/fuzz/fuzz_pe.c tests/fuzz/corpus/pe tests/fuzz/pe.dict
 # NAME`, Type::member, globs), the shell's sources compiled in
 # (MDI_SHELL_SOURCES, mdinspect/local.mk).
 MDI_FUZZ_SHELL_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect -I$(top_srcdir)/tests/common \
-	-D_GNU_SOURCE $(TALLOC_CFLAGS) $(JANSSON_CFLAGS)
+	$(TALLOC_CFLAGS) $(JANSSON_CFLAGS)
 MDI_FUZZ_SHELL_LIBS = $(TALLOC_LIBS) $(JANSSON_LIBS) $(READLINE_LIBS)
 check_PROGRAMS += tests/fuzz/fuzz_shell_replay tests/fuzz/fuzz_typename_replay
 TESTS += tests/fuzz/fuzz_shell_replay tests/fuzz/fuzz_typename_replay
@@ -105,12 +105,12 @@ tests_fuzz_fuzz_typename_replay_LDADD = libmdtools/libmdtools.la $(MDI_FUZZ_SHEL
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_shell tests/fuzz/fuzz_typename
 tests_fuzz_fuzz_shell_SOURCES = tests/fuzz/fuzz_shell.c $(MDI_SHELL_SOURCES) \
-	$(libmdtools_libmdtools_la_SOURCES)
+	$(MDT_LIB_SOURCES)
 tests_fuzz_fuzz_shell_CPPFLAGS = $(MDI_FUZZ_SHELL_CPPFLAGS) $(NETTLE_CFLAGS)
 tests_fuzz_fuzz_shell_CFLAGS = $(MDT_FUZZ_CFLAGS)
 tests_fuzz_fuzz_shell_LDADD = $(MDT_FUZZ_LIBS) $(MDI_FUZZ_SHELL_LIBS)
 tests_fuzz_fuzz_typename_SOURCES = tests/fuzz/fuzz_typename.c $(MDI_SHELL_SOURCES) \
-	$(libmdtools_libmdtools_la_SOURCES)
+	$(MDT_LIB_SOURCES)
 tests_fuzz_fuzz_typename_CPPFLAGS = $(MDI_FUZZ_SHELL_CPPFLAGS) $(NETTLE_CFLAGS)
 tests_fuzz_fuzz_typename_CFLAGS = $(MDT_FUZZ_CFLAGS)
 tests_fuzz_fuzz_typename_LDADD = $(MDT_FUZZ_LIBS) $(MDI_FUZZ_SHELL_LIBS)

@@ -2,7 +2,7 @@
 # Differential test of mdtools' names against Mono.Cecil (issue 4): every
 # TypeSpec, MethodSpec and TypeSpec-parented MemberRef of each file of the
 # Mono 4.5 framework (and of data/Sigs.dll, data/Everything.dll) must print
-# the same in NAMES.md's full style, by mdtools (md-names) and by Cecil
+# the same in doc/names.md's full style, by mdtools (md-names) and by Cecil
 # (cecil-names.cs, compiled here with mcs, run with mono). Differences where
 # Cecil is wrong per ECMA-335 are documented in tests/generics/README.md and
 # excluded by the exact rules below, nothing else. Without mono, mcs, Cecil

@@ -7,7 +7,7 @@
  * for a few constructors of that image (all parameter kinds: int, string,
  * enum, Type, array, object; none; an enum TypeRef through a resolver);
  * as a Constant value of every type (II.22.9); and as the text of a
- * portable type descriptor (NAMES.md). Oracles besides the sanitizers: a
+ * portable type descriptor (doc/names.md). Oracles besides the sanitizers: a
  * failed call must leave nothing allocated under the caller's context,
  * and every failure must format as a message. Built for libFuzzer with
  * --enable-fuzzing and always as a replayer (tests/fuzz/replay.c) that

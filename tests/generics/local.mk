@@ -49,7 +49,7 @@ EXTRA_DIST += tests/generics/fuzz_sig.c tests/generics/fuzz-corpus
 
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/generics/fuzz_sig
-tests_generics_fuzz_sig_SOURCES = tests/generics/fuzz_sig.c $(libmdtools_libmdtools_la_SOURCES)
+tests_generics_fuzz_sig_SOURCES = tests/generics/fuzz_sig.c $(MDT_LIB_SOURCES)
 tests_generics_fuzz_sig_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
 	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
 tests_generics_fuzz_sig_CFLAGS = $(MDT_FUZZ_CFLAGS)

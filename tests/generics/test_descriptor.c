@@ -1,5 +1,5 @@
 /* Runtime instantiations and portable type-argument descriptors
- * (NAMES.md): names of instantiated TypeDefs and MethodDefs with arguments
+ * (doc/names.md): names of instantiated TypeDefs and MethodDefs with arguments
  * from other modules and __Canon, and the text form in both directions. */
 #include "gtest.h"
 
@@ -205,7 +205,7 @@ START_TEST(text_round_trips)
         ck_assert_int_eq(mdt_type_name(ctx, &name, t, NULL), 0);
         ck_assert_str_eq(name, simple[i][1]);
     }
-    /* NAMES.md's example: List<Dictionary<string,int>>, across modules. */
+    /* doc/names.md's example: List<Dictionary<string,int>>, across modules. */
     snprintf(buf, sizeof buf, "%s<%s<STRING,I4>>", list_text, dict_text);
     mdt_desc *d;
     char *back, *name;

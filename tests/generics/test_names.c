@@ -1,5 +1,5 @@
 /* Every element type, calling convention and modifier of the fixtures
- * (data/README.md: Sigs.dll, Everything.dll) prints as NAMES.md says, in
+ * (data/README.md: Sigs.dll, Everything.dll) prints as doc/names.md says, in
  * the full style; a selection in the IL and reflection styles too. */
 #include "gtest.h"
 

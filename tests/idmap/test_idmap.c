@@ -1214,6 +1214,7 @@ START_TEST(typedef_presence_counts_past_16_bits)
 }
 END_TEST
 
+Suite *suite(void);
 Suite *suite(void)
 {
     Suite *s = suite_create("idmap");

@@ -26,7 +26,7 @@ EXTRA_DIST += tests/il/fuzz_il.c tests/il/corpus
 
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/il/fuzz_il
-tests_il_fuzz_il_SOURCES = tests/il/fuzz_il.c $(libmdtools_libmdtools_la_SOURCES)
+tests_il_fuzz_il_SOURCES = tests/il/fuzz_il.c $(MDT_LIB_SOURCES)
 tests_il_fuzz_il_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
 	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS) $(ZLIB_CFLAGS)
 tests_il_fuzz_il_CFLAGS = $(MDT_FUZZ_CFLAGS)

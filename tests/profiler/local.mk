@@ -17,7 +17,7 @@ check_LTLIBRARIES += tests/profiler/libmdprofile_probe.la tests/profiler/libmdpi
 tests_profiler_libmdprofile_probe_la_SOURCES = $(MDP_CLR_SOURCES) $(profiler_libmdpcore_la_SOURCES)
 tests_profiler_libmdprofile_probe_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_HANDLER_PROBE
 tests_profiler_libmdprofile_probe_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
-tests_profiler_libmdprofile_probe_la_LIBADD = profiler/libmdtools_pic.la \
+tests_profiler_libmdprofile_probe_la_LIBADD = libmdtools/libmdtools_core.la \
 	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS) -ldl -lrt
 tests_profiler_libmdprofile_probe_la_LDFLAGS = -module -shared -avoid-version -no-undefined $(MDT_SO_LDFLAGS) \
 	-rpath $(abs_builddir) $(AX_PTHREAD_CFLAGS) \

@@ -30,7 +30,7 @@ tests_typeref_fuzz_resolve_replay_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS
 # The fuzzer itself (--enable-fuzzing), run by `make fuzz`.
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/typeref/fuzz_resolve
-tests_typeref_fuzz_resolve_SOURCES = tests/typeref/fuzz_resolve.c $(libmdtools_libmdtools_la_SOURCES)
+tests_typeref_fuzz_resolve_SOURCES = tests/typeref/fuzz_resolve.c $(MDT_LIB_SOURCES)
 tests_typeref_fuzz_resolve_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
 	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
 tests_typeref_fuzz_resolve_CFLAGS = $(MDT_FUZZ_CFLAGS)

@@ -1,4 +1,4 @@
-/* Signature decoding and names (NAMES.md full style) on Mono's mscorlib
+/* Signature decoding and names (doc/names.md full style) on Mono's mscorlib
  * and the corpus, including hostile blobs and nesting cycles. */
 #include <check.h>
 #include <string.h>
@@ -25,7 +25,7 @@ static mdt_image *open_rel(void *ctx, const char *rel)
 
 static char *name_of(void *ctx, const mdt_image *img, uint32_t token, int style)
 {
-    mdt_name_opts o = {style, 0, NULL};
+    mdt_name_opts o = {.style = style};
     char *s = NULL, msg[512];
     int e = mdt_token_name(ctx, &s, img, token, &o);
     ck_assert_msg(e == 0, "token 0x%08x: %s", token, mdt_errmsg(msg, sizeof msg));
@@ -34,7 +34,7 @@ static char *name_of(void *ctx, const mdt_image *img, uint32_t token, int style)
 
 static char *sig_of(void *ctx, const mdt_image *img, uint32_t token, int style)
 {
-    mdt_name_opts o = {style, 0, NULL};
+    mdt_name_opts o = {.style = style};
     mdt_sig sig;
     char *s = NULL, msg[512];
     ck_assert_msg(mdt_sig_of_token(ctx, &sig, img, token) == 0, "%s", mdt_errmsg(msg, sizeof msg));
@@ -292,7 +292,7 @@ START_TEST(array_shapes_and_modifiers_print_per_names_md)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mdt_sig s;
         char *out, msg[512];
-        mdt_name_opts refl = {MDT_STYLE_REFLECTION, 0, NULL};
+        mdt_name_opts refl = {.style = MDT_STYLE_REFLECTION};
         ck_assert_msg(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, cases[i].blob, cases[i].len, 0) == 0,
                       "case %zu: %s", i, mdt_errmsg(msg, sizeof msg));
         ck_assert_int_eq(mdt_type_name(ctx, &out, s.type, NULL), 0);
@@ -317,7 +317,7 @@ START_TEST(generic_context_substitutes_and_names_params)
     mdt_sig arg;
     ck_assert_int_eq(mdt_sig_decode(ctx, &arg, img, MDT_SIG_TYPESPEC, i4, 1, 0), 0);
     mdt_generic_context g = {1, &arg.type, 0, NULL, img, list, 0};
-    mdt_name_opts o = {MDT_STYLE_FULL, 0, &g};
+    mdt_name_opts o = {.style = MDT_STYLE_FULL, .gctx = &g};
     ck_assert_int_eq(mdt_type_name(ctx, &out, s.type, &o), 0);
     ck_assert_str_eq(out, "System.Int32");
     g.ntype_args = 0;

@@ -205,6 +205,7 @@ START_TEST(discard_frees_and_empties)
 }
 END_TEST
 
+Suite *suite(void);
 Suite *suite(void)
 {
     Suite *s = suite_create("strbuf");

@@ -8,7 +8,7 @@
  * array / pointer / byref of a descriptor, or System.__Canon where the
  * runtime shared code. This header builds type trees from descriptors,
  * prints instantiated names (`MyClass<System.Int32>::Foo<System.Single>`)
- * and converts descriptors to and from the text form of NAMES.md:
+ * and converts descriptors to and from the text form of doc/names.md:
  *
  *     desc  := prim | ref | desc "[]" | desc "[" rank "]" | desc "*" | desc "&"
  *            | "__Canon"

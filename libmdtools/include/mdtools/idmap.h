@@ -515,7 +515,7 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
 int mdt_idmap_class_describe(mdt_idmap_type_node *nodes, size_t cap, size_t *count,
                              const mdt_idmap *map, uintptr_t class_id, uint64_t gen);
 
-/* Write the portable descriptor of NAMES.md ("mvid:0xTOKEN<...>", primitive
+/* Write the portable descriptor of doc/names.md ("mvid:0xTOKEN<...>", primitive
  * names for classes marked prim, "__Canon", "T[]", "T[N]", "T*", "T&") into
  * buf (NUL-terminated, cut to len - 1 bytes). Returns the full length (as
  * snprintf does, at most INT32_MAX), or MDT_ENOTFOUND when the class, a

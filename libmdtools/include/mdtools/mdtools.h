@@ -3,6 +3,7 @@
 #define MDTOOLS_MDTOOLS_H
 
 #include <mdtools/errors.h>
+#include <mdtools/file.h>
 #include <mdtools/token.h>
 #include <mdtools/image.h>
 #include <mdtools/tables.h>

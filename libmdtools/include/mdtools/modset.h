@@ -1,5 +1,5 @@
 /* mdtools: the module set, the world that reference resolution looks at
- * (the project's DESIGN.md, section 3: "The module set is the world").
+ * (nothing outside it exists for resolution).
  *
  * A module set holds modules keyed by a caller-chosen ID (in a profiler: the
  * runtime's ModuleID; offline: anything unique, e.g. 1, 2, 3), each with its

@@ -1,8 +1,7 @@
 /* mdtools: resolving references (TypeRef, ExportedType, MemberRef) to their
  * definitions over the modules of a module set, deterministically, without
  * loading anything (ECMA-335 II.22.38 TypeRef, II.22.14 ExportedType,
- * II.22.25 MemberRef, II.6 assemblies; the project's DESIGN.md section 3,
- * "Resolution order").
+ * II.22.25 MemberRef, II.6 assemblies; the order is in the rules below).
  *
  * Scopes of a TypeRef:
  * - AssemblyRef: bind the reference (below), then look in that assembly;
