@@ -38,8 +38,8 @@ static uint64_t now_ns(clockid_t clk)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The input, parsed once: a path's index by a linear probe of the last
- * path seen first (gen's lines share few paths), then of all. Not timed. */
+/* The input, parsed once: a path's index by a linear search of the paths
+ * seen (gen's lines name at most a few hundred files). Not timed. */
 static int read_pairs(void *ctx, struct pairs *p, const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -49,6 +49,10 @@ static int read_pairs(void *ctx, struct pairs *p, const char *path)
     p->file = talloc_array(ctx, uint32_t, cap);
     p->token = talloc_array(ctx, uint32_t, cap);
     p->paths = talloc_array(ctx, char *, pcap);
+    if (!p->file || !p->token || !p->paths) {
+        fclose(f);
+        return -1;
+    }
     char line[4096];
     while (fgets(line, sizeof line, f)) {
         char *sp = strrchr(line, ' ');
@@ -59,20 +63,24 @@ static int read_pairs(void *ctx, struct pairs *p, const char *path)
         for (k = 0; k < p->npaths && strcmp(p->paths[k], line) != 0; k++)
             ;
         if (k == p->npaths) {
-            if (p->npaths == pcap)
-                p->paths = talloc_realloc(ctx, p->paths, char *, pcap *= 2);
-            p->paths[p->npaths++] = talloc_strdup(ctx, line);
+            if (p->npaths == pcap &&
+                !(p->paths = talloc_realloc(ctx, p->paths, char *, pcap *= 2)))
+                break;
+            if (!(p->paths[p->npaths] = talloc_strdup(ctx, line)))
+                break;
+            p->npaths++;
         }
         if (p->n == cap) {
             cap *= 2;
-            p->file = talloc_realloc(ctx, p->file, uint32_t, cap);
-            p->token = talloc_realloc(ctx, p->token, uint32_t, cap);
+            if (!(p->file = talloc_realloc(ctx, p->file, uint32_t, cap)) ||
+                !(p->token = talloc_realloc(ctx, p->token, uint32_t, cap)))
+                break;
         }
         p->file[p->n] = (uint32_t)k;
         p->token[p->n++] = (uint32_t)strtoul(sp + 1, NULL, 16);
     }
     fclose(f);
-    return 0;
+    return p->file && p->token && p->paths ? 0 : -1;
 }
 
 struct counts {
