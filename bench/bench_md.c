@@ -15,7 +15,11 @@
  *       RUN rows.
  *   -o  open each image and read three cells only (the Module name, the
  *       last TypeDef's name and namespace): what opening costs a caller
- *       that looks at a few rows. */
+ *       that looks at a few rows.
+ *   --passes N  steady state (bench/srm): one untimed warm-up pass, then N
+ *       passes, each opening, walking and closing every image; the report
+ *       adds each pass's process CPU and wall time (pass_cpu_ns=a,b,...). */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,22 +302,49 @@ __attribute__((noinline)) int bench_md_work_rows(void *ctx, int n, char **paths,
     return 0;
 }
 
+/* One pass: open, walk, close every image (the images live under a
+ * context of their own, freed at the end of the pass). */
+static int one_pass(void *ctx, int raw_only, int n, char **paths, struct bench_sums *s)
+{
+    void *pass = talloc_new(ctx);
+    if (!pass)
+        return -1;
+    int e = raw_only == 5 ? bench_md_work_rows(pass, n, paths, s)
+                          : bench_md_work(pass, n, paths, raw_only, s);
+    talloc_free(pass);
+    return e;
+}
+
+#define MAX_PASSES 1000
+
 int main(int argc, char **argv)
 {
     static const char *const variants[] = {"full", "raw", "column", "cells", "open", "rows"};
+    static const struct option longopts[] = {{"passes", required_argument, NULL, 'P'},
+                                             {NULL, 0, NULL, 0}};
     int raw_only = 0, opt;
-    while ((opt = getopt(argc, argv, "rcwom")) != -1) {
+    long passes = 0;
+    while ((opt = getopt_long(argc, argv, "rcwom", longopts, NULL)) != -1) {
         switch (opt) {
         case 'r': raw_only = 1; break;
         case 'c': raw_only = 2; break;
         case 'w': raw_only = 3; break;
         case 'o': raw_only = 4; break;
         case 'm': raw_only = 5; break;
-        default: fprintf(stderr, "usage: bench_md [-r|-c|-w|-m|-o] file...\n"); return 2;
+        case 'P':
+            passes = strtol(optarg, NULL, 10);
+            if (passes < 1 || passes > MAX_PASSES) {
+                fprintf(stderr, "bench_md: --passes takes 1..%d\n", MAX_PASSES);
+                return 2;
+            }
+            break;
+        default:
+            fprintf(stderr, "usage: bench_md [-r|-c|-w|-m|-o] [--passes N] file...\n");
+            return 2;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "usage: bench_md [-r|-c|-w|-m|-o] file...\n");
+        fprintf(stderr, "usage: bench_md [-r|-c|-w|-m|-o] [--passes N] file...\n");
         return 2;
     }
 
@@ -322,6 +353,36 @@ int main(int argc, char **argv)
     void *ctx = talloc_new(NULL);
     if (!ctx)
         return 1;
+
+    if (passes > 0) {
+        /* Steady state: a warm-up pass (page cache, the CPU's caches and
+         * predictors; there is no JIT to warm), then N timed passes. */
+        static uint64_t cpu[MAX_PASSES], wall[MAX_PASSES];
+        int e = one_pass(ctx, raw_only, argc - optind, argv + optind, &s);
+        for (long p = 0; e == 0 && p < passes; p++) {
+            memset(&s, 0, sizeof s);
+            uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns();
+            e = one_pass(ctx, raw_only, argc - optind, argv + optind, &s);
+            wall[p] = bench_now_ns() - t0;
+            cpu[p] = bench_cpu_ns() - c0;
+        }
+        if (e == 0) {
+            printf("side=mdtools variant=%s files=%" PRIu64 " rows=%" PRIu64 " cells=%" PRIu64
+                   " str_bytes=%" PRIu64 " blob_bytes=%" PRIu64 " guid_bytes=%" PRIu64
+                   " guid_sum=%" PRIu64 " raw_other=%" PRIu64 " raw_all=%" PRIu64
+                   " errors=%" PRIu64 " passes=%ld pass_cpu_ns=",
+                   variants[raw_only], s.files, s.rows, s.cells, s.str_bytes, s.blob_bytes,
+                   s.guid_bytes, s.guid_sum, s.raw_other, s.raw_all, s.errors, passes);
+            for (long p = 0; p < passes; p++)
+                printf("%s%" PRIu64, p ? "," : "", cpu[p]);
+            printf(" pass_wall_ns=");
+            for (long p = 0; p < passes; p++)
+                printf("%s%" PRIu64, p ? "," : "", wall[p]);
+            printf(" proc_cpu_ns=%" PRIu64 "\n", bench_cpu_ns());
+        }
+        talloc_free(ctx);
+        return e == 0 && s.errors == 0 ? 0 : 1;
+    }
 
     uint64_t c0 = bench_cpu_ns(), t0 = bench_now_ns();
     int e = raw_only == 5 ? bench_md_work_rows(ctx, argc - optind, argv + optind, &s)

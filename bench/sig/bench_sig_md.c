@@ -10,8 +10,13 @@
  *   -p  also write every name to stdout (for comparing the sides);
  *   -b  the buffer variant: mdt_sig_of_token_buf into a stack arena and
  *       mdt_sig_name_buf into a stack buffer, no allocation per signature
- *       (the talloc calls are the fallback for a tree or name too large). */
+ *       (the talloc calls are the fallback for a tree or name too large).
+ *   --passes N  steady state (bench/srm): one untimed warm-up pass, then N
+ *       passes (each opens, decodes and frees everything); the report adds
+ *       each pass's process CPU and wall time (pass_cpu_ns=a,b,...). */
+#include <getopt.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <talloc.h>
@@ -109,19 +114,51 @@ __attribute__((noinline)) void bench_sig_md_work(int n, char **files, struct sig
     talloc_free(root);
 }
 
+#define MAX_PASSES 1000
+
 int main(int argc, char **argv)
 {
+    static const struct option longopts[] = {{"passes", required_argument, NULL, 'P'},
+                                             {NULL, 0, NULL, 0}};
     struct sig_counts c = {0};
+    long passes = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "pb")) != -1) {
+    while ((opt = getopt_long(argc, argv, "pb", longopts, NULL)) != -1) {
         if (opt == 'p')
             print_names = 1;
         else if (opt == 'b')
             buffers = 1;
+        else if (opt == 'P' && (passes = strtol(optarg, NULL, 10)) >= 1 && passes <= MAX_PASSES)
+            continue;
         else {
-            fprintf(stderr, "usage: bench_sig_md [-p] [-b] file...\n");
+            fprintf(stderr, "usage: bench_sig_md [-p] [-b] [--passes N] file...\n");
             return 2;
         }
+    }
+    if (passes > 0) {
+        /* Steady state: a warm-up pass, then N timed passes. */
+        static uint64_t cpu[MAX_PASSES], wall[MAX_PASSES];
+        bench_sig_md_work(argc - optind, argv + optind, &c);
+        for (long p = 0; p < passes; p++) {
+            memset(&c, 0, sizeof c);
+            uint64_t w0 = sig_now_ns(CLOCK_MONOTONIC), c0 = sig_now_ns(CLOCK_PROCESS_CPUTIME_ID);
+            bench_sig_md_work(argc - optind, argv + optind, &c);
+            cpu[p] = sig_now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            wall[p] = sig_now_ns(CLOCK_MONOTONIC) - w0;
+        }
+        printf("side=%s files=%" PRIu64 " methoddefs=%" PRIu64 " memberrefs=%" PRIu64
+               " typespecs=%" PRIu64 " methodspecs=%" PRIu64 " sigs=%" PRIu64 " errors=%" PRIu64
+               " bytes=%" PRIu64 " passes=%ld pass_cpu_ns=",
+               buffers ? "mdtools-buf" : "mdtools", c.files, c.methoddefs, c.memberrefs,
+               c.typespecs, c.methodspecs, c.methoddefs + c.memberrefs + c.typespecs + c.methodspecs,
+               c.errors, c.bytes, passes);
+        for (long p = 0; p < passes; p++)
+            printf("%s%" PRIu64, p ? "," : "", cpu[p]);
+        printf(" pass_wall_ns=");
+        for (long p = 0; p < passes; p++)
+            printf("%s%" PRIu64, p ? "," : "", wall[p]);
+        printf(" proc_cpu_ns=%" PRIu64 "\n", sig_now_ns(CLOCK_PROCESS_CPUTIME_ID));
+        return 0;
     }
     uint64_t w0 = sig_now_ns(CLOCK_MONOTONIC), c0 = sig_now_ns(CLOCK_PROCESS_CPUTIME_ID);
     bench_sig_md_work(argc - optind, argv + optind, &c);
