@@ -21,10 +21,11 @@
  * bench/profiler/README.md). So while the rings are nearly empty at each
  * pass (under 1/16 of a ring) the period doubles, up to MDP_DRAIN_MAX_MS;
  * a ring over 1/4 full halves it, and anything that must not wait brings
- * the base period back at once and wakes the thread: a ring half full (the
- * signal handler, long before the ring could drop a sample: a full walk
- * needs 767 of its 16,384 words), code the adapter must record at the
- * next tick, a termination signal, a stop. The thread waits on a futex
+ * the base period back at once, waking the thread when it waits longer
+ * than that: a ring half full (the signal handler, long before the ring
+ * could drop a sample: a full walk needs 767 of its 16,384 words), code
+ * the adapter must record at the next tick; a termination signal and a
+ * stop wake it whatever it waits for. The thread waits on a futex
  * with the period as its timeout; waking it is an atomic add and a futex
  * system call, both async-signal-safe. What runs by time rather than by
  * pass (the thread scan every 500 ms, the liveness check every second,
@@ -340,7 +341,11 @@ static void *drain_main(void *arg)
     int scanned = 0;
     while (!atomic_load(&core->drain_stop)) {
         uint32_t seq = atomic_load(&core->drain_seq);
-        drain_wait(core, seq, wait_ms(core, period), base < MDP_DRAIN_MAX_MS);
+        /* a poke wakes only a wait longer than the base period: at the
+         * base period a JIT-heavy process would otherwise be woken at
+         * every method whose code it defers (hundreds a second) */
+        unsigned ms = wait_ms(core, period);
+        drain_wait(core, seq, ms, ms > base);
         if (atomic_load(&core->drain_stop))
             break;
         if (core->ops.tick && mdp_ops_live(core))
