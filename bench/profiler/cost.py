@@ -95,17 +95,21 @@ def main():
     dmin, dmed, dmax = (float(x) for x in a.delivery.split(","))
     if a.each:
         print("| log | signals | frames per walk | handler ns per signal | drain ms | of which mdp_drain_all "
+              "| drain passes | passes per s | drain ms per s (outside mdp_drain_all) "
               "| records | process CPU ms | profiler, as run |")
-        print("| --- " * 9 + "|")
+        print("| --- " * 12 + "|")
         for p in a.logs:
             kv = stats_of(p)
             calls = int(kv["bench.handler_calls"])
             r = {"calls": calls, "handler": int(kv["bench.handler_cpu_ns"]) - calls * float(kv["bench.clock_ns"]),
                  "drain": int(kv["bench.drain_ns"]), "proc": int(kv["bench.process_cpu_us"]) * 1000.0}
             share = [100 * (r["handler"] + calls * d + r["drain"]) / app(r, d) for d in (dmin, dmed, dmax)]
+            passes, wall_s = int(kv["drains"]), max(int(kv["duration_ms"]), 1) / 1e3
             print(f"| {os.path.basename(p)} | {calls} | {int(kv['bench.handler_frames']) / max(calls, 1):.1f} "
                   f"| {r['handler'] / max(calls, 1):.0f} | {r['drain'] / 1e6:.1f} "
-                  f"| {int(kv['bench.drain_all_ns']) / 1e6:.1f} | {kv['records']} | {r['proc'] / 1e6:.0f} "
+                  f"| {int(kv['bench.drain_all_ns']) / 1e6:.1f} | {passes} | {passes / wall_s:.1f} "
+                  f"| {(r['drain'] - int(kv['bench.drain_all_ns'])) / 1e6 / wall_s:.2f} "
+                  f"| {kv['records']} | {r['proc'] / 1e6:.0f} "
                   f"| {share[1]:.2f}% ({share[0]:.2f}-{share[2]:.2f}%) |")
         return 0
     runs = {}  # workload -> length -> round -> figures
