@@ -65,9 +65,9 @@ web_run() { # LOG RATE REQUESTS IDLE
 }
 r=1
 while [ $r -le "$runs" ]; do
-    # a process that waits: the server started, then 10 s without a
+    # a process that waits: the server started, then 20 s without a
     # request (the drain thread's passes alone: cost.py --each)
-    [ -z "$web" ] || web_run "$out/idle.$r.log" 1000 0 10
+    [ -z "$web" ] || web_run "$out/idle.$r.log" 1000 0 20
     for w in gc jit memmove exceptions bench $web; do
         for len in short long slow; do
             ms=4000 n=4000 rate=1000
@@ -91,6 +91,6 @@ done
 python3 "$top/bench/profiler/cost.py" --delivery "$delivery" $(ls "$out"/*.log | grep -v '/idle\.')
 if [ -n "$web" ]; then
     echo
-    echo "the server waiting 10 s after its start, no request (as run):"
+    echo "the server waiting 20 s after its start, no request (as run):"
     python3 "$top/bench/profiler/cost.py" --each --delivery "$delivery" "$out"/idle.*.log
 fi
