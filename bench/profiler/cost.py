@@ -38,6 +38,11 @@ CPU time at 1 kHz), slow (4 s at 100 Hz). Per workload:
                        time) / the rest of the process's CPU time, long runs:
                        the fixed costs included, at the signal rate the
                        kernel gave.
+Since the drain's period adapts (drain.c: 20 ms doubling to 320 ms while
+the rings stay nearly empty), the number of passes follows the signals
+and the split into per-signal, per-pass and fixed costs is ill-conditioned
+(it can come out negative): read the as-run figures, and --each's drain
+passes per second and drain time per second outside mdp_drain_all.
 Each figure is the median over runs (or rounds) with the range (min-max);
 the ranges of the overheads also take the delivery cost's range."""
 import argparse

@@ -75,7 +75,8 @@ while [ $r -le "$runs" ]; do
             [ $len != slow ] || rate=100
             case $w in
             web)
-                # 1 and 4 units of 600 requests (~1 and ~4 s of CPU here)
+                # 1 and 4 units of 600 requests (~0.8 and ~1.8 s of CPU
+                # here, most of the short run the server's start)
                 web_run "$out/$w.$len.$r.log" $rate $((ms * 600 / 1000)) 0
                 continue ;;
             exceptions) set -- --exceptions -- dotnet "$workload" exceptions "$out/x.out" $ms ;;
