@@ -24,8 +24,10 @@
  * the base period back at once, waking the thread when it waits longer
  * than that: a ring half full (the signal handler, long before the ring
  * could drop a sample: a full walk needs 767 of its 16,384 words), code
- * the adapter must record at the next tick; a termination signal and a
- * stop wake it whatever it waits for. The thread waits on a futex
+ * the adapter must record at the next tick; a termination signal and the
+ * core's end (mdp_drain_stop) wake it whatever it waits for. The
+ * launcher's `stop` (channel.h) is read at the next pass: at most
+ * MDP_DRAIN_MAX_MS later. The thread waits on a futex
  * with the period as its timeout; waking it is an atomic add and a futex
  * system call, both async-signal-safe. What runs by time rather than by
  * pass (the thread scan every 500 ms, the liveness check every second)
