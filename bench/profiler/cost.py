@@ -38,6 +38,11 @@ CPU time at 1 kHz), slow (4 s at 100 Hz). Per workload:
                        time) / the rest of the process's CPU time, long runs:
                        the fixed costs included, at the signal rate the
                        kernel gave.
+Since the drain's period adapts (drain.c: 20 ms doubling to 320 ms while
+the rings stay nearly empty), the number of passes follows the signals
+and the split into per-signal, per-pass and fixed costs is ill-conditioned
+(it can come out negative): read the as-run figures, and --each's drain
+passes per second and drain time per second outside mdp_drain_all.
 Each figure is the median over runs (or rounds) with the range (min-max);
 the ranges of the overheads also take the delivery cost's range."""
 import argparse
@@ -95,17 +100,21 @@ def main():
     dmin, dmed, dmax = (float(x) for x in a.delivery.split(","))
     if a.each:
         print("| log | signals | frames per walk | handler ns per signal | drain ms | of which mdp_drain_all "
+              "| drain passes | passes per s | drain ms per s (outside mdp_drain_all) "
               "| records | process CPU ms | profiler, as run |")
-        print("| --- " * 9 + "|")
+        print("| --- " * 12 + "|")
         for p in a.logs:
             kv = stats_of(p)
             calls = int(kv["bench.handler_calls"])
             r = {"calls": calls, "handler": int(kv["bench.handler_cpu_ns"]) - calls * float(kv["bench.clock_ns"]),
                  "drain": int(kv["bench.drain_ns"]), "proc": int(kv["bench.process_cpu_us"]) * 1000.0}
             share = [100 * (r["handler"] + calls * d + r["drain"]) / app(r, d) for d in (dmin, dmed, dmax)]
+            passes, wall_s = int(kv["drains"]), max(int(kv["duration_ms"]), 1) / 1e3
             print(f"| {os.path.basename(p)} | {calls} | {int(kv['bench.handler_frames']) / max(calls, 1):.1f} "
                   f"| {r['handler'] / max(calls, 1):.0f} | {r['drain'] / 1e6:.1f} "
-                  f"| {int(kv['bench.drain_all_ns']) / 1e6:.1f} | {kv['records']} | {r['proc'] / 1e6:.0f} "
+                  f"| {int(kv['bench.drain_all_ns']) / 1e6:.1f} | {passes} | {passes / wall_s:.1f} "
+                  f"| {(r['drain'] - int(kv['bench.drain_all_ns'])) / 1e6 / wall_s:.2f} "
+                  f"| {kv['records']} | {r['proc'] / 1e6:.0f} "
                   f"| {share[1]:.2f}% ({share[0]:.2f}-{share[2]:.2f}%) |")
         return 0
     runs = {}  # workload -> length -> round -> figures

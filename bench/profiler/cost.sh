@@ -43,14 +43,42 @@ rm -f "$out"/*.log
 # per signal, a cost per drain pass (every 20 ms of wall time) and a fixed
 # cost (names resolved once, the ELF table, the header); the handler's is
 # counted per call anyway.
+# the ASP.NET Core minimal API under loopback load (bench/profiler/webload.py),
+# when dotnet has the framework
+web=
+if dotnet --list-runtimes 2>/dev/null | grep -q '^Microsoft.AspNetCore.App '; then
+    build_web
+    web=web
+else
+    echo "cost.sh: no Microsoft.AspNetCore.App runtime: no web workload" >&2
+fi
+# The server, profiled from its start at RATE, serving REQUESTS requests
+# and then waiting IDLE seconds before /quit: LOG
+web_run() { # LOG RATE REQUESTS IDLE
+    rm -f "$out/web.out"
+    "$mdprofile" --rate "$2" -o "$1" -- dotnet "$work/bin/Web/Web.dll" "$out/web.facts" \
+        >"$out/web.out" 2>&1 &
+    server=$!
+    timeout 300 python3 "$top/bench/profiler/webload.py" "$out/web.out" "$3" "$4" ||
+        { kill "$server" 2>/dev/null; wait "$server"; cat "$out/web.out" >&2; exit 1; }
+    wait "$server" || { cat "$out/web.out" >&2; exit 1; }
+}
 r=1
 while [ $r -le "$runs" ]; do
-    for w in gc jit memmove exceptions bench; do
+    # a process that waits: the server started, then 20 s without a
+    # request (the drain thread's passes alone: cost.py --each)
+    [ -z "$web" ] || web_run "$out/idle.$r.log" 1000 0 20
+    for w in gc jit memmove exceptions bench $web; do
         for len in short long slow; do
             ms=4000 n=4000 rate=1000
             [ $len != short ] || ms=1000 n=1000
             [ $len != slow ] || rate=100
             case $w in
+            web)
+                # 1 and 4 units of 600 requests (~0.8 and ~1.8 s of CPU
+                # here, most of the short run the server's start)
+                web_run "$out/$w.$len.$r.log" $rate $((ms * 600 / 1000)) 0
+                continue ;;
             exceptions) set -- --exceptions -- dotnet "$workload" exceptions "$out/x.out" $ms ;;
             bench) set -- -- dotnet "$workload" bench $n ;;
             *) set -- -- dotnet "$workload" "$w" "$out/x.out" $ms ;;
@@ -61,4 +89,9 @@ while [ $r -le "$runs" ]; do
     done
     r=$((r + 1))
 done
-python3 "$top/bench/profiler/cost.py" --delivery "$delivery" "$out"/*.log
+python3 "$top/bench/profiler/cost.py" --delivery "$delivery" $(ls "$out"/*.log | grep -v '/idle\.')
+if [ -n "$web" ]; then
+    echo
+    echo "the server waiting 20 s after its start, no request (as run):"
+    python3 "$top/bench/profiler/cost.py" --each --delivery "$delivery" "$out"/idle.*.log
+fi

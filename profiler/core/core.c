@@ -67,6 +67,12 @@ mdt_idmap *mdp_core_map(mdp_core *core)
     return core->map;
 }
 
+void mdp_core_drain_soon(mdp_core *core)
+{
+    if (core)
+        mdp_drain_poke(core);
+}
+
 uint64_t mdp_seq(mdp_core *core)
 {
     return mdt_idmap_next_seq(core->map);

@@ -128,6 +128,11 @@ void mdp_note(mdp_core *core, const char *fmt, ...) __attribute__((format(printf
 const mdp_config *mdp_core_config(const mdp_core *core);
 mdt_idmap *mdp_core_map(mdp_core *core);
 uint64_t mdp_seq(mdp_core *core);
+/* The adapter has work for the drain thread's next tick (code to record
+ * once the runtime publishes it): the drain keeps its base period, and
+ * comes now if it was waiting out a longer one (an idle process's).
+ * Cheap: two atomics, a system call only when the drain was waiting. */
+void mdp_core_drain_soon(mdp_core *core);
 /* Diagnostics into the log (`#` lines) when MDPROFILE_VERBOSE is set
  * (printf format); never on the host's standard error. */
 void mdp_log(const mdp_core *core, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -39,7 +39,11 @@ unsigned mdp_slots_used(void);
  * tests/profiler/test_core.c) counts slots [0, n) as taken with this. */
 void mdp_slots_take(unsigned n);
 #define MDP_RING_WORDS (1u << 14) /* 128 KiB of samples per thread */
-#define MDP_DRAIN_MS 20u          /* drain period (default), and the sleep step */
+#define MDP_DRAIN_MS 20u          /* drain period (default) */
+/* drain.c: a drain thread whose passes find the rings nearly empty doubles
+ * its period up to this (a process that waits costs ~3 wakeups a second,
+ * not 50); a ring half full wakes it at once (mdp_drain_poke). */
+#define MDP_DRAIN_MAX_MS 320u
 #define MDP_MAX_TARGS 64u         /* type arguments of one generic */
 #define MDP_MAX_DEPTH 255u        /* frames per sample (the log's limit) */
 /* Pseudo IDs, below any address the runtime hands out (the zero page):
@@ -220,6 +224,14 @@ struct mdp_core {
     uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut, stat_drops_other;
     uint64_t stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
     unsigned drain_cycles;
+    /* drain.c: the drain thread's schedule. drain_seq is the futex word it
+     * waits on (bumped by every wake); drain_napping is 1 while it waits and
+     * may be woken early, drain_poked says work came that wants the base
+     * period back; drain_fill is the most a ring held at a drain, in 64ths
+     * of it (drain_lock), since the drain thread last looked. */
+    _Atomic uint32_t drain_seq;
+    _Atomic int drain_napping, drain_poked;
+    uint64_t drain_fill;
 #ifdef MDP_BENCH_CLOCK
     /* bench builds only: the TSC when the core started (to convert ticks
      * to ns), what two back-to-back reads of the thread's CPU clock measure
@@ -323,6 +335,14 @@ void mdp_drain_stop(mdp_core *core);
 void mdp_drain_join(mdp_core *core);
 /* Drain every ring now; the caller holds drain_lock. */
 void mdp_drain_all(mdp_core *core);
+/* Wake the drain thread now (a stop, a termination signal's write).
+ * Async-signal-safe: an atomic add and a futex system call. */
+void mdp_drain_wake(mdp_core *core);
+/* Work came that the drain should not leave for a long period (a ring half
+ * full, code to record at the next tick): back to the base period, and
+ * woken now if it was waiting longer. Async-signal-safe, no lock, no
+ * allocation; a system call only when the drain was waiting. */
+void mdp_drain_poke(mdp_core *core);
 
 /* frames.c: with drain_lock held */
 const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen);

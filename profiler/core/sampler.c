@@ -330,6 +330,9 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
         take_sample(core, t, ucv,
                     si->si_overrun >= 0 && si->si_overrun < 1 << 30 ? 1u + (uint32_t)si->si_overrun
                                                                     : 1u << 30);
+        /* a ring half full: the drain comes now, whatever its period */
+        if (mdp_ring_space(&t->ring) <= (t->ring.mask + 1) / 2)
+            mdp_drain_poke(core);
 #ifdef MDP_BENCH_CLOCK
         uint64_t t1 = __rdtsc(), used = atomic_load_explicit(&t->ring.head, memory_order_relaxed) - h0;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);

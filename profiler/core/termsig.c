@@ -100,6 +100,7 @@ static void on_term(int sig, siginfo_t *si, void *uc)
         int none = 0;
         atomic_compare_exchange_strong(&core->term_signal, &none, sig);
         uint64_t want = atomic_fetch_add(&core->flush_req, 1) + 1;
+        mdp_drain_wake(core); /* it may be waiting out a long period */
         struct timespec step = {0, 1000000};
         for (int ms = 0; ms < MDP_TERM_WAIT_MS && atomic_load(&core->flush_done) < want &&
                          !atomic_load(&core->finished);

@@ -275,6 +275,7 @@ void mdp_clr_defer_code(mdp_clr *p, FunctionID fn, uint64_t seq, unsigned tries)
     }
     p->pending[p->npending++] = (struct mdp_pending){fn, seq, tries};
     pthread_mutex_unlock(&p->pending_lock);
+    mdp_core_drain_soon(p->core); /* the next tick soon, whatever the drain's period */
 }
 
 /* The drain thread's tick: record the code of functions reported before

@@ -59,6 +59,25 @@ build_programs() {
 
 workload="$work/bin/Workload/Workload.dll"
 
+# data/profiler/Web, the ASP.NET Core minimal API, built once into
+# $work/bin/Web (web.sh, bench/profiler/cost.sh); the caller has checked
+# that dotnet has Microsoft.AspNetCore.App.
+build_web() {
+    (
+        flock 9
+        if [ ! -f "$work/bin/Web/.stamp" ] ||
+            [ -n "$(find "$top/data/profiler/Web" "$top/data/profiler/Workload/Names.cs" -newer "$work/bin/Web/.stamp" -type f | head -n 1)" ]; then
+            rm -rf "$work/src/Web" "$work/bin/Web"
+            cp -R "$top/data/profiler/Web" "$work/src/Web"
+            chmod -R u+w "$work/src/Web"
+            (cd "$work/src/Web" && env -u LD_PRELOAD dotnet build -c Release -nologo -v q -nodeReuse:false \
+                -p:UseSharedCompilation=false -o "$work/bin/Web" >"$work/src/Web.build.log" 2>&1) ||
+                { cat "$work/src/Web.build.log" >&2; exit 1; }
+            touch "$work/bin/Web/.stamp"
+        fi
+    ) 9>"$work/.build.lock" || fail "dotnet build of data/profiler/Web failed"
+}
+
 # profile LOG MODE-OPTIONS... -- COMMAND...
 profile() {
     log=$1

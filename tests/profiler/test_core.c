@@ -656,6 +656,52 @@ START_TEST(test_session_ends_after_its_samples)
 }
 END_TEST
 
+/* The drain thread's period (drain.c): with nothing to drain it backs
+ * off from 20 ms to MDP_DRAIN_MAX_MS, so a process that waits is woken a
+ * few times a second, not 50; a poke (a ring half full, work for the next
+ * tick) brings it at once, not at the end of its long period. */
+static unsigned drains_now(mdp_core *core)
+{
+    pthread_mutex_lock(&core->drain_lock);
+    unsigned n = core->drain_cycles;
+    pthread_mutex_unlock(&core->drain_lock);
+    return n;
+}
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+START_TEST(test_idle_drain_backs_off_and_a_poke_wakes_it)
+{
+    struct env e;
+    open_env_cfg(&e, 0, 20, 0);
+    mdp_core *core = e.core;
+    /* 20, 40, 80, 160, 320, 320...: about 8 passes in 1.6 s, not 80 */
+    unsigned d0 = drains_now(core);
+    usleep(1600000);
+    unsigned idle = drains_now(core) - d0;
+    ck_assert_msg(idle >= 3 && idle <= 20, "%u drain passes in 1.6 s with nothing to drain", idle);
+    /* now at its longest period: each poke gets a pass within 100 ms,
+     * where the period alone would give one within 100 ms about one time
+     * in three (five in a row: 1 in 400) */
+    for (int round = 0; round < 5; round++) {
+        usleep(700000); /* back off again to the longest period */
+        unsigned before = drains_now(core);
+        double t0 = mono_ms();
+        mdp_drain_poke(core);
+        while (drains_now(core) == before && mono_ms() - t0 < 1000)
+            usleep(1000);
+        double took = mono_ms() - t0;
+        ck_assert_msg(took < 100, "round %d: a poke got its drain pass after %.0f ms", round, took);
+    }
+    close_env(&e);
+}
+END_TEST
+
 /* calls mode: the fast hooks' words, the slow hooks' per-thread counts on
  * two threads and the exception events add up per function, and the log
  * is format 2 with each call record's leaves, tail calls and unwinds (the
@@ -1439,6 +1485,7 @@ Suite *suite(void)
     tcase_add_test(t, test_activities_nest_per_thread);
     tcase_add_test(t, test_records_sorted_without_names);
     tcase_add_test(t, test_session_ends_after_its_samples);
+    tcase_add_test(t, test_idle_drain_backs_off_and_a_poke_wakes_it);
     tcase_add_test(t, test_calls_count_every_way_out);
     tcase_add_test(t, test_sample_without_room_is_dropped);
     tcase_add_test(t, test_header_names_the_framework_folder);

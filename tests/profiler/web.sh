@@ -11,19 +11,7 @@
 dotnet --list-runtimes 2>/dev/null | grep -q '^Microsoft.AspNetCore.App ' ||
     skip "dotnet has no Microsoft.AspNetCore.App runtime"
 build_programs
-(
-    flock 9
-    if [ ! -f "$work/bin/Web/.stamp" ] ||
-        [ -n "$(find "$top/data/profiler/Web" "$top/data/profiler/Workload/Names.cs" -newer "$work/bin/Web/.stamp" -type f | head -n 1)" ]; then
-        rm -rf "$work/src/Web" "$work/bin/Web"
-        cp -R "$top/data/profiler/Web" "$work/src/Web"
-        chmod -R u+w "$work/src/Web"
-        (cd "$work/src/Web" && env -u LD_PRELOAD dotnet build -c Release -nologo -v q -nodeReuse:false \
-            -p:UseSharedCompilation=false -o "$work/bin/Web" >"$work/src/Web.build.log" 2>&1) ||
-            { cat "$work/src/Web.build.log" >&2; exit 1; }
-        touch "$work/bin/Web/.stamp"
-    fi
-) 9>"$work/.build.lock" || fail "dotnet build of data/profiler/Web failed"
+build_web
 
 log=$work/native-web.log
 out=$work/native-web.out
