@@ -113,8 +113,9 @@ static int mode_of(const mdb_proc *proc, int kind)
 
 /* ------------------------------------------------------------ the tables */
 
-struct func {
+struct func {   /* also its key, but start_line */
     int64_t name, system_name, filename;
+    int64_t start_line;
 };
 
 struct mapping {
@@ -131,7 +132,7 @@ struct sample {
     uint32_t mode;
     uint32_t n;
     int64_t v[MAX_TYPES];
-    uint64_t *locs;   /* leaf first */
+    const uint32_t *locs; /* leaf first: the table's copy of the key's */
 };
 
 /* The key of a sample: its mode, its labels' source, then its locations. */
@@ -140,12 +141,14 @@ struct sample_key {
     uint32_t proc;    /* the process's index: the "pid" label */
     /* labels of records per thread and time slice go here (issue 27: the
      * thread's id and name, the slice) when records carry them */
-    uint64_t locs[MDB_MAX_FRAMES];
+    uint32_t locs[MDB_MAX_FRAMES]; /* location ids (fewer than 2^32: each is an
+                                      entry of an array in memory) */
 };
 
 struct mdb_pprof {
     mdb_arena arena;
     mdb_table strings, funcs, maps, locs, samples;
+    mdb_table known;          /* a resolved frame's text -> its location id */
     struct pstr { const char *s; size_t len; } *str; /* by index: the table's copies */
     size_t nstr, capstr;
     struct func *fn;
@@ -186,7 +189,7 @@ mdb_pprof *mdb_pprof_new(void *ctx)
     mdb_arena_init(&p->arena, p);
     if (!p->arena.ctx || mdb_table_init(&p->strings, p, 1024) || mdb_table_init(&p->funcs, p, 1024) ||
         mdb_table_init(&p->maps, p, 64) || mdb_table_init(&p->locs, p, 1024) ||
-        mdb_table_init(&p->samples, p, 1024) || !mdb_pprof_string(p, "", 0, &empty)) {
+        mdb_table_init(&p->samples, p, 1024) || mdb_table_init(&p->known, p, 1024) || !mdb_pprof_string(p, "", 0, &empty)) {
         talloc_free(p);
         return NULL;
     }
@@ -236,26 +239,24 @@ static bool intern(mdb_table *t, const void *key, size_t len, size_t n, uint64_t
 
 /* ------------------------------------------------------------ one frame */
 
-/* The frame's text as the log wrote it: the last fields of the record
- * (before a TAB), frame i of n leaf first; NULL when they are not there. */
-static const char *frame_field(const mdb_record *rec, size_t i, size_t *len)
+/* The frames' text as the log wrote them: the last fields of the record
+ * (before a TAB), leaf first; false when they are not all there. */
+static bool frame_fields(const mdb_record *rec, const char **field, size_t *len)
 {
     const char *s = rec->line, *end = s + rec->len, *tab = memchr(s, '\t', rec->len), *q;
     if (tab)
         end = tab;
-    /* field i from the left among the last n is field n-1-i from the right */
-    for (size_t k = rec->nframes - 1 - i;; k--) {
+    for (size_t k = rec->nframes; k-- > 0;) { /* the root is the last field */
         q = end;
         while (q > s && q[-1] != ' ')
             q--;
         if (q == s)
-            return NULL;
-        if (k == 0) {
-            *len = (size_t)(end - q);
-            return q;
-        }
+            return false;
+        field[k] = q;
+        len[k] = (size_t)(end - q);
         end = q - 1;
     }
+    return true;
 }
 
 /* The module a frame lies in: a managed module (file, MVID), a module
@@ -324,19 +325,52 @@ static bool mapping_of(mdb_pprof *p, const mdb_frame *f, const char *sys, size_t
     return true;
 }
 
-/* The location of frame i of a record. */
-static bool location(mdb_pprof *p, mdb_logctx *lc, const mdb_record *rec, size_t i, uint64_t *id)
+/* Where a method's source starts (its first sequence point) when that is
+ * in the document of the frame's line; 0 otherwise (a function is one
+ * name in one file for pprof, and a method may span files). */
+static int64_t start_line(const mdb_frame *f)
+{
+    mdt_seqpoint sp;
+    const mdt_pdb *pdb;
+    int e;
+    if (f->status != MDB_OK || !f->file || !f->mod || !(pdb = f->mod->pdb) || !f->mod->docs ||
+        MDT_TOKEN_TABLE(f->token) != MDT_TABLE_MethodDef)
+        return 0;
+    e = mdt_pdb_method_start(&sp, pdb, f->token);
+    mdt_clear_error();
+    if (e || sp.hidden || sp.document == 0 || sp.document > mdt_pdb_document_count(pdb))
+        return 0;
+    /* the frame's document name is the module's, made once (assemblies.c) */
+    return atomic_load_explicit(&f->mod->docs[sp.document], memory_order_acquire) == f->file
+               ? sp.start_line : 0;
+}
+
+/* The location of frame i of a record, whose text in the log is sys (slen
+ * bytes; NULL when it could not be found). */
+static bool location(mdb_pprof *p, mdb_logctx *lc, const mdb_record *rec, size_t i,
+                     const char *sys, size_t slen, uint64_t *id)
 {
     const mdb_frame *f = rec->frames[i];
     char buf[MDB_TEXT_ROOM];
     uint32_t nlen;
-    size_t slen = 0;
     const char *name = f->status == MDB_OK ? f->name
                                            : mdb_frame_text(f, lc, rec->lineno, buf, sizeof buf, &nlen);
-    const char *sys = frame_field(rec, i, &slen);
+    uint64_t h = 0;
+    size_t full = slen;  /* with the IL offset */
     struct func fn = {0};
     struct loc l = {0};
     bool added;
+    /* a resolved frame's text always gives the same location (unresolved
+     * ones may resolve later: a header names more folders, an #elf line
+     * comes): one lookup by the text, IL offset included */
+    if (sys && f->status == MDB_OK) {
+        uintptr_t v;
+        h = mdb_hash(sys, slen);
+        if ((v = (uintptr_t)mdb_table_get(&p->known, h, sys, slen))) {
+            *id = v;
+            return true;
+        }
+    }
     if (f->status == MDB_OK)
         nlen = f->name_len;
     if (sys && rec->has_il[i] && !mdb_is_native_frame(sys, slen)) {
@@ -349,9 +383,10 @@ static bool location(mdb_pprof *p, mdb_logctx *lc, const mdb_record *rec, size_t
         !mdb_pprof_string(p, sys ? sys : name, sys ? slen : nlen, &fn.system_name) ||
         (f->status == MDB_OK && f->file && !str(p, f->file, &fn.filename)))
         return false;
-    if (!intern(&p->funcs, &fn, sizeof fn, p->nfn, &l.func, &added))
+    if (!intern(&p->funcs, &fn, offsetof(struct func, start_line), p->nfn, &l.func, &added))
         return false;
     if (added) {
+        fn.start_line = start_line(f);
         if (!grow(p, (void **)&p->fn, &p->capfn, p->nfn, sizeof *p->fn))
             return false;
         p->fn[p->nfn++] = fn;
@@ -366,6 +401,8 @@ static bool location(mdb_pprof *p, mdb_logctx *lc, const mdb_record *rec, size_t
             return false;
         p->lc[p->nlc++] = l;
     }
+    if (h && mdb_table_put(&p->known, h, sys, full, (void *)(uintptr_t)*id))
+        return false;
     return true;
 }
 
@@ -374,6 +411,8 @@ static bool location(mdb_pprof *p, mdb_logctx *lc, const mdb_record *rec, size_t
 bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb_record *rec)
 {
     struct sample_key k;
+    const char *field[MDB_MAX_FRAMES];
+    size_t flen[MDB_MAX_FRAMES];
     struct sample *s;
     int64_t v[MAX_TYPES] = {0};
     int mode;
@@ -384,9 +423,15 @@ bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb
     memset(&k, 0, sizeof k);
     k.mode = (uint32_t)mode;
     k.proc = proc->index;
-    for (size_t i = 0; i < n; i++)
-        if (!location(p, lc, rec, i, &k.locs[i]))
+    if (!frame_fields(rec, field, flen))
+        field[0] = NULL;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id;
+        if (!location(p, lc, rec, i, field[0] ? field[i] : NULL, field[0] ? flen[i] : 0, &id) ||
+            id > UINT32_MAX)
             return false;
+        k.locs[i] = (uint32_t)id;
+    }
     modes[mode].values(proc, rec, v);
     if (!p->seen[mode]) {
         p->seen[mode] = true;
@@ -405,17 +450,17 @@ bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb
     uint64_t h = mdb_hash(&k, klen);
     s = mdb_table_get(&p->samples, h, &k, klen);
     if (!s) {
+        const mdb_slot *sl;
         if (!grow(p, (void **)&p->s, &p->caps, p->ns, sizeof *p->s) ||
             !(s = mdb_arena_alloc(&p->arena, sizeof *s)) ||
-            !(s->locs = mdb_arena_alloc(&p->arena, n * sizeof *s->locs)))
+            mdb_table_put(&p->samples, h, &k, klen, s) ||
+            !(sl = mdb_table_slot(&p->samples, h, &k, klen)))
             return false;
         memset(s->v, 0, sizeof s->v);
         s->proc = proc;
         s->mode = (uint32_t)mode;
         s->n = (uint32_t)n;
-        memcpy(s->locs, k.locs, n * sizeof *s->locs);
-        if (mdb_table_put(&p->samples, h, &k, klen, s))
-            return false;
+        s->locs = (const uint32_t *)(const void *)(sl->key + offsetof(struct sample_key, locs));
         p->s[p->ns++] = s;
     }
     for (unsigned t = 0; t < modes[mode].ntypes; t++) /* saturating sums */
@@ -591,7 +636,13 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
         Perftools__Profiles__Label *lb = talloc_array(t, Perftools__Profiles__Label, n);
         Perftools__Profiles__Label **lbp = talloc_array(t, Perftools__Profiles__Label *, n);
         int64_t *vals = talloc_array(t, int64_t, n * (c.n ? c.n : 1));
-        if (!t || !sm || !smp || !lb || !lbp || !vals) {
+        uint64_t *ids;
+        size_t nids = 0;
+        for (size_t j = 0; j < n; j++)
+            nids += p->s[i + j]->n;
+        ids = talloc_array(t, uint64_t, nids ? nids : 1);
+        nids = 0;
+        if (!t || !sm || !smp || !lb || !lbp || !vals || !ids) {
             talloc_free(t);
             return false;
         }
@@ -599,7 +650,9 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
             const struct sample *s = p->s[i + j];
             perftools__profiles__sample__init(&sm[j]);
             sm[j].n_location_id = s->n;
-            sm[j].location_id = s->locs;
+            sm[j].location_id = ids + nids;
+            for (uint32_t q = 0; q < s->n; q++)
+                ids[nids++] = s->locs[q];
             sm[j].n_value = c.n;
             sm[j].value = vals + j * c.n;
             memset(sm[j].value, 0, c.n * sizeof *vals);
@@ -695,6 +748,7 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
             f[j].name = p->fn[i + j].name;
             f[j].system_name = p->fn[i + j].system_name;
             f[j].filename = p->fn[i + j].filename;
+            f[j].start_line = p->fn[i + j].start_line;
             fp[j] = &f[j];
         }
         part.n_function = n;

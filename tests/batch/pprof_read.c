@@ -7,7 +7,7 @@
  *    "period": N, "default_sample_type": TYPE, "time_nanos": N,
  *    "duration_nanos": N, "comments": [TEXT...],
  *    "samples": [{"values": [N...], "labels": {KEY: NUM|STR...},
- *                 "frames": [{"name", "system_name", "file", "line",
+ *                 "frames": [{"name", "system_name", "file", "start_line", "line",
  *                             "mapping": FILE|null, "build_id": ID|null,
  *                             "address": N}...]}...]}   (frames leaf first)
  *
@@ -218,8 +218,9 @@ static json_t *dump(void)
             for (size_t q = 0; q < l->n_line; q++) {
                 const Perftools__Profiles__Function *f = fn_by_id(l->line[q]->function_id);
                 json_array_append_new(
-                    fr, json_pack("{s:o,s:o,s:o,s:I,s:o,s:o,s:I}", "name", jstr(f->name),
+                    fr, json_pack("{s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:I}", "name", jstr(f->name),
                                   "system_name", jstr(f->system_name), "file", jstr(f->filename),
+                                  "start_line", (json_int_t)f->start_line,
                                   "line", (json_int_t)l->line[q]->line, "mapping",
                                   m ? jstr(m->filename) : json_null(), "build_id",
                                   m ? jstr(m->build_id) : json_null(), "address",

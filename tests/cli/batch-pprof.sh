@@ -84,10 +84,11 @@ for in in $inputs; do
     done
 done
 
-python3 - "$tmp" "$n" <<'PY'
-import json, re, sys
+python3 - "$tmp" "$n" "$prog" <<'PY'
+import json, re, subprocess, sys
 from collections import Counter
-tmp, n = sys.argv[1], int(sys.argv[2])
+tmp, n, prog = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+starts = {}  # (MVID, token) -> {(file, start_line)}
 passed = failed = 0
 def check(ok, what):
     global passed, failed
@@ -230,6 +231,11 @@ for i in range(1, n + 1):
               % (label, prof["duration_nanos"]))
     elif durs and prof["samples"]:
         check(prof["duration_nanos"] == durs[0] * 10**6, "%s: duration_nanos is #stats' duration_ms" % label)
+    for s in prof["samples"]:
+        for f in s["frames"]:
+            m = re.match(r"([0-9a-f]{32}):(0x06[0-9a-f]{6})", f["system_name"])
+            if m and f["file"]:
+                starts.setdefault(m.groups(), set()).add((f["file"], f["start_line"]))
     # mappings
     bad = []
     for s in prof["samples"]:
@@ -247,6 +253,22 @@ for i in range(1, n + 1):
     check(not bad, "%s: mappings: MVID as build-id, a native frame's file, build-id and offset%s"
           % (label, ": %r" % bad[:2] if bad else ""))
 
+# a function's start_line: where batch puts the method without an IL offset
+# (its first sequence point) when that is in the function's file, else 0
+keys = sorted(starts)
+plain = "".join("%s %s\n" % k for k in keys)
+r = subprocess.run([prog, "batch", "--no-progress", "-a", "data", "-a", "data/pdb"],
+                   input=plain.encode(), capture_output=True)
+bad = []
+for k, line in zip(keys, r.stdout.decode("utf-8", "replace").split("\n")):
+    m = re.search(r" \((.*):(\d+)\)$", line)
+    for file, start in starts[k]:
+        want = int(m.group(2)) if m and m.group(1) == file else 0
+        if start != want:
+            bad.append((k, file, start, want))
+check(keys and not bad and any(st for v in starts.values() for _, st in v),
+      "start_line of %d methods: their first line when in the function's file, else 0%s"
+      % (len(keys), ": %r" % bad[:3] if bad else ""))
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PY
