@@ -139,8 +139,12 @@ struct sample {
 struct sample_key {
     uint32_t mode;
     uint32_t proc;    /* the process's index: the "pid" label */
-    /* labels of records per thread and time slice go here (issue 27: the
-     * thread's id and name, the slice) when records carry them */
+    /* Records of a thread and a time slice (issue 27, format 4) add them
+     * here, so that a sample is one stack of one thread in one slice: the
+     * record's tid and slice, copied from mdb_record; write_all() then
+     * labels the sample "tid" (num), "thread" (str: its name, when the log
+     * named the thread) and "slice" (num, num_unit "milliseconds": the
+     * slice's start since the process's). */
     uint32_t locs[MDB_MAX_FRAMES]; /* location ids (fewer than 2^32: each is an
                                       entry of an array in memory) */
 };
@@ -658,7 +662,8 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
             memset(sm[j].value, 0, c.n * sizeof *vals);
             for (unsigned k = 0; k < modes[s->mode].ntypes; k++)
                 sm[j].value[c.col[s->mode][k]] = s->v[k];
-            /* labels: the process; per-thread records add tid, thread, slice */
+            /* labels: the process (per-thread records: tid, thread, slice;
+             * see struct sample_key) */
             if (s->proc->has_pid && s->proc->pid <= INT64_MAX) {
                 perftools__profiles__label__init(&lb[j]);
                 lb[j].key = pid_key;
