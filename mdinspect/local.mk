@@ -90,13 +90,29 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/run.c \
 	mdinspect/batch/native.h \
 	mdinspect/batch/native.c \
-	mdinspect/batch/elfsyms.c
+	mdinspect/batch/elfsyms.c \
+	mdinspect/batch/pprof.c
+
+# --pprof's encoder, generated from the format's .proto by protoc-c
+# (configure.ac: protobuf-c, the library it writes through).
+MDB_BATCH_GENERATED = mdinspect/batch/profile.pb-c.c mdinspect/batch/profile.pb-c.h
+BUILT_SOURCES += $(MDB_BATCH_GENERATED)
+CLEANFILES += $(MDB_BATCH_GENERATED)
+EXTRA_DIST += mdinspect/batch/profile.proto
+# One run makes both files: the header waits for the .c (parallel makes).
+mdinspect/batch/profile.pb-c.c: $(top_srcdir)/mdinspect/batch/profile.proto
+	$(AM_V_GEN)$(MKDIR_P) mdinspect/batch && \
+	$(PROTOC_C) --c_out=$(top_builddir) --proto_path=$(top_srcdir) \
+		$(top_srcdir)/mdinspect/batch/profile.proto
+mdinspect/batch/profile.pb-c.h: mdinspect/batch/profile.pb-c.c
+	@:
+nodist_mdinspect_mdinspect_SOURCES = $(MDB_BATCH_GENERATED)
 
 mdinspect_mdinspect_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect $(TALLOC_CFLAGS) \
-	$(JANSSON_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
+	$(JANSSON_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
 mdinspect_mdinspect_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 mdinspect_mdinspect_LDFLAGS = $(AX_PTHREAD_CFLAGS)
 mdinspect_mdinspect_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(JANSSON_LIBS) $(READLINE_LIBS) \
-	$(XXHASH_LIBS) $(LIBDW_LIBS)
+	$(XXHASH_LIBS) $(LIBDW_LIBS) $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
 
 dist_man_MANS += doc/mdinspect.1

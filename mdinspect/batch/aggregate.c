@@ -3,10 +3,10 @@
  * "sampled" profile per process of the input whose samples are its
  * distinct stacks, root first, weighted by their counts) and --top N (the
  * methods with the most exclusive and inclusive counts, over every
- * process). Frames and stacks are interned by their
- * text in tables of their own, so memory follows the distinct frames and
- * stacks, not the number of records, and the resolver's cache may start
- * over without harm. */
+ * process); --pprof hands its records to pprof.c. Frames and stacks are
+ * interned by their text in tables of their own, so memory follows the
+ * distinct frames and stacks, not the number of records, and the
+ * resolver's cache may start over without harm. */
 #include "config.h"
 
 #include <stdio.h>
@@ -39,6 +39,7 @@ struct profile {          /* --speedscope: a process that has records */
 
 struct mdb_aggregate {
     int format;
+    mdb_pprof *pprof;  /* --pprof: the profile (pprof.c) does the rest */
     unsigned top;
     mdb_table frames;  /* key text -> id + 1 (as a pointer-sized integer) */
     struct sframe *f;
@@ -62,7 +63,7 @@ mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top)
     g->format = format;
     g->top = top;
     mdb_arena_init(&g->arena, g);
-    if (mdb_table_init(&g->frames, g, 1024) || mdb_table_init(&g->stacks, g, 1024) ||
+    if ((format == MDB_PPROF && !(g->pprof = mdb_pprof_new(g))) ||mdb_table_init(&g->frames, g, 1024) || mdb_table_init(&g->stacks, g, 1024) ||
         !g->arena.ctx) {
         talloc_free(g);
         return NULL;
@@ -150,6 +151,8 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
 {
     uint32_t ids[MDB_MAX_FRAMES + 1], prof = 0;
     size_t n = rec->nframes;
+    if (g->pprof)
+        return mdb_pprof_add(g->pprof, lc, proc, rec);
     if (n == 0)
         return true;
     g->records++;
@@ -352,7 +355,9 @@ static void top(mdb_aggregate *g, mdb_output *o)
 
 void mdb_aggregate_write(mdb_aggregate *g, mdb_output *o)
 {
-    if (g->format == MDB_SPEEDSCOPE)
+    if (g->pprof)
+        mdb_pprof_write(g->pprof, o);
+    else if (g->format == MDB_SPEEDSCOPE)
         speedscope(g, o);
     else
         top(g, o);

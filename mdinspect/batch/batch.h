@@ -48,7 +48,7 @@
 #define MDB_MAX_FRAMES 255              /* frames of one record (doc/profile-log.md) */
 #define MDB_MAX_LINE (1u << 20)         /* longer input lines are malformed */
 
-enum mdb_format { MDB_TEXT, MDB_JSON, MDB_FOLDED, MDB_SPEEDSCOPE, MDB_TOP };
+enum mdb_format { MDB_TEXT, MDB_JSON, MDB_FOLDED, MDB_SPEEDSCOPE, MDB_TOP, MDB_PPROF };
 
 /* ---------------------------------------------------------------- table.c */
 
@@ -483,6 +483,14 @@ typedef struct mdb_proc {
     uint64_t pid;
     const char *cmd;         /* `cmd=` decoded (control bytes as '?'), or NULL */
     bool stats;              /* its #stats line was read (main thread) */
+    /* what --pprof says of the profile (pprof.c): from the header, */
+    char mode[16];           /* `mode=` (sample, calls, alloc, ...), "" when absent */
+    uint64_t rate;           /* `rate=` in Hz, 0 when absent */
+    bool has_start;
+    int64_t start_ns;        /* `start=` as ns since the epoch (UTC) */
+    /* and from the #stats line */
+    bool has_duration;
+    uint64_t duration_ms;    /* `duration_ms=` */
 } mdb_proc;
 
 typedef struct mdb_logctx mdb_logctx;
@@ -536,6 +544,17 @@ mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top);
 bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
                        const mdb_record *rec);
 void mdb_aggregate_write(mdb_aggregate *g, mdb_output *o);
+
+/* pprof.c: --pprof (through mdb_aggregate_*: records come in input order). */
+typedef struct mdb_pprof mdb_pprof;
+mdb_pprof *mdb_pprof_new(void *ctx);
+/* false when out of memory */
+bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb_record *rec);
+/* The index of a string in the profile's string table; false when out of
+ * memory. */
+bool mdb_pprof_string(mdb_pprof *p, const char *s, size_t n, int64_t *idx);
+/* The gzipped profile to o (o->failed set when it could not be made). */
+void mdb_pprof_write(mdb_pprof *p, mdb_output *o);
 
 /* ------------------------------------------------------------- progress.c */
 

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <talloc.h>
+#include <time.h>
 
 #include "batch/batch.h"
 #include "batch/parse.h"
@@ -192,6 +193,57 @@ static void folders(mdb_logctx *lc, const char *v, size_t vn)
     }
 }
 
+/* `start=`: UTC time as ISO 8601 `YYYY-MM-DDTHH:MM:SSZ`, exactly, to ns
+ * since the epoch; false for anything else (the time is then unknown). */
+static bool iso_time(const char *s, size_t n, int64_t *ns)
+{
+    static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+    struct tm tm = {0};
+    int f[6] = {0}, k = 0;
+    time_t t;
+    if (n != sizeof shape - 1)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
+            return false;
+        if (shape[i] == 'd')
+            f[k] = f[k] * 10 + (s[i] - '0');
+        else
+            k++;
+    }
+    if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 60)
+        return false;
+    tm.tm_year = f[0] - 1900;
+    tm.tm_mon = f[1] - 1;
+    tm.tm_mday = f[2];
+    tm.tm_hour = f[3];
+    tm.tm_min = f[4];
+    tm.tm_sec = f[5];
+    t = timegm(&tm);
+    if (t == (time_t)-1 || t < 0 || t > INT64_MAX / 1000000000)
+        return false;
+    *ns = (int64_t)t * 1000000000;
+    return true;
+}
+
+/* `duration_ms=` of a #stats line. */
+static void stats_line(mdb_proc *p, const char *s, size_t n)
+{
+    const char *end = s + n, *k = s;
+    while ((k = memchr(k, ' ', (size_t)(end - k))) != NULL) {
+        const char *v, *sp;
+        k++;
+        sp = memchr(k, ' ', (size_t)(end - k));
+        if (!sp)
+            sp = end;
+        if ((size_t)(sp - k) > 12 && memcmp(k, "duration_ms=", 12) == 0) {
+            v = k + 12;
+            p->has_duration = decimal(v, (size_t)(sp - v), &p->duration_ms);
+        }
+        k = sp;
+    }
+}
+
 /* The keys of a header line (`#mdprofile FORMAT key=value...`). */
 static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
 {
@@ -216,6 +268,16 @@ static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
                         c[i] = '?';
                 p->cmd = c;
             }
+        } else if (keylen == 4 && memcmp(k, "mode", 4) == 0) {
+            if (vn < sizeof p->mode) { /* a word; a longer value is no mode we know */
+                memcpy(p->mode, v, vn);
+                p->mode[vn] = '\0';
+            }
+        } else if (keylen == 4 && memcmp(k, "rate", 4) == 0) {
+            if (!decimal(v, vn, &p->rate))
+                p->rate = 0;
+        } else if (keylen == 5 && memcmp(k, "start", 5) == 0) {
+            p->has_start = iso_time(v, vn, &p->start_ns);
         } else if (keylen == 9 && memcmp(k, "framework", 9) == 0) {
             folder(lc, v, vn);
         } else if (keylen == 10 && memcmp(k, "frameworks", 10) == 0) {
@@ -352,8 +414,10 @@ static int scan_line(mdb_logctx *lc, mdb_block *b, const char *s, size_t n, cons
         p = new_proc(lc, h, (size_t)(end - h), lineno);
         return add_event(b, lineno, p ? p : lc->cur, true);
     }
-    if (q == s && word(s, n, "#stats"))
+    if (q == s && word(s, n, "#stats")) {
         lc->cur->stats = true;
+        stats_line(lc->cur, s, n);
+    }
     else if (q == s && word(s, n, "#module"))
         module_line(lc, s, n, lineno);
     else if (q == s && n > 12 && word(s, n, "#frameworks"))

@@ -19,7 +19,7 @@
 
 enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
        OPT_VERBOSE, OPT_THREADS, OPT_DEBUG_DIR, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB,
-       OPT_SIGNATURES, OPT_IL };
+       OPT_SIGNATURES, OPT_IL, OPT_PPROF };
 
 #define MAX_THREADS 64
 #define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
@@ -28,7 +28,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "Usage: " MDB_PROGNAME " batch [--assemblies DIR|FILE]... [--recursive] [--index FILE]\n"
-            "                       [--json|--folded|--speedscope|--top N] < IN > OUT\n"
+            "                       [--json|--folded|--speedscope|--pprof|--top N] < IN > OUT\n"
             "Turn logged metadata tokens into names and source lines. Each input line is\n"
             "one of: a line of an mdprofile log (#mdprofile header, stack/call/alloc\n"
             "records, #stats), `MVID TOKEN [DESCRIPTOR...]`, or `PATH TOKEN`.\n"
@@ -41,6 +41,7 @@ static void usage(FILE *f)
             "  -j, --json                 JSON Lines, one object per input line\n"
             "      --folded               folded stacks for flame graphs\n"
             "      --speedscope           one speedscope JSON file\n"
+            "      --pprof                one gzipped pprof profile (profile.proto)\n"
             "      --top=N                the N hottest methods, exclusive and inclusive\n"
             "      --signatures           methods with their parameter types (overloads)\n"
             "      --il                   a frame with an IL offset shows the instruction\n"
@@ -48,8 +49,8 @@ static void usage(FILE *f)
             "      --pid=PID              only the lines of process PID (logs concatenated)\n"
             "      --no-log-folders       do not search the folders log headers name\n"
             "  -t, --threads=N            resolve with N threads (default: one per CPU\n"
-            "                             available, at most 8; --speedscope and --top\n"
-            "                             use one)\n"
+            "                             available, at most 8; --speedscope, --pprof\n"
+            "                             and --top use one)\n"
             "      --cache-mb=N           caches hold at most N MiB in all (default: 1/8 of\n"
             "                             the memory, 64 MiB to 4 GiB)\n"
             "      --no-progress          no progress on standard error\n"
@@ -71,6 +72,7 @@ int mdi_batch_main(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"folded", no_argument, NULL, OPT_FOLDED},
         {"speedscope", no_argument, NULL, OPT_SPEEDSCOPE},
+        {"pprof", no_argument, NULL, OPT_PPROF},
         {"top", required_argument, NULL, OPT_TOP},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"threads", required_argument, NULL, 't'},
@@ -135,6 +137,10 @@ int mdi_batch_main(int argc, char **argv)
             break;
         case OPT_SPEEDSCOPE:
             fmt = MDB_SPEEDSCOPE;
+            nfmt++;
+            break;
+        case OPT_PPROF:
+            fmt = MDB_PPROF;
             nfmt++;
             break;
         case OPT_TOP: {
@@ -218,7 +224,12 @@ int mdi_batch_main(int argc, char **argv)
     }
     if (nfmt > 1) {
         fprintf(stderr, MDB_PROGNAME " batch: choose one of --json, --folded, --speedscope, "
-                        "--top\n");
+                        "--pprof, --top\n");
+        goto usage;
+    }
+    if (fmt == MDB_PPROF && isatty(STDOUT_FILENO)) { /* as gzip does */
+        fprintf(stderr, MDB_PROGNAME " batch: --pprof writes a gzipped file: redirect the "
+                        "output (> app.pb.gz)\n");
         goto usage;
     }
     if (ro.il && fmt != MDB_TEXT && fmt != MDB_JSON) {
@@ -234,7 +245,7 @@ int mdi_batch_main(int argc, char **argv)
     a = mdb_assemblies_new(mem, paths, npaths, recursive, index);
     if (!a || !(lc = mdb_logctx_new(mem, a, log_folders)) ||
         mdb_output_init(&out, mem, STDOUT_FILENO) ||
-        ((fmt == MDB_SPEEDSCOPE || fmt == MDB_TOP) &&
+        ((fmt == MDB_SPEEDSCOPE || fmt == MDB_TOP || fmt == MDB_PPROF) &&
          !(agg = mdb_aggregate_new(mem, fmt, (unsigned)top))))
         goto nomem;
     if (!threads) {

@@ -1,9 +1,9 @@
 /* libFuzzer harness for mdinspect batch as a whole, on one input: the
  * input (after its first byte) is the standard input of a run (run.c) in
- * one of the five formats, resolved against data/pdb: blocks of lines
+ * one of the six formats, resolved against data/pdb: blocks of lines
  * read and scanned for processes (logctx.c: headers, #stats, #module,
  * logs cut and appended), resolved, written in input order, summed
- * (--speedscope, --top), the logs without #stats reported. The first
+ * (--speedscope, --top, --pprof), the logs without #stats reported. The first
  * byte chooses the format, one thread or two, and a --pid filter. The
  * folders headers name are not walked (a fuzzer's header may name any
  * folder of this machine), but their values are decoded. Oracle besides
@@ -65,7 +65,7 @@ static uint64_t newlines(int fd)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const int formats[] = {MDB_TEXT, MDB_JSON, MDB_FOLDED, MDB_SPEEDSCOPE, MDB_TOP,
-                                  MDB_TEXT, MDB_JSON, MDB_TEXT};
+                                  MDB_TEXT, MDB_JSON, MDB_PPROF};
     char dir[1024];
     char *paths[1];
     void *ctx;
@@ -90,7 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         !(lc = mdb_logctx_new(ctx, a, false)) || mdb_output_init(&out, ctx, devnull))
         abort();
     o.format = formats[data[0] & 7];
-    o.threads = (data[0] & 8) && o.format != MDB_SPEEDSCOPE && o.format != MDB_TOP ? 2 : 1;
+    o.threads = (data[0] & 8) && o.format != MDB_SPEEDSCOPE && o.format != MDB_TOP &&
+                        o.format != MDB_PPROF ? 2 : 1;
     o.pid_only = (data[0] & 0x30) == 0x30;
     o.pid = (data[0] >> 6) * 100; /* 0, 100, 200, 300: the pids of the seeds */
     o.lc = lc;
@@ -103,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* 1 MiB: the threads' caches start over every few hundred frames */
     mdb_budget_init(&budget, (size_t)1 << 20, o.threads);
     o.budget = &budget;
-    if ((o.format == MDB_SPEEDSCOPE || o.format == MDB_TOP) &&
+    if ((o.format == MDB_SPEEDSCOPE || o.format == MDB_TOP || o.format == MDB_PPROF) &&
         !(o.agg = mdb_aggregate_new(ctx, o.format, 5)))
         abort();
     in = memfile(data + 1, size - 1);

@@ -24,10 +24,15 @@ Checked, for the text, JSON, folded and speedscope outputs of batch:
   in-process debug name;
 - the text output is the JSON output printed as text; the folded stacks are
   the text's frames root first with the count; the speedscope profile
-  holds the same stacks (names and source lines) with the same weights.
+  holds the same stacks (names and source lines) with the same weights;
+- the --pprof file, read back by protobuf-c's decoder (tests/batch/pprof_read,
+  which checks it is a well-formed profile), holds the text's stacks
+  (names, system names: the log's frames without IL offsets, source lines)
+  with their counts, and the log's pid as label.
 
 Outputs stay beside the log (LOG minus .log, plus .batch.txt, .batch.json,
-.folded, .speedscope.json, .frames, .reflect) for a look after a failure."""
+.folded, .speedscope.json, .pb.gz, .pprof.json, .frames, .reflect) for a
+look after a failure."""
 import json
 import os
 import re
@@ -203,6 +208,36 @@ def check_outputs(ok, log, text, js, folded, sscope):
     return framed
 
 
+def check_pprof(ok, log, framed, pb, reader, out):
+    """The --pprof file against the text's stacks: names, system names (the
+    log's frames without their IL offsets), files and lines, leaf first,
+    with the counts summed; every sample labelled with the log's pid."""
+    with open(out, "wb") as o:
+        r = subprocess.run([reader, pb], stdout=o, stderr=subprocess.PIPE)
+    if not ok(r.returncode == 0, "pprof: protobuf-c decodes a well-formed profile (%d %s)"
+              % (r.returncode, r.stderr.decode("utf-8", "replace").strip()[:300])):
+        return
+    with open(out, encoding="utf-8") as fh:
+        prof = json.load(fh)
+    counts = [k for k, (t, _) in enumerate(prof["sample_type"]) if t in ("samples", "calls", "alloc_objects")]
+    want = Counter()
+    for c, fr in framed:
+        want[tuple((frame_name(o), f if NATIVE.match(f) else bare(f), o.get("file"), o.get("line"))
+                   for f, o, _ in fr)] += c
+    got = Counter()
+    pids = set()
+    for smp in prof["samples"]:
+        got[tuple((f["name"], f["system_name"], f["file"] or None, f["line"] or None)
+                  for f in smp["frames"])] += sum(smp["values"][k] for k in counts)
+        pids.add(smp["labels"].get("pid"))
+    diff = sorted(set(got.items()) ^ set(want.items()))
+    ok(got == want, "pprof: %d samples, the text's stacks (names, system names, lines) and counts "
+       "(%d distinct in the text%s)" % (len(prof["samples"]), len(want), (": %r" % diff[:2]) if diff else ""))
+    pid = log.header.get("pid")
+    ok(not got or pids == {int(pid) if pid and pid.isdigit() else None},
+       "pprof: every sample labelled with the log's pid %s (%r)" % (pid, sorted(map(str, pids))))
+
+
 def check_names(ok, framed, expected, program, reflected, alloc_facts):
     """Every resolved name against reflection's and the in-process one."""
     own = Counter()
@@ -267,11 +302,12 @@ def resolve(ok, log_path, log, names, facts, program, dirs, reflector="Workload.
     dirs = list(dirs) + [fw]
     outs = {}
     for fmt, suffix in ((None, ".batch.txt"), ("--json", ".batch.json"), ("--folded", ".folded"),
-                        ("--speedscope", ".speedscope.json")):
+                        ("--speedscope", ".speedscope.json"), ("--pprof", ".pb.gz")):
         status, err = run_batch(mdinspect, dirs, log_path, fmt, base + suffix)
         ok(status == 0, "mdinspect batch %s exits 0 (%d%s)" % (fmt or "(text)", status, ": " + err if err else ""))
-        with open(base + suffix, encoding="utf-8") as fh:
-            outs[suffix] = fh.read()
+        if fmt != "--pprof":
+            with open(base + suffix, encoding="utf-8") as fh:
+                outs[suffix] = fh.read()
     text = outs[".batch.txt"].split("\n")[:-1]
     ok("[unresolved" not in outs[".batch.txt"] and "[malformed" not in outs[".batch.txt"],
        "text output: no [unresolved: ...] or [malformed ...] line")
@@ -283,6 +319,9 @@ def resolve(ok, log_path, log, names, facts, program, dirs, reflector="Workload.
         return
     folded = outs[".folded"].split("\n")[:-1]
     framed = check_outputs(ok, log, text, js, folded, sscope)
+    check_pprof(ok, log, framed, base + ".pb.gz",
+                os.environ.get("MDT_PPROF_READ", os.path.join(build, "tests", "batch", "pprof_read")),
+                base + ".pprof.json")
 
     # reflection's names of every distinct frame, by the test program
     distinct = sorted({bare(f) for _, fr in framed for f, o, _ in fr
