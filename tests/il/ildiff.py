@@ -82,7 +82,7 @@ def run_ours(mdinspect, path):
     p = subprocess.run([mdinspect, "--json", "-c", "il -a", path],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     methods = {}
-    for line in p.stdout.decode("utf-8", "replace").splitlines():
+    for line in p.stdout.decode("utf-8", "replace").split("\n"):  # not splitlines: U+2028 in a string
         line = line.strip()
         if not line.startswith("{"):
             continue
@@ -159,7 +159,8 @@ def parse_monodis(text):
     pending_end = []  # blocks closed, waiting for the next offset
     in_switch = None
     in_bytes = None
-    lines = text.splitlines()
+    last_try = [None]
+    lines = text.split("\n")
 
     def settle(off):
         for b in pending_end:
@@ -194,6 +195,7 @@ def parse_monodis(text):
                    "init_locals": False}
             methods[cur["token"]] = cur
             blocks, clauses, pending_end = [], {}, []
+            last_try = [None]
             in_switch = None
             in_bytes = None
             continue
@@ -233,13 +235,16 @@ def parse_monodis(text):
             continue
         m = re.match(r"^\} // end \.try (\d+)$", s)
         if m and blocks:
-            pending_end.append(blocks.pop())
+            last_try[0] = blocks.pop()
+            pending_end.append(last_try[0])
             continue
         m = re.match(r"^(catch .*|finally|fault) +\{ // (\d+)$", s)
         if m:
             kind = m.group(1).split()[0]
             c = clauses.setdefault(int(m.group(2)), {})
             c["kind"] = kind
+            if "try" not in c and last_try[0] is not None:
+                c["try"] = last_try[0]  # a second handler of the same try block
             b = {"start": None}
             c["handler"] = b
             blocks.append(b)
@@ -256,6 +261,8 @@ def parse_monodis(text):
             c = clauses.setdefault(int(m.group(1)), {})
             c["kind"] = "filter"
             c["filter"] = fb
+            if "try" not in c and last_try[0] is not None:
+                c["try"] = last_try[0]
             b = {"start": None}
             c["handler"] = b
             blocks.append(b)
@@ -305,7 +312,7 @@ def parse_ildasm(text):
     cur = None
     last = None
     in_bytes = None  # ldstr bytearray continued
-    for line in text.splitlines():
+    for line in text.split("\n"):
         m = re.match(r"^\s*\.method /\*(06[0-9A-F]{6})\*/", line)
         if m:
             cur = {"token": hexint(m.group(1)), "insns": [], "code_size": None,
