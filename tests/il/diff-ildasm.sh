@@ -6,10 +6,9 @@
 # operand exactly; see tests/il/README.md).
 #
 # ILDasm is NuGet's runtime.linux-x64.Microsoft.NETCore.ILDAsm, fetched once
-# into the build tree (tests/il/nuget/) by `dotnet restore` of a project
-# that only downloads it, from the NuGet feeds dotnet is configured with.
-# $ILDASM names an ildasm to use instead. Exits 77 saying why when neither
-# can be had (no dotnet, no feed).
+# into the build tree (tests/il/nuget/) by tests/il/fetch-tool.sh. $ILDASM
+# names an ildasm to use instead. Exits 77 saying why when neither can be
+# had (no dotnet, no feed).
 #
 # By default (make check): the fixtures of data/ (not its corpus) and
 # tests/il/data, and two small assemblies of the .NET shared framework.
@@ -20,35 +19,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
-version=${ILDASM_VERSION:-10.0.15}
 [ -x "$prog" ] || { echo "diff-ildasm.sh: $prog is not built" >&2; exit 99; }
 command -v python3 >/dev/null 2>&1 || { echo "diff-ildasm.sh: python3 is needed" >&2; exit 77; }
 LC_ALL=C
 export LC_ALL
 ildasm=${ILDASM:-}
 if [ -z "$ildasm" ]; then
-    dir=$build/tests/il/nuget
-    ildasm=$dir/pkgs/runtime.linux-x64.microsoft.netcore.ildasm/$version/runtimes/linux-x64/native/ildasm
-    if [ ! -x "$ildasm" ]; then
-        command -v dotnet >/dev/null 2>&1 ||
-            { echo "diff-ildasm.sh: no dotnet to fetch ILDasm with, and \$ILDASM is not set" >&2; exit 77; }
-        mkdir -p "$dir" || exit 99
-        cat > "$dir/fetch.csproj" <<PROJ
-<Project Sdk="Microsoft.NET.Sdk">
-  <PropertyGroup><TargetFramework>netstandard2.0</TargetFramework></PropertyGroup>
-  <ItemGroup>
-    <PackageDownload Include="runtime.linux-x64.Microsoft.NETCore.ILDAsm" Version="[$version]" />
-  </ItemGroup>
-</Project>
-PROJ
-        if ! dotnet restore "$dir/fetch.csproj" --packages "$dir/pkgs" >"$dir/restore.log" 2>&1 ||
-            [ ! -f "$ildasm" ]; then
-            echo "diff-ildasm.sh: could not fetch runtime.linux-x64.Microsoft.NETCore.ILDAsm $version (see $dir/restore.log)" >&2
-            tail -3 "$dir/restore.log" >&2
-            exit 77
-        fi
-        chmod +x "$ildasm" 2>/dev/null
-    fi
+    ildasm=$("$here/fetch-tool.sh" ildasm "$build")
+    rc=$?
+    [ $rc -eq 0 ] || exit $rc
 fi
 fw=
 for d in /usr/share/dotnet/shared/Microsoft.NETCore.App/*/ /usr/lib/dotnet/shared/Microsoft.NETCore.App/*/; do

@@ -40,3 +40,9 @@ FUZZ_RUNS += tests/il/fuzz_il=tests/il/corpus
 check_SCRIPTS += tests/il/diff-monodis.sh tests/il/diff-ildasm.sh
 TESTS += tests/il/diff-monodis.sh tests/il/diff-ildasm.sh
 EXTRA_DIST += tests/il/diff-monodis.sh tests/il/diff-ildasm.sh tests/il/ildiff.py
+
+# Round trip: il -a --ilasm, the .NET ILAsm (fetched like ILDasm), the
+# rebuilt module compared with the original (ilcmp.py, table row counts).
+check_SCRIPTS += tests/il/roundtrip.sh
+TESTS += tests/il/roundtrip.sh
+EXTRA_DIST += tests/il/roundtrip.sh tests/il/ilcmp.py tests/il/fetch-tool.sh
