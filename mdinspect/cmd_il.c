@@ -625,12 +625,19 @@ const mdi_cmd mdi_cmd_il = {
         "filter_start). A body that does not decode is shown up to the\n"
         "damage, with the error.\n"
         "\n"
-        "-a --ilasm writes each open module whole as ILAsm source that ilasm\n"
-        "(Mono's or .NET's) assembles back: .assembly extern, .assembly, .module,\n"
-        "classes (nested inside their enclosing class) with extends, implements,\n"
-        "generic parameters and constraints, layout, fields with constants,\n"
-        "methods with parameters, overrides and bodies, properties, events, and\n"
-        "custom attributes as blobs; names quoted where ILAsm needs it. What it\n"
-        "leaves out is said in a comment at the top (doc/mdinspect.1).\n",
+        "-a --ilasm writes each open module whole as ILAsm source that the .NET\n"
+        "ILAsm assembles back into the same metadata and bodies: .assembly\n"
+        "extern, .assembly, .module, classes (nested inside their enclosing\n"
+        "class) with extends, implements, generic parameters and constraints,\n"
+        "layout, fields with constants, methods with parameters, defaults,\n"
+        "overrides and bodies, properties, events, and custom attributes as\n"
+        "blobs; names quoted where ILAsm needs it. Not written (a comment at\n"
+        "the top says so): field RVA data, marshalling, declarative security,\n"
+        "P/Invoke flags beyond the module and entry name, manifest resources,\n"
+        "files, exported types, vtable fixups, and the no. prefix, which\n"
+        "ILAsm cannot spell. Open one module: several are written one after\n"
+        "the other. Mono's ilasm also assembles it, but drops `pinned` from\n"
+        "locals and turns a class reference to a primitive type (box\n"
+        "[mscorlib]System.Int32) into the primitive.\n",
     .run = run,
 };
