@@ -129,6 +129,19 @@ static const char *const il_keywords[] = {
     "typedref", "uint", "uint16", "uint32", "uint64", "uint8", "unicode", "unmanaged",
     "unmanagedexp", "unsigned", "unused", "userdefined", "value", "valuetype", "vararg",
     "variant", "vector", "virtual", "void", "wchar", "winapi", "with", "wrapper",
+    /* Instruction names (opcodes.def, written out here: this layer is below
+     * il/): each whole name without a dot, the first word of one with dots
+     * (`ldarg` of ldarg.0 reads as an opcode). */
+    "add", "and", "arglist", "beq", "bge", "bgt", "ble", "blt", "bne", "box", "br", "break",
+    "brfalse", "brtrue", "call", "calli", "callvirt", "castclass", "ceq", "cgt", "ckfinite",
+    "clt", "constrained", "conv", "cpblk", "cpobj", "div", "dup", "endfilter", "endfinally",
+    "initblk", "initobj", "isinst", "jmp", "ldarg", "ldarga", "ldc", "ldelem", "ldelema",
+    "ldfld", "ldflda", "ldftn", "ldind", "ldlen", "ldloc", "ldloca", "ldnull", "ldobj",
+    "ldsfld", "ldsflda", "ldstr", "ldtoken", "ldvirtftn", "leave", "localloc", "mkrefany",
+    "mul", "neg", "newarr", "newobj", "no", "nop", "or", "pop", "refanytype",
+    "refanyval", "rem", "ret", "rethrow", "shl", "shr", "sizeof", "starg", "stelem", "stfld",
+    "stind", "stloc", "stobj", "stsfld", "sub", "switch", "tail", "throw", "unaligned", "unbox",
+    "volatile", "xor",
 };
 
 static bool is_keyword(const char *s, size_t n)
@@ -136,19 +149,6 @@ static bool is_keyword(const char *s, size_t n)
     for (size_t i = 0; i < sizeof il_keywords / sizeof *il_keywords; i++)
         if (strlen(il_keywords[i]) == n && memcmp(il_keywords[i], s, n) == 0)
             return true;
-    /* Instruction names: the whole name of one without a dot (`add`,
-     * `pop`), or its first word (`ldarg` of ldarg.0 reads as an opcode). */
-    static const char *const ops[] = {
-#define MDT_IL_OPCODE(id, name, value, operand, flow) name,
-#include <mdtools/opcodes.def>
-#undef MDT_IL_OPCODE
-    };
-    for (size_t op = 0; op < sizeof ops / sizeof *ops; op++) {
-        const char *name = ops[op];
-        size_t w = strcspn(name, ".");
-        if (w == n && memcmp(name, s, n) == 0)
-            return true;
-    }
     return false;
 }
 
