@@ -610,8 +610,11 @@ def main():
             with open(out, "rb") as f:
                 text = f.read().decode("utf-8", "replace")
         theirs = parse_monodis(text) if a.tool == "monodis" else parse_ildasm(text)
-        ours, _ = run_ours(a.mdinspect, path)
+        ours, rc = run_ours(a.mdinspect, path)
         counts = dict.fromkeys(total, 0)
+        if rc not in (0, 1):  # 1: a body that does not decode; else a crash or a sanitizer
+            counts["mismatched"] += 1
+            problems.append("%s: mdinspect exited with status %d" % (path, rc))
         compare(a.tool, ours, theirs, counts, problems, path, a.show)
         total["files"] += 1
         for k in counts:
