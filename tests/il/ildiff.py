@@ -593,13 +593,16 @@ def main():
     for path in a.files:
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "peer.il")
+            full = os.path.abspath(path)
             if a.tool == "monodis":
-                cmd = [a.peer, "--show-tokens", "--output=" + out, path]
+                cmd = [a.peer, "--show-tokens", "--output=" + out, full]
             else:
-                cmd = [a.peer, "-tokens", "-bytes", "-raweh", "-utf8", "-out=" + out, path]
+                cmd = [a.peer, "-tokens", "-bytes", "-raweh", "-utf8", "-out=" + out, full]
             try:
+                # In the scratch directory: ILDasm writes the module's
+                # resources into the current one.
                 p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                   timeout=120)
+                                   timeout=120, cwd=tmp)
                 rc = p.returncode
             except subprocess.TimeoutExpired:
                 rc = "timeout"
