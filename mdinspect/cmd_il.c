@@ -29,21 +29,14 @@
 #include "cmd.h"
 #include "index.h"
 
-enum { ARG_METHOD, ARG_ALL, ARG_RAW };
+#include "il_text.h"
 
-struct il {
-    mdi_state *st;
-    mdt_name_opts opts;   /* the session's, with parameter names */
-    mdt_name_cache *cache; /* for opts, per module */
-    const mdt_image *cache_img;
-    bool raw;
-    unsigned done, nobody;
-};
+enum { ARG_METHOD, ARG_ALL, ARG_RAW, ARG_ILASM };
 
 static const char *const eh_kind[] = {[MDT_IL_EH_CATCH] = "catch", [MDT_IL_EH_FILTER] = "filter",
                                       [MDT_IL_EH_FINALLY] = "finally", [MDT_IL_EH_FAULT] = "fault"};
 
-static void use_image(struct il *c, const mdt_image *img)
+void mdi_il_use_image(struct il *c, const mdt_image *img)
 {
     if (c->cache_img == img)
         return;
@@ -82,7 +75,7 @@ static void indent(FILE *f, unsigned depth)
 }
 
 /* Control characters of a name from the image never reach the terminal. */
-static void put_clean(FILE *f, const char *s)
+void mdi_il_put_clean(FILE *f, const char *s)
 {
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
@@ -122,12 +115,52 @@ static const char *catch_name(struct il *c, void *mem, const mdt_il_body *b, uin
         char msg[300];
         s = talloc_asprintf(mem, "0x%08" PRIx32 " /* %s */", tok, mdi_errmsg_here(msg, sizeof msg));
         mdt_clear_error();
+        return s ? s : "?";
+    }
+    /* ILAsm's catch takes a class, not the keywords `object` and `string`
+     * the IL style names System.Object and System.String by. */
+    if (s && c->opts.style == MDT_STYLE_IL && (!strcmp(s, "object") || !strcmp(s, "string"))) {
+        mdt_name_opts full = {.style = MDT_STYLE_FULL};
+        char *plain = NULL;
+        uint32_t scope = 0;
+        mdt_row r;
+        const char *asm_name = NULL;
+        if (mdt_token_name(mem, &plain, b->img, tok, &full) == 0) {
+            if (MDT_TOKEN_TABLE(tok) == MDT_TABLE_TypeRef &&
+                mdt_row_get(&r, b->img, MDT_TABLE_TypeRef, MDT_TOKEN_RID(tok)) == 0 &&
+                mdt_row_token(&scope, &r, MDT_COL_TypeRef_ResolutionScope) == 0 &&
+                MDT_TOKEN_TABLE(scope) == MDT_TABLE_AssemblyRef &&
+                mdt_row_get(&r, b->img, MDT_TABLE_AssemblyRef, MDT_TOKEN_RID(scope)) == 0 &&
+                mdt_row_string(&asm_name, NULL, &r, MDT_COL_AssemblyRef_Name) == 0) {
+                char *q = NULL;
+                if (mdt_ilasm_name(mem, &q, asm_name, strlen(asm_name)) == 0 && q)
+                    s = talloc_asprintf(mem, "[%s]%s", q, plain);
+            } else if (MDT_TOKEN_TABLE(tok) == MDT_TABLE_TypeSpec) {
+                /* A TypeSpec of the primitive: the core library's class,
+                 * which an assembler writes back as a TypeRef. */
+                static const char *const core[] = {"mscorlib", "System.Runtime", "netstandard",
+                                                   "System.Private.CoreLib"};
+                uint32_t n = mdt_table_rows_present(b->img, MDT_TABLE_AssemblyRef);
+                s = plain;
+                for (uint32_t i = 1; i <= n && s == plain; i++)
+                    for (size_t k = 0; k < sizeof core / sizeof *core; k++)
+                        if (mdt_row_get(&r, b->img, MDT_TABLE_AssemblyRef, i) == 0 &&
+                            mdt_row_string(&asm_name, NULL, &r, MDT_COL_AssemblyRef_Name) == 0 &&
+                            !strcmp(asm_name, core[k])) {
+                            s = talloc_asprintf(mem, "[%s]%s", asm_name, plain);
+                            break;
+                        }
+            } else {
+                s = plain;
+            }
+        }
+        mdt_clear_error();
     }
     return s ? s : "?";
 }
 
 /* The locals: `.locals init (int32 V_0, string V_1)`. */
-static void put_locals(struct il *c, FILE *f, void *mem, const mdt_il_body *b)
+void mdi_il_put_locals(struct il *c, FILE *f, void *mem, const mdt_il_body *b)
 {
     mdt_sig sig;
     char msg[300];
@@ -149,7 +182,7 @@ static void put_locals(struct il *c, FILE *f, void *mem, const mdt_il_body *b)
             fprintf(f, "/* %s */", mdi_errmsg_here(msg, sizeof msg));
             mdt_clear_error();
         } else {
-            put_clean(f, t);
+            mdi_il_put_clean(f, t);
         }
         fprintf(f, "%s V_%" PRIu32, sig.locals->locals[i].pinned ? " pinned" : "", i);
     }
@@ -159,7 +192,7 @@ static void put_locals(struct il *c, FILE *f, void *mem, const mdt_il_body *b)
 }
 
 /* Text: the body as ILAsm's scoped form, `.try { } catch T { }`. */
-static int text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, char **err)
+int mdi_il_text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, char **err)
 {
     struct block *blocks = talloc_array(mem, struct block, (size_t)b->neh * 3 + 1);
     const struct block **open = talloc_array(mem, const struct block *, (size_t)b->neh * 3 + 1);
@@ -216,7 +249,7 @@ static int text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, cha
                 const mdt_il_eh *x = &eh[k->clause];
                 if (x->kind == MDT_IL_EH_CATCH) {
                     fputs("catch ", f);
-                    put_clean(f, catch_name(c, mem, b, x->catch_type));
+                    mdi_il_put_clean(f, catch_name(c, mem, b, x->catch_type));
                     fputs(" {\n", f);
                 } else if (x->kind == MDT_IL_EH_FILTER) {
                     fputs("{\n", f);
@@ -235,7 +268,7 @@ static int text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, cha
             put_raw(f, &in);
         if (mdt_il_insn_text(mem, &t, b, &in, &c->opts))
             return MDT_ENOMEM;
-        put_clean(f, t);
+        mdi_il_put_clean(f, t);
         if (c->raw && in.operand >= MDT_IL_OPERAND_METHOD)
             fprintf(f, " /* %08" PRIX32 " */", in.token);
         fputc('\n', f);
@@ -368,7 +401,7 @@ static int one_method(struct il *c, const mdt_image *img, uint32_t tok, bool qui
     int e, status = MDI_OK;
     if (!mem)
         return mdi_fail(st, "out of memory");
-    use_image(c, img);
+    mdi_il_use_image(c, img);
     if ((e = mdt_il_body_get(&b, img, tok))) {
         talloc_free(mem);
         if (quiet_nobody && (e == MDT_ENOTFOUND || e == MDT_EUNSUPPORTED)) {
@@ -419,7 +452,7 @@ static int one_method(struct il *c, const mdt_image *img, uint32_t tok, bool qui
         if (!decl)
             mdt_clear_error();
         fprintf(f, "// 0x%08" PRIx32 " ", tok);
-        put_clean(f, name ? name : "?");
+        mdi_il_put_clean(f, name ? name : "?");
         fprintf(f, ", RVA 0x%08" PRIx32 ", %s header, code size %" PRIu32 "\n", b.rva,
                 b.fat ? "fat" : "tiny", b.code_size);
         fputs(".method ", f);
@@ -432,14 +465,14 @@ static int one_method(struct il *c, const mdt_image *img, uint32_t tok, bool qui
             if (words && words[0])
                 fprintf(f, "%s ", words);
         }
-        put_clean(f, decl ? decl : name ? name : "?");
+        mdi_il_put_clean(f, decl ? decl : name ? name : "?");
         fputs("\n{\n", f);
         fprintf(f, "  .maxstack %u\n", b.max_stack);
         if (b.locals_token)
-            put_locals(c, f, mem, &b);
+            mdi_il_put_locals(c, f, mem, &b);
         else if (b.init_locals)
             fputs("  // init locals, no locals\n", f);
-        if (text_body(c, f, mem, &b, &err) == MDT_ENOMEM) {
+        if (mdi_il_text_body(c, f, mem, &b, &err) == MDT_ENOMEM) {
             fclose(f);
             free(text);
             talloc_free(mem);
@@ -499,6 +532,13 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     struct il c = {.st = st};
     int status = MDI_OK;
     c.raw = mdi_arg_of(argc, argv, ARG_RAW) != NULL;
+    if (mdi_arg_of(argc, argv, ARG_ILASM)) {
+        if (!all || method)
+            return mdi_fail(st, "--ilasm writes whole modules: give -a");
+        if (c.raw || mdi_printer_format(st->out) == MDI_FMT_JSON)
+            return mdi_fail(st, "--ilasm is text, without --raw or --json");
+        return mdi_il_modules_ilasm(&c);
+    }
     c.opts = st->names;
     c.opts.flags |= MDT_NAME_PARAM_NAMES;
     c.opts.flags &= ~(unsigned)MDT_NAME_SIGNATURE;
@@ -553,7 +593,10 @@ const mdi_cmd mdi_cmd_il = {
              MDI_FLAG_ALL("every method of every open module"),
              {.name = "--raw", .kind = MDI_ARG_FLAG,
               .about = "each instruction's bytes and tokens beside it (ILDasm's /BYTES "
-                       "/TOKENS)"}},
+                       "/TOKENS)"},
+             {.name = "--ilasm", .kind = MDI_ARG_FLAG,
+              .about = "with -a: each open module whole as ILAsm source an assembler "
+                       "rebuilds"}},
     .flags = MDI_CMD_IMAGE,
     .summary = "a method's IL: header, locals, instructions, exception blocks",
     .help =
@@ -580,6 +623,21 @@ const mdi_cmd mdi_cmd_il = {
         "and eh (kind catch, filter, finally or fault; try_start, try_end,\n"
         "handler_start, handler_end, ends exclusive; catch_type or\n"
         "filter_start). A body that does not decode is shown up to the\n"
-        "damage, with the error.\n",
+        "damage, with the error.\n"
+        "\n"
+        "-a --ilasm writes each open module whole as ILAsm source that the .NET\n"
+        "ILAsm assembles back into the same metadata and bodies: .assembly\n"
+        "extern, .assembly, .module, classes (nested inside their enclosing\n"
+        "class) with extends, implements, generic parameters and constraints,\n"
+        "layout, fields with constants, methods with parameters, defaults,\n"
+        "overrides and bodies, properties, events, and custom attributes as\n"
+        "blobs; names quoted where ILAsm needs it. Not written (a comment at\n"
+        "the top says so): field RVA data, marshalling, declarative security,\n"
+        "P/Invoke flags beyond the module and entry name, manifest resources,\n"
+        "files, exported types, vtable fixups, and the no. prefix, which\n"
+        "ILAsm cannot spell. Open one module: several are written one after\n"
+        "the other. Mono's ilasm also assembles it, but drops `pinned` from\n"
+        "locals and turns a class reference to a primitive type (box\n"
+        "[mscorlib]System.Int32) into the primitive.\n",
     .run = run,
 };

@@ -116,6 +116,11 @@ void fmt_il_typedef_scope(struct fmt *f, const struct mdt_image *img);
 /* ILAsm's words for a calling convention (II.15.3), NULL for the default;
  * an unknown one as `callconv(N)` in buf. */
 const char *fmt_cc_word_il(unsigned cc, char *buf, size_t n);
+/* A (dotted) name as an ILAsm identifier, quoted where it must be. */
+void fmt_il_id(sb *out, const char *s, size_t n);
+/* A member's name: as it is when ILAsm reads it as one (an ID, a dotted
+ * name of IDs, .ctor), else quoted whole (`'I<int32>.M'`). */
+void fmt_il_member_id(sb *out, const char *s, size_t n);
 /* A function pointer type in ILAsm: `method instance R *(A, B)`. */
 int fmt_il_fnptr(struct fmt *f, const mdt_method_sig *m);
 

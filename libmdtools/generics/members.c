@@ -168,6 +168,9 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
                                const char *name)
 {
     int e = 0;
+    /* ILAsm names a global (a member of <Module>, TypeDef 1) bare. */
+    if (f->style == MDT_STYLE_IL && parent == ((uint32_t)MDT_TABLE_TypeDef << 24 | 1))
+        parent = 0;
     if (parent) {
         switch (parent >> 24) {
         case MDT_TABLE_ModuleRef: {
@@ -194,7 +197,10 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
             return e;
         sb_adds(&f->out, "::");
     }
-    sb_adds(&f->out, name);
+    if (f->style == MDT_STYLE_IL)
+        fmt_il_member_id(&f->out, name, strlen(name));
+    else
+        sb_adds(&f->out, name);
     return 0;
 }
 

@@ -76,6 +76,14 @@ static void put_simple(struct fmt *f, const char *name, size_t len)
 static void put_segment(struct fmt *f, const char *ns, size_t nslen, const char *name,
                         size_t len, bool outermost)
 {
+    if (f->style == MDT_STYLE_IL) { /* ILAsm identifiers, quoted where needed */
+        if (nslen && outermost) {
+            fmt_il_id(&f->out, ns, nslen);
+            sb_addc(&f->out, '.');
+        }
+        fmt_il_id(&f->out, name, len);
+        return;
+    }
     if (nslen && outermost && !(f->flags & MDT_NAME_FRIENDLY)) {
         sb_add(&f->out, ns, nslen);
         sb_addc(&f->out, '.');

@@ -94,9 +94,12 @@ static int put_generic_param(struct fmt *f, const mdt_type *t)
                         mdt_row_raw(&r, MDT_COL_GenericParam_Number) == t->number &&
                         mdt_row_string(&name, NULL, &r, MDT_COL_GenericParam_Name) == 0) {
                         /* ILAsm names a parameter !T / !!T (II.23.2.12). */
-                        if (f->style == MDT_STYLE_IL)
+                        if (f->style == MDT_STYLE_IL) {
                             sb_adds(&f->out, method ? "!!" : "!");
-                        sb_adds(&f->out, name);
+                            fmt_il_id(&f->out, name, strlen(name));
+                        } else {
+                            sb_adds(&f->out, name);
+                        }
                         return 0;
                     }
                 }
@@ -160,7 +163,12 @@ static int put_mods(struct fmt *f, const mdt_type *t)
 {
     if (f->style == MDT_STYLE_REFLECTION)
         return 0;
-    for (uint16_t i = 0; i < t->nmods; i++) {
+    /* ILAsm writes a chain in the reverse of blob order: the assembler
+     * emits the modifier written last first (II.7.1.1), so only the
+     * reversed text assembles back to the same blob. */
+    bool il = f->style == MDT_STYLE_IL;
+    for (uint16_t k = 0; k < t->nmods; k++) {
+        uint16_t i = il ? (uint16_t)(t->nmods - 1 - k) : k;
         int e;
         sb_adds(&f->out, t->mods[i].required ? " modreq(" : " modopt(");
         if ((e = fmt_token(f, t->img, t->mods[i].token, 0, true)))

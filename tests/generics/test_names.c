@@ -106,9 +106,10 @@ static const struct expect sigs_full[] = {
 
 static const struct expect sigs_il[] = {
     {0x04000006, "Sigs.FnPtrs::Cdecl", "method unmanaged cdecl int32 *(int8*)"},
+    /* ILAsm's order, the reverse of the blob's (as Sigs.il writes it). */
     {0x04000010, "Sigs.Mods::Chain",
-     "int32 modreq([mscorlib]" CS "IsVolatile) modopt([mscorlib]" CS "IsConst) "
-     "modopt([mscorlib]" CS "IsLong)"},
+     "int32 modopt([mscorlib]" CS "IsLong) modopt([mscorlib]" CS "IsConst) "
+     "modreq([mscorlib]" CS "IsVolatile)"},
     {0x04000014, "Sigs.Arrays::LowerBoundZero", "int32[0...]"},
     {0x04000019, "Sigs.Arrays::Rank1NoBounds", "string[...]"},
     {0x04000015, "Sigs.Arrays::NegativeLower", "int32[-5...5]"},

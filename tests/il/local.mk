@@ -33,3 +33,16 @@ tests_il_fuzz_il_CFLAGS = $(MDT_FUZZ_CFLAGS)
 tests_il_fuzz_il_LDADD = $(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS)
 endif
 FUZZ_RUNS += tests/il/fuzz_il=tests/il/corpus
+
+# Differential tests of the decoder against monodis and ILDasm (ildiff.py
+# parses both; ILDasm is fetched from NuGet into the build tree). Each takes
+# a sample in make check; `--all` runs the whole corpus (tests/il/README.md).
+check_SCRIPTS += tests/il/diff-monodis.sh tests/il/diff-ildasm.sh
+TESTS += tests/il/diff-monodis.sh tests/il/diff-ildasm.sh
+EXTRA_DIST += tests/il/diff-monodis.sh tests/il/diff-ildasm.sh tests/il/ildiff.py
+
+# Round trip: il -a --ilasm, the .NET ILAsm (fetched like ILDasm), the
+# rebuilt module compared with the original (ilcmp.py, table row counts).
+check_SCRIPTS += tests/il/roundtrip.sh
+TESTS += tests/il/roundtrip.sh
+EXTRA_DIST += tests/il/roundtrip.sh tests/il/ilcmp.py tests/il/fetch-tool.sh

@@ -122,6 +122,18 @@ int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *sig,
 int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img, uint32_t token,
                        const mdt_name_opts *opts);
 
+/* `name` (len bytes) as an ILAsm identifier (II.5.3) for a declaration a
+ * caller prints itself (a member, a parameter, a class): as it is when the
+ * assembler reads it back as one name (an ID, a dotted name of IDs, `.ctor`,
+ * `.cctor`), else in single quotes with ' and \\ escaped (`'value'`,
+ * `'<Module>'`, `'I<int32>.M'`). An ID is letters, digits, _ $ @ ` ? not
+ * starting with a digit, and no keyword of the assembler (`class`, `value`,
+ * an instruction name such as `add`). The IL style of the printers above
+ * quotes the same way (a type's namespace and name component by
+ * component: `System.'<>c'`). Errors: MDT_EINVAL (no name or no out),
+ * MDT_ENOMEM. */
+int mdt_ilasm_name(void *mem_ctx, char **out, const char *name, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

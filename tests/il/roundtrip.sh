@@ -1,0 +1,109 @@
+#!/bin/sh
+# Round trip (issue 26): `mdinspect il -a --ilasm` writes a fixture as ILAsm
+# source, the .NET ILAsm (NuGet runtime.linux-x64.Microsoft.NETCore.ILAsm,
+# fetched into the build tree by fetch-tool.sh; $ILASM to use another)
+# assembles it, and the rebuilt module must equal the original as the
+# library decodes both:
+#  - tests/il/ilcmp.py: the two modules' ILAsm text, line for line as a
+#    multiset within each declaration (names, flags, signatures, constants,
+#    attribute blobs, bodies with operands named), heap offsets and the
+#    numbering of references out of it;
+#  - the row counts of the declaration tables (TypeDef, Field, MethodDef,
+#    Param, InterfaceImpl, Constant, CustomAttribute, ClassLayout,
+#    FieldLayout, Property, Event, MethodSemantics, MethodImpl, NestedClass,
+#    GenericParam, GenericParamConstraint, AssemblyRef, ModuleRef, ImplMap).
+#    TypeRef, MemberRef, TypeSpec and StandAloneSig may differ: an assembler
+#    makes its own references.
+# Fixtures that cannot round trip are listed below with the reason; each
+# must still fail (so a fix is noticed). --mono also runs Mono's ilasm over
+# the same fixtures and reports (without failing) where its output differs.
+# Exit 77 when neither $ILASM nor dotnet to fetch it is there.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+build=${MDT_BUILDDIR:-$top/build}
+prog=${MDINSPECT:-$build/mdinspect/mdinspect}
+[ -x "$prog" ] || { echo "roundtrip.sh: $prog is not built" >&2; exit 99; }
+command -v python3 >/dev/null 2>&1 || { echo "roundtrip.sh: python3 is needed" >&2; exit 77; }
+LC_ALL=C
+export LC_ALL
+ilasm=${ILASM:-}
+if [ -z "$ilasm" ]; then
+    ilasm=$("$here/fetch-tool.sh" ilasm "$build")
+    rc=$?
+    [ $rc -eq 0 ] || exit $rc
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mdt-rt.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cd "$top" || exit 99
+
+# Fixtures that round trip, and those that do not (file: why).
+good="data/sample/Hello.exe data/Shell.dll data/Sigs.dll
+data/resources/Res.dll data/fwd/Real.dll data/fwd/Final.dll data/fwd/v1/Lib.dll
+data/pdb/Lines.dll"
+bad="data/Everything.dll:marshalling-is-not-written(a-return-value's-Param-row-with-only-marshal-is-lost)
+data/MultiMain.dll:files-and-exported-types-are-not-written
+tests/il/data/Opcodes.dll:no.-has-no-ILAsm-syntax"
+
+tables="TypeDef Field MethodDef Param InterfaceImpl Constant CustomAttribute ClassLayout
+FieldLayout Property Event MethodSemantics MethodImpl NestedClass GenericParam
+GenericParamConstraint AssemblyRef ModuleRef ImplMap"
+
+pass=0 fail=0
+# one FILE: 0 when it round trips, else 1 with the reason on stdout
+one() {
+    f=$1 asm=$2 tag=$3
+    b=$tmp/$(basename "$f").$tag
+    kind=-dll
+    case $f in *.exe) kind=-exe ;; esac
+    "$prog" -c 'il -a --ilasm' "$f" >"$b.il" 2>"$b.err" || { echo "il --ilasm failed: $(head -1 "$b.err")"; return 1; }
+    if [ "$tag" = mono ]; then
+        "$asm" "/${kind#-}" "/output:$b.out" "$b.il" >"$b.log" 2>&1
+    else
+        "$asm" "$kind" "-output=$b.out" "$b.il" >"$b.log" 2>&1
+    fi
+    [ -f "$b.out" ] || { echo "the assembler refused it: $(grep -i -m1 error "$b.log")"; return 1; }
+    "$prog" -c 'il -a --ilasm' "$b.out" >"$b.re.il" 2>/dev/null
+    python3 "$here/ilcmp.py" "$b.il" "$b.re.il" >"$b.cmp" || { echo "$(tail -1 "$b.cmp")"; head -5 "$b.cmp"; return 1; }
+    for t in $tables; do
+        a=$("$prog" -j -c tables "$f" | python3 -c "import sys,json
+for l in sys.stdin:
+    r=json.loads(l)
+    if r.get('table')=='$t': print(r.get('rows'))")
+        r=$("$prog" -j -c tables "$b.out" | python3 -c "import sys,json
+for l in sys.stdin:
+    r=json.loads(l)
+    if r.get('table')=='$t': print(r.get('rows'))")
+        [ "${a:-0}" = "${r:-0}" ] || { echo "$t: ${a:-0} rows, rebuilt ${r:-0}"; return 1; }
+    done
+    echo "$(tail -1 "$b.cmp")"
+    return 0
+}
+
+for f in $good; do
+    if why=$(one "$f" "$ilasm" net); then
+        echo "PASS $f: $why"
+        pass=$((pass + 1))
+    else
+        echo "FAIL $f: $why"
+        fail=$((fail + 1))
+    fi
+done
+for fb in $bad; do
+    f=${fb%%:*}
+    if why=$(one "$f" "$ilasm" net); then
+        echo "FAIL $f round trips now: move it to the good list ($why)"
+        fail=$((fail + 1))
+    else
+        echo "PASS $f does not round trip, as documented (${fb#*:}): $(echo "$why" | head -1)"
+        pass=$((pass + 1))
+    fi
+done
+if [ "${1:-}" = --mono ] && command -v ilasm >/dev/null 2>&1; then
+    for f in $good; do
+        why=$(one "$f" ilasm mono) && echo "mono ilasm: $f: equal" ||
+            echo "mono ilasm: $f: differs: $(echo "$why" | head -3)"
+    done
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
