@@ -9,7 +9,8 @@
  *   mods    the module side table (leaf; its holder may wait for handlers
  *           to leave, mdp_exec_publish: handlers take no lock).
  *   code    code regions -> code versions (leaf).
- *   threads the sampler's slot allocation (leaf). */
+ *   threads the sampler's slot allocation and the threads' names; its
+ *           holder may add a note (notes_lock, a leaf). */
 #ifndef MDP_CORE_INT_H
 #define MDP_CORE_INT_H
 

@@ -21,8 +21,9 @@
  * stack, above the last one and 8-aligned before it is read, so a garbage
  * RBP from native code ends the walk instead of faulting), maps every
  * address with mdt_idmap_ip_lookup (async-signal-safe: no lock, no
- * allocation) and appends (ip, FunctionID, generation) triples to the
- * thread's preallocated ring, when the ring has room for the deepest walk
+ * allocation) and appends the sample's time (CLOCK_MONOTONIC_COARSE, read
+ * from the vDSO: the record's time slice) and (ip, FunctionID, generation)
+ * triples to the thread's preallocated ring, when the ring has room for the deepest walk
  * (else the sample is dropped, never cut short). A managed frame's caller
  * comes from its prolog (unwind.c) and must land in code the map knows or
  * right after a call in a module image's code (execmap.c: ReadyToRun code
@@ -448,9 +449,9 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
         int st = atomic_load(&t->state);
         if (st == SLOT_ACTIVE && atomic_load(&t->tid) == tid) {
             /* known already (startup thread, or an earlier event) */
-            if (runtime_thread && !t->runtime_thread) {
+            if (runtime_thread && t->runtime_thread != runtime_thread) {
                 t->runtime_thread = runtime_thread;
-                mdp_thread_named_start(core, t);
+                mdp_thread_named_start(core, t); /* its name is the runtime thread's */
             }
             if (lo && !atomic_load(&t->stack_lo)) {
                 atomic_store(&t->stack_hi, hi);
