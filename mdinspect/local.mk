@@ -86,6 +86,7 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/emit_json.c \
 	mdinspect/batch/emit_folded.c \
 	mdinspect/batch/aggregate.c \
+	mdinspect/batch/filter.c \
 	mdinspect/batch/progress.c \
 	mdinspect/batch/run.c \
 	mdinspect/batch/native.h \

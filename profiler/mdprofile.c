@@ -1,7 +1,7 @@
 /* mdprofile: run a .NET program under the mdtools profiler, or attach the
  * profiler to a running one, and leave a log of doc/profile-log.md.
  *
- *   mdprofile [--mode M] [--rate HZ] [--depth N] [-o LOG] [--debug-names] -- COMMAND [ARGS...]
+ *   mdprofile [--mode M] [--rate HZ] [--slice MS] [--depth N] [-o LOG] [--debug-names] -- COMMAND [ARGS...]
  *   mdprofile --attach PID [--mode M] [--rate HZ] [--duration S] [--samples N] -o LOG [--debug-names]
  *
  * This file reads the options; profiler/launcher/ does the rest: at
@@ -33,6 +33,7 @@ static void usage(FILE *f)
           "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
           "  --mode sample|calls|alloc  what to profile (sample; attach: sample only)\n"
           "  --rate HZ                  samples per second of thread CPU time (1000)\n"
+          "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
           "  --depth N                  frames per sample, 1-255 (255)\n"
           "  -o, --output LOG           the log (mdprofile.%p.log; %p: the pid); other .NET\n"
           "                             processes write NAME.PID.EXT beside it\n"
@@ -63,7 +64,7 @@ int main(int argc, char **argv)
         {"duration", required_argument, NULL, 'd'}, {"elt", required_argument, NULL, 'e'},
         {"samples", required_argument, NULL, 's'},  {"verbose", no_argument, NULL, 'v'},
         {"no-activities", no_argument, NULL, 'A'},  {"threads", required_argument, NULL, 'T'},
-        {"exceptions", no_argument, NULL, 'X'},
+        {"exceptions", no_argument, NULL, 'X'},     {"slice", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int pid = 0;
     char err[512];
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
         case 'm': key = "mode"; break;
         case 'r': key = "rate"; break;
         case 'D': key = "depth"; break;
+        case 'S': key = "slice"; break;
         case 'o': key = "output"; break;
         case 'e': key = "elt"; break;
         case 'T': key = "threads"; break;

@@ -1,12 +1,26 @@
 /* mdinspect batch: the formats that need the whole input before they can
- * print: --speedscope (speedscope's file format: shared frames, one
- * "sampled" profile per process of the input whose samples are its
- * distinct stacks, root first, weighted by their counts) and --top N (the
- * methods with the most exclusive and inclusive counts, over every
- * process); --pprof hands its records to pprof.c. Frames and stacks are
- * interned by their text in tables of their own, so memory follows the
- * distinct frames and stacks, not the number of records, and the
- * resolver's cache may start over without harm. */
+ * print: --speedscope (speedscope's file format: shared frames, and
+ * "sampled" profiles) and --top N (the methods with the most exclusive and
+ * inclusive counts, over every process); --pprof hands its records to
+ * pprof.c. Frames and stacks are interned by
+ * their text in tables of their own, so memory follows the distinct
+ * frames and stacks, not the number of records, and the resolver's cache
+ * may start over without harm.
+ *
+ * --speedscope: a log of format 4 (records with their thread and time
+ * slice) gives one profile per thread, "NAME (tid N)", in milliseconds:
+ * its stacks in time order (slice by slice, each slice's stacks in the
+ * order the log gave them), weighted by count x the sampling period, with
+ * an empty sample for the time between the thread's busy slices, so that
+ * speedscope's "Time Order" view puts every slice where it happened. The
+ * records of older logs (no thread) give one profile per process, its
+ * distinct stacks weighted by their counts, as before.
+ *
+ * --top labels its numbers with what the records count: samples (stack),
+ * calls (call), objects and bytes (alloc, with a table by bytes too).
+ *
+ * The per-record facts a further output needs (pprof labels) are in
+ * struct stack: its profile (process, thread), slice and weight. */
 #include "config.h"
 
 #include <stdio.h>
@@ -22,19 +36,32 @@ struct sframe { /* a frame of the speedscope file, or a method of --top */
     const char *file;
     uint32_t line, column;
     uint64_t self, total; /* --top: exclusive and inclusive counts */
+    uint64_t bself, btotal; /* --top: the same in bytes (alloc records) */
     uint64_t stamp;       /* --top: last record counted in total */
 };
 
+/* A distinct stack of a profile (and slice): the unit --speedscope writes. */
 struct stack {
     uint32_t n;
-    uint32_t profile;     /* --speedscope: its process's profile */
-    uint64_t weight;
-    uint32_t ids[];       /* [0]: the profile, then the frames */
+    uint32_t profile;     /* its profile (a process, or a thread of one) */
+    uint64_t slice;       /* its time slice (0 in a profile without threads) */
+    uint64_t seq;         /* order of its first record */
+    uint64_t weight;      /* the records' counts summed */
+    uint32_t ids[];       /* [0] the profile, [1..2] the slice, then the frames root first */
+};
+#define HEAD 3            /* words of ids[] before the frames */
+
+struct profile {          /* --speedscope: a process, or a thread of one, that has records */
+    const mdb_proc *proc;
+    bool threaded;        /* format 4: one thread */
+    uint64_t tid;
+    uint64_t total;
 };
 
-struct profile {          /* --speedscope: a process that has records */
-    const mdb_proc *proc;
-    uint64_t total;
+struct profile_key {
+    uint32_t proc;
+    uint32_t threaded;
+    uint64_t tid;
 };
 
 struct mdb_aggregate {
@@ -48,23 +75,27 @@ struct mdb_aggregate {
     struct stack **s;
     size_t ns, caps;
     mdb_arena arena;
-    uint64_t total, records;
+    uint64_t total, bytes, records;
+    unsigned kinds;       /* 1 << kind of every record summed */
     struct profile *p;
     uint32_t np, capp;
-    uint32_t *profile_of; /* by process index: profile + 1 (0: none yet) */
-    uint32_t capof;
+    mdb_table profiles;   /* struct profile_key -> profile + 1 */
+    mdb_logctx *lc;       /* the thread names, at the end */
+    double from_ms;       /* --from: where the threads' timelines start */
 };
 
-mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top)
+mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top, double from_s)
 {
     mdb_aggregate *g = talloc_zero(ctx, mdb_aggregate);
     if (!g)
         return NULL;
     g->format = format;
     g->top = top;
+    g->from_ms = from_s > 0 ? from_s * 1000.0 : 0.0;
     mdb_arena_init(&g->arena, g);
-    if ((format == MDB_PPROF && !(g->pprof = mdb_pprof_new(g))) ||mdb_table_init(&g->frames, g, 1024) || mdb_table_init(&g->stacks, g, 1024) ||
-        !g->arena.ctx) {
+    if ((format == MDB_PPROF && !(g->pprof = mdb_pprof_new(g))) ||
+        mdb_table_init(&g->frames, g, 1024) || mdb_table_init(&g->stacks, g, 1024) ||
+        mdb_table_init(&g->profiles, g, 64) || !g->arena.ctx) {
         talloc_free(g);
         return NULL;
     }
@@ -116,69 +147,75 @@ static bool intern(mdb_aggregate *g, mdb_logctx *lc, uint64_t lineno, const mdb_
     return true;
 }
 
-/* The speedscope profile of a process, made on its first record. */
-static bool profile(mdb_aggregate *g, const mdb_proc *proc, uint32_t *id)
+/* The speedscope profile of a record: its thread's (format 4) or its
+ * process's, made on its first record. */
+static bool profile(mdb_aggregate *g, const mdb_proc *proc, const mdb_record *rec, uint32_t *id)
 {
-    uint32_t k = proc->index;
-    if (k >= g->capof) {
-        uint32_t cap = k + 1 > 2 * g->capof ? k + 1 : 2 * g->capof;
-        uint32_t *a = talloc_realloc(g, g->profile_of, uint32_t, cap);
+    struct profile_key k = {proc->index, rec->threaded, rec->threaded ? rec->tid : 0};
+    uint64_t h = mdb_hash(&k, sizeof k);
+    uintptr_t v = (uintptr_t)mdb_table_get(&g->profiles, h, &k, sizeof k);
+    if (v) {
+        *id = (uint32_t)(v - 1);
+        return true;
+    }
+    if (g->np == g->capp) {
+        uint32_t cap = g->capp ? 2 * g->capp : 8;
+        struct profile *a = talloc_realloc(g, g->p, struct profile, cap);
         if (!a)
             return false;
-        memset(a + g->capof, 0, (cap - g->capof) * sizeof *a);
-        g->profile_of = a;
-        g->capof = cap;
+        g->p = a;
+        g->capp = cap;
     }
-    if (!g->profile_of[k]) {
-        if (g->np == g->capp) {
-            uint32_t cap = g->capp ? 2 * g->capp : 8;
-            struct profile *a = talloc_realloc(g, g->p, struct profile, cap);
-            if (!a)
-                return false;
-            g->p = a;
-            g->capp = cap;
-        }
-        g->p[g->np].proc = proc;
-        g->p[g->np].total = 0;
-        g->profile_of[k] = ++g->np;
-    }
-    *id = g->profile_of[k] - 1;
+    g->p[g->np] = (struct profile){proc, rec->threaded, k.tid, 0};
+    if (mdb_table_put(&g->profiles, h, &k, sizeof k, (void *)(uintptr_t)(g->np + 1)))
+        return false;
+    *id = g->np++;
     return true;
 }
 
 bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
                        const mdb_record *rec)
 {
-    uint32_t ids[MDB_MAX_FRAMES + 1], prof = 0;
+    uint32_t ids[MDB_MAX_FRAMES + HEAD], prof = 0;
     size_t n = rec->nframes;
     if (g->pprof)
         return mdb_pprof_add(g->pprof, lc, proc, rec);
     if (n == 0)
         return true;
+    g->lc = lc;
     g->records++;
     g->total += rec->count;
+    g->bytes += rec->bytes;
+    g->kinds |= 1u << rec->kind;
     if (g->format == MDB_SPEEDSCOPE) {
-        if (!profile(g, proc, &prof))
+        if (!profile(g, proc, rec, &prof))
             return false;
         g->p[prof].total += rec->count;
     }
-    for (size_t i = 0; i < n; i++)
-        if (!intern(g, lc, rec->lineno, rec->frames[i], &ids[n - i])) /* root first */
+    for (size_t i = 0; i < n; i++) /* root first */
+        if (!intern(g, lc, rec->lineno, rec->frames[i], &ids[HEAD - 1 + n - i]))
             return false;
     if (g->format == MDB_TOP) {
-        g->f[ids[n]].self += rec->count;
-        for (size_t i = 1; i <= n; i++) {
+        g->f[ids[HEAD - 1 + n]].self += rec->count;
+        g->f[ids[HEAD - 1 + n]].bself += rec->bytes;
+        for (size_t i = HEAD; i < HEAD + n; i++) {
             struct sframe *s = &g->f[ids[i]];
             if (s->stamp != g->records) { /* recursion counts once */
                 s->stamp = g->records;
                 s->total += rec->count;
+                s->btotal += rec->bytes;
             }
         }
         return true;
     }
-    ids[0] = prof; /* a stack of each process apart */
-    uint64_t h = mdb_hash(ids, (n + 1) * sizeof ids[0]);
-    struct stack *st = mdb_table_get(&g->stacks, h, ids, (n + 1) * sizeof ids[0]);
+    /* a stack of each profile and slice apart */
+    uint64_t slice = rec->threaded ? rec->slice : 0;
+    ids[0] = prof;
+    ids[1] = (uint32_t)slice;
+    ids[2] = (uint32_t)(slice >> 32);
+    size_t words = n + HEAD;
+    uint64_t h = mdb_hash(ids, words * sizeof ids[0]);
+    struct stack *st = mdb_table_get(&g->stacks, h, ids, words * sizeof ids[0]);
     if (st) {
         st->weight += rec->count;
         return true;
@@ -191,25 +228,39 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
         g->s = ns;
         g->caps = cap;
     }
-    if (!(st = mdb_arena_alloc(&g->arena, sizeof *st + (n + 1) * sizeof ids[0])))
+    if (!(st = mdb_arena_alloc(&g->arena, sizeof *st + words * sizeof ids[0])))
         return false;
     st->n = (uint32_t)n;
     st->profile = prof;
+    st->slice = slice;
+    st->seq = g->ns;
     st->weight = rec->count;
-    memcpy(st->ids, ids, (n + 1) * sizeof ids[0]);
-    if (mdb_table_put(&g->stacks, h, ids, (n + 1) * sizeof ids[0], st))
+    memcpy(st->ids, ids, words * sizeof ids[0]);
+    if (mdb_table_put(&g->stacks, h, ids, words * sizeof ids[0], st))
         return false;
     g->s[g->ns++] = st;
     return true;
 }
 
 /* A process's profile: "pid 4242: dotnet app.dll", "pid 4242", and for
- * lines before any header (or a header without a pid) "mdinspect batch". */
-static void profile_name(mdb_output *o, const mdb_proc *proc)
+ * lines before any header (or a header without a pid) "mdinspect batch".
+ * A thread's: "NAME (tid N)" or "tid N", after "pid P: " when the input
+ * holds several processes. */
+static void profile_name(mdb_aggregate *g, mdb_output *o, const struct profile *pr, bool procs)
 {
-    char b[MDB_TEXT_ROOM];
-    int k;
-    if (!proc->has_pid)
+    char b[2 * MDB_TEXT_ROOM];
+    int k = 0;
+    const mdb_proc *proc = pr->proc;
+    if (pr->threaded) {
+        mdb_thread_name t;
+        if (procs && proc->has_pid)
+            k = snprintf(b, sizeof b, "pid %llu: ", (unsigned long long)proc->pid);
+        if (mdb_logctx_thread(g->lc, proc, pr->tid, UINT64_MAX, &t) && t.name)
+            k += snprintf(b + k, sizeof b - (size_t)k, "%.*s (tid %llu)", (int)t.name_len, t.name,
+                          (unsigned long long)pr->tid);
+        else
+            k += snprintf(b + k, sizeof b - (size_t)k, "tid %llu", (unsigned long long)pr->tid);
+    } else if (!proc->has_pid)
         k = snprintf(b, sizeof b, proc->index ? "process %u" : "mdinspect batch",
                      (unsigned)proc->index);
     else if (proc->cmd)
@@ -219,8 +270,124 @@ static void profile_name(mdb_output *o, const mdb_proc *proc)
     mdb_out_json_string(o, b, k < 0 ? 0 : (size_t)k < sizeof b ? (size_t)k : sizeof b - 1);
 }
 
+static void outd(mdb_output *o, double v)
+{
+    char b[40];
+    snprintf(b, sizeof b, "%.10g", v);
+    mdb_outs(o, b);
+}
+
+/* Stacks by profile, then time (slice, then first record). */
+static int by_time(const void *a, const void *b)
+{
+    const struct stack *x = *(struct stack *const *)a, *y = *(struct stack *const *)b;
+    if (x->profile != y->profile)
+        return x->profile < y->profile ? -1 : 1;
+    if (x->slice != y->slice)
+        return x->slice < y->slice ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Profiles by process, then thread ID. */
+static const struct profile *prof_base;
+static int by_thread(const void *a, const void *b)
+{
+    const struct profile *x = &prof_base[*(const uint32_t *)a], *y = &prof_base[*(const uint32_t *)b];
+    if (x->proc->index != y->proc->index)
+        return x->proc->index < y->proc->index ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x->threaded - y->threaded;
+}
+
+/* One profile's samples and weights: stacks [from, to) of the time order. */
+static void samples(mdb_aggregate *g, mdb_output *o, const struct profile *pr,
+                    struct stack **v, size_t from, size_t to)
+{
+    double period = pr->threaded ? 1000.0 / (double)(pr->proc->rate ? pr->proc->rate : 1000) : 1.0;
+    double slice_ms = (double)pr->proc->slice_ms, cursor = pr->threaded ? g->from_ms : 0.0;
+    double start = cursor;
+    bool first = true;
+    /* samples: an empty one before a slice that starts after the time so
+     * far (the thread was idle, or not born) */
+    mdb_outs(o, ",\n\"samples\":[");
+    for (size_t i = from; i < to; i++) {
+        double at = (double)v[i]->slice * slice_ms;
+        if (pr->threaded && at > cursor) {
+            mdb_outs(o, first ? "[]" : ",[]");
+            first = false;
+            cursor = at;
+        }
+        mdb_outs(o, first ? "[" : ",[");
+        first = false;
+        for (uint32_t k = HEAD; k < HEAD + v[i]->n; k++) {
+            if (k > HEAD)
+                mdb_outc(o, ',');
+            mdb_outu(o, v[i]->ids[k]);
+        }
+        mdb_outc(o, ']');
+        cursor += (double)v[i]->weight * period;
+    }
+    mdb_outs(o, "],\n\"weights\":[");
+    first = true;
+    cursor = start;
+    for (size_t i = from; i < to; i++) {
+        double at = (double)v[i]->slice * slice_ms;
+        if (!first)
+            mdb_outc(o, ',');
+        if (pr->threaded && at > cursor) {
+            outd(o, at - cursor);
+            mdb_outc(o, ',');
+            cursor = at;
+        }
+        first = false;
+        if (pr->threaded)
+            outd(o, (double)v[i]->weight * period);
+        else
+            mdb_outu(o, v[i]->weight);
+        cursor += (double)v[i]->weight * period;
+    }
+    mdb_outs(o, "]");
+}
+
+/* The profile's endValue: where its samples end. */
+static double end_of(mdb_aggregate *g, const struct profile *pr, struct stack **v, size_t from,
+                     size_t to)
+{
+    double period = pr->threaded ? 1000.0 / (double)(pr->proc->rate ? pr->proc->rate : 1000) : 1.0;
+    double cursor = pr->threaded ? g->from_ms : 0.0;
+    for (size_t i = from; i < to; i++) {
+        double at = (double)v[i]->slice * (double)pr->proc->slice_ms;
+        if (pr->threaded && at > cursor)
+            cursor = at;
+        cursor += (double)v[i]->weight * period;
+    }
+    return cursor;
+}
+
 static void speedscope(mdb_aggregate *g, mdb_output *o)
 {
+    struct stack **v = talloc_array(g, struct stack *, g->ns ? g->ns : 1);
+    size_t *at = talloc_zero_array(g, size_t, g->np + 1);
+    uint32_t *order = talloc_array(g, uint32_t, g->np ? g->np : 1);
+    bool procs = false;
+    if (!v || !at || !order) {
+        o->failed = true;
+        return;
+    }
+    memcpy(v, g->s, g->ns * sizeof *v);
+    qsort(v, g->ns, sizeof *v, by_time);
+    for (size_t i = 0; i < g->ns; i++) /* where each profile's stacks end */
+        at[v[i]->profile + 1] = i + 1;
+    for (uint32_t p = 1; p <= g->np; p++)
+        if (at[p] < at[p - 1])
+            at[p] = at[p - 1];
+    for (uint32_t p = 0; p < g->np; p++) {
+        order[p] = p;
+        procs |= g->p[p].proc != g->p[0].proc;
+    }
+    prof_base = g->p;
+    qsort(order, g->np, sizeof *order, by_thread);
     mdb_outs(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
                 "\"exporter\":\"mdinspect batch (mdtools " PACKAGE_VERSION ")\","
                 "\"name\":\"mdinspect batch\",\"activeProfileIndex\":0,"
@@ -240,42 +407,31 @@ static void speedscope(mdb_aggregate *g, mdb_output *o)
         mdb_outc(o, '}');
     }
     mdb_outs(o, "]},\n\"profiles\":[");
-    for (uint32_t p = 0; p < g->np; p++) {
-        const mdb_proc *proc = g->p[p].proc;
-        bool first = true;
-        mdb_outs(o, p ? ",\n{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":");
-        profile_name(o, proc);
-        mdb_outs(o, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
-        mdb_outu(o, g->p[p].total);
-        mdb_outs(o, ",\n\"samples\":[");
-        for (size_t i = 0; i < g->ns; i++) {
-            if (g->s[i]->profile != p)
-                continue;
-            mdb_outs(o, first ? "[" : ",[");
-            first = false;
-            for (uint32_t k = 1; k <= g->s[i]->n; k++) {
-                if (k > 1)
-                    mdb_outc(o, ',');
-                mdb_outu(o, g->s[i]->ids[k]);
-            }
-            mdb_outc(o, ']');
+    for (uint32_t k = 0; k < g->np; k++) {
+        uint32_t p = order[k];
+        const struct profile *pr = &g->p[p];
+        size_t from = at[p], to = at[p + 1];
+        mdb_outs(o, k ? ",\n{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":");
+        profile_name(g, o, pr, procs);
+        if (pr->threaded) {
+            mdb_outs(o, ",\"unit\":\"milliseconds\",\"startValue\":");
+            outd(o, g->from_ms);
+            mdb_outs(o, ",\"endValue\":");
+            outd(o, end_of(g, pr, v, from, to));
+        } else {
+            mdb_outs(o, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
+            mdb_outu(o, pr->total);
         }
-        mdb_outs(o, "],\n\"weights\":[");
-        first = true;
-        for (size_t i = 0; i < g->ns; i++) {
-            if (g->s[i]->profile != p)
-                continue;
-            if (!first)
-                mdb_outc(o, ',');
-            first = false;
-            mdb_outu(o, g->s[i]->weight);
-        }
-        mdb_outs(o, "]}");
+        samples(g, o, pr, v, from, to);
+        mdb_outc(o, '}');
     }
     if (g->np == 0) /* no records: one empty profile, as the format wants one */
         mdb_outs(o, "{\"type\":\"sampled\",\"name\":\"mdinspect batch\",\"unit\":\"none\","
                     "\"startValue\":0,\"endValue\":0,\n\"samples\":[],\n\"weights\":[]}");
     mdb_outs(o, "]}\n");
+    talloc_free(v);
+    talloc_free(at);
+    talloc_free(order);
 }
 
 static const struct sframe *sort_base;
@@ -304,16 +460,60 @@ static void percent(mdb_output *o, uint64_t v, uint64_t total)
 static void column(mdb_output *o, uint64_t v)
 {
     char b[24];
-    snprintf(b, sizeof b, "%12llu", (unsigned long long)v);
+    snprintf(b, sizeof b, "%14llu", (unsigned long long)v);
+    mdb_outs(o, b);
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    if (x->bself != y->bself)
+        return x->bself < y->bself ? 1 : -1;
+    return x < y ? -1 : 1;
+}
+
+/* What the records counted, as --top names it: one word for one kind of
+ * record, "count" for a mix (logs of several modes concatenated). */
+static const char *unit(const mdb_aggregate *g)
+{
+    switch (g->kinds) {
+    case 1u << MDB_STACK:
+        return "samples";
+    case 1u << MDB_CALL:
+        return "calls";
+    case 1u << MDB_ALLOC:
+        return "objects";
+    default:
+        return "count";
+    }
+}
+
+/* A right-aligned column head of width w. */
+static void head(mdb_output *o, const char *s, int w)
+{
+    char b[128];
+    snprintf(b, sizeof b, "%*s", w, s);
     mdb_outs(o, b);
 }
 
 static void table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool self)
 {
     size_t n = g->nf < g->top ? g->nf : g->top;
-    mdb_outs(o, self ? "by exclusive count (the method itself was running):\n"
-                     : "by inclusive count (the method was on the stack):\n");
-    mdb_outs(o, "   exclusive        %   inclusive        %  method\n");
+    char b[96];
+    const char *u = unit(g);
+    if (g->kinds == 1u << MDB_STACK)
+        snprintf(b, sizeof b, self ? "by exclusive %s (the method itself was running):\n"
+                                   : "by inclusive %s (the method was on the stack):\n", u);
+    else
+        snprintf(b, sizeof b, self ? "by exclusive %s (the frame itself):\n"
+                                   : "by inclusive %s (the frame on the stack):\n", u);
+    mdb_outs(o, b);
+    snprintf(b, sizeof b, "excl. %s", u);
+    head(o, b, 14);
+    mdb_outs(o, "        %");
+    snprintf(b, sizeof b, "incl. %s", u);
+    head(o, b, 14);
+    mdb_outs(o, "        %  method\n");
     for (size_t i = 0; i < n; i++) {
         const struct sframe *s = &g->f[order[i]];
         column(o, s->self);
@@ -328,28 +528,67 @@ static void table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool self)
     }
 }
 
+/* Alloc records: a type each, counted in objects and bytes. */
+static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool objects)
+{
+    size_t n = g->nf < g->top ? g->nf : g->top;
+    mdb_outs(o, objects ? "by objects allocated:\n" : "by bytes allocated:\n");
+    mdb_outs(o, "       objects        %          bytes        %  type\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct sframe *s = &g->f[order[i]];
+        column(o, s->self);
+        mdb_outc(o, ' ');
+        percent(o, s->self, g->total);
+        column(o, s->bself);
+        mdb_outc(o, ' ');
+        percent(o, s->bself, g->bytes);
+        mdb_outs(o, "  ");
+        mdb_out(o, s->name, s->name_len);
+        mdb_outc(o, '\n');
+    }
+}
+
 static void top(mdb_aggregate *g, mdb_output *o)
 {
     uint32_t *order = talloc_array(g, uint32_t, g->nf ? g->nf : 1);
+    bool alloc = g->kinds == 1u << MDB_ALLOC;
     if (!order) {
         o->failed = true;
         return;
     }
-    mdb_outs(o, "total count ");
-    mdb_outu(o, g->total);
+    if (!strcmp(unit(g), "count")) { /* several kinds of record */
+        mdb_outs(o, "total count ");
+        mdb_outu(o, g->total);
+    } else {
+        mdb_outs(o, "total ");
+        mdb_outu(o, g->total);
+        mdb_outc(o, ' ');
+        mdb_outs(o, unit(g));
+    }
+    if (alloc) {
+        mdb_outs(o, " (");
+        mdb_outu(o, g->bytes);
+        mdb_outs(o, " bytes)");
+    }
     mdb_outs(o, " in ");
     mdb_outu(o, g->records);
     mdb_outs(o, " records, ");
     mdb_outu(o, g->nf);
-    mdb_outs(o, " distinct methods\n\n");
+    mdb_outs(o, alloc ? " distinct types\n\n" : " distinct methods\n\n");
     for (size_t i = 0; i < g->nf; i++)
         order[i] = (uint32_t)i;
     sort_base = g->f;
     qsort(order, g->nf, sizeof *order, by_self);
-    table(g, o, order, true);
+    if (alloc)
+        alloc_table(g, o, order, true);
+    else
+        table(g, o, order, true);
     mdb_outc(o, '\n');
-    qsort(order, g->nf, sizeof *order, by_total);
-    table(g, o, order, false);
+    qsort(order, g->nf, sizeof *order, alloc ? by_bytes : by_total);
+    if (alloc)
+        alloc_table(g, o, order, false);
+    else
+        table(g, o, order, false);
     talloc_free(order);
 }
 

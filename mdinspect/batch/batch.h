@@ -443,6 +443,8 @@ typedef struct mdb_record {
     int kind;
     uint64_t count, bytes;
     bool exits;             /* a format-2 call record: the three below are set */
+    bool threaded;          /* a format-4 stack record: tid and slice are set */
+    uint64_t tid, slice;    /* its thread (the kernel's ID) and time slice */
     uint64_t leaves, tailcalls, unwinds;
     const char *line;       /* the input line (borrowed) */
     size_t len;
@@ -482,10 +484,12 @@ typedef struct mdb_proc {
     bool has_pid;
     uint64_t pid;
     const char *cmd;         /* `cmd=` decoded (control bytes as '?'), or NULL */
+    uint64_t slice_ms;       /* `slice=` (a record's time slice in ms), 1000 when absent */
     bool stats;              /* its #stats line was read (main thread) */
     /* what --pprof says of the profile (pprof.c): from the header, */
     char mode[16];           /* `mode=` (sample, calls, alloc, ...), "" when absent */
-    uint64_t rate;           /* `rate=` in Hz, 0 when absent */
+    uint64_t rate;           /* `rate=` in Hz (1 to 10^9), 0 when absent: --speedscope
+                              * then weighs a sample 1 ms (1000 Hz), --pprof says so */
     bool has_start;
     int64_t start_ns;        /* `start=` as ns since the epoch (UTC) */
     /* and from the #stats line */
@@ -510,6 +514,16 @@ void mdb_logctx_commit(mdb_logctx *lc);
  * module of an MVID ("System.Linq 10.0.0.0"), or NULL. Any thread. */
 const char *mdb_logctx_module_name(mdb_logctx *lc, const uint8_t mvid[16], uint64_t lineno,
                                    uint32_t *len);
+/* What the last `#thread TID ...` line of a process before line `lineno`
+ * said of a thread: its name (`name=`, else `os=`; NULL when none or no
+ * line), its kernel name (`os=`, or NULL). Any thread; UINT64_MAX: the
+ * last line of all. */
+typedef struct mdb_thread_name {
+    const char *name, *os;
+    uint32_t name_len, os_len;
+} mdb_thread_name;
+bool mdb_logctx_thread(mdb_logctx *lc, const mdb_proc *proc, uint64_t tid, uint64_t lineno,
+                       mdb_thread_name *out);
 /* The processes, in input order (NULL: no header). */
 const mdb_proc *mdb_logctx_procs(const mdb_logctx *lc);
 /* Warn on f about each process whose log has no #stats (of the process
@@ -538,8 +552,24 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_pro
                    const mdb_record *rec);
 void mdb_emit_folded(mdb_output *o, mdb_logctx *lc, const mdb_record *rec);
 
+/* --thread, --from, --to (run.c): which records --top, --folded and
+ * --speedscope keep. Records without a thread and slice (other kinds,
+ * logs before format 4) are left out while a filter is on. */
+typedef struct mdb_filter {
+    bool on;
+    const char *thread;     /* a name (name= or os=) or a TID; NULL: any */
+    bool has_tid;
+    uint64_t tid;           /* `thread` as a number */
+    bool has_from, has_to;
+    double from, to;        /* seconds since the process's start: a slice is kept when
+                               its start lies in [from, to) */
+} mdb_filter;
+bool mdb_filter_keep(const mdb_filter *f, mdb_logctx *lc, const mdb_proc *proc,
+                     const mdb_record *rec);
+
 typedef struct mdb_aggregate mdb_aggregate;
-mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top);
+/* from_s: --from in seconds (0 none), where the threads' timelines start */
+mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top, double from_s);
 /* false when out of memory */
 bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
                        const mdb_record *rec);
@@ -580,6 +610,7 @@ typedef struct mdb_run_opts {
     mdb_budget *budget;     /* may be NULL (unbounded) */
     bool signatures;        /* --signatures */
     bool il;                /* --il */
+    mdb_filter filter;      /* --thread, --from, --to */
 } mdb_run_opts;
 
 typedef struct mdb_run_result {

@@ -1,5 +1,7 @@
 /* mdinspect batch: --json, JSON Lines with one object per input line:
  *   {"kind":"stack","count":17,"frames":[{FRAME},...]}   (leaf first)
+ *   {"kind":"stack","count":17,"tid":4242,"thread":"Worker-A","slice":3,"frames":[...]}
+ *                                                      (format 4; "thread" null: no name)
  *   {"kind":"call","count":1000,FRAME...}
  *   {"kind":"call","count":12,"leaves":9,"tailcalls":0,"unwinds":3,FRAME...}  (format 2)
  *   {"kind":"alloc","count":12,"bytes":384,FRAME...}
@@ -162,6 +164,20 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_pro
         if (rec->kind == MDB_ALLOC) {
             mdb_outs(o, ",\"bytes\":");
             mdb_outu(o, rec->bytes);
+        }
+        if (rec->threaded) {
+            /* format 4: the thread (its name from the #thread lines before
+             * the record, null when none said one) and the time slice */
+            mdb_thread_name t;
+            mdb_outs(o, ",\"tid\":");
+            mdb_outu(o, rec->tid);
+            mdb_outs(o, ",\"thread\":");
+            if (mdb_logctx_thread(lc, proc, rec->tid, rec->lineno, &t) && t.name)
+                mdb_out_json_string(o, t.name, t.name_len);
+            else
+                mdb_outs(o, "null");
+            mdb_outs(o, ",\"slice\":");
+            mdb_outu(o, rec->slice);
         }
         if (rec->exits) {
             mdb_outs(o, ",\"leaves\":");

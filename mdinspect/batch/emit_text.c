@@ -68,6 +68,12 @@ void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec)
             mdb_outc(o, ' ');
             mdb_outu(o, rec->bytes);
         }
+        if (rec->threaded) { /* format 4: as the log says them */
+            mdb_outc(o, ' ');
+            mdb_outu(o, rec->tid);
+            mdb_outc(o, ' ');
+            mdb_outu(o, rec->slice);
+        }
         if (rec->exits) {
             mdb_outc(o, ' ');
             mdb_outu(o, rec->leaves);

@@ -3,7 +3,7 @@
  * command, and the framework folders to search: `framework=`,
  * `frameworks=`; later `#frameworks` lines add some), `#stats` closes it,
  * `#module MVID NAME VERSION` names a module for the frames that do not
- * resolve. Everything else in batch
+ * resolve, `#thread TID ...` names a thread of the records after it. Everything else in batch
  * reads a line alone; these lines are read by the main thread as it reads
  * the input (mdb_logctx_scan, one block at a time, before any worker sees
  * the block), which records in the block where each process starts, so
@@ -40,11 +40,20 @@
 #define MAX_MODNAMES (1u << 18) /* modules named by #module lines */
 #define MAX_TEXT 256            /* bytes kept of a command or module name */
 #define MAX_REPORTED 100        /* logs without #stats named one by one */
+#define MAX_THREADLINES (1u << 20) /* #thread lines kept, all processes */
 
 struct modname {
     uint64_t lineno;
     uint32_t len;
     char text[]; /* "NAME VERSION" */
+};
+
+/* What one #thread line said (a list per thread of a process, newest
+ * first). */
+struct thread_line {
+    struct thread_line *older;
+    uint64_t lineno;
+    mdb_thread_name n;
 };
 
 struct mdb_logctx {
@@ -65,6 +74,8 @@ struct mdb_logctx {
     pthread_rwlock_t lock;
     mdb_table modnames;   /* 16 bytes -> struct modname */
     size_t nmodnames;
+    mdb_table threads;    /* (process index, tid) -> struct thread_line, newest */
+    size_t nthreadlines;
 };
 
 static int destroy(mdb_logctx *lc)
@@ -87,9 +98,10 @@ mdb_logctx *mdb_logctx_new(void *ctx, mdb_assemblies *a, bool folders_on)
     lc->a = a;
     lc->folders_on = folders_on;
     lc->cur = &lc->none;
+    lc->none.slice_ms = 1000;
     mdb_arena_init(&lc->arena, lc);
     if (!lc->arena.ctx || mdb_table_init(&lc->folders, lc, 16) ||
-        mdb_table_init(&lc->modnames, lc, 64)) {
+        mdb_table_init(&lc->modnames, lc, 64) || mdb_table_init(&lc->threads, lc, 64)) {
         talloc_free(lc);
         return NULL;
     }
@@ -274,8 +286,13 @@ static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
                 p->mode[vn] = '\0';
             }
         } else if (keylen == 4 && memcmp(k, "rate", 4) == 0) {
-            if (!decimal(v, vn, &p->rate))
-                p->rate = 0;
+            uint64_t x;
+            if (decimal(v, vn, &x) && x >= 1 && x <= 1000000000)
+                p->rate = x;
+        } else if (keylen == 5 && memcmp(k, "slice", 5) == 0) {
+            uint64_t x;
+            if (decimal(v, vn, &x) && x >= 1 && x <= 86400000)
+                p->slice_ms = x;
         } else if (keylen == 5 && memcmp(k, "start", 5) == 0) {
             p->has_start = iso_time(v, vn, &p->start_ns);
         } else if (keylen == 9 && memcmp(k, "framework", 9) == 0) {
@@ -300,6 +317,7 @@ static mdb_proc *new_proc(mdb_logctx *lc, const char *s, size_t n, uint64_t line
     memset(p, 0, sizeof *p);
     p->index = ++lc->nprocs;
     p->lineno = lineno;
+    p->slice_ms = 1000;
     header(lc, p, s, n);
     if (!lc->first)
         lc->first = p;
@@ -368,6 +386,95 @@ const char *mdb_logctx_module_name(mdb_logctx *lc, const uint8_t mvid[16], uint6
     return m->text;
 }
 
+/* ------------------------------------------------------------- threads */
+
+struct thread_key {
+    uint32_t proc;
+    uint32_t pad;
+    uint64_t tid;
+};
+
+/* A %XX-escaped value for a name to show: control bytes as '?'. */
+static const char *shown(mdb_logctx *lc, const char *v, size_t vn, uint32_t *len)
+{
+    size_t n;
+    char *d = unescape(&lc->arena, v, vn, MAX_TEXT, &n);
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)d[i] < 0x20 || d[i] == 0x7f)
+            d[i] = '?';
+    *len = (uint32_t)n;
+    return d;
+}
+
+/* `#thread TID KEY=VALUE...` (doc/profile-log.md, format 4): a thread's
+ * name (`name=`), its kernel name (`os=`); other keys are for later
+ * formats. A line that does not read (no TID, a field without `=`) is
+ * skipped: the records carry their TID anyway. */
+static void thread_line(mdb_logctx *lc, const char *s, size_t n, uint64_t lineno)
+{
+    const char *end = s + n, *p = s + 8, *sp;
+    struct thread_key k = {lc->cur->index, 0, 0};
+    struct thread_line *t;
+    uint64_t h;
+    if (n < 9 || s[7] != ' ' || lc->nthreadlines >= MAX_THREADLINES)
+        return;
+    sp = memchr(p, ' ', (size_t)(end - p));
+    if (!decimal(p, (size_t)((sp ? sp : end) - p), &k.tid) || k.tid == 0)
+        return;
+    if (!(t = mdb_arena_alloc(&lc->arena, sizeof *t)))
+        return;
+    memset(t, 0, sizeof *t);
+    t->lineno = lineno;
+    while (sp && sp < end) {
+        const char *f = sp + 1, *eq;
+        sp = memchr(f, ' ', (size_t)(end - f));
+        size_t fn = (size_t)((sp ? sp : end) - f);
+        if (!(eq = memchr(f, '=', fn)))
+            return;
+        size_t kn = (size_t)(eq - f), vn = fn - kn - 1;
+        if (kn == 4 && memcmp(f, "name", 4) == 0 && vn)
+            t->n.name = shown(lc, eq + 1, vn, &t->n.name_len);
+        else if (kn == 2 && memcmp(f, "os", 2) == 0 && vn)
+            t->n.os = shown(lc, eq + 1, vn, &t->n.os_len);
+    }
+    if (!t->n.name && t->n.os) {
+        t->n.name = t->n.os;
+        t->n.name_len = t->n.os_len;
+    }
+    h = mdb_hash(&k, sizeof k);
+    pthread_rwlock_wrlock(&lc->lock);
+    const mdb_slot *slot = mdb_table_slot(&lc->threads, h, &k, sizeof k);
+    if (slot) {
+        t->older = slot->value;
+        ((mdb_slot *)slot)->value = t;
+        lc->nthreadlines++;
+    } else if (mdb_table_put(&lc->threads, h, &k, sizeof k, t) == 0) {
+        lc->nthreadlines++;
+    }
+    pthread_rwlock_unlock(&lc->lock);
+}
+
+bool mdb_logctx_thread(mdb_logctx *lc, const mdb_proc *proc, uint64_t tid, uint64_t lineno,
+                       mdb_thread_name *out)
+{
+    struct thread_key k = {proc ? proc->index : 0, 0, tid};
+    const struct thread_line *t;
+    memset(out, 0, sizeof *out);
+    if (!lc)
+        return false;
+    pthread_rwlock_rdlock(&lc->lock);
+    t = mdb_table_get(&lc->threads, mdb_hash(&k, sizeof k), &k, sizeof k);
+    while (t && t->lineno >= lineno)
+        t = t->older;
+    pthread_rwlock_unlock(&lc->lock);
+    if (!t)
+        return false;
+    *out = t->n;
+    return true;
+}
+
 /* ---------------------------------------------------------------- blocks */
 
 static bool word(const char *s, size_t n, const char *w)
@@ -420,6 +527,8 @@ static int scan_line(mdb_logctx *lc, mdb_block *b, const char *s, size_t n, cons
     }
     else if (q == s && word(s, n, "#module"))
         module_line(lc, s, n, lineno);
+    else if (q == s && word(s, n, "#thread"))
+        thread_line(lc, s, n, lineno);
     else if (q == s && n > 12 && word(s, n, "#frameworks"))
         folders(lc, s + 12, n - 12); /* folders first seen after the header */
     return 0;

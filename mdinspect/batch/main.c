@@ -19,7 +19,7 @@
 
 enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
        OPT_VERBOSE, OPT_THREADS, OPT_DEBUG_DIR, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB,
-       OPT_SIGNATURES, OPT_IL, OPT_PPROF };
+       OPT_SIGNATURES, OPT_IL, OPT_PPROF, OPT_THREAD, OPT_FROM, OPT_TO };
 
 #define MAX_THREADS 64
 #define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
@@ -43,6 +43,10 @@ static void usage(FILE *f)
             "      --speedscope           one speedscope JSON file\n"
             "      --pprof                one gzipped pprof profile (profile.proto)\n"
             "      --top=N                the N hottest methods, exclusive and inclusive\n"
+            "      --thread=NAME|TID      --top, --folded, --speedscope: only the records of\n"
+            "                             that thread (its name, kernel name or ID)\n"
+            "      --from=S, --to=S       ... only the time slices that start in [S, S)\n"
+            "                             seconds since the process started\n"
             "      --signatures           methods with their parameter types (overloads)\n"
             "      --il                   a frame with an IL offset shows the instruction\n"
             "                             there (text and --json)\n"
@@ -82,6 +86,9 @@ int mdi_batch_main(int argc, char **argv)
         {"cache-mb", required_argument, NULL, OPT_CACHE_MB},
         {"signatures", no_argument, NULL, OPT_SIGNATURES},
         {"il", no_argument, NULL, OPT_IL},
+        {"thread", required_argument, NULL, OPT_THREAD},
+        {"from", required_argument, NULL, OPT_FROM},
+        {"to", required_argument, NULL, OPT_TO},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -195,6 +202,39 @@ int mdi_batch_main(int argc, char **argv)
         case OPT_IL:
             ro.il = true;
             break;
+        case OPT_THREAD: {
+            char *end;
+            unsigned long long t;
+            if (!*optarg) {
+                fprintf(stderr, MDB_PROGNAME " batch: --thread wants a thread's name or ID\n");
+                goto usage;
+            }
+            ro.filter.on = true;
+            ro.filter.thread = optarg;
+            t = strtoull(optarg, &end, 10);
+            ro.filter.has_tid = !*end && optarg[0] >= '0' && optarg[0] <= '9' && t > 0;
+            ro.filter.tid = t;
+            break;
+        }
+        case OPT_FROM:
+        case OPT_TO: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (*end || !*optarg || !(v >= 0 && v <= 1e12)) {
+                fprintf(stderr, MDB_PROGNAME " batch: --%s wants seconds since the start (a "
+                                "number >= 0)\n", opt == OPT_FROM ? "from" : "to");
+                goto usage;
+            }
+            ro.filter.on = true;
+            if (opt == OPT_FROM) {
+                ro.filter.has_from = true;
+                ro.filter.from = v;
+            } else {
+                ro.filter.has_to = true;
+                ro.filter.to = v;
+            }
+            break;
+        }
         case OPT_NO_LOG_FOLDERS:
             log_folders = false;
             break;
@@ -237,6 +277,15 @@ int mdi_batch_main(int argc, char **argv)
                         "outputs only\n");
         goto usage;
     }
+    if (ro.filter.on && fmt != MDB_TOP && fmt != MDB_FOLDED && fmt != MDB_SPEEDSCOPE) {
+        fprintf(stderr, MDB_PROGNAME " batch: --thread, --from and --to choose the records of "
+                        "--top, --folded and --speedscope\n");
+        goto usage;
+    }
+    if (ro.filter.has_from && ro.filter.has_to && ro.filter.to <= ro.filter.from) {
+        fprintf(stderr, MDB_PROGNAME " batch: --to must be after --from\n");
+        goto usage;
+    }
     if (index && npaths == 0) {
         fprintf(stderr, MDB_PROGNAME " batch: --index needs --assemblies\n");
         goto usage;
@@ -246,7 +295,8 @@ int mdi_batch_main(int argc, char **argv)
     if (!a || !(lc = mdb_logctx_new(mem, a, log_folders)) ||
         mdb_output_init(&out, mem, STDOUT_FILENO) ||
         ((fmt == MDB_SPEEDSCOPE || fmt == MDB_TOP || fmt == MDB_PPROF) &&
-         !(agg = mdb_aggregate_new(mem, fmt, (unsigned)top))))
+         !(agg = mdb_aggregate_new(mem, fmt, (unsigned)top,
+                                  ro.filter.has_from ? ro.filter.from : 0))))
         goto nomem;
     if (!threads) {
         unsigned cpus = mdb_cpus();

@@ -2,8 +2,9 @@
  * line (doc/profile-log.md for the profiler's lines): `#mdprofile` header,
  * `#stats`, other `#` comments, blank lines, records `stack`, `call`,
  * `alloc` (kind, count, [bytes,] frames, [TAB debug names]; a format-2
- * `call` has its leaves, tail calls and unwinds after the count, told
- * from format 1 by the line alone: no frame is a decimal number), plain
+ * `call` has its leaves, tail calls and unwinds after the count, a
+ * format-4 `stack` its thread ID and time slice, each told from the older
+ * formats by the line alone: no frame is a decimal number), plain
  * `MVID TOKEN [DESC...]` lines, and plain `PATH TOKEN` lines (the path may
  * hold spaces: the token is the last field). A line whose structure is
  * broken (a count that is no number, a frame count outside the kind's
@@ -110,6 +111,22 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
         p = sp + 1;
     }
     sp = memchr(p, ' ', (size_t)(end - p));
+    if (rec->kind == MDB_STACK && all_digits(p, (size_t)((sp ? sp : end) - p))) {
+        /* format 4: the thread and the time slice (no frame is a number) */
+        if (!sp || !count(p, (size_t)(sp - p), &rec->tid))
+            return malformed(rec, "a format-4 stack record has a thread ID (a number >= 1), a "
+                                  "slice and frames");
+        p = sp + 1;
+        sp = memchr(p, ' ', (size_t)(end - p));
+        if (!sp || !count0(p, (size_t)(sp - p), &rec->slice))
+            return malformed(rec, "a format-4 stack record has a slice (a number >= 0) after "
+                                  "its thread ID, then frames");
+        if (rec->slice >= 1ull << 32) /* 136 years of 1-ms slices: no profile's */
+            return malformed(rec, "the slice is absurd (2^32 or more)");
+        p = sp + 1;
+        rec->threaded = true;
+        sp = memchr(p, ' ', (size_t)(end - p));
+    }
     if (rec->kind == MDB_CALL && all_digits(p, (size_t)((sp ? sp : end) - p))) {
         /* format 2: leaves, tail calls, unwinds */
         uint64_t *exits[3] = {&rec->leaves, &rec->tailcalls, &rec->unwinds};
@@ -187,6 +204,7 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
     rec->count = 1;
     rec->bytes = 0;
     rec->exits = false;
+    rec->threaded = false;
     rec->unresolved = false;
     rec->why = NULL;
     if (ending == MDB_LINE_LONG)

@@ -107,6 +107,9 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_proc *proc,
 {
     const mdb_run_opts *o = w->run->o;
     const char *warning;
+    /* --thread, --from, --to: a record left out counts for nothing */
+    if (o->filter.on && rec->kind != MDB_MALFORMED && !mdb_filter_keep(&o->filter, o->lc, proc, rec))
+        return;
     sl->records++;
     if (rec->unresolved)
         sl->unresolved++;

@@ -16,6 +16,7 @@ void mdp_config_default(mdp_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->mode = MDP_MODE_SAMPLE;
     cfg->rate = 1000;
+    cfg->slice_ms = 1000;
     cfg->max_depth = 255;
     cfg->drain_ms = 20;
     cfg->flush_ms = 2000;
@@ -60,6 +61,10 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             goto bad;
     } else if (strcmp(key, "rate") == 0) {
         if (parse_uint(v, len, 1, 100000, &cfg->rate))
+            goto bad;
+    } else if (strcmp(key, "slice") == 0) {
+        /* a record's time slice: 1 ms to a day */
+        if (parse_uint(v, len, 1, 86400000, &cfg->slice_ms))
             goto bad;
     } else if (strcmp(key, "depth") == 0) {
         if (parse_uint(v, len, 1, 255, &cfg->max_depth))
@@ -132,7 +137,8 @@ bad:
 
 static const char *const keys[] = {"mode",     "rate",      "depth",  "output",     "debug_names",
                                    "duration", "samples",   "elt",    "verbose",    "drain_ms",
-                                   "flush_ms", "first_pid", "notify", "activities", "threads"};
+                                   "flush_ms", "first_pid", "notify", "activities", "threads",
+                                   "slice"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -185,9 +191,9 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
 {
     static const char *const modes[] = {"sample", "calls", "alloc"};
     int n = snprintf(buf, len,
-                     "mode=%s;rate=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
+                     "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
                      "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;%s%s%soutput=%s",
-                     modes[cfg->mode], cfg->rate, cfg->max_depth, cfg->debug_names,
+                     modes[cfg->mode], cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names,
                      cfg->duration_ms, cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
                      cfg->drain_ms, cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
                      cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "",

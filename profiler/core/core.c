@@ -43,6 +43,14 @@ uint64_t mdp_elapsed_ms(const mdp_core *core)
     return ms < 0 ? 0 : (uint64_t)ms;
 }
 
+uint64_t mdp_mono_to_ms(const mdp_core *core, uint64_t mono_ns)
+{
+    /* the coarse clock may lag the precise one the start was read with by
+     * a tick: a sample of the first milliseconds is then slice 0 */
+    uint64_t start = (uint64_t)core->start_mono.tv_sec * 1000000000u + (uint64_t)core->start_mono.tv_nsec;
+    return mono_ns > start ? (mono_ns - start) / 1000000u : 0;
+}
+
 void mdp_log(const mdp_core *core, const char *fmt, ...)
 {
     if (!core || !core->cfg.verbose)
@@ -122,6 +130,7 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
     pthread_mutex_init(&core->threads_lock, NULL);
     pthread_mutex_init(&core->notes_lock, NULL);
     mdp_smap_init(&core->described);
+    mdp_pmap_init(&core->pending_names);
     core->ppid = (int)getppid();
     core->channel = cfg->notify[0] ? mdp_channel_connect(cfg->notify) : -1;
     mdp_read_cmdline(core->cmd, sizeof core->cmd);
@@ -244,6 +253,7 @@ void mdp_core_free(mdp_core *core)
     mdp_drain_buffers_free();
     mdp_logfile_close(core);
     mdp_notes_free(core);
+    mdp_thread_names_free(core);
     for (size_t i = 0; i < core->nframeworks; i++)
         free(core->frameworks[i]);
     if (core->channel >= 0)

@@ -34,6 +34,7 @@ enum mdp_mode { MDP_MODE_SAMPLE = 0, MDP_MODE_CALLS = 1, MDP_MODE_ALLOC = 2 };
 typedef struct mdp_config {
     int mode;              /* enum mdp_mode */
     unsigned rate;         /* samples per second of thread CPU time (1..100000) */
+    unsigned slice_ms;     /* sample records: the time slice, ms since the start (1000) */
     unsigned max_depth;    /* frames per sample (1..255) */
     char output[4096];     /* log path; "" = mdprofile.PID.log in the cwd */
     int debug_names;       /* add the in-process names to every record */
@@ -53,11 +54,11 @@ typedef struct mdp_config {
 void mdp_config_default(mdp_config *cfg);
 /* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION,
  * _SAMPLES, _ELT, _VERBOSE, _DRAIN_MS, _FLUSH_MS, _FIRST_PID, _NOTIFY,
- * _ACTIVITIES, _THREADS. Returns 0, or -1 with a message in err for a bad value. */
+ * _ACTIVITIES, _THREADS, _SLICE. Returns 0, or -1 with a message in err for a bad value. */
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen);
 /* Parse "key=value;key=value" (the same keys in lower case: mode, rate,
  * depth, output, debug_names, duration, samples, elt, verbose, drain_ms,
- * flush_ms, first_pid, notify, activities, threads), `len` bytes; output, when present, comes
+ * flush_ms, first_pid, notify, activities, threads, slice), `len` bytes; output, when present, comes
  * last and runs to the end. */
 int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, size_t errlen);
 /* The text form mdp_config_parse reads, into buf. Returns its length or -1
@@ -196,6 +197,9 @@ int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_regio
  * the sampler learns them from its first sample. */
 int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid);
 int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread);
+/* The runtime named a thread (UTF-8; Thread.Name): said in the log's
+ * #thread lines (sample mode), whether the thread has started or not. */
+void mdp_ev_thread_name(mdp_core *core, uintptr_t runtime_thread, const char *name);
 
 /* What the runtime does on the calling thread begins or ends (`act` an
  * enum mdp_activity of core/native.h: GC, JIT, type load, exception):

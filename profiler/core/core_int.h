@@ -9,7 +9,8 @@
  *   mods    the module side table (leaf; its holder may wait for handlers
  *           to leave, mdp_exec_publish: handlers take no lock).
  *   code    code regions -> code versions (leaf).
- *   threads the sampler's slot allocation (leaf). */
+ *   threads the sampler's slot allocation and the threads' names; its
+ *           holder may add a note (notes_lock, a leaf). */
 #ifndef MDP_CORE_INT_H
 #define MDP_CORE_INT_H
 
@@ -51,12 +52,14 @@ void mdp_slots_take(unsigned n);
 #define MDP_PRIM_CLASS_BASE 0x100u
 #define MDP_PRIM_MODULE 0x17u
 
-/* A sample in a ring: a header word, the interrupted stack pointer when the
- * thread's stack bounds are not known yet, then (ip, function, gen) per
- * frame, leaf first. */
+/* A sample in a ring: a header word, the time it was taken
+ * (CLOCK_MONOTONIC_COARSE in ns, when MDP_SAMPLE_HAVE_TIME), the
+ * interrupted stack pointer when the thread's stack bounds are not known
+ * yet, then (ip, function, gen) per frame, leaf first. */
 #define MDP_SAMPLE_MAGIC 0x5a4dull
 #define MDP_SAMPLE_HAVE_SP 0x01u /* a stack-pointer word follows the header */
 #define MDP_SAMPLE_CUT 0x02u     /* the walk stopped at the depth limit */
+#define MDP_SAMPLE_HAVE_TIME 0x04u /* a time word follows the header (the handler's: always) */
 /* flags bits 4-7: what the runtime was doing on the thread (native.h) */
 #define MDP_SAMPLE_ACT(flags) (((flags) >> 4) & 15u)
 /* weight: timer periods the sample stands for (1 + the timer's overrun) */
@@ -83,6 +86,10 @@ struct mdp_slot {
     _Atomic uint32_t act_stack; /* nested activities, 4 bits a level, innermost low */
     unsigned act_depth;         /* levels pushed (the thread's own) */
     _Atomic unsigned act_gc, act_exc, act_role;
+    /* threadnames.c (threads_lock; the handler never reads them): the
+     * runtime's name of the thread, the kernel's */
+    char name[128];
+    char os_name[16];
 #ifdef MDP_BENCH_CLOCK
     /* bench builds only (bench/profiler/README.md, "The handler's cost"):
      * TSC ticks and CPU time spent in take_sample, its calls, frames it
@@ -289,6 +296,7 @@ struct mdp_core {
     unsigned ngc_slots;
     uint64_t stat_native_module;             /* native frames named by an ELF object */
     uint64_t stat_act[16];                   /* samples by activity (native.h) */
+    mdp_pmap pending_names;                  /* threadnames.c: runtime thread -> name (threads_lock) */
 };
 
 /* modules.c */
@@ -390,6 +398,18 @@ void mdp_logfile_close(mdp_core *core);
 /* notes.c: diagnostics. A note goes into the log (a `#` line, at the next
  * write) and to the launcher; mdp_log's verbose lines into the log only. */
 void mdp_notes_add(mdp_core *core, const char *text);
+/* The same with "#" alone before the text: a line of its own kind
+ * ("thread ..." is written "#thread ..."). */
+void mdp_notes_add_raw(mdp_core *core, const char *text);
+
+/* threadnames.c: #thread lines. A slot taken (threads_lock held) gets the
+ * name the runtime gave its thread before it started; a thread ended
+ * forgets such a name; every active slot whose kernel name is new (all:
+ * or changed) is announced (drain thread). */
+void mdp_thread_named_start(mdp_core *core, struct mdp_slot *t);
+void mdp_thread_named_end(mdp_core *core, uintptr_t runtime_thread);
+void mdp_threads_name_scan(mdp_core *core, int all);
+void mdp_thread_names_free(mdp_core *core);
 /* The pending notes, moved out (malloc, *len bytes), or NULL. */
 char *mdp_notes_take(mdp_core *core, size_t *len);
 /* Put lines taken back in front (a write failed); takes ownership. */
@@ -446,6 +466,9 @@ void mdp_drain_buffers_free(void);
 /* misc */
 void mdp_mvid_hex(char out[33], const uint8_t mvid[16]);
 uint64_t mdp_elapsed_ms(const mdp_core *core);
+/* A CLOCK_MONOTONIC(_COARSE) time in ns as ms since the core started (0
+ * for a time before it). */
+uint64_t mdp_mono_to_ms(const mdp_core *core, uint64_t mono_ns);
 int mdp_ops_live(mdp_core *core);
 
 #endif

@@ -118,7 +118,8 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         uint64_t hdr = mdp_ring_peek(&t->ring, 0);
         unsigned n = (unsigned)(hdr & 0xff), flags = (unsigned)(hdr >> 8) & 0xff;
         uint64_t weight = (hdr >> 16) & 0xffffffffu;
-        uint64_t at = (flags & MDP_SAMPLE_HAVE_SP) ? 2 : 1;
+        uint64_t at = 1 + !!(flags & MDP_SAMPLE_HAVE_TIME) + !!(flags & MDP_SAMPLE_HAVE_SP);
+        uint64_t sp_at = at - 1; /* the stack pointer's word, when there is one */
         uint64_t words = at + 3ull * n;
         if (hdr >> 48 != MDP_SAMPLE_MAGIC || n == 0 || words > avail) {
             /* cannot happen with a sound producer; drop the ring's content */
@@ -127,7 +128,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         }
         if ((flags & MDP_SAMPLE_HAVE_SP) && !atomic_load(&t->stack_lo)) {
             uintptr_t lo, hi;
-            if (stack_mapping((uintptr_t)mdp_ring_peek(&t->ring, 1), &lo, &hi) == 0) {
+            if (stack_mapping((uintptr_t)mdp_ring_peek(&t->ring, sp_at), &lo, &hi) == 0) {
                 atomic_store(&t->stack_hi, hi);
                 atomic_store(&t->stack_lo, lo);
             }
@@ -146,6 +147,19 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         }
         key.len = dbg.len = 0;
         int bad = 0;
+        {
+            /* the record's thread and time slice come first in its key
+             * (doc/profile-log.md, format 4): a record is one stack's count
+             * within one slice of one thread */
+            char head[48];
+            uint64_t ms = (flags & MDP_SAMPLE_HAVE_TIME)
+                              ? mdp_mono_to_ms(core, mdp_ring_peek(&t->ring, 1))
+                              : mdp_elapsed_ms(core); /* a sample without its time: now */
+            int hl = snprintf(head, sizeof head, "%d %" PRIu64 " ", atomic_load(&t->tid),
+                              ms / core->cfg.slice_ms);
+            if (kb_add(&key, head, (size_t)hl))
+                bad = 1;
+        }
         /* first what each frame is, then the leaf side's activity, then the
          * texts: the native frames from the leaf up to the first other one
          * carry what the runtime was doing (native.h), or `stub` when they

@@ -122,13 +122,14 @@ char *mdp_header_line(mdp_core *core)
     int mode = core->cfg.mode;
     /* the format says what the log may hold beyond format 1
      * (doc/profile-log.md): 2, call records with exits; 3, native frames
-     * with their ELF file (sample logs); alloc logs hold neither */
+     * with their ELF file; 4, sample records with their thread and time
+     * slice, and #thread lines (sample logs); alloc logs hold neither */
     snprintf(tmp, sizeof tmp, "#mdprofile %d runtime=%s pid=%d ppid=%d mode=%s",
-             mode == MDP_MODE_CALLS ? 2 : mode == MDP_MODE_SAMPLE ? 3 : 1, core->runtime[0] ? core->runtime : "unknown",
+             mode == MDP_MODE_CALLS ? 2 : mode == MDP_MODE_SAMPLE ? 4 : 1, core->runtime[0] ? core->runtime : "unknown",
              core->pid, core->ppid, mode_names[mode]);
     puts_(&b, tmp);
     if (mode == MDP_MODE_SAMPLE) {
-        snprintf(tmp, sizeof tmp, " rate=%u", core->cfg.rate);
+        snprintf(tmp, sizeof tmp, " rate=%u slice=%u", core->cfg.rate, core->cfg.slice_ms);
         puts_(&b, tmp);
     }
     puts_(&b, " start=");

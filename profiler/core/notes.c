@@ -16,7 +16,7 @@
 #include "core/channel.h"
 #include "core/core_int.h"
 
-void mdp_notes_add(mdp_core *core, const char *text)
+static void add(mdp_core *core, const char *text, int raw)
 {
     size_t n = strlen(text);
     pthread_mutex_lock(&core->notes_lock);
@@ -29,17 +29,28 @@ void mdp_notes_add(mdp_core *core, const char *text)
         } else {
             core->notes = p;
             p += core->notes_len;
+            size_t h = raw ? 1 : 2;
             p[0] = '#';
             p[1] = ' ';
             /* one line each: a newline in the text would start a line that
              * is not a comment */
             for (size_t i = 0; i < n; i++)
-                p[2 + i] = text[i] == '\n' || text[i] == '\r' ? ' ' : text[i];
-            p[2 + n] = '\n';
-            core->notes_len += n + 3;
+                p[h + i] = text[i] == '\n' || text[i] == '\r' ? ' ' : text[i];
+            p[h + n] = '\n';
+            core->notes_len += n + h + 1;
         }
     }
     pthread_mutex_unlock(&core->notes_lock);
+}
+
+void mdp_notes_add(mdp_core *core, const char *text)
+{
+    add(core, text, 0);
+}
+
+void mdp_notes_add_raw(mdp_core *core, const char *text)
+{
+    add(core, text, 1);
 }
 
 char *mdp_notes_take(mdp_core *core, size_t *len)

@@ -20,8 +20,11 @@
  * was cut short: the process was killed, and the log holds what was
  * written before.
  *
- * Records are the unit a later time-sliced format (records per thread per
- * slice) needs too: a write is one slice, [previous write, this write).
+ * A sample record's key starts with its thread and time slice (drain.c):
+ * a record is one stack's count within one slice of one thread, and a
+ * slice that spans two writes is in both (readers sum). The #thread lines
+ * that name the threads are notes (threadnames.c), written before the
+ * records of the same write.
  *
  * A calls-mode record counts enters and the three kinds of exit. A write
  * keeps back the enters of calls that have not left yet (count = exits),
@@ -29,8 +32,9 @@
  * gives the rest. The header's format number (header.c) says what the
  * log may hold beyond format 1: a calls-mode log is format 2 (its call
  * records carry their leaves, tail calls and unwinds), a sample log format
- * 3 (native frames name their ELF file after its #elf line, and may carry
- * an activity); an alloc log holds nothing either added and says format
+ * 4 (native frames name their ELF file after its #elf line, and may carry
+ * an activity, since format 3; records carry their thread and time slice,
+ * with #thread lines, since format 4); an alloc log holds nothing either added and says format
  * 1. */
 #define _GNU_SOURCE
 #include "config.h"
@@ -315,6 +319,9 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         }
         pthread_mutex_unlock(&core->mods_lock);
     }
+    /* threads first seen or renamed since the last write: their #thread
+     * lines go before the records (threadnames.c) */
+    mdp_threads_name_scan(core, 1);
     size_t nlen = 0;
     char *notes = mdp_notes_take(core, &nlen);
     if (notes)

@@ -21,8 +21,9 @@
  * stack, above the last one and 8-aligned before it is read, so a garbage
  * RBP from native code ends the walk instead of faulting), maps every
  * address with mdt_idmap_ip_lookup (async-signal-safe: no lock, no
- * allocation) and appends (ip, FunctionID, generation) triples to the
- * thread's preallocated ring, when the ring has room for the deepest walk
+ * allocation) and appends the sample's time (CLOCK_MONOTONIC_COARSE, read
+ * from the vDSO: the record's time slice) and (ip, FunctionID, generation)
+ * triples to the thread's preallocated ring, when the ring has room for the deepest walk
  * (else the sample is dropped, never cut short). A managed frame's caller
  * comes from its prolog (unwind.c) and must land in code the map knows or
  * right after a call in a module image's code (execmap.c: ReadyToRun code
@@ -227,7 +228,7 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     uintptr_t hi = atomic_load_explicit(&t->stack_hi, memory_order_relaxed);
     int known = lo && hi > lo && cur.sp >= lo && cur.sp < hi;
     uint64_t space = mdp_ring_space(&t->ring);
-    uint64_t hdr = known ? 1 : 2;
+    uint64_t hdr = known ? 2 : 3; /* the header, the time, the stack pointer when unknown */
     /* Room for the deepest walk, or no sample: a walk cut short by a full
      * ring would look like a whole stack whose root is some caller (the
      * drain thread starved on a busy machine: tests/profiler/starved.sh). */
@@ -238,7 +239,8 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     }
     /* what the runtime is doing on the thread (activity.c), for the drain
      * to mark the sample's native frames with */
-    unsigned flags = (known ? 0 : MDP_SAMPLE_HAVE_SP) | mdp_slot_activity(t) << 4;
+    unsigned flags = MDP_SAMPLE_HAVE_TIME | (known ? 0 : MDP_SAMPLE_HAVE_SP) |
+                     mdp_slot_activity(t) << 4;
     uint64_t n = 0;
     mdt_idmap_code_range r, prev = {0};
     uintptr_t prev_fn = 0;
@@ -292,9 +294,17 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
         cur = next;
         leaf = 0;
     }
+    /* when, for the record's time slice: the coarse monotonic clock is
+     * read from the vDSO (no system call, async-signal-safe), to the
+     * kernel's tick (1-4 ms), far finer than a slice; stamped here rather
+     * than by the drain, which a busy machine may not schedule for long
+     * (tests/profiler/starved.sh) */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
     mdp_ring_put(&t->ring, 0, MDP_SAMPLE_HDR(n, flags, weight));
+    mdp_ring_put(&t->ring, 1, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
     if (!known)
-        mdp_ring_put(&t->ring, 1, cur.sp);
+        mdp_ring_put(&t->ring, 2, cur.sp);
     mdp_ring_publish(&t->ring, hdr + 3 * n);
     atomic_fetch_add_explicit(&t->samples, 1, memory_order_relaxed);
 }
@@ -442,8 +452,10 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
         int st = atomic_load(&t->state);
         if (st == SLOT_ACTIVE && atomic_load(&t->tid) == tid) {
             /* known already (startup thread, or an earlier event) */
-            if (runtime_thread)
+            if (runtime_thread && t->runtime_thread != runtime_thread) {
                 t->runtime_thread = runtime_thread;
+                mdp_thread_named_start(core, t); /* its name is the runtime thread's */
+            }
             if (lo && !atomic_load(&t->stack_lo)) {
                 atomic_store(&t->stack_hi, hi);
                 atomic_store(&t->stack_lo, lo);
@@ -481,6 +493,7 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
     atomic_store(&t->stack_hi, hi);
     atomic_store(&t->tid, tid);
     t->runtime_thread = runtime_thread;
+    mdp_thread_named_start(core, t); /* threadnames.c */
     t->retired_cycles = 0;
     /* a fresh activity state (activity.c): no GC of a former thread ends in it */
     atomic_store(&t->act_stack, 0);
@@ -538,6 +551,7 @@ int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread)
         if (atomic_load(&t->state) == SLOT_ACTIVE && t->runtime_thread == runtime_thread)
             retire(t);
     }
+    mdp_thread_named_end(core, runtime_thread);
     pthread_mutex_unlock(&core->threads_lock);
     return 0;
 }

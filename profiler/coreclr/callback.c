@@ -237,6 +237,17 @@ static HRESULT on_ThreadAssignedToOSThread(MDP_CB_THIS, ThreadID thread, DWORD o
     return S_OK;
 }
 
+static HRESULT on_ThreadNameChanged(MDP_CB_THIS, ThreadID thread, ULONG len, WCHAR name[])
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    char utf8[512];
+    /* a name set to null comes as an empty one */
+    mdp_utf16_to_utf8(utf8, sizeof utf8, name, name ? len : 0);
+    mdp_ev_thread_name(p->core, thread, utf8);
+    return S_OK;
+}
+
 static HRESULT on_ThreadDestroyed(MDP_CB_THIS, ThreadID thread)
 {
     mdp_clr *p = SELF(self);
@@ -325,6 +336,7 @@ static const ICorProfilerCallbackVtbl vtbl = {
     .DynamicMethodUnloaded = on_DynamicMethodUnloaded,
     .ThreadAssignedToOSThread = on_ThreadAssignedToOSThread,
     .ThreadDestroyed = on_ThreadDestroyed,
+    .ThreadNameChanged = on_ThreadNameChanged,
     .ObjectAllocated = on_ObjectAllocated,
     .ExceptionUnwindFunctionEnter = on_ExceptionUnwindFunctionEnter,
     .ExceptionCatcherEnter = on_ExceptionCatcherEnter,

@@ -126,8 +126,9 @@ int mdl_log_state(const char *path, char *end, size_t endlen)
     char head[16] = "";
     ssize_t n = pread(fd, head, sizeof head - 1, 0);
     int state = 0;
-    /* format 1, 2 (a calls-mode log) or 3 (a sample log: doc/profile-log.md) */
-    if (n >= 13 && memcmp(head, "#mdprofile ", 11) == 0 && head[11] >= '1' && head[11] <= '3' &&
+    /* format 1 (alloc), 2 (a calls-mode log), 3 or 4 (a sample log, with
+     * threads and time slices since 4: doc/profile-log.md) */
+    if (n >= 13 && memcmp(head, "#mdprofile ", 11) == 0 && head[11] >= '1' && head[11] <= '4' &&
         head[12] == ' ')
         state = 1;
     if (state && st.st_size > 0) {

@@ -57,6 +57,8 @@ static void set_env(const mdp_config *c, const char *so, const char *notify)
     setenv("MDPROFILE_MODE", modes[c->mode], 1);
     snprintf(num, sizeof num, "%u", c->rate);
     setenv("MDPROFILE_RATE", num, 1);
+    snprintf(num, sizeof num, "%u", c->slice_ms);
+    setenv("MDPROFILE_SLICE", num, 1);
     snprintf(num, sizeof num, "%u", c->max_depth);
     setenv("MDPROFILE_DEPTH", num, 1);
     setenv("MDPROFILE_OUTPUT", c->output, 1);

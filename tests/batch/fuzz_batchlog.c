@@ -94,6 +94,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         o.format != MDB_PPROF ? 2 : 1;
     o.pid_only = (data[0] & 0x30) == 0x30;
     o.pid = (data[0] >> 6) * 100; /* 0, 100, 200, 300: the pids of the seeds */
+    if ((data[0] & 0x30) == 0x10 && o.format != MDB_TEXT && o.format != MDB_JSON) {
+        /* --thread, --from, --to (filter.c): by a name of the seeds, or a
+         * TID when bit 6 is set */
+        o.filter.on = true;
+        o.filter.thread = (data[0] & 0x40) ? "101" : "Worker-A";
+        o.filter.has_tid = (data[0] & 0x40) != 0;
+        o.filter.tid = 101;
+        o.filter.has_from = o.filter.has_to = true;
+        o.filter.from = 0.5;
+        o.filter.to = 3;
+    }
     o.lc = lc;
     /* native frames and #elf lines (native.c); the debug folder is the
      * tree's, so only paths an input names are read */
@@ -105,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mdb_budget_init(&budget, (size_t)1 << 20, o.threads);
     o.budget = &budget;
     if ((o.format == MDB_SPEEDSCOPE || o.format == MDB_TOP || o.format == MDB_PPROF) &&
-        !(o.agg = mdb_aggregate_new(ctx, o.format, 5)))
+        !(o.agg = mdb_aggregate_new(ctx, o.format, 5, o.filter.has_from ? o.filter.from : 0)))
         abort();
     in = memfile(data + 1, size - 1);
     outfd = memfile("", 0);

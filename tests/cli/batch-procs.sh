@@ -154,8 +154,8 @@ check(ok and sp["profiles"][0]["endValue"] == 3009 and sp["profiles"][3]["endVal
 st, out, err = run("--top", "5")
 total_all = out.split("\n")[0]
 st, out, err = run("--top", "5", "--pid", "200")
-check(total_all == "total count 3036 in 3007 records, 7 distinct methods" and
-      out.split("\n")[0] == "total count 11 in 2 records, 3 distinct methods",
+check(total_all == "total 3036 samples in 3007 records, 7 distinct methods" and
+      out.split("\n")[0] == "total 11 samples in 2 records, 3 distinct methods",
       "--top: every process (%r), one with --pid 200 (%r)" % (total_all, out.split("\n")[0]))
 st, out, err = run("--folded", "--pid", "300")
 check(out == "[native];Lines.Calc::Loop 7\n" and "process 300" in err,

@@ -29,6 +29,7 @@ import os
 import re
 import sys
 from collections import Counter, defaultdict
+from urllib.parse import unquote
 
 import offline
 
@@ -122,6 +123,8 @@ class Log:
         self.stats = None
         self.records = []  # (kind, count, bytes, frames, names)
         self.exits = []  # per record: (leaves, tailcalls, unwinds) of a format-2 call record, else None
+        self.slices = []  # per record: (tid, slice) of a format-4 stack record, else None
+        self.threads = {}  # tid -> [(line, {managed, name, os})] of its #thread lines (format 4)
         self.items = []  # every line in order: (kind, line, count, bytes, frames, exits)
         self.errors = []
         self.elf = {}  # NAME:BUILDID -> (line, path) of its #elf line
@@ -130,9 +133,9 @@ class Log:
             lines = fh.read().split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        m = re.match(r"#mdprofile ([123])( |$)", lines[0]) if lines else None
+        m = re.match(r"#mdprofile ([1234])( |$)", lines[0]) if lines else None
         if not m:
-            self.errors.append("first line is not a format-1, 2 or 3 header")
+            self.errors.append("first line is not a format-1, 2, 3 or 4 header")
             return
         self.format = int(m.group(1))
         for kv in lines[0].split(" ")[2:]:
@@ -169,6 +172,16 @@ class Log:
                     self.modules[f[1]] = (f[2], f[3], n)
                 self.items.append(("comment", line, 0, 0, [], None))
                 continue
+            if line.startswith("#thread "):
+                # "#thread TID managed=0|1 [name=N] [os=N]" (format 4)
+                f = line.split(" ")
+                kv = dict(x.partition("=")[::2] for x in f[2:])
+                if not re.fullmatch(r"[1-9][0-9]*", f[1]) or kv.get("managed") not in ("0", "1") or \
+                   any(not re.fullmatch(r"[^ %]*(%[0-9A-F]{2}[^ %]*)*", v) for v in kv.values()):
+                    self.errors.append("line %d: malformed #thread line" % n)
+                else:
+                    self.threads.setdefault(int(f[1]), []).append(
+                        (n, {k: unquote(v) for k, v in kv.items()}))
             if line.startswith("#"):
                 self.items.append(("comment", line, 0, 0, [], None))
                 continue
@@ -186,6 +199,18 @@ class Log:
             if kind == "alloc":
                 nbytes = int(parts[2])
                 frames = parts[3:]
+            tid_slice = None
+            if kind == "stack" and parts[2].isdigit():
+                # format 4: the thread and the time slice
+                if len(parts) < 5 or not re.fullmatch(r"[1-9][0-9]*", parts[2]) or \
+                   not re.fullmatch(r"0|[1-9][0-9]*", parts[3]):
+                    self.errors.append("line %d: a format-4 stack record without its thread and slice" % n)
+                else:
+                    tid_slice = (int(parts[2]), int(parts[3]))
+                frames = parts[4:]
+            if kind == "stack" and (tid_slice is not None) != (self.format >= 4):
+                self.errors.append("line %d: a stack record %s its thread and slice in a format-%d log"
+                                   % (n, "with" if tid_slice else "without", self.format))
             if kind == "call" and parts[2].isdigit():
                 # format 2: leaves, tail calls, unwinds
                 if len(parts) < 6 or not all(re.fullmatch(r"0|[1-9][0-9]*", x) for x in parts[2:5]):
@@ -225,6 +250,7 @@ class Log:
                 self.errors.append("line %d: %d names for %d frames" % (n, len(names), len(frames)))
             self.records.append((kind, count, nbytes, frames, names))
             self.exits.append(exits)
+            self.slices.append(tid_slice)
             self.items.append((kind, line, count, nbytes, frames, exits))
 
 
@@ -232,8 +258,9 @@ def check_format(log, mode):
     ok(not log.errors, "format: %d errors%s" % (len(log.errors), (": " + "; ".join(log.errors[:5])) if log.errors else ""))
     ok(log.header.get("mode") == mode, "header mode=%s (%s)" % (mode, log.header.get("mode")))
     # format 2 added exit counts to call records: only calls logs need it;
-    # format 3 native frames with their ELF file: sample logs
-    want = {"calls": 2, "sample": 3}.get(mode, 1)
+    # format 3 native frames with their ELF file: sample logs;
+    # format 4, sample records with their thread and time slice
+    want = {"calls": 2, "sample": 4}.get(mode, 1)
     ok(log.format == want, "header says format %d (%s)" % (want, log.format))
     ok(all(k in log.header for k in ("runtime", "pid", "ppid", "start", "cmd")),
        "header has runtime, pid, ppid, start, cmd")

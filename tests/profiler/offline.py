@@ -168,8 +168,13 @@ def check_outputs(ok, log, text, js, folded, sscope):
             continue
         for f, o in zip(frames, objs):
             check_frame(f, o, why)
-        want = "%s %d%s%s\t%s" % (kind, count, " %d" % nbytes if kind == "alloc" else "",
-                                  " %d %d %d" % exits if exits else "", "\t".join(frame_text(o) for o in objs))
+        ts = (j.get("tid"), j.get("slice")) if "tid" in j else None
+        want = "%s %d%s%s%s\t%s" % (kind, count, " %d" % nbytes if kind == "alloc" else "",
+                                    " %d %d" % ts if ts else "",
+                                    " %d %d %d" % exits if exits else "", "\t".join(frame_text(o) for o in objs))
+        if kind == "stack" and line.split(" ")[2].isdigit() and \
+           ts != tuple(int(x) for x in line.split(" ")[2:4]):
+            why.append("line %d: thread and slice %s came back as %s" % (n, line.split(" ")[2:4], ts))
         if t != want:
             mismatch.append("line %d: text %r, JSON says %r" % (n, t[:120], want[:120]))
         dbg = line.split("\t")[1:] or [None] * len(frames)
@@ -193,16 +198,24 @@ def check_outputs(ok, log, text, js, folded, sscope):
     got = Counter()
     try:
         shared = sscope["shared"]["frames"]
-        prof = sscope["profiles"][0]
-        for s, w in zip(prof["samples"], prof["weights"]):
-            got[tuple((shared[i]["name"], shared[i].get("file"), shared[i].get("line")) for i in s)] += w
-        shape = len(sscope["profiles"]) == 1 and prof["type"] == "sampled" and \
-            len(prof["samples"]) == len(prof["weights"])
+        profs = sscope["profiles"]
+        # format 4: a profile per thread in milliseconds (count x 1000/rate),
+        # empty samples for the idle time between slices; else one profile
+        # of counts
+        period = 1000.0 / int(log.header.get("rate", "1000")) if log.format >= 4 else 1
+        shape = all(p["type"] == "sampled" and len(p["samples"]) == len(p["weights"]) and
+                    p["unit"] == ("milliseconds" if log.format >= 4 else "none") for p in profs) and \
+            (len(profs) == 1 or log.format >= 4)
+        for prof in profs:
+            for s, w in zip(prof["samples"], prof["weights"]):
+                if s:
+                    got[tuple((shared[i]["name"], shared[i].get("file"), shared[i].get("line"))
+                              for i in s)] += round(w / period)
     except (KeyError, IndexError, TypeError) as e:
         shape = False
         got = Counter({("bad speedscope file: %r" % e,): 1})
     ok(shape and got == want,
-       "speedscope: one sampled profile with the text's stacks (names and lines) and counts "
+       "speedscope: sampled profiles (one, or one per thread) with the text's stacks (names and lines) and counts "
        "(%d distinct stacks, %d in the text, total weight %d of %d)"
        % (len(got), len(want), sum(got.values()), sum(want.values())))
     return framed

@@ -393,7 +393,7 @@ static uint64_t gen_of(mdp_core *core, uintptr_t fn)
     return fi.gen;
 }
 
-static char *slurp(const char *path)
+static char *slurp_raw(const char *path)
 {
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
@@ -401,6 +401,37 @@ static char *slurp(const char *path)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     buf[n] = 0;
     fclose(f);
+    return buf;
+}
+
+/* The log with every stack record's thread and slice (format 4: "stack
+ * COUNT TID SLICE FRAMES") taken out, so that the tests of what a record's
+ * frames say read "stack COUNT FRAMES" whatever thread injected them and
+ * however long they ran (test_thread_and_slice checks the two). */
+static char *slurp(const char *path)
+{
+    char *buf = slurp_raw(path), *w = buf;
+    for (const char *r = buf; *r;) {
+        int line_start = r == buf || r[-1] == '\n';
+        *w++ = *r++;
+        if (line_start && !strncmp(r - 1, "stack ", 6)) {
+            /* copy "tack COUNT ", then skip two numbers */
+            memmove(w, r, 5);
+            w += 5, r += 5;
+            while (*r >= '0' && *r <= '9')
+                *w++ = *r++;
+            if (*r == ' ')
+                *w++ = *r++;
+            for (int k = 0; k < 2; k++) {
+                const char *q = r;
+                while (*q >= '0' && *q <= '9')
+                    q++;
+                if (q > r && *q == ' ')
+                    r = q + 1;
+            }
+        }
+    }
+    *w = 0;
     return buf;
 }
 
@@ -529,7 +560,7 @@ START_TEST(test_samples_to_log_across_an_unload)
 
     char *log = slurp(e.log);
     char want[1024];
-    ck_assert_msg(strncmp(log, "#mdprofile 3 runtime=test pid=", 30) == 0, "%s", log);
+    ck_assert_msg(strncmp(log, "#mdprofile 4 runtime=test pid=", 30) == 0, "%s", log);
     snprintf(want, sizeof want,
              "\nstack 3 %s:0x06000031{I4,STRING}@0x5 %s:0x06000037<I4>"
              "\tEverything.Outer+Generic+Leaf<System.Int32,System.String>::.ctor"
@@ -1060,7 +1091,7 @@ START_TEST(test_log_written_in_pieces)
     char want[256];
     snprintf(want, sizeof want, "\n#module %s Everything 1.2.3.4\nstack 3 %s:0x06000037\n", e.mvid,
              e.mvid);
-    ck_assert_msg(strncmp(first, "#mdprofile 3 ", 13) == 0 && strstr(first, want) &&
+    ck_assert_msg(strncmp(first, "#mdprofile 4 ", 13) == 0 && strstr(first, want) &&
                       !strstr(first, "#stats"),
                   "after the first write:\n%s", first);
     for (int i = 0; i < 2; i++)
@@ -1269,6 +1300,80 @@ START_TEST(test_cut_stack_ends_truncated)
     ck_assert_msg(strstr(log, "\ttruncated\n") && strstr(log, " frames=6 ") &&
                       strstr(log, " truncated=3 "),
                   "%s", log);
+    close_env(&e);
+}
+END_TEST
+
+/* A sample record says its thread and time slice (format 4): the slice
+ * from the time the handler stamped (a sample without one: the drain's
+ * time); #thread lines name the thread, by the runtime's name (given before
+ * the thread's slot existed, and renamed) and the kernel's. */
+START_TEST(test_thread_and_slice)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    load_everything(&e, core);
+    mdt_idmap_function_info make = {.module = MOD, .token = 0x06000037};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    mdp_code_region r2 = {0x20000, 0x80};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &r2, 1), 0);
+    uint64_t gen = gen_of(core, F_MAKE);
+    /* the runtime names its thread before it has a slot, then it starts */
+    mdp_ev_thread_name(core, 0x7777, "Worker A%");
+    e.slot->runtime_thread = 0x7777;
+    mdp_thread_named_start(core, e.slot);
+    ck_assert_str_eq(e.slot->name, "Worker A%");
+    uint64_t start = (uint64_t)core->start_mono.tv_sec * 1000000000u +
+                     (uint64_t)core->start_mono.tv_nsec;
+    mdp_ring *r = &e.slot->ring;
+    /* samples at 0.2 s (weight 2), 2.5 s (weight 3) and at 2.9 s (1) */
+    const uint64_t at[3] = {200, 2500, 2900}, w[3] = {2, 3, 1};
+    for (int i = 0; i < 3; i++) {
+        mdp_ring_put(r, 0, MDP_SAMPLE_HDR(1, MDP_SAMPLE_HAVE_TIME, w[i]));
+        mdp_ring_put(r, 1, start + at[i] * 1000000u);
+        mdp_ring_put(r, 2, 0x20004);
+        mdp_ring_put(r, 3, F_MAKE);
+        mdp_ring_put(r, 4, gen);
+        mdp_ring_publish(r, 5);
+    }
+    /* a time before the start (the coarse clock lags a tick): slice 0 */
+    mdp_ring_put(r, 0, MDP_SAMPLE_HDR(1, MDP_SAMPLE_HAVE_TIME, 1));
+    mdp_ring_put(r, 1, start - 3000000u);
+    mdp_ring_put(r, 2, 0x20004);
+    mdp_ring_put(r, 3, F_MAKE);
+    mdp_ring_put(r, 4, gen);
+    mdp_ring_publish(r, 5);
+    pthread_mutex_lock(&core->drain_lock);
+    mdp_drain_all(core);
+    pthread_mutex_unlock(&core->drain_lock);
+    ck_assert_int_eq(mdp_log_flush(core, NULL, 0), 0);
+    mdp_ev_thread_name(core, 0x7777, "Renamed");
+    ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
+    char *log = slurp_raw(e.log);
+    int tid = (int)syscall(SYS_gettid);
+    char want[256], comm[32] = "", path[64];
+    snprintf(want, sizeof want, "\nstack 3 %d 0 %s:0x06000037\n", tid, e.mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    snprintf(want, sizeof want, "\nstack 4 %d 2 %s:0x06000037\n", tid, e.mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    /* the first write names the thread (its kernel name read then), before
+     * its records; the rename comes in the next write */
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(comm, sizeof comm, f));
+    fclose(f);
+    comm[strcspn(comm, "\n")] = 0;
+    char enc[64];
+    mdp_pct_escape(enc, sizeof enc, comm, strlen(comm));
+    snprintf(want, sizeof want, "\n#thread %d managed=1 name=Worker%%20A%%25 os=%s\n", tid, enc);
+    const char *named = strstr(log, want), *rec = strstr(log, "\nstack ");
+    ck_assert_msg(named && rec && named < rec, "missing %s before the records in\n%s", want, log);
+    snprintf(want, sizeof want, "\n#thread %d managed=1 name=Renamed os=%s\n", tid, enc);
+    const char *renamed = strstr(log, want);
+    ck_assert_msg(renamed && renamed > rec, "missing %s after the records in\n%s", want, log);
+    ck_assert_msg(strstr(log, " slice=1000 "), "%s", log);
     close_env(&e);
 }
 END_TEST
@@ -1497,6 +1602,7 @@ Suite *suite(void)
     tcase_add_test(t, test_failed_write_is_undone_and_retried);
     tcase_add_test(t, test_elf_lines_follow_the_writes);
     tcase_add_test(t, test_cut_stack_ends_truncated);
+    tcase_add_test(t, test_thread_and_slice);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
     tcase_add_test(t, test_exec_ranges_of_a_module_image);

@@ -14,6 +14,7 @@
 //   Workload bench N            CPU-bound work of fixed size; prints its wall time
 //   Workload reflect OUT FRAMES DIR...  reflection's names of a log's frames (Resolve.cs)
 //   Workload gc|jit|memmove|exceptions OUT [MS]  CPU time in native code (Native.cs)
+//   Workload threads OUT [MS]   named and unnamed threads of known CPU time (Threads.cs)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -585,7 +586,7 @@ namespace Mdp.Work
         {
             if (args.Length < 2)
             {
-                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions ...");
+                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions|threads ...");
                 return 2;
             }
             string mode = args[0], output = args[1];
@@ -621,6 +622,9 @@ namespace Mdp.Work
                 case "memmove":
                 case "exceptions":
                     NativeWork.Run(mode, args.Length > 2 ? int.Parse(args[2]) : 2000);
+                    break;
+                case "threads":
+                    ThreadsWork.Run(args.Length > 2 ? int.Parse(args[2]) : 600);
                     break;
                 default:
                     Console.Error.WriteLine("unknown mode " + mode);

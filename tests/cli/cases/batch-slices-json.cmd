@@ -1,0 +1,2 @@
+# batch --json on a format-4 log: every stack record has "tid", "thread" (the name the #thread lines before it gave: name=, else os=; null when none) and "slice"; a rename is seen by the records after it; damaged #thread lines are skipped, damaged records (a slice of 19 digits or past 2^32, thread 0, no frames) are malformed lines with their number
+mdinspect batch --json -a data -a data/pdb < tests/cli/inputs/batch-slices.txt

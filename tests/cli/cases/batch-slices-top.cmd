@@ -1,0 +1,2 @@
+# batch --top on a format-4 log labels its columns "samples"; --thread keeps one thread, by its name (the name= or os= of the last #thread line before the record: 101 is Worker-A by its kernel name after its rename), kernel name or TID
+mdinspect batch --top 3 -a data -a data/pdb < tests/cli/inputs/batch-slices.txt; mdinspect batch --top 3 --thread Worker-A -a data -a data/pdb < tests/cli/inputs/batch-slices.txt
