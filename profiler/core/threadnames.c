@@ -91,6 +91,8 @@ void mdp_ev_thread_name(mdp_core *core, uintptr_t runtime_thread, const char *na
     pthread_mutex_unlock(&core->threads_lock);
 }
 
+static void comm_of(int tid, char *out, size_t cap);
+
 void mdp_thread_named_start(mdp_core *core, struct mdp_slot *t)
 {
     /* threads_lock held: a slot starts without names, or with the one the
@@ -102,6 +104,14 @@ void mdp_thread_named_start(mdp_core *core, struct mdp_slot *t)
             copy_name(t->name, sizeof t->name, name);
             free(name);
         }
+    }
+    /* Announced now, not only at the next write's scan: a thread that
+     * burns its share and exits between two writes (the drain waits up to
+     * MDP_DRAIN_MAX_MS when idle) would leave records no line names. The
+     * scan announces it again if its kernel name changes later. */
+    if (core->cfg.mode == MDP_MODE_SAMPLE) {
+        comm_of(atomic_load(&t->tid), t->os_name, sizeof t->os_name);
+        announce(core, t);
     }
 }
 
