@@ -277,9 +277,10 @@ int mdi_batch_main(int argc, char **argv)
                         "outputs only\n");
         goto usage;
     }
-    if (ro.filter.on && fmt != MDB_TOP && fmt != MDB_FOLDED && fmt != MDB_SPEEDSCOPE) {
+    if (ro.filter.on && fmt != MDB_TOP && fmt != MDB_FOLDED && fmt != MDB_SPEEDSCOPE &&
+        fmt != MDB_PPROF) {
         fprintf(stderr, MDB_PROGNAME " batch: --thread, --from and --to choose the records of "
-                        "--top, --folded and --speedscope\n");
+                        "--top, --folded, --speedscope and --pprof\n");
         goto usage;
     }
     if (ro.filter.has_from && ro.filter.has_to && ro.filter.to <= ro.filter.from) {

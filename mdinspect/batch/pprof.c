@@ -129,6 +129,9 @@ struct loc {   /* also its key */
 
 struct sample {
     const mdb_proc *proc;
+    bool threaded;        /* a format-4 record's: tid and slice labels */
+    uint32_t slice;
+    uint64_t tid;
     uint32_t mode;
     uint32_t n;
     int64_t v[MAX_TYPES];
@@ -139,12 +142,13 @@ struct sample {
 struct sample_key {
     uint32_t mode;
     uint32_t proc;    /* the process's index: the "pid" label */
-    /* Records of a thread and a time slice (issue 27, format 4) add them
-     * here, so that a sample is one stack of one thread in one slice: the
-     * record's tid and slice, copied from mdb_record; write_all() then
-     * labels the sample "tid" (num), "thread" (str: its name, when the log
-     * named the thread) and "slice" (num, num_unit "milliseconds": the
-     * slice's start since the process's). */
+    /* Records of a thread and a time slice (format 4): a sample is one
+     * stack of one thread in one slice; write_all() labels it "tid" (num),
+     * "thread" (str: its name, when the log named the thread) and "slice"
+     * (num, num_unit "milliseconds": the slice's start since the
+     * process's). 0 for records without. */
+    uint32_t threaded, slice;
+    uint64_t tid;
     uint32_t locs[MDB_MAX_FRAMES]; /* location ids (fewer than 2^32: each is an
                                       entry of an array in memory) */
 };
@@ -168,6 +172,7 @@ struct mdb_pprof {
     bool rates_differ;        /* ... unless they differ */
     bool rate_unknown;        /* a sample log without rate= */
     const mdb_proc *first;    /* the first process with records */
+    mdb_logctx *logs;         /* the threads' names (#thread lines) */
 };
 
 /* Grow an array of `size`-byte items to hold one more. */
@@ -427,6 +432,12 @@ bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb
     memset(&k, 0, sizeof k);
     k.mode = (uint32_t)mode;
     k.proc = proc->index;
+    if (rec->kind == MDB_STACK && rec->threaded) {
+        k.threaded = 1;
+        k.tid = rec->tid;
+        k.slice = rec->slice > UINT32_MAX ? UINT32_MAX : (uint32_t)rec->slice;
+    }
+    p->logs = lc;
     if (!frame_fields(rec, field, flen))
         field[0] = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -462,6 +473,9 @@ bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb
             return false;
         memset(s->v, 0, sizeof s->v);
         s->proc = proc;
+        s->threaded = k.threaded != 0;
+        s->tid = k.tid;
+        s->slice = k.slice;
         s->mode = (uint32_t)mode;
         s->n = (uint32_t)n;
         s->locs = (const uint32_t *)(const void *)(sl->key + offsetof(struct sample_key, locs));
@@ -589,7 +603,7 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
 {
     Perftools__Profiles__Profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
     struct columns c;
-    int64_t pid_key = 0, comment = 0;
+    int64_t pid_key = 0, tid_key = 0, thread_key = 0, slice_key = 0, ms = 0, comment = 0;
     unsigned first_mode = 0;
     columns(p, &c);
     while (first_mode < NMODES - 1 && !p->seen[first_mode] && p->first)
@@ -611,7 +625,9 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
     perftools__profiles__value_type__init(&vt[c.n]);
     if (!str(p, modes[first_mode].period_type, &vt[c.n].type) ||
         !str(p, modes[first_mode].period_unit, &vt[c.n].unit) ||
-        !str(p, modes[first_mode].preferred, &m.default_sample_type) || !str(p, "pid", &pid_key))
+        !str(p, modes[first_mode].preferred, &m.default_sample_type) || !str(p, "pid", &pid_key) ||
+        !str(p, "tid", &tid_key) || !str(p, "thread", &thread_key) || !str(p, "slice", &slice_key) ||
+        !str(p, "milliseconds", &ms))
         return false;
     m.period_type = &vt[c.n];
     if (modes[first_mode].values == cpu_values)
@@ -637,8 +653,8 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
         Perftools__Profiles__Profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
         Perftools__Profiles__Sample *sm = talloc_array(t, Perftools__Profiles__Sample, n);
         Perftools__Profiles__Sample **smp = talloc_array(t, Perftools__Profiles__Sample *, n);
-        Perftools__Profiles__Label *lb = talloc_array(t, Perftools__Profiles__Label, n);
-        Perftools__Profiles__Label **lbp = talloc_array(t, Perftools__Profiles__Label *, n);
+        Perftools__Profiles__Label *lb = talloc_array(t, Perftools__Profiles__Label, n * 4);
+        Perftools__Profiles__Label **lbp = talloc_array(t, Perftools__Profiles__Label *, n * 4);
         int64_t *vals = talloc_array(t, int64_t, n * (c.n ? c.n : 1));
         uint64_t *ids;
         size_t nids = 0;
@@ -662,16 +678,42 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
             memset(sm[j].value, 0, c.n * sizeof *vals);
             for (unsigned k = 0; k < modes[s->mode].ntypes; k++)
                 sm[j].value[c.col[s->mode][k]] = s->v[k];
-            /* labels: the process (per-thread records: tid, thread, slice;
-             * see struct sample_key) */
+            /* labels: the process; a format-4 record's thread and slice */
+            Perftools__Profiles__Label *l = lb + 4 * j, **lp = lbp + 4 * j;
+            size_t nl = 0;
             if (s->proc->has_pid && s->proc->pid <= INT64_MAX) {
-                perftools__profiles__label__init(&lb[j]);
-                lb[j].key = pid_key;
-                lb[j].num = (int64_t)s->proc->pid;
-                lbp[j] = &lb[j];
-                sm[j].n_label = 1;
-                sm[j].label = &lbp[j];
+                perftools__profiles__label__init(&l[nl]);
+                l[nl].key = pid_key;
+                l[nl].num = (int64_t)s->proc->pid;
+                nl++;
             }
+            if (s->threaded) {
+                mdb_thread_name tn;
+                perftools__profiles__label__init(&l[nl]);
+                l[nl].key = tid_key;
+                l[nl].num = s->tid > INT64_MAX ? INT64_MAX : (int64_t)s->tid;
+                nl++;
+                /* the thread's last name in the log: a label per sample
+                 * would otherwise split one thread by its renames */
+                if (mdb_logctx_thread(p->logs, s->proc, s->tid, UINT64_MAX, &tn) && tn.name) {
+                    perftools__profiles__label__init(&l[nl]);
+                    l[nl].key = thread_key;
+                    if (!mdb_pprof_string(p, tn.name, tn.name_len, &l[nl].str)) {
+                        talloc_free(t);
+                        return false;
+                    }
+                    nl++;
+                }
+                perftools__profiles__label__init(&l[nl]);
+                l[nl].key = slice_key;
+                l[nl].num = (int64_t)s->slice * (int64_t)(s->proc->slice_ms ? s->proc->slice_ms : 1000);
+                l[nl].num_unit = ms;
+                nl++;
+            }
+            for (size_t q = 0; q < nl; q++)
+                lp[q] = &l[q];
+            sm[j].n_label = nl;
+            sm[j].label = nl ? lp : NULL;
             smp[j] = &sm[j];
         }
         part.n_sample = n;

@@ -92,20 +92,24 @@ for i in range(1, n + 1):
     want = {}
     section = None
     for line in read(b + ".top").split("\n"):
-        if line.startswith("by exclusive"):
-            section = True
-        elif line.startswith("by inclusive"):
+        # sample and calls logs: a table by exclusive counts (exclusive,
+        # inclusive); alloc logs: a table by objects (objects, bytes), where
+        # a type, the leaf, has its objects as both
+        if line.startswith("by exclusive") or line.startswith("by objects"):
+            section = line.split()[1]
+        elif line.startswith("by inclusive") or line.startswith("by bytes"):
             break
         m = BATCH.match(line) if section else None
         if m:
-            want[m.group(3)] = (int(m.group(1)), int(m.group(2)))
+            excl = int(m.group(1))
+            want[m.group(3)] = (excl, excl if section == "objects" else int(m.group(2)))
     got = {}
     for line in read(b + ".gotop").split("\n"):
         m = GO.match(line)
         if m:
             got[m.group(3)] = (int(m.group(1)), int(m.group(2)))
     total = re.search(r"of (\d+) total", read(b + ".gotop"))
-    btotal = re.search(r"total count (\d+)", read(b + ".top"))
+    btotal = re.search(r"total (?:count )?(\d+)", read(b + ".top"))
     check(read(b + ".gotop.rc").strip() == "0" and got == want and want and total and btotal and
           total.group(1) == btotal.group(1),
           "%s: go tool pprof -top gives every method batch --top's exclusive and inclusive "

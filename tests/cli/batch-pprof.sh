@@ -18,7 +18,9 @@
 #    time from the header, the duration from #stats; a "pid" label per
 #    process, its samples that process's (--pid N --folded);
 #  - a managed frame's mapping has its MVID as build-id, a native frame's
-#    its ELF file's name and build-id and its offset as the address.
+#    its ELF file's name and build-id and its offset as the address;
+#  - a format-4 log's samples carry tid, thread and slice labels, and
+#    --thread keeps one thread.
 # Prints one line per check and "N passed, M failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -84,7 +86,7 @@ for in in $inputs; do
     done
 done
 
-python3 - "$tmp" "$n" "$prog" <<'PY'
+python3 - "$tmp" "$n" "$prog" "$reader" <<'PY'
 import json, re, subprocess, sys
 from collections import Counter
 tmp, n, prog = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -252,6 +254,39 @@ for i in range(1, n + 1):
                 bad.append(f)
     check(not bad, "%s: mappings: MVID as build-id, a native frame's file, build-id and offset%s"
           % (label, ": %r" % bad[:2] if bad else ""))
+
+# format 4: every sample of a thread's record is labelled with its tid, the
+# thread's last name in the log and its slice's start in milliseconds, and
+# counts sum per (tid, slice) to the log's; --thread keeps one thread
+def slices_of(args):
+    r = subprocess.run([prog, "batch", "--no-progress", "--pprof", "-a", "data", "-a", "data/pdb"]
+                       + args, stdin=open("tests/cli/inputs/batch-slices.txt", "rb"),
+                       capture_output=True)
+    d = subprocess.run([sys.argv[4], "/dev/stdin"],
+                       input=r.stdout, capture_output=True)
+    return json.loads(d.stdout) if d.returncode == 0 else None
+want = Counter()
+for line in read("tests/cli/inputs/batch-slices.txt").split("\n"):
+    f = line.split(" ")
+    if (f[0] == "stack" and len(f) > 4 and f[2].isdigit() and int(f[2]) >= 1 and f[3].isdigit()
+            and int(f[3]) < 2**32):
+        want[(int(f[2]), int(f[3]) * 1000)] += int(f[1])
+prof = slices_of([])
+got, names, unlabelled = Counter(), {}, 0
+for smp in (prof or {}).get("samples", []):
+    lb = smp.get("labels", {})
+    if "tid" not in lb or "slice" not in lb:
+        unlabelled += 1
+        continue
+    got[(lb["tid"], lb["slice"])] += count_of(prof, smp)
+    names.setdefault(lb["tid"], set()).add(lb.get("thread"))
+check(prof is not None and got == want and not unlabelled,
+      "format 4: samples per (tid, slice ms) are the log's (%d keys; unlabelled %d)" % (len(want), unlabelled))
+check(names.get(101) == {"Renamed"} and names.get(102) == {"dotnet"} and names.get(103) == {None},
+      "format 4: the thread label is the thread's last name (name=, else os=), none without a line: %r" % names)
+one = slices_of(["--thread", "Worker-A"])
+tids = {smp.get("labels", {}).get("tid") for smp in (one or {}).get("samples", [])}
+check(one is not None and tids == {101}, "--pprof --thread Worker-A keeps tid 101 alone: %r" % tids)
 
 # a function's start_line: where batch puts the method without an IL offset
 # (its first sequence point) when that is in the function's file, else 0

@@ -1,2 +1,2 @@
-# batch: --thread, --from and --to go with --top, --folded and --speedscope only; --from and --to want seconds >= 0, --to after --from; an empty --thread is refused
+# batch: --thread, --from and --to go with --top, --folded, --speedscope and --pprof only; --from and --to want seconds >= 0, --to after --from; an empty --thread is refused
 mdinspect batch --thread 1 < /dev/null; mdinspect batch --json --from 1 < /dev/null; mdinspect batch --top 1 --from x < /dev/null; mdinspect batch --top 1 --from -1 < /dev/null; mdinspect batch --top 1 --from 2 --to 1 < /dev/null; mdinspect batch --top 1 --thread "" < /dev/null
