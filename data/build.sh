@@ -111,7 +111,7 @@ if command -v node >/dev/null 2>&1; then
 fi
 
 OUTPUTS="sample/Hello.exe Everything.dll Sigs.dll Shell.dll MultiPart.netmodule MultiMain.dll MultiIL.dll
-resources/Res.dll
+resources/Res.dll resources/Res.Strings.resources
 fwd/Final.dll fwd/Real.dll fwd/v1/Lib.dll fwd/v2/Lib.dll fwd/Client.exe raw/Everything.md
 webcil/Hello.v0.webcil webcil/Hello.v1.webcil webcil/Hello.wasm webcil/Hello.v1.wasm"
 

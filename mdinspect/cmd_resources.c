@@ -4,7 +4,9 @@
  * assembly, another assembly) and its size; `resources NAME` one of them
  * with, for a resource set in the System.Resources format
  * (mdt_resources_parse), its entries by name and type; `resources -x NAME
- * DIR` and `resources -x -a DIR` write embedded resources into DIR.
+ * DIR` and `resources -x -a DIR` write embedded resources into DIR;
+ * `resources -f FILE` the entries of a standalone .resources file (no
+ * module needed), read through mdt_file_read(3) with a bound.
  *
  * Names come from the image and are untrusted: a name is written only as
  * one file name directly inside DIR (no '/', '\', control characters, not
@@ -23,12 +25,17 @@
 
 #include <talloc.h>
 
+#include <mdtools/file.h>
 #include <mdtools/mdtools.h>
 #include <mdtools/resources.h>
 
 #include "cmd.h"
 
-enum { A_NAME, A_DIR, A_EXTRACT, A_ALL, A_FORCE };
+enum { A_NAME, A_DIR, A_EXTRACT, A_ALL, A_FORCE, A_FILE };
+
+/* A standalone .resources file read whole: resgen's output is kilobytes to
+ * a few megabytes; a bound keeps a huge path from taking the memory. */
+#define RESFILE_MAX ((size_t)256 << 20)
 
 static const char *visibility(uint32_t flags)
 {
@@ -132,18 +139,28 @@ static uint32_t find(const mdt_image *img, const char *name)
     return 0;
 }
 
+static int set_entries(mdi_state *st, const uint8_t *data, size_t len, const char *name);
+
 /* The entries of a resource set. 0, or 1 when it does not parse. */
 static int entries(mdi_state *st, const mdt_image *img, uint32_t rid, const char *name)
 {
     mdi_printer *p = st->out;
     const uint8_t *data;
     size_t len;
-    mdt_resource_set *set;
     char msg[512];
     if (mdt_manifest_resource_data(&data, &len, img, rid) != 0) {
         mdi_error(p, "resource_set", "resource set", mdi_errmsg_here(msg, sizeof msg));
         return 1;
     }
+    return set_entries(st, data, len, name);
+}
+
+/* The entries of the resource set in data (name: for errors). */
+static int set_entries(mdi_state *st, const uint8_t *data, size_t len, const char *name)
+{
+    mdi_printer *p = st->out;
+    mdt_resource_set *set;
+    char msg[512];
     if (!mdt_resources_is(data, len)) {
         mdi_none(p, "resource_set", "resource set", "no (not in the System.Resources format)");
         return 0;
@@ -203,6 +220,33 @@ static int show(mdi_state *st, const mdt_image *img, const char *name)
     mdi_record_end(p);
     if (bad)
         return mdi_fail(st, "%s: resource '%s' could not be read", mdi_image_path(st), name);
+    return MDI_OK;
+}
+
+/* resources -f FILE: a standalone .resources file. */
+static int show_file(mdi_state *st, const char *path)
+{
+    mdi_printer *p = st->out;
+    char *data, msg[512];
+    size_t len;
+    int bad;
+    void *mem = talloc_new(NULL);
+    if (mdt_file_read(mem, &data, &len, path, RESFILE_MAX) != 0) {
+        talloc_free(mem);
+        return mdi_fail(st, "%s", mdt_errmsg(msg, sizeof msg));
+    }
+    if (!mdt_resources_is((const uint8_t *)data, len)) {
+        talloc_free(mem);
+        return mdi_fail(st, "%s: not a resource set (no System.Resources magic number)", path);
+    }
+    mdi_record_begin(p);
+    mdi_str(p, "file", "file", path);
+    mdi_uint(p, "size", "size", len);
+    bad = set_entries(st, (const uint8_t *)data, len, path);
+    mdi_record_end(p);
+    talloc_free(mem);
+    if (bad)
+        return mdi_fail(st, "%s: the resource set could not be read", path);
     return MDI_OK;
 }
 
@@ -364,6 +408,13 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     const mdi_arg *name = mdi_arg_of(argc, argv, A_NAME), *dir = mdi_arg_of(argc, argv, A_DIR);
     bool x = mdi_arg_of(argc, argv, A_EXTRACT) != NULL, all = mdi_arg_of(argc, argv, A_ALL);
     bool force = mdi_arg_of(argc, argv, A_FORCE) != NULL;
+    if (mdi_arg_of(argc, argv, A_FILE)) {
+        if (x || all || force || dir || !name)
+            return mdi_fail(st, "resources: -f takes one FILE (resources -f FILE.resources)");
+        return show_file(st, name->text);
+    }
+    if (!img)
+        return mdi_fail(st, "no module is open (use 'open PATH', or resources -f FILE)");
     if (!x) {
         if (all || force || dir)
             return mdi_fail(st, "resources: -a, --force and DIR go with -x (--extract)");
@@ -412,8 +463,10 @@ const mdi_cmd mdi_cmd_resources = {
              MDI_FLAG_ALL("with -x: every embedded resource"),
              {.name = "--force", .kind = MDI_ARG_FLAG,
               .about = "with -x: replace files that exist (regular files only)"},
+             {.name = "-f", .alias = "--file", .kind = MDI_ARG_FLAG,
+              .about = "NAME is a standalone .resources file: its entries"},
              {0}},
-    .flags = MDI_CMD_IMAGE,
+    .flags = 0,
     .summary = "manifest resources: list, show a resource set's entries, extract",
     .help = "Lists the ManifestResource rows of the current module: token,\n"
             "visibility (public or private), where the resource lives (embedded in\n"
@@ -434,8 +487,12 @@ const mdi_cmd mdi_cmd_resources = {
             "refused, and nothing is written outside DIR or through a symbolic link.\n"
             "A file that exists is kept unless --force is given (then a regular\n"
             "file is replaced; anything else is left alone).\n"
+            "\n"
+            "-f FILE shows the entries of a standalone .resources file (resgen's\n"
+            "output, or one written by -x); no module needs to be open.\n"
             "  resources\n"
             "  resources Everything.greeting.txt\n"
-            "  resources -x -a /tmp/out\n",
+            "  resources -x -a /tmp/out\n"
+            "  resources -f Res.Strings.resources\n",
     .run = run,
 };

@@ -1,0 +1,2 @@
+# resources -f FILE: a standalone .resources file's entries without an open module (text and JSON); what is not one: an image, a folder, a device, a path that is not there; resources without -f and no module
+mdinspect -c 'resources -f data/resources/Res.Strings.resources'; mdinspect -j -c 'resources --file data/resources/Res.Strings.resources'; mdinspect -c 'resources -f data/resources/Res.dll; resources -f data/resources; resources -f /dev/null; resources -f data/resources/nope.resources; resources'
