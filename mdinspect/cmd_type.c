@@ -451,8 +451,12 @@ const mdi_cmd mdi_cmd_type = {
             "or the name as the commands print it: `List<T>`, `List<>`,\n"
             "`Dictionary<TKey,TValue>`, `Dictionary<,>`; the arity suffix may be\n"
             "left out when that leaves one type (`System.Collections.Generic.List`),\n"
-            "and the namespace too (`Dictionary`); case is ignored as a last\n"
-            "resort. A TypeDef, TypeRef or TypeSpec token of the current module\n"
+            "and the namespace too (`Dictionary`); case is ignored next. C#'s\n"
+            "forms work too: `int`, `string` and the other keywords,\n"
+            "`Dictionary<TKey,TValue>.Enumerator` ('.' for '+'), and last a nested\n"
+            "type by its innermost names alone (`KeyCollection`: every enclosing\n"
+            "type's is listed when several have one). A TypeDef, TypeRef or\n"
+            "TypeSpec token of the current module\n"
             "will do too: a TypeRef shows where it resolves and, when an open\n"
             "module defines it, the definition in full.\n",
     .run = run,

@@ -218,16 +218,82 @@ struct wanted {
     int nparams;
 };
 
+/* C#'s keywords for the built-in types, as a user of the language types
+ * them (`type int`). */
+static const char *const cs_alias[][2] = {
+    {"bool", "System.Boolean"}, {"byte", "System.Byte"},     {"sbyte", "System.SByte"},
+    {"char", "System.Char"},    {"short", "System.Int16"},   {"ushort", "System.UInt16"},
+    {"int", "System.Int32"},    {"uint", "System.UInt32"},   {"long", "System.Int64"},
+    {"ulong", "System.UInt64"}, {"float", "System.Single"},  {"double", "System.Double"},
+    {"decimal", "System.Decimal"}, {"string", "System.String"}, {"object", "System.Object"},
+    {"nint", "System.IntPtr"},  {"nuint", "System.UIntPtr"}, {"void", "System.Void"},
+};
+
+/* C#'s form of a nested type, `Dictionary<TKey,TValue>.Enumerator`: a '.'
+ * after a closing '>' (outside any list) joins nested names as '+' does,
+ * and the parameter lists of the enclosing types are counted and dropped,
+ * so the name reads `Dictionary+Enumerator` with its lists' total. A name
+ * without such a '.' is returned as it was. */
+static char *cs_nested(void *mem, const char *text, int *nparams_inner)
+{
+    size_t len = strlen(text), o = 0;
+    int depth = 0, outer = 0, n = 0;
+    bool joined = false;
+    char *out = talloc_array(mem, char, len + 1);
+    *nparams_inner = 0;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '<' && depth++ == 0)
+            n = 1;
+        if (depth == 0 && c == '.' && i > 0 && text[i - 1] == '>') {
+            /* the list just closed belonged to an enclosing type */
+            size_t lt = o;
+            int d = 0;
+            while (lt > 0) {
+                lt--;
+                if (out[lt] == '>')
+                    d++;
+                else if (out[lt] == '<' && --d == 0)
+                    break;
+            }
+            o = lt;
+            outer += n;
+            out[o++] = '+';
+            joined = true;
+            continue;
+        }
+        if (depth == 1 && c == ',')
+            n++;
+        if (c == '>' && depth > 0)
+            depth--;
+        out[o++] = c;
+    }
+    out[o] = '\0';
+    *nparams_inner = outer;
+    return joined ? out : talloc_strdup(mem, text);
+}
+
 static void wanted_init(void *mem, struct wanted *w, const char *text)
 {
-    const char *lt = strchr(text, '<');
-    size_t len = strlen(text);
+    const char *lt;
+    size_t len;
+    int outer = 0;
+    for (size_t i = 0; i < sizeof cs_alias / sizeof cs_alias[0]; i++)
+        if (strcmp(text, cs_alias[i][0]) == 0)
+            text = cs_alias[i][1];
+    text = cs_nested(mem, text, &outer);
+    if (!text)
+        text = "";
+    lt = strchr(text, '<');
+    len = strlen(text);
     w->text = text;
     w->exact = talloc_strdup(mem, text);
     for (char *c = w->exact; c && *c; c++)
         if (*c == '/')
             *c = '+';
-    w->nparams = -1;
+    w->nparams = outer ? outer : -1;
     if (lt && len > 1 && text[len - 1] == '>') {
         int depth = 0, n = 1;
         for (const char *c = lt; *c; c++) {
@@ -239,7 +305,7 @@ static void wanted_init(void *mem, struct wanted *w, const char *text)
                 n++;
         }
         if (depth == 0) {
-            w->nparams = n;
+            w->nparams = n + outer;
             len = (size_t)(lt - text);
         }
     }
@@ -300,15 +366,36 @@ static bool type_hit(mdi_module *m, const mdi_typeent *t, const struct wanted *w
         hit = strcmp(shortname, w->bare) == 0 &&
               (w->nparams < 0 || key_arity(t->key, t->keylen) == w->nparams);
         break;
-    default: /* any case, with or without the namespace */
+    case 5: /* any case, with or without the namespace */
         hit = (strcasecmp(k, w->bare) == 0 || strcasecmp(shortname, w->bare) == 0) &&
               (w->nparams < 0 || key_arity(t->key, t->keylen) == w->nparams);
         break;
+    default: { /* a nested type by its innermost names (`KeyCollection`,
+                * `Generic<T>.Leaf<U>`), or in C#'s form with '.' for '+'
+                * (`Middle.Inner`, `Everything.Outer.Middle`) */
+        char *b = talloc_strdup(tmp, w->bare), *kk = talloc_strdup(tmp, k);
+        if (!b || !kk)
+            break;
+        for (char *c = b; *c; c++)
+            if (*c == '.')
+                *c = '+';
+        for (char *c = kk; *c; c++)
+            if (*c == '.')
+                *c = '+';
+        size_t sl = strlen(shortname), bl = strlen(b);
+        bool inner = sl > bl && shortname[sl - bl - 1] == '+' &&
+                     strcmp(shortname + sl - bl, b) == 0;
+        bool whole = strchr(shortname, '+') && (strcmp(shortname, b) == 0 ||
+                                                 strcmp(kk, b) == 0);
+        hit = (inner || whole) &&
+              (w->nparams < 0 || key_arity(t->key, t->keylen) == w->nparams);
+        break;
+    }
     }
     return hit;
 }
 
-#define NPASSES 6
+#define NPASSES 7
 
 uint32_t *mdi_types_named(void *mem, mdi_module *m, const char *name, size_t *n)
 {

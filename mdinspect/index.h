@@ -58,7 +58,13 @@ size_t mdi_key_simple(const mdi_typeent *t);
  *   3. the metadata name without the namespace (`Action`, ``Action`1``);
  *   4. without the namespace, as printed or without arity suffixes
  *      (`Dictionary<,>`, `Dictionary`, `List+Enumerator`);
- *   5. any of these in any case. */
+ *   5. any of these in any case;
+ *   6. a nested type by its innermost names alone (`KeyCollection`:
+ *      every enclosing type's, listed when several), '.' read as '+'
+ *      (`Middle.Inner`, `Ns.Outer.Middle`: C#'s form).
+ * A C# keyword names its type (`int`: System.Int32), and C#'s form of a
+ * nested type reads as the printed one (`Dictionary<TKey,TValue>.Enumerator`
+ * as `Dictionary+Enumerator` with two parameters). */
 uint32_t *mdi_types_named(void *mem, mdi_module *m, const char *name, size_t *n);
 
 /* The same over every open module, rule by rule (an exact name in one

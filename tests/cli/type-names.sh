@@ -1,0 +1,41 @@
+#!/bin/sh
+# Type names as a C# user types them (issue 26): `type int` (C#'s keywords
+# for the built-in types), `Dictionary<TKey,TValue>.Enumerator` and
+# `List<T>.Enumerator` (C#'s form of a nested type of a generic one), and
+# `KeyCollection` (a nested type by its own name: several enclosing types
+# have one, so they are listed), on Mono's mscorlib, which defines them.
+# The fixtures' nested types are in the golden case type-csharp.
+# Prints one line per check and "N passed, M failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+build=${MDT_BUILDDIR:-$top/build}
+prog=${MDINSPECT:-$build/mdinspect/mdinspect}
+corlib=/usr/lib/mono/4.5/mscorlib.dll
+[ -x "$prog" ] || { echo "type-names.sh: $prog is not built" >&2; exit 99; }
+[ -r "$corlib" ] || { echo "type-names.sh: $corlib is not there (Debian mono-devel)" >&2; exit 77; }
+passed=0 failed=0
+check() { # check WHAT TYPE-ARG EXPECTED-TEXT
+    out=$("$prog" -c "type '$2'" "$corlib" 2>&1)
+    if printf '%s\n' "$out" | grep -qF -- "$3"; then
+        echo "PASS $1"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $1: type '$2' did not print \"$3\""
+        printf '%s\n' "$out" | head -3 | sed 's/^/    | /'
+        failed=$((failed + 1))
+    fi
+}
+check "int is System.Int32" int "name:               System.Int32"
+check "string is System.String" string "System.String"
+check "C#'s nested form of a generic type's Enumerator" 'Dictionary<TKey,TValue>.Enumerator' \
+    "System.Collections.Generic.Dictionary+Enumerator<TKey,TValue>"
+check "List<T>.Enumerator" 'List<T>.Enumerator' "System.Collections.Generic.List+Enumerator<T>"
+check "KeyCollection lists every enclosing type's" KeyCollection \
+    "ambiguous type 'KeyCollection': #1 mscorlib.dll"
+check "KeyCollection's candidates include Dictionary's" KeyCollection \
+    "System.Collections.Generic.Dictionary+KeyCollection<TKey,TValue>"
+check "KeyCollection's candidates include Hashtable's" KeyCollection \
+    "System.Collections.Hashtable+KeyCollection"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
