@@ -8,11 +8,14 @@
  * bodies (II.15, the body printer of cmd_il.c), properties (II.17), events
  * (II.18), custom attributes as blobs (II.21), marshalling descriptors
  * (II.23.4, mdt_marshal_text), P/Invoke flags (II.23.1.8), declarative
- * security as its blob (II.22.11) and field RVA data (II.16.3). Every name
- * is written in the IL style, which quotes what is no ILAsm identifier.
+ * security as its blob (II.22.11), field RVA data (II.16.3), and the
+ * manifest: other files, exported and forwarded types, resources in a
+ * file or another assembly (II.6.2). Every name is written in the IL
+ * style, which quotes what is no ILAsm identifier.
  *
- * Left out, and said in a comment at the top of the output: manifest
- * resources, files and exported types, vtable fixups. tests/il/roundtrip.sh assembles the
+ * Left out, and said in a comment at the top of the output: embedded
+ * manifest resources (ILAsm reads their bytes from a file of the
+ * resource's name; each is named in a comment) and vtable fixups. tests/il/roundtrip.sh assembles the
  * output and compares the rebuilt module with the original. */
 #include "config.h"
 
@@ -984,6 +987,138 @@ static void put_class(struct out *o, uint32_t rid, unsigned d)
     fputs("}\n", o->f);
 }
 
+/* The name of an Implementation (II.24.2.6: File, AssemblyRef or
+ * ExportedType) as the directive ILAsm takes inside .class extern and
+ * .mresource; 0 when it names nothing readable. */
+static int put_implementation(struct out *o, uint32_t impl, unsigned d)
+{
+    mdt_row r;
+    const char *name, *ns;
+    unsigned t = MDT_TOKEN_TABLE(impl);
+    if (!MDT_TOKEN_RID(impl) || mdt_row_get(&r, o->img, t, MDT_TOKEN_RID(impl)))
+        return 0;
+    ind(o, d);
+    if (t == MDT_TABLE_File && mdt_row_string(&name, NULL, &r, MDT_COL_File_Name) == 0) {
+        fputs(".file ", o->f);
+        put_id(o, name);
+    } else if (t == MDT_TABLE_AssemblyRef &&
+               mdt_row_string(&name, NULL, &r, MDT_COL_AssemblyRef_Name) == 0) {
+        fputs(".assembly extern ", o->f);
+        put_id(o, name);
+    } else if (t == MDT_TABLE_ExportedType &&
+               mdt_row_string(&name, NULL, &r, MDT_COL_ExportedType_TypeName) == 0 &&
+               mdt_row_string(&ns, NULL, &r, MDT_COL_ExportedType_TypeNamespace) == 0) {
+        fputs(".class extern ", o->f);
+        if (ns[0]) {
+            put_id(o, ns);
+            fputc('.', o->f);
+        }
+        put_id(o, name);
+    } else {
+        put_error(o, "implementation");
+    }
+    return 1;
+}
+
+/* The manifest past the assembly (II.6.2): the other files of the
+ * assembly (.file, with their hashes), the types they export and the
+ * ones forwarded elsewhere (.class extern), and the manifest resources
+ * kept in a file or another assembly (.mresource). A resource embedded
+ * in this image is named in a comment: ILAsm takes its bytes from a file
+ * of that name, which this text does not carry. */
+static void put_manifest(struct out *o)
+{
+    uint32_t n = mdt_table_rows_present(o->img, MDT_TABLE_File);
+    for (uint32_t rid = 1; rid <= n; rid++) {
+        mdt_row r;
+        const char *name;
+        const uint8_t *hash;
+        uint32_t hlen;
+        if (mdt_row_get(&r, o->img, MDT_TABLE_File, rid) ||
+            mdt_row_string(&name, NULL, &r, MDT_COL_File_Name) ||
+            mdt_row_blob(&hash, &hlen, &r, MDT_COL_File_HashValue)) {
+            put_error(o, "file");
+            fputc('\n', o->f);
+            continue;
+        }
+        fputs(mdt_row_raw(&r, MDT_COL_File_Flags) & 1 ? ".file nometadata " : ".file ", o->f);
+        put_id(o, name);
+        if (hlen) {
+            fputs(" .hash = ", o->f);
+            put_bytes(o, hash, hlen, 0);
+        }
+        fputc('\n', o->f);
+        put_customs(o, MDT_TOKEN(MDT_TABLE_File, rid), 0);
+    }
+    mdt_clear_error();
+    n = mdt_table_rows_present(o->img, MDT_TABLE_ExportedType);
+    for (uint32_t rid = 1; rid <= n; rid++) {
+        mdt_row r;
+        const char *name, *ns;
+        uint32_t impl;
+        if (mdt_row_get(&r, o->img, MDT_TABLE_ExportedType, rid) ||
+            mdt_row_string(&name, NULL, &r, MDT_COL_ExportedType_TypeName) ||
+            mdt_row_string(&ns, NULL, &r, MDT_COL_ExportedType_TypeNamespace) ||
+            mdt_row_token(&impl, &r, MDT_COL_ExportedType_Implementation)) {
+            put_error(o, "exported type");
+            fputc('\n', o->f);
+            continue;
+        }
+        uint32_t fl = (uint32_t)mdt_row_raw(&r, MDT_COL_ExportedType_Flags);
+        bool nested = MDT_TOKEN_TABLE(impl) == MDT_TABLE_ExportedType;
+        fputs(".class extern ", o->f);
+        if (fl & 0x200000)
+            fputs("forwarder ", o->f);
+        else if ((fl & 7) || !nested)
+            fprintf(o->f, "%s ", (fl & 7) ? type_vis[fl & 7] : "private");
+        if (ns[0] && !nested) {
+            put_id(o, ns);
+            fputc('.', o->f);
+        }
+        put_id(o, name);
+        fputs("\n{\n", o->f);
+        if (put_implementation(o, impl, 1))
+            fputc('\n', o->f);
+        uint32_t hint = (uint32_t)mdt_row_raw(&r, MDT_COL_ExportedType_TypeDefId);
+        if (hint)
+            fprintf(o->f, "  .class 0x%08" PRIx32 "\n", hint);
+        put_customs(o, MDT_TOKEN(MDT_TABLE_ExportedType, rid), 1);
+        fputs("}\n", o->f);
+    }
+    mdt_clear_error();
+    n = mdt_table_rows_present(o->img, MDT_TABLE_ManifestResource);
+    for (uint32_t rid = 1; rid <= n; rid++) {
+        mdt_row r;
+        const char *name;
+        uint32_t impl;
+        if (mdt_row_get(&r, o->img, MDT_TABLE_ManifestResource, rid) ||
+            mdt_row_string(&name, NULL, &r, MDT_COL_ManifestResource_Name) ||
+            mdt_row_token(&impl, &r, MDT_COL_ManifestResource_Implementation)) {
+            put_error(o, "manifest resource");
+            fputc('\n', o->f);
+            continue;
+        }
+        uint32_t fl = (uint32_t)mdt_row_raw(&r, MDT_COL_ManifestResource_Flags);
+        if (!MDT_TOKEN_RID(impl)) {
+            fputs("// embedded manifest resource not written: ", o->f);
+            mdi_il_put_clean(o->f, name);
+            fputc('\n', o->f);
+            continue;
+        }
+        fputs((fl & 7) == 2 ? ".mresource private " : ".mresource public ", o->f);
+        put_id(o, name);
+        fputs("\n{\n", o->f);
+        if (put_implementation(o, impl, 1)) {
+            if (MDT_TOKEN_TABLE(impl) == MDT_TABLE_File)
+                fprintf(o->f, " at 0x%08" PRIx64, (uint64_t)mdt_row_raw(&r, MDT_COL_ManifestResource_Offset));
+            fputc('\n', o->f);
+        }
+        put_customs(o, MDT_TOKEN(MDT_TABLE_ManifestResource, rid), 1);
+        fputs("}\n", o->f);
+    }
+    mdt_clear_error();
+}
+
 static void put_version(struct out *o, const mdt_row *r, unsigned col0, unsigned d)
 {
     ind(o, d);
@@ -1095,10 +1230,11 @@ static int one_module(struct il *c, mdi_module *m)
     }
     fputs("// ", o.f);
     mdi_il_put_clean(o.f, m->path);
-    fputs("\n// ILAsm source written by mdinspect (il -a --ilasm). Not written: manifest\n"
-          "// resources, files, exported types, vtable fixups.\n",
+    fputs("\n// ILAsm source written by mdinspect (il -a --ilasm). Not written: embedded\n"
+          "// manifest resources (each named below), vtable fixups.\n",
           o.f);
     put_assemblies(&o);
+    put_manifest(&o);
     /* <Module>'s members are the module's globals. */
     if (o.ntypes >= 1) {
         mdt_row r;
