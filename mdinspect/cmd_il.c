@@ -635,9 +635,10 @@ const mdi_cmd mdi_cmd_il = {
         "custom attributes as blobs, the assembly's other files (.file),\n"
         "exported and forwarded types (.class extern) and resources kept in a\n"
         "file or another assembly (.mresource); names quoted where ILAsm needs\n"
-        "it. Not written (a comment says so): embedded resources (ILAsm reads\n"
-        "their bytes from files this text does not carry), vtable fixups, and\n"
-        "the no. prefix, which ILAsm cannot spell. Open one module: several are written one after\n"
+        "it. ILAsm reads an embedded resource's bytes from a file of its name\n"
+        "in its working directory: resources -x -a DIR writes them. Not\n"
+        "written (a comment says so): vtable fixups, and the no. prefix, which\n"
+        "ILAsm cannot spell. Open one module: several are written one after\n"
         "the other. Mono's ilasm also assembles it, but drops `pinned` from\n"
         "locals and turns a class reference to a primitive type (box\n"
         "[mscorlib]System.Int32) into the primitive.\n",

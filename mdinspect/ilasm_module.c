@@ -13,9 +13,10 @@
  * file or another assembly (II.6.2). Every name is written in the IL
  * style, which quotes what is no ILAsm identifier.
  *
- * Left out, and said in a comment at the top of the output: embedded
- * manifest resources (ILAsm reads their bytes from a file of the
- * resource's name; each is named in a comment) and vtable fixups. tests/il/roundtrip.sh assembles the
+ * Left out, and said in a comment at the top of the output: the bytes of
+ * embedded manifest resources (ILAsm reads them from a file of the
+ * resource's name, which `resources -x -a DIR` writes: the output says
+ * so) and vtable fixups. tests/il/roundtrip.sh assembles the
  * output and compares the rebuilt module with the original. */
 #include "config.h"
 
@@ -1099,16 +1100,13 @@ static void put_manifest(struct out *o)
             continue;
         }
         uint32_t fl = (uint32_t)mdt_row_raw(&r, MDT_COL_ManifestResource_Flags);
-        if (!MDT_TOKEN_RID(impl)) {
-            fputs("// embedded manifest resource not written: ", o->f);
-            mdi_il_put_clean(o->f, name);
-            fputc('\n', o->f);
-            continue;
-        }
         fputs((fl & 7) == 2 ? ".mresource private " : ".mresource public ", o->f);
         put_id(o, name);
         fputs("\n{\n", o->f);
-        if (put_implementation(o, impl, 1)) {
+        if (!MDT_TOKEN_RID(impl)) {
+            /* embedded: the assembler reads the bytes from a file of this
+             * name in its working directory (`resources -x -a DIR`) */
+        } else if (put_implementation(o, impl, 1)) {
             if (MDT_TOKEN_TABLE(impl) == MDT_TABLE_File)
                 fprintf(o->f, " at 0x%08" PRIx64, (uint64_t)mdt_row_raw(&r, MDT_COL_ManifestResource_Offset));
             fputc('\n', o->f);
@@ -1230,9 +1228,13 @@ static int one_module(struct il *c, mdi_module *m)
     }
     fputs("// ", o.f);
     mdi_il_put_clean(o.f, m->path);
-    fputs("\n// ILAsm source written by mdinspect (il -a --ilasm). Not written: embedded\n"
-          "// manifest resources (each named below), vtable fixups.\n",
+    fputs("\n// ILAsm source written by mdinspect (il -a --ilasm). Not written: vtable\n"
+          "// fixups.\n",
           o.f);
+    if (mdt_table_rows_present(m->img, MDT_TABLE_ManifestResource))
+        fputs("// Embedded resources: ILAsm reads each .mresource with no .file from a file\n"
+              "// of its name in its working directory; `resources -x -a DIR` writes them.\n",
+              o.f);
     put_assemblies(&o);
     put_manifest(&o);
     /* <Module>'s members are the module's globals. */

@@ -47,7 +47,7 @@ bad="tests/il/data/Opcodes.dll:no.-has-no-ILAsm-syntax"
 tables="TypeDef Field MethodDef Param InterfaceImpl Constant CustomAttribute ClassLayout
 FieldLayout Property Event MethodSemantics MethodImpl NestedClass GenericParam
 GenericParamConstraint AssemblyRef ModuleRef ImplMap FieldMarshal DeclSecurity FieldRVA
-File ExportedType"
+File ExportedType ManifestResource"
 
 pass=0 fail=0
 # one FILE: 0 when it round trips, else 1 with the reason on stdout
@@ -59,13 +59,17 @@ one() {
     "$prog" -c 'il -a --ilasm' "$f" >"$b.il" 2>"$b.err" || { echo "il --ilasm failed: $(head -1 "$b.err")"; return 1; }
     # the assembler gets the module's own text: the modules its File table
     # names (opened with it) follow, each from its path comment on
+    # embedded resources: the assembler reads each from a file of its name
+    # beside the source (the .NET ILAsm) or in its working directory (Mono's)
+    rm -rf "$b.res" && mkdir "$b.res" || return 1
+    "$prog" -c "resources -x -a $b.res" "$f" >/dev/null 2>&1
     awk '/^\/\/ ILAsm source written by mdinspect/ { if (++n == 2) exit } { if (n < 2) buf[NR] = $0 }
          END { for (i = 1; i in buf; i++) if (!(i + 1 in buf) && n == 2) break; else print buf[i] }' \
-        "$b.il" >"$b.asm.il"
+        "$b.il" >"$b.res/module.il"
     if [ "$tag" = mono ]; then
-        "$asm" "/${kind#-}" "/output:$b.out" "$b.asm.il" >"$b.log" 2>&1
+        (cd "$b.res" && "$asm" "/${kind#-}" "/output:$b.out" module.il) >"$b.log" 2>&1
     else
-        "$asm" "$kind" "-output=$b.out" "$b.asm.il" >"$b.log" 2>&1
+        (cd "$b.res" && "$asm" "$kind" "-output=$b.out" module.il) >"$b.log" 2>&1
     fi
     [ -f "$b.out" ] || { echo "the assembler refused it: $(grep -i -m1 error "$b.log")"; return 1; }
     # the other files of the assembly (.file) go beside the rebuilt module,
@@ -86,6 +90,20 @@ for l in sys.stdin:
     if r.get('table')=='$t': print(r.get('rows'))")
         [ "${a:-0}" = "${r:-0}" ] || { echo "$t: ${a:-0} rows, rebuilt ${r:-0}"; return 1; }
     done
+    # manifest resources: names, visibility, where, and an embedded one's bytes
+    for m in "$f" "$b.out"; do
+        rm -rf "$b.x" && mkdir "$b.x" && "$prog" -c "resources -x -a $b.x" "$m" >/dev/null 2>&1
+        "$prog" -j -c resources "$m" | python3 -c "import sys,json,os,hashlib
+for l in sys.stdin:
+    r=json.loads(l)
+    if 'name' not in r: continue
+    p=os.path.join(sys.argv[1], r['name'])
+    h=hashlib.sha1(open(p,'rb').read()).hexdigest() if r['where']=='embedded' and os.path.isfile(p) else ''
+    print(r['name'], r['visibility'], r['where'], r.get('implementation_name'), h)" "$b.x" | sort
+    done >"$b.resources"
+    n=$(wc -l <"$b.resources")
+    [ $((n % 2)) -eq 0 ] && [ "$(head -n $((n / 2)) "$b.resources" | sort)" = "$(tail -n $((n / 2)) "$b.resources" | sort)" ] ||
+        { echo "manifest resources differ: $(tr '\n' ';' <"$b.resources")"; return 1; }
     echo "$(tail -1 "$b.cmp")"
     return 0
 }
