@@ -43,6 +43,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/elfmap.c \
 	profiler/core/activity.c \
 	profiler/core/threads.c \
+	profiler/core/wall.c \
 	profiler/core/threadnames.c
 profiler_libmdpcore_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)

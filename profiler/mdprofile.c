@@ -31,8 +31,11 @@ static void usage(FILE *f)
 {
     fputs("usage: mdprofile [OPTION]... -- COMMAND [ARGS...]   profile COMMAND from its start\n"
           "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
-          "  --mode sample|calls|alloc  what to profile (sample; attach: sample only)\n"
-          "  --rate HZ                  samples per second of thread CPU time (1000)\n"
+          "  --mode sample|calls|alloc|wall  what to profile (sample; attach: sample or wall)\n"
+          "  --rate HZ                  samples per second of thread CPU time (1000); wall\n"
+          "                             mode: of wall time\n"
+          "  --wall-budget N            wall mode: signals a second at most, over every\n"
+          "                             thread (2000)\n"
           "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
           "  --depth N                  frames per sample, 1-255 (255)\n"
           "  -o, --output LOG           the log (mdprofile.%p.log; %p: the pid); other .NET\n"
@@ -65,6 +68,7 @@ int main(int argc, char **argv)
         {"samples", required_argument, NULL, 's'},  {"verbose", no_argument, NULL, 'v'},
         {"no-activities", no_argument, NULL, 'A'},  {"threads", required_argument, NULL, 'T'},
         {"exceptions", no_argument, NULL, 'X'},     {"slice", required_argument, NULL, 'S'},
+        {"wall-budget", required_argument, NULL, 'W'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int pid = 0;
     char err[512];
@@ -76,6 +80,7 @@ int main(int argc, char **argv)
         case 'r': key = "rate"; break;
         case 'D': key = "depth"; break;
         case 'S': key = "slice"; break;
+        case 'W': key = "wall_budget"; break;
         case 'o': key = "output"; break;
         case 'e': key = "elt"; break;
         case 'T': key = "threads"; break;
@@ -117,7 +122,7 @@ int main(int argc, char **argv)
         }
     }
     if (pid) {
-        if (cfg.mode != MDP_MODE_SAMPLE) {
+        if (cfg.mode != MDP_MODE_SAMPLE && cfg.mode != MDP_MODE_WALL) {
             fprintf(stderr, "mdprofile: --attach profiles in sample mode only: the runtime allows "
                             "enter hooks and allocation callbacks only to a profiler loaded at startup\n");
             return 2;

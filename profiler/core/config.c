@@ -57,6 +57,8 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             cfg->mode = MDP_MODE_CALLS;
         else if (is(v, len, "alloc"))
             cfg->mode = MDP_MODE_ALLOC;
+        else if (is(v, len, "wall"))
+            cfg->mode = MDP_MODE_WALL;
         else
             goto bad;
     } else if (strcmp(key, "rate") == 0) {
@@ -121,6 +123,10 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             cfg->all_threads = 0;
         else
             goto bad;
+    } else if (strcmp(key, "wall_budget") == 0) {
+        /* wall mode: signals a second (wall.c) */
+        if (parse_uint(v, len, 1, 1000000, &cfg->wall_budget))
+            goto bad;
     } else if (strcmp(key, "verbose") == 0) {
         if (parse_uint(v, len, 0, 2, &u))
             goto bad;
@@ -138,7 +144,7 @@ bad:
 static const char *const keys[] = {"mode",     "rate",      "depth",  "output",     "debug_names",
                                    "duration", "samples",   "elt",    "verbose",    "drain_ms",
                                    "flush_ms", "first_pid", "notify", "activities", "threads",
-                                   "slice"};
+                                   "slice",    "wall_budget"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -189,13 +195,14 @@ int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, s
 
 int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
 {
-    static const char *const modes[] = {"sample", "calls", "alloc"};
+    static const char *const modes[] = {"sample", "calls", "alloc", "wall"};
     int n = snprintf(buf, len,
                      "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
-                     "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;%s%s%soutput=%s",
+                     "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;%s%s%soutput=%s",
                      modes[cfg->mode], cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names,
                      cfg->duration_ms, cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
                      cfg->drain_ms, cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
+                     cfg->wall_budget ? cfg->wall_budget : MDP_WALL_BUDGET,
                      cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "",
                      cfg->output);
     if (n < 0 || (size_t)n >= len)

@@ -26,7 +26,7 @@
 
 #include <mdtools/idmap.h>
 
-enum mdp_mode { MDP_MODE_SAMPLE = 0, MDP_MODE_CALLS = 1, MDP_MODE_ALLOC = 2 };
+enum mdp_mode { MDP_MODE_SAMPLE = 0, MDP_MODE_CALLS = 1, MDP_MODE_ALLOC = 2, MDP_MODE_WALL = 3 };
 
 /* Settings. From the environment at startup (mdp_config_from_env) or from
  * the attach request's client data (mdp_config_parse); doc/mdprofile.1
@@ -49,6 +49,8 @@ typedef struct mdp_config {
     int activities;        /* track per thread: 0 nothing, 1 GC, JIT and type loads (default),
                             * 2 exceptions too (the runtime's exception events cost) */
     int all_threads;       /* sample every thread of the process, not only the runtime's (default 1) */
+    unsigned wall_budget;  /* wall mode: signals a second at most (0: MDP_WALL_BUDGET) */
+#define MDP_WALL_BUDGET 2000u
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);

@@ -181,6 +181,15 @@ static int build(mdp_core *core, struct mdp_frame *f, uintptr_t fn, uint64_t gen
         return FK_NOMVID;
     f->text = strdup(buf);
     f->debug = debug_name(core, fn, gen);
+    if (mdp_wall_mode(core)) {
+        /* wall mode: whether the method is a wait that names a blocked
+         * thread's state (wall.c), once per incarnation */
+        void *tmp = talloc_new(NULL);
+        char *name = NULL;
+        if (tmp && mdt_idmap_function_name(tmp, &name, core->map, fn, gen, NULL) == 0 && name)
+            f->wait = mdp_wall_wait_of(name);
+        talloc_free(tmp);
+    }
     return f->text ? FK_MANAGED : FK_NOMVID;
 }
 

@@ -110,7 +110,7 @@ static void put_enc(struct growbuf *b, const char *s)
     put(b, enc, n);
 }
 
-static const char *const mode_names[] = {"sample", "calls", "alloc"};
+static const char *const mode_names[] = {"sample", "calls", "alloc", "wall"};
 
 char *mdp_header_line(mdp_core *core)
 {
@@ -125,10 +125,10 @@ char *mdp_header_line(mdp_core *core)
      * with their ELF file; 4, sample records with their thread and time
      * slice, and #thread lines (sample logs); alloc logs hold neither */
     snprintf(tmp, sizeof tmp, "#mdprofile %d runtime=%s pid=%d ppid=%d mode=%s",
-             mode == MDP_MODE_CALLS ? 2 : mode == MDP_MODE_SAMPLE ? 4 : 1, core->runtime[0] ? core->runtime : "unknown",
+             mode == MDP_MODE_CALLS ? 2 : mode == MDP_MODE_SAMPLE || mode == MDP_MODE_WALL ? 4 : 1, core->runtime[0] ? core->runtime : "unknown",
              core->pid, core->ppid, mode_names[mode]);
     puts_(&b, tmp);
-    if (mode == MDP_MODE_SAMPLE) {
+    if (mode == MDP_MODE_SAMPLE || mode == MDP_MODE_WALL) {
         snprintf(tmp, sizeof tmp, " rate=%u slice=%u", core->cfg.rate, core->cfg.slice_ms);
         puts_(&b, tmp);
     }
@@ -138,6 +138,12 @@ char *mdp_header_line(mdp_core *core)
         puts_(&b, " attach=1");
     if (mode == MDP_MODE_SAMPLE)
         puts_(&b, " clock=cpu");
+    if (mdp_wall_mode(core)) {
+        /* wall time, each thread signalled within the budget (wall.c) */
+        snprintf(tmp, sizeof tmp, " clock=wall budget=%u",
+                 core->cfg.wall_budget ? core->cfg.wall_budget : MDP_WALL_BUDGET);
+        puts_(&b, tmp);
+    }
     pthread_mutex_lock(&core->mods_lock);
     if (core->framework[0]) {
         puts_(&b, " framework=");

@@ -103,7 +103,7 @@ static int by_count(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-static const char *const record_kinds[] = {"stack", "call", "alloc"};
+static const char *const record_kinds[] = {"stack", "call", "alloc", "stack"};
 
 struct out {
     char *s;
@@ -202,7 +202,7 @@ static void module_lines(mdp_core *core, struct out *o, struct newmods *nm, cons
 /* Sample logs name native frames (format 3). */
 static int mode_has_native(const mdp_core *core)
 {
-    return core->cfg.mode == MDP_MODE_SAMPLE;
+    return core->cfg.mode == MDP_MODE_SAMPLE || core->cfg.mode == MDP_MODE_WALL;
 }
 
 static void stats_line(mdp_core *core, struct out *o, uint64_t records, const char *end)
@@ -225,6 +225,11 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
          drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
          core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
+    if (mdp_wall_mode(core)) {
+        char wall[96];
+        mdp_wall_stats(core, wall, sizeof wall);
+        put(o, wall, strlen(wall));
+    }
     if (mode_has_native(core)) {
         char native[512];
         mdp_native_stats(core, native, sizeof native);

@@ -85,7 +85,7 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
         low |= COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_FUNCTION_UNLOADS;
         *high |= COR_PRF_HIGH_MONITOR_DYNAMIC_FUNCTION_UNLOADS;
     }
-    if (p->cfg.mode == MDP_MODE_SAMPLE && p->cfg.activities) {
+    if ((p->cfg.mode == MDP_MODE_SAMPLE || p->cfg.mode == MDP_MODE_WALL) && p->cfg.activities) {
         /* what the runtime is doing per thread (core/activity.c): JIT and
          * class loads are monitored already; GCs without the costs of
          * COR_PRF_MONITOR_GC (which turns concurrent GC off); exceptions
@@ -123,7 +123,7 @@ static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_dat
         complain(p, "%s", "the runtime is too old: it offers no ICorProfilerInfo9 (.NET Core 3.0 or later is needed)");
         return E_FAIL;
     }
-    if (attach && p->cfg.mode != MDP_MODE_SAMPLE) {
+    if (attach && p->cfg.mode != MDP_MODE_SAMPLE && p->cfg.mode != MDP_MODE_WALL) {
         complain(p, "mode %s needs the profiler from the start: the runtime allows only sampling after attach",
                  p->cfg.mode == MDP_MODE_CALLS ? "calls" : "alloc");
         return E_INVALIDARG;
