@@ -35,7 +35,7 @@ import offline
 
 HEX32 = r"[0-9a-f]{32}"
 PRIM = r"(?:I1|U1|I2|U2|I4|U4|I8|U8|R4|R8|I|U|CHAR|BOOLEAN|STRING|OBJECT|VOID|TYPEDBYREF|__Canon)"
-SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|truncated|unknown(:[a-z]+)?)$")
+SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|truncated|unknown(:[a-z]+)?|state:[a-z]+(:[A-Za-z.]+)?)$")
 # a native frame (format 3): its ELF file's name (%XX-escaped), build-id and
 # offset, and what the runtime was doing (doc/profile-log.md, Frames)
 NATIVE = offline.NATIVE
@@ -260,7 +260,7 @@ def check_format(log, mode):
     # format 2 added exit counts to call records: only calls logs need it;
     # format 3 native frames with their ELF file: sample logs;
     # format 4, sample records with their thread and time slice
-    want = {"calls": 2, "sample": 4}.get(mode, 1)
+    want = {"calls": 2, "sample": 4, "wall": 4}.get(mode, 1)
     ok(log.format == want, "header says format %d (%s)" % (want, log.format))
     ok(all(k in log.header for k in ("runtime", "pid", "ppid", "start", "cmd")),
        "header has runtime, pid, ppid, start, cmd")
@@ -276,11 +276,13 @@ def check_format(log, mode):
     ok(s["records"] == len(log.records), "stats: records=%d" % len(log.records))
     ok(s.get("end") in ("exit", "detach") or str(s.get("end", "")).startswith("signal:"),
        "stats: end=%s says how the process ended" % s.get("end"))
-    if mode == "sample":
+    if mode in ("sample", "wall"):
         total = sum(r[1] for r in log.records)
         ok(s["samples"] == total, "stats: samples=%d is the sum of counts (%d)" % (s["samples"], total))
         # the truncated mark is not a frame of code
-        nframes = sum(r[1] * len([f for f in r[3] if f != "truncated"]) for r in log.records)
+        # nor is a wall-mode state (doc/profile-log.md, "Wall time")
+        nframes = sum(r[1] * len([f for f in r[3] if f != "truncated" and not f.startswith("state:")])
+                      for r in log.records)
         ok(s["frames"] == nframes, "stats: frames=%d is the sum of count x frames (%d)" % (s["frames"], nframes))
         cut = sum(r[1] for r in log.records if r[3][-1] == "truncated")
         ok(s.get("truncated") == cut, "stats: truncated=%s counts the samples cut at the depth limit (%d)"
