@@ -31,7 +31,9 @@ static void usage(FILE *f)
 {
     fputs("usage: mdprofile [OPTION]... -- COMMAND [ARGS...]   profile COMMAND from its start\n"
           "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
-          "  --mode sample|calls|alloc|wall  what to profile (sample; attach: sample or wall)\n"
+          "  --mode M[,M...]            what to profile: sample, calls, alloc, wall, or\n"
+          "                             several at once, e.g. sample,alloc (sample; attach:\n"
+          "                             sample or wall)\n"
           "  --rate HZ                  samples per second of thread CPU time (1000); wall\n"
           "                             mode: of wall time\n"
           "  --wall-budget N            wall mode: signals a second at most, over every\n"
@@ -122,9 +124,11 @@ int main(int argc, char **argv)
         }
     }
     if (pid) {
-        if (cfg.mode != MDP_MODE_SAMPLE && cfg.mode != MDP_MODE_WALL) {
-            fprintf(stderr, "mdprofile: --attach profiles in sample mode only: the runtime allows "
-                            "enter hooks and allocation callbacks only to a profiler loaded at startup\n");
+        if (cfg.modes & ~(unsigned)MDP_MODES_ATTACH) {
+            char names[96] = "?";
+            mdp_mode_format(cfg.modes & ~(unsigned)MDP_MODES_ATTACH, names, sizeof names);
+            fprintf(stderr, "mdprofile: --attach cannot profile %s: the runtime grants those callbacks "
+                            "only to a profiler loaded at startup (sample or wall mode only)\n", names);
             return 2;
         }
         if (optind < argc) {

@@ -380,5 +380,5 @@ void mdp_wall_free(mdp_core *core)
 
 int mdp_wall_mode(const mdp_core *core)
 {
-    return core->cfg.mode == MDP_MODE_WALL;
+    return (core->cfg.modes & MDP_MODE_WALL) != 0;
 }
