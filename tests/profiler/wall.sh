@@ -5,7 +5,8 @@
 # wall.py checks each thread's state (its records' leaf) and its share of
 # wall time by the TID the program read itself, batch's state frames in
 # --top and --pprof, and batch on the log cut anywhere. Then `Workload
-# idle` with 1,000 threads in Monitor.Wait for 2 s: each sampled, each
+# idle` with 1,000 threads in Monitor.Wait for 2 s: all in it before the
+# release and none woken early by a signal, each sampled and blocked, each
 # one's share, the signals within the budget, and the run's CPU time
 # bounded: at most 2.5 s of CPU for the 2 s of 1,000 idle threads (the
 # program's own startup included; measured 0.5-0.8 s, bench/README.md).

@@ -14,7 +14,9 @@
 //   Workload idle OUT MS N
 //
 // N threads (1,000 in the test) wait in Monitor.Wait for MS ms, then are
-// released: what wall mode costs for many idle threads. Says "# idle N".
+// released: what wall mode costs for many idle threads. Says "# idle N"
+// "# entered K": how many had taken the lock before the release (all,
+// unprofiled) and "# early K": how often Monitor.Wait returned before it.
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -43,6 +45,8 @@ namespace Mdp.Work
         static readonly Stopwatch clock = Stopwatch.StartNew();
         static readonly object gate = new object();
         static bool released;
+        static int early; // Monitor.Wait returned before the PulseAll
+        static int entered; // threads that took the lock (under it)
 
         static void Say(string name, long start)
         {
@@ -138,20 +142,31 @@ namespace Mdp.Work
                 threads[i] = new Thread(() =>
                 {
                     lock (gate)
+                    {
+                        entered++;
                         while (!released)
+                        {
                             Monitor.Wait(gate);
+                            if (!released)
+                                Interlocked.Increment(ref early);
+                        }
+                    }
                 }, 256 * 1024);
                 threads[i].Start();
             }
             Thread.Sleep(ms);
+            int inside;
             lock (gate)
             {
+                inside = entered;
                 released = true;
                 Monitor.PulseAll(gate);
             }
             foreach (var t in threads)
                 t.Join();
             Names.Fact("idle", n.ToString());
+            Names.Fact("entered", inside.ToString());
+            Names.Fact("early", early.ToString());
             Console.WriteLine("idle done");
         }
     }
