@@ -1,5 +1,5 @@
-/* The sampler: a CPU-time timer per runtime thread and the SIGPROF handler
- * that records where the thread was.
+/* The sampler: a CPU-time timer per runtime thread (sample mode) and the
+ * SIGPROF handler that records where the thread was.
  *
  * Each registered thread gets a POSIX timer on its own CPU-time clock
  * (timer_create on the thread's clock, SIGEV_THREAD_ID so the signal goes
@@ -33,6 +33,11 @@
  * never. A thread whose stack bounds are not known yet (registered
  * from another thread) records its leaf and stack pointer; the drain thread
  * then looks the stack's mapping up and fills the bounds in.
+ *
+ * Wall mode (wall.c) has no timers: the wall thread queues SIGPROF to each
+ * thread in turn (si_code SI_QUEUE from this process, the slot in
+ * si_value); the sample's weight is the wall ticks since the thread's last
+ * sample, and a state word (in a system call or not) follows its time.
  *
  * Slots are never unmapped while the process lives (a late signal may still
  * name one); a slot whose thread ended is reused only after its ring is
