@@ -242,6 +242,7 @@ struct mdp_core {
     mdp_pmap frames;  /* (function, gen) -> struct mdp_frame */
     mdp_pmap ilmaps;  /* (version start, serial) -> struct mdp_ilmap */
     mdp_pmap ipkinds; /* unattributed ip -> kind + 1 (cast) */
+    mdp_pmap wait_sites; /* wall mode: (call site ip, gen) -> known wait + 1 (cast), frames.c */
     mdp_smap records[MDP_REC_NKINDS]; /* per kind: key text -> struct mdp_record */
     uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut, stat_drops_other;
     uint64_t stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
@@ -375,6 +376,11 @@ void mdp_drain_poke(mdp_core *core);
 
 /* frames.c: with drain_lock held */
 const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen);
+/* Wall mode: the known wait (wall.c, 0 none) that the call at `ip` of
+ * (fn, gen) calls, read from the method's IL at the call site's offset
+ * (a wait the JIT inlined into its caller has no frame of its own);
+ * cached per site. */
+int mdp_frame_call_wait(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen);
 /* Classify an address no function range covered at sample time; may fill
  * *fn, *gen when the code turns out to be managed. */
 int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen);

@@ -112,7 +112,9 @@ static struct fr frs[MDP_MAX_DEPTH];
 /* Wall mode: the state of a sample (doc/profile-log.md, "Wall time") from
  * its state word (the handler's: in a system call or not) and its frames
  * (frs[0..n), kinds known): in a system call, the nearest known managed
- * wait among the first managed frames from the leaf names it; else the
+ * wait among the first managed frames from the leaf names it (or, for the
+ * nearest one, the wait its IL calls at the frame's offset: inlined into
+ * it); else the
  * leaf's kind says running (managed) or native. Why not /proc: wall.c. */
 static const char *wall_state(mdp_core *core, uint64_t word, unsigned n)
 {
@@ -124,6 +126,10 @@ static const char *wall_state(mdp_core *core, uint64_t word, unsigned n)
         managed++;
         const struct mdp_frame *fr = mdp_frame_get(core, frs[i].fn, frs[i].gen);
         const char *st = fr ? mdp_wall_wait_state(fr->wait) : NULL;
+        /* the nearest managed frame may have inlined the wait: its call
+         * site in the IL says (frames.c) */
+        if (!st && fr && fr->kind == FK_MANAGED && managed == 1 && i > 0)
+            st = mdp_wall_wait_state(mdp_frame_call_wait(core, frs[i].ip, frs[i].fn, frs[i].gen));
         if (st) {
             static char buf[64];
             snprintf(buf, sizeof buf, "state:%s", st);

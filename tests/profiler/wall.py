@@ -22,9 +22,10 @@
     wall.py idle LOG EXPECTED MS N
         `Workload idle` with N threads in Monitor.Wait for MS ms: every one
         of them entered it before the release and none returned early
-        (the signals wake no wait), every one sampled and mostly blocked
-        (waiting:Monitor.Wait, or syscall once the JIT inlined the wait),
-        90% of all their samples blocked, 95% of them with samples their
+        (the signals wake no wait), every one sampled and mostly blocked,
+        90% of all their samples blocked and 80% waiting:Monitor.Wait
+        (measured 98.7%, the wait inlined into the tier-1 lambda named
+        from its IL), 95% of them with samples their
         lifetime within 25%, and the
         signals sent (#stats wall.sent=) within the budget: at most
         budget x (duration + 1 s).
@@ -159,18 +160,19 @@ def idle(path, expected, ms, n):
     ok(facts["entered"] == [str(n)] and facts["early"] == ["0"],
        "every thread entered Monitor.Wait before the release (%s), none returned early (%s)"
        % (facts["entered"], facts["early"]))
-    # A thread is blocked: waiting:Monitor.Wait while its Monitor.Wait has
-    # a frame; once the lambda is compiled at tier 1 the JIT inlines
-    # Monitor.Wait(object) into it, and its thread is `syscall` under the
-    # lambda (profiler/README.md, Limits). A sample counts the time since
-    # the thread's last (half a second here), in the state of its instant.
+    # A thread is blocked: waiting:Monitor.Wait, by its frame or, once the
+    # lambda is compiled at tier 1 and the JIT inlined Monitor.Wait(object)
+    # into it, by the call at the lambda's IL offset (frames.c); a sample
+    # counts the time since the thread's last (half a second here), in the
+    # state of its instant (a first one may find the thread starting).
     blocked = [t for t in count if states[t].most_common(1)[0][0] in
                ("state:waiting:Monitor.Wait", "state:syscall")]
     ok(len(blocked) >= n, "%d threads (of %d sampled) mostly blocked, %d wanted" % (len(blocked), len(count), n))
     w = sum(states[t]["state:waiting:Monitor.Wait"] + states[t]["state:syscall"] for t in blocked)
     a = sum(count[t] for t in blocked)
     named = sum(states[t]["state:waiting:Monitor.Wait"] for t in blocked)
-    ok(w >= 0.9 * a, "they are blocked in %.1f%% of their samples (90%% wanted), %.1f%% named Monitor.Wait"
+    ok(w >= 0.9 * a and named >= 0.8 * a,
+       "they are blocked in %.1f%% of their samples (90%% wanted), %.1f%% waiting:Monitor.Wait (80%% wanted)"
        % (100.0 * w / max(a, 1), 100.0 * named / max(a, 1)))
     waiting = blocked
     # idle threads live from their start to the release, about ms
