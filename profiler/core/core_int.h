@@ -490,7 +490,7 @@ uint64_t mdp_wall_now(const mdp_core *core);
  * ELF object (the wall thread's table, refreshed about once a second). */
 int mdp_wall_code_signal_safe(const mdp_core *core, uintptr_t ip);
 /* In the handler: the state word of the interrupted context (a ucontext_t). */
-uint64_t mdp_wall_state_signal_safe(const void *uc);
+uint64_t mdp_wall_state_signal_safe(const mdp_core *core, const void *uc);
 /* The wait a managed method stands for (its `Class::Method` name), 0 none;
  * the state's text in the log ("waiting:Monitor.Wait"), NULL for 0. */
 int mdp_wall_wait_of(const char *name);

@@ -273,7 +273,7 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     }
     /* what the runtime is doing on the thread (activity.c), for the drain
      * to mark the sample's native frames with */
-    uint64_t state = wall ? mdp_wall_state_signal_safe(uc) : 0;
+    uint64_t state = wall ? mdp_wall_state_signal_safe(core, uc) : 0;
     unsigned flags = MDP_SAMPLE_HAVE_TIME | (known ? 0 : MDP_SAMPLE_HAVE_SP) |
                      (wall ? MDP_SAMPLE_WALL : 0) | mdp_slot_activity(t) << 4;
     uint64_t n = 0;

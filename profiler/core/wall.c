@@ -118,15 +118,18 @@ const char *mdp_wall_wait_state(int wait)
 /* In the handler: whether the interrupted thread was in a system call
  * (MDP_WALL_SYSCALL, with the call's number + 1 in bits 16 and up when the
  * kernel will restart it). Reads RIP and RAX and at most two code bytes at
- * RIP or before it within RIP's page (the next instruction's bytes are
- * mapped: the thread runs them next; a `syscall` split across a page
- * boundary before RIP is not looked at). */
-uint64_t mdp_wall_state_signal_safe(const void *ucv)
+ * RIP or before it within RIP's page, only where RIP lies in an ELF
+ * object's executable segment (the code table below: libc's and the
+ * runtime's system call wrappers are there; JIT-compiled code makes no
+ * system call, and memory mapped execute-only through protection keys
+ * could not be read). A `syscall` split across a page boundary before RIP
+ * is not looked at. */
+uint64_t mdp_wall_state_signal_safe(const mdp_core *core, const void *ucv)
 {
     const ucontext_t *uc = ucv;
     uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
     long ax = (long)uc->uc_mcontext.gregs[REG_RAX];
-    if (ip < 4096)
+    if (ip < 4096 || !mdp_wall_code_signal_safe(core, ip) || !mdp_wall_code_signal_safe(core, ip + 1))
         return 0;
     const volatile uint8_t *p = (const volatile uint8_t *)ip;
     if (p[0] == 0x0f && p[1] == 0x05) /* rewound to restart: RAX is the call's number */
