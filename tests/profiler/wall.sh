@@ -41,3 +41,34 @@ elif python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 2.5 else 1)" "$
 else
     fail "the idle run took $2 s of CPU (2.5 s at most)"
 fi
+
+# Wall mode after an attach: `Workload wait` runs unprofiled, mdprofile
+# attaches in wall mode for 2 s and detaches; the log is whole, its header
+# says attach=1 clock=wall, every record's leaf is a state, and the
+# program goes on and ends normally when told to.
+log=$work/wall-attach.log
+exp=$work/wall-attach.expected
+out=$work/wall-attach.out
+stop=$work/wall-attach.stop
+rm -f "$log" "$exp" "$out" "$stop"
+env ${MDP_PRELOAD:+LD_PRELOAD=$MDP_PRELOAD} dotnet "$workload" wait "$exp" "$stop" >"$out" 2>&1 &
+app=$!
+trap 'touch "$stop"; kill $app 2>/dev/null || true' EXIT
+i=0
+while ! grep -q '^ready' "$out" 2>/dev/null; do
+    kill -0 $app 2>/dev/null || fail "the program did not get ready: $(cat "$out")"
+    i=$((i + 1))
+    [ $i -le 1500 ] || fail "the program did not get ready: $(cat "$out")"
+    sleep 0.2
+done
+"$mdprofile" --attach "$app" --mode wall --duration 2 -o "$log" || fail "the wall-mode attach failed"
+kill -0 $app 2>/dev/null || fail "the program ended before it was told to: $(cat "$out")"
+touch "$stop"
+wait $app || fail "the program failed after the profiler detached: $(cat "$out")"
+trap - EXIT
+head -n 1 "$log" | grep -q ' mode=wall .* attach=1 clock=wall budget=' || fail "wall attach header: $(head -n 1 "$log")"
+tail -n 1 "$log" | grep -q '^#stats .* end=detach' || fail "the wall attach log is not whole"
+n=$(grep -c '^stack ' "$log" || true)
+bad=$(awk '$1 == "stack" && $5 !~ /^state:/' "$log" | wc -l)
+[ "$n" -gt 0 ] && [ "$bad" -eq 0 ] || fail "wall attach: $n records, $bad without a state leaf"
+echo "ok   wall mode after an attach: $n records, each with its state, the program went on"
