@@ -85,7 +85,7 @@ namespace Mdp.Work
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        static long Spin(long until)
+        static long SpinUntil(long until)
         {
             long s = 1;
             while (clock.ElapsedMilliseconds < until)
@@ -98,7 +98,7 @@ namespace Mdp.Work
         static void Spinner(int ms)
         {
             long start = clock.ElapsedMilliseconds;
-            Spin(start + ms);
+            SpinUntil(start + ms);
             Say("Spinner", start);
         }
 
