@@ -25,8 +25,8 @@
         (the signals wake no wait), every one sampled and mostly blocked,
         90% of all their samples blocked and 80% waiting:Monitor.Wait
         (measured 98.7%, the wait inlined into the tier-1 lambda named
-        from its IL), 95% of them with samples their
-        lifetime within 25%, and the
+        from its IL), 95% of them with samples for at least 75% of MS
+        less 1.5 sampling intervals of a thread and at most the run, and the
         signals sent (#stats wall.sent=) within the budget: at most
         budget x (duration + 1 s).
 
@@ -175,10 +175,19 @@ def idle(path, expected, ms, n):
        "they are blocked in %.1f%% of their samples (90%% wanted), %.1f%% waiting:Monitor.Wait (80%% wanted)"
        % (100.0 * w / max(a, 1), 100.0 * named / max(a, 1)))
     waiting = blocked
-    # idle threads live from their start to the release, about ms
-    near = [t for t in waiting if abs(count[t] - ms) <= 0.25 * ms]
-    ok(len(near) >= 0.95 * n, "%d of them have %d ms of samples within 25%%" % (len(near), ms))
+    # every idle thread lives at least MS (started before the main thread
+    # sleeps MS, released after) and at most the run (a loaded machine may
+    # take seconds to start 1,000 threads); its time after its last sample
+    # is not counted: at most about one interval between two of its
+    # samples (the run x the threads / the signals sent: 0.5 s on a quiet
+    # machine; seconds when the wall thread is starved)
     s = log.stats or {}
+    run = int(s.get("duration_ms", 0))
+    sent = max(int(s.get("wall.sent", 0)), 1)
+    gap = run * len(count) / sent
+    near = [t for t in waiting if 0.75 * ms - 1.5 * gap <= count[t] <= 1.25 * run]
+    ok(len(near) >= 0.95 * n, "%d of them have samples for at least 75%% of %d ms less 1.5 x %.0f ms "
+       "(a thread's interval between samples) and at most the run's %d ms" % (len(near), ms, gap, run))
     budget = int(log.header.get("budget", "0"))
     sent = int(s.get("wall.sent", -1))
     limit = budget * (int(s.get("duration_ms", 0)) + 1000) // 1000
