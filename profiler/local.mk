@@ -43,6 +43,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/elfmap.c \
 	profiler/core/activity.c \
 	profiler/core/threads.c \
+	profiler/core/wall.c \
 	profiler/core/threadnames.c
 profiler_libmdpcore_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
@@ -73,7 +74,7 @@ EXTRA_profiler_libmdprofile_la_DEPENDENCIES = profiler/coreclr/exports.map
 EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md bench/profiler/README.md \
 	bench/profiler/run.sh bench/profiler/report.py bench/profiler/measure.py \
 	bench/profiler/handler.sh bench/profiler/cost.sh bench/profiler/cost.py \
-	bench/profiler/webload.py bench/profiler/build.sh
+	bench/profiler/webload.py bench/profiler/build.sh bench/profiler/wall.sh
 dist_man_MANS += doc/mdprofile.1
 
 # The launcher; --attach goes through the diagnostics IPC client in

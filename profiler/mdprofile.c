@@ -31,9 +31,13 @@ static void usage(FILE *f)
 {
     fputs("usage: mdprofile [OPTION]... -- COMMAND [ARGS...]   profile COMMAND from its start\n"
           "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
-          "  --mode M[,M...]            what to profile: sample, calls, alloc, or several\n"
-          "                             at once, e.g. sample,alloc (sample; attach: sample only)\n"
-          "  --rate HZ                  samples per second of thread CPU time (1000)\n"
+          "  --mode M[,M...]            what to profile: sample, calls, alloc, wall, or\n"
+          "                             several at once, e.g. sample,alloc (sample; attach:\n"
+          "                             sample or wall)\n"
+          "  --rate HZ                  samples per second of thread CPU time (1000); wall\n"
+          "                             mode: of wall time\n"
+          "  --wall-budget N            wall mode: signals a second at most, over every\n"
+          "                             thread (2000)\n"
           "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
           "  --depth N                  frames per sample, 1-255 (255)\n"
           "  -o, --output LOG           the log (mdprofile.%p.log; %p: the pid); other .NET\n"
@@ -66,6 +70,7 @@ int main(int argc, char **argv)
         {"samples", required_argument, NULL, 's'},  {"verbose", no_argument, NULL, 'v'},
         {"no-activities", no_argument, NULL, 'A'},  {"threads", required_argument, NULL, 'T'},
         {"exceptions", no_argument, NULL, 'X'},     {"slice", required_argument, NULL, 'S'},
+        {"wall-budget", required_argument, NULL, 'W'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int pid = 0;
     char err[512];
@@ -77,6 +82,7 @@ int main(int argc, char **argv)
         case 'r': key = "rate"; break;
         case 'D': key = "depth"; break;
         case 'S': key = "slice"; break;
+        case 'W': key = "wall_budget"; break;
         case 'o': key = "output"; break;
         case 'e': key = "elt"; break;
         case 'T': key = "threads"; break;
@@ -122,7 +128,7 @@ int main(int argc, char **argv)
             char names[96] = "?";
             mdp_mode_format(cfg.modes & ~(unsigned)MDP_MODES_ATTACH, names, sizeof names);
             fprintf(stderr, "mdprofile: --attach cannot profile %s: the runtime grants those callbacks "
-                            "only to a profiler loaded at startup (sample mode only)\n", names);
+                            "only to a profiler loaded at startup (sample or wall mode only)\n", names);
             return 2;
         }
         if (optind < argc) {

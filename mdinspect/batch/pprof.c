@@ -94,6 +94,10 @@ static const struct mode_row modes[] = {
     {"calls", MDB_CALL, {{"calls", "count"}}, 1, "calls", "count", count_values, "calls"},
     {"alloc", MDB_ALLOC, {{"alloc_objects", "count"}, {"alloc_space", "bytes"}}, 2,
      "space", "bytes", alloc_values, "alloc_space"},
+    /* wall mode: counts in periods of 1/rate s of wall time, as sample
+     * mode's are of CPU time (doc/profile-log.md, "Wall time") */
+    {"wall", MDB_STACK, {{"samples", "count"}, {"wall", "nanoseconds"}}, 2,
+     "wall", "nanoseconds", cpu_values, "wall"},
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 

@@ -318,6 +318,8 @@ static void set_meta(mdb_resolver *r, mdb_frame *f, const char *s)
 /* The text form: NAME, NAME (FILE:LINE), [special], [unresolved: why];
  * with --il and an IL offset, ` | IL_0042: INSTRUCTION` after a resolved
  * frame's name and line (`IL_0042: ?` when the offset holds none). */
+static void state_text(mdb_output *o, const char *s, size_t n);
+
 static void text_form(mdb_resolver *r, mdb_frame *f)
 {
     mdb_output *o = &r->scratch;
@@ -350,7 +352,10 @@ static void text_form(mdb_resolver *r, mdb_frame *f)
         }
     } else if (f->status == MDB_SPECIAL) {
         mdb_outc(o, '[');
-        mdb_out(o, f->name, f->name_len);
+        if (f->name_len > 6 && memcmp(f->name, "state:", 6) == 0)
+            state_text(o, f->name + 6, f->name_len - 6);
+        else
+            mdb_out(o, f->name, f->name_len);
         mdb_outc(o, ']');
     } else {
         mdb_outs(o, "[unresolved: ");
@@ -663,20 +668,45 @@ static inline bool opened(mdb_resolver *r, mdb_module *m)
 /* ---------------------------------------------------------------- frames */
 
 static const char *const specials[] = {"native", "unmanaged", "dynamic", "stub", "truncated",
-                                        "unknown"};
+                                        "unknown", "state"};
 
 /* A special frame (doc/profile-log.md): one of the words, or "unknown:"
- * and a reason. Stack and call frames may be special, and so may an alloc
- * record's type, when the profiler could not describe it. */
+ * and a reason, or "state:" and a wall-mode thread state. Stack and call
+ * frames may be special, and so may an alloc record's type, when the
+ * profiler could not describe it. */
 static bool special(const char *s, size_t n)
 {
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
         size_t k = strlen(specials[i]);
         if (n >= k && memcmp(s, specials[i], k) == 0 &&
-            (n == k || (i == 5 && s[k] == ':' && n > k + 1)))
+            ((n == k && i != 6) || (i >= 5 && n > k + 1 && s[k] == ':')))
             return true;
     }
     return false;
+}
+
+/* A wall-mode state frame's text (doc/profile-log.md, "Wall time"): the
+ * words a reader expects, `[waiting: Monitor.Wait]`; a state this reader
+ * does not know is printed as the log says it. */
+static void state_text(mdb_output *o, const char *s, size_t n)
+{
+    static const struct {
+        const char *log, *text;
+    } states[] = {{"running", "running"},
+                  {"sleeping", "sleeping"},
+                  {"native", "in native code"},
+                  {"syscall", "blocked in syscall"}};
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+        if (strlen(states[i].log) == n && memcmp(s, states[i].log, n) == 0) {
+            mdb_outs(o, states[i].text);
+            return;
+        }
+    if (n > 8 && memcmp(s, "waiting:", 8) == 0) {
+        mdb_outs(o, "waiting: ");
+        mdb_out(o, s + 8, n - 8);
+        return;
+    }
+    mdb_out(o, s, n);
 }
 
 /* The MVID a frame whose module was not found names: the first MVID of

@@ -22,6 +22,7 @@ void mdp_config_default(mdp_config *cfg)
     cfg->flush_ms = 2000;
     cfg->activities = 1;
     cfg->all_threads = 1;
+    cfg->wall_budget = MDP_WALL_BUDGET;
 }
 
 /* In the order of enum mdp_mode's bits. */
@@ -176,6 +177,10 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             cfg->all_threads = 0;
         else
             goto bad;
+    } else if (strcmp(key, "wall_budget") == 0) {
+        /* wall mode: signals a second (wall.c) */
+        if (parse_uint(v, len, 1, 1000000, &cfg->wall_budget))
+            goto bad;
     } else if (strcmp(key, "verbose") == 0) {
         if (parse_uint(v, len, 0, 2, &u))
             goto bad;
@@ -193,7 +198,7 @@ bad:
 static const char *const keys[] = {"mode",     "rate",      "depth",  "output",     "debug_names",
                                    "duration", "samples",   "elt",    "verbose",    "drain_ms",
                                    "flush_ms", "first_pid", "notify", "activities", "threads",
-                                   "slice"};
+                                   "slice",    "wall_budget"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -249,10 +254,11 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         return -1;
     int n = snprintf(buf, len,
                      "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
-                     "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;%s%s%soutput=%s",
+                     "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;%s%s%soutput=%s",
                      modes, cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names,
                      cfg->duration_ms, cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
                      cfg->drain_ms, cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
+                     cfg->wall_budget ? cfg->wall_budget : MDP_WALL_BUDGET,
                      cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "",
                      cfg->output);
     if (n < 0 || (size_t)n >= len)

@@ -169,6 +169,10 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
         e = mdp_calls_init(core);
     if (e == 0 && (cfg->modes & MDP_MODE_ALLOC))
         e = mdp_alloc_init(core);
+    /* the wall thread first: its TID is known before the drain thread's
+     * first scan of the threads (threads.c) could take it for another */
+    if (e == 0 && mdp_wall_mode(core))
+        e = mdp_wall_start(core, err, errlen);
     if (e == 0)
         e = mdp_drain_start(core, err, errlen);
     if (e != 0) {
@@ -187,6 +191,7 @@ int mdp_core_finish(mdp_core *core, const char *end)
     int zero = 0;
     if (!core || !atomic_compare_exchange_strong(&core->finished, &zero, 1))
         return 0;
+    mdp_wall_stop(core); /* no more signals, then no more timers */
     mdp_sampler_stop(core);
     mdp_sampler_quiesce(core);
     pthread_mutex_lock(&core->drain_lock);
@@ -231,6 +236,7 @@ void mdp_core_free(mdp_core *core)
         return;
     atomic_store(&core->ops_live, 0);
     mdp_termsig_detach(core);
+    mdp_wall_free(core);
     if (!atomic_load(&core->finished)) {
         atomic_store(&core->finished, 1);
         mdp_sampler_stop(core);

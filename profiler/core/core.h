@@ -41,10 +41,10 @@ enum mdp_mode {
 /* The modes whose stacks the sampler's signal handler takes (one per thread). */
 #define MDP_MODES_SAMPLED (MDP_MODE_SAMPLE | MDP_MODE_WALL)
 /* The modes this build implements; a name outside it is refused. */
-#define MDP_MODES_BUILT (MDP_MODE_SAMPLE | MDP_MODE_CALLS | MDP_MODE_ALLOC)
+#define MDP_MODES_BUILT (MDP_MODE_SAMPLE | MDP_MODE_CALLS | MDP_MODE_ALLOC | MDP_MODE_WALL)
 /* The modes a profiler attached to a running process can have: the
  * runtime grants enter hooks and allocation callbacks only at startup. */
-#define MDP_MODES_ATTACH (MDP_MODE_SAMPLE)
+#define MDP_MODES_ATTACH (MDP_MODE_SAMPLE | MDP_MODE_WALL)
 
 /* Parse a comma list of mode names (sample, calls, alloc, exceptions, wall,
  * contention, heap), len bytes, into *modes. Returns 0, or -1 with a
@@ -76,6 +76,8 @@ typedef struct mdp_config {
     int activities;        /* track per thread: 0 nothing, 1 GC, JIT and type loads (default),
                             * 2 exceptions too (the runtime's exception events cost) */
     int all_threads;       /* sample every thread of the process, not only the runtime's (default 1) */
+    unsigned wall_budget;  /* wall mode: signals a second at most (MDP_WALL_BUDGET; 0 counts as it) */
+#define MDP_WALL_BUDGET 2000u
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);

@@ -55,11 +55,13 @@ void mdp_slots_take(unsigned n);
 /* A sample in a ring: a header word, the time it was taken
  * (CLOCK_MONOTONIC_COARSE in ns, when MDP_SAMPLE_HAVE_TIME), the
  * interrupted stack pointer when the thread's stack bounds are not known
- * yet, then (ip, function, gen) per frame, leaf first. */
+ * yet, the thread's state in wall mode (MDP_SAMPLE_WALL), then (ip,
+ * function, gen) per frame, leaf first. */
 #define MDP_SAMPLE_MAGIC 0x5a4dull
 #define MDP_SAMPLE_HAVE_SP 0x01u /* a stack-pointer word follows the header */
 #define MDP_SAMPLE_CUT 0x02u     /* the walk stopped at the depth limit */
 #define MDP_SAMPLE_HAVE_TIME 0x04u /* a time word follows the header (the handler's: always) */
+#define MDP_SAMPLE_WALL 0x08u /* wall mode: a state word (wall.c) follows the time and stack pointer */
 /* flags bits 4-7: what the runtime was doing on the thread (native.h) */
 #define MDP_SAMPLE_ACT(flags) (((flags) >> 4) & 15u)
 /* weight: timer periods the sample stands for (1 + the timer's overrun) */
@@ -80,6 +82,7 @@ struct mdp_slot {
     mdp_ring ring;
     uint64_t *ringbuf;
     _Atomic uint64_t samples, drops, stray;
+    _Atomic uint64_t wall_seen; /* wall.c: the wall tick of the thread's last sample */
     /* activity.c: what the runtime is doing on the thread (the handler reads
      * them; the thread writes act_stack and act_exc, act_gc and act_role
      * change under threads_lock) */
@@ -169,6 +172,7 @@ enum mdp_frame_kind {
 /* A function incarnation as the log names it. */
 struct mdp_frame {
     int kind;
+    int wait;    /* wall mode: a known managed wait (wall.c), 0 none */
     char *text;  /* "mvid:0x06......{..}<..>" or the special word */
     char *debug; /* in-process name, "?" when it could not be built */
 };
@@ -238,6 +242,7 @@ struct mdp_core {
     mdp_pmap frames;  /* (function, gen) -> struct mdp_frame */
     mdp_pmap ilmaps;  /* (version start, serial) -> struct mdp_ilmap */
     mdp_pmap ipkinds; /* unattributed ip -> kind + 1 (cast) */
+    mdp_pmap wait_sites; /* wall mode: (call site ip, gen) -> known wait + 1 (cast), frames.c */
     mdp_smap records[MDP_REC_NKINDS]; /* per kind: key text -> struct mdp_record */
     uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut, stat_drops_other;
     uint64_t stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
@@ -268,6 +273,12 @@ struct mdp_core {
 
     pthread_t drain_thread;
     int drain_started;
+    /* wall mode (wall.c): ticks of 1/rate s since the start (the wall
+     * thread writes, the handler reads), the wall thread's TID (not
+     * sampled) and its state */
+    _Atomic uint64_t wall_ticks;
+    _Atomic int wall_tid;
+    struct mdp_wall *wall;
     _Atomic int drain_stop;
 
     struct mdp_calls *calls;
@@ -365,6 +376,11 @@ void mdp_drain_poke(mdp_core *core);
 
 /* frames.c: with drain_lock held */
 const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen);
+/* Wall mode: the known wait (wall.c, 0 none) that the call at `ip` of
+ * (fn, gen) calls, read from the method's IL at the call site's offset
+ * (a wait the JIT inlined into its caller has no frame of its own);
+ * cached per site. */
+int mdp_frame_call_wait(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen);
 /* Classify an address no function range covered at sample time; may fill
  * *fn, *gen when the code turns out to be managed. */
 int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen);
@@ -460,6 +476,29 @@ int mdp_code_region_get(mdp_core *core, uintptr_t start, struct mdp_region *out)
 const struct mdp_ilmap *mdp_code_ilmap(mdp_core *core, const struct mdp_region *r);
 void mdp_code_forget_ilmaps(mdp_core *core);
 void mdp_code_free(mdp_core *core);
+
+/* wall.c: wall-clock mode. The wall thread signals the sampled threads
+ * at the rate in wall time, within the signal budget (per second). */
+#define MDP_WALL_SYSCALL 0x1u /* state word: the thread was in a system call */
+int mdp_wall_start(mdp_core *core, char *err, size_t errlen);
+void mdp_wall_stop(mdp_core *core);
+void mdp_wall_free(mdp_core *core);
+/* The current wall tick (handler: the sample's weight is the ticks since
+ * the slot's wall_seen). */
+uint64_t mdp_wall_now(const mdp_core *core);
+/* In the handler: whether ip lies in an executable segment of a loaded
+ * ELF object (the wall thread's table, refreshed about once a second). */
+int mdp_wall_code_signal_safe(const mdp_core *core, uintptr_t ip);
+/* In the handler: the state word of the interrupted context (a ucontext_t). */
+uint64_t mdp_wall_state_signal_safe(const mdp_core *core, const void *uc);
+/* The wait a managed method stands for (its `Class::Method` name), 0 none;
+ * the state's text in the log ("waiting:Monitor.Wait"), NULL for 0. */
+int mdp_wall_wait_of(const char *name);
+const char *mdp_wall_wait_state(int wait);
+/* " wall.sent=N wall.failed=N" for #stats, "" when not in wall mode. */
+void mdp_wall_stats(const mdp_core *core, char *buf, size_t len);
+/* Whether the core samples in wall time. */
+int mdp_wall_mode(const mdp_core *core);
 
 /* calls.c, alloc.c */
 int mdp_calls_init(mdp_core *core);

@@ -109,6 +109,36 @@ struct fr {
 };
 static struct fr frs[MDP_MAX_DEPTH];
 
+/* Wall mode: the state of a sample (doc/profile-log.md, "Wall time") from
+ * its state word (the handler's: in a system call or not) and its frames
+ * (frs[0..n), kinds known): in a system call, the nearest known managed
+ * wait among the first managed frames from the leaf names it (or, for the
+ * nearest one, the wait its IL calls at the frame's offset: inlined into
+ * it); else the
+ * leaf's kind says running (managed) or native. Why not /proc: wall.c. */
+static const char *wall_state(mdp_core *core, uint64_t word, unsigned n)
+{
+    if (!(word & MDP_WALL_SYSCALL))
+        return n && frs[0].kind == FK_MANAGED ? "state:running" : "state:native";
+    for (unsigned i = 0, managed = 0; i < n && managed < 8; i++) {
+        if (frs[i].kind != FK_MANAGED)
+            continue;
+        managed++;
+        const struct mdp_frame *fr = mdp_frame_get(core, frs[i].fn, frs[i].gen);
+        const char *st = fr ? mdp_wall_wait_state(fr->wait) : NULL;
+        /* the nearest managed frame may have inlined the wait: its call
+         * site in the IL says (frames.c) */
+        if (!st && fr && fr->kind == FK_MANAGED && managed == 1 && i > 0)
+            st = mdp_wall_wait_state(mdp_frame_call_wait(core, frs[i].ip, frs[i].fn, frs[i].gen));
+        if (st) {
+            static char buf[64];
+            snprintf(buf, sizeof buf, "state:%s", st);
+            return buf;
+        }
+    }
+    return "state:syscall";
+}
+
 static void drain_slot(mdp_core *core, struct mdp_slot *t)
 {
     for (;;) {
@@ -118,8 +148,10 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         uint64_t hdr = mdp_ring_peek(&t->ring, 0);
         unsigned n = (unsigned)(hdr & 0xff), flags = (unsigned)(hdr >> 8) & 0xff;
         uint64_t weight = (hdr >> 16) & 0xffffffffu;
-        uint64_t at = 1 + !!(flags & MDP_SAMPLE_HAVE_TIME) + !!(flags & MDP_SAMPLE_HAVE_SP);
-        uint64_t sp_at = at - 1; /* the stack pointer's word, when there is one */
+        /* the stack pointer's word and the state's, when there are */
+        uint64_t sp_at = 1 + !!(flags & MDP_SAMPLE_HAVE_TIME);
+        uint64_t state_at = sp_at + !!(flags & MDP_SAMPLE_HAVE_SP);
+        uint64_t at = state_at + !!(flags & MDP_SAMPLE_WALL);
         uint64_t words = at + 3ull * n;
         if (hdr >> 48 != MDP_SAMPLE_MAGIC || n == 0 || words > avail) {
             /* cannot happen with a sound producer; drop the ring's content */
@@ -194,6 +226,13 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         if (!nnative)
             act = 0;
         core->stat_act[act] += weight;
+        if (flags & MDP_SAMPLE_WALL) {
+            /* wall mode: the thread's state is the leaf (wall.c) */
+            const char *st = wall_state(core, mdp_ring_peek(&t->ring, state_at), n);
+            if (kb_add(&key, st, strlen(st)) || kb_add(&key, " ", 1) ||
+                (core->cfg.debug_names && (kb_add(&dbg, st, strlen(st)) || kb_add(&dbg, "\t", 1))))
+                bad = 1;
+        }
         for (unsigned i = 0; i < n && !bad; i++) {
             struct fr *f = &frs[i];
             int kind = f->kind;
@@ -235,7 +274,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         if ((flags & MDP_SAMPLE_CUT) && !bad) {
             /* the stack goes on past the depth limit: say so at its root
              * (within the log's 255 frames, in place of the last one) */
-            if (n >= MDP_MAX_DEPTH) {
+            if (n + !!(flags & MDP_SAMPLE_WALL) >= MDP_MAX_DEPTH) {
                 char *sp = strrchr(key.s, ' ');
                 key.len = sp ? (size_t)(sp - key.s) : 0;
                 if (core->cfg.debug_names && (sp = strrchr(dbg.s, '\t')))

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <talloc.h>
 
+#include <mdtools/il.h>
 #include <mdtools/names.h>
 
 #include "core/core_int.h"
@@ -181,6 +182,15 @@ static int build(mdp_core *core, struct mdp_frame *f, uintptr_t fn, uint64_t gen
         return FK_NOMVID;
     f->text = strdup(buf);
     f->debug = debug_name(core, fn, gen);
+    if (mdp_wall_mode(core)) {
+        /* wall mode: whether the method is a wait that names a blocked
+         * thread's state (wall.c), once per incarnation */
+        void *tmp = talloc_new(NULL);
+        char *name = NULL;
+        if (tmp && mdt_idmap_function_name(tmp, &name, core->map, fn, gen, NULL) == 0 && name)
+            f->wait = mdp_wall_wait_of(name);
+        talloc_free(tmp);
+    }
     return f->text ? FK_MANAGED : FK_NOMVID;
 }
 
@@ -269,8 +279,57 @@ void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char
     }
 }
 
+/* The known wait the first call at or after IL offset `il` (within 16
+ * bytes: the map gives the statement's offset, the call may follow its
+ * arguments' loads) of method `token` calls. */
+static int il_call_wait(const mdt_image *img, uint32_t token, uint32_t il)
+{
+    mdt_il_body body;
+    mdt_il_insn insn;
+    if (mdt_il_body_get(&body, img, token) != 0 || il >= body.code_size ||
+        mdt_il_insn_at(&insn, &body, il) != 0)
+        return 0;
+    for (unsigned k = 0; k < 8 && insn.offset < il + 16; k++) {
+        if (insn.opcode == MDT_IL_CALL || insn.opcode == MDT_IL_CALLVIRT) {
+            char name[512];
+            if (mdt_token_name_buf(name, sizeof name, NULL, img, insn.token, NULL) != 0)
+                return 0;
+            return mdp_wall_wait_of(name);
+        }
+        if (insn.offset + insn.size >= body.code_size ||
+            mdt_il_decode(&insn, &body, insn.offset + insn.size) != 0)
+            break;
+    }
+    return 0;
+}
+
+int mdp_frame_call_wait(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen)
+{
+    uintptr_t k = (uintptr_t)mdp_pmap_get(&core->wait_sites, ip, gen);
+    if (k)
+        return (int)k - 1;
+    int wait = 0;
+    char il[24];
+    mdt_idmap_function_info fi;
+    uintptr_t margs[MDP_MAX_TARGS];
+    mdp_frame_il(core, ip, fn, gen, il, sizeof il);
+    if (il[0] && mdt_idmap_function_lookup(&fi, margs, MDP_MAX_TARGS, core->map, fn, gen) == 0) {
+        /* the image lives while drain_lock is held: unloads take it */
+        pthread_mutex_lock(&core->mods_lock);
+        struct mdp_module *m = mdp_module_get(core, fi.module);
+        const mdt_image *img = m ? m->image : NULL;
+        pthread_mutex_unlock(&core->mods_lock);
+        if (img)
+            wait = il_call_wait(img, fi.token, (uint32_t)strtoul(il + 3, NULL, 16));
+    }
+    if (core->wait_sites.n < 100000)
+        mdp_pmap_put(&core->wait_sites, ip, gen, (void *)(uintptr_t)(wait + 1));
+    return wait;
+}
+
 void mdp_frames_forget_ips(mdp_core *core)
 {
+    mdp_pmap_free(&core->wait_sites);
     mdp_pmap_free(&core->ipkinds);
 }
 

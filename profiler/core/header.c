@@ -140,6 +140,12 @@ char *mdp_header_line(mdp_core *core)
         puts_(&b, " attach=1");
     if (modes & MDP_MODE_SAMPLE)
         puts_(&b, " clock=cpu");
+    if (mdp_wall_mode(core)) {
+        /* wall time, each thread signalled within the budget (wall.c) */
+        snprintf(tmp, sizeof tmp, " clock=wall budget=%u",
+                 core->cfg.wall_budget ? core->cfg.wall_budget : MDP_WALL_BUDGET);
+        puts_(&b, tmp);
+    }
     pthread_mutex_lock(&core->mods_lock);
     if (core->framework[0]) {
         puts_(&b, " framework=");

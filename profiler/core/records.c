@@ -233,6 +233,11 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
          drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
          core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
+    if (mdp_wall_mode(core)) {
+        char wall[96];
+        mdp_wall_stats(core, wall, sizeof wall);
+        put(o, wall, strlen(wall));
+    }
     if (mode_has_native(core)) {
         char native[512];
         mdp_native_stats(core, native, sizeof native);

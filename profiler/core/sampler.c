@@ -1,5 +1,5 @@
-/* The sampler: a CPU-time timer per runtime thread and the SIGPROF handler
- * that records where the thread was.
+/* The sampler: a CPU-time timer per runtime thread (sample mode) and the
+ * SIGPROF handler that records where the thread was.
  *
  * Each registered thread gets a POSIX timer on its own CPU-time clock
  * (timer_create on the thread's clock, SIGEV_THREAD_ID so the signal goes
@@ -33,6 +33,11 @@
  * never. A thread whose stack bounds are not known yet (registered
  * from another thread) records its leaf and stack pointer; the drain thread
  * then looks the stack's mapping up and fills the bounds in.
+ *
+ * Wall mode (wall.c) has no timers: the wall thread queues SIGPROF to each
+ * thread in turn (si_code SI_QUEUE from this process, the slot in
+ * si_value); the sample's weight is the wall ticks since the thread's last
+ * sample, and a state word (in a system call or not) follows its time.
  *
  * Slots are never unmapped while the process lives (a late signal may still
  * name one); a slot whose thread ended is reused only after its ring is
@@ -214,12 +219,38 @@ static uintptr_t osr_frame(const mdp_core *core, uintptr_t fp, uintptr_t saved, 
     return 0;
 }
 
+/* Wall mode: a thread interrupted in a system call is most often inside
+ * libc (a futex wait under pthread_cond_wait), whose functions use RBP as
+ * a plain register, so the frame-pointer chain breaks at the leaf. A
+ * function that uses RBP saved its caller's on entry, between RSP and the
+ * caller's frame: the first word above RSP that holds a frame record's
+ * address (above the word, inside the stack, 8-aligned, a return address
+ * in code: an ELF object's executable segment, wall.c, or managed code,
+ * and a saved RBP of its own that is 0 or above it) is
+ * taken for the caller's RBP (at most 512 words up). The libc frames in
+ * between are skipped, as for a leaf that keeps no frame. 0: none. */
+static uintptr_t saved_fp(const mdp_core *core, uintptr_t sp, uintptr_t lo, uintptr_t hi)
+{
+    if (sp < lo || sp >= hi || (sp & 7))
+        return 0;
+    for (uintptr_t a = sp; a < hi && a < sp + 512 * 8; a += 8) {
+        uintptr_t f = *(const uintptr_t *)a;
+        if (f <= a || f > hi - 16 || (f & 7))
+            continue;
+        uintptr_t up = ((const uintptr_t *)f)[0], ret = ((const uintptr_t *)f)[1];
+        if (ret >= 4096 && (up == 0 || (up > f && up <= hi - 16 && !(up & 7))) &&
+            (mdp_wall_code_signal_safe(core, ret - 1) || managed_return(core, ret)))
+            return f;
+    }
+    return 0;
+}
+
 /* Walk the interrupted thread's stack into its ring. A managed frame's
  * caller comes from its prolog (unwind.c: RBP or RSP frame); anything else
  * (native code, an unknown prolog) follows the frame-pointer chain. Every
  * step must move up the stack, and every word read lies inside it. */
 static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext_t *uc,
-                        uint32_t weight)
+                        uint32_t weight, int wall)
 {
     mdp_uw cur = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
                   (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
@@ -228,19 +259,23 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     uintptr_t hi = atomic_load_explicit(&t->stack_hi, memory_order_relaxed);
     int known = lo && hi > lo && cur.sp >= lo && cur.sp < hi;
     uint64_t space = mdp_ring_space(&t->ring);
-    uint64_t hdr = known ? 2 : 3; /* the header, the time, the stack pointer when unknown */
+    /* the header, the time, the stack pointer when unknown, the state (wall mode) */
+    uint64_t hdr = (known ? 2 : 3) + !!wall;
     /* Room for the deepest walk, or no sample: a walk cut short by a full
      * ring would look like a whole stack whose root is some caller (the
      * drain thread starved on a busy machine: tests/profiler/starved.sh). */
     uint64_t maxf = core->cfg.max_depth;
+    if (wall && maxf > MDP_MAX_DEPTH - 1)
+        maxf = MDP_MAX_DEPTH - 1; /* the drain puts the state before the leaf */
     if (space < hdr + 3 * maxf) {
         atomic_fetch_add_explicit(&t->drops, 1, memory_order_relaxed);
         return;
     }
     /* what the runtime is doing on the thread (activity.c), for the drain
      * to mark the sample's native frames with */
+    uint64_t state = wall ? mdp_wall_state_signal_safe(core, uc) : 0;
     unsigned flags = MDP_SAMPLE_HAVE_TIME | (known ? 0 : MDP_SAMPLE_HAVE_SP) |
-                     mdp_slot_activity(t) << 4;
+                     (wall ? MDP_SAMPLE_WALL : 0) | mdp_slot_activity(t) << 4;
     uint64_t n = 0;
     mdt_idmap_code_range r, prev = {0};
     uintptr_t prev_fn = 0;
@@ -278,7 +313,8 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
         if (!how) {
             /* the frame-pointer chain: [fp] = caller's fp, [fp + 8] = return address */
             uintptr_t floor = cur.sp > lo ? cur.sp : lo;
-            if (cur.fp < floor || cur.fp > hi - 16 || (cur.fp & 7))
+            if ((cur.fp < floor || cur.fp > hi - 16 || (cur.fp & 7)) &&
+                !(leaf && !fn && (state & MDP_WALL_SYSCALL) && (cur.fp = saved_fp(core, cur.sp, lo, hi))))
                 break;
             next = (mdp_uw){((const uintptr_t *)cur.fp)[1], cur.fp + 16,
                             ((const uintptr_t *)cur.fp)[0]};
@@ -305,6 +341,8 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     mdp_ring_put(&t->ring, 1, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
     if (!known)
         mdp_ring_put(&t->ring, 2, cur.sp);
+    if (wall)
+        mdp_ring_put(&t->ring, hdr - 1, state);
     mdp_ring_publish(&t->ring, hdr + 3 * n);
     atomic_fetch_add_explicit(&t->samples, 1, memory_order_relaxed);
 }
@@ -313,8 +351,13 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
     struct mdp_slot *t = NULL;
-    if (si && si->si_code == SI_TIMER)
+    int wall = 0;
+    if (si && si->si_code == SI_TIMER) {
         t = si->si_value.sival_ptr;
+    } else if (si && si->si_code == SI_QUEUE && si->si_pid == getpid()) {
+        t = si->si_value.sival_ptr; /* wall mode: the wall thread's (wall.c) */
+        wall = 1;
+    }
     if (!t || !valid_slot(t)) {
         chain(sig, si, ucv);
         errno = saved;
@@ -337,9 +380,21 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
         uint64_t h0 = atomic_load_explicit(&t->ring.head, memory_order_relaxed), t0 = __rdtsc();
 #endif
-        take_sample(core, t, ucv,
-                    si->si_overrun >= 0 && si->si_overrun < 1 << 30 ? 1u + (uint32_t)si->si_overrun
-                                                                    : 1u << 30);
+        if (wall != mdp_wall_mode(core)) {
+            /* a timer's signal in wall mode, or a queued one in sample mode */
+            atomic_fetch_add_explicit(&t->stray, 1, memory_order_relaxed);
+        } else if (wall) {
+            /* the ticks since the thread's last sample (wall.c): 0 when
+             * two signals came within one tick, then no sample */
+            uint64_t now = mdp_wall_now(core);
+            uint64_t was = atomic_exchange_explicit(&t->wall_seen, now, memory_order_relaxed);
+            if (now > was)
+                take_sample(core, t, ucv, now - was < 1u << 30 ? (uint32_t)(now - was) : 1u << 30, 1);
+        } else {
+            take_sample(core, t, ucv,
+                        si->si_overrun >= 0 && si->si_overrun < 1 << 30 ? 1u + (uint32_t)si->si_overrun
+                                                                        : 1u << 30, 0);
+        }
         /* a ring half full: the drain comes now, whatever its period */
         if (mdp_ring_space(&t->ring) <= (t->ring.mask + 1) / 2)
             mdp_drain_poke(core);
@@ -504,7 +559,15 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
     for (unsigned i = 0; i < core->ngc_slots; i++)
         if (core->gc_slots[i] == t)
             core->gc_slots[i] = NULL;
+    atomic_store(&t->wall_seen, mdp_wall_now(core)); /* wall mode: owed from now on */
     atomic_store(&t->state, SLOT_ACTIVE);
+    if (mdp_wall_mode(core)) {
+        /* no timer: the wall thread signals the active slots (wall.c) */
+        atomic_fetch_add(&core->threads_seen, 1);
+        pthread_mutex_unlock(&core->threads_lock);
+        mdp_log(core, "thread %d sampled in wall time (stack %s)", tid, lo ? "known" : "to be found");
+        return 0;
+    }
 
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);

@@ -124,11 +124,11 @@ void mdp_threads_scan(mdp_core *core)
     qsort(known, nknown, sizeof *known, by_int);
     DIR *d = opendir("/proc/self/task");
     unsigned taken = 0;
-    int self = atomic_load(&core->drain_tid);
+    int self = atomic_load(&core->drain_tid), wall = atomic_load(&core->wall_tid);
     for (struct dirent *e; d && taken < MAX_NEW && (e = readdir(d));) {
         char *end;
         long tid = strtol(e->d_name, &end, 10);
-        if (*end || tid <= 0 || tid > 0x3fffffff || tid == self ||
+        if (*end || tid <= 0 || tid > 0x3fffffff || tid == self || tid == wall ||
             bsearch(&(int){(int)tid}, known, nknown, sizeof *known, by_int))
             continue;
         uintptr_t sp = blocked_sp((int)tid), lo, hi;

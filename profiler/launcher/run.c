@@ -67,6 +67,8 @@ static void set_env(const mdp_config *c, const char *so, const char *notify)
     snprintf(num, sizeof num, "%d", c->activities);
     setenv("MDPROFILE_ACTIVITIES", num, 1);
     setenv("MDPROFILE_THREADS", c->all_threads ? "all" : "runtime", 1);
+    snprintf(num, sizeof num, "%u", c->wall_budget ? c->wall_budget : MDP_WALL_BUDGET);
+    setenv("MDPROFILE_WALL_BUDGET", num, 1);
     snprintf(num, sizeof num, "%d", c->verbose);
     setenv("MDPROFILE_VERBOSE", num, 1);
     if (!getenv("MDPROFILE_DRAIN_MS")) {

@@ -35,7 +35,7 @@ import offline
 
 HEX32 = r"[0-9a-f]{32}"
 PRIM = r"(?:I1|U1|I2|U2|I4|U4|I8|U8|R4|R8|I|U|CHAR|BOOLEAN|STRING|OBJECT|VOID|TYPEDBYREF|__Canon)"
-SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|truncated|unknown(:[a-z]+)?)$")
+SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|truncated|unknown(:[a-z]+)?|state:[a-z]+(:[A-Za-z.]+)?)$")
 # a native frame (format 3): its ELF file's name (%XX-escaped), build-id and
 # offset, and what the runtime was doing (doc/profile-log.md, Frames)
 NATIVE = offline.NATIVE
@@ -278,13 +278,15 @@ def check_format(log, mode):
     ok(s["records"] == len(log.records), "stats: records=%d" % len(log.records))
     ok(s.get("end") in ("exit", "detach") or str(s.get("end", "")).startswith("signal:"),
        "stats: end=%s says how the process ended" % s.get("end"))
-    if "sample" in modes:
+    if "sample" in modes or "wall" in modes:
         stacks = [r for r in log.records if r[0] == "stack"]
         total = sum(r[1] for r in stacks)
         ok(s["samples"] == total, "stats: samples=%d is the sum of counts (%d)" % (s["samples"], total))
         # the truncated mark is not a frame of code
         # an alloc record's type is its one frame
-        nframes = sum(r[1] * len([f for f in r[3] if f != "truncated"]) for r in log.records)
+        # nor is a wall-mode state (doc/profile-log.md, "Wall time")
+        nframes = sum(r[1] * len([f for f in r[3] if f != "truncated" and not f.startswith("state:")])
+                      for r in log.records)
         ok(s["frames"] == nframes, "stats: frames=%d is the sum of count x frames (%d)" % (s["frames"], nframes))
         cut = sum(r[1] for r in stacks if r[3][-1] == "truncated")
         ok(s.get("truncated") == cut, "stats: truncated=%s counts the samples cut at the depth limit (%d)"

@@ -40,7 +40,16 @@ import subprocess
 from collections import Counter
 from urllib.parse import unquote
 
-SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|truncated|unknown)(?::([a-z]+))?$")
+SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|truncated|unknown|state)(?::([a-z]+(?::[A-Za-z.]+)?))?$")
+# wall mode's states as batch prints them (doc/profile-log.md, "Wall time")
+STATES = {"running": "running", "sleeping": "sleeping", "native": "in native code",
+          "syscall": "blocked in syscall"}
+
+
+def state_text(reason):
+    if reason.startswith("waiting:"):
+        return "[waiting: %s]" % reason[8:]
+    return "[%s]" % STATES.get(reason, reason)
 # native[:NAME:BUILDID+0xOFF][!ACTIVITY] (format 3)
 NATIVE = re.compile(r"^native(?::([^:!\s]+):([0-9a-f]*)\+0x([0-9a-f]+))?(?:!([a-z-]+))?$")
 METHOD = re.compile(r"^([0-9a-f]{32}):(0x06[0-9a-f]{6})")
@@ -81,6 +90,8 @@ def frame_text(o):
         if "file" in o:
             return "%s (%s:%d)" % (o["name"], o["file"], o["line"])
         return o["name"]
+    if o.get("status") == "state" and "reason" in o:
+        return state_text(o["reason"])
     if "reason" in o:
         return "[%s:%s]" % (o["status"], o["reason"])
     if SPECIAL.match(o.get("status", "")):

@@ -168,6 +168,16 @@ START_TEST(test_mode_lists)
     ck_assert_uint_eq(c.modes, MDP_MODE_SAMPLE | MDP_MODE_ALLOC);
     ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
     ck_assert_ptr_nonnull(strstr(text, "mode=sample,alloc;"));
+    /* wall mode: its budget goes through the attach text; sample and
+     * wall exclude each other (one timer per thread) */
+    ck_assert_int_eq(mdp_config_parse(&c, "mode=wall;wall_budget=500", 25, err, sizeof err), 0);
+    ck_assert_uint_eq(c.modes, MDP_MODE_WALL);
+    ck_assert_uint_eq(c.wall_budget, 500);
+    ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, "mode=wall;"));
+    ck_assert_ptr_nonnull(strstr(text, ";wall_budget=500;"));
+    ck_assert_int_ne(mdp_mode_parse("sample,wall", 11, &m, err, sizeof err), 0);
+    ck_assert_int_ne(mdp_config_parse(&c, "wall_budget=0", 13, err, sizeof err), 0);
 }
 END_TEST
 

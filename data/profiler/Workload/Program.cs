@@ -15,6 +15,8 @@
 //   Workload reflect OUT FRAMES DIR...  reflection's names of a log's frames (Resolve.cs)
 //   Workload gc|jit|memmove|exceptions OUT [MS]  CPU time in native code (Native.cs)
 //   Workload threads OUT [MS]   named and unnamed threads of known CPU time (Threads.cs)
+//   Workload wall OUT [MS]      threads waiting, sleeping, reading a pipe, spinning (Wall.cs)
+//   Workload idle OUT [MS [N]]  N threads waiting in Monitor.Wait (Wall.cs)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -586,7 +588,7 @@ namespace Mdp.Work
         {
             if (args.Length < 2)
             {
-                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions|threads ...");
+                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions|threads|wall|idle ...");
                 return 2;
             }
             string mode = args[0], output = args[1];
@@ -625,6 +627,13 @@ namespace Mdp.Work
                     break;
                 case "threads":
                     ThreadsWork.Run(args.Length > 2 ? int.Parse(args[2]) : 600);
+                    break;
+                case "wall":
+                    WallWork.Run(args.Length > 2 ? int.Parse(args[2]) : 3000);
+                    break;
+                case "idle":
+                    WallWork.Idle(args.Length > 2 ? int.Parse(args[2]) : 3000,
+                                  args.Length > 3 ? int.Parse(args[3]) : 1000);
                     break;
                 default:
                     Console.Error.WriteLine("unknown mode " + mode);
