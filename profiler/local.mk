@@ -39,6 +39,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/termsig.c \
 	profiler/core/calls.c \
 	profiler/core/alloc.c \
+	profiler/core/events.c \
 	profiler/core/native.h \
 	profiler/core/elfmap.c \
 	profiler/core/activity.c \
@@ -57,6 +58,7 @@ MDP_CLR_SOURCES = \
 	profiler/coreclr/utf16.c \
 	profiler/coreclr/factory.c \
 	profiler/coreclr/callback.c \
+	profiler/coreclr/events.c \
 	profiler/coreclr/startup.c \
 	profiler/coreclr/record.c \
 	profiler/coreclr/elt.c \

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 {
     fputs("usage: mdprofile [OPTION]... -- COMMAND [ARGS...]   profile COMMAND from its start\n"
           "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
-          "  --mode sample|calls|alloc  what to profile (sample; attach: sample only)\n"
+          "  --mode M                   what to profile: sample, calls, alloc, exceptions,\n"
+          "                             contention (sample; attach: sample only)\n"
           "  --rate HZ                  samples per second of thread CPU time (1000)\n"
           "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
           "  --depth N                  frames per sample, 1-255 (255)\n"

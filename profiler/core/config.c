@@ -57,6 +57,10 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             cfg->mode = MDP_MODE_CALLS;
         else if (is(v, len, "alloc"))
             cfg->mode = MDP_MODE_ALLOC;
+        else if (is(v, len, "exceptions"))
+            cfg->mode = MDP_MODE_EXCEPTIONS;
+        else if (is(v, len, "contention"))
+            cfg->mode = MDP_MODE_CONTENTION;
         else
             goto bad;
     } else if (strcmp(key, "rate") == 0) {
@@ -189,7 +193,7 @@ int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, s
 
 int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
 {
-    static const char *const modes[] = {"sample", "calls", "alloc"};
+    static const char *const modes[] = {"sample", "calls", "alloc", "exceptions", "contention"};
     int n = snprintf(buf, len,
                      "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
                      "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;%s%s%soutput=%s",

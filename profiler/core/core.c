@@ -167,8 +167,10 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
         e = mdp_sampler_init(core, err, errlen);
     else if (cfg->mode == MDP_MODE_CALLS)
         e = mdp_calls_init(core);
-    else
+    else if (cfg->mode == MDP_MODE_ALLOC)
         e = mdp_alloc_init(core);
+    else
+        e = mdp_events_init(core);
     if (e == 0)
         e = mdp_drain_start(core, err, errlen);
     if (e != 0) {
@@ -245,6 +247,7 @@ void mdp_core_free(mdp_core *core)
     mdp_code_free(core);
     mdp_calls_free(core);
     mdp_alloc_free(core);
+    mdp_events_free(core);
     pthread_mutex_unlock(&core->drain_lock);
     mdt_idmap_free(core->map);
     mdp_exec_free(core);

@@ -26,7 +26,8 @@
 
 #include <mdtools/idmap.h>
 
-enum mdp_mode { MDP_MODE_SAMPLE = 0, MDP_MODE_CALLS = 1, MDP_MODE_ALLOC = 2 };
+enum mdp_mode { MDP_MODE_SAMPLE = 0, MDP_MODE_CALLS = 1, MDP_MODE_ALLOC = 2, MDP_MODE_EXCEPTIONS = 3,
+                MDP_MODE_CONTENTION = 4 };
 
 /* Settings. From the environment at startup (mdp_config_from_env) or from
  * the attach request's client data (mdp_config_parse); doc/mdprofile.1
@@ -236,6 +237,19 @@ void mdp_calls_count(mdp_core *core, uint64_t *counter, int what);
  * (MDP_CALL_CATCH: the frame is not left). Counted only for a function that
  * has a counter; takes a lock. */
 void mdp_calls_exception(mdp_core *core, uintptr_t fn, int what);
+
+/* ---- exceptions and contention modes (events.c) -------------------------- */
+
+enum mdp_event_kind { MDP_EVENT_THROW, MDP_EVENT_WAIT };
+
+/* An event on the calling thread, with that thread's stack: a throw
+ * (`cls` the exception object's ClassID, 0 unknown) or a wait on a
+ * managed lock that lasted `value` nanoseconds. `ips` holds n code
+ * addresses, leaf first, each inside its frame's code (a caller's return
+ * address minus one); `cut` says the stack went on past them. Copied;
+ * named by the drain. Any thread but a signal handler's. */
+void mdp_ev_stack_event(mdp_core *core, int kind, uintptr_t cls, uint64_t value,
+                        const uintptr_t *ips, unsigned n, int cut);
 
 /* ---- alloc mode ---------------------------------------------------------- */
 

@@ -110,7 +110,7 @@ static void put_enc(struct growbuf *b, const char *s)
     put(b, enc, n);
 }
 
-static const char *const mode_names[] = {"sample", "calls", "alloc"};
+static const char *const mode_names[] = {"sample", "calls", "alloc", "exceptions", "contention"};
 
 char *mdp_header_line(mdp_core *core)
 {
@@ -125,9 +125,13 @@ char *mdp_header_line(mdp_core *core)
      * with their ELF file; 4, sample records with their thread and time
      * slice, and #thread lines (sample logs); alloc logs hold neither */
     snprintf(tmp, sizeof tmp, "#mdprofile %d runtime=%s pid=%d ppid=%d mode=%s",
-             mode == MDP_MODE_CALLS ? 2 : mode == MDP_MODE_SAMPLE ? 4 : 1, core->runtime[0] ? core->runtime : "unknown",
+             mode == MDP_MODE_CALLS ? 2 : mode == MDP_MODE_ALLOC ? 1 : 4, core->runtime[0] ? core->runtime : "unknown",
              core->pid, core->ppid, mode_names[mode]);
     puts_(&b, tmp);
+    if (mode == MDP_MODE_EXCEPTIONS || mode == MDP_MODE_CONTENTION) {
+        snprintf(tmp, sizeof tmp, " slice=%u", core->cfg.slice_ms);
+        puts_(&b, tmp);
+    }
     if (mode == MDP_MODE_SAMPLE) {
         snprintf(tmp, sizeof tmp, " rate=%u slice=%u", core->cfg.rate, core->cfg.slice_ms);
         puts_(&b, tmp);

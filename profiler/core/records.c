@@ -103,7 +103,7 @@ static int by_count(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-static const char *const record_kinds[] = {"stack", "call", "alloc"};
+static const char *const record_kinds[] = {"stack", "call", "alloc", "throw", "wait"};
 
 struct out {
     char *s;
@@ -225,6 +225,11 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
          drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
          core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
+    {
+        char ev[160];
+        mdp_events_stats(core, ev, sizeof ev);
+        put(o, ev, strlen(ev));
+    }
     if (mode_has_native(core)) {
         char native[512];
         mdp_native_stats(core, native, sizeof native);
@@ -354,7 +359,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
             continue;
         module_lines(core, &o, &nm, c.v[i].key);
         putf(&o, "%s %" PRIu64, record_kinds[mode], count);
-        if (mode == MDP_MODE_ALLOC)
+        if (mode == MDP_MODE_ALLOC || mode == MDP_MODE_CONTENTION)
             putf(&o, " %" PRIu64, r->bytes);
         if (mode == MDP_MODE_CALLS)
             putf(&o, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],

@@ -50,7 +50,7 @@ static void forward(int sig, siginfo_t *si, void *uc)
 static void set_env(const mdp_config *c, const char *so, const char *notify)
 {
     char num[32];
-    static const char *const modes[] = {"sample", "calls", "alloc"};
+    static const char *const modes[] = {"sample", "calls", "alloc", "exceptions", "contention"};
     setenv("CORECLR_ENABLE_PROFILING", "1", 1);
     setenv("CORECLR_PROFILER", MDP_CLSID_STRING, 1);
     setenv("CORECLR_PROFILER_PATH", so, 1);

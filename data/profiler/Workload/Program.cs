@@ -15,6 +15,8 @@
 //   Workload reflect OUT FRAMES DIR...  reflection's names of a log's frames (Resolve.cs)
 //   Workload gc|jit|memmove|exceptions OUT [MS]  CPU time in native code (Native.cs)
 //   Workload threads OUT [MS]   named and unnamed threads of known CPU time (Threads.cs)
+//   Workload throws OUT [N]     exceptions of two types from two sites (Events.cs)
+//   Workload contention OUT [N] one thread waits on a lock another holds (Events.cs)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -586,7 +588,7 @@ namespace Mdp.Work
         {
             if (args.Length < 2)
             {
-                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions|threads ...");
+                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions|threads|throws|contention ...");
                 return 2;
             }
             string mode = args[0], output = args[1];
@@ -625,6 +627,12 @@ namespace Mdp.Work
                     break;
                 case "threads":
                     ThreadsWork.Run(args.Length > 2 ? int.Parse(args[2]) : 600);
+                    break;
+                case "throws":
+                    EventsWork.Throws(args.Length > 2 ? int.Parse(args[2]) : 1);
+                    break;
+                case "contention":
+                    EventsWork.Contention(args.Length > 2 ? int.Parse(args[2]) : 20);
                     break;
                 default:
                     Console.Error.WriteLine("unknown mode " + mode);
