@@ -13,11 +13,13 @@
 // descriptor, exact; FRAME the throwing method's log frame, CALLER the
 // catching method's), "# wait FRAME CALLER COUNT MS" (the method that
 // blocked in Monitor.Enter, its caller, how many times the waiter blocked
-// and for how long in all, by the waiter's own stopwatch).
+// and for how long in all, by the waiter's own stopwatch), "# waiter TID"
+// (the waiting thread's kernel ID).
 using System;
 using System.Diagnostics;
 using System.Reflection;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 namespace Mdp.Work
@@ -105,7 +107,10 @@ namespace Mdp.Work
         static readonly ManualResetEventSlim Held = new ManualResetEventSlim();
         static readonly ManualResetEventSlim Next = new ManualResetEventSlim();
         static long waitedTicks;
-        static int waits;
+        static int waits, waiterTid;
+
+        [DllImport("libc.so.6", EntryPoint = "gettid")]
+        static extern int GetTid();
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static void Hold(int n)
@@ -137,6 +142,7 @@ namespace Mdp.Work
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static void Wait(int n)
         {
+            waiterTid = GetTid();
             for (int i = 0; i < n; i++)
             {
                 Next.Set();
@@ -159,6 +165,7 @@ namespace Mdp.Work
             Names.Fact("wait", Method(typeof(EventsWork), "Take", null) + " " +
                                Method(typeof(EventsWork), "Wait", null) + " " + waits + " " +
                                ((long)ms).ToString());
+            Names.Fact("waiter", waiterTid.ToString());
             Console.WriteLine("contention done " + waits + " " + (long)ms);
         }
     }
