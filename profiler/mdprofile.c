@@ -31,8 +31,9 @@ static void usage(FILE *f)
 {
     fputs("usage: mdprofile [OPTION]... -- COMMAND [ARGS...]   profile COMMAND from its start\n"
           "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
-          "  --mode M                   what to profile: sample, calls, alloc, exceptions,\n"
-          "                             contention (sample; attach: sample only)\n"
+          "  --mode M[,M...]            what to profile: sample, calls, alloc, exceptions,\n"
+          "                             contention, or several at once, e.g. sample,exceptions\n"
+          "                             (sample; attach: sample only)\n"
           "  --rate HZ                  samples per second of thread CPU time (1000)\n"
           "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
           "  --depth N                  frames per sample, 1-255 (255)\n"
@@ -118,9 +119,11 @@ int main(int argc, char **argv)
         }
     }
     if (pid) {
-        if (cfg.mode != MDP_MODE_SAMPLE) {
-            fprintf(stderr, "mdprofile: --attach profiles in sample mode only: the runtime allows "
-                            "enter hooks and allocation callbacks only to a profiler loaded at startup\n");
+        if (cfg.modes & ~(unsigned)MDP_MODES_ATTACH) {
+            char names[96] = "?";
+            mdp_mode_format(cfg.modes & ~(unsigned)MDP_MODES_ATTACH, names, sizeof names);
+            fprintf(stderr, "mdprofile: --attach cannot profile %s: the runtime grants those callbacks "
+                            "only to a profiler loaded at startup (sample mode only)\n", names);
             return 2;
         }
         if (optind < argc) {

@@ -272,7 +272,7 @@ void mdp_events_drain(mdp_core *core)
         kb_add(&dbg, "", 0);
         name_event(core, v, &key, &dbg);
         if (!key.bad && !dbg.bad)
-            mdp_record_add(core, key.s,
+            mdp_record_add(core, v->kind == MDP_EVENT_THROW ? MDP_REC_THROW : MDP_REC_WAIT, key.s,
                            key.len, 1, v->kind == MDP_EVENT_WAIT ? v->value : 0,
                            core->cfg.debug_names ? dbg.s : NULL);
         e->counted[v->kind]++;

@@ -158,7 +158,7 @@ static HRESULT on_ExceptionThrown(MDP_CB_THIS, ObjectID thrown)
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
     mdp_ev_activity(p->core, MDP_ACT_EXCEPTION, 1);
-    if (p->cfg.mode == MDP_MODE_EXCEPTIONS)
+    if (p->cfg.modes & MDP_MODE_EXCEPTIONS)
         mdp_clr_exception_thrown(p, thrown);
     return S_OK;
 }
@@ -172,7 +172,7 @@ static HRESULT on_EventPipeEventDelivered(MDP_CB_THIS, EVENTPIPE_PROVIDER provid
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    if (p->cfg.mode == MDP_MODE_CONTENTION)
+    if (p->cfg.modes & MDP_MODE_CONTENTION)
         mdp_clr_eventpipe_event(p, event_id, event_version, data_len, data, thread, nframes,
                                 frames);
     return S_OK;
