@@ -33,7 +33,11 @@ take what is whole: exit status 4 (the log has no #stats: cut), plus 1
 when a line is malformed (1 alone for a header cut short), never a
 signal or another status.
 
-    events.py throws|contention LOG EXPECTED --assemblies DIR...
+    events.py throws|contention LOG EXPECTED [--mode LIST] --assemblies DIR...
+
+--mode: the log's modes (exceptions, contention by default): with
+sample,exceptions the throws are checked as above, the stack records
+are there, and batch is left to the run of exceptions alone.
 
 Prints one line per check, then "N passed, M failed"."""
 import json
@@ -84,10 +88,16 @@ def bare(frames):
     return [offline.bare(f) for f in frames.split(" ")]
 
 
-def check_throws(path, facts, dirs, data):
+def check_throws(path, facts, dirs, data, mode):
     header, stats, records = read_log(path)
-    ok(header.get("format") == "4" and header.get("mode") == "exceptions",
-       "header: format 4, mode=exceptions (%s, %s)" % (header.get("format"), header.get("mode")))
+    ok(header.get("format") == "4" and header.get("mode") == mode,
+       "header: format 4, mode=%s (%s, %s)" % (mode, header.get("format"), header.get("mode")))
+    if mode != "exceptions":
+        # sampled in the same run: the sample records are there too, and
+        # the throws are counted once
+        nstack = sum(1 for l in open(path, encoding="utf-8") if l.startswith("stack "))
+        ok(nstack > 0 and int(stats.get("samples", "0")) > 0,
+           "mode=%s: %d stack records besides the throws, samples=%s" % (mode, nstack, stats.get("samples")))
     want = {}
     for f in facts["throw"]:
         typ, thrower, caller, n = f.split(" ")
@@ -112,7 +122,8 @@ def check_throws(path, facts, dirs, data):
            % (n, typ, thrower, caller, got[(typ, thrower, caller)], types[typ]))
     ok(stats.get("throws") == str(total) and stats.get("end") == "exit",
        "#stats throws=%s is the records' sum %d, end=%s" % (stats.get("throws"), total, stats.get("end")))
-
+    if mode != "exceptions":
+        return  # batch on one kind of record: the run of exceptions alone
     status, out, err = batch(dirs, data, "--top", "20")
     ok(status == 0 and ("total %d throws" % total) in out and "excl. throws" in out,
        "batch --top: total %d throws, columns in throws (%d %s)" % (total, status, err.strip()[:80]))
@@ -236,6 +247,11 @@ def main():
     if "--assemblies" in argv:
         k = argv.index("--assemblies")
         argv, dirs = argv[:k], argv[k + 1:]
+    mode = None
+    if "--mode" in argv:
+        k = argv.index("--mode")
+        mode = argv[k + 1]
+        argv = argv[:k] + argv[k + 2:]
     if len(argv) != 3 or argv[0] not in ("throws", "contention") or not dirs:
         print(__doc__)
         return 2
@@ -247,10 +263,11 @@ def main():
     dirs = dirs + ([fw] if fw else [])
     data = open(path, "rb").read()
     if what == "throws":
-        check_throws(path, facts, dirs, data)
+        check_throws(path, facts, dirs, data, mode or "exceptions")
     else:
         check_contention(path, facts, dirs, data)
-    cut_anywhere(dirs, data)
+    if not mode:
+        cut_anywhere(dirs, data)
     print("%d passed, %d failed" % (check.passed, check.failed))
     return 1 if check.failed else 0
 
