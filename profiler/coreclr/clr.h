@@ -38,7 +38,6 @@ typedef struct mdp_clr {
     struct mdp_pending *pending;
     size_t npending, pending_cap;
     EVENTPIPE_SESSION session; /* contention mode's EventPipe session, 0 none */
-    _Atomic uint64_t foreign_waits; /* contention events delivered on another thread */
 } mdp_clr;
 
 struct mdp_pending {

@@ -131,9 +131,10 @@ void mdp_clr_eventpipe_event(mdp_clr *p, DWORD id, DWORD version, ULONG len, con
          * stack and the thread) */
         ThreadID self = 0;
         if (thread && (FAILED(INFO(p)->GetCurrentThreadID(p->info, &self)) || self != thread)) {
+            /* never seen: the wait is counted without a stack rather
+             * than with another thread's */
             mdp_log(p->core, "ContentionStop of thread %#lx delivered on %#lx", (unsigned long)thread,
                     (unsigned long)self);
-            atomic_fetch_add(&p->foreign_waits, 1);
         } else {
             struct snap s;
             s.n = 0;
