@@ -563,13 +563,19 @@ static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool o
     }
 }
 
-/* nanoseconds as milliseconds with three decimals */
-static void column_ms(mdb_output *o, uint64_t ns)
+/* nanoseconds as milliseconds with three decimals, right-aligned in a
+ * column of 18 (width 0: as they are) */
+static void out_ms(mdb_output *o, uint64_t ns, int width)
 {
-    char b[40];
-    snprintf(b, sizeof b, "%14llu.%03llu", (unsigned long long)(ns / 1000000u),
+    char b[48];
+    snprintf(b, sizeof b, "%*llu.%03llu", width ? width - 4 : 0, (unsigned long long)(ns / 1000000u),
              (unsigned long long)(ns / 1000u % 1000u));
     mdb_outs(o, b);
+}
+
+static void column_ms(mdb_output *o, uint64_t ns)
+{
+    out_ms(o, ns, 18);
 }
 
 static int by_btotal(const void *a, const void *b)
@@ -628,7 +634,7 @@ static void top(mdb_aggregate *g, mdb_output *o)
     }
     if (g->kinds == 1u << MDB_WAIT) {
         mdb_outs(o, " (");
-        column_ms(o, g->bytes);
+        out_ms(o, g->bytes, 0);
         mdb_outs(o, " ms)");
     }
     mdb_outs(o, " in ");

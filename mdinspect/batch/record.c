@@ -125,13 +125,19 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
         all_digits(p, (size_t)((sp ? sp : end) - p))) {
         /* format 4: the thread and the time slice (no frame is a number) */
         if (!sp || !count(p, (size_t)(sp - p), &rec->tid))
-            return malformed(rec, "a format-4 record has a thread ID (a number >= 1), a "
-                                  "slice and frames");
+            return malformed(rec, rec->kind == MDB_STACK
+                                      ? "a format-4 stack record has a thread ID (a number >= 1), a "
+                                        "slice and frames"
+                                      : "a throw or wait record has a thread ID (a number >= 1), a "
+                                        "slice and frames");
         p = sp + 1;
         sp = memchr(p, ' ', (size_t)(end - p));
         if (!sp || !count0(p, (size_t)(sp - p), &rec->slice))
-            return malformed(rec, "a format-4 record has a slice (a number >= 0) after "
-                                  "its thread ID, then frames");
+            return malformed(rec, rec->kind == MDB_STACK
+                                      ? "a format-4 stack record has a slice (a number >= 0) after "
+                                        "its thread ID, then frames"
+                                      : "a throw or wait record has a slice (a number >= 0) after "
+                                        "its thread ID, then frames");
         if (rec->slice >= 1ull << 32) /* 136 years of 1-ms slices: no profile's */
             return malformed(rec, "the slice is absurd (2^32 or more)");
         p = sp + 1;
