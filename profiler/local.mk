@@ -39,6 +39,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/termsig.c \
 	profiler/core/calls.c \
 	profiler/core/alloc.c \
+	profiler/core/events.c \
 	profiler/core/native.h \
 	profiler/core/elfmap.c \
 	profiler/core/activity.c \
@@ -58,6 +59,7 @@ MDP_CLR_SOURCES = \
 	profiler/coreclr/utf16.c \
 	profiler/coreclr/factory.c \
 	profiler/coreclr/callback.c \
+	profiler/coreclr/events.c \
 	profiler/coreclr/startup.c \
 	profiler/coreclr/record.c \
 	profiler/coreclr/elt.c \
@@ -74,7 +76,8 @@ EXTRA_profiler_libmdprofile_la_DEPENDENCIES = profiler/coreclr/exports.map
 EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md bench/profiler/README.md \
 	bench/profiler/run.sh bench/profiler/report.py bench/profiler/measure.py \
 	bench/profiler/handler.sh bench/profiler/cost.sh bench/profiler/cost.py \
-	bench/profiler/webload.py bench/profiler/build.sh bench/profiler/wall.sh
+	bench/profiler/webload.py bench/profiler/build.sh bench/profiler/wall.sh \
+	bench/profiler/events.sh
 dist_man_MANS += doc/mdprofile.1
 
 # The launcher; --attach goes through the diagnostics IPC client in

@@ -31,9 +31,9 @@ static void usage(FILE *f)
 {
     fputs("usage: mdprofile [OPTION]... -- COMMAND [ARGS...]   profile COMMAND from its start\n"
           "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
-          "  --mode M[,M...]            what to profile: sample, calls, alloc, wall, or\n"
-          "                             several at once, e.g. sample,alloc (sample; attach:\n"
-          "                             sample or wall)\n"
+          "  --mode M[,M...]            what to profile: sample, calls, alloc, wall,\n"
+          "                             exceptions, contention, or several at once, e.g.\n"
+          "                             sample,exceptions (sample; attach: sample or wall)\n"
           "  --rate HZ                  samples per second of thread CPU time (1000); wall\n"
           "                             mode: of wall time\n"
           "  --wall-budget N            wall mode: signals a second at most, over every\n"

@@ -56,11 +56,12 @@ struct profile {          /* --speedscope: a process, or a thread of one, that h
     bool threaded;        /* format 4: one thread */
     uint64_t tid;
     uint64_t total;
+    int kind;             /* MDB_THROW, MDB_WAIT: a process's throws or waits; else samples */
 };
 
 struct profile_key {
     uint32_t proc;
-    uint32_t threaded;
+    uint32_t threaded;    /* 1 a thread's samples; 0 a process's (2 its throws, 3 its waits) */
     uint64_t tid;
 };
 
@@ -151,7 +152,12 @@ static bool intern(mdb_aggregate *g, mdb_logctx *lc, uint64_t lineno, const mdb_
  * process's, made on its first record. */
 static bool profile(mdb_aggregate *g, const mdb_proc *proc, const mdb_record *rec, uint32_t *id)
 {
-    struct profile_key k = {proc->index, rec->threaded, rec->threaded ? rec->tid : 0};
+    /* throws and waits are not CPU time at the rate: a profile of the
+     * process each, weighted by count (throws) or nanoseconds (waits) */
+    bool events = rec->kind == MDB_THROW || rec->kind == MDB_WAIT;
+    bool threaded = rec->threaded && !events;
+    struct profile_key k = {proc->index, rec->kind == MDB_THROW ? 2u : rec->kind == MDB_WAIT ? 3u : threaded,
+                            threaded ? rec->tid : 0};
     uint64_t h = mdb_hash(&k, sizeof k);
     uintptr_t v = (uintptr_t)mdb_table_get(&g->profiles, h, &k, sizeof k);
     if (v) {
@@ -166,7 +172,7 @@ static bool profile(mdb_aggregate *g, const mdb_proc *proc, const mdb_record *re
         g->p = a;
         g->capp = cap;
     }
-    g->p[g->np] = (struct profile){proc, rec->threaded, k.tid, 0};
+    g->p[g->np] = (struct profile){proc, threaded, k.tid, 0, events ? rec->kind : MDB_STACK};
     if (mdb_table_put(&g->profiles, h, &k, sizeof k, (void *)(uintptr_t)(g->np + 1)))
         return false;
     *id = g->np++;
@@ -187,10 +193,12 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
     g->total += rec->count;
     g->bytes += rec->bytes;
     g->kinds |= 1u << rec->kind;
+    /* a speedscope stack's weight: a wait's nanoseconds, else the count */
+    uint64_t weight = rec->kind == MDB_WAIT ? rec->bytes : rec->count;
     if (g->format == MDB_SPEEDSCOPE) {
         if (!profile(g, proc, rec, &prof))
             return false;
-        g->p[prof].total += rec->count;
+        g->p[prof].total += weight;
     }
     for (size_t i = 0; i < n; i++) /* root first */
         if (!intern(g, lc, rec->lineno, rec->frames[i], &ids[HEAD - 1 + n - i]))
@@ -209,7 +217,7 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
         return true;
     }
     /* a stack of each profile and slice apart */
-    uint64_t slice = rec->threaded ? rec->slice : 0;
+    uint64_t slice = g->p[prof].threaded ? rec->slice : 0;
     ids[0] = prof;
     ids[1] = (uint32_t)slice;
     ids[2] = (uint32_t)(slice >> 32);
@@ -217,7 +225,7 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
     uint64_t h = mdb_hash(ids, words * sizeof ids[0]);
     struct stack *st = mdb_table_get(&g->stacks, h, ids, words * sizeof ids[0]);
     if (st) {
-        st->weight += rec->count;
+        st->weight += weight;
         return true;
     }
     if (g->ns == g->caps) {
@@ -234,7 +242,7 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
     st->profile = prof;
     st->slice = slice;
     st->seq = g->ns;
-    st->weight = rec->count;
+    st->weight = weight;
     memcpy(st->ids, ids, words * sizeof ids[0]);
     if (mdb_table_put(&g->stacks, h, ids, words * sizeof ids[0], st))
         return false;
@@ -267,6 +275,8 @@ static void profile_name(mdb_aggregate *g, mdb_output *o, const struct profile *
         k = snprintf(b, sizeof b, "pid %llu: %s", (unsigned long long)proc->pid, proc->cmd);
     else
         k = snprintf(b, sizeof b, "pid %llu", (unsigned long long)proc->pid);
+    if (pr->kind != MDB_STACK && k >= 0 && (size_t)k < sizeof b)
+        k += snprintf(b + k, sizeof b - (size_t)k, pr->kind == MDB_THROW ? " (throws)" : " (waits)");
     mdb_out_json_string(o, b, k < 0 ? 0 : (size_t)k < sizeof b ? (size_t)k : sizeof b - 1);
 }
 
@@ -419,7 +429,8 @@ static void speedscope(mdb_aggregate *g, mdb_output *o)
             mdb_outs(o, ",\"endValue\":");
             outd(o, end_of(g, pr, v, from, to));
         } else {
-            mdb_outs(o, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
+            mdb_outs(o, pr->kind == MDB_WAIT ? ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":"
+                                             : ",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
             mdb_outu(o, pr->total);
         }
         samples(g, o, pr, v, from, to);
@@ -483,6 +494,10 @@ static const char *unit(const mdb_aggregate *g)
         return "calls";
     case 1u << MDB_ALLOC:
         return "objects";
+    case 1u << MDB_THROW:
+        return "throws";
+    case 1u << MDB_WAIT:
+        return "waits";
     default:
         return "count";
     }
@@ -548,6 +563,53 @@ static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool o
     }
 }
 
+/* nanoseconds as milliseconds with three decimals, right-aligned in a
+ * column of 18 (width 0: as they are) */
+static void out_ms(mdb_output *o, uint64_t ns, int width)
+{
+    char b[48];
+    snprintf(b, sizeof b, "%*llu.%03llu", width ? width - 4 : 0, (unsigned long long)(ns / 1000000u),
+             (unsigned long long)(ns / 1000u % 1000u));
+    mdb_outs(o, b);
+}
+
+static void column_ms(mdb_output *o, uint64_t ns)
+{
+    out_ms(o, ns, 18);
+}
+
+static int by_btotal(const void *a, const void *b)
+{
+    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    if (x->btotal != y->btotal)
+        return x->btotal < y->btotal ? 1 : -1;
+    return x < y ? -1 : 1;
+}
+
+/* Wait records: the time a frame waited itself (exclusive: where the
+ * waiting thread blocked) or with it on the stack (inclusive), and how
+ * many waits that was. */
+static void wait_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool self)
+{
+    size_t n = g->nf < g->top ? g->nf : g->top;
+    mdb_outs(o, self ? "by exclusive wait time (the frame itself waited for a lock):\n"
+                     : "by inclusive wait time (the frame was on the waiting stack):\n");
+    mdb_outs(o, self ? "   excl. waits        %      excl. wait ms        %  method\n"
+                     : "   incl. waits        %      incl. wait ms        %  method\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct sframe *s = &g->f[order[i]];
+        column(o, self ? s->self : s->total);
+        mdb_outc(o, ' ');
+        percent(o, self ? s->self : s->total, g->total);
+        column_ms(o, self ? s->bself : s->btotal);
+        mdb_outc(o, ' ');
+        percent(o, self ? s->bself : s->btotal, g->bytes);
+        mdb_outs(o, "  ");
+        mdb_out(o, s->name, s->name_len);
+        mdb_outc(o, '\n');
+    }
+}
+
 static void top(mdb_aggregate *g, mdb_output *o)
 {
     uint32_t *order = talloc_array(g, uint32_t, g->nf ? g->nf : 1);
@@ -570,6 +632,11 @@ static void top(mdb_aggregate *g, mdb_output *o)
         mdb_outu(o, g->bytes);
         mdb_outs(o, " bytes)");
     }
+    if (g->kinds == 1u << MDB_WAIT) {
+        mdb_outs(o, " (");
+        out_ms(o, g->bytes, 0);
+        mdb_outs(o, " ms)");
+    }
     mdb_outs(o, " in ");
     mdb_outu(o, g->records);
     mdb_outs(o, " records, ");
@@ -578,6 +645,15 @@ static void top(mdb_aggregate *g, mdb_output *o)
     for (size_t i = 0; i < g->nf; i++)
         order[i] = (uint32_t)i;
     sort_base = g->f;
+    if (g->kinds == 1u << MDB_WAIT) {
+        qsort(order, g->nf, sizeof *order, by_bytes);
+        wait_table(g, o, order, true);
+        mdb_outc(o, '\n');
+        qsort(order, g->nf, sizeof *order, by_btotal);
+        wait_table(g, o, order, false);
+        talloc_free(order);
+        return;
+    }
     qsort(order, g->nf, sizeof *order, by_self);
     if (alloc)
         alloc_table(g, o, order, true);

@@ -436,12 +436,14 @@ enum mdb_kind {
     MDB_PLAIN,
     MDB_STACK,
     MDB_CALL,
-    MDB_ALLOC
+    MDB_ALLOC,
+    MDB_THROW,              /* throw COUNT TID SLICE TYPE FRAMES: frames[0] is the type */
+    MDB_WAIT                /* wait COUNT NANOS TID SLICE FRAMES: bytes holds the nanoseconds */
 };
 
 typedef struct mdb_record {
     int kind;
-    uint64_t count, bytes;
+    uint64_t count, bytes;  /* bytes: an alloc record's; a wait record's nanoseconds */
     bool exits;             /* a format-2 call record: the three below are set */
     bool threaded;          /* a format-4 stack record: tid and slice are set */
     uint64_t tid, slice;    /* its thread (the kernel's ID) and time slice */

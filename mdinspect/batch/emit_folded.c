@@ -2,7 +2,8 @@
  * (flamegraph.pl, speedscope, inferno): one line per record, frames from
  * the root to the leaf separated by ';', a space, the count. Frames are
  * names without source lines (so a method is one box), special and
- * unresolved frames in brackets; a ';' inside a name becomes ':'. Lines
+ * unresolved frames in brackets; a ';' inside a name becomes ':'. A
+ * throw's leaf is its exception type; a wait weighs its nanoseconds. Lines
  * are not merged: the tools add up equal stacks themselves, and the output
  * stays a stream. Lines without frames print nothing. */
 #include "config.h"
@@ -35,6 +36,6 @@ void mdb_emit_folded(mdb_output *o, mdb_logctx *lc, const mdb_record *rec)
             mdb_outc(o, ';');
     }
     mdb_outc(o, ' ');
-    mdb_outu(o, rec->count);
+    mdb_outu(o, rec->kind == MDB_WAIT ? rec->bytes : rec->count); /* a wait's nanoseconds */
     mdb_outc(o, '\n');
 }

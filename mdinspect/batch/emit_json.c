@@ -27,7 +27,7 @@
 #include "batch/batch.h"
 
 static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
-                                    [MDB_ALLOC] = "alloc", [MDB_PLAIN] = "plain"};
+                                    [MDB_ALLOC] = "alloc", [MDB_THROW] = "throw", [MDB_WAIT] = "wait", [MDB_PLAIN] = "plain"};
 
 static void frame(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_record *rec,
                   size_t i)
@@ -165,6 +165,10 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_pro
             mdb_outs(o, ",\"bytes\":");
             mdb_outu(o, rec->bytes);
         }
+        if (rec->kind == MDB_WAIT) {
+            mdb_outs(o, ",\"nanoseconds\":");
+            mdb_outu(o, rec->bytes);
+        }
         if (rec->threaded) {
             /* format 4: the thread (its name from the #thread lines before
              * the record, null when none said one) and the time slice */
@@ -187,10 +191,16 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_pro
             mdb_outs(o, ",\"unwinds\":");
             mdb_outu(o, rec->unwinds);
         }
-        if (rec->kind == MDB_STACK) {
+        if (rec->kind == MDB_STACK || rec->kind == MDB_THROW || rec->kind == MDB_WAIT) {
+            size_t first = rec->kind == MDB_THROW; /* a throw's type, then its frames */
+            if (first) {
+                mdb_outs(o, ",\"type\":{");
+                frame(o, r, lc, rec, 0);
+                mdb_outc(o, '}');
+            }
             mdb_outs(o, ",\"frames\":[");
-            for (size_t i = 0; i < rec->nframes; i++) {
-                mdb_outs(o, i ? ",{" : "{");
+            for (size_t i = first; i < rec->nframes; i++) {
+                mdb_outs(o, i > first ? ",{" : "{");
                 frame(o, r, lc, rec, i);
                 mdb_outc(o, '}');
             }

@@ -19,7 +19,7 @@ static bool same(const char *a, uint32_t n, const char *b)
 bool mdb_filter_keep(const mdb_filter *f, mdb_logctx *lc, const mdb_proc *proc,
                      const mdb_record *rec)
 {
-    if (rec->kind != MDB_STACK || !rec->threaded)
+    if (!rec->threaded) /* stack, throw and wait records of format 4 */
         return false;
     if (f->thread && !(f->has_tid && rec->tid == f->tid)) {
         mdb_thread_name t;

@@ -88,6 +88,17 @@ static void alloc_values(const mdb_proc *proc, const mdb_record *rec, int64_t *v
     v[1] = sat(rec->bytes);
 }
 
+static void wait_values(const mdb_proc *proc, const mdb_record *rec, int64_t *v)
+{
+    (void)proc;
+    v[0] = sat(rec->count);
+    v[1] = sat(rec->bytes); /* a wait record's nanoseconds */
+}
+
+/* A throw's exception type is its leaf location (its record's first
+ * frame): a flame graph (pprof's, Pyroscope's, Grafana's) draws frames,
+ * not labels, so the type is seen in every view, under the method that
+ * threw it; a label would need a filter to be seen at all. */
 static const struct mode_row modes[] = {
     {"sample", MDB_STACK, {{"samples", "count"}, {"cpu", "nanoseconds"}}, 2,
      "cpu", "nanoseconds", cpu_values, "cpu"},
@@ -98,6 +109,10 @@ static const struct mode_row modes[] = {
      * mode's are of CPU time (doc/profile-log.md, "Wall time") */
     {"wall", MDB_STACK, {{"samples", "count"}, {"wall", "nanoseconds"}}, 2,
      "wall", "nanoseconds", cpu_values, "wall"},
+    {"exceptions", MDB_THROW, {{"exceptions", "count"}}, 1, "exceptions", "count", count_values,
+     "exceptions"},
+    {"contention", MDB_WAIT, {{"contentions", "count"}, {"contention", "nanoseconds"}}, 2,
+     "contentions", "count", wait_values, "contention"},
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
@@ -430,13 +445,14 @@ bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb
     int64_t v[MAX_TYPES] = {0};
     int mode;
     size_t n = rec->nframes, klen;
-    if (n == 0 || (rec->kind != MDB_STACK && rec->kind != MDB_CALL && rec->kind != MDB_ALLOC) ||
+    if (n == 0 || (rec->kind != MDB_STACK && rec->kind != MDB_CALL && rec->kind != MDB_ALLOC &&
+                   rec->kind != MDB_THROW && rec->kind != MDB_WAIT) ||
         (mode = mode_of(proc, rec->kind)) < 0)
         return true;
     memset(&k, 0, sizeof k);
     k.mode = (uint32_t)mode;
     k.proc = proc->index;
-    if (rec->kind == MDB_STACK && rec->threaded) {
+    if (rec->threaded) { /* stack, throw and wait records of format 4 */
         k.threaded = 1;
         k.tid = rec->tid;
         k.slice = rec->slice > UINT32_MAX ? UINT32_MAX : (uint32_t)rec->slice;

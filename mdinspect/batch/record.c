@@ -1,7 +1,8 @@
 /* mdinspect batch: what kind of line each input line is, told apart line by
  * line (doc/profile-log.md for the profiler's lines): `#mdprofile` header,
  * `#stats`, other `#` comments, blank lines, records `stack`, `call`,
- * `alloc` (kind, count, [bytes,] frames, [TAB debug names]; a format-2
+ * `alloc`, `throw`, `wait` (kind, count, [bytes or nanoseconds,] [thread
+ * and slice,] [a throw's type,] frames, [TAB debug names]; a format-2
  * `call` has its leaves, tail calls and unwinds after the count, a
  * format-4 `stack` its thread ID and time slice, each told from the older
  * formats by the line alone: no frame is a decimal number), plain
@@ -110,17 +111,33 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
             return malformed(rec, "the byte count is not a number >= 1");
         p = sp + 1;
     }
+    if (rec->kind == MDB_WAIT) {
+        sp = memchr(p, ' ', (size_t)(end - p));
+        if (!sp || !count0(p, (size_t)(sp - p), &rec->bytes))
+            return malformed(rec, "a wait record has its nanoseconds (a number >= 0) after the count");
+        p = sp + 1;
+    }
     sp = memchr(p, ' ', (size_t)(end - p));
-    if (rec->kind == MDB_STACK && all_digits(p, (size_t)((sp ? sp : end) - p))) {
+    if ((rec->kind == MDB_THROW || rec->kind == MDB_WAIT) && !all_digits(p, (size_t)((sp ? sp : end) - p)))
+        return malformed(rec, rec->kind == MDB_THROW ? "a throw record has a thread ID, a slice, a type and frames"
+                                                     : "a wait record has a thread ID, a slice and frames");
+    if ((rec->kind == MDB_STACK || rec->kind == MDB_THROW || rec->kind == MDB_WAIT) &&
+        all_digits(p, (size_t)((sp ? sp : end) - p))) {
         /* format 4: the thread and the time slice (no frame is a number) */
         if (!sp || !count(p, (size_t)(sp - p), &rec->tid))
-            return malformed(rec, "a format-4 stack record has a thread ID (a number >= 1), a "
-                                  "slice and frames");
+            return malformed(rec, rec->kind == MDB_STACK
+                                      ? "a format-4 stack record has a thread ID (a number >= 1), a "
+                                        "slice and frames"
+                                      : "a throw or wait record has a thread ID (a number >= 1), a "
+                                        "slice and frames");
         p = sp + 1;
         sp = memchr(p, ' ', (size_t)(end - p));
         if (!sp || !count0(p, (size_t)(sp - p), &rec->slice))
-            return malformed(rec, "a format-4 stack record has a slice (a number >= 0) after "
-                                  "its thread ID, then frames");
+            return malformed(rec, rec->kind == MDB_STACK
+                                      ? "a format-4 stack record has a slice (a number >= 0) after "
+                                        "its thread ID, then frames"
+                                      : "a throw or wait record has a slice (a number >= 0) after "
+                                        "its thread ID, then frames");
         if (rec->slice >= 1ull << 32) /* 136 years of 1-ms slices: no profile's */
             return malformed(rec, "the slice is absurd (2^32 or more)");
         p = sp + 1;
@@ -145,7 +162,9 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
             return malformed(rec, "an empty frame (two spaces, or a trailing space)");
         if (rec->nframes == MDB_MAX_FRAMES)
             return malformed(rec, "more than 255 frames");
-        if (rec->kind == MDB_ALLOC) {
+        if (rec->kind == MDB_ALLOC || (rec->kind == MDB_THROW && rec->nframes == 0)) {
+            /* an alloc record's type, a throw's exception type (its first
+             * frame: thrown from the frame after it) */
             add(rec, mdb_resolve_type(r, p, k));
         } else {
             uint32_t il;
@@ -159,7 +178,9 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
     }
     if (rec->nframes == 0)
         return malformed(rec, "a record without frames");
-    if (rec->kind != MDB_STACK && rec->nframes != 1)
+    if (rec->kind == MDB_THROW && rec->nframes < 2)
+        return malformed(rec, "a throw record has a type and at least one frame");
+    if ((rec->kind == MDB_CALL || rec->kind == MDB_ALLOC) && rec->nframes != 1)
         return malformed(rec, rec->kind == MDB_CALL ? "a call record has exactly one frame"
                                                     : "an alloc record has exactly one type");
 }
@@ -189,8 +210,9 @@ static bool prefix_of(const char *s, size_t n, const char *w)
 bool mdb_log_line(const char *s, size_t n)
 {
     return n == 0 || s[0] == '#' || starts(s, n, "stack") || starts(s, n, "call") ||
-           starts(s, n, "alloc") || looks_like_record(s, n) || prefix_of(s, n, "stack") ||
-           prefix_of(s, n, "call") || prefix_of(s, n, "alloc");
+           starts(s, n, "alloc") || starts(s, n, "throw") || starts(s, n, "wait") ||
+           looks_like_record(s, n) || prefix_of(s, n, "stack") || prefix_of(s, n, "call") ||
+           prefix_of(s, n, "alloc") || prefix_of(s, n, "throw") || prefix_of(s, n, "wait");
 }
 
 static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
@@ -232,8 +254,12 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
     case 's':
     case 'c':
     case 'a':
-        if (starts(s, n, "stack") || starts(s, n, "call") || starts(s, n, "alloc")) {
-            rec->kind = s[0] == 's' ? MDB_STACK : s[0] == 'c' ? MDB_CALL : MDB_ALLOC;
+    case 't':
+    case 'w':
+        if (starts(s, n, "stack") || starts(s, n, "call") || starts(s, n, "alloc") ||
+            starts(s, n, "throw") || starts(s, n, "wait")) {
+            rec->kind = s[0] == 's' ? MDB_STACK : s[0] == 'c' ? MDB_CALL : s[0] == 'a' ? MDB_ALLOC
+                        : s[0] == 't' ? MDB_THROW : MDB_WAIT;
             parse_record(r, rec, s, n);
             return;
         }

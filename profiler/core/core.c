@@ -173,6 +173,8 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
      * first scan of the threads (threads.c) could take it for another */
     if (e == 0 && mdp_wall_mode(core))
         e = mdp_wall_start(core, err, errlen);
+    if (e == 0 && (cfg->modes & (MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION)))
+        e = mdp_events_init(core);
     if (e == 0)
         e = mdp_drain_start(core, err, errlen);
     if (e != 0) {
@@ -251,6 +253,7 @@ void mdp_core_free(mdp_core *core)
     mdp_code_free(core);
     mdp_calls_free(core);
     mdp_alloc_free(core);
+    mdp_events_free(core);
     pthread_mutex_unlock(&core->drain_lock);
     mdt_idmap_free(core->map);
     mdp_exec_free(core);

@@ -41,7 +41,8 @@ enum mdp_mode {
 /* The modes whose stacks the sampler's signal handler takes (one per thread). */
 #define MDP_MODES_SAMPLED (MDP_MODE_SAMPLE | MDP_MODE_WALL)
 /* The modes this build implements; a name outside it is refused. */
-#define MDP_MODES_BUILT (MDP_MODE_SAMPLE | MDP_MODE_CALLS | MDP_MODE_ALLOC | MDP_MODE_WALL)
+#define MDP_MODES_BUILT (MDP_MODE_SAMPLE | MDP_MODE_CALLS | MDP_MODE_ALLOC | MDP_MODE_WALL | \
+                         MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION)
 /* The modes a profiler attached to a running process can have: the
  * runtime grants enter hooks and allocation callbacks only at startup. */
 #define MDP_MODES_ATTACH (MDP_MODE_SAMPLE | MDP_MODE_WALL)
@@ -265,6 +266,19 @@ void mdp_calls_count(mdp_core *core, uint64_t *counter, int what);
  * (MDP_CALL_CATCH: the frame is not left). Counted only for a function that
  * has a counter; takes a lock. */
 void mdp_calls_exception(mdp_core *core, uintptr_t fn, int what);
+
+/* ---- exceptions and contention modes (events.c) -------------------------- */
+
+enum mdp_event_kind { MDP_EVENT_THROW, MDP_EVENT_WAIT };
+
+/* An event on the calling thread, with that thread's stack: a throw
+ * (`cls` the exception object's ClassID, 0 unknown) or a wait on a
+ * managed lock that lasted `value` nanoseconds. `ips` holds n code
+ * addresses, leaf first, each inside its frame's code (a caller's return
+ * address minus one); `cut` says the stack went on past them. Copied;
+ * named by the drain. Any thread but a signal handler's. */
+void mdp_ev_stack_event(mdp_core *core, int kind, uintptr_t cls, uint64_t value,
+                        const uintptr_t *ips, unsigned n, int cut);
 
 /* ---- alloc mode ---------------------------------------------------------- */
 

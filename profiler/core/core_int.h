@@ -185,6 +185,8 @@ enum mdp_rec_kind {
     MDP_REC_STACK, /* `stack`: sampled stacks (sample and wall modes) */
     MDP_REC_CALL,  /* `call`: calls of one function (calls mode) */
     MDP_REC_ALLOC, /* `alloc`: allocations of one type (alloc mode) */
+    MDP_REC_THROW, /* `throw`: exceptions of one type thrown from one stack (exceptions mode) */
+    MDP_REC_WAIT,  /* `wait`: waits on a managed lock from one stack, their nanoseconds (contention) */
     MDP_REC_NKINDS
 };
 
@@ -198,6 +200,7 @@ struct mdp_record {
 
 struct mdp_calls;
 struct mdp_alloc;
+struct mdp_events;
 
 /* The log file (logfile.c). Written in pieces by the drain thread: what
  * ends at `end` stays; a tentative #stats line (after a termination
@@ -283,6 +286,7 @@ struct mdp_core {
 
     struct mdp_calls *calls;
     struct mdp_alloc *alloc;
+    struct mdp_events *events; /* events.c: throws and waits */
 
     /* The incremental log (records.c, logfile.c). drain_lock serializes
      * writes; notes (diagnostics as `#` lines) come from any thread. */
@@ -507,6 +511,13 @@ void mdp_calls_free(mdp_core *core);
 int mdp_alloc_init(mdp_core *core);
 void mdp_alloc_flush(mdp_core *core); /* drain_lock held */
 void mdp_alloc_free(mdp_core *core);
+
+/* events.c: the exceptions and contention modes' queue of stack events;
+ * mdp_events_drain names them into records (drain_lock held). */
+int mdp_events_init(mdp_core *core);
+void mdp_events_drain(mdp_core *core);
+void mdp_events_stats(const mdp_core *core, char *buf, size_t cap);
+void mdp_events_free(mdp_core *core);
 
 /* sampler.c: free retired slots, retire those of dead threads (drain_lock
  * held; check_alive about once a second). */

@@ -297,6 +297,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
 
 void mdp_drain_all(mdp_core *core)
 {
+    mdp_events_drain(core); /* throws and waits (events.c) */
     if (!core->slots)
         return;
     mdp_elf_pass(core);

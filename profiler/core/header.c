@@ -133,6 +133,10 @@ char *mdp_header_line(mdp_core *core)
     if (modes & (MDP_MODE_SAMPLE | MDP_MODE_WALL)) {
         snprintf(tmp, sizeof tmp, " rate=%u slice=%u", core->cfg.rate, core->cfg.slice_ms);
         puts_(&b, tmp);
+    } else if (modes & (MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION)) {
+        /* throw and wait records carry their thread and slice too */
+        snprintf(tmp, sizeof tmp, " slice=%u", core->cfg.slice_ms);
+        puts_(&b, tmp);
     }
     puts_(&b, " start=");
     puts_(&b, when);

@@ -111,7 +111,7 @@ static int by_count(const void *a, const void *b)
 }
 
 /* The first word of a record's line, by enum mdp_rec_kind. */
-static const char *const record_words[MDP_REC_NKINDS] = {"stack", "call", "alloc"};
+static const char *const record_words[MDP_REC_NKINDS] = {"stack", "call", "alloc", "throw", "wait"};
 
 struct out {
     char *s;
@@ -237,6 +237,11 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
         char wall[96];
         mdp_wall_stats(core, wall, sizeof wall);
         put(o, wall, strlen(wall));
+    }
+    if (core->events) { /* exceptions and contention modes (events.c) */
+        char ev[160];
+        mdp_events_stats(core, ev, sizeof ev);
+        put(o, ev, strlen(ev));
     }
     if (mode_has_native(core)) {
         char native[512];
@@ -371,7 +376,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
             continue;
         module_lines(core, &o, &nm, c.v[i].key);
         putf(&o, "%s %" PRIu64, record_words[kind], count);
-        if (kind == MDP_REC_ALLOC)
+        if (kind == MDP_REC_ALLOC || kind == MDP_REC_WAIT) /* bytes; a wait's nanoseconds */
             putf(&o, " %" PRIu64, r->bytes);
         if (kind == MDP_REC_CALL)
             putf(&o, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],

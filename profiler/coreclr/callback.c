@@ -149,8 +149,34 @@ ACTIVITY(ClassLoadStarted, (MDP_CB_THIS, ClassID cls), MDP_ACT_TYPELOAD, 1)
 ACTIVITY(GarbageCollectionStarted,
          (MDP_CB_THIS, int ngen, BOOL collected[], COR_PRF_GC_REASON reason), MDP_ACT_GC, 1)
 ACTIVITY(GarbageCollectionFinished, (MDP_CB_THIS), MDP_ACT_GC, 0)
-ACTIVITY(ExceptionThrown, (MDP_CB_THIS, ObjectID thrown), MDP_ACT_EXCEPTION, 1)
 #undef ACTIVITY
+
+/* The thread's exception activity, and in exceptions mode the throw with
+ * its stack (events.c) */
+static HRESULT on_ExceptionThrown(MDP_CB_THIS, ObjectID thrown)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    mdp_ev_activity(p->core, MDP_ACT_EXCEPTION, 1);
+    if (p->cfg.modes & MDP_MODE_EXCEPTIONS)
+        mdp_clr_exception_thrown(p, thrown);
+    return S_OK;
+}
+
+/* contention mode: the runtime's contention events (events.c) */
+static HRESULT on_EventPipeEventDelivered(MDP_CB_THIS, EVENTPIPE_PROVIDER provider, DWORD event_id,
+                                          DWORD event_version, ULONG metadata_len,
+                                          const BYTE *metadata, ULONG data_len, const BYTE *data,
+                                          const GUID *activity, const GUID *related_activity,
+                                          ThreadID thread, ULONG nframes, UINT_PTR frames[])
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    if (p->cfg.modes & MDP_MODE_CONTENTION)
+        mdp_clr_eventpipe_event(p, event_id, event_version, data_len, data, thread, nframes,
+                                frames);
+    return S_OK;
+}
 
 /* ---- classes ------------------------------------------------------------ */
 
@@ -346,6 +372,7 @@ static const ICorProfilerCallbackVtbl vtbl = {
     .GarbageCollectionStarted = on_GarbageCollectionStarted,
     .GarbageCollectionFinished = on_GarbageCollectionFinished,
     .ExceptionThrown = on_ExceptionThrown,
+    .EventPipeEventDelivered = on_EventPipeEventDelivered,
     .LoadAsNotificationOnly = on_LoadAsNotificationOnly,
 };
 

@@ -37,6 +37,7 @@ typedef struct mdp_clr {
     pthread_mutex_t pending_lock;
     struct mdp_pending *pending;
     size_t npending, pending_cap;
+    EVENTPIPE_SESSION session; /* contention mode's EventPipe session, 0 none */
 } mdp_clr;
 
 struct mdp_pending {
@@ -77,6 +78,15 @@ extern const mdp_runtime_ops mdp_clr_ops;
  * *low / *high, then the hooks once the runtime has the mask). */
 void mdp_clr_elt_setup(mdp_clr *p, DWORD *low, DWORD *high);
 HRESULT mdp_clr_elt_hooks(mdp_clr *p);
+/* events.c: the exceptions and contention modes. ExceptionThrown's
+ * throw with the stack DoStackSnapshot walks; the EventPipe session of
+ * the runtime's contention events (after the event mask), and one
+ * delivered event. */
+#define MDP_CLR_MAX_FRAMES 255u
+void mdp_clr_exception_thrown(mdp_clr *p, ObjectID thrown);
+HRESULT mdp_clr_contention_start(mdp_clr *p);
+void mdp_clr_eventpipe_event(mdp_clr *p, DWORD id, DWORD version, ULONG len, const BYTE *data,
+                             ThreadID thread, ULONG nframes, const UINT_PTR *frames);
 /* catchup.c: an attached profiler enumerates what is already loaded. */
 int mdp_clr_catch_up(mdp_clr *p);
 

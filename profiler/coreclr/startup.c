@@ -100,6 +100,16 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
         mdp_clr_elt_setup(p, &low, high);
     if (p->cfg.modes & MDP_MODE_ALLOC)
         low |= COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_ENABLE_OBJECT_ALLOCATED;
+    if (p->cfg.modes & MDP_MODE_EXCEPTIONS)
+        /* the same bit as the exception activity's (--exceptions): one
+         * ExceptionThrown per throw, which marks the thread and records
+         * the throw, never counted twice */
+        low |= COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_ENABLE_STACK_SNAPSHOT;
+    if (p->cfg.modes & MDP_MODE_CONTENTION) {
+        /* the runtime's contention events, walked on the waiting thread */
+        *high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
+        low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
+    }
     return low;
 }
 
@@ -156,6 +166,12 @@ static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_dat
     }
     if ((p->cfg.modes & MDP_MODE_CALLS) && FAILED(hr = mdp_clr_elt_hooks(p))) {
         mdp_note(p->core, "the runtime refused the enter hooks: %#x", (unsigned)hr);
+        mdp_core_finish(p->core, "refused");
+        mdp_core_free(p->core);
+        p->core = NULL;
+        return hr;
+    }
+    if ((p->cfg.modes & MDP_MODE_CONTENTION) && FAILED(hr = mdp_clr_contention_start(p))) {
         mdp_core_finish(p->core, "refused");
         mdp_core_free(p->core);
         p->core = NULL;

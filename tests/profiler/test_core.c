@@ -161,6 +161,9 @@ START_TEST(test_mode_lists)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (mdp_mode_parse(all[i], strlen(all[i]), &m, err, sizeof err) != 0)
             ck_assert_ptr_nonnull(strstr(err, "not built yet"));
+    /* exceptions and contention are built, and combine with sampling */
+    ck_assert_int_eq(mdp_mode_parse("sample,exceptions,contention", 28, &m, err, sizeof err), 0);
+    ck_assert_uint_eq(m, MDP_MODE_SAMPLE | MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION);
     /* the environment's and the attach text's forms */
     mdp_config c;
     mdp_config_default(&c);

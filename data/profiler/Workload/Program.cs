@@ -17,6 +17,8 @@
 //   Workload threads OUT [MS]   named and unnamed threads of known CPU time (Threads.cs)
 //   Workload wall OUT [MS]      threads waiting, sleeping, reading a pipe, spinning (Wall.cs)
 //   Workload idle OUT [MS [N]]  N threads waiting in Monitor.Wait (Wall.cs)
+//   Workload throws OUT [N]     exceptions of two types from two sites (Events.cs)
+//   Workload contention OUT [N] one thread waits on a lock another holds (Events.cs)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -588,7 +590,7 @@ namespace Mdp.Work
         {
             if (args.Length < 2)
             {
-                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions|threads|wall|idle ...");
+                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions|threads|wall|idle|throws|contention ...");
                 return 2;
             }
             string mode = args[0], output = args[1];
@@ -634,6 +636,12 @@ namespace Mdp.Work
                 case "idle":
                     WallWork.Idle(args.Length > 2 ? int.Parse(args[2]) : 3000,
                                   args.Length > 3 ? int.Parse(args[3]) : 1000);
+                    break;
+                case "throws":
+                    EventsWork.Throws(args.Length > 2 ? int.Parse(args[2]) : 1);
+                    break;
+                case "contention":
+                    EventsWork.Contention(args.Length > 2 ? int.Parse(args[2]) : 20);
                     break;
                 default:
                     Console.Error.WriteLine("unknown mode " + mode);
