@@ -47,6 +47,9 @@ void mdp_slots_take(unsigned n);
 #define MDP_DRAIN_MAX_MS 320u
 #define MDP_MAX_TARGS 64u         /* type arguments of one generic */
 #define MDP_MAX_DEPTH 255u        /* frames per sample (the log's limit) */
+#define MDP_SEQ_SLOTS 64u         /* seqs held at once without overflow (seqs.c) */
+#define MDP_RETIRE_BATCH 256u     /* unloads that trigger a retirement at once */
+#define MDP_RETIRE_MS 10000u      /* else at most this often after an unload */
 /* Pseudo IDs, below any address the runtime hands out (the zero page):
  * primitive classes (mdp_ev_prim_class) and their module. */
 #define MDP_PRIM_CLASS_BASE 0x100u
@@ -237,6 +240,13 @@ struct mdp_core {
      * period back; drain_fill is the most a ring held at a drain, in 64ths
      * of it (drain_lock), since the drain thread last looked. */
     _Atomic uint32_t drain_seq;
+    /* seqs.c: the seqs callbacks hold (0 = free, 1 = taking one), the
+     * takers that found no free slot, unloads applied; what the last
+     * retirement used (drain thread) */
+    _Atomic uint64_t seq_held[MDP_SEQ_SLOTS];
+    _Atomic unsigned seq_next_slot;
+    _Atomic uint64_t seq_overflow, unloads;
+    uint64_t retire_below, retire_last_ms, retire_unloads, stat_retired;
     _Atomic int drain_napping, drain_poked;
     uint64_t drain_fill;
 #ifdef MDP_BENCH_CLOCK

@@ -247,6 +247,7 @@ static int unload(mdp_core *core, int (*fn)(mdt_idmap *, uintptr_t, uint64_t), u
     mdp_calls_flush(core);
     mdp_alloc_flush(core);
     int r = fn(core->map, id, seq);
+    atomic_fetch_add(&core->unloads, 1); /* tombstones to retire (seqs.c) */
     mdt_idmap_synchronize(core->map);
     if (modules) {
         pthread_mutex_lock(&core->mods_lock);

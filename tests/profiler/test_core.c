@@ -580,6 +580,56 @@ START_TEST(test_samples_to_log_across_an_unload)
 }
 END_TEST
 
+/* Tombstones are retired only below every seq still in use: a callback
+ * that took its seq before an unload (a fake one: a held seq) keeps the
+ * unloaded function's tombstone, which refuses that callback's late load;
+ * once it returns, the tombstone goes. The adapter's deferred seqs (floor)
+ * count as in use; a taker that found every slot taken stops retirement. */
+START_TEST(test_retire_waits_for_a_callback_in_flight)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    load_everything(&e, core);
+    mdt_idmap_function_info fi = {.module = MOD, .token = 0x06000031};
+    mdt_idmap_stats st;
+    {
+        MDP_SEQ_HELD(early, core); /* a callback in flight, from before the unload */
+        ck_assert_uint_eq(mdp_seq_watermark(core, 0), early);
+        ck_assert_uint_eq(mdp_seq_watermark(core, early - 1), early - 1);
+        /* a function the map never saw, unloaded: a tombstone */
+        ck_assert_int_ge(mdp_ev_function_unload(core, mdp_seq(core), F_SPARE), 0);
+        mdt_idmap_stats_get(&st, core->map);
+        ck_assert_uint_eq(st.functions_dead, 1);
+        ck_assert_int_eq(mdp_core_retire(core, 0, 1), 0);
+        mdt_idmap_stats_get(&st, core->map);
+        ck_assert_uint_eq(st.functions_dead, 1);
+        /* the late load of the callback in flight is refused, not revived */
+        ck_assert_int_eq(mdp_ev_function_load(core, early, F_SPARE, &fi), MDT_IDMAP_SUPERSEDED);
+        mdt_idmap_function_info out;
+        ck_assert_int_ne(mdt_idmap_function_lookup(&out, NULL, 0, core->map, F_SPARE, 0), 0);
+        /* a deferred seq older than every held one holds retirement too */
+        ck_assert_int_eq(mdp_core_retire(core, 1, 1), 0);
+    }
+    /* every slot taken, and one more: no watermark above 1 */
+    mdp_seq_hold h[MDP_SEQ_SLOTS + 1];
+    for (unsigned i = 0; i < MDP_SEQ_SLOTS + 1; i++)
+        h[i] = mdp_seq_take(core);
+    ck_assert_int_lt(h[MDP_SEQ_SLOTS].slot, 0);
+    ck_assert_uint_eq(mdp_seq_watermark(core, 0), 1);
+    ck_assert_int_eq(mdp_core_retire(core, 0, 1), 0);
+    for (unsigned i = 0; i < MDP_SEQ_SLOTS + 1; i++)
+        mdp_seq_release(&h[i]);
+    /* nothing in flight: the tombstone goes (mdp_core_retire without force
+     * would wait for more unloads or 10 s) */
+    ck_assert_int_eq(mdp_core_retire(core, 0, 0), 0);
+    ck_assert_int_eq(mdp_core_retire(core, 0, 1), 1);
+    mdt_idmap_stats_get(&st, core->map);
+    ck_assert_uint_eq(st.functions_dead, 0);
+    close_env(&e);
+}
+END_TEST
+
 /* The SIGPROF handler on this very thread, with a ring that has room for a
  * walk of 33 frames but not for one of max_depth (255): the sample is
  * dropped and counted, not cut short to what fits (a cut stack looks whole,
@@ -1586,6 +1636,7 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
     tcase_add_test(t, test_follows_call_forms);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
+    tcase_add_test(t, test_retire_waits_for_a_callback_in_flight);
     tcase_add_test(t, test_native_frames_name_their_elf_object);
     tcase_add_test(t, test_activities_nest_per_thread);
     tcase_add_test(t, test_records_sorted_without_names);
