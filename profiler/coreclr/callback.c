@@ -100,7 +100,8 @@ static HRESULT on_ProfilerDetachSucceeded(MDP_CB_THIS)
     {                                                                          \
         mdp_clr *p = SELF(self);                                               \
         CORE_OR_OK(p);                                                         \
-        event(p->core, mdp_seq(p->core), id);                                  \
+        MDP_SEQ_HELD(seq, p->core);                                            \
+        event(p->core, seq, id);                                               \
         return S_OK;                                                           \
     }
 FORWARD(ModuleUnloadStarted, ModuleID, mdp_ev_module_unload)
@@ -115,7 +116,7 @@ static HRESULT on_ModuleLoadFinished(MDP_CB_THIS, ModuleID module, HRESULT statu
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status))
         mdp_clr_module(p, seq, module);
     return S_OK;
@@ -125,7 +126,8 @@ static HRESULT on_ModuleAttachedToAssembly(MDP_CB_THIS, ModuleID module, Assembl
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    mdp_ev_module_assembly(p->core, mdp_seq(p->core), module, assembly);
+    MDP_SEQ_HELD(seq, p->core);
+    mdp_ev_module_assembly(p->core, seq, module, assembly);
     return S_OK;
 }
 
@@ -158,7 +160,7 @@ static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status))
         mdp_clr_class(p, seq, cls);
     mdp_ev_activity(p->core, MDP_ACT_TYPELOAD, 0);
@@ -167,9 +169,12 @@ static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
 
 /* ---- code ----------------------------------------------------------------- */
 
+/* The function now; its code from the drain thread's next tick (record.c:
+ * the new version is published after the callback returns, so asking now
+ * would only find the older ones). */
 static void function_and_code(mdp_clr *p, uint64_t seq, FunctionID fn)
 {
-    if (mdp_clr_function(p, seq, fn) == 0 && mdp_clr_code(p, seq, fn) == MDT_ENOTFOUND)
+    if (mdp_clr_function(p, seq, fn) == 0)
         mdp_clr_defer_code(p, fn, seq, 0);
 }
 
@@ -178,7 +183,7 @@ static HRESULT on_JITCompilationFinished(MDP_CB_THIS, FunctionID fn, HRESULT sta
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status))
         function_and_code(p, seq, fn);
     mdp_ev_activity(p->core, MDP_ACT_JIT, 0);
@@ -192,7 +197,7 @@ static HRESULT on_JITCachedFunctionSearchFinished(MDP_CB_THIS, FunctionID fn,
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     /* The code is published after this callback returns: record the
      * function now, its code from the drain thread's next tick. */
     if (result == COR_PRF_CACHED_FUNCTION_FOUND)
@@ -220,7 +225,7 @@ static HRESULT on_DynamicMethodJITCompilationFinished(MDP_CB_THIS, FunctionID fn
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status) && mdp_clr_dynamic_function(p, seq, fn) == 0)
         mdp_clr_code(p, seq, fn);
     mdp_ev_activity(p->core, MDP_ACT_JIT, 0);
