@@ -149,7 +149,7 @@ void mdp_seq_release(mdp_seq_hold *h);
  * publish its own. */
 uint64_t mdp_seq_watermark(mdp_core *core, uint64_t floor);
 /* Drop the map's tombstones below the watermark (mdt_idmap_retire) when
- * unloads happened since the last time: at once after 256, else at most
+ * unloads happened since the last time: at once after 4096, else at most
  * every 10 s (force: now). Drain thread (the adapter's tick). The number
  * dropped, 0, or negative (the map's error). */
 int mdp_core_retire(mdp_core *core, uint64_t floor, int force);

@@ -48,7 +48,7 @@ void mdp_slots_take(unsigned n);
 #define MDP_MAX_TARGS 64u         /* type arguments of one generic */
 #define MDP_MAX_DEPTH 255u        /* frames per sample (the log's limit) */
 #define MDP_SEQ_SLOTS 64u         /* seqs held at once without overflow (seqs.c) */
-#define MDP_RETIRE_BATCH 256u     /* unloads that trigger a retirement at once */
+#define MDP_RETIRE_BATCH 4096u    /* unloads that trigger a retirement at once */
 #define MDP_RETIRE_MS 10000u      /* else at most this often after an unload */
 /* Pseudo IDs, below any address the runtime hands out (the zero page):
  * primitive classes (mdp_ev_prim_class) and their module. */

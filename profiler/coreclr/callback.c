@@ -169,12 +169,15 @@ static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
 
 /* ---- code ----------------------------------------------------------------- */
 
-/* The function now; its code from the drain thread's next tick (record.c:
- * the new version is published after the callback returns, so asking now
- * would only find the older ones). */
+/* The function and the code versions the map does not have yet. A method's
+ * first code is published after JITCompilationFinished returns (and a
+ * ReadyToRun method's after its cached-function search): then the drain
+ * thread's next tick records it. A tiered rejit's new version is there
+ * already: recorded now, before it first runs, so that the handler can
+ * unwind through it. */
 static void function_and_code(mdp_clr *p, uint64_t seq, FunctionID fn)
 {
-    if (mdp_clr_function(p, seq, fn) == 0)
+    if (mdp_clr_function(p, seq, fn) == 0 && mdp_clr_code_fresh(p, seq, fn) == 0)
         mdp_clr_defer_code(p, fn, seq, 0);
 }
 
@@ -200,8 +203,13 @@ static HRESULT on_JITCachedFunctionSearchFinished(MDP_CB_THIS, FunctionID fn,
     MDP_SEQ_HELD(seq, p->core);
     /* The code is published after this callback returns: record the
      * function now, its code from the drain thread's next tick. */
+#ifdef MDP_LAZY_R2R
+    if (result == COR_PRF_CACHED_FUNCTION_FOUND)
+        mdp_clr_function(p, seq, fn);
+#else
     if (result == COR_PRF_CACHED_FUNCTION_FOUND)
         function_and_code(p, seq, fn);
+#endif
     return S_OK;
 }
 

@@ -203,6 +203,13 @@ int mdp_clr_code(mdp_clr *p, uint64_t seq, FunctionID fn)
     return clr_code(p, seq, fn, &fresh);
 }
 
+unsigned mdp_clr_code_fresh(mdp_clr *p, uint64_t seq, FunctionID fn)
+{
+    unsigned fresh;
+    clr_code(p, seq, fn, &fresh);
+    return fresh;
+}
+
 int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
 {
     FunctionID fn = 0;
