@@ -131,11 +131,19 @@ struct mdp_module {
     uint8_t prim_codes[24];
     mdt_mem_range *exec; /* the image's executable mappings (malloc), nexec of them */
     size_t nexec;
+    /* its ReadyToRun RuntimeFunctions section in the image (checked to lie
+     * in a readable range): nrf (begin, end, unwind) RVA triples, sorted */
+    const uint32_t *rf;
+    uint32_t nrf;
 };
 
-/* Executable ranges of the live modules' images, sorted (execmap.c). */
+/* Executable ranges of the live modules' images, sorted (execmap.c), with
+ * their module's ReadyToRun function table (rf NULL: none). */
 struct mdp_exec_range {
     uintptr_t lo, hi;
+    uintptr_t base;
+    const uint32_t *rf;
+    uint32_t nrf;
 };
 struct mdp_exec_table {
     size_t n;
@@ -329,6 +337,11 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
                              uintptr_t hi, unsigned role);
 
 /* execmap.c */
+/* The ReadyToRun method whose code holds ip, from its image's
+ * RuntimeFunctions table (a binary search; the entry must lie inside the
+ * executable range that holds ip): *start and *size, 1; 0 when ip is in
+ * no such method. Async-signal-safe, as mdp_exec_return_site. */
+int mdp_exec_r2r_function(const mdp_core *core, uintptr_t ip, uintptr_t *start, size_t *size);
 /* Rebuild the handler's table from the live modules' executable ranges
  * and publish it; frees the old one once no handler can read it (waits
  * for handlers). mods_lock held. 0, or -1 out of memory (then no table:

@@ -201,15 +201,14 @@ static HRESULT on_JITCachedFunctionSearchFinished(MDP_CB_THIS, FunctionID fn,
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
     MDP_SEQ_HELD(seq, p->core);
-    /* The code is published after this callback returns: record the
-     * function now, its code from the drain thread's next tick. */
-#ifdef MDP_LAZY_R2R
+    /* The function now. Its code (published after this callback returns)
+     * is learnt only if a sample lands in it, through the miss callback:
+     * most ReadyToRun methods a process runs are never sampled, and
+     * recording each one's code from the drain thread's tick was most of
+     * a `dotnet build`'s profiling cost. Until then the handler unwinds
+     * through it from the image's own function table (core/execmap.c). */
     if (result == COR_PRF_CACHED_FUNCTION_FOUND)
         mdp_clr_function(p, seq, fn);
-#else
-    if (result == COR_PRF_CACHED_FUNCTION_FOUND)
-        function_and_code(p, seq, fn);
-#endif
     return S_OK;
 }
 

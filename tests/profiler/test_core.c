@@ -1554,6 +1554,41 @@ END_TEST
  * return address there, right after a call, is accepted as managed code
  * the map has not learnt yet; one elsewhere in the image, or not after a
  * call, or in an unloaded module's code, is not. */
+/* The handler's way through ReadyToRun code the map has not learnt: the
+ * method holding an address, from the image's RuntimeFunctions table
+ * (sorted RVA triples) published with its executable range; gaps between
+ * methods, addresses before the first, entries reaching outside the
+ * executable range and ranges without a table give nothing. */
+START_TEST(test_r2r_function_of_an_address)
+{
+    struct env e;
+    open_env(&e, 0);
+    static uint8_t image[0x2000];
+    uintptr_t base = (uintptr_t)image;
+    static const uint32_t rf[] = {0x1100, 0x1180, 0, 0x1200, 0x1260, 0, 0x1300, 0x2400, 0};
+    struct mdp_exec_table *t = malloc(sizeof *t + 2 * sizeof t->r[0]);
+    ck_assert_ptr_nonnull(t);
+    t->n = 2;
+    t->r[0] = (struct mdp_exec_range){base + 0x1000, base + 0x2000, base, rf, 3};
+    t->r[1] = (struct mdp_exec_range){base + 0x2000 + 4096, base + 0x3000 + 4096, base, NULL, 0};
+    free(atomic_exchange(&e.core->exec, t));
+    uintptr_t start = 0;
+    size_t size = 0;
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x1110, &start, &size), 1);
+    ck_assert_uint_eq(start, base + 0x1100);
+    ck_assert_uint_eq(size, 0x80);
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x125f, &start, &size), 1);
+    ck_assert_uint_eq(start, base + 0x1200);
+    ck_assert_uint_eq(size, 0x60);
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x1180, &start, &size), 0); /* a gap */
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x1050, &start, &size), 0); /* before */
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x1310, &start, &size), 0); /* outside */
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x2010 + 4096, &start, &size), 0);
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x0f00, &start, &size), 0);
+    close_env(&e);
+}
+END_TEST
+
 START_TEST(test_exec_ranges_of_a_module_image)
 {
     struct env e;
@@ -1637,6 +1672,7 @@ Suite *suite(void)
     tcase_add_test(t, test_follows_call_forms);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_retire_waits_for_a_callback_in_flight);
+    tcase_add_test(t, test_r2r_function_of_an_address);
     tcase_add_test(t, test_native_frames_name_their_elf_object);
     tcase_add_test(t, test_activities_nest_per_thread);
     tcase_add_test(t, test_records_sorted_without_names);
