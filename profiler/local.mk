@@ -24,6 +24,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/maps.c \
 	profiler/core/execmap.c \
 	profiler/core/codemap.c \
+	profiler/core/seqs.c \
 	profiler/core/frames.c \
 	profiler/core/unwind.h \
 	profiler/core/unwind.c \

@@ -159,6 +159,30 @@ void mdp_note(mdp_core *core, const char *fmt, ...) __attribute__((format(printf
 const mdp_config *mdp_core_config(const mdp_core *core);
 mdt_idmap *mdp_core_map(mdp_core *core);
 uint64_t mdp_seq(mdp_core *core);
+/* A seq held while it is in use (seqs.c): mdp_seq_take() takes one and
+ * publishes it until mdp_seq_release(), so that the map's tombstones are
+ * retired only below every seq a callback may still apply. MDP_SEQ_HELD
+ * declares `var` (the seq) held until the end of the enclosing block.
+ * Lock-free; a NULL core gives seq 0. Never from a signal handler. */
+typedef struct mdp_seq_hold {
+    mdp_core *core;
+    int slot;
+    uint64_t seq;
+} mdp_seq_hold;
+mdp_seq_hold mdp_seq_take(mdp_core *core);
+void mdp_seq_release(mdp_seq_hold *h);
+#define MDP_SEQ_HELD(var, core)                                                            \
+    mdp_seq_hold var##_hold __attribute__((cleanup(mdp_seq_release))) = mdp_seq_take(core); \
+    uint64_t var = var##_hold.seq
+/* The oldest seq still in use: under every held seq and `floor` (the
+ * adapter's oldest deferred one; 0: none), 1 while a taker could not
+ * publish its own. */
+uint64_t mdp_seq_watermark(mdp_core *core, uint64_t floor);
+/* Drop the map's tombstones below the watermark (mdt_idmap_retire) when
+ * unloads happened since the last time: at once after 4096, else at most
+ * every 10 s (force: now). Drain thread (the adapter's tick). The number
+ * dropped, 0, or negative (the map's error). */
+int mdp_core_retire(mdp_core *core, uint64_t floor, int force);
 /* The adapter has work for the drain thread's next tick (code to record
  * once the runtime publishes it): the drain keeps its base period, and
  * comes now if it was waiting out a longer one (an idle process's).

@@ -47,6 +47,9 @@ void mdp_slots_take(unsigned n);
 #define MDP_DRAIN_MAX_MS 320u
 #define MDP_MAX_TARGS 64u         /* type arguments of one generic */
 #define MDP_MAX_DEPTH 255u        /* frames per sample (the log's limit) */
+#define MDP_SEQ_SLOTS 64u         /* seqs held at once without overflow (seqs.c) */
+#define MDP_RETIRE_BATCH 4096u    /* unloads that trigger a retirement at once */
+#define MDP_RETIRE_MS 10000u      /* else at most this often after an unload */
 /* Pseudo IDs, below any address the runtime hands out (the zero page):
  * primitive classes (mdp_ev_prim_class) and their module. */
 #define MDP_PRIM_CLASS_BASE 0x100u
@@ -131,11 +134,19 @@ struct mdp_module {
     uint8_t prim_codes[24];
     mdt_mem_range *exec; /* the image's executable mappings (malloc), nexec of them */
     size_t nexec;
+    /* its ReadyToRun RuntimeFunctions section in the image (checked to lie
+     * in a readable range): nrf (begin, end, unwind) RVA triples, sorted */
+    const uint32_t *rf;
+    uint32_t nrf;
 };
 
-/* Executable ranges of the live modules' images, sorted (execmap.c). */
+/* Executable ranges of the live modules' images, sorted (execmap.c), with
+ * their module's ReadyToRun function table (rf NULL: none). */
 struct mdp_exec_range {
     uintptr_t lo, hi;
+    uintptr_t base;
+    const uint32_t *rf;
+    uint32_t nrf;
 };
 struct mdp_exec_table {
     size_t n;
@@ -256,6 +267,13 @@ struct mdp_core {
      * period back; drain_fill is the most a ring held at a drain, in 64ths
      * of it (drain_lock), since the drain thread last looked. */
     _Atomic uint32_t drain_seq;
+    /* seqs.c: the seqs callbacks hold (0 = free, 1 = taking one), the
+     * takers that found no free slot, unloads applied; what the last
+     * retirement used (drain thread) */
+    _Atomic uint64_t seq_held[MDP_SEQ_SLOTS];
+    _Atomic unsigned seq_next_slot;
+    _Atomic uint64_t seq_overflow, unloads;
+    uint64_t retire_below, retire_last_ms, retire_unloads, stat_retired;
     _Atomic int drain_napping, drain_poked;
     uint64_t drain_fill;
 #ifdef MDP_BENCH_CLOCK
@@ -345,6 +363,11 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
                              uintptr_t hi, unsigned role);
 
 /* execmap.c */
+/* The ReadyToRun method whose code holds ip, from its image's
+ * RuntimeFunctions table (a binary search; the entry must lie inside the
+ * executable range that holds ip): *start and *size, 1; 0 when ip is in
+ * no such method. Async-signal-safe, as mdp_exec_return_site. */
+int mdp_exec_r2r_function(const mdp_core *core, uintptr_t ip, uintptr_t *start, size_t *size);
 /* Rebuild the handler's table from the live modules' executable ranges
  * and publish it; frees the old one once no handler can read it (waits
  * for handlers). mods_lock held. 0, or -1 out of memory (then no table:

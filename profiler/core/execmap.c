@@ -46,7 +46,8 @@ static void visit(void *payload, mdp_key key, void *val)
     for (size_t i = 0; i < m->nexec; i++, c->n++)
         if (c->t)
             c->t->r[c->n] = (struct mdp_exec_range){(uintptr_t)m->exec[i].start,
-                                                     (uintptr_t)m->exec[i].start + m->exec[i].len};
+                                                     (uintptr_t)m->exec[i].start + m->exec[i].len,
+                                                     (uintptr_t)m->base, m->rf, m->nrf};
 }
 
 static int by_start(const void *a, const void *b)
@@ -78,6 +79,49 @@ int mdp_exec_publish(mdp_core *core)
     /* else a handler is stuck inside (a stopped thread): leaking the old
      * array is safer than freeing it under the handler */
     return t ? 0 : -1;
+}
+
+/* The executable range holding at, or NULL. */
+static const struct mdp_exec_range *range_of(const struct mdp_exec_table *t, uintptr_t at)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->r[mid].lo <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == 0 || at >= t->r[lo - 1].hi ? NULL : &t->r[lo - 1];
+}
+
+int mdp_exec_r2r_function(const mdp_core *core, uintptr_t ip, uintptr_t *start, size_t *size)
+{
+    const struct mdp_exec_table *t = atomic_load(&core->exec);
+    if (!t || !t->n || ip < 4096)
+        return 0;
+    const struct mdp_exec_range *x = range_of(t, ip);
+    if (!x || !x->rf || ip < x->base)
+        return 0;
+    /* the last entry beginning at or below ip's RVA */
+    uintptr_t rva = ip - x->base;
+    uint32_t lo = 0, hi = x->nrf;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (x->rf[3 * (size_t)mid] <= rva)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return 0;
+    const uint32_t *e = &x->rf[3 * (size_t)(lo - 1)];
+    uintptr_t b = x->base + e[0], end = x->base + e[1];
+    if (e[1] <= e[0] || ip >= end || b < x->lo || end > x->hi)
+        return 0; /* a gap between methods, or an entry outside the code */
+    *start = b;
+    *size = end - b;
+    return 1;
 }
 
 int mdp_exec_return_site(const mdp_core *core, uintptr_t ret)

@@ -31,6 +31,7 @@
 
 #include <mdtools/errors.h>
 #include <mdtools/names.h>
+#include <mdtools/pe.h>
 
 #include "core/core_int.h"
 
@@ -73,6 +74,38 @@ static void note_framework(mdp_core *core, const char *path)
     core->framework[n] = 0;
 }
 
+/* A ReadyToRun image's RuntimeFunctions section (type 102: x64 entries of
+ * three RVAs, begin, end and unwind data, sorted by begin), for the
+ * handler to unwind through methods the map has not learnt yet
+ * (execmap.c): their code ranges without asking the runtime. Used only
+ * when the whole table lies in one readable range of the image; the
+ * handler checks each entry it uses against the executable range. */
+static void r2r_functions(mdp_core *core, struct mdp_module *m, const mdt_mem_range *ranges,
+                          size_t n)
+{
+    mdt_r2r_header h;
+    mdt_r2r_section sec;
+    if (mdt_r2r_header_read(&h, m->image) != 0)
+        return;
+    for (uint32_t i = 0; i < h.nsections && i < 64; i++) {
+        if (mdt_r2r_section_read(&sec, m->image, i) != 0 || sec.type != 102)
+            continue;
+        if (sec.size == 0 || sec.size % 12 != 0 || sec.size / 12 > UINT32_MAX)
+            return;
+        uintptr_t lo = (uintptr_t)m->base + sec.rva, hi = lo + sec.size;
+        if (lo < (uintptr_t)m->base)
+            return;
+        for (size_t k = 0; k < n; k++)
+            if ((uintptr_t)ranges[k].start <= lo && hi <= (uintptr_t)ranges[k].start + ranges[k].len) {
+                m->rf = (const uint32_t *)lo;
+                m->nrf = sec.size / 12;
+                mdp_log(core, "module %#" PRIxPTR ": %u ReadyToRun functions", m->id, m->nrf);
+                return;
+            }
+        return;
+    }
+}
+
 static void open_image(mdp_core *core, struct mdp_module *m)
 {
     if ((m->flags & (MDP_MODULE_DYNAMIC | MDP_MODULE_RESOURCE | MDP_MODULE_STUBS)) || !m->base)
@@ -108,6 +141,7 @@ static void open_image(mdp_core *core, struct mdp_module *m)
     if (!(m->flags & MDP_MODULE_FLAT) && nexec && (m->exec = malloc(nexec * sizeof *exec))) {
         memcpy(m->exec, exec, nexec * sizeof *exec);
         m->nexec = nexec;
+        r2r_functions(core, m, ranges, n);
     }
     if (mdt_image_mvid(m->mvid, m->image) != 0)
         memset(m->mvid, 0, sizeof m->mvid);
@@ -247,6 +281,7 @@ static int unload(mdp_core *core, int (*fn)(mdt_idmap *, uintptr_t, uint64_t), u
     mdp_calls_flush(core);
     mdp_alloc_flush(core);
     int r = fn(core->map, id, seq);
+    atomic_fetch_add(&core->unloads, 1); /* tombstones to retire (seqs.c) */
     mdt_idmap_synchronize(core->map);
     if (modules) {
         pthread_mutex_lock(&core->mods_lock);

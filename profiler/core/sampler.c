@@ -296,7 +296,10 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
             break;
         mdp_uw next;
         int how = 0;
-        if (fn) {
+        /* ReadyToRun code the map has not learnt: its method's range from
+         * the image's own table (execmap.c), so it unwinds as known code */
+        int managed = fn || mdp_exec_r2r_function(core, leaf ? cur.ip : cur.ip - 1, &r.start, &r.size);
+        if (managed) {
             how = mdp_unwind_managed(&next, &cur, (const uint8_t *)r.start, r.size, leaf, lo, hi);
             /* an offset computed from a decoded prolog must land in managed code */
             if (how == 1 && !managed_return(core, next.ip))

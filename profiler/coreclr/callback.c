@@ -100,7 +100,8 @@ static HRESULT on_ProfilerDetachSucceeded(MDP_CB_THIS)
     {                                                                          \
         mdp_clr *p = SELF(self);                                               \
         CORE_OR_OK(p);                                                         \
-        event(p->core, mdp_seq(p->core), id);                                  \
+        MDP_SEQ_HELD(seq, p->core);                                            \
+        event(p->core, seq, id);                                               \
         return S_OK;                                                           \
     }
 FORWARD(ModuleUnloadStarted, ModuleID, mdp_ev_module_unload)
@@ -115,7 +116,7 @@ static HRESULT on_ModuleLoadFinished(MDP_CB_THIS, ModuleID module, HRESULT statu
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status))
         mdp_clr_module(p, seq, module);
     return S_OK;
@@ -125,7 +126,8 @@ static HRESULT on_ModuleAttachedToAssembly(MDP_CB_THIS, ModuleID module, Assembl
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    mdp_ev_module_assembly(p->core, mdp_seq(p->core), module, assembly);
+    MDP_SEQ_HELD(seq, p->core);
+    mdp_ev_module_assembly(p->core, seq, module, assembly);
     return S_OK;
 }
 
@@ -184,7 +186,7 @@ static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status))
         mdp_clr_class(p, seq, cls);
     mdp_ev_activity(p->core, MDP_ACT_TYPELOAD, 0);
@@ -193,9 +195,15 @@ static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
 
 /* ---- code ----------------------------------------------------------------- */
 
+/* The function and the code versions the map does not have yet. A method's
+ * first code is published after JITCompilationFinished returns (and a
+ * ReadyToRun method's after its cached-function search): then the drain
+ * thread's next tick records it. A tiered rejit's new version is there
+ * already: recorded now, before it first runs, so that the handler can
+ * unwind through it. */
 static void function_and_code(mdp_clr *p, uint64_t seq, FunctionID fn)
 {
-    if (mdp_clr_function(p, seq, fn) == 0 && mdp_clr_code(p, seq, fn) == MDT_ENOTFOUND)
+    if (mdp_clr_function(p, seq, fn) == 0 && mdp_clr_code_fresh(p, seq, fn) == 0)
         mdp_clr_defer_code(p, fn, seq, 0);
 }
 
@@ -204,7 +212,7 @@ static HRESULT on_JITCompilationFinished(MDP_CB_THIS, FunctionID fn, HRESULT sta
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status))
         function_and_code(p, seq, fn);
     mdp_ev_activity(p->core, MDP_ACT_JIT, 0);
@@ -218,11 +226,15 @@ static HRESULT on_JITCachedFunctionSearchFinished(MDP_CB_THIS, FunctionID fn,
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    uint64_t seq = mdp_seq(p->core);
-    /* The code is published after this callback returns: record the
-     * function now, its code from the drain thread's next tick. */
+    MDP_SEQ_HELD(seq, p->core);
+    /* The function now. Its code (published after this callback returns)
+     * is learnt only if a sample lands in it, through the miss callback:
+     * most ReadyToRun methods a process runs are never sampled, and
+     * recording each one's code from the drain thread's tick was most of
+     * a `dotnet build`'s profiling cost. Until then the handler unwinds
+     * through it from the image's own function table (core/execmap.c). */
     if (result == COR_PRF_CACHED_FUNCTION_FOUND)
-        function_and_code(p, seq, fn);
+        mdp_clr_function(p, seq, fn);
     return S_OK;
 }
 
@@ -246,7 +258,7 @@ static HRESULT on_DynamicMethodJITCompilationFinished(MDP_CB_THIS, FunctionID fn
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status) && mdp_clr_dynamic_function(p, seq, fn) == 0)
         mdp_clr_code(p, seq, fn);
     mdp_ev_activity(p->core, MDP_ACT_JIT, 0);

@@ -41,7 +41,7 @@
 
 int mdp_clr_catch_up(mdp_clr *p)
 {
-    uint64_t seq = mdp_seq(p->core); /* before any enumeration is generated */
+    MDP_SEQ_HELD(seq, p->core); /* before any enumeration is generated */
     size_t modules = 0, functions = 0, threads = 0;
 
     ICorProfilerModuleEnum *me = NULL;

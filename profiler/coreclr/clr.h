@@ -70,6 +70,8 @@ int mdp_clr_module(mdp_clr *p, uint64_t seq, ModuleID module);
 int mdp_clr_class(mdp_clr *p, uint64_t seq, ClassID cls);
 int mdp_clr_function(mdp_clr *p, uint64_t seq, FunctionID fn);
 int mdp_clr_code(mdp_clr *p, uint64_t seq, FunctionID fn);
+/* Record the code versions of fn the map does not have yet: how many. */
+unsigned mdp_clr_code_fresh(mdp_clr *p, uint64_t seq, FunctionID fn);
 int mdp_clr_dynamic_function(mdp_clr *p, uint64_t seq, FunctionID fn);
 int mdp_clr_ip(mdp_clr *p, uintptr_t ip);
 extern const mdp_runtime_ops mdp_clr_ops;

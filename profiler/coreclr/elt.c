@@ -83,7 +83,7 @@ static UINT_PTR mapper(FunctionID fn, void *client, BOOL *hook)
     *hook = 0;
     if (!p || !p->core)
         return fn;
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     if (mdp_clr_function(p, seq, fn) != 0)
         return fn;
     uint64_t *counter = mdp_calls_counter(p->core, fn);

@@ -130,24 +130,35 @@ int mdp_clr_dynamic_function(mdp_clr *p, uint64_t seq, FunctionID fn)
     mdp_module_desc d = {.path = stub ? "(runtime stubs)" : "(dynamic methods)",
                          .flags = stub ? MDP_MODULE_STUBS : MDP_MODULE_DYNAMIC};
     mdt_idmap_module_info mi;
-    if (mdt_idmap_module_lookup(&mi, mdp_core_map(p->core), pseudo, 0) != 0)
-        mdp_ev_module_load(p->core, mdp_seq(p->core), pseudo, &d);
+    if (mdt_idmap_module_lookup(&mi, mdp_core_map(p->core), pseudo, 0) != 0) {
+        MDP_SEQ_HELD(pseudo_seq, p->core);
+        mdp_ev_module_load(p->core, pseudo_seq, pseudo, &d);
+    }
     mdt_idmap_function_info fi = {.module = pseudo, .token = 0x06000000u};
     int r = mdp_ev_function_load(p->core, seq, fn, &fi);
     return r < 0 ? r : 0;
 }
 
-int mdp_clr_code(mdp_clr *p, uint64_t seq, FunctionID fn)
+/* Record the code versions of fn that the map does not know yet (a version
+ * already there as fn's is not asked about again: the tick retries a
+ * function until its new version is published, and a rejit lists every
+ * older one too). *fresh gets the number recorded. */
+static int clr_code(mdp_clr *p, uint64_t seq, FunctionID fn, unsigned *fresh)
 {
     UINT_PTR starts[32];
     ULONG32 ns = 0;
     HRESULT hr = INFO(p)->GetNativeCodeStartAddresses(p->info, fn, 0, 32, &ns, starts);
     int result = 0;
+    *fresh = 0;
     if (FAILED(hr))
         ns = 0;
     if (ns > 32)
         ns = 32; /* more code versions than that: the newest are covered lazily */
     for (ULONG32 i = 0; i < ns; i++) {
+        mdt_idmap_code_range known;
+        if (mdt_idmap_ip_lookup(&known, mdp_core_map(p->core), starts[i]) == 0 &&
+            known.function_id == fn)
+            continue;
         COR_PRF_CODE_INFO ci[8];
         ULONG32 nc = 0;
         if (FAILED(INFO(p)->GetCodeInfo4(p->info, starts[i], 8, &nc, ci)) || nc == 0)
@@ -163,6 +174,8 @@ int mdp_clr_code(mdp_clr *p, uint64_t seq, FunctionID fn)
                     fn, i + 1, ns, regions[0].start, regions[0].size, nc, r);
         if (r < 0)
             result = r;
+        else
+            ++*fresh;
     }
     if (ns == 0) {
         /* Code not published yet at this moment (or a runtime without code
@@ -176,11 +189,25 @@ int mdp_clr_code(mdp_clr *p, uint64_t seq, FunctionID fn)
             for (ULONG32 j = 0; j < nc; j++)
                 regions[j] = (mdp_code_region){ci[j].startAddress, ci[j].size};
             result = mdp_ev_code(p->core, seq, fn, regions, nc);
+            *fresh = result >= 0;
         } else {
             result = MDT_ENOTFOUND;
         }
     }
     return result;
+}
+
+int mdp_clr_code(mdp_clr *p, uint64_t seq, FunctionID fn)
+{
+    unsigned fresh;
+    return clr_code(p, seq, fn, &fresh);
+}
+
+unsigned mdp_clr_code_fresh(mdp_clr *p, uint64_t seq, FunctionID fn)
+{
+    unsigned fresh;
+    clr_code(p, seq, fn, &fresh);
+    return fresh;
 }
 
 int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
@@ -190,7 +217,7 @@ int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
     HRESULT hr = INFO(p)->GetFunctionFromIP3(p->info, (const BYTE *)ip, &fn, &rejit);
     if (FAILED(hr) || !fn)
         return MDT_ENOTFOUND;
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     int r = mdp_clr_function(p, seq, fn);
     if (r == 0)
         r = mdp_clr_code(p, seq, fn);
@@ -211,7 +238,7 @@ static int ops_miss(void *payload, int kind, uintptr_t id)
     mdp_clr *p = payload;
     if (atomic_load(&p->shut_down))
         return MDT_ENOTFOUND;
-    uint64_t seq = mdp_seq(p->core);
+    MDP_SEQ_HELD(seq, p->core);
     switch (kind) {
     case MDT_IDMAP_MODULE:
         return mdp_clr_module(p, seq, id);
@@ -278,9 +305,13 @@ void mdp_clr_defer_code(mdp_clr *p, FunctionID fn, uint64_t seq, unsigned tries)
     mdp_core_drain_soon(p->core); /* the next tick soon, whatever the drain's period */
 }
 
-/* The drain thread's tick: record the code of functions reported before
- * their code was published. A few tries, then the miss callback is left to
- * find what is still missing when a sample lands in it. */
+/* The drain thread's tick: record the code of functions JIT-compiled since
+ * the last one (the runtime publishes a version after its
+ * JITCompilationFinished returns, so the callback only lists the function).
+ * Retried at the next ticks while no new version shows up (a few tries),
+ * then the miss callback is left to find what is still missing when a
+ * sample lands in it. Then the map's tombstones are retired below every
+ * seq still in use, the deferred ones included. */
 static void ops_tick(void *payload)
 {
     mdp_clr *p = payload;
@@ -292,10 +323,22 @@ static void ops_tick(void *payload)
     p->pending = NULL;
     p->npending = p->pending_cap = 0;
     pthread_mutex_unlock(&p->pending_lock);
-    for (size_t i = 0; i < n; i++)
-        if (mdp_clr_code(p, v[i].seq, v[i].fn) == MDT_ENOTFOUND && v[i].tries < 5)
+    for (size_t i = 0; i < n; i++) {
+        unsigned fresh = 0;
+        clr_code(p, v[i].seq, v[i].fn, &fresh);
+        if (!fresh && v[i].tries < 5)
             mdp_clr_defer_code(p, v[i].fn, v[i].seq, v[i].tries + 1);
+    }
     free(v);
+    uint64_t floor = 0;
+    pthread_mutex_lock(&p->pending_lock);
+    for (size_t i = 0; i < p->npending; i++)
+        if (!floor || p->pending[i].seq < floor)
+            floor = p->pending[i].seq;
+    pthread_mutex_unlock(&p->pending_lock);
+    int r = mdp_core_retire(p->core, floor, 0);
+    if (r != 0)
+        mdp_log(p->core, "retired below the oldest seq in use: %d", r);
 }
 
 static void ops_done(void *payload)

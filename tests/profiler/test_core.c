@@ -630,6 +630,56 @@ START_TEST(test_samples_to_log_across_an_unload)
 }
 END_TEST
 
+/* Tombstones are retired only below every seq still in use: a callback
+ * that took its seq before an unload (a fake one: a held seq) keeps the
+ * unloaded function's tombstone, which refuses that callback's late load;
+ * once it returns, the tombstone goes. The adapter's deferred seqs (floor)
+ * count as in use; a taker that found every slot taken stops retirement. */
+START_TEST(test_retire_waits_for_a_callback_in_flight)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    load_everything(&e, core);
+    mdt_idmap_function_info fi = {.module = MOD, .token = 0x06000031};
+    mdt_idmap_stats st;
+    {
+        MDP_SEQ_HELD(early, core); /* a callback in flight, from before the unload */
+        ck_assert_uint_eq(mdp_seq_watermark(core, 0), early);
+        ck_assert_uint_eq(mdp_seq_watermark(core, early - 1), early - 1);
+        /* a function the map never saw, unloaded: a tombstone */
+        ck_assert_int_ge(mdp_ev_function_unload(core, mdp_seq(core), F_SPARE), 0);
+        mdt_idmap_stats_get(&st, core->map);
+        ck_assert_uint_eq(st.functions_dead, 1);
+        ck_assert_int_eq(mdp_core_retire(core, 0, 1), 0);
+        mdt_idmap_stats_get(&st, core->map);
+        ck_assert_uint_eq(st.functions_dead, 1);
+        /* the late load of the callback in flight is refused, not revived */
+        ck_assert_int_eq(mdp_ev_function_load(core, early, F_SPARE, &fi), MDT_IDMAP_SUPERSEDED);
+        mdt_idmap_function_info out;
+        ck_assert_int_ne(mdt_idmap_function_lookup(&out, NULL, 0, core->map, F_SPARE, 0), 0);
+        /* a deferred seq older than every held one holds retirement too */
+        ck_assert_int_eq(mdp_core_retire(core, 1, 1), 0);
+    }
+    /* every slot taken, and one more: no watermark above 1 */
+    mdp_seq_hold h[MDP_SEQ_SLOTS + 1];
+    for (unsigned i = 0; i < MDP_SEQ_SLOTS + 1; i++)
+        h[i] = mdp_seq_take(core);
+    ck_assert_int_lt(h[MDP_SEQ_SLOTS].slot, 0);
+    ck_assert_uint_eq(mdp_seq_watermark(core, 0), 1);
+    ck_assert_int_eq(mdp_core_retire(core, 0, 1), 0);
+    for (unsigned i = 0; i < MDP_SEQ_SLOTS + 1; i++)
+        mdp_seq_release(&h[i]);
+    /* nothing in flight: the tombstone goes (mdp_core_retire without force
+     * would wait for more unloads or 10 s) */
+    ck_assert_int_eq(mdp_core_retire(core, 0, 0), 0);
+    ck_assert_int_eq(mdp_core_retire(core, 0, 1), 1);
+    mdt_idmap_stats_get(&st, core->map);
+    ck_assert_uint_eq(st.functions_dead, 0);
+    close_env(&e);
+}
+END_TEST
+
 /* The SIGPROF handler on this very thread, with a ring that has room for a
  * walk of 33 frames but not for one of max_depth (255): the sample is
  * dropped and counted, not cut short to what fits (a cut stack looks whole,
@@ -1554,6 +1604,41 @@ END_TEST
  * return address there, right after a call, is accepted as managed code
  * the map has not learnt yet; one elsewhere in the image, or not after a
  * call, or in an unloaded module's code, is not. */
+/* The handler's way through ReadyToRun code the map has not learnt: the
+ * method holding an address, from the image's RuntimeFunctions table
+ * (sorted RVA triples) published with its executable range; gaps between
+ * methods, addresses before the first, entries reaching outside the
+ * executable range and ranges without a table give nothing. */
+START_TEST(test_r2r_function_of_an_address)
+{
+    struct env e;
+    open_env(&e, 0);
+    static uint8_t image[0x2000];
+    uintptr_t base = (uintptr_t)image;
+    static const uint32_t rf[] = {0x1100, 0x1180, 0, 0x1200, 0x1260, 0, 0x1300, 0x2400, 0};
+    struct mdp_exec_table *t = malloc(sizeof *t + 2 * sizeof t->r[0]);
+    ck_assert_ptr_nonnull(t);
+    t->n = 2;
+    t->r[0] = (struct mdp_exec_range){base + 0x1000, base + 0x2000, base, rf, 3};
+    t->r[1] = (struct mdp_exec_range){base + 0x2000 + 4096, base + 0x3000 + 4096, base, NULL, 0};
+    free(atomic_exchange(&e.core->exec, t));
+    uintptr_t start = 0;
+    size_t size = 0;
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x1110, &start, &size), 1);
+    ck_assert_uint_eq(start, base + 0x1100);
+    ck_assert_uint_eq(size, 0x80);
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x125f, &start, &size), 1);
+    ck_assert_uint_eq(start, base + 0x1200);
+    ck_assert_uint_eq(size, 0x60);
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x1180, &start, &size), 0); /* a gap */
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x1050, &start, &size), 0); /* before */
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x1310, &start, &size), 0); /* outside */
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x2010 + 4096, &start, &size), 0);
+    ck_assert_int_eq(mdp_exec_r2r_function(e.core, base + 0x0f00, &start, &size), 0);
+    close_env(&e);
+}
+END_TEST
+
 START_TEST(test_exec_ranges_of_a_module_image)
 {
     struct env e;
@@ -1637,6 +1722,8 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
     tcase_add_test(t, test_follows_call_forms);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
+    tcase_add_test(t, test_retire_waits_for_a_callback_in_flight);
+    tcase_add_test(t, test_r2r_function_of_an_address);
     tcase_add_test(t, test_native_frames_name_their_elf_object);
     tcase_add_test(t, test_activities_nest_per_thread);
     tcase_add_test(t, test_records_sorted_without_names);

@@ -1,0 +1,108 @@
+/* Sequence numbers still in use, and the retirement of the map's tombstones
+ * below them.
+ *
+ * Every unload leaves tombstones in the map (dead records, code tombstones,
+ * history) so that an older item arriving late is refused; they are dropped
+ * only by mdt_idmap_retire(map, below), whose caller promises that no event
+ * with a seq under `below` will come any more. A long-running service that
+ * loads and unloads (collectible contexts, dynamic methods) would otherwise
+ * grow them without bound.
+ *
+ * A seq is in use from the moment an adapter's callback takes it until the
+ * callback returns (and after, while the adapter keeps it for deferred work:
+ * the adapter passes the oldest such seq as `floor`). Each taker publishes
+ * its seq in one of MDP_SEQ_SLOTS slots, claimed with a compare-and-swap
+ * (no lock, no thread-local storage: callbacks come from any runtime
+ * thread, nested ones too); when every slot is taken the taker counts
+ * itself in `seq_overflow` and retirement waits until that count is back
+ * to 0.
+ *
+ * The race a watermark must not lose: a thread that has taken seq s but not
+ * yet published it while the drain computes the watermark w > s. The taker
+ * first marks its slot busy (MDP_SEQ_BUSY = 1: "some seq, not known yet")
+ * and then takes the seq; the scanner first takes its own seq w, then reads
+ * the slots, with a sequentially consistent fence between the two steps on
+ * both sides. If the taker's seq came first (s < w), the scanner's read of
+ * the slot sees the mark or s (the store-buffering pattern that the fences
+ * forbid); a mark keeps the watermark at 1, which retires nothing. */
+#include "config.h"
+
+#include "core/core_int.h"
+
+#define MDP_SEQ_BUSY 1u
+
+mdp_seq_hold mdp_seq_take(mdp_core *core)
+{
+    mdp_seq_hold h = {core, -1, 0};
+    if (!core)
+        return h;
+    unsigned start = atomic_fetch_add_explicit(&core->seq_next_slot, 1, memory_order_relaxed);
+    for (unsigned i = 0; i < MDP_SEQ_SLOTS; i++) {
+        unsigned k = (start + i) % MDP_SEQ_SLOTS;
+        uint64_t zero = 0;
+        if (atomic_load_explicit(&core->seq_held[k], memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong(&core->seq_held[k], &zero, MDP_SEQ_BUSY)) {
+            h.slot = (int)k;
+            break;
+        }
+    }
+    if (h.slot < 0)
+        atomic_fetch_add(&core->seq_overflow, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    h.seq = mdp_seq(core);
+    if (h.slot >= 0)
+        atomic_store_explicit(&core->seq_held[h.slot], h.seq, memory_order_release);
+    return h;
+}
+
+void mdp_seq_release(mdp_seq_hold *h)
+{
+    if (!h->core)
+        return;
+    if (h->slot >= 0)
+        atomic_store_explicit(&h->core->seq_held[h->slot], 0, memory_order_release);
+    else
+        atomic_fetch_sub(&h->core->seq_overflow, 1);
+    h->core = NULL;
+}
+
+uint64_t mdp_seq_watermark(mdp_core *core, uint64_t floor)
+{
+    uint64_t w = mdp_seq(core);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&core->seq_overflow))
+        return MDP_SEQ_BUSY;
+    if (floor && floor < w)
+        w = floor;
+    for (unsigned k = 0; k < MDP_SEQ_SLOTS; k++) {
+        uint64_t s = atomic_load_explicit(&core->seq_held[k], memory_order_acquire);
+        if (s && s < w)
+            w = s;
+    }
+    return w;
+}
+
+int mdp_core_retire(mdp_core *core, uint64_t floor, int force)
+{
+    if (!core)
+        return 0;
+    /* A retirement rebuilds the map's tables (time in the number of live
+     * records): only after unloads, in batches, or after a while. */
+    uint64_t now = mdp_elapsed_ms(core);
+    uint64_t unloads = atomic_load(&core->unloads);
+    if (!force && (unloads == core->retire_unloads ||
+                   (unloads - core->retire_unloads < MDP_RETIRE_BATCH &&
+                    now - core->retire_last_ms < MDP_RETIRE_MS)))
+        return 0;
+    uint64_t below = mdp_seq_watermark(core, floor);
+    if (below <= core->retire_below)
+        return 0; /* a callback older than the last watermark still runs */
+    int r = mdt_idmap_retire(core->map, below);
+    if (r < 0)
+        return r;
+    core->stat_retired += (uint64_t)r;
+    core->retire_below = below;
+    core->retire_last_ms = now;
+    core->retire_unloads = unloads;
+    return r;
+}
