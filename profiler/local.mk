@@ -39,6 +39,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/termsig.c \
 	profiler/core/calls.c \
 	profiler/core/alloc.c \
+	profiler/core/allocstack.c \
 	profiler/core/native.h \
 	profiler/core/elfmap.c \
 	profiler/core/activity.c \
@@ -46,6 +47,8 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/threadnames.c
 profiler_libmdpcore_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
+# allocstack.c: log() and expm1() for the sampling intervals and weights
+profiler_libmdpcore_la_LIBADD = -lm
 
 # The CoreCLR adapter and the shared object.
 MDP_CLR_SOURCES = \
@@ -60,7 +63,8 @@ MDP_CLR_SOURCES = \
 	profiler/coreclr/startup.c \
 	profiler/coreclr/record.c \
 	profiler/coreclr/elt.c \
-	profiler/coreclr/catchup.c
+	profiler/coreclr/catchup.c \
+	profiler/coreclr/allocstack.c
 profiler_libmdprofile_la_SOURCES = $(MDP_CLR_SOURCES)
 profiler_libmdprofile_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdprofile_la_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)

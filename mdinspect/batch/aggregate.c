@@ -18,6 +18,12 @@
  *
  * --top labels its numbers with what the records count: samples (stack),
  * calls (call), objects and bytes (alloc, with a table by bytes too).
+ * Sampled allocation stacks (astack) get a section of their own after
+ * the exact alloc tables (their counts are estimates, never summed with
+ * exact ones): who allocates, per type and allocating method (the frame
+ * after the type, what PerfView's GC Heap Alloc Stacks shows under a
+ * type), by bytes, then each method by the bytes allocated below it
+ * (inclusive); --type NAME keeps one type's (filter.c).
  *
  * The per-record facts a further output needs (pprof labels) are in
  * struct stack: its profile (process, thread), slice and weight. */
@@ -38,6 +44,10 @@ struct sframe { /* a frame of the speedscope file, or a method of --top */
     uint64_t self, total; /* --top: exclusive and inclusive counts */
     uint64_t bself, btotal; /* --top: the same in bytes (alloc records) */
     uint64_t stamp;       /* --top: last record counted in total */
+    /* --top, astack records: a "TYPE <- METHOD" pair's objects and bytes
+     * (aself, abself), a method's below it on the stacks (atotal,
+     * abtotal), the last astack record counted in those */
+    uint64_t aself, abself, atotal, abtotal, astamp;
 };
 
 /* A distinct stack of a profile (and slice): the unit --speedscope writes. */
@@ -76,6 +86,7 @@ struct mdb_aggregate {
     size_t ns, caps;
     mdb_arena arena;
     uint64_t total, bytes, records;
+    uint64_t atotal, abytes, arecords; /* astack records: estimates, apart */
     unsigned kinds;       /* 1 << kind of every record summed */
     struct profile *p;
     uint32_t np, capp;
@@ -102,6 +113,9 @@ mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top, double fro
     return g;
 }
 
+static bool intern_name(mdb_aggregate *g, const char *key, uint32_t klen, const char *name,
+                        uint32_t nlen, const mdb_frame *f, uint32_t *id);
+
 /* The id of a frame: for --top the method (its name alone), for speedscope
  * the name with its source line. */
 static bool intern(mdb_aggregate *g, mdb_logctx *lc, uint64_t lineno, const mdb_frame *f,
@@ -115,6 +129,15 @@ static bool intern(mdb_aggregate *g, mdb_logctx *lc, uint64_t lineno, const mdb_
         nlen = f->name_len;
     const char *key = f->status == MDB_OK && g->format == MDB_SPEEDSCOPE ? f->text : name;
     uint32_t klen = f->status == MDB_OK && g->format == MDB_SPEEDSCOPE ? f->text_len : nlen;
+    return intern_name(g, key, klen, name, nlen, f, id);
+}
+
+/* The id of an entry by its key (a frame's text or name, or --top's "TYPE
+ * <- METHOD"), made with `name` (and f's source line, for speedscope) on
+ * first sight. */
+static bool intern_name(mdb_aggregate *g, const char *key, uint32_t klen, const char *name,
+                        uint32_t nlen, const mdb_frame *f, uint32_t *id)
+{
     uint64_t h = mdb_hash(key, klen);
     uintptr_t v = (uintptr_t)mdb_table_get(&g->frames, h, key, klen);
     struct sframe *s;
@@ -135,7 +158,7 @@ static bool intern(mdb_aggregate *g, mdb_logctx *lc, uint64_t lineno, const mdb_
     if (!(s->name = mdb_arena_strndup(&g->arena, name, nlen)))
         return false;
     s->name_len = nlen;
-    if (f->file && g->format == MDB_SPEEDSCOPE) {
+    if (f && f->file && g->format == MDB_SPEEDSCOPE) {
         if (!(s->file = mdb_arena_strndup(&g->arena, f->file, strlen(f->file))))
             return false;
         s->line = f->line;
@@ -173,6 +196,56 @@ static bool profile(mdb_aggregate *g, const mdb_proc *proc, const mdb_record *re
     return true;
 }
 
+/* A frame's name as --top shows it: a method without its source line. */
+static const char *top_name(mdb_logctx *lc, uint64_t lineno, const mdb_frame *f, char *buf,
+                            size_t size, uint32_t *len)
+{
+    if (f->status == MDB_OK) {
+        *len = f->name_len;
+        return f->name;
+    }
+    return mdb_frame_text(f, lc, lineno, buf, size, len);
+}
+
+/* --top, an astack record: its "TYPE <- METHOD" pair (the method that
+ * allocated: the frame after the type), and every method on its stack. */
+static bool top_astack(mdb_aggregate *g, mdb_logctx *lc, const mdb_record *rec)
+{
+    char tbuf[MDB_TEXT_ROOM], mbuf[MDB_TEXT_ROOM], pair[2 * MDB_TEXT_ROOM + 8];
+    uint32_t tn, mn, id;
+    const char *t = top_name(lc, rec->lineno, rec->frames[0], tbuf, sizeof tbuf, &tn);
+    const char *m = "[no managed frame]";
+    mn = (uint32_t)strlen(m);
+    if (rec->nframes > 1)
+        m = top_name(lc, rec->lineno, rec->frames[1], mbuf, sizeof mbuf, &mn);
+    int k = snprintf(pair, sizeof pair, "%.*s <- %.*s", (int)tn, t, (int)mn, m);
+    uint32_t pn = k < 0 ? 0 : (size_t)k < sizeof pair ? (uint32_t)k : (uint32_t)sizeof pair - 1;
+    g->kinds |= 1u << MDB_ASTACK;
+    g->arecords++;
+    g->atotal += rec->count;
+    g->abytes += rec->bytes;
+    /* a pair's key starts with a byte no frame name has, so that it is
+     * never a method's own entry */
+    char key[sizeof pair + 1];
+    key[0] = '\001';
+    memcpy(key + 1, pair, pn);
+    if (!intern_name(g, key, pn + 1, pair, pn, NULL, &id))
+        return false;
+    g->f[id].aself += rec->count;
+    g->f[id].abself += rec->bytes;
+    for (size_t i = 1; i < rec->nframes; i++) {
+        if (!intern(g, lc, rec->lineno, rec->frames[i], &id))
+            return false;
+        struct sframe *s = &g->f[id];
+        if (s->astamp != g->arecords) { /* recursion counts once */
+            s->astamp = g->arecords;
+            s->atotal += rec->count;
+            s->abtotal += rec->bytes;
+        }
+    }
+    return true;
+}
+
 bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
                        const mdb_record *rec)
 {
@@ -183,6 +256,8 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
     if (n == 0)
         return true;
     g->lc = lc;
+    if (g->format == MDB_TOP && rec->kind == MDB_ASTACK)
+        return top_astack(g, lc, rec);
     g->records++;
     g->total += rec->count;
     g->bytes += rec->bytes;
@@ -476,7 +551,7 @@ static int by_bytes(const void *a, const void *b)
  * record, "count" for a mix (logs of several modes concatenated). */
 static const char *unit(const mdb_aggregate *g)
 {
-    switch (g->kinds) {
+    switch (g->kinds & ~(1u << MDB_ASTACK)) {
     case 1u << MDB_STACK:
         return "samples";
     case 1u << MDB_CALL:
@@ -496,9 +571,9 @@ static void head(mdb_output *o, const char *s, int w)
     mdb_outs(o, b);
 }
 
-static void table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool self)
+static void table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf, bool self)
 {
-    size_t n = g->nf < g->top ? g->nf : g->top;
+    size_t n = nf < g->top ? nf : g->top;
     char b[96];
     const char *u = unit(g);
     if (g->kinds == 1u << MDB_STACK)
@@ -529,9 +604,10 @@ static void table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool self)
 }
 
 /* Alloc records: a type each, counted in objects and bytes. */
-static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool objects)
+static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf,
+                        bool objects)
 {
-    size_t n = g->nf < g->top ? g->nf : g->top;
+    size_t n = nf < g->top ? nf : g->top;
     mdb_outs(o, objects ? "by objects allocated:\n" : "by bytes allocated:\n");
     mdb_outs(o, "       objects        %          bytes        %  type\n");
     for (size_t i = 0; i < n; i++) {
@@ -548,14 +624,89 @@ static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool o
     }
 }
 
+static int by_abself(const void *a, const void *b)
+{
+    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    if (x->abself != y->abself)
+        return x->abself < y->abself ? 1 : -1;
+    return x < y ? -1 : 1;
+}
+static int by_abtotal(const void *a, const void *b)
+{
+    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    if (x->abtotal != y->abtotal)
+        return x->abtotal < y->abtotal ? 1 : -1;
+    return x < y ? -1 : 1;
+}
+
+/* astack records: estimates from sampled stacks, by bytes. */
+static void astack_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf, bool pairs)
+{
+    size_t n = nf < g->top ? nf : g->top;
+    mdb_outs(o, pairs ? "by bytes allocated, per type and allocating method:\n"
+                      : "by inclusive bytes (the method on the allocating stack):\n");
+    mdb_outs(o, pairs ? "         bytes        %        objects        %  type <- method\n"
+                      : "         bytes        %        objects        %  method\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct sframe *s = &g->f[order[i]];
+        uint64_t b = pairs ? s->abself : s->abtotal, c = pairs ? s->aself : s->atotal;
+        column(o, b);
+        mdb_outc(o, ' ');
+        percent(o, b, g->abytes);
+        column(o, c);
+        mdb_outc(o, ' ');
+        percent(o, c, g->atotal);
+        mdb_outs(o, "  ");
+        mdb_out(o, s->name, s->name_len);
+        mdb_outc(o, '\n');
+    }
+}
+
+static void astack_section(mdb_aggregate *g, mdb_output *o, uint32_t *order)
+{
+    size_t n = 0;
+    mdb_outs(o, "allocation stacks (sampled: estimated) ");
+    mdb_outu(o, g->atotal);
+    mdb_outs(o, " objects (");
+    mdb_outu(o, g->abytes);
+    mdb_outs(o, " bytes) in ");
+    mdb_outu(o, g->arecords);
+    mdb_outs(o, " records\n\n");
+    for (size_t i = 0; i < g->nf; i++)
+        if (g->f[i].aself)
+            order[n++] = (uint32_t)i;
+    sort_base = g->f;
+    qsort(order, n, sizeof *order, by_abself);
+    astack_table(g, o, order, n, true);
+    mdb_outc(o, '\n');
+    n = 0;
+    for (size_t i = 0; i < g->nf; i++)
+        if (g->f[i].atotal)
+            order[n++] = (uint32_t)i;
+    qsort(order, n, sizeof *order, by_abtotal);
+    astack_table(g, o, order, n, false);
+}
+
 static void top(mdb_aggregate *g, mdb_output *o)
 {
     uint32_t *order = talloc_array(g, uint32_t, g->nf ? g->nf : 1);
-    bool alloc = g->kinds == 1u << MDB_ALLOC;
+    unsigned kinds = g->kinds & ~(1u << MDB_ASTACK);
+    bool alloc = kinds == 1u << MDB_ALLOC;
+    size_t nf = 0;
     if (!order) {
         o->failed = true;
         return;
     }
+    if ((g->kinds & 1u << MDB_ASTACK) && !kinds) {
+        /* sampled allocation stacks alone */
+        astack_section(g, o, order);
+        talloc_free(order);
+        return;
+    }
+    /* the entries the records counted (not those of astack records alone) */
+    for (size_t i = 0; i < g->nf; i++)
+        if (g->f[i].total || g->f[i].self)
+            order[nf++] = (uint32_t)i;
     if (!strcmp(unit(g), "count")) { /* several kinds of record */
         mdb_outs(o, "total count ");
         mdb_outu(o, g->total);
@@ -573,22 +724,24 @@ static void top(mdb_aggregate *g, mdb_output *o)
     mdb_outs(o, " in ");
     mdb_outu(o, g->records);
     mdb_outs(o, " records, ");
-    mdb_outu(o, g->nf);
+    mdb_outu(o, nf);
     mdb_outs(o, alloc ? " distinct types\n\n" : " distinct methods\n\n");
-    for (size_t i = 0; i < g->nf; i++)
-        order[i] = (uint32_t)i;
     sort_base = g->f;
-    qsort(order, g->nf, sizeof *order, by_self);
+    qsort(order, nf, sizeof *order, by_self);
     if (alloc)
-        alloc_table(g, o, order, true);
+        alloc_table(g, o, order, nf, true);
     else
-        table(g, o, order, true);
+        table(g, o, order, nf, true);
     mdb_outc(o, '\n');
-    qsort(order, g->nf, sizeof *order, alloc ? by_bytes : by_total);
+    qsort(order, nf, sizeof *order, alloc ? by_bytes : by_total);
     if (alloc)
-        alloc_table(g, o, order, false);
+        alloc_table(g, o, order, nf, false);
     else
-        table(g, o, order, false);
+        table(g, o, order, nf, false);
+    if (g->kinds & 1u << MDB_ASTACK) {
+        mdb_outc(o, '\n');
+        astack_section(g, o, order);
+    }
     talloc_free(order);
 }
 

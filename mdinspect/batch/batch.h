@@ -436,7 +436,8 @@ enum mdb_kind {
     MDB_PLAIN,
     MDB_STACK,
     MDB_CALL,
-    MDB_ALLOC
+    MDB_ALLOC,
+    MDB_ASTACK              /* a sampled allocation: its type, then its stack */
 };
 
 typedef struct mdb_record {
@@ -492,6 +493,8 @@ typedef struct mdb_proc {
                               * then weighs a sample 1 ms (1000 Hz), --pprof says so */
     bool has_start;
     int64_t start_ns;        /* `start=` as ns since the epoch (UTC) */
+    uint64_t alloc_sample;   /* `alloc_sample=`: an alloc log with sampled stacks (astack
+                              * records), 0 when absent */
     /* and from the #stats line */
     bool has_duration;
     uint64_t duration_ms;    /* `duration_ms=` */
@@ -563,6 +566,7 @@ typedef struct mdb_filter {
     bool has_from, has_to;
     double from, to;        /* seconds since the process's start: a slice is kept when
                                its start lies in [from, to) */
+    const char *type;       /* --type: alloc and astack records of this type only */
 } mdb_filter;
 bool mdb_filter_keep(const mdb_filter *f, mdb_logctx *lc, const mdb_proc *proc,
                      const mdb_record *rec);

@@ -5,6 +5,8 @@
  *   {"kind":"call","count":1000,FRAME...}
  *   {"kind":"call","count":12,"leaves":9,"tailcalls":0,"unwinds":3,FRAME...}  (format 2)
  *   {"kind":"alloc","count":12,"bytes":384,FRAME...}
+ *   {"kind":"astack","count":16384,"bytes":524288,"type":{FRAME},"frames":[{FRAME},...]}
+ *                                                      (a sampled allocation's stack, leaf first)
  *   {"kind":"plain","count":1,FRAME...}
  *   {"kind":"header"|"stats",KEY:VALUE...}  (numbers where the value is one)
  *   {"kind":"comment","text":...}, {"kind":"blank"}
@@ -27,7 +29,8 @@
 #include "batch/batch.h"
 
 static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
-                                    [MDB_ALLOC] = "alloc", [MDB_PLAIN] = "plain"};
+                                    [MDB_ALLOC] = "alloc", [MDB_ASTACK] = "astack",
+                                    [MDB_PLAIN] = "plain"};
 
 static void frame(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_record *rec,
                   size_t i)
@@ -161,7 +164,7 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_pro
         pid(o, proc);
         mdb_outs(o, ",\"count\":");
         mdb_outu(o, rec->count);
-        if (rec->kind == MDB_ALLOC) {
+        if (rec->kind == MDB_ALLOC || rec->kind == MDB_ASTACK) {
             mdb_outs(o, ",\"bytes\":");
             mdb_outu(o, rec->bytes);
         }
@@ -187,10 +190,17 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_pro
             mdb_outs(o, ",\"unwinds\":");
             mdb_outu(o, rec->unwinds);
         }
-        if (rec->kind == MDB_STACK) {
+        if (rec->kind == MDB_STACK || rec->kind == MDB_ASTACK) {
+            size_t i0 = 0;
+            if (rec->kind == MDB_ASTACK) { /* the type, then the stack */
+                mdb_outs(o, ",\"type\":{");
+                frame(o, r, lc, rec, 0);
+                mdb_outc(o, '}');
+                i0 = 1;
+            }
             mdb_outs(o, ",\"frames\":[");
-            for (size_t i = 0; i < rec->nframes; i++) {
-                mdb_outs(o, i ? ",{" : "{");
+            for (size_t i = i0; i < rec->nframes; i++) {
+                mdb_outs(o, i > i0 ? ",{" : "{");
                 frame(o, r, lc, rec, i);
                 mdb_outc(o, '}');
             }

@@ -34,7 +34,7 @@ const char *mdb_frame_text_named(const mdb_frame *f, mdb_logctx *lc, uint64_t li
 }
 
 static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
-                                    [MDB_ALLOC] = "alloc"};
+                                    [MDB_ALLOC] = "alloc", [MDB_ASTACK] = "astack"};
 
 void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec)
 {
@@ -64,7 +64,7 @@ void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec)
         mdb_outs(o, kinds[rec->kind]);
         mdb_outc(o, ' ');
         mdb_outu(o, rec->count);
-        if (rec->kind == MDB_ALLOC) {
+        if (rec->kind == MDB_ALLOC || rec->kind == MDB_ASTACK) {
             mdb_outc(o, ' ');
             mdb_outu(o, rec->bytes);
         }

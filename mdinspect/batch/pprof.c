@@ -94,6 +94,12 @@ static const struct mode_row modes[] = {
     {"calls", MDB_CALL, {{"calls", "count"}}, 1, "calls", "count", count_values, "calls"},
     {"alloc", MDB_ALLOC, {{"alloc_objects", "count"}, {"alloc_space", "bytes"}}, 2,
      "space", "bytes", alloc_values, "alloc_space"},
+    /* sampled allocation stacks (alloc mode with --alloc-sample): the
+     * type as the leaf, its allocating stack above; the counts are the
+     * log's estimates (doc/profile-log.md), in the columns go tool pprof
+     * users know from Go's heap profiles */
+    {"alloc", MDB_ASTACK, {{"alloc_objects", "count"}, {"alloc_space", "bytes"}}, 2,
+     "space", "bytes", alloc_values, "alloc_space"},
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
@@ -426,8 +432,15 @@ bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb
     int64_t v[MAX_TYPES] = {0};
     int mode;
     size_t n = rec->nframes, klen;
-    if (n == 0 || (rec->kind != MDB_STACK && rec->kind != MDB_CALL && rec->kind != MDB_ALLOC) ||
+    if (n == 0 ||
+        (rec->kind != MDB_STACK && rec->kind != MDB_CALL && rec->kind != MDB_ALLOC &&
+         rec->kind != MDB_ASTACK) ||
         (mode = mode_of(proc, rec->kind)) < 0)
+        return true;
+    /* a log with sampled allocation stacks: its astack records fill the
+     * alloc columns; its exact per-type counts (alloc records) would count
+     * the same allocations again, and stay --top's */
+    if (rec->kind == MDB_ALLOC && proc->alloc_sample)
         return true;
     memset(&k, 0, sizeof k);
     k.mode = (uint32_t)mode;

@@ -104,7 +104,7 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
     if (!sp)
         return malformed(rec, "a record without frames");
     p = sp + 1;
-    if (rec->kind == MDB_ALLOC) {
+    if (rec->kind == MDB_ALLOC || rec->kind == MDB_ASTACK) {
         sp = memchr(p, ' ', (size_t)(end - p));
         if (!sp || !count(p, (size_t)(sp - p), &rec->bytes))
             return malformed(rec, "the byte count is not a number >= 1");
@@ -145,7 +145,8 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
             return malformed(rec, "an empty frame (two spaces, or a trailing space)");
         if (rec->nframes == MDB_MAX_FRAMES)
             return malformed(rec, "more than 255 frames");
-        if (rec->kind == MDB_ALLOC) {
+        if (rec->kind == MDB_ALLOC || (rec->kind == MDB_ASTACK && rec->nframes == 0)) {
+            /* an astack record's first frame is the allocated type */
             add(rec, mdb_resolve_type(r, p, k));
         } else {
             uint32_t il;
@@ -159,7 +160,7 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
     }
     if (rec->nframes == 0)
         return malformed(rec, "a record without frames");
-    if (rec->kind != MDB_STACK && rec->nframes != 1)
+    if (rec->kind != MDB_STACK && rec->kind != MDB_ASTACK && rec->nframes != 1)
         return malformed(rec, rec->kind == MDB_CALL ? "a call record has exactly one frame"
                                                     : "an alloc record has exactly one type");
 }
@@ -189,8 +190,9 @@ static bool prefix_of(const char *s, size_t n, const char *w)
 bool mdb_log_line(const char *s, size_t n)
 {
     return n == 0 || s[0] == '#' || starts(s, n, "stack") || starts(s, n, "call") ||
-           starts(s, n, "alloc") || looks_like_record(s, n) || prefix_of(s, n, "stack") ||
-           prefix_of(s, n, "call") || prefix_of(s, n, "alloc");
+           starts(s, n, "alloc") || starts(s, n, "astack") || looks_like_record(s, n) ||
+           prefix_of(s, n, "stack") || prefix_of(s, n, "call") || prefix_of(s, n, "alloc") ||
+           prefix_of(s, n, "astack");
 }
 
 static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
@@ -232,8 +234,10 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
     case 's':
     case 'c':
     case 'a':
-        if (starts(s, n, "stack") || starts(s, n, "call") || starts(s, n, "alloc")) {
-            rec->kind = s[0] == 's' ? MDB_STACK : s[0] == 'c' ? MDB_CALL : MDB_ALLOC;
+        if (starts(s, n, "stack") || starts(s, n, "call") || starts(s, n, "alloc") ||
+            starts(s, n, "astack")) {
+            rec->kind = s[0] == 's' ? MDB_STACK : s[0] == 'c' ? MDB_CALL
+                        : s[1] == 's' ? MDB_ASTACK : MDB_ALLOC;
             parse_record(r, rec, s, n);
             return;
         }

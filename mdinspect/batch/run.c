@@ -110,6 +110,12 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_proc *proc,
     /* --thread, --from, --to: a record left out counts for nothing */
     if (o->filter.on && rec->kind != MDB_MALFORMED && !mdb_filter_keep(&o->filter, o->lc, proc, rec))
         return;
+    /* a log with sampled allocation stacks: the flame graphs take its
+     * astack records, not its exact per-type counts too (the same
+     * allocations twice); --top shows both, apart (pprof.c: --pprof) */
+    if ((o->format == MDB_FOLDED || o->format == MDB_SPEEDSCOPE) && rec->kind == MDB_ALLOC &&
+        proc && proc->alloc_sample)
+        return;
     sl->records++;
     if (rec->unresolved)
         sl->unresolved++;

@@ -22,6 +22,7 @@ void mdp_config_default(mdp_config *cfg)
     cfg->flush_ms = 2000;
     cfg->activities = 1;
     cfg->all_threads = 1;
+    cfg->alloc_sample = 512 * 1024; /* AllocationTick's order: 100 KB */
 }
 
 static int parse_uint(const char *v, size_t len, unsigned lo, unsigned hi, unsigned *out)
@@ -121,6 +122,10 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             cfg->all_threads = 0;
         else
             goto bad;
+    } else if (strcmp(key, "alloc_sample") == 0) {
+        /* bytes per sampled stack: 0 (none), or 1 byte to 1 GiB */
+        if (parse_uint(v, len, 0, 1u << 30, &cfg->alloc_sample))
+            goto bad;
     } else if (strcmp(key, "verbose") == 0) {
         if (parse_uint(v, len, 0, 2, &u))
             goto bad;
@@ -138,7 +143,7 @@ bad:
 static const char *const keys[] = {"mode",     "rate",      "depth",  "output",     "debug_names",
                                    "duration", "samples",   "elt",    "verbose",    "drain_ms",
                                    "flush_ms", "first_pid", "notify", "activities", "threads",
-                                   "slice"};
+                                   "slice",    "alloc_sample"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -192,10 +197,10 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
     static const char *const modes[] = {"sample", "calls", "alloc"};
     int n = snprintf(buf, len,
                      "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
-                     "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;%s%s%soutput=%s",
+                     "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;alloc_sample=%u;%s%s%soutput=%s",
                      modes[cfg->mode], cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names,
                      cfg->duration_ms, cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
-                     cfg->drain_ms, cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
+                     cfg->drain_ms, cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime", cfg->alloc_sample,
                      cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "",
                      cfg->output);
     if (n < 0 || (size_t)n >= len)

@@ -49,6 +49,8 @@ typedef struct mdp_config {
     int activities;        /* track per thread: 0 nothing, 1 GC, JIT and type loads (default),
                             * 2 exceptions too (the runtime's exception events cost) */
     int all_threads;       /* sample every thread of the process, not only the runtime's (default 1) */
+    unsigned alloc_sample; /* alloc mode: a stack per this many bytes allocated per thread, on
+                            * average (524288); 0 none */
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);
@@ -241,5 +243,16 @@ void mdp_calls_exception(mdp_core *core, uintptr_t fn, int what);
 
 /* One allocation of `bytes` bytes of class `cls`, on the calling thread. */
 void mdp_alloc_count(mdp_core *core, uintptr_t cls, uint64_t bytes);
+/* Whether this allocation of `bytes` bytes on the calling thread is one to
+ * take the stack of (--alloc-sample: a per-thread countdown of random byte
+ * intervals, allocstack.c). No lock, no system call but at a thread's
+ * first call. 0 when alloc stacks are off. */
+int mdp_alloc_stack_due(mdp_core *core, uint64_t bytes);
+/* The stack of a sampled allocation (after mdp_alloc_stack_due said 1, on
+ * the same thread): its class and size, and n frames leaf first, each a
+ * return address and the FunctionID of the code holding it (0: not managed
+ * code, left out). Takes the thread's own lock; allocates. */
+void mdp_alloc_stack_add(mdp_core *core, uintptr_t cls, uint64_t bytes, const uintptr_t *ips,
+                         const uintptr_t *fns, unsigned n);
 
 #endif

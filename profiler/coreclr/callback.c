@@ -289,6 +289,8 @@ static HRESULT on_ObjectAllocated(MDP_CB_THIS, ObjectID obj, ClassID cls)
     if (FAILED(p->info->lpVtbl->GetObjectSize2(p->info, obj, &size)))
         size = 0;
     mdp_alloc_count(p->core, cls, size);
+    if (mdp_alloc_stack_due(p->core, size))
+        mdp_clr_alloc_stack(p, cls, size); /* allocstack.c */
     return S_OK;
 }
 

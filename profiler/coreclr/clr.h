@@ -50,6 +50,10 @@ void mdp_clr_defer_code(mdp_clr *p, FunctionID fn, uint64_t seq, unsigned tries)
 
 extern mdp_clr *mdp_clr_self; /* the one instance, or NULL */
 
+/* allocstack.c: the current thread's managed stack for a sampled
+ * allocation, given to the core (inside ObjectAllocated) */
+void mdp_clr_alloc_stack(mdp_clr *p, ClassID cls, SIZE_T size);
+
 /* callback.c */
 mdp_clr *mdp_clr_create(void);
 /* Forget the instance (mdp_clr_self): the runtime let it go; the next
