@@ -34,6 +34,8 @@ static void usage(FILE *f)
           "  --mode sample|calls|alloc  what to profile (sample; attach: sample only)\n"
           "  --rate HZ                  samples per second of thread CPU time (1000)\n"
           "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
+          "  --alloc-sample BYTES       alloc mode: a stack per BYTES allocated on a thread,\n"
+          "                             on average (524288; 0: counts per type only)\n"
           "  --depth N                  frames per sample, 1-255 (255)\n"
           "  -o, --output LOG           the log (mdprofile.%p.log; %p: the pid); other .NET\n"
           "                             processes write NAME.PID.EXT beside it\n"
@@ -65,6 +67,7 @@ int main(int argc, char **argv)
         {"samples", required_argument, NULL, 's'},  {"verbose", no_argument, NULL, 'v'},
         {"no-activities", no_argument, NULL, 'A'},  {"threads", required_argument, NULL, 'T'},
         {"exceptions", no_argument, NULL, 'X'},     {"slice", required_argument, NULL, 'S'},
+        {"alloc-sample", required_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int pid = 0;
     char err[512];
@@ -76,6 +79,7 @@ int main(int argc, char **argv)
         case 'r': key = "rate"; break;
         case 'D': key = "depth"; break;
         case 'S': key = "slice"; break;
+        case 'B': key = "alloc_sample"; break;
         case 'o': key = "output"; break;
         case 'e': key = "elt"; break;
         case 'T': key = "threads"; break;

@@ -242,6 +242,7 @@ static void name_sample(mdp_core *core, const struct raw_sample *r, struct keybu
     int kind;
     const char *type = mdp_alloc_type_text(core, r->cls, r->cls_gen, desc, sizeof desc, &kind,
                                            core->cfg.debug_names ? &tdebug : NULL);
+    kb_add(key, "astack ", 7); /* the record's kind (records.c) */
     kb_add(key, type, strlen(type));
     if (core->cfg.debug_names)
         kb_add(dbg, tdebug ? tdebug : type, strlen(tdebug ? tdebug : type));

@@ -132,6 +132,12 @@ char *mdp_header_line(mdp_core *core)
         snprintf(tmp, sizeof tmp, " rate=%u slice=%u", core->cfg.rate, core->cfg.slice_ms);
         puts_(&b, tmp);
     }
+    if (mode == MDP_MODE_ALLOC && core->cfg.alloc_sample) {
+        /* astack records: one sampled allocation per this many bytes on
+         * average, weighted 1/(1-exp(-size/alloc_sample)) (allocstack.c) */
+        snprintf(tmp, sizeof tmp, " alloc_sample=%u", core->cfg.alloc_sample);
+        puts_(&b, tmp);
+    }
     puts_(&b, " start=");
     puts_(&b, when);
     if (core->attach)

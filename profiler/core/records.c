@@ -225,6 +225,13 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
          drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
          core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
+    if (core->allocstack) {
+        /* alloc stacks: how many allocations were sampled, and dropped
+         * (no memory, or more than a thread keeps between two writes) */
+        uint64_t sampled, dropped;
+        mdp_alloc_stacks_stats(core, &sampled, &dropped);
+        putf(o, " alloc.samples=%" PRIu64 " alloc.dropped=%" PRIu64, sampled, dropped);
+    }
     if (mode_has_native(core)) {
         char native[512];
         mdp_native_stats(core, native, sizeof native);
@@ -353,14 +360,19 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         if (count == 0)
             continue;
         module_lines(core, &o, &nm, c.v[i].key);
-        putf(&o, "%s %" PRIu64, record_kinds[mode], count);
+        const char *key = c.v[i].key, *word = record_kinds[mode];
+        if (mode == MDP_MODE_ALLOC && !strncmp(key, "astack ", 7)) {
+            word = "astack"; /* a sampled allocation's stack (allocstack.c) */
+            key += 7;
+        }
+        putf(&o, "%s %" PRIu64, word, count);
         if (mode == MDP_MODE_ALLOC)
             putf(&o, " %" PRIu64, r->bytes);
         if (mode == MDP_MODE_CALLS)
             putf(&o, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],
                  r->exits[2] - r->caught);
         put(&o, " ", 1);
-        put(&o, c.v[i].key, strlen(c.v[i].key));
+        put(&o, key, strlen(key));
         if (core->cfg.debug_names && r->debug) {
             put(&o, "\t", 1);
             put(&o, r->debug, strlen(r->debug));

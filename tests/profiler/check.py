@@ -188,7 +188,7 @@ class Log:
             rec, _, dbg = line.partition("\t")
             parts = rec.split(" ")
             kind = parts[0]
-            if kind not in ("stack", "call", "alloc") or len(parts) < 3:
+            if kind not in ("stack", "call", "alloc", "astack") or len(parts) < 3:
                 self.errors.append("line %d: malformed record" % n)
                 self.items.append(("malformed", line, 0, 0, [], None))
                 continue
@@ -196,7 +196,8 @@ class Log:
             nbytes = 0
             frames = parts[2:]
             exits = None
-            if kind == "alloc":
+            if kind in ("alloc", "astack"):
+                # astack: a sampled allocation's type, then its stack
                 nbytes = int(parts[2])
                 frames = parts[3:]
             tid_slice = None
@@ -229,12 +230,16 @@ class Log:
                 self.errors.append("line %d: count %d" % (n, count))
             if kind == "stack" and not 1 <= len(frames) <= 255:
                 self.errors.append("line %d: %d frames" % (n, len(frames)))
-            if kind != "stack" and len(frames) != 1:
+            if kind == "astack" and not 1 <= len(frames) <= 256:
+                self.errors.append("line %d: %d frames" % (n, len(frames)))
+            if kind not in ("stack", "astack") and len(frames) != 1:
                 self.errors.append("line %d: %s record with %d frames" % (n, kind, len(frames)))
-            for f in frames:
-                # an alloc record's type, or a special frame for a type the
-                # profiler could not describe
-                if not ((valid_type(f) or SPECIAL.match(f)) if kind == "alloc" else valid_frame(f)):
+            for i, f in enumerate(frames):
+                # an alloc record's type (an astack record's first frame),
+                # or a special frame for a type the profiler could not
+                # describe
+                is_type = kind == "alloc" or (kind == "astack" and i == 0)
+                if not ((valid_type(f) or SPECIAL.match(f)) if is_type else valid_frame(f)):
                     self.errors.append("line %d: bad frame %r" % (n, f))
                 nm = NATIVE.match(f)
                 if nm and nm.group(1) and not nm.group(1).startswith("[") and \
@@ -614,12 +619,13 @@ def mode_alloc(log, exp):
     check_format(log, "alloc")
     got = {}
     for kind, count, nbytes, frames, dbg in log.records:
-        if dbg:
+        if dbg and kind == "alloc":
             c, b = got.get((frames[0], dbg[0]), (0, 0))
             got[(frames[0], dbg[0])] = (c + count, b + nbytes)
     # arrays of pointers: counted, honestly unnamed
     ptrs = sum(int(x) for x in facts["undescribed"])
-    unnamed = sum(count for kind, count, _, frames, _ in log.records if frames == ["unknown:nomvid"])
+    unnamed = sum(count for kind, count, _, frames, _ in log.records
+                  if kind == "alloc" and frames == ["unknown:nomvid"])
     ok(ptrs > 0 and unnamed == ptrs,
        "arrays of pointers and function pointers: %d objects as unknown:nomvid (expected %d)" % (unnamed, ptrs))
     for fact in facts["alloc"]:

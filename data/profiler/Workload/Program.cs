@@ -15,6 +15,8 @@
 //   Workload reflect OUT FRAMES DIR...  reflection's names of a log's frames (Resolve.cs)
 //   Workload gc|jit|memmove|exceptions OUT [MS]  CPU time in native code (Native.cs)
 //   Workload threads OUT [MS]   named and unnamed threads of known CPU time (Threads.cs)
+//   Workload allocstacks OUT [ROUNDS]  allocations of known sizes from known methods (Allocs.cs)
+//   Workload heap OUT [N]       N objects kept alive across gen2 GCs (Allocs.cs)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -625,6 +627,12 @@ namespace Mdp.Work
                     break;
                 case "threads":
                     ThreadsWork.Run(args.Length > 2 ? int.Parse(args[2]) : 600);
+                    break;
+                case "allocstacks":
+                    AllocsWork.Stacks(args.Length > 2 ? int.Parse(args[2]) : 20000);
+                    break;
+                case "heap":
+                    AllocsWork.Heap(args.Length > 2 ? int.Parse(args[2]) : 50000);
                     break;
                 default:
                     Console.Error.WriteLine("unknown mode " + mode);
