@@ -242,7 +242,6 @@ static void name_sample(mdp_core *core, const struct raw_sample *r, struct keybu
     int kind;
     const char *type = mdp_alloc_type_text(core, r->cls, r->cls_gen, desc, sizeof desc, &kind,
                                            core->cfg.debug_names ? &tdebug : NULL);
-    kb_add(key, "astack ", 7); /* the record's kind (records.c) */
     kb_add(key, type, strlen(type));
     if (core->cfg.debug_names)
         kb_add(dbg, tdebug ? tdebug : type, strlen(tdebug ? tdebug : type));
@@ -303,7 +302,7 @@ void mdp_alloc_stacks_flush(mdp_core *core)
                 w->objects -= objs;
                 w->bytes -= bytes;
                 struct mdp_record *rec =
-                    mdp_record_add(core, key.s, key.len, (uint64_t)objs, (uint64_t)bytes,
+                    mdp_record_add(core, MDP_REC_ASTACK, key.s, key.len, (uint64_t)objs, (uint64_t)bytes,
                                    core->cfg.debug_names && !dbg.bad ? dbg.s : NULL);
                 (void)rec;
             } else {
