@@ -40,6 +40,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/calls.c \
 	profiler/core/alloc.c \
 	profiler/core/allocstack.c \
+	profiler/core/heap.c \
 	profiler/core/native.h \
 	profiler/core/elfmap.c \
 	profiler/core/activity.c \
@@ -64,7 +65,8 @@ MDP_CLR_SOURCES = \
 	profiler/coreclr/record.c \
 	profiler/coreclr/elt.c \
 	profiler/coreclr/catchup.c \
-	profiler/coreclr/allocstack.c
+	profiler/coreclr/allocstack.c \
+	profiler/coreclr/heap.c
 profiler_libmdprofile_la_SOURCES = $(MDP_CLR_SOURCES)
 profiler_libmdprofile_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdprofile_la_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)

@@ -41,7 +41,7 @@ enum mdp_mode {
 /* The modes whose stacks the sampler's signal handler takes (one per thread). */
 #define MDP_MODES_SAMPLED (MDP_MODE_SAMPLE | MDP_MODE_WALL)
 /* The modes this build implements; a name outside it is refused. */
-#define MDP_MODES_BUILT (MDP_MODE_SAMPLE | MDP_MODE_CALLS | MDP_MODE_ALLOC)
+#define MDP_MODES_BUILT (MDP_MODE_SAMPLE | MDP_MODE_CALLS | MDP_MODE_ALLOC | MDP_MODE_HEAP)
 /* The modes a profiler attached to a running process can have: the
  * runtime grants enter hooks and allocation callbacks only at startup. */
 #define MDP_MODES_ATTACH (MDP_MODE_SAMPLE)
@@ -270,6 +270,20 @@ void mdp_calls_exception(mdp_core *core, uintptr_t fn, int what);
 
 /* One allocation of `bytes` bytes of class `cls`, on the calling thread. */
 void mdp_alloc_count(mdp_core *core, uintptr_t cls, uint64_t bytes);
+/* ---- heap mode ----------------------------------------------------------- */
+
+/* The objects of one class on the heap (heap mode). */
+struct mdp_heap_count {
+    uintptr_t cls;
+    uint64_t count, bytes;
+};
+/* A walk of the heap after gen2 GC number `gc` (GCs since the start, 1 the
+ * first) found these classes; it took walk_ns (the runtime suspended).
+ * Written as `heap` records of that GC and the time now (heap.c). Any
+ * thread but a signal handler; takes drain_lock. */
+void mdp_heap_snapshot(mdp_core *core, uint64_t gc, uint64_t walk_ns,
+                       const struct mdp_heap_count *v, size_t n);
+
 /* Whether this allocation of `bytes` bytes on the calling thread is one to
  * take the stack of (--alloc-sample: a per-thread countdown of random byte
  * intervals, allocstack.c). No lock, no system call but at a thread's

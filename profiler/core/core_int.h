@@ -182,6 +182,7 @@ enum mdp_rec_kind {
     MDP_REC_CALL,  /* `call`: calls of one function (calls mode) */
     MDP_REC_ALLOC, /* `alloc`: allocations of one type (alloc mode) */
     MDP_REC_ASTACK, /* `astack`: sampled allocations of one type and stack (alloc mode) */
+    MDP_REC_HEAP,   /* `heap`: live objects of one type after a gen2 GC (heap mode) */
     MDP_REC_NKINDS
 };
 
@@ -275,6 +276,7 @@ struct mdp_core {
     struct mdp_calls *calls;
     struct mdp_alloc *alloc;
     struct mdp_allocstack *allocstack; /* allocstack.c: alloc mode's sampled stacks */
+    uint64_t stat_heap_walks, stat_heap_walk_ns; /* heap.c (drain_lock) */
 
     /* The incremental log (records.c, logfile.c). drain_lock serializes
      * writes; notes (diagnostics as `#` lines) come from any thread. */

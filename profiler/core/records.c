@@ -111,7 +111,8 @@ static int by_count(const void *a, const void *b)
 }
 
 /* The first word of a record's line, by enum mdp_rec_kind. */
-static const char *const record_words[MDP_REC_NKINDS] = {"stack", "call", "alloc", "astack"};
+static const char *const record_words[MDP_REC_NKINDS] = {"stack", "call", "alloc", "astack",
+                                                         "heap"};
 
 struct out {
     char *s;
@@ -233,6 +234,11 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
          drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
          core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
+    if (core->cfg.modes & MDP_MODE_HEAP)
+        /* heap mode: the walks after gen2 GCs, and what they cost (the
+         * runtime suspended) */
+        putf(o, " heap.walks=%" PRIu64 " heap.walk_ms=%" PRIu64, core->stat_heap_walks,
+             core->stat_heap_walk_ns / 1000000u);
     if (core->allocstack) {
         /* alloc stacks: how many allocations were sampled, and dropped
          * (no memory, or more than a thread keeps between two writes) */
@@ -373,7 +379,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
             continue;
         module_lines(core, &o, &nm, c.v[i].key);
         putf(&o, "%s %" PRIu64, record_words[kind], count);
-        if (kind == MDP_REC_ALLOC || kind == MDP_REC_ASTACK)
+        if (kind == MDP_REC_ALLOC || kind == MDP_REC_ASTACK || kind == MDP_REC_HEAP)
             putf(&o, " %" PRIu64, r->bytes);
         if (kind == MDP_REC_CALL)
             putf(&o, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],

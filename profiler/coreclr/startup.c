@@ -100,6 +100,8 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
         mdp_clr_elt_setup(p, &low, high);
     if (p->cfg.modes & MDP_MODE_ALLOC)
         low |= COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_ENABLE_OBJECT_ALLOCATED;
+    if (p->cfg.modes & MDP_MODE_HEAP)
+        *high |= COR_PRF_HIGH_BASIC_GC; /* gen2 GCs, for the heap walks (heap.c) */
     if ((p->cfg.modes & MDP_MODE_ALLOC) && p->cfg.alloc_sample)
         low |= COR_PRF_ENABLE_STACK_SNAPSHOT; /* alloc stacks (allocstack.c) */
     return low;

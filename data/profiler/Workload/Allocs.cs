@@ -16,10 +16,12 @@
 //
 // Keeps N Retained objects (a class of two fields) alive in an array,
 // then runs three gen2 GCs while allocating garbage (Payloads) between
-// them; after the last, it says "# retained Mdp.Work.Retained N" and the
+// them, 400 ms apart (the profiler walks the heap a few ms after a gen2
+// GC); after the last, it says "# retained Mdp.Work.Retained N" and the
 // GCs' count ("# gen2 K").
 using System;
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace Mdp.Work
 {
@@ -110,6 +112,9 @@ namespace Mdp.Work
                 for (int i = 0; i < 200000; i++)
                     garbage[i & 4095] = new Payload { A = i };
                 GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: true);
+                // the profiler walks the heap on its drain thread shortly
+                // after a gen2 GC (a later one before the walk takes its turn)
+                Thread.Sleep(400);
             }
             GC.KeepAlive(keep);
             Names.Fact("retained", "Mdp.Work.Retained " + n);
