@@ -23,7 +23,10 @@
  * exact ones): who allocates, per type and allocating method (the frame
  * after the type, what PerfView's GC Heap Alloc Stacks shows under a
  * type), by bytes, then each method by the bytes allocated below it
- * (inclusive); --type NAME keeps one type's (filter.c).
+ * (inclusive); --type NAME keeps one type's (filter.c). Heap records
+ * (snapshots of the live heap after gen2 GCs) get one more section per
+ * process: its last snapshot by bytes, and each type's growth since its
+ * first.
  *
  * The per-record facts a further output needs (pprof labels) are in
  * struct stack: its profile (process, thread), slice and weight. */
@@ -74,6 +77,19 @@ struct profile_key {
     uint64_t tid;
 };
 
+/* --top, heap records: a type of a process in its first and last
+ * snapshots (GC numbers), and each process's first and last. */
+struct heap_type {
+    uint32_t proc;        /* index into heap_procs */
+    const char *name;
+    uint32_t name_len;
+    uint64_t first_gc, fcount, fbytes, last_gc, lcount, lbytes;
+};
+struct heap_proc {
+    const mdb_proc *proc;
+    uint64_t first_gc, first_ms, last_gc, last_ms;
+};
+
 struct mdb_aggregate {
     int format;
     mdb_pprof *pprof;  /* --pprof: the profile (pprof.c) does the rest */
@@ -87,6 +103,11 @@ struct mdb_aggregate {
     mdb_arena arena;
     uint64_t total, bytes, records;
     uint64_t atotal, abytes, arecords; /* astack records: estimates, apart */
+    mdb_table heap;       /* (process, type) -> heap_type + 1 */
+    struct heap_type *ht;
+    size_t nht, capht;
+    struct heap_proc *hp;
+    size_t nhp, caphp;
     unsigned kinds;       /* 1 << kind of every record summed */
     struct profile *p;
     uint32_t np, capp;
@@ -106,7 +127,8 @@ mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top, double fro
     mdb_arena_init(&g->arena, g);
     if ((format == MDB_PPROF && !(g->pprof = mdb_pprof_new(g))) ||
         mdb_table_init(&g->frames, g, 1024) || mdb_table_init(&g->stacks, g, 1024) ||
-        mdb_table_init(&g->profiles, g, 64) || !g->arena.ctx) {
+        mdb_table_init(&g->profiles, g, 64) || mdb_table_init(&g->heap, g, 64) ||
+        !g->arena.ctx) {
         talloc_free(g);
         return NULL;
     }
@@ -246,6 +268,81 @@ static bool top_astack(mdb_aggregate *g, mdb_logctx *lc, const mdb_record *rec)
     return true;
 }
 
+/* --top, a heap record: into its type's first or last snapshot (a later
+ * GC starts the last one over; an earlier one the first). */
+static bool top_heap(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc, const mdb_record *rec)
+{
+    char buf[MDB_TEXT_ROOM], key[MDB_TEXT_ROOM + 8];
+    uint32_t n, pi;
+    const char *name = top_name(lc, rec->lineno, rec->frames[0], buf, sizeof buf, &n);
+    g->kinds |= 1u << MDB_HEAP;
+    for (pi = 0; pi < g->nhp && g->hp[pi].proc != proc; pi++)
+        ;
+    if (pi == g->nhp) {
+        if (g->nhp == g->caphp) {
+            size_t cap = g->caphp ? 2 * g->caphp : 4;
+            struct heap_proc *a = talloc_realloc(g, g->hp, struct heap_proc, cap);
+            if (!a)
+                return false;
+            g->hp = a;
+            g->caphp = cap;
+        }
+        g->hp[g->nhp++] = (struct heap_proc){proc, rec->gc, rec->ms, rec->gc, rec->ms};
+    }
+    struct heap_proc *hp = &g->hp[pi];
+    if (rec->gc < hp->first_gc) {
+        hp->first_gc = rec->gc;
+        hp->first_ms = rec->ms;
+    }
+    if (rec->gc > hp->last_gc) {
+        hp->last_gc = rec->gc;
+        hp->last_ms = rec->ms;
+    }
+    memcpy(key, &pi, sizeof pi);
+    memcpy(key + sizeof pi, name, n);
+    uint64_t h = mdb_hash(key, n + sizeof pi);
+    uintptr_t v = (uintptr_t)mdb_table_get(&g->heap, h, key, n + sizeof pi);
+    struct heap_type *t;
+    if (!v) {
+        if (g->nht == g->capht) {
+            size_t cap = g->capht ? 2 * g->capht : 256;
+            struct heap_type *a = talloc_realloc(g, g->ht, struct heap_type, cap);
+            if (!a)
+                return false;
+            g->ht = a;
+            g->capht = cap;
+        }
+        t = &g->ht[g->nht];
+        memset(t, 0, sizeof *t);
+        t->proc = pi;
+        if (!(t->name = mdb_arena_strndup(&g->arena, name, n)))
+            return false;
+        t->name_len = n;
+        t->first_gc = t->last_gc = rec->gc;
+        if (mdb_table_put(&g->heap, h, key, n + sizeof pi, (void *)(uintptr_t)(++g->nht)))
+            return false;
+    } else {
+        t = &g->ht[v - 1];
+    }
+    if (rec->gc < t->first_gc) {
+        t->first_gc = rec->gc;
+        t->fcount = t->fbytes = 0;
+    }
+    if (rec->gc == t->first_gc) {
+        t->fcount += rec->count;
+        t->fbytes += rec->bytes;
+    }
+    if (rec->gc > t->last_gc) {
+        t->last_gc = rec->gc;
+        t->lcount = t->lbytes = 0;
+    }
+    if (rec->gc == t->last_gc) {
+        t->lcount += rec->count;
+        t->lbytes += rec->bytes;
+    }
+    return true;
+}
+
 bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
                        const mdb_record *rec)
 {
@@ -258,6 +355,8 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
     g->lc = lc;
     if (g->format == MDB_TOP && rec->kind == MDB_ASTACK)
         return top_astack(g, lc, rec);
+    if (g->format == MDB_TOP && rec->kind == MDB_HEAP)
+        return top_heap(g, lc, proc, rec);
     g->records++;
     g->total += rec->count;
     g->bytes += rec->bytes;
@@ -551,7 +650,7 @@ static int by_bytes(const void *a, const void *b)
  * record, "count" for a mix (logs of several modes concatenated). */
 static const char *unit(const mdb_aggregate *g)
 {
-    switch (g->kinds & ~(1u << MDB_ASTACK)) {
+    switch (g->kinds & ~(1u << MDB_ASTACK | 1u << MDB_HEAP)) {
     case 1u << MDB_STACK:
         return "samples";
     case 1u << MDB_CALL:
@@ -687,19 +786,105 @@ static void astack_section(mdb_aggregate *g, mdb_output *o, uint32_t *order)
     astack_table(g, o, order, n, false);
 }
 
+static const struct heap_type *heap_base;
+static int by_live_bytes(const void *a, const void *b)
+{
+    const struct heap_type *x = &heap_base[*(const uint32_t *)a], *y = &heap_base[*(const uint32_t *)b];
+    if (x->lbytes != y->lbytes)
+        return x->lbytes < y->lbytes ? 1 : -1;
+    return x < y ? -1 : 1;
+}
+
+static void signed_column(mdb_output *o, uint64_t now, uint64_t then)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%+15lld", now >= then ? (long long)(now - then) : -(long long)(then - now));
+    mdb_outs(o, b);
+}
+
+/* Heap records: each process's last snapshot, by bytes, with each type's
+ * growth since its first. */
+static void heap_section(mdb_aggregate *g, mdb_output *o)
+{
+    uint32_t *order = talloc_array(g, uint32_t, g->nht ? g->nht : 1);
+    if (!order) {
+        o->failed = true;
+        return;
+    }
+    for (size_t pi = 0; pi < g->nhp; pi++) {
+        const struct heap_proc *hp = &g->hp[pi];
+        uint64_t objs = 0, bytes = 0;
+        size_t n = 0;
+        char b[256];
+        for (size_t i = 0; i < g->nht; i++) {
+            const struct heap_type *t = &g->ht[i];
+            if (t->proc != pi)
+                continue;
+            order[n++] = (uint32_t)i;
+            if (t->last_gc == hp->last_gc) {
+                objs += t->lcount;
+                bytes += t->lbytes;
+            }
+        }
+        if (pi)
+            mdb_outc(o, '\n');
+        snprintf(b, sizeof b, "live heap after gen2 GC %llu (at %.3f s): %llu objects (%llu bytes)",
+                 (unsigned long long)hp->last_gc, (double)hp->last_ms / 1000.0,
+                 (unsigned long long)objs, (unsigned long long)bytes);
+        mdb_outs(o, b);
+        if (hp->proc && hp->proc->has_pid) {
+            mdb_outs(o, " of pid ");
+            mdb_outu(o, hp->proc->pid);
+        }
+        snprintf(b, sizeof b, "; growth since GC %llu (at %.3f s)\n\n",
+                 (unsigned long long)hp->first_gc, (double)hp->first_ms / 1000.0);
+        mdb_outs(o, b);
+        mdb_outs(o, "         bytes        %        objects   growth bytes growth objects  type\n");
+        /* a type absent from the last snapshot has none left; from the
+         * first, it grew from none */
+        for (size_t i = 0; i < n; i++) {
+            struct heap_type *t = &g->ht[order[i]];
+            if (t->last_gc != hp->last_gc)
+                t->lcount = t->lbytes = 0;
+            if (t->first_gc != hp->first_gc)
+                t->fcount = t->fbytes = 0;
+        }
+        heap_base = g->ht;
+        qsort(order, n, sizeof *order, by_live_bytes);
+        for (size_t i = 0; i < n && i < g->top; i++) {
+            const struct heap_type *t = &g->ht[order[i]];
+            column(o, t->lbytes);
+            mdb_outc(o, ' ');
+            percent(o, t->lbytes, bytes);
+            column(o, t->lcount);
+            signed_column(o, t->lbytes, t->fbytes);
+            signed_column(o, t->lcount, t->fcount);
+            mdb_outs(o, "  ");
+            mdb_out(o, t->name, t->name_len);
+            mdb_outc(o, '\n');
+        }
+    }
+    talloc_free(order);
+}
+
 static void top(mdb_aggregate *g, mdb_output *o)
 {
     uint32_t *order = talloc_array(g, uint32_t, g->nf ? g->nf : 1);
-    unsigned kinds = g->kinds & ~(1u << MDB_ASTACK);
+    unsigned kinds = g->kinds & ~(1u << MDB_ASTACK | 1u << MDB_HEAP);
     bool alloc = kinds == 1u << MDB_ALLOC;
     size_t nf = 0;
     if (!order) {
         o->failed = true;
         return;
     }
-    if ((g->kinds & 1u << MDB_ASTACK) && !kinds) {
-        /* sampled allocation stacks alone */
-        astack_section(g, o, order);
+    if (!kinds && g->kinds) {
+        /* sampled allocation stacks, heap snapshots: no exact table */
+        if (g->kinds & 1u << MDB_ASTACK)
+            astack_section(g, o, order);
+        if ((g->kinds & 1u << MDB_ASTACK) && (g->kinds & 1u << MDB_HEAP))
+            mdb_outc(o, '\n');
+        if (g->kinds & 1u << MDB_HEAP)
+            heap_section(g, o);
         talloc_free(order);
         return;
     }
@@ -741,6 +926,10 @@ static void top(mdb_aggregate *g, mdb_output *o)
     if (g->kinds & 1u << MDB_ASTACK) {
         mdb_outc(o, '\n');
         astack_section(g, o, order);
+    }
+    if (g->kinds & 1u << MDB_HEAP) {
+        mdb_outc(o, '\n');
+        heap_section(g, o);
     }
     talloc_free(order);
 }

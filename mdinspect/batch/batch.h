@@ -437,7 +437,8 @@ enum mdb_kind {
     MDB_STACK,
     MDB_CALL,
     MDB_ALLOC,
-    MDB_ASTACK              /* a sampled allocation: its type, then its stack */
+    MDB_ASTACK,             /* a sampled allocation: its type, then its stack */
+    MDB_HEAP                /* live objects of a type after a gen2 GC */
 };
 
 typedef struct mdb_record {
@@ -446,6 +447,7 @@ typedef struct mdb_record {
     bool exits;             /* a format-2 call record: the three below are set */
     bool threaded;          /* a format-4 stack record: tid and slice are set */
     uint64_t tid, slice;    /* its thread (the kernel's ID) and time slice */
+    uint64_t gc, ms;        /* a heap record: the GC's number, the walk's time (ms) */
     uint64_t leaves, tailcalls, unwinds;
     const char *line;       /* the input line (borrowed) */
     size_t len;

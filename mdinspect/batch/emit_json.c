@@ -7,6 +7,8 @@
  *   {"kind":"alloc","count":12,"bytes":384,FRAME...}
  *   {"kind":"astack","count":16384,"bytes":524288,"type":{FRAME},"frames":[{FRAME},...]}
  *                                                      (a sampled allocation's stack, leaf first)
+ *   {"kind":"heap","count":50000,"bytes":1600000,"gc":3,"ms":1048,FRAME...}
+ *                                                      (live objects of a type after a gen2 GC)
  *   {"kind":"plain","count":1,FRAME...}
  *   {"kind":"header"|"stats",KEY:VALUE...}  (numbers where the value is one)
  *   {"kind":"comment","text":...}, {"kind":"blank"}
@@ -30,7 +32,7 @@
 
 static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
                                     [MDB_ALLOC] = "alloc", [MDB_ASTACK] = "astack",
-                                    [MDB_PLAIN] = "plain"};
+                                    [MDB_HEAP] = "heap", [MDB_PLAIN] = "plain"};
 
 static void frame(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_record *rec,
                   size_t i)
@@ -164,9 +166,15 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_pro
         pid(o, proc);
         mdb_outs(o, ",\"count\":");
         mdb_outu(o, rec->count);
-        if (rec->kind == MDB_ALLOC || rec->kind == MDB_ASTACK) {
+        if (rec->kind == MDB_ALLOC || rec->kind == MDB_ASTACK || rec->kind == MDB_HEAP) {
             mdb_outs(o, ",\"bytes\":");
             mdb_outu(o, rec->bytes);
+        }
+        if (rec->kind == MDB_HEAP) {
+            mdb_outs(o, ",\"gc\":");
+            mdb_outu(o, rec->gc);
+            mdb_outs(o, ",\"ms\":");
+            mdb_outu(o, rec->ms);
         }
         if (rec->threaded) {
             /* format 4: the thread (its name from the #thread lines before

@@ -6,7 +6,7 @@
  * say neither (calls and alloc records, logs before format 4) are left
  * out while a filter is on: nothing says they match.
  *
- * --type NAME keeps the alloc and astack records (doc/profile-log.md)
+ * --type NAME keeps the alloc, astack and heap records (doc/profile-log.md)
  * whose type batch names NAME (exactly as its outputs print it): with
  * astack records, --top then says who allocates that type. Combined with
  * --thread, --from or --to it keeps nothing (alloc stacks carry no
@@ -29,7 +29,8 @@ bool mdb_filter_keep(const mdb_filter *f, mdb_logctx *lc, const mdb_proc *proc,
         char buf[MDB_TEXT_ROOM];
         uint32_t n;
         const char *t;
-        if ((rec->kind != MDB_ALLOC && rec->kind != MDB_ASTACK) || !rec->nframes)
+        if ((rec->kind != MDB_ALLOC && rec->kind != MDB_ASTACK && rec->kind != MDB_HEAP) ||
+            !rec->nframes)
             return false;
         t = mdb_frame_text(rec->frames[0], lc, rec->lineno, buf, sizeof buf, &n);
         if (!same(t, n, f->type))

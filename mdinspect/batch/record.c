@@ -104,10 +104,23 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
     if (!sp)
         return malformed(rec, "a record without frames");
     p = sp + 1;
-    if (rec->kind == MDB_ALLOC || rec->kind == MDB_ASTACK) {
+    if (rec->kind == MDB_ALLOC || rec->kind == MDB_ASTACK || rec->kind == MDB_HEAP) {
         sp = memchr(p, ' ', (size_t)(end - p));
         if (!sp || !count(p, (size_t)(sp - p), &rec->bytes))
             return malformed(rec, "the byte count is not a number >= 1");
+        p = sp + 1;
+    }
+    if (rec->kind == MDB_HEAP) {
+        /* the GC's number and the walk's time, then the type */
+        sp = memchr(p, ' ', (size_t)(end - p));
+        if (!sp || !count(p, (size_t)(sp - p), &rec->gc))
+            return malformed(rec, "a heap record has the GC's number (a number >= 1), its time "
+                                  "and a type");
+        p = sp + 1;
+        sp = memchr(p, ' ', (size_t)(end - p));
+        if (!sp || !count0(p, (size_t)(sp - p), &rec->ms))
+            return malformed(rec, "a heap record has a time (ms, a number >= 0) after the GC's "
+                                  "number, then a type");
         p = sp + 1;
     }
     sp = memchr(p, ' ', (size_t)(end - p));
@@ -145,7 +158,8 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
             return malformed(rec, "an empty frame (two spaces, or a trailing space)");
         if (rec->nframes == MDB_MAX_FRAMES)
             return malformed(rec, "more than 255 frames");
-        if (rec->kind == MDB_ALLOC || (rec->kind == MDB_ASTACK && rec->nframes == 0)) {
+        if (rec->kind == MDB_ALLOC || rec->kind == MDB_HEAP ||
+            (rec->kind == MDB_ASTACK && rec->nframes == 0)) {
             /* an astack record's first frame is the allocated type */
             add(rec, mdb_resolve_type(r, p, k));
         } else {
@@ -161,8 +175,9 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
     if (rec->nframes == 0)
         return malformed(rec, "a record without frames");
     if (rec->kind != MDB_STACK && rec->kind != MDB_ASTACK && rec->nframes != 1)
-        return malformed(rec, rec->kind == MDB_CALL ? "a call record has exactly one frame"
-                                                    : "an alloc record has exactly one type");
+        return malformed(rec, rec->kind == MDB_CALL   ? "a call record has exactly one frame"
+                              : rec->kind == MDB_HEAP ? "a heap record has exactly one type"
+                                                      : "an alloc record has exactly one type");
 }
 
 /* An unknown record word: lower-case letters, then a count, then more. */
@@ -190,9 +205,9 @@ static bool prefix_of(const char *s, size_t n, const char *w)
 bool mdb_log_line(const char *s, size_t n)
 {
     return n == 0 || s[0] == '#' || starts(s, n, "stack") || starts(s, n, "call") ||
-           starts(s, n, "alloc") || starts(s, n, "astack") || looks_like_record(s, n) ||
-           prefix_of(s, n, "stack") || prefix_of(s, n, "call") || prefix_of(s, n, "alloc") ||
-           prefix_of(s, n, "astack");
+           starts(s, n, "alloc") || starts(s, n, "astack") || starts(s, n, "heap") ||
+           looks_like_record(s, n) || prefix_of(s, n, "stack") || prefix_of(s, n, "call") ||
+           prefix_of(s, n, "alloc") || prefix_of(s, n, "astack") || prefix_of(s, n, "heap");
 }
 
 static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
@@ -205,6 +220,7 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
     rec->nframes = 0;
     rec->count = 1;
     rec->bytes = 0;
+    rec->gc = rec->ms = 0;
     rec->exits = false;
     rec->threaded = false;
     rec->unresolved = false;
@@ -238,6 +254,13 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
             starts(s, n, "astack")) {
             rec->kind = s[0] == 's' ? MDB_STACK : s[0] == 'c' ? MDB_CALL
                         : s[1] == 's' ? MDB_ASTACK : MDB_ALLOC;
+            parse_record(r, rec, s, n);
+            return;
+        }
+        break;
+    case 'h':
+        if (starts(s, n, "heap")) {
+            rec->kind = MDB_HEAP;
             parse_record(r, rec, s, n);
             return;
         }

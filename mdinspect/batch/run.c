@@ -116,6 +116,10 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_proc *proc,
     if ((o->format == MDB_FOLDED || o->format == MDB_SPEEDSCOPE) && rec->kind == MDB_ALLOC &&
         proc && proc->alloc_sample)
         return;
+    /* heap records are snapshots, one per gen2 GC: summed they would say
+     * nothing; --top and --pprof show the last (aggregate.c, pprof.c) */
+    if ((o->format == MDB_FOLDED || o->format == MDB_SPEEDSCOPE) && rec->kind == MDB_HEAP)
+        return;
     sl->records++;
     if (rec->unresolved)
         sl->unresolved++;

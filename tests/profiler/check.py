@@ -188,7 +188,7 @@ class Log:
             rec, _, dbg = line.partition("\t")
             parts = rec.split(" ")
             kind = parts[0]
-            if kind not in ("stack", "call", "alloc", "astack") or len(parts) < 3:
+            if kind not in ("stack", "call", "alloc", "astack", "heap") or len(parts) < 3:
                 self.errors.append("line %d: malformed record" % n)
                 self.items.append(("malformed", line, 0, 0, [], None))
                 continue
@@ -196,10 +196,16 @@ class Log:
             nbytes = 0
             frames = parts[2:]
             exits = None
-            if kind in ("alloc", "astack"):
+            if kind in ("alloc", "astack", "heap"):
                 # astack: a sampled allocation's type, then its stack
                 nbytes = int(parts[2])
                 frames = parts[3:]
+            if kind == "heap":
+                # heap: the GC's number and the walk's time, then the type
+                if len(parts) < 6 or not re.fullmatch(r"[1-9][0-9]*", parts[3]) or \
+                   not re.fullmatch(r"0|[1-9][0-9]*", parts[4]):
+                    self.errors.append("line %d: a heap record without its GC and time" % n)
+                frames = parts[5:]
             tid_slice = None
             if kind == "stack" and parts[2].isdigit():
                 # format 4: the thread and the time slice
@@ -238,7 +244,7 @@ class Log:
                 # an alloc record's type (an astack record's first frame),
                 # or a special frame for a type the profiler could not
                 # describe
-                is_type = kind == "alloc" or (kind == "astack" and i == 0)
+                is_type = kind in ("alloc", "heap") or (kind == "astack" and i == 0)
                 if not ((valid_type(f) or SPECIAL.match(f)) if is_type else valid_frame(f)):
                     self.errors.append("line %d: bad frame %r" % (n, f))
                 nm = NATIVE.match(f)

@@ -3,14 +3,14 @@
 TESTS += tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
 	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
 	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/native.sh tests/profiler/memmove.sh tests/profiler/web.sh \
-	tests/profiler/threads.sh tests/profiler/allocstacks.sh
+	tests/profiler/threads.sh tests/profiler/allocstacks.sh tests/profiler/heap.sh
 EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/check.py tests/profiler/offline.py \
 	tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
 	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
 	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/interpose.c data/profiler \
 	tests/profiler/native.sh tests/profiler/memmove.sh tests/profiler/native.py tests/profiler/web.sh \
 	tests/profiler/threads.sh tests/profiler/threads.py tests/profiler/allocstacks.sh \
-	tests/profiler/allocstacks.py
+	tests/profiler/allocstacks.py tests/profiler/heap.sh tests/profiler/heap.py
 
 # The handler test: a probe build of the profiler and the interposer it is
 # run with.
