@@ -79,7 +79,8 @@ EXTRA_profiler_libmdprofile_la_DEPENDENCIES = profiler/coreclr/exports.map
 EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md bench/profiler/README.md \
 	bench/profiler/run.sh bench/profiler/report.py bench/profiler/measure.py \
 	bench/profiler/handler.sh bench/profiler/cost.sh bench/profiler/cost.py \
-	bench/profiler/webload.py bench/profiler/build.sh
+	bench/profiler/webload.py bench/profiler/build.sh bench/profiler/alloc.sh \
+	bench/profiler/alloc_report.py
 dist_man_MANS += doc/mdprofile.1
 
 # The launcher; --attach goes through the diagnostics IPC client in

@@ -31,7 +31,7 @@ static void usage(FILE *f)
 {
     fputs("usage: mdprofile [OPTION]... -- COMMAND [ARGS...]   profile COMMAND from its start\n"
           "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
-          "  --mode M[,M...]            what to profile: sample, calls, alloc, or several\n"
+          "  --mode M[,M...]            what to profile: sample, calls, alloc, heap, or several\n"
           "                             at once, e.g. sample,alloc (sample; attach: sample only)\n"
           "  --rate HZ                  samples per second of thread CPU time (1000)\n"
           "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
