@@ -25,8 +25,9 @@
  * keeps its raw samples under its own mutex (which only a write contends
  * for); a write (drain_lock held) names them: the type as alloc records
  * name it, each frame as a sample's frame with its IL offset. Memory is
- * bounded: a thread keeps at most MAX_PENDING samples between two writes
- * (a write every flush_ms), and counts the ones it drops. */
+ * bounded: a thread keeps at most MAX_PENDING samples, MAX_PENDING_BYTES
+ * bytes of them, between two writes (a write every flush_ms), and counts
+ * the ones it drops. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -41,7 +42,8 @@
 
 #include "core/core_int.h"
 
-#define MAX_PENDING 65536u /* samples a thread keeps between two writes */
+#define MAX_PENDING 65536u          /* samples a thread keeps between two writes, */
+#define MAX_PENDING_BYTES (16u << 20) /* ... and their bytes (--alloc-sample 1 and deep stacks) */
 
 struct raw_sample {
     uintptr_t cls;
@@ -55,6 +57,7 @@ struct stack_thread {
     pthread_mutex_t lock;
     struct raw_sample **v;
     size_t n, cap;
+    size_t bytes; /* of the samples in v */
     struct stack_thread *next;
 };
 
@@ -188,7 +191,14 @@ void mdp_alloc_stack_add(mdp_core *core, uintptr_t cls, uint64_t bytes, const ui
         r->f[r->n].gen = gen;
         r->n++;
     }
+    size_t size = sizeof *r + r->n * sizeof r->f[0];
     pthread_mutex_lock(&t->lock);
+    if (t->bytes + size > MAX_PENDING_BYTES) {
+        pthread_mutex_unlock(&t->lock);
+        free(r);
+        atomic_fetch_add(&s->dropped, 1);
+        return;
+    }
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 64;
         void *p = cap <= MAX_PENDING ? realloc(t->v, cap * sizeof *t->v) : NULL;
@@ -202,6 +212,7 @@ void mdp_alloc_stack_add(mdp_core *core, uintptr_t cls, uint64_t bytes, const ui
         t->cap = cap;
     }
     t->v[t->n++] = r;
+    t->bytes += size;
     pthread_mutex_unlock(&t->lock);
     atomic_fetch_add(&s->samples, 1);
 }
@@ -276,7 +287,7 @@ void mdp_alloc_stacks_flush(mdp_core *core)
         struct raw_sample **v = t->v;
         size_t n = t->n;
         t->v = NULL;
-        t->n = t->cap = 0;
+        t->n = t->cap = t->bytes = 0;
         pthread_mutex_unlock(&t->lock);
         for (size_t i = 0; i < n; i++) {
             const struct raw_sample *r = v[i];
