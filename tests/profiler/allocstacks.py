@@ -68,8 +68,9 @@ def main():
     names, facts = check.read_expected(argv[1])
     log = check.Log(path)
     check.check_format(log, "alloc")
-    ok(log.header.get("alloc_sample") == str(rate),
-       "header alloc_sample=%d (%s)" % (rate, log.header.get("alloc_sample")))
+    ok(log.header.get("alloc_sample") == str(rate) and log.header.get("alloc_scale") == "poisson",
+       "header alloc_sample=%d alloc_scale=poisson (%s, %s)"
+       % (rate, log.header.get("alloc_sample"), log.header.get("alloc_scale")))
     st = log.stats or {}
     ok(st.get("alloc.samples", 0) > 0 and st.get("alloc.dropped") == 0,
        "stats: alloc.samples=%s > 0, alloc.dropped=%s is 0" % (st.get("alloc.samples"), st.get("alloc.dropped")))
