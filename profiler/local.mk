@@ -41,6 +41,8 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/calls.c \
 	profiler/core/alloc.c \
 	profiler/core/events.c \
+	profiler/core/allocstack.c \
+	profiler/core/heap.c \
 	profiler/core/native.h \
 	profiler/core/elfmap.c \
 	profiler/core/activity.c \
@@ -49,6 +51,8 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/threadnames.c
 profiler_libmdpcore_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdpcore_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
+# allocstack.c: log() and expm1() for the sampling intervals and weights
+profiler_libmdpcore_la_LIBADD = -lm
 
 # The CoreCLR adapter and the shared object.
 MDP_CLR_SOURCES = \
@@ -64,7 +68,9 @@ MDP_CLR_SOURCES = \
 	profiler/coreclr/startup.c \
 	profiler/coreclr/record.c \
 	profiler/coreclr/elt.c \
-	profiler/coreclr/catchup.c
+	profiler/coreclr/catchup.c \
+	profiler/coreclr/allocstack.c \
+	profiler/coreclr/heap.c
 profiler_libmdprofile_la_SOURCES = $(MDP_CLR_SOURCES)
 profiler_libmdprofile_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_libmdprofile_la_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
@@ -78,7 +84,7 @@ EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md bench/profiler/REA
 	bench/profiler/run.sh bench/profiler/report.py bench/profiler/measure.py \
 	bench/profiler/handler.sh bench/profiler/cost.sh bench/profiler/cost.py \
 	bench/profiler/webload.py bench/profiler/build.sh bench/profiler/wall.sh \
-	bench/profiler/events.sh
+	bench/profiler/events.sh bench/profiler/alloc.sh bench/profiler/alloc_report.py
 dist_man_MANS += doc/mdprofile.1
 
 # The launcher; --attach goes through the diagnostics IPC client in

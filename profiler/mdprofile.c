@@ -32,13 +32,15 @@ static void usage(FILE *f)
     fputs("usage: mdprofile [OPTION]... -- COMMAND [ARGS...]   profile COMMAND from its start\n"
           "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
           "  --mode M[,M...]            what to profile: sample, calls, alloc, wall,\n"
-          "                             exceptions, contention, or several at once, e.g.\n"
-          "                             sample,exceptions (sample; attach: sample or wall)\n"
+          "                             exceptions, contention, heap, or several at once,\n"
+          "                             e.g. sample,exceptions (sample; attach: sample or wall)\n"
           "  --rate HZ                  samples per second of thread CPU time (1000); wall\n"
           "                             mode: of wall time\n"
           "  --wall-budget N            wall mode: signals a second at most, over every\n"
           "                             thread (2000)\n"
           "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
+          "  --alloc-sample BYTES       alloc mode: a stack per BYTES allocated on a thread,\n"
+          "                             on average (524288; 0: counts per type only)\n"
           "  --depth N                  frames per sample, 1-255 (255)\n"
           "  -o, --output LOG           the log (mdprofile.%p.log; %p: the pid); other .NET\n"
           "                             processes write NAME.PID.EXT beside it\n"
@@ -71,6 +73,7 @@ int main(int argc, char **argv)
         {"no-activities", no_argument, NULL, 'A'},  {"threads", required_argument, NULL, 'T'},
         {"exceptions", no_argument, NULL, 'X'},     {"slice", required_argument, NULL, 'S'},
         {"wall-budget", required_argument, NULL, 'W'},
+        {"alloc-sample", required_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int pid = 0;
     char err[512];
@@ -83,6 +86,7 @@ int main(int argc, char **argv)
         case 'D': key = "depth"; break;
         case 'S': key = "slice"; break;
         case 'W': key = "wall_budget"; break;
+        case 'B': key = "alloc_sample"; break;
         case 'o': key = "output"; break;
         case 'e': key = "elt"; break;
         case 'T': key = "threads"; break;

@@ -18,6 +18,15 @@
  *
  * --top labels its numbers with what the records count: samples (stack),
  * calls (call), objects and bytes (alloc, with a table by bytes too).
+ * Sampled allocation stacks (astack) get a section of their own after
+ * the exact alloc tables (their counts are estimates, never summed with
+ * exact ones): who allocates, per type and allocating method (the frame
+ * after the type, what PerfView's GC Heap Alloc Stacks shows under a
+ * type), by bytes, then each method by the bytes allocated below it
+ * (inclusive); --type NAME keeps one type's (filter.c). Heap records
+ * (snapshots of the live heap after gen2 GCs) get one more section per
+ * process: its last snapshot by bytes, and each type's growth since its
+ * first.
  *
  * The per-record facts a further output needs (pprof labels) are in
  * struct stack: its profile (process, thread), slice and weight. */
@@ -38,6 +47,10 @@ struct sframe { /* a frame of the speedscope file, or a method of --top */
     uint64_t self, total; /* --top: exclusive and inclusive counts */
     uint64_t bself, btotal; /* --top: the same in bytes (alloc records) */
     uint64_t stamp;       /* --top: last record counted in total */
+    /* --top, astack records: a "TYPE <- METHOD" pair's objects and bytes
+     * (aself, abself), a method's below it on the stacks (atotal,
+     * abtotal), the last astack record counted in those */
+    uint64_t aself, abself, atotal, abtotal, astamp;
 };
 
 /* A distinct stack of a profile (and slice): the unit --speedscope writes. */
@@ -65,6 +78,19 @@ struct profile_key {
     uint64_t tid;
 };
 
+/* --top, heap records: a type of a process in its first and last
+ * snapshots (GC numbers), and each process's first and last. */
+struct heap_type {
+    uint32_t proc;        /* index into heap_procs */
+    const char *name;
+    uint32_t name_len;
+    uint64_t first_gc, fcount, fbytes, last_gc, lcount, lbytes;
+};
+struct heap_proc {
+    const mdb_proc *proc;
+    uint64_t first_gc, first_ms, last_gc, last_ms;
+};
+
 struct mdb_aggregate {
     int format;
     mdb_pprof *pprof;  /* --pprof: the profile (pprof.c) does the rest */
@@ -77,6 +103,12 @@ struct mdb_aggregate {
     size_t ns, caps;
     mdb_arena arena;
     uint64_t total, bytes, records;
+    uint64_t atotal, abytes, arecords; /* astack records: estimates, apart */
+    mdb_table heap;       /* (process, type) -> heap_type + 1 */
+    struct heap_type *ht;
+    size_t nht, capht;
+    struct heap_proc *hp;
+    size_t nhp, caphp;
     unsigned kinds;       /* 1 << kind of every record summed */
     struct profile *p;
     uint32_t np, capp;
@@ -96,12 +128,16 @@ mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top, double fro
     mdb_arena_init(&g->arena, g);
     if ((format == MDB_PPROF && !(g->pprof = mdb_pprof_new(g))) ||
         mdb_table_init(&g->frames, g, 1024) || mdb_table_init(&g->stacks, g, 1024) ||
-        mdb_table_init(&g->profiles, g, 64) || !g->arena.ctx) {
+        mdb_table_init(&g->profiles, g, 64) || mdb_table_init(&g->heap, g, 64) ||
+        !g->arena.ctx) {
         talloc_free(g);
         return NULL;
     }
     return g;
 }
+
+static bool intern_name(mdb_aggregate *g, const char *key, uint32_t klen, const char *name,
+                        uint32_t nlen, const mdb_frame *f, uint32_t *id);
 
 /* The id of a frame: for --top the method (its name alone), for speedscope
  * the name with its source line. */
@@ -116,6 +152,15 @@ static bool intern(mdb_aggregate *g, mdb_logctx *lc, uint64_t lineno, const mdb_
         nlen = f->name_len;
     const char *key = f->status == MDB_OK && g->format == MDB_SPEEDSCOPE ? f->text : name;
     uint32_t klen = f->status == MDB_OK && g->format == MDB_SPEEDSCOPE ? f->text_len : nlen;
+    return intern_name(g, key, klen, name, nlen, f, id);
+}
+
+/* The id of an entry by its key (a frame's text or name, or --top's "TYPE
+ * <- METHOD"), made with `name` (and f's source line, for speedscope) on
+ * first sight. */
+static bool intern_name(mdb_aggregate *g, const char *key, uint32_t klen, const char *name,
+                        uint32_t nlen, const mdb_frame *f, uint32_t *id)
+{
     uint64_t h = mdb_hash(key, klen);
     uintptr_t v = (uintptr_t)mdb_table_get(&g->frames, h, key, klen);
     struct sframe *s;
@@ -136,7 +181,7 @@ static bool intern(mdb_aggregate *g, mdb_logctx *lc, uint64_t lineno, const mdb_
     if (!(s->name = mdb_arena_strndup(&g->arena, name, nlen)))
         return false;
     s->name_len = nlen;
-    if (f->file && g->format == MDB_SPEEDSCOPE) {
+    if (f && f->file && g->format == MDB_SPEEDSCOPE) {
         if (!(s->file = mdb_arena_strndup(&g->arena, f->file, strlen(f->file))))
             return false;
         s->line = f->line;
@@ -179,6 +224,131 @@ static bool profile(mdb_aggregate *g, const mdb_proc *proc, const mdb_record *re
     return true;
 }
 
+/* A frame's name as --top shows it: a method without its source line. */
+static const char *top_name(mdb_logctx *lc, uint64_t lineno, const mdb_frame *f, char *buf,
+                            size_t size, uint32_t *len)
+{
+    if (f->status == MDB_OK) {
+        *len = f->name_len;
+        return f->name;
+    }
+    return mdb_frame_text(f, lc, lineno, buf, size, len);
+}
+
+/* --top, an astack record: its "TYPE <- METHOD" pair (the method that
+ * allocated: the frame after the type), and every method on its stack. */
+static bool top_astack(mdb_aggregate *g, mdb_logctx *lc, const mdb_record *rec)
+{
+    char tbuf[MDB_TEXT_ROOM], mbuf[MDB_TEXT_ROOM], pair[2 * MDB_TEXT_ROOM + 8];
+    uint32_t tn, mn, id;
+    const char *t = top_name(lc, rec->lineno, rec->frames[0], tbuf, sizeof tbuf, &tn);
+    const char *m = "[no managed frame]";
+    mn = (uint32_t)strlen(m);
+    if (rec->nframes > 1)
+        m = top_name(lc, rec->lineno, rec->frames[1], mbuf, sizeof mbuf, &mn);
+    int k = snprintf(pair, sizeof pair, "%.*s <- %.*s", (int)tn, t, (int)mn, m);
+    uint32_t pn = k < 0 ? 0 : (size_t)k < sizeof pair ? (uint32_t)k : (uint32_t)sizeof pair - 1;
+    g->kinds |= 1u << MDB_ASTACK;
+    g->arecords++;
+    g->atotal += rec->count;
+    g->abytes += rec->bytes;
+    /* a pair's key starts with a byte no frame name has, so that it is
+     * never a method's own entry */
+    char key[sizeof pair + 1];
+    key[0] = '\001';
+    memcpy(key + 1, pair, pn);
+    if (!intern_name(g, key, pn + 1, pair, pn, NULL, &id))
+        return false;
+    g->f[id].aself += rec->count;
+    g->f[id].abself += rec->bytes;
+    for (size_t i = 1; i < rec->nframes; i++) {
+        if (!intern(g, lc, rec->lineno, rec->frames[i], &id))
+            return false;
+        struct sframe *s = &g->f[id];
+        if (s->astamp != g->arecords) { /* recursion counts once */
+            s->astamp = g->arecords;
+            s->atotal += rec->count;
+            s->abtotal += rec->bytes;
+        }
+    }
+    return true;
+}
+
+/* --top, a heap record: into its type's first or last snapshot (a later
+ * GC starts the last one over; an earlier one the first). */
+static bool top_heap(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc, const mdb_record *rec)
+{
+    char buf[MDB_TEXT_ROOM], key[MDB_TEXT_ROOM + 8];
+    uint32_t n, pi;
+    const char *name = top_name(lc, rec->lineno, rec->frames[0], buf, sizeof buf, &n);
+    g->kinds |= 1u << MDB_HEAP;
+    for (pi = 0; pi < g->nhp && g->hp[pi].proc != proc; pi++)
+        ;
+    if (pi == g->nhp) {
+        if (g->nhp == g->caphp) {
+            size_t cap = g->caphp ? 2 * g->caphp : 4;
+            struct heap_proc *a = talloc_realloc(g, g->hp, struct heap_proc, cap);
+            if (!a)
+                return false;
+            g->hp = a;
+            g->caphp = cap;
+        }
+        g->hp[g->nhp++] = (struct heap_proc){proc, rec->gc, rec->ms, rec->gc, rec->ms};
+    }
+    struct heap_proc *hp = &g->hp[pi];
+    if (rec->gc < hp->first_gc) {
+        hp->first_gc = rec->gc;
+        hp->first_ms = rec->ms;
+    }
+    if (rec->gc > hp->last_gc) {
+        hp->last_gc = rec->gc;
+        hp->last_ms = rec->ms;
+    }
+    memcpy(key, &pi, sizeof pi);
+    memcpy(key + sizeof pi, name, n);
+    uint64_t h = mdb_hash(key, n + sizeof pi);
+    uintptr_t v = (uintptr_t)mdb_table_get(&g->heap, h, key, n + sizeof pi);
+    struct heap_type *t;
+    if (!v) {
+        if (g->nht == g->capht) {
+            size_t cap = g->capht ? 2 * g->capht : 256;
+            struct heap_type *a = talloc_realloc(g, g->ht, struct heap_type, cap);
+            if (!a)
+                return false;
+            g->ht = a;
+            g->capht = cap;
+        }
+        t = &g->ht[g->nht];
+        memset(t, 0, sizeof *t);
+        t->proc = pi;
+        if (!(t->name = mdb_arena_strndup(&g->arena, name, n)))
+            return false;
+        t->name_len = n;
+        t->first_gc = t->last_gc = rec->gc;
+        if (mdb_table_put(&g->heap, h, key, n + sizeof pi, (void *)(uintptr_t)(++g->nht)))
+            return false;
+    } else {
+        t = &g->ht[v - 1];
+    }
+    if (rec->gc < t->first_gc) {
+        t->first_gc = rec->gc;
+        t->fcount = t->fbytes = 0;
+    }
+    if (rec->gc == t->first_gc) {
+        t->fcount += rec->count;
+        t->fbytes += rec->bytes;
+    }
+    if (rec->gc > t->last_gc) {
+        t->last_gc = rec->gc;
+        t->lcount = t->lbytes = 0;
+    }
+    if (rec->gc == t->last_gc) {
+        t->lcount += rec->count;
+        t->lbytes += rec->bytes;
+    }
+    return true;
+}
+
 bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
                        const mdb_record *rec)
 {
@@ -189,6 +359,10 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
     if (n == 0)
         return true;
     g->lc = lc;
+    if (g->format == MDB_TOP && rec->kind == MDB_ASTACK)
+        return top_astack(g, lc, rec);
+    if (g->format == MDB_TOP && rec->kind == MDB_HEAP)
+        return top_heap(g, lc, proc, rec);
     g->records++;
     g->total += rec->count;
     g->bytes += rec->bytes;
@@ -487,7 +661,7 @@ static int by_bytes(const void *a, const void *b)
  * record, "count" for a mix (logs of several modes concatenated). */
 static const char *unit(const mdb_aggregate *g)
 {
-    switch (g->kinds) {
+    switch (g->kinds & ~(1u << MDB_ASTACK | 1u << MDB_HEAP)) {
     case 1u << MDB_STACK:
         return "samples";
     case 1u << MDB_CALL:
@@ -511,9 +685,9 @@ static void head(mdb_output *o, const char *s, int w)
     mdb_outs(o, b);
 }
 
-static void table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool self)
+static void table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf, bool self)
 {
-    size_t n = g->nf < g->top ? g->nf : g->top;
+    size_t n = nf < g->top ? nf : g->top;
     char b[96];
     const char *u = unit(g);
     if (g->kinds == 1u << MDB_STACK)
@@ -544,9 +718,10 @@ static void table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool self)
 }
 
 /* Alloc records: a type each, counted in objects and bytes. */
-static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool objects)
+static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf,
+                        bool objects)
 {
-    size_t n = g->nf < g->top ? g->nf : g->top;
+    size_t n = nf < g->top ? nf : g->top;
     mdb_outs(o, objects ? "by objects allocated:\n" : "by bytes allocated:\n");
     mdb_outs(o, "       objects        %          bytes        %  type\n");
     for (size_t i = 0; i < n; i++) {
@@ -589,9 +764,9 @@ static int by_btotal(const void *a, const void *b)
 /* Wait records: the time a frame waited itself (exclusive: where the
  * waiting thread blocked) or with it on the stack (inclusive), and how
  * many waits that was. */
-static void wait_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool self)
+static void wait_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf, bool self)
 {
-    size_t n = g->nf < g->top ? g->nf : g->top;
+    size_t n = nf < g->top ? nf : g->top;
     mdb_outs(o, self ? "by exclusive wait time (the frame itself waited for a lock):\n"
                      : "by inclusive wait time (the frame was on the waiting stack):\n");
     mdb_outs(o, self ? "   excl. waits        %      excl. wait ms        %  method\n"
@@ -610,14 +785,175 @@ static void wait_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, bool se
     }
 }
 
-static void top(mdb_aggregate *g, mdb_output *o)
+static int by_abself(const void *a, const void *b)
 {
-    uint32_t *order = talloc_array(g, uint32_t, g->nf ? g->nf : 1);
-    bool alloc = g->kinds == 1u << MDB_ALLOC;
+    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    if (x->abself != y->abself)
+        return x->abself < y->abself ? 1 : -1;
+    return x < y ? -1 : 1;
+}
+static int by_abtotal(const void *a, const void *b)
+{
+    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    if (x->abtotal != y->abtotal)
+        return x->abtotal < y->abtotal ? 1 : -1;
+    return x < y ? -1 : 1;
+}
+
+/* astack records: estimates from sampled stacks, by bytes. */
+static void astack_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf, bool pairs)
+{
+    size_t n = nf < g->top ? nf : g->top;
+    mdb_outs(o, pairs ? "by bytes allocated, per type and allocating method:\n"
+                      : "by inclusive bytes (the method on the allocating stack):\n");
+    mdb_outs(o, pairs ? "         bytes        %        objects        %  type <- method\n"
+                      : "         bytes        %        objects        %  method\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct sframe *s = &g->f[order[i]];
+        uint64_t b = pairs ? s->abself : s->abtotal, c = pairs ? s->aself : s->atotal;
+        column(o, b);
+        mdb_outc(o, ' ');
+        percent(o, b, g->abytes);
+        column(o, c);
+        mdb_outc(o, ' ');
+        percent(o, c, g->atotal);
+        mdb_outs(o, "  ");
+        mdb_out(o, s->name, s->name_len);
+        mdb_outc(o, '\n');
+    }
+}
+
+static void astack_section(mdb_aggregate *g, mdb_output *o, uint32_t *order)
+{
+    size_t n = 0;
+    mdb_outs(o, "allocation stacks (sampled: estimated) ");
+    mdb_outu(o, g->atotal);
+    mdb_outs(o, " objects (");
+    mdb_outu(o, g->abytes);
+    mdb_outs(o, " bytes) in ");
+    mdb_outu(o, g->arecords);
+    mdb_outs(o, " records\n\n");
+    for (size_t i = 0; i < g->nf; i++)
+        if (g->f[i].aself)
+            order[n++] = (uint32_t)i;
+    sort_base = g->f;
+    qsort(order, n, sizeof *order, by_abself);
+    astack_table(g, o, order, n, true);
+    mdb_outc(o, '\n');
+    n = 0;
+    for (size_t i = 0; i < g->nf; i++)
+        if (g->f[i].atotal)
+            order[n++] = (uint32_t)i;
+    qsort(order, n, sizeof *order, by_abtotal);
+    astack_table(g, o, order, n, false);
+}
+
+static const struct heap_type *heap_base;
+static int by_live_bytes(const void *a, const void *b)
+{
+    const struct heap_type *x = &heap_base[*(const uint32_t *)a], *y = &heap_base[*(const uint32_t *)b];
+    if (x->lbytes != y->lbytes)
+        return x->lbytes < y->lbytes ? 1 : -1;
+    return x < y ? -1 : 1;
+}
+
+static void signed_column(mdb_output *o, uint64_t now, uint64_t then)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%+15lld", now >= then ? (long long)(now - then) : -(long long)(then - now));
+    mdb_outs(o, b);
+}
+
+/* Heap records: each process's last snapshot, by bytes, with each type's
+ * growth since its first. */
+static void heap_section(mdb_aggregate *g, mdb_output *o)
+{
+    uint32_t *order = talloc_array(g, uint32_t, g->nht ? g->nht : 1);
     if (!order) {
         o->failed = true;
         return;
     }
+    for (size_t pi = 0; pi < g->nhp; pi++) {
+        const struct heap_proc *hp = &g->hp[pi];
+        uint64_t objs = 0, bytes = 0;
+        size_t n = 0;
+        char b[256];
+        for (size_t i = 0; i < g->nht; i++) {
+            const struct heap_type *t = &g->ht[i];
+            if (t->proc != pi)
+                continue;
+            order[n++] = (uint32_t)i;
+            if (t->last_gc == hp->last_gc) {
+                objs += t->lcount;
+                bytes += t->lbytes;
+            }
+        }
+        if (pi)
+            mdb_outc(o, '\n');
+        snprintf(b, sizeof b, "live heap after gen2 GC %llu (at %.3f s): %llu objects (%llu bytes)",
+                 (unsigned long long)hp->last_gc, (double)hp->last_ms / 1000.0,
+                 (unsigned long long)objs, (unsigned long long)bytes);
+        mdb_outs(o, b);
+        if (hp->proc && hp->proc->has_pid) {
+            mdb_outs(o, " of pid ");
+            mdb_outu(o, hp->proc->pid);
+        }
+        snprintf(b, sizeof b, "; growth since GC %llu (at %.3f s)\n\n",
+                 (unsigned long long)hp->first_gc, (double)hp->first_ms / 1000.0);
+        mdb_outs(o, b);
+        mdb_outs(o, "         bytes        %        objects   growth bytes growth objects  type\n");
+        /* a type absent from the last snapshot has none left; from the
+         * first, it grew from none */
+        for (size_t i = 0; i < n; i++) {
+            struct heap_type *t = &g->ht[order[i]];
+            if (t->last_gc != hp->last_gc)
+                t->lcount = t->lbytes = 0;
+            if (t->first_gc != hp->first_gc)
+                t->fcount = t->fbytes = 0;
+        }
+        heap_base = g->ht;
+        qsort(order, n, sizeof *order, by_live_bytes);
+        for (size_t i = 0; i < n && i < g->top; i++) {
+            const struct heap_type *t = &g->ht[order[i]];
+            column(o, t->lbytes);
+            mdb_outc(o, ' ');
+            percent(o, t->lbytes, bytes);
+            column(o, t->lcount);
+            signed_column(o, t->lbytes, t->fbytes);
+            signed_column(o, t->lcount, t->fcount);
+            mdb_outs(o, "  ");
+            mdb_out(o, t->name, t->name_len);
+            mdb_outc(o, '\n');
+        }
+    }
+    talloc_free(order);
+}
+
+static void top(mdb_aggregate *g, mdb_output *o)
+{
+    uint32_t *order = talloc_array(g, uint32_t, g->nf ? g->nf : 1);
+    unsigned kinds = g->kinds & ~(1u << MDB_ASTACK | 1u << MDB_HEAP);
+    bool alloc = kinds == 1u << MDB_ALLOC;
+    size_t nf = 0;
+    if (!order) {
+        o->failed = true;
+        return;
+    }
+    if (!kinds && g->kinds) {
+        /* sampled allocation stacks, heap snapshots: no exact table */
+        if (g->kinds & 1u << MDB_ASTACK)
+            astack_section(g, o, order);
+        if ((g->kinds & 1u << MDB_ASTACK) && (g->kinds & 1u << MDB_HEAP))
+            mdb_outc(o, '\n');
+        if (g->kinds & 1u << MDB_HEAP)
+            heap_section(g, o);
+        talloc_free(order);
+        return;
+    }
+    /* the entries the records counted (not those of astack records alone) */
+    for (size_t i = 0; i < g->nf; i++)
+        if (g->f[i].total || g->f[i].self)
+            order[nf++] = (uint32_t)i;
     if (!strcmp(unit(g), "count")) { /* several kinds of record */
         mdb_outs(o, "total count ");
         mdb_outu(o, g->total);
@@ -640,31 +976,37 @@ static void top(mdb_aggregate *g, mdb_output *o)
     mdb_outs(o, " in ");
     mdb_outu(o, g->records);
     mdb_outs(o, " records, ");
-    mdb_outu(o, g->nf);
+    mdb_outu(o, nf);
     mdb_outs(o, alloc ? " distinct types\n\n" : " distinct methods\n\n");
-    for (size_t i = 0; i < g->nf; i++)
-        order[i] = (uint32_t)i;
     sort_base = g->f;
-    if (g->kinds == 1u << MDB_WAIT) {
-        qsort(order, g->nf, sizeof *order, by_bytes);
-        wait_table(g, o, order, true);
+    if (kinds == 1u << MDB_WAIT) {
+        qsort(order, nf, sizeof *order, by_bytes);
+        wait_table(g, o, order, nf, true);
         mdb_outc(o, '\n');
-        qsort(order, g->nf, sizeof *order, by_btotal);
-        wait_table(g, o, order, false);
+        qsort(order, nf, sizeof *order, by_btotal);
+        wait_table(g, o, order, nf, false);
         talloc_free(order);
         return;
     }
-    qsort(order, g->nf, sizeof *order, by_self);
+    qsort(order, nf, sizeof *order, by_self);
     if (alloc)
-        alloc_table(g, o, order, true);
+        alloc_table(g, o, order, nf, true);
     else
-        table(g, o, order, true);
+        table(g, o, order, nf, true);
     mdb_outc(o, '\n');
-    qsort(order, g->nf, sizeof *order, alloc ? by_bytes : by_total);
+    qsort(order, nf, sizeof *order, alloc ? by_bytes : by_total);
     if (alloc)
-        alloc_table(g, o, order, false);
+        alloc_table(g, o, order, nf, false);
     else
-        table(g, o, order, false);
+        table(g, o, order, nf, false);
+    if (g->kinds & 1u << MDB_ASTACK) {
+        mdb_outc(o, '\n');
+        astack_section(g, o, order);
+    }
+    if (g->kinds & 1u << MDB_HEAP) {
+        mdb_outc(o, '\n');
+        heap_section(g, o);
+    }
     talloc_free(order);
 }
 

@@ -438,7 +438,9 @@ enum mdb_kind {
     MDB_CALL,
     MDB_ALLOC,
     MDB_THROW,              /* throw COUNT TID SLICE TYPE FRAMES: frames[0] is the type */
-    MDB_WAIT                /* wait COUNT NANOS TID SLICE FRAMES: bytes holds the nanoseconds */
+    MDB_WAIT,               /* wait COUNT NANOS TID SLICE FRAMES: bytes holds the nanoseconds */
+    MDB_ASTACK,             /* a sampled allocation: its type, then its stack */
+    MDB_HEAP                /* live objects of a type after a gen2 GC */
 };
 
 typedef struct mdb_record {
@@ -447,6 +449,7 @@ typedef struct mdb_record {
     bool exits;             /* a format-2 call record: the three below are set */
     bool threaded;          /* a format-4 stack record: tid and slice are set */
     uint64_t tid, slice;    /* its thread (the kernel's ID) and time slice */
+    uint64_t gc, ms;        /* a heap record: the GC's number, the walk's time (ms) */
     uint64_t leaves, tailcalls, unwinds;
     const char *line;       /* the input line (borrowed) */
     size_t len;
@@ -494,6 +497,8 @@ typedef struct mdb_proc {
                               * then weighs a sample 1 ms (1000 Hz), --pprof says so */
     bool has_start;
     int64_t start_ns;        /* `start=` as ns since the epoch (UTC) */
+    uint64_t alloc_sample;   /* `alloc_sample=`: an alloc log with sampled stacks (astack
+                              * records), 0 when absent */
     /* and from the #stats line */
     bool has_duration;
     uint64_t duration_ms;    /* `duration_ms=` */
@@ -568,6 +573,7 @@ typedef struct mdb_filter {
     bool has_from, has_to;
     double from, to;        /* seconds since the process's start: a slice is kept when
                                its start lies in [from, to) */
+    const char *type;       /* --type: alloc and astack records of this type only */
 } mdb_filter;
 bool mdb_filter_keep(const mdb_filter *f, mdb_logctx *lc, const mdb_proc *proc,
                      const mdb_record *rec);

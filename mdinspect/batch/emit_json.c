@@ -5,6 +5,10 @@
  *   {"kind":"call","count":1000,FRAME...}
  *   {"kind":"call","count":12,"leaves":9,"tailcalls":0,"unwinds":3,FRAME...}  (format 2)
  *   {"kind":"alloc","count":12,"bytes":384,FRAME...}
+ *   {"kind":"astack","count":16384,"bytes":524288,"type":{FRAME},"frames":[{FRAME},...]}
+ *                                                      (a sampled allocation's stack, leaf first)
+ *   {"kind":"heap","count":50000,"bytes":1600000,"gc":3,"ms":1048,FRAME...}
+ *                                                      (live objects of a type after a gen2 GC)
  *   {"kind":"plain","count":1,FRAME...}
  *   {"kind":"header"|"stats",KEY:VALUE...}  (numbers where the value is one)
  *   {"kind":"comment","text":...}, {"kind":"blank"}
@@ -27,7 +31,8 @@
 #include "batch/batch.h"
 
 static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
-                                    [MDB_ALLOC] = "alloc", [MDB_THROW] = "throw", [MDB_WAIT] = "wait", [MDB_PLAIN] = "plain"};
+                                    [MDB_ALLOC] = "alloc", [MDB_THROW] = "throw", [MDB_WAIT] = "wait",
+                                    [MDB_ASTACK] = "astack", [MDB_HEAP] = "heap", [MDB_PLAIN] = "plain"};
 
 static void frame(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_record *rec,
                   size_t i)
@@ -161,13 +166,19 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_pro
         pid(o, proc);
         mdb_outs(o, ",\"count\":");
         mdb_outu(o, rec->count);
-        if (rec->kind == MDB_ALLOC) {
+        if (rec->kind == MDB_ALLOC || rec->kind == MDB_ASTACK || rec->kind == MDB_HEAP) {
             mdb_outs(o, ",\"bytes\":");
             mdb_outu(o, rec->bytes);
         }
         if (rec->kind == MDB_WAIT) {
             mdb_outs(o, ",\"nanoseconds\":");
             mdb_outu(o, rec->bytes);
+        }
+        if (rec->kind == MDB_HEAP) {
+            mdb_outs(o, ",\"gc\":");
+            mdb_outu(o, rec->gc);
+            mdb_outs(o, ",\"ms\":");
+            mdb_outu(o, rec->ms);
         }
         if (rec->threaded) {
             /* format 4: the thread (its name from the #thread lines before
@@ -191,8 +202,10 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_pro
             mdb_outs(o, ",\"unwinds\":");
             mdb_outu(o, rec->unwinds);
         }
-        if (rec->kind == MDB_STACK || rec->kind == MDB_THROW || rec->kind == MDB_WAIT) {
-            size_t first = rec->kind == MDB_THROW; /* a throw's type, then its frames */
+        if (rec->kind == MDB_STACK || rec->kind == MDB_THROW || rec->kind == MDB_WAIT ||
+            rec->kind == MDB_ASTACK) {
+            /* a throw's and an astack record's type, then the frames */
+            size_t first = rec->kind == MDB_THROW || rec->kind == MDB_ASTACK;
             if (first) {
                 mdb_outs(o, ",\"type\":{");
                 frame(o, r, lc, rec, 0);

@@ -34,7 +34,8 @@ const char *mdb_frame_text_named(const mdb_frame *f, mdb_logctx *lc, uint64_t li
 }
 
 static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
-                                    [MDB_ALLOC] = "alloc", [MDB_THROW] = "throw", [MDB_WAIT] = "wait"};
+                                    [MDB_ALLOC] = "alloc", [MDB_THROW] = "throw", [MDB_WAIT] = "wait",
+                                    [MDB_ASTACK] = "astack", [MDB_HEAP] = "heap"};
 
 void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec)
 {
@@ -64,9 +65,16 @@ void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec)
         mdb_outs(o, kinds[rec->kind]);
         mdb_outc(o, ' ');
         mdb_outu(o, rec->count);
-        if (rec->kind == MDB_ALLOC || rec->kind == MDB_WAIT) {
+        if (rec->kind == MDB_ALLOC || rec->kind == MDB_WAIT || rec->kind == MDB_ASTACK ||
+            rec->kind == MDB_HEAP) {
             mdb_outc(o, ' ');
             mdb_outu(o, rec->bytes);
+        }
+        if (rec->kind == MDB_HEAP) {
+            mdb_outc(o, ' ');
+            mdb_outu(o, rec->gc);
+            mdb_outc(o, ' ');
+            mdb_outu(o, rec->ms);
         }
         if (rec->threaded) { /* format 4: as the log says them */
             mdb_outc(o, ' ');

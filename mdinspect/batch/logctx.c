@@ -293,6 +293,10 @@ static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
             uint64_t x;
             if (decimal(v, vn, &x) && x >= 1 && x <= 86400000)
                 p->slice_ms = x;
+        } else if (keylen == 12 && memcmp(k, "alloc_sample", 12) == 0) {
+            uint64_t x;
+            if (decimal(v, vn, &x))
+                p->alloc_sample = x;
         } else if (keylen == 5 && memcmp(k, "start", 5) == 0) {
             p->has_start = iso_time(v, vn, &p->start_ns);
         } else if (keylen == 9 && memcmp(k, "framework", 9) == 0) {

@@ -19,7 +19,8 @@
 
 enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
        OPT_VERBOSE, OPT_THREADS, OPT_DEBUG_DIR, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB,
-       OPT_SIGNATURES, OPT_IL, OPT_PPROF, OPT_THREAD, OPT_FROM, OPT_TO };
+       OPT_SIGNATURES, OPT_IL, OPT_PPROF, OPT_THREAD, OPT_FROM, OPT_TO,
+       OPT_TYPE };
 
 #define MAX_THREADS 64
 #define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
@@ -47,6 +48,8 @@ static void usage(FILE *f)
             "                             that thread (its name, kernel name or ID)\n"
             "      --from=S, --to=S       ... only the time slices that start in [S, S)\n"
             "                             seconds since the process started\n"
+            "      --type=NAME            ... only the alloc and astack records of that\n"
+            "                             type (its name as batch prints it)\n"
             "      --signatures           methods with their parameter types (overloads)\n"
             "      --il                   a frame with an IL offset shows the instruction\n"
             "                             there (text and --json)\n"
@@ -88,6 +91,7 @@ int mdi_batch_main(int argc, char **argv)
         {"il", no_argument, NULL, OPT_IL},
         {"thread", required_argument, NULL, OPT_THREAD},
         {"from", required_argument, NULL, OPT_FROM},
+        {"type", required_argument, NULL, OPT_TYPE},
         {"to", required_argument, NULL, OPT_TO},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -216,6 +220,14 @@ int mdi_batch_main(int argc, char **argv)
             ro.filter.tid = t;
             break;
         }
+        case OPT_TYPE:
+            if (!*optarg) {
+                fprintf(stderr, MDB_PROGNAME " batch: --type wants a type's name\n");
+                goto usage;
+            }
+            ro.filter.on = true;
+            ro.filter.type = optarg;
+            break;
         case OPT_FROM:
         case OPT_TO: {
             char *end;
@@ -279,7 +291,7 @@ int mdi_batch_main(int argc, char **argv)
     }
     if (ro.filter.on && fmt != MDB_TOP && fmt != MDB_FOLDED && fmt != MDB_SPEEDSCOPE &&
         fmt != MDB_PPROF) {
-        fprintf(stderr, MDB_PROGNAME " batch: --thread, --from and --to choose the records of "
+        fprintf(stderr, MDB_PROGNAME " batch: --thread, --from, --to and --type choose the records of "
                         "--top, --folded, --speedscope and --pprof\n");
         goto usage;
     }

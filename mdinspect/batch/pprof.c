@@ -113,6 +113,16 @@ static const struct mode_row modes[] = {
      "exceptions"},
     {"contention", MDB_WAIT, {{"contentions", "count"}, {"contention", "nanoseconds"}}, 2,
      "contentions", "count", wait_values, "contention"},
+    /* sampled allocation stacks (alloc mode with --alloc-sample): the
+     * type as the leaf, its allocating stack above; the counts are the
+     * log's estimates (doc/profile-log.md), in the columns go tool pprof
+     * users know from Go's heap profiles */
+    {"alloc", MDB_ASTACK, {{"alloc_objects", "count"}, {"alloc_space", "bytes"}}, 2,
+     "space", "bytes", alloc_values, "alloc_space"},
+    /* the live heap (heap mode): each process's last snapshot (write_all
+     * leaves out the earlier ones), as Go's inuse columns */
+    {"heap", MDB_HEAP, {{"inuse_objects", "count"}, {"inuse_space", "bytes"}}, 2,
+     "space", "bytes", alloc_values, "inuse_space"},
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
@@ -153,6 +163,7 @@ struct sample {
     uint64_t tid;
     uint32_t mode;
     uint32_t n;
+    uint64_t gc;          /* a heap record's GC (0 for others) */
     int64_t v[MAX_TYPES];
     const uint32_t *locs; /* leaf first: the table's copy of the key's */
 };
@@ -168,6 +179,7 @@ struct sample_key {
      * process's). 0 for records without. */
     uint32_t threaded, slice;
     uint64_t tid;
+    uint64_t gc;      /* heap records: the GC of the snapshot */
     uint32_t locs[MDB_MAX_FRAMES]; /* location ids (fewer than 2^32: each is an
                                       entry of an array in memory) */
 };
@@ -445,13 +457,21 @@ bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb
     int64_t v[MAX_TYPES] = {0};
     int mode;
     size_t n = rec->nframes, klen;
-    if (n == 0 || (rec->kind != MDB_STACK && rec->kind != MDB_CALL && rec->kind != MDB_ALLOC &&
-                   rec->kind != MDB_THROW && rec->kind != MDB_WAIT) ||
+    if (n == 0 ||
+        (rec->kind != MDB_STACK && rec->kind != MDB_CALL && rec->kind != MDB_ALLOC &&
+         rec->kind != MDB_THROW && rec->kind != MDB_WAIT && rec->kind != MDB_ASTACK &&
+         rec->kind != MDB_HEAP) ||
         (mode = mode_of(proc, rec->kind)) < 0)
+        return true;
+    /* a log with sampled allocation stacks: its astack records fill the
+     * alloc columns; its exact per-type counts (alloc records) would count
+     * the same allocations again, and stay --top's */
+    if (rec->kind == MDB_ALLOC && proc->alloc_sample)
         return true;
     memset(&k, 0, sizeof k);
     k.mode = (uint32_t)mode;
     k.proc = proc->index;
+    k.gc = rec->kind == MDB_HEAP ? rec->gc : 0;
     if (rec->threaded) { /* stack, throw and wait records of format 4 */
         k.threaded = 1;
         k.tid = rec->tid;
@@ -496,6 +516,7 @@ bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb
         s->tid = k.tid;
         s->slice = k.slice;
         s->mode = (uint32_t)mode;
+        s->gc = k.gc;
         s->n = (uint32_t)n;
         s->locs = (const uint32_t *)(const void *)(sl->key + offsetof(struct sample_key, locs));
         p->s[p->ns++] = s;
@@ -664,6 +685,26 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
     }
     times(p, &m.time_nanos, &m.duration_nanos);
     put(g, &m);
+
+    /* heap snapshots: each process's last one alone (a heap of several
+     * GCs summed is no heap) */
+    {
+        uint32_t nproc = 0;
+        for (size_t i = 0; i < p->ns; i++)
+            if (p->s[i]->gc && p->s[i]->proc->index >= nproc)
+                nproc = p->s[i]->proc->index + 1;
+        uint64_t *last = nproc ? talloc_zero_array(tmp, uint64_t, nproc) : NULL;
+        if (nproc && !last)
+            return false;
+        for (size_t i = 0; i < p->ns; i++)
+            if (p->s[i]->gc && p->s[i]->gc > last[p->s[i]->proc->index])
+                last[p->s[i]->proc->index] = p->s[i]->gc;
+        size_t keep = 0;
+        for (size_t i = 0; i < p->ns; i++)
+            if (!p->s[i]->gc || p->s[i]->gc == last[p->s[i]->proc->index])
+                p->s[keep++] = p->s[i];
+        p->ns = keep;
+    }
 
     /* the samples, CHUNK at a time */
     for (size_t i = 0; i < p->ns; i += CHUNK) {

@@ -105,7 +105,7 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
     if (!sp)
         return malformed(rec, "a record without frames");
     p = sp + 1;
-    if (rec->kind == MDB_ALLOC) {
+    if (rec->kind == MDB_ALLOC || rec->kind == MDB_ASTACK || rec->kind == MDB_HEAP) {
         sp = memchr(p, ' ', (size_t)(end - p));
         if (!sp || !count(p, (size_t)(sp - p), &rec->bytes))
             return malformed(rec, "the byte count is not a number >= 1");
@@ -115,6 +115,19 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
         sp = memchr(p, ' ', (size_t)(end - p));
         if (!sp || !count0(p, (size_t)(sp - p), &rec->bytes))
             return malformed(rec, "a wait record has its nanoseconds (a number >= 0) after the count");
+        p = sp + 1;
+    }
+    if (rec->kind == MDB_HEAP) {
+        /* the GC's number and the walk's time, then the type */
+        sp = memchr(p, ' ', (size_t)(end - p));
+        if (!sp || !count(p, (size_t)(sp - p), &rec->gc))
+            return malformed(rec, "a heap record has the GC's number (a number >= 1), its time "
+                                  "and a type");
+        p = sp + 1;
+        sp = memchr(p, ' ', (size_t)(end - p));
+        if (!sp || !count0(p, (size_t)(sp - p), &rec->ms))
+            return malformed(rec, "a heap record has a time (ms, a number >= 0) after the GC's "
+                                  "number, then a type");
         p = sp + 1;
     }
     sp = memchr(p, ' ', (size_t)(end - p));
@@ -162,9 +175,11 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
             return malformed(rec, "an empty frame (two spaces, or a trailing space)");
         if (rec->nframes == MDB_MAX_FRAMES)
             return malformed(rec, "more than 255 frames");
-        if (rec->kind == MDB_ALLOC || (rec->kind == MDB_THROW && rec->nframes == 0)) {
-            /* an alloc record's type, a throw's exception type (its first
-             * frame: thrown from the frame after it) */
+        if (rec->kind == MDB_ALLOC || rec->kind == MDB_HEAP ||
+            ((rec->kind == MDB_THROW || rec->kind == MDB_ASTACK) && rec->nframes == 0)) {
+            /* an alloc or heap record's type; the first frame of a throw
+             * (thrown from the frame after it) and of an astack record (the
+             * allocated type) */
             add(rec, mdb_resolve_type(r, p, k));
         } else {
             uint32_t il;
@@ -180,9 +195,11 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
         return malformed(rec, "a record without frames");
     if (rec->kind == MDB_THROW && rec->nframes < 2)
         return malformed(rec, "a throw record has a type and at least one frame");
-    if ((rec->kind == MDB_CALL || rec->kind == MDB_ALLOC) && rec->nframes != 1)
-        return malformed(rec, rec->kind == MDB_CALL ? "a call record has exactly one frame"
-                                                    : "an alloc record has exactly one type");
+    if ((rec->kind == MDB_CALL || rec->kind == MDB_ALLOC || rec->kind == MDB_HEAP) &&
+        rec->nframes != 1)
+        return malformed(rec, rec->kind == MDB_CALL   ? "a call record has exactly one frame"
+                              : rec->kind == MDB_HEAP ? "a heap record has exactly one type"
+                                                      : "an alloc record has exactly one type");
 }
 
 /* An unknown record word: lower-case letters, then a count, then more. */
@@ -211,8 +228,10 @@ bool mdb_log_line(const char *s, size_t n)
 {
     return n == 0 || s[0] == '#' || starts(s, n, "stack") || starts(s, n, "call") ||
            starts(s, n, "alloc") || starts(s, n, "throw") || starts(s, n, "wait") ||
-           looks_like_record(s, n) || prefix_of(s, n, "stack") || prefix_of(s, n, "call") ||
-           prefix_of(s, n, "alloc") || prefix_of(s, n, "throw") || prefix_of(s, n, "wait");
+           starts(s, n, "astack") || starts(s, n, "heap") || looks_like_record(s, n) ||
+           prefix_of(s, n, "stack") || prefix_of(s, n, "call") || prefix_of(s, n, "alloc") ||
+           prefix_of(s, n, "throw") || prefix_of(s, n, "wait") || prefix_of(s, n, "astack") ||
+           prefix_of(s, n, "heap");
 }
 
 static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
@@ -225,6 +244,7 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
     rec->nframes = 0;
     rec->count = 1;
     rec->bytes = 0;
+    rec->gc = rec->ms = 0;
     rec->exits = false;
     rec->threaded = false;
     rec->unresolved = false;
@@ -257,9 +277,20 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
     case 't':
     case 'w':
         if (starts(s, n, "stack") || starts(s, n, "call") || starts(s, n, "alloc") ||
-            starts(s, n, "throw") || starts(s, n, "wait")) {
-            rec->kind = s[0] == 's' ? MDB_STACK : s[0] == 'c' ? MDB_CALL : s[0] == 'a' ? MDB_ALLOC
-                        : s[0] == 't' ? MDB_THROW : MDB_WAIT;
+            starts(s, n, "astack") || starts(s, n, "throw") || starts(s, n, "wait")) {
+            rec->kind = s[0] == 's'   ? MDB_STACK
+                        : s[0] == 'c' ? MDB_CALL
+                        : s[0] == 't' ? MDB_THROW
+                        : s[0] == 'w' ? MDB_WAIT
+                        : s[1] == 's' ? MDB_ASTACK
+                                      : MDB_ALLOC;
+            parse_record(r, rec, s, n);
+            return;
+        }
+        break;
+    case 'h':
+        if (starts(s, n, "heap")) {
+            rec->kind = MDB_HEAP;
             parse_record(r, rec, s, n);
             return;
         }

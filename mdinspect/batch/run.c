@@ -110,6 +110,16 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_proc *proc,
     /* --thread, --from, --to: a record left out counts for nothing */
     if (o->filter.on && rec->kind != MDB_MALFORMED && !mdb_filter_keep(&o->filter, o->lc, proc, rec))
         return;
+    /* a log with sampled allocation stacks: the flame graphs take its
+     * astack records, not its exact per-type counts too (the same
+     * allocations twice); --top shows both, apart (pprof.c: --pprof) */
+    if ((o->format == MDB_FOLDED || o->format == MDB_SPEEDSCOPE) && rec->kind == MDB_ALLOC &&
+        proc && proc->alloc_sample)
+        return;
+    /* heap records are snapshots, one per gen2 GC: summed they would say
+     * nothing; --top and --pprof show the last (aggregate.c, pprof.c) */
+    if ((o->format == MDB_FOLDED || o->format == MDB_SPEEDSCOPE) && rec->kind == MDB_HEAP)
+        return;
     sl->records++;
     if (rec->unresolved)
         sl->unresolved++;

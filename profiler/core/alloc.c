@@ -8,7 +8,9 @@
  * their element type, `T[]`, `T[N]`), before every unload (so a class of a
  * collectible assembly is named while it is known) and at the end. A class
  * the map has not seen yet (the runtime may report an object before its
- * class load) is counted under generation 0 and looked up at the flush. */
+ * class load) is counted under generation 0 and looked up at the flush.
+ * With --alloc-sample, allocstack.c also samples allocations with their
+ * stacks; its records are written by the same flush. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -39,7 +41,7 @@ static __thread struct alloc_thread *my_table;
 int mdp_alloc_init(mdp_core *core)
 {
     core->alloc = calloc(1, sizeof *core->alloc);
-    return core->alloc ? 0 : -1;
+    return core->alloc && mdp_alloc_stacks_init(core) == 0 ? 0 : -1;
 }
 
 void mdp_alloc_count(mdp_core *core, uintptr_t cls, uint64_t bytes)
@@ -78,29 +80,39 @@ struct flush_ctx {
     mdp_core *core;
 };
 
+const char *mdp_alloc_type_text(mdp_core *core, uintptr_t cls, uint64_t gen, char *desc,
+                                size_t len, int *kind, char **debug)
+{
+    mdt_idmap_class_info ci;
+    *kind = FK_MANAGED;
+    if (gen && mdt_idmap_class_lookup(&ci, NULL, 0, core->map, cls, gen) != 0)
+        *kind = FK_UNLOADED; /* gone before its counts were flushed */
+    else if (mdp_class_desc(core, cls, desc, len) < 0)
+        *kind = FK_NOMVID;
+    const char *text = *kind == FK_MANAGED ? desc : mdp_frame_kind_text[*kind];
+    if (debug) {
+        char *name = NULL;
+        void *tmp = talloc_new(NULL);
+        *debug = NULL;
+        if (*kind == FK_MANAGED && tmp &&
+            mdt_idmap_class_name(tmp, &name, core->map, cls, 0, NULL) == 0)
+            *debug = mdp_escape_name(name);
+        talloc_free(tmp);
+    }
+    return text;
+}
+
 static void flush_one(void *payload, mdp_key key, void *val)
 {
     mdp_core *core = ((struct flush_ctx *)payload)->core;
     struct alloc_count *c = val;
     if (!c->count)
         return;
-    uintptr_t cls = (uintptr_t)key.a;
     char desc[4096];
-    int kind = FK_MANAGED;
-    mdt_idmap_class_info ci;
-    if (key.b && mdt_idmap_class_lookup(&ci, NULL, 0, core->map, cls, key.b) != 0)
-        kind = FK_UNLOADED; /* gone before its counts were flushed */
-    else if (mdp_class_desc(core, cls, desc, sizeof desc) < 0)
-        kind = FK_NOMVID;
-    const char *text = kind == FK_MANAGED ? desc : mdp_frame_kind_text[kind];
-    char *debug = NULL, *name = NULL;
-    if (core->cfg.debug_names) {
-        void *tmp = talloc_new(NULL);
-        if (kind == FK_MANAGED && tmp &&
-            mdt_idmap_class_name(tmp, &name, core->map, cls, 0, NULL) == 0)
-            debug = mdp_escape_name(name);
-        talloc_free(tmp);
-    }
+    int kind;
+    char *debug = NULL;
+    const char *text = mdp_alloc_type_text(core, (uintptr_t)key.a, key.b, desc, sizeof desc,
+                                           &kind, core->cfg.debug_names ? &debug : NULL);
     core->stat_kind[kind] += c->count;
     core->stat_frames += c->count;
     mdp_record_add(core, MDP_REC_ALLOC, text, strlen(text), c->count, c->bytes,
@@ -126,10 +138,12 @@ void mdp_alloc_flush(mdp_core *core)
             free(moved.vals[i]);
         mdp_pmap_free(&moved);
     }
+    mdp_alloc_stacks_flush(core); /* allocstack.c: the sampled stacks */
 }
 
 void mdp_alloc_free(mdp_core *core)
 {
     /* Per-thread tables stay: a thread may still be inside mdp_alloc_count. */
+    mdp_alloc_stacks_free(core);
     core->alloc = NULL;
 }

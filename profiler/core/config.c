@@ -23,6 +23,7 @@ void mdp_config_default(mdp_config *cfg)
     cfg->activities = 1;
     cfg->all_threads = 1;
     cfg->wall_budget = MDP_WALL_BUDGET;
+    cfg->alloc_sample = 512 * 1024; /* AllocationTick's order: 100 KB */
 }
 
 /* In the order of enum mdp_mode's bits. */
@@ -181,6 +182,10 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
         /* wall mode: signals a second (wall.c) */
         if (parse_uint(v, len, 1, 1000000, &cfg->wall_budget))
             goto bad;
+    } else if (strcmp(key, "alloc_sample") == 0) {
+        /* bytes per sampled stack: 0 (none), or 1 byte to 1 GiB */
+        if (parse_uint(v, len, 0, 1u << 30, &cfg->alloc_sample))
+            goto bad;
     } else if (strcmp(key, "verbose") == 0) {
         if (parse_uint(v, len, 0, 2, &u))
             goto bad;
@@ -198,7 +203,7 @@ bad:
 static const char *const keys[] = {"mode",     "rate",      "depth",  "output",     "debug_names",
                                    "duration", "samples",   "elt",    "verbose",    "drain_ms",
                                    "flush_ms", "first_pid", "notify", "activities", "threads",
-                                   "slice",    "wall_budget"};
+                                   "slice",    "wall_budget", "alloc_sample"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -254,11 +259,12 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         return -1;
     int n = snprintf(buf, len,
                      "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
-                     "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;%s%s%soutput=%s",
+                     "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;"
+                     "alloc_sample=%u;%s%s%soutput=%s",
                      modes, cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names,
                      cfg->duration_ms, cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
                      cfg->drain_ms, cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
-                     cfg->wall_budget ? cfg->wall_budget : MDP_WALL_BUDGET,
+                     cfg->wall_budget ? cfg->wall_budget : MDP_WALL_BUDGET, cfg->alloc_sample,
                      cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "",
                      cfg->output);
     if (n < 0 || (size_t)n >= len)

@@ -42,7 +42,7 @@ enum mdp_mode {
 #define MDP_MODES_SAMPLED (MDP_MODE_SAMPLE | MDP_MODE_WALL)
 /* The modes this build implements; a name outside it is refused. */
 #define MDP_MODES_BUILT (MDP_MODE_SAMPLE | MDP_MODE_CALLS | MDP_MODE_ALLOC | MDP_MODE_WALL | \
-                         MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION)
+                         MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION | MDP_MODE_HEAP)
 /* The modes a profiler attached to a running process can have: the
  * runtime grants enter hooks and allocation callbacks only at startup. */
 #define MDP_MODES_ATTACH (MDP_MODE_SAMPLE | MDP_MODE_WALL)
@@ -79,6 +79,8 @@ typedef struct mdp_config {
     int all_threads;       /* sample every thread of the process, not only the runtime's (default 1) */
     unsigned wall_budget;  /* wall mode: signals a second at most (MDP_WALL_BUDGET; 0 counts as it) */
 #define MDP_WALL_BUDGET 2000u
+    unsigned alloc_sample; /* alloc mode: a stack per this many bytes allocated per thread, on
+                            * average (524288); 0 none */
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);
@@ -308,5 +310,30 @@ void mdp_ev_stack_event(mdp_core *core, int kind, uintptr_t cls, uint64_t value,
 
 /* One allocation of `bytes` bytes of class `cls`, on the calling thread. */
 void mdp_alloc_count(mdp_core *core, uintptr_t cls, uint64_t bytes);
+/* ---- heap mode ----------------------------------------------------------- */
+
+/* The objects of one class on the heap (heap mode). */
+struct mdp_heap_count {
+    uintptr_t cls;
+    uint64_t count, bytes;
+};
+/* A walk of the heap after gen2 GC number `gc` (GCs since the start, 1 the
+ * first) found these classes; it took walk_ns (the runtime suspended).
+ * Written as `heap` records of that GC and the time now (heap.c). Any
+ * thread but a signal handler; takes drain_lock. */
+void mdp_heap_snapshot(mdp_core *core, uint64_t gc, uint64_t walk_ns,
+                       const struct mdp_heap_count *v, size_t n);
+
+/* Whether this allocation of `bytes` bytes on the calling thread is one to
+ * take the stack of (--alloc-sample: a per-thread countdown of random byte
+ * intervals, allocstack.c). No lock, no system call but at a thread's
+ * first call. 0 when alloc stacks are off. */
+int mdp_alloc_stack_due(mdp_core *core, uint64_t bytes);
+/* The stack of a sampled allocation (after mdp_alloc_stack_due said 1, on
+ * the same thread): its class and size, and n frames leaf first, each a
+ * return address and the FunctionID of the code holding it (0: not managed
+ * code, left out). Takes the thread's own lock; allocates. */
+void mdp_alloc_stack_add(mdp_core *core, uintptr_t cls, uint64_t bytes, const uintptr_t *ips,
+                         const uintptr_t *fns, unsigned n);
 
 #endif

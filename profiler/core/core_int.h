@@ -198,6 +198,8 @@ enum mdp_rec_kind {
     MDP_REC_ALLOC, /* `alloc`: allocations of one type (alloc mode) */
     MDP_REC_THROW, /* `throw`: exceptions of one type thrown from one stack (exceptions mode) */
     MDP_REC_WAIT,  /* `wait`: waits on a managed lock from one stack, their nanoseconds (contention) */
+    MDP_REC_ASTACK, /* `astack`: sampled allocations of one type and stack (alloc mode) */
+    MDP_REC_HEAP,   /* `heap`: live objects of one type after a gen2 GC (heap mode) */
     MDP_REC_NKINDS
 };
 
@@ -212,6 +214,7 @@ struct mdp_record {
 struct mdp_calls;
 struct mdp_alloc;
 struct mdp_events;
+struct mdp_allocstack;
 
 /* The log file (logfile.c). Written in pieces by the drain thread: what
  * ends at `end` stays; a tentative #stats line (after a termination
@@ -305,6 +308,8 @@ struct mdp_core {
     struct mdp_calls *calls;
     struct mdp_alloc *alloc;
     struct mdp_events *events; /* events.c: throws and waits */
+    struct mdp_allocstack *allocstack; /* allocstack.c: alloc mode's sampled stacks */
+    uint64_t stat_heap_walks, stat_heap_walk_ns; /* heap.c (drain_lock) */
 
     /* The incremental log (records.c, logfile.c). drain_lock serializes
      * writes; notes (diagnostics as `#` lines) come from any thread. */
@@ -534,6 +539,17 @@ void mdp_calls_free(mdp_core *core);
 int mdp_alloc_init(mdp_core *core);
 void mdp_alloc_flush(mdp_core *core); /* drain_lock held */
 void mdp_alloc_free(mdp_core *core);
+/* The text of an allocated type as alloc records name it (a descriptor in
+ * desc, or a special frame's word: *kind says which), for class `cls` of
+ * incarnation `gen` (0: any); with debug, its in-process name (malloc, or
+ * NULL). drain_lock held. */
+const char *mdp_alloc_type_text(mdp_core *core, uintptr_t cls, uint64_t gen, char *desc,
+                                size_t len, int *kind, char **debug);
+/* allocstack.c: alloc mode's sampled stacks (with cfg.alloc_sample) */
+int mdp_alloc_stacks_init(mdp_core *core);
+void mdp_alloc_stacks_flush(mdp_core *core); /* drain_lock held */
+void mdp_alloc_stacks_stats(mdp_core *core, uint64_t *samples, uint64_t *dropped);
+void mdp_alloc_stacks_free(mdp_core *core);
 
 /* events.c: the exceptions and contention modes' queue of stack events;
  * mdp_events_drain names them into records (drain_lock held). */

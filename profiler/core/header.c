@@ -138,6 +138,12 @@ char *mdp_header_line(mdp_core *core)
         snprintf(tmp, sizeof tmp, " slice=%u", core->cfg.slice_ms);
         puts_(&b, tmp);
     }
+    if ((modes & MDP_MODE_ALLOC) && core->cfg.alloc_sample) {
+        /* astack records: one sampled allocation per this many bytes on
+         * average, weighted 1/(1-exp(-size/alloc_sample)) (allocstack.c) */
+        snprintf(tmp, sizeof tmp, " alloc_sample=%u alloc_scale=poisson", core->cfg.alloc_sample);
+        puts_(&b, tmp);
+    }
     puts_(&b, " start=");
     puts_(&b, when);
     if (core->attach)

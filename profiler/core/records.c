@@ -111,7 +111,8 @@ static int by_count(const void *a, const void *b)
 }
 
 /* The first word of a record's line, by enum mdp_rec_kind. */
-static const char *const record_words[MDP_REC_NKINDS] = {"stack", "call", "alloc", "throw", "wait"};
+static const char *const record_words[MDP_REC_NKINDS] = {"stack", "call",   "alloc", "throw",
+                                                         "wait",  "astack", "heap"};
 
 struct out {
     char *s;
@@ -242,6 +243,18 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
         char ev[160];
         mdp_events_stats(core, ev, sizeof ev);
         put(o, ev, strlen(ev));
+    }
+    if (core->cfg.modes & MDP_MODE_HEAP)
+        /* heap mode: the walks after gen2 GCs, and what they cost (the
+         * runtime suspended) */
+        putf(o, " heap.walks=%" PRIu64 " heap.walk_ms=%" PRIu64, core->stat_heap_walks,
+             core->stat_heap_walk_ns / 1000000u);
+    if (core->allocstack) {
+        /* alloc stacks: how many allocations were sampled, and dropped
+         * (no memory, or more than a thread keeps between two writes) */
+        uint64_t sampled, dropped;
+        mdp_alloc_stacks_stats(core, &sampled, &dropped);
+        putf(o, " alloc.samples=%" PRIu64 " alloc.dropped=%" PRIu64, sampled, dropped);
     }
     if (mode_has_native(core)) {
         char native[512];
@@ -376,7 +389,8 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
             continue;
         module_lines(core, &o, &nm, c.v[i].key);
         putf(&o, "%s %" PRIu64, record_words[kind], count);
-        if (kind == MDP_REC_ALLOC || kind == MDP_REC_WAIT) /* bytes; a wait's nanoseconds */
+        if (kind == MDP_REC_ALLOC || kind == MDP_REC_WAIT || kind == MDP_REC_ASTACK ||
+            kind == MDP_REC_HEAP) /* bytes; a wait's nanoseconds */
             putf(&o, " %" PRIu64, r->bytes);
         if (kind == MDP_REC_CALL)
             putf(&o, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],

@@ -148,10 +148,29 @@ ACTIVITY(DynamicMethodJITCompilationStarted,
          (MDP_CB_THIS, FunctionID fn, BOOL safe_to_block, const BYTE *il_header, ULONG il_len),
          MDP_ACT_JIT, 1)
 ACTIVITY(ClassLoadStarted, (MDP_CB_THIS, ClassID cls), MDP_ACT_TYPELOAD, 1)
-ACTIVITY(GarbageCollectionStarted,
-         (MDP_CB_THIS, int ngen, BOOL collected[], COR_PRF_GC_REASON reason), MDP_ACT_GC, 1)
-ACTIVITY(GarbageCollectionFinished, (MDP_CB_THIS), MDP_ACT_GC, 0)
 #undef ACTIVITY
+
+/* GCs: the activity, and heap mode's gen2 GCs (heap.c) */
+static HRESULT on_GarbageCollectionStarted(MDP_CB_THIS, int ngen, BOOL collected[],
+                                           COR_PRF_GC_REASON reason)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    mdp_ev_activity(p->core, MDP_ACT_GC, 1);
+    if (p->cfg.modes & MDP_MODE_HEAP)
+        mdp_clr_heap_gc_started(p, ngen, collected);
+    return S_OK;
+}
+
+static HRESULT on_GarbageCollectionFinished(MDP_CB_THIS)
+{
+    mdp_clr *p = SELF(self);
+    CORE_OR_OK(p);
+    mdp_ev_activity(p->core, MDP_ACT_GC, 0);
+    if (p->cfg.modes & MDP_MODE_HEAP)
+        mdp_clr_heap_gc_finished(p);
+    return S_OK;
+}
 
 /* The thread's exception activity, and in exceptions mode the throw with
  * its stack (events.c) */
@@ -327,6 +346,8 @@ static HRESULT on_ObjectAllocated(MDP_CB_THIS, ObjectID obj, ClassID cls)
     if (FAILED(p->info->lpVtbl->GetObjectSize2(p->info, obj, &size)))
         size = 0;
     mdp_alloc_count(p->core, cls, size);
+    if (mdp_alloc_stack_due(p->core, size))
+        mdp_clr_alloc_stack(p, cls, size); /* allocstack.c */
     return S_OK;
 }
 

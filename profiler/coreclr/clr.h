@@ -38,6 +38,12 @@ typedef struct mdp_clr {
     struct mdp_pending *pending;
     size_t npending, pending_cap;
     EVENTPIPE_SESSION session; /* contention mode's EventPipe session, 0 none */
+    /* heap mode (heap.c): GCs started, a gen2 GC under way, the number of
+     * the last gen2 GC the tick has not walked after (0 none) */
+    _Atomic uint64_t heap_gcs, heap_pending;
+    _Atomic int heap_gen2;
+    int heap_refused; /* the runtime has no EnumerateGCHeapObjects: said once */
+    unsigned heap_tries; /* walks that found the runtime suspended, in a row */
 } mdp_clr;
 
 struct mdp_pending {
@@ -50,6 +56,16 @@ struct mdp_pending {
 void mdp_clr_defer_code(mdp_clr *p, FunctionID fn, uint64_t seq, unsigned tries);
 
 extern mdp_clr *mdp_clr_self; /* the one instance, or NULL */
+
+/* allocstack.c: the current thread's managed stack for a sampled
+ * allocation, given to the core (inside ObjectAllocated) */
+void mdp_clr_alloc_stack(mdp_clr *p, ClassID cls, SIZE_T size);
+
+/* heap.c: heap mode. The GC callbacks note a gen2 GC; the drain thread's
+ * tick walks the heap after it. */
+void mdp_clr_heap_gc_started(mdp_clr *p, int ngen, const BOOL collected[]);
+void mdp_clr_heap_gc_finished(mdp_clr *p);
+void mdp_clr_heap_tick(mdp_clr *p);
 
 /* callback.c */
 mdp_clr *mdp_clr_create(void);

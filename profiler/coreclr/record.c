@@ -317,6 +317,8 @@ static void ops_tick(void *payload)
     mdp_clr *p = payload;
     if (atomic_load(&p->shut_down))
         return;
+    if (p->cfg.modes & MDP_MODE_HEAP)
+        mdp_clr_heap_tick(p); /* heap.c: a walk after a gen2 GC */
     pthread_mutex_lock(&p->pending_lock);
     struct mdp_pending *v = p->pending;
     size_t n = p->npending;

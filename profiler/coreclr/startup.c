@@ -110,6 +110,10 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
         *high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
         low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
     }
+    if (p->cfg.modes & MDP_MODE_HEAP)
+        *high |= COR_PRF_HIGH_BASIC_GC; /* gen2 GCs, for the heap walks (heap.c) */
+    if ((p->cfg.modes & MDP_MODE_ALLOC) && p->cfg.alloc_sample)
+        low |= COR_PRF_ENABLE_STACK_SNAPSHOT; /* alloc stacks (allocstack.c) */
     return low;
 }
 

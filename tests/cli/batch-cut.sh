@@ -1,7 +1,8 @@
 #!/bin/sh
 # mdinspect batch on profiler logs cut at every byte offset (a process
 # killed while writing its log, a copy interrupted): the logs of
-# tests/cli/inputs (batch-log, batch-calls, batch-alloc) and all three
+# tests/cli/inputs (batch-log, batch-calls, batch-alloc, batch-astack: an
+# alloc log with sampled stacks and a heap log) and all four
 # concatenated (several processes), each cut after 0, 1, 2, ... bytes (the
 # concatenation every third byte). For every cut:
 #  - no crash: the exit status is one mdinspect(1) documents (0, 1, 4, 5);
@@ -45,9 +46,10 @@ def run(data, extra=()):
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 logs = {}
-for name in ("batch-log", "batch-calls", "batch-alloc"):
+for name in ("batch-log", "batch-calls", "batch-alloc", "batch-astack"):
     logs[name] = open("tests/cli/inputs/%s.txt" % name, "rb").read()
-logs["concatenated"] = b"".join(logs[n] for n in ("batch-log", "batch-calls", "batch-alloc"))
+logs["concatenated"] = b"".join(logs[n] for n in ("batch-log", "batch-calls", "batch-alloc",
+                                                 "batch-astack"))
 
 for name, log in logs.items():
     problems = []

@@ -10,7 +10,7 @@
 build_programs
 log=$work/alloc.log
 exp=$work/alloc.expected
-profile "$log" --mode alloc --debug-names -- dotnet "$workload" alloc "$exp" \
+profile "$log" --mode alloc --alloc-sample 0 --debug-names -- dotnet "$workload" alloc "$exp" \
     >"$work/alloc.out" 2>&1 || { cat "$work/alloc.out" >&2; fail "the profiled run failed"; }
 check_offline alloc "$log" "$exp"
 

@@ -188,7 +188,7 @@ class Log:
             rec, _, dbg = line.partition("\t")
             parts = rec.split(" ")
             kind = parts[0]
-            if kind not in ("stack", "call", "alloc") or len(parts) < 3:
+            if kind not in ("stack", "call", "alloc", "astack", "heap") or len(parts) < 3:
                 self.errors.append("line %d: malformed record" % n)
                 self.items.append(("malformed", line, 0, 0, [], None))
                 continue
@@ -196,9 +196,16 @@ class Log:
             nbytes = 0
             frames = parts[2:]
             exits = None
-            if kind == "alloc":
+            if kind in ("alloc", "astack", "heap"):
+                # astack: a sampled allocation's type, then its stack
                 nbytes = int(parts[2])
                 frames = parts[3:]
+            if kind == "heap":
+                # heap: the GC's number and the walk's time, then the type
+                if len(parts) < 6 or not re.fullmatch(r"[1-9][0-9]*", parts[3]) or \
+                   not re.fullmatch(r"0|[1-9][0-9]*", parts[4]):
+                    self.errors.append("line %d: a heap record without its GC and time" % n)
+                frames = parts[5:]
             tid_slice = None
             if kind == "stack" and parts[2].isdigit():
                 # format 4: the thread and the time slice
@@ -229,12 +236,16 @@ class Log:
                 self.errors.append("line %d: count %d" % (n, count))
             if kind == "stack" and not 1 <= len(frames) <= 255:
                 self.errors.append("line %d: %d frames" % (n, len(frames)))
-            if kind != "stack" and len(frames) != 1:
+            if kind == "astack" and not 1 <= len(frames) <= 256:
+                self.errors.append("line %d: %d frames" % (n, len(frames)))
+            if kind not in ("stack", "astack") and len(frames) != 1:
                 self.errors.append("line %d: %s record with %d frames" % (n, kind, len(frames)))
-            for f in frames:
-                # an alloc record's type, or a special frame for a type the
-                # profiler could not describe
-                if not ((valid_type(f) or SPECIAL.match(f)) if kind == "alloc" else valid_frame(f)):
+            for i, f in enumerate(frames):
+                # an alloc record's type (an astack record's first frame),
+                # or a special frame for a type the profiler could not
+                # describe
+                is_type = kind in ("alloc", "heap") or (kind == "astack" and i == 0)
+                if not ((valid_type(f) or SPECIAL.match(f)) if is_type else valid_frame(f)):
                     self.errors.append("line %d: bad frame %r" % (n, f))
                 nm = NATIVE.match(f)
                 if nm and nm.group(1) and not nm.group(1).startswith("[") and \
@@ -283,10 +294,11 @@ def check_format(log, mode):
         total = sum(r[1] for r in stacks)
         ok(s["samples"] == total, "stats: samples=%d is the sum of counts (%d)" % (s["samples"], total))
         # the truncated mark is not a frame of code
-        # an alloc record's type is its one frame
-        # nor is a wall-mode state (doc/profile-log.md, "Wall time")
+        # an alloc record's type is its one frame; nor is a wall-mode state
+        # (doc/profile-log.md, "Wall time"); astack records (sampled
+        # estimates) are not counted in frames=
         nframes = sum(r[1] * len([f for f in r[3] if f != "truncated" and not f.startswith("state:")])
-                      for r in log.records)
+                      for r in log.records if r[0] != "astack")
         ok(s["frames"] == nframes, "stats: frames=%d is the sum of count x frames (%d)" % (s["frames"], nframes))
         cut = sum(r[1] for r in stacks if r[3][-1] == "truncated")
         ok(s.get("truncated") == cut, "stats: truncated=%s counts the samples cut at the depth limit (%d)"

@@ -4,7 +4,8 @@ TESTS += tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.
 	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
 	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/native.sh tests/profiler/memmove.sh tests/profiler/web.sh \
 	tests/profiler/threads.sh \
-	tests/profiler/wall.sh tests/profiler/throws.sh tests/profiler/contention.sh
+	tests/profiler/wall.sh tests/profiler/throws.sh tests/profiler/contention.sh \
+	tests/profiler/allocstacks.sh tests/profiler/heap.sh
 EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/check.py tests/profiler/offline.py \
 	tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
 	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
@@ -13,6 +14,8 @@ EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/c
 	tests/profiler/threads.sh tests/profiler/threads.py \
 	tests/profiler/wall.sh tests/profiler/wall.py tests/profiler/throws.sh \
 	tests/profiler/contention.sh tests/profiler/events.py
+	tests/profiler/allocstacks.sh tests/profiler/allocstacks.py tests/profiler/heap.sh \
+	tests/profiler/heap.py
 
 # The handler test: a probe build of the profiler and the interposer it is
 # run with.
@@ -23,7 +26,7 @@ tests_profiler_libmdprofile_probe_la_SOURCES = $(MDP_CLR_SOURCES) $(profiler_lib
 tests_profiler_libmdprofile_probe_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_HANDLER_PROBE
 tests_profiler_libmdprofile_probe_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS) $(XXHASH_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_profiler_libmdprofile_probe_la_LIBADD = libmdtools/libmdtools_core.la \
-	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS) -ldl -lrt
+	$(TALLOC_LIBS) $(NETTLE_LIBS) $(GMP_LIBS) $(ZLIB_LIBS) -ldl -lrt -lm
 tests_profiler_libmdprofile_probe_la_LDFLAGS = -module -shared -avoid-version -no-undefined $(MDT_SO_LDFLAGS) \
 	-rpath $(abs_builddir) $(AX_PTHREAD_CFLAGS) \
 	-Wl,--version-script=$(top_srcdir)/profiler/coreclr/exports.map

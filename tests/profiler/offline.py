@@ -153,11 +153,14 @@ def check_native(nm, o, why):
 
 def check_outputs(ok, log, text, js, folded, sscope):
     """Statuses and the four formats against each other. Returns the JSON
-    frames per record: [(log frame, JSON frame, debug name or None)]."""
+    frames per record: [(log frame, JSON frame, debug name or None)], and those the
+    flame-graph formats and pprof hold (not the exact alloc records of a log with
+    sampled allocation stacks)."""
     ok(len(js) == len(log.items) and len(text) == len(log.items),
        "batch: one text and one JSON line per log line (%d log, %d text, %d JSON)"
        % (len(log.items), len(text), len(js)))
     framed = []
+    flame = []
     why = []
     mismatch = []
     for n, ((kind, line, count, nbytes, frames, exits), t, j) in enumerate(zip(log.items, text, js), 1):
@@ -169,18 +172,21 @@ def check_outputs(ok, log, text, js, folded, sscope):
                 why.append("line %d: %s line came back as %s / %r" % (n, kind, j.get("kind"), t[:80]))
             continue
         jexits = tuple(j.get(k) for k in ("leaves", "tailcalls", "unwinds"))
-        if j.get("kind") != kind or j.get("count") != count or (kind == "alloc" and j.get("bytes") != nbytes) or \
+        if j.get("kind") != kind or j.get("count") != count or \
+           (kind in ("alloc", "astack") and j.get("bytes") != nbytes) or \
            jexits != (exits or (None, None, None)):
             why.append("line %d: %s %d %d %s came back as %s" % (n, kind, count, nbytes, exits, json.dumps(j)[:200]))
             continue
-        objs = j.get("frames", []) if kind == "stack" else [j]
+        # an astack record: its type, then its stack
+        objs = j.get("frames", []) if kind == "stack" else \
+            [j.get("type", {})] + j.get("frames", []) if kind == "astack" else [j]
         if len(objs) != len(frames):
             why.append("line %d: %d frames for %d" % (n, len(objs), len(frames)))
             continue
         for f, o in zip(frames, objs):
             check_frame(f, o, why)
         ts = (j.get("tid"), j.get("slice")) if "tid" in j else None
-        want = "%s %d%s%s%s\t%s" % (kind, count, " %d" % nbytes if kind == "alloc" else "",
+        want = "%s %d%s%s%s\t%s" % (kind, count, " %d" % nbytes if kind in ("alloc", "astack") else "",
                                     " %d %d" % ts if ts else "",
                                     " %d %d %d" % exits if exits else "", "\t".join(frame_text(o) for o in objs))
         if kind == "stack" and line.split(" ")[2].isdigit() and \
@@ -190,6 +196,11 @@ def check_outputs(ok, log, text, js, folded, sscope):
             mismatch.append("line %d: text %r, JSON says %r" % (n, t[:120], want[:120]))
         dbg = line.split("\t")[1:] or [None] * len(frames)
         framed.append((count, list(zip(frames, objs, dbg))))
+        # a log with sampled allocation stacks (alloc_sample=): the flame
+        # graphs and pprof take its astack records, not its exact alloc
+        # records too
+        if not (kind == "alloc" and int(log.header.get("alloc_sample", "0") or 0)):
+            flame.append(framed[-1])
     ok(not why, "batch: every record and frame resolved as the log says (%d problems%s)"
        % (len(why), (": " + "; ".join(why[:4])) if why else ""))
     ok(not mismatch, "batch: the text output is the JSON output as text (%d differ%s)"
@@ -197,14 +208,14 @@ def check_outputs(ok, log, text, js, folded, sscope):
     # folded: per record, names root first (a ";" in a name becomes ":"), a
     # space, the count
     want = ["%s %d" % (";".join(frame_name(o).replace(";", ":") for _, o, _ in reversed(fr)), c)
-            for c, fr in framed]
+            for c, fr in flame]
     diff = [(a, b) for a, b in zip(folded, want) if a != b]
     ok(len(folded) == len(want) and not diff,
        "folded: %d lines, the text's stacks root first with their counts (%d records, %d differ%s)"
        % (len(folded), len(want), len(diff), (": %r is not %r" % diff[0]) if diff else ""))
     # speedscope: the same stacks with source lines, the same weights
     want = Counter()
-    for c, fr in framed:
+    for c, fr in flame:
         want[tuple((frame_name(o), o.get("file"), o.get("line")) for _, o, _ in reversed(fr))] += c
     got = Counter()
     try:
@@ -234,7 +245,7 @@ def check_outputs(ok, log, text, js, folded, sscope):
        "speedscope: sampled profiles (one, or one per thread) with the text's stacks (names and lines) and counts "
        "(%d distinct stacks, %d in the text, total weight %d of %d)"
        % (len(got), len(want), sum(got.values()), sum(want.values())))
-    return framed
+    return framed, flame
 
 
 def check_pprof(ok, log, framed, pb, reader, out):
@@ -347,8 +358,8 @@ def resolve(ok, log_path, log, names, facts, program, dirs, reflector="Workload.
         ok(False, "batch JSON and speedscope outputs parse: %s" % e)
         return
     folded = outs[".folded"].split("\n")[:-1]
-    framed = check_outputs(ok, log, text, js, folded, sscope)
-    check_pprof(ok, log, framed, base + ".pb.gz",
+    framed, flame = check_outputs(ok, log, text, js, folded, sscope)
+    check_pprof(ok, log, flame, base + ".pb.gz",
                 os.environ.get("MDT_PPROF_READ", os.path.join(build, "tests", "batch", "pprof_read")),
                 base + ".pprof.json")
 

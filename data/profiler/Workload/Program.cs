@@ -19,6 +19,8 @@
 //   Workload idle OUT [MS [N]]  N threads waiting in Monitor.Wait (Wall.cs)
 //   Workload throws OUT [N]     exceptions of two types from two sites (Events.cs)
 //   Workload contention OUT [N] one thread waits on a lock another holds (Events.cs)
+//   Workload allocstacks OUT [ROUNDS]  allocations of known sizes from known methods (Allocs.cs)
+//   Workload heap OUT [N]       N objects kept alive across gen2 GCs (Allocs.cs)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -590,7 +592,7 @@ namespace Mdp.Work
         {
             if (args.Length < 2)
             {
-                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions|threads|wall|idle|throws|contention ...");
+                Console.Error.WriteLine("usage: Workload names|plugins|calls|alloc|wait|tree|signal|bench|reflect|gc|jit|memmove|exceptions|threads|wall|idle|throws|contention|allocstacks|heap ...");
                 return 2;
             }
             string mode = args[0], output = args[1];
@@ -642,6 +644,12 @@ namespace Mdp.Work
                     break;
                 case "contention":
                     EventsWork.Contention(args.Length > 2 ? int.Parse(args[2]) : 20);
+                    break;
+                case "allocstacks":
+                    AllocsWork.Stacks(args.Length > 2 ? int.Parse(args[2]) : 20000);
+                    break;
+                case "heap":
+                    AllocsWork.Heap(args.Length > 2 ? int.Parse(args[2]) : 50000);
                     break;
                 default:
                     Console.Error.WriteLine("unknown mode " + mode);

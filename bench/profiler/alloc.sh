@@ -1,0 +1,93 @@
+#!/bin/sh
+# The cost of alloc mode's sampled stacks and of heap mode, against
+# dotnet-trace's gc-verbose profile (AllocationTick events with their
+# stacks), in one run.
+#
+#   bench/profiler/alloc.sh [BUILDDIR [ROUNDS [N [HEAP]]]]
+#
+# The allocation-heavy program is data/profiler/Workload's `allocstacks N`
+# (N rounds of 4 byte arrays of 1,000 elements and 12 small objects: 4.1 KB
+# and 16 objects a round). Each round runs, in rotating order:
+#   base          the program alone
+#   counts        mdprofile --mode alloc --alloc-sample 0: exact counts per
+#                 type (the ObjectAllocated callback on every object)
+#   stacks        mdprofile --mode alloc: the same and a stack per 512 KiB
+#   stacks-64k    the same, a stack per 64 KiB (8x the stacks)
+#   gc-verbose    dotnet-trace collect --profile gc-verbose (AllocationTick:
+#                 an event with its stack per ~100 KB allocated, and the GC
+#                 events)
+#   heap-base     `Workload heap HEAP`: HEAP objects kept alive through
+#                 three gen2 GCs, alone
+#   heap          the same under mdprofile --mode heap (a walk of the heap
+#                 after each gen2 GC)
+# and reports the medians of the CPU time (user + system of every process:
+# the program, its profiler threads, dotnet-trace's own process) as ratios
+# to base (heap to heap-base), with the spread of the per-round ratios,
+# and heap mode's walks (#stats heap.walk_ms). dotnet-trace is installed
+# with `dotnet tool install` into BUILDDIR/bench/profiler/tools, as run.sh
+# does.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+rounds=${2:-5}
+n=${3:-1000000}
+heap_n=${4:-2000000}
+MDT_TOP_SRCDIR=$top MDT_BUILDDIR=$build
+export MDT_TOP_SRCDIR MDT_BUILDDIR
+. "$top/tests/profiler/common.sh"
+build_programs
+out=$build/bench/profiler/alloc
+tools=$build/bench/profiler/tools
+mkdir -p "$out"
+if [ ! -x "$tools/dotnet-trace" ]; then
+    dotnet tool install dotnet-trace --tool-path "$tools" >"$out/install.log" 2>&1 ||
+        { cat "$out/install.log" >&2; exit 1; }
+fi
+dotnet_trace=$tools/dotnet-trace
+
+run_one() { # config round
+    cfg=$1
+    r=$2
+    m="python3 $top/bench/profiler/measure.py"
+    case $cfg in
+    base) $m dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
+    counts) $m "$mdprofile" --mode alloc --alloc-sample 0 -o "$out/counts.log" -- \
+        dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
+    stacks) $m "$mdprofile" --mode alloc -o "$out/stacks.log" -- \
+        dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
+    stacks-64k) $m "$mdprofile" --mode alloc --alloc-sample 65536 -o "$out/stacks-64k.log" -- \
+        dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
+    gc-verbose) $m "$dotnet_trace" collect --profile gc-verbose -o "$out/trace.nettrace" -- \
+        dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
+    heap-base) $m dotnet "$workload" heap "$out/x.expected" "$heap_n" ;;
+    heap) $m "$mdprofile" --mode heap -o "$out/heap.log" -- dotnet "$workload" heap "$out/x.expected" "$heap_n" ;;
+    esac >"$out/$cfg.out" 2>&1
+    cost=$(sed -n 's/^measure \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$out/$cfg.out" | tail -n 1)
+    [ -n "$cost" ] || { cat "$out/$cfg.out" >&2; exit 1; }
+    extra=
+    case $cfg in
+    stacks*) extra=$(sed -n 's/.* alloc\.samples=\([0-9]*\).*/\1/p' "$out/$cfg.log") ;;
+    heap) extra=$(sed -n 's/.* heap\.walks=\([0-9]*\) heap\.walk_ms=\([0-9]*\).*/\1:\2/p' "$out/heap.log") ;;
+    esac
+    echo "$cfg $r $cost ${extra:--}" >>"$out/results.txt"
+}
+
+: >"$out/results.txt"
+configs="base counts stacks stacks-64k gc-verbose heap-base heap"
+r=1
+while [ $r -le "$rounds" ]; do
+    # rotate the order so no configuration always runs right after another
+    set -- $configs
+    i=1
+    while [ $i -lt $(( (r - 1) % 7 + 1 )) ]; do
+        first=$1
+        shift
+        set -- "$@" "$first"
+        i=$((i + 1))
+    done
+    for cfg in "$@"; do
+        run_one "$cfg" "$r"
+    done
+    r=$((r + 1))
+done
+python3 "$top/bench/profiler/alloc_report.py" "$out/results.txt"

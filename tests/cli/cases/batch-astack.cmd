@@ -1,0 +1,2 @@
+# batch: an alloc log with sampled allocation stacks (astack records: the type, then the allocating stack, leaf first) and a heap log (heap records: GC number, time, type), in text, then --top 3: the exact alloc tables, the sampled who-allocates tables, the live heap after the last GC with each type's growth since the first (a type gone shows -)
+mdinspect batch -a data -a data/pdb < tests/cli/inputs/batch-astack.txt; mdinspect batch --top 3 -a data -a data/pdb < tests/cli/inputs/batch-astack.txt
