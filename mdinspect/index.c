@@ -19,6 +19,7 @@
 #include <mdtools/errors.h>
 #include <mdtools/names.h>
 #include <mdtools/heaps.h>
+#include <mdtools/members.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
@@ -551,25 +552,25 @@ int mdi_arg_type(mdi_state *st, const char *text, mdi_module **mod, uint32_t *to
     }
 }
 
-struct collect {
-    void *mem;
-    const char *want;
-    size_t wantlen;
-    uint32_t *toks;
-    size_t n;
-};
-
-static bool collect_named(void *ctx, uint32_t token, const char *name, size_t len)
+/* The tokens of the members of `type` named `want`; false when out of
+ * memory. */
+static bool collect_named(void *mem, const mdt_image *img, uint32_t type, const char *want,
+                          uint32_t **toks, size_t *n)
 {
-    struct collect *c = ctx;
-    uint32_t *t;
-    if (len != c->wantlen || memcmp(name, c->want, len) != 0)
-        return true;
-    t = talloc_realloc(c->mem, c->toks, uint32_t, c->n + 1);
-    if (!t)
-        return false;
-    c->toks = t;
-    c->toks[c->n++] = token;
+    mdt_members it = MDT_MEMBERS_INIT;
+    uint32_t tok, *t;
+    const char *name;
+    int e;
+    if (mdt_members_init(&it, img, type, MDT_MEMBERS_ALL) == 0)
+        while ((e = mdt_members_next(&tok, &name, &it)) != MDT_ITEROVER) {
+            if (e || strcmp(name, want) != 0)
+                continue;
+            if (!(t = talloc_realloc(mem, *toks, uint32_t, *n + 1)))
+                return false;
+            *toks = t;
+            t[(*n)++] = tok;
+        }
+    mdt_clear_error();
     return true;
 }
 
@@ -577,10 +578,10 @@ int mdi_arg_tokens(mdi_state *st, void *mem, const char *text, uint32_t **out, s
 {
     mdi_module *m = mdi_current(st);
     const char *sep = strstr(text, "::");
-    uint32_t tok, *types;
-    size_t ntypes;
+    uint32_t tok, *types, *toks = NULL;
+    size_t ntypes, n = 0;
     char *tname;
-    struct collect c = {mem, NULL, 0, NULL, 0};
+    const char *want;
 
     *out = NULL;
     *nout = 0;
@@ -609,147 +610,26 @@ int mdi_arg_tokens(mdi_state *st, void *mem, const char *text, uint32_t **out, s
         talloc_free(tname);
         return MDI_FAIL;
     }
-    c.want = sep + 2;
-    c.wantlen = strlen(c.want);
+    want = sep + 2;
     for (size_t i = 0; i < ntypes; i++)
-        mdi_type_members(m->img, types[i], collect_named, &c);
+        if (!collect_named(mem, m->img, types[i], want, &toks, &n))
+            break;
     talloc_free(tname);
-    if (!c.n)
-        return mdi_fail(st, "no member '%s' in %s", c.want, m->name);
-    *out = c.toks;
-    *nout = c.n;
+    if (!n)
+        return mdi_fail(st, "no member '%s' in %s", want, m->name);
+    *out = toks;
+    *nout = n;
     return 0;
 }
 
-/* ---- members ---- */
-
-/* The run of `col` in row `r` of `table`, each item's name to cb. */
-static int walk_run(const mdt_image *img, const mdt_row *r, unsigned col, unsigned target,
-                    unsigned name_col, mdi_member_cb cb, void *ctx, bool *stop)
-{
-    uint32_t first, count;
-    int bad = 0;
-    if (mdt_row_range(&first, &count, r, col)) {
-        mdt_clear_error();
-        return 1;
-    }
-    for (uint32_t i = 0; i < count && !*stop; i++) {
-        uint32_t rid;
-        mdt_row mr;
-        const char *name;
-        size_t len;
-        if (mdt_range_item(&rid, img, target, first + i) || mdt_row_get(&mr, img, target, rid) ||
-            mdt_row_string(&name, &len, &mr, name_col)) {
-            mdt_clear_error();
-            bad++;
-            if (bad > 16)
-                break; /* a damaged run: don't report a million rows */
-            continue;
-        }
-        if (!cb(ctx, MDT_TOKEN(target, rid), name, len))
-            *stop = true;
-    }
-    return bad;
-}
-
-/* Properties or events: the map row whose Parent is the type. */
-static int walk_map(const mdt_image *img, uint32_t type, bool props, mdi_member_cb cb, void *ctx,
-                    bool *stop)
-{
-    unsigned map = props ? MDT_TABLE_PropertyMap : MDT_TABLE_EventMap;
-    unsigned target = props ? MDT_TABLE_Property : MDT_TABLE_Event;
-    mdt_find f;
-    uint32_t rid;
-    int bad = 0;
-    unsigned parent = props ? MDT_COL_PropertyMap_Parent : MDT_COL_EventMap_Parent;
-    unsigned list = props ? MDT_COL_PropertyMap_PropertyList : MDT_COL_EventMap_EventList;
-    if (!mdt_table_rows(img, map) || mdt_find_init(&f, img, map, parent, MDT_TOKEN_RID(type)))
-        return 0;
-    while (!*stop && mdt_find_next(&rid, &f) == 0) {
-        mdt_row r;
-        if (mdt_row_get(&r, img, map, rid)) {
-            bad++;
-            continue;
-        }
-        bad += walk_run(img, &r, list, target, props ? MDT_COL_Property_Name : MDT_COL_Event_Name,
-                        cb, ctx, stop);
-    }
-    mdt_clear_error();
-    return bad;
-}
-
-int mdi_type_members(const mdt_image *img, uint32_t type, mdi_member_cb cb, void *ctx)
-{
-    mdt_row r;
-    bool stop = false;
-    int bad = 0;
-    if (MDT_TOKEN_TABLE(type) != MDT_TABLE_TypeDef ||
-        mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(type))) {
-        mdt_clear_error();
-        return 1;
-    }
-    bad += walk_run(img, &r, MDT_COL_TypeDef_FieldList, MDT_TABLE_Field, MDT_COL_Field_Name, cb,
-                    ctx, &stop);
-    if (!stop)
-        bad += walk_run(img, &r, MDT_COL_TypeDef_MethodList, MDT_TABLE_MethodDef,
-                        MDT_COL_MethodDef_Name, cb, ctx, &stop);
-    if (!stop)
-        bad += walk_map(img, type, true, cb, ctx, &stop);
-    if (!stop)
-        bad += walk_map(img, type, false, cb, ctx, &stop);
-    return bad;
-}
-
-/* ---- owners ---- */
-
 /* ---- kinds ---- */
 
-/* Namespace and name of a TypeDef or TypeRef, or false. */
-static bool type_ns_name(const mdt_image *img, uint32_t tok, const char **ns, const char **name)
+const char *mdi_kind_name(const mdt_image *img, uint32_t type)
 {
-    unsigned t = MDT_TOKEN_TABLE(tok);
-    mdt_row r;
-    if (t != MDT_TABLE_TypeDef && t != MDT_TABLE_TypeRef)
-        return false;
-    if (mdt_row_get(&r, img, t, MDT_TOKEN_RID(tok)) ||
-        mdt_row_string(name, NULL, &r,
-                       t == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeName
-                                              : MDT_COL_TypeRef_TypeName) ||
-        mdt_row_string(ns, NULL, &r,
-                       t == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeNamespace
-                                              : MDT_COL_TypeRef_TypeNamespace)) {
-        mdt_clear_error();
-        return false;
-    }
-    return true;
-}
-
-const char *mdi_type_kind(const mdt_image *img, uint32_t type)
-{
-    mdt_row r;
-    uint32_t base;
-    const char *ns, *name, *sns, *sname;
-    if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(type))) {
-        mdt_clear_error();
-        return "class";
-    }
-    if (mdt_row_raw(&r, MDT_COL_TypeDef_Flags) & 0x20)
-        return "interface";
-    if (mdt_row_token(&base, &r, MDT_COL_TypeDef_Extends) || !type_ns_name(img, base, &ns, &name)) {
-        mdt_clear_error();
-        return "class";
-    }
-    if (strcmp(ns, "System") != 0)
-        return "class";
-    if (!type_ns_name(img, type, &sns, &sname))
-        sns = sname = "";
-    if (strcmp(name, "Enum") == 0)
-        return "enum";
-    if (strcmp(name, "ValueType") == 0 && !(strcmp(sns, "System") == 0 && strcmp(sname, "Enum") == 0))
-        return "struct";
-    if (strcmp(name, "MulticastDelegate") == 0)
-        return "delegate";
-    return "class";
+    mdt_type_kind k;
+    mdt_typedef_kind(&k, img, type); /* a class when it does not read */
+    mdt_clear_error();
+    return mdt_type_kind_name(k);
 }
 
 bool mdi_type_matches(const mdi_typeent *t, const char *glob)

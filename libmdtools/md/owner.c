@@ -105,7 +105,23 @@ int mdt_member_owner(uint32_t *owner, const mdt_image *img, uint32_t member)
     if (table == MDT_TABLE_Field)
         return run_owner(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_FieldList, MDT_TABLE_Field,
                          MDT_TOKEN_RID(member), owner);
-    return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a MethodDef or Field", member);
+    if (table == MDT_TABLE_Property || table == MDT_TABLE_Event || table == MDT_TABLE_Param) {
+        /* Through the map row's Parent, or the Param's method. */
+        uint32_t t = 0;
+        mdt_row r;
+        int e;
+        if (!rid || rid > mdt_table_rows(img, table))
+            return mdt_row_get(&r, img, table, rid); /* the located error */
+        if ((e = mdt_token_owner(&t, img, member)) || table != MDT_TABLE_Param ||
+            MDT_TOKEN_TABLE(t) != MDT_TABLE_MethodDef) {
+            *owner = MDT_TOKEN_TABLE(t) == MDT_TABLE_TypeDef ? t : 0;
+            return e;
+        }
+        return mdt_member_owner(owner, img, t);
+    }
+    return mdt__fail_simple(MDT_EINVAL,
+                            "token 0x%08x is not a Field, MethodDef, Property, Event or Param",
+                            member);
 }
 
 /* Property and Event: the map row holding the run, then its Parent. */
