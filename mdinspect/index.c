@@ -1,7 +1,7 @@
 /* mdinspect's name index: TypeDef keys (ECMA-335 II.22.37 TypeDef,
- * II.22.32 NestedClass) sorted for lookup and completion, members of a type
- * through its FieldList/MethodList runs and the PropertyMap/EventMap
- * tables (II.22.35, II.22.13), the owners of rows, and name arguments. */
+ * II.22.32 NestedClass) sorted for lookup and completion, and name
+ * arguments (`Type`, `Type::member`, tokens). The members of a type and its
+ * kind are the library's (<mdtools/members.h>). */
 
 #define _GNU_SOURCE /* FNM_CASEFOLD */
 #include "config.h"
