@@ -117,11 +117,10 @@ static bool collect_named(void *mem, const mdt_image *img, uint32_t type, const 
 {
     mdt_members it = MDT_MEMBERS_INIT;
     uint32_t tok, *t;
-    const char *name;
     int e;
     if (mdt_members_init(&it, img, type, MDT_MEMBERS_ALL) == 0)
-        while ((e = mdt_members_next(&tok, &name, &it)) != MDT_ITEROVER) {
-            if (e || strcmp(name, want) != 0)
+        while ((e = mdt_members_next_named(&tok, want, &it)) != MDT_ITEROVER) {
+            if (e)
                 continue;
             if (!(t = talloc_realloc(mem, *toks, uint32_t, *n + 1)))
                 return false;

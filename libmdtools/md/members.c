@@ -17,6 +17,7 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
+#include "md/md_int.h"
 #include "util/error.h"
 
 /* Unreadable members after which a run is given up: a damaged run may
@@ -139,6 +140,52 @@ int mdt_members_next(uint32_t *member, const char **name, mdt_members *it)
             return e;
     }
     return MDT_ITEROVER;
+}
+
+/* The members of the current run named `want`, where the run's positions
+ * are rows (no Ptr table): names compared in place, row after row, with no
+ * call a member. Stops at the first match (0), at the end of the rows it
+ * can read the quick way (1: the caller goes on with mdt_members_next). */
+static int scan_named(uint32_t *member, const char *want, mdt_members *it)
+{
+    const struct kind *k = &kinds[it->step];
+    const struct mdt_md *md = mdt__md(it->img);
+    const mdt_table_layout *t = &md->lay.tables[k->table];
+    uint32_t lim = it->end, fast = md->lay.strings_fast;
+    if (lim - it->pos > it->cap - it->given)
+        lim = it->pos + (it->cap - it->given);
+    if (lim > t->avail + 1)
+        lim = t->avail + 1; /* rows past the stream: the slow path's error */
+    while (it->pos < lim) {
+        const uint8_t *row = t->base + (size_t)(it->pos - 1) * t->row_size;
+        uint32_t idx = table_raw(t, row, k->name_col);
+        if (idx >= fast)
+            return 1; /* not readable the quick way: let next say why */
+        it->given++;
+        if (strcmp((const char *)md->lay.strings + idx, want) == 0) {
+            *member = MDT_TOKEN(k->table, it->pos++);
+            return 0;
+        }
+        it->pos++;
+    }
+    return 1;
+}
+
+int mdt_members_next_named(uint32_t *member, const char *want, mdt_members *it)
+{
+    const char *name;
+    int e;
+    *member = 0;
+    if (!want || !it || it->version != MDT_MEMBERS_VERSION || !it->img)
+        return mdt__fail_simple(MDT_EINVAL, "mdt_members_next_named: no name, or an iterator "
+                                            "not started");
+    for (;;) {
+        if (it->step < 4 && it->direct && it->pos && it->pos < it->end &&
+            scan_named(member, want, it) == 0)
+            return 0;
+        if ((e = mdt_members_next(member, &name, it)) != 0 || strcmp(name, want) == 0)
+            return e;
+    }
 }
 
 /* Namespace and name of a TypeDef or TypeRef. */

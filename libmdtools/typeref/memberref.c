@@ -320,7 +320,6 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
     mdt_members it = MDT_MEMBERS_INIT;
     mdt_row tr;
     uint32_t first, count, m;
-    const char *mn;
     uint64_t mark;
     int matches = 0, e;
     if (mdt_row_get(&tr, img, MDT_TABLE_TypeDef, rid) ||
@@ -330,12 +329,10 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
                          method ? MDT_MEMBERS_METHODS : MDT_MEMBERS_FIELDS))
         return -1;
     mark = mdt__err_mark();
-    while ((e = mdt_members_next(&m, &mn, &it)) != MDT_ITEROVER) {
-        if (e) {
+    while ((e = mdt_members_next_named(&m, name, &it)) != MDT_ITEROVER) {
+        if (e)
             mdt__err_forget(mark);
-            continue;
-        }
-        if (strcmp(mn, name) == 0)
+        else
             consider(c, tmp, rmi, rsig, name, dmi, table, MDT_TOKEN_RID(m), &matches, member,
                      by_name, mark);
     }

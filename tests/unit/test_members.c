@@ -111,6 +111,48 @@ START_TEST(kinds_choose_members)
 }
 END_TEST
 
+/* By name: the members mdt_members_next gives with that name, in its
+ * order, for every type and every name of Everything.dll. */
+START_TEST(members_by_name_agree_with_the_walk)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_data(ctx, "data/Everything.dll");
+    unsigned found = 0;
+    for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_TypeDef); rid++) {
+        uint32_t type = MDT_TOKEN(MDT_TABLE_TypeDef, rid), tok, all[512];
+        const char *names[512], *name;
+        unsigned n = 0;
+        mdt_members it = MDT_MEMBERS_INIT;
+        ck_assert_int_eq(mdt_members_init(&it, img, type, MDT_MEMBERS_ALL), 0);
+        while (mdt_members_next(&tok, &name, &it) == 0 && n < 512) {
+            all[n] = tok;
+            names[n++] = name;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            mdt_members byname = MDT_MEMBERS_INIT;
+            unsigned j = 0;
+            ck_assert_int_eq(mdt_members_init(&byname, img, type, MDT_MEMBERS_ALL), 0);
+            while (mdt_members_next_named(&tok, names[i], &byname) == 0) {
+                while (j < n && strcmp(names[j], names[i]) != 0)
+                    j++;
+                ck_assert_uint_lt(j, n);
+                ck_assert_uint_eq(tok, all[j++]);
+                found++;
+            }
+            while (j < n && strcmp(names[j], names[i]) != 0)
+                j++;
+            ck_assert_uint_eq(j, n); /* none left out */
+        }
+        mdt_members none = MDT_MEMBERS_INIT;
+        ck_assert_int_eq(mdt_members_init(&none, img, type, MDT_MEMBERS_ALL), 0);
+        ck_assert_int_eq(mdt_members_next_named(&tok, "no such member", &none), MDT_ITEROVER);
+        ck_assert_int_eq(mdt_members_next_named(&tok, NULL, &none), MDT_EINVAL);
+    }
+    ck_assert_uint_gt(found, 100);
+    talloc_free(ctx);
+}
+END_TEST
+
 START_TEST(kinds_of_types)
 {
     void *ctx = talloc_new(NULL);
@@ -286,6 +328,19 @@ START_TEST(damaged_runs_end_with_bounded_errors)
     ck_assert_uint_eq(given, 51);
     ck_assert_uint_eq(errors, 17);
     ck_assert_int_eq(mdt_last_error()->code, MDT_ETRUNC);
+    {
+        /* by name (no #Strings: every name reads as the slow path says) */
+        mdt_members it = MDT_MEMBERS_INIT;
+        uint32_t tok;
+        int e;
+        errors = 0;
+        ck_assert_int_eq(mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeDef, 2),
+                                          MDT_MEMBERS_METHODS), 0);
+        while ((e = mdt_members_next_named(&tok, "x", &it)) != MDT_ITEROVER) {
+            ck_assert_int_ne(e, 0);
+            ck_assert_uint_lt(++errors, 1000);
+        }
+    }
 
     /* a run that ends before it starts: one error, then the end */
     b = build(ctx, &len, 60, 10, 100, 0);
@@ -336,6 +391,7 @@ Suite *suite(void)
     TCase *tc = tcase_create("members");
     tcase_add_test(tc, members_of_every_type_are_owned_by_it_and_given_once);
     tcase_add_test(tc, kinds_choose_members);
+    tcase_add_test(tc, members_by_name_agree_with_the_walk);
     tcase_add_test(tc, kinds_of_types);
     tcase_add_test(tc, type_or_member_tokens);
     tcase_add_test(tc, owners_of_params_properties_events);

@@ -90,6 +90,15 @@ int mdt_members_init(mdt_members *it, const mdt_image *img, uint32_t typedef_tok
  * was not started). */
 int mdt_members_next(uint32_t *member, const char **name, mdt_members *it);
 
+/* The next member named `name`: mdt_members_next passing over the others,
+ * their names compared in place (no call a member where the run has no
+ * Ptr table: what a lookup by name over a large type needs). Returns as
+ * mdt_members_next: 0, MDT_ITEROVER at the end, or the error of an
+ * unreadable member passed over (call again to go on). Errors: those of
+ * mdt_members_next (MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOTFOUND,
+ * MDT_ENOHEAP), and MDT_EINVAL for no name or an iterator not started. */
+int mdt_members_next_named(uint32_t *member, const char *name, mdt_members *it);
+
 /* What a TypeDef is, as C# declares it (doc/names.md): an interface by
  * its flags (II.23.1.15 ClassSemanticsMask); otherwise by its base type's
  * name (a TypeDef or TypeRef, read here, not resolved): System.Enum for
