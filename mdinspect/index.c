@@ -465,8 +465,8 @@ size_t mdi_types_everywhere(mdi_state *st, void *mem, const char *name, mdi_modu
 const char *mdi_kind_name(const mdt_image *img, uint32_t type)
 {
     mdt_type_kind k;
-    mdt_typedef_kind(&k, img, type); /* a class when it does not read */
-    mdt_clear_error();
+    if (mdt_typedef_kind(&k, img, type))
+        mdt_clear_error(); /* a class when it does not read */
     return mdt_type_kind_name(k);
 }
 

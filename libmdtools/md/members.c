@@ -222,11 +222,14 @@ int mdt_typedef_kind(mdt_type_kind *kind, const mdt_image *img, uint32_t typedef
         *kind = MDT_KIND_INTERFACE;
         return 0;
     }
-    if ((e = mdt_row_token(&base, &r, MDT_COL_TypeDef_Extends)))
-        return e;
-    if (!MDT_TOKEN_RID(base) || (MDT_TOKEN_TABLE(base) != MDT_TABLE_TypeDef &&
-                                 MDT_TOKEN_TABLE(base) != MDT_TABLE_TypeRef))
+    /* Extends is a TypeDefOrRef coded index (II.24.2.6): tag 0 TypeDef,
+     * 1 TypeRef, 2 TypeSpec in the low two bits. Decoded here, not by
+     * mdt_row_token: this runs once for every type a listing shows, and
+     * ns_name's row read checks the rid. */
+    base = mdt_row_raw(&r, MDT_COL_TypeDef_Extends);
+    if (!(base >> 2) || (base & 3) > 1)
         return 0; /* no base (System.Object, an interface), or a generic one */
+    base = MDT_TOKEN((base & 3) ? MDT_TABLE_TypeRef : MDT_TABLE_TypeDef, base >> 2);
     if ((e = ns_name(img, base, &ns, &name)))
         return e;
     if (strcmp(ns, "System") != 0)
@@ -234,13 +237,16 @@ int mdt_typedef_kind(mdt_type_kind *kind, const mdt_image *img, uint32_t typedef
     if (strcmp(name, "Enum") == 0) {
         *kind = MDT_KIND_ENUM;
     } else if (strcmp(name, "ValueType") == 0) {
-        /* System.Enum extends System.ValueType and is a class. */
+        /* System.Enum extends System.ValueType and is a class; a name that
+         * does not read makes a struct (its one error forgotten). */
         const char *sns, *sname;
-        uint64_t mark = mdt__err_mark(); /* a name that does not read: a struct */
-        if (ns_name(img, typedef_token, &sns, &sname) ||
-            strcmp(sns, "System") != 0 || strcmp(sname, "Enum") != 0)
+        if (mdt_row_string(&sname, NULL, &r, MDT_COL_TypeDef_TypeName) ||
+            mdt_row_string(&sns, NULL, &r, MDT_COL_TypeDef_TypeNamespace)) {
+            mdt__err_forget_one();
             *kind = MDT_KIND_STRUCT;
-        mdt__err_forget(mark);
+        } else if (strcmp(sname, "Enum") != 0 || strcmp(sns, "System") != 0) {
+            *kind = MDT_KIND_STRUCT;
+        }
     } else if (strcmp(name, "MulticastDelegate") == 0) {
         *kind = MDT_KIND_DELEGATE;
     }
@@ -249,13 +255,8 @@ int mdt_typedef_kind(mdt_type_kind *kind, const mdt_image *img, uint32_t typedef
 
 const char *mdt_type_kind_name(mdt_type_kind kind)
 {
-    switch (kind) {
-    case MDT_KIND_INTERFACE: return "interface";
-    case MDT_KIND_STRUCT: return "struct";
-    case MDT_KIND_ENUM: return "enum";
-    case MDT_KIND_DELEGATE: return "delegate";
-    default: return "class";
-    }
+    static const char *const words[] = {"class", "interface", "struct", "enum", "delegate"};
+    return (unsigned)kind < sizeof words / sizeof words[0] ? words[kind] : "class";
 }
 
 bool mdt_token_is_type_or_member(uint32_t token)

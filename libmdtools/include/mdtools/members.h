@@ -106,18 +106,19 @@ int mdt_members_next_named(uint32_t *member, const char *name, mdt_members *it);
  * System.MulticastDelegate for a delegate; a class otherwise (no base, a
  * TypeSpec base, another name). */
 typedef enum mdt_type_kind {
-    MDT_KIND_CLASS,
-    MDT_KIND_INTERFACE,
-    MDT_KIND_STRUCT,
-    MDT_KIND_ENUM,
-    MDT_KIND_DELEGATE,
+    MDT_KIND_CLASS = 0,
+    MDT_KIND_INTERFACE = 1,
+    MDT_KIND_STRUCT = 2,
+    MDT_KIND_ENUM = 3,
+    MDT_KIND_DELEGATE = 4,
 } mdt_type_kind;
 
 /* The kind of TypeDef `typedef_token` (MDT_KIND_CLASS on failure). Errors:
  * MDT_EINVAL (no output or image, not a TypeDef token), MDT_ENOTFOUND (no
- * such row), MDT_ETRUNC (the row, or its base type's, lies beyond the
- * tables stream), MDT_EBADIMAGE (an Extends cell naming no row, a name
- * beyond #Strings), MDT_ENOHEAP (no #Strings heap). */
+ * such row, or an Extends cell naming a row beyond its table), MDT_ETRUNC
+ * (the row, or its base type's, lies beyond the tables stream),
+ * MDT_EBADIMAGE (a name beyond #Strings), MDT_ENOHEAP (no #Strings
+ * heap). */
 int mdt_typedef_kind(mdt_type_kind *kind, const mdt_image *img, uint32_t typedef_token);
 
 /* The kind's word as C# writes it: "class", "interface", "struct",
