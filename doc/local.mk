@@ -11,6 +11,7 @@ MDT_MAN3_PAGES = \
 	doc/man3/mdt_image.3 \
 	doc/man3/mdt_tables.3 \
 	doc/man3/mdt_heaps.3 \
+	doc/man3/mdt_members.3 \
 	doc/man3/mdt_assembly.3 \
 	doc/man3/mdt_sig.3 \
 	doc/man3/mdt_names.3 \

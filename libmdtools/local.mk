@@ -16,6 +16,7 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/sig.h \
 	libmdtools/include/mdtools/names.h \
 	libmdtools/include/mdtools/nesting.h \
+	libmdtools/include/mdtools/members.h \
 	libmdtools/include/mdtools/modset.h \
 	libmdtools/include/mdtools/typeref.h \
 	libmdtools/include/mdtools/value.h \
@@ -58,6 +59,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/md/heaps.c \
 	libmdtools/md/find.c \
 	libmdtools/md/owner.c \
+	libmdtools/md/members.c \
 	libmdtools/md/identity.c \
 	libmdtools/md/nesting_int.h \
 	libmdtools/md/nesting.c \

@@ -11,6 +11,8 @@
 #include <talloc.h>
 
 #include <mdtools/errors.h>
+#include <mdtools/members.h>
+#include <mdtools/nesting.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
@@ -124,61 +126,25 @@ static void hit(struct hit_ctx *h, uint32_t tok, const char *kind, uint32_t owne
     mdi_item_end(p);
 }
 
-static bool member_hit(void *ctx, uint32_t token, const char *name, size_t len)
+/* The members of `type` whose own name matches the member glob. */
+static void type_members(struct hit_ctx *h, uint32_t type)
 {
-    struct hit_ctx *h = ctx;
-    char buf[1024];
-    if (len >= sizeof buf || mdi_interrupted(h->st))
-        return !mdi_interrupted(h->st);
-    memcpy(buf, name, len);
-    buf[len] = '\0';
-    if (mdi_glob(h->member_glob, buf))
-        hit(h, token, member_kind(token), 0, NULL, 0);
-    return true;
-}
-
-/* Members of every type whose name matches: one pass per member table. */
-/* The TypeDef owning each row of a member table (0: none), from the
- * TypeDefs' runs (Field, MethodDef: II.22.37 FieldList, MethodList) or
- * the map tables (Property, Event: II.22.35, II.22.13), the first claim
- * winning as in mdt_member_owner: one pass, instead of a search per
- * member. NULL when a run cannot be read (the library is asked then). */
-static uint32_t *member_owners(void *mem, const mdt_image *img, unsigned table)
-{
-    bool map = table == MDT_TABLE_Property || table == MDT_TABLE_Event;
-    unsigned holders = map ? (table == MDT_TABLE_Property ? MDT_TABLE_PropertyMap
-                                                          : MDT_TABLE_EventMap)
-                           : MDT_TABLE_TypeDef;
-    unsigned col = table == MDT_TABLE_Field       ? MDT_COL_TypeDef_FieldList
-                   : table == MDT_TABLE_MethodDef ? MDT_COL_TypeDef_MethodList
-                   : table == MDT_TABLE_Property  ? MDT_COL_PropertyMap_PropertyList
-                                                  : MDT_COL_EventMap_EventList;
-    uint32_t n = mdt_table_rows_present(img, table), nh = mdt_table_rows_present(img, holders);
-    uint32_t *own = talloc_zero_array(mem, uint32_t, (size_t)n + 1);
-    for (uint32_t h = 1; own && h <= nh; h++) {
-        mdt_row r;
-        uint32_t first, count, owner = MDT_TOKEN(MDT_TABLE_TypeDef, h);
-        if (mdt_row_get(&r, img, holders, h) || mdt_row_range(&first, &count, &r, col) ||
-            (map && mdt_row_token(&owner, &r,
-                                  table == MDT_TABLE_Property ? MDT_COL_PropertyMap_Parent
-                                                              : MDT_COL_EventMap_Parent))) {
-            talloc_free(own);
-            own = NULL;
-            break;
-        }
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t rid;
-            if (mdt_range_item(&rid, img, table, first + i) || rid > n) {
-                talloc_free(own);
-                own = NULL;
-                break;
-            }
-            if (!own[rid])
-                own[rid] = owner;
-        }
+    mdt_members it = MDT_MEMBERS_INIT;
+    uint32_t tok;
+    const char *name;
+    int e;
+    if (mdt_members_init(&it, h->m->img, type, MDT_MEMBERS_ALL)) {
+        mdt_clear_error();
+        h->bad++;
+        return;
+    }
+    while (!mdi_interrupted(h->st) && (e = mdt_members_next(&tok, &name, &it)) != MDT_ITEROVER) {
+        if (e)
+            h->bad++;
+        else if (strlen(name) < 1024 && mdi_glob(h->member_glob, name))
+            hit(h, tok, member_kind(tok), 0, NULL, 0);
     }
     mdt_clear_error();
-    return own;
 }
 
 /* Members of every type whose name matches: one pass per member table. */
@@ -195,7 +161,6 @@ static void members_by_name(struct hit_ctx *h, const char *glob)
     const mdt_image *img = h->m->img;
     for (size_t k = 0; k < sizeof tabs / sizeof tabs[0]; k++) {
         uint32_t n = mdt_table_rows(img, tabs[k].table);
-        uint32_t *own = n ? member_owners(h->st, img, tabs[k].table) : NULL;
         for (uint32_t rid = 1; rid <= n && !mdi_interrupted(h->st); rid++) {
             mdt_row r;
             const char *s;
@@ -208,11 +173,14 @@ static void members_by_name(struct hit_ctx *h, const char *glob)
                     break; /* the rest of the table is missing */
                 continue;
             }
-            if (mdi_glob(glob, s))
-                hit(h, MDT_TOKEN(tabs[k].table, rid), member_kind(MDT_TOKEN(tabs[k].table, rid)),
-                    own ? own[rid] : 0, s, len);
+            if (mdi_glob(glob, s)) {
+                uint32_t tok = MDT_TOKEN(tabs[k].table, rid), owner;
+                if (mdt_member_owner(&owner, img, tok))
+                    owner = 0; /* the library names it whole */
+                mdt_clear_error();
+                hit(h, tok, member_kind(tok), owner, s, len);
+            }
         }
-        talloc_free(own);
     }
 }
 
@@ -247,9 +215,9 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             if (!mdi_type_matches(t, sep ? type_glob : pattern))
                 continue;
             if (sep)
-                h.bad += mdi_type_members(m->img, t->token, member_hit, &h);
+                type_members(&h, t->token);
             else
-                hit(&h, t->token, mdi_type_kind(m->img, t->token), 0, NULL, 0);
+                hit(&h, t->token, mdi_kind_name(m->img, t->token), 0, NULL, 0);
         }
         if (!sep)
             members_by_name(&h, pattern);

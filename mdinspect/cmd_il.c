@@ -22,6 +22,7 @@
 #include <mdtools/names.h>
 #include <mdtools/nesting.h>
 #include <mdtools/sig.h>
+#include <mdtools/members.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 #include <mdtools/value.h>
@@ -499,19 +500,22 @@ struct collect {
     size_t n;
 };
 
-static bool collect_method(void *ctx, uint32_t token, const char *name, size_t len)
+/* The methods of a TypeDef that can be read. */
+static void collect_methods(struct collect *k, const mdt_image *img, uint32_t type)
 {
-    struct collect *k = ctx;
-    uint32_t *t;
-    (void)name;
-    (void)len;
-    if (MDT_TOKEN_TABLE(token) != MDT_TABLE_MethodDef)
-        return true;
-    if (!(t = talloc_realloc(k->mem, k->toks, uint32_t, k->n + 1)))
-        return false;
-    k->toks = t;
-    t[k->n++] = token;
-    return true;
+    mdt_members it = MDT_MEMBERS_INIT;
+    uint32_t token, *t;
+    int e;
+    if (mdt_members_init(&it, img, type, MDT_MEMBERS_METHODS) == 0)
+        while ((e = mdt_members_next(&token, NULL, &it)) != MDT_ITEROVER) {
+            if (e)
+                continue;
+            if (!(t = talloc_realloc(k->mem, k->toks, uint32_t, k->n + 1)))
+                break;
+            k->toks = t;
+            t[k->n++] = token;
+        }
+    mdt_clear_error();
 }
 
 static int all_methods(struct il *c, mdi_module *m)
@@ -568,7 +572,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                     status = MDI_FAIL;
             } else if (t == MDT_TABLE_TypeDef) {
                 struct collect k = {toks, NULL, 0};
-                mdi_type_members(m->img, toks[i], collect_method, &k);
+                collect_methods(&k, m->img, toks[i]);
                 for (size_t j = 0; j < k.n && !mdi_interrupted(st); j++)
                     if (one_method(&c, m->img, k.toks[j], true) != MDI_OK)
                         status = MDI_FAIL;

@@ -15,6 +15,7 @@
 #include <talloc.h>
 
 #include <mdtools/errors.h>
+#include <mdtools/members.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
@@ -28,17 +29,30 @@ struct members {
     size_t n[4];
 };
 
-static bool collect(void *ctx, uint32_t token, const char *name, size_t len)
+/* The members of `type` by kind; the number that cannot be read. */
+static int collect(struct members *m, const mdt_image *img, uint32_t type)
 {
-    struct members *m = ctx;
-    unsigned t = MDT_TOKEN_TABLE(token);
-    int k = t == MDT_TABLE_Field ? 0 : t == MDT_TABLE_MethodDef ? 1 : t == MDT_TABLE_Property ? 2 : 3;
-    uint32_t *nt = talloc_realloc(m->mem, m->toks[k], uint32_t, m->n[k] + 1);
-    if (!nt)
-        return false;
-    m->toks[k] = nt;
-    nt[m->n[k]++] = token;
-    return true;
+    mdt_members it = MDT_MEMBERS_INIT;
+    uint32_t token;
+    const char *name;
+    int e, bad = 0;
+    if (mdt_members_init(&it, img, type, MDT_MEMBERS_ALL))
+        return 1;
+    while ((e = mdt_members_next(&token, &name, &it)) != MDT_ITEROVER) {
+        unsigned t = MDT_TOKEN_TABLE(token);
+        int k = t == MDT_TABLE_Field ? 0 : t == MDT_TABLE_MethodDef ? 1 : t == MDT_TABLE_Property ? 2 : 3;
+        uint32_t *nt = e ? NULL : talloc_realloc(m->mem, m->toks[k], uint32_t, m->n[k] + 1);
+        if (e) {
+            bad++;
+            continue;
+        }
+        if (!nt)
+            break;
+        m->toks[k] = nt;
+        nt[m->n[k]++] = token;
+    }
+    mdt_clear_error();
+    return bad;
 }
 
 /* A token and its name: JSON {"token", "name"} under key; text one line. */
@@ -334,7 +348,7 @@ static int typedef_info(mdi_state *st, uint32_t tok, bool foreign)
     for (size_t i = 0; ix && i < ix->ntypes; i++)
         if (ix->types[i].token == tok)
             mdi_str(p, "metadata_name", NULL, ix->types[i].key);
-    mdi_str(p, "kind", "kind", mdi_type_kind(img, tok));
+    mdi_str(p, "kind", "kind", mdi_kind_name(img, tok));
     mdi_flags(p, "flags", "flags", flags, mdi_type_flags);
     if (mdt_row_token(&base, &r, MDT_COL_TypeDef_Extends)) {
         mdi_error(p, "base", "base", mdi_cell_error(msg, sizeof msg));
@@ -359,7 +373,7 @@ static int typedef_info(mdi_state *st, uint32_t tok, bool foreign)
     related(st, "nested", "nested types", MDT_TABLE_NestedClass,
             MDT_COL_NestedClass_EnclosingClass, MDT_TOKEN_RID(tok), MDT_COL_NestedClass_NestedClass,
             &bad);
-    bad += mdi_type_members(img, tok, collect, &mem);
+    bad += collect(&mem, img, tok);
     member_list(st, "fields", "fields", mem.toks[0], mem.n[0], &bad);
     member_list(st, "methods", "methods", mem.toks[1], mem.n[1], &bad);
     member_list(st, "properties", "properties", mem.toks[2], mem.n[2], &bad);

@@ -38,7 +38,7 @@ static long module_types(mdi_state *st, mdi_module *m, const char *glob, bool al
         if (all)
             mdi_str(p, "module", "module", m->name);
         mdi_token(p, "token", "token", t->token);
-        mdi_str(p, "kind", "kind", mdi_type_kind(m->img, t->token));
+        mdi_str(p, "kind", "kind", mdi_kind_name(m->img, t->token));
         if (mdt_row_get(&r, m->img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(t->token)) == 0) {
             uint32_t fl = mdt_row_raw(&r, MDT_COL_TypeDef_Flags);
             for (const mdi_flagname *f = mdi_type_flags; f->mask == 0x7; f++)

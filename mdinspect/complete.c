@@ -17,6 +17,7 @@
 #include <readline/readline.h>
 #include <talloc.h>
 
+#include <mdtools/members.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
@@ -111,14 +112,20 @@ struct member_cands {
     char *prefix; /* "Type::" */
 };
 
-static bool add_member(void *ctx, uint32_t token, const char *name, size_t len)
+static void add_member(struct member_cands *mc, const mdt_image *img, uint32_t type)
 {
-    struct member_cands *mc = ctx;
-    char *s = talloc_asprintf(mc->c->mem, "%s%.*s", mc->prefix, (int)len, name);
-    if (s)
-        mdi_cand_add(mc->c, mc->text, s);
-    talloc_free(s);
-    return true;
+    mdt_members it = MDT_MEMBERS_INIT;
+    uint32_t tok;
+    const char *name;
+    int e;
+    if (mdt_members_init(&it, img, type, MDT_MEMBERS_ALL) == 0)
+        while ((e = mdt_members_next(&tok, &name, &it)) != MDT_ITEROVER) {
+            char *s = e ? NULL : talloc_asprintf(mc->c->mem, "%s%s", mc->prefix, name);
+            if (s)
+                mdi_cand_add(mc->c, mc->text, s);
+            talloc_free(s);
+        }
+    mdt_clear_error();
 }
 
 /* After "Type::": the members of that type. */
@@ -138,7 +145,7 @@ static void add_members(mdi_state *st, mdi_cands *c, const char *text)
     types = mdi_types_named(tname, m, tname, &n);
     mc.prefix = talloc_asprintf(tname, "%s::", tname);
     for (size_t i = 0; types && mc.prefix && i < n; i++)
-        mdi_type_members(m->img, types[i], add_member, &mc);
+        add_member(&mc, m->img, types[i]);
     talloc_free(tname);
 }
 

@@ -1,15 +1,13 @@
 /* mdinspect's name index: TypeDef keys (ECMA-335 II.22.37 TypeDef,
- * II.22.32 NestedClass) sorted for lookup and completion, members of a type
- * through its FieldList/MethodList runs and the PropertyMap/EventMap
- * tables (II.22.35, II.22.13), the owners of rows, and name arguments. */
+ * II.22.32 NestedClass) sorted for lookup and completion, and name
+ * arguments (`Type`, `Type::member`, tokens). The members of a type and its
+ * kind are the library's (<mdtools/members.h>). */
 
 #define _GNU_SOURCE /* FNM_CASEFOLD */
 #include "config.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <fnmatch.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -18,7 +16,7 @@
 
 #include <mdtools/errors.h>
 #include <mdtools/names.h>
-#include <mdtools/heaps.h>
+#include <mdtools/members.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
@@ -462,294 +460,14 @@ size_t mdi_types_everywhere(mdi_state *st, void *mem, const char *name, mdi_modu
     return n;
 }
 
-/* ---- tokens and names as arguments ---- */
-
-static bool parse_token(const char *s, uint32_t *tok)
-{
-    char *end;
-    unsigned long long v;
-    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !isxdigit((unsigned char)s[2]))
-        return false;
-    errno = 0;
-    v = strtoull(s + 2, &end, 16);
-    if (errno || *end || v > UINT32_MAX)
-        return false;
-    *tok = (uint32_t)v;
-    return true;
-}
-
-/* A literal token that names a row (or a user string) of the image. */
-static int check_token(mdi_state *st, const mdt_image *img, const char *text, uint32_t tok)
-{
-    unsigned table = MDT_TOKEN_TABLE(tok);
-    uint32_t rid = MDT_TOKEN_RID(tok);
-    const mdt_table_schema *s = mdt_table_schema_get(table);
-    if (table == MDT_TOKEN_STRING) {
-        const uint8_t *u;
-        uint32_t units;
-        int flag;
-        if (mdt_heap_us(&u, &units, &flag, img, rid) != 0) {
-            char msg[512];
-            return mdi_fail(st, "%s: %s", text, mdi_errmsg_here(msg, sizeof msg));
-        }
-        return 0;
-    }
-    if (!s)
-        return mdi_fail(st, "%s: no table has the id 0x%02x", text, table);
-    if (rid == 0 || rid > mdt_table_rows(img, table))
-        return mdi_fail(st, "%s: %s has %" PRIu32 " row%s, no row %" PRIu32, text, s->name,
-                        mdt_table_rows(img, table), mdt_table_rows(img, table) == 1 ? "" : "s",
-                        rid);
-    return 0;
-}
-
-int mdi_arg_type(mdi_state *st, const char *text, mdi_module **mod, uint32_t *token)
-{
-    mdi_module *m = mdi_current(st), **mods, *pick = NULL;
-    uint32_t *toks;
-    size_t n, here = 0;
-    *mod = m;
-    if (parse_token(text, token)) {
-        unsigned t = MDT_TOKEN_TABLE(*token);
-        if (t != MDT_TABLE_TypeDef && t != MDT_TABLE_TypeRef && t != MDT_TABLE_TypeSpec)
-            return mdi_fail(st, "%s is not a TypeDef, TypeRef or TypeSpec token", text);
-        return check_token(st, m->img, text, *token);
-    }
-    n = mdi_types_everywhere(st, st, text, &mods, &toks);
-    /* Several: the current module's, when it has exactly one. */
-    for (size_t i = 0; i < n; i++)
-        if (mods[i] == m) {
-            here++;
-            pick = mods[i];
-            *token = toks[i];
-        }
-    if (n == 1 || here == 1) {
-        if (n == 1) {
-            pick = mods[0];
-            *token = toks[0];
-        }
-        *mod = pick;
-        talloc_free(mods);
-        talloc_free(toks);
-        return 0;
-    }
-    if (n == 0)
-        return mdi_fail(st, "no open module defines a type '%s'", text);
-    {
-        char *list = talloc_strdup(mods, "");
-        for (size_t i = 0; list && i < n && i < 20; i++) {
-            char *name = mdi_name(st, list, mods[i]->img, toks[i]);
-            list = talloc_asprintf_append(list, "%s#%u %s 0x%08" PRIx32 " %s", i ? ", " : "",
-                                          mods[i]->id, mods[i]->name, toks[i], name ? name : "?");
-        }
-        if (list && n > 20)
-            list = talloc_asprintf_append(list, ", and %zu more", n - 20);
-        mdi_fail(st, "ambiguous type '%s': %s", text, list ? list : "");
-        talloc_free(mods);
-        talloc_free(toks);
-        return MDI_FAIL;
-    }
-}
-
-struct collect {
-    void *mem;
-    const char *want;
-    size_t wantlen;
-    uint32_t *toks;
-    size_t n;
-};
-
-static bool collect_named(void *ctx, uint32_t token, const char *name, size_t len)
-{
-    struct collect *c = ctx;
-    uint32_t *t;
-    if (len != c->wantlen || memcmp(name, c->want, len) != 0)
-        return true;
-    t = talloc_realloc(c->mem, c->toks, uint32_t, c->n + 1);
-    if (!t)
-        return false;
-    c->toks = t;
-    c->toks[c->n++] = token;
-    return true;
-}
-
-int mdi_arg_tokens(mdi_state *st, void *mem, const char *text, uint32_t **out, size_t *nout)
-{
-    mdi_module *m = mdi_current(st);
-    const char *sep = strstr(text, "::");
-    uint32_t tok, *types;
-    size_t ntypes;
-    char *tname;
-    struct collect c = {mem, NULL, 0, NULL, 0};
-
-    *out = NULL;
-    *nout = 0;
-    if (parse_token(text, &tok)) {
-        if (check_token(st, m->img, text, tok))
-            return MDI_FAIL;
-        *out = talloc_array(mem, uint32_t, 1);
-        if (!*out)
-            return mdi_fail(st, "out of memory");
-        (*out)[0] = tok;
-        *nout = 1;
-        return 0;
-    }
-    if (!sep) {
-        *out = mdi_types_named(mem, m, text, nout);
-        if (!*nout)
-            return mdi_fail(st, "%s defines no type '%s'", m->name, text);
-        return 0;
-    }
-    if (sep == text || !sep[2])
-        return mdi_fail(st, "'%s': a type and a member go on both sides of '::'", text);
-    tname = talloc_strndup(mem, text, (size_t)(sep - text));
-    types = tname ? mdi_types_named(tname, m, tname, &ntypes) : NULL;
-    if (!types) {
-        mdi_fail(st, "%s defines no type '%s'", m->name, tname ? tname : "");
-        talloc_free(tname);
-        return MDI_FAIL;
-    }
-    c.want = sep + 2;
-    c.wantlen = strlen(c.want);
-    for (size_t i = 0; i < ntypes; i++)
-        mdi_type_members(m->img, types[i], collect_named, &c);
-    talloc_free(tname);
-    if (!c.n)
-        return mdi_fail(st, "no member '%s' in %s", c.want, m->name);
-    *out = c.toks;
-    *nout = c.n;
-    return 0;
-}
-
-/* ---- members ---- */
-
-/* The run of `col` in row `r` of `table`, each item's name to cb. */
-static int walk_run(const mdt_image *img, const mdt_row *r, unsigned col, unsigned target,
-                    unsigned name_col, mdi_member_cb cb, void *ctx, bool *stop)
-{
-    uint32_t first, count;
-    int bad = 0;
-    if (mdt_row_range(&first, &count, r, col)) {
-        mdt_clear_error();
-        return 1;
-    }
-    for (uint32_t i = 0; i < count && !*stop; i++) {
-        uint32_t rid;
-        mdt_row mr;
-        const char *name;
-        size_t len;
-        if (mdt_range_item(&rid, img, target, first + i) || mdt_row_get(&mr, img, target, rid) ||
-            mdt_row_string(&name, &len, &mr, name_col)) {
-            mdt_clear_error();
-            bad++;
-            if (bad > 16)
-                break; /* a damaged run: don't report a million rows */
-            continue;
-        }
-        if (!cb(ctx, MDT_TOKEN(target, rid), name, len))
-            *stop = true;
-    }
-    return bad;
-}
-
-/* Properties or events: the map row whose Parent is the type. */
-static int walk_map(const mdt_image *img, uint32_t type, bool props, mdi_member_cb cb, void *ctx,
-                    bool *stop)
-{
-    unsigned map = props ? MDT_TABLE_PropertyMap : MDT_TABLE_EventMap;
-    unsigned target = props ? MDT_TABLE_Property : MDT_TABLE_Event;
-    mdt_find f;
-    uint32_t rid;
-    int bad = 0;
-    unsigned parent = props ? MDT_COL_PropertyMap_Parent : MDT_COL_EventMap_Parent;
-    unsigned list = props ? MDT_COL_PropertyMap_PropertyList : MDT_COL_EventMap_EventList;
-    if (!mdt_table_rows(img, map) || mdt_find_init(&f, img, map, parent, MDT_TOKEN_RID(type)))
-        return 0;
-    while (!*stop && mdt_find_next(&rid, &f) == 0) {
-        mdt_row r;
-        if (mdt_row_get(&r, img, map, rid)) {
-            bad++;
-            continue;
-        }
-        bad += walk_run(img, &r, list, target, props ? MDT_COL_Property_Name : MDT_COL_Event_Name,
-                        cb, ctx, stop);
-    }
-    mdt_clear_error();
-    return bad;
-}
-
-int mdi_type_members(const mdt_image *img, uint32_t type, mdi_member_cb cb, void *ctx)
-{
-    mdt_row r;
-    bool stop = false;
-    int bad = 0;
-    if (MDT_TOKEN_TABLE(type) != MDT_TABLE_TypeDef ||
-        mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(type))) {
-        mdt_clear_error();
-        return 1;
-    }
-    bad += walk_run(img, &r, MDT_COL_TypeDef_FieldList, MDT_TABLE_Field, MDT_COL_Field_Name, cb,
-                    ctx, &stop);
-    if (!stop)
-        bad += walk_run(img, &r, MDT_COL_TypeDef_MethodList, MDT_TABLE_MethodDef,
-                        MDT_COL_MethodDef_Name, cb, ctx, &stop);
-    if (!stop)
-        bad += walk_map(img, type, true, cb, ctx, &stop);
-    if (!stop)
-        bad += walk_map(img, type, false, cb, ctx, &stop);
-    return bad;
-}
-
-/* ---- owners ---- */
-
 /* ---- kinds ---- */
 
-/* Namespace and name of a TypeDef or TypeRef, or false. */
-static bool type_ns_name(const mdt_image *img, uint32_t tok, const char **ns, const char **name)
+const char *mdi_kind_name(const mdt_image *img, uint32_t type)
 {
-    unsigned t = MDT_TOKEN_TABLE(tok);
-    mdt_row r;
-    if (t != MDT_TABLE_TypeDef && t != MDT_TABLE_TypeRef)
-        return false;
-    if (mdt_row_get(&r, img, t, MDT_TOKEN_RID(tok)) ||
-        mdt_row_string(name, NULL, &r,
-                       t == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeName
-                                              : MDT_COL_TypeRef_TypeName) ||
-        mdt_row_string(ns, NULL, &r,
-                       t == MDT_TABLE_TypeDef ? MDT_COL_TypeDef_TypeNamespace
-                                              : MDT_COL_TypeRef_TypeNamespace)) {
-        mdt_clear_error();
-        return false;
-    }
-    return true;
-}
-
-const char *mdi_type_kind(const mdt_image *img, uint32_t type)
-{
-    mdt_row r;
-    uint32_t base;
-    const char *ns, *name, *sns, *sname;
-    if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(type))) {
-        mdt_clear_error();
-        return "class";
-    }
-    if (mdt_row_raw(&r, MDT_COL_TypeDef_Flags) & 0x20)
-        return "interface";
-    if (mdt_row_token(&base, &r, MDT_COL_TypeDef_Extends) || !type_ns_name(img, base, &ns, &name)) {
-        mdt_clear_error();
-        return "class";
-    }
-    if (strcmp(ns, "System") != 0)
-        return "class";
-    if (!type_ns_name(img, type, &sns, &sname))
-        sns = sname = "";
-    if (strcmp(name, "Enum") == 0)
-        return "enum";
-    if (strcmp(name, "ValueType") == 0 && !(strcmp(sns, "System") == 0 && strcmp(sname, "Enum") == 0))
-        return "struct";
-    if (strcmp(name, "MulticastDelegate") == 0)
-        return "delegate";
-    return "class";
+    mdt_type_kind k;
+    if (mdt_typedef_kind(&k, img, type))
+        mdt_clear_error(); /* a class when it does not read */
+    return mdt_type_kind_name(k);
 }
 
 bool mdi_type_matches(const mdi_typeent *t, const char *glob)
@@ -798,18 +516,4 @@ bool mdi_glob(const char *pattern, const char *s)
     flags = FNM_CASEFOLD;
 match:
     return fnmatch(pattern, s, flags) == 0;
-}
-
-int mdi_each_token(mdi_state *st, const char *text, int (*one)(mdi_state *st, uint32_t token))
-{
-    uint32_t *toks;
-    size_t n;
-    int status = MDI_OK;
-    if (mdi_arg_tokens(st, st, text, &toks, &n))
-        return MDI_FAIL;
-    for (size_t i = 0; i < n && !mdi_interrupted(st); i++)
-        if (one(st, toks[i]) != MDI_OK)
-            status = MDI_FAIL;
-    talloc_free(toks);
-    return status;
 }

@@ -90,17 +90,9 @@ int mdi_arg_tokens(mdi_state *st, void *mem, const char *text, uint32_t **toks, 
  * early on Ctrl-C. MDI_OK when every call succeeded, else MDI_FAIL. */
 int mdi_each_token(mdi_state *st, const char *text, int (*one)(mdi_state *st, uint32_t token));
 
-/* The members of a TypeDef: fields, methods, properties, events, in that
- * order (through the Ptr tables when present). The callback's name is
- * borrowed from the image. Returns the number of members that could not be
- * read. Stops early when cb returns false. */
-typedef bool (*mdi_member_cb)(void *ctx, uint32_t token, const char *name, size_t len);
-int mdi_type_members(const mdt_image *img, uint32_t type, mdi_member_cb cb, void *ctx);
-
-/* What a TypeDef is: "interface" (flag), "enum", "struct" or "delegate"
- * (by its base type System.Enum, System.ValueType or
- * System.MulticastDelegate, unless it is System.Enum itself), else "class". */
-const char *mdi_type_kind(const mdt_image *img, uint32_t type);
+/* What a TypeDef is, as mdt_typedef_kind says: "class", "interface",
+ * "struct", "enum" or "delegate"; "class" when it cannot be read. */
+const char *mdi_kind_name(const mdt_image *img, uint32_t type);
 
 /* Whether a type matches a `types`/`find` glob: its key, its key without
  * arity suffixes, or (when the glob has no '.' or '+') its simple name

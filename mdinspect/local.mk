@@ -15,6 +15,7 @@ MDI_SHELL_SOURCES = \
 	mdinspect/state.c \
 	mdinspect/index.h \
 	mdinspect/index.c \
+	mdinspect/args.c \
 	mdinspect/cmd.h \
 	mdinspect/commands.def \
 	mdinspect/cmds.c \

@@ -13,6 +13,7 @@
 #include <mdtools/assembly.h>
 #include <mdtools/errors.h>
 #include <mdtools/sig.h>
+#include <mdtools/members.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
@@ -90,26 +91,6 @@ char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t
     return out;
 }
 
-/* Tables whose rows are types or members: names with a metadata form. */
-static bool type_or_member(unsigned table)
-{
-    switch (table) {
-    case MDT_TABLE_TypeDef:
-    case MDT_TABLE_TypeRef:
-    case MDT_TABLE_TypeSpec:
-    case MDT_TABLE_MethodDef:
-    case MDT_TABLE_Field:
-    case MDT_TABLE_MemberRef:
-    case MDT_TABLE_MethodSpec:
-    case MDT_TABLE_Property:
-    case MDT_TABLE_Event:
-    case MDT_TABLE_ExportedType:
-        return true;
-    default:
-        return false;
-    }
-}
-
 char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
 {
     unsigned t = MDT_TOKEN_TABLE(token);
@@ -127,7 +108,7 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
     case MDT_TABLE_Document:
         return mdi_name(st, mem, img, token);
     default:
-        if (type_or_member(t))
+        if (mdt_token_is_type_or_member(token))
             return mdi_name(st, mem, img, token);
         break;
     }
@@ -144,7 +125,7 @@ void mdi_metadata_name(mdi_state *st, const char *key, const mdt_image *img, uin
     static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
     char *s = NULL;
     if (mdi_printer_format(st->out) != MDI_FMT_JSON || !MDT_TOKEN_RID(token) ||
-        !type_or_member(MDT_TOKEN_TABLE(token)))
+        !mdt_token_is_type_or_member(token))
         return;
     if (mdt_token_name(st, &s, img, token, &stored) == 0)
         mdi_str(st->out, key ? key : "metadata_name", NULL, s);

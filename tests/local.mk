@@ -20,6 +20,7 @@ if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
 	tests/unit/test_idnames
 UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows tests/unit/test_owner \
+	tests/unit/test_members \
 	tests/unit/test_rows_framework \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar tests/unit/test_batch_json
 UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_strbuf \
@@ -59,6 +60,10 @@ tests_unit_test_batch_parse_swar_LDADD = $(TEST_LDADD)
 tests_unit_test_batch_json_SOURCES = tests/unit/test_batch_json.c mdinspect/batch/io.c $(TEST_MAIN)
 tests_unit_test_batch_json_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/mdinspect
 tests_unit_test_batch_json_LDADD = $(TEST_LDADD)
+
+tests_unit_test_members_SOURCES = tests/unit/test_members.c $(TEST_MAIN)
+tests_unit_test_members_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_members_LDADD = $(TEST_LDADD)
 
 tests_unit_test_owner_SOURCES = tests/unit/test_owner.c $(TEST_MAIN)
 tests_unit_test_owner_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -64,6 +64,7 @@ tables.def md
 heaps.h md
 assembly.h md
 nesting.h md
+members.h md
 sig.h generics
 names.h generics
 value.h generics

@@ -20,6 +20,7 @@
 #include <mdtools/names.h>
 #include <mdtools/nesting.h>
 #include <mdtools/sig.h>
+#include <mdtools/members.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
@@ -50,19 +51,21 @@ static bool is_enum_underlying(unsigned k)
 
 int mdt_enum_underlying(uint8_t *elem_type, const mdt_image *img, uint32_t td)
 {
-    mdt_row r;
-    uint32_t first, count;
+    mdt_members it = MDT_MEMBERS_INIT;
+    uint32_t tok;
     int e;
     if (MDT_TOKEN_TABLE(td) != MDT_TABLE_TypeDef)
         return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a TypeDef", td);
-    if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(td))) ||
-        (e = mdt_row_range(&first, &count, &r, MDT_COL_TypeDef_FieldList)))
+    if ((e = mdt_members_init(&it, img, td, MDT_MEMBERS_FIELDS)))
         return e;
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t rid;
+    for (;;) {
         mdt_row f;
-        if ((e = mdt_range_item(&rid, img, MDT_TABLE_Field, first + k)) ||
-            (e = mdt_row_get(&f, img, MDT_TABLE_Field, rid)))
+        int n = mdt_members_next(&tok, NULL, &it);
+        if (n && n != MDT_ITEROVER)
+            return n;
+        if (n)
+            break;
+        if ((e = mdt_row_get(&f, img, MDT_TABLE_Field, MDT_TOKEN_RID(tok))))
             return e;
         if (mdt_row_raw(&f, MDT_COL_Field_Flags) & 0x10) /* static: a member, not the value */
             continue;
@@ -70,7 +73,7 @@ int mdt_enum_underlying(uint8_t *elem_type, const mdt_image *img, uint32_t td)
         mdt_sig s;
         if (!tmp)
             return nomem();
-        e = mdt_sig_of_token(tmp, &s, img, MDT_TOKEN(MDT_TABLE_Field, rid));
+        e = mdt_sig_of_token(tmp, &s, img, tok);
         uint8_t kind = e ? 0 : s.type->kind;
         talloc_free(tmp);
         if (e)

@@ -16,6 +16,7 @@
 
 #include <mdtools/attr.h>
 #include <mdtools/heaps.h>
+#include <mdtools/members.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 #include <mdtools/value.h>
@@ -462,24 +463,23 @@ int mdt__reflection_to_full(void *mem_ctx, char **out, const char *s, size_t len
 /* Name of the literal field of enum (img, td) whose value has these bits. */
 static const char *enum_member(const mdt_image *img, uint32_t td, uint64_t bits, unsigned size)
 {
-    mdt_row r;
-    uint32_t first, count;
-    if (mdt_row_get(&r, img, MDT_TABLE_TypeDef, td & 0xFFFFFF) ||
-        mdt_row_range(&first, &count, &r, MDT_COL_TypeDef_FieldList))
+    mdt_members it = MDT_MEMBERS_INIT;
+    uint32_t tok;
+    int e;
+    if (mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeDef, td & 0xFFFFFF), MDT_MEMBERS_FIELDS))
         return NULL;
-    for (uint32_t k = 0; k < count; k++) {
-        uint32_t rid, key, crid;
+    while ((e = mdt_members_next(&tok, NULL, &it)) != MDT_ITEROVER) {
+        uint32_t key, crid;
         mdt_row f, c;
         const char *name;
         const uint8_t *blob;
         uint32_t len;
         mdt_find fi;
-        if (mdt_range_item(&rid, img, MDT_TABLE_Field, first + k) ||
-            mdt_row_get(&f, img, MDT_TABLE_Field, rid))
+        if (e || mdt_row_get(&f, img, MDT_TABLE_Field, MDT_TOKEN_RID(tok)))
             continue;
         if ((mdt_row_raw(&f, MDT_COL_Field_Flags) & 0x50) != 0x50) /* static literal */
             continue;
-        if (mdt_coded_encode(&key, MDT_CI_HasConstant, MDT_TOKEN(MDT_TABLE_Field, rid)) ||
+        if (mdt_coded_encode(&key, MDT_CI_HasConstant, tok) ||
             mdt_find_init(&fi, img, MDT_TABLE_Constant, MDT_COL_Constant_Parent, key) ||
             mdt_find_next(&crid, &fi) || mdt_row_get(&c, img, MDT_TABLE_Constant, crid) ||
             mdt_row_blob(&blob, &len, &c, MDT_COL_Constant_Value))

@@ -105,7 +105,46 @@ int mdt_member_owner(uint32_t *owner, const mdt_image *img, uint32_t member)
     if (table == MDT_TABLE_Field)
         return run_owner(img, MDT_TABLE_TypeDef, MDT_COL_TypeDef_FieldList, MDT_TABLE_Field,
                          MDT_TOKEN_RID(member), owner);
-    return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a MethodDef or Field", member);
+    if (table == MDT_TABLE_Property || table == MDT_TABLE_Event) {
+        /* The common case as above: the map's index built, no Ptr table,
+         * the holder's Parent (a TypeDef index) read in place. */
+        bool prop = table == MDT_TABLE_Property;
+        unsigned map = prop ? MDT_TABLE_PropertyMap : MDT_TABLE_EventMap;
+        const struct mdt_md *md = mdt__md(img);
+        const struct mdt_run_index *ri = mdt__run_index_built(md, map, 0);
+        const mdt_table_layout *t = &md->lay.tables[map];
+        if (ri && rid && rid < ri->n &&
+            !md->lay.tables[prop ? MDT_TABLE_PropertyPtr : MDT_TABLE_EventPtr].rows) {
+            uint32_t holder = mdt__run_index_get(ri, rid), parent;
+            if (!holder) {
+                *owner = 0;
+                return 0;
+            }
+            parent = table_raw(t, t->base + (size_t)(holder - 1) * t->row_size,
+                               prop ? MDT_COL_PropertyMap_Parent : MDT_COL_EventMap_Parent);
+            if (parent && parent <= md->lay.tables[MDT_TABLE_TypeDef].rows) {
+                *owner = MDT_TOKEN(MDT_TABLE_TypeDef, parent);
+                return 0;
+            }
+        }
+    }
+    if (table == MDT_TABLE_Property || table == MDT_TABLE_Event || table == MDT_TABLE_Param) {
+        /* Through the map row's Parent, or the Param's method. */
+        uint32_t t = 0;
+        mdt_row r;
+        int e;
+        if (!rid || rid > mdt_table_rows(img, table))
+            return mdt_row_get(&r, img, table, rid); /* the located error */
+        if ((e = mdt_token_owner(&t, img, member)) || table != MDT_TABLE_Param ||
+            MDT_TOKEN_TABLE(t) != MDT_TABLE_MethodDef) {
+            *owner = MDT_TOKEN_TABLE(t) == MDT_TABLE_TypeDef && MDT_TOKEN_RID(t) ? t : 0;
+            return e;
+        }
+        return mdt_member_owner(owner, img, t);
+    }
+    return mdt__fail_simple(MDT_EINVAL,
+                            "token 0x%08x is not a Field, MethodDef, Property, Event or Param",
+                            member);
 }
 
 /* Property and Event: the map row holding the run, then its Parent. */

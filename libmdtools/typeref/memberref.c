@@ -31,6 +31,7 @@
 #include <mdtools/names.h>
 #include <mdtools/nesting.h>
 #include <mdtools/sig.h>
+#include <mdtools/members.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
@@ -238,8 +239,6 @@ static bool method_eq(struct cmp *k, const mdt_method_sig *a, const mdt_method_s
     return true;
 }
 
-/* Search TypeDef rid of module dmi for members named `name` matching `rsig`.
- * Returns the number of matches (the first in *member). */
 /* Whether a MethodDef's signature can equal the reference's, from its
  * first bytes (II.23.2.1: calling convention, generic parameter count,
  * parameter count), before it is decoded: overloads mostly differ there.
@@ -309,10 +308,8 @@ static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
 }
 
 /* Search TypeDef rid of module dmi for members named `name` matching `rsig`.
- * Returns the number of matches (the first in *member). The names of the
- * type's run are read a column at a time where the run maps straight to
- * rows (no MethodPtr/FieldPtr table): a large type is scanned for every
- * reference to it. */
+ * Returns the number of matches (the first in *member), -1 when the type's
+ * run cannot be read; members that do not read are passed over. */
 static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
                        const char *name, uint32_t dmi, uint32_t rid, uint32_t *member,
                        bool *by_name)
@@ -320,55 +317,24 @@ static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsi
     const struct mdt_image *img = c->v->mods[dmi]->img;
     bool method = rsig->kind == MDT_SIG_METHOD;
     unsigned table = method ? MDT_TABLE_MethodDef : MDT_TABLE_Field;
-    unsigned name_col = method ? MDT_COL_MethodDef_Name : MDT_COL_Field_Name;
+    mdt_members it = MDT_MEMBERS_INIT;
     mdt_row tr;
-    uint32_t first, count, done = 0;
+    uint32_t first, count, m;
     uint64_t mark;
-    int matches = 0;
+    int matches = 0, e;
     if (mdt_row_get(&tr, img, MDT_TABLE_TypeDef, rid) ||
         mdt_row_range(&first, &count, &tr,
-                      method ? MDT_COL_TypeDef_MethodList : MDT_COL_TypeDef_FieldList))
+                      method ? MDT_COL_TypeDef_MethodList : MDT_COL_TypeDef_FieldList) ||
+        mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeDef, rid),
+                         method ? MDT_MEMBERS_METHODS : MDT_MEMBERS_FIELDS))
         return -1;
-    mark = mdt__err_mark(); /* members that do not read are passed over */
-    if (!mdt_table_rows(img, method ? MDT_TABLE_MethodPtr : MDT_TABLE_FieldPtr)) {
-        uint32_t offs[64];
-        for (; done < count; done += 64) {
-            uint32_t k = count - done < 64 ? count - done : 64;
-            if (mdt_column_raw(offs, img, table, name_col, first + done, k)) {
-                mdt__err_forget(mark);
-                break; /* a damaged run: row by row below */
-            }
-            for (uint32_t i = 0; i < k; i++) {
-                const char *mn;
-                if (mdt_heap_string(&mn, NULL, img, offs[i])) {
-                    mdt__err_forget(mark);
-                    continue;
-                }
-                if (strcmp(mn, name))
-                    continue;
-                consider(c, tmp, rmi, rsig, name, dmi, table, first + done + i, &matches, member,
-                         by_name, mark);
-            }
-        }
-    }
-    for (uint32_t p = first + done; p < first + count; p++) {
-        mdt_row r;
-        uint32_t m;
-        const char *mn;
-        int e;
-        if ((e = mdt_range_item(&m, img, table, p)) || (e = mdt_row_get(&r, img, table, m))) {
+    mark = mdt__err_mark();
+    while ((e = mdt_members_next_named(&m, name, &it)) != MDT_ITEROVER) {
+        if (e)
             mdt__err_forget(mark);
-            if (e == MDT_ETRUNC)
-                break; /* the table is damaged from here on */
-            continue;
-        }
-        if (mdt_row_string(&mn, NULL, &r, name_col)) {
-            mdt__err_forget(mark);
-            continue;
-        }
-        if (strcmp(mn, name))
-            continue;
-        consider(c, tmp, rmi, rsig, name, dmi, table, m, &matches, member, by_name, mark);
+        else
+            consider(c, tmp, rmi, rsig, name, dmi, table, MDT_TOKEN_RID(m), &matches, member,
+                     by_name, mark);
     }
     return matches;
 }

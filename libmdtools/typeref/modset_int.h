@@ -25,6 +25,8 @@
 #include <mdtools/assembly.h>
 #include <mdtools/modset.h>
 
+#include "util/hash.h"
+
 #define TR_NONE UINT32_MAX
 
 struct tr_htab;    /* index_int.h */
@@ -98,13 +100,10 @@ struct mdt_modset {
 int tr_modset_change_locked(mdt_modset *set, const uintptr_t *remove, size_t nremove,
                             const mdt_module_desc *add, size_t nadd, unsigned flags);
 
+/* A module ID's slot: IDs are pointers, apart in a few middle bits. */
 static inline uint32_t tr_id_hash(uintptr_t id)
 {
-    uint64_t x = (uint64_t)id;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return (uint32_t)x;
+    return (uint32_t)mdt__mix64((uint64_t)id);
 }
 
 /* The view index of module `id`, or TR_NONE. */

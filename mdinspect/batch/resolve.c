@@ -27,6 +27,8 @@
 #include <string.h>
 #include <talloc.h>
 
+#include <mdtools/members.h>
+
 #include "batch/batch.h"
 #include "batch/native.h"
 #include "batch/parse.h"
@@ -197,27 +199,6 @@ static bool names_something(unsigned table)
     case MDT_TABLE_Event: case MDT_TABLE_Property: case MDT_TABLE_ModuleRef:
     case MDT_TABLE_TypeSpec: case MDT_TABLE_Assembly: case MDT_TABLE_AssemblyRef:
     case MDT_TABLE_File: case MDT_TABLE_ExportedType: case MDT_TABLE_MethodSpec:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Tables whose rows are types or members: the frames that name one carry
- * a metadata name (the shell's rule, mdinspect/names.c). */
-static bool type_or_member(unsigned table)
-{
-    switch (table) {
-    case MDT_TABLE_TypeDef:
-    case MDT_TABLE_TypeRef:
-    case MDT_TABLE_TypeSpec:
-    case MDT_TABLE_MethodDef:
-    case MDT_TABLE_Field:
-    case MDT_TABLE_MemberRef:
-    case MDT_TABLE_MethodSpec:
-    case MDT_TABLE_Property:
-    case MDT_TABLE_Event:
-    case MDT_TABLE_ExportedType:
         return true;
     default:
         return false;
@@ -521,7 +502,7 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
             f->status = MDB_BAD_METADATA;
             f->detail = last_error(r);
         }
-        if (r->want_json && f->status == MDB_OK && type_or_member(table))
+        if (r->want_json && f->status == MDB_OK && mdt_token_is_type_or_member(f->token))
             stored_name(r, f);
         return;
     }

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <talloc.h>
 
+#include <mdtools/members.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
@@ -69,11 +70,19 @@ static void check_typedefs(const mdi_module *m, const uint32_t *toks, size_t n, 
         }
 }
 
-static bool count_member(void *ctx, uint32_t token, const char *name, size_t len)
+/* Every member's token and name length, through the library's walk. */
+static uint64_t count_members(const mdt_image *img, uint32_t type)
 {
-    (void)name;
-    *(uint64_t *)ctx += token + len;
-    return true;
+    mdt_members it = MDT_MEMBERS_INIT;
+    uint32_t token;
+    const char *name;
+    uint64_t c = 0;
+    int e;
+    if (mdt_members_init(&it, img, type, MDT_MEMBERS_ALL) == 0)
+        while ((e = mdt_members_next(&token, &name, &it)) != MDT_ITEROVER)
+            c += e ? 1 : token + strlen(name);
+    mdt_clear_error();
+    return c;
 }
 
 static void lookups(void *mem, const char *name)
@@ -87,9 +96,8 @@ static void lookups(void *mem, const char *name)
         toks = mdi_types_named(mem, m, name, &n);
         check_typedefs(m, toks, n, name);
         for (size_t k = 0; k < n && k < 4; k++) {
-            uint64_t c = 0;
-            mdi_type_members(m->img, toks[k], count_member, &c);
-            sink += c + strlen(mdi_type_kind(m->img, toks[k]));
+            uint64_t c = count_members(m->img, toks[k]);
+            sink += c + strlen(mdi_kind_name(m->img, toks[k]));
         }
         if ((found = mdi_index_find(m, name))) {
             const mdi_index *ix = mdi_index_of(m);

@@ -10,6 +10,7 @@
 #include <mdtools/heaps.h>
 #include <mdtools/assembly.h>
 #include <mdtools/nesting.h>
+#include <mdtools/members.h>
 #include <mdtools/sig.h>
 #include <mdtools/names.h>
 #include <mdtools/value.h>

@@ -23,15 +23,18 @@ extern "C" {
 typedef struct mdt_image mdt_image;
 
 /* The TypeDef that owns a MethodDef or Field (0 for none), honouring the
- * MethodPtr/FieldPtr tables of uncompressed metadata. O(1): the first query
+ * MethodPtr/FieldPtr tables of uncompressed metadata; likewise that of a
+ * Property or Event (the Parent of the PropertyMap/EventMap row whose run
+ * holds it) and of a Param (its MethodDef's owner). O(1): the first query
  * of a column builds an index member -> owner in one pass over TypeDef (2
  * bytes a member, 4 past 65535 types; malloc, published atomically: any
  * thread, but not async-signal-safe), then each query is a load. Where the
  * column's starts go down (damaged metadata) the owner is the first
  * TypeDef whose readable run holds the member, and the image has a
- * warning. Errors: MDT_EINVAL (not a MethodDef or Field token),
- * MDT_ENOTFOUND (no such row), MDT_ETRUNC (its Ptr row, or a TypeDef row
- * the search needs, lies beyond the tables stream), MDT_ENOMEM (the index
+ * warning. Errors: MDT_EINVAL (not a Field, MethodDef, Property, Event or
+ * Param token), MDT_ENOTFOUND (no such row), MDT_ETRUNC (its Ptr row, or a
+ * TypeDef or map row the search needs, lies beyond the tables stream),
+ * MDT_EBADIMAGE (a map row's Parent naming no row), MDT_ENOMEM (the index
  * cannot be built and the column's starts go down). */
 int mdt_member_owner(uint32_t *typedef_token, const mdt_image *img, uint32_t member);
 
