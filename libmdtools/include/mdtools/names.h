@@ -114,8 +114,8 @@ int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *sig, const mdt_name_o
  * under mem_ctx): the tree is decoded on the stack, or, when it is larger
  * than 4 KiB (0.04% of the Mono 4.5 framework's signatures), under a
  * context of its own freed before the call returns. For callers that want
- * the text and not the tree: about 60% of the instructions of the two calls
- * (bench/srm/README.md). Tokens as mdt_sig_of_token: MethodDef, MemberRef,
+ * the text and not the tree: about three quarters of the instructions of
+ * the two calls (bench/README.md, issue 28). Tokens as mdt_sig_of_token: MethodDef, MemberRef,
  * Field, Property, StandAloneSig, TypeSpec, MethodSpec. Errors: MDT_EINVAL
  * (no out, or a token of another table), MDT_ENOTFOUND (no such row),
  * MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP, MDT_EUNSUPPORTED
