@@ -6,8 +6,12 @@
  * TypeDef/TypeRef name built once, as libmono's class cache does). Timed
  * from the first open to the last name, in bench_sig_md_work().
  *
- * Usage: bench_sig_md [-p] [-b] file...
+ * Usage: bench_sig_md [-p] [-b | -n] file...
  *   -p  also write every name to stdout (for comparing the sides);
+ *   --pool  the scratch context a talloc pool of 1 MiB (a caller's choice:
+ *       its blocks then come from the pool, not malloc);
+ *   -n  the one-call variant: mdt_sig_name_of_token, the tree on the
+ *       library's stack and the name the only allocation (issue 28);
  *   -b  the buffer variant: mdt_sig_of_token_buf into a stack arena and
  *       mdt_sig_name_buf into a stack buffer, no allocation per signature
  *       (the talloc calls are the fallback for a tree or name too large).
@@ -26,7 +30,7 @@
 
 #include "sigbench.h"
 
-static int print_names, buffers;
+static int print_names, buffers, one_call, pool;
 static mdt_name_opts opts; /* full style, with the current image's cache */
 
 static void one(void *ctx, const mdt_image *img, uint32_t token, uint64_t *count,
@@ -58,7 +62,8 @@ static void one(void *ctx, const mdt_image *img, uint32_t token, uint64_t *count
             printf("%08x %s\n", token, name);
         return;
     }
-    if (mdt_sig_of_token(ctx, &s, img, token) || mdt_sig_name(ctx, &name, &s, &opts)) {
+    if (one_call ? mdt_sig_name_of_token(ctx, &name, img, token, &opts) != 0
+                 : mdt_sig_of_token(ctx, &s, img, token) || mdt_sig_name(ctx, &name, &s, &opts)) {
         c->errors++;
         if (print_names)
             printf("%08x ERR\n", token);
@@ -96,7 +101,7 @@ __attribute__((noinline)) void bench_sig_md_work(int n, char **files, struct sig
         }
         /* One scratch context, emptied every so often: names and trees
          * are dropped once printed. */
-        void *tmp = talloc_new(root);
+        void *tmp = pool ? talloc_pool(root, 1 << 20) : talloc_new(root);
         unsigned since = 0;
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
             uint64_t *count = (uint64_t *)((char *)c + kinds[k].field);
@@ -119,19 +124,24 @@ __attribute__((noinline)) void bench_sig_md_work(int n, char **files, struct sig
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {{"passes", required_argument, NULL, 'P'},
+                                             {"pool", no_argument, NULL, 'Q'},
                                              {NULL, 0, NULL, 0}};
     struct sig_counts c = {0};
     long passes = 0;
     int opt;
-    while ((opt = getopt_long(argc, argv, "pb", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "pbn", longopts, NULL)) != -1) {
         if (opt == 'p')
             print_names = 1;
         else if (opt == 'b')
             buffers = 1;
+        else if (opt == 'n')
+            one_call = 1;
+        else if (opt == 'Q')
+            pool = 1;
         else if (opt == 'P' && (passes = strtol(optarg, NULL, 10)) >= 1 && passes <= MAX_PASSES)
             continue;
         else {
-            fprintf(stderr, "usage: bench_sig_md [-p] [-b] [--passes N] file...\n");
+            fprintf(stderr, "usage: bench_sig_md [-p] [-b | -n] [--pool] [--passes N] file...\n");
             return 2;
         }
     }
@@ -149,7 +159,7 @@ int main(int argc, char **argv)
         printf("side=%s files=%" PRIu64 " methoddefs=%" PRIu64 " memberrefs=%" PRIu64
                " typespecs=%" PRIu64 " methodspecs=%" PRIu64 " sigs=%" PRIu64 " errors=%" PRIu64
                " bytes=%" PRIu64 " passes=%ld pass_cpu_ns=",
-               buffers ? "mdtools-buf" : "mdtools", c.files, c.methoddefs, c.memberrefs,
+               buffers ? "mdtools-buf" : one_call ? "mdtools-one" : "mdtools", c.files, c.methoddefs, c.memberrefs,
                c.typespecs, c.methodspecs, c.methoddefs + c.memberrefs + c.typespecs + c.methodspecs,
                c.errors, c.bytes, passes);
         for (long p = 0; p < passes; p++)
@@ -163,6 +173,6 @@ int main(int argc, char **argv)
     uint64_t w0 = sig_now_ns(CLOCK_MONOTONIC), c0 = sig_now_ns(CLOCK_PROCESS_CPUTIME_ID);
     bench_sig_md_work(argc - optind, argv + optind, &c);
     uint64_t w1 = sig_now_ns(CLOCK_MONOTONIC), c1 = sig_now_ns(CLOCK_PROCESS_CPUTIME_ID);
-    sig_report(buffers ? "mdtools-buf" : "mdtools", &c, w1 - w0, c1 - c0, 0);
+    sig_report(buffers ? "mdtools-buf" : one_call ? "mdtools-one" : "mdtools", &c, w1 - w0, c1 - c0, 0);
     return 0;
 }

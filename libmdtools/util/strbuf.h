@@ -126,8 +126,9 @@ static inline int sb_finish(sb *s, char **out)
 {
     if (!s->failed) {
         if (!s->heap) {
-            if ((*out = (char *)talloc_memdup(s->ctx, s->buf, s->len + 1))) {
-                talloc_set_name_const(*out, "char");
+            /* Named as talloc_strdup names its strings, in one call. */
+            if ((*out = (char *)talloc_named_const(s->ctx, s->len + 1, "char"))) {
+                memcpy(*out, s->buf, s->len + 1);
                 return 0;
             }
         } else if (s->buf) {

@@ -49,6 +49,12 @@ static inline char *sig_of(void *ctx, const mdt_image *img, uint32_t token, int 
                   mdt_errmsg(msg, sizeof msg));
     ck_assert_msg(mdt_sig_name(ctx, &s, &sig, &o) == 0, "0x%08x: %s", token,
                   mdt_errmsg(msg, sizeof msg));
+    /* The one-call form prints the same, with the name its only block. */
+    char *one = NULL;
+    ck_assert_msg(mdt_sig_name_of_token(ctx, &one, img, token, &o) == 0, "0x%08x: %s", token,
+                  mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(!strcmp(one, s), "0x%08x: one call %s, two calls %s", token, one, s);
+    ck_assert_ptr_eq(talloc_parent(one), ctx);
     return s;
 }
 
