@@ -244,6 +244,8 @@ static void put_generic_params(struct out *o, uint32_t owner)
                 fputs("class ", o->f);
             if (fl & 0x8)
                 fputs("valuetype ", o->f);
+            if (fl & 0x20) /* AllowByRefLike, .NET 9: `allows ref struct` */
+                fputs("byreflike ", o->f);
             if (fl & 0x10)
                 fputs(".ctor ", o->f);
             /* Constraints. */
