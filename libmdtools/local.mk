@@ -116,6 +116,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/typeref/dispatch.c \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \
+	libmdtools/typeref/derived.c \
 	libmdtools/generics/decode.c \
 	libmdtools/generics/fmt_int.h \
 	libmdtools/generics/ilasm.c \
