@@ -40,7 +40,7 @@ cd "$top" || exit 99
 # Fixtures that round trip, and those that do not (file: why).
 good="data/sample/Hello.exe data/Shell.dll data/Sigs.dll
 data/resources/Res.dll data/fwd/Real.dll data/fwd/Final.dll data/fwd/v1/Lib.dll
-data/pdb/Lines.dll"
+data/pdb/Lines.dll data/decl/Decl.dll"
 bad="data/Everything.dll:marshalling-is-not-written(a-return-value's-Param-row-with-only-marshal-is-lost)
 data/MultiMain.dll:files-and-exported-types-are-not-written
 tests/il/data/Opcodes.dll:no.-has-no-ILAsm-syntax"
