@@ -64,6 +64,10 @@ echo "build.sh: Shell.dll"
 ilasm /dll /quiet /output:Shell.dll "$S/Shell.il" >/dev/null
 $PY/normalize-pe.py Shell.dll
 
+echo "build.sh: Marshal.dll (marshalling descriptors, P/Invoke flags)"
+ilasm /dll /quiet /output:Marshal.dll "$S/Marshal.il" >/dev/null
+$PY/normalize-pe.py Marshal.dll
+
 echo "build.sh: MultiPart.netmodule, MultiMain.dll, MultiIL.dll"
 $MCS -target:module -out:MultiPart.netmodule "$S/MultiPart.cs"
 cp "$DATA/MultiNotes.txt" .
@@ -111,7 +115,7 @@ if command -v node >/dev/null 2>&1; then
         webcil/Hello.v1.wasm webcil/Hello.v1.webcil
 fi
 
-OUTPUTS="sample/Hello.exe Everything.dll Sigs.dll Shell.dll MultiPart.netmodule MultiMain.dll MultiIL.dll
+OUTPUTS="sample/Hello.exe Everything.dll Sigs.dll Shell.dll Marshal.dll MultiPart.netmodule MultiMain.dll MultiIL.dll
 resources/Res.dll resources/Res.Strings.resources
 fwd/Final.dll fwd/Real.dll fwd/v1/Lib.dll fwd/v2/Lib.dll fwd/Client.exe raw/Everything.md
 webcil/Hello.v0.webcil webcil/Hello.v1.webcil webcil/Hello.wasm webcil/Hello.v1.wasm"

@@ -120,6 +120,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/generics/decode.c \
 	libmdtools/generics/fmt_int.h \
 	libmdtools/generics/ilasm.c \
+	libmdtools/generics/marshal.c \
 	libmdtools/generics/typenames.c \
 	libmdtools/generics/typetree.c \
 	libmdtools/generics/members.c \

@@ -6,14 +6,17 @@
  * (II.10.1.7), .pack/.size and field offsets (II.10.7), fields with their
  * constants (II.16.2), methods with parameters, defaults, .override and
  * bodies (II.15, the body printer of cmd_il.c), properties (II.17), events
- * (II.18) and custom attributes as blobs (II.21), those of generic
- * parameters after `.param type T`. Every name is written in
- * the IL style, which quotes what is no ILAsm identifier.
+ * (II.18), custom attributes as blobs (II.21; a generic parameter's after
+ * `.param type T`), marshalling descriptors
+ * (II.23.4, mdt_marshal_text), P/Invoke flags (II.23.1.8), declarative
+ * security as its blob (II.22.11), field RVA data (II.16.3), and the
+ * manifest: other files, exported and forwarded types, resources in a
+ * file or another assembly (II.6.2). Every name is written in the IL
+ * style, which quotes what is no ILAsm identifier.
  *
- * Left out, and said in a comment at the top of the output: field RVA
- * data (.data), marshalling descriptors, declarative security, P/Invoke
- * details beyond the module and entry name, manifest resources, files and
- * exported types, vtable fixups. tests/il/roundtrip.sh assembles the
+ * Left out, and said in a comment at the top of the output: embedded
+ * manifest resources (ILAsm reads their bytes from a file of the
+ * resource's name; each is named in a comment) and vtable fixups. tests/il/roundtrip.sh assembles the
  * output and compares the rebuilt module with the original. */
 #include "config.h"
 
@@ -47,6 +50,11 @@ struct out {
     const mdt_image *img;
     uint32_t *nested_of; /* per TypeDef rid: enclosing rid, 0 if none */
     uint32_t ntypes;
+    /* field RVA data to write after the classes: .data D_<rva> */
+    struct data_block {
+        uint32_t rva, size;
+    } *data;
+    size_t ndata;
 };
 
 static void ind(struct out *o, unsigned d)
@@ -187,6 +195,45 @@ static void put_gparam_customs(struct out *o, uint32_t owner, unsigned d)
             put_error(o, "generic parameter name");
         fputc('\n', o->f);
         put_customs(o, gtok, d);
+    }
+    mdt_clear_error();
+}
+
+/* Declarative security of a type, method or the assembly (DeclSecurity,
+ * II.22.11) as `.permissionset ACTION = ( bytes )`: the blob as stored,
+ * XML or binary alike, so the assembler keeps it byte for byte. */
+static void put_security(struct out *o, uint32_t parent, unsigned d)
+{
+    static const char *const actions[] = {
+        NULL,      "request", "demand", "assert", "deny", "permitonly", "linkcheck",
+        "inheritcheck", "reqmin", "reqopt", "reqrefuse", "prejitgrant", "prejitdeny",
+        "noncasdemand", "noncaslinkdemand", "noncasinheritance"};
+    uint32_t key, rid;
+    mdt_find fi;
+    if (mdt_coded_encode(&key, MDT_CI_HasDeclSecurity, parent) ||
+        mdt_find_init(&fi, o->img, MDT_TABLE_DeclSecurity, MDT_COL_DeclSecurity_Parent, key)) {
+        mdt_clear_error();
+        return;
+    }
+    while (mdt_find_next(&rid, &fi) == 0) {
+        mdt_row r;
+        const uint8_t *blob;
+        uint32_t n;
+        ind(o, d);
+        if (mdt_row_get(&r, o->img, MDT_TABLE_DeclSecurity, rid) ||
+            mdt_row_blob(&blob, &n, &r, MDT_COL_DeclSecurity_PermissionSet)) {
+            put_error(o, "permission set");
+            fputc('\n', o->f);
+            continue;
+        }
+        unsigned a = (unsigned)mdt_row_raw(&r, MDT_COL_DeclSecurity_Action);
+        if (a >= sizeof actions / sizeof *actions || !actions[a]) {
+            fprintf(o->f, "// a permission set of action %u, which ILAsm has no word for\n", a);
+            continue;
+        }
+        fprintf(o->f, ".permissionset %s = ", actions[a]);
+        put_bytes(o, blob, n, d);
+        fputc('\n', o->f);
     }
     mdt_clear_error();
 }
@@ -339,6 +386,122 @@ static void put_class_flags(struct out *o, uint32_t fl)
             fprintf(o->f, "%s ", b[i].w);
 }
 
+/* A quoted string (II.5.2's QSTRING): " and \\ escaped, a control
+ * character as an octal escape. */
+static void put_qstr(struct out *o, const char *s)
+{
+    fputc('"', o->f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(o->f, "\\%c", ch);
+        else if (ch < 0x20 || ch == 0x7f)
+            fprintf(o->f, "\\%03o", ch);
+        else
+            fputc(ch, o->f);
+    }
+    fputc('"', o->f);
+}
+
+/* ` marshal(...)` of a field or parameter with a FieldMarshal row (II.23.4);
+ * a descriptor ILAsm cannot spell is said in a comment (the rebuilt module
+ * then lacks it). */
+static void put_marshal(struct out *o, uint32_t tok, bool lead)
+{
+    char *text;
+    int e = mdt_marshal_text(o->mem, &text, o->img, tok);
+    if (e == 0)
+        fprintf(o->f, lead ? " marshal(%s)" : "marshal(%s) ", text);
+    else if (e != MDT_ENOTFOUND) {
+        char msg[512];
+        mdt_errmsg(msg, sizeof msg);
+        for (char *q = msg; (q = strstr(q, "*/"));) /* the comment must not end early */
+            q[1] = '|';
+        fprintf(o->f, lead ? " /* marshal: %s */" : "/* marshal: %s */ ", msg);
+    }
+    talloc_free(e == 0 ? text : NULL);
+    mdt_clear_error();
+}
+
+/* The bytes a field's RVA data spans: its type's size, a primitive's or
+ * a value type's of this module with an explicit .size (what compilers
+ * emit for array initializers); 0 when unknown. */
+static uint32_t field_data_size(struct out *o, const mdt_type *t)
+{
+    switch (t->kind) {
+    case MDT_ELEMENT_TYPE_BOOLEAN: case MDT_ELEMENT_TYPE_I1: case MDT_ELEMENT_TYPE_U1: return 1;
+    case MDT_ELEMENT_TYPE_CHAR: case MDT_ELEMENT_TYPE_I2: case MDT_ELEMENT_TYPE_U2: return 2;
+    case MDT_ELEMENT_TYPE_I4: case MDT_ELEMENT_TYPE_U4: case MDT_ELEMENT_TYPE_R4: return 4;
+    case MDT_ELEMENT_TYPE_I8: case MDT_ELEMENT_TYPE_U8: case MDT_ELEMENT_TYPE_R8: return 8;
+    case MDT_ELEMENT_TYPE_I: case MDT_ELEMENT_TYPE_U:
+        return mdt_image_pe_info(o->img)->pe32plus ? 8 : 4;
+    case MDT_ELEMENT_TYPE_VALUETYPE: {
+        uint32_t lrid;
+        mdt_find fi;
+        mdt_row lr;
+        uint32_t size = 0;
+        if (MDT_TOKEN_TABLE(t->token) == MDT_TABLE_TypeDef &&
+            mdt_find_init(&fi, o->img, MDT_TABLE_ClassLayout, MDT_COL_ClassLayout_Parent,
+                          MDT_TOKEN_RID(t->token)) == 0 &&
+            mdt_find_next(&lrid, &fi) == 0 &&
+            mdt_row_get(&lr, o->img, MDT_TABLE_ClassLayout, lrid) == 0)
+            size = (uint32_t)mdt_row_raw(&lr, MDT_COL_ClassLayout_ClassSize);
+        mdt_clear_error();
+        return size;
+    }
+    default: return 0;
+    }
+}
+
+/* ` at D_<rva>` of a field with RVA data (FieldRVA, II.22.18), its bytes
+ * kept for the .data line at the end; a comment when they cannot be had. */
+static void put_field_rva(struct out *o, uint32_t rid, const mdt_type *t)
+{
+    uint32_t frid, rva, size;
+    mdt_find fi;
+    mdt_row fr;
+    const uint8_t *p;
+    if (mdt_find_init(&fi, o->img, MDT_TABLE_FieldRVA, MDT_COL_FieldRVA_Field, rid) ||
+        mdt_find_next(&frid, &fi) || mdt_row_get(&fr, o->img, MDT_TABLE_FieldRVA, frid)) {
+        mdt_clear_error();
+        fputs(" /* no FieldRVA row */", o->f);
+        return;
+    }
+    rva = (uint32_t)mdt_row_raw(&fr, MDT_COL_FieldRVA_RVA);
+    if (!(size = field_data_size(o, t)) || mdt_image_rva(&p, o->img, rva, size)) {
+        mdt_clear_error();
+        fprintf(o->f, " /* data at RVA 0x%08x: %s */", rva, size ? "not in the image" : "size unknown");
+        return;
+    }
+    fprintf(o->f, " at D_%08X", rva);
+    for (size_t i = 0; i < o->ndata; i++)
+        if (o->data[i].rva == rva) { /* a label shared: the longest span */
+            if (size > o->data[i].size)
+                o->data[i].size = size;
+            return;
+        }
+    struct data_block *v = talloc_realloc(o->mem, o->data, struct data_block, o->ndata + 1);
+    if (!v)
+        return;
+    o->data = v;
+    o->data[o->ndata++] = (struct data_block){rva, size};
+}
+
+/* The .data lines of the fields' RVA data (II.16.3.1), bytes as stored. */
+static void put_data(struct out *o)
+{
+    for (size_t i = 0; i < o->ndata; i++) {
+        const uint8_t *p;
+        if (mdt_image_rva(&p, o->img, o->data[i].rva, o->data[i].size)) {
+            mdt_clear_error();
+            continue;
+        }
+        fprintf(o->f, ".data D_%08X = bytearray ", o->data[i].rva);
+        put_bytes(o, p, o->data[i].size, 0);
+        fputc('\n', o->f);
+    }
+}
+
 static void put_field(struct out *o, uint32_t rid, unsigned d)
 {
     mdt_row r;
@@ -375,12 +538,16 @@ static void put_field(struct out *o, uint32_t rid, unsigned d)
     for (size_t i = 0; i < sizeof b / sizeof *b; i++)
         if (fl & b[i].bit)
             fprintf(o->f, "%s ", b[i].w);
+    if (fl & 0x1000) /* HasFieldMarshal */
+        put_marshal(o, tok, false);
     if (mdt_sig_of_token(o->mem, &sig, o->img, tok) || sig.kind != MDT_SIG_FIELD)
         put_error(o, "signature");
     else
         put_type(o, sig.type);
     fputc(' ', o->f);
     put_id(o, name);
+    if ((fl & 0x100) && sig.kind == MDT_SIG_FIELD) /* HasFieldRVA */
+        put_field_rva(o, rid, sig.type);
     if (fl & 0x8000)
         put_constant(o, tok);
     fputc('\n', o->f);
@@ -435,9 +602,34 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
             mdt_row_string(&entry, NULL, &ir, MDT_COL_ImplMap_ImportName) == 0 &&
             mdt_row_token(&mod, &ir, MDT_COL_ImplMap_ImportScope) == 0 &&
             mdt_row_get(&mr, o->img, MDT_TABLE_ModuleRef, MDT_TOKEN_RID(mod)) == 0 &&
-            mdt_row_string(&modname, NULL, &mr, MDT_COL_ModuleRef_Name) == 0)
-            fprintf(o->f, "pinvokeimpl(\"%s\" as \"%s\" winapi) ", modname, entry);
-        else
+            mdt_row_string(&modname, NULL, &mr, MDT_COL_ModuleRef_Name) == 0) {
+            /* PInvokeAttributes (II.23.1.8) in ILDasm's order; the entry's
+             * name only when it is not the method's */
+            unsigned pf = (unsigned)mdt_row_raw(&ir, MDT_COL_ImplMap_MappingFlags);
+            static const char *const charset[] = {NULL, " ansi", " unicode", " autochar"};
+            static const char *const conv[] = {NULL, " winapi", " cdecl", " stdcall", " thiscall",
+                                               " fastcall", NULL, NULL};
+            static const char *const onoff[] = {NULL, ":on", ":off", NULL};
+            fputs("pinvokeimpl(", o->f);
+            put_qstr(o, modname);
+            if (strcmp(entry, name) != 0) {
+                fputs(" as ", o->f);
+                put_qstr(o, entry);
+            }
+            if (pf & 0x1)
+                fputs(" nomangle", o->f);
+            if (charset[(pf >> 1) & 3])
+                fputs(charset[(pf >> 1) & 3], o->f);
+            if (pf & 0x40)
+                fputs(" lasterr", o->f);
+            if (conv[(pf >> 8) & 7])
+                fputs(conv[(pf >> 8) & 7], o->f);
+            if (onoff[(pf >> 4) & 3])
+                fprintf(o->f, " bestfit%s", onoff[(pf >> 4) & 3]);
+            if (onoff[(pf >> 12) & 3])
+                fprintf(o->f, " charmaperror%s", onoff[(pf >> 12) & 3]);
+            fputs(") ", o->f);
+        } else
             fputs("pinvokeimpl() ", o->f);
         mdt_clear_error();
     }
@@ -451,6 +643,19 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
         fprintf(o->f, "%s ", cc_words[cc]);
     put_type(o, m->ret);
     fputc(' ', o->f);
+    /* the return value's marshalling: Param sequence 0 */
+    {
+        uint32_t first0, count0, p;
+        mdt_row pr;
+        if (mdt_row_range(&first0, &count0, &r, MDT_COL_MethodDef_ParamList) == 0 && count0 &&
+            mdt_range_item(&p, o->img, MDT_TABLE_Param, first0) == 0 &&
+            mdt_row_get(&pr, o->img, MDT_TABLE_Param, p) == 0 &&
+            mdt_row_raw(&pr, MDT_COL_Param_Sequence) == 0) {
+            if (mdt_row_raw(&pr, MDT_COL_Param_Flags) & 0x2000)
+                put_marshal(o, MDT_TOKEN(MDT_TABLE_Param, p), false);
+        }
+        mdt_clear_error();
+    }
     put_id(o, name);
     put_generic_params(o, tok);
     /* Parameters with their Param rows (names, in/out/opt, defaults). */
@@ -488,6 +693,8 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
         if (s && (pflags[s] & 0x10))
             fputs("[opt] ", o->f);
         put_type(o, m->params[i]);
+        if (s && prid[s] && (pflags[s] & 0x2000))
+            put_marshal(o, MDT_TOKEN(MDT_TABLE_Param, prid[s]), true);
         if (s && pnames[s] && pnames[s][0]) {
             fputc(' ', o->f);
             put_id(o, pnames[s]);
@@ -515,6 +722,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
     }
     put_customs(o, tok, d + 1);
     put_gparam_customs(o, tok, d + 1);
+    put_security(o, tok, d + 1);
     /* Parameters' defaults and attributes. */
     for (uint32_t s = 0; s < 1024 && s <= m->nparams; s++) {
         if (!prid[s])
@@ -790,7 +998,8 @@ static void put_class(struct out *o, uint32_t rid, unsigned d)
     fputs("{\n", o->f);
     put_customs(o, tok, d + 1);
     put_gparam_customs(o, tok, d + 1);
-    /* Layout. */
+    put_security(o, tok, d + 1);
+    /* Type parameters' attributes are rare; layout is not. */
     {
         uint32_t lrid;
         mdt_find fi;
@@ -817,6 +1026,138 @@ static void put_class(struct out *o, uint32_t rid, unsigned d)
     o->c->opts.gctx = NULL;
     ind(o, d);
     fputs("}\n", o->f);
+}
+
+/* The name of an Implementation (II.24.2.6: File, AssemblyRef or
+ * ExportedType) as the directive ILAsm takes inside .class extern and
+ * .mresource; 0 when it names nothing readable. */
+static int put_implementation(struct out *o, uint32_t impl, unsigned d)
+{
+    mdt_row r;
+    const char *name, *ns;
+    unsigned t = MDT_TOKEN_TABLE(impl);
+    if (!MDT_TOKEN_RID(impl) || mdt_row_get(&r, o->img, t, MDT_TOKEN_RID(impl)))
+        return 0;
+    ind(o, d);
+    if (t == MDT_TABLE_File && mdt_row_string(&name, NULL, &r, MDT_COL_File_Name) == 0) {
+        fputs(".file ", o->f);
+        put_id(o, name);
+    } else if (t == MDT_TABLE_AssemblyRef &&
+               mdt_row_string(&name, NULL, &r, MDT_COL_AssemblyRef_Name) == 0) {
+        fputs(".assembly extern ", o->f);
+        put_id(o, name);
+    } else if (t == MDT_TABLE_ExportedType &&
+               mdt_row_string(&name, NULL, &r, MDT_COL_ExportedType_TypeName) == 0 &&
+               mdt_row_string(&ns, NULL, &r, MDT_COL_ExportedType_TypeNamespace) == 0) {
+        fputs(".class extern ", o->f);
+        if (ns[0]) {
+            put_id(o, ns);
+            fputc('.', o->f);
+        }
+        put_id(o, name);
+    } else {
+        put_error(o, "implementation");
+    }
+    return 1;
+}
+
+/* The manifest past the assembly (II.6.2): the other files of the
+ * assembly (.file, with their hashes), the types they export and the
+ * ones forwarded elsewhere (.class extern), and the manifest resources
+ * kept in a file or another assembly (.mresource). A resource embedded
+ * in this image is named in a comment: ILAsm takes its bytes from a file
+ * of that name, which this text does not carry. */
+static void put_manifest(struct out *o)
+{
+    uint32_t n = mdt_table_rows_present(o->img, MDT_TABLE_File);
+    for (uint32_t rid = 1; rid <= n; rid++) {
+        mdt_row r;
+        const char *name;
+        const uint8_t *hash;
+        uint32_t hlen;
+        if (mdt_row_get(&r, o->img, MDT_TABLE_File, rid) ||
+            mdt_row_string(&name, NULL, &r, MDT_COL_File_Name) ||
+            mdt_row_blob(&hash, &hlen, &r, MDT_COL_File_HashValue)) {
+            put_error(o, "file");
+            fputc('\n', o->f);
+            continue;
+        }
+        fputs(mdt_row_raw(&r, MDT_COL_File_Flags) & 1 ? ".file nometadata " : ".file ", o->f);
+        put_id(o, name);
+        if (hlen) {
+            fputs(" .hash = ", o->f);
+            put_bytes(o, hash, hlen, 0);
+        }
+        fputc('\n', o->f);
+        put_customs(o, MDT_TOKEN(MDT_TABLE_File, rid), 0);
+    }
+    mdt_clear_error();
+    n = mdt_table_rows_present(o->img, MDT_TABLE_ExportedType);
+    for (uint32_t rid = 1; rid <= n; rid++) {
+        mdt_row r;
+        const char *name, *ns;
+        uint32_t impl;
+        if (mdt_row_get(&r, o->img, MDT_TABLE_ExportedType, rid) ||
+            mdt_row_string(&name, NULL, &r, MDT_COL_ExportedType_TypeName) ||
+            mdt_row_string(&ns, NULL, &r, MDT_COL_ExportedType_TypeNamespace) ||
+            mdt_row_token(&impl, &r, MDT_COL_ExportedType_Implementation)) {
+            put_error(o, "exported type");
+            fputc('\n', o->f);
+            continue;
+        }
+        uint32_t fl = (uint32_t)mdt_row_raw(&r, MDT_COL_ExportedType_Flags);
+        bool nested = MDT_TOKEN_TABLE(impl) == MDT_TABLE_ExportedType;
+        fputs(".class extern ", o->f);
+        if (fl & 0x200000)
+            fputs("forwarder ", o->f);
+        else if ((fl & 7) || !nested)
+            fprintf(o->f, "%s ", (fl & 7) ? type_vis[fl & 7] : "private");
+        if (ns[0] && !nested) {
+            put_id(o, ns);
+            fputc('.', o->f);
+        }
+        put_id(o, name);
+        fputs("\n{\n", o->f);
+        if (put_implementation(o, impl, 1))
+            fputc('\n', o->f);
+        uint32_t hint = (uint32_t)mdt_row_raw(&r, MDT_COL_ExportedType_TypeDefId);
+        if (hint)
+            fprintf(o->f, "  .class 0x%08" PRIx32 "\n", hint);
+        put_customs(o, MDT_TOKEN(MDT_TABLE_ExportedType, rid), 1);
+        fputs("}\n", o->f);
+    }
+    mdt_clear_error();
+    n = mdt_table_rows_present(o->img, MDT_TABLE_ManifestResource);
+    for (uint32_t rid = 1; rid <= n; rid++) {
+        mdt_row r;
+        const char *name;
+        uint32_t impl;
+        if (mdt_row_get(&r, o->img, MDT_TABLE_ManifestResource, rid) ||
+            mdt_row_string(&name, NULL, &r, MDT_COL_ManifestResource_Name) ||
+            mdt_row_token(&impl, &r, MDT_COL_ManifestResource_Implementation)) {
+            put_error(o, "manifest resource");
+            fputc('\n', o->f);
+            continue;
+        }
+        uint32_t fl = (uint32_t)mdt_row_raw(&r, MDT_COL_ManifestResource_Flags);
+        if (!MDT_TOKEN_RID(impl)) {
+            fputs("// embedded manifest resource not written: ", o->f);
+            mdi_il_put_clean(o->f, name);
+            fputc('\n', o->f);
+            continue;
+        }
+        fputs((fl & 7) == 2 ? ".mresource private " : ".mresource public ", o->f);
+        put_id(o, name);
+        fputs("\n{\n", o->f);
+        if (put_implementation(o, impl, 1)) {
+            if (MDT_TOKEN_TABLE(impl) == MDT_TABLE_File)
+                fprintf(o->f, " at 0x%08" PRIx64, (uint64_t)mdt_row_raw(&r, MDT_COL_ManifestResource_Offset));
+            fputc('\n', o->f);
+        }
+        put_customs(o, MDT_TOKEN(MDT_TABLE_ManifestResource, rid), 1);
+        fputs("}\n", o->f);
+    }
+    mdt_clear_error();
 }
 
 static void put_version(struct out *o, const mdt_row *r, unsigned col0, unsigned d)
@@ -877,6 +1218,7 @@ static void put_assemblies(struct out *o)
             put_id(o, name);
             fputs("\n{\n", o->f);
             put_customs(o, MDT_TOKEN(MDT_TABLE_Assembly, 1), 1);
+            put_security(o, MDT_TOKEN(MDT_TABLE_Assembly, 1), 1);
             fprintf(o->f, "  .hash algorithm 0x%08" PRIx64 "\n",
                     (uint64_t)mdt_row_raw(&r, MDT_COL_Assembly_HashAlgId));
             put_version(o, &r, MDT_COL_Assembly_MajorVersion, 1);
@@ -929,11 +1271,11 @@ static int one_module(struct il *c, mdi_module *m)
     }
     fputs("// ", o.f);
     mdi_il_put_clean(o.f, m->path);
-    fputs("\n// ILAsm source written by mdinspect (il -a --ilasm). Not written: field RVA\n"
-          "// data, marshalling, declarative security, P/Invoke flags, manifest\n"
-          "// resources, files, exported types, vtable fixups.\n",
+    fputs("\n// ILAsm source written by mdinspect (il -a --ilasm). Not written: embedded\n"
+          "// manifest resources (each named below), vtable fixups.\n",
           o.f);
     put_assemblies(&o);
+    put_manifest(&o);
     /* <Module>'s members are the module's globals. */
     if (o.ntypes >= 1) {
         mdt_row r;
@@ -944,6 +1286,7 @@ static int one_module(struct il *c, mdi_module *m)
     for (uint32_t rid = 2; rid <= o.ntypes && !mdi_interrupted(c->st); rid++)
         if (!o.nested_of[rid])
             put_class(&o, rid, 0);
+    put_data(&o);
     /* No "FILE:" heading: the text is the assembler's input as it is. */
     mdi_printer_set_file(c->st->out, NULL);
     if (fclose(o.f) == 0 && text)

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 {
     fputs("usage: mdprofile [OPTION]... -- COMMAND [ARGS...]   profile COMMAND from its start\n"
           "       mdprofile --attach PID [OPTION]... -o LOG    profile a running process\n"
-          "  --mode sample|calls|alloc  what to profile (sample; attach: sample only)\n"
+          "  --mode M[,M...]            what to profile: sample, calls, alloc, or several\n"
+          "                             at once, e.g. sample,alloc (sample; attach: sample only)\n"
           "  --rate HZ                  samples per second of thread CPU time (1000)\n"
           "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
           "  --depth N                  frames per sample, 1-255 (255)\n"
@@ -117,9 +118,11 @@ int main(int argc, char **argv)
         }
     }
     if (pid) {
-        if (cfg.mode != MDP_MODE_SAMPLE) {
-            fprintf(stderr, "mdprofile: --attach profiles in sample mode only: the runtime allows "
-                            "enter hooks and allocation callbacks only to a profiler loaded at startup\n");
+        if (cfg.modes & ~(unsigned)MDP_MODES_ATTACH) {
+            char names[96] = "?";
+            mdp_mode_format(cfg.modes & ~(unsigned)MDP_MODES_ATTACH, names, sizeof names);
+            fprintf(stderr, "mdprofile: --attach cannot profile %s: the runtime grants those callbacks "
+                            "only to a profiler loaded at startup (sample mode only)\n", names);
             return 2;
         }
         if (optind < argc) {

@@ -23,7 +23,7 @@ UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows te
 	tests/unit/test_rows_framework \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar tests/unit/test_batch_json
 UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_strbuf \
-	tests/unit/test_errors tests/unit/test_file
+	tests/unit/test_errors tests/unit/test_file tests/unit/test_marshal
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -34,6 +34,10 @@ tests_unit_test_image_LDADD = $(TEST_LDADD)
 tests_unit_test_file_SOURCES = tests/unit/test_file.c $(TEST_MAIN)
 tests_unit_test_file_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_file_LDADD = $(TEST_LDADD)
+
+tests_unit_test_marshal_SOURCES = tests/unit/test_marshal.c $(TEST_MAIN)
+tests_unit_test_marshal_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_marshal_LDADD = $(TEST_LDADD)
 
 tests_unit_test_errors_SOURCES = tests/unit/test_errors.c $(TEST_MAIN)
 tests_unit_test_errors_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -487,7 +487,7 @@ typedef struct mdb_proc {
     uint64_t slice_ms;       /* `slice=` (a record's time slice in ms), 1000 when absent */
     bool stats;              /* its #stats line was read (main thread) */
     /* what --pprof says of the profile (pprof.c): from the header, */
-    char mode[16];           /* `mode=` (sample, calls, alloc, ...), "" when absent */
+    char mode[96];           /* `mode=`: a comma list (sample, calls, alloc, ...), "" when absent */
     uint64_t rate;           /* `rate=` in Hz (1 to 10^9), 0 when absent: --speedscope
                               * then weighs a sample 1 ms (1000 Hz), --pprof says so */
     bool has_start;
@@ -524,6 +524,9 @@ typedef struct mdb_thread_name {
 } mdb_thread_name;
 bool mdb_logctx_thread(mdb_logctx *lc, const mdb_proc *proc, uint64_t tid, uint64_t lineno,
                        mdb_thread_name *out);
+/* Whether a process's `mode=` list holds `word` (a log of `--mode
+ * sample,exceptions` holds "sample" and "exceptions"). */
+bool mdb_proc_has_mode(const mdb_proc *proc, const char *word);
 /* The processes, in input order (NULL: no header). */
 const mdb_proc *mdb_logctx_procs(const mdb_logctx *lc);
 /* Warn on f about each process whose log has no #stats (of the process

@@ -190,23 +190,22 @@ int mdb_pdb_open(void *ctx, mdt_pdb **out, const mdt_image *img, const char *pat
 char *mdb_read_small_file(void *ctx, const char *path, size_t max, size_t *len, char *why,
                           size_t whylen)
 {
-    struct stat st;
     char *buf;
-    int e;
-    /* Opened here first for batch's own wording of a refusal. */
+    int e = mdt_file_read(ctx, &buf, len, path, max);
+    if (e == 0)
+        return buf;
+    /* The refusal in batch's own words: what is there, or why not (the
+     * file is examined again only on this path: a read opens it once). */
+    struct stat st;
     int fd = mdb_open_regular(path, &st, why, whylen);
     if (fd < 0)
         return NULL;
     close(fd);
-    if ((uint64_t)st.st_size > max) {
+    if ((uint64_t)st.st_size > max)
         snprintf(why, whylen, "larger than %zu MiB", max >> 20);
-        return NULL;
-    }
-    if ((e = mdt_file_read(ctx, &buf, len, path, max)) != 0) {
+    else
         snprintf(why, whylen, "%s", e == MDT_ENOMEM ? "out of memory"
                                     : e == MDT_EIO  ? "cannot read"
                                                     : "changed while it was read");
-        return NULL;
-    }
-    return buf;
+    return NULL;
 }

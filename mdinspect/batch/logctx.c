@@ -281,7 +281,7 @@ static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
                 p->cmd = c;
             }
         } else if (keylen == 4 && memcmp(k, "mode", 4) == 0) {
-            if (vn < sizeof p->mode) { /* a word; a longer value is no mode we know */
+            if (vn < sizeof p->mode) { /* a longer list holds no mode we know */
                 memcpy(p->mode, v, vn);
                 p->mode[vn] = '\0';
             }
@@ -596,4 +596,19 @@ uint64_t mdb_logctx_report(const mdb_logctx *lc, FILE *f, bool pid_only, uint64_
         fprintf(f, MDB_PROGNAME " batch: more than %u processes: the lines of the later ones "
                    "were counted as the last one's\n", MAX_PROCS);
     return n;
+}
+
+bool mdb_proc_has_mode(const mdb_proc *proc, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *m = proc->mode; *m;) {
+        const char *e = strchr(m, ',');
+        size_t len = e ? (size_t)(e - m) : strlen(m);
+        if (len == n && memcmp(m, word, n) == 0)
+            return true;
+        if (!e)
+            break;
+        m = e + 1;
+    }
+    return false;
 }

@@ -103,7 +103,7 @@ static int mode_of(const mdb_proc *proc, int kind)
     for (unsigned i = 0; i < NMODES; i++) {
         if (modes[i].kind != kind)
             continue;
-        if (strcmp(proc->mode, modes[i].mode) == 0)
+        if (mdb_proc_has_mode(proc, modes[i].mode))
             return (int)i;
         if (any < 0)
             any = (int)i;
@@ -438,11 +438,10 @@ bool mdb_pprof_add(mdb_pprof *p, mdb_logctx *lc, const mdb_proc *proc, const mdb
         k.slice = rec->slice > UINT32_MAX ? UINT32_MAX : (uint32_t)rec->slice;
     }
     p->logs = lc;
-    if (!frame_fields(rec, field, flen))
-        field[0] = NULL;
+    bool fields = frame_fields(rec, field, flen);
     for (size_t i = 0; i < n; i++) {
         uint64_t id;
-        if (!location(p, lc, rec, i, field[0] ? field[i] : NULL, field[0] ? flen[i] : 0, &id) ||
+        if (!location(p, lc, rec, i, fields ? field[i] : NULL, fields ? flen[i] : 0, &id) ||
             id > UINT32_MAX)
             return false;
         k.locs[i] = (uint32_t)id;

@@ -103,7 +103,7 @@ static void flush_one(void *payload, mdp_key key, void *val)
     }
     core->stat_kind[kind] += c->count;
     core->stat_frames += c->count;
-    mdp_record_add(core, text, strlen(text), c->count, c->bytes,
+    mdp_record_add(core, MDP_REC_ALLOC, text, strlen(text), c->count, c->bytes,
                    core->cfg.debug_names ? (debug ? debug : text) : NULL);
     free(debug);
     c->count = c->bytes = 0;

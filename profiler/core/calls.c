@@ -198,7 +198,7 @@ void mdp_calls_flush(mdp_core *core)
         const char *text = f ? f->text : mdp_frame_kind_text[FK_UNMAPPED];
         core->stat_kind[kind] += add[MDP_CALL_ENTER];
         core->stat_frames += add[MDP_CALL_ENTER];
-        struct mdp_record *r = mdp_record_add(core, text, strlen(text), add[MDP_CALL_ENTER], 0,
+        struct mdp_record *r = mdp_record_add(core, MDP_REC_CALL, text, strlen(text), add[MDP_CALL_ENTER], 0,
                                               core->cfg.debug_names ? (f && f->debug ? f->debug : text) : NULL);
         if (r) {
             r->exits[0] += add[MDP_CALL_LEAVE];

@@ -14,7 +14,7 @@
 void mdp_config_default(mdp_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->mode = MDP_MODE_SAMPLE;
+    cfg->modes = MDP_MODE_SAMPLE;
     cfg->rate = 1000;
     cfg->slice_ms = 1000;
     cfg->max_depth = 255;
@@ -22,6 +22,68 @@ void mdp_config_default(mdp_config *cfg)
     cfg->flush_ms = 2000;
     cfg->activities = 1;
     cfg->all_threads = 1;
+}
+
+/* In the order of enum mdp_mode's bits. */
+static const char *const mode_names[] = {"sample", "calls",      "alloc", "exceptions",
+                                         "wall",   "contention", "heap"};
+#define NMODE_NAMES (sizeof mode_names / sizeof mode_names[0])
+
+int mdp_mode_parse(const char *text, size_t len, unsigned *modes, char *err, size_t errlen)
+{
+    unsigned set = 0;
+    size_t i = 0;
+    while (i <= len) {
+        size_t j = i;
+        while (j < len && text[j] != ',')
+            j++;
+        size_t n = j - i;
+        unsigned bit = 0;
+        for (unsigned k = 0; k < NMODE_NAMES; k++)
+            if (strlen(mode_names[k]) == n && memcmp(text + i, mode_names[k], n) == 0)
+                bit = 1u << k;
+        if (!bit) {
+            snprintf(err, errlen, "unknown mode '%.*s' (sample, calls, alloc, exceptions, wall, contention, heap)",
+                     (int)(n > 60 ? 60 : n), text + i);
+            return -1;
+        }
+        if (!(bit & MDP_MODES_BUILT)) {
+            snprintf(err, errlen, "mode %.*s is not built yet", (int)n, text + i);
+            return -1;
+        }
+        set |= bit;
+        i = j + 1;
+    }
+    if ((set & MDP_MODE_SAMPLE) && (set & MDP_MODE_WALL)) {
+        snprintf(err, errlen, "modes sample and wall exclude each other: a thread has one sampling timer");
+        return -1;
+    }
+    if ((set & MDP_MODE_CALLS) && set != MDP_MODE_CALLS) {
+        snprintf(err, errlen, "mode calls runs alone: its enter hooks would dwarf what the other modes measure");
+        return -1;
+    }
+    *modes = set;
+    return 0;
+}
+
+int mdp_mode_format(unsigned modes, char *buf, size_t len)
+{
+    size_t n = 0;
+    if (len == 0)
+        return -1;
+    buf[0] = 0;
+    for (unsigned k = 0; k < NMODE_NAMES; k++) {
+        if (!(modes & (1u << k)))
+            continue;
+        size_t w = strlen(mode_names[k]);
+        if (n + (n > 0) + w >= len)
+            return -1;
+        if (n > 0)
+            buf[n++] = ',';
+        memcpy(buf + n, mode_names[k], w + 1);
+        n += w;
+    }
+    return (int)n;
 }
 
 static int parse_uint(const char *v, size_t len, unsigned lo, unsigned hi, unsigned *out)
@@ -51,14 +113,7 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
 {
     unsigned u;
     if (strcmp(key, "mode") == 0) {
-        if (is(v, len, "sample"))
-            cfg->mode = MDP_MODE_SAMPLE;
-        else if (is(v, len, "calls"))
-            cfg->mode = MDP_MODE_CALLS;
-        else if (is(v, len, "alloc"))
-            cfg->mode = MDP_MODE_ALLOC;
-        else
-            goto bad;
+        return mdp_mode_parse(v, len, &cfg->modes, err, errlen);
     } else if (strcmp(key, "rate") == 0) {
         if (parse_uint(v, len, 1, 100000, &cfg->rate))
             goto bad;
@@ -189,11 +244,13 @@ int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, s
 
 int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
 {
-    static const char *const modes[] = {"sample", "calls", "alloc"};
+    char modes[96];
+    if (mdp_mode_format(cfg->modes, modes, sizeof modes) < 0)
+        return -1;
     int n = snprintf(buf, len,
                      "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
                      "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;%s%s%soutput=%s",
-                     modes[cfg->mode], cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names,
+                     modes, cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names,
                      cfg->duration_ms, cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
                      cfg->drain_ms, cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
                      cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "",

@@ -163,11 +163,11 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
         return -1;
     }
     int e = 0;
-    if (cfg->mode == MDP_MODE_SAMPLE)
+    if (cfg->modes & MDP_MODES_SAMPLED)
         e = mdp_sampler_init(core, err, errlen);
-    else if (cfg->mode == MDP_MODE_CALLS)
+    if (e == 0 && (cfg->modes & MDP_MODE_CALLS))
         e = mdp_calls_init(core);
-    else
+    if (e == 0 && (cfg->modes & MDP_MODE_ALLOC))
         e = mdp_alloc_init(core);
     if (e == 0)
         e = mdp_drain_start(core, err, errlen);

@@ -26,13 +26,40 @@
 
 #include <mdtools/idmap.h>
 
-enum mdp_mode { MDP_MODE_SAMPLE = 0, MDP_MODE_CALLS = 1, MDP_MODE_ALLOC = 2 };
+/* What to profile: a set of these bits (`--mode sample,exceptions`).
+ * sample and wall exclude each other (one timer per thread); calls
+ * excludes the rest (its enter hooks dwarf what they would measure). */
+enum mdp_mode {
+    MDP_MODE_SAMPLE = 1u << 0,     /* CPU-time stack samples */
+    MDP_MODE_CALLS = 1u << 1,      /* exact call counts (enter hooks) */
+    MDP_MODE_ALLOC = 1u << 2,      /* allocations per type */
+    MDP_MODE_EXCEPTIONS = 1u << 3, /* thrown exceptions per (type, stack) */
+    MDP_MODE_WALL = 1u << 4,       /* wall-time stack samples with thread states */
+    MDP_MODE_CONTENTION = 1u << 5, /* waits on managed locks */
+    MDP_MODE_HEAP = 1u << 6,       /* live objects per type after gen2 GCs */
+};
+/* The modes whose stacks the sampler's signal handler takes (one per thread). */
+#define MDP_MODES_SAMPLED (MDP_MODE_SAMPLE | MDP_MODE_WALL)
+/* The modes this build implements; a name outside it is refused. */
+#define MDP_MODES_BUILT (MDP_MODE_SAMPLE | MDP_MODE_CALLS | MDP_MODE_ALLOC)
+/* The modes a profiler attached to a running process can have: the
+ * runtime grants enter hooks and allocation callbacks only at startup. */
+#define MDP_MODES_ATTACH (MDP_MODE_SAMPLE)
+
+/* Parse a comma list of mode names (sample, calls, alloc, exceptions, wall,
+ * contention, heap), len bytes, into *modes. Returns 0, or -1 with a
+ * message in err naming the word for an unknown or unbuilt mode, an empty
+ * list or a combination that cannot run. */
+int mdp_mode_parse(const char *text, size_t len, unsigned *modes, char *err, size_t errlen);
+/* The comma list of `modes`, in the order above, into buf. Returns its
+ * length, or -1 when buf is too small. */
+int mdp_mode_format(unsigned modes, char *buf, size_t len);
 
 /* Settings. From the environment at startup (mdp_config_from_env) or from
  * the attach request's client data (mdp_config_parse); doc/mdprofile.1
  * lists both. */
 typedef struct mdp_config {
-    int mode;              /* enum mdp_mode */
+    unsigned modes;        /* a set of enum mdp_mode */
     unsigned rate;         /* samples per second of thread CPU time (1..100000) */
     unsigned slice_ms;     /* sample records: the time slice, ms since the start (1000) */
     unsigned max_depth;    /* frames per sample (1..255) */

@@ -173,6 +173,17 @@ struct mdp_frame {
     char *debug; /* in-process name, "?" when it could not be built */
 };
 
+/* What a record counts; its log line starts with the kind's word
+ * (records.c's record_words, doc/profile-log.md). A mode adds its kinds
+ * here: each kind has a map of its own, so one stack counted as a sample
+ * and as something else stays two records. */
+enum mdp_rec_kind {
+    MDP_REC_STACK, /* `stack`: sampled stacks (sample and wall modes) */
+    MDP_REC_CALL,  /* `call`: calls of one function (calls mode) */
+    MDP_REC_ALLOC, /* `alloc`: allocations of one type (alloc mode) */
+    MDP_REC_NKINDS
+};
+
 /* One aggregated record. */
 struct mdp_record {
     uint64_t count, bytes;
@@ -227,7 +238,7 @@ struct mdp_core {
     mdp_pmap frames;  /* (function, gen) -> struct mdp_frame */
     mdp_pmap ilmaps;  /* (version start, serial) -> struct mdp_ilmap */
     mdp_pmap ipkinds; /* unattributed ip -> kind + 1 (cast) */
-    mdp_smap records; /* key text -> struct mdp_record */
+    mdp_smap records[MDP_REC_NKINDS]; /* per kind: key text -> struct mdp_record */
     uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut, stat_drops_other;
     uint64_t stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
     unsigned drain_cycles;
@@ -368,10 +379,11 @@ char *mdp_escape_name(const char *s);
 void mdp_frames_free(mdp_core *core);
 extern const char *const mdp_frame_kind_text[FK_COUNT];
 
-/* records.c: with drain_lock held. Adds to the record of `key` (created
- * with `debug` as its names); returns it, NULL when out of memory. */
-struct mdp_record *mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count,
-                                  uint64_t bytes, const char *debug);
+/* records.c: with drain_lock held. Adds to the record of kind `kind`
+ * and `key` (created with `debug` as its names); returns it, NULL when
+ * out of memory. */
+struct mdp_record *mdp_record_add(mdp_core *core, enum mdp_rec_kind kind, const char *key,
+                                  size_t keylen, uint64_t count, uint64_t bytes, const char *debug);
 /* Append to the log what was aggregated since the last write (the header
  * first, once; the notes; each record after the #module lines of the
  * modules it names that the log has not described yet). With `end`, a

@@ -252,7 +252,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         if (flags & MDP_SAMPLE_HAVE_SP)
             core->stat_unwalked += weight; /* the leaf alone: no stack bounds yet */
         if (!bad)
-            mdp_record_add(core, key.s, key.len, weight, 0, core->cfg.debug_names ? dbg.s : NULL);
+            mdp_record_add(core, MDP_REC_STACK, key.s, key.len, weight, 0, core->cfg.debug_names ? dbg.s : NULL);
     }
 }
 

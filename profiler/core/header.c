@@ -110,8 +110,6 @@ static void put_enc(struct growbuf *b, const char *s)
     put(b, enc, n);
 }
 
-static const char *const mode_names[] = {"sample", "calls", "alloc"};
-
 char *mdp_header_line(mdp_core *core)
 {
     struct growbuf b = {0};
@@ -119,16 +117,20 @@ char *mdp_header_line(mdp_core *core)
     struct tm tm;
     gmtime_r(&core->start_wall, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    int mode = core->cfg.mode;
+    unsigned modes = core->cfg.modes;
+    char mode_list[96];
+    if (mdp_mode_format(modes, mode_list, sizeof mode_list) < 0)
+        snprintf(mode_list, sizeof mode_list, "unknown");
     /* the format says what the log may hold beyond format 1
      * (doc/profile-log.md): 2, call records with exits; 3, native frames
-     * with their ELF file; 4, sample records with their thread and time
-     * slice, and #thread lines (sample logs); alloc logs hold neither */
-    snprintf(tmp, sizeof tmp, "#mdprofile %d runtime=%s pid=%d ppid=%d mode=%s",
-             mode == MDP_MODE_CALLS ? 2 : mode == MDP_MODE_SAMPLE ? 4 : 1, core->runtime[0] ? core->runtime : "unknown",
-             core->pid, core->ppid, mode_names[mode]);
+     * with their ELF file; 4, records with their thread and time slice,
+     * and #thread lines; a log of alloc alone holds neither */
+    int format = modes & MDP_MODE_CALLS ? 2 : modes == MDP_MODE_ALLOC ? 1 : 4;
+    snprintf(tmp, sizeof tmp, "#mdprofile %d runtime=%s pid=%d ppid=%d mode=", format,
+             core->runtime[0] ? core->runtime : "unknown", core->pid, core->ppid);
     puts_(&b, tmp);
-    if (mode == MDP_MODE_SAMPLE) {
+    puts_(&b, mode_list);
+    if (modes & (MDP_MODE_SAMPLE | MDP_MODE_WALL)) {
         snprintf(tmp, sizeof tmp, " rate=%u slice=%u", core->cfg.rate, core->cfg.slice_ms);
         puts_(&b, tmp);
     }
@@ -136,7 +138,7 @@ char *mdp_header_line(mdp_core *core)
     puts_(&b, when);
     if (core->attach)
         puts_(&b, " attach=1");
-    if (mode == MDP_MODE_SAMPLE)
+    if (modes & MDP_MODE_SAMPLE)
         puts_(&b, " clock=cpu");
     pthread_mutex_lock(&core->mods_lock);
     if (core->framework[0]) {

@@ -34,8 +34,9 @@
  * records carry their leaves, tail calls and unwinds), a sample log format
  * 4 (native frames name their ELF file after its #elf line, and may carry
  * an activity, since format 3; records carry their thread and time slice,
- * with #thread lines, since format 4); an alloc log holds nothing either added and says format
- * 1. */
+ * with #thread lines, since format 4); a log of alloc mode alone holds
+ * none of those and says format 1. A log of several modes (`--mode
+ * sample,alloc`) holds the records of each, each line saying its kind. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -56,10 +57,11 @@
 #include <x86intrin.h>
 #endif
 
-struct mdp_record *mdp_record_add(mdp_core *core, const char *key, size_t keylen, uint64_t count,
-                                  uint64_t bytes, const char *debug)
+struct mdp_record *mdp_record_add(mdp_core *core, enum mdp_rec_kind kind, const char *key,
+                                  size_t keylen, uint64_t count, uint64_t bytes, const char *debug)
 {
-    struct mdp_record *r = mdp_smap_get(&core->records, key, keylen);
+    mdp_smap *map = &core->records[kind];
+    struct mdp_record *r = mdp_smap_get(map, key, keylen);
     if (!r) {
         r = calloc(1, sizeof *r);
         if (!r)
@@ -68,7 +70,7 @@ struct mdp_record *mdp_record_add(mdp_core *core, const char *key, size_t keylen
             free(r);
             return NULL;
         }
-        if (mdp_smap_put(&core->records, key, keylen, r) != 0) {
+        if (mdp_smap_put(map, key, keylen, r) != 0) {
             free(r->debug);
             free(r);
             return NULL;
@@ -82,28 +84,34 @@ struct mdp_record *mdp_record_add(mdp_core *core, const char *key, size_t keylen
 struct rec_ref {
     const char *key;
     struct mdp_record *rec;
+    enum mdp_rec_kind kind;
 };
 
 struct collect {
     struct rec_ref *v;
     size_t n;
+    enum mdp_rec_kind kind; /* of the map being collected */
 };
 
 static void collect_one(void *payload, const char *key, void *val)
 {
     struct collect *c = payload;
-    c->v[c->n++] = (struct rec_ref){key, val};
+    c->v[c->n++] = (struct rec_ref){key, val, c->kind};
 }
 
+/* Kind by kind, each the most counted first. */
 static int by_count(const void *a, const void *b)
 {
     const struct rec_ref *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
     if (x->rec->count != y->rec->count)
         return x->rec->count > y->rec->count ? -1 : 1;
     return strcmp(x->key, y->key);
 }
 
-static const char *const record_kinds[] = {"stack", "call", "alloc"};
+/* The first word of a record's line, by enum mdp_rec_kind. */
+static const char *const record_words[MDP_REC_NKINDS] = {"stack", "call", "alloc"};
 
 struct out {
     char *s;
@@ -202,7 +210,7 @@ static void module_lines(mdp_core *core, struct out *o, struct newmods *nm, cons
 /* Sample logs name native frames (format 3). */
 static int mode_has_native(const mdp_core *core)
 {
-    return core->cfg.mode == MDP_MODE_SAMPLE;
+    return (core->cfg.modes & MDP_MODES_SAMPLED) != 0;
 }
 
 static void stats_line(mdp_core *core, struct out *o, uint64_t records, const char *end)
@@ -277,9 +285,9 @@ static uint64_t call_exits(const struct mdp_record *r)
  * are freed. */
 static void keep_pending(void *payload, const char *key, void *val)
 {
-    mdp_core *core = payload;
+    mdp_smap *map = payload;
     struct mdp_record *r = val;
-    if (r->count && mdp_smap_put(&core->records, key, strlen(key), r) == 0)
+    if (r->count && mdp_smap_put(map, key, strlen(key), r) == 0)
         return;
     free(r->debug);
     free(r);
@@ -289,8 +297,9 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
 {
     if (core->log.fd < 0)
         return -1;
-    int mode = core->cfg.mode;
-    int hold = mode == MDP_MODE_CALLS && !final;
+    size_t nrec = 0;
+    for (unsigned k = 0; k < MDP_REC_NKINDS; k++)
+        nrec += core->records[k].n;
     struct out o = {0};
     struct newmods nm = {0};
     size_t fw_before = core->frameworks_written; /* restored when the write fails */
@@ -333,7 +342,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         put(&o, elf, elen);
     free(elf);
 
-    struct collect c = {calloc(core->records.n ? core->records.n : 1, sizeof *c.v), 0};
+    struct collect c = {calloc(nrec ? nrec : 1, sizeof *c.v), 0, 0};
     if (!c.v) {
         free(o.s);
         pthread_mutex_lock(&core->mods_lock);
@@ -344,19 +353,22 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         mdp_elf_announced(core, 0);
         return -1;
     }
-    mdp_smap_each(&core->records, collect_one, &c);
+    for (c.kind = 0; c.kind < MDP_REC_NKINDS; c.kind++)
+        mdp_smap_each(&core->records[c.kind], collect_one, &c);
     qsort(c.v, c.n, sizeof *c.v, by_count);
     uint64_t written = 0;
     for (size_t i = 0; i < c.n && !o.bad; i++) {
         const struct mdp_record *r = c.v[i].rec;
-        uint64_t count = hold ? call_exits(r) : r->count;
+        enum mdp_rec_kind kind = c.v[i].kind;
+        /* a call record keeps the enters of calls that have not left yet */
+        uint64_t count = kind == MDP_REC_CALL && !final ? call_exits(r) : r->count;
         if (count == 0)
             continue;
         module_lines(core, &o, &nm, c.v[i].key);
-        putf(&o, "%s %" PRIu64, record_kinds[mode], count);
-        if (mode == MDP_MODE_ALLOC)
+        putf(&o, "%s %" PRIu64, record_words[kind], count);
+        if (kind == MDP_REC_ALLOC)
             putf(&o, " %" PRIu64, r->bytes);
-        if (mode == MDP_MODE_CALLS)
+        if (kind == MDP_REC_CALL)
             putf(&o, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],
                  r->exits[2] - r->caught);
         put(&o, " ", 1);
@@ -383,17 +395,19 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
          * that have not left yet */
         for (size_t i = 0; i < c.n; i++) {
             struct mdp_record *r = c.v[i].rec;
-            if (hold) {
+            if (c.v[i].kind == MDP_REC_CALL && !final) {
                 r->count -= call_exits(r);
                 r->exits[0] = r->exits[1] = r->exits[2] = r->caught = 0;
             } else {
                 r->count = 0;
             }
         }
-        mdp_smap old = core->records;
-        mdp_smap_init(&core->records);
-        mdp_smap_each(&old, keep_pending, core);
-        mdp_smap_free(&old);
+        for (unsigned k = 0; k < MDP_REC_NKINDS; k++) {
+            mdp_smap old = core->records[k];
+            mdp_smap_init(&core->records[k]);
+            mdp_smap_each(&old, keep_pending, &core->records[k]);
+            mdp_smap_free(&old);
+        }
     } else {
         pthread_mutex_lock(&core->mods_lock);
         core->frameworks_written = fw_before;
@@ -451,7 +465,9 @@ static void free_record(void *payload, const char *key, void *val)
 
 void mdp_records_free(mdp_core *core)
 {
-    mdp_smap_each(&core->records, free_record, NULL);
-    mdp_smap_free(&core->records);
+    for (unsigned k = 0; k < MDP_REC_NKINDS; k++) {
+        mdp_smap_each(&core->records[k], free_record, NULL);
+        mdp_smap_free(&core->records[k]);
+    }
     mdp_smap_free(&core->described);
 }

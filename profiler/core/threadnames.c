@@ -109,7 +109,7 @@ void mdp_thread_named_start(mdp_core *core, struct mdp_slot *t)
      * burns its share and exits between two writes (the drain waits up to
      * MDP_DRAIN_MAX_MS when idle) would leave records no line names. The
      * scan announces it again if its kernel name changes later. */
-    if (core->cfg.mode == MDP_MODE_SAMPLE) {
+    if (core->cfg.modes & MDP_MODES_SAMPLED) {
         comm_of(atomic_load(&t->tid), t->os_name, sizeof t->os_name);
         announce(core, t);
     }
@@ -143,7 +143,7 @@ static void comm_of(int tid, char *out, size_t cap)
 
 void mdp_threads_name_scan(mdp_core *core, int all)
 {
-    if (!core->slots || core->cfg.mode != MDP_MODE_SAMPLE)
+    if (!core->slots || !(core->cfg.modes & MDP_MODES_SAMPLED))
         return;
     pthread_mutex_lock(&core->threads_lock);
     for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {

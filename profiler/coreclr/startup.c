@@ -85,7 +85,7 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
         low |= COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_FUNCTION_UNLOADS;
         *high |= COR_PRF_HIGH_MONITOR_DYNAMIC_FUNCTION_UNLOADS;
     }
-    if (p->cfg.mode == MDP_MODE_SAMPLE && p->cfg.activities) {
+    if ((p->cfg.modes & MDP_MODES_SAMPLED) && p->cfg.activities) {
         /* what the runtime is doing per thread (core/activity.c): JIT and
          * class loads are monitored already; GCs without the costs of
          * COR_PRF_MONITOR_GC (which turns concurrent GC off); exceptions
@@ -96,9 +96,9 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
         if (p->cfg.activities >= 2)
             low |= COR_PRF_MONITOR_EXCEPTIONS;
     }
-    if (p->cfg.mode == MDP_MODE_CALLS)
+    if (p->cfg.modes & MDP_MODE_CALLS)
         mdp_clr_elt_setup(p, &low, high);
-    if (p->cfg.mode == MDP_MODE_ALLOC)
+    if (p->cfg.modes & MDP_MODE_ALLOC)
         low |= COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_ENABLE_OBJECT_ALLOCATED;
     return low;
 }
@@ -123,9 +123,11 @@ static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_dat
         complain(p, "%s", "the runtime is too old: it offers no ICorProfilerInfo9 (.NET Core 3.0 or later is needed)");
         return E_FAIL;
     }
-    if (attach && p->cfg.mode != MDP_MODE_SAMPLE) {
-        complain(p, "mode %s needs the profiler from the start: the runtime allows only sampling after attach",
-                 p->cfg.mode == MDP_MODE_CALLS ? "calls" : "alloc");
+    if (attach && (p->cfg.modes & ~(unsigned)MDP_MODES_ATTACH)) {
+        char names[96] = "?";
+        mdp_mode_format(p->cfg.modes & ~(unsigned)MDP_MODES_ATTACH, names, sizeof names);
+        complain(p, "mode %s needs the profiler from the start: the runtime grants its callbacks only at startup",
+                 names);
         return E_INVALIDARG;
     }
     pin_self();
@@ -140,8 +142,8 @@ static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_dat
         complain(p, "cannot start: %s", err);
         return E_FAIL;
     }
-    mdp_log(p->core, "%s runtime %s, ICorProfilerInfo%d, mode %d", attach ? "attached to" : "loaded by",
-            version, p->info_level, p->cfg.mode);
+    mdp_log(p->core, "%s runtime %s, ICorProfilerInfo%d, modes %#x", attach ? "attached to" : "loaded by",
+            version, p->info_level, p->cfg.modes);
     DWORD high = 0, low = event_mask(p, &high);
     HRESULT hr = INFO(p)->SetEventMask2(p->info, low, high);
     if (FAILED(hr)) {
@@ -152,7 +154,7 @@ static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_dat
         p->core = NULL;
         return hr;
     }
-    if (p->cfg.mode == MDP_MODE_CALLS && FAILED(hr = mdp_clr_elt_hooks(p))) {
+    if ((p->cfg.modes & MDP_MODE_CALLS) && FAILED(hr = mdp_clr_elt_hooks(p))) {
         mdp_note(p->core, "the runtime refused the enter hooks: %#x", (unsigned)hr);
         mdp_core_finish(p->core, "refused");
         mdp_core_free(p->core);

@@ -49,12 +49,12 @@ static void forward(int sig, siginfo_t *si, void *uc)
 
 static void set_env(const mdp_config *c, const char *so, const char *notify)
 {
-    char num[32];
-    static const char *const modes[] = {"sample", "calls", "alloc"};
+    char num[32], modes[96];
     setenv("CORECLR_ENABLE_PROFILING", "1", 1);
     setenv("CORECLR_PROFILER", MDP_CLSID_STRING, 1);
     setenv("CORECLR_PROFILER_PATH", so, 1);
-    setenv("MDPROFILE_MODE", modes[c->mode], 1);
+    if (mdp_mode_format(c->modes, modes, sizeof modes) > 0)
+        setenv("MDPROFILE_MODE", modes, 1);
     snprintf(num, sizeof num, "%u", c->rate);
     setenv("MDPROFILE_RATE", num, 1);
     snprintf(num, sizeof num, "%u", c->slice_ms);

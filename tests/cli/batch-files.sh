@@ -141,6 +141,15 @@ st, out, err, secs, _ = run(["-a", walk, "-r", "--index", "index.fifo"],
 check(st in (0, 1) and out.startswith("Lines.") and "index" in err,
       "--index naming a FIFO: warned (%r), resolved" % err.strip().split("\n")[0])
 
+# --index naming a file over its 64 MiB bound (sparse: no disk used): the
+# refusal says so, and the run goes on without it
+with open(os.path.join(tmp, "index.huge"), "wb") as f:
+    f.truncate((64 << 20) + 1)
+st, out, err, secs, _ = run(["-a", walk, "-r", "--index", "index.huge"],
+                            "%s 0x06000001\n" % LINES_MVID)
+check(st in (0, 1) and out.startswith("Lines.") and "larger than 64 MiB" in err,
+      "--index over its bound: refused (%r), resolved" % err.strip().split("\n")[0])
+
 # the PDB beside a module: a FIFO, then a huge file that starts like a PDB
 side = os.path.join(tmp, "side")
 os.mkdir(side)

@@ -267,6 +267,24 @@ static void attrs_and_values(struct run *r)
             talloc_free(tmp);
         }
     }
+    /* marshalling descriptors, through their parents (mdt_marshal_text) */
+    n = mdt_table_rows_present(r->img, MDT_TABLE_FieldMarshal);
+    for (uint32_t rid = 1; rid <= n && rid <= MAX_ROWS; rid++) {
+        void *tmp = talloc_new(r->ctx);
+        mdt_row row;
+        uint32_t parent;
+        char *text;
+        if (mdt_row_get(&row, r->img, MDT_TABLE_FieldMarshal, rid) == 0 &&
+            mdt_row_token(&parent, &row, MDT_COL_FieldMarshal_Parent) == 0) {
+            int e = mdt_marshal_text(tmp, &text, r->img, parent);
+            check_clean(tmp, e, "mdt_marshal_text", parent);
+            if (!e)
+                sink += strlen(text);
+        } else {
+            touch_error();
+        }
+        talloc_free(tmp);
+    }
     n = mdt_table_rows_present(r->img, MDT_TABLE_Constant);
     for (uint32_t rid = 1; rid <= n && rid <= MAX_ROWS; rid++) {
         void *tmp = talloc_new(r->ctx);

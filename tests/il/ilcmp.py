@@ -8,7 +8,8 @@ of (enclosing declarations, line): custom attributes of one owner, the
 assembly references and members may come back in another order; an
 instruction line carries its IL offset, so a body must come back
 instruction for instruction. Continuation lines (an attribute blob's bytes,
-a list of interfaces) are joined to their first line.
+a list of interfaces) are joined to their first line. Field RVA data is
+compared by its bytes, not by the label (an RVA) the assembler picks.
 
 Usage: ilcmp.py ORIGINAL.il REBUILT.il   (exit 1 and the differences)
 """
@@ -31,6 +32,16 @@ def logical(path):
             out[-1] = out[-1] + " " + s
             continue
         out.append(s)
+    # field RVA data: a label names an RVA, which the assembler picks anew;
+    # a field says which bytes it starts at instead
+    data = {}
+    for s in out:
+        m = re.match(r"\.data (D_[0-9A-F]{8}) = (.*)", s)
+        if m:
+            data[m.group(1)] = m.group(2)
+    out = [re.sub(r"^\.data D_[0-9A-F]{8} =", ".data =",
+                  re.sub(r" at (D_[0-9A-F]{8})", lambda m: " at [%s]" % data.get(m.group(1), "?"), s))
+           for s in out]
     return out
 
 

@@ -41,7 +41,7 @@ for mode in calls alloc; do
     if "$mdprofile" --attach "$app" --mode $mode -o "$log" 2>"$work/attach.refused"; then
         fail "$mode mode on attach was not refused"
     fi
-    grep -q 'profiles in sample mode only: the runtime allows enter hooks and allocation callbacks only to a profiler loaded at startup' \
+    grep -q "cannot profile $mode: the runtime grants those callbacks only to a profiler loaded at startup" \
         "$work/attach.refused" || fail "unclear refusal of $mode mode: $(cat "$work/attach.refused")"
     [ ! -e "$log" ] || fail "a refused attach ($mode mode) wrote a log"
 done

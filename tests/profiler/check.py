@@ -259,8 +259,10 @@ def check_format(log, mode):
     ok(log.header.get("mode") == mode, "header mode=%s (%s)" % (mode, log.header.get("mode")))
     # format 2 added exit counts to call records: only calls logs need it;
     # format 3 native frames with their ELF file: sample logs;
-    # format 4, sample records with their thread and time slice
-    want = {"calls": 2, "sample": 4}.get(mode, 1)
+    # format 4, sample records with their thread and time slice; a log
+    # of several modes (mode=sample,alloc) holds each one's records
+    modes = mode.split(",")
+    want = 2 if "calls" in modes else 1 if modes == ["alloc"] else 4
     ok(log.format == want, "header says format %d (%s)" % (want, log.format))
     ok(all(k in log.header for k in ("runtime", "pid", "ppid", "start", "cmd")),
        "header has runtime, pid, ppid, start, cmd")
@@ -276,13 +278,15 @@ def check_format(log, mode):
     ok(s["records"] == len(log.records), "stats: records=%d" % len(log.records))
     ok(s.get("end") in ("exit", "detach") or str(s.get("end", "")).startswith("signal:"),
        "stats: end=%s says how the process ended" % s.get("end"))
-    if mode == "sample":
-        total = sum(r[1] for r in log.records)
+    if "sample" in modes:
+        stacks = [r for r in log.records if r[0] == "stack"]
+        total = sum(r[1] for r in stacks)
         ok(s["samples"] == total, "stats: samples=%d is the sum of counts (%d)" % (s["samples"], total))
         # the truncated mark is not a frame of code
+        # an alloc record's type is its one frame
         nframes = sum(r[1] * len([f for f in r[3] if f != "truncated"]) for r in log.records)
         ok(s["frames"] == nframes, "stats: frames=%d is the sum of count x frames (%d)" % (s["frames"], nframes))
-        cut = sum(r[1] for r in log.records if r[3][-1] == "truncated")
+        cut = sum(r[1] for r in stacks if r[3][-1] == "truncated")
         ok(s.get("truncated") == cut, "stats: truncated=%s counts the samples cut at the depth limit (%d)"
            % (s.get("truncated"), cut))
 
@@ -512,7 +516,7 @@ def plugins_offline(framed, facts):
 def program_mvids(mode, facts):
     """The modules whose every frame the program named (none in alloc
     mode: there it named the types it counted)."""
-    if mode == "alloc":
+    if "alloc" in mode.split(","):
         return set()
     mvids = set(facts["module"])
     if mode == "plugins":
@@ -537,7 +541,7 @@ def main():
         exp = read_expected(argv[2])
         {"names": mode_names, "osr": mode_osr, "attach": mode_attach, "reattach": mode_reattach,
          "plugins": mode_plugins, "calls": mode_calls,
-         "callnames": mode_callnames, "alloc": mode_alloc, "starved": mode_starved,
+         "callnames": mode_callnames, "alloc": mode_alloc, "sample,alloc": mode_sample_alloc, "starved": mode_starved,
          "handler": lambda log, exp: mode_names(log, exp, coverage=False)}[mode](log, exp)
         if dirs:
             names, facts = exp
@@ -609,17 +613,18 @@ def mode_callnames(log, exp):
     balanced(log, got, mvids, "callnames")
 
 
-def mode_alloc(log, exp):
+def mode_alloc(log, exp, mode="alloc"):
     names, facts = exp
-    check_format(log, "alloc")
+    check_format(log, mode)
     got = {}
     for kind, count, nbytes, frames, dbg in log.records:
-        if dbg:
+        if kind == "alloc" and dbg:
             c, b = got.get((frames[0], dbg[0]), (0, 0))
             got[(frames[0], dbg[0])] = (c + count, b + nbytes)
     # arrays of pointers: counted, honestly unnamed
     ptrs = sum(int(x) for x in facts["undescribed"])
-    unnamed = sum(count for kind, count, _, frames, _ in log.records if frames == ["unknown:nomvid"])
+    unnamed = sum(count for kind, count, _, frames, _ in log.records
+                  if kind == "alloc" and frames == ["unknown:nomvid"])
     ok(ptrs > 0 and unnamed == ptrs,
        "arrays of pointers and function pointers: %d objects as unknown:nomvid (expected %d)" % (unnamed, ptrs))
     for fact in facts["alloc"]:
@@ -628,6 +633,15 @@ def mode_alloc(log, exp):
         ok(c == int(want) and b > 0 and b % c == 0,
            "allocations of %s (%s): %d objects, %d bytes (expected %s objects of one size)"
            % (name, desc, c, b, want))
+
+
+def mode_sample_alloc(log, exp):
+    """--mode sample,alloc: one log with both modes' records; the
+    allocations as exact as in alloc mode alone, and stacks sampled."""
+    mode_alloc(log, exp, "sample,alloc")
+    stacks = [r for r in log.records if r[0] == "stack"]
+    ok(len(stacks) > 0 and all(all(valid_frame(f) for f in r[3]) for r in stacks),
+       "sample,alloc: %d stack records, every frame valid" % len(stacks))
 
 
 if __name__ == "__main__":

@@ -202,11 +202,16 @@ def check_outputs(ok, log, text, js, folded, sscope):
         # format 4: a profile per thread in milliseconds (count x 1000/rate),
         # empty samples for the idle time between slices; else one profile
         # of counts
-        period = 1000.0 / int(log.header.get("rate", "1000")) if log.format >= 4 else 1
+        # (of stack records); the records of another kind in a log of
+        # several modes (mode=sample,alloc) a profile of counts per process
+        mixed = any(k not in ("stack", "header", "stats", "comment") for k, *_ in log.items)
+        units = ("milliseconds", "none") if log.format >= 4 and mixed else \
+            ("milliseconds",) if log.format >= 4 else ("none",)
         shape = all(p["type"] == "sampled" and len(p["samples"]) == len(p["weights"]) and
-                    p["unit"] == ("milliseconds" if log.format >= 4 else "none") for p in profs) and \
+                    p["unit"] in units for p in profs) and \
             (len(profs) == 1 or log.format >= 4)
         for prof in profs:
+            period = 1000.0 / int(log.header.get("rate", "1000")) if prof["unit"] == "milliseconds" else 1
             for s, w in zip(prof["samples"], prof["weights"]):
                 if s:
                     got[tuple((shared[i]["name"], shared[i].get("file"), shared[i].get("line"))

@@ -117,7 +117,7 @@ START_TEST(test_config_text_round_trip)
     mdp_config_default(&c);
     const char *in = "mode=calls;rate=250;debug_names=1;samples=4000;output=/tmp/a;b=c";
     ck_assert_int_eq(mdp_config_parse(&c, in, strlen(in), err, sizeof err), 0);
-    ck_assert_int_eq(c.mode, MDP_MODE_CALLS);
+    ck_assert_uint_eq(c.modes, MDP_MODE_CALLS);
     ck_assert_uint_eq(c.rate, 250);
     ck_assert_uint_eq(c.max_samples, 4000);
     ck_assert_str_eq(c.output, "/tmp/a;b=c"); /* the path runs to the end */
@@ -131,6 +131,43 @@ START_TEST(test_config_text_round_trip)
     ck_assert_int_ne(mdp_config_parse(&d, "depth=256", 9, err, sizeof err), 0);
     ck_assert_int_ne(mdp_config_parse(&d, "colour=red", 10, err, sizeof err), 0);
     ck_assert_int_ne(mdp_config_parse(&d, "mode", 4, err, sizeof err), 0);
+}
+END_TEST
+
+/* --mode takes a comma list; what cannot run together, an unknown name and
+ * a mode this build lacks are refused, naming the word. */
+START_TEST(test_mode_lists)
+{
+    unsigned m = 0;
+    char err[256], text[512];
+    ck_assert_int_eq(mdp_mode_parse("sample,alloc", 12, &m, err, sizeof err), 0);
+    ck_assert_uint_eq(m, MDP_MODE_SAMPLE | MDP_MODE_ALLOC);
+    ck_assert_int_eq(mdp_mode_format(m, text, sizeof text), 12);
+    ck_assert_str_eq(text, "sample,alloc");
+    ck_assert_int_eq(mdp_mode_parse("alloc,sample,alloc", 18, &m, err, sizeof err), 0);
+    ck_assert_uint_eq(m, MDP_MODE_SAMPLE | MDP_MODE_ALLOC);
+    ck_assert_int_eq(mdp_mode_format(m, text, 12), -1); /* no room for the NUL */
+    const char *bad[] = {"", ",", "sample,", "Sample", "samples", "calls,sample", "calls,alloc"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        m = 77;
+        ck_assert_int_ne(mdp_mode_parse(bad[i], strlen(bad[i]), &m, err, sizeof err), 0);
+        ck_assert_uint_eq(m, 77); /* untouched */
+        ck_assert_uint_gt(strlen(err), 0);
+    }
+    ck_assert_int_ne(mdp_mode_parse("sample,bogus", 12, &m, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "'bogus'"));
+    /* every name is known; those not built say so */
+    const char *all[] = {"exceptions", "wall", "contention", "heap"};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (mdp_mode_parse(all[i], strlen(all[i]), &m, err, sizeof err) != 0)
+            ck_assert_ptr_nonnull(strstr(err, "not built yet"));
+    /* the environment's and the attach text's forms */
+    mdp_config c;
+    mdp_config_default(&c);
+    ck_assert_int_eq(mdp_config_parse(&c, "mode=alloc,sample", 17, err, sizeof err), 0);
+    ck_assert_uint_eq(c.modes, MDP_MODE_SAMPLE | MDP_MODE_ALLOC);
+    ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, "mode=sample,alloc;"));
 }
 END_TEST
 
@@ -767,7 +804,7 @@ START_TEST(test_calls_count_every_way_out)
     mdt_image_close(img);
     mdp_config cfg;
     mdp_config_default(&cfg);
-    cfg.mode = MDP_MODE_CALLS;
+    cfg.modes = MDP_MODE_CALLS;
     cfg.drain_ms = 600000;
     snprintf(logpath, sizeof logpath, "/tmp/mdp-test-calls-%d.log", (int)getpid());
     snprintf(cfg.output, sizeof cfg.output, "%s", logpath);
@@ -1579,6 +1616,7 @@ Suite *suite(void)
     tcase_add_test(t, test_pmap_matches_a_reference);
     tcase_add_test(t, test_smap_keys_are_copied);
     tcase_add_test(t, test_config_text_round_trip);
+    tcase_add_test(t, test_mode_lists);
     tcase_add_test(t, test_prolog_decode_shapes);
     tcase_add_test(t, test_unwind_rsp_frame_body_and_prolog);
     tcase_add_test(t, test_unwind_rbp_frame_and_pop_rbp);

@@ -158,6 +158,21 @@ int mdt_generic_decl(void *mem_ctx, char **params, char **where, const mdt_image
  * MDT_ENOMEM. */
 int mdt_ilasm_name(void *mem_ctx, char **out, const char *name, size_t len);
 
+/* The marshalling descriptor of a field or parameter `token` (its
+ * FieldMarshal row's NativeType blob, II.23.4 with the CoreCLR augments)
+ * as ILAsm spells it inside `marshal(...)`, the way ILDasm writes it:
+ * `lpwstr`, `bool`, `fixed sysstring [32]`, `fixed array [4] int32`,
+ * `int32[10 + 1]` (count and size parameter), `safearray bstr`,
+ * `custom ("Type, Assembly", "cookie")`. A parameter's token is its Param
+ * row's (sequence 0: the return value). *out is a talloc child of mem_ctx,
+ * NULL on failure. Errors: MDT_EINVAL (no out, no image, a token neither
+ * Field nor Param); MDT_ENOTFOUND (no FieldMarshal row for it);
+ * MDT_EBADIMAGE, MDT_ETRUNC (a damaged descriptor: bytes past its end, an
+ * array of arrays, a cut-off size; located in #Blob); MDT_EUNSUPPORTED (a
+ * native or variant type ILAsm has no word for, a control byte in a
+ * custom marshaler's name); MDT_ENOHEAP; MDT_ENOMEM. */
+int mdt_marshal_text(void *mem_ctx, char **out, const mdt_image *img, uint32_t token);
+
 #ifdef __cplusplus
 }
 #endif
