@@ -6,7 +6,8 @@
 #                            the committed binaries byte for byte
 #
 # Needs: mcs, ilasm and resgen (Debian: mono-devel), python3; node is optional (it
-# runs data/tools/webcil-check.js on the .wasm wrappers). After a rebuild
+# runs data/tools/webcil-check.js on the .wasm wrappers), dotnet too (the .NET
+# SDK: decl/Decl.dll through build-decl.sh). After a rebuild
 # that changes any binary, refresh data/facts.txt with
 #   data/facts.sh > data/facts.txt
 # and update the facts quoted in data/README.md.
@@ -119,8 +120,19 @@ resources/Res.dll resources/Res.Strings.resources
 fwd/Final.dll fwd/Real.dll fwd/v1/Lib.dll fwd/v2/Lib.dll fwd/Client.exe raw/Everything.md
 webcil/Hello.v0.webcil webcil/Hello.v1.webcil webcil/Hello.wasm webcil/Hello.v1.wasm"
 
+# decl/Decl.dll is Roslyn's (C# 13 constraints mcs does not compile):
+# build-decl.sh, run here when the .NET SDK is installed.
+decl() {
+    if command -v dotnet >/dev/null 2>&1; then
+        "$DATA/build-decl.sh" "$@"
+    else
+        echo "build.sh: dotnet not found: decl/Decl.dll not rebuilt (build-decl.sh)"
+    fi
+}
+
 if [ "$VERIFY" = yes ]; then
     bad=0
+    decl --verify || bad=1
     for f in $OUTPUTS; do
         if cmp -s "$f" "$DATA/$f"; then
             echo "same: $f"
@@ -136,4 +148,5 @@ for f in $OUTPUTS; do
     mkdir -p "$DATA/$(dirname "$f")"
     cp "$f" "$DATA/$f"
 done
+decl
 echo "build.sh: done; refresh facts with: $DATA/facts.sh > $DATA/facts.txt"

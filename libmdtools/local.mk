@@ -118,6 +118,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/typeref/dispatch.c \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \
+	libmdtools/typeref/derived.c \
 	libmdtools/generics/decode.c \
 	libmdtools/generics/fmt_int.h \
 	libmdtools/generics/ilasm.c \
@@ -126,6 +127,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/generics/typetree.c \
 	libmdtools/generics/members.c \
 	libmdtools/generics/names.c \
+	libmdtools/generics/gparams.c \
 	libmdtools/generics/gen_int.h \
 	libmdtools/generics/value.c \
 	libmdtools/generics/constant.c \

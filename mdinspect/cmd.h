@@ -230,8 +230,8 @@ char *mdi_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t to
  * for loops that print many names. NULL on error (error record set). */
 const char *mdi_name_buf(const mdi_state *st, void *mem, char *buf, size_t size,
                          const mdt_image *img, uint32_t token);
-/* The same, where !0 stands for a generic parameter of type_owner (the
- * friendly style names it). */
+/* The same, where !0 stands for a generic parameter of type_owner: named
+ * in every style (`T`; `!T` in IL), as a declaration names it. */
 char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
                   uint32_t type_owner);
 /* A name for any row: the formal name where there is one, else the
@@ -251,12 +251,14 @@ int mdi_print_name(mdi_state *st, const char *key, const char *label, const mdt_
  * the friendly style generic parameters are named from their owners.
  * NULL when it cannot be decoded (error record set). */
 char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
-/* A member's declaration (decl.c): MethodDef `RET Name<T>(P1 a, P2 b = 1)`,
- * Field `TYPE Name` (with ` = VALUE` when it has one), Property
- * `TYPE Name[P1, P2]`, Event `TYPE Name`; types in the session's style
- * with generic parameters by name. Under mem; NULL when it cannot be
- * formed (the library's error record says why) or the token is no
- * member. */
+/* A type's or member's declaration (decl.c): TypeDef `Ns.Name<T,out U>
+ * where T : class`, MethodDef `RET Name<T>(P1 a, P2 b = 1) where T :
+ * new()` (generic parameters and constraints as mdt_generic_decl writes
+ * them: ILAsm's `Name<class T>` in the IL style), Field `TYPE Name` (with
+ * ` = VALUE` when it has one), Property `TYPE Name[P1, P2]`, Event `TYPE
+ * Name`; types in the session's style with generic parameters by name.
+ * Under mem; NULL when it cannot be formed (the library's error record
+ * says why) or the token is no type or member. */
 char *mdi_declaration(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token);
 /* The signature of a MemberRef on a generic instance, or of the method a
  * MethodSpec instantiates, with the instance's and the MethodSpec's type

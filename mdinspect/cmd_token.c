@@ -132,6 +132,17 @@ static int one(mdi_state *st, uint32_t tok)
     } else {
         mdi_none(p, "signature", "signature", NULL);
     }
+    if (t == MDT_TABLE_TypeDef) {
+        /* Its name with its generic parameters and their constraints. */
+        char *decl = mdi_declaration(st, p, img, tok);
+        if (decl)
+            mdi_str(p, "declaration", "declaration", decl);
+        else {
+            mdi_error(p, "declaration", "declaration", mdi_errmsg_here(msg, sizeof msg));
+            bad++;
+        }
+        talloc_free(decl);
+    }
     if (t == MDT_TABLE_MethodDef || t == MDT_TABLE_Field || t == MDT_TABLE_Property ||
         t == MDT_TABLE_Event) {
         /* As C# or ILAsm would declare it: names for parameters and
@@ -196,7 +207,9 @@ const mdi_cmd mdi_cmd_token = {
             "method, field, property or event; the method of a parameter; the\n"
             "enclosing type of a nested type; the parent of a custom attribute,\n"
             "constant, generic parameter, member reference, ...), its signature\n"
-            "when the row has one, and every column decoded as `dump` shows it.\n"
+            "when the row has one, a type's or member's declaration (generic\n"
+            "parameters with their constraints), and every column decoded as\n"
+            "`dump` shows it.\n"
             "A user-string token (0x70) shows the string. Instead of a token,\n"
             "TOKEN may be a type name or Type::member: every member of that name\n"
             "is shown (all the overloads of a method).\n",

@@ -121,6 +121,21 @@ static void declaration(mdi_state *st, uint32_t tok, int *bad)
     }
 }
 
+/* The type's own declaration (decl.c): its name with its generic
+ * parameters and their constraints. */
+static void type_declaration(mdi_state *st, uint32_t tok, int *bad)
+{
+    char *d = mdi_declaration(st, st->out, mdi_image(st), tok);
+    char msg[512];
+    if (d) {
+        mdi_str(st->out, "declaration", "declaration", d);
+        talloc_free(d);
+    } else {
+        mdi_error(st->out, "declaration", "declaration", mdi_errmsg_here(msg, sizeof msg));
+        (*bad)++;
+    }
+}
+
 static void flags_cols(mdi_printer *p, uint32_t v, const mdi_flagname *names)
 {
     char *w = mdi_flag_words(p, v, names);
@@ -348,6 +363,7 @@ static int typedef_info(mdi_state *st, uint32_t tok, bool foreign)
     for (size_t i = 0; ix && i < ix->ntypes; i++)
         if (ix->types[i].token == tok)
             mdi_str(p, "metadata_name", NULL, ix->types[i].key);
+    type_declaration(st, tok, &bad);
     mdi_str(p, "kind", "kind", mdi_kind_name(img, tok));
     mdi_flags(p, "flags", "flags", flags, mdi_type_flags);
     if (mdt_row_token(&base, &r, MDT_COL_TypeDef_Extends)) {
@@ -453,11 +469,16 @@ const mdi_cmd mdi_cmd_type = {
     .flags = MDI_CMD_IMAGE,
     .summary = "a type in full: flags, base, interfaces, members with declarations",
     .help = "Shows a type the current module defines: token, name (with its\n"
-            "generic parameters), kind, flags, base type, enclosing type, layout\n"
+            "generic parameters), its declaration (the generic parameters with\n"
+            "their variance and constraints: C#'s `where T : class, new()`, or\n"
+            "ILAsm's `<class .ctor T>` in the IL style), kind, flags, base type,\n"
+            "enclosing type, layout\n"
             "(auto, sequential or explicit, with the ClassLayout packing and size),\n"
             "generic parameters with their flags and constraints, interfaces,\n"
             "nested types, and the fields, methods, properties and events with\n"
-            "their attributes (ILAsm keywords) and signatures.\n"
+            "their attributes (ILAsm keywords), signatures and declarations (a\n"
+            "generic method's with its constraints). Generic parameters are\n"
+            "named in every list and declaration (`IComparable<T>`, `!T` in IL).\n"
             "\n"
             "NAME is looked up in every open module (the current module's type\n"
             "first when several have one): the metadata name, outermost type first,\n"

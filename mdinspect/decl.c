@@ -4,7 +4,8 @@
  * GenericParam), a field's type and name with its literal value (II.22.15,
  * II.22.9 Constant), a property's type, name and index parameters
  * (II.22.34), an event's type and name (II.22.13). Types are named in the
- * session's style with generic parameters by name (`TKey`, not `!0`). */
+ * session's style with generic parameters by name (`TKey`, not `!0`), a
+ * generic method's with their constraints (mdt_generic_decl). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -76,32 +77,26 @@ static char *type_text(void *mem, const mdt_type *t, const mdt_name_opts *o)
     return s;
 }
 
+/* A method: `RET Name<T>(P1 p1, ...)` then C#'s constraint clauses
+ * (` where T : class`), or in the IL style with ILAsm's list
+ * (`!!T As<class T>(object o)`): <mdtools/names.h>'s mdt_generic_decl. */
 static char *method_decl(void *mem, const mdt_image *img, uint32_t token, const char *name,
                          const mdt_method_sig *m, const mdt_name_opts *o)
 {
     const char **pn = talloc_zero_array(mem, const char *, m->nparams + 1);
     uint32_t *prid = talloc_zero_array(mem, uint32_t, m->nparams + 1);
-    char *s, *ret, *gp = talloc_strdup(mem, "");
-    size_t ngp;
-    uint32_t *gprids = mdi_generic_params(mem, img, token, &ngp);
-    if (!pn || !prid || !gp)
+    char *s, *ret, *gp = NULL, *where = NULL;
+    mdt_name_opts go = *o;
+    if (!pn || !prid)
         return NULL;
     param_names(mem, img, token, m->nparams, pn, prid);
-    for (size_t i = 0; gp && i < ngp; i++) {
-        mdt_row r;
-        const char *g = "";
-        size_t len = 0;
-        if (mdt_row_get(&r, img, MDT_TABLE_GenericParam, gprids[i]) == 0)
-            mdt_row_string(&g, &len, &r, MDT_COL_GenericParam_Name);
-        gp = talloc_asprintf_append(gp, "%s%.*s", i ? "," : "<", (int)len, g);
-    }
-    if (gp && ngp)
-        gp = talloc_strdup_append(gp, ">");
-    mdt_clear_error();
+    go.cache = NULL;
+    if (mdt_generic_decl(mem, &gp, &where, img, token, &go))
+        return NULL;
     if (!(ret = type_text(mem, m->ret, o)))
         return NULL;
     s = talloc_asprintf(mem, "%s%s %s%s(", (m->callconv & MDT_CC_MASK) == MDT_CC_VARARG ? "vararg " : "",
-                        ret, name, gp ? gp : "");
+                        ret, name, gp);
     for (uint32_t i = 0; s && i < m->nparams; i++) {
         char *t = type_text(mem, m->params[i], o);
         if (!t)
@@ -112,7 +107,39 @@ static char *method_decl(void *mem, const mdt_image *img, uint32_t token, const 
             s = talloc_strdup_append(
                 s, default_of(mem, img, MDT_TOKEN(MDT_TABLE_Param, prid[i + 1]), o));
     }
-    return s ? talloc_strdup_append(s, ")") : NULL;
+    if (s)
+        s = talloc_strdup_append(s, ")");
+    if (s && where[0])
+        s = talloc_asprintf_append(s, " %s", where);
+    return s;
+}
+
+/* A TypeDef: its name with its generic parameters as mdt_generic_decl
+ * writes them, ILAsm's list in the IL style (``Decl.Holder`2<class T,.ctor
+ * U>``), else C#'s `where` clauses after the name (`Decl.Holder<T,U> where
+ * T : class where U : new()`). */
+static char *type_decl(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
+{
+    mdt_name_opts o = st->names;
+    char *gp = NULL, *where = NULL, *name, *d = NULL;
+    o.cache = NULL;
+    o.gctx = NULL;
+    if (mdt_generic_decl(mem, &gp, &where, img, token, &o) || !(name = mdi_name(st, mem, img, token)))
+        return NULL;
+    /* The parameter list the full and friendly styles end the name with
+     * (`Ns.Outer+Inner<T,U>`) is the declaration's, variance added:
+     * printed once. */
+    if (o.style != MDT_STYLE_IL && o.style != MDT_STYLE_REFLECTION && gp[0]) {
+        char *lt = strrchr(name, '<');
+        size_t n = strlen(name);
+        if (lt && name[n - 1] == '>')
+            *lt = '\0';
+    }
+    d = talloc_asprintf(mem, "%s%s%s%s", name, gp, where[0] ? " " : "", where);
+    talloc_free(gp);
+    talloc_free(where);
+    talloc_free(name);
+    return d;
 }
 
 char *mdi_declaration(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token)
@@ -133,9 +160,13 @@ char *mdi_declaration(const mdi_state *st, void *mem, const mdt_image *img, uint
                                                   : MDT_COL_Event_Name;
     if (!tmp)
         return NULL;
+    if (t == MDT_TABLE_TypeDef) {
+        out = type_decl(st, tmp, img, token);
+        goto done;
+    }
     if (t != MDT_TABLE_MethodDef && t != MDT_TABLE_Field && t != MDT_TABLE_Property &&
         t != MDT_TABLE_Event)
-        goto done; /* not a member: the caller asks only for members */
+        goto done; /* not a type or member: the caller asks only for those */
     if (mdt_row_get(&r, img, t, MDT_TOKEN_RID(token)) ||
         mdt_row_string(&name, &len, &r, name_col) || mdt_token_owner(&owner, img, token))
         goto done;

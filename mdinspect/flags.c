@@ -92,6 +92,7 @@ const mdi_flagname mdi_gparam_flags[] = {
     {0x4, "ReferenceTypeConstraint", 0},
     {0x8, "NotNullableValueTypeConstraint", 0},
     {0x10, "DefaultConstructorConstraint", 0},
+    {0x20, "AllowByRefLike", 0},
     {0, NULL, 0},
 };
 

@@ -6,7 +6,8 @@
  * (II.10.1.7), .pack/.size and field offsets (II.10.7), fields with their
  * constants (II.16.2), methods with parameters, defaults, .override and
  * bodies (II.15, the body printer of cmd_il.c), properties (II.17), events
- * (II.18), custom attributes as blobs (II.21), marshalling descriptors
+ * (II.18), custom attributes as blobs (II.21; a generic parameter's after
+ * `.param type T`), marshalling descriptors
  * (II.23.4, mdt_marshal_text), P/Invoke flags (II.23.1.8), declarative
  * security as its blob (II.22.11), field RVA data (II.16.3), and the
  * manifest: other files, exported and forwarded types, resources in a
@@ -163,6 +164,42 @@ static void put_customs(struct out *o, uint32_t parent, unsigned d)
     mdt_clear_error();
 }
 
+/* The custom attributes of a type's or method's generic parameters,
+ * each parameter that has some introduced by `.param type NAME` (as
+ * ILDasm writes C#'s NullableAttribute and IsUnmanagedAttribute on them). */
+static void put_gparam_customs(struct out *o, uint32_t owner, unsigned d)
+{
+    uint32_t key, rid;
+    mdt_find fi;
+    if (!mdt_table_rows(o->img, MDT_TABLE_GenericParam) ||
+        mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
+        mdt_find_init(&fi, o->img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
+        mdt_clear_error();
+        return;
+    }
+    while (mdt_find_next(&rid, &fi) == 0) {
+        uint32_t gtok = MDT_TOKEN(MDT_TABLE_GenericParam, rid), ckey, crid;
+        mdt_find cf;
+        mdt_row r;
+        const char *name;
+        if (mdt_coded_encode(&ckey, MDT_CI_HasCustomAttribute, gtok) ||
+            mdt_find_init(&cf, o->img, MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent,
+                          ckey) ||
+            mdt_find_next(&crid, &cf) != 0)
+            continue; /* none */
+        ind(o, d);
+        fputs(".param type ", o->f);
+        if (mdt_row_get(&r, o->img, MDT_TABLE_GenericParam, rid) == 0 &&
+            mdt_row_string(&name, NULL, &r, MDT_COL_GenericParam_Name) == 0)
+            put_id(o, name);
+        else
+            put_error(o, "generic parameter name");
+        fputc('\n', o->f);
+        put_customs(o, gtok, d);
+    }
+    mdt_clear_error();
+}
+
 /* Declarative security of a type, method or the assembly (DeclSecurity,
  * II.22.11) as `.permissionset ACTION = ( bytes )`: the blob as stored,
  * XML or binary alike, so the assembler keeps it byte for byte. */
@@ -292,6 +329,8 @@ static void put_generic_params(struct out *o, uint32_t owner)
                 fputs("class ", o->f);
             if (fl & 0x8)
                 fputs("valuetype ", o->f);
+            if (fl & 0x20) /* AllowByRefLike, .NET 9: `allows ref struct` */
+                fputs("byreflike ", o->f);
             if (fl & 0x10)
                 fputs(".ctor ", o->f);
             /* Constraints. */
@@ -683,6 +722,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
         fputs(".entrypoint\n", o->f);
     }
     put_customs(o, tok, d + 1);
+    put_gparam_customs(o, tok, d + 1);
     put_security(o, tok, d + 1);
     /* Parameters' defaults and attributes. */
     for (uint32_t s = 0; s < 1024 && s <= m->nparams; s++) {
@@ -958,6 +998,7 @@ static void put_class(struct out *o, uint32_t rid, unsigned d)
     ind(o, d);
     fputs("{\n", o->f);
     put_customs(o, tok, d + 1);
+    put_gparam_customs(o, tok, d + 1);
     put_security(o, tok, d + 1);
     /* Type parameters' attributes are rare; layout is not. */
     {

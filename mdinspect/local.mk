@@ -31,6 +31,7 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmd_attrs.c \
 	mdinspect/cmd_close.c \
 	mdinspect/cmd_constants.c \
+	mdinspect/cmd_derived.c \
 	mdinspect/cmd_dump.c \
 	mdinspect/cmd_exported.c \
 	mdinspect/cmd_find.c \

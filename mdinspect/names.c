@@ -80,12 +80,13 @@ char *mdi_name_in(const mdi_state *st, void *mem, const mdt_image *img, uint32_t
     mdt_name_opts o = st->names;
     mdt_generic_context g = {0};
     char *out = NULL;
-    if (st->names.flags & MDT_NAME_FRIENDLY) {
-        g.img = img;
-        g.type_owner = type_owner;
-        o.flags |= MDT_NAME_PARAM_NAMES;
-        o.gctx = &g;
-    }
+    /* Parameters by name in every style (doc/names.md, "Declarations"):
+     * `IComparable<T>`, ``IComparable`1[T]``, `IComparable`1<!T>`. */
+    g.img = img;
+    g.type_owner = type_owner;
+    o.flags |= MDT_NAME_PARAM_NAMES;
+    o.gctx = &g;
+    o.cache = NULL;
     if (mdt_token_name(mem, &out, img, token, &o) != 0)
         return NULL;
     return out;

@@ -650,6 +650,54 @@ START_TEST(portable_pdb_document_names)
 }
 END_TEST
 
+/* mdt_generic_decl on data/decl/Decl.dll (Roslyn): every special
+ * constraint, variance, constraints naming the parameters, per style. */
+START_TEST(generic_declarations)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/decl/Decl.dll");
+    mdt_name_opts il = {MDT_STYLE_IL, 0, NULL, NULL};
+    mdt_name_opts refl = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
+    mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL};
+    char *p, *w;
+    /* Holder`6 (0x02000005), full style. */
+    ck_assert_int_eq(mdt_generic_decl(ctx, &p, &w, img, 0x02000005, NULL), 0);
+    ck_assert_str_eq(p, "<TClass,TStruct,TNew,TRef,TUnmanaged,TShape>");
+    ck_assert_str_eq(w, "where TClass : class where TStruct : struct where TNew : new() "
+                        "where TRef : allows ref struct where TUnmanaged : unmanaged "
+                        "where TShape : class, Decl.IShape, System.IComparable<TShape>, new()");
+    /* The same in IL, as ILDasm writes it. */
+    ck_assert_int_eq(mdt_generic_decl(ctx, &p, &w, img, 0x02000005, &il), 0);
+    ck_assert_str_eq(p, "<class TClass,valuetype .ctor ([System.Runtime]System.ValueType) TStruct,"
+                        ".ctor TNew,byreflike TRef,valuetype .ctor (class [System.Runtime]"
+                        "System.ValueType modreq([System.Runtime]System.Runtime.InteropServices."
+                        "UnmanagedType)) TUnmanaged,class .ctor (Decl.IShape, class "
+                        "[System.Runtime]System.IComparable`1<!TShape>) TShape>");
+    ck_assert_str_eq(w, "");
+    /* Map<TOut,TKey> (0x06000005): method parameters, !!T in IL. */
+    ck_assert_int_eq(mdt_generic_decl(ctx, &p, &w, img, 0x06000005, &friendly), 0);
+    ck_assert_str_eq(p, "<TOut,TKey>");
+    ck_assert_str_eq(w, "where TOut : struct, IEquatable<TOut> where TKey : IOrdered<TKey>");
+    ck_assert_int_eq(mdt_generic_decl(ctx, &p, &w, img, 0x06000005, &il), 0);
+    ck_assert_str_eq(p, "<valuetype .ctor (class [System.Runtime]System.IEquatable`1<!!TOut>, "
+                        "[System.Runtime]System.ValueType) TOut,(class Decl.IOrdered`1<!!TKey>) "
+                        "TKey>");
+    /* Variance: IConverter<in TIn, out TOut> (0x02000002). */
+    ck_assert_int_eq(mdt_generic_decl(ctx, &p, &w, img, 0x02000002, &refl), 0);
+    ck_assert_str_eq(p, "[in TIn,out TOut]");
+    ck_assert_str_eq(w, "");
+    ck_assert_int_eq(mdt_generic_decl(ctx, &p, &w, img, 0x02000002, &il), 0);
+    ck_assert_str_eq(p, "<- TIn,+ TOut>");
+    /* Not generic: both empty. Not a TypeDef or MethodDef: EINVAL. */
+    ck_assert_int_eq(mdt_generic_decl(ctx, &p, &w, img, 0x02000007, NULL), 0);
+    ck_assert_str_eq(p, "");
+    ck_assert_str_eq(w, "");
+    ck_assert_int_eq(mdt_generic_decl(ctx, &p, &w, img, 0x04000001, NULL), MDT_EINVAL);
+    ck_assert_int_eq(mdt_generic_decl(ctx, &p, NULL, img, 0x02000005, NULL), MDT_EINVAL);
+    talloc_free(ctx);
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -671,6 +719,7 @@ Suite *suite(void)
     tcase_add_test(tc, generic_types_named_on_their_own);
     tcase_add_test(tc, methods_named_with_their_signature);
     tcase_add_test(tc, portable_pdb_document_names);
+    tcase_add_test(tc, generic_declarations);
     suite_add_tcase(s, tc);
     return s;
 }

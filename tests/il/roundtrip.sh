@@ -41,7 +41,7 @@ cd "$top" || exit 99
 # Fixtures that round trip, and those that do not (file: why).
 good="data/sample/Hello.exe data/Shell.dll data/Sigs.dll
 data/resources/Res.dll data/fwd/Real.dll data/fwd/Final.dll data/fwd/v1/Lib.dll
-data/pdb/Lines.dll data/Everything.dll data/Marshal.dll data/MultiMain.dll"
+data/pdb/Lines.dll data/Everything.dll data/Marshal.dll data/MultiMain.dll data/decl/Decl.dll"
 bad="tests/il/data/Opcodes.dll:no.-has-no-ILAsm-syntax"
 
 tables="TypeDef Field MethodDef Param InterfaceImpl Constant CustomAttribute ClassLayout

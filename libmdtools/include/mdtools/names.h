@@ -136,6 +136,30 @@ int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *sig,
 int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img, uint32_t token,
                        const mdt_name_opts *opts);
 
+/* The generic parameters of a TypeDef or MethodDef `owner` of img as its
+ * declaration writes them (doc/names.md, "Declarations"), in the style of
+ * opts (NULL: full; its gctx and cache are not used: every parameter a
+ * constraint mentions is named, `T`, or `!T` / `!!T` in IL).
+ * The IL style writes ILAsm's list into *params, as ILDasm prints it:
+ * variance (`+ `, `- `), `class`, `valuetype`, `byreflike`, `.ctor`, the
+ * constraint types in parentheses, the name
+ * (`<class T,valuetype .ctor ([System.Runtime]System.ValueType) U,+ V>`),
+ * and "" into *where. The other styles write C#'s: *params the names with
+ * `in` / `out` for variance (`<T,U,out V>`; `[T,U,out V]` in the
+ * reflection style, as MethodInfo.ToString() writes `As[T]`), *where the clauses of the
+ * parameters that have constraints, joined by a space
+ * (`where T : class, System.IComparable<T>, new() where U : struct`), with
+ * `struct`, `unmanaged` (a System.ValueType constraint with the
+ * UnmanagedType modreq), `new()` and `allows ref struct` (flag 0x20) for
+ * what C# writes as keywords. Both are "" when the owner has no generic
+ * parameters. Allocated under mem_ctx. Errors: MDT_EINVAL (no image, no
+ * outputs, a token of another table), MDT_ENOMEM, and those of reading the
+ * rows and naming the constraints, located: MDT_EBADIMAGE (more than 65536
+ * parameters or 4096 constraints on one, a name longer than the printer's
+ * bound), MDT_ETRUNC, MDT_ENOHEAP, MDT_ENOTFOUND, MDT_EUNSUPPORTED. */
+int mdt_generic_decl(void *mem_ctx, char **params, char **where, const mdt_image *img,
+                     uint32_t owner, const mdt_name_opts *opts);
+
 /* `name` (len bytes) as an ILAsm identifier (II.5.3) for a declaration a
  * caller prints itself (a member, a parameter, a class): as it is when the
  * assembler reads it back as one name (an ID, a dotted name of IDs, `.ctor`,

@@ -222,6 +222,37 @@ int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                       const mdt_modview *view, uintptr_t module, uint32_t token,
                       const mdt_resolve_opts *opts);
 
+/* A type that extends or implements another (mdt_derived_types). */
+typedef struct mdt_derived {
+    uintptr_t module;        /* the module defining it */
+    uint32_t token;          /* its TypeDef */
+    uint32_t via;            /* the row naming its parent: its own TypeDef
+                                (Extends) or an InterfaceImpl row */
+    uintptr_t parent_module; /* the type it extends or implements: the one */
+    uint32_t parent;         /* asked about, or (transitive) another result */
+    uint16_t depth;          /* 1: directly; 2: through one other type; ... */
+    bool interface;          /* it implements parent (InterfaceImpl) */
+} mdt_derived;
+
+enum mdt_derived_flags {
+    MDT_DERIVED_ALL = 1u << 0 /* the transitive closure, not only the direct ones */
+};
+
+/* The types of the view that extend or implement TypeDef `type` of module
+ * `module`: every TypeDef whose Extends or one of whose InterfaceImpl rows
+ * names it, a TypeRef through mdt_typeref_resolve (forwarders followed), a
+ * TypeSpec of a generic instantiation by its generic type (`class IntBox :
+ * Box<int>` derives from `Box<T>`). With MDT_DERIVED_ALL, theirs too,
+ * breadth first, each type once (the first path found; a cycle in damaged
+ * metadata ends where it closes). *out (n entries, allocated under mem_ctx;
+ * NULL when n is 0) is in that order: by depth, then by module in the
+ * view's order and row. References that do not resolve, other TypeSpecs and
+ * rows that do not read are left out. Errors: MDT_EINVAL (no view or
+ * output, not a TypeDef token of a module with metadata), MDT_ENOTFOUND (no
+ * such module in the view), MDT_ENOMEM. */
+int mdt_derived_types(void *mem_ctx, mdt_derived **out, size_t *n, const mdt_modview *view,
+                      uintptr_t module, uint32_t type, unsigned flags);
+
 /* Where a reference starts, in its own module and without a module set:
  * the scope at the root of a TypeRef's ResolutionScope chain (an
  * AssemblyRef, a ModuleRef, the Module row 0x00000001, or 0 for a nil scope,
