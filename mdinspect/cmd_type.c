@@ -445,13 +445,52 @@ static int reference(mdi_state *st, uint32_t tok)
     return bad;
 }
 
+/* C#'s array forms, `string[]`, `int[,]`, `byte[][]`: the length of the
+ * element type's name (the text before the first of the trailing
+ * `[...]` suffixes, each only commas inside), or 0 when there is none. */
+static size_t array_element_len(const char *text)
+{
+    size_t n = strlen(text);
+    bool any = false;
+    while (n >= 2 && text[n - 1] == ']') {
+        size_t i = n - 1;
+        while (i > 0 && text[i - 1] == ',')
+            i--;
+        if (i == 0 || text[i - 1] != '[')
+            break;
+        n = i - 1;
+        any = true;
+    }
+    return any && n > 0 ? n : 0;
+}
+
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
     mdi_module *m, *cur = mdi_current(st);
     uint32_t tok;
     int status;
-    if (mdi_arg_type(st, argv[0].text, &m, &tok))
+    const char *text = argv[0].text;
+    size_t elen = array_element_len(text);
+    char *element = elen ? talloc_strndup(st, text, elen) : NULL;
+    if (elen) {
+        /* an array: what it is, then its element type in full */
+        if (!element)
+            return mdi_fail(st, "out of memory");
+        int e = mdi_arg_type(st, element, &m, &tok);
+        if (e == 0) {
+            mdi_record_begin(st->out);
+            mdi_str(st->out, "name", "name", text);
+            mdi_str(st->out, "kind", "kind", "array");
+            mdi_str(st->out, "element", "element", element);
+            mdi_str(st->out, "suffix", "suffix", text + elen);
+            mdi_record_end(st->out);
+        }
+        talloc_free(element);
+        if (e)
+            return MDI_FAIL;
+    } else if (mdi_arg_type(st, text, &m, &tok)) {
         return MDI_FAIL;
+    }
     if (MDT_TOKEN_TABLE(tok) != MDT_TABLE_TypeDef)
         return reference(st, tok);
     /* A type of another open module: shown from there. */
@@ -490,7 +529,8 @@ const mdi_cmd mdi_cmd_type = {
             "forms work too: `int`, `string` and the other keywords,\n"
             "`Dictionary<TKey,TValue>.Enumerator` ('.' for '+'), and last a nested\n"
             "type by its innermost names alone (`KeyCollection`: every enclosing\n"
-            "type's is listed when several have one). A TypeDef, TypeRef or\n"
+            "type's is listed when several have one), and an array, `string[]`,\n"
+            "`int[,]`: a line saying so, then its element type. A TypeDef, TypeRef or\n"
             "TypeSpec token of the current module\n"
             "will do too: a TypeRef shows where it resolves and, when an open\n"
             "module defines it, the definition in full.\n",

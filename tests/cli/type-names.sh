@@ -3,7 +3,8 @@
 # for the built-in types), `Dictionary<TKey,TValue>.Enumerator` and
 # `List<T>.Enumerator` (C#'s form of a nested type of a generic one), and
 # `KeyCollection` (a nested type by its own name: several enclosing types
-# have one, so they are listed), on Mono's mscorlib, which defines them.
+# have one, so they are listed), and arrays (`string[]`, `int[,][]`: the
+# element type's), on Mono's mscorlib, which defines them.
 # The fixtures' nested types are in the golden case type-csharp.
 # Prints one line per check and "N passed, M failed".
 set -u
@@ -28,6 +29,10 @@ check() { # check WHAT TYPE-ARG EXPECTED-TEXT
 }
 check "int is System.Int32" int "name:               System.Int32"
 check "string is System.String" string "System.String"
+check "string[] is an array of System.String" 'string[]' "element: string"
+check "string[]'s element type follows" 'string[]' "name:               System.String"
+check "int[,][] is an array, its brackets said" 'int[,][]' "suffix:  [,][]"
+check "an array of a nested type, C#'s form" 'List<T>.Enumerator[]' "name:         System.Collections.Generic.List+Enumerator<T>"
 check "C#'s nested form of a generic type's Enumerator" 'Dictionary<TKey,TValue>.Enumerator' \
     "System.Collections.Generic.Dictionary+Enumerator<TKey,TValue>"
 check "List<T>.Enumerator" 'List<T>.Enumerator' "System.Collections.Generic.List+Enumerator<T>"
