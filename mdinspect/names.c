@@ -210,9 +210,8 @@ char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_
         o.flags |= MDT_NAME_PARAM_NAMES;
         o.gctx = &g;
     }
-    if (mdt_sig_of_token(tmp, &sig, img, token) == 0 && mdt_sig_name(tmp, &out, &sig, &o) == 0)
-        out = talloc_steal(mem, out);
-    else
+    /* the text only: one call, one allocation (mdt_sig_name_of_token) */
+    if (mdt_sig_name_of_token(mem, &out, img, token, &o) != 0)
         out = NULL;
     talloc_free(tmp);
     return out;
@@ -275,7 +274,7 @@ char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, ui
     mdt_generic_context g = {0};
     mdt_name_opts o = st->names;
     uint32_t member = token, parent = 0;
-    mdt_sig sig, spec;
+    mdt_sig spec;
     mdt_row r;
     char *out = NULL;
     if (!tmp)
@@ -309,9 +308,7 @@ char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, ui
     default:
         break;
     }
-    if (mdt_sig_of_token(tmp, &sig, img, member) == 0 && mdt_sig_name(tmp, &out, &sig, &o) == 0)
-        out = talloc_steal(mem, out);
-    else
+    if (mdt_sig_name_of_token(mem, &out, img, member, &o) != 0)
         out = NULL;
 done:
     talloc_free(tmp);
