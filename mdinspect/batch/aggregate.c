@@ -559,7 +559,8 @@ static void speedscope(mdb_aggregate *g, mdb_output *o)
         o->failed = true;
         return;
     }
-    memcpy(v, g->s, g->ns * sizeof *v);
+    if (g->ns) /* none: a log cut before its first record (g->s is NULL) */
+        memcpy(v, g->s, g->ns * sizeof *v);
     qsort(v, g->ns, sizeof *v, by_time);
     for (size_t i = 0; i < g->ns; i++) /* where each profile's stacks end */
         at[v[i]->profile + 1] = i + 1;

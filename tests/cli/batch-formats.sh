@@ -142,4 +142,19 @@ check "$a" "mdinspect batch: MVIDs of 0 files from the index, 3 files read" "a c
 check "$b" "mdinspect batch: MVIDs of 3 files from the index, 0 files read" "a warm index reads none"
 check "$c" "mdinspect batch: MVIDs of 2 files from the index, 1 files read" "a changed file is read again"
 check "$(head -n 1 "$idx")" "#mdinspect-index 1" "the index file starts with its header"
+
+# A log cut before its first record (a header alone): every format ends
+# normally (no signal, nothing a sanitizer reports) and --speedscope is
+# still a JSON file
+printf '#mdprofile 4 runtime=10.0.0 pid=7 ppid=1 mode=sample rate=1000 slice=1000 start=2026-01-01T00:00:00Z\n' \
+    >"$tmp/header.log"
+for fmt in "" --json --folded --speedscope --pprof "--top 5"; do
+    "$prog" batch --no-progress $fmt <"$tmp/header.log" >"$tmp/header.out" 2>"$tmp/header.err"
+    st=$?
+    ok=no
+    [ $st -lt 128 ] && ! grep -q 'runtime error\|Sanitizer' "$tmp/header.err" && ok=yes
+    [ "$fmt" = --speedscope ] && [ $ok = yes ] &&
+        ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/header.out" 2>/dev/null && ok=no
+    check "$ok" yes "a header without records, ${fmt:-text}: status $st, $(head -c 120 "$tmp/header.err" | tr '\n' ' ')"
+done
 exit $status
