@@ -369,8 +369,8 @@ int main(int argc, char **argv)
         if (e == 0) {
             printf("side=mdtools variant=%s files=%" PRIu64 " rows=%" PRIu64 " cells=%" PRIu64
                    " str_bytes=%" PRIu64 " blob_bytes=%" PRIu64 " guid_bytes=%" PRIu64
-                   " guid_sum=%" PRIu64 " raw_other=%" PRIu64 " raw_all=%" PRIu64
-                   " errors=%" PRIu64 " passes=%ld pass_cpu_ns=",
+                   " guid_sum=%" PRIu64 " raw_other=%" PRIu64 " raw_all=%" PRIu64 " errors=%" PRIu64
+                   " passes=%ld pass_cpu_ns=",
                    variants[raw_only], s.files, s.rows, s.cells, s.str_bytes, s.blob_bytes,
                    s.guid_bytes, s.guid_sum, s.raw_other, s.raw_all, s.errors, passes);
             for (long p = 0; p < passes; p++)

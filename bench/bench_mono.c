@@ -91,8 +91,8 @@ static void walk_few(MonoImage *img, struct bench_sums *s)
 /* The timed work, a separate symbol for callgrind's --toggle-collect. The
  * images stay open (all mapped at once) until the process exits. */
 int bench_mono_work(int n, char **paths, MonoImage **imgs, int raw_only, struct bench_sums *s);
-__attribute__((noinline)) int bench_mono_work(int n, char **paths, MonoImage **imgs,
-                                              int raw_only, struct bench_sums *s)
+__attribute__((noinline)) int bench_mono_work(int n, char **paths, MonoImage **imgs, int raw_only,
+                                              struct bench_sums *s)
 {
     for (int i = 0; i < n; i++) {
         MonoImageOpenStatus st = MONO_IMAGE_OK;
@@ -147,8 +147,11 @@ int main(int argc, char **argv)
     uint64_t t2 = bench_now_ns(), c2 = bench_cpu_ns();
 
     if (e == 0)
-        bench_report("libmono", raw_only == 2 ? "open" : raw_only ? "raw" : "full", &s, t1 - t0,
-                     t2 - t1, c2 - c1);
+        bench_report("libmono",
+                     raw_only == 2 ? "open"
+                     : raw_only    ? "raw"
+                                   : "full",
+                     &s, t1 - t0, t2 - t1, c2 - c1);
     /* No mono_image_close: without the runtime initialised it updates
      * perf counters that were never allocated and crashes. Exit unmaps. */
     free(imgs);

@@ -26,7 +26,7 @@ struct bench_sums {
     uint64_t guid_sum;   /* sum of those GUID bytes, to prove they were read */
     uint64_t raw_other;
     uint64_t raw_all;
-    uint64_t errors;     /* cells one side refused to decode */
+    uint64_t errors; /* cells one side refused to decode */
 };
 
 /* A non-nil GUID cell: 16 bytes, and their values summed to prove they
@@ -60,8 +60,7 @@ static inline void bench_sums_add(struct bench_sums *s, const struct bench_sums 
 #define BENCH_MAX_COLS 16
 struct bench_plan {
     unsigned ncols, n_str, n_blob, n_guid, n_other;
-    uint8_t str[BENCH_MAX_COLS], blob[BENCH_MAX_COLS], guid[BENCH_MAX_COLS],
-        other[BENCH_MAX_COLS];
+    uint8_t str[BENCH_MAX_COLS], blob[BENCH_MAX_COLS], guid[BENCH_MAX_COLS], other[BENCH_MAX_COLS];
 };
 
 static inline void bench_plan_make(struct bench_plan *p, const mdt_table_schema *ts)
@@ -101,17 +100,16 @@ static inline long bench_maxrss_kb(void)
 }
 
 /* One line of key=value pairs. Variant is "full" or "raw". */
-static inline void bench_report(const char *side, const char *variant,
-                                const struct bench_sums *s, uint64_t init_ns,
-                                uint64_t work_ns, uint64_t cpu_ns)
+static inline void bench_report(const char *side, const char *variant, const struct bench_sums *s,
+                                uint64_t init_ns, uint64_t work_ns, uint64_t cpu_ns)
 {
     printf("side=%s variant=%s files=%" PRIu64 " rows=%" PRIu64 " cells=%" PRIu64
-           " str_bytes=%" PRIu64 " blob_bytes=%" PRIu64 " guid_bytes=%" PRIu64
-           " guid_sum=%" PRIu64 " raw_other=%" PRIu64 " raw_all=%" PRIu64 " errors=%" PRIu64
-           " init_ns=%" PRIu64 " work_ns=%" PRIu64 " cpu_ns=%" PRIu64 " maxrss_kb=%ld\n",
-           side, variant, s->files, s->rows, s->cells, s->str_bytes, s->blob_bytes,
-           s->guid_bytes, s->guid_sum, s->raw_other, s->raw_all, s->errors, init_ns, work_ns,
-           cpu_ns, bench_maxrss_kb());
+           " str_bytes=%" PRIu64 " blob_bytes=%" PRIu64 " guid_bytes=%" PRIu64 " guid_sum=%" PRIu64
+           " raw_other=%" PRIu64 " raw_all=%" PRIu64 " errors=%" PRIu64 " init_ns=%" PRIu64
+           " work_ns=%" PRIu64 " cpu_ns=%" PRIu64 " maxrss_kb=%ld\n",
+           side, variant, s->files, s->rows, s->cells, s->str_bytes, s->blob_bytes, s->guid_bytes,
+           s->guid_sum, s->raw_other, s->raw_all, s->errors, init_ns, work_ns, cpu_ns,
+           bench_maxrss_kb());
 }
 
 #endif

@@ -84,8 +84,10 @@ typedef struct mdi_argspec {
 } mdi_argspec;
 
 /* The spellings every command uses for its flag meaning "all modules". */
-#define MDI_FLAG_ALL(what) \
-    {.name = "-a", .alias = "--all", .kind = MDI_ARG_FLAG, .about = (what)}
+#define MDI_FLAG_ALL(what)                                                                         \
+    {                                                                                              \
+        .name = "-a", .alias = "--all", .kind = MDI_ARG_FLAG, .about = (what)                      \
+    }
 
 /* A checked argument, as given (keywords left out). */
 typedef struct mdi_arg {
@@ -208,8 +210,7 @@ const char *mdi_debug_type_name(uint32_t type);
 /* The outcome of the strong-name check (cmd_sn.c): JSON `key` an object
  * {status, reason}, text one line under `label`; 1 when the check failed
  * (an error value was printed), else 0. */
-int mdi_print_strongname(mdi_state *st, const mdt_image *img, const char *key,
-                          const char *label);
+int mdi_print_strongname(mdi_state *st, const mdt_image *img, const char *key, const char *label);
 
 /* `set style VALUE` (a unique prefix of full, reflection, il, friendly):
  * 0, or -1 when VALUE names no style. */

@@ -43,7 +43,9 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         return which ? MDI_FAIL : mdi_fail(st, "no module is open");
     /* Another module becomes current, so the session goes on. */
     was_current = m == mdi_current(st);
-    next = was_current ? (st->mods[0] != m ? st->mods[0] : st->nmods > 1 ? st->mods[1] : NULL)
+    next = was_current ? (st->mods[0] != m ? st->mods[0]
+                          : st->nmods > 1  ? st->mods[1]
+                                           : NULL)
                        : NULL;
     closed(st, m, next);
     mdi_state_close(st, m);

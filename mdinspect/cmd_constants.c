@@ -25,38 +25,22 @@
 static const char *type_name(uint8_t t)
 {
     switch (t) {
-    case MDT_VALUE_BOOLEAN:
-        return "bool";
-    case MDT_VALUE_CHAR:
-        return "char";
-    case MDT_VALUE_I1:
-        return "int8";
-    case MDT_VALUE_U1:
-        return "uint8";
-    case MDT_VALUE_I2:
-        return "int16";
-    case MDT_VALUE_U2:
-        return "uint16";
-    case MDT_VALUE_I4:
-        return "int32";
-    case MDT_VALUE_U4:
-        return "uint32";
-    case MDT_VALUE_I8:
-        return "int64";
-    case MDT_VALUE_U8:
-        return "uint64";
-    case MDT_VALUE_R4:
-        return "float32";
-    case MDT_VALUE_R8:
-        return "float64";
-    case MDT_VALUE_STRING:
-        return "string";
-    case MDT_VALUE_CLASS:
-        return "class";
-    case MDT_VALUE_DECIMAL:
-        return "decimal";
-    default:
-        return NULL;
+    case MDT_VALUE_BOOLEAN: return "bool";
+    case MDT_VALUE_CHAR: return "char";
+    case MDT_VALUE_I1: return "int8";
+    case MDT_VALUE_U1: return "uint8";
+    case MDT_VALUE_I2: return "int16";
+    case MDT_VALUE_U2: return "uint16";
+    case MDT_VALUE_I4: return "int32";
+    case MDT_VALUE_U4: return "uint32";
+    case MDT_VALUE_I8: return "int64";
+    case MDT_VALUE_U8: return "uint64";
+    case MDT_VALUE_R4: return "float32";
+    case MDT_VALUE_R8: return "float64";
+    case MDT_VALUE_STRING: return "string";
+    case MDT_VALUE_CLASS: return "class";
+    case MDT_VALUE_DECIMAL: return "decimal";
+    default: return NULL;
     }
 }
 

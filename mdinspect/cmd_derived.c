@@ -67,8 +67,10 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             !(m = module_by_id(st, r.module))) {
             mdt_clear_error();
             mdt_modview_release(v);
-            return mdi_fail(st, "%s does not resolve to a type of an open module (see "
-                            "'resolve')", caption);
+            return mdi_fail(st,
+                            "%s does not resolve to a type of an open module (see "
+                            "'resolve')",
+                            caption);
         }
         tok = r.token;
     } else if (MDT_TOKEN_TABLE(tok) != MDT_TABLE_TypeDef) {

@@ -64,23 +64,12 @@ static unsigned list_table(const mdt_image *img, unsigned target)
 {
     unsigned ptr;
     switch (target) {
-    case MDT_TABLE_Field:
-        ptr = MDT_TABLE_FieldPtr;
-        break;
-    case MDT_TABLE_MethodDef:
-        ptr = MDT_TABLE_MethodPtr;
-        break;
-    case MDT_TABLE_Param:
-        ptr = MDT_TABLE_ParamPtr;
-        break;
-    case MDT_TABLE_Event:
-        ptr = MDT_TABLE_EventPtr;
-        break;
-    case MDT_TABLE_Property:
-        ptr = MDT_TABLE_PropertyPtr;
-        break;
-    default:
-        return target;
+    case MDT_TABLE_Field: ptr = MDT_TABLE_FieldPtr; break;
+    case MDT_TABLE_MethodDef: ptr = MDT_TABLE_MethodPtr; break;
+    case MDT_TABLE_Param: ptr = MDT_TABLE_ParamPtr; break;
+    case MDT_TABLE_Event: ptr = MDT_TABLE_EventPtr; break;
+    case MDT_TABLE_Property: ptr = MDT_TABLE_PropertyPtr; break;
+    default: return target;
     }
     return mdt_table_rows(img, ptr) ? ptr : target;
 }
@@ -113,8 +102,8 @@ int mdi_print_cell(mdi_printer *p, const mdt_row *row, unsigned col)
         if (row->table == MDT_TABLE_Document && col == MDT_COL_Document_Name) {
             /* A portable PDB document: the path its name blob spells. */
             char *path = NULL;
-            if (!(e = mdt_token_name(NULL, &path, row->img,
-                                     MDT_TOKEN(MDT_TABLE_Document, row->rid), NULL)))
+            if (!(e = mdt_token_name(NULL, &path, row->img, MDT_TOKEN(MDT_TABLE_Document, row->rid),
+                                     NULL)))
                 mdi_str(p, c->name, c->name, path);
             talloc_free(path);
         } else if (!(e = mdt_row_blob(&data, &len, row, col))) {
@@ -192,8 +181,7 @@ static int where_parse(mdi_state *st, const mdt_table_schema *s, const mdi_arg *
     w->c = &s->cols[w->col];
     w->text = v;
     switch (w->c->kind) {
-    case MDT_COLK_STR:
-        return 0;
+    case MDT_COLK_STR: return 0;
     case MDT_COLK_GUID:
         if (strcmp(v, "nil") == 0) {
             w->nil = true;
@@ -251,8 +239,7 @@ static int where_match(const mdt_row *row, const struct where *w)
         if (mdt_row_range(&first, &count, row, w->col))
             return -1;
         return MDT_TOKEN_RID(w->num) >= first && MDT_TOKEN_RID(w->num) - first < count;
-    default:
-        return mdt_row_raw(row, w->col) == w->num;
+    default: return mdt_row_raw(row, w->col) == w->num;
     }
 }
 

@@ -49,14 +49,9 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         }
         mdi_flags(p, "flags", NULL, mdt_row_raw(&row, MDT_COL_ExportedType_Flags), mdi_type_flags);
         switch (MDT_TOKEN_TABLE(impl)) {
-        case MDT_TABLE_AssemblyRef:
-            kind = "forwarder";
-            break;
-        case MDT_TABLE_File:
-            kind = "file";
-            break;
-        default:
-            kind = "nested";
+        case MDT_TABLE_AssemblyRef: kind = "forwarder"; break;
+        case MDT_TABLE_File: kind = "file"; break;
+        default: kind = "nested";
         }
         mdi_str(p, "kind", "kind", kind);
         name = mdi_name(st, p, img, MDT_TOKEN(MDT_TABLE_ExportedType, rid));
@@ -82,8 +77,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             mdt_resolution r;
             if (mdt_exported_resolve(p, &r, NULL, v, mdi_current(st)->id,
                                      MDT_TOKEN(MDT_TABLE_ExportedType, rid), NULL) == 0)
-                marked |= mdi_print_resolution(st, v, img,
-                                               MDT_TOKEN(MDT_TABLE_ExportedType, rid), &r, true);
+                marked |= mdi_print_resolution(st, v, img, MDT_TOKEN(MDT_TABLE_ExportedType, rid),
+                                               &r, true);
             else {
                 mdi_error(p, "status", "resolves to", mdi_errmsg_here(msg, sizeof msg));
                 bad++;

@@ -29,14 +29,10 @@ struct hit_ctx {
 static const char *member_kind(uint32_t tok)
 {
     switch (MDT_TOKEN_TABLE(tok)) {
-    case MDT_TABLE_Field:
-        return "field";
-    case MDT_TABLE_MethodDef:
-        return "method";
-    case MDT_TABLE_Property:
-        return "property";
-    default:
-        return "event";
+    case MDT_TABLE_Field: return "field";
+    case MDT_TABLE_MethodDef: return "method";
+    case MDT_TABLE_Property: return "property";
+    default: return "event";
     }
 }
 
@@ -75,7 +71,8 @@ static void hit(struct hit_ctx *h, uint32_t tok, const char *kind, uint32_t owne
     const char *name = owner ? member_name(h, buf, sizeof buf, owner, mname, mlen) : NULL;
     if (!name)
         name = mdi_name_buf(h->st, p, buf, sizeof buf, h->m->img, tok);
-    bool has_sig = MDT_TOKEN_TABLE(tok) != MDT_TABLE_TypeDef && MDT_TOKEN_TABLE(tok) != MDT_TABLE_Event;
+    bool has_sig =
+        MDT_TOKEN_TABLE(tok) != MDT_TABLE_TypeDef && MDT_TOKEN_TABLE(tok) != MDT_TABLE_Event;
     h->hits++;
     mdi_item_begin(p);
     mdi_str(p, "module", "module", h->m->name);

@@ -34,8 +34,10 @@
 
 enum { ARG_METHOD, ARG_ALL, ARG_RAW, ARG_ILASM };
 
-static const char *const eh_kind[] = {[MDT_IL_EH_CATCH] = "catch", [MDT_IL_EH_FILTER] = "filter",
-                                      [MDT_IL_EH_FINALLY] = "finally", [MDT_IL_EH_FAULT] = "fault"};
+static const char *const eh_kind[] = {[MDT_IL_EH_CATCH] = "catch",
+                                      [MDT_IL_EH_FILTER] = "filter",
+                                      [MDT_IL_EH_FINALLY] = "finally",
+                                      [MDT_IL_EH_FAULT] = "fault"};
 
 void mdi_il_use_image(struct il *c, const mdt_image *img)
 {
@@ -102,8 +104,8 @@ static void put_raw(FILE *f, const mdt_il_insn *in)
                               in->token & 0xFFFFFF);
     else
         for (uint32_t i = op; i < in->size && n < sizeof buf - 8; i++)
-            n += (size_t)snprintf(buf + n, sizeof buf - n, i == op ? " %02X" : "%02X",
-                                  in->bytes[i]);
+            n +=
+                (size_t)snprintf(buf + n, sizeof buf - n, i == op ? " %02X" : "%02X", in->bytes[i]);
     if (in->size > op + 20 && in->operand == MDT_IL_OPERAND_SWITCH)
         snprintf(buf + 24, sizeof buf - 24, "...");
     fprintf(f, "/* %-24s */ ", buf);
@@ -221,8 +223,8 @@ int mdi_il_text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, cha
                 eh[j].try_length == eh[i].try_length)
                 shared = true;
         if (!shared)
-            blocks[nb++] = (struct block){eh[i].try_start, eh[i].try_start + eh[i].try_length, 0,
-                                          -1};
+            blocks[nb++] =
+                (struct block){eh[i].try_start, eh[i].try_start + eh[i].try_length, 0, -1};
         if (eh[i].kind == MDT_IL_EH_FILTER)
             blocks[nb++] = (struct block){eh[i].filter_start, eh[i].handler_start, 1, (int)i};
         blocks[nb++] = (struct block){eh[i].handler_start,
@@ -290,8 +292,7 @@ static void json_operand(struct il *c, void *mem, const mdt_il_body *b, const md
     mdi_printer *p = c->st->out;
     char buf[32];
     switch (in->operand) {
-    case MDT_IL_OPERAND_NONE:
-        return;
+    case MDT_IL_OPERAND_NONE: return;
     case MDT_IL_OPERAND_R32:
         mdi_real(p, "operand", NULL, in->real, mdt_r4_format(buf, (float)in->real));
         return;
@@ -329,16 +330,10 @@ static void json_operand(struct il *c, void *mem, const mdt_il_body *b, const md
     case MDT_IL_OPERAND_FIELD:
     case MDT_IL_OPERAND_TYPE:
     case MDT_IL_OPERAND_SIG:
-    case MDT_IL_OPERAND_TOKEN:
-        mdi_token(p, "operand", NULL, in->token);
-        return;
+    case MDT_IL_OPERAND_TOKEN: mdi_token(p, "operand", NULL, in->token); return;
     case MDT_IL_OPERAND_BR8:
-    case MDT_IL_OPERAND_BR32:
-        mdi_uint(p, "operand", NULL, (uint64_t)in->value);
-        return;
-    default:
-        mdi_int(p, "operand", NULL, in->value);
-        return;
+    case MDT_IL_OPERAND_BR32: mdi_uint(p, "operand", NULL, (uint64_t)in->value); return;
+    default: mdi_int(p, "operand", NULL, in->value); return;
     }
 }
 
@@ -461,8 +456,8 @@ static int one_method(struct il *c, const mdt_image *img, uint32_t tok, bool qui
             mdt_row r;
             char *words = NULL;
             if (mdt_row_get(&r, img, MDT_TABLE_MethodDef, MDT_TOKEN_RID(tok)) == 0)
-                words = mdi_flag_words(mem, mdt_row_raw(&r, MDT_COL_MethodDef_Flags),
-                                       mdi_method_flags);
+                words =
+                    mdi_flag_words(mem, mdt_row_raw(&r, MDT_COL_MethodDef_Flags), mdi_method_flags);
             if (words && words[0])
                 fprintf(f, "%s ", words);
         }
@@ -577,10 +572,9 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                     if (one_method(&c, m->img, k.toks[j], true) != MDI_OK)
                         status = MDI_FAIL;
             } else if (n == 1) {
-                status = mdi_fail(st, "0x%08" PRIx32 " is a %s token: il takes a method or a type",
-                                  toks[i],
-                                  t == MDT_TOKEN_STRING ? "user string"
-                                                        : mdt_table_schema_get(t)->name);
+                status = mdi_fail(
+                    st, "0x%08" PRIx32 " is a %s token: il takes a method or a type", toks[i],
+                    t == MDT_TOKEN_STRING ? "user string" : mdt_table_schema_get(t)->name);
             }
         }
         talloc_free(toks);
@@ -595,57 +589,58 @@ const mdi_cmd mdi_cmd_il = {
     .name = "il",
     .args = {{.name = "METHOD", .kind = MDI_ARG_MEMBER, .flags = MDI_ARGF_OPTIONAL},
              MDI_FLAG_ALL("every method of every open module"),
-             {.name = "--raw", .kind = MDI_ARG_FLAG,
+             {.name = "--raw",
+              .kind = MDI_ARG_FLAG,
               .about = "each instruction's bytes and tokens beside it (ILDasm's /BYTES "
                        "/TOKENS)"},
-             {.name = "--ilasm", .kind = MDI_ARG_FLAG,
+             {.name = "--ilasm",
+              .kind = MDI_ARG_FLAG,
               .about = "with -a: each open module whole as ILAsm source an assembler "
                        "rebuilds"}},
     .flags = MDI_CMD_IMAGE,
     .summary = "a method's IL: header, locals, instructions, exception blocks",
-    .help =
-        "Disassembles the CIL body of METHOD (ECMA-335 II.25.4, Partition III):\n"
-        "a MethodDef token, Type::Name (every overload), or a type (each of its\n"
-        "methods). -a: every method with IL of every open module. The text is\n"
-        "ILAsm's: a comment with the token, name, RVA and header kind, the\n"
-        "declaration, `.maxstack`, `.locals [init] (T V_0, ...)` with the\n"
-        "locals' types, one line per instruction labelled `IL_0000:` with its\n"
-        "operand named in the session's style (`set style`; the method's own\n"
-        "generic parameters by name), and the exception clauses as nested\n"
-        "blocks: `.try { } catch T { }`, `filter { } { }`, `finally { }`,\n"
-        "`fault { }`. Prefixes (constrained., volatile., ...) are lines of\n"
-        "their own. --raw adds the bytes and tokens of each instruction:\n"
-        "\n"
-        "  IL_0008: /* 72 | (70)000021          */ ldstr \"!\" /* 70000021 */\n"
-        "\n"
-        "With --json, one record per method: token, name, metadata_name,\n"
-        "max_stack, init_locals, locals (the StandAloneSig token or null),\n"
-        "code_size, instructions (offset, opcode as Partition III spells it,\n"
-        "operand: a token as a string, a branch's target offset, a switch's\n"
-        "list of targets, integers and floats as numbers (\"NaN\", \"Infinity\",\n"
-        "\"-Infinity\" as strings), ldstr's string, argument and local numbers)\n"
-        "and eh (kind catch, filter, finally or fault; try_start, try_end,\n"
-        "handler_start, handler_end, ends exclusive; catch_type or\n"
-        "filter_start). A body that does not decode is shown up to the\n"
-        "damage, with the error.\n"
-        "\n"
-        "-a --ilasm writes each open module whole as ILAsm source that the .NET\n"
-        "ILAsm assembles back into the same metadata and bodies: .assembly\n"
-        "extern, .assembly, .module, classes (nested inside their enclosing\n"
-        "class) with extends, implements, generic parameters with their\n"
-        "constraints and attributes (.param type T),\n"
-        "layout, fields with constants, marshalling and RVA data (.data),\n"
-        "methods with parameters, defaults, marshalling, P/Invoke flags,\n"
-        "overrides and bodies, properties, events, declarative security and\n"
-        "custom attributes as blobs, the assembly's other files (.file),\n"
-        "exported and forwarded types (.class extern) and resources kept in a\n"
-        "file or another assembly (.mresource); names quoted where ILAsm needs\n"
-        "it. ILAsm reads an embedded resource's bytes from a file of its name\n"
-        "in its working directory: resources -x -a DIR writes them. Not\n"
-        "written (a comment says so): vtable fixups, and the no. prefix, which\n"
-        "ILAsm cannot spell. Open one module: several are written one after\n"
-        "the other. Mono's ilasm also assembles it, but drops `pinned` from\n"
-        "locals and turns a class reference to a primitive type (box\n"
-        "[mscorlib]System.Int32) into the primitive.\n",
+    .help = "Disassembles the CIL body of METHOD (ECMA-335 II.25.4, Partition III):\n"
+            "a MethodDef token, Type::Name (every overload), or a type (each of its\n"
+            "methods). -a: every method with IL of every open module. The text is\n"
+            "ILAsm's: a comment with the token, name, RVA and header kind, the\n"
+            "declaration, `.maxstack`, `.locals [init] (T V_0, ...)` with the\n"
+            "locals' types, one line per instruction labelled `IL_0000:` with its\n"
+            "operand named in the session's style (`set style`; the method's own\n"
+            "generic parameters by name), and the exception clauses as nested\n"
+            "blocks: `.try { } catch T { }`, `filter { } { }`, `finally { }`,\n"
+            "`fault { }`. Prefixes (constrained., volatile., ...) are lines of\n"
+            "their own. --raw adds the bytes and tokens of each instruction:\n"
+            "\n"
+            "  IL_0008: /* 72 | (70)000021          */ ldstr \"!\" /* 70000021 */\n"
+            "\n"
+            "With --json, one record per method: token, name, metadata_name,\n"
+            "max_stack, init_locals, locals (the StandAloneSig token or null),\n"
+            "code_size, instructions (offset, opcode as Partition III spells it,\n"
+            "operand: a token as a string, a branch's target offset, a switch's\n"
+            "list of targets, integers and floats as numbers (\"NaN\", \"Infinity\",\n"
+            "\"-Infinity\" as strings), ldstr's string, argument and local numbers)\n"
+            "and eh (kind catch, filter, finally or fault; try_start, try_end,\n"
+            "handler_start, handler_end, ends exclusive; catch_type or\n"
+            "filter_start). A body that does not decode is shown up to the\n"
+            "damage, with the error.\n"
+            "\n"
+            "-a --ilasm writes each open module whole as ILAsm source that the .NET\n"
+            "ILAsm assembles back into the same metadata and bodies: .assembly\n"
+            "extern, .assembly, .module, classes (nested inside their enclosing\n"
+            "class) with extends, implements, generic parameters with their\n"
+            "constraints and attributes (.param type T),\n"
+            "layout, fields with constants, marshalling and RVA data (.data),\n"
+            "methods with parameters, defaults, marshalling, P/Invoke flags,\n"
+            "overrides and bodies, properties, events, declarative security and\n"
+            "custom attributes as blobs, the assembly's other files (.file),\n"
+            "exported and forwarded types (.class extern) and resources kept in a\n"
+            "file or another assembly (.mresource); names quoted where ILAsm needs\n"
+            "it. ILAsm reads an embedded resource's bytes from a file of its name\n"
+            "in its working directory: resources -x -a DIR writes them. Not\n"
+            "written (a comment says so): vtable fixups, and the no. prefix, which\n"
+            "ILAsm cannot spell. Open one module: several are written one after\n"
+            "the other. Mono's ilasm also assembles it, but drops `pinned` from\n"
+            "locals and turns a class reference to a primitive type (box\n"
+            "[mscorlib]System.Int32) into the primitive.\n",
     .run = run,
 };

@@ -27,26 +27,16 @@ static const mdi_flagname cli_flags[] = {
 static const char *machine_name(uint16_t m)
 {
     switch (m) {
-    case 0x0000:
-        return "unknown";
-    case 0x014c:
-        return "i386";
-    case 0x0200:
-        return "IA64";
-    case 0x01c0:
-        return "ARM";
-    case 0x01c4:
-        return "ARMNT";
-    case 0x5064:
-        return "RISCV64";
-    case 0x6264:
-        return "LOONGARCH64";
-    case 0x8664:
-        return "AMD64";
-    case 0xaa64:
-        return "ARM64";
-    default:
-        return NULL;
+    case 0x0000: return "unknown";
+    case 0x014c: return "i386";
+    case 0x0200: return "IA64";
+    case 0x01c0: return "ARM";
+    case 0x01c4: return "ARMNT";
+    case 0x5064: return "RISCV64";
+    case 0x6264: return "LOONGARCH64";
+    case 0x8664: return "AMD64";
+    case 0xaa64: return "ARM64";
+    default: return NULL;
     }
 }
 
@@ -329,22 +319,11 @@ static int identity(mdi_state *st, const mdt_image *img, const mdt_md_info *md)
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
     static const char *const pe_keys[] = {"pe_format", "machine", "machine_name", NULL};
-    static const char *const cli_keys[] = {"cli_version",
-                                           "cli_flags",
-                                           "cli_flags_names",
-                                           "entry_point_token",
-                                           "entry_point_rva",
-                                           "resources",
-                                           "strong_name_signature",
-                                           "strong_name_signed",
-                                           "strong_name_check",
-                                           "vtable_fixups",
-                                           "managed_native_header",
-                                           "ready_to_run",
-                                           "ready_to_run_version",
-                                           "debug_entries",
-                                           "embedded_portable_pdb",
-                                           NULL};
+    static const char *const cli_keys[] = {
+        "cli_version",          "cli_flags",     "cli_flags_names",       "entry_point_token",
+        "entry_point_rva",      "resources",     "strong_name_signature", "strong_name_signed",
+        "strong_name_check",    "vtable_fixups", "managed_native_header", "ready_to_run",
+        "ready_to_run_version", "debug_entries", "embedded_portable_pdb", NULL};
     const mdt_image *img = mdi_image(st);
     mdi_printer *p = st->out;
     const mdt_pe_info *pe = mdt_image_pe_info(img);

@@ -86,7 +86,7 @@ static int fields(mdi_state *st, uint32_t tok, bool item)
     if (!item || MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodSpec) {
         /* Instantiated: the arguments in place of !0 and !!0. */
         s = MDT_TOKEN_TABLE(tok) == MDT_TABLE_TypeSpec ? mdi_sig_text(st, p, img, tok)
-                                                        : mdi_inst_sig_text(st, p, img, tok);
+                                                       : mdi_inst_sig_text(st, p, img, tok);
         if (s)
             mdi_str(p, "signature", "signature", s);
         else {
@@ -106,8 +106,7 @@ static int inst_one(mdi_state *st, uint32_t tok)
     int bad;
     switch (MDT_TOKEN_TABLE(tok)) {
     case MDT_TABLE_TypeSpec:
-    case MDT_TABLE_MethodSpec:
-        break;
+    case MDT_TABLE_MethodSpec: break;
     case MDT_TABLE_MemberRef:
         if (generic_of(img, tok, &of) == 0 && MDT_TOKEN_TABLE(of) == MDT_TABLE_TypeSpec)
             break;

@@ -33,9 +33,13 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_open = {
     .name = "open",
-    .args = {{.name = "-r", .alias = "--recursive", .kind = MDI_ARG_FLAG,
+    .args = {{.name = "-r",
+              .alias = "--recursive",
+              .kind = MDI_ARG_FLAG,
               .about = "also open the images in subdirectories"},
-             {.name = "-v", .alias = "--verbose", .kind = MDI_ARG_FLAG,
+             {.name = "-v",
+              .alias = "--verbose",
+              .kind = MDI_ARG_FLAG,
               .about = "say why each skipped file was skipped"},
              {.name = "PATH", .kind = MDI_ARG_PATH, .flags = MDI_ARGF_REPEAT}},
     .summary = "add files, globs or directories to the open modules",

@@ -102,32 +102,30 @@ static const mdi_flagname r2r_flags[] = {
 
 /* VS_FF_* of the fixed file info. */
 static const mdi_flagname file_flags[] = {
-    {0x01, "DEBUG", 0},         {0x02, "PRERELEASE", 0}, {0x04, "PATCHED", 0},
-    {0x08, "PRIVATEBUILD", 0},  {0x10, "INFOINFERRED", 0}, {0x20, "SPECIALBUILD", 0},
+    {0x01, "DEBUG", 0},
+    {0x02, "PRERELEASE", 0},
+    {0x04, "PATCHED", 0},
+    {0x08, "PRIVATEBUILD", 0},
+    {0x10, "INFOINFERRED", 0},
+    {0x20, "SPECIALBUILD", 0},
     {0, NULL, 0},
 };
 
 static const char *const dir_names[16] = {
-    "Export",     "Import",       "Resource", "Exception",         "Certificate", "BaseReloc",
-    "Debug",      "Architecture", "GlobalPtr", "TLS",              "LoadConfig",  "BoundImport",
-    "IAT",        "DelayImport",  "CLIHeader", "Reserved",
+    "Export", "Import",       "Resource",  "Exception", "Certificate", "BaseReloc",
+    "Debug",  "Architecture", "GlobalPtr", "TLS",       "LoadConfig",  "BoundImport",
+    "IAT",    "DelayImport",  "CLIHeader", "Reserved",
 };
 
 static const char *subsystem_name(uint16_t s)
 {
     switch (s) {
-    case 1:
-        return "native";
-    case 2:
-        return "Windows GUI";
-    case 3:
-        return "Windows console";
-    case 9:
-        return "Windows CE GUI";
-    case 10:
-        return "EFI application";
-    default:
-        return NULL;
+    case 1: return "native";
+    case 2: return "Windows GUI";
+    case 3: return "Windows console";
+    case 9: return "Windows CE GUI";
+    case 10: return "EFI application";
+    default: return NULL;
     }
 }
 
@@ -145,8 +143,7 @@ static void version4(mdi_printer *p, const char *key, const char *label, const u
     mdi_str(p, key, label, s);
 }
 
-static void hexbytes(mdi_printer *p, const char *key, const char *label, const uint8_t *b,
-                     size_t n)
+static void hexbytes(mdi_printer *p, const char *key, const char *label, const uint8_t *b, size_t n)
 {
     char *s = talloc_array(NULL, char, 2 * n + 1);
     if (!s)
@@ -191,8 +188,8 @@ static void headers(mdi_state *st, const mdt_image *img, const mdt_pe_headers *h
     version2(p, "linker_version", "linker version", h->linker_major, h->linker_minor);
     mdi_hex(p, "size_of_code", "size of code", h->size_of_code, 0);
     mdi_hex(p, "size_of_initialized_data", "initialized data", h->size_of_initialized_data, 0);
-    mdi_hex(p, "size_of_uninitialized_data", "uninitialized data",
-            h->size_of_uninitialized_data, 0);
+    mdi_hex(p, "size_of_uninitialized_data", "uninitialized data", h->size_of_uninitialized_data,
+            0);
     mdi_hex(p, "address_of_entry_point", "entry point RVA", h->entry_point, 8);
     mdi_hex(p, "base_of_code", "base of code", h->base_of_code, 8);
     if (h->magic == 0x20b)
@@ -204,8 +201,7 @@ static void headers(mdi_state *st, const mdt_image *img, const mdt_pe_headers *h
     mdi_hex(p, "file_alignment", "file alignment", h->file_alignment, 0);
     version2(p, "os_version", "OS version", h->os_major, h->os_minor);
     version2(p, "image_version", "image version", h->image_major, h->image_minor);
-    version2(p, "subsystem_version", "subsystem version", h->subsystem_major,
-             h->subsystem_minor);
+    version2(p, "subsystem_version", "subsystem version", h->subsystem_major, h->subsystem_minor);
     mdi_uint(p, "win32_version_value", "win32 version", h->win32_version);
     mdi_hex(p, "size_of_image", "size of image", h->size_of_image, 0);
     mdi_hex(p, "size_of_headers", "size of headers", h->size_of_headers, 0);
@@ -226,8 +222,7 @@ static void headers(mdi_state *st, const mdt_image *img, const mdt_pe_headers *h
         mdi_note(p, "subsystem_name", "%s", subsystem_name(h->subsystem));
     else
         mdi_none(p, "subsystem_name", NULL, NULL);
-    mdi_flags(p, "dll_characteristics", "DLL characteristics", h->dll_characteristics,
-              dll_flags);
+    mdi_flags(p, "dll_characteristics", "DLL characteristics", h->dll_characteristics, dll_flags);
     mdi_hex(p, "size_of_stack_reserve", "stack reserve", h->stack_reserve, 0);
     mdi_hex(p, "size_of_stack_commit", "stack commit", h->stack_commit, 0);
     mdi_hex(p, "size_of_heap_reserve", "heap reserve", h->heap_reserve, 0);
@@ -251,8 +246,7 @@ static void directories(mdi_state *st, const mdt_image *img, const mdt_pe_header
         mdi_uint(p, "index", "#", i);
         mdi_str(p, "name", "directory", dir_names[i]);
         /* The certificate table's address is a file offset (PE/COFF). */
-        mdi_hex(p, i == 4 ? "file_offset" : "rva", i == 4 ? "rva/offset" : "rva/offset",
-                d->rva, 8);
+        mdi_hex(p, i == 4 ? "file_offset" : "rva", i == 4 ? "rva/offset" : "rva/offset", d->rva, 8);
         mdi_hex(p, "size", "size", d->size, 0);
         sec = i == 4 ? NULL : section_of(img, d->rva);
         if (i == 4)
@@ -296,8 +290,7 @@ static int sections(mdi_state *st, const mdt_image *img, const mdt_pe_headers *h
 }
 
 /* One debug entry's decoded data: JSON fields and a text "details" cell. */
-static int debug_details(mdi_state *st, const mdt_image *img, size_t i,
-                         const mdt_debug_entry *d)
+static int debug_details(mdi_state *st, const mdt_image *img, size_t i, const mdt_debug_entry *d)
 {
     mdi_printer *p = st->out;
     char msg[512], guid[37];
@@ -359,8 +352,7 @@ static int debug_details(mdi_state *st, const mdt_image *img, size_t i,
         mdi_textf(p, "details", "perf map version %" PRIu32 " %s", version, path);
         return 0;
     }
-    default:
-        break;
+    default: break;
     }
     mdi_textf(p, "details", "%s", "");
     return 0;

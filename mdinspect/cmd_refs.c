@@ -65,7 +65,8 @@ static bool found_by_name(mdi_state *st, const mdt_modview *v, uint32_t rid)
         mdi_textf(p, "binds to", "not loaded");
         return false;
     }
-    text = talloc_asprintf(p, "not loaded; %u type%s found by name in", total, total == 1 ? "" : "s");
+    text =
+        talloc_asprintf(p, "not loaded; %u type%s found by name in", total, total == 1 ? "" : "s");
     for (unsigned k = 0; text && k < nn; k++)
         text = nn == 1 ? talloc_asprintf_append(text, " %s%s", names[k], MDI_OTHER_MARK)
                        : talloc_asprintf_append(text, "%s %s%s (%u)", k ? "," : "", names[k],

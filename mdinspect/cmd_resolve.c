@@ -82,8 +82,7 @@ static int one(mdi_state *st, const mdt_modview *v, uint32_t tok, bool want_trac
     switch (MDT_TOKEN_TABLE(tok)) {
     case MDT_TABLE_TypeRef:
     case MDT_TABLE_MemberRef:
-    case MDT_TABLE_ExportedType:
-        break;
+    case MDT_TABLE_ExportedType: break;
     default:
         talloc_free(tmp);
         return mdi_fail(st, "0x%08" PRIx32 " is not a TypeRef, MemberRef or ExportedType token",
@@ -159,8 +158,10 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_resolve = {
     .name = "resolve",
-    .args = {{.name = "-t", .kind = MDI_ARG_FLAG, .about = "show the trace: every candidate "
-                                                            "considered and why it was passed over"},
+    .args = {{.name = "-t",
+              .kind = MDI_ARG_FLAG,
+              .about = "show the trace: every candidate "
+                       "considered and why it was passed over"},
              {.name = "TOKEN", .kind = MDI_ARG_TOKEN}},
     .flags = MDI_CMD_IMAGE,
     .summary = "where a TypeRef, MemberRef or ExportedType leads over the open modules",

@@ -40,12 +40,9 @@ enum { A_NAME, A_DIR, A_EXTRACT, A_ALL, A_FORCE, A_FILE };
 static const char *visibility(uint32_t flags)
 {
     switch (flags & 7) {
-    case MDT_RESOURCE_PUBLIC:
-        return "public";
-    case MDT_RESOURCE_PRIVATE:
-        return "private";
-    default:
-        return "?";
+    case MDT_RESOURCE_PUBLIC: return "public";
+    case MDT_RESOURCE_PRIVATE: return "private";
+    default: return "?";
     }
 }
 
@@ -283,10 +280,10 @@ static int write_one(int dfd, const char *name, const uint8_t *data, size_t len,
         *err = errno;
         /* A FIFO without a reader gives ENXIO (opened without
          * blocking), a directory EISDIR. */
-        *why = errno == EEXIST                       ? "exists (--force replaces it)"
-               : errno == ELOOP                      ? "is a symbolic link"
+        *why = errno == EEXIST                     ? "exists (--force replaces it)"
+               : errno == ELOOP                    ? "is a symbolic link"
                : errno == ENXIO || errno == EISDIR ? "is not a regular file"
-                                                     : NULL;
+                                                   : NULL;
         return -1;
     }
     /* With --force the name may be taken by a FIFO or a device: opened
@@ -455,15 +452,22 @@ static void complete_name(mdi_state *st, mdi_cands *c, const char *text, char **
 
 const mdi_cmd mdi_cmd_resources = {
     .name = "resources",
-    .args = {{.name = "NAME", .kind = MDI_ARG_WORD, .flags = MDI_ARGF_OPTIONAL,
+    .args = {{.name = "NAME",
+              .kind = MDI_ARG_WORD,
+              .flags = MDI_ARGF_OPTIONAL,
               .complete = complete_name},
              {.name = "DIR", .kind = MDI_ARG_PATH, .flags = MDI_ARGF_OPTIONAL},
-             {.name = "-x", .alias = "--extract", .kind = MDI_ARG_FLAG,
+             {.name = "-x",
+              .alias = "--extract",
+              .kind = MDI_ARG_FLAG,
               .about = "write the resource NAME (or with -a every embedded one) into DIR"},
              MDI_FLAG_ALL("with -x: every embedded resource"),
-             {.name = "--force", .kind = MDI_ARG_FLAG,
+             {.name = "--force",
+              .kind = MDI_ARG_FLAG,
               .about = "with -x: replace files that exist (regular files only)"},
-             {.name = "-f", .alias = "--file", .kind = MDI_ARG_FLAG,
+             {.name = "-f",
+              .alias = "--file",
+              .kind = MDI_ARG_FLAG,
               .about = "NAME is a standalone .resources file: its entries"},
              {0}},
     .flags = 0,

@@ -10,8 +10,8 @@
 
 enum { A_NAME, A_VALUE };
 
-static const char *const settings[] = {"color", "format", "pager", "signatures", "style", "wide",
-                                       NULL};
+static const char *const settings[] = {"color", "format", "pager", "signatures",
+                                       "style", "wide",   NULL};
 enum { S_COLOR, S_FORMAT, S_PAGER, S_SIGNATURES, S_STYLE, S_WIDE };
 
 /* `set signatures on`: methods named with their parameter types, generic
@@ -26,12 +26,9 @@ static const char *const styles[] = {"full", "reflection", "il", "friendly", NUL
 static const char *const *values_of(unsigned setting)
 {
     switch (setting) {
-    case S_FORMAT:
-        return formats;
-    case S_STYLE:
-        return styles;
-    default:
-        return onoff;
+    case S_FORMAT: return formats;
+    case S_STYLE: return styles;
+    default: return onoff;
     }
 }
 
@@ -112,16 +109,12 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_printer_set_format(st->out, st->format);
         mdi_printer_set_color(st->out, st->color && st->format == MDI_FMT_TEXT);
         break;
-    case S_PAGER:
-        st->pager = v == 1;
-        break;
+    case S_PAGER: st->pager = v == 1; break;
     case S_SIGNATURES:
-        st->names.flags = (st->names.flags & ~(unsigned)SIGNATURE_FLAGS) |
-                          (v == 1 ? SIGNATURE_FLAGS : 0);
+        st->names.flags =
+            (st->names.flags & ~(unsigned)SIGNATURE_FLAGS) | (v == 1 ? SIGNATURE_FLAGS : 0);
         break;
-    case S_STYLE:
-        mdi_set_style(st, styles[v]);
-        break;
+    case S_STYLE: mdi_set_style(st, styles[v]); break;
     case S_WIDE:
         st->wide = v == 1;
         mdi_state_fit_terminal(st);
@@ -136,10 +129,12 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 
 const mdi_cmd mdi_cmd_set = {
     .name = "set",
-    .args = {{.name = "NAME", .kind = MDI_ARG_CHOICE, .flags = MDI_ARGF_OPTIONAL,
-              .choices = settings},
-             {.name = "VALUE", .kind = MDI_ARG_CUSTOM, .flags = MDI_ARGF_OPTIONAL,
-              .complete = complete_value}},
+    .args =
+        {{.name = "NAME", .kind = MDI_ARG_CHOICE, .flags = MDI_ARGF_OPTIONAL, .choices = settings},
+         {.name = "VALUE",
+          .kind = MDI_ARG_CUSTOM,
+          .flags = MDI_ARGF_OPTIONAL,
+          .complete = complete_value}},
     .summary = "show or change a setting: format, style, signatures, color, pager, wide",
     .help = "Without arguments shows the settings; with NAME and VALUE changes one\n"
             "(silently, except in the interactive shell, which shows the result):\n"

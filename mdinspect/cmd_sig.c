@@ -18,22 +18,14 @@
 static const char *sig_kind(unsigned t)
 {
     switch (t) {
-    case MDT_TABLE_MethodDef:
-        return "MethodDefSig";
-    case MDT_TABLE_MemberRef:
-        return "MemberRefSig";
-    case MDT_TABLE_StandAloneSig:
-        return "StandAloneSig";
-    case MDT_TABLE_Field:
-        return "FieldSig";
-    case MDT_TABLE_Property:
-        return "PropertySig";
-    case MDT_TABLE_TypeSpec:
-        return "TypeSpec";
-    case MDT_TABLE_MethodSpec:
-        return "MethodSpec";
-    default:
-        return NULL;
+    case MDT_TABLE_MethodDef: return "MethodDefSig";
+    case MDT_TABLE_MemberRef: return "MemberRefSig";
+    case MDT_TABLE_StandAloneSig: return "StandAloneSig";
+    case MDT_TABLE_Field: return "FieldSig";
+    case MDT_TABLE_Property: return "PropertySig";
+    case MDT_TABLE_TypeSpec: return "TypeSpec";
+    case MDT_TABLE_MethodSpec: return "MethodSpec";
+    default: return NULL;
     }
 }
 

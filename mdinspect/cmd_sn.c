@@ -17,16 +17,11 @@
 static const char *alg_name(uint32_t alg)
 {
     switch (alg) {
-    case 0x8004:
-        return "SHA-1";
-    case 0x800c:
-        return "SHA-256";
-    case 0x800d:
-        return "SHA-384";
-    case 0x800e:
-        return "SHA-512";
-    default:
-        return NULL;
+    case 0x8004: return "SHA-1";
+    case 0x800c: return "SHA-256";
+    case 0x800d: return "SHA-384";
+    case 0x800e: return "SHA-512";
+    default: return NULL;
     }
 }
 
@@ -77,7 +72,7 @@ int mdi_print_strongname(mdi_state *st, const mdt_image *img, const char *key, c
     if (sn.status == MDT_SN_VERIFIED)
         mdi_textf(p, label, "verified (%s, %" PRIu32 "-bit RSA key %s%s)", alg_name(sn.hash_alg),
                   sn.key_bits, tok,
-                  sn.key_given ? ", given with --sn-keys"
+                  sn.key_given  ? ", given with --sn-keys"
                   : sn.ecma_key ? ", the Microsoft key for the ECMA key"
                                 : "");
     else
@@ -111,11 +106,12 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_hex(p, "file_offset", NULL, sn.signature_offset, 0);
         mdi_object_end(p);
         if (sn.signature_offset)
-            mdi_textf(p, "signature", "0x%" PRIx32 " bytes at RVA 0x%08" PRIx32 " (file 0x%" PRIx64
-                      ")", sn.signature_size, sn.signature_rva, sn.signature_offset);
+            mdi_textf(p, "signature",
+                      "0x%" PRIx32 " bytes at RVA 0x%08" PRIx32 " (file 0x%" PRIx64 ")",
+                      sn.signature_size, sn.signature_rva, sn.signature_offset);
         else
-            mdi_textf(p, "signature", "0x%" PRIx32 " bytes at RVA 0x%08" PRIx32,
-                      sn.signature_size, sn.signature_rva);
+            mdi_textf(p, "signature", "0x%" PRIx32 " bytes at RVA 0x%08" PRIx32, sn.signature_size,
+                      sn.signature_rva);
     } else {
         mdi_none(p, "signature", "signature", "none");
     }
@@ -126,8 +122,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_str(p, "key_token", "key", tok);
         mdi_note(p, NULL, "%" PRIu32 "-bit RSA, %s", sn.key_bits, key_source(&sn));
         mdi_uint(p, "key_bits", NULL, sn.key_bits);
-        mdi_str(p, "key_source", NULL,
-                sn.key_given ? "given" : sn.ecma_key ? "ecma" : "assembly");
+        mdi_str(p, "key_source", NULL, sn.key_given ? "given" : sn.ecma_key ? "ecma" : "assembly");
         mdi_str(p, "hash_algorithm", "hash algorithm", alg_name(sn.hash_alg));
     } else {
         mdi_none(p, "key_token", NULL, NULL);

@@ -28,10 +28,8 @@ static bool has_sig(unsigned t)
     case MDT_TABLE_MemberRef:
     case MDT_TABLE_StandAloneSig:
     case MDT_TABLE_TypeSpec:
-    case MDT_TABLE_MethodSpec:
-        return true;
-    default:
-        return false;
+    case MDT_TABLE_MethodSpec: return true;
+    default: return false;
     }
 }
 
@@ -148,12 +146,12 @@ static int one(mdi_state *st, uint32_t tok)
         /* As C# or ILAsm would declare it: names for parameters and
          * generic parameters, the flags as ILAsm keywords. */
         char *decl = mdi_declaration(st, p, img, tok);
-        const mdi_flagname *fl = t == MDT_TABLE_MethodDef ? mdi_method_flags
-                                 : t == MDT_TABLE_Field   ? mdi_field_flags
+        const mdi_flagname *fl = t == MDT_TABLE_MethodDef  ? mdi_method_flags
+                                 : t == MDT_TABLE_Field    ? mdi_field_flags
                                  : t == MDT_TABLE_Property ? mdi_property_flags
                                                            : mdi_event_flags;
-        unsigned fc = t == MDT_TABLE_MethodDef ? MDT_COL_MethodDef_Flags
-                      : t == MDT_TABLE_Field   ? MDT_COL_Field_Flags
+        unsigned fc = t == MDT_TABLE_MethodDef  ? MDT_COL_MethodDef_Flags
+                      : t == MDT_TABLE_Field    ? MDT_COL_Field_Flags
                       : t == MDT_TABLE_Property ? MDT_COL_Property_Flags
                                                 : MDT_COL_Event_EventFlags;
         char *words = mdi_flag_words(p, mdt_row_raw(&row, fc), fl);

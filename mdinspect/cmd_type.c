@@ -40,7 +40,10 @@ static int collect(struct members *m, const mdt_image *img, uint32_t type)
         return 1;
     while ((e = mdt_members_next(&token, &name, &it)) != MDT_ITEROVER) {
         unsigned t = MDT_TOKEN_TABLE(token);
-        int k = t == MDT_TABLE_Field ? 0 : t == MDT_TABLE_MethodDef ? 1 : t == MDT_TABLE_Property ? 2 : 3;
+        int k = t == MDT_TABLE_Field       ? 0
+                : t == MDT_TABLE_MethodDef ? 1
+                : t == MDT_TABLE_Property  ? 2
+                                           : 3;
         uint32_t *nt = e ? NULL : talloc_realloc(m->mem, m->toks[k], uint32_t, m->n[k] + 1);
         if (e) {
             bad++;
@@ -204,8 +207,9 @@ static void layout(mdi_state *st, uint32_t tok, uint32_t flags)
 {
     const mdt_image *img = mdi_image(st);
     mdi_printer *p = st->out;
-    const char *kind = (flags & 0x18) == 0x8 ? "sequential" : (flags & 0x18) == 0x10 ? "explicit"
-                                                                                     : "auto";
+    const char *kind = (flags & 0x18) == 0x8    ? "sequential"
+                       : (flags & 0x18) == 0x10 ? "explicit"
+                                                : "auto";
     mdt_find f;
     uint32_t rid;
     mdi_object_begin(p, "layout", NULL);
@@ -386,9 +390,8 @@ static int typedef_info(mdi_state *st, uint32_t tok, bool foreign)
     generic_params(st, tok, &bad);
     related(st, "interfaces", "interfaces", MDT_TABLE_InterfaceImpl, MDT_COL_InterfaceImpl_Class,
             MDT_TOKEN_RID(tok), MDT_COL_InterfaceImpl_Interface, &bad);
-    related(st, "nested", "nested types", MDT_TABLE_NestedClass,
-            MDT_COL_NestedClass_EnclosingClass, MDT_TOKEN_RID(tok), MDT_COL_NestedClass_NestedClass,
-            &bad);
+    related(st, "nested", "nested types", MDT_TABLE_NestedClass, MDT_COL_NestedClass_EnclosingClass,
+            MDT_TOKEN_RID(tok), MDT_COL_NestedClass_NestedClass, &bad);
     bad += collect(&mem, img, tok);
     member_list(st, "fields", "fields", mem.toks[0], mem.n[0], &bad);
     member_list(st, "methods", "methods", mem.toks[1], mem.n[1], &bad);

@@ -24,14 +24,13 @@ typedef struct group {
     int reason;
     char *assembly; /* NULL: the reference names no AssemblyRef */
     char *version;
-    uint32_t n[3];  /* TypeRefs, MemberRefs, ExportedTypes */
-    char *example;  /* the first reference's name */
+    uint32_t n[3];                /* TypeRefs, MemberRefs, ExportedTypes */
+    char *example;                /* the first reference's name */
     const mdt_image *example_img; /* and where it is */
     uint32_t example_token;
 } group;
 
-static const unsigned tables[3] = {MDT_TABLE_TypeRef, MDT_TABLE_MemberRef,
-                                   MDT_TABLE_ExportedType};
+static const unsigned tables[3] = {MDT_TABLE_TypeRef, MDT_TABLE_MemberRef, MDT_TABLE_ExportedType};
 
 static int cmp_str(const char *a, const char *b)
 {

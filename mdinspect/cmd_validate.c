@@ -33,7 +33,7 @@ enum { A_ALL };
 struct vctx {
     mdi_state *st;
     mdi_module *m;
-    void *tmp; /* scratch for names and signatures, emptied as it goes */
+    void *tmp;     /* scratch for names and signatures, emptied as it goes */
     unsigned uses; /* of tmp since it was last emptied */
     unsigned long errors, warnings, rows, cells, sigs, names, values, entries;
 };
@@ -85,19 +85,13 @@ static bool decodes(const mdt_row *row, unsigned col, const mdt_column_schema *c
     const uint8_t *d;
     uint32_t n, tok, first;
     switch (c->kind) {
-    case MDT_COLK_STR:
-        return mdt_row_string(&s, &len, row, col) == 0;
-    case MDT_COLK_GUID:
-        return mdt_row_guid(&d, row, col) == 0;
-    case MDT_COLK_BLOB:
-        return mdt_row_blob(&d, &n, row, col) == 0;
+    case MDT_COLK_STR: return mdt_row_string(&s, &len, row, col) == 0;
+    case MDT_COLK_GUID: return mdt_row_guid(&d, row, col) == 0;
+    case MDT_COLK_BLOB: return mdt_row_blob(&d, &n, row, col) == 0;
     case MDT_COLK_TAB:
-    case MDT_COLK_CODED:
-        return mdt_row_token(&tok, row, col) == 0;
-    case MDT_COLK_LIST:
-        return mdt_row_range(&first, &n, row, col) == 0;
-    default:
-        return true;
+    case MDT_COLK_CODED: return mdt_row_token(&tok, row, col) == 0;
+    case MDT_COLK_LIST: return mdt_row_range(&first, &n, row, col) == 0;
+    default: return true;
     }
 }
 
@@ -136,11 +130,11 @@ static void signatures_and_names(struct vctx *v)
         uint8_t table;
         bool sig, name;
     } what[] = {
-        {MDT_TABLE_TypeRef, false, true},    {MDT_TABLE_TypeDef, false, true},
-        {MDT_TABLE_Field, true, true},       {MDT_TABLE_MethodDef, true, true},
-        {MDT_TABLE_MemberRef, true, true},   {MDT_TABLE_StandAloneSig, true, false},
-        {MDT_TABLE_Event, false, true},      {MDT_TABLE_Property, true, true},
-        {MDT_TABLE_ModuleRef, false, true},  {MDT_TABLE_TypeSpec, true, true},
+        {MDT_TABLE_TypeRef, false, true},     {MDT_TABLE_TypeDef, false, true},
+        {MDT_TABLE_Field, true, true},        {MDT_TABLE_MethodDef, true, true},
+        {MDT_TABLE_MemberRef, true, true},    {MDT_TABLE_StandAloneSig, true, false},
+        {MDT_TABLE_Event, false, true},       {MDT_TABLE_Property, true, true},
+        {MDT_TABLE_ModuleRef, false, true},   {MDT_TABLE_TypeSpec, true, true},
         {MDT_TABLE_AssemblyRef, false, true}, {MDT_TABLE_File, false, true},
         {MDT_TABLE_MethodSpec, true, true},
     };
@@ -373,8 +367,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     mdi_list_end(p);
 
     if (done < n)
-        snprintf(caption, sizeof caption, "partial: interrupted after %zu of %zu module%s", done,
-                 n, n == 1 ? "" : "s");
+        snprintf(caption, sizeof caption, "partial: interrupted after %zu of %zu module%s", done, n,
+                 n == 1 ? "" : "s");
     mdi_list_begin(p, NULL, done < n ? caption : "", NULL, 0);
     for (size_t i = 0; i < n; i++) {
         if (!v[i].m)

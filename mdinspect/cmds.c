@@ -462,9 +462,9 @@ static int check_table(void *mem, const mdi_cmd *cmd, mdi_arg *arg, char **err)
     }
     m = mdi_match(arg->text, mdi_table_names(), MDT_TABLE_MAX, true);
     if (m == MDI_MATCH_AMBIGUOUS) {
-        *err = talloc_asprintf(
-            mem, "%s: ambiguous table '%s': %s", cmd->name, arg->text,
-            mdi_match_list(mem, arg->text, mdi_table_names(), MDT_TABLE_MAX, true));
+        *err =
+            talloc_asprintf(mem, "%s: ambiguous table '%s': %s", cmd->name, arg->text,
+                            mdi_match_list(mem, arg->text, mdi_table_names(), MDT_TABLE_MAX, true));
         return -1;
     }
     if (m < 0) {
@@ -477,8 +477,8 @@ static int check_table(void *mem, const mdi_cmd *cmd, mdi_arg *arg, char **err)
 }
 
 /* COL=VALUE: COL names a column of the table bound earlier. */
-static int check_column_value(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec,
-                              mdi_arg *arg, const mdi_arg *bound, size_t nbound, char **err)
+static int check_column_value(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec, mdi_arg *arg,
+                              const mdi_arg *bound, size_t nbound, char **err)
 {
     const char *eq = strchr(arg->text, '=');
     const mdt_table_schema *s = NULL;
@@ -515,8 +515,7 @@ static int check_arg(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec, mdi
 {
     long m;
     switch (spec->kind) {
-    case MDI_ARG_TABLE:
-        return check_table(mem, cmd, arg, err);
+    case MDI_ARG_TABLE: return check_table(mem, cmd, arg, err);
     case MDI_ARG_ROW:
         if (!parse_number(arg->text, 0xFFFFFF, &arg->value) || arg->value == 0) {
             *err = talloc_asprintf(mem, "%s: %s: '%s' is not a row number (1 to 0xffffff)",
@@ -552,22 +551,17 @@ static int check_arg(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec, mdi
             char *all = talloc_strdup(mem, "");
             for (size_t i = 0; all && i < n; i++)
                 all = talloc_asprintf_append(all, "%s%s", i ? ", " : "", spec->choices[i]);
-            *err = talloc_asprintf(mem, "%s: %s'%s' is not one of: %s%s", cmd->name,
-                                   m == MDI_MATCH_AMBIGUOUS ? "ambiguous: " : "", arg->text,
-                                   all ? all : "",
-                                   m == MDI_MATCH_AMBIGUOUS
-                                       ? ""
-                                       : mdi_did_you_mean(mem, arg->text, spec->choices, n));
+            *err = talloc_asprintf(
+                mem, "%s: %s'%s' is not one of: %s%s", cmd->name,
+                m == MDI_MATCH_AMBIGUOUS ? "ambiguous: " : "", arg->text, all ? all : "",
+                m == MDI_MATCH_AMBIGUOUS ? "" : mdi_did_you_mean(mem, arg->text, spec->choices, n));
             return -1;
         }
         arg->value = (uint32_t)m;
         return 0;
     }
-    case MDI_ARG_COLUMN_VALUE:
-        return check_column_value(mem, cmd, spec, arg, bound, nbound, err);
-    case MDI_ARG_FLAG:
-        arg->value = 1;
-        return 0;
+    case MDI_ARG_COLUMN_VALUE: return check_column_value(mem, cmd, spec, arg, bound, nbound, err);
+    case MDI_ARG_FLAG: arg->value = 1; return 0;
     default:
         /* Checked by the handler: what they name depends on what is open. */
         return 0;

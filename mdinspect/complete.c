@@ -239,23 +239,15 @@ static void by_kind(mdi_state *st, mdi_cands *c, const mdi_argspec *spec, const 
         c->nocase = true;
         add_list(c, text, mdi_table_names(), MDT_TABLE_MAX);
         break;
-    case MDI_ARG_COMMAND:
-        add_list(c, text, mdi_cmd_names(), mdi_cmd_count());
-        break;
+    case MDI_ARG_COMMAND: add_list(c, text, mdi_cmd_names(), mdi_cmd_count()); break;
     case MDI_ARG_CHOICE:
         c->nocase = true;
         for (size_t i = 0; spec->choices && spec->choices[i]; i++)
             mdi_cand_add(c, text, spec->choices[i]);
         break;
-    case MDI_ARG_COLUMN_VALUE:
-        add_columns(c, text, words, nwords, cmd);
-        break;
-    case MDI_ARG_MODULE:
-        add_modules(st, c, text);
-        break;
-    case MDI_ARG_TYPE:
-        add_types(st, c, text);
-        break;
+    case MDI_ARG_COLUMN_VALUE: add_columns(c, text, words, nwords, cmd); break;
+    case MDI_ARG_MODULE: add_modules(st, c, text); break;
+    case MDI_ARG_TYPE: add_types(st, c, text); break;
     case MDI_ARG_TOKEN:
     case MDI_ARG_MEMBER:
     case MDI_ARG_PATTERN:
@@ -266,8 +258,7 @@ static void by_kind(mdi_state *st, mdi_cands *c, const mdi_argspec *spec, const 
         else
             add_types(st, c, text);
         break;
-    default:
-        break;
+    default: break;
     }
 }
 

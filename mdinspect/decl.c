@@ -95,8 +95,9 @@ static char *method_decl(void *mem, const mdt_image *img, uint32_t token, const 
         return NULL;
     if (!(ret = type_text(mem, m->ret, o)))
         return NULL;
-    s = talloc_asprintf(mem, "%s%s %s%s(", (m->callconv & MDT_CC_MASK) == MDT_CC_VARARG ? "vararg " : "",
-                        ret, name, gp);
+    s = talloc_asprintf(mem, "%s%s %s%s(",
+                        (m->callconv & MDT_CC_MASK) == MDT_CC_VARARG ? "vararg " : "", ret, name,
+                        gp);
     for (uint32_t i = 0; s && i < m->nparams; i++) {
         char *t = type_text(mem, m->params[i], o);
         if (!t)
@@ -124,7 +125,8 @@ static char *type_decl(const mdi_state *st, void *mem, const mdt_image *img, uin
     char *gp = NULL, *where = NULL, *name, *d = NULL;
     o.cache = NULL;
     o.gctx = NULL;
-    if (mdt_generic_decl(mem, &gp, &where, img, token, &o) || !(name = mdi_name(st, mem, img, token)))
+    if (mdt_generic_decl(mem, &gp, &where, img, token, &o) ||
+        !(name = mdi_name(st, mem, img, token)))
         return NULL;
     /* The parameter list the full and friendly styles end the name with
      * (`Ns.Outer+Inner<T,U>`) is the declaration's, variance added:
@@ -154,8 +156,8 @@ char *mdi_declaration(const mdi_state *st, void *mem, const mdt_image *img, uint
     mdt_row r;
     mdt_sig sig;
     char *out = NULL, *nm;
-    unsigned name_col = t == MDT_TABLE_MethodDef ? MDT_COL_MethodDef_Name
-                        : t == MDT_TABLE_Field   ? MDT_COL_Field_Name
+    unsigned name_col = t == MDT_TABLE_MethodDef  ? MDT_COL_MethodDef_Name
+                        : t == MDT_TABLE_Field    ? MDT_COL_Field_Name
                         : t == MDT_TABLE_Property ? MDT_COL_Property_Name
                                                   : MDT_COL_Event_Name;
     if (!tmp)

@@ -54,7 +54,7 @@ struct out {
     /* field RVA data to write after the classes: .data D_<rva> */
     struct data_block {
         uint32_t rva, size;
-    } *data;
+    } * data;
     size_t ndata;
 };
 
@@ -106,8 +106,10 @@ static void put_token(struct out *o, uint32_t tok)
 static void put_method_ref(struct out *o, uint32_t tok)
 {
     mdt_il_body fake = {.img = o->img};
-    mdt_il_insn in = {.info = mdt_il_opcode_info(MDT_IL_CALL), .opcode = MDT_IL_CALL,
-                      .operand = MDT_IL_OPERAND_METHOD, .token = tok};
+    mdt_il_insn in = {.info = mdt_il_opcode_info(MDT_IL_CALL),
+                      .opcode = MDT_IL_CALL,
+                      .operand = MDT_IL_OPERAND_METHOD,
+                      .token = tok};
     char *s;
     if (mdt_il_insn_text(o->mem, &s, &fake, &in, &o->c->opts)) {
         put_error(o, "method");
@@ -206,9 +208,10 @@ static void put_gparam_customs(struct out *o, uint32_t owner, unsigned d)
 static void put_security(struct out *o, uint32_t parent, unsigned d)
 {
     static const char *const actions[] = {
-        NULL,      "request", "demand", "assert", "deny", "permitonly", "linkcheck",
-        "inheritcheck", "reqmin", "reqopt", "reqrefuse", "prejitgrant", "prejitdeny",
-        "noncasdemand", "noncaslinkdemand", "noncasinheritance"};
+        NULL,         "request",      "demand",           "assert",
+        "deny",       "permitonly",   "linkcheck",        "inheritcheck",
+        "reqmin",     "reqopt",       "reqrefuse",        "prejitgrant",
+        "prejitdeny", "noncasdemand", "noncaslinkdemand", "noncasinheritance"};
     uint32_t key, rid;
     mdt_find fi;
     if (mdt_coded_encode(&key, MDT_CI_HasDeclSecurity, parent) ||
@@ -261,9 +264,9 @@ static void put_constant(struct out *o, uint32_t parent)
     static const struct {
         unsigned type, size;
         const char *word;
-    } k[] = {{0x02, 1, "bool"},   {0x03, 2, "char"},    {0x04, 1, "int8"},   {0x05, 1, "uint8"},
-             {0x06, 2, "int16"},  {0x07, 2, "uint16"},  {0x08, 4, "int32"},  {0x09, 4, "uint32"},
-             {0x0A, 8, "int64"},  {0x0B, 8, "uint64"},  {0x0C, 4, "float32"}, {0x0D, 8, "float64"}};
+    } k[] = {{0x02, 1, "bool"},  {0x03, 2, "char"},   {0x04, 1, "int8"},    {0x05, 1, "uint8"},
+             {0x06, 2, "int16"}, {0x07, 2, "uint16"}, {0x08, 4, "int32"},   {0x09, 4, "uint32"},
+             {0x0A, 8, "int64"}, {0x0B, 8, "uint64"}, {0x0C, 4, "float32"}, {0x0D, 8, "float64"}};
     fputs(" = ", o->f);
     if (type == 0x12) { /* CLASS: a null reference */
         fputs("nullref", o->f);
@@ -360,11 +363,12 @@ static void put_generic_params(struct out *o, uint32_t owner)
     fputc('>', o->f);
 }
 
-static const char *const type_vis[] = {"private",        "public",          "nested public",
-                                       "nested private", "nested family",   "nested assembly",
-                                       "nested famandassem", "nested famorassem"};
-static const char *const member_access[] = {"privatescope", "private",  "famandassem", "assembly",
-                                            "family",       "famorassem", "public",     "/* access 7 */"};
+static const char *const type_vis[] = {
+    "private",       "public",          "nested public",      "nested private",
+    "nested family", "nested assembly", "nested famandassem", "nested famorassem"};
+static const char *const member_access[] = {"privatescope", "private",       "famandassem",
+                                            "assembly",     "family",        "famorassem",
+                                            "public",       "/* access 7 */"};
 
 static void put_class_flags(struct out *o, uint32_t fl)
 {
@@ -379,8 +383,9 @@ static void put_class_flags(struct out *o, uint32_t fl)
     static const struct {
         uint32_t bit;
         const char *w;
-    } b[] = {{0x80, "abstract"},      {0x100, "sealed"},         {0x400, "specialname"},
-             {0x800, "rtspecialname"}, {0x1000, "import"},       {0x2000, "serializable"},
+    } b[] = {{0x80, "abstract"},         {0x100, "sealed"},
+             {0x400, "specialname"},     {0x800, "rtspecialname"},
+             {0x1000, "import"},         {0x2000, "serializable"},
              {0x4000, "windowsruntime"}, {0x100000, "beforefieldinit"}};
     for (size_t i = 0; i < sizeof b / sizeof *b; i++)
         if (fl & b[i].bit)
@@ -430,12 +435,20 @@ static void put_marshal(struct out *o, uint32_t tok, bool lead)
 static uint32_t field_data_size(struct out *o, const mdt_type *t)
 {
     switch (t->kind) {
-    case MDT_ELEMENT_TYPE_BOOLEAN: case MDT_ELEMENT_TYPE_I1: case MDT_ELEMENT_TYPE_U1: return 1;
-    case MDT_ELEMENT_TYPE_CHAR: case MDT_ELEMENT_TYPE_I2: case MDT_ELEMENT_TYPE_U2: return 2;
-    case MDT_ELEMENT_TYPE_I4: case MDT_ELEMENT_TYPE_U4: case MDT_ELEMENT_TYPE_R4: return 4;
-    case MDT_ELEMENT_TYPE_I8: case MDT_ELEMENT_TYPE_U8: case MDT_ELEMENT_TYPE_R8: return 8;
-    case MDT_ELEMENT_TYPE_I: case MDT_ELEMENT_TYPE_U:
-        return mdt_image_pe_info(o->img)->pe32plus ? 8 : 4;
+    case MDT_ELEMENT_TYPE_BOOLEAN:
+    case MDT_ELEMENT_TYPE_I1:
+    case MDT_ELEMENT_TYPE_U1: return 1;
+    case MDT_ELEMENT_TYPE_CHAR:
+    case MDT_ELEMENT_TYPE_I2:
+    case MDT_ELEMENT_TYPE_U2: return 2;
+    case MDT_ELEMENT_TYPE_I4:
+    case MDT_ELEMENT_TYPE_U4:
+    case MDT_ELEMENT_TYPE_R4: return 4;
+    case MDT_ELEMENT_TYPE_I8:
+    case MDT_ELEMENT_TYPE_U8:
+    case MDT_ELEMENT_TYPE_R8: return 8;
+    case MDT_ELEMENT_TYPE_I:
+    case MDT_ELEMENT_TYPE_U: return mdt_image_pe_info(o->img)->pe32plus ? 8 : 4;
     case MDT_ELEMENT_TYPE_VALUETYPE: {
         uint32_t lrid;
         mdt_find fi;
@@ -471,7 +484,8 @@ static void put_field_rva(struct out *o, uint32_t rid, const mdt_type *t)
     rva = (uint32_t)mdt_row_raw(&fr, MDT_COL_FieldRVA_RVA);
     if (!(size = field_data_size(o, t)) || mdt_image_rva(&p, o->img, rva, size)) {
         mdt_clear_error();
-        fprintf(o->f, " /* data at RVA 0x%08x: %s */", rva, size ? "not in the image" : "size unknown");
+        fprintf(o->f, " /* data at RVA 0x%08x: %s */", rva,
+                size ? "not in the image" : "size unknown");
         return;
     }
     fprintf(o->f, " at D_%08X", rva);
@@ -534,7 +548,7 @@ static void put_field(struct out *o, uint32_t rid, unsigned d)
     static const struct {
         uint32_t bit;
         const char *w;
-    } b[] = {{0x10, "static"},       {0x20, "initonly"},      {0x40, "literal"},
+    } b[] = {{0x10, "static"},        {0x20, "initonly"},     {0x40, "literal"},
              {0x80, "notserialized"}, {0x200, "specialname"}, {0x400, "rtspecialname"}};
     for (size_t i = 0; i < sizeof b / sizeof *b; i++)
         if (fl & b[i].bit)
@@ -555,8 +569,9 @@ static void put_field(struct out *o, uint32_t rid, unsigned d)
     put_customs(o, tok, d);
 }
 
-static const char *const cc_words[] = {NULL, "unmanaged cdecl", "unmanaged stdcall",
-                                       "unmanaged thiscall", "unmanaged fastcall", "vararg"};
+static const char *const cc_words[] = {
+    NULL,    "unmanaged cdecl", "unmanaged stdcall", "unmanaged thiscall", "unmanaged fastcall",
+    "vararg"};
 
 static void put_method(struct out *o, uint32_t rid, unsigned d)
 {
@@ -583,10 +598,10 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
     static const struct {
         uint32_t bit;
         const char *w;
-    } b[] = {{0x10, "static"},        {0x20, "final"},        {0x40, "virtual"},
-             {0x80, "hidebysig"},     {0x100, "newslot"},     {0x200, "strict"},
-             {0x400, "abstract"},     {0x800, "specialname"}, {0x1000, "rtspecialname"},
-             {0x8, "unmanagedexp"},   {0x8000, "reqsecobj"}};
+    } b[] = {{0x10, "static"},      {0x20, "final"},        {0x40, "virtual"},
+             {0x80, "hidebysig"},   {0x100, "newslot"},     {0x200, "strict"},
+             {0x400, "abstract"},   {0x800, "specialname"}, {0x1000, "rtspecialname"},
+             {0x8, "unmanagedexp"}, {0x8000, "reqsecobj"}};
     for (size_t i = 0; i < sizeof b / sizeof *b; i++)
         if (fl & b[i].bit)
             fprintf(o->f, "%s ", b[i].w);
@@ -608,8 +623,8 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
              * name only when it is not the method's */
             unsigned pf = (unsigned)mdt_row_raw(&ir, MDT_COL_ImplMap_MappingFlags);
             static const char *const charset[] = {NULL, " ansi", " unicode", " autochar"};
-            static const char *const conv[] = {NULL, " winapi", " cdecl", " stdcall", " thiscall",
-                                               " fastcall", NULL, NULL};
+            static const char *const conv[] = {NULL,        " winapi",   " cdecl", " stdcall",
+                                               " thiscall", " fastcall", NULL,     NULL};
             static const char *const onoff[] = {NULL, ":on", ":off", NULL};
             fputs("pinvokeimpl(", o->f);
             put_qstr(o, modname);
@@ -708,9 +723,14 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
     static const struct {
         uint32_t bit;
         const char *w;
-    } ib[] = {{0x8, "noinlining"},         {0x10, "forwardref"},      {0x20, "synchronized"},
-              {0x40, "nooptimization"},    {0x80, "preservesig"},     {0x100, "aggressiveinlining"},
-              {0x200, "aggressiveoptimization"}, {0x1000, "internalcall"}};
+    } ib[] = {{0x8, "noinlining"},
+              {0x10, "forwardref"},
+              {0x20, "synchronized"},
+              {0x40, "nooptimization"},
+              {0x80, "preservesig"},
+              {0x100, "aggressiveinlining"},
+              {0x200, "aggressiveoptimization"},
+              {0x1000, "internalcall"}};
     for (size_t i = 0; i < sizeof ib / sizeof *ib; i++)
         if (impl & ib[i].bit)
             fprintf(o->f, " %s", ib[i].w);
@@ -756,8 +776,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
                 uint32_t body, decl;
                 if (mdt_row_get(&ir, o->img, MDT_TABLE_MethodImpl, irid) ||
                     mdt_row_token(&body, &ir, MDT_COL_MethodImpl_MethodBody) ||
-                    mdt_row_token(&decl, &ir, MDT_COL_MethodImpl_MethodDeclaration) ||
-                    body != tok)
+                    mdt_row_token(&decl, &ir, MDT_COL_MethodImpl_MethodDeclaration) || body != tok)
                     continue;
                 ind(o, d + 1);
                 fputs(".override method ", o->f);
@@ -1149,7 +1168,8 @@ static void put_manifest(struct out *o)
              * name in its working directory (`resources -x -a DIR`) */
         } else if (put_implementation(o, impl, 1)) {
             if (MDT_TOKEN_TABLE(impl) == MDT_TABLE_File)
-                fprintf(o->f, " at 0x%08" PRIx64, (uint64_t)mdt_row_raw(&r, MDT_COL_ManifestResource_Offset));
+                fprintf(o->f, " at 0x%08" PRIx64,
+                        (uint64_t)mdt_row_raw(&r, MDT_COL_ManifestResource_Offset));
             fputc('\n', o->f);
         }
         put_customs(o, MDT_TOKEN(MDT_TABLE_ManifestResource, rid), 1);

@@ -219,12 +219,12 @@ struct wanted {
 /* C#'s keywords for the built-in types, as a user of the language types
  * them (`type int`). */
 static const char *const cs_alias[][2] = {
-    {"bool", "System.Boolean"}, {"byte", "System.Byte"},     {"sbyte", "System.SByte"},
-    {"char", "System.Char"},    {"short", "System.Int16"},   {"ushort", "System.UInt16"},
-    {"int", "System.Int32"},    {"uint", "System.UInt32"},   {"long", "System.Int64"},
-    {"ulong", "System.UInt64"}, {"float", "System.Single"},  {"double", "System.Double"},
+    {"bool", "System.Boolean"},    {"byte", "System.Byte"},     {"sbyte", "System.SByte"},
+    {"char", "System.Char"},       {"short", "System.Int16"},   {"ushort", "System.UInt16"},
+    {"int", "System.Int32"},       {"uint", "System.UInt32"},   {"long", "System.Int64"},
+    {"ulong", "System.UInt64"},    {"float", "System.Single"},  {"double", "System.Double"},
     {"decimal", "System.Decimal"}, {"string", "System.String"}, {"object", "System.Object"},
-    {"nint", "System.IntPtr"},  {"nuint", "System.UIntPtr"}, {"void", "System.Void"},
+    {"nint", "System.IntPtr"},     {"nuint", "System.UIntPtr"}, {"void", "System.Void"},
 };
 
 /* C#'s form of a nested type, `Dictionary<TKey,TValue>.Enumerator`: a '.'
@@ -354,9 +354,7 @@ static bool type_hit(mdi_module *m, const mdi_typeent *t, const struct wanted *w
             mdt_clear_error();
         }
         break;
-    case 2: /* arity left out */
-        hit = w->nparams < 0 && strcmp(k, w->bare) == 0;
-        break;
+    case 2: /* arity left out */ hit = w->nparams < 0 && strcmp(k, w->bare) == 0; break;
     case 3: /* without the namespace, exactly (`Action`, ``Action`1``) */
         hit = w->exact && strcmp(t->key + (t->nslen ? t->nslen + 1 : 0), w->exact) == 0;
         break;
@@ -381,12 +379,10 @@ static bool type_hit(mdi_module *m, const mdi_typeent *t, const struct wanted *w
             if (*c == '.')
                 *c = '+';
         size_t sl = strlen(shortname), bl = strlen(b);
-        bool inner = sl > bl && shortname[sl - bl - 1] == '+' &&
-                     strcmp(shortname + sl - bl, b) == 0;
-        bool whole = strchr(shortname, '+') && (strcmp(shortname, b) == 0 ||
-                                                 strcmp(kk, b) == 0);
-        hit = (inner || whole) &&
-              (w->nparams < 0 || key_arity(t->key, t->keylen) == w->nparams);
+        bool inner =
+            sl > bl && shortname[sl - bl - 1] == '+' && strcmp(shortname + sl - bl, b) == 0;
+        bool whole = strchr(shortname, '+') && (strcmp(shortname, b) == 0 || strcmp(kk, b) == 0);
+        hit = (inner || whole) && (w->nparams < 0 || key_arity(t->key, t->keylen) == w->nparams);
         break;
     }
     }

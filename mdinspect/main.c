@@ -310,27 +310,13 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case 'i':
-            interactive = true;
-            break;
-        case 'j':
-            fmt = MDI_FMT_JSON;
-            break;
-        case 'r':
-            open_flags |= MDI_OPENING_RECURSIVE;
-            break;
-        case 'v':
-            open_flags |= MDI_OPENING_VERBOSE;
-            break;
-        case OPT_NO_COLOR:
-            no_color = true;
-            break;
-        case OPT_STYLE:
-            style = optarg;
-            break;
-        case OPT_WIDE:
-            wide = true;
-            break;
+        case 'i': interactive = true; break;
+        case 'j': fmt = MDI_FMT_JSON; break;
+        case 'r': open_flags |= MDI_OPENING_RECURSIVE; break;
+        case 'v': open_flags |= MDI_OPENING_VERBOSE; break;
+        case OPT_NO_COLOR: no_color = true; break;
+        case OPT_STYLE: style = optarg; break;
+        case OPT_WIDE: wide = true; break;
         case OPT_SN_KEYS:
             if (nsn_keys == sizeof sn_keys / sizeof sn_keys[0]) {
                 fprintf(stderr, MDI_PROGNAME ": at most %zu --sn-keys files\n", nsn_keys);
@@ -339,16 +325,12 @@ int main(int argc, char **argv)
             }
             sn_keys[nsn_keys++] = optarg;
             break;
-        case OPT_NO_PAGER:
-            pager = false;
-            break;
+        case OPT_NO_PAGER: pager = false; break;
         case OPT_HISTORY:
             shell.history = optarg;
             shell.use_history = true;
             break;
-        case OPT_NO_HISTORY:
-            shell.use_history = false;
-            break;
+        case OPT_NO_HISTORY: shell.use_history = false; break;
         case OPT_MAN_COMMANDS:
             mdi_help_roff(stdout);
             talloc_free(mem);
@@ -388,8 +370,7 @@ int main(int argc, char **argv)
         talloc_free(mem);
         return EXIT_USAGE;
     }
-    if (!have_cmds && !interactive && optind < argc &&
-        program_add(mem, &prog, "info", &err) != 0) {
+    if (!have_cmds && !interactive && optind < argc && program_add(mem, &prog, "info", &err) != 0) {
         fprintf(stderr, MDI_PROGNAME ": %s\n", err);
         talloc_free(mem);
         return EXIT_FAILURE;
@@ -402,7 +383,8 @@ int main(int argc, char **argv)
         return EXIT_FAILURE;
     }
     if (style && mdi_set_style(st, style) != 0) {
-        fprintf(stderr, MDI_PROGNAME ": --style: '%s' is not one of: full, reflection, il, friendly\n",
+        fprintf(stderr,
+                MDI_PROGNAME ": --style: '%s' is not one of: full, reflection, il, friendly\n",
                 style);
         usage_hint();
         talloc_free(mem);

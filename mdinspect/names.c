@@ -106,8 +106,7 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
     case MDT_TABLE_File:
     case MDT_TABLE_Module:
     case MDT_TABLE_Assembly:
-    case MDT_TABLE_Document:
-        return mdi_name(st, mem, img, token);
+    case MDT_TABLE_Document: return mdi_name(st, mem, img, token);
     default:
         if (mdt_token_is_type_or_member(token))
             return mdi_name(st, mem, img, token);
@@ -305,8 +304,7 @@ char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, ui
             goto done;
         g.type_owner = parent;
         break;
-    default:
-        break;
+    default: break;
     }
     if (mdt_sig_name_of_token(mem, &out, img, member, &o) != 0)
         out = NULL;

@@ -124,8 +124,8 @@ static void walk(struct dirwalk *w, const char *dir, unsigned depth)
         if (!(nn = talloc_realloc(w->mem, names, char *, n + 1)))
             break;
         names = nn;
-        names[n] = talloc_asprintf(names, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
-                                   e->d_name);
+        names[n] =
+            talloc_asprintf(names, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", e->d_name);
         if (names[n])
             n++;
     }
@@ -138,8 +138,7 @@ static void walk(struct dirwalk *w, const char *dir, unsigned depth)
         if (stat(names[i], &sb) != 0) {
             w->out->unnamed++;
             if (verbose)
-                note(w->mem, &w->out->notes, &w->out->nnotes, "%s: %s", names[i],
-                     strerror(errno));
+                note(w->mem, &w->out->notes, &w->out->nnotes, "%s: %s", names[i], strerror(errno));
         } else if (S_ISDIR(sb.st_mode)) {
             char **ns = talloc_realloc(w->mem, subdirs, char *, nsub + 1);
             if (ns) {
@@ -200,8 +199,8 @@ void mdi_expand(mdi_state *st, void *mem, const char *arg, unsigned flags, mdi_f
     if (!strpbrk(arg, "*?[") && arg[0] != '~') {
         expand_path(&w, arg);
     } else {
-        r = glob(arg, GLOB_TILDE | (arg[0] == '~' && !strpbrk(arg, "*?[") ? GLOB_NOCHECK : 0),
-                 NULL, &g);
+        r = glob(arg, GLOB_TILDE | (arg[0] == '~' && !strpbrk(arg, "*?[") ? GLOB_NOCHECK : 0), NULL,
+                 &g);
         if (r == GLOB_NOMATCH) {
             mdi_fail(st, "%s: no file matches", arg);
             out->status = MDI_FAIL;

@@ -27,14 +27,14 @@ enum {
 
 /* The files one argument stands for. */
 typedef struct mdi_found {
-    char **paths;     /* talloc array of n paths, in order */
-    bool *in_dir;     /* paths[i] was found in a directory (not named) */
+    char **paths; /* talloc array of n paths, in order */
+    bool *in_dir; /* paths[i] was found in a directory (not named) */
     size_t n;
-    size_t unnamed;   /* directory entries without a .NET name, not opened */
-    size_t dirs;      /* directories read */
-    char **notes;     /* with MDI_OPENING_VERBOSE: "PATH: why skipped" */
+    size_t unnamed; /* directory entries without a .NET name, not opened */
+    size_t dirs;    /* directories read */
+    char **notes;   /* with MDI_OPENING_VERBOSE: "PATH: why skipped" */
     size_t nnotes;
-    int status;       /* MDI_OK, or MDI_FAIL when something was reported */
+    int status; /* MDI_OK, or MDI_FAIL when something was reported */
 } mdi_found;
 
 /* Expand `arg` (a path, a glob with ~, or a directory) into `out`, under
@@ -48,14 +48,14 @@ typedef struct mdi_opening {
     mdi_module **opened; /* in opening order, companions after their assembly */
     bool *companion;     /* opened[i] was named by a File table */
     size_t nopened;
-    size_t skipped;      /* not .NET: by name in a directory, or by content */
+    size_t skipped; /* not .NET: by name in a directory, or by content */
     size_t failed;
     size_t ncompanions;
-    size_t missing;      /* File rows naming a file that is not there */
-    size_t dirs, files;  /* directories read, files looked at */
-    char **notes;        /* why files were skipped (verbose), missing companions */
+    size_t missing;     /* File rows naming a file that is not there */
+    size_t dirs, files; /* directories read, files looked at */
+    char **notes;       /* why files were skipped (verbose), missing companions */
     size_t nnotes;
-    bool empty_dir;      /* a directory held no .NET image at all */
+    bool empty_dir; /* a directory held no .NET image at all */
 } mdi_opening;
 
 /* Open everything `arg` stands for into the session, with companions

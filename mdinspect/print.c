@@ -46,9 +46,9 @@ struct table {
 struct line {
     enum line_kind kind;
     int indent;
-    char *label; /* L_KV: "" for an unlabelled value */
-    char *value; /* L_KV, L_TEXT */
-    bool hide;   /* L_KV header of a list that ended empty with no text */
+    char *label;  /* L_KV: "" for an unlabelled value */
+    char *value;  /* L_KV, L_TEXT */
+    bool hide;    /* L_KV header of a list that ended empty with no text */
     bool caption; /* L_TEXT caption of a top-level list */
     bool done;    /* written with an earlier chunk of its block */
     struct table *table;
@@ -466,7 +466,8 @@ static char *arena_vprintf(mdi_printer *p, const char *fmt, va_list ap)
     }
 }
 
-static char *arena_printf(mdi_printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *arena_printf(mdi_printer *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static char *arena_printf(mdi_printer *p, const char *fmt, ...)
 {
     va_list ap;
@@ -494,7 +495,7 @@ static char *arena_escape(mdi_printer *p, const char *s, size_t len, bool quoted
 static char *arena_text(mdi_printer *p, const char *s, size_t len, bool quoted)
 {
     return !quoted && printable_prefix(s, len) == len ? arena_strndup(p, s, len)
-                                                        : arena_escape(p, s, len, quoted);
+                                                      : arena_escape(p, s, len, quoted);
 }
 
 static void block_begin(mdi_printer *p)
@@ -549,7 +550,8 @@ static struct line *add_line(mdi_printer *p, enum line_kind kind, int indent)
 /* n blanks, a buffer at a time (a table is mostly padding). */
 static void put_blanks(FILE *out, size_t n)
 {
-    static const char blanks[64] = "                                                                ";
+    static const char blanks[64] =
+        "                                                                ";
     while (n) {
         size_t k = n < sizeof blanks ? n : sizeof blanks;
         fwrite(blanks, 1, k, out);
@@ -592,7 +594,8 @@ static void ln_add(mdi_printer *p, const char *s, size_t n)
 
 static void ln_blanks(mdi_printer *p, size_t n)
 {
-    static const char blanks[64] = "                                                                ";
+    static const char blanks[64] =
+        "                                                                ";
     while (n) {
         size_t k = n < sizeof blanks ? n : sizeof blanks;
         ln_add(p, blanks, k);
@@ -627,8 +630,8 @@ static size_t prefix_bytes(const char *s, size_t w)
 /* A cell padded to `width` columns (right-aligned for numbers), cut with
  * an ellipsis when it is wider (`sw` is its width); the last cell of a
  * line is not padded. */
-static void ln_cell(mdi_printer *p, const char *s, size_t sw, size_t width, bool right,
-                    bool last, const char *sgr)
+static void ln_cell(mdi_printer *p, const char *s, size_t sw, size_t width, bool right, bool last,
+                    const char *sgr)
 {
     size_t n = strlen(s);
     bool cut = sw > width;
@@ -800,9 +803,7 @@ static void render_text(mdi_printer *p)
             put_colored(p, l->caption ? SGR_BOLD : NULL, l->value);
             fputc('\n', p->out);
             break;
-        case L_TABLE:
-            render_table(p, l->table, l->indent);
-            break;
+        case L_TABLE: render_table(p, l->table, l->indent); break;
         }
     }
 }
@@ -1089,12 +1090,12 @@ void mdi_item_begin(mdi_printer *p)
         /* Grown by doubling: a chunk holds thousands of rows. */
         size_t cap = t && t->rows ? talloc_array_length(t->rows) : 0;
         size_t want = t && t->nrows < cap ? cap : cap ? 2 * cap : 64;
-        char ***nr = t ? (want == cap ? t->rows : talloc_realloc(p->blk, t->rows, char **, want))
-                       : NULL;
-        size_t *nl = nr ? (want == cap ? t->rowlen : talloc_realloc(p->blk, t->rowlen, size_t, want))
-                        : NULL;
-        char **ns = nl ? (want == cap ? t->span : talloc_realloc(p->blk, t->span, char *, want))
-                       : NULL;
+        char ***nr =
+            t ? (want == cap ? t->rows : talloc_realloc(p->blk, t->rows, char **, want)) : NULL;
+        size_t *nl =
+            nr ? (want == cap ? t->rowlen : talloc_realloc(p->blk, t->rowlen, size_t, want)) : NULL;
+        char **ns =
+            nl ? (want == cap ? t->span : talloc_realloc(p->blk, t->span, char *, want)) : NULL;
         if (nr)
             t->rows = nr;
         if (nl)
@@ -1244,8 +1245,8 @@ static json_t *json_tok(uint32_t tok)
 
 void mdi_str(mdi_printer *p, const char *key, const char *label, const char *s)
 {
-    VALUE(p, key, label, s ? arena_text(p, s, strlen(s), false) : arena_strndup(p, "-", 1),
-          false, s ? json_lossy(s, strlen(s)) : json_null());
+    VALUE(p, key, label, s ? arena_text(p, s, strlen(s), false) : arena_strndup(p, "-", 1), false,
+          s ? json_lossy(s, strlen(s)) : json_null());
 }
 
 void mdi_quoted(mdi_printer *p, const char *key, const char *label, const char *s, size_t len)

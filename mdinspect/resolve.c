@@ -82,8 +82,8 @@ uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token)
     return scope;
 }
 
-char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
-                   char *msg, size_t len)
+char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token, char *msg,
+                   size_t len)
 {
     char *s = mdi_name(st, mem, img, token);
     if (!s)
@@ -93,8 +93,7 @@ char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
 }
 
 /* The assembly names of r->visited, in order. */
-static void print_path(mdi_printer *p, const mdt_modview *v, const mdt_resolution *r,
-                       bool compact)
+static void print_path(mdi_printer *p, const mdt_modview *v, const mdt_resolution *r, bool compact)
 {
     /* Text: "A > B > C" in a buffer (a listing prints one per row); names
      * past its end are left out, marked "...". */
@@ -150,8 +149,8 @@ void mdi_other_legend(mdi_state *st, bool marked)
         mdi_textf(st->out, NULL, "%s", MDI_OTHER_LEGEND);
 }
 
-bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img,
-                          uint32_t token, const mdt_resolution *r, bool compact)
+bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img, uint32_t token,
+                          const mdt_resolution *r, bool compact)
 {
     bool other = (r->flags & MDT_RES_OTHER_ASSEMBLY) != 0;
     mdi_printer *p = st->out;
@@ -210,7 +209,8 @@ char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resoluti
     else
         s = talloc_asprintf(mem, "unresolved: %s", mdt_res_reason_name(r->reason));
     for (unsigned i = 0; s && i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++)
-        s = talloc_asprintf_append(s, "%s%s", i ? " > " : " (", mdi_view_asm_name(v, r->visited[i]));
+        s = talloc_asprintf_append(s, "%s%s", i ? " > " : " (",
+                                   mdi_view_asm_name(v, r->visited[i]));
     if (s && r->nvisited)
         s = talloc_strdup_append(s, ")");
     return s;
@@ -314,14 +314,13 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
             continue;
         n = mdt_table_rows(img, table);
         mdi_about(st, m);
-        snprintf(caption, sizeof caption, "%" PRIu32 " %s reference%s", n, what,
-                 n == 1 ? "" : "s");
+        snprintf(caption, sizeof caption, "%" PRIu32 " %s reference%s", n, what, n == 1 ? "" : "s");
         mdi_list_begin(p, NULL, caption, NULL, 0);
         marked = false;
-        memo = table == MDT_TABLE_MemberRef
-                   ? talloc_zero_array(st, char *,
-                                       mdt_table_rows_present(img, MDT_TABLE_TypeSpec) + 1)
-                   : NULL;
+        memo =
+            table == MDT_TABLE_MemberRef
+                ? talloc_zero_array(st, char *, mdt_table_rows_present(img, MDT_TABLE_TypeSpec) + 1)
+                : NULL;
         for (uint32_t rid = 1; rid <= mdt_table_rows_present(img, table) && !mdi_interrupted(st);
              rid++) {
             uint32_t tok = MDT_TOKEN(table, rid);

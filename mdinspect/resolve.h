@@ -39,8 +39,8 @@ uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token);
 
 /* The name of a reference in the session's style, under mem; NULL with
  * the reason in msg. */
-char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token,
-                   char *msg, size_t len);
+char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_t token, char *msg,
+                   size_t len);
 
 /* The fields every resolution result prints, in a list item or a record:
  * status, reason, assembly, version, def_module, def_token, tier, hops,
@@ -51,12 +51,12 @@ char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
  * (MDT_RES_OTHER_ASSEMBLY) has its assembly marked in text with
  * MDI_OTHER_MARK; returns whether it was, so the caller can print
  * MDI_OTHER_LEGEND once. */
-bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img,
-                          uint32_t token, const mdt_resolution *r, bool compact);
+bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *img, uint32_t token,
+                          const mdt_resolution *r, bool compact);
 
 #define MDI_OTHER_MARK "*"
-#define MDI_OTHER_LEGEND                                                                      \
-    "* found by name only (tier 3) in an assembly other than the one the reference names, "  \
+#define MDI_OTHER_LEGEND                                                                           \
+    "* found by name only (tier 3) in an assembly other than the one the reference names, "        \
     "which is not open"
 /* Text only: the legend, as a line of its own, when `marked`. */
 void mdi_other_legend(mdi_state *st, bool marked);

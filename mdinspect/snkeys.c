@@ -43,7 +43,8 @@ static uint8_t *hex_run(void *mem, const char *s, size_t *len, size_t min)
     if (!(b = talloc_array(mem, uint8_t, n / 2)))
         return NULL;
     for (size_t i = 0; i < n / 2; i++)
-        b[i] = (uint8_t)(hexval((unsigned char)s[2 * i]) << 4 | hexval((unsigned char)s[2 * i + 1]));
+        b[i] =
+            (uint8_t)(hexval((unsigned char)s[2 * i]) << 4 | hexval((unsigned char)s[2 * i + 1]));
     *len = n / 2;
     return b;
 }

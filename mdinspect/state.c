@@ -180,10 +180,8 @@ static bool module_matches(const mdi_module *m, const char *spec, int pass, cons
 {
     size_t len = strlen(spec);
     switch (pass) {
-    case 0: /* the module name */
-        return strcasecmp(m->name, spec) == 0;
-    case 1: /* the file name */
-        return strcasecmp(file_name(m), spec) == 0;
+    case 0: /* the module name */ return strcasecmp(m->name, spec) == 0;
+    case 1: /* the file name */ return strcasecmp(file_name(m), spec) == 0;
     case 2: { /* the assembly's simple name */
         mdt_identity id;
         bool hit =
@@ -206,8 +204,7 @@ static bool module_matches(const mdi_module *m, const char *spec, int pass, cons
         hex[k] = '\0';
         return strcmp(hex, mvid) == 0;
     }
-    default: /* a prefix of the module name */
-        return strncasecmp(m->name, spec, len) == 0;
+    default: /* a prefix of the module name */ return strncasecmp(m->name, spec, len) == 0;
     }
 }
 

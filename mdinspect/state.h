@@ -28,20 +28,20 @@ typedef struct mdi_module {
     mdt_image *img; /* owned */
     dev_t dev;      /* to notice a file opened twice */
     ino_t ino;
-    void *index; /* the module's name index (index.c), built on first use */
+    void *index;                  /* the module's name index (index.c), built on first use */
     struct mdt_name_cache *names; /* TypeDef/TypeRef names in names_style (names.c) */
     int names_style;
     unsigned names_flags;
 } mdi_module;
 
 typedef struct mdi_state {
-    void *mem;          /* talloc context owning everything here */
-    mdi_module **mods;  /* talloc array of nmods, in opening order */
+    void *mem;         /* talloc context owning everything here */
+    mdi_module **mods; /* talloc array of nmods, in opening order */
     size_t nmods;
-    mdi_module *cur;    /* the current module, or NULL */
+    mdi_module *cur; /* the current module, or NULL */
     unsigned next_id;
-    uint64_t generation; /* changes whenever a module is opened or closed */
-    void *caches;        /* see mdi_cache_get */
+    uint64_t generation;    /* changes whenever a module is opened or closed */
+    void *caches;           /* see mdi_cache_get */
     mdi_module *last_named; /* the module mdi_name last found an image in */
 
     /* Settings. */

@@ -1,8 +1,9 @@
 /* mdprofile: run a .NET program under the mdtools profiler, or attach the
  * profiler to a running one, and leave a log of doc/profile-log.md.
  *
- *   mdprofile [--mode M] [--rate HZ] [--slice MS] [--depth N] [-o LOG] [--debug-names] -- COMMAND [ARGS...]
- *   mdprofile --attach PID [--mode M] [--rate HZ] [--duration S] [--samples N] -o LOG [--debug-names]
+ *   mdprofile [--mode M] [--rate HZ] [--slice MS] [--depth N] [-o LOG] [--debug-names] -- COMMAND
+ * [ARGS...] mdprofile --attach PID [--mode M] [--rate HZ] [--duration S] [--samples N] -o LOG
+ * [--debug-names]
  *
  * This file reads the options; profiler/launcher/ does the rest: at
  * startup (run.c) the runtime loads the profiler itself, from the
@@ -64,17 +65,24 @@ int main(int argc, char **argv)
 {
     mdp_config cfg;
     mdp_config_default(&cfg);
-    static const struct option opts[] = {
-        {"mode", required_argument, NULL, 'm'},     {"rate", required_argument, NULL, 'r'},
-        {"depth", required_argument, NULL, 'D'},    {"output", required_argument, NULL, 'o'},
-        {"debug-names", no_argument, NULL, 'n'},    {"attach", required_argument, NULL, 'a'},
-        {"duration", required_argument, NULL, 'd'}, {"elt", required_argument, NULL, 'e'},
-        {"samples", required_argument, NULL, 's'},  {"verbose", no_argument, NULL, 'v'},
-        {"no-activities", no_argument, NULL, 'A'},  {"threads", required_argument, NULL, 'T'},
-        {"exceptions", no_argument, NULL, 'X'},     {"slice", required_argument, NULL, 'S'},
-        {"wall-budget", required_argument, NULL, 'W'},
-        {"alloc-sample", required_argument, NULL, 'B'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"mode", required_argument, NULL, 'm'},
+                                         {"rate", required_argument, NULL, 'r'},
+                                         {"depth", required_argument, NULL, 'D'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"debug-names", no_argument, NULL, 'n'},
+                                         {"attach", required_argument, NULL, 'a'},
+                                         {"duration", required_argument, NULL, 'd'},
+                                         {"elt", required_argument, NULL, 'e'},
+                                         {"samples", required_argument, NULL, 's'},
+                                         {"verbose", no_argument, NULL, 'v'},
+                                         {"no-activities", no_argument, NULL, 'A'},
+                                         {"threads", required_argument, NULL, 'T'},
+                                         {"exceptions", no_argument, NULL, 'X'},
+                                         {"slice", required_argument, NULL, 'S'},
+                                         {"wall-budget", required_argument, NULL, 'W'},
+                                         {"alloc-sample", required_argument, NULL, 'B'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     int pid = 0;
     char err[512];
     int c;
@@ -131,8 +139,10 @@ int main(int argc, char **argv)
         if (cfg.modes & ~(unsigned)MDP_MODES_ATTACH) {
             char names[96] = "?";
             mdp_mode_format(cfg.modes & ~(unsigned)MDP_MODES_ATTACH, names, sizeof names);
-            fprintf(stderr, "mdprofile: --attach cannot profile %s: the runtime grants those callbacks "
-                            "only to a profiler loaded at startup (sample or wall mode only)\n", names);
+            fprintf(stderr,
+                    "mdprofile: --attach cannot profile %s: the runtime grants those callbacks "
+                    "only to a profiler loaded at startup (sample or wall mode only)\n",
+                    names);
             return 2;
         }
         if (optind < argc) {
@@ -146,7 +156,8 @@ int main(int argc, char **argv)
         return mdl_attach(&cfg, pid);
     }
     if (cfg.duration_ms || cfg.max_samples) {
-        fprintf(stderr, "mdprofile: --%s applies to --attach\n", cfg.duration_ms ? "duration" : "samples");
+        fprintf(stderr, "mdprofile: --%s applies to --attach\n",
+                cfg.duration_ms ? "duration" : "samples");
         return 2;
     }
     if (optind >= argc) {

@@ -126,6 +126,9 @@ TESTS += tests/headers.sh
 # files and the calls between its built objects (tools/check-layers.sh).
 TESTS += tools/check-layers.sh
 EXTRA_DIST += tools/check-layers.sh
+# Every C file is laid out as .clang-format says (clang-format 14).
+TESTS += tools/check-format.sh
+EXTRA_DIST += tools/check-format.sh .clang-format
 # Every MDT_E... code a public function can return is listed in its header
 # comment (the codes worked out from the sources through clang's AST).
 TESTS += tests/errcodes.py

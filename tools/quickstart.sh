@@ -15,11 +15,11 @@ deps="build-essential autoconf automake libtool pkg-config libtalloc-dev libgmp-
       libelf-dev libdw-dev libprotobuf-c-dev protobuf-c-compiler"
 if [ "$mode" = test ]; then
     # Peers for differential tests and benchmarks, sanitizers, the terminal test,
-    # groff for doc/man3/check.sh (it renders and lints the library's pages);
+    # clang-format for tools/check-format.sh, groff for doc/man3/check.sh (it renders and lints the library's pages);
     # libc's debug symbols for tests/profiler/memmove.sh (libc's memmove named);
     # Go for `go tool pprof`, which tests/cli/batch-pprof-go.sh reads --pprof with.
     deps="$deps mono-devel mono-utils libmono-2.0-dev libmono-cecil-cil-dev clang
-          libclang-rt-14-dev valgrind tmux parallel groff-base libc6-dbg golang-go"
+          libclang-rt-14-dev clang-format valgrind tmux parallel groff-base libc6-dbg golang-go"
 fi
 missing=
 for p in $deps; do

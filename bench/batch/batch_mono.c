@@ -160,7 +160,7 @@ int main(int argc, char **argv)
     whole_run(argc > 1 ? argv[1] : NULL);
     fflush(stdout);
     double t2 = now();
-    fprintf(stderr, "batch_mono: resolved %lu unresolved %lu init_ms %.1f work_ms %.1f\n",
-            resolved, unresolved, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+    fprintf(stderr, "batch_mono: resolved %lu unresolved %lu init_ms %.1f work_ms %.1f\n", resolved,
+            unresolved, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
     return 0;
 }

@@ -346,8 +346,8 @@ static const struct frange *franges_find(const struct frange *r, size_t n, uintp
 /* ---- workload ------------------------------------------------------------ */
 
 static size_t N, R;
-static uintptr_t *ids;   /* insertion order */
-static uintptr_t *perm;  /* random order */
+static uintptr_t *ids;  /* insertion order */
+static uintptr_t *perm; /* random order */
 static uintptr_t MODULE = 0x7f0000001000;
 
 static uintptr_t arg_of(size_t i)
@@ -747,12 +747,13 @@ static void run_concurrent(double secs, int runs, size_t live)
         }
         char paced[96];
         snprintf(paced, sizeof paced,
-                 "unloading and reloading %zu IDs at %.0f pairs/s (steady state, paced)", CHURN, PACE);
+                 "unloading and reloading %zu IDs at %.0f pairs/s (steady state, paced)", CHURN,
+                 PACE);
         char churn[96];
         snprintf(churn, sizeof churn,
                  "unloading and reloading %zu IDs as fast as it can (steady state)", CHURN);
-        const char *const what[W_NMODES] = {churn, paced,
-            "inserting new IDs across a table growth", "idle (readers alone, for reference)"};
+        const char *const what[W_NMODES] = {churn, paced, "inserting new IDs across a table growth",
+                                            "idle (readers alone, for reference)"};
         getloadavg(&load[1], 1);
         char keys[64];
         if (hot)
@@ -996,8 +997,8 @@ static void memory_realistic(size_t n)
     for (size_t i = 0; i < n; i++) {
         a += 0x40 * (1 + rnd() % 4);
         cls[i] = a;
-        mdt_idmap_class_info ci = {mods[i % MODULES], 0x02000001 + (uint32_t)(i / MODULES),
-                                   0, 0, 0, 0, NULL, 0};
+        mdt_idmap_class_info ci = {
+            mods[i % MODULES], 0x02000001 + (uint32_t)(i / MODULES), 0, 0, 0, 0, NULL, 0};
         uintptr_t args[2];
         if (i >= nng) {
             /* instantiation j of generic TypeDef g, with argument j / 3000 */
@@ -1019,8 +1020,8 @@ static void memory_realistic(size_t n)
     for (size_t f = 0; f < n; f++) {
         size_t own = f % owners * (n / owners); /* owning class */
         uintptr_t arg = cls[(f * 31) % nng];
-        mdt_idmap_function_info fi = {cmod[own], 0x06000001 + (uint32_t)(f / owners), cls[own],
-                                      f % 20 == 0, &arg, 0};
+        mdt_idmap_function_info fi = {
+            cmod[own], 0x06000001 + (uint32_t)(f / owners), cls[own], f % 20 == 0, &arg, 0};
         mdt_idmap_function_load(m, 0x7f4800000000 + f * 0x40, &fi, ++seq);
     }
     mdt_idmap_synchronize(m);
@@ -1118,7 +1119,8 @@ static void latency_phase(struct flat *F, uint64_t *t, uint64_t *seq, struct lat
     }
     struct lat rem_f = summarize(t, nrem);
 
-    printf("| operation                    | idmap p50 / p99   | flat p50 / p99    | rwlock p50 / p99  | idmap/flat |\n");
+    printf("| operation                    | idmap p50 / p99   | flat p50 / p99    | rwlock p50 / "
+           "p99  | idmap/flat |\n");
     printf("| --- | --- | --- | --- | --- |\n");
     print_row("lookup by ID, random", lk[0][0], lk[0][1], lk[0][2], true);
     print_row("lookup by ID, sequential", lk[1][0], lk[1][1], lk[1][2], true);
@@ -1126,11 +1128,13 @@ static void latency_phase(struct flat *F, uint64_t *t, uint64_t *seq, struct lat
     print_row("lookup by IP (10^5 ranges)", ip_i, ip_f, ip_r, true);
     print_row("insert", ins_i, ins_f, ins_f, false);
     print_row("remove (class unload)", rem_i, rem_f, rem_f, false);
-    printf("\nTypeDef presence check: %.1f ns mean; code range insert (idmap, JIT order): %.0f ns mean\n",
+    printf("\nTypeDef presence check: %.1f ns mean; code range insert (idmap, JIT order): %.0f ns "
+           "mean\n",
            typedef_ns, t_ranges);
     char tb[3][96];
     printf("\nthroughput, independent random lookups by ID (tight loop, no timer per lookup; "
-           "per pass the median over blocks of 1,000; median [min-max] of %d passes): idmap %s ns/op, flat %s ns/op, idmap/flat %s\n",
+           "per pass the median over blocks of 1,000; median [min-max] of %d passes): idmap %s "
+           "ns/op, flat %s ns/op, idmap/flat %s\n",
            TPUT_PASSES, spread(tb[0], 96, tput[0], TPUT_PASSES, "%.1f"),
            spread(tb[1], 96, tput[1], TPUT_PASSES, "%.1f"),
            spread(tb[2], 96, tput[2], TPUT_PASSES, "%.2fx"));

@@ -37,15 +37,70 @@
 #define NO_ACTIVITIES 1
 #endif
 
-static const char *const names[] = {
-    "qsort", "memcpy", "memmove", "strlen", "malloc", "free", "printf", "fopen", "fclose", "read",
-    "write", "open", "close", "strcmp", "strchr", "memset", "calloc", "realloc", "getenv", "setenv",
-    "snprintf", "sscanf", "strtol", "strtoul", "atoi", "bsearch", "pthread_create", "pthread_join",
-    "pthread_mutex_lock", "pthread_mutex_unlock", "nanosleep", "clock_gettime", "mmap", "munmap",
-    "mprotect", "sched_yield", "epoll_wait", "poll", "select", "socket", "connect", "sendmsg",
-    "recvmsg", "fwrite", "fread", "fflush", "fputs", "puts", "strncmp", "strstr", "strdup", "strndup",
-    "memchr", "memrchr", "strrchr", "isatty", "getpid", "gettid", "dladdr", "dlsym", "dlopen",
-    "opendir", "readdir", "closedir"};
+static const char *const names[] = {"qsort",
+                                    "memcpy",
+                                    "memmove",
+                                    "strlen",
+                                    "malloc",
+                                    "free",
+                                    "printf",
+                                    "fopen",
+                                    "fclose",
+                                    "read",
+                                    "write",
+                                    "open",
+                                    "close",
+                                    "strcmp",
+                                    "strchr",
+                                    "memset",
+                                    "calloc",
+                                    "realloc",
+                                    "getenv",
+                                    "setenv",
+                                    "snprintf",
+                                    "sscanf",
+                                    "strtol",
+                                    "strtoul",
+                                    "atoi",
+                                    "bsearch",
+                                    "pthread_create",
+                                    "pthread_join",
+                                    "pthread_mutex_lock",
+                                    "pthread_mutex_unlock",
+                                    "nanosleep",
+                                    "clock_gettime",
+                                    "mmap",
+                                    "munmap",
+                                    "mprotect",
+                                    "sched_yield",
+                                    "epoll_wait",
+                                    "poll",
+                                    "select",
+                                    "socket",
+                                    "connect",
+                                    "sendmsg",
+                                    "recvmsg",
+                                    "fwrite",
+                                    "fread",
+                                    "fflush",
+                                    "fputs",
+                                    "puts",
+                                    "strncmp",
+                                    "strstr",
+                                    "strdup",
+                                    "strndup",
+                                    "memchr",
+                                    "memrchr",
+                                    "strrchr",
+                                    "isatty",
+                                    "getpid",
+                                    "gettid",
+                                    "dladdr",
+                                    "dlsym",
+                                    "dlopen",
+                                    "opendir",
+                                    "readdir",
+                                    "closedir"};
 
 int main(int argc, char **argv)
 {
@@ -76,7 +131,8 @@ int main(int argc, char **argv)
     }
     struct mdp_slot *t = &core->slots[0];
     mdp_slots_take(1);
-    t->ringbuf = mmap(NULL, MDP_RING_WORDS * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    t->ringbuf =
+        mmap(NULL, MDP_RING_WORDS * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     mdp_ring_init(&t->ring, t->ringbuf, MDP_RING_WORDS);
     atomic_store(&t->tid, (int)syscall(SYS_gettid));
     atomic_store(&t->state, SLOT_ACTIVE);

@@ -47,11 +47,13 @@
 #include "core/core_int.h"
 
 static const char *const names[] = {
-    "qsort", "memcpy", "memmove", "strlen", "malloc", "free", "printf", "fopen", "fclose", "read",
-    "write", "open", "close", "strcmp", "strchr", "memset", "calloc", "realloc", "getenv", "setenv",
-    "snprintf", "sscanf", "strtol", "strtoul", "atoi", "bsearch", "nanosleep", "clock_gettime",
-    "mmap", "munmap", "mprotect", "sched_yield", "poll", "select", "fwrite", "fread", "fflush",
-    "fputs", "puts", "strncmp", "strstr", "strdup", "memchr", "strrchr", "isatty", "getpid"};
+    "qsort",  "memcpy",  "memmove",  "strlen",      "malloc",  "free",      "printf",
+    "fopen",  "fclose",  "read",     "write",       "open",    "close",     "strcmp",
+    "strchr", "memset",  "calloc",   "realloc",     "getenv",  "setenv",    "snprintf",
+    "sscanf", "strtol",  "strtoul",  "atoi",        "bsearch", "nanosleep", "clock_gettime",
+    "mmap",   "munmap",  "mprotect", "sched_yield", "poll",    "select",    "fwrite",
+    "fread",  "fflush",  "fputs",    "puts",        "strncmp", "strstr",    "strdup",
+    "memchr", "strrchr", "isatty",   "getpid"};
 
 enum { CODE = 256, CALL_AT = 0x40, RET_AT = CALL_AT + 5, LEAF_AT = 0x80, FN_BASE = 0x7000 };
 
@@ -85,7 +87,8 @@ static int signal_cost(long n)
  * frame; returns the bytes its setup pushes and subtracts. */
 static unsigned prolog(uint8_t *c, unsigned i)
 {
-    static const uint8_t rbp_frame[] = {0x55, 0x53, 0x48, 0x83, 0xec, 0x28, 0x48, 0x8d, 0x6c, 0x24, 0x30};
+    static const uint8_t rbp_frame[] = {0x55, 0x53, 0x48, 0x83, 0xec, 0x28,
+                                        0x48, 0x8d, 0x6c, 0x24, 0x30};
     static const uint8_t rsp_frame[] = {0x53, 0x56, 0x48, 0x83, 0xec, 0x28};
     memset(c, 0x90, CODE); /* nop: neither a prolog nor an epilog instruction */
     if (i % 2 == 0)
@@ -186,7 +189,8 @@ int main(int argc, char **argv)
      * pushes the return address into the caller, the callee's prolog its
      * frame. frame i (0 the leaf): managed method m[i] or libc function. */
     size_t stack_bytes = 64 + (size_t)depth * 128;
-    uint8_t *stack = mmap(NULL, stack_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *stack =
+        mmap(NULL, stack_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (stack == MAP_FAILED) {
         perror("handler: mmap");
         return 1;
@@ -230,7 +234,8 @@ int main(int argc, char **argv)
 
     struct mdp_slot *t = &core->slots[0];
     mdp_slots_take(1);
-    t->ringbuf = mmap(NULL, MDP_RING_WORDS * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    t->ringbuf =
+        mmap(NULL, MDP_RING_WORDS * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (t->ringbuf == MAP_FAILED) {
         perror("handler: mmap");
         return 1;

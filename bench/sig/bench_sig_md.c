@@ -159,9 +159,12 @@ int main(int argc, char **argv)
         printf("side=%s files=%" PRIu64 " methoddefs=%" PRIu64 " memberrefs=%" PRIu64
                " typespecs=%" PRIu64 " methodspecs=%" PRIu64 " sigs=%" PRIu64 " errors=%" PRIu64
                " bytes=%" PRIu64 " passes=%ld pass_cpu_ns=",
-               buffers ? "mdtools-buf" : one_call ? "mdtools-one" : "mdtools", c.files, c.methoddefs, c.memberrefs,
-               c.typespecs, c.methodspecs, c.methoddefs + c.memberrefs + c.typespecs + c.methodspecs,
-               c.errors, c.bytes, passes);
+               buffers    ? "mdtools-buf"
+               : one_call ? "mdtools-one"
+                          : "mdtools",
+               c.files, c.methoddefs, c.memberrefs, c.typespecs, c.methodspecs,
+               c.methoddefs + c.memberrefs + c.typespecs + c.methodspecs, c.errors, c.bytes,
+               passes);
         for (long p = 0; p < passes; p++)
             printf("%s%" PRIu64, p ? "," : "", cpu[p]);
         printf(" pass_wall_ns=");
@@ -173,6 +176,9 @@ int main(int argc, char **argv)
     uint64_t w0 = sig_now_ns(CLOCK_MONOTONIC), c0 = sig_now_ns(CLOCK_PROCESS_CPUTIME_ID);
     bench_sig_md_work(argc - optind, argv + optind, &c);
     uint64_t w1 = sig_now_ns(CLOCK_MONOTONIC), c1 = sig_now_ns(CLOCK_PROCESS_CPUTIME_ID);
-    sig_report(buffers ? "mdtools-buf" : one_call ? "mdtools-one" : "mdtools", &c, w1 - w0, c1 - c0, 0);
+    sig_report(buffers    ? "mdtools-buf"
+               : one_call ? "mdtools-one"
+                          : "mdtools",
+               &c, w1 - w0, c1 - c0, 0);
     return 0;
 }

@@ -115,8 +115,7 @@ __attribute__((noinline)) void bench_sig_mono_work(int n, char **files, struct s
         for (int r = 0; r < rows; r++) {
             c->typespecs++;
             emit(MONO_TOKEN_TYPE_SPEC | (r + 1),
-                 type_name(mono_type_create_from_typespec(img, MONO_TOKEN_TYPE_SPEC | (r + 1))),
-                 c);
+                 type_name(mono_type_create_from_typespec(img, MONO_TOKEN_TYPE_SPEC | (r + 1))), c);
         }
 
         t = mono_image_get_table_info(img, MONO_TABLE_METHODSPEC);

@@ -13,8 +13,8 @@
 struct sig_counts {
     uint64_t files;
     uint64_t methoddefs, memberrefs, typespecs, methodspecs;
-    uint64_t errors;    /* rows the side could not decode or print */
-    uint64_t bytes;     /* length of all printed text */
+    uint64_t errors; /* rows the side could not decode or print */
+    uint64_t bytes;  /* length of all printed text */
 };
 
 static inline uint64_t sig_now_ns(clockid_t clk)

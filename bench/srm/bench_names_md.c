@@ -63,8 +63,7 @@ static int read_pairs(void *ctx, struct pairs *p, const char *path)
         for (k = 0; k < p->npaths && strcmp(p->paths[k], line) != 0; k++)
             ;
         if (k == p->npaths) {
-            if (p->npaths == pcap &&
-                !(p->paths = talloc_realloc(ctx, p->paths, char *, pcap *= 2)))
+            if (p->npaths == pcap && !(p->paths = talloc_realloc(ctx, p->paths, char *, pcap *= 2)))
                 break;
             if (!(p->paths[p->npaths] = talloc_strdup(ctx, line)))
                 break;

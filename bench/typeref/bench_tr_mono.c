@@ -57,8 +57,7 @@ static MonoClass *resolve(MonoImage *img, uint32_t rid, int depth)
     const char *ns = mono_metadata_string_heap(img, cols[MONO_TYPEREF_NAMESPACE]);
     uint32_t scope = cols[MONO_TYPEREF_SCOPE], idx = scope >> 2;
     switch (scope & 3) {
-    case 0: /* Module */
-        return mono_class_from_name(img, ns, name);
+    case 0: /* Module */ return mono_class_from_name(img, ns, name);
     case 3: { /* TypeRef: nested */
         MonoClass *outer = resolve(img, idx, depth + 1), *k;
         void *it = NULL;
@@ -76,8 +75,7 @@ static MonoClass *resolve(MonoImage *img, uint32_t rid, int depth)
         MonoImage *target = by_name(mono_metadata_string_heap(img, ac[MONO_ASSEMBLYREF_NAME]));
         return target ? mono_class_from_name(target, ns, name) : NULL;
     }
-    default:
-        return NULL;
+    default: return NULL;
     }
 }
 

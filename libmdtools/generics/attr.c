@@ -31,11 +31,11 @@ struct ad {
     const struct mdt_image *img;
     rd r;
     unsigned depth;
-    uint32_t ngargs;              /* type arguments of a generic attribute type */
+    uint32_t ngargs; /* type arguments of a generic attribute type */
     const mdt_type *const *gargs;
     mdt_enum_resolver resolver;
     void *payload;
-    const char *asm_name;         /* this image's assembly name, or NULL */
+    const char *asm_name; /* this image's assembly name, or NULL */
 };
 
 static int nomem(void)
@@ -149,15 +149,13 @@ static bool typeref_is_local(struct ad *d, uint32_t token)
             return false;
     }
     switch (MDT_TOKEN_TABLE(token)) {
-    case MDT_TABLE_Module:
-        return true;
+    case MDT_TABLE_Module: return true;
     case MDT_TABLE_AssemblyRef: {
         mdt_identity id;
         return d->asm_name && mdt_assemblyref_identity(&id, d->img, MDT_TOKEN_RID(token)) == 0 &&
                !strcmp(id.name, d->asm_name);
     }
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -251,12 +249,11 @@ static int type_of_token(struct ad *d, uint8_t kind, uint32_t token, mdt_value_t
     static const struct {
         const char *name;
         uint8_t kind;
-    } prims[] = {{"Boolean", MDT_VALUE_BOOLEAN}, {"Char", MDT_VALUE_CHAR},
-                 {"SByte", MDT_VALUE_I1},        {"Byte", MDT_VALUE_U1},
-                 {"Int16", MDT_VALUE_I2},        {"UInt16", MDT_VALUE_U2},
-                 {"Int32", MDT_VALUE_I4},        {"UInt32", MDT_VALUE_U4},
-                 {"Int64", MDT_VALUE_I8},        {"UInt64", MDT_VALUE_U8},
-                 {"Single", MDT_VALUE_R4},       {"Double", MDT_VALUE_R8}};
+    } prims[] = {
+        {"Boolean", MDT_VALUE_BOOLEAN}, {"Char", MDT_VALUE_CHAR}, {"SByte", MDT_VALUE_I1},
+        {"Byte", MDT_VALUE_U1},         {"Int16", MDT_VALUE_I2},  {"UInt16", MDT_VALUE_U2},
+        {"Int32", MDT_VALUE_I4},        {"UInt32", MDT_VALUE_U4}, {"Int64", MDT_VALUE_I8},
+        {"UInt64", MDT_VALUE_U8},       {"Single", MDT_VALUE_R4}, {"Double", MDT_VALUE_R8}};
     mdt_value_type *t;
     if (MDT_TOKEN_TABLE(token) == MDT_TABLE_TypeSpec)
         return rd_fail(&d->r, MDT_EUNSUPPORTED,
@@ -288,16 +285,20 @@ static int type_of_sig(struct ad *d, const mdt_type *st, mdt_value_type **out)
         return rd_fail(&d->r, MDT_EBADIMAGE, "parameter types nested deeper than %u",
                        MDT_SIG_MAX_DEPTH);
     switch (st->kind) {
-    case MDT_ELEMENT_TYPE_BOOLEAN: case MDT_ELEMENT_TYPE_CHAR: case MDT_ELEMENT_TYPE_I1:
-    case MDT_ELEMENT_TYPE_U1: case MDT_ELEMENT_TYPE_I2: case MDT_ELEMENT_TYPE_U2:
-    case MDT_ELEMENT_TYPE_I4: case MDT_ELEMENT_TYPE_U4: case MDT_ELEMENT_TYPE_I8:
-    case MDT_ELEMENT_TYPE_U8: case MDT_ELEMENT_TYPE_R4: case MDT_ELEMENT_TYPE_R8:
-    case MDT_ELEMENT_TYPE_STRING:
-        e = (*out = new_vtype(d, st->kind)) ? 0 : nomem();
-        break;
-    case MDT_ELEMENT_TYPE_OBJECT:
-        e = (*out = new_vtype(d, MDT_VALUE_BOXED)) ? 0 : nomem();
-        break;
+    case MDT_ELEMENT_TYPE_BOOLEAN:
+    case MDT_ELEMENT_TYPE_CHAR:
+    case MDT_ELEMENT_TYPE_I1:
+    case MDT_ELEMENT_TYPE_U1:
+    case MDT_ELEMENT_TYPE_I2:
+    case MDT_ELEMENT_TYPE_U2:
+    case MDT_ELEMENT_TYPE_I4:
+    case MDT_ELEMENT_TYPE_U4:
+    case MDT_ELEMENT_TYPE_I8:
+    case MDT_ELEMENT_TYPE_U8:
+    case MDT_ELEMENT_TYPE_R4:
+    case MDT_ELEMENT_TYPE_R8:
+    case MDT_ELEMENT_TYPE_STRING: e = (*out = new_vtype(d, st->kind)) ? 0 : nomem(); break;
+    case MDT_ELEMENT_TYPE_OBJECT: e = (*out = new_vtype(d, MDT_VALUE_BOXED)) ? 0 : nomem(); break;
     case MDT_ELEMENT_TYPE_SZARRAY:
         if (!(t = new_vtype(d, MDT_VALUE_SZARRAY)))
             e = nomem();
@@ -305,9 +306,7 @@ static int type_of_sig(struct ad *d, const mdt_type *st, mdt_value_type **out)
             *out = t;
         break;
     case MDT_ELEMENT_TYPE_CLASS:
-    case MDT_ELEMENT_TYPE_VALUETYPE:
-        e = type_of_token(d, st->kind, st->token, out);
-        break;
+    case MDT_ELEMENT_TYPE_VALUETYPE: e = type_of_token(d, st->kind, st->token, out); break;
     case MDT_ELEMENT_TYPE_VAR:
         if (st->number < d->ngargs) {
             const mdt_type *const *saved = d->gargs;
@@ -333,8 +332,7 @@ static int type_of_sig(struct ad *d, const mdt_type *st, mdt_value_type **out)
 }
 
 /* II.23.3 FieldOrPropType of a named argument or boxed value. */
-static int read_serstring(struct ad *d, const char **s, size_t *len, bool *null,
-                          const char *what);
+static int read_serstring(struct ad *d, const char **s, size_t *len, bool *null, const char *what);
 
 static int type_of_blob(struct ad *d, mdt_value_type **out)
 {
@@ -347,12 +345,21 @@ static int type_of_blob(struct ad *d, mdt_value_type **out)
     if ((e = rd_u8(&d->r, &b, "FieldOrPropType")))
         return e;
     switch (b) {
-    case MDT_VALUE_BOOLEAN: case MDT_VALUE_CHAR: case MDT_VALUE_I1: case MDT_VALUE_U1:
-    case MDT_VALUE_I2: case MDT_VALUE_U2: case MDT_VALUE_I4: case MDT_VALUE_U4:
-    case MDT_VALUE_I8: case MDT_VALUE_U8: case MDT_VALUE_R4: case MDT_VALUE_R8:
-    case MDT_VALUE_STRING: case MDT_VALUE_TYPE: case MDT_VALUE_BOXED:
-        e = (*out = new_vtype(d, b)) ? 0 : nomem();
-        break;
+    case MDT_VALUE_BOOLEAN:
+    case MDT_VALUE_CHAR:
+    case MDT_VALUE_I1:
+    case MDT_VALUE_U1:
+    case MDT_VALUE_I2:
+    case MDT_VALUE_U2:
+    case MDT_VALUE_I4:
+    case MDT_VALUE_U4:
+    case MDT_VALUE_I8:
+    case MDT_VALUE_U8:
+    case MDT_VALUE_R4:
+    case MDT_VALUE_R8:
+    case MDT_VALUE_STRING:
+    case MDT_VALUE_TYPE:
+    case MDT_VALUE_BOXED: e = (*out = new_vtype(d, b)) ? 0 : nomem(); break;
     case MDT_VALUE_SZARRAY:
         if (!(t = new_vtype(d, MDT_VALUE_SZARRAY)))
             e = nomem();
@@ -378,9 +385,7 @@ static int type_of_blob(struct ad *d, mdt_value_type **out)
             *out = t;
         break;
     }
-    default:
-        d->r.pos = at;
-        e = rd_fail(&d->r, MDT_EBADIMAGE, "0x%02x is not a FieldOrPropType", b);
+    default: d->r.pos = at; e = rd_fail(&d->r, MDT_EBADIMAGE, "0x%02x is not a FieldOrPropType", b);
     }
     d->depth--;
     return e;
@@ -434,9 +439,15 @@ static int read_serstring(struct ad *d, const char **s, size_t *len, bool *null,
 static unsigned size_of(unsigned kind)
 {
     switch (kind) {
-    case MDT_VALUE_BOOLEAN: case MDT_VALUE_I1: case MDT_VALUE_U1: return 1;
-    case MDT_VALUE_CHAR: case MDT_VALUE_I2: case MDT_VALUE_U2: return 2;
-    case MDT_VALUE_I4: case MDT_VALUE_U4: case MDT_VALUE_R4: return 4;
+    case MDT_VALUE_BOOLEAN:
+    case MDT_VALUE_I1:
+    case MDT_VALUE_U1: return 1;
+    case MDT_VALUE_CHAR:
+    case MDT_VALUE_I2:
+    case MDT_VALUE_U2: return 2;
+    case MDT_VALUE_I4:
+    case MDT_VALUE_U4:
+    case MDT_VALUE_R4: return 4;
     default: return 8;
     }
 }
@@ -474,14 +485,19 @@ static int read_value(struct ad *d, const mdt_value_type *t, mdt_value *v)
         return rd_fail(&d->r, MDT_EBADIMAGE, "values nested deeper than %u", MDT_SIG_MAX_DEPTH);
     v->type = t;
     switch (t->kind) {
-    case MDT_VALUE_BOOLEAN: case MDT_VALUE_CHAR: case MDT_VALUE_I1: case MDT_VALUE_U1:
-    case MDT_VALUE_I2: case MDT_VALUE_U2: case MDT_VALUE_I4: case MDT_VALUE_U4:
-    case MDT_VALUE_I8: case MDT_VALUE_U8: case MDT_VALUE_R4: case MDT_VALUE_R8:
-        e = read_number(d, v, t->kind);
-        break;
-    case MDT_VALUE_ENUM:
-        e = read_number(d, v, t->underlying);
-        break;
+    case MDT_VALUE_BOOLEAN:
+    case MDT_VALUE_CHAR:
+    case MDT_VALUE_I1:
+    case MDT_VALUE_U1:
+    case MDT_VALUE_I2:
+    case MDT_VALUE_U2:
+    case MDT_VALUE_I4:
+    case MDT_VALUE_U4:
+    case MDT_VALUE_I8:
+    case MDT_VALUE_U8:
+    case MDT_VALUE_R4:
+    case MDT_VALUE_R8: e = read_number(d, v, t->kind); break;
+    case MDT_VALUE_ENUM: e = read_number(d, v, t->underlying); break;
     case MDT_VALUE_STRING:
     case MDT_VALUE_TYPE:
         e = read_serstring(d, &v->str, &v->len, &v->null,
@@ -534,8 +550,7 @@ static int read_value(struct ad *d, const mdt_value_type *t, mdt_value *v)
         v->elems = el;
         break;
     }
-    default:
-        e = rd_fail(&d->r, MDT_EINVAL, "value of kind 0x%02x", t->kind);
+    default: e = rd_fail(&d->r, MDT_EINVAL, "value of kind 0x%02x", t->kind);
     }
     d->depth--;
     return e;
@@ -554,15 +569,16 @@ static int ctor_parent(const mdt_image *img, uint32_t ctor, uint32_t *type)
         (e = mdt_row_token(type, &r, MDT_COL_MemberRef_Class)))
         return e;
     switch (MDT_TOKEN_TABLE(*type)) {
-    case MDT_TABLE_TypeDef: case MDT_TABLE_TypeRef: case MDT_TABLE_TypeSpec:
-        return 0;
+    case MDT_TABLE_TypeDef:
+    case MDT_TABLE_TypeRef:
+    case MDT_TABLE_TypeSpec: return 0;
     default: {
         mdt_place pl = MDT_PLACE_NONE;
         pl.file = mdt_image_name(img);
         pl.region = "MemberRef";
         pl.row = MDT_TOKEN_RID(ctor);
-        return mdt__fail(MDT_EBADIMAGE, pl,
-                         "attribute constructor's parent 0x%08x is not a type", *type);
+        return mdt__fail(MDT_EBADIMAGE, pl, "attribute constructor's parent 0x%08x is not a type",
+                         *type);
     }
     }
 }
@@ -580,8 +596,10 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
     memset(out, 0, sizeof *out);
     if (MDT_TOKEN_TABLE(ctor) != MDT_TABLE_MethodDef &&
         MDT_TOKEN_TABLE(ctor) != MDT_TABLE_MemberRef)
-        return mdt__fail_simple(MDT_EINVAL, "attribute constructor 0x%08x is not a MethodDef or "
-                                            "MemberRef", ctor);
+        return mdt__fail_simple(MDT_EINVAL,
+                                "attribute constructor 0x%08x is not a MethodDef or "
+                                "MemberRef",
+                                ctor);
     void *tmp = talloc_new(mem_ctx);
     uint64_t stamp;
     if (!tmp)
@@ -596,7 +614,8 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
     d.r = mdt__blob_reader(img, region, blob, len, blob_index);
     /* Only the simple name: the whole identity would hash the public key
      * (SHA-1) for every attribute. */
-    if (mdt_table_rows(img, MDT_TABLE_Assembly) && mdt_row_get(&arow, img, MDT_TABLE_Assembly, 1) == 0)
+    if (mdt_table_rows(img, MDT_TABLE_Assembly) &&
+        mdt_row_get(&arow, img, MDT_TABLE_Assembly, 1) == 0)
         mdt_row_string(&d.asm_name, NULL, &arow, MDT_COL_Assembly_Name);
     out->img = img;
     out->ctor = ctor;
@@ -641,8 +660,10 @@ int mdt_attr_decode(void *mem_ctx, mdt_attr *out, const mdt_image *img, uint32_t
     /* Each named argument takes at least four bytes. */
     if (nnamed > rd_left(&d.r) / 4) {
         d.r.pos -= 2;
-        e = rd_fail(&d.r, MDT_EBADIMAGE, "named argument count %u exceeds what the %zu bytes left "
-                                         "can hold", nnamed, rd_left(&d.r) - 2);
+        e = rd_fail(&d.r, MDT_EBADIMAGE,
+                    "named argument count %u exceeds what the %zu bytes left "
+                    "can hold",
+                    nnamed, rd_left(&d.r) - 2);
         goto fail;
     }
     mdt_named_arg *named = talloc_zero_array(tmp, mdt_named_arg, nnamed ? nnamed : 1);
@@ -713,8 +734,10 @@ int mdt_attr_decimal(mdt_decimal *out, const mdt_attr *a)
     for (int i = 0; i < 5; i++) {
         unsigned k = a->fixed[i].type->kind;
         if (i < 2 ? k != MDT_VALUE_U1 : k != MDT_VALUE_U4 && k != MDT_VALUE_I4)
-            return mdt__fail_simple(MDT_EINVAL, "DecimalConstantAttribute argument %d has "
-                                                "element type 0x%02x", i + 1, k);
+            return mdt__fail_simple(MDT_EINVAL,
+                                    "DecimalConstantAttribute argument %d has "
+                                    "element type 0x%02x",
+                                    i + 1, k);
     }
     out->scale = (uint8_t)a->fixed[0].u;
     out->negative = a->fixed[1].u != 0;

@@ -27,10 +27,19 @@ static int nomem(void)
 static unsigned value_size(uint8_t type)
 {
     switch (type) {
-    case MDT_VALUE_BOOLEAN: case MDT_VALUE_I1: case MDT_VALUE_U1: return 1;
-    case MDT_VALUE_CHAR: case MDT_VALUE_I2: case MDT_VALUE_U2: return 2;
-    case MDT_VALUE_I4: case MDT_VALUE_U4: case MDT_VALUE_R4: case MDT_VALUE_CLASS: return 4;
-    case MDT_VALUE_I8: case MDT_VALUE_U8: case MDT_VALUE_R8: return 8;
+    case MDT_VALUE_BOOLEAN:
+    case MDT_VALUE_I1:
+    case MDT_VALUE_U1: return 1;
+    case MDT_VALUE_CHAR:
+    case MDT_VALUE_I2:
+    case MDT_VALUE_U2: return 2;
+    case MDT_VALUE_I4:
+    case MDT_VALUE_U4:
+    case MDT_VALUE_R4:
+    case MDT_VALUE_CLASS: return 4;
+    case MDT_VALUE_I8:
+    case MDT_VALUE_U8:
+    case MDT_VALUE_R8: return 8;
     default: return 0;
     }
 }
@@ -53,8 +62,10 @@ int mdt_constant_decode(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
     int e;
     memset(out, 0, sizeof *out);
     if (type != MDT_VALUE_STRING && !value_size(type))
-        return rd_fail(&r, MDT_EBADIMAGE, "constant of element type 0x%02x (not a primitive, "
-                                          "string or class)", type);
+        return rd_fail(&r, MDT_EBADIMAGE,
+                       "constant of element type 0x%02x (not a primitive, "
+                       "string or class)",
+                       type);
     if (!(t = talloc_zero(mem_ctx, mdt_value_type)))
         return nomem();
     t->kind = type;
@@ -88,7 +99,8 @@ int mdt_constant_decode(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
                 talloc_free(t);
                 return rd_fail(&r, MDT_EBADIMAGE,
                                "constant of a reference type must be null (4 zero bytes), "
-                               "found 0x%08x", (uint32_t)bits);
+                               "found 0x%08x",
+                               (uint32_t)bits);
             }
             out->null = true;
             break;

@@ -20,8 +20,8 @@
 
 struct dec {
     void *ctx;
-    char *cur, *end;           /* bump allocator inside ctx's blocks, or in a
-                                  caller's arena when ctx is NULL */
+    char *cur, *end; /* bump allocator inside ctx's blocks, or in a
+                        caller's arena when ctx is NULL */
     bool arena_full;
     size_t arena_size;
     const struct mdt_image *img;
@@ -245,22 +245,31 @@ static int parse_type_inner(struct dec *d, mdt_type **out)
     if (!t)
         return nomem();
     switch (b) {
-    case MDT_ELEMENT_TYPE_VOID: case MDT_ELEMENT_TYPE_BOOLEAN: case MDT_ELEMENT_TYPE_CHAR:
-    case MDT_ELEMENT_TYPE_I1: case MDT_ELEMENT_TYPE_U1: case MDT_ELEMENT_TYPE_I2:
-    case MDT_ELEMENT_TYPE_U2: case MDT_ELEMENT_TYPE_I4: case MDT_ELEMENT_TYPE_U4:
-    case MDT_ELEMENT_TYPE_I8: case MDT_ELEMENT_TYPE_U8: case MDT_ELEMENT_TYPE_R4:
-    case MDT_ELEMENT_TYPE_R8: case MDT_ELEMENT_TYPE_STRING: case MDT_ELEMENT_TYPE_OBJECT:
-    case MDT_ELEMENT_TYPE_TYPEDBYREF: case MDT_ELEMENT_TYPE_I: case MDT_ELEMENT_TYPE_U:
-        break;
-    case MDT_ELEMENT_TYPE_PTR: case MDT_ELEMENT_TYPE_BYREF: case MDT_ELEMENT_TYPE_SZARRAY:
-        e = parse_type(d, &t->elem);
-        break;
-    case MDT_ELEMENT_TYPE_VALUETYPE: case MDT_ELEMENT_TYPE_CLASS:
-        e = read_typedeforref(d, &t->token);
-        break;
-    case MDT_ELEMENT_TYPE_VAR: case MDT_ELEMENT_TYPE_MVAR:
-        e = read_u(d, &t->number, "generic parameter number");
-        break;
+    case MDT_ELEMENT_TYPE_VOID:
+    case MDT_ELEMENT_TYPE_BOOLEAN:
+    case MDT_ELEMENT_TYPE_CHAR:
+    case MDT_ELEMENT_TYPE_I1:
+    case MDT_ELEMENT_TYPE_U1:
+    case MDT_ELEMENT_TYPE_I2:
+    case MDT_ELEMENT_TYPE_U2:
+    case MDT_ELEMENT_TYPE_I4:
+    case MDT_ELEMENT_TYPE_U4:
+    case MDT_ELEMENT_TYPE_I8:
+    case MDT_ELEMENT_TYPE_U8:
+    case MDT_ELEMENT_TYPE_R4:
+    case MDT_ELEMENT_TYPE_R8:
+    case MDT_ELEMENT_TYPE_STRING:
+    case MDT_ELEMENT_TYPE_OBJECT:
+    case MDT_ELEMENT_TYPE_TYPEDBYREF:
+    case MDT_ELEMENT_TYPE_I:
+    case MDT_ELEMENT_TYPE_U: break;
+    case MDT_ELEMENT_TYPE_PTR:
+    case MDT_ELEMENT_TYPE_BYREF:
+    case MDT_ELEMENT_TYPE_SZARRAY: e = parse_type(d, &t->elem); break;
+    case MDT_ELEMENT_TYPE_VALUETYPE:
+    case MDT_ELEMENT_TYPE_CLASS: e = read_typedeforref(d, &t->token); break;
+    case MDT_ELEMENT_TYPE_VAR:
+    case MDT_ELEMENT_TYPE_MVAR: e = read_u(d, &t->number, "generic parameter number"); break;
     case MDT_ELEMENT_TYPE_ARRAY: {
         mdt_array_shape *s = NULL;
         if (!(e = parse_type(d, &t->elem)) && !(e = parse_shape(d, &s)))
@@ -322,9 +331,7 @@ static int parse_type_inner(struct dec *d, mdt_type **out)
     case MDT_ELEMENT_TYPE_PINNED:
         d->r.pos = at;
         return rd_fail(&d->r, MDT_EBADIMAGE, "PINNED outside a local variable signature");
-    default:
-        d->r.pos = at;
-        return rd_fail(&d->r, MDT_EBADIMAGE, "unknown element type 0x%02x", b);
+    default: d->r.pos = at; return rd_fail(&d->r, MDT_EBADIMAGE, "unknown element type 0x%02x", b);
     }
     if (e)
         return e;
@@ -361,8 +368,7 @@ static int parse_method(struct dec *d, mdt_method_sig **out, uint8_t first)
     if (!m)
         return nomem();
     if (++d->depth > MDT_SIG_MAX_DEPTH)
-        return rd_fail(&d->r, MDT_EBADIMAGE, "signatures nested deeper than %u",
-                       MDT_SIG_MAX_DEPTH);
+        return rd_fail(&d->r, MDT_EBADIMAGE, "signatures nested deeper than %u", MDT_SIG_MAX_DEPTH);
     m->callconv = first;
     m->sentinel = UINT32_MAX;
     if ((first & MDT_CC_GENERIC) && (e = read_u(d, &m->gen_count, "generic count")))
@@ -466,8 +472,8 @@ static int parse_locals(struct dec *d, mdt_locals **out)
     return 0;
 }
 
-rd mdt__blob_reader(const struct mdt_image *img, char region[40], const uint8_t *blob,
-                    uint32_t len, uint32_t blob_index)
+rd mdt__blob_reader(const struct mdt_image *img, char region[40], const uint8_t *blob, uint32_t len,
+                    uint32_t blob_index)
 {
     uint64_t foff = UINT64_MAX;
     /* "#Blob[0x<index>]" without printf: this runs for every signature. */
@@ -487,8 +493,8 @@ rd mdt__blob_reader(const struct mdt_image *img, char region[40], const uint8_t 
 }
 
 /* Decode with d's allocator set up; out is cleared on failure. */
-static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind,
-                  const uint8_t *blob, uint32_t len, uint32_t blob_index)
+static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind, const uint8_t *blob,
+                  uint32_t len, uint32_t blob_index)
 {
 #define d (*dd)
     uint8_t first;
@@ -496,13 +502,11 @@ static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind,
     memset(out, 0, sizeof *out);
     d.img = img;
     /* Named "#Blob[0x<index>]" only if something fails (see below). */
-    d.r = rd_make(mdt__md(img)->name, "#Blob", blob, len,
-                  mdt__blob_file_offset(mdt__md(img), blob));
+    d.r =
+        rd_make(mdt__md(img)->name, "#Blob", blob, len, mdt__blob_file_offset(mdt__md(img), blob));
     out->kind = kind;
     switch (kind) {
-    case MDT_SIG_TYPESPEC:
-        e = parse_type(&d, &out->type);
-        break;
+    case MDT_SIG_TYPESPEC: e = parse_type(&d, &out->type); break;
     case MDT_SIG_FIELD:
         if (!(e = rd_u8(&d.r, &first, "field signature")) && (first & MDT_CC_MASK) != MDT_CC_FIELD)
             e = rd_fail(&d.r, MDT_EBADIMAGE, "field signature starts with 0x%02x, not 0x06", first);
@@ -555,8 +559,7 @@ static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind,
         out->args = args;
         break;
     }
-    default:
-        e = mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", kind);
+    default: e = mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", kind);
     }
     if (e) {
         if (d.arena_full)
@@ -581,8 +584,8 @@ static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind,
 #undef d
 }
 
-int mdt_sig_decode(void *mem_ctx, mdt_sig *out, const mdt_image *img, int kind,
-                   const uint8_t *blob, uint32_t len, uint32_t blob_index)
+int mdt_sig_decode(void *mem_ctx, mdt_sig *out, const mdt_image *img, int kind, const uint8_t *blob,
+                   uint32_t len, uint32_t blob_index)
 {
     struct dec d = {0};
     /* The context is also the first block of the bump allocator, sized
@@ -634,18 +637,35 @@ static int sig_blob(const mdt_image *img, uint32_t token, int *kind_out, const u
     uint32_t len;
     int e;
     switch (table) {
-    case MDT_TABLE_MethodDef: col = MDT_COL_MethodDef_Signature; kind = MDT_SIG_METHOD; break;
-    case MDT_TABLE_MemberRef: col = MDT_COL_MemberRef_Signature; kind = -1; break;
-    case MDT_TABLE_Field: col = MDT_COL_Field_Signature; kind = MDT_SIG_FIELD; break;
-    case MDT_TABLE_Property: col = MDT_COL_Property_Type; kind = MDT_SIG_PROPERTY; break;
-    case MDT_TABLE_StandAloneSig: col = MDT_COL_StandAloneSig_Signature; kind = -1; break;
-    case MDT_TABLE_TypeSpec: col = MDT_COL_TypeSpec_Signature; kind = MDT_SIG_TYPESPEC; break;
+    case MDT_TABLE_MethodDef:
+        col = MDT_COL_MethodDef_Signature;
+        kind = MDT_SIG_METHOD;
+        break;
+    case MDT_TABLE_MemberRef:
+        col = MDT_COL_MemberRef_Signature;
+        kind = -1;
+        break;
+    case MDT_TABLE_Field:
+        col = MDT_COL_Field_Signature;
+        kind = MDT_SIG_FIELD;
+        break;
+    case MDT_TABLE_Property:
+        col = MDT_COL_Property_Type;
+        kind = MDT_SIG_PROPERTY;
+        break;
+    case MDT_TABLE_StandAloneSig:
+        col = MDT_COL_StandAloneSig_Signature;
+        kind = -1;
+        break;
+    case MDT_TABLE_TypeSpec:
+        col = MDT_COL_TypeSpec_Signature;
+        kind = MDT_SIG_TYPESPEC;
+        break;
     case MDT_TABLE_MethodSpec:
         col = MDT_COL_MethodSpec_Instantiation;
         kind = MDT_SIG_METHODSPEC;
         break;
-    default:
-        return mdt__fail_simple(MDT_EINVAL, "token 0x%08x carries no signature", token);
+    default: return mdt__fail_simple(MDT_EINVAL, "token 0x%08x carries no signature", token);
     }
     if ((e = mdt_row_get(&r, img, table, token & 0x00FFFFFFu)) ||
         (e = mdt_row_blob(&blob, &len, &r, col)))

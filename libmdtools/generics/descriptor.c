@@ -174,11 +174,10 @@ static int to_type(void *ctx, const mdt_type **out, const mdt_desc *d, unsigned 
     case MDT_DESC_ARRAY:
     case MDT_DESC_PTR:
     case MDT_DESC_BYREF: {
-        static const uint8_t kinds[] = {
-            [MDT_DESC_SZARRAY] = MDT_ELEMENT_TYPE_SZARRAY,
-            [MDT_DESC_ARRAY] = MDT_ELEMENT_TYPE_ARRAY,
-            [MDT_DESC_PTR] = MDT_ELEMENT_TYPE_PTR,
-            [MDT_DESC_BYREF] = MDT_ELEMENT_TYPE_BYREF};
+        static const uint8_t kinds[] = {[MDT_DESC_SZARRAY] = MDT_ELEMENT_TYPE_SZARRAY,
+                                        [MDT_DESC_ARRAY] = MDT_ELEMENT_TYPE_ARRAY,
+                                        [MDT_DESC_PTR] = MDT_ELEMENT_TYPE_PTR,
+                                        [MDT_DESC_BYREF] = MDT_ELEMENT_TYPE_BYREF};
         if (!d->elem)
             return mdt__fail_simple(MDT_EINVAL, "array, pointer or byref descriptor without an "
                                                 "element");
@@ -199,8 +198,7 @@ static int to_type(void *ctx, const mdt_type **out, const mdt_desc *d, unsigned 
         *out = t;
         return 0;
     }
-    default:
-        return mdt__fail_simple(MDT_EINVAL, "descriptor of unknown kind %u", d->kind);
+    default: return mdt__fail_simple(MDT_EINVAL, "descriptor of unknown kind %u", d->kind);
     }
 }
 
@@ -579,9 +577,7 @@ static int format_desc(sb *b, const mdt_desc *d, unsigned depth)
         sb_adds(b, t);
         return 0;
     }
-    case MDT_DESC_CANON:
-        sb_adds(b, "__Canon");
-        return 0;
+    case MDT_DESC_CANON: sb_adds(b, "__Canon"); return 0;
     case MDT_DESC_TYPEDEF: {
         uint8_t g[16];
         if ((e = check_typedef(d->img, d->token)) || (e = mdt_image_mvid(g, d->img)))
@@ -605,7 +601,10 @@ static int format_desc(sb *b, const mdt_desc *d, unsigned depth)
         }
         return 0;
     }
-    case MDT_DESC_SZARRAY: case MDT_DESC_ARRAY: case MDT_DESC_PTR: case MDT_DESC_BYREF:
+    case MDT_DESC_SZARRAY:
+    case MDT_DESC_ARRAY:
+    case MDT_DESC_PTR:
+    case MDT_DESC_BYREF:
         if (!d->elem)
             return mdt__fail_simple(MDT_EINVAL, "array, pointer or byref descriptor without an "
                                                 "element");
@@ -622,8 +621,7 @@ static int format_desc(sb *b, const mdt_desc *d, unsigned depth)
         else
             sb_addf(b, "[%u]", d->rank);
         return 0;
-    default:
-        return mdt__fail_simple(MDT_EINVAL, "descriptor of unknown kind %u", d->kind);
+    default: return mdt__fail_simple(MDT_EINVAL, "descriptor of unknown kind %u", d->kind);
     }
 }
 

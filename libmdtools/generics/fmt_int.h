@@ -37,9 +37,9 @@
 /* The name cache (typenames.c): one image's TypeDef and TypeRef names in
  * one style; the front ends check that it fits the options. */
 struct cached {
-    const char *s;               /* NULL until built */
+    const char *s; /* NULL until built */
     uint32_t len;
-    uint32_t bare;               /* length without a generic parameter list */
+    uint32_t bare; /* length without a generic parameter list */
 };
 
 struct mdt_name_cache {
@@ -47,16 +47,16 @@ struct mdt_name_cache {
     int style;
     unsigned flags;
     uint32_t ntd, ntr;
-    struct cached *td, *tr;      /* by rid, [0] unused */
+    struct cached *td, *tr; /* by rid, [0] unused */
 };
 
 /* One name being printed. */
 struct fmt {
-    sb out;                          /* a caller's buffer (fixed: truncation
-                                        fails the call) or a stack buffer
-                                        that moves to a talloc block */
-    mdt_name_cache *cache;           /* usable for this style, or NULL */
-    void *tmp;                       /* scratch for decoded TypeSpecs */
+    sb out;                /* a caller's buffer (fixed: truncation
+                              fails the call) or a stack buffer
+                              that moves to a talloc block */
+    mdt_name_cache *cache; /* usable for this style, or NULL */
+    void *tmp;             /* scratch for decoded TypeSpecs */
     int style;
     unsigned flags;
     const mdt_generic_context *g;
@@ -64,10 +64,10 @@ struct fmt {
     uint32_t ts_stack[MAX_TYPESPEC]; /* TypeSpecs being printed */
     unsigned ts_depth;
     unsigned depth;
-    const struct mdt_image *home;    /* image of the first name printed: IL
-                                        style scopes TypeDefs of other images */
-    uint32_t arity;                  /* arity suffixes of the TypeDef/TypeRef
-                                        segments just printed, summed */
+    const struct mdt_image *home; /* image of the first name printed: IL
+                                     style scopes TypeDefs of other images */
+    uint32_t arity;               /* arity suffixes of the TypeDef/TypeRef
+                                     segments just printed, summed */
 };
 
 /* Whether this style strips arity suffixes and names generic parameters

@@ -93,9 +93,8 @@ static int constraints_of(void *mem, uint32_t **toks, uint32_t *n, const mdt_ima
         mdt_row r;
         uint32_t t, *nt;
         if (*n == MAX_CONSTRAINTS)
-            return mdt__fail_simple(MDT_EBADIMAGE,
-                                    "GenericParam row %u: more than %u constraints", rid,
-                                    MAX_CONSTRAINTS);
+            return mdt__fail_simple(MDT_EBADIMAGE, "GenericParam row %u: more than %u constraints",
+                                    rid, MAX_CONSTRAINTS);
         if ((e = mdt_row_get(&r, img, MDT_TABLE_GenericParamConstraint, crid)) ||
             (e = mdt_row_token(&t, &r, MDT_COL_GenericParamConstraint_Constraint)))
             return e;
@@ -108,8 +107,7 @@ static int constraints_of(void *mem, uint32_t **toks, uint32_t *n, const mdt_ima
 }
 
 /* The owner's parameters in Number order into *out (under mem). */
-static int params_of(void *mem, struct gp **out, uint32_t *n, const mdt_image *img,
-                     uint32_t owner)
+static int params_of(void *mem, struct gp **out, uint32_t *n, const mdt_image *img, uint32_t owner)
 {
     uint32_t key, rid;
     mdt_find fi;
@@ -189,27 +187,26 @@ static int put_il_param(sb *s, void *tmp, const mdt_image *img, const struct gp 
  * has a constraint; nothing otherwise. C#'s order: the primary constraint
  * (class, struct, unmanaged), the types in row order, new(), allows ref
  * struct. */
-static int put_where(sb *s, void *tmp, const mdt_image *img, const struct gp *g,
-                     const char *name, size_t len, const uint32_t *cons, uint32_t ncons,
-                     const mdt_name_opts *o)
+static int put_where(sb *s, void *tmp, const mdt_image *img, const struct gp *g, const char *name,
+                     size_t len, const uint32_t *cons, uint32_t ncons, const mdt_name_opts *o)
 {
     bool any = false;
     int vt = 0, e;
     if (g->flags & GP_VALUETYPE)
         for (uint32_t i = 0; i < ncons && !vt; i++)
             vt = valuetype_keyword(img, cons[i]);
-#define ITEM(text)                                                                          \
-    do {                                                                                    \
-        if (!any) {                                                                         \
-            sb_adds(s, s->len ? " where " : "where ");                                      \
-            sb_add(s, name, len);                                                           \
-            sb_adds(s, " : ");                                                              \
-        } else {                                                                            \
-            sb_adds(s, ", ");                                                               \
-        }                                                                                   \
-        any = true;                                                                         \
-        if (text)                                                                           \
-            sb_adds(s, (const char *)(text));                                               \
+#define ITEM(text)                                                                                 \
+    do {                                                                                           \
+        if (!any) {                                                                                \
+            sb_adds(s, s->len ? " where " : "where ");                                             \
+            sb_add(s, name, len);                                                                  \
+            sb_adds(s, " : ");                                                                     \
+        } else {                                                                                   \
+            sb_adds(s, ", ");                                                                      \
+        }                                                                                          \
+        any = true;                                                                                \
+        if (text)                                                                                  \
+            sb_adds(s, (const char *)(text));                                                      \
     } while (0)
     if (g->flags & GP_CLASS)
         ITEM("class");
@@ -241,10 +238,11 @@ int mdt_generic_decl(void *mem_ctx, char **params, char **where, const mdt_image
     void *tmp;
     sb ps, ws;
     int e;
-    if (!params || !where || !img ||
-        (table != MDT_TABLE_TypeDef && table != MDT_TABLE_MethodDef))
-        return mdt__fail_simple(MDT_EINVAL, "mdt_generic_decl: not a TypeDef or MethodDef "
-                                            "token (0x%08x), or no output", owner);
+    if (!params || !where || !img || (table != MDT_TABLE_TypeDef && table != MDT_TABLE_MethodDef))
+        return mdt__fail_simple(MDT_EINVAL,
+                                "mdt_generic_decl: not a TypeDef or MethodDef "
+                                "token (0x%08x), or no output",
+                                owner);
     *params = *where = NULL;
     if (opts)
         o = *opts;

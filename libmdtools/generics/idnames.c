@@ -44,10 +44,9 @@ static int node_desc(void *ctx, const mdt_idmap_type_node *nodes, size_t n, size
             break;
         }
         if (!nd->image)
-            return mdt__fail_simple(MDT_ENOTFOUND,
-                                    "ClassID 0x%llx: module 0x%llx has no open image",
-                                    (unsigned long long)nd->class_id,
-                                    (unsigned long long)nd->module);
+            return mdt__fail_simple(
+                MDT_ENOTFOUND, "ClassID 0x%llx: module 0x%llx has no open image",
+                (unsigned long long)nd->class_id, (unsigned long long)nd->module);
         if (nd->nargs > MAX_ARGS)
             return mdt__fail_simple(MDT_EINVAL, "ClassID 0x%llx has %u type arguments",
                                     (unsigned long long)nd->class_id, nd->nargs);
@@ -125,8 +124,8 @@ int mdt_idmap_class_name(void *mem_ctx, char **out, const mdt_idmap *map, uintpt
     return e;
 }
 
-int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map,
-                            uintptr_t function_id, uint64_t gen, const mdt_name_opts *opts)
+int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map, uintptr_t function_id,
+                            uint64_t gen, const mdt_name_opts *opts)
 {
     void *tmp = talloc_new(NULL);
     uintptr_t margs[MAX_ARGS];

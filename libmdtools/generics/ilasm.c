@@ -45,8 +45,7 @@ int fmt_il_typeref_scope(struct fmt *f, const struct mdt_image *img, uint32_t sc
         fmt_il_id(&f->out, name, strlen(name));
         sb_addc(&f->out, ']');
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -87,7 +86,7 @@ int fmt_il_fnptr(struct fmt *f, const mdt_method_sig *m)
     if (m->callconv & MDT_CC_EXPLICITTHIS)
         sb_adds(&f->out, "explicit ");
     if ((w = fmt_cc_word_il(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
-            sb_addf(&f->out, "%s ", w);
+        sb_addf(&f->out, "%s ", w);
     if ((e = fmt_type(f, m->ret)))
         return e;
     sb_adds(&f->out, " *(");
@@ -103,6 +102,7 @@ int fmt_il_fnptr(struct fmt *f, const mdt_method_sig *m)
  * quotes, ' and \ escaped; a dotted name is quoted component by component
  * (`System.'<>c'`), as ILDasm does, so that the assembler reads the same
  * dotted name back. `.ctor` and `.cctor` are keywords ILAsm takes as names. */
+/* clang-format off */
 static const char *const il_keywords[] = {
     "abstract", "algorithm", "alignment", "ansi", "any", "array", "as", "assembly", "assert",
     "at", "auto", "autochar", "beforefieldinit", "blob", "blob_object", "bool", "bstr",
@@ -143,6 +143,7 @@ static const char *const il_keywords[] = {
     "stind", "stloc", "stobj", "stsfld", "sub", "switch", "tail", "throw", "unaligned", "unbox",
     "volatile", "xor",
 };
+/* clang-format on */
 
 static bool is_keyword(const char *s, size_t n)
 {

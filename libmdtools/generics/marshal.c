@@ -23,15 +23,45 @@
 
 /* NATIVE_TYPE_* codes (II.23.4 and the CoreCLR augments). */
 enum {
-    NT_BOOLEAN = 0x02, NT_I1 = 0x03, NT_U1 = 0x04, NT_I2 = 0x05, NT_U2 = 0x06,
-    NT_I4 = 0x07, NT_U4 = 0x08, NT_I8 = 0x09, NT_U8 = 0x0a, NT_R4 = 0x0b, NT_R8 = 0x0c,
-    NT_CURRENCY = 0x0f, NT_BSTR = 0x13, NT_LPSTR = 0x14, NT_LPWSTR = 0x15, NT_LPTSTR = 0x16,
-    NT_FIXEDSYSSTRING = 0x17, NT_IUNKNOWN = 0x19, NT_IDISPATCH = 0x1a, NT_STRUCT = 0x1b,
-    NT_INTF = 0x1c, NT_SAFEARRAY = 0x1d, NT_FIXEDARRAY = 0x1e, NT_INT = 0x1f, NT_UINT = 0x20,
-    NT_BYVALSTR = 0x22, NT_ANSIBSTR = 0x23, NT_TBSTR = 0x24, NT_VARIANTBOOL = 0x25,
-    NT_FUNC = 0x26, NT_ASANY = 0x28, NT_ARRAY = 0x2a, NT_LPSTRUCT = 0x2b,
-    NT_CUSTOMMARSHALER = 0x2c, NT_ERROR = 0x2d, NT_IINSPECTABLE = 0x2e, NT_HSTRING = 0x2f,
-    NT_LPUTF8STR = 0x30, NT_MAX = 0x50
+    NT_BOOLEAN = 0x02,
+    NT_I1 = 0x03,
+    NT_U1 = 0x04,
+    NT_I2 = 0x05,
+    NT_U2 = 0x06,
+    NT_I4 = 0x07,
+    NT_U4 = 0x08,
+    NT_I8 = 0x09,
+    NT_U8 = 0x0a,
+    NT_R4 = 0x0b,
+    NT_R8 = 0x0c,
+    NT_CURRENCY = 0x0f,
+    NT_BSTR = 0x13,
+    NT_LPSTR = 0x14,
+    NT_LPWSTR = 0x15,
+    NT_LPTSTR = 0x16,
+    NT_FIXEDSYSSTRING = 0x17,
+    NT_IUNKNOWN = 0x19,
+    NT_IDISPATCH = 0x1a,
+    NT_STRUCT = 0x1b,
+    NT_INTF = 0x1c,
+    NT_SAFEARRAY = 0x1d,
+    NT_FIXEDARRAY = 0x1e,
+    NT_INT = 0x1f,
+    NT_UINT = 0x20,
+    NT_BYVALSTR = 0x22,
+    NT_ANSIBSTR = 0x23,
+    NT_TBSTR = 0x24,
+    NT_VARIANTBOOL = 0x25,
+    NT_FUNC = 0x26,
+    NT_ASANY = 0x28,
+    NT_ARRAY = 0x2a,
+    NT_LPSTRUCT = 0x2b,
+    NT_CUSTOMMARSHALER = 0x2c,
+    NT_ERROR = 0x2d,
+    NT_IINSPECTABLE = 0x2e,
+    NT_HSTRING = 0x2f,
+    NT_LPUTF8STR = 0x30,
+    NT_MAX = 0x50
 };
 
 /* The native types that are one word (or two) and nothing else. */
@@ -249,7 +279,7 @@ static int put_native(rd *r, sb *out, unsigned depth)
             if (n & 0x4000)
                 sb_adds(out, "&");
             if (rd_left(r)) { /* the user-defined subtype's name; ILAsm
-                                 * stores an empty one when none is given */
+                               * stores an empty one when none is given */
                 size_t mark = out->len;
                 sb_adds(out, ", ");
                 if ((e = put_qstring(r, out, "safearray subtype")))
@@ -267,7 +297,8 @@ static int put_native(rd *r, sb *out, unsigned depth)
         for (int i = 0; i < 4; i++) {
             if (i)
                 sb_adds(out, ", ");
-            static const char *const what[] = {"custom marshaler GUID", "custom marshaler native type",
+            static const char *const what[] = {"custom marshaler GUID",
+                                               "custom marshaler native type",
                                                "custom marshaler type", "custom marshaler cookie"};
             if ((e = put_qstring(r, out, what[i])))
                 return e;
@@ -281,12 +312,10 @@ static int put_native(rd *r, sb *out, unsigned depth)
         }
         return 0;
     }
-    case NT_ARRAY:
-        return put_array(r, out, depth);
+    case NT_ARRAY: return put_array(r, out, depth);
     case NT_MAX:
         return rd_fail(r, MDT_EBADIMAGE, "native type MAX (no type) at the top of a descriptor");
-    default:
-        return rd_fail(r, MDT_EUNSUPPORTED, "native type 0x%02x has no ILAsm spelling", t);
+    default: return rd_fail(r, MDT_EUNSUPPORTED, "native type 0x%02x has no ILAsm spelling", t);
     }
 }
 
@@ -301,9 +330,12 @@ int mdt_marshal_text(void *mem_ctx, char **out, const mdt_image *img, uint32_t t
     if (!out)
         return mdt__fail_simple(MDT_EINVAL, "mdt_marshal_text: no out");
     *out = NULL;
-    if (!img || (MDT_TOKEN_TABLE(token) != MDT_TABLE_Field && MDT_TOKEN_TABLE(token) != MDT_TABLE_Param))
-        return mdt__fail_simple(MDT_EINVAL, "mdt_marshal_text: token 0x%08x is neither a field nor a "
-                                            "parameter", token);
+    if (!img ||
+        (MDT_TOKEN_TABLE(token) != MDT_TABLE_Field && MDT_TOKEN_TABLE(token) != MDT_TABLE_Param))
+        return mdt__fail_simple(MDT_EINVAL,
+                                "mdt_marshal_text: token 0x%08x is neither a field nor a "
+                                "parameter",
+                                token);
     if ((e = mdt_coded_encode(&key, MDT_CI_HasFieldMarshal, token)) ||
         (e = mdt_find_init(&fi, img, MDT_TABLE_FieldMarshal, MDT_COL_FieldMarshal_Parent, key)))
         return e;

@@ -139,11 +139,9 @@ int fmt_sig(struct fmt *f, const mdt_sig *s)
         return not_decoded();
     switch (s->kind) {
     case MDT_SIG_METHOD:
-    case MDT_SIG_PROPERTY:
-        return s->method ? method_sig(f, s->method) : not_decoded();
+    case MDT_SIG_PROPERTY: return s->method ? method_sig(f, s->method) : not_decoded();
     case MDT_SIG_FIELD:
-    case MDT_SIG_TYPESPEC:
-        return s->type ? fmt_type(f, s->type) : not_decoded();
+    case MDT_SIG_TYPESPEC: return s->type ? fmt_type(f, s->type) : not_decoded();
     case MDT_SIG_LOCALS:
         if (!s->locals)
             return not_decoded();
@@ -159,8 +157,7 @@ int fmt_sig(struct fmt *f, const mdt_sig *s)
         return e;
     case MDT_SIG_METHODSPEC:
         return s->args || !s->nargs ? fmt_type_args(f, s->nargs, s->args) : not_decoded();
-    default:
-        return mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", s->kind);
+    default: return mdt__fail_simple(MDT_EINVAL, "unknown signature kind %d", s->kind);
     }
 }
 
@@ -190,8 +187,7 @@ static int put_parent_and_name(struct fmt *f, const struct mdt_image *img, uint3
                 e = fmt_token(f, img, owner, 0, true);
             break;
         }
-        default:
-            e = fmt_token(f, img, parent, 0, true);
+        default: e = fmt_token(f, img, parent, 0, true);
         }
         if (e)
             return e;
@@ -318,8 +314,7 @@ int fmt_member(struct fmt *f, const struct mdt_image *img, uint32_t token)
                    ? put_signature(f, img, method, method_parent(img, method), &s)
                    : 0;
     }
-    default:
-        return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a member", token);
+    default: return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a member", token);
     }
     if ((e = put_parent_and_name(f, img, parent, name)))
         return e;

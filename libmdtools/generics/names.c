@@ -29,8 +29,10 @@
 
 int fmt_too_long(void)
 {
-    return mdt__fail_simple(MDT_EBADIMAGE, "name longer than %zu bytes (TypeSpecs expanding "
-                                           "into each other?)", MAX_NAME_LEN);
+    return mdt__fail_simple(MDT_EBADIMAGE,
+                            "name longer than %zu bytes (TypeSpecs expanding "
+                            "into each other?)",
+                            MAX_NAME_LEN);
 }
 
 int fmt_bad(const struct mdt_image *img, const char *region, uint32_t row, const char *fmt,
@@ -64,8 +66,12 @@ static int put_document(struct fmt *f, const mdt_image *img, uint32_t token)
     if ((e = rd_need(&d, 1, "document name separator")))
         return e;
     lead = d.base[d.pos];
-    seplen = !lead ? 0 : lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2
-           : lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : SIZE_MAX;
+    seplen = !lead                          ? 0
+             : lead < 0x80                  ? 1
+             : lead >= 0xC2 && lead <= 0xDF ? 2
+             : lead >= 0xE0 && lead <= 0xEF ? 3
+             : lead >= 0xF0 && lead <= 0xF4 ? 4
+                                            : SIZE_MAX;
     if (seplen == SIZE_MAX)
         return rd_fail(&d, MDT_EBADIMAGE, "document name separator 0x%02x is not UTF-8", lead);
     if ((e = rd_bytes(&d, &sep, seplen ? seplen : 1, "document name separator")))
@@ -107,9 +113,7 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
     case MDT_TABLE_MemberRef:
     case MDT_TABLE_MethodSpec:
     case MDT_TABLE_Property:
-    case MDT_TABLE_Event:
-        e = fmt_member(f, img, token);
-        break;
+    case MDT_TABLE_Event: e = fmt_member(f, img, token); break;
     case MDT_TABLE_ModuleRef:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_ModuleRef, token & 0xFFFFFF)) &&
             !(e = mdt_row_string(&name, NULL, &r, MDT_COL_ModuleRef_Name)))
@@ -128,9 +132,7 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
             sb_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
-    case MDT_TABLE_ExportedType:
-        e = fmt_exported(f, img, token);
-        break;
+    case MDT_TABLE_ExportedType: e = fmt_exported(f, img, token); break;
     case MDT_TABLE_AssemblyRef: {
         mdt_identity id;
         char buf[512];
@@ -138,16 +140,13 @@ static int token_body(struct fmt *f, const mdt_image *img, uint32_t token)
             sb_adds(&f->out, mdt_identity_format(buf, sizeof buf, &id));
         break;
     }
-    case MDT_TABLE_Document:
-        e = put_document(f, img, token);
-        break;
+    case MDT_TABLE_Document: e = put_document(f, img, token); break;
     case MDT_TABLE_File:
         if (!(e = mdt_row_get(&r, img, MDT_TABLE_File, token & 0xFFFFFF)) &&
             !(e = mdt_row_string(&name, NULL, &r, MDT_COL_File_Name)))
             sb_adds(&f->out, name);
         break;
-    default:
-        e = mdt__fail_simple(MDT_EINVAL, "token 0x%08x has no name", token);
+    default: e = mdt__fail_simple(MDT_EINVAL, "token 0x%08x has no name", token);
     }
     return e;
 }
@@ -274,8 +273,7 @@ int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
     return finish_buf(&f, fmt_type(&f, t), len);
 }
 
-int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *s,
-                     const mdt_name_opts *o)
+int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *s, const mdt_name_opts *o)
 {
     struct fmt f;
     if (!buf || !size)
@@ -285,8 +283,8 @@ int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *s,
     return finish_buf(&f, fmt_sig(&f, s), len);
 }
 
-int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img,
-                       uint32_t token, const mdt_name_opts *o)
+int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img, uint32_t token,
+                       const mdt_name_opts *o)
 {
     struct fmt f;
     if (!buf || !size)

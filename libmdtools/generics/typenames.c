@@ -25,7 +25,7 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
-#define MAX_NEST 64 /* enclosing types / TypeRef scopes followed */
+#define MAX_NEST 64          /* enclosing types / TypeRef scopes followed */
 #define MAX_SORTED_PARAMS 64 /* parameter lists put in Number order; longer ones in row order */
 
 /* The generic arity a simple name's suffix states (`` `2 ``), or 0 when it
@@ -73,8 +73,8 @@ static void put_simple(struct fmt *f, const char *name, size_t len)
     sb_add(&f->out, name, len);
 }
 
-static void put_segment(struct fmt *f, const char *ns, size_t nslen, const char *name,
-                        size_t len, bool outermost)
+static void put_segment(struct fmt *f, const char *ns, size_t nslen, const char *name, size_t len,
+                        bool outermost)
 {
     if (f->style == MDT_STYLE_IL) { /* ILAsm identifiers, quoted where needed */
         if (nslen && outermost) {
@@ -285,8 +285,7 @@ static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint
                                t & 0xFFFFFF, chain[n - 1] & 0xFFFFFF);
         if (n == MAX_NEST)
             return fmt_bad(img, "NestedClass", UINT32_MAX,
-                           "types nested deeper than %u (TypeDef %u)", MAX_NEST,
-                           token & 0xFFFFFF);
+                           "types nested deeper than %u (TypeDef %u)", MAX_NEST, token & 0xFFFFFF);
         chain[n++] = t;
         if ((e = mdt_typedef_enclosing(&t, img, t)))
             return e;
@@ -372,10 +371,8 @@ int fmt_token(struct fmt *f, const struct mdt_image *img, uint32_t token, int ki
         if (f->style == MDT_STYLE_IL && kind)
             sb_adds(&f->out, kind == MDT_ELEMENT_TYPE_VALUETYPE ? "valuetype " : "class ");
         return put_named(f, img, token, own);
-    case MDT_TABLE_TypeSpec:
-        return put_typespec(f, img, token);
-    default:
-        return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a type", token);
+    case MDT_TABLE_TypeSpec: return put_typespec(f, img, token);
+    default: return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a type", token);
     }
 }
 

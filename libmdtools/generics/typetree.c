@@ -23,38 +23,60 @@
 
 static const char *prim_name(int style, unsigned flags, unsigned kind)
 {
-    static const char *const full[] = {
-        [MDT_ELEMENT_TYPE_VOID] = "System.Void",       [MDT_ELEMENT_TYPE_BOOLEAN] = "System.Boolean",
-        [MDT_ELEMENT_TYPE_CHAR] = "System.Char",       [MDT_ELEMENT_TYPE_I1] = "System.SByte",
-        [MDT_ELEMENT_TYPE_U1] = "System.Byte",         [MDT_ELEMENT_TYPE_I2] = "System.Int16",
-        [MDT_ELEMENT_TYPE_U2] = "System.UInt16",       [MDT_ELEMENT_TYPE_I4] = "System.Int32",
-        [MDT_ELEMENT_TYPE_U4] = "System.UInt32",       [MDT_ELEMENT_TYPE_I8] = "System.Int64",
-        [MDT_ELEMENT_TYPE_U8] = "System.UInt64",       [MDT_ELEMENT_TYPE_R4] = "System.Single",
-        [MDT_ELEMENT_TYPE_R8] = "System.Double",       [MDT_ELEMENT_TYPE_STRING] = "System.String",
-        [MDT_ELEMENT_TYPE_TYPEDBYREF] = "System.TypedReference",
-        [MDT_ELEMENT_TYPE_I] = "System.IntPtr",        [MDT_ELEMENT_TYPE_U] = "System.UIntPtr",
-        [MDT_ELEMENT_TYPE_OBJECT] = "System.Object"};
-    static const char *const cs[] = {
-        [MDT_ELEMENT_TYPE_VOID] = "void",     [MDT_ELEMENT_TYPE_BOOLEAN] = "bool",
-        [MDT_ELEMENT_TYPE_CHAR] = "char",     [MDT_ELEMENT_TYPE_I1] = "sbyte",
-        [MDT_ELEMENT_TYPE_U1] = "byte",       [MDT_ELEMENT_TYPE_I2] = "short",
-        [MDT_ELEMENT_TYPE_U2] = "ushort",     [MDT_ELEMENT_TYPE_I4] = "int",
-        [MDT_ELEMENT_TYPE_U4] = "uint",       [MDT_ELEMENT_TYPE_I8] = "long",
-        [MDT_ELEMENT_TYPE_U8] = "ulong",      [MDT_ELEMENT_TYPE_R4] = "float",
-        [MDT_ELEMENT_TYPE_R8] = "double",     [MDT_ELEMENT_TYPE_STRING] = "string",
-        [MDT_ELEMENT_TYPE_TYPEDBYREF] = "TypedReference",
-        [MDT_ELEMENT_TYPE_I] = "nint",        [MDT_ELEMENT_TYPE_U] = "nuint",
-        [MDT_ELEMENT_TYPE_OBJECT] = "object"};
-    static const char *const il[] = {
-        [MDT_ELEMENT_TYPE_VOID] = "void",            [MDT_ELEMENT_TYPE_BOOLEAN] = "bool",
-        [MDT_ELEMENT_TYPE_CHAR] = "char",            [MDT_ELEMENT_TYPE_I1] = "int8",
-        [MDT_ELEMENT_TYPE_U1] = "unsigned int8",     [MDT_ELEMENT_TYPE_I2] = "int16",
-        [MDT_ELEMENT_TYPE_U2] = "unsigned int16",    [MDT_ELEMENT_TYPE_I4] = "int32",
-        [MDT_ELEMENT_TYPE_U4] = "unsigned int32",    [MDT_ELEMENT_TYPE_I8] = "int64",
-        [MDT_ELEMENT_TYPE_U8] = "unsigned int64",    [MDT_ELEMENT_TYPE_R4] = "float32",
-        [MDT_ELEMENT_TYPE_R8] = "float64",           [MDT_ELEMENT_TYPE_STRING] = "string",
-        [MDT_ELEMENT_TYPE_TYPEDBYREF] = "typedref",  [MDT_ELEMENT_TYPE_I] = "native int",
-        [MDT_ELEMENT_TYPE_U] = "native unsigned int", [MDT_ELEMENT_TYPE_OBJECT] = "object"};
+    static const char *const full[] = {[MDT_ELEMENT_TYPE_VOID] = "System.Void",
+                                       [MDT_ELEMENT_TYPE_BOOLEAN] = "System.Boolean",
+                                       [MDT_ELEMENT_TYPE_CHAR] = "System.Char",
+                                       [MDT_ELEMENT_TYPE_I1] = "System.SByte",
+                                       [MDT_ELEMENT_TYPE_U1] = "System.Byte",
+                                       [MDT_ELEMENT_TYPE_I2] = "System.Int16",
+                                       [MDT_ELEMENT_TYPE_U2] = "System.UInt16",
+                                       [MDT_ELEMENT_TYPE_I4] = "System.Int32",
+                                       [MDT_ELEMENT_TYPE_U4] = "System.UInt32",
+                                       [MDT_ELEMENT_TYPE_I8] = "System.Int64",
+                                       [MDT_ELEMENT_TYPE_U8] = "System.UInt64",
+                                       [MDT_ELEMENT_TYPE_R4] = "System.Single",
+                                       [MDT_ELEMENT_TYPE_R8] = "System.Double",
+                                       [MDT_ELEMENT_TYPE_STRING] = "System.String",
+                                       [MDT_ELEMENT_TYPE_TYPEDBYREF] = "System.TypedReference",
+                                       [MDT_ELEMENT_TYPE_I] = "System.IntPtr",
+                                       [MDT_ELEMENT_TYPE_U] = "System.UIntPtr",
+                                       [MDT_ELEMENT_TYPE_OBJECT] = "System.Object"};
+    static const char *const cs[] = {[MDT_ELEMENT_TYPE_VOID] = "void",
+                                     [MDT_ELEMENT_TYPE_BOOLEAN] = "bool",
+                                     [MDT_ELEMENT_TYPE_CHAR] = "char",
+                                     [MDT_ELEMENT_TYPE_I1] = "sbyte",
+                                     [MDT_ELEMENT_TYPE_U1] = "byte",
+                                     [MDT_ELEMENT_TYPE_I2] = "short",
+                                     [MDT_ELEMENT_TYPE_U2] = "ushort",
+                                     [MDT_ELEMENT_TYPE_I4] = "int",
+                                     [MDT_ELEMENT_TYPE_U4] = "uint",
+                                     [MDT_ELEMENT_TYPE_I8] = "long",
+                                     [MDT_ELEMENT_TYPE_U8] = "ulong",
+                                     [MDT_ELEMENT_TYPE_R4] = "float",
+                                     [MDT_ELEMENT_TYPE_R8] = "double",
+                                     [MDT_ELEMENT_TYPE_STRING] = "string",
+                                     [MDT_ELEMENT_TYPE_TYPEDBYREF] = "TypedReference",
+                                     [MDT_ELEMENT_TYPE_I] = "nint",
+                                     [MDT_ELEMENT_TYPE_U] = "nuint",
+                                     [MDT_ELEMENT_TYPE_OBJECT] = "object"};
+    static const char *const il[] = {[MDT_ELEMENT_TYPE_VOID] = "void",
+                                     [MDT_ELEMENT_TYPE_BOOLEAN] = "bool",
+                                     [MDT_ELEMENT_TYPE_CHAR] = "char",
+                                     [MDT_ELEMENT_TYPE_I1] = "int8",
+                                     [MDT_ELEMENT_TYPE_U1] = "unsigned int8",
+                                     [MDT_ELEMENT_TYPE_I2] = "int16",
+                                     [MDT_ELEMENT_TYPE_U2] = "unsigned int16",
+                                     [MDT_ELEMENT_TYPE_I4] = "int32",
+                                     [MDT_ELEMENT_TYPE_U4] = "unsigned int32",
+                                     [MDT_ELEMENT_TYPE_I8] = "int64",
+                                     [MDT_ELEMENT_TYPE_U8] = "unsigned int64",
+                                     [MDT_ELEMENT_TYPE_R4] = "float32",
+                                     [MDT_ELEMENT_TYPE_R8] = "float64",
+                                     [MDT_ELEMENT_TYPE_STRING] = "string",
+                                     [MDT_ELEMENT_TYPE_TYPEDBYREF] = "typedref",
+                                     [MDT_ELEMENT_TYPE_I] = "native int",
+                                     [MDT_ELEMENT_TYPE_U] = "native unsigned int",
+                                     [MDT_ELEMENT_TYPE_OBJECT] = "object"};
     if (kind > MDT_ELEMENT_TYPE_OBJECT)
         return NULL;
     if (style == MDT_STYLE_IL)
@@ -192,9 +214,7 @@ int fmt_type(struct fmt *f, const mdt_type *t)
     const char *prim;
     switch (t->kind) {
     case MDT_ELEMENT_TYPE_CLASS:
-    case MDT_ELEMENT_TYPE_VALUETYPE:
-        e = fmt_token(f, t->img, t->token, t->kind, true);
-        break;
+    case MDT_ELEMENT_TYPE_VALUETYPE: e = fmt_token(f, t->img, t->token, t->kind, true); break;
     case MDT_ELEMENT_TYPE_PTR:
     case MDT_ELEMENT_TYPE_BYREF:
     case MDT_ELEMENT_TYPE_SZARRAY:
@@ -208,16 +228,12 @@ int fmt_type(struct fmt *f, const mdt_type *t)
             put_array_shape(f, t->shape);
         break;
     case MDT_ELEMENT_TYPE_VAR:
-    case MDT_ELEMENT_TYPE_MVAR:
-        e = put_generic_param(f, t);
-        break;
+    case MDT_ELEMENT_TYPE_MVAR: e = put_generic_param(f, t); break;
     case MDT_ELEMENT_TYPE_GENERICINST:
         if (!(e = fmt_token(f, t->elem->img, t->elem->token, t->elem->kind, false)))
             e = fmt_type_args(f, t->nargs, t->args);
         break;
-    case MDT_ELEMENT_TYPE_FNPTR:
-        e = fmt_fnptr(f, t->method);
-        break;
+    case MDT_ELEMENT_TYPE_FNPTR: e = fmt_fnptr(f, t->method); break;
     case MDT_ELEMENT_TYPE_INTERNAL:
         sb_addf(&f->out, "<internal 0x%llx>", (unsigned long long)t->internal);
         break;

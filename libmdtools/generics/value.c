@@ -306,12 +306,12 @@ static void tn_skip_assembly(struct tn *t)
 static const char *tn_keyword(const char *full)
 {
     static const char *const map[][2] = {
-        {"System.Boolean", "bool"},  {"System.Char", "char"},     {"System.SByte", "sbyte"},
-        {"System.Byte", "byte"},     {"System.Int16", "short"},   {"System.UInt16", "ushort"},
-        {"System.Int32", "int"},     {"System.UInt32", "uint"},   {"System.Int64", "long"},
-        {"System.UInt64", "ulong"},  {"System.Single", "float"},  {"System.Double", "double"},
-        {"System.String", "string"}, {"System.Object", "object"}, {"System.Void", "void"},
-        {"System.Decimal", "decimal"}, {"System.IntPtr", "nint"}, {"System.UIntPtr", "nuint"}};
+        {"System.Boolean", "bool"},    {"System.Char", "char"},     {"System.SByte", "sbyte"},
+        {"System.Byte", "byte"},       {"System.Int16", "short"},   {"System.UInt16", "ushort"},
+        {"System.Int32", "int"},       {"System.UInt32", "uint"},   {"System.Int64", "long"},
+        {"System.UInt64", "ulong"},    {"System.Single", "float"},  {"System.Double", "double"},
+        {"System.String", "string"},   {"System.Object", "object"}, {"System.Void", "void"},
+        {"System.Decimal", "decimal"}, {"System.IntPtr", "nint"},   {"System.UIntPtr", "nuint"}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(map[i][0], full))
             return map[i][1];
@@ -498,9 +498,15 @@ static const char *enum_member(const mdt_image *img, uint32_t td, uint64_t bits,
 static unsigned prim_size(unsigned kind)
 {
     switch (kind) {
-    case MDT_VALUE_BOOLEAN: case MDT_VALUE_I1: case MDT_VALUE_U1: return 1;
-    case MDT_VALUE_CHAR: case MDT_VALUE_I2: case MDT_VALUE_U2: return 2;
-    case MDT_VALUE_I4: case MDT_VALUE_U4: case MDT_VALUE_R4: return 4;
+    case MDT_VALUE_BOOLEAN:
+    case MDT_VALUE_I1:
+    case MDT_VALUE_U1: return 1;
+    case MDT_VALUE_CHAR:
+    case MDT_VALUE_I2:
+    case MDT_VALUE_U2: return 2;
+    case MDT_VALUE_I4:
+    case MDT_VALUE_U4:
+    case MDT_VALUE_R4: return 4;
     default: return 8;
     }
 }
@@ -546,20 +552,25 @@ static int put_value(sb *out, const mdt_value *v, const mdt_name_opts *o, unsign
     if (depth > MAX_TYPENAME_DEPTH)
         return mdt__fail_simple(MDT_EINVAL, "values nested too deeply to print");
     switch (t->kind) {
-    case MDT_VALUE_BOOLEAN: case MDT_VALUE_CHAR: case MDT_VALUE_I1: case MDT_VALUE_U1:
-    case MDT_VALUE_I2: case MDT_VALUE_U2: case MDT_VALUE_I4: case MDT_VALUE_U4:
-    case MDT_VALUE_I8: case MDT_VALUE_U8: case MDT_VALUE_R4: case MDT_VALUE_R8:
-        put_number(out, t->kind, v);
-        break;
+    case MDT_VALUE_BOOLEAN:
+    case MDT_VALUE_CHAR:
+    case MDT_VALUE_I1:
+    case MDT_VALUE_U1:
+    case MDT_VALUE_I2:
+    case MDT_VALUE_U2:
+    case MDT_VALUE_I4:
+    case MDT_VALUE_U4:
+    case MDT_VALUE_I8:
+    case MDT_VALUE_U8:
+    case MDT_VALUE_R4:
+    case MDT_VALUE_R8: put_number(out, t->kind, v); break;
     case MDT_VALUE_STRING:
         if (v->null)
             sb_adds(out, "null");
         else
             put_escaped(out, v->str, v->len, '"');
         break;
-    case MDT_VALUE_CLASS:
-        sb_adds(out, "null");
-        break;
+    case MDT_VALUE_CLASS: sb_adds(out, "null"); break;
     case MDT_VALUE_TYPE:
         if (v->null)
             sb_adds(out, "null");
@@ -626,8 +637,7 @@ static int put_value(sb *out, const mdt_value *v, const mdt_name_opts *o, unsign
         talloc_free(s);
         break;
     }
-    default:
-        return mdt__fail_simple(MDT_EINVAL, "value of unknown kind 0x%02x", t->kind);
+    default: return mdt__fail_simple(MDT_EINVAL, "value of unknown kind 0x%02x", t->kind);
     }
     return e;
 }

@@ -85,8 +85,8 @@ static int read_header(mdt_il_body *b, rd *r)
             return il__fail(b, false, 0, MDT_EBADIMAGE,
                             "fat method header of %u bytes (Size %u): at least 12", hs, fs >> 12);
         if (hs > rd_left(r) + 12)
-            return il__fail(b, false, 0, MDT_ETRUNC,
-                            "fat method header of %u bytes, %zu readable", hs, rd_left(r) + 12);
+            return il__fail(b, false, 0, MDT_ETRUNC, "fat method header of %u bytes, %zu readable",
+                            hs, rd_left(r) + 12);
         (void)rd_skip(r, hs - 12, "rest of the fat header");
         b->fat = true;
         b->flags = fs & 0x0FFF;
@@ -113,8 +113,8 @@ static int section_at(const mdt_il_body *b, const rd *r, uint8_t *kind, uint32_t
 {
     const uint8_t *p;
     if (rd_left(r) < 4)
-        return il__fail(b, false, r->pos, MDT_ETRUNC,
-                        "section header needs 4 bytes, %zu readable", rd_left(r));
+        return il__fail(b, false, r->pos, MDT_ETRUNC, "section header needs 4 bytes, %zu readable",
+                        rd_left(r));
     p = r->base + r->pos;
     *kind = p[0];
     *size = (*kind & SECT_FATFORMAT) ? (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16
@@ -310,7 +310,9 @@ int mdt_il_body_get(mdt_il_body *out, const mdt_image *img, uint32_t method)
     if ((impl & 3) != 0)
         return il__fail(out, false, 0, MDT_EUNSUPPORTED,
                         "the body is not IL (ImplFlags CodeType %u: %s)", impl & 3,
-                        (impl & 3) == 1 ? "native" : (impl & 3) == 2 ? "OPTIL" : "runtime");
+                        (impl & 3) == 1   ? "native"
+                        : (impl & 3) == 2 ? "OPTIL"
+                                          : "runtime");
     {
         uint64_t m = mdt__err_mark();
         if (mdt_image_rva_to_offset(&off, img, rva))

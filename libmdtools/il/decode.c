@@ -19,7 +19,7 @@
 
 /* One-byte opcodes at their value, two-byte ones at 256 + second byte;
  * entries without a name are no instruction. */
-#define SLOT(value) ((value) < 0x100 ? (value) : 0x100 + ((value) & 0xFF))
+#define SLOT(value) ((value) < 0x100 ? (value) : 0x100 + ((value)&0xFF))
 #define ARGSIZE_NONE 0
 #define ARGSIZE_ARG8 1
 #define ARGSIZE_ARG16 2
@@ -69,11 +69,10 @@ static int target_check(const mdt_il_body *b, const mdt_il_insn *in, int64_t tar
 {
     if (target >= 0 && target < (int64_t)b->code_size)
         return 0;
-    return il__fail(b, true, in->offset, MDT_EBADIMAGE,
-                    "%s %s to %s0x%llx, outside the code (0x%x bytes)", in->info->name, what,
-                    target < 0 ? "-" : "",
-                    (unsigned long long)(target < 0 ? -(uint64_t)target : (uint64_t)target),
-                    b->code_size);
+    return il__fail(
+        b, true, in->offset, MDT_EBADIMAGE, "%s %s to %s0x%llx, outside the code (0x%x bytes)",
+        in->info->name, what, target < 0 ? "-" : "",
+        (unsigned long long)(target < 0 ? -(uint64_t)target : (uint64_t)target), b->code_size);
 }
 
 /* The instruction at `offset`, which the caller checked is inside the
@@ -112,8 +111,7 @@ static int decode_at(mdt_il_insn *out, const mdt_il_body *b, uint32_t offset)
                         "%s: its operand needs %u bytes, %zu left in the code", info->name,
                         info->argsize, rd_left(&r));
     switch (info->operand) {
-    case MDT_IL_OPERAND_NONE:
-        break;
+    case MDT_IL_OPERAND_NONE: break;
     case MDT_IL_OPERAND_ARG8:
     case MDT_IL_OPERAND_LOCAL8:
     case MDT_IL_OPERAND_U8:
@@ -224,8 +222,7 @@ int mdt_il_iter_next(mdt_il_insn *out, mdt_il_iter *it)
 {
     int e;
     if (!out || !it)
-        return mdt__fail_simple(MDT_EINVAL, "mdt_il_iter_next: no %s",
-                                !out ? "output" : "cursor");
+        return mdt__fail_simple(MDT_EINVAL, "mdt_il_iter_next: no %s", !out ? "output" : "cursor");
     if (it->done || !it->body || it->pos >= it->body->code_size) {
         it->done = true;
         return MDT_ITEROVER;

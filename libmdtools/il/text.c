@@ -102,15 +102,14 @@ static int method_sig(void *ctx, mdt_sig *sig, const mdt_image *img, uint32_t to
             (e = mdt_row_token(&m, &r, MDT_COL_MethodSpec_Method)))
             return e;
         if (MDT_TOKEN_TABLE(m) == MDT_TABLE_MethodSpec)
-            return mdt__fail_simple(MDT_EBADIMAGE, "MethodSpec 0x%08" PRIx32
-                                    " instantiates another MethodSpec", tok);
+            return mdt__fail_simple(
+                MDT_EBADIMAGE, "MethodSpec 0x%08" PRIx32 " instantiates another MethodSpec", tok);
         tok = m;
     }
     return mdt_sig_of_token(ctx, sig, img, tok);
 }
 
-static int put_method(void *ctx, sb *s, const mdt_image *img, uint32_t tok,
-                      const mdt_name_opts *o)
+static int put_method(void *ctx, sb *s, const mdt_image *img, uint32_t tok, const mdt_name_opts *o)
 {
     mdt_name_opts p = plain(o), named = *o;
     mdt_sig sig;
@@ -155,10 +154,8 @@ static int put_type(void *ctx, sb *s, const mdt_image *img, uint32_t tok, const 
     switch (MDT_TOKEN_TABLE(tok)) {
     case MDT_TABLE_TypeDef:
     case MDT_TABLE_TypeRef:
-    case MDT_TABLE_TypeSpec:
-        break;
-    default:
-        return mdt__fail_simple(MDT_EBADIMAGE, "0x%08" PRIx32 " is no type", tok);
+    case MDT_TABLE_TypeSpec: break;
+    default: return mdt__fail_simple(MDT_EBADIMAGE, "0x%08" PRIx32 " is no type", tok);
     }
     if ((e = mdt_token_name(ctx, &name, img, tok, &named)))
         return e;
@@ -171,12 +168,8 @@ static int put_any(void *ctx, sb *s, const mdt_image *img, uint32_t tok, const m
 {
     switch (MDT_TOKEN_TABLE(tok)) {
     case MDT_TABLE_MethodDef:
-    case MDT_TABLE_MethodSpec:
-        sb_adds(s, "method ");
-        return put_method(ctx, s, img, tok, o);
-    case MDT_TABLE_Field:
-        sb_adds(s, "field ");
-        return put_field(ctx, s, img, tok, o);
+    case MDT_TABLE_MethodSpec: sb_adds(s, "method "); return put_method(ctx, s, img, tok, o);
+    case MDT_TABLE_Field: sb_adds(s, "field "); return put_field(ctx, s, img, tok, o);
     case MDT_TABLE_MemberRef: {
         mdt_sig sig;
         int e;
@@ -186,8 +179,7 @@ static int put_any(void *ctx, sb *s, const mdt_image *img, uint32_t tok, const m
         return sig.kind == MDT_SIG_FIELD ? put_field(ctx, s, img, tok, o)
                                          : put_method(ctx, s, img, tok, o);
     }
-    default:
-        return put_type(ctx, s, img, tok, o);
+    default: return put_type(ctx, s, img, tok, o);
     }
 }
 
@@ -291,7 +283,9 @@ int mdt_il_insn_text(void *mem_ctx, char **out, const mdt_il_body *body, const m
     bool oom = false;
     if (!out || !in || !body || !in->info)
         return mdt__fail_simple(MDT_EINVAL, "mdt_il_insn_text: no %s",
-                                !out ? "output" : !body ? "body" : "instruction");
+                                !out    ? "output"
+                                : !body ? "body"
+                                        : "instruction");
     if (opts)
         o = *opts;
     if (!(tmp = talloc_new(NULL)))
@@ -302,8 +296,7 @@ int mdt_il_insn_text(void *mem_ctx, char **out, const mdt_il_body *body, const m
         sb_addc(&s, ' ');
     uint64_t mark = mdt__err_mark();
     switch (in->operand) {
-    case MDT_IL_OPERAND_NONE:
-        break;
+    case MDT_IL_OPERAND_NONE: break;
     case MDT_IL_OPERAND_ARG8:
     case MDT_IL_OPERAND_ARG16:
     case MDT_IL_OPERAND_LOCAL8:
@@ -311,17 +304,11 @@ int mdt_il_insn_text(void *mem_ctx, char **out, const mdt_il_body *body, const m
     case MDT_IL_OPERAND_I8:
     case MDT_IL_OPERAND_I32:
     case MDT_IL_OPERAND_I64:
-    case MDT_IL_OPERAND_U8:
-        sb_addf(&s, "%" PRId64, in->value);
-        break;
+    case MDT_IL_OPERAND_U8: sb_addf(&s, "%" PRId64, in->value); break;
     case MDT_IL_OPERAND_R32:
-    case MDT_IL_OPERAND_R64:
-        put_real(&s, in);
-        break;
+    case MDT_IL_OPERAND_R64: put_real(&s, in); break;
     case MDT_IL_OPERAND_BR8:
-    case MDT_IL_OPERAND_BR32:
-        sb_addf(&s, "IL_%04" PRIx64, (uint64_t)in->value);
-        break;
+    case MDT_IL_OPERAND_BR32: sb_addf(&s, "IL_%04" PRIx64, (uint64_t)in->value); break;
     case MDT_IL_OPERAND_SWITCH:
         sb_addc(&s, '(');
         for (uint32_t i = 0; i < in->count; i++) {

@@ -78,8 +78,8 @@ static int read_copy(struct mdt_container *c, int fd, size_t n)
 static bool known_magic(const uint8_t *d, size_t n)
 {
     return (n >= 2 && d[0] == 'M' && d[1] == 'Z') ||
-           (n >= 4 && (memcmp(d, "\0asm", 4) == 0 || memcmp(d, "WbIL", 4) == 0 ||
-                       memcmp(d, "BSJB", 4) == 0));
+           (n >= 4 &&
+            (memcmp(d, "\0asm", 4) == 0 || memcmp(d, "WbIL", 4) == 0 || memcmp(d, "BSJB", 4) == 0));
 }
 
 /* Whether a large file is a .NET image at all, from its first bytes and,
@@ -90,8 +90,7 @@ static bool known_magic(const uint8_t *d, size_t n)
  * with none of the kinds' magic numbers fails here. Anything undecided
  * (headers past the file's end, a bad optional header) is left to the
  * parse of the whole file. */
-static int identify(struct mdt_container *c, int fd, size_t size, bool *headers_only,
-                    size_t *need)
+static int identify(struct mdt_container *c, int fd, size_t size, bool *headers_only, size_t *need)
 {
     uint8_t head[64], pe[24], opt[112 + 16 * 8];
     uint32_t lfanew, ndirs;

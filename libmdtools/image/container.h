@@ -18,7 +18,7 @@
 #include "util/reader.h"
 #include "util/warnings.h"
 
-#define MDT_MAX_SECTIONS 96     /* the PE loader's limit */
+#define MDT_MAX_SECTIONS 96 /* the PE loader's limit */
 #define MDT_MAX_DEBUG 16
 
 /* RVAs [lo, hi) of a loader layout that the caller declared readable. */
@@ -27,15 +27,15 @@ struct mdt_rva_run {
 };
 
 struct mdt_container {
-    const char *name;        /* for messages (borrowed from the image) */
-    void *mem;               /* talloc parent of what the container allocates */
-    mdt_warnings *warn;      /* where odd but readable things are reported */
-    int kind;                /* MDT_KIND_... */
-    const uint8_t *data;     /* whole buffer */
+    const char *name;    /* for messages (borrowed from the image) */
+    void *mem;           /* talloc parent of what the container allocates */
+    mdt_warnings *warn;  /* where odd but readable things are reported */
+    int kind;            /* MDT_KIND_... */
+    const uint8_t *data; /* whole buffer */
     size_t size;
-    void *map;               /* mmap'ed region (MDT_OPEN_MAP), or NULL */
+    void *map; /* mmap'ed region (MDT_OPEN_MAP), or NULL */
     size_t map_len;
-    void *copy;              /* malloc'ed copy of a file's bytes, or NULL */
+    void *copy; /* malloc'ed copy of a file's bytes, or NULL */
     /* MDT_KIND_PE_MAPPED: what may be read, as RVAs (ranges.c): sorted,
      * disjoint and never adjacent, so that bytes contiguous in memory are
      * in one run; size is the length of the run at RVA 0. */
@@ -46,7 +46,7 @@ struct mdt_container {
     mdt_pe_info pe;
     size_t nsections;
     mdt_section *sections;
-    uint64_t webcil_base;    /* file offset of a Webcil payload in its wrapper */
+    uint64_t webcil_base; /* file offset of a Webcil payload in its wrapper */
     mdt_debug_entry debug[MDT_MAX_DEBUG];
 };
 
@@ -89,7 +89,7 @@ int mdt__webcil_parse(struct mdt_container *c, rd *window);
 int mdt__cli_parse(struct mdt_container *c, uint32_t cli_rva, uint32_t cli_size,
                    rd *window); /* pe.c */
 /* Decode c->pe.debug_dir into c->debug; problems become warnings. */
-void mdt__read_debug(struct mdt_container *c);       /* pe.c */
+void mdt__read_debug(struct mdt_container *c); /* pe.c */
 /* The run of a mapped image holding [rva, rva + len), or NULL (ranges.c). */
 const struct mdt_rva_run *mdt__run_of(const struct mdt_container *c, uint64_t rva, uint64_t len);
 /* Map an RVA to a buffer pointer for `len` bytes (flat or mapped). */

@@ -51,12 +51,14 @@ int mdt__rva_ptr(const struct mdt_container *c, uint32_t rva, uint32_t len, cons
         if (!run) {
             run = mdt__run_of(c, rva, 0);
             if (run && rva < run->hi)
-                return mdt__fail(MDT_ETRUNC, pl, "%s: 0x%x bytes at RVA 0x%x run past the "
-                                 "readable memory, which ends at RVA 0x%llx", what, len, rva,
-                                 (unsigned long long)run->hi);
-            return mdt__fail(MDT_ETRUNC, pl, "%s: RVA 0x%x is not in memory declared readable "
-                             "(the mapped image has %zu readable range%s)", what, rva,
-                             c->nruns, c->nruns == 1 ? "" : "s");
+                return mdt__fail(MDT_ETRUNC, pl,
+                                 "%s: 0x%x bytes at RVA 0x%x run past the "
+                                 "readable memory, which ends at RVA 0x%llx",
+                                 what, len, rva, (unsigned long long)run->hi);
+            return mdt__fail(MDT_ETRUNC, pl,
+                             "%s: RVA 0x%x is not in memory declared readable "
+                             "(the mapped image has %zu readable range%s)",
+                             what, rva, c->nruns, c->nruns == 1 ? "" : "s");
         }
         *p = c->data + rva;
         if (file_off)
@@ -80,8 +82,8 @@ int mdt__rva_ptr(const struct mdt_container *c, uint32_t rva, uint32_t len, cons
     uint64_t off = c->webcil_base + (uint64_t)s->raw_pointer + delta;
     if (off > c->size || len > c->size - off) {
         pl.file_offset = off;
-        return mdt__fail(MDT_ETRUNC, pl, "%s: 0x%x bytes at RVA 0x%x beyond end of file", what,
-                         len, rva);
+        return mdt__fail(MDT_ETRUNC, pl, "%s: 0x%x bytes at RVA 0x%x beyond end of file", what, len,
+                         rva);
     }
     *p = c->data + off;
     if (file_off)
@@ -89,8 +91,7 @@ int mdt__rva_ptr(const struct mdt_container *c, uint32_t rva, uint32_t len, cons
     return 0;
 }
 
-int mdt__container_rva(const struct mdt_container *c, uint32_t rva, uint32_t len,
-                       const uint8_t **p)
+int mdt__container_rva(const struct mdt_container *c, uint32_t rva, uint32_t len, const uint8_t **p)
 {
     if (c->kind == MDT_KIND_METADATA)
         return mdt__fail_simple(MDT_ENOTFOUND, "raw metadata has no RVAs");
@@ -122,8 +123,8 @@ int mdt__container_read_rva(const struct mdt_container *c, uint32_t rva, void *b
         return mdt__fail(MDT_ENOTFOUND, pl, "RVA 0x%x is in no section", rva);
     uint32_t delta = rva - s->virtual_address, span = span_of(s);
     if (len > span - delta)
-        return mdt__fail(MDT_EBADIMAGE, pl, "0x%x bytes at RVA 0x%x straddle section %s", len,
-                         rva, s->name);
+        return mdt__fail(MDT_EBADIMAGE, pl, "0x%x bytes at RVA 0x%x straddle section %s", len, rva,
+                         s->name);
     /* Raw bytes that exist in the file; the rest of the span is zeros. */
     uint64_t start = c->webcil_base + (uint64_t)s->raw_pointer;
     uint64_t have = s->raw_size;
@@ -285,8 +286,7 @@ int mdt__cli_parse(struct mdt_container *c, uint32_t cli_rva, uint32_t cli_size,
         r.pos = 8;
         return rd_fail(&r, MDT_EBADIMAGE, "CLI header has no metadata directory");
     }
-    if ((e = mdt__rva_ptr(c, c->pe.metadata.rva, c->pe.metadata.size, &p, &off,
-                          "metadata")))
+    if ((e = mdt__rva_ptr(c, c->pe.metadata.rva, c->pe.metadata.size, &p, &off, "metadata")))
         return e;
     *window = rd_make(c->name, "metadata root", p, c->pe.metadata.size, off);
     return 0;

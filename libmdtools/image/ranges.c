@@ -56,8 +56,10 @@ int mdt__container_set_runs(struct mdt_container *c, const mdt_mem_range *ranges
     }
     if (m == 0 || runs[0].lo != 0) {
         talloc_free(runs);
-        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_mapped_ranges: the base %p is in "
-                                            "no range declared readable", c->data);
+        return mdt__fail_simple(MDT_EINVAL,
+                                "mdt_image_open_mapped_ranges: the base %p is in "
+                                "no range declared readable",
+                                c->data);
     }
     c->runs = runs;
     c->nruns = m;

@@ -178,17 +178,10 @@ static int skip_const_expr(rd *r, unsigned seg)
         if ((e = rd_u8(r, &op, "segment offset expression")))
             return e;
         switch (op) {
-        case 0x0B: /* end */
-            return 0;
-        case 0x41: /* i32.const */
-            e = skip_sleb(r, 5, "i32.const");
-            break;
-        case 0x42: /* i64.const (memory64) */
-            e = skip_sleb(r, 10, "i64.const");
-            break;
-        case 0x23: /* global.get */
-            e = uleb32(r, &idx, "global.get");
-            break;
+        case 0x0B: /* end */ return 0;
+        case 0x41: /* i32.const */ e = skip_sleb(r, 5, "i32.const"); break;
+        case 0x42: /* i64.const (memory64) */ e = skip_sleb(r, 10, "i64.const"); break;
+        case 0x23: /* global.get */ e = uleb32(r, &idx, "global.get"); break;
         default:
             r->pos--;
             return rd_fail(r, MDT_EUNSUPPORTED,
@@ -209,8 +202,7 @@ static int read_segment(rd *d, unsigned n, rd *seg, const char *region)
     if ((e = uleb32(d, &flags, "data segment flags")))
         return e;
     switch (flags) {
-    case 1: /* passive: what webcil.md prescribes */
-        break;
+    case 1: /* passive: what webcil.md prescribes */ break;
     case 0: /* active, memory 0 */
         if ((e = skip_const_expr(d, n)))
             return e;

@@ -13,8 +13,7 @@
 
 #include "md/md_int.h"
 
-static int cell_fail(const mdt_row *row, int col, int code, const char *fmt, uint32_t a,
-                     uint32_t b)
+static int cell_fail(const mdt_row *row, int col, int code, const char *fmt, uint32_t a, uint32_t b)
 {
     const struct mdt_md *md = mdt__md(row->img);
     const mdt_table_schema *s = mdt_table_schema_get(row->table);
@@ -51,8 +50,7 @@ uint32_t mdt_table_rows_present(const mdt_image *img, unsigned table)
 uint32_t mdt_table_row_size(const mdt_image *img, unsigned table)
 {
     const struct mdt_md *md = mdt__md(img);
-    return table < MDT_TABLE_MAX && md->lay.tables[table].rows ? md->lay.tables[table].row_size
-                                                              : 0;
+    return table < MDT_TABLE_MAX && md->lay.tables[table].rows ? md->lay.tables[table].row_size : 0;
 }
 
 unsigned mdt_column_width(const mdt_image *img, unsigned table, unsigned col)
@@ -268,8 +266,10 @@ int mdt_row_token(uint32_t *token, const mdt_row *row, unsigned col)
         const mdt_coded_schema *c = mdt_coded_schema_get(cs->target);
         uint32_t tag = v & ((1u << c->tag_bits) - 1);
         if (tag >= c->ntags || c->tables[tag] == MDT_NOTABLE)
-            return cell_fail(row, (int)col, MDT_EBADIMAGE, "coded index tag %u is not valid "
-                             "(value 0x%x)", tag, v);
+            return cell_fail(row, (int)col, MDT_EBADIMAGE,
+                             "coded index tag %u is not valid "
+                             "(value 0x%x)",
+                             tag, v);
         table = c->tables[tag];
         rid = v >> c->tag_bits;
         if (rid > mdt__target_rows(md, table))
@@ -278,8 +278,7 @@ int mdt_row_token(uint32_t *token, const mdt_row *row, unsigned col)
                              mdt__target_rows(md, table));
         break;
     }
-    default:
-        return mdt__fail_simple(MDT_EINVAL, "column %s is not an index", cs->name);
+    default: return mdt__fail_simple(MDT_EINVAL, "column %s is not an index", cs->name);
     }
     *token = (uint32_t)table << 24 | rid;
     return 0;
@@ -297,8 +296,7 @@ int mdt_row_range(uint32_t *first, uint32_t *count, const mdt_row *row, unsigned
     limit = mdt__target_rows(md, mdt__list_table(md, cs->target)) + 1;
     start = mdt_row_raw(row, col);
     if (start == 0 || start > limit)
-        return cell_fail(row, (int)col, MDT_EBADIMAGE,
-                         "list start %u outside 1..%u", start, limit);
+        return cell_fail(row, (int)col, MDT_EBADIMAGE, "list start %u outside 1..%u", start, limit);
     if (row->rid < md->lay.tables[row->table].rows) {
         mdt_row next;
         if ((e = mdt_row_get(&next, img, row->table, row->rid + 1)))
@@ -306,8 +304,7 @@ int mdt_row_range(uint32_t *first, uint32_t *count, const mdt_row *row, unsigned
         end = mdt_row_raw(&next, col);
         if (end > limit || end < start)
             return cell_fail(row, (int)col, MDT_EBADIMAGE,
-                             "list ends at %u, before its start %u or past its table", end,
-                             start);
+                             "list ends at %u, before its start %u or past its table", end, start);
     } else {
         end = limit;
     }

@@ -105,7 +105,7 @@ int mdt_column_raw(uint32_t *out, const mdt_image *img, unsigned table, unsigned
             s[i] = base + idx;                                                                     \
             len[i] = (uint32_t)strlen(s[i]);                                                       \
         } else {                                                                                   \
-            bad += mdt__cell_string_slow(md, table, first + i, col, idx, &s[i], &len[i]);         \
+            bad += mdt__cell_string_slow(md, table, first + i, col, idx, &s[i], &len[i]);          \
         }                                                                                          \
     }
 
@@ -136,8 +136,8 @@ int mdt_column_strings(const char **s, uint32_t *len, const mdt_image *img, unsi
         if (idx < fast && base[idx] < 0x80) {                                                      \
             data[i] = base + idx + 1;                                                              \
             len[i] = base[idx];                                                                    \
-        } else if (heap_blob_fast(md, idx, &data[i], &len[i]) != 0) {                             \
-            bad += mdt__cell_blob_slow(md, table, first + i, col, idx, &data[i], &len[i]);        \
+        } else if (heap_blob_fast(md, idx, &data[i], &len[i]) != 0) {                              \
+            bad += mdt__cell_blob_slow(md, table, first + i, col, idx, &data[i], &len[i]);         \
         }                                                                                          \
     }
 

@@ -8,7 +8,6 @@
 
 #include "md/md_int.h"
 
-
 static uint32_t key_at(const mdt_table_layout *t, unsigned col, uint32_t i)
 {
     const uint8_t *p = t->base + (size_t)i * t->row_size + t->off[col];

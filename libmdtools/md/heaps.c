@@ -74,8 +74,8 @@ int mdt__heap_string_slow(const struct mdt_md *md, uint32_t idx, const char **s,
     return 0;
 }
 
-int mdt__heap_blob_slow(const struct mdt_md *md, uint32_t idx, const uint8_t **data,
-                        uint32_t *len, const mdt_cellref *ref)
+int mdt__heap_blob_slow(const struct mdt_md *md, uint32_t idx, const uint8_t **data, uint32_t *len,
+                        const mdt_cellref *ref)
 {
     const struct mdt_heap_view *h = &md->blob;
     uint32_t n;
@@ -165,8 +165,7 @@ int mdt__cell_guid_slow(const struct mdt_md *md, unsigned table, uint32_t rid, u
 int mdt_heap_string(const char **s, size_t *len, const mdt_image *img, uint32_t index)
 {
     const struct mdt_md *md = mdt__md(img);
-    return heap_string_fast(md, index, s, len) ? mdt__heap_string_slow(md, index, s, len, NULL)
-                                               : 0;
+    return heap_string_fast(md, index, s, len) ? mdt__heap_string_slow(md, index, s, len, NULL) : 0;
 }
 
 int mdt_heap_blob(const uint8_t **data, uint32_t *len, const mdt_image *img, uint32_t index)
@@ -237,8 +236,7 @@ int mdt_heap_next(uint32_t *next, const mdt_image *img, int heap, uint32_t index
         h = &md->blob;
         e = mdt_heap_blob(&d, &n, img, index);
         break;
-    default:
-        return mdt__fail_simple(MDT_EINVAL, "no heap number %d", heap);
+    default: return mdt__fail_simple(MDT_EINVAL, "no heap number %d", heap);
     }
     if (e)
         return e;

@@ -85,8 +85,8 @@ static size_t late_messages(const struct mdt_md *md, struct mdt_late_warnings *w
             continue;
         if (w)
             snprintf(w->msg[n], WARNING_LEN,
-                     "table %s is not sorted by %s as ECMA-335 requires%s; lookups scan",
-                     s->name, s->cols[s->sort_col].name,
+                     "table %s is not sorted by %s as ECMA-335 requires%s; lookups scan", s->name,
+                     s->cols[s->sort_col].name,
                      md->mdi.sorted >> t & 1 ? " (its Sorted bit is set)" : "");
         n++;
     }

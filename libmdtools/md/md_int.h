@@ -22,12 +22,12 @@
 #include "util/reader.h"
 #include "util/warnings.h"
 
-#define MDT_MAX_STREAMS 64      /* more headers than this is nonsense */
+#define MDT_MAX_STREAMS 64 /* more headers than this is nonsense */
 
 /* What md/ keeps about one table beside its public layout (the rows, their
  * size and the columns, in md->lay.tables[]). */
 struct mdt_table {
-    uint32_t offset;         /* from the start of the tables stream */
+    uint32_t offset; /* from the start of the tables stream */
     /* lazy.c: found out on first need, never at open, published with
      * atomic stores (see there). Whether the spec-sorted key column really
      * is sorted: 0 not known yet, 1 sorted, 2 not. */
@@ -43,10 +43,10 @@ struct mdt_table {
 struct mdt_heap_view {
     const uint8_t *base;
     uint32_t size;
-    uint32_t offset;         /* from the metadata root */
+    uint32_t offset; /* from the metadata root */
     bool present;
-    bool nul_terminated;     /* last byte is 0: strlen from any index stays inside */
-    const char *name;        /* "#Strings", ... for messages */
+    bool nul_terminated; /* last byte is 0: strlen from any index stays inside */
+    const char *name;    /* "#Strings", ... for messages */
 };
 
 /* The metadata of an open image, immutable after open. */
@@ -55,15 +55,15 @@ struct mdt_md {
      * reach it by converting the image pointer (C11 6.7.2.1p15), as
      * mdt__md() does for the whole structure. Filled at open. */
     mdt_image_layout lay;
-    const char *name;        /* the image's, for messages */
-    void *mem;               /* talloc parent of what md/ allocates: the image */
-    mdt_warnings *warn;      /* the image's warnings */
+    const char *name;   /* the image's, for messages */
+    void *mem;          /* talloc parent of what md/ allocates: the image */
+    mdt_warnings *warn; /* the image's warnings */
     mdt_md_info mdi;
     mdt_stream_info *streams;
     struct mdt_heap_view strings, us, blob, guid, tables_stream, pdb;
     uint32_t pdb_rows[MDT_TABLE_MAX]; /* type-system row counts from #Pdb */
     struct mdt_table tables[MDT_TABLE_MAX];
-    uint8_t ci_wide[MDT_CI_COUNT];    /* coded index is 4 bytes wide */
+    uint8_t ci_wide[MDT_CI_COUNT]; /* coded index is 4 bytes wide */
     /* Warnings of the checks open leaves to first need (lazy.c),
      * produced when the warnings are first asked for. */
     struct mdt_late_warnings *_Atomic late_warnings;
@@ -83,8 +83,7 @@ static inline const struct mdt_md *mdt__md(const mdt_image *img)
  * row readers read a cell as 4 bytes: tables.c copies the tables stream
  * when fewer than 3 bytes past the last row are readable). Errors are
  * located; afterwards md is immutable. */
-int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *window,
-                  size_t slack);
+int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *window, size_t slack);
 /* The tables stream and the #Pdb stream (tables.c), for root.c; `beyond`
  * bytes after the end of the tables stream may be read. */
 int mdt__tables_parse(struct mdt_md *md, size_t beyond);
@@ -135,15 +134,14 @@ const char *mdt__late_warning(const struct mdt_md *md, size_t i);
 /* Run indexes (runs.c), built on the first owner query of a LIST column;
  * they make the owner of a list position a load (owner.c). */
 struct mdt_run_index {
-    uint32_t n;          /* positions 0..n-1 are indexed (the readable rows) */
-    bool ascending;      /* the column's starts never decrease */
-    uint16_t *h16;       /* position -> row whose run holds it, 0: none; */
-    uint32_t *h32;       /* h16 when the owning table has < 65536 rows */
+    uint32_t n;     /* positions 0..n-1 are indexed (the readable rows) */
+    bool ascending; /* the column's starts never decrease */
+    uint16_t *h16;  /* position -> row whose run holds it, 0: none; */
+    uint32_t *h32;  /* h16 when the owning table has < 65536 rows */
 };
 /* The index of LIST column `col` of `table`, built on first need; NULL
  * with the error recorded when out of memory. Thread-safe (lazy.c). */
-const struct mdt_run_index *mdt__run_index(const struct mdt_md *md, unsigned table,
-                                           unsigned col);
+const struct mdt_run_index *mdt__run_index(const struct mdt_md *md, unsigned table, unsigned col);
 /* The index of a table's k-th LIST column when it is built already (a
  * load), else NULL. */
 static inline const struct mdt_run_index *mdt__run_index_built(const struct mdt_md *md,
@@ -160,8 +158,7 @@ static inline uint32_t mdt__run_index_get(const struct mdt_run_index *ri, uint32
 /* The position of a Field/MethodDef/Param/Event/Property row in its list
  * runs: through the Ptr table when it has rows (0 when no Ptr row names
  * it), else the row itself. 0 or MDT_ENOMEM. */
-int mdt__list_position(const struct mdt_md *md, unsigned target, uint32_t rid,
-                       uint32_t *pos);
+int mdt__list_position(const struct mdt_md *md, unsigned target, uint32_t rid, uint32_t *pos);
 /* Free a table's lazy indexes (with the image). */
 void mdt__runs_free(struct mdt_table *tb);
 
@@ -174,8 +171,8 @@ typedef struct mdt_cellref {
 
 int mdt__heap_string_slow(const struct mdt_md *md, uint32_t idx, const char **s, size_t *len,
                           const mdt_cellref *ref) __attribute__((cold, noinline));
-int mdt__heap_blob_slow(const struct mdt_md *md, uint32_t idx, const uint8_t **data,
-                        uint32_t *len, const mdt_cellref *ref) __attribute__((cold, noinline));
+int mdt__heap_blob_slow(const struct mdt_md *md, uint32_t idx, const uint8_t **data, uint32_t *len,
+                        const mdt_cellref *ref) __attribute__((cold, noinline));
 int mdt__heap_guid(const struct mdt_md *md, uint32_t idx, const uint8_t **guid,
                    const mdt_cellref *ref);
 /* A cell of row rid the inline fast path refused, for the loops of

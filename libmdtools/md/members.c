@@ -47,8 +47,10 @@ int mdt_members_init(mdt_members *it, const mdt_image *img, uint32_t typedef_tok
         return mdt__fail_simple(MDT_EINVAL, "mdt_members_init: no image, or an iterator not "
                                             "set to MDT_MEMBERS_INIT");
     if (MDT_TOKEN_TABLE(typedef_token) != MDT_TABLE_TypeDef || !(kinds_wanted & MDT_MEMBERS_ALL))
-        return mdt__fail_simple(MDT_EINVAL, "mdt_members_init: 0x%08x is not a TypeDef token, "
-                                            "or no kind of member asked for", typedef_token);
+        return mdt__fail_simple(MDT_EINVAL,
+                                "mdt_members_init: 0x%08x is not a TypeDef token, "
+                                "or no kind of member asked for",
+                                typedef_token);
     if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(typedef_token))))
         return e;
     memset(&it->img, 0, sizeof *it - offsetof(mdt_members, img));
@@ -212,8 +214,10 @@ int mdt_typedef_kind(mdt_type_kind *kind, const mdt_image *img, uint32_t typedef
     if (!kind || !img || MDT_TOKEN_TABLE(typedef_token) != MDT_TABLE_TypeDef) {
         if (kind)
             *kind = MDT_KIND_CLASS;
-        return mdt__fail_simple(MDT_EINVAL, "mdt_typedef_kind: no image, or 0x%08x is not a "
-                                            "TypeDef token", typedef_token);
+        return mdt__fail_simple(MDT_EINVAL,
+                                "mdt_typedef_kind: no image, or 0x%08x is not a "
+                                "TypeDef token",
+                                typedef_token);
     }
     *kind = MDT_KIND_CLASS;
     if ((e = mdt_row_get(&r, img, MDT_TABLE_TypeDef, MDT_TOKEN_RID(typedef_token))))
@@ -271,9 +275,7 @@ bool mdt_token_is_type_or_member(uint32_t token)
     case MDT_TABLE_MemberRef:
     case MDT_TABLE_MethodSpec:
     case MDT_TABLE_Property:
-    case MDT_TABLE_Event:
-        return true;
-    default:
-        return false;
+    case MDT_TABLE_Event: return true;
+    default: return false;
     }
 }

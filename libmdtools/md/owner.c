@@ -142,9 +142,8 @@ int mdt_member_owner(uint32_t *owner, const mdt_image *img, uint32_t member)
         }
         return mdt_member_owner(owner, img, t);
     }
-    return mdt__fail_simple(MDT_EINVAL,
-                            "token 0x%08x is not a Field, MethodDef, Property, Event or Param",
-                            member);
+    return mdt__fail_simple(
+        MDT_EINVAL, "token 0x%08x is not a Field, MethodDef, Property, Event or Param", member);
 }
 
 /* Property and Event: the map row holding the run, then its Parent. */
@@ -196,11 +195,9 @@ int mdt_token_owner(uint32_t *owner, const mdt_image *img, uint32_t token)
     if (!rid || rid > mdt_table_rows(img, table))
         return mdt_row_get(&r, img, table, rid); /* the located error */
     switch (table) {
-    case MDT_TABLE_TypeDef:
-        return mdt_typedef_enclosing(owner, img, token);
+    case MDT_TABLE_TypeDef: return mdt_typedef_enclosing(owner, img, token);
     case MDT_TABLE_MethodDef:
-    case MDT_TABLE_Field:
-        return mdt_member_owner(owner, img, token);
+    case MDT_TABLE_Field: return mdt_member_owner(owner, img, token);
     case MDT_TABLE_Param:
         return run_owner(img, MDT_TABLE_MethodDef, MDT_COL_MethodDef_ParamList, MDT_TABLE_Param,
                          rid, owner);
@@ -210,8 +207,7 @@ int mdt_token_owner(uint32_t *owner, const mdt_image *img, uint32_t token)
     case MDT_TABLE_Event:
         return map_owner(img, MDT_TABLE_EventMap, MDT_COL_EventMap_EventList, MDT_TABLE_Event,
                          MDT_COL_EventMap_Parent, rid, owner);
-    default:
-        break;
+    default: break;
     }
     for (size_t i = 0; i < sizeof parent_col / sizeof parent_col[0]; i++)
         if (parent_col[i].table == table) {

@@ -27,9 +27,9 @@ static int slot_of(const char *name, bool enc)
     static const struct {
         const char *name;
         int slot;
-    } known[] = {{"#~", S_TABLES},   {"#-", S_TABLES},  {"#Strings", S_STRINGS},
-                 {"#US", S_US},      {"#Blob", S_BLOB}, {"#GUID", S_GUID},
-                 {"#Pdb", S_PDB},    {"#JTD", S_JTD},   {"#Schema", S_SCHEMA}};
+    } known[] = {{"#~", S_TABLES}, {"#-", S_TABLES},  {"#Strings", S_STRINGS},
+                 {"#US", S_US},    {"#Blob", S_BLOB}, {"#GUID", S_GUID},
+                 {"#Pdb", S_PDB},  {"#JTD", S_JTD},   {"#Schema", S_SCHEMA}};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (enc ? strcasecmp(name, known[i].name) == 0 : strcmp(name, known[i].name) == 0)
             return known[i].slot;
@@ -59,8 +59,7 @@ static void set_heap(struct mdt_heap_view *h, const uint8_t *root, const mdt_str
     h->name = name;
 }
 
-int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *window,
-                  size_t slack)
+int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *window, size_t slack)
 {
     rd r = rd_make(window->file, "metadata root", window->base, window->len, window->file_off);
     uint32_t size = (uint32_t)window->len, sig, reserved, vlen;
@@ -203,8 +202,7 @@ int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *wi
     }
     set_heap(&md->tables_stream, window->base, &md->streams[chosen[S_TABLES]],
              md->streams[chosen[S_TABLES]].name[1] == '-' ? "#-" : "#~");
-    if (md->strings.present && md->strings.size &&
-        md->strings.base[md->strings.size - 1] != 0)
+    if (md->strings.present && md->strings.size && md->strings.base[md->strings.size - 1] != 0)
         mdt__warn(md->warn, "#Strings does not end with a NUL; its last string is unreadable");
     else if (md->strings.present && md->strings.size)
         md->strings.nul_terminated = true;
@@ -215,8 +213,8 @@ int mdt__md_parse(struct mdt_md *md, void *mem, mdt_warnings *warn, const rd *wi
     /* The tables stream lies inside the window (streams past its end were
      * cut at it); what follows the stream there may be read, and then the
      * slack after the window. */
-    return mdt__tables_parse(md, size - (md->tables_stream.offset + md->tables_stream.size) +
-                                     slack);
+    return mdt__tables_parse(md,
+                             size - (md->tables_stream.offset + md->tables_stream.size) + slack);
 }
 
 const mdt_md_info *mdt_image_md_info(const mdt_image *img)

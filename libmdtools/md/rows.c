@@ -265,17 +265,10 @@ int mdt_rows_cells(mdt_cell *cells, const mdt_image *img, unsigned table, uint32
         const uint8_t *p = row0 + t->off[c];
         unsigned width = t->width[c];
         switch (t->kind[c]) {
-        case MDT_COLK_STR:
-            bad += string_cells(cells + c, p, end, &r, c, width);
-            break;
-        case MDT_COLK_BLOB:
-            bad += blob_cells(cells + c, p, end, &r, c, width);
-            break;
-        case MDT_COLK_GUID:
-            bad += guid_cells(cells + c, p, end, &r, c, width);
-            break;
-        default:
-            raw_cells(cells + c, n, p, count, rs, width);
+        case MDT_COLK_STR: bad += string_cells(cells + c, p, end, &r, c, width); break;
+        case MDT_COLK_BLOB: bad += blob_cells(cells + c, p, end, &r, c, width); break;
+        case MDT_COLK_GUID: bad += guid_cells(cells + c, p, end, &r, c, width); break;
+        default: raw_cells(cells + c, n, p, count, rs, width);
         }
     }
     return bad;

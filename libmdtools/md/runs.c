@@ -131,8 +131,7 @@ static struct mdt_run_index *fill_holders(const struct mdt_md *md, const mdt_tab
     return ri;
 }
 
-const struct mdt_run_index *mdt__run_index(const struct mdt_md *md, unsigned table,
-                                           unsigned col)
+const struct mdt_run_index *mdt__run_index(const struct mdt_md *md, unsigned table, unsigned col)
 {
     const mdt_table_schema *s = mdt_table_schema_get(table);
     const mdt_table_layout *t = &md->lay.tables[table];
@@ -153,8 +152,8 @@ const struct mdt_run_index *mdt__run_index(const struct mdt_md *md, unsigned tab
         return NULL;
     }
     struct mdt_run_index *expected = NULL;
-    if (!atomic_compare_exchange_strong_explicit(&tb->runs[k], &expected, ri,
-                                                 memory_order_acq_rel, memory_order_acquire)) {
+    if (!atomic_compare_exchange_strong_explicit(&tb->runs[k], &expected, ri, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
         free(ri); /* another thread was first: use its index */
         ri = expected;
     }
@@ -178,8 +177,7 @@ static struct mdt_ptr_index *fill_ptr(const struct mdt_md *md, unsigned ptr, uns
     return pi;
 }
 
-int mdt__list_position(const struct mdt_md *md, unsigned target, uint32_t rid,
-                       uint32_t *pos)
+int mdt__list_position(const struct mdt_md *md, unsigned target, uint32_t rid, uint32_t *pos)
 {
     unsigned ptr = mdt__ptr_table(target);
     if (!ptr || !md->lay.tables[ptr].rows) {

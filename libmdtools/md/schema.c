@@ -22,7 +22,9 @@
 /* Column arrays, one per table. */
 #define MDT_TABLE(id, name, sort) static const mdt_column_schema cols_##name[] = {
 #define MDT_COL(t, c, k, a) {#c, k, a},
-#define MDT_TABLE_END(name) };
+#define MDT_TABLE_END(name)                                                                        \
+    }                                                                                              \
+    ;
 #include <mdtools/tables.def>
 #undef MDT_TABLE
 #undef MDT_COL
@@ -41,7 +43,9 @@ static const mdt_table_schema tables[MDT_TABLE_MAX] = {
 
 #define MDT_CODED(name, bits) static const uint8_t tags_##name[] = {
 #define MDT_CODED_TAG(name, table) table,
-#define MDT_CODED_END(name) };
+#define MDT_CODED_END(name)                                                                        \
+    }                                                                                              \
+    ;
 #include <mdtools/tables.def>
 #undef MDT_CODED
 #undef MDT_CODED_TAG

@@ -62,8 +62,8 @@ unsigned mdt__col_width(const struct mdt_md *md, unsigned table, unsigned col)
 
 static int parse_pdb_stream(struct mdt_md *md)
 {
-    rd r = rd_make(md->name, "#Pdb", md->pdb.base, md->pdb.size,
-                   md->mdi.file_offset + md->pdb.offset);
+    rd r =
+        rd_make(md->name, "#Pdb", md->pdb.base, md->pdb.size, md->mdi.file_offset + md->pdb.offset);
     const uint8_t *id;
     uint64_t refd;
     int e;
@@ -81,8 +81,8 @@ static int parse_pdb_stream(struct mdt_md *md)
             return e;
         if (t >= MDT_TABLE_MAX || t >= 0x30 || !mdt_table_schema_get(t)) {
             r.pos -= 4;
-            return rd_fail(&r, MDT_EBADIMAGE, "#Pdb refers to table 0x%02x, not a type-system table",
-                           t);
+            return rd_fail(&r, MDT_EBADIMAGE,
+                           "#Pdb refers to table 0x%02x, not a type-system table", t);
         }
         if (n > MAX_ROWS) {
             r.pos -= 4;

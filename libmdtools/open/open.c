@@ -79,8 +79,10 @@ int mdt_image_open_file(void *mem_ctx, mdt_image **out, const char *path, unsign
     *out = NULL;
     if ((flags & ~(unsigned)(MDT_OPEN_COPY | MDT_OPEN_MAP)) ||
         (flags & (MDT_OPEN_COPY | MDT_OPEN_MAP)) == (MDT_OPEN_COPY | MDT_OPEN_MAP))
-        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_file: flags 0x%x: unknown, or "
-                                            "MDT_OPEN_COPY with MDT_OPEN_MAP", flags);
+        return mdt__fail_simple(MDT_EINVAL,
+                                "mdt_image_open_file: flags 0x%x: unknown, or "
+                                "MDT_OPEN_COPY with MDT_OPEN_MAP",
+                                flags);
     img = new_image(mem_ctx, path);
     if (!img)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory opening %s", path);
@@ -99,8 +101,10 @@ static int open_bytes(void *mem_ctx, mdt_image **out, const char *name, const vo
         return mdt__fail_simple(MDT_EINVAL, "mdt_image_open: NULL argument");
     if (flags & ~(unsigned)MDT_OPEN_COPY) {
         *out = NULL;
-        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open: flags 0x%x: only MDT_OPEN_COPY "
-                                            "applies to bytes in memory", flags);
+        return mdt__fail_simple(MDT_EINVAL,
+                                "mdt_image_open: flags 0x%x: only MDT_OPEN_COPY "
+                                "applies to bytes in memory",
+                                flags);
     }
     *out = NULL;
     img = new_image(mem_ctx, name);
@@ -139,9 +143,8 @@ int mdt_image_open_mapped(void *mem_ctx, mdt_image **out, const char *name, cons
     return open_bytes(mem_ctx, out, name, base, size, flags, true);
 }
 
-int mdt_image_open_mapped_ranges(void *mem_ctx, mdt_image **out, const char *name,
-                                 const void *base, const mdt_mem_range *ranges, size_t nranges,
-                                 unsigned flags)
+int mdt_image_open_mapped_ranges(void *mem_ctx, mdt_image **out, const char *name, const void *base,
+                                 const mdt_mem_range *ranges, size_t nranges, unsigned flags)
 {
     struct mdt_image *img;
     int e;
@@ -150,8 +153,10 @@ int mdt_image_open_mapped_ranges(void *mem_ctx, mdt_image **out, const char *nam
     if (!out || !base || (!ranges && nranges))
         return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_mapped_ranges: NULL argument");
     if (flags & ~(unsigned)MDT_OPEN_COPY)
-        return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_mapped_ranges: flags 0x%x: only "
-                                            "MDT_OPEN_COPY applies to bytes in memory", flags);
+        return mdt__fail_simple(MDT_EINVAL,
+                                "mdt_image_open_mapped_ranges: flags 0x%x: only "
+                                "MDT_OPEN_COPY applies to bytes in memory",
+                                flags);
     img = new_image(mem_ctx, name);
     if (!img)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory");

@@ -22,7 +22,11 @@ uint32_t mdt_pdb_document_count(const mdt_pdb *pdb)
 /* Length of the UTF-8 character a lead byte starts, 0 when it starts none. */
 static unsigned utf8_len(uint8_t b)
 {
-    return b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    return b < 0x80             ? 1
+           : (b & 0xE0) == 0xC0 ? 2
+           : (b & 0xF0) == 0xE0 ? 3
+           : (b & 0xF8) == 0xF0 ? 4
+                                : 0;
 }
 
 static int bad(const mdt_pdb *pdb, uint32_t doc, int code, const char *what)
@@ -89,8 +93,7 @@ int mdt_pdb_document_name_buf(char *buf, size_t size, size_t *len, const mdt_pdb
     if (len)
         *len = n;
     if (n >= size)
-        return mdt__fail_simple(MDT_ETRUNC, "document name of %zu bytes does not fit %zu", n,
-                                size);
+        return mdt__fail_simple(MDT_ETRUNC, "document name of %zu bytes does not fit %zu", n, size);
     return 0;
 }
 

@@ -191,13 +191,13 @@ int mdt_pdb_open_file(void *mem_ctx, mdt_pdb **out, const char *path, const mdt_
 /* Try one candidate file; 1 when it does not exist or is not this
  * assembly's PDB (*why and *whymsg keep the most telling reason: a Windows
  * PDB, then an id that does not match), else 0 or an error. */
-static int try_file(void *mem_ctx, mdt_pdb **out, const mdt_image *img, const char *path,
-                    int *why, char **whymsg, void *tmp)
+static int try_file(void *mem_ctx, mdt_pdb **out, const mdt_image *img, const char *path, int *why,
+                    char **whymsg, void *tmp)
 {
     int r = mdt_pdb_open_file(mem_ctx, out, path, img);
     const char *what = mdt_last_error()->what;
-    if (r == MDT_EUNSUPPORTED || (r == MDT_ENOTFOUND && *why != MDT_EUNSUPPORTED &&
-                                  strstr(what, "does not match"))) {
+    if (r == MDT_EUNSUPPORTED ||
+        (r == MDT_ENOTFOUND && *why != MDT_EUNSUPPORTED && strstr(what, "does not match"))) {
         *why = r;
         *whymsg = talloc_strdup(tmp, what);
     }

@@ -6,9 +6,9 @@
 #include <mdtools/pdb.h>
 
 struct mdt_pdb {
-    mdt_image *md;   /* the PDB's metadata (owned) */
-    int source;      /* enum mdt_pdb_source */
-    char *path;      /* file, or NAME!embedded */
+    mdt_image *md; /* the PDB's metadata (owned) */
+    int source;    /* enum mdt_pdb_source */
+    char *path;    /* file, or NAME!embedded */
 };
 
 #endif

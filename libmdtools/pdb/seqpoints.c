@@ -216,6 +216,6 @@ int mdt_pdb_method_start(mdt_seqpoint *sp, const mdt_pdb *pdb, uint32_t methodde
             return 0;
     if (r != MDT_ITEROVER)
         return r;
-    return mdt__fail_simple(MDT_ENOTFOUND, "%s: method %u has no visible sequence point",
-                            pdb->path, it.method);
+    return mdt__fail_simple(MDT_ENOTFOUND, "%s: method %u has no visible sequence point", pdb->path,
+                            it.method);
 }

@@ -44,8 +44,10 @@ int mdt_debug_entry_data(const uint8_t **data, size_t *len, const mdt_image *img
             pl.region = "debug directory";
             pl.row = (uint32_t)i + 1;
             pl.file_offset = e->file_pointer;
-            return mdt__fail(MDT_ETRUNC, pl, "0x%x bytes of data at file 0x%x run past the "
-                             "file's end (0x%zx)", e->size, e->file_pointer, n);
+            return mdt__fail(MDT_ETRUNC, pl,
+                             "0x%x bytes of data at file 0x%x run past the "
+                             "file's end (0x%zx)",
+                             e->size, e->file_pointer, n);
         }
         *data = all + e->file_pointer;
         *len = e->size;
@@ -62,8 +64,8 @@ static int typed(const uint8_t **p, size_t *n, const mdt_image *img, size_t i, u
 {
     const mdt_debug_entry *e = img ? mdt_image_debug_entry(img, i) : NULL;
     if (e && e->type != type)
-        return mdt__fail_simple(MDT_EINVAL, "debug entry %zu is of type %u, not %s", i + 1,
-                                e->type, what);
+        return mdt__fail_simple(MDT_EINVAL, "debug entry %zu is of type %u, not %s", i + 1, e->type,
+                                what);
     return mdt_debug_entry_data(p, n, img, i);
 }
 

@@ -27,8 +27,10 @@ static int header(mdt_r2r_header *out, rd *r, const mdt_image *img)
         return e;
     rd_u32(r, &sig, "signature");
     if (sig != R2R_SIGNATURE)
-        return mdt__fail(MDT_ENOTFOUND, pl, "the managed native header (RVA 0x%x) is not "
-                         "ReadyToRun (signature 0x%08x)", d->rva, sig);
+        return mdt__fail(MDT_ENOTFOUND, pl,
+                         "the managed native header (RVA 0x%x) is not "
+                         "ReadyToRun (signature 0x%08x)",
+                         d->rva, sig);
     memset(out, 0, sizeof *out);
     out->rva = d->rva;
     rd_u16(r, &out->major, "major version");
@@ -62,8 +64,7 @@ int mdt_r2r_section_read(mdt_r2r_section *out, const mdt_image *img, uint32_t i)
         return e;
     if (i >= h.nsections) {
         r.pos = 12;
-        return rd_fail(&r, MDT_ENOTFOUND, "no section %u (the header has %u)", i + 1,
-                       h.nsections);
+        return rd_fail(&r, MDT_ENOTFOUND, "no section %u (the header has %u)", i + 1, h.nsections);
     }
     r.pos = 16 + (size_t)i * 12;
     rd_u32(&r, &out->type, "section type");
@@ -76,14 +77,30 @@ const char *mdt_r2r_section_name(uint32_t type)
 {
     /* ReadyToRunSectionType of CoreCLR's readytorun.h; 107 is retired. */
     static const char *const names[] = {
-        "CompilerIdentifier",    "ImportSections",       "RuntimeFunctions",
-        "MethodDefEntryPoints",  "ExceptionInfo",        "DebugInfo",
-        "DelayLoadMethodCallThunks", NULL,               "AvailableTypes",
-        "InstanceMethodEntryPoints", "InliningInfo",     "ProfileDataInfo",
-        "ManifestMetadata",      "AttributePresence",    "InliningInfo2",
-        "ComponentAssemblies",   "OwnerCompositeExecutable", "PgoInstrumentationData",
-        "ManifestAssemblyMvids", "CrossModuleInlineInfo", "HotColdMap",
-        "MethodIsGenericMap",    "EnclosingTypeMap",     "TypeGenericInfoMap",
+        "CompilerIdentifier",
+        "ImportSections",
+        "RuntimeFunctions",
+        "MethodDefEntryPoints",
+        "ExceptionInfo",
+        "DebugInfo",
+        "DelayLoadMethodCallThunks",
+        NULL,
+        "AvailableTypes",
+        "InstanceMethodEntryPoints",
+        "InliningInfo",
+        "ProfileDataInfo",
+        "ManifestMetadata",
+        "AttributePresence",
+        "InliningInfo2",
+        "ComponentAssemblies",
+        "OwnerCompositeExecutable",
+        "PgoInstrumentationData",
+        "ManifestAssemblyMvids",
+        "CrossModuleInlineInfo",
+        "HotColdMap",
+        "MethodIsGenericMap",
+        "EnclosingTypeMap",
+        "TypeGenericInfoMap",
     };
     if (type < 100 || type - 100 >= sizeof names / sizeof names[0])
         return NULL;

@@ -21,7 +21,7 @@
 #define MAX_STRINGS 4096
 
 struct block {
-    size_t start, end;        /* the block, within the resource's bytes */
+    size_t start, end; /* the block, within the resource's bytes */
     uint16_t value_len, type;
     size_t key_at, key_units; /* the key's UTF-16 units, without the NUL */
     size_t value_at;

@@ -68,8 +68,7 @@ static int leaf(struct walk *w, uint32_t off)
 
 static int directory(struct walk *w, uint32_t off, int level)
 {
-    static const char *const what[] = {"type directory", "name directory",
-                                       "language directory"};
+    static const char *const what[] = {"type directory", "name directory", "language directory"};
     rd r = w->tree;
     const uint8_t *h;
     uint32_t count;
@@ -84,8 +83,7 @@ static int directory(struct walk *w, uint32_t off, int level)
         uint32_t id = le32(r.base + r.pos), to = le32(r.base + r.pos + 4);
         const char *name = NULL;
         if (++w->visited > WALK_MAX)
-            return rd_fail(&r, MDT_EBADIMAGE, "more than %d resource directory entries",
-                           WALK_MAX);
+            return rd_fail(&r, MDT_EBADIMAGE, "more than %d resource directory entries", WALK_MAX);
         if (id & 0x80000000u) {
             if ((e = name_at(w, id & 0x7FFFFFFFu, &name)))
                 return e;
@@ -131,8 +129,8 @@ int mdt_win32res_list(void *mem_ctx, mdt_win32res **out, size_t *n, const mdt_im
         return mdt__fail_simple(MDT_ENOMEM, "out of memory");
     memset(&w, 0, sizeof w);
     w.mem = tmp;
-    if ((e = mdt__pe_rva_reader(&w.tree, img, hd.dirs[DIR_RESOURCE].rva,
-                                hd.dirs[DIR_RESOURCE].size, "resource directory")) ||
+    if ((e = mdt__pe_rva_reader(&w.tree, img, hd.dirs[DIR_RESOURCE].rva, hd.dirs[DIR_RESOURCE].size,
+                                "resource directory")) ||
         (e = directory(&w, 0, 0))) {
         talloc_free(tmp);
         return e;

@@ -60,11 +60,11 @@ static const char *const primitive[] = {
 
 /* Sizes of the fixed-size values, by type code. */
 static const uint8_t fixed_size[] = {
-    [MDT_RESTYPE_NULL] = 0,   [MDT_RESTYPE_BOOLEAN] = 1, [MDT_RESTYPE_CHAR] = 2,
-    [MDT_RESTYPE_BYTE] = 1,   [MDT_RESTYPE_SBYTE] = 1,   [MDT_RESTYPE_INT16] = 2,
-    [MDT_RESTYPE_UINT16] = 2, [MDT_RESTYPE_INT32] = 4,   [MDT_RESTYPE_UINT32] = 4,
-    [MDT_RESTYPE_INT64] = 8,  [MDT_RESTYPE_UINT64] = 8,  [MDT_RESTYPE_SINGLE] = 4,
-    [MDT_RESTYPE_DOUBLE] = 8, [MDT_RESTYPE_DECIMAL] = 16, [MDT_RESTYPE_DATETIME] = 8,
+    [MDT_RESTYPE_NULL] = 0,     [MDT_RESTYPE_BOOLEAN] = 1,  [MDT_RESTYPE_CHAR] = 2,
+    [MDT_RESTYPE_BYTE] = 1,     [MDT_RESTYPE_SBYTE] = 1,    [MDT_RESTYPE_INT16] = 2,
+    [MDT_RESTYPE_UINT16] = 2,   [MDT_RESTYPE_INT32] = 4,    [MDT_RESTYPE_UINT32] = 4,
+    [MDT_RESTYPE_INT64] = 8,    [MDT_RESTYPE_UINT64] = 8,   [MDT_RESTYPE_SINGLE] = 4,
+    [MDT_RESTYPE_DOUBLE] = 8,   [MDT_RESTYPE_DECIMAL] = 16, [MDT_RESTYPE_DATETIME] = 8,
     [MDT_RESTYPE_TIMESPAN] = 8,
 };
 
@@ -283,8 +283,8 @@ int mdt_resources_parse(void *mem_ctx, mdt_resource_set **out, const uint8_t *da
     }
     if ((uint32_t)ntypes > MDT_RESOURCES_MAX_TYPES || (uint32_t)count > MDT_RESOURCES_MAX_ENTRIES) {
         e = mdt__fail_simple(MDT_EUNSUPPORTED, "%s: %d entries and %d types: more than %u and %u",
-                             name ? name : ".resources", count, ntypes,
-                             MDT_RESOURCES_MAX_ENTRIES, MDT_RESOURCES_MAX_TYPES);
+                             name ? name : ".resources", count, ntypes, MDT_RESOURCES_MAX_ENTRIES,
+                             MDT_RESOURCES_MAX_TYPES);
         goto fail;
     }
     /* Each type name takes at least a byte: a count the data cannot hold
@@ -322,8 +322,9 @@ int mdt_resources_parse(void *mem_ctx, mdt_resource_set **out, const uint8_t *da
         goto fail;
     size_t names = r.pos;
     if (data_off < 0 || (size_t)data_off > len || (size_t)data_off < names) {
-        e = bad(&r, r.pos - 4, "the data section's offset is outside the data or before the "
-                               "names");
+        e = bad(&r, r.pos - 4,
+                "the data section's offset is outside the data or before the "
+                "names");
         goto fail;
     }
     set->n = (size_t)count;
@@ -365,7 +366,8 @@ int mdt_resources_parse(void *mem_ctx, mdt_resource_set **out, const uint8_t *da
         if ((e = rd_need(&nr, nbytes, "an entry's name")))
             goto fail;
         if (nbytes > budget) {
-            e = mdt__fail_simple(MDT_EUNSUPPORTED, "%s: the entries' names and strings take "
+            e = mdt__fail_simple(MDT_EUNSUPPORTED,
+                                 "%s: the entries' names and strings take "
                                  "more than twice the data: entries share them",
                                  name ? name : ".resources");
             goto fail;
@@ -389,7 +391,8 @@ int mdt_resources_parse(void *mem_ctx, mdt_resource_set **out, const uint8_t *da
         unsized |= !sized;
         if (en->string) {
             if (en->size > budget) {
-                e = mdt__fail_simple(MDT_EUNSUPPORTED, "%s: the entries' names and strings take "
+                e = mdt__fail_simple(MDT_EUNSUPPORTED,
+                                     "%s: the entries' names and strings take "
                                      "more than twice the data: entries share them",
                                      name ? name : ".resources");
                 goto fail;

@@ -28,14 +28,10 @@ union hash_ctx {
 static const struct nettle_hash *algorithm(uint32_t alg)
 {
     switch (alg) {
-    case SN_CALG_SHA256:
-        return &nettle_sha256;
-    case SN_CALG_SHA384:
-        return &nettle_sha384;
-    case SN_CALG_SHA512:
-        return &nettle_sha512;
-    default:
-        return &nettle_sha1;
+    case SN_CALG_SHA256: return &nettle_sha256;
+    case SN_CALG_SHA384: return &nettle_sha384;
+    case SN_CALG_SHA512: return &nettle_sha512;
+    default: return &nettle_sha1;
     }
 }
 
@@ -53,8 +49,8 @@ static void hash_range(const struct nettle_hash *h, void *ctx, const uint8_t *da
         h->update(ctx, (size_t)(to - s1), data + s1);
 }
 
-int mdt__sn_hash(uint8_t out[64], size_t *len, const mdt_image *img, uint32_t alg,
-                 uint64_t sig_off, uint32_t sig_len)
+int mdt__sn_hash(uint8_t out[64], size_t *len, const mdt_image *img, uint32_t alg, uint64_t sig_off,
+                 uint32_t sig_len)
 {
     size_t n;
     const uint8_t *data = mdt_image_bytes(&n, img);
@@ -81,8 +77,10 @@ int mdt__sn_hash(uint8_t out[64], size_t *len, const mdt_image *img, uint32_t al
         return e;
     if (sig_off > n || sig_len > n - sig_off) {
         r.pos = n;
-        return rd_fail(&r, MDT_ETRUNC, "strong-name signature at file 0x%llx, 0x%x bytes, "
-                       "past the end of the file", (unsigned long long)sig_off, sig_len);
+        return rd_fail(&r, MDT_ETRUNC,
+                       "strong-name signature at file 0x%llx, 0x%x bytes, "
+                       "past the end of the file",
+                       (unsigned long long)sig_off, sig_len);
     }
 
     h->init(&ctx);
@@ -107,9 +105,10 @@ int mdt__sn_hash(uint8_t out[64], size_t *len, const mdt_image *img, uint32_t al
         uint64_t raw = le32(s + 20), size = le32(s + 16);
         if (raw > n || size > n - raw) {
             r.pos = (size_t)(sec_at + (size_t)i * 40);
-            return rd_fail(&r, MDT_ETRUNC, "section %u's raw data (0x%llx bytes at file 0x%llx) "
-                           "runs past the end of the file", i + 1, (unsigned long long)size,
-                           (unsigned long long)raw);
+            return rd_fail(&r, MDT_ETRUNC,
+                           "section %u's raw data (0x%llx bytes at file 0x%llx) "
+                           "runs past the end of the file",
+                           i + 1, (unsigned long long)size, (unsigned long long)raw);
         }
         hash_range(h, &ctx, data, raw, raw + size, sig_off, sig_off + sig_len);
     }

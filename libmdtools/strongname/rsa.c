@@ -32,17 +32,10 @@ static const uint8_t di_sha512[] = {0x30, 0x51, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x
 static void digest_info(uint32_t alg, const uint8_t **p, size_t *n)
 {
     switch (alg) {
-    case SN_CALG_SHA256:
-        *p = di_sha256, *n = sizeof di_sha256;
-        break;
-    case SN_CALG_SHA384:
-        *p = di_sha384, *n = sizeof di_sha384;
-        break;
-    case SN_CALG_SHA512:
-        *p = di_sha512, *n = sizeof di_sha512;
-        break;
-    default:
-        *p = di_sha1, *n = sizeof di_sha1;
+    case SN_CALG_SHA256: *p = di_sha256, *n = sizeof di_sha256; break;
+    case SN_CALG_SHA384: *p = di_sha384, *n = sizeof di_sha384; break;
+    case SN_CALG_SHA512: *p = di_sha512, *n = sizeof di_sha512; break;
+    default: *p = di_sha1, *n = sizeof di_sha1;
     }
 }
 

@@ -20,9 +20,9 @@
  * CryptoAPI PUBLICKEYBLOB: BLOBHEADER, "RSA1", bit length, exponent, the
  * modulus little-endian). */
 struct sn_rsa {
-    uint32_t sig_alg, hash_alg;  /* hash_alg 0 read as SHA-1 */
+    uint32_t sig_alg, hash_alg; /* hash_alg 0 read as SHA-1 */
     uint32_t bits, exponent;
-    const uint8_t *modulus;      /* bits / 8 bytes, little-endian, borrowed */
+    const uint8_t *modulus; /* bits / 8 bytes, little-endian, borrowed */
 };
 
 /* 0, or a static reason in *why when the blob is no RSA signing key the
@@ -32,8 +32,8 @@ int mdt__sn_key_parse(struct sn_rsa *k, const char **why, const uint8_t *blob, s
 /* The strong-name hash of a flat PE file with its signature at file
  * offset sig_off, sig_len bytes; alg an SN_CALG_*. *len the digest's size.
  * Errors located (MDT_ETRUNC, MDT_EBADIMAGE). */
-int mdt__sn_hash(uint8_t out[64], size_t *len, const mdt_image *img, uint32_t alg,
-                 uint64_t sig_off, uint32_t sig_len);
+int mdt__sn_hash(uint8_t out[64], size_t *len, const mdt_image *img, uint32_t alg, uint64_t sig_off,
+                 uint32_t sig_len);
 
 enum sn_rsa_outcome { SN_RSA_MATCH, SN_RSA_DIGEST_DIFFERS, SN_RSA_NOT_BY_KEY };
 

@@ -42,20 +42,13 @@ static const uint8_t microsoft_key[160] = {
 const char *mdt_sn_status_name(int status)
 {
     switch (status) {
-    case MDT_SN_VERIFIED:
-        return "verified";
-    case MDT_SN_NOT_SIGNED:
-        return "not signed";
-    case MDT_SN_DELAY_SIGNED:
-        return "delay-signed";
-    case MDT_SN_HASH_MISMATCH:
-        return "invalid (hash mismatch)";
-    case MDT_SN_BAD_SIGNATURE:
-        return "invalid (bad signature)";
-    case MDT_SN_UNCHECKABLE:
-        return "not checkable";
-    default:
-        return "?";
+    case MDT_SN_VERIFIED: return "verified";
+    case MDT_SN_NOT_SIGNED: return "not signed";
+    case MDT_SN_DELAY_SIGNED: return "delay-signed";
+    case MDT_SN_HASH_MISMATCH: return "invalid (hash mismatch)";
+    case MDT_SN_BAD_SIGNATURE: return "invalid (bad signature)";
+    case MDT_SN_UNCHECKABLE: return "not checkable";
+    default: return "?";
     }
 }
 
@@ -93,11 +86,11 @@ static int attempt(mdt_strongname *out, const mdt_image *img, const uint8_t *key
         return 1;
     }
     if (e == SN_RSA_DIGEST_DIFFERS && out->ready_to_run)
-        done(out, MDT_SN_UNCHECKABLE, "a ReadyToRun image: compiled after signing, the "
-                                      "signature is of the IL image");
+        done(out, MDT_SN_UNCHECKABLE,
+             "a ReadyToRun image: compiled after signing, the "
+             "signature is of the IL image");
     else
-        done(out, e == SN_RSA_DIGEST_DIFFERS ? MDT_SN_HASH_MISMATCH : MDT_SN_BAD_SIGNATURE,
-             why);
+        done(out, e == SN_RSA_DIGEST_DIFFERS ? MDT_SN_HASH_MISMATCH : MDT_SN_BAD_SIGNATURE, why);
     return 0;
 }
 
@@ -124,8 +117,9 @@ int mdt_strongname_verify(mdt_strongname *out, const mdt_image *img, const mdt_s
     }
     e = mdt_assembly_identity(&id, img);
     if (e == MDT_ENOTFOUND)
-        return done(out, MDT_SN_NOT_SIGNED, "no Assembly row: a module is signed through "
-                                            "its assembly's File table");
+        return done(out, MDT_SN_NOT_SIGNED,
+                    "no Assembly row: a module is signed through "
+                    "its assembly's File table");
     if (e)
         return e;
     if (!id.public_key || !id.public_key_len)

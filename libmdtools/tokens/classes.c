@@ -34,9 +34,11 @@ static uint64_t class_word(const mdt_idmap_class_info *in, uint32_t hd)
 {
     uint32_t row = in->shape == MDT_IDMAP_SHAPE_TYPEDEF ? in->token & W_ROW_MASK
                    : in->shape == MDT_IDMAP_SHAPE_ARRAY ? in->rank
-                                                          : 0;
+                                                        : 0;
     unsigned meta = META_LIVE | (unsigned)in->shape << META_SHAPE_SHIFT |
-                    (class_ool(in) ? META_OOL : in->nargs == 1 ? META_ARG : 0u);
+                    (class_ool(in)    ? META_OOL
+                     : in->nargs == 1 ? META_ARG
+                                      : 0u);
     return (uint64_t)row | (uint64_t)hd << W_HANDLE_SHIFT | (uint64_t)in->prim << W_PRIM_SHIFT |
            (uint64_t)meta << W_META_SHIFT;
 }
@@ -49,18 +51,15 @@ static int validate(const mdt_idmap_class_info *in)
         if (in->args[i] == 0)
             return -1;
     switch (in->shape) {
-    case MDT_IDMAP_SHAPE_TYPEDEF:
-        return in->module && MDT_TOKEN_TABLE(in->token) == 0x02 ? 0 : -1;
+    case MDT_IDMAP_SHAPE_TYPEDEF: return in->module && MDT_TOKEN_TABLE(in->token) == 0x02 ? 0 : -1;
     case MDT_IDMAP_SHAPE_ARRAY:
         if (in->rank == 0)
             return -1;
         /* fall through */
     case MDT_IDMAP_SHAPE_SZARRAY:
     case MDT_IDMAP_SHAPE_PTR:
-    case MDT_IDMAP_SHAPE_BYREF:
-        return in->nargs == 1 ? 0 : -1;
-    default:
-        return -1;
+    case MDT_IDMAP_SHAPE_BYREF: return in->nargs == 1 ? 0 : -1;
+    default: return -1;
     }
 }
 
@@ -73,8 +72,8 @@ static int class_compare(const mdt_idmap *m, const struct idm_head *h, const voi
     struct idm_view v;
     idm_view(m, K_CLASS, h, &v);
     unsigned rank = in->shape == MDT_IDMAP_SHAPE_ARRAY ? in->rank : 0;
-    if (v.shape != in->shape || v.rank != rank || v.module != in->module ||
-        v.token != in->token || v.nargs != in->nargs ||
+    if (v.shape != in->shape || v.rank != rank || v.module != in->module || v.token != in->token ||
+        v.nargs != in->nargs ||
         (v.nargs && memcmp(v.args, in->args, v.nargs * sizeof *v.args) != 0))
         return -1;
     if (in->prim && v.prim && v.prim != in->prim)
@@ -122,7 +121,9 @@ static void class_write(mdt_idmap *m, struct idm_head *h, const void *info,
     struct idm_cslot *c = (struct idm_cslot *)h;
     (void)m;
     atomic_store_explicit(&c->x,
-                          p->block ? (uintptr_t)p->block : in->nargs == 1 ? in->args[0] : 0,
+                          p->block         ? (uintptr_t)p->block
+                          : in->nargs == 1 ? in->args[0]
+                                           : 0,
                           memory_order_seq_cst);
     atomic_store_explicit(&h->w, class_word(in, p->handle), memory_order_relaxed);
 }

@@ -250,8 +250,8 @@ static int scan_module(mdt_idmap *m, uintptr_t pid, uint32_t hd, int ck, idm_dep
     for (size_t i = 0; i < t->cap; i++) {
         struct idm_head *h = idm_slot(t, i);
         uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
-        if (!atomic_load_explicit(&h->key, memory_order_relaxed) ||
-            idm_w_handle(w) != hd || !idm_names(m, h, ck, K_MODULE, pid))
+        if (!atomic_load_explicit(&h->key, memory_order_relaxed) || idm_w_handle(w) != hd ||
+            !idm_names(m, h, ck, K_MODULE, pid))
             continue;
         int rc = fn(m, ck, h, ctx);
         if (rc < 0)
@@ -451,8 +451,8 @@ static int merge(mdt_idmap *m, bool check)
             bool have_t = t < nt && tr[t].pid == pid && tr[t].dkey == dkey;
             if (!have_p && !have_t)
                 break;
-            uint32_t w = !have_t || (have_p && dp->child[i] <= tr[t].child) ? dp->child[i]
-                                                                            : tr[t].child;
+            uint32_t w =
+                !have_t || (have_p && dp->child[i] <= tr[t].child) ? dp->child[i] : tr[t].child;
             if (have_p && dp->child[i] == w)
                 i++;
             if (have_t && tr[t].child == w)

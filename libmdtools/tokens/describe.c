@@ -134,7 +134,8 @@ static void put_uint(struct out *o, uint32_t v)
 /* The MVID as mdt_guid_format() prints it, without the dashes. */
 static void put_mvid(struct out *o, const uint8_t g[16])
 {
-    put_hex(o, (uint32_t)g[0] | (uint32_t)g[1] << 8 | (uint32_t)g[2] << 16 | (uint32_t)g[3] << 24, 8);
+    put_hex(o, (uint32_t)g[0] | (uint32_t)g[1] << 8 | (uint32_t)g[2] << 16 | (uint32_t)g[3] << 24,
+            8);
     put_hex(o, (uint32_t)g[4] | (uint32_t)g[5] << 8, 4);
     put_hex(o, (uint32_t)g[6] | (uint32_t)g[7] << 8, 4);
     for (int i = 8; i < 16; i++)

@@ -127,9 +127,8 @@ unsigned idm_test_entries_of(long tid)
 static void note_high(unsigned i)
 {
     unsigned h = atomic_load_explicit(&reg_high, memory_order_seq_cst);
-    while (h <= i && !atomic_compare_exchange_weak_explicit(&reg_high, &h, i + 1,
-                                                            memory_order_seq_cst,
-                                                            memory_order_seq_cst))
+    while (h <= i && !atomic_compare_exchange_weak_explicit(
+                         &reg_high, &h, i + 1, memory_order_seq_cst, memory_order_seq_cst))
         ;
 }
 
@@ -169,8 +168,7 @@ static unsigned reader_claim(long key)
          * look and our claim; the first in probe order stays. */
         for (unsigned k = 0; k < IDM_REG_PROBE; k++) {
             unsigned i = (home + k) & (IDM_NREADERS - 1);
-            if (i == free_at ||
-                atomic_load_explicit(&idm_reg_key[i], memory_order_relaxed) != key)
+            if (i == free_at || atomic_load_explicit(&idm_reg_key[i], memory_order_relaxed) != key)
                 continue;
             bool first = k < ((free_at - home) & (IDM_NREADERS - 1));
             atomic_store_explicit(&idm_reg_key[first ? free_at : i], 0, memory_order_release);
@@ -188,8 +186,8 @@ unsigned idm_enter_slow(struct idm_grace *g, long key)
     if (r < IDM_NREADERS)
         return idm_enter_slot(g, r);
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    unsigned s = (unsigned)(((uint64_t)(sp >> 16) * 0x9E3779B97F4A7C15ull) >> 60) &
-                 (IDM_NSTRIPES - 1);
+    unsigned s =
+        (unsigned)(((uint64_t)(sp >> 16) * 0x9E3779B97F4A7C15ull) >> 60) & (IDM_NSTRIPES - 1);
     unsigned p = (unsigned)(atomic_load_explicit(&g->gp, memory_order_relaxed) >> 32) & 1u;
     atomic_fetch_add_explicit(&g->stripe[s].n[p], 1, memory_order_seq_cst);
     return IDM_NREADERS + (s << 1 | p);
@@ -214,8 +212,8 @@ static void reclaim_registry(void)
         long key = atomic_load_explicit(&idm_reg_key[i], memory_order_acquire);
         int saved = errno;
         if (key != 0 && syscall(SYS_tgkill, pid, key_tid(key), 0) != 0 && errno == ESRCH)
-            atomic_compare_exchange_strong_explicit(&idm_reg_key[i], &key, 0,
-                                                    memory_order_acq_rel, memory_order_relaxed);
+            atomic_compare_exchange_strong_explicit(&idm_reg_key[i], &key, 0, memory_order_acq_rel,
+                                                    memory_order_relaxed);
         errno = saved;
     }
 #endif

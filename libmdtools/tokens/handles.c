@@ -31,7 +31,7 @@ struct idm_handles {
     struct {
         uint32_t handle;
         uint64_t period; /* grace periods completed when it was released */
-    } *pending;
+    } * pending;
     size_t npending, cappending;
     size_t bytes; /* the arrays above and the current idm_mods */
 };

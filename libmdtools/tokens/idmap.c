@@ -24,8 +24,7 @@
  * calls, in the order it calls them. */
 static const struct idm_kind_ops *const kinds[] = {&idm_module_kind, &idm_class_kind,
                                                    &idm_function_kind};
-static const struct idm_part_ops *const parts[IDM_NPARTS] = {&idm_presence_part,
-                                                            &idm_range_part};
+static const struct idm_part_ops *const parts[IDM_NPARTS] = {&idm_presence_part, &idm_range_part};
 
 int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
 {
@@ -64,8 +63,8 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
         idm_plug_kind(m, kinds[i]);
     for (unsigned i = 0; i < IDM_NPARTS; i++)
         idm_plug_part(m, parts[i]);
-    size_t hint[K_NKINDS] = {[K_MODULE] = opts->modules, [K_CLASS] = opts->classes,
-                             [K_FUNC] = opts->functions};
+    size_t hint[K_NKINDS] = {
+        [K_MODULE] = opts->modules, [K_CLASS] = opts->classes, [K_FUNC] = opts->functions};
     for (int k = 0; k < 3; k++) {
         struct idm_tab *t = idm_tab_new(idm_cap_for(hint[k]), m->kind[k]->slot_size);
         atomic_init(&m->tab[k], t);

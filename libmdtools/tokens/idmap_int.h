@@ -52,11 +52,11 @@ struct mdt_idmap {
     unsigned children[K_NKINDS]; /* 1u << kind of the records that can name each kind */
     bool unsettled;              /* a part wants to settle (idm_want_settle) */
     uint64_t watermark;
-    struct idm_wmap hist;        /* (kind, id) -> last unload seq, for live or absent records */
-    struct idm_wmap newer;       /* (kind, id) -> newest seq of a live record with META_NEWER */
-    struct idm_deps *deps;       /* dependents (deps.c) */
-    struct idm_handles *hd;      /* module handles (handles.c) */
-    struct idm_rwriter *rw;      /* code ranges, writer's side (ranges.c) */
+    struct idm_wmap hist;   /* (kind, id) -> last unload seq, for live or absent records */
+    struct idm_wmap newer;  /* (kind, id) -> newest seq of a live record with META_NEWER */
+    struct idm_deps *deps;  /* dependents (deps.c) */
+    struct idm_handles *hd; /* module handles (handles.c) */
+    struct idm_rwriter *rw; /* code ranges, writer's side (ranges.c) */
     /* Presence counts from 0xffff up (presence.c): one writer map, which
      * needs no structure of its own. */
     struct idm_wmap pover;

@@ -288,7 +288,8 @@ int mdt_idmap_class_find(uintptr_t *class_id, uint64_t *gen, const mdt_idmap *ma
     if (!map || !class_id || !key || (key->nargs && !key->args))
         return MDT_EINVAL;
     unsigned rank = key->shape == MDT_IDMAP_SHAPE_ARRAY ? key->rank : 0;
-    uint64_t h = idm_class_key_hash(key->module, key->token, key->shape, rank, key->nargs, key->args);
+    uint64_t h =
+        idm_class_key_hash(key->module, key->token, key->shape, rank, key->nargs, key->args);
     uint64_t g = 0;
     unsigned tok = idm_enter(&map->g);
     int rc = rev_find(map, K_CLASS, h, key, class_id, &g);
@@ -321,11 +322,12 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
     int rc = idm_presence_find(map, module_id, typedef_token);
     if (rc < 0) {
         /* No generic instantiation: is the non-generic class loaded? */
-        mdt_idmap_class_info key = {module_id, typedef_token, MDT_IDMAP_SHAPE_TYPEDEF, 0, 0, 0,
-                                    NULL, 0};
+        mdt_idmap_class_info key = {
+            module_id, typedef_token, MDT_IDMAP_SHAPE_TYPEDEF, 0, 0, 0, NULL, 0};
         uintptr_t id;
         uint64_t g;
-        uint64_t h = idm_class_key_hash(module_id, typedef_token, MDT_IDMAP_SHAPE_TYPEDEF, 0, 0, NULL);
+        uint64_t h =
+            idm_class_key_hash(module_id, typedef_token, MDT_IDMAP_SHAPE_TYPEDEF, 0, 0, NULL);
         rc = rev_find(map, K_CLASS, h, &key, &id, &g) == 0;
     }
     idm_leave(&map->g, tok);

@@ -128,7 +128,7 @@ struct work {
     struct {
         int kind;
         uintptr_t id;
-    } *it;
+    } * it;
     size_t n, cap;
 };
 

@@ -150,8 +150,7 @@ static int module_same(mdt_idmap *m, struct idm_head *h, uintptr_t id, const voi
         read_cur(h, &c);
         if (!c.path && (p = make_path(m, in->path, &err), err))
             return mdt__fail_simple(err, "idmap: out of memory for a path");
-        if ((!c.dom && in->appdomain &&
-             idm_dep_push(m, K_DOMAIN, in->appdomain, K_MODULE, id)) ||
+        if ((!c.dom && in->appdomain && idm_dep_push(m, K_DOMAIN, in->appdomain, K_MODULE, id)) ||
             (!c.asmb && in->assembly && idm_dep_push(m, K_ASSEMBLY, in->assembly, K_MODULE, id))) {
             discard_path(m, p);
             return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");

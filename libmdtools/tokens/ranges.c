@@ -117,8 +117,8 @@ struct idm_regen {
  * line per level. One allocation; the leaf pointers may be swapped in
  * place (copy-on-write of one leaf), anything else builds a new top. */
 struct idm_rtop {
-    size_t n;      /* leaves */
-    size_t bytes;  /* the top's allocation */
+    size_t n;     /* leaves */
+    size_t bytes; /* the top's allocation */
     unsigned levels;
     const uintptr_t *lvl[IDM_RLEVELS];
     _Atomic(struct idm_leaf *) *leaves;
@@ -433,9 +433,8 @@ static struct idm_range *gather(mdt_idmap *m, size_t *n)
 
 static bool range_alive(const mdt_idmap *m, const struct idm_range *r)
 {
-    struct idm_head *h =
-        idm_tab_find(atomic_load_explicit(&((mdt_idmap *)m)->tab[K_FUNC], memory_order_relaxed),
-                     r->fid);
+    struct idm_head *h = idm_tab_find(
+        atomic_load_explicit(&((mdt_idmap *)m)->tab[K_FUNC], memory_order_relaxed), r->fid);
     return h && idm_live(h) && idm_gen(h) == r->gen;
 }
 
@@ -787,14 +786,14 @@ static void tomb_raise(mdt_idmap *m, uintptr_t a, uintptr_t e, uint64_t seq)
         tomb_coarsen(m);
     }
     no = 0;
-#define EMIT(lo, hi, sq)                                                                          \
-    do {                                                                                         \
-        if ((lo) < (hi)) {                                                                       \
-            if (no > 0 && out[no - 1].end == (lo) && out[no - 1].seq == (sq))                    \
-                out[no - 1].end = (hi);                                                          \
-            else                                                                                 \
-                out[no++] = (struct idm_rtomb){(lo), (hi), (sq)};                                \
-        }                                                                                        \
+#define EMIT(lo, hi, sq)                                                                           \
+    do {                                                                                           \
+        if ((lo) < (hi)) {                                                                         \
+            if (no > 0 && out[no - 1].end == (lo) && out[no - 1].seq == (sq))                      \
+                out[no - 1].end = (hi);                                                            \
+            else                                                                                   \
+                out[no++] = (struct idm_rtomb){(lo), (hi), (sq)};                                  \
+        }                                                                                          \
     } while (0)
     uintptr_t c = a;
     for (size_t x = i; x < j; x++) {
@@ -931,8 +930,8 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
     struct idm_head *h =
         idm_tab_find(atomic_load_explicit(&map->tab[K_FUNC], memory_order_relaxed), function_id);
     if (!h || !idm_live(h)) {
-        rc = idm_last_unload(map, K_FUNC, function_id) >= seq ? MDT_IDMAP_SUPERSEDED
-                                                               : MDT_ENOTFOUND;
+        rc =
+            idm_last_unload(map, K_FUNC, function_id) >= seq ? MDT_IDMAP_SUPERSEDED : MDT_ENOTFOUND;
     } else if (idm_last_unload(map, K_FUNC, function_id) >= seq ||
                tomb_seq(map, start, start + size) >= seq || seq < idm_gen(h)) {
         /* The function, or this code, was freed later; or the code is
@@ -1071,8 +1070,8 @@ static void ranges_stats(const mdt_idmap *m, mdt_idmap_stats *out)
 {
     out->bytes_ranges = ranges_bytes(m);
     out->ranges = m->rw->nranges;
-    out->bytes_writer += m->rw->captomb * sizeof(struct idm_rtomb) +
-                         m->rw->capregen * sizeof(struct idm_regen);
+    out->bytes_writer +=
+        m->rw->captomb * sizeof(struct idm_rtomb) + m->rw->capregen * sizeof(struct idm_regen);
 }
 
 static int ranges_init(mdt_idmap *m, const mdt_idmap_options *opts)

@@ -79,8 +79,8 @@ void idm_wmap_del(struct idm_wmap *m, int kind, uintptr_t id)
     if (!v)
         return;
     size_t mask = m->cap - 1;
-    size_t i = (size_t)((struct idm_went *)(void *)((char *)v - offsetof(struct idm_went, val)) -
-                        m->e);
+    size_t i =
+        (size_t)((struct idm_went *)(void *)((char *)v - offsetof(struct idm_went, val)) - m->e);
     m->e[i].kind = 0;
     m->n--;
     /* Backward shift: move later entries of the cluster into the hole when

@@ -57,9 +57,8 @@ uint64_t idm_seq(const mdt_idmap *m, int kind, const struct idm_head *h)
     uint64_t g = idm_gen(h);
     if (!(idm_meta(h) & META_NEWER))
         return g;
-    uint64_t *v = idm_wmap_get(&m->newer, kind,
-                               atomic_load_explicit(&((struct idm_head *)h)->key,
-                                                    memory_order_relaxed));
+    uint64_t *v = idm_wmap_get(
+        &m->newer, kind, atomic_load_explicit(&((struct idm_head *)h)->key, memory_order_relaxed));
     return v && *v > g ? *v : g;
 }
 

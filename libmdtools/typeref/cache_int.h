@@ -73,10 +73,10 @@ struct tr_arentry {
  * compare-and-swap, like the cache itself. */
 enum { TR_C_TYPEREF, TR_C_MEMBERREF, TR_C_EXPORTED, TR_C_TABLES };
 struct tr_cache {
-    uint32_t n[TR_C_TABLES];        /* rows of TypeRef, MemberRef, ExportedType */
+    uint32_t n[TR_C_TABLES];                      /* rows of TypeRef, MemberRef, ExportedType */
     _Atomic(struct tr_centry *) ent[TR_C_TABLES]; /* their entries */
     uint32_t nar;
-    struct tr_arentry *ar;          /* AssemblyRef rows */
+    struct tr_arentry *ar; /* AssemblyRef rows */
 };
 
 /* Which entries of a cache hold answers for `token`'s table, or -1. */
@@ -128,12 +128,12 @@ static inline bool tr_cache_export_fast(const struct mdt_modview *v, uintptr_t m
     struct tr_cache *c;
     struct tr_centry *e;
     *mip = TR_NONE;
-    if (trace || !v || (opts && (opts->flags || (opts->max_hops &&
-                                                 opts->max_hops < MDT_RESOLVE_MAX_HOPS))))
+    if (trace || !v ||
+        (opts && (opts->flags || (opts->max_hops && opts->max_hops < MDT_RESOLVE_MAX_HOPS))))
         return false;
     if ((*mip = mi = tr_view_find(v, module)) == TR_NONE || k < 0 ||
-        !(c = atomic_load_explicit(&v->cache[mi], memory_order_acquire)) ||
-        rid - 1u >= c->n[k] || !(e = atomic_load_explicit(&c->ent[k], memory_order_acquire)))
+        !(c = atomic_load_explicit(&v->cache[mi], memory_order_acquire)) || rid - 1u >= c->n[k] ||
+        !(e = atomic_load_explicit(&c->ent[k], memory_order_acquire)))
         return false; /* rid 0 wraps */
     return tr_cache_export(v, &e[rid - 1], out);
 }

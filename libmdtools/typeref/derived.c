@@ -33,8 +33,8 @@
 struct edge {
     uintptr_t to_mod, from_mod;
     uint32_t to_tok, from_tok;
-    uint32_t via;  /* the row naming the target: TypeDef (Extends) or InterfaceImpl */
-    uint32_t seq;  /* insertion order: the sort keeps row order per target */
+    uint32_t via; /* the row naming the target: TypeDef (Extends) or InterfaceImpl */
+    uint32_t seq; /* insertion order: the sort keeps row order per target */
 };
 
 struct walk {
@@ -219,8 +219,10 @@ int mdt_derived_types(void *mem_ctx, mdt_derived **out, size_t *nout, const mdt_
         return mdt__fail_simple(MDT_ENOTFOUND, "mdt_derived_types: no module %#jx in the view",
                                 (uintmax_t)module);
     if (!info.image || MDT_TOKEN_RID(type) > mdt_table_rows(info.image, MDT_TABLE_TypeDef))
-        return mdt__fail_simple(MDT_EINVAL, "mdt_derived_types: module %#jx has no TypeDef "
-                                            "0x%08x", (uintmax_t)module, type);
+        return mdt__fail_simple(MDT_EINVAL,
+                                "mdt_derived_types: module %#jx has no TypeDef "
+                                "0x%08x",
+                                (uintmax_t)module, type);
     if (!(tmp = talloc_new(NULL)))
         return mdt__fail_simple(MDT_ENOMEM, "out of memory listing derived types");
     w.mem = tmp;

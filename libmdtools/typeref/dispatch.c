@@ -50,8 +50,7 @@ static int nil_scope(struct rc *c, uint32_t mi, const struct tr_key *k, uint32_t
     if (a == TR_NONE) {
         rc_fail(c, MDT_RES_NO_SUCH_TYPE, mi, 0);
         rc_instead_type(c, mi, k);
-        NOTE(c, MDT_TRACE_RESULT, mi, 0, 0, "module has no %s and its manifest is not loaded",
-                fn);
+        NOTE(c, MDT_TRACE_RESULT, mi, 0, 0, "module has no %s and its manifest is not loaded", fn);
         return -1;
     }
     if ((rv = rc_assembly(c, a, k, dmi, rid)) > 0) {
@@ -78,7 +77,7 @@ static int descend(struct rc *c, const struct mdt_image *src, struct nm *names, 
                 rc_full_name(fn, sizeof fn, names[k].ns, names[k].name);
             rc_fail(c, MDT_RES_NO_SUCH_TYPE, mi, MDT_TOKEN(MDT_TABLE_TypeDef, rid));
             NOTE(c, MDT_TRACE_RESULT, mi, MDT_TOKEN(MDT_TABLE_TypeDef, rid), 0,
-                    "TypeDef 0x%08x has no nested type %s", MDT_TOKEN(MDT_TABLE_TypeDef, rid), fn);
+                 "TypeDef 0x%08x has no nested type %s", MDT_TOKEN(MDT_TABLE_TypeDef, rid), fn);
             return -1;
         }
         rid = inner;
@@ -98,15 +97,13 @@ uint32_t rc_moduleref(struct rc *c, uint32_t mi, uint32_t modref)
         rc_fail(c, MDT_RES_BAD_IMAGE, mi, modref);
         return TR_NONE;
     }
-    NOTE(c, MDT_TRACE_STEP, mi, modref, 0, "scope ModuleRef %s: a module of this assembly",
-            mname);
+    NOTE(c, MDT_TRACE_STEP, mi, modref, 0, "scope ModuleRef %s: a module of this assembly", mname);
     dmi = !tr_ascii_casecmp(c->v->mods[mi]->name, mname) ? mi
           : a == TR_NONE                                 ? TR_NONE
                                                          : tr_assembly_module(c->v, a, mname);
     if (dmi == TR_NONE) {
         rc_fail(c, MDT_RES_NOT_LOADED, mi, modref);
-        NOTE(c, MDT_TRACE_RESULT, mi, modref, 0, "module %s of this assembly is not loaded",
-                mname);
+        NOTE(c, MDT_TRACE_RESULT, mi, modref, 0, "module %s of this assembly is not loaded", mname);
         return TR_NONE;
     }
     if (!c->v->mods[dmi]->img) {
@@ -131,19 +128,19 @@ void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid)
             if (rows[i] == t) {
                 rc_fail(c, MDT_RES_CYCLE, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t));
                 NOTE(c, MDT_TRACE_RESULT, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t), 0,
-                        "TypeRef %u is its own enclosing scope (scope cycle)", t);
+                     "TypeRef %u is its own enclosing scope (scope cycle)", t);
                 return;
             }
         if (depth == MDT_RESOLVE_MAX_NEST) {
             rc_fail(c, MDT_RES_HOP_LIMIT, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t));
             NOTE(c, MDT_TRACE_RESULT, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t), 0,
-                    "TypeRefs nested deeper than %u", MDT_RESOLVE_MAX_NEST);
+                 "TypeRefs nested deeper than %u", MDT_RESOLVE_MAX_NEST);
             return;
         }
         if (tr_typeref_row(img, t, &scope, &names[depth].ns, &names[depth].name)) {
             rc_fail(c, MDT_RES_BAD_IMAGE, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t));
             NOTE(c, MDT_TRACE_RESULT, mi, MDT_TOKEN(MDT_TABLE_TypeRef, t), 0,
-                    "TypeRef row %u cannot be read", t);
+                 "TypeRef row %u cannot be read", t);
             return;
         }
         rows[depth++] = t;
@@ -158,7 +155,7 @@ void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid)
         rc_full_name(fn, sizeof fn, ns, name);
     if (depth > 1)
         NOTE(c, MDT_TRACE_STEP, mi, MDT_TOKEN(MDT_TABLE_TypeRef, rows[depth - 1]), 0,
-                "nested %u deep: resolve the outermost %s first", depth - 1, fn);
+             "nested %u deep: resolve the outermost %s first", depth - 1, fn);
     if (!MDT_TOKEN_RID(scope)) {
         if (nil_scope(c, mi, &key, &dmi, &drid))
             return;
@@ -180,8 +177,8 @@ void rc_typeref(struct rc *c, uint32_t mi, uint32_t rid)
             if (!(drid = tr_find_typedef(c->v->mods[dmi], &key))) {
                 rc_fail(c, MDT_RES_NO_SUCH_TYPE, dmi, 0);
                 rc_instead_type(c, mi, &key);
-                NOTE(c, MDT_TRACE_RESULT, dmi, 0, 0, "module %s has no %s",
-                        c->v->mods[dmi]->name, fn);
+                NOTE(c, MDT_TRACE_RESULT, dmi, 0, 0, "module %s has no %s", c->v->mods[dmi]->name,
+                     fn);
                 return;
             }
             break;
@@ -261,8 +258,8 @@ int tr_resolve_type(const struct mdt_modview *v, uint32_t mi, uint32_t token, st
         *r = c.r;
         return 0;
     }
-    if (MDT_TOKEN_TABLE(token) != MDT_TABLE_TypeRef || !v->mods[mi]->img ||
-        !MDT_TOKEN_RID(token) || MDT_TOKEN_RID(token) > mdt_table_rows(v->mods[mi]->img, MDT_TABLE_TypeRef))
+    if (MDT_TOKEN_TABLE(token) != MDT_TABLE_TypeRef || !v->mods[mi]->img || !MDT_TOKEN_RID(token) ||
+        MDT_TOKEN_RID(token) > mdt_table_rows(v->mods[mi]->img, MDT_TABLE_TypeRef))
         return MDT_EINVAL;
     slot = tr_cache_slot(v, mi, token);
     if (tr_cache_read(slot, r))

@@ -119,8 +119,8 @@ void rc_instead_type(struct rc *c, uint32_t from, const struct tr_key *k)
 enum { L_FOUND, L_FORWARD, L_ABSENT, L_FAIL };
 
 struct look {
-    uint32_t mi, rid;          /* FOUND */
-    uint32_t from, ref, et;    /* FORWARD: manifest index, AssemblyRef rid, ExportedType rid */
+    uint32_t mi, rid;       /* FOUND */
+    uint32_t from, ref, et; /* FORWARD: manifest index, AssemblyRef rid, ExportedType rid */
 };
 
 /* The type ns.name in the module of assembly `a` that an ExportedType row
@@ -148,8 +148,8 @@ static int via_file(struct rc *c, uint32_t a, uint32_t et, uint32_t file, uint32
     mf = tr_assembly_module(c->v, a, fname);
     if (mf == TR_NONE) {
         rc_fail(c, MDT_RES_NOT_LOADED, a, ettok);
-        NOTE(c, MDT_TRACE_STEP, a, ettok, 0, "%s is exported from file %s, which is not loaded",
-                fn, fname);
+        NOTE(c, MDT_TRACE_STEP, a, ettok, 0, "%s is exported from file %s, which is not loaded", fn,
+             fname);
         return L_FAIL;
     }
     if (!c->v->mods[mf]->img) {
@@ -165,11 +165,11 @@ static int via_file(struct rc *c, uint32_t a, uint32_t et, uint32_t file, uint32
     if (hint && hint != MDT_TOKEN(MDT_TABLE_TypeDef, rid)) {
         c->r.flags |= MDT_RES_HINT_MISMATCH;
         NOTE(c, MDT_TRACE_STEP, a, ettok, 0,
-                "TypeDefId hint 0x%08x does not name %s (TypeDef 0x%08x in %s): hint ignored", hint,
-                fn, MDT_TOKEN(MDT_TABLE_TypeDef, rid), fname);
+             "TypeDefId hint 0x%08x does not name %s (TypeDef 0x%08x in %s): hint ignored", hint,
+             fn, MDT_TOKEN(MDT_TABLE_TypeDef, rid), fname);
     }
-    NOTE(c, MDT_TRACE_STEP, mf, MDT_TOKEN(MDT_TABLE_TypeDef, rid), 0,
-            "%s exported through File %s", fn, fname);
+    NOTE(c, MDT_TRACE_STEP, mf, MDT_TOKEN(MDT_TABLE_TypeDef, rid), 0, "%s exported through File %s",
+         fn, fname);
     lk->mi = mf;
     lk->rid = rid;
     return L_FOUND;
@@ -254,17 +254,17 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
         int rv;
         if (cd->tier == 3 && (c->flags & MDT_RESOLVE_STRICT)) {
             NOTE(c, MDT_TRACE_PASSED, cd->mi, 0, 3, "%s: tier 3, not tried (strict)",
-                    rc_asm(c, cd->mi, an, sizeof an));
+                 rc_asm(c, cd->mi, an, sizeof an));
             continue;
         }
         tried++;
         NOTE(c, MDT_TRACE_CANDIDATE, cd->mi, 0, cd->tier, "candidate %s (tier %u)",
-                rc_asm(c, cd->mi, an, sizeof an), cd->tier);
+             rc_asm(c, cd->mi, an, sizeof an), cd->tier);
         if (visited(c, cd->mi)) {
             rc_fail(c, MDT_RES_CYCLE, from, reftok);
             NOTE(c, MDT_TRACE_RESULT, cd->mi, 0, cd->tier,
-                    "%s was visited before in this resolution: forwarder cycle",
-                    rc_asm(c, cd->mi, an, sizeof an));
+                 "%s was visited before in this resolution: forwarder cycle",
+                 rc_asm(c, cd->mi, an, sizeof an));
             return L_FAIL;
         }
         rv = in_assembly(c, cd->mi, k, lk);
@@ -272,7 +272,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
             if (first_absent < 0)
                 first_absent = (int)cd->mi;
             NOTE(c, MDT_TRACE_PASSED, cd->mi, 0, cd->tier, "%s has no type %s",
-                    rc_asm(c, cd->mi, an, sizeof an), fn);
+                 rc_asm(c, cd->mi, an, sizeof an), fn);
             continue;
         }
         if (cd->tier > c->r.tier)
@@ -280,7 +280,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
         rc_visit(c, cd->mi);
         if (rv != L_FAIL)
             NOTE(c, MDT_TRACE_CHOSEN, cd->mi, 0, cd->tier, "chose %s (tier %u)",
-                    rc_asm(c, cd->mi, an, sizeof an), cd->tier);
+                 rc_asm(c, cd->mi, an, sizeof an), cd->tier);
         return rv;
     }
     if (!(c->flags & MDT_RESOLVE_STRICT)) {
@@ -294,7 +294,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
                 chosen = j;
             else
                 NOTE(c, MDT_TRACE_PASSED, j, 0, 3, "%s also has %s (tier 3b, later in order)",
-                        rc_asm(c, j, an, sizeof an), fn);
+                     rc_asm(c, j, an, sizeof an), fn);
             count++;
         }
         if (chosen != TR_NONE) {
@@ -306,7 +306,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
             c->r.flags |= MDT_RES_OTHER_ASSEMBLY;
             c->r.tier = 3;
             NOTE(c, MDT_TRACE_CANDIDATE, chosen, 0, 3, "candidate %s (tier 3b: has %s)",
-                    rc_asm(c, chosen, an, sizeof an), fn);
+                 rc_asm(c, chosen, an, sizeof an), fn);
             rv = in_assembly(c, chosen, k, lk);
             rc_visit(c, chosen);
             if (rv == L_ABSENT) { /* cannot happen: tr_bind_other said it has it */
@@ -315,7 +315,7 @@ static int bind_find(struct rc *c, uint32_t from, uint32_t ref, const struct tr_
             }
             if (rv != L_FAIL)
                 NOTE(c, MDT_TRACE_CHOSEN, chosen, 0, 3, "chose %s (tier 3b)",
-                        rc_asm(c, chosen, an, sizeof an));
+                     rc_asm(c, chosen, an, sizeof an));
             return rv;
         }
     }
@@ -357,20 +357,20 @@ static int follow(struct rc *c, struct look *lk, const struct tr_key *k)
         if (c->r.hops >= c->max_hops) {
             rc_fail(c, MDT_RES_HOP_LIMIT, lk->from, ettok);
             NOTE(c, MDT_TRACE_RESULT, lk->from, ettok, 0, "more than %u forwarder hops",
-                    c->max_hops);
+                 c->max_hops);
             return L_FAIL;
         }
         c->r.hops++;
         NOTE(c, MDT_TRACE_HOP, lk->from, ettok, 0, "%s forwards %s%s%s (hop %u)",
-                rc_asm(c, lk->from, an, sizeof an), ns, *ns ? "." : "", name, c->r.hops);
+             rc_asm(c, lk->from, an, sizeof an), ns, *ns ? "." : "", name, c->r.hops);
         rv = bind_find(c, lk->from, lk->ref, k, lk);
         if (rv != L_FORWARD)
             return rv;
     }
 }
 
-int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const struct tr_key *k,
-                   uint32_t *mi, uint32_t *rid)
+int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const struct tr_key *k, uint32_t *mi,
+                   uint32_t *rid)
 {
     struct look lk;
     int rv = bind_find(c, from, ref, k, &lk);
@@ -475,11 +475,11 @@ void rc_end(struct rc *c, mdt_resolution *out)
         char an[300];
         if (c->r.resolved)
             NOTE(c, MDT_TRACE_RESULT, c->r.module, c->r.token, c->r.tier,
-                    "resolved: TypeDef/member 0x%08x in %s, tier %u, %u hop(s)", c->r.token,
-                    rc_asm(c, c->r.module, an, sizeof an), c->r.tier, c->r.hops);
+                 "resolved: TypeDef/member 0x%08x in %s, tier %u, %u hop(s)", c->r.token,
+                 rc_asm(c, c->r.module, an, sizeof an), c->r.tier, c->r.hops);
         else
             NOTE(c, MDT_TRACE_RESULT, c->r.where_module, c->r.where_token, 0, "unresolved: %s",
-                    mdt_res_reason_name(c->r.reason));
+                 mdt_res_reason_name(c->r.reason));
     }
     tr_res_export(c->v, &c->r, out);
 }

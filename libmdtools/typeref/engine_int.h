@@ -21,12 +21,12 @@
 /* One resolution in progress. */
 struct rc {
     const struct mdt_modview *v;
-    mdt_trace *trace;   /* NULL: no trace */
+    mdt_trace *trace; /* NULL: no trace */
     mdt_trace **trace_out;
     size_t tcap;
     bool trace_failed;
     bool cacheable;
-    unsigned flags;     /* enum mdt_resolve_flags */
+    unsigned flags; /* enum mdt_resolve_flags */
     unsigned max_hops;
     struct tr_res r;
 };
@@ -75,10 +75,10 @@ void rc_note(struct rc *c, int kind, uint32_t mi, uint32_t token, int tier, cons
     __attribute__((format(printf, 6, 7)));
 /* rc_note only when a trace is wanted: its arguments are not even computed
  * otherwise. */
-#define NOTE(c, ...)                                                                   \
-    do {                                                                               \
-        if ((c)->trace)                                                                \
-            rc_note((c), __VA_ARGS__);                                                 \
+#define NOTE(c, ...)                                                                               \
+    do {                                                                                           \
+        if ((c)->trace)                                                                            \
+            rc_note((c), __VA_ARGS__);                                                             \
     } while (0)
 /* For trace texts: "Name 1.2.3.4" of a manifest, or "module name"; and
  * "Ns.Name". Both write into buf (len bytes, truncated) and the first
@@ -92,8 +92,8 @@ void rc_full_name(char *buf, size_t len, const char *ns, const char *name);
  * with c->r saying why not. */
 
 /* Through AssemblyRef row `ref` of module `from`: bind, look, forward. */
-int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const struct tr_key *k,
-                   uint32_t *mi, uint32_t *rid);
+int rc_assemblyref(struct rc *c, uint32_t from, uint32_t ref, const struct tr_key *k, uint32_t *mi,
+                   uint32_t *rid);
 /* In assembly a (a manifest index), following its forwarders; 1 (and c->r
  * untouched) when a neither defines nor forwards k. */
 int rc_assembly(struct rc *c, uint32_t a, const struct tr_key *k, uint32_t *mi, uint32_t *rid);

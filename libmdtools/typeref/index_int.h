@@ -16,14 +16,14 @@ struct tr_mod;
  * an entry keep the tables small (fewer pages to fault in). */
 struct tr_hent {
     uint32_t hash;
-    uint32_t rid;      /* 0: empty slot */
-    uint32_t key2;     /* enclosing TypeDef rid for nested entries, else 0 */
+    uint32_t rid;  /* 0: empty slot */
+    uint32_t key2; /* enclosing TypeDef rid for nested entries, else 0 */
 };
 
 /* A name index of one image. Immutable once published. */
 struct tr_htab {
-    uint32_t mask;     /* capacity - 1 */
-    uint8_t table;     /* TypeDef or ExportedType: where the names are */
+    uint32_t mask; /* capacity - 1 */
+    uint8_t table; /* TypeDef or ExportedType: where the names are */
     struct tr_hent e[];
 };
 
@@ -38,9 +38,9 @@ struct tr_nsset {
  * modules' indexes. */
 struct tr_key {
     const char *ns, *name;
-    uint64_t state;    /* hash state after (ns, name): nested keys add the enclosing rid */
-    uint32_t hash;     /* top-level key */
-    uint32_t nshash;   /* namespace alone (the filter) */
+    uint64_t state;  /* hash state after (ns, name): nested keys add the enclosing rid */
+    uint32_t hash;   /* top-level key */
+    uint32_t nshash; /* namespace alone (the filter) */
 };
 
 /* Rows of `table` that can actually be read (a damaged image may declare

@@ -59,7 +59,7 @@ static int sig_of(void *tmp, uint64_t *arena, size_t size, mdt_sig *out,
 
 struct cmp {
     const struct mdt_modview *v;
-    uint32_t rmi, dmi;   /* modules of the reference and of the definition */
+    uint32_t rmi, dmi; /* modules of the reference and of the definition */
     bool by_name;
 };
 
@@ -181,15 +181,12 @@ static bool type_eq(struct cmp *k, const mdt_type *a, const mdt_type *b)
             return false;
     switch (a->kind) {
     case MDT_ELEMENT_TYPE_CLASS:
-    case MDT_ELEMENT_TYPE_VALUETYPE:
-        return named_eq(k, a->token, b->token);
+    case MDT_ELEMENT_TYPE_VALUETYPE: return named_eq(k, a->token, b->token);
     case MDT_ELEMENT_TYPE_VAR:
-    case MDT_ELEMENT_TYPE_MVAR:
-        return a->number == b->number;
+    case MDT_ELEMENT_TYPE_MVAR: return a->number == b->number;
     case MDT_ELEMENT_TYPE_PTR:
     case MDT_ELEMENT_TYPE_BYREF:
-    case MDT_ELEMENT_TYPE_SZARRAY:
-        return type_eq(k, a->elem, b->elem);
+    case MDT_ELEMENT_TYPE_SZARRAY: return type_eq(k, a->elem, b->elem);
     case MDT_ELEMENT_TYPE_ARRAY: {
         const mdt_array_shape *x = a->shape, *y = b->shape;
         if (!x || !y || x->rank != y->rank || x->nsizes != y->nsizes ||
@@ -212,10 +209,8 @@ static bool type_eq(struct cmp *k, const mdt_type *a, const mdt_type *b)
         return true;
     case MDT_ELEMENT_TYPE_FNPTR:
         return a->method && b->method && method_eq(k, a->method, b->method, false);
-    case MDT_ELEMENT_TYPE_INTERNAL:
-        return a->internal == b->internal;
-    default:
-        return true; /* primitives, TYPEDBYREF, OBJECT, STRING, ... */
+    case MDT_ELEMENT_TYPE_INTERNAL: return a->internal == b->internal;
+    default: return true; /* primitives, TYPEDBYREF, OBJECT, STRING, ... */
     }
 }
 
@@ -285,21 +280,22 @@ static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
         return;
     }
     if (method && !head_may_match(&r, rsig->method)) {
-        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
-             "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
+        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0, "%s 0x%08x: signature differs", name,
+             MDT_TOKEN(table, m));
         return;
     }
     if (sig_of(tmp, arena, sizeof arena, &dsig, img, MDT_TOKEN(table, m)) ||
         dsig.kind != rsig->kind) {
         mdt__err_forget(mark);
-        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
-                "%s 0x%08x: signature unreadable", name, MDT_TOKEN(table, m));
+        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0, "%s 0x%08x: signature unreadable",
+             name, MDT_TOKEN(table, m));
         return;
     }
-    eq = method ? method_eq(&k, rsig->method, dsig.method, true) : type_eq(&k, rsig->type, dsig.type);
+    eq = method ? method_eq(&k, rsig->method, dsig.method, true)
+                : type_eq(&k, rsig->type, dsig.type);
     if (!eq) {
-        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0,
-                "%s 0x%08x: signature differs", name, MDT_TOKEN(table, m));
+        NOTE(c, MDT_TRACE_PASSED, dmi, MDT_TOKEN(table, m), 0, "%s 0x%08x: signature differs", name,
+             MDT_TOKEN(table, m));
         return;
     }
     if (!(*matches)++)
@@ -310,9 +306,8 @@ static void consider(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
 /* Search TypeDef rid of module dmi for members named `name` matching `rsig`.
  * Returns the number of matches (the first in *member), -1 when the type's
  * run cannot be read; members that do not read are passed over. */
-static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig,
-                       const char *name, uint32_t dmi, uint32_t rid, uint32_t *member,
-                       bool *by_name)
+static int search_type(struct rc *c, void *tmp, uint32_t rmi, const mdt_sig *rsig, const char *name,
+                       uint32_t dmi, uint32_t rid, uint32_t *member, bool *by_name)
 {
     const struct mdt_image *img = c->v->mods[dmi]->img;
     bool method = rsig->kind == MDT_SIG_METHOD;
@@ -428,14 +423,12 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
         (rsig.kind != MDT_SIG_METHOD && rsig.kind != MDT_SIG_FIELD)) {
         rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok);
         NOTE(c, MDT_TRACE_RESULT, mi, tok, 0, "MemberRef row %u or its signature cannot be read",
-                rid);
+             rid);
         return;
     }
     NOTE(c, MDT_TRACE_STEP, mi, parent, 0, "member %s: find its parent 0x%08x", name, parent);
     switch (MDT_TOKEN_RID(parent) ? MDT_TOKEN_TABLE(parent) : MDT_NOTABLE) {
-    case MDT_TABLE_TypeDef:
-        drid = MDT_TOKEN_RID(parent);
-        break;
+    case MDT_TABLE_TypeDef: drid = MDT_TOKEN_RID(parent); break;
     case MDT_TABLE_TypeRef:
         rc_typeref(c, mi, MDT_TOKEN_RID(parent));
         if (!c->r.resolved)
@@ -460,9 +453,9 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
         if (ts.type->kind != MDT_ELEMENT_TYPE_GENERICINST || !ts.type->elem) {
             rc_fail(c, MDT_RES_NO_SUCH_MEMBER, mi, parent);
             NOTE(c, MDT_TRACE_RESULT, mi, parent, 0,
-                    "%s is a member of a constructed type (array, pointer, ...): the runtime "
-                    "provides it, no metadata defines it",
-                    name);
+                 "%s is a member of a constructed type (array, pointer, ...): the runtime "
+                 "provides it, no metadata defines it",
+                 name);
             return;
         }
         uint32_t g = ts.type->elem->token;
@@ -498,7 +491,7 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
         if (strcmp(mn, name)) {
             rc_fail(c, MDT_RES_NO_SUCH_MEMBER, mi, parent);
             NOTE(c, MDT_TRACE_RESULT, mi, parent, 0, "MethodDef parent is named %s, not %s", mn,
-                    name);
+                 name);
             return;
         }
         c->r.resolved = true;
@@ -507,9 +500,7 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
         c->r.token = parent;
         return;
     }
-    default:
-        rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok);
-        return;
+    default: rc_fail(c, MDT_RES_BAD_IMAGE, mi, tok); return;
     }
     if (!c->v->mods[dmi]->img) {
         rc_fail(c, MDT_RES_NO_METADATA, dmi, 0);
@@ -526,7 +517,7 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
             if (seen_mi[i] == dmi && seen_rid[i] == drid) {
                 rc_fail(c, MDT_RES_CYCLE, dmi, MDT_TOKEN(MDT_TABLE_TypeDef, drid));
                 NOTE(c, MDT_TRACE_RESULT, dmi, MDT_TOKEN(MDT_TABLE_TypeDef, drid), 0,
-                        "base types loop");
+                     "base types loop");
                 return;
             }
         if (depth == MAX_BASES) {
@@ -560,13 +551,14 @@ static void resolve_memberref(struct rc *c, void *tmp, uint32_t mi, uint32_t rid
         if (!walk || base_of(c, tmp, dmi, drid, &bmi, &brid)) {
             if (other_assembly_missing(c, mi, tok, seen_mi[0], seen_rid[0], name))
                 return;
-            rc_fail(c, MDT_RES_NO_SUCH_MEMBER, seen_mi[0], MDT_TOKEN(MDT_TABLE_TypeDef, seen_rid[0]));
+            rc_fail(c, MDT_RES_NO_SUCH_MEMBER, seen_mi[0],
+                    MDT_TOKEN(MDT_TABLE_TypeDef, seen_rid[0]));
             NOTE(c, MDT_TRACE_RESULT, seen_mi[0], MDT_TOKEN(MDT_TABLE_TypeDef, seen_rid[0]), 0,
-                    "no member %s with that signature", name);
+                 "no member %s with that signature", name);
             return;
         }
         NOTE(c, MDT_TRACE_STEP, bmi, MDT_TOKEN(MDT_TABLE_TypeDef, brid), 0,
-                "not in TypeDef 0x%08x: try its base type", MDT_TOKEN(MDT_TABLE_TypeDef, drid));
+             "not in TypeDef 0x%08x: try its base type", MDT_TOKEN(MDT_TABLE_TypeDef, drid));
         dmi = bmi;
         drid = brid;
     }
@@ -590,8 +582,8 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     if (MDT_TOKEN_TABLE(token) != MDT_TABLE_MemberRef || !MDT_TOKEN_RID(token) ||
         (view->mods[mi]->img &&
          MDT_TOKEN_RID(token) > mdt_table_rows(view->mods[mi]->img, MDT_TABLE_MemberRef)))
-        return rc_error(&c, mdt__fail_simple(MDT_EINVAL,
-                                             "resolve: token 0x%08x is not a MemberRef row", token));
+        return rc_error(&c, mdt__fail_simple(
+                                MDT_EINVAL, "resolve: token 0x%08x is not a MemberRef row", token));
     if (!view->mods[mi]->img) {
         rc_fail(&c, MDT_RES_NO_METADATA, mi, 0);
         rc_end(&c, out);

@@ -267,7 +267,8 @@ static struct mdt_modview *view_build(mdt_modset *set)
                 v->asm_of[i] = j;
         } else if (m->img && m->name[0]) {
             for (uint32_t j = 0; j < n; j++)
-                if (v->mods[j]->manifest && tr_visible(v, i, j) && lists_file(v->mods[j], m->name)) {
+                if (v->mods[j]->manifest && tr_visible(v, i, j) &&
+                    lists_file(v->mods[j], m->name)) {
                     v->asm_of[i] = j;
                     break;
                 }

@@ -29,36 +29,36 @@
 
 #define TR_NONE UINT32_MAX
 
-struct tr_htab;    /* index_int.h */
+struct tr_htab; /* index_int.h */
 struct tr_nsset;
-struct tr_cache;   /* cache_int.h */
+struct tr_cache; /* cache_int.h */
 
 /* A registered module. Immutable once published, but for the indexes. */
 struct tr_mod {
     uintptr_t id;
     const struct mdt_image *img;
     uintptr_t domain;
-    char *name;               /* malloc'ed, never NULL */
-    char *path;               /* malloc'ed or NULL */
-    uintptr_t manifest_req;   /* explicit manifest ID or 0 */
-    bool manifest;            /* has an Assembly row */
-    bool bad;                 /* Module/Assembly row unreadable */
-    mdt_identity ident;       /* manifests */
-    char *culture;            /* normalized: "" for neutral (malloc'ed) */
-    uint32_t name_hash;       /* tr_name_hash_ci of the simple name (manifests) */
-    void *owned;              /* talloc image to free at reclamation */
+    char *name;             /* malloc'ed, never NULL */
+    char *path;             /* malloc'ed or NULL */
+    uintptr_t manifest_req; /* explicit manifest ID or 0 */
+    bool manifest;          /* has an Assembly row */
+    bool bad;               /* Module/Assembly row unreadable */
+    mdt_identity ident;     /* manifests */
+    char *culture;          /* normalized: "" for neutral (malloc'ed) */
+    uint32_t name_hash;     /* tr_name_hash_ci of the simple name (manifests) */
+    void *owned;            /* talloc image to free at reclamation */
     /* Name indexes, each built on first need (index.c). */
-    _Atomic(struct tr_htab *) idx_td;    /* top-level TypeDefs by (ns, name) */
-    _Atomic(struct tr_htab *) idx_nest;  /* nested TypeDefs by (enclosing rid, ns, name) */
-    _Atomic(struct tr_htab *) idx_et;    /* top-level ExportedType rows by (ns, name) */
-    _Atomic(struct tr_nsset *) idx_ns;   /* namespace filter */
-    uint64_t dead_gen;        /* writer only: generation that dropped it */
-    struct tr_mod *next_dead; /* writer only */
+    _Atomic(struct tr_htab *) idx_td;   /* top-level TypeDefs by (ns, name) */
+    _Atomic(struct tr_htab *) idx_nest; /* nested TypeDefs by (enclosing rid, ns, name) */
+    _Atomic(struct tr_htab *) idx_et;   /* top-level ExportedType rows by (ns, name) */
+    _Atomic(struct tr_nsset *) idx_ns;  /* namespace filter */
+    uint64_t dead_gen;                  /* writer only: generation that dropped it */
+    struct tr_mod *next_dead;           /* writer only */
 };
 
 /* A slot of the ID hash: the ID inline, so a lookup touches one line. */
 struct tr_idslot {
-    uintptr_t id;       /* 0: empty */
+    uintptr_t id; /* 0: empty */
     uint32_t index;
 };
 
@@ -67,13 +67,13 @@ struct mdt_modview {
     _Atomic long refs;
     uint64_t gen;
     uint32_t n;
-    struct tr_mod **mods;           /* registration order */
-    uint32_t *asm_of;               /* manifest index of module i's assembly, or TR_NONE */
-    struct tr_idslot *idtab;        /* ID hash, open addressing */
+    struct tr_mod **mods;    /* registration order */
+    uint32_t *asm_of;        /* manifest index of module i's assembly, or TR_NONE */
+    struct tr_idslot *idtab; /* ID hash, open addressing */
     uint32_t idmask;
-    uint32_t *ntab;                 /* simple-name hash: first manifest index + 1 */
+    uint32_t *ntab; /* simple-name hash: first manifest index + 1 */
     uint32_t nmask;
-    uint32_t *nnext;                /* next manifest index + 1 in the same bucket */
+    uint32_t *nnext; /* next manifest index + 1 in the same bucket */
     _Atomic(struct tr_cache *) *cache;
     struct mdt_modview *next_retired; /* writer only */
     uint64_t retired_epoch;           /* writer only: the set's epoch when unpublished */
@@ -86,13 +86,13 @@ struct mdt_modset {
      * acquiring[epoch & 1] (modset.c says why two). */
     _Atomic uint64_t epoch;
     _Atomic long acquiring[2];
-    uint64_t gen;                   /* writer only */
-    struct tr_mod **live;           /* writer only, registration order */
+    uint64_t gen;         /* writer only */
+    struct tr_mod **live; /* writer only, registration order */
     uint32_t nlive;
-    struct mdt_modview *retired;    /* writer only: replaced snapshots */
-    struct tr_mod *dead;            /* writer only: removed modules */
-    const void *mirror;             /* writer only: the idmap last mirrored (mirror.c) */
-    uint64_t mirror_changes;        /* its mdt_idmap_module_changes() then */
+    struct mdt_modview *retired; /* writer only: replaced snapshots */
+    struct tr_mod *dead;         /* writer only: removed modules */
+    const void *mirror;          /* writer only: the idmap last mirrored (mirror.c) */
+    uint64_t mirror_changes;     /* its mdt_idmap_module_changes() then */
 };
 
 /* Writer, lock held: drop the modules `remove` and register `add`, as one

@@ -45,8 +45,8 @@ int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token)
     *scope = 0;
     unsigned kind = MDT_TOKEN_TABLE(token);
     if (kind != MDT_TABLE_TypeRef && kind != MDT_TABLE_MemberRef && kind != MDT_TABLE_ExportedType)
-        return mdt__fail_simple(MDT_EINVAL, "token 0x%08x is not a TypeRef, MemberRef or ExportedType",
-                                token);
+        return mdt__fail_simple(MDT_EINVAL,
+                                "token 0x%08x is not a TypeRef, MemberRef or ExportedType", token);
     uint32_t t = token;
     for (unsigned step = 0; step < MAX_STEPS; step++) {
         unsigned table = MDT_TOKEN_TABLE(t), col;
@@ -54,15 +54,9 @@ int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token)
         uint32_t next;
         int e;
         switch (table) {
-        case MDT_TABLE_TypeRef:
-            col = MDT_COL_TypeRef_ResolutionScope;
-            break;
-        case MDT_TABLE_MemberRef:
-            col = MDT_COL_MemberRef_Class;
-            break;
-        case MDT_TABLE_ExportedType:
-            col = MDT_COL_ExportedType_Implementation;
-            break;
+        case MDT_TABLE_TypeRef: col = MDT_COL_TypeRef_ResolutionScope; break;
+        case MDT_TABLE_MemberRef: col = MDT_COL_MemberRef_Class; break;
+        case MDT_TABLE_ExportedType: col = MDT_COL_ExportedType_Implementation; break;
         case MDT_TABLE_TypeSpec:
             if ((e = typespec_head(img, t, &next)))
                 return e;
@@ -80,9 +74,7 @@ int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token)
         case MDT_TABLE_AssemblyRef:
         case MDT_TABLE_ModuleRef:
         case MDT_TABLE_Module:
-        case MDT_TABLE_File:
-            *scope = t;
-            return 0;
+        case MDT_TABLE_File: *scope = t; return 0;
         default: /* a coded index cannot name anything else */
             return mdt__fail_simple(MDT_EBADIMAGE, "%s: 0x%08x names 0x%08x as its scope",
                                     mdt_image_name(img), token, t);

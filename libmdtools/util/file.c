@@ -94,7 +94,8 @@ int mdt_file_open(const char *path, struct stat *st)
         st = &own;
     fd = mdt__open_regular(path, st);
     if (fd == MDT_FILE_NOT_REGULAR)
-        return fail_path(MDT_EUNSUPPORTED, path, "not a regular file (%s)", mdt_file_kind(st->st_mode));
+        return fail_path(MDT_EUNSUPPORTED, path, "not a regular file (%s)",
+                         mdt_file_kind(st->st_mode));
     if (fd < 0) {
         int saved = errno;
         int code = saved == ENOENT || saved == ENOTDIR ? MDT_ENOTFOUND : MDT_EIO;

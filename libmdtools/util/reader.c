@@ -44,8 +44,8 @@ int rd_sub(const rd *r, rd *out, size_t off, size_t n, const char *region, const
     if (off > r->len || n > r->len - off) {
         rd tmp = *r;
         tmp.pos = off > r->len ? r->len : off;
-        return rd_fail(&tmp, MDT_ETRUNC, "%s: 0x%zx bytes at 0x%zx exceed %s size 0x%zx", what,
-                       n, off, r->region, r->len);
+        return rd_fail(&tmp, MDT_ETRUNC, "%s: 0x%zx bytes at 0x%zx exceed %s size 0x%zx", what, n,
+                       off, r->region, r->len);
     }
     *out = rd_make(r->file, region, r->base + off, n, rd_file_pos(r, off));
     return 0;

@@ -16,9 +16,9 @@ typedef struct rd {
     const uint8_t *base;
     size_t len;
     size_t pos;
-    const char *region;   /* borrowed: static, or living as long as the reader */
-    uint64_t file_off;    /* file offset of base[0], UINT64_MAX if unknown */
-    const char *file;     /* input named in error messages (borrowed), or NULL */
+    const char *region; /* borrowed: static, or living as long as the reader */
+    uint64_t file_off;  /* file offset of base[0], UINT64_MAX if unknown */
+    const char *file;   /* input named in error messages (borrowed), or NULL */
 } rd;
 
 static inline uint16_t le16(const uint8_t *p)

@@ -19,8 +19,7 @@ static int grow(sb *s, size_t n)
     size_t cap = s->cap ? s->cap * 2 : 64;
     while (cap - s->len <= n) /* len + n <= max: no overflow */
         cap *= 2;
-    char *b = s->heap ? talloc_realloc(s->ctx, s->buf, char, cap)
-                      : talloc_array(s->ctx, char, cap);
+    char *b = s->heap ? talloc_realloc(s->ctx, s->buf, char, cap) : talloc_array(s->ctx, char, cap);
     if (!b) {
         s->failed = true;
         return -1;

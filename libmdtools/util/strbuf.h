@@ -24,17 +24,17 @@
 #define SB_MAX_DEFAULT ((size_t)1 << 30)
 
 typedef struct sb {
-    char *buf;      /* cap bytes: len of text, then a NUL; NULL before the first append */
+    char *buf; /* cap bytes: len of text, then a NUL; NULL before the first append */
     size_t len, cap;
-    void *ctx;      /* talloc parent of the grown block (may be NULL) */
-    size_t max;     /* growing past it fails (too_long); checked when the
-                       block must grow, so the text stops short of 2 * max */
+    void *ctx;  /* talloc parent of the grown block (may be NULL) */
+    size_t max; /* growing past it fails (too_long); checked when the
+                   block must grow, so the text stops short of 2 * max */
     /* Flags side by side: starting a builder stores them at once. */
-    bool heap;      /* buf is a talloc block under ctx, or NULL before one is
-                       needed; false while the text is in the caller's buffer */
-    bool fixed;     /* buf is the caller's and never grows */
-    bool failed;    /* out of memory, too long, or a fixed buffer full */
-    bool too_long;  /* the failure was passing max */
+    bool heap;     /* buf is a talloc block under ctx, or NULL before one is
+                      needed; false while the text is in the caller's buffer */
+    bool fixed;    /* buf is the caller's and never grows */
+    bool failed;   /* out of memory, too long, or a fixed buffer full */
+    bool too_long; /* the failure was passing max */
 } sb;
 
 /* The initializers are inline: a name printer starts a builder per name. */

@@ -12,7 +12,7 @@
 #define MDT_MAX_WARNINGS 1000
 
 typedef struct mdt_warnings {
-    void *mem;   /* talloc parent of the messages and the array */
+    void *mem; /* talloc parent of the messages and the array */
     char **msg;
     size_t n;
 } mdt_warnings;

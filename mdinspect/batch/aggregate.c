@@ -44,9 +44,9 @@ struct sframe { /* a frame of the speedscope file, or a method of --top */
     uint32_t name_len;
     const char *file;
     uint32_t line, column;
-    uint64_t self, total; /* --top: exclusive and inclusive counts */
+    uint64_t self, total;   /* --top: exclusive and inclusive counts */
     uint64_t bself, btotal; /* --top: the same in bytes (alloc records) */
-    uint64_t stamp;       /* --top: last record counted in total */
+    uint64_t stamp;         /* --top: last record counted in total */
     /* --top, astack records: a "TYPE <- METHOD" pair's objects and bytes
      * (aself, abself), a method's below it on the stacks (atotal,
      * abtotal), the last astack record counted in those */
@@ -56,32 +56,32 @@ struct sframe { /* a frame of the speedscope file, or a method of --top */
 /* A distinct stack of a profile (and slice): the unit --speedscope writes. */
 struct stack {
     uint32_t n;
-    uint32_t profile;     /* its profile (a process, or a thread of one) */
-    uint64_t slice;       /* its time slice (0 in a profile without threads) */
-    uint64_t seq;         /* order of its first record */
-    uint64_t weight;      /* the records' counts summed */
-    uint32_t ids[];       /* [0] the profile, [1..2] the slice, then the frames root first */
+    uint32_t profile; /* its profile (a process, or a thread of one) */
+    uint64_t slice;   /* its time slice (0 in a profile without threads) */
+    uint64_t seq;     /* order of its first record */
+    uint64_t weight;  /* the records' counts summed */
+    uint32_t ids[];   /* [0] the profile, [1..2] the slice, then the frames root first */
 };
-#define HEAD 3            /* words of ids[] before the frames */
+#define HEAD 3 /* words of ids[] before the frames */
 
-struct profile {          /* --speedscope: a process, or a thread of one, that has records */
+struct profile { /* --speedscope: a process, or a thread of one, that has records */
     const mdb_proc *proc;
-    bool threaded;        /* format 4: one thread */
+    bool threaded; /* format 4: one thread */
     uint64_t tid;
     uint64_t total;
-    int kind;             /* MDB_THROW, MDB_WAIT: a process's throws or waits; else samples */
+    int kind; /* MDB_THROW, MDB_WAIT: a process's throws or waits; else samples */
 };
 
 struct profile_key {
     uint32_t proc;
-    uint32_t threaded;    /* 1 a thread's samples; 0 a process's (2 its throws, 3 its waits) */
+    uint32_t threaded; /* 1 a thread's samples; 0 a process's (2 its throws, 3 its waits) */
     uint64_t tid;
 };
 
 /* --top, heap records: a type of a process in its first and last
  * snapshots (GC numbers), and each process's first and last. */
 struct heap_type {
-    uint32_t proc;        /* index into heap_procs */
+    uint32_t proc; /* index into heap_procs */
     const char *name;
     uint32_t name_len;
     uint64_t first_gc, fcount, fbytes, last_gc, lcount, lbytes;
@@ -93,28 +93,28 @@ struct heap_proc {
 
 struct mdb_aggregate {
     int format;
-    mdb_pprof *pprof;  /* --pprof: the profile (pprof.c) does the rest */
+    mdb_pprof *pprof; /* --pprof: the profile (pprof.c) does the rest */
     unsigned top;
-    mdb_table frames;  /* key text -> id + 1 (as a pointer-sized integer) */
+    mdb_table frames; /* key text -> id + 1 (as a pointer-sized integer) */
     struct sframe *f;
     size_t nf, capf;
-    mdb_table stacks;  /* ids -> struct stack */
+    mdb_table stacks; /* ids -> struct stack */
     struct stack **s;
     size_t ns, caps;
     mdb_arena arena;
     uint64_t total, bytes, records;
     uint64_t atotal, abytes, arecords; /* astack records: estimates, apart */
-    mdb_table heap;       /* (process, type) -> heap_type + 1 */
+    mdb_table heap;                    /* (process, type) -> heap_type + 1 */
     struct heap_type *ht;
     size_t nht, capht;
     struct heap_proc *hp;
     size_t nhp, caphp;
-    unsigned kinds;       /* 1 << kind of every record summed */
+    unsigned kinds; /* 1 << kind of every record summed */
     struct profile *p;
     uint32_t np, capp;
-    mdb_table profiles;   /* struct profile_key -> profile + 1 */
-    mdb_logctx *lc;       /* the thread names, at the end */
-    double from_ms;       /* --from: where the threads' timelines start */
+    mdb_table profiles; /* struct profile_key -> profile + 1 */
+    mdb_logctx *lc;     /* the thread names, at the end */
+    double from_ms;     /* --from: where the threads' timelines start */
 };
 
 mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top, double from_s)
@@ -128,8 +128,7 @@ mdb_aggregate *mdb_aggregate_new(void *ctx, int format, unsigned top, double fro
     mdb_arena_init(&g->arena, g);
     if ((format == MDB_PPROF && !(g->pprof = mdb_pprof_new(g))) ||
         mdb_table_init(&g->frames, g, 1024) || mdb_table_init(&g->stacks, g, 1024) ||
-        mdb_table_init(&g->profiles, g, 64) || mdb_table_init(&g->heap, g, 64) ||
-        !g->arena.ctx) {
+        mdb_table_init(&g->profiles, g, 64) || mdb_table_init(&g->heap, g, 64) || !g->arena.ctx) {
         talloc_free(g);
         return NULL;
     }
@@ -146,8 +145,8 @@ static bool intern(mdb_aggregate *g, mdb_logctx *lc, uint64_t lineno, const mdb_
 {
     char buf[MDB_TEXT_ROOM];
     uint32_t nlen;
-    const char *name = f->status == MDB_OK ? f->name
-                                           : mdb_frame_text(f, lc, lineno, buf, sizeof buf, &nlen);
+    const char *name =
+        f->status == MDB_OK ? f->name : mdb_frame_text(f, lc, lineno, buf, sizeof buf, &nlen);
     if (f->status == MDB_OK)
         nlen = f->name_len;
     const char *key = f->status == MDB_OK && g->format == MDB_SPEEDSCOPE ? f->text : name;
@@ -201,7 +200,10 @@ static bool profile(mdb_aggregate *g, const mdb_proc *proc, const mdb_record *re
      * process each, weighted by count (throws) or nanoseconds (waits) */
     bool events = rec->kind == MDB_THROW || rec->kind == MDB_WAIT;
     bool threaded = rec->threaded && !events;
-    struct profile_key k = {proc->index, rec->kind == MDB_THROW ? 2u : rec->kind == MDB_WAIT ? 3u : threaded,
+    struct profile_key k = {proc->index,
+                            rec->kind == MDB_THROW  ? 2u
+                            : rec->kind == MDB_WAIT ? 3u
+                                                    : threaded,
                             threaded ? rec->tid : 0};
     uint64_t h = mdb_hash(&k, sizeof k);
     uintptr_t v = (uintptr_t)mdb_table_get(&g->profiles, h, &k, sizeof k);
@@ -450,7 +452,8 @@ static void profile_name(mdb_aggregate *g, mdb_output *o, const struct profile *
     else
         k = snprintf(b, sizeof b, "pid %llu", (unsigned long long)proc->pid);
     if (pr->kind != MDB_STACK && k >= 0 && (size_t)k < sizeof b)
-        k += snprintf(b + k, sizeof b - (size_t)k, pr->kind == MDB_THROW ? " (throws)" : " (waits)");
+        k +=
+            snprintf(b + k, sizeof b - (size_t)k, pr->kind == MDB_THROW ? " (throws)" : " (waits)");
     mdb_out_json_string(o, b, k < 0 ? 0 : (size_t)k < sizeof b ? (size_t)k : sizeof b - 1);
 }
 
@@ -476,7 +479,8 @@ static int by_time(const void *a, const void *b)
 static const struct profile *prof_base;
 static int by_thread(const void *a, const void *b)
 {
-    const struct profile *x = &prof_base[*(const uint32_t *)a], *y = &prof_base[*(const uint32_t *)b];
+    const struct profile *x = &prof_base[*(const uint32_t *)a],
+                         *y = &prof_base[*(const uint32_t *)b];
     if (x->proc->index != y->proc->index)
         return x->proc->index < y->proc->index ? -1 : 1;
     if (x->tid != y->tid)
@@ -485,8 +489,8 @@ static int by_thread(const void *a, const void *b)
 }
 
 /* One profile's samples and weights: stacks [from, to) of the time order. */
-static void samples(mdb_aggregate *g, mdb_output *o, const struct profile *pr,
-                    struct stack **v, size_t from, size_t to)
+static void samples(mdb_aggregate *g, mdb_output *o, const struct profile *pr, struct stack **v,
+                    size_t from, size_t to)
 {
     double period = pr->threaded ? 1000.0 / (double)(pr->proc->rate ? pr->proc->rate : 1000) : 1.0;
     double slice_ms = (double)pr->proc->slice_ms, cursor = pr->threaded ? g->from_ms : 0.0;
@@ -604,8 +608,9 @@ static void speedscope(mdb_aggregate *g, mdb_output *o)
             mdb_outs(o, ",\"endValue\":");
             outd(o, end_of(g, pr, v, from, to));
         } else {
-            mdb_outs(o, pr->kind == MDB_WAIT ? ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":"
-                                             : ",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
+            mdb_outs(o, pr->kind == MDB_WAIT
+                            ? ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":"
+                            : ",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
             mdb_outu(o, pr->total);
         }
         samples(g, o, pr, v, from, to);
@@ -623,14 +628,16 @@ static void speedscope(mdb_aggregate *g, mdb_output *o)
 static const struct sframe *sort_base;
 static int by_self(const void *a, const void *b)
 {
-    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    const struct sframe *x = &sort_base[*(const uint32_t *)a],
+                        *y = &sort_base[*(const uint32_t *)b];
     if (x->self != y->self)
         return x->self < y->self ? 1 : -1;
     return x < y ? -1 : 1;
 }
 static int by_total(const void *a, const void *b)
 {
-    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    const struct sframe *x = &sort_base[*(const uint32_t *)a],
+                        *y = &sort_base[*(const uint32_t *)b];
     if (x->total != y->total)
         return x->total < y->total ? 1 : -1;
     return x < y ? -1 : 1;
@@ -652,7 +659,8 @@ static void column(mdb_output *o, uint64_t v)
 
 static int by_bytes(const void *a, const void *b)
 {
-    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    const struct sframe *x = &sort_base[*(const uint32_t *)a],
+                        *y = &sort_base[*(const uint32_t *)b];
     if (x->bself != y->bself)
         return x->bself < y->bself ? 1 : -1;
     return x < y ? -1 : 1;
@@ -663,18 +671,12 @@ static int by_bytes(const void *a, const void *b)
 static const char *unit(const mdb_aggregate *g)
 {
     switch (g->kinds & ~(1u << MDB_ASTACK | 1u << MDB_HEAP)) {
-    case 1u << MDB_STACK:
-        return "samples";
-    case 1u << MDB_CALL:
-        return "calls";
-    case 1u << MDB_ALLOC:
-        return "objects";
-    case 1u << MDB_THROW:
-        return "throws";
-    case 1u << MDB_WAIT:
-        return "waits";
-    default:
-        return "count";
+    case 1u << MDB_STACK: return "samples";
+    case 1u << MDB_CALL: return "calls";
+    case 1u << MDB_ALLOC: return "objects";
+    case 1u << MDB_THROW: return "throws";
+    case 1u << MDB_WAIT: return "waits";
+    default: return "count";
     }
 }
 
@@ -692,11 +694,15 @@ static void table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf, b
     char b[96];
     const char *u = unit(g);
     if (g->kinds == 1u << MDB_STACK)
-        snprintf(b, sizeof b, self ? "by exclusive %s (the method itself was running):\n"
-                                   : "by inclusive %s (the method was on the stack):\n", u);
+        snprintf(b, sizeof b,
+                 self ? "by exclusive %s (the method itself was running):\n"
+                      : "by inclusive %s (the method was on the stack):\n",
+                 u);
     else
-        snprintf(b, sizeof b, self ? "by exclusive %s (the frame itself):\n"
-                                   : "by inclusive %s (the frame on the stack):\n", u);
+        snprintf(b, sizeof b,
+                 self ? "by exclusive %s (the frame itself):\n"
+                      : "by inclusive %s (the frame on the stack):\n",
+                 u);
     mdb_outs(o, b);
     snprintf(b, sizeof b, "excl. %s", u);
     head(o, b, 14);
@@ -719,8 +725,7 @@ static void table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf, b
 }
 
 /* Alloc records: a type each, counted in objects and bytes. */
-static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf,
-                        bool objects)
+static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t nf, bool objects)
 {
     size_t n = nf < g->top ? nf : g->top;
     mdb_outs(o, objects ? "by objects allocated:\n" : "by bytes allocated:\n");
@@ -744,8 +749,8 @@ static void alloc_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t
 static void out_ms(mdb_output *o, uint64_t ns, int width)
 {
     char b[48];
-    snprintf(b, sizeof b, "%*llu.%03llu", width ? width - 4 : 0, (unsigned long long)(ns / 1000000u),
-             (unsigned long long)(ns / 1000u % 1000u));
+    snprintf(b, sizeof b, "%*llu.%03llu", width ? width - 4 : 0,
+             (unsigned long long)(ns / 1000000u), (unsigned long long)(ns / 1000u % 1000u));
     mdb_outs(o, b);
 }
 
@@ -756,7 +761,8 @@ static void column_ms(mdb_output *o, uint64_t ns)
 
 static int by_btotal(const void *a, const void *b)
 {
-    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    const struct sframe *x = &sort_base[*(const uint32_t *)a],
+                        *y = &sort_base[*(const uint32_t *)b];
     if (x->btotal != y->btotal)
         return x->btotal < y->btotal ? 1 : -1;
     return x < y ? -1 : 1;
@@ -788,14 +794,16 @@ static void wait_table(mdb_aggregate *g, mdb_output *o, uint32_t *order, size_t 
 
 static int by_abself(const void *a, const void *b)
 {
-    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    const struct sframe *x = &sort_base[*(const uint32_t *)a],
+                        *y = &sort_base[*(const uint32_t *)b];
     if (x->abself != y->abself)
         return x->abself < y->abself ? 1 : -1;
     return x < y ? -1 : 1;
 }
 static int by_abtotal(const void *a, const void *b)
 {
-    const struct sframe *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+    const struct sframe *x = &sort_base[*(const uint32_t *)a],
+                        *y = &sort_base[*(const uint32_t *)b];
     if (x->abtotal != y->abtotal)
         return x->abtotal < y->abtotal ? 1 : -1;
     return x < y ? -1 : 1;
@@ -852,7 +860,8 @@ static void astack_section(mdb_aggregate *g, mdb_output *o, uint32_t *order)
 static const struct heap_type *heap_base;
 static int by_live_bytes(const void *a, const void *b)
 {
-    const struct heap_type *x = &heap_base[*(const uint32_t *)a], *y = &heap_base[*(const uint32_t *)b];
+    const struct heap_type *x = &heap_base[*(const uint32_t *)a],
+                           *y = &heap_base[*(const uint32_t *)b];
     if (x->lbytes != y->lbytes)
         return x->lbytes < y->lbytes ? 1 : -1;
     return x < y ? -1 : 1;
@@ -861,7 +870,8 @@ static int by_live_bytes(const void *a, const void *b)
 static void signed_column(mdb_output *o, uint64_t now, uint64_t then)
 {
     char b[32];
-    snprintf(b, sizeof b, "%+15lld", now >= then ? (long long)(now - then) : -(long long)(then - now));
+    snprintf(b, sizeof b, "%+15lld",
+             now >= then ? (long long)(now - then) : -(long long)(then - now));
     mdb_outs(o, b);
 }
 

@@ -41,19 +41,19 @@ struct mdb_assemblies {
     void *ctx;
     pthread_mutex_t lock;
     uint32_t nmodules;
-    char **paths;        /* the user's, then those log headers name */
+    char **paths; /* the user's, then those log headers name */
     size_t npaths, nuser, cappaths;
-    size_t nwalked;      /* paths[0, nwalked) are walked (in order: the first
-                            file with an MVID wins) */
+    size_t nwalked; /* paths[0, nwalked) are walked (in order: the first
+                       file with an MVID wins) */
     bool recursive;
-    bool walking_log;    /* a log's folder: no subfolders, no warnings */
+    bool walking_log; /* a log's folder: no subfolders, no warnings */
     const char *index;
     bool index_read;
-    mdb_table by_path;   /* path as written -> module */
-    mdb_table by_mvid;   /* 16 bytes -> module */
-    mdb_table by_file;   /* dev, inode -> module */
-    mdb_table old;       /* the index read from disk: path -> struct entry */
-    mdb_table dirs;      /* directories walked (dev, inode), against loops */
+    mdb_table by_path; /* path as written -> module */
+    mdb_table by_mvid; /* 16 bytes -> module */
+    mdb_table by_file; /* dev, inode -> module */
+    mdb_table old;     /* the index read from disk: path -> struct entry */
+    mdb_table dirs;    /* directories walked (dev, inode), against loops */
     mdb_arena arena;
     bool changed;
     size_t nindexed, nscanned;
@@ -172,8 +172,8 @@ static mdb_module *module_for(mdb_assemblies *a, const char *path, size_t len,
         struct fileid id = {(uint64_t)st->st_dev, (uint64_t)st->st_ino};
         uint64_t hf = mdb_hash(&id, sizeof id);
         m = mdb_table_get(&a->by_file, hf, &id, sizeof id);
-        if (!m && (!(m = new_module(a, path, len)) ||
-                   mdb_table_put(&a->by_file, hf, &id, sizeof id, m)))
+        if (!m &&
+            (!(m = new_module(a, path, len)) || mdb_table_put(&a->by_file, hf, &id, sizeof id, m)))
             return NULL;
     } else if (!(m = new_module(a, path, len))) {
         return NULL;

@@ -45,8 +45,8 @@
 #include <mdtools/mdtools.h>
 
 #define MDB_PROGNAME "mdinspect"
-#define MDB_MAX_FRAMES 255              /* frames of one record (doc/profile-log.md) */
-#define MDB_MAX_LINE (1u << 20)         /* longer input lines are malformed */
+#define MDB_MAX_FRAMES 255      /* frames of one record (doc/profile-log.md) */
+#define MDB_MAX_LINE (1u << 20) /* longer input lines are malformed */
 
 enum mdb_format { MDB_TEXT, MDB_JSON, MDB_FOLDED, MDB_SPEEDSCOPE, MDB_TOP, MDB_PPROF };
 
@@ -58,9 +58,9 @@ typedef struct mdb_arena {
     void *ctx;
     char *p;
     size_t left;
-    bool huge;  /* chunks of a huge page each (the frames a run keeps) */
-    size_t bytes;             /* bytes of its chunks */
-    _Atomic size_t *shared;   /* when not NULL: also counts its chunks' bytes here */
+    bool huge;              /* chunks of a huge page each (the frames a run keeps) */
+    size_t bytes;           /* bytes of its chunks */
+    _Atomic size_t *shared; /* when not NULL: also counts its chunks' bytes here */
 } mdb_arena;
 
 void mdb_arena_init(mdb_arena *a, void *ctx);
@@ -110,9 +110,9 @@ size_t mdb_table_bytes(const mdb_table *t);
  * each thread starts over when its share is full. */
 typedef struct mdb_budget {
     size_t total;
-    size_t kept_max;         /* frames kept by modules, all threads together */
-    _Atomic size_t kept;     /* ... held now (chunks of the threads' arenas) */
-    size_t thread_max;       /* each thread's own caches */
+    size_t kept_max;     /* frames kept by modules, all threads together */
+    _Atomic size_t kept; /* ... held now (chunks of the threads' arenas) */
+    size_t thread_max;   /* each thread's own caches */
 } mdb_budget;
 
 /* The default: 1/8 of the memory this process may use (the machine's, or
@@ -133,19 +133,19 @@ struct mdb_proc;
 /* A line of a block where a process starts (logctx.c). */
 typedef struct mdb_event {
     uint64_t lineno;
-    struct mdb_proc *proc;   /* the process of this line and those after it */
-    bool split;              /* the line is a log cut short, the header follows */
+    struct mdb_proc *proc; /* the process of this line and those after it */
+    bool split;            /* the line is a log cut short, the header follows */
 } mdb_event;
 
 typedef struct mdb_block {
-    void *ctx;               /* where buf lives (grown for a long line) */
+    void *ctx; /* where buf lives (grown for a long line) */
     char *buf;
     size_t len, cap;
-    uint64_t first_lineno;   /* the number of its first line */
+    uint64_t first_lineno; /* the number of its first line */
     uint64_t nlines;
     bool single, cut;
-    struct mdb_proc *proc;   /* the process of its first line (logctx.c) */
-    mdb_event *ev;           /* where other processes start in it, by line */
+    struct mdb_proc *proc; /* the process of its first line (logctx.c) */
+    mdb_event *ev;         /* where other processes start in it, by line */
     size_t nev, capev;
 } mdb_block;
 
@@ -154,10 +154,10 @@ typedef struct mdb_reader {
     int fd;
     void *ctx;
     bool eof;
-    char *carry;             /* the start of a line the last block did not end */
+    char *carry; /* the start of a line the last block did not end */
     size_t carry_len, carry_cap;
-    uint64_t lineno;         /* lines handed out */
-    uint64_t consumed;       /* bytes handed out */
+    uint64_t lineno;   /* lines handed out */
+    uint64_t consumed; /* bytes handed out */
 } mdb_reader;
 
 int mdb_reader_init(mdb_reader *rd, void *ctx, int fd);
@@ -238,17 +238,17 @@ typedef struct mdb_rowframes {
  * assemblies' lock before `state` is published, and read afterwards
  * without it; the rest says how it is kept. */
 typedef struct mdb_module {
-    uint32_t id;            /* 0, 1, ... in order of creation: per-thread data */
-    char *path;             /* as first named (arena) */
+    uint32_t id; /* 0, 1, ... in order of creation: per-thread data */
+    char *path;  /* as first named (arena) */
     uint8_t mvid[16];
     bool have_mvid;
-    _Atomic uint8_t state;  /* MDB_MOD_UNTRIED, _OPEN, _FAILED (release/acquire) */
-    mdt_image *img;         /* when open */
-    char *open_error;       /* why it did not open */
-    mdt_pdb *pdb;           /* its portable PDB, looked for at open, or NULL */
-    char *_Atomic *docs;    /* Document names of the PDB, filled on use (CAS) */
-    const char *assembly;   /* simple name of its assembly ("" unknown) */
-    const char *name;       /* Module row name */
+    _Atomic uint8_t state; /* MDB_MOD_UNTRIED, _OPEN, _FAILED (release/acquire) */
+    mdt_image *img;        /* when open */
+    char *open_error;      /* why it did not open */
+    mdt_pdb *pdb;          /* its portable PDB, looked for at open, or NULL */
+    char *_Atomic *docs;   /* Document names of the PDB, filled on use (CAS) */
+    const char *assembly;  /* simple name of its assembly ("" unknown) */
+    const char *name;      /* Module row name */
     mdb_rowframes *_Atomic frames[MDT_TABLE_MAX]; /* resolve.c: plain frames by table, row */
 } mdb_module;
 
@@ -320,14 +320,14 @@ mdb_module *mdb_modcache_peek_mvid(const mdb_modcache *c, const uint8_t mvid[16]
 
 enum mdb_status {
     MDB_OK = 0,
-    MDB_SPECIAL,          /* native, unmanaged, dynamic, stub, unknown:REASON */
-    MDB_UNKNOWN_MVID,     /* "unknown MVID" */
-    MDB_UNKNOWN_FILE,     /* "unknown file": a PATH that does not open */
-    MDB_NO_SUCH_ROW,      /* "no such row" */
-    MDB_BAD_TOKEN,        /* "bad token" */
-    MDB_BAD_DESCRIPTOR,   /* "bad descriptor" */
-    MDB_BAD_FRAME,        /* "bad frame": unreadable frame text */
-    MDB_BAD_METADATA      /* "bad metadata": the row exists but its name does not read */
+    MDB_SPECIAL,        /* native, unmanaged, dynamic, stub, unknown:REASON */
+    MDB_UNKNOWN_MVID,   /* "unknown MVID" */
+    MDB_UNKNOWN_FILE,   /* "unknown file": a PATH that does not open */
+    MDB_NO_SUCH_ROW,    /* "no such row" */
+    MDB_BAD_TOKEN,      /* "bad token" */
+    MDB_BAD_DESCRIPTOR, /* "bad descriptor" */
+    MDB_BAD_FRAME,      /* "bad frame": unreadable frame text */
+    MDB_BAD_METADATA    /* "bad metadata": the row exists but its name does not read */
 };
 
 const char *mdb_status_text(int status);
@@ -343,28 +343,28 @@ typedef struct mdb_frame {
                                frame that names a type or member (NULL otherwise; may be
                                `name` itself; mdb_no_meta when it could not be made) */
     };
-    mdb_module *mod;       /* NULL for special frames and unknown modules */
-    const char *file;      /* source document, NULL when unknown */
+    mdb_module *mod;  /* NULL for special frames and unknown modules */
+    const char *file; /* source document, NULL when unknown */
     uint32_t token;
     uint32_t il;
     uint32_t line, column; /* 0 when unknown */
     uint32_t id;           /* aggregate.c: interned id + 1 (0 = none yet) */
     uint32_t method_id;    /* aggregate.c: method (name) id + 1 */
     bool has_il;
-    bool lasting;          /* kept by its module, never trimmed */
+    bool lasting; /* kept by its module, never trimmed */
     uint32_t json_len;
-    const char *json;      /* JSON members of the frame, without braces and without
-                              the IL offset, which the record keeps (made with
-                              the frame when the run prints JSON) */
+    const char *json; /* JSON members of the frame, without braces and without
+                         the IL offset, which the record keeps (made with
+                         the frame when the run prints JSON) */
     union {
-        const char *name;  /* full-style name; the special word */
+        const char *name;            /* full-style name; the special word */
         const uint8_t *unknown_mvid; /* MDB_UNKNOWN_MVID: the 16 bytes of the MVID not
                                         found, or NULL (other unresolved frames: NULL) */
     };
     uint32_t name_len;
     uint32_t text_len;
-    const char *text;      /* text form: NAME or NAME (FILE:LINE) or [special] */
-    uint8_t status;        /* enum mdb_status */
+    const char *text; /* text form: NAME or NAME (FILE:LINE) or [special] */
+    uint8_t status;   /* enum mdb_status */
 } mdb_frame;
 
 /* A frame's `meta` when its metadata name could not be made (JSON null). */
@@ -430,43 +430,47 @@ enum mdb_kind {
     MDB_BLANK,
     MDB_HEADER,
     MDB_STATS,
-    MDB_MODULE,             /* #module MVID NAME VERSION */
+    MDB_MODULE, /* #module MVID NAME VERSION */
     MDB_COMMENT,
     MDB_MALFORMED,
     MDB_PLAIN,
     MDB_STACK,
     MDB_CALL,
     MDB_ALLOC,
-    MDB_THROW,              /* throw COUNT TID SLICE TYPE FRAMES: frames[0] is the type */
-    MDB_WAIT,               /* wait COUNT NANOS TID SLICE FRAMES: bytes holds the nanoseconds */
-    MDB_ASTACK,             /* a sampled allocation: its type, then its stack */
-    MDB_HEAP                /* live objects of a type after a gen2 GC */
+    MDB_THROW,  /* throw COUNT TID SLICE TYPE FRAMES: frames[0] is the type */
+    MDB_WAIT,   /* wait COUNT NANOS TID SLICE FRAMES: bytes holds the nanoseconds */
+    MDB_ASTACK, /* a sampled allocation: its type, then its stack */
+    MDB_HEAP    /* live objects of a type after a gen2 GC */
 };
 
 typedef struct mdb_record {
     int kind;
-    uint64_t count, bytes;  /* bytes: an alloc record's; a wait record's nanoseconds */
-    bool exits;             /* a format-2 call record: the three below are set */
-    bool threaded;          /* a format-4 stack record: tid and slice are set */
-    uint64_t tid, slice;    /* its thread (the kernel's ID) and time slice */
-    uint64_t gc, ms;        /* a heap record: the GC's number, the walk's time (ms) */
+    uint64_t count, bytes; /* bytes: an alloc record's; a wait record's nanoseconds */
+    bool exits;            /* a format-2 call record: the three below are set */
+    bool threaded;         /* a format-4 stack record: tid and slice are set */
+    uint64_t tid, slice;   /* its thread (the kernel's ID) and time slice */
+    uint64_t gc, ms;       /* a heap record: the GC's number, the walk's time (ms) */
     uint64_t leaves, tailcalls, unwinds;
-    const char *line;       /* the input line (borrowed) */
+    const char *line; /* the input line (borrowed) */
     size_t len;
     uint64_t lineno;
-    const char *why;        /* MDB_MALFORMED: what is wrong (static or arena) */
+    const char *why; /* MDB_MALFORMED: what is wrong (static or arena) */
     size_t nframes;
     const mdb_frame *frames[MDB_MAX_FRAMES]; /* leaf first */
     uint32_t il[MDB_MAX_FRAMES];             /* IL offset of each frame ... */
     bool has_il[MDB_MAX_FRAMES];             /* ... when the log gave one */
-    bool unresolved;        /* some frame is unresolved */
+    bool unresolved;                         /* some frame is unresolved */
 } mdb_record;
 
 /* How an input line ended: with a newline; not at all, being MDB_MAX_LINE
  * bytes or more (its bytes are not kept); or at the end of the input,
  * without a newline (a log line is then cut short). */
-enum mdb_line_end { MDB_LINE_ENDED, MDB_LINE_LONG, MDB_LINE_UNENDED,
-                   MDB_LINE_SPLIT /* a log line cut short, another log's header after it */ };
+enum mdb_line_end {
+    MDB_LINE_ENDED,
+    MDB_LINE_LONG,
+    MDB_LINE_UNENDED,
+    MDB_LINE_SPLIT /* a log line cut short, another log's header after it */
+};
 
 /* Whether a line is one an mdprofile log holds, or the start of one (a
  * record keyword cut short). */
@@ -484,24 +488,24 @@ void mdb_record_parse(mdb_resolver *r, mdb_record *rec, const char *line, size_t
 /* A process of the input: the lines from its header to the next header. */
 typedef struct mdb_proc {
     struct mdb_proc *next;
-    uint32_t index;          /* 1, 2, ... in input order; 0: lines before any header */
-    uint64_t lineno;         /* of its header */
+    uint32_t index;  /* 1, 2, ... in input order; 0: lines before any header */
+    uint64_t lineno; /* of its header */
     bool has_pid;
     uint64_t pid;
-    const char *cmd;         /* `cmd=` decoded (control bytes as '?'), or NULL */
-    uint64_t slice_ms;       /* `slice=` (a record's time slice in ms), 1000 when absent */
-    bool stats;              /* its #stats line was read (main thread) */
+    const char *cmd;   /* `cmd=` decoded (control bytes as '?'), or NULL */
+    uint64_t slice_ms; /* `slice=` (a record's time slice in ms), 1000 when absent */
+    bool stats;        /* its #stats line was read (main thread) */
     /* what --pprof says of the profile (pprof.c): from the header, */
-    char mode[96];           /* `mode=`: a comma list (sample, calls, alloc, ...), "" when absent */
-    uint64_t rate;           /* `rate=` in Hz (1 to 10^9), 0 when absent: --speedscope
-                              * then weighs a sample 1 ms (1000 Hz), --pprof says so */
+    char mode[96]; /* `mode=`: a comma list (sample, calls, alloc, ...), "" when absent */
+    uint64_t rate; /* `rate=` in Hz (1 to 10^9), 0 when absent: --speedscope
+                    * then weighs a sample 1 ms (1000 Hz), --pprof says so */
     bool has_start;
-    int64_t start_ns;        /* `start=` as ns since the epoch (UTC) */
-    uint64_t alloc_sample;   /* `alloc_sample=`: an alloc log with sampled stacks (astack
-                              * records), 0 when absent */
+    int64_t start_ns;      /* `start=` as ns since the epoch (UTC) */
+    uint64_t alloc_sample; /* `alloc_sample=`: an alloc log with sampled stacks (astack
+                            * records), 0 when absent */
     /* and from the #stats line */
     bool has_duration;
-    uint64_t duration_ms;    /* `duration_ms=` */
+    uint64_t duration_ms; /* `duration_ms=` */
 } mdb_proc;
 
 typedef struct mdb_logctx mdb_logctx;
@@ -567,13 +571,13 @@ void mdb_emit_folded(mdb_output *o, mdb_logctx *lc, const mdb_record *rec);
  * logs before format 4) are left out while a filter is on. */
 typedef struct mdb_filter {
     bool on;
-    const char *thread;     /* a name (name= or os=) or a TID; NULL: any */
+    const char *thread; /* a name (name= or os=) or a TID; NULL: any */
     bool has_tid;
-    uint64_t tid;           /* `thread` as a number */
+    uint64_t tid; /* `thread` as a number */
     bool has_from, has_to;
-    double from, to;        /* seconds since the process's start: a slice is kept when
-                               its start lies in [from, to) */
-    const char *type;       /* --type: alloc and astack records of this type only */
+    double from, to;  /* seconds since the process's start: a slice is kept when
+                         its start lies in [from, to) */
+    const char *type; /* --type: alloc and astack records of this type only */
 } mdb_filter;
 bool mdb_filter_keep(const mdb_filter *f, mdb_logctx *lc, const mdb_proc *proc,
                      const mdb_record *rec);
@@ -611,22 +615,22 @@ typedef struct mdb_run_opts {
     int in_fd, out_fd, err_fd; /* standard input, output and error by default */
     int format;
     mdb_logctx *lc;
-    bool pid_only;          /* --pid: only the lines of the process `pid` */
+    bool pid_only; /* --pid: only the lines of the process `pid` */
     uint64_t pid;
-    unsigned threads;       /* threads that resolve; 1: the main thread alone
-                               (required for --speedscope and --top) */
-    mdb_aggregate *agg;     /* --speedscope, --top */
-    mdb_progress *prog;     /* may be NULL */
+    unsigned threads;            /* threads that resolve; 1: the main thread alone
+                                    (required for --speedscope and --top) */
+    mdb_aggregate *agg;          /* --speedscope, --top */
+    mdb_progress *prog;          /* may be NULL */
     struct mdb_natives *natives; /* the #elf lines and ELF files (native.h); may be NULL */
-    mdb_budget *budget;     /* may be NULL (unbounded) */
-    bool signatures;        /* --signatures */
-    bool il;                /* --il */
-    mdb_filter filter;      /* --thread, --from, --to */
+    mdb_budget *budget;          /* may be NULL (unbounded) */
+    bool signatures;             /* --signatures */
+    bool il;                     /* --il */
+    mdb_filter filter;           /* --thread, --from, --to */
 } mdb_run_opts;
 
 typedef struct mdb_run_result {
     uint64_t records, unresolved;
-    uint64_t resets;        /* times a thread started its caches over */
+    uint64_t resets; /* times a thread started its caches over */
     bool read_error, write_error, nomem;
 } mdb_run_result;
 
@@ -642,7 +646,7 @@ unsigned mdb_cpus(void);
 /* Exit statuses, added up (as fsck(8) does): */
 #define MDB_EXIT_UNRESOLVED 1 /* a line did not resolve, was malformed, or I/O failed */
 #define MDB_EXIT_USAGE 2
-#define MDB_EXIT_CUT 4        /* a log has no #stats line: cut short */
+#define MDB_EXIT_CUT 4 /* a log has no #stats line: cut short */
 
 /* `mdinspect batch ...`: argv[0] is "batch". Returns the exit status. */
 int mdi_batch_main(int argc, char **argv);

@@ -42,7 +42,7 @@ struct sym {
 
 struct mdb_elfsyms {
     char build_id[2 * MAX_BUILDID + 1];
-    bool symtab;      /* the table is .symtab (else .dynsym, or none) */
+    bool symtab; /* the table is .symtab (else .dynsym, or none) */
     struct sym *syms;
     size_t n;
 };
@@ -109,7 +109,9 @@ static int read_table(mdb_elfsyms *s, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
         if (!copy)
             return -1;
         s->syms[n++] = (struct sym){sym.st_value, sym.st_size, copy,
-                                    bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2};
+                                    bind == STB_GLOBAL ? 0
+                                    : bind == STB_WEAK ? 1
+                                                       : 2};
     }
     s->n = n;
     qsort(s->syms, n, sizeof *s->syms, by_addr);
@@ -203,7 +205,8 @@ const char *mdb_elfsyms_lookup(const mdb_elfsyms *s, uint64_t addr)
         const struct sym *y = &s->syms[i];
         if (addr - y->addr < y->size) {
             /* the first of this address (qsort put the global one first) */
-            while (i && s->syms[i - 1].addr == y->addr && addr - s->syms[i - 1].addr < s->syms[i - 1].size)
+            while (i && s->syms[i - 1].addr == y->addr &&
+                   addr - s->syms[i - 1].addr < s->syms[i - 1].size)
                 y = &s->syms[--i];
             return y->name;
         }

@@ -14,7 +14,8 @@ static void name(mdb_output *o, mdb_logctx *lc, uint64_t lineno, const mdb_frame
 {
     char buf[MDB_TEXT_ROOM];
     uint32_t n, start = 0;
-    const char *s = f->status == MDB_OK ? f->name : mdb_frame_text(f, lc, lineno, buf, sizeof buf, &n);
+    const char *s =
+        f->status == MDB_OK ? f->name : mdb_frame_text(f, lc, lineno, buf, sizeof buf, &n);
     if (f->status == MDB_OK)
         n = f->name_len;
     for (uint32_t i = 0; i < n; i++)

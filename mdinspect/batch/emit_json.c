@@ -30,12 +30,11 @@
 
 #include "batch/batch.h"
 
-static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
-                                    [MDB_ALLOC] = "alloc", [MDB_THROW] = "throw", [MDB_WAIT] = "wait",
-                                    [MDB_ASTACK] = "astack", [MDB_HEAP] = "heap", [MDB_PLAIN] = "plain"};
+static const char *const kinds[] = {
+    [MDB_STACK] = "stack", [MDB_CALL] = "call",     [MDB_ALLOC] = "alloc", [MDB_THROW] = "throw",
+    [MDB_WAIT] = "wait",   [MDB_ASTACK] = "astack", [MDB_HEAP] = "heap",   [MDB_PLAIN] = "plain"};
 
-static void frame(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_record *rec,
-                  size_t i)
+static void frame(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_record *rec, size_t i)
 {
     const mdb_frame *f = rec->frames[i];
     const char *j;
@@ -142,9 +141,7 @@ void mdb_emit_json(mdb_output *o, mdb_resolver *r, mdb_logctx *lc, const mdb_pro
         pid(o, proc);
         keys(o, rec->line, rec->len);
         break;
-    case MDB_MODULE:
-        module(o, proc, rec->line, rec->len);
-        break;
+    case MDB_MODULE: module(o, proc, rec->line, rec->len); break;
     case MDB_COMMENT:
         mdb_outs(o, "{\"kind\":\"comment\"");
         pid(o, proc);

@@ -21,8 +21,7 @@ const char *mdb_frame_text_named(const mdb_frame *f, mdb_logctx *lc, uint64_t li
 {
     const char *name;
     uint32_t n;
-    if ((name = mdb_logctx_module_name(lc, f->unknown_mvid, lineno, &n)) &&
-        (size_t)n + 32 < size) {
+    if ((name = mdb_logctx_module_name(lc, f->unknown_mvid, lineno, &n)) && (size_t)n + 32 < size) {
         int k = snprintf(buf, size, "[unresolved: unknown MVID (%s)]", name);
         if (k > 0 && (size_t)k < size) {
             *len = (uint32_t)k;
@@ -33,9 +32,9 @@ const char *mdb_frame_text_named(const mdb_frame *f, mdb_logctx *lc, uint64_t li
     return f->text;
 }
 
-static const char *const kinds[] = {[MDB_STACK] = "stack", [MDB_CALL] = "call",
-                                    [MDB_ALLOC] = "alloc", [MDB_THROW] = "throw", [MDB_WAIT] = "wait",
-                                    [MDB_ASTACK] = "astack", [MDB_HEAP] = "heap"};
+static const char *const kinds[] = {
+    [MDB_STACK] = "stack", [MDB_CALL] = "call",     [MDB_ALLOC] = "alloc", [MDB_THROW] = "throw",
+    [MDB_WAIT] = "wait",   [MDB_ASTACK] = "astack", [MDB_HEAP] = "heap"};
 
 void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec)
 {
@@ -47,9 +46,7 @@ void mdb_emit_text(mdb_output *o, mdb_logctx *lc, const mdb_record *rec)
     case MDB_HEADER:
     case MDB_STATS:
     case MDB_MODULE:
-    case MDB_COMMENT:
-        mdb_out(o, rec->line, rec->len);
-        break;
+    case MDB_COMMENT: mdb_out(o, rec->line, rec->len); break;
     case MDB_MALFORMED:
         mdb_outs(o, "[malformed line ");
         mdb_outu(o, rec->lineno);

@@ -50,8 +50,8 @@ int mdb_open_regular(const char *path, struct stat *st, char *why, size_t whylen
 static bool image_magic(const unsigned char *b, size_t n)
 {
     return (n >= 2 && b[0] == 'M' && b[1] == 'Z') ||
-           (n >= 4 && (memcmp(b, "\0asm", 4) == 0 || memcmp(b, "WbIL", 4) == 0 ||
-                       memcmp(b, "BSJB", 4) == 0));
+           (n >= 4 &&
+            (memcmp(b, "\0asm", 4) == 0 || memcmp(b, "WbIL", 4) == 0 || memcmp(b, "BSJB", 4) == 0));
 }
 
 struct mapping {
@@ -81,10 +81,11 @@ int mdb_image_open(void *ctx, mdt_image **out, const char *path, char *why, size
         if (n < 0)
             snprintf(why, whylen, "cannot read: %s", strerror(errno));
         else
-            snprintf(why, whylen, "%s", n == 0   ? "an empty file, not an image"
-                                        : n < 4 ? "file too short to identify (under 4 bytes)"
-                                                : "not a PE (MZ), Webcil (WbIL, \\0asm) or "
-                                                  "metadata (BSJB) image");
+            snprintf(why, whylen, "%s",
+                     n == 0  ? "an empty file, not an image"
+                     : n < 4 ? "file too short to identify (under 4 bytes)"
+                             : "not a PE (MZ), Webcil (WbIL, \\0asm) or "
+                               "metadata (BSJB) image");
         close(fd);
         return -1;
     }
@@ -173,8 +174,8 @@ int mdb_pdb_open(void *ctx, mdt_pdb **out, const mdt_image *img, const char *pat
     if ((cv = codeview_name(img)))
         cand[0] = talloc_asprintf(tmp, "%.*s%s", dirlen, path, cv);
     dot = strrchr(base, '.');
-    cand[1] = talloc_asprintf(tmp, "%.*s.pdb", (int)(dot ? (size_t)(dot - path) : strlen(path)),
-                              path);
+    cand[1] =
+        talloc_asprintf(tmp, "%.*s.pdb", (int)(dot ? (size_t)(dot - path) : strlen(path)), path);
     for (int i = 0; i < 2; i++) {
         if (cand[i] && pdb_file_ok(cand[i]) && mdt_pdb_open_file(ctx, out, cand[i], img) == 0) {
             talloc_free(tmp);
@@ -204,8 +205,9 @@ char *mdb_read_small_file(void *ctx, const char *path, size_t max, size_t *len, 
     if ((uint64_t)st.st_size > max)
         snprintf(why, whylen, "larger than %zu MiB", max >> 20);
     else
-        snprintf(why, whylen, "%s", e == MDT_ENOMEM ? "out of memory"
-                                    : e == MDT_EIO  ? "cannot read"
-                                                    : "changed while it was read");
+        snprintf(why, whylen, "%s",
+                 e == MDT_ENOMEM ? "out of memory"
+                 : e == MDT_EIO  ? "cannot read"
+                                 : "changed while it was read");
     return NULL;
 }

@@ -132,8 +132,9 @@ int mdb_read_block(mdb_reader *rd, mdb_block *b)
     rd->carry_len = 0;
     for (;;) {
         size_t limit = b->len < MDB_MAX_LINE + 1 ? b->len : MDB_MAX_LINE + 1;
-        const char *first = scanned < limit ? memchr(b->buf + scanned, '\n', limit - scanned)
-                                            : NULL, *last;
+        const char *first =
+                       scanned < limit ? memchr(b->buf + scanned, '\n', limit - scanned) : NULL,
+                   *last;
         scanned = limit;
         if (first && (size_t)(first - b->buf) >= MDB_MAX_LINE)
             return cut_line(rd, b);
@@ -289,7 +290,8 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
             return 0;
         v = v << 6 | (s[i] & 0x3F);
     }
-    if ((k == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) || (k == 4 && (v < 0x10000 || v > 0x10FFFF)))
+    if ((k == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) ||
+        (k == 4 && (v < 0x10000 || v > 0x10FFFF)))
         return 0;
     return k;
 }

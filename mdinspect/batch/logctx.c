@@ -35,11 +35,11 @@
 #include "batch/batch.h"
 #include "batch/parse.h"
 
-#define MAX_PROCS (1u << 20)    /* processes of one input */
-#define MAX_FOLDERS 256         /* folders taken from headers */
-#define MAX_MODNAMES (1u << 18) /* modules named by #module lines */
-#define MAX_TEXT 256            /* bytes kept of a command or module name */
-#define MAX_REPORTED 100        /* logs without #stats named one by one */
+#define MAX_PROCS (1u << 20)       /* processes of one input */
+#define MAX_FOLDERS 256            /* folders taken from headers */
+#define MAX_MODNAMES (1u << 18)    /* modules named by #module lines */
+#define MAX_TEXT 256               /* bytes kept of a command or module name */
+#define MAX_REPORTED 100           /* logs without #stats named one by one */
 #define MAX_THREADLINES (1u << 20) /* #thread lines kept, all processes */
 
 struct modname {
@@ -61,20 +61,20 @@ struct mdb_logctx {
     mdb_assemblies *a;
     bool folders_on;
     /* main thread only */
-    mdb_proc none;        /* the lines before any header */
+    mdb_proc none; /* the lines before any header */
     mdb_proc *cur, *first;
     uint32_t nprocs;
     bool procs_full;
-    mdb_table folders;    /* folders met in headers (taken or not) */
+    mdb_table folders; /* folders met in headers (taken or not) */
     size_t nfolders;
-    char **pending;       /* folders to add before the block that named them */
+    char **pending; /* folders to add before the block that named them */
     size_t npending, cappending;
     mdb_arena arena;
     /* shared */
     pthread_rwlock_t lock;
-    mdb_table modnames;   /* 16 bytes -> struct modname */
+    mdb_table modnames; /* 16 bytes -> struct modname */
     size_t nmodnames;
-    mdb_table threads;    /* (process index, tid) -> struct thread_line, newest */
+    mdb_table threads; /* (process index, tid) -> struct thread_line, newest */
     size_t nthreadlines;
 };
 
@@ -117,7 +117,7 @@ const mdb_proc *mdb_logctx_none(const mdb_logctx *lc)
 
 static int hexval(int c)
 {
-    return c >= '0' && c <= '9' ? c - '0'
+    return c >= '0' && c <= '9'   ? c - '0'
            : c >= 'a' && c <= 'f' ? c - 'a' + 10
            : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                   : -1;
@@ -180,8 +180,8 @@ static void folder(mdb_logctx *lc, const char *s, size_t n)
     if (mdb_table_put(&lc->folders, h, s, n, lc))
         return;
     lc->nfolders++;
-    if (!(path = unescape(&lc->arena, s, n, 4096, &len)) || path[0] != '/' ||
-        strlen(path) != len || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (!(path = unescape(&lc->arena, s, n, 4096, &len)) || path[0] != '/' || strlen(path) != len ||
+        stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return; /* not here (another machine's), or not a folder */
     if (lc->npending == lc->cappending) {
         size_t cap = lc->cappending ? 2 * lc->cappending : 8;
@@ -528,8 +528,7 @@ static int scan_line(mdb_logctx *lc, mdb_block *b, const char *s, size_t n, cons
     if (q == s && word(s, n, "#stats")) {
         lc->cur->stats = true;
         stats_line(lc->cur, s, n);
-    }
-    else if (q == s && word(s, n, "#module"))
+    } else if (q == s && word(s, n, "#module"))
         module_line(lc, s, n, lineno);
     else if (q == s && word(s, n, "#thread"))
         thread_line(lc, s, n, lineno);
@@ -589,16 +588,20 @@ uint64_t mdb_logctx_report(const mdb_logctx *lc, FILE *f, bool pid_only, uint64_
             fprintf(f, "the log of process %llu", (unsigned long long)p->pid);
         else
             fprintf(f, "the log");
-        fprintf(f, " (header at line %llu) has no #stats line: it was cut short (the "
-                   "process was killed, or the file cut), and its last record may be "
-                   "partial\n", (unsigned long long)p->lineno);
+        fprintf(f,
+                " (header at line %llu) has no #stats line: it was cut short (the "
+                "process was killed, or the file cut), and its last record may be "
+                "partial\n",
+                (unsigned long long)p->lineno);
     }
     if (n > MAX_REPORTED)
         fprintf(f, MDB_PROGNAME " batch: ... and %llu more logs without #stats\n",
                 (unsigned long long)(n - MAX_REPORTED));
     if (lc->procs_full)
-        fprintf(f, MDB_PROGNAME " batch: more than %u processes: the lines of the later ones "
-                   "were counted as the last one's\n", MAX_PROCS);
+        fprintf(f,
+                MDB_PROGNAME " batch: more than %u processes: the lines of the later ones "
+                             "were counted as the last one's\n",
+                MAX_PROCS);
     return n;
 }
 

@@ -17,56 +17,73 @@
 #include "batch/batch.h"
 #include "batch/native.h"
 
-enum { OPT_RECURSIVE = 256, OPT_INDEX, OPT_FOLDED, OPT_SPEEDSCOPE, OPT_TOP, OPT_NO_PROGRESS,
-       OPT_VERBOSE, OPT_THREADS, OPT_DEBUG_DIR, OPT_PID, OPT_NO_LOG_FOLDERS, OPT_CACHE_MB,
-       OPT_SIGNATURES, OPT_IL, OPT_PPROF, OPT_THREAD, OPT_FROM, OPT_TO,
-       OPT_TYPE };
+enum {
+    OPT_RECURSIVE = 256,
+    OPT_INDEX,
+    OPT_FOLDED,
+    OPT_SPEEDSCOPE,
+    OPT_TOP,
+    OPT_NO_PROGRESS,
+    OPT_VERBOSE,
+    OPT_THREADS,
+    OPT_DEBUG_DIR,
+    OPT_PID,
+    OPT_NO_LOG_FOLDERS,
+    OPT_CACHE_MB,
+    OPT_SIGNATURES,
+    OPT_IL,
+    OPT_PPROF,
+    OPT_THREAD,
+    OPT_FROM,
+    OPT_TO,
+    OPT_TYPE
+};
 
 #define MAX_THREADS 64
 #define DEFAULT_THREADS 8 /* at most, when the CPUs are many */
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "Usage: " MDB_PROGNAME " batch [--assemblies DIR|FILE]... [--recursive] [--index FILE]\n"
-            "                       [--json|--folded|--speedscope|--pprof|--top N] < IN > OUT\n"
-            "Turn logged metadata tokens into names and source lines. Each input line is\n"
-            "one of: a line of an mdprofile log (#mdprofile header, stack/call/alloc\n"
-            "records, #stats), `MVID TOKEN [DESCRIPTOR...]`, or `PATH TOKEN`.\n"
-            "\n"
-            "  -a, --assemblies=DIR|FILE  where to find modules by MVID (repeatable)\n"
-            "  -r, --recursive            look in the folders' subfolders too\n"
-            "      --index=FILE           keep the MVID index in FILE between runs\n"
-            "      --debug-dir=DIR        look for ELF debug files by build-id in DIR\n"
-            "                             (repeatable; default /usr/lib/debug)\n"
-            "  -j, --json                 JSON Lines, one object per input line\n"
-            "      --folded               folded stacks for flame graphs\n"
-            "      --speedscope           one speedscope JSON file\n"
-            "      --pprof                one gzipped pprof profile (profile.proto)\n"
-            "      --top=N                the N hottest methods, exclusive and inclusive\n"
-            "      --thread=NAME|TID      --top, --folded, --speedscope: only the records of\n"
-            "                             that thread (its name, kernel name or ID)\n"
-            "      --from=S, --to=S       ... only the time slices that start in [S, S)\n"
-            "                             seconds since the process started\n"
-            "      --type=NAME            ... only the alloc and astack records of that\n"
-            "                             type (its name as batch prints it)\n"
-            "      --signatures           methods with their parameter types (overloads)\n"
-            "      --il                   a frame with an IL offset shows the instruction\n"
-            "                             there (text and --json)\n"
-            "      --pid=PID              only the lines of process PID (logs concatenated)\n"
-            "      --no-log-folders       do not search the folders log headers name\n"
-            "  -t, --threads=N            resolve with N threads (default: one per CPU\n"
-            "                             available, at most 8; --speedscope, --pprof\n"
-            "                             and --top use one)\n"
-            "      --cache-mb=N           caches hold at most N MiB in all (default: 1/8 of\n"
-            "                             the memory, 64 MiB to 4 GiB)\n"
-            "      --no-progress          no progress on standard error\n"
-            "      --verbose              say at the end how the MVID index was built\n"
-            "  -h, --help                 show this help and exit\n"
-            "\n"
-            "Text output has one line per input line. Exit status: 0 if everything\n"
-            "resolved; else 1 if some line did not, plus 4 if a log has no #stats line\n"
-            "(cut short); 2 for a usage error. See mdinspect(1).\n");
+    fprintf(f, "Usage: " MDB_PROGNAME
+               " batch [--assemblies DIR|FILE]... [--recursive] [--index FILE]\n"
+               "                       [--json|--folded|--speedscope|--pprof|--top N] < IN > OUT\n"
+               "Turn logged metadata tokens into names and source lines. Each input line is\n"
+               "one of: a line of an mdprofile log (#mdprofile header, stack/call/alloc\n"
+               "records, #stats), `MVID TOKEN [DESCRIPTOR...]`, or `PATH TOKEN`.\n"
+               "\n"
+               "  -a, --assemblies=DIR|FILE  where to find modules by MVID (repeatable)\n"
+               "  -r, --recursive            look in the folders' subfolders too\n"
+               "      --index=FILE           keep the MVID index in FILE between runs\n"
+               "      --debug-dir=DIR        look for ELF debug files by build-id in DIR\n"
+               "                             (repeatable; default /usr/lib/debug)\n"
+               "  -j, --json                 JSON Lines, one object per input line\n"
+               "      --folded               folded stacks for flame graphs\n"
+               "      --speedscope           one speedscope JSON file\n"
+               "      --pprof                one gzipped pprof profile (profile.proto)\n"
+               "      --top=N                the N hottest methods, exclusive and inclusive\n"
+               "      --thread=NAME|TID      --top, --folded, --speedscope: only the records of\n"
+               "                             that thread (its name, kernel name or ID)\n"
+               "      --from=S, --to=S       ... only the time slices that start in [S, S)\n"
+               "                             seconds since the process started\n"
+               "      --type=NAME            ... only the alloc and astack records of that\n"
+               "                             type (its name as batch prints it)\n"
+               "      --signatures           methods with their parameter types (overloads)\n"
+               "      --il                   a frame with an IL offset shows the instruction\n"
+               "                             there (text and --json)\n"
+               "      --pid=PID              only the lines of process PID (logs concatenated)\n"
+               "      --no-log-folders       do not search the folders log headers name\n"
+               "  -t, --threads=N            resolve with N threads (default: one per CPU\n"
+               "                             available, at most 8; --speedscope, --pprof\n"
+               "                             and --top use one)\n"
+               "      --cache-mb=N           caches hold at most N MiB in all (default: 1/8 of\n"
+               "                             the memory, 64 MiB to 4 GiB)\n"
+               "      --no-progress          no progress on standard error\n"
+               "      --verbose              say at the end how the MVID index was built\n"
+               "  -h, --help                 show this help and exit\n"
+               "\n"
+               "Text output has one line per input line. Exit status: 0 if everything\n"
+               "resolved; else 1 if some line did not, plus 4 if a log has no #stats line\n"
+               "(cut short); 2 for a usage error. See mdinspect(1).\n");
 }
 
 int mdi_batch_main(int argc, char **argv)
@@ -126,12 +143,8 @@ int mdi_batch_main(int argc, char **argv)
                 goto nomem;
             paths[npaths++] = optarg;
             break;
-        case 'r':
-            recursive = true;
-            break;
-        case OPT_INDEX:
-            index = optarg;
-            break;
+        case 'r': recursive = true; break;
+        case OPT_INDEX: index = optarg; break;
         case OPT_DEBUG_DIR:
             dirs = talloc_realloc(mem, dirs, char *, ndirs + 1);
             if (!dirs)
@@ -194,18 +207,14 @@ int mdi_batch_main(int argc, char **argv)
             if (*end || !*optarg || optarg[0] == '-' || cache_mb == 0 ||
                 cache_mb > (SIZE_MAX >> 21)) {
                 fprintf(stderr, MDB_PROGNAME " batch: --cache-mb wants a number of MiB, at "
-                                "least 1\n");
+                                             "least 1\n");
                 talloc_free(mem);
                 return 2;
             }
             break;
         }
-        case OPT_SIGNATURES:
-            ro.signatures = true;
-            break;
-        case OPT_IL:
-            ro.il = true;
-            break;
+        case OPT_SIGNATURES: ro.signatures = true; break;
+        case OPT_IL: ro.il = true; break;
         case OPT_THREAD: {
             char *end;
             unsigned long long t;
@@ -233,8 +242,10 @@ int mdi_batch_main(int argc, char **argv)
             char *end;
             double v = strtod(optarg, &end);
             if (*end || !*optarg || !(v >= 0 && v <= 1e12)) {
-                fprintf(stderr, MDB_PROGNAME " batch: --%s wants seconds since the start (a "
-                                "number >= 0)\n", opt == OPT_FROM ? "from" : "to");
+                fprintf(stderr,
+                        MDB_PROGNAME " batch: --%s wants seconds since the start (a "
+                                     "number >= 0)\n",
+                        opt == OPT_FROM ? "from" : "to");
                 goto usage;
             }
             ro.filter.on = true;
@@ -247,15 +258,9 @@ int mdi_batch_main(int argc, char **argv)
             }
             break;
         }
-        case OPT_NO_LOG_FOLDERS:
-            log_folders = false;
-            break;
-        case OPT_NO_PROGRESS:
-            progress_on = false;
-            break;
-        case OPT_VERBOSE:
-            verbose = true;
-            break;
+        case OPT_NO_LOG_FOLDERS: log_folders = false; break;
+        case OPT_NO_PROGRESS: progress_on = false; break;
+        case OPT_VERBOSE: verbose = true; break;
         case 'h':
             usage(stdout);
             talloc_free(mem);
@@ -270,29 +275,32 @@ int mdi_batch_main(int argc, char **argv)
         }
     }
     if (optind < argc) {
-        fprintf(stderr, MDB_PROGNAME " batch: unexpected argument '%s' (input comes from "
-                        "standard input)\n", argv[optind]);
+        fprintf(stderr,
+                MDB_PROGNAME " batch: unexpected argument '%s' (input comes from "
+                             "standard input)\n",
+                argv[optind]);
         goto usage;
     }
     if (nfmt > 1) {
         fprintf(stderr, MDB_PROGNAME " batch: choose one of --json, --folded, --speedscope, "
-                        "--pprof, --top\n");
+                                     "--pprof, --top\n");
         goto usage;
     }
     if (fmt == MDB_PPROF && isatty(STDOUT_FILENO)) { /* as gzip does */
         fprintf(stderr, MDB_PROGNAME " batch: --pprof writes a gzipped file: redirect the "
-                        "output (> app.pb.gz)\n");
+                                     "output (> app.pb.gz)\n");
         goto usage;
     }
     if (ro.il && fmt != MDB_TEXT && fmt != MDB_JSON) {
         fprintf(stderr, MDB_PROGNAME " batch: --il shows instructions in the text and --json "
-                        "outputs only\n");
+                                     "outputs only\n");
         goto usage;
     }
     if (ro.filter.on && fmt != MDB_TOP && fmt != MDB_FOLDED && fmt != MDB_SPEEDSCOPE &&
         fmt != MDB_PPROF) {
-        fprintf(stderr, MDB_PROGNAME " batch: --thread, --from, --to and --type choose the records of "
-                        "--top, --folded, --speedscope and --pprof\n");
+        fprintf(stderr,
+                MDB_PROGNAME " batch: --thread, --from, --to and --type choose the records of "
+                             "--top, --folded, --speedscope and --pprof\n");
         goto usage;
     }
     if (ro.filter.has_from && ro.filter.has_to && ro.filter.to <= ro.filter.from) {
@@ -309,7 +317,7 @@ int mdi_batch_main(int argc, char **argv)
         mdb_output_init(&out, mem, STDOUT_FILENO) ||
         ((fmt == MDB_SPEEDSCOPE || fmt == MDB_TOP || fmt == MDB_PPROF) &&
          !(agg = mdb_aggregate_new(mem, fmt, (unsigned)top,
-                                  ro.filter.has_from ? ro.filter.from : 0))))
+                                   ro.filter.has_from ? ro.filter.from : 0))))
         goto nomem;
     if (!threads) {
         unsigned cpus = mdb_cpus();
@@ -359,8 +367,9 @@ int mdi_batch_main(int argc, char **argv)
         mdb_assemblies_stats(a, &indexed, &scanned);
         fprintf(stderr, MDB_PROGNAME " batch: MVIDs of %zu files from the index, %zu files read\n",
                 indexed, scanned);
-        fprintf(stderr, MDB_PROGNAME " batch: caches of %zu MiB: modules kept %zu MiB of frames, "
-                        "threads started their caches over %llu times\n",
+        fprintf(stderr,
+                MDB_PROGNAME " batch: caches of %zu MiB: modules kept %zu MiB of frames, "
+                             "threads started their caches over %llu times\n",
                 budget.total >> 20, (size_t)atomic_load(&budget.kept) >> 20,
                 (unsigned long long)rr.resets);
     }

@@ -29,7 +29,7 @@ struct path_slot {
 
 struct mvid_slot {
     uint64_t lo, hi;
-    mdb_module *m;   /* NULL: empty */
+    mdb_module *m; /* NULL: empty */
 };
 
 struct mdb_modcache {

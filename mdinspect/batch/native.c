@@ -34,8 +34,8 @@
 
 #include "batch/native.h"
 
-#define MAX_KEY 1024u        /* bytes of NAME:BUILDID */
-#define MAX_KEYS 65536u      /* distinct NAME:BUILDID a run keeps */
+#define MAX_KEY 1024u   /* bytes of NAME:BUILDID */
+#define MAX_KEYS 65536u /* distinct NAME:BUILDID a run keeps */
 
 /* --------------------------------------------------------------- registry */
 
@@ -43,10 +43,10 @@ struct key_state {
     uint64_t first_line; /* of its first #elf line; UINT64_MAX: none yet */
     char *path;          /* that line's path */
     bool tried_path, tried_dbg;
-    mdb_elfsyms *file;   /* PATH, when it has the frame's build-id */
-    mdb_elfsyms *dbg;    /* the debug file of the build-id */
-    char *why;           /* what went wrong with PATH (NULL: nothing) */
-    bool warn;           /* why is worth a warning (once) */
+    mdb_elfsyms *file; /* PATH, when it has the frame's build-id */
+    mdb_elfsyms *dbg;  /* the debug file of the build-id */
+    char *why;         /* what went wrong with PATH (NULL: nothing) */
+    bool warn;         /* why is worth a warning (once) */
 };
 
 struct mdb_natives {
@@ -96,8 +96,10 @@ static struct key_state *state(mdb_natives *n, const char *key, size_t len)
 
 static int unhex(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                        : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* %XX decoded into a new string. */
@@ -173,7 +175,8 @@ static void try_dbg(mdb_natives *n, struct key_state *k, const char *id)
         char *path = talloc_asprintf(NULL, "%s/.build-id/%.2s/%s.debug", n->dirs[i], id, id + 2);
         mdb_elfsyms *s;
         char err[256];
-        if (path && access(path, F_OK) == 0 && mdb_elfsyms_open(k, &s, path, err, sizeof err) == 0) {
+        if (path && access(path, F_OK) == 0 &&
+            mdb_elfsyms_open(k, &s, path, err, sizeof err) == 0) {
             if (strcmp(mdb_elfsyms_build_id(s), id) == 0)
                 k->dbg = s;
             else
@@ -212,8 +215,8 @@ struct answer {
     bool final;          /* no later #elf line can change it */
 };
 
-static void lookup(mdb_natives *n, const char *key, size_t keylen, const char *id,
-                   uint64_t lineno, struct answer *a)
+static void lookup(mdb_natives *n, const char *key, size_t keylen, const char *id, uint64_t lineno,
+                   struct answer *a)
 {
     memset(a, 0, sizeof *a);
     if (!n)
@@ -264,7 +267,8 @@ mdb_native_cache *mdb_native_cache_new(void *ctx, bool want_json)
         return NULL;
     c->want_json = want_json;
     mdb_arena_init(&c->arena, c);
-    if (!c->arena.ctx || mdb_table_init(&c->frames, c, 256) || mdb_output_init(&c->scratch, c, -1)) {
+    if (!c->arena.ctx || mdb_table_init(&c->frames, c, 256) ||
+        mdb_output_init(&c->scratch, c, -1)) {
         talloc_free(c);
         return NULL;
     }
@@ -365,8 +369,10 @@ static void json_member(mdb_output *o, const char *key, const char *v, size_t n)
 
 static const mdb_frame *bad(mdb_native_cache *c, mdb_frame *f)
 {
-    static mdb_frame nomem = {.status = MDB_BAD_FRAME, .detail = "out of memory",
-                              .text = "[unresolved: bad frame]", .text_len = 23,
+    static mdb_frame nomem = {.status = MDB_BAD_FRAME,
+                              .detail = "out of memory",
+                              .text = "[unresolved: bad frame]",
+                              .text_len = 23,
                               .json = "\"status\":\"bad frame\",\"detail\":\"out of memory\"",
                               .json_len = 46};
     if (!f)
@@ -411,10 +417,9 @@ static mdb_frame *make(mdb_native_cache *c, const char *s, size_t n, uint64_t li
         else if (a.file)
             sym = mdb_elfsyms_lookup(a.file, p.off);
         if (a.warning) /* several in one record: one line each */
-            c->warning = talloc_asprintf(c, "%s%s%.*s: %s: its frames are not named from it",
-                                         c->warning ? c->warning : "",
-                                         c->warning ? "\n" MDB_PROGNAME " batch: " : "",
-                                         (int)p.name_len, p.name, a.warning);
+            c->warning = talloc_asprintf(
+                c, "%s%s%.*s: %s: its frames are not named from it", c->warning ? c->warning : "",
+                c->warning ? "\n" MDB_PROGNAME " batch: " : "", (int)p.name_len, p.name, a.warning);
     }
     /* the text form */
     mdb_output *o = &c->scratch;
@@ -472,8 +477,7 @@ static mdb_frame *make(mdb_native_cache *c, const char *s, size_t n, uint64_t li
     return f;
 }
 
-const mdb_frame *mdb_native_resolve(mdb_native_cache *c, const char *s, size_t n,
-                                    uint64_t lineno)
+const mdb_frame *mdb_native_resolve(mdb_native_cache *c, const char *s, size_t n, uint64_t lineno)
 {
     uint64_t h = mdb_hash(s, n);
     struct held *held = mdb_table_get(&c->frames, h, s, n);

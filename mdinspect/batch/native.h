@@ -60,8 +60,7 @@ mdb_native_cache *mdb_native_cache_new(void *ctx, bool want_json);
 void mdb_native_cache_use(mdb_native_cache *c, mdb_natives *n);
 /* The frame of a native frame's text on line `lineno`: always an answer
  * (MDB_SPECIAL, or MDB_BAD_FRAME for a text that does not read). */
-const mdb_frame *mdb_native_resolve(mdb_native_cache *c, const char *s, size_t n,
-                                    uint64_t lineno);
+const mdb_frame *mdb_native_resolve(mdb_native_cache *c, const char *s, size_t n, uint64_t lineno);
 /* The bytes the cache holds (counted against batch's budget, --cache-mb),
  * and forgetting it all when the thread's share of the budget is full. */
 size_t mdb_native_bytes(const mdb_native_cache *c);

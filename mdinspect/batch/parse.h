@@ -154,8 +154,7 @@ static inline bool mdb_parse_mvid(const char *s, size_t n, uint8_t mvid[16])
     __m128i lo, hi;
     if (n != 32 ||
         !mdb_hex_sse2(_mm_loadu_si128((const __m128i *)(const void *)s), 0xFFFF, false, &lo) ||
-        !mdb_hex_sse2(_mm_loadu_si128((const __m128i *)(const void *)(s + 16)), 0xFFFF, false,
-                      &hi))
+        !mdb_hex_sse2(_mm_loadu_si128((const __m128i *)(const void *)(s + 16)), 0xFFFF, false, &hi))
         return false;
     /* x86 is little-endian: whole words, not byte stores */
     uint64_t x = (uint64_t)_mm_cvtsi128_si64(lo), y = (uint64_t)_mm_cvtsi128_si64(hi);

@@ -34,8 +34,8 @@
 #include "batch/native.h"
 #include "mdinspect/batch/profile.pb-c.h"
 
-#define MAX_TYPES 4     /* sample types of one mode */
-#define CHUNK 4096      /* items of one Profile message written at a time */
+#define MAX_TYPES 4 /* sample types of one mode */
+#define CHUNK 4096  /* items of one Profile message written at a time */
 
 /* ------------------------------------------------------------ the modes */
 
@@ -45,9 +45,11 @@ typedef void values_fn(const mdb_proc *proc, const mdb_record *rec, int64_t *v);
  * `mode=` and its kind, else the first row of its kind (a log without a
  * header). A new mode (wall, exceptions, contention) is one row here. */
 struct mode_row {
-    const char *mode;      /* the header's mode= word */
-    int kind;              /* the record kind it writes */
-    struct { const char *type, *unit; } types[MAX_TYPES];
+    const char *mode; /* the header's mode= word */
+    int kind;         /* the record kind it writes */
+    struct {
+        const char *type, *unit;
+    } types[MAX_TYPES];
     unsigned ntypes;
     const char *period_type, *period_unit;
     values_fn *values;
@@ -100,29 +102,71 @@ static void wait_values(const mdb_proc *proc, const mdb_record *rec, int64_t *v)
  * not labels, so the type is seen in every view, under the method that
  * threw it; a label would need a filter to be seen at all. */
 static const struct mode_row modes[] = {
-    {"sample", MDB_STACK, {{"samples", "count"}, {"cpu", "nanoseconds"}}, 2,
-     "cpu", "nanoseconds", cpu_values, "cpu"},
+    {"sample",
+     MDB_STACK,
+     {{"samples", "count"}, {"cpu", "nanoseconds"}},
+     2,
+     "cpu",
+     "nanoseconds",
+     cpu_values,
+     "cpu"},
     {"calls", MDB_CALL, {{"calls", "count"}}, 1, "calls", "count", count_values, "calls"},
-    {"alloc", MDB_ALLOC, {{"alloc_objects", "count"}, {"alloc_space", "bytes"}}, 2,
-     "space", "bytes", alloc_values, "alloc_space"},
+    {"alloc",
+     MDB_ALLOC,
+     {{"alloc_objects", "count"}, {"alloc_space", "bytes"}},
+     2,
+     "space",
+     "bytes",
+     alloc_values,
+     "alloc_space"},
     /* wall mode: counts in periods of 1/rate s of wall time, as sample
      * mode's are of CPU time (doc/profile-log.md, "Wall time") */
-    {"wall", MDB_STACK, {{"samples", "count"}, {"wall", "nanoseconds"}}, 2,
-     "wall", "nanoseconds", cpu_values, "wall"},
-    {"exceptions", MDB_THROW, {{"exceptions", "count"}}, 1, "exceptions", "count", count_values,
+    {"wall",
+     MDB_STACK,
+     {{"samples", "count"}, {"wall", "nanoseconds"}},
+     2,
+     "wall",
+     "nanoseconds",
+     cpu_values,
+     "wall"},
+    {"exceptions",
+     MDB_THROW,
+     {{"exceptions", "count"}},
+     1,
+     "exceptions",
+     "count",
+     count_values,
      "exceptions"},
-    {"contention", MDB_WAIT, {{"contentions", "count"}, {"contention", "nanoseconds"}}, 2,
-     "contentions", "count", wait_values, "contention"},
+    {"contention",
+     MDB_WAIT,
+     {{"contentions", "count"}, {"contention", "nanoseconds"}},
+     2,
+     "contentions",
+     "count",
+     wait_values,
+     "contention"},
     /* sampled allocation stacks (alloc mode with --alloc-sample): the
      * type as the leaf, its allocating stack above; the counts are the
      * log's estimates (doc/profile-log.md), in the columns go tool pprof
      * users know from Go's heap profiles */
-    {"alloc", MDB_ASTACK, {{"alloc_objects", "count"}, {"alloc_space", "bytes"}}, 2,
-     "space", "bytes", alloc_values, "alloc_space"},
+    {"alloc",
+     MDB_ASTACK,
+     {{"alloc_objects", "count"}, {"alloc_space", "bytes"}},
+     2,
+     "space",
+     "bytes",
+     alloc_values,
+     "alloc_space"},
     /* the live heap (heap mode): each process's last snapshot (write_all
      * leaves out the earlier ones), as Go's inuse columns */
-    {"heap", MDB_HEAP, {{"inuse_objects", "count"}, {"inuse_space", "bytes"}}, 2,
-     "space", "bytes", alloc_values, "inuse_space"},
+    {"heap",
+     MDB_HEAP,
+     {{"inuse_objects", "count"}, {"inuse_space", "bytes"}},
+     2,
+     "space",
+     "bytes",
+     alloc_values,
+     "inuse_space"},
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
@@ -142,7 +186,7 @@ static int mode_of(const mdb_proc *proc, int kind)
 
 /* ------------------------------------------------------------ the tables */
 
-struct func {   /* also its key, but start_line */
+struct func { /* also its key, but start_line */
     int64_t name, system_name, filename;
     int64_t start_line;
 };
@@ -151,19 +195,19 @@ struct mapping {
     int64_t filename, build_id;
 };
 
-struct loc {   /* also its key */
+struct loc { /* also its key */
     uint64_t func, mapping, address;
     int64_t line;
 };
 
 struct sample {
     const mdb_proc *proc;
-    bool threaded;        /* a format-4 record's: tid and slice labels */
+    bool threaded; /* a format-4 record's: tid and slice labels */
     uint32_t slice;
     uint64_t tid;
     uint32_t mode;
     uint32_t n;
-    uint64_t gc;          /* a heap record's GC (0 for others) */
+    uint64_t gc; /* a heap record's GC (0 for others) */
     int64_t v[MAX_TYPES];
     const uint32_t *locs; /* leaf first: the table's copy of the key's */
 };
@@ -171,7 +215,7 @@ struct sample {
 /* The key of a sample: its mode, its labels' source, then its locations. */
 struct sample_key {
     uint32_t mode;
-    uint32_t proc;    /* the process's index: the "pid" label */
+    uint32_t proc; /* the process's index: the "pid" label */
     /* Records of a thread and a time slice (format 4): a sample is one
      * stack of one thread in one slice; write_all() labels it "tid" (num),
      * "thread" (str: its name, when the log named the thread) and "slice"
@@ -179,7 +223,7 @@ struct sample_key {
      * process's). 0 for records without. */
     uint32_t threaded, slice;
     uint64_t tid;
-    uint64_t gc;      /* heap records: the GC of the snapshot */
+    uint64_t gc;                   /* heap records: the GC of the snapshot */
     uint32_t locs[MDB_MAX_FRAMES]; /* location ids (fewer than 2^32: each is an
                                       entry of an array in memory) */
 };
@@ -187,8 +231,11 @@ struct sample_key {
 struct mdb_pprof {
     mdb_arena arena;
     mdb_table strings, funcs, maps, locs, samples;
-    mdb_table known;          /* a resolved frame's text -> its location id */
-    struct pstr { const char *s; size_t len; } *str; /* by index: the table's copies */
+    mdb_table known; /* a resolved frame's text -> its location id */
+    struct pstr {
+        const char *s;
+        size_t len;
+    } * str; /* by index: the table's copies */
     size_t nstr, capstr;
     struct func *fn;
     size_t nfn, capfn;
@@ -199,11 +246,11 @@ struct mdb_pprof {
     struct sample **s;
     size_t ns, caps;
     bool seen[NMODES];
-    uint64_t rate;            /* the rate of the first sample log, */
-    bool rates_differ;        /* ... unless they differ */
-    bool rate_unknown;        /* a sample log without rate= */
-    const mdb_proc *first;    /* the first process with records */
-    mdb_logctx *logs;         /* the threads' names (#thread lines) */
+    uint64_t rate;         /* the rate of the first sample log, */
+    bool rates_differ;     /* ... unless they differ */
+    bool rate_unknown;     /* a sample log without rate= */
+    const mdb_proc *first; /* the first process with records */
+    mdb_logctx *logs;      /* the threads' names (#thread lines) */
 };
 
 /* Grow an array of `size`-byte items to hold one more. */
@@ -227,9 +274,10 @@ mdb_pprof *mdb_pprof_new(void *ctx)
     if (!p)
         return NULL;
     mdb_arena_init(&p->arena, p);
-    if (!p->arena.ctx || mdb_table_init(&p->strings, p, 1024) || mdb_table_init(&p->funcs, p, 1024) ||
-        mdb_table_init(&p->maps, p, 64) || mdb_table_init(&p->locs, p, 1024) ||
-        mdb_table_init(&p->samples, p, 1024) || mdb_table_init(&p->known, p, 1024) || !mdb_pprof_string(p, "", 0, &empty)) {
+    if (!p->arena.ctx || mdb_table_init(&p->strings, p, 1024) ||
+        mdb_table_init(&p->funcs, p, 1024) || mdb_table_init(&p->maps, p, 64) ||
+        mdb_table_init(&p->locs, p, 1024) || mdb_table_init(&p->samples, p, 1024) ||
+        mdb_table_init(&p->known, p, 1024) || !mdb_pprof_string(p, "", 0, &empty)) {
         talloc_free(p);
         return NULL;
     }
@@ -302,8 +350,8 @@ static bool frame_fields(const mdb_record *rec, const char **field, size_t *len)
 /* The module a frame lies in: a managed module (file, MVID), a module
  * not found (its MVID), a native frame's ELF file (name, build-id, and
  * the offset as the address); 0 for the other special frames. */
-static bool mapping_of(mdb_pprof *p, const mdb_frame *f, const char *sys, size_t slen,
-                       uint64_t *id, uint64_t *address)
+static bool mapping_of(mdb_pprof *p, const mdb_frame *f, const char *sys, size_t slen, uint64_t *id,
+                       uint64_t *address)
 {
     struct mapping m = {0};
     char mvid[33];
@@ -382,21 +430,22 @@ static int64_t start_line(const mdb_frame *f)
         return 0;
     /* the frame's document name is the module's, made once (assemblies.c) */
     return atomic_load_explicit(&f->mod->docs[sp.document], memory_order_acquire) == f->file
-               ? sp.start_line : 0;
+               ? sp.start_line
+               : 0;
 }
 
 /* The location of frame i of a record, whose text in the log is sys (slen
  * bytes; NULL when it could not be found). */
-static bool location(mdb_pprof *p, mdb_logctx *lc, const mdb_record *rec, size_t i,
-                     const char *sys, size_t slen, uint64_t *id)
+static bool location(mdb_pprof *p, mdb_logctx *lc, const mdb_record *rec, size_t i, const char *sys,
+                     size_t slen, uint64_t *id)
 {
     const mdb_frame *f = rec->frames[i];
     char buf[MDB_TEXT_ROOM];
     uint32_t nlen;
-    const char *name = f->status == MDB_OK ? f->name
-                                           : mdb_frame_text(f, lc, rec->lineno, buf, sizeof buf, &nlen);
+    const char *name =
+        f->status == MDB_OK ? f->name : mdb_frame_text(f, lc, rec->lineno, buf, sizeof buf, &nlen);
     uint64_t h = 0;
-    size_t full = slen;  /* with the IL offset */
+    size_t full = slen; /* with the IL offset */
     struct func fn = {0};
     struct loc l = {0};
     bool added;
@@ -618,7 +667,8 @@ static void times(const mdb_pprof *p, int64_t *start, int64_t *duration)
     for (size_t i = 0; i < p->ns; i++) {
         const mdb_proc *q = p->s[i]->proc;
         int64_t d = q->has_duration && q->duration_ms < (uint64_t)INT64_MAX / 1000000
-                        ? (int64_t)q->duration_ms * 1000000 : 0;
+                        ? (int64_t)q->duration_ms * 1000000
+                        : 0;
         if (d > longest)
             longest = d;
         if (!q->has_start) {
@@ -666,8 +716,8 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
     if (!str(p, modes[first_mode].period_type, &vt[c.n].type) ||
         !str(p, modes[first_mode].period_unit, &vt[c.n].unit) ||
         !str(p, modes[first_mode].preferred, &m.default_sample_type) || !str(p, "pid", &pid_key) ||
-        !str(p, "tid", &tid_key) || !str(p, "thread", &thread_key) || !str(p, "slice", &slice_key) ||
-        !str(p, "milliseconds", &ms))
+        !str(p, "tid", &tid_key) || !str(p, "thread", &thread_key) ||
+        !str(p, "slice", &slice_key) || !str(p, "milliseconds", &ms))
         return false;
     m.period_type = &vt[c.n];
     if (modes[first_mode].values == cpu_values)
@@ -675,9 +725,10 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
     else
         m.period = 1;
     if (p->rate_unknown || p->rates_differ) {
-        if (!str(p, p->rate_unknown ? "a sample log without rate=: its cpu nanoseconds are 0"
-                                    : "sample logs of different rates: each sample's cpu "
-                                      "nanoseconds use its own log's rate; period is 0",
+        if (!str(p,
+                 p->rate_unknown ? "a sample log without rate=: its cpu nanoseconds are 0"
+                                 : "sample logs of different rates: each sample's cpu "
+                                   "nanoseconds use its own log's rate; period is 0",
                  &comment))
             return false;
         m.n_comment = 1;
@@ -766,7 +817,8 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
                 }
                 perftools__profiles__label__init(&l[nl]);
                 l[nl].key = slice_key;
-                l[nl].num = (int64_t)s->slice * (int64_t)(s->proc->slice_ms ? s->proc->slice_ms : 1000);
+                l[nl].num =
+                    (int64_t)s->slice * (int64_t)(s->proc->slice_ms ? s->proc->slice_ms : 1000);
                 l[nl].num_unit = ms;
                 nl++;
             }
@@ -786,8 +838,10 @@ static bool write_all(mdb_pprof *p, struct gz *g, void *tmp)
      * try to symbolize what is named already) */
     {
         Perftools__Profiles__Profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
-        Perftools__Profiles__Mapping *mp = talloc_array(tmp, Perftools__Profiles__Mapping, p->nmp + 1);
-        Perftools__Profiles__Mapping **mpp = talloc_array(tmp, Perftools__Profiles__Mapping *, p->nmp + 1);
+        Perftools__Profiles__Mapping *mp =
+            talloc_array(tmp, Perftools__Profiles__Mapping, p->nmp + 1);
+        Perftools__Profiles__Mapping **mpp =
+            talloc_array(tmp, Perftools__Profiles__Mapping *, p->nmp + 1);
         if (!mp || !mpp)
             return false;
         for (size_t j = 0; j < p->nmp; j++) {

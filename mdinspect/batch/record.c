@@ -114,7 +114,8 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
     if (rec->kind == MDB_WAIT) {
         sp = memchr(p, ' ', (size_t)(end - p));
         if (!sp || !count0(p, (size_t)(sp - p), &rec->bytes))
-            return malformed(rec, "a wait record has its nanoseconds (a number >= 0) after the count");
+            return malformed(rec,
+                             "a wait record has its nanoseconds (a number >= 0) after the count");
         p = sp + 1;
     }
     if (rec->kind == MDB_HEAP) {
@@ -131,18 +132,21 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
         p = sp + 1;
     }
     sp = memchr(p, ' ', (size_t)(end - p));
-    if ((rec->kind == MDB_THROW || rec->kind == MDB_WAIT) && !all_digits(p, (size_t)((sp ? sp : end) - p)))
-        return malformed(rec, rec->kind == MDB_THROW ? "a throw record has a thread ID, a slice, a type and frames"
-                                                     : "a wait record has a thread ID, a slice and frames");
+    if ((rec->kind == MDB_THROW || rec->kind == MDB_WAIT) &&
+        !all_digits(p, (size_t)((sp ? sp : end) - p)))
+        return malformed(rec, rec->kind == MDB_THROW
+                                  ? "a throw record has a thread ID, a slice, a type and frames"
+                                  : "a wait record has a thread ID, a slice and frames");
     if ((rec->kind == MDB_STACK || rec->kind == MDB_THROW || rec->kind == MDB_WAIT) &&
         all_digits(p, (size_t)((sp ? sp : end) - p))) {
         /* format 4: the thread and the time slice (no frame is a number) */
         if (!sp || !count(p, (size_t)(sp - p), &rec->tid))
-            return malformed(rec, rec->kind == MDB_STACK
-                                      ? "a format-4 stack record has a thread ID (a number >= 1), a "
-                                        "slice and frames"
-                                      : "a throw or wait record has a thread ID (a number >= 1), a "
-                                        "slice and frames");
+            return malformed(rec,
+                             rec->kind == MDB_STACK
+                                 ? "a format-4 stack record has a thread ID (a number >= 1), a "
+                                   "slice and frames"
+                                 : "a throw or wait record has a thread ID (a number >= 1), a "
+                                   "slice and frames");
         p = sp + 1;
         sp = memchr(p, ' ', (size_t)(end - p));
         if (!sp || !count0(p, (size_t)(sp - p), &rec->slice))
@@ -163,7 +167,8 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
         for (int i = 0; i < 3; i++) {
             sp = memchr(p, ' ', (size_t)(end - p));
             if (!sp || !count0(p, (size_t)(sp - p), exits[i]))
-                return malformed(rec, "a format-2 call record has three exit counts (numbers >= 0) and a frame");
+                return malformed(
+                    rec, "a format-2 call record has three exit counts (numbers >= 0) and a frame");
             p = sp + 1;
         }
         rec->exits = true;

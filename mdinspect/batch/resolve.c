@@ -46,10 +46,10 @@ struct modnames {
 struct mdb_resolver {
     mdb_assemblies *a;
     mdb_modcache *mods;
-    bool want_json;         /* make each frame's JSON form (and metadata name) with the frame */
-    unsigned name_flags;    /* of names (not metadata names): --signatures */
-    bool want_il;           /* --il: frames with an IL offset show the instruction */
-    uint32_t insn_len;      /* of insn: the instruction of the frame being finished */
+    bool want_json;      /* make each frame's JSON form (and metadata name) with the frame */
+    unsigned name_flags; /* of names (not metadata names): --signatures */
+    bool want_il;        /* --il: frames with an IL offset show the instruction */
+    uint32_t insn_len;   /* of insn: the instruction of the frame being finished */
     char insn[1024];
     struct modnames *names; /* by module id: this thread's type names */
     uint32_t nnames;
@@ -59,14 +59,14 @@ struct mdb_resolver {
     bool over;          /* the thread's share is full: start over between records */
     size_t names_bytes; /* the type name caches, as last measured */
     uint64_t resets;
-    void *namectx;      /* where the type name caches live (freed on start over) */
-    mdb_arena arena;    /* frames cached by text: trimmed */
-    mdb_arena lasting;  /* frames kept by their module (valid rows): never trimmed */
-    mdb_arena *cur;     /* where new frames and their strings go */
-    mdb_output scratch; /* builds text and JSON forms (fd -1: never written) */
-    char name[4096];    /* a name when the arena has no room; a metadata name */
+    void *namectx;             /* where the type name caches live (freed on start over) */
+    mdb_arena arena;           /* frames cached by text: trimmed */
+    mdb_arena lasting;         /* frames kept by their module (valid rows): never trimmed */
+    mdb_arena *cur;            /* where new frames and their strings go */
+    mdb_output scratch;        /* builds text and JSON forms (fd -1: never written) */
+    char name[4096];           /* a name when the arena has no room; a metadata name */
     mdb_native_cache *natives; /* native frames (native.c) */
-    uint64_t lineno;    /* of the record being resolved */
+    uint64_t lineno;           /* of the record being resolved */
 };
 
 static const char *const status_text[] = {
@@ -194,21 +194,28 @@ static void count_bytes(mdb_resolver *r)
 static bool names_something(unsigned table)
 {
     switch (table) {
-    case MDT_TABLE_Module: case MDT_TABLE_TypeRef: case MDT_TABLE_TypeDef:
-    case MDT_TABLE_Field: case MDT_TABLE_MethodDef: case MDT_TABLE_MemberRef:
-    case MDT_TABLE_Event: case MDT_TABLE_Property: case MDT_TABLE_ModuleRef:
-    case MDT_TABLE_TypeSpec: case MDT_TABLE_Assembly: case MDT_TABLE_AssemblyRef:
-    case MDT_TABLE_File: case MDT_TABLE_ExportedType: case MDT_TABLE_MethodSpec:
-        return true;
-    default:
-        return false;
+    case MDT_TABLE_Module:
+    case MDT_TABLE_TypeRef:
+    case MDT_TABLE_TypeDef:
+    case MDT_TABLE_Field:
+    case MDT_TABLE_MethodDef:
+    case MDT_TABLE_MemberRef:
+    case MDT_TABLE_Event:
+    case MDT_TABLE_Property:
+    case MDT_TABLE_ModuleRef:
+    case MDT_TABLE_TypeSpec:
+    case MDT_TABLE_Assembly:
+    case MDT_TABLE_AssemblyRef:
+    case MDT_TABLE_File:
+    case MDT_TABLE_ExportedType:
+    case MDT_TABLE_MethodSpec: return true;
+    default: return false;
     }
 }
 
 /* Split `s` at commas outside <...> into at most `max` pieces. Returns the
  * number, or -1 when there are more or a piece is empty. */
-static int split_args(const char *s, size_t n, char sep, const char **pieces, size_t *lens,
-                      int max)
+static int split_args(const char *s, size_t n, char sep, const char **pieces, size_t *lens, int max)
 {
     int k = 0, depth = 0;
     size_t start = 0;
@@ -428,9 +435,8 @@ static inline __attribute__((always_inline)) mdt_name_cache *names_of(mdb_resolv
         r->nnames = n;
     }
     c = stored ? &r->names[m->id].stored : &r->names[m->id].full;
-    if (!*c &&
-        mdt_name_cache_new(r->namectx, c, m->img, MDT_STYLE_FULL,
-                           stored ? MDT_NAME_METADATA : r->name_flags) != 0)
+    if (!*c && mdt_name_cache_new(r->namectx, c, m->img, MDT_STYLE_FULL,
+                                  stored ? MDT_NAME_METADATA : r->name_flags) != 0)
         mdt_clear_error();
     return *c;
 }
@@ -562,8 +568,10 @@ static const mdb_frame *cached(mdb_resolver *r, int k, const char *s, size_t n, 
 static const mdb_frame *store(mdb_resolver *r, int k, const char *s, size_t n, uint64_t h,
                               mdb_frame *f)
 {
-    static mdb_frame nomem = {.status = MDB_BAD_FRAME, .detail = "out of memory",
-                              .text = "[unresolved: out of memory]", .text_len = 27};
+    static mdb_frame nomem = {.status = MDB_BAD_FRAME,
+                              .detail = "out of memory",
+                              .text = "[unresolved: out of memory]",
+                              .text_len = 27};
     if (!f)
         return &nomem;
     finish(r, f);
@@ -590,8 +598,8 @@ static const mdb_frame *new_plain_frame(mdb_resolver *r, mdb_module *m, uint32_t
         return NULL;
     /* The modules' share of the budget is full: the frame is made and
      * cached by the line's text instead, in the thread's own caches. */
-    if (r->budget && atomic_load_explicit(&r->budget->kept, memory_order_relaxed) >=
-                         r->budget->kept_max)
+    if (r->budget &&
+        atomic_load_explicit(&r->budget->kept, memory_order_relaxed) >= r->budget->kept_max)
         return NULL;
     if (!a) {
         size_t size = sizeof *a + ((size_t)rows + 1) * sizeof a->f[0];
@@ -626,8 +634,9 @@ static inline const mdb_frame *kept_frame(const mdb_module *m, uint32_t token)
     uint32_t rid = MDT_TOKEN_RID(token);
     const mdb_rowframes *a;
     const mdb_frame *f;
-    if (table < MDT_TABLE_MAX && (a = atomic_load_explicit(&m->frames[table], memory_order_acquire)) &&
-        rid - 1u < a->rows && (f = atomic_load_explicit(&a->f[rid], memory_order_acquire))) {
+    if (table < MDT_TABLE_MAX &&
+        (a = atomic_load_explicit(&m->frames[table], memory_order_acquire)) && rid - 1u < a->rows &&
+        (f = atomic_load_explicit(&a->f[rid], memory_order_acquire))) {
         mdb_frame_prefetch(f);
         return f;
     }
@@ -648,8 +657,8 @@ static inline bool opened(mdb_resolver *r, mdb_module *m)
 
 /* ---------------------------------------------------------------- frames */
 
-static const char *const specials[] = {"native", "unmanaged", "dynamic", "stub", "truncated",
-                                        "unknown", "state"};
+static const char *const specials[] = {"native",    "unmanaged", "dynamic", "stub",
+                                       "truncated", "unknown",   "state"};
 
 /* A special frame (doc/profile-log.md): one of the words, or "unknown:"
  * and a reason, or "state:" and a wall-mode thread state. Stack and call
@@ -697,9 +706,8 @@ static const uint8_t *unknown_mvid(mdb_resolver *r, const char *s, size_t n)
 {
     uint8_t mvid[16], *copy;
     for (size_t i = 0; i + 33 <= n; i++) {
-        if ((s[i + 32] != ':' && s[i + 32] != ' ') || (i > 0 && s[i - 1] != ',' &&
-                                                      s[i - 1] != '{' && s[i - 1] != '<' &&
-                                                      s[i - 1] != ' '))
+        if ((s[i + 32] != ':' && s[i + 32] != ' ') ||
+            (i > 0 && s[i - 1] != ',' && s[i - 1] != '{' && s[i - 1] != '<' && s[i - 1] != ' '))
             continue;
         if (!mdb_parse_mvid(s + i, 32, mvid))
             continue;
@@ -823,8 +831,8 @@ const mdb_frame *mdb_resolve_logframe(mdb_resolver *r, const char *s, size_t n, 
                 depth++;
             else if (s[i] == '>' && --depth == 0)
                 break;
-        if (i == n || (nmeth = split_args(s + pos + 1, i - pos - 1, ',', meth, methl,
-                                          MDB_MAX_FRAMES)) < 0)
+        if (i == n ||
+            (nmeth = split_args(s + pos + 1, i - pos - 1, ',', meth, methl, MDB_MAX_FRAMES)) < 0)
             goto bad;
         pos = i + 1;
     }
@@ -883,7 +891,7 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
         f->status = MDB_UNKNOWN_MVID;
         f->unknown_mvid = unknown_mvid(r, s, n);
     } else if (e || (e = mdt_desc_to_type(tmp, &t, d)) != 0 ||
-             (e = mdt_type_name(tmp, &name, t, NULL)) != 0)
+               (e = mdt_type_name(tmp, &name, t, NULL)) != 0)
         f->status = MDB_BAD_DESCRIPTOR;
     if (e) {
         f->detail = last_error(r);

@@ -36,9 +36,9 @@
 enum { FREE, QUEUED, DONE };
 
 struct slot {
-    void *ctx;            /* the slot's own talloc tree */
+    void *ctx; /* the slot's own talloc tree */
     mdb_block in;
-    mdb_output out, err;  /* standard output and error of the block */
+    mdb_output out, err; /* standard output and error of the block */
     uint64_t seq;
     uint64_t records, unresolved;
     bool nomem;
@@ -47,9 +47,9 @@ struct slot {
 };
 
 struct worker {
-    void *ctx;            /* the worker's own talloc tree */
+    void *ctx; /* the worker's own talloc tree */
     mdb_resolver *res;
-    unsigned folders;     /* the run's `folders` its caches were made with */
+    unsigned folders; /* the run's `folders` its caches were made with */
     mdb_record *rec;
     pthread_t tid;
     bool started;
@@ -64,9 +64,9 @@ struct run {
     struct slot *slots;
     unsigned nslots;
     uint64_t next_read, next_take, next_write; /* sequence numbers */
-    bool end;             /* no block will be queued any more */
+    bool end;                                  /* no block will be queued any more */
     int out_fd, err_fd;
-    unsigned folders;     /* how many times headers added folders (under lock) */
+    unsigned folders; /* how many times headers added folders (under lock) */
 };
 
 /* Write a slot's output to the real file (the caller has the turn). */
@@ -108,7 +108,8 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_proc *proc,
     const mdb_run_opts *o = w->run->o;
     const char *warning;
     /* --thread, --from, --to: a record left out counts for nothing */
-    if (o->filter.on && rec->kind != MDB_MALFORMED && !mdb_filter_keep(&o->filter, o->lc, proc, rec))
+    if (o->filter.on && rec->kind != MDB_MALFORMED &&
+        !mdb_filter_keep(&o->filter, o->lc, proc, rec))
         return;
     /* a log with sampled allocation stacks: the flame graphs take its
      * astack records, not its exact per-type counts too (the same
@@ -124,12 +125,8 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_proc *proc,
     if (rec->unresolved)
         sl->unresolved++;
     switch (o->format) {
-    case MDB_TEXT:
-        mdb_emit_text(&sl->out, o->lc, rec);
-        break;
-    case MDB_JSON:
-        mdb_emit_json(&sl->out, w->res, o->lc, proc, rec);
-        break;
+    case MDB_TEXT: mdb_emit_text(&sl->out, o->lc, rec); break;
+    case MDB_JSON: mdb_emit_json(&sl->out, w->res, o->lc, proc, rec); break;
     default:
         if (rec->kind == MDB_MALFORMED) {
             char num[48];
@@ -147,8 +144,8 @@ static void put_record(struct worker *w, struct slot *sl, const mdb_proc *proc,
         err_line(&sl->err, warning, "");
 }
 
-static void line(struct worker *w, struct slot *sl, const mdb_proc *proc, const char *s,
-                 size_t n, uint64_t lineno, int ending)
+static void line(struct worker *w, struct slot *sl, const mdb_proc *proc, const char *s, size_t n,
+                 uint64_t lineno, int ending)
 {
     mdb_resolver_trim(w->res);
     mdb_record_parse(w->res, w->rec, s, n, lineno, ending);
@@ -236,7 +233,7 @@ static void resolve_block(struct worker *w, struct slot *sl)
         }
         for (unsigned i = 0; i < k; i++, lineno++) {
             int ending = MDB_LINE_ENDED;
-            const mdb_proc *lp = proc; /* the line's process */
+            const mdb_proc *lp = proc;                    /* the line's process */
             if (__builtin_expect(lineno == next_ev, 0)) { /* a process starts */
                 proc = b->ev[ev].proc;
                 if (b->ev[ev++].split) /* the cut line is the process's before */

@@ -73,9 +73,9 @@ void *mdb_arena_alloc(mdb_arena *a, size_t n)
     n = (n + 7) & ~(size_t)7;
     if (n > a->left) {
         size_t size = n > CHUNK / 4 ? n : a->huge ? HUGE_CHUNK : CHUNK;
-        char *c = !a->ctx ? NULL
+        char *c = !a->ctx                         ? NULL
                   : size == HUGE_CHUNK && a->huge ? huge_chunk(a->ctx)
-                                                 : talloc_size(a->ctx, size);
+                                                  : talloc_size(a->ctx, size);
         if (!c && size == HUGE_CHUNK) /* no mapping: an ordinary chunk */
             c = a->ctx ? talloc_size(a->ctx, size = CHUNK) : NULL;
         if (!c)

@@ -32,9 +32,12 @@
 #include "core/native.h"
 
 const char *const mdp_activity_text[MDP_ACT_COUNT] = {
-    [MDP_ACT_NONE] = "",           [MDP_ACT_GC] = "gc",
-    [MDP_ACT_JIT] = "jit",         [MDP_ACT_TYPELOAD] = "type-load",
-    [MDP_ACT_EXCEPTION] = "exception", [MDP_ACT_STUB] = "stub",
+    [MDP_ACT_NONE] = "",
+    [MDP_ACT_GC] = "gc",
+    [MDP_ACT_JIT] = "jit",
+    [MDP_ACT_TYPELOAD] = "type-load",
+    [MDP_ACT_EXCEPTION] = "exception",
+    [MDP_ACT_STUB] = "stub",
 };
 
 unsigned mdp_slot_activity(const struct mdp_slot *t)
@@ -59,9 +62,9 @@ unsigned mdp_thread_role(const char *comm)
 }
 
 static __thread struct {
-    uint64_t core;  /* the core's serial (a later core may reuse its address: attach) */
+    uint64_t core; /* the core's serial (a later core may reuse its address: attach) */
     struct mdp_slot *slot;
-    uint64_t seen;  /* threads_seen when no slot was found */
+    uint64_t seen; /* threads_seen when no slot was found */
     int tid;
 } self;
 

@@ -80,8 +80,8 @@ struct flush_ctx {
     mdp_core *core;
 };
 
-const char *mdp_alloc_type_text(mdp_core *core, uintptr_t cls, uint64_t gen, char *desc,
-                                size_t len, int *kind, char **debug)
+const char *mdp_alloc_type_text(mdp_core *core, uintptr_t cls, uint64_t gen, char *desc, size_t len,
+                                int *kind, char **debug)
 {
     mdt_idmap_class_info ci;
     *kind = FK_MANAGED;
@@ -111,8 +111,8 @@ static void flush_one(void *payload, mdp_key key, void *val)
     char desc[4096];
     int kind;
     char *debug = NULL;
-    const char *text = mdp_alloc_type_text(core, (uintptr_t)key.a, key.b, desc, sizeof desc,
-                                           &kind, core->cfg.debug_names ? &debug : NULL);
+    const char *text = mdp_alloc_type_text(core, (uintptr_t)key.a, key.b, desc, sizeof desc, &kind,
+                                           core->cfg.debug_names ? &debug : NULL);
     core->stat_kind[kind] += c->count;
     core->stat_frames += c->count;
     mdp_record_add(core, MDP_REC_ALLOC, text, strlen(text), c->count, c->bytes,

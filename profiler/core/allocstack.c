@@ -42,7 +42,7 @@
 
 #include "core/core_int.h"
 
-#define MAX_PENDING 65536u          /* samples a thread keeps between two writes, */
+#define MAX_PENDING 65536u            /* samples a thread keeps between two writes, */
 #define MAX_PENDING_BYTES (16u << 20) /* ... and their bytes (--alloc-sample 1 and deep stacks) */
 
 struct raw_sample {
@@ -50,7 +50,10 @@ struct raw_sample {
     uint64_t cls_gen;
     uint64_t size;
     unsigned n;
-    struct { uintptr_t ip, fn; uint64_t gen; } f[];
+    struct {
+        uintptr_t ip, fn;
+        uint64_t gen;
+    } f[];
 };
 
 struct stack_thread {
@@ -127,8 +130,8 @@ int mdp_alloc_stack_due(mdp_core *core, uint64_t bytes)
         clock_gettime(CLOCK_MONOTONIC, &ts);
         me.core = core;
         me.table = NULL;
-        me.rng = ((uint64_t)syscall(SYS_gettid) << 32) ^ (uint64_t)ts.tv_nsec ^
-                 (uint64_t)(uintptr_t)&me;
+        me.rng =
+            ((uint64_t)syscall(SYS_gettid) << 32) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)&me;
         if (!me.rng)
             me.rng = 0x9e3779b97f4a7c15ull;
         me.left = draw_interval(core->cfg.alloc_sample);
@@ -312,9 +315,9 @@ void mdp_alloc_stacks_flush(mdp_core *core)
                 double objs = floor(w->objects), bytes = floor(w->bytes);
                 w->objects -= objs;
                 w->bytes -= bytes;
-                struct mdp_record *rec =
-                    mdp_record_add(core, MDP_REC_ASTACK, key.s, key.len, (uint64_t)objs, (uint64_t)bytes,
-                                   core->cfg.debug_names && !dbg.bad ? dbg.s : NULL);
+                struct mdp_record *rec = mdp_record_add(
+                    core, MDP_REC_ASTACK, key.s, key.len, (uint64_t)objs, (uint64_t)bytes,
+                    core->cfg.debug_names && !dbg.bad ? dbg.s : NULL);
                 (void)rec;
             } else {
                 atomic_fetch_add(&s->dropped, 1);

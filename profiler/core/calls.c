@@ -32,8 +32,8 @@
 
 #include "core/core_int.h"
 
-#define CALLS_MAX (1u << 20)  /* counters (functions hooked) */
-#define CALLS_STRIDE 8u       /* words per counter: one cache line each */
+#define CALLS_MAX (1u << 20) /* counters (functions hooked) */
+#define CALLS_STRIDE 8u      /* words per counter: one cache line each */
 
 /* A thread's counts for one core. Never freed (a thread's pointer to its
  * own may outlive the core), on one process-wide list. */
@@ -48,10 +48,10 @@ static _Atomic uint64_t next_id = 1;
 
 struct mdp_calls {
     uint64_t id;
-    uint64_t *table;  /* CALLS_MAX * CALLS_STRIDE words */
+    uint64_t *table; /* CALLS_MAX * CALLS_STRIDE words */
     pthread_mutex_t lock;
-    mdp_pmap index;   /* FunctionID -> counter index + 1 */
-    uintptr_t *fn;    /* per index: the function and its incarnation */
+    mdp_pmap index; /* FunctionID -> counter index + 1 */
+    uintptr_t *fn;  /* per index: the function and its incarnation */
     uint64_t *gen;
     uint64_t *flushed; /* per index and word: what earlier flushes recorded */
     size_t n;
@@ -65,8 +65,8 @@ int mdp_calls_init(mdp_core *core)
     if (!c)
         return -1;
     size_t bytes = (size_t)CALLS_MAX * CALLS_STRIDE * sizeof(uint64_t);
-    c->table = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                    -1, 0);
+    c->table = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     c->fn = calloc(CALLS_MAX, sizeof *c->fn);
     c->gen = calloc(CALLS_MAX, sizeof *c->gen);
     c->flushed = calloc((size_t)CALLS_MAX * MDP_CALL_WORDS, sizeof *c->flushed);
@@ -131,8 +131,9 @@ void mdp_calls_count(mdp_core *core, uint64_t *counter, int what)
     if (!t || t->owner != c->id) {
         t = calloc(1, sizeof *t);
         if (t)
-            t->counts = mmap(NULL, (size_t)CALLS_MAX * MDP_CALL_WORDS * sizeof(uint64_t),
-                             PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            t->counts =
+                mmap(NULL, (size_t)CALLS_MAX * MDP_CALL_WORDS * sizeof(uint64_t),
+                     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (!t || t->counts == MAP_FAILED) {
             /* no array for this thread: count in the shared table */
             free(t);
@@ -198,8 +199,9 @@ void mdp_calls_flush(mdp_core *core)
         const char *text = f ? f->text : mdp_frame_kind_text[FK_UNMAPPED];
         core->stat_kind[kind] += add[MDP_CALL_ENTER];
         core->stat_frames += add[MDP_CALL_ENTER];
-        struct mdp_record *r = mdp_record_add(core, MDP_REC_CALL, text, strlen(text), add[MDP_CALL_ENTER], 0,
-                                              core->cfg.debug_names ? (f && f->debug ? f->debug : text) : NULL);
+        struct mdp_record *r =
+            mdp_record_add(core, MDP_REC_CALL, text, strlen(text), add[MDP_CALL_ENTER], 0,
+                           core->cfg.debug_names ? (f && f->debug ? f->debug : text) : NULL);
         if (r) {
             r->exits[0] += add[MDP_CALL_LEAVE];
             r->exits[1] += add[MDP_CALL_TAILCALL];

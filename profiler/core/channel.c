@@ -158,7 +158,8 @@ int mdp_channel_listen(char *name, size_t cap)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     for (int tries = 0; tries < 16; tries++) {
-        unsigned rnd = (unsigned)(ts.tv_nsec ^ (ts.tv_sec << 7)) * 2654435761u + (unsigned)tries * 40503u;
+        unsigned rnd =
+            (unsigned)(ts.tv_nsec ^ (ts.tv_sec << 7)) * 2654435761u + (unsigned)tries * 40503u;
         if (snprintf(name, cap, "@mdprofile.%d.%08x", (int)getpid(), rnd) >= (int)cap)
             break;
         struct sockaddr_un a;
@@ -191,8 +192,12 @@ ssize_t mdp_channel_recv(int fd, char *buf, size_t cap, int timeout_ms, pid_t *p
         char b[CMSG_SPACE(sizeof(struct ucred))];
     } ctl;
     struct sockaddr_un sa;
-    struct msghdr m = {.msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &iov, .msg_iovlen = 1,
-                       .msg_control = ctl.b, .msg_controllen = sizeof ctl.b};
+    struct msghdr m = {.msg_name = &sa,
+                       .msg_namelen = sizeof sa,
+                       .msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = ctl.b,
+                       .msg_controllen = sizeof ctl.b};
     ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (n < 0)
         return errno == EAGAIN || errno == EINTR ? 0 : -1;

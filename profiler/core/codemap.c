@@ -32,8 +32,13 @@ int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_regio
             struct mdp_region *reg = malloc(sizeof *reg);
             if (reg) {
                 pthread_mutex_lock(&core->code_lock);
-                *reg = (struct mdp_region){regions[i].start, regions[i].size, regions[0].start,
-                                           base, ++core->region_serial, fn, gen};
+                *reg = (struct mdp_region){regions[i].start,
+                                           regions[i].size,
+                                           regions[0].start,
+                                           base,
+                                           ++core->region_serial,
+                                           fn,
+                                           gen};
                 struct mdp_region *old = mdp_pmap_get(&core->regions, reg->start, 0);
                 if (old && old->size == reg->size && old->version == reg->version &&
                     old->base == reg->base && old->fn == fn && old->fn_gen == gen) {

@@ -45,8 +45,10 @@ int mdp_mode_parse(const char *text, size_t len, unsigned *modes, char *err, siz
             if (strlen(mode_names[k]) == n && memcmp(text + i, mode_names[k], n) == 0)
                 bit = 1u << k;
         if (!bit) {
-            snprintf(err, errlen, "unknown mode '%.*s' (sample, calls, alloc, exceptions, wall, contention, heap)",
-                     (int)(n > 60 ? 60 : n), text + i);
+            snprintf(
+                err, errlen,
+                "unknown mode '%.*s' (sample, calls, alloc, exceptions, wall, contention, heap)",
+                (int)(n > 60 ? 60 : n), text + i);
             return -1;
         }
         if (!(bit & MDP_MODES_BUILT)) {
@@ -57,11 +59,13 @@ int mdp_mode_parse(const char *text, size_t len, unsigned *modes, char *err, siz
         i = j + 1;
     }
     if ((set & MDP_MODE_SAMPLE) && (set & MDP_MODE_WALL)) {
-        snprintf(err, errlen, "modes sample and wall exclude each other: a thread has one sampling timer");
+        snprintf(err, errlen,
+                 "modes sample and wall exclude each other: a thread has one sampling timer");
         return -1;
     }
     if ((set & MDP_MODE_CALLS) && set != MDP_MODE_CALLS) {
-        snprintf(err, errlen, "mode calls runs alone: its enter hooks would dwarf what the other modes measure");
+        snprintf(err, errlen,
+                 "mode calls runs alone: its enter hooks would dwarf what the other modes measure");
         return -1;
     }
     *modes = set;
@@ -200,10 +204,10 @@ bad:
     return -1;
 }
 
-static const char *const keys[] = {"mode",     "rate",      "depth",  "output",     "debug_names",
-                                   "duration", "samples",   "elt",    "verbose",    "drain_ms",
-                                   "flush_ms", "first_pid", "notify", "activities", "threads",
-                                   "slice",    "wall_budget", "alloc_sample"};
+static const char *const keys[] = {
+    "mode",    "rate",       "depth",   "output",   "debug_names", "duration",
+    "samples", "elt",        "verbose", "drain_ms", "flush_ms",    "first_pid",
+    "notify",  "activities", "threads", "slice",    "wall_budget", "alloc_sample"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -257,16 +261,16 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
     char modes[96];
     if (mdp_mode_format(cfg->modes, modes, sizeof modes) < 0)
         return -1;
-    int n = snprintf(buf, len,
-                     "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
-                     "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;"
-                     "alloc_sample=%u;%s%s%soutput=%s",
-                     modes, cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names,
-                     cfg->duration_ms, cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose,
-                     cfg->drain_ms, cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
-                     cfg->wall_budget ? cfg->wall_budget : MDP_WALL_BUDGET, cfg->alloc_sample,
-                     cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "",
-                     cfg->output);
+    int n = snprintf(
+        buf, len,
+        "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
+        "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;"
+        "alloc_sample=%u;%s%s%soutput=%s",
+        modes, cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names, cfg->duration_ms,
+        cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose, cfg->drain_ms,
+        cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
+        cfg->wall_budget ? cfg->wall_budget : MDP_WALL_BUDGET, cfg->alloc_sample,
+        cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "", cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;
     return n;

@@ -47,7 +47,8 @@ uint64_t mdp_mono_to_ms(const mdp_core *core, uint64_t mono_ns)
 {
     /* the coarse clock may lag the precise one the start was read with by
      * a tick: a sample of the first milliseconds is then slice 0 */
-    uint64_t start = (uint64_t)core->start_mono.tv_sec * 1000000000u + (uint64_t)core->start_mono.tv_nsec;
+    uint64_t start =
+        (uint64_t)core->start_mono.tv_sec * 1000000000u + (uint64_t)core->start_mono.tv_nsec;
     return mono_ns > start ? (mono_ns - start) / 1000000u : 0;
 }
 
@@ -152,8 +153,11 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
         mdp_channel_tell(core, "log", msg);
     }
 
-    mdt_idmap_options o = {.modules = 256, .classes = 16384, .functions = 65536,
-                           .miss = on_miss, .miss_payload = core};
+    mdt_idmap_options o = {.modules = 256,
+                           .classes = 16384,
+                           .functions = 65536,
+                           .miss = on_miss,
+                           .miss_payload = core};
     if (mdt_idmap_new(&core->map, &o) != 0) {
         snprintf(err, errlen, "cannot create the runtime-ID map");
         mdp_logfile_close(core);

@@ -41,8 +41,9 @@ enum mdp_mode {
 /* The modes whose stacks the sampler's signal handler takes (one per thread). */
 #define MDP_MODES_SAMPLED (MDP_MODE_SAMPLE | MDP_MODE_WALL)
 /* The modes this build implements; a name outside it is refused. */
-#define MDP_MODES_BUILT (MDP_MODE_SAMPLE | MDP_MODE_CALLS | MDP_MODE_ALLOC | MDP_MODE_WALL | \
-                         MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION | MDP_MODE_HEAP)
+#define MDP_MODES_BUILT                                                                            \
+    (MDP_MODE_SAMPLE | MDP_MODE_CALLS | MDP_MODE_ALLOC | MDP_MODE_WALL | MDP_MODE_EXCEPTIONS |     \
+     MDP_MODE_CONTENTION | MDP_MODE_HEAP)
 /* The modes a profiler attached to a running process can have: the
  * runtime grants enter hooks and allocation callbacks only at startup. */
 #define MDP_MODES_ATTACH (MDP_MODE_SAMPLE | MDP_MODE_WALL)
@@ -60,24 +61,25 @@ int mdp_mode_format(unsigned modes, char *buf, size_t len);
  * the attach request's client data (mdp_config_parse); doc/mdprofile.1
  * lists both. */
 typedef struct mdp_config {
-    unsigned modes;        /* a set of enum mdp_mode */
-    unsigned rate;         /* samples per second of thread CPU time (1..100000) */
-    unsigned slice_ms;     /* sample records: the time slice, ms since the start (1000) */
-    unsigned max_depth;    /* frames per sample (1..255) */
-    char output[4096];     /* log path; "" = mdprofile.PID.log in the cwd */
-    int debug_names;       /* add the in-process names to every record */
-    unsigned duration_ms;  /* 0 = until the process ends */
-    unsigned max_samples;  /* attach: end once this many samples are counted (0 = no limit) */
-    int elt_slow;          /* calls mode: WithInfo C hooks instead of the asm ones */
-    int verbose;           /* diagnostics as `#` lines of the log (1), and raw samples (2) */
-    unsigned drain_ms;     /* drain period (tests lengthen it to make unload-time draining visible) */
-    unsigned flush_ms;     /* how often the log gets what was aggregated since the last write */
-    int first_pid;         /* the launcher's child: the process that writes `output` itself (0: none) */
-    char notify[108];      /* the launcher's socket (channel.h), "" none */
-    int activities;        /* track per thread: 0 nothing, 1 GC, JIT and type loads (default),
-                            * 2 exceptions too (the runtime's exception events cost) */
-    int all_threads;       /* sample every thread of the process, not only the runtime's (default 1) */
-    unsigned wall_budget;  /* wall mode: signals a second at most (MDP_WALL_BUDGET; 0 counts as it) */
+    unsigned modes;       /* a set of enum mdp_mode */
+    unsigned rate;        /* samples per second of thread CPU time (1..100000) */
+    unsigned slice_ms;    /* sample records: the time slice, ms since the start (1000) */
+    unsigned max_depth;   /* frames per sample (1..255) */
+    char output[4096];    /* log path; "" = mdprofile.PID.log in the cwd */
+    int debug_names;      /* add the in-process names to every record */
+    unsigned duration_ms; /* 0 = until the process ends */
+    unsigned max_samples; /* attach: end once this many samples are counted (0 = no limit) */
+    int elt_slow;         /* calls mode: WithInfo C hooks instead of the asm ones */
+    int verbose;          /* diagnostics as `#` lines of the log (1), and raw samples (2) */
+    unsigned drain_ms; /* drain period (tests lengthen it to make unload-time draining visible) */
+    unsigned flush_ms; /* how often the log gets what was aggregated since the last write */
+    int first_pid;     /* the launcher's child: the process that writes `output` itself (0: none) */
+    char notify[108];  /* the launcher's socket (channel.h), "" none */
+    int activities;    /* track per thread: 0 nothing, 1 GC, JIT and type loads (default),
+                        * 2 exceptions too (the runtime's exception events cost) */
+    int all_threads;   /* sample every thread of the process, not only the runtime's (default 1) */
+    unsigned
+        wall_budget; /* wall mode: signals a second at most (MDP_WALL_BUDGET; 0 counts as it) */
 #define MDP_WALL_BUDGET 2000u
     unsigned alloc_sample; /* alloc mode: a stack per this many bytes allocated per thread, on
                             * average (524288); 0 none */
@@ -90,8 +92,8 @@ void mdp_config_default(mdp_config *cfg);
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen);
 /* Parse "key=value;key=value" (the same keys in lower case: mode, rate,
  * depth, output, debug_names, duration, samples, elt, verbose, drain_ms,
- * flush_ms, first_pid, notify, activities, threads, slice), `len` bytes; output, when present, comes
- * last and runs to the end. */
+ * flush_ms, first_pid, notify, activities, threads, slice), `len` bytes; output, when present,
+ * comes last and runs to the end. */
 int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, size_t errlen);
 /* The text form mdp_config_parse reads, into buf. Returns its length or -1
  * when buf is too small. */
@@ -173,8 +175,8 @@ typedef struct mdp_seq_hold {
 } mdp_seq_hold;
 mdp_seq_hold mdp_seq_take(mdp_core *core);
 void mdp_seq_release(mdp_seq_hold *h);
-#define MDP_SEQ_HELD(var, core)                                                            \
-    mdp_seq_hold var##_hold __attribute__((cleanup(mdp_seq_release))) = mdp_seq_take(core); \
+#define MDP_SEQ_HELD(var, core)                                                                    \
+    mdp_seq_hold var##_hold __attribute__((cleanup(mdp_seq_release))) = mdp_seq_take(core);        \
     uint64_t var = var##_hold.seq
 /* The oldest seq still in use: under every held seq and `floor` (the
  * adapter's oldest deferred one; 0: none), 1 while a taker could not
@@ -226,7 +228,8 @@ int mdp_ev_appdomain_shutdown(mdp_core *core, uint64_t seq, uintptr_t appdomain)
 /* ClassLoadFinished (or a lazily fetched class). `info` as for
  * mdt_idmap_class_load; prim is filled in by the core for the core
  * library's primitives and System.__Canon. */
-int mdp_ev_class_load(mdp_core *core, uint64_t seq, uintptr_t cls, const mdt_idmap_class_info *info);
+int mdp_ev_class_load(mdp_core *core, uint64_t seq, uintptr_t cls,
+                      const mdt_idmap_class_info *info);
 int mdp_ev_class_unload(mdp_core *core, uint64_t seq, uintptr_t cls);
 /* A ClassID standing for a primitive the runtime names by its element type
  * only (an array's element without a ClassID): recorded once, never a valid
@@ -273,8 +276,14 @@ void mdp_ev_activity(mdp_core *core, unsigned act, int begin);
  * unwind pass visits every frame it passes, the one that catches included
  * (MDP_CALL_UNWIND), and a frame that catches (MDP_CALL_CATCH) is not
  * left: unwound = UNWIND - CATCH. */
-enum { MDP_CALL_ENTER, MDP_CALL_LEAVE, MDP_CALL_TAILCALL, MDP_CALL_UNWIND, MDP_CALL_CATCH,
-       MDP_CALL_WORDS };
+enum {
+    MDP_CALL_ENTER,
+    MDP_CALL_LEAVE,
+    MDP_CALL_TAILCALL,
+    MDP_CALL_UNWIND,
+    MDP_CALL_CATCH,
+    MDP_CALL_WORDS
+};
 
 /* A counter for function `fn` (created on first use): MDP_CALL_WORDS words,
  * counter[MDP_CALL_ENTER] the word an enter hook increments atomically,

@@ -28,7 +28,7 @@
 #include "core/hash.h"
 #include "core/ring.h"
 
-#define MDP_MAX_THREADS 4096u    /* sampler slots (threads alive at once) */
+#define MDP_MAX_THREADS 4096u /* sampler slots (threads alive at once) */
 /* sampler.c: the slots that were ever taken are [0, mdp_slots_used()); the
  * mark only grows (the slots outlive cores, for a re-attach). Every scan of
  * the slots stops there: a pass over all 4,096 slots' cache lines, twice
@@ -45,11 +45,11 @@ void mdp_slots_take(unsigned n);
  * its period up to this (a process that waits costs ~3 wakeups a second,
  * not 50); a ring half full wakes it at once (mdp_drain_poke). */
 #define MDP_DRAIN_MAX_MS 320u
-#define MDP_MAX_TARGS 64u         /* type arguments of one generic */
-#define MDP_MAX_DEPTH 255u        /* frames per sample (the log's limit) */
-#define MDP_SEQ_SLOTS 64u         /* seqs held at once without overflow (seqs.c) */
-#define MDP_RETIRE_BATCH 4096u    /* unloads that trigger a retirement at once */
-#define MDP_RETIRE_MS 10000u      /* else at most this often after an unload */
+#define MDP_MAX_TARGS 64u      /* type arguments of one generic */
+#define MDP_MAX_DEPTH 255u     /* frames per sample (the log's limit) */
+#define MDP_SEQ_SLOTS 64u      /* seqs held at once without overflow (seqs.c) */
+#define MDP_RETIRE_BATCH 4096u /* unloads that trigger a retirement at once */
+#define MDP_RETIRE_MS 10000u   /* else at most this often after an unload */
 /* Pseudo IDs, below any address the runtime hands out (the zero page):
  * primitive classes (mdp_ev_prim_class) and their module. */
 #define MDP_PRIM_CLASS_BASE 0x100u
@@ -61,14 +61,15 @@ void mdp_slots_take(unsigned n);
  * yet, the thread's state in wall mode (MDP_SAMPLE_WALL), then (ip,
  * function, gen) per frame, leaf first. */
 #define MDP_SAMPLE_MAGIC 0x5a4dull
-#define MDP_SAMPLE_HAVE_SP 0x01u /* a stack-pointer word follows the header */
-#define MDP_SAMPLE_CUT 0x02u     /* the walk stopped at the depth limit */
+#define MDP_SAMPLE_HAVE_SP 0x01u   /* a stack-pointer word follows the header */
+#define MDP_SAMPLE_CUT 0x02u       /* the walk stopped at the depth limit */
 #define MDP_SAMPLE_HAVE_TIME 0x04u /* a time word follows the header (the handler's: always) */
-#define MDP_SAMPLE_WALL 0x08u /* wall mode: a state word (wall.c) follows the time and stack pointer */
+#define MDP_SAMPLE_WALL                                                                            \
+    0x08u /* wall mode: a state word (wall.c) follows the time and stack pointer */
 /* flags bits 4-7: what the runtime was doing on the thread (native.h) */
 #define MDP_SAMPLE_ACT(flags) (((flags) >> 4) & 15u)
 /* weight: timer periods the sample stands for (1 + the timer's overrun) */
-#define MDP_SAMPLE_HDR(nframes, flags, weight)                                 \
+#define MDP_SAMPLE_HDR(nframes, flags, weight)                                                     \
     (MDP_SAMPLE_MAGIC << 48 | (uint64_t)(weight) << 16 | (uint64_t)(flags) << 8 | (nframes))
 
 enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_RETIRED = 2 };
@@ -122,11 +123,11 @@ struct mdp_module {
     const void *base;
     char *path;
     unsigned flags;
-    void *ctx;       /* talloc context of the image (NULL: no image) */
+    void *ctx; /* talloc context of the image (NULL: no image) */
     mdt_image *image;
     mdt_identity identity; /* borrowed from the image: only while the module lives */
     int has_identity;
-    char *name;            /* the assembly's name (malloc): its #module line, after an unload too */
+    char *name; /* the assembly's name (malloc): its #module line, after an unload too */
     uint16_t version[4];
     uint8_t mvid[16];
     int corelib;
@@ -197,7 +198,8 @@ enum mdp_rec_kind {
     MDP_REC_CALL,  /* `call`: calls of one function (calls mode) */
     MDP_REC_ALLOC, /* `alloc`: allocations of one type (alloc mode) */
     MDP_REC_THROW, /* `throw`: exceptions of one type thrown from one stack (exceptions mode) */
-    MDP_REC_WAIT,  /* `wait`: waits on a managed lock from one stack, their nanoseconds (contention) */
+    MDP_REC_WAIT,  /* `wait`: waits on a managed lock from one stack, their nanoseconds (contention)
+                    */
     MDP_REC_ASTACK, /* `astack`: sampled allocations of one type and stack (alloc mode) */
     MDP_REC_HEAP,   /* `heap`: live objects of one type after a gen2 GC (heap mode) */
     MDP_REC_NKINDS
@@ -208,7 +210,7 @@ struct mdp_record {
     uint64_t count, bytes;
     uint64_t exits[3]; /* call records: leaves, tail calls, frames the unwind pass reached */
     uint64_t caught;   /* ... and of those, frames that caught the exception */
-    char *debug; /* TAB-separated names, NULL without --debug-names */
+    char *debug;       /* TAB-separated names, NULL without --debug-names */
 };
 
 struct mdp_calls;
@@ -220,17 +222,17 @@ struct mdp_allocstack;
  * ends at `end` stays; a tentative #stats line (after a termination
  * signal) starts at stats_at and is overwritten by the next write. */
 struct mdp_logfile {
-    int fd;             /* -1: none (it could not be opened, or it is closed) */
+    int fd; /* -1: none (it could not be opened, or it is closed) */
     char path[4200];
-    uint64_t end;       /* bytes that stay */
-    int64_t stats_at;   /* offset of a tentative #stats line, or -1 */
-    uint64_t size;      /* the file's size as the last write left it */
-    int failed_errno;   /* the first write error (reported once), 0 none */
+    uint64_t end;     /* bytes that stay */
+    int64_t stats_at; /* offset of a tentative #stats line, or -1 */
+    uint64_t size;    /* the file's size as the last write left it */
+    int failed_errno; /* the first write error (reported once), 0 none */
     unsigned failures;
 };
 
-#define MDP_MAX_FRAMEWORKS 64u   /* framework and SDK folders in the header */
-#define MDP_NOTES_MAX 65536u     /* bytes of `#` lines waiting for the next write */
+#define MDP_MAX_FRAMEWORKS 64u /* framework and SDK folders in the header */
+#define MDP_NOTES_MAX 65536u   /* bytes of `#` lines waiting for the next write */
 
 struct mdp_core {
     mdp_config cfg;
@@ -246,7 +248,8 @@ struct mdp_core {
 
     pthread_mutex_t mods_lock;
     mdp_pmap modules; /* id -> struct mdp_module */
-    struct mdp_exec_table *_Atomic exec; /* written under mods_lock, read by the handler (execmap.c) */
+    struct mdp_exec_table
+        *_Atomic exec;    /* written under mods_lock, read by the handler (execmap.c) */
     char framework[4096]; /* folder of the core library's file, for the header; "" unknown */
     struct mdp_module **graveyard;
     size_t ngraveyard, graveyard_cap;
@@ -256,13 +259,15 @@ struct mdp_core {
     uint64_t region_serial;
 
     pthread_mutex_t drain_lock;
-    mdp_pmap frames;  /* (function, gen) -> struct mdp_frame */
-    mdp_pmap ilmaps;  /* (version start, serial) -> struct mdp_ilmap */
-    mdp_pmap ipkinds; /* unattributed ip -> kind + 1 (cast) */
+    mdp_pmap frames;     /* (function, gen) -> struct mdp_frame */
+    mdp_pmap ilmaps;     /* (version start, serial) -> struct mdp_ilmap */
+    mdp_pmap ipkinds;    /* unattributed ip -> kind + 1 (cast) */
     mdp_pmap wait_sites; /* wall mode: (call site ip, gen) -> known wait + 1 (cast), frames.c */
     mdp_smap records[MDP_REC_NKINDS]; /* per kind: key text -> struct mdp_record */
-    uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut, stat_drops_other;
-    uint64_t stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
+    uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut,
+        stat_drops_other;
+    uint64_t
+        stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
     unsigned drain_cycles;
     /* drain.c: the drain thread's schedule. drain_seq is the futex word it
      * waits on (bumped by every wake); drain_napping is 1 while it waits and
@@ -307,22 +312,22 @@ struct mdp_core {
 
     struct mdp_calls *calls;
     struct mdp_alloc *alloc;
-    struct mdp_events *events; /* events.c: throws and waits */
-    struct mdp_allocstack *allocstack; /* allocstack.c: alloc mode's sampled stacks */
+    struct mdp_events *events;                   /* events.c: throws and waits */
+    struct mdp_allocstack *allocstack;           /* allocstack.c: alloc mode's sampled stacks */
     uint64_t stat_heap_walks, stat_heap_walk_ns; /* heap.c (drain_lock) */
 
     /* The incremental log (records.c, logfile.c). drain_lock serializes
      * writes; notes (diagnostics as `#` lines) come from any thread. */
     struct mdp_logfile log;
     int header_written;
-    mdp_smap described;    /* MVIDs that have their #module line */
+    mdp_smap described;        /* MVIDs that have their #module line */
     size_t frameworks_written; /* folders in the header or a #frameworks line */
-    uint64_t stat_records; /* record lines written */
+    uint64_t stat_records;     /* record lines written */
     uint64_t last_flush_ms;
-    char cmd[1100];        /* the command line, percent-encoded (header, channel) */
+    char cmd[1100]; /* the command line, percent-encoded (header, channel) */
     int ppid;
     pthread_mutex_t notes_lock;
-    char *notes;           /* pending `# ...\n` lines (malloc), notes_len bytes */
+    char *notes; /* pending `# ...\n` lines (malloc), notes_len bytes */
     size_t notes_len;
     uint64_t notes_dropped;
     /* framework and SDK folders of loaded modules (mods_lock) */
@@ -330,10 +335,10 @@ struct mdp_core {
     size_t nframeworks;
 
     /* termination signals (termsig.c) and the launcher (channel.h) */
-    _Atomic int term_signal;          /* the first SIGINT, SIGTERM or SIGHUP seen, 0 none */
+    _Atomic int term_signal; /* the first SIGINT, SIGTERM or SIGHUP seen, 0 none */
     _Atomic uint64_t flush_req, flush_done;
-    _Atomic int stop_requested;       /* the attaching mdprofile said stop */
-    int channel;                      /* socket to the launcher, -1 none */
+    _Atomic int stop_requested; /* the attaching mdprofile said stop */
+    int channel;                /* socket to the launcher, -1 none */
     char end_reason[32];
 
     /* Native frames named (native.h) */
@@ -343,9 +348,9 @@ struct mdp_core {
     _Atomic uint64_t act_serial;             /* activity.c: this core among the process's */
     _Atomic int drain_tid;                   /* threads.c: the drain thread is not sampled */
     unsigned ngc_slots;
-    uint64_t stat_native_module;             /* native frames named by an ELF object */
-    uint64_t stat_act[16];                   /* samples by activity (native.h) */
-    mdp_pmap pending_names;                  /* threadnames.c: runtime thread -> name (threads_lock) */
+    uint64_t stat_native_module; /* native frames named by an ELF object */
+    uint64_t stat_act[16];       /* samples by activity (native.h) */
+    mdp_pmap pending_names;      /* threadnames.c: runtime thread -> name (threads_lock) */
 };
 
 /* modules.c */
@@ -417,8 +422,7 @@ int mdp_frame_call_wait(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen
  * *fn, *gen when the code turns out to be managed. */
 int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen);
 /* "@0x..." IL offset suffix for ip in (fn, gen), or "" */
-void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf,
-                  size_t len);
+void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len);
 /* Descriptor text of a class, after fetching what the map lacks. */
 int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len);
 void mdp_frames_forget_ips(mdp_core *core);
@@ -543,8 +547,8 @@ void mdp_alloc_free(mdp_core *core);
  * desc, or a special frame's word: *kind says which), for class `cls` of
  * incarnation `gen` (0: any); with debug, its in-process name (malloc, or
  * NULL). drain_lock held. */
-const char *mdp_alloc_type_text(mdp_core *core, uintptr_t cls, uint64_t gen, char *desc,
-                                size_t len, int *kind, char **debug);
+const char *mdp_alloc_type_text(mdp_core *core, uintptr_t cls, uint64_t gen, char *desc, size_t len,
+                                int *kind, char **debug);
 /* allocstack.c: alloc mode's sampled stacks (with cfg.alloc_sample) */
 int mdp_alloc_stacks_init(mdp_core *core);
 void mdp_alloc_stacks_flush(mdp_core *core); /* drain_lock held */

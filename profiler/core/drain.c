@@ -169,8 +169,9 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             /* MDPROFILE_VERBOSE=2: the first samples as the handler saw
              * them, into the log (never the host's stderr) */
             char line[900];
-            size_t l = (size_t)snprintf(line, sizeof line, "sample %" PRIu64 " tid %d:",
-                                        core->stat_signals, atomic_load(&t->tid));
+            size_t l = (size_t)snprintf(line, sizeof line,
+                                        "sample %" PRIu64 " tid %d:", core->stat_signals,
+                                        atomic_load(&t->tid));
             for (unsigned i = 0; i < n && l + 40 < sizeof line; i++)
                 l += (size_t)snprintf(line + l, sizeof line - l, " %#" PRIx64 "/%#" PRIx64,
                                       mdp_ring_peek(&t->ring, at + 3 * i),
@@ -220,7 +221,8 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
          * dispatch resolution): not a P/Invoke's target called from its IL
          * stub, which is the program's native time; off with the other
          * activities (--no-activities) */
-        if (!act && core->cfg.activities && nnative && nnative < n && frs[nnative].kind == FK_STUB &&
+        if (!act && core->cfg.activities && nnative && nnative < n &&
+            frs[nnative].kind == FK_STUB &&
             !strncmp(frs[nnative - 1].elf, "native:libcoreclr.so:", 21))
             act = MDP_ACT_STUB;
         if (!nnative)
@@ -291,7 +293,8 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         if (flags & MDP_SAMPLE_HAVE_SP)
             core->stat_unwalked += weight; /* the leaf alone: no stack bounds yet */
         if (!bad)
-            mdp_record_add(core, MDP_REC_STACK, key.s, key.len, weight, 0, core->cfg.debug_names ? dbg.s : NULL);
+            mdp_record_add(core, MDP_REC_STACK, key.s, key.len, weight, 0,
+                           core->cfg.debug_names ? dbg.s : NULL);
     }
 }
 
@@ -413,8 +416,9 @@ static void *drain_main(void *arg)
         mdp_drain_all(core);
 #ifdef MDP_BENCH_CLOCK
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &d1);
-        atomic_fetch_add(&core->bench_drain_all_ns,
-                         (uint64_t)((d1.tv_sec - d0.tv_sec) * 1000000000L + d1.tv_nsec - d0.tv_nsec));
+        atomic_fetch_add(
+            &core->bench_drain_all_ns,
+            (uint64_t)((d1.tv_sec - d0.tv_sec) * 1000000000L + d1.tv_nsec - d0.tv_nsec));
 #endif
         core->drain_cycles++;
         uint64_t now = mdp_elapsed_ms(core);
@@ -432,7 +436,8 @@ static void *drain_main(void *arg)
         /* bench builds only: this thread's CPU time so far */
         struct timespec cpu;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-        atomic_store(&core->bench_drain_ns, (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec);
+        atomic_store(&core->bench_drain_ns,
+                     (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec);
 #endif
         const char *over = session_over(core);
         period = next_period(core, period, base, core->drain_fill);

@@ -40,12 +40,12 @@
 #define MAX_BUILDID 64u /* bytes; a longer note is no build-id we print */
 
 struct elf_obj {
-    char *path;        /* as the loader names it; NULL: no file (the vDSO) */
-    char *prefix;      /* "native:" KEY "+0x", KEY = NAME ":" BUILDID */
+    char *path;   /* as the loader names it; NULL: no file (the vDSO) */
+    char *prefix; /* "native:" KEY "+0x", KEY = NAME ":" BUILDID */
     size_t prefix_len;
-    uintptr_t bias;    /* dlpi_addr */
+    uintptr_t bias; /* dlpi_addr */
     int used, announced;
-    int announcing;    /* in the write being made (mdp_elf_announced settles it) */
+    int announcing; /* in the write being made (mdp_elf_announced settles it) */
 };
 
 struct elf_seg {
@@ -56,11 +56,11 @@ struct elf_seg {
 struct mdp_elfmap {
     struct elf_obj **objs; /* every object seen, in order */
     size_t nobjs, cap;
-    struct elf_seg *segs;  /* executable segments of the loaded objects, sorted */
+    struct elf_seg *segs; /* executable segments of the loaded objects, sorted */
     size_t nsegs;
     unsigned long long adds, subs;
     int built, check;
-    char exe[4096];        /* the main program's path ("" unknown) */
+    char exe[4096]; /* the main program's path ("" unknown) */
 };
 
 /* ---- the loader's counters -------------------------------------------- */
@@ -162,7 +162,8 @@ static struct elf_obj *find_or_add(struct mdp_elfmap *m, const char *path, const
 {
     for (size_t i = m->nobjs; i-- > 0;) {
         struct elf_obj *o = m->objs[i];
-        if (o->bias == bias && ((!o->path && !path) || (o->path && path && !strcmp(o->path, path))) &&
+        if (o->bias == bias &&
+            ((!o->path && !path) || (o->path && path && !strcmp(o->path, path))) &&
             strstr(o->prefix, id))
             return o;
     }

@@ -42,10 +42,10 @@ struct ev_frame {
 
 struct ev {
     struct ev *next;
-    int kind;       /* enum mdp_event_kind */
+    int kind; /* enum mdp_event_kind */
     int tid;
-    uint64_t ms;    /* since the core started */
-    uintptr_t cls;  /* throws: the exception's class */
+    uint64_t ms;   /* since the core started */
+    uintptr_t cls; /* throws: the exception's class */
     uint64_t cls_gen;
     uint64_t value; /* waits: nanoseconds */
     unsigned n, cut;

@@ -46,8 +46,8 @@ static void visit(void *payload, mdp_key key, void *val)
     for (size_t i = 0; i < m->nexec; i++, c->n++)
         if (c->t)
             c->t->r[c->n] = (struct mdp_exec_range){(uintptr_t)m->exec[i].start,
-                                                     (uintptr_t)m->exec[i].start + m->exec[i].len,
-                                                     (uintptr_t)m->base, m->rf, m->nrf};
+                                                    (uintptr_t)m->exec[i].start + m->exec[i].len,
+                                                    (uintptr_t)m->base, m->rf, m->nrf};
 }
 
 static int by_start(const void *a, const void *b)

@@ -28,8 +28,8 @@
 #include "core/core_int.h"
 
 const char *const mdp_frame_kind_text[FK_COUNT] = {
-    [FK_MANAGED] = "managed",          [FK_NATIVE] = "native",
-    [FK_DYNAMIC] = "dynamic",          [FK_STUB] = "stub",
+    [FK_MANAGED] = "managed",           [FK_NATIVE] = "native",
+    [FK_DYNAMIC] = "dynamic",           [FK_STUB] = "stub",
     [FK_UNMAPPED] = "unknown:unmapped", [FK_UNLOADED] = "unknown:unloaded",
     [FK_NOMVID] = "unknown:nomvid",
 };

@@ -138,8 +138,9 @@ int mdp_logfile_write(mdp_core *core, const char *buf, size_t len, size_t keep)
         lf->stats_at = -1;
         if (!lf->failures++) {
             lf->failed_errno = e;
-            mdp_note(core, "cannot write the log %s: %s (what it holds is whole; the rest stays "
-                           "pending and is written when it can be)",
+            mdp_note(core,
+                     "cannot write the log %s: %s (what it holds is whole; the rest stays "
+                     "pending and is written when it can be)",
                      lf->path, strerror(e));
         }
         return -1;

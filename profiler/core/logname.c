@@ -49,4 +49,3 @@ int mdp_log_sibling_name(char *out, size_t cap, const char *path, int pid, unsig
     int r = snprintf(out, cap, "%.*s%s%s", (int)(dot - path), path, tag, dot);
     return r < 0 || (size_t)r >= cap ? -1 : 0;
 }
-

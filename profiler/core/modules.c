@@ -39,12 +39,24 @@ static const struct {
     const char *name;
     uint8_t code;
 } prims[] = {
-    {"System.Void", 0x01},    {"System.Boolean", 0x02}, {"System.Char", 0x03},
-    {"System.SByte", 0x04},   {"System.Byte", 0x05},    {"System.Int16", 0x06},
-    {"System.UInt16", 0x07},  {"System.Int32", 0x08},   {"System.UInt32", 0x09},
-    {"System.Int64", 0x0a},   {"System.UInt64", 0x0b},  {"System.Single", 0x0c},
-    {"System.Double", 0x0d},  {"System.String", 0x0e},  {"System.TypedReference", 0x16},
-    {"System.IntPtr", 0x18},  {"System.UIntPtr", 0x19}, {"System.Object", 0x1c},
+    {"System.Void", 0x01},
+    {"System.Boolean", 0x02},
+    {"System.Char", 0x03},
+    {"System.SByte", 0x04},
+    {"System.Byte", 0x05},
+    {"System.Int16", 0x06},
+    {"System.UInt16", 0x07},
+    {"System.Int32", 0x08},
+    {"System.UInt32", 0x09},
+    {"System.Int64", 0x0a},
+    {"System.UInt64", 0x0b},
+    {"System.Single", 0x0c},
+    {"System.Double", 0x0d},
+    {"System.String", 0x0e},
+    {"System.TypedReference", 0x16},
+    {"System.IntPtr", 0x18},
+    {"System.UIntPtr", 0x19},
+    {"System.Object", 0x1c},
     {"System.__Canon", MDT_IDMAP_PRIM_CANON},
 };
 
@@ -96,7 +108,8 @@ static void r2r_functions(mdp_core *core, struct mdp_module *m, const mdt_mem_ra
         if (lo < (uintptr_t)m->base)
             return;
         for (size_t k = 0; k < n; k++)
-            if ((uintptr_t)ranges[k].start <= lo && hi <= (uintptr_t)ranges[k].start + ranges[k].len) {
+            if ((uintptr_t)ranges[k].start <= lo &&
+                hi <= (uintptr_t)ranges[k].start + ranges[k].len) {
                 m->rf = (const uint32_t *)lo;
                 m->nrf = sec.size / 12;
                 mdp_log(core, "module %#" PRIxPTR ": %u ReadyToRun functions", m->id, m->nrf);
@@ -250,7 +263,9 @@ int mdp_ev_module_load(mdp_core *core, uint64_t seq, uintptr_t id, const mdp_mod
     mdp_log(core, "module %#" PRIxPTR " %s%s%s: %s", id, path,
             d->flags & MDP_MODULE_DYNAMIC ? " (dynamic)" : "",
             d->flags & MDP_MODULE_FLAT ? " (flat)" : "",
-            r < 0 ? "failed" : r == MDT_IDMAP_APPLIED ? "recorded" : "known");
+            r < 0                    ? "failed"
+            : r == MDT_IDMAP_APPLIED ? "recorded"
+                                     : "known");
     return r;
 }
 
@@ -342,8 +357,10 @@ uintptr_t mdp_ev_prim_class(mdp_core *core, uint64_t seq, unsigned elem)
           elem == 0x1c))
         return 0;
     uintptr_t id = MDP_PRIM_CLASS_BASE + elem;
-    mdt_idmap_class_info ci = {.module = MDP_PRIM_MODULE, .token = 0x02000000u,
-                               .shape = MDT_IDMAP_SHAPE_TYPEDEF, .prim = (uint8_t)elem};
+    mdt_idmap_class_info ci = {.module = MDP_PRIM_MODULE,
+                               .token = 0x02000000u,
+                               .shape = MDT_IDMAP_SHAPE_TYPEDEF,
+                               .prim = (uint8_t)elem};
     return mdt_idmap_class_load(core->map, id, &ci, seq) < 0 ? 0 : id;
 }
 

@@ -227,8 +227,8 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          "#stats samples=%" PRIu64 " records=%" PRIu64 " frames=%" PRIu64 " managed=%" PRIu64
          " native=%" PRIu64 " dynamic=%" PRIu64 " stub=%" PRIu64 " unknown=%" PRIu64
          " unknown.unmapped=%" PRIu64 " unknown.unloaded=%" PRIu64 " unknown.nomvid=%" PRIu64,
-         core->stat_samples, records, core->stat_frames, k[FK_MANAGED], k[FK_NATIVE],
-         k[FK_DYNAMIC], k[FK_STUB], unknown, k[FK_UNMAPPED], k[FK_UNLOADED], k[FK_NOMVID]);
+         core->stat_samples, records, core->stat_frames, k[FK_MANAGED], k[FK_NATIVE], k[FK_DYNAMIC],
+         k[FK_STUB], unknown, k[FK_UNMAPPED], k[FK_UNLOADED], k[FK_NOMVID]);
     putf(o,
          " drops=%" PRIu64 " threads=%" PRIu64 " duration_ms=%" PRIu64 " signals=%" PRIu64
          " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
@@ -291,8 +291,8 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " bench.process_cpu_us=%" PRIu64,
          ticks, cpu, core->bench_clock_ns, calls, bframes,
          us > 0 ? (double)(__rdtsc() - core->bench_tsc0) / (double)us : 0.0,
-         (uint64_t)atomic_load(&core->bench_drain_ns), (uint64_t)atomic_load(&core->bench_drain_all_ns),
-         proc_us);
+         (uint64_t)atomic_load(&core->bench_drain_ns),
+         (uint64_t)atomic_load(&core->bench_drain_all_ns), proc_us);
 #endif
     /* end= last: how the process ended, the line's conclusion */
     putf(o, " truncated=%" PRIu64 " end=%s\n", core->stat_cut, end);

@@ -84,9 +84,8 @@ void mdp_slots_take(unsigned n)
     unsigned cur = atomic_load(&slots_used);
     if (n > MDP_MAX_THREADS)
         n = MDP_MAX_THREADS;
-    while (cur < n && !atomic_compare_exchange_weak_explicit(&slots_used, &cur, n,
-                                                             memory_order_release,
-                                                             memory_order_relaxed))
+    while (cur < n && !atomic_compare_exchange_weak_explicit(
+                          &slots_used, &cur, n, memory_order_release, memory_order_relaxed))
         ;
 }
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -104,21 +103,21 @@ static void probe_init(void)
     probe_leave = (void (*)(void))dlsym(RTLD_DEFAULT, "mdp_probe_leave");
     probe_exec_step = (void (*)(void))dlsym(RTLD_DEFAULT, "mdp_probe_exec_step");
 }
-#define PROBE_ENTER()                                                          \
-    do {                                                                       \
-        if (probe_enter)                                                       \
-            probe_enter();                                                     \
+#define PROBE_ENTER()                                                                              \
+    do {                                                                                           \
+        if (probe_enter)                                                                           \
+            probe_enter();                                                                         \
     } while (0)
-#define PROBE_LEAVE()                                                          \
-    do {                                                                       \
-        if (probe_leave)                                                       \
-            probe_leave();                                                     \
+#define PROBE_LEAVE()                                                                              \
+    do {                                                                                           \
+        if (probe_leave)                                                                           \
+            probe_leave();                                                                         \
     } while (0)
 /* a step to a caller found through the executable ranges (execmap.c) */
-#define PROBE_EXEC_STEP()                                                      \
-    do {                                                                       \
-        if (probe_exec_step)                                                   \
-            probe_exec_step();                                                 \
+#define PROBE_EXEC_STEP()                                                                          \
+    do {                                                                                           \
+        if (probe_exec_step)                                                                       \
+            probe_exec_step();                                                                     \
     } while (0)
 #else
 #define PROBE_ENTER() ((void)0)
@@ -298,7 +297,8 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
         int how = 0;
         /* ReadyToRun code the map has not learnt: its method's range from
          * the image's own table (execmap.c), so it unwinds as known code */
-        int managed = fn || mdp_exec_r2r_function(core, leaf ? cur.ip : cur.ip - 1, &r.start, &r.size);
+        int managed =
+            fn || mdp_exec_r2r_function(core, leaf ? cur.ip : cur.ip - 1, &r.start, &r.size);
         if (managed) {
             how = mdp_unwind_managed(&next, &cur, (const uint8_t *)r.start, r.size, leaf, lo, hi);
             /* an offset computed from a decoded prolog must land in managed code */
@@ -317,7 +317,8 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
             /* the frame-pointer chain: [fp] = caller's fp, [fp + 8] = return address */
             uintptr_t floor = cur.sp > lo ? cur.sp : lo;
             if ((cur.fp < floor || cur.fp > hi - 16 || (cur.fp & 7)) &&
-                !(leaf && !fn && (state & MDP_WALL_SYSCALL) && (cur.fp = saved_fp(core, cur.sp, lo, hi))))
+                !(leaf && !fn && (state & MDP_WALL_SYSCALL) &&
+                  (cur.fp = saved_fp(core, cur.sp, lo, hi))))
                 break;
             next = (mdp_uw){((const uintptr_t *)cur.fp)[1], cur.fp + 16,
                             ((const uintptr_t *)cur.fp)[0]};
@@ -392,22 +393,27 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
             uint64_t now = mdp_wall_now(core);
             uint64_t was = atomic_exchange_explicit(&t->wall_seen, now, memory_order_relaxed);
             if (now > was)
-                take_sample(core, t, ucv, now - was < 1u << 30 ? (uint32_t)(now - was) : 1u << 30, 1);
+                take_sample(core, t, ucv, now - was < 1u << 30 ? (uint32_t)(now - was) : 1u << 30,
+                            1);
         } else {
             take_sample(core, t, ucv,
-                        si->si_overrun >= 0 && si->si_overrun < 1 << 30 ? 1u + (uint32_t)si->si_overrun
-                                                                        : 1u << 30, 0);
+                        si->si_overrun >= 0 && si->si_overrun < 1 << 30
+                            ? 1u + (uint32_t)si->si_overrun
+                            : 1u << 30,
+                        0);
         }
         /* a ring half full: the drain comes now, whatever its period */
         if (mdp_ring_space(&t->ring) <= (t->ring.mask + 1) / 2)
             mdp_drain_poke(core);
 #ifdef MDP_BENCH_CLOCK
-        uint64_t t1 = __rdtsc(), used = atomic_load_explicit(&t->ring.head, memory_order_relaxed) - h0;
+        uint64_t t1 = __rdtsc(),
+                 used = atomic_load_explicit(&t->ring.head, memory_order_relaxed) - h0;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
         atomic_fetch_add_explicit(&t->bench_ticks, t1 - t0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&t->bench_cpu_ns,
-                                  (uint64_t)((c1.tv_sec - c0.tv_sec) * 1000000000L + c1.tv_nsec - c0.tv_nsec),
-                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(
+            &t->bench_cpu_ns,
+            (uint64_t)((c1.tv_sec - c0.tv_sec) * 1000000000L + c1.tv_nsec - c0.tv_nsec),
+            memory_order_relaxed);
         atomic_fetch_add_explicit(&t->bench_calls, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&t->bench_frames, used / 3, memory_order_relaxed);
 #endif
@@ -526,7 +532,7 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
     }
     if (!free_slot && used < MDP_MAX_THREADS) {
         free_slot = &core->slots[used]; /* never taken: FREE, no ring yet */
-        mdp_slots_take(used + 1); /* a max: never lowers what a test took */
+        mdp_slots_take(used + 1);       /* a max: never lowers what a test took */
     }
     struct mdp_slot *t = free_slot;
     if (!t) {
@@ -568,7 +574,8 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
         /* no timer: the wall thread signals the active slots (wall.c) */
         atomic_fetch_add(&core->threads_seen, 1);
         pthread_mutex_unlock(&core->threads_lock);
-        mdp_log(core, "thread %d sampled in wall time (stack %s)", tid, lo ? "known" : "to be found");
+        mdp_log(core, "thread %d sampled in wall time (stack %s)", tid,
+                lo ? "known" : "to be found");
         return 0;
     }
 

@@ -90,9 +90,9 @@ int mdp_core_retire(mdp_core *core, uint64_t floor, int force)
      * records): only after unloads, in batches, or after a while. */
     uint64_t now = mdp_elapsed_ms(core);
     uint64_t unloads = atomic_load(&core->unloads);
-    if (!force && (unloads == core->retire_unloads ||
-                   (unloads - core->retire_unloads < MDP_RETIRE_BATCH &&
-                    now - core->retire_last_ms < MDP_RETIRE_MS)))
+    if (!force &&
+        (unloads == core->retire_unloads || (unloads - core->retire_unloads < MDP_RETIRE_BATCH &&
+                                             now - core->retire_last_ms < MDP_RETIRE_MS)))
         return 0;
     uint64_t below = mdp_seq_watermark(core, floor);
     if (below <= core->retire_below)

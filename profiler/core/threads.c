@@ -56,7 +56,8 @@ static uintptr_t blocked_sp(int tid)
         return 0;
     char *f[9];
     int n = 0;
-    for (char *save = NULL, *t = strtok_r(buf, " \n", &save); t && n < 9; t = strtok_r(NULL, " \n", &save))
+    for (char *save = NULL, *t = strtok_r(buf, " \n", &save); t && n < 9;
+         t = strtok_r(NULL, " \n", &save))
         f[n++] = t;
     const char *sp = n == 9 ? f[7] : n == 3 ? f[1] : NULL;
     return sp ? (uintptr_t)strtoull(sp, NULL, 16) : 0;
@@ -73,8 +74,8 @@ static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
     while (found && fgets(line, sizeof line, f)) {
         uintptr_t a, b;
         char perms[8];
-        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &a, &b, perms) == 3 && sp >= a && sp < b &&
-            perms[0] == 'r' && perms[1] == 'w') {
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &a, &b, perms) == 3 && sp >= a &&
+            sp < b && perms[0] == 'r' && perms[1] == 'w') {
             *lo = a;
             *hi = b;
             found = 0;

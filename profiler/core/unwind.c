@@ -116,7 +116,8 @@ int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size)
                 p->end = i + 8;
                 break;
             }
-            if (c[0] == 0x48 && ((c[1] == 0x89 && c[2] == 0xe5) || (c[1] == 0x8b && c[2] == 0xec))) {
+            if (c[0] == 0x48 &&
+                ((c[1] == 0x89 && c[2] == 0xe5) || (c[1] == 0x8b && c[2] == 0xec))) {
                 p->end = i + 3;
                 break;
             }
@@ -189,9 +190,7 @@ static int in_epilog(const uint8_t *c, size_t avail, uint32_t *adj, int *rbp_at)
         int32_t imm;
         int len = decode1(c + off, avail - off, &kind, &reg, &imm);
         switch (kind) {
-        case I_RET:
-            *adj = a;
-            return 1;
+        case I_RET: *adj = a; return 1;
         case I_POP:
             if (reg == 5)
                 *rbp_at = (int)a;
@@ -202,10 +201,8 @@ static int in_epilog(const uint8_t *c, size_t avail, uint32_t *adj, int *rbp_at)
                 return 0;
             a += (uint32_t)imm;
             break;
-        case I_VZU:
-            break;
-        default:
-            return 0;
+        case I_VZU: break;
+        default: return 0;
         }
         off += (uint32_t)len;
     }

@@ -33,18 +33,18 @@ typedef struct mdp_uw {
 
 /* How a method's prolog builds its frame. */
 typedef struct mdp_prolog {
-    int framed;          /* 1: RBP frame; 0: RSP frame */
-    int osr;             /* 1: an on-stack-replacement method version (below) */
-    uint32_t size;       /* RSP frame: bytes between the return address and RSP in the body */
-    int rbp_slot;        /* RSP frame that pushes RBP: its slot as bytes below the
-                            return address slot (8, 16, ...); 0 when not pushed */
-    int32_t rbp_above_sp; /* RBP frame: RBP - RSP once the setup has run, when the
-                            decoder knows it (`lea rbp, [rsp+disp]` ends the setup:
-                            disp); -1 otherwise (`mov rbp, rsp` may be followed by
-                            `sub rsp`) */
-    uint32_t end;        /* offset of the first instruction after the frame setup */
-    uint32_t n;          /* instructions decoded (setup only) */
-    uint32_t at[16];     /* offset of each setup instruction */
+    int framed;            /* 1: RBP frame; 0: RSP frame */
+    int osr;               /* 1: an on-stack-replacement method version (below) */
+    uint32_t size;         /* RSP frame: bytes between the return address and RSP in the body */
+    int rbp_slot;          /* RSP frame that pushes RBP: its slot as bytes below the
+                              return address slot (8, 16, ...); 0 when not pushed */
+    int32_t rbp_above_sp;  /* RBP frame: RBP - RSP once the setup has run, when the
+                             decoder knows it (`lea rbp, [rsp+disp]` ends the setup:
+                             disp); -1 otherwise (`mov rbp, rsp` may be followed by
+                             `sub rsp`) */
+    uint32_t end;          /* offset of the first instruction after the frame setup */
+    uint32_t n;            /* instructions decoded (setup only) */
+    uint32_t at[16];       /* offset of each setup instruction */
     uint32_t sp_after[16]; /* bytes pushed/subtracted once instruction i has run */
 } mdp_prolog;
 

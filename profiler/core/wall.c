@@ -85,12 +85,14 @@ static const struct {
     {"System.Threading.WaitHandle", "WaitOneNoCheck", "waiting:WaitHandle.WaitOne"},
     {"System.Threading.WaitHandle", "WaitAny", "waiting:WaitHandle.WaitAny"},
     {"System.Threading.WaitHandle", "WaitAll", "waiting:WaitHandle.WaitAll"},
-    {"System.Threading.WaitHandle", "WaitMultipleIgnoringSyncContext", "waiting:WaitHandle.WaitAny"},
+    {"System.Threading.WaitHandle", "WaitMultipleIgnoringSyncContext",
+     "waiting:WaitHandle.WaitAny"},
     {"System.Threading.ManualResetEventSlim", "Wait", "waiting:ManualResetEventSlim.Wait"},
     {"System.Threading.SemaphoreSlim", "Wait", "waiting:SemaphoreSlim.Wait"},
     {"System.Threading.Tasks.Task", "Wait", "waiting:Task.Wait"},
     {"System.Threading.LowLevelLifoSemaphore", "Wait", "waiting:LowLevelLifoSemaphore.Wait"},
-    {"System.Threading.LowLevelLifoSemaphore", "WaitForSignal", "waiting:LowLevelLifoSemaphore.Wait"},
+    {"System.Threading.LowLevelLifoSemaphore", "WaitForSignal",
+     "waiting:LowLevelLifoSemaphore.Wait"},
     {"System.Threading.LowLevelLifoSemaphore", "WaitNative", "waiting:LowLevelLifoSemaphore.Wait"},
 };
 
@@ -104,15 +106,17 @@ int mdp_wall_wait_of(const char *name)
     const char *m = sep + 2;
     size_t ml = strcspn(m, "<(");
     for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++)
-        if ((size_t)(sep - name) == strlen(waits[i].cls) && !memcmp(name, waits[i].cls, (size_t)(sep - name)) &&
-            ml == strlen(waits[i].method) && !memcmp(m, waits[i].method, ml))
+        if ((size_t)(sep - name) == strlen(waits[i].cls) &&
+            !memcmp(name, waits[i].cls, (size_t)(sep - name)) && ml == strlen(waits[i].method) &&
+            !memcmp(m, waits[i].method, ml))
             return (int)i + 1;
     return 0;
 }
 
 const char *mdp_wall_wait_state(int wait)
 {
-    return wait > 0 && (size_t)wait <= sizeof waits / sizeof waits[0] ? waits[wait - 1].state : NULL;
+    return wait > 0 && (size_t)wait <= sizeof waits / sizeof waits[0] ? waits[wait - 1].state
+                                                                      : NULL;
 }
 
 /* In the handler: whether the interrupted thread was in a system call
@@ -129,7 +133,8 @@ uint64_t mdp_wall_state_signal_safe(const mdp_core *core, const void *ucv)
     const ucontext_t *uc = ucv;
     uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
     long ax = (long)uc->uc_mcontext.gregs[REG_RAX];
-    if (ip < 4096 || !mdp_wall_code_signal_safe(core, ip) || !mdp_wall_code_signal_safe(core, ip + 1))
+    if (ip < 4096 || !mdp_wall_code_signal_safe(core, ip) ||
+        !mdp_wall_code_signal_safe(core, ip + 1))
         return 0;
     const volatile uint8_t *p = (const volatile uint8_t *)ip;
     if (p[0] == 0x0f && p[1] == 0x05) /* rewound to restart: RAX is the call's number */
@@ -160,7 +165,8 @@ struct mdp_wall {
     struct code_table *_Atomic code;
     unsigned long long adds, subs;
     _Atomic int stop;
-    uint64_t sent, failed, wakes; /* the wall thread's own (read after it is joined or racily for #stats) */
+    uint64_t sent, failed,
+        wakes; /* the wall thread's own (read after it is joined or racily for #stats) */
     _Atomic uint64_t sent_pub, failed_pub;
 };
 
@@ -266,7 +272,8 @@ static void *wall_main(void *arg)
      * carried over so that a budget below the wake rate is kept too */
     uint64_t budget = core->cfg.wall_budget ? core->cfg.wall_budget : MDP_WALL_BUDGET;
     uint64_t carry = 0;
-    uint64_t t0 = (uint64_t)core->start_mono.tv_sec * 1000000000u + (uint64_t)core->start_mono.tv_nsec;
+    uint64_t t0 =
+        (uint64_t)core->start_mono.tv_sec * 1000000000u + (uint64_t)core->start_mono.tv_nsec;
     uint64_t next = mono_ns();
     unsigned cursor = 0;
     int pid = getpid(), uid = (int)getuid();
@@ -284,7 +291,8 @@ static void *wall_main(void *arg)
             code_refresh(w); /* about once a second */
             last_refresh = now;
         }
-        uint64_t ticks = now > t0 ? (uint64_t)((unsigned __int128)(now - t0) * rate / 1000000000u) : 0;
+        uint64_t ticks =
+            now > t0 ? (uint64_t)((unsigned __int128)(now - t0) * rate / 1000000000u) : 0;
         atomic_store_explicit(&core->wall_ticks, ticks, memory_order_relaxed);
         if (!core->slots || atomic_load(&core->finished))
             continue;
@@ -366,7 +374,8 @@ void mdp_wall_stats(const mdp_core *core, char *buf, size_t len)
         return;
     }
     snprintf(buf, len, " wall.sent=%llu wall.failed=%llu",
-             (unsigned long long)atomic_load(&w->sent_pub), (unsigned long long)atomic_load(&w->failed_pub));
+             (unsigned long long)atomic_load(&w->sent_pub),
+             (unsigned long long)atomic_load(&w->failed_pub));
 }
 
 void mdp_wall_free(mdp_core *core)

@@ -50,10 +50,10 @@ static ULONG cb_Release(ICorProfilerCallback *self)
 
 /* ---- the slots nothing happens in -------------------------------------- */
 
-#define MDP_CB(ver, name, params)                                              \
-    static HRESULT stub_##name params                                          \
-    {                                                                          \
-        return S_OK;                                                           \
+#define MDP_CB(ver, name, params)                                                                  \
+    static HRESULT stub_##name params                                                              \
+    {                                                                                              \
+        return S_OK;                                                                               \
     }
 #include "coreclr/callback.def"
 #undef MDP_CB
@@ -88,21 +88,21 @@ static HRESULT on_ProfilerDetachSucceeded(MDP_CB_THIS)
 
 /* ---- modules, assemblies ------------------------------------------------- */
 
-#define CORE_OR_OK(p)                                                          \
-    do {                                                                       \
-        if (!(p)->core || atomic_load(&(p)->shut_down))                        \
-            return S_OK;                                                       \
+#define CORE_OR_OK(p)                                                                              \
+    do {                                                                                           \
+        if (!(p)->core || atomic_load(&(p)->shut_down))                                            \
+            return S_OK;                                                                           \
     } while (0)
 
 /* The unloads pass their ID straight to the core, with a fresh seq. */
-#define FORWARD(name, type, event)                                             \
-    static HRESULT on_##name(MDP_CB_THIS, type id)                             \
-    {                                                                          \
-        mdp_clr *p = SELF(self);                                               \
-        CORE_OR_OK(p);                                                         \
-        MDP_SEQ_HELD(seq, p->core);                                            \
-        event(p->core, seq, id);                                               \
-        return S_OK;                                                           \
+#define FORWARD(name, type, event)                                                                 \
+    static HRESULT on_##name(MDP_CB_THIS, type id)                                                 \
+    {                                                                                              \
+        mdp_clr *p = SELF(self);                                                                   \
+        CORE_OR_OK(p);                                                                             \
+        MDP_SEQ_HELD(seq, p->core);                                                                \
+        event(p->core, seq, id);                                                                   \
+        return S_OK;                                                                               \
     }
 FORWARD(ModuleUnloadStarted, ModuleID, mdp_ev_module_unload)
 FORWARD(AssemblyUnloadStarted, AssemblyID, mdp_ev_assembly_unload)
@@ -135,13 +135,13 @@ static HRESULT on_ModuleAttachedToAssembly(MDP_CB_THIS, ModuleID module, Assembl
 
 /* Each pair's begin and end on the thread concerned; the core ignores them
  * when activities are off or the thread is not sampled. */
-#define ACTIVITY(name, params, act, begin)                                     \
-    static HRESULT on_##name params                                            \
-    {                                                                          \
-        mdp_clr *p = SELF(self);                                               \
-        CORE_OR_OK(p);                                                         \
-        mdp_ev_activity(p->core, act, begin);                                  \
-        return S_OK;                                                           \
+#define ACTIVITY(name, params, act, begin)                                                         \
+    static HRESULT on_##name params                                                                \
+    {                                                                                              \
+        mdp_clr *p = SELF(self);                                                                   \
+        CORE_OR_OK(p);                                                                             \
+        mdp_ev_activity(p->core, act, begin);                                                      \
+        return S_OK;                                                                               \
     }
 ACTIVITY(JITCompilationStarted, (MDP_CB_THIS, FunctionID fn, BOOL safe_to_block), MDP_ACT_JIT, 1)
 ACTIVITY(DynamicMethodJITCompilationStarted,

@@ -24,19 +24,19 @@
 #define INFO(p) ((p)->info->lpVtbl)
 
 /* Every item of an ICorProfiler*Enum, 64 at a time, then Release it. */
-#define FOR_EACH(e, type, item, body)                                          \
-    do {                                                                       \
-        type items_[64];                                                       \
-        ULONG n_ = 0;                                                          \
-        while (SUCCEEDED((e)->lpVtbl->Next((e), 64, items_, &n_)) && n_ > 0) { \
-            for (ULONG i_ = 0; i_ < n_ && i_ < 64; i_++) {                     \
-                type item = items_[i_];                                        \
-                body                                                           \
-            }                                                                  \
-            if (n_ < 64)                                                       \
-                break;                                                         \
-        }                                                                      \
-        (e)->lpVtbl->Release(e);                                               \
+#define FOR_EACH(e, type, item, body)                                                              \
+    do {                                                                                           \
+        type items_[64];                                                                           \
+        ULONG n_ = 0;                                                                              \
+        while (SUCCEEDED((e)->lpVtbl->Next((e), 64, items_, &n_)) && n_ > 0) {                     \
+            for (ULONG i_ = 0; i_ < n_ && i_ < 64; i_++) {                                         \
+                type item = items_[i_];                                                            \
+                body                                                                               \
+            }                                                                                      \
+            if (n_ < 64)                                                                           \
+                break;                                                                             \
+        }                                                                                          \
+        (e)->lpVtbl->Release(e);                                                                   \
     } while (0)
 
 int mdp_clr_catch_up(mdp_clr *p)

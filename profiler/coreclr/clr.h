@@ -42,7 +42,7 @@ typedef struct mdp_clr {
      * the last gen2 GC the tick has not walked after (0 none) */
     _Atomic uint64_t heap_gcs, heap_pending;
     _Atomic int heap_gen2;
-    int heap_refused; /* the runtime has no EnumerateGCHeapObjects: said once */
+    int heap_refused;    /* the runtime has no EnumerateGCHeapObjects: said once */
     unsigned heap_tries; /* walks that found the runtime suspended, in a row */
 } mdp_clr;
 
@@ -74,8 +74,8 @@ mdp_clr *mdp_clr_create(void);
 void mdp_clr_forget(mdp_clr *p);
 
 /* startup.c */
-HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data,
-                           UINT client_len, int attach);
+HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data, UINT client_len,
+                           int attach);
 HRESULT mdp_clr_shutdown(mdp_clr *p);
 HRESULT mdp_clr_attach_complete(mdp_clr *p);
 HRESULT mdp_clr_detached(mdp_clr *p);

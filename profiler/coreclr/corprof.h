@@ -220,9 +220,9 @@ typedef UINT_PTR FunctionIDMapper2(FunctionID fn, void *client, BOOL *hook);
 
 /* Every COM object starts with a pointer to its vtable; the first three slots
  * are IUnknown's. */
-#define MDP_IUNKNOWN_SLOTS(Self)                                               \
-    HRESULT (*QueryInterface)(Self * self, REFIID iid, void **out);            \
-    ULONG (*AddRef)(Self * self);                                              \
+#define MDP_IUNKNOWN_SLOTS(Self)                                                                   \
+    HRESULT (*QueryInterface)(Self * self, REFIID iid, void **out);                                \
+    ULONG (*AddRef)(Self * self);                                                                  \
     ULONG (*Release)(Self * self);
 
 typedef struct IUnknown IUnknown;
@@ -244,18 +244,18 @@ struct IClassFactory {
 };
 
 /* The enumerators share one shape: Skip, Reset, Clone, GetCount, Next. */
-#define MDP_ENUM(Name, Item)                                                   \
-    typedef struct Name Name;                                                  \
-    typedef struct Name##Vtbl {                                                \
-        MDP_IUNKNOWN_SLOTS(Name)                                               \
-        HRESULT (*Skip)(Name * self, ULONG n);                                 \
-        HRESULT (*Reset)(Name * self);                                         \
-        HRESULT (*Clone)(Name * self, Name * *out);                            \
-        HRESULT (*GetCount)(Name * self, ULONG * n);                           \
-        HRESULT (*Next)(Name * self, ULONG cap, Item items[], ULONG * n);      \
-    } Name##Vtbl;                                                              \
-    struct Name {                                                              \
-        const Name##Vtbl *lpVtbl;                                              \
+#define MDP_ENUM(Name, Item)                                                                       \
+    typedef struct Name Name;                                                                      \
+    typedef struct Name##Vtbl {                                                                    \
+        MDP_IUNKNOWN_SLOTS(Name)                                                                   \
+        HRESULT (*Skip)(Name * self, ULONG n);                                                     \
+        HRESULT (*Reset)(Name * self);                                                             \
+        HRESULT (*Clone)(Name * self, Name **out);                                                 \
+        HRESULT (*GetCount)(Name * self, ULONG *n);                                                \
+        HRESULT (*Next)(Name * self, ULONG cap, Item items[], ULONG *n);                           \
+    } Name##Vtbl;                                                                                  \
+    struct Name {                                                                                  \
+        const Name##Vtbl *lpVtbl;                                                                  \
     };
 MDP_ENUM(ICorProfilerFunctionEnum, COR_PRF_FUNCTION)
 MDP_ENUM(ICorProfilerModuleEnum, ModuleID)
@@ -291,9 +291,12 @@ struct ICorProfilerInfo {
 
 /* ---- IIDs (corprof.idl, unknwn.idl) -------------------------------------- */
 
-#define MDP_GUID(a, b, c, d0, d1, d2, d3, d4, d5, d6, d7)                      \
-    {                                                                          \
-        a, b, c, { d0, d1, d2, d3, d4, d5, d6, d7 }                            \
+#define MDP_GUID(a, b, c, d0, d1, d2, d3, d4, d5, d6, d7)                                          \
+    {                                                                                              \
+        a, b, c,                                                                                   \
+        {                                                                                          \
+            d0, d1, d2, d3, d4, d5, d6, d7                                                         \
+        }                                                                                          \
     }
 
 extern const IID mdp_IID_IUnknown;

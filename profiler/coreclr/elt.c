@@ -41,12 +41,12 @@
 
 /* The fast hooks: the counter's address (the client ID) is in R14 for the
  * enter hook, in RDI for the others; word offsets as MDP_CALL_*. */
-#define FAST_HOOK(name, insn)                                                  \
-    ".p2align 4\n"                                                             \
-    ".hidden " #name "\n"                                                      \
-    ".type " #name ", @function\n" #name ":\n"                                 \
-    "    lock incq " insn "\n"                                                 \
-    "    ret\n"                                                                \
+#define FAST_HOOK(name, insn)                                                                      \
+    ".p2align 4\n"                                                                                 \
+    ".hidden " #name "\n"                                                                          \
+    ".type " #name ", @function\n" #name ":\n"                                                     \
+    "    lock incq " insn "\n"                                                                     \
+    "    ret\n"                                                                                    \
     ".size " #name ", .-" #name "\n"
 __asm__(".text\n" FAST_HOOK(mdp_elt_enter_fast, "(%r14)") FAST_HOOK(mdp_elt_leave_fast, "8(%rdi)")
             FAST_HOOK(mdp_elt_tailcall_fast, "16(%rdi)"));

@@ -73,8 +73,8 @@ void mdp_clr_exception_thrown(mdp_clr *p, ObjectID thrown)
     s.cut = 0;
     s.max = p->cfg.max_depth < MDP_CLR_MAX_FRAMES ? p->cfg.max_depth : MDP_CLR_MAX_FRAMES;
     /* thread 0: the current one, walked synchronously */
-    HRESULT hr = INFO(p)->DoStackSnapshot(p->info, 0, (void *)on_frame, COR_PRF_SNAPSHOT_DEFAULT, &s,
-                                          NULL, 0);
+    HRESULT hr = INFO(p)->DoStackSnapshot(p->info, 0, (void *)on_frame, COR_PRF_SNAPSHOT_DEFAULT,
+                                          &s, NULL, 0);
     if (FAILED(hr) && !s.cut && !s.n)
         mdp_log(p->core, "DoStackSnapshot in ExceptionThrown: %#x", (unsigned)hr);
     mdp_ev_stack_event(p->core, MDP_EVENT_THROW, cls, 0, s.ips, s.n, s.cut);
@@ -83,14 +83,16 @@ void mdp_clr_exception_thrown(mdp_clr *p, ObjectID thrown)
 HRESULT mdp_clr_contention_start(mdp_clr *p)
 {
     if (p->info_level < 12) {
-        mdp_note(p->core, "contention mode needs ICorProfilerInfo12 (.NET 5 or later); this runtime offers %d",
-                 p->info_level);
+        mdp_note(
+            p->core,
+            "contention mode needs ICorProfilerInfo12 (.NET 5 or later); this runtime offers %d",
+            p->info_level);
         return E_NOTIMPL;
     }
     WCHAR name[64];
     mdp_utf8_to_utf16(name, 64, MDP_CLR_RUNTIME_PROVIDER);
-    COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg = {name, MDP_CLR_CONTENTION_KEYWORD, 4 /* informational */,
-                                             NULL};
+    COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg = {name, MDP_CLR_CONTENTION_KEYWORD,
+                                             4 /* informational */, NULL};
     EVENTPIPE_SESSION session = 0;
     HRESULT hr = INFO(p)->EventPipeStartSession(p->info, 1, &cfg, 0, &session);
     if (FAILED(hr))
@@ -111,7 +113,8 @@ void mdp_clr_eventpipe_event(mdp_clr *p, DWORD id, DWORD version, ULONG len, con
     if (!(ns >= 0) || ns > 1e18)
         ns = 0; /* NaN or absurd: a wait of unknown length still counts once */
     uintptr_t ips[MDP_CLR_MAX_FRAMES];
-    unsigned n = 0, max = p->cfg.max_depth < MDP_CLR_MAX_FRAMES ? p->cfg.max_depth : MDP_CLR_MAX_FRAMES;
+    unsigned n = 0,
+             max = p->cfg.max_depth < MDP_CLR_MAX_FRAMES ? p->cfg.max_depth : MDP_CLR_MAX_FRAMES;
     int cut = 0;
     for (ULONG i = 0; frames && i < nframes; i++) {
         if (frames[i] < 4096)
@@ -133,8 +136,8 @@ void mdp_clr_eventpipe_event(mdp_clr *p, DWORD id, DWORD version, ULONG len, con
         if (thread && (FAILED(INFO(p)->GetCurrentThreadID(p->info, &self)) || self != thread)) {
             /* never seen: the wait is counted without a stack rather
              * than with another thread's */
-            mdp_log(p->core, "ContentionStop of thread %#lx delivered on %#lx", (unsigned long)thread,
-                    (unsigned long)self);
+            mdp_log(p->core, "ContentionStop of thread %#lx delivered on %#lx",
+                    (unsigned long)thread, (unsigned long)self);
         } else {
             struct snap s;
             s.n = 0;

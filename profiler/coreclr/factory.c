@@ -77,7 +77,8 @@ HRESULT DllGetClassObject(REFCLSID clsid, REFIID iid, void **out)
         if (clsid)
             mdp_guid_format(text, clsid);
         const char *to = getenv("MDPROFILE_NOTIFY");
-        int n = snprintf(msg, sizeof msg, "note %d asked%%20for%%20CLSID%%20%s;%%20this%%20profiler%%20is%%20%s",
+        int n = snprintf(msg, sizeof msg,
+                         "note %d asked%%20for%%20CLSID%%20%s;%%20this%%20profiler%%20is%%20%s",
                          (int)getpid(), text, MDP_CLSID_TEXT);
         if (to && n > 0 && (size_t)n < sizeof msg)
             mdp_channel_send_once(to, msg, (size_t)n);

@@ -20,8 +20,8 @@
  * end; what the program allocated in between is counted too (dead or
  * not: the heap holds it until the next GC), a small part of a heap that
  * a gen2 GC has just swept. A walk that finds the runtime suspended by
- * something else (the next GC) is tried again at the next ticks. Before .NET 10 (no ICorProfilerInfo15) heap
- * mode says so in the log and counts nothing.
+ * something else (the next GC) is tried again at the next ticks. Before .NET 10 (no
+ * ICorProfilerInfo15) heap mode says so in the log and counts nothing.
  *
  * Each object costs two runtime calls (GetClassFromObject, GetObjectSize2)
  * and a lookup in a table of the classes seen, made on the drain thread

@@ -30,15 +30,15 @@ int mdp_clr_module(mdp_clr *p, uint64_t seq, ModuleID module)
     AssemblyID assembly = 0;
     DWORD flags = 0;
     HRESULT hr = INFO(p)->GetModuleInfo2(p->info, module, &base, sizeof wname / sizeof wname[0],
-                                          &len, wname, &assembly, &flags);
+                                         &len, wname, &assembly, &flags);
     if (FAILED(hr)) {
         mdp_log(p->core, "GetModuleInfo2(%#" PRIxPTR ") failed: %#x", module, (unsigned)hr);
         return MDT_ENOTFOUND;
     }
     char path[4096];
     mdp_utf16_to_utf8(path, sizeof path, wname, len < sizeof wname / sizeof wname[0] ? len : 0);
-    mdp_module_desc d = {.base = base, .path = path, .flags = 0,
-                         .assembly = assembly == 0xFFFFFFFDu ? 0 : assembly};
+    mdp_module_desc d = {
+        .base = base, .path = path, .flags = 0, .assembly = assembly == 0xFFFFFFFDu ? 0 : assembly};
     if (flags & COR_PRF_MODULE_DYNAMIC)
         d.flags |= MDP_MODULE_DYNAMIC;
     if (flags & COR_PRF_MODULE_FLAT_LAYOUT)
@@ -104,10 +104,11 @@ int mdp_clr_function(mdp_clr *p, uint64_t seq, FunctionID fn)
      * stub says the module of the P/Invoke, with a nil MethodDef). Startup
      * learns those from DynamicMethodJITCompilationFinished; an attach's
      * enumeration and a sampled address find them here. */
-    if (FAILED(hr) || !module || n > 64 || (token & 0xff000000u) != 0x06000000u || !(token & 0x00ffffffu))
+    if (FAILED(hr) || !module || n > 64 || (token & 0xff000000u) != 0x06000000u ||
+        !(token & 0x00ffffffu))
         return mdp_clr_dynamic_function(p, seq, fn);
-    mdt_idmap_function_info fi = {.module = module, .token = token, .class_id = cls,
-                                  .nargs = n, .args = args};
+    mdt_idmap_function_info fi = {
+        .module = module, .token = token, .class_id = cls, .nargs = n, .args = args};
     int r = mdp_ev_function_load(p->core, seq, fn, &fi);
     return r < 0 ? r : 0;
 }
@@ -121,9 +122,8 @@ int mdp_clr_dynamic_function(mdp_clr *p, uint64_t seq, FunctionID fn)
     ULONG siglen = 0, len = 0;
     WCHAR wname[256];
     char name[512] = "";
-    if (p->info_level >= 8 &&
-        SUCCEEDED(INFO(p)->GetDynamicFunctionInfo(p->info, fn, &module, &sig, &siglen, 256, &len,
-                                                   wname)))
+    if (p->info_level >= 8 && SUCCEEDED(INFO(p)->GetDynamicFunctionInfo(p->info, fn, &module, &sig,
+                                                                        &siglen, 256, &len, wname)))
         mdp_utf16_to_utf8(name, sizeof name, wname, len < 256 ? len : 0);
     int stub = strncmp(name, "IL_STUB", 7) == 0 || strncmp(name, "dynamicClass", 12) == 0;
     ModuleID pseudo = stub ? PSEUDO_MODULE_STUBS : PSEUDO_MODULE_DYNAMIC;
@@ -170,7 +170,8 @@ static int clr_code(mdp_clr *p, uint64_t seq, FunctionID fn, unsigned *fresh)
             regions[j] = (mdp_code_region){ci[j].startAddress, ci[j].size};
         int r = mdp_ev_code(p->core, seq, fn, regions, nc);
         if (p->cfg.verbose >= 2)
-            mdp_log(p->core, "code of %#" PRIxPTR ": version %u/%u at %#" PRIxPTR "+%#zx (%u regions): %d",
+            mdp_log(p->core,
+                    "code of %#" PRIxPTR ": version %u/%u at %#" PRIxPTR "+%#zx (%u regions): %d",
                     fn, i + 1, ns, regions[0].start, regions[0].size, nc, r);
         if (r < 0)
             result = r;
@@ -223,8 +224,9 @@ int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
         r = mdp_clr_code(p, seq, fn);
     mdt_idmap_code_range cr;
     if (mdt_idmap_ip_lookup(&cr, mdp_core_map(p->core), ip) != 0) {
-        mdp_log(p->core, "ip %#" PRIxPTR " is in function %#" PRIxPTR
-                         " but in none of its listed code versions",
+        mdp_log(p->core,
+                "ip %#" PRIxPTR " is in function %#" PRIxPTR
+                " but in none of its listed code versions",
                 ip, fn);
         return MDT_ENOTFOUND;
     }
@@ -240,18 +242,14 @@ static int ops_miss(void *payload, int kind, uintptr_t id)
         return MDT_ENOTFOUND;
     MDP_SEQ_HELD(seq, p->core);
     switch (kind) {
-    case MDT_IDMAP_MODULE:
-        return mdp_clr_module(p, seq, id);
+    case MDT_IDMAP_MODULE: return mdp_clr_module(p, seq, id);
     case MDT_IDMAP_CLASS:
         if (id < 4096) /* a pseudo ID of the core, never the runtime's */
             return MDT_ENOTFOUND;
         return mdp_clr_class(p, seq, id);
-    case MDT_IDMAP_FUNCTION:
-        return mdp_clr_function(p, seq, id);
-    case MDT_IDMAP_IP:
-        return mdp_clr_ip(p, id);
-    default:
-        return MDT_ENOTFOUND;
+    case MDT_IDMAP_FUNCTION: return mdp_clr_function(p, seq, id);
+    case MDT_IDMAP_IP: return mdp_clr_ip(p, id);
+    default: return MDT_ENOTFOUND;
     }
 }
 
@@ -353,7 +351,8 @@ static void ops_done(void *payload)
          * ProfilerDetachSucceeded (startup.c) frees the core. */
         HRESULT hr = INFO(p)->RequestProfilerDetach(p->info, 300);
         if (FAILED(hr))
-            mdp_note(p->core, "the runtime refused to detach the profiler: HRESULT %#x", (unsigned)hr);
+            mdp_note(p->core, "the runtime refused to detach the profiler: HRESULT %#x",
+                     (unsigned)hr);
     }
 }
 

@@ -45,7 +45,8 @@ static int query_info(mdp_clr *p, IUnknown *unk)
 {
     for (int level = 15; level >= 1; level--) {
         void *out = NULL;
-        if (SUCCEEDED(unk->lpVtbl->QueryInterface(unk, &mdp_IID_ICorProfilerInfo[level - 1], &out)) &&
+        if (SUCCEEDED(
+                unk->lpVtbl->QueryInterface(unk, &mdp_IID_ICorProfilerInfo[level - 1], &out)) &&
             out) {
             p->info = out;
             p->info_level = level;
@@ -117,8 +118,8 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
     return low;
 }
 
-static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data,
-                          UINT client_len, int attach)
+static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data, UINT client_len,
+                          int attach)
 {
     char err[512] = "";
     p->attach = attach;
@@ -134,13 +135,17 @@ static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_dat
         return E_INVALIDARG;
     }
     if (!info_unk || query_info(p, info_unk) < MDP_MIN_INFO) {
-        complain(p, "%s", "the runtime is too old: it offers no ICorProfilerInfo9 (.NET Core 3.0 or later is needed)");
+        complain(p, "%s",
+                 "the runtime is too old: it offers no ICorProfilerInfo9 (.NET Core 3.0 or later "
+                 "is needed)");
         return E_FAIL;
     }
     if (attach && (p->cfg.modes & ~(unsigned)MDP_MODES_ATTACH)) {
         char names[96] = "?";
         mdp_mode_format(p->cfg.modes & ~(unsigned)MDP_MODES_ATTACH, names, sizeof names);
-        complain(p, "mode %s needs the profiler from the start: the runtime grants its callbacks only at startup",
+        complain(p,
+                 "mode %s needs the profiler from the start: the runtime grants its callbacks only "
+                 "at startup",
                  names);
         return E_INVALIDARG;
     }
@@ -156,8 +161,8 @@ static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_dat
         complain(p, "cannot start: %s", err);
         return E_FAIL;
     }
-    mdp_log(p->core, "%s runtime %s, ICorProfilerInfo%d, modes %#x", attach ? "attached to" : "loaded by",
-            version, p->info_level, p->cfg.modes);
+    mdp_log(p->core, "%s runtime %s, ICorProfilerInfo%d, modes %#x",
+            attach ? "attached to" : "loaded by", version, p->info_level, p->cfg.modes);
     DWORD high = 0, low = event_mask(p, &high);
     HRESULT hr = INFO(p)->SetEventMask2(p->info, low, high);
     if (FAILED(hr)) {
@@ -187,8 +192,8 @@ static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_dat
     return S_OK;
 }
 
-HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data,
-                           UINT client_len, int attach)
+HRESULT mdp_clr_initialize(mdp_clr *p, IUnknown *info_unk, const void *client_data, UINT client_len,
+                           int attach)
 {
     HRESULT hr = initialize(p, info_unk, client_data, client_len, attach);
     if (FAILED(hr))

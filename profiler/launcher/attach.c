@@ -99,7 +99,8 @@ int mdl_attach(const mdp_config *cfg, int pid)
 {
     char so[PATH_MAX], err[PATH_MAX + 256];
     if (mdl_find_profiler(so, sizeof so) != 0) {
-        fprintf(stderr, "mdprofile: cannot find the profiler library libmdprofile.so (set MDPROFILE_PROFILER)\n");
+        fprintf(stderr, "mdprofile: cannot find the profiler library libmdprofile.so (set "
+                        "MDPROFILE_PROFILER)\n");
         return 1;
     }
     mdp_config c = *cfg;
@@ -139,7 +140,8 @@ int mdl_attach(const mdp_config *cfg, int pid)
     for (;;) {
         err[0] = 0;
         hr = 0;
-        e = mdp_ipc_attach(pid, MDP_CLSID_STRING, so, data, (uint32_t)n, 10000, &hr, err, sizeof err);
+        e = mdp_ipc_attach(pid, MDP_CLSID_STRING, so, data, (uint32_t)n, 10000, &hr, err,
+                           sizeof err);
         /* the previous session is still leaving: the runtime says so */
         if (e == 0 || hr != HR_DETACHING || now_ms() - t0 > MDL_DETACHING_RETRY_MS || stops)
             break;
@@ -151,9 +153,10 @@ int mdl_attach(const mdp_config *cfg, int pid)
         fprintf(stderr, "mdprofile: cannot attach to %d: %s\n", pid,
                 err[0] ? err : "the runtime refused the profiler");
         if (hr == HR_ALREADY_ACTIVE)
-            fprintf(stderr, "mdprofile: a profiler is already loaded in %d: another mdprofile "
-                            "--attach session (one at a time; attach again when it has ended) or "
-                            "a profiler loaded at startup (CORECLR_ENABLE_PROFILING)\n",
+            fprintf(stderr,
+                    "mdprofile: a profiler is already loaded in %d: another mdprofile "
+                    "--attach session (one at a time; attach again when it has ended) or "
+                    "a profiler loaded at startup (CORECLR_ENABLE_PROFILING)\n",
                     pid);
         mdl_logs_close(&logs);
         return 1;
@@ -175,8 +178,9 @@ int mdl_attach(const mdp_config *cfg, int pid)
             ended_at = t;
         if (p && p->end[0] && (p->detached || t - ended_at > MDL_DETACH_WAIT_MS)) {
             if (!p->detached)
-                fprintf(stderr, "mdprofile: the runtime of %d has not let the profiler go yet: "
-                                "another attach is refused until it has\n",
+                fprintf(stderr,
+                        "mdprofile: the runtime of %d has not let the profiler go yet: "
+                        "another attach is refused until it has\n",
                         pid);
             break;
         }

@@ -37,18 +37,18 @@ struct mdl_proc {
     pid_t pid, ppid;
     char path[4200];
     char cmd[1100];
-    char end[32];      /* "" until its log is complete */
+    char end[32]; /* "" until its log is complete */
     int detached;
-    int write_failed;  /* it said a write of its log failed */
+    int write_failed;        /* it said a write of its log failed */
     unsigned char from[112]; /* its channel address, for "stop" */
     unsigned fromlen;
 };
 struct mdl_logs {
-    int fd;             /* the channel, -1 none */
-    char name[108];     /* its abstract name ("@...") */
+    int fd;         /* the channel, -1 none */
+    char name[108]; /* its abstract name ("@...") */
     struct mdl_proc *procs;
     size_t n, cap;
-    unsigned notes;     /* notes printed */
+    unsigned notes; /* notes printed */
 };
 int mdl_logs_open(struct mdl_logs *l);
 /* Read every message waiting (at most timeout_ms for the first); notes are

@@ -83,8 +83,7 @@ static char *field(char **s)
     return f;
 }
 
-static void handle(struct mdl_logs *l, char *msg, pid_t sender, const void *from,
-                   unsigned fromlen)
+static void handle(struct mdl_logs *l, char *msg, pid_t sender, const void *from, unsigned fromlen)
 {
     char *s = msg;
     char *what = field(&s), *pidtext = field(&s);
@@ -174,8 +173,9 @@ void mdl_logs_list(struct mdl_logs *l)
         else if ((st = mdl_log_state(p->path, end, sizeof end)) == 2)
             snprintf(state, sizeof state, "complete (end=%s)", end);
         else if (p->write_failed)
-            snprintf(state, sizeof state, "incomplete: writing it failed (said above); it holds "
-                                          "what was written before");
+            snprintf(state, sizeof state,
+                     "incomplete: writing it failed (said above); it holds "
+                     "what was written before");
         else
             snprintf(state, sizeof state,
                      "cut short (no #stats): the process ended without finishing it (killed?)");

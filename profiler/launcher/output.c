@@ -92,9 +92,11 @@ int mdl_output_check(const char *path, char *err, size_t errlen)
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "cannot write the log %s: not a regular file (%s)", path,
-                 S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device"
-                 : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket"
-                                                                          : "not a file");
+                 S_ISDIR(st.st_mode)    ? "a directory"
+                 : S_ISCHR(st.st_mode)  ? "a character device"
+                 : S_ISFIFO(st.st_mode) ? "a FIFO"
+                 : S_ISSOCK(st.st_mode) ? "a socket"
+                                        : "not a file");
         return -1;
     }
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);

@@ -93,7 +93,8 @@ int mdl_run(const mdp_config *cfg, char **argv)
 {
     char so[PATH_MAX], err[PATH_MAX + 256];
     if (mdl_find_profiler(so, sizeof so) != 0) {
-        fprintf(stderr, "mdprofile: cannot find the profiler library libmdprofile.so (set MDPROFILE_PROFILER)\n");
+        fprintf(stderr, "mdprofile: cannot find the profiler library libmdprofile.so (set "
+                        "MDPROFILE_PROFILER)\n");
         return 127;
     }
     mdp_config c = *cfg;
@@ -156,8 +157,9 @@ int mdl_run(const mdp_config *cfg, char **argv)
     }
     child = 0;
     if (cfg->verbose && (forwarded || from_terminal))
-        fprintf(stderr, "mdprofile: signals: %d forwarded to the program, %d from the terminal "
-                        "(which sent them to the program too)\n",
+        fprintf(stderr,
+                "mdprofile: signals: %d forwarded to the program, %d from the terminal "
+                "(which sent them to the program too)\n",
                 (int)forwarded, (int)from_terminal);
     /* what the program's profiler sent before it ended is queued */
     mdl_logs_read(&logs, 50);
@@ -175,8 +177,9 @@ int mdl_run(const mdp_config *cfg, char **argv)
     if (!p || !p->path[0]) {
         if (state <= 0) {
             if (WIFSIGNALED(status))
-                fprintf(stderr, "mdprofile: no log at %s: %s was killed by signal %d (%s) before "
-                                "the profiler wrote anything\n",
+                fprintf(stderr,
+                        "mdprofile: no log at %s: %s was killed by signal %d (%s) before "
+                        "the profiler wrote anything\n",
                         first, argv[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
             else if (logs.n == 0)
                 fprintf(stderr,
@@ -185,16 +188,18 @@ int mdl_run(const mdp_config *cfg, char **argv)
                         "settings?)\n",
                         first, argv[0]);
             else
-                fprintf(stderr, "mdprofile: no log at %s: %s (pid %d) is not a .NET process; the "
-                                ".NET processes it started wrote the logs below\n",
+                fprintf(stderr,
+                        "mdprofile: no log at %s: %s (pid %d) is not a .NET process; the "
+                        ".NET processes it started wrote the logs below\n",
                         first, argv[0], (int)pid);
         }
     }
     size_t nlogs = logs.n;
     mdl_logs_list(&logs);
     if (!nlogs && state == 1)
-        fprintf(stderr, "mdprofile: %s is cut short: the program ended without shutting the "
-                        "runtime down%s\n",
+        fprintf(stderr,
+                "mdprofile: %s is cut short: the program ended without shutting the "
+                "runtime down%s\n",
                 first, WIFSIGNALED(status) ? " (killed by a signal)" : "");
     mdl_logs_close(&logs);
     /* no log at all from a program that ended well: say it in the status */

@@ -23,24 +23,15 @@
 static const char *code_name(int rc)
 {
     switch (rc) {
-    case MDT_OK:
-        return "MDT_OK";
-    case MDT_ENOMEM:
-        return "MDT_ENOMEM";
-    case MDT_EINVAL:
-        return "MDT_EINVAL";
-    case MDT_EIO:
-        return "MDT_EIO";
-    case MDT_EBADIMAGE:
-        return "MDT_EBADIMAGE";
-    case MDT_ETRUNC:
-        return "MDT_ETRUNC";
-    case MDT_ENOTFOUND:
-        return "MDT_ENOTFOUND";
-    case MDT_EUNSUPPORTED:
-        return "MDT_EUNSUPPORTED";
-    default:
-        return "MDT_E?";
+    case MDT_OK: return "MDT_OK";
+    case MDT_ENOMEM: return "MDT_ENOMEM";
+    case MDT_EINVAL: return "MDT_EINVAL";
+    case MDT_EIO: return "MDT_EIO";
+    case MDT_EBADIMAGE: return "MDT_EBADIMAGE";
+    case MDT_ETRUNC: return "MDT_ETRUNC";
+    case MDT_ENOTFOUND: return "MDT_ENOTFOUND";
+    case MDT_EUNSUPPORTED: return "MDT_EUNSUPPORTED";
+    default: return "MDT_E?";
     }
 }
 

@@ -64,8 +64,7 @@ static void setup(void)
         !(S.r[1] = mdb_resolver_new(S.ctx, S.a, true, &S.budget)) ||
         !(S.r[2] = mdb_resolver_new(S.ctx, S.a, false, &S.budget)) ||
         !(S.r[3] = mdb_resolver_new(S.ctx, S.a, true, &S.budget)) ||
-        !(S.rec = talloc(S.ctx, mdb_record)) ||
-        mdb_output_init(&S.out, S.ctx, -1)) {
+        !(S.rec = talloc(S.ctx, mdb_record)) || mdb_output_init(&S.out, S.ctx, -1)) {
         fprintf(stderr, "fuzz_batchline: out of memory setting up\n");
         abort();
     }
@@ -126,8 +125,7 @@ static void parse_line(mdb_resolver *r, const char *s, size_t n, uint64_t lineno
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const int endings[] = {MDB_LINE_ENDED, MDB_LINE_UNENDED, MDB_LINE_SPLIT,
-                                  MDB_LINE_LONG};
+    static const int endings[] = {MDB_LINE_ENDED, MDB_LINE_UNENDED, MDB_LINE_SPLIT, MDB_LINE_LONG};
     const char *p, *end;
     uint64_t lineno = 1;
     mdb_resolver *r;

@@ -64,8 +64,8 @@ static uint64_t newlines(int fd)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const int formats[] = {MDB_TEXT, MDB_JSON, MDB_FOLDED, MDB_SPEEDSCOPE, MDB_TOP,
-                                  MDB_TEXT, MDB_JSON, MDB_PPROF};
+    static const int formats[] = {MDB_TEXT, MDB_JSON, MDB_FOLDED, MDB_SPEEDSCOPE,
+                                  MDB_TOP,  MDB_TEXT, MDB_JSON,   MDB_PPROF};
     char dir[1024];
     char *paths[1];
     void *ctx;
@@ -90,8 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         !(lc = mdb_logctx_new(ctx, a, false)) || mdb_output_init(&out, ctx, devnull))
         abort();
     o.format = formats[data[0] & 7];
-    o.threads = (data[0] & 8) && o.format != MDB_SPEEDSCOPE && o.format != MDB_TOP &&
-                        o.format != MDB_PPROF ? 2 : 1;
+    o.threads =
+        (data[0] & 8) && o.format != MDB_SPEEDSCOPE && o.format != MDB_TOP && o.format != MDB_PPROF
+            ? 2
+            : 1;
     o.pid_only = (data[0] & 0x30) == 0x30;
     o.pid = (data[0] >> 6) * 100; /* 0, 100, 200, 300: the pids of the seeds */
     if ((data[0] & 0x30) == 0x10 && o.format != MDB_TEXT && o.format != MDB_JSON) {

@@ -88,7 +88,8 @@ static json_t *jstr(int64_t i)
 
 static const Perftools__Profiles__Location *loc_by_id(uint64_t id)
 {
-    if (id && id <= prof->n_location && prof->location[id - 1]->id == id) /* ids as batch gives them */
+    if (id && id <= prof->n_location &&
+        prof->location[id - 1]->id == id) /* ids as batch gives them */
         return prof->location[id - 1];
     for (size_t i = 0; i < prof->n_location; i++)
         if (prof->location[i]->id == id)
@@ -98,7 +99,8 @@ static const Perftools__Profiles__Location *loc_by_id(uint64_t id)
 
 static const Perftools__Profiles__Function *fn_by_id(uint64_t id)
 {
-    if (id && id <= prof->n_function && prof->function[id - 1]->id == id) /* ids as batch gives them */
+    if (id && id <= prof->n_function &&
+        prof->function[id - 1]->id == id) /* ids as batch gives them */
         return prof->function[id - 1];
     for (size_t i = 0; i < prof->n_function; i++)
         if (prof->function[i]->id == id)
@@ -108,7 +110,8 @@ static const Perftools__Profiles__Function *fn_by_id(uint64_t id)
 
 static const Perftools__Profiles__Mapping *map_by_id(uint64_t id)
 {
-    if (id && id <= prof->n_mapping && prof->mapping[id - 1]->id == id) /* ids as batch gives them */
+    if (id && id <= prof->n_mapping &&
+        prof->mapping[id - 1]->id == id) /* ids as batch gives them */
         return prof->mapping[id - 1];
     for (size_t i = 0; i < prof->n_mapping; i++)
         if (prof->mapping[i]->id == id)
@@ -117,16 +120,16 @@ static const Perftools__Profiles__Mapping *map_by_id(uint64_t id)
 }
 
 /* ids nonzero and unique (quadratic unless they are 1, 2, 3...) */
-#define CHECK_IDS(arr, n, what)                                                                  \
-    for (size_t i = 0, dense = 1; i < (n); i++) {                                                \
-        if (dense && (arr)[i]->id == i + 1)                                                      \
-            continue;                                                                            \
-        dense = 0;                                                                               \
-        if ((arr)[i]->id == 0)                                                                   \
-            return fail(what " with id 0", i);                                                   \
-        for (size_t j = 0; j < i; j++)                                                           \
-            if ((arr)[j]->id == (arr)[i]->id)                                                    \
-                return fail(what " ids repeat", (arr)[i]->id);                                   \
+#define CHECK_IDS(arr, n, what)                                                                    \
+    for (size_t i = 0, dense = 1; i < (n); i++) {                                                  \
+        if (dense && (arr)[i]->id == i + 1)                                                        \
+            continue;                                                                              \
+        dense = 0;                                                                                 \
+        if ((arr)[i]->id == 0)                                                                     \
+            return fail(what " with id 0", i);                                                     \
+        for (size_t j = 0; j < i; j++)                                                             \
+            if ((arr)[j]->id == (arr)[i]->id)                                                      \
+                return fail(what " ids repeat", (arr)[i]->id);                                     \
     }
 
 static int check(void)
@@ -217,14 +220,14 @@ static json_t *dump(void)
             /* inlined functions first, the caller last (none here: one line) */
             for (size_t q = 0; q < l->n_line; q++) {
                 const Perftools__Profiles__Function *f = fn_by_id(l->line[q]->function_id);
-                json_array_append_new(
-                    fr, json_pack("{s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:I}", "name", jstr(f->name),
-                                  "system_name", jstr(f->system_name), "file", jstr(f->filename),
-                                  "start_line", (json_int_t)f->start_line,
-                                  "line", (json_int_t)l->line[q]->line, "mapping",
-                                  m ? jstr(m->filename) : json_null(), "build_id",
-                                  m ? jstr(m->build_id) : json_null(), "address",
-                                  (json_int_t)l->address));
+                json_array_append_new(fr, json_pack("{s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:I}", "name",
+                                                    jstr(f->name), "system_name",
+                                                    jstr(f->system_name), "file", jstr(f->filename),
+                                                    "start_line", (json_int_t)f->start_line, "line",
+                                                    (json_int_t)l->line[q]->line, "mapping",
+                                                    m ? jstr(m->filename) : json_null(), "build_id",
+                                                    m ? jstr(m->build_id) : json_null(), "address",
+                                                    (json_int_t)l->address));
             }
         }
         json_object_set_new(js, "values", v);

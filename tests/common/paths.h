@@ -33,12 +33,12 @@ static inline const char *src_path(char *buf, size_t n, const char *rel)
 
 /* For a test program that reads the Mono framework: without it, the
  * program is skipped (tests/common/check_main.c). Use once per program. */
-#define MDT_TESTS_NEED_MONO                                                  \
-    const char *suite_requires(const char **package);                        \
-    const char *suite_requires(const char **package)                         \
-    {                                                                        \
-        *package = "mono-devel";                                             \
-        return MONO_45_DIR "/mscorlib.dll";                                  \
+#define MDT_TESTS_NEED_MONO                                                                        \
+    const char *suite_requires(const char **package);                                              \
+    const char *suite_requires(const char **package)                                               \
+    {                                                                                              \
+        *package = "mono-devel";                                                                   \
+        return MONO_45_DIR "/mscorlib.dll";                                                        \
     }
 
 #endif

@@ -39,11 +39,8 @@ static int cell(const mdt_image *img, const mdt_row *r, const mdt_column_schema 
                 e = mdt_range_item(&tok, img, col->target, first + i);
         break;
     case MDT_COLK_TAB:
-    case MDT_COLK_CODED:
-        e = mdt_row_token(&tok, r, c);
-        break;
-    default:
-        (void)mdt_row_raw(r, c);
+    case MDT_COLK_CODED: e = mdt_row_token(&tok, r, c); break;
+    default: (void)mdt_row_raw(r, c);
     }
     return e;
 }
@@ -142,8 +139,10 @@ static int coded_decode_agrees(const mdt_image *img, char *why, size_t whylen)
                     continue;
                 if (mdt_coded_encode(&enc, s->cols[c].target, dec) || enc != v ||
                     (mdt_row_token(&tok, &r, c) == 0 && tok != dec)) {
-                    snprintf(why, whylen, "%s row %u column %s: 0x%x decodes to 0x%08x (encodes "
-                             "as 0x%x)", s->name, rid, s->cols[c].name, v, dec, enc);
+                    snprintf(why, whylen,
+                             "%s row %u column %s: 0x%x decodes to 0x%08x (encodes "
+                             "as 0x%x)",
+                             s->name, rid, s->cols[c].name, v, dec, enc);
                     return -1;
                 }
             }

@@ -11,8 +11,8 @@
 
 typedef struct walk_stats {
     uint64_t rows, cells, string_bytes, blob_bytes, guid_bytes;
-    uint64_t cells_ok;  /* cells that decoded */
-    uint64_t errors;    /* failures met (rows, cells, identities, user strings) */
+    uint64_t cells_ok; /* cells that decoded */
+    uint64_t errors;   /* failures met (rows, cells, identities, user strings) */
 } walk_stats;
 
 /* Called for each failure: kind 'c' (row, cell or identity) or 'u' (user

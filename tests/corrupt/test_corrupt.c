@@ -72,7 +72,7 @@ static bool code_by_name(const char *name, int *code)
 
 static const char *expects[] = {"open-error",        "cell-error",           "us-error",
                                 "open-warn",         "open-warn+cell-error", "open-warn+us-error",
-                                "mapped-open-error", "mapped-open-warn", "sig-error"};
+                                "mapped-open-error", "mapped-open-warn",     "sig-error"};
 
 static bool known_expect(const char *e)
 {
@@ -173,9 +173,9 @@ static void note_error_cb(void *arg, char kind, int code)
 }
 
 /* The tables whose rows carry a signature (mdt_sig_of_token). */
-static const unsigned sig_tables[] = {MDT_TABLE_MethodDef,     MDT_TABLE_MemberRef, MDT_TABLE_Field,
-                                      MDT_TABLE_Property,      MDT_TABLE_StandAloneSig,
-                                      MDT_TABLE_TypeSpec,      MDT_TABLE_MethodSpec};
+static const unsigned sig_tables[] = {
+    MDT_TABLE_MethodDef,     MDT_TABLE_MemberRef, MDT_TABLE_Field,     MDT_TABLE_Property,
+    MDT_TABLE_StandAloneSig, MDT_TABLE_TypeSpec,  MDT_TABLE_MethodSpec};
 
 /* A signature that failed to decode is left zeroed; printing it must be
  * refused, not crash (mdinspect took the decoder's MDT_ETRUNC for a short
@@ -189,8 +189,8 @@ static void sig_refused(const char *path, uint32_t tok, const mdt_sig *sig)
     int e2 = mdt_sig_name_buf(buf, sizeof buf, NULL, sig, NULL);
     talloc_free(tmp);
     ck_assert_msg(e1 == MDT_EINVAL && e2 == MDT_EINVAL,
-                  "%s: token 0x%08x: the empty signature of a failed decode printed (%d, %d)",
-                  path, tok, e1, e2);
+                  "%s: token 0x%08x: the empty signature of a failed decode printed (%d, %d)", path,
+                  tok, e1, e2);
 }
 
 /* Decode the signature of every row that carries one, into the heap and
@@ -210,8 +210,7 @@ static void walk_sigs(struct outcome *o, const char *path, const mdt_image *img)
             int e = mdt_sig_of_token(tmp, &sig, img, tok);
             int e2 = mdt_sig_of_token_buf(arena, sizeof arena, &sig2, img, tok);
             ck_assert_msg(e2 == e || e2 == MDT_ENOMEM, /* the arena may fill first */
-                          "%s: token 0x%08x: mdt_sig_of_token gave %d, _buf %d", path, tok, e,
-                          e2);
+                          "%s: token 0x%08x: mdt_sig_of_token gave %d, _buf %d", path, tok, e, e2);
             if (e) {
                 note_error(o, 's', e);
                 sig_refused(path, tok, &sig);
@@ -430,7 +429,8 @@ static void check_opened(const struct corrupt_case *c, const char *ex, const str
                       "%s (%s): no %s error %s contains \"%s\":\n%.2000s", c->name, c->why,
                       kind == 'u' ? "user string" : "cell", c->code, err, o->summary);
         /* The damage stays local: other cells still decode. */
-        ck_assert_msg(o->st.cells_ok > 0, "%s: no cell decoded at all:\n%.2000s", c->name, o->summary);
+        ck_assert_msg(o->st.cells_ok > 0, "%s: no cell decoded at all:\n%.2000s", c->name,
+                      o->summary);
     }
     if (o->has_typedef1)
         ck_assert_msg(o->typedef1 && strcmp(o->typedef1, "<Module>") == 0,

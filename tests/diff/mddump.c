@@ -77,9 +77,7 @@ static void print_cell(const mdt_row *row, unsigned col, const mdt_column_schema
     switch (cs->kind) {
     case MDT_COLK_U8:
     case MDT_COLK_U16:
-    case MDT_COLK_U32:
-        printf("0x%x", raw);
-        break;
+    case MDT_COLK_U32: printf("0x%x", raw); break;
     case MDT_COLK_STR: {
         const char *s;
         size_t len;
@@ -127,9 +125,7 @@ static void print_cell(const mdt_row *row, unsigned col, const mdt_column_schema
         }
         break;
     }
-    default:
-        printf("!unknown column kind %u", cs->kind);
-        failures++;
+    default: printf("!unknown column kind %u", cs->kind); failures++;
     }
 }
 

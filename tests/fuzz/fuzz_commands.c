@@ -69,8 +69,8 @@ static void check_clean(void *ctx, int e, const char *what, uint32_t tok)
         return;
     touch_error();
     if (talloc_total_blocks(ctx) != 1) {
-        fprintf(stderr, "fuzz_commands: %s of 0x%08x failed (%d) and left %zu blocks\n", what,
-                tok, e, talloc_total_blocks(ctx) - 1);
+        fprintf(stderr, "fuzz_commands: %s of 0x%08x failed (%d) and left %zu blocks\n", what, tok,
+                e, talloc_total_blocks(ctx) - 1);
         abort();
     }
 }
@@ -142,8 +142,8 @@ static void names_of(struct run *r, uint32_t tok)
         int ec = mdt_token_name(tmp, &via, r->img, tok, &oc);
         check_clean(tmp, e && ec ? e : 0, "mdt_token_name", tok);
         if (eb == 0 && (e != 0 || strcmp(out, buf) != 0 || len != strlen(buf)))
-            die("name into a buffer \"%s\" differs from the allocated one \"%s\"", buf,
-                tok, e ? "(failed)" : out);
+            die("name into a buffer \"%s\" differs from the allocated one \"%s\"", buf, tok,
+                e ? "(failed)" : out);
         if ((e == 0) != (ec == 0) || (e == 0 && strcmp(out, via) != 0))
             die("name through the cache \"%s\" differs from \"%s\"", ec ? "(failed)" : via, tok,
                 e ? "(failed)" : out);
@@ -309,13 +309,28 @@ static void attrs_and_values(struct run *r)
 
 /* The tables whose tokens the shell names (token, find, dump's token
  * cells), and what else it asks of each. */
-static const unsigned named[] = {
-    MDT_TABLE_Module,     MDT_TABLE_TypeRef,      MDT_TABLE_TypeDef,     MDT_TABLE_Field,
-    MDT_TABLE_MethodDef,  MDT_TABLE_Param,        MDT_TABLE_MemberRef,   MDT_TABLE_StandAloneSig,
-    MDT_TABLE_Event,      MDT_TABLE_Property,     MDT_TABLE_ModuleRef,   MDT_TABLE_TypeSpec,
-    MDT_TABLE_Assembly,   MDT_TABLE_AssemblyRef,  MDT_TABLE_File,        MDT_TABLE_ExportedType,
-    MDT_TABLE_ManifestResource, MDT_TABLE_GenericParam, MDT_TABLE_MethodSpec,
-    MDT_TABLE_GenericParamConstraint, MDT_TABLE_CustomAttribute, MDT_TABLE_Constant};
+static const unsigned named[] = {MDT_TABLE_Module,
+                                 MDT_TABLE_TypeRef,
+                                 MDT_TABLE_TypeDef,
+                                 MDT_TABLE_Field,
+                                 MDT_TABLE_MethodDef,
+                                 MDT_TABLE_Param,
+                                 MDT_TABLE_MemberRef,
+                                 MDT_TABLE_StandAloneSig,
+                                 MDT_TABLE_Event,
+                                 MDT_TABLE_Property,
+                                 MDT_TABLE_ModuleRef,
+                                 MDT_TABLE_TypeSpec,
+                                 MDT_TABLE_Assembly,
+                                 MDT_TABLE_AssemblyRef,
+                                 MDT_TABLE_File,
+                                 MDT_TABLE_ExportedType,
+                                 MDT_TABLE_ManifestResource,
+                                 MDT_TABLE_GenericParam,
+                                 MDT_TABLE_MethodSpec,
+                                 MDT_TABLE_GenericParamConstraint,
+                                 MDT_TABLE_CustomAttribute,
+                                 MDT_TABLE_Constant};
 
 static bool carries_sig(unsigned t)
 {
@@ -356,8 +371,7 @@ static void members_and_types(struct run *r)
                     touch_error();
                 /* `type NAME`: the type found again by its reflection name. */
                 if (mdt_token_name(tmp, &refl, r->img, tok, &o) == 0 &&
-                    mdt_typedef_by_name(&found, r->img, refl, strlen(refl)) == 0 &&
-                    found != tok) {
+                    mdt_typedef_by_name(&found, r->img, refl, strlen(refl)) == 0 && found != tok) {
                     char *again;
                     if (mdt_token_name(tmp, &again, r->img, found, &o) == 0 && strcmp(refl, again))
                         die("looking up \"%s\" found \"%s\"", refl, tok, again);
@@ -489,8 +503,10 @@ static void try_open(const uint8_t *data, size_t size, const char *name)
         touch_error();
     }
     if (talloc_total_blocks(ctx) != 1) {
-        fprintf(stderr, "fuzz_commands: %zu blocks left under the context once the image is "
-                        "closed\n", talloc_total_blocks(ctx) - 1);
+        fprintf(stderr,
+                "fuzz_commands: %zu blocks left under the context once the image is "
+                "closed\n",
+                talloc_total_blocks(ctx) - 1);
         abort();
     }
     talloc_free(ctx);

@@ -168,18 +168,10 @@ static void touch_user_strings(void *ctx, const mdt_image *img)
         for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++) {
             int e = 0, flag;
             switch (h) {
-            case MDT_HEAP_STRINGS:
-                e = mdt_heap_string(&str, NULL, img, idx[i]);
-                break;
-            case MDT_HEAP_US:
-                e = mdt_heap_us(&p, &blen, &flag, img, idx[i]);
-                break;
-            case MDT_HEAP_BLOB:
-                e = mdt_heap_blob(&p, &blen, img, idx[i]);
-                break;
-            case MDT_HEAP_GUID:
-                e = mdt_heap_guid(&p, img, idx[i]);
-                break;
+            case MDT_HEAP_STRINGS: e = mdt_heap_string(&str, NULL, img, idx[i]); break;
+            case MDT_HEAP_US: e = mdt_heap_us(&p, &blen, &flag, img, idx[i]); break;
+            case MDT_HEAP_BLOB: e = mdt_heap_blob(&p, &blen, img, idx[i]); break;
+            case MDT_HEAP_GUID: e = mdt_heap_guid(&p, img, idx[i]); break;
             }
             if (e)
                 touch_error();
@@ -314,15 +306,9 @@ static void check_column_run(const mdt_image *img, unsigned t, unsigned col, uin
     if (mdt_column_raw(raw, img, t, col, first, n) != 0)
         abort();
     switch (cs->kind) {
-    case MDT_COLK_STR:
-        got = mdt_column_strings(str, len, img, t, col, first, n);
-        break;
-    case MDT_COLK_BLOB:
-        got = mdt_column_blobs(ptr, len, img, t, col, first, n);
-        break;
-    case MDT_COLK_GUID:
-        got = mdt_column_guids(ptr, img, t, col, first, n);
-        break;
+    case MDT_COLK_STR: got = mdt_column_strings(str, len, img, t, col, first, n); break;
+    case MDT_COLK_BLOB: got = mdt_column_blobs(ptr, len, img, t, col, first, n); break;
+    case MDT_COLK_GUID: got = mdt_column_guids(ptr, img, t, col, first, n); break;
     default: got = 0;
     }
     if (got < 0)

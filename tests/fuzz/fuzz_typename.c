@@ -51,8 +51,8 @@ static void init(void)
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[1024];
         if (!mdi_state_open(st, src_path(path, sizeof path, files[i]), 0, NULL)) {
-            fprintf(stderr, "fuzz_typename: cannot open %s (MDT_TOP_SRCDIR names the source tree)\n",
-                    path);
+            fprintf(stderr,
+                    "fuzz_typename: cannot open %s (MDT_TOP_SRCDIR names the source tree)\n", path);
             abort();
         }
     }
@@ -64,8 +64,8 @@ static void check_typedefs(const mdi_module *m, const uint32_t *toks, size_t n, 
     for (size_t i = 0; i < n; i++)
         if (MDT_TOKEN_TABLE(toks[i]) != MDT_TABLE_TypeDef || !MDT_TOKEN_RID(toks[i]) ||
             MDT_TOKEN_RID(toks[i]) > mdt_table_rows(m->img, MDT_TABLE_TypeDef)) {
-            fprintf(stderr, "fuzz_typename: \"%s\" named 0x%08x, no TypeDef of %s\n", name,
-                    toks[i], m->name);
+            fprintf(stderr, "fuzz_typename: \"%s\" named 0x%08x, no TypeDef of %s\n", name, toks[i],
+                    m->name);
             abort();
         }
 }
@@ -129,8 +129,8 @@ static void globs(const char *glob, const char *name)
             const mdi_typeent *t = &ix->types[k];
             int a = mdi_natural_cmp(name, t->key), b = mdi_natural_cmp(t->key, name);
             if ((a < 0 && b <= 0) || (a > 0 && b >= 0) || (a == 0 && b != 0)) {
-                fprintf(stderr, "fuzz_typename: natural order of \"%s\" and \"%s\": %d, %d\n",
-                        name, t->key, a, b);
+                fprintf(stderr, "fuzz_typename: natural order of \"%s\" and \"%s\": %d, %d\n", name,
+                        t->key, a, b);
                 abort();
             }
             sink += mdi_type_matches(t, glob) + mdi_key_simple(t);

@@ -96,8 +96,8 @@ static void print_sig(void *ctx, const mdt_sig *s)
     mdt_sig args;
     static const uint8_t two[] = {0x0a, 0x02, 0x0e, 0x15, 0x12, 0x21, 0x01, 0x13, 0x00};
     if (mdt_sig_decode(ctx, &args, fixture, MDT_SIG_METHODSPEC, two, sizeof two, 0) == 0) {
-        mdt_generic_context g = {args.nargs, args.args, args.nargs, args.args, fixture,
-                                 0x0200001E, 0x06000036};
+        mdt_generic_context g = {args.nargs, args.args,  args.nargs, args.args,
+                                 fixture,    0x0200001E, 0x06000036};
         mdt_name_opts o = {MDT_STYLE_FULL, 0, &g, NULL};
         char *out;
         if (mdt_sig_name(ctx, &out, s, &o) == 0)
@@ -111,7 +111,7 @@ static void print_sig(void *ctx, const mdt_sig *s)
 
 static void sigs(void *ctx, const uint8_t *data, size_t size)
 {
-    static const int kinds[] = {MDT_SIG_METHOD, MDT_SIG_FIELD,      MDT_SIG_PROPERTY,
+    static const int kinds[] = {MDT_SIG_METHOD, MDT_SIG_FIELD,    MDT_SIG_PROPERTY,
                                 MDT_SIG_LOCALS, MDT_SIG_TYPESPEC, MDT_SIG_METHODSPEC};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         void *tmp = talloc_new(ctx);

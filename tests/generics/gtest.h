@@ -20,8 +20,7 @@ static inline mdt_image *open_path(void *ctx, const char *path)
 {
     mdt_image *img = NULL;
     char msg[512];
-    ck_assert_msg(mdt_image_open_file(ctx, &img, path, 0) == 0, "%s",
-                  mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(mdt_image_open_file(ctx, &img, path, 0) == 0, "%s", mdt_errmsg(msg, sizeof msg));
     return img;
 }
 

@@ -129,8 +129,8 @@ START_TEST(type_trees_from_descriptors)
                      0);
     mdt_desc point = {.kind = MDT_DESC_TYPEDEF, .img = ev, .token = 0x0200000D};
     const mdt_desc *points[] = {&point};
-    mdt_desc l = {.kind = MDT_DESC_TYPEDEF, .img = corlib, .token = list, .nargs = 1,
-                  .args = points};
+    mdt_desc l = {
+        .kind = MDT_DESC_TYPEDEF, .img = corlib, .token = list, .nargs = 1, .args = points};
     const mdt_type *t;
     ck_assert_int_eq(mdt_desc_to_type(ctx, &t, &l), 0);
     ck_assert_uint_eq(t->kind, MDT_ELEMENT_TYPE_GENERICINST);
@@ -169,8 +169,8 @@ START_TEST(text_round_trips)
     uint32_t list, dict;
     ck_assert_int_eq(mdt_image_mvid(g, corlib), 0);
     snprintf(cm, sizeof cm, "%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x",
-             g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12],
-             g[13], g[14], g[15]);
+             g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13],
+             g[14], g[15]);
     ck_assert_int_eq(mdt_typedef_by_name(&list, corlib, "System.Collections.Generic.List`1", 33),
                      0);
     ck_assert_int_eq(

@@ -168,7 +168,8 @@ static const struct expect everything_full[] = {
     {0x06000031, "Everything.Outer+Generic+Leaf<T,U>::.ctor", "instance System.Void()"},
     {0x06000035, "Everything.Pair<TKey,TValue>::Produce",
      "instance System.Collections.Generic.KeyValuePair<!0,!1>()"},
-    {0x06000036, "Everything.Pair<TKey,TValue>::Select", "instance generic<1> !!0(System.Func<!0,!1,!!0>)"},
+    {0x06000036, "Everything.Pair<TKey,TValue>::Select",
+     "instance generic<1> !!0(System.Func<!0,!1,!!0>)"},
     {0x06000038, "Everything.GenericMethods::Swap", "generic<1> System.Void(!!0&,!!0&)"},
     {0x06000053, "Everything.Calls::Many",
      "System.Int32(System.Int32&,System.String&,System.Object[])"},
@@ -195,8 +196,9 @@ static const struct expect everything_full[] = {
      "System.Collections.Generic.List+Enumerator<!!0>"},
     {0x1B000017, "Everything.IProducer<System.Collections.Generic.KeyValuePair<!0,!1>>",
      "Everything.IProducer<System.Collections.Generic.KeyValuePair<!0,!1>>"},
-    {0x2B000001, "System.Threading.Interlocked::CompareExchange<System.EventHandler<System."
-                 "EventArgs>>",
+    {0x2B000001,
+     "System.Threading.Interlocked::CompareExchange<System.EventHandler<System."
+     "EventArgs>>",
      "<System.EventHandler<System.EventArgs>>"},
     {0x2B000002, "System.Activator::CreateInstance<!2>", "<!2>"},
     {0x2B000004, "Everything.GenericMethods::Make<Everything.Point>", "<Everything.Point>"},
@@ -434,8 +436,8 @@ START_TEST(one_call_signature_names)
     }
     mdt_image *ml = open_path(ctx, corlib);
     mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, NULL};
-    static const unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef,
-                                      MDT_TABLE_TypeSpec, MDT_TABLE_MethodSpec};
+    static const unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef, MDT_TABLE_TypeSpec,
+                                      MDT_TABLE_MethodSpec};
     unsigned big = 0;
     mdt_clear_error();
     for (size_t k = 0; k < N(tables); k++)
@@ -470,9 +472,9 @@ START_TEST(name_cache_gives_the_same_names)
     ck_assert_int_eq(mdt_name_cache_new(ctx, &full, img, MDT_STYLE_FULL, 0), 0);
     ck_assert_int_eq(mdt_name_cache_new(ctx, &refl, img, MDT_STYLE_REFLECTION, 0), 0);
     ck_assert_int_eq(mdt_name_cache_new(ctx, &other, sigs, MDT_STYLE_FULL, 0), 0);
-    static const unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef, MDT_TABLE_Field,
-                                      MDT_TABLE_TypeSpec, MDT_TABLE_MethodSpec,
-                                      MDT_TABLE_TypeDef, MDT_TABLE_TypeRef};
+    static const unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef,  MDT_TABLE_Field,
+                                      MDT_TABLE_TypeSpec,  MDT_TABLE_MethodSpec, MDT_TABLE_TypeDef,
+                                      MDT_TABLE_TypeRef};
     for (int pass = 0; pass < 2; pass++) /* fill, then hit */
         for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
             for (uint32_t rid = 1; rid <= mdt_table_rows(img, tables[k]); rid++) {
@@ -518,7 +520,8 @@ START_TEST(methods_named_with_their_signature)
         unsigned flags;
         const char *want;
     } x[] = {
-        {0x06000036, MDT_NAME_SIGNATURE, "Everything.Pair<TKey,TValue>::Select(System.Func<!0,!1,!!0>)"},
+        {0x06000036, MDT_NAME_SIGNATURE,
+         "Everything.Pair<TKey,TValue>::Select(System.Func<!0,!1,!!0>)"},
         {0x06000036, MDT_NAME_SIGNATURE | MDT_NAME_PARAM_NAMES,
          "Everything.Pair<TKey,TValue>::Select(System.Func<TKey,TValue,TResult>)"},
         {0x06000036, MDT_NAME_SIGNATURE | MDT_NAME_FRIENDLY | MDT_NAME_PARAM_NAMES,
@@ -526,7 +529,8 @@ START_TEST(methods_named_with_their_signature)
         {0x2B000008, MDT_NAME_SIGNATURE,
          "Everything.Pair<System.String,Everything.Circle>::Select<System.Int32>"
          "(System.Func<System.String,Everything.Circle,System.Int32>)"},
-        {0x0A00000A, MDT_NAME_SIGNATURE, "Everything.IScalable<System.Double>::Scale(System.Double)"},
+        {0x0A00000A, MDT_NAME_SIGNATURE,
+         "Everything.IScalable<System.Double>::Scale(System.Double)"},
         {0x04000001, MDT_NAME_SIGNATURE, "Everything.Color::value__"},
         {0x0200001E, MDT_NAME_SIGNATURE, "Everything.Pair<TKey,TValue>"},
     };
@@ -538,8 +542,8 @@ START_TEST(methods_named_with_their_signature)
                                cached && !(x[i].flags & ~(unsigned)MDT_NAME_SIGNATURE) ? c : NULL};
             char *got, buf[512];
             ck_assert_int_eq(mdt_token_name(ctx, &got, img, x[i].token, &o), 0);
-            ck_assert_msg(!strcmp(got, x[i].want), "0x%08x flags %u:\n got %s\nwant %s",
-                          x[i].token, x[i].flags, got, x[i].want);
+            ck_assert_msg(!strcmp(got, x[i].want), "0x%08x flags %u:\n got %s\nwant %s", x[i].token,
+                          x[i].flags, got, x[i].want);
             ck_assert_int_eq(mdt_token_name_buf(buf, sizeof buf, NULL, img, x[i].token, &o), 0);
             ck_assert_str_eq(buf, x[i].want);
         }
@@ -631,7 +635,8 @@ START_TEST(portable_pdb_document_names)
     /* No separator (byte 0): the parts run together. */
     bytes[at] = 0;
     ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), 0);
-    ck_assert_str_eq(out, "C:UsersAdminDesktopAsmResolvertestTestBinariesDotNetTheAnswerProgram.cs");
+    ck_assert_str_eq(out,
+                     "C:UsersAdminDesktopAsmResolvertestTestBinariesDotNetTheAnswerProgram.cs");
     /* A separator that is no UTF-8 character. */
     bytes[at] = 0xFF;
     ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);

@@ -67,7 +67,8 @@ int main(void)
     mdt_idmap_module_info mi = {0};
     mi.mvid[0] = 1;
     mdt_idmap_class_info ci = {0x100, 0x02000002, 0, 0, 0, 0, NULL, 0};
-    if (mdt_idmap_module_load(MAP, 0x100, &mi, 1) < 0 || mdt_idmap_class_load(MAP, 0x200, &ci, 2) < 0)
+    if (mdt_idmap_module_load(MAP, 0x100, &mi, 1) < 0 ||
+        mdt_idmap_class_load(MAP, 0x200, &ci, 2) < 0)
         return 2;
     int bad = 0, threads = 64;
     for (int t = 0; t < threads; t++) {
@@ -83,7 +84,8 @@ int main(void)
     }
     int runs = atomic_load(&handler_runs), ok = atomic_load(&handler_ok);
     printf("%d threads, %d signals inside a claim, %d handler lookups answered, %d threads with "
-           "other than one entry\n", threads, runs, ok, bad);
+           "other than one entry\n",
+           threads, runs, ok, bad);
     mdt_idmap_free(MAP);
     int passed = (bad == 0) + (runs == threads) + (ok == runs);
     printf("%d passed, %d failed\n", passed, 3 - passed);

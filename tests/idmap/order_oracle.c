@@ -32,9 +32,9 @@ enum { C_MLOAD, C_MUNLOAD, C_FLOAD, C_FUNLOAD, C_CODE, C_CODEREM };
 
 struct call {
     int op;
-    int id;      /* module or function index */
-    int module;  /* C_FLOAD: module index */
-    int token;   /* C_FLOAD: MethodDef row; C_MLOAD: MVID byte */
+    int id;     /* module or function index */
+    int module; /* C_FLOAD: module index */
+    int token;  /* C_FLOAD: MethodDef row; C_MLOAD: MVID byte */
     int start, len;
     uint64_t seq;
     double when; /* delivery order */
@@ -167,8 +167,7 @@ static void step(int when)
             int s = pick(NSLOT);
             if (T.owner[s] && T.rstart[s] == s) {
                 int len = 0;
-                while (s + len < NSLOT && T.owner[s + len] == T.owner[s] &&
-                       T.rstart[s + len] == s)
+                while (s + len < NSLOT && T.owner[s + len] == T.owner[s] && T.rstart[s + len] == s)
                     len++;
                 emit((struct call){C_CODE, T.owner[s] - 1, 0, 0, s, len, seq, 0}, when);
             }
@@ -197,8 +196,8 @@ static int by_when(const void *a, const void *b)
     return x->when < y->when ? -1 : x->when > y->when;
 }
 
-static const char *const opname[] = {"module_load", "module_unload", "function_load",
-                                     "function_unload", "code_add", "code_remove"};
+static const char *const opname[] = {"module_load",     "module_unload", "function_load",
+                                     "function_unload", "code_add",      "code_remove"};
 
 static int apply(mdt_idmap *map, const struct call *c)
 {
@@ -210,16 +209,15 @@ static int apply(mdt_idmap *map, const struct call *c)
     if (c->op == C_MUNLOAD)
         return mdt_idmap_module_unload(map, mod_id(c->id), c->seq);
     if (c->op == C_FLOAD) {
-        mdt_idmap_function_info fi = {mod_id(c->module), 0x06000000u + (uint32_t)c->token, 0, 0,
-                                      NULL, 0};
+        mdt_idmap_function_info fi = {
+            mod_id(c->module), 0x06000000u + (uint32_t)c->token, 0, 0, NULL, 0};
         return mdt_idmap_function_load(map, fn_id(c->id), &fi, c->seq);
     }
     if (c->op == C_FUNLOAD)
         return mdt_idmap_function_unload(map, fn_id(c->id), c->seq);
     if (c->op == C_CODE) /* MDT_ENOTFOUND when the function's load is not applied yet: a
                           * hole, as for a profiler (it would fetch the function) */
-        return mdt_idmap_code_add(map, addr(c->start), (size_t)c->len * 0x10, fn_id(c->id),
-                                  c->seq);
+        return mdt_idmap_code_add(map, addr(c->start), (size_t)c->len * 0x10, fn_id(c->id), c->seq);
     return mdt_idmap_code_remove(map, addr(c->start), c->seq);
 }
 
@@ -251,8 +249,8 @@ static void check(mdt_idmap *map, unsigned run, uint64_t seed)
         }
         if (!T.flive[f] || fi.module != mod_id(T.fmod[f]) ||
             fi.token != 0x06000000u + (uint32_t)T.ftok[f]) {
-            fprintf(stderr, "seed %" PRIu64 " run %u: function %d answered, truth %s\n", seed,
-                    run, f, T.flive[f] ? "other content" : "dead");
+            fprintf(stderr, "seed %" PRIu64 " run %u: function %d answered, truth %s\n", seed, run,
+                    f, T.flive[f] ? "other content" : "dead");
             wrong++;
         } else {
             right++;
@@ -265,10 +263,10 @@ static void check(mdt_idmap *map, unsigned run, uint64_t seed)
             holes += T.owner[s] != 0;
             continue;
         }
-        if (!T.owner[s] || r.function_id != fn_id(T.owner[s] - 1) ||
-            r.start != addr(T.rstart[s])) {
-            fprintf(stderr, "seed %" PRIu64 " run %u: address slot %d answered function %d, "
-                            "truth %d\n",
+        if (!T.owner[s] || r.function_id != fn_id(T.owner[s] - 1) || r.start != addr(T.rstart[s])) {
+            fprintf(stderr,
+                    "seed %" PRIu64 " run %u: address slot %d answered function %d, "
+                    "truth %d\n",
                     seed, run, s, (int)((r.function_id - 0x30000) / 0x40), T.owner[s] - 1);
             wrong++;
         } else {

@@ -111,12 +111,12 @@ static int pick(int n)
 static unsigned long long seed_now, op_now;
 static int failures;
 
-#define FAILF(...)                                                                         \
-    do {                                                                                   \
-        fprintf(stderr, "seed %llu op %llu: ", seed_now, op_now);                          \
-        fprintf(stderr, __VA_ARGS__);                                                      \
-        fputc('\n', stderr);                                                               \
-        failures++;                                                                        \
+#define FAILF(...)                                                                                 \
+    do {                                                                                           \
+        fprintf(stderr, "seed %llu op %llu: ", seed_now, op_now);                                  \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+        failures++;                                                                                \
     } while (0)
 
 /* ---- model -------------------------------------------------------------- */
@@ -637,8 +637,8 @@ static int impl_load(int kind, int i, const struct rec *p, uint64_t s)
         return mdt_idmap_module_load(MAP, idof(KM, i), &mi, s);
     }
     if (kind == KC) {
-        mdt_idmap_class_info ci = {p->module, p->token, p->shape, p->prim, p->rank,
-                                   p->nargs, p->args, 0};
+        mdt_idmap_class_info ci = {p->module, p->token, p->shape, p->prim,
+                                   p->rank,   p->nargs, p->args,  0};
         return mdt_idmap_class_load(MAP, idof(KC, i), &ci, s);
     }
     mdt_idmap_function_info fi = {p->module, p->token, p->cls, p->nargs, p->args, 0};

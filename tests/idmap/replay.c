@@ -84,10 +84,24 @@ static uint8_t prim_code(const char *s)
     static const struct {
         const char *n;
         uint8_t c;
-    } t[] = {{"VOID", 1},  {"BOOLEAN", 2}, {"CHAR", 3},    {"I1", 4},   {"U1", 5},
-             {"I2", 6},    {"U2", 7},      {"I4", 8},      {"U4", 9},   {"I8", 10},
-             {"U8", 11},   {"R4", 12},     {"R8", 13},     {"STRING", 14},
-             {"TYPEDBYREF", 0x16},         {"I", 0x18},    {"U", 0x19}, {"OBJECT", 0x1c},
+    } t[] = {{"VOID", 1},
+             {"BOOLEAN", 2},
+             {"CHAR", 3},
+             {"I1", 4},
+             {"U1", 5},
+             {"I2", 6},
+             {"U2", 7},
+             {"I4", 8},
+             {"U4", 9},
+             {"I8", 10},
+             {"U8", 11},
+             {"R4", 12},
+             {"R8", 13},
+             {"STRING", 14},
+             {"TYPEDBYREF", 0x16},
+             {"I", 0x18},
+             {"U", 0x19},
+             {"OBJECT", 0x1c},
              {"canon", MDT_IDMAP_PRIM_CANON}};
     if (!s)
         return 0;
@@ -104,10 +118,10 @@ static void class_info(char **tok, int n, mdt_idmap_class_info *ci, uintptr_t *a
     ci->args = args;
     if ((v = kv(tok, n, "szarray")) || (v = kv(tok, n, "ptr")) || (v = kv(tok, n, "byref")) ||
         (v = kv(tok, n, "array"))) {
-        ci->shape = kv(tok, n, "szarray")  ? MDT_IDMAP_SHAPE_SZARRAY
-                    : kv(tok, n, "ptr")    ? MDT_IDMAP_SHAPE_PTR
-                    : kv(tok, n, "byref")  ? MDT_IDMAP_SHAPE_BYREF
-                                           : MDT_IDMAP_SHAPE_ARRAY;
+        ci->shape = kv(tok, n, "szarray") ? MDT_IDMAP_SHAPE_SZARRAY
+                    : kv(tok, n, "ptr")   ? MDT_IDMAP_SHAPE_PTR
+                    : kv(tok, n, "byref") ? MDT_IDMAP_SHAPE_BYREF
+                                          : MDT_IDMAP_SHAPE_ARRAY;
         uintptr_t tmp[2] = {0, 0};
         list(v, tmp);
         args[0] = tmp[0];
@@ -280,10 +294,10 @@ static void expect(char **tok, int n, char *raw)
     const char *what = tok[0];
     bool none = n > 2 && strcmp(tok[n - 1], "none") == 0;
     if (strcmp(what, "outcome") == 0 && n == 2) {
-        int want = strcmp(tok[1], "applied") == 0     ? MDT_IDMAP_APPLIED
-                   : strcmp(tok[1], "duplicate") == 0 ? MDT_IDMAP_DUPLICATE
+        int want = strcmp(tok[1], "applied") == 0      ? MDT_IDMAP_APPLIED
+                   : strcmp(tok[1], "duplicate") == 0  ? MDT_IDMAP_DUPLICATE
                    : strcmp(tok[1], "superseded") == 0 ? MDT_IDMAP_SUPERSEDED
-                                                        : -100;
+                                                       : -100;
         check(S.last_outcome == want, raw, "previous event's outcome differs");
         return;
     }
@@ -387,8 +401,9 @@ static void expect(char **tok, int n, char *raw)
         else
             check(rc == 0 && got == num(tok[arrow + 1]), raw, rc ? "not found" : "other ID");
     } else if (strcmp(what, "loaded") == 0) {
-        int rc = mdt_idmap_typedef_loaded(MAP, (uintptr_t)num(kv(tok, n, "module") ? kv(tok, n, "module") : "0"),
-                                          (uint32_t)num(kv(tok, n, "typedef") ? kv(tok, n, "typedef") : "0"));
+        int rc = mdt_idmap_typedef_loaded(
+            MAP, (uintptr_t)num(kv(tok, n, "module") ? kv(tok, n, "module") : "0"),
+            (uint32_t)num(kv(tok, n, "typedef") ? kv(tok, n, "typedef") : "0"));
         check(rc == (strcmp(tok[n - 1], "yes") == 0), raw, "presence differs");
     } else if (strcmp(what, "desc") == 0 && n >= 3) {
         char buf[512];
@@ -445,8 +460,8 @@ static void run_file(const char *path)
             e->kind = kind_of(tok[1]);
             e->id = (uintptr_t)num(tok[2]);
             /* Store the load event that the runtime's answer amounts to. */
-            const char *ev = e->kind == MDT_IDMAP_MODULE   ? "module_load"
-                             : e->kind == MDT_IDMAP_CLASS  ? "class_load"
+            const char *ev = e->kind == MDT_IDMAP_MODULE     ? "module_load"
+                             : e->kind == MDT_IDMAP_CLASS    ? "class_load"
                              : e->kind == MDT_IDMAP_FUNCTION ? "function_load"
                                                              : "code_add";
             size_t off = (size_t)snprintf(e->line, sizeof e->line, "%s", ev);

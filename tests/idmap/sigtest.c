@@ -1,13 +1,11 @@
 /* The signal-safe lookups really are: SIGPROF at 10 kHz (one
  * CLOCK_MONOTONIC timer per thread with SIGEV_THREAD_ID: ITIMER_PROF only
- * fires at the scheduler tick) interrupts reader threads and writer threads (also while a writer holds
- * the map's mutex or waits for readers), and the handler runs every
- * signal-safe lookup. malloc, calloc, realloc, free, aligned_alloc,
- * posix_memalign, pthread_mutex_lock/trylock and the pthread_rwlock_*
- * calls are interposed here (forwarded with dlsym(RTLD_NEXT)); any call of
- * them while the calling thread is inside the handler is a failure. The test
- * also fails unless the handler ran often, its lookups found answers, and
- * some signals landed inside a writer call.
+ * fires at the scheduler tick) interrupts reader threads and writer threads (also while a writer
+ * holds the map's mutex or waits for readers), and the handler runs every signal-safe lookup.
+ * malloc, calloc, realloc, free, aligned_alloc, posix_memalign, pthread_mutex_lock/trylock and the
+ * pthread_rwlock_* calls are interposed here (forwarded with dlsym(RTLD_NEXT)); any call of them
+ * while the calling thread is inside the handler is a failure. The test also fails unless the
+ * handler ran often, its lookups found answers, and some signals landed inside a writer call.
  *
  * Built twice. sigtest links libmdtools. sigtest_dl (SIGTEST_DLOPEN) is
  * how a profiler gets it: it first uses up glibc's static TLS surplus by
@@ -53,13 +51,25 @@ int main(void)
 
 #ifdef SIGTEST_DLOPEN
 /* The API from the dlopen()ed library (load_library()). */
-#define SIGTEST_API(X)                                                                    \
-    X(mdt_idmap_new) X(mdt_idmap_free) X(mdt_idmap_module_load) X(mdt_idmap_class_load)  \
-    X(mdt_idmap_class_unload) X(mdt_idmap_function_load) X(mdt_idmap_code_add)           \
-    X(mdt_idmap_synchronize) X(mdt_idmap_module_lookup) X(mdt_idmap_module_path)         \
-    X(mdt_idmap_class_lookup) X(mdt_idmap_function_lookup) X(mdt_idmap_ip_lookup)        \
-    X(mdt_idmap_class_find) X(mdt_idmap_function_find) X(mdt_idmap_typedef_loaded)       \
-    X(mdt_idmap_class_descriptor) X(mdt_idmap_class_describe)
+#define SIGTEST_API(X)                                                                             \
+    X(mdt_idmap_new)                                                                               \
+    X(mdt_idmap_free)                                                                              \
+    X(mdt_idmap_module_load)                                                                       \
+    X(mdt_idmap_class_load)                                                                        \
+    X(mdt_idmap_class_unload)                                                                      \
+    X(mdt_idmap_function_load)                                                                     \
+    X(mdt_idmap_code_add)                                                                          \
+    X(mdt_idmap_synchronize)                                                                       \
+    X(mdt_idmap_module_lookup)                                                                     \
+    X(mdt_idmap_module_path)                                                                       \
+    X(mdt_idmap_class_lookup)                                                                      \
+    X(mdt_idmap_function_lookup)                                                                   \
+    X(mdt_idmap_ip_lookup)                                                                         \
+    X(mdt_idmap_class_find)                                                                        \
+    X(mdt_idmap_function_find)                                                                     \
+    X(mdt_idmap_typedef_loaded)                                                                    \
+    X(mdt_idmap_class_descriptor)                                                                  \
+    X(mdt_idmap_class_describe)
 #define SIGTEST_PTR(name) static __typeof__(name) *p_##name;
 SIGTEST_API(SIGTEST_PTR)
 #define mdt_idmap_new (*p_mdt_idmap_new)
@@ -221,14 +231,14 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
     return real_mutex_trylock(m);
 }
 
-#define RW(name, real)                                                                     \
-    int name(pthread_rwlock_t *l)                                                          \
-    {                                                                                      \
-        if (in_handler)                                                                    \
-            violation(#name);                                                              \
-        if (!real)                                                                         \
-            resolve();                                                                     \
-        return real(l);                                                                    \
+#define RW(name, real)                                                                             \
+    int name(pthread_rwlock_t *l)                                                                  \
+    {                                                                                              \
+        if (in_handler)                                                                            \
+            violation(#name);                                                                      \
+        if (!real)                                                                                 \
+            resolve();                                                                             \
+        return real(l);                                                                            \
     }
 RW(pthread_rwlock_rdlock, real_rw_rdlock)
 RW(pthread_rwlock_wrlock, real_rw_wrlock)
@@ -452,7 +462,8 @@ static bool load_library(void)
     rmdir(dir);
     bool used_up = n[0] >= 0 && n[1] >= 0 && n[2] >= 0 && refused;
     printf("static TLS surplus used up: %s (%d bytes in %d+%d+%d libraries; a further 8-byte "
-           "block is refused)\n", used_up ? "yes" : "NO", total, n[0], n[1], n[2]);
+           "block is refused)\n",
+           used_up ? "yes" : "NO", total, n[0], n[1], n[2]);
     const char *env = getenv("MDT_SIGTEST_LIB");
     if (env && *env)
         snprintf(lib, sizeof lib, "%s", env);

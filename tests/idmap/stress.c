@@ -108,8 +108,8 @@ static void *writer(void *arg)
         must(mdt_idmap_class_load(MAP, fresh_id(w, c), &fc, take_seq(w)), "fresh class");
         for (int k = 0; k < NFN; k++) {
             uintptr_t ma = arg_of(c, 7);
-            mdt_idmap_function_info fi = {mod_id(w), 0x06000000 | rid(c), cls_id(w, k),
-                                          (uint32_t)k, &ma, 0};
+            mdt_idmap_function_info fi = {
+                mod_id(w), 0x06000000 | rid(c), cls_id(w, k), (uint32_t)k, &ma, 0};
             must(mdt_idmap_function_load(MAP, fn_id(w, k), &fi, take_seq(w)), "function load");
         }
         must(mdt_idmap_code_add(MAP, code_at(w), 0x100, fn_id(w, 0), take_seq(w)), "code add");
@@ -276,7 +276,8 @@ static void *p2_writer(void *arg)
         /* Fresh classes: the class table and its reverse index grow. */
         for (int k = 0; k < 2000; k++) {
             mdt_idmap_class_info ci = {P2_MOD, 0x02000100, 0, 0, 0, 0, NULL, 0};
-            must(mdt_idmap_class_load(MAP, 0x80000000 + ((uintptr_t)round * 2000 + (uintptr_t)k) * 64,
+            must(mdt_idmap_class_load(MAP,
+                                      0x80000000 + ((uintptr_t)round * 2000 + (uintptr_t)k) * 64,
                                       &ci, atomic_fetch_add(&seqctr, 1) + 1),
                  "p2 class load");
         }

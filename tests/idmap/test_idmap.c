@@ -247,7 +247,7 @@ START_TEST(duplicates_keep_generation)
 {
     mdt_idmap *m = new_map();
     mdt_idmap_module_info mi;
-    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 5), MDT_IDMAP_APPLIED); /* enumeration */
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 5), MDT_IDMAP_APPLIED);   /* enumeration */
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 6), MDT_IDMAP_DUPLICATE); /* event */
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 5), MDT_IDMAP_DUPLICATE);
     ck_assert_int_eq(mdt_idmap_module_lookup(&mi, m, MOD, 5), 0);
@@ -380,8 +380,8 @@ START_TEST(code_ranges_follow_their_function)
     /* 1000 functions with 1000 ranges: splits chunks. */
     for (unsigned i = 0; i < 1000; i++) {
         ck_assert_int_eq(load_func(m, 0xf000 + i * 8, MOD, 0x06000001 + i, 0, 0, NULL, 10 + i), 0);
-        ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000 + (uintptr_t)(i * 7919 % 1000) * 0x40,
-                                            0x30, 0xf000 + i * 8, 2000 + i),
+        ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000 + (uintptr_t)(i * 7919 % 1000) * 0x40, 0x30,
+                                            0xf000 + i * 8, 2000 + i),
                          MDT_IDMAP_APPLIED);
     }
     for (unsigned i = 0; i < 1000; i++) {
@@ -448,8 +448,7 @@ END_TEST
 /* Churn of one function ID whose code lands at `step` bytes from the last
  * (0: always at the same place); returns the most bytes_writer seen after
  * the first 100 cycles, and that of cycle 100 in *base. */
-static size_t code_churn(mdt_idmap *m, uintptr_t step, unsigned cycles, uint64_t *seq,
-                         size_t *base)
+static size_t code_churn(mdt_idmap *m, uintptr_t step, unsigned cycles, uint64_t *seq, size_t *base)
 {
     mdt_idmap_stats st;
     size_t most = 0;
@@ -709,8 +708,7 @@ START_TEST(retire_drops_old_tombstones)
     mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.classes_dead, 51);
     /* Below the watermark nothing is accepted any more. */
-    ck_assert_int_eq(load_class(m, 0x1000 + 8, MOD, 0x02000002, 0, NULL, 50),
-                     MDT_IDMAP_SUPERSEDED);
+    ck_assert_int_eq(load_class(m, 0x1000 + 8, MOD, 0x02000002, 0, NULL, 50), MDT_IDMAP_SUPERSEDED);
     ck_assert_int_eq(mdt_idmap_retire(m, 300), 51);
     mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.classes_dead, 0);
@@ -735,9 +733,8 @@ START_TEST(functions_without_metadata_stay_out_of_the_reverse_index)
     mdt_idmap_stats_get(&st, m);
     size_t before = st.bytes_reverse;
     for (unsigned i = 0; i < 20000; i++)
-        ck_assert_int_eq(load_func(m, 0x100000 + (uintptr_t)i * 16, MOD, 0x06000000, 0, 0, NULL,
-                                   3 + i),
-                         0);
+        ck_assert_int_eq(
+            load_func(m, 0x100000 + (uintptr_t)i * 16, MOD, 0x06000000, 0, 0, NULL, 3 + i), 0);
     mdt_idmap_stats_get(&st, m);
     ck_assert_uint_eq(st.bytes_reverse, before);
     ck_assert(func_known(m, 0x100000 + 19999 * 16));
@@ -762,9 +759,9 @@ START_TEST(growth_keeps_every_record)
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
     for (unsigned i = 0; i < 100000; i++) {
         uintptr_t a[3] = {i + 1, i + 2, i + 3};
-        ck_assert_int_eq(load_class(m, 0x100000 + (uintptr_t)i * 16, MOD, 0x02000000 + i,
-                                    i % 4, a, 2 + i),
-                         MDT_IDMAP_APPLIED);
+        ck_assert_int_eq(
+            load_class(m, 0x100000 + (uintptr_t)i * 16, MOD, 0x02000000 + i, i % 4, a, 2 + i),
+            MDT_IDMAP_APPLIED);
     }
     for (unsigned i = 0; i < 100000; i++) {
         ck_assert_int_eq(mdt_idmap_class_lookup(&ci, args, 3, m, 0x100000 + (uintptr_t)i * 16, 0),
@@ -978,9 +975,9 @@ START_TEST(dependents_survive_growth_and_content_changes)
     ck_assert_int_eq(load_func(m, 0xf000, MOD, 0x06000001, 0x5000, 0, NULL, seq++),
                      MDT_IDMAP_APPLIED);
     for (unsigned i = 0; i < 50000; i++) /* several growths */
-        ck_assert_int_eq(load_class(m, 0x100000 + (uintptr_t)i * 16, MOD, 0x02000100 + i, 0, NULL,
-                                    seq++),
-                         MDT_IDMAP_APPLIED);
+        ck_assert_int_eq(
+            load_class(m, 0x100000 + (uintptr_t)i * 16, MOD, 0x02000100 + i, 0, NULL, seq++),
+            MDT_IDMAP_APPLIED);
     ck_assert_int_eq(mdt_idmap_class_unload(m, x, seq++), MDT_IDMAP_APPLIED);
     ck_assert(class_known(m, 0x5000, 0));
     ck_assert(func_known(m, 0xf000));
@@ -1005,9 +1002,9 @@ START_TEST(code_ranges_in_address_order_and_leaf_edges)
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, seq++), 0);
     for (unsigned i = 0; i < n; i++) {
         ck_assert_int_eq(load_func(m, 0xf0000 + i * 8, MOD, 0x06000001 + i, 0, 0, NULL, seq++), 0);
-        ck_assert_int_eq(mdt_idmap_code_add(m, 0x1000000 + (uintptr_t)i * 0x100, 0x80,
-                                            0xf0000 + i * 8, seq++),
-                         MDT_IDMAP_APPLIED);
+        ck_assert_int_eq(
+            mdt_idmap_code_add(m, 0x1000000 + (uintptr_t)i * 0x100, 0x80, 0xf0000 + i * 8, seq++),
+            MDT_IDMAP_APPLIED);
     }
     /* Appends fill leaves: little more than the ranges themselves. */
     mdt_idmap_stats_get(&st, m);
@@ -1036,9 +1033,9 @@ START_TEST(code_ranges_in_address_order_and_leaf_edges)
     }
     /* Descending inserts into the emptied stretch still split evenly. */
     for (unsigned i = 2299; i >= 2000; i--)
-        ck_assert_int_eq(mdt_idmap_code_add(m, 0x1000000 + (uintptr_t)i * 0x100, 0x40,
-                                            0xf0000 + i * 8, seq++),
-                         MDT_IDMAP_APPLIED);
+        ck_assert_int_eq(
+            mdt_idmap_code_add(m, 0x1000000 + (uintptr_t)i * 0x100, 0x40, 0xf0000 + i * 8, seq++),
+            MDT_IDMAP_APPLIED);
     ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, 0x1000000 + 2100 * 0x100 + 0x3f), 0);
     ck_assert_uint_eq(r.function_id, 0xf0000 + 2100 * 8);
     mdt_idmap_stats_get(&st, m);

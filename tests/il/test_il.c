@@ -28,8 +28,7 @@ static mdt_image *open_rel(void *ctx, const char *rel)
 {
     char p[1024];
     mdt_image *img = NULL;
-    ck_assert_msg(mdt_image_open_file(ctx, &img, src_path(p, sizeof p, rel), 0) == 0, "%s",
-                  err());
+    ck_assert_msg(mdt_image_open_file(ctx, &img, src_path(p, sizeof p, rel), 0) == 0, "%s", err());
     return img;
 }
 
@@ -100,14 +99,14 @@ END_TEST
 START_TEST(operands_are_read_little_endian_and_signed)
 {
     static const uint8_t code[] = {
-        0x1F, 0x80,                               /* ldc.i4.s -128 */
-        0x20, 0x00, 0x00, 0x00, 0x80,             /* ldc.i4 INT32_MIN */
-        0x21, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, /* ldc.i8 INT64_MAX */
-        0x22, 0x00, 0x00, 0xC0, 0x3F,             /* ldc.r4 1.5 */
-        0x23, 0, 0, 0, 0, 0, 0, 0xF0, 0xFF,        /* ldc.r8 -inf */
-        0xFE, 0x09, 0x2C, 0x01,                   /* ldarg 300 */
-        0x45, 0x02, 0, 0, 0, 0xF6, 0xFF, 0xFF, 0xFF, 0x00, 0, 0, 0, /* switch (-10, +0) */
-        0x2B, 0xFE,                               /* br.s -2: itself */
+        0x1F, 0x80,                                                          /* ldc.i4.s -128 */
+        0x20, 0x00, 0x00, 0x00, 0x80,                                        /* ldc.i4 INT32_MIN */
+        0x21, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F,                /* ldc.i8 INT64_MAX */
+        0x22, 0x00, 0x00, 0xC0, 0x3F,                                        /* ldc.r4 1.5 */
+        0x23, 0,    0,    0,    0,    0,    0,    0xF0, 0xFF,                /* ldc.r8 -inf */
+        0xFE, 0x09, 0x2C, 0x01,                                              /* ldarg 300 */
+        0x45, 0x02, 0,    0,    0,    0xF6, 0xFF, 0xFF, 0xFF, 0x00, 0, 0, 0, /* switch (-10, +0) */
+        0x2B, 0xFE,                                                          /* br.s -2: itself */
         0x2A};
     uint8_t body[128];
     mdt_il_body b;
@@ -169,11 +168,10 @@ START_TEST(fat_header_and_small_section)
 {
     static const uint8_t code[] = {0x00, 0x00, 0xDE, 0x02, 0x26, 0xDC, 0x2A};
     /* One small EH section, two clauses: a catch and a finally. */
-    static const uint8_t sect[] = {0x01, 4 + 2 * 12, 0, 0,
-                                   0x00, 0x00, 0x00, 0x00, 0x04, 0x04, 0x00, 0x01,
-                                   0x02, 0x00, 0x00, 0x01, /* catch TypeRef 0x01000002 */
-                                   0x02, 0x00, 0x00, 0x00, 0x04, 0x05, 0x00, 0x01,
-                                   0x00, 0x00, 0x00, 0x00}; /* finally */
+    static const uint8_t sect[] = {
+        0x01, 4 + 2 * 12, 0,    0,    0x00, 0x00, 0x00, 0x00, 0x04, 0x04, 0x00, 0x01,
+        0x02, 0x00,       0x00, 0x01, /* catch TypeRef 0x01000002 */
+        0x02, 0x00,       0x00, 0x00, 0x04, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00}; /* finally */
     uint8_t body[128];
     mdt_il_body b;
     mdt_il_eh c;
@@ -223,7 +221,7 @@ START_TEST(fat_sections_and_several_sections)
     c = sects + at;
     memset(c, 0, 48);
     c[0] = MDT_IL_EH_FILTER;
-    c[4] = 0;  /* try 0+2 */
+    c[4] = 0; /* try 0+2 */
     c[8] = 2;
     c[12] = 6; /* handler 6+1 */
     c[16] = 1;
@@ -277,8 +275,7 @@ static void expect_bad(const uint8_t *body, size_t n, int code, const char *want
     int e = mdt_il_body_parse(&b, NULL, "bad.dll", 0x06000009, body, n, 0);
     ck_assert_msg(e == code, "got %d (%s), want %d", e, err(), code);
     ck_assert_msg(strstr(err(), want), "message \"%s\" lacks \"%s\"", msg, want);
-    ck_assert_msg(strstr(msg, "bad.dll: body of 0x06000009"), "message \"%s\" is not located",
-                  msg);
+    ck_assert_msg(strstr(msg, "bad.dll: body of 0x06000009"), "message \"%s\" is not located", msg);
 }
 
 /* The instructions of `code` (a fat body) fail at `at` with `code`. */
@@ -308,10 +305,10 @@ START_TEST(bad_headers_and_sections_are_located_errors)
     static const uint8_t code_short[] = {0x03, 0x30, 8, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x2A};
     /* More sections announced, none there; a section of 2 bytes. */
     static const uint8_t no_sect[] = {0x0B, 0x30, 8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0x2A};
-    static const uint8_t sect_tiny[] = {0x0B, 0x30, 8, 0, 1, 0, 0, 0, 0, 0, 0, 0,
-                                        0x2A, 0, 0, 0, 0x01, 0x02, 0, 0};
-    static const uint8_t sect_long[] = {0x0B, 0x30, 8, 0, 1, 0, 0, 0, 0, 0, 0, 0,
-                                        0x2A, 0, 0, 0, 0x41, 0xFF, 0xFF, 0xFF};
+    static const uint8_t sect_tiny[] = {0x0B, 0x30, 8,    0, 1, 0, 0,    0,    0, 0,
+                                        0,    0,    0x2A, 0, 0, 0, 0x01, 0x02, 0, 0};
+    static const uint8_t sect_long[] = {0x0B, 0x30, 8,    0, 1, 0, 0,    0,    0,    0,
+                                        0,    0,    0x2A, 0, 0, 0, 0x41, 0xFF, 0xFF, 0xFF};
     expect_bad(tiny_short, sizeof tiny_short, MDT_ETRUNC, "code of 10 bytes, 1 readable");
     expect_bad(no_format, sizeof no_format, MDT_EBADIMAGE, "neither a tiny");
     expect_bad(fat_short, sizeof fat_short, MDT_ETRUNC, "needs 12 bytes");
@@ -352,20 +349,20 @@ END_TEST
 START_TEST(a_bad_clause_fails_alone)
 {
     static const uint8_t code[] = {0x00, 0x00, 0x2A};
-    static const uint8_t sect[] = {0x01, 4 + 3 * 12, 0, 0,
-                                   0x03, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0,  /* kind 3 */
-                                   0x02, 0, 0, 0, 9, 1, 0, 1, 0, 0, 0, 0,  /* try 0+9 */
-                                   0x01, 0, 0, 0, 1, 1, 0, 1, 7, 0, 0, 0}; /* filter at 7 */
+    static const uint8_t sect[] = {
+        0x01, 4 + 3 * 12, 0, 0, 0x03, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, /* kind 3 */
+        0x02, 0,          0, 0, 9,    1, 0, 1, 0, 0, 0, 0,             /* try 0+9 */
+        0x01, 0,          0, 0, 1,    1, 0, 1, 7, 0, 0, 0};            /* filter at 7 */
     uint8_t body[128];
     mdt_il_body b;
     mdt_il_eh c;
     mdt_il_insn in;
     mdt_il_iter it;
     unsigned n = 0;
-    ck_assert(mdt_il_body_parse(&b, NULL, "t", 0x06000001, body,
-                                fat(body, MDT_IL_MORE_SECTS, 8, 0, code, sizeof code, sect,
-                                    sizeof sect),
-                                0) == 0);
+    ck_assert(
+        mdt_il_body_parse(&b, NULL, "t", 0x06000001, body,
+                          fat(body, MDT_IL_MORE_SECTS, 8, 0, code, sizeof code, sect, sizeof sect),
+                          0) == 0);
     ck_assert_uint_eq(b.neh, 3);
     ck_assert_int_eq(mdt_il_eh_get(&c, &b, 0), MDT_EBADIMAGE);
     ck_assert_msg(strstr(err(), "kind 0x3 is none of"), "%s", msg);
@@ -492,14 +489,18 @@ START_TEST(fixture_bodies_and_their_text)
     for (size_t i = 0; i < N(il_lines); i++)
         ck_assert_msg(strstr(s, il_lines[i]), "no line %s in\n%s", il_lines[i], s);
     s = listing(ctx, img, 0x06000006, MDT_STYLE_IL);
-    static const char *const base_lines[] = {
-        "IL_002c: ldc.i8 9223372036854775807\n", "IL_0035: ldc.r4 1.5\n",
-        "IL_003a: ldc.r8 -0.1\n", "IL_0043: ldc.r4 (00 00 C0 7F)\n",
-        "IL_0048: ldc.r8 (00 00 00 00 00 00 F0 FF)\n",
-        "IL_0051: ldc.r8 (00 00 00 00 00 00 00 80)\n",
-        "IL_0067: calli void(int32)\n", "IL_006c: br.s IL_006e\n",
-        "IL_006e: brfalse.s IL_006c\n", "IL_00c7: switch (IL_006c, IL_008b, IL_014f)\n",
-        "IL_00d8: switch ()\n", "IL_0131: ldarg 300\n"};
+    static const char *const base_lines[] = {"IL_002c: ldc.i8 9223372036854775807\n",
+                                             "IL_0035: ldc.r4 1.5\n",
+                                             "IL_003a: ldc.r8 -0.1\n",
+                                             "IL_0043: ldc.r4 (00 00 C0 7F)\n",
+                                             "IL_0048: ldc.r8 (00 00 00 00 00 00 F0 FF)\n",
+                                             "IL_0051: ldc.r8 (00 00 00 00 00 00 00 80)\n",
+                                             "IL_0067: calli void(int32)\n",
+                                             "IL_006c: br.s IL_006e\n",
+                                             "IL_006e: brfalse.s IL_006c\n",
+                                             "IL_00c7: switch (IL_006c, IL_008b, IL_014f)\n",
+                                             "IL_00d8: switch ()\n",
+                                             "IL_0131: ldarg 300\n"};
     for (size_t i = 0; i < N(base_lines); i++)
         ck_assert_msg(strstr(s, base_lines[i]), "no line %s in\n%s", base_lines[i], s);
     ck_assert_msg(strstr(listing(ctx, img, 0x0600000D, MDT_STYLE_IL), "IL_0001: no. 1\n"), "no.");
@@ -592,8 +593,8 @@ START_TEST(ready_to_run_corelib)
     void *ctx = talloc_new(NULL);
     mdt_image *img = NULL;
     uint32_t bodies = 0, insns = 0, clauses = 0;
-    if (glob("/usr/share/dotnet/shared/Microsoft.NETCore.App/*/System.Private.CoreLib.dll", 0,
-             NULL, &g) != 0 &&
+    if (glob("/usr/share/dotnet/shared/Microsoft.NETCore.App/*/System.Private.CoreLib.dll", 0, NULL,
+             &g) != 0 &&
         glob("/usr/lib/dotnet/shared/Microsoft.NETCore.App/*/System.Private.CoreLib.dll", 0, NULL,
              &g) != 0) {
         fprintf(stderr, "ready_to_run_corelib: no .NET shared framework; not run\n");

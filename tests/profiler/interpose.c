@@ -8,8 +8,8 @@
  * (the launcher too) appends
  *     pid=P handler=N violations=M first=NAME execsteps=K
  * to $MDP_INTERPOSE_REPORT (execsteps: the handler's steps to a caller in
- * a module image's code the map did not know, mdp_probe_exec_step).  Under ASan, whose allocator comes first, the
- * allocations are seen through its malloc/free hooks instead. */
+ * a module image's code the map did not know, mdp_probe_exec_step).  Under ASan, whose allocator
+ * comes first, the allocations are seen through its malloc/free hooks instead. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -107,7 +107,7 @@ static void resolve(void)
 
 /* Under ASan the sanitizer's allocator is found first: watch it instead. */
 extern int __sanitizer_install_malloc_and_free_hooks(void (*)(const volatile void *, size_t),
-                                                      void (*)(const volatile void *))
+                                                     void (*)(const volatile void *))
     __attribute__((weak));
 static void asan_malloc_hook(const volatile void *p, size_t n)
 {
@@ -211,12 +211,12 @@ EXPORT int posix_memalign(void **out, size_t a, size_t n)
 }
 
 /* The lock functions: count, then forward. */
-#define LOCK_WRAPPER(name, type, real)                                         \
-    EXPORT int name(type *l)                                                   \
-    {                                                                          \
-        violation(#name);                                                      \
-        resolve();                                                             \
-        return real(l);                                                        \
+#define LOCK_WRAPPER(name, type, real)                                                             \
+    EXPORT int name(type *l)                                                                       \
+    {                                                                                              \
+        violation(#name);                                                                          \
+        resolve();                                                                                 \
+        return real(l);                                                                            \
     }
 LOCK_WRAPPER(pthread_mutex_lock, pthread_mutex_t, real_mutex_lock)
 LOCK_WRAPPER(pthread_mutex_trylock, pthread_mutex_t, real_mutex_trylock)

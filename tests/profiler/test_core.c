@@ -223,8 +223,8 @@ START_TEST(test_prolog_decode_shapes)
     ck_assert_int_eq(p.osr, 1);
     ck_assert_uint_eq(p.end, 4);
     static const uint8_t osr2[] = {0x48, 0x8b, 0x45, 0x00, 0x50, 0x48, 0x83, 0xec, 0x70,
-                                   0x4c, 0x89, 0xbc, 0x24, 0x28, 0x01, 0x00, 0x00,
-                                   0x48, 0x8d, 0x6c, 0x24, 0x70, 0x90, 0x90, 0x90, 0x90};
+                                   0x4c, 0x89, 0xbc, 0x24, 0x28, 0x01, 0x00, 0x00, 0x48,
+                                   0x8d, 0x6c, 0x24, 0x70, 0x90, 0x90, 0x90, 0x90};
     ck_assert_int_eq(mdp_prolog_decode(&p, osr2, sizeof osr2), 0);
     ck_assert_int_eq(p.osr, 1);
     ck_assert_uint_eq(p.end, 22);
@@ -238,8 +238,8 @@ END_TEST
 START_TEST(test_unwind_rsp_frame_body_and_prolog)
 {
     /* push rax; call x; inc rax; add rsp, 8; ret */
-    static const uint8_t code[] = {0x50, 0xe8, 0, 0, 0, 0, 0x48, 0xff, 0xc0,
-                                   0x48, 0x83, 0xc4, 0x08, 0xc3};
+    static const uint8_t code[] = {0x50, 0xe8, 0,    0,    0,    0,    0x48,
+                                   0xff, 0xc0, 0x48, 0x83, 0xc4, 0x08, 0xc3};
     uintptr_t base = (uintptr_t)code;
     memset(stack_words, 0, sizeof stack_words);
     stack_words[11] = 0x4242; /* return address, one word above rsp */
@@ -347,23 +347,23 @@ START_TEST(test_follows_call_forms)
         size_t n;
         int call;
     } cases[] = {
-        {{0xe8, 1, 2, 3, 4}, 5, 1},                         /* call rel32 */
-        {{0xff, 0x15, 1, 2, 3, 4}, 6, 1},                   /* call [rip+disp32] (R2R cells) */
-        {{0xff, 0xd0}, 2, 1},                               /* call rax */
-        {{0x41, 0xff, 0xd3}, 3, 1},                         /* call r11 */
-        {{0xff, 0x50, 0x18}, 3, 1},                         /* call [rax+0x18] */
-        {{0x41, 0xff, 0x53, 0x08}, 4, 1},                   /* call [r11+8] */
-        {{0xff, 0x90, 1, 2, 3, 4}, 6, 1},                   /* call [rax+disp32] */
-        {{0xff, 0x14, 0x24}, 3, 1},                         /* call [rsp] (SIB) */
-        {{0xff, 0x54, 0x24, 0x08}, 4, 1},                   /* call [rsp+8] */
-        {{0x48, 0xff, 0x94, 0xc1, 1, 2, 3, 4}, 8, 1},       /* call [rcx+rax*8+disp32] */
-        {{0xff, 0x14, 0xc5, 1, 2, 3, 4}, 7, 1},             /* call [rax*8+disp32] (no base) */
-        {{0x90, 0x90, 0x90}, 3, 0},                         /* nops */
+        {{0xe8, 1, 2, 3, 4}, 5, 1},                   /* call rel32 */
+        {{0xff, 0x15, 1, 2, 3, 4}, 6, 1},             /* call [rip+disp32] (R2R cells) */
+        {{0xff, 0xd0}, 2, 1},                         /* call rax */
+        {{0x41, 0xff, 0xd3}, 3, 1},                   /* call r11 */
+        {{0xff, 0x50, 0x18}, 3, 1},                   /* call [rax+0x18] */
+        {{0x41, 0xff, 0x53, 0x08}, 4, 1},             /* call [r11+8] */
+        {{0xff, 0x90, 1, 2, 3, 4}, 6, 1},             /* call [rax+disp32] */
+        {{0xff, 0x14, 0x24}, 3, 1},                   /* call [rsp] (SIB) */
+        {{0xff, 0x54, 0x24, 0x08}, 4, 1},             /* call [rsp+8] */
+        {{0x48, 0xff, 0x94, 0xc1, 1, 2, 3, 4}, 8, 1}, /* call [rcx+rax*8+disp32] */
+        {{0xff, 0x14, 0xc5, 1, 2, 3, 4}, 7, 1},       /* call [rax*8+disp32] (no base) */
+        {{0x90, 0x90, 0x90}, 3, 0},                   /* nops */
         {{0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc}, 8, 0}, /* padding: a function start */
-        {{0x48, 0x83, 0xc4, 0x28, 0xc3}, 5, 0},             /* add rsp, 0x28; ret */
-        {{0xff, 0x25, 1, 2, 3, 4}, 6, 0},                   /* jmp [rip+disp32]: no return */
-        {{0xff, 0xe0}, 2, 0},                               /* jmp rax */
-        {{0x15, 1, 2, 3, 4}, 5, 0},                         /* a call's tail without its FF */
+        {{0x48, 0x83, 0xc4, 0x28, 0xc3}, 5, 0},                   /* add rsp, 0x28; ret */
+        {{0xff, 0x25, 1, 2, 3, 4}, 6, 0},                         /* jmp [rip+disp32]: no return */
+        {{0xff, 0xe0}, 2, 0},                                     /* jmp rax */
+        {{0x15, 1, 2, 3, 4}, 5, 0},                               /* a call's tail without its FF */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t buf[16];
@@ -387,8 +387,8 @@ static int fake_il_map(void *payload, uintptr_t code_start, struct mdp_il_entry 
 {
     if (code_start != 0x10000)
         return 0;
-    struct mdp_il_entry e[3] = {{MDP_IL_PROLOG, 0, 8}, {il_phase ? 0x7 : 0x5, 8, 0x40},
-                                {0x9, 0x40, 0x100}};
+    struct mdp_il_entry e[3] = {
+        {MDP_IL_PROLOG, 0, 8}, {il_phase ? 0x7 : 0x5, 8, 0x40}, {0x9, 0x40, 0x100}};
     for (size_t i = 0; i < 3 && i < cap; i++)
         out[i] = e[i];
     return 3;
@@ -485,8 +485,14 @@ static char *slurp(const char *path)
     return buf;
 }
 
-enum { MOD = 0x5000, C_LEAF = 0xc100, F_CTOR = 0xf100, F_MAKE = 0xf200,
-       F_LATE = 0xf300, F_SPARE = 0xf400 };
+enum {
+    MOD = 0x5000,
+    C_LEAF = 0xc100,
+    F_CTOR = 0xf100,
+    F_MAKE = 0xf200,
+    F_LATE = 0xf300,
+    F_SPARE = 0xf400
+};
 
 /* A file mapped read-only, as a loader would have it (flat). */
 static void *map_file(const char *path, size_t *len)
@@ -509,7 +515,8 @@ static void open_env_cfg(struct env *e, int debug_names, unsigned drain_ms, unsi
     char path[1024];
     e->file = map_file(src_path(path, sizeof path, "data/Everything.dll"), &e->file_len);
     mdt_image *img;
-    ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "Everything.dll", e->file, e->file_len, 0), 0);
+    ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "Everything.dll", e->file, e->file_len, 0),
+                     0);
     uint8_t mv[16];
     ck_assert_int_eq(mdt_image_mvid(mv, img), 0);
     mdp_mvid_hex(e->mvid, mv);
@@ -528,7 +535,8 @@ static void open_env_cfg(struct env *e, int debug_names, unsigned drain_ms, unsi
     /* a sampler slot fed by hand, no timer */
     e->slot = &e->core->slots[0];
     mdp_slots_take(1);
-    e->slot->ringbuf = mmap(NULL, 4096 * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    e->slot->ringbuf =
+        mmap(NULL, 4096 * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     mdp_ring_init(&e->slot->ring, e->slot->ringbuf, 4096);
     atomic_store(&e->slot->tid, (int)syscall(SYS_gettid));
     atomic_store(&e->slot->state, SLOT_ACTIVE);
@@ -566,12 +574,16 @@ START_TEST(test_samples_to_log_across_an_unload)
     ck_assert_uint_eq(mdp_ev_prim_class(core, mdp_seq(core), 0x12), 0); /* CLASS: not a primitive */
     /* Outer+Generic+Leaf<int,string> and its .ctor; GenericMethods.Make<int> */
     uintptr_t leaf_args[2] = {C_I4, C_STR};
-    mdt_idmap_class_info leaf = {.module = MOD, .token = 0x0200001c, .shape = MDT_IDMAP_SHAPE_TYPEDEF,
-                                 .nargs = 2, .args = leaf_args};
+    mdt_idmap_class_info leaf = {.module = MOD,
+                                 .token = 0x0200001c,
+                                 .shape = MDT_IDMAP_SHAPE_TYPEDEF,
+                                 .nargs = 2,
+                                 .args = leaf_args};
     ck_assert_int_ge(mdp_ev_class_load(core, mdp_seq(core), C_LEAF, &leaf), 0);
     mdt_idmap_function_info ctor = {.module = MOD, .token = 0x06000031, .class_id = C_LEAF};
     uintptr_t make_args[1] = {C_I4};
-    mdt_idmap_function_info make = {.module = MOD, .token = 0x06000037, .nargs = 1, .args = make_args};
+    mdt_idmap_function_info make = {
+        .module = MOD, .token = 0x06000037, .nargs = 1, .args = make_args};
     ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_CTOR, &ctor), 0);
     ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
     ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_SPARE, &ctor), 0);
@@ -619,7 +631,8 @@ START_TEST(test_samples_to_log_across_an_unload)
     ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
     ck_assert_msg(strstr(log, "\nstack 1 stub\tstub\n"), "%s", log);
     ck_assert_msg(strstr(log, "\nstack 1 unknown:unloaded\tunknown:unloaded\n"), "%s", log);
-    snprintf(want, sizeof want, "\nstack 1 %s:0x06000037<I4>@0x7\tEverything.GenericMethods::Make<System.Int32>\n",
+    snprintf(want, sizeof want,
+             "\nstack 1 %s:0x06000037<I4>@0x7\tEverything.GenericMethods::Make<System.Int32>\n",
              e.mvid);
     ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
     ck_assert_msg(strstr(log, "\n#stats samples=6 records=4 frames=9 managed=7 native=0 dynamic=0 "
@@ -719,11 +732,13 @@ START_TEST(test_sample_without_room_is_dropped)
     struct itimerspec its = {{0, 0}, {0, 1000000}}; /* once, after 1 ms of CPU */
     ck_assert_int_eq(timer_settime(timer, 0, &its, NULL), 0);
     volatile uint64_t spin = 0;
-    for (long i = 0; i < 20000000000L && !atomic_load(&e.slot->drops) && !atomic_load(&e.slot->samples); i++)
+    for (long i = 0;
+         i < 20000000000L && !atomic_load(&e.slot->drops) && !atomic_load(&e.slot->samples); i++)
         spin += (uint64_t)i;
     timer_delete(timer);
-    ck_assert_msg(atomic_load(&e.slot->samples) == 0, "a sample of at most 33 frames was taken into a ring "
-                                                      "without room for 255");
+    ck_assert_msg(atomic_load(&e.slot->samples) == 0,
+                  "a sample of at most 33 frames was taken into a ring "
+                  "without room for 255");
     ck_assert_uint_eq(atomic_load(&e.slot->drops), 1);
     ck_assert_uint_eq(mdp_ring_avail(&e.slot->ring), avail);
     mdp_ring_consume(&e.slot->ring, avail);
@@ -910,8 +925,8 @@ START_TEST(test_calls_count_every_way_out)
     char *log = slurp(logpath);
     char want[512];
     ck_assert_msg(strncmp(log, "#mdprofile 2 runtime=test pid=", 30) == 0, "%s", log);
-    snprintf(want, sizeof want, "\ncall 22 18 4 0 %s:0x06000037\ncall 3 1 0 2 %s:0x06000031\n#stats ",
-             mvid, mvid);
+    snprintf(want, sizeof want,
+             "\ncall 22 18 4 0 %s:0x06000037\ncall 3 1 0 2 %s:0x06000031\n#stats ", mvid, mvid);
     ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
     mdp_core_free(core);
     unlink(logpath);
@@ -984,9 +999,11 @@ START_TEST(test_native_frames_name_their_elf_object)
     snprintf(want, sizeof want, "\n#elf %s:%.*s /", lib, (int)idlen, at + plen);
     const char *elf = strstr(log, want);
     ck_assert_msg(elf && elf < at && strstr(elf, lib), "%s", log);
-    ck_assert_msg(strstr(log, "\n#elf test_core:") || strstr(log, "\n#elf lt-test_core:"), "%s", log);
+    ck_assert_msg(strstr(log, "\n#elf test_core:") || strstr(log, "\n#elf lt-test_core:"), "%s",
+                  log);
     ck_assert_msg(strstr(log, " act.gc=1 ") && strstr(log, " act.stub=0") &&
-                      strstr(log, " native.module=4 "), "%s", log);
+                      strstr(log, " native.module=4 "),
+                  "%s", log);
     munmap(anon, 4096);
     close_env(&e);
 }
@@ -1024,7 +1041,9 @@ START_TEST(test_activities_nest_per_thread)
     for (int i = 0; i < 12; i++)
         mdp_ev_activity(e.core, i % 2 ? MDP_ACT_JIT : MDP_ACT_TYPELOAD, 1);
     for (int i = 12; i-- > 0;) {
-        ck_assert_uint_eq(mdp_slot_activity(t), i >= 8 ? MDP_ACT_JIT : i % 2 ? MDP_ACT_JIT : MDP_ACT_TYPELOAD);
+        ck_assert_uint_eq(mdp_slot_activity(t), i >= 8  ? MDP_ACT_JIT
+                                                : i % 2 ? MDP_ACT_JIT
+                                                        : MDP_ACT_TYPELOAD);
         mdp_ev_activity(e.core, i % 2 ? MDP_ACT_JIT : MDP_ACT_TYPELOAD, 0);
     }
     ck_assert_uint_eq(mdp_slot_activity(t), MDP_ACT_NONE);
@@ -1112,11 +1131,15 @@ END_TEST
 START_TEST(test_channel_encoding)
 {
     char out[64], back[64];
-    size_t n = mdp_pct_escape(out, sizeof out, "a b%\n\x7f" "é", 8);
+    size_t n = mdp_pct_escape(out, sizeof out,
+                              "a b%\n\x7f"
+                              "é",
+                              8);
     ck_assert_str_eq(out, "a%20b%25%0A%7F\xc3\xa9");
     ck_assert_uint_eq(n, strlen(out));
     mdp_pct_unescape(back, sizeof back, out, strlen(out));
-    ck_assert_str_eq(back, "a b%\n\x7f" "é");
+    ck_assert_str_eq(back, "a b%\n\x7f"
+                           "é");
     /* cut at an escape boundary, never inside one */
     n = mdp_pct_escape(out, 6, "a b c", 5);
     ck_assert_str_eq(out, "a%20b");
@@ -1199,7 +1222,8 @@ START_TEST(test_log_written_in_pieces)
     ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
     char *log = slurp(e.log);
     ck_assert_msg(strncmp(log, first, strlen(first)) == 0, "the first write was changed:\n%s", log);
-    snprintf(want, sizeof want, "%sstack 2 %s:0x06000037\n#stats samples=5 records=2 ", first, e.mvid);
+    snprintf(want, sizeof want, "%sstack 2 %s:0x06000037\n#stats samples=5 records=2 ", first,
+             e.mvid);
     ck_assert_msg(strncmp(log, want, strlen(want)) == 0, "missing %s in\n%s", want, log);
     ck_assert_int_eq(count_of(log, "#mdprofile"), 1);
     ck_assert_int_eq(count_of(log, "#module"), 1);
@@ -1236,7 +1260,8 @@ START_TEST(test_signal_stats_are_replaced)
         /* one #stats line, the last one */
         const char *st = strstr(log, "\n#stats ");
         ck_assert_msg(count_of(log, "#stats") == 1 && strstr(log, want) && st &&
-                          strstr(st, " end=signal:SIGTERM\n") == st + strlen(st) - strlen(" end=signal:SIGTERM\n"),
+                          strstr(st, " end=signal:SIGTERM\n") ==
+                              st + strlen(st) - strlen(" end=signal:SIGTERM\n"),
                       "round %d:\n%s", round, log);
         ck_assert_int_eq(count_of(log, "\nstack 1 "), round);
     }
@@ -1395,7 +1420,8 @@ START_TEST(test_cut_stack_ends_truncated)
     ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
     char *log = slurp(e.log);
     char want[256];
-    snprintf(want, sizeof want, "\nstack 3 %s:0x06000037 %s:0x06000037 truncated\t", e.mvid, e.mvid);
+    snprintf(want, sizeof want, "\nstack 3 %s:0x06000037 %s:0x06000037 truncated\t", e.mvid,
+             e.mvid);
     ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
     ck_assert_msg(strstr(log, "\ttruncated\n") && strstr(log, " frames=6 ") &&
                       strstr(log, " truncated=3 "),
@@ -1424,8 +1450,8 @@ START_TEST(test_thread_and_slice)
     e.slot->runtime_thread = 0x7777;
     mdp_thread_named_start(core, e.slot);
     ck_assert_str_eq(e.slot->name, "Worker A%");
-    uint64_t start = (uint64_t)core->start_mono.tv_sec * 1000000000u +
-                     (uint64_t)core->start_mono.tv_nsec;
+    uint64_t start =
+        (uint64_t)core->start_mono.tv_sec * 1000000000u + (uint64_t)core->start_mono.tv_nsec;
     mdp_ring *r = &e.slot->ring;
     /* samples at 0.2 s (weight 2), 2.5 s (weight 3) and at 2.9 s (1) */
     const uint64_t at[3] = {200, 2500, 2900}, w[3] = {2, 3, 1};
@@ -1488,7 +1514,8 @@ START_TEST(test_header_names_the_framework_folder)
     load_everything(&e, core); /* not a core library */
     size_t lib_len;
     void *lib = map_file(MONO_45_DIR "/mscorlib.dll", &lib_len); /* Mono: a test dependency */
-    mdp_module_desc d = {.base = lib, .path = "/opt/dot net/100%/fw/mscorlib.dll", .flags = MDP_MODULE_FLAT};
+    mdp_module_desc d = {
+        .base = lib, .path = "/opt/dot net/100%/fw/mscorlib.dll", .flags = MDP_MODULE_FLAT};
     ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 1, &d), 0);
     mdp_module_desc d2 = {.base = lib, .path = "/elsewhere/mscorlib.dll", .flags = MDP_MODULE_FLAT};
     ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 2, &d2), 0);
@@ -1559,8 +1586,8 @@ static void lay_out_x(struct laid_out *l, int neighbour_shared, int exec_text)
     }
     void *nb = neighbour_shared
                    ? mmap(l->res + 0x8000, 0x1000, PROT_READ, MAP_SHARED | MAP_FIXED, l->fd, 0)
-                   : mmap(l->res + 0x8000, 0x1000, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
-                                                                  MAP_FIXED, -1, 0);
+                   : mmap(l->res + 0x8000, 0x1000, PROT_READ,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     ck_assert_ptr_eq(nb, l->res + 0x8000);
 }
 
@@ -1658,10 +1685,13 @@ START_TEST(test_exec_ranges_of_a_module_image)
     ck_assert_int_ge(mdp_ev_module_load(e.core, mdp_seq(e.core), MOD_HELLO, &d), 0);
     ck_assert_int_eq(mdp_exec_return_site(e.core, call1), 1);
     ck_assert_int_eq(mdp_exec_return_site(e.core, call2), 1);
-    ck_assert_int_eq(mdp_exec_return_site(e.core, call1 + 1), 0);         /* not after a call */
-    ck_assert_int_eq(mdp_exec_return_site(e.core, (uintptr_t)l.res + 0x2000), 0); /* call before the range */
-    ck_assert_int_eq(mdp_exec_return_site(e.core, (uintptr_t)l.res + 0x4010), 0); /* .rsrc: not code */
-    ck_assert_int_eq(mdp_exec_return_site(e.core, (uintptr_t)l.res + 0x8010), 0); /* the neighbour */
+    ck_assert_int_eq(mdp_exec_return_site(e.core, call1 + 1), 0); /* not after a call */
+    ck_assert_int_eq(mdp_exec_return_site(e.core, (uintptr_t)l.res + 0x2000),
+                     0); /* call before the range */
+    ck_assert_int_eq(mdp_exec_return_site(e.core, (uintptr_t)l.res + 0x4010),
+                     0); /* .rsrc: not code */
+    ck_assert_int_eq(mdp_exec_return_site(e.core, (uintptr_t)l.res + 0x8010),
+                     0); /* the neighbour */
     /* the same image as a flat layout is no code */
     enum { MOD_FLAT = 0x6100 };
     mdp_module_desc f = {.base = l.res, .path = "HelloWorld.dll", .flags = MDP_MODULE_FLAT};

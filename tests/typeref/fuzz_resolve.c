@@ -120,7 +120,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mdt_image *img = NULL;
         if (len && mdt_image_open_buffer(top, &img, "fuzz", data + pos, len, 0))
             img = NULL;
-        mdt_module_desc d = {.id = id++, .image = img, .appdomain = tag % 3,
+        mdt_module_desc d = {.id = id++,
+                             .image = img,
+                             .appdomain = tag % 3,
                              .name = len ? NULL : "Dynamic.netmodule"};
         if (mdt_modset_add(set, &d, MDT_MODSET_OWN_IMAGE))
             abort();

@@ -24,12 +24,18 @@
 #define NREADERS 4
 
 static const char *files[] = {
-    "data/resolve/chain/ChainClient.exe", "data/resolve/chain/Hop0.dll",
-    "data/resolve/chain/Hop1.dll",        "data/resolve/chain/Hop2.dll",
-    "data/resolve/chain/Hop3.dll",        "data/fwd/Client.exe",
-    "data/fwd/v2/Lib.dll",                "data/fwd/Real.dll",
-    "data/fwd/Final.dll",                 "data/resolve/cycle/CycA.dll",
-    "data/resolve/cycle/CycB.dll",        "data/resolve/multi/MM.dll",
+    "data/resolve/chain/ChainClient.exe",
+    "data/resolve/chain/Hop0.dll",
+    "data/resolve/chain/Hop1.dll",
+    "data/resolve/chain/Hop2.dll",
+    "data/resolve/chain/Hop3.dll",
+    "data/fwd/Client.exe",
+    "data/fwd/v2/Lib.dll",
+    "data/fwd/Real.dll",
+    "data/fwd/Final.dll",
+    "data/resolve/cycle/CycA.dll",
+    "data/resolve/cycle/CycB.dll",
+    "data/resolve/multi/MM.dll",
     "data/resolve/multi/MMPart.netmodule",
 };
 #define NFILES (sizeof files / sizeof *files)

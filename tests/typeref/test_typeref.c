@@ -93,8 +93,7 @@ static uint32_t token_named(struct fx *f, uintptr_t id, unsigned table, const ch
         if (mdt_token_name(f->ctx, &s, img, MDT_TOKEN(table, i), NULL) == 0 && !strcmp(s, name))
             return MDT_TOKEN(table, i);
     }
-    ck_abort_msg("no row named %s in table 0x%02x of module %lu", name, table,
-                 (unsigned long)id);
+    ck_abort_msg("no row named %s in table 0x%02x of module %lu", name, table, (unsigned long)id);
     return 0;
 }
 
@@ -267,9 +266,8 @@ START_TEST(chain_trace_lists_hops)
     struct fx *f = chain_set();
     mdt_resolution r;
     mdt_trace *t = NULL;
-    ck_assert_int_eq(mdt_typeref_resolve(f->ctx, &r, &t, f->v, 10, typeref(f, 10, "Chain.Plain"),
-                                         NULL),
-                     0);
+    ck_assert_int_eq(
+        mdt_typeref_resolve(f->ctx, &r, &t, f->v, 10, typeref(f, 10, "Chain.Plain"), NULL), 0);
     ck_assert(r.resolved && t && t->n > 4);
     ck_assert(trace_has(t, MDT_TRACE_HOP, "Hop0 1.0.0.0 forwards Chain.Plain (hop 1)"));
     ck_assert(trace_has(t, MDT_TRACE_HOP, "(hop 3)"));
@@ -412,8 +410,8 @@ START_TEST(versions_three_tiers)
     expect_ok(f, 43, typeref(f, 43, "Versioned.Common"), V20, "Versioned.Common", 2, 0);
     /* Only10 is not in 2.0: tier 3, nearest version first (1.0, then 1.5). */
     expect_ok(f, 43, typeref(f, 43, "Versioned.Only10"), V10, "Versioned.Only10", 3, 0);
-    mdt_resolution r = expect_unres(f, 43, typeref(f, 43, "Versioned.Only12"),
-                                    MDT_RES_NO_SUCH_TYPE);
+    mdt_resolution r =
+        expect_unres(f, 43, typeref(f, 43, "Versioned.Only12"), MDT_RES_NO_SUCH_TYPE);
     ck_assert_uint_eq(r.where_module, V20);
     /* 3.0 is above everything: tier 3, 2.0 is nearest; Only15 only in 1.5. */
     expect_ok(f, 44, typeref(f, 44, "Versioned.Common"), V20, "Versioned.Common", 3, 0);
@@ -504,9 +502,8 @@ START_TEST(multi_module_missing_or_dynamic)
     fx_view(f);
     expect_unres(f, 50, typeref(f, 50, "Multi2.Part"), MDT_RES_NO_METADATA);
     mdt_resolution r;
-    ck_assert_int_eq(mdt_typeref_resolve(NULL, &r, NULL, f->v, 52, MDT_TOKEN(MDT_TABLE_TypeRef, 1),
-                                         NULL),
-                     0);
+    ck_assert_int_eq(
+        mdt_typeref_resolve(NULL, &r, NULL, f->v, 52, MDT_TOKEN(MDT_TABLE_TypeRef, 1), NULL), 0);
     ck_assert(!r.resolved && r.reason == MDT_RES_NO_METADATA);
     fx_free(f);
 }
@@ -543,10 +540,10 @@ START_TEST(nest_four_deep_across_assemblies)
     add(f, 72, "data/resolve/nest/NestReal.dll");
     fx_view(f);
     expect_ok(f, 70, typeref(f, 70, "Deep.L1+L2+L3+L4"), 72, "Deep.L1+L2+L3+L4", 1, 1);
-    mdt_resolution a = expect_ok(f, 70, typeref(f, 70, "Deep.L1+L2+Leaf"), 72, "Deep.L1+L2+Leaf",
-                                 1, 1);
-    mdt_resolution b = expect_ok(f, 70, typeref(f, 70, "Deep.Other+Leaf"), 72, "Deep.Other+Leaf",
-                                 1, 1);
+    mdt_resolution a =
+        expect_ok(f, 70, typeref(f, 70, "Deep.L1+L2+Leaf"), 72, "Deep.L1+L2+Leaf", 1, 1);
+    mdt_resolution b =
+        expect_ok(f, 70, typeref(f, 70, "Deep.Other+Leaf"), 72, "Deep.Other+Leaf", 1, 1);
     ck_assert_uint_ne(a.token, b.token);
     /* The nested ExportedType rows, through their enclosing rows. */
     const mdt_image *img = image_of(f, 71);
@@ -609,12 +606,12 @@ START_TEST(reference_scopes)
     /* Nested TypeRefs and MemberRefs on generic instances: the AssemblyRef
      * at the root, though resolution ends three hops further. */
     ck_assert_str_eq(scope_asm(f, 10, typeref(f, 10, "Chain.Plain")), "Hop0");
-    ck_assert_str_eq(scope_asm(f, 10, token_named(f, 10, MDT_TABLE_MemberRef,
-                                                  "Chain.Gen<System.Int32>::Make")),
-                     "Hop0");
-    ck_assert_str_eq(scope_asm(f, 10, token_named(f, 10, MDT_TABLE_MemberRef,
-                                                  "Chain.Outer+Inner+Deeper::S")),
-                     "Hop0");
+    ck_assert_str_eq(
+        scope_asm(f, 10, token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Gen<System.Int32>::Make")),
+        "Hop0");
+    ck_assert_str_eq(
+        scope_asm(f, 10, token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Outer+Inner+Deeper::S")),
+        "Hop0");
     /* Nil and Module scopes. */
     ck_assert_int_eq(mdt_ref_scope(&scope, image_of(f, 90), typeref(f, 90, "Nil.Local")), 0);
     ck_assert_uint_eq(scope, 0);
@@ -663,7 +660,8 @@ START_TEST(shell_array_methods_and_other_assembly)
     /* Console::WriteLine: mscorlib is not open. */
     expect_unres(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 3), MDT_RES_NOT_LOADED);
     /* [Shell.Missing]Shell.Names.Item2: found by name in Shell (tier 3b). */
-    mdt_resolution r = expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_TypeRef, 8), 1, "Shell.Names.Item2", 3, 0);
+    mdt_resolution r =
+        expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_TypeRef, 8), 1, "Shell.Names.Item2", 3, 0);
     ck_assert(r.flags & MDT_RES_OTHER_ASSEMBLY);
     r = expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 13), 1, "Shell.Names.Item2::.ctor", 3, 0);
     ck_assert(r.flags & MDT_RES_OTHER_ASSEMBLY);
@@ -676,14 +674,13 @@ START_TEST(shell_array_methods_and_other_assembly)
     ck_assert_uint_eq(r.instead_token, MDT_TOKEN(MDT_TABLE_TypeDef, 2));
     /* The same answers with a trace, which says why. */
     mdt_trace *t;
-    ck_assert_int_eq(mdt_memberref_resolve(f->ctx, &r, &t, f->v, 1,
-                                           MDT_TOKEN(MDT_TABLE_MemberRef, 14), NULL),
-                     0);
+    ck_assert_int_eq(
+        mdt_memberref_resolve(f->ctx, &r, &t, f->v, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 14), NULL),
+        0);
     ck_assert(!r.resolved && r.reason == MDT_RES_NOT_LOADED);
     ck_assert(trace_has(t, MDT_TRACE_RESULT, "the assembly the reference names is not loaded"));
-    ck_assert_int_eq(mdt_memberref_resolve(f->ctx, &r, &t, f->v, 1,
-                                           MDT_TOKEN(MDT_TABLE_MemberRef, 6), NULL),
-                     0);
+    ck_assert_int_eq(
+        mdt_memberref_resolve(f->ctx, &r, &t, f->v, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 6), NULL), 0);
     ck_assert(!r.resolved && r.reason == MDT_RES_RUNTIME);
     ck_assert(trace_has(t, MDT_TRACE_RESULT, "the runtime provides it"));
     fx_free(f);
@@ -703,13 +700,12 @@ START_TEST(corpus_generic_forwarder)
     fx_view(f);
     expect_ok(f, 1, typeref(f, 1, "SomeNamespace.SomeType<>"), 3, "SomeNamespace.SomeType<T>", 1,
               1);
-    expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 1), 3, "SomeNamespace.SomeType<T>::SomeMethod", 1,
-              1);
+    expect_ok(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 1), 3, "SomeNamespace.SomeType<T>::SomeMethod",
+              1, 1);
     mdt_resolution r;
     mdt_trace *t;
-    ck_assert_int_eq(mdt_memberref_resolve(f->ctx, &r, &t, f->v, 1,
-                                           MDT_TOKEN(MDT_TABLE_MemberRef, 1), NULL),
-                     0);
+    ck_assert_int_eq(
+        mdt_memberref_resolve(f->ctx, &r, &t, f->v, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 1), NULL), 0);
     ck_assert(r.resolved && trace_has(t, MDT_TRACE_HOP, "Assembly1_Forwarder"));
     fx_free(f);
 }
@@ -722,10 +718,10 @@ START_TEST(corpus_nested_forwarders)
     add(f, 2, AR "ForwarderLibrary.dll");
     add(f, 3, AR "ActualLibrary.dll");
     fx_view(f);
-    mdt_resolution a = expect_ok(f, 1, typeref(f, 1, "MyClass+MyNestedClass"), 3,
-                                 "MyClass+MyNestedClass", 1, 1);
-    mdt_resolution b = expect_ok(f, 1, typeref(f, 1, "MyClass2+MyNestedClass"), 3,
-                                 "MyClass2+MyNestedClass", 1, 1);
+    mdt_resolution a =
+        expect_ok(f, 1, typeref(f, 1, "MyClass+MyNestedClass"), 3, "MyClass+MyNestedClass", 1, 1);
+    mdt_resolution b =
+        expect_ok(f, 1, typeref(f, 1, "MyClass2+MyNestedClass"), 3, "MyClass2+MyNestedClass", 1, 1);
     ck_assert_uint_eq(a.token, 0x02000004);
     ck_assert_uint_eq(b.token, 0x02000006);
     /* ExportedType rows 3 and 5 are the nested ones, matched by their enclosing rows. */
@@ -771,8 +767,9 @@ START_TEST(corpus_facade_versions)
     add(f, 2, AR "DifferentNetVersion.Library.dll");
     fx_view(f);
     mdt_resolution r = expect_ok(
-        f, 1, token_named(f, 1, MDT_TABLE_MemberRef, "DifferentNetVersion.Library.MyClass::ThrowMe"),
-        2, "DifferentNetVersion.Library.MyClass::ThrowMe", 1, 0);
+        f, 1,
+        token_named(f, 1, MDT_TABLE_MemberRef, "DifferentNetVersion.Library.MyClass::ThrowMe"), 2,
+        "DifferentNetVersion.Library.MyClass::ThrowMe", 1, 0);
     ck_assert_uint_eq(r.token, 0x06000005);
     ck_assert(r.flags & MDT_RES_SIG_BY_NAME);
     fx_free(f);
@@ -987,8 +984,8 @@ END_TEST
 static mdt_idmap_module_info mod_info(const mdt_image *img, uintptr_t domain, uintptr_t assembly,
                                       const char *path)
 {
-    mdt_idmap_module_info mi = {.image = img, .appdomain = domain, .assembly = assembly,
-                                .path = path};
+    mdt_idmap_module_info mi = {
+        .image = img, .appdomain = domain, .assembly = assembly, .path = path};
     return mi;
 }
 
@@ -1030,8 +1027,8 @@ START_TEST(mirror_follows_the_idmap)
     uint32_t w = typeref(f, client, "Fwd.Widget");
     mdt_resolution r = expect_ok(f, client, w, lib, "Fwd.Widget", 1, 0);
     ck_assert_int_eq(mdt_idmap_typedef_loaded(map, r.module, r.token), 0);
-    mdt_idmap_class_info ci = {.module = r.module, .token = r.token,
-                               .shape = MDT_IDMAP_SHAPE_TYPEDEF};
+    mdt_idmap_class_info ci = {
+        .module = r.module, .token = r.token, .shape = MDT_IDMAP_SHAPE_TYPEDEF};
     ck_assert_int_eq(mdt_idmap_class_load(map, 0xc1a55, &ci, 12), MDT_IDMAP_APPLIED);
     uintptr_t cid = 0;
     uint64_t cgen = 0;

@@ -161,8 +161,8 @@ static int check_file(const char *path, unsigned rounds)
         pthread_barrier_destroy(&start);
         mdt_image_close(img);
     }
-    printf("%s: %u rounds of %d threads, %zu answers each: %s\n", path, rounds, NTHREADS,
-           want[0].n, bad ? "FAILED" : "agree");
+    printf("%s: %u rounds of %d threads, %zu answers each: %s\n", path, rounds, NTHREADS, want[0].n,
+           bad ? "FAILED" : "agree");
     for (unsigned w = 0; w < NTHREADS; w++)
         answers_free(&want[w]);
     talloc_free(ctx);
@@ -192,8 +192,10 @@ int main(int argc, char **argv)
         else
             passed++;
     } else {
-        fprintf(stderr, "no %s/mscorlib.dll (Debian mono-runtime): the large image is not "
-                        "checked\n", MONO_45_DIR);
+        fprintf(stderr,
+                "no %s/mscorlib.dll (Debian mono-runtime): the large image is not "
+                "checked\n",
+                MONO_45_DIR);
     }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -112,8 +112,7 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
         case MDT_COLK_CODED:
             CHECK_CALL(t, mdt_row_token(&u32, &row, c), "token cell of 0x%08x", token);
             break;
-        default:
-            break;
+        default: break;
         }
     }
     CHECK_CALL(t, mdt_row_cells(cells, &row), "cells of 0x%08x", token);
@@ -171,8 +170,7 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
     case MDT_TABLE_ExportedType:
         CHECK_CALL(t, mdt_ref_scope(&u32, img, token), "scope of 0x%08x", token);
         break;
-    default:
-        break;
+    default: break;
     }
     switch (table) {
     case MDT_TABLE_MethodDef:
@@ -193,8 +191,7 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
         else
             plant();
         break;
-    default:
-        break;
+    default: break;
     }
 }
 

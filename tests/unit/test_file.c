@@ -105,10 +105,12 @@ START_TEST(directory_device_and_nothing)
     char p[128];
     struct stat st;
     failed_with(mdt_file_open(dir, &st), MDT_EUNSUPPORTED, dir, "(a directory)");
-    failed_with(mdt_file_open("/dev/null", &st), MDT_EUNSUPPORTED, "/dev/null", "a character device");
+    failed_with(mdt_file_open("/dev/null", &st), MDT_EUNSUPPORTED, "/dev/null",
+                "a character device");
     failed_with(mdt_file_open(in_dir(p, sizeof p, "absent"), &st), MDT_ENOTFOUND, p, "cannot open");
     ck_assert_int_eq(errno, ENOENT);
-    failed_with(mdt_file_open(in_dir(p, sizeof p, "absent/below"), &st), MDT_ENOTFOUND, p, "cannot open");
+    failed_with(mdt_file_open(in_dir(p, sizeof p, "absent/below"), &st), MDT_ENOTFOUND, p,
+                "cannot open");
     ck_assert_int_eq(mdt_file_open(NULL, &st), MDT_EINVAL);
     ck_assert_int_eq(mdt_file_open("", &st), MDT_EINVAL);
     ck_assert_int_eq(mdt_file_read(NULL, NULL, NULL, "/dev/null", 1), MDT_EINVAL);

@@ -72,10 +72,10 @@ START_TEST(hello_rows)
     static const struct {
         unsigned t;
         uint32_t n;
-    } counts[] = {{MDT_TABLE_Module, 1},      {MDT_TABLE_TypeRef, 3},   {MDT_TABLE_TypeDef, 2},
-                  {MDT_TABLE_MethodDef, 1},   {MDT_TABLE_Param, 1},     {MDT_TABLE_MemberRef, 2},
-                  {MDT_TABLE_CustomAttribute, 1}, {MDT_TABLE_Assembly, 1},
-                  {MDT_TABLE_AssemblyRef, 1}};
+    } counts[] = {
+        {MDT_TABLE_Module, 1},          {MDT_TABLE_TypeRef, 3},  {MDT_TABLE_TypeDef, 2},
+        {MDT_TABLE_MethodDef, 1},       {MDT_TABLE_Param, 1},    {MDT_TABLE_MemberRef, 2},
+        {MDT_TABLE_CustomAttribute, 1}, {MDT_TABLE_Assembly, 1}, {MDT_TABLE_AssemblyRef, 1}};
     uint32_t total = 0;
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         ck_assert_uint_eq(mdt_table_rows(img, counts[i].t), counts[i].n);
@@ -138,18 +138,22 @@ END_TEST
 static const struct {
     unsigned t;
     uint32_t n;
-} everything_counts[] = {
-    {MDT_TABLE_Module, 1},          {MDT_TABLE_TypeRef, 58},        {MDT_TABLE_TypeDef, 40},
-    {MDT_TABLE_Field, 103},         {MDT_TABLE_MethodDef, 93},      {MDT_TABLE_Param, 77},
-    {MDT_TABLE_InterfaceImpl, 4},   {MDT_TABLE_MemberRef, 59},      {MDT_TABLE_Constant, 34},
-    {MDT_TABLE_CustomAttribute, 47}, {MDT_TABLE_FieldMarshal, 7},   {MDT_TABLE_DeclSecurity, 3},
-    {MDT_TABLE_ClassLayout, 6},     {MDT_TABLE_FieldLayout, 3},     {MDT_TABLE_StandAloneSig, 12},
-    {MDT_TABLE_EventMap, 3},        {MDT_TABLE_Event, 5},           {MDT_TABLE_PropertyMap, 6},
-    {MDT_TABLE_Property, 11},       {MDT_TABLE_MethodSemantics, 27}, {MDT_TABLE_MethodImpl, 5},
-    {MDT_TABLE_ModuleRef, 2},       {MDT_TABLE_TypeSpec, 23},       {MDT_TABLE_ImplMap, 3},
-    {MDT_TABLE_FieldRVA, 2},        {MDT_TABLE_Assembly, 1},        {MDT_TABLE_AssemblyRef, 2},
-    {MDT_TABLE_ManifestResource, 1}, {MDT_TABLE_NestedClass, 12},  {MDT_TABLE_GenericParam, 21},
-    {MDT_TABLE_MethodSpec, 9},      {MDT_TABLE_GenericParamConstraint, 7}};
+} everything_counts[] = {{MDT_TABLE_Module, 1},         {MDT_TABLE_TypeRef, 58},
+                         {MDT_TABLE_TypeDef, 40},       {MDT_TABLE_Field, 103},
+                         {MDT_TABLE_MethodDef, 93},     {MDT_TABLE_Param, 77},
+                         {MDT_TABLE_InterfaceImpl, 4},  {MDT_TABLE_MemberRef, 59},
+                         {MDT_TABLE_Constant, 34},      {MDT_TABLE_CustomAttribute, 47},
+                         {MDT_TABLE_FieldMarshal, 7},   {MDT_TABLE_DeclSecurity, 3},
+                         {MDT_TABLE_ClassLayout, 6},    {MDT_TABLE_FieldLayout, 3},
+                         {MDT_TABLE_StandAloneSig, 12}, {MDT_TABLE_EventMap, 3},
+                         {MDT_TABLE_Event, 5},          {MDT_TABLE_PropertyMap, 6},
+                         {MDT_TABLE_Property, 11},      {MDT_TABLE_MethodSemantics, 27},
+                         {MDT_TABLE_MethodImpl, 5},     {MDT_TABLE_ModuleRef, 2},
+                         {MDT_TABLE_TypeSpec, 23},      {MDT_TABLE_ImplMap, 3},
+                         {MDT_TABLE_FieldRVA, 2},       {MDT_TABLE_Assembly, 1},
+                         {MDT_TABLE_AssemblyRef, 2},    {MDT_TABLE_ManifestResource, 1},
+                         {MDT_TABLE_NestedClass, 12},   {MDT_TABLE_GenericParam, 21},
+                         {MDT_TABLE_MethodSpec, 9},     {MDT_TABLE_GenericParamConstraint, 7}};
 
 static void check_everything_tables(const mdt_image *img)
 {
@@ -169,8 +173,9 @@ static void check_everything_identity(const mdt_image *img)
     mdt_identity id;
     char buf[256];
     ck_assert_int_eq(mdt_assembly_identity(&id, img), 0);
-    ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
-                     "Everything, Version=1.2.3.4, Culture=neutral, PublicKeyToken=6caac724c175405d");
+    ck_assert_str_eq(
+        mdt_identity_format(buf, sizeof buf, &id),
+        "Everything, Version=1.2.3.4, Culture=neutral, PublicKeyToken=6caac724c175405d");
     ck_assert_uint_eq(id.flags, MDT_AFL_PUBLICKEY);
     ck_assert_uint_eq(id.public_key_len, 160);
     ck_assert_int_eq(memcmp(id.public_key + 20, "RSA1", 4), 0);
@@ -219,8 +224,8 @@ START_TEST(everything_layout_and_field_data)
         mdt_find f;
         uint32_t rid;
         mdt_row r;
-        ck_assert_int_eq(mdt_find_init(&f, img, MDT_TABLE_FieldLayout, MDT_COL_FieldLayout_Field,
-                                       0x16 + k), 0);
+        ck_assert_int_eq(
+            mdt_find_init(&f, img, MDT_TABLE_FieldLayout, MDT_COL_FieldLayout_Field, 0x16 + k), 0);
         ck_assert_int_eq(mdt_find_next(&rid, &f), 0);
         ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_FieldLayout, rid), 0);
         ck_assert_uint_eq(mdt_row_raw(&r, MDT_COL_FieldLayout_Offset), offs[k]);
@@ -274,8 +279,9 @@ START_TEST(forwarders_and_client_refs)
     for (uint32_t i = 1; i <= mdt_table_rows(client, MDT_TABLE_AssemblyRef); i++) {
         ck_assert_int_eq(mdt_assemblyref_identity(&id, client, i), 0);
         if (!strcmp(id.name, "Lib"))
-            ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
-                             "Lib, Version=1.0.0.0, Culture=neutral, PublicKeyToken=6caac724c175405d");
+            ck_assert_str_eq(
+                mdt_identity_format(buf, sizeof buf, &id),
+                "Lib, Version=1.0.0.0, Culture=neutral, PublicKeyToken=6caac724c175405d");
     }
     /* Names of the forwarders, nested ones through their Implementation
      * chain, in the full and reflection styles; the module and assembly. */
@@ -344,8 +350,8 @@ START_TEST(everything_row_owners)
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         uint32_t o = 1;
         ck_assert_int_eq(mdt_token_owner(&o, img, want[i].token), 0);
-        ck_assert_msg(o == want[i].owner, "owner of 0x%08x: 0x%08x, expected 0x%08x",
-                      want[i].token, o, want[i].owner);
+        ck_assert_msg(o == want[i].owner, "owner of 0x%08x: 0x%08x, expected 0x%08x", want[i].token,
+                      o, want[i].owner);
     }
     /* Param -> MethodDef -> TypeDef, and parent columns. */
     uint32_t o;
@@ -396,7 +402,8 @@ static size_t owners_agree_with_scan(const mdt_image *img, const char *file)
         uint32_t rows = mdt_table_rows(img, runs[k].target);
         for (uint32_t rid = 1; rid <= rows && rid <= 20000; rid++) {
             uint32_t want = scan_owner(img, runs[k].table, runs[k].col, runs[k].target, rid), got;
-            if (want && runs[k].table != MDT_TABLE_TypeDef && runs[k].table != MDT_TABLE_MethodDef) {
+            if (want && runs[k].table != MDT_TABLE_TypeDef &&
+                runs[k].table != MDT_TABLE_MethodDef) {
                 mdt_row r;
                 ck_assert_int_eq(mdt_row_get(&r, img, runs[k].table, MDT_TOKEN_RID(want)), 0);
                 ck_assert_int_eq(mdt_row_token(&want, &r,
@@ -420,8 +427,8 @@ static size_t owners_agree_with_scan(const mdt_image *img, const char *file)
 START_TEST(row_owners_agree_with_a_scan)
 {
     static const char *files[] = {
-        "data/Everything.dll", "data/Sigs.dll", "data/MultiMain.dll", "data/MultiPart.netmodule",
-        "data/MultiIL.dll", "data/sample/Hello.exe",
+        "data/Everything.dll",      "data/Sigs.dll",    "data/MultiMain.dll",
+        "data/MultiPart.netmodule", "data/MultiIL.dll", "data/sample/Hello.exe",
     };
     void *ctx = talloc_new(NULL);
     size_t rows = 0, with_ptr = 0;
@@ -439,8 +446,10 @@ START_TEST(row_owners_agree_with_a_scan)
         if (mdt_image_open_file(ctx, &img, p, 0) != 0)
             continue; /* the corpus holds images that must not open */
         rows += owners_agree_with_scan(img, e->d_name);
-        with_ptr += mdt_table_rows(img, MDT_TABLE_MethodPtr) + mdt_table_rows(img, MDT_TABLE_FieldPtr) +
-                    mdt_table_rows(img, MDT_TABLE_ParamPtr) > 0;
+        with_ptr += mdt_table_rows(img, MDT_TABLE_MethodPtr) +
+                        mdt_table_rows(img, MDT_TABLE_FieldPtr) +
+                        mdt_table_rows(img, MDT_TABLE_ParamPtr) >
+                    0;
     }
     closedir(d);
     /* #- metadata with a MethodPtr table (tests/corrupt/make-cases.py):

@@ -40,7 +40,8 @@ static void setup(struct fixture *f)
     char p[1024];
     memset(f, 0, sizeof *f);
     f->ctx = talloc_new(NULL);
-    ck_assert_int_eq(mdt_image_open_file(f->ctx, &f->ev, src_path(p, sizeof p, "data/Everything.dll"), 0), 0);
+    ck_assert_int_eq(
+        mdt_image_open_file(f->ctx, &f->ev, src_path(p, sizeof p, "data/Everything.dll"), 0), 0);
     ck_assert_int_eq(mdt_image_open_file(f->ctx, &f->corlib, MONO_45_DIR "/mscorlib.dll", 0), 0);
     ck_assert_int_eq(mdt_idmap_new(&f->map, NULL), 0);
     mdt_idmap_module_info mi = {0};
@@ -52,8 +53,8 @@ static void setup(struct fixture *f)
     ck_assert_int_ge(mdt_idmap_module_load(f->map, CORLIB, &mi, ++f->seq), 0);
 }
 
-static void class_load(struct fixture *f, uintptr_t id, uintptr_t module, uint32_t td,
-                       uint8_t prim, uint32_t n, const uintptr_t *args)
+static void class_load(struct fixture *f, uintptr_t id, uintptr_t module, uint32_t td, uint8_t prim,
+                       uint32_t n, const uintptr_t *args)
 {
     mdt_idmap_class_info ci = {0};
     ci.module = module;
@@ -99,8 +100,8 @@ START_TEST(class_and_function_names_through_the_formatter)
     ck_assert_str_eq(s, "Pair<int,string>");
 
     /* Pair`2::Select`1 with class args <int, string> and method arg <float>. */
-    uint32_t select = find_row(f.ev, MDT_TABLE_MethodDef, MDT_COL_MethodDef_Name, "Select",
-                               0x0200001E);
+    uint32_t select =
+        find_row(f.ev, MDT_TABLE_MethodDef, MDT_COL_MethodDef_Name, "Select", 0x0200001E);
     ck_assert_uint_ne(select, 0);
     mdt_idmap_function_info fi = {0};
     fi.module = EVERYTHING;

@@ -115,8 +115,8 @@ START_TEST(double_user_strings)
     void *ctx = talloc_new(NULL);
     us_ascii(open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleUserStringsStream.dll"), 1,
              "Hello Mars!!");
-    us_ascii(open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleUserStringsStream.EnC.dll"),
-             1, "Hello World!");
+    us_ascii(open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleUserStringsStream.EnC.dll"), 1,
+             "Hello World!");
     us_ascii(open_rel(ctx, "data/corpus/dnfile/duplicate-stream.exe"), 1, "BBBBBBBB");
     us_ascii(open_rel(ctx, "data/corpus/dnfile/unknown-stream.exe"), 1, "AAAAAAAA");
     talloc_free(ctx);
@@ -136,7 +136,8 @@ END_TEST
 START_TEST(lowercase_heaps)
 {
     void *ctx = talloc_new(NULL);
-    mdt_image *n = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.LowerCaseHeapsNormalMetadata.exe");
+    mdt_image *n =
+        open_rel(ctx, "data/corpus/asmresolver/HelloWorld.LowerCaseHeapsNormalMetadata.exe");
     mdt_image *e = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.LowerCaseHeapsWithEnC.exe");
     ck_assert(!mdt_image_md_info(n)->enc);
     ck_assert(has_warning(n, "unknown stream \"#schema\""));
@@ -184,7 +185,8 @@ START_TEST(unsorted_table_found_by_scan)
     ck_assert(!mdt_table_is_sorted(img, MDT_TABLE_ClassLayout));
     ck_assert(has_warning(img, "ClassLayout is not sorted"));
     ck_assert_str_eq(typedef_name(img, 4), "Size22");
-    ck_assert_int_eq(mdt_find_init(&f, img, MDT_TABLE_ClassLayout, MDT_COL_ClassLayout_Parent, 4), 0);
+    ck_assert_int_eq(mdt_find_init(&f, img, MDT_TABLE_ClassLayout, MDT_COL_ClassLayout_Parent, 4),
+                     0);
     ck_assert_int_eq(mdt_find_next(&rid, &f), 0);
     ck_assert_uint_eq(rid, 3);
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_ClassLayout, rid), 0);
@@ -241,8 +243,8 @@ START_TEST(native_pe_is_not_dotnet)
     char p[1024];
     mdt_image *img = NULL;
     char msg[512];
-    int e = mdt_image_open_file(NULL, &img,
-        src_path(p, sizeof p, "data/corpus/asmresolver/NativeHelloWorldC.x64.exe"), 0);
+    int e = mdt_image_open_file(
+        NULL, &img, src_path(p, sizeof p, "data/corpus/asmresolver/NativeHelloWorldC.x64.exe"), 0);
     ck_assert_int_eq(e, MDT_ENOTDOTNET);
     ck_assert_ptr_null(img);
     ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "no CLI header"));
@@ -337,8 +339,8 @@ START_TEST(a_large_native_pe_is_not_read_whole)
 {
     char p[1024];
     uint8_t head[4096];
-    FILE *f = fopen(src_path(p, sizeof p, "data/corpus/asmresolver/NativeHelloWorldC.x64.exe"),
-                    "rb");
+    FILE *f =
+        fopen(src_path(p, sizeof p, "data/corpus/asmresolver/NativeHelloWorldC.x64.exe"), "rb");
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_eq(fread(head, 1, sizeof head, f), sizeof head);
     fclose(f);
@@ -370,8 +372,8 @@ static void check_errmsg_every_length(void)
                                   (unsigned long long)e->file_offset);
         n += (size_t)snprintf(want + n, sizeof want - n, ": ");
     } else if (e->file_offset != UINT64_MAX) {
-        n += (size_t)snprintf(want + n, sizeof want - n, "file 0x%llx: ",
-                              (unsigned long long)e->file_offset);
+        n += (size_t)snprintf(want + n, sizeof want - n,
+                              "file 0x%llx: ", (unsigned long long)e->file_offset);
     }
     snprintf(want + n, sizeof want - n, "%s", e->what[0] ? e->what : mdt_strerror(e->code));
     ck_assert_str_eq(mdt_errmsg(got, sizeof got), want);
@@ -404,9 +406,11 @@ START_TEST(errmsg_is_cut_to_any_buffer)
               mdt_last_error()->file_offset != UINT64_MAX);
     check_errmsg_every_length();
     /* A file offset and a message of its own. */
-    ck_assert_int_eq(mdt_image_open_file(ctx, &img,
-        src_path(p, sizeof p, "data/corpus/asmresolver/NativeHelloWorldC.x64.exe"), 0),
-        MDT_ENOTDOTNET);
+    ck_assert_int_eq(mdt_image_open_file(
+                         ctx, &img,
+                         src_path(p, sizeof p, "data/corpus/asmresolver/NativeHelloWorldC.x64.exe"),
+                         0),
+                     MDT_ENOTDOTNET);
     check_errmsg_every_length();
     talloc_free(ctx);
 }
@@ -435,9 +439,11 @@ START_TEST(portable_pdb_large_indices)
     ck_assert(mdt_image_md_info(big)->has_pdb);
     ck_assert_str_eq(mdt_image_md_info(big)->version, "PDB v1.0");
     ck_assert_uint_eq(mdt_column_width(big, MDT_TABLE_CustomDebugInformation,
-                                       MDT_COL_CustomDebugInformation_Parent), 4);
+                                       MDT_COL_CustomDebugInformation_Parent),
+                      4);
     ck_assert_uint_eq(mdt_column_width(small, MDT_TABLE_CustomDebugInformation,
-                                       MDT_COL_CustomDebugInformation_Parent), 2);
+                                       MDT_COL_CustomDebugInformation_Parent),
+                      2);
     ck_assert_uint_eq(mdt_image_md_info(small)->pdb_entry_point, 0x06000004);
     talloc_free(ctx);
 }
@@ -598,7 +604,6 @@ START_TEST(mixed_mode_native_entry_point)
     talloc_free(ctx);
 }
 END_TEST
-
 
 /* The column API returns exactly what the row API returns, cell by cell. */
 static void columns_match_rows(const mdt_image *img)

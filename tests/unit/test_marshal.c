@@ -63,16 +63,41 @@ static char *text(void *ctx, const mdt_image *img, uint32_t tok)
  * `marshal(` and before `)` of interfaces dropped; it spells NATIVE_TYPE_UINT
  * `uint`, which ILAsm also reads as `unsigned int`). */
 static const char *const fields[][2] = {
-    {"B", "bool"}, {"I1", "int8"}, {"U1", "unsigned int8"}, {"I2", "int16"},
-    {"U2", "unsigned int16"}, {"I4", "int32"}, {"U4", "unsigned int32"}, {"I8", "int64"},
-    {"U8", "unsigned int64"}, {"R4", "float32"}, {"R8", "float64"}, {"Cy", "currency"},
-    {"Bstr", "bstr"}, {"Lpstr", "lpstr"}, {"Lpwstr", "lpwstr"}, {"Lptstr", "lptstr"},
-    {"Fixed", "fixed sysstring [32]"}, {"Unk", "iunknown"}, {"Disp", "idispatch"},
-    {"Struct", "struct"}, {"Intf", "interface"}, {"SafeBstr", "safearray bstr"},
-    {"SafeInt", "safearray int32"}, {"SafeVariant", "safearray variant"}, {"SafeBare", "safearray"},
-    {"FixedBare", "fixed array [8]"}, {"Int", "int"}, {"UInt", "unsigned int"},
-    {"ByValStr", "byvalstr"}, {"AnsiBstr", "ansi bstr"}, {"Tbstr", "tbstr"},
-    {"VarBool", "variant bool"}, {"Func", "method"}, {"LpStruct", "lpstruct"}, {"Err", "error"},
+    {"B", "bool"},
+    {"I1", "int8"},
+    {"U1", "unsigned int8"},
+    {"I2", "int16"},
+    {"U2", "unsigned int16"},
+    {"I4", "int32"},
+    {"U4", "unsigned int32"},
+    {"I8", "int64"},
+    {"U8", "unsigned int64"},
+    {"R4", "float32"},
+    {"R8", "float64"},
+    {"Cy", "currency"},
+    {"Bstr", "bstr"},
+    {"Lpstr", "lpstr"},
+    {"Lpwstr", "lpwstr"},
+    {"Lptstr", "lptstr"},
+    {"Fixed", "fixed sysstring [32]"},
+    {"Unk", "iunknown"},
+    {"Disp", "idispatch"},
+    {"Struct", "struct"},
+    {"Intf", "interface"},
+    {"SafeBstr", "safearray bstr"},
+    {"SafeInt", "safearray int32"},
+    {"SafeVariant", "safearray variant"},
+    {"SafeBare", "safearray"},
+    {"FixedBare", "fixed array [8]"},
+    {"Int", "int"},
+    {"UInt", "unsigned int"},
+    {"ByValStr", "byvalstr"},
+    {"AnsiBstr", "ansi bstr"},
+    {"Tbstr", "tbstr"},
+    {"VarBool", "variant bool"},
+    {"Func", "method"},
+    {"LpStruct", "lpstruct"},
+    {"Err", "error"},
     {"Custom", "custom (\"Marshal.Custom, Marshal\", \"cookie\")"},
 };
 
@@ -93,8 +118,8 @@ END_TEST
 START_TEST(parameters_and_return_values)
 {
     static const char *const want[] = {
-        "lpstr", "bool", "int32[]", "int32[10]", "int32[+ 0]", "int32[10 + 1]", "[]",
-        "lpwstr", "as any", "iunknown", "safearray bstr",
+        "lpstr", "bool",   "int32[]", "int32[10]", "int32[+ 0]",     "int32[10 + 1]",
+        "[]",    "lpwstr", "as any",  "iunknown",  "safearray bstr",
     };
     void *ctx = talloc_new(NULL);
     size_t n;
@@ -145,7 +170,8 @@ static int damaged(void *ctx, const char *name, void (*edit)(uint8_t *lenbyte, u
     mdt_row r;
     const uint8_t *blob;
     ck_assert_int_eq(mdt_coded_encode(&key, MDT_CI_HasFieldMarshal, tok), 0);
-    ck_assert_int_eq(mdt_find_init(&fi, img, MDT_TABLE_FieldMarshal, MDT_COL_FieldMarshal_Parent, key), 0);
+    ck_assert_int_eq(
+        mdt_find_init(&fi, img, MDT_TABLE_FieldMarshal, MDT_COL_FieldMarshal_Parent, key), 0);
     ck_assert_int_eq(mdt_find_next(&rid, &fi), 0);
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_FieldMarshal, rid), 0);
     ck_assert_int_eq(mdt_row_blob(&blob, &len, &r, MDT_COL_FieldMarshal_NativeType), 0);
@@ -160,18 +186,42 @@ static int damaged(void *ctx, const char *name, void (*edit)(uint8_t *lenbyte, u
     return e;
 }
 
-static void cut_size(uint8_t *lenbyte, uint8_t *blob) { (void)blob; *lenbyte = 1; }
-static void longer(uint8_t *lenbyte, uint8_t *blob) { (void)blob; *lenbyte += 1; }
-static void undefined_type(uint8_t *lenbyte, uint8_t *blob) { (void)lenbyte; blob[0] = 0x01; }
-static void top_max(uint8_t *lenbyte, uint8_t *blob) { (void)lenbyte; blob[0] = 0x50; }
+static void cut_size(uint8_t *lenbyte, uint8_t *blob)
+{
+    (void)blob;
+    *lenbyte = 1;
+}
+static void longer(uint8_t *lenbyte, uint8_t *blob)
+{
+    (void)blob;
+    *lenbyte += 1;
+}
+static void undefined_type(uint8_t *lenbyte, uint8_t *blob)
+{
+    (void)lenbyte;
+    blob[0] = 0x01;
+}
+static void top_max(uint8_t *lenbyte, uint8_t *blob)
+{
+    (void)lenbyte;
+    blob[0] = 0x50;
+}
 static void nested_array(uint8_t *lenbyte, uint8_t *blob)
 {
     *lenbyte = 2;
     blob[0] = 0x2a;
     blob[1] = 0x2a;
 }
-static void cut_custom(uint8_t *lenbyte, uint8_t *blob) { (void)blob; *lenbyte = 5; }
-static void control_in_custom(uint8_t *lenbyte, uint8_t *blob) { (void)lenbyte; blob[4] = 0x07; }
+static void cut_custom(uint8_t *lenbyte, uint8_t *blob)
+{
+    (void)blob;
+    *lenbyte = 5;
+}
+static void control_in_custom(uint8_t *lenbyte, uint8_t *blob)
+{
+    (void)lenbyte;
+    blob[4] = 0x07;
+}
 
 START_TEST(damaged_descriptors_are_located_errors)
 {

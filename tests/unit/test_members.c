@@ -52,8 +52,10 @@ START_TEST(members_of_every_type_are_owned_by_it_and_given_once)
         ck_assert_int_eq(mdt_members_init(&it, img, type, MDT_MEMBERS_ALL), 0);
         while ((e = mdt_members_next(&tok, &name, &it)) != MDT_ITEROVER) {
             unsigned t = MDT_TOKEN_TABLE(tok);
-            int k = t == MDT_TABLE_Field ? 0 : t == MDT_TABLE_MethodDef ? 1
-                    : t == MDT_TABLE_Property ? 2 : 3;
+            int k = t == MDT_TABLE_Field       ? 0
+                    : t == MDT_TABLE_MethodDef ? 1
+                    : t == MDT_TABLE_Property  ? 2
+                                               : 3;
             mdt_row r;
             const char *want;
             ck_assert_int_eq(e, 0);
@@ -64,8 +66,8 @@ START_TEST(members_of_every_type_are_owned_by_it_and_given_once)
             ck_assert_uint_eq(owner, type);
             ck_assert_uint_eq(seen[k][MDT_TOKEN_RID(tok)]++, 0);
             ck_assert_int_eq(mdt_row_get(&r, img, t, MDT_TOKEN_RID(tok)), 0);
-            ck_assert_int_eq(mdt_row_string(&want, NULL, &r,
-                                            (unsigned)mdt_column_by_name(t, "Name")), 0);
+            ck_assert_int_eq(
+                mdt_row_string(&want, NULL, &r, (unsigned)mdt_column_by_name(t, "Name")), 0);
             ck_assert_str_eq(name, want);
         }
         /* over stays over */
@@ -160,11 +162,16 @@ START_TEST(kinds_of_types)
     static const struct {
         const char *name, *kind;
     } want[] = {
-        {"Everything.Color", "enum"},          {"Everything.Perms", "enum"},
-        {"Everything.Transform", "delegate"},  {"Everything.IShape", "interface"},
-        {"Everything.IScalable`1", "interface"}, {"Everything.Point", "struct"},
-        {"Everything.Circle", "class"},        {"Everything.Outer+Middle+Inner", "class"},
-        {"Everything.Pair`2", "class"},        {"<Module>", "class"},
+        {"Everything.Color", "enum"},
+        {"Everything.Perms", "enum"},
+        {"Everything.Transform", "delegate"},
+        {"Everything.IShape", "interface"},
+        {"Everything.IScalable`1", "interface"},
+        {"Everything.Point", "struct"},
+        {"Everything.Circle", "class"},
+        {"Everything.Outer+Middle+Inner", "class"},
+        {"Everything.Pair`2", "class"},
+        {"<Module>", "class"},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         mdt_type_kind k = MDT_KIND_DELEGATE;
@@ -179,9 +186,9 @@ END_TEST
 
 START_TEST(type_or_member_tokens)
 {
-    static const unsigned yes[] = {MDT_TABLE_TypeDef, MDT_TABLE_TypeRef, MDT_TABLE_TypeSpec,
-                                   MDT_TABLE_ExportedType, MDT_TABLE_MethodDef, MDT_TABLE_Field,
-                                   MDT_TABLE_MemberRef, MDT_TABLE_MethodSpec, MDT_TABLE_Property,
+    static const unsigned yes[] = {MDT_TABLE_TypeDef,      MDT_TABLE_TypeRef,    MDT_TABLE_TypeSpec,
+                                   MDT_TABLE_ExportedType, MDT_TABLE_MethodDef,  MDT_TABLE_Field,
+                                   MDT_TABLE_MemberRef,    MDT_TABLE_MethodSpec, MDT_TABLE_Property,
                                    MDT_TABLE_Event};
     unsigned n = 0;
     for (unsigned t = 0; t < 256; t++) {
@@ -237,9 +244,9 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeRef, 1), MDT_MEMBERS_ALL),
                      MDT_EINVAL);
     ck_assert_int_eq(mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeDef, 1), 0), MDT_EINVAL);
-    ck_assert_int_eq(mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeDef, 0xFFFF),
-                                      MDT_MEMBERS_ALL),
-                     MDT_ENOTFOUND);
+    ck_assert_int_eq(
+        mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeDef, 0xFFFF), MDT_MEMBERS_ALL),
+        MDT_ENOTFOUND);
     ck_assert_int_eq(mdt_typedef_kind(&k, img, MDT_TOKEN(MDT_TABLE_Field, 1)), MDT_EINVAL);
     ck_assert_int_eq(k, MDT_KIND_CLASS);
     ck_assert_int_eq(mdt_typedef_kind(&k, img, MDT_TOKEN(MDT_TABLE_TypeDef, 0xFFFF)),
@@ -287,7 +294,7 @@ static uint8_t *build(void *ctx, size_t *len, uint32_t s1, uint32_t s2, uint32_t
     put32(t + 8, 1u << MDT_TABLE_TypeDef | 1u << MDT_TABLE_MethodDef);
     put32(t + 24, 2);
     put32(t + 28, nmethods);
-    put16(t + 32 + 10, 1);      /* FieldList: empty runs */
+    put16(t + 32 + 10, 1); /* FieldList: empty runs */
     put16(t + 32 + 12, s1);
     put16(t + 32 + 14 + 10, 1);
     put16(t + 32 + 14 + 12, s2);
@@ -302,8 +309,8 @@ static void walk(const mdt_image *img, uint32_t rid, unsigned *given, unsigned *
     uint32_t tok;
     int e;
     *given = *errors = 0;
-    ck_assert_int_eq(mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeDef, rid),
-                                      MDT_MEMBERS_ALL), 0);
+    ck_assert_int_eq(mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeDef, rid), MDT_MEMBERS_ALL),
+                     0);
     while ((e = mdt_members_next(&tok, NULL, &it)) != MDT_ITEROVER) {
         if (e)
             (*errors)++;
@@ -334,8 +341,8 @@ START_TEST(damaged_runs_end_with_bounded_errors)
         uint32_t tok;
         int e;
         errors = 0;
-        ck_assert_int_eq(mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeDef, 2),
-                                          MDT_MEMBERS_METHODS), 0);
+        ck_assert_int_eq(
+            mdt_members_init(&it, img, MDT_TOKEN(MDT_TABLE_TypeDef, 2), MDT_MEMBERS_METHODS), 0);
         while ((e = mdt_members_next_named(&tok, "x", &it)) != MDT_ITEROVER) {
             ck_assert_int_ne(e, 0);
             ck_assert_uint_lt(++errors, 1000);
@@ -367,8 +374,8 @@ START_TEST(members_through_a_damaged_ptr_table)
     unsigned n = 0, errors = 0;
     int e;
     ck_assert_uint_gt(mdt_table_rows(img, MDT_TABLE_MethodPtr), 0);
-    ck_assert_int_eq(mdt_members_init(&it, img, type_named(img, "HelloWorld.Program"), MDT_MEMBERS_METHODS),
-                     0);
+    ck_assert_int_eq(
+        mdt_members_init(&it, img, type_named(img, "HelloWorld.Program"), MDT_MEMBERS_METHODS), 0);
     while ((e = mdt_members_next(&tok, NULL, &it)) != MDT_ITEROVER) {
         if (e) {
             ck_assert_int_eq(e, MDT_EBADIMAGE);

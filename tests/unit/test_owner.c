@@ -56,11 +56,11 @@ static uint8_t *build(void *ctx, size_t *len, const uint32_t *starts, struct sha
     put16(b + 6, 1);
     put32(b + 12, 12);
     memcpy(b + 16, "v4.0.30319", 10);
-    put16(b + 30, 1);                          /* one stream */
-    put32(b + 32, (uint32_t)head);             /* its offset */
-    put32(b + 36, (uint32_t)(tables - cut));   /* its size */
+    put16(b + 30, 1);                        /* one stream */
+    put32(b + 32, (uint32_t)head);           /* its offset */
+    put32(b + 36, (uint32_t)(tables - cut)); /* its size */
     memcpy(b + 40, "#~", 3);
-    t[4] = 2;                                  /* version 2.0 */
+    t[4] = 2; /* version 2.0 */
     t[7] = 1;
     put32(t + 8, 1u << MDT_TABLE_TypeDef | 1u << MDT_TABLE_MethodDef);
     put32(t + 24, s.ntypes);

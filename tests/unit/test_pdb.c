@@ -61,8 +61,8 @@ static bool marked(char **lines, size_t nlines, uint32_t line, const char *name)
     if (line == 0 || line > nlines)
         return false;
     for (p = strstr(lines[line - 1], "@"); p; p = strstr(p + 1, "@"))
-        if (strncmp(p + 1, name, n) == 0 && (p[1 + n] == '\0' || p[1 + n] == ' ' ||
-                                              p[1 + n] == '\n'))
+        if (strncmp(p + 1, name, n) == 0 &&
+            (p[1 + n] == '\0' || p[1 + n] == ' ' || p[1 + n] == '\n'))
             return true;
     return false;
 }
@@ -339,9 +339,9 @@ START_TEST(damaged_sequence_points_fail_for_their_method_alone)
     uint32_t add = method_named(img, "Add"), loop = method_named(img, "Loop");
     int r;
     ck_assert_int_eq(mdt_pdb_open_file(ctx, &pdb, path, NULL), 0);
-    ck_assert_int_eq(mdt_row_get(&row, mdt_pdb_image(pdb), MDT_TABLE_MethodDebugInformation,
-                                 MDT_TOKEN_RID(add)),
-                     0);
+    ck_assert_int_eq(
+        mdt_row_get(&row, mdt_pdb_image(pdb), MDT_TABLE_MethodDebugInformation, MDT_TOKEN_RID(add)),
+        0);
     ck_assert_int_eq(mdt_row_blob(&blob, &len, &row, MDT_COL_MethodDebugInformation_SequencePoints),
                      0);
     /* Add's blob: LocalSignature, then the first point (IL 0, 0 lines, 1
@@ -376,7 +376,8 @@ END_TEST
 START_TEST(a_windows_pdb_is_unsupported)
 {
     void *ctx = talloc_new(NULL);
-    static const char msf[] = "Microsoft C/C++ MSF 7.00\r\n\x1a" "DS\0\0\0";
+    static const char msf[] = "Microsoft C/C++ MSF 7.00\r\n\x1a"
+                              "DS\0\0\0";
     char *path = write_tmp(ctx, (const uint8_t *)msf, sizeof msf);
     mdt_pdb *pdb;
     ck_assert_int_eq(mdt_pdb_open_file(ctx, &pdb, path, NULL), MDT_EUNSUPPORTED);

@@ -12,8 +12,7 @@ static mdt_image *open_path(void *ctx, const char *path)
 {
     mdt_image *img = NULL;
     char msg[512];
-    ck_assert_msg(mdt_image_open_file(ctx, &img, path, 0) == 0, "%s",
-                  mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(mdt_image_open_file(ctx, &img, path, 0) == 0, "%s", mdt_errmsg(msg, sizeof msg));
     return img;
 }
 
@@ -103,8 +102,8 @@ START_TEST(every_signature_of_mscorlib_decodes)
 {
     void *ctx = talloc_new(NULL);
     mdt_image *img = open_path(ctx, MONO_45_DIR "/mscorlib.dll");
-    unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef, MDT_TABLE_Field,
-                         MDT_TABLE_Property, MDT_TABLE_StandAloneSig, MDT_TABLE_TypeSpec,
+    unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef,     MDT_TABLE_Field,
+                         MDT_TABLE_Property,  MDT_TABLE_StandAloneSig, MDT_TABLE_TypeSpec,
                          MDT_TABLE_MethodSpec};
     uint64_t n = 0;
     for (unsigned k = 0; k < sizeof tables / sizeof tables[0]; k++)
@@ -190,7 +189,8 @@ START_TEST(vararg_memberref_on_methoddef)
     ck_assert_uint_eq(sig.method->callconv & MDT_CC_MASK, MDT_CC_VARARG);
     ck_assert_uint_eq(sig.method->sentinel, 0);
     ck_assert_uint_eq(sig.method->nparams, 1);
-    ck_assert_str_eq(sig_of(ctx, img, 0x0a00000b, MDT_STYLE_FULL), "vararg System.Void(...,System.String)");
+    ck_assert_str_eq(sig_of(ctx, img, 0x0a00000b, MDT_STYLE_FULL),
+                     "vararg System.Void(...,System.String)");
     ck_assert_str_eq(name_of(ctx, img, 0x0a00000b, MDT_STYLE_FULL), "Program::DrawArgList");
     talloc_free(ctx);
 }
@@ -224,10 +224,22 @@ START_TEST(malformed_blobs_fail_with_offsets)
         {MDT_SIG_TYPESPEC, {0x12, 0x03}, 2, MDT_EBADIMAGE, "tag 3 is not valid"},
         {MDT_SIG_TYPESPEC, {0x12, 0xE0}, 2, MDT_EBADIMAGE, "prefix 111"},
         {MDT_SIG_TYPESPEC, {0x15, 0x08}, 2, MDT_EBADIMAGE, "must be followed by CLASS"},
-        {MDT_SIG_TYPESPEC, {0x15, 0x12, 0x08, 0x7f, 0x08}, 5, MDT_EBADIMAGE, "generic argument count 127 exceeds"},
+        {MDT_SIG_TYPESPEC,
+         {0x15, 0x12, 0x08, 0x7f, 0x08},
+         5,
+         MDT_EBADIMAGE,
+         "generic argument count 127 exceeds"},
         {MDT_SIG_TYPESPEC, {0x14, 0x08, 0x00}, 3, MDT_EBADIMAGE, "ARRAY with rank 0"},
-        {MDT_SIG_TYPESPEC, {0x14, 0x08, 0x01, 0x40}, 4, MDT_EBADIMAGE, "array size count 64 exceeds"},
-        {MDT_SIG_METHOD, {0x00, 0x02, 0x01, 0x41, 0x08, 0x41, 0x08}, 7, MDT_EBADIMAGE, "second SENTINEL"},
+        {MDT_SIG_TYPESPEC,
+         {0x14, 0x08, 0x01, 0x40},
+         4,
+         MDT_EBADIMAGE,
+         "array size count 64 exceeds"},
+        {MDT_SIG_METHOD,
+         {0x00, 0x02, 0x01, 0x41, 0x08, 0x41, 0x08},
+         7,
+         MDT_EBADIMAGE,
+         "second SENTINEL"},
         {MDT_SIG_METHOD, {0x00, 0x05, 0x01}, 3, MDT_EBADIMAGE, "parameter count 5 exceeds"},
         {MDT_SIG_FIELD, {0x05, 0x08}, 2, MDT_EBADIMAGE, "not 0x06"},
         {MDT_SIG_LOCALS, {0x07, 0x01, 0x45}, 3, MDT_ETRUNC, "#Blob[0x0]+0x3"},
@@ -261,7 +273,8 @@ START_TEST(deep_nesting_is_capped)
                      MDT_EBADIMAGE);
     ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "nested deeper than 64"));
     /* 63 levels decode and print. */
-    ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, blob + sizeof blob - 64, 64, 0), 0);
+    ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, blob + sizeof blob - 64, 64, 0),
+                     0);
     talloc_free(ctx);
 }
 END_TEST
@@ -282,9 +295,15 @@ START_TEST(array_shapes_and_modifiers_print_per_names_md)
         {{0x14, 0x08, 0x02, 0x01, 0x03, 0x00}, 6, "System.Int32[3,]", "System.Int32[,]"},
         {{0x14, 0x08, 0x01, 0x01, 0x00, 0x01, 0x00}, 7, "System.Int32[0...-1]", "System.Int32[*]"},
         {{0x14, 0x08, 0x01, 0x00, 0x01, 0x02}, 6, "System.Int32[1...]", "System.Int32[*]"},
-        {{0x14, 0x08, 0x01, 0x02, 0x02, 0x03, 0x00}, 7, "System.Int32[2]{sizes=2,3;lo=}", "System.Int32[*]"},
+        {{0x14, 0x08, 0x01, 0x02, 0x02, 0x03, 0x00},
+         7,
+         "System.Int32[2]{sizes=2,3;lo=}",
+         "System.Int32[*]"},
         {{0x0f, 0x01}, 2, "System.Void*", "System.Void*"},
-        {{0x1b, 0x01, 0x01, 0x08, 0x0e}, 5, "delegate* unmanaged[Cdecl]<System.String,System.Int32>", "System.IntPtr"},
+        {{0x1b, 0x01, 0x01, 0x08, 0x0e},
+         5,
+         "delegate* unmanaged[Cdecl]<System.String,System.Int32>",
+         "System.IntPtr"},
         {{0x1b, 0x25, 0x00, 0x01}, 4, "delegate* instance vararg<System.Void>", "System.IntPtr"},
         {{0x13, 0x00}, 2, "!0", "!0"},
         {{0x1e, 0x03}, 2, "!!3", "!!3"},
@@ -293,8 +312,9 @@ START_TEST(array_shapes_and_modifiers_print_per_names_md)
         mdt_sig s;
         char *out, msg[512];
         mdt_name_opts refl = {.style = MDT_STYLE_REFLECTION};
-        ck_assert_msg(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, cases[i].blob, cases[i].len, 0) == 0,
-                      "case %zu: %s", i, mdt_errmsg(msg, sizeof msg));
+        ck_assert_msg(
+            mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, cases[i].blob, cases[i].len, 0) == 0,
+            "case %zu: %s", i, mdt_errmsg(msg, sizeof msg));
         ck_assert_int_eq(mdt_type_name(ctx, &out, s.type, NULL), 0);
         ck_assert_str_eq(out, cases[i].full);
         ck_assert_int_eq(mdt_type_name(ctx, &out, s.type, &refl), 0);

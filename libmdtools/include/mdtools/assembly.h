@@ -20,15 +20,15 @@ typedef struct mdt_image mdt_image;
 #define MDT_AFL_RETARGETABLE 0x0100u
 
 typedef struct mdt_identity {
-    const char *name;           /* borrowed from #Strings */
-    const char *culture;        /* borrowed, "" for neutral */
-    uint16_t version[4];        /* major, minor, build, revision */
+    const char *name;    /* borrowed from #Strings */
+    const char *culture; /* borrowed, "" for neutral */
+    uint16_t version[4]; /* major, minor, build, revision */
     uint32_t flags;
-    uint32_t hash_alg;          /* Assembly rows only */
-    const uint8_t *public_key;  /* borrowed: full key (Assembly, or AssemblyRef
-                                   with MDT_AFL_PUBLICKEY), else NULL */
+    uint32_t hash_alg;         /* Assembly rows only */
+    const uint8_t *public_key; /* borrowed: full key (Assembly, or AssemblyRef
+                                  with MDT_AFL_PUBLICKEY), else NULL */
     uint32_t public_key_len;
-    bool has_token;             /* public_key_token is meaningful */
+    bool has_token; /* public_key_token is meaningful */
     uint8_t public_key_token[8];
 } mdt_identity;
 

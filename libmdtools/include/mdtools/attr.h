@@ -42,9 +42,9 @@ typedef struct mdt_image mdt_image;
  * then reads its underlying type and, for printing, its member names), or
  * only its underlying element type (def_img NULL). */
 typedef struct mdt_enum_info {
-    const mdt_image *def_img;   /* image defining the enum, or NULL */
-    uint32_t def_typedef;       /* TypeDef token in def_img */
-    uint8_t underlying;         /* when def_img is NULL: I1..U8, BOOLEAN or CHAR */
+    const mdt_image *def_img; /* image defining the enum, or NULL */
+    uint32_t def_typedef;     /* TypeDef token in def_img */
+    uint8_t underlying;       /* when def_img is NULL: I1..U8, BOOLEAN or CHAR */
 } mdt_enum_info;
 
 /* Asked for an enum the image does not define. Either `token` is the
@@ -57,18 +57,18 @@ typedef int (*mdt_enum_resolver)(void *payload, mdt_enum_info *out, const mdt_im
                                  uint32_t token, const char *name);
 
 typedef struct mdt_named_arg {
-    bool property;              /* PROPERTY (0x54), else FIELD (0x53) */
-    const char *name;           /* UTF-8, NUL-terminated */
+    bool property;    /* PROPERTY (0x54), else FIELD (0x53) */
+    const char *name; /* UTF-8, NUL-terminated */
     mdt_value value;
 } mdt_named_arg;
 
 typedef struct mdt_attr {
     const mdt_image *img;
-    uint32_t ctor;              /* MethodDef or MemberRef token */
-    uint32_t type;              /* the attribute type: the ctor's parent (TypeDef,
-                                   TypeRef or TypeSpec token) */
+    uint32_t ctor; /* MethodDef or MemberRef token */
+    uint32_t type; /* the attribute type: the ctor's parent (TypeDef,
+                      TypeRef or TypeSpec token) */
     uint32_t nfixed;
-    const mdt_value *fixed;     /* one per constructor parameter */
+    const mdt_value *fixed; /* one per constructor parameter */
     uint32_t nnamed;
     const mdt_named_arg *named;
 } mdt_attr;

@@ -52,16 +52,16 @@ enum mdt_desc_kind {
 typedef struct mdt_desc mdt_desc;
 
 struct mdt_desc {
-    uint8_t kind;                 /* enum mdt_desc_kind */
-    uint8_t prim;                 /* PRIM: MDT_ELEMENT_TYPE_VOID..OBJECT (a primitive,
-                                     STRING, OBJECT, TYPEDBYREF, I, U) */
-    const mdt_image *img;         /* TYPEDEF (borrowed) */
-    uint32_t token;               /* TYPEDEF: 0x02xxxxxx */
-    uint32_t nargs;               /* TYPEDEF: generic arguments, all of them for a
-                                     nested generic (outer ones first) */
+    uint8_t kind;         /* enum mdt_desc_kind */
+    uint8_t prim;         /* PRIM: MDT_ELEMENT_TYPE_VOID..OBJECT (a primitive,
+                             STRING, OBJECT, TYPEDBYREF, I, U) */
+    const mdt_image *img; /* TYPEDEF (borrowed) */
+    uint32_t token;       /* TYPEDEF: 0x02xxxxxx */
+    uint32_t nargs;       /* TYPEDEF: generic arguments, all of them for a
+                             nested generic (outer ones first) */
     const mdt_desc *const *args;
-    uint32_t rank;                /* ARRAY: 1..32 */
-    const mdt_desc *elem;         /* SZARRAY, ARRAY, PTR, BYREF */
+    uint32_t rank;        /* ARRAY: 1..32 */
+    const mdt_desc *elem; /* SZARRAY, ARRAY, PTR, BYREF */
 };
 
 /* Map an MVID (16 bytes as stored in #GUID, as mdt_image_mvid gives them)

@@ -41,13 +41,13 @@ enum mdt_error_code {
  * UINT64_MAX. The strings are copies: the record outlives the image. */
 typedef struct mdt_errinfo {
     int code;
-    char file[128];     /* image name given at open (often a path) */
-    char region[40];    /* "PE header", "#~", "#Blob", "TypeDef", ... */
-    char column[40];    /* column name for table cells, else "" */
-    uint32_t row;       /* 1-based row, or UINT32_MAX */
-    uint64_t offset;    /* offset inside the region, or UINT64_MAX */
+    char file[128];       /* image name given at open (often a path) */
+    char region[40];      /* "PE header", "#~", "#Blob", "TypeDef", ... */
+    char column[40];      /* column name for table cells, else "" */
+    uint32_t row;         /* 1-based row, or UINT32_MAX */
+    uint64_t offset;      /* offset inside the region, or UINT64_MAX */
     uint64_t file_offset; /* offset in the file/buffer, or UINT64_MAX */
-    char what[256];     /* what was wrong, e.g. "blob length 0x40 beyond heap end" */
+    char what[256];       /* what was wrong, e.g. "blob length 0x40 beyond heap end" */
 } mdt_errinfo;
 
 /* Short, static description of a code ("bad image", ...). Never NULL. */

@@ -542,9 +542,8 @@ int mdt_idmap_class_name(void *mem_ctx, char **out, const mdt_idmap *map, uintpt
  * the method prints uninstantiated. Errors as mdt_idmap_class_name:
  * MDT_ENOTFOUND, MDT_EINVAL, MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC,
  * MDT_ENOHEAP, MDT_EUNSUPPORTED. Not async-signal-safe. */
-int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map,
-                            uintptr_t function_id, uint64_t gen,
-                            const struct mdt_name_opts *opts);
+int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map, uintptr_t function_id,
+                            uint64_t gen, const struct mdt_name_opts *opts);
 
 /* ---- Readers with lazy catch-up --------------------------------------- */
 /* As the lookups above (gen 0), but on a miss call the miss callback once

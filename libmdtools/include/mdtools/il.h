@@ -90,12 +90,12 @@ enum mdt_il_flow {
 };
 
 typedef struct mdt_il_opinfo {
-    const char *name;  /* as Partition III spells it: "ldarg.0", "constrained." */
-    uint16_t opcode;   /* enum mdt_il_opcode */
-    uint8_t operand;   /* enum mdt_il_operand_kind */
-    uint8_t flow;      /* enum mdt_il_flow */
-    uint8_t opsize;    /* bytes of the opcode: 1 or 2 */
-    uint8_t argsize;   /* bytes of the operand (switch: 4, the count) */
+    const char *name; /* as Partition III spells it: "ldarg.0", "constrained." */
+    uint16_t opcode;  /* enum mdt_il_opcode */
+    uint8_t operand;  /* enum mdt_il_operand_kind */
+    uint8_t flow;     /* enum mdt_il_flow */
+    uint8_t opsize;   /* bytes of the opcode: 1 or 2 */
+    uint8_t argsize;  /* bytes of the operand (switch: 4, the count) */
 } mdt_il_opinfo;
 
 /* The description of `opcode` (an enum mdt_il_opcode value), static; NULL
@@ -104,8 +104,8 @@ const mdt_il_opinfo *mdt_il_opcode_info(unsigned opcode);
 
 /* Exception clause kinds: the Flags of a clause (II.25.4.6). */
 enum mdt_il_eh_kind {
-    MDT_IL_EH_CATCH = 0x0,   /* COR_ILEXCEPTION_CLAUSE_EXCEPTION: a typed handler */
-    MDT_IL_EH_FILTER = 0x1,  /* an exception filter and handler */
+    MDT_IL_EH_CATCH = 0x0,  /* COR_ILEXCEPTION_CLAUSE_EXCEPTION: a typed handler */
+    MDT_IL_EH_FILTER = 0x1, /* an exception filter and handler */
     MDT_IL_EH_FINALLY = 0x2,
     MDT_IL_EH_FAULT = 0x4
 };
@@ -125,10 +125,10 @@ typedef struct mdt_il_body {
     bool init_locals;      /* CorILMethod_InitLocals (0x10) */
     uint32_t locals_token; /* LocalVarSigTok: a StandAloneSig token, or 0 */
     uint32_t code_size;
-    const uint8_t *code;   /* code_size bytes */
-    uint32_t size;         /* header, code, padding and sections */
-    uint32_t nsections;    /* extra data sections (II.25.4.5), any kind */
-    uint32_t neh;          /* exception clauses, in all EH sections */
+    const uint8_t *code;     /* code_size bytes */
+    uint32_t size;           /* header, code, padding and sections */
+    uint32_t nsections;      /* extra data sections (II.25.4.5), any kind */
+    uint32_t neh;            /* exception clauses, in all EH sections */
     const uint8_t *sections; /* the first section's header, or NULL */
     uint32_t sections_size;  /* bytes from `sections` to the end of the last */
 } mdt_il_body;
@@ -164,12 +164,12 @@ int mdt_il_body_parse(mdt_il_body *out, const mdt_image *img, const char *name, 
 /* One exception clause (II.25.4.6), fat or small alike. Ends are
  * exclusive: try_start + try_length. */
 typedef struct mdt_il_eh {
-    uint32_t kind;          /* enum mdt_il_eh_kind */
+    uint32_t kind; /* enum mdt_il_eh_kind */
     uint32_t try_start, try_length;
     uint32_t handler_start, handler_length;
-    uint32_t catch_type;    /* MDT_IL_EH_CATCH: TypeDef, TypeRef or TypeSpec token */
-    uint32_t filter_start;  /* MDT_IL_EH_FILTER: IL offset of the filter */
-    bool fat;               /* read from a fat section */
+    uint32_t catch_type;   /* MDT_IL_EH_CATCH: TypeDef, TypeRef or TypeSpec token */
+    uint32_t filter_start; /* MDT_IL_EH_FILTER: IL offset of the filter */
+    bool fat;              /* read from a fat section */
 } mdt_il_eh;
 
 /* Clause `i` (0-based, in section order) of a body. Errors: MDT_EINVAL
@@ -180,16 +180,16 @@ int mdt_il_eh_get(mdt_il_eh *out, const mdt_il_body *body, uint32_t i);
 
 /* One instruction. */
 typedef struct mdt_il_insn {
-    uint32_t offset;       /* IL offset of its first byte */
-    uint32_t size;         /* bytes: opcode and operand */
-    uint16_t opcode;       /* enum mdt_il_opcode */
-    uint8_t operand;       /* enum mdt_il_operand_kind */
+    uint32_t offset;           /* IL offset of its first byte */
+    uint32_t size;             /* bytes: opcode and operand */
+    uint16_t opcode;           /* enum mdt_il_opcode */
+    uint8_t operand;           /* enum mdt_il_operand_kind */
     const mdt_il_opinfo *info; /* static */
-    int64_t value;         /* integer, argument, local, U8 operands; branch target */
-    double real;           /* R32, R64 */
-    uint32_t token;        /* token operands */
-    uint32_t count;        /* SWITCH: number of targets */
-    const uint8_t *bytes;  /* `size` bytes, the opcode first (borrowed) */
+    int64_t value;             /* integer, argument, local, U8 operands; branch target */
+    double real;               /* R32, R64 */
+    uint32_t token;            /* token operands */
+    uint32_t count;            /* SWITCH: number of targets */
+    const uint8_t *bytes;      /* `size` bytes, the opcode first (borrowed) */
 } mdt_il_insn;
 
 /* The instruction that starts at IL offset `offset` of the body. Branch and
@@ -243,8 +243,8 @@ int mdt_il_switch_target(uint32_t *target, const mdt_il_insn *insn, uint32_t i);
  * printed as its token followed by the reason in an ILAsm comment,
  * rather than failing. Errors: MDT_EINVAL (NULL out, insn or body),
  * MDT_ENOMEM. */
-int mdt_il_insn_text(void *mem_ctx, char **out, const mdt_il_body *body,
-                     const mdt_il_insn *insn, const mdt_name_opts *opts);
+int mdt_il_insn_text(void *mem_ctx, char **out, const mdt_il_body *body, const mdt_il_insn *insn,
+                     const mdt_name_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -36,11 +36,11 @@ extern "C" {
 typedef struct mdt_image mdt_image;
 
 enum mdt_image_kind {
-    MDT_KIND_PE = 1,       /* PE file, flat file layout */
-    MDT_KIND_PE_MAPPED,    /* PE laid out by a loader */
-    MDT_KIND_WEBCIL,       /* bare Webcil payload ("WbIL") */
-    MDT_KIND_WASM,         /* Webcil inside a WebAssembly module */
-    MDT_KIND_METADATA      /* raw metadata blob ("BSJB"), e.g. a portable PDB */
+    MDT_KIND_PE = 1,    /* PE file, flat file layout */
+    MDT_KIND_PE_MAPPED, /* PE laid out by a loader */
+    MDT_KIND_WEBCIL,    /* bare Webcil payload ("WbIL") */
+    MDT_KIND_WASM,      /* Webcil inside a WebAssembly module */
+    MDT_KIND_METADATA   /* raw metadata blob ("BSJB"), e.g. a portable PDB */
 };
 
 enum mdt_open_flags {
@@ -139,9 +139,8 @@ typedef struct mdt_mem_range {
  * immutable afterwards and any thread may read it without locks. Not
  * async-signal-safe (it allocates): a profiler opens images in its event
  * callbacks, never in a signal handler. */
-int mdt_image_open_mapped_ranges(void *mem_ctx, mdt_image **out, const char *name,
-                                 const void *base, const mdt_mem_range *ranges, size_t nranges,
-                                 unsigned flags);
+int mdt_image_open_mapped_ranges(void *mem_ctx, mdt_image **out, const char *name, const void *base,
+                                 const mdt_mem_range *ranges, size_t nranges, unsigned flags);
 /* Free an image (same as talloc_free). NULL is fine. */
 void mdt_image_close(mdt_image *img);
 
@@ -165,10 +164,10 @@ const char *mdt_image_warning(const mdt_image *img, size_t i);
 /* --- PE / Webcil headers (II.25). Zero-filled for raw metadata. --- */
 
 typedef struct mdt_section {
-    char name[9];            /* up to the first NUL of the 8-byte field */
+    char name[9]; /* up to the first NUL of the 8-byte field */
     uint32_t virtual_address;
     uint32_t virtual_size;
-    uint32_t raw_pointer;    /* file offset of the raw data */
+    uint32_t raw_pointer; /* file offset of the raw data */
     uint32_t raw_size;
 } mdt_section;
 
@@ -178,7 +177,7 @@ typedef struct mdt_data_dir {
 } mdt_data_dir;
 
 typedef struct mdt_debug_entry {
-    uint32_t type;           /* 2 = CodeView, 17 = embedded portable PDB, ... */
+    uint32_t type; /* 2 = CodeView, 17 = embedded portable PDB, ... */
     uint32_t size;
     uint32_t rva;
     uint32_t file_pointer;
@@ -187,7 +186,7 @@ typedef struct mdt_debug_entry {
     bool has_codeview;
     uint8_t pdb_guid[16];
     uint32_t pdb_age;
-    const char *pdb_path;    /* borrowed, NUL-terminated inside the image, or NULL */
+    const char *pdb_path;     /* borrowed, NUL-terminated inside the image, or NULL */
     uint32_t time_date_stamp; /* the entry's TimeDateStamp: for a portable PDB's
                                  CodeView entry, the last 4 bytes of its PDB id */
 } mdt_debug_entry;
@@ -204,8 +203,8 @@ typedef struct mdt_pe_info {
     uint32_t nsections;
     /* CLI header (II.25.3.3) */
     uint16_t cli_major, cli_minor;
-    uint32_t cli_flags;          /* COMIMAGE_FLAGS_* */
-    uint32_t entry_point;        /* token, or an RVA when NATIVE_ENTRYPOINT */
+    uint32_t cli_flags;   /* COMIMAGE_FLAGS_* */
+    uint32_t entry_point; /* token, or an RVA when NATIVE_ENTRYPOINT */
     mdt_data_dir metadata;
     mdt_data_dir resources;
     mdt_data_dir strong_name_signature;
@@ -213,7 +212,7 @@ typedef struct mdt_pe_info {
     mdt_data_dir managed_native_header; /* non-zero: ReadyToRun / NGen */
     /* data directories of the optional header */
     mdt_data_dir debug_dir;
-    size_t ndebug;               /* entries decoded, see mdt_image_debug_entry */
+    size_t ndebug; /* entries decoded, see mdt_image_debug_entry */
 } mdt_pe_info;
 
 #define MDT_COMIMAGE_ILONLY 0x00000001u
@@ -250,27 +249,27 @@ int mdt_image_rva_to_offset(uint64_t *offset, const mdt_image *img, uint32_t rva
 /* --- Metadata root and streams (II.24.2.1, II.24.2.2) --- */
 
 typedef struct mdt_stream_info {
-    char name[33];            /* as stored, NUL-terminated, up to 32 bytes */
-    uint32_t offset;          /* from the metadata root */
+    char name[33];   /* as stored, NUL-terminated, up to 32 bytes */
+    uint32_t offset; /* from the metadata root */
     uint32_t size;
-    bool used;                /* chosen as the heap of its name */
+    bool used; /* chosen as the heap of its name */
 } mdt_stream_info;
 
 typedef struct mdt_md_info {
     uint16_t major_version, minor_version;
-    const char *version;      /* borrowed, e.g. "v4.0.30319" */
-    uint64_t file_offset;     /* of "BSJB" in the buffer */
+    const char *version;  /* borrowed, e.g. "v4.0.30319" */
+    uint64_t file_offset; /* of "BSJB" in the buffer */
     uint32_t size;
     size_t nstreams;
-    bool enc;                 /* uncompressed #- tables (or #Schema present) */
-    bool jtd;                 /* #JTD: every index 4 bytes wide */
-    bool has_pdb;             /* #Pdb stream present (portable PDB) */
+    bool enc;     /* uncompressed #- tables (or #Schema present) */
+    bool jtd;     /* #JTD: every index 4 bytes wide */
+    bool has_pdb; /* #Pdb stream present (portable PDB) */
     uint8_t tables_major, tables_minor;
-    uint8_t heap_sizes;       /* HeapSizes byte of the tables stream */
-    bool has_extra_data;      /* HeapSizes 0x40: 4 bytes after the row counts */
+    uint8_t heap_sizes;  /* HeapSizes byte of the tables stream */
+    bool has_extra_data; /* HeapSizes 0x40: 4 bytes after the row counts */
     uint32_t extra_data;
-    uint64_t valid;           /* Valid bit vector */
-    uint64_t sorted;          /* Sorted bit vector */
+    uint64_t valid;  /* Valid bit vector */
+    uint64_t sorted; /* Sorted bit vector */
     /* #Pdb stream (portable PDB) */
     uint8_t pdb_id[20];
     uint32_t pdb_entry_point;

@@ -51,29 +51,34 @@ typedef struct mdt_image mdt_image;
  * nothing (put it on the stack). Set it to MDT_MEMBERS_INIT before
  * mdt_members_init; its fields after `version` are private. */
 typedef struct mdt_members {
-    unsigned version;        /* MDT_MEMBERS_VERSION */
+    unsigned version; /* MDT_MEMBERS_VERSION */
     const mdt_image *img;
-    uint32_t type;           /* the TypeDef token */
-    uint8_t kinds;           /* MDT_MEMBERS_* asked for */
-    uint8_t step;            /* the kind being walked, 0 to 4 (done) */
-    uint8_t open;            /* whether that kind's walk has started */
-    uint8_t direct;          /* no Ptr table: positions are rids */
-    uint32_t pos, end;       /* the current run's positions [pos, end) */
-    uint32_t given, cap;     /* members given of this kind, at most cap */
-    uint32_t errors;         /* unreadable members of the current run */
-    mdt_find map;            /* PropertyMap/EventMap rows of the type */
+    uint32_t type;       /* the TypeDef token */
+    uint8_t kinds;       /* MDT_MEMBERS_* asked for */
+    uint8_t step;        /* the kind being walked, 0 to 4 (done) */
+    uint8_t open;        /* whether that kind's walk has started */
+    uint8_t direct;      /* no Ptr table: positions are rids */
+    uint32_t pos, end;   /* the current run's positions [pos, end) */
+    uint32_t given, cap; /* members given of this kind, at most cap */
+    uint32_t errors;     /* unreadable members of the current run */
+    mdt_find map;        /* PropertyMap/EventMap rows of the type */
 } mdt_members;
 
 #define MDT_MEMBERS_VERSION 1
-#define MDT_MEMBERS_INIT {MDT_MEMBERS_VERSION, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}}
+#define MDT_MEMBERS_INIT                                                                           \
+    {                                                                                              \
+        MDT_MEMBERS_VERSION, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,                                   \
+        {                                                                                          \
+            0                                                                                      \
+        }                                                                                          \
+    }
 
 /* Start iterating the members `kinds` of TypeDef `typedef_token`. Errors:
  * MDT_EINVAL (no iterator or image, an iterator not set to
  * MDT_MEMBERS_INIT's version, not a TypeDef token, no kind asked for),
  * MDT_ENOTFOUND (no such TypeDef row), MDT_ETRUNC (the row lies beyond the
  * tables stream). */
-int mdt_members_init(mdt_members *it, const mdt_image *img, uint32_t typedef_token,
-                     unsigned kinds);
+int mdt_members_init(mdt_members *it, const mdt_image *img, uint32_t typedef_token, unsigned kinds);
 
 /* The next member: its token (Field, MethodDef, Property or Event) in
  * *member and, when name is not NULL, its name (borrowed from the image,

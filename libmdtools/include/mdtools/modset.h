@@ -104,16 +104,16 @@ enum mdt_modset_add_flags {
 /* A module as a view sees it. */
 typedef struct mdt_module_info {
     uintptr_t id;
-    const mdt_image *image;  /* NULL: no metadata */
+    const mdt_image *image; /* NULL: no metadata */
     uintptr_t appdomain;
-    const char *name;        /* never NULL ("" when unknown) */
-    const char *path;        /* NULL when not given */
-    size_t index;            /* position in the view (registration order) */
-    bool is_manifest;        /* has an Assembly row: identity is valid */
-    bool bad_image;          /* its Module/Assembly row could not be read */
-    mdt_identity identity;   /* of the assembly it declares (manifests only) */
-    uintptr_t manifest;      /* ID of the manifest module of its assembly
-                                (its own ID for a manifest), 0 when unknown */
+    const char *name;      /* never NULL ("" when unknown) */
+    const char *path;      /* NULL when not given */
+    size_t index;          /* position in the view (registration order) */
+    bool is_manifest;      /* has an Assembly row: identity is valid */
+    bool bad_image;        /* its Module/Assembly row could not be read */
+    mdt_identity identity; /* of the assembly it declares (manifests only) */
+    uintptr_t manifest;    /* ID of the manifest module of its assembly
+                              (its own ID for a manifest), 0 when unknown */
 } mdt_module_info;
 
 /* New, empty set under mem_ctx. Errors: MDT_ENOMEM. */

@@ -64,10 +64,10 @@ typedef struct mdt_generic_context {
 typedef struct mdt_name_cache mdt_name_cache;
 
 typedef struct mdt_name_opts {
-    int style;                        /* enum mdt_name_style */
-    unsigned flags;                   /* enum mdt_name_flags */
-    const mdt_generic_context *gctx;  /* may be NULL */
-    mdt_name_cache *cache;            /* may be NULL; see mdt_name_cache_new */
+    int style;                       /* enum mdt_name_style */
+    unsigned flags;                  /* enum mdt_name_flags */
+    const mdt_generic_context *gctx; /* may be NULL */
+    mdt_name_cache *cache;           /* may be NULL; see mdt_name_cache_new */
 } mdt_name_opts;
 
 /* A memo of the names of one image's TypeDefs and TypeRefs in one style and

@@ -98,12 +98,12 @@ typedef struct mdt_seqpoint_iter {
     const mdt_pdb *pdb;
     const uint8_t *blob;
     uint32_t len, pos;
-    uint32_t method;            /* MethodDef (and MethodDebugInformation) row */
-    uint32_t blob_index;        /* #Blob index of the blob, for messages */
+    uint32_t method;     /* MethodDef (and MethodDebugInformation) row */
+    uint32_t blob_index; /* #Blob index of the blob, for messages */
     uint32_t document;
     uint32_t il_offset;
-    uint32_t line, column;      /* start of the previous non-hidden point */
-    uint32_t count;             /* sequence points read */
+    uint32_t line, column; /* start of the previous non-hidden point */
+    uint32_t count;        /* sequence points read */
     bool seen_nonhidden;
     bool done;
 } mdt_seqpoint_iter;

@@ -35,24 +35,24 @@ extern "C" {
 /* The DOS, COFF and optional headers, field by field (PE/COFF
  * specification; ECMA-335 II.25.2.1 to II.25.2.3). */
 typedef struct mdt_pe_headers {
-    uint32_t lfanew;                /* e_lfanew: file offset of "PE\0\0" */
+    uint32_t lfanew; /* e_lfanew: file offset of "PE\0\0" */
     /* COFF file header */
     uint16_t machine;
     uint16_t nsections;
     uint32_t time_date_stamp;
-    uint32_t symbol_table;          /* PointerToSymbolTable */
+    uint32_t symbol_table; /* PointerToSymbolTable */
     uint32_t nsymbols;
     uint16_t optional_header_size;
     uint16_t characteristics;
     /* optional header, standard fields */
-    uint16_t magic;                 /* 0x10b PE32, 0x20b PE32+ */
+    uint16_t magic; /* 0x10b PE32, 0x20b PE32+ */
     uint8_t linker_major, linker_minor;
     uint32_t size_of_code;
     uint32_t size_of_initialized_data;
     uint32_t size_of_uninitialized_data;
-    uint32_t entry_point;           /* AddressOfEntryPoint (an RVA) */
+    uint32_t entry_point; /* AddressOfEntryPoint (an RVA) */
     uint32_t base_of_code;
-    uint32_t base_of_data;          /* PE32 only; 0 in PE32+ */
+    uint32_t base_of_data; /* PE32 only; 0 in PE32+ */
     /* optional header, Windows fields */
     uint64_t image_base;
     uint32_t section_alignment;
@@ -69,12 +69,12 @@ typedef struct mdt_pe_headers {
     uint64_t stack_reserve, stack_commit;
     uint64_t heap_reserve, heap_commit;
     uint32_t loader_flags;
-    uint32_t ndirs_declared;        /* NumberOfRvaAndSizes as stored */
-    uint32_t ndirs;                 /* directories read: at most 16, and what fits */
-    mdt_data_dir dirs[16];          /* index 4 (certificates) holds a file offset */
-    uint64_t checksum_offset;       /* file offset of the CheckSum field */
-    uint64_t cert_dir_offset;       /* file offset of directory 4, 0 when absent */
-    uint64_t section_table_offset;  /* file offset of the section table */
+    uint32_t ndirs_declared;       /* NumberOfRvaAndSizes as stored */
+    uint32_t ndirs;                /* directories read: at most 16, and what fits */
+    mdt_data_dir dirs[16];         /* index 4 (certificates) holds a file offset */
+    uint64_t checksum_offset;      /* file offset of the CheckSum field */
+    uint64_t cert_dir_offset;      /* file offset of directory 4, 0 when absent */
+    uint64_t section_table_offset; /* file offset of the section table */
 } mdt_pe_headers;
 
 /* Read the headers of a PE image (flat or mapped by a loader: the headers
@@ -86,16 +86,16 @@ int mdt_pe_headers_read(mdt_pe_headers *out, const mdt_image *img);
 
 /* A section header, every field (PE/COFF; II.25.3). */
 typedef struct mdt_pe_section {
-    char name[9];                   /* up to the first NUL of the 8 bytes */
+    char name[9]; /* up to the first NUL of the 8 bytes */
     uint32_t virtual_size;
     uint32_t virtual_address;
     uint32_t raw_size;
     uint32_t raw_pointer;
-    uint32_t relocations;           /* PointerToRelocations */
-    uint32_t linenumbers;           /* PointerToLinenumbers */
+    uint32_t relocations; /* PointerToRelocations */
+    uint32_t linenumbers; /* PointerToLinenumbers */
     uint16_t nrelocations;
     uint16_t nlinenumbers;
-    uint32_t characteristics;       /* IMAGE_SCN_* bits */
+    uint32_t characteristics; /* IMAGE_SCN_* bits */
 } mdt_pe_section;
 
 /* Section header i (0-based) of a PE image. Errors: MDT_EINVAL (NULL
@@ -147,14 +147,14 @@ int mdt_debug_perfmap(uint8_t signature[16], uint32_t *version, const char **pat
 /* --- ReadyToRun (the CLI header's ManagedNativeHeader, "RTR") --- */
 
 typedef struct mdt_r2r_header {
-    uint32_t rva;                   /* of the header */
+    uint32_t rva; /* of the header */
     uint16_t major, minor;
-    uint32_t flags;                 /* READYTORUN_FLAG_*: 0x20 component of a composite image */
+    uint32_t flags; /* READYTORUN_FLAG_*: 0x20 component of a composite image */
     uint32_t nsections;
 } mdt_r2r_header;
 
 typedef struct mdt_r2r_section {
-    uint32_t type;                  /* ReadyToRunSectionType: 100, 101, ... */
+    uint32_t type; /* ReadyToRunSectionType: 100, 101, ... */
     uint32_t rva;
     uint32_t size;
 } mdt_r2r_section;
@@ -180,7 +180,7 @@ const char *mdt_r2r_section_name(uint32_t type);
  * by a string has its name (UTF-8, under mem_ctx) and id 0; one named by
  * a number has name NULL. */
 typedef struct mdt_win32res {
-    uint32_t type_id;               /* 16 = RT_VERSION, 24 = RT_MANIFEST, ... */
+    uint32_t type_id; /* 16 = RT_VERSION, 24 = RT_MANIFEST, ... */
     const char *type_name;
     uint32_t name_id;
     const char *name;
@@ -209,7 +209,7 @@ typedef struct mdt_version_string {
 
 /* The version resource (VS_VERSIONINFO, RT_VERSION), decoded. */
 typedef struct mdt_version_info {
-    bool has_fixed;                 /* a VS_FIXEDFILEINFO is there */
+    bool has_fixed; /* a VS_FIXEDFILEINFO is there */
     uint16_t file_version[4];
     uint16_t product_version[4];
     uint32_t file_flags_mask;
@@ -219,9 +219,9 @@ typedef struct mdt_version_info {
     uint32_t file_subtype;
     uint64_t file_date;
     size_t nstrings;
-    mdt_version_string *strings;    /* talloc array, in file order */
+    mdt_version_string *strings; /* talloc array, in file order */
     size_t ntranslations;
-    uint32_t *translations;         /* VarFileInfo "Translation": language | codepage << 16 */
+    uint32_t *translations; /* VarFileInfo "Translation": language | codepage << 16 */
 } mdt_version_info;
 
 /* The first RT_VERSION resource of the image, decoded; *out under mem_ctx.

@@ -53,9 +53,9 @@ typedef struct mdt_manifest_resource {
     uint32_t implementation;         /* File or AssemblyRef token; 0 when embedded */
     const char *implementation_name; /* that row's name, borrowed; NULL when embedded */
     /* Embedded only (0 otherwise): */
-    uint32_t size;                   /* the length prefix */
-    uint32_t data_rva;               /* RVA of the bytes (after the length) */
-    uint64_t data_file_offset;       /* their file offset; 0 when the image is no flat PE file */
+    uint32_t size;             /* the length prefix */
+    uint32_t data_rva;         /* RVA of the bytes (after the length) */
+    uint64_t data_file_offset; /* their file offset; 0 when the image is no flat PE file */
 } mdt_manifest_resource;
 
 /* ManifestResource row `rid` (1-based). For an embedded resource the
@@ -109,25 +109,25 @@ enum mdt_restype {
 };
 
 typedef struct mdt_resource_entry {
-    const char *name;     /* UTF-8, under the set */
-    uint32_t type_code;   /* enum mdt_restype (version 1 files: USER + type index,
-                             or NULL for -1) */
-    const char *type;     /* "System.String", or the type table's name; under the set */
-    uint64_t offset;      /* of the value (after its type code), from the start of the data */
-    uint64_t size;        /* bytes of the value as stored, length prefixes included (what
-                             ResourceReader.GetResourceData gives): exact for primitives,
-                             strings, byte arrays and streams; a user type's serialised
-                             bytes run to the next value or the end */
-    const char *string;   /* MDT_RESTYPE_STRING: the value (UTF-8, under the set), else NULL */
+    const char *name;   /* UTF-8, under the set */
+    uint32_t type_code; /* enum mdt_restype (version 1 files: USER + type index,
+                           or NULL for -1) */
+    const char *type;   /* "System.String", or the type table's name; under the set */
+    uint64_t offset;    /* of the value (after its type code), from the start of the data */
+    uint64_t size;      /* bytes of the value as stored, length prefixes included (what
+                           ResourceReader.GetResourceData gives): exact for primitives,
+                           strings, byte arrays and streams; a user type's serialised
+                           bytes run to the next value or the end */
+    const char *string; /* MDT_RESTYPE_STRING: the value (UTF-8, under the set), else NULL */
 } mdt_resource_entry;
 
 typedef struct mdt_resource_set {
-    uint32_t header_version;  /* the ResourceManager header's version (1) */
-    const char *reader_type;  /* the reader's type name, NULL when the header skips it */
-    const char *set_type;     /* the resource set's type name, or NULL */
-    uint32_t version;         /* the resource set's format version: 1 or 2 */
+    uint32_t header_version; /* the ResourceManager header's version (1) */
+    const char *reader_type; /* the reader's type name, NULL when the header skips it */
+    const char *set_type;    /* the resource set's type name, or NULL */
+    uint32_t version;        /* the resource set's format version: 1 or 2 */
     size_t ntypes;
-    const char **types;       /* the type table */
+    const char **types; /* the type table */
     size_t n;
     mdt_resource_entry *entries; /* in the file's order (by name hash) */
 } mdt_resource_set;

@@ -88,8 +88,8 @@ typedef struct mdt_type mdt_type;
 typedef struct mdt_method_sig mdt_method_sig;
 
 typedef struct mdt_cmod {
-    bool required;   /* CMOD_REQD (modreq) or CMOD_OPT (modopt) */
-    uint32_t token;  /* TypeDef, TypeRef or TypeSpec */
+    bool required;  /* CMOD_REQD (modreq) or CMOD_OPT (modopt) */
+    uint32_t token; /* TypeDef, TypeRef or TypeSpec */
 } mdt_cmod;
 
 typedef struct mdt_array_shape {
@@ -101,14 +101,14 @@ typedef struct mdt_array_shape {
 } mdt_array_shape;
 
 struct mdt_type {
-    uint8_t kind;                 /* enum mdt_element_type */
+    uint8_t kind; /* enum mdt_element_type */
     uint16_t nmods;
-    const mdt_cmod *mods;         /* modifiers that preceded this type, blob order */
-    const mdt_image *img;         /* image whose tokens this node uses (may be NULL) */
-    uint32_t token;               /* CLASS, VALUETYPE: TypeDefOrRef token */
-    uint32_t number;              /* VAR, MVAR: parameter number */
-    const mdt_type *elem;         /* PTR, BYREF, SZARRAY, ARRAY: element type;
-                                     GENERICINST: the generic type (CLASS/VALUETYPE) */
+    const mdt_cmod *mods; /* modifiers that preceded this type, blob order */
+    const mdt_image *img; /* image whose tokens this node uses (may be NULL) */
+    uint32_t token;       /* CLASS, VALUETYPE: TypeDefOrRef token */
+    uint32_t number;      /* VAR, MVAR: parameter number */
+    const mdt_type *elem; /* PTR, BYREF, SZARRAY, ARRAY: element type;
+                             GENERICINST: the generic type (CLASS/VALUETYPE) */
     uint32_t nargs;
     const mdt_type *const *args;  /* GENERICINST: type arguments */
     const mdt_array_shape *shape; /* ARRAY */
@@ -117,13 +117,13 @@ struct mdt_type {
 };
 
 struct mdt_method_sig {
-    uint8_t callconv;             /* first byte, with the flags */
-    uint32_t gen_count;           /* GENERIC: number of generic parameters */
-    const mdt_type *ret;          /* return type (property: the property type) */
+    uint8_t callconv;    /* first byte, with the flags */
+    uint32_t gen_count;  /* GENERIC: number of generic parameters */
+    const mdt_type *ret; /* return type (property: the property type) */
     uint32_t nparams;
     const mdt_type *const *params;
-    uint32_t sentinel;            /* index of the first vararg parameter, or
-                                     UINT32_MAX when there is no SENTINEL */
+    uint32_t sentinel; /* index of the first vararg parameter, or
+                          UINT32_MAX when there is no SENTINEL */
 };
 
 typedef struct mdt_local {
@@ -138,12 +138,12 @@ typedef struct mdt_locals {
 
 /* What kind of signature a blob holds. */
 enum mdt_sig_kind {
-    MDT_SIG_METHOD,     /* MethodDefSig, MethodRefSig, StandAloneMethodSig */
+    MDT_SIG_METHOD, /* MethodDefSig, MethodRefSig, StandAloneMethodSig */
     MDT_SIG_FIELD,
     MDT_SIG_PROPERTY,
     MDT_SIG_LOCALS,
     MDT_SIG_TYPESPEC,
-    MDT_SIG_METHODSPEC  /* the instantiation: nargs/args of `inst` */
+    MDT_SIG_METHODSPEC /* the instantiation: nargs/args of `inst` */
 };
 
 typedef struct mdt_sig {
@@ -159,8 +159,8 @@ typedef struct mdt_sig {
  * used only in error messages (0 if unknown). Errors: MDT_EBADIMAGE,
  * MDT_ETRUNC (each with the blob offset), MDT_EUNSUPPORTED (an ARRAY of
  * rank above MDT_SIG_MAX_RANK), MDT_EINVAL (an unknown kind), MDT_ENOMEM. */
-int mdt_sig_decode(void *mem_ctx, mdt_sig *out, const mdt_image *img, int kind,
-                   const uint8_t *blob, uint32_t len, uint32_t blob_index);
+int mdt_sig_decode(void *mem_ctx, mdt_sig *out, const mdt_image *img, int kind, const uint8_t *blob,
+                   uint32_t len, uint32_t blob_index);
 
 /* The same into a caller's memory instead of a talloc context: the tree is
  * carved from `arena` (`size` bytes) and valid while it is; nothing is

@@ -38,12 +38,12 @@ extern "C" {
 #endif
 
 enum mdt_sn_status {
-    MDT_SN_VERIFIED = 1,   /* the signature is the key's, over these bytes */
-    MDT_SN_NOT_SIGNED,     /* no public key, no Assembly row, or no signature space */
-    MDT_SN_DELAY_SIGNED,   /* space reserved and left zero (delay- or public-signed) */
-    MDT_SN_HASH_MISMATCH,  /* a signature by the key, of other bytes: changed after signing */
-    MDT_SN_BAD_SIGNATURE,  /* not a signature by the key (padding or DigestInfo wrong) */
-    MDT_SN_UNCHECKABLE     /* cannot be checked; `reason` says why */
+    MDT_SN_VERIFIED = 1,  /* the signature is the key's, over these bytes */
+    MDT_SN_NOT_SIGNED,    /* no public key, no Assembly row, or no signature space */
+    MDT_SN_DELAY_SIGNED,  /* space reserved and left zero (delay- or public-signed) */
+    MDT_SN_HASH_MISMATCH, /* a signature by the key, of other bytes: changed after signing */
+    MDT_SN_BAD_SIGNATURE, /* not a signature by the key (padding or DigestInfo wrong) */
+    MDT_SN_UNCHECKABLE    /* cannot be checked; `reason` says why */
 };
 
 /* A key to check the assemblies of a public key token with. */
@@ -54,11 +54,11 @@ typedef struct mdt_sn_key {
 } mdt_sn_key;
 
 typedef struct mdt_strongname {
-    int status;                /* enum mdt_sn_status */
-    const char *reason;        /* static: why, for every status but VERIFIED */
-    bool flag_signed;          /* the CLI header's STRONGNAMESIGNED flag */
-    bool ready_to_run;         /* the image has a ReadyToRun header */
-    uint32_t signature_rva;    /* the signature directory, 0 when there is none */
+    int status;             /* enum mdt_sn_status */
+    const char *reason;     /* static: why, for every status but VERIFIED */
+    bool flag_signed;       /* the CLI header's STRONGNAMESIGNED flag */
+    bool ready_to_run;      /* the image has a ReadyToRun header */
+    uint32_t signature_rva; /* the signature directory, 0 when there is none */
     uint32_t signature_size;
     uint64_t signature_offset; /* its file offset */
     bool ecma_key;             /* the assembly's key is the ECMA standard key */

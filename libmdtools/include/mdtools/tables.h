@@ -41,9 +41,14 @@ enum mdt_table_id {
 };
 
 /* Column numbers, per table: MDT_COL_<Table>_<Column>. */
-#define MDT_TABLE(id, name, sort) enum mdt_cols_##name {
+#define MDT_TABLE(id, name, sort)                                                                  \
+    enum mdt_cols_##name                                                                           \
+    {
 #define MDT_COL(t, c, k, a) MDT_COL_##t##_##c,
-#define MDT_TABLE_END(name) MDT_NCOLS_##name };
+#define MDT_TABLE_END(name)                                                                        \
+    MDT_NCOLS_##name                                                                               \
+    }                                                                                              \
+    ;
 #include <mdtools/tables.def>
 #undef MDT_TABLE
 #undef MDT_COL
@@ -63,15 +68,15 @@ enum mdt_coded_index {
 
 /* Column kinds of the schema. */
 enum mdt_col_kind {
-    MDT_COLK_U8,    /* 1-byte constant */
-    MDT_COLK_U16,   /* 2-byte constant */
-    MDT_COLK_U32,   /* 4-byte constant */
-    MDT_COLK_STR,   /* #Strings index */
-    MDT_COLK_GUID,  /* #GUID index (1-based, 16-byte units) */
-    MDT_COLK_BLOB,  /* #Blob index */
-    MDT_COLK_TAB,   /* simple index into one table */
-    MDT_COLK_LIST,  /* simple index starting a run (FieldList, ...) */
-    MDT_COLK_CODED  /* coded index (II.24.2.6) */
+    MDT_COLK_U8,   /* 1-byte constant */
+    MDT_COLK_U16,  /* 2-byte constant */
+    MDT_COLK_U32,  /* 4-byte constant */
+    MDT_COLK_STR,  /* #Strings index */
+    MDT_COLK_GUID, /* #GUID index (1-based, 16-byte units) */
+    MDT_COLK_BLOB, /* #Blob index */
+    MDT_COLK_TAB,  /* simple index into one table */
+    MDT_COLK_LIST, /* simple index starting a run (FieldList, ...) */
+    MDT_COLK_CODED /* coded index (II.24.2.6) */
 };
 
 typedef struct mdt_column_schema {
@@ -81,10 +86,10 @@ typedef struct mdt_column_schema {
 } mdt_column_schema;
 
 typedef struct mdt_table_schema {
-    const char *name;    /* NULL for ids that are not tables */
+    const char *name; /* NULL for ids that are not tables */
     uint8_t id;
     uint8_t ncols;
-    int8_t sort_col;     /* column the spec requires sorted, or -1 */
+    int8_t sort_col; /* column the spec requires sorted, or -1 */
     const mdt_column_schema *cols;
 } mdt_table_schema;
 
@@ -191,9 +196,9 @@ MDT_INLINE uint32_t mdt_table_rows(const mdt_image *img, unsigned table)
  * Its fields are read by the inline functions; treat them as private. */
 typedef struct mdt_row {
     const mdt_image *img;
-    const uint8_t *p;           /* first byte of the row (borrowed) */
+    const uint8_t *p;            /* first byte of the row (borrowed) */
     const mdt_table_layout *lay; /* its table's layout in img (borrowed) */
-    uint32_t rid;               /* 1-based row number */
+    uint32_t rid;                /* 1-based row number */
     uint8_t table;
 } mdt_row;
 

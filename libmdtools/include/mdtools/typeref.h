@@ -81,12 +81,12 @@ extern "C" {
 /* Why a reference is unresolved. */
 enum mdt_res_reason {
     MDT_RES_OK = 0,
-    MDT_RES_NOT_LOADED,   /* "not-loaded": the assembly / module it names is not in the set */
-    MDT_RES_NO_SUCH_TYPE, /* "no-such-type": the assembly is there, the type is not */
-    MDT_RES_CYCLE,        /* "cycle": forwarders (or scopes, nesting) loop */
-    MDT_RES_HOP_LIMIT,    /* "hop-limit": a documented bound was reached */
-    MDT_RES_NO_METADATA,  /* "no-metadata": the module it lands in has no image */
-    MDT_RES_BAD_IMAGE,    /* "bad-image": a row on the way cannot be read */
+    MDT_RES_NOT_LOADED,     /* "not-loaded": the assembly / module it names is not in the set */
+    MDT_RES_NO_SUCH_TYPE,   /* "no-such-type": the assembly is there, the type is not */
+    MDT_RES_CYCLE,          /* "cycle": forwarders (or scopes, nesting) loop */
+    MDT_RES_HOP_LIMIT,      /* "hop-limit": a documented bound was reached */
+    MDT_RES_NO_METADATA,    /* "no-metadata": the module it lands in has no image */
+    MDT_RES_BAD_IMAGE,      /* "bad-image": a row on the way cannot be read */
     MDT_RES_NO_SUCH_MEMBER, /* "no-such-member" (MemberRefs): the type is there,
                                no member matches by name and signature (or
                                several do, with MDT_RES_AMBIGUOUS) */
@@ -112,13 +112,13 @@ enum mdt_res_flags {
 
 typedef struct mdt_resolution {
     bool resolved;
-    uint8_t reason;      /* enum mdt_res_reason; MDT_RES_OK when resolved */
-    uint8_t tier;        /* worst binding tier used (1..3); 0: no AssemblyRef was bound */
-    uint8_t flags;       /* enum mdt_res_flags */
-    uint16_t hops;       /* forwarder hops followed */
+    uint8_t reason; /* enum mdt_res_reason; MDT_RES_OK when resolved */
+    uint8_t tier;   /* worst binding tier used (1..3); 0: no AssemblyRef was bound */
+    uint8_t flags;  /* enum mdt_res_flags */
+    uint16_t hops;  /* forwarder hops followed */
     uint16_t nvisited;
-    uintptr_t module;    /* resolved: ID of the defining module */
-    uint32_t token;      /* resolved: TypeDef, MethodDef or Field token in it */
+    uintptr_t module; /* resolved: ID of the defining module */
+    uint32_t token;   /* resolved: TypeDef, MethodDef or Field token in it */
     /* Assemblies visited, in order: the manifest module ID of the assembly
      * each binding chose (the first, then one per hop). */
     uintptr_t visited[MDT_RESOLVE_MAX_VISITED];
@@ -136,20 +136,20 @@ typedef struct mdt_resolution {
 
 /* Trace: every candidate considered and why it was passed over. */
 enum mdt_trace_kind {
-    MDT_TRACE_STEP = 0,   /* what the resolver is doing (scope, nesting) */
-    MDT_TRACE_CANDIDATE,  /* an assembly considered for a binding, with its tier */
-    MDT_TRACE_PASSED,     /* a candidate passed over, and why */
-    MDT_TRACE_CHOSEN,     /* the candidate chosen */
-    MDT_TRACE_HOP,        /* a forwarder followed */
-    MDT_TRACE_RESULT      /* the outcome */
+    MDT_TRACE_STEP = 0,  /* what the resolver is doing (scope, nesting) */
+    MDT_TRACE_CANDIDATE, /* an assembly considered for a binding, with its tier */
+    MDT_TRACE_PASSED,    /* a candidate passed over, and why */
+    MDT_TRACE_CHOSEN,    /* the candidate chosen */
+    MDT_TRACE_HOP,       /* a forwarder followed */
+    MDT_TRACE_RESULT     /* the outcome */
 };
 
 typedef struct mdt_trace_entry {
-    int kind;          /* enum mdt_trace_kind */
-    uintptr_t module;  /* module concerned, 0 if none */
-    uint32_t token;    /* row concerned, 0 if none */
-    uint8_t tier;      /* CANDIDATE, CHOSEN: its tier */
-    const char *text;  /* one line for people */
+    int kind;         /* enum mdt_trace_kind */
+    uintptr_t module; /* module concerned, 0 if none */
+    uint32_t token;   /* row concerned, 0 if none */
+    uint8_t tier;     /* CANDIDATE, CHOSEN: its tier */
+    const char *text; /* one line for people */
 } mdt_trace_entry;
 
 typedef struct mdt_trace {
@@ -158,13 +158,13 @@ typedef struct mdt_trace {
 } mdt_trace;
 
 enum mdt_resolve_flags {
-    MDT_RESOLVE_STRICT = 1u << 0,  /* tiers 1 and 2 only */
-    MDT_RESOLVE_NOCACHE = 1u << 1  /* neither read nor fill the view's cache */
+    MDT_RESOLVE_STRICT = 1u << 0, /* tiers 1 and 2 only */
+    MDT_RESOLVE_NOCACHE = 1u << 1 /* neither read nor fill the view's cache */
 };
 
 typedef struct mdt_resolve_opts {
-    unsigned flags;     /* enum mdt_resolve_flags */
-    unsigned max_hops;  /* 0: MDT_RESOLVE_MAX_HOPS; larger values are clamped to it */
+    unsigned flags;    /* enum mdt_resolve_flags */
+    unsigned max_hops; /* 0: MDT_RESOLVE_MAX_HOPS; larger values are clamped to it */
 } mdt_resolve_opts;
 
 /* Name of a reason: "resolved", "not-loaded", "no-such-type", "cycle",

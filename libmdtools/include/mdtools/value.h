@@ -69,30 +69,30 @@ typedef struct mdt_value_type mdt_value_type;
 
 /* The declared type of a value. */
 struct mdt_value_type {
-    uint8_t kind;                /* enum mdt_value_kind */
-    uint8_t underlying;          /* ENUM: BOOLEAN, CHAR or I1..U8 */
-    const char *enum_name;       /* ENUM: full-style name (`Ns.Outer+E`) */
-    const mdt_image *enum_img;   /* ENUM: image defining the enum, or NULL */
-    uint32_t enum_typedef;       /* ENUM: its TypeDef token there, or 0 */
-    const mdt_value_type *elem;  /* SZARRAY: element type */
+    uint8_t kind;               /* enum mdt_value_kind */
+    uint8_t underlying;         /* ENUM: BOOLEAN, CHAR or I1..U8 */
+    const char *enum_name;      /* ENUM: full-style name (`Ns.Outer+E`) */
+    const mdt_image *enum_img;  /* ENUM: image defining the enum, or NULL */
+    uint32_t enum_typedef;      /* ENUM: its TypeDef token there, or 0 */
+    const mdt_value_type *elem; /* SZARRAY: element type */
 };
 
 typedef struct mdt_value mdt_value;
 
 struct mdt_value {
     const mdt_value_type *type;
-    bool null;                   /* STRING, TYPE, SZARRAY, CLASS: the null reference */
-    uint64_t u;                  /* BOOLEAN, CHAR, I1..U8, ENUM: the bits, zero-extended */
-    int64_t i;                   /* the same, sign-extended for I1, I2, I4, I8 (and
-                                    enums over them) */
-    double r;                    /* R4 (widened exactly), R8 */
-    const char *str;             /* STRING, TYPE: UTF-8, NUL-terminated (for a
-                                    custom attribute: the bytes as stored) */
-    size_t len;                  /* bytes in str, without the NUL */
-    const mdt_value *boxed;      /* BOXED: the value inside, with its own type */
-    uint32_t count;              /* SZARRAY: number of elements */
-    const mdt_value *elems;      /* SZARRAY */
-    mdt_decimal dec;             /* DECIMAL */
+    bool null;              /* STRING, TYPE, SZARRAY, CLASS: the null reference */
+    uint64_t u;             /* BOOLEAN, CHAR, I1..U8, ENUM: the bits, zero-extended */
+    int64_t i;              /* the same, sign-extended for I1, I2, I4, I8 (and
+                               enums over them) */
+    double r;               /* R4 (widened exactly), R8 */
+    const char *str;        /* STRING, TYPE: UTF-8, NUL-terminated (for a
+                               custom attribute: the bytes as stored) */
+    size_t len;             /* bytes in str, without the NUL */
+    const mdt_value *boxed; /* BOXED: the value inside, with its own type */
+    uint32_t count;         /* SZARRAY: number of elements */
+    const mdt_value *elems; /* SZARRAY */
+    mdt_decimal dec;        /* DECIMAL */
 };
 
 /* Decode a Constant blob (II.22.9) of element type `type` (BOOLEAN, CHAR,
