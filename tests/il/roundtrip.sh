@@ -63,8 +63,11 @@ one() {
     # beside the source (the .NET ILAsm) or in its working directory (Mono's)
     rm -rf "$b.res" && mkdir "$b.res" || return 1
     "$prog" -c "resources -x -a $b.res" "$f" >/dev/null 2>&1
-    awk '/^\/\/ ILAsm source written by mdinspect/ { if (++n == 2) exit } { if (n < 2) buf[NR] = $0 }
-         END { for (i = 1; i in buf; i++) if (!(i + 1 in buf) && n == 2) break; else print buf[i] }' \
+    # the module's own text: the lines before the second module's header,
+    # less the blank line that separates the two
+    awk '/^\/\/ ILAsm source written by mdinspect/ && ++n == 2 { exit }
+         { if (NR > 1) print prev; prev = $0 }
+         END { if (n < 2 && NR > 0) print prev }' \
         "$b.il" >"$b.res/module.il"
     if [ "$tag" = mono ]; then
         (cd "$b.res" && "$asm" "/${kind#-}" "/output:$b.out" module.il) >"$b.log" 2>&1
