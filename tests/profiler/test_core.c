@@ -528,6 +528,9 @@ static void open_env_cfg(struct env *e, int debug_names, unsigned drain_ms, unsi
     cfg.drain_ms = drain_ms ? drain_ms : 600000;
     cfg.max_samples = max_samples;
     snprintf(e->log, sizeof e->log, "/tmp/mdp-test-core-%d.log", (int)getpid());
+    /* a file left by a failed run of the same pid would make the core write
+     * beside it (a further process's log) and the test read the stale one */
+    unlink(e->log);
     snprintf(cfg.output, sizeof cfg.output, "%s", e->log);
     mdp_runtime_ops ops = {.miss = fake_miss, .il_map = fake_il_map};
     char err[256] = "";
