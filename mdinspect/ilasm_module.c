@@ -5,7 +5,7 @@
  * extends and implements, generic parameters with their constraints
  * (II.10.1.7), .pack/.size and field offsets (II.10.7), fields with their
  * constants (II.16.2), methods with parameters, defaults, .override and
- * bodies (II.15, the body printer of cmd_il.c), properties (II.17), events
+ * bodies (II.15, the body printer of il_text.c), properties (II.17), events
  * (II.18), custom attributes as blobs (II.21; a generic parameter's after
  * `.param type T`), marshalling descriptors
  * (II.23.4, mdt_marshal_text), P/Invoke flags (II.23.1.8), declarative
