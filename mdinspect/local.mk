@@ -37,7 +37,8 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmd_find.c \
 	mdinspect/cmd_heap.c \
 	mdinspect/cmd_help.c \
-	mdinspect/cmd_il.c mdinspect/il_text.h mdinspect/il_text.c mdinspect/ilasm_module.c \
+	mdinspect/cmd_il.c mdinspect/il_text.h mdinspect/il_text.c mdinspect/ilasm.h mdinspect/ilasm_module.c \
+	mdinspect/ilasm_put.c mdinspect/ilasm_members.c \
 	mdinspect/cmd_info.c \
 	mdinspect/cmd_inst.c \
 	mdinspect/cmd_memberrefs.c \
