@@ -19,6 +19,7 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmd.h \
 	mdinspect/commands.def \
 	mdinspect/cmds.c \
+	mdinspect/parse.c \
 	mdinspect/print.h \
 	mdinspect/print.c \
 	mdinspect/flags.c \
