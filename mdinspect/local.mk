@@ -96,7 +96,7 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/native.h \
 	mdinspect/batch/native.c \
 	mdinspect/batch/elfsyms.c \
-	mdinspect/batch/pprof.c
+	mdinspect/batch/pprof.c mdinspect/batch/pprof_write.c mdinspect/batch/pprof_int.h
 
 # --pprof's encoder, generated from the format's .proto by protoc-c
 # (configure.ac: protobuf-c, the library it writes through).
