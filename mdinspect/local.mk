@@ -76,6 +76,10 @@ mdinspect_mdinspect_SOURCES = \
 # them in too.
 MDB_BATCH_SOURCES = \
 	mdinspect/batch/batch.h \
+	mdinspect/batch/table.h \
+	mdinspect/batch/io.h \
+	mdinspect/batch/files.h \
+	mdinspect/batch/assemblies.h \
 	mdinspect/batch/parse.h \
 	mdinspect/batch/table.c \
 	mdinspect/batch/io.c \
