@@ -8,6 +8,7 @@
  * every method of every open module. Decoding and naming are the
  * library's (<mdtools/il.h>); this file lays them out, the text of a body
  * through il_text.c. */
+#define _DEFAULT_SOURCE /* open_memstream */
 #include "config.h"
 
 #include <inttypes.h>

@@ -6,6 +6,7 @@
  * namespace or nesting step at a time (`System.` then
  * `System.Collections.`, `Outer+`), members after `Type::`, and tokens
  * (`0x02` then every TypeDef token). */
+#define _DEFAULT_SOURCE /* strdup */
 #include "config.h"
 
 #include <ctype.h>

@@ -23,6 +23,7 @@
  * This file writes the classes, the manifest and the module; ilasm_put.c
  * the pieces any row has (names, attributes, constants, generic
  * parameters) and ilasm_members.c a class's members (ilasm.h). */
+#define _DEFAULT_SOURCE /* open_memstream */
 #include "config.h"
 
 #include <inttypes.h>
