@@ -1,5 +1,5 @@
 /* mdinspect's tab completion: the line up to the cursor is split and bound
- * to the command's argument specs exactly as the parser would (cmds.c), and
+ * to the command's argument specs exactly as the parser would (parse.c), and
  * the word at the cursor is completed by its argument kind: command names,
  * table names (any case), choices, columns of the TABLE argument, flags and
  * keywords, file names, open modules, type names of the current module one

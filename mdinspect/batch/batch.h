@@ -335,7 +335,8 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
                        const mdb_record *rec);
 void mdb_aggregate_write(mdb_aggregate *g, mdb_output *o);
 
-/* pprof.c: --pprof (through mdb_aggregate_*: records come in input order). */
+/* pprof.c, pprof_write.c: --pprof (through mdb_aggregate_*: records come in
+ * input order). */
 typedef struct mdb_pprof mdb_pprof;
 mdb_pprof *mdb_pprof_new(void *ctx);
 /* false when out of memory */
