@@ -134,7 +134,7 @@ def checked(mode, log, exp, offline=True):
         args += ["--assemblies"] + [os.path.join(work, "bin", p) for p in ("Workload", "PluginA", "PluginB")]
     r = subprocess.run(args, capture_output=True, text=True)
     lines = (r.stdout + r.stderr).strip().split("\n")
-    bad = [x for x in lines if not x.startswith("ok ")]
+    bad = [x for x in lines if not x.startswith("PASS ")]
     return r.returncode == 0, "; ".join(bad[-4:])
 
 
