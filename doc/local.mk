@@ -1,6 +1,6 @@
 # doc: the manual pages of the library, libmdtools(3) and one page per
 # public header (included from Makefile.am). doc/man3/check.sh, run by
-# `make check`, keeps them equal to the headers: every public function in
+# `make check` through doc/man-check.sh, keeps them equal to the headers: every public function in
 # some page's SYNOPSIS with its prototype, every page lint-clean. A new
 # public header gets a page here and a line below.
 MDT_MAN3_PAGES = \
@@ -27,9 +27,12 @@ MDT_MAN3_PAGES = \
 	doc/man3/mdt_strongname.3 \
 	doc/man3/mdt_resources.3
 dist_man_MANS += $(MDT_MAN3_PAGES)
-check_SCRIPTS += doc/man3/check.sh
-TESTS += doc/man3/check.sh
-EXTRA_DIST += doc/man3/check.sh doc/man3/links.sh
+# doc/man-check.sh is the one check of the manual pages: its parts are
+# doc/man3/check.sh (the library's pages), tests/cli/man-check.sh
+# (mdinspect(1)) and tests/profiler/man-check.sh (mdprofile(1)).
+check_SCRIPTS += doc/man-check.sh
+TESTS += doc/man-check.sh
+EXTRA_DIST += doc/man-check.sh doc/man3/check.sh doc/man3/links.sh
 
 # `man mdt_image_open_file` for every function: FUNCTION.3 is a ".so" link
 # to the page whose NAME lists it (doc/man3/links.sh, which check.sh

@@ -130,8 +130,11 @@ MDT_LIB_SOURCES = \
 	libmdtools/generics/gparams.c \
 	libmdtools/generics/gen_int.h \
 	libmdtools/generics/value.c \
+	libmdtools/generics/value_num.c \
 	libmdtools/generics/constant.c \
 	libmdtools/generics/attr.c \
+	libmdtools/generics/attr_types.c \
+	libmdtools/generics/attr_int.h \
 	libmdtools/generics/descriptor.c \
 	libmdtools/generics/idnames.c \
 	libmdtools/pdb/pdb_int.h \

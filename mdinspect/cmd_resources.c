@@ -13,6 +13,7 @@
  * "." or "..", at most 255 bytes), through openat() on DIR with
  * O_NOFOLLOW, O_NONBLOCK and, without --force, O_EXCL; with --force an
  * existing regular file is replaced, anything else there is left alone. */
+#define _DEFAULT_SOURCE /* O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW, ftruncate */
 #include "config.h"
 
 #include <errno.h>

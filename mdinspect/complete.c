@@ -1,11 +1,12 @@
 /* mdinspect's tab completion: the line up to the cursor is split and bound
- * to the command's argument specs exactly as the parser would (cmds.c), and
+ * to the command's argument specs exactly as the parser would (parse.c), and
  * the word at the cursor is completed by its argument kind: command names,
  * table names (any case), choices, columns of the TABLE argument, flags and
  * keywords, file names, open modules, type names of the current module one
  * namespace or nesting step at a time (`System.` then
  * `System.Collections.`, `Outer+`), members after `Type::`, and tokens
  * (`0x02` then every TypeDef token). */
+#define _DEFAULT_SOURCE /* strdup */
 #include "config.h"
 
 #include <ctype.h>

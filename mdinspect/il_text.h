@@ -1,5 +1,6 @@
 /* What `il`'s two printers share (cmd_il.c: one method; ilasm_module.c: a
- * module as ILAsm source): the command's state and the body printer. */
+ * module as ILAsm source): the command's state and the body printer
+ * (il_text.c). */
 #ifndef MDI_IL_TEXT_H
 #define MDI_IL_TEXT_H
 
@@ -19,6 +20,9 @@ struct il {
     bool raw;
     unsigned done, nobody;
 };
+
+/* Exception clause kinds by MDT_IL_EH_*: catch, filter, finally, fault. */
+extern const char *const mdi_il_eh_kind[];
 
 void mdi_il_use_image(struct il *c, const mdt_image *img);
 /* A name from the image, control characters escaped. */

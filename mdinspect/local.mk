@@ -19,6 +19,7 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmd.h \
 	mdinspect/commands.def \
 	mdinspect/cmds.c \
+	mdinspect/parse.c \
 	mdinspect/print.h \
 	mdinspect/print.c \
 	mdinspect/flags.c \
@@ -37,7 +38,8 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmd_find.c \
 	mdinspect/cmd_heap.c \
 	mdinspect/cmd_help.c \
-	mdinspect/cmd_il.c mdinspect/il_text.h mdinspect/ilasm_module.c \
+	mdinspect/cmd_il.c mdinspect/il_text.h mdinspect/il_text.c mdinspect/ilasm.h mdinspect/ilasm_module.c \
+	mdinspect/ilasm_put.c mdinspect/ilasm_members.c \
 	mdinspect/cmd_info.c \
 	mdinspect/cmd_inst.c \
 	mdinspect/cmd_memberrefs.c \
@@ -74,6 +76,10 @@ mdinspect_mdinspect_SOURCES = \
 # them in too.
 MDB_BATCH_SOURCES = \
 	mdinspect/batch/batch.h \
+	mdinspect/batch/table.h \
+	mdinspect/batch/io.h \
+	mdinspect/batch/files.h \
+	mdinspect/batch/assemblies.h \
 	mdinspect/batch/parse.h \
 	mdinspect/batch/table.c \
 	mdinspect/batch/io.c \
@@ -94,7 +100,7 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/native.h \
 	mdinspect/batch/native.c \
 	mdinspect/batch/elfsyms.c \
-	mdinspect/batch/pprof.c
+	mdinspect/batch/pprof.c mdinspect/batch/pprof_write.c mdinspect/batch/pprof_int.h
 
 # --pprof's encoder, generated from the format's .proto by protoc-c
 # (configure.ac: protobuf-c, the library it writes through).

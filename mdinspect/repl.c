@@ -12,6 +12,7 @@
  *
  * Scripts (stdin that is not a terminal, `-f -`) are read line by line with
  * getline: a bad line is reported with its number and skipped. */
+#define _DEFAULT_SOURCE /* SA_RESETHAND, SA_RESTART, ign, old */
 #include "config.h"
 
 #include <errno.h>

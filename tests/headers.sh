@@ -9,8 +9,7 @@ cxx=${CXX:-c++}
 command -v "$cxx" >/dev/null 2>&1 || cxx=
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+. "$top/tests/common/check.sh"
 for h in "$top"/libmdtools/include/mdtools/*.h; do
     name=$(basename "$h")
     printf '#include <mdtools/%s>\n#include <mdtools/%s>\nint main(void) { return 0; }\n' \
@@ -22,11 +21,9 @@ for h in "$top"/libmdtools/include/mdtools/*.h; do
         { [ -z "$cxx" ] || { cp "$tmp/t.c" "$tmp/t.cc" &&
         $cxx -std=c++11 -pedantic -Wall -Wextra -Werror -I"$top/libmdtools/include" \
         -c "$tmp/t.cc" -o "$tmp/t.o" 2>> "$tmp/err"; }; }; then
-        echo "ok $name"
-        pass=$((pass + 1))
+        check_pass "$name"
     else
-        echo "FAIL $name"; cat "$tmp/err"
-        fail=$((fail + 1))
+        check_fail "$name"; cat "$tmp/err"
     fi
 done
 # Declarations moved to another header stay reachable through the header
@@ -38,13 +35,10 @@ for moved in "names.h mdt_member_owner" "names.h mdt_token_owner" \
         > "$tmp/m.c"
     if $cc -std=c11 -pedantic -Wall -Wextra -Werror -I"$top/libmdtools/include" \
         -c "$tmp/m.c" -o "$tmp/m.o" 2> "$tmp/err"; then
-        echo "ok $2 through <mdtools/$1>"
-        pass=$((pass + 1))
+        check_pass "$2 through <mdtools/$1>"
     else
-        echo "FAIL $2 through <mdtools/$1>"; cat "$tmp/err"
-        fail=$((fail + 1))
+        check_fail "$2 through <mdtools/$1>"; cat "$tmp/err"
     fi
 done
 [ -n "$cxx" ] || echo "no C++ compiler: headers not checked as C++"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_done

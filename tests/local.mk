@@ -4,6 +4,10 @@ AM_TESTS_ENVIRONMENT = MDT_TOP_SRCDIR='$(abs_top_srcdir)'; export MDT_TOP_SRCDIR
 	MDT_BUILDDIR='$(abs_top_builddir)'; export MDT_BUILDDIR; \
 	CK_DEFAULT_TIMEOUT=120; export CK_DEFAULT_TIMEOUT;
 
+# What every script test shares: its PASS/FAIL lines, closing line and
+# exit status (tests/common/check.sh for shell, mdtcheck.py for Python).
+EXTRA_DIST += tests/common/check.sh tests/common/mdtcheck.py
+
 # Helpers shared by tests, fuzz harnesses and benchmarks.
 noinst_LTLIBRARIES += tests/common/libtestcommon.la
 tests_common_libtestcommon_la_SOURCES = tests/common/walk.c tests/common/walk.h \

@@ -2,7 +2,9 @@
 # Print the closing line CI reads, "N passed, N failed", for a finished
 # `make check`: each Check program contributes its own counts (its log has
 # "Checks: N, Failures: F, Errors: E"), a script test whose log ends with
-# "N passed, M failed" contributes those counts, any other test counts as one.
+# "N passed, M failed" (the closing line of tests/common/check.sh and
+# mdtcheck.py, which every script test uses) contributes those counts, any
+# other test counts as one.
 # Usage: tests/summary.sh BUILDDIR
 builddir=${1:-.}
 passed=0

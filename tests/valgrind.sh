@@ -7,18 +7,15 @@ builddir=$(cd "${1:-build}" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
 export MDT_TOP_SRCDIR="$top" CK_FORK=no
 vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
-pass=0
-fail=0
+. "$top/tests/common/check.sh"
 run() { # EXPECTED-STATUS NAME CMD...   (valgrind's own errors give 99)
     want=$1 name=$2
     shift 2
     "$builddir/libtool" --mode=execute $vg "$@" >"$builddir/vg.$name.log" 2>&1
     if [ $? -eq "$want" ]; then
-        pass=$((pass + 1))
-        echo "ok $name"
+        check_pass "$name"
     else
-        fail=$((fail + 1))
-        echo "FAIL $name"
+        check_fail "$name"
         tail -n 20 "$builddir/vg.$name.log"
     fi
 }
@@ -33,5 +30,4 @@ run 0 mdinspect-json "$mdi" --json "$top/data/corpus/asmresolver/HelloWorld.Sche
 run 0 mdinspect-dump "$mdi" -c 'dump TypeDef; dump CustomAttribute' "$top/data/Everything.dll"
 run 1 mdinspect-bad "$mdi" "$top/data/corpus/asmresolver/HelloWorld.dump" \
     "$top/data/corpus/asmresolver/HelloWorld.MaliciousTypeSpecLoop.exe"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_done

@@ -35,12 +35,13 @@
 #     forced off.
 # Pages are read as groff renders them (plain text), so what is checked is
 # what a reader sees.
-# Usage: doc/man3/check.sh   Prints one line per check and finally
-# "N passed, M failed".
+# Usage: doc/man3/check.sh   A part of doc/man-check.sh, the one check of
+# the manual pages: prints one line per check, no closing line.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 
 if ! command -v groff >/dev/null 2>&1; then
     echo "check.sh: groff is needed (Debian: groff-base)" >&2
@@ -61,20 +62,8 @@ import glob, os, re, subprocess, sys
 top, man_db = sys.argv[1], sys.argv[2]
 incdir = os.path.join(top, "libmdtools", "include", "mdtools")
 pagedir = os.path.join(top, "doc", "man3")
-passed = failed = 0
-
-
-def result(ok, name, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS " + name)
-    else:
-        failed += 1
-        print("FAIL " + name)
-        for line in detail.rstrip("\n").split("\n"):
-            if line:
-                print("    | " + line)
+from mdtcheck import check as result
+import mdtcheck
 
 
 def norm(s):
@@ -341,6 +330,5 @@ for header in headers:
            % (header, ", ".join(shown)),
            "in the header's comments, not under ERRORS: " + ", ".join(sorted(said - listed)))
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+mdtcheck.part()
 EOF

@@ -4,6 +4,7 @@
  * read only where the caller declared memory readable: ranges.c).
  * Everything is read byte-wise through the reader; every size is checked
  * against the bytes that are really there. */
+#define _DEFAULT_SOURCE /* strnlen */
 #include "config.h"
 
 #include <stdlib.h>

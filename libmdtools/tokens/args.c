@@ -7,6 +7,7 @@
  * freed only through the grace period (grace.c) when the slot is rewritten
  * or dropped. This file also decodes a slot's words (idm_decode), for the
  * writer and for reverse lookups. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stdlib.h>

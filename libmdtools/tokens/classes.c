@@ -5,6 +5,7 @@
  * a class is live it is reachable from the reverse index by its content and,
  * if it instantiates a generic TypeDef, counted in the TypeDef-presence
  * index (index.c). */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stdlib.h>

@@ -34,6 +34,7 @@
  * call runs, a pushed entry may name a record that is not written yet, and
  * a merge checks every entry it moves from the recent store against the
  * record it names. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stdlib.h>

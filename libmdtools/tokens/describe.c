@@ -6,6 +6,7 @@
  * IDM_MAX_NODES nodes, so a handler's steps and stack use stay bounded;
  * both run inside one reader section, so every record they read stays
  * readable, though a concurrent unload may make a later node unknown. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <string.h>

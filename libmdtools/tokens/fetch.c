@@ -6,6 +6,7 @@
  * fetch made inside the callback from calling it again. A fetch on the
  * thread that holds the writer mutex (from an mdt_idmap_module_each()
  * callback) is refused: the mutex checks its owner (idm_lock). */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include "tokens/idmap_int.h"

@@ -4,6 +4,7 @@
  * its method type arguments, and dies with any of them. An owning class of
  * 0 (shared generic code seen without frame info) is completed by a later
  * answer that knows it. Code ranges of a function (ranges.c) die with it. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stdlib.h>

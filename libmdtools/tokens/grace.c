@@ -63,6 +63,7 @@
  * entry and keeps the first in probe order), so a thread never holds two.
  * A thread stopped inside a lookup stops the writer's grace period (that
  * is the point); a reader must never leave a section by longjmp. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h), nanosleep, syscall */
 #include "config.h"
 
 #include <errno.h>

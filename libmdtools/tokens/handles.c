@@ -11,6 +11,7 @@
  * only grows: a bigger copy is published and the old one retired, so a
  * handle copied from a published slot is inside whatever array a reader
  * loads afterwards. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stdlib.h>

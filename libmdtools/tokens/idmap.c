@@ -3,6 +3,8 @@
  * A map is the writer core (writer.c) with the record kinds (modules.c,
  * classes.c, functions.c) and the parts (presence.c, ranges.c) plugged in
  * here; the rules are in lifetime.c, the reverse indexes in index.c. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h),                         \
+                           PTHREAD_MUTEX_ERRORCHECK, pthread_mutexattr_settype */
 #include "config.h"
 
 #include <stdlib.h>

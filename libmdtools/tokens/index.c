@@ -19,6 +19,7 @@
  * TypeDef, no arguments), so the reverse index answers; generic TypeDefs
  * are counted in the presence index (presence.c), so that a map does not
  * spend an entry per non-generic class on it. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stdlib.h>

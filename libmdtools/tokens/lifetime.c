@@ -20,6 +20,7 @@
  * load of every record kind (idm_load) and every unload go through here;
  * what only a kind knows (its content, its payload) it says through its
  * operations (struct idm_kind_ops). */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stdlib.h>

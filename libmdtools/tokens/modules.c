@@ -5,6 +5,7 @@
  * late enumeration item of a module in a dead AppDomain out. The path is
  * copied into writer-allocated memory (freed through the grace period); the
  * image and identity pointers are the caller's. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stdlib.h>

@@ -12,6 +12,7 @@
  * drops to zero is deleted at once, so no entry outlives the handle it
  * names. A count above 0xffff is kept in a writer-only map (the word then
  * says 0xffff); readers only ask "more than zero?". */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stdlib.h>

@@ -42,6 +42,7 @@
  * seq of its addresses) so that a code_add older than that cannot bring
  * dead code back; retire drops tombstones below the watermark, and past
  * IDM_TOMB_MIN plus one per live range neighbouring pieces merge. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stddef.h>

@@ -17,6 +17,7 @@
  * rewrite ends. A reader retries a changed gv at most IDM_READ_TRIES times.
  * Module slots fill fields in place under the same generation, so they
  * have a counter of their own (`ver`) that readers check as well. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <string.h>

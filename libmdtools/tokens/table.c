@@ -15,6 +15,7 @@
  * find a home slot (idm_home) and more frequent rebuilds: every record is
  * copied about four times over the table's growth instead of once, off the
  * readers' path (bench/idmap/README.md). */
+#define _DEFAULT_SOURCE /* posix_memalign */
 #include "config.h"
 
 #include <stdlib.h>

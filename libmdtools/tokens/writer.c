@@ -11,6 +11,7 @@
  * functions.c) and the parts (presence.c, ranges.c) plug into it through
  * const operation tables (writer_int.h); it names none of them. The rules
  * that decide which information wins are in lifetime.c. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <errno.h>

@@ -4,6 +4,7 @@
  * the second follow the first, in one snapshot per call. The map is read
  * through its public API only (tokens/ is below typeref/ and knows nothing
  * of sets). Lock order: set, then map. */
+#define _DEFAULT_SOURCE /* strdup */
 #include "config.h"
 
 #include <stdlib.h>

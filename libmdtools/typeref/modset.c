@@ -30,6 +30,7 @@
  * snapshots a set holds are bounded by that plus the views readers hold,
  * however constant the reader traffic; only a reader stopped inside its
  * window of a few instructions would make a writer wait. */
+#define _DEFAULT_SOURCE /* nanosleep */
 #include "config.h"
 
 #include <sched.h>

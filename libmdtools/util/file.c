@@ -6,6 +6,7 @@
  * examined first and only a regular file is opened, with O_NONBLOCK in
  * case the path was swapped for a FIFO in between, and fstat(2) checks
  * that what was opened is still a regular file. */
+#define _DEFAULT_SOURCE /* O_CLOEXEC, pread */
 #include "config.h"
 
 #include <errno.h>

@@ -16,6 +16,7 @@
  * are written before its state is published (release) and read after it is
  * seen (acquire), without the lock. The threads' own caches (modcache.c)
  * keep the hot path off the lock. */
+#define _DEFAULT_SOURCE /* O_CLOEXEC, O_NOFOLLOW, alphasort, fdopen */
 #include "config.h"
 
 #include <dirent.h>

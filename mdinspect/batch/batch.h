@@ -21,10 +21,16 @@
  *                 headers name, #module names: read by the main thread
  *   emit_text.c, emit_json.c, emit_folded.c   streaming formats
  *   aggregate.c   --speedscope and --top (distinct stacks and methods)
+ *   pprof.c       --pprof: records summed into interned tables (pprof_int.h),
+ *                 pprof_write.c writes them as gzipped profile.proto
  *   progress.c    records/s and ETA on a terminal
  *   run.c         blocks of lines resolved by threads, written in order
  *   native.c      native frames named from ELF files (#elf lines, debug
  *                 files by build-id); elfsyms.c, one file's symbols (native.h)
+ *
+ * The declarations of table.c, io.c, files.c, assemblies.c and modcache.c
+ * are in table.h, io.h, files.h and assemblies.h (included here); those of
+ * the others below, one section a file.
  *
  * Memory: caches hold what the input touched (modules, distinct frames),
  * never the input itself, within a budget in bytes for all threads
@@ -50,271 +56,10 @@
 
 enum mdb_format { MDB_TEXT, MDB_JSON, MDB_FOLDED, MDB_SPEEDSCOPE, MDB_TOP, MDB_PPROF };
 
-/* ---------------------------------------------------------------- table.c */
-
-/* A bump allocator for strings and cached records: chunks under one talloc
- * context, never freed one by one (mdb_arena_reset frees them all). */
-typedef struct mdb_arena {
-    void *ctx;
-    char *p;
-    size_t left;
-    bool huge;              /* chunks of a huge page each (the frames a run keeps) */
-    size_t bytes;           /* bytes of its chunks */
-    _Atomic size_t *shared; /* when not NULL: also counts its chunks' bytes here */
-} mdb_arena;
-
-void mdb_arena_init(mdb_arena *a, void *ctx);
-void *mdb_arena_alloc(mdb_arena *a, size_t n); /* 8-aligned; NULL when out of memory */
-/* Where the next allocation starts, with at least n bytes free there (n at
- * most 256 KiB): write into it, then allocate what was written. NULL when
- * out of memory. */
-void *mdb_arena_room(mdb_arena *a, size_t n);
-char *mdb_arena_strndup(mdb_arena *a, const char *s, size_t n);
-void mdb_arena_reset(mdb_arena *a);
-
-/* An open-addressing hash table of (key bytes -> value pointer); keys are
- * copied into the table's arena. */
-typedef struct mdb_slot {
-    uint64_t hash;
-    const char *key;
-    uint32_t len;
-    void *value;
-} mdb_slot;
-
-typedef struct mdb_table {
-    mdb_slot *slots;
-    size_t mask, n;
-    mdb_arena keys;
-    void *ctx;
-} mdb_table;
-
-uint64_t mdb_hash(const void *key, size_t len);
-int mdb_table_init(mdb_table *t, void *ctx, size_t size_hint);
-/* The value stored for a key (hash from mdb_hash), or NULL. */
-void *mdb_table_get(const mdb_table *t, uint64_t hash, const void *key, size_t len);
-/* The slot of a key, or NULL; its copy of the key stays where it is until
- * mdb_table_clear, however the table grows. */
-const mdb_slot *mdb_table_slot(const mdb_table *t, uint64_t hash, const void *key, size_t len);
-/* Store a value for a key that is not there. -1 when out of memory. */
-int mdb_table_put(mdb_table *t, uint64_t hash, const void *key, size_t len, void *value);
-void mdb_table_clear(mdb_table *t);
-/* Empty the table and give back its memory (its slots shrink to the size
- * it started with). -1 when out of memory (the table is then unusable). */
-int mdb_table_reset(mdb_table *t);
-/* The bytes a table holds: its slots and its keys. */
-size_t mdb_table_bytes(const mdb_table *t);
-
-/* How much the caches of a run may hold (mdinspect(1), --cache-mb): half
- * for the frames modules keep (shared by the threads), half for the
- * threads' own caches (frames cached by their text, type names), which
- * each thread starts over when its share is full. */
-typedef struct mdb_budget {
-    size_t total;
-    size_t kept_max;     /* frames kept by modules, all threads together */
-    _Atomic size_t kept; /* ... held now (chunks of the threads' arenas) */
-    size_t thread_max;   /* each thread's own caches */
-} mdb_budget;
-
-/* The default: 1/8 of the memory this process may use (the machine's, or
- * its cgroup's limit when lower), between 64 MiB and 4 GiB. */
-size_t mdb_default_cache_bytes(void);
-void mdb_budget_init(mdb_budget *b, size_t total, unsigned threads);
-
-/* ------------------------------------------------------------------- io.c */
-
-#define MDB_BLOCK (64u * 1024) /* bytes of input read for a thread at a time */
-
-/* Whole lines of the input: the unit of work of a run's threads (run.c).
- * Usually many lines, each ending in '\n'; or, when `single`, one line
- * without it: the last line of the input when it has no newline, or a
- * line of MDB_MAX_LINE bytes or more, whose bytes are not kept (`cut`). */
-struct mdb_proc;
-
-/* A line of a block where a process starts (logctx.c). */
-typedef struct mdb_event {
-    uint64_t lineno;
-    struct mdb_proc *proc; /* the process of this line and those after it */
-    bool split;            /* the line is a log cut short, the header follows */
-} mdb_event;
-
-typedef struct mdb_block {
-    void *ctx; /* where buf lives (grown for a long line) */
-    char *buf;
-    size_t len, cap;
-    uint64_t first_lineno; /* the number of its first line */
-    uint64_t nlines;
-    bool single, cut;
-    struct mdb_proc *proc; /* the process of its first line (logctx.c) */
-    mdb_event *ev;         /* where other processes start in it, by line */
-    size_t nev, capev;
-} mdb_block;
-
-/* Reads blocks of the input (io.c). */
-typedef struct mdb_reader {
-    int fd;
-    void *ctx;
-    bool eof;
-    char *carry; /* the start of a line the last block did not end */
-    size_t carry_len, carry_cap;
-    uint64_t lineno;   /* lines handed out */
-    uint64_t consumed; /* bytes handed out */
-} mdb_reader;
-
-int mdb_reader_init(mdb_reader *rd, void *ctx, int fd);
-int mdb_block_init(mdb_block *b, void *ctx);
-/* The next lines of the input into b: what one read(2) brings (up to
- * MDB_BLOCK bytes), cut after its last newline, reading on only while b
- * holds no whole line. 1 with lines, 0 at the end, -1 on a read error or
- * out of memory. */
-int mdb_read_block(mdb_reader *rd, mdb_block *b);
-uint64_t mdb_count_newlines(const char *s, size_t n);
-
-/* Output gathered in a buffer. When full it is written to fd, or handed
- * to `spill` (run.c: a thread's block output waits for its turn). */
-typedef struct mdb_output {
-    int fd;
-    char *buf;
-    size_t len, cap;
-    bool failed;
-    void (*spill)(struct mdb_output *o); /* writes buf[0, len); NULL: write to fd */
-    void *arg;                           /* for spill */
-} mdb_output;
-
-int mdb_output_init(mdb_output *o, void *ctx, int fd);
-void mdb_output_flush(mdb_output *o);
-void mdb_out_slow(mdb_output *o, const void *p, size_t n);
-/* write(2) all of p to o->fd, setting o->failed on an error. */
-void mdb_write(mdb_output *o, const void *p, size_t n);
-static inline void mdb_out(mdb_output *o, const void *p, size_t n)
-{
-    if (n <= o->cap - o->len) {
-        __builtin_memcpy(o->buf + o->len, p, n);
-        o->len += n;
-    } else {
-        mdb_out_slow(o, p, n);
-    }
-}
-static inline void mdb_outc(mdb_output *o, char c)
-{
-    mdb_out(o, &c, 1);
-}
-void mdb_outs(mdb_output *o, const char *s);
-void mdb_outu(mdb_output *o, uint64_t v);
-/* s as a JSON string (quotes included); bytes that are not UTF-8 become
- * U+FFFD. */
-void mdb_out_json_string(mdb_output *o, const char *s, size_t n);
-
-/* ---------------------------------------------------------------- files.c */
-
-struct stat;
-/* Open a path for reading only when it is a regular file (mdt_file_open(3):
- * a FIFO or a device never blocks the run); the descriptor, or -1 with why
- * (whylen bytes) saying why not, in batch's words. */
-int mdb_open_regular(const char *path, struct stat *st, char *why, size_t whylen);
-/* Open the image of a file: refused unless a regular file whose first
- * bytes are an image's; mapped, so that only what the library reads of it
- * is read. 0, or -1 with why. */
-int mdb_image_open(void *ctx, mdt_image **out, const char *path, char *why, size_t whylen);
-/* A module's portable PDB, embedded or beside `path` (the CodeView entry's
- * file name in its folder, then the path with `.pdb`), each file checked
- * as mdb_open_regular does before the library reads it. 0, or -1. */
-int mdb_pdb_open(void *ctx, mdt_pdb **out, const mdt_image *img, const char *path);
-/* A regular file of at most `max` bytes, read whole and NUL-terminated;
- * NULL with why. */
-char *mdb_read_small_file(void *ctx, const char *path, size_t max, size_t *len, char *why,
-                          size_t whylen);
-
-/* ----------------------------------------------------------- assemblies.c */
-
-/* The frames of a module's rows in one table (resolve.c): rows + 1 slots,
- * [0] unused, each NULL until a thread publishes the row's frame. */
-typedef struct mdb_rowframes {
-    uint32_t rows;
-    struct mdb_frame *_Atomic f[];
-} mdb_rowframes;
-
-/* A module the input named. Modules are shared by the threads of a run:
- * what is set when the module is made or opened is written under the
- * assemblies' lock before `state` is published, and read afterwards
- * without it; the rest says how it is kept. */
-typedef struct mdb_module {
-    uint32_t id; /* 0, 1, ... in order of creation: per-thread data */
-    char *path;  /* as first named (arena) */
-    uint8_t mvid[16];
-    bool have_mvid;
-    _Atomic uint8_t state; /* MDB_MOD_UNTRIED, _OPEN, _FAILED (release/acquire) */
-    mdt_image *img;        /* when open */
-    char *open_error;      /* why it did not open */
-    mdt_pdb *pdb;          /* its portable PDB, looked for at open, or NULL */
-    char *_Atomic *docs;   /* Document names of the PDB, filled on use (CAS) */
-    const char *assembly;  /* simple name of its assembly ("" unknown) */
-    const char *name;      /* Module row name */
-    mdb_rowframes *_Atomic frames[MDT_TABLE_MAX]; /* resolve.c: plain frames by table, row */
-} mdb_module;
-
-enum { MDB_MOD_UNTRIED, MDB_MOD_OPEN, MDB_MOD_FAILED };
-
-typedef struct mdb_assemblies mdb_assemblies;
-
-/* Where MVIDs are looked up: `paths` (directories or files), walked lazily
- * on the first MVID asked for; `index` (may be NULL) the on-disk index to
- * reuse and refresh. */
-mdb_assemblies *mdb_assemblies_new(void *ctx, char **paths, size_t npaths, bool recursive,
-                                   const char *index);
-/* The functions below may be called by any thread: they take the
- * assemblies' lock where they touch what is shared. */
-
-/* The module of an MVID (32 hex digits), or NULL when none of the
- * assemblies has it. */
-mdb_module *mdb_module_by_mvid(mdb_assemblies *a, const uint8_t mvid[16]);
-/* The module of a file named by the input (opened on first use); NULL
- * when no such file exists (errno set) or out of memory. *key (when key is
- * not NULL) gets a lasting copy of the path. */
-mdb_module *mdb_module_by_path(mdb_assemblies *a, const char *path, size_t len, const char **key);
-/* Open a module's image and look for its PDB (once); false when it does
- * not open. */
-bool mdb_module_open(mdb_assemblies *a, mdb_module *m);
-static inline bool mdb_module_opened(mdb_assemblies *a, mdb_module *m)
-{
-    uint8_t st = atomic_load_explicit(&m->state, memory_order_acquire);
-    return st == MDB_MOD_OPEN || (st == MDB_MOD_UNTRIED && mdb_module_open(a, m));
-}
-/* The name of a Document row of the module's PDB, or NULL. Names are made
- * once, under `ctx` (which must live as long as the module), by the first
- * thread that asks. */
-const char *mdb_module_document(void *ctx, mdb_module *m, uint32_t doc);
-/* The index could not be written or read, a folder not walked: the
- * message to warn with once, or NULL. A warning is kept for the thread
- * whose call caused it. */
-const char *mdb_assemblies_warning(mdb_assemblies *a);
-/* Whether a warning waits for this thread (a load: cheap enough for every
- * line). */
-bool mdb_assemblies_has_warning(const mdb_assemblies *a);
-/* The 16 bytes of #GUID as MVID text (32 lower-case hex digits,
- * doc/names.md; parse.h reads it). */
-void mdb_format_mvid(char out[33], const uint8_t mvid[16]);
-/* For mdt_desc_parse. */
-int mdb_mvid_lookup(void *payload, const mdt_image **img, const uint8_t mvid[16]);
-/* Search a folder too, after those given (a folder a log's header names:
- * walked without subfolders, at most 65536 of its entries, silently when
- * it cannot be read). */
-void mdb_assemblies_add_folder(mdb_assemblies *a, const char *path);
-/* At the end of the run: write the index (when anything changed). */
-void mdb_assemblies_finish(mdb_assemblies *a);
-/* Statistics for --verbose: files indexed, files opened to read an MVID. */
-void mdb_assemblies_stats(const mdb_assemblies *a, size_t *indexed, size_t *scanned);
-
-/* ------------------------------------------------------------- modcache.c */
-
-/* Direct-mapped caches of the module of a path and of an MVID, in front of
- * mdb_module_by_path and mdb_module_by_mvid (one per thread). */
-typedef struct mdb_modcache mdb_modcache;
-mdb_modcache *mdb_modcache_new(void *ctx, mdb_assemblies *a);
-mdb_module *mdb_modcache_path(mdb_modcache *c, const char *path, size_t len);
-mdb_module *mdb_modcache_mvid(mdb_modcache *c, const uint8_t mvid[16]);
-/* The same, from the cache alone: NULL when it does not hold the key. */
-mdb_module *mdb_modcache_peek_path(const mdb_modcache *c, const char *path, size_t len);
-mdb_module *mdb_modcache_peek_mvid(const mdb_modcache *c, const uint8_t mvid[16]);
+#include "batch/table.h"
+#include "batch/io.h"
+#include "batch/files.h"
+#include "batch/assemblies.h"
 
 /* -------------------------------------------------------------- resolve.c */
 
@@ -590,7 +335,8 @@ bool mdb_aggregate_add(mdb_aggregate *g, mdb_logctx *lc, const mdb_proc *proc,
                        const mdb_record *rec);
 void mdb_aggregate_write(mdb_aggregate *g, mdb_output *o);
 
-/* pprof.c: --pprof (through mdb_aggregate_*: records come in input order). */
+/* pprof.c, pprof_write.c: --pprof (through mdb_aggregate_*: records come in
+ * input order). */
 typedef struct mdb_pprof mdb_pprof;
 mdb_pprof *mdb_pprof_new(void *ctx);
 /* false when out of memory */

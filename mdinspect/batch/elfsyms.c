@@ -13,6 +13,7 @@
  * and nothing else (ELF_C_READ: no mapping a truncated file could turn
  * into SIGBUS). Anything libelf refuses leaves the file unnamed, with a
  * message. */
+#define _DEFAULT_SOURCE /* strnlen */
 #include "config.h"
 
 #include <errno.h>

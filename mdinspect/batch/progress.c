@@ -2,6 +2,7 @@
  * records so far, records per second, and when the input is a regular
  * file (its size known), the part read and the time left. Updated at most
  * four times a second, checked after each block of input written. */
+#define _DEFAULT_SOURCE /* CLOCK_MONOTONIC, clock_gettime, off_t */
 #include "config.h"
 
 #include <stdio.h>

@@ -4,6 +4,7 @@
  * a lookup is one hash, usually one probe and one memcmp, and allocates
  * nothing. Keys and cached records live in arenas: a cache is freed all at
  * once, never entry by entry. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "config.h"
 
 #include <stdatomic.h>

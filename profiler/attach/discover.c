@@ -9,6 +9,7 @@
  * and its PID there from the NSpid line of /proc/pid/status. Several
  * sockets for one PID happen when a runtime died without removing its
  * socket and the PID was reused: the start time picks the live one. */
+#define _DEFAULT_SOURCE /* AT_SYMLINK_NOFOLLOW, O_CLOEXEC, PATH_MAX, dirfd */
 #include "config.h"
 
 #include <ctype.h>

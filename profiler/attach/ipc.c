@@ -6,6 +6,7 @@
  * refused and why (the HRESULT's name and meaning), a runtime too old for
  * the command (with its version when it can tell), a silent runtime (and
  * whether the process is stopped). */
+#define _DEFAULT_SOURCE /* PATH_MAX */
 #include "config.h"
 
 #include <errno.h>

@@ -7,15 +7,14 @@
 #   start_waiter NAME CMD...  run CMD (ending in the Waiter) in the background,
 #                          wait for "ready"; sets NAME_pid (the pid it
 #                          printed), NAME_bg and NAME_out (its output file)
-#   check NAME CMD...      run a check; counts and prints ok/FAIL
+#   check NAME CMD...      run a check; counts and prints PASS/FAIL
 #   finish                 print "N passed, M failed" and exit accordingly
 # Every background process started here is killed (by pid) at exit.
 top=$(cd "${MDT_TOP_SRCDIR:-.}" && pwd)
 build=$(cd "${MDT_BUILDDIR:-.}" && pwd)
 client="$build/tests/attach/ipcclient"
 testprof_clsid='{8B2C0D4E-5A61-4F7B-9C3D-2E1F0A9B8C7D}'
-pass=0
-fail=0
+. "$top/tests/common/check.sh"
 started=
 started_kill= # killed with SIGKILL: a PID namespace's init ignores SIGTERM
 tmp=$(mktemp -d "$build/tests/attach/scratch.XXXXXX") || exit 1
@@ -53,9 +52,8 @@ build_waiter() {
         -p:UseSharedCompilation=false -p:TargetFramework="net$major.0" -o "$tmp/waiter/out" \
         > "$tmp/waiter-build.log" 2>&1; then
         cat "$tmp/waiter-build.log"
-        echo "FAIL: dotnet build of data/attach/Waiter (SDK $sdk)"
-        echo "0 passed, 1 failed"
-        exit 1
+        check_fail "dotnet build of data/attach/Waiter (SDK $sdk)"
+        check_done
     fi
     waiter="$tmp/waiter/out/Waiter.dll"
     chmod -R a+rX "$tmp/waiter"
@@ -67,9 +65,8 @@ build_testprof() {
     if ! ${CC:-cc} -shared -fPIC -Wl,-z,defs -O1 -g -Wall -Wextra -Werror -fvisibility=hidden \
         -o "$tmp/testprof.so" "$top/tests/attach/testprof.c" 2> "$tmp/testprof.log"; then
         cat "$tmp/testprof.log"
-        echo "FAIL: cannot compile tests/attach/testprof.c"
-        echo "0 passed, 1 failed"
-        exit 1
+        check_fail "tests/attach/testprof.c compiles"
+        check_done
     fi
     chmod a+rx "$tmp/testprof.so"
 }
@@ -89,9 +86,8 @@ start_waiter() {
         i=$((i + 1))
         if [ $i -gt 300 ] || ! kill -0 "$bg" 2>/dev/null; then
             cat "$out"
-            echo "FAIL: $name did not become ready"
-            echo "$pass passed, $((fail + 1)) failed"
-            exit 1
+            check_fail "$name becomes ready"
+            check_done
         fi
         sleep 0.1
     done
@@ -122,12 +118,10 @@ check() {
     name=$1
     shift
     if "$@" > "$tmp/check.log" 2>&1; then
-        echo "ok $name"
-        pass=$((pass + 1))
+        check_pass "$name"
     else
-        echo "FAIL $name"
+        check_fail "$name"
         sed 's/^/    /' "$tmp/check.log"
-        fail=$((fail + 1))
     fi
 }
 
@@ -143,8 +137,4 @@ result() { sed -n 's/^result: //p' "$tmp/client.out"; }
 stderr_has() { grep -q -- "$1" "$tmp/client.err" || { echo "stderr lacks: $1"; return 1; }; }
 expect() { [ "$1" = "$2" ] || { echo "expected '$2', got '$1'"; return 1; }; }
 
-finish() {
-    echo "$pass passed, $fail failed"
-    [ "$fail" -eq 0 ]
-    exit $?
-}
+finish() { check_done; }

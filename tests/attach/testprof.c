@@ -21,6 +21,7 @@
  * removes nothing the callee must know about, so a callee that ignores
  * extra arguments returns correctly. That shortcut is acceptable in a test
  * double that enables no events; a real profiler declares every signature. */
+#define _DEFAULT_SOURCE /* O_CLOEXEC */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>

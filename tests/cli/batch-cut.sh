@@ -16,6 +16,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "batch-cut.sh: $prog is not built" >&2; exit 99; }
@@ -38,7 +39,7 @@ prog, tmp = sys.argv[1:3]
 index = tmp + "/index"
 args = [prog, "batch", "-a", "data", "-a", "data/pdb", "--index", index, "--no-progress"]
 DOCUMENTED = {0, 1, 4, 5}
-passed = failed = 0
+from mdtcheck import check, done
 
 def run(data, extra=()):
     p = subprocess.run(args + list(extra), input=data, stdout=subprocess.PIPE,
@@ -107,12 +108,7 @@ for name, log in logs.items():
     for p in problems[:10]:
         print("  " + p)
     ok = not problems
-    print("%s %s: %d cuts (%d problems)" % ("PASS" if ok else "FAIL", name,
-                                          len(range(0, len(log) + 1, step)), len(problems)))
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+    check(ok, "%s: %d cuts (%d problems)" % (name, len(range(0, len(log) + 1, step)),
+                                             len(problems)))
+done()
 PY

@@ -17,6 +17,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "batch-files.sh: $prog is not built" >&2; exit 99; }
@@ -36,17 +37,9 @@ export LC_ALL
 python3 - "$prog" "$tmp" "$top" <<'PY'
 import os, shutil, subprocess, sys, time
 prog, tmp, top = sys.argv[1:4]
-passed = failed = 0
+from mdtcheck import check, done
 # Sanitizer builds keep shadow memory: RSS is not the program's own.
 RSS_MAX = (1 << 30) if os.environ.get("MDT_SANITIZED") else 64 << 20
-
-def check(ok, what):
-    global passed, failed
-    print(("PASS " if ok else "FAIL ") + what)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
 
 def run(args, data):
     """(status, stdout, stderr, seconds, peak RSS in bytes); status None on a timeout"""
@@ -170,6 +163,5 @@ for what, make in (("a FIFO", lambda p: os.mkfifo(p)),
           % (what, out.strip(), secs, rss >> 10))
 
 os.chmod(unreadable, 0o644)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY

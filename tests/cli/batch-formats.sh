@@ -15,6 +15,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "batch-formats.sh: $prog is not built" >&2; exit 99; }
@@ -23,7 +24,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/mdi-batch.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$top" || exit 99
 
-status=0
 for in in batch-log batch-plain; do
     f=tests/cli/inputs/$in.txt
     "$prog" batch -a data -a data/pdb <"$f" >"$tmp/$in.txt" 2>/dev/null
@@ -32,15 +32,10 @@ for in in batch-log batch-plain; do
     "$prog" batch --speedscope -a data -a data/pdb <"$f" >"$tmp/$in.speedscope" 2>/dev/null
 done
 
-python3 - "$tmp" <<'PY' || status=1
+python3 - "$tmp" >"$tmp/formats.check" <<'PY'
 import json, sys
 tmp = sys.argv[1]
-passed = failed = 0
-def check(ok, what):
-    global passed, failed
-    print(("PASS " if ok else "FAIL ") + what)
-    if ok: passed += 1
-    else: failed += 1
+from mdtcheck import check, part
 
 # TypeDef TypeRef TypeSpec MethodDef Field MemberRef MethodSpec Property Event ExportedType
 TYPE_OR_MEMBER = {0x02, 0x01, 0x1b, 0x06, 0x04, 0x0a, 0x2b, 0x17, 0x14, 0x27}
@@ -125,9 +120,9 @@ for name in ("batch-log", "batch-plain"):
         want = sum(o["count"] for o in objs if o["kind"] in ("stack", "call", "alloc", "plain"))
         ok = ok and p["endValue"] == want
     check(ok, "%s: speedscope file has the required fields and consistent weights" % name)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+part()
 PY
+check_absorb "$tmp/formats.check" $?
 
 # The MVID index: built, then reused without reading any file, then a
 # changed file is read again.
@@ -137,7 +132,7 @@ cp data/Everything.dll data/Sigs.dll data/pdb/Lines.dll "$tmp/asm/"
 echo 'fe9721ae846a4bae8601a052e4c43e45 0x06000001' >"$tmp/one.txt"
 run() { "$prog" batch --verbose -a "$tmp/asm" --index "$idx" <"$tmp/one.txt" 2>&1 >/dev/null | grep "MVIDs of"; }
 a=$(run); b=$(run); touch -d '2001-01-01' "$tmp/asm/Sigs.dll"; c=$(run)
-check() { if [ "$1" = "$2" ]; then echo "PASS $3"; else echo "FAIL $3"; echo "    | got: $1"; status=1; fi; }
+check() { if [ "$1" = "$2" ]; then check_pass "$3"; else check_fail "$3" "got: $1"; fi; }
 check "$a" "mdinspect batch: MVIDs of 0 files from the index, 3 files read" "a cold index reads every file"
 check "$b" "mdinspect batch: MVIDs of 3 files from the index, 0 files read" "a warm index reads none"
 check "$c" "mdinspect batch: MVIDs of 2 files from the index, 1 files read" "a changed file is read again"
@@ -157,4 +152,4 @@ for fmt in "" --json --folded --speedscope --pprof "--top 5"; do
         ! python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/header.out" 2>/dev/null && ok=no
     check "$ok" yes "a header without records, ${fmt:-text}: status $st, $(head -c 120 "$tmp/header.err" | tr '\n' ' ')"
 done
-exit $status
+check_done

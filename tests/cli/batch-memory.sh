@@ -15,6 +15,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "batch-memory.sh: $prog is not built" >&2; exit 99; }
@@ -42,16 +43,8 @@ echo "batch-memory.sh: $(wc -l <"$tmp/mono.txt") lines over Mono 4.5"
 python3 - "$prog" "$tmp" <<'PY'
 import os, random, subprocess, sys
 prog, tmp = sys.argv[1:3]
-passed = failed = 0
+from mdtcheck import check, done
 sanitized = bool(os.environ.get("MDT_SANITIZED"))
-
-def check(ok, what):
-    global passed, failed
-    print(("PASS " if ok else "FAIL ") + what)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
 
 def run_rss(args, infile):
     """(status, stdout, peak RSS in MiB) of one run, measured by a child Python"""
@@ -108,6 +101,5 @@ for fmt in ([], ["--json"], ["--top", "20"]):
     check(same and outs["default"][1], "%s: the same output with --cache-mb 1 (1 and 3 threads) "
           "as with the default (%d lines)" % (" ".join(fmt) or "text",
                                               outs["default"][1].count(b"\n")))
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY

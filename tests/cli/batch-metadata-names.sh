@@ -31,13 +31,12 @@ else
     echo "batch-metadata-names.sh: $mono is not installed: the fixtures only" >&2
 fi
 
-passed=0
-failed=0
+. "$top/tests/common/check.sh"
 for f in $files; do
-    [ -f "$f" ] || { echo "FAIL $f is missing"; failed=$((failed + 1)); continue; }
+    [ -f "$f" ] || { check_fail "$f is missing"; continue; }
     n=$(basename "$f" .dll)
     # Every row of the naming tables, as a shell script and as batch lines.
-    "$prog" --json -c tables "$f" >"$tmp/$n.tables" || { echo "FAIL $f: tables"; failed=$((failed + 1)); continue; }
+    "$prog" --json -c tables "$f" >"$tmp/$n.tables" || { check_fail "$f: tables"; continue; }
     python3 - "$f" "$tmp/$n.tables" "$tmp/$n.script" "$tmp/$n.lines" <<'PY'
 import json, sys
 path, tables, script, lines = sys.argv[1:]
@@ -53,7 +52,7 @@ with open(script, "w") as s, open(lines, "w") as l:
                 s.write("token 0x%08x\n" % tok)
                 l.write("%s 0x%08x\n" % (path, tok))
 PY
-    [ $? = 0 ] || { echo "FAIL $f: the token list"; failed=$((failed + 1)); continue; }
+    [ $? = 0 ] || { check_fail "$f: the token list"; continue; }
     "$prog" --json -f "$tmp/$n.script" "$f" >"$tmp/$n.shell" 2>"$tmp/$n.shell.err"
     "$prog" batch --json --no-progress <"$tmp/$n.lines" >"$tmp/$n.batch" 2>"$tmp/$n.batch.err"
     if (cd "$tmp" && python3 - "$f" "$n.shell" "$n.batch") <<'PY'
@@ -88,17 +87,14 @@ print("%s %s: %d tokens, %d with metadata_name, %d of them differ from the name"
       % ("FAIL" if bad else "PASS", path, len(sh), meta, differ))
 sys.exit(1 if bad else 0)
 PY
-    then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    then check_count pass; else check_count fail; fi
 done
 # The fixtures hold names that differ (Pair`2, MemberRefs of TypeSpecs,
 # nested generics...): a run where none does compared nothing of interest.
 differ=$(cat "$tmp"/*.differ 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
 if [ "$differ" -ge 100 ]; then
-    echo "PASS $differ metadata names differ from their names"
-    passed=$((passed + 1))
+    check_pass "$differ metadata names differ from their names"
 else
-    echo "FAIL only $differ metadata names differ from their names"
-    failed=$((failed + 1))
+    check_fail "only $differ metadata names differ from their names"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+check_done

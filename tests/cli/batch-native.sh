@@ -22,6 +22,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "batch-native.sh: $prog is not built" >&2; exit 99; }
@@ -60,16 +61,7 @@ strip -s -o "$tmp/stripped/libt.so" "$tmp/libt3.so"
 python3 - "$tmp" "$prog" <<'PY'
 import json, os, random, stat, struct, subprocess, sys
 tmp, prog = sys.argv[1], sys.argv[2]
-passed = failed = 0
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok   " + what)
-    else:
-        failed += 1
-        print("FAIL " + what)
-    return ok
+from mdtcheck import check, done
 
 def elf_info(path):
     """build-id and {name: (value, size)} of the .symtab (a small reader:
@@ -253,6 +245,5 @@ big.insert(30001, elf(os.path.join(tmp, "lib", "libt.so"), b="cd" * 20))
 big += ["stack 1 " + frame(A, b="cd" * 20)]
 outs = [run(big, "--threads", t)[1] for t in ("1", "4")]
 check(outs[0] == outs[1] and outs[0].count("libt.so!hidden") == 40000, "1 and 4 threads: the same output")
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY

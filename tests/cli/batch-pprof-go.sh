@@ -13,6 +13,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 reader=$build/tests/batch/pprof_read
@@ -43,7 +44,6 @@ stack 5 $M:0x06000002@0x8 $M:0x06000003@0x5 native:libt.so:00ff00ff+0x1a2b
 #stats samples=9 duration_ms=3000
 EOF
 
-status=0
 n=0
 for spec in "tests/cli/inputs/batch-calls.txt calls" "tests/cli/inputs/batch-alloc.txt alloc_objects" \
             "$tmp/stacks.txt samples" "$tmp/two.txt samples"; do
@@ -61,16 +61,10 @@ for spec in "tests/cli/inputs/batch-calls.txt calls" "tests/cli/inputs/batch-all
     echo "$1 $2" >"$b.what"
 done
 
-python3 - "$tmp" "$n" <<'PY' || status=1
+python3 - "$tmp" "$n" <<'PY'
 import json, re, sys
 tmp, n = sys.argv[1], int(sys.argv[2])
-passed = failed = 0
-def check(ok, what):
-    global passed, failed
-    print(("PASS " if ok else "FAIL ") + what)
-    if ok: passed += 1
-    else: failed += 1
-    return ok
+from mdtcheck import check, done
 def read(p):
     with open(p, encoding="utf-8", errors="replace") as f:
         return f.read()
@@ -116,7 +110,5 @@ for i in range(1, n + 1):
           "counts (%d methods, total %s)%s"
           % (label, len(want), total.group(1) if total else "?",
              "" if got == want else ": %r" % sorted(set(got.items()) ^ set(want.items()))[:4]))
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY
-exit $status

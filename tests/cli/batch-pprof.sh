@@ -25,6 +25,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 reader=$build/tests/batch/pprof_read
@@ -91,13 +92,7 @@ import json, re, subprocess, sys
 from collections import Counter
 tmp, n, prog = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 starts = {}  # (MVID, token) -> {(file, start_line)}
-passed = failed = 0
-def check(ok, what):
-    global passed, failed
-    print(("PASS " if ok else "FAIL ") + what)
-    if ok: passed += 1
-    else: failed += 1
-    return ok
+from mdtcheck import check, done
 
 def read(p):
     with open(p, encoding="utf-8", errors="replace") as f:
@@ -304,6 +299,5 @@ for k, line in zip(keys, r.stdout.decode("utf-8", "replace").split("\n")):
 check(keys and not bad and any(st for v in starts.values() for _, st in v),
       "start_line of %d methods: their first line when in the function's file, else 0%s"
       % (len(keys), ": %r" % bad[:3] if bad else ""))
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY

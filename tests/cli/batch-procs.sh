@@ -27,6 +27,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "batch-procs.sh: $prog is not built" >&2; exit 99; }
@@ -40,15 +41,7 @@ export LC_ALL
 python3 - "$prog" "$tmp" "$top" <<'PY'
 import json, subprocess, sys
 prog, tmp, top = sys.argv[1:4]
-passed = failed = 0
-
-def check(ok, what):
-    global passed, failed
-    print(("PASS " if ok else "FAIL ") + what)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+from mdtcheck import check, done
 
 LINES = "c8e53984472d48f98a0624ad8d869103"   # data/pdb/Lines.dll
 EVERY = "fe9721ae846a4bae8601a052e4c43e45"   # data/Everything.dll
@@ -178,6 +171,5 @@ text = p.stdout.decode().split("\n")
 check(text[3] == "stack 2\tEverything.InfoAttribute::.ctor",
       "a #frameworks line: its folders are searched: %r" % text[1:4])
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY

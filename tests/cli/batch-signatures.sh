@@ -15,6 +15,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "batch-signatures.sh: $prog is not built" >&2; exit 99; }
@@ -31,14 +32,7 @@ export LC_ALL
 python3 - "$prog" "$lib" <<'PY'
 import json, subprocess, sys
 prog, lib = sys.argv[1:3]
-passed = failed = 0
-def check(ok, what):
-    global passed, failed
-    print(("PASS " if ok else "FAIL ") + what)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+from mdtcheck import check, done
 
 def out(args, data=None):
     return subprocess.run([prog] + args, input=data, stdout=subprocess.PIPE,
@@ -76,6 +70,5 @@ for t in tokens:
 shell = [json.loads(l)["name"] for l in out(["-j"] + cmds + [lib]).split("\n")
          if l.startswith("{") and '"name"' in l and '"token"' in l]
 check(shell == sig, "the shell with `set signatures on` names all %d as batch does" % len(sig))
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY

@@ -23,15 +23,12 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/mdi-threads.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$top" || exit 99
 
-passed=0
-failed=0
+. "$top/tests/common/check.sh"
 check() { # check OK WHAT
     if [ "$1" = yes ]; then
-        echo "PASS $2"
-        passed=$((passed + 1))
+        check_pass "$2"
     else
-        echo "FAIL $2"
-        failed=$((failed + 1))
+        check_fail "$2"
     fi
 }
 
@@ -147,5 +144,4 @@ last=$(tail -n 1 "$tmp/edges.text.1.out")
 check "$([ "$last" = "Lines.Calc::Add (/_/src/pdb/Lines.cs:14)" ] && echo yes)" \
     "edges: the last line without a newline is resolved ($last)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

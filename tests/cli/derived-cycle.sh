@@ -25,18 +25,16 @@ if len(hits) != 1:
 b[hits[0] + 8:hits[0] + 10] = b'\x24\x00'
 open(sys.argv[2], 'wb').write(b)
 PY
-passed=0 failed=0
+. "$top/tests/common/check.sh"
 check() { # check WHAT COMMANDS EXPECTED-EXIT GREP-PATTERN COUNT
     out=$(timeout 20 "$prog" -c "$2" "$tmp/Cycle.dll" 2>&1)
     rc=$?
     n=$(printf '%s\n' "$out" | grep -c -- "$4")
     if [ "$rc" -eq "$3" ] && [ "$n" -eq "$5" ]; then
-        echo "PASS $1"
-        passed=$((passed + 1))
+        check_pass "$1"
     else
-        echo "FAIL $1: exit $rc (want $3), $n lines match '$4' (want $5)"
+        check_fail "$1: exit $rc (want $3), $n lines match '$4' (want $5)"
         printf '%s\n' "$out" | head -12 | sed 's/^/    | /'
-        failed=$((failed + 1))
     fi
 }
 check "the cycle is there: Shape extends Unit" 'token 0x02000007' 0 'Extends:.*0x02000009' 1
@@ -44,5 +42,4 @@ check "derived Decl.Unit: Decl.Shape, once" 'derived Decl.Unit' 0 'extends   Dec
 check "derived -a ends, each type once" 'derived -a Decl.Shape' 0 '^  Decl.dll' 3
 check "derived -a lists Unit at depth 2" 'derived -a Decl.Shape' 0 'extends .*  2  Decl.Unit ' 1
 check "derived -a from Unit: Shape, Circle, Square" 'derived -a Decl.Unit' 0 '^  Decl.dll' 3
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

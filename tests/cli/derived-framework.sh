@@ -12,6 +12,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "derived-framework.sh: $prog is not built" >&2; exit 99; }
@@ -24,21 +25,13 @@ done
 exec python3 - "$prog" "$fw" "$top/data/decl/Decl.dll" <<'PY'
 import json, subprocess, sys
 prog, fw, decl = sys.argv[1:4]
-passed = failed = 0
+from mdtcheck import check, done
 
 def run(cmds, *files):
     out = subprocess.run([prog, '-j', '-c', cmds] + list(files), capture_output=True, text=True,
                          timeout=300)
     recs = [json.loads(l) for l in out.stdout.splitlines() if l.startswith('{')]
     return out.returncode, [r for r in recs if 'derived' in r]
-
-def check(ok, what):
-    global passed, failed
-    print(('PASS ' if ok else 'FAIL ') + what)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
 
 rc, recs = run('derived System.IO.Stream', fw + '/System.Private.CoreLib.dll')
 names = {d['name'] for d in recs[0]['derived']} if recs else set()
@@ -71,6 +64,5 @@ ds = recs[0]['derived'] if recs else []
 sq = [d for d in ds if d['name'] == 'Decl.Square']
 check(rc == 0 and len(sq) == 1 and sq[0]['relation'] == 'implements',
       'Decl.Square implements CoreLib\'s IComparable<T> (IComparable<Square>, via System.Runtime)')
-print('%d passed, %d failed' % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY

@@ -35,8 +35,7 @@ cp "$top/data/pdb/Lines.dll" "$tmp/pdb/Lines.dll"
 mkfifo "$tmp/pdb/Lines.pdb"
 mkfifo "$tmp/history"
 
-passed=0
-failed=0
+. "$top/tests/common/check.sh"
 # check NAME WANT-STATUS WANT-TEXT COMMAND...: the command's output (stdout
 # and stderr) must contain WANT-TEXT, its status be WANT-STATUS, within 20 s.
 check() {
@@ -45,19 +44,15 @@ check() {
     out=$(timeout 20 "$@" 2>&1 </dev/null)
     rc=$?
     if [ "$rc" -eq 124 ]; then
-        echo "FAIL $name: timed out (it waited on something)"
-        failed=$((failed + 1))
+        check_fail "$name: timed out (it waited on something)"
     elif [ "$rc" -ne "$want" ]; then
-        echo "FAIL $name: exit $rc, want $want"
+        check_fail "$name: exit $rc, want $want"
         printf '%s\n' "$out" | tail -n 5
-        failed=$((failed + 1))
     elif ! printf '%s\n' "$out" | grep -qF -- "$text"; then
-        echo "FAIL $name: output lacks \"$text\":"
+        check_fail "$name: output lacks \"$text\":"
         printf '%s\n' "$out" | tail -n 5
-        failed=$((failed + 1))
     else
-        echo "ok $name"
-        passed=$((passed + 1))
+        check_pass "$name"
     fi
 }
 
@@ -93,5 +88,4 @@ if command -v script >/dev/null 2>&1; then
     check "a history file that is a FIFO" 0 "is not a regular file: history is not kept" \
         sh -c "(sleep 1; echo quit) | MDINSPECT_HISTORY='$tmp/history' script -qec '$prog -i' /dev/null"
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

@@ -9,11 +9,13 @@
 #     upper-case letter, aside) is named under JSON OUTPUT;
 #  4. every long option --help lists is under OPTIONS.
 # Usage: tests/cli/man-check.sh [--update]   (--update rewrites part 1)
-# Prints one line per check and finally "N passed, M failed".
+# A part of doc/man-check.sh, the one check of the manual pages: prints
+# one line per check, no closing line.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 man=$top/doc/mdinspect.1
@@ -42,26 +44,14 @@ BEGIN = '.\\" BEGIN GENERATED COMMANDS'
 END = '.\\" END GENERATED COMMANDS'
 man = open(man_path).read()
 generated = open(roff_path).read()
-passed = failed = 0
-
-def result(ok, name, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS " + name)
-    else:
-        failed += 1
-        print("FAIL " + name)
-        for line in detail.rstrip("\n").split("\n"):
-            if line:
-                print("    | " + line)
+from mdtcheck import check as result
+import mdtcheck
 
 b = man.find(BEGIN)
 e = man.find(END)
 if b < 0 or e < b:
     result(False, "the man page has the GENERATED COMMANDS markers")
-    print("%d passed, %d failed" % (passed, failed))
-    sys.exit(1)
+    mdtcheck.part()
 b = man.index("\n", b) + 1
 current = man[b:e]
 if mode == "--update":
@@ -133,6 +123,5 @@ missing = [o for o in opts if o not in opts_sec]
 result(bool(opts) and not missing, "every option of --help (%d) is under OPTIONS" % len(opts),
        "missing: " + ", ".join(missing))
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+mdtcheck.part()
 EOF

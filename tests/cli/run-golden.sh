@@ -56,8 +56,7 @@ wanted() {
     return 1
 }
 
-passed=0
-failed=0
+. "$top/tests/common/check.sh"
 for cmdfile in "$cases"/*.cmd; do
     [ -f "$cmdfile" ] || continue
     name=$(basename "$cmdfile" .cmd)
@@ -80,20 +79,17 @@ for cmdfile in "$cases"/*.cmd; do
             cp "$actual" "$expected"
             echo "updated $name"
         fi
-        passed=$((passed + 1))
+        check_count pass
     elif [ -f "$expected" ] && cmp -s "$expected" "$actual"; then
-        echo "PASS $name"
-        passed=$((passed + 1))
+        check_pass "$name"
     else
-        echo "FAIL $name: $line"
+        check_fail "$name: $line"
         if [ -f "$expected" ]; then
             diff -u "$expected" "$actual" | sed 's/^/    /'
         else
             echo "    no $name.out; run with --update to create it"
         fi
-        failed=$((failed + 1))
     fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

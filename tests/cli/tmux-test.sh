@@ -49,16 +49,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-passed=0
-failed=0
+. "$top/tests/common/check.sh"
 ok() {
-    echo "PASS $1"
-    passed=$((passed + 1))
+    check_pass "$1"
 }
 bad() {
-    echo "FAIL $1"
+    check_fail "$1"
     [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    | /'
-    failed=$((failed + 1))
 }
 
 sess=
@@ -356,5 +353,4 @@ else
     bad "the history survives SIGTERM" "$(cat "$tmp/term-history" 2>&1)"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

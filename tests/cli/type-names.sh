@@ -15,16 +15,14 @@ prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 corlib=/usr/lib/mono/4.5/mscorlib.dll
 [ -x "$prog" ] || { echo "type-names.sh: $prog is not built" >&2; exit 99; }
 [ -r "$corlib" ] || { echo "type-names.sh: $corlib is not there (Debian mono-devel)" >&2; exit 77; }
-passed=0 failed=0
+. "$top/tests/common/check.sh"
 check() { # check WHAT TYPE-ARG EXPECTED-TEXT
     out=$("$prog" -c "type '$2'" "$corlib" 2>&1)
     if printf '%s\n' "$out" | grep -qF -- "$3"; then
-        echo "PASS $1"
-        passed=$((passed + 1))
+        check_pass "$1"
     else
-        echo "FAIL $1: type '$2' did not print \"$3\""
+        check_fail "$1: type '$2' did not print \"$3\""
         printf '%s\n' "$out" | head -3 | sed 's/^/    | /'
-        failed=$((failed + 1))
     fi
 }
 check "int is System.Int32" int "name:               System.Int32"
@@ -42,5 +40,4 @@ check "KeyCollection's candidates include Dictionary's" KeyCollection \
     "System.Collections.Generic.Dictionary+KeyCollection<TKey,TValue>"
 check "KeyCollection's candidates include Hashtable's" KeyCollection \
     "System.Collections.Hashtable+KeyCollection"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

@@ -1,4 +1,5 @@
 /* Two opens of one assembly compared through the public API (imgcmp.h). */
+#define _DEFAULT_SOURCE /* lstat */
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdbool.h>

@@ -7,6 +7,7 @@
  * headers get one page; a section gets the pages from its RVA to RVA +
  * VirtualSize (SizeOfRawData when VirtualSize is 0), its raw data copied
  * in (at most VirtualSize bytes, as the Windows loader does), zeros after. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -29,6 +29,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "common"))
+import mdtcheck  # noqa: E402  tests/common: the PASS/FAIL lines and the closing line
+
 MONO_DIR = '/usr/lib/mono/4.5'
 SMALL = 256 * 1024
 BATCH = 16
@@ -1385,8 +1388,8 @@ def main():
                   file=sys.stderr if missing_peer else sys.stdout)
         if missing_peer:
             return 77
-        print('0 passed, 1 failed')
-        return 1
+        mdtcheck.add(0, 1)
+        return mdtcheck.closing()
 
     start = time.monotonic()
     jobs = a.jobs or os.cpu_count() or 1
@@ -1407,7 +1410,6 @@ def main():
                     results[f] = Cmp(f)
                     results[f].bad('driver', '%s: %s' % (type(e).__name__, e))
 
-    passed = failed = 0
     totals = collections.Counter()
     excepted = collections.Counter()
     base = os.path.dirname(a.dir.rstrip('/'))
@@ -1418,22 +1420,17 @@ def main():
         totals['rows'] += c.rows
         totals['cells'] += c.cells
         excepted.update(c.excepted)
-        if c.diffs:
-            failed += 1
-            more = len(c.diffs) - a.show
-            print('FAIL %s: %s%s' % (name, '; '.join(c.diffs[:a.show]),
-                                     ' (+%d more)' % more if more > 0 else ''))
-        else:
-            passed += 1
-            print('OK   %s (%d tables, %d rows, %d cells)'
-                  % (name, c.tables, c.rows, c.cells))
+        more = len(c.diffs) - a.show
+        mdtcheck.check(not c.diffs,
+                       '%s: %s%s' % (name, '; '.join(c.diffs[:a.show]),
+                                     ' (+%d more)' % more if more > 0 else '') if c.diffs
+                       else '%s (%d tables, %d rows, %d cells)' % (name, c.tables, c.rows, c.cells))
     print('compared %d files: %d table row counts, %d rows, %d cells; %.0fs'
           % (len(files), totals['tables'], totals['rows'], totals['cells'],
              time.monotonic() - start))
     for reason, n in sorted(excepted.items()):
         print('  documented exception (tests/diff/README.md): %s: %d' % (reason, n))
-    print('%d passed, %d failed' % (passed, failed))
-    return 1 if failed else 0
+    return mdtcheck.closing()
 
 
 if __name__ == '__main__':

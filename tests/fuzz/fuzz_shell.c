@@ -19,6 +19,7 @@
  * Built for libFuzzer with --enable-fuzzing (the shell and the library
  * compiled in), and always as a replayer (tests/fuzz/replay.c) that
  * `make check` runs over tests/fuzz/corpus/shell/. */
+#define _DEFAULT_SOURCE /* strndup */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

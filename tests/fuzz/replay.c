@@ -7,6 +7,7 @@
  * a failure. Prints only the closing "N passed, M failed" line (and the names
  * of failed inputs). With no arguments it replays REPLAY_DEFAULT_CORPUS
  * under $MDT_TOP_SRCDIR. */
+#define _DEFAULT_SOURCE /* strdup */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>

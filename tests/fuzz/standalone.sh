@@ -7,8 +7,7 @@
 # the programs are.
 bld=$(cd "${MDT_BUILDDIR:-.}" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
-passed=0
-failed=0
+. "$top/tests/common/check.sh"
 for run in "$bld/tests/fuzz/fuzz_image_replay" "$bld/tests/generics/fuzz_sig_replay" \
     "$bld/tests/typeref/fuzz_resolve_replay" "$bld/tests/fuzz/fuzz_commands_replay" \
     "$bld/tests/fuzz/fuzz_shell_replay" "$bld/tests/fuzz/fuzz_typename_replay" \
@@ -18,13 +17,10 @@ for run in "$bld/tests/fuzz/fuzz_image_replay" "$bld/tests/generics/fuzz_sig_rep
     name=${run#"$bld/"}
     name=${name#"$top/"}
     if out=$(cd / && env -u MDT_TOP_SRCDIR MDT_BUILDDIR="$bld" "$run" 2>&1); then
-        passed=$((passed + 1))
-        echo "ok $name: $(printf '%s\n' "$out" | tail -n 1)"
+        check_pass "$name: $(printf '%s\n' "$out" | tail -n 1)"
     else
-        failed=$((failed + 1))
-        echo "FAIL $name, run from / without MDT_TOP_SRCDIR:"
+        check_fail "$name, run from / without MDT_TOP_SRCDIR:"
         printf '%s\n' "$out" | tail -n 5
     fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

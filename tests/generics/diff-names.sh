@@ -12,15 +12,12 @@ top=${MDT_TOP_SRCDIR:-.}
 build=${MDT_BUILDDIR:-.}
 fw=${MDT_MONO_45_DIR:-/usr/lib/mono/4.5}
 
+. "$top/tests/common/check.sh"
 fail() {
-    echo "FAIL: $*"
-    echo "0 passed, 1 failed"
-    exit 1
+    check_fail "$*"
+    check_done
 }
-skip() {
-    echo "diff-names.sh: skipped: $*" >&2
-    exit 77
-}
+skip() { check_skip "$*"; }
 
 command -v mono >/dev/null 2>&1 || skip "mono not found (Debian package mono-runtime)"
 command -v mcs >/dev/null 2>&1 || skip "mcs not found (Debian package mono-mcs)"
@@ -75,8 +72,8 @@ file_no == 1 {
 function report() {
     if (cur == "") return
     name = cur; sub("^" top, "", name)
-    if (bad) { failed++; printf "FAIL %s: %d names, %d mismatches\n", name, n, bad }
-    else { passed++; printf "ok %s: %d names%s\n", name, n, ex ? sprintf(", %d excluded (cecil-signed-bound)", ex) : "" }
+    if (bad) printf "FAIL %s: %d names, %d mismatches\n", name, n, bad
+    else printf "PASS %s: %d names%s\n", name, n, ex ? sprintf(", %d excluded (cecil-signed-bound)", ex) : ""
     for (i = 1; i <= shown; i++) print shown_line[i]
 }
 $1 == "F" { report(); cur = substr($0, 3); n = bad = ex = shown = 0; next }
@@ -98,7 +95,7 @@ $1 == "ERR" { bad++; total_bad++; shown_line[++shown] = "  mdtools cannot read t
 END {
     report()
     printf "names compared: %d, mismatches: %d, excluded as documented Cecil errors: %d\n", total, total_bad, total_ex
-    printf "%d passed, %d failed\n", passed, failed
-    exit failed != 0 || passed == 0
 }
-' "$work/cecil.txt" "$work/md.txt"
+' "$work/cecil.txt" "$work/md.txt" >"$work/result"
+check_absorb "$work/result" $?
+check_done

@@ -5,6 +5,7 @@
 # into a temporary directory, and run it. Sources are found from this
 # script's directory unless MDT_TOP_SRCDIR says otherwise.
 top=${MDT_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$top/tests/common/check.sh"
 cc=${CC:-cc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -15,7 +16,7 @@ if ! $cc -std=gnu11 -O1 -g -pthread -DIDM_TEST_CLAIM_HOOK $CFLAGS -I"$tmp" \
     "$top/libmdtools/util/error.c" "$top/tests/idmap/claimrace.c" \
     -o "$tmp/claimrace" $LDFLAGS 2> "$tmp/build.log"; then
     cat "$tmp/build.log"
-    echo "0 passed, 1 failed"
-    exit 1
+    check_fail "claimrace builds"
+    check_done
 fi
 exec "$tmp/claimrace"

@@ -4,6 +4,8 @@
 # relying on the writers' membarrier (libmdtools/tokens/grace.c). Prints
 # both outputs, then one closing "N passed, M failed" line for both.
 bld=${MDT_BUILDDIR:-.}
+top=${MDT_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$top/tests/common/check.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 MDT_IDMAP_FENCED=1 "$bld/tests/idmap/stress" 3000 > "$tmp/stress" 2>&1
@@ -13,7 +15,6 @@ rc2=$?
 # sigtest skips itself (77) where it cannot run (ThreadSanitizer): its
 # output says why, and the stress test still counts.
 [ "$rc2" -eq 77 ] && rc2=0
-cat "$tmp/stress" "$tmp/sig"
-tail -n 1 "$tmp/stress" "$tmp/sig" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' |
-    awk -v bad=$((rc1 != 0 || rc2 != 0)) '{ p += $1; f += $2 }
-        END { if (bad && f == 0) { f = 1 } printf "%d passed, %d failed\n", p, f; exit f != 0 }'
+check_closing "$tmp/stress" "$rc1"
+check_closing "$tmp/sig" "$rc2"
+check_done

@@ -9,6 +9,7 @@
 # Usage: run-tsan.sh [cycles]   (MDT_TOP_SRCDIR: source tree, default: the
 # one this script is in)
 top=${MDT_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$top/tests/common/check.sh"
 cc=${CC:-gcc}
 cycles=${1:-10000}
 tmp=$(mktemp -d)
@@ -37,10 +38,9 @@ build() { # test.c output
 if ! build "$top/tests/idmap/stress.c" "$tmp/stress" ||
    ! build "$top/tests/idmap/shortlived.c" "$tmp/shortlived"; then
     cat "$tmp/build.log"
-    echo "0 passed, 1 failed"
-    exit 1
+    check_fail "the tests build with -fsanitize=thread"
+    check_done
 fi
-failed=0
 run() { # name command...
     name=$1
     shift
@@ -51,13 +51,13 @@ run() { # name command...
     end=$(date +%s)
     cat "$tmp/out"
     reports=$(grep -c '^WARNING: ThreadSanitizer' "$tmp/err")
-    echo "TSan, $name: exit $rc, $reports reports, $((end - start)) s"
     if [ "$reports" -ne 0 ] || [ "$rc" -ne 0 ]; then
+        check_fail "TSan, $name: exit $rc, $reports reports, $((end - start)) s"
         head -n 60 "$tmp/err"
-        failed=$((failed + 1))
+    else
+        check_pass "TSan, $name: exit $rc, $reports reports, $((end - start)) s"
     fi
 }
 run stress "$tmp/stress" "$cycles" 8 3
 run shortlived "$tmp/shortlived"
-echo "$((2 - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

@@ -49,7 +49,7 @@ FieldLayout Property Event MethodSemantics MethodImpl NestedClass GenericParam
 GenericParamConstraint AssemblyRef ModuleRef ImplMap FieldMarshal DeclSecurity FieldRVA
 File ExportedType ManifestResource"
 
-pass=0 fail=0
+. "$top/tests/common/check.sh"
 # one FILE: 0 when it round trips, else 1 with the reason on stdout
 one() {
     f=$1 asm=$2 tag=$3
@@ -113,21 +113,17 @@ for l in sys.stdin:
 
 for f in $good; do
     if why=$(one "$f" "$ilasm" net); then
-        echo "PASS $f: $why"
-        pass=$((pass + 1))
+        check_pass "$f: $why"
     else
-        echo "FAIL $f: $why"
-        fail=$((fail + 1))
+        check_fail "$f: $why"
     fi
 done
 for fb in $bad; do
     f=${fb%%:*}
     if why=$(one "$f" "$ilasm" net); then
-        echo "FAIL $f round trips now: move it to the good list ($why)"
-        fail=$((fail + 1))
+        check_fail "$f round trips now: move it to the good list ($why)"
     else
-        echo "PASS $f does not round trip, as documented (${fb#*:}): $(echo "$why" | head -1)"
-        pass=$((pass + 1))
+        check_pass "$f does not round trip, as documented (${fb#*:}): $(echo "$why" | head -1)"
     fi
 done
 if [ "${1:-}" = --mono ] && command -v ilasm >/dev/null 2>&1; then
@@ -136,5 +132,4 @@ if [ "${1:-}" = --mono ] && command -v ilasm >/dev/null 2>&1; then
             echo "mono ilasm: $f: differs: $(echo "$why" | head -3)"
     done
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_done

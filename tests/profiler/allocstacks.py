@@ -41,6 +41,7 @@ from collections import Counter, defaultdict
 from urllib.parse import unquote
 
 import check
+import mdtcheck  # tests/common, on the path check.py sets
 from check import ok
 
 SD = 4.5
@@ -164,8 +165,7 @@ def main():
             pgot[";".join(reversed(fr))] += smp["values"][0]
         ok(pgot == folded_want, "--pprof: the astack records' stacks and objects, leaf first, "
            "no exact alloc record (%d samples, %d expected)" % (len(pgot), len(folded_want)))
-    print("%d passed, %d failed" % (check.passed, check.failed))
-    return 1 if check.failed else 0
+    return mdtcheck.closing()
 
 
 if __name__ == "__main__":

@@ -16,23 +16,23 @@
 # instantiation it named as it ran was entered, and all were left.
 . "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
 build_programs
-status=0
+. "$top/tests/common/check.sh"
 for elt in fast slow; do
     log=$work/calls-$elt.log
     exp=$work/calls-$elt.expected
     profile "$log" --mode calls --elt $elt --debug-names -- dotnet "$workload" calls "$exp" \
         >"$work/calls-$elt.out" 2>&1 || { cat "$work/calls-$elt.out" >&2; fail "the profiled run failed ($elt)"; }
     echo "== $elt"
-    check_offline calls "$log" "$exp" >"$work/calls-$elt.check" || status=1
-    cat "$work/calls-$elt.check"
+    st=0
+    check_offline calls "$log" "$exp" >"$work/calls-$elt.check" || st=$?
+    check_closing "$work/calls-$elt.check" "$st"
 done
 log=$work/calls-names.log
 exp=$work/calls-names.expected
 profile "$log" --mode calls --debug-names -- dotnet "$workload" names "$exp" 300 \
     >"$work/calls-names.out" 2>&1 || { cat "$work/calls-names.out" >&2; fail "the profiled run failed (names)"; }
 echo "== names"
-check_offline callnames "$log" "$exp" >"$work/calls-names.check" || status=1
-cat "$work/calls-names.check"
-awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3 } END { print p " passed, " f " failed" }' \
-    "$work/calls-fast.check" "$work/calls-slow.check" "$work/calls-names.check"
-exit $status
+st=0
+check_offline callnames "$log" "$exp" >"$work/calls-names.check" || st=$?
+check_closing "$work/calls-names.check" "$st"
+check_done

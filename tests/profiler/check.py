@@ -33,6 +33,9 @@ from urllib.parse import unquote
 
 import offline
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "common"))
+import mdtcheck  # noqa: E402  tests/common: the PASS/FAIL lines and the closing line
+
 HEX32 = r"[0-9a-f]{32}"
 PRIM = r"(?:I1|U1|I2|U2|I4|U4|I8|U8|R4|R8|I|U|CHAR|BOOLEAN|STRING|OBJECT|VOID|TYPEDBYREF|__Canon)"
 SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|truncated|unknown(:[a-z]+)?|state:[a-z]+(:[A-Za-z.]+)?)$")
@@ -40,18 +43,9 @@ SPECIAL = re.compile(r"^(native|unmanaged|dynamic|stub|truncated|unknown(:[a-z]+
 # offset, and what the runtime was doing (doc/profile-log.md, Frames)
 NATIVE = offline.NATIVE
 
-passed = 0
-failed = 0
-
 
 def ok(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok   " + what)
-    else:
-        failed += 1
-        print("FAIL " + what)
+    mdtcheck.check(cond, what)
     return cond
 
 
@@ -562,8 +556,7 @@ def main():
             got = offline.resolve(ok, path, log, names, facts, program_mvids(mode, facts), dirs)
             if got and mode == "plugins":
                 plugins_offline(got, facts)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return mdtcheck.closing()
 
 
 def call_counts(log):

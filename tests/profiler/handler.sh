@@ -33,14 +33,7 @@ probe_run() {
 total() {
     sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$work/$2.report" | awk '{ s += $1 } END { print s + 0 }'
 }
-passed=0
-failed=0
-check_that() { # MESSAGE TEST-COMMAND...
-    msg=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); echo "ok   $msg"
-    else failed=$((failed + 1)); echo "FAIL $msg"; fi
-}
+. "$top/tests/common/check.sh"
 probe_run handler 1500
 runs=$(total handler handler)
 bad=$(total violations handler)
@@ -53,14 +46,14 @@ steps=$(total execsteps handler-starved)
 check_that "drain starved: the handler ran $runs times (at least 200)" [ "$runs" -ge 200 ]
 check_that "drain starved: $steps steps to a caller through the executable ranges" [ "$steps" -gt 0 ]
 check_that "drain starved: no allocation, lock or dynamic TLS call inside the handler ($bad: $(tr "\n" " " <"$work/handler-starved.report"))" [ "$bad" -eq 0 ]
-check_offline handler "$work/handler.log" "$work/handler.expected" >"$work/handler.check" || true
-check starved "$work/handler-starved.log" "$work/handler-starved.expected" >>"$work/handler.check" || true
-cat "$work/handler.check"
-summaries=$(grep -c '^[0-9]* passed, [0-9]* failed$' "$work/handler.check" || true)
+st=0
+check_offline handler "$work/handler.log" "$work/handler.expected" >"$work/handler.check" || st=$?
+check_closing "$work/handler.check" "$st"
+st=0
+check starved "$work/handler-starved.log" "$work/handler-starved.expected" \
+    >"$work/handler-starved.check" || st=$?
+check_closing "$work/handler-starved.check" "$st"
+summaries=$(cat "$work/handler.check" "$work/handler-starved.check" |
+    grep -c '^[0-9]* passed, [0-9]* failed$' || true)
 check_that "both logs checked ($summaries summaries)" [ "$summaries" -eq 2 ]
-for n in $(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$work/handler.check" | tr ' ' ':'); do
-    passed=$((passed + ${n%:*}))
-    failed=$((failed + ${n#*:}))
-done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_done

@@ -28,6 +28,7 @@ from collections import defaultdict
 from urllib.parse import unquote
 
 import check
+import mdtcheck  # tests/common, on the path check.py sets
 from check import ok
 from allocstacks import batch
 
@@ -91,8 +92,7 @@ def main():
         vals = [s["values"] for s in prof["samples"] if [f["name"] for f in s["frames"]] == [tname]]
         ok(types == [("inuse_objects", "count"), ("inuse_space", "bytes")] and vals == [[n, 32 * n]],
            "--pprof: inuse_objects/inuse_space, the last snapshot alone: %s %s (%s)" % (tname, vals, types))
-    print("%d passed, %d failed" % (check.passed, check.failed))
-    return 1 if check.failed else 0
+    return mdtcheck.closing()
 
 
 if __name__ == "__main__":

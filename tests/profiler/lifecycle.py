@@ -28,6 +28,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "common"))
+import mdtcheck  # noqa: E402  tests/common: the PASS/FAIL lines and the closing line
+
 top = os.environ["MDT_TOP_SRCDIR"]
 build = os.environ["MDT_BUILDDIR"]
 work = os.path.join(build, "tests", "profiler")
@@ -36,21 +39,13 @@ workload = os.path.join(work, "bin", "Workload", "Workload.dll")
 check_py = os.path.join(top, "tests", "profiler", "check.py")
 LIMIT = 300  # seconds: bounds a hang, nothing else
 
-passed = failed = 0
-
 # What the test program itself prints: anything else on its output came
 # from somewhere else.
 PROGRAM_LINES = re.compile(r"^(names done -?[0-9]+|tree [0-9]+ [0-9]+ [0-9]+|ready [0-9]+|exiting on SIG[A-Z]+)$")
 
 
 def ok(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok   " + what)
-    else:
-        failed += 1
-        print("FAIL " + what)
+    mdtcheck.check(cond, what)
     return cond
 
 
@@ -139,7 +134,7 @@ def checked(mode, log, exp, offline=True):
         args += ["--assemblies"] + [os.path.join(work, "bin", p) for p in ("Workload", "PluginA", "PluginB")]
     r = subprocess.run(args, capture_output=True, text=True)
     lines = (r.stdout + r.stderr).strip().split("\n")
-    bad = [x for x in lines if not x.startswith("ok ")]
+    bad = [x for x in lines if not x.startswith("PASS ")]
     return r.returncode == 0, "; ".join(bad[-4:])
 
 
@@ -453,8 +448,7 @@ def output():
 
 def main():
     {"children": children, "signals": signals, "attach": attach, "output": output}[sys.argv[1]]()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return mdtcheck.closing()
 
 
 if __name__ == "__main__":

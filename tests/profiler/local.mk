@@ -1,7 +1,7 @@
 # The profiler's tests (issue 14). The runtime tests need dotnet: without it
 # they exit 77 and say why. See tests/profiler/README.md.
 TESTS += tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
-	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
+	tests/profiler/alloc.sh tests/profiler/attach.sh \
 	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/native.sh tests/profiler/memmove.sh tests/profiler/web.sh \
 	tests/profiler/threads.sh \
 	tests/profiler/wall.sh tests/profiler/throws.sh tests/profiler/contention.sh \

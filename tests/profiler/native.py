@@ -27,6 +27,7 @@ import sys
 from collections import Counter
 
 import check
+import mdtcheck  # tests/common, on the path check.py sets
 import offline
 from check import ok
 
@@ -118,8 +119,7 @@ def main():
                              "Web.dll" if mode == "web" else "Workload.dll")
     if framed:
         shares(mode, log, framed)
-    print("%d passed, %d failed" % (check.passed, check.failed))
-    return 1 if check.failed else 0
+    return mdtcheck.closing()
 
 
 if __name__ == "__main__":

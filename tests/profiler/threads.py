@@ -32,6 +32,7 @@ import sys
 from collections import Counter, defaultdict
 
 import check
+import mdtcheck  # tests/common, on the path check.py sets
 import offline
 from check import ok
 
@@ -78,7 +79,7 @@ def main():
     ok(sorted(threads) == ["-", "Late", "Worker-A", "Worker-B"],
        "the program reports its four threads (%s)" % sorted(threads))
     if sorted(threads) != ["-", "Late", "Worker-A", "Worker-B"]:
-        print("%d passed, %d failed" % (check.passed, check.failed))
+        mdtcheck.closing()
         return 1
     count = Counter()
     slices = defaultdict(Counter)
@@ -151,8 +152,7 @@ def main():
     ok(got == after and got2 == every - after,
        "--folded --from 2 keeps slices 2 and later (%d of %d), --to 2 the rest (%d of %d)"
        % (got, after, got2, every - after))
-    print("%d passed, %d failed" % (check.passed, check.failed))
-    return 1 if check.failed else 0
+    return mdtcheck.closing()
 
 
 if __name__ == "__main__":

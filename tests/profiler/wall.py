@@ -40,6 +40,7 @@ import sys
 from collections import Counter, defaultdict
 
 import check
+import mdtcheck  # tests/common, on the path check.py sets
 import offline
 from check import ok
 
@@ -208,8 +209,7 @@ def main():
     else:
         print(__doc__)
         return 2
-    print("%d passed, %d failed" % (check.passed, check.failed))
-    return 1 if check.failed else 0
+    return mdtcheck.closing()
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "extract.sh: $prog is not built" >&2; exit 99; }
@@ -34,17 +35,7 @@ prog, top, tmp = sys.argv[1:4]
 spec = importlib.util.spec_from_file_location("mc", os.path.join(top, "tests/corrupt/make-cases.py"))
 mc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mc)
-passed = failed = 0
-def check(ok, what, detail=""):
-    global passed, failed
-    print(("PASS " if ok else "FAIL ") + what)
-    if not ok and detail:
-        for line in str(detail).rstrip("\n").split("\n")[:10]:
-            print("    | " + line)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+from mdtcheck import check, done
 
 def run(cmd, path, timeout=20):
     try:
@@ -181,6 +172,5 @@ rc2, out2 = run("resources Res.Notes.txt", p)
 check(rc == 1 and rc2 == 1 and "column Implementation" in out and "column Implementation" in out2 and
       "Res.Logo.bin" in out, "an Implementation that is an ExportedType is a located error",
       out + out2)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY

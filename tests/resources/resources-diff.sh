@@ -18,6 +18,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "resources-diff.sh: $prog is not built" >&2; exit 99; }
@@ -86,17 +87,7 @@ mcs -nologo -out:"$tmp/rr.exe" "$tmp/rr.cs" >"$tmp/mcs.log" 2>&1 || {
 exec python3 - "$prog" "$top" "$tmp" <<'PY'
 import filecmp, glob, json, os, subprocess, sys
 prog, top, tmp = sys.argv[1:4]
-passed = failed = 0
-def check(ok, what, detail=""):
-    global passed, failed
-    print(("PASS " if ok else "FAIL ") + what)
-    if not ok and detail:
-        for line in detail.rstrip("\n").split("\n")[:12]:
-            print("    | " + line)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+from mdtcheck import check, done
 
 cap = int(os.environ.get("MDT_RESOURCES_MAX_FILES", "0") or 0)
 def files_of(folder):
@@ -235,6 +226,5 @@ check(not bad and len(sets) > 0,
       "resource sets list the entries ResourceReader lists, with their types, sizes and "
       "strings (%d sets, %d of them version 1, %d entries)" % (len(sets), nv1, nent),
       "\n".join(bad))
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY

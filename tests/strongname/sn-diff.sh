@@ -20,6 +20,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${MDT_TOP_SRCDIR:-$(cd "$here/../.." && pwd)}
+. "$top/tests/common/check.sh"
 build=${MDT_BUILDDIR:-$top/build}
 prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 [ -x "$prog" ] || { echo "sn-diff.sh: $prog is not built" >&2; exit 99; }
@@ -32,14 +33,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 exec python3 - "$prog" "$top" "$here/resign.py" "$tmp" <<'PY'
 import glob, json, os, shutil, struct, subprocess, sys
 prog, top, resign, tmp = sys.argv[1:5]
-passed = failed = 0
-def check(ok, what):
-    global passed, failed
-    print(("PASS " if ok else "FAIL ") + what)
-    if ok:
-        passed += 1
-    else:
-        failed += 1
+from mdtcheck import check, done
 
 mono = '/usr/lib/mono/4.5'
 config = '/etc/mono/4.5/machine.config'
@@ -194,6 +188,5 @@ for alg in ('sha256', 'sha384', 'sha512'):
           "re-signed with a %s key: %s (%s); with a changed IL byte: %s"
           % (alg, a['status'], a['hash_algorithm'], b['status']))
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+done()
 PY

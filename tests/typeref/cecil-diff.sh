@@ -9,22 +9,19 @@
 # is wrong) pass when mdtools gives the answer written there. Without mono,
 # mcs, Cecil or the framework the test is skipped (exit 77, the reason on
 # stderr; tests/summary.sh still counts it as failed for CI). Prints
-# "N passed, M failed".
+# "N passed, M failed" (rows) through tests/common/check.sh.
 top=${MDT_TOP_SRCDIR:-.}
 build=${MDT_BUILDDIR:-.}
 fx=${MONO_45_DIR:-/usr/lib/mono/4.5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+. "$top/tests/common/check.sh"
 fail() {
-    echo "cecil-diff.sh: $*" >&2
-    echo "0 passed, 1 failed"
-    exit 1
+    check_fail "$*"
+    check_done
 }
-skip() {
-    echo "cecil-diff.sh: skipped: $*" >&2
-    exit 77
-}
+skip() { check_skip "$*"; }
 for tool in mcs mono; do
     command -v "$tool" >/dev/null 2>&1 || skip "$tool not found (apt-get install mono-devel)"
 done
@@ -46,7 +43,7 @@ mono "$tmp/CecilDiff.exe" $files >"$tmp/cecil.txt" 2>"$tmp/cecil.err" || fail "C
 "$dump" $files >"$tmp/ours.txt" 2>"$tmp/ours.err" || fail "resolve_dump failed"
 
 grep -v '^#' "$top/tests/typeref/cecil-exceptions.txt" 2>/dev/null | grep . >"$tmp/exc.txt"
-awk -v exc="$tmp/exc.txt" -v ours="$tmp/ours.txt" '
+awk -v exc="$tmp/exc.txt" -v ours="$tmp/ours.txt" -v counts="$tmp/counts" '
     function norm(line,   f, n) {
         n = split(line, f, " ")
         if (f[3] == "-") return "- unresolved"
@@ -69,6 +66,9 @@ awk -v exc="$tmp/exc.txt" -v ours="$tmp/ours.txt" '
     END {
         for (k in seen) { printf "FAIL %s: only mdtools answers (%s)\n", k, o[k]; bad++ }
         printf "# %d rows agree (%d through documented exceptions)\n", good - known, known
-        printf "%d passed, %d failed\n", good, bad
-        exit bad ? 1 : 0
-    }' "$tmp/cecil.txt"
+        print good + 0, bad + 0 > counts
+    }' "$tmp/cecil.txt" || fail "awk failed"
+# Rows agree by the thousand: counted, not a line each.
+[ -s "$tmp/counts" ] || fail "no counts from the comparison"
+check_add $(cat "$tmp/counts")
+check_done

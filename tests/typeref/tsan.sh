@@ -6,6 +6,7 @@
 top=${MDT_TOP_SRCDIR:-.}
 build=${MDT_BUILDDIR:-.}
 cc=${CC:-gcc}
+. "$top/tests/common/check.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 srcs=$(ls "$top"/libmdtools/*/*.c)
@@ -15,13 +16,12 @@ if ! $cc -std=gnu11 -fsanitize=thread -g -O1 -pthread \
     $srcs "$top/tests/typeref/stress.c" -o "$tmp/stress" \
     $(pkg-config --libs talloc nettle zlib) -lgmp 2> "$tmp/cc.err"; then
     cat "$tmp/cc.err"
-    echo "0 passed, 1 failed"
-    exit 1
+    check_fail "the stress test builds with -fsanitize=thread"
+    check_done
 fi
 if TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
     MDT_TOP_SRCDIR="$top" "$tmp/stress" "${MDT_STRESS_SECONDS:-3}"; then
     exit 0
 fi
-echo "tsan.sh: ThreadSanitizer or the stress test failed"
-echo "0 passed, 1 failed"
-exit 1
+check_fail "the stress test passes under ThreadSanitizer"
+check_done

@@ -8,6 +8,8 @@
  * ThreadSanitizer by run-lazy-tsan.sh.
  *
  * Usage: lazy_threads [rounds]   (inputs found through MDT_TOP_SRCDIR) */
+#define _DEFAULT_SOURCE /* pthread_barrier_destroy, pthread_barrier_init, pthread_barrier_t,       \
+                           pthread_barrier_wait */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

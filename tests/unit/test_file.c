@@ -4,6 +4,7 @@
  * character device, a symbolic link to a FIFO, nothing at all, a file
  * over the caller's bound; each failure with its code and a message naming
  * the path. */
+#define _DEFAULT_SOURCE /* S_IFBLK, S_IFCHR, S_IFDIR, S_IFIFO, S_IFLNK */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>

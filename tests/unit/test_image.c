@@ -1,5 +1,6 @@
 /* Opening images and reading their headers, streams and identity, on real
  * framework assemblies and on the corpus of unusual files. */
+#define _DEFAULT_SOURCE /* mkdtemp, mkstemp, truncate */
 #include <check.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -8,6 +8,7 @@
  * readable memory ends. Damaged headers pointing into the gaps are in the
  * corrupt-input suite (tests/corrupt, the mapped-* cases); the .NET
  * shared framework's ReadyToRun images in test_mapped_r2r. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

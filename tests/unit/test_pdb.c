@@ -5,6 +5,7 @@
  * data/src/pdb/Lines.cs). The source marks every line where a method has a
  * visible sequence point with `//@NAME`; the decoded points must land on
  * exactly those lines. Damaged inputs are made here from the fixtures. */
+#define _DEFAULT_SOURCE /* mkdtemp, mkstemp */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
