@@ -1,10 +1,11 @@
 /* mdinspect's printer: one description of the output, rendered as aligned
- * text or as JSON Lines through jansson (see print.h for the model).
+ * text or as JSON Lines (see print.h for the model).
  *
  * Text is buffered one top-level block at a time (a record, or a whole
  * top-level list) so that values and table columns can be aligned once the
- * widest entry is known; JSON objects are built with jansson and written
- * when their top-level record or item ends. */
+ * widest entry is known; JSON is streamed into a buffer as the values come
+ * (common/json.h writes each value, the same way as batch's emitters) and
+ * written when its top-level record or item ends. */
 #include "config.h"
 
 #include <assert.h>
@@ -13,11 +14,12 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include <jansson.h>
 #include <talloc.h>
 
 #include <mdtools/heaps.h>
 
+#include "common/json.h"
+#include "common/utf8.h"
 #include "print.h"
 
 enum frame_kind { F_RECORD, F_OBJECT, F_LIST, F_ITEM };
@@ -60,7 +62,11 @@ struct frame {
     bool top;          /* record, list or item at top level */
     unsigned flags;    /* list flags */
     int indent;        /* text indent of children */
-    json_t *json;      /* object or array (borrowed from the tree) */
+    bool jopen;        /* JSON: its object or array is open in the buffer */
+    bool jarray;       /* JSON: that container is an array */
+    bool jmore;        /* JSON: the container has a member already */
+    bool jshare;       /* JSON: a scalar item, whose values go into its list's array */
+    unsigned jid;      /* JSON: which container this is, for mdi_note() */
     size_t table_line; /* F_LIST: index of its table line */
     size_t head_line;  /* F_LIST nested: its "label:" line, or SIZE_MAX */
     char *empty;       /* F_LIST: text for no items */
@@ -88,7 +94,10 @@ struct mdi_printer {
     void *blk; /* talloc context of the block, freed when written */
     struct line *lines;
     size_t nlines;
-    json_t *root;
+    bool jroot; /* JSON: a top-level record or item is open in jb */
+    char *jb;   /* JSON: the record being built */
+    size_t jlen, jcap;
+    unsigned jids; /* JSON: containers opened so far */
 
     /* Text: a table line being assembled. */
     char *line;
@@ -100,43 +109,10 @@ struct mdi_printer {
     /* The value just written, for mdi_note(). */
     enum { LAST_NONE, LAST_LINE, LAST_CELL } last;
     size_t last_line, last_row, last_cell;
-    json_t *last_obj;
+    unsigned last_obj; /* JSON: jid of the object the value went into; 0 none */
 };
 
 /* ---- UTF-8 and escaping ---- */
-
-/* Length of the well-formed UTF-8 sequence at s (1..4), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t len, uint32_t *cp)
-{
-    uint32_t c;
-    size_t n, i;
-    if (!len)
-        return 0;
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    }
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        n = 2, c = s[0] & 0x1F;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        n = 3, c = s[0] & 0x0F;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        n = 4, c = s[0] & 0x07;
-    else
-        return 0;
-    if (n > len)
-        return 0;
-    for (i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        c = c << 6 | (s[i] & 0x3F);
-    }
-    if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
-        (c >= 0xD800 && c <= 0xDFFF))
-        return 0;
-    *cp = c;
-    return n;
-}
 
 char *mdi_escape(void *mem_ctx, const char *s, size_t len, bool quoted)
 {
@@ -159,7 +135,7 @@ char *mdi_escape(void *mem_ctx, const char *s, size_t len, bool quoted)
         buf[o++] = '"';
     while (i < len) {
         uint32_t cp = 0;
-        size_t n = utf8_seq(u + i, len - i, &cp);
+        size_t n = mdi_utf8_seq(u + i, len - i, &cp);
         if (n == 0) {
             o += (size_t)sprintf(buf + o, "\\x%02x", u[i]);
             i++;
@@ -191,43 +167,6 @@ char *mdi_escape(void *mem_ctx, const char *s, size_t len, bool quoted)
     return buf;
 }
 
-/* A JSON string of s[0..len): bytes that are not UTF-8 become U+FFFD. */
-static json_t *json_lossy(const char *s, size_t len)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    char *buf;
-    size_t i = 0, o = 0;
-    json_t *j;
-    for (i = 0; i < len;) {
-        uint32_t cp;
-        size_t n = utf8_seq(u + i, len - i, &cp);
-        if (n == 0)
-            break;
-        i += n;
-    }
-    if (i == len)
-        return json_stringn(s, len);
-    buf = talloc_array(NULL, char, len * 3 + 1);
-    if (!buf)
-        return NULL;
-    for (i = 0; i < len;) {
-        uint32_t cp;
-        size_t n = utf8_seq(u + i, len - i, &cp);
-        if (n == 0) {
-            memcpy(buf + o, "\xEF\xBF\xBD", 3);
-            o += 3;
-            i++;
-        } else {
-            memcpy(buf + o, u + i, n);
-            o += n;
-            i += n;
-        }
-    }
-    j = json_stringn(buf, o);
-    talloc_free(buf);
-    return j;
-}
-
 /* The number of leading bytes of s[0..len) that are printable ASCII
  * (0x20-0x7e), eight at a time: most of what is printed. */
 static size_t printable_prefix(const char *s, size_t len)
@@ -257,13 +196,6 @@ static size_t display_width(const char *s)
 
 /* ---- printer ---- */
 
-static int destroy_printer(mdi_printer *p)
-{
-    if (p->root)
-        json_decref(p->root);
-    return 0;
-}
-
 mdi_printer *mdi_printer_new(void *mem_ctx, FILE *out, enum mdi_format fmt)
 {
     mdi_printer *p = talloc_zero(mem_ctx, mdi_printer);
@@ -272,7 +204,6 @@ mdi_printer *mdi_printer_new(void *mem_ctx, FILE *out, enum mdi_format fmt)
     p->out = out;
     p->fmt = fmt;
     p->headings = true;
-    talloc_set_destructor(p, destroy_printer);
     return p;
 }
 
@@ -507,7 +438,7 @@ static void block_begin(mdi_printer *p)
     p->lines = NULL;
     p->nlines = 0;
     p->last = LAST_NONE;
-    p->last_obj = NULL;
+    p->last_obj = 0;
 }
 
 /* Before a text block: the file heading when due, else the blank line that
@@ -808,15 +739,198 @@ static void render_text(mdi_printer *p)
     }
 }
 
-static void write_json(mdi_printer *p, json_t *obj)
+/* ---- JSON ---- */
+
+/* The record being built grows in p->jb; it is written with one fwrite
+ * when its top-level record or item ends, or not at all after an error.
+ * Room for n more bytes; false (and the printer failed) without it. */
+static bool jreserve(mdi_printer *p, size_t n)
 {
-    if (!obj)
-        return;
-    if (!p->failed) {
-        if (json_dumpf(obj, p->out, JSON_COMPACT) != 0)
-            p->failed = true;
-        fputc('\n', p->out);
+    size_t cap;
+    char *nb;
+    if (p->failed)
+        return false;
+    if (n <= p->jcap - p->jlen)
+        return true;
+    if (n > SIZE_MAX / 4 - p->jlen) {
+        p->failed = true;
+        return false;
     }
+    for (cap = p->jcap ? p->jcap : 4096; n > cap - p->jlen;)
+        cap *= 2;
+    if (!(nb = talloc_realloc(p, p->jb, char, cap))) {
+        p->failed = true;
+        return false;
+    }
+    p->jb = nb;
+    p->jcap = cap;
+    return true;
+}
+
+static void jput(mdi_printer *p, const void *s, size_t n)
+{
+    if (!jreserve(p, n))
+        return;
+    memcpy(p->jb + p->jlen, s, n);
+    p->jlen += n;
+}
+
+static void jraw(mdi_printer *p, const char *s)
+{
+    jput(p, s, strlen(s));
+}
+
+/* A JSON string: room for the worst case, then common/json.h's escaping
+ * straight into the buffer. */
+static void jstring(mdi_printer *p, const char *s, size_t n)
+{
+    size_t used;
+    if (n > SIZE_MAX / 8 || !jreserve(p, n * MDI_JSON_ESCAPE_MAX + 2)) {
+        p->failed = true;
+        return;
+    }
+    p->jb[p->jlen++] = '"';
+    p->jlen += mdi_json_escape(p->jb + p->jlen, p->jcap - p->jlen, s, n, &used);
+    p->jb[p->jlen++] = '"';
+}
+
+static void jstr0(mdi_printer *p, const char *s)
+{
+    if (s)
+        jstring(p, s, strlen(s));
+    else
+        jraw(p, "null");
+}
+
+/* Integers past INT64_MAX as the string "0x...", as they were printed
+ * with jansson (whose integers are signed). */
+static void juint(mdi_printer *p, uint64_t v)
+{
+    char b[MDI_JSON_NUMBER_MAX];
+    if (v > (uint64_t)INT64_MAX) {
+        int n = snprintf(b, sizeof b, "0x%" PRIx64, v);
+        jstring(p, b, (size_t)n);
+        return;
+    }
+    jput(p, b, mdi_json_uint(b, v));
+}
+
+static void jint(mdi_printer *p, int64_t v)
+{
+    char b[MDI_JSON_NUMBER_MAX];
+    jput(p, b, mdi_json_int(b, v));
+}
+
+static void jtoken(mdi_printer *p, uint32_t token)
+{
+    char b[12];
+    b[0] = '"';
+    mdi_json_token(b + 1, token);
+    b[11] = '"';
+    jput(p, b, sizeof b);
+}
+
+/* A real; NaN and infinities as mdi_real() says. */
+static void jreal(mdi_printer *p, double v)
+{
+    char b[MDI_JSON_NUMBER_MAX];
+    if (isnan(v))
+        jraw(p, "\"NaN\"");
+    else if (isinf(v))
+        jraw(p, v < 0 ? "\"-Infinity\"" : "\"Infinity\"");
+    else
+        jput(p, b, mdi_json_real(b, v));
+}
+
+/* A value that could not be read: {"error": msg}. */
+static void jerror(mdi_printer *p, const char *msg)
+{
+    jraw(p, "{\"error\":");
+    jstr0(p, msg);
+    jput(p, "}", 1);
+}
+
+/* The container values go into: a scalar item's is its list's array. */
+static struct frame *jcontainer(mdi_printer *p)
+{
+    struct frame *f = top(p);
+    if (f && f->jshare && p->depth >= 2)
+        f = &p->st[p->depth - 2];
+    return f;
+}
+
+/* Start a member of the innermost container: the comma, and in an object
+ * the key (NULL: "value"). False when the container is not written (no
+ * JSON for it): then the value is not either. */
+static bool jmember(mdi_printer *p, const char *key)
+{
+    struct frame *f = jcontainer(p);
+    if (!f || !f->jopen || p->failed)
+        return false;
+    if (f->jmore)
+        jput(p, ",", 1);
+    f->jmore = true;
+    if (f->jarray) {
+        p->last_obj = 0;
+        return true;
+    }
+    key = key ? key : "value";
+    jstring(p, key, strlen(key));
+    jput(p, ":", 1);
+    p->last_obj = f->jid;
+    return !p->failed;
+}
+
+static void jmark_open(mdi_printer *p, struct frame *f, bool array)
+{
+    jput(p, array ? "[" : "{", 1);
+    f->jopen = true;
+    f->jarray = array;
+    f->jmore = false;
+    f->jid = ++p->jids ? p->jids : ++p->jids; /* never 0: "none" */
+}
+
+/* The frame on top opens its object or array as a member of its parent. */
+static void jnest(mdi_printer *p, const char *key, bool array)
+{
+    struct frame *f = top(p);
+    bool ok;
+    p->depth--;
+    ok = jmember(p, key);
+    p->depth++;
+    if (ok)
+        jmark_open(p, f, array);
+}
+
+static void jclose(mdi_printer *p, struct frame *f)
+{
+    if (f->jopen)
+        jput(p, f->jarray ? "]" : "}", 1);
+    f->jopen = false;
+}
+
+/* A top-level record or item: a fresh line, "file" first. */
+static void jrecord_open(mdi_printer *p, struct frame *f)
+{
+    p->jlen = 0;
+    p->jroot = true;
+    jmark_open(p, f, false);
+    if (p->file) {
+        jraw(p, "\"file\":");
+        jstring(p, p->file, strlen(p->file));
+        f->jmore = true;
+    }
+}
+
+static void jrecord_close(mdi_printer *p)
+{
+    if (!p->jroot)
+        return;
+    p->jroot = false;
+    jput(p, "}\n", 2);
+    if (!p->failed && fwrite(p->jb, 1, p->jlen, p->out) != p->jlen)
+        p->failed = true;
+    p->jlen = 0;
 }
 
 static void block_end(mdi_printer *p)
@@ -829,10 +943,8 @@ static void block_end(mdi_printer *p)
             p->printed = true;
             p->block_after_heading = true;
         }
-    } else if (p->root) {
-        write_json(p, p->root);
-        json_decref(p->root);
-        p->root = NULL;
+    } else {
+        jrecord_close(p);
     }
     talloc_free(p->blk);
     p->blk = NULL;
@@ -841,7 +953,7 @@ static void block_end(mdi_printer *p)
     p->nlines = 0;
     p->continued = false;
     p->last = LAST_NONE;
-    p->last_obj = NULL;
+    p->last_obj = 0;
 }
 
 /* Write what a long top-level list has so far and start a new chunk: keep
@@ -884,19 +996,6 @@ static void flush_chunk(mdi_printer *p, struct frame *list)
     p->last = LAST_NONE;
 }
 
-/* A new JSON object for a top-level record or item: "file" first. */
-static json_t *json_record(mdi_printer *p)
-{
-    json_t *o = json_object();
-    if (!o) {
-        p->failed = true;
-        return NULL;
-    }
-    if (p->file)
-        json_object_set_new(o, "file", json_lossy(p->file, strlen(p->file)));
-    return o;
-}
-
 void mdi_record_begin(mdi_printer *p)
 {
     struct frame *f;
@@ -904,10 +1003,8 @@ void mdi_record_begin(mdi_printer *p)
     block_begin(p);
     f = push(p, F_RECORD);
     f->top = true;
-    if (!text(p)) {
-        p->root = json_record(p);
-        f->json = p->root;
-    }
+    if (!text(p))
+        jrecord_open(p, f);
 }
 
 void mdi_record_end(mdi_printer *p)
@@ -915,27 +1012,6 @@ void mdi_record_end(mdi_printer *p)
     assert(p->depth == 1 && top(p)->kind == F_RECORD);
     p->depth--;
     block_end(p);
-}
-
-/* Attach a new JSON value to the innermost container. Takes the reference. */
-static void json_attach(mdi_printer *p, const char *key, json_t *v)
-{
-    struct frame *f = top(p);
-    if (!v) {
-        p->failed = true;
-        return;
-    }
-    if (!f || !f->json) {
-        json_decref(v);
-        return;
-    }
-    if (json_is_array(f->json)) {
-        json_array_append_new(f->json, v);
-        p->last_obj = NULL;
-    } else {
-        json_object_set_new(f->json, key ? key : "value", v);
-        p->last_obj = f->json;
-    }
 }
 
 void mdi_object_begin(mdi_printer *p, const char *key, const char *label)
@@ -947,18 +1023,8 @@ void mdi_object_begin(mdi_printer *p, const char *key, const char *label)
         f->notext = true;
     if (!key)
         f->nojson = true;
-    if (!text(p) && !f->nojson) {
-        json_t *o = json_object();
-        if (!o) {
-            p->failed = true;
-            return;
-        }
-        p->depth--; /* attach to the parent */
-        json_attach(p, key, json_incref(o));
-        p->depth++;
-        f->json = o;
-        json_decref(o); /* the tree holds it */
-    }
+    if (!text(p) && !f->nojson)
+        jnest(p, key, false);
     if (text_on(p) && label && label[0]) {
         struct line *l = add_line(p, L_KV, f->indent);
         if (l) {
@@ -972,6 +1038,7 @@ void mdi_object_begin(mdi_printer *p, const char *key, const char *label)
 void mdi_object_end(mdi_printer *p)
 {
     assert(p->depth > 0 && top(p)->kind == F_OBJECT);
+    jclose(p, top(p));
     p->depth--;
 }
 
@@ -990,14 +1057,8 @@ void mdi_list_begin(mdi_printer *p, const char *key, const char *label, const ch
         f->notext = true;
     if (!key && parent)
         f->nojson = true;
-    if (!text(p) && !f->nojson && parent) {
-        json_t *a = json_array();
-        p->depth--;
-        json_attach(p, key, json_incref(a));
-        p->depth++;
-        f->json = a;
-        json_decref(a);
-    }
+    if (!text(p) && !f->nojson && parent)
+        jnest(p, key, true);
     if (!text_on(p))
         return;
     f->empty = empty ? talloc_strdup(p->blk, empty) : NULL;
@@ -1046,6 +1107,7 @@ void mdi_list_end(mdi_printer *p)
                 l->value = f->empty;
         }
     }
+    jclose(p, f);
     p->depth--;
     if (f->top)
         block_end(p);
@@ -1071,19 +1133,12 @@ void mdi_item_begin(mdi_printer *p)
     f->top = list->top;
     /* Scalars need an array to go into: at top level items are objects. */
     if (!text(p) && !f->nojson && (!(list->flags & MDI_LIST_SCALARS) || list->top)) {
-        if (list->top) {
-            p->root = json_record(p);
-            f->json = p->root;
-        } else {
-            json_t *o = json_object();
-            p->depth--;
-            json_attach(p, NULL, json_incref(o));
-            p->depth++;
-            f->json = o;
-            json_decref(o);
-        }
+        if (list->top)
+            jrecord_open(p, f);
+        else
+            jnest(p, NULL, false);
     } else if (!text(p)) {
-        f->json = list->json; /* scalars go straight into the array */
+        f->jshare = true; /* scalars go straight into the array */
     }
     if (text_on(p) && list->table_line < p->nlines) {
         struct table *t = p->lines[list->table_line].table;
@@ -1116,11 +1171,11 @@ void mdi_item_end(mdi_printer *p)
 {
     struct frame *f = top(p);
     assert(f && f->kind == F_ITEM);
+    if (!text(p) && !f->jshare && !f->top)
+        jclose(p, f);
     p->depth--;
-    if (f->top && !text(p) && p->root) {
-        write_json(p, p->root);
-        json_decref(p->root);
-        p->root = NULL;
+    if (f->top && !text(p)) {
+        jrecord_close(p);
     } else if (f->top && text(p) && !f->notext) {
         struct frame *list = top(p);
         struct table *t = list->table_line < p->nlines ? p->lines[list->table_line].table : NULL;
@@ -1201,7 +1256,7 @@ static void text_put(mdi_printer *p, const char *label, char *s, bool right)
 static bool value_begin(mdi_printer *p)
 {
     p->last = LAST_NONE;
-    p->last_obj = NULL;
+    p->last_obj = 0;
     if (p->depth)
         return false;
     mdi_record_begin(p);
@@ -1215,43 +1270,27 @@ static void value_end(mdi_printer *p, bool own)
 }
 
 /* The common path of every value: the text (formatted only in text mode,
- * by the caller) and the JSON value (built only in JSON mode). */
-#define VALUE(p, key, label, TEXT_EXPR, RIGHT, JSON_EXPR)                                          \
+ * by the caller) and the JSON value (written only in JSON mode, after its
+ * key). */
+#define VALUE(p, key, label, TEXT_EXPR, RIGHT, JSON_STMT)                                          \
     do {                                                                                           \
         bool own_ = value_begin(p);                                                                \
         if (label && text_on(p))                                                                   \
             text_put(p, label, TEXT_EXPR, RIGHT);                                                  \
-        else if (json_on(p))                                                                       \
-            json_attach(p, key, JSON_EXPR);                                                        \
+        else if (json_on(p) && jmember(p, key))                                                    \
+            JSON_STMT;                                                                             \
         value_end(p, own_);                                                                        \
     } while (0)
-
-static json_t *json_u64(uint64_t v)
-{
-    if (v > (uint64_t)INT64_MAX) {
-        char b[24];
-        snprintf(b, sizeof b, "0x%" PRIx64, v);
-        return json_string(b);
-    }
-    return json_integer((json_int_t)v);
-}
-
-static json_t *json_tok(uint32_t tok)
-{
-    char b[16];
-    snprintf(b, sizeof b, "0x%08" PRIx32, tok);
-    return json_string(b);
-}
 
 void mdi_str(mdi_printer *p, const char *key, const char *label, const char *s)
 {
     VALUE(p, key, label, s ? arena_text(p, s, strlen(s), false) : arena_strndup(p, "-", 1), false,
-          s ? json_lossy(s, strlen(s)) : json_null());
+          jstr0(p, s));
 }
 
 void mdi_quoted(mdi_printer *p, const char *key, const char *label, const char *s, size_t len)
 {
-    VALUE(p, key, label, arena_text(p, s, len, true), false, json_lossy(s, len));
+    VALUE(p, key, label, arena_text(p, s, len, true), false, jstring(p, s, len));
 }
 
 /* Decimal without printf: counts fill whole columns of long tables. */
@@ -1267,27 +1306,24 @@ static char *uint_text(mdi_printer *p, uint64_t v)
 
 void mdi_uint(mdi_printer *p, const char *key, const char *label, uint64_t v)
 {
-    VALUE(p, key, label, uint_text(p, v), true, json_u64(v));
+    VALUE(p, key, label, uint_text(p, v), true, juint(p, v));
 }
 
 void mdi_int(mdi_printer *p, const char *key, const char *label, int64_t v)
 {
-    VALUE(p, key, label, arena_printf(p, "%" PRId64, v), true, json_integer((json_int_t)v));
+    VALUE(p, key, label, arena_printf(p, "%" PRId64, v), true, jint(p, v));
 }
 
 /* JSON has no NaN or infinities: those are the strings JavaScript's
  * Number() reads back. */
 void mdi_real(mdi_printer *p, const char *key, const char *label, double v, const char *text)
 {
-    VALUE(p, key, label, arena_strndup(p, text, strlen(text)), true,
-          isnan(v)   ? json_string("NaN")
-          : isinf(v) ? json_string(v < 0 ? "-Infinity" : "Infinity")
-                     : json_real(v));
+    VALUE(p, key, label, arena_strndup(p, text, strlen(text)), true, jreal(p, v));
 }
 
 void mdi_hex(mdi_printer *p, const char *key, const char *label, uint64_t v, int digits)
 {
-    VALUE(p, key, label, arena_printf(p, "0x%0*" PRIx64, digits, v), false, json_u64(v));
+    VALUE(p, key, label, arena_printf(p, "0x%0*" PRIx64, digits, v), false, juint(p, v));
 }
 
 /* "0xTTRRRRRR" without printf: tokens fill most tables. */
@@ -1307,12 +1343,13 @@ static char *token_text(mdi_printer *p, uint32_t token)
 
 void mdi_token(mdi_printer *p, const char *key, const char *label, uint32_t token)
 {
-    VALUE(p, key, label, token_text(p, token), false, json_tok(token));
+    VALUE(p, key, label, token_text(p, token), false, jtoken(p, token));
 }
 
 void mdi_bool(mdi_printer *p, const char *key, const char *label, bool v)
 {
-    VALUE(p, key, label, arena_strndup(p, v ? "yes" : "no", v ? 3 : 2), false, json_boolean(v));
+    VALUE(p, key, label, arena_strndup(p, v ? "yes" : "no", v ? 3 : 2), false,
+          jraw(p, v ? "true" : "false"));
 }
 
 void mdi_guid(mdi_printer *p, const char *key, const char *label, const uint8_t *guid)
@@ -1320,8 +1357,7 @@ void mdi_guid(mdi_printer *p, const char *key, const char *label, const uint8_t 
     char b[37];
     if (guid)
         mdt_guid_format(b, guid);
-    VALUE(p, key, label, talloc_strdup(p->blk, guid ? b : "nil"), false,
-          guid ? json_string(b) : json_null());
+    VALUE(p, key, label, talloc_strdup(p->blk, guid ? b : "nil"), false, jstr0(p, guid ? b : NULL));
 }
 
 void mdi_none(mdi_printer *p, const char *key, const char *label, const char *txt)
@@ -1329,22 +1365,16 @@ void mdi_none(mdi_printer *p, const char *key, const char *label, const char *tx
     bool own = value_begin(p);
     if (label && txt && text_on(p))
         text_put(p, label, arena_strndup(p, txt, strlen(txt)), false);
-    else if (json_on(p))
-        json_attach(p, key, json_null());
+    else if (json_on(p) && jmember(p, key))
+        jraw(p, "null");
     value_end(p, own);
 }
 
 void mdi_error(mdi_printer *p, const char *key, const char *label, const char *msg)
 {
-    json_t *e = NULL;
-    if (json_on(p)) {
-        e = json_object();
-        if (e)
-            json_object_set_new(e, "error", json_lossy(msg, strlen(msg)));
-    }
     VALUE(p, key, label,
           talloc_asprintf(p->blk, "<error: %s>", mdi_escape(p->blk, msg, strlen(msg), false)),
-          false, e);
+          false, jerror(p, msg));
 }
 
 void mdi_item_error(mdi_printer *p, const char *key, const char *msg)
@@ -1359,11 +1389,8 @@ void mdi_item_error(mdi_printer *p, const char *key, const char *msg)
             if (!t->span[t->nrows - 1])
                 p->failed = true;
         }
-    } else if (json_on(p)) {
-        json_t *e = json_object();
-        if (e)
-            json_object_set_new(e, "error", json_lossy(msg, strlen(msg)));
-        json_attach(p, key, e);
+    } else if (json_on(p) && jmember(p, key)) {
+        jerror(p, msg);
     }
 }
 
@@ -1392,51 +1419,53 @@ void mdi_flags(mdi_printer *p, const char *key, const char *label, uint32_t v,
         if (s && !s[0])
             s = talloc_strdup_append(s, "none");
         text_put(p, label, s, false);
-    } else if (json_on(p)) {
-        json_t *a = json_array();
-        char *nk = talloc_asprintf(p->blk ? p->blk : (void *)p, "%s_names", key);
-        json_attach(p, key, json_integer(v));
-        for (const mdi_flagname *n = names; a && n->name; n++) {
-            if (!mdi_flag_set(v, n))
-                continue;
-            json_array_append_new(a, json_string(n->name));
-            rest &= ~(n->mask ? n->mask : n->bit);
-        }
-        for (int b = 0; a && b < 32; b++)
-            if (rest & (1u << b)) {
-                char hb[12];
-                snprintf(hb, sizeof hb, "0x%" PRIx32, 1u << b);
-                json_array_append_new(a, json_string(hb));
+    } else if (json_on(p) && jmember(p, key)) {
+        /* `key` as a number, then `key`_names: the names, unknown bits
+         * as "0x..." */
+        char nk[128];
+        bool more = false;
+        jint(p, v);
+        snprintf(nk, sizeof nk, "%s_names", key ? key : "value");
+        if (jmember(p, nk)) {
+            jput(p, "[", 1);
+            for (const mdi_flagname *n = names; n->name; n++) {
+                if (!mdi_flag_set(v, n))
+                    continue;
+                if (more)
+                    jput(p, ",", 1);
+                more = true;
+                jstr0(p, n->name);
+                rest &= ~(n->mask ? n->mask : n->bit);
             }
-        if (nk)
-            json_attach(p, nk, a);
-        else
-            json_decref(a);
-        talloc_free(nk);
+            for (int b = 0; b < 32; b++)
+                if (rest & (1u << b)) {
+                    char hb[12];
+                    int k = snprintf(hb, sizeof hb, "0x%" PRIx32, 1u << b);
+                    if (more)
+                        jput(p, ",", 1);
+                    more = true;
+                    jstring(p, hb, (size_t)k);
+                }
+            jput(p, "]", 1);
+        }
     }
     value_end(p, own);
 }
 
 void mdi_blob(mdi_printer *p, const char *key, const char *label, uint32_t offset, uint32_t len)
 {
-    json_t *o = NULL;
-    if (json_on(p) && (o = json_object())) {
-        json_object_set_new(o, "offset", json_integer(offset));
-        json_object_set_new(o, "length", json_integer(len));
-    }
     VALUE(p, key, label, talloc_asprintf(p->blk, "blob@0x%" PRIx32 "[%" PRIu32 "]", offset, len),
-          false, o);
+          false,
+          (jraw(p, "{\"offset\":"), jint(p, offset), jraw(p, ",\"length\":"), jint(p, len),
+           jput(p, "}", 1)));
 }
 
 void mdi_range(mdi_printer *p, const char *key, const char *label, uint32_t first, uint32_t end)
 {
-    json_t *o = NULL;
-    if (json_on(p) && (o = json_object())) {
-        json_object_set_new(o, "first", json_tok(first));
-        json_object_set_new(o, "end", json_tok(end));
-    }
     VALUE(p, key, label, talloc_asprintf(p->blk, "0x%08" PRIx32 "..0x%08" PRIx32, first, end),
-          false, o);
+          false,
+          (jraw(p, "{\"first\":"), jtoken(p, first), jraw(p, ",\"end\":"), jtoken(p, end),
+           jput(p, "}", 1)));
 }
 
 void mdi_note(mdi_printer *p, const char *key, const char *fmt, ...)
@@ -1468,7 +1497,11 @@ void mdi_note(mdi_printer *p, const char *key, const char *fmt, ...)
                 p->failed = true;
         }
     } else if (key && p->last_obj) {
-        json_object_set_new(p->last_obj, key, json_lossy(s, strlen(s)));
+        /* a member after the value's, in the same object (still open:
+         * a note comes right after its value) */
+        struct frame *f = jcontainer(p);
+        if (f && f->jopen && !f->jarray && f->jid == p->last_obj && jmember(p, key))
+            jstr0(p, s);
     }
     talloc_free(s);
 }
