@@ -28,7 +28,12 @@ MDI_SHELL_SOURCES = \
 	mdinspect/commands.def \
 	mdinspect/cmds.c \
 	mdinspect/print.h \
+	mdinspect/print_int.h \
 	mdinspect/print.c \
+	mdinspect/print_values.c \
+	mdinspect/print_text.c \
+	mdinspect/print_table.c \
+	mdinspect/print_json.c \
 	mdinspect/flags.c \
 	mdinspect/names.c \
 	mdinspect/decl.c \
