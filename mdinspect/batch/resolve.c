@@ -32,6 +32,7 @@
 #include "batch/batch.h"
 #include "batch/native.h"
 #include "batch/parse.h"
+#include "common/naming.h"
 
 enum { K_LOG, K_TYPE, K_MVID, K_PATH, K_IL, K_COUNT };
 
@@ -140,7 +141,7 @@ void mdb_resolver_trim(mdb_resolver *r)
 
 void mdb_resolver_set_signatures(mdb_resolver *r, bool on)
 {
-    r->name_flags = on ? MDT_NAME_SIGNATURE | MDT_NAME_PARAM_NAMES : 0;
+    r->name_flags = on ? MDI_NAME_SIGNATURES : 0; /* as the shell's `set signatures on` */
 }
 
 void mdb_resolver_set_il(mdb_resolver *r, bool on)
