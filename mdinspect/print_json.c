@@ -15,8 +15,6 @@
 #include "common/json.h"
 #include "print_int.h"
 
-/* ---- JSON ---- */
-
 /* The record being built grows in p->jb; it is written with one fwrite
  * when its top-level record or item ends, or not at all after an error.
  * Room for n more bytes; false (and the printer failed) without it. */
@@ -45,7 +43,7 @@ static bool reserve(mdi_printer *p, size_t n)
 
 void pj_put(mdi_printer *p, const void *s, size_t n)
 {
-    if (!reserve(p, n))
+    if (!n || !reserve(p, n)) /* n 0: the buffer may not exist yet */
         return;
     memcpy(p->jb + p->jlen, s, n);
     p->jlen += n;
