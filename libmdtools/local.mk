@@ -127,6 +127,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/generics/typetree.c \
 	libmdtools/generics/members.c \
 	libmdtools/generics/names.c \
+	libmdtools/generics/metaname.c \
 	libmdtools/generics/gparams.c \
 	libmdtools/generics/gen_int.h \
 	libmdtools/generics/value.c \

@@ -7,6 +7,7 @@
 #include <talloc.h>
 
 #include "cmd.h"
+#include "common/naming.h"
 
 enum { A_NAME, A_VALUE };
 
@@ -14,10 +15,9 @@ static const char *const settings[] = {"color", "format", "pager", "signatures",
                                        "style", "wide",   NULL};
 enum { S_COLOR, S_FORMAT, S_PAGER, S_SIGNATURES, S_STYLE, S_WIDE };
 
-/* `set signatures on`: methods named with their parameter types, generic
- * parameters by name when nothing substitutes them (as batch's
- * --signatures names them). */
-#define SIGNATURE_FLAGS (MDT_NAME_SIGNATURE | MDT_NAME_PARAM_NAMES)
+/* `set signatures on`: methods named with their parameter types, as
+ * batch's --signatures names them (common/naming.h). */
+#define SIGNATURE_FLAGS MDI_NAME_SIGNATURES
 
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const formats[] = {"text", "json", NULL};

@@ -5,6 +5,16 @@
 # and one line below.
 bin_PROGRAMS += mdinspect/mdinspect
 
+# What the shell and batch share: one UTF-8 decoder, one way of writing
+# JSON (common/json.h) and the name options both use (common/naming.h),
+# built into every program that has either.
+MDI_COMMON_SOURCES = \
+	mdinspect/common/utf8.h \
+	mdinspect/common/utf8.c \
+	mdinspect/common/json.h \
+	mdinspect/common/json.c \
+	mdinspect/common/naming.h
+
 # The shell: everything but main() and batch, also built into the fuzz
 # harnesses of its parser and type-name lookup (tests/fuzz/local.mk).
 MDI_SHELL_SOURCES = \
@@ -21,7 +31,12 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmds.c \
 	mdinspect/parse.c \
 	mdinspect/print.h \
+	mdinspect/print_int.h \
 	mdinspect/print.c \
+	mdinspect/print_values.c \
+	mdinspect/print_text.c \
+	mdinspect/print_table.c \
+	mdinspect/print_json.c \
 	mdinspect/flags.c \
 	mdinspect/names.c \
 	mdinspect/decl.c \
@@ -68,6 +83,7 @@ MDI_SHELL_SOURCES = \
 
 mdinspect_mdinspect_SOURCES = \
 	mdinspect/main.c \
+	$(MDI_COMMON_SOURCES) \
 	$(MDI_SHELL_SOURCES) \
 	mdinspect/batch/main.c \
 	$(MDB_BATCH_SOURCES)
@@ -118,10 +134,10 @@ mdinspect/batch/profile.pb-c.h: mdinspect/batch/profile.pb-c.c
 nodist_mdinspect_mdinspect_SOURCES = $(MDB_BATCH_GENERATED)
 
 mdinspect_mdinspect_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect $(TALLOC_CFLAGS) \
-	$(JANSSON_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
+	$(XXHASH_CFLAGS) $(LIBDW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
 mdinspect_mdinspect_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 mdinspect_mdinspect_LDFLAGS = $(AX_PTHREAD_CFLAGS)
-mdinspect_mdinspect_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(JANSSON_LIBS) $(READLINE_LIBS) \
+mdinspect_mdinspect_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(READLINE_LIBS) \
 	$(XXHASH_LIBS) $(LIBDW_LIBS) $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
 
 dist_man_MANS += doc/mdinspect.1

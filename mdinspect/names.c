@@ -122,12 +122,13 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
 
 void mdi_metadata_name(mdi_state *st, const char *key, const mdt_image *img, uint32_t token)
 {
-    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
     char *s = NULL;
+    /* the tokens that have one (the rest print no field), made as batch
+     * --json makes it: the library's one rule */
     if (mdi_printer_format(st->out) != MDI_FMT_JSON || !MDT_TOKEN_RID(token) ||
         !mdt_token_is_type_or_member(token))
         return;
-    if (mdt_token_name(st, &s, img, token, &stored) == 0)
+    if (mdt_token_metadata_name(st, &s, img, token, NULL) == 0)
         mdi_str(st->out, key ? key : "metadata_name", NULL, s);
     else
         mdi_none(st->out, key ? key : "metadata_name", NULL, NULL);

@@ -60,10 +60,12 @@ tests_unit_test_batch_parse_swar_SOURCES = tests/unit/test_batch_parse.c $(TEST_
 tests_unit_test_batch_parse_swar_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/mdinspect -DMDB_NO_SSE2
 tests_unit_test_batch_parse_swar_LDADD = $(TEST_LDADD)
 
-# The JSON string writer of batch, built in with io.c (mdinspect's own).
-tests_unit_test_batch_json_SOURCES = tests/unit/test_batch_json.c mdinspect/batch/io.c $(TEST_MAIN)
-tests_unit_test_batch_json_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/mdinspect
-tests_unit_test_batch_json_LDADD = $(TEST_LDADD)
+# mdinspect's JSON writer (common/json.c) through batch's output buffer
+# (io.c), its numbers checked against jansson's.
+tests_unit_test_batch_json_SOURCES = tests/unit/test_batch_json.c mdinspect/batch/io.c \
+	$(MDI_COMMON_SOURCES) $(TEST_MAIN)
+tests_unit_test_batch_json_CPPFLAGS = $(TEST_CPPFLAGS) -I$(top_srcdir)/mdinspect $(JANSSON_CFLAGS)
+tests_unit_test_batch_json_LDADD = $(TEST_LDADD) $(JANSSON_LIBS)
 
 tests_unit_test_members_SOURCES = tests/unit/test_members.c $(TEST_MAIN)
 tests_unit_test_members_CPPFLAGS = $(TEST_CPPFLAGS)

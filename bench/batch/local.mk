@@ -16,4 +16,4 @@ bench_batch_batch_mono_LDFLAGS = -no-install
 bench_batch_batch_mono_LDADD = $(MONO_LIBS)
 endif
 
-EXTRA_DIST += bench/batch/run.sh bench/batch/interleave.sh bench/batch/README.md
+EXTRA_DIST += bench/batch/run.sh bench/batch/interleave.sh bench/batch/json.sh bench/batch/README.md

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "batch/batch.h"
+#include "common/json.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -266,74 +267,24 @@ void mdb_outu(mdb_output *o, uint64_t v)
     mdb_out(o, p, (size_t)(b + sizeof b - p));
 }
 
-/* Length of the well-formed UTF-8 sequence at s (at most n bytes), 0 when
- * it is not one (overlongs, surrogates and values past U+10FFFF included). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t k;
-    uint32_t v;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        k = 2, v = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF)
-        k = 3, v = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4)
-        k = 4, v = c & 0x07;
-    else
-        return 0;
-    if (k > n)
-        return 0;
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = v << 6 | (s[i] & 0x3F);
-    }
-    if ((k == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) ||
-        (k == 4 && (v < 0x10000 || v > 0x10FFFF)))
-        return 0;
-    return k;
-}
-
-/* JSON string escaping (RFC 8259 section 7) is written here rather than
- * through jansson: jansson would build a json_t per string, and this runs
- * once per distinct frame on the hot path of --json. */
+/* A JSON string the way the shell writes one too (common/json.h): the
+ * escaping runs straight into the output buffer, which is written out (or,
+ * for a scratch buffer, marked failed) when it has no room left. */
 void mdb_out_json_string(mdb_output *o, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *p = (const unsigned char *)s;
     mdb_outc(o, '"');
-    for (size_t i = 0; i < n;) {
-        /* a run of printable ASCII that needs no escape, copied at once
-         * (names are nearly all such runs) */
-        size_t j = i;
-        while (j < n && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' && p[j] != '\\')
-            j++;
-        if (j > i) {
-            mdb_out(o, p + i, j - i);
-            i = j;
-            continue;
-        }
-        unsigned c = p[i];
-        if (c == '"' || c == '\\') {
-            mdb_outc(o, '\\');
-            mdb_outc(o, (char)c);
-            i++;
-        } else if (c < 0x20) {
-            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            mdb_out(o, e, 6);
-            i++;
-        } else {
-            size_t k = utf8_seq(p + i, n - i);
-            if (k == 0) {
-                mdb_out(o, "\xEF\xBF\xBD", 3);
-                i++;
-            } else {
-                mdb_out(o, p + i, k);
-                i += k;
+    while (n) {
+        size_t used;
+        if (o->cap - o->len < MDI_JSON_ESCAPE_MAX) {
+            mdb_output_flush(o);
+            if (o->failed) {
+                o->len = 0;
+                return;
             }
         }
+        o->len += mdi_json_escape(o->buf + o->len, o->cap - o->len, s, n, &used);
+        s += used;
+        n -= used;
     }
     mdb_outc(o, '"');
 }

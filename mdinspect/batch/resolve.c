@@ -5,8 +5,8 @@
  * a plain line (`MVID TOKEN [DESC...]`, `PATH TOKEN`). The answer (full-style
  * name of doc/names.md, status, source file and line from the module's
  * portable PDB, and the text and JSON forms the emitters print; in a JSON
- * run also the metadata name of a type or member, made with the name and
- * by the same rule as the shell's) is cached
+ * run also the metadata name of a type or member, made with the name by
+ * the library's mdt_token_metadata_name, as the shell's) is cached
  * by the frame's exact text, so a frame met again costs one hash lookup.
  * Failures are answers too (status and detail), cached the same way.
  *
@@ -32,6 +32,7 @@
 #include "batch/batch.h"
 #include "batch/native.h"
 #include "batch/parse.h"
+#include "common/naming.h"
 
 enum { K_LOG, K_TYPE, K_MVID, K_PATH, K_IL, K_COUNT };
 
@@ -140,7 +141,7 @@ void mdb_resolver_trim(mdb_resolver *r)
 
 void mdb_resolver_set_signatures(mdb_resolver *r, bool on)
 {
-    r->name_flags = on ? MDT_NAME_SIGNATURE | MDT_NAME_PARAM_NAMES : 0;
+    r->name_flags = on ? MDI_NAME_SIGNATURES : 0; /* as the shell's `set signatures on` */
 }
 
 void mdb_resolver_set_il(mdb_resolver *r, bool on)
@@ -446,12 +447,12 @@ static inline __attribute__((always_inline)) mdt_name_cache *names_of(mdb_resolv
 static void stored_name(mdb_resolver *r, mdb_frame *f) __attribute__((noinline));
 static void stored_name(mdb_resolver *r, mdb_frame *f)
 {
-    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, names_of(r, f->mod, true)};
+    mdt_name_cache *c = names_of(r, f->mod, true);
     char *s = NULL;
-    int e = mdt_token_name_buf(r->name, sizeof r->name, NULL, f->mod->img, f->token, &o);
+    int e = mdt_token_metadata_name_buf(r->name, sizeof r->name, NULL, f->mod->img, f->token, c);
     if (e == MDT_ETRUNC) {
         mdt_clear_error();
-        e = mdt_token_name(NULL, &s, f->mod->img, f->token, &o);
+        e = mdt_token_metadata_name(NULL, &s, f->mod->img, f->token, c);
     }
     set_meta(r, f, e ? NULL : s ? s : r->name);
     talloc_free(s);

@@ -16,7 +16,7 @@ check_PROGRAMS += tests/batch/fuzz_batchline_replay tests/batch/fuzz_batchlog_re
 TESTS += tests/batch/fuzz_batchline_replay tests/batch/fuzz_batchlog_replay
 
 tests_batch_fuzz_batchline_replay_SOURCES = tests/fuzz/replay.c tests/batch/fuzz_batchline.c \
-	$(MDB_BATCH_SOURCES)
+	$(MDI_COMMON_SOURCES) $(MDB_BATCH_SOURCES)
 tests_batch_fuzz_batchline_replay_CPPFLAGS = $(BATCH_FUZZ_CPPFLAGS) \
 	-DREPLAY_DEFAULT_CORPUS='"tests/batch/corpus/batchline"'
 tests_batch_fuzz_batchline_replay_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
@@ -25,7 +25,7 @@ tests_batch_fuzz_batchline_replay_LDADD = $(BATCH_FUZZ_LDADD)
 nodist_tests_batch_fuzz_batchline_replay_SOURCES = $(MDB_BATCH_GENERATED)
 
 tests_batch_fuzz_batchlog_replay_SOURCES = tests/fuzz/replay.c tests/batch/fuzz_batchlog.c \
-	$(MDB_BATCH_SOURCES)
+	$(MDI_COMMON_SOURCES) $(MDB_BATCH_SOURCES)
 tests_batch_fuzz_batchlog_replay_CPPFLAGS = $(BATCH_FUZZ_CPPFLAGS) \
 	-DREPLAY_DEFAULT_CORPUS='"tests/batch/corpus/batchlog"'
 tests_batch_fuzz_batchlog_replay_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
@@ -35,7 +35,7 @@ nodist_tests_batch_fuzz_batchlog_replay_SOURCES = $(MDB_BATCH_GENERATED)
 
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/batch/fuzz_batchline tests/batch/fuzz_batchlog
-tests_batch_fuzz_batchline_SOURCES = tests/batch/fuzz_batchline.c $(MDB_BATCH_SOURCES) \
+tests_batch_fuzz_batchline_SOURCES = tests/batch/fuzz_batchline.c $(MDI_COMMON_SOURCES) $(MDB_BATCH_SOURCES) \
 	$(MDT_LIB_SOURCES)
 tests_batch_fuzz_batchline_CPPFLAGS = $(BATCH_FUZZ_CPPFLAGS) $(NETTLE_CFLAGS)
 tests_batch_fuzz_batchline_CFLAGS = $(MDT_FUZZ_CFLAGS) $(AX_PTHREAD_CFLAGS)
@@ -44,7 +44,7 @@ tests_batch_fuzz_batchline_LDADD = $(TALLOC_LIBS) $(XXHASH_LIBS) $(NETTLE_LIBS) 
 	$(ZLIB_LIBS) $(LIBDW_LIBS) $(PROTOBUF_C_LIBS)
 nodist_tests_batch_fuzz_batchline_SOURCES = $(MDB_BATCH_GENERATED)
 
-tests_batch_fuzz_batchlog_SOURCES = tests/batch/fuzz_batchlog.c $(MDB_BATCH_SOURCES) \
+tests_batch_fuzz_batchlog_SOURCES = tests/batch/fuzz_batchlog.c $(MDI_COMMON_SOURCES) $(MDB_BATCH_SOURCES) \
 	$(MDT_LIB_SOURCES)
 tests_batch_fuzz_batchlog_CPPFLAGS = $(BATCH_FUZZ_CPPFLAGS) $(NETTLE_CFLAGS)
 tests_batch_fuzz_batchlog_CFLAGS = $(MDT_FUZZ_CFLAGS) $(AX_PTHREAD_CFLAGS)

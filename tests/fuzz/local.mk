@@ -88,28 +88,28 @@ EXTRA_DIST += tests/fuzz/fuzz_pe.c tests/fuzz/corpus/pe tests/fuzz/pe.dict
 # NAME`, Type::member, globs), the shell's sources compiled in
 # (MDI_SHELL_SOURCES, mdinspect/local.mk).
 MDI_FUZZ_SHELL_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/mdinspect -I$(top_srcdir)/tests/common \
-	$(TALLOC_CFLAGS) $(JANSSON_CFLAGS)
-MDI_FUZZ_SHELL_LIBS = $(TALLOC_LIBS) $(JANSSON_LIBS) $(READLINE_LIBS)
+	$(TALLOC_CFLAGS)
+MDI_FUZZ_SHELL_LIBS = $(TALLOC_LIBS) $(READLINE_LIBS)
 check_PROGRAMS += tests/fuzz/fuzz_shell_replay tests/fuzz/fuzz_typename_replay
 TESTS += tests/fuzz/fuzz_shell_replay tests/fuzz/fuzz_typename_replay
 tests_fuzz_fuzz_shell_replay_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_shell.c \
-	$(MDI_SHELL_SOURCES)
+	$(MDI_COMMON_SOURCES) $(MDI_SHELL_SOURCES)
 tests_fuzz_fuzz_shell_replay_CPPFLAGS = $(MDI_FUZZ_SHELL_CPPFLAGS) \
 	-DREPLAY_DEFAULT_CORPUS='"tests/fuzz/corpus/shell"'
 tests_fuzz_fuzz_shell_replay_LDADD = libmdtools/libmdtools.la $(MDI_FUZZ_SHELL_LIBS)
 tests_fuzz_fuzz_typename_replay_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_typename.c \
-	$(MDI_SHELL_SOURCES)
+	$(MDI_COMMON_SOURCES) $(MDI_SHELL_SOURCES)
 tests_fuzz_fuzz_typename_replay_CPPFLAGS = $(MDI_FUZZ_SHELL_CPPFLAGS) \
 	-DREPLAY_DEFAULT_CORPUS='"tests/fuzz/corpus/typename"'
 tests_fuzz_fuzz_typename_replay_LDADD = libmdtools/libmdtools.la $(MDI_FUZZ_SHELL_LIBS)
 if ENABLE_FUZZING
 noinst_PROGRAMS += tests/fuzz/fuzz_shell tests/fuzz/fuzz_typename
-tests_fuzz_fuzz_shell_SOURCES = tests/fuzz/fuzz_shell.c $(MDI_SHELL_SOURCES) \
+tests_fuzz_fuzz_shell_SOURCES = tests/fuzz/fuzz_shell.c $(MDI_COMMON_SOURCES) $(MDI_SHELL_SOURCES) \
 	$(MDT_LIB_SOURCES)
 tests_fuzz_fuzz_shell_CPPFLAGS = $(MDI_FUZZ_SHELL_CPPFLAGS) $(NETTLE_CFLAGS)
 tests_fuzz_fuzz_shell_CFLAGS = $(MDT_FUZZ_CFLAGS)
 tests_fuzz_fuzz_shell_LDADD = $(MDT_FUZZ_LIBS) $(MDI_FUZZ_SHELL_LIBS)
-tests_fuzz_fuzz_typename_SOURCES = tests/fuzz/fuzz_typename.c $(MDI_SHELL_SOURCES) \
+tests_fuzz_fuzz_typename_SOURCES = tests/fuzz/fuzz_typename.c $(MDI_COMMON_SOURCES) $(MDI_SHELL_SOURCES) \
 	$(MDT_LIB_SOURCES)
 tests_fuzz_fuzz_typename_CPPFLAGS = $(MDI_FUZZ_SHELL_CPPFLAGS) $(NETTLE_CFLAGS)
 tests_fuzz_fuzz_typename_CFLAGS = $(MDT_FUZZ_CFLAGS)

@@ -251,6 +251,42 @@ START_TEST(everything_layout_and_field_data)
 }
 END_TEST
 
+/* mdt_token_metadata_name: the name as stored, for types and members only
+ * (what mdinspect's JSON and batch --json print as metadata_name). */
+START_TEST(everything_metadata_names)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/Everything.dll");
+    mdt_name_cache *c;
+    char *s, buf[64], tiny[8];
+    size_t len;
+    ck_assert_int_eq(mdt_token_metadata_name(ctx, &s, img, 0x02000009, NULL), 0);
+    ck_assert_str_eq(s, "Everything.IConsumer`1");
+    ck_assert_int_eq(mdt_name_cache_new(ctx, &c, img, MDT_STYLE_FULL, MDT_NAME_METADATA), 0);
+    ck_assert_int_eq(mdt_token_metadata_name_buf(buf, sizeof buf, &len, img, 0x0200001d, c), 0);
+    ck_assert_str_eq(buf, "Everything.Constrained`5");
+    ck_assert_uint_eq(len, strlen(buf));
+    ck_assert_int_eq(mdt_token_metadata_name_buf(tiny, sizeof tiny, &len, img, 0x0200001d, c),
+                     MDT_ETRUNC);
+    /* the same as the printer's own flag, member or type */
+    for (uint32_t tok = 0x06000001; tok <= 0x06000008; tok++) {
+        mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+        char *want;
+        ck_assert_int_eq(mdt_token_name(ctx, &want, img, tok, &o), 0);
+        ck_assert_int_eq(mdt_token_metadata_name(ctx, &s, img, tok, NULL), 0);
+        ck_assert_str_eq(s, want);
+    }
+    /* no metadata name: a nil token, an assembly, a module */
+    ck_assert_int_eq(mdt_token_metadata_name(ctx, &s, img, 0x02000000, NULL), MDT_EINVAL);
+    ck_assert_int_eq(mdt_token_metadata_name(ctx, &s, img, 0x20000001, NULL), MDT_EINVAL);
+    ck_assert_int_eq(mdt_token_metadata_name_buf(buf, sizeof buf, NULL, img, 0x00000001, NULL),
+                     MDT_EINVAL);
+    ck_assert_int_eq(mdt_token_metadata_name(ctx, &s, img, 0x02ffffff, NULL), MDT_ENOTFOUND);
+    mdt_clear_error();
+    talloc_free(ctx);
+}
+END_TEST
+
 START_TEST(netmodule_has_no_assembly_row)
 {
     void *ctx = talloc_new(NULL);
@@ -495,6 +531,7 @@ Suite *suite(void)
     tcase_add_test(tc, everything_tables_and_identity);
     tcase_add_test(tc, raw_metadata_blob_matches_its_pe);
     tcase_add_test(tc, everything_layout_and_field_data);
+    tcase_add_test(tc, everything_metadata_names);
     tcase_add_test(tc, netmodule_has_no_assembly_row);
     tcase_add_test(tc, forwarders_and_client_refs);
     tcase_add_test(tc, buffer_and_copy_opens_match_file);

@@ -136,6 +136,23 @@ int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *sig,
 int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img, uint32_t token,
                        const mdt_name_opts *opts);
 
+/* The metadata name of a type or member token (doc/names.md): the name
+ * mdt_token_name prints in the full style with MDT_NAME_METADATA, every
+ * type as stored (``Dictionary`2``, ``List`1<System.Int32>::Add``), which
+ * mdinspect's JSON and batch --json give as `metadata_name` beside the
+ * name. For the tokens mdt_token_is_type_or_member accepts, with a row
+ * id. `cache` may be NULL, or one made for img by mdt_name_cache_new with
+ * MDT_STYLE_FULL and MDT_NAME_METADATA (another is ignored). The _buf form
+ * writes into buf as mdt_token_name_buf does. Errors: MDT_EINVAL (a token
+ * of another table, a nil token, no out or no buffer), MDT_ENOTFOUND (no
+ * such row), MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC (also: the _buf form's
+ * name needs `size` bytes or more), MDT_ENOHEAP, MDT_EUNSUPPORTED (as for
+ * mdt_token_name). Thread-safe on an open image, with a cache per thread. */
+int mdt_token_metadata_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
+                            mdt_name_cache *cache);
+int mdt_token_metadata_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img,
+                                uint32_t token, mdt_name_cache *cache);
+
 /* The generic parameters of a TypeDef or MethodDef `owner` of img as its
  * declaration writes them (doc/names.md, "Declarations"), in the style of
  * opts (NULL: full; its gctx and cache are not used: every parameter a
