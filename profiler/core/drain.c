@@ -326,8 +326,9 @@ void mdp_drain_poke(mdp_core *core)
 {
     if (!atomic_load_explicit(&core->drain_poked, memory_order_relaxed))
         atomic_store(&core->drain_poked, 1);
-    if (atomic_load_explicit(&core->drain_napping, memory_order_relaxed) &&
-        atomic_exchange(&core->drain_napping, 0))
+    /* seq_cst after the store of drain_poked: drain_wait stores napping,
+     * then loads drain_poked; one of the two sees the other's store */
+    if (atomic_load(&core->drain_napping) && atomic_exchange(&core->drain_napping, 0))
         mdp_drain_wake(core);
 }
 
@@ -336,9 +337,13 @@ static void drain_wait(mdp_core *core, uint32_t seq, unsigned ms, int may_nap)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     /* napping set after seq was read: a poke that finds it set bumps the
-     * word, so the futex call returns at once rather than miss the wake */
+     * word, so the futex call returns at once rather than miss the wake;
+     * a poke that came before it was set found no napper and woke nobody:
+     * its drain_poked is seen here instead, and there is no wait (it used
+     * to wait out the whole period, up to MDP_DRAIN_MAX_MS:
+     * tests/profiler/race_poke.c pokes in that window) */
     atomic_store(&core->drain_napping, may_nap);
-    if (!atomic_load(&core->drain_stop))
+    if (!atomic_load(&core->drain_stop) && !(may_nap && atomic_load(&core->drain_poked)))
         syscall(SYS_futex, (uint32_t *)&core->drain_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
     atomic_store(&core->drain_napping, 0);
 }
