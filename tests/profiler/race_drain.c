@@ -11,8 +11,8 @@
  * the drain. They count, per depth, the weights they published. A poker
  * thread meanwhile wakes and pokes the drain thread at random and asks for
  * writes of the log as a termination signal does (flush_req, then a wake),
- * each of which must be done within 5 s although the drain's period may be
- * 10 s (a lost wake fails it).
+ * each of which must be done within 10 s although the drain's period may be
+ * 30 s (a lost wake fails it).
  *
  * Each round is a core of its own, ended while the producers still run:
  * by the test's thread (mdp_core_finish, as the runtime's shutdown), or by
@@ -23,6 +23,10 @@
  * summed over the log's records and writes, a sample lost or drained twice
  * changes the sum, and a torn one shows frames other than `stub` or the
  * wrong depth. The #stats line's samples= is their total.
+ *
+ * A last round has the real SIGPROF handler as producer: threads with
+ * their CPU-time timers (sampler.c), finished while they spin; the log
+ * must have drained exactly the samples the handlers counted as published.
  *
  * Usage: race_drain [rounds] [producers] [ms per round]   (default 4, 4, 400) */
 #define _GNU_SOURCE
@@ -135,7 +139,7 @@ static uint64_t mono_ms(void)
 }
 
 /* Wakes, pokes and write requests at random; a write asked for must come
- * within 5 s (the drain's period may be 10 s: only the wake brings it). */
+ * within 10 s (the drain's period may be 30 s: only the wake brings it). */
 static void *poker_main(void *arg)
 {
     mdp_core *core = arg;
@@ -158,7 +162,7 @@ static void *poker_main(void *arg)
                 mdp_drain_wake(core);
                 uint64_t t0 = mono_ms();
                 while (atomic_load(&core->flush_done) < want && !atomic_load(&core->finished) &&
-                       mono_ms() - t0 < 5000)
+                       mono_ms() - t0 < 10000)
                     usleep(500);
                 RACE_CHECK(atomic_load(&core->flush_done) >= want || atomic_load(&core->finished),
                            "a write asked for (flush_req %llu) not done after %llu ms",
@@ -237,9 +241,9 @@ static void round_run(unsigned round, int by_drain, unsigned ms)
     mdp_config cfg;
     mdp_config_default(&cfg);
     /* odd rounds: the adaptive period (5 ms up to 320 ms: pokes wake it);
-     * even ones: a fixed 10 s period, so that only wakes bring a pass
+     * even ones: a fixed 30 s period, so that only wakes bring a pass
      * before the end (a poke wakes only a wait longer than the base) */
-    cfg.drain_ms = round % 2 ? 5 : 10000;
+    cfg.drain_ms = round % 2 ? 5 : 30000;
     cfg.flush_ms = 50;   /* the log written in pieces as the round runs */
     cfg.all_threads = 0; /* no thread but the producers' in the log */
     cfg.max_samples = by_drain ? 20000 : 0;
@@ -332,6 +336,111 @@ static void round_run(unsigned round, int by_drain, unsigned ms)
         snprintf(tmpdir_log, sizeof tmpdir_log, "%s", log);
 }
 
+/* The real handler: threads registered as the runtime's are (a CPU-time
+ * timer each, sampler.c), spinning, while the drain runs and pokes come;
+ * the core finished while they spin. Every sample the handler published
+ * (its slot's `samples`, counted after the publication) is drained once:
+ * the log's #stats signals= (samples drained) is their sum, and its
+ * samples= the weights of the thread's records. */
+static _Atomic int spin_stop;
+
+static void *spinner_main(void *arg)
+{
+    struct producer *p = arg;
+    atomic_store(&p->tid, (int)syscall(SYS_gettid));
+    mdp_core *core = atomic_load(&mdp_sampling_core);
+    int e = mdp_ev_thread_start(core, 0x1000u + p->idx, atomic_load(&p->tid));
+    RACE_CHECK(e == 0, "spinner %u: thread start: %d", p->idx, e);
+    atomic_store(&p->ready, 1);
+    volatile uint64_t x = 0;
+    while (!atomic_load(&spin_stop))
+        for (unsigned k = 0; k < 100000; k++)
+            x += k ^ (x >> 3);
+    return NULL;
+}
+
+static void handler_round(unsigned round, unsigned ms)
+{
+    char log[600], name[64], err[256] = "";
+    snprintf(name, sizeof name, "handler-%u.log", round);
+    if (race_tmp_path(log, sizeof log, name) != 0) {
+        RACE_CHECK(0, "no temporary folder");
+        return;
+    }
+    mdp_config cfg;
+    mdp_config_default(&cfg);
+    cfg.drain_ms = 5;
+    cfg.flush_ms = 50;
+    cfg.all_threads = 0;
+    snprintf(cfg.output, sizeof cfg.output, "%s", log);
+    mdp_runtime_ops ops = {0};
+    mdp_core *core;
+    if (mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err) != 0) {
+        RACE_CHECK(0, "round %u: %s", round, err);
+        return;
+    }
+    atomic_store(&spin_stop, 0);
+    atomic_store(&poker_stop, 0);
+    pthread_t th[MAX_PRODUCERS], poker;
+    for (unsigned i = 0; i < nproducers; i++) {
+        memset(&prods[i], 0, sizeof prods[i]);
+        prods[i].idx = i;
+        pthread_create(&th[i], NULL, spinner_main, &prods[i]);
+        while (!atomic_load(&prods[i].ready))
+            sched_yield();
+    }
+    pthread_create(&poker, NULL, poker_main, core);
+    usleep(ms * 1000);
+    mdp_core_finish(core, "exit");
+    /* the slots are retired, not yet freed: what each handler published */
+    uint64_t published = 0;
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
+        for (unsigned k = 0; k < nproducers; k++)
+            if (atomic_load(&core->slots[i].tid) == atomic_load(&prods[k].tid))
+                published += atomic_load(&core->slots[i].samples);
+    atomic_store(&poker_stop, 1);
+    pthread_join(poker, NULL);
+    atomic_store(&spin_stop, 1);
+    for (unsigned i = 0; i < nproducers; i++)
+        pthread_join(th[i], NULL);
+    mdp_core_free(core);
+
+    uint64_t signals = UINT64_MAX, samples = UINT64_MAX, weights = 0;
+    FILE *f = fopen(log, "r");
+    RACE_CHECK(f != NULL, "round %u: no log", round);
+    char line[16384];
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "#stats ", 7)) {
+            const char *a = strstr(line, " signals="), *b = strstr(line, " samples=");
+            if (a)
+                signals = strtoull(a + 9, NULL, 10);
+            if (b)
+                samples = strtoull(b + 9, NULL, 10);
+        } else if (!strncmp(line, "stack ", 6)) {
+            char *end;
+            uint64_t count = strtoull(line + 6, &end, 10);
+            int tid = (int)strtol(end, NULL, 10);
+            unsigned k = 0;
+            while (k < nproducers && atomic_load(&prods[k].tid) != tid)
+                k++;
+            RACE_CHECK(k < nproducers, "round %u: a record of thread %d, no spinner", round, tid);
+            weights += count;
+        }
+    }
+    if (f)
+        fclose(f);
+    RACE_CHECK(signals == published,
+               "round %u: the handlers published %llu samples, the log drained %llu", round,
+               (unsigned long long)published, (unsigned long long)signals);
+    RACE_CHECK(samples == weights, "round %u: #stats samples=%llu, the records hold %llu", round,
+               (unsigned long long)samples, (unsigned long long)weights);
+    RACE_CHECK(published > 0, "round %u: no sample taken in %u ms of %u spinning threads", round,
+               ms, nproducers);
+    printf("round %u (the real handler): %llu samples (weight %llu) published and drained once\n",
+           round, (unsigned long long)published, (unsigned long long)weights);
+    race_tmp_cleanup(log);
+}
+
 int main(int argc, char **argv)
 {
     unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 4;
@@ -344,6 +453,8 @@ int main(int argc, char **argv)
     mdp_slots_take(nproducers);
     for (unsigned r = 0; r < rounds && !atomic_load(&race_failures); r++)
         round_run(r, r % 4 >= 2, ms);
+    if (!atomic_load(&race_failures))
+        handler_round(rounds, ms);
     race_tmp_done(tmpdir_log);
     printf("race_drain: %llu pokes, %llu wakes, %llu writes asked for\n",
            (unsigned long long)n_pokes, (unsigned long long)n_wakes, (unsigned long long)n_flushes);

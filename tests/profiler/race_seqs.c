@@ -31,7 +31,7 @@
  *    watermark is the next seq, and one retirement leaves the map with no
  *    tombstone and no function (every load was unloaded).
  *
- * Usage: race_seqs [iterations per writer] [writers]   (default 20000, 6) */
+ * Usage: race_seqs [iterations per writer] [writers]   (default 10000, 6) */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -55,13 +55,14 @@
 #define FN_BASE 0x100000000ull
 
 static mdp_core *core;
-static unsigned iterations = 20000, nwriters = 6;
+static unsigned iterations = 10000, nwriters = 6;
 /* the scanner's last retirement watermark, stored after the retirement */
 static _Atomic uint64_t retired_below;
 /* each writer's outermost live hold's seq (0: none), set after the take,
  * cleared before the release */
 static _Atomic uint64_t outer_seq[MAX_WRITERS];
 static _Atomic unsigned writers_left;
+static _Atomic int hog_holding; /* writer 0 holds every slot */
 static _Atomic uint64_t n_holds, n_overflowed, n_scans, n_busy_scans, n_retired;
 
 /* A hold just taken, or still held: its slot keeps its seq, and nothing
@@ -99,6 +100,7 @@ static void *writer(void *arg)
             slots += h[d].slot >= 0;
             if (hog && slots == MDP_SEQ_SLOTS) {
                 depth = d + 1; /* every slot is the hog's: the others overflow */
+                atomic_store(&hog_holding, 1);
                 break;
             }
             if ((r >> (d % 48)) & 1)
@@ -106,17 +108,25 @@ static void *writer(void *arg)
         }
         atomic_fetch_add(&n_holds, depth);
         uint64_t s = h[0].seq;
-        if (h[0].slot < 0) {
+        if (h[0].slot < 0 && !hog) {
             /* a callback that found no slot runs a while: the hog's holds
-             * go meanwhile, and this one is then the oldest in use */
-            for (int k = 0; k < 50; k++) {
+             * go meanwhile, and this one is then among the oldest in use,
+             * in no slot; two scans see it so (at most 2 s) */
+            time_t t0 = time(NULL);
+            while (atomic_load(&hog_holding) && time(NULL) - t0 < 2 && !atomic_load(&race_stop)) {
+                check_held(&h[0], s, me, "while overflowed");
+                sched_yield();
+            }
+            uint64_t scans = atomic_load(&n_scans);
+            while (atomic_load(&n_scans) < scans + 2 && time(NULL) - t0 < 2 &&
+                   !atomic_load(&race_stop)) {
                 check_held(&h[0], s, me, "while overflowed");
                 sched_yield();
             }
         }
         if (hog) {
             /* hold them a while: the others overflow meanwhile */
-            for (int k = 0; k < 200; k++)
+            for (int k = 0; k < 50; k++)
                 sched_yield();
         } else {
             /* a function never seen: its load at the held seq is accepted */
@@ -148,6 +158,8 @@ static void *writer(void *arg)
                 atomic_store(&outer_seq[me], 0);
             mdp_seq_release(&h[d]);
         }
+        if (hog)
+            atomic_store(&hog_holding, 0);
     }
     atomic_fetch_sub(&writers_left, 1);
     return NULL;
@@ -192,7 +204,7 @@ static void *tight_writer(void *arg)
 {
     unsigned me = (unsigned)(uintptr_t)arg;
     uint64_t rng = 0xD1B54A32D192ED03ull * (me + 1);
-    for (unsigned it = 0; it < 50 * iterations && !atomic_load(&race_stop); it++) {
+    for (unsigned it = 0; it < 20 * iterations && !atomic_load(&race_stop); it++) {
         mdp_seq_hold h = mdp_seq_take(core);
         atomic_store(&outer_seq[me], h.seq);
         atomic_fetch_add(&n_holds, 1);
@@ -259,10 +271,10 @@ static void *interrupted_writer(void *arg)
     unsigned me = (unsigned)(uintptr_t)arg;
     atomic_store(&writer_tids[me], (int)syscall(SYS_gettid));
     /* until the handler has run 5 times per iteration of the first phase
-     * (or 8 s have gone: a busy machine delivers few, and the count says so) */
+     * (or 4 s have gone: a busy machine delivers few, and the count says so) */
     time_t t0 = time(NULL);
     while (atomic_load_explicit(&n_signals, memory_order_relaxed) < 5ull * iterations &&
-           time(NULL) - t0 < 8 && !atomic_load(&race_stop)) {
+           time(NULL) - t0 < 4 && !atomic_load(&race_stop)) {
         atomic_store(&seen_in_handler, 0);
         mdp_seq_hold h = mdp_seq_take(core);
         uint64_t w = atomic_load(&seen_in_handler);
@@ -290,6 +302,46 @@ static void *signaller(void *arg)
             sched_yield();
     }
     return NULL;
+}
+
+/* An overflowed hold outlives the holds that filled the slots, on one
+ * thread, step by step: 64 fillers, then a hold that finds no slot (seq
+ * s), then the fillers released (in order, in reverse, or every other
+ * first): the watermark may not pass s while it is held, a retirement then
+ * leaves a load at s accepted, and once it is released the watermark
+ * moves on. */
+static void overflow_outlives(void)
+{
+    for (int order = 0; order < 3; order++) {
+        mdp_seq_hold fill[MDP_SEQ_SLOTS];
+        for (unsigned k = 0; k < MDP_SEQ_SLOTS; k++)
+            fill[k] = mdp_seq_take(core);
+        mdp_seq_hold late = mdp_seq_take(core);
+        RACE_CHECK(late.slot < 0, "a take found a slot free after %u fillers", MDP_SEQ_SLOTS);
+        for (unsigned k = 0; k < MDP_SEQ_SLOTS; k++) {
+            unsigned i = order == 0   ? k
+                         : order == 1 ? MDP_SEQ_SLOTS - 1 - k
+                                      : (2 * k) % MDP_SEQ_SLOTS + (2 * k >= MDP_SEQ_SLOTS);
+            mdp_seq_release(&fill[i]);
+            uint64_t w = mdp_seq_watermark(core, 0);
+            RACE_CHECK(w == 1 || w <= late.seq,
+                       "order %d: watermark %llu above the overflowed hold %llu, %u fillers gone",
+                       order, (unsigned long long)w, (unsigned long long)late.seq, k + 1);
+        }
+        int r = mdp_core_retire(core, 0, 1);
+        RACE_CHECK(r >= 0, "retire: %d", r);
+        mdt_idmap_function_info fi = {.module = 0x5000, .token = 0x06000001};
+        uintptr_t fn = (uintptr_t)(FN_BASE - 0x1000u + 16u * (unsigned)order);
+        int e = mdp_ev_function_load(core, late.seq, fn, &fi);
+        RACE_CHECK(e == 0, "order %d: a load at the overflowed hold's seq %llu: %d", order,
+                   (unsigned long long)late.seq, e);
+        e = mdp_ev_function_unload(core, mdp_seq(core), fn);
+        RACE_CHECK(e >= 0, "unload: %d", e);
+        mdp_seq_release(&late);
+        uint64_t w = mdp_seq_watermark(core, 0);
+        RACE_CHECK(w > late.seq, "order %d: watermark %llu not past a released hold %llu", order,
+                   (unsigned long long)w, (unsigned long long)late.seq);
+    }
 }
 
 /* Writers and a scanner, joined. */
@@ -329,6 +381,8 @@ int main(int argc, char **argv)
         return 2;
     }
     run_phase(writer, scanner);
+    if (!atomic_load(&race_failures))
+        overflow_outlives();
     uint64_t holds = atomic_load(&n_holds), scans = atomic_load(&n_scans);
     if (!atomic_load(&race_failures))
         run_phase(tight_writer, tight_scanner);

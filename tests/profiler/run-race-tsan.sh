@@ -107,7 +107,7 @@ run() {
     reports=$(grep -c '^WARNING: ThreadSanitizer' "$dir/$name.err")
 }
 
-args_race_seqs="$((20000 * scale)) 6"
+args_race_seqs="$((10000 * scale)) 6"
 args_race_drain="$((4 * scale)) 4 400"
 args_race_wall="$((3 * scale))"
 
@@ -136,21 +136,21 @@ if [ "$mutants" -eq 1 ]; then
     # NAME FILE TEST SED: the core with FILE changed by SED must fail TEST.
     # A SED that no longer changes FILE (the code moved) fails too: update it.
     mutant() {
-        name=$1
+        mname=$1
         file=$2
         test=$3
         expr=$4
-        mdir="$tmp/m-$name"
+        mdir="$tmp/m-$mname"
         mkdir -p "$mdir/src"
         cp -r "$top/profiler/core" "$mdir/src/core"
         sed -e "$expr" "$top/profiler/core/$file" > "$mdir/src/core/$file"
         if cmp -s "$top/profiler/core/$file" "$mdir/src/core/$file"; then
-            echo "mutant $name: '$expr' changes nothing in $file: FAILED (update the mutant)"
+            echo "mutant $mname: '$expr' changes nothing in $file: FAILED (update the mutant)"
             failed=$((failed + 1))
             return
         fi
         if ! variant "$mdir" "$mdir/src/core" "$file"; then
-            echo "mutant $name: does not build: FAILED"
+            echo "mutant $mname: does not build: FAILED"
             failed=$((failed + 1))
             return
         fi
@@ -161,10 +161,10 @@ if [ "$mutants" -eq 1 ]; then
         [ -n "$why" ] || why=$(grep -m1 -A2 '^WARNING: ThreadSanitizer' "$mdir/$test.err" |
             tr '\n' ' ')
         if [ "$rc" -eq 0 ] && [ "$reports" -eq 0 ]; then
-            echo "mutant $name ($file): $test passed: NOT CAUGHT"
+            echo "mutant $mname ($file): $test passed: NOT CAUGHT"
             failed=$((failed + 1))
         else
-            echo "mutant $name ($file): caught by $test, $reports TSan reports: $why" | cut -c1-300
+            echo "mutant $mname ($file): caught by $test, $reports TSan reports: $why" | cut -c1-300
             passed=$((passed + 1))
         fi
     }
