@@ -332,7 +332,7 @@ void mdp_drain_poke(mdp_core *core)
         mdp_drain_wake(core);
 }
 
-/* Wait up to ms for a wake that came after *seq was read. */
+/* Wait up to ms for a wake that came after seq was read. */
 static void drain_wait(mdp_core *core, uint32_t seq, unsigned ms, int may_nap)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -401,8 +401,15 @@ static void *drain_main(void *arg)
     unsigned base = core->cfg.drain_ms ? core->cfg.drain_ms : MDP_DRAIN_MS, period = base;
     uint64_t last_alive = 0, last_scan = 0;
     int scanned = 0;
+    /* The futex word is read before each pass, not after it: a wake that
+     * comes while a pass runs (a termination signal's write asked for once
+     * the pass has looked) ends the next wait at once. Read after the
+     * pass, it was lost until the period ran out (tests/profiler/
+     * race_poke.c asks for a write at the end of a pass). The first wait
+     * is on the word as the core made it (0), so that a wake that came
+     * before this thread ran ends it too. */
+    uint32_t seq = 0;
     while (!atomic_load(&core->drain_stop)) {
-        uint32_t seq = atomic_load(&core->drain_seq);
         /* a poke wakes only a wait longer than the base period: at the
          * base period a JIT-heavy process would otherwise be woken at
          * every method whose code it defers (hundreds a second) */
@@ -410,6 +417,7 @@ static void *drain_main(void *arg)
         drain_wait(core, seq, ms, ms > base);
         if (atomic_load(&core->drain_stop))
             break;
+        seq = atomic_load(&core->drain_seq);
         if (core->ops.tick && mdp_ops_live(core))
             core->ops.tick(core->ops.payload);
         pthread_mutex_lock(&core->drain_lock);

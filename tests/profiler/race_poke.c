@@ -12,8 +12,14 @@
  * wait's length, mdp_elapsed_ms), and when armed pokes from inside that
  * clock_gettime, on the drain thread itself. The drain has first backed
  * off to its longest period; each of five pokes must get its pass within
- * 100 ms. Not built with ThreadSanitizer (its own interceptors of these
- * calls).
+ * 100 ms.
+ *
+ * The same hooks ask for a write of the log, as a termination signal does
+ * (flush_req, then a wake), at the end of a pass, after the pass has looked
+ * for one: the wake must end the drain's next wait (its period 30 s) and
+ * the write come within 1 s. It waited the 30 s: the futex word was read
+ * after the pass, and the wake went into it. Not built with
+ * ThreadSanitizer (its own interceptors of these calls).
  *
  * Usage: race_poke */
 #define _GNU_SOURCE
@@ -35,6 +41,8 @@ static mdp_core *_Atomic core;      /* set while the hooks may poke it */
 static _Atomic int armed;           /* poke at the drain's next window */
 static _Atomic uint64_t poked_at;   /* CLOCK_MONOTONIC ns of that poke, 0 none yet */
 static _Atomic unsigned poked_pass; /* the drain's passes then */
+static _Atomic int armed_write;     /* ask for a write at the end of the next pass */
+static _Atomic uint64_t write_want; /* the flush_req it asked for, 0 none yet */
 static __thread int my_tid;
 static __thread unsigned drain_depth; /* drain_lock held by this thread */
 static __thread int in_window;        /* the drain thread released drain_lock last */
@@ -79,8 +87,16 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 int pthread_mutex_unlock(pthread_mutex_t *m)
 {
     resolve();
-    if (core && m == &core->drain_lock && on_drain_thread() && drain_depth && !--drain_depth)
+    if (core && m == &core->drain_lock && on_drain_thread() && drain_depth && !--drain_depth) {
         in_window = 1; /* the pass is over: next comes the wait */
+        int one = 1;
+        if (atomic_compare_exchange_strong(&armed_write, &one, 0)) {
+            /* a write asked for once the pass has looked, as a termination
+             * signal arriving here would (termsig.c) */
+            atomic_store(&write_want, atomic_fetch_add(&core->flush_req, 1) + 1);
+            mdp_drain_wake(core);
+        }
+    }
     return real_unlock(m);
 }
 
@@ -156,6 +172,41 @@ int main(void)
                    "got its pass after %.0f ms (the period: it was missed)",
                    round, ms);
         printf("round %d: a poke in the drain's window got its pass after %.1f ms\n", round, ms);
+    }
+    core = NULL;
+    mdp_core_finish(c, "exit");
+    mdp_core_free(c);
+    race_tmp_cleanup(log);
+
+    /* A write asked for at the end of a pass (after mdp_log_tick looked)
+     * with a wake, the drain's period 30 s: the wake must end the next
+     * wait, and the write come within 1 s. */
+    cfg.drain_ms = 30000;
+    if (mdp_core_new(&c, &cfg, &ops, "test", 0, err, sizeof err) != 0) {
+        fprintf(stderr, "race_poke: %s\n", err);
+        return 2;
+    }
+    core = c;
+    for (int round = 0; round < 3 && !atomic_load(&race_failures); round++) {
+        atomic_store(&write_want, 0);
+        atomic_store(&armed_write, 1);
+        mdp_drain_wake(c); /* a pass now, at whose end the write is asked for */
+        uint64_t t0 = now_ns();
+        while (!atomic_load(&write_want) && now_ns() - t0 < 5000000000ull)
+            usleep(1000);
+        uint64_t want = atomic_load(&write_want);
+        RACE_CHECK(want, "round %d: no pass in 5 s after a wake", round);
+        if (!want)
+            break;
+        t0 = now_ns();
+        while (atomic_load(&c->flush_done) < want && now_ns() - t0 < 3000000000ull)
+            usleep(1000);
+        double ms = (double)(now_ns() - t0) / 1e6;
+        RACE_CHECK(atomic_load(&c->flush_done) >= want,
+                   "round %d: a write asked for (and a wake) at the end of a pass not done "
+                   "after %.0f ms: the wake was lost, the drain waits its 30 s period",
+                   round, ms);
+        printf("round %d: a write asked for at the end of a pass done after %.1f ms\n", round, ms);
     }
     core = NULL;
     mdp_core_finish(c, "exit");
