@@ -107,7 +107,7 @@ run() {
     reports=$(grep -c '^WARNING: ThreadSanitizer' "$dir/$name.err")
 }
 
-args_race_seqs="$((10000 * scale)) 6"
+args_race_seqs="$((5000 * scale)) 6"
 args_race_drain="$((4 * scale)) 4 400"
 args_race_wall="$((3 * scale))"
 
