@@ -251,8 +251,8 @@ static void *tight_scanner(void *arg)
  * is met by an interruption far more often than by another CPU. A
  * watermark read there (other than 1) must not exceed the seq the take
  * then returns: a scan that came after the taker's seq was taken must see
- * its slot marked. (Under ThreadSanitizer, whose handlers run only at
- * safe points, this phase checks less.) */
+ * its slot marked. (ThreadSanitizer runs handlers at its own points,
+ * among them its atomic operations: the phase still meets the window.) */
 static __thread _Atomic uint64_t seen_in_handler; /* the largest watermark read in it */
 static _Atomic int writer_tids[MAX_WRITERS];
 static _Atomic uint64_t n_signals;
