@@ -326,19 +326,24 @@ void mdp_drain_poke(mdp_core *core)
 {
     if (!atomic_load_explicit(&core->drain_poked, memory_order_relaxed))
         atomic_store(&core->drain_poked, 1);
-    if (atomic_load_explicit(&core->drain_napping, memory_order_relaxed) &&
-        atomic_exchange(&core->drain_napping, 0))
+    /* seq_cst after the store of drain_poked: drain_wait stores napping,
+     * then loads drain_poked; one of the two sees the other's store */
+    if (atomic_load(&core->drain_napping) && atomic_exchange(&core->drain_napping, 0))
         mdp_drain_wake(core);
 }
 
-/* Wait up to ms for a wake that came after *seq was read. */
+/* Wait up to ms for a wake that came after seq was read. */
 static void drain_wait(mdp_core *core, uint32_t seq, unsigned ms, int may_nap)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     /* napping set after seq was read: a poke that finds it set bumps the
-     * word, so the futex call returns at once rather than miss the wake */
+     * word, so the futex call returns at once rather than miss the wake;
+     * a poke that came before it was set found no napper and woke nobody:
+     * its drain_poked is seen here instead, and there is no wait (it used
+     * to wait out the whole period, up to MDP_DRAIN_MAX_MS:
+     * tests/profiler/race_poke.c pokes in that window) */
     atomic_store(&core->drain_napping, may_nap);
-    if (!atomic_load(&core->drain_stop))
+    if (!atomic_load(&core->drain_stop) && !(may_nap && atomic_load(&core->drain_poked)))
         syscall(SYS_futex, (uint32_t *)&core->drain_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
     atomic_store(&core->drain_napping, 0);
 }
@@ -396,8 +401,15 @@ static void *drain_main(void *arg)
     unsigned base = core->cfg.drain_ms ? core->cfg.drain_ms : MDP_DRAIN_MS, period = base;
     uint64_t last_alive = 0, last_scan = 0;
     int scanned = 0;
+    /* The futex word is read before each pass, not after it: a wake that
+     * comes while a pass runs (a termination signal's write asked for once
+     * the pass has looked) ends the next wait at once. Read after the
+     * pass, it was lost until the period ran out (tests/profiler/
+     * race_poke.c asks for a write at the end of a pass). The first wait
+     * is on the word as the core made it (0), so that a wake that came
+     * before this thread ran ends it too. */
+    uint32_t seq = 0;
     while (!atomic_load(&core->drain_stop)) {
-        uint32_t seq = atomic_load(&core->drain_seq);
         /* a poke wakes only a wait longer than the base period: at the
          * base period a JIT-heavy process would otherwise be woken at
          * every method whose code it defers (hundreds a second) */
@@ -405,6 +417,7 @@ static void *drain_main(void *arg)
         drain_wait(core, seq, ms, ms > base);
         if (atomic_load(&core->drain_stop))
             break;
+        seq = atomic_load(&core->drain_seq);
         if (core->ops.tick && mdp_ops_live(core))
             core->ops.tick(core->ops.payload);
         pthread_mutex_lock(&core->drain_lock);

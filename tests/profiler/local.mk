@@ -61,3 +61,33 @@ TESTS += tests/profiler/children.sh tests/profiler/signals.sh tests/profiler/rea
 	tests/profiler/output.sh
 EXTRA_DIST += tests/profiler/children.sh tests/profiler/signals.sh tests/profiler/reattach.sh \
 	tests/profiler/output.sh tests/profiler/lifecycle.py
+
+# Races (issue 24): seqs.c's holds and retire watermark, the rings and the
+# drain thread's wait, wake and final flush, wall mode's signals to threads
+# that come and go, under threads with invariants
+# checked at every step; run-race-tsan.sh builds them and the core with
+# ThreadSanitizer (skips without it). tests/profiler/README.md.
+check_PROGRAMS += tests/profiler/race_seqs tests/profiler/race_drain tests/profiler/race_wall \
+	tests/profiler/race_poke
+TESTS += tests/profiler/race_seqs tests/profiler/race_drain tests/profiler/race_wall \
+	tests/profiler/race_poke tests/profiler/run-race-tsan.sh
+EXTRA_DIST += tests/profiler/run-race-tsan.sh tests/profiler/race-mutants.sh
+RACE_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
+RACE_LDADD = profiler/libmdpcore.la libmdtools/libmdtools.la $(TALLOC_LIBS) -ldl -lrt -lm \
+	$(AX_PTHREAD_CFLAGS)
+tests_profiler_race_seqs_SOURCES = tests/profiler/race_seqs.c tests/profiler/race.h
+tests_profiler_race_seqs_CPPFLAGS = $(RACE_CPPFLAGS)
+tests_profiler_race_seqs_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+tests_profiler_race_seqs_LDADD = $(RACE_LDADD)
+tests_profiler_race_drain_SOURCES = tests/profiler/race_drain.c tests/profiler/race.h
+tests_profiler_race_drain_CPPFLAGS = $(RACE_CPPFLAGS)
+tests_profiler_race_drain_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+tests_profiler_race_drain_LDADD = $(RACE_LDADD)
+tests_profiler_race_wall_SOURCES = tests/profiler/race_wall.c tests/profiler/race.h
+tests_profiler_race_wall_CPPFLAGS = $(RACE_CPPFLAGS)
+tests_profiler_race_wall_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+tests_profiler_race_wall_LDADD = $(RACE_LDADD)
+tests_profiler_race_poke_SOURCES = tests/profiler/race_poke.c tests/profiler/race.h
+tests_profiler_race_poke_CPPFLAGS = $(RACE_CPPFLAGS)
+tests_profiler_race_poke_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+tests_profiler_race_poke_LDADD = $(RACE_LDADD)
