@@ -542,6 +542,8 @@ void mdp_calls_flush(mdp_core *core); /* drain_lock held */
 void mdp_calls_free(mdp_core *core);
 int mdp_alloc_init(mdp_core *core);
 void mdp_alloc_flush(mdp_core *core); /* drain_lock held */
+/* ObjectAllocated callbacks counted so far (drain_lock held). */
+uint64_t mdp_alloc_callbacks(mdp_core *core);
 void mdp_alloc_free(mdp_core *core);
 /* The text of an allocated type as alloc records name it (a descriptor in
  * desc, or a special frame's word: *kind says which), for class `cls` of
@@ -552,7 +554,13 @@ const char *mdp_alloc_type_text(mdp_core *core, uintptr_t cls, uint64_t gen, cha
 /* allocstack.c: alloc mode's sampled stacks (with cfg.alloc_sample) */
 int mdp_alloc_stacks_init(mdp_core *core);
 void mdp_alloc_stacks_flush(mdp_core *core); /* drain_lock held */
-void mdp_alloc_stacks_stats(mdp_core *core, uint64_t *samples, uint64_t *dropped);
+/* samples kept, dropped, and the runtime's events delivered (UINT64_MAX:
+ * not on the event path) */
+void mdp_alloc_stacks_stats(mdp_core *core, uint64_t *samples, uint64_t *dropped, uint64_t *events);
+/* The header's alloc_sample=, alloc_path=, alloc_scale= (and
+ * alloc_event_mean=) keys, each after a space, into buf; its length (0:
+ * no alloc stacks). */
+int mdp_alloc_stacks_describe(mdp_core *core, char *buf, size_t len);
 void mdp_alloc_stacks_free(mdp_core *core);
 
 /* events.c: the exceptions and contention modes' queue of stack events;
