@@ -264,6 +264,7 @@ void mdp_alloc_stack_add(mdp_core *core, uintptr_t cls, uint64_t bytes, const ui
     mdt_idmap_class_info ci;
     r->cls = cls;
     r->cls_gen = mdt_idmap_class_lookup(&ci, NULL, 0, core->map, cls, 0) == 0 ? ci.gen : 0;
+    mdp_thread_event_seen(core, me.tid); /* its #thread line, before the record */
     r->size = bytes;
     r->tid = me.tid;
     r->ms = mdp_elapsed_ms(core);

@@ -351,6 +351,9 @@ struct mdp_core {
     uint64_t stat_native_module; /* native frames named by an ELF object */
     uint64_t stat_act[16];       /* samples by activity (native.h) */
     mdp_pmap pending_names;      /* threadnames.c: runtime thread -> name (threads_lock) */
+    /* threadnames.c, a log without the sampler (events only): runtime
+     * thread -> TID, TID -> struct ev_thread (threads_lock) */
+    mdp_pmap ev_tids, ev_threads;
 };
 
 /* modules.c */
@@ -473,6 +476,14 @@ void mdp_notes_add_raw(mdp_core *core, const char *text);
 void mdp_thread_named_start(mdp_core *core, struct mdp_slot *t);
 void mdp_thread_named_end(mdp_core *core, uintptr_t runtime_thread);
 void mdp_threads_name_scan(mdp_core *core, int all);
+/* Without the sampler (a log of event modes alone: exceptions,
+ * contention, alloc stacks), the threads the runtime reports (TID and
+ * runtime thread, threads_lock taken inside), and the calling thread's
+ * #thread line, written once before its first event's record (and again
+ * when the runtime renames it). Any thread but a signal handler's. */
+void mdp_thread_ev_started(mdp_core *core, uintptr_t runtime_thread, int tid);
+void mdp_thread_ev_ended(mdp_core *core, uintptr_t runtime_thread);
+void mdp_thread_event_seen(mdp_core *core, int tid);
 void mdp_thread_names_free(mdp_core *core);
 /* The pending notes, moved out (malloc, *len bytes), or NULL. */
 char *mdp_notes_take(mdp_core *core, size_t *len);
