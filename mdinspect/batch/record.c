@@ -157,6 +157,9 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
             return malformed(rec, rec->kind == MDB_STACK
                                       ? "a format-4 stack record has a slice (a number >= 0) after "
                                         "its thread ID, then frames"
+                                  : rec->kind == MDB_ASTACK
+                                      ? "an astack record has a slice (a number >= 0) after its "
+                                        "thread ID, then a type and frames"
                                       : "a throw or wait record has a slice (a number >= 0) after "
                                         "its thread ID, then frames");
         if (rec->slice >= 1ull << 32) /* 136 years of 1-ms slices: no profile's */

@@ -176,6 +176,20 @@ def main():
        all(r.startswith("System.Byte[] <- ") for r in rows),
        "--top 5 --type System.Byte[]: AllocA.Make, then AllocB.Make, no other type (%d: %s)"
        % (status, rows[:4]))
+    # per thread: the main thread's #thread line (os=), --thread by it
+    # keeps every astack record, a name no thread has keeps none
+    os_name = None
+    for line in open(path, encoding="utf-8"):
+        p = line.rstrip("\n").split(" ")
+        if p[0] == "#thread" and p[1] == main_tid:
+            os_name = dict(x.split("=", 1) for x in p[2:] if "=" in x).get("os")
+    s1, o1 = batch(dirs, path, "--top", "5", "--type", "System.Byte[]", "--thread", unquote(os_name or "?"))
+    s2, o2 = batch(dirs, path, "--top", "5", "--type", "System.Byte[]", "--thread", "no-such-thread")
+    rows1 = [x.split("  ")[-1] for x in o1.decode("utf-8").split("\n") if " <- " in x and x.strip()[:1].isdigit()]
+    rows2 = [x for x in o2.decode("utf-8").split("\n") if " <- " in x and x.strip()[:1].isdigit()]
+    ok(os_name and s1 == 0 and rows1[:2] == rows[:2] and not rows2,
+       "#thread %s os=%s; --top --type System.Byte[] --thread %s: the same rows (%s), "
+       "--thread no-such-thread: none (%d rows)" % (main_tid, os_name, os_name, rows1[:2], len(rows2)))
     # --folded: the astack records alone, root first, the type as the leaf
     status, out = batch(dirs, path, "--folded")
     got = Counter()

@@ -217,7 +217,7 @@ class Log:
                 frames = parts[4:]
             if kind == "astack" and len(parts) > 3 and parts[3].isdigit():
                 # an astack record's thread and time slice (since format 4)
-                if len(parts) < 7 or not re.fullmatch(r"[1-9][0-9]*", parts[3]) or \
+                if len(parts) < 6 or not re.fullmatch(r"[1-9][0-9]*", parts[3]) or \
                    not re.fullmatch(r"0|[1-9][0-9]*", parts[4]):
                     self.errors.append("line %d: an astack record without its thread and slice" % n)
                 else:
