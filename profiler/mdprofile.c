@@ -42,6 +42,9 @@ static void usage(FILE *f)
           "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
           "  --alloc-sample BYTES       alloc mode: a stack per BYTES allocated on a thread,\n"
           "                             on average (524288; 0: counts per type only)\n"
+          "  --alloc-path auto|callback alloc stacks from the runtime's sampled allocations\n"
+          "                             where it has them (.NET 10; no exact counts), or\n"
+          "                             from every allocation's callback (auto)\n"
           "  --depth N                  frames per sample, 1-255 (255)\n"
           "  -o, --output LOG           the log (mdprofile.%p.log; %p: the pid); other .NET\n"
           "                             processes write NAME.PID.EXT beside it\n"
@@ -81,6 +84,7 @@ int main(int argc, char **argv)
                                          {"slice", required_argument, NULL, 'S'},
                                          {"wall-budget", required_argument, NULL, 'W'},
                                          {"alloc-sample", required_argument, NULL, 'B'},
+                                         {"alloc-path", required_argument, NULL, 'P'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int pid = 0;
@@ -95,6 +99,7 @@ int main(int argc, char **argv)
         case 'S': key = "slice"; break;
         case 'W': key = "wall_budget"; break;
         case 'B': key = "alloc_sample"; break;
+        case 'P': key = "alloc_path"; break;
         case 'o': key = "output"; break;
         case 'e': key = "elt"; break;
         case 'T': key = "threads"; break;

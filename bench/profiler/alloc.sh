@@ -1,9 +1,10 @@
 #!/bin/sh
 # The cost of alloc mode's sampled stacks and of heap mode, against
 # dotnet-trace's gc-verbose profile (AllocationTick events with their
-# stacks), in one run.
+# stacks) and its collection of the runtime's AllocationSampled events
+# with their stacks, in one run.
 #
-#   bench/profiler/alloc.sh [BUILDDIR [ROUNDS [N [HEAP]]]]
+#   [CONFIGS="base stacks ..."] bench/profiler/alloc.sh [BUILDDIR [ROUNDS [N [HEAP]]]]
 #
 # The allocation-heavy program is data/profiler/Workload's `allocstacks N`
 # (N rounds of 4 byte arrays of 1,000 elements and 12 small objects: 4.1 KB
@@ -11,11 +12,21 @@
 #   base          the program alone
 #   counts        mdprofile --mode alloc --alloc-sample 0: exact counts per
 #                 type (the ObjectAllocated callback on every object)
-#   stacks        mdprofile --mode alloc: the same and a stack per 512 KiB
+#   stacks        mdprofile --mode alloc: a stack per 512 KiB, from the
+#                 runtime's AllocationSampled events (.NET 10; no
+#                 ObjectAllocated: the allocations keep their fast path)
+#   stacks-100k   the same at the runtime's own mean (every event kept)
+#   stacks-callback  mdprofile --mode alloc --alloc-path callback: exact
+#                 counts and a stack per 512 KiB from ObjectAllocated
 #   stacks-64k    the same, a stack per 64 KiB (8x the stacks)
 #   gc-verbose    dotnet-trace collect --profile gc-verbose (AllocationTick:
 #                 an event with its stack per ~100 KB allocated, and the GC
 #                 events)
+#   trace-sampled dotnet-trace collect --providers
+#                 Microsoft-Windows-DotNETRuntime:0x80000000000:4 (the
+#                 AllocationSampling keyword: AllocationSampled with its
+#                 stack, one per 100 KiB on average; dotnet-trace has no
+#                 profile of its own for it)
 #   heap-base     `Workload heap HEAP`: HEAP objects kept alive through
 #                 three gen2 GCs, alone
 #   heap          the same under mdprofile --mode heap (a walk of the heap
@@ -55,10 +66,16 @@ run_one() { # config round
         dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
     stacks) $m "$mdprofile" --mode alloc -o "$out/stacks.log" -- \
         dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
-    stacks-64k) $m "$mdprofile" --mode alloc --alloc-sample 65536 -o "$out/stacks-64k.log" -- \
+    stacks-100k) $m "$mdprofile" --mode alloc --alloc-sample 102400 -o "$out/stacks-100k.log" -- \
         dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
+    stacks-callback) $m "$mdprofile" --mode alloc --alloc-path callback -o "$out/stacks-callback.log" -- \
+        dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
+    stacks-64k) $m "$mdprofile" --mode alloc --alloc-path callback --alloc-sample 65536 \
+        -o "$out/stacks-64k.log" -- dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
     gc-verbose) $m "$dotnet_trace" collect --profile gc-verbose -o "$out/trace.nettrace" -- \
         dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
+    trace-sampled) $m "$dotnet_trace" collect --providers Microsoft-Windows-DotNETRuntime:0x80000000000:4 \
+        -o "$out/trace-sampled.nettrace" -- dotnet "$workload" allocstacks "$out/x.expected" "$n" ;;
     heap-base) $m dotnet "$workload" heap "$out/x.expected" "$heap_n" ;;
     heap) $m "$mdprofile" --mode heap -o "$out/heap.log" -- dotnet "$workload" heap "$out/x.expected" "$heap_n" ;;
     esac >"$out/$cfg.out" 2>&1
@@ -73,13 +90,14 @@ run_one() { # config round
 }
 
 : >"$out/results.txt"
-configs="base counts stacks stacks-64k gc-verbose heap-base heap"
+configs=${CONFIGS:-"base counts stacks stacks-100k stacks-callback stacks-64k gc-verbose trace-sampled heap-base heap"}
+nconfigs=$(echo $configs | wc -w)
 r=1
 while [ $r -le "$rounds" ]; do
     # rotate the order so no configuration always runs right after another
     set -- $configs
     i=1
-    while [ $i -lt $(( (r - 1) % 7 + 1 )) ]; do
+    while [ $i -lt $(( (r - 1) % nconfigs + 1 )) ]; do
         first=$1
         shift
         set -- "$@" "$first"

@@ -69,7 +69,8 @@ struct profile { /* --speedscope: a process, or a thread of one, that has record
     bool threaded; /* format 4: one thread */
     uint64_t tid;
     uint64_t total;
-    int kind; /* MDB_THROW, MDB_WAIT: a process's throws or waits; else samples */
+    int kind; /* MDB_THROW, MDB_WAIT, MDB_ASTACK: a process's throws, waits or sampled
+               * allocations; else samples */
 };
 
 struct profile_key {
@@ -198,12 +199,14 @@ static bool profile(mdb_aggregate *g, const mdb_proc *proc, const mdb_record *re
 {
     /* throws and waits are not CPU time at the rate: a profile of the
      * process each, weighted by count (throws) or nanoseconds (waits) */
-    bool events = rec->kind == MDB_THROW || rec->kind == MDB_WAIT;
+    bool events = rec->kind == MDB_THROW || rec->kind == MDB_WAIT ||
+                  (rec->kind == MDB_ASTACK && rec->threaded);
     bool threaded = rec->threaded && !events;
     struct profile_key k = {proc->index,
-                            rec->kind == MDB_THROW  ? 2u
-                            : rec->kind == MDB_WAIT ? 3u
-                                                    : threaded,
+                            rec->kind == MDB_THROW    ? 2u
+                            : rec->kind == MDB_WAIT   ? 3u
+                            : rec->kind == MDB_ASTACK ? (events ? 4u : 0u)
+                                                      : threaded,
                             threaded ? rec->tid : 0};
     uint64_t h = mdb_hash(&k, sizeof k);
     uintptr_t v = (uintptr_t)mdb_table_get(&g->profiles, h, &k, sizeof k);
@@ -452,8 +455,10 @@ static void profile_name(mdb_aggregate *g, mdb_output *o, const struct profile *
     else
         k = snprintf(b, sizeof b, "pid %llu", (unsigned long long)proc->pid);
     if (pr->kind != MDB_STACK && k >= 0 && (size_t)k < sizeof b)
-        k +=
-            snprintf(b + k, sizeof b - (size_t)k, pr->kind == MDB_THROW ? " (throws)" : " (waits)");
+        k += snprintf(b + k, sizeof b - (size_t)k,
+                      pr->kind == MDB_THROW    ? " (throws)"
+                      : pr->kind == MDB_ASTACK ? " (allocations)"
+                                               : " (waits)");
     mdb_out_json_string(o, b, k < 0 ? 0 : (size_t)k < sizeof b ? (size_t)k : sizeof b - 1);
 }
 

@@ -137,7 +137,8 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
         return malformed(rec, rec->kind == MDB_THROW
                                   ? "a throw record has a thread ID, a slice, a type and frames"
                                   : "a wait record has a thread ID, a slice and frames");
-    if ((rec->kind == MDB_STACK || rec->kind == MDB_THROW || rec->kind == MDB_WAIT) &&
+    if ((rec->kind == MDB_STACK || rec->kind == MDB_THROW || rec->kind == MDB_WAIT ||
+         rec->kind == MDB_ASTACK) &&
         all_digits(p, (size_t)((sp ? sp : end) - p))) {
         /* format 4: the thread and the time slice (no frame is a number) */
         if (!sp || !count(p, (size_t)(sp - p), &rec->tid))
@@ -145,6 +146,9 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
                              rec->kind == MDB_STACK
                                  ? "a format-4 stack record has a thread ID (a number >= 1), a "
                                    "slice and frames"
+                             : rec->kind == MDB_ASTACK
+                                 ? "an astack record has a thread ID (a number >= 1), a slice, "
+                                   "a type and frames"
                                  : "a throw or wait record has a thread ID (a number >= 1), a "
                                    "slice and frames");
         p = sp + 1;
@@ -153,6 +157,9 @@ static void parse_record(mdb_resolver *r, mdb_record *rec, const char *s, size_t
             return malformed(rec, rec->kind == MDB_STACK
                                       ? "a format-4 stack record has a slice (a number >= 0) after "
                                         "its thread ID, then frames"
+                                  : rec->kind == MDB_ASTACK
+                                      ? "an astack record has a slice (a number >= 0) after its "
+                                        "thread ID, then a type and frames"
                                       : "a throw or wait record has a slice (a number >= 0) after "
                                         "its thread ID, then frames");
         if (rec->slice >= 1ull << 32) /* 136 years of 1-ms slices: no profile's */

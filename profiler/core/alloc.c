@@ -34,6 +34,7 @@ struct alloc_thread {
 
 struct mdp_alloc {
     struct alloc_thread *_Atomic threads;
+    uint64_t callbacks; /* objects counted by the flushes (drain_lock) */
 };
 
 static __thread struct alloc_thread *my_table;
@@ -114,6 +115,7 @@ static void flush_one(void *payload, mdp_key key, void *val)
     const char *text = mdp_alloc_type_text(core, (uintptr_t)key.a, key.b, desc, sizeof desc, &kind,
                                            core->cfg.debug_names ? &debug : NULL);
     core->stat_kind[kind] += c->count;
+    core->alloc->callbacks += c->count;
     core->stat_frames += c->count;
     mdp_record_add(core, MDP_REC_ALLOC, text, strlen(text), c->count, c->bytes,
                    core->cfg.debug_names ? (debug ? debug : text) : NULL);
@@ -139,6 +141,11 @@ void mdp_alloc_flush(mdp_core *core)
         mdp_pmap_free(&moved);
     }
     mdp_alloc_stacks_flush(core); /* allocstack.c: the sampled stacks */
+}
+
+uint64_t mdp_alloc_callbacks(mdp_core *core)
+{
+    return core->alloc ? core->alloc->callbacks : 0;
 }
 
 void mdp_alloc_free(mdp_core *core)

@@ -1,33 +1,50 @@
 /* alloc mode's stacks: one sampled allocation per BYTES allocated on each
  * thread (`--alloc-sample`, cfg.alloc_sample), with the allocating
- * thread's managed stack, counted per (type, stack) as `astack` records
- * (doc/profile-log.md).
+ * thread's managed stack, counted per (type, stack, thread, slice) as
+ * `astack` records (doc/profile-log.md).
  *
- * Which allocations: each thread counts down a byte interval drawn from an
- * exponential distribution of mean BYTES (a Poisson process over the bytes
- * it allocates, as Go's heap profiler samples, runtime/malloc.go's
+ * Which allocations, on one of two paths.
+ *
+ * The event path (CoreCLR 10 and later, the default there): the runtime
+ * samples allocations itself and says so with its AllocationSampled event
+ * (the adapter's in-process EventPipe session), so allocations keep the
+ * runtime's fast path: no ObjectAllocated callback. The runtime's process
+ * is a Bernoulli trial per allocated byte of probability 1/102400 (its
+ * mean is fixed; dotnet/runtime docs/design/features/
+ * RandomizedAllocationSampling.md): an object of size s is sampled with
+ * probability 1 - q^s, q = 1 - 1/102400. The core keeps each event with
+ * probability k = 102400/BYTES (k = 1 when BYTES is smaller: then the
+ * runtime's mean is the one used, and the header says so), independently
+ * of the event, so an object is kept with probability p = k(1 - q^s).
+ *
+ * The callback path (older runtimes, `--alloc-path callback`, and what
+ * the event path falls back to): ObjectAllocated for every object, each
+ * thread counting down a byte interval drawn from an exponential
+ * distribution of mean BYTES (a Poisson process over the bytes it
+ * allocates, as Go's heap profiler samples, runtime/malloc.go's
  * nextSample); the allocation that takes the countdown past zero is
- * sampled and a new interval is drawn. A fixed interval (AllocationTick's
- * 100 KB) would alias with a program's allocation pattern: a loop that
+ * sampled and a new interval is drawn: p = 1 - exp(-s/BYTES).
+ *
+ * On both, random intervals rather than a fixed one (AllocationTick's 100
+ * KB), which would alias with a program's allocation pattern: a loop that
  * allocates A, B, A, B... whose period divides the interval would have
- * every sample fall on the same type. With random intervals an object of
- * size s is sampled with probability p = 1 - exp(-s/BYTES), independently
- * of its neighbours, so weighting a sampled object with 1/p objects and
- * s/p bytes (Go's scaleHeapSample, what pprof's readers expect) gives
- * unbiased estimates of the objects and bytes each (type, stack)
- * allocated, small objects and huge ones alike. The weights are summed as
- * doubles per record; a write rounds the sum and keeps the fraction for
- * the next, so nothing is lost to rounding.
+ * every sample fall on the same type. Each sampled object is weighted 1/p
+ * objects and s/p bytes (Go's scaleHeapSample; the runtime's design
+ * document's "weighted samples"), which gives unbiased estimates of the
+ * objects and bytes each (type, stack) allocated, small objects and huge
+ * ones alike. The weights are summed as doubles per record; a write
+ * rounds the sum and keeps the fraction for the next, so nothing is lost
+ * to rounding.
  *
  * The stack is taken by the adapter on the allocating thread, inside the
- * runtime's allocation callback (CoreCLR: DoStackSnapshot of the current
- * thread), as (return address, FunctionID) pairs, leaf first. Each thread
- * keeps its raw samples under its own mutex (which only a write contends
- * for); a write (drain_lock held) names them: the type as alloc records
- * name it, each frame as a sample's frame with its IL offset. Memory is
- * bounded: a thread keeps at most MAX_PENDING samples, MAX_PENDING_BYTES
- * bytes of them, between two writes (a write every flush_ms), and counts
- * the ones it drops. */
+ * runtime's callback (CoreCLR: DoStackSnapshot of the current thread), as
+ * (return address, FunctionID) pairs, leaf first. Each thread keeps its
+ * raw samples under its own mutex (which only a write contends for); a
+ * write (drain_lock held) names them: the type as alloc records name it,
+ * each frame as a sample's frame with its IL offset. Memory is bounded: a
+ * thread keeps at most MAX_PENDING samples, MAX_PENDING_BYTES bytes of
+ * them, between two writes (a write every flush_ms), and counts the ones
+ * it drops. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -49,6 +66,8 @@ struct raw_sample {
     uintptr_t cls;
     uint64_t cls_gen;
     uint64_t size;
+    uint64_t ms; /* when, since the core started (the record's slice) */
+    int tid;
     unsigned n;
     struct {
         uintptr_t ip, fn;
@@ -73,6 +92,14 @@ struct mdp_allocstack {
     struct stack_thread *_Atomic threads;
     mdp_smap sums; /* record key -> struct stack_weight (drain_lock) */
     _Atomic uint64_t samples, dropped;
+    /* the event path (set at startup, before any event): the mean the
+     * estimates are for, the share of the runtime's samples kept, and
+     * ln q of the runtime's per-byte trial; the events delivered */
+    int event;
+    uint64_t mean;
+    double keep, log_q;
+    uint64_t runtime_mean;
+    _Atomic uint64_t events;
 };
 
 /* Per thread: the countdown, the generator, and the core they belong to
@@ -81,6 +108,7 @@ static __thread struct {
     const void *core;
     int64_t left;
     uint64_t rng;
+    int tid;
     struct stack_thread *table;
 } me;
 
@@ -92,8 +120,47 @@ int mdp_alloc_stacks_init(mdp_core *core)
     if (!s)
         return -1;
     mdp_smap_init(&s->sums);
+    s->mean = core->cfg.alloc_sample;
     core->allocstack = s;
     return 0;
+}
+
+uint64_t mdp_alloc_stacks_use_event(mdp_core *core, uint64_t runtime_mean)
+{
+    struct mdp_allocstack *s = core->allocstack;
+    if (!s)
+        return 0;
+    if (!runtime_mean) {
+        /* back to the callback path (the runtime refused the session) */
+        s->event = 0;
+        s->mean = core->cfg.alloc_sample;
+        return s->mean;
+    }
+    s->event = 1;
+    s->runtime_mean = runtime_mean;
+    s->mean = core->cfg.alloc_sample > runtime_mean ? core->cfg.alloc_sample : runtime_mean;
+    s->keep = (double)runtime_mean / (double)s->mean;
+    s->log_q = log1p(-1.0 / (double)runtime_mean);
+    if (core->cfg.alloc_sample < runtime_mean)
+        mdp_note(core,
+                 "--alloc-sample %u is below the runtime's fixed sampling mean: stacks are "
+                 "sampled at one per %" PRIu64 " bytes",
+                 core->cfg.alloc_sample, runtime_mean);
+    return s->mean;
+}
+
+int mdp_alloc_stacks_describe(mdp_core *core, char *buf, size_t len)
+{
+    struct mdp_allocstack *s = core->allocstack;
+    if (!s)
+        return 0;
+    if (s->event)
+        return snprintf(buf, len,
+                        " alloc_sample=%" PRIu64 " alloc_path=event alloc_scale=bernoulli "
+                        "alloc_event_mean=%" PRIu64,
+                        s->mean, s->runtime_mean);
+    return snprintf(buf, len, " alloc_sample=%" PRIu64 " alloc_path=callback alloc_scale=poisson",
+                    s->mean);
 }
 
 /* xorshift64*: a fast generator with no state shared between threads; the
@@ -120,22 +187,44 @@ static int64_t draw_interval(uint64_t mean)
     return (int64_t)(x * (double)mean) + 1;
 }
 
+/* The thread's state for this core (an attach after a detach is another
+ * core: start over). */
+static void me_init(mdp_core *core)
+{
+    if (me.core == core)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    me.core = core;
+    me.table = NULL;
+    me.tid = (int)syscall(SYS_gettid);
+    me.rng = ((uint64_t)me.tid << 32) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)&me;
+    if (!me.rng)
+        me.rng = 0x9e3779b97f4a7c15ull;
+    me.left = draw_interval(core->cfg.alloc_sample);
+}
+
+int mdp_alloc_event_keep(mdp_core *core, uint64_t size)
+{
+    struct mdp_allocstack *s = core->allocstack;
+    (void)size;
+    if (!s || !s->event)
+        return 0;
+    me_init(core);
+    atomic_fetch_add_explicit(&s->events, 1, memory_order_relaxed);
+    if (s->keep >= 1.0)
+        return 1;
+    /* u in [0, 1): kept with probability keep, whatever the event says */
+    double u = (double)(next_random() >> 11) * 0x1.0p-53;
+    return u < s->keep;
+}
+
 int mdp_alloc_stack_due(mdp_core *core, uint64_t bytes)
 {
     struct mdp_allocstack *s = core->allocstack;
-    if (!s)
+    if (!s || s->event)
         return 0;
-    if (me.core != core) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        me.core = core;
-        me.table = NULL;
-        me.rng =
-            ((uint64_t)syscall(SYS_gettid) << 32) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)&me;
-        if (!me.rng)
-            me.rng = 0x9e3779b97f4a7c15ull;
-        me.left = draw_interval(core->cfg.alloc_sample);
-    }
+    me_init(core);
     me.left -= (int64_t)(bytes < INT64_MAX / 2 ? bytes : INT64_MAX / 2);
     if (me.left > 0)
         return 0;
@@ -175,7 +264,10 @@ void mdp_alloc_stack_add(mdp_core *core, uintptr_t cls, uint64_t bytes, const ui
     mdt_idmap_class_info ci;
     r->cls = cls;
     r->cls_gen = mdt_idmap_class_lookup(&ci, NULL, 0, core->map, cls, 0) == 0 ? ci.gen : 0;
+    mdp_thread_event_seen(core, me.tid); /* its #thread line, before the record */
     r->size = bytes;
+    r->tid = me.tid;
+    r->ms = mdp_elapsed_ms(core);
     r->n = 0;
     for (unsigned i = 0; i < n; i++) {
         /* a frame is named by its call instruction (each ip is a return
@@ -247,11 +339,14 @@ static void kb_add(struct keybuf *b, const char *s, size_t n)
     b->s[b->len] = 0;
 }
 
-/* One sample's key (the type, then the frames leaf first) and names. */
+/* One sample's key (its thread and slice, the type, then the frames leaf
+ * first) and names. */
 static void name_sample(mdp_core *core, const struct raw_sample *r, struct keybuf *key,
                         struct keybuf *dbg)
 {
-    char desc[4096];
+    char desc[4096], head[64];
+    int hn = snprintf(head, sizeof head, "%d %" PRIu64 " ", r->tid, r->ms / core->cfg.slice_ms);
+    kb_add(key, head, (size_t)hn);
     char *tdebug = NULL;
     int kind;
     const char *type = mdp_alloc_type_text(core, r->cls, r->cls_gen, desc, sizeof desc, &kind,
@@ -283,7 +378,7 @@ void mdp_alloc_stacks_flush(mdp_core *core)
     if (!s)
         return;
     struct keybuf key = {0}, dbg = {0};
-    double mean = (double)core->cfg.alloc_sample;
+    double mean = (double)s->mean;
     for (struct stack_thread *t = atomic_load(&s->threads); t; t = t->next) {
         /* names are built outside the thread's lock: take its samples first */
         pthread_mutex_lock(&t->lock);
@@ -297,10 +392,13 @@ void mdp_alloc_stacks_flush(mdp_core *core)
             key.len = dbg.len = 0;
             key.bad = dbg.bad = 0;
             name_sample(core, r, &key, &dbg);
-            /* the sample stands for 1/p objects of its size, p = 1 -
-             * exp(-size/mean) (a zero size: the runtime did not say; one
-             * object) */
-            double p = r->size ? -expm1(-(double)r->size / mean) : 1.0;
+            /* the sample stands for 1/p objects of its size: the
+             * callback path's p = 1 - exp(-size/mean), the event path's
+             * p = keep (1 - q^size) (a zero size: the runtime did not
+             * say; one object) */
+            double p = !r->size   ? 1.0
+                       : s->event ? s->keep * -expm1((double)r->size * s->log_q)
+                                  : -expm1(-(double)r->size / mean);
             struct stack_weight *w = key.bad ? NULL : mdp_smap_get(&s->sums, key.s, key.len);
             if (!key.bad && !w && (w = calloc(1, sizeof *w)) &&
                 mdp_smap_put(&s->sums, key.s, key.len, w) != 0) {
@@ -330,11 +428,12 @@ void mdp_alloc_stacks_flush(mdp_core *core)
     free(dbg.s);
 }
 
-void mdp_alloc_stacks_stats(mdp_core *core, uint64_t *samples, uint64_t *dropped)
+void mdp_alloc_stacks_stats(mdp_core *core, uint64_t *samples, uint64_t *dropped, uint64_t *events)
 {
     struct mdp_allocstack *s = core->allocstack;
     *samples = s ? atomic_load(&s->samples) : 0;
     *dropped = s ? atomic_load(&s->dropped) : 0;
+    *events = s && s->event ? atomic_load(&s->events) : UINT64_MAX;
 }
 
 static void free_weight(void *payload, const char *key, void *val)

@@ -190,6 +190,15 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
         /* bytes per sampled stack: 0 (none), or 1 byte to 1 GiB */
         if (parse_uint(v, len, 0, 1u << 30, &cfg->alloc_sample))
             goto bad;
+    } else if (strcmp(key, "alloc_path") == 0) {
+        /* where alloc stacks come from: the runtime's sampled allocations
+         * where it has them (auto), or ObjectAllocated (callback) */
+        if (is(v, len, "auto"))
+            cfg->alloc_path = MDP_ALLOC_PATH_AUTO;
+        else if (is(v, len, "callback"))
+            cfg->alloc_path = MDP_ALLOC_PATH_CALLBACK;
+        else
+            goto bad;
     } else if (strcmp(key, "verbose") == 0) {
         if (parse_uint(v, len, 0, 2, &u))
             goto bad;
@@ -205,9 +214,9 @@ bad:
 }
 
 static const char *const keys[] = {
-    "mode",    "rate",       "depth",   "output",   "debug_names", "duration",
-    "samples", "elt",        "verbose", "drain_ms", "flush_ms",    "first_pid",
-    "notify",  "activities", "threads", "slice",    "wall_budget", "alloc_sample"};
+    "mode",    "rate",    "depth",       "output",       "debug_names", "duration", "samples",
+    "elt",     "verbose", "drain_ms",    "flush_ms",     "first_pid",   "notify",   "activities",
+    "threads", "slice",   "wall_budget", "alloc_sample", "alloc_path"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -265,11 +274,12 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         buf, len,
         "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
         "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;"
-        "alloc_sample=%u;%s%s%soutput=%s",
+        "alloc_sample=%u;alloc_path=%s;%s%s%soutput=%s",
         modes, cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names, cfg->duration_ms,
         cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose, cfg->drain_ms,
         cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
         cfg->wall_budget ? cfg->wall_budget : MDP_WALL_BUDGET, cfg->alloc_sample,
+        cfg->alloc_path == MDP_ALLOC_PATH_CALLBACK ? "callback" : "auto",
         cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "", cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;

@@ -132,6 +132,8 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
     pthread_mutex_init(&core->notes_lock, NULL);
     mdp_smap_init(&core->described);
     mdp_pmap_init(&core->pending_names);
+    mdp_pmap_init(&core->ev_tids);
+    mdp_pmap_init(&core->ev_threads);
     core->ppid = (int)getppid();
     core->channel = cfg->notify[0] ? mdp_channel_connect(cfg->notify) : -1;
     mdp_read_cmdline(core->cmd, sizeof core->cmd);

@@ -83,16 +83,22 @@ typedef struct mdp_config {
 #define MDP_WALL_BUDGET 2000u
     unsigned alloc_sample; /* alloc mode: a stack per this many bytes allocated per thread, on
                             * average (524288); 0 none */
+    int alloc_path;        /* alloc stacks: MDP_ALLOC_PATH_AUTO (the runtime's AllocationSampled
+                            * event where it has one) or MDP_ALLOC_PATH_CALLBACK (ObjectAllocated) */
+#define MDP_ALLOC_PATH_AUTO 0
+#define MDP_ALLOC_PATH_CALLBACK 1
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);
 /* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION,
  * _SAMPLES, _ELT, _VERBOSE, _DRAIN_MS, _FLUSH_MS, _FIRST_PID, _NOTIFY,
- * _ACTIVITIES, _THREADS, _SLICE. Returns 0, or -1 with a message in err for a bad value. */
+ * _ACTIVITIES, _THREADS, _SLICE, _WALL_BUDGET, _ALLOC_SAMPLE, _ALLOC_PATH. Returns 0, or -1 with a
+ * message in err for a bad value. */
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen);
 /* Parse "key=value;key=value" (the same keys in lower case: mode, rate,
  * depth, output, debug_names, duration, samples, elt, verbose, drain_ms,
- * flush_ms, first_pid, notify, activities, threads, slice), `len` bytes; output, when present,
+ * flush_ms, first_pid, notify, activities, threads, slice, wall_budget, alloc_sample,
+ * alloc_path), `len` bytes; output, when present,
  * comes last and runs to the end. */
 int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, size_t errlen);
 /* The text form mdp_config_parse reads, into buf. Returns its length or -1
@@ -344,5 +350,18 @@ int mdp_alloc_stack_due(mdp_core *core, uint64_t bytes);
  * code, left out). Takes the thread's own lock; allocates. */
 void mdp_alloc_stack_add(mdp_core *core, uintptr_t cls, uint64_t bytes, const uintptr_t *ips,
                          const uintptr_t *fns, unsigned n);
+
+/* The allocation stacks come from the runtime's own sampled allocations
+ * (CoreCLR 10's AllocationSampled event: a Bernoulli trial per byte of
+ * probability 1/runtime_mean) instead of mdp_alloc_stack_due: said before
+ * the first event, at startup. The core keeps one in alloc_sample /
+ * runtime_mean of them (all when alloc_sample is smaller: the runtime's
+ * mean is used, and the log says so). Returns the mean the log's estimates
+ * are for. A runtime_mean of 0 goes back to the callback path. */
+uint64_t mdp_alloc_stacks_use_event(mdp_core *core, uint64_t runtime_mean);
+/* One of the runtime's sampled allocations on the calling thread (size
+ * bytes): whether to keep it (a thread-local draw, no lock; counts the
+ * event). 0 when alloc stacks are off or not on the event path. */
+int mdp_alloc_event_keep(mdp_core *core, uint64_t size);
 
 #endif

@@ -351,6 +351,9 @@ struct mdp_core {
     uint64_t stat_native_module; /* native frames named by an ELF object */
     uint64_t stat_act[16];       /* samples by activity (native.h) */
     mdp_pmap pending_names;      /* threadnames.c: runtime thread -> name (threads_lock) */
+    /* threadnames.c, a log without the sampler (events only): runtime
+     * thread -> TID, TID -> struct ev_thread (threads_lock) */
+    mdp_pmap ev_tids, ev_threads;
 };
 
 /* modules.c */
@@ -473,6 +476,14 @@ void mdp_notes_add_raw(mdp_core *core, const char *text);
 void mdp_thread_named_start(mdp_core *core, struct mdp_slot *t);
 void mdp_thread_named_end(mdp_core *core, uintptr_t runtime_thread);
 void mdp_threads_name_scan(mdp_core *core, int all);
+/* Without the sampler (a log of event modes alone: exceptions,
+ * contention, alloc stacks), the threads the runtime reports (TID and
+ * runtime thread, threads_lock taken inside), and the calling thread's
+ * #thread line, written once before its first event's record (and again
+ * when the runtime renames it). Any thread but a signal handler's. */
+void mdp_thread_ev_started(mdp_core *core, uintptr_t runtime_thread, int tid);
+void mdp_thread_ev_ended(mdp_core *core, uintptr_t runtime_thread);
+void mdp_thread_event_seen(mdp_core *core, int tid);
 void mdp_thread_names_free(mdp_core *core);
 /* The pending notes, moved out (malloc, *len bytes), or NULL. */
 char *mdp_notes_take(mdp_core *core, size_t *len);
@@ -542,6 +553,8 @@ void mdp_calls_flush(mdp_core *core); /* drain_lock held */
 void mdp_calls_free(mdp_core *core);
 int mdp_alloc_init(mdp_core *core);
 void mdp_alloc_flush(mdp_core *core); /* drain_lock held */
+/* ObjectAllocated callbacks counted so far (drain_lock held). */
+uint64_t mdp_alloc_callbacks(mdp_core *core);
 void mdp_alloc_free(mdp_core *core);
 /* The text of an allocated type as alloc records name it (a descriptor in
  * desc, or a special frame's word: *kind says which), for class `cls` of
@@ -552,7 +565,13 @@ const char *mdp_alloc_type_text(mdp_core *core, uintptr_t cls, uint64_t gen, cha
 /* allocstack.c: alloc mode's sampled stacks (with cfg.alloc_sample) */
 int mdp_alloc_stacks_init(mdp_core *core);
 void mdp_alloc_stacks_flush(mdp_core *core); /* drain_lock held */
-void mdp_alloc_stacks_stats(mdp_core *core, uint64_t *samples, uint64_t *dropped);
+/* samples kept, dropped, and the runtime's events delivered (UINT64_MAX:
+ * not on the event path) */
+void mdp_alloc_stacks_stats(mdp_core *core, uint64_t *samples, uint64_t *dropped, uint64_t *events);
+/* The header's alloc_sample=, alloc_path=, alloc_scale= (and
+ * alloc_event_mean=) keys, each after a space, into buf; its length (0:
+ * no alloc stacks). */
+int mdp_alloc_stacks_describe(mdp_core *core, char *buf, size_t len);
 void mdp_alloc_stacks_free(mdp_core *core);
 
 /* events.c: the exceptions and contention modes' queue of stack events;

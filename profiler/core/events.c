@@ -91,6 +91,7 @@ void mdp_ev_stack_event(mdp_core *core, int kind, uintptr_t cls, uint64_t value,
     }
     if (!my_tid)
         my_tid = (int)syscall(SYS_gettid);
+    mdp_thread_event_seen(core, my_tid); /* its #thread line, before the record */
     v->next = NULL;
     v->kind = kind;
     v->tid = my_tid;

@@ -125,7 +125,8 @@ char *mdp_header_line(mdp_core *core)
      * (doc/profile-log.md): 2, call records with exits; 3, native frames
      * with their ELF file; 4, records with their thread and time slice,
      * and #thread lines; a log of alloc alone holds neither */
-    int format = modes & MDP_MODE_CALLS ? 2 : modes == MDP_MODE_ALLOC ? 1 : 4;
+    int stacks = (modes & MDP_MODE_ALLOC) && core->allocstack;
+    int format = modes & MDP_MODE_CALLS ? 2 : modes == MDP_MODE_ALLOC && !stacks ? 1 : 4;
     snprintf(tmp, sizeof tmp, "#mdprofile %d runtime=%s pid=%d ppid=%d mode=", format,
              core->runtime[0] ? core->runtime : "unknown", core->pid, core->ppid);
     puts_(&b, tmp);
@@ -133,17 +134,15 @@ char *mdp_header_line(mdp_core *core)
     if (modes & (MDP_MODE_SAMPLE | MDP_MODE_WALL)) {
         snprintf(tmp, sizeof tmp, " rate=%u slice=%u", core->cfg.rate, core->cfg.slice_ms);
         puts_(&b, tmp);
-    } else if (modes & (MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION)) {
-        /* throw and wait records carry their thread and slice too */
+    } else if ((modes & (MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION)) || stacks) {
+        /* throw, wait and astack records carry their thread and slice too */
         snprintf(tmp, sizeof tmp, " slice=%u", core->cfg.slice_ms);
         puts_(&b, tmp);
     }
-    if ((modes & MDP_MODE_ALLOC) && core->cfg.alloc_sample) {
+    if (stacks && mdp_alloc_stacks_describe(core, tmp, sizeof tmp) > 0)
         /* astack records: one sampled allocation per this many bytes on
-         * average, weighted 1/(1-exp(-size/alloc_sample)) (allocstack.c) */
-        snprintf(tmp, sizeof tmp, " alloc_sample=%u alloc_scale=poisson", core->cfg.alloc_sample);
+         * average, which path, how weighted (allocstack.c) */
         puts_(&b, tmp);
-    }
     puts_(&b, " start=");
     puts_(&b, when);
     if (core->attach)

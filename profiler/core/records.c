@@ -252,10 +252,16 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
     if (core->allocstack) {
         /* alloc stacks: how many allocations were sampled, and dropped
          * (no memory, or more than a thread keeps between two writes) */
-        uint64_t sampled, dropped;
-        mdp_alloc_stacks_stats(core, &sampled, &dropped);
+        uint64_t sampled, dropped, events;
+        mdp_alloc_stacks_stats(core, &sampled, &dropped, &events);
         putf(o, " alloc.samples=%" PRIu64 " alloc.dropped=%" PRIu64, sampled, dropped);
+        if (events != UINT64_MAX)
+            /* the event path: the runtime's sampled allocations delivered */
+            putf(o, " alloc.events=%" PRIu64, events);
     }
+    if (core->alloc)
+        /* ObjectAllocated callbacks (0 on the event path: not enabled) */
+        putf(o, " alloc.callbacks=%" PRIu64, mdp_alloc_callbacks(core));
     if (mode_has_native(core)) {
         char native[512];
         mdp_native_stats(core, native, sizeof native);

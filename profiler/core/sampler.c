@@ -491,6 +491,11 @@ static void stack_bounds_of_self(uintptr_t *lo, uintptr_t *hi)
 int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid)
 {
     uintptr_t lo = 0, hi = 0;
+    if (!core->sampling) {
+        /* no sampler: what names the event records' threads */
+        mdp_thread_ev_started(core, runtime_thread, tid);
+        return 0;
+    }
     if ((int)syscall(SYS_gettid) == tid)
         stack_bounds_of_self(&lo, &hi);
     return mdp_sampler_thread_start(core, runtime_thread, tid, lo, hi, 0);
@@ -616,8 +621,12 @@ static void retire(struct mdp_slot *t)
 
 int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread)
 {
-    if (!core->sampling || !runtime_thread)
+    if (!runtime_thread)
         return 0;
+    if (!core->sampling) {
+        mdp_thread_ev_ended(core, runtime_thread);
+        return 0;
+    }
     pthread_mutex_lock(&core->threads_lock);
     for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         struct mdp_slot *t = &core->slots[i];

@@ -15,7 +15,14 @@
  * The profiling API gives no managed thread ID (Thread.ManagedThreadId):
  * its ThreadID is an address, which the log never holds. A name the
  * runtime reports for a thread that has no slot yet (Thread.Name set
- * before Start) waits in the core's table until the thread starts. */
+ * before Start) waits in the core's table until the thread starts.
+ *
+ * A log without the sampler (exceptions, contention, alloc stacks alone)
+ * has no slots: there the core keeps the runtime's threads (TID and
+ * runtime thread) and their names in two small tables, and a thread's
+ * line is written by the thread itself before its first event is queued
+ * (so before the record that carries its TID), and again when the runtime
+ * renames it; a thread that never has an event is not announced. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -62,10 +69,110 @@ static void copy_name(char *dst, size_t cap, const char *src)
     dst[n] = 0;
 }
 
+struct ev_thread {
+    uintptr_t runtime_thread; /* 0: not reported by the runtime */
+    int announced;
+};
+
+static void comm_of(int tid, char *out, size_t cap);
+
+/* A thread's line without a slot (threads_lock held). */
+static void announce_ev(mdp_core *core, int tid, const struct ev_thread *t)
+{
+    struct mdp_slot s; /* announce() reads the tid, the runtime thread and the names */
+    atomic_init(&s.tid, tid);
+    s.runtime_thread = t->runtime_thread;
+    s.name[0] = 0;
+    const char *name =
+        t->runtime_thread ? mdp_pmap_get(&core->pending_names, t->runtime_thread, 0) : NULL;
+    if (name)
+        copy_name(s.name, sizeof s.name, name);
+    comm_of(tid, s.os_name, sizeof s.os_name);
+    announce(core, &s);
+}
+
+void mdp_thread_ev_started(mdp_core *core, uintptr_t runtime_thread, int tid)
+{
+    if (tid <= 0 || atomic_load(&core->finished))
+        return;
+    pthread_mutex_lock(&core->threads_lock);
+    struct ev_thread *t = mdp_pmap_get(&core->ev_threads, (uint64_t)tid, 0);
+    if (!t && core->ev_threads.n < MAX_PENDING * 16 && (t = calloc(1, sizeof *t)) &&
+        mdp_pmap_put(&core->ev_threads, (uint64_t)tid, 0, t) != 0) {
+        free(t);
+        t = NULL;
+    }
+    if (t && runtime_thread && t->runtime_thread != runtime_thread) {
+        if (t->runtime_thread)
+            mdp_pmap_del(&core->ev_tids, t->runtime_thread, 0);
+        t->runtime_thread = runtime_thread;
+        if (mdp_pmap_put(&core->ev_tids, runtime_thread, 0, (void *)(uintptr_t)tid) != 0)
+            t->runtime_thread = 0;
+        else if (t->announced)
+            announce_ev(core, tid, t); /* now known as the runtime's */
+    }
+    pthread_mutex_unlock(&core->threads_lock);
+}
+
+void mdp_thread_ev_ended(mdp_core *core, uintptr_t runtime_thread)
+{
+    pthread_mutex_lock(&core->threads_lock);
+    uintptr_t tid = (uintptr_t)mdp_pmap_del(&core->ev_tids, runtime_thread, 0);
+    /* the TID may be another thread's later: that one is announced anew */
+    if (tid)
+        free(mdp_pmap_del(&core->ev_threads, tid, 0));
+    free(mdp_pmap_del(&core->pending_names, runtime_thread, 0));
+    pthread_mutex_unlock(&core->threads_lock);
+}
+
+/* The calling thread's: the core it announced itself to, as which TID. */
+static __thread struct {
+    const void *core;
+    int tid;
+} ev_me;
+
+void mdp_thread_event_seen(mdp_core *core, int tid)
+{
+    if (core->slots || tid <= 0 || (ev_me.core == core && ev_me.tid == tid))
+        return;
+    pthread_mutex_lock(&core->threads_lock);
+    struct ev_thread *t = mdp_pmap_get(&core->ev_threads, (uint64_t)tid, 0);
+    if (!t && core->ev_threads.n < MAX_PENDING * 16 && (t = calloc(1, sizeof *t)) &&
+        mdp_pmap_put(&core->ev_threads, (uint64_t)tid, 0, t) != 0) {
+        free(t);
+        t = NULL;
+    }
+    if (t && !t->announced) {
+        announce_ev(core, tid, t);
+        t->announced = 1;
+    }
+    pthread_mutex_unlock(&core->threads_lock);
+    ev_me.core = core;
+    ev_me.tid = tid;
+}
+
 void mdp_ev_thread_name(mdp_core *core, uintptr_t runtime_thread, const char *name)
 {
-    if (!core->slots || !runtime_thread || !name)
+    if (!runtime_thread || !name)
         return;
+    if (!core->slots) {
+        /* no sampler: the name waits in the table; an announced thread is
+         * announced again with it */
+        pthread_mutex_lock(&core->threads_lock);
+        char *old = mdp_pmap_get(&core->pending_names, runtime_thread, 0), *dup;
+        if ((old || core->pending_names.n < MAX_PENDING) && (dup = strdup(name))) {
+            if (mdp_pmap_put(&core->pending_names, runtime_thread, 0, dup) == 0)
+                free(old);
+            else
+                free(dup);
+        }
+        uintptr_t tid = (uintptr_t)mdp_pmap_get(&core->ev_tids, runtime_thread, 0);
+        struct ev_thread *t = tid ? mdp_pmap_get(&core->ev_threads, tid, 0) : NULL;
+        if (t && t->announced)
+            announce_ev(core, (int)tid, t);
+        pthread_mutex_unlock(&core->threads_lock);
+        return;
+    }
     pthread_mutex_lock(&core->threads_lock);
     int found = 0;
     for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
@@ -90,8 +197,6 @@ void mdp_ev_thread_name(mdp_core *core, uintptr_t runtime_thread, const char *na
     }
     pthread_mutex_unlock(&core->threads_lock);
 }
-
-static void comm_of(int tid, char *out, size_t cap);
 
 void mdp_thread_named_start(mdp_core *core, struct mdp_slot *t)
 {
@@ -171,4 +276,7 @@ void mdp_thread_names_free(mdp_core *core)
 {
     mdp_pmap_each(&core->pending_names, free_name, NULL);
     mdp_pmap_free(&core->pending_names);
+    mdp_pmap_each(&core->ev_threads, free_name, NULL);
+    mdp_pmap_free(&core->ev_threads);
+    mdp_pmap_free(&core->ev_tids);
 }

@@ -1,6 +1,23 @@
 /* alloc mode's stacks on CoreCLR: the allocating thread's managed stack,
- * taken inside ObjectAllocated when the core says the allocation is one to
- * sample (core/allocstack.c: one per --alloc-sample bytes on average).
+ * taken inside the runtime's AllocationSampled event (.NET 10) or inside
+ * ObjectAllocated when the core says the allocation is one to sample
+ * (core/allocstack.c: one per --alloc-sample bytes on average).
+ *
+ * AllocationSampled (Microsoft-Windows-DotNETRuntime, id 303, version 0,
+ * keyword 0x80000000000 AllocationSampling, informational) is written by
+ * the allocating thread on the runtime's allocation slow path, which the
+ * fast path enters when an object crosses the thread's sampling limit
+ * (the runtime folds that limit into its allocation context's, so the
+ * fast path costs nothing more). The profiler's own EventPipe session is
+ * synchronous (events.c): EventPipeEventDelivered runs on the thread that
+ * allocated, with event thread 0 meaning that thread, so the walk below is
+ * the allocation's stack (tests/profiler/allocstacks.sh checks it). Its
+ * payload, packed: AllocationKind u32, ClrInstanceID u16, TypeID (the
+ * MethodTable: a ClassID), TypeName (UTF-16, NUL-terminated; empty, the
+ * runtime does not name it there), [HeapIndex u32 in some builds], Address,
+ * ObjectSize u64, SampledByteOffset u64; the fields after the name are
+ * read from the end, so either layout parses, and a payload of another
+ * length is ignored.
  *
  * DoStackSnapshot of the current thread (thread 0) is the walk the
  * profiling API offers from inside a callback: synchronous, on the thread
@@ -46,4 +63,59 @@ void mdp_clr_alloc_stack(mdp_clr *p, ClassID cls, SIZE_T size)
      * are for their leaf side (who allocates) */
     p->info->lpVtbl->DoStackSnapshot(p->info, 0, (void *)on_frame, 0, &w, NULL, 0);
     mdp_alloc_stack_add(p->core, cls, size, w.ip, w.fn, w.n);
+}
+
+int mdp_clr_alloc_event_choose(mdp_clr *p)
+{
+    p->alloc_event = 0;
+    if (!(p->cfg.modes & MDP_MODE_ALLOC) || !p->cfg.alloc_sample ||
+        p->cfg.alloc_path == MDP_ALLOC_PATH_CALLBACK)
+        return 0;
+    if (p->runtime_major < 10 || p->info_level < 12) {
+        mdp_note(p->core,
+                 "this runtime has no AllocationSampled event (.NET 10): alloc stacks from "
+                 "ObjectAllocated, every allocation on the runtime's slow path");
+        return 0;
+    }
+    p->alloc_event = 1;
+    return 1;
+}
+
+/* A little-endian word of n bytes at d. */
+static uint64_t le(const BYTE *d, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = n; i-- > 0;)
+        v = v << 8 | d[i];
+    return v;
+}
+
+void mdp_clr_alloc_sampled(mdp_clr *p, DWORD version, ULONG len, const BYTE *data, ThreadID thread)
+{
+    (void)version; /* version 0; a later one adds fields at the end, never read */
+    if (!data || len < 14 + 2 + 24)
+        return;
+    /* the type's name: UTF-16 units up to a NUL, inside the payload */
+    ULONG at = 14;
+    while (at + 1 < len && (data[at] | data[at + 1]))
+        at += 2;
+    if (at + 1 >= len)
+        return;
+    at += 2;
+    ULONG rest = len - at;
+    if (rest != 24 && rest != 28)
+        return; /* a layout not known: never guessed at */
+    ClassID cls = (ClassID)le(data + 6, 8);
+    uint64_t size = le(data + len - 16, 8);
+    if (!cls || !size || !mdp_alloc_event_keep(p->core, size))
+        return;
+    ThreadID self = 0;
+    if (thread && (FAILED(p->info->lpVtbl->GetCurrentThreadID(p->info, &self)) || self != thread)) {
+        /* never seen: an allocation of another thread is not given this
+         * thread's stack */
+        mdp_log(p->core, "AllocationSampled of thread %#lx delivered on %#lx",
+                (unsigned long)thread, (unsigned long)self);
+        return;
+    }
+    mdp_clr_alloc_stack(p, cls, (SIZE_T)size);
 }

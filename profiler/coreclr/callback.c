@@ -184,7 +184,8 @@ static HRESULT on_ExceptionThrown(MDP_CB_THIS, ObjectID thrown)
     return S_OK;
 }
 
-/* contention mode: the runtime's contention events (events.c) */
+/* contention mode: the runtime's contention events (events.c); alloc
+ * stacks: its sampled allocations (allocstack.c) */
 static HRESULT on_EventPipeEventDelivered(MDP_CB_THIS, EVENTPIPE_PROVIDER provider, DWORD event_id,
                                           DWORD event_version, ULONG metadata_len,
                                           const BYTE *metadata, ULONG data_len, const BYTE *data,
@@ -193,7 +194,7 @@ static HRESULT on_EventPipeEventDelivered(MDP_CB_THIS, EVENTPIPE_PROVIDER provid
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
-    if (p->cfg.modes & MDP_MODE_CONTENTION)
+    if ((p->cfg.modes & MDP_MODE_CONTENTION) || p->alloc_event)
         mdp_clr_eventpipe_event(p, event_id, event_version, data_len, data, thread, nframes,
                                 frames);
     return S_OK;

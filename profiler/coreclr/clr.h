@@ -37,7 +37,9 @@ typedef struct mdp_clr {
     pthread_mutex_t pending_lock;
     struct mdp_pending *pending;
     size_t npending, pending_cap;
-    EVENTPIPE_SESSION session; /* contention mode's EventPipe session, 0 none */
+    EVENTPIPE_SESSION session; /* the EventPipe session (contention, alloc stacks), 0 none */
+    int runtime_major;         /* the runtime's major version (10: .NET 10), 0 unknown */
+    int alloc_event;           /* alloc stacks from AllocationSampled events (allocstack.c) */
     /* heap mode (heap.c): GCs started, a gen2 GC under way, the number of
      * the last gen2 GC the tick has not walked after (0 none) */
     _Atomic uint64_t heap_gcs, heap_pending;
@@ -60,6 +62,18 @@ extern mdp_clr *mdp_clr_self; /* the one instance, or NULL */
 /* allocstack.c: the current thread's managed stack for a sampled
  * allocation, given to the core (inside ObjectAllocated) */
 void mdp_clr_alloc_stack(mdp_clr *p, ClassID cls, SIZE_T size);
+/* allocstack.c: whether alloc stacks can come from the runtime's
+ * AllocationSampled events (alloc mode with stacks, not --alloc-path
+ * callback, .NET 10 and ICorProfilerInfo12); says why not in the log
+ * when it was wanted. Sets p->alloc_event. */
+int mdp_clr_alloc_event_choose(mdp_clr *p);
+/* The runtime's mean of AllocationSampled (bytes per sample, fixed). */
+#define MDP_CLR_ALLOC_SAMPLED_MEAN 102400u
+#define MDP_CLR_ALLOC_SAMPLED_KEYWORD 0x80000000000ull
+#define MDP_CLR_ALLOC_SAMPLED 303u
+/* allocstack.c: one AllocationSampled event, delivered on the thread that
+ * allocated (thread 0 or the current one): its stack, to the core. */
+void mdp_clr_alloc_sampled(mdp_clr *p, DWORD version, ULONG len, const BYTE *data, ThreadID thread);
 
 /* heap.c: heap mode. The GC callbacks note a gen2 GC; the drain thread's
  * tick walks the heap after it. */
@@ -102,7 +116,9 @@ HRESULT mdp_clr_elt_hooks(mdp_clr *p);
  * delivered event. */
 #define MDP_CLR_MAX_FRAMES 255u
 void mdp_clr_exception_thrown(mdp_clr *p, ObjectID thrown);
-HRESULT mdp_clr_contention_start(mdp_clr *p);
+/* The EventPipe session of the runtime's events the modes want: contention
+ * (ContentionStop), alloc stacks (AllocationSampled, p->alloc_event). */
+HRESULT mdp_clr_eventpipe_start(mdp_clr *p);
 void mdp_clr_eventpipe_event(mdp_clr *p, DWORD id, DWORD version, ULONG len, const BYTE *data,
                              ThreadID thread, ULONG nframes, const UINT_PTR *frames);
 /* catchup.c: an attached profiler enumerates what is already loaded. */

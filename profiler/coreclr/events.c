@@ -80,8 +80,15 @@ void mdp_clr_exception_thrown(mdp_clr *p, ObjectID thrown)
     mdp_ev_stack_event(p->core, MDP_EVENT_THROW, cls, 0, s.ips, s.n, s.cut);
 }
 
-HRESULT mdp_clr_contention_start(mdp_clr *p)
+HRESULT mdp_clr_eventpipe_start(mdp_clr *p)
 {
+    UINT64 keywords = 0;
+    if (p->cfg.modes & MDP_MODE_CONTENTION)
+        keywords |= MDP_CLR_CONTENTION_KEYWORD;
+    if (p->alloc_event)
+        keywords |= MDP_CLR_ALLOC_SAMPLED_KEYWORD; /* allocstack.c */
+    if (!keywords)
+        return S_OK;
     if (p->info_level < 12) {
         mdp_note(
             p->core,
@@ -91,13 +98,13 @@ HRESULT mdp_clr_contention_start(mdp_clr *p)
     }
     WCHAR name[64];
     mdp_utf8_to_utf16(name, 64, MDP_CLR_RUNTIME_PROVIDER);
-    COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg = {name, MDP_CLR_CONTENTION_KEYWORD,
-                                             4 /* informational */, NULL};
+    /* one session, one provider: both keywords at the informational level */
+    COR_PRF_EVENTPIPE_PROVIDER_CONFIG cfg = {name, keywords, 4 /* informational */, NULL};
     EVENTPIPE_SESSION session = 0;
     HRESULT hr = INFO(p)->EventPipeStartSession(p->info, 1, &cfg, 0, &session);
     if (FAILED(hr))
-        mdp_note(p->core, "the runtime refused the EventPipe session for contention events: %#x",
-                 (unsigned)hr);
+        mdp_note(p->core, "the runtime refused the EventPipe session for %s events: %#x",
+                 p->cfg.modes & MDP_MODE_CONTENTION ? "contention" : "allocation", (unsigned)hr);
     else
         p->session = session;
     return hr;
@@ -106,7 +113,12 @@ HRESULT mdp_clr_contention_start(mdp_clr *p)
 void mdp_clr_eventpipe_event(mdp_clr *p, DWORD id, DWORD version, ULONG len, const BYTE *data,
                              ThreadID thread, ULONG nframes, const UINT_PTR *frames)
 {
-    if (id != MDP_CLR_CONTENTION_STOP || version < 1 || len < 11 || !data)
+    if (id == MDP_CLR_ALLOC_SAMPLED && p->alloc_event) {
+        mdp_clr_alloc_sampled(p, version, len, data, thread); /* allocstack.c */
+        return;
+    }
+    if (!(p->cfg.modes & MDP_MODE_CONTENTION) || id != MDP_CLR_CONTENTION_STOP || version < 1 ||
+        len < 11 || !data)
         return;
     double ns;
     memcpy(&ns, data + 3, sizeof ns); /* little-endian, as the runtime wrote it */

@@ -61,8 +61,10 @@ static void runtime_version(mdp_clr *p, char *buf, size_t len)
     USHORT major = 0, minor = 0, build = 0, qfe = 0;
     snprintf(buf, len, "unknown");
     if (SUCCEEDED(INFO(p)->GetRuntimeInformation(p->info, NULL, NULL, &major, &minor, &build, &qfe,
-                                                 0, NULL, NULL)))
+                                                 0, NULL, NULL))) {
         snprintf(buf, len, "%u.%u.%u", major, minor, build);
+        p->runtime_major = major;
+    }
 }
 
 /* Keep this shared object mapped for the life of the process: the SIGPROF
@@ -99,7 +101,8 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
     }
     if (p->cfg.modes & MDP_MODE_CALLS)
         mdp_clr_elt_setup(p, &low, high);
-    if (p->cfg.modes & MDP_MODE_ALLOC)
+    if ((p->cfg.modes & MDP_MODE_ALLOC) && !p->alloc_event)
+        /* every allocation on the runtime's slow path, to call us */
         low |= COR_PRF_MONITOR_OBJECT_ALLOCATED | COR_PRF_ENABLE_OBJECT_ALLOCATED;
     if (p->cfg.modes & MDP_MODE_EXCEPTIONS)
         /* the same bit as the exception activity's (--exceptions): one
@@ -115,6 +118,10 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
         *high |= COR_PRF_HIGH_BASIC_GC; /* gen2 GCs, for the heap walks (heap.c) */
     if ((p->cfg.modes & MDP_MODE_ALLOC) && p->cfg.alloc_sample)
         low |= COR_PRF_ENABLE_STACK_SNAPSHOT; /* alloc stacks (allocstack.c) */
+    if (p->alloc_event)
+        /* alloc stacks from the runtime's sampled allocations: no
+         * ObjectAllocated, the allocations keep their fast path */
+        *high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
     return low;
 }
 
@@ -163,6 +170,8 @@ static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_dat
     }
     mdp_log(p->core, "%s runtime %s, ICorProfilerInfo%d, modes %#x",
             attach ? "attached to" : "loaded by", version, p->info_level, p->cfg.modes);
+    if (mdp_clr_alloc_event_choose(p))
+        mdp_alloc_stacks_use_event(p->core, MDP_CLR_ALLOC_SAMPLED_MEAN);
     DWORD high = 0, low = event_mask(p, &high);
     HRESULT hr = INFO(p)->SetEventMask2(p->info, low, high);
     if (FAILED(hr)) {
@@ -180,11 +189,23 @@ static HRESULT initialize(mdp_clr *p, IUnknown *info_unk, const void *client_dat
         p->core = NULL;
         return hr;
     }
-    if ((p->cfg.modes & MDP_MODE_CONTENTION) && FAILED(hr = mdp_clr_contention_start(p))) {
-        mdp_core_finish(p->core, "refused");
-        mdp_core_free(p->core);
-        p->core = NULL;
-        return hr;
+    if (FAILED(hr = mdp_clr_eventpipe_start(p))) {
+        if (!(p->cfg.modes & MDP_MODE_CONTENTION)) {
+            /* alloc stacks alone: back to ObjectAllocated (the event mask
+             * may still change inside Initialize) */
+            p->alloc_event = 0;
+            mdp_alloc_stacks_use_event(p->core, 0);
+            low = event_mask(p, &high);
+            hr = INFO(p)->SetEventMask2(p->info, low, high);
+            if (SUCCEEDED(hr))
+                mdp_note(p->core, "alloc stacks from ObjectAllocated instead");
+        }
+        if (FAILED(hr)) {
+            mdp_core_finish(p->core, "refused");
+            mdp_core_free(p->core);
+            p->core = NULL;
+            return hr;
+        }
     }
     if (!attach)
         /* the startup thread runs Main */

@@ -63,6 +63,8 @@ static void set_env(const mdp_config *c, const char *so, const char *notify)
     setenv("MDPROFILE_DEPTH", num, 1);
     snprintf(num, sizeof num, "%u", c->alloc_sample);
     setenv("MDPROFILE_ALLOC_SAMPLE", num, 1);
+    setenv("MDPROFILE_ALLOC_PATH", c->alloc_path == MDP_ALLOC_PATH_CALLBACK ? "callback" : "auto",
+           1);
     setenv("MDPROFILE_OUTPUT", c->output, 1);
     setenv("MDPROFILE_DEBUG_NAMES", c->debug_names ? "1" : "0", 1);
     setenv("MDPROFILE_ELT", c->elt_slow ? "slow" : "fast", 1);

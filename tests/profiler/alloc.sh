@@ -16,6 +16,7 @@ check_offline alloc "$log" "$exp"
 
 log=$work/sample-alloc.log
 exp=$work/sample-alloc.expected
-profile "$log" --mode sample,alloc --debug-names -- dotnet "$workload" alloc "$exp" \
+# exact counts with stacks: ObjectAllocated (the event path has no exact counts)
+profile "$log" --mode sample,alloc --alloc-path callback --debug-names -- dotnet "$workload" alloc "$exp" \
     >"$work/sample-alloc.out" 2>&1 || { cat "$work/sample-alloc.out" >&2; fail "the profiled run failed"; }
 check_offline sample,alloc "$log" "$exp"

@@ -1,13 +1,22 @@
 #!/usr/bin/env python3
 """Check a log of `Workload allocstacks` (data/profiler/Workload/Allocs.cs,
-issue 27) profiled with `--mode alloc --alloc-sample R`: AllocA.Make
+issue 27) profiled with `--mode alloc --alloc-sample R` on PATH (event: the
+runtime's AllocationSampled events, .NET 10; callback: ObjectAllocated,
+`--alloc-path callback`): AllocA.Make
 allocated 3x the System.Byte[] bytes AllocB.Make did, interleaved, and
 Payloads.Make small Payload objects; the program says how many of each
 ("# allocated TYPE METHOD OBJECTS BYTES_EACH").
 
-- the log: alloc's checks (check.py: format 1, #stats), `alloc_sample=R`
-  in the header, `alloc.samples=` > 0 and `alloc.dropped=0` in #stats;
-  the exact alloc records still count every Payload (no sampling there);
+- the log: alloc's checks (check.py: format 4, #stats), `alloc_sample=R`
+  (on the event path, R or the runtime's fixed mean, 102400, whichever is
+  larger) and `alloc_path=PATH` in the header, `alloc.samples=` > 0 and
+  `alloc.dropped=0` in #stats;
+- the callback path: the exact alloc records still count every Payload
+  (no sampling there); the event path: no alloc record, `alloc.callbacks=0`
+  (ObjectAllocated was not enabled: the allocations kept their fast
+  path), `alloc.events=` at least `alloc.samples=`;
+- every astack record carries the main thread (its TID is the pid) and a
+  slice;
 - the sampled stacks (astack records, resolved by `mdinspect batch
   --json`): per (type, allocating method), the estimated objects and bytes
   are the program's within 4.5 standard deviations of the estimate. The
@@ -17,6 +26,9 @@ Payloads.Make small Payload objects; the program says how many of each
   sample of an object of size s stands for 1/(1-exp(-s/R)) objects); at
   4.5 sd a correct profiler fails about once in 150,000 runs, while a
   wrong weight (1 object a sample, or R bytes) misses by far more;
+- the estimates of the three (type, method) pairs sum to the bytes the
+  program allocated in them within 4.5 sd of the sum (relative sd about
+  1/sqrt(B/R) for B bytes in all);
 - A's share of the two methods' System.Byte[] bytes is 3/4 within 4.5
   sd of a binomial share over their samples;
 - every astack record of those types has the program's stack above the
@@ -28,7 +40,7 @@ Payloads.Make small Payload objects; the program says how many of each
   sample types alloc_objects/count and alloc_space/bytes, the astack
   records' stacks and sums, no sample of the exact alloc records.
 
-    allocstacks.py LOG EXPECTED R --assemblies DIR...
+    allocstacks.py LOG EXPECTED R PATH --assemblies DIR...
 
 Prints one line per check, then "N passed, M failed"."""
 import json
@@ -62,20 +74,43 @@ def main():
     if "--assemblies" in argv:
         k = argv.index("--assemblies")
         argv, dirs = argv[:k], argv[k + 1:]
-    if len(argv) != 3 or not dirs:
+    if len(argv) != 4 or argv[3] not in ("event", "callback") or not dirs:
         print(__doc__)
         return 2
-    path, rate = argv[0], int(argv[2])
+    path, rate, route = argv[0], int(argv[2]), argv[3]
     names, facts = check.read_expected(argv[1])
     log = check.Log(path)
     check.check_format(log, "alloc")
-    ok(log.header.get("alloc_sample") == str(rate) and log.header.get("alloc_scale") == "poisson",
-       "header alloc_sample=%d alloc_scale=poisson (%s, %s)"
-       % (rate, log.header.get("alloc_sample"), log.header.get("alloc_scale")))
+    if route == "event":
+        rate = max(rate, 102400)  # the runtime's mean is fixed
+    scale = "bernoulli" if route == "event" else "poisson"
+    ok(log.header.get("alloc_sample") == str(rate) and log.header.get("alloc_path") == route and
+       log.header.get("alloc_scale") == scale,
+       "header alloc_sample=%d alloc_path=%s alloc_scale=%s (%s, %s, %s)"
+       % (rate, route, scale, log.header.get("alloc_sample"), log.header.get("alloc_path"),
+          log.header.get("alloc_scale")))
     st = log.stats or {}
     ok(st.get("alloc.samples", 0) > 0 and st.get("alloc.dropped") == 0,
        "stats: alloc.samples=%s > 0, alloc.dropped=%s is 0" % (st.get("alloc.samples"), st.get("alloc.dropped")))
+    if route == "event":
+        ok(st.get("alloc.callbacks") == 0 and not any(k == "alloc" for k, *_ in log.records),
+           "event path: alloc.callbacks=%s is 0 (ObjectAllocated not enabled), no alloc record"
+           % st.get("alloc.callbacks"))
+        ok(st.get("alloc.events", -1) >= st.get("alloc.samples", 0),
+           "event path: alloc.events=%s >= alloc.samples=%s"
+           % (st.get("alloc.events"), st.get("alloc.samples")))
+    else:
+        ok(st.get("alloc.callbacks", 0) > 0 and "alloc.events" not in st,
+           "callback path: alloc.callbacks=%s > 0, no alloc.events" % st.get("alloc.callbacks"))
     ok(any(k == "astack" for k, *_ in log.records), "the log has astack records")
+    main_tid = log.header.get("pid")
+    tids = set()
+    for line in open(path, encoding="utf-8"):
+        p = line.split("\t")[0].split(" ")
+        if p[0] == "astack":
+            tids.add((p[3], p[4].isdigit()))
+    ok(tids == {(main_tid, True)}, "astack records: the main thread's TID (%s) and a slice (%s)"
+       % (main_tid, sorted(tids)[:4]))
 
     # the framework folder, for the framework's types and methods
     fw = unquote(log.header.get("framework", ""))
@@ -104,9 +139,17 @@ def main():
     for fact in facts["allocated"]:
         t, m, objs, each = fact.split(" ")
         want[(t, m)] = (int(objs), int(each))
-    ok(exact.get("Mdp.Work.Payload") == want[("Mdp.Work.Payload", "Mdp.Work.Payloads::Make")][0],
-       "alloc records: every Payload counted exactly (%s, the program made %d)"
-       % (exact.get("Mdp.Work.Payload"), want[("Mdp.Work.Payload", "Mdp.Work.Payloads::Make")][0]))
+    if route == "callback":
+        ok(exact.get("Mdp.Work.Payload") == want[("Mdp.Work.Payload", "Mdp.Work.Payloads::Make")][0],
+           "alloc records: every Payload counted exactly (%s, the program made %d)"
+           % (exact.get("Mdp.Work.Payload"), want[("Mdp.Work.Payload", "Mdp.Work.Payloads::Make")][0]))
+    # the sum of the known pairs' estimates against what they allocated
+    total = sum(objs * each for objs, each in want.values())
+    got = sum(est.get(k, (0, 0))[1] for k in want)
+    tol = SD / math.sqrt(total / rate)
+    ok(abs(got - total) <= tol * total,
+       "astack bytes of the three (type, method) pairs: %d estimated, the program allocated %d "
+       "(within %.1f%%)" % (got, total, 100 * tol))
     for (t, m), (objs, each) in sorted(want.items()):
         b = objs * each
         tol = SD / math.sqrt(b / rate)
@@ -134,6 +177,20 @@ def main():
        all(r.startswith("System.Byte[] <- ") for r in rows),
        "--top 5 --type System.Byte[]: AllocA.Make, then AllocB.Make, no other type (%d: %s)"
        % (status, rows[:4]))
+    # per thread: the main thread's #thread line (os=), --thread by it
+    # keeps every astack record, a name no thread has keeps none
+    os_name = None
+    for line in open(path, encoding="utf-8"):
+        p = line.rstrip("\n").split(" ")
+        if p[0] == "#thread" and p[1] == main_tid:
+            os_name = dict(x.split("=", 1) for x in p[2:] if "=" in x).get("os")
+    s1, o1 = batch(dirs, path, "--top", "5", "--type", "System.Byte[]", "--thread", unquote(os_name or "?"))
+    s2, o2 = batch(dirs, path, "--top", "5", "--type", "System.Byte[]", "--thread", "no-such-thread")
+    rows1 = [x.split("  ")[-1] for x in o1.decode("utf-8").split("\n") if " <- " in x and x.strip()[:1].isdigit()]
+    rows2 = [x for x in o2.decode("utf-8").split("\n") if " <- " in x and x.strip()[:1].isdigit()]
+    ok(os_name and s1 == 0 and rows1[:2] == rows[:2] and not rows2,
+       "#thread %s os=%s; --top --type System.Byte[] --thread %s: the same rows (%s), "
+       "--thread no-such-thread: none (%d rows)" % (main_tid, os_name, os_name, rows1[:2], len(rows2)))
     # --folded: the astack records alone, root first, the type as the leaf
     status, out = batch(dirs, path, "--folded")
     got = Counter()

@@ -209,9 +209,18 @@ class Log:
                 else:
                     tid_slice = (int(parts[2]), int(parts[3]))
                 frames = parts[4:]
-            if kind == "stack" and (tid_slice is not None) != (self.format >= 4):
-                self.errors.append("line %d: a stack record %s its thread and slice in a format-%d log"
-                                   % (n, "with" if tid_slice else "without", self.format))
+            if kind == "astack" and len(parts) > 3 and parts[3].isdigit():
+                # an astack record's thread and time slice (since format 4)
+                if len(parts) < 6 or not re.fullmatch(r"[1-9][0-9]*", parts[3]) or \
+                   not re.fullmatch(r"0|[1-9][0-9]*", parts[4]):
+                    self.errors.append("line %d: an astack record without its thread and slice" % n)
+                else:
+                    tid_slice = (int(parts[3]), int(parts[4]))
+                frames = parts[5:]
+            if kind in ("stack", "astack") and (tid_slice is not None) != (self.format >= 4):
+                self.errors.append("line %d: a%s %s record %s its thread and slice in a format-%d log"
+                                   % (n, "n" if kind == "astack" else "", kind,
+                                      "with" if tid_slice else "without", self.format))
             if kind == "call" and parts[2].isdigit():
                 # format 2: leaves, tail calls, unwinds
                 if len(parts) < 6 or not all(re.fullmatch(r"0|[1-9][0-9]*", x) for x in parts[2:5]):
@@ -267,7 +276,9 @@ def check_format(log, mode):
     # format 4, sample records with their thread and time slice; a log
     # of several modes (mode=sample,alloc) holds each one's records
     modes = mode.split(",")
-    want = 2 if "calls" in modes else 1 if modes == ["alloc"] else 4
+    # an alloc log with sampled stacks (alloc_sample=) is format 4: its
+    # astack records carry their thread and slice
+    want = 2 if "calls" in modes else 1 if modes == ["alloc"] and "alloc_sample" not in log.header else 4
     ok(log.format == want, "header says format %d (%s)" % (want, log.format))
     ok(all(k in log.header for k in ("runtime", "pid", "ppid", "start", "cmd")),
        "header has runtime, pid, ppid, start, cmd")

@@ -48,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from urllib.parse import unquote
 
 import check
 import mdtcheck  # tests/common, on the path check.py sets
@@ -68,6 +69,28 @@ def batch(dirs, data, *args):
     cmd = [mdinspect(), "batch", "--no-progress"] + [x for d in dirs for x in ("-a", d)] + list(args)
     r = subprocess.run(cmd, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
+
+
+def thread_lines(path):
+    """TID -> the last #thread line's keys (name=, os=, managed=)."""
+    lines = {}
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("#thread "):
+            parts = line.rstrip("\n").split(" ")
+            lines[int(parts[1])] = dict(p.split("=", 1) for p in parts[2:] if "=" in p)
+    return lines
+
+
+def threads_named(path, records, rx, tid_group):
+    """Every TID of the records has a #thread line (the sampler is not
+    running: the lines come from the threads the runtime reported and the
+    events); returns them."""
+    lines = thread_lines(path)
+    tids = {int(rx.match(r).group(tid_group)) for r in records if rx.match(r)}
+    ok(tids and tids <= set(lines),
+       "#thread lines name every thread of the records without the sampler (%s; lines %s)"
+       % (sorted(tids), sorted(lines)[:8]))
+    return lines
 
 
 def read_log(path):
@@ -125,6 +148,18 @@ def check_throws(path, facts, dirs, data, mode):
        "#stats throws=%s is the records' sum %d, end=%s" % (stats.get("throws"), total, stats.get("end")))
     if mode != "exceptions":
         return  # batch on one kind of record: the run of exceptions alone
+    # the program throws on its main thread (TID = pid): batch --thread by
+    # the kernel's name its #thread line gives, and by a name no thread has
+    lines = threads_named(path, records, THROW, 2)
+    main = lines.get(int(header.get("pid", "0")), {})
+    os_name = main.get("os")
+    status, out, err = batch(dirs, data, "--top", "20", "--thread", unquote(os_name or "?"))
+    status2, out2, _ = batch(dirs, data, "--top", "20", "--thread", "no-such-thread")
+    ok(os_name and main.get("managed") == "1" and status == 0 and ("total %d throws" % total) in out and
+       " in 0 records" in out2,
+       "batch --top --thread %s (the main thread's #thread os=, managed=1): all %d throws; "
+       "--thread no-such-thread: none (%d %s / %s)"
+       % (os_name, total, status, err.strip()[:80], [l for l in out2.splitlines() if "total" in l][:1]))
     status, out, err = batch(dirs, data, "--top", "20")
     ok(status == 0 and ("total %d throws" % total) in out and "excl. throws" in out,
        "batch --top: total %d throws, columns in throws (%d %s)" % (total, status, err.strip()[:80]))
@@ -205,6 +240,16 @@ def check_contention(path, facts, dirs, data):
        "their time %.1f ms is the waiter's stopwatch %d ms within 10%% (20 ms at least)" % (got, ms))
     total = sum(int(WAIT.match(r).group(1)) for r in records if WAIT.match(r))
     ok(stats.get("waits") == str(total), "#stats waits=%s is the records' sum %d" % (stats.get("waits"), total))
+    # the waiter is named "Waiter" (Thread.Name): its #thread line says so
+    # without the sampler, and batch --thread Waiter keeps its waits
+    lines = threads_named(path, records, WAIT, 3)
+    mine = sum(int(WAIT.match(r).group(1)) for r in records
+               if WAIT.match(r) and int(WAIT.match(r).group(3)) == waiter)
+    status, out, err = batch(dirs, data, "--top", "20", "--thread", "Waiter")
+    ok(unquote(lines.get(waiter, {}).get("name", "")) == "Waiter" and status == 0 and
+       ("total %d waits" % mine) in out,
+       "#thread %d name=Waiter; batch --top --thread Waiter: its %d waits (%s; %d %s)"
+       % (waiter, mine, lines.get(waiter), status, [l for l in out.splitlines() if "total" in l][:1]))
     status, out, err = batch(dirs, data, "--top", "20")
     ok(status == 0 and ("total %d waits" % total) in out and "excl. wait ms" in out and "incl. waits" in out,
        "batch --top: total %d waits, columns in waits and wait ms (%d %s)" % (total, status, err.strip()[:80]))

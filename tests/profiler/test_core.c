@@ -181,6 +181,14 @@ START_TEST(test_mode_lists)
     ck_assert_ptr_nonnull(strstr(text, ";wall_budget=500;"));
     ck_assert_int_ne(mdp_mode_parse("sample,wall", 11, &m, err, sizeof err), 0);
     ck_assert_int_ne(mdp_config_parse(&c, "wall_budget=0", 13, err, sizeof err), 0);
+    /* alloc stacks' path: auto by default, callback through the attach
+     * text too; another word is refused */
+    ck_assert_int_eq(c.alloc_path, MDP_ALLOC_PATH_AUTO);
+    ck_assert_int_eq(mdp_config_parse(&c, "alloc_path=callback", 19, err, sizeof err), 0);
+    ck_assert_int_eq(c.alloc_path, MDP_ALLOC_PATH_CALLBACK);
+    ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, ";alloc_path=callback;"));
+    ck_assert_int_ne(mdp_config_parse(&c, "alloc_path=event", 16, err, sizeof err), 0);
 }
 END_TEST
 
