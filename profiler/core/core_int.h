@@ -259,7 +259,11 @@ struct mdp_core {
     uint64_t region_serial;
 
     pthread_mutex_t drain_lock;
-    mdp_pmap frames;     /* (function, gen) -> struct mdp_frame */
+    mdp_pmap frames;        /* (function, gen) -> struct mdp_frame */
+    mdp_pmap ipnames;       /* (ip, gen) -> struct mdp_ipname (frames.c) */
+    uint64_t ipnames_epoch; /* code_epoch when ipnames was last valid */
+    /* codemap.c: bumped when a region replaces another at its address */
+    _Atomic uint64_t code_epoch;
     mdp_pmap ilmaps;     /* (version start, serial) -> struct mdp_ilmap */
     mdp_pmap ipkinds;    /* unattributed ip -> kind + 1 (cast) */
     mdp_pmap wait_sites; /* wall mode: (call site ip, gen) -> known wait + 1 (cast), frames.c */
@@ -413,6 +417,18 @@ void mdp_drain_poke(mdp_core *core);
 
 /* frames.c: with drain_lock held */
 const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen);
+/* A managed frame's text at one address: the incarnation's text and the
+ * address's IL offset ("...@0x1c"), len bytes; frame is the incarnation's
+ * (kind, debug name). Cached per (ip, gen); NULL when out of memory. */
+struct mdp_ipname {
+    uintptr_t fn;
+    const struct mdp_frame *frame;
+    size_t len;
+    char text[];
+};
+const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen);
+/* Drop the cached texts of addresses (code may have moved). */
+void mdp_frames_forget_texts(mdp_core *core);
 /* Wall mode: the known wait (wall.c, 0 none) that the call at `ip` of
  * (fn, gen) calls, read from the method's IL at the call site's offset
  * (a wait the JIT inlined into its caller has no frame of its own);

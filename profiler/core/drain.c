@@ -240,30 +240,30 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             int kind = f->kind;
             const char *text, *debug;
             size_t textlen;
-            char il[24] = "";
             if (kind == FK_MANAGED) {
-                const struct mdp_frame *fr = mdp_frame_get(core, f->fn, f->gen);
-                if (!fr) {
+                /* the text at this address, IL offset included (frames.c) */
+                const struct mdp_ipname *e = mdp_frame_at(core, f->ip, f->fn, f->gen);
+                if (!e) {
                     kind = FK_UNMAPPED;
                     text = debug = mdp_frame_kind_text[kind];
+                    textlen = strlen(text);
                 } else {
-                    kind = fr->kind;
-                    text = fr->text;
-                    debug = fr->debug ? fr->debug : text;
-                    if (kind == FK_MANAGED)
-                        mdp_frame_il(core, f->ip, f->fn, f->gen, il, sizeof il);
+                    kind = e->frame->kind;
+                    text = e->text;
+                    textlen = e->len;
+                    debug = e->frame->debug ? e->frame->debug : e->frame->text;
                 }
             } else if (f->elf_len) {
                 text = debug = f->elf;
+                textlen = f->elf_len;
                 core->stat_native_module += weight;
             } else {
                 text = debug = mdp_frame_kind_text[kind];
+                textlen = strlen(text);
             }
-            textlen = f->elf_len ? f->elf_len : strlen(text);
             core->stat_kind[kind] += weight;
             core->stat_frames += weight;
-            if ((i && kb_add(&key, " ", 1)) || kb_add(&key, text, textlen) ||
-                kb_add(&key, il, strlen(il)))
+            if ((i && kb_add(&key, " ", 1)) || kb_add(&key, text, textlen))
                 bad = 1;
             if (act && i < nnative &&
                 (kb_add(&key, "!", 1) ||
