@@ -176,13 +176,18 @@ static size_t sfind(const mdp_smap *m, const char *key, size_t len, uint64_t h, 
     return i;
 }
 
-void *mdp_smap_get(const mdp_smap *m, const char *key, size_t len)
+void *mdp_smap_get_hashed(const mdp_smap *m, const char *key, size_t len, uint64_t h)
 {
     if (!m->cap)
         return NULL;
     int found;
-    size_t i = sfind(m, key, len, mdp_hash_bytes(key, len), &found);
+    size_t i = sfind(m, key, len, h, &found);
     return found ? m->vals[i] : NULL;
+}
+
+void *mdp_smap_get(const mdp_smap *m, const char *key, size_t len)
+{
+    return mdp_smap_get_hashed(m, key, len, mdp_hash_bytes(key, len));
 }
 
 static int sgrow(mdp_smap *m)
@@ -215,9 +220,13 @@ static int sgrow(mdp_smap *m)
 
 int mdp_smap_put(mdp_smap *m, const char *key, size_t len, void *val)
 {
+    return mdp_smap_put_hashed(m, key, len, mdp_hash_bytes(key, len), val);
+}
+
+int mdp_smap_put_hashed(mdp_smap *m, const char *key, size_t len, uint64_t h, void *val)
+{
     if ((m->n + 1) * 4 > m->cap * 3 && sgrow(m) != 0)
         return -1;
-    uint64_t h = mdp_hash_bytes(key, len);
     int found;
     size_t i = sfind(m, key, len, h, &found);
     if (!found) {

@@ -61,7 +61,8 @@ struct mdp_record *mdp_record_add(mdp_core *core, enum mdp_rec_kind kind, const 
                                   size_t keylen, uint64_t count, uint64_t bytes, const char *debug)
 {
     mdp_smap *map = &core->records[kind];
-    struct mdp_record *r = mdp_smap_get(map, key, keylen);
+    uint64_t h = mdp_hash_bytes(key, keylen); /* once: a stack's key is ~1-3 KB */
+    struct mdp_record *r = mdp_smap_get_hashed(map, key, keylen, h);
     if (!r) {
         r = calloc(1, sizeof *r);
         if (!r)
@@ -70,7 +71,7 @@ struct mdp_record *mdp_record_add(mdp_core *core, enum mdp_rec_kind kind, const 
             free(r);
             return NULL;
         }
-        if (mdp_smap_put(map, key, keylen, r) != 0) {
+        if (mdp_smap_put_hashed(map, key, keylen, h, r) != 0) {
             free(r->debug);
             free(r);
             return NULL;
