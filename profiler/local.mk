@@ -29,7 +29,10 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/unwind.h \
 	profiler/core/unwind.c \
 	profiler/core/sampler.c \
+	profiler/core/state.c \
 	profiler/core/drain.c \
+	profiler/core/drainloop.c \
+	profiler/core/aggregate.c \
 	profiler/core/records.c \
 	profiler/core/channel.h \
 	profiler/core/channel.c \

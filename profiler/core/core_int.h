@@ -288,6 +288,9 @@ struct mdp_core {
     uint64_t retire_below, retire_last_ms, retire_unloads, stat_retired;
     _Atomic int drain_napping, drain_poked;
     uint64_t drain_fill;
+    /* What mdp_drain_all drains besides the rings, from a unit above it
+     * (events.c's queue of throws and waits); set by core.c. */
+    void (*drain_events)(mdp_core *core);
 #ifdef MDP_BENCH_CLOCK
     /* bench builds only: the TSC when the core started (to convert ticks
      * to ns), what two back-to-back reads of the thread's CPU clock measure
@@ -357,8 +360,9 @@ struct mdp_core {
     mdp_pmap pending_names;      /* threadnames.c: runtime thread -> name (threads_lock) */
 };
 
-/* modules.c */
+/* state.c: the module side table (modules.c) */
 struct mdp_module *mdp_module_get(mdp_core *core, uintptr_t id); /* mods_lock held */
+/* modules.c */
 void mdp_modules_free(mdp_core *core);
 
 /* sampler.c */
@@ -397,16 +401,16 @@ void mdp_exec_free(mdp_core *core);
 /* The handler's view of the process (one profiler per process). */
 extern mdp_core *_Atomic mdp_sampling_core;
 
-/* drain.c */
+/* drainloop.c: the drain thread */
 int mdp_drain_start(mdp_core *core, char *err, size_t errlen);
 /* Ask the drain thread to stop, and wait for it unless called on it. */
 void mdp_drain_stop(mdp_core *core);
 /* Wait for the drain thread to have ended (detached instead when called on
  * it). */
 void mdp_drain_join(mdp_core *core);
-/* Drain every ring now; the caller holds drain_lock. */
+/* drain.c: drain every ring now; the caller holds drain_lock. */
 void mdp_drain_all(mdp_core *core);
-/* Wake the drain thread now (a stop, a termination signal's write).
+/* state.c: wake the drain thread now (a stop, a termination signal's write).
  * Async-signal-safe: an atomic add and a futex system call. */
 void mdp_drain_wake(mdp_core *core);
 /* Work came that the drain should not leave for a long period (a ring half
@@ -447,12 +451,12 @@ char *mdp_escape_name(const char *s);
 void mdp_frames_free(mdp_core *core);
 extern const char *const mdp_frame_kind_text[FK_COUNT];
 
-/* records.c: with drain_lock held. Adds to the record of kind `kind`
+/* aggregate.c: with drain_lock held. Adds to the record of kind `kind`
  * and `key` (created with `debug` as its names); returns it, NULL when
  * out of memory. */
 struct mdp_record *mdp_record_add(mdp_core *core, enum mdp_rec_kind kind, const char *key,
                                   size_t keylen, uint64_t count, uint64_t bytes, const char *debug);
-/* Append to the log what was aggregated since the last write (the header
+/* records.c: append to the log what was aggregated since the last write (the header
  * first, once; the notes; each record after the #module lines of the
  * modules it names that the log has not described yet). With `end`, a
  * #stats line saying end=END follows: the last line of the log when
