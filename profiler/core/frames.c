@@ -26,6 +26,7 @@
 #include <string.h>
 #include <talloc.h>
 
+#include <mdtools/heaps.h>
 #include <mdtools/il.h>
 #include <mdtools/names.h>
 
@@ -40,15 +41,16 @@ const char *const mdp_frame_kind_text[FK_COUNT] = {
 
 void mdp_mvid_hex(char out[33], const uint8_t g[16])
 {
-    /* The GUID's canonical text without dashes: Data1..Data3 are stored
-     * little-endian in #GUID and printed as numbers. */
-    static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++) {
-        out[2 * i] = hex[g[order[i]] >> 4];
-        out[2 * i + 1] = hex[g[order[i]] & 15];
-    }
-    out[32] = 0;
+    /* The GUID's canonical text (the library's, mdt_guid_format: Data1..Data3
+     * stored little-endian in #GUID and printed as numbers) without dashes:
+     * once per frame incarnation and per module line, not per sample. */
+    char t[37];
+    mdt_guid_format(t, g);
+    size_t n = 0;
+    for (const char *p = t; *p; p++)
+        if (*p != '-')
+            out[n++] = *p;
+    out[n] = 0;
 }
 
 static int mvid_zero(const uint8_t m[16])

@@ -11,6 +11,12 @@
 
 #include "core/hash.h"
 
+/* Not the library's mixer (libmdtools/util/hash.h, mdt__mix64, which the
+ * ID maps and the resolver share): that one is a private inline of the
+ * library, and a client includes only <mdtools/...> and calls only what
+ * libmdtools.so exports (tools/check-layers.sh); giving the library a
+ * public hash API for this one use was not worth a header and a manual
+ * page. Kept here, the profiler's own tables' one mixer. */
 static uint64_t mix(uint64_t x)
 {
     /* splitmix64's finalizer: every input bit reaches every output bit. */
