@@ -17,16 +17,11 @@
 #define _GNU_SOURCE
 #include "config.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <linux/futex.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "core/core_int.h"
 #include "core/native.h"
