@@ -426,6 +426,7 @@ const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen
  * (kind, debug name). Cached per (ip, gen); NULL when out of memory. */
 struct mdp_ipname {
     uintptr_t fn;
+    int final; /* 0: the IL offset could not be known yet (no region): named again */
     const struct mdp_frame *frame;
     size_t len;
     char text[];
@@ -441,8 +442,9 @@ int mdp_frame_call_wait(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen
 /* Classify an address no function range covered at sample time; may fill
  * *fn, *gen when the code turns out to be managed. */
 int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen);
-/* "@0x..." IL offset suffix for ip in (fn, gen), or "" */
-void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len);
+/* "@0x..." IL offset suffix for ip in (fn, gen), or "". 1 when that is
+ * final, 0 when the code's region is not known yet (it may be later). */
+int mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len);
 /* Descriptor text of a class, after fetching what the map lacks. */
 int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len);
 void mdp_frames_forget_ips(mdp_core *core);

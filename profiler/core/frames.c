@@ -251,30 +251,34 @@ const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn
         core->ipnames_epoch = epoch;
     }
     struct mdp_ipname *e = mdp_pmap_get(&core->ipnames, ip, gen);
-    if (e && e->fn == fn)
+    if (e && e->fn == fn && e->final)
         return e;
     const struct mdp_frame *fr = mdp_frame_get(core, fn, gen);
     if (!fr)
         return NULL;
     char il[24] = "";
+    int final = 1;
     if (fr->kind == FK_MANAGED)
-        mdp_frame_il(core, ip, fn, gen, il, sizeof il);
+        final = mdp_frame_il(core, ip, fn, gen, il, sizeof il);
     size_t tl = strlen(fr->text), il_len = strlen(il);
     struct mdp_ipname *n = malloc(sizeof *n + tl + il_len + 1);
     if (!n)
         return NULL;
     n->fn = fn;
+    n->final = final;
     n->frame = fr;
     n->len = tl + il_len;
     memcpy(n->text, fr->text, tl);
     memcpy(n->text + tl, il, il_len + 1);
-    if (core->ipnames.n >= MDP_IPNAMES_MAX)
-        mdp_frames_forget_texts(core);
+    if (core->ipnames.n >= MDP_IPNAMES_MAX) {
+        mdp_frames_forget_texts(core); /* e with the rest */
+        e = NULL;
+    }
     if (mdp_pmap_put(&core->ipnames, ip, gen, n) != 0) {
         free(n);
         return NULL;
     }
-    free(e); /* another function's at this address and generation: replaced */
+    free(e); /* replaced: another function's, or one without its IL offset */
     return n;
 }
 
@@ -317,19 +321,19 @@ int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t 
     return kind;
 }
 
-void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len)
+int mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len)
 {
     buf[0] = 0;
     mdt_idmap_code_range r;
     struct mdp_region reg;
     if (mdt_idmap_ip_lookup(&r, core->map, ip) != 0 || r.function_id != fn ||
         r.function_gen != gen || mdp_code_region_get(core, r.start, &reg) != 0)
-        return;
+        return 0; /* the code or its region not (yet) known: ask again later */
     if (ip < reg.start || ip - reg.start >= reg.size)
-        return;
+        return 1;
     const struct mdp_ilmap *m = mdp_code_ilmap(core, &reg);
     if (!m)
-        return;
+        return 1;
     uint64_t off = reg.base + (ip - reg.start);
     /* the last entry starting at or before off */
     size_t lo = 0, hi = m->n;
@@ -346,8 +350,9 @@ void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char
         uint32_t il = m->e[i].il;
         if (il != MDP_IL_NO_MAPPING && il != MDP_IL_PROLOG && il != MDP_IL_EPILOG)
             snprintf(buf, len, "@0x%" PRIx32, il);
-        return;
+        return 1;
     }
+    return 1;
 }
 
 /* The known wait the first call at or after IL offset `il` (within 16
