@@ -263,6 +263,9 @@ int main(int argc, char **argv)
     else
         unlink(cfg.output);
     mdp_core_free(core);
+    free(gens);
+    if (code)
+        munmap(code, (size_t)distinct * 256);
     printf("drained %u samples of %u frames\n", samples, depth);
     return 0;
 }
