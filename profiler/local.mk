@@ -29,7 +29,10 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/unwind.h \
 	profiler/core/unwind.c \
 	profiler/core/sampler.c \
+	profiler/core/state.c \
 	profiler/core/drain.c \
+	profiler/core/drainloop.c \
+	profiler/core/aggregate.c \
 	profiler/core/records.c \
 	profiler/core/channel.h \
 	profiler/core/channel.c \
@@ -80,7 +83,8 @@ profiler_libmdprofile_la_LDFLAGS = -module -shared -avoid-version -no-undefined 
 	$(AX_PTHREAD_CFLAGS) \
 	-Wl,--version-script=$(top_srcdir)/profiler/coreclr/exports.map
 EXTRA_profiler_libmdprofile_la_DEPENDENCIES = profiler/coreclr/exports.map
-EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md bench/profiler/README.md \
+EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md profiler/core/README.md \
+	bench/profiler/README.md \
 	bench/profiler/run.sh bench/profiler/report.py bench/profiler/measure.py \
 	bench/profiler/handler.sh bench/profiler/cost.sh bench/profiler/cost.py \
 	bench/profiler/webload.py bench/profiler/build.sh bench/profiler/wall.sh \

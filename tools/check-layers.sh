@@ -17,7 +17,9 @@
 #  3. clients: mdinspect/ and profiler/ include no library file but the
 #     public headers <mdtools/...>, and call only what libmdtools.so
 #     exports (the profiler links its own copy of the objects, so the
-#     linker would not stop it calling an mdt__ internal).
+#     linker would not stop it calling an mdt__ internal);
+#  4. profiler/core's units (profiler/core/README.md) call nothing above
+#     them (nm of the built objects).
 # Crossings not fixed yet are listed under "known" below, each with the
 # issue that removes it; a known crossing that no longer happens fails the
 # check too, so the list only shrinks.
@@ -200,6 +202,52 @@ else
     echo "check-layers: no shared libmdtools in $build (configured --disable-shared?): clients' calls not checked" >&2
 fi
 [ "$cbad" -eq 0 ] || status=1
+
+# 4. profiler/core as a stack of units (profiler/core/README.md): each
+#    unit's objects call only functions of their own unit and of the units
+#    below it (nm of the built objects); calls up go through function
+#    pointers in the state that owns them. Every .c file of profiler/core
+#    must be in a unit, so a new file is placed on purpose.
+cat >"$tmp/units" <<'EOF'
+base: hash unwind config logname channel notes logfile maps elfmap state
+sampler: sampler execmap activity wall threads threadnames
+naming: codemap frames
+aggregate: aggregate
+drain: drain
+modes: calls alloc allocstack heap events
+log: records header termsig
+lifetime: core drainloop modules seqs
+EOF
+ubad=0
+if [ -d "$build/profiler/core" ]; then
+    : >"$tmp/udefs"
+    : >"$tmp/uneeds"
+    for c in "$top"/profiler/core/*.c; do
+        name=$(basename "$c" .c)
+        unit=$(awk -v n="$name" '{ for (i = 2; i <= NF; i++) if ($i == n) { sub(/:$/, "", $1); print $1 } }' "$tmp/units")
+        if [ -z "$unit" ]; then
+            echo "check-layers: profiler/core/$name.c is in no unit of tools/check-layers.sh's table" >&2
+            ubad=1
+            continue
+        fi
+        o=$build/profiler/core/libmdpcore_la-$name.o
+        [ -f "$o" ] || { echo "check-layers: $o not built" >&2; ubad=1; continue; }
+        nm --defined-only -g "$o" | awk -v u="$unit" -v f="$name" '{ print $3, u, f }' >>"$tmp/udefs"
+        nm -u "$o" | awk -v u="$unit" -v f="$name" '{ print $2, u, f }' >>"$tmp/uneeds"
+    done
+    awk -v units="$tmp/units" '
+        BEGIN { while ((getline l < units) > 0) { split(l, w, ":"); rank[w[1]] = ++n } }
+        FNR == NR { du[$1] = $2; df[$1] = $3; next }
+        ($1 in du) && rank[du[$1]] > rank[$2] {
+            printf "check-layers: profiler/core/%s.c (%s) calls %s() of %s.c, in %s above it\n", $3, $2, $1, df[$1], du[$1] > "/dev/stderr"
+            bad = 1
+        }
+        END { exit bad }' "$tmp/udefs" "$tmp/uneeds" || ubad=1
+    [ "$ubad" -eq 0 ] && echo "profiler/core: $(grep -c . "$tmp/units") units, bottom up, no call upward"
+else
+    echo "check-layers: no profiler build in $build: profiler/core's units not checked" >&2
+fi
+[ "$ubad" -eq 0 ] || status=1
 
 # The graph as found, bottom up, for people.
 for f in util image md open tokens pdb pe strongname resources generics typeref il; do

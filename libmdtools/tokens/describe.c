@@ -1,11 +1,14 @@
-/* Naming a ClassID without the runtime and without allocating: a pre-order
- * tree of nodes for the generics formatter (class_describe), and the
- * portable type-argument descriptor of doc/names.md written straight into the
- * caller's buffer (class_descriptor). Both walk the type-argument tree with
- * an explicit stack of at most IDM_MAX_DEPTH frames and visit at most
- * IDM_MAX_NODES nodes, so a handler's steps and stack use stay bounded;
- * both run inside one reader section, so every record they read stays
- * readable, though a concurrent unload may make a later node unknown. */
+/* Naming a ClassID or a FunctionID without the runtime and without
+ * allocating: a pre-order tree of nodes for the generics formatter
+ * (class_describe), the portable type-argument descriptor of doc/names.md
+ * written straight into the caller's buffer (class_descriptor), and a
+ * FunctionID with its module and owning class in one section
+ * (function_describe: what a profiler needs to name a frame). The first two
+ * walk the type-argument tree with an explicit stack of at most
+ * IDM_MAX_DEPTH frames and visit at most IDM_MAX_NODES nodes, so a
+ * handler's steps and stack use stay bounded; both run inside one reader
+ * section, so every record they read stays readable, though a concurrent
+ * unload may make a later node unknown. */
 #define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
@@ -258,4 +261,53 @@ int mdt_idmap_class_descriptor(char *buf, size_t len, const mdt_idmap *map, uint
     if (rc)
         return rc;
     return o.pos > INT32_MAX ? INT32_MAX : (int)o.pos;
+}
+
+/* ---- a FunctionID with its module and owning class ------------------- */
+
+int mdt_idmap_function_describe(mdt_idmap_function_desc *out, uintptr_t *args_buf,
+                                uint32_t args_cap, const mdt_idmap *map, uintptr_t function_id,
+                                uint64_t gen)
+{
+    struct idm_crec f, c;
+    mdt_idmap_module_info mi;
+    if (!out || !map || (!args_buf && args_cap))
+        return MDT_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->class_shape = MDT_IDMAP_SHAPE_UNKNOWN;
+    out->args = args_buf;
+    /* one section: the module and class records read are those the
+     * function named while it was read, none freed under us */
+    unsigned tok = idm_enter(&map->g);
+    int rc = idm_read_func(map, &f, args_buf, args_cap, function_id, gen);
+    if (rc == 0) {
+        uint32_t used = f.nargs < args_cap ? f.nargs : args_cap;
+        out->gen = f.gen;
+        out->token = f.token;
+        out->nargs = f.nargs;
+        out->module = f.module;
+        out->class_id = f.cls;
+        out->class_args = args_buf ? args_buf + used : NULL;
+        if (f.module && idm_read_module(map, &mi, f.module, 0) == 0) {
+            out->module_gen = mi.gen;
+            out->image = mi.image;
+            memcpy(out->mvid, mi.mvid, 16);
+        }
+        if (f.cls && idm_read_class(map, &c, args_buf ? args_buf + used : NULL, args_cap - used,
+                                    f.cls, 0) == 0) {
+            out->class_gen = c.gen;
+            out->class_token = c.token;
+            out->class_shape = c.shape;
+            out->class_nargs = c.nargs;
+        }
+        /* The function still live, of the same generation, after the
+         * reads: then the module and class answered are those it named.
+         * An unload of either kills it in the same writer call, and a
+         * reload comes only in a later one; a generation never comes
+         * back. A module or class seen gone in between is left unknown. */
+        if (idm_read_func(map, &c, NULL, 0, function_id, f.gen) != 0)
+            rc = MDT_ENOTFOUND;
+    }
+    idm_leave(&map->g, tok);
+    return rc;
 }

@@ -44,6 +44,8 @@ int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_regio
                     old->base == reg->base && old->fn == fn && old->fn_gen == gen) {
                     free(reg); /* the same region again: keep its serial and IL map */
                 } else if (mdp_pmap_put(&core->regions, reg->start, 0, reg) == 0) {
+                    if (old) /* the drain's texts of its addresses are stale */
+                        atomic_fetch_add(&core->code_epoch, 1);
                     free(old);
                 } else {
                     free(reg);

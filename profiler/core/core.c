@@ -29,62 +29,10 @@ static int on_miss(void *payload, mdt_idmap *map, int kind, uintptr_t id)
     return core->ops.miss(core->ops.payload, kind, id);
 }
 
-int mdp_ops_live(mdp_core *core)
-{
-    return atomic_load_explicit(&core->ops_live, memory_order_acquire);
-}
-
-uint64_t mdp_elapsed_ms(const mdp_core *core)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t ms = (int64_t)(now.tv_sec - core->start_mono.tv_sec) * 1000 +
-                 (now.tv_nsec - core->start_mono.tv_nsec) / 1000000;
-    return ms < 0 ? 0 : (uint64_t)ms;
-}
-
-uint64_t mdp_mono_to_ms(const mdp_core *core, uint64_t mono_ns)
-{
-    /* the coarse clock may lag the precise one the start was read with by
-     * a tick: a sample of the first milliseconds is then slice 0 */
-    uint64_t start =
-        (uint64_t)core->start_mono.tv_sec * 1000000000u + (uint64_t)core->start_mono.tv_nsec;
-    return mono_ns > start ? (mono_ns - start) / 1000000u : 0;
-}
-
-void mdp_log(const mdp_core *core, const char *fmt, ...)
-{
-    if (!core || !core->cfg.verbose)
-        return;
-    /* into the log as a comment: the profiler never writes to its host's
-     * standard output or error (notes.c) */
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    mdp_notes_add((mdp_core *)core, buf);
-}
-
-const mdp_config *mdp_core_config(const mdp_core *core)
-{
-    return &core->cfg;
-}
-
-mdt_idmap *mdp_core_map(mdp_core *core)
-{
-    return core->map;
-}
-
 void mdp_core_drain_soon(mdp_core *core)
 {
     if (core)
         mdp_drain_poke(core);
-}
-
-uint64_t mdp_seq(mdp_core *core)
-{
-    return mdt_idmap_next_seq(core->map);
 }
 
 int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *ops,
@@ -179,6 +127,7 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
      * first scan of the threads (threads.c) could take it for another */
     if (e == 0 && mdp_wall_mode(core))
         e = mdp_wall_start(core, err, errlen);
+    core->drain_events = mdp_events_drain; /* a unit above the drain (README.md) */
     if (e == 0 && (cfg->modes & (MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION)))
         e = mdp_events_init(core);
     if (e == 0)

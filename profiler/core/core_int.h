@@ -259,7 +259,11 @@ struct mdp_core {
     uint64_t region_serial;
 
     pthread_mutex_t drain_lock;
-    mdp_pmap frames;     /* (function, gen) -> struct mdp_frame */
+    mdp_pmap frames;        /* (function, gen) -> struct mdp_frame */
+    mdp_pmap ipnames;       /* (ip, gen) -> struct mdp_ipname (frames.c) */
+    uint64_t ipnames_epoch; /* code_epoch when ipnames was last valid */
+    /* codemap.c: bumped when a region replaces another at its address */
+    _Atomic uint64_t code_epoch;
     mdp_pmap ilmaps;     /* (version start, serial) -> struct mdp_ilmap */
     mdp_pmap ipkinds;    /* unattributed ip -> kind + 1 (cast) */
     mdp_pmap wait_sites; /* wall mode: (call site ip, gen) -> known wait + 1 (cast), frames.c */
@@ -284,6 +288,9 @@ struct mdp_core {
     uint64_t retire_below, retire_last_ms, retire_unloads, stat_retired;
     _Atomic int drain_napping, drain_poked;
     uint64_t drain_fill;
+    /* What mdp_drain_all drains besides the rings, from a unit above it
+     * (events.c's queue of throws and waits); set by core.c. */
+    void (*drain_events)(mdp_core *core);
 #ifdef MDP_BENCH_CLOCK
     /* bench builds only: the TSC when the core started (to convert ticks
      * to ns), what two back-to-back reads of the thread's CPU clock measure
@@ -356,8 +363,9 @@ struct mdp_core {
     mdp_pmap ev_tids, ev_threads;
 };
 
-/* modules.c */
+/* state.c: the module side table (modules.c) */
 struct mdp_module *mdp_module_get(mdp_core *core, uintptr_t id); /* mods_lock held */
+/* modules.c */
 void mdp_modules_free(mdp_core *core);
 
 /* sampler.c */
@@ -396,16 +404,16 @@ void mdp_exec_free(mdp_core *core);
 /* The handler's view of the process (one profiler per process). */
 extern mdp_core *_Atomic mdp_sampling_core;
 
-/* drain.c */
+/* drainloop.c: the drain thread */
 int mdp_drain_start(mdp_core *core, char *err, size_t errlen);
 /* Ask the drain thread to stop, and wait for it unless called on it. */
 void mdp_drain_stop(mdp_core *core);
 /* Wait for the drain thread to have ended (detached instead when called on
  * it). */
 void mdp_drain_join(mdp_core *core);
-/* Drain every ring now; the caller holds drain_lock. */
+/* drain.c: drain every ring now; the caller holds drain_lock. */
 void mdp_drain_all(mdp_core *core);
-/* Wake the drain thread now (a stop, a termination signal's write).
+/* state.c: wake the drain thread now (a stop, a termination signal's write).
  * Async-signal-safe: an atomic add and a futex system call. */
 void mdp_drain_wake(mdp_core *core);
 /* Work came that the drain should not leave for a long period (a ring half
@@ -416,6 +424,19 @@ void mdp_drain_poke(mdp_core *core);
 
 /* frames.c: with drain_lock held */
 const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen);
+/* A managed frame's text at one address: the incarnation's text and the
+ * address's IL offset ("...@0x1c"), len bytes; frame is the incarnation's
+ * (kind, debug name). Cached per (ip, gen); NULL when out of memory. */
+struct mdp_ipname {
+    uintptr_t fn;
+    int final; /* 0: the IL offset could not be known yet (no region): named again */
+    const struct mdp_frame *frame;
+    size_t len;
+    char text[];
+};
+const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen);
+/* Drop the cached texts of addresses (code may have moved). */
+void mdp_frames_forget_texts(mdp_core *core);
 /* Wall mode: the known wait (wall.c, 0 none) that the call at `ip` of
  * (fn, gen) calls, read from the method's IL at the call site's offset
  * (a wait the JIT inlined into its caller has no frame of its own);
@@ -424,8 +445,9 @@ int mdp_frame_call_wait(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen
 /* Classify an address no function range covered at sample time; may fill
  * *fn, *gen when the code turns out to be managed. */
 int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen);
-/* "@0x..." IL offset suffix for ip in (fn, gen), or "" */
-void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len);
+/* "@0x..." IL offset suffix for ip in (fn, gen), or "". 1 when that is
+ * final, 0 when the code's region is not known yet (it may be later). */
+int mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len);
 /* Descriptor text of a class, after fetching what the map lacks. */
 int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len);
 void mdp_frames_forget_ips(mdp_core *core);
@@ -434,12 +456,12 @@ char *mdp_escape_name(const char *s);
 void mdp_frames_free(mdp_core *core);
 extern const char *const mdp_frame_kind_text[FK_COUNT];
 
-/* records.c: with drain_lock held. Adds to the record of kind `kind`
+/* aggregate.c: with drain_lock held. Adds to the record of kind `kind`
  * and `key` (created with `debug` as its names); returns it, NULL when
  * out of memory. */
 struct mdp_record *mdp_record_add(mdp_core *core, enum mdp_rec_kind kind, const char *key,
                                   size_t keylen, uint64_t count, uint64_t bytes, const char *debug);
-/* Append to the log what was aggregated since the last write (the header
+/* records.c: append to the log what was aggregated since the last write (the header
  * first, once; the notes; each record after the #module lines of the
  * modules it names that the log has not described yet). With `end`, a
  * #stats line saying end=END follows: the last line of the log when

@@ -5,7 +5,11 @@
  * type arguments in {...} and the method's in <...>, each a portable
  * descriptor (<mdtools/descriptor.h>, mdt_idmap_class_descriptor). The text
  * and, with --debug-names, the in-process name (mdt_idmap_function_name)
- * are built once per incarnation and cached. What the map does not know is
+ * are built once per incarnation and cached; a frame's whole text at one
+ * address (the incarnation's text and the IL offset of that address) is
+ * cached too, per (address, generation), so that a frame seen before costs
+ * the drain one table lookup and a copy (bench/profiler/README.md, "One
+ * read per frame"). What the map does not know is
  * fetched through its miss callback (the adapter asks the runtime, off the
  * signal path). Frames that are no method get a special word: "native"
  * (inside a shared object the ELF table of elfmap.c did not name: it names
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <talloc.h>
 
+#include <mdtools/heaps.h>
 #include <mdtools/il.h>
 #include <mdtools/names.h>
 
@@ -36,15 +41,16 @@ const char *const mdp_frame_kind_text[FK_COUNT] = {
 
 void mdp_mvid_hex(char out[33], const uint8_t g[16])
 {
-    /* The GUID's canonical text without dashes: Data1..Data3 are stored
-     * little-endian in #GUID and printed as numbers. */
-    static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++) {
-        out[2 * i] = hex[g[order[i]] >> 4];
-        out[2 * i + 1] = hex[g[order[i]] & 15];
-    }
-    out[32] = 0;
+    /* The GUID's canonical text (the library's, mdt_guid_format: Data1..Data3
+     * stored little-endian in #GUID and printed as numbers) without dashes:
+     * once per frame incarnation and per module line, not per sample. */
+    char t[37];
+    mdt_guid_format(t, g);
+    size_t n = 0;
+    for (const char *p = t; *p; p++)
+        if (*p != '-')
+            out[n++] = *p;
+    out[n] = 0;
 }
 
 static int mvid_zero(const uint8_t m[16])
@@ -140,45 +146,57 @@ static char *debug_name(mdp_core *core, uintptr_t fn, uint64_t gen)
     return out;
 }
 
+/* The function with its module and owning class, in one read of the map
+ * (mdt_idmap_function_describe); what the map lacks (the module, the
+ * owning class) fetched from the runtime, then read again. 0, or -1 when
+ * the incarnation is gone. */
+static int describe(mdp_core *core, mdt_idmap_function_desc *d, uintptr_t *args, uint32_t cap,
+                    uintptr_t fn, uint64_t gen)
+{
+    if (mdt_idmap_function_describe(d, args, cap, core->map, fn, gen) != 0)
+        return -1;
+    if (d->module_gen && (!d->class_id || d->class_gen))
+        return 0;
+    if (!d->module_gen && mdp_ops_live(core)) {
+        mdt_idmap_module_info mi;
+        mdt_idmap_module_fetch(&mi, core->map, d->module);
+    }
+    if (d->class_id && !d->class_gen)
+        ensure_class(core, d->class_id, 0);
+    return mdt_idmap_function_describe(d, args, cap, core->map, fn, gen) == 0 ? 0 : -1;
+}
+
 static int build(mdp_core *core, struct mdp_frame *f, uintptr_t fn, uint64_t gen)
 {
-    mdt_idmap_function_info fi;
-    uintptr_t margs[MDP_MAX_TARGS];
-    if (mdt_idmap_function_lookup(&fi, margs, MDP_MAX_TARGS, core->map, fn, gen) != 0)
+    mdt_idmap_function_desc d;
+    uintptr_t args[2 * MDP_MAX_TARGS];
+    if (describe(core, &d, args, 2 * MDP_MAX_TARGS, fn, gen) != 0)
         return FK_UNLOADED;
-    if (fi.nargs > MDP_MAX_TARGS)
-        return FK_NOMVID;
-    mdt_idmap_module_info mi;
-    if (mdt_idmap_module_lookup(&mi, core->map, fi.module, 0) != 0 &&
-        (!mdp_ops_live(core) || mdt_idmap_module_fetch(&mi, core->map, fi.module) != 0))
+    if (d.nargs > MDP_MAX_TARGS || !d.module_gen)
         return FK_NOMVID;
     pthread_mutex_lock(&core->mods_lock);
-    struct mdp_module *m = mdp_module_get(core, fi.module);
+    struct mdp_module *m = mdp_module_get(core, d.module);
     unsigned flags = m ? m->flags : 0;
     pthread_mutex_unlock(&core->mods_lock);
     if (flags & MDP_MODULE_DYNAMIC)
         return FK_DYNAMIC;
     if (flags & MDP_MODULE_STUBS)
         return FK_STUB;
-    if (mvid_zero(mi.mvid))
+    if (mvid_zero(d.mvid))
         return FK_NOMVID;
 
     char buf[4096];
     char mv[33];
-    mdp_mvid_hex(mv, mi.mvid);
-    size_t pos = (size_t)snprintf(buf, sizeof buf, "%s:0x%08" PRIx32, mv, fi.token);
-    if (fi.class_id) {
-        ensure_class(core, fi.class_id, 0);
-        mdt_idmap_class_info ci;
-        uintptr_t cargs[MDP_MAX_TARGS];
-        if (mdt_idmap_class_lookup(&ci, cargs, MDP_MAX_TARGS, core->map, fi.class_id, 0) != 0 ||
-            ci.nargs > MDP_MAX_TARGS)
+    mdp_mvid_hex(mv, d.mvid);
+    size_t pos = (size_t)snprintf(buf, sizeof buf, "%s:0x%08" PRIx32, mv, d.token);
+    if (d.class_id) {
+        if (!d.class_gen || d.class_nargs > MDP_MAX_TARGS)
             return FK_NOMVID;
-        if (ci.shape == MDT_IDMAP_SHAPE_TYPEDEF &&
-            add_args(core, buf, sizeof buf, &pos, '{', '}', cargs, ci.nargs) != 0)
+        if (d.class_shape == MDT_IDMAP_SHAPE_TYPEDEF &&
+            add_args(core, buf, sizeof buf, &pos, '{', '}', d.class_args, d.class_nargs) != 0)
             return FK_NOMVID;
     }
-    if (add_args(core, buf, sizeof buf, &pos, '<', '>', margs, fi.nargs) != 0)
+    if (add_args(core, buf, sizeof buf, &pos, '<', '>', d.args, d.nargs) != 0)
         return FK_NOMVID;
     f->text = strdup(buf);
     f->debug = debug_name(core, fn, gen);
@@ -218,6 +236,63 @@ const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen
     return f;
 }
 
+/* How many addresses' texts are cached before the cache starts over (each
+ * entry is its text, ~50-100 bytes, and a slot of the table: a few MiB at
+ * most). A compiler's profile samples ~10,000 addresses. */
+#define MDP_IPNAMES_MAX 65536u
+
+const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen)
+{
+    uint64_t epoch = atomic_load_explicit(&core->code_epoch, memory_order_relaxed);
+    if (epoch != core->ipnames_epoch) {
+        /* code was replaced at an address a version had (codemap.c): an
+         * address's IL offset may have changed */
+        mdp_frames_forget_texts(core);
+        core->ipnames_epoch = epoch;
+    }
+    struct mdp_ipname *e = mdp_pmap_get(&core->ipnames, ip, gen);
+    if (e && e->fn == fn && e->final)
+        return e;
+    const struct mdp_frame *fr = mdp_frame_get(core, fn, gen);
+    if (!fr)
+        return NULL;
+    char il[24] = "";
+    int final = 1;
+    if (fr->kind == FK_MANAGED)
+        final = mdp_frame_il(core, ip, fn, gen, il, sizeof il);
+    size_t tl = strlen(fr->text), il_len = strlen(il);
+    struct mdp_ipname *n = malloc(sizeof *n + tl + il_len + 1);
+    if (!n)
+        return NULL;
+    n->fn = fn;
+    n->final = final;
+    n->frame = fr;
+    n->len = tl + il_len;
+    memcpy(n->text, fr->text, tl);
+    memcpy(n->text + tl, il, il_len + 1);
+    if (core->ipnames.n >= MDP_IPNAMES_MAX) {
+        mdp_frames_forget_texts(core); /* e with the rest */
+        e = NULL;
+    }
+    if (mdp_pmap_put(&core->ipnames, ip, gen, n) != 0) {
+        free(n);
+        return NULL;
+    }
+    free(e); /* replaced: another function's, or one without its IL offset */
+    return n;
+}
+
+static void free_val(void *payload, mdp_key key, void *val)
+{
+    free(val);
+}
+
+void mdp_frames_forget_texts(mdp_core *core)
+{
+    mdp_pmap_each(&core->ipnames, free_val, NULL);
+    mdp_pmap_free(&core->ipnames);
+}
+
 int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen)
 {
     mdt_idmap_code_range r;
@@ -246,19 +321,19 @@ int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t 
     return kind;
 }
 
-void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len)
+int mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len)
 {
     buf[0] = 0;
     mdt_idmap_code_range r;
     struct mdp_region reg;
     if (mdt_idmap_ip_lookup(&r, core->map, ip) != 0 || r.function_id != fn ||
         r.function_gen != gen || mdp_code_region_get(core, r.start, &reg) != 0)
-        return;
+        return 0; /* the code or its region not (yet) known: ask again later */
     if (ip < reg.start || ip - reg.start >= reg.size)
-        return;
+        return 1;
     const struct mdp_ilmap *m = mdp_code_ilmap(core, &reg);
     if (!m)
-        return;
+        return 1;
     uint64_t off = reg.base + (ip - reg.start);
     /* the last entry starting at or before off */
     size_t lo = 0, hi = m->n;
@@ -275,8 +350,9 @@ void mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char
         uint32_t il = m->e[i].il;
         if (il != MDP_IL_NO_MAPPING && il != MDP_IL_PROLOG && il != MDP_IL_EPILOG)
             snprintf(buf, len, "@0x%" PRIx32, il);
-        return;
+        return 1;
     }
+    return 1;
 }
 
 /* The known wait the first call at or after IL offset `il` (within 16
@@ -346,4 +422,5 @@ void mdp_frames_free(mdp_core *core)
     mdp_pmap_each(&core->frames, free_frame, NULL);
     mdp_pmap_free(&core->frames);
     mdp_frames_forget_ips(core);
+    mdp_frames_forget_texts(core);
 }

@@ -11,6 +11,12 @@
 
 #include "core/hash.h"
 
+/* Not the library's mixer (libmdtools/util/hash.h, mdt__mix64, which the
+ * ID maps and the resolver share): that one is a private inline of the
+ * library, and a client includes only <mdtools/...> and calls only what
+ * libmdtools.so exports (tools/check-layers.sh); giving the library a
+ * public hash API for this one use was not worth a header and a manual
+ * page. Kept here, the profiler's own tables' one mixer. */
 static uint64_t mix(uint64_t x)
 {
     /* splitmix64's finalizer: every input bit reaches every output bit. */
@@ -176,13 +182,18 @@ static size_t sfind(const mdp_smap *m, const char *key, size_t len, uint64_t h, 
     return i;
 }
 
-void *mdp_smap_get(const mdp_smap *m, const char *key, size_t len)
+void *mdp_smap_get_hashed(const mdp_smap *m, const char *key, size_t len, uint64_t h)
 {
     if (!m->cap)
         return NULL;
     int found;
-    size_t i = sfind(m, key, len, mdp_hash_bytes(key, len), &found);
+    size_t i = sfind(m, key, len, h, &found);
     return found ? m->vals[i] : NULL;
+}
+
+void *mdp_smap_get(const mdp_smap *m, const char *key, size_t len)
+{
+    return mdp_smap_get_hashed(m, key, len, mdp_hash_bytes(key, len));
 }
 
 static int sgrow(mdp_smap *m)
@@ -215,9 +226,13 @@ static int sgrow(mdp_smap *m)
 
 int mdp_smap_put(mdp_smap *m, const char *key, size_t len, void *val)
 {
+    return mdp_smap_put_hashed(m, key, len, mdp_hash_bytes(key, len), val);
+}
+
+int mdp_smap_put_hashed(mdp_smap *m, const char *key, size_t len, uint64_t h, void *val)
+{
     if ((m->n + 1) * 4 > m->cap * 3 && sgrow(m) != 0)
         return -1;
-    uint64_t h = mdp_hash_bytes(key, len);
     int found;
     size_t i = sfind(m, key, len, h, &found);
     if (!found) {

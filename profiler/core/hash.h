@@ -48,6 +48,10 @@ void mdp_smap_free(mdp_smap *m); /* frees the keys, not the values */
 void *mdp_smap_get(const mdp_smap *m, const char *key, size_t len);
 /* Insert a new key (copied) or replace the value of an existing one. */
 int mdp_smap_put(mdp_smap *m, const char *key, size_t len, void *val);
+/* The same with the key's hash given (mdp_hash_bytes of the key): a miss
+ * followed by an insert hashes a long key once, not twice. */
+void *mdp_smap_get_hashed(const mdp_smap *m, const char *key, size_t len, uint64_t h);
+int mdp_smap_put_hashed(mdp_smap *m, const char *key, size_t len, uint64_t h, void *val);
 void mdp_smap_each(const mdp_smap *m, void (*fn)(void *payload, const char *key, void *val),
                    void *payload);
 

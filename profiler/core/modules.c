@@ -200,11 +200,6 @@ static void bury(mdp_core *core, struct mdp_module *m)
     core->graveyard[core->ngraveyard++] = m;
 }
 
-struct mdp_module *mdp_module_get(mdp_core *core, uintptr_t id)
-{
-    return mdp_pmap_get(&core->modules, id, 0);
-}
-
 int mdp_ev_module_load(mdp_core *core, uint64_t seq, uintptr_t id, const mdp_module_desc *d)
 {
     if (!id)

@@ -127,3 +127,17 @@ void mdp_note(mdp_core *core, const char *fmt, ...)
     mdp_pct_escape(enc, sizeof enc, text, strlen(text));
     mdp_channel_tell(core, "note", enc);
 }
+
+void mdp_log(const mdp_core *core, const char *fmt, ...)
+{
+    if (!core || !core->cfg.verbose)
+        return;
+    /* into the log as a comment: the profiler never writes to its host's
+     * standard output or error (notes.c) */
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    mdp_notes_add((mdp_core *)core, buf);
+}

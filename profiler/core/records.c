@@ -1,4 +1,5 @@
-/* Aggregated records and the incremental log writer (doc/profile-log.md).
+/* The incremental log writer (doc/profile-log.md): the aggregated records
+ * (aggregate.c) written out.
  *
  * Records are keyed by their frames' text and hold what was counted since
  * the last write. Every flush_ms (and at once after a termination signal,
@@ -56,30 +57,6 @@
 #include <time.h>
 #include <x86intrin.h>
 #endif
-
-struct mdp_record *mdp_record_add(mdp_core *core, enum mdp_rec_kind kind, const char *key,
-                                  size_t keylen, uint64_t count, uint64_t bytes, const char *debug)
-{
-    mdp_smap *map = &core->records[kind];
-    struct mdp_record *r = mdp_smap_get(map, key, keylen);
-    if (!r) {
-        r = calloc(1, sizeof *r);
-        if (!r)
-            return NULL;
-        if (debug && !(r->debug = strdup(debug))) {
-            free(r);
-            return NULL;
-        }
-        if (mdp_smap_put(map, key, keylen, r) != 0) {
-            free(r->debug);
-            free(r);
-            return NULL;
-        }
-    }
-    r->count += count;
-    r->bytes += bytes;
-    return r;
-}
 
 struct rec_ref {
     const char *key;

@@ -1,7 +1,12 @@
 /* The IIDs of the interfaces the profiler implements or asks for, and GUID
  * helpers (compare, format, parse the CLSID text form). The values are the
  * uuid() attributes of dotnet/runtime's corprof.idl and of COM's
- * unknwn.idl; GUID layout is COM's (Data1-3 as numbers, Data4 bytes). */
+ * unknwn.idl; GUID layout is COM's (Data1-3 as numbers, Data4 bytes).
+ *
+ * The library formats a GUID too (mdt_guid_format, which the core uses for
+ * MVIDs), but as lowercase text without braces from #GUID's bytes, and
+ * parses none: COM's braced uppercase form of a GUID struct and the
+ * CLSID parser stay here. */
 #include "config.h"
 
 #include <stdio.h>

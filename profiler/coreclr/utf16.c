@@ -1,6 +1,12 @@
 /* Text conversion between the runtime's UTF-16 (WCHAR is 16 bits on every
  * CoreCLR platform, unlike wchar_t on Linux) and the UTF-8 of the log and of
- * file names. */
+ * file names.
+ *
+ * Not the library's mdt_utf16_to_utf8 (<mdtools/heaps.h>): that one
+ * allocates its result under a talloc context and can fail (MDT_ENOMEM);
+ * the callbacks here convert into a bounded buffer of their own, cut at a
+ * whole character, with no allocation and no failure, and the library has
+ * no UTF-8 to UTF-16 direction at all. */
 #include "config.h"
 
 #include <stdint.h>

@@ -64,6 +64,7 @@ int main(void)
     X(mdt_idmap_module_path)                                                                       \
     X(mdt_idmap_class_lookup)                                                                      \
     X(mdt_idmap_function_lookup)                                                                   \
+    X(mdt_idmap_function_describe)                                                                 \
     X(mdt_idmap_ip_lookup)                                                                         \
     X(mdt_idmap_class_find)                                                                        \
     X(mdt_idmap_function_find)                                                                     \
@@ -84,6 +85,7 @@ SIGTEST_API(SIGTEST_PTR)
 #define mdt_idmap_module_path (*p_mdt_idmap_module_path)
 #define mdt_idmap_class_lookup (*p_mdt_idmap_class_lookup)
 #define mdt_idmap_function_lookup (*p_mdt_idmap_function_lookup)
+#define mdt_idmap_function_describe (*p_mdt_idmap_function_describe)
 #define mdt_idmap_ip_lookup (*p_mdt_idmap_ip_lookup)
 #define mdt_idmap_class_find (*p_mdt_idmap_class_find)
 #define mdt_idmap_function_find (*p_mdt_idmap_function_find)
@@ -295,6 +297,8 @@ static void on_prof(int sig)
     ok += mdt_idmap_module_path(buf, sizeof buf, MAP, MOD, 0) > 0;
     ok += mdt_idmap_class_lookup(&ci, args, 8, MAP, cls(i), 0) == 0;
     ok += mdt_idmap_function_lookup(&fi, args, 8, MAP, fn(i), 0) == 0;
+    mdt_idmap_function_desc fd;
+    ok += mdt_idmap_function_describe(&fd, args, 8, MAP, fn(i), 0) == 0;
     if (mdt_idmap_ip_lookup(&cr, MAP, code(i) + 0x42) == 0) {
         ok++;
         ok += mdt_idmap_function_lookup(&fi, args, 8, MAP, cr.function_id, cr.function_gen) == 0;

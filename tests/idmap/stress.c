@@ -197,6 +197,20 @@ static void *reader(void *arg)
                     else if (c <= u)
                         st++;
                 }
+                /* the same function with its module and owner in one
+                 * read: all three of one cycle, whatever reloads race */
+                mdt_idmap_function_desc d;
+                uintptr_t da[4];
+                if (mdt_idmap_function_describe(&d, da, 4, MAP, r.function_id, r.function_gen) ==
+                    0) {
+                    uint64_t v[2];
+                    memcpy(v, d.mvid, 16);
+                    if (d.module != mod_id(w) || d.class_id != cls_id(w, 0) || d.nargs != 0 ||
+                        (d.module_gen && v[0] + 1 != (d.token & 0xffffff)) ||
+                        (d.class_gen && (d.class_token != (0x02000000 | (d.token & 0xffffff)) ||
+                                         d.class_nargs != 0)))
+                        tr++;
+                }
             }
         } else if (what == 4) {
             /* The unloaded cycle's TypeDef must be gone from the reverse

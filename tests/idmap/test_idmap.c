@@ -543,6 +543,68 @@ START_TEST(portable_descriptor_text)
 }
 END_TEST
 
+START_TEST(function_described_in_one_read)
+{
+    mdt_idmap *m = new_map();
+    uintptr_t i4 = 0x100, str = 0x101, gen2 = 0x200, fn = 0x6000, buf[4];
+    uintptr_t cargs[2] = {i4, str}, margs[1] = {str};
+    mdt_idmap_function_desc d;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_prim(m, i4, 0x02000008, 0x08, 2), 0);
+    ck_assert_int_eq(load_prim(m, str, 0x0200000e, 0x0e, 3), 0);
+    ck_assert_int_eq(load_class(m, gen2, MOD, 0x02000031, 2, cargs, 4), 0);
+    ck_assert_int_eq(load_func(m, fn, MOD, 0x06000007, gen2, 1, margs, 5), 0);
+    ck_assert_int_eq(mdt_idmap_function_describe(&d, buf, 4, m, fn, 0), 0);
+    ck_assert_uint_eq(d.gen, 5);
+    ck_assert_uint_eq(d.token, 0x06000007);
+    ck_assert_uint_eq(d.module, MOD);
+    ck_assert_uint_eq(d.module_gen, 1);
+    uint8_t mv[16];
+    mvid_of(mv, 1);
+    ck_assert_mem_eq(d.mvid, mv, 16);
+    ck_assert_uint_eq(d.class_id, gen2);
+    ck_assert_uint_eq(d.class_gen, 4);
+    ck_assert_uint_eq(d.class_token, 0x02000031);
+    ck_assert_uint_eq(d.class_shape, MDT_IDMAP_SHAPE_TYPEDEF);
+    /* the method's arguments first, the class's after them */
+    ck_assert_uint_eq(d.nargs, 1);
+    ck_assert_uint_eq(d.class_nargs, 2);
+    ck_assert_ptr_eq(d.args, buf);
+    ck_assert_ptr_eq(d.class_args, buf + 1);
+    ck_assert_uint_eq(buf[0], str);
+    ck_assert_uint_eq(buf[1], i4);
+    ck_assert_uint_eq(buf[2], str);
+    /* a short buffer: what fits, true counts */
+    memset(buf, 0, sizeof buf);
+    ck_assert_int_eq(mdt_idmap_function_describe(&d, buf, 2, m, fn, 5), 0);
+    ck_assert_uint_eq(d.nargs, 1);
+    ck_assert_uint_eq(d.class_nargs, 2);
+    ck_assert_uint_eq(buf[1], i4);
+    ck_assert_uint_eq(buf[2], 0);
+    ck_assert_int_eq(mdt_idmap_function_describe(&d, NULL, 0, m, fn, 0), 0);
+    ck_assert_uint_eq(d.class_nargs, 2);
+    /* another generation, an unknown function, bad arguments */
+    ck_assert_int_eq(mdt_idmap_function_describe(&d, buf, 4, m, fn, 4), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_function_describe(&d, buf, 4, m, 0x6001, 0), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_idmap_function_describe(NULL, buf, 4, m, fn, 0), MDT_EINVAL);
+    ck_assert_int_eq(mdt_idmap_function_describe(&d, NULL, 4, m, fn, 0), MDT_EINVAL);
+    ck_assert_int_eq(mdt_idmap_function_describe(&d, buf, 4, NULL, fn, 0), MDT_EINVAL);
+    /* an unknown module and an unknown owner are marked, not errors */
+    ck_assert_int_eq(load_func(m, 0x6002, MOD2, 0x06000008, 0x777, 0, NULL, 6), 0);
+    ck_assert_int_eq(mdt_idmap_function_describe(&d, buf, 4, m, 0x6002, 0), 0);
+    ck_assert_uint_eq(d.module, MOD2);
+    ck_assert_uint_eq(d.module_gen, 0);
+    ck_assert_ptr_null(d.image);
+    ck_assert_uint_eq(d.class_id, 0x777);
+    ck_assert_uint_eq(d.class_gen, 0);
+    ck_assert_uint_eq(d.class_shape, MDT_IDMAP_SHAPE_UNKNOWN);
+    /* the owner's unload takes the function along */
+    ck_assert_int_eq(mdt_idmap_class_unload(m, gen2, 7), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(mdt_idmap_function_describe(&d, buf, 4, m, fn, 0), MDT_ENOTFOUND);
+    mdt_idmap_free(m);
+}
+END_TEST
+
 START_TEST(describe_tree_for_the_formatter)
 {
     mdt_idmap *m = new_map();
@@ -1233,6 +1295,7 @@ Suite *suite(void)
     tcase_add_test(tc, code_tombstones_stay_bounded_under_churn);
     tcase_add_test(tc, portable_descriptor_text);
     tcase_add_test(tc, describe_tree_for_the_formatter);
+    tcase_add_test(tc, function_described_in_one_read);
     tcase_add_test(tc, lazy_catch_up_through_miss_callback);
     tcase_add_test(tc, retire_drops_old_tombstones);
     tcase_add_test(tc, functions_without_metadata_stay_out_of_the_reverse_index);

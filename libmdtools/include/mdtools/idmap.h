@@ -194,6 +194,32 @@ typedef struct mdt_idmap_function_info {
     uint64_t gen; /* output only */
 } mdt_idmap_function_info;
 
+/* A FunctionID described in one read (mdt_idmap_function_describe): the
+ * function's record, its module's and its owning class's, as one reader
+ * section saw them, consistent with each other. What the map does not know is marked, not an error:
+ * module_gen 0 (module unknown: image NULL, mvid zero), class_gen 0 (no
+ * owning class, or one the map does not know: class_shape
+ * MDT_IDMAP_SHAPE_UNKNOWN). Type arguments go into the caller's buffer,
+ * the method's first: args = args_buf, class_args = args_buf + min(nargs,
+ * args_cap), at most args_cap in all; nargs and class_nargs are the true
+ * counts. */
+typedef struct mdt_idmap_function_desc {
+    uint64_t gen;                  /* the function's incarnation */
+    uint32_t token;                /* its MethodDef */
+    uint32_t nargs;                /* method type arguments (true count) */
+    const uintptr_t *args;         /* ... in the caller's buffer */
+    uintptr_t module;              /* ModuleID */
+    uint64_t module_gen;           /* 0: the module is not known */
+    const struct mdt_image *image; /* of module, NULL if none / unknown */
+    uint8_t mvid[16];              /* of module, zero if unknown */
+    uintptr_t class_id;            /* owning ClassID, 0 when not known */
+    uint64_t class_gen;            /* 0: no owning class known */
+    uint32_t class_token;          /* the class's TypeDef (0 if unknown) */
+    uint8_t class_shape;           /* enum mdt_idmap_shape */
+    uint32_t class_nargs;          /* class type arguments (true count) */
+    const uintptr_t *class_args;   /* ... in the caller's buffer, after args */
+} mdt_idmap_function_desc;
+
 /* A code range [start, start + size) of a function incarnation. */
 typedef struct mdt_idmap_code_range {
     uintptr_t start;
@@ -478,6 +504,21 @@ int mdt_idmap_class_lookup(mdt_idmap_class_info *out, uintptr_t *args_buf, uint3
  * Errors: MDT_ENOTFOUND, MDT_EINVAL. Async-signal-safe: yes. */
 int mdt_idmap_function_lookup(mdt_idmap_function_info *out, uintptr_t *args_buf, uint32_t args_cap,
                               const mdt_idmap *map, uintptr_t function_id, uint64_t gen);
+
+/* What one FunctionID stands for, with its module and owning class, in
+ * one reader section (a profiler naming a frame reads once, not five
+ * times): see mdt_idmap_function_desc. The three records agree: the
+ * module and class answered are the incarnations the function named
+ * while it lived (the function is read again after them; if it died
+ * meanwhile, MDT_ENOTFOUND), a module or class unloaded meanwhile is
+ * reported unknown. `gen` as for the lookups. args_buf may be NULL
+ * with args_cap 0 (the counts are still set). The module's path is not
+ * copied (mdt_idmap_module_path). Errors: MDT_ENOTFOUND (the function, of
+ * that generation, is not known), MDT_EINVAL (out or map NULL, args_buf
+ * NULL with args_cap > 0). Async-signal-safe: yes. */
+int mdt_idmap_function_describe(mdt_idmap_function_desc *out, uintptr_t *args_buf,
+                                uint32_t args_cap, const mdt_idmap *map, uintptr_t function_id,
+                                uint64_t gen);
 
 /* The code range containing `ip`. Errors: MDT_ENOTFOUND, MDT_EINVAL.
  * Async-signal-safe: yes. */
