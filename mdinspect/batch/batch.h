@@ -141,8 +141,9 @@ typedef struct mdb_block {
     void *ctx; /* where buf lives (grown for a long line) */
     char *buf;
     size_t len, cap;
-    uint64_t first_lineno; /* the number of its first line */
-    uint64_t nlines;
+    uint64_t first_lineno; /* the number of its first line (run.c sets it: block_base) */
+    uint64_t nlines;       /* its lines, when `counted` */
+    bool counted;          /* a single line is; run.c counts the others' */
     bool single, cut;
     struct mdb_proc *proc; /* the process of its first line (logctx.c) */
     mdb_event *ev;         /* where other processes start in it, by line */
@@ -156,7 +157,6 @@ typedef struct mdb_reader {
     bool eof;
     char *carry; /* the start of a line the last block did not end */
     size_t carry_len, carry_cap;
-    uint64_t lineno;   /* lines handed out */
     uint64_t consumed; /* bytes handed out */
 } mdb_reader;
 
@@ -515,11 +515,13 @@ mdb_logctx *mdb_logctx_new(void *ctx, mdb_assemblies *a, bool folders_on);
 /* The pseudo-process of the lines before any header. */
 const mdb_proc *mdb_logctx_none(const mdb_logctx *lc);
 /* Main thread, each block in input order before it is resolved: note
- * where processes start (b->proc, b->ev), #stats and #module lines. 1 when
- * a header named folders not searched yet: the caller lets every earlier
- * block finish, then calls mdb_logctx_commit (so a line never sees a folder
- * named after it, however many threads run). 0, or -1 when out of memory. */
-int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b);
+ * where processes start (b->proc, b->ev), #stats and #module lines.
+ * `hash` is the block's first '#' (memchr), NULL when it has none; when it
+ * has one, b->first_lineno must be set. 1 when a header named folders not
+ * searched yet: the caller lets every earlier block finish, then calls
+ * mdb_logctx_commit (so a line never sees a folder named after it, however
+ * many threads run). 0, or -1 when out of memory. */
+int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b, const char *hash);
 void mdb_logctx_commit(mdb_logctx *lc);
 /* The name and version a #module line before line `lineno` gave the
  * module of an MVID ("System.Linq 10.0.0.0"), or NULL. Any thread. */
@@ -636,7 +638,7 @@ typedef struct mdb_run_result {
 
 /* Resolve the input to the output (and the error output for what the
  * format has no room for), in input order. What the threads cached (the
- * frames modules keep) goes under ctx. */
+ * frames modules keep), the blocks and their buffers go under ctx. */
 void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result *res);
 /* The CPUs this process may run on. */
 unsigned mdb_cpus(void);
