@@ -6,12 +6,15 @@
  * TypeDef/TypeRef name built once, as libmono's class cache does). Timed
  * from the first open to the last name, in bench_sig_md_work().
  *
- * Usage: bench_sig_md [-p] [-b | -n] file...
+ * Usage: bench_sig_md [-p] [-b | -n | -a] file...
  *   -p  also write every name to stdout (for comparing the sides);
  *   --pool  the scratch context a talloc pool of 1 MiB (a caller's choice:
  *       its blocks then come from the pool, not malloc);
  *   -n  the one-call variant: mdt_sig_name_of_token, the tree on the
  *       library's stack and the name the only allocation (issue 28);
+ *   -a  the arena variant: mdt_sig_name_of_token_arena, the names printed
+ *       into an mdt_name_arena (emptied where the others free their
+ *       scratch context), no allocation per signature (issue 28);
  *   -b  the buffer variant: mdt_sig_of_token_buf into a stack arena and
  *       mdt_sig_name_buf into a stack buffer, no allocation per signature
  *       (the talloc calls are the fallback for a tree or name too large).
@@ -30,8 +33,9 @@
 
 #include "sigbench.h"
 
-static int print_names, buffers, one_call, pool;
-static mdt_name_opts opts; /* full style, with the current image's cache */
+static int print_names, buffers, one_call, pool, in_arena;
+static mdt_name_arena *names; /* -a */
+static mdt_name_opts opts;    /* full style, with the current image's cache */
 
 static void one(void *ctx, const mdt_image *img, uint32_t token, uint64_t *count,
                 struct sig_counts *c)
@@ -39,6 +43,20 @@ static void one(void *ctx, const mdt_image *img, uint32_t token, uint64_t *count
     mdt_sig s;
     char *name;
     (*count)++;
+    if (in_arena) {
+        const char *text;
+        size_t len;
+        if (mdt_sig_name_of_token_arena(names, &text, &len, img, token, &opts) != 0) {
+            c->errors++;
+            if (print_names)
+                printf("%08x ERR\n", token);
+            return;
+        }
+        c->bytes += len;
+        if (print_names)
+            printf("%08x %s\n", token, text);
+        return;
+    }
     if (buffers) {
         uint64_t arena[512];
         char buf[4096];
@@ -102,6 +120,10 @@ __attribute__((noinline)) void bench_sig_md_work(int n, char **files, struct sig
         /* One scratch context, emptied every so often: names and trees
          * are dropped once printed. */
         void *tmp = pool ? talloc_pool(root, 1 << 20) : talloc_new(root);
+        if (in_arena && !names && mdt_name_arena_new(root, &names, 0) != 0) {
+            c->errors++;
+            continue;
+        }
         unsigned since = 0;
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
             uint64_t *count = (uint64_t *)((char *)c + kinds[k].field);
@@ -110,6 +132,7 @@ __attribute__((noinline)) void bench_sig_md_work(int n, char **files, struct sig
                 one(tmp, img, MDT_TOKEN(kinds[k].table, rid), count, c);
                 if (++since == 256) {
                     talloc_free_children(tmp);
+                    mdt_name_arena_reset(names);
                     since = 0;
                 }
             }
@@ -117,6 +140,7 @@ __attribute__((noinline)) void bench_sig_md_work(int n, char **files, struct sig
         talloc_free(tmp);
     }
     talloc_free(root);
+    names = NULL;
 }
 
 #define MAX_PASSES 1000
@@ -129,19 +153,22 @@ int main(int argc, char **argv)
     struct sig_counts c = {0};
     long passes = 0;
     int opt;
-    while ((opt = getopt_long(argc, argv, "pbn", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "pbna", longopts, NULL)) != -1) {
         if (opt == 'p')
             print_names = 1;
         else if (opt == 'b')
             buffers = 1;
         else if (opt == 'n')
             one_call = 1;
+        else if (opt == 'a')
+            in_arena = 1;
         else if (opt == 'Q')
             pool = 1;
         else if (opt == 'P' && (passes = strtol(optarg, NULL, 10)) >= 1 && passes <= MAX_PASSES)
             continue;
         else {
-            fprintf(stderr, "usage: bench_sig_md [-p] [-b | -n] [--pool] [--passes N] file...\n");
+            fprintf(stderr,
+                    "usage: bench_sig_md [-p] [-b | -n | -a] [--pool] [--passes N] file...\n");
             return 2;
         }
     }
@@ -161,6 +188,7 @@ int main(int argc, char **argv)
                " bytes=%" PRIu64 " passes=%ld pass_cpu_ns=",
                buffers    ? "mdtools-buf"
                : one_call ? "mdtools-one"
+               : in_arena ? "mdtools-arena"
                           : "mdtools",
                c.files, c.methoddefs, c.memberrefs, c.typespecs, c.methodspecs,
                c.methoddefs + c.memberrefs + c.typespecs + c.methodspecs, c.errors, c.bytes,
@@ -178,6 +206,7 @@ int main(int argc, char **argv)
     uint64_t w1 = sig_now_ns(CLOCK_MONOTONIC), c1 = sig_now_ns(CLOCK_PROCESS_CPUTIME_ID);
     sig_report(buffers    ? "mdtools-buf"
                : one_call ? "mdtools-one"
+               : in_arena ? "mdtools-arena"
                           : "mdtools",
                &c, w1 - w0, c1 - c0, 0);
     return 0;

@@ -8,7 +8,8 @@
 #                       signature, TypeSpec and MethodSpec (bench_sig_md,
 #                       talloc API, -b buffer API, -n one call
 #                       (mdt_sig_name_of_token), -n --pool the same with
-#                       the caller's scratch context a talloc pool)
+#                       the caller's scratch context a talloc pool, -a
+#                       one call into a name arena)
 #   names               LINES (file, MethodDef) pairs to full names
 #                       (bench_names_md)
 #   batch               `mdinspect batch -t 1` on the same LINES `PATH TOKEN`
@@ -105,6 +106,7 @@ cmdline() {
     sig:mdbuf) "$SIG" -b "$@" "${B[@]}" ;;
     sig:mdone) "$SIG" -n "$@" "${B[@]}" ;;
     sig:mdonepool) "$SIG" -n --pool "$@" "${B[@]}" ;;
+    sig:mdarena) "$SIG" -a "$@" "${B[@]}" ;;
     sig:*) srm "$side" sig "$@" "${B[@]}" ;;
     names:md) "$NAMES" "$@" "$tmp/path.txt" ;;
     names:*) srm "$side" names "$@" "$tmp/path.txt" ;;
@@ -116,7 +118,7 @@ cmdline() {
 sides_of() {
     case $1 in
     cells-*) echo md col "${variants[@]}" ;;
-    sig) echo md mdbuf mdone mdonepool "${variants[@]}" ;;
+    sig) echo md mdbuf mdone mdonepool mdarena "${variants[@]}" ;;
     *) echo md "${variants[@]}" ;;
     esac
 }
@@ -189,6 +191,7 @@ label() {
     md) echo "mdtools" ;; col) echo "mdtools column API" ;; mdbuf) echo "mdtools buffer API" ;;
     mdone) echo "mdtools one call (mdt_sig_name_of_token)" ;;
     mdonepool) echo "mdtools one call, caller's talloc pool" ;;
+    mdarena) echo "mdtools one call into a name arena (mdt_sig_name_of_token_arena)" ;;
     jit) echo "SRM tiered JIT" ;; notier) echo "SRM TieredCompilation=0" ;; r2r) echo "SRM ReadyToRun" ;;
     esac
 }
@@ -225,7 +228,7 @@ for w in $ONLY; do
         if [ "$s" != - ] && { [ -z "$bs" ] || awk -v a="$s" -v b="$bs" 'BEGIN { exit !(a < b) }'; }; then bs=$s bsv=$v; fi
     done
     for side in $(sides_of "$w"); do
-        case $side in md | col | mdbuf | mdone | mdonepool) ;; *) continue ;; esac
+        case $side in md | col | mdbuf | mdone | mdonepool | mdarena) ;; *) continue ;; esac
         p=$(awk '{print $1 + $2}' "$tmp/proc.$w.$side" | stats | cut -d' ' -f1)
         s=$( { stats <"$tmp/steady.$w.$side"; } 2>/dev/null | cut -d' ' -f1)
         rp=$(awk -v a="$p" -v b="$bp" 'BEGIN { printf "%.2f", a / b }')
@@ -254,8 +257,9 @@ case " $ONLY " in *" sig "*)
     "$SIG" -p "${B[@]}" | grep -v '^side=' | md5sum >"$tmp/h.md"
     srm jit sig -p "${B[@]}" | md5sum >"$tmp/h.srm"
     "$SIG" -n -p "${B[@]}" | grep -v '^side=' | md5sum >"$tmp/h.one"
-    cmp -s "$tmp/h.md" "$tmp/h.srm" && cmp -s "$tmp/h.md" "$tmp/h.one" &&
-        echo "- sig: printed names identical, talloc API, one call and SRM ($(cut -c1-12 "$tmp/h.md"))" ||
+    "$SIG" -a -p "${B[@]}" | grep -v '^side=' | md5sum >"$tmp/h.arena"
+    cmp -s "$tmp/h.md" "$tmp/h.srm" && cmp -s "$tmp/h.md" "$tmp/h.one" && cmp -s "$tmp/h.md" "$tmp/h.arena" &&
+        echo "- sig: printed names identical, talloc API, one call, arena and SRM ($(cut -c1-12 "$tmp/h.md"))" ||
         { echo "- sig: printed names **DIFFER**"; status=1; } ;;
 esac
 case " $ONLY " in *" names "*)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <talloc.h>
 
 #include <mdtools/assembly.h>
@@ -223,12 +224,39 @@ int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *s, const mdt_name_opt
  * Mono 4.5 framework's signatures). */
 #define SIG_STACK_ARENA 4096
 
+/* The tree of a signature whose name is wanted, decoded into `arena`
+ * (the caller's stack), or, when it is larger, under *big (a context of
+ * its own, which the caller frees with sig_done). */
+static int sig_for_name(uint64_t *arena, size_t size, mdt_sig *s, void **big, const mdt_image *img,
+                        uint32_t token)
+{
+    int e = mdt_sig_of_token_buf(arena, size, s, img, token);
+    *big = NULL;
+    if (e == MDT_ENOMEM) {
+        /* Larger than the arena (the buffer decoder allocates nothing). */
+        if (!(*big = talloc_new(NULL)))
+            return mdt__fail_simple(MDT_ENOMEM, "out of memory decoding a signature");
+        e = mdt_sig_of_token(*big, s, img, token);
+    }
+    return e;
+}
+
+static int sig_done(void *big, uint64_t stamp, int e)
+{
+    if (big) {
+        talloc_free(big);
+        if (!e) /* the arena's failure was handled: errors.h */
+            mdt__err_back_to(stamp);
+    }
+    return e;
+}
+
 int mdt_sig_name_of_token(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
                           const mdt_name_opts *o)
 {
     uint64_t arena[SIG_STACK_ARENA / sizeof(uint64_t)];
     uint64_t stamp = mdt__err_stamp();
-    void *big = NULL;
+    void *big;
     mdt_sig s;
     int e;
     if (!out)
@@ -236,21 +264,126 @@ int mdt_sig_name_of_token(void *mem_ctx, char **out, const mdt_image *img, uint3
     *out = NULL;
     /* The tree is dropped once printed: a talloc block for it would cost
      * its allocation and free, as much again as decoding it. */
-    e = mdt_sig_of_token_buf(arena, sizeof arena, &s, img, token);
-    if (e == MDT_ENOMEM) {
-        /* Larger than the arena (the buffer decoder allocates nothing). */
-        if (!(big = talloc_new(NULL)))
-            return mdt__fail_simple(MDT_ENOMEM, "out of memory decoding a signature");
-        e = mdt_sig_of_token(big, &s, img, token);
-    }
+    e = sig_for_name(arena, sizeof arena, &s, &big, img, token);
     if (!e)
         e = mdt_sig_name(mem_ctx, out, &s, o);
-    if (big) {
-        talloc_free(big);
-        if (!e) /* the arena's failure was handled: errors.h */
-            mdt__err_back_to(stamp);
+    return sig_done(big, stamp, e);
+}
+
+/* ------------------------------------------------- names in an arena */
+
+/* A caller's arena of names (<mdtools/names.h>): chunks of `chunk` bytes
+ * that names are printed straight into, one after the other. The first
+ * chunk stays for the arena's life; later chunks, and names longer than a
+ * chunk (each a talloc block of its own), hang off `more`, which a reset
+ * empties. A name then costs no allocation of its own: a talloc block a
+ * name was about 480 instructions of malloc, free and talloc's header,
+ * a third of what decoding and printing the signature cost (bench/
+ * README.md, issue 28). */
+struct mdt_name_arena {
+    char *cur, *end; /* the free bytes of the chunk in use */
+    char *first;     /* the first chunk */
+    size_t chunk;
+    void *more;
+};
+
+#define ARENA_CHUNK_DEFAULT ((size_t)64 << 10)
+#define ARENA_CHUNK_MIN ((size_t)256)
+#define ARENA_CHUNK_MAX ((size_t)1 << 30)
+
+int mdt_name_arena_new(void *mem_ctx, mdt_name_arena **out, size_t chunk)
+{
+    mdt_name_arena *a;
+    if (!out)
+        return mdt__fail_simple(MDT_EINVAL, "no place for the arena");
+    *out = NULL;
+    if (!chunk)
+        chunk = ARENA_CHUNK_DEFAULT;
+    if (chunk < ARENA_CHUNK_MIN || chunk > ARENA_CHUNK_MAX)
+        return mdt__fail_simple(MDT_EINVAL, "arena chunks of %zu bytes (%zu to %zu, or 0)", chunk,
+                                ARENA_CHUNK_MIN, ARENA_CHUNK_MAX);
+    if (!(a = talloc_zero(mem_ctx, mdt_name_arena)) || !(a->first = talloc_size(a, chunk)) ||
+        !(a->more = talloc_new(a))) {
+        talloc_free(a);
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory making a name arena");
     }
-    return e;
+    a->chunk = chunk;
+    a->cur = a->first;
+    a->end = a->first + chunk;
+    *out = a;
+    return 0;
+}
+
+void mdt_name_arena_reset(mdt_name_arena *a)
+{
+    if (!a)
+        return;
+    talloc_free_children(a->more);
+    a->cur = a->first;
+    a->end = a->first + a->chunk;
+}
+
+/* A fresh chunk for names (the rest of the one in use is left). */
+static int arena_chunk(mdt_name_arena *a)
+{
+    char *c = talloc_size(a->more, a->chunk);
+    if (!c)
+        return mdt__fail_simple(MDT_ENOMEM, "out of memory growing a name arena");
+    a->cur = c;
+    a->end = c + a->chunk;
+    return 0;
+}
+
+int mdt_sig_name_of_token_arena(mdt_name_arena *a, const char **out, size_t *len,
+                                const mdt_image *img, uint32_t token, const mdt_name_opts *o)
+{
+    uint64_t arena[SIG_STACK_ARENA / sizeof(uint64_t)];
+    uint64_t stamp = mdt__err_stamp();
+    void *big;
+    mdt_sig s;
+    int e;
+    if (!a || !out)
+        return mdt__fail_simple(MDT_EINVAL, "no arena or no place for the signature's name");
+    *out = NULL;
+    if ((e = sig_for_name(arena, sizeof arena, &s, &big, img, token)) != 0)
+        return sig_done(big, stamp, e);
+    /* Printed where the arena's free bytes start; a name that does not
+     * fit is printed again into a fresh chunk (a name a chunk in most
+     * cases: rare), and one longer than a chunk into a block of its own. */
+    for (int tries = 0;; tries++) {
+        struct fmt f;
+        if (a->cur == a->end && (e = arena_chunk(a)) != 0)
+            break;
+        sb_init_fixed(&f.out, a->cur, (size_t)(a->end - a->cur));
+        init(&f, o);
+        e = fmt_sig(&f, &s);
+        talloc_free(f.tmp);
+        if (!f.out.failed) {
+            if (!e) {
+                *out = a->cur;
+                if (len)
+                    *len = f.out.len;
+                a->cur += f.out.len + 1;
+            }
+            break;
+        }
+        /* full: whatever it reported is the cut's (the retry reports
+         * its own) */
+        mdt__err_back_to(stamp);
+        if (tries == 0 && (size_t)(a->end - a->cur) < a->chunk) {
+            if ((e = arena_chunk(a)) != 0)
+                break;
+            continue;
+        }
+        char *name;
+        if ((e = mdt_sig_name(a->more, &name, &s, o)) == 0) {
+            *out = name;
+            if (len)
+                *len = strlen(name);
+        }
+        break;
+    }
+    return sig_done(big, stamp, e);
 }
 
 int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,

@@ -260,11 +260,13 @@ mdb_logctx *mdb_logctx_new(void *ctx, mdb_assemblies *a, bool folders_on);
 /* The pseudo-process of the lines before any header. */
 const mdb_proc *mdb_logctx_none(const mdb_logctx *lc);
 /* Main thread, each block in input order before it is resolved: note
- * where processes start (b->proc, b->ev), #stats and #module lines. 1 when
- * a header named folders not searched yet: the caller lets every earlier
- * block finish, then calls mdb_logctx_commit (so a line never sees a folder
- * named after it, however many threads run). 0, or -1 when out of memory. */
-int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b);
+ * where processes start (b->proc, b->ev), #stats and #module lines.
+ * `hash` is the block's first '#' (memchr), NULL when it has none; when it
+ * has one, b->first_lineno must be set. 1 when a header named folders not
+ * searched yet: the caller lets every earlier block finish, then calls
+ * mdb_logctx_commit (so a line never sees a folder named after it, however
+ * many threads run). 0, or -1 when out of memory. */
+int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b, const char *hash);
 void mdb_logctx_commit(mdb_logctx *lc);
 /* The name and version a #module line before line `lineno` gave the
  * module of an MVID ("System.Linq 10.0.0.0"), or NULL. Any thread. */
@@ -382,7 +384,7 @@ typedef struct mdb_run_result {
 
 /* Resolve the input to the output (and the error output for what the
  * format has no room for), in input order. What the threads cached (the
- * frames modules keep) goes under ctx. */
+ * frames modules keep), the blocks and their buffers go under ctx. */
 void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result *res);
 /* The CPUs this process may run on. */
 unsigned mdb_cpus(void);

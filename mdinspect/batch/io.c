@@ -115,8 +115,8 @@ static int cut_line(mdb_reader *rd, mdb_block *b)
     }
     b->len = 0;
     b->nlines = 1;
+    b->counted = true;
     b->single = b->cut = true;
-    rd->lineno++;
     return 1;
 }
 
@@ -124,8 +124,8 @@ int mdb_read_block(mdb_reader *rd, mdb_block *b)
 {
     size_t scanned = 0; /* bytes known to hold no newline */
     b->nlines = 0;
+    b->counted = false;
     b->single = b->cut = false;
-    b->first_lineno = rd->lineno + 1;
     if (room(b, rd->carry_len + MDB_BLOCK) < 0)
         return -1;
     memcpy(b->buf, rd->carry, rd->carry_len);
@@ -144,8 +144,9 @@ int mdb_read_block(mdb_reader *rd, mdb_block *b)
             last = memrchr(first, '\n', (size_t)(b->buf + b->len - first));
             if (keep_carry(rd, b, (size_t)(last - b->buf) + 1) < 0)
                 return -1;
-            b->nlines = mdb_count_newlines(b->buf, b->len);
-            rd->lineno += b->nlines;
+            /* the lines are counted by the thread that resolves the
+             * block, not here: this thread is the run's serial part
+             * (run.c, block_base) */
             rd->consumed += b->len;
             return 1;
         }
@@ -156,8 +157,8 @@ int mdb_read_block(mdb_reader *rd, mdb_block *b)
                 return 0;
             /* the last line, without a newline */
             b->nlines = 1;
+            b->counted = true;
             b->single = true;
-            rd->lineno++;
             rd->consumed += b->len;
             return 1;
         }

@@ -28,8 +28,9 @@ typedef struct mdb_block {
     void *ctx; /* where buf lives (grown for a long line) */
     char *buf;
     size_t len, cap;
-    uint64_t first_lineno; /* the number of its first line */
-    uint64_t nlines;
+    uint64_t first_lineno; /* the number of its first line (run.c sets it: block_base) */
+    uint64_t nlines;       /* its lines, when `counted` */
+    bool counted;          /* a single line is; run.c counts the others' */
     bool single, cut;
     struct mdb_proc *proc; /* the process of its first line (logctx.c) */
     mdb_event *ev;         /* where other processes start in it, by line */
@@ -43,7 +44,6 @@ typedef struct mdb_reader {
     bool eof;
     char *carry; /* the start of a line the last block did not end */
     size_t carry_len, carry_cap;
-    uint64_t lineno;   /* lines handed out */
     uint64_t consumed; /* bytes handed out */
 } mdb_reader;
 

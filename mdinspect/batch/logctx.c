@@ -537,9 +537,9 @@ static int scan_line(mdb_logctx *lc, mdb_block *b, const char *s, size_t n, cons
     return 0;
 }
 
-int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b)
+int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b, const char *hash)
 {
-    const char *p = b->buf, *end = b->buf + b->len, *q;
+    const char *p = b->buf, *end = b->buf + b->len, *q = hash;
     uint64_t lineno = b->first_lineno;
     b->proc = lc->cur;
     b->nev = 0;
@@ -547,7 +547,7 @@ int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b)
      * as such, never taken for a header */
     if (b->single)
         return lc->npending > 0;
-    while (p < end && (q = memchr(p, '#', (size_t)(end - p)))) {
+    for (; q; q = p < end ? memchr(p, '#', (size_t)(end - p)) : NULL) {
         const char *ls = q, *le;
         while (ls > p && ls[-1] != '\n')
             ls--;

@@ -135,18 +135,18 @@ static void elf_line(mdb_natives *n, const char *s, size_t len, uint64_t lineno)
     pthread_mutex_unlock(&n->lock);
 }
 
-void mdb_natives_scan(mdb_natives *n, const mdb_block *b)
+void mdb_natives_scan(mdb_natives *n, const mdb_block *b, const char *hash)
 {
-    if (!n || b->single)
+    if (!n || b->single || !hash)
         return; /* a single block is a line too long to be one */
     /* Only a line that starts "#elf " counts: each '#' of the block is
      * looked at (none in most logs' frame lines), as mdb_logctx_scan does,
      * not each line. This runs on the thread that reads the input, which
      * no other thread can help (issue 28): line by line it took 58
      * instructions a line, a tenth of the whole per-line cost. */
-    const char *p = b->buf, *end = b->buf + b->len, *q;
+    const char *p = b->buf, *end = b->buf + b->len, *q = hash;
     uint64_t lineno = b->first_lineno;
-    while (p < end && (q = memchr(p, '#', (size_t)(end - p)))) {
+    for (; q; q = p < end ? memchr(p, '#', (size_t)(end - p)) : NULL) {
         const char *ls = q;
         while (ls > p && ls[-1] != '\n')
             ls--;

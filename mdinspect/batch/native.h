@@ -43,8 +43,10 @@ mdb_natives *mdb_natives_new(void *ctx, char **dirs, size_t ndirs);
 /* The `#elf` lines of a block, registered by the thread that reads the
  * input, before any thread resolves the block: a native frame on line L
  * is named from the first `#elf` line of its NAME:BUILDID before L, so
- * the answer does not depend on which thread resolves which block. */
-void mdb_natives_scan(mdb_natives *n, const mdb_block *b);
+ * the answer does not depend on which thread resolves which block.
+ * `hash`: the block's first '#' (there is nothing to do without one);
+ * b->first_lineno set. */
+void mdb_natives_scan(mdb_natives *n, const mdb_block *b, const char *hash);
 
 /* Whether a frame's text is a native frame (`native`, `native:...`,
  * `native!...`). */

@@ -43,6 +43,13 @@ struct slot {
     uint64_t records, unresolved;
     bool nomem;
     int state;
+    /* Line numbers (block_base), under the run's lock: `first` is the
+     * number of the block's first line once `based`; `pins` counts the
+     * threads counting the block's lines for a later block's sake (its
+     * buffer is not reused before they are done). */
+    uint64_t first;
+    bool based;
+    unsigned pins;
     struct run *run;
 };
 
@@ -64,6 +71,7 @@ struct run {
     struct slot *slots;
     unsigned nslots;
     uint64_t next_read, next_take, next_write; /* sequence numbers */
+    uint64_t base_seq, base_line;              /* blocks before base_seq hold base_line lines */
     bool end;                                  /* no block will be queued any more */
     int out_fd, err_fd;
     unsigned folders; /* how many times headers added folders (under lock) */
@@ -181,6 +189,78 @@ static void plain_line(struct worker *w, struct slot *sl, const mdb_proc *proc, 
     put_record(w, sl, proc, rec);
 }
 
+/* The number of block `seq`'s first line, the run's lock held (released
+ * while counting). Lines are counted by the threads that resolve the
+ * blocks, not by the one that reads them: counting was a quarter of that
+ * thread's work, and what it does alone bounds the run (Amdahl; bench/
+ * README.md, issue 28). A block's first line is known once every earlier
+ * block is counted; an earlier block whose thread has not counted it yet
+ * (it took the block and waits for a CPU) is counted here too rather than
+ * waited for: the same number twice, and nobody stalls. The caller owns
+ * block `seq` (it read it, or took it from the queue), so every earlier
+ * block is read and its slot not yet reused. */
+static uint64_t block_base(struct run *run, uint64_t seq)
+{
+    struct slot *own = &run->slots[seq % run->nslots];
+    while (!own->based) {
+        struct slot *sl = &run->slots[run->base_seq % run->nslots];
+        if (!sl->based) {
+            sl->first = run->base_line + 1;
+            sl->based = true;
+        }
+        if (run->base_seq == seq)
+            break;
+        if (!sl->in.counted) {
+            uint64_t n;
+            sl->pins++;
+            pthread_mutex_unlock(&run->lock);
+            n = mdb_count_newlines(sl->in.buf, sl->in.len);
+            pthread_mutex_lock(&run->lock);
+            if (--sl->pins == 0)
+                pthread_cond_broadcast(&run->done); /* write_oldest may wait for it */
+            if (!sl->in.counted) {
+                sl->in.nlines = n;
+                sl->in.counted = true;
+            }
+            continue; /* base_seq may have moved meanwhile */
+        }
+        run->base_line += sl->in.nlines;
+        run->base_seq++;
+    }
+    return own->first;
+}
+
+/* A written block's slot is free again (the run's lock held): first no
+ * later block may need its line count (block_base reads the slot at
+ * base_seq), and no thread still counts its lines. */
+static void retire(struct run *run, struct slot *sl)
+{
+    if (run->base_seq == sl->seq) { /* counted: it was resolved (prepare) */
+        run->base_line += sl->in.nlines;
+        run->base_seq++;
+    }
+    while (sl->pins)
+        pthread_cond_wait(&run->done, &run->lock);
+    sl->state = FREE;
+}
+
+/* Before resolving a block (the run's lock held, released while
+ * counting): its lines counted, its first line's number. */
+static void prepare(struct run *run, struct slot *sl)
+{
+    if (!sl->in.counted) {
+        uint64_t n;
+        pthread_mutex_unlock(&run->lock);
+        n = mdb_count_newlines(sl->in.buf, sl->in.len);
+        pthread_mutex_lock(&run->lock);
+        if (!sl->in.counted) {
+            sl->in.nlines = n;
+            sl->in.counted = true;
+        }
+    }
+    sl->in.first_lineno = block_base(run, sl->seq);
+}
+
 #define AHEAD 16 /* lines looked at before the first of them is written */
 
 /* Resolve the lines of a block into its outputs. Lines are taken AHEAD at
@@ -265,6 +345,7 @@ static void *work(void *arg)
         if (run->next_take == run->next_read)
             break; /* the end, and nothing left */
         struct slot *sl = &run->slots[run->next_take++ % run->nslots];
+        prepare(run, sl);
         pthread_mutex_unlock(&run->lock);
         resolve_block(w, sl);
         pthread_mutex_lock(&run->lock);
@@ -319,7 +400,7 @@ static bool write_oldest(struct run *run, mdb_run_result *res, const mdb_reader 
     res->unresolved += sl->unresolved;
     mdb_progress_tick(run->o->prog, res->records, in->consumed);
     pthread_mutex_lock(&run->lock);
-    sl->state = FREE;
+    retire(run, sl);
     run->next_write++;
     pthread_cond_broadcast(&run->turn);
     res->write_error |= sl->out.failed;
@@ -377,11 +458,21 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
         while (!run.end && run.next_read - run.next_write < run.nslots) {
             struct slot *sl = &run.slots[run.next_read % run.nslots];
             sl->seq = run.next_read; /* its turn to be written (spill) */
+            sl->based = false;
             pthread_mutex_unlock(&run.lock);
             int r = mdb_read_block(&in, &sl->in), f = 0;
-            if (r > 0) /* its #elf lines, before any thread resolves it (native.c) */
-                mdb_natives_scan(o->natives, &sl->in);
-            if (r > 0 && (f = mdb_logctx_scan(o->lc, &sl->in)) < 0)
+            /* Only a block with a '#' has header lines (logctx.c, native.c),
+             * whose line numbers must be known here; most blocks have none,
+             * and this thread then counts nothing (block_base). */
+            const char *hash = r > 0 && !sl->in.single ? memchr(sl->in.buf, '#', sl->in.len) : NULL;
+            if (hash) {
+                pthread_mutex_lock(&run.lock);
+                sl->in.first_lineno = block_base(&run, sl->seq);
+                pthread_mutex_unlock(&run.lock);
+                /* its #elf lines, before any thread resolves it (native.c) */
+                mdb_natives_scan(o->natives, &sl->in, hash);
+            }
+            if (r > 0 && (f = mdb_logctx_scan(o->lc, &sl->in, hash)) < 0)
                 r = -2; /* out of memory */
             pthread_mutex_lock(&run.lock);
             if (f > 0) {
@@ -396,6 +487,7 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
                     break;
             }
             if (r > 0 && !nworkers) { /* alone: resolve it here */
+                prepare(&run, sl);
                 pthread_mutex_unlock(&run.lock);
                 resolve_block(&w[0], sl);
                 pthread_mutex_lock(&run.lock);
@@ -425,7 +517,7 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
                 struct slot *q = &run.slots[run.next_write % run.nslots];
                 while (q->state != DONE)
                     pthread_cond_wait(&run.done, &run.lock);
-                q->state = FREE;
+                retire(&run, q);
                 run.next_write++;
                 pthread_cond_broadcast(&run.turn);
             }
@@ -444,15 +536,17 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
     pthread_cond_destroy(&run.queued);
     pthread_mutex_destroy(&run.lock);
     /* Frames live in the workers' arenas and are shared through the
-     * modules: they go with the caller's context, as the modules do. */
+     * modules: they go with the caller's context, as the modules do. So
+     * do the slots and the reader: the caller frees all of it at once, or
+     * leaves it to the process's exit (main.c, mdb_exit_free). */
     for (unsigned i = 0; w && i < (nworkers ? nworkers : 1); i++) {
         if (w[i].res)
             res->resets += mdb_resolver_resets(w[i].res);
         talloc_steal(ctx, w[i].ctx);
     }
     for (unsigned i = 0; run.slots && i < run.nslots; i++)
-        talloc_free(run.slots[i].ctx);
-    talloc_free(run.slots);
-    talloc_free(w);
-    talloc_free(in_ctx);
+        talloc_steal(ctx, run.slots[i].ctx);
+    talloc_steal(ctx, run.slots);
+    talloc_steal(ctx, w);
+    talloc_steal(ctx, in_ctx);
 }

@@ -461,6 +461,78 @@ START_TEST(one_call_signature_names)
 }
 END_TEST
 
+/* mdt_sig_name_of_token_arena: its errors, and on Mono's mscorlib (when
+ * installed) the same names as mdt_sig_name_of_token for every signature,
+ * in an arena of 256-byte chunks: names that fill a chunk go to the next,
+ * names longer than a chunk to blocks of their own; every name of the
+ * arena stays as printed until the reset. */
+START_TEST(arena_signature_names)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_rel(ctx, "data/Everything.dll");
+    mdt_name_arena *a = (mdt_name_arena *)ctx, *small;
+    const char *out = "x";
+    size_t len = 0;
+    char msg[512];
+    ck_assert_int_eq(mdt_name_arena_new(ctx, NULL, 0), MDT_EINVAL);
+    ck_assert_int_eq(mdt_name_arena_new(ctx, &a, 255), MDT_EINVAL);
+    ck_assert_ptr_null(a);
+    ck_assert_int_eq(mdt_name_arena_new(ctx, &a, ((size_t)1 << 30) + 1), MDT_EINVAL);
+    ck_assert_int_eq(mdt_name_arena_new(ctx, &a, 0), 0);
+    ck_assert_ptr_eq(talloc_parent(a), ctx);
+    ck_assert_int_eq(mdt_sig_name_of_token_arena(NULL, &out, NULL, img, 0x06000053, NULL),
+                     MDT_EINVAL);
+    ck_assert_int_eq(mdt_sig_name_of_token_arena(a, NULL, NULL, img, 0x06000053, NULL), MDT_EINVAL);
+    ck_assert_int_eq(mdt_sig_name_of_token_arena(a, &out, NULL, img, 0x02000002, NULL), MDT_EINVAL);
+    ck_assert_ptr_null(out);
+    ck_assert_int_eq(mdt_sig_name_of_token_arena(a, &out, NULL, img, 0x0600FFFF, NULL),
+                     MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_sig_name_of_token_arena(a, &out, &len, img, 0x06000053, NULL), 0);
+    ck_assert_str_eq(out, "System.Int32(System.Int32&,System.String&,System.Object[])");
+    ck_assert_uint_eq(len, strlen(out));
+    mdt_name_arena_reset(a);
+    mdt_name_arena_reset(NULL);
+    const char *corlib = "/usr/lib/mono/4.5/mscorlib.dll";
+    if (access(corlib, R_OK)) {
+        fprintf(stderr, "arena_signature_names: %s absent, its part skipped\n", corlib);
+        talloc_free(ctx);
+        return;
+    }
+    mdt_image *ml = open_path(ctx, corlib);
+    mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, NULL};
+    static const unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef, MDT_TABLE_TypeSpec,
+                                      MDT_TABLE_MethodSpec};
+    enum { KEEP = 300 };
+    const char *kept[KEEP];
+    char *want[KEEP];
+    unsigned n = 0, longer = 0;
+    void *tmp = talloc_new(ctx);
+    ck_assert_int_eq(mdt_name_arena_new(ctx, &small, 256), 0);
+    mdt_clear_error();
+    for (size_t k = 0; k < N(tables); k++)
+        for (uint32_t r = 1; r <= mdt_table_rows(ml, tables[k]); r++) {
+            uint32_t tok = MDT_TOKEN(tables[k], r);
+            ck_assert_msg(mdt_sig_name_of_token(tmp, &want[n], ml, tok, &o) == 0, "0x%08x: %s", tok,
+                          mdt_errmsg(msg, sizeof msg));
+            ck_assert_msg(mdt_sig_name_of_token_arena(small, &kept[n], &len, ml, tok, &o) == 0,
+                          "0x%08x: %s", tok, mdt_errmsg(msg, sizeof msg));
+            ck_assert_str_eq(kept[n], want[n]);
+            ck_assert_uint_eq(len, strlen(want[n]));
+            ck_assert_int_eq(mdt_last_error()->code, 0);
+            longer += len >= 256;
+            if (++n == KEEP) { /* the whole batch still there, then dropped */
+                for (unsigned i = 0; i < n; i++)
+                    ck_assert_str_eq(kept[i], want[i]);
+                mdt_name_arena_reset(small);
+                talloc_free_children(tmp);
+                n = 0;
+            }
+        }
+    ck_assert_uint_gt(longer, 0);
+    talloc_free(ctx);
+}
+END_TEST
+
 /* A name cache gives the same names, only faster; a cache for another
  * image or style is ignored. */
 START_TEST(name_cache_gives_the_same_names)
@@ -720,6 +792,7 @@ Suite *suite(void)
     tcase_add_test(tc, array_rank_is_capped);
     tcase_add_test(tc, buffer_variants_match_and_report_overflow);
     tcase_add_test(tc, one_call_signature_names);
+    tcase_add_test(tc, arena_signature_names);
     tcase_add_test(tc, name_cache_gives_the_same_names);
     tcase_add_test(tc, generic_types_named_on_their_own);
     tcase_add_test(tc, methods_named_with_their_signature);

@@ -123,6 +123,32 @@ int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *sig, const mdt_name_o
 int mdt_sig_name_of_token(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
                           const mdt_name_opts *opts);
 
+/* An arena of names: chunks of memory (under mem_ctx) that names are
+ * printed into one after the other, for a caller that drops many names at
+ * once (a pass over a module, a batch of lines) and wants neither a talloc
+ * block a name (about 480 instructions of malloc, free and talloc's
+ * header: a third of decoding and printing a signature) nor to manage
+ * buffers. `chunk`: bytes a chunk, 256 to 2^30, 0 for 64 KiB. Freed with
+ * talloc_free(a) or with mem_ctx. Not thread-safe: one arena, one thread.
+ * Errors: MDT_EINVAL (no out, a chunk size out of range), MDT_ENOMEM. */
+typedef struct mdt_name_arena mdt_name_arena;
+int mdt_name_arena_new(void *mem_ctx, mdt_name_arena **out, size_t chunk);
+/* Drop every name of the arena (their pointers are invalid after); its
+ * first chunk is kept for the next names, later ones are freed. NULL: no
+ * effect. */
+void mdt_name_arena_reset(mdt_name_arena *a);
+/* mdt_sig_name_of_token's name, in the arena: *out (NUL-terminated) lives
+ * until mdt_name_arena_reset or the arena's free; *len (may be NULL) gets
+ * its length. No allocation but a new chunk when the one in use is full
+ * (and a block of its own for a name longer than a chunk). The same text
+ * as mdt_sig_name_of_token, in about the instructions of the buffer API
+ * (bench/README.md, issue 28). Errors: MDT_EINVAL (no arena, no out, a
+ * token of another table), and those of mdt_sig_name_of_token:
+ * MDT_ENOTFOUND, MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP,
+ * MDT_EUNSUPPORTED; on an error *out is NULL. */
+int mdt_sig_name_of_token_arena(mdt_name_arena *a, const char **out, size_t *len,
+                                const mdt_image *img, uint32_t token, const mdt_name_opts *opts);
+
 /* The same three into a caller's buffer of `size` bytes, NUL-terminated,
  * *len (may be NULL) set to the name's length. Nothing is allocated except
  * when a TypeSpec whose tree is unusually large must be expanded. Errors as
