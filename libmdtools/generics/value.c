@@ -27,7 +27,7 @@
 
 /* --- numbers --- */
 
-char *mdt_r8_format(char buf[32], double v)
+char *mdt_value_r8_format(char buf[32], double v)
 {
     if (isnan(v))
         return strcpy(buf, "NaN");
@@ -43,7 +43,7 @@ char *mdt_r8_format(char buf[32], double v)
     return buf;
 }
 
-char *mdt_r4_format(char buf[32], float v)
+char *mdt_value_r4_format(char buf[32], float v)
 {
     if (isnan(v))
         return strcpy(buf, "NaN");
@@ -106,7 +106,7 @@ int mdt_decimal_format(void *mem_ctx, char **out, const mdt_decimal *d)
     return 0;
 }
 
-int mdt_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_signed)
+int mdt_value_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_signed)
 {
     mpz_t z;
     mpz_init(z);
@@ -532,8 +532,8 @@ static void put_number(sb *out, unsigned kind, const mdt_value *v)
             sb_addf(out, "(System.Boolean)%llu", (unsigned long long)v->u);
         break;
     case MDT_VALUE_CHAR: put_char(out, (uint32_t)v->u); break;
-    case MDT_VALUE_R4: sb_adds(out, mdt_r4_format(buf, (float)v->r)); break;
-    case MDT_VALUE_R8: sb_adds(out, mdt_r8_format(buf, v->r)); break;
+    case MDT_VALUE_R4: sb_adds(out, mdt_value_r4_format(buf, (float)v->r)); break;
+    case MDT_VALUE_R8: sb_adds(out, mdt_value_r8_format(buf, v->r)); break;
     default:
         if (is_signed_kind(kind))
             sb_addf(out, "%lld", (long long)v->i);
@@ -658,3 +658,22 @@ int mdt_value_format(void *mem_ctx, char **out, const mdt_value *v, const mdt_na
     }
     return sb_finish(&s, out);
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+char *mdt_r4_format(char buf[32], float v)
+{
+    return mdt_value_r4_format(buf, v);
+}
+
+char *mdt_r8_format(char buf[32], double v)
+{
+    return mdt_value_r8_format(buf, v);
+}
+
+int mdt_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_signed)
+{
+    return mdt_value_int128_format(mem_ctx, out, le, is_signed);
+}
+/* api-rename: on */

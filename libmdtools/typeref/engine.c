@@ -479,7 +479,7 @@ void rc_end(struct rc *c, mdt_resolution *out)
                  rc_asm(c, c->r.module, an, sizeof an), c->r.tier, c->r.hops);
         else
             NOTE(c, MDT_TRACE_RESULT, c->r.where_module, c->r.where_token, 0, "unresolved: %s",
-                 mdt_res_reason_name(c->r.reason));
+                 mdt_resolution_reason_name(c->r.reason));
     }
     tr_res_export(c->v, &c->r, out);
 }
