@@ -47,7 +47,7 @@ void mdi_il_use_image(struct il *c, const mdt_image *img)
     c->cache = NULL;
     if (mdt_name_cache_new(c->st->mem, &c->cache, img, c->opts.style, c->opts.flags))
         c->cache = NULL;
-    mdt_clear_error();
+    mdt_error_clear();
     c->cache_img = img;
     c->opts.cache = c->cache;
 }
@@ -117,7 +117,7 @@ static const char *catch_name(struct il *c, void *mem, const mdt_il_body *b, uin
     if (mdt_token_name(mem, &s, b->img, tok, &c->opts)) {
         char msg[300];
         s = talloc_asprintf(mem, "0x%08" PRIx32 " /* %s */", tok, mdi_errmsg_here(msg, sizeof msg));
-        mdt_clear_error();
+        mdt_error_clear();
         return s ? s : "?";
     }
     /* ILAsm's catch takes a class, not the keywords `object` and `string`
@@ -157,7 +157,7 @@ static const char *catch_name(struct il *c, void *mem, const mdt_il_body *b, uin
                 s = plain;
             }
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     return s ? s : "?";
 }
@@ -169,12 +169,12 @@ void mdi_il_put_locals(struct il *c, FILE *f, void *mem, const mdt_il_body *b)
     char msg[300];
     fprintf(f, "  .locals %s(", b->init_locals ? "init " : "");
     if (mdt_sig_of_token(mem, &sig, b->img, b->locals_token) || sig.kind != MDT_SIG_LOCALS) {
-        if (sig.kind != MDT_SIG_LOCALS && mdt_last_error()->code == 0)
+        if (sig.kind != MDT_SIG_LOCALS && mdt_error_last()->code == 0)
             snprintf(msg, sizeof msg, "not a locals signature");
         else
             mdi_errmsg_here(msg, sizeof msg);
         fprintf(f, "/* 0x%08" PRIx32 ": %s */)\n", b->locals_token, msg);
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     for (uint32_t i = 0; i < sig.locals->count; i++) {
@@ -183,7 +183,7 @@ void mdi_il_put_locals(struct il *c, FILE *f, void *mem, const mdt_il_body *b)
             fputs(", ", f);
         if (mdt_type_name(mem, &t, sig.locals->locals[i].type, &c->opts)) {
             fprintf(f, "/* %s */", mdi_errmsg_here(msg, sizeof msg));
-            mdt_clear_error();
+            mdt_error_clear();
         } else {
             mdi_il_put_clean(f, t);
         }
@@ -212,7 +212,7 @@ int mdi_il_text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, cha
             fprintf(f, "  // %s\n", mdi_errmsg_here(msg, sizeof msg));
             if (!*err)
                 *err = talloc_strdup(mem, msg);
-            mdt_clear_error();
+            mdt_error_clear();
             eh[i].kind = UINT32_MAX;
             continue;
         }
@@ -281,7 +281,7 @@ int mdi_il_text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, cha
         mdi_errmsg_here(msg, sizeof msg);
         fprintf(f, "  // %s\n", msg);
         *err = talloc_strdup(mem, msg);
-        mdt_clear_error();
+        mdt_error_clear();
     }
     return 0;
 }
@@ -294,10 +294,10 @@ static void json_operand(struct il *c, void *mem, const mdt_il_body *b, const md
     switch (in->operand) {
     case MDT_IL_OPERAND_NONE: return;
     case MDT_IL_OPERAND_R32:
-        mdi_real(p, "operand", NULL, in->real, mdt_r4_format(buf, (float)in->real));
+        mdi_real(p, "operand", NULL, in->real, mdt_value_r4_format(buf, (float)in->real));
         return;
     case MDT_IL_OPERAND_R64:
-        mdi_real(p, "operand", NULL, in->real, mdt_r8_format(buf, in->real));
+        mdi_real(p, "operand", NULL, in->real, mdt_value_r8_format(buf, in->real));
         return;
     case MDT_IL_OPERAND_SWITCH:
         mdi_list_begin(p, "operand", NULL, NULL, MDI_LIST_SCALARS);
@@ -317,12 +317,12 @@ static void json_operand(struct il *c, void *mem, const mdt_il_body *b, const md
         char *s;
         size_t len;
         if (mdt_heap_us(&u, &n, &flag, b->img, MDT_TOKEN_RID(in->token)) == 0 &&
-            mdt_utf16_to_utf8(mem, &s, &len, &replaced, u, n) == 0) {
+            mdt_heap_utf16_to_utf8(mem, &s, &len, &replaced, u, n) == 0) {
             mdi_quoted(p, "operand", NULL, s, len);
         } else {
             char msg[300];
             mdi_error(p, "operand", NULL, mdi_errmsg_here(msg, sizeof msg));
-            mdt_clear_error();
+            mdt_error_clear();
         }
         return;
     }
@@ -356,7 +356,7 @@ static void json_body(struct il *c, void *mem, const mdt_il_body *b, char **err)
     mdi_list_end(p);
     if (e != MDT_ITEROVER) {
         *err = talloc_strdup(mem, mdi_errmsg_here(msg, sizeof msg));
-        mdt_clear_error();
+        mdt_error_clear();
     }
     mdi_list_begin(p, "eh", NULL, NULL, 0);
     for (uint32_t i = 0; i < b->neh; i++) {
@@ -366,7 +366,7 @@ static void json_body(struct il *c, void *mem, const mdt_il_body *b, char **err)
             mdi_error(p, "error", NULL, mdi_errmsg_here(msg, sizeof msg));
             if (!*err)
                 *err = talloc_strdup(mem, msg);
-            mdt_clear_error();
+            mdt_error_clear();
             mdi_item_end(p);
             continue;
         }
@@ -401,23 +401,23 @@ static int one_method(struct il *c, const mdt_image *img, uint32_t tok, bool qui
     if ((e = mdt_il_body_get(&b, img, tok))) {
         talloc_free(mem);
         if (quiet_nobody && (e == MDT_ENOTFOUND || e == MDT_EUNSUPPORTED)) {
-            mdt_clear_error();
+            mdt_error_clear();
             c->nobody++;
             return MDI_OK;
         }
         mdi_errmsg_here(msg, sizeof msg);
-        mdt_clear_error();
+        mdt_error_clear();
         return mdi_fail(st, "%s", msg);
     }
     if (mdt_member_owner(&owner, img, tok))
-        mdt_clear_error();
+        mdt_error_clear();
     g.img = img;
     g.type_owner = owner;
     g.method_owner = tok;
     c->opts.gctx = &g;
     char *name = mdi_name(st, mem, img, tok);
     if (!name)
-        mdt_clear_error();
+        mdt_error_clear();
     if (mdi_printer_format(p) == MDI_FMT_JSON) {
         mdi_record_begin(p);
         mdi_token(p, "token", NULL, tok);
@@ -446,7 +446,7 @@ static int one_method(struct il *c, const mdt_image *img, uint32_t tok, bool qui
             return mdi_fail(st, "out of memory");
         }
         if (!decl)
-            mdt_clear_error();
+            mdt_error_clear();
         fprintf(f, "// 0x%08" PRIx32 " ", tok);
         mdi_il_put_clean(f, name ? name : "?");
         fprintf(f, ", RVA 0x%08" PRIx32 ", %s header, code size %" PRIu32 "\n", b.rva,
@@ -510,7 +510,7 @@ static void collect_methods(struct collect *k, const mdt_image *img, uint32_t ty
             k->toks = t;
             t[k->n++] = token;
         }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static int all_methods(struct il *c, mdi_module *m)

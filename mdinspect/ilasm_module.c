@@ -71,7 +71,7 @@ static void put_id(struct out *o, const char *s)
     if (mdt_ilasm_name(o->mem, &q, s, strlen(s)) == 0)
         mdi_il_put_clean(o->f, q);
     else {
-        mdt_clear_error();
+        mdt_error_clear();
         fputs("'?'", o->f);
     }
 }
@@ -80,7 +80,7 @@ static void put_error(struct out *o, const char *what)
 {
     char msg[300];
     fprintf(o->f, "/* %s: %s */", what, mdi_errmsg_here(msg, sizeof msg));
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void put_type(struct out *o, const mdt_type *t)
@@ -140,7 +140,7 @@ static void put_customs(struct out *o, uint32_t parent, unsigned d)
     if (mdt_coded_encode(&key, MDT_CI_HasCustomAttribute, parent) ||
         mdt_find_init(&fi, o->img, MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent,
                       key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     while (mdt_find_next(&rid, &fi) == 0) {
@@ -163,7 +163,7 @@ static void put_customs(struct out *o, uint32_t parent, unsigned d)
         put_bytes(o, blob, n, d);
         fputc('\n', o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* The custom attributes of a type's or method's generic parameters,
@@ -176,7 +176,7 @@ static void put_gparam_customs(struct out *o, uint32_t owner, unsigned d)
     if (!mdt_table_rows(o->img, MDT_TABLE_GenericParam) ||
         mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
         mdt_find_init(&fi, o->img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     while (mdt_find_next(&rid, &fi) == 0) {
@@ -199,7 +199,7 @@ static void put_gparam_customs(struct out *o, uint32_t owner, unsigned d)
         fputc('\n', o->f);
         put_customs(o, gtok, d);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* Declarative security of a type, method or the assembly (DeclSecurity,
@@ -216,7 +216,7 @@ static void put_security(struct out *o, uint32_t parent, unsigned d)
     mdt_find fi;
     if (mdt_coded_encode(&key, MDT_CI_HasDeclSecurity, parent) ||
         mdt_find_init(&fi, o->img, MDT_TABLE_DeclSecurity, MDT_COL_DeclSecurity_Parent, key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     while (mdt_find_next(&rid, &fi) == 0) {
@@ -239,7 +239,7 @@ static void put_security(struct out *o, uint32_t parent, unsigned d)
         put_bytes(o, blob, n, d);
         fputc('\n', o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* A Constant row's value as ILAsm's fieldInit (II.16.2). */
@@ -254,7 +254,7 @@ static void put_constant(struct out *o, uint32_t parent)
         mdt_find_init(&fi, o->img, MDT_TABLE_Constant, MDT_COL_Constant_Parent, key) ||
         mdt_find_next(&rid, &fi) || mdt_row_get(&r, o->img, MDT_TABLE_Constant, rid) ||
         mdt_row_blob(&v, &n, &r, MDT_COL_Constant_Value)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     unsigned type = (unsigned)mdt_row_raw(&r, MDT_COL_Constant_Type);
@@ -305,12 +305,12 @@ static void put_generic_params(struct out *o, uint32_t owner)
     mdt_find fi;
     if (mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
         mdt_find_init(&fi, o->img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     while (n < 256 && mdt_find_next(&rid, &fi) == 0)
         rids[n++] = rid;
-    mdt_clear_error();
+    mdt_error_clear();
     if (!n)
         return;
     fputc('<', o->f);
@@ -353,7 +353,7 @@ static void put_generic_params(struct out *o, uint32_t owner)
                 if (cn)
                     fputs(") ", o->f);
             }
-            mdt_clear_error();
+            mdt_error_clear();
             if (mdt_row_string(&name, NULL, &r, MDT_COL_GenericParam_Name) == 0)
                 put_id(o, name);
             else
@@ -420,13 +420,13 @@ static void put_marshal(struct out *o, uint32_t tok, bool lead)
         fprintf(o->f, lead ? " marshal(%s)" : "marshal(%s) ", text);
     else if (e != MDT_ENOTFOUND) {
         char msg[512];
-        mdt_errmsg(msg, sizeof msg);
+        mdt_error_message(msg, sizeof msg);
         for (char *q = msg; (q = strstr(q, "*/"));) /* the comment must not end early */
             q[1] = '|';
         fprintf(o->f, lead ? " /* marshal: %s */" : "/* marshal: %s */ ", msg);
     }
     talloc_free(e == 0 ? text : NULL);
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* The bytes a field's RVA data spans: its type's size, a primitive's or
@@ -460,7 +460,7 @@ static uint32_t field_data_size(struct out *o, const mdt_type *t)
             mdt_find_next(&lrid, &fi) == 0 &&
             mdt_row_get(&lr, o->img, MDT_TABLE_ClassLayout, lrid) == 0)
             size = (uint32_t)mdt_row_raw(&lr, MDT_COL_ClassLayout_ClassSize);
-        mdt_clear_error();
+        mdt_error_clear();
         return size;
     }
     default: return 0;
@@ -477,13 +477,13 @@ static void put_field_rva(struct out *o, uint32_t rid, const mdt_type *t)
     const uint8_t *p;
     if (mdt_find_init(&fi, o->img, MDT_TABLE_FieldRVA, MDT_COL_FieldRVA_Field, rid) ||
         mdt_find_next(&frid, &fi) || mdt_row_get(&fr, o->img, MDT_TABLE_FieldRVA, frid)) {
-        mdt_clear_error();
+        mdt_error_clear();
         fputs(" /* no FieldRVA row */", o->f);
         return;
     }
     rva = (uint32_t)mdt_row_raw(&fr, MDT_COL_FieldRVA_RVA);
     if (!(size = field_data_size(o, t)) || mdt_image_rva(&p, o->img, rva, size)) {
-        mdt_clear_error();
+        mdt_error_clear();
         fprintf(o->f, " /* data at RVA 0x%08x: %s */", rva,
                 size ? "not in the image" : "size unknown");
         return;
@@ -508,7 +508,7 @@ static void put_data(struct out *o)
     for (size_t i = 0; i < o->ndata; i++) {
         const uint8_t *p;
         if (mdt_image_rva(&p, o->img, o->data[i].rva, o->data[i].size)) {
-            mdt_clear_error();
+            mdt_error_clear();
             continue;
         }
         fprintf(o->f, ".data D_%08X = bytearray ", o->data[i].rva);
@@ -542,7 +542,7 @@ static void put_field(struct out *o, uint32_t rid, unsigned d)
             mdt_find_next(&lrid, &fi) == 0 &&
             mdt_row_get(&lr, o->img, MDT_TABLE_FieldLayout, lrid) == 0)
             fprintf(o->f, "[%" PRIu64 "] ", (uint64_t)mdt_row_raw(&lr, MDT_COL_FieldLayout_Offset));
-        mdt_clear_error();
+        mdt_error_clear();
     }
     fprintf(o->f, "%s ", member_access[fl & 7]);
     static const struct {
@@ -590,7 +590,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
         return;
     }
     if (mdt_member_owner(&g.type_owner, o->img, tok))
-        mdt_clear_error();
+        mdt_error_clear();
     o->c->opts.gctx = &g;
     unsigned fl = (unsigned)mdt_row_raw(&r, MDT_COL_MethodDef_Flags);
     unsigned impl = (unsigned)mdt_row_raw(&r, MDT_COL_MethodDef_ImplFlags);
@@ -647,7 +647,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
             fputs(") ", o->f);
         } else
             fputs("pinvokeimpl() ", o->f);
-        mdt_clear_error();
+        mdt_error_clear();
     }
     const mdt_method_sig *m = sig.method;
     if (m->callconv & MDT_CC_HASTHIS)
@@ -670,7 +670,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
             if (mdt_row_raw(&pr, MDT_COL_Param_Flags) & 0x2000)
                 put_marshal(o, MDT_TOKEN(MDT_TABLE_Param, p), false);
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     put_id(o, name);
     put_generic_params(o, tok);
@@ -694,7 +694,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
             prid[seq] = p;
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
     fputc('(', o->f);
     for (uint32_t i = 0; i < m->nparams; i++) {
         if (i)
@@ -755,7 +755,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
                       mdt_find_init(&fi, o->img, MDT_TABLE_CustomAttribute,
                                     MDT_COL_CustomAttribute_Parent, key) == 0 &&
                       mdt_find_next(&crid, &fi) == 0;
-        mdt_clear_error();
+        mdt_error_clear();
         if (!(pflags[s] & 0x1000) && !has_ca)
             continue;
         ind(o, d + 1);
@@ -784,7 +784,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
                 fputc('\n', o->f);
             }
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     mdt_il_body body;
     if (mdt_row_raw(&r, MDT_COL_MethodDef_RVA) && code == 0 &&
@@ -801,7 +801,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
             fprintf(o->f, "// the body does not decode whole: %s\n", err);
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
     ind(o, d);
     fputs("}\n", o->f);
     o->c->opts.gctx = NULL;
@@ -814,7 +814,7 @@ static void put_semantics(struct out *o, uint32_t assoc, unsigned d)
     if (mdt_coded_encode(&key, MDT_CI_HasSemantics, assoc) ||
         mdt_find_init(&fi, o->img, MDT_TABLE_MethodSemantics, MDT_COL_MethodSemantics_Association,
                       key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     while (mdt_find_next(&rid, &fi) == 0) {
@@ -835,7 +835,7 @@ static void put_semantics(struct out *o, uint32_t assoc, unsigned d)
         put_method_ref(o, m);
         fputc('\n', o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void put_properties(struct out *o, uint32_t type_rid, unsigned d)
@@ -846,7 +846,7 @@ static void put_properties(struct out *o, uint32_t type_rid, unsigned d)
     if (mdt_find_init(&fi, o->img, MDT_TABLE_PropertyMap, MDT_COL_PropertyMap_Parent, type_rid) ||
         mdt_find_next(&rid, &fi) || mdt_row_get(&r, o->img, MDT_TABLE_PropertyMap, rid) ||
         mdt_row_range(&first, &count, &r, MDT_COL_PropertyMap_PropertyList)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     for (uint32_t i = 0; i < count; i++) {
@@ -892,7 +892,7 @@ static void put_properties(struct out *o, uint32_t type_rid, unsigned d)
         ind(o, d);
         fputs("}\n", o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void put_events(struct out *o, uint32_t type_rid, unsigned d)
@@ -903,7 +903,7 @@ static void put_events(struct out *o, uint32_t type_rid, unsigned d)
     if (mdt_find_init(&fi, o->img, MDT_TABLE_EventMap, MDT_COL_EventMap_Parent, type_rid) ||
         mdt_find_next(&rid, &fi) || mdt_row_get(&r, o->img, MDT_TABLE_EventMap, rid) ||
         mdt_row_range(&first, &count, &r, MDT_COL_EventMap_EventList)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     for (uint32_t i = 0; i < count; i++) {
@@ -935,7 +935,7 @@ static void put_events(struct out *o, uint32_t type_rid, unsigned d)
         ind(o, d);
         fputs("}\n", o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* The members of a TypeDef (for <Module>: the globals, at depth 0). */
@@ -948,14 +948,14 @@ static void put_members(struct out *o, uint32_t rid, const mdt_row *r, unsigned 
             if (mdt_range_item(&f, o->img, MDT_TABLE_Field, first + i) == 0)
                 put_field(o, f, d);
         }
-    mdt_clear_error();
+    mdt_error_clear();
     if (mdt_row_range(&first, &count, r, MDT_COL_TypeDef_MethodList) == 0)
         for (uint32_t i = 0; i < count; i++) {
             uint32_t m;
             if (mdt_range_item(&m, o->img, MDT_TABLE_MethodDef, first + i) == 0)
                 put_method(o, m, d);
         }
-    mdt_clear_error();
+    mdt_error_clear();
     put_properties(o, rid, d);
     put_events(o, rid, d);
 }
@@ -1010,7 +1010,7 @@ static void put_class(struct out *o, uint32_t rid, unsigned d)
                 put_token(o, itf);
                 fputs(",\n", o->f);
             }
-        mdt_clear_error();
+        mdt_error_clear();
         if (n) /* the last comma goes */
             fseek(o->f, -2, SEEK_CUR), fputs("\n", o->f);
     }
@@ -1035,7 +1035,7 @@ static void put_class(struct out *o, uint32_t rid, unsigned d)
             fprintf(o->f, ".size %" PRIu64 "\n",
                     (uint64_t)mdt_row_raw(&lr, MDT_COL_ClassLayout_ClassSize));
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     /* Nested types, in TypeDef order. */
     for (uint32_t n = 1; n <= o->ntypes; n++)
@@ -1111,7 +1111,7 @@ static void put_manifest(struct out *o)
         fputc('\n', o->f);
         put_customs(o, MDT_TOKEN(MDT_TABLE_File, rid), 0);
     }
-    mdt_clear_error();
+    mdt_error_clear();
     n = mdt_table_rows_present(o->img, MDT_TABLE_ExportedType);
     for (uint32_t rid = 1; rid <= n; rid++) {
         mdt_row r;
@@ -1146,7 +1146,7 @@ static void put_manifest(struct out *o)
         put_customs(o, MDT_TOKEN(MDT_TABLE_ExportedType, rid), 1);
         fputs("}\n", o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
     n = mdt_table_rows_present(o->img, MDT_TABLE_ManifestResource);
     for (uint32_t rid = 1; rid <= n; rid++) {
         mdt_row r;
@@ -1175,7 +1175,7 @@ static void put_manifest(struct out *o)
         put_customs(o, MDT_TOKEN(MDT_TABLE_ManifestResource, rid), 1);
         fputs("}\n", o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void put_version(struct out *o, const mdt_row *r, unsigned col0, unsigned d)
@@ -1213,7 +1213,7 @@ static void put_assemblies(struct out *o)
         put_customs(o, MDT_TOKEN(MDT_TABLE_AssemblyRef, rid), 1);
         fputs("}\n", o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
     for (uint32_t rid = 1; rid <= mdt_table_rows_present(o->img, MDT_TABLE_ModuleRef); rid++) {
         mdt_row r;
         const char *name;
@@ -1224,7 +1224,7 @@ static void put_assemblies(struct out *o)
             fputc('\n', o->f);
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
     if (mdt_table_rows_present(o->img, MDT_TABLE_Assembly)) {
         mdt_row r;
         const char *name, *culture;
@@ -1249,7 +1249,7 @@ static void put_assemblies(struct out *o)
                 fprintf(o->f, "  .culture \"%s\"\n", culture);
             fputs("}\n", o->f);
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     {
         mdt_row r;
@@ -1261,7 +1261,7 @@ static void put_assemblies(struct out *o)
             fputc('\n', o->f);
             put_customs(o, MDT_TOKEN(MDT_TABLE_Module, 1), 0);
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
 }
 
@@ -1285,7 +1285,7 @@ static int one_module(struct il *c, mdi_module *m)
         if (mdt_typedef_enclosing(&enc, m->img, MDT_TOKEN(MDT_TABLE_TypeDef, rid)) == 0 &&
             MDT_TOKEN_TABLE(enc) == MDT_TABLE_TypeDef && MDT_TOKEN_RID(enc) <= o.ntypes)
             o.nested_of[rid] = MDT_TOKEN_RID(enc);
-        mdt_clear_error();
+        mdt_error_clear();
     }
     fputs("// ", o.f);
     mdi_il_put_clean(o.f, m->path);
@@ -1303,7 +1303,7 @@ static int one_module(struct il *c, mdi_module *m)
         mdt_row r;
         if (mdt_row_get(&r, m->img, MDT_TABLE_TypeDef, 1) == 0)
             put_members(&o, 1, &r, 0);
-        mdt_clear_error();
+        mdt_error_clear();
     }
     for (uint32_t rid = 2; rid <= o.ntypes && !mdi_interrupted(c->st); rid++)
         if (!o.nested_of[rid])

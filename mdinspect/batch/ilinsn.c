@@ -39,7 +39,7 @@ size_t mdb_il_text(char *buf, size_t size, const mdt_image *img, uint32_t method
         g.type_owner = 0;
     if (mdt_il_body_get(&b, img, method) || mdt_il_insn_at(&in, &b, il) ||
         mdt_il_insn_text(NULL, &t, &b, &in, &o)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return 0;
     }
     /* Control characters of a string operand never reach the output

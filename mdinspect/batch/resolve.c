@@ -263,8 +263,8 @@ static const char *last_error(mdb_resolver *r)
 {
     char msg[600], out[600];
     size_t o = 0;
-    mdt_errmsg(msg, sizeof msg);
-    mdt_clear_error();
+    mdt_error_message(msg, sizeof msg);
+    mdt_error_clear();
     for (const char *p = msg; *p && o + 1 < sizeof out;) {
         /* a word containing '/' keeps what follows its last '/' */
         size_t w = strcspn(p, " :,()");
@@ -293,7 +293,7 @@ static void set_meta(mdb_resolver *r, mdb_frame *f, const char *s)
     uint32_t len;
     if (!s) {
         f->meta = mdb_no_meta;
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     len = (uint32_t)strlen(s);
@@ -381,7 +381,7 @@ static void add_line(mdb_resolver *r, mdb_frame *f)
         return;
     e = f->has_il ? mdt_pdb_lookup(&sp, pdb, f->token, f->il)
                   : mdt_pdb_method_start(&sp, pdb, f->token);
-    mdt_clear_error();
+    mdt_error_clear();
     if (e || sp.hidden)
         return;
     if ((f->file = mdb_module_document(r->lasting.ctx, f->mod, sp.document))) {
@@ -413,7 +413,7 @@ static uint32_t generic_params(const mdt_image *img, uint32_t owner)
         return 0;
     while (mdt_find_next(&rid, &fi) == 0 && n < 0xFFFF)
         n++;
-    mdt_clear_error();
+    mdt_error_clear();
     return n;
 }
 
@@ -437,7 +437,7 @@ static inline __attribute__((always_inline)) mdt_name_cache *names_of(mdb_resolv
     c = stored ? &r->names[m->id].stored : &r->names[m->id].full;
     if (!*c && mdt_name_cache_new(r->namectx, c, m->img, MDT_STYLE_FULL,
                                   stored ? MDT_NAME_METADATA : r->name_flags) != 0)
-        mdt_clear_error();
+        mdt_error_clear();
     return *c;
 }
 
@@ -450,7 +450,7 @@ static void stored_name(mdb_resolver *r, mdb_frame *f)
     char *s = NULL;
     int e = mdt_token_name_buf(r->name, sizeof r->name, NULL, f->mod->img, f->token, &o);
     if (e == MDT_ETRUNC) {
-        mdt_clear_error();
+        mdt_error_clear();
         e = mdt_token_name(NULL, &s, f->mod->img, f->token, &o);
     }
     set_meta(r, f, e ? NULL : s ? s : r->name);
@@ -496,7 +496,7 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
             }
         } else if (e == MDT_ETRUNC) {
             char *s;
-            mdt_clear_error();
+            mdt_error_clear();
             if (mdt_token_name(NULL, &s, img, f->token, &o) == 0) {
                 f->name = keep(r, s, strlen(s), &f->name_len);
                 talloc_free(s);
@@ -542,7 +542,7 @@ static void name_inst(mdb_resolver *r, mdb_frame *f, const char **cls, const siz
                           args + ncls, &o);
     }
     if (e) {
-        f->status = e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID")
+        f->status = e == MDT_ENOTFOUND && strstr(mdt_error_last()->what, "MVID")
                         ? MDB_UNKNOWN_MVID
                         : MDB_BAD_DESCRIPTOR;
         f->detail = last_error(r);
@@ -887,7 +887,7 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
     if (!(tmp = talloc_new(NULL)))
         return store(r, K_TYPE, s, n, h, f);
     e = mdt_desc_parse(tmp, &d, s, n, mdb_mvid_lookup, r->a);
-    if (e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID")) {
+    if (e == MDT_ENOTFOUND && strstr(mdt_error_last()->what, "MVID")) {
         f->status = MDB_UNKNOWN_MVID;
         f->unknown_mvid = unknown_mvid(r, s, n);
     } else if (e || (e = mdt_desc_to_type(tmp, &t, d)) != 0 ||
@@ -959,7 +959,7 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
         uint32_t owner = 0;
         if (mdt_member_owner(&owner, f->mod->img, f->token) == 0 && owner)
             ncls = (int)generic_params(f->mod->img, owner);
-        mdt_clear_error();
+        mdt_error_clear();
         if (ncls > nargs)
             ncls = nargs;
     }

@@ -51,7 +51,7 @@ static mdt_image *fixture; /* intact: data/Everything.dll, a resolution target *
 static void touch_error(void)
 {
     char msg[512];
-    sink += strlen(mdt_errmsg(msg, sizeof msg));
+    sink += strlen(mdt_error_message(msg, sizeof msg));
 }
 
 static void die(const char *fmt, const char *a, uint32_t tok, const char *b)
@@ -298,7 +298,7 @@ static void attrs_and_values(struct run *r)
             sink += strlen(text);
         if (mdt_row_get(&row, r->img, MDT_TABLE_Constant, rid) == 0 &&
             mdt_row_token(&parent, &row, MDT_COL_Constant_Parent) == 0 &&
-            mdt_default_value(tmp, &v, r->img, parent) == 0 &&
+            mdt_value_default(tmp, &v, r->img, parent) == 0 &&
             mdt_value_format(tmp, &text, &v, NULL) == 0)
             sink += strlen(text);
         else
@@ -367,7 +367,7 @@ static void members_and_types(struct run *r)
                 void *tmp = talloc_new(r->ctx);
                 if (mdt_typedef_enclosing(&enc, r->img, tok))
                     touch_error();
-                if (mdt_enum_underlying(&et, r->img, tok))
+                if (mdt_typedef_enum_underlying(&et, r->img, tok))
                     touch_error();
                 /* `type NAME`: the type found again by its reflection name. */
                 if (mdt_token_name(tmp, &refl, r->img, tok, &o) == 0 &&
@@ -456,16 +456,16 @@ static void resolution(struct run *r)
             void *rt = talloc_new(tmp);
             mdt_resolution res;
             mdt_trace *trace = NULL;
-            int e = mdt_resolve_token(rt, &res, &trace, v, rid & 1 ? 1 : 2, tok, NULL);
-            check_clean(rt, e, "mdt_resolve_token", tok);
+            int e = mdt_token_resolve(rt, &res, &trace, v, rid & 1 ? 1 : 2, tok, NULL);
+            check_clean(rt, e, "mdt_token_resolve", tok);
             if (!e) {
                 sink += res.resolved + res.hops + res.token + res.where_token;
                 for (size_t i = 0; trace && i < trace->n; i++)
                     sink += (size_t)trace->entries[i].kind +
                             (trace->entries[i].text ? strlen(trace->entries[i].text) : 0);
-                sink += strlen(mdt_res_reason_name(res.reason));
+                sink += strlen(mdt_resolution_reason_name(res.reason));
             }
-            if (mdt_ref_scope(&scope, r->img, tok))
+            if (mdt_token_scope(&scope, r->img, tok))
                 touch_error();
             talloc_free(rt);
         }
@@ -489,7 +489,7 @@ static void run_image(void *ctx, const mdt_image *img)
     resolution(&r);
     for (size_t s = 0; s < NSTYLES; s++)
         talloc_free(r.cache[s]);
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void try_open(const uint8_t *data, size_t size, const char *name)

@@ -35,7 +35,7 @@ static mdt_name_cache *caches[4]; /* one per style of print_sig */
 static void touch_error(void)
 {
     char msg[512];
-    sink += strlen(mdt_errmsg(msg, sizeof msg));
+    sink += strlen(mdt_error_message(msg, sizeof msg));
 }
 
 /* A failed call must not leave allocations behind. */
@@ -212,7 +212,7 @@ static void constants(void *ctx, const uint8_t *data, size_t size)
     }
     if (size >= 16) {
         char *out;
-        if (mdt_int128_format(ctx, &out, data, data[0] & 1) == 0)
+        if (mdt_value_int128_format(ctx, &out, data, data[0] & 1) == 0)
             sink += strlen(out);
     }
 }

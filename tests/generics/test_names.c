@@ -350,7 +350,8 @@ START_TEST(array_rank_is_capped)
     char *out, msg[512];
     ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, huge, sizeof huge, 0),
                      MDT_EUNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "rank 151979534 (more than 32)"));
+    ck_assert_ptr_nonnull(
+        strstr(mdt_error_message(msg, sizeof msg), "rank 151979534 (more than 32)"));
     ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, r33, sizeof r33, 0),
                      MDT_EUNSUPPORTED);
     ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, r32, sizeof r32, 0), 0);
@@ -439,7 +440,7 @@ START_TEST(one_call_signature_names)
     static const unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef, MDT_TABLE_TypeSpec,
                                       MDT_TABLE_MethodSpec};
     unsigned big = 0;
-    mdt_clear_error();
+    mdt_error_clear();
     for (size_t k = 0; k < N(tables); k++)
         for (uint32_t r = 1; r <= mdt_table_rows(ml, tables[k]); r++) {
             uint32_t tok = MDT_TOKEN(tables[k], r);
@@ -448,12 +449,12 @@ START_TEST(one_call_signature_names)
             mdt_sig s;
             if (mdt_sig_of_token_buf(arena, sizeof arena, &s, ml, tok) == MDT_ENOMEM)
                 big++;
-            mdt_clear_error();
+            mdt_error_clear();
             char *two = sig_of(tmp, ml, tok, MDT_STYLE_FULL), *one;
             ck_assert_msg(mdt_sig_name_of_token(tmp, &one, ml, tok, &o) == 0, "0x%08x: %s", tok,
-                          mdt_errmsg(msg, sizeof msg));
+                          mdt_error_message(msg, sizeof msg));
             ck_assert_str_eq(one, two);
-            ck_assert_int_eq(mdt_last_error()->code, 0);
+            ck_assert_int_eq(mdt_error_last()->code, 0);
             talloc_free(tmp);
         }
     ck_assert_uint_eq(big, 15);
@@ -640,7 +641,8 @@ START_TEST(portable_pdb_document_names)
     /* A separator that is no UTF-8 character. */
     bytes[at] = 0xFF;
     ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "separator 0xff is not UTF-8"));
+    ck_assert_ptr_nonnull(
+        strstr(mdt_error_message(msg, sizeof msg), "separator 0xff is not UTF-8"));
     /* A part beyond the #Blob heap (one-byte index 0x7f... made 2 bytes). */
     bytes[at] = '/';
     bytes[at + 1] = 0xBF;
@@ -650,7 +652,8 @@ START_TEST(portable_pdb_document_names)
     ck_assert_uint_eq(bytes[at - 1], len);
     bytes[at - 1] = 1;
     ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "document name without a part"));
+    ck_assert_ptr_nonnull(
+        strstr(mdt_error_message(msg, sizeof msg), "document name without a part"));
     talloc_free(ctx);
 }
 END_TEST

@@ -31,7 +31,7 @@ static mdt_image *fixture;
 static void touch_error(void)
 {
     char msg[512];
-    sink += strlen(mdt_errmsg(msg, sizeof msg));
+    sink += strlen(mdt_error_message(msg, sizeof msg));
 }
 
 static void open_fixture(void)

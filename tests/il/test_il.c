@@ -21,7 +21,7 @@ static char msg[600];
 
 static const char *err(void)
 {
-    return mdt_errmsg(msg, sizeof msg);
+    return mdt_error_message(msg, sizeof msg);
 }
 
 static mdt_image *open_rel(void *ctx, const char *rel)

@@ -61,7 +61,7 @@ static void resolve_all(void *ctx, mdt_modview *v, unsigned round)
                     o.flags = MDT_RESOLVE_STRICT;
                 if (k % 11 == 5)
                     o.max_hops = 1;
-                int e = mdt_resolve_token(ctx, &r, want_trace ? &tr : NULL, v, mi.id, tok, &o);
+                int e = mdt_token_resolve(ctx, &r, want_trace ? &tr : NULL, v, mi.id, tok, &o);
                 if (k == n + 1) {
                     if (n == rows && e != MDT_EINVAL)
                         abort(); /* one past the last row */
@@ -87,8 +87,8 @@ static void resolve_all(void *ctx, mdt_modview *v, unsigned round)
                 if (!o.flags && !o.max_hops) {
                     mdt_resolution again, fresh;
                     mdt_resolve_opts nc = {MDT_RESOLVE_NOCACHE, 0};
-                    if (mdt_resolve_token(ctx, &again, NULL, v, mi.id, tok, NULL) ||
-                        mdt_resolve_token(ctx, &fresh, NULL, v, mi.id, tok, &nc))
+                    if (mdt_token_resolve(ctx, &again, NULL, v, mi.id, tok, NULL) ||
+                        mdt_token_resolve(ctx, &fresh, NULL, v, mi.id, tok, &nc))
                         abort();
                     if (again.resolved != fresh.resolved || again.module != fresh.module ||
                         again.token != fresh.token || again.reason != fresh.reason ||

@@ -23,7 +23,7 @@ extern "C" {
 
 /* Marks the old name of a renamed function (README.md, "API conventions"):
  * it still links and works, and a compiler that can says where it is used
- * and what to call instead ("'mdt_errmsg' is deprecated: use
+ * and what to call instead ("'mdt_error_message' is deprecated: use
  * mdt_error_message"). Define MDT_NO_DEPRECATION_WARNINGS to silence it,
  * or MDT_NO_DEPRECATED to leave the old names undeclared. */
 #ifndef MDT_DEPRECATED_FOR
