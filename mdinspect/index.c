@@ -342,7 +342,7 @@ static bool type_hit(mdi_module *m, const mdi_typeent *t, const struct wanted *w
     switch (pass) {
     case 1: /* as the commands print it: full or friendly style, or `<,>` */
         if (w->nparams >= 0 && strcmp(k, w->bare) == 0) {
-            mdt_name_opts full = {MDT_STYLE_FULL, 0, NULL, NULL};
+            mdt_name_opts full = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
             char *printed = NULL;
             size_t nparams = 0;
             mdi_generic_params(tmp, m->img, t->token, &nparams);

@@ -122,7 +122,8 @@ char *mdi_row_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
 
 void mdi_metadata_name(mdi_state *st, const char *key, const mdt_image *img, uint32_t token)
 {
-    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, MDT_NAME_OPTS_VERSION,
+                                         NULL, NULL};
     char *s = NULL;
     if (mdi_printer_format(st->out) != MDI_FMT_JSON || !MDT_TOKEN_RID(token) ||
         !mdt_token_is_type_or_member(token))

@@ -24,7 +24,7 @@ UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows te
 	tests/unit/test_rows_framework \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar tests/unit/test_batch_json
 UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_strbuf \
-	tests/unit/test_errors tests/unit/test_file tests/unit/test_marshal
+	tests/unit/test_errors tests/unit/test_file tests/unit/test_marshal tests/unit/test_api
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -39,6 +39,10 @@ tests_unit_test_file_LDADD = $(TEST_LDADD)
 tests_unit_test_marshal_SOURCES = tests/unit/test_marshal.c $(TEST_MAIN)
 tests_unit_test_marshal_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_marshal_LDADD = $(TEST_LDADD)
+
+tests_unit_test_api_SOURCES = tests/unit/test_api.c $(TEST_MAIN)
+tests_unit_test_api_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_api_LDADD = $(TEST_LDADD)
 
 tests_unit_test_errors_SOURCES = tests/unit/test_errors.c $(TEST_MAIN)
 tests_unit_test_errors_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -8,7 +8,13 @@ concept).
 rewrites, in the git-tracked C sources, headers, Markdown documents and
 manual pages (.c .h .md .1 .3) of DIR (or the FILEs named), every mention
 of a function's old name as its new name: calls, declarations, function
-pointers taken, prose. The old names still link and compile in
+pointers taken, prose; and in C files, each positional initializer of
+mdt_name_opts or mdt_resolve_opts written for the layout of 1:0:0
+(`{MDT_STYLE_FULL, 0, NULL, NULL}`, `{MDT_RESOLVE_STRICT, 0}`) gets its
+`version` member (MDT_NAME_OPTS_VERSION, MDT_RESOLVE_OPTS_VERSION), which
+took the upper half of the old `flags`: without it such an initializer
+puts the next member there (a compile error for a pointer, a version
+refused at run time for a number). The old names still link and compile in
 libmdtools.so.1 (each is an exported alias, declared deprecated so the
 compiler names its new name); they go with the next soname.
 
@@ -65,6 +71,71 @@ RENAMED = {
 
 EXTS = ('.c', '.h', '.md', '.1', '.3')
 
+# Option structs that gained a `version` member in 1:1:0, in what was the
+# upper half of their 32-bit `flags`: a positional initializer of the old
+# layout (n members) gets the version constant at its place; designated
+# initializers and {0} need nothing (version 0 is the old layout).
+VERSIONED = {
+    'mdt_name_opts': (4, 2, 'MDT_NAME_OPTS_VERSION'),  # style, flags, [version], gctx, cache
+    'mdt_resolve_opts': (2, 1, 'MDT_RESOLVE_OPTS_VERSION'),  # flags, [version], max_hops
+}
+INIT = re.compile(r'\b(' + '|'.join(VERSIONED) + r')\b(?:\s*\)\s*|[^;={}()]*=\s*)\{')
+
+
+def top_level_items(text, i):
+    """text[i] == '{': (index of the matching '}', [(start, end) of each
+    top-level item]) or None."""
+    depth, start, items = 0, i + 1, []
+    for j in range(i, len(text)):
+        c = text[j]
+        if c in '({[':
+            depth += 1
+        elif c in ')}]':
+            depth -= 1
+            if depth == 0:
+                items.append((start, j))
+                return j, items
+        elif c == ',' and depth == 1:
+            items.append((start, j))
+            start = j + 1
+    return None
+
+
+def version_initializers(text):
+    """Old-layout positional initializers of VERSIONED structs given their
+    version member, also each element of an array of them. Returns (new
+    text, count)."""
+    edits = []  # (offset, text to insert)
+
+    def one(name, lb):
+        r = top_level_items(text, lb)
+        if not r:
+            return
+        items = [(a, b) for a, b in r[1] if text[a:b].strip()]
+        want, at, const = VERSIONED[name]
+        if len(items) != want or any(text[a:b].lstrip().startswith(('.', '{')) for a, b in items):
+            return
+        a, b = items[at]
+        lead = text[a:b][:len(text[a:b]) - len(text[a:b].lstrip())]
+        edits.append((a, f'{lead or " "}{const},'))
+
+    for m in INIT.finditer(text):
+        lb = m.end() - 1
+        if '[' in m.group(0):  # an array: each element
+            r = top_level_items(text, lb)
+            for a, b in (r[1] if r else []):
+                k = a + len(text[a:b]) - len(text[a:b].lstrip())
+                if text[k:k + 1] == '{':
+                    one(m.group(1), k)
+        else:
+            one(m.group(1), lb)
+    out, pos = [], 0
+    for a, ins in sorted(edits):
+        out += [text[pos:a], ins]
+        pos = a
+    out.append(text[pos:])
+    return ''.join(out), len(edits)
+
 
 def tracked(top, paths):
     if paths:
@@ -106,12 +177,16 @@ def main(argv):
         except (UnicodeDecodeError, OSError):
             continue
         if f.endswith(EXTS):
-            parts, n = [], 0
+            parts, n, inits = [], 0, 0
             for a, b, on in regions(text):
                 chunk = text[a:b]
                 if on:
                     chunk, k = pat.subn(lambda m: RENAMED[m.group(1)], chunk)
                     n += k
+                    if f.endswith(('.c', '.h')):
+                        chunk, k = version_initializers(chunk)
+                        n += k
+                        inits += k
                 parts.append(chunk)
                 if b < len(text):
                     # the marker line itself, kept as it is
@@ -120,7 +195,7 @@ def main(argv):
             if n:
                 new = ''.join(parts)
                 # the reassembly above must give back every byte it did not rename
-                assert len(pat.findall(new)) == len(pat.findall(text)) - n
+                assert len(pat.findall(new)) == len(pat.findall(text)) - (n - inits)
                 if not check:
                     with open(path, 'w', encoding='utf-8') as fh:
                         fh.write(new)

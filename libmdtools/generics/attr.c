@@ -25,6 +25,7 @@
 #include <mdtools/token.h>
 
 #include "generics/gen_int.h"
+#include "generics/opts_int.h"
 
 struct ad {
     void *ctx;
@@ -163,7 +164,7 @@ static bool typeref_is_local(struct ad *d, uint32_t token)
  * signature. */
 static int enum_by_token(struct ad *d, mdt_value_type *t, uint32_t token)
 {
-    mdt_name_opts full = {MDT_STYLE_FULL, 0, NULL, NULL};
+    mdt_name_opts full = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *name;
     int e;
     if ((e = mdt_token_name(d->ctx, &name, d->img, token, &full)))
@@ -183,7 +184,7 @@ static int enum_by_token(struct ad *d, mdt_value_type *t, uint32_t token)
     }
     if (MDT_TOKEN_TABLE(token) == MDT_TABLE_TypeRef && typeref_is_local(d, token)) {
         char *refl;
-        mdt_name_opts ro = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
+        mdt_name_opts ro = {MDT_STYLE_REFLECTION, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
         uint32_t td;
         if (mdt_token_name(d->ctx, &refl, d->img, token, &ro) == 0 &&
             mdt_typedef_by_name(&td, d->img, refl, strlen(refl)) == 0) {
@@ -757,10 +758,13 @@ int mdt_attr_decimal(mdt_decimal *out, const mdt_attr *a)
 int mdt_attr_format(void *mem_ctx, char **out, const mdt_attr *a, const mdt_name_opts *o)
 {
     bool friendly = o && (o->flags & MDT_NAME_FRIENDLY);
-    mdt_name_opts no = {o ? o->style : MDT_STYLE_FULL, o ? o->flags : 0, NULL, NULL};
+    mdt_name_opts no = {o ? o->style : MDT_STYLE_FULL, o ? o->flags : 0, MDT_NAME_OPTS_VERSION,
+                        NULL, NULL};
     char *name;
     sb s;
     int e;
+    if ((e = gen_opts_check(o, "mdt_attr_format")))
+        return e;
     if ((e = mdt_token_name(NULL, &name, a->img, a->type, &no)))
         return e;
     sb_init(&s, mem_ctx);

@@ -21,6 +21,7 @@
 
 #include "generics/fmt_int.h"
 #include "generics/gen_int.h"
+#include "generics/opts_int.h"
 #include "util/error.h"
 #include "util/reader.h"
 #include "util/strbuf.h"
@@ -207,6 +208,9 @@ int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_o
 {
     struct fmt f;
     char buf[STACK_OUT];
+    int e;
+    if ((e = gen_opts_check(o, "mdt_type_name")))
+        return e;
     start_growing(&f, mem_ctx, buf, sizeof buf, o);
     return finish(&f, fmt_type(&f, t), out);
 }
@@ -215,6 +219,9 @@ int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *s, const mdt_name_opt
 {
     struct fmt f;
     char buf[STACK_OUT];
+    int e;
+    if ((e = gen_opts_check(o, "mdt_sig_name")))
+        return e;
     start_growing(&f, mem_ctx, buf, sizeof buf, o);
     return finish(&f, fmt_sig(&f, s), out);
 }
@@ -234,6 +241,8 @@ int mdt_sig_name_of_token(void *mem_ctx, char **out, const mdt_image *img, uint3
     if (!out)
         return mdt__fail_simple(MDT_EINVAL, "no place for the signature's name");
     *out = NULL;
+    if ((e = gen_opts_check(o, "mdt_sig_name_of_token")))
+        return e;
     /* The tree is dropped once printed: a talloc block for it would cost
      * its allocation and free, as much again as decoding it. */
     e = mdt_sig_of_token_buf(arena, sizeof arena, &s, img, token);
@@ -258,6 +267,9 @@ int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t tok
 {
     struct fmt f;
     char buf[STACK_OUT];
+    int e;
+    if ((e = gen_opts_check(o, "mdt_token_name")))
+        return e;
     start_growing(&f, mem_ctx, buf, sizeof buf, o);
     return finish(&f, token_body(&f, img, token), out);
 }
@@ -266,8 +278,12 @@ int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
                       const mdt_name_opts *o)
 {
     struct fmt f;
+    int e;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    *buf = 0;
+    if ((e = gen_opts_check(o, "mdt_type_name_buf")))
+        return e;
     sb_init_fixed(&f.out, buf, size);
     init(&f, o);
     return finish_buf(&f, fmt_type(&f, t), len);
@@ -276,8 +292,12 @@ int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
 int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *s, const mdt_name_opts *o)
 {
     struct fmt f;
+    int e;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    *buf = 0;
+    if ((e = gen_opts_check(o, "mdt_sig_name_buf")))
+        return e;
     sb_init_fixed(&f.out, buf, size);
     init(&f, o);
     return finish_buf(&f, fmt_sig(&f, s), len);
@@ -287,8 +307,12 @@ int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img
                        const mdt_name_opts *o)
 {
     struct fmt f;
+    int e;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    *buf = 0;
+    if ((e = gen_opts_check(o, "mdt_token_name_buf")))
+        return e;
     sb_init_fixed(&f.out, buf, size);
     init(&f, o);
     return finish_buf(&f, token_body(&f, img, token), len);

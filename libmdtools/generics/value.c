@@ -22,6 +22,7 @@
 #include <mdtools/value.h>
 
 #include "generics/gen_int.h"
+#include "generics/opts_int.h"
 
 #define MAX_TYPENAME_DEPTH 64
 
@@ -651,6 +652,8 @@ int mdt_value_format(void *mem_ctx, char **out, const mdt_value *v, const mdt_na
 {
     sb s;
     int e;
+    if ((e = gen_opts_check(o, "mdt_value_format")))
+        return e;
     sb_init(&s, mem_ctx);
     if ((e = put_value(&s, v, o, 0))) {
         sb_discard(&s);

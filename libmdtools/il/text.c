@@ -27,6 +27,7 @@
 #include <mdtools/token.h>
 #include <mdtools/value.h>
 
+#include "generics/opts_int.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -286,6 +287,8 @@ int mdt_il_insn_text(void *mem_ctx, char **out, const mdt_il_body *body, const m
                                 !out    ? "output"
                                 : !body ? "body"
                                         : "instruction");
+    if (gen_opts_check(opts, "mdt_il_insn_text"))
+        return MDT_EINVAL;
     if (opts)
         o = *opts;
     if (!(tmp = talloc_new(NULL)))

@@ -82,6 +82,17 @@ int mdt__fail_simple(int code, const char *fmt, ...)
     return code;
 }
 
+int mdt__fail_opts_version(const char *fn, const char *type, unsigned version, unsigned known)
+{
+    mdt_place at = MDT_PLACE_NONE;
+    at.region = type;
+    at.column = "version";
+    return mdt__fail(MDT_EINVAL, at,
+                     "%s: %s version %u is later than this libmdtools reads (0 to %u): "
+                     "built against a newer one?",
+                     fn, type, version, known);
+}
+
 uint64_t mdt__err_mark(void)
 {
     return depth;

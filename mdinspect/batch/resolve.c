@@ -446,7 +446,8 @@ static inline __attribute__((always_inline)) mdt_name_cache *names_of(mdb_resolv
 static void stored_name(mdb_resolver *r, mdb_frame *f) __attribute__((noinline));
 static void stored_name(mdb_resolver *r, mdb_frame *f)
 {
-    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, names_of(r, f->mod, true)};
+    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, MDT_NAME_OPTS_VERSION, NULL,
+                       names_of(r, f->mod, true)};
     char *s = NULL;
     int e = mdt_token_name_buf(r->name, sizeof r->name, NULL, f->mod->img, f->token, &o);
     if (e == MDT_ETRUNC) {
@@ -480,7 +481,8 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
         return;
     }
     if (ncls + nmeth == 0) {
-        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, NULL, names_of(r, f->mod, false)};
+        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, MDT_NAME_OPTS_VERSION, NULL,
+                           names_of(r, f->mod, false)};
         size_t len;
         /* straight into the arena: most names are short, and copying each
          * of hundreds of thousands cost more than reserving room */
@@ -525,7 +527,8 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
 static void name_inst(mdb_resolver *r, mdb_frame *f, const char **cls, const size_t *clsl, int ncls,
                       const char **meth, const size_t *methl, int nmeth)
 {
-    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, MDT_NAME_OPTS_VERSION,
+                                         NULL, NULL};
     const mdt_image *img = f->mod->img;
     unsigned table = MDT_TOKEN_TABLE(f->token);
     void *tmp = talloc_new(NULL);
@@ -537,7 +540,7 @@ static void name_inst(mdb_resolver *r, mdb_frame *f, const char **cls, const siz
     if (!e && table == MDT_TABLE_TypeDef && nmeth)
         e = MDT_EINVAL;
     if (!e) {
-        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, NULL, NULL};
+        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, MDT_NAME_OPTS_VERSION, NULL, NULL};
         e = mdt_inst_name(tmp, &s, img, f->token, (uint32_t)ncls, args, (uint32_t)nmeth,
                           args + ncls, &o);
     }
@@ -896,7 +899,8 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
     if (e) {
         f->detail = last_error(r);
     } else {
-        static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+        static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA,
+                                             MDT_NAME_OPTS_VERSION, NULL, NULL};
         f->name = keep(r, name, strlen(name), &f->name_len);
         if (r->want_json)
             set_meta(r, f, mdt_type_name(tmp, &ms, t, &stored) == 0 ? ms : NULL);

@@ -113,7 +113,8 @@ struct run {
 
 static mdt_name_opts opts_of(const struct run *r, size_t s, bool cached, mdt_generic_context *g)
 {
-    mdt_name_opts o = {styles[s].style, styles[s].flags, NULL, cached ? r->cache[s] : NULL};
+    mdt_name_opts o = {styles[s].style, styles[s].flags, MDT_NAME_OPTS_VERSION, NULL,
+                       cached ? r->cache[s] : NULL};
     if (styles[s].flags & MDT_NAME_PARAM_NAMES)
         o.gctx = g;
     return o;
@@ -201,7 +202,8 @@ static void inst_of(struct run *r, uint32_t tok)
         for (uint32_t nm = 0; nm <= 1; nm++) {
             void *tmp = talloc_new(r->ctx);
             char *out;
-            mdt_name_opts o = {MDT_STYLE_FULL, nt ? 0 : MDT_NAME_FRIENDLY, NULL, NULL};
+            mdt_name_opts o = {MDT_STYLE_FULL, nt ? 0 : MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION,
+                               NULL, NULL};
             int e = mdt_inst_name(tmp, &out, r->img, tok, nt, args, nm, args + 1, &o);
             check_clean(tmp, e, "mdt_inst_name", tok);
             talloc_free(tmp);
@@ -363,7 +365,7 @@ static void members_and_types(struct run *r)
                 char *refl;
                 /* The reflection style: mdt_typedef_by_name's grammar (`+`
                  * nesting, `\` escapes); a metadata name escapes nothing. */
-                mdt_name_opts o = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
+                mdt_name_opts o = {MDT_STYLE_REFLECTION, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
                 void *tmp = talloc_new(r->ctx);
                 if (mdt_typedef_enclosing(&enc, r->img, tok))
                     touch_error();

@@ -130,7 +130,7 @@ START_TEST(info_attribute_value_tree)
     ck_assert(a.fixed[4].null);
     ck_assert(a.fixed[5].boxed->null);
     /* Friendly: short names, keywords, no Attribute suffix. */
-    mdt_name_opts fr = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL};
+    mdt_name_opts fr = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *s;
     ck_assert_int_eq(mdt_attr_of_row(ctx, &a, img, 1, NULL, NULL), 0);
     ck_assert_int_eq(mdt_attr_format(ctx, &s, &a, &fr), 0);

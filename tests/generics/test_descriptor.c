@@ -32,7 +32,7 @@ static mdt_desc prim(uint8_t et)
 static char *inst(void *ctx, const mdt_image *img, uint32_t token, uint32_t nt,
                   const mdt_desc *const *t, uint32_t nm, const mdt_desc *const *m, int style)
 {
-    mdt_name_opts o = {style, 0, NULL, NULL};
+    mdt_name_opts o = {style, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *s, msg[512];
     ck_assert_msg(mdt_inst_name(ctx, &s, img, token, nt, t, nm, m, &o) == 0, "%s",
                   mdt_error_message(msg, sizeof msg));
@@ -152,7 +152,7 @@ START_TEST(type_trees_from_descriptors)
     ck_assert_int_eq(mdt_desc_to_type(ctx, &t, &canon), 0);
     ck_assert_uint_eq(t->kind, MDT_ELEMENT_TYPE_CANON);
     char *s;
-    mdt_name_opts fr = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL};
+    mdt_name_opts fr = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, NULL};
     ck_assert_int_eq(mdt_type_name(ctx, &s, t, &fr), 0);
     ck_assert_str_eq(s, "__Canon");
     talloc_free(ctx);

@@ -317,7 +317,7 @@ START_TEST(generic_parameter_names_and_friendly_names)
     /* Pair`2::Select<TResult>(Func<TKey,TValue,TResult>) with names. */
     ck_assert_int_eq(mdt_sig_of_token(ctx, &s, img, 0x06000036), 0);
     mdt_generic_context g = {0, NULL, 0, NULL, img, 0x0200001E, 0x06000036};
-    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_PARAM_NAMES, &g, NULL};
+    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_PARAM_NAMES, MDT_NAME_OPTS_VERSION, &g, NULL};
     ck_assert_int_eq(mdt_sig_name(ctx, &out, &s, &o), 0);
     ck_assert_str_eq(out, "instance generic<1> TResult(System.Func<TKey,TValue,TResult>)");
     o.flags |= MDT_NAME_FRIENDLY;
@@ -436,7 +436,7 @@ START_TEST(one_call_signature_names)
         return;
     }
     mdt_image *ml = open_path(ctx, corlib);
-    mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, NULL};
+    mdt_name_opts o = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     static const unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef, MDT_TABLE_TypeSpec,
                                       MDT_TABLE_MethodSpec};
     unsigned big = 0;
@@ -482,7 +482,7 @@ START_TEST(name_cache_gives_the_same_names)
                 uint32_t tok = MDT_TOKEN(tables[k], rid);
                 static const int styles[] = {MDT_STYLE_FULL, MDT_STYLE_REFLECTION, MDT_STYLE_IL};
                 for (int st = 0; st < 3; st++) {
-                    mdt_name_opts plain = {styles[st], 0, NULL, NULL};
+                    mdt_name_opts plain = {styles[st], 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
                     mdt_name_cache *caches[] = {full, refl, other};
                     char *want = name_of(ctx, img, tok, styles[st]), *got;
                     for (int c = 0; c < 3; c++) {
@@ -539,7 +539,7 @@ START_TEST(methods_named_with_their_signature)
     ck_assert_int_eq(mdt_name_cache_new(ctx, &c, img, MDT_STYLE_FULL, 0), 0);
     for (size_t i = 0; i < N(x); i++)
         for (int cached = 0; cached < 2; cached++) {
-            mdt_name_opts o = {MDT_STYLE_FULL, x[i].flags, NULL,
+            mdt_name_opts o = {MDT_STYLE_FULL, x[i].flags, MDT_NAME_OPTS_VERSION, NULL,
                                cached && !(x[i].flags & ~(unsigned)MDT_NAME_SIGNATURE) ? c : NULL};
             char *got, buf[512];
             ck_assert_int_eq(mdt_token_name(ctx, &got, img, x[i].token, &o), 0);
@@ -593,7 +593,7 @@ START_TEST(generic_types_named_on_their_own)
             size_t i = pass == 2 ? N(x) - 1 - j : j;
             const char *want[3] = {x[i].full, x[i].metadata, x[i].friendly};
             for (int k = 0; k < 3; k++) {
-                mdt_name_opts o = {MDT_STYLE_FULL, flags[k], NULL, c[k]};
+                mdt_name_opts o = {MDT_STYLE_FULL, flags[k], MDT_NAME_OPTS_VERSION, NULL, c[k]};
                 char *got;
                 ck_assert_int_eq(mdt_token_name(ctx, &got, img, x[i].token, &o), 0);
                 ck_assert_msg(!strcmp(got, want[k]), "pass %d 0x%08x flags %u:\n got %s\nwant %s",
@@ -664,9 +664,9 @@ START_TEST(generic_declarations)
 {
     void *ctx = talloc_new(NULL);
     mdt_image *img = open_rel(ctx, "data/decl/Decl.dll");
-    mdt_name_opts il = {MDT_STYLE_IL, 0, NULL, NULL};
-    mdt_name_opts refl = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
-    mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL};
+    mdt_name_opts il = {MDT_STYLE_IL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
+    mdt_name_opts refl = {MDT_STYLE_REFLECTION, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
+    mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *p, *w;
     /* Holder`6 (0x02000005), full style. */
     ck_assert_int_eq(mdt_generic_decl(ctx, &p, &w, img, 0x02000005, NULL), 0);

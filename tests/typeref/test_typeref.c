@@ -250,7 +250,7 @@ END_TEST
 START_TEST(chain_hop_limit)
 {
     struct fx *f = chain_set();
-    mdt_resolve_opts o = {0, 2};
+    mdt_resolve_opts o = {0, MDT_RESOLVE_OPTS_VERSION, 2};
     mdt_resolution r = resolve_with(f, 10, typeref(f, 10, "Chain.Plain"), &o);
     ck_assert(!r.resolved);
     ck_assert_int_eq(r.reason, MDT_RES_HOP_LIMIT);
@@ -431,7 +431,7 @@ END_TEST
 START_TEST(versions_strict_stops_after_tier_two)
 {
     struct fx *f = ver_set();
-    mdt_resolve_opts o = {MDT_RESOLVE_STRICT, 0};
+    mdt_resolve_opts o = {MDT_RESOLVE_STRICT, MDT_RESOLVE_OPTS_VERSION, 0};
     mdt_resolution r = resolve_with(f, 44, typeref(f, 44, "Versioned.Common"), &o);
     ck_assert(!r.resolved);
     ck_assert_int_eq(r.reason, MDT_RES_NOT_LOADED);

@@ -118,20 +118,20 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
     CHECK_CALL(t, mdt_row_cells(cells, &row), "cells of 0x%08x", token);
 
     for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
-        mdt_name_opts o = {styles[i], MDT_NAME_PARAM_NAMES, NULL, NULL};
+        mdt_name_opts o = {styles[i], MDT_NAME_PARAM_NAMES, MDT_NAME_OPTS_VERSION, NULL, NULL};
         CHECK_CALL(t, mdt_token_name(ctx, &name, img, token, &o), "name of 0x%08x", token);
         CHECK_CALL(t, mdt_token_name_buf(buf, sizeof buf, &len, img, token, &o),
                    "name of 0x%08x into a buffer", token);
     }
     if (cache) {
-        mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, cache};
+        mdt_name_opts o = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, cache};
         CHECK_CALL(t, mdt_token_name(ctx, &name, img, token, &o), "cached name of 0x%08x", token);
     }
     CHECK_CALL(t, mdt_token_owner(&u32, img, token), "owner of 0x%08x", token);
 
     switch (table) {
     case MDT_TABLE_TypeDef: {
-        mdt_name_opts o = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
+        mdt_name_opts o = {MDT_STYLE_REFLECTION, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
         uint8_t et;
         CHECK_CALL(t, mdt_typedef_enclosing(&u32, img, token), "enclosing of 0x%08x", token);
         CHECK_CALL(t, mdt_typedef_enum_underlying(&et, img, token), "enum of 0x%08x", token);
@@ -253,7 +253,7 @@ static void calls_on_set(struct tally *t, mdt_image **imgs, size_t n)
                 }
                 CHECK_CALL(t, mdt_token_resolve(ctx, &res, NULL, view, i + 1, tok, NULL),
                            "resolving 0x%08x", tok);
-                mdt_resolve_opts nocache = {MDT_RESOLVE_NOCACHE, 0};
+                mdt_resolve_opts nocache = {MDT_RESOLVE_NOCACHE, MDT_RESOLVE_OPTS_VERSION, 0};
                 CHECK_CALL(t, mdt_token_resolve(ctx, &res, &trace, view, i + 1, tok, &nocache),
                            "resolving 0x%08x with a trace", tok);
             }
@@ -486,7 +486,7 @@ START_TEST(instantiation_across_modules_keeps_failure)
     char path[4096];
     void *ctx = talloc_new(NULL);
     mdt_image *everything, *part;
-    mdt_name_opts il = {MDT_STYLE_IL, 0, NULL, NULL};
+    mdt_name_opts il = {MDT_STYLE_IL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *name;
     ck_assert_int_eq(mdt_image_open_file(ctx, &everything,
                                          src_path(path, sizeof path, "data/Everything.dll"), 0),

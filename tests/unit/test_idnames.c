@@ -95,7 +95,7 @@ START_TEST(class_and_function_names_through_the_formatter)
     ck_assert_str_eq(s, "Everything.Pair<System.Int32,System.String>");
     ck_assert_int_eq(mdt_idmap_class_name(f.ctx, &s, f.map, 0x201, 0, NULL), 0);
     ck_assert_str_eq(s, "Everything.Pair<System.__Canon,System.Int32[]>");
-    mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL};
+    mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, NULL};
     ck_assert_int_eq(mdt_idmap_class_name(f.ctx, &s, f.map, 0x200, 0, &friendly), 0);
     ck_assert_str_eq(s, "Pair<int,string>");
 

@@ -164,10 +164,24 @@ enum mdt_resolve_flags {
     MDT_RESOLVE_NOCACHE = 1u << 1 /* neither read nor fill the view's cache */
 };
 
+/* How to resolve. Start from MDT_RESOLVE_OPTS_INIT, then set what differs
+ * (libgit2's pattern). `version` is as in mdt_name_opts (<mdtools/names.h>):
+ * the layout the caller was built with, in what was the upper half of
+ * `flags` in libmdtools 1:0:0 (0 there, and the same layout as version 1);
+ * a version later than this library's is refused with MDT_EINVAL. */
+#define MDT_RESOLVE_OPTS_VERSION 1
+
 typedef struct mdt_resolve_opts {
-    unsigned flags;    /* enum mdt_resolve_flags */
+    uint16_t flags;    /* enum mdt_resolve_flags */
+    uint16_t version;  /* MDT_RESOLVE_OPTS_VERSION */
     unsigned max_hops; /* 0: MDT_RESOLVE_MAX_HOPS; larger values are clamped to it */
 } mdt_resolve_opts;
+
+/* No flags, the default bound on hops: what a NULL opts means. */
+#define MDT_RESOLVE_OPTS_INIT                                                                      \
+    {                                                                                              \
+        0, MDT_RESOLVE_OPTS_VERSION, 0                                                             \
+    }
 
 /* Name of a reason: "resolved", "not-loaded", "no-such-type", "cycle",
  * "hop-limit", "no-metadata", "bad-image", "no-such-member",
@@ -179,7 +193,8 @@ const char *mdt_resolution_reason_name(int reason);
  * allocated under mem_ctx (which may be NULL for a new top-level context).
  * `opts` may be NULL. Returns 0 when *out holds an answer (resolved or not);
  * errors: MDT_ENOTFOUND (no such module ID in the view), MDT_EINVAL (token
- * of another table, or a rid beyond the table), MDT_ENOMEM. */
+ * of another table, a rid beyond the table, or opts of a later version),
+ * MDT_ENOMEM. */
 int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                         const mdt_modview *view, uintptr_t module, uint32_t token,
                         const mdt_resolve_opts *opts);
