@@ -40,6 +40,16 @@ tests_unit_test_marshal_SOURCES = tests/unit/test_marshal.c $(TEST_MAIN)
 tests_unit_test_marshal_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_marshal_LDADD = $(TEST_LDADD)
 
+# A program written with the old names of 1:0:0 (deprecated aliases), and
+# the check that a compiler names their new functions.
+check_PROGRAMS += tests/unit/old_names
+TESTS += tests/unit/old_names tests/unit/old_names.sh
+EXTRA_DIST += tests/unit/old_names.sh
+tests_unit_old_names_SOURCES = tests/unit/old_names.c
+tests_unit_old_names_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common $(TALLOC_CFLAGS)
+tests_unit_old_names_CFLAGS = $(MDT_WARN_CFLAGS) -Wno-deprecated-declarations
+tests_unit_old_names_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS)
+
 tests_unit_test_api_SOURCES = tests/unit/test_api.c $(TEST_MAIN)
 tests_unit_test_api_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_api_LDADD = $(TEST_LDADD)
