@@ -18,6 +18,9 @@ refused at run time for a number). The old names still link and compile in
 libmdtools.so.1 (each is an exported alias, declared deprecated so the
 compiler names its new name); they go with the next soname.
 
+Lines it lengthens may need laying out again: run
+`tools/check-format.sh --fix` (clang-format) afterwards.
+
 It is safe to run again, on a tree partly moved or merged from branches
 that were not: a new name is never an old one, so a second run changes
 nothing. Text between a line that says `api-rename: off` and one that says
@@ -208,6 +211,8 @@ def main(argv):
                 left.append(f'{f}:{line}: a name pasted by the preprocessor: {m.group(0)!r}')
         elif f != 'tools/api-rename.py' and f != 'tools/api-reorder.py':
             for m in pat.finditer(text):
+                if not any(a <= m.start() < b and on for a, b, on in regions(text)):
+                    continue
                 line = text.count('\n', 0, m.start()) + 1
                 left.append(f'{f}:{line}: {m.group(1)} (not a .c/.h/.md/man file: by hand, '
                             f'-> {RENAMED[m.group(1)]})')

@@ -4,6 +4,7 @@
 # (MDT_DEPRECATED_FOR); libmdtools.so still exports each; and
 # tests/unit/old_names, a program written with them, runs and answers as
 # the new names do (it is a test of its own: here only the first two).
+# api-rename: off (the old names on purpose)
 set -u
 top=${MDT_TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${MDT_BUILDDIR:-$top/build}
