@@ -270,7 +270,7 @@ __attribute__((noinline)) int bench_md_work(void *ctx, int n, char **paths, int 
          * bench_open's figure (README.md, "Opening files"). */
         if (mdt_image_open_file(ctx, &img, paths[i], MDT_OPEN_MAP) != 0) {
             char msg[512];
-            fprintf(stderr, "bench_md: %s\n", mdt_errmsg(msg, sizeof msg));
+            fprintf(stderr, "bench_md: %s\n", mdt_error_message(msg, sizeof msg));
             return -1;
         }
         s->files++;
@@ -293,7 +293,7 @@ __attribute__((noinline)) int bench_md_work_rows(void *ctx, int n, char **paths,
         mdt_image *img;
         if (mdt_image_open_file(ctx, &img, paths[i], MDT_OPEN_MAP) != 0) {
             char msg[512];
-            fprintf(stderr, "bench_md: %s\n", mdt_errmsg(msg, sizeof msg));
+            fprintf(stderr, "bench_md: %s\n", mdt_error_message(msg, sizeof msg));
             return -1;
         }
         s->files++;

@@ -68,7 +68,7 @@ static int one_round(int n, char **paths, unsigned flags, int walk, struct round
         mdt_image *img;
         if (mdt_image_open_file(ctx, &img, paths[i], flags) != 0) {
             char msg[512];
-            fprintf(stderr, "bench_open: %s\n", mdt_errmsg(msg, sizeof msg));
+            fprintf(stderr, "bench_open: %s\n", mdt_error_message(msg, sizeof msg));
             talloc_free(ctx);
             return -1;
         }

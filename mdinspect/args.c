@@ -127,7 +127,7 @@ static bool collect_named(void *mem, const mdt_image *img, uint32_t type, const 
             *toks = t;
             t[(*n)++] = tok;
         }
-    mdt_clear_error();
+    mdt_error_clear();
     return true;
 }
 

@@ -38,7 +38,7 @@ static int item(mdi_state *st, uint32_t rid, bool all)
         mdt_row_token(&parent, &row, MDT_COL_CustomAttribute_Parent) ||
         mdt_row_token(&ctor, &row, MDT_COL_CustomAttribute_Type)) {
         mdi_item_error(p, "error", mdi_cell_error(msg, sizeof msg));
-        mdt_clear_error();
+        mdt_error_clear();
         mdi_item_end(p);
         talloc_free(tmp);
         return 1;
@@ -49,21 +49,21 @@ static int item(mdi_state *st, uint32_t rid, bool all)
         mdi_str(p, "parent_name", all ? "name" : NULL, s);
     else
         mdi_error(p, "parent_name", all ? "name" : NULL, mdi_errmsg_here(msg, sizeof msg));
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_metadata_name(st, "parent_metadata_name", img, parent);
     mdi_token(p, "ctor", NULL, ctor);
     if (mdt_token_owner(&type, img, ctor) == 0 && type && (s = mdi_name(st, tmp, img, type)))
         mdi_str(p, "type", NULL, s);
     else
         mdi_none(p, "type", NULL, NULL);
-    mdt_clear_error();
+    mdt_error_clear();
     if (type)
         mdi_metadata_name(st, "type_metadata_name", img, type);
 
     if (mdt_attr_of_row(tmp, &a, img, rid, mdi_enum_resolver, st) ||
         mdt_attr_format(tmp, &s, &a, &st->names)) {
         mdi_item_error(p, "error", mdi_errmsg_here(msg, sizeof msg));
-        mdt_clear_error();
+        mdt_error_clear();
         mdi_item_end(p);
         talloc_free(tmp);
         return 1;
@@ -95,7 +95,7 @@ static int item(mdi_state *st, uint32_t rid, bool all)
         mdi_item_end(p);
     }
     mdi_list_end(p);
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_item_end(p);
     talloc_free(tmp);
     return bad;
@@ -111,7 +111,7 @@ static int of_token(mdi_state *st, uint32_t tok)
     int bad = 0;
 
     if (mdt_coded_encode(&key, MDT_CI_HasCustomAttribute, tok)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return mdi_fail(st, "0x%08" PRIx32 ": a %s cannot carry custom attributes", tok,
                         MDT_TOKEN_TABLE(tok) == MDT_TOKEN_STRING
                             ? "user string"
@@ -121,9 +121,9 @@ static int of_token(mdi_state *st, uint32_t tok)
         return mdi_fail(st, "%s", mdi_errmsg_here(msg, sizeof msg));
     while (mdt_find_next(&rid, &f) == 0)
         n++;
-    mdt_clear_error();
+    mdt_error_clear();
     name = mdi_row_name(st, st, img, tok);
-    mdt_clear_error();
+    mdt_error_clear();
     snprintf(caption, sizeof caption, "%" PRIu32 " custom attribute%s on 0x%08" PRIx32 "%s%s", n,
              n == 1 ? "" : "s", tok, name && name[0] ? " " : "", name ? name : "");
     talloc_free(name);
@@ -131,7 +131,7 @@ static int of_token(mdi_state *st, uint32_t tok)
     mdt_find_init(&f, img, MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent, key);
     while (mdt_find_next(&rid, &f) == 0 && !mdi_interrupted(st))
         bad += item(st, rid, false);
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_list_end(p);
     if (bad)
         return mdi_fail(st, "0x%08" PRIx32 ": %d attribute%s could not be decoded", tok, bad,

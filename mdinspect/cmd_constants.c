@@ -56,14 +56,14 @@ static int fields(mdi_state *st, void *tmp, uint32_t parent, uint8_t type, int r
     /* The value first: naming the parent would replace its error record. */
     if (rc || mdt_value_format(tmp, &val, v, &st->names))
         mdi_errmsg_here(verr, sizeof verr);
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_token(p, "token", "parent", parent);
     s = mdi_row_name(st, tmp, img, parent);
     if (s)
         mdi_str(p, "parent_name", "name", s);
     else
         mdi_error(p, "parent_name", "name", mdi_errmsg_here(msg, sizeof msg));
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_metadata_name(st, "parent_metadata_name", img, parent);
     if (tn)
         mdi_str(p, "type", "type", tn);
@@ -89,7 +89,7 @@ static bool is_decimal_ctor(const mdt_image *img, uint32_t ctor)
     bool yes = mdt_token_owner(&type, img, ctor) == 0 && type &&
                mdt_token_name_buf(buf, sizeof buf, &len, img, type, &full) == 0 &&
                strcmp(buf, "System.Runtime.CompilerServices.DecimalConstantAttribute") == 0;
-    mdt_clear_error();
+    mdt_error_clear();
     return yes;
 }
 
@@ -101,7 +101,7 @@ static bool has_constant(const mdt_image *img, uint32_t parent)
     bool yes = mdt_coded_encode(&key, MDT_CI_HasConstant, parent) == 0 &&
                mdt_find_init(&f, img, MDT_TABLE_Constant, MDT_COL_Constant_Parent, key) == 0 &&
                mdt_find_next(&rid, &f) == 0;
-    mdt_clear_error();
+    mdt_error_clear();
     return yes;
 }
 
@@ -125,7 +125,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         if (mdt_row_get(&row, img, MDT_TABLE_CustomAttribute, rid) ||
             mdt_row_token(&parent, &row, MDT_COL_CustomAttribute_Parent) ||
             mdt_row_token(&ctor, &row, MDT_COL_CustomAttribute_Type)) {
-            mdt_clear_error();
+            mdt_error_clear();
             continue; /* `attrs` and `validate` report unreadable rows */
         }
         if ((MDT_TOKEN_TABLE(parent) != MDT_TABLE_Field &&
@@ -150,7 +150,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         if (mdt_row_get(&row, img, MDT_TABLE_Constant, rid) ||
             mdt_row_token(&parent, &row, MDT_COL_Constant_Parent)) {
             mdi_item_error(p, "error", mdi_cell_error(msg, sizeof msg));
-            mdt_clear_error();
+            mdt_error_clear();
             bad++;
         } else {
             rc = mdt_constant_of_row(tmp, &v, img, rid);
@@ -170,7 +170,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdt_row_token(&parent, &row, MDT_COL_CustomAttribute_Parent);
         mdi_item_begin(p);
         mdi_token(p, "source", "row", MDT_TOKEN(MDT_TABLE_CustomAttribute, dec[i]));
-        rc = mdt_default_value(tmp, &v, img, parent);
+        rc = mdt_value_default(tmp, &v, img, parent);
         bad += fields(st, tmp, parent, MDT_VALUE_DECIMAL, rc, &v);
         mdi_item_end(p);
         talloc_free(tmp);

@@ -65,7 +65,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdt_resolution r;
         if (mdt_typeref_resolve(NULL, &r, NULL, v, m->id, tok, NULL) || !r.resolved ||
             !(m = module_by_id(st, r.module))) {
-            mdt_clear_error();
+            mdt_error_clear();
             mdt_modview_release(v);
             return mdi_fail(st,
                             "%s does not resolve to a type of an open module (see "

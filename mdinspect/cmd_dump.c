@@ -28,12 +28,12 @@ enum { A_TABLE, A_FROM, A_TO, A_WHERE };
 
 const char *mdi_cell_error(char *buf, size_t len)
 {
-    const mdt_errinfo *e = mdt_last_error();
+    const mdt_errinfo *e = mdt_error_last();
     if (e->file_offset != UINT64_MAX)
-        snprintf(buf, len, "%s (file 0x%" PRIx64 ")", e->what[0] ? e->what : mdt_strerror(e->code),
-                 e->file_offset);
+        snprintf(buf, len, "%s (file 0x%" PRIx64 ")",
+                 e->what[0] ? e->what : mdt_error_string(e->code), e->file_offset);
     else
-        snprintf(buf, len, "%s", e->what[0] ? e->what : mdt_strerror(e->code));
+        snprintf(buf, len, "%s", e->what[0] ? e->what : mdt_error_string(e->code));
     return buf;
 }
 
@@ -50,7 +50,7 @@ uint32_t mdi_rows_missing(mdi_state *st, const mdt_image *img, unsigned table)
         return 0; /* cannot be: present rows are the readable ones */
     snprintf(what, sizeof what, "%s (rows %" PRIu32 " to %" PRIu32 " of %" PRIu32 " declared)",
              mdi_cell_error(msg, sizeof msg), have + 1, rows, rows);
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_item_begin(p);
     mdi_token(p, "token", "token", MDT_TOKEN(table, have + 1));
     mdi_item_error(p, "error", what);
@@ -229,7 +229,7 @@ static int where_match(const mdt_row *row, const struct where *w)
             return -1;
         if (!g)
             return w->nil;
-        return !w->nil && strcasecmp(mdt_guid_format(buf, g), w->text) == 0;
+        return !w->nil && strcasecmp(mdt_heap_guid_format(buf, g), w->text) == 0;
     case MDT_COLK_TAB:
     case MDT_COLK_CODED:
         if (mdt_row_token(&tok, row, w->col))
@@ -286,7 +286,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             else if (m)
                 pick[npick++] = rid;
         }
-        mdt_clear_error();
+        mdt_error_clear();
         snprintf(caption, sizeof caption, "%s (0x%02x): %" PRIu32 " of %" PRIu32 " row%s where %s",
                  s->name, table, npick, rows, rows == 1 ? "" : "s", awhere->text);
         if (errors)

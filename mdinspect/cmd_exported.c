@@ -72,18 +72,18 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             mdi_error(p, "implementation_name", "in", mdi_cell_error(msg, sizeof msg));
             bad++;
         }
-        mdt_clear_error();
+        mdt_error_clear();
         {
             mdt_resolution r;
-            if (mdt_exported_resolve(p, &r, NULL, v, mdi_current(st)->id,
-                                     MDT_TOKEN(MDT_TABLE_ExportedType, rid), NULL) == 0)
+            if (mdt_exportedtype_resolve(p, &r, NULL, v, mdi_current(st)->id,
+                                         MDT_TOKEN(MDT_TABLE_ExportedType, rid), NULL) == 0)
                 marked |= mdi_print_resolution(st, v, img, MDT_TOKEN(MDT_TABLE_ExportedType, rid),
                                                &r, true);
             else {
                 mdi_error(p, "status", "resolves to", mdi_errmsg_here(msg, sizeof msg));
                 bad++;
             }
-            mdt_clear_error();
+            mdt_error_clear();
         }
         talloc_free(name);
         talloc_free(target);

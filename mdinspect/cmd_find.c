@@ -50,7 +50,7 @@ static const char *member_name(struct hit_ctx *h, char *buf, size_t size, uint32
     if (!on || on != obuf || (ol = strlen(on)) + 2 + len + 1 > size) {
         if (on && on != obuf)
             talloc_free((char *)on);
-        mdt_clear_error();
+        mdt_error_clear();
         return NULL;
     }
     memcpy(buf, on, ol);
@@ -81,7 +81,7 @@ static void hit(struct hit_ctx *h, uint32_t tok, const char *kind, uint32_t owne
     if (!name) {
         mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
         h->bad++;
-        mdt_clear_error();
+        mdt_error_clear();
         mdi_item_end(p);
         return;
     }
@@ -119,7 +119,7 @@ static void hit(struct hit_ctx *h, uint32_t tok, const char *kind, uint32_t owne
         talloc_free((char *)name);
     if (sig != sbuf)
         talloc_free((char *)sig);
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_item_end(p);
 }
 
@@ -131,7 +131,7 @@ static void type_members(struct hit_ctx *h, uint32_t type)
     const char *name;
     int e;
     if (mdt_members_init(&it, h->m->img, type, MDT_MEMBERS_ALL)) {
-        mdt_clear_error();
+        mdt_error_clear();
         h->bad++;
         return;
     }
@@ -141,7 +141,7 @@ static void type_members(struct hit_ctx *h, uint32_t type)
         else if (strlen(name) < 1024 && mdi_glob(h->member_glob, name))
             hit(h, tok, member_kind(tok), 0, NULL, 0);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* Members of every type whose name matches: one pass per member table. */
@@ -164,7 +164,7 @@ static void members_by_name(struct hit_ctx *h, const char *glob)
             size_t len;
             if (mdt_row_get(&r, img, tabs[k].table, rid) ||
                 mdt_row_string(&s, &len, &r, tabs[k].col)) {
-                mdt_clear_error();
+                mdt_error_clear();
                 h->bad++;
                 if (mdt_row_get(&r, img, tabs[k].table, rid))
                     break; /* the rest of the table is missing */
@@ -174,7 +174,7 @@ static void members_by_name(struct hit_ctx *h, const char *glob)
                 uint32_t tok = MDT_TOKEN(tabs[k].table, rid), owner;
                 if (mdt_member_owner(&owner, img, tok))
                     owner = 0; /* the library names it whole */
-                mdt_clear_error();
+                mdt_error_clear();
                 hit(h, tok, member_kind(tok), owner, s, len);
             }
         }

@@ -87,7 +87,7 @@ static uint32_t entry(mdi_state *st, int heap, uint32_t off, bool item, int *sta
             mdi_uint(p, "flag", "flag", (uint64_t)flag);
         else
             mdi_none(p, "flag", "flag", "none (even length)");
-        e = mdt_utf16_to_utf8(p, &u8, &slen, &replaced, d, len);
+        e = mdt_heap_utf16_to_utf8(p, &u8, &slen, &replaced, d, len);
         if (e)
             break;
         mdi_quoted(p, "string", "string", u8, slen);
@@ -170,7 +170,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                     o++;
                     continue;
                 }
-                mdt_clear_error();
+                mdt_error_clear();
             } else {
                 const uint8_t *d;
                 uint32_t len;
@@ -181,7 +181,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                     o += 1;
                     continue;
                 }
-                mdt_clear_error();
+                mdt_error_clear();
             }
             used = entry(st, heap, o, true, &status);
             if (!used)

@@ -44,10 +44,10 @@ static void json_operand(struct il *c, void *mem, const mdt_il_body *b, const md
     switch (in->operand) {
     case MDT_IL_OPERAND_NONE: return;
     case MDT_IL_OPERAND_R32:
-        mdi_real(p, "operand", NULL, in->real, mdt_r4_format(buf, (float)in->real));
+        mdi_real(p, "operand", NULL, in->real, mdt_value_r4_format(buf, (float)in->real));
         return;
     case MDT_IL_OPERAND_R64:
-        mdi_real(p, "operand", NULL, in->real, mdt_r8_format(buf, in->real));
+        mdi_real(p, "operand", NULL, in->real, mdt_value_r8_format(buf, in->real));
         return;
     case MDT_IL_OPERAND_SWITCH:
         mdi_list_begin(p, "operand", NULL, NULL, MDI_LIST_SCALARS);
@@ -67,12 +67,12 @@ static void json_operand(struct il *c, void *mem, const mdt_il_body *b, const md
         char *s;
         size_t len;
         if (mdt_heap_us(&u, &n, &flag, b->img, MDT_TOKEN_RID(in->token)) == 0 &&
-            mdt_utf16_to_utf8(mem, &s, &len, &replaced, u, n) == 0) {
+            mdt_heap_utf16_to_utf8(mem, &s, &len, &replaced, u, n) == 0) {
             mdi_quoted(p, "operand", NULL, s, len);
         } else {
             char msg[300];
             mdi_error(p, "operand", NULL, mdi_errmsg_here(msg, sizeof msg));
-            mdt_clear_error();
+            mdt_error_clear();
         }
         return;
     }
@@ -106,7 +106,7 @@ static void json_body(struct il *c, void *mem, const mdt_il_body *b, char **err)
     mdi_list_end(p);
     if (e != MDT_ITEROVER) {
         *err = talloc_strdup(mem, mdi_errmsg_here(msg, sizeof msg));
-        mdt_clear_error();
+        mdt_error_clear();
     }
     mdi_list_begin(p, "eh", NULL, NULL, 0);
     for (uint32_t i = 0; i < b->neh; i++) {
@@ -116,7 +116,7 @@ static void json_body(struct il *c, void *mem, const mdt_il_body *b, char **err)
             mdi_error(p, "error", NULL, mdi_errmsg_here(msg, sizeof msg));
             if (!*err)
                 *err = talloc_strdup(mem, msg);
-            mdt_clear_error();
+            mdt_error_clear();
             mdi_item_end(p);
             continue;
         }
@@ -151,23 +151,23 @@ static int one_method(struct il *c, const mdt_image *img, uint32_t tok, bool qui
     if ((e = mdt_il_body_get(&b, img, tok))) {
         talloc_free(mem);
         if (quiet_nobody && (e == MDT_ENOTFOUND || e == MDT_EUNSUPPORTED)) {
-            mdt_clear_error();
+            mdt_error_clear();
             c->nobody++;
             return MDI_OK;
         }
         mdi_errmsg_here(msg, sizeof msg);
-        mdt_clear_error();
+        mdt_error_clear();
         return mdi_fail(st, "%s", msg);
     }
     if (mdt_member_owner(&owner, img, tok))
-        mdt_clear_error();
+        mdt_error_clear();
     g.img = img;
     g.type_owner = owner;
     g.method_owner = tok;
     c->opts.gctx = &g;
     char *name = mdi_name(st, mem, img, tok);
     if (!name)
-        mdt_clear_error();
+        mdt_error_clear();
     if (mdi_printer_format(p) == MDI_FMT_JSON) {
         mdi_record_begin(p);
         mdi_token(p, "token", NULL, tok);
@@ -196,7 +196,7 @@ static int one_method(struct il *c, const mdt_image *img, uint32_t tok, bool qui
             return mdi_fail(st, "out of memory");
         }
         if (!decl)
-            mdt_clear_error();
+            mdt_error_clear();
         fprintf(f, "// 0x%08" PRIx32 " ", tok);
         mdi_il_put_clean(f, name ? name : "?");
         fprintf(f, ", RVA 0x%08" PRIx32 ", %s header, code size %" PRIu32 "\n", b.rva,
@@ -260,7 +260,7 @@ static void collect_methods(struct collect *k, const mdt_image *img, uint32_t ty
             k->toks = t;
             t[k->n++] = token;
         }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static int all_methods(struct il *c, mdi_module *m)

@@ -230,7 +230,7 @@ static void pdb_stream(mdi_printer *p, const mdt_md_info *md)
         not_applicable(p, keys);
         return;
     }
-    mdt_guid_format(guid, md->pdb_id);
+    mdt_heap_guid_format(guid, md->pdb_id);
     stamp = (uint32_t)md->pdb_id[16] | (uint32_t)md->pdb_id[17] << 8 |
             (uint32_t)md->pdb_id[18] << 16 | (uint32_t)md->pdb_id[19] << 24;
     mdi_object_begin(p, "pdb_id", NULL);

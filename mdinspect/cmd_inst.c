@@ -49,7 +49,7 @@ static int fields(mdi_state *st, uint32_t tok, bool item)
         bad++;
     }
     talloc_free(s);
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_metadata_name(st, NULL, img, tok);
     if (MDT_TOKEN_TABLE(tok) != MDT_TABLE_TypeSpec) {
         const char *label = MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodSpec ? "method" : "parent";
@@ -69,7 +69,7 @@ static int fields(mdi_state *st, uint32_t tok, bool item)
                 bad++;
             talloc_free(s);
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     if (MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodSpec) {
         /* The instantiation itself: <A,B>. */
@@ -81,7 +81,7 @@ static int fields(mdi_state *st, uint32_t tok, bool item)
             bad++;
         }
         talloc_free(s);
-        mdt_clear_error();
+        mdt_error_clear();
     }
     if (!item || MDT_TOKEN_TABLE(tok) == MDT_TABLE_MethodSpec) {
         /* Instantiated: the arguments in place of !0 and !!0. */
@@ -94,7 +94,7 @@ static int fields(mdi_state *st, uint32_t tok, bool item)
             bad++;
         }
         talloc_free(s);
-        mdt_clear_error();
+        mdt_error_clear();
     }
     return bad;
 }
@@ -110,7 +110,7 @@ static int inst_one(mdi_state *st, uint32_t tok)
     case MDT_TABLE_MemberRef:
         if (generic_of(img, tok, &of) == 0 && MDT_TOKEN_TABLE(of) == MDT_TABLE_TypeSpec)
             break;
-        mdt_clear_error();
+        mdt_error_clear();
         return mdi_fail(st, "0x%08" PRIx32 ": the MemberRef's parent is not a TypeSpec", tok);
     default:
         return mdi_fail(st, "0x%08" PRIx32 " is not a TypeSpec, MethodSpec or MemberRef token",

@@ -45,7 +45,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             mdi_error(p, "mvid", "MVID", mdi_errmsg_here(msg, sizeof msg));
             status = MDI_FAIL;
         }
-        mdt_clear_error();
+        mdt_error_clear();
         mdi_str(p, "path", "path", m->path);
         mdi_item_end(p);
     }

@@ -298,7 +298,7 @@ static int debug_details(mdi_state *st, const mdt_image *img, size_t i, const md
     case 2:
         if (!d->has_codeview)
             break;
-        mdt_guid_format(guid, d->pdb_guid);
+        mdt_heap_guid_format(guid, d->pdb_guid);
         mdi_str(p, "pdb_format", NULL, d->minor_version == 0x504d ? "portable" : "windows");
         mdi_str(p, "pdb_guid", NULL, guid);
         mdi_uint(p, "pdb_age", NULL, d->pdb_age);

@@ -39,7 +39,7 @@ static bool found_by_name(mdi_state *st, const mdt_modview *v, uint32_t rid)
         if (mdi_ref_assemblyref(img, tok) != ref ||
             mdt_typeref_resolve(NULL, &r, NULL, v, mdi_current(st)->id, tok, NULL) || !r.resolved ||
             !(r.flags & MDT_RES_OTHER_ASSEMBLY) || mdt_modview_lookup(&mi, v, r.module)) {
-            mdt_clear_error();
+            mdt_error_clear();
             continue;
         }
         an = mdi_view_asm_name(v, mi.manifest);
@@ -104,13 +104,13 @@ static bool bind(mdi_state *st, const mdt_modview *v, uint32_t rid)
         mdi_none(p, "bound_assembly", NULL, NULL);
         mdi_none(p, "bind_tier", NULL, NULL);
         if (e == 0 || e == MDT_ENOTFOUND) {
-            mdt_clear_error();
+            mdt_error_clear();
             marked = found_by_name(st, v, rid);
         } else {
             mdi_textf(p, "binds to", "<error: %s>", mdi_errmsg_here(msg, sizeof msg));
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
     return marked;
 }
 

@@ -88,7 +88,7 @@ static int one(mdi_state *st, const mdt_modview *v, uint32_t tok, bool want_trac
         return mdi_fail(st, "0x%08" PRIx32 " is not a TypeRef, MemberRef or ExportedType token",
                         tok);
     }
-    e = mdt_resolve_token(tmp, &r, want_trace ? &tr : NULL, v, mdi_current(st)->id, tok, NULL);
+    e = mdt_token_resolve(tmp, &r, want_trace ? &tr : NULL, v, mdi_current(st)->id, tok, NULL);
     if (e) {
         mdi_report_lib(st, mdi_image_path(st));
         talloc_free(tmp);

@@ -132,7 +132,7 @@ static uint32_t find(const mdt_image *img, const char *name)
             mdt_row_string(&s, &len, &row, MDT_COL_ManifestResource_Name) == 0 &&
             strcmp(s, name) == 0)
             return rid;
-        mdt_clear_error();
+        mdt_error_clear();
     }
     return 0;
 }
@@ -231,7 +231,7 @@ static int show_file(mdi_state *st, const char *path)
     void *mem = talloc_new(NULL);
     if (mdt_file_read(mem, &data, &len, path, RESFILE_MAX) != 0) {
         talloc_free(mem);
-        return mdi_fail(st, "%s", mdt_errmsg(msg, sizeof msg));
+        return mdi_fail(st, "%s", mdt_error_message(msg, sizeof msg));
     }
     if (!mdt_resources_is((const uint8_t *)data, len)) {
         talloc_free(mem);
@@ -447,7 +447,7 @@ static void complete_name(mdi_state *st, mdi_cands *c, const char *text, char **
         if (mdt_row_get(&row, img, MDT_TABLE_ManifestResource, rid) == 0 &&
             mdt_row_string(&s, &len, &row, MDT_COL_ManifestResource_Name) == 0)
             mdi_cand_add(c, text, s);
-        mdt_clear_error();
+        mdt_error_clear();
     }
 }
 

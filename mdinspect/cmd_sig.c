@@ -54,7 +54,7 @@ static int one(mdi_state *st, uint32_t tok)
         mdi_error(p, "name", "name", mdi_cell_error(msg, sizeof msg));
         status = MDI_FAIL;
     }
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_metadata_name(st, NULL, img, tok);
     sig = mdi_sig_text(st, p, img, tok);
     if (sig)
@@ -63,7 +63,7 @@ static int one(mdi_state *st, uint32_t tok)
         mdi_error(p, "signature", "signature", mdi_errmsg_here(msg, sizeof msg));
         status = MDI_FAIL;
     }
-    mdt_clear_error();
+    mdt_error_clear();
     talloc_free(name);
     talloc_free(sig);
     mdi_record_end(p);

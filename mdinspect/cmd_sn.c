@@ -62,7 +62,7 @@ int mdi_print_strongname(mdi_state *st, const mdt_image *img, const char *key, c
         return 1;
     }
     mdi_object_begin(p, key, NULL);
-    mdi_str(p, "status", NULL, mdt_sn_status_name(sn.status));
+    mdi_str(p, "status", NULL, mdt_strongname_status_name(sn.status));
     mdi_str(p, "reason", NULL, sn.reason);
     mdi_object_end(p);
     for (int i = 0; i < 8; i++)
@@ -76,7 +76,7 @@ int mdi_print_strongname(mdi_state *st, const mdt_image *img, const char *key, c
                   : sn.ecma_key ? ", the Microsoft key for the ECMA key"
                                 : "");
     else
-        mdi_textf(p, label, "%s: %s", mdt_sn_status_name(sn.status), sn.reason);
+        mdi_textf(p, label, "%s: %s", mdt_strongname_status_name(sn.status), sn.reason);
     return 0;
 }
 
@@ -93,7 +93,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         return MDI_FAIL;
     }
     mdi_record_begin(p);
-    mdi_str(p, "status", "status", mdt_sn_status_name(sn.status));
+    mdi_str(p, "status", "status", mdt_strongname_status_name(sn.status));
     if (sn.reason)
         mdi_str(p, "reason", "reason", sn.reason);
     else
@@ -136,7 +136,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     mdi_record_end(p);
     if (sn.status == MDT_SN_HASH_MISMATCH || sn.status == MDT_SN_BAD_SIGNATURE) {
         mdi_report(st, "%s: strong-name signature %s", mdi_image_path(st),
-                   mdt_sn_status_name(sn.status));
+                   mdt_strongname_status_name(sn.status));
         return MDI_FAIL;
     }
     return MDI_OK;

@@ -46,7 +46,7 @@ static int user_string(mdi_state *st, uint32_t tok)
     mdi_str(p, "table", "table", "#US");
     mdi_hex(p, "offset", "offset", MDT_TOKEN_RID(tok), 0);
     if (mdt_heap_us(&d, &units, &flag, mdi_image(st), MDT_TOKEN_RID(tok)) ||
-        mdt_utf16_to_utf8(p, &u8, &len, &replaced, d, units)) {
+        mdt_heap_utf16_to_utf8(p, &u8, &len, &replaced, d, units)) {
         mdi_error(p, "string", "string", mdi_errmsg_here(msg, sizeof msg));
         mdi_record_end(p);
         return MDI_FAIL;
@@ -112,7 +112,7 @@ static int one(mdi_state *st, uint32_t tok)
                                  MDT_TOKEN_RID(owner));
         }
         mdi_textf(p, "owner", "0x%08" PRIx32 " %s", owner, on ? on : "");
-        mdt_clear_error();
+        mdt_error_clear();
         talloc_free(on);
     } else {
         mdi_none(p, "owner", "owner", NULL);

@@ -54,7 +54,7 @@ static int collect(struct members *m, const mdt_image *img, uint32_t type)
         m->toks[k] = nt;
         nt[m->n[k]++] = token;
     }
-    mdt_clear_error();
+    mdt_error_clear();
     return bad;
 }
 
@@ -229,7 +229,7 @@ static void layout(mdi_state *st, uint32_t tok, uint32_t flags)
             return;
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_none(p, "packing_size", NULL, NULL);
     mdi_none(p, "class_size", NULL, NULL);
     mdi_object_end(p);
@@ -289,7 +289,7 @@ static void generic_params(mdi_state *st, uint32_t tok, int *bad)
                     cons = talloc_asprintf_append(cons, "%s%s", cons[0] ? ", " : "", cn);
                 talloc_free(cn);
             }
-        mdt_clear_error();
+        mdt_error_clear();
         mdi_list_end(p);
         mdi_textf(p, "constraints", "%s", cons ? cons : "");
         talloc_free(cons);
@@ -331,7 +331,7 @@ static void related(mdi_state *st, const char *key_name, const char *label, unsi
             }
             mdi_item_end(p);
         }
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_list_end(p);
 }
 
@@ -400,7 +400,7 @@ static int typedef_info(mdi_state *st, uint32_t tok, bool foreign)
     mdi_record_end(p);
     for (int k = 0; k < 4; k++)
         talloc_free(mem.toks[k]);
-    mdt_clear_error();
+    mdt_error_clear();
     if (bad)
         return mdi_fail(st, "0x%08" PRIx32 ": %d field%s could not be read", tok, bad,
                         bad == 1 ? "" : "s");
@@ -423,7 +423,7 @@ static int reference(mdi_state *st, uint32_t tok)
         for (size_t i = 0; i < st->nmods; i++)
             if (st->mods[i]->id == r.module)
                 def = st->mods[i];
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_record_begin(st->out);
     mdi_token(st->out, "token", "token", tok);
     bad += mdi_print_name(st, "name", "name", img, tok) != 0;

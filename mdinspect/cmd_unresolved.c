@@ -86,8 +86,8 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                 char *asmname = NULL, *ver = NULL, msg[400];
                 size_t j;
                 seen++;
-                if (mdt_resolve_token(tmp, &r, NULL, v, m->id, tok, NULL)) {
-                    mdt_clear_error();
+                if (mdt_token_resolve(tmp, &r, NULL, v, m->id, tok, NULL)) {
+                    mdt_error_clear();
                     bad++;
                     continue;
                 }
@@ -104,7 +104,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
                     ver = talloc_asprintf(tmp, "%u.%u.%u.%u", id.version[0], id.version[1],
                                           id.version[2], id.version[3]);
                 }
-                mdt_clear_error();
+                mdt_error_clear();
                 for (j = 0; j < ng; j++)
                     if (g[j].module == (all ? m : NULL) && g[j].reason == r.reason &&
                         !cmp_str(g[j].assembly, asmname) && !cmp_str(g[j].version, ver))
@@ -149,7 +149,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
             mdi_about(st, g[j].module);
             mdi_str(p, "module", "module", g[j].module->path);
         }
-        mdi_str(p, "reason", "reason", mdt_res_reason_name(g[j].reason));
+        mdi_str(p, "reason", "reason", mdt_resolution_reason_name(g[j].reason));
         if (g[j].assembly) {
             mdi_str(p, "assembly", "assembly", g[j].assembly);
             mdi_str(p, "version", "version", g[j].version);

@@ -148,7 +148,7 @@ static void signatures_and_names(struct vctx *v)
     char buf[1024];
     if (mdt_name_cache_new(v->st, &full.cache, img, MDT_STYLE_FULL, 0))
         full.cache = NULL;
-    mdt_clear_error();
+    mdt_error_clear();
     for (size_t k = 0; k < sizeof what / sizeof what[0]; k++) {
         unsigned t = what[k].table;
         const char *tn = mdt_table_schema_get(t)->name;
@@ -230,7 +230,7 @@ static void values(struct vctx *v)
         }
         scratch(v);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void heaps(struct vctx *v)
@@ -278,7 +278,7 @@ static void heaps(struct vctx *v)
     if (size % 16)
         problem(v, false, "#GUID", "size 0x%" PRIx32 " is not a multiple of 16", size);
     v->entries += size / 16;
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void validate(mdi_state *st, mdi_module *m, struct vctx *v)
@@ -296,7 +296,7 @@ static void validate(mdi_state *st, mdi_module *m, struct vctx *v)
     values(v);
     heaps(v);
     talloc_free(v->tmp);
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* Progress on a terminal: one line on stderr, rewritten per module and

@@ -126,7 +126,7 @@ static void add_member(struct member_cands *mc, const mdt_image *img, uint32_t t
                 mdi_cand_add(mc->c, mc->text, s);
             talloc_free(s);
         }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* After "Type::": the members of that type. */

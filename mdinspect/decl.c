@@ -33,7 +33,7 @@ static void param_names(void *mem, const mdt_image *img, uint32_t method, uint32
         names[i] = NULL, rids[i] = 0;
     if (mdt_row_get(&r, img, MDT_TABLE_MethodDef, MDT_TOKEN_RID(method)) ||
         mdt_row_range(&first, &count, &r, MDT_COL_MethodDef_ParamList)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     for (uint32_t i = 0; i < count; i++) {
@@ -51,7 +51,7 @@ static void param_names(void *mem, const mdt_image *img, uint32_t method, uint32
             rids[seq] = rid;
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* " = VALUE" for a token with a default value (Constant row, or a
@@ -60,8 +60,8 @@ static char *default_of(void *mem, const mdt_image *img, uint32_t token, const m
 {
     mdt_value v;
     char *s = NULL, *out;
-    if (mdt_default_value(mem, &v, img, token) != 0 || mdt_value_format(mem, &s, &v, o) != 0) {
-        mdt_clear_error();
+    if (mdt_value_default(mem, &v, img, token) != 0 || mdt_value_format(mem, &s, &v, o) != 0) {
+        mdt_error_clear();
         return talloc_strdup(mem, "");
     }
     out = talloc_asprintf(mem, " = %s", s);

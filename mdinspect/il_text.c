@@ -41,7 +41,7 @@ void mdi_il_use_image(struct il *c, const mdt_image *img)
     c->cache = NULL;
     if (mdt_name_cache_new(c->st->mem, &c->cache, img, c->opts.style, c->opts.flags))
         c->cache = NULL;
-    mdt_clear_error();
+    mdt_error_clear();
     c->cache_img = img;
     c->opts.cache = c->cache;
 }
@@ -111,7 +111,7 @@ static const char *catch_name(struct il *c, void *mem, const mdt_il_body *b, uin
     if (mdt_token_name(mem, &s, b->img, tok, &c->opts)) {
         char msg[300];
         s = talloc_asprintf(mem, "0x%08" PRIx32 " /* %s */", tok, mdi_errmsg_here(msg, sizeof msg));
-        mdt_clear_error();
+        mdt_error_clear();
         return s ? s : "?";
     }
     /* ILAsm's catch takes a class, not the keywords `object` and `string`
@@ -151,7 +151,7 @@ static const char *catch_name(struct il *c, void *mem, const mdt_il_body *b, uin
                 s = plain;
             }
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     return s ? s : "?";
 }
@@ -163,12 +163,12 @@ void mdi_il_put_locals(struct il *c, FILE *f, void *mem, const mdt_il_body *b)
     char msg[300];
     fprintf(f, "  .locals %s(", b->init_locals ? "init " : "");
     if (mdt_sig_of_token(mem, &sig, b->img, b->locals_token) || sig.kind != MDT_SIG_LOCALS) {
-        if (sig.kind != MDT_SIG_LOCALS && mdt_last_error()->code == 0)
+        if (sig.kind != MDT_SIG_LOCALS && mdt_error_last()->code == 0)
             snprintf(msg, sizeof msg, "not a locals signature");
         else
             mdi_errmsg_here(msg, sizeof msg);
         fprintf(f, "/* 0x%08" PRIx32 ": %s */)\n", b->locals_token, msg);
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     for (uint32_t i = 0; i < sig.locals->count; i++) {
@@ -177,7 +177,7 @@ void mdi_il_put_locals(struct il *c, FILE *f, void *mem, const mdt_il_body *b)
             fputs(", ", f);
         if (mdt_type_name(mem, &t, sig.locals->locals[i].type, &c->opts)) {
             fprintf(f, "/* %s */", mdi_errmsg_here(msg, sizeof msg));
-            mdt_clear_error();
+            mdt_error_clear();
         } else {
             mdi_il_put_clean(f, t);
         }
@@ -206,7 +206,7 @@ int mdi_il_text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, cha
             fprintf(f, "  // %s\n", mdi_errmsg_here(msg, sizeof msg));
             if (!*err)
                 *err = talloc_strdup(mem, msg);
-            mdt_clear_error();
+            mdt_error_clear();
             eh[i].kind = UINT32_MAX;
             continue;
         }
@@ -275,7 +275,7 @@ int mdi_il_text_body(struct il *c, FILE *f, void *mem, const mdt_il_body *b, cha
         mdi_errmsg_here(msg, sizeof msg);
         fprintf(f, "  // %s\n", msg);
         *err = talloc_strdup(mem, msg);
-        mdt_clear_error();
+        mdt_error_clear();
     }
     return 0;
 }

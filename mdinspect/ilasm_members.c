@@ -58,7 +58,7 @@ static uint32_t field_data_size(struct out *o, const mdt_type *t)
             mdt_find_next(&lrid, &fi) == 0 &&
             mdt_row_get(&lr, o->img, MDT_TABLE_ClassLayout, lrid) == 0)
             size = (uint32_t)mdt_row_raw(&lr, MDT_COL_ClassLayout_ClassSize);
-        mdt_clear_error();
+        mdt_error_clear();
         return size;
     }
     default: return 0;
@@ -75,13 +75,13 @@ static void put_field_rva(struct out *o, uint32_t rid, const mdt_type *t)
     const uint8_t *p;
     if (mdt_find_init(&fi, o->img, MDT_TABLE_FieldRVA, MDT_COL_FieldRVA_Field, rid) ||
         mdt_find_next(&frid, &fi) || mdt_row_get(&fr, o->img, MDT_TABLE_FieldRVA, frid)) {
-        mdt_clear_error();
+        mdt_error_clear();
         fputs(" /* no FieldRVA row */", o->f);
         return;
     }
     rva = (uint32_t)mdt_row_raw(&fr, MDT_COL_FieldRVA_RVA);
     if (!(size = field_data_size(o, t)) || mdt_image_rva(&p, o->img, rva, size)) {
-        mdt_clear_error();
+        mdt_error_clear();
         fprintf(o->f, " /* data at RVA 0x%08x: %s */", rva,
                 size ? "not in the image" : "size unknown");
         return;
@@ -106,7 +106,7 @@ void mdi_ilasm_put_data(struct out *o)
     for (size_t i = 0; i < o->ndata; i++) {
         const uint8_t *p;
         if (mdt_image_rva(&p, o->img, o->data[i].rva, o->data[i].size)) {
-            mdt_clear_error();
+            mdt_error_clear();
             continue;
         }
         fprintf(o->f, ".data D_%08X = bytearray ", o->data[i].rva);
@@ -140,7 +140,7 @@ static void put_field(struct out *o, uint32_t rid, unsigned d)
             mdt_find_next(&lrid, &fi) == 0 &&
             mdt_row_get(&lr, o->img, MDT_TABLE_FieldLayout, lrid) == 0)
             fprintf(o->f, "[%" PRIu64 "] ", (uint64_t)mdt_row_raw(&lr, MDT_COL_FieldLayout_Offset));
-        mdt_clear_error();
+        mdt_error_clear();
     }
     fprintf(o->f, "%s ", member_access[fl & 7]);
     static const struct {
@@ -188,7 +188,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
         return;
     }
     if (mdt_member_owner(&g.type_owner, o->img, tok))
-        mdt_clear_error();
+        mdt_error_clear();
     o->c->opts.gctx = &g;
     unsigned fl = (unsigned)mdt_row_raw(&r, MDT_COL_MethodDef_Flags);
     unsigned impl = (unsigned)mdt_row_raw(&r, MDT_COL_MethodDef_ImplFlags);
@@ -245,7 +245,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
             fputs(") ", o->f);
         } else
             fputs("pinvokeimpl() ", o->f);
-        mdt_clear_error();
+        mdt_error_clear();
     }
     const mdt_method_sig *m = sig.method;
     if (m->callconv & MDT_CC_HASTHIS)
@@ -268,7 +268,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
             if (mdt_row_raw(&pr, MDT_COL_Param_Flags) & 0x2000)
                 mdi_ilasm_put_marshal(o, MDT_TOKEN(MDT_TABLE_Param, p), false);
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     mdi_ilasm_put_id(o, name);
     mdi_ilasm_put_generic_params(o, tok);
@@ -292,7 +292,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
             prid[seq] = p;
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
     fputc('(', o->f);
     for (uint32_t i = 0; i < m->nparams; i++) {
         if (i)
@@ -353,7 +353,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
                       mdt_find_init(&fi, o->img, MDT_TABLE_CustomAttribute,
                                     MDT_COL_CustomAttribute_Parent, key) == 0 &&
                       mdt_find_next(&crid, &fi) == 0;
-        mdt_clear_error();
+        mdt_error_clear();
         if (!(pflags[s] & 0x1000) && !has_ca)
             continue;
         mdi_ilasm_ind(o, d + 1);
@@ -382,7 +382,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
                 fputc('\n', o->f);
             }
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     mdt_il_body body;
     if (mdt_row_raw(&r, MDT_COL_MethodDef_RVA) && code == 0 &&
@@ -399,7 +399,7 @@ static void put_method(struct out *o, uint32_t rid, unsigned d)
             fprintf(o->f, "// the body does not decode whole: %s\n", err);
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
     mdi_ilasm_ind(o, d);
     fputs("}\n", o->f);
     o->c->opts.gctx = NULL;
@@ -412,7 +412,7 @@ static void put_semantics(struct out *o, uint32_t assoc, unsigned d)
     if (mdt_coded_encode(&key, MDT_CI_HasSemantics, assoc) ||
         mdt_find_init(&fi, o->img, MDT_TABLE_MethodSemantics, MDT_COL_MethodSemantics_Association,
                       key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     while (mdt_find_next(&rid, &fi) == 0) {
@@ -433,7 +433,7 @@ static void put_semantics(struct out *o, uint32_t assoc, unsigned d)
         mdi_ilasm_put_method_ref(o, m);
         fputc('\n', o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void put_properties(struct out *o, uint32_t type_rid, unsigned d)
@@ -444,7 +444,7 @@ static void put_properties(struct out *o, uint32_t type_rid, unsigned d)
     if (mdt_find_init(&fi, o->img, MDT_TABLE_PropertyMap, MDT_COL_PropertyMap_Parent, type_rid) ||
         mdt_find_next(&rid, &fi) || mdt_row_get(&r, o->img, MDT_TABLE_PropertyMap, rid) ||
         mdt_row_range(&first, &count, &r, MDT_COL_PropertyMap_PropertyList)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     for (uint32_t i = 0; i < count; i++) {
@@ -490,7 +490,7 @@ static void put_properties(struct out *o, uint32_t type_rid, unsigned d)
         mdi_ilasm_ind(o, d);
         fputs("}\n", o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void put_events(struct out *o, uint32_t type_rid, unsigned d)
@@ -501,7 +501,7 @@ static void put_events(struct out *o, uint32_t type_rid, unsigned d)
     if (mdt_find_init(&fi, o->img, MDT_TABLE_EventMap, MDT_COL_EventMap_Parent, type_rid) ||
         mdt_find_next(&rid, &fi) || mdt_row_get(&r, o->img, MDT_TABLE_EventMap, rid) ||
         mdt_row_range(&first, &count, &r, MDT_COL_EventMap_EventList)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     for (uint32_t i = 0; i < count; i++) {
@@ -533,7 +533,7 @@ static void put_events(struct out *o, uint32_t type_rid, unsigned d)
         mdi_ilasm_ind(o, d);
         fputs("}\n", o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* The members of a TypeDef (for <Module>: the globals, at depth 0). */
@@ -546,14 +546,14 @@ void mdi_ilasm_put_members(struct out *o, uint32_t rid, const mdt_row *r, unsign
             if (mdt_range_item(&f, o->img, MDT_TABLE_Field, first + i) == 0)
                 put_field(o, f, d);
         }
-    mdt_clear_error();
+    mdt_error_clear();
     if (mdt_row_range(&first, &count, r, MDT_COL_TypeDef_MethodList) == 0)
         for (uint32_t i = 0; i < count; i++) {
             uint32_t m;
             if (mdt_range_item(&m, o->img, MDT_TABLE_MethodDef, first + i) == 0)
                 put_method(o, m, d);
         }
-    mdt_clear_error();
+    mdt_error_clear();
     put_properties(o, rid, d);
     put_events(o, rid, d);
 }

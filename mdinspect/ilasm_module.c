@@ -129,7 +129,7 @@ static void put_class(struct out *o, uint32_t rid, unsigned d)
                 mdi_ilasm_put_token(o, itf);
                 fputs(",\n", o->f);
             }
-        mdt_clear_error();
+        mdt_error_clear();
         if (n) /* the last comma goes */
             fseek(o->f, -2, SEEK_CUR), fputs("\n", o->f);
     }
@@ -154,7 +154,7 @@ static void put_class(struct out *o, uint32_t rid, unsigned d)
             fprintf(o->f, ".size %" PRIu64 "\n",
                     (uint64_t)mdt_row_raw(&lr, MDT_COL_ClassLayout_ClassSize));
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     /* Nested types, in TypeDef order. */
     for (uint32_t n = 1; n <= o->ntypes; n++)
@@ -230,7 +230,7 @@ static void put_manifest(struct out *o)
         fputc('\n', o->f);
         mdi_ilasm_put_customs(o, MDT_TOKEN(MDT_TABLE_File, rid), 0);
     }
-    mdt_clear_error();
+    mdt_error_clear();
     n = mdt_table_rows_present(o->img, MDT_TABLE_ExportedType);
     for (uint32_t rid = 1; rid <= n; rid++) {
         mdt_row r;
@@ -265,7 +265,7 @@ static void put_manifest(struct out *o)
         mdi_ilasm_put_customs(o, MDT_TOKEN(MDT_TABLE_ExportedType, rid), 1);
         fputs("}\n", o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
     n = mdt_table_rows_present(o->img, MDT_TABLE_ManifestResource);
     for (uint32_t rid = 1; rid <= n; rid++) {
         mdt_row r;
@@ -294,7 +294,7 @@ static void put_manifest(struct out *o)
         mdi_ilasm_put_customs(o, MDT_TOKEN(MDT_TABLE_ManifestResource, rid), 1);
         fputs("}\n", o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void put_version(struct out *o, const mdt_row *r, unsigned col0, unsigned d)
@@ -332,7 +332,7 @@ static void put_assemblies(struct out *o)
         mdi_ilasm_put_customs(o, MDT_TOKEN(MDT_TABLE_AssemblyRef, rid), 1);
         fputs("}\n", o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
     for (uint32_t rid = 1; rid <= mdt_table_rows_present(o->img, MDT_TABLE_ModuleRef); rid++) {
         mdt_row r;
         const char *name;
@@ -343,7 +343,7 @@ static void put_assemblies(struct out *o)
             fputc('\n', o->f);
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
     if (mdt_table_rows_present(o->img, MDT_TABLE_Assembly)) {
         mdt_row r;
         const char *name, *culture;
@@ -368,7 +368,7 @@ static void put_assemblies(struct out *o)
                 fprintf(o->f, "  .culture \"%s\"\n", culture);
             fputs("}\n", o->f);
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     {
         mdt_row r;
@@ -380,7 +380,7 @@ static void put_assemblies(struct out *o)
             fputc('\n', o->f);
             mdi_ilasm_put_customs(o, MDT_TOKEN(MDT_TABLE_Module, 1), 0);
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
 }
 
@@ -404,7 +404,7 @@ static int one_module(struct il *c, mdi_module *m)
         if (mdt_typedef_enclosing(&enc, m->img, MDT_TOKEN(MDT_TABLE_TypeDef, rid)) == 0 &&
             MDT_TOKEN_TABLE(enc) == MDT_TABLE_TypeDef && MDT_TOKEN_RID(enc) <= o.ntypes)
             o.nested_of[rid] = MDT_TOKEN_RID(enc);
-        mdt_clear_error();
+        mdt_error_clear();
     }
     fputs("// ", o.f);
     mdi_il_put_clean(o.f, m->path);
@@ -422,7 +422,7 @@ static int one_module(struct il *c, mdi_module *m)
         mdt_row r;
         if (mdt_row_get(&r, m->img, MDT_TABLE_TypeDef, 1) == 0)
             mdi_ilasm_put_members(&o, 1, &r, 0);
-        mdt_clear_error();
+        mdt_error_clear();
     }
     for (uint32_t rid = 2; rid <= o.ntypes && !mdi_interrupted(c->st); rid++)
         if (!o.nested_of[rid])

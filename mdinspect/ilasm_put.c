@@ -40,7 +40,7 @@ void mdi_ilasm_put_id(struct out *o, const char *s)
     if (mdt_ilasm_name(o->mem, &q, s, strlen(s)) == 0)
         mdi_il_put_clean(o->f, q);
     else {
-        mdt_clear_error();
+        mdt_error_clear();
         fputs("'?'", o->f);
     }
 }
@@ -49,7 +49,7 @@ void mdi_ilasm_put_error(struct out *o, const char *what)
 {
     char msg[300];
     fprintf(o->f, "/* %s: %s */", what, mdi_errmsg_here(msg, sizeof msg));
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 void mdi_ilasm_put_type(struct out *o, const mdt_type *t)
@@ -109,7 +109,7 @@ void mdi_ilasm_put_customs(struct out *o, uint32_t parent, unsigned d)
     if (mdt_coded_encode(&key, MDT_CI_HasCustomAttribute, parent) ||
         mdt_find_init(&fi, o->img, MDT_TABLE_CustomAttribute, MDT_COL_CustomAttribute_Parent,
                       key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     while (mdt_find_next(&rid, &fi) == 0) {
@@ -132,7 +132,7 @@ void mdi_ilasm_put_customs(struct out *o, uint32_t parent, unsigned d)
         mdi_ilasm_put_bytes(o, blob, n, d);
         fputc('\n', o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* The custom attributes of a type's or method's generic parameters,
@@ -145,7 +145,7 @@ void mdi_ilasm_put_gparam_customs(struct out *o, uint32_t owner, unsigned d)
     if (!mdt_table_rows(o->img, MDT_TABLE_GenericParam) ||
         mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
         mdt_find_init(&fi, o->img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     while (mdt_find_next(&rid, &fi) == 0) {
@@ -168,7 +168,7 @@ void mdi_ilasm_put_gparam_customs(struct out *o, uint32_t owner, unsigned d)
         fputc('\n', o->f);
         mdi_ilasm_put_customs(o, gtok, d);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* Declarative security of a type, method or the assembly (DeclSecurity,
@@ -185,7 +185,7 @@ void mdi_ilasm_put_security(struct out *o, uint32_t parent, unsigned d)
     mdt_find fi;
     if (mdt_coded_encode(&key, MDT_CI_HasDeclSecurity, parent) ||
         mdt_find_init(&fi, o->img, MDT_TABLE_DeclSecurity, MDT_COL_DeclSecurity_Parent, key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     while (mdt_find_next(&rid, &fi) == 0) {
@@ -208,7 +208,7 @@ void mdi_ilasm_put_security(struct out *o, uint32_t parent, unsigned d)
         mdi_ilasm_put_bytes(o, blob, n, d);
         fputc('\n', o->f);
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* A Constant row's value as ILAsm's fieldInit (II.16.2). */
@@ -223,7 +223,7 @@ void mdi_ilasm_put_constant(struct out *o, uint32_t parent)
         mdt_find_init(&fi, o->img, MDT_TABLE_Constant, MDT_COL_Constant_Parent, key) ||
         mdt_find_next(&rid, &fi) || mdt_row_get(&r, o->img, MDT_TABLE_Constant, rid) ||
         mdt_row_blob(&v, &n, &r, MDT_COL_Constant_Value)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     unsigned type = (unsigned)mdt_row_raw(&r, MDT_COL_Constant_Type);
@@ -274,12 +274,12 @@ void mdi_ilasm_put_generic_params(struct out *o, uint32_t owner)
     mdt_find fi;
     if (mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
         mdt_find_init(&fi, o->img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     while (n < 256 && mdt_find_next(&rid, &fi) == 0)
         rids[n++] = rid;
-    mdt_clear_error();
+    mdt_error_clear();
     if (!n)
         return;
     fputc('<', o->f);
@@ -322,7 +322,7 @@ void mdi_ilasm_put_generic_params(struct out *o, uint32_t owner)
                 if (cn)
                     fputs(") ", o->f);
             }
-            mdt_clear_error();
+            mdt_error_clear();
             if (mdt_row_string(&name, NULL, &r, MDT_COL_GenericParam_Name) == 0)
                 mdi_ilasm_put_id(o, name);
             else
@@ -358,13 +358,13 @@ void mdi_ilasm_put_marshal(struct out *o, uint32_t tok, bool lead)
         fprintf(o->f, lead ? " marshal(%s)" : "marshal(%s) ", text);
     else if (e != MDT_ENOTFOUND) {
         char msg[512];
-        mdt_errmsg(msg, sizeof msg);
+        mdt_error_message(msg, sizeof msg);
         for (char *q = msg; (q = strstr(q, "*/"));) /* the comment must not end early */
             q[1] = '|';
         fprintf(o->f, lead ? " /* marshal: %s */" : "/* marshal: %s */ ", msg);
     }
     talloc_free(e == 0 ? text : NULL);
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* The bytes a field's RVA data spans: its type's size, a primitive's or

@@ -67,7 +67,7 @@ static char *type_key(void *mem, const mdt_image *img, uint32_t rid, uint32_t *n
     return key;
 bad:
     talloc_free(key);
-    mdt_clear_error();
+    mdt_error_clear();
     return NULL;
 }
 
@@ -342,7 +342,7 @@ static bool type_hit(mdi_module *m, const mdi_typeent *t, const struct wanted *w
     switch (pass) {
     case 1: /* as the commands print it: full or friendly style, or `<,>` */
         if (w->nparams >= 0 && strcmp(k, w->bare) == 0) {
-            mdt_name_opts full = {MDT_STYLE_FULL, 0, NULL, NULL};
+            mdt_name_opts full = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
             char *printed = NULL;
             size_t nparams = 0;
             mdi_generic_params(tmp, m->img, t->token, &nparams);
@@ -351,7 +351,7 @@ static bool type_hit(mdi_module *m, const mdi_typeent *t, const struct wanted *w
                 hit = true;
             else if ((int)nparams == w->nparams || key_arity(t->key, t->keylen) == w->nparams)
                 hit = true; /* the same name and number of parameters */
-            mdt_clear_error();
+            mdt_error_clear();
         }
         break;
     case 2: /* arity left out */ hit = w->nparams < 0 && strcmp(k, w->bare) == 0; break;
@@ -462,7 +462,7 @@ const char *mdi_kind_name(const mdt_image *img, uint32_t type)
 {
     mdt_type_kind k;
     if (mdt_typedef_kind(&k, img, type))
-        mdt_clear_error(); /* a class when it does not read */
+        mdt_error_clear(); /* a class when it does not read */
     return mdt_type_kind_name(k);
 }
 

@@ -46,7 +46,7 @@ static mdt_name_opts opts_for(const mdi_state *cst, const mdt_image *img)
         m->names_style = o.style;
         m->names_flags = o.flags;
     }
-    mdt_clear_error();
+    mdt_error_clear();
     o.cache = m->names;
     return o;
 }
@@ -70,7 +70,7 @@ const char *mdi_name_buf(const mdi_state *st, void *mem, char *buf, size_t size,
         return buf;
     if (e != MDT_ETRUNC)
         return NULL;
-    mdt_clear_error();
+    mdt_error_clear();
     return mdt_token_name(mem, &out, img, token, &o) == 0 ? out : NULL;
 }
 
@@ -132,7 +132,7 @@ void mdi_metadata_name(mdi_state *st, const char *key, const mdt_image *img, uin
         mdi_str(st->out, key ? key : "metadata_name", NULL, s);
     else
         mdi_none(st->out, key ? key : "metadata_name", NULL, NULL);
-    mdt_clear_error();
+    mdt_error_clear();
     talloc_free(s);
 }
 
@@ -161,7 +161,7 @@ const char *mdi_sig_buf(const mdi_state *st, void *mem, char *buf, size_t size,
         if (mdt_sig_of_token_buf(arena, sizeof arena, &sig, img, token) == 0 &&
             mdt_sig_name_buf(buf, size, NULL, &sig, &o) == 0)
             return buf;
-        mdt_clear_error(); /* too large for the buffers: allocated below */
+        mdt_error_clear(); /* too large for the buffers: allocated below */
     }
     return mdi_sig_text(st, mem, img, token);
 }
@@ -186,12 +186,12 @@ char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_
                 return talloc_strndup(mem, buf, len);
             if (e != MDT_ETRUNC)
                 return NULL;
-            mdt_clear_error();
+            mdt_error_clear();
             return mdt_sig_name(mem, &out, &sig, &o) == 0 ? out : NULL;
         }
         if (e != MDT_ENOMEM)
             return NULL;
-        mdt_clear_error(); /* a large tree: decoded below */
+        mdt_error_clear(); /* a large tree: decoded below */
     }
     if (!(tmp = talloc_new(mem)))
         return NULL;
@@ -205,7 +205,7 @@ char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_
         if (t == MDT_TABLE_MethodDef || t == MDT_TABLE_Field || t == MDT_TABLE_Property) {
             if (mdt_token_owner(&owner, img, token) == 0)
                 g.type_owner = owner;
-            mdt_clear_error();
+            mdt_error_clear();
         }
         o.flags |= MDT_NAME_PARAM_NAMES;
         o.gctx = &g;
@@ -225,7 +225,7 @@ uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, si
     if (!mdt_table_rows(img, MDT_TABLE_GenericParam) ||
         mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
         mdt_find_init(&f, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return NULL;
     }
     while (mdt_find_next(&rid, &f) == 0) {
@@ -235,7 +235,7 @@ uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, si
         out = no;
         out[(*n)++] = rid;
     }
-    mdt_clear_error();
+    mdt_error_clear();
     /* In number order (a table sorted by owner keeps them so; be sure). */
     for (size_t i = 1; i < *n; i++)
         for (size_t j = i; j > 0; j--) {
@@ -248,7 +248,7 @@ uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, si
                 break;
             t = out[j - 1], out[j - 1] = out[j], out[j] = t;
         }
-    mdt_clear_error();
+    mdt_error_clear();
     return out;
 }
 
@@ -260,7 +260,7 @@ static bool instance_args(void *mem, const mdt_image *img, uint32_t parent, uint
     mdt_sig ts;
     if (MDT_TOKEN_TABLE(parent) != MDT_TABLE_TypeSpec || mdt_sig_of_token(mem, &ts, img, parent) ||
         !ts.type || ts.type->kind != MDT_ELEMENT_TYPE_GENERICINST) {
-        mdt_clear_error();
+        mdt_error_clear();
         return false;
     }
     *n = ts.type->nargs;

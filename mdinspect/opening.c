@@ -280,7 +280,7 @@ static void open_companions(mdi_state *st, mdi_opening *o, mdi_module *m)
             char msg[400];
             mdi_report(st, "open: %s: File row %u: %s", m->path, rid,
                        mdi_errmsg_here(msg, sizeof msg));
-            mdt_clear_error();
+            mdt_error_clear();
             o->failed++;
             continue;
         }
@@ -305,7 +305,7 @@ static void open_companions(mdi_state *st, mdi_opening *o, mdi_module *m)
             o->missing++;
         } else if (!(c = mdi_state_open(st, path, 0, &already))) {
             o->failed++;
-            mdt_clear_error();
+            mdt_error_clear();
         } else if (!already) {
             push(st, o, c, true);
             o->ncompanions++;
@@ -321,7 +321,7 @@ void mdi_open_file(mdi_state *st, mdi_opening *o, const char *path, bool in_dir)
     o->files++;
     m = mdi_state_open(st, path, in_dir ? MDI_OPEN_QUIET_FOREIGN : 0, &already);
     if (!m) {
-        if (in_dir && mdt_last_error()->code == MDT_ENOTDOTNET) {
+        if (in_dir && mdt_error_last()->code == MDT_ENOTDOTNET) {
             o->skipped++;
             if (o->flags & MDI_OPENING_VERBOSE) {
                 char msg[400];
@@ -331,7 +331,7 @@ void mdi_open_file(mdi_state *st, mdi_opening *o, const char *path, bool in_dir)
         } else {
             o->failed++;
         }
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     if (already) {

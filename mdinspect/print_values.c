@@ -120,7 +120,7 @@ void mdi_guid(mdi_printer *p, const char *key, const char *label, const uint8_t 
 {
     char b[37];
     if (guid)
-        mdt_guid_format(b, guid);
+        mdt_heap_guid_format(b, guid);
     VALUE(p, key, label, talloc_strdup(p->blk, guid ? b : "nil"), false,
           pj_str0(p, guid ? b : NULL));
 }

@@ -75,8 +75,8 @@ const char *mdi_view_module_label(const mdt_modview *v, uintptr_t id)
 uint32_t mdi_ref_assemblyref(const mdt_image *img, uint32_t token)
 {
     uint32_t scope;
-    if (mdt_ref_scope(&scope, img, token) || MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef) {
-        mdt_clear_error();
+    if (mdt_token_scope(&scope, img, token) || MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef) {
+        mdt_error_clear();
         return 0;
     }
     return scope;
@@ -88,7 +88,7 @@ char *mdi_ref_name(const mdi_state *st, void *mem, const mdt_image *img, uint32_
     char *s = mdi_name(st, mem, img, token);
     if (!s)
         mdi_errmsg_here(msg, len);
-    mdt_clear_error();
+    mdt_error_clear();
     return s;
 }
 
@@ -168,7 +168,7 @@ bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *
     if (r->resolved)
         mdi_none(p, "reason", L("result"), compact ? NULL : "resolved");
     else
-        mdi_str(p, "reason", L("result"), mdt_res_reason_name(r->reason));
+        mdi_str(p, "reason", L("result"), mdt_resolution_reason_name(r->reason));
     if (have_def && mdt_modview_lookup(&man, v, mi.manifest) == 0 && man.is_manifest) {
         print_identity(p, &man.identity, compact, other);
     } else {
@@ -182,7 +182,7 @@ bool mdi_print_resolution(mdi_state *st, const mdt_modview *v, const mdt_image *
             mdi_none(p, "assembly", L("assembly"), "-");
             mdi_none(p, "version", L("version"), "-");
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     if (have_def) {
         mdi_str(p, "def_module", L("defined in"), mi.path ? mi.path : mi.name);
@@ -207,7 +207,7 @@ char *mdi_resolution_summary(void *mem, const mdt_modview *v, const mdt_resoluti
                             r->flags & MDT_RES_OTHER_ASSEMBLY ? MDI_OTHER_MARK : "", r->hops,
                             r->hops == 1 ? "" : "s");
     else
-        s = talloc_asprintf(mem, "unresolved: %s", mdt_res_reason_name(r->reason));
+        s = talloc_asprintf(mem, "unresolved: %s", mdt_resolution_reason_name(r->reason));
     for (unsigned i = 0; s && i < r->nvisited && i < MDT_RESOLVE_MAX_VISITED; i++)
         s = talloc_asprintf_append(s, "%s%s", i ? " > " : " (",
                                    mdi_view_asm_name(v, r->visited[i]));
@@ -234,7 +234,7 @@ static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, ui
         mdt_row_token(&scope, &row, col)) {
         *err = true;
         mdi_cell_error(msg, len);
-        mdt_clear_error();
+        mdt_error_clear();
         return NULL;
     }
     if (!MDT_TOKEN_RID(scope))
@@ -259,7 +259,7 @@ static char *scope_name(const mdi_state *st, void *mem, const mdt_image *img, ui
         *err = true;
         mdi_errmsg_here(msg, len);
     }
-    mdt_clear_error();
+    mdt_error_clear();
     return s;
 }
 
@@ -277,7 +277,7 @@ static char *member_name_from(void *mem, const mdt_image *img, uint32_t tok, con
         mdt_row_token(&cls, &r, MDT_COL_MemberRef_Class) ||
         mdt_row_string(&name, &len, &r, MDT_COL_MemberRef_Name) ||
         (MDT_TOKEN_RID(cls) && (!parent || MDT_TOKEN_TABLE(cls) == MDT_TABLE_MethodDef))) {
-        mdt_clear_error();
+        mdt_error_clear();
         return NULL;
     }
     if (!parent)
@@ -358,15 +358,15 @@ int mdi_list_refs(mdi_state *st, unsigned table, bool all)
                     mdi_error(p, "signature", "signature", mdi_errmsg_here(msg, sizeof msg));
                     bad++;
                 }
-                mdt_clear_error();
+                mdt_error_clear();
             }
-            if (mdt_resolve_token(tmp, &r, NULL, v, m->id, tok, NULL) == 0)
+            if (mdt_token_resolve(tmp, &r, NULL, v, m->id, tok, NULL) == 0)
                 marked |= mdi_print_resolution(st, v, img, tok, &r, false);
             else {
                 mdi_item_error(p, "error", mdi_errmsg_here(msg, sizeof msg));
                 bad++;
             }
-            mdt_clear_error();
+            mdt_error_clear();
             mdi_item_end(p);
             talloc_free(tmp);
         }
@@ -431,7 +431,7 @@ int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, u
             out->def_typedef = r.token;
             rc = 0;
         }
-        mdt_clear_error();
+        mdt_error_clear();
         mdt_modview_release(v);
         return rc;
     }
@@ -491,7 +491,7 @@ int mdi_enum_resolver(void *payload, mdt_enum_info *out, const mdt_image *img, u
             }
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
     mdt_modview_release(v);
     return rc;
 }

@@ -87,7 +87,7 @@ int mdi_snkeys_load(void *mem, mdi_snkeys *k, const char *path, char **err)
 {
     char *buf, msg[512];
     if (mdt_file_read(mem, &buf, NULL, path, SNKEYS_MAX_BYTES) != 0) {
-        *err = talloc_strdup(mem, mdt_errmsg(msg, sizeof msg));
+        *err = talloc_strdup(mem, mdt_error_message(msg, sizeof msg));
         return -1;
     }
     for (char *line = buf, *nl; line && *line; line = nl) {

@@ -56,7 +56,7 @@ static char *module_name(void *mem, const mdt_image *img, const char *path)
     if (mdt_row_get(&row, img, MDT_TABLE_Module, 1) == 0 &&
         mdt_row_string(&s, &len, &row, MDT_COL_Module_Name) == 0 && len)
         return talloc_strndup(mem, s, len);
-    mdt_clear_error();
+    mdt_error_clear();
     return talloc_strdup(mem, last_component(path));
 }
 
@@ -84,7 +84,7 @@ mdi_module *mdi_state_open(mdi_state *st, const char *path, unsigned flags, bool
             }
     }
     if (mdt_image_open_file(st->mem, &img, path, 0) != 0) {
-        if (!(flags & MDI_OPEN_QUIET_FOREIGN) || mdt_last_error()->code != MDT_ENOTDOTNET)
+        if (!(flags & MDI_OPEN_QUIET_FOREIGN) || mdt_error_last()->code != MDT_ENOTDOTNET)
             mdi_report_lib(st, st->cmd);
         return NULL;
     }
@@ -160,7 +160,7 @@ static const char *file_name(const mdi_module *m)
 }
 
 /* A GUID written as 32 hex digits, with or without dashes and braces:
- * its digits in lower case, in the order mdt_guid_format prints them;
+ * its digits in lower case, in the order mdt_heap_guid_format prints them;
  * false if spec is not one. */
 static bool parse_mvid(const char *spec, char hex[33])
 {
@@ -186,7 +186,7 @@ static bool module_matches(const mdi_module *m, const char *spec, int pass, cons
         mdt_identity id;
         bool hit =
             mdt_assembly_identity(&id, m->img) == 0 && id.name && strcasecmp(id.name, spec) == 0;
-        mdt_clear_error();
+        mdt_error_clear();
         return hit;
     }
     case 3: { /* the MVID */
@@ -194,10 +194,10 @@ static bool module_matches(const mdi_module *m, const char *spec, int pass, cons
         char buf[37], hex[33];
         size_t k = 0;
         if (!mvid || mdt_image_mvid(g, m->img) != 0) {
-            mdt_clear_error();
+            mdt_error_clear();
             return false;
         }
-        mdt_guid_format(buf, g);
+        mdt_heap_guid_format(buf, g);
         for (const char *c = buf; *c; c++)
             if (*c != '-')
                 hex[k++] = (char)tolower((unsigned char)*c);
@@ -361,7 +361,7 @@ int mdi_fail(mdi_state *st, const char *fmt, ...)
 void mdi_report_lib(mdi_state *st, const char *what)
 {
     char msg[512];
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     if (what)
         mdi_report(st, "%s: %s", what, msg);
     else
@@ -370,9 +370,9 @@ void mdi_report_lib(mdi_state *st, const char *what)
 
 char *mdi_errmsg_here(char *buf, size_t len)
 {
-    const mdt_errinfo *e = mdt_last_error();
+    const mdt_errinfo *e = mdt_error_last();
     size_t n = strlen(e->file);
-    mdt_errmsg(buf, len);
+    mdt_error_message(buf, len);
     if (n && strncmp(buf, e->file, n) == 0 && buf[n] == ':' && buf[n + 1] == ' ')
         memmove(buf, buf + n + 2, strlen(buf + n + 2) + 1);
     return buf;

@@ -68,7 +68,7 @@ mdi_state *mdi_state_new(void *mem_ctx, FILE *out, FILE *err, enum mdi_format fm
  * library's located message) to st->err; with `*already` set instead when
  * the file is open already (that module is returned). With
  * MDI_OPEN_QUIET_FOREIGN a file that is not a .NET image is not reported
- * (mdt_last_error()->code is MDT_ENOTDOTNET then). */
+ * (mdt_error_last()->code is MDT_ENOTDOTNET then). */
 enum { MDI_OPEN_QUIET_FOREIGN = 1u << 0 };
 mdi_module *mdi_state_open(mdi_state *st, const char *path, unsigned flags, bool *already);
 /* Tables on a terminal are cut to its width (unless st->wide): ask the
@@ -117,7 +117,7 @@ bool mdi_interrupted(const mdi_state *st);
 void mdi_report(mdi_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A failure of the running command: "mdinspect: CMD: ..."; returns MDI_FAIL. */
 int mdi_fail(mdi_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The library's last error (mdt_errmsg), prefixed with "what: " if given. */
+/* The library's last error (mdt_error_message), prefixed with "what: " if given. */
 void mdi_report_lib(mdi_state *st, const char *what);
 /* The library's last error without the file name it starts with, for
  * output that is already about that file. Returns buf. */

@@ -15,7 +15,7 @@ assignment: flow is not followed, so the answer may be too large, never too
 small), or through a parameter (`return mdt__fail(code, ...)` returns what
 its caller passed as `code`). Callees are followed into every file, to a
 fixed point. A call through a function pointer (a caller's callback) and a
-code read from memory (`mdt_last_error()->code`, a field) cannot be followed:
+code read from memory (`mdt_error_last()->code`, a field) cannot be followed:
 they are named in --show.
 
 Then each public function's comment in <mdtools/*.h> (the comment above its
@@ -349,21 +349,28 @@ def header_docs(srcdir):
     """Public function -> (header, codes its comment names). A prototype's
     comment is the one just above it, or that of the prototype just above
     it (no blank line between: a group); comment lines that follow one
-    another are one comment."""
+    another are one comment. An old name (MDT_DEPRECATED_FOR(new) before
+    its prototype) is the new function under another name: its comment is
+    the new one's."""
     docs = {}
     incdir = os.path.join(srcdir, 'libmdtools/include/mdtools')
-    token = re.compile(r'/\*.*?\*/|^[ \t]*\n|^(?:MDT_INLINE )?[a-z_0-9 ]+[ *]+(mdt_[a-z0-9_]+)\(',
-                       re.S | re.M)
+    token = re.compile(r'/\*.*?\*/|^[ \t]*\n|^(?:MDT_INLINE )?[a-z_0-9 ]+[ *]+(mdt_[a-z0-9_]+)\('
+                       r'|^MDT_DEPRECATED_FOR\((mdt_[a-z0-9_]+)\)', re.S | re.M)
     for h in sorted(os.listdir(incdir)):
         if not h.endswith('.h'):
             continue
         text = open(os.path.join(incdir, h)).read()
-        comment, last = '', None
+        comment, last, new = '', None, None
         for m in token.finditer(text):
             t = m.group(0)
             if t.startswith('/*'):
                 comment = comment + t if last == 'comment' else t
                 last = 'comment'
+            elif m.group(2):
+                new = m.group(2)
+            elif m.group(1) and new:
+                docs.setdefault(m.group(1), (h, docs.get(new, (h, set()))[1]))
+                new = None
             elif m.group(1):
                 docs.setdefault(m.group(1), (h, set(re.findall(r'\bMDT_[A-Z]+\b', comment)) & CODES))
                 last = 'proto'

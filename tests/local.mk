@@ -28,7 +28,7 @@ UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows te
 	tests/unit/test_rows_framework \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar tests/unit/test_batch_json
 UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_strbuf \
-	tests/unit/test_errors tests/unit/test_file tests/unit/test_marshal
+	tests/unit/test_errors tests/unit/test_file tests/unit/test_marshal tests/unit/test_api
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -43,6 +43,20 @@ tests_unit_test_file_LDADD = $(TEST_LDADD)
 tests_unit_test_marshal_SOURCES = tests/unit/test_marshal.c $(TEST_MAIN)
 tests_unit_test_marshal_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_marshal_LDADD = $(TEST_LDADD)
+
+# A program written with the old names of 1:0:0 (deprecated aliases), and
+# the check that a compiler names their new functions.
+check_PROGRAMS += tests/unit/old_names
+TESTS += tests/unit/old_names tests/unit/old_names.sh
+EXTRA_DIST += tests/unit/old_names.sh
+tests_unit_old_names_SOURCES = tests/unit/old_names.c
+tests_unit_old_names_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common $(TALLOC_CFLAGS)
+tests_unit_old_names_CFLAGS = $(MDT_WARN_CFLAGS) -Wno-deprecated-declarations
+tests_unit_old_names_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS)
+
+tests_unit_test_api_SOURCES = tests/unit/test_api.c $(TEST_MAIN)
+tests_unit_test_api_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_api_LDADD = $(TEST_LDADD)
 
 tests_unit_test_errors_SOURCES = tests/unit/test_errors.c $(TEST_MAIN)
 tests_unit_test_errors_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -16,7 +16,9 @@ pointers, whose types must change too, are not found at all: build with
 -Werror=incompatible-pointer-types. It assumes the old order: run it once.
 The list below is the whole change between the two versions, with one
 callback type: mdt_idmap_miss_fn takes its payload first, (payload, map,
-kind, id); its implementations are not rewritten (the compiler names them)."""
+kind, id); its implementations are not rewritten (the compiler names them).
+It knows the functions by their names of libmdtools 1:0:0: run it first,
+then tools/api-rename.py for the names of 1:1:0."""
 import re, subprocess, sys, os
 
 # Each function whose parameters moved: its parameter names in the order of

@@ -108,7 +108,7 @@ __attribute__((noinline)) void bench_names_md_work(const struct pairs *p, int pr
         }
         char buf[4096];
         size_t len;
-        mdt_name_opts opts = {MDT_STYLE_FULL, 0, NULL, caches[k]};
+        mdt_name_opts opts = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, caches[k]};
         c->names++;
         if (bad[k] || MDT_TOKEN_TABLE(p->token[i]) != MDT_TABLE_MethodDef ||
             mdt_token_name_buf(buf, sizeof buf, &len, imgs[k], p->token[i], &opts)) {

@@ -30,6 +30,10 @@
 # 12. every error code a header's comments give is in the ERRORS section
 #     of the page that shows that header (a page may list more: the
 #     headers do not yet list every error each function returns).
+# 13. every old name a header keeps (MDT_DEPRECATED_FOR(new) before its
+#     prototype) is under DEPRECATED in the page whose SYNOPSIS has the
+#     new name, saying which new name it is; links.sh links the old name
+#     to that page; no page shows an old name in its SYNOPSIS.
 # 11. no page hyphenates a word groff did not hyphenate in the source (an
 #     identifier split across lines): it renders the same with hyphenation
 #     forced off.
@@ -81,6 +85,7 @@ def fname(proto):
 
 # --- the headers: every function declaration at file scope ------------------
 declared = {}  # name -> (header, normalised prototype)
+deprecated = {}  # old name -> (header, new name)
 for path in sorted(glob.glob(os.path.join(incdir, "*.h"))):
     header = os.path.basename(path)
     src = open(path, encoding="utf-8").read()
@@ -106,8 +111,14 @@ for path in sorted(glob.glob(os.path.join(incdir, "*.h"))):
         text = text.strip()
         if re.match(r"(typedef|enum|struct|union)\b", text) or "(*" in text:
             continue
+        old = re.match(r"MDT_DEPRECATED_FOR\((\w+)\)\s*", text)
+        if old:
+            text = text[old.end():]
         name = fname(text)
         if not name or not re.search(r"\)\s*$", text):
+            continue
+        if old:
+            deprecated[name] = (header, old.group(1))
             continue
         declared[name] = (header, norm(text + ";"))
 
@@ -292,7 +303,7 @@ for name in sorted(documented):
     if where != [page]:
         problems.append("%s links to %s, its SYNOPSIS is in %s.3"
                         % (name, ", ".join(w + ".3" for w in where) or "nothing", page))
-for name in sorted(set(linked) - set(documented)):
+for name in sorted(set(linked) - set(documented) - set(deprecated)):
     problems.append("%s.3 would be installed, but no SYNOPSIS declares %s" % (name, name))
 for name in sorted(set(linked) & set(p[:-2] for p in onfs)):
     problems.append("%s.3 would overwrite the page of that name" % name)
@@ -329,6 +340,24 @@ for header in headers:
     result(said <= listed, "the errors <mdtools/%s> gives are in the ERRORS of %s"
            % (header, ", ".join(shown)),
            "in the header's comments, not under ERRORS: " + ", ".join(sorted(said - listed)))
+
+# 13. the old names
+for name in sorted(deprecated):
+    header, new = deprecated[name]
+    problems = []
+    if new not in declared:
+        problems.append("%s says use %s, which <mdtools/%s> does not declare" % (name, new, header))
+    home = documented.get(new, [("?", None, None)])[0][0]
+    dep = page_secs.get(home, {}).get("DEPRECATED", "")
+    if not re.search(r"\b%s\(\)\s+(?:\S+\s+){0,6}?%s\(\)" % (name, new), dep):
+        problems.append("%s's DEPRECATED section does not give %s() with its new name %s()"
+                        % (home, name, new))
+    if name in documented:
+        problems.append("shown in the SYNOPSIS of %s" % documented[name][0][0])
+    if linked.get(name, []) != [home[:-2]]:
+        problems.append("links.sh links %s to %s, not %s" % (name, linked.get(name), home))
+    result(not problems, "the old name %s is documented as deprecated for %s" % (name, new),
+           "\n".join(problems))
 
 mdtcheck.part()
 EOF

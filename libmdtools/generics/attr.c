@@ -24,6 +24,7 @@
 #include <mdtools/token.h>
 
 #include "generics/attr_int.h"
+#include "generics/opts_int.h"
 
 /* --- values --- */
 
@@ -348,10 +349,13 @@ int mdt_attr_decimal(mdt_decimal *out, const mdt_attr *a)
 int mdt_attr_format(void *mem_ctx, char **out, const mdt_attr *a, const mdt_name_opts *o)
 {
     bool friendly = o && (o->flags & MDT_NAME_FRIENDLY);
-    mdt_name_opts no = {o ? o->style : MDT_STYLE_FULL, o ? o->flags : 0, NULL, NULL};
+    mdt_name_opts no = {o ? o->style : MDT_STYLE_FULL, o ? o->flags : 0, MDT_NAME_OPTS_VERSION,
+                        NULL, NULL};
     char *name;
     sb s;
     int e;
+    if ((e = gen_opts_check(o, "mdt_attr_format")))
+        return e;
     if ((e = mdt_token_name(NULL, &name, a->img, a->type, &no)))
         return e;
     sb_init(&s, mem_ctx);

@@ -30,7 +30,7 @@ static bool is_enum_underlying(unsigned k)
            (k >= MDT_ELEMENT_TYPE_I1 && k <= MDT_ELEMENT_TYPE_U8);
 }
 
-int mdt_enum_underlying(uint8_t *elem_type, const mdt_image *img, uint32_t td)
+int mdt_typedef_enum_underlying(uint8_t *elem_type, const mdt_image *img, uint32_t td)
 {
     mdt_members it = MDT_MEMBERS_INIT;
     uint32_t tok;
@@ -91,7 +91,7 @@ static int unknown_enum(struct ad *d, const char *name)
 static int enum_from_info(struct ad *d, mdt_value_type *t, const mdt_enum_info *info)
 {
     if (info->def_img) {
-        int e = mdt_enum_underlying(&t->underlying, info->def_img, info->def_typedef);
+        int e = mdt_typedef_enum_underlying(&t->underlying, info->def_img, info->def_typedef);
         if (e)
             return e;
         t->enum_img = info->def_img;
@@ -144,7 +144,7 @@ static bool typeref_is_local(struct ad *d, uint32_t token)
  * signature. */
 static int enum_by_token(struct ad *d, mdt_value_type *t, uint32_t token)
 {
-    mdt_name_opts full = {MDT_STYLE_FULL, 0, NULL, NULL};
+    mdt_name_opts full = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *name;
     int e;
     if ((e = mdt_token_name(d->ctx, &name, d->img, token, &full)))
@@ -152,7 +152,7 @@ static int enum_by_token(struct ad *d, mdt_value_type *t, uint32_t token)
     t->kind = MDT_VALUE_ENUM;
     t->enum_name = name;
     if (MDT_TOKEN_TABLE(token) == MDT_TABLE_TypeDef) {
-        if ((e = mdt_enum_underlying(&t->underlying, d->img, token)))
+        if ((e = mdt_typedef_enum_underlying(&t->underlying, d->img, token)))
             return e == MDT_ENOTFOUND
                        ? rd_fail(&d->r, MDT_EUNSUPPORTED,
                                  "constructor parameter of type %s (a value type, not an enum)",
@@ -164,7 +164,7 @@ static int enum_by_token(struct ad *d, mdt_value_type *t, uint32_t token)
     }
     if (MDT_TOKEN_TABLE(token) == MDT_TABLE_TypeRef && typeref_is_local(d, token)) {
         char *refl;
-        mdt_name_opts ro = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
+        mdt_name_opts ro = {MDT_STYLE_REFLECTION, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
         uint32_t td;
         if (mdt_token_name(d->ctx, &refl, d->img, token, &ro) == 0 &&
             mdt_typedef_by_name(&td, d->img, refl, strlen(refl)) == 0) {
@@ -415,3 +415,12 @@ int mdt__attr_read_serstring(struct ad *d, const char **s, size_t *len, bool *nu
     *len = n;
     return 0;
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+int mdt_enum_underlying(uint8_t *elem_type, const mdt_image *img, uint32_t typedef_token)
+{
+    return mdt_typedef_enum_underlying(elem_type, img, typedef_token);
+}
+/* api-rename: on */

@@ -3,7 +3,7 @@
  * column (BOOLEAN, CHAR, I1..U8, R4, R8, STRING as UTF-16LE, CLASS as 4
  * zero bytes for null). Decimal literals are not Constant rows: compilers
  * store them in a DecimalConstantAttribute on the same parent, which
- * mdt_default_value() reads as well. A blob shorter than its type is a
+ * mdt_value_default() reads as well. A blob shorter than its type is a
  * located error. */
 #include "config.h"
 
@@ -76,7 +76,7 @@ int mdt_constant_decode(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
             talloc_free(t);
             return rd_fail(&r, MDT_EBADIMAGE, "string constant of odd length %u", len);
         }
-        if ((e = mdt_utf16_to_utf8(t, &s, &n, NULL, blob, len / 2))) {
+        if ((e = mdt_heap_utf16_to_utf8(t, &s, &n, NULL, blob, len / 2))) {
             talloc_free(t);
             return e;
         }
@@ -140,7 +140,7 @@ int mdt_constant_of_row(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
                             blob, len, mdt_row_raw(&r, MDT_COL_Constant_Value));
     if (e) {
         /* Say which row, keeping the blob offset the decoder found. */
-        mdt_errinfo saved = *mdt_last_error();
+        mdt_errinfo saved = *mdt_error_last();
         mdt_place pl = MDT_PLACE_NONE;
         pl.file = mdt_image_name(img);
         pl.region = "Constant";
@@ -199,7 +199,7 @@ static int decimal_attr(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
     return MDT_ENOTFOUND;
 }
 
-int mdt_default_value(void *mem_ctx, mdt_value *out, const mdt_image *img, uint32_t parent)
+int mdt_value_default(void *mem_ctx, mdt_value *out, const mdt_image *img, uint32_t parent)
 {
     uint32_t key, rid;
     mdt_find fi;
@@ -216,3 +216,12 @@ int mdt_default_value(void *mem_ctx, mdt_value *out, const mdt_image *img, uint3
         return e;
     return mdt__fail_simple(MDT_ENOTFOUND, "token 0x%08x has no default value", parent);
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+int mdt_default_value(void *mem_ctx, mdt_value *out, const mdt_image *img, uint32_t parent)
+{
+    return mdt_value_default(mem_ctx, out, img, parent);
+}
+/* api-rename: on */

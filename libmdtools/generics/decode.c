@@ -565,10 +565,10 @@ static int decode(struct dec *dd, mdt_sig *out, const mdt_image *img, int kind, 
         if (d.arena_full)
             e = mdt__fail_simple(MDT_ENOMEM, "signature tree larger than the %zu-byte arena",
                                  d.arena_size);
-        else if (!strcmp(mdt_last_error()->region, "#Blob")) {
+        else if (!strcmp(mdt_error_last()->region, "#Blob")) {
             /* Record again, naming the blob: formatting the name for every
              * signature would cost more than the decoding. */
-            mdt_errinfo saved = *mdt_last_error();
+            mdt_errinfo saved = *mdt_error_last();
             mdt_place pl = MDT_PLACE_NONE;
             char region[40];
             (void)mdt__blob_reader(img, region, blob, len, blob_index);

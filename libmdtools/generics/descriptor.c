@@ -22,6 +22,7 @@
 #include <mdtools/token.h>
 
 #include "generics/gen_int.h"
+#include "generics/opts_int.h"
 
 #define MAX_RANK MDT_SIG_MAX_RANK
 
@@ -281,8 +282,12 @@ int mdt_inst_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t toke
     int e;
     if (!tmp)
         return nomem();
-    mdt_name_opts o = {opts ? opts->style : MDT_STYLE_FULL, opts ? opts->flags : 0, NULL,
-                       opts ? opts->cache : NULL};
+    if ((e = gen_opts_check(opts, "mdt_inst_name"))) {
+        talloc_free(tmp);
+        return e;
+    }
+    mdt_name_opts o = {opts ? opts->style : MDT_STYLE_FULL, opts ? opts->flags : 0,
+                       MDT_NAME_OPTS_VERSION, NULL, opts ? opts->cache : NULL};
     bool refl = o.style == MDT_STYLE_REFLECTION;
     if (MDT_TOKEN_TABLE(token) == MDT_TABLE_MethodDef) {
         mdt_row r;

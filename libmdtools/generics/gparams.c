@@ -26,6 +26,7 @@
 #include <mdtools/token.h>
 
 #include "generics/fmt_int.h"
+#include "generics/opts_int.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -60,7 +61,8 @@ static int by_number(const void *a, const void *b)
  * `unmanaged`, 0 neither (from the constraint's name as stored). */
 static int valuetype_keyword(const mdt_image *img, uint32_t tok)
 {
-    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, MDT_NAME_OPTS_VERSION,
+                                         NULL, NULL};
     char buf[160];
     uint64_t m = mdt__err_mark();
     if (mdt_token_name_buf(buf, sizeof buf, NULL, img, tok, &stored)) {
@@ -231,7 +233,7 @@ int mdt_generic_decl(void *mem_ctx, char **params, char **where, const mdt_image
                      uint32_t owner, const mdt_name_opts *opts)
 {
     unsigned table = owner >> 24;
-    mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, NULL};
+    mdt_name_opts o = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     mdt_generic_context g = {0};
     struct gp *gps;
     uint32_t n;
@@ -244,6 +246,8 @@ int mdt_generic_decl(void *mem_ctx, char **params, char **where, const mdt_image
                                 "token (0x%08x), or no output",
                                 owner);
     *params = *where = NULL;
+    if ((e = gen_opts_check(opts, "mdt_generic_decl")))
+        return e;
     if (opts)
         o = *opts;
     /* Parameters by name, the owner's and (for a method) its type's. */

@@ -12,6 +12,7 @@
 #include <mdtools/idmap.h>
 #include <mdtools/names.h>
 
+#include "generics/opts_int.h"
 #include "util/error.h"
 
 #define MAX_ARGS 64 /* type arguments of one generic, as the runtime allows */
@@ -118,6 +119,10 @@ int mdt_idmap_class_name(void *mem_ctx, char **out, const mdt_idmap *map, uintpt
     int e;
     if (!tmp)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    if ((e = gen_opts_check(opts, "mdt_idmap_class_name"))) {
+        talloc_free(tmp);
+        return e;
+    }
     if (!(e = class_desc(tmp, map, class_id, gen, &d)) && !(e = mdt_desc_to_type(tmp, &t, d)))
         e = mdt_type_name(mem_ctx, out, t, opts);
     talloc_free(tmp);
@@ -135,6 +140,10 @@ int mdt_idmap_function_name(void *mem_ctx, char **out, const mdt_idmap *map, uin
     int e;
     if (!tmp)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory");
+    if ((e = gen_opts_check(opts, "mdt_idmap_function_name"))) {
+        talloc_free(tmp);
+        return e;
+    }
     if ((e = mdt_idmap_function_lookup(&fi, margs, MAX_ARGS, map, function_id, gen)) ||
         (e = mdt_idmap_module_lookup(&mi, map, fi.module, 0)))
         goto done;

@@ -25,7 +25,7 @@ static int check(uint32_t token)
 int mdt_token_metadata_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,
                             mdt_name_cache *cache)
 {
-    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, cache};
+    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, MDT_NAME_OPTS_VERSION, NULL, cache};
     int e = check(token);
     return e ? e : mdt_token_name(mem_ctx, out, img, token, &o);
 }
@@ -33,7 +33,7 @@ int mdt_token_metadata_name(void *mem_ctx, char **out, const mdt_image *img, uin
 int mdt_token_metadata_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img,
                                 uint32_t token, mdt_name_cache *cache)
 {
-    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, cache};
+    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, MDT_NAME_OPTS_VERSION, NULL, cache};
     int e = check(token);
     return e ? e : mdt_token_name_buf(buf, size, len, img, token, &o);
 }

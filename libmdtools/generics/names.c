@@ -22,6 +22,7 @@
 
 #include "generics/fmt_int.h"
 #include "generics/gen_int.h"
+#include "generics/opts_int.h"
 #include "util/error.h"
 #include "util/reader.h"
 #include "util/strbuf.h"
@@ -208,6 +209,9 @@ int mdt_type_name(void *mem_ctx, char **out, const mdt_type *t, const mdt_name_o
 {
     struct fmt f;
     char buf[STACK_OUT];
+    int e;
+    if ((e = gen_opts_check(o, "mdt_type_name")))
+        return e;
     start_growing(&f, mem_ctx, buf, sizeof buf, o);
     return finish(&f, fmt_type(&f, t), out);
 }
@@ -216,6 +220,9 @@ int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *s, const mdt_name_opt
 {
     struct fmt f;
     char buf[STACK_OUT];
+    int e;
+    if ((e = gen_opts_check(o, "mdt_sig_name")))
+        return e;
     start_growing(&f, mem_ctx, buf, sizeof buf, o);
     return finish(&f, fmt_sig(&f, s), out);
 }
@@ -262,6 +269,8 @@ int mdt_sig_name_of_token(void *mem_ctx, char **out, const mdt_image *img, uint3
     if (!out)
         return mdt__fail_simple(MDT_EINVAL, "no place for the signature's name");
     *out = NULL;
+    if ((e = gen_opts_check(o, "mdt_sig_name_of_token")))
+        return e;
     /* The tree is dropped once printed: a talloc block for it would cost
      * its allocation and free, as much again as decoding it. */
     e = sig_for_name(arena, sizeof arena, &s, &big, img, token);
@@ -345,6 +354,8 @@ int mdt_sig_name_of_token_arena(mdt_name_arena *a, const char **out, size_t *len
     if (!a || !out)
         return mdt__fail_simple(MDT_EINVAL, "no arena or no place for the signature's name");
     *out = NULL;
+    if ((e = gen_opts_check(o, "mdt_sig_name_of_token_arena")))
+        return e;
     if ((e = sig_for_name(arena, sizeof arena, &s, &big, img, token)) != 0)
         return sig_done(big, stamp, e);
     /* Printed where the arena's free bytes start; a name that does not
@@ -391,6 +402,9 @@ int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t tok
 {
     struct fmt f;
     char buf[STACK_OUT];
+    int e;
+    if ((e = gen_opts_check(o, "mdt_token_name")))
+        return e;
     start_growing(&f, mem_ctx, buf, sizeof buf, o);
     return finish(&f, token_body(&f, img, token), out);
 }
@@ -399,8 +413,12 @@ int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
                       const mdt_name_opts *o)
 {
     struct fmt f;
+    int e;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    *buf = 0;
+    if ((e = gen_opts_check(o, "mdt_type_name_buf")))
+        return e;
     sb_init_fixed(&f.out, buf, size);
     init(&f, o);
     return finish_buf(&f, fmt_type(&f, t), len);
@@ -409,8 +427,12 @@ int mdt_type_name_buf(char *buf, size_t size, size_t *len, const mdt_type *t,
 int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *s, const mdt_name_opts *o)
 {
     struct fmt f;
+    int e;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    *buf = 0;
+    if ((e = gen_opts_check(o, "mdt_sig_name_buf")))
+        return e;
     sb_init_fixed(&f.out, buf, size);
     init(&f, o);
     return finish_buf(&f, fmt_sig(&f, s), len);
@@ -420,8 +442,12 @@ int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img
                        const mdt_name_opts *o)
 {
     struct fmt f;
+    int e;
     if (!buf || !size)
         return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    *buf = 0;
+    if ((e = gen_opts_check(o, "mdt_token_name_buf")))
+        return e;
     sb_init_fixed(&f.out, buf, size);
     init(&f, o);
     return finish_buf(&f, token_body(&f, img, token), len);

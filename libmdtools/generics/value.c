@@ -20,6 +20,7 @@
 #include <mdtools/value.h>
 
 #include "generics/gen_int.h"
+#include "generics/opts_int.h"
 
 #define MAX_TYPENAME_DEPTH 64
 
@@ -426,8 +427,8 @@ static void put_number(sb *out, unsigned kind, const mdt_value *v)
             sb_addf(out, "(System.Boolean)%llu", (unsigned long long)v->u);
         break;
     case MDT_VALUE_CHAR: put_char(out, (uint32_t)v->u); break;
-    case MDT_VALUE_R4: sb_adds(out, mdt_r4_format(buf, (float)v->r)); break;
-    case MDT_VALUE_R8: sb_adds(out, mdt_r8_format(buf, v->r)); break;
+    case MDT_VALUE_R4: sb_adds(out, mdt_value_r4_format(buf, (float)v->r)); break;
+    case MDT_VALUE_R8: sb_adds(out, mdt_value_r8_format(buf, v->r)); break;
     default:
         if (is_signed_kind(kind))
             sb_addf(out, "%lld", (long long)v->i);
@@ -545,6 +546,8 @@ int mdt_value_format(void *mem_ctx, char **out, const mdt_value *v, const mdt_na
 {
     sb s;
     int e;
+    if ((e = gen_opts_check(o, "mdt_value_format")))
+        return e;
     sb_init(&s, mem_ctx);
     if ((e = put_value(&s, v, o, 0))) {
         sb_discard(&s);

@@ -16,7 +16,7 @@
 
 #include "generics/gen_int.h"
 
-char *mdt_r8_format(char buf[32], double v)
+char *mdt_value_r8_format(char buf[32], double v)
 {
     if (isnan(v))
         return strcpy(buf, "NaN");
@@ -32,7 +32,7 @@ char *mdt_r8_format(char buf[32], double v)
     return buf;
 }
 
-char *mdt_r4_format(char buf[32], float v)
+char *mdt_value_r4_format(char buf[32], float v)
 {
     if (isnan(v))
         return strcpy(buf, "NaN");
@@ -95,7 +95,7 @@ int mdt_decimal_format(void *mem_ctx, char **out, const mdt_decimal *d)
     return 0;
 }
 
-int mdt_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_signed)
+int mdt_value_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_signed)
 {
     mpz_t z;
     mpz_init(z);
@@ -117,3 +117,22 @@ int mdt_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_s
         return mdt__fail_simple(MDT_ENOMEM, "out of memory");
     return 0;
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+char *mdt_r4_format(char buf[32], float v)
+{
+    return mdt_value_r4_format(buf, v);
+}
+
+char *mdt_r8_format(char buf[32], double v)
+{
+    return mdt_value_r8_format(buf, v);
+}
+
+int mdt_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_signed)
+{
+    return mdt_value_int128_format(mem_ctx, out, le, is_signed);
+}
+/* api-rename: on */

@@ -221,7 +221,7 @@ static int rva_bytes(const uint8_t **p, const mdt_il_body *b, const mdt_image *i
                         (unsigned long long)need);
     if (!(e = mdt_image_rva(p, img, b->rva, (uint32_t)need)))
         return 0;
-    snprintf(msg, sizeof msg, "%.150s", mdt_last_error()->what);
+    snprintf(msg, sizeof msg, "%.150s", mdt_error_last()->what);
     mdt__err_forget(m);
     return il__fail(b, false, 0, e == MDT_ENOTFOUND ? MDT_ETRUNC : e,
                     "%s: 0x%llx bytes at RVA 0x%08x do not read (%s)", what,
@@ -324,7 +324,7 @@ int mdt_il_body_get(mdt_il_body *out, const mdt_image *img, uint32_t method)
         goto fail;
     if ((e = mdt_image_rva(&p, img, rva, total))) {
         char msg[200];
-        snprintf(msg, sizeof msg, "%.150s", mdt_last_error()->what);
+        snprintf(msg, sizeof msg, "%.150s", mdt_error_last()->what);
         e = il__fail(out, false, 0, e == MDT_ENOTFOUND ? MDT_ETRUNC : e,
                      "%u bytes at RVA 0x%08x do not read: %s", total, rva, msg);
         goto fail;

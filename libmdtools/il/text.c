@@ -27,6 +27,7 @@
 #include <mdtools/token.h>
 #include <mdtools/value.h>
 
+#include "generics/opts_int.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -34,8 +35,8 @@
  * forgotten (the listing goes on). */
 static void put_failed(sb *s, uint32_t tok, uint64_t mark)
 {
-    const mdt_errinfo *e = mdt_last_error();
-    sb_addf(s, "0x%08" PRIx32 " /* %s */", tok, e->what[0] ? e->what : mdt_strerror(e->code));
+    const mdt_errinfo *e = mdt_error_last();
+    sb_addf(s, "0x%08" PRIx32 " /* %s */", tok, e->what[0] ? e->what : mdt_error_string(e->code));
     mdt__err_forget(mark);
 }
 
@@ -213,7 +214,7 @@ static int put_string(void *ctx, sb *s, const mdt_image *img, uint32_t tok)
     if (MDT_TOKEN_TABLE(tok) != MDT_TOKEN_STRING)
         return mdt__fail_simple(MDT_EBADIMAGE, "0x%08" PRIx32 " is no user string", tok);
     if ((e = mdt_heap_us(&u, &n, &flag, img, MDT_TOKEN_RID(tok))) ||
-        (e = mdt_utf16_to_utf8(ctx, &t, &len, &replaced, u, n)))
+        (e = mdt_heap_utf16_to_utf8(ctx, &t, &len, &replaced, u, n)))
         return e;
     if (replaced) {
         sb_adds(s, "bytearray (");
@@ -258,9 +259,9 @@ static void put_real(sb *s, const mdt_il_insn *in)
         return;
     }
     if (n == 4)
-        mdt_r4_format(buf, (float)in->real);
+        mdt_value_r4_format(buf, (float)in->real);
     else
-        mdt_r8_format(buf, in->real);
+        mdt_value_r8_format(buf, in->real);
     if (!strpbrk(buf, ".e")) {
         sb_adds(s, buf);
         sb_adds(s, ".0");
@@ -286,6 +287,8 @@ int mdt_il_insn_text(void *mem_ctx, char **out, const mdt_il_body *body, const m
                                 !out    ? "output"
                                 : !body ? "body"
                                         : "instruction");
+    if (gen_opts_check(opts, "mdt_il_insn_text"))
+        return MDT_EINVAL;
     if (opts)
         o = *opts;
     if (!(tmp = talloc_new(NULL)))

@@ -205,7 +205,7 @@ void mdt__read_debug(struct mdt_container *c)
     }
     if (mdt__rva_ptr(c, dd->rva, n * 28, &p, NULL, "debug directory")) {
         char msg[300];
-        mdt__warn(c->warn, "debug directory unreadable: %s", mdt_errmsg(msg, sizeof msg));
+        mdt__warn(c->warn, "debug directory unreadable: %s", mdt_error_message(msg, sizeof msg));
         mdt__err_forget_one(); /* mdt__rva_ptr records one failure */
         return;
     }

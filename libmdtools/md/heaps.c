@@ -91,7 +91,7 @@ int mdt__heap_blob_slow(const struct mdt_md *md, uint32_t idx, const uint8_t **d
     }
     if (idx >= h->size)
         return heap_fail(md, h, idx, ref, MDT_EBADIMAGE, "blob index beyond the heap");
-    int e = mdt_decode_compressed_u32(&n, &used, h->base + idx, h->size - idx);
+    int e = mdt_heap_decode_compressed_u32(&n, &used, h->base + idx, h->size - idx);
     if (e)
         return heap_fail(md, h, idx, ref, e,
                          e == MDT_ETRUNC ? "blob length runs past the heap end"
@@ -194,7 +194,7 @@ int mdt_heap_us(const uint8_t **utf16le, uint32_t *nunits, int *flag, const mdt_
     }
     if (index >= h->size)
         return heap_fail(md, h, index, NULL, MDT_EBADIMAGE, "user string index beyond the heap");
-    int e = mdt_decode_compressed_u32(&n, &used, h->base + index, h->size - index);
+    int e = mdt_heap_decode_compressed_u32(&n, &used, h->base + index, h->size - index);
     if (e)
         return heap_fail(md, h, index, NULL, e, "bad compressed user string length");
     if (n > h->size - index - used)
@@ -248,13 +248,13 @@ int mdt_heap_next(uint32_t *next, const mdt_image *img, int heap, uint32_t index
      * shortest encoding, but the decoder accepts a longer one (a hand-made
      * or damaged image), and then the length alone would put the next
      * entry in the wrong place. */
-    (void)mdt_decode_compressed_u32(&n, &used, h->base + index, h->size - index);
+    (void)mdt_heap_decode_compressed_u32(&n, &used, h->base + index, h->size - index);
     *next = index + used + n;
     return 0;
 }
 
-int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, int *replaced, const uint8_t *u,
-                      uint32_t nunits)
+int mdt_heap_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, int *replaced,
+                           const uint8_t *u, uint32_t nunits)
 {
     char *buf = talloc_array(mem_ctx, char, (size_t)nunits * 3 + 1);
     size_t o = 0;
@@ -299,7 +299,7 @@ int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, int *replaced, 
     return 0;
 }
 
-int mdt_decode_compressed_u32(uint32_t *value, unsigned *used, const uint8_t *p, size_t len)
+int mdt_heap_decode_compressed_u32(uint32_t *value, unsigned *used, const uint8_t *p, size_t len)
 {
     if (len < 1)
         return MDT_ETRUNC;
@@ -322,9 +322,29 @@ int mdt_decode_compressed_u32(uint32_t *value, unsigned *used, const uint8_t *p,
     return 0;
 }
 
-char *mdt_guid_format(char buf[37], const uint8_t g[16])
+char *mdt_heap_guid_format(char buf[37], const uint8_t g[16])
 {
     snprintf(buf, 37, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", le32(g), le16(g + 4),
              le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
     return buf;
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+int mdt_decode_compressed_u32(uint32_t *value, unsigned *used, const uint8_t *p, size_t len)
+{
+    return mdt_heap_decode_compressed_u32(value, used, p, len);
+}
+
+char *mdt_guid_format(char buf[37], const uint8_t guid[16])
+{
+    return mdt_heap_guid_format(buf, guid);
+}
+
+int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, int *replaced,
+                      const uint8_t *utf16le, uint32_t nunits)
+{
+    return mdt_heap_utf16_to_utf8(mem_ctx, out, outlen, replaced, utf16le, nunits);
+}
+/* api-rename: on */

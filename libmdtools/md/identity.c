@@ -16,7 +16,7 @@
 #include "md/md_int.h"
 #include "util/error.h"
 
-int mdt_public_key_token(uint8_t token[8], const uint8_t *key, size_t len)
+int mdt_assembly_public_key_token(uint8_t token[8], const uint8_t *key, size_t len)
 {
     struct sha1_ctx ctx;
     uint8_t digest[SHA1_DIGEST_SIZE];
@@ -52,7 +52,7 @@ int mdt_assembly_identity(mdt_identity *id, const mdt_image *img)
         (e = mdt_row_blob(&id->public_key, &id->public_key_len, &r, MDT_COL_Assembly_PublicKey)))
         return e;
     if (id->public_key_len) {
-        mdt_public_key_token(id->public_key_token, id->public_key, id->public_key_len);
+        mdt_assembly_public_key_token(id->public_key_token, id->public_key, id->public_key_len);
         id->has_token = true;
     } else {
         id->public_key = NULL;
@@ -83,7 +83,7 @@ int mdt_assemblyref_identity(mdt_identity *id, const mdt_image *img, uint32_t ri
     if (id->flags & MDT_AFL_PUBLICKEY) {
         id->public_key = blob;
         id->public_key_len = len;
-        mdt_public_key_token(id->public_key_token, blob, len);
+        mdt_assembly_public_key_token(id->public_key_token, blob, len);
         id->has_token = true;
         return 0;
     }
@@ -126,3 +126,12 @@ char *mdt_identity_format(char *buf, size_t len, const mdt_identity *id)
              id->version[3], id->culture && id->culture[0] ? id->culture : "neutral", tok);
     return buf;
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+int mdt_public_key_token(uint8_t token[8], const uint8_t *key, size_t len)
+{
+    return mdt_assembly_public_key_token(token, key, len);
+}
+/* api-rename: on */

@@ -58,7 +58,7 @@ static int run_holder(const mdt_image *img, unsigned table, unsigned col, uint32
     if (!(ri = mdt__run_index(mdt__md(img), table, col))) {
         /* Out of memory: a valid column can still be searched. */
         if (!mdt__column_ascends(&mdt__md(img)->lay.tables[table], col))
-            return mdt_last_error()->code;
+            return mdt_error_last()->code;
         mdt__err_forget_one(); /* mdt__run_index records one failure */
         return search_holder(img, table, col, pos, holder);
     }

@@ -62,7 +62,7 @@ static int docname(sb *out, size_t *len, const mdt_pdb *pdb, uint32_t doc)
     pos = b[0] ? seplen : 1;
     /* Every part takes at least one byte of the blob: bounded by blen. */
     for (bool first = true; pos < blen; first = false) {
-        if ((r = mdt_decode_compressed_u32(&idx, &used, b + pos, blen - pos)) != 0)
+        if ((r = mdt_heap_decode_compressed_u32(&idx, &used, b + pos, blen - pos)) != 0)
             return bad(pdb, doc, r, "bad part index");
         pos += used;
         if ((r = mdt_heap_blob(&part, &plen, pdb->md, idx)) != 0)

@@ -195,7 +195,7 @@ static int try_file(void *mem_ctx, mdt_pdb **out, const mdt_image *img, const ch
                     char **whymsg, void *tmp)
 {
     int r = mdt_pdb_open_file(mem_ctx, out, path, img);
-    const char *what = mdt_last_error()->what;
+    const char *what = mdt_error_last()->what;
     if (r == MDT_EUNSUPPORTED ||
         (r == MDT_ENOTFOUND && *why != MDT_EUNSUPPORTED && strstr(what, "does not match"))) {
         *why = r;

@@ -48,7 +48,7 @@ static int fail(mdt_seqpoint_iter *it, int code, const char *fmt, ...)
 static int read_u(mdt_seqpoint_iter *it, uint32_t *v, const char *what)
 {
     unsigned used;
-    int r = mdt_decode_compressed_u32(v, &used, it->blob + it->pos, it->len - it->pos);
+    int r = mdt_heap_decode_compressed_u32(v, &used, it->blob + it->pos, it->len - it->pos);
     if (r)
         return fail(it, r, "%s: %s", what,
                     r == MDT_ETRUNC ? "compressed integer cut short" : "bad compressed integer");

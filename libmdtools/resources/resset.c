@@ -68,7 +68,7 @@ static const uint8_t fixed_size[] = {
     [MDT_RESTYPE_TIMESPAN] = 8,
 };
 
-const char *mdt_restype_name(uint32_t code)
+const char *mdt_resources_type_name(uint32_t code)
 {
     if (code < sizeof primitive / sizeof primitive[0])
         return primitive[code];
@@ -199,7 +199,7 @@ static int value(void *mem, mdt_resource_set *set, mdt_resource_entry *e, rd *r,
         *sized = false;
         return 0;
     }
-    e->type = mdt_restype_name(e->type_code);
+    e->type = mdt_resources_type_name(e->type_code);
     if (!e->type)
         return bad(r, pos, "a value's type code is none the format has");
     if (e->type_code == MDT_RESTYPE_STRING) {
@@ -426,3 +426,12 @@ fail:
     talloc_free(set);
     return e;
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+const char *mdt_restype_name(uint32_t code)
+{
+    return mdt_resources_type_name(code);
+}
+/* api-rename: on */

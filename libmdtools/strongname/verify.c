@@ -39,7 +39,7 @@ static const uint8_t microsoft_key[160] = {
     0x26, 0x1c, 0x8a, 0x12, 0x43, 0x65, 0x18, 0x20, 0x6d, 0xc0, 0x93, 0x34, 0x4d, 0x5a, 0xd2, 0x93,
 };
 
-const char *mdt_sn_status_name(int status)
+const char *mdt_strongname_status_name(int status)
 {
     switch (status) {
     case MDT_SN_VERIFIED: return "verified";
@@ -71,7 +71,7 @@ static int attempt(mdt_strongname *out, const mdt_image *img, const uint8_t *key
         done(out, MDT_SN_UNCHECKABLE, why);
         return 0;
     }
-    mdt_public_key_token(out->key_token, key, len);
+    mdt_assembly_public_key_token(out->key_token, key, len);
     out->hash_alg = k.hash_alg;
     out->key_bits = k.bits;
     if ((e = mdt__sn_hash(out->hash, &out->hash_len, img, k.hash_alg, out->signature_offset,
@@ -146,7 +146,7 @@ int mdt_strongname_verify(mdt_strongname *out, const mdt_image *img, const mdt_s
 
     const uint8_t *key = id.public_key;
     size_t len = id.public_key_len;
-    mdt_public_key_token(token, key, len);
+    mdt_assembly_public_key_token(token, key, len);
     if (len == sizeof ecma_key && memcmp(key, ecma_key, sizeof ecma_key) == 0) {
         out->ecma_key = true;
         key = microsoft_key;
@@ -175,3 +175,12 @@ int mdt_strongname_verify(mdt_strongname *out, const mdt_image *img, const mdt_s
     *out = best;
     return 0;
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+const char *mdt_sn_status_name(int status)
+{
+    return mdt_strongname_status_name(status);
+}
+/* api-rename: on */

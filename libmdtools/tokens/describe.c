@@ -135,7 +135,7 @@ static void put_uint(struct out *o, uint32_t v)
     put(o, tmp + i);
 }
 
-/* The MVID as mdt_guid_format() prints it, without the dashes. */
+/* The MVID as mdt_heap_guid_format() prints it, without the dashes. */
 static void put_mvid(struct out *o, const uint8_t g[16])
 {
     put_hex(o, (uint32_t)g[0] | (uint32_t)g[1] << 8 | (uint32_t)g[2] << 16 | (uint32_t)g[3] << 24,

@@ -129,7 +129,8 @@ static inline bool tr_cache_export_fast(const struct mdt_modview *v, uintptr_t m
     struct tr_centry *e;
     *mip = TR_NONE;
     if (trace || !v ||
-        (opts && (opts->flags || (opts->max_hops && opts->max_hops < MDT_RESOLVE_MAX_HOPS))))
+        (opts && (opts->flags || opts->version > MDT_RESOLVE_OPTS_VERSION ||
+                  (opts->max_hops && opts->max_hops < MDT_RESOLVE_MAX_HOPS))))
         return false;
     if ((*mip = mi = tr_view_find(v, module)) == TR_NONE || k < 0 ||
         !(c = atomic_load_explicit(&v->cache[mi], memory_order_acquire)) || rid - 1u >= c->n[k] ||

@@ -444,6 +444,9 @@ int rc_begin(struct rc *c, void *mem_ctx, mdt_trace **trace, const struct mdt_mo
                    c->max_hops == MDT_RESOLVE_MAX_HOPS;
     if (trace)
         *trace = NULL;
+    if (opts && opts->version > MDT_RESOLVE_OPTS_VERSION)
+        return mdt__fail_opts_version("resolve", "mdt_resolve_opts", opts->version,
+                                      MDT_RESOLVE_OPTS_VERSION);
     if (!v)
         return mdt__fail_simple(MDT_EINVAL, "resolve: no view");
     if ((*mi = known != TR_NONE ? known : tr_view_find(v, module)) == TR_NONE)
@@ -479,7 +482,7 @@ void rc_end(struct rc *c, mdt_resolution *out)
                  rc_asm(c, c->r.module, an, sizeof an), c->r.tier, c->r.hops);
         else
             NOTE(c, MDT_TRACE_RESULT, c->r.where_module, c->r.where_token, 0, "unresolved: %s",
-                 mdt_res_reason_name(c->r.reason));
+                 mdt_resolution_reason_name(c->r.reason));
     }
     tr_res_export(c->v, &c->r, out);
 }

@@ -395,7 +395,8 @@ static bool other_assembly_missing(struct rc *c, uint32_t mi, uint32_t tok, uint
                                    uint32_t drid, const char *name)
 {
     uint32_t scope;
-    if (!(c->r.flags & MDT_RES_OTHER_ASSEMBLY) || mdt_ref_scope(&scope, c->v->mods[mi]->img, tok) ||
+    if (!(c->r.flags & MDT_RES_OTHER_ASSEMBLY) ||
+        mdt_token_scope(&scope, c->v->mods[mi]->img, tok) ||
         MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef)
         return false;
     rc_fail(c, MDT_RES_NOT_LOADED, mi, scope);

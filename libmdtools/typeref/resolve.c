@@ -3,7 +3,7 @@
  * checked, the answer taken from the view's cache when the options allow
  * (cache.c), else computed by the dispatcher (dispatch.c) and cached, and
  * the trace, if one is asked for, begun and ended around it (engine.c).
- * MemberRefs have their own call (memberref.c), which mdt_resolve_token
+ * MemberRefs have their own call (memberref.c), which mdt_token_resolve
  * calls like the others. */
 #include "config.h"
 
@@ -97,9 +97,9 @@ int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     return 0;
 }
 
-int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
-                         const mdt_modview *view, uintptr_t module, uint32_t token,
-                         const mdt_resolve_opts *opts)
+int mdt_exportedtype_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+                             const mdt_modview *view, uintptr_t module, uint32_t token,
+                             const mdt_resolve_opts *opts)
 {
     struct rc c;
     uint32_t mi;
@@ -134,7 +134,7 @@ int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     return 0;
 }
 
-int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+int mdt_token_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                       const mdt_modview *view, uintptr_t module, uint32_t token,
                       const mdt_resolve_opts *opts)
 {
@@ -146,7 +146,7 @@ int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     case MDT_TABLE_TypeDef:
         return mdt_typeref_resolve(mem_ctx, out, trace, view, module, token, opts);
     case MDT_TABLE_ExportedType:
-        return mdt_exported_resolve(mem_ctx, out, trace, view, module, token, opts);
+        return mdt_exportedtype_resolve(mem_ctx, out, trace, view, module, token, opts);
     case MDT_TABLE_MemberRef:
         return mdt_memberref_resolve(mem_ctx, out, trace, view, module, token, opts);
     default:
@@ -156,3 +156,21 @@ int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
         return mdt__fail_simple(MDT_EINVAL, "resolve: token 0x%08x is no reference", token);
     }
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+                      const mdt_modview *view, uintptr_t module, uint32_t token,
+                      const mdt_resolve_opts *opts)
+{
+    return mdt_token_resolve(mem_ctx, out, trace, view, module, token, opts);
+}
+
+int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+                         const mdt_modview *view, uintptr_t module, uint32_t token,
+                         const mdt_resolve_opts *opts)
+{
+    return mdt_exportedtype_resolve(mem_ctx, out, trace, view, module, token, opts);
+}
+/* api-rename: on */

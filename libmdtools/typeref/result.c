@@ -30,7 +30,7 @@ void tr_res_export(const struct mdt_modview *v, const struct tr_res *r, mdt_reso
     out->instead_token = r->instead_token;
 }
 
-const char *mdt_res_reason_name(int reason)
+const char *mdt_resolution_reason_name(int reason)
 {
     switch (reason) {
     case MDT_RES_OK: return "resolved";
@@ -45,3 +45,12 @@ const char *mdt_res_reason_name(int reason)
     default: return "unknown";
     }
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+const char *mdt_res_reason_name(int reason)
+{
+    return mdt_resolution_reason_name(reason);
+}
+/* api-rename: on */

@@ -38,10 +38,10 @@ static int typespec_head(const mdt_image *img, uint32_t token, uint32_t *head)
     return 0;
 }
 
-int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token)
+int mdt_token_scope(uint32_t *scope, const mdt_image *img, uint32_t token)
 {
     if (!img || !scope)
-        return mdt__fail_simple(MDT_EINVAL, "mdt_ref_scope: no image or no output");
+        return mdt__fail_simple(MDT_EINVAL, "mdt_token_scope: no image or no output");
     *scope = 0;
     unsigned kind = MDT_TOKEN_TABLE(token);
     if (kind != MDT_TABLE_TypeRef && kind != MDT_TABLE_MemberRef && kind != MDT_TABLE_ExportedType)
@@ -90,3 +90,12 @@ int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token)
                             "%s: the scope chain of 0x%08x is longer than %u steps (a cycle?)",
                             mdt_image_name(img), token, MAX_STEPS);
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token)
+{
+    return mdt_token_scope(scope, img, token);
+}
+/* api-rename: on */

@@ -1,4 +1,4 @@
-/* The per-thread error record behind mdt_last_error() and mdt_errmsg(). */
+/* The per-thread error record behind mdt_error_last() and mdt_error_message(). */
 #include "config.h"
 
 #include <stdarg.h>
@@ -82,6 +82,17 @@ int mdt__fail_simple(int code, const char *fmt, ...)
     return code;
 }
 
+int mdt__fail_opts_version(const char *fn, const char *type, unsigned version, unsigned known)
+{
+    mdt_place at = MDT_PLACE_NONE;
+    at.region = type;
+    at.column = "version";
+    return mdt__fail(MDT_EINVAL, at,
+                     "%s: %s version %u is later than this libmdtools reads (0 to %u): "
+                     "built against a newer one?",
+                     fn, type, version, known);
+}
+
 uint64_t mdt__err_mark(void)
 {
     return depth;
@@ -135,16 +146,16 @@ void mdt__err_restore(const mdt_errsave *s)
         LAST = s->rec;
         dirty[cur] = true;
     } else {
-        mdt_clear_error();
+        mdt_error_clear();
     }
 }
 
-const mdt_errinfo *mdt_last_error(void)
+const mdt_errinfo *mdt_error_last(void)
 {
     return &LAST;
 }
 
-void mdt_clear_error(void)
+void mdt_error_clear(void)
 {
     mdt_errinfo *e = &LAST;
     if (!dirty[cur])
@@ -156,7 +167,7 @@ void mdt_clear_error(void)
     e->file_offset = UINT64_MAX;
 }
 
-const char *mdt_strerror(int code)
+const char *mdt_error_string(int code)
 {
     switch (code) {
     case MDT_OK: return "success";
@@ -175,7 +186,7 @@ const char *mdt_strerror(int code)
     }
 }
 
-char *mdt_errmsg(char *buf, size_t len)
+char *mdt_error_message(char *buf, size_t len)
 {
     const mdt_errinfo *e = &LAST;
     size_t n = 0;
@@ -207,7 +218,31 @@ char *mdt_errmsg(char *buf, size_t len)
     } else if (e->file_offset != UINT64_MAX) {
         PUT("file 0x%llx: ", (unsigned long long)e->file_offset);
     }
-    PUT("%s", e->what[0] ? e->what : mdt_strerror(e->code));
+    PUT("%s", e->what[0] ? e->what : mdt_error_string(e->code));
 #undef PUT
     return buf;
 }
+
+/* api-rename: off */
+/* The old names (<mdtools/errors.h>, MDT_DEPRECATED_FOR), for programs
+ * built against libmdtools 1:0:0. */
+const char *mdt_strerror(int code)
+{
+    return mdt_error_string(code);
+}
+
+const mdt_errinfo *mdt_last_error(void)
+{
+    return mdt_error_last();
+}
+
+char *mdt_errmsg(char *buf, size_t len)
+{
+    return mdt_error_message(buf, len);
+}
+
+void mdt_clear_error(void)
+{
+    mdt_error_clear();
+}
+/* api-rename: on */

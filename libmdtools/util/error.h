@@ -29,6 +29,11 @@ int mdt__fail(int code, mdt_place place, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Record a failure with no place (allocation, bad arguments). */
 int mdt__fail_simple(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* MDT_EINVAL for an options struct `type` (mdt_name_opts, ...) whose
+ * version is later than `known`, the newest this library reads: a program
+ * built against a later libmdtools. Located at the struct's version
+ * member, and naming the function `fn` that was given it. */
+int mdt__fail_opts_version(const char *fn, const char *type, unsigned version, unsigned known);
 
 /* A failure the library handles itself (it falls back, skips a damaged
  * row, degrades to a shorter name) is no failure of the public call: a call

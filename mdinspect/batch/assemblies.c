@@ -304,7 +304,7 @@ static void consider(mdb_assemblies *a, const char *path, const struct stat *st,
             warn2(a, "cannot read %s: %s", path, why); /* named by the user */
         }
         if (r) {
-            mdt_clear_error();
+            mdt_error_clear();
             return; /* not .NET, or no Module row: nothing to find it by */
         }
     }
@@ -561,7 +561,7 @@ static bool open_module(mdb_assemblies *a, mdb_module *m)
     if (!m->have_mvid && mdt_image_mvid(mvid, m->img) == 0)
         add_mvid(a, m, mvid);
     find_pdb(m);
-    mdt_clear_error();
+    mdt_error_clear();
     atomic_store_explicit(&m->state, MDB_MOD_OPEN, memory_order_release);
     return true;
 }
@@ -582,7 +582,7 @@ const char *mdb_module_document(void *ctx, mdb_module *m, uint32_t doc)
     if ((name = atomic_load_explicit(&m->docs[doc], memory_order_acquire)))
         return name;
     if (mdt_pdb_document_name(ctx, &name, m->pdb, doc) != 0) {
-        mdt_clear_error();
+        mdt_error_clear();
         return NULL;
     }
     if (!atomic_compare_exchange_strong_explicit(&m->docs[doc], &expected, name,

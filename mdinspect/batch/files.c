@@ -112,10 +112,10 @@ int mdb_image_open(void *ctx, mdt_image **out, const char *path, char *why, size
         *out = NULL;
         snprintf(why, whylen, "out of memory");
     } else {
-        const char *what = mdt_last_error()->what;
+        const char *what = mdt_error_last()->what;
         char msg[512];
-        snprintf(why, whylen, "%s", what[0] ? what : mdt_errmsg(msg, sizeof msg));
-        mdt_clear_error();
+        snprintf(why, whylen, "%s", what[0] ? what : mdt_error_message(msg, sizeof msg));
+        mdt_error_clear();
     }
     munmap(p, (size_t)st.st_size);
     return -1;
@@ -168,7 +168,7 @@ int mdb_pdb_open(void *ctx, mdt_pdb **out, const mdt_image *img, const char *pat
     /* embedded: an empty path keeps the library from looking beside it */
     if (mdt_pdb_open(ctx, out, img, "", 0) == 0)
         return 0;
-    mdt_clear_error();
+    mdt_error_clear();
     if (!(tmp = talloc_new(NULL)))
         return -1;
     if ((cv = codeview_name(img)))
@@ -181,7 +181,7 @@ int mdb_pdb_open(void *ctx, mdt_pdb **out, const mdt_image *img, const char *pat
             talloc_free(tmp);
             return 0;
         }
-        mdt_clear_error();
+        mdt_error_clear();
     }
     talloc_free(tmp);
     *out = NULL;

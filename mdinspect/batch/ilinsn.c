@@ -27,7 +27,7 @@ size_t mdb_il_text(char *buf, size_t size, const mdt_image *img, uint32_t method
     mdt_generic_context g = {.img = img, .method_owner = method};
     /* No name cache: frames of distinct offsets are few beside the lines,
      * and the cache serves only names made with the run's flags. */
-    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_PARAM_NAMES, &g, NULL};
+    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_PARAM_NAMES, MDT_NAME_OPTS_VERSION, &g, NULL};
     mdt_il_body b;
     mdt_il_insn in;
     char *t = NULL;
@@ -39,7 +39,7 @@ size_t mdb_il_text(char *buf, size_t size, const mdt_image *img, uint32_t method
         g.type_owner = 0;
     if (mdt_il_body_get(&b, img, method) || mdt_il_insn_at(&in, &b, il) ||
         mdt_il_insn_text(NULL, &t, &b, &in, &o)) {
-        mdt_clear_error();
+        mdt_error_clear();
         return 0;
     }
     /* Control characters of a string operand never reach the output

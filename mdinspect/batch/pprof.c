@@ -343,7 +343,7 @@ static int64_t start_line(const mdb_frame *f)
         MDT_TOKEN_TABLE(f->token) != MDT_TABLE_MethodDef)
         return 0;
     e = mdt_pdb_method_start(&sp, pdb, f->token);
-    mdt_clear_error();
+    mdt_error_clear();
     if (e || sp.hidden || sp.document == 0 || sp.document > mdt_pdb_document_count(pdb))
         return 0;
     /* the frame's document name is the module's, made once (assemblies.c) */

@@ -264,8 +264,8 @@ static const char *last_error(mdb_resolver *r)
 {
     char msg[600], out[600];
     size_t o = 0;
-    mdt_errmsg(msg, sizeof msg);
-    mdt_clear_error();
+    mdt_error_message(msg, sizeof msg);
+    mdt_error_clear();
     for (const char *p = msg; *p && o + 1 < sizeof out;) {
         /* a word containing '/' keeps what follows its last '/' */
         size_t w = strcspn(p, " :,()");
@@ -294,7 +294,7 @@ static void set_meta(mdb_resolver *r, mdb_frame *f, const char *s)
     uint32_t len;
     if (!s) {
         f->meta = mdb_no_meta;
-        mdt_clear_error();
+        mdt_error_clear();
         return;
     }
     len = (uint32_t)strlen(s);
@@ -382,7 +382,7 @@ static void add_line(mdb_resolver *r, mdb_frame *f)
         return;
     e = f->has_il ? mdt_pdb_lookup(&sp, pdb, f->token, f->il)
                   : mdt_pdb_method_start(&sp, pdb, f->token);
-    mdt_clear_error();
+    mdt_error_clear();
     if (e || sp.hidden)
         return;
     if ((f->file = mdb_module_document(r->lasting.ctx, f->mod, sp.document))) {
@@ -414,7 +414,7 @@ static uint32_t generic_params(const mdt_image *img, uint32_t owner)
         return 0;
     while (mdt_find_next(&rid, &fi) == 0 && n < 0xFFFF)
         n++;
-    mdt_clear_error();
+    mdt_error_clear();
     return n;
 }
 
@@ -438,7 +438,7 @@ static inline __attribute__((always_inline)) mdt_name_cache *names_of(mdb_resolv
     c = stored ? &r->names[m->id].stored : &r->names[m->id].full;
     if (!*c && mdt_name_cache_new(r->namectx, c, m->img, MDT_STYLE_FULL,
                                   stored ? MDT_NAME_METADATA : r->name_flags) != 0)
-        mdt_clear_error();
+        mdt_error_clear();
     return *c;
 }
 
@@ -451,7 +451,7 @@ static void stored_name(mdb_resolver *r, mdb_frame *f)
     char *s = NULL;
     int e = mdt_token_metadata_name_buf(r->name, sizeof r->name, NULL, f->mod->img, f->token, c);
     if (e == MDT_ETRUNC) {
-        mdt_clear_error();
+        mdt_error_clear();
         e = mdt_token_metadata_name(NULL, &s, f->mod->img, f->token, c);
     }
     set_meta(r, f, e ? NULL : s ? s : r->name);
@@ -481,7 +481,8 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
         return;
     }
     if (ncls + nmeth == 0) {
-        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, NULL, names_of(r, f->mod, false)};
+        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, MDT_NAME_OPTS_VERSION, NULL,
+                           names_of(r, f->mod, false)};
         size_t len;
         /* straight into the arena: most names are short, and copying each
          * of hundreds of thousands cost more than reserving room */
@@ -497,7 +498,7 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
             }
         } else if (e == MDT_ETRUNC) {
             char *s;
-            mdt_clear_error();
+            mdt_error_clear();
             if (mdt_token_name(NULL, &s, img, f->token, &o) == 0) {
                 f->name = keep(r, s, strlen(s), &f->name_len);
                 talloc_free(s);
@@ -526,7 +527,8 @@ static void name_token(mdb_resolver *r, mdb_frame *f, const char **cls, const si
 static void name_inst(mdb_resolver *r, mdb_frame *f, const char **cls, const size_t *clsl, int ncls,
                       const char **meth, const size_t *methl, int nmeth)
 {
-    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+    static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, MDT_NAME_OPTS_VERSION,
+                                         NULL, NULL};
     const mdt_image *img = f->mod->img;
     unsigned table = MDT_TOKEN_TABLE(f->token);
     void *tmp = talloc_new(NULL);
@@ -538,12 +540,12 @@ static void name_inst(mdb_resolver *r, mdb_frame *f, const char **cls, const siz
     if (!e && table == MDT_TABLE_TypeDef && nmeth)
         e = MDT_EINVAL;
     if (!e) {
-        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, NULL, NULL};
+        mdt_name_opts o = {MDT_STYLE_FULL, r->name_flags, MDT_NAME_OPTS_VERSION, NULL, NULL};
         e = mdt_inst_name(tmp, &s, img, f->token, (uint32_t)ncls, args, (uint32_t)nmeth,
                           args + ncls, &o);
     }
     if (e) {
-        f->status = e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID")
+        f->status = e == MDT_ENOTFOUND && strstr(mdt_error_last()->what, "MVID")
                         ? MDB_UNKNOWN_MVID
                         : MDB_BAD_DESCRIPTOR;
         f->detail = last_error(r);
@@ -888,7 +890,7 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
     if (!(tmp = talloc_new(NULL)))
         return store(r, K_TYPE, s, n, h, f);
     e = mdt_desc_parse(tmp, &d, s, n, mdb_mvid_lookup, r->a);
-    if (e == MDT_ENOTFOUND && strstr(mdt_last_error()->what, "MVID")) {
+    if (e == MDT_ENOTFOUND && strstr(mdt_error_last()->what, "MVID")) {
         f->status = MDB_UNKNOWN_MVID;
         f->unknown_mvid = unknown_mvid(r, s, n);
     } else if (e || (e = mdt_desc_to_type(tmp, &t, d)) != 0 ||
@@ -897,7 +899,8 @@ const mdb_frame *mdb_resolve_type(mdb_resolver *r, const char *s, size_t n)
     if (e) {
         f->detail = last_error(r);
     } else {
-        static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+        static const mdt_name_opts stored = {MDT_STYLE_FULL, MDT_NAME_METADATA,
+                                             MDT_NAME_OPTS_VERSION, NULL, NULL};
         f->name = keep(r, name, strlen(name), &f->name_len);
         if (r->want_json)
             set_meta(r, f, mdt_type_name(tmp, &ms, t, &stored) == 0 ? ms : NULL);
@@ -960,7 +963,7 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
         uint32_t owner = 0;
         if (mdt_member_owner(&owner, f->mod->img, f->token) == 0 && owner)
             ncls = (int)generic_params(f->mod->img, owner);
-        mdt_clear_error();
+        mdt_error_clear();
         if (ncls > nargs)
             ncls = nargs;
     }

@@ -41,11 +41,11 @@ const char *const mdp_frame_kind_text[FK_COUNT] = {
 
 void mdp_mvid_hex(char out[33], const uint8_t g[16])
 {
-    /* The GUID's canonical text (the library's, mdt_guid_format: Data1..Data3
+    /* The GUID's canonical text (the library's, mdt_heap_guid_format: Data1..Data3
      * stored little-endian in #GUID and printed as numbers) without dashes:
      * once per frame incarnation and per module line, not per sample. */
     char t[37];
-    mdt_guid_format(t, g);
+    mdt_heap_guid_format(t, g);
     size_t n = 0;
     for (const char *p = t; *p; p++)
         if (*p != '-')

@@ -143,7 +143,7 @@ static void open_image(mdp_core *core, struct mdp_module *m)
     if (e != 0) {
         char msg[512];
         mdp_log(core, "module %#" PRIxPTR ": cannot read its image: %s", m->id,
-                mdt_errmsg(msg, sizeof msg));
+                mdt_error_message(msg, sizeof msg));
         talloc_free(m->ctx);
         m->ctx = NULL;
         m->image = NULL;

@@ -3,7 +3,7 @@
  * uuid() attributes of dotnet/runtime's corprof.idl and of COM's
  * unknwn.idl; GUID layout is COM's (Data1-3 as numbers, Data4 bytes).
  *
- * The library formats a GUID too (mdt_guid_format, which the core uses for
+ * The library formats a GUID too (mdt_heap_guid_format, which the core uses for
  * MVIDs), but as lowercase text without braces from #GUID's bytes, and
  * parses none: COM's braced uppercase form of a GUID struct and the
  * CLSID parser stay here. */

@@ -2,7 +2,7 @@
  * CoreCLR platform, unlike wchar_t on Linux) and the UTF-8 of the log and of
  * file names.
  *
- * Not the library's mdt_utf16_to_utf8 (<mdtools/heaps.h>): that one
+ * Not the library's mdt_heap_utf16_to_utf8 (<mdtools/heaps.h>): that one
  * allocates its result under a talloc context and can fail (MDT_ENOMEM);
  * the callbacks here convert into a bounded buffer of their own, cut at a
  * whole character, with no allocation and no failure, and the library has

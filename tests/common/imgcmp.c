@@ -238,7 +238,7 @@ int imgcmp(const mdt_image *a, const mdt_image *b, imgcmp_stats *st, char *why, 
     cells(&c, a, b);
     heaps(&c, a, b);
     warnings(&c, a, b);
-    mdt_clear_error();
+    mdt_error_clear();
     return c.diffs;
 }
 
@@ -281,7 +281,7 @@ int imgcmp_file(const char *path, imgcmp_tally *t, char *why, size_t whylen)
         snprintf(why, whylen,
                  "%s: opens flat, but not laid out (%zu ranges, %u sections, %u "
                  "skipped): %s",
-                 path, l.nranges, l.sections, l.skipped, mdt_errmsg(msg, sizeof msg));
+                 path, l.nranges, l.sections, l.skipped, mdt_error_message(msg, sizeof msg));
         rc = -1;
     } else {
         imgcmp_stats st;
@@ -303,7 +303,7 @@ out:
     talloc_free(ctx); /* the images before the memory they borrow */
     layout_free(&l);
     free(bytes);
-    mdt_clear_error();
+    mdt_error_clear();
     return rc;
 }
 

@@ -77,9 +77,9 @@ static int check_refused(const mdt_image *img, const mdt_table_schema *s, uint32
 {
     char msg[512], want_msg[512];
     mdt_row r;
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     int want = mdt_row_get(&r, img, s->id, first - 1 >= avail ? first : avail + 1);
-    mdt_errmsg(want_msg, sizeof want_msg);
+    mdt_error_message(want_msg, sizeof want_msg);
     if (want == 0 || got != want || strcmp(msg, want_msg) != 0)
         return fail(why, whylen, "%s rows %u+%u (%u readable): got %d \"%s\", want %d \"%s\"",
                     s->name, first, k, avail, got, msg, want, want_msg);
@@ -99,7 +99,7 @@ static int check_run(const mdt_image *img, const mdt_table_schema *s, uint32_t f
     unsigned n = s->ncols, last_c = 0;
     uint32_t last_i = 0;
     int bad = 0;
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     for (uint32_t i = 0; i < k; i++) {
         mdt_row r;
         if (mdt_row_get(&r, img, s->id, first + i) != 0)
@@ -129,7 +129,7 @@ static int check_run(const mdt_image *img, const mdt_table_schema *s, uint32_t f
         mdt_cell want;
         mdt_row_get(&r, img, s->id, first + last_i);
         expect(&r, last_c, s->cols[last_c].kind, &want);
-        mdt_errmsg(want_msg, sizeof want_msg);
+        mdt_error_message(want_msg, sizeof want_msg);
         if (strcmp(msg, want_msg) != 0)
             return fail(why, whylen, "%s rows %u+%u: error record \"%s\", want \"%s\"", s->name,
                         first, k, msg, want_msg);

@@ -156,6 +156,6 @@ int walk_guest_check(const mdt_image *img, char *why, size_t whylen)
     int rc = name_caches_bounded(img, why, whylen);
     if (rc == 0)
         rc = coded_decode_agrees(img, why, whylen);
-    mdt_clear_error();
+    mdt_error_clear();
     return rc;
 }

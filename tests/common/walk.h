@@ -16,7 +16,7 @@ typedef struct walk_stats {
 } walk_stats;
 
 /* Called for each failure: kind 'c' (row, cell or identity) or 'u' (user
- * string); mdt_last_error() holds the detail. */
+ * string); mdt_error_last() holds the detail. */
 typedef void (*walk_error_fn)(void *arg, char kind, int code);
 
 /* Walks img; failures are counted (and reported to fn if given), never

@@ -14,7 +14,7 @@ Writes tests/corrupt/cases/<name>.bin and tests/corrupt/cases.tsv:
     name <TAB> expect <TAB> code <TAB> message-substring <TAB> what is wrong
 
 expect is one of
-    open-error            open fails with `code`; mdt_errmsg() contains the substring
+    open-error            open fails with `code`; mdt_error_message() contains the substring
     mapped-open-error     the same for the file laid out as a loader lays it out
                           (tests/common/layout.c: each section at its RVA, whole
                           pages, the gaps between unreadable) and opened with

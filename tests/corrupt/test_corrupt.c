@@ -139,7 +139,7 @@ struct walk_error {
 
 struct outcome {
     int code;
-    char *msg; /* mdt_errmsg() of a failed open */
+    char *msg; /* mdt_error_message() of a failed open */
     size_t nwarnings;
     char **warnings;
     size_t nerrors; /* errors met (all counted, MAX_WALK_ERRORS kept) */
@@ -159,7 +159,7 @@ static void note_error(struct outcome *o, char kind, int code)
     if (kept < MAX_WALK_ERRORS) {
         o->errors = talloc_realloc(o, o->errors, struct walk_error, kept + 1);
         o->errors[kept] =
-            (struct walk_error){kind, code, talloc_strdup(o, mdt_errmsg(m, sizeof m))};
+            (struct walk_error){kind, code, talloc_strdup(o, mdt_error_message(m, sizeof m))};
     }
     if (kind == 's')
         o->nsigerrors++;
@@ -226,7 +226,7 @@ static void walk_sigs(struct outcome *o, const char *path, const mdt_image *img)
             talloc_free(tmp);
         }
     }
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 /* How a case is opened: from its file, from a buffer of its bytes, or laid
@@ -239,7 +239,7 @@ static struct outcome *open_case(void *ctx, const char *path, const uint8_t *buf
     struct outcome *o = talloc_zero(ctx, struct outcome);
     mdt_image *img = (mdt_image *)o; /* must be reset to NULL on failure */
     char m[600];
-    mdt_clear_error();
+    mdt_error_clear();
     if (how == FROM_FILE)
         o->code = mdt_image_open_file(o, &img, path, 0);
     else if (how == FROM_BUFFER)
@@ -249,7 +249,7 @@ static struct outcome *open_case(void *ctx, const char *path, const uint8_t *buf
     o->summary = talloc_asprintf(o, "open %d\n", o->code);
     if (o->code) {
         ck_assert_msg(img == NULL, "%s: failed open left *out set", path);
-        o->msg = talloc_strdup(o, mdt_errmsg(m, sizeof m));
+        o->msg = talloc_strdup(o, mdt_error_message(m, sizeof m));
         o->summary = talloc_asprintf_append(o->summary, "error: %s\n", o->msg);
         return o;
     }

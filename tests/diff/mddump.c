@@ -65,7 +65,7 @@ static void hex(const uint8_t *p, size_t len)
 static void print_error(void)
 {
     char msg[512];
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     putchar('!');
     esc(msg, strlen(msg));
     failures++;
@@ -93,7 +93,7 @@ static void print_cell(const mdt_row *row, unsigned col, const mdt_column_schema
         if (mdt_row_guid(&g, row, col) != 0)
             print_error();
         else
-            printf("%u:%s", raw, g ? mdt_guid_format(buf, g) : "");
+            printf("%u:%s", raw, g ? mdt_heap_guid_format(buf, g) : "");
         break;
     }
     case MDT_COLK_BLOB: {
@@ -224,7 +224,7 @@ static void dump_heaps(const mdt_image *img)
         unsigned used;
         int flag;
         printf("us\t0x%x\t", off);
-        if (mdt_decode_compressed_u32(&n, &used, us + off, us_size - off) != 0 ||
+        if (mdt_heap_decode_compressed_u32(&n, &used, us + off, us_size - off) != 0 ||
             mdt_heap_us(&units, &nunits, &flag, img, off) != 0) {
             print_error();
             putchar('\n');
@@ -237,7 +237,7 @@ static void dump_heaps(const mdt_image *img)
         printf("%d\t", flag);
         hex(units, (size_t)nunits * 2);
         putchar('\t');
-        if (mdt_utf16_to_utf8(tmp, &utf8, &len, &replaced, units, nunits) == 0)
+        if (mdt_heap_utf16_to_utf8(tmp, &utf8, &len, &replaced, units, nunits) == 0)
             esc(utf8, len);
         else
             print_error();

@@ -1181,7 +1181,7 @@ def chk_userstrings(c, M, text):
         # What monodis does next: it skips 1 + length bytes.
         if len(raw) >= 0x80:
             desync = True
-        # mdt_utf16_to_utf8 against Python's UTF-16 decoder.
+        # mdt_heap_utf16_to_utf8 against Python's UTF-16 decoder.
         c.eq('#US 0x%x UTF-8' % off, utf8,
              units.decode('utf-16-le', 'replace'))
     missed = len(set(M.us) - seen)

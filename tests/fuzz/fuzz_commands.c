@@ -51,7 +51,7 @@ static mdt_image *fixture; /* intact: data/Everything.dll, a resolution target *
 static void touch_error(void)
 {
     char msg[512];
-    sink += strlen(mdt_errmsg(msg, sizeof msg));
+    sink += strlen(mdt_error_message(msg, sizeof msg));
 }
 
 static void die(const char *fmt, const char *a, uint32_t tok, const char *b)
@@ -113,7 +113,8 @@ struct run {
 
 static mdt_name_opts opts_of(const struct run *r, size_t s, bool cached, mdt_generic_context *g)
 {
-    mdt_name_opts o = {styles[s].style, styles[s].flags, NULL, cached ? r->cache[s] : NULL};
+    mdt_name_opts o = {styles[s].style, styles[s].flags, MDT_NAME_OPTS_VERSION, NULL,
+                       cached ? r->cache[s] : NULL};
     if (styles[s].flags & MDT_NAME_PARAM_NAMES)
         o.gctx = g;
     return o;
@@ -201,7 +202,8 @@ static void inst_of(struct run *r, uint32_t tok)
         for (uint32_t nm = 0; nm <= 1; nm++) {
             void *tmp = talloc_new(r->ctx);
             char *out;
-            mdt_name_opts o = {MDT_STYLE_FULL, nt ? 0 : MDT_NAME_FRIENDLY, NULL, NULL};
+            mdt_name_opts o = {MDT_STYLE_FULL, nt ? 0 : MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION,
+                               NULL, NULL};
             int e = mdt_inst_name(tmp, &out, r->img, tok, nt, args, nm, args + 1, &o);
             check_clean(tmp, e, "mdt_inst_name", tok);
             talloc_free(tmp);
@@ -298,7 +300,7 @@ static void attrs_and_values(struct run *r)
             sink += strlen(text);
         if (mdt_row_get(&row, r->img, MDT_TABLE_Constant, rid) == 0 &&
             mdt_row_token(&parent, &row, MDT_COL_Constant_Parent) == 0 &&
-            mdt_default_value(tmp, &v, r->img, parent) == 0 &&
+            mdt_value_default(tmp, &v, r->img, parent) == 0 &&
             mdt_value_format(tmp, &text, &v, NULL) == 0)
             sink += strlen(text);
         else
@@ -363,11 +365,11 @@ static void members_and_types(struct run *r)
                 char *refl;
                 /* The reflection style: mdt_typedef_by_name's grammar (`+`
                  * nesting, `\` escapes); a metadata name escapes nothing. */
-                mdt_name_opts o = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
+                mdt_name_opts o = {MDT_STYLE_REFLECTION, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
                 void *tmp = talloc_new(r->ctx);
                 if (mdt_typedef_enclosing(&enc, r->img, tok))
                     touch_error();
-                if (mdt_enum_underlying(&et, r->img, tok))
+                if (mdt_typedef_enum_underlying(&et, r->img, tok))
                     touch_error();
                 /* `type NAME`: the type found again by its reflection name. */
                 if (mdt_token_name(tmp, &refl, r->img, tok, &o) == 0 &&
@@ -456,16 +458,16 @@ static void resolution(struct run *r)
             void *rt = talloc_new(tmp);
             mdt_resolution res;
             mdt_trace *trace = NULL;
-            int e = mdt_resolve_token(rt, &res, &trace, v, rid & 1 ? 1 : 2, tok, NULL);
-            check_clean(rt, e, "mdt_resolve_token", tok);
+            int e = mdt_token_resolve(rt, &res, &trace, v, rid & 1 ? 1 : 2, tok, NULL);
+            check_clean(rt, e, "mdt_token_resolve", tok);
             if (!e) {
                 sink += res.resolved + res.hops + res.token + res.where_token;
                 for (size_t i = 0; trace && i < trace->n; i++)
                     sink += (size_t)trace->entries[i].kind +
                             (trace->entries[i].text ? strlen(trace->entries[i].text) : 0);
-                sink += strlen(mdt_res_reason_name(res.reason));
+                sink += strlen(mdt_resolution_reason_name(res.reason));
             }
-            if (mdt_ref_scope(&scope, r->img, tok))
+            if (mdt_token_scope(&scope, r->img, tok))
                 touch_error();
             talloc_free(rt);
         }
@@ -489,7 +491,7 @@ static void run_image(void *ctx, const mdt_image *img)
     resolution(&r);
     for (size_t s = 0; s < NSTYLES; s++)
         talloc_free(r.cache[s]);
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 static void try_open(const uint8_t *data, size_t size, const char *name)

@@ -39,7 +39,7 @@ static volatile uint64_t sink;
 static void touch_error(void)
 {
     char msg[512];
-    sink += strlen(mdt_errmsg(msg, sizeof msg));
+    sink += strlen(mdt_error_message(msg, sizeof msg));
 }
 
 static void touch_headers(const mdt_image *img)
@@ -149,10 +149,10 @@ static void touch_user_strings(void *ctx, const mdt_image *img)
             touch_error();
             break;
         }
-        if (mdt_decode_compressed_u32(&blen, &used, heap + off, size - off) != 0 ||
+        if (mdt_heap_decode_compressed_u32(&blen, &used, heap + off, size - off) != 0 ||
             u != heap + off + used || n != blen / 2 || (flag >= 0) != (blen % 2))
             abort();
-        if (mdt_utf16_to_utf8(ctx, &s, &slen, &replaced, u, n) == 0) {
+        if (mdt_heap_utf16_to_utf8(ctx, &s, &slen, &replaced, u, n) == 0) {
             sink += slen + (size_t)replaced + (uint8_t)s[slen];
             talloc_free(s);
         }
@@ -486,7 +486,7 @@ static void touch_identity(const mdt_image *img)
             sink += strlen(mdt_identity_format(buf, sizeof buf, &id));
         } else {
             touch_error();
-            if (mdt_last_error()->code == MDT_ETRUNC)
+            if (mdt_error_last()->code == MDT_ETRUNC)
                 break; /* the rest of the table is beyond the stream */
         }
     }
@@ -552,7 +552,7 @@ static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
     layout_free(&l);
     if (talloc_total_blocks(ctx) != 1)
         abort();
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -47,8 +47,8 @@ static volatile uint64_t sink;
 static void touch_error(void)
 {
     char msg[512];
-    sink += strlen(mdt_errmsg(msg, sizeof msg));
-    mdt_clear_error();
+    sink += strlen(mdt_error_message(msg, sizeof msg));
+    mdt_error_clear();
 }
 
 static void touch_headers(const mdt_image *img)
@@ -201,7 +201,7 @@ static int verify(mdt_strongname *out, const mdt_image *img, const mdt_sn_key *k
         touch_error();
         return e;
     }
-    if (!mdt_sn_status_name(out->status))
+    if (!mdt_strongname_status_name(out->status))
         abort();
     if (out->status == MDT_SN_VERIFIED) {
         if (!out->hash_len || out->hash_len != out->signed_hash_len ||
@@ -239,7 +239,7 @@ static void touch_strongname(void *ctx, const mdt_image *img, const uint8_t *dat
     mdt_sn_key keys[4];
     uint8_t token[8];
     size_t nk = 0;
-    if (mdt_public_key_token(token, id.public_key, id.public_key_len) != 0) {
+    if (mdt_assembly_public_key_token(token, id.public_key, id.public_key_len) != 0) {
         touch_error();
         return;
     }
@@ -278,7 +278,7 @@ static void parse_set(void *ctx, const uint8_t *data, size_t len)
             if (e->string)
                 sink += strlen(e->string);
             if (e->type_code < MDT_RESTYPE_USER && set->version == 2 &&
-                !mdt_restype_name(e->type_code))
+                !mdt_resources_type_name(e->type_code))
                 abort();
         }
         /* Names and strings are copied, but entries sharing them cannot
@@ -358,7 +358,7 @@ static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
     layout_free(&l);
     if (talloc_total_blocks(ctx) != 1)
         abort();
-    mdt_clear_error();
+    mdt_error_clear();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

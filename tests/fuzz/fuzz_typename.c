@@ -81,7 +81,7 @@ static uint64_t count_members(const mdt_image *img, uint32_t type)
     if (mdt_members_init(&it, img, type, MDT_MEMBERS_ALL) == 0)
         while ((e = mdt_members_next(&token, &name, &it)) != MDT_ITEROVER)
             c += e ? 1 : token + strlen(name);
-    mdt_clear_error();
+    mdt_error_clear();
     return c;
 }
 

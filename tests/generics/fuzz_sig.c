@@ -35,7 +35,7 @@ static mdt_name_cache *caches[4]; /* one per style of print_sig */
 static void touch_error(void)
 {
     char msg[512];
-    sink += strlen(mdt_errmsg(msg, sizeof msg));
+    sink += strlen(mdt_error_message(msg, sizeof msg));
 }
 
 /* A failed call must not leave allocations behind. */
@@ -70,10 +70,11 @@ static void open_fixture(void)
 
 static void print_sig(void *ctx, const mdt_sig *s)
 {
-    static const mdt_name_opts styles[] = {{MDT_STYLE_FULL, 0, NULL, NULL},
-                                           {MDT_STYLE_REFLECTION, 0, NULL, NULL},
-                                           {MDT_STYLE_IL, 0, NULL, NULL},
-                                           {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL}};
+    static const mdt_name_opts styles[] = {
+        {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL},
+        {MDT_STYLE_REFLECTION, 0, MDT_NAME_OPTS_VERSION, NULL, NULL},
+        {MDT_STYLE_IL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL},
+        {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, NULL}};
     for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
         char *out;
         int e = mdt_sig_name(ctx, &out, s, &styles[i]);
@@ -98,7 +99,7 @@ static void print_sig(void *ctx, const mdt_sig *s)
     if (mdt_sig_decode(ctx, &args, fixture, MDT_SIG_METHODSPEC, two, sizeof two, 0) == 0) {
         mdt_generic_context g = {args.nargs, args.args,  args.nargs, args.args,
                                  fixture,    0x0200001E, 0x06000036};
-        mdt_name_opts o = {MDT_STYLE_FULL, 0, &g, NULL};
+        mdt_name_opts o = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, &g, NULL};
         char *out;
         if (mdt_sig_name(ctx, &out, s, &o) == 0)
             sink += strlen(out);
@@ -173,7 +174,8 @@ static void attrs(void *ctx, const uint8_t *data, size_t size)
         0x0A000003, /* AttributeUsageAttribute(AttributeTargets): TypeRef enum */
         0x0A000036, /* ObsoleteAttribute(string, bool) */
     };
-    static const mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL};
+    static const mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION,
+                                           NULL, NULL};
     for (size_t i = 0; i < sizeof ctors / sizeof ctors[0]; i++) {
         for (int with_resolver = 0; with_resolver < 2; with_resolver++) {
             void *tmp = talloc_new(ctx);
@@ -212,7 +214,7 @@ static void constants(void *ctx, const uint8_t *data, size_t size)
     }
     if (size >= 16) {
         char *out;
-        if (mdt_int128_format(ctx, &out, data, data[0] & 1) == 0)
+        if (mdt_value_int128_format(ctx, &out, data, data[0] & 1) == 0)
             sink += strlen(out);
     }
 }

@@ -20,7 +20,8 @@ static inline mdt_image *open_path(void *ctx, const char *path)
 {
     mdt_image *img = NULL;
     char msg[512];
-    ck_assert_msg(mdt_image_open_file(ctx, &img, path, 0) == 0, "%s", mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(mdt_image_open_file(ctx, &img, path, 0) == 0, "%s",
+                  mdt_error_message(msg, sizeof msg));
     return img;
 }
 
@@ -32,26 +33,26 @@ static inline mdt_image *open_rel(void *ctx, const char *rel)
 
 static inline char *name_of(void *ctx, const mdt_image *img, uint32_t token, int style)
 {
-    mdt_name_opts o = {style, 0, NULL, NULL};
+    mdt_name_opts o = {style, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *s = NULL, msg[512];
     int e = mdt_token_name(ctx, &s, img, token, &o);
-    ck_assert_msg(e == 0, "token 0x%08x: %s", token, mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(e == 0, "token 0x%08x: %s", token, mdt_error_message(msg, sizeof msg));
     return s;
 }
 
 static inline char *sig_of(void *ctx, const mdt_image *img, uint32_t token, int style)
 {
-    mdt_name_opts o = {style, 0, NULL, NULL};
+    mdt_name_opts o = {style, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     mdt_sig sig;
     char *s = NULL, msg[512];
     ck_assert_msg(mdt_sig_of_token(ctx, &sig, img, token) == 0, "0x%08x: %s", token,
-                  mdt_errmsg(msg, sizeof msg));
+                  mdt_error_message(msg, sizeof msg));
     ck_assert_msg(mdt_sig_name(ctx, &s, &sig, &o) == 0, "0x%08x: %s", token,
-                  mdt_errmsg(msg, sizeof msg));
+                  mdt_error_message(msg, sizeof msg));
     /* The one-call form prints the same, with the name its only block. */
     char *one = NULL;
     ck_assert_msg(mdt_sig_name_of_token(ctx, &one, img, token, &o) == 0, "0x%08x: %s", token,
-                  mdt_errmsg(msg, sizeof msg));
+                  mdt_error_message(msg, sizeof msg));
     ck_assert_msg(!strcmp(one, s), "0x%08x: one call %s, two calls %s", token, one, s);
     ck_assert_ptr_eq(talloc_parent(one), ctx);
     return s;
@@ -94,7 +95,7 @@ static inline int fw_resolve(void *payload, mdt_enum_info *out, const mdt_image 
     fw->calls++;
     if (token) {
         /* The TypeRef's outermost scope must be an AssemblyRef. */
-        mdt_name_opts ro = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
+        mdt_name_opts ro = {MDT_STYLE_REFLECTION, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
         uint32_t scope = token;
         mdt_row r;
         for (int i = 0; i < 64 && MDT_TOKEN_TABLE(scope) == MDT_TABLE_TypeRef; i++)

@@ -21,7 +21,7 @@ static void row(void *ctx, const mdt_image *img, char kind, uint32_t token)
     if (mdt_token_name(tmp, &s, img, token, NULL) == 0)
         printf("%c 0x%08x %s\n", kind, token, s);
     else
-        printf("%c 0x%08x ERR %s\n", kind, token, mdt_errmsg(msg, sizeof msg));
+        printf("%c 0x%08x ERR %s\n", kind, token, mdt_error_message(msg, sizeof msg));
     talloc_free(tmp);
 }
 
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
         char msg[512];
         printf("F %s\n", argv[i]);
         if (mdt_image_open_file(ctx, &img, argv[i], 0)) {
-            printf("ERR cannot read: %s\n", mdt_errmsg(msg, sizeof msg));
+            printf("ERR cannot read: %s\n", mdt_error_message(msg, sizeof msg));
             continue;
         }
         for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_TypeDef); rid++)
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
             if (mdt_row_get(&r, img, MDT_TABLE_MemberRef, rid) ||
                 mdt_row_token(&parent, &r, MDT_COL_MemberRef_Class)) {
                 printf("R 0x%08x ERR %s\n", MDT_TOKEN(MDT_TABLE_MemberRef, rid),
-                       mdt_errmsg(msg, sizeof msg));
+                       mdt_error_message(msg, sizeof msg));
                 continue;
             }
             if (MDT_TOKEN_TABLE(parent) == MDT_TABLE_TypeSpec)

@@ -81,7 +81,7 @@ START_TEST(every_custom_attribute_of_everything)
         mdt_attr a;
         char *s, msg[512];
         ck_assert_msg(mdt_attr_of_row(ctx, &a, img, i + 1, fw_resolve, &fw) == 0, "row %u: %s",
-                      i + 1, mdt_errmsg(msg, sizeof msg));
+                      i + 1, mdt_error_message(msg, sizeof msg));
         ck_assert_int_eq(mdt_attr_format(ctx, &s, &a, NULL), 0);
         ck_assert_msg(!strcmp(s, everything_attrs[i]), "row %u:\n got %s\nwant %s", i + 1, s,
                       everything_attrs[i]);
@@ -130,7 +130,7 @@ START_TEST(info_attribute_value_tree)
     ck_assert(a.fixed[4].null);
     ck_assert(a.fixed[5].boxed->null);
     /* Friendly: short names, keywords, no Attribute suffix. */
-    mdt_name_opts fr = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL};
+    mdt_name_opts fr = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *s;
     ck_assert_int_eq(mdt_attr_of_row(ctx, &a, img, 1, NULL, NULL), 0);
     ck_assert_int_eq(mdt_attr_format(ctx, &s, &a, &fr), 0);
@@ -148,7 +148,7 @@ START_TEST(unknown_enum_size_without_a_resolver)
     char msg[512];
     /* AttributeUsage(AttributeTargets.All): the enum is a TypeRef to mscorlib. */
     ck_assert_int_eq(mdt_attr_of_row(ctx, &a, img, 11, NULL, NULL), MDT_EUNRESOLVED);
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     ck_assert_msg(strstr(msg, "unknown enum size for System.AttributeTargets") &&
                       strstr(msg, "+0x2"),
                   "%s", msg);
@@ -264,7 +264,7 @@ START_TEST(malformed_attribute_blobs_fail_with_offsets)
         char msg[512];
         int e = mdt_attr_decode(ctx, &a, img, cases[i].ctor, cases[i].blob, cases[i].len, 0, NULL,
                                 NULL);
-        mdt_errmsg(msg, sizeof msg);
+        mdt_error_message(msg, sizeof msg);
         ck_assert_msg(e == cases[i].code, "case %zu: got %d want %d (%s)", i, e, cases[i].code,
                       msg);
         ck_assert_msg(strstr(msg, cases[i].msg) != NULL, "case %zu: message '%s' lacks '%s'", i,
@@ -293,7 +293,7 @@ START_TEST(nested_arrays_of_objects_are_capped)
     char msg[512];
     ck_assert_int_eq(mdt_attr_decode(ctx, &a, img, 0x06000001, blob, n, 0, NULL, NULL),
                      MDT_EBADIMAGE);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "nested deeper than 64"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_message(msg, sizeof msg), "nested deeper than 64"));
     /* Ten levels decode and print. */
     n = 8;
     for (int i = 0; i < 10; i++) {
@@ -328,7 +328,8 @@ START_TEST(every_attribute_of_the_framework_decodes)
             mdt_attr a;
             char *s, msg[512];
             int e = mdt_attr_of_row(tmp, &a, img, rid, fw_resolve, &fw);
-            ck_assert_msg(e == 0, "%s row %u: %s", files[f], rid, mdt_errmsg(msg, sizeof msg));
+            ck_assert_msg(e == 0, "%s row %u: %s", files[f], rid,
+                          mdt_error_message(msg, sizeof msg));
             ck_assert_int_eq(mdt_attr_format(tmp, &s, &a, NULL), 0);
             talloc_free(tmp);
             n++;

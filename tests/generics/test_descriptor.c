@@ -32,10 +32,10 @@ static mdt_desc prim(uint8_t et)
 static char *inst(void *ctx, const mdt_image *img, uint32_t token, uint32_t nt,
                   const mdt_desc *const *t, uint32_t nm, const mdt_desc *const *m, int style)
 {
-    mdt_name_opts o = {style, 0, NULL, NULL};
+    mdt_name_opts o = {style, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *s, msg[512];
     ck_assert_msg(mdt_inst_name(ctx, &s, img, token, nt, t, nm, m, &o) == 0, "%s",
-                  mdt_errmsg(msg, sizeof msg));
+                  mdt_error_message(msg, sizeof msg));
     return s;
 }
 
@@ -100,7 +100,8 @@ START_TEST(instantiation_errors)
                    *p1[] = {&pair1, &i4};
     char *s, msg[512];
     ck_assert_int_eq(mdt_inst_name(ctx, &s, ev, 0x0200001E, 1, one, 0, NULL, NULL), MDT_EINVAL);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "2 generic parameters, 1 arguments"));
+    ck_assert_ptr_nonnull(
+        strstr(mdt_error_message(msg, sizeof msg), "2 generic parameters, 1 arguments"));
     ck_assert_int_eq(mdt_inst_name(ctx, &s, ev, 0x06000036, 0, NULL, 1, one, NULL), MDT_EINVAL);
     ck_assert_int_eq(mdt_inst_name(ctx, &s, ev, 0x06000036, 2, bads, 1, one, NULL), MDT_EINVAL);
     ck_assert_int_eq(mdt_inst_name(ctx, &s, ev, 0x06000036, 2, nottd, 1, one, NULL), MDT_EINVAL);
@@ -113,7 +114,7 @@ START_TEST(instantiation_errors)
     loop.elem = &loop;
     const mdt_desc *loops[] = {&loop, &i4};
     ck_assert_int_eq(mdt_inst_name(ctx, &s, ev, 0x0200001E, 2, loops, 0, NULL, NULL), MDT_EINVAL);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "nested deeper"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_message(msg, sizeof msg), "nested deeper"));
     ck_assert_int_eq(mdt_desc_format(ctx, &s, &loop), MDT_EINVAL);
     talloc_free(ctx);
 }
@@ -151,7 +152,7 @@ START_TEST(type_trees_from_descriptors)
     ck_assert_int_eq(mdt_desc_to_type(ctx, &t, &canon), 0);
     ck_assert_uint_eq(t->kind, MDT_ELEMENT_TYPE_CANON);
     char *s;
-    mdt_name_opts fr = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL};
+    mdt_name_opts fr = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, NULL};
     ck_assert_int_eq(mdt_type_name(ctx, &s, t, &fr), 0);
     ck_assert_str_eq(s, "__Canon");
     talloc_free(ctx);
@@ -198,7 +199,7 @@ START_TEST(text_round_trips)
         const mdt_type *t;
         size_t len = strlen(simple[i][0]);
         ck_assert_msg(mdt_desc_parse(ctx, &d, simple[i][0], len, lookup, &w) == 0, "%s: %s",
-                      simple[i][0], mdt_errmsg(msg, sizeof msg));
+                      simple[i][0], mdt_error_message(msg, sizeof msg));
         ck_assert_int_eq(mdt_desc_format(ctx, &back, d), 0);
         ck_assert_str_eq(back, simple[i][0]);
         ck_assert_int_eq(mdt_desc_to_type(ctx, &t, d), 0);
@@ -273,11 +274,11 @@ START_TEST(malformed_text_names_the_column)
         mdt_desc *d;
         char msg[512];
         int e = mdt_desc_parse(ctx, &d, cases[i].text, strlen(cases[i].text), lookup, &w);
-        mdt_errmsg(msg, sizeof msg);
+        mdt_error_message(msg, sizeof msg);
         ck_assert_msg(e == cases[i].code, "case %zu: got %d want %d (%s)", i, e, cases[i].code,
                       msg);
-        ck_assert_msg(mdt_last_error()->offset == cases[i].offset, "case %zu: offset %llu (%s)", i,
-                      (unsigned long long)mdt_last_error()->offset, msg);
+        ck_assert_msg(mdt_error_last()->offset == cases[i].offset, "case %zu: offset %llu (%s)", i,
+                      (unsigned long long)mdt_error_last()->offset, msg);
         ck_assert_msg(strstr(msg, cases[i].msg) != NULL, "case %zu: '%s' lacks '%s'", i, msg,
                       cases[i].msg);
         ck_assert_ptr_null(d);
@@ -294,7 +295,7 @@ START_TEST(malformed_text_names_the_column)
     for (int i = 0; i < 100; i++)
         n += (size_t)snprintf(deep + n, sizeof deep - n, "[]");
     ck_assert_int_eq(mdt_desc_parse(ctx, &d, deep, n, lookup, &w), MDT_EINVAL);
-    ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "nested too deeply"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_last()->what, "nested too deeply"));
     /* Without a lookup every MVID is unknown. */
     const char *t = EV_MVID ":0x0200000d";
     ck_assert_int_eq(mdt_desc_parse(ctx, &d, t, strlen(t), NULL, NULL), MDT_ENOTFOUND);

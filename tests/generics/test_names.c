@@ -317,7 +317,7 @@ START_TEST(generic_parameter_names_and_friendly_names)
     /* Pair`2::Select<TResult>(Func<TKey,TValue,TResult>) with names. */
     ck_assert_int_eq(mdt_sig_of_token(ctx, &s, img, 0x06000036), 0);
     mdt_generic_context g = {0, NULL, 0, NULL, img, 0x0200001E, 0x06000036};
-    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_PARAM_NAMES, &g, NULL};
+    mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_PARAM_NAMES, MDT_NAME_OPTS_VERSION, &g, NULL};
     ck_assert_int_eq(mdt_sig_name(ctx, &out, &s, &o), 0);
     ck_assert_str_eq(out, "instance generic<1> TResult(System.Func<TKey,TValue,TResult>)");
     o.flags |= MDT_NAME_FRIENDLY;
@@ -350,7 +350,8 @@ START_TEST(array_rank_is_capped)
     char *out, msg[512];
     ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, huge, sizeof huge, 0),
                      MDT_EUNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "rank 151979534 (more than 32)"));
+    ck_assert_ptr_nonnull(
+        strstr(mdt_error_message(msg, sizeof msg), "rank 151979534 (more than 32)"));
     ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, r33, sizeof r33, 0),
                      MDT_EUNSUPPORTED);
     ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, r32, sizeof r32, 0), 0);
@@ -435,11 +436,11 @@ START_TEST(one_call_signature_names)
         return;
     }
     mdt_image *ml = open_path(ctx, corlib);
-    mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, NULL};
+    mdt_name_opts o = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     static const unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef, MDT_TABLE_TypeSpec,
                                       MDT_TABLE_MethodSpec};
     unsigned big = 0;
-    mdt_clear_error();
+    mdt_error_clear();
     for (size_t k = 0; k < N(tables); k++)
         for (uint32_t r = 1; r <= mdt_table_rows(ml, tables[k]); r++) {
             uint32_t tok = MDT_TOKEN(tables[k], r);
@@ -448,12 +449,12 @@ START_TEST(one_call_signature_names)
             mdt_sig s;
             if (mdt_sig_of_token_buf(arena, sizeof arena, &s, ml, tok) == MDT_ENOMEM)
                 big++;
-            mdt_clear_error();
+            mdt_error_clear();
             char *two = sig_of(tmp, ml, tok, MDT_STYLE_FULL), *one;
             ck_assert_msg(mdt_sig_name_of_token(tmp, &one, ml, tok, &o) == 0, "0x%08x: %s", tok,
-                          mdt_errmsg(msg, sizeof msg));
+                          mdt_error_message(msg, sizeof msg));
             ck_assert_str_eq(one, two);
-            ck_assert_int_eq(mdt_last_error()->code, 0);
+            ck_assert_int_eq(mdt_error_last()->code, 0);
             talloc_free(tmp);
         }
     ck_assert_uint_eq(big, 15);
@@ -499,7 +500,7 @@ START_TEST(arena_signature_names)
         return;
     }
     mdt_image *ml = open_path(ctx, corlib);
-    mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, NULL};
+    mdt_name_opts o = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     static const unsigned tables[] = {MDT_TABLE_MethodDef, MDT_TABLE_MemberRef, MDT_TABLE_TypeSpec,
                                       MDT_TABLE_MethodSpec};
     enum { KEEP = 300 };
@@ -508,17 +509,17 @@ START_TEST(arena_signature_names)
     unsigned n = 0, longer = 0;
     void *tmp = talloc_new(ctx);
     ck_assert_int_eq(mdt_name_arena_new(ctx, &small, 256), 0);
-    mdt_clear_error();
+    mdt_error_clear();
     for (size_t k = 0; k < N(tables); k++)
         for (uint32_t r = 1; r <= mdt_table_rows(ml, tables[k]); r++) {
             uint32_t tok = MDT_TOKEN(tables[k], r);
             ck_assert_msg(mdt_sig_name_of_token(tmp, &want[n], ml, tok, &o) == 0, "0x%08x: %s", tok,
-                          mdt_errmsg(msg, sizeof msg));
+                          mdt_error_message(msg, sizeof msg));
             ck_assert_msg(mdt_sig_name_of_token_arena(small, &kept[n], &len, ml, tok, &o) == 0,
-                          "0x%08x: %s", tok, mdt_errmsg(msg, sizeof msg));
+                          "0x%08x: %s", tok, mdt_error_message(msg, sizeof msg));
             ck_assert_str_eq(kept[n], want[n]);
             ck_assert_uint_eq(len, strlen(want[n]));
-            ck_assert_int_eq(mdt_last_error()->code, 0);
+            ck_assert_int_eq(mdt_error_last()->code, 0);
             longer += len >= 256;
             if (++n == KEEP) { /* the whole batch still there, then dropped */
                 for (unsigned i = 0; i < n; i++)
@@ -553,7 +554,7 @@ START_TEST(name_cache_gives_the_same_names)
                 uint32_t tok = MDT_TOKEN(tables[k], rid);
                 static const int styles[] = {MDT_STYLE_FULL, MDT_STYLE_REFLECTION, MDT_STYLE_IL};
                 for (int st = 0; st < 3; st++) {
-                    mdt_name_opts plain = {styles[st], 0, NULL, NULL};
+                    mdt_name_opts plain = {styles[st], 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
                     mdt_name_cache *caches[] = {full, refl, other};
                     char *want = name_of(ctx, img, tok, styles[st]), *got;
                     for (int c = 0; c < 3; c++) {
@@ -610,7 +611,7 @@ START_TEST(methods_named_with_their_signature)
     ck_assert_int_eq(mdt_name_cache_new(ctx, &c, img, MDT_STYLE_FULL, 0), 0);
     for (size_t i = 0; i < N(x); i++)
         for (int cached = 0; cached < 2; cached++) {
-            mdt_name_opts o = {MDT_STYLE_FULL, x[i].flags, NULL,
+            mdt_name_opts o = {MDT_STYLE_FULL, x[i].flags, MDT_NAME_OPTS_VERSION, NULL,
                                cached && !(x[i].flags & ~(unsigned)MDT_NAME_SIGNATURE) ? c : NULL};
             char *got, buf[512];
             ck_assert_int_eq(mdt_token_name(ctx, &got, img, x[i].token, &o), 0);
@@ -664,7 +665,7 @@ START_TEST(generic_types_named_on_their_own)
             size_t i = pass == 2 ? N(x) - 1 - j : j;
             const char *want[3] = {x[i].full, x[i].metadata, x[i].friendly};
             for (int k = 0; k < 3; k++) {
-                mdt_name_opts o = {MDT_STYLE_FULL, flags[k], NULL, c[k]};
+                mdt_name_opts o = {MDT_STYLE_FULL, flags[k], MDT_NAME_OPTS_VERSION, NULL, c[k]};
                 char *got;
                 ck_assert_int_eq(mdt_token_name(ctx, &got, img, x[i].token, &o), 0);
                 ck_assert_msg(!strcmp(got, want[k]), "pass %d 0x%08x flags %u:\n got %s\nwant %s",
@@ -712,7 +713,8 @@ START_TEST(portable_pdb_document_names)
     /* A separator that is no UTF-8 character. */
     bytes[at] = 0xFF;
     ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "separator 0xff is not UTF-8"));
+    ck_assert_ptr_nonnull(
+        strstr(mdt_error_message(msg, sizeof msg), "separator 0xff is not UTF-8"));
     /* A part beyond the #Blob heap (one-byte index 0x7f... made 2 bytes). */
     bytes[at] = '/';
     bytes[at + 1] = 0xBF;
@@ -722,7 +724,8 @@ START_TEST(portable_pdb_document_names)
     ck_assert_uint_eq(bytes[at - 1], len);
     bytes[at - 1] = 1;
     ck_assert_int_eq(mdt_token_name(ctx, &out, img, 0x30000001, NULL), MDT_EBADIMAGE);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "document name without a part"));
+    ck_assert_ptr_nonnull(
+        strstr(mdt_error_message(msg, sizeof msg), "document name without a part"));
     talloc_free(ctx);
 }
 END_TEST
@@ -733,9 +736,9 @@ START_TEST(generic_declarations)
 {
     void *ctx = talloc_new(NULL);
     mdt_image *img = open_rel(ctx, "data/decl/Decl.dll");
-    mdt_name_opts il = {MDT_STYLE_IL, 0, NULL, NULL};
-    mdt_name_opts refl = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
-    mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL};
+    mdt_name_opts il = {MDT_STYLE_IL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
+    mdt_name_opts refl = {MDT_STYLE_REFLECTION, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
+    mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *p, *w;
     /* Holder`6 (0x02000005), full style. */
     ck_assert_int_eq(mdt_generic_decl(ctx, &p, &w, img, 0x02000005, NULL), 0);

@@ -8,7 +8,8 @@
 static char *value_text(void *ctx, const mdt_value *v)
 {
     char *s, msg[512];
-    ck_assert_msg(mdt_value_format(ctx, &s, v, NULL) == 0, "%s", mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(mdt_value_format(ctx, &s, v, NULL) == 0, "%s",
+                  mdt_error_message(msg, sizeof msg));
     return s;
 }
 
@@ -61,10 +62,10 @@ START_TEST(every_constant_of_everything)
         mdt_value v, byparent;
         char msg[512];
         ck_assert_msg(mdt_constant_of_row(ctx, &v, img, i + 1) == 0, "row %u: %s", i + 1,
-                      mdt_errmsg(msg, sizeof msg));
+                      mdt_error_message(msg, sizeof msg));
         ck_assert_uint_eq(v.type->kind, want[i].type);
         ck_assert_str_eq(value_text(ctx, &v), want[i].text);
-        ck_assert_int_eq(mdt_default_value(ctx, &byparent, img, want[i].parent), 0);
+        ck_assert_int_eq(mdt_value_default(ctx, &byparent, img, want[i].parent), 0);
         ck_assert_str_eq(value_text(ctx, &byparent), want[i].text);
     }
     /* Typed access: U8 max, I8 min, R4, the UTF-16 string. */
@@ -94,7 +95,7 @@ START_TEST(decimal_constants_from_attributes)
     mdt_attr a;
     mdt_decimal d;
     /* Consts::Dec = 12.34m: no Constant row, CustomAttribute 37. */
-    ck_assert_int_eq(mdt_default_value(ctx, &v, img, 0x0400004F), 0);
+    ck_assert_int_eq(mdt_value_default(ctx, &v, img, 0x0400004F), 0);
     ck_assert_uint_eq(v.type->kind, MDT_VALUE_DECIMAL);
     ck_assert_str_eq(value_text(ctx, &v), "12.34");
     ck_assert_int_eq(mdt_attr_of_row(ctx, &a, img, 37, NULL, NULL), 0);
@@ -103,10 +104,10 @@ START_TEST(decimal_constants_from_attributes)
     ck_assert_uint_eq(d.lo, 1234);
     ck_assert(!d.negative);
     /* Calls::Defaults's `m` = 1.5m (Param 0x08000042, CustomAttribute 32). */
-    ck_assert_int_eq(mdt_default_value(ctx, &v, img, 0x08000042), 0);
+    ck_assert_int_eq(mdt_value_default(ctx, &v, img, 0x08000042), 0);
     ck_assert_str_eq(value_text(ctx, &v), "1.5");
     /* A field without a default value; an attribute that is no decimal. */
-    ck_assert_int_eq(mdt_default_value(ctx, &v, img, 0x04000050), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_value_default(ctx, &v, img, 0x04000050), MDT_ENOTFOUND);
     ck_assert_int_eq(mdt_attr_of_row(ctx, &a, img, 38, NULL, NULL), 0);
     ck_assert_int_eq(mdt_attr_decimal(&d, &a), MDT_EINVAL);
     talloc_free(ctx);
@@ -149,25 +150,25 @@ START_TEST(int128_text_is_exact)
     uint8_t b[16];
     char *s;
     memset(b, 0xFF, 16);
-    ck_assert_int_eq(mdt_int128_format(ctx, &s, b, false), 0);
+    ck_assert_int_eq(mdt_value_int128_format(ctx, &s, b, false), 0);
     ck_assert_str_eq(s, "340282366920938463463374607431768211455");
-    ck_assert_int_eq(mdt_int128_format(ctx, &s, b, true), 0);
+    ck_assert_int_eq(mdt_value_int128_format(ctx, &s, b, true), 0);
     ck_assert_str_eq(s, "-1");
     b[15] = 0x7F;
-    ck_assert_int_eq(mdt_int128_format(ctx, &s, b, true), 0);
+    ck_assert_int_eq(mdt_value_int128_format(ctx, &s, b, true), 0);
     ck_assert_str_eq(s, "170141183460469231731687303715884105727");
     memset(b, 0, 16);
     b[15] = 0x80;
-    ck_assert_int_eq(mdt_int128_format(ctx, &s, b, true), 0);
+    ck_assert_int_eq(mdt_value_int128_format(ctx, &s, b, true), 0);
     ck_assert_str_eq(s, "-170141183460469231731687303715884105728");
-    ck_assert_int_eq(mdt_int128_format(ctx, &s, b, false), 0);
+    ck_assert_int_eq(mdt_value_int128_format(ctx, &s, b, false), 0);
     ck_assert_str_eq(s, "170141183460469231731687303715884105728");
     memset(b, 0, 16);
     b[8] = 1; /* 2^64 */
-    ck_assert_int_eq(mdt_int128_format(ctx, &s, b, true), 0);
+    ck_assert_int_eq(mdt_value_int128_format(ctx, &s, b, true), 0);
     ck_assert_str_eq(s, "18446744073709551616");
     memset(b, 0, 16);
-    ck_assert_int_eq(mdt_int128_format(ctx, &s, b, true), 0);
+    ck_assert_int_eq(mdt_value_int128_format(ctx, &s, b, true), 0);
     ck_assert_str_eq(s, "0");
     talloc_free(ctx);
 }
@@ -176,21 +177,21 @@ END_TEST
 START_TEST(floating_point_text_round_trips)
 {
     char buf[32];
-    ck_assert_str_eq(mdt_r8_format(buf, 0.1), "0.1");
-    ck_assert_str_eq(mdt_r8_format(buf, 1.0 / 3), "0.3333333333333333");
-    ck_assert_str_eq(mdt_r8_format(buf, DBL_MAX), "1.7976931348623157e+308");
-    ck_assert_str_eq(mdt_r8_format(buf, 5e-324), "5e-324");
-    ck_assert_str_eq(mdt_r8_format(buf, -2.25), "-2.25");
-    ck_assert_str_eq(mdt_r8_format(buf, NAN), "NaN");
-    ck_assert_str_eq(mdt_r8_format(buf, INFINITY), "Infinity");
-    ck_assert_str_eq(mdt_r8_format(buf, -INFINITY), "-Infinity");
-    ck_assert_str_eq(mdt_r8_format(buf, -0.0), "-0");
-    ck_assert_str_eq(mdt_r8_format(buf, 0.0), "0");
-    ck_assert_str_eq(mdt_r4_format(buf, 0.1f), "0.1");
-    ck_assert_str_eq(mdt_r4_format(buf, FLT_MAX), "3.4028235e+38");
-    ck_assert_str_eq(mdt_r4_format(buf, 16777217.0f), "16777216");
-    ck_assert_str_eq(mdt_r4_format(buf, NAN), "NaN");
-    ck_assert_str_eq(mdt_r4_format(buf, -INFINITY), "-Infinity");
+    ck_assert_str_eq(mdt_value_r8_format(buf, 0.1), "0.1");
+    ck_assert_str_eq(mdt_value_r8_format(buf, 1.0 / 3), "0.3333333333333333");
+    ck_assert_str_eq(mdt_value_r8_format(buf, DBL_MAX), "1.7976931348623157e+308");
+    ck_assert_str_eq(mdt_value_r8_format(buf, 5e-324), "5e-324");
+    ck_assert_str_eq(mdt_value_r8_format(buf, -2.25), "-2.25");
+    ck_assert_str_eq(mdt_value_r8_format(buf, NAN), "NaN");
+    ck_assert_str_eq(mdt_value_r8_format(buf, INFINITY), "Infinity");
+    ck_assert_str_eq(mdt_value_r8_format(buf, -INFINITY), "-Infinity");
+    ck_assert_str_eq(mdt_value_r8_format(buf, -0.0), "-0");
+    ck_assert_str_eq(mdt_value_r8_format(buf, 0.0), "0");
+    ck_assert_str_eq(mdt_value_r4_format(buf, 0.1f), "0.1");
+    ck_assert_str_eq(mdt_value_r4_format(buf, FLT_MAX), "3.4028235e+38");
+    ck_assert_str_eq(mdt_value_r4_format(buf, 16777217.0f), "16777216");
+    ck_assert_str_eq(mdt_value_r4_format(buf, NAN), "NaN");
+    ck_assert_str_eq(mdt_value_r4_format(buf, -INFINITY), "-Infinity");
     /* Every printed double reads back to the same bits. */
     uint64_t x = 0x9E3779B97F4A7C15ull;
     for (int i = 0; i < 20000; i++) {
@@ -199,7 +200,7 @@ START_TEST(floating_point_text_round_trips)
         memcpy(&d, &x, sizeof d);
         if (isnan(d))
             continue;
-        back = strtod(mdt_r8_format(buf, d), NULL);
+        back = strtod(mdt_value_r8_format(buf, d), NULL);
         ck_assert_msg(memcmp(&back, &d, sizeof d) == 0, "%s", buf);
     }
 }
@@ -233,7 +234,7 @@ START_TEST(constant_blobs_decode_every_type_and_reject_short_ones)
         mdt_value v;
         char msg[512];
         ck_assert_msg(mdt_constant_decode(ctx, &v, img, ok[i].type, ok[i].blob, ok[i].len, 0) == 0,
-                      "case %zu: %s", i, mdt_errmsg(msg, sizeof msg));
+                      "case %zu: %s", i, mdt_error_message(msg, sizeof msg));
         ck_assert_str_eq(value_text(ctx, &v), ok[i].text);
     }
     static const struct {
@@ -255,7 +256,7 @@ START_TEST(constant_blobs_decode_every_type_and_reject_short_ones)
         char msg[512];
         int e = mdt_constant_decode(ctx, &v, img, bad[i].type, bad[i].blob, bad[i].len, 0x42);
         ck_assert_msg(e == bad[i].code, "case %zu: %d", i, e);
-        mdt_errmsg(msg, sizeof msg);
+        mdt_error_message(msg, sizeof msg);
         ck_assert_msg(strstr(msg, bad[i].msg) && strstr(msg, "#Blob[0x42]"), "case %zu: %s", i,
                       msg);
     }
@@ -270,9 +271,9 @@ START_TEST(empty_constant_blob_is_a_located_error)
     mdt_value v;
     char msg[512];
     ck_assert_int_eq(mdt_constant_of_row(ctx, &v, img, 1), MDT_ETRUNC);
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     ck_assert_msg(strstr(msg, "Constant row 1") && strstr(msg, "need 4 bytes, 0 left"), "%s", msg);
-    ck_assert_int_eq(mdt_default_value(ctx, &v, img, 0x04000001), MDT_ETRUNC);
+    ck_assert_int_eq(mdt_value_default(ctx, &v, img, 0x04000001), MDT_ETRUNC);
     /* The rest of the image still reads. */
     ck_assert_str_eq(name_of(ctx, img, 0x04000001, MDT_STYLE_FULL),
                      name_of(ctx, img, 0x04000001, MDT_STYLE_FULL));

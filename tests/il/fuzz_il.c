@@ -31,7 +31,7 @@ static mdt_image *fixture;
 static void touch_error(void)
 {
     char msg[512];
-    sink += strlen(mdt_errmsg(msg, sizeof msg));
+    sink += strlen(mdt_error_message(msg, sizeof msg));
 }
 
 static void open_fixture(void)
@@ -54,8 +54,9 @@ static void fail(const char *what, uint32_t off)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const mdt_name_opts styles[] = {{MDT_STYLE_IL, 0, NULL, NULL},
-                                           {MDT_STYLE_FULL, MDT_NAME_SIGNATURE, NULL, NULL}};
+    static const mdt_name_opts styles[] = {
+        {MDT_STYLE_IL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL},
+        {MDT_STYLE_FULL, MDT_NAME_SIGNATURE, MDT_NAME_OPTS_VERSION, NULL, NULL}};
     mdt_il_body b;
     mdt_il_iter it;
     mdt_il_insn in, at;

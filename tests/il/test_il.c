@@ -21,7 +21,7 @@ static char msg[600];
 
 static const char *err(void)
 {
-    return mdt_errmsg(msg, sizeof msg);
+    return mdt_error_message(msg, sizeof msg);
 }
 
 static mdt_image *open_rel(void *ctx, const char *rel)
@@ -410,7 +410,7 @@ static char *listing(void *ctx, const mdt_image *img, uint32_t method, int style
     mdt_il_body b;
     mdt_il_iter it;
     mdt_il_insn in;
-    mdt_name_opts o = {style, 0, NULL, NULL};
+    mdt_name_opts o = {style, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *all = talloc_strdup(ctx, "");
     int e;
     ck_assert_msg(mdt_il_body_get(&b, img, method) == 0, "%s", err());

@@ -54,14 +54,14 @@ static void resolve_all(void *ctx, mdt_modview *v, unsigned round)
                     sink += (uint64_t)mdt_assemblyref_bind(&m, &tier, v, mi.id, tok);
                     continue;
                 }
-                mdt_resolve_opts o = {0, 0};
+                mdt_resolve_opts o = {0, MDT_RESOLVE_OPTS_VERSION, 0};
                 mdt_trace *tr = NULL;
                 bool want_trace = ((k + round) % 5) == 0;
                 if (k % 7 == 3)
                     o.flags = MDT_RESOLVE_STRICT;
                 if (k % 11 == 5)
                     o.max_hops = 1;
-                int e = mdt_resolve_token(ctx, &r, want_trace ? &tr : NULL, v, mi.id, tok, &o);
+                int e = mdt_token_resolve(ctx, &r, want_trace ? &tr : NULL, v, mi.id, tok, &o);
                 if (k == n + 1) {
                     if (n == rows && e != MDT_EINVAL)
                         abort(); /* one past the last row */
@@ -86,9 +86,9 @@ static void resolve_all(void *ctx, mdt_modview *v, unsigned round)
                 /* Default options: the cached answer equals a fresh one. */
                 if (!o.flags && !o.max_hops) {
                     mdt_resolution again, fresh;
-                    mdt_resolve_opts nc = {MDT_RESOLVE_NOCACHE, 0};
-                    if (mdt_resolve_token(ctx, &again, NULL, v, mi.id, tok, NULL) ||
-                        mdt_resolve_token(ctx, &fresh, NULL, v, mi.id, tok, &nc))
+                    mdt_resolve_opts nc = {MDT_RESOLVE_NOCACHE, MDT_RESOLVE_OPTS_VERSION, 0};
+                    if (mdt_token_resolve(ctx, &again, NULL, v, mi.id, tok, NULL) ||
+                        mdt_token_resolve(ctx, &fresh, NULL, v, mi.id, tok, &nc))
                         abort();
                     if (again.resolved != fresh.resolved || again.module != fresh.module ||
                         again.token != fresh.token || again.reason != fresh.reason ||

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         mdt_image *img;
         char msg[512];
         if (mdt_image_open_file(set, &img, argv[i], 0)) {
-            fprintf(stderr, "resolve_dump: %s\n", mdt_errmsg(msg, sizeof msg));
+            fprintf(stderr, "resolve_dump: %s\n", mdt_error_message(msg, sizeof msg));
             continue;
         }
         mdt_module_desc d = {.id = (uintptr_t)i, .image = img, .path = argv[i]};
@@ -67,11 +67,11 @@ int main(int argc, char **argv)
             for (uint32_t k = 1; k <= mdt_table_rows(mi.image, tables[t]); k++) {
                 uint32_t tok = MDT_TOKEN(tables[t], k);
                 mdt_resolution r;
-                if (mdt_resolve_token(NULL, &r, NULL, v, mi.id, tok, NULL))
+                if (mdt_token_resolve(NULL, &r, NULL, v, mi.id, tok, NULL))
                     return 1;
                 if (!r.resolved) {
                     printf("%s 0x%08x - unresolved %s\n", mi.name, tok,
-                           mdt_res_reason_name(r.reason));
+                           mdt_resolution_reason_name(r.reason));
                     continue;
                 }
                 mdt_module_info dm, am;

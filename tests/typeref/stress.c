@@ -76,7 +76,7 @@ static void *reader(void *arg)
                     mdt_resolution r;
                     mdt_trace *tr = NULL;
                     bool want_trace = (rand_r(&seed) & 15) == 0;
-                    int e = mdt_resolve_token(ctx, &r, want_trace ? &tr : NULL, v, mi.id,
+                    int e = mdt_token_resolve(ctx, &r, want_trace ? &tr : NULL, v, mi.id,
                                               MDT_TOKEN(tables[t], k), NULL);
                     mdt_module_info dm;
                     check(e == 0, "resolve failed");

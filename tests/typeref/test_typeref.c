@@ -49,7 +49,7 @@ static mdt_image *open_any(void *ctx, const char *path)
     mdt_image *img = NULL;
     char msg[512];
     ck_assert_msg(mdt_image_open_file(ctx, &img, path, 0) == 0, "%s: %s", path,
-                  mdt_errmsg(msg, sizeof msg));
+                  mdt_error_message(msg, sizeof msg));
     return img;
 }
 
@@ -79,7 +79,7 @@ static char *name_of(void *ctx, const mdt_image *img, uint32_t token)
 {
     char *s = NULL, msg[512];
     ck_assert_msg(mdt_token_name(ctx, &s, img, token, NULL) == 0, "0x%08x: %s", token,
-                  mdt_errmsg(msg, sizeof msg));
+                  mdt_error_message(msg, sizeof msg));
     return s;
 }
 
@@ -124,8 +124,8 @@ static mdt_resolution resolve_with(struct fx *f, uintptr_t id, uint32_t tok,
 {
     mdt_resolution r;
     char msg[512];
-    ck_assert_msg(mdt_resolve_token(f->ctx, &r, NULL, f->v, id, tok, o) == 0, "%s",
-                  mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(mdt_token_resolve(f->ctx, &r, NULL, f->v, id, tok, o) == 0, "%s",
+                  mdt_error_message(msg, sizeof msg));
     return r;
 }
 
@@ -140,7 +140,7 @@ static mdt_resolution expect_ok(struct fx *f, uintptr_t id, uint32_t tok, uintpt
 {
     mdt_resolution r = resolve(f, id, tok);
     ck_assert_msg(r.resolved, "0x%08x of %lu: unresolved, %s", tok, (unsigned long)id,
-                  mdt_res_reason_name(r.reason));
+                  mdt_resolution_reason_name(r.reason));
     ck_assert_msg(r.module == def_id, "0x%08x of %lu: in module %lu, expected %lu", tok,
                   (unsigned long)id, (unsigned long)r.module, (unsigned long)def_id);
     ck_assert_str_eq(name_of(f->ctx, image_of(f, r.module), r.token), def);
@@ -159,9 +159,9 @@ static mdt_resolution expect_unres(struct fx *f, uintptr_t id, uint32_t tok, int
 {
     mdt_resolution r = resolve(f, id, tok);
     ck_assert_msg(!r.resolved, "0x%08x of %lu: resolved, expected %s", tok, (unsigned long)id,
-                  mdt_res_reason_name(reason));
+                  mdt_resolution_reason_name(reason));
     ck_assert_msg(r.reason == reason, "0x%08x of %lu: %s, expected %s", tok, (unsigned long)id,
-                  mdt_res_reason_name(r.reason), mdt_res_reason_name(reason));
+                  mdt_resolution_reason_name(r.reason), mdt_resolution_reason_name(reason));
     return r;
 }
 
@@ -250,7 +250,7 @@ END_TEST
 START_TEST(chain_hop_limit)
 {
     struct fx *f = chain_set();
-    mdt_resolve_opts o = {0, 2};
+    mdt_resolve_opts o = {0, MDT_RESOLVE_OPTS_VERSION, 2};
     mdt_resolution r = resolve_with(f, 10, typeref(f, 10, "Chain.Plain"), &o);
     ck_assert(!r.resolved);
     ck_assert_int_eq(r.reason, MDT_RES_HOP_LIMIT);
@@ -431,7 +431,7 @@ END_TEST
 START_TEST(versions_strict_stops_after_tier_two)
 {
     struct fx *f = ver_set();
-    mdt_resolve_opts o = {MDT_RESOLVE_STRICT, 0};
+    mdt_resolve_opts o = {MDT_RESOLVE_STRICT, MDT_RESOLVE_OPTS_VERSION, 0};
     mdt_resolution r = resolve_with(f, 44, typeref(f, 44, "Versioned.Common"), &o);
     ck_assert(!r.resolved);
     ck_assert_int_eq(r.reason, MDT_RES_NOT_LOADED);
@@ -587,8 +587,8 @@ static const char *scope_asm(struct fx *f, uintptr_t id, uint32_t tok)
     uint32_t scope = 0xdead;
     mdt_identity ident;
     char msg[512];
-    ck_assert_msg(mdt_ref_scope(&scope, image_of(f, id), tok) == 0, "0x%08x: %s", tok,
-                  mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(mdt_token_scope(&scope, image_of(f, id), tok) == 0, "0x%08x: %s", tok,
+                  mdt_error_message(msg, sizeof msg));
     if (MDT_TOKEN_TABLE(scope) != MDT_TABLE_AssemblyRef)
         return "";
     ck_assert_int_eq(mdt_assemblyref_identity(&ident, image_of(f, id), MDT_TOKEN_RID(scope)), 0);
@@ -613,15 +613,15 @@ START_TEST(reference_scopes)
         scope_asm(f, 10, token_named(f, 10, MDT_TABLE_MemberRef, "Chain.Outer+Inner+Deeper::S")),
         "Hop0");
     /* Nil and Module scopes. */
-    ck_assert_int_eq(mdt_ref_scope(&scope, image_of(f, 90), typeref(f, 90, "Nil.Local")), 0);
+    ck_assert_int_eq(mdt_token_scope(&scope, image_of(f, 90), typeref(f, 90, "Nil.Local")), 0);
     ck_assert_uint_eq(scope, 0);
-    ck_assert_int_eq(mdt_ref_scope(&scope, image_of(f, 90), typeref(f, 90, "Nil.ViaModule")), 0);
+    ck_assert_int_eq(mdt_token_scope(&scope, image_of(f, 90), typeref(f, 90, "Nil.ViaModule")), 0);
     ck_assert_uint_eq(scope, 0x00000001);
     /* A nested forwarder: the root of its Implementation chain. */
     ck_assert_str_eq(scope_asm(f, 95, exported(f, 95, "", "Deeper")), "Real");
     /* Not a reference. */
-    ck_assert_int_eq(mdt_ref_scope(&scope, image_of(f, 95), 0x02000001), MDT_EINVAL);
-    ck_assert_int_eq(mdt_ref_scope(&scope, image_of(f, 95), 0x01000999), MDT_ENOTFOUND);
+    ck_assert_int_eq(mdt_token_scope(&scope, image_of(f, 95), 0x02000001), MDT_EINVAL);
+    ck_assert_int_eq(mdt_token_scope(&scope, image_of(f, 95), 0x01000999), MDT_ENOTFOUND);
     fx_free(f);
 }
 END_TEST
@@ -656,7 +656,7 @@ START_TEST(shell_array_methods_and_other_assembly)
         mdt_resolution r = expect_unres(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, rid), MDT_RES_RUNTIME);
         ck_assert(!(r.flags & MDT_RES_OTHER_ASSEMBLY));
     }
-    ck_assert_str_eq(mdt_res_reason_name(MDT_RES_RUNTIME), "runtime-provided");
+    ck_assert_str_eq(mdt_resolution_reason_name(MDT_RES_RUNTIME), "runtime-provided");
     /* Console::WriteLine: mscorlib is not open. */
     expect_unres(f, 1, MDT_TOKEN(MDT_TABLE_MemberRef, 3), MDT_RES_NOT_LOADED);
     /* [Shell.Missing]Shell.Names.Item2: found by name in Shell (tier 3b). */
@@ -1165,10 +1165,10 @@ START_TEST(resolve_bad_arguments)
     ck_assert_int_eq(mdt_typeref_resolve(NULL, &r, NULL, f->v, 1, 0x06000001, NULL), MDT_EINVAL);
     ck_assert_int_eq(mdt_typeref_resolve(NULL, &r, NULL, f->v, 1, 0x01000000, NULL), MDT_EINVAL);
     ck_assert_int_eq(mdt_typeref_resolve(NULL, &r, NULL, f->v, 1, 0x01FFFFFF, NULL), MDT_EINVAL);
-    ck_assert_int_eq(mdt_resolve_token(NULL, &r, NULL, f->v, 1, 0x70000001, NULL), MDT_EINVAL);
+    ck_assert_int_eq(mdt_token_resolve(NULL, &r, NULL, f->v, 1, 0x70000001, NULL), MDT_EINVAL);
     ck_assert_int_eq(mdt_typeref_resolve(NULL, &r, NULL, f->v, 1, 0x02000002, NULL), 0);
     ck_assert(r.resolved && r.module == 1 && r.token == 0x02000002);
-    ck_assert_str_eq(mdt_res_reason_name(MDT_RES_HOP_LIMIT), "hop-limit");
+    ck_assert_str_eq(mdt_resolution_reason_name(MDT_RES_HOP_LIMIT), "hop-limit");
     fx_free(f);
 }
 END_TEST
@@ -1234,7 +1234,7 @@ START_TEST(mono_framework_typerefs)
         for (uint32_t k = 1; k <= mdt_table_rows(mi.image, MDT_TABLE_ExportedType); k++) {
             mdt_resolution r = resolve(f, mi.id, MDT_TOKEN(MDT_TABLE_ExportedType, k));
             ck_assert_msg(r.resolved, "%s ExportedType %u: %s", mi.name, k,
-                          mdt_res_reason_name(r.reason));
+                          mdt_resolution_reason_name(r.reason));
             exported_n++;
         }
     }

@@ -131,7 +131,7 @@ static int check_file(const char *path, unsigned rounds)
     int bad = 0;
     if (mdt_image_open_file(ctx, &img, path, 0) != 0) {
         char m[512];
-        fprintf(stderr, "%s: %s\n", path, mdt_errmsg(m, sizeof m));
+        fprintf(stderr, "%s: %s\n", path, mdt_error_message(m, sizeof m));
         talloc_free(ctx);
         return 1;
     }

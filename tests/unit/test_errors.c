@@ -31,7 +31,7 @@ static void plant(void)
     mdt_image *img;
     int e = mdt_image_open_buffer(NULL, &img, "planted.bin", "not an image", 12, 0);
     ck_assert_int_eq(e, MDT_ENOTDOTNET);
-    planted = *mdt_last_error();
+    planted = *mdt_error_last();
     ck_assert_str_eq(planted.file, "planted.bin");
 }
 
@@ -59,10 +59,10 @@ static void report(const char *what, const struct tally *t)
         int r_ = (call);                                                                           \
         if (r_ == 0) {                                                                             \
             (t)->successes++;                                                                      \
-            if (!same(mdt_last_error(), &planted)) {                                               \
+            if (!same(mdt_error_last(), &planted)) {                                               \
                 char m_[512];                                                                      \
                 ck_abort_msg("%s: " what " succeeded and changed the record to \"%s\"", __func__,  \
-                             __VA_ARGS__, mdt_errmsg(m_, sizeof m_));                              \
+                             __VA_ARGS__, mdt_error_message(m_, sizeof m_));                       \
             }                                                                                      \
         } else {                                                                                   \
             (t)->failures++;                                                                       \
@@ -118,23 +118,23 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
     CHECK_CALL(t, mdt_row_cells(cells, &row), "cells of 0x%08x", token);
 
     for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
-        mdt_name_opts o = {styles[i], MDT_NAME_PARAM_NAMES, NULL, NULL};
+        mdt_name_opts o = {styles[i], MDT_NAME_PARAM_NAMES, MDT_NAME_OPTS_VERSION, NULL, NULL};
         CHECK_CALL(t, mdt_token_name(ctx, &name, img, token, &o), "name of 0x%08x", token);
         CHECK_CALL(t, mdt_token_name_buf(buf, sizeof buf, &len, img, token, &o),
                    "name of 0x%08x into a buffer", token);
     }
     if (cache) {
-        mdt_name_opts o = {MDT_STYLE_FULL, 0, NULL, cache};
+        mdt_name_opts o = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, cache};
         CHECK_CALL(t, mdt_token_name(ctx, &name, img, token, &o), "cached name of 0x%08x", token);
     }
     CHECK_CALL(t, mdt_token_owner(&u32, img, token), "owner of 0x%08x", token);
 
     switch (table) {
     case MDT_TABLE_TypeDef: {
-        mdt_name_opts o = {MDT_STYLE_REFLECTION, 0, NULL, NULL};
+        mdt_name_opts o = {MDT_STYLE_REFLECTION, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
         uint8_t et;
         CHECK_CALL(t, mdt_typedef_enclosing(&u32, img, token), "enclosing of 0x%08x", token);
-        CHECK_CALL(t, mdt_enum_underlying(&et, img, token), "enum of 0x%08x", token);
+        CHECK_CALL(t, mdt_typedef_enum_underlying(&et, img, token), "enum of 0x%08x", token);
         if (mdt_token_name(ctx, &name, img, token, &o) == 0)
             CHECK_CALL(t, mdt_typedef_by_name(&u32, img, name, strlen(name)), "TypeDef named %s",
                        name);
@@ -148,7 +148,7 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
     case MDT_TABLE_Property:
         if (table != MDT_TABLE_Param && table != MDT_TABLE_Property)
             CHECK_CALL(t, mdt_member_owner(&u32, img, token), "owner of 0x%08x", token);
-        CHECK_CALL(t, mdt_default_value(ctx, &v, img, token), "default of 0x%08x", token);
+        CHECK_CALL(t, mdt_value_default(ctx, &v, img, token), "default of 0x%08x", token);
         break;
     case MDT_TABLE_Constant:
         CHECK_CALL(t, mdt_constant_of_row(ctx, &v, img, rid), "constant 0x%08x", token);
@@ -168,7 +168,7 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
     case MDT_TABLE_TypeRef:
     case MDT_TABLE_MemberRef:
     case MDT_TABLE_ExportedType:
-        CHECK_CALL(t, mdt_ref_scope(&u32, img, token), "scope of 0x%08x", token);
+        CHECK_CALL(t, mdt_token_scope(&u32, img, token), "scope of 0x%08x", token);
         break;
     default: break;
     }
@@ -207,7 +207,7 @@ static void calls_on_image(struct tally *t, const mdt_image *img)
     CHECK_CALL(t, mdt_name_cache_new(ctx, &cache, img, MDT_STYLE_FULL, 0), "name cache of %s",
                mdt_image_name(img));
     (void)mdt_image_warning_count(img);
-    ck_assert(same(mdt_last_error(), &planted));
+    ck_assert(same(mdt_error_last(), &planted));
     for (unsigned table = 0; table < MDT_TABLE_MAX; table++) {
         uint32_t n = mdt_table_rows_present(img, table);
         if (!mdt_table_schema_get(table) || !mdt_table_schema_get(table)->name)
@@ -251,10 +251,10 @@ static void calls_on_set(struct tally *t, mdt_image **imgs, size_t n)
                                "binding 0x%08x", tok);
                     continue;
                 }
-                CHECK_CALL(t, mdt_resolve_token(ctx, &res, NULL, view, i + 1, tok, NULL),
+                CHECK_CALL(t, mdt_token_resolve(ctx, &res, NULL, view, i + 1, tok, NULL),
                            "resolving 0x%08x", tok);
-                mdt_resolve_opts nocache = {MDT_RESOLVE_NOCACHE, 0};
-                CHECK_CALL(t, mdt_resolve_token(ctx, &res, &trace, view, i + 1, tok, &nocache),
+                mdt_resolve_opts nocache = {MDT_RESOLVE_NOCACHE, MDT_RESOLVE_OPTS_VERSION, 0};
+                CHECK_CALL(t, mdt_token_resolve(ctx, &res, &trace, view, i + 1, tok, &nocache),
                            "resolving 0x%08x with a trace", tok);
             }
         }
@@ -283,7 +283,7 @@ static void calls_on_folder(struct tally *t, const char *rel)
             plant();
             continue;
         }
-        ck_assert_msg(same(mdt_last_error(), &planted), "opening %s changed the record", path);
+        ck_assert_msg(same(mdt_error_last(), &planted), "opening %s changed the record", path);
         imgs = talloc_realloc(ctx, imgs, mdt_image *, n + 1);
         imgs[n++] = img;
     }
@@ -380,7 +380,7 @@ START_TEST(handled_failures_in_names_keep_failure)
     }
     plant();
     ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "Everything-damaged.dll", bytes, len, 0), 0);
-    ck_assert(same(mdt_last_error(), &planted));
+    ck_assert(same(mdt_error_last(), &planted));
     calls_on_image(&t, img);
     for (uint32_t rid = 1; rid <= mdt_table_rows(img, MDT_TABLE_TypeDef); rid++) {
         mdt_desc d = {
@@ -415,7 +415,7 @@ START_TEST(open_with_unreadable_codeview_keeps_failure)
     ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "Lines-codeview.dll", bytes, len, 0), 0);
     ck_assert(!mdt_image_debug_entry(img, 0)->has_codeview);
     ck_assert_uint_ge(mdt_image_warning_count(img), 1);
-    ck_assert(same(mdt_last_error(), &planted));
+    ck_assert(same(mdt_error_last(), &planted));
     talloc_free(ctx);
 }
 END_TEST
@@ -447,7 +447,7 @@ START_TEST(open_with_unreadable_debug_directory_keeps_failure)
     ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "Lines-debugdir.dll", bytes, len, 0), 0);
     ck_assert_uint_eq(mdt_image_pe_info(img)->ndebug, 0);
     ck_assert_uint_ge(mdt_image_warning_count(img), 1);
-    ck_assert(same(mdt_last_error(), &planted));
+    ck_assert(same(mdt_error_last(), &planted));
     talloc_free(ctx);
 }
 END_TEST
@@ -486,7 +486,7 @@ START_TEST(instantiation_across_modules_keeps_failure)
     char path[4096];
     void *ctx = talloc_new(NULL);
     mdt_image *everything, *part;
-    mdt_name_opts il = {MDT_STYLE_IL, 0, NULL, NULL};
+    mdt_name_opts il = {MDT_STYLE_IL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     char *name;
     ck_assert_int_eq(mdt_image_open_file(ctx, &everything,
                                          src_path(path, sizeof path, "data/Everything.dll"), 0),
@@ -500,7 +500,7 @@ START_TEST(instantiation_across_modules_keeps_failure)
     plant();
     ck_assert_int_eq(mdt_inst_name(ctx, &name, everything, 0x02000007, 1, args, 0, NULL, &il), 0);
     ck_assert_ptr_nonnull(strstr(name, "[.module "));
-    ck_assert(same(mdt_last_error(), &planted));
+    ck_assert(same(mdt_error_last(), &planted));
     talloc_free(ctx);
 }
 END_TEST
@@ -512,7 +512,7 @@ START_TEST(open_success_keeps_failure)
     plant();
     ck_assert_int_eq(
         mdt_image_open_file(NULL, &img, src_path(path, sizeof path, "data/Everything.dll"), 0), 0);
-    ck_assert(same(mdt_last_error(), &planted));
+    ck_assert(same(mdt_error_last(), &planted));
     mdt_image_close(img);
 }
 END_TEST
@@ -564,10 +564,10 @@ START_TEST(failure_replaces_record)
     ck_assert_int_eq(
         mdt_image_open_file(NULL, &img, src_path(path, sizeof path, "data/Everything.dll"), 0), 0);
     ck_assert_int_eq(mdt_row_get(&row, img, MDT_TABLE_TypeDef, 0), MDT_ENOTFOUND);
-    ck_assert_str_eq(mdt_last_error()->region, "TypeDef");
+    ck_assert_str_eq(mdt_error_last()->region, "TypeDef");
     ck_assert_int_eq(mdt_row_get(&row, img, MDT_TABLE_TypeDef, 1), 0);
-    ck_assert_str_eq(mdt_last_error()->region, "TypeDef");
-    ck_assert_int_eq(mdt_last_error()->code, MDT_ENOTFOUND);
+    ck_assert_str_eq(mdt_error_last()->region, "TypeDef");
+    ck_assert_int_eq(mdt_error_last()->code, MDT_ENOTFOUND);
     mdt_image_close(img);
 }
 END_TEST
@@ -591,7 +591,7 @@ START_TEST(failures_record_their_cause)
         0);
     plant();
     ck_assert_int_eq(mdt_range_item(&rid, client, 0x50, 1), MDT_EINVAL);
-    ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "no table with id 0x50"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_last()->what, "no table with id 0x50"));
     ck_assert_ptr_null(mdt_table_schema_get(0x2D));
     ck_assert_int_eq(mdt_range_item(&rid, client, 0x2D, 1), MDT_EINVAL);
     /* An AssemblyRef nothing loaded is named as: MDT_ENOTFOUND, with its
@@ -607,8 +607,8 @@ START_TEST(failures_record_their_cause)
             mdt_assemblyref_bind(&manifest, &tier, view, 1, MDT_TOKEN(MDT_TABLE_AssemblyRef, i));
         if (e == MDT_ENOTFOUND) {
             missing++;
-            ck_assert_int_eq(mdt_last_error()->code, MDT_ENOTFOUND);
-            ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "no loaded assembly named"));
+            ck_assert_int_eq(mdt_error_last()->code, MDT_ENOTFOUND);
+            ck_assert_ptr_nonnull(strstr(mdt_error_last()->what, "no loaded assembly named"));
         }
     }
     ck_assert_int_gt(missing, 0);

@@ -52,7 +52,7 @@ static void failed_with(int got, int code, const char *path, const char *what)
 {
     char msg[512];
     ck_assert_int_eq(got, code);
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     ck_assert_msg(strstr(msg, path) && strstr(msg, what), "message \"%s\" lacks \"%s\"", msg, what);
 }
 

@@ -15,7 +15,7 @@ static mdt_image *open_rel(void *ctx, const char *rel)
     char p[1024], msg[512];
     mdt_image *img = NULL;
     ck_assert_msg(mdt_image_open_file(ctx, &img, src_path(p, sizeof p, rel), 0) == 0, "%s",
-                  mdt_errmsg(msg, sizeof msg));
+                  mdt_error_message(msg, sizeof msg));
     return img;
 }
 
@@ -108,7 +108,7 @@ START_TEST(hello_rows)
     int flag;
     char *s;
     ck_assert_int_eq(mdt_heap_us(&u, &n, &flag, img, 1), 0);
-    ck_assert_int_eq(mdt_utf16_to_utf8(ctx, &s, NULL, NULL, u, n), 0);
+    ck_assert_int_eq(mdt_heap_utf16_to_utf8(ctx, &s, NULL, NULL, u, n), 0);
     ck_assert_str_eq(s, "Hello, metadata!");
     ck_assert_int_eq(flag, 0);
     talloc_free(ctx);
@@ -127,7 +127,7 @@ START_TEST(hello_identity_and_mvid)
                      "Hello, Version=0.0.0.0, Culture=neutral, PublicKeyToken=null");
     ck_assert_uint_eq(id.hash_alg, 0x8004);
     ck_assert_int_eq(mdt_image_mvid(mvid, img), 0);
-    ck_assert_str_eq(mdt_guid_format(g, mvid), "1aebbe3f-ff07-4cd3-b28e-26fad279ee8e");
+    ck_assert_str_eq(mdt_heap_guid_format(g, mvid), "1aebbe3f-ff07-4cd3-b28e-26fad279ee8e");
     ck_assert_int_eq(mdt_assemblyref_identity(&id, img, 1), 0);
     ck_assert_str_eq(mdt_identity_format(buf, sizeof buf, &id),
                      "mscorlib, Version=4.0.0.0, Culture=neutral, PublicKeyToken=b77a5c561934e089");
@@ -270,7 +270,7 @@ START_TEST(everything_metadata_names)
                      MDT_ETRUNC);
     /* the same as the printer's own flag, member or type */
     for (uint32_t tok = 0x06000001; tok <= 0x06000008; tok++) {
-        mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, NULL, NULL};
+        mdt_name_opts o = {MDT_STYLE_FULL, MDT_NAME_METADATA, MDT_NAME_OPTS_VERSION, NULL, NULL};
         char *want;
         ck_assert_int_eq(mdt_token_name(ctx, &want, img, tok, &o), 0);
         ck_assert_int_eq(mdt_token_metadata_name(ctx, &s, img, tok, NULL), 0);
@@ -282,7 +282,7 @@ START_TEST(everything_metadata_names)
     ck_assert_int_eq(mdt_token_metadata_name_buf(buf, sizeof buf, NULL, img, 0x00000001, NULL),
                      MDT_EINVAL);
     ck_assert_int_eq(mdt_token_metadata_name(ctx, &s, img, 0x02ffffff, NULL), MDT_ENOTFOUND);
-    mdt_clear_error();
+    mdt_error_clear();
     talloc_free(ctx);
 }
 END_TEST
@@ -294,7 +294,7 @@ START_TEST(netmodule_has_no_assembly_row)
     mdt_identity id;
     char msg[512];
     ck_assert_int_eq(mdt_assembly_identity(&id, img), MDT_ENOTFOUND);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "no Assembly row"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_message(msg, sizeof msg), "no Assembly row"));
     ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_TypeDef), 8);
     ck_assert_str_eq(str_cell(img, MDT_TABLE_TypeDef, 2, MDT_COL_TypeDef_TypeName), "Helper");
     img = open_rel(ctx, "data/MultiMain.dll");

@@ -91,11 +91,11 @@ START_TEST(class_and_function_names_through_the_formatter)
 
     char *s, msg[512];
     ck_assert_msg(mdt_idmap_class_name(f.ctx, &s, f.map, 0x200, 0, NULL) == 0, "%s",
-                  mdt_errmsg(msg, sizeof msg));
+                  mdt_error_message(msg, sizeof msg));
     ck_assert_str_eq(s, "Everything.Pair<System.Int32,System.String>");
     ck_assert_int_eq(mdt_idmap_class_name(f.ctx, &s, f.map, 0x201, 0, NULL), 0);
     ck_assert_str_eq(s, "Everything.Pair<System.__Canon,System.Int32[]>");
-    mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, NULL, NULL};
+    mdt_name_opts friendly = {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, NULL};
     ck_assert_int_eq(mdt_idmap_class_name(f.ctx, &s, f.map, 0x200, 0, &friendly), 0);
     ck_assert_str_eq(s, "Pair<int,string>");
 
@@ -111,7 +111,7 @@ START_TEST(class_and_function_names_through_the_formatter)
     fi.args = (uintptr_t[]){0x102};
     ck_assert_int_ge(mdt_idmap_function_load(f.map, 0x300, &fi, ++f.seq), 0);
     ck_assert_msg(mdt_idmap_function_name(f.ctx, &s, f.map, 0x300, 0, NULL) == 0, "%s",
-                  mdt_errmsg(msg, sizeof msg));
+                  mdt_error_message(msg, sizeof msg));
     ck_assert_str_eq(s, "Everything.Pair<System.Int32,System.String>::Select<System.Single>");
 
     /* Unknown IDs and unloaded modules answer with an error, never a name. */

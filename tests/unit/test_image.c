@@ -24,7 +24,7 @@ static mdt_image *open_rel(void *ctx, const char *rel)
     mdt_image *img = NULL;
     char msg[512];
     int e = mdt_image_open_file(ctx, &img, src_path(p, sizeof p, rel), 0);
-    ck_assert_msg(e == 0, "open %s: %s", rel, mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(e == 0, "open %s: %s", rel, mdt_error_message(msg, sizeof msg));
     return img;
 }
 
@@ -92,9 +92,9 @@ START_TEST(double_guid_stream_mvid)
     mdt_image *a = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleGuidStream.dll");
     mdt_image *b = open_rel(ctx, "data/corpus/asmresolver/HelloWorld.DoubleGuidStream.EnC.dll");
     ck_assert_int_eq(mdt_image_mvid(mvid, a), 0);
-    ck_assert_str_eq(mdt_guid_format(g, mvid), "e275e394-8b82-4cac-a38c-b3724b81ea05");
+    ck_assert_str_eq(mdt_heap_guid_format(g, mvid), "e275e394-8b82-4cac-a38c-b3724b81ea05");
     ck_assert_int_eq(mdt_image_mvid(mvid, b), 0);
-    ck_assert_str_eq(mdt_guid_format(g, mvid), "06776c8f-44ee-4165-b0f7-2dbd127fe21b");
+    ck_assert_str_eq(mdt_heap_guid_format(g, mvid), "06776c8f-44ee-4165-b0f7-2dbd127fe21b");
     talloc_free(ctx);
 }
 END_TEST
@@ -106,7 +106,7 @@ static void us_ascii(const mdt_image *img, uint32_t idx, const char *want)
     int flag;
     char *s;
     ck_assert_int_eq(mdt_heap_us(&u, &n, &flag, img, idx), 0);
-    ck_assert_int_eq(mdt_utf16_to_utf8(NULL, &s, NULL, NULL, u, n), 0);
+    ck_assert_int_eq(mdt_heap_utf16_to_utf8(NULL, &s, NULL, NULL, u, n), 0);
     ck_assert_str_eq(s, want);
     talloc_free(s);
 }
@@ -248,7 +248,7 @@ START_TEST(native_pe_is_not_dotnet)
         NULL, &img, src_path(p, sizeof p, "data/corpus/asmresolver/NativeHelloWorldC.x64.exe"), 0);
     ck_assert_int_eq(e, MDT_ENOTDOTNET);
     ck_assert_ptr_null(img);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "no CLI header"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_message(msg, sizeof msg), "no CLI header"));
 }
 END_TEST
 
@@ -270,15 +270,17 @@ START_TEST(a_fifo_is_refused_not_waited_for)
     ck_assert_int_eq(mkfifo(path, 0600), 0);
     alarm(10); /* a hang fails the test instead of stalling the suite */
     ck_assert_int_eq(mdt_image_open_file(NULL, &img, path, 0), MDT_EIO);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "not a regular file (a FIFO)"));
+    ck_assert_ptr_nonnull(
+        strstr(mdt_error_message(msg, sizeof msg), "not a regular file (a FIFO)"));
     ck_assert_int_eq(mdt_image_open_file(NULL, &img, path, MDT_OPEN_MAP), MDT_EIO);
     alarm(0);
     ck_assert_ptr_null(img);
     unlink(path);
     ck_assert_int_eq(mdt_image_open_file(NULL, &img, dir, 0), MDT_EIO);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "not a regular file (a directory)"));
+    ck_assert_ptr_nonnull(
+        strstr(mdt_error_message(msg, sizeof msg), "not a regular file (a directory)"));
     ck_assert_int_eq(mdt_image_open_file(NULL, &img, "/dev/null", 0), MDT_EIO);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "not a regular file"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_message(msg, sizeof msg), "not a regular file"));
     rmdir(dir);
 }
 END_TEST
@@ -311,11 +313,11 @@ static void large_file_refused(const uint8_t *head, size_t n, int code, const ch
     close(fd);
     /* What parsing the head as a whole file says (names equal). */
     ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, path, head, n, 0), code);
-    mdt_errmsg(whole, sizeof whole);
+    mdt_error_message(whole, sizeof whole);
     before = max_rss_kb();
     ck_assert_int_eq(mdt_image_open_file(NULL, &img, path, 0), code);
     ck_assert_ptr_null(img);
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     ck_assert_msg(max_rss_kb() - before < 16 * 1024, "reading a 1 GiB non-image grew by %ld KiB",
                   max_rss_kb() - before);
     ck_assert_ptr_nonnull(strstr(msg, want));
@@ -349,11 +351,11 @@ START_TEST(a_large_native_pe_is_not_read_whole)
 }
 END_TEST
 
-/* mdt_errmsg as errors.h describes it, from the record's fields, for
+/* mdt_error_message as errors.h describes it, from the record's fields, for
  * every buffer length: a NUL-terminated prefix of the whole line. */
 static void check_errmsg_every_length(void)
 {
-    const mdt_errinfo *e = mdt_last_error();
+    const mdt_errinfo *e = mdt_error_last();
     char want[1024], got[1024];
     size_t n = 0;
     if (e->file[0])
@@ -376,16 +378,16 @@ static void check_errmsg_every_length(void)
         n += (size_t)snprintf(want + n, sizeof want - n,
                               "file 0x%llx: ", (unsigned long long)e->file_offset);
     }
-    snprintf(want + n, sizeof want - n, "%s", e->what[0] ? e->what : mdt_strerror(e->code));
-    ck_assert_str_eq(mdt_errmsg(got, sizeof got), want);
+    snprintf(want + n, sizeof want - n, "%s", e->what[0] ? e->what : mdt_error_string(e->code));
+    ck_assert_str_eq(mdt_error_message(got, sizeof got), want);
     for (size_t len = 1; len <= strlen(want) + 1; len++) {
         memset(got, 'x', sizeof got);
-        ck_assert_ptr_eq(mdt_errmsg(got, len), got);
+        ck_assert_ptr_eq(mdt_error_message(got, len), got);
         ck_assert_uint_eq(strlen(got), len - 1);
         ck_assert(strncmp(got, want, len - 1) == 0);
     }
-    ck_assert_ptr_null(mdt_errmsg(NULL, 10));
-    ck_assert_ptr_eq(mdt_errmsg(got, 0), got);
+    ck_assert_ptr_null(mdt_error_message(NULL, 10));
+    ck_assert_ptr_eq(mdt_error_message(got, 0), got);
 }
 
 START_TEST(errmsg_is_cut_to_any_buffer)
@@ -396,15 +398,15 @@ START_TEST(errmsg_is_cut_to_any_buffer)
     mdt_row r;
     /* A located error: image, region, row. */
     ck_assert_int_ne(mdt_row_get(&r, img, MDT_TABLE_TypeDef, 0xFFFFFF), 0);
-    ck_assert(mdt_last_error()->region[0] && mdt_last_error()->file[0]);
+    ck_assert(mdt_error_last()->region[0] && mdt_error_last()->file[0]);
     check_errmsg_every_length();
     /* Row, column, offset and file offset (a case of tests/corrupt). */
     const char *name;
     img = open_rel(ctx, "tests/corrupt/cases/string-index-beyond-heap.bin");
     ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_TypeDef, 2), 0);
     ck_assert_int_eq(mdt_row_string(&name, NULL, &r, MDT_COL_TypeDef_TypeName), MDT_EBADIMAGE);
-    ck_assert(mdt_last_error()->column[0] && mdt_last_error()->offset != UINT64_MAX &&
-              mdt_last_error()->file_offset != UINT64_MAX);
+    ck_assert(mdt_error_last()->column[0] && mdt_error_last()->offset != UINT64_MAX &&
+              mdt_error_last()->file_offset != UINT64_MAX);
     check_errmsg_every_length();
     /* A file offset and a message of its own. */
     ck_assert_int_eq(mdt_image_open_file(
@@ -426,7 +428,7 @@ START_TEST(no_us_heap_gives_clear_error)
     int flag;
     char msg[512];
     ck_assert_int_eq(mdt_heap_us(&u, &n, &flag, img, 1), MDT_ENOHEAP);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "no #US heap"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_message(msg, sizeof msg), "no #US heap"));
     talloc_free(ctx);
 }
 END_TEST

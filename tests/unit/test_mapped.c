@@ -122,11 +122,11 @@ START_TEST(reads_of_a_gap_fail_with_the_rva)
     ck_assert_int_eq(mdt_image_rva(&p, img, 0x2ff0, 0x10), 0);
     ck_assert_ptr_eq(p, h.l.base + 0x2ff0);
     ck_assert_int_eq(mdt_image_rva(&p, img, 0x2ff0, 0x11), MDT_ETRUNC);
-    ck_assert_str_eq(mdt_errmsg(m, sizeof m),
+    ck_assert_str_eq(mdt_error_message(m, sizeof m),
                      "holes: RVA+0x2ff0: read: 0x11 bytes at RVA 0x2ff0 run past the readable "
                      "memory, which ends at RVA 0x3000");
     ck_assert_int_eq(mdt_image_read_rva(buf, 1, img, 0x3000), MDT_ETRUNC);
-    ck_assert_str_eq(mdt_errmsg(m, sizeof m),
+    ck_assert_str_eq(mdt_error_message(m, sizeof m),
                      "holes: RVA+0x3000: read: RVA 0x3000 is not in memory declared readable (the "
                      "mapped image has 4 readable ranges)");
     ck_assert_int_eq(mdt_image_rva(&p, img, 0x1000, 0), 0); /* empty, at the header page's end */
@@ -279,7 +279,7 @@ START_TEST(tables_ending_at_the_readable_end)
     mdt_mem_range all = {map, len};
     char m[400];
     ck_assert_msg(mdt_image_open_mapped_ranges(h.ctx, &img, "end", map, &all, 1, 0) == 0, "%s",
-                  mdt_errmsg(m, sizeof m));
+                  mdt_error_message(m, sizeof m));
     /* Every cell as in the file: the last row's last cell is the one whose
      * 4-byte read would cross into the guard page. */
     walk_stats ws;

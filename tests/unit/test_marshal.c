@@ -32,7 +32,7 @@ static mdt_image *open_buf(void *ctx, const uint8_t *b, size_t n)
     mdt_image *img = NULL;
     char msg[512];
     ck_assert_msg(mdt_image_open_buffer(ctx, &img, "Marshal.dll", b, n, 0) == 0, "%s",
-                  mdt_errmsg(msg, sizeof msg));
+                  mdt_error_message(msg, sizeof msg));
     return img;
 }
 
@@ -55,7 +55,7 @@ static char *text(void *ctx, const mdt_image *img, uint32_t tok)
 {
     char *s = NULL, msg[512];
     int e = mdt_marshal_text(ctx, &s, img, tok);
-    ck_assert_msg(e == 0, "0x%08x: %s", tok, mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(e == 0, "0x%08x: %s", tok, mdt_error_message(msg, sizeof msg));
     return s;
 }
 
@@ -182,7 +182,7 @@ static int damaged(void *ctx, const char *name, void (*edit)(uint8_t *lenbyte, u
     edit(copy + off - 1, copy + off);
     mdt_image *bad = open_buf(ctx, copy, n);
     int e = mdt_marshal_text(ctx, out, bad, tok);
-    mdt_errmsg(msg, msglen);
+    mdt_error_message(msg, msglen);
     return e;
 }
 

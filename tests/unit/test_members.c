@@ -251,7 +251,7 @@ START_TEST(bad_arguments)
     ck_assert_int_eq(k, MDT_KIND_CLASS);
     ck_assert_int_eq(mdt_typedef_kind(&k, img, MDT_TOKEN(MDT_TABLE_TypeDef, 0xFFFF)),
                      MDT_ENOTFOUND);
-    ck_assert_str_eq(mdt_last_error()->region, "TypeDef");
+    ck_assert_str_eq(mdt_error_last()->region, "TypeDef");
     talloc_free(ctx);
 }
 END_TEST
@@ -334,7 +334,7 @@ START_TEST(damaged_runs_end_with_bounded_errors)
     walk(img, 2, &given, &errors); /* 50..200: 50..100 there, then gives up */
     ck_assert_uint_eq(given, 51);
     ck_assert_uint_eq(errors, 17);
-    ck_assert_int_eq(mdt_last_error()->code, MDT_ETRUNC);
+    ck_assert_int_eq(mdt_error_last()->code, MDT_ETRUNC);
     {
         /* by name (no #Strings: every name reads as the slow path says) */
         mdt_members it = MDT_MEMBERS_INIT;
@@ -355,7 +355,7 @@ START_TEST(damaged_runs_end_with_bounded_errors)
     walk(img, 1, &given, &errors);
     ck_assert_uint_eq(given, 0);
     ck_assert_uint_eq(errors, 1);
-    ck_assert_int_eq(mdt_last_error()->code, MDT_EBADIMAGE);
+    ck_assert_int_eq(mdt_error_last()->code, MDT_EBADIMAGE);
     walk(img, 2, &given, &errors);
     ck_assert_uint_eq(given, 91);
     ck_assert_uint_eq(errors, 0);

@@ -35,7 +35,7 @@ static mdt_pdb *open_pdb(void *ctx, const mdt_image *img)
     mdt_pdb *pdb;
     char msg[512];
     int r = mdt_pdb_open(ctx, &pdb, img, NULL, 0);
-    ck_assert_msg(r == 0, "mdt_pdb_open: %s", mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(r == 0, "mdt_pdb_open: %s", mdt_error_message(msg, sizeof msg));
     return pdb;
 }
 
@@ -247,7 +247,7 @@ START_TEST(a_pdb_of_another_build_is_refused)
     mdt_image *other = open_img(ctx, EMBEDDED);
     src_path(path, sizeof path, "data/pdb/Lines.pdb");
     ck_assert_int_eq(mdt_pdb_open_file(ctx, &pdb, path, other), MDT_ENOTFOUND);
-    ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "does not match"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_last()->what, "does not match"));
     ck_assert_int_eq(mdt_pdb_open_file(ctx, &pdb, path, NULL), 0);
     ck_assert_int_eq(mdt_pdb_open_file(ctx, &pdb, path, open_img(ctx, SIDE)), 0);
     talloc_free(ctx);
@@ -301,7 +301,7 @@ START_TEST(damaged_embedded_data_fails_with_zlib_reason)
     b[at + 4]++;
     ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "damaged", b, n, 0), 0);
     ck_assert_int_eq(mdt_pdb_open(ctx, &pdb, img, NULL, 0), MDT_EBADIMAGE);
-    ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "does not inflate"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_last()->what, "does not inflate"));
     b[at + 4]--;
     /* a broken deflate block type */
     b[at + 8] = 0xFF;
@@ -309,7 +309,7 @@ START_TEST(damaged_embedded_data_fails_with_zlib_reason)
     /* no signature */
     b[at] = 'X';
     ck_assert_int_eq(mdt_pdb_open(ctx, &pdb, img, NULL, 0), MDT_EBADIMAGE);
-    ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "MPDB"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_last()->what, "MPDB"));
     talloc_free(ctx);
 }
 END_TEST
@@ -362,9 +362,9 @@ START_TEST(damaged_sequence_points_fail_for_their_method_alone)
     ck_assert_uint_eq(sp.start_line, 14);
     r = mdt_seqpoints_next(&sp, &it);
     ck_assert_int_eq(r, MDT_EBADIMAGE);
-    ck_assert_str_eq(mdt_last_error()->region, "MethodDebugInformation");
-    ck_assert_uint_eq(mdt_last_error()->row, MDT_TOKEN_RID(add));
-    ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "document row 9"));
+    ck_assert_str_eq(mdt_error_last()->region, "MethodDebugInformation");
+    ck_assert_uint_eq(mdt_error_last()->row, MDT_TOKEN_RID(add));
+    ck_assert_ptr_nonnull(strstr(mdt_error_last()->what, "document row 9"));
     ck_assert_int_eq(mdt_seqpoints_next(&sp, &it), MDT_ITEROVER);
     /* the next method still reads */
     ck_assert_int_eq(mdt_pdb_lookup(&sp, pdb, loop, 0x19), 0);
@@ -411,7 +411,7 @@ START_TEST(a_fifo_beside_the_assembly_is_refused)
     ck_assert_int_eq(mdt_image_open_file(ctx, &img, dll, 0), 0);
     alarm(10); /* a hang fails the test */
     ck_assert_int_eq(mdt_pdb_open(ctx, &pdb, img, dll, 0), MDT_EIO);
-    ck_assert_ptr_nonnull(strstr(mdt_last_error()->what, "not a regular file"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_last()->what, "not a regular file"));
     ck_assert_int_eq(mdt_pdb_open_file(ctx, &pdb, fifo, NULL), MDT_EIO);
     alarm(0);
     ck_assert_ptr_null(pdb);

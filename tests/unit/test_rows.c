@@ -328,7 +328,7 @@ START_TEST(run_reader_refuses_bad_runs_whole)
     ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 0, 1), MDT_ENOTFOUND);
     ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, rows + 1, 1), MDT_ENOTFOUND);
     ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, rows, 2), MDT_ENOTFOUND);
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     ck_assert_msg(strstr(msg, "TypeDef") && strstr(msg, "no row"), "%s", msg);
     ck_assert_int_eq(mdt_rows_cells(cells, img, 0x2D, 1, 1), MDT_EINVAL); /* no such table */
     ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_MAX, 1, 1), MDT_EINVAL);
@@ -345,7 +345,7 @@ START_TEST(run_reader_refuses_bad_runs_whole)
     rows = mdt_table_rows(img, MDT_TABLE_TypeDef);
     ck_assert_uint_eq(mdt_table_rows_present(img, MDT_TABLE_TypeDef), 1);
     ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 1, 2), MDT_ETRUNC);
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     ck_assert_msg(strstr(msg, "TypeDef row 2") &&
                       strstr(msg, "beyond the end of the tables stream"),
                   "%s", msg);
@@ -396,7 +396,7 @@ START_TEST(run_reader_fails_a_bad_cell_alone)
     ck_assert_uint_ge(rows, 2);
     ck_assert_uint_le(rows, 64);
     ck_assert_int_eq(mdt_rows_cells(cells, img, MDT_TABLE_TypeDef, 1, rows), 1);
-    mdt_errmsg(msg, sizeof msg);
+    mdt_error_message(msg, sizeof msg);
     /* The error record as the cell readers word it (after the file). */
     ck_assert_msg(strstr(msg, "string-index-beyond-heap.bin: TypeDef row 2 column TypeName at "
                               "+0xa6 (file 0x376): #Strings index 0xfff0: string index beyond "

@@ -12,7 +12,8 @@ static mdt_image *open_path(void *ctx, const char *path)
 {
     mdt_image *img = NULL;
     char msg[512];
-    ck_assert_msg(mdt_image_open_file(ctx, &img, path, 0) == 0, "%s", mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(mdt_image_open_file(ctx, &img, path, 0) == 0, "%s",
+                  mdt_error_message(msg, sizeof msg));
     return img;
 }
 
@@ -27,7 +28,7 @@ static char *name_of(void *ctx, const mdt_image *img, uint32_t token, int style)
     mdt_name_opts o = {.style = style};
     char *s = NULL, msg[512];
     int e = mdt_token_name(ctx, &s, img, token, &o);
-    ck_assert_msg(e == 0, "token 0x%08x: %s", token, mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(e == 0, "token 0x%08x: %s", token, mdt_error_message(msg, sizeof msg));
     return s;
 }
 
@@ -36,8 +37,9 @@ static char *sig_of(void *ctx, const mdt_image *img, uint32_t token, int style)
     mdt_name_opts o = {.style = style};
     mdt_sig sig;
     char *s = NULL, msg[512];
-    ck_assert_msg(mdt_sig_of_token(ctx, &sig, img, token) == 0, "%s", mdt_errmsg(msg, sizeof msg));
-    ck_assert_msg(mdt_sig_name(ctx, &s, &sig, &o) == 0, "%s", mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(mdt_sig_of_token(ctx, &sig, img, token) == 0, "%s",
+                  mdt_error_message(msg, sizeof msg));
+    ck_assert_msg(mdt_sig_name(ctx, &s, &sig, &o) == 0, "%s", mdt_error_message(msg, sizeof msg));
     return s;
 }
 
@@ -148,7 +150,8 @@ START_TEST(self_referencing_typespec_is_a_cycle)
     ck_assert_uint_eq(sig.type->elem->token, 0x1b000001);
     /* Printing it must stop at the cycle with a located error. */
     ck_assert_int_eq(mdt_token_name(ctx, &s, img, 0x1b000001, NULL), MDT_EBADIMAGE);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "TypeSpec 1 refers to itself"));
+    ck_assert_ptr_nonnull(
+        strstr(mdt_error_message(msg, sizeof msg), "TypeSpec 1 refers to itself"));
     /* The rest of the module still reads. */
     ck_assert_str_eq(name_of(ctx, img, 0x0a00000b, MDT_STYLE_FULL), "System.Console::WriteLine");
     talloc_free(ctx);
@@ -162,7 +165,7 @@ START_TEST(nested_class_cycle_is_reported)
         open_rel(ctx, "data/corpus/asmresolver/HelloWorld.MaliciousNestedClassLoop.exe");
     char *s, msg[512];
     ck_assert_int_eq(mdt_token_name(ctx, &s, img, 0x02000003, NULL), MDT_EBADIMAGE);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "nesting cycle"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_message(msg, sizeof msg), "nesting cycle"));
     ck_assert_str_eq(name_of(ctx, img, 0x02000002, MDT_STYLE_FULL), "HelloWorld.Program");
     talloc_free(ctx);
 }
@@ -252,8 +255,8 @@ START_TEST(malformed_blobs_fail_with_offsets)
         char msg[512];
         int e = mdt_sig_decode(ctx, &s, img, cases[i].kind, cases[i].blob, cases[i].len, 0);
         ck_assert_msg(e == cases[i].code, "case %zu: got %d want %d (%s)", i, e, cases[i].code,
-                      mdt_errmsg(msg, sizeof msg));
-        ck_assert_msg(strstr(mdt_errmsg(msg, sizeof msg), cases[i].msg) != NULL,
+                      mdt_error_message(msg, sizeof msg));
+        ck_assert_msg(strstr(mdt_error_message(msg, sizeof msg), cases[i].msg) != NULL,
                       "case %zu: message '%s' lacks '%s'", i, msg, cases[i].msg);
     }
     talloc_free(ctx);
@@ -271,7 +274,7 @@ START_TEST(deep_nesting_is_capped)
     blob[sizeof blob - 1] = 0x08;
     ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, blob, sizeof blob, 0),
                      MDT_EBADIMAGE);
-    ck_assert_ptr_nonnull(strstr(mdt_errmsg(msg, sizeof msg), "nested deeper than 64"));
+    ck_assert_ptr_nonnull(strstr(mdt_error_message(msg, sizeof msg), "nested deeper than 64"));
     /* 63 levels decode and print. */
     ck_assert_int_eq(mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, blob + sizeof blob - 64, 64, 0),
                      0);
@@ -314,7 +317,7 @@ START_TEST(array_shapes_and_modifiers_print_per_names_md)
         mdt_name_opts refl = {.style = MDT_STYLE_REFLECTION};
         ck_assert_msg(
             mdt_sig_decode(ctx, &s, img, MDT_SIG_TYPESPEC, cases[i].blob, cases[i].len, 0) == 0,
-            "case %zu: %s", i, mdt_errmsg(msg, sizeof msg));
+            "case %zu: %s", i, mdt_error_message(msg, sizeof msg));
         ck_assert_int_eq(mdt_type_name(ctx, &out, s.type, NULL), 0);
         ck_assert_str_eq(out, cases[i].full);
         ck_assert_int_eq(mdt_type_name(ctx, &out, s.type, &refl), 0);

@@ -261,7 +261,7 @@ static mdt_image *open_pe(void *ctx, const char *rel)
     char msg[512];
     uint8_t *d = load(ctx, rel, &len);
     int e = mdt_image_open_buffer(ctx, &img, rel, d, len, 0);
-    ck_assert_msg(e == 0, "open %s: %s", rel, mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(e == 0, "open %s: %s", rel, mdt_error_message(msg, sizeof msg));
     return img;
 }
 
@@ -270,7 +270,7 @@ static mdt_image *open_ok(void *ctx, const uint8_t *d, size_t len, const char *n
     mdt_image *img = NULL;
     char msg[512];
     int e = mdt_image_open_buffer(ctx, &img, name, d, len, 0);
-    ck_assert_msg(e == 0, "open %s: %s", name, mdt_errmsg(msg, sizeof msg));
+    ck_assert_msg(e == 0, "open %s: %s", name, mdt_error_message(msg, sizeof msg));
     return img;
 }
 
@@ -280,8 +280,8 @@ static void open_fails(const uint8_t *d, size_t len, int code, const char *needl
     mdt_image *img = NULL;
     char msg[512];
     int e = mdt_image_open_buffer(NULL, &img, "bad", d, len, 0);
-    mdt_errmsg(msg, sizeof msg);
-    ck_assert_msg(e == code, "expected %d (%s), got %d: %s", code, mdt_strerror(code), e, msg);
+    mdt_error_message(msg, sizeof msg);
+    ck_assert_msg(e == code, "expected %d (%s), got %d: %s", code, mdt_error_string(code), e, msg);
     ck_assert_ptr_null(img);
     ck_assert_msg(strstr(msg, needle) != NULL, "message \"%s\" lacks \"%s\"", msg, needle);
 }
@@ -425,7 +425,7 @@ START_TEST(fixture_files_read_like_their_pe)
         mdt_image *img = NULL;
         uint64_t fo;
         int e = mdt_image_open_file(ctx, &img, src_path(p, sizeof p, fx[i].file), 0);
-        ck_assert_msg(e == 0, "%s: %s", fx[i].file, mdt_errmsg(msg, sizeof msg));
+        ck_assert_msg(e == 0, "%s: %s", fx[i].file, mdt_error_message(msg, sizeof msg));
         ck_assert_int_eq(mdt_image_kind(img), fx[i].kind);
         same_as_pe(img, pe);
         ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_TypeDef), 2);
@@ -617,7 +617,7 @@ START_TEST(wasm_bad_payload_is_located_in_the_module)
     /* Offsets are the payload's, and the file offset the module's. */
     snprintf(want, sizeof want, "Webcil payload+0x4 (file 0x%zx)", off + 4);
     open_fails(m, mlen, MDT_EUNSUPPORTED, want);
-    ck_assert_uint_eq(mdt_last_error()->file_offset, off + 4);
+    ck_assert_uint_eq(mdt_error_last()->file_offset, off + 4);
     set16(m + off + 4, 0);
     memcpy(m + off, "MZ\0\0", 4);
     open_fails(m, mlen, MDT_EBADIMAGE, "Webcil payload does not start with \"WbIL\"");

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mdtools/errors.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,10 +49,22 @@ int mdt_assemblyref_identity(mdt_identity *out, const mdt_image *img, uint32_t r
  * (a GUID index beyond #GUID), MDT_ENOHEAP (no #GUID stream). */
 int mdt_image_mvid(uint8_t mvid[16], const mdt_image *img);
 /* Public key token of a full public key blob. Never fails (returns 0). */
-int mdt_public_key_token(uint8_t token[8], const uint8_t *key, size_t len);
+int mdt_assembly_public_key_token(uint8_t token[8], const uint8_t *key, size_t len);
 /* "Name, Version=1.2.3.4, Culture=neutral, PublicKeyToken=0123456789abcdef"
  * into buf (truncated to len) and return buf. */
 char *mdt_identity_format(char *buf, size_t len, const mdt_identity *id);
+
+/* api-rename: off */
+/* The names these functions had in libmdtools 1:0:0, exported until the
+ * next soname (each calls the function of its new name); a compiler warns
+ * where one is used and names the new one (MDT_DEPRECATED_FOR,
+ * <mdtools/errors.h>). tools/api-rename.py moves code to the new names;
+ * MDT_NO_DEPRECATED leaves them undeclared. */
+#ifndef MDT_NO_DEPRECATED
+MDT_DEPRECATED_FOR(mdt_assembly_public_key_token)
+int mdt_public_key_token(uint8_t token[8], const uint8_t *key, size_t len);
+#endif /* MDT_NO_DEPRECATED */
+/* api-rename: on */
 
 #ifdef __cplusplus
 }

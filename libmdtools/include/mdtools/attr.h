@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mdtools/errors.h>
+
 #include <mdtools/names.h>
 #include <mdtools/value.h>
 
@@ -114,7 +116,19 @@ int mdt_attr_decimal(mdt_decimal *out, const mdt_attr *a);
  * row, MDT_EINVAL (not a TypeDef token), MDT_ETRUNC, MDT_EBADIMAGE,
  * MDT_ENOHEAP (its rows or the field's signature do not read),
  * MDT_EUNSUPPORTED (a signature mdtools does not read), MDT_ENOMEM. */
+int mdt_typedef_enum_underlying(uint8_t *elem_type, const mdt_image *img, uint32_t typedef_token);
+
+/* api-rename: off */
+/* The names these functions had in libmdtools 1:0:0, exported until the
+ * next soname (each calls the function of its new name); a compiler warns
+ * where one is used and names the new one (MDT_DEPRECATED_FOR,
+ * <mdtools/errors.h>). tools/api-rename.py moves code to the new names;
+ * MDT_NO_DEPRECATED leaves them undeclared. */
+#ifndef MDT_NO_DEPRECATED
+MDT_DEPRECATED_FOR(mdt_typedef_enum_underlying)
 int mdt_enum_underlying(uint8_t *elem_type, const mdt_image *img, uint32_t typedef_token);
+#endif /* MDT_NO_DEPRECATED */
+/* api-rename: on */
 
 #ifdef __cplusplus
 }

@@ -2,12 +2,14 @@
  *
  * Each accessor bounds-checks the index against its heap and fails with a
  * located error; results are borrowed from the image. No allocation except
- * in mdt_utf16_to_utf8. Thread-safe on an open image. */
+ * in mdt_heap_utf16_to_utf8. Thread-safe on an open image. */
 #ifndef MDTOOLS_HEAPS_H
 #define MDTOOLS_HEAPS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <mdtools/errors.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,17 +59,34 @@ int mdt_heap_next(uint32_t *next, const mdt_image *img, int heap, uint32_t index
 /* Convert UTF-16LE to UTF-8 under mem_ctx. Unpaired surrogates become
  * U+FFFD and *replaced is set (never ill-formed UTF-8). Errors:
  * MDT_ENOMEM. */
-int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, int *replaced,
-                      const uint8_t *utf16le, uint32_t nunits);
+int mdt_heap_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, int *replaced,
+                           const uint8_t *utf16le, uint32_t nunits);
 
 /* ECMA-335 II.23.2 compressed unsigned integer from p[0..len): value and
  * bytes used. MDT_EBADIMAGE for the 111 prefix, MDT_ETRUNC when short.
  * Touches no error record. */
-int mdt_decode_compressed_u32(uint32_t *value, unsigned *used, const uint8_t *p, size_t len);
+int mdt_heap_decode_compressed_u32(uint32_t *value, unsigned *used, const uint8_t *p, size_t len);
 
 /* Format 16 GUID bytes as "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (37 bytes
  * with the NUL) and return buf. */
+char *mdt_heap_guid_format(char buf[37], const uint8_t guid[16]);
+
+/* api-rename: off */
+/* The names these functions had in libmdtools 1:0:0, exported until the
+ * next soname (each calls the function of its new name); a compiler warns
+ * where one is used and names the new one (MDT_DEPRECATED_FOR,
+ * <mdtools/errors.h>). tools/api-rename.py moves code to the new names;
+ * MDT_NO_DEPRECATED leaves them undeclared. */
+#ifndef MDT_NO_DEPRECATED
+MDT_DEPRECATED_FOR(mdt_heap_decode_compressed_u32)
+int mdt_decode_compressed_u32(uint32_t *value, unsigned *used, const uint8_t *p, size_t len);
+MDT_DEPRECATED_FOR(mdt_heap_guid_format)
 char *mdt_guid_format(char buf[37], const uint8_t guid[16]);
+MDT_DEPRECATED_FOR(mdt_heap_utf16_to_utf8)
+int mdt_utf16_to_utf8(void *mem_ctx, char **out, size_t *outlen, int *replaced,
+                      const uint8_t *utf16le, uint32_t nunits);
+#endif /* MDT_NO_DEPRECATED */
+/* api-rename: on */
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@
  * read through the library's bounds-checked reader. A body cut short, a
  * header of no known format, an opcode that does not exist, an operand cut
  * short, a branch or switch target outside the code, a clause of no known
- * kind or outside the code are located errors (mdt_errmsg names the input,
+ * kind or outside the code are located errors (mdt_error_message names the input,
  * the method's token and the offset: "IL of 0x06000012+0x2a" for the code,
  * "body of 0x06000012+0x1c" for the header and sections), never a crash;
  * the work is linear in the bytes of the body. A damaged clause fails

@@ -63,12 +63,31 @@ typedef struct mdt_generic_context {
 
 typedef struct mdt_name_cache mdt_name_cache;
 
+/* How a name is printed. Start from MDT_NAME_OPTS_INIT, then set what
+ * differs (libgit2's pattern): `mdt_name_opts o = MDT_NAME_OPTS_INIT;
+ * o.style = MDT_STYLE_IL;`. `version` says which layout of this struct the
+ * caller was built with, so that a later libmdtools can add members and
+ * still read a program built against this header, and this one refuses a
+ * program built for a later one (MDT_EINVAL, "mdt_name_opts column
+ * version") rather than ignore members it does not know. It sits in what
+ * was the upper half of `flags` in libmdtools 1:0:0, always zero there: 0
+ * is that release's layout, the same as version 1 (a struct zeroed by hand
+ * reads as version 0, as do programs built then). */
+#define MDT_NAME_OPTS_VERSION 1
+
 typedef struct mdt_name_opts {
     int style;                       /* enum mdt_name_style */
-    unsigned flags;                  /* enum mdt_name_flags */
+    uint16_t flags;                  /* enum mdt_name_flags */
+    uint16_t version;                /* MDT_NAME_OPTS_VERSION */
     const mdt_generic_context *gctx; /* may be NULL */
     mdt_name_cache *cache;           /* may be NULL; see mdt_name_cache_new */
 } mdt_name_opts;
+
+/* Full style, no flags, no context, no cache: the defaults of a NULL opts. */
+#define MDT_NAME_OPTS_INIT                                                                         \
+    {                                                                                              \
+        MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL                                       \
+    }
 
 /* A memo of the names of one image's TypeDefs and TypeRefs in one style and
  * set of flags, for callers that print many names of the same image (batch

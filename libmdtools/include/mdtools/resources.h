@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mdtools/errors.h>
+
 #include <mdtools/image.h>
 
 #ifdef __cplusplus
@@ -147,7 +149,18 @@ int mdt_resources_parse(void *mem_ctx, mdt_resource_set **out, const uint8_t *da
 
 /* The name of a ResourceTypeCode below MDT_RESTYPE_USER ("System.String"),
  * static; NULL for another code. */
-const char *mdt_restype_name(uint32_t code);
+const char *mdt_resources_type_name(uint32_t code);
+
+/* api-rename: off */
+/* The names these functions had in libmdtools 1:0:0, exported until the
+ * next soname (each calls the function of its new name); a compiler warns
+ * where one is used and names the new one (MDT_DEPRECATED_FOR,
+ * <mdtools/errors.h>). tools/api-rename.py moves code to the new names;
+ * MDT_NO_DEPRECATED leaves them undeclared. */
+#ifndef MDT_NO_DEPRECATED
+MDT_DEPRECATED_FOR(mdt_resources_type_name) const char *mdt_restype_name(uint32_t code);
+#endif /* MDT_NO_DEPRECATED */
+/* api-rename: on */
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mdtools/errors.h>
+
 #include <mdtools/image.h>
 
 #ifdef __cplusplus
@@ -91,7 +93,18 @@ int mdt_strongname_verify(mdt_strongname *out, const mdt_image *img, const mdt_s
 
 /* A status in words ("verified", "delay-signed", "not signed", "invalid
  * (hash mismatch)", "invalid (bad signature)", "not checkable"); static. */
-const char *mdt_sn_status_name(int status);
+const char *mdt_strongname_status_name(int status);
+
+/* api-rename: off */
+/* The names these functions had in libmdtools 1:0:0, exported until the
+ * next soname (each calls the function of its new name); a compiler warns
+ * where one is used and names the new one (MDT_DEPRECATED_FOR,
+ * <mdtools/errors.h>). tools/api-rename.py moves code to the new names;
+ * MDT_NO_DEPRECATED leaves them undeclared. */
+#ifndef MDT_NO_DEPRECATED
+MDT_DEPRECATED_FOR(mdt_strongname_status_name) const char *mdt_sn_status_name(int status);
+#endif /* MDT_NO_DEPRECATED */
+/* api-rename: on */
 
 #ifdef __cplusplus
 }

@@ -65,6 +65,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mdtools/errors.h>
+
 #include <mdtools/modset.h>
 
 #ifdef __cplusplus
@@ -162,22 +164,37 @@ enum mdt_resolve_flags {
     MDT_RESOLVE_NOCACHE = 1u << 1 /* neither read nor fill the view's cache */
 };
 
+/* How to resolve. Start from MDT_RESOLVE_OPTS_INIT, then set what differs
+ * (libgit2's pattern). `version` is as in mdt_name_opts (<mdtools/names.h>):
+ * the layout the caller was built with, in what was the upper half of
+ * `flags` in libmdtools 1:0:0 (0 there, and the same layout as version 1);
+ * a version later than this library's is refused with MDT_EINVAL. */
+#define MDT_RESOLVE_OPTS_VERSION 1
+
 typedef struct mdt_resolve_opts {
-    unsigned flags;    /* enum mdt_resolve_flags */
+    uint16_t flags;    /* enum mdt_resolve_flags */
+    uint16_t version;  /* MDT_RESOLVE_OPTS_VERSION */
     unsigned max_hops; /* 0: MDT_RESOLVE_MAX_HOPS; larger values are clamped to it */
 } mdt_resolve_opts;
+
+/* No flags, the default bound on hops: what a NULL opts means. */
+#define MDT_RESOLVE_OPTS_INIT                                                                      \
+    {                                                                                              \
+        0, MDT_RESOLVE_OPTS_VERSION, 0                                                             \
+    }
 
 /* Name of a reason: "resolved", "not-loaded", "no-such-type", "cycle",
  * "hop-limit", "no-metadata", "bad-image", "no-such-member",
  * "runtime-provided". Static. */
-const char *mdt_res_reason_name(int reason);
+const char *mdt_resolution_reason_name(int reason);
 
 /* Resolve a TypeRef (0x01) of module `module` to its TypeDef. A TypeDef
  * token (0x02) answers itself. `trace` may be NULL; otherwise *trace is
  * allocated under mem_ctx (which may be NULL for a new top-level context).
  * `opts` may be NULL. Returns 0 when *out holds an answer (resolved or not);
  * errors: MDT_ENOTFOUND (no such module ID in the view), MDT_EINVAL (token
- * of another table, or a rid beyond the table), MDT_ENOMEM. */
+ * of another table, a rid beyond the table, or opts of a later version),
+ * MDT_ENOMEM. */
 int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                         const mdt_modview *view, uintptr_t module, uint32_t token,
                         const mdt_resolve_opts *opts);
@@ -188,9 +205,9 @@ int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
  * (for a forwarder row, hops counts the row itself). Errors: MDT_ENOTFOUND
  * (no such module ID in the view), MDT_EINVAL (token of another table, or
  * a rid beyond the table), MDT_ENOMEM. */
-int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
-                         const mdt_modview *view, uintptr_t module, uint32_t token,
-                         const mdt_resolve_opts *opts);
+int mdt_exportedtype_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+                             const mdt_modview *view, uintptr_t module, uint32_t token,
+                             const mdt_resolve_opts *opts);
 
 /* Resolve a MemberRef (0x0A) to the MethodDef or Field it names. The parent
  * (TypeRef, TypeDef, TypeSpec GENERICINST, ModuleRef for globals, MethodDef
@@ -218,7 +235,7 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
 /* Any of the above by the token's table. Errors: MDT_ENOTFOUND (no such
  * module ID), MDT_EINVAL (a token of another table, a rid beyond the
  * table), MDT_ENOMEM. */
-int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+int mdt_token_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                       const mdt_modview *view, uintptr_t module, uint32_t token,
                       const mdt_resolve_opts *opts);
 
@@ -265,7 +282,7 @@ int mdt_derived_types(void *mem_ctx, mdt_derived **out, size_t *n, const mdt_mod
  * (MDT_ENOTFOUND for a row that does not exist, MDT_ETRUNC, MDT_EBADIMAGE,
  * MDT_ENOHEAP, MDT_EUNSUPPORTED), MDT_EBADIMAGE for a chain longer than 64
  * steps (a cycle). */
-int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token);
+int mdt_token_scope(uint32_t *scope, const mdt_image *img, uint32_t token);
 
 /* Which loaded assembly an AssemblyRef (0x23) of `module` binds to, without
  * a type in mind: the first candidate of tiers 1, 2, 3a. *manifest is the
@@ -275,6 +292,27 @@ int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token);
  * AssemblyRef row does not read: the error record says why). */
 int mdt_assemblyref_bind(uintptr_t *manifest, int *tier, const mdt_modview *view, uintptr_t module,
                          uint32_t token);
+
+/* api-rename: off */
+/* The names these functions had in libmdtools 1:0:0, exported until the
+ * next soname (each calls the function of its new name); a compiler warns
+ * where one is used and names the new one (MDT_DEPRECATED_FOR,
+ * <mdtools/errors.h>). tools/api-rename.py moves code to the new names;
+ * MDT_NO_DEPRECATED leaves them undeclared. */
+#ifndef MDT_NO_DEPRECATED
+MDT_DEPRECATED_FOR(mdt_token_resolve)
+int mdt_resolve_token(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+                      const mdt_modview *view, uintptr_t module, uint32_t token,
+                      const mdt_resolve_opts *opts);
+MDT_DEPRECATED_FOR(mdt_exportedtype_resolve)
+int mdt_exported_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
+                         const mdt_modview *view, uintptr_t module, uint32_t token,
+                         const mdt_resolve_opts *opts);
+MDT_DEPRECATED_FOR(mdt_resolution_reason_name) const char *mdt_res_reason_name(int reason);
+MDT_DEPRECATED_FOR(mdt_token_scope)
+int mdt_ref_scope(uint32_t *scope, const mdt_image *img, uint32_t token);
+#endif /* MDT_NO_DEPRECATED */
+/* api-rename: on */
 
 #ifdef __cplusplus
 }

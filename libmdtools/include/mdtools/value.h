@@ -6,7 +6,7 @@
  * the same way plus enums, System.Type names, boxed objects and arrays. Both
  * decode into an mdt_value tree. System.Decimal constants are not in the
  * Constant table: compilers put them in a DecimalConstantAttribute, which
- * mdt_default_value() reads too.
+ * mdt_value_default() reads too.
  *
  * Decoding never trusts the blob: a value shorter than its type, a bad
  * length prefix or a count larger than the bytes left fails with a located
@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <mdtools/errors.h>
 
 #include <mdtools/names.h>
 
@@ -116,7 +118,7 @@ int mdt_constant_of_row(void *mem_ctx, mdt_value *out, const mdt_image *img, uin
  * the attribute: MDT_ETRUNC, MDT_EBADIMAGE, MDT_ENOHEAP, MDT_EUNRESOLVED,
  * MDT_EUNSUPPORTED (a DecimalConstantAttribute constructor that takes
  * what such an attribute cannot). */
-int mdt_default_value(void *mem_ctx, mdt_value *out, const mdt_image *img, uint32_t parent);
+int mdt_value_default(void *mem_ctx, mdt_value *out, const mdt_image *img, uint32_t parent);
 
 /* A value as text, e.g. `-8`, `1.5`, `"const string"` (C escapes), `'x'`,
  * `null`, `12.34`; custom attribute values as C# would write them
@@ -134,12 +136,28 @@ int mdt_decimal_format(void *mem_ctx, char **out, const mdt_decimal *d);
 
 /* A 128-bit integer stored as 16 little-endian bytes (System.Int128 /
  * UInt128 layout), exactly in decimal. Uses GMP. Errors: MDT_ENOMEM. */
-int mdt_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_signed);
+int mdt_value_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_signed);
 
 /* R4 / R8 as the shortest decimal text that reads back to the same value,
  * with `NaN`, `Infinity`, `-Infinity`, `-0`. `buf` needs 32 bytes. */
-char *mdt_r8_format(char buf[32], double v);
-char *mdt_r4_format(char buf[32], float v);
+char *mdt_value_r8_format(char buf[32], double v);
+char *mdt_value_r4_format(char buf[32], float v);
+
+/* api-rename: off */
+/* The names these functions had in libmdtools 1:0:0, exported until the
+ * next soname (each calls the function of its new name); a compiler warns
+ * where one is used and names the new one (MDT_DEPRECATED_FOR,
+ * <mdtools/errors.h>). tools/api-rename.py moves code to the new names;
+ * MDT_NO_DEPRECATED leaves them undeclared. */
+#ifndef MDT_NO_DEPRECATED
+MDT_DEPRECATED_FOR(mdt_value_r4_format) char *mdt_r4_format(char buf[32], float v);
+MDT_DEPRECATED_FOR(mdt_value_r8_format) char *mdt_r8_format(char buf[32], double v);
+MDT_DEPRECATED_FOR(mdt_value_int128_format)
+int mdt_int128_format(void *mem_ctx, char **out, const uint8_t le[16], bool is_signed);
+MDT_DEPRECATED_FOR(mdt_value_default)
+int mdt_default_value(void *mem_ctx, mdt_value *out, const mdt_image *img, uint32_t parent);
+#endif /* MDT_NO_DEPRECATED */
+/* api-rename: on */
 
 #ifdef __cplusplus
 }
