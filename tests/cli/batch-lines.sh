@@ -17,6 +17,7 @@ prog=${MDINSPECT:-$build/mdinspect/mdinspect}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mdi-lines.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$top" || exit 99
+. "$top/tests/common/check.sh"
 
 # The input: line numbers of the malformed lines (in every block) and of
 # the header.
@@ -46,7 +47,6 @@ want() { # the lines the output must have, in order
 want >"$tmp/want"
 echo "mdinspect batch: the log of process 77 (header at line $header) has no #stats line" >"$tmp/want.err"
 
-status=0
 run() { # NAME CMD...
     name=$1
     shift
@@ -56,19 +56,15 @@ run() { # NAME CMD...
     grep -o '^mdinspect batch: the log of process 77 (header at line [0-9]*) has no #stats line' \
         "$tmp/err" >"$tmp/got.err"
     if [ "$lines" -eq 40000 ] && cmp -s "$tmp/want" "$tmp/got" && cmp -s "$tmp/want.err" "$tmp/got.err"; then
-        echo "PASS $name"
+        check_pass "$name"
     else
-        echo "FAIL $name: $lines output lines; malformed lines and report:"
-        diff "$tmp/want" "$tmp/got" | head -10
-        diff "$tmp/want.err" "$tmp/got.err"
-        status=1
+        check_fail "$name: $lines output lines; malformed lines and report:" \
+            "$(diff "$tmp/want" "$tmp/got" | head -10)" "$(diff "$tmp/want.err" "$tmp/got.err")"
     fi
     # the line numbers are where the malformed lines are, in the output too
     for l in $bad; do
-        sed -n "${l}p" "$tmp/out" | grep -q "^\[malformed line $l:" || {
-            echo "FAIL $name: output line $l is not its malformed line"
-            status=1
-        }
+        sed -n "${l}p" "$tmp/out" | grep -q "^\[malformed line $l:" ||
+            check_fail "$name: output line $l is not its malformed line"
     done
 }
 for t in 1 2 3 8; do
@@ -77,4 +73,4 @@ done
 if command -v taskset >/dev/null 2>&1; then
     run "one CPU" taskset -c 0 "$prog" batch --no-progress -a data
 fi
-exit $status
+check_done
