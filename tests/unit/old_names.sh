@@ -16,6 +16,7 @@ command -v pkg-config >/dev/null 2>&1 || { echo "old_names.sh: needs pkg-config"
 [ -f "$so" ] || { echo "old_names.sh: no $so (a shared build is needed)" >&2; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$top/tests/common/check.sh"
 
 python3 - "$top/tools/api-rename.py" > "$tmp/table" <<'PY'
 import importlib.util, sys
@@ -26,38 +27,32 @@ spec.loader.exec_module(r)
 for old, new in r.RENAMED.items():
     print(old, new)
 PY
-[ -s "$tmp/table" ] || { echo "FAIL: no table read from tools/api-rename.py"; exit 1; }
+[ -s "$tmp/table" ] || check_error "no table read from tools/api-rename.py"
 
 # gcc and clang spell the warning "'OLD' is deprecated: use NEW" (C locale).
 LC_ALL=C $cc -std=c11 -Wdeprecated-declarations -I"$top/libmdtools/include" -I"$top/tests/common" \
     -I"$build" $(pkg-config --cflags talloc) -c "$top/tests/unit/old_names.c" -o "$tmp/o.o" \
     2> "$tmp/warnings"
 rc=$?
-pass=0
-fail=0
-if [ $rc -ne 0 ]; then
-    echo "FAIL: old_names.c does not compile"; cat "$tmp/warnings"; exit 1
-fi
+[ $rc -eq 0 ] || check_error "old_names.c does not compile: $(cat "$tmp/warnings")"
 nm -D --defined-only "$so" | awk '$2 == "T" { print $3 }' > "$tmp/exports"
 while read -r old new; do
-    if grep -q "'$old' is deprecated: use $new" "$tmp/warnings"; then
-        pass=$((pass + 1))
-    else
-        echo "FAIL: no warning that $old is deprecated naming $new"; fail=$((fail + 1))
-    fi
-    if grep -qx "$old" "$tmp/exports" && grep -qx "$new" "$tmp/exports"; then
-        pass=$((pass + 1))
-    else
-        echo "FAIL: libmdtools.so does not export both $old and $new"; fail=$((fail + 1))
-    fi
+    check_that "a use of $old is warned deprecated, naming $new" \
+        grep -q "'$old' is deprecated: use $new" "$tmp/warnings"
+    check_that "libmdtools.so exports both $old and $new" \
+        sh -c 'grep -qx "$1" "$3" && grep -qx "$2" "$3"' - "$old" "$new" "$tmp/exports"
 done < "$tmp/table"
-# MDT_NO_DEPRECATED takes the old names away (as the next soname will).
-printf '#define MDT_NO_DEPRECATED\n#include <mdtools/mdtools.h>\nint main(void) { return mdt_strerror(0) != 0; }\n' > "$tmp/n.c"
-if $cc -std=c11 -Werror=implicit-function-declaration -I"$top/libmdtools/include" -c "$tmp/n.c" \
-    -o "$tmp/n.o" 2>/dev/null; then
-    echo "FAIL: MDT_NO_DEPRECATED leaves mdt_strerror declared"; fail=$((fail + 1))
+# MDT_NO_DEPRECATED takes the old names away (as the next soname will):
+# the same program compiles without it, so the failure is the name's.
+printf '#include <mdtools/mdtools.h>\nint main(void) { return mdt_strerror(0) != 0; }\n' > "$tmp/n.c"
+cflags="-std=c11 -Werror=implicit-function-declaration -Wno-deprecated-declarations -I$top/libmdtools/include"
+# shellcheck disable=SC2086
+check_that "without MDT_NO_DEPRECATED a program may use mdt_strerror" \
+    $cc $cflags -c "$tmp/n.c" -o "$tmp/n.o"
+# shellcheck disable=SC2086
+if $cc $cflags -DMDT_NO_DEPRECATED -c "$tmp/n.c" -o "$tmp/n.o" 2>/dev/null; then
+    check_fail "MDT_NO_DEPRECATED leaves mdt_strerror declared"
 else
-    pass=$((pass + 1))
+    check_pass "MDT_NO_DEPRECATED takes mdt_strerror away"
 fi
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+check_done
