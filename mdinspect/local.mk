@@ -110,6 +110,9 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/emit_json.c \
 	mdinspect/batch/emit_folded.c \
 	mdinspect/batch/aggregate.c \
+	mdinspect/batch/aggregate_int.h \
+	mdinspect/batch/agg_speedscope.c \
+	mdinspect/batch/agg_top.c \
 	mdinspect/batch/filter.c \
 	mdinspect/batch/progress.c \
 	mdinspect/batch/run.c \
