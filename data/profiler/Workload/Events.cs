@@ -6,8 +6,9 @@
 //                                 Thrower.Fail, N*200 Oops<int> thrown by
 //                                 Checker.Check<string>, each caught by its caller
 //   Workload contention OUT [N]   Holder takes a lock N times (20) and holds
-//                                 it 50 ms each time; Waiter, started once Holder
-//                                 holds it, takes it right after each hold begins
+//                                 it until 50 ms after Waiter says it is about
+//                                 to take it (so every take waits, however
+//                                 late a loaded machine wakes Waiter)
 //
 // Facts: "# throw TYPE FRAME CALLER COUNT" (TYPE the exception class's
 // descriptor, exact; FRAME the throwing method's log frame, CALLER the
@@ -107,7 +108,7 @@ namespace Mdp.Work
         static readonly ManualResetEventSlim Held = new ManualResetEventSlim();
         static readonly ManualResetEventSlim Next = new ManualResetEventSlim();
         static long waitedTicks;
-        static int waits, waiterTid;
+        static int waits, waiterTid, entering;
 
         [DllImport("libc.so.6", EntryPoint = "gettid")]
         static extern int GetTid();
@@ -122,6 +123,11 @@ namespace Mdp.Work
                 lock (Gate)
                 {
                     Held.Set();
+                    // the 50 ms start once Waiter is at the lock: on a loaded
+                    // machine it may wake later than any fixed head start
+                    var sw = Stopwatch.StartNew();
+                    while (Volatile.Read(ref entering) == 0 && sw.ElapsedMilliseconds < 10000)
+                        Thread.Sleep(1);
                     Thread.Sleep(50);
                 }
             }
@@ -132,10 +138,12 @@ namespace Mdp.Work
         {
             // Holder holds Gate now: this blocks until it lets go
             long t0 = Stopwatch.GetTimestamp();
+            Volatile.Write(ref entering, 1);
             lock (Gate)
             {
                 waitedTicks += Stopwatch.GetTimestamp() - t0;
                 waits++;
+                entering = 0;
             }
         }
 
@@ -148,8 +156,7 @@ namespace Mdp.Work
                 Next.Set();
                 Held.Wait();
                 Held.Reset();
-                Thread.Sleep(5); // Holder is inside its 50 ms now
-                Take();
+                Take(); // Holder holds Gate until 50 ms after Take says it is there
             }
         }
 
