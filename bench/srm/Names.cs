@@ -1,4 +1,4 @@
-// Names in mdtools' full style (the project's NAMES.md) built with SRM: a
+// Names in mdtools' full style (doc/names.md) built with SRM: a
 // signature type provider for SRM's SignatureDecoder, which decodes a blob
 // straight into the provider's strings, and the full name of a MethodDef
 // (`Ns.Outer+Inner<T>::Name`). TypeDef and TypeRef names are built once
