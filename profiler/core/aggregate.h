@@ -4,7 +4,6 @@
 #ifndef MDP_AGGREGATE_H
 #define MDP_AGGREGATE_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 

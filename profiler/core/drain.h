@@ -4,7 +4,6 @@
 #ifndef MDP_DRAIN_H
 #define MDP_DRAIN_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 

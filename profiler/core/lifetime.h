@@ -5,7 +5,6 @@
 #ifndef MDP_LIFETIME_H
 #define MDP_LIFETIME_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 

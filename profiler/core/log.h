@@ -5,7 +5,6 @@
 #ifndef MDP_LOG_H
 #define MDP_LOG_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -5,7 +5,6 @@
 #ifndef MDP_MODES_H
 #define MDP_MODES_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -4,7 +4,6 @@
 #ifndef MDP_NAMING_H
 #define MDP_NAMING_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -6,7 +6,6 @@
 #ifndef MDP_SAMPLER_H
 #define MDP_SAMPLER_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
