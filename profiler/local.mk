@@ -14,6 +14,14 @@ noinst_LTLIBRARIES += profiler/libmdpcore.la
 # The runtime-independent core (also linked into its unit test).
 profiler_libmdpcore_la_SOURCES = \
 	profiler/core/core.h \
+	profiler/core/base.h \
+	profiler/core/sampler.h \
+	profiler/core/naming.h \
+	profiler/core/aggregate.h \
+	profiler/core/drain.h \
+	profiler/core/modes.h \
+	profiler/core/log.h \
+	profiler/core/lifetime.h \
 	profiler/core/core_int.h \
 	profiler/core/hash.h \
 	profiler/core/hash.c \

@@ -207,7 +207,8 @@ fi
 #    unit's objects call only functions of their own unit and of the units
 #    below it (nm of the built objects); calls up go through function
 #    pointers in the state that owns them. Every .c file of profiler/core
-#    must be in a unit, so a new file is placed on purpose.
+#    must be in a unit, so a new file is placed on purpose. No file of
+#    the core includes a header of a unit above its own (the sources).
 cat >"$tmp/units" <<'EOF'
 base: hash unwind config logname channel notes logfile maps elfmap state
 sampler: sampler execmap activity wall threads threadnames
@@ -218,7 +219,63 @@ modes: calls alloc allocstack heap events
 log: records header termsig
 lifetime: core drainloop modules seqs
 EOF
+# Each unit's private header (profiler/core/README.md, "Headers"); core.h
+# is the core's API, whose types (mdp_config, mdp_runtime_ops) every unit
+# uses. core_int.h gathers them all for tests and benches: no file of the
+# core includes it.
+cat >"$tmp/uheaders" <<'EOF'
+base: core.h base.h hash.h ring.h unwind.h channel.h native.h
+sampler: sampler.h
+naming: naming.h
+aggregate: aggregate.h
+drain: drain.h
+modes: modes.h
+log: log.h
+lifetime: lifetime.h
+EOF
 ubad=0
+# Includes: a file of the core includes no header of a unit above its own
+# (nor core_int.h, nor a header in no unit). Read from the sources: it
+# needs no build.
+for f in "$top"/profiler/core/*.c "$top"/profiler/core/*.h; do
+    name=$(basename "$f")
+    [ "$name" = core_int.h ] && continue
+    case $name in
+    *.c) unit=$(awk -v n="${name%.c}" '{ for (i = 2; i <= NF; i++) if ($i == n) { sub(/:$/, "", $1); print $1 } }' "$tmp/units") ;;
+    *.h) unit=$(awk -v n="$name" '{ for (i = 2; i <= NF; i++) if ($i == n) { sub(/:$/, "", $1); print $1 } }' "$tmp/uheaders") ;;
+    esac
+    if [ -z "$unit" ]; then
+        echo "check-layers: profiler/core/$name is in no unit of tools/check-layers.sh's tables" >&2
+        echo "$name - -" # keeps the count honest; judged below
+        continue
+    fi
+    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
+        while read -r inc; do
+            case $inc in
+            core/*) inc=${inc#core/} ;;
+            */*) continue ;;
+            *) [ -e "$top/profiler/core/$inc" ] || continue ;;
+            esac
+            echo "$name $unit $inc"
+        done
+done >"$tmp/uincs"
+awk -v units="$tmp/units" -v hdrs="$tmp/uheaders" '
+    BEGIN {
+        while ((getline l < units) > 0) { split(l, w, ":"); rank[w[1]] = ++n }
+        while ((getline l < hdrs) > 0) { n = split(l, w, /[: ]+/); for (i = 2; i <= n; i++) if (w[i] != "") hu[w[i]] = w[1] }
+    }
+    $2 == "-" { bad = 1; next }
+    $3 == "core_int.h" {
+        printf "check-layers: profiler/core/%s includes core_int.h (for tests only): include the units\047 headers\n", $1 > "/dev/stderr"
+        bad = 1; next
+    }
+    !($3 in hu) { printf "check-layers: profiler/core/%s includes %s, in no unit of tools/check-layers.sh\047s tables\n", $1, $3 > "/dev/stderr"; bad = 1; next }
+    rank[hu[$3]] > rank[$2] {
+        printf "check-layers: profiler/core/%s (%s) includes %s, of %s above it\n", $1, $2, $3, hu[$3] > "/dev/stderr"
+        bad = 1
+    }
+    END { exit bad }' "$tmp/uincs" || ubad=1
+[ "$ubad" -eq 0 ] && echo "profiler/core: $(grep -vc ' - -$' "$tmp/uincs") includes of the core's headers, none upward"
 if [ -d "$build/profiler/core" ]; then
     : >"$tmp/udefs"
     : >"$tmp/uneeds"

@@ -28,8 +28,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
 #include "core/native.h"
+#include "core/sampler.h"
 
 const char *const mdp_activity_text[MDP_ACT_COUNT] = {
     [MDP_ACT_NONE] = "",

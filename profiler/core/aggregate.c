@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
+#include "core/aggregate.h"
 
 struct mdp_record *mdp_record_add(mdp_core *core, enum mdp_rec_kind kind, const char *key,
                                   size_t keylen, uint64_t count, uint64_t bytes, const char *debug)

@@ -20,7 +20,10 @@
 
 #include <mdtools/names.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
+#include "core/naming.h"
+#include "core/aggregate.h"
+#include "core/modes.h"
 
 struct alloc_count {
     uint64_t count, bytes;

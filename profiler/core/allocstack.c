@@ -57,7 +57,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
+#include "core/sampler.h"
+#include "core/naming.h"
+#include "core/aggregate.h"
+#include "core/modes.h"
 
 #define MAX_PENDING 65536u            /* samples a thread keeps between two writes, */
 #define MAX_PENDING_BYTES (16u << 20) /* ... and their bytes (--alloc-sample 1 and deep stacks) */

@@ -30,7 +30,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
+#include "core/naming.h"
+#include "core/aggregate.h"
+#include "core/modes.h"
 
 #define CALLS_MAX (1u << 20) /* counters (functions hooked) */
 #define CALLS_STRIDE 8u      /* words per counter: one cache line each */

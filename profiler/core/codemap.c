@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
+#include "core/naming.h"
 
 int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_region *regions,
                 size_t nregions)

@@ -17,9 +17,15 @@
 
 #include <mdtools/errors.h>
 
+#include "core/base.h"
 #include "core/channel.h"
-#include "core/core_int.h"
 #include "core/native.h"
+#include "core/sampler.h"
+#include "core/naming.h"
+#include "core/drain.h"
+#include "core/modes.h"
+#include "core/log.h"
+#include "core/lifetime.h"
 
 static int on_miss(void *payload, mdt_idmap *map, int kind, uintptr_t id)
 {

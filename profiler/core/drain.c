@@ -23,8 +23,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
 #include "core/native.h"
+#include "core/sampler.h"
+#include "core/naming.h"
+#include "core/aggregate.h"
+#include "core/drain.h"
 
 struct keybuf {
     char *s;

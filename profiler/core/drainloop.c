@@ -32,8 +32,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
 #include "core/native.h"
+#include "core/sampler.h"
+#include "core/drain.h"
+#include "core/log.h"
+#include "core/lifetime.h"
 
 /* Wait up to ms for a wake that came after seq was read. */
 static void drain_wait(mdp_core *core, uint32_t seq, unsigned ms, int may_nap)

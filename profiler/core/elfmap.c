@@ -32,7 +32,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
 #include "core/native.h"
 
 #define MAX_OBJS 4096u

@@ -30,8 +30,12 @@
 
 #include <mdtools/names.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
 #include "core/native.h"
+#include "core/sampler.h"
+#include "core/naming.h"
+#include "core/aggregate.h"
+#include "core/modes.h"
 
 #define MDP_EVENTS_MAX 65536u
 

@@ -26,8 +26,9 @@
 
 #include <mdtools/idmap.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
 #include "core/unwind.h"
+#include "core/sampler.h"
 
 struct collect {
     mdp_core *core;

@@ -30,7 +30,9 @@
 #include <mdtools/il.h>
 #include <mdtools/names.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
+#include "core/sampler.h"
+#include "core/naming.h"
 
 const char *const mdp_frame_kind_text[FK_COUNT] = {
     [FK_MANAGED] = "managed",           [FK_NATIVE] = "native",

@@ -16,8 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/base.h"
 #include "core/channel.h"
-#include "core/core_int.h"
+#include "core/sampler.h"
+#include "core/naming.h"
+#include "core/modes.h"
+#include "core/log.h"
 
 /* The last components of a folder: is it …/shared/NAME/VERSION, a folder
  * in …/sdk/VERSION…, or one in a pack of the install, …/packs/NAME/VERSION…

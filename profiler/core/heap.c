@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
+#include "core/aggregate.h"
+#include "core/modes.h"
 
 void mdp_heap_snapshot(mdp_core *core, uint64_t gc, uint64_t walk_ns,
                        const struct mdp_heap_count *v, size_t n)

@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
 
 /* Open path for writing, as a regular file. */
 static int open_regular(const char *path, int flags, int *err)

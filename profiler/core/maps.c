@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
 
 struct mapping {
     uintptr_t lo, hi;

@@ -33,7 +33,13 @@
 #include <mdtools/names.h>
 #include <mdtools/pe.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
+#include "core/sampler.h"
+#include "core/naming.h"
+#include "core/drain.h"
+#include "core/modes.h"
+#include "core/log.h"
+#include "core/lifetime.h"
 
 static const struct {
     const char *name;

@@ -1,6 +1,7 @@
 /* Native time named: the ELF objects native frames lie in (elfmap.c) and
  * what the runtime is doing on a thread when it is sampled (activity.c).
- * Internal to the core (core_int.h has the slot and the core). */
+ * Internal to the core (base.h has the slot and the core; sampler.h the
+ * functions of activity.c and threads.c). */
 #ifndef MDP_NATIVE_H
 #define MDP_NATIVE_H
 
@@ -23,37 +24,12 @@ enum mdp_activity {
     MDP_ACT_STUB,      /* native code called from a runtime stub (drain.c) */
     MDP_ACT_COUNT
 };
-extern const char *const mdp_activity_text[MDP_ACT_COUNT];
 
 /* Nested begin/end pairs (JIT inside a type load, ...) of the calling
  * thread: begin pushes, end pops. Kept in a word of the thread's sampler
  * slot that its handler reads (mdp_slot_activity). Levels past the word's
  * eight are counted and popped without showing. */
 #define MDP_ACT_DEPTH 8u
-
-/* The activity the handler copies into a sample: the innermost pushed one,
- * else a GC or an exception in progress on the thread, else the thread's
- * role (a GC thread of the runtime's). Async-signal-safe: plain loads. */
-unsigned mdp_slot_activity(const struct mdp_slot *t);
-
-/* The sampler slot of the calling thread, or NULL (a thread the sampler
- * does not time, or sampling is off). Cached per thread; never from a
- * signal handler (thread-local storage). */
-struct mdp_slot *mdp_self_slot(mdp_core *core);
-
-/* The runtime's thread-name for GC worker threads (".NET Server GC",
- * ".NET BGC"): a slot of such a thread has MDP_ACT_GC as its role. */
-unsigned mdp_thread_role(const char *comm);
-
-/* ---- threads the runtime does not report (threads.c) --------------------- */
-
-/* Time every thread of the process that has no sampler slot yet (the GC's
- * server and background threads, the host's and native libraries'
- * threads), except the drain thread, and give GC threads their role. A
- * thread is taken once its stack is known (blocked in a system call: its
- * stack pointer from /proc/self/task/TID/syscall); drain thread, drain_lock
- * held; does nothing when cfg.threads is 0. */
-void mdp_threads_scan(mdp_core *core);
 
 /* ---- ELF objects -------------------------------------------------------- */
 
@@ -76,8 +52,5 @@ size_t mdp_elf_frame(mdp_core *core, uintptr_t ip, char *buf, size_t len);
 char *mdp_elf_announce(mdp_core *core, size_t *len);
 void mdp_elf_announced(mdp_core *core, int written);
 void mdp_elf_free(mdp_core *core);
-/* The #stats keys of native naming, " native.module=N act.gc=N ...", into
- * buf (NUL-terminated, cut at cap - 1 bytes). */
-void mdp_native_stats(const mdp_core *core, char *buf, size_t cap);
 
 #endif

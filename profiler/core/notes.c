@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base.h"
 #include "core/channel.h"
-#include "core/core_int.h"
 
 static void add(mdp_core *core, const char *text, int raw)
 {

@@ -48,9 +48,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base.h"
 #include "core/channel.h"
-#include "core/core_int.h"
 #include "core/native.h"
+#include "core/sampler.h"
+#include "core/modes.h"
+#include "core/log.h"
 
 #ifdef MDP_BENCH_CLOCK
 #include <sys/resource.h>

@@ -56,9 +56,10 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "core/core_int.h"
-#include "core/native.h"
+#include "core/base.h"
 #include "core/unwind.h"
+#include "core/native.h"
+#include "core/sampler.h"
 
 #ifdef MDP_BENCH_CLOCK
 #include <x86intrin.h>

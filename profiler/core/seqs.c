@@ -27,7 +27,7 @@
  * forbid); a mark keeps the watermark at 1, which retires nothing. */
 #include "config.h"
 
-#include "core/core_int.h"
+#include "core/base.h"
 
 #define MDP_SEQ_BUSY 1u
 

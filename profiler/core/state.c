@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
 
 int mdp_ops_live(mdp_core *core)
 {

@@ -34,7 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
+#include "core/log.h"
 
 #define MDP_TERM_WAIT_MS 3000
 

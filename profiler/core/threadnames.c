@@ -32,8 +32,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base.h"
 #include "core/channel.h"
-#include "core/core_int.h"
+#include "core/sampler.h"
 
 #define MAX_PENDING 4096u /* names of threads not started yet */
 

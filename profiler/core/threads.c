@@ -26,8 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
 #include "core/native.h"
+#include "core/sampler.h"
 
 #define MAX_NEW 256u /* threads taken per scan */
 

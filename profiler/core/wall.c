@@ -60,7 +60,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "core/core_int.h"
+#include "core/base.h"
+#include "core/sampler.h"
 
 #define WALL_MIN_PERIOD_NS 1000000ull /* the wall thread wakes at most 1,000 times a second */
 

@@ -1,0 +1,407 @@
+/* Private to profiler/core: the bottom of its stack of units (README.md).
+ * struct mdp_core (every unit reaches its own state through it) with the
+ * types and limits every unit shares, and the functions of the base unit
+ * (maps.c, state.c, logfile.c, notes.c); hash.h, ring.h, unwind.h,
+ * channel.h and native.h are the base unit's other headers. Each unit
+ * above has its own header (sampler.h, naming.h, aggregate.h, drain.h,
+ * modes.h, log.h, lifetime.h) that includes this one.
+ *
+ * Locks, innermost last; none is ever taken in the signal handler:
+ *   drain   (recursive) serializes draining, the frame cache, the records
+ *           and the IL maps; unload events hold it while they drain and
+ *           apply the unload, so no sample is named after its code died.
+ *           Draining may call the adapter (miss callbacks), whose events
+ *           take the leaf locks below.
+ *   mods    the module side table (leaf; its holder may wait for handlers
+ *           to leave, mdp_exec_publish: handlers take no lock).
+ *   code    code regions -> code versions (leaf).
+ *   threads the sampler's slot allocation and the threads' names; its
+ *           holder may add a note (notes_lock, a leaf). */
+#ifndef MDP_BASE_H
+#define MDP_BASE_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <mdtools/assembly.h>
+#include <mdtools/image.h>
+
+#include "core/core.h"
+#include "core/hash.h"
+#include "core/ring.h"
+
+#define MDP_MAX_THREADS 4096u     /* sampler slots (threads alive at once) */
+#define MDP_RING_WORDS (1u << 14) /* 128 KiB of samples per thread */
+#define MDP_DRAIN_MS 20u          /* drain period (default) */
+/* drain.c: a drain thread whose passes find the rings nearly empty doubles
+ * its period up to this (a process that waits costs ~3 wakeups a second,
+ * not 50); a ring half full wakes it at once (mdp_drain_poke). */
+#define MDP_DRAIN_MAX_MS 320u
+#define MDP_MAX_TARGS 64u      /* type arguments of one generic */
+#define MDP_MAX_DEPTH 255u     /* frames per sample (the log's limit) */
+#define MDP_SEQ_SLOTS 64u      /* seqs held at once without overflow (seqs.c) */
+#define MDP_RETIRE_BATCH 4096u /* unloads that trigger a retirement at once */
+#define MDP_RETIRE_MS 10000u   /* else at most this often after an unload */
+/* Pseudo IDs, below any address the runtime hands out (the zero page):
+ * primitive classes (mdp_ev_prim_class) and their module. */
+#define MDP_PRIM_CLASS_BASE 0x100u
+#define MDP_PRIM_MODULE 0x17u
+
+/* A sample in a ring: a header word, the time it was taken
+ * (CLOCK_MONOTONIC_COARSE in ns, when MDP_SAMPLE_HAVE_TIME), the
+ * interrupted stack pointer when the thread's stack bounds are not known
+ * yet, the thread's state in wall mode (MDP_SAMPLE_WALL), then (ip,
+ * function, gen) per frame, leaf first. */
+#define MDP_SAMPLE_MAGIC 0x5a4dull
+#define MDP_SAMPLE_HAVE_SP 0x01u   /* a stack-pointer word follows the header */
+#define MDP_SAMPLE_CUT 0x02u       /* the walk stopped at the depth limit */
+#define MDP_SAMPLE_HAVE_TIME 0x04u /* a time word follows the header (the handler's: always) */
+#define MDP_SAMPLE_WALL                                                                            \
+    0x08u /* wall mode: a state word (wall.c) follows the time and stack pointer */
+/* flags bits 4-7: what the runtime was doing on the thread (native.h) */
+#define MDP_SAMPLE_ACT(flags) (((flags) >> 4) & 15u)
+/* weight: timer periods the sample stands for (1 + the timer's overrun) */
+#define MDP_SAMPLE_HDR(nframes, flags, weight)                                                     \
+    (MDP_SAMPLE_MAGIC << 48 | (uint64_t)(weight) << 16 | (uint64_t)(flags) << 8 | (nframes))
+
+enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_RETIRED = 2 };
+
+struct mdp_slot {
+    _Atomic int state;
+    _Atomic int busy; /* handlers inside (Dekker with state) */
+    _Atomic int tid;
+    _Atomic uintptr_t stack_lo, stack_hi; /* 0: not known yet */
+    uintptr_t runtime_thread;
+    timer_t timer;
+    int has_timer;
+    unsigned retired_cycles;
+    mdp_ring ring;
+    uint64_t *ringbuf;
+    _Atomic uint64_t samples, drops, stray;
+    _Atomic uint64_t wall_seen; /* wall.c: the wall tick of the thread's last sample */
+    /* activity.c: what the runtime is doing on the thread (the handler reads
+     * them; the thread writes act_stack and act_exc, act_gc and act_role
+     * change under threads_lock) */
+    _Atomic uint32_t act_stack; /* nested activities, 4 bits a level, innermost low */
+    unsigned act_depth;         /* levels pushed (the thread's own) */
+    _Atomic unsigned act_gc, act_exc, act_role;
+    /* threadnames.c (threads_lock; the handler never reads them): the
+     * runtime's name of the thread, the kernel's */
+    char name[128];
+    char os_name[16];
+#ifdef MDP_BENCH_CLOCK
+    /* bench builds only (bench/profiler/README.md, "The handler's cost"):
+     * TSC ticks and CPU time spent in take_sample, its calls, frames it
+     * recorded */
+    _Atomic uint64_t bench_ticks, bench_cpu_ns, bench_calls, bench_frames;
+#endif
+};
+
+/* What the core knows of a module beyond the map. */
+/* core/maps.c: the readable memory of the image whose load address is
+ * base (the mapping holding it, then the module file's own mappings that
+ * follow it without a break, across the PROT_NONE gaps of a loader
+ * layout), at most max ranges, adjacent ones merged; the first starts at
+ * base. 0 when base is not readable. exec (NULL: not wanted) gets the
+ * readable and executable ones among them, from the file (never anonymous
+ * memory), at most max, adjacent ones merged, their number in *nexec.
+ * Reads /proc/self/maps with stdio: never from a signal handler. */
+#define MDP_MAX_IMAGE_RANGES 128u /* the header page and up to 96 sections */
+size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max, mdt_mem_range *exec,
+                        size_t *nexec);
+
+struct mdp_module {
+    uintptr_t id;
+    const void *base;
+    char *path;
+    unsigned flags;
+    void *ctx; /* talloc context of the image (NULL: no image) */
+    mdt_image *image;
+    mdt_identity identity; /* borrowed from the image: only while the module lives */
+    int has_identity;
+    char *name; /* the assembly's name (malloc): its #module line, after an unload too */
+    uint16_t version[4];
+    uint8_t mvid[16];
+    int corelib;
+    uint32_t prim_tokens[24]; /* corelib: TypeDef of each primitive, 0 absent */
+    uint8_t prim_codes[24];
+    mdt_mem_range *exec; /* the image's executable mappings (malloc), nexec of them */
+    size_t nexec;
+    /* its ReadyToRun RuntimeFunctions section in the image (checked to lie
+     * in a readable range): nrf (begin, end, unwind) RVA triples, sorted */
+    const uint32_t *rf;
+    uint32_t nrf;
+};
+
+/* Executable ranges of the live modules' images, sorted (execmap.c), with
+ * their module's ReadyToRun function table (rf NULL: none). */
+struct mdp_exec_range {
+    uintptr_t lo, hi;
+    uintptr_t base;
+    const uint32_t *rf;
+    uint32_t nrf;
+};
+struct mdp_exec_table {
+    size_t n;
+    struct mdp_exec_range r[];
+};
+
+/* A code region of one code version. */
+struct mdp_region {
+    uintptr_t start;
+    size_t size;
+    uintptr_t version; /* start of the version's first region */
+    size_t base;       /* offset of this region in the version's code */
+    uint64_t serial;   /* distinguishes code placed at a reused address */
+    uintptr_t fn;      /* the function incarnation it belongs to */
+    uint64_t fn_gen;
+};
+
+struct mdp_ilmap {
+    size_t n;
+    struct mdp_il_entry e[];
+};
+
+enum mdp_frame_kind {
+    FK_MANAGED = 0,
+    FK_NATIVE,
+    FK_DYNAMIC,
+    FK_STUB,
+    FK_UNMAPPED,
+    FK_UNLOADED,
+    FK_NOMVID,
+    FK_COUNT
+};
+
+/* A function incarnation as the log names it. */
+struct mdp_frame {
+    int kind;
+    int wait;    /* wall mode: a known managed wait (wall.c), 0 none */
+    char *text;  /* "mvid:0x06......{..}<..>" or the special word */
+    char *debug; /* in-process name, "?" when it could not be built */
+};
+
+/* What a record counts; its log line starts with the kind's word
+ * (records.c's record_words, doc/profile-log.md). A mode adds its kinds
+ * here: each kind has a map of its own, so one stack counted as a sample
+ * and as something else stays two records. */
+enum mdp_rec_kind {
+    MDP_REC_STACK, /* `stack`: sampled stacks (sample and wall modes) */
+    MDP_REC_CALL,  /* `call`: calls of one function (calls mode) */
+    MDP_REC_ALLOC, /* `alloc`: allocations of one type (alloc mode) */
+    MDP_REC_THROW, /* `throw`: exceptions of one type thrown from one stack (exceptions mode) */
+    MDP_REC_WAIT,  /* `wait`: waits on a managed lock from one stack, their nanoseconds (contention)
+                    */
+    MDP_REC_ASTACK, /* `astack`: sampled allocations of one type and stack (alloc mode) */
+    MDP_REC_HEAP,   /* `heap`: live objects of one type after a gen2 GC (heap mode) */
+    MDP_REC_NKINDS
+};
+
+/* One aggregated record. */
+struct mdp_record {
+    uint64_t count, bytes;
+    uint64_t exits[3]; /* call records: leaves, tail calls, frames the unwind pass reached */
+    uint64_t caught;   /* ... and of those, frames that caught the exception */
+    char *debug;       /* TAB-separated names, NULL without --debug-names */
+};
+
+struct mdp_calls;
+struct mdp_alloc;
+struct mdp_events;
+struct mdp_allocstack;
+
+/* The log file (logfile.c). Written in pieces by the drain thread: what
+ * ends at `end` stays; a tentative #stats line (after a termination
+ * signal) starts at stats_at and is overwritten by the next write. */
+struct mdp_logfile {
+    int fd; /* -1: none (it could not be opened, or it is closed) */
+    char path[4200];
+    uint64_t end;     /* bytes that stay */
+    int64_t stats_at; /* offset of a tentative #stats line, or -1 */
+    uint64_t size;    /* the file's size as the last write left it */
+    int failed_errno; /* the first write error (reported once), 0 none */
+    unsigned failures;
+};
+
+#define MDP_MAX_FRAMEWORKS 64u /* framework and SDK folders in the header */
+#define MDP_NOTES_MAX 65536u   /* bytes of `#` lines waiting for the next write */
+
+struct mdp_core {
+    mdp_config cfg;
+    mdp_runtime_ops ops;
+    _Atomic int ops_live; /* 0 after the runtime is gone: no more calls into it */
+    mdt_idmap *map;
+    char runtime[64];
+    int attach;
+    int pid;
+    time_t start_wall;
+    struct timespec start_mono;
+    _Atomic int finished;
+
+    pthread_mutex_t mods_lock;
+    mdp_pmap modules; /* id -> struct mdp_module */
+    struct mdp_exec_table
+        *_Atomic exec;    /* written under mods_lock, read by the handler (execmap.c) */
+    char framework[4096]; /* folder of the core library's file, for the header; "" unknown */
+    struct mdp_module **graveyard;
+    size_t ngraveyard, graveyard_cap;
+
+    pthread_mutex_t code_lock;
+    mdp_pmap regions; /* start -> struct mdp_region */
+    uint64_t region_serial;
+
+    pthread_mutex_t drain_lock;
+    mdp_pmap frames;        /* (function, gen) -> struct mdp_frame */
+    mdp_pmap ipnames;       /* (ip, gen) -> struct mdp_ipname (frames.c) */
+    uint64_t ipnames_epoch; /* code_epoch when ipnames was last valid */
+    /* codemap.c: bumped when a region replaces another at its address */
+    _Atomic uint64_t code_epoch;
+    mdp_pmap ilmaps;     /* (version start, serial) -> struct mdp_ilmap */
+    mdp_pmap ipkinds;    /* unattributed ip -> kind + 1 (cast) */
+    mdp_pmap wait_sites; /* wall mode: (call site ip, gen) -> known wait + 1 (cast), frames.c */
+    mdp_smap records[MDP_REC_NKINDS]; /* per kind: key text -> struct mdp_record */
+    uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut,
+        stat_drops_other;
+    uint64_t
+        stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
+    unsigned drain_cycles;
+    /* drain.c: the drain thread's schedule. drain_seq is the futex word it
+     * waits on (bumped by every wake); drain_napping is 1 while it waits and
+     * may be woken early, drain_poked says work came that wants the base
+     * period back; drain_fill is the most a ring held at a drain, in 64ths
+     * of it (drain_lock), since the drain thread last looked. */
+    _Atomic uint32_t drain_seq;
+    /* seqs.c: the seqs callbacks hold (0 = free, 1 = taking one), the
+     * takers that found no free slot, unloads applied; what the last
+     * retirement used (drain thread) */
+    _Atomic uint64_t seq_held[MDP_SEQ_SLOTS];
+    _Atomic unsigned seq_next_slot;
+    _Atomic uint64_t seq_overflow, unloads;
+    uint64_t retire_below, retire_last_ms, retire_unloads, stat_retired;
+    _Atomic int drain_napping, drain_poked;
+    uint64_t drain_fill;
+    /* What mdp_drain_all drains besides the rings, from a unit above it
+     * (events.c's queue of throws and waits); set by core.c. */
+    void (*drain_events)(mdp_core *core);
+#ifdef MDP_BENCH_CLOCK
+    /* bench builds only: the TSC when the core started (to convert ticks
+     * to ns), what two back-to-back reads of the thread's CPU clock measure
+     * (ns, to subtract per handler call), the drain thread's CPU time and
+     * the part of it spent in mdp_drain_all */
+    uint64_t bench_tsc0;
+    double bench_clock_ns;
+    _Atomic uint64_t bench_drain_ns, bench_drain_all_ns;
+#endif
+
+    /* sampler */
+    struct mdp_slot *slots;
+    pthread_mutex_t threads_lock;
+    _Atomic uint64_t threads_seen;
+    int sampling;
+
+    pthread_t drain_thread;
+    int drain_started;
+    /* wall mode (wall.c): ticks of 1/rate s since the start (the wall
+     * thread writes, the handler reads), the wall thread's TID (not
+     * sampled) and its state */
+    _Atomic uint64_t wall_ticks;
+    _Atomic int wall_tid;
+    struct mdp_wall *wall;
+    _Atomic int drain_stop;
+
+    struct mdp_calls *calls;
+    struct mdp_alloc *alloc;
+    struct mdp_events *events;                   /* events.c: throws and waits */
+    struct mdp_allocstack *allocstack;           /* allocstack.c: alloc mode's sampled stacks */
+    uint64_t stat_heap_walks, stat_heap_walk_ns; /* heap.c (drain_lock) */
+
+    /* The incremental log (records.c, logfile.c). drain_lock serializes
+     * writes; notes (diagnostics as `#` lines) come from any thread. */
+    struct mdp_logfile log;
+    int header_written;
+    mdp_smap described;        /* MVIDs that have their #module line */
+    size_t frameworks_written; /* folders in the header or a #frameworks line */
+    uint64_t stat_records;     /* record lines written */
+    uint64_t last_flush_ms;
+    char cmd[1100]; /* the command line, percent-encoded (header, channel) */
+    int ppid;
+    pthread_mutex_t notes_lock;
+    char *notes; /* pending `# ...\n` lines (malloc), notes_len bytes */
+    size_t notes_len;
+    uint64_t notes_dropped;
+    /* framework and SDK folders of loaded modules (mods_lock) */
+    char *frameworks[MDP_MAX_FRAMEWORKS];
+    size_t nframeworks;
+
+    /* termination signals (termsig.c) and the launcher (channel.h) */
+    _Atomic int term_signal; /* the first SIGINT, SIGTERM or SIGHUP seen, 0 none */
+    _Atomic uint64_t flush_req, flush_done;
+    _Atomic int stop_requested; /* the attaching mdprofile said stop */
+    int channel;                /* socket to the launcher, -1 none */
+    char end_reason[32];
+
+    /* Native frames named (native.h) */
+    struct mdp_elfmap *elf; /* elfmap.c (drain_lock) */
+#define MDP_GC_SLOTS 8u
+    struct mdp_slot *gc_slots[MDP_GC_SLOTS]; /* activity.c: threads collecting (threads_lock) */
+    _Atomic uint64_t act_serial;             /* activity.c: this core among the process's */
+    _Atomic int drain_tid;                   /* threads.c: the drain thread is not sampled */
+    unsigned ngc_slots;
+    uint64_t stat_native_module; /* native frames named by an ELF object */
+    uint64_t stat_act[16];       /* samples by activity (native.h) */
+    mdp_pmap pending_names;      /* threadnames.c: runtime thread -> name (threads_lock) */
+    /* threadnames.c, a log without the sampler (events only): runtime
+     * thread -> TID, TID -> struct ev_thread (threads_lock) */
+    mdp_pmap ev_tids, ev_threads;
+};
+
+/* state.c: the module side table (modules.c) */
+struct mdp_module *mdp_module_get(mdp_core *core, uintptr_t id); /* mods_lock held */
+
+/* state.c: wake the drain thread now (a stop, a termination signal's write).
+ * Async-signal-safe: an atomic add and a futex system call. */
+void mdp_drain_wake(mdp_core *core);
+/* Work came that the drain should not leave for a long period (a ring half
+ * full, code to record at the next tick): back to the base period, and
+ * woken now if it was waiting longer. Async-signal-safe, no lock, no
+ * allocation; a system call only when the drain was waiting. */
+void mdp_drain_poke(mdp_core *core);
+
+/* logfile.c: the log's name and file. */
+/* Open the log this process writes (cfg.output with %p replaced by the
+ * pid; a process other than the first writes NAME.PID.EXT beside it and
+ * never opens another's log: O_EXCL). 0, or -1 with a message. */
+int mdp_logfile_open(mdp_core *core, char *err, size_t errlen);
+/* Write len bytes, of which the first `keep` stay and the rest is a
+ * tentative #stats line. drain_lock held. 0 or -1 (reported once). */
+int mdp_logfile_write(mdp_core *core, const char *buf, size_t len, size_t keep);
+void mdp_logfile_close(mdp_core *core);
+
+/* notes.c: diagnostics. A note goes into the log (a `#` line, at the next
+ * write) and to the launcher; mdp_log's verbose lines into the log only. */
+void mdp_notes_add(mdp_core *core, const char *text);
+/* The same with "#" alone before the text: a line of its own kind
+ * ("thread ..." is written "#thread ..."). */
+void mdp_notes_add_raw(mdp_core *core, const char *text);
+
+/* notes.c */
+/* The pending notes, moved out (malloc, *len bytes), or NULL. */
+char *mdp_notes_take(mdp_core *core, size_t *len);
+/* Put lines taken back in front (a write failed); takes ownership. */
+void mdp_notes_restore(mdp_core *core, char *lines, size_t len);
+void mdp_notes_free(mdp_core *core);
+/* Send a channel message "WHAT PID REST" (REST as given). */
+void mdp_channel_tell(mdp_core *core, const char *what, const char *rest);
+
+/* state.c */
+uint64_t mdp_elapsed_ms(const mdp_core *core);
+/* A CLOCK_MONOTONIC(_COARSE) time in ns as ms since the core started (0
+ * for a time before it). */
+uint64_t mdp_mono_to_ms(const mdp_core *core, uint64_t mono_ns);
+int mdp_ops_live(mdp_core *core);
+
+#endif

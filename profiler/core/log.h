@@ -1,0 +1,49 @@
+/* Private to profiler/core: the functions of the log unit (records.c, header.c, termsig.c): the
+ * incremental log writer and the termination signals that make the log whole. Included by the files
+ * of this unit and of the units above it (profiler/core/README.md); struct mdp_core is in base.h.
+ */
+#ifndef MDP_LOG_H
+#define MDP_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base.h"
+
+/* records.c: append to the log what was aggregated since the last write (the header
+ * first, once; the notes; each record after the #module lines of the
+ * modules it names that the log has not described yet). With `end`, a
+ * #stats line saying end=END follows: the last line of the log when
+ * `final`, else tentative (the next write replaces it). drain_lock held.
+ * 0, or -1 when the write failed (what it held stays pending). */
+int mdp_log_flush(mdp_core *core, const char *end, int final);
+/* The drain thread's turn after each drain (drain_lock held): a write
+ * when one is due (every flush_ms, at once after a termination signal,
+ * and then after every drain), messages from the launcher. */
+void mdp_log_tick(mdp_core *core);
+void mdp_records_free(mdp_core *core);
+
+/* termsig.c: SIGINT, SIGTERM and SIGHUP end a profile, they do not lose
+ * it. Installed once per process (chained to the handlers before);
+ * mdp_termsig_attach makes `core` the one they flush. */
+void mdp_termsig_attach(mdp_core *core);
+void mdp_termsig_detach(mdp_core *core);
+const char *mdp_signal_name(int sig);
+
+/* header.c */
+/* The header line (without its newline) into a malloc'ed string. */
+char *mdp_header_line(mdp_core *core);
+/* Note a folder managed modules are loaded from, if it is a shared
+ * framework's or the SDK's (mods_lock held). */
+void mdp_frameworks_note(mdp_core *core, const char *module_path);
+/* Whether a folder is a shared framework's (…/shared/NAME/VERSION), in
+ * the SDK (…/sdk/VERSION…) or in a pack (…/packs/NAME/VERSION…). */
+int mdp_framework_folder(const char *dir, size_t len);
+/* "NAME VERSION" of the module with this MVID (32 hex digits), for its
+ * #module line; -1 when no module has it. */
+int mdp_module_describe(mdp_core *core, const char *mvid, char *out, size_t cap);
+/* The process's command line, percent-encoded and cut at cap - 1 bytes
+ * (with "..." then). */
+void mdp_read_cmdline(char *out, size_t cap);
+
+#endif

@@ -1,0 +1,57 @@
+/* Private to profiler/core: the functions of the naming unit (codemap.c, frames.c): code versions
+ * and their IL maps, a frame's text. Included by the files of this unit and of the units above it
+ * (profiler/core/README.md); struct mdp_core is in base.h. */
+#ifndef MDP_NAMING_H
+#define MDP_NAMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base.h"
+
+/* frames.c: with drain_lock held */
+const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen);
+/* A managed frame's text at one address: the incarnation's text and the
+ * address's IL offset ("...@0x1c"), len bytes; frame is the incarnation's
+ * (kind, debug name). Cached per (ip, gen); NULL when out of memory. */
+struct mdp_ipname {
+    uintptr_t fn;
+    int final; /* 0: the IL offset could not be known yet (no region): named again */
+    const struct mdp_frame *frame;
+    size_t len;
+    char text[];
+};
+const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen);
+/* Drop the cached texts of addresses (code may have moved). */
+void mdp_frames_forget_texts(mdp_core *core);
+/* Wall mode: the known wait (wall.c, 0 none) that the call at `ip` of
+ * (fn, gen) calls, read from the method's IL at the call site's offset
+ * (a wait the JIT inlined into its caller has no frame of its own);
+ * cached per site. */
+int mdp_frame_call_wait(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen);
+/* Classify an address no function range covered at sample time; may fill
+ * *fn, *gen when the code turns out to be managed. */
+int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen);
+/* "@0x..." IL offset suffix for ip in (fn, gen), or "". 1 when that is
+ * final, 0 when the code's region is not known yet (it may be later). */
+int mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len);
+/* Descriptor text of a class, after fetching what the map lacks. */
+int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len);
+void mdp_frames_forget_ips(mdp_core *core);
+/* A copy with TAB, newline and backslash escaped (malloc), or NULL. */
+char *mdp_escape_name(const char *s);
+void mdp_frames_free(mdp_core *core);
+extern const char *const mdp_frame_kind_text[FK_COUNT];
+
+/* codemap.c */
+/* Copy the region starting at `start` into *out; 0 or -1. */
+int mdp_code_region_get(mdp_core *core, uintptr_t start, struct mdp_region *out);
+/* The IL map of a version (cached; drain_lock held), NULL if none. */
+const struct mdp_ilmap *mdp_code_ilmap(mdp_core *core, const struct mdp_region *r);
+void mdp_code_forget_ilmaps(mdp_core *core);
+void mdp_code_free(mdp_core *core);
+
+/* frames.c */
+void mdp_mvid_hex(char out[33], const uint8_t mvid[16]);
+
+#endif

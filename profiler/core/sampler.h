@@ -1,0 +1,138 @@
+/* Private to profiler/core: the functions of the sampler unit (sampler.c, execmap.c, activity.c,
+ * wall.c, threads.c, threadnames.c): the thread slots and their rings, the SIGPROF handler, the
+ * timers, wall mode, what the runtime is doing per thread, thread names.
+ * Included by the files of this unit and of the units above it
+ * (profiler/core/README.md); struct mdp_core is in base.h. */
+#ifndef MDP_SAMPLER_H
+#define MDP_SAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base.h"
+#include "core/native.h"
+
+/* sampler.c: the slots that were ever taken are [0, mdp_slots_used()); the
+ * mark only grows (the slots outlive cores, for a re-attach). Every scan of
+ * the slots stops there: a pass over all 4,096 slots' cache lines, twice
+ * per drain pass, cost ~55 us, 50 passes a second, in any process
+ * (bench/profiler/README.md). Read with acquire after threads_seen: a slot
+ * made active below the mark published the mark first. */
+unsigned mdp_slots_used(void);
+/* Code that fills slots by hand (the benches under bench/profiler,
+ * tests/profiler/test_core.c) counts slots [0, n) as taken with this. */
+void mdp_slots_take(unsigned n);
+
+/* sampler.c */
+int mdp_sampler_init(mdp_core *core, char *err, size_t errlen);
+void mdp_sampler_stop(mdp_core *core);
+void mdp_sampler_free(mdp_core *core);
+/* Wait until no handler is inside any slot (each slot's `busy` seen 0 once
+ * since the call began), so that memory unlinked before the call (with a
+ * seq_cst store) is out of every handler's reach. 0, or -1 when a handler
+ * stayed inside through a long wait (a stopped thread): then free nothing
+ * it might read. Never from a handler. */
+int mdp_sampler_quiesce(mdp_core *core);
+/* mdp_ev_thread_start with the thread's stack bounds (0: to be found from
+ * its first sample) and its role (native.h: MDP_ACT_GC for a GC thread). */
+int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, uintptr_t lo,
+                             uintptr_t hi, unsigned role);
+
+/* execmap.c */
+/* The ReadyToRun method whose code holds ip, from its image's
+ * RuntimeFunctions table (a binary search; the entry must lie inside the
+ * executable range that holds ip): *start and *size, 1; 0 when ip is in
+ * no such method. Async-signal-safe, as mdp_exec_return_site. */
+int mdp_exec_r2r_function(const mdp_core *core, uintptr_t ip, uintptr_t *start, size_t *size);
+/* Rebuild the handler's table from the live modules' executable ranges
+ * and publish it; frees the old one once no handler can read it (waits
+ * for handlers). mods_lock held. 0, or -1 out of memory (then no table:
+ * never one that may hold an unloaded image). */
+int mdp_exec_publish(mdp_core *core);
+/* Whether ret may be a return address in a module image's code that the
+ * map may not know: its call's last byte lies in an executable range of a
+ * live module's image and the bytes before it there decode as a call
+ * (mdp_follows_call). Async-signal-safe: reads the published table and at
+ * most 8 bytes of that range. */
+int mdp_exec_return_site(const mdp_core *core, uintptr_t ret);
+void mdp_exec_free(mdp_core *core);
+/* The handler's view of the process (one profiler per process). */
+extern mdp_core *_Atomic mdp_sampling_core;
+
+/* threadnames.c: #thread lines. A slot taken (threads_lock held) gets the
+ * name the runtime gave its thread before it started; a thread ended
+ * forgets such a name; every active slot whose kernel name is new (all:
+ * or changed) is announced (drain thread). */
+void mdp_thread_named_start(mdp_core *core, struct mdp_slot *t);
+void mdp_thread_named_end(mdp_core *core, uintptr_t runtime_thread);
+void mdp_threads_name_scan(mdp_core *core, int all);
+/* Without the sampler (a log of event modes alone: exceptions,
+ * contention, alloc stacks), the threads the runtime reports (TID and
+ * runtime thread, threads_lock taken inside), and the calling thread's
+ * #thread line, written once before its first event's record (and again
+ * when the runtime renames it). Any thread but a signal handler's. */
+void mdp_thread_ev_started(mdp_core *core, uintptr_t runtime_thread, int tid);
+void mdp_thread_ev_ended(mdp_core *core, uintptr_t runtime_thread);
+void mdp_thread_event_seen(mdp_core *core, int tid);
+void mdp_thread_names_free(mdp_core *core);
+
+/* wall.c: wall-clock mode. The wall thread signals the sampled threads
+ * at the rate in wall time, within the signal budget (per second). */
+#define MDP_WALL_SYSCALL 0x1u /* state word: the thread was in a system call */
+int mdp_wall_start(mdp_core *core, char *err, size_t errlen);
+void mdp_wall_stop(mdp_core *core);
+void mdp_wall_free(mdp_core *core);
+/* The current wall tick (handler: the sample's weight is the ticks since
+ * the slot's wall_seen). */
+uint64_t mdp_wall_now(const mdp_core *core);
+/* In the handler: whether ip lies in an executable segment of a loaded
+ * ELF object (the wall thread's table, refreshed about once a second). */
+int mdp_wall_code_signal_safe(const mdp_core *core, uintptr_t ip);
+/* In the handler: the state word of the interrupted context (a ucontext_t). */
+uint64_t mdp_wall_state_signal_safe(const mdp_core *core, const void *uc);
+/* The wait a managed method stands for (its `Class::Method` name), 0 none;
+ * the state's text in the log ("waiting:Monitor.Wait"), NULL for 0. */
+int mdp_wall_wait_of(const char *name);
+const char *mdp_wall_wait_state(int wait);
+/* " wall.sent=N wall.failed=N" for #stats, "" when not in wall mode. */
+void mdp_wall_stats(const mdp_core *core, char *buf, size_t len);
+/* Whether the core samples in wall time. */
+int mdp_wall_mode(const mdp_core *core);
+
+/* sampler.c: free retired slots, retire those of dead threads (drain_lock
+ * held; check_alive about once a second). */
+void mdp_sampler_housekeeping(mdp_core *core, int check_alive);
+
+/* activity.c, threads.c: what the runtime is doing on a thread (native.h has
+ * the codes) and the threads it does not report */
+extern const char *const mdp_activity_text[MDP_ACT_COUNT];
+
+/* The activity the handler copies into a sample: the innermost pushed one,
+ * else a GC or an exception in progress on the thread, else the thread's
+ * role (a GC thread of the runtime's). Async-signal-safe: plain loads. */
+unsigned mdp_slot_activity(const struct mdp_slot *t);
+
+/* The sampler slot of the calling thread, or NULL (a thread the sampler
+ * does not time, or sampling is off). Cached per thread; never from a
+ * signal handler (thread-local storage). */
+struct mdp_slot *mdp_self_slot(mdp_core *core);
+
+/* The runtime's thread-name for GC worker threads (".NET Server GC",
+ * ".NET BGC"): a slot of such a thread has MDP_ACT_GC as its role. */
+unsigned mdp_thread_role(const char *comm);
+
+/* ---- threads the runtime does not report (threads.c) --------------------- */
+
+/* Time every thread of the process that has no sampler slot yet (the GC's
+ * server and background threads, the host's and native libraries'
+ * threads), except the drain thread, and give GC threads their role. A
+ * thread is taken once its stack is known (blocked in a system call: its
+ * stack pointer from /proc/self/task/TID/syscall); drain thread, drain_lock
+ * held; does nothing when cfg.threads is 0. */
+void mdp_threads_scan(mdp_core *core);
+
+/* The #stats keys of native naming, " native.module=N act.gc=N ...", into
+ * buf (NUL-terminated, cut at cap - 1 bytes). */
+void mdp_native_stats(const mdp_core *core, char *buf, size_t cap);
+
+#endif
