@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <talloc.h>
 
 #include "print.h"
 
@@ -136,11 +138,65 @@ static inline bool pr_json_on(mdi_printer *p)
 /* print.c: a top-level block ends (text written, JSON record closed). */
 void pr_block_end(mdi_printer *p);
 
+/* print_text.c's small calls that the table and text printers make per
+ * cell, inline here: as calls across files they cost the table printer
+ * about 1% of `find *` over a framework (bench/README.md, issue 29). */
+#define ARENA_CHUNK (64 * 1024)
+
+/* The number of leading bytes of s[0..len) that are printable ASCII
+ * (0x20-0x7e), eight at a time: most of what is printed. */
+static inline size_t pt_printable_prefix(const char *s, size_t len)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        /* A byte below 0x20, at or above 0x7f: the word fails. */
+        if (((w - 0x20 * ones) | (w + 0x01 * ones) | w) & high)
+            break;
+    }
+    while (i < len && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7F)
+        i++;
+    return i;
+}
+
+static inline size_t pt_display_width(const char *s)
+{
+    size_t len = strlen(s), i = pt_printable_prefix(s, len), w = i;
+    for (s += i; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+    return w;
+}
+
+static inline char *pt_arena_alloc(mdi_printer *p, size_t n)
+{
+    char *r;
+    if (n > p->arena_left) {
+        size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        char *c = p->blk ? talloc_size(p->blk, sz) : NULL;
+        if (!c) {
+            p->failed = true;
+            return NULL;
+        }
+        p->arena = c;
+        p->arena_left = sz;
+    }
+    r = p->arena;
+    p->arena += n;
+    p->arena_left -= n;
+    return r;
+}
+
+static inline const char *pt_value_color(const char *s)
+{
+    return strncmp(s, "<error: ", 8) == 0 ? SGR_ERROR : NULL;
+}
+
 /* print_text.c: widths and colours of cells, the block's arena of value
  * text (freed with the block), its lines, and a list item's cells. */
-size_t pt_display_width(const char *s);
 void pt_arena_reset(mdi_printer *p);
-char *pt_arena_alloc(mdi_printer *p, size_t n);
 char *pt_arena_strndup(mdi_printer *p, const char *s, size_t n);
 char *pt_arena_vprintf(mdi_printer *p, const char *fmt, va_list ap);
 char *pt_arena_printf(mdi_printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -148,7 +204,6 @@ char *pt_arena_text(mdi_printer *p, const char *s, size_t len, bool quoted);
 void pr_block_begin(mdi_printer *p);
 void pt_separate(mdi_printer *p);
 struct line *pt_add_line(mdi_printer *p, enum line_kind kind, int indent);
-const char *pt_value_color(const char *s);
 void pt_render_text(mdi_printer *p);
 void pt_flush_chunk(mdi_printer *p, struct frame *list);
 struct table *pt_item_table(mdi_printer *p);

@@ -68,33 +68,6 @@ char *mdi_escape(void *mem_ctx, const char *s, size_t len, bool quoted)
     return buf;
 }
 
-/* The number of leading bytes of s[0..len) that are printable ASCII
- * (0x20-0x7e), eight at a time: most of what is printed. */
-static size_t printable_prefix(const char *s, size_t len)
-{
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        /* A byte below 0x20, at or above 0x7f: the word fails. */
-        if (((w - 0x20 * ones) | (w + 0x01 * ones) | w) & high)
-            break;
-    }
-    while (i < len && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7F)
-        i++;
-    return i;
-}
-
-size_t pt_display_width(const char *s)
-{
-    size_t len = strlen(s), i = printable_prefix(s, len), w = i;
-    for (s += i; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80)
-            w++;
-    return w;
-}
-
 static void put_colored(mdi_printer *p, const char *sgr, const char *s)
 {
     if (p->color && sgr)
@@ -108,31 +81,11 @@ static void put_colored(mdi_printer *p, const char *sgr, const char *s)
 /* The text of a block's values comes from a bump arena in chunks under
  * the block: thousands of small strings, written together and freed
  * together, without a talloc header and a malloc each. */
-#define ARENA_CHUNK (64 * 1024)
 
 void pt_arena_reset(mdi_printer *p)
 {
     p->arena = NULL;
     p->arena_left = 0;
-}
-
-char *pt_arena_alloc(mdi_printer *p, size_t n)
-{
-    char *r;
-    if (n > p->arena_left) {
-        size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        char *c = p->blk ? talloc_size(p->blk, sz) : NULL;
-        if (!c) {
-            p->failed = true;
-            return NULL;
-        }
-        p->arena = c;
-        p->arena_left = sz;
-    }
-    r = p->arena;
-    p->arena += n;
-    p->arena_left -= n;
-    return r;
 }
 
 char *pt_arena_strndup(mdi_printer *p, const char *s, size_t n)
@@ -191,8 +144,8 @@ static char *arena_escape(mdi_printer *p, const char *s, size_t len, bool quoted
 /* Printable ASCII needs no escaping: the common case, without mdi_escape. */
 char *pt_arena_text(mdi_printer *p, const char *s, size_t len, bool quoted)
 {
-    return !quoted && printable_prefix(s, len) == len ? pt_arena_strndup(p, s, len)
-                                                      : arena_escape(p, s, len, quoted);
+    return !quoted && pt_printable_prefix(s, len) == len ? pt_arena_strndup(p, s, len)
+                                                         : arena_escape(p, s, len, quoted);
 }
 
 void pr_block_begin(mdi_printer *p)
@@ -260,11 +213,6 @@ static void put_indent(FILE *out, int n)
 {
     if (n > 0)
         put_blanks(out, (size_t)n);
-}
-
-const char *pt_value_color(const char *s)
-{
-    return strncmp(s, "<error: ", 8) == 0 ? SGR_ERROR : NULL;
 }
 
 /* Write the text block: "label: value" lines aligned per indent level. */
