@@ -8,6 +8,7 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/file.h \
 	libmdtools/include/mdtools/token.h \
 	libmdtools/include/mdtools/idmap.h \
+	libmdtools/include/mdtools/idmap_code.h \
 	libmdtools/include/mdtools/image.h \
 	libmdtools/include/mdtools/tables.h \
 	libmdtools/include/mdtools/tables.def \

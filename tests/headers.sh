@@ -29,7 +29,8 @@ done
 # Declarations moved to another header stay reachable through the header
 # that had them (source compatibility): "old-header function".
 for moved in "names.h mdt_member_owner" "names.h mdt_token_owner" \
-    "names.h mdt_typedef_enclosing" "names.h mdt_typedef_by_name"; do
+    "names.h mdt_typedef_enclosing" "names.h mdt_typedef_by_name" \
+    "idmap.h mdt_idmap_ip_lookup" "idmap.h mdt_idmap_code_add"; do
     set -- $moved
     printf '#include <mdtools/%s>\nint main(void) { (void)&%s; return 0; }\n' "$1" "$2" \
         > "$tmp/m.c"

@@ -73,6 +73,7 @@ value.h generics
 attr.h generics
 descriptor.h generics
 idmap.h tokens
+idmap_code.h tokens
 modset.h typeref
 typeref.h typeref
 pdb.h pdb

@@ -45,19 +45,8 @@
  *   whichever order they come (when the named ID was unloaded more than
  *   once since, the map knows only the last unload, and refuses items up
  *   to it: an ID left unknown, never a dead one answered);
- * - a code range names a FunctionID, not what it stands for: after an
- *   unload the runtime may reuse the ID for another method, so a
- *   code_add neither keeps a function's incarnation alive through a late
- *   unload nor joins an incarnation newer than itself (it is refused);
- * - a code_add at s says that at s its addresses held that function's
- *   code, whatever its outcome: the older ranges it overlaps are gone
- *   (code is freed as a whole: over their whole span), and no code_add
- *   older than s over those addresses is applied any more. A live range
- *   refuses older code_adds over itself; code that leaves the map, or is
- *   refused, leaves a tombstone that does the same: removed code at the
- *   removal's seq, replaced code at the replacing add's seq, code gone
- *   with its function's incarnation at its own seq, a refused add at its
- *   seq over its span (mdt_idmap_code_remove() says how they are kept);
+ * - code ranges have rules of their own on top of these (which code_add
+ *   wins, code tombstones): <mdtools/idmap_code.h>;
  * - a load with the same content is a duplicate; it fills in fields the
  *   record lacks (a zero prim, a missing owning class, module path, MVID,
  *   AppDomain, assembly, identity), keeping the incarnation. A field that
@@ -220,14 +209,6 @@ typedef struct mdt_idmap_function_desc {
     const uintptr_t *class_args;   /* ... in the caller's buffer, after args */
 } mdt_idmap_function_desc;
 
-/* A code range [start, start + size) of a function incarnation. */
-typedef struct mdt_idmap_code_range {
-    uintptr_t start;
-    size_t size;
-    uintptr_t function_id;
-    uint64_t function_gen;
-} mdt_idmap_code_range;
-
 /* One node of a described type, in pre-order: a node is followed by the
  * subtrees of its `nargs` type arguments (for shapes: the element). For the
  * generics formatter: TYPEDEF nodes name (image, token) and carry the MVID;
@@ -352,7 +333,9 @@ int mdt_idmap_appdomain_shutdown(mdt_idmap *map, uintptr_t appdomain, uint64_t s
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_assembly_unload(mdt_idmap *map, uintptr_t assembly, uint64_t seq);
 
-/* ---- Writers: classes, functions, code -------------------------------- */
+/* ---- Writers: classes, functions -------------------------------------- */
+/* (Code ranges, their writers and the lookup by instruction pointer:
+ * <mdtools/idmap_code.h>, which this header includes at its end.) */
 
 /* ClassLoadFinished / GetClassIDInfo2 answer. `info->args` (nargs ClassIDs)
  * is copied. Rejected (SUPERSEDED) when its module or a type argument was
@@ -388,43 +371,6 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
  * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
  * Thread-safety: writer (serialized). Async-signal-safe: no. */
 int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t seq);
-
-/* Record that [start, start + size) holds code of the *live* function
- * `function_id` (GetCodeInfo2) at `seq`. Ranges overlapping it that are
- * older than `seq` go, whatever the outcome (the memory was reused; see
- * the attach rules above). SUPERSEDED when a newer range overlaps it, a
- * tombstone at or after `seq` covers part of it (code freed or replaced
- * there since), or the function was unloaded at or after `seq`; the
- * refused range then leaves a tombstone at `seq` over its span. It is
- * also SUPERSEDED when `seq` is older than the function's generation (the
- * code may be of an earlier incarnation). The range goes away with its
- * function's incarnation, leaving a tombstone at its own seq. Errors: MDT_ENOTFOUND when the
- * function is not live in the map (older overlapping ranges still go and
- * the span gets a tombstone at `seq`: the memory held other code then),
- * MDT_EINVAL for size 0 or overflow (and as for every writer call),
- * MDT_ENOMEM.
- * Thread-safety: writer (serialized). Async-signal-safe: no. */
-int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
-                       uint64_t seq);
-
-/* Forget the range starting at `start` (code freed, e.g. after ReJIT). It
- * leaves a tombstone over the range (over `start` alone when the map knows
- * no range there: then APPLIED, or DUPLICATE when a tombstone at least as
- * new covers it) so that a code_add generated before it cannot bring the
- * code back; a newer range there makes it SUPERSEDED.
- * Code tombstones: every address keeps the newest seq of the tombstones
- * over it (one over older ones raises only the addresses they share); a
- * range applied over addresses clears theirs (it refuses older code_adds
- * itself, and leaves a tombstone at least as new when it goes).
- * mdt_idmap_retire() drops them below its watermark with the others.
- * Without it they stay bounded: at most 1024 plus one per live range
- * pieces of equal seq (24 bytes each); past that, neighbouring pieces
- * merge into one over both and the gap between them, with the newer seq,
- * which may refuse an older code_add in that gap: unknown, never dead
- * code (a refused code_add still removes the older ranges it overlaps).
- * Errors: MDT_EINVAL, MDT_ENOMEM (as for every writer call, above).
- * Thread-safety: writer (serialized). Async-signal-safe: no. */
-int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq);
 
 /* ---- Writers: housekeeping --------------------------------------------- */
 
@@ -520,10 +466,6 @@ int mdt_idmap_function_describe(mdt_idmap_function_desc *out, uintptr_t *args_bu
                                 uint32_t args_cap, const mdt_idmap *map, uintptr_t function_id,
                                 uint64_t gen);
 
-/* The code range containing `ip`. Errors: MDT_ENOTFOUND, MDT_EINVAL.
- * Async-signal-safe: yes. */
-int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map, uintptr_t ip);
-
 /* Reverse: the live ClassID for (module, TypeDef, type args) or for a shape
  * (module 0 or as loaded, shape, rank, args[0] = element). `key->gen` and
  * `key->prim` are ignored. *class_id and *gen (may be NULL) are set.
@@ -599,9 +541,12 @@ int mdt_idmap_class_fetch(mdt_idmap_class_info *out, uintptr_t *args_buf, uint32
                           mdt_idmap *map, uintptr_t class_id);
 int mdt_idmap_function_fetch(mdt_idmap_function_info *out, uintptr_t *args_buf, uint32_t args_cap,
                              mdt_idmap *map, uintptr_t function_id);
-int mdt_idmap_ip_fetch(mdt_idmap_code_range *out, mdt_idmap *map, uintptr_t ip);
 
 #ifdef __cplusplus
 }
 #endif
+
+/* The code ranges' part of the API, for callers that include this header
+ * only (it includes this one first). */
+#include <mdtools/idmap_code.h>
 #endif
