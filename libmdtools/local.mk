@@ -83,6 +83,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/tokens/presence_int.h \
 	libmdtools/tokens/lifetime_int.h \
 	libmdtools/tokens/plugs_int.h \
+	libmdtools/tokens/ranges_int.h \
 	libmdtools/tokens/grace.c \
 	libmdtools/tokens/table.c \
 	libmdtools/tokens/wmap.c \
@@ -98,6 +99,9 @@ MDT_LIB_SOURCES = \
 	libmdtools/tokens/index.c \
 	libmdtools/tokens/presence.c \
 	libmdtools/tokens/ranges.c \
+	libmdtools/tokens/ranges_tomb.c \
+	libmdtools/tokens/ranges_write.c \
+	libmdtools/tokens/ranges_part.c \
 	libmdtools/tokens/describe.c \
 	libmdtools/tokens/fetch.c \
 	libmdtools/tokens/idmap.c \

@@ -36,7 +36,7 @@ struct mdt_idmap {
     alignas(IDM_SEP) _Atomic(struct idm_tab *) tab[3]; /* K_MODULE, K_CLASS, K_FUNC */
     _Atomic(struct idm_itab *) rev[3];                 /* reverse: [K_CLASS], [K_FUNC] (index.c) */
     _Atomic(struct idm_itab *) presence;               /* presence.c */
-    _Atomic(struct idm_rtop *) ranges;                 /* ranges.c */
+    _Atomic(struct idm_rtop *) ranges;                 /* ranges_int.h */
     _Atomic(struct idm_mods *) mods;                   /* module handle -> ModuleID (handles.c) */
     struct idm_grace g;
     /* Any thread (mdt_idmap_next_seq). */
@@ -56,7 +56,7 @@ struct mdt_idmap {
     struct idm_wmap newer;  /* (kind, id) -> newest seq of a live record with META_NEWER */
     struct idm_deps *deps;  /* dependents (deps.c) */
     struct idm_handles *hd; /* module handles (handles.c) */
-    struct idm_rwriter *rw; /* code ranges, writer's side (ranges.c) */
+    struct idm_rwriter *rw; /* code ranges, writer's side (ranges_int.h) */
     /* Presence counts from 0xffff up (presence.c): one writer map, which
      * needs no structure of its own. */
     struct idm_wmap pover;

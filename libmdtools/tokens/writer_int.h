@@ -2,7 +2,7 @@
  * into it. Every writer call locks, checks its seq, does its work and
  * finishes here; a record kind (modules.c, classes.c, functions.c) gives
  * the core a const struct idm_kind_ops, a part with state of its own
- * (presence.c, ranges.c) a const struct idm_part_ops, and idmap.c plugs
+ * (presence.c, ranges_part.c) a const struct idm_part_ops, and idmap.c plugs
  * them in when it creates a map. The core calls them through the map and
  * names none of them. */
 #ifndef MDT_TOKENS_WRITER_INT_H
