@@ -142,7 +142,9 @@ MDT_LIB_SOURCES = \
 	libmdtools/generics/attr.c \
 	libmdtools/generics/attr_types.c \
 	libmdtools/generics/attr_int.h \
+	libmdtools/generics/desc_int.h \
 	libmdtools/generics/descriptor.c \
+	libmdtools/generics/desc_text.c \
 	libmdtools/generics/idnames.c \
 	libmdtools/pdb/pdb_int.h \
 	libmdtools/pdb/open.c \
