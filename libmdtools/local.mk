@@ -107,6 +107,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/tokens/idmap.c \
 	libmdtools/typeref/modset_int.h \
 	libmdtools/typeref/modset.c \
+	libmdtools/typeref/modview.c \
 	libmdtools/typeref/mirror.c \
 	libmdtools/typeref/scope.c \
 	libmdtools/typeref/index_int.h \

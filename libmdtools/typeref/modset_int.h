@@ -129,7 +129,7 @@ static inline uintptr_t tr_view_id(const struct mdt_modview *v, uint32_t mi)
 }
 
 /* Whether module `cand` is visible from module `from` (same AppDomain, or
- * shared). */
+ * shared; modview.c). */
 bool tr_visible(const struct mdt_modview *v, uint32_t from, uint32_t cand);
 /* strcmp and a hash folding ASCII case only: assembly and module names. */
 int tr_ascii_casecmp(const char *a, const char *b);
