@@ -124,6 +124,8 @@ MDT_LIB_SOURCES = \
 	libmdtools/typeref/dispatch.c \
 	libmdtools/typeref/resolve.c \
 	libmdtools/typeref/memberref.c \
+	libmdtools/typeref/sigeq_int.h \
+	libmdtools/typeref/sigeq.c \
 	libmdtools/typeref/derived.c \
 	libmdtools/generics/decode.c \
 	libmdtools/generics/fmt_int.h \
