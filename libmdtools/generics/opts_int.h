@@ -11,17 +11,10 @@
 
 #include "util/error.h"
 
-/* The refusal returns MDT_EINVAL here rather than what the failure call
- * returns (the same code): a result known at the call site lets gcc keep
- * the hot path of the callers free of the arguments' saves (the call was
- * +24 instructions a signature name; bench/README.md, issue 29). */
+/* The versioned options' one check (util/error.h), for mdt_name_opts. */
 static inline int gen_opts_check(const mdt_name_opts *o, const char *fn)
 {
-    if (__builtin_expect(o && o->version > MDT_NAME_OPTS_VERSION, 0)) {
-        mdt__fail_opts_version(fn, "mdt_name_opts", o->version, MDT_NAME_OPTS_VERSION);
-        return MDT_EINVAL;
-    }
-    return 0;
+    return mdt__opts_check(o ? o->version : 0, MDT_NAME_OPTS_VERSION, fn, "mdt_name_opts");
 }
 
 #endif
