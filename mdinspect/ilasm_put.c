@@ -334,17 +334,12 @@ void mdi_ilasm_put_generic_params(struct out *o, uint32_t owner)
 
 void mdi_ilasm_put_qstr(struct out *o, const char *s)
 {
-    fputc('"', o->f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(o->f, "\\%c", ch);
-        else if (ch < 0x20 || ch == 0x7f)
-            fprintf(o->f, "\\%03o", ch);
-        else
-            fputc(ch, o->f);
-    }
-    fputc('"', o->f);
+    char *q = NULL;
+    if (mdt_ilasm_string(o->mem, &q, s, strlen(s)) == 0)
+        fputs(q, o->f);
+    else
+        mdi_ilasm_put_error(o, "string");
+    talloc_free(q);
 }
 
 /* ` marshal(...)` of a field or parameter with a FieldMarshal row (II.23.4);

@@ -28,4 +28,8 @@ int mdt__put_value(sb *out, const mdt_value *v, const mdt_name_opts *opts);
  * (value.c); the text as stored when it does not parse. */
 int mdt__reflection_to_full(void *mem_ctx, char **out, const char *s, size_t len);
 
+/* Append n bytes as an ILAsm quoted string (II.5.2 QSTRING; ilasm.c):
+ * " and \\ escaped, other control bytes as \\ and three octal digits. */
+void mdt__ilasm_qstring(sb *out, const uint8_t *p, size_t n);
+
 #endif

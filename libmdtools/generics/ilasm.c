@@ -19,6 +19,7 @@
 #include <mdtools/tables.h>
 
 #include "generics/fmt_int.h"
+#include "generics/gen_int.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -224,6 +225,38 @@ void fmt_il_member_id(sb *out, const char *s, size_t n)
         sb_add(out, s, n);
     else
         put_quoted(out, s, n);
+}
+
+/* ILAsm's QSTRING (II.5.2): the one writer of the library's quoted strings
+ * (mdt_ilasm_string, and a custom marshaler's strings in marshal.c). */
+void mdt__ilasm_qstring(sb *out, const uint8_t *p, size_t n)
+{
+    sb_addc(out, '"');
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if (c == '"' || c == '\\') {
+            sb_addc(out, '\\');
+            sb_addc(out, (char)c);
+        } else if (c < 0x20 || c == 0x7f) {
+            sb_addf(out, "\\%03o", c);
+        } else {
+            sb_addc(out, (char)c);
+        }
+    }
+    sb_addc(out, '"');
+}
+
+int mdt_ilasm_string(void *mem_ctx, char **out, const char *s, size_t len)
+{
+    char stack[256];
+    sb b;
+    if (out)
+        *out = NULL;
+    if (!out || (!s && len))
+        return mdt__fail_simple(MDT_EINVAL, "mdt_ilasm_string: no %s", out ? "string" : "output");
+    sb_init_stack(&b, mem_ctx, stack, sizeof stack);
+    mdt__ilasm_qstring(&b, (const uint8_t *)s, len);
+    return sb_finish(&b, out);
 }
 
 int mdt_ilasm_name(void *mem_ctx, char **out, const char *name, size_t len)

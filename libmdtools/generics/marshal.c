@@ -160,16 +160,11 @@ static int put_qstring(rd *r, sb *out, const char *what)
     int e;
     if ((e = rd_compressed(r, &n, what)) || (e = rd_bytes(r, &p, n, what)))
         return e;
-    sb_addc(out, '"');
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++)
         if (p[i] < 0x20 || p[i] == 0x7f)
             return rd_fail(r, MDT_EUNSUPPORTED, "%s: control byte 0x%02x has no ILAsm spelling",
                            what, p[i]);
-        if (p[i] == '"' || p[i] == '\\')
-            sb_addc(out, '\\');
-        sb_addc(out, (char)p[i]);
-    }
-    sb_addc(out, '"');
+    mdt__ilasm_qstring(out, p, n);
     return 0;
 }
 

@@ -1,7 +1,8 @@
 /* mdt_marshal_text on data/Marshal.dll and Everything.dll: each field's and
  * parameter's marshalling descriptor as ILDasm 10 writes it (up to spaces),
  * and damaged copies of the blobs (cut short, bytes past the end, a native
- * type no one defines, an array of arrays) refused with a located error. */
+ * type no one defines, an array of arrays) refused with a located error;
+ * mdt_ilasm_string, the ILAsm quoted strings it shares with mdinspect. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,24 @@ START_TEST(bad_arguments_and_no_descriptor)
 }
 END_TEST
 
+/* " and \ escaped, control bytes (NUL included: the length counts) in
+ * octal, UTF-8 and printable bytes as they are; no string only when empty. */
+START_TEST(ilasm_strings_quote_and_escape)
+{
+    void *ctx = talloc_new(NULL);
+    char *s = NULL;
+    const char in[] = "a\"b\\c\n\x7f\x01\0d\xc3\xa9 'x'";
+    ck_assert_int_eq(mdt_ilasm_string(ctx, &s, in, sizeof in - 1), 0);
+    ck_assert_str_eq(s, "\"a\\\"b\\\\c\\012\\177\\001\\000d\xc3\xa9 'x'\"");
+    ck_assert_int_eq(mdt_ilasm_string(ctx, &s, NULL, 0), 0);
+    ck_assert_str_eq(s, "\"\"");
+    ck_assert_int_eq(mdt_ilasm_string(ctx, NULL, "x", 1), MDT_EINVAL);
+    ck_assert_int_eq(mdt_ilasm_string(ctx, &s, NULL, 1), MDT_EINVAL);
+    ck_assert_ptr_null(s);
+    talloc_free(ctx);
+}
+END_TEST
+
 /* A copy of Marshal.dll whose descriptor of field `name` is changed by
  * `edit` (given the blob's length byte and the blob); the result and the
  * error code. */
@@ -260,6 +279,7 @@ Suite *suite(void)
     tcase_add_test(tc, parameters_and_return_values);
     tcase_add_test(tc, bad_arguments_and_no_descriptor);
     tcase_add_test(tc, damaged_descriptors_are_located_errors);
+    tcase_add_test(tc, ilasm_strings_quote_and_escape);
     suite_add_tcase(s, tc);
     return s;
 }
