@@ -323,12 +323,9 @@ int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struc
              uint64_t seq)
 {
     const struct idm_kind_ops *k = m->kind[kind];
-    int rc = idm_lock(m);
+    int rc = idm_begin(m, seq);
     if (rc)
         return rc;
-    rc = idm_check_seq(m, seq);
-    if (rc)
-        goto out;
 
     struct idm_head *h = idm_wfind(m, kind, id);
     if (h && idm_live(h)) {
@@ -392,11 +389,8 @@ out:
 
 int idm_unload_call(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
 {
-    int rc = idm_lock(m);
+    int rc = idm_begin(m, seq);
     if (rc)
         return rc;
-    rc = idm_check_seq(m, seq);
-    if (rc == 0)
-        rc = unload(m, kind, id, seq);
-    return idm_finish(m, rc);
+    return idm_finish(m, unload(m, kind, id, seq));
 }

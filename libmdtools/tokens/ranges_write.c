@@ -157,12 +157,9 @@ int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t f
 {
     if (!map || !function_id || size == 0 || start + size < start)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad code range");
-    int rc = idm_lock(map);
+    int rc = idm_begin(map, seq);
     if (rc)
         return rc;
-    rc = idm_check_seq(map, seq);
-    if (rc)
-        goto out;
     struct idm_range r = {start, start + size, function_id, 0, seq};
     bool any = false, older = false, newer = false, same = false, apply = false, scanned = false;
     struct idm_head *h =
@@ -221,12 +218,9 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
 {
     if (!map)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad code range");
-    int rc = idm_lock(map);
+    int rc = idm_begin(map, seq);
     if (rc)
         return rc;
-    rc = idm_check_seq(map, seq);
-    if (rc)
-        goto out;
     struct idm_rtop *t = idm_cur_top(map);
     size_t i = 0, j = 0;
     struct idm_leaf *l = NULL;

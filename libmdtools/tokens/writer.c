@@ -53,6 +53,15 @@ int idm_check_seq(const mdt_idmap *m, uint64_t seq)
     return seq < m->watermark ? MDT_IDMAP_SUPERSEDED : 0;
 }
 
+int idm_begin(mdt_idmap *m, uint64_t seq)
+{
+    int rc = idm_lock(m);
+    if (rc)
+        return rc;
+    rc = idm_check_seq(m, seq);
+    return rc ? idm_finish(m, rc) : 0;
+}
+
 uint64_t idm_seq(const mdt_idmap *m, int kind, const struct idm_head *h)
 {
     uint64_t g = idm_gen(h);

@@ -154,6 +154,11 @@ void idm_unlock(mdt_idmap *m);
 /* 0 when seq may be applied, MDT_IDMAP_SUPERSEDED below the retire
  * watermark, MDT_EINVAL (recorded) when out of range. */
 int idm_check_seq(const mdt_idmap *m, uint64_t seq);
+/* Begin a writer call at seq: the mutex taken and seq checked. 0: go on,
+ * and end the call with idm_finish(); else the call is over already and
+ * this is its result (an error, or MDT_IDMAP_SUPERSEDED below the
+ * watermark). */
+int idm_begin(mdt_idmap *m, uint64_t seq);
 /* End a writer call whose result is rc: the parts settle (a negative
  * error of theirs replaces a non-negative rc), dependents merge, retired
  * memory and module handles are reclaimed, the mutex is released.
