@@ -11,10 +11,11 @@
 
 #include "util/error.h"
 
-/* The versioned options' one check (util/error.h), for mdt_name_opts. */
+/* The versioned options' one check (MDT__OPTS_CHECK, util/error.h), for
+ * mdt_name_opts. */
 static inline int gen_opts_check(const mdt_name_opts *o, const char *fn)
 {
-    return mdt__opts_check(o ? o->version : 0, MDT_NAME_OPTS_VERSION, fn, "mdt_name_opts");
+    return MDT__OPTS_CHECK(o, MDT_NAME_OPTS_VERSION, fn, "mdt_name_opts");
 }
 
 #endif

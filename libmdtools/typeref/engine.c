@@ -444,8 +444,7 @@ int rc_begin(struct rc *c, void *mem_ctx, mdt_trace **trace, const struct mdt_mo
                    c->max_hops == MDT_RESOLVE_MAX_HOPS;
     if (trace)
         *trace = NULL;
-    if (mdt__opts_check(opts ? opts->version : 0, MDT_RESOLVE_OPTS_VERSION, "resolve",
-                        "mdt_resolve_opts"))
+    if (MDT__OPTS_CHECK(opts, MDT_RESOLVE_OPTS_VERSION, "resolve", "mdt_resolve_opts"))
         return MDT_EINVAL;
     if (!v)
         return mdt__fail_simple(MDT_EINVAL, "resolve: no view");

@@ -36,22 +36,19 @@ int mdt__fail_simple(int code, const char *fmt, ...) __attribute__((format(print
 int mdt__fail_opts_version(const char *fn, const char *type, unsigned version, unsigned known);
 
 /* The check every public function taking a versioned options struct makes
- * first (mdt_name_opts, mdt_resolve_opts, ...): `version` (0 when no
- * struct was given) is one this library reads, up to `known`; a later one
- * is refused through mdt__fail_opts_version(). The refusal returns
- * MDT_EINVAL here rather than what the failure call returns (the same
- * code), marked unlikely: a result known at the call site lets gcc keep
- * the callers' hot path free of saves of their arguments around the call
- * (it was +24 instructions a signature name; bench/README.md, issue 29). */
-static inline int mdt__opts_check(unsigned version, unsigned known, const char *fn,
-                                  const char *type)
-{
-    if (__builtin_expect(version > known, 0)) {
-        mdt__fail_opts_version(fn, type, version, known);
-        return MDT_EINVAL;
-    }
-    return 0;
-}
+ * first (mdt_name_opts, mdt_resolve_opts, ...; `o` may be NULL): its
+ * version is one this library reads, up to `known`; a later one is refused
+ * through mdt__fail_opts_version(). MDT_EINVAL or 0. A macro, for any
+ * struct with a `version` member, so that the test stays one expression
+ * under __builtin_expect: the refusal's MDT_EINVAL is known at the call
+ * site and the caller's hot path keeps no saves of its arguments around
+ * the failure call (which cost +24 instructions a signature name; a
+ * function taking the version by value let gcc split mdt_sig_name again,
+ * +4; bench/README.md, issue 29). */
+#define MDT__OPTS_CHECK(o, known, fn, type)                                                        \
+    (__builtin_expect((o) && (o)->version > (known), 0)                                            \
+         ? (mdt__fail_opts_version((fn), (type), (o)->version, (known)), MDT_EINVAL)               \
+         : 0)
 
 /* A failure the library handles itself (it falls back, skips a damaged
  * row, degrades to a shorter name) is no failure of the public call: a call
