@@ -7,7 +7,8 @@
  * which the comparison records; a vararg call site matches its definition
  * by the part before SENTINEL. Recursion follows the decoded trees, whose
  * depth the decoder caps (MDT_SIG_MAX_DEPTH). Also the cheap test of a
- * MethodDef's signature head that spares most overloads a decode. */
+ * MethodDef's signature head that spares most overloads a decode
+ * (sigeq_int.h, inline: it runs on every candidate). */
 #include "config.h"
 
 #include <stdbool.h>
@@ -23,7 +24,6 @@
 #include "typeref/modset_int.h"
 #include "typeref/sigeq_int.h"
 #include "util/error.h"
-#include "util/reader.h"
 #include "util/strbuf.h"
 
 /* Assembly simple name and full type name of a TypeDef/TypeRef token of
@@ -192,30 +192,4 @@ bool tr_sigeq_method(struct tr_sigeq *k, const mdt_method_sig *a, const mdt_meth
         if (!tr_sigeq_type(k, a->params[i], b->params[i]))
             return false;
     return true;
-}
-
-/* Whether a MethodDef's signature can equal the reference's, from its
- * first bytes (II.23.2.1: calling convention, generic parameter count,
- * parameter count), before it is decoded: overloads mostly differ there.
- * An unreadable head says "maybe": the full decode reports it. */
-bool tr_sigeq_head(const mdt_row *r, const mdt_method_sig *ref)
-{
-    const uint8_t *b;
-    uint32_t len, gen = 0, n;
-    uint8_t cc;
-    uint32_t fixed = ref->nparams;
-    if ((ref->callconv & MDT_CC_MASK) == MDT_CC_VARARG && ref->sentinel != UINT32_MAX)
-        fixed = ref->sentinel; /* a call site: the part before the sentinel */
-    if (mdt_row_blob(&b, &len, r, MDT_COL_MethodDef_Signature)) {
-        mdt__err_forget_one();
-        return true;
-    }
-    rd d = rd_make(NULL, "#Blob", b, len, UINT64_MAX);
-    if (rd_u8(&d, &cc, "calling convention") ||
-        ((cc & MDT_CC_GENERIC) && rd_compressed(&d, &gen, "generic parameter count")) ||
-        rd_compressed(&d, &n, "parameter count")) {
-        mdt__err_forget_one(); /* the reader records one failure */
-        return true;
-    }
-    return cc == ref->callconv && gen == ref->gen_count && n == fixed;
 }
