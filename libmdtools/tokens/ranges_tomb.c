@@ -5,6 +5,7 @@
  * (mdt_idmap_code_add in <mdtools/idmap_code.h>). Past IDM_TOMB_MIN plus
  * one per live range, neighbouring pieces merge: an address left unknown,
  * never dead code answered. Retire drops the pieces below the watermark. */
+#define _DEFAULT_SOURCE /* clockid_t, pthread_getcpuclockid (grace_int.h) */
 #include "config.h"
 
 #include <stddef.h>
