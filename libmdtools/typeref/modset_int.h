@@ -1,4 +1,4 @@
-/* Private structures of the module set (modset.c): module records,
+/* Private structures of the module set (modset.c, modview.c): module records,
  * snapshots ("views") and the set itself, and the lookups on a view every
  * part of the resolver uses.
  *
