@@ -234,14 +234,14 @@ int mdt_generic_decl(void *mem_ctx, char **params, char **where, const mdt_image
  * MDT_ENOMEM. */
 int mdt_ilasm_name(void *mem_ctx, char **out, const char *name, size_t len);
 
-/* `s` (len bytes) as an ILAsm quoted string (II.5.2 QSTRING: a module's
- * name in `.module extern "x.dll"`, a marshaler's name) for a declaration
- * a caller prints itself: in double quotes, " and \\ escaped with a
- * backslash, any other byte below 0x20 and 0x7f as a backslash and three
- * octal digits (`\012`), every other byte as it is (UTF-8 stays UTF-8).
- * mdt_marshal_text quotes a custom marshaler's strings the same way (it
- * refuses control bytes there). Errors: MDT_EINVAL (no out, or s NULL with len > 0),
- * MDT_ENOMEM. */
+/* `s` (len bytes) as an ILAsm quoted string (II.5.2 QSTRING: the native
+ * module and entry of `pinvokeimpl("x.dll" as "f")`, a marshaler's name)
+ * for a declaration a caller prints itself: in double quotes, with " and
+ * \\ escaped by a backslash, any other byte below 0x20 and 0x7f as a
+ * backslash and three octal digits (`\012`), every other byte as it is
+ * (UTF-8 stays UTF-8). mdt_marshal_text quotes a custom marshaler's
+ * strings the same way (it refuses control bytes there). Errors:
+ * MDT_EINVAL (no out, or s NULL with len > 0), MDT_ENOMEM. */
 int mdt_ilasm_string(void *mem_ctx, char **out, const char *s, size_t len);
 
 /* The marshalling descriptor of a field or parameter `token` (its
