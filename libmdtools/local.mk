@@ -120,6 +120,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/typeref/memberref.c \
 	libmdtools/typeref/derived.c \
 	libmdtools/generics/decode.c \
+	libmdtools/generics/sigblob.c \
 	libmdtools/generics/fmt_int.h \
 	libmdtools/generics/opts_int.h \
 	libmdtools/generics/ilasm.c \

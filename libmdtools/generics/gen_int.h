@@ -21,6 +21,21 @@
 rd mdt__blob_reader(const struct mdt_image *img, char region_buf[40], const uint8_t *blob,
                     uint32_t len, uint32_t blob_index);
 
+/* The failure just recorded at region `#Blob` (the decoder's reader)
+ * recorded again at `#Blob[0x<index>]`, with the same offsets; returns its
+ * code (sigblob.c). */
+int mdt__blob_fail_named(const struct mdt_image *img, const uint8_t *blob, uint32_t len,
+                         uint32_t blob_index);
+
+/* The signature blob a row of MethodDef, MemberRef, Field, Property,
+ * StandAloneSig, TypeSpec or MethodSpec carries, its kind (enum
+ * mdt_sig_kind: a MemberRef's and a StandAloneSig's from the blob's first
+ * byte) and its #Blob index (sigblob.c). Errors: MDT_EINVAL (another
+ * table), those of mdt_row_get and mdt_row_blob, MDT_EBADIMAGE (an empty
+ * blob where the kind is in the blob). */
+int mdt__sig_blob(const struct mdt_image *img, uint32_t token, int *kind, const uint8_t **blob,
+                  uint32_t *len, uint32_t *blob_index);
+
 /* Append a value's text (value.c). */
 int mdt__put_value(sb *out, const mdt_value *v, const mdt_name_opts *opts);
 
