@@ -121,6 +121,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/typeref/derived.c \
 	libmdtools/generics/decode.c \
 	libmdtools/generics/sigblob.c \
+	libmdtools/generics/sigtext.c \
 	libmdtools/generics/fmt_int.h \
 	libmdtools/generics/opts_int.h \
 	libmdtools/generics/ilasm.c \

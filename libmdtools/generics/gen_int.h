@@ -36,6 +36,15 @@ int mdt__blob_fail_named(const struct mdt_image *img, const uint8_t *blob, uint3
 int mdt__sig_blob(const struct mdt_image *img, uint32_t token, int *kind, const uint8_t **blob,
                   uint32_t *len, uint32_t *blob_index);
 
+/* For tests (tests/generics/fuzz_sig.c): a blob of `kind` printed by the
+ * blob printer alone (sigtext.c) into buf, as mdt_sig_name_buf prints its
+ * tree: 0, or MDT_ETRUNC with the prefix that fits; 1 (FMT_TEXT_TREE)
+ * where the printer leaves the blob to the tree, nothing recorded
+ * (names.c). */
+int mdt__sig_text_name_buf(char *buf, size_t size, size_t *len, const struct mdt_image *img,
+                           int kind, const uint8_t *blob, uint32_t blob_len,
+                           const mdt_name_opts *o);
+
 /* Append a value's text (value.c). */
 int mdt__put_value(sb *out, const mdt_value *v, const mdt_name_opts *opts);
 
