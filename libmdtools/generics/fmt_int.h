@@ -78,6 +78,18 @@ static inline bool fmt_plain_generics(const struct fmt *f)
     return f->style == MDT_STYLE_FULL && !(f->flags & MDT_NAME_METADATA);
 }
 
+/* A number in decimal: generic parameter numbers and arities are printed
+ * in most generic names, and sb_addf's printf cost ~500 instructions. */
+static inline void fmt_put_u32(sb *out, uint32_t v)
+{
+    char num[10];
+    size_t n = 0;
+    do
+        num[sizeof num - 1 - n++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    sb_add(out, num + sizeof num - n, n);
+}
+
 /* Scratch space for decoded TypeSpecs, made on first use (freed by the
  * front ends); NULL when out of memory. */
 static inline void *fmt_scratch(struct fmt *f)

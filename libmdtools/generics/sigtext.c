@@ -180,13 +180,8 @@ static bool put_generic_param(struct text *t, uint8_t kind, uint32_t number)
         node.img = t->img;
         return fmt_type(f, &node) == 0;
     }
-    char num[16];
-    int n = 0;
-    do
-        num[sizeof num - 1 - n++] = (char)('0' + number % 10);
-    while ((number /= 10));
     sb_add(&f->out, "!!", kind == MDT_ELEMENT_TYPE_MVAR ? 2 : 1);
-    sb_add(&f->out, num + sizeof num - n, (size_t)n);
+    fmt_put_u32(&f->out, number);
     return true;
 }
 
@@ -282,13 +277,8 @@ static bool put_method(struct text *t, uint8_t first)
     if (first & MDT_CC_EXPLICITTHIS)
         sb_add(out, "explicit ", 9);
     if (first & MDT_CC_GENERIC) {
-        char num[16];
-        int k = 0;
-        do
-            num[sizeof num - 1 - k++] = (char)('0' + gen % 10);
-        while ((gen /= 10));
         sb_add(out, "generic<", 8);
-        sb_add(out, num + sizeof num - k, (size_t)k);
+        fmt_put_u32(out, gen);
         sb_add(out, "> ", 2);
     }
     if (!put_type(t))
