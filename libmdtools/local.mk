@@ -128,6 +128,8 @@ MDT_LIB_SOURCES = \
 	libmdtools/typeref/sigeq.c \
 	libmdtools/typeref/derived.c \
 	libmdtools/generics/decode.c \
+	libmdtools/generics/sigblob.c \
+	libmdtools/generics/sigtext.c \
 	libmdtools/generics/fmt_int.h \
 	libmdtools/generics/opts_int.h \
 	libmdtools/generics/ilasm.c \

@@ -8,7 +8,8 @@
  *   typenames.c a type named by token (TypeDef, TypeRef, TypeSpec,
  *               ExportedType) and the cache of those names;
  *   ilasm.c     what the IL style adds: scopes, calling conventions,
- *               function pointers.
+ *               function pointers;
+ *   sigtext.c   a signature printed straight from its blob, no tree.
  * Each call appends to f->out and returns 0 or a negative MDT_E code with
  * the error recorded; an output that could not grow is not an error here
  * (f->out.failed: the front ends report it). Calls recurse (a type's
@@ -75,6 +76,18 @@ struct fmt {
 static inline bool fmt_plain_generics(const struct fmt *f)
 {
     return f->style == MDT_STYLE_FULL && !(f->flags & MDT_NAME_METADATA);
+}
+
+/* A number in decimal: generic parameter numbers and arities are printed
+ * in most generic names, and sb_addf's printf cost ~500 instructions. */
+static inline void fmt_put_u32(sb *out, uint32_t v)
+{
+    char num[10];
+    size_t n = 0;
+    do
+        num[sizeof num - 1 - n++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    sb_add(out, num + sizeof num - n, n);
 }
 
 /* Scratch space for decoded TypeSpecs, made on first use (freed by the
@@ -159,5 +172,17 @@ int fmt_params(struct fmt *f, const mdt_method_sig *m, const char *sep);
 int fmt_fnptr(struct fmt *f, const mdt_method_sig *m);
 int fmt_sig(struct fmt *f, const mdt_sig *s);
 int fmt_member(struct fmt *f, const struct mdt_image *img, uint32_t token);
+
+/* sigtext.c. The signature `token` carries (or, token 0, the blob of
+ * `kind`, enum mdt_sig_kind), printed straight from its blob as fmt_sig
+ * prints its tree, where the blob holds only what that file prints (the
+ * full style, the common element types): FMT_TEXT_DONE, the name
+ * appended (f->out may have failed: the front ends report it as for the
+ * tree). FMT_TEXT_TREE otherwise, and on any failure: f->out is back
+ * where it was, nothing recorded, and the caller prints the tree, which
+ * reports what failed. */
+enum { FMT_TEXT_DONE = 0, FMT_TEXT_TREE = 1 };
+int fmt_sig_text(struct fmt *f, const struct mdt_image *img, uint32_t token, int kind,
+                 const uint8_t *blob, uint32_t len);
 
 #endif

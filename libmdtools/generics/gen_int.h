@@ -21,6 +21,30 @@
 rd mdt__blob_reader(const struct mdt_image *img, char region_buf[40], const uint8_t *blob,
                     uint32_t len, uint32_t blob_index);
 
+/* The failure just recorded at region `#Blob` (the decoder's reader)
+ * recorded again at `#Blob[0x<index>]`, with the same offsets; returns its
+ * code (sigblob.c). */
+int mdt__blob_fail_named(const struct mdt_image *img, const uint8_t *blob, uint32_t len,
+                         uint32_t blob_index);
+
+/* The signature blob a row of MethodDef, MemberRef, Field, Property,
+ * StandAloneSig, TypeSpec or MethodSpec carries, its kind (enum
+ * mdt_sig_kind: a MemberRef's and a StandAloneSig's from the blob's first
+ * byte) and its #Blob index (sigblob.c). Errors: MDT_EINVAL (another
+ * table), those of mdt_row_get and mdt_row_blob, MDT_EBADIMAGE (an empty
+ * blob where the kind is in the blob). */
+int mdt__sig_blob(const struct mdt_image *img, uint32_t token, int *kind, const uint8_t **blob,
+                  uint32_t *len, uint32_t *blob_index);
+
+/* For tests (tests/generics/fuzz_sig.c): a blob of `kind` printed by the
+ * blob printer alone (sigtext.c) into buf, as mdt_sig_name_buf prints its
+ * tree: 0, or MDT_ETRUNC with the prefix that fits; 1 (FMT_TEXT_TREE)
+ * where the printer leaves the blob to the tree, nothing recorded
+ * (names.c). */
+int mdt__sig_text_name_buf(char *buf, size_t size, size_t *len, const struct mdt_image *img,
+                           int kind, const uint8_t *blob, uint32_t blob_len,
+                           const mdt_name_opts *o);
+
 /* Append a value's text (value.c). */
 int mdt__put_value(sb *out, const mdt_value *v, const mdt_name_opts *opts);
 

@@ -109,8 +109,11 @@ static int method_sig(struct fmt *f, const mdt_method_sig *m)
     if ((m->callconv & MDT_CC_MASK) != MDT_CC_PROPERTY &&
         (w = (il ? fmt_cc_word_il : cc_word)(m->callconv & MDT_CC_MASK, buf, sizeof buf)))
         sb_addf(&f->out, "%s ", w);
-    if ((m->callconv & MDT_CC_GENERIC) && !il)
-        sb_addf(&f->out, "generic<%u> ", m->gen_count);
+    if ((m->callconv & MDT_CC_GENERIC) && !il) {
+        sb_add(&f->out, "generic<", 8);
+        fmt_put_u32(&f->out, m->gen_count);
+        sb_add(&f->out, "> ", 2);
+    }
     if ((e = fmt_type(f, m->ret)))
         return e;
     /* ILAsm states a generic method's arity where its name would go

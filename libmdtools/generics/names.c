@@ -263,7 +263,9 @@ int mdt_sig_name_of_token(void *mem_ctx, char **out, const mdt_image *img, uint3
 {
     uint64_t arena[SIG_STACK_ARENA / sizeof(uint64_t)];
     uint64_t stamp = mdt__err_stamp();
-    void *big;
+    void *big = NULL;
+    struct fmt f;
+    char buf[STACK_OUT];
     mdt_sig s;
     int e;
     if (!out)
@@ -271,11 +273,14 @@ int mdt_sig_name_of_token(void *mem_ctx, char **out, const mdt_image *img, uint3
     *out = NULL;
     if ((e = gen_opts_check(o, "mdt_sig_name_of_token")))
         return e;
-    /* The tree is dropped once printed: a talloc block for it would cost
-     * its allocation and free, as much again as decoding it. */
+    start_growing(&f, mem_ctx, buf, sizeof buf, o);
+    /* Straight from the blob (sigtext.c), else through the tree, dropped
+     * once printed: a talloc block for it would cost its allocation and
+     * free, as much again as decoding it. */
+    if (fmt_sig_text(&f, img, token, 0, NULL, 0) == FMT_TEXT_DONE)
+        return finish(&f, 0, out);
     e = sig_for_name(arena, sizeof arena, &s, &big, img, token);
-    if (!e)
-        e = mdt_sig_name(mem_ctx, out, &s, o);
+    e = finish(&f, e ? e : fmt_sig(&f, &s), out);
     return sig_done(big, stamp, e);
 }
 
@@ -348,28 +353,36 @@ int mdt_sig_name_of_token_arena(mdt_name_arena *a, const char **out, size_t *len
 {
     uint64_t arena[SIG_STACK_ARENA / sizeof(uint64_t)];
     uint64_t stamp = mdt__err_stamp();
-    void *big;
+    void *big = NULL;
     mdt_sig s;
+    bool text = true, tree = false; /* printing from the blob; the tree decoded */
     int e;
     if (!a || !out)
         return mdt__fail_simple(MDT_EINVAL, "no arena or no place for the signature's name");
     *out = NULL;
     if ((e = gen_opts_check(o, "mdt_sig_name_of_token_arena")))
         return e;
-    if ((e = sig_for_name(arena, sizeof arena, &s, &big, img, token)) != 0)
-        return sig_done(big, stamp, e);
-    /* Printed where the arena's free bytes start; a name that does not
-     * fit is printed again into a fresh chunk (a name a chunk in most
-     * cases: rare), and one longer than a chunk into a block of its own. */
+    /* Printed where the arena's free bytes start, straight from the blob
+     * (sigtext.c) or, where that leaves it to the tree, through the tree;
+     * a name that does not fit is printed again into a fresh chunk (a
+     * name a chunk in most cases: rare), and one longer than a chunk into
+     * a block of its own. */
     for (int tries = 0;; tries++) {
         struct fmt f;
         if (a->cur == a->end && (e = arena_chunk(a)) != 0)
             break;
         sb_init_fixed(&f.out, a->cur, (size_t)(a->end - a->cur));
         init(&f, o);
-        e = fmt_sig(&f, &s);
+        if (text && fmt_sig_text(&f, img, token, 0, NULL, 0) != FMT_TEXT_DONE)
+            text = false;
+        if (text)
+            e = 0;
+        else if (tree || (e = sig_for_name(arena, sizeof arena, &s, &big, img, token)) == 0) {
+            tree = true;
+            e = fmt_sig(&f, &s);
+        }
         talloc_free(f.tmp);
-        if (!f.out.failed) {
+        if (!f.out.failed || (e && !tree)) {
             if (!e) {
                 *out = a->cur;
                 if (len)
@@ -387,6 +400,9 @@ int mdt_sig_name_of_token_arena(mdt_name_arena *a, const char **out, size_t *len
             continue;
         }
         char *name;
+        if (!tree && (e = sig_for_name(arena, sizeof arena, &s, &big, img, token)) != 0)
+            break;
+        tree = true;
         if ((e = mdt_sig_name(a->more, &name, &s, o)) == 0) {
             *out = name;
             if (len)
@@ -395,6 +411,25 @@ int mdt_sig_name_of_token_arena(mdt_name_arena *a, const char **out, size_t *len
         break;
     }
     return sig_done(big, stamp, e);
+}
+
+int mdt__sig_text_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img, int kind,
+                           const uint8_t *blob, uint32_t blob_len, const mdt_name_opts *o)
+{
+    struct fmt f;
+    int e;
+    if (!buf || !size)
+        return mdt__fail_simple(MDT_EINVAL, "no buffer for the name");
+    *buf = 0;
+    if ((e = gen_opts_check(o, "mdt__sig_text_name_buf")))
+        return e;
+    sb_init_fixed(&f.out, buf, size);
+    init(&f, o);
+    if (fmt_sig_text(&f, img, 0, kind, blob, blob_len) != FMT_TEXT_DONE) {
+        talloc_free(f.tmp);
+        return FMT_TEXT_TREE;
+    }
+    return finish_buf(&f, 0, len);
 }
 
 int mdt_token_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t token,

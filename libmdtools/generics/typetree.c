@@ -128,14 +128,8 @@ static int put_generic_param(struct fmt *f, const mdt_type *t)
             }
         }
     }
-    char num[16];
-    int n = 0;
-    uint32_t v = t->number;
-    do
-        num[sizeof num - 1 - n++] = (char)('0' + v % 10);
-    while ((v /= 10));
     sb_adds(&f->out, method ? "!!" : "!");
-    sb_add(&f->out, num + sizeof num - n, (size_t)n);
+    fmt_put_u32(&f->out, t->number);
     return 0;
 }
 

@@ -9,7 +9,10 @@
  * as a Constant value of every type (II.22.9); and as the text of a
  * portable type descriptor (doc/names.md). Oracles besides the sanitizers: a
  * failed call must leave nothing allocated under the caller's context,
- * and every failure must format as a message. Built for libFuzzer with
+ * and every failure must format as a message; the blob printer
+ * (libmdtools/generics/sigtext.c, which prints names without a tree) prints
+ * only what the decoder accepts, and then the text the tree gives, or
+ * leaves the blob to the tree with nothing recorded. Built for libFuzzer with
  * --enable-fuzzing and always as a replayer (tests/fuzz/replay.c) that
  * `make check` runs over tests/generics/fuzz-corpus/. */
 #include <stdint.h>
@@ -23,6 +26,8 @@
 #include <mdtools/mdtools.h>
 #include <mdtools/value.h>
 
+#include "generics/fmt_int.h"
+#include "generics/gen_int.h"
 #include "paths.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -110,6 +115,58 @@ static void print_sig(void *ctx, const mdt_sig *s)
     }
 }
 
+/* The blob printer against the tree: where it prints, the decoder accepts
+ * the blob (e == 0) and the tree's printer gives the same text, or the
+ * same cut prefix in a small buffer; where it does not, it leaves no
+ * failure recorded. Styles and contexts it prints in: full, friendly, with
+ * a name cache, with generic arguments. */
+static void text_against_tree(void *ctx, int kind, const uint8_t *data, size_t size, int e,
+                              const mdt_sig *s)
+{
+    mdt_sig args;
+    static const uint8_t two[] = {0x0a, 0x02, 0x0e, 0x15, 0x12, 0x21, 0x01, 0x13, 0x00};
+    if (mdt_sig_decode(ctx, &args, fixture, MDT_SIG_METHODSPEC, two, sizeof two, 0))
+        abort();
+    mdt_generic_context g = {args.nargs, args.args, args.nargs, args.args, fixture, 0, 0};
+    mdt_name_opts opts[] = {
+        {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL},
+        {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, NULL},
+        {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, caches[0]},
+        {MDT_STYLE_FULL, MDT_NAME_FRIENDLY, MDT_NAME_OPTS_VERSION, NULL, caches[3]},
+        {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, &g, NULL},
+        {MDT_STYLE_IL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL}};
+    static const size_t sizes[] = {512, 24};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            char text[512], tree[512];
+            size_t tlen = 0, len = 0;
+            mdt_error_clear();
+            int et = mdt__sig_text_name_buf(text, sizes[z], &tlen, fixture, kind, data,
+                                            (uint32_t)size, &opts[i]);
+            if (et == FMT_TEXT_TREE) {
+                if (mdt_error_last()->code != 0) {
+                    fprintf(stderr, "the blob printer left a failure recorded (%d)\n",
+                            mdt_error_last()->code);
+                    abort();
+                }
+                continue;
+            }
+            if (e) {
+                fprintf(stderr,
+                        "kind %d: the blob printer printed \"%s\" (%d) where the decoder "
+                        "failed (%d)\n",
+                        kind, text, et, e);
+                abort();
+            }
+            int ek = mdt_sig_name_buf(tree, sizes[z], &len, s, &opts[i]);
+            if (ek != et || len != tlen || strcmp(text, tree)) {
+                fprintf(stderr, "kind %d, opts %zu: blob printer \"%s\" (%d), tree \"%s\" (%d)\n",
+                        kind, i, text, et, tree, ek);
+                abort();
+            }
+        }
+}
+
 static void sigs(void *ctx, const uint8_t *data, size_t size)
 {
     static const int kinds[] = {MDT_SIG_METHOD, MDT_SIG_FIELD,    MDT_SIG_PROPERTY,
@@ -121,11 +178,12 @@ static void sigs(void *ctx, const uint8_t *data, size_t size)
         check_clean(tmp, e, "mdt_sig_decode");
         if (!e)
             print_sig(tmp, &s);
+        text_against_tree(tmp, kinds[k], data, size, e, &s);
         /* The allocation-free variants agree with the talloc ones: same
          * verdict (unless the arena is too small), same text. */
         uint64_t arena[128];
-        mdt_sig sb;
-        int eb = mdt_sig_decode_buf(arena, sizeof arena, &sb, fixture, kinds[k], data,
+        mdt_sig sbig;
+        int eb = mdt_sig_decode_buf(arena, sizeof arena, &sbig, fixture, kinds[k], data,
                                     (uint32_t)size, 0x42);
         if (eb != MDT_ENOMEM && (eb == 0) != (e == 0)) {
             fprintf(stderr, "mdt_sig_decode gave %d, mdt_sig_decode_buf %d\n", e, eb);
@@ -135,7 +193,7 @@ static void sigs(void *ctx, const uint8_t *data, size_t size)
             char *a = NULL, small[48];
             size_t len;
             int ea = mdt_sig_name(tmp, &a, &s, NULL);
-            int ebuf = mdt_sig_name_buf(small, sizeof small, &len, &sb, NULL);
+            int ebuf = mdt_sig_name_buf(small, sizeof small, &len, &sbig, NULL);
             if (!ea && (ebuf == 0 ? strcmp(a, small) != 0
                                   : ebuf != MDT_ETRUNC || strncmp(a, small, len) != 0)) {
                 fprintf(stderr, "names differ: %s / %s\n", a, small);

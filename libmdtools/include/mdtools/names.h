@@ -132,9 +132,10 @@ int mdt_sig_name(void *mem_ctx, char **out, const mdt_sig *sig, const mdt_name_o
  * mdt_sig_name print it, with one allocation, the name's (exact size,
  * under mem_ctx): the tree is decoded on the stack, or, when it is larger
  * than 4 KiB (0.04% of the Mono 4.5 framework's signatures), under a
- * context of its own freed before the call returns. For callers that want
- * the text and not the tree: about three quarters of the instructions of
- * the two calls (bench/README.md, issue 28). Tokens as mdt_sig_of_token: MethodDef, MemberRef,
+ * context of its own freed before the call returns; in the full style most
+ * names are printed straight from the blob, without a tree. For callers
+ * that want the text and not the tree: about half the instructions of the
+ * two calls (bench/README.md, issue 28). Tokens as mdt_sig_of_token: MethodDef, MemberRef,
  * Field, Property, StandAloneSig, TypeSpec, MethodSpec. Errors: MDT_EINVAL
  * (no out, or a token of another table), MDT_ENOTFOUND (no such row),
  * MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP, MDT_EUNSUPPORTED
@@ -160,8 +161,9 @@ void mdt_name_arena_reset(mdt_name_arena *a);
  * until mdt_name_arena_reset or the arena's free; *len (may be NULL) gets
  * its length. No allocation but a new chunk when the one in use is full
  * (and a block of its own for a name longer than a chunk). The same text
- * as mdt_sig_name_of_token, in about the instructions of the buffer API
- * (bench/README.md, issue 28). Errors: MDT_EINVAL (no arena, no out, a
+ * as mdt_sig_name_of_token; in the full style most names are printed
+ * straight from the blob, without a tree: about 0.55x the instructions of
+ * the buffer API (bench/README.md, issue 28). Errors: MDT_EINVAL (no arena, no out, a
  * token of another table), and those of mdt_sig_name_of_token:
  * MDT_ENOTFOUND, MDT_ENOMEM, MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOHEAP,
  * MDT_EUNSUPPORTED; on an error *out is NULL. */
