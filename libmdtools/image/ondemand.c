@@ -6,8 +6,7 @@
  * caller first asks for them, which a command that names tokens never does.
  *
  * The file is not mapped: a mapped file that shrinks raises SIGBUS (image.h).
- * The bytes go into one anonymous private reservation as large as the file
- * (pages never written cost no memory), at their file offsets, so every
+ * The bytes go into one block as large as the file, at their file offsets, so every
  * reader of the container keeps its flat view (c->data + offset) and nothing
  * else in the library changes. The reservation is filled in chunks of
  * CHUNK bytes, each exactly once: the first reader of a chunk takes the
@@ -27,7 +26,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <talloc.h>
 #include <unistd.h>
@@ -57,8 +56,7 @@ static int release(struct mdt_ondemand *od)
 {
     if (od->fd >= 0)
         close(od->fd);
-    if (od->buf)
-        munmap(od->buf, (size_t)od->size);
+    free(od->buf);
     free(od->filled);
     pthread_mutex_destroy(&od->lock);
     return 0;
@@ -180,14 +178,16 @@ int mdt__ondemand_load(struct mdt_container *c, int fd, const struct stat *st)
     atomic_init(&od->left, od->nchunks);
     atomic_init(&od->stale, false);
     od->filled = calloc(od->nchunks, sizeof *od->filled);
-    /* MAP_NORESERVE: the pages are committed as they are read. */
-    void *buf = mmap(NULL, (size_t)od->size, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (!od->filled || buf == MAP_FAILED) {
+    /* malloc, as the read-all path: talloc refuses blocks of 256 MiB and
+     * more, and malloc's reuse of freed pages spares the page faults a
+     * fresh anonymous mapping would take in a process that opens and
+     * closes many images (bench/README.md). Pages of a fresh block that
+     * are never read cost no memory. */
+    od->buf = malloc((size_t)od->size);
+    if (!od->filled || !od->buf) {
         talloc_free(od);
         return mdt__fail(MDT_ENOMEM, pl, "%s", "out of memory reserving room for the file");
     }
-    od->buf = buf;
     c->od = od;
     c->data = od->buf;
     c->size = (size_t)od->size;
