@@ -69,6 +69,9 @@ int mdt__ondemand_load(struct mdt_container *c, int fd, const struct stat *st);
  * of them are not read yet; MDT_EIO, located, when the file changed or
  * shrank since the open. Any thread; no lock once the bytes are read. */
 int mdt__container_need(const struct mdt_container *c, uint64_t off, uint64_t len);
+/* The open is done: an image read on demand that holds no descriptor slot
+ * closes its descriptor (ondemand.c). */
+void mdt__container_open_done(const struct mdt_container *c);
 /* The same for the whole file. */
 int mdt__container_need_all(const struct mdt_container *c);
 /* How many bytes from the start are read (c->size unless on demand). */

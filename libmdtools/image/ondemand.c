@@ -14,12 +14,16 @@
  * flag; readers of a chunk already read load the flag (acquire) and take no
  * lock. A chunk is never rewritten, so a reader never sees bytes change.
  *
- * The image keeps the descriptor open until every chunk is read (then it is
- * closed) or the image is freed. Before each read the file is checked
- * against what open saw (size and modification time); a file that changed,
- * or a read that comes back short, makes this and every later read of the
- * image fail with MDT_EIO, with the path and the file offset: bytes of two
- * versions of a file never make one image. */
+ * The first MAX_HELD images read on demand (in the process, at a time) keep
+ * their descriptor open until every chunk is read or the image is freed;
+ * the others close it when the open is done and reopen the path for each
+ * later read, which must then find the same file (device and inode): a
+ * process opening thousands of files, or a profiler inside a host that
+ * has its own use for descriptors, never runs out of them. Before each
+ * read the file is checked against what open saw (size and modification
+ * time); a file that changed, or a read that comes back short, makes this
+ * and every later read of the image fail with MDT_EIO, with the path and
+ * the file offset: bytes of two versions of a file never make one image. */
 #include "config.h"
 
 #include <errno.h>
@@ -38,10 +42,17 @@
  * image has 160 flags. */
 #define CHUNK_SHIFT 16
 #define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
+/* Descriptors kept open by images read on demand, in the process. */
+#define MAX_HELD 64
+
+static atomic_int held;
 
 struct mdt_ondemand {
     pthread_mutex_t lock;
-    int fd; /* -1 once every chunk is read */
+    int fd;    /* -1 once every chunk is read, or the open is done without a slot */
+    bool slot; /* counted in `held` */
+    dev_t dev;
+    ino_t ino;
     uint64_t size;
     struct timespec mtime; /* at open */
     uint8_t *buf;          /* the reservation, size bytes */
@@ -52,10 +63,19 @@ struct mdt_ondemand {
     const char *name;
 };
 
-static int release(struct mdt_ondemand *od)
+static void close_fd(struct mdt_ondemand *od)
 {
     if (od->fd >= 0)
         close(od->fd);
+    od->fd = -1;
+    if (od->slot)
+        atomic_fetch_sub(&held, 1);
+    od->slot = false;
+}
+
+static int release(struct mdt_ondemand *od)
+{
+    close_fd(od);
     free(od->buf);
     free(od->filled);
     pthread_mutex_destroy(&od->lock);
@@ -84,19 +104,37 @@ static int read_chunks(struct mdt_ondemand *od, size_t k, size_t end)
     uint64_t stop = (uint64_t)end << CHUNK_SHIFT;
     struct stat st;
     long long got;
+    int fd = od->fd;
     if (stop > od->size)
         stop = od->size;
-    if (fstat(od->fd, &st) != 0)
+    if (fd < 0) {
+        /* No descriptor kept: the path must still name the same file. */
+        fd = mdt__open_regular(od->name, &st);
+        if (fd < 0 || st.st_dev != od->dev || st.st_ino != od->ino) {
+            if (fd >= 0)
+                close(fd);
+            atomic_store(&od->stale, true);
+            return fail_read(od, off,
+                             "the file changed since it was opened: its path no longer names "
+                             "it (reading 0x%llx bytes; errno %llu)",
+                             stop - off, fd == -1 ? (unsigned long long)errno : 0);
+        }
+    } else if (fstat(fd, &st) != 0) {
         return fail_read(od, off, "cannot examine the file to read 0x%llx bytes: errno %llu",
                          stop - off, (unsigned long long)errno);
+    }
     if ((uint64_t)st.st_size != od->size || !same_time(&st.st_mtim, &od->mtime)) {
+        if (fd != od->fd)
+            close(fd);
         atomic_store(&od->stale, true);
         return fail_read(od, off,
                          "the file changed since it was opened (size 0x%llx, now 0x%llx): "
                          "its bytes are no longer those of the image",
                          od->size, (unsigned long long)st.st_size);
     }
-    got = mdt__read_at(od->fd, od->buf + off, (size_t)(stop - off), off);
+    got = mdt__read_at(fd, od->buf + off, (size_t)(stop - off), off);
+    if (fd != od->fd)
+        close(fd);
     if (got < 0)
         return fail_read(od, off, "cannot read 0x%llx bytes: errno %llu", stop - off,
                          (unsigned long long)errno);
@@ -111,10 +149,8 @@ static int read_chunks(struct mdt_ondemand *od, size_t k, size_t end)
     }
     for (size_t i = k; i < end; i++)
         atomic_store_explicit(&od->filled[i], 1, memory_order_release);
-    if (atomic_fetch_sub(&od->left, end - k) == end - k) {
-        close(od->fd);
-        od->fd = -1;
-    }
+    if (atomic_fetch_sub(&od->left, end - k) == end - k)
+        close_fd(od);
     return 0;
 }
 
@@ -172,6 +208,11 @@ int mdt__ondemand_load(struct mdt_container *c, int fd, const struct stat *st)
     od->name = c->name;
     od->size = (uint64_t)st->st_size;
     od->mtime = st->st_mtim;
+    od->dev = st->st_dev;
+    od->ino = st->st_ino;
+    od->slot = atomic_fetch_add(&held, 1) < MAX_HELD;
+    if (!od->slot)
+        atomic_fetch_sub(&held, 1);
     od->nchunks = (size_t)((od->size + CHUNK - 1) >> CHUNK_SHIFT);
     pthread_mutex_init(&od->lock, NULL);
     talloc_set_destructor(od, release);
@@ -215,4 +256,14 @@ size_t mdt__container_read_prefix(const struct mdt_container *c)
     while (k < od->nchunks && atomic_load_explicit(&od->filled[k], memory_order_acquire))
         k++;
     return k == od->nchunks ? c->size : (size_t)((uint64_t)k << CHUNK_SHIFT);
+}
+
+void mdt__container_open_done(const struct mdt_container *c)
+{
+    struct mdt_ondemand *od = c->od;
+    if (od && !od->slot) {
+        pthread_mutex_lock(&od->lock);
+        close_fd(od);
+        pthread_mutex_unlock(&od->lock);
+    }
 }

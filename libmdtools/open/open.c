@@ -67,6 +67,7 @@ static int finish(struct mdt_image *img, bool mapped, mdt_image **out)
         talloc_free(img);
         return e;
     }
+    mdt__container_open_done(&img->c);
     *out = img;
     return 0;
 }

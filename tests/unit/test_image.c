@@ -738,6 +738,42 @@ START_TEST(lazy_file_changed_after_open_gives_eio)
 }
 END_TEST
 
+/* Past the descriptors the library keeps (64), an image read on demand
+ * reopens its path for each read: it reads as the others while the path
+ * names the same file, and gives MDT_EIO once it names another (a copy
+ * renamed over it), even with the same bytes. */
+START_TEST(lazy_images_past_the_kept_descriptors_reopen_their_path)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024], tmp[1024], other[1024], msg[512];
+    enum { N = 80 };
+    mdt_image *imgs[N];
+    beyond want, got;
+    ck_assert_int_eq(
+        padded_copy(src_path(p, sizeof p, "data/Everything.dll"), tmp, sizeof tmp, LAZY_PAD), 0);
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(mdt_image_open_file(ctx, &imgs[i], tmp, MDT_OPEN_LAZY), 0);
+    ck_assert_int_eq(read_beyond(&want, imgs[0], ctx), 0);
+    ck_assert_msg(read_beyond(&got, imgs[N - 2], ctx) == 0, "%s",
+                  mdt_error_message(msg, sizeof msg));
+    ck_assert_mem_eq(&got, &want, sizeof want);
+    ck_assert_int_eq(
+        padded_copy(src_path(p, sizeof p, "data/Everything.dll"), other, sizeof other, LAZY_PAD),
+        0);
+    ck_assert_int_eq(rename(other, tmp), 0);
+    mdt_win32res *res;
+    size_t n;
+    ck_assert_int_eq(mdt_win32res_list(ctx, &res, &n, imgs[N - 1]), MDT_EIO);
+    mdt_error_message(msg, sizeof msg);
+    ck_assert_msg(strstr(msg, tmp) && strstr(msg, "no longer names"), "%s", msg);
+    /* An image that kept its descriptor still reads the file it opened. */
+    ck_assert_int_eq(read_beyond(&got, imgs[1], ctx), 0);
+    ck_assert_mem_eq(&got, &want, sizeof want);
+    unlink(tmp);
+    talloc_free(ctx);
+}
+END_TEST
+
 START_TEST(lazy_flag_combinations)
 {
     char p[1024];
@@ -948,6 +984,7 @@ Suite *suite(void)
     tcase_add_test(tc, lazy_file_truncated_after_open_gives_eio);
     tcase_add_test(tc, lazy_file_changed_after_open_gives_eio);
     tcase_add_test(tc, lazy_flag_combinations);
+    tcase_add_test(tc, lazy_images_past_the_kept_descriptors_reopen_their_path);
     tcase_add_test(tc, last_stream_wins_in_compressed_metadata);
     tcase_add_test(tc, first_stream_wins_in_enc_metadata);
     tcase_add_test(tc, double_guid_stream_mvid);

@@ -31,9 +31,11 @@
  * changes (size or modification time) or shrinks after the open makes the
  * read that meets it fail with MDT_EIO, naming the path and the file
  * offset: never SIGBUS, never bytes of another version of the file. The
- * image keeps the file's descriptor open until every chunk is read or the
- * image is freed; reads of bytes already read take no lock, the first
- * read of a chunk takes the image's mutex. */
+ * first 64 such images of the process keep the file's descriptor open
+ * until every chunk is read or the image is freed; the others reopen the
+ * path for each read, which must still name the same file (device and
+ * inode), else MDT_EIO. Reads of bytes already read take no lock, the
+ * first read of a chunk takes the image's mutex. */
 #ifndef MDTOOLS_IMAGE_H
 #define MDTOOLS_IMAGE_H
 
