@@ -51,6 +51,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/image/container.c \
 	libmdtools/image/pe.c \
 	libmdtools/image/ranges.c \
+	libmdtools/image/ondemand.c \
 	libmdtools/image/webcil.c \
 	libmdtools/md/md_int.h \
 	libmdtools/md/root.c \
@@ -68,6 +69,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/md/columns.c \
 	libmdtools/md/rows.c \
 	libmdtools/md/lazy.c \
+	libmdtools/open/open_int.h \
 	libmdtools/open/open.c \
 	libmdtools/tokens/base_int.h \
 	libmdtools/tokens/wmap_int.h \

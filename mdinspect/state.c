@@ -83,7 +83,9 @@ mdi_module *mdi_state_open(mdi_state *st, const char *path, unsigned flags, bool
                 return st->mods[i];
             }
     }
-    if (mdt_image_open_file(st->mem, &img, path, 0) != 0) {
+    /* MDT_OPEN_LAZY: the headers and metadata now, bodies (il), resources
+     * and the rest when a command first reads them; never mapped. */
+    if (mdt_image_open_file(st->mem, &img, path, MDT_OPEN_LAZY) != 0) {
         if (!(flags & MDI_OPEN_QUIET_FOREIGN) || mdt_error_last()->code != MDT_ENOTDOTNET)
             mdi_report_lib(st, st->cmd);
         return NULL;

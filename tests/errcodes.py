@@ -40,7 +40,12 @@ BY_VALUE = {-1: 'MDT_ENOMEM', -2: 'MDT_EINVAL', -3: 'MDT_EIO', -4: 'MDT_EBADIMAG
 
 # Codes the analysis finds that cannot be returned, and why. Kept short:
 # an entry the analysis no longer finds is reported, so it cannot go stale.
+LAZY_ONLY = 'only an image opened from a file with MDT_OPEN_LAZY reads its bytes after ' \
+            'the first check of them (image/ondemand.c); bytes in memory are all there'
 UNREACHABLE = {
+    'mdt_image_open_buffer': {'MDT_EIO': LAZY_ONLY},
+    'mdt_image_open_mapped': {'MDT_EIO': LAZY_ONLY},
+    'mdt_image_open_mapped_ranges': {'MDT_EIO': LAZY_ONLY},
     'mdt_image_rva_to_offset': {
         'MDT_EBADIMAGE': 'it asks for 1 byte, which cannot straddle the end of the section '
                          'that holds the RVA'},

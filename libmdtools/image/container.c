@@ -8,7 +8,8 @@
  * another process truncates raises SIGBUS on the next read of a lost page,
  * and a library inside someone else's process must never let input kill
  * it (image.h states what MDT_OPEN_MAP risks; bench/README.md what reading
- * costs). The copy is malloc'ed, not talloc'ed: talloc refuses blocks of
+ * costs). MDT_OPEN_LAZY reads a PE's bytes as they are needed instead
+ * (ondemand.c). The copy is malloc'ed, not talloc'ed: talloc refuses blocks of
  * 256 MiB and more. */
 #include "config.h"
 
@@ -151,7 +152,33 @@ static int map_file(struct mdt_container *c, int fd, size_t n)
     return 0;
 }
 
-int mdt__container_load_file(struct mdt_container *c, const char *path, bool map)
+/* Read on demand: worth it above a few chunks (a smaller file is read
+ * whole, as without the flag, in one read). */
+#define LAZY_ABOVE (256 * 1024)
+
+/* The bytes the PE parse reads from the start of the file (DOS header, PE
+ * signature, COFF and optional headers, section table); the rest of what
+ * open reads (CLI header, debug directory, metadata) is found through RVAs,
+ * whose reads ask for their own bytes (pe.c). Bytes past the file's end
+ * are left to the parse to report. */
+static int need_headers(const struct mdt_container *c)
+{
+    uint32_t lfanew;
+    int e;
+    if ((e = mdt__container_need(c, 0, 64)))
+        return e;
+    if (c->size < 64 || c->data[0] != 'M' || c->data[1] != 'Z')
+        return mdt__container_need_all(c);
+    lfanew = le32(c->data + 60);
+    if ((e = mdt__container_need(c, lfanew, 24)))
+        return e;
+    if ((uint64_t)lfanew + 24 > c->size)
+        return 0;
+    uint64_t opt_size = le16(c->data + lfanew + 20), nsec = le16(c->data + lfanew + 6);
+    return mdt__container_need(c, lfanew, 24 + opt_size + nsec * 40);
+}
+
+int mdt__container_load_file(struct mdt_container *c, const char *path, bool map, bool lazy)
 {
     struct stat st;
     int fd, e;
@@ -174,6 +201,11 @@ int mdt__container_load_file(struct mdt_container *c, const char *path, bool map
         e = 0;
     } else if (map) {
         e = map_file(c, fd, (size_t)st.st_size);
+    } else if (lazy && (size_t)st.st_size > LAZY_ABOVE) {
+        /* The image owns fd from here. */
+        if (!(e = mdt__ondemand_load(c, fd, &st)))
+            e = need_headers(c);
+        return e;
     } else if ((size_t)st.st_size > IDENTIFY_ABOVE) {
         bool headers_only;
         size_t need = 0;
@@ -249,7 +281,7 @@ int mdt__container_find(struct mdt_container *c, bool mapped, rd *window, size_t
         left = run ? run->hi - end : 0;
     }
     *slack = left < MAX_SLACK ? (size_t)left : MAX_SLACK;
-    return 0;
+    return mdt__container_need(c, end, *slack);
 }
 
 const char *mdt_image_kind_name(int kind)

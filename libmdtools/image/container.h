@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <mdtools/image.h>
 
@@ -36,6 +37,10 @@ struct mdt_container {
     void *map; /* mmap'ed region (MDT_OPEN_MAP), or NULL */
     size_t map_len;
     void *copy; /* malloc'ed copy of a file's bytes, or NULL */
+    /* MDT_OPEN_LAZY: the file read on demand into data (ondemand.c), or
+     * NULL. Every read of data outside what open read goes through
+     * mdt__container_need first. */
+    struct mdt_ondemand *od;
     /* MDT_KIND_PE_MAPPED: what may be read, as RVAs (ranges.c): sorted,
      * disjoint and never adjacent, so that bytes contiguous in memory are
      * in one run; size is the length of the run at RVA 0. */
@@ -51,9 +56,26 @@ struct mdt_container {
 };
 
 /* Where the bytes come from (container.c). A file is read into memory
- * (malloc: talloc refuses blocks of 256 MiB and more), or mapped with
- * `map`; the image's destructor calls mdt__container_release. */
-int mdt__container_load_file(struct mdt_container *c, const char *path, bool map);
+ * (malloc: talloc refuses blocks of 256 MiB and more), mapped with `map`,
+ * or, with `lazy`, a PE read on demand (ondemand.c); the image's destructor
+ * calls mdt__container_release. */
+int mdt__container_load_file(struct mdt_container *c, const char *path, bool map, bool lazy);
+/* Read on demand (ondemand.c): c->data and c->size become a reservation as
+ * large as the file, filled as mdt__container_need asks. Takes fd (closes
+ * it on failure). */
+int mdt__ondemand_load(struct mdt_container *c, int fd, const struct stat *st);
+/* Make c->data[off, off + len) (clipped to c->size) hold the file's bytes
+ * before reading them: 0 at once unless the image reads on demand and some
+ * of them are not read yet; MDT_EIO, located, when the file changed or
+ * shrank since the open. Any thread; no lock once the bytes are read. */
+int mdt__container_need(const struct mdt_container *c, uint64_t off, uint64_t len);
+/* The open is done: an image read on demand that holds no descriptor slot
+ * closes its descriptor (ondemand.c). */
+void mdt__container_open_done(const struct mdt_container *c);
+/* The same for the whole file. */
+int mdt__container_need_all(const struct mdt_container *c);
+/* How many bytes from the start are read (c->size unless on demand). */
+size_t mdt__container_read_prefix(const struct mdt_container *c);
 /* A loader layout given as readable ranges: c->data must be the base
  * (ranges.c). c->runs, c->nruns, c->size; MDT_EINVAL when the base is in
  * no range. */

@@ -86,6 +86,9 @@ int mdt__rva_ptr(const struct mdt_container *c, uint32_t rva, uint32_t len, cons
         return mdt__fail(MDT_ETRUNC, pl, "%s: 0x%x bytes at RVA 0x%x beyond end of file", what, len,
                          rva);
     }
+    int e = mdt__container_need(c, off, len);
+    if (e)
+        return e;
     *p = c->data + off;
     if (file_off)
         *file_off = off;
@@ -133,6 +136,11 @@ int mdt__container_read_rva(const struct mdt_container *c, uint32_t rva, void *b
         have = 0;
     else if (have > c->size - start)
         have = c->size - start;
+    if (delta < have) {
+        int e = mdt__container_need(c, start + delta, len < have - delta ? len : have - delta);
+        if (e)
+            return e;
+    }
     for (uint32_t i = 0; i < len; i++) {
         uint64_t d = (uint64_t)delta + i;
         out[i] = d < have ? c->data[start + d] : 0;
@@ -234,7 +242,10 @@ void mdt__read_debug(struct mdt_container *c)
                 cv = NULL;
             }
         } else if ((uint64_t)e->file_pointer + e->size <= c->size) {
-            cv = c->data + e->file_pointer;
+            if (mdt__container_need(c, e->file_pointer, e->size))
+                mdt__err_forget_one(); /* it records one failure */
+            else
+                cv = c->data + e->file_pointer;
         }
         if (!cv || memcmp(cv, "RSDS", 4) != 0) {
             mdt__warn(c->warn, "debug entry %u: CodeView data unreadable or not RSDS", i);

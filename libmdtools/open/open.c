@@ -14,6 +14,7 @@
 
 #include "image/container.h"
 #include "md/md_int.h"
+#include "open/open_int.h"
 #include "util/warnings.h"
 
 /* An open image. Immutable after open, like its parts. */
@@ -66,6 +67,7 @@ static int finish(struct mdt_image *img, bool mapped, mdt_image **out)
         talloc_free(img);
         return e;
     }
+    mdt__container_open_done(&img->c);
     *out = img;
     return 0;
 }
@@ -77,16 +79,17 @@ int mdt_image_open_file(void *mem_ctx, mdt_image **out, const char *path, unsign
     if (!out || !path)
         return mdt__fail_simple(MDT_EINVAL, "mdt_image_open_file: NULL argument");
     *out = NULL;
-    if ((flags & ~(unsigned)(MDT_OPEN_COPY | MDT_OPEN_MAP)) ||
-        (flags & (MDT_OPEN_COPY | MDT_OPEN_MAP)) == (MDT_OPEN_COPY | MDT_OPEN_MAP))
+    if ((flags & ~(unsigned)(MDT_OPEN_COPY | MDT_OPEN_MAP | MDT_OPEN_LAZY)) ||
+        ((flags & MDT_OPEN_MAP) && (flags & (MDT_OPEN_COPY | MDT_OPEN_LAZY))))
         return mdt__fail_simple(MDT_EINVAL,
                                 "mdt_image_open_file: flags 0x%x: unknown, or "
-                                "MDT_OPEN_COPY with MDT_OPEN_MAP",
+                                "MDT_OPEN_MAP with MDT_OPEN_COPY or MDT_OPEN_LAZY",
                                 flags);
     img = new_image(mem_ctx, path);
     if (!img)
         return mdt__fail_simple(MDT_ENOMEM, "out of memory opening %s", path);
-    if ((e = mdt__container_load_file(&img->c, path, flags & MDT_OPEN_MAP))) {
+    if ((e = mdt__container_load_file(&img->c, path, flags & MDT_OPEN_MAP,
+                                      flags & MDT_OPEN_LAZY))) {
         talloc_free(img);
         return e;
     }
@@ -198,11 +201,41 @@ int mdt_image_kind(const mdt_image *img)
     return img->c.kind;
 }
 
+/* An image read on demand reads the rest of its file here; if that fails
+ * (the file changed since the open), only the part read from the start is
+ * given, so no byte the file did not hold at open is ever offered. */
 const uint8_t *mdt_image_bytes(size_t *len, const mdt_image *img)
 {
-    if (len)
-        *len = img->c.size;
+    if (len) {
+        if (mdt__container_need_all(&img->c)) {
+            mdt__err_forget_one(); /* it records one failure */
+            *len = mdt__container_read_prefix(&img->c);
+        } else {
+            *len = img->c.size;
+        }
+    }
     return img->c.data;
+}
+
+int mdt__image_all_bytes(const uint8_t **p, size_t *len, const mdt_image *img)
+{
+    int e = mdt__container_need_all(&img->c);
+    if (e)
+        return e;
+    *p = img->c.data;
+    *len = img->c.size;
+    return 0;
+}
+
+const uint8_t *mdt__image_buffer(size_t *len, const mdt_image *img)
+{
+    *len = img->c.size;
+    return img->c.data;
+}
+
+int mdt__image_need(const mdt_image *img, uint64_t off, uint64_t len)
+{
+    return mdt__container_need(&img->c, off, len);
 }
 
 const mdt_pe_info *mdt_image_pe_info(const mdt_image *img)

@@ -20,6 +20,7 @@
 #include <mdtools/image.h>
 #include <mdtools/pdb.h>
 
+#include "open/open_int.h"
 #include "pdb/pdb_int.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -82,13 +83,16 @@ static bool id_matches(const mdt_image *img, const mdt_image *md)
 static int entry_data(const mdt_image *img, const mdt_debug_entry *e, const uint8_t **p)
 {
     size_t n;
-    const uint8_t *all = mdt_image_bytes(&n, img);
+    const uint8_t *all = mdt__image_buffer(&n, img);
     int k = mdt_image_kind(img);
     if (k == MDT_KIND_PE && e->file_pointer) {
         if (e->file_pointer > n || e->size > n - e->file_pointer)
             return mdt__fail_simple(MDT_ETRUNC,
                                     "%s: embedded PDB at file 0x%x size 0x%x beyond the file end",
                                     mdt_image_name(img), e->file_pointer, e->size);
+        int err = mdt__image_need(img, e->file_pointer, e->size);
+        if (err)
+            return err;
         *p = all + e->file_pointer;
         return 0;
     }

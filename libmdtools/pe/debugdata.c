@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "open/open_int.h"
 #include "pe/pe_int.h"
 #include "util/error.h"
 
@@ -33,7 +34,7 @@ int mdt_debug_entry_data(const uint8_t **data, size_t *len, const mdt_image *img
         return fail_at(img, MDT_ENOTFOUND, i, "%s", "no such debug directory entry");
     if (!e->size)
         return fail_at(img, MDT_ENOTFOUND, i, "%s", "the entry has no data");
-    all = mdt_image_bytes(&n, img);
+    all = mdt__image_buffer(&n, img);
     /* A flat file has the data at its file pointer (which is also where
      * the entry's RVA points, in a well-formed file); a loader layout and
      * Webcil only at the RVA. */
@@ -49,6 +50,9 @@ int mdt_debug_entry_data(const uint8_t **data, size_t *len, const mdt_image *img
                              "file's end (0x%zx)",
                              e->size, e->file_pointer, n);
         }
+        int err = mdt__image_need(img, e->file_pointer, e->size);
+        if (err)
+            return err;
         *data = all + e->file_pointer;
         *len = e->size;
         return 0;

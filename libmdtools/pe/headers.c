@@ -9,13 +9,17 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "open/open_int.h"
 #include "pe/pe_int.h"
 #include "util/error.h"
 
+/* mdt_image_bytes without reading the rest of a file read on demand: what
+ * this reader serves (DOS header, PE headers, section table) was read at
+ * open (image/container.c's need_headers). */
 rd mdt__pe_reader(const mdt_image *img, const char *region)
 {
     size_t n;
-    const uint8_t *p = mdt_image_bytes(&n, img);
+    const uint8_t *p = mdt__image_buffer(&n, img);
     return rd_make(mdt_image_name(img), region, p, n, 0);
 }
 
@@ -209,7 +213,8 @@ int mdt_pe_checksum(uint32_t *out, const mdt_image *img)
         return mdt__fail(MDT_EUNSUPPORTED, pl,
                          "the checksum is of a file; this image was laid out by a loader");
     }
-    p = mdt_image_bytes(&n, img);
+    if ((e = mdt__image_all_bytes(&p, &n, img)))
+        return e;
     /* 16-bit words, carries folded back in as they come; the CheckSum
      * field reads as zero; an odd last byte is a word of its own. */
     for (size_t i = 0; i < n; i += 2) {

@@ -15,6 +15,7 @@
 #include <nettle/sha1.h>
 #include <nettle/sha2.h>
 
+#include "open/open_int.h"
 #include "strongname/sn_int.h"
 #include "util/error.h"
 #include "util/reader.h"
@@ -53,7 +54,10 @@ int mdt__sn_hash(uint8_t out[64], size_t *len, const mdt_image *img, uint32_t al
                  uint32_t sig_len)
 {
     size_t n;
-    const uint8_t *data = mdt_image_bytes(&n, img);
+    const uint8_t *data;
+    int e = mdt__image_all_bytes(&data, &n, img);
+    if (e)
+        return e;
     rd r = rd_make(mdt_image_name(img), "PE header", data, n, 0);
     const struct nettle_hash *h = algorithm(alg);
     union hash_ctx ctx;
@@ -61,7 +65,6 @@ int mdt__sn_hash(uint8_t out[64], size_t *len, const mdt_image *img, uint32_t al
     uint32_t lfanew;
     uint16_t nsec, opt_size, magic;
     size_t nt_size;
-    int e;
 
     if ((e = rd_need(&r, 64, "DOS header")))
         return e;

@@ -5,25 +5,21 @@
  * only a regular file is opened, never blocking on a FIFO or acting on a
  * device. An image's first bytes are read before anything else and a file
  * that is no PE, Webcil, WebAssembly or metadata image is refused there.
- * An image is then mapped, not read: the library reads its headers and the
- * metadata it needs, so a huge file costs the pages those reads touch, not
- * its size (a 2 GiB file that starts like an image and is not one is
- * refused after a few pages). batch opens the descriptor itself rather
- * than calling mdt_image_open_file because it maps the file and hands the
- * library the mapping, and names the kind of file it refused in its
- * warning. It looks for a PDB beside a module itself, as mdt_pdb_open(3)
- * does.
- *
- * A file mapped here and truncated by another process while batch runs
- * raises SIGBUS when a page past its new end is read, as with
- * mdt_image_open_file's MDT_OPEN_MAP. */
+ * An image is then opened with MDT_OPEN_LAZY: the library reads its headers
+ * and its metadata, all a name needs, and nothing else, so a huge file
+ * costs those bytes, not its size (a 2 GiB file that starts like an image
+ * and is not one is refused after its headers). It is not mapped: a file
+ * truncated by another process while batch runs gives an error for the
+ * lines that need it, never SIGBUS (before issue 28 batch mapped images;
+ * bench/README.md compares the two). batch opens the descriptor itself
+ * first to name the kind of file it refused in its warning. It looks for a
+ * PDB beside a module itself, as mdt_pdb_open(3) does. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <talloc.h>
 #include <unistd.h>
@@ -54,23 +50,10 @@ static bool image_magic(const unsigned char *b, size_t n)
             (memcmp(b, "\0asm", 4) == 0 || memcmp(b, "WbIL", 4) == 0 || memcmp(b, "BSJB", 4) == 0));
 }
 
-struct mapping {
-    void *p;
-    size_t len;
-};
-
-static int unmap(struct mapping *m)
-{
-    munmap(m->p, m->len);
-    return 0;
-}
-
 int mdb_image_open(void *ctx, mdt_image **out, const char *path, char *why, size_t whylen)
 {
     struct stat st;
     unsigned char head[4];
-    struct mapping *m;
-    void *p;
     ssize_t n;
     int fd = mdb_open_regular(path, &st, why, whylen), e;
     *out = NULL;
@@ -89,35 +72,17 @@ int mdb_image_open(void *ctx, mdt_image **out, const char *path, char *why, size
         close(fd);
         return -1;
     }
-    if ((uintmax_t)st.st_size > SIZE_MAX / 2) {
-        snprintf(why, whylen, "too large for this address space");
-        close(fd);
-        return -1;
-    }
-    p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (p == MAP_FAILED) {
-        snprintf(why, whylen, "cannot map: %s", strerror(errno));
-        return -1;
-    }
-    e = mdt_image_open_buffer(ctx, out, path, p, (size_t)st.st_size, 0);
-    if (e == 0 && (m = talloc(*out, struct mapping))) {
-        m->p = p;
-        m->len = (size_t)st.st_size;
-        talloc_set_destructor(m, unmap);
+    /* Read on demand: the headers and the metadata, which is all a name
+     * needs; never mapped, so a file truncated while batch runs gives an
+     * error for its lines, not SIGBUS. */
+    e = mdt_image_open_file(ctx, out, path, MDT_OPEN_LAZY);
+    if (e == 0)
         return 0;
-    }
-    if (e == 0) {
-        talloc_free(*out);
-        *out = NULL;
-        snprintf(why, whylen, "out of memory");
-    } else {
-        const char *what = mdt_error_last()->what;
-        char msg[512];
-        snprintf(why, whylen, "%s", what[0] ? what : mdt_error_message(msg, sizeof msg));
-        mdt_error_clear();
-    }
-    munmap(p, (size_t)st.st_size);
+    const char *what = mdt_error_last()->what;
+    char msg[512];
+    snprintf(why, whylen, "%s", what[0] ? what : mdt_error_message(msg, sizeof msg));
+    mdt_error_clear();
     return -1;
 }
 

@@ -14,7 +14,11 @@
  * System.Resources format parsed; an input that is itself such a
  * resource set (it starts with 0xBEEFCACE) is parsed as one. The input is
  * opened as a file, as a loader-mapped copy and laid out as a loader lays
- * it out with the gaps unreadable (tests/common/layout.c).
+ * it out with the gaps unreadable (tests/common/layout.c), and, padded
+ * with zeros past 256 KiB, written to a temporary file and opened with
+ * MDT_OPEN_LAZY (read on demand: the headers, then chunks as the calls
+ * need them), which must open or fail as the same bytes opened from
+ * memory do.
  *
  * Oracles besides the sanitizers: a verification gives the same outcome
  * twice; "verified" means the file's hash is the one the signature
@@ -32,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <talloc.h>
+#include <unistd.h>
 
 #include <mdtools/mdtools.h>
 #include <mdtools/pe.h>
@@ -327,10 +332,36 @@ static void touch_resources(void *ctx, const mdt_image *img)
     }
 }
 
+/* The input padded past the size MDT_OPEN_LAZY reads whole (256 KiB), in
+ * a temporary file: *path, and the padded bytes in *padded (malloc'ed). */
+#define LAZY_SIZE (256 * 1024 + 1)
+
+static int write_padded(char *path, size_t n, uint8_t **padded, const uint8_t *data, size_t size)
+{
+    size_t len = size > LAZY_SIZE ? size : LAZY_SIZE;
+    int fd;
+    snprintf(path, n, "%s/mdt-fuzz-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!(*padded = calloc(1, len)))
+        return -1;
+    memcpy(*padded, data, size);
+    if ((fd = mkstemp(path)) < 0 || write(fd, *padded, len) != (ssize_t)len) {
+        if (fd >= 0) {
+            close(fd);
+            unlink(path);
+        }
+        free(*padded);
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
 static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
 {
     mdt_image *img = NULL;
     loader_layout l = {0};
+    char path[1024];
+    uint8_t *padded = NULL;
     int e;
     switch (how) {
     case 0: e = mdt_image_open_buffer(ctx, &img, "fuzz", data, size, 0); break;
@@ -341,6 +372,19 @@ static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
         e = mdt_image_open_mapped_ranges(ctx, &img, "fuzz.laid-out", l.base, l.ranges, l.nranges,
                                          0);
         break;
+    case 3: {
+        mdt_image *mem = NULL;
+        if (write_padded(path, sizeof path, &padded, data, size) != 0)
+            return;
+        size = size > LAZY_SIZE ? size : LAZY_SIZE;
+        data = padded;
+        e = mdt_image_open_file(ctx, &img, path, MDT_OPEN_LAZY);
+        int e_mem = mdt_image_open_buffer(ctx, &mem, path, padded, size, 0);
+        if (e != e_mem)
+            abort();
+        mdt_image_close(mem);
+        break;
+    }
     }
     if (e) {
         if (img != NULL || e > 0)
@@ -356,6 +400,10 @@ static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
         mdt_image_close(img);
     }
     layout_free(&l);
+    if (padded) {
+        unlink(path);
+        free(padded);
+    }
     if (talloc_total_blocks(ctx) != 1)
         abort();
     mdt_error_clear();
@@ -373,6 +421,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         open_one(ctx, data, size, 0);
         open_one(ctx, data, size, 1);
         open_one(ctx, data, size, 2);
+        open_one(ctx, data, size, 3);
     }
     talloc_free(ctx);
     return 0;

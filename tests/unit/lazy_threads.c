@@ -4,7 +4,11 @@
  * the runs of list columns and the Ptr tables, and to make the late
  * warnings. Every thread must get exactly the answers one thread alone gets
  * from another open of the same file: row owners, sorted flags, find
- * results, the warnings. Run by `make check` (also under ASan+UBSan), and built with
+ * results, the warnings. Then the same for the bytes a file opened with
+ * MDT_OPEN_LAZY reads on first need (libmdtools/image/ondemand.c): threads
+ * race to the first read of each chunk (IL bodies from different starts,
+ * the Win32 resources, the whole file), and must get what a lone reader of
+ * the file read at open gets. Run by `make check` (also under ASan+UBSan), and built with
  * ThreadSanitizer by run-lazy-tsan.sh.
  *
  * Usage: lazy_threads [rounds]   (inputs found through MDT_TOP_SRCDIR) */
@@ -20,6 +24,7 @@
 
 #include <mdtools/mdtools.h>
 
+#include "padded.h"
 #include "paths.h"
 
 #define NTHREADS 4
@@ -107,8 +112,47 @@ static bool same(const struct answers *a, const struct answers *b)
            strcmp(a->warnings, b->warnings) == 0;
 }
 
+/* The bytes beyond the metadata, thread `who` starting its walk of the
+ * method bodies at a different row. */
+static void ask_bytes(const mdt_image *img, unsigned who, struct answers *a)
+{
+    uint32_t n = mdt_table_rows(img, MDT_TABLE_MethodDef);
+    size_t len;
+    uint32_t h = 0;
+    if (who == 1) { /* one thread reads the whole file first */
+        const uint8_t *d = mdt_image_bytes(&len, img);
+        for (size_t i = 0; i < len; i += 4096)
+            h = h * 31 + d[i];
+        put(a, (uint32_t)len);
+        put(a, h);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t rid = 1 + (k + who * (n / NTHREADS)) % n;
+        mdt_il_body b;
+        int e = mdt_il_body_get(&b, img, MDT_TOKEN(MDT_TABLE_MethodDef, rid));
+        put(a, (uint32_t)e);
+        if (e)
+            continue;
+        h = 0;
+        for (uint32_t i = 0; i < b.code_size; i++)
+            h = h * 31 + b.code[i];
+        put(a, b.code_size);
+        put(a, h);
+    }
+    void *tmp = talloc_new(NULL);
+    mdt_win32res *res;
+    size_t nres = 0;
+    put(a, (uint32_t)mdt_win32res_list(tmp, &res, &nres, img));
+    put(a, (uint32_t)nres);
+    talloc_free(tmp);
+    a->warnings = calloc(1, 1);
+    if (!a->warnings)
+        abort();
+}
+
 struct job {
     const mdt_image *img;
+    void (*ask)(const mdt_image *, unsigned, struct answers *);
     unsigned who;
     pthread_barrier_t *start;
     struct answers got;
@@ -118,13 +162,16 @@ static void *run(void *arg)
 {
     struct job *j = arg;
     pthread_barrier_wait(j->start);
-    ask(j->img, j->who, &j->got);
+    j->ask(j->img, j->who, &j->got);
     return NULL;
 }
 
-/* 0 when every thread of every round agrees with the lone reader. */
-static int check_file(const char *path, unsigned rounds)
+/* 0 when every thread of every round agrees with the lone reader. `lazy`:
+ * the threads read bytes (ask_bytes) of images opened with MDT_OPEN_LAZY,
+ * the lone reader reads the file read at open. */
+static int check_file(const char *path, unsigned rounds, bool lazy)
 {
+    void (*ask_fn)(const mdt_image *, unsigned, struct answers *) = lazy ? ask_bytes : ask;
     void *ctx = talloc_new(NULL);
     mdt_image *img;
     struct answers want[NTHREADS];
@@ -137,17 +184,17 @@ static int check_file(const char *path, unsigned rounds)
     }
     memset(want, 0, sizeof want);
     for (unsigned w = 0; w < NTHREADS; w++)
-        ask(img, w, &want[w]);
+        ask_fn(img, w, &want[w]);
     mdt_image_close(img);
     for (unsigned round = 0; round < rounds && !bad; round++) {
         pthread_barrier_t start;
         pthread_t th[NTHREADS];
         struct job jobs[NTHREADS];
-        if (mdt_image_open_file(ctx, &img, path, 0) != 0)
+        if (mdt_image_open_file(ctx, &img, path, lazy ? MDT_OPEN_LAZY : 0) != 0)
             abort();
         pthread_barrier_init(&start, NULL, NTHREADS);
         for (unsigned w = 0; w < NTHREADS; w++) {
-            jobs[w] = (struct job){img, w, &start, {0}};
+            jobs[w] = (struct job){img, ask_fn, w, &start, {0}};
             if (pthread_create(&th[w], NULL, run, &jobs[w]) != 0)
                 abort();
         }
@@ -163,8 +210,8 @@ static int check_file(const char *path, unsigned rounds)
         pthread_barrier_destroy(&start);
         mdt_image_close(img);
     }
-    printf("%s: %u rounds of %d threads, %zu answers each: %s\n", path, rounds, NTHREADS, want[0].n,
-           bad ? "FAILED" : "agree");
+    printf("%s%s: %u rounds of %d threads, %zu answers each: %s\n", lazy ? "read on demand: " : "",
+           path, rounds, NTHREADS, want[0].n, bad ? "FAILED" : "agree");
     for (unsigned w = 0; w < NTHREADS; w++)
         answers_free(&want[w]);
     talloc_free(ctx);
@@ -183,13 +230,31 @@ int main(int argc, char **argv)
     char path[4096];
     int passed = 0, failed = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (check_file(src_path(path, sizeof path, cases[i]), rounds))
+        if (check_file(src_path(path, sizeof path, cases[i]), rounds, false))
             failed++;
         else
             passed++;
     }
+    /* A small image made large (its later sections 512 KiB on: padded.h),
+     * so that it is read on demand. */
+    char tmp[4096];
+    if (padded_copy(src_path(path, sizeof path, "data/Everything.dll"), tmp, sizeof tmp,
+                    512 * 1024) != 0) {
+        fprintf(stderr, "cannot make a padded copy of data/Everything.dll\n");
+        failed++;
+    } else {
+        if (check_file(tmp, rounds, true))
+            failed++;
+        else
+            passed++;
+        unlink(tmp);
+    }
     if (access(MONO_45_DIR "/mscorlib.dll", R_OK) == 0) {
-        if (check_file(MONO_45_DIR "/mscorlib.dll", rounds / 10 + 1))
+        if (check_file(MONO_45_DIR "/mscorlib.dll", rounds / 10 + 1, false))
+            failed++;
+        else
+            passed++;
+        if (check_file(MONO_45_DIR "/mscorlib.dll", rounds / 10 + 1, true))
             failed++;
         else
             passed++;

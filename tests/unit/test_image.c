@@ -15,6 +15,7 @@
 
 #include <mdtools/mdtools.h>
 
+#include "padded.h"
 #include "paths.h"
 #include "walk.h"
 
@@ -595,6 +596,206 @@ START_TEST(open_flags_are_checked)
 }
 END_TEST
 
+/* --- MDT_OPEN_LAZY: reading a file on demand --- */
+
+/* 512 KiB inserted before Everything.dll's second section: its headers,
+ * CLI header, IL and metadata stay in the first 64 KiB chunk, .sdata,
+ * .rsrc (the Win32 version resource) and .reloc move past 512 KiB. */
+#define LAZY_PAD (512 * 1024)
+
+/* Everything a reader may ask beyond the metadata, as one checksum-like
+ * record, so that a lazily opened image can be compared with a read one. */
+typedef struct beyond {
+    size_t nres, nbodies, body_bytes;
+    uint32_t body_sum, checksum, version_strings;
+    uint8_t sdata[0x38];
+} beyond;
+
+static int read_beyond(beyond *b, const mdt_image *img, void *ctx)
+{
+    mdt_win32res *res;
+    mdt_version_info *vi;
+    int e;
+    memset(b, 0, sizeof *b);
+    if ((e = mdt_win32res_list(ctx, &res, &b->nres, img)) ||
+        (e = mdt_version_info_read(ctx, &vi, img)) || (e = mdt_pe_checksum(&b->checksum, img)))
+        return e;
+    b->version_strings = (uint32_t)vi->nstrings;
+    const mdt_section *sd = mdt_image_section(img, 1);
+    if ((e = mdt_image_read_rva(b->sdata, sizeof b->sdata, img, sd->virtual_address)))
+        return e;
+    uint32_t n = mdt_table_rows(img, MDT_TABLE_MethodDef);
+    for (uint32_t rid = 1; rid <= n; rid++) {
+        mdt_il_body body;
+        if (mdt_il_body_get(&body, img, MDT_TOKEN(MDT_TABLE_MethodDef, rid)) != 0)
+            continue;
+        b->nbodies++;
+        b->body_bytes += body.code_size;
+        for (uint32_t i = 0; i < body.code_size; i++)
+            b->body_sum = b->body_sum * 31 + body.code[i];
+    }
+    return 0;
+}
+
+/* The same answers as reading the file at open: tables, bodies, Win32
+ * resources, section data, the checksum over every byte. */
+START_TEST(lazy_open_reads_like_the_default)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024], tmp[1024], msg[512];
+    mdt_image *read = NULL, *lazy = NULL;
+    walk_stats ws_read, ws_lazy;
+    beyond b_read, b_lazy;
+    ck_assert_int_eq(
+        padded_copy(src_path(p, sizeof p, "data/Everything.dll"), tmp, sizeof tmp, LAZY_PAD), 0);
+    ck_assert_int_eq(mdt_image_open_file(ctx, &read, tmp, 0), 0);
+    ck_assert_msg(mdt_image_open_file(ctx, &lazy, tmp, MDT_OPEN_LAZY) == 0, "%s",
+                  mdt_error_message(msg, sizeof msg));
+    walk_image(read, &ws_read);
+    walk_image(lazy, &ws_lazy);
+    ck_assert_uint_eq(ws_lazy.cells_ok, ws_read.cells_ok);
+    ck_assert_uint_eq(ws_lazy.string_bytes, ws_read.string_bytes);
+    ck_assert_uint_eq(ws_lazy.blob_bytes, ws_read.blob_bytes);
+    ck_assert_uint_eq(ws_lazy.errors, ws_read.errors);
+    ck_assert_int_eq(read_beyond(&b_read, read, ctx), 0);
+    ck_assert_msg(read_beyond(&b_lazy, lazy, ctx) == 0, "%s", mdt_error_message(msg, sizeof msg));
+    ck_assert_uint_gt(b_read.nres, 0);
+    ck_assert_uint_gt(b_read.nbodies, 10);
+    ck_assert_mem_eq(&b_lazy, &b_read, sizeof b_read);
+    size_t n_read, n_lazy;
+    const uint8_t *d_read = mdt_image_bytes(&n_read, read),
+                  *d_lazy = mdt_image_bytes(&n_lazy, lazy);
+    ck_assert_uint_eq(n_lazy, n_read);
+    ck_assert_int_eq(memcmp(d_lazy, d_read, n_read), 0);
+    unlink(tmp);
+    talloc_free(ctx);
+}
+END_TEST
+
+/* A file truncated after a lazy open: what open read (the metadata) reads
+ * as before; the first read of anything else fails with MDT_EIO naming the
+ * path and the file offset, and so does every later one, never SIGBUS nor
+ * zeros taken for the file's bytes. */
+START_TEST(lazy_file_truncated_after_open_gives_eio)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024], tmp[1024], msg[512];
+    mdt_image *img = NULL, *ref;
+    walk_stats before, after;
+    mdt_win32res *res;
+    size_t n, len;
+    uint32_t sum;
+    uint8_t byte;
+    static const off_t cuts[] = {0, 0x3c00 + LAZY_PAD / 2};
+    ref = open_rel(ctx, "data/Everything.dll");
+    walk_image(ref, &before);
+    for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+        ck_assert_int_eq(
+            padded_copy(src_path(p, sizeof p, "data/Everything.dll"), tmp, sizeof tmp, LAZY_PAD),
+            0);
+        ck_assert_int_eq(mdt_image_open_file(ctx, &img, tmp, MDT_OPEN_LAZY), 0);
+        ck_assert_int_eq(truncate(tmp, cuts[k]), 0);
+        walk_image(img, &after);
+        ck_assert_uint_eq(after.cells_ok, before.cells_ok);
+        ck_assert_uint_eq(after.errors, 0);
+        ck_assert_int_eq(mdt_win32res_list(ctx, &res, &n, img), MDT_EIO);
+        mdt_error_message(msg, sizeof msg);
+        ck_assert_msg(strstr(msg, tmp) && strstr(msg, "file 0x") && strstr(msg, "changed"), "%s",
+                      msg);
+        /* Still: the bytes were never read. */
+        ck_assert_int_eq(
+            mdt_image_read_rva(&byte, 1, img, mdt_image_section(img, 2)->virtual_address), MDT_EIO);
+        ck_assert_int_eq(mdt_pe_checksum(&sum, img), MDT_EIO);
+        mdt_image_bytes(&len, img);
+        ck_assert_uint_lt(len, 0x3c00 + LAZY_PAD);
+        ck_assert_uint_ge(len, 0x3c00); /* the first chunk: headers, IL, metadata */
+        unlink(tmp);
+    }
+    talloc_free(ctx);
+}
+END_TEST
+
+/* A file that grew, or was rewritten at the same size, since the open is
+ * another file: its new bytes are not taken. */
+START_TEST(lazy_file_changed_after_open_gives_eio)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024], tmp[1024];
+    mdt_image *img = NULL;
+    mdt_win32res *res;
+    size_t n;
+    ck_assert_int_eq(
+        padded_copy(src_path(p, sizeof p, "data/Everything.dll"), tmp, sizeof tmp, LAZY_PAD), 0);
+    ck_assert_int_eq(mdt_image_open_file(ctx, &img, tmp, MDT_OPEN_LAZY), 0);
+    struct stat st;
+    ck_assert_int_eq(stat(tmp, &st), 0);
+    ck_assert_int_eq(truncate(tmp, st.st_size + 4096), 0);
+    ck_assert_int_eq(mdt_win32res_list(ctx, &res, &n, img), MDT_EIO);
+    ck_assert_int_eq(truncate(tmp, st.st_size), 0); /* back to the size, not the same file */
+    ck_assert_int_eq(mdt_win32res_list(ctx, &res, &n, img), MDT_EIO);
+    unlink(tmp);
+    talloc_free(ctx);
+}
+END_TEST
+
+/* Past the descriptors the library keeps (64), an image read on demand
+ * reopens its path for each read: it reads as the others while the path
+ * names the same file, and gives MDT_EIO once it names another (a copy
+ * renamed over it), even with the same bytes. */
+START_TEST(lazy_images_past_the_kept_descriptors_reopen_their_path)
+{
+    void *ctx = talloc_new(NULL);
+    char p[1024], tmp[1024], other[1024], msg[512];
+    enum { N = 80 };
+    mdt_image *imgs[N];
+    beyond want, got;
+    ck_assert_int_eq(
+        padded_copy(src_path(p, sizeof p, "data/Everything.dll"), tmp, sizeof tmp, LAZY_PAD), 0);
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(mdt_image_open_file(ctx, &imgs[i], tmp, MDT_OPEN_LAZY), 0);
+    ck_assert_int_eq(read_beyond(&want, imgs[0], ctx), 0);
+    ck_assert_msg(read_beyond(&got, imgs[N - 2], ctx) == 0, "%s",
+                  mdt_error_message(msg, sizeof msg));
+    ck_assert_mem_eq(&got, &want, sizeof want);
+    ck_assert_int_eq(
+        padded_copy(src_path(p, sizeof p, "data/Everything.dll"), other, sizeof other, LAZY_PAD),
+        0);
+    ck_assert_int_eq(rename(other, tmp), 0);
+    mdt_win32res *res;
+    size_t n;
+    ck_assert_int_eq(mdt_win32res_list(ctx, &res, &n, imgs[N - 1]), MDT_EIO);
+    mdt_error_message(msg, sizeof msg);
+    ck_assert_msg(strstr(msg, tmp) && strstr(msg, "no longer names"), "%s", msg);
+    /* An image that kept its descriptor still reads the file it opened. */
+    ck_assert_int_eq(read_beyond(&got, imgs[1], ctx), 0);
+    ck_assert_mem_eq(&got, &want, sizeof want);
+    unlink(tmp);
+    talloc_free(ctx);
+}
+END_TEST
+
+START_TEST(lazy_flag_combinations)
+{
+    char p[1024];
+    mdt_image *img = (mdt_image *)p;
+    uint8_t b[4] = {'B', 'S', 'J', 'B'};
+    src_path(p, sizeof p, "data/Everything.dll");
+    ck_assert_int_eq(mdt_image_open_file(NULL, &img, p, MDT_OPEN_LAZY | MDT_OPEN_MAP), MDT_EINVAL);
+    ck_assert_ptr_null(img);
+    ck_assert_int_eq(mdt_image_open_buffer(NULL, &img, "b", b, 4, MDT_OPEN_LAZY), MDT_EINVAL);
+    ck_assert_int_eq(mdt_image_open_mapped(NULL, &img, "b", b, 4, MDT_OPEN_LAZY), MDT_EINVAL);
+    /* A small file is read whole: truncating it changes nothing. */
+    char tmp[1024];
+    copy_to_temp("data/Everything.dll", tmp, sizeof tmp);
+    ck_assert_int_eq(mdt_image_open_file(NULL, &img, tmp, MDT_OPEN_LAZY | MDT_OPEN_COPY), 0);
+    ck_assert_int_eq(truncate(tmp, 0), 0);
+    uint32_t sum;
+    ck_assert_int_eq(mdt_pe_checksum(&sum, img), 0);
+    mdt_image_close(img);
+    unlink(tmp);
+}
+END_TEST
+
 START_TEST(mixed_mode_native_entry_point)
 {
     void *ctx = talloc_new(NULL);
@@ -779,6 +980,11 @@ Suite *suite(void)
     TCase *tc = tcase_create("image");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, mscorlib_identity_and_token);
+    tcase_add_test(tc, lazy_open_reads_like_the_default);
+    tcase_add_test(tc, lazy_file_truncated_after_open_gives_eio);
+    tcase_add_test(tc, lazy_file_changed_after_open_gives_eio);
+    tcase_add_test(tc, lazy_flag_combinations);
+    tcase_add_test(tc, lazy_images_past_the_kept_descriptors_reopen_their_path);
     tcase_add_test(tc, last_stream_wins_in_compressed_metadata);
     tcase_add_test(tc, first_stream_wins_in_enc_metadata);
     tcase_add_test(tc, double_guid_stream_mvid);

@@ -147,7 +147,8 @@ typedef struct mdt_il_body {
  * MDT_ETRUNC (the header, code or a section runs past the section or
  * readable memory that holds it), MDT_EBADIMAGE (no tiny or fat header, a
  * fat header smaller than 12 bytes, a section of a bad size); reading the
- * MethodDef row may also fail with MDT_ETRUNC (mdt_row_get). */
+ * MethodDef row may also fail with MDT_ETRUNC (mdt_row_get). MDT_EIO: an
+ * image opened with MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_il_body_get(mdt_il_body *out, const mdt_image *img, uint32_t method);
 
 /* The body whose header is at `bytes` (`len` bytes readable from it), as a

@@ -21,7 +21,21 @@
  * are shared with the page cache and only those read are loaded, at the
  * risk above. Use it only for files nothing will truncate while the image
  * is open (your own build output, a read-only file system), in a process
- * of your own. */
+ * of your own.
+ *
+ * MDT_OPEN_LAZY reads only what is needed, without mapping: the headers
+ * and the metadata at open, every other byte of the file (IL bodies,
+ * resources, the strong-name signature, ReadyToRun code and tables, debug
+ * data) the first time a call needs it, in 64 KiB chunks, with pread.
+ * Naming tokens or reading tables never reads a method body. A file that
+ * changes (size or modification time) or shrinks after the open makes the
+ * read that meets it fail with MDT_EIO, naming the path and the file
+ * offset: never SIGBUS, never bytes of another version of the file. The
+ * first 64 such images of the process keep the file's descriptor open
+ * until every chunk is read or the image is freed; the others reopen the
+ * path for each read, which must still name the same file (device and
+ * inode), else MDT_EIO. Reads of bytes already read take no lock, the
+ * first read of a chunk takes the image's mutex. */
 #ifndef MDTOOLS_IMAGE_H
 #define MDTOOLS_IMAGE_H
 
@@ -52,25 +66,30 @@ enum mdt_open_flags {
     /* Files only: map the file instead of reading it. A truncation of the
      * file by anyone while the image is open makes reads raise SIGBUS (see
      * above). MDT_EINVAL for buffer and mapped opens. */
-    MDT_OPEN_MAP = 1u << 1
+    MDT_OPEN_MAP = 1u << 1,
+    /* Files only: read a PE's bytes on demand (see above), not all at
+     * open. A file of 256 KiB or less, and any kind but a PE, is read whole
+     * at open as without the flag. Calls that read bytes outside the
+     * metadata (mdt_image_rva, mdt_image_read_rva, and those built on them:
+     * IL bodies, resources, strong names, ReadyToRun, embedded PDBs, the
+     * PE checksum) may then also fail with MDT_EIO when the file changed
+     * since the open. With MDT_OPEN_MAP it is MDT_EINVAL; with
+     * MDT_OPEN_COPY, as without it. */
+    MDT_OPEN_LAZY = 1u << 2
 };
 
-/* Open a file: read into memory (or mapped, with MDT_OPEN_MAP); its kind
- * is detected from the first bytes (MZ, "\0asm", "WbIL", "BSJB"). A file
- * that shrinks while it is read is opened as the bytes that were there.
- * Only a regular file is opened: a FIFO, device or directory is refused
- * before open(2) can block or act on it. A file over 64 KiB that is no
- * image (none of those first bytes; a PE without a PE signature or a CLI
- * data directory) is refused after reading its headers only.
- * Errors: MDT_EINVAL (NULL argument, unknown flags, MDT_OPEN_COPY with
- * MDT_OPEN_MAP), MDT_EIO (open, read or map failed, not a regular file),
- * MDT_ENOMEM, and those
- * of reading the image: MDT_ENOTDOTNET (no .NET image: no CLI header, an
- * unknown first word), MDT_EBADIMAGE, MDT_ETRUNC (a structure cut short),
- * MDT_ENOTFOUND (the CLI header or the metadata at an RVA in no section),
- * MDT_EUNSUPPORTED (well-formed but outside what mdtools reads: a file
- * larger than the address space, a Webcil or WebAssembly version it does
- * not know). */
+/* Open a file: read into memory (or mapped, with MDT_OPEN_MAP; or read as
+ * needed, with MDT_OPEN_LAZY); its kind is detected from the first bytes (MZ, "\0asm", "WbIL",
+ * "BSJB"). A file that shrinks while it is read is opened as the bytes that were there. Only a
+ * regular file is opened: a FIFO, device or directory is refused before open(2) can block or act on
+ * it. A file over 64 KiB that is no image (none of those first bytes; a PE without a PE signature
+ * or a CLI data directory) is refused after reading its headers only. Errors: MDT_EINVAL (NULL
+ * argument, unknown flags, MDT_OPEN_MAP with MDT_OPEN_COPY or MDT_OPEN_LAZY), MDT_EIO (open, read
+ * or map failed, not a regular file; MDT_OPEN_LAZY: the file changed during the open), MDT_ENOMEM,
+ * and those of reading the image: MDT_ENOTDOTNET (no .NET image: no CLI header, an unknown first
+ * word), MDT_EBADIMAGE, MDT_ETRUNC (a structure cut short), MDT_ENOTFOUND (the CLI header or the
+ * metadata at an RVA in no section), MDT_EUNSUPPORTED (well-formed but outside what mdtools reads:
+ * a file larger than the address space, a Webcil or WebAssembly version it does not know). */
 int mdt_image_open_file(void *mem_ctx, mdt_image **out, const char *path, unsigned flags);
 /* Open bytes holding a file layout (any kind, detected). `name` appears in
  * error messages (may be NULL). Flags: 0 (borrow) or MDT_OPEN_COPY; any
@@ -149,7 +168,10 @@ const char *mdt_image_kind_name(int kind); /* "PE", "Webcil", ...: static */
 const char *mdt_image_name(const mdt_image *img);
 /* The whole buffer (file bytes or mapped bytes): every byte of it is
  * readable. For an image opened with mdt_image_open_mapped_ranges, the
- * range from the base on (the headers); the rest through mdt_image_rva. */
+ * range from the base on (the headers); the rest through mdt_image_rva.
+ * An image opened with MDT_OPEN_LAZY reads the rest of its file at the
+ * first call (once); if the file changed since the open, *len is only the
+ * part read from its start (at least the headers). */
 const uint8_t *mdt_image_bytes(size_t *len, const mdt_image *img);
 
 /* Warnings about the image: accepted oddities (duplicate streams, a
@@ -233,17 +255,20 @@ const mdt_debug_entry *mdt_image_debug_entry(const mdt_image *img, size_t i);
  * for a mapped image, inside one readable range). Errors: MDT_ENOTFOUND
  * (RVA in no section, or a raw metadata image, which has no RVAs),
  * MDT_EBADIMAGE (the bytes straddle the end of the section), MDT_ETRUNC
- * (past the section's raw data, the file or the readable memory). */
+ * (past the section's raw data, the file or the readable memory), MDT_EIO
+ * (MDT_OPEN_LAZY: the file changed since the open). */
 int mdt_image_rva(const uint8_t **p, const mdt_image *img, uint32_t rva, uint32_t len);
 /* Copy `len` bytes at `rva` into buf; bytes of a section past its raw data
  * (virtual size > raw size) read as zeros, as a loader maps them. Errors:
  * MDT_ENOTFOUND (RVA in no section, or a raw metadata image),
  * MDT_EBADIMAGE (the bytes straddle the end of the section), MDT_ETRUNC
- * (a mapped image: past the readable memory). */
+ * (a mapped image: past the readable memory), MDT_EIO (MDT_OPEN_LAZY: the
+ * file changed since the open). */
 int mdt_image_read_rva(void *buf, uint32_t len, const mdt_image *img, uint32_t rva);
 /* File offset of an RVA (flat layouts). Errors: MDT_ENOTFOUND (RVA in no
  * section, or a raw metadata image), MDT_ETRUNC (past the section's raw
- * data or the file; a mapped image: past the readable memory). */
+ * data or the file; a mapped image: past the readable memory), MDT_EIO
+ * (MDT_OPEN_LAZY: the file changed since the open). */
 int mdt_image_rva_to_offset(uint64_t *offset, const mdt_image *img, uint32_t rva);
 
 /* --- Metadata root and streams (II.24.2.1, II.24.2.2) --- */

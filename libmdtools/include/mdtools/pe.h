@@ -108,7 +108,8 @@ int mdt_pe_section_read(mdt_pe_section *out, const mdt_image *img, size_t i);
  * the file with the CheckSum field left out, plus the file's length.
  * Errors: MDT_EINVAL (NULL argument), MDT_ENOTFOUND (no PE headers),
  * MDT_EUNSUPPORTED (an image laid out by a loader: the file is not there),
- * MDT_ETRUNC, MDT_EBADIMAGE (as for mdt_pe_headers_read). */
+ * MDT_ETRUNC, MDT_EBADIMAGE (as for mdt_pe_headers_read). MDT_EIO: an image
+ * opened with MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_pe_checksum(uint32_t *out, const mdt_image *img);
 
 /* --- Debug directory entries' data (mdt_image_debug_entry gives the
@@ -118,13 +119,15 @@ int mdt_pe_checksum(uint32_t *out, const mdt_image *img);
  * file, else at its RVA. *len is the entry's size. Errors: MDT_EINVAL (NULL
  * argument), MDT_ENOTFOUND (no entry i, or an entry without data),
  * MDT_ETRUNC (the data lies past the file), and those of mdt_image_rva
- * (MDT_EBADIMAGE: the data straddles the end of its section). */
+ * (MDT_EBADIMAGE: the data straddles the end of its section). MDT_EIO: an
+ * image opened with MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_debug_entry_data(const uint8_t **data, size_t *len, const mdt_image *img, size_t i);
 
 /* An EmbeddedPortablePdb entry (type 17): "MPDB", the uncompressed size,
  * then a deflate stream. Errors: MDT_EINVAL (NULL argument, or the entry is
  * of another type), MDT_EBADIMAGE (no "MPDB" signature), MDT_ETRUNC,
- * MDT_ENOTFOUND (as for mdt_debug_entry_data). */
+ * MDT_ENOTFOUND (as for mdt_debug_entry_data). MDT_EIO: an image opened
+ * with MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_debug_embedded_pdb(uint32_t *uncompressed, uint32_t *compressed, const mdt_image *img,
                            size_t i);
 
@@ -132,7 +135,8 @@ int mdt_debug_embedded_pdb(uint32_t *uncompressed, uint32_t *compressed, const m
  * NUL-terminated inside the image: "SHA256", ...) and the checksum of the
  * PDB (borrowed, *len bytes). Errors: MDT_EINVAL (NULL argument, another
  * type), MDT_EBADIMAGE (the name is not NUL-terminated inside the entry),
- * MDT_ETRUNC, MDT_ENOTFOUND (as for mdt_debug_entry_data). */
+ * MDT_ETRUNC, MDT_ENOTFOUND (as for mdt_debug_entry_data). MDT_EIO: an
+ * image opened with MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_debug_pdb_checksum(const char **algorithm, const uint8_t **checksum, size_t *len,
                            const mdt_image *img, size_t i);
 
@@ -140,7 +144,8 @@ int mdt_debug_pdb_checksum(const char **algorithm, const uint8_t **checksum, siz
  * "R2RM", a 16-byte signature, a version, the perf map's path (borrowed,
  * NUL-terminated inside the image). Errors: MDT_EINVAL (NULL argument,
  * another type), MDT_EBADIMAGE (no "R2RM", a path not NUL-terminated),
- * MDT_ETRUNC, MDT_ENOTFOUND (as for mdt_debug_entry_data). */
+ * MDT_ETRUNC, MDT_ENOTFOUND (as for mdt_debug_entry_data). MDT_EIO: an
+ * image opened with MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_debug_perfmap(uint8_t signature[16], uint32_t *version, const char **path,
                       const mdt_image *img, size_t i);
 
@@ -162,11 +167,14 @@ typedef struct mdt_r2r_section {
 /* The ReadyToRun header. Errors: MDT_EINVAL (NULL argument),
  * MDT_ENOTFOUND (no managed native header, or one that is not
  * ReadyToRun: no "RTR" signature), MDT_ETRUNC, MDT_EBADIMAGE (a section
- * list that does not fit in the image), and those of mdt_image_rva. */
+ * list that does not fit in the image), and those of mdt_image_rva.
+ * MDT_EIO: an image opened with MDT_OPEN_LAZY whose file changed since the
+ * open. */
 int mdt_r2r_header_read(mdt_r2r_header *out, const mdt_image *img);
 /* Section i (0-based) of the ReadyToRun header. Errors: those of
  * mdt_r2r_header_read (MDT_EINVAL, MDT_ENOTFOUND, MDT_ETRUNC,
- * MDT_EBADIMAGE), and MDT_ENOTFOUND for i past the count. */
+ * MDT_EBADIMAGE), and MDT_ENOTFOUND for i past the count. MDT_EIO: an image
+ * opened with MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_r2r_section_read(mdt_r2r_section *out, const mdt_image *img, uint32_t i);
 /* The name of a ReadyToRun section type ("RuntimeFunctions"), static; NULL
  * for a type the library does not know. */
@@ -196,7 +204,8 @@ typedef struct mdt_win32res {
  * MDT_ENOMEM, MDT_ETRUNC (a directory or entry past the section),
  * MDT_EBADIMAGE (an entry at the wrong level, a name not UTF-16, more than
  * MDT_WIN32RES_MAX leaves), and those of mdt_image_rva (MDT_ENOTFOUND for
- * a tree at an RVA in no section). */
+ * a tree at an RVA in no section). MDT_EIO: an image opened with
+ * MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_win32res_list(void *mem_ctx, mdt_win32res **out, size_t *n, const mdt_image *img);
 
 /* A string of a StringFileInfo table: `table` is the table's key
@@ -229,7 +238,8 @@ typedef struct mdt_version_info {
  * resource), MDT_ETRUNC (a block longer than its parent or the data),
  * MDT_EBADIMAGE (a key that is not "VS_VERSION_INFO", a fixed file info
  * without its signature, blocks nested deeper than the format allows),
- * and those of mdt_win32res_list. */
+ * and those of mdt_win32res_list. MDT_EIO: an image opened with
+ * MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_version_info_read(void *mem_ctx, mdt_version_info **out, const mdt_image *img);
 
 #ifdef __cplusplus

@@ -69,13 +69,15 @@ typedef struct mdt_manifest_resource {
  * Implementation that is neither null, a File nor an AssemblyRef; an
  * embedded resource in an image without a Resources directory, or whose
  * directory runs past the 4 GiB address space), MDT_ENOHEAP
- * (a name past #Strings), and those of mdt_image_rva. */
+ * (a name past #Strings), and those of mdt_image_rva. MDT_EIO: an image
+ * opened with MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_manifest_resource_read(mdt_manifest_resource *out, const mdt_image *img, uint32_t rid);
 
 /* The bytes of embedded resource `rid`, borrowed from the image.
  * Errors: MDT_EINVAL (NULL argument, or a resource that is not embedded),
  * and as for mdt_manifest_resource_read MDT_ENOTFOUND, MDT_ETRUNC,
- * MDT_EBADIMAGE and MDT_ENOHEAP. */
+ * MDT_EBADIMAGE and MDT_ENOHEAP. MDT_EIO: an image opened with
+ * MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_manifest_resource_data(const uint8_t **data, size_t *len, const mdt_image *img,
                                uint32_t rid);
 

@@ -87,7 +87,8 @@ typedef struct mdt_strongname {
  * raw data run past the file), MDT_EBADIMAGE (the signature directory
  * straddles a section, the public key blob is malformed), MDT_ENOTFOUND
  * (the signature directory's RVA is in no section), MDT_ENOHEAP (the
- * Assembly row's key is in no heap). */
+ * Assembly row's key is in no heap). MDT_EIO: an image opened with
+ * MDT_OPEN_LAZY whose file changed since the open. */
 int mdt_strongname_verify(mdt_strongname *out, const mdt_image *img, const mdt_sn_key *keys,
                           size_t nkeys);
 
