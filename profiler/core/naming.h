@@ -1,6 +1,7 @@
 /* Private to profiler/core: the functions of the naming unit (codemap.c, frames.c): code versions
  * and their IL maps, a frame's text. Included by the files of this unit and of the units above it
- * (profiler/core/README.md); struct mdp_core is in base.h. */
+ * (profiler/core/README.md); struct mdp_core is in base.h, the unit's own state in naming_state.h.
+ */
 #ifndef MDP_NAMING_H
 #define MDP_NAMING_H
 
@@ -8,6 +9,12 @@
 #include <stdint.h>
 
 #include "core/base.h"
+
+/* codemap.c: the unit's state (core->naming, naming_state.h): 0, or -1
+ * out of memory; freed with every code version, IL map and frame text it
+ * holds (drain_lock held). */
+int mdp_naming_new(mdp_core *core);
+void mdp_naming_free(mdp_core *core);
 
 /* frames.c: with drain_lock held */
 const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen);

@@ -131,8 +131,9 @@ unsigned mdp_thread_role(const char *comm);
  * held; does nothing when cfg.threads is 0. */
 void mdp_threads_scan(mdp_core *core);
 
-/* The #stats keys of native naming, " native.module=N act.gc=N ...", into
- * buf (NUL-terminated, cut at cap - 1 bytes). */
-void mdp_native_stats(const mdp_core *core, char *buf, size_t cap);
+/* The #stats keys of native naming, " native.module=N act.gc=N ...", from
+ * the counters (aggregate.h: native frames named by an ELF object, samples
+ * by activity) into buf (NUL-terminated, cut at cap - 1 bytes). */
+void mdp_native_stats(uint64_t native_module, const uint64_t act[16], char *buf, size_t cap);
 
 #endif

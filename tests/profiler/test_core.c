@@ -820,7 +820,7 @@ END_TEST
 static unsigned drains_now(mdp_core *core)
 {
     pthread_mutex_lock(&core->drain_lock);
-    unsigned n = core->drain_cycles;
+    unsigned n = core->stats->drain_cycles;
     pthread_mutex_unlock(&core->drain_lock);
     return n;
 }
@@ -1258,7 +1258,7 @@ START_TEST(test_signal_stats_are_replaced)
     ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &r2, 1), 0);
     uintptr_t ip = 0x20004, fn = F_MAKE;
     uint64_t gen = gen_of(core, F_MAKE);
-    atomic_store(&core->term_signal, SIGTERM);
+    atomic_store(&core->writer->term_signal, SIGTERM);
     for (int round = 1; round <= 3; round++) {
         inject(&e, 1, &ip, &fn, &gen);
         pthread_mutex_lock(&core->drain_lock);
