@@ -88,10 +88,6 @@ struct mdp_slot {
     _Atomic uint32_t act_stack; /* nested activities, 4 bits a level, innermost low */
     unsigned act_depth;         /* levels pushed (the thread's own) */
     _Atomic unsigned act_gc, act_exc, act_role;
-    /* threadnames.c (threads_lock; the handler never reads them): the
-     * runtime's name of the thread, the kernel's */
-    char name[128];
-    char os_name[16];
 #ifdef MDP_BENCH_CLOCK
     /* bench builds only (bench/profiler/README.md, "The handler's cost"):
      * TSC ticks and CPU time spent in take_sample, its calls, frames it
@@ -210,11 +206,12 @@ struct mdp_record {
 
 /* Each unit's own state, behind a pointer to a structure that unit
  * defines (README.md, "State"): base.h names them without showing them. */
-struct mdp_naming;    /* naming_state.h: code versions, IL maps, frame caches */
-struct mdp_aggregate; /* aggregate.c: the record tables */
-struct mdp_stats;     /* aggregate.h: the #stats counters every unit above adds to */
-struct mdp_drain;     /* drain.c */
-struct mdp_calls;     /* modes: calls.c, alloc.c, events.c, allocstack.c */
+struct mdp_naming;     /* naming_state.h: code versions, IL maps, frame caches */
+struct mdp_aggregate;  /* aggregate.c: the record tables */
+struct mdp_stats;      /* aggregate.h: the #stats counters every unit above adds to */
+struct mdp_drain;      /* drain.c */
+struct mdp_thread_reg; /* threadnames.c */
+struct mdp_calls;      /* modes: calls.c, alloc.c, events.c, allocstack.c */
 struct mdp_alloc;
 struct mdp_events;
 struct mdp_allocstack;
@@ -296,10 +293,7 @@ struct mdp_core {
     struct mdp_slot *gc_slots[MDP_GC_SLOTS]; /* activity.c: threads collecting (threads_lock) */
     _Atomic uint64_t act_serial;             /* activity.c: this core among the process's */
     unsigned ngc_slots;
-    mdp_pmap pending_names; /* threadnames.c: runtime thread -> name (threads_lock) */
-    /* threadnames.c, a log without the sampler (events only): runtime
-     * thread -> TID, TID -> struct ev_thread (threads_lock) */
-    mdp_pmap ev_tids, ev_threads;
+    struct mdp_thread_reg *threads; /* threadnames.c: the threads the log names (threads_lock) */
 
     /* the units above */
     struct mdp_naming *naming;

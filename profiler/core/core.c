@@ -39,6 +39,7 @@ static int on_miss(void *payload, mdt_idmap *map, int kind, uintptr_t id)
 /* The units' states (mdp_core_new makes them first; any may be NULL). */
 static void free_units(mdp_core *core)
 {
+    mdp_thread_names_free(core);
     mdp_writer_free(core);
     mdp_drain_free(core);
     mdp_aggregate_free(core);
@@ -72,7 +73,7 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
     /* each unit's state (README.md, "State") */
     if (!(core->life = calloc(1, sizeof *core->life)) || mdp_naming_new(core) != 0 ||
         mdp_aggregate_new(core) != 0 || mdp_drain_new(core) != 0 ||
-        mdp_writer_new(core, runtime, attach) != 0) {
+        mdp_writer_new(core, runtime, attach) != 0 || mdp_thread_names_new(core) != 0) {
         snprintf(err, errlen, "out of memory");
         free_units(core);
         free(core);
@@ -99,9 +100,6 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
     pthread_mutex_init(&core->mods_lock, NULL);
     pthread_mutex_init(&core->threads_lock, NULL);
     pthread_mutex_init(&core->notes_lock, NULL);
-    mdp_pmap_init(&core->pending_names);
-    mdp_pmap_init(&core->ev_tids);
-    mdp_pmap_init(&core->ev_threads);
     core->channel = cfg->notify[0] ? mdp_channel_connect(cfg->notify) : -1;
     mdp_read_cmdline(core->cmd, sizeof core->cmd);
     if (mdp_logfile_open(core, err, errlen) != 0) {
@@ -238,7 +236,6 @@ void mdp_core_free(mdp_core *core)
     mdp_drain_buffers_free();
     mdp_logfile_close(core);
     mdp_notes_free(core);
-    mdp_thread_names_free(core);
     if (core->channel >= 0)
         close(core->channel);
     pthread_mutex_destroy(&core->notes_lock);

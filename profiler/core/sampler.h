@@ -59,7 +59,10 @@ void mdp_exec_free(mdp_core *core);
 /* The handler's view of the process (one profiler per process). */
 extern mdp_core *_Atomic mdp_sampling_core;
 
-/* threadnames.c: #thread lines. A slot taken (threads_lock held) gets the
+/* threadnames.c: #thread lines, from one registry of the threads the log
+ * names (core->threads): 0, or -1 out of memory. */
+int mdp_thread_names_new(mdp_core *core);
+/* A slot taken (threads_lock held) gets the
  * name the runtime gave its thread before it started; a thread ended
  * forgets such a name; every active slot whose kernel name is new (all:
  * or changed) is announced (drain thread). */
