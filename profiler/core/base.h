@@ -181,7 +181,7 @@ struct mdp_frame {
 };
 
 /* What a record counts; its log line starts with the kind's word
- * (records.c's record_words, doc/profile-log.md). A mode adds its kinds
+ * (log.h's mdp_rec_kinds, doc/profile-log.md). A mode adds its kinds
  * here: each kind has a map of its own, so one stack counted as a sample
  * and as something else stays two records. */
 enum mdp_rec_kind {

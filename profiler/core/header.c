@@ -145,9 +145,13 @@ char *mdp_header_line(mdp_core *core)
     /* the format says what the log may hold beyond format 1
      * (doc/profile-log.md): 2, call records with exits; 3, native frames
      * with their ELF file; 4, records with their thread and time slice,
-     * and #thread lines; a log of alloc alone holds neither */
-    int stacks = (modes & MDP_MODE_ALLOC) && core->allocstack;
-    int format = modes & MDP_MODE_CALLS ? 2 : modes == MDP_MODE_ALLOC && !stacks ? 1 : 4;
+     * and #thread lines; a log of alloc alone holds neither: the highest of the kinds the
+     * modes write (mdp_rec_kinds, records.c) */
+    int stacks = (modes & MDP_MODE_ALLOC) && core->allocstack, format = 1;
+    for (unsigned k = 0; k < MDP_REC_NKINDS; k++)
+        if ((modes & mdp_rec_kinds[k].modes) && (k != MDP_REC_ASTACK || stacks) &&
+            (int)mdp_rec_kinds[k].format > format)
+            format = (int)mdp_rec_kinds[k].format;
     snprintf(tmp, sizeof tmp, "#mdprofile %d runtime=%s pid=%d ppid=%d mode=", format,
              core->writer->runtime[0] ? core->writer->runtime : "unknown", core->pid, core->ppid);
     puts_(&b, tmp);

@@ -11,6 +11,25 @@
 
 #include "core/base.h"
 
+/* records.c: the log's record kinds (doc/profile-log.md, "Lines"), by
+ * enum mdp_rec_kind: the writer puts a record as its word, its count, the
+ * fields it keeps beside the count (MDP_RECF_*), then its key (the fields
+ * a key starts with, a thread and slice, then the frames); the header's
+ * format is the highest of the kinds the modes write. A mode adds its
+ * kind here and to the enum (base.h). tests/profiler/test_core.c checks
+ * the table against doc/profile-log.md. */
+#define MDP_RECF_BYTES 0x1u /* bytes (a wait's nanoseconds) after the count */
+#define MDP_RECF_EXITS 0x2u /* leaves, tail calls and unwinds after the count */
+struct mdp_rec_desc {
+    const char *word; /* the line's first word */
+    unsigned fields;  /* MDP_RECF_*: what the record holds beside its count */
+    const char
+        *extra;      /* every field between the count and the frames, as the document names them */
+    unsigned modes;  /* the modes that write it (core.h); astack only with alloc stacks */
+    unsigned format; /* the least format of a log that holds it (the header's) */
+};
+extern const struct mdp_rec_desc mdp_rec_kinds[MDP_REC_NKINDS];
+
 /* records.c: append to the log what was aggregated since the last write (the header
  * first, once; the notes; each record after the #module lines of the
  * modules it names that the log has not described yet). With `end`, a

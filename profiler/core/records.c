@@ -92,9 +92,15 @@ static int by_count(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-/* The first word of a record's line, by enum mdp_rec_kind. */
-static const char *const record_words[MDP_REC_NKINDS] = {"stack", "call",   "alloc", "throw",
-                                                         "wait",  "astack", "heap"};
+const struct mdp_rec_desc mdp_rec_kinds[MDP_REC_NKINDS] = {
+    [MDP_REC_STACK] = {"stack", 0, "tid slice", MDP_MODES_SAMPLED, 4},
+    [MDP_REC_CALL] = {"call", MDP_RECF_EXITS, "leaves tailcalls unwinds", MDP_MODE_CALLS, 2},
+    [MDP_REC_ALLOC] = {"alloc", MDP_RECF_BYTES, "bytes", MDP_MODE_ALLOC, 1},
+    [MDP_REC_THROW] = {"throw", 0, "tid slice", MDP_MODE_EXCEPTIONS, 4},
+    [MDP_REC_WAIT] = {"wait", MDP_RECF_BYTES, "nanos tid slice", MDP_MODE_CONTENTION, 4},
+    [MDP_REC_ASTACK] = {"astack", MDP_RECF_BYTES, "bytes tid slice", MDP_MODE_ALLOC, 4},
+    [MDP_REC_HEAP] = {"heap", MDP_RECF_BYTES, "bytes gc ms", MDP_MODE_HEAP, 4},
+};
 
 struct out {
     char *s;
@@ -376,11 +382,11 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         if (count == 0)
             continue;
         module_lines(core, &o, &nm, c.v[i].key);
-        putf(&o, "%s %" PRIu64, record_words[kind], count);
-        if (kind == MDP_REC_ALLOC || kind == MDP_REC_WAIT || kind == MDP_REC_ASTACK ||
-            kind == MDP_REC_HEAP) /* bytes; a wait's nanoseconds */
+        const struct mdp_rec_desc *d = &mdp_rec_kinds[kind];
+        putf(&o, "%s %" PRIu64, d->word, count);
+        if (d->fields & MDP_RECF_BYTES) /* bytes; a wait's nanoseconds */
             putf(&o, " %" PRIu64, r->bytes);
-        if (kind == MDP_REC_CALL)
+        if (d->fields & MDP_RECF_EXITS)
             putf(&o, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],
                  r->exits[2] - r->caught);
         put(&o, " ", 1);
