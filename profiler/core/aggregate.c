@@ -11,11 +11,9 @@
 #include "core/base.h"
 #include "core/aggregate.h"
 
-/* The unit's state: the tables, and the counters units above add to
- * (core->stats points at them). */
+/* The unit's state: the tables. */
 struct mdp_aggregate {
     mdp_smap records[MDP_REC_NKINDS]; /* per kind: key text -> struct mdp_record */
-    struct mdp_stats stats;
 };
 
 int mdp_aggregate_new(mdp_core *core)
@@ -26,7 +24,6 @@ int mdp_aggregate_new(mdp_core *core)
     for (unsigned k = 0; k < MDP_REC_NKINDS; k++)
         mdp_smap_init(&a->records[k]);
     core->agg = a;
-    core->stats = &a->stats;
     return 0;
 }
 
@@ -49,7 +46,6 @@ void mdp_aggregate_free(mdp_core *core)
         mdp_smap_free(&a->records[k]);
     }
     core->agg = NULL;
-    core->stats = NULL;
     free(a);
 }
 

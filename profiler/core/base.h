@@ -204,11 +204,32 @@ struct mdp_record {
     char *debug;       /* TAB-separated names, NULL without --debug-names */
 };
 
+/* The #stats counters (records.c writes them): the drain, the modes and
+ * the lifetime add to them, drain_lock held. In struct mdp_core itself
+ * (core->stats), not behind a pointer: the drain counts every frame, and
+ * a pointer's load there cost it 2 instructions a frame (0.5%). */
+struct mdp_stats {
+    uint64_t samples, signals, late, frames, kind[FK_COUNT], cut, drops_other;
+    uint64_t unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
+    uint64_t native_module;            /* native frames named by an ELF object */
+    uint64_t act[16];                  /* samples by activity (native.h) */
+    uint64_t heap_walks, heap_walk_ns; /* heap.c */
+    unsigned drain_cycles;             /* the drain thread's passes (drainloop.c) */
+#ifdef MDP_BENCH_CLOCK
+    /* bench builds only: the TSC when the core started (to convert ticks
+     * to ns), what two back-to-back reads of the thread's CPU clock measure
+     * (ns, to subtract per handler call), the drain thread's CPU time and
+     * the part of it spent in mdp_drain_all */
+    uint64_t bench_tsc0;
+    double bench_clock_ns;
+    _Atomic uint64_t bench_drain_ns, bench_drain_all_ns;
+#endif
+};
+
 /* Each unit's own state, behind a pointer to a structure that unit
  * defines (README.md, "State"): base.h names them without showing them. */
 struct mdp_naming;     /* naming_state.h: code versions, IL maps, frame caches */
 struct mdp_aggregate;  /* aggregate.c: the record tables */
-struct mdp_stats;      /* aggregate.h: the #stats counters every unit above adds to */
 struct mdp_drain;      /* drain.c */
 struct mdp_thread_reg; /* threadnames.c */
 struct mdp_calls;      /* modes: calls.c, alloc.c, events.c, allocstack.c */
@@ -249,6 +270,7 @@ struct mdp_core {
     _Atomic int finished;
 
     pthread_mutex_t drain_lock;
+    struct mdp_stats stats; /* drain_lock */
 
     /* the module side table (state.c reads it, modules.c fills it): live
      * modules by ID, and those unloaded (their #module lines) */
@@ -298,7 +320,6 @@ struct mdp_core {
     /* the units above */
     struct mdp_naming *naming;
     struct mdp_aggregate *agg;
-    struct mdp_stats *stats; /* inside agg */
     struct mdp_drain *drain;
     struct mdp_calls *calls;
     struct mdp_alloc *alloc;

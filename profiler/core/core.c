@@ -80,7 +80,7 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
         return -1;
     }
 #ifdef MDP_BENCH_CLOCK
-    core->stats->bench_tsc0 = __rdtsc();
+    core->stats.bench_tsc0 = __rdtsc();
     {
         struct timespec a, b;
         uint64_t sum = 0;
@@ -89,7 +89,7 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
             sum += (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec);
         }
-        core->stats->bench_clock_ns = (double)sum / 1000.0;
+        core->stats.bench_clock_ns = (double)sum / 1000.0;
     }
 #endif
     pthread_mutexattr_t ma;

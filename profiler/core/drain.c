@@ -203,12 +203,12 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
                 atomic_store(&t->stack_lo, lo);
             }
         }
-        if (core->cfg.verbose >= 2 && core->stats->signals < 200) {
+        if (core->cfg.verbose >= 2 && core->stats.signals < 200) {
             /* MDPROFILE_VERBOSE=2: the first samples as the handler saw
              * them, into the log (never the host's stderr) */
             char line[900];
             size_t l = (size_t)snprintf(line, sizeof line,
-                                        "sample %" PRIu64 " tid %d:", core->stats->signals,
+                                        "sample %" PRIu64 " tid %d:", core->stats.signals,
                                         atomic_load(&t->tid));
             for (unsigned i = 0; i < n && l + 40 < sizeof line; i++)
                 l += (size_t)snprintf(line + l, sizeof line - l, " %#" PRIx64 "/%#" PRIx64,
@@ -255,7 +255,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
                 else
                     f->kind = mdp_frame_classify_ip(core, f->ip, &f->fn, &f->gen);
                 if (f->kind == FK_MANAGED)
-                    core->stats->late += weight; /* managed code the map learnt after the sample */
+                    core->stats.late += weight; /* managed code the map learnt after the sample */
             }
             if (f->kind == FK_NATIVE && nnative == i)
                 nnative++;
@@ -271,7 +271,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             act = MDP_ACT_STUB;
         if (!nnative)
             act = 0;
-        core->stats->act[act] += weight;
+        core->stats.act[act] += weight;
         if (flags & MDP_SAMPLE_WALL) {
             /* wall mode: the thread's state is the leaf (wall.c) */
             const char *st = wall_state(core, mdp_ring_peek(&t->ring, state_at), n);
@@ -300,13 +300,13 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             } else if (f->elf_len) {
                 text = debug = f->elf;
                 textlen = f->elf_len;
-                core->stats->native_module += weight;
+                core->stats.native_module += weight;
             } else {
                 text = debug = mdp_frame_kind_text[kind];
                 textlen = strlen(text);
             }
-            core->stats->kind[kind] += weight;
-            core->stats->frames += weight;
+            core->stats.kind[kind] += weight;
+            core->stats.frames += weight;
             if ((i && kb_add(&key, " ", 1)) || kb_add(&key, text, textlen))
                 bad = 1;
             if (act && i < nnative &&
@@ -329,13 +329,13 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             if (kb_add(&key, " truncated", 10) ||
                 (core->cfg.debug_names && kb_add(&dbg, "\ttruncated", 10)))
                 bad = 1;
-            core->stats->cut += weight;
+            core->stats.cut += weight;
         }
         mdp_ring_consume(&t->ring, words);
-        core->stats->signals++;
-        core->stats->samples += weight;
+        core->stats.signals++;
+        core->stats.samples += weight;
         if (flags & MDP_SAMPLE_HAVE_SP)
-            core->stats->unwalked += weight; /* the leaf alone: no stack bounds yet */
+            core->stats.unwalked += weight; /* the leaf alone: no stack bounds yet */
         if (!bad)
             mdp_record_add(core, MDP_REC_STACK, key.s, key.len, weight, 0,
                            core->cfg.debug_names ? dbg.s : NULL);

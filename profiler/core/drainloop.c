@@ -94,7 +94,7 @@ static const char *session_over(mdp_core *core)
 {
     if (mdp_stop_requested(core))
         return "stopped by mdprofile";
-    if (core->cfg.max_samples && core->stats->samples >= core->cfg.max_samples)
+    if (core->cfg.max_samples && core->stats.samples >= core->cfg.max_samples)
         return "samples reached";
     if (core->cfg.duration_ms && mdp_elapsed_ms(core) >= core->cfg.duration_ms)
         return "duration reached";
@@ -137,10 +137,10 @@ static void *drain_main(void *arg)
 #ifdef MDP_BENCH_CLOCK
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &d1);
         atomic_fetch_add(
-            &core->stats->bench_drain_all_ns,
+            &core->stats.bench_drain_all_ns,
             (uint64_t)((d1.tv_sec - d0.tv_sec) * 1000000000L + d1.tv_nsec - d0.tv_nsec));
 #endif
-        core->stats->drain_cycles++;
+        core->stats.drain_cycles++;
         uint64_t now = mdp_elapsed_ms(core);
         int alive = now - last_alive >= 1000;
         if (alive)
@@ -156,7 +156,7 @@ static void *drain_main(void *arg)
         /* bench builds only: this thread's CPU time so far */
         struct timespec cpu;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-        atomic_store(&core->stats->bench_drain_ns,
+        atomic_store(&core->stats.bench_drain_ns,
                      (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec);
 #endif
         const char *over = session_over(core);

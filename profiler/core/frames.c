@@ -246,14 +246,15 @@ const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen
 
 const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen)
 {
-    uint64_t epoch = atomic_load_explicit(&core->naming->code_epoch, memory_order_relaxed);
-    if (epoch != core->naming->ipnames_epoch) {
+    struct mdp_naming *nm = core->naming;
+    uint64_t epoch = atomic_load_explicit(&nm->code_epoch, memory_order_relaxed);
+    if (epoch != nm->ipnames_epoch) {
         /* code was replaced at an address a version had (codemap.c): an
          * address's IL offset may have changed */
         mdp_frames_forget_texts(core);
-        core->naming->ipnames_epoch = epoch;
+        nm->ipnames_epoch = epoch;
     }
-    struct mdp_ipname *e = mdp_pmap_get(&core->naming->ipnames, ip, gen);
+    struct mdp_ipname *e = mdp_pmap_get(&nm->ipnames, ip, gen);
     if (e && e->fn == fn && e->final)
         return e;
     const struct mdp_frame *fr = mdp_frame_get(core, fn, gen);
@@ -273,11 +274,11 @@ const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn
     n->len = tl + il_len;
     memcpy(n->text, fr->text, tl);
     memcpy(n->text + tl, il, il_len + 1);
-    if (core->naming->ipnames.n >= MDP_IPNAMES_MAX) {
+    if (nm->ipnames.n >= MDP_IPNAMES_MAX) {
         mdp_frames_forget_texts(core); /* e with the rest */
         e = NULL;
     }
-    if (mdp_pmap_put(&core->naming->ipnames, ip, gen, n) != 0) {
+    if (mdp_pmap_put(&nm->ipnames, ip, gen, n) != 0) {
         free(n);
         return NULL;
     }
@@ -298,13 +299,14 @@ void mdp_frames_forget_texts(mdp_core *core)
 
 int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen)
 {
+    struct mdp_naming *nm = core->naming;
     mdt_idmap_code_range r;
     if (mdt_idmap_ip_lookup(&r, core->map, ip) == 0) {
         *fn = r.function_id;
         *gen = r.function_gen;
         return FK_MANAGED;
     }
-    uintptr_t k = (uintptr_t)mdp_pmap_get(&core->naming->ipkinds, ip, 0);
+    uintptr_t k = (uintptr_t)mdp_pmap_get(&nm->ipkinds, ip, 0);
     if (k)
         return (int)k - 1;
     int kind;
@@ -318,9 +320,9 @@ int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t 
     } else {
         kind = FK_STUB;
     }
-    if (core->naming->ipkinds.n > 200000)
+    if (nm->ipkinds.n > 200000)
         mdp_frames_forget_ips(core);
-    mdp_pmap_put(&core->naming->ipkinds, ip, 0, (void *)(uintptr_t)(kind + 1));
+    mdp_pmap_put(&nm->ipkinds, ip, 0, (void *)(uintptr_t)(kind + 1));
     return kind;
 }
 

@@ -208,20 +208,20 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
     if (core->slots)
         for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
             drops += atomic_load(&core->slots[i].drops);
-    drops += core->stats->drops_other;
-    const uint64_t *k = core->stats->kind;
+    drops += core->stats.drops_other;
+    const uint64_t *k = core->stats.kind;
     uint64_t unknown = k[FK_UNMAPPED] + k[FK_UNLOADED] + k[FK_NOMVID];
     putf(o,
          "#stats samples=%" PRIu64 " records=%" PRIu64 " frames=%" PRIu64 " managed=%" PRIu64
          " native=%" PRIu64 " dynamic=%" PRIu64 " stub=%" PRIu64 " unknown=%" PRIu64
          " unknown.unmapped=%" PRIu64 " unknown.unloaded=%" PRIu64 " unknown.nomvid=%" PRIu64,
-         core->stats->samples, records, core->stats->frames, k[FK_MANAGED], k[FK_NATIVE],
+         core->stats.samples, records, core->stats.frames, k[FK_MANAGED], k[FK_NATIVE],
          k[FK_DYNAMIC], k[FK_STUB], unknown, k[FK_UNMAPPED], k[FK_UNLOADED], k[FK_NOMVID]);
     putf(o,
          " drops=%" PRIu64 " threads=%" PRIu64 " duration_ms=%" PRIu64 " signals=%" PRIu64
          " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
          drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
-         core->stats->signals, core->stats->late, core->stats->unwalked, core->stats->drain_cycles);
+         core->stats.signals, core->stats.late, core->stats.unwalked, core->stats.drain_cycles);
     if (mdp_wall_mode(core)) {
         char wall[96];
         mdp_wall_stats(core, wall, sizeof wall);
@@ -235,8 +235,8 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
     if (core->cfg.modes & MDP_MODE_HEAP)
         /* heap mode: the walks after gen2 GCs, and what they cost (the
          * runtime suspended) */
-        putf(o, " heap.walks=%" PRIu64 " heap.walk_ms=%" PRIu64, core->stats->heap_walks,
-             core->stats->heap_walk_ns / 1000000u);
+        putf(o, " heap.walks=%" PRIu64 " heap.walk_ms=%" PRIu64, core->stats.heap_walks,
+             core->stats.heap_walk_ns / 1000000u);
     if (core->allocstack) {
         /* alloc stacks: how many allocations were sampled, and dropped
          * (no memory, or more than a thread keeps between two writes) */
@@ -252,7 +252,7 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
         putf(o, " alloc.callbacks=%" PRIu64, mdp_alloc_callbacks(core));
     if (mode_has_native(core)) {
         char native[512];
-        mdp_native_stats(core->stats->native_module, core->stats->act, native, sizeof native);
+        mdp_native_stats(core->stats.native_module, core->stats.act, native, sizeof native);
         put(o, native, strlen(native));
     }
 #ifdef MDP_BENCH_CLOCK
@@ -283,13 +283,13 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " bench.handler_calls=%" PRIu64 " bench.handler_frames=%" PRIu64
          " bench.tsc_per_us=%.3f bench.drain_ns=%" PRIu64 " bench.drain_all_ns=%" PRIu64
          " bench.process_cpu_us=%" PRIu64,
-         ticks, cpu, core->stats->bench_clock_ns, calls, bframes,
-         us > 0 ? (double)(__rdtsc() - core->stats->bench_tsc0) / (double)us : 0.0,
-         (uint64_t)atomic_load(&core->stats->bench_drain_ns),
-         (uint64_t)atomic_load(&core->stats->bench_drain_all_ns), proc_us);
+         ticks, cpu, core->stats.bench_clock_ns, calls, bframes,
+         us > 0 ? (double)(__rdtsc() - core->stats.bench_tsc0) / (double)us : 0.0,
+         (uint64_t)atomic_load(&core->stats.bench_drain_ns),
+         (uint64_t)atomic_load(&core->stats.bench_drain_all_ns), proc_us);
 #endif
     /* end= last: how the process ended, the line's conclusion */
-    putf(o, " truncated=%" PRIu64 " end=%s\n", core->stats->cut, end);
+    putf(o, " truncated=%" PRIu64 " end=%s\n", core->stats.cut, end);
 }
 
 /* The exits of a call record that a write may give now (calls mode). */

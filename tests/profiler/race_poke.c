@@ -111,7 +111,7 @@ int clock_gettime(clockid_t id, struct timespec *ts)
             /* between reading the futex word and napping: poke now */
             struct timespec now;
             real_clock_gettime(CLOCK_MONOTONIC, &now);
-            atomic_store(&poked_pass, core->stats->drain_cycles);
+            atomic_store(&poked_pass, core->stats.drain_cycles);
             atomic_store(&poked_at, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
             mdp_drain_poke(core);
         }
@@ -129,7 +129,7 @@ static uint64_t now_ns(void)
 static unsigned passes(void)
 {
     pthread_mutex_lock(&core->drain_lock);
-    unsigned n = core->stats->drain_cycles;
+    unsigned n = core->stats.drain_cycles;
     pthread_mutex_unlock(&core->drain_lock);
     return n;
 }

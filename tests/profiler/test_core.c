@@ -820,7 +820,7 @@ END_TEST
 static unsigned drains_now(mdp_core *core)
 {
     pthread_mutex_lock(&core->drain_lock);
-    unsigned n = core->stats->drain_cycles;
+    unsigned n = core->stats.drain_cycles;
     pthread_mutex_unlock(&core->drain_lock);
     return n;
 }
