@@ -43,7 +43,6 @@
  * its period up to this (a process that waits costs ~3 wakeups a second,
  * not 50); a ring half full wakes it at once (mdp_drain_poke). */
 #define MDP_DRAIN_MAX_MS 320u
-#define MDP_MAX_TARGS 64u  /* type arguments of one generic */
 #define MDP_MAX_DEPTH 255u /* frames per sample (the log's limit) */
 /* Pseudo IDs, below any address the runtime hands out (the zero page):
  * primitive classes (mdp_ev_prim_class) and their module. */
@@ -132,35 +131,6 @@ struct mdp_module {
     uint32_t nrf;
 };
 
-/* Executable ranges of the live modules' images, sorted (execmap.c), with
- * their module's ReadyToRun function table (rf NULL: none). */
-struct mdp_exec_range {
-    uintptr_t lo, hi;
-    uintptr_t base;
-    const uint32_t *rf;
-    uint32_t nrf;
-};
-struct mdp_exec_table {
-    size_t n;
-    struct mdp_exec_range r[];
-};
-
-/* A code region of one code version. */
-struct mdp_region {
-    uintptr_t start;
-    size_t size;
-    uintptr_t version; /* start of the version's first region */
-    size_t base;       /* offset of this region in the version's code */
-    uint64_t serial;   /* distinguishes code placed at a reused address */
-    uintptr_t fn;      /* the function incarnation it belongs to */
-    uint64_t fn_gen;
-};
-
-struct mdp_ilmap {
-    size_t n;
-    struct mdp_il_entry e[];
-};
-
 enum mdp_frame_kind {
     FK_MANAGED = 0,
     FK_NATIVE,
@@ -170,38 +140,6 @@ enum mdp_frame_kind {
     FK_UNLOADED,
     FK_NOMVID,
     FK_COUNT
-};
-
-/* A function incarnation as the log names it. */
-struct mdp_frame {
-    int kind;
-    int wait;    /* wall mode: a known managed wait (wall.c), 0 none */
-    char *text;  /* "mvid:0x06......{..}<..>" or the special word */
-    char *debug; /* in-process name, "?" when it could not be built */
-};
-
-/* What a record counts; its log line starts with the kind's word
- * (log.h's mdp_rec_kinds, doc/profile-log.md). A mode adds its kinds
- * here: each kind has a map of its own, so one stack counted as a sample
- * and as something else stays two records. */
-enum mdp_rec_kind {
-    MDP_REC_STACK, /* `stack`: sampled stacks (sample and wall modes) */
-    MDP_REC_CALL,  /* `call`: calls of one function (calls mode) */
-    MDP_REC_ALLOC, /* `alloc`: allocations of one type (alloc mode) */
-    MDP_REC_THROW, /* `throw`: exceptions of one type thrown from one stack (exceptions mode) */
-    MDP_REC_WAIT,  /* `wait`: waits on a managed lock from one stack, their nanoseconds (contention)
-                    */
-    MDP_REC_ASTACK, /* `astack`: sampled allocations of one type and stack (alloc mode) */
-    MDP_REC_HEAP,   /* `heap`: live objects of one type after a gen2 GC (heap mode) */
-    MDP_REC_NKINDS
-};
-
-/* One aggregated record. */
-struct mdp_record {
-    uint64_t count, bytes;
-    uint64_t exits[3]; /* call records: leaves, tail calls, frames the unwind pass reached */
-    uint64_t caught;   /* ... and of those, frames that caught the exception */
-    char *debug;       /* TAB-separated names, NULL without --debug-names */
 };
 
 /* The #stats counters (records.c writes them): the drain, the modes and
@@ -228,6 +166,7 @@ struct mdp_stats {
 
 /* Each unit's own state, behind a pointer to a structure that unit
  * defines (README.md, "State"): base.h names them without showing them. */
+struct mdp_exec_table; /* sampler.h: the handler's executable ranges */
 struct mdp_naming;     /* naming_state.h: code versions, IL maps, frame caches */
 struct mdp_aggregate;  /* aggregate.c: the record tables */
 struct mdp_drain;      /* drain.c */

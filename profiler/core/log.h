@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/base.h"
+#include "core/aggregate.h"
 
 /* records.c: the log's record kinds (doc/profile-log.md, "Lines"), by
  * enum mdp_rec_kind: the writer puts a record as its word, its count, the

@@ -12,6 +12,19 @@
 #include "core/base.h"
 #include "core/native.h"
 
+/* Executable ranges of the live modules' images, sorted (execmap.c), with
+ * their module's ReadyToRun function table (rf NULL: none). */
+struct mdp_exec_range {
+    uintptr_t lo, hi;
+    uintptr_t base;
+    const uint32_t *rf;
+    uint32_t nrf;
+};
+struct mdp_exec_table {
+    size_t n;
+    struct mdp_exec_range r[];
+};
+
 /* sampler.c: the slots that were ever taken are [0, mdp_slots_used()); the
  * mark only grows (the slots outlive cores, for a re-attach). Every scan of
  * the slots stops there: a pass over all 4,096 slots' cache lines, twice
