@@ -17,10 +17,12 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/base.h \
 	profiler/core/sampler.h \
 	profiler/core/naming.h \
+	profiler/core/naming_state.h \
 	profiler/core/aggregate.h \
 	profiler/core/drain.h \
 	profiler/core/modes.h \
 	profiler/core/log.h \
+	profiler/core/log_state.h \
 	profiler/core/lifetime.h \
 	profiler/core/core_int.h \
 	profiler/core/hash.h \

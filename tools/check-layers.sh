@@ -222,16 +222,17 @@ lifetime: core drainloop modules seqs
 EOF
 # Each unit's private header (profiler/core/README.md, "Headers"); core.h
 # is the core's API, whose types (mdp_config, mdp_runtime_ops) every unit
-# uses. core_int.h gathers them all for tests and benches: no file of the
+# uses. A unit of several files whose state no unit above may see inside
+# defines it in UNIT_state.h, which only the unit's own files include. core_int.h gathers them all for tests and benches: no file of the
 # core includes it.
 cat >"$tmp/uheaders" <<'EOF'
 base: core.h base.h hash.h ring.h unwind.h channel.h native.h
 sampler: sampler.h
-naming: naming.h
+naming: naming.h naming_state.h
 aggregate: aggregate.h
 drain: drain.h
 modes: modes.h
-log: log.h
+log: log.h log_state.h
 lifetime: lifetime.h
 EOF
 ubad=0
@@ -273,6 +274,10 @@ awk -v units="$tmp/units" -v hdrs="$tmp/uheaders" '
     !($3 in hu) { printf "check-layers: profiler/core/%s includes %s, in no unit of tools/check-layers.sh\047s tables\n", $1, $3 > "/dev/stderr"; bad = 1; next }
     rank[hu[$3]] > rank[$2] {
         printf "check-layers: profiler/core/%s (%s) includes %s, of %s above it\n", $1, $2, $3, hu[$3] > "/dev/stderr"
+        bad = 1; next
+    }
+    $3 ~ /_state\.h$/ && hu[$3] != $2 {
+        printf "check-layers: profiler/core/%s (%s) includes %s, the state of %s: only that unit\047s files see inside it\n", $1, $2, $3, hu[$3] > "/dev/stderr"
         bad = 1
     }
     END { exit bad }' "$tmp/uincs" || ubad=1

@@ -264,16 +264,19 @@ int main(int argc, char **argv)
         uint64_t avail = mdp_ring_avail(&t->ring);
         if (c == 0) {
             uint64_t hdr = mdp_ring_peek(&t->ring, 0);
-            unsigned n = (unsigned)(hdr & 0xff);
-            if (avail != 1 + 3 * (uint64_t)expect || n != expect) {
+            unsigned n = (unsigned)(hdr & 0xff), flags = (unsigned)(hdr >> 8) & 0xff;
+            /* the frames follow the header and its time word (the handler
+             * stamps every sample), and a stack pointer's when it is there */
+            uint64_t at = 1 + !!(flags & MDP_SAMPLE_HAVE_TIME) + !!(flags & MDP_SAMPLE_HAVE_SP);
+            if (avail != at + 3 * (uint64_t)expect || n != expect) {
                 fprintf(stderr, "handler: walked %u frames (%llu words), expected %u\n", n,
                         (unsigned long long)avail, expect);
                 return 1;
             }
             for (unsigned i = 0; i < n; i++)
-                if (mdp_ring_peek(&t->ring, 2 + 3 * i) != want_fn[i]) {
+                if (mdp_ring_peek(&t->ring, at + 1 + 3 * i) != want_fn[i]) {
                     fprintf(stderr, "handler: frame %u has function %#llx, expected %#llx\n", i,
-                            (unsigned long long)mdp_ring_peek(&t->ring, 2 + 3 * i),
+                            (unsigned long long)mdp_ring_peek(&t->ring, at + 1 + 3 * i),
                             (unsigned long long)want_fn[i]);
                     return 1;
                 }

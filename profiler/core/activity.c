@@ -163,14 +163,14 @@ void mdp_ev_activity(mdp_core *core, unsigned act, int begin)
         pop(t);
 }
 
-void mdp_native_stats(const mdp_core *core, char *buf, size_t cap)
+void mdp_native_stats(uint64_t native_module, const uint64_t act[16], char *buf, size_t cap)
 {
     /* samples by what their leaf-side native frames were marked with */
     size_t n = 0;
     if (!cap)
         return;
     buf[0] = 0;
-    int k = snprintf(buf, cap, " native.module=%" PRIu64, core->stat_native_module);
+    int k = snprintf(buf, cap, " native.module=%" PRIu64, native_module);
     for (unsigned a = 1; a < MDP_ACT_COUNT && k > 0 && (n += (size_t)k) < cap; a++)
-        k = snprintf(buf + n, cap - n, " act.%s=%" PRIu64, mdp_activity_text[a], core->stat_act[a]);
+        k = snprintf(buf + n, cap - n, " act.%s=%" PRIu64, mdp_activity_text[a], act[a]);
 }

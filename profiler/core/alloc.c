@@ -117,9 +117,9 @@ static void flush_one(void *payload, mdp_key key, void *val)
     char *debug = NULL;
     const char *text = mdp_alloc_type_text(core, (uintptr_t)key.a, key.b, desc, sizeof desc, &kind,
                                            core->cfg.debug_names ? &debug : NULL);
-    core->stat_kind[kind] += c->count;
+    core->stats.kind[kind] += c->count;
     core->alloc->callbacks += c->count;
-    core->stat_frames += c->count;
+    core->stats.frames += c->count;
     mdp_record_add(core, MDP_REC_ALLOC, text, strlen(text), c->count, c->bytes,
                    core->cfg.debug_names ? (debug ? debug : text) : NULL);
     free(debug);

@@ -1,10 +1,12 @@
 /* Private to profiler/core: the bottom of its stack of units (README.md).
- * struct mdp_core (every unit reaches its own state through it) with the
- * types and limits every unit shares, and the functions of the base unit
- * (maps.c, state.c, logfile.c, notes.c); hash.h, ring.h, unwind.h,
- * channel.h and native.h are the base unit's other headers. Each unit
- * above has its own header (sampler.h, naming.h, aggregate.h, drain.h,
- * modes.h, log.h, lifetime.h) that includes this one.
+ * struct mdp_core (what every unit reads, the base's and the sampler's
+ * state, and a pointer to each other unit's state, which that unit
+ * defines: README.md, "State") with the types and limits every unit
+ * shares, and the functions of the base unit (maps.c, state.c, logfile.c,
+ * notes.c); hash.h, ring.h, unwind.h, channel.h and native.h are the base
+ * unit's other headers. Each unit above has its own header (sampler.h,
+ * naming.h, aggregate.h, drain.h, modes.h, log.h, lifetime.h) that
+ * includes this one.
  *
  * Locks, innermost last; none is ever taken in the signal handler:
  *   drain   (recursive) serializes draining, the frame cache, the records
@@ -41,11 +43,7 @@
  * its period up to this (a process that waits costs ~3 wakeups a second,
  * not 50); a ring half full wakes it at once (mdp_drain_poke). */
 #define MDP_DRAIN_MAX_MS 320u
-#define MDP_MAX_TARGS 64u      /* type arguments of one generic */
-#define MDP_MAX_DEPTH 255u     /* frames per sample (the log's limit) */
-#define MDP_SEQ_SLOTS 64u      /* seqs held at once without overflow (seqs.c) */
-#define MDP_RETIRE_BATCH 4096u /* unloads that trigger a retirement at once */
-#define MDP_RETIRE_MS 10000u   /* else at most this often after an unload */
+#define MDP_MAX_DEPTH 255u /* frames per sample (the log's limit) */
 /* Pseudo IDs, below any address the runtime hands out (the zero page):
  * primitive classes (mdp_ev_prim_class) and their module. */
 #define MDP_PRIM_CLASS_BASE 0x100u
@@ -89,10 +87,6 @@ struct mdp_slot {
     _Atomic uint32_t act_stack; /* nested activities, 4 bits a level, innermost low */
     unsigned act_depth;         /* levels pushed (the thread's own) */
     _Atomic unsigned act_gc, act_exc, act_role;
-    /* threadnames.c (threads_lock; the handler never reads them): the
-     * runtime's name of the thread, the kernel's */
-    char name[128];
-    char os_name[16];
 #ifdef MDP_BENCH_CLOCK
     /* bench builds only (bench/profiler/README.md, "The handler's cost"):
      * TSC ticks and CPU time spent in take_sample, its calls, frames it
@@ -137,35 +131,6 @@ struct mdp_module {
     uint32_t nrf;
 };
 
-/* Executable ranges of the live modules' images, sorted (execmap.c), with
- * their module's ReadyToRun function table (rf NULL: none). */
-struct mdp_exec_range {
-    uintptr_t lo, hi;
-    uintptr_t base;
-    const uint32_t *rf;
-    uint32_t nrf;
-};
-struct mdp_exec_table {
-    size_t n;
-    struct mdp_exec_range r[];
-};
-
-/* A code region of one code version. */
-struct mdp_region {
-    uintptr_t start;
-    size_t size;
-    uintptr_t version; /* start of the version's first region */
-    size_t base;       /* offset of this region in the version's code */
-    uint64_t serial;   /* distinguishes code placed at a reused address */
-    uintptr_t fn;      /* the function incarnation it belongs to */
-    uint64_t fn_gen;
-};
-
-struct mdp_ilmap {
-    size_t n;
-    struct mdp_il_entry e[];
-};
-
 enum mdp_frame_kind {
     FK_MANAGED = 0,
     FK_NATIVE,
@@ -177,42 +142,41 @@ enum mdp_frame_kind {
     FK_COUNT
 };
 
-/* A function incarnation as the log names it. */
-struct mdp_frame {
-    int kind;
-    int wait;    /* wall mode: a known managed wait (wall.c), 0 none */
-    char *text;  /* "mvid:0x06......{..}<..>" or the special word */
-    char *debug; /* in-process name, "?" when it could not be built */
+/* The #stats counters (records.c writes them): the drain, the modes and
+ * the lifetime add to them, drain_lock held. In struct mdp_core itself
+ * (core->stats), not behind a pointer: the drain counts every frame, and
+ * a pointer's load there cost it 2 instructions a frame (0.5%). */
+struct mdp_stats {
+    uint64_t samples, signals, late, frames, kind[FK_COUNT], cut, drops_other;
+    uint64_t unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
+    uint64_t native_module;            /* native frames named by an ELF object */
+    uint64_t act[16];                  /* samples by activity (native.h) */
+    uint64_t heap_walks, heap_walk_ns; /* heap.c */
+    unsigned drain_cycles;             /* the drain thread's passes (drainloop.c) */
+#ifdef MDP_BENCH_CLOCK
+    /* bench builds only: the TSC when the core started (to convert ticks
+     * to ns), what two back-to-back reads of the thread's CPU clock measure
+     * (ns, to subtract per handler call), the drain thread's CPU time and
+     * the part of it spent in mdp_drain_all */
+    uint64_t bench_tsc0;
+    double bench_clock_ns;
+    _Atomic uint64_t bench_drain_ns, bench_drain_all_ns;
+#endif
 };
 
-/* What a record counts; its log line starts with the kind's word
- * (records.c's record_words, doc/profile-log.md). A mode adds its kinds
- * here: each kind has a map of its own, so one stack counted as a sample
- * and as something else stays two records. */
-enum mdp_rec_kind {
-    MDP_REC_STACK, /* `stack`: sampled stacks (sample and wall modes) */
-    MDP_REC_CALL,  /* `call`: calls of one function (calls mode) */
-    MDP_REC_ALLOC, /* `alloc`: allocations of one type (alloc mode) */
-    MDP_REC_THROW, /* `throw`: exceptions of one type thrown from one stack (exceptions mode) */
-    MDP_REC_WAIT,  /* `wait`: waits on a managed lock from one stack, their nanoseconds (contention)
-                    */
-    MDP_REC_ASTACK, /* `astack`: sampled allocations of one type and stack (alloc mode) */
-    MDP_REC_HEAP,   /* `heap`: live objects of one type after a gen2 GC (heap mode) */
-    MDP_REC_NKINDS
-};
-
-/* One aggregated record. */
-struct mdp_record {
-    uint64_t count, bytes;
-    uint64_t exits[3]; /* call records: leaves, tail calls, frames the unwind pass reached */
-    uint64_t caught;   /* ... and of those, frames that caught the exception */
-    char *debug;       /* TAB-separated names, NULL without --debug-names */
-};
-
-struct mdp_calls;
+/* Each unit's own state, behind a pointer to a structure that unit
+ * defines (README.md, "State"): base.h names them without showing them. */
+struct mdp_exec_table; /* sampler.h: the handler's executable ranges */
+struct mdp_naming;     /* naming_state.h: code versions, IL maps, frame caches */
+struct mdp_aggregate;  /* aggregate.c: the record tables */
+struct mdp_drain;      /* drain.c */
+struct mdp_thread_reg; /* threadnames.c */
+struct mdp_calls;      /* modes: calls.c, alloc.c, events.c, allocstack.c */
 struct mdp_alloc;
 struct mdp_events;
 struct mdp_allocstack;
+struct mdp_writer; /* log_state.h: the log writer */
+struct mdp_life;   /* lifetime.h: the drain thread, seqs held, retirement */
 
 /* The log file (logfile.c). Written in pieces by the drain thread: what
  * ends at `end` stays; a tentative #stats line (after a termination
@@ -227,136 +191,81 @@ struct mdp_logfile {
     unsigned failures;
 };
 
-#define MDP_MAX_FRAMEWORKS 64u /* framework and SDK folders in the header */
-#define MDP_NOTES_MAX 65536u   /* bytes of `#` lines waiting for the next write */
+#define MDP_NOTES_MAX 65536u /* bytes of `#` lines waiting for the next write */
 
+/* The core: what every unit reads (settings, the runtime's calls, the
+ * map, the clock, the process, the module side table, the locks), the
+ * base unit's state (the log file, the notes, the launcher's channel, the
+ * ELF objects, the drain thread's wake-ups), the sampler's (the handler
+ * reads it), and a pointer to each other unit's state. */
 struct mdp_core {
     mdp_config cfg;
     mdp_runtime_ops ops;
     _Atomic int ops_live; /* 0 after the runtime is gone: no more calls into it */
     mdt_idmap *map;
-    char runtime[64];
-    int attach;
-    int pid;
-    time_t start_wall;
+    int pid, ppid;
+    char cmd[1100]; /* the command line, percent-encoded (header, channel) */
     struct timespec start_mono;
     _Atomic int finished;
 
+    pthread_mutex_t drain_lock;
+    struct mdp_stats stats; /* drain_lock */
+
+    /* the module side table (state.c reads it, modules.c fills it): live
+     * modules by ID, and those unloaded (their #module lines) */
     pthread_mutex_t mods_lock;
     mdp_pmap modules; /* id -> struct mdp_module */
-    struct mdp_exec_table
-        *_Atomic exec;    /* written under mods_lock, read by the handler (execmap.c) */
-    char framework[4096]; /* folder of the core library's file, for the header; "" unknown */
     struct mdp_module **graveyard;
     size_t ngraveyard, graveyard_cap;
 
-    pthread_mutex_t code_lock;
-    mdp_pmap regions; /* start -> struct mdp_region */
-    uint64_t region_serial;
-
-    pthread_mutex_t drain_lock;
-    mdp_pmap frames;        /* (function, gen) -> struct mdp_frame */
-    mdp_pmap ipnames;       /* (ip, gen) -> struct mdp_ipname (frames.c) */
-    uint64_t ipnames_epoch; /* code_epoch when ipnames was last valid */
-    /* codemap.c: bumped when a region replaces another at its address */
-    _Atomic uint64_t code_epoch;
-    mdp_pmap ilmaps;     /* (version start, serial) -> struct mdp_ilmap */
-    mdp_pmap ipkinds;    /* unattributed ip -> kind + 1 (cast) */
-    mdp_pmap wait_sites; /* wall mode: (call site ip, gen) -> known wait + 1 (cast), frames.c */
-    mdp_smap records[MDP_REC_NKINDS]; /* per kind: key text -> struct mdp_record */
-    uint64_t stat_samples, stat_signals, stat_late, stat_frames, stat_kind[FK_COUNT], stat_cut,
-        stat_drops_other;
-    uint64_t
-        stat_unwalked; /* samples of the leaf alone: the thread's stack bounds were not known */
-    unsigned drain_cycles;
-    /* drain.c: the drain thread's schedule. drain_seq is the futex word it
+    /* state.c: the drain thread's wake-ups. drain_seq is the futex word it
      * waits on (bumped by every wake); drain_napping is 1 while it waits and
      * may be woken early, drain_poked says work came that wants the base
-     * period back; drain_fill is the most a ring held at a drain, in 64ths
-     * of it (drain_lock), since the drain thread last looked. */
+     * period back. */
     _Atomic uint32_t drain_seq;
-    /* seqs.c: the seqs callbacks hold (0 = free, 1 = taking one), the
-     * takers that found no free slot, unloads applied; what the last
-     * retirement used (drain thread) */
-    _Atomic uint64_t seq_held[MDP_SEQ_SLOTS];
-    _Atomic unsigned seq_next_slot;
-    _Atomic uint64_t seq_overflow, unloads;
-    uint64_t retire_below, retire_last_ms, retire_unloads, stat_retired;
     _Atomic int drain_napping, drain_poked;
-    uint64_t drain_fill;
-    /* What mdp_drain_all drains besides the rings, from a unit above it
-     * (events.c's queue of throws and waits); set by core.c. */
-    void (*drain_events)(mdp_core *core);
-#ifdef MDP_BENCH_CLOCK
-    /* bench builds only: the TSC when the core started (to convert ticks
-     * to ns), what two back-to-back reads of the thread's CPU clock measure
-     * (ns, to subtract per handler call), the drain thread's CPU time and
-     * the part of it spent in mdp_drain_all */
-    uint64_t bench_tsc0;
-    double bench_clock_ns;
-    _Atomic uint64_t bench_drain_ns, bench_drain_all_ns;
-#endif
+    _Atomic int drain_tid; /* threads.c, wall.c: the drain thread is not sampled */
+
+    /* base: the log file (logfile.c), diagnostics (notes.c: from any
+     * thread), the launcher (channel.h), native frames' ELF objects
+     * (elfmap.c, drain_lock) */
+    struct mdp_logfile log;
+    pthread_mutex_t notes_lock;
+    char *notes; /* pending `# ...\n` lines (malloc), notes_len bytes */
+    size_t notes_len;
+    uint64_t notes_dropped;
+    int channel; /* socket to the launcher, -1 none */
+    struct mdp_elfmap *elf;
 
     /* sampler */
     struct mdp_slot *slots;
     pthread_mutex_t threads_lock;
     _Atomic uint64_t threads_seen;
     int sampling;
-
-    pthread_t drain_thread;
-    int drain_started;
+    struct mdp_exec_table
+        *_Atomic exec; /* written under mods_lock, read by the handler (execmap.c) */
     /* wall mode (wall.c): ticks of 1/rate s since the start (the wall
      * thread writes, the handler reads), the wall thread's TID (not
      * sampled) and its state */
     _Atomic uint64_t wall_ticks;
     _Atomic int wall_tid;
     struct mdp_wall *wall;
-    _Atomic int drain_stop;
-
-    struct mdp_calls *calls;
-    struct mdp_alloc *alloc;
-    struct mdp_events *events;                   /* events.c: throws and waits */
-    struct mdp_allocstack *allocstack;           /* allocstack.c: alloc mode's sampled stacks */
-    uint64_t stat_heap_walks, stat_heap_walk_ns; /* heap.c (drain_lock) */
-
-    /* The incremental log (records.c, logfile.c). drain_lock serializes
-     * writes; notes (diagnostics as `#` lines) come from any thread. */
-    struct mdp_logfile log;
-    int header_written;
-    mdp_smap described;        /* MVIDs that have their #module line */
-    size_t frameworks_written; /* folders in the header or a #frameworks line */
-    uint64_t stat_records;     /* record lines written */
-    uint64_t last_flush_ms;
-    char cmd[1100]; /* the command line, percent-encoded (header, channel) */
-    int ppid;
-    pthread_mutex_t notes_lock;
-    char *notes; /* pending `# ...\n` lines (malloc), notes_len bytes */
-    size_t notes_len;
-    uint64_t notes_dropped;
-    /* framework and SDK folders of loaded modules (mods_lock) */
-    char *frameworks[MDP_MAX_FRAMEWORKS];
-    size_t nframeworks;
-
-    /* termination signals (termsig.c) and the launcher (channel.h) */
-    _Atomic int term_signal; /* the first SIGINT, SIGTERM or SIGHUP seen, 0 none */
-    _Atomic uint64_t flush_req, flush_done;
-    _Atomic int stop_requested; /* the attaching mdprofile said stop */
-    int channel;                /* socket to the launcher, -1 none */
-    char end_reason[32];
-
-    /* Native frames named (native.h) */
-    struct mdp_elfmap *elf; /* elfmap.c (drain_lock) */
 #define MDP_GC_SLOTS 8u
     struct mdp_slot *gc_slots[MDP_GC_SLOTS]; /* activity.c: threads collecting (threads_lock) */
     _Atomic uint64_t act_serial;             /* activity.c: this core among the process's */
-    _Atomic int drain_tid;                   /* threads.c: the drain thread is not sampled */
     unsigned ngc_slots;
-    uint64_t stat_native_module; /* native frames named by an ELF object */
-    uint64_t stat_act[16];       /* samples by activity (native.h) */
-    mdp_pmap pending_names;      /* threadnames.c: runtime thread -> name (threads_lock) */
-    /* threadnames.c, a log without the sampler (events only): runtime
-     * thread -> TID, TID -> struct ev_thread (threads_lock) */
-    mdp_pmap ev_tids, ev_threads;
+    struct mdp_thread_reg *threads; /* threadnames.c: the threads the log names (threads_lock) */
+
+    /* the units above */
+    struct mdp_naming *naming;
+    struct mdp_aggregate *agg;
+    struct mdp_drain *drain;
+    struct mdp_calls *calls;
+    struct mdp_alloc *alloc;
+    struct mdp_events *events;         /* events.c: throws and waits */
+    struct mdp_allocstack *allocstack; /* allocstack.c: alloc mode's sampled stacks */
+    struct mdp_writer *writer;
+    struct mdp_life *life;
 };
 
 /* state.c: the module side table (modules.c) */

@@ -119,7 +119,7 @@ uint64_t *mdp_calls_counter(mdp_core *core, uintptr_t fn)
     uint64_t *counter = counter_of(core, fn, 1);
     if (!counter && core->calls && fn) {
         pthread_mutex_lock(&core->drain_lock);
-        core->stat_drops_other++;
+        core->stats.drops_other++;
         pthread_mutex_unlock(&core->drain_lock);
     }
     return counter;
@@ -200,8 +200,8 @@ void mdp_calls_flush(mdp_core *core)
         const struct mdp_frame *f = mdp_frame_get(core, c->fn[i], c->gen[i]);
         int kind = f ? f->kind : FK_UNMAPPED;
         const char *text = f ? f->text : mdp_frame_kind_text[FK_UNMAPPED];
-        core->stat_kind[kind] += add[MDP_CALL_ENTER];
-        core->stat_frames += add[MDP_CALL_ENTER];
+        core->stats.kind[kind] += add[MDP_CALL_ENTER];
+        core->stats.frames += add[MDP_CALL_ENTER];
         struct mdp_record *r =
             mdp_record_add(core, MDP_REC_CALL, text, strlen(text), add[MDP_CALL_ENTER], 0,
                            core->cfg.debug_names ? (f && f->debug ? f->debug : text) : NULL);

@@ -15,6 +15,7 @@
 
 #include "core/base.h"
 #include "core/naming.h"
+#include "core/naming_state.h"
 
 int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_region *regions,
                 size_t nregions)
@@ -32,26 +33,26 @@ int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_regio
         } else if (r == MDT_IDMAP_APPLIED || r == MDT_IDMAP_DUPLICATE) {
             struct mdp_region *reg = malloc(sizeof *reg);
             if (reg) {
-                pthread_mutex_lock(&core->code_lock);
+                pthread_mutex_lock(&core->naming->code_lock);
                 *reg = (struct mdp_region){regions[i].start,
                                            regions[i].size,
                                            regions[0].start,
                                            base,
-                                           ++core->region_serial,
+                                           ++core->naming->region_serial,
                                            fn,
                                            gen};
-                struct mdp_region *old = mdp_pmap_get(&core->regions, reg->start, 0);
+                struct mdp_region *old = mdp_pmap_get(&core->naming->regions, reg->start, 0);
                 if (old && old->size == reg->size && old->version == reg->version &&
                     old->base == reg->base && old->fn == fn && old->fn_gen == gen) {
                     free(reg); /* the same region again: keep its serial and IL map */
-                } else if (mdp_pmap_put(&core->regions, reg->start, 0, reg) == 0) {
+                } else if (mdp_pmap_put(&core->naming->regions, reg->start, 0, reg) == 0) {
                     if (old) /* the drain's texts of its addresses are stale */
-                        atomic_fetch_add(&core->code_epoch, 1);
+                        atomic_fetch_add(&core->naming->code_epoch, 1);
                     free(old);
                 } else {
                     free(reg);
                 }
-                pthread_mutex_unlock(&core->code_lock);
+                pthread_mutex_unlock(&core->naming->code_lock);
             }
         }
         base += regions[i].size;
@@ -61,11 +62,11 @@ int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_regio
 
 int mdp_code_region_get(mdp_core *core, uintptr_t start, struct mdp_region *out)
 {
-    pthread_mutex_lock(&core->code_lock);
-    struct mdp_region *r = mdp_pmap_get(&core->regions, start, 0);
+    pthread_mutex_lock(&core->naming->code_lock);
+    struct mdp_region *r = mdp_pmap_get(&core->naming->regions, start, 0);
     if (r)
         *out = *r;
-    pthread_mutex_unlock(&core->code_lock);
+    pthread_mutex_unlock(&core->naming->code_lock);
     return r ? 0 : -1;
 }
 
@@ -81,7 +82,7 @@ static int by_start(const void *a, const void *b)
  * about once. */
 const struct mdp_ilmap *mdp_code_ilmap(mdp_core *core, const struct mdp_region *r)
 {
-    struct mdp_ilmap *m = mdp_pmap_get(&core->ilmaps, r->version, r->serial);
+    struct mdp_ilmap *m = mdp_pmap_get(&core->naming->ilmaps, r->version, r->serial);
     if (m)
         return m->n ? m : NULL;
     if (!mdp_ops_live(core) || !core->ops.il_map)
@@ -97,7 +98,7 @@ const struct mdp_ilmap *mdp_code_ilmap(mdp_core *core, const struct mdp_region *
         if ((size_t)n <= cap) {
             m->n = (size_t)n;
             qsort(m->e, m->n, sizeof m->e[0], by_start);
-            if (mdp_pmap_put(&core->ilmaps, r->version, r->serial, m) != 0) {
+            if (mdp_pmap_put(&core->naming->ilmaps, r->version, r->serial, m) != 0) {
                 free(m);
                 return NULL;
             }
@@ -116,13 +117,34 @@ static void free_val(void *payload, mdp_key key, void *val)
 
 void mdp_code_forget_ilmaps(mdp_core *core)
 {
-    mdp_pmap_each(&core->ilmaps, free_val, NULL);
-    mdp_pmap_free(&core->ilmaps);
+    mdp_pmap_each(&core->naming->ilmaps, free_val, NULL);
+    mdp_pmap_free(&core->naming->ilmaps);
 }
 
 void mdp_code_free(mdp_core *core)
 {
     mdp_code_forget_ilmaps(core);
-    mdp_pmap_each(&core->regions, free_val, NULL);
-    mdp_pmap_free(&core->regions);
+    mdp_pmap_each(&core->naming->regions, free_val, NULL);
+    mdp_pmap_free(&core->naming->regions);
+}
+
+int mdp_naming_new(mdp_core *core)
+{
+    struct mdp_naming *n = calloc(1, sizeof *n); /* every table empty */
+    if (!n)
+        return -1;
+    pthread_mutex_init(&n->code_lock, NULL);
+    core->naming = n;
+    return 0;
+}
+
+void mdp_naming_free(mdp_core *core)
+{
+    if (!core->naming)
+        return;
+    mdp_frames_free(core);
+    mdp_code_free(core);
+    pthread_mutex_destroy(&core->naming->code_lock);
+    free(core->naming);
+    core->naming = NULL;
 }

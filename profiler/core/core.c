@@ -22,6 +22,7 @@
 #include "core/native.h"
 #include "core/sampler.h"
 #include "core/naming.h"
+#include "core/aggregate.h"
 #include "core/drain.h"
 #include "core/modes.h"
 #include "core/log.h"
@@ -33,6 +34,18 @@ static int on_miss(void *payload, mdt_idmap *map, int kind, uintptr_t id)
     if (!mdp_ops_live(core) || !core->ops.miss)
         return MDT_ENOTFOUND;
     return core->ops.miss(core->ops.payload, kind, id);
+}
+
+/* The units' states (mdp_core_new makes them first; any may be NULL). */
+static void free_units(mdp_core *core)
+{
+    mdp_thread_names_free(core);
+    mdp_writer_free(core);
+    mdp_drain_free(core);
+    mdp_aggregate_free(core);
+    mdp_naming_free(core);
+    free(core->life);
+    core->life = NULL;
 }
 
 void mdp_core_drain_soon(mdp_core *core)
@@ -54,16 +67,20 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
     if (ops)
         core->ops = *ops;
     atomic_store(&core->ops_live, 1);
-    snprintf(core->runtime, sizeof core->runtime, "%s", runtime ? runtime : "");
-    for (char *p = core->runtime; *p; p++)
-        if (*p == ' ' || *p == '\t' || *p == '\n')
-            *p = '_';
-    core->attach = attach;
     core->pid = (int)getpid();
-    time(&core->start_wall);
+    core->ppid = (int)getppid();
     clock_gettime(CLOCK_MONOTONIC, &core->start_mono);
+    /* each unit's state (README.md, "State") */
+    if (!(core->life = calloc(1, sizeof *core->life)) || mdp_naming_new(core) != 0 ||
+        mdp_aggregate_new(core) != 0 || mdp_drain_new(core) != 0 ||
+        mdp_writer_new(core, runtime, attach) != 0 || mdp_thread_names_new(core) != 0) {
+        snprintf(err, errlen, "out of memory");
+        free_units(core);
+        free(core);
+        return -1;
+    }
 #ifdef MDP_BENCH_CLOCK
-    core->bench_tsc0 = __rdtsc();
+    core->stats.bench_tsc0 = __rdtsc();
     {
         struct timespec a, b;
         uint64_t sum = 0;
@@ -72,7 +89,7 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
             sum += (uint64_t)((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec);
         }
-        core->bench_clock_ns = (double)sum / 1000.0;
+        core->stats.bench_clock_ns = (double)sum / 1000.0;
     }
 #endif
     pthread_mutexattr_t ma;
@@ -81,14 +98,8 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
     pthread_mutex_init(&core->drain_lock, &ma);
     pthread_mutexattr_destroy(&ma);
     pthread_mutex_init(&core->mods_lock, NULL);
-    pthread_mutex_init(&core->code_lock, NULL);
     pthread_mutex_init(&core->threads_lock, NULL);
     pthread_mutex_init(&core->notes_lock, NULL);
-    mdp_smap_init(&core->described);
-    mdp_pmap_init(&core->pending_names);
-    mdp_pmap_init(&core->ev_tids);
-    mdp_pmap_init(&core->ev_threads);
-    core->ppid = (int)getppid();
     core->channel = cfg->notify[0] ? mdp_channel_connect(cfg->notify) : -1;
     mdp_read_cmdline(core->cmd, sizeof core->cmd);
     if (mdp_logfile_open(core, err, errlen) != 0) {
@@ -97,6 +108,7 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
         mdp_channel_tell(core, "note", enc);
         if (core->channel >= 0)
             close(core->channel);
+        free_units(core);
         free(core);
         return -1;
     }
@@ -119,6 +131,7 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
         mdp_logfile_close(core);
         if (core->channel >= 0)
             close(core->channel);
+        free_units(core);
         free(core);
         return -1;
     }
@@ -133,7 +146,7 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
      * first scan of the threads (threads.c) could take it for another */
     if (e == 0 && mdp_wall_mode(core))
         e = mdp_wall_start(core, err, errlen);
-    core->drain_events = mdp_events_drain; /* a unit above the drain (README.md) */
+    mdp_drain_set_events(core, mdp_events_drain); /* a unit above the drain (README.md) */
     if (e == 0 && (cfg->modes & (MDP_MODE_EXCEPTIONS | MDP_MODE_CONTENTION)))
         e = mdp_events_init(core);
     if (e == 0)
@@ -163,20 +176,22 @@ int mdp_core_finish(mdp_core *core, const char *end)
     mdp_alloc_flush(core);
     /* a termination signal came first: the process ends because of it,
      * whether the runtime shut down cleanly or the session ended */
-    int sig = atomic_load(&core->term_signal);
+    int sig = mdp_term_signal(core);
     if (sig)
-        snprintf(core->end_reason, sizeof core->end_reason, "signal:%s", mdp_signal_name(sig));
+        snprintf(core->life->end_reason, sizeof core->life->end_reason, "signal:%s",
+                 mdp_signal_name(sig));
     else
-        snprintf(core->end_reason, sizeof core->end_reason, "%s", end ? end : "exit");
-    int r = mdp_log_flush(core, core->end_reason, 1);
+        snprintf(core->life->end_reason, sizeof core->life->end_reason, "%s", end ? end : "exit");
+    int r = mdp_log_flush(core, core->life->end_reason, 1);
     if (r != 0 && core->log.fd >= 0)
-        r = mdp_log_flush(core, core->end_reason, 1); /* once more: the pending part was kept */
+        r = mdp_log_flush(core, core->life->end_reason,
+                          1); /* once more: the pending part was kept */
     mdp_logfile_close(core);
     pthread_mutex_unlock(&core->drain_lock);
     if (r == 0) {
         char path[MDP_CHANNEL_MAX / 2], msg[MDP_CHANNEL_MAX];
         mdp_pct_escape(path, sizeof path, core->log.path, strlen(core->log.path));
-        snprintf(msg, sizeof msg, "%s %.4000s", core->end_reason, path);
+        snprintf(msg, sizeof msg, "%s %.4000s", core->life->end_reason, path);
         mdp_channel_tell(core, "end", msg);
     }
     mdp_drain_stop(core);
@@ -209,9 +224,7 @@ void mdp_core_free(mdp_core *core)
     mdp_sampler_free(core);
     mdp_sampler_quiesce(core);
     pthread_mutex_lock(&core->drain_lock);
-    mdp_frames_free(core);
-    mdp_records_free(core);
-    mdp_code_free(core);
+    mdp_naming_free(core);
     mdp_calls_free(core);
     mdp_alloc_free(core);
     mdp_events_free(core);
@@ -223,12 +236,10 @@ void mdp_core_free(mdp_core *core)
     mdp_drain_buffers_free();
     mdp_logfile_close(core);
     mdp_notes_free(core);
-    mdp_thread_names_free(core);
-    for (size_t i = 0; i < core->nframeworks; i++)
-        free(core->frameworks[i]);
     if (core->channel >= 0)
         close(core->channel);
     pthread_mutex_destroy(&core->notes_lock);
+    free_units(core);
     /* core->slots stay mapped: see sampler.c */
     free(core);
 }

@@ -13,7 +13,8 @@
  * bounds of threads registered from elsewhere (from the mapping that holds
  * a sampled stack pointer). The drain thread that calls it every period
  * (drainloop.c) and the events that queue stacks (events.c, through
- * core->drain_events) are above it (README.md). */
+ * the drain's events function, mdp_drain_set_events) are above it
+ * (README.md). */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -29,6 +30,39 @@
 #include "core/naming.h"
 #include "core/aggregate.h"
 #include "core/drain.h"
+
+/* The unit's state (core->drain). */
+struct mdp_drain {
+    /* What mdp_drain_all drains besides the rings, from a unit above it
+     * (events.c's queue of throws and waits); set by core.c. */
+    void (*events)(mdp_core *core);
+    /* The most a ring held at a drain, in 64ths of it, since the drain
+     * thread last looked (drain_lock). */
+    uint64_t fill;
+};
+
+int mdp_drain_new(mdp_core *core)
+{
+    return (core->drain = calloc(1, sizeof *core->drain)) ? 0 : -1;
+}
+
+void mdp_drain_free(mdp_core *core)
+{
+    free(core->drain);
+    core->drain = NULL;
+}
+
+void mdp_drain_set_events(mdp_core *core, void (*events)(mdp_core *core))
+{
+    core->drain->events = events;
+}
+
+uint64_t mdp_drain_take_fill(mdp_core *core)
+{
+    uint64_t fill = core->drain->fill;
+    core->drain->fill = 0;
+    return fill;
+}
 
 struct keybuf {
     char *s;
@@ -169,12 +203,12 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
                 atomic_store(&t->stack_lo, lo);
             }
         }
-        if (core->cfg.verbose >= 2 && core->stat_signals < 200) {
+        if (core->cfg.verbose >= 2 && core->stats.signals < 200) {
             /* MDPROFILE_VERBOSE=2: the first samples as the handler saw
              * them, into the log (never the host's stderr) */
             char line[900];
             size_t l = (size_t)snprintf(line, sizeof line,
-                                        "sample %" PRIu64 " tid %d:", core->stat_signals,
+                                        "sample %" PRIu64 " tid %d:", core->stats.signals,
                                         atomic_load(&t->tid));
             for (unsigned i = 0; i < n && l + 40 < sizeof line; i++)
                 l += (size_t)snprintf(line + l, sizeof line - l, " %#" PRIx64 "/%#" PRIx64,
@@ -221,7 +255,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
                 else
                     f->kind = mdp_frame_classify_ip(core, f->ip, &f->fn, &f->gen);
                 if (f->kind == FK_MANAGED)
-                    core->stat_late += weight; /* managed code the map learnt after the sample */
+                    core->stats.late += weight; /* managed code the map learnt after the sample */
             }
             if (f->kind == FK_NATIVE && nnative == i)
                 nnative++;
@@ -237,7 +271,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             act = MDP_ACT_STUB;
         if (!nnative)
             act = 0;
-        core->stat_act[act] += weight;
+        core->stats.act[act] += weight;
         if (flags & MDP_SAMPLE_WALL) {
             /* wall mode: the thread's state is the leaf (wall.c) */
             const char *st = wall_state(core, mdp_ring_peek(&t->ring, state_at), n);
@@ -266,13 +300,13 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             } else if (f->elf_len) {
                 text = debug = f->elf;
                 textlen = f->elf_len;
-                core->stat_native_module += weight;
+                core->stats.native_module += weight;
             } else {
                 text = debug = mdp_frame_kind_text[kind];
                 textlen = strlen(text);
             }
-            core->stat_kind[kind] += weight;
-            core->stat_frames += weight;
+            core->stats.kind[kind] += weight;
+            core->stats.frames += weight;
             if ((i && kb_add(&key, " ", 1)) || kb_add(&key, text, textlen))
                 bad = 1;
             if (act && i < nnative &&
@@ -295,13 +329,13 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             if (kb_add(&key, " truncated", 10) ||
                 (core->cfg.debug_names && kb_add(&dbg, "\ttruncated", 10)))
                 bad = 1;
-            core->stat_cut += weight;
+            core->stats.cut += weight;
         }
         mdp_ring_consume(&t->ring, words);
-        core->stat_signals++;
-        core->stat_samples += weight;
+        core->stats.signals++;
+        core->stats.samples += weight;
         if (flags & MDP_SAMPLE_HAVE_SP)
-            core->stat_unwalked += weight; /* the leaf alone: no stack bounds yet */
+            core->stats.unwalked += weight; /* the leaf alone: no stack bounds yet */
         if (!bad)
             mdp_record_add(core, MDP_REC_STACK, key.s, key.len, weight, 0,
                            core->cfg.debug_names ? dbg.s : NULL);
@@ -310,8 +344,8 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
 
 void mdp_drain_all(mdp_core *core)
 {
-    if (core->drain_events) /* throws and waits (events.c, a unit above) */
-        core->drain_events(core);
+    if (core->drain->events) /* throws and waits (events.c, a unit above) */
+        core->drain->events(core);
     if (!core->slots)
         return;
     mdp_elf_pass(core);
@@ -320,8 +354,8 @@ void mdp_drain_all(mdp_core *core)
         if (atomic_load(&t->state) != SLOT_FREE) {
             /* in 64ths of the ring */
             uint64_t fill = mdp_ring_avail(&t->ring) * 64 / (t->ring.mask + 1);
-            if (fill > core->drain_fill)
-                core->drain_fill = fill;
+            if (fill > core->drain->fill)
+                core->drain->fill = fill;
             drain_slot(core, t);
         }
     }

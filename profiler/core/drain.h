@@ -9,6 +9,17 @@
 
 #include "core/base.h"
 
+/* drain.c: the unit's state (core->drain, opaque above): 0, or -1 out of
+ * memory. */
+int mdp_drain_new(mdp_core *core);
+void mdp_drain_free(mdp_core *core);
+/* What mdp_drain_all drains besides the rings, from a unit above (core.c
+ * sets events.c's queue of throws and waits). */
+void mdp_drain_set_events(mdp_core *core, void (*events)(mdp_core *core));
+/* The most a ring held at a drain, in 64ths of it, since the last call
+ * (drain_lock held): the drain thread's schedule (drainloop.c). */
+uint64_t mdp_drain_take_fill(mdp_core *core);
+
 /* drain.c: drain every ring now; the caller holds drain_lock. */
 void mdp_drain_all(mdp_core *core);
 

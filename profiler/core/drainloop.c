@@ -35,6 +35,7 @@
 #include "core/base.h"
 #include "core/native.h"
 #include "core/sampler.h"
+#include "core/aggregate.h"
 #include "core/drain.h"
 #include "core/log.h"
 #include "core/lifetime.h"
@@ -50,7 +51,7 @@ static void drain_wait(mdp_core *core, uint32_t seq, unsigned ms, int may_nap)
      * to wait out the whole period, up to MDP_DRAIN_MAX_MS:
      * tests/profiler/race_poke.c pokes in that window) */
     atomic_store(&core->drain_napping, may_nap);
-    if (!atomic_load(&core->drain_stop) && !(may_nap && atomic_load(&core->drain_poked)))
+    if (!atomic_load(&core->life->drain_stop) && !(may_nap && atomic_load(&core->drain_poked)))
         syscall(SYS_futex, (uint32_t *)&core->drain_seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
     atomic_store(&core->drain_napping, 0);
 }
@@ -60,8 +61,7 @@ static unsigned next_period(mdp_core *core, unsigned period, unsigned base, uint
 {
     if (base >= MDP_DRAIN_MAX_MS)
         return base; /* a period set longer (tests): kept as it is */
-    if (atomic_exchange(&core->drain_poked, 0) || atomic_load(&core->term_signal) ||
-        core->cfg.max_samples)
+    if (atomic_exchange(&core->drain_poked, 0) || mdp_term_signal(core) || core->cfg.max_samples)
         return base; /* a session of N samples ends at the base period's pace */
     if (fill > 16)
         return period / 2 > base ? period / 2 : base;
@@ -92,9 +92,9 @@ static unsigned wait_ms(mdp_core *core, unsigned period, unsigned base)
  * a given weight). */
 static const char *session_over(mdp_core *core)
 {
-    if (atomic_load(&core->stop_requested))
+    if (mdp_stop_requested(core))
         return "stopped by mdprofile";
-    if (core->cfg.max_samples && core->stat_samples >= core->cfg.max_samples)
+    if (core->cfg.max_samples && core->stats.samples >= core->cfg.max_samples)
         return "samples reached";
     if (core->cfg.duration_ms && mdp_elapsed_ms(core) >= core->cfg.duration_ms)
         return "duration reached";
@@ -116,13 +116,13 @@ static void *drain_main(void *arg)
      * is on the word as the core made it (0), so that a wake that came
      * before this thread ran ends it too. */
     uint32_t seq = 0;
-    while (!atomic_load(&core->drain_stop)) {
+    while (!atomic_load(&core->life->drain_stop)) {
         /* a poke wakes only a wait longer than the base period: at the
          * base period a JIT-heavy process would otherwise be woken at
          * every method whose code it defers (hundreds a second) */
         unsigned ms = wait_ms(core, period, base);
         drain_wait(core, seq, ms, ms > base);
-        if (atomic_load(&core->drain_stop))
+        if (atomic_load(&core->life->drain_stop))
             break;
         seq = atomic_load(&core->drain_seq);
         if (core->ops.tick && mdp_ops_live(core))
@@ -132,15 +132,15 @@ static void *drain_main(void *arg)
         struct timespec d0, d1;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &d0);
 #endif
-        core->drain_fill = 0;
+        mdp_drain_take_fill(core); /* from this pass on */
         mdp_drain_all(core);
 #ifdef MDP_BENCH_CLOCK
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &d1);
         atomic_fetch_add(
-            &core->bench_drain_all_ns,
+            &core->stats.bench_drain_all_ns,
             (uint64_t)((d1.tv_sec - d0.tv_sec) * 1000000000L + d1.tv_nsec - d0.tv_nsec));
 #endif
-        core->drain_cycles++;
+        core->stats.drain_cycles++;
         uint64_t now = mdp_elapsed_ms(core);
         int alive = now - last_alive >= 1000;
         if (alive)
@@ -156,11 +156,11 @@ static void *drain_main(void *arg)
         /* bench builds only: this thread's CPU time so far */
         struct timespec cpu;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-        atomic_store(&core->bench_drain_ns,
+        atomic_store(&core->stats.bench_drain_ns,
                      (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec);
 #endif
         const char *over = session_over(core);
-        period = next_period(core, period, base, core->drain_fill);
+        period = next_period(core, period, base, mdp_drain_take_fill(core));
         pthread_mutex_unlock(&core->drain_lock);
         if (over) {
             mdp_log(core, "%s: writing the log", over);
@@ -178,38 +178,38 @@ int mdp_drain_start(mdp_core *core, char *err, size_t errlen)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int e = pthread_create(&core->drain_thread, NULL, drain_main, core);
+    int e = pthread_create(&core->life->drain_thread, NULL, drain_main, core);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (e) {
         snprintf(err, errlen, "cannot start the drain thread: %s", strerror(e));
         return -1;
     }
-    core->drain_started = 1;
+    core->life->drain_started = 1;
     return 0;
 }
 
 void mdp_drain_stop(mdp_core *core)
 {
-    if (!core->drain_started)
+    if (!core->life->drain_started)
         return;
-    atomic_store(&core->drain_stop, 1);
+    atomic_store(&core->life->drain_stop, 1);
     mdp_drain_wake(core);
     /* the drain thread itself (an attached session that ended) is joined
      * by mdp_core_free, so that nothing of it runs once the core is gone */
-    if (!pthread_equal(pthread_self(), core->drain_thread))
+    if (!pthread_equal(pthread_self(), core->life->drain_thread))
         mdp_drain_join(core);
 }
 
 void mdp_drain_join(mdp_core *core)
 {
-    if (!core->drain_started)
+    if (!core->life->drain_started)
         return;
-    if (pthread_equal(pthread_self(), core->drain_thread)) {
-        pthread_detach(core->drain_thread);
+    if (pthread_equal(pthread_self(), core->life->drain_thread)) {
+        pthread_detach(core->life->drain_thread);
     } else {
-        atomic_store(&core->drain_stop, 1);
+        atomic_store(&core->life->drain_stop, 1);
         mdp_drain_wake(core);
-        pthread_join(core->drain_thread, NULL);
+        pthread_join(core->life->drain_thread, NULL);
     }
-    core->drain_started = 0;
+    core->life->drain_started = 0;
 }

@@ -234,8 +234,8 @@ static void name_event(mdp_core *core, struct ev *v, struct keybuf *key, struct 
         } else {
             text = debug = mdp_frame_kind_text[kind];
         }
-        core->stat_kind[kind]++;
-        core->stat_frames++;
+        core->stats.kind[kind]++;
+        core->stats.frames++;
         if (sep++)
             kb_add(key, " ", 1);
         kb_add(key, text, elf_len ? elf_len : strlen(text));
@@ -250,7 +250,7 @@ static void name_event(mdp_core *core, struct ev *v, struct keybuf *key, struct 
         kb_str(key, sep ? " truncated" : "truncated");
         if (core->cfg.debug_names)
             kb_str(dbg, dbg->len ? "\ttruncated" : "truncated");
-        core->stat_cut++;
+        core->stats.cut++;
     }
     if (!sep && !v->cut)
         kb_str(key, "unknown:unmapped"); /* no frame at all: never an empty record */

@@ -33,6 +33,7 @@
 #include "core/base.h"
 #include "core/sampler.h"
 #include "core/naming.h"
+#include "core/naming_state.h"
 
 const char *const mdp_frame_kind_text[FK_COUNT] = {
     [FK_MANAGED] = "managed",           [FK_NATIVE] = "native",
@@ -216,7 +217,7 @@ static int build(mdp_core *core, struct mdp_frame *f, uintptr_t fn, uint64_t gen
 
 const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen)
 {
-    struct mdp_frame *f = mdp_pmap_get(&core->frames, fn, gen);
+    struct mdp_frame *f = mdp_pmap_get(&core->naming->frames, fn, gen);
     if (f)
         return f;
     f = calloc(1, sizeof *f);
@@ -229,7 +230,7 @@ const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen
         f->text = strdup(mdp_frame_kind_text[f->kind]);
         f->debug = core->cfg.debug_names ? strdup(mdp_frame_kind_text[f->kind]) : NULL;
     }
-    if (!f->text || mdp_pmap_put(&core->frames, fn, gen, f) != 0) {
+    if (!f->text || mdp_pmap_put(&core->naming->frames, fn, gen, f) != 0) {
         free(f->text);
         free(f->debug);
         free(f);
@@ -245,14 +246,15 @@ const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen
 
 const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen)
 {
-    uint64_t epoch = atomic_load_explicit(&core->code_epoch, memory_order_relaxed);
-    if (epoch != core->ipnames_epoch) {
+    struct mdp_naming *nm = core->naming;
+    uint64_t epoch = atomic_load_explicit(&nm->code_epoch, memory_order_relaxed);
+    if (epoch != nm->ipnames_epoch) {
         /* code was replaced at an address a version had (codemap.c): an
          * address's IL offset may have changed */
         mdp_frames_forget_texts(core);
-        core->ipnames_epoch = epoch;
+        nm->ipnames_epoch = epoch;
     }
-    struct mdp_ipname *e = mdp_pmap_get(&core->ipnames, ip, gen);
+    struct mdp_ipname *e = mdp_pmap_get(&nm->ipnames, ip, gen);
     if (e && e->fn == fn && e->final)
         return e;
     const struct mdp_frame *fr = mdp_frame_get(core, fn, gen);
@@ -272,11 +274,11 @@ const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn
     n->len = tl + il_len;
     memcpy(n->text, fr->text, tl);
     memcpy(n->text + tl, il, il_len + 1);
-    if (core->ipnames.n >= MDP_IPNAMES_MAX) {
+    if (nm->ipnames.n >= MDP_IPNAMES_MAX) {
         mdp_frames_forget_texts(core); /* e with the rest */
         e = NULL;
     }
-    if (mdp_pmap_put(&core->ipnames, ip, gen, n) != 0) {
+    if (mdp_pmap_put(&nm->ipnames, ip, gen, n) != 0) {
         free(n);
         return NULL;
     }
@@ -291,19 +293,20 @@ static void free_val(void *payload, mdp_key key, void *val)
 
 void mdp_frames_forget_texts(mdp_core *core)
 {
-    mdp_pmap_each(&core->ipnames, free_val, NULL);
-    mdp_pmap_free(&core->ipnames);
+    mdp_pmap_each(&core->naming->ipnames, free_val, NULL);
+    mdp_pmap_free(&core->naming->ipnames);
 }
 
 int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t *gen)
 {
+    struct mdp_naming *nm = core->naming;
     mdt_idmap_code_range r;
     if (mdt_idmap_ip_lookup(&r, core->map, ip) == 0) {
         *fn = r.function_id;
         *gen = r.function_gen;
         return FK_MANAGED;
     }
-    uintptr_t k = (uintptr_t)mdp_pmap_get(&core->ipkinds, ip, 0);
+    uintptr_t k = (uintptr_t)mdp_pmap_get(&nm->ipkinds, ip, 0);
     if (k)
         return (int)k - 1;
     int kind;
@@ -317,9 +320,9 @@ int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t 
     } else {
         kind = FK_STUB;
     }
-    if (core->ipkinds.n > 200000)
+    if (nm->ipkinds.n > 200000)
         mdp_frames_forget_ips(core);
-    mdp_pmap_put(&core->ipkinds, ip, 0, (void *)(uintptr_t)(kind + 1));
+    mdp_pmap_put(&nm->ipkinds, ip, 0, (void *)(uintptr_t)(kind + 1));
     return kind;
 }
 
@@ -383,7 +386,7 @@ static int il_call_wait(const mdt_image *img, uint32_t token, uint32_t il)
 
 int mdp_frame_call_wait(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen)
 {
-    uintptr_t k = (uintptr_t)mdp_pmap_get(&core->wait_sites, ip, gen);
+    uintptr_t k = (uintptr_t)mdp_pmap_get(&core->naming->wait_sites, ip, gen);
     if (k)
         return (int)k - 1;
     int wait = 0;
@@ -400,15 +403,15 @@ int mdp_frame_call_wait(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen
         if (img)
             wait = il_call_wait(img, fi.token, (uint32_t)strtoul(il + 3, NULL, 16));
     }
-    if (core->wait_sites.n < 100000)
-        mdp_pmap_put(&core->wait_sites, ip, gen, (void *)(uintptr_t)(wait + 1));
+    if (core->naming->wait_sites.n < 100000)
+        mdp_pmap_put(&core->naming->wait_sites, ip, gen, (void *)(uintptr_t)(wait + 1));
     return wait;
 }
 
 void mdp_frames_forget_ips(mdp_core *core)
 {
-    mdp_pmap_free(&core->wait_sites);
-    mdp_pmap_free(&core->ipkinds);
+    mdp_pmap_free(&core->naming->wait_sites);
+    mdp_pmap_free(&core->naming->ipkinds);
 }
 
 static void free_frame(void *payload, mdp_key key, void *val)
@@ -421,8 +424,8 @@ static void free_frame(void *payload, mdp_key key, void *val)
 
 void mdp_frames_free(mdp_core *core)
 {
-    mdp_pmap_each(&core->frames, free_frame, NULL);
-    mdp_pmap_free(&core->frames);
+    mdp_pmap_each(&core->naming->frames, free_frame, NULL);
+    mdp_pmap_free(&core->naming->frames);
     mdp_frames_forget_ips(core);
     mdp_frames_forget_texts(core);
 }

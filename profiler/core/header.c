@@ -22,6 +22,7 @@
 #include "core/naming.h"
 #include "core/modes.h"
 #include "core/log.h"
+#include "core/log_state.h"
 
 /* The last components of a folder: is it …/shared/NAME/VERSION, a folder
  * in …/sdk/VERSION…, or one in a pack of the install, …/packs/NAME/VERSION…
@@ -57,6 +58,21 @@ int mdp_framework_folder(const char *dir, size_t len)
     return 0;
 }
 
+/* The folder the core library was loaded from (the shared framework's
+ * Microsoft.NETCore.App/VERSION, or the application's own folder when it is
+ * self-contained): the log's header names it, so that the log says which
+ * folder to resolve framework frames against. The first one wins (there is
+ * one core library a process). mods_lock held. */
+void mdp_corelib_note(mdp_core *core, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (core->writer->framework[0] || n == 0 || n >= sizeof core->writer->framework)
+        return;
+    memcpy(core->writer->framework, path, n);
+    core->writer->framework[n] = 0;
+}
+
 void mdp_frameworks_note(mdp_core *core, const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -65,14 +81,15 @@ void mdp_frameworks_note(mdp_core *core, const char *path)
     size_t n = (size_t)(slash - path);
     if (!mdp_framework_folder(path, n))
         return;
-    for (size_t i = 0; i < core->nframeworks; i++)
-        if (strlen(core->frameworks[i]) == n && memcmp(core->frameworks[i], path, n) == 0)
+    for (size_t i = 0; i < core->writer->nframeworks; i++)
+        if (strlen(core->writer->frameworks[i]) == n &&
+            memcmp(core->writer->frameworks[i], path, n) == 0)
             return;
-    if (core->nframeworks == MDP_MAX_FRAMEWORKS)
+    if (core->writer->nframeworks == MDP_MAX_FRAMEWORKS)
         return;
     char *d = strndup(path, n);
     if (d)
-        core->frameworks[core->nframeworks++] = d;
+        core->writer->frameworks[core->writer->nframeworks++] = d;
 }
 
 struct growbuf {
@@ -119,7 +136,7 @@ char *mdp_header_line(mdp_core *core)
     struct growbuf b = {0};
     char tmp[160], when[32];
     struct tm tm;
-    gmtime_r(&core->start_wall, &tm);
+    gmtime_r(&core->writer->start_wall, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     unsigned modes = core->cfg.modes;
     char mode_list[96];
@@ -128,11 +145,15 @@ char *mdp_header_line(mdp_core *core)
     /* the format says what the log may hold beyond format 1
      * (doc/profile-log.md): 2, call records with exits; 3, native frames
      * with their ELF file; 4, records with their thread and time slice,
-     * and #thread lines; a log of alloc alone holds neither */
-    int stacks = (modes & MDP_MODE_ALLOC) && core->allocstack;
-    int format = modes & MDP_MODE_CALLS ? 2 : modes == MDP_MODE_ALLOC && !stacks ? 1 : 4;
+     * and #thread lines; a log of alloc alone holds neither: the highest of the kinds the
+     * modes write (mdp_rec_kinds, records.c) */
+    int stacks = (modes & MDP_MODE_ALLOC) && core->allocstack, format = 1;
+    for (unsigned k = 0; k < MDP_REC_NKINDS; k++)
+        if ((modes & mdp_rec_kinds[k].modes) && (k != MDP_REC_ASTACK || stacks) &&
+            (int)mdp_rec_kinds[k].format > format)
+            format = (int)mdp_rec_kinds[k].format;
     snprintf(tmp, sizeof tmp, "#mdprofile %d runtime=%s pid=%d ppid=%d mode=", format,
-             core->runtime[0] ? core->runtime : "unknown", core->pid, core->ppid);
+             core->writer->runtime[0] ? core->writer->runtime : "unknown", core->pid, core->ppid);
     puts_(&b, tmp);
     puts_(&b, mode_list);
     if (modes & (MDP_MODE_SAMPLE | MDP_MODE_WALL)) {
@@ -149,7 +170,7 @@ char *mdp_header_line(mdp_core *core)
         puts_(&b, tmp);
     puts_(&b, " start=");
     puts_(&b, when);
-    if (core->attach)
+    if (core->writer->attach)
         puts_(&b, " attach=1");
     if (modes & MDP_MODE_SAMPLE)
         puts_(&b, " clock=cpu");
@@ -160,19 +181,19 @@ char *mdp_header_line(mdp_core *core)
         puts_(&b, tmp);
     }
     pthread_mutex_lock(&core->mods_lock);
-    if (core->framework[0]) {
+    if (core->writer->framework[0]) {
         puts_(&b, " framework=");
-        put_enc(&b, core->framework);
+        put_enc(&b, core->writer->framework);
     }
-    if (core->nframeworks) {
+    if (core->writer->nframeworks) {
         puts_(&b, " frameworks=");
-        for (size_t i = 0; i < core->nframeworks; i++) {
+        for (size_t i = 0; i < core->writer->nframeworks; i++) {
             if (i)
                 puts_(&b, ",");
-            put_enc(&b, core->frameworks[i]);
+            put_enc(&b, core->writer->frameworks[i]);
         }
     }
-    core->frameworks_written = core->nframeworks;
+    core->writer->frameworks_written = core->writer->nframeworks;
     pthread_mutex_unlock(&core->mods_lock);
     if (core->cmd[0]) {
         puts_(&b, " cmd=");

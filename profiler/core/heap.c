@@ -24,8 +24,8 @@ void mdp_heap_snapshot(mdp_core *core, uint64_t gc, uint64_t walk_ns,
         return;
     pthread_mutex_lock(&core->drain_lock);
     uint64_t ms = mdp_elapsed_ms(core);
-    core->stat_heap_walks++;
-    core->stat_heap_walk_ns += walk_ns;
+    core->stats.heap_walks++;
+    core->stats.heap_walk_ns += walk_ns;
     for (size_t i = 0; i < n; i++) {
         char desc[4096], key[4200];
         char *debug = NULL;

@@ -10,6 +10,26 @@
 
 #include "core/base.h"
 
+#define MDP_SEQ_SLOTS 64u      /* seqs held at once without overflow (seqs.c) */
+#define MDP_RETIRE_BATCH 4096u /* unloads that trigger a retirement at once */
+#define MDP_RETIRE_MS 10000u   /* else at most this often after an unload */
+
+/* The unit's state (core->life): no unit is above it. */
+struct mdp_life {
+    char end_reason[32]; /* core.c: why the log ended */
+    /* drainloop.c: the drain thread */
+    pthread_t drain_thread;
+    int drain_started;
+    _Atomic int drain_stop;
+    /* seqs.c: the seqs callbacks hold (0 = free, 1 = taking one), the
+     * takers that found no free slot; unloads applied (modules.c); what
+     * the last retirement used (drain thread) */
+    _Atomic uint64_t seq_held[MDP_SEQ_SLOTS];
+    _Atomic unsigned seq_next_slot;
+    _Atomic uint64_t seq_overflow, unloads;
+    uint64_t retire_below, retire_last_ms, retire_unloads, stat_retired;
+};
+
 /* modules.c */
 void mdp_modules_free(mdp_core *core);
 

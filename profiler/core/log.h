@@ -1,6 +1,7 @@
 /* Private to profiler/core: the functions of the log unit (records.c, header.c, termsig.c): the
  * incremental log writer and the termination signals that make the log whole. Included by the files
- * of this unit and of the units above it (profiler/core/README.md); struct mdp_core is in base.h.
+ * of this unit and of the units above it (profiler/core/README.md); struct mdp_core is in base.h,
+ * the unit's own state in log_state.h.
  */
 #ifndef MDP_LOG_H
 #define MDP_LOG_H
@@ -9,6 +10,26 @@
 #include <stdint.h>
 
 #include "core/base.h"
+#include "core/aggregate.h"
+
+/* records.c: the log's record kinds (doc/profile-log.md, "Lines"), by
+ * enum mdp_rec_kind: the writer puts a record as its word, its count, the
+ * fields it keeps beside the count (MDP_RECF_*), then its key (the fields
+ * a key starts with, a thread and slice, then the frames); the header's
+ * format is the highest of the kinds the modes write. A mode adds its
+ * kind here and to the enum (base.h). tests/profiler/test_core.c checks
+ * the table against doc/profile-log.md. */
+#define MDP_RECF_BYTES 0x1u /* bytes (a wait's nanoseconds) after the count */
+#define MDP_RECF_EXITS 0x2u /* leaves, tail calls and unwinds after the count */
+struct mdp_rec_desc {
+    const char *word; /* the line's first word */
+    unsigned fields;  /* MDP_RECF_*: what the record holds beside its count */
+    const char
+        *extra;      /* every field between the count and the frames, as the document names them */
+    unsigned modes;  /* the modes that write it (core.h); astack only with alloc stacks */
+    unsigned format; /* the least format of a log that holds it (the header's) */
+};
+extern const struct mdp_rec_desc mdp_rec_kinds[MDP_REC_NKINDS];
 
 /* records.c: append to the log what was aggregated since the last write (the header
  * first, once; the notes; each record after the #module lines of the
@@ -21,18 +42,29 @@ int mdp_log_flush(mdp_core *core, const char *end, int final);
  * when one is due (every flush_ms, at once after a termination signal,
  * and then after every drain), messages from the launcher. */
 void mdp_log_tick(mdp_core *core);
-void mdp_records_free(mdp_core *core);
+/* The unit's state (core->writer, log_state.h): the header's runtime
+ * name (blanks made `_`) and whether the profiler attached, the start's
+ * wall time. 0, or -1 out of memory. */
+int mdp_writer_new(mdp_core *core, const char *runtime, int attach);
+void mdp_writer_free(mdp_core *core);
+/* Whether the attaching mdprofile said stop (the launcher's channel). */
+int mdp_stop_requested(const mdp_core *core);
 
 /* termsig.c: SIGINT, SIGTERM and SIGHUP end a profile, they do not lose
  * it. Installed once per process (chained to the handlers before);
  * mdp_termsig_attach makes `core` the one they flush. */
 void mdp_termsig_attach(mdp_core *core);
 void mdp_termsig_detach(mdp_core *core);
+/* The first termination signal seen, 0 none. */
+int mdp_term_signal(const mdp_core *core);
 const char *mdp_signal_name(int sig);
 
 /* header.c */
 /* The header line (without its newline) into a malloc'ed string. */
 char *mdp_header_line(mdp_core *core);
+/* The folder the core library was loaded from, from its path (the
+ * first one wins; mods_lock held): the header's framework=. */
+void mdp_corelib_note(mdp_core *core, const char *path);
 /* Note a folder managed modules are loaded from, if it is a shared
  * framework's or the SDK's (mods_lock held). */
 void mdp_frameworks_note(mdp_core *core, const char *module_path);

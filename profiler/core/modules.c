@@ -77,21 +77,6 @@ static void find_prims(mdp_core *core, struct mdp_module *m)
     }
 }
 
-/* The folder the core library was loaded from (the shared framework's
- * Microsoft.NETCore.App/VERSION, or the application's own folder when it is
- * self-contained): the log's header names it, so that the log says which
- * folder to resolve framework frames against. The first one wins (there is
- * one core library a process). mods_lock held. */
-static void note_framework(mdp_core *core, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) : 0;
-    if (core->framework[0] || n == 0 || n >= sizeof core->framework)
-        return;
-    memcpy(core->framework, path, n);
-    core->framework[n] = 0;
-}
-
 /* A ReadyToRun image's RuntimeFunctions section (type 102: x64 entries of
  * three RVAs, begin, end and unwind data, sorted by begin), for the
  * handler to unwind through methods the map has not learnt yet
@@ -174,7 +159,7 @@ static void open_image(mdp_core *core, struct mdp_module *m)
                      strcmp(m->identity.name, "mscorlib") == 0;
         if (m->corelib) {
             find_prims(core, m);
-            note_framework(core, m->path);
+            mdp_corelib_note(core, m->path);
         }
     }
 }
@@ -297,7 +282,7 @@ static int unload(mdp_core *core, int (*fn)(mdt_idmap *, uintptr_t, uint64_t), u
     mdp_calls_flush(core);
     mdp_alloc_flush(core);
     int r = fn(core->map, id, seq);
-    atomic_fetch_add(&core->unloads, 1); /* tombstones to retire (seqs.c) */
+    atomic_fetch_add(&core->life->unloads, 1); /* tombstones to retire (seqs.c) */
     mdt_idmap_synchronize(core->map);
     if (modules) {
         pthread_mutex_lock(&core->mods_lock);

@@ -1,6 +1,7 @@
 /* Private to profiler/core: the functions of the naming unit (codemap.c, frames.c): code versions
  * and their IL maps, a frame's text. Included by the files of this unit and of the units above it
- * (profiler/core/README.md); struct mdp_core is in base.h. */
+ * (profiler/core/README.md); struct mdp_core is in base.h, the unit's own state in naming_state.h.
+ */
 #ifndef MDP_NAMING_H
 #define MDP_NAMING_H
 
@@ -8,6 +9,38 @@
 #include <stdint.h>
 
 #include "core/base.h"
+
+#define MDP_MAX_TARGS 64u /* type arguments of one generic */
+
+/* A code region of one code version. */
+struct mdp_region {
+    uintptr_t start;
+    size_t size;
+    uintptr_t version; /* start of the version's first region */
+    size_t base;       /* offset of this region in the version's code */
+    uint64_t serial;   /* distinguishes code placed at a reused address */
+    uintptr_t fn;      /* the function incarnation it belongs to */
+    uint64_t fn_gen;
+};
+
+struct mdp_ilmap {
+    size_t n;
+    struct mdp_il_entry e[];
+};
+
+/* A function incarnation as the log names it. */
+struct mdp_frame {
+    int kind;
+    int wait;    /* wall mode: a known managed wait (wall.c), 0 none */
+    char *text;  /* "mvid:0x06......{..}<..>" or the special word */
+    char *debug; /* in-process name, "?" when it could not be built */
+};
+
+/* codemap.c: the unit's state (core->naming, naming_state.h): 0, or -1
+ * out of memory; freed with every code version, IL map and frame text it
+ * holds (drain_lock held). */
+int mdp_naming_new(mdp_core *core);
+void mdp_naming_free(mdp_core *core);
 
 /* frames.c: with drain_lock held */
 const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen);

@@ -52,8 +52,10 @@
 #include "core/channel.h"
 #include "core/native.h"
 #include "core/sampler.h"
+#include "core/aggregate.h"
 #include "core/modes.h"
 #include "core/log.h"
+#include "core/log_state.h"
 
 #ifdef MDP_BENCH_CLOCK
 #include <sys/resource.h>
@@ -90,9 +92,15 @@ static int by_count(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-/* The first word of a record's line, by enum mdp_rec_kind. */
-static const char *const record_words[MDP_REC_NKINDS] = {"stack", "call",   "alloc", "throw",
-                                                         "wait",  "astack", "heap"};
+const struct mdp_rec_desc mdp_rec_kinds[MDP_REC_NKINDS] = {
+    [MDP_REC_STACK] = {"stack", 0, "tid slice", MDP_MODES_SAMPLED, 4},
+    [MDP_REC_CALL] = {"call", MDP_RECF_EXITS, "leaves tailcalls unwinds", MDP_MODE_CALLS, 2},
+    [MDP_REC_ALLOC] = {"alloc", MDP_RECF_BYTES, "bytes", MDP_MODE_ALLOC, 1},
+    [MDP_REC_THROW] = {"throw", 0, "tid slice", MDP_MODE_EXCEPTIONS, 4},
+    [MDP_REC_WAIT] = {"wait", MDP_RECF_BYTES, "nanos tid slice", MDP_MODE_CONTENTION, 4},
+    [MDP_REC_ASTACK] = {"astack", MDP_RECF_BYTES, "bytes tid slice", MDP_MODE_ALLOC, 4},
+    [MDP_REC_HEAP] = {"heap", MDP_RECF_BYTES, "bytes gc ms", MDP_MODE_HEAP, 4},
+};
 
 struct out {
     char *s;
@@ -137,7 +145,7 @@ static int is_hex(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
-/* MVIDs the current write describes (committed to core->described when
+/* MVIDs the current write describes (committed to core->writer->described when
  * the write succeeds). */
 struct newmods {
     char (*v)[33];
@@ -146,7 +154,7 @@ struct newmods {
 
 static int described(mdp_core *core, const struct newmods *nm, const char *mvid)
 {
-    if (mdp_smap_get(&core->described, mvid, 32))
+    if (mdp_smap_get(&core->writer->described, mvid, 32))
         return 1;
     for (size_t i = 0; i < nm->n; i++)
         if (memcmp(nm->v[i], mvid, 32) == 0)
@@ -200,20 +208,20 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
     if (core->slots)
         for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
             drops += atomic_load(&core->slots[i].drops);
-    drops += core->stat_drops_other;
-    const uint64_t *k = core->stat_kind;
+    drops += core->stats.drops_other;
+    const uint64_t *k = core->stats.kind;
     uint64_t unknown = k[FK_UNMAPPED] + k[FK_UNLOADED] + k[FK_NOMVID];
     putf(o,
          "#stats samples=%" PRIu64 " records=%" PRIu64 " frames=%" PRIu64 " managed=%" PRIu64
          " native=%" PRIu64 " dynamic=%" PRIu64 " stub=%" PRIu64 " unknown=%" PRIu64
          " unknown.unmapped=%" PRIu64 " unknown.unloaded=%" PRIu64 " unknown.nomvid=%" PRIu64,
-         core->stat_samples, records, core->stat_frames, k[FK_MANAGED], k[FK_NATIVE], k[FK_DYNAMIC],
-         k[FK_STUB], unknown, k[FK_UNMAPPED], k[FK_UNLOADED], k[FK_NOMVID]);
+         core->stats.samples, records, core->stats.frames, k[FK_MANAGED], k[FK_NATIVE],
+         k[FK_DYNAMIC], k[FK_STUB], unknown, k[FK_UNMAPPED], k[FK_UNLOADED], k[FK_NOMVID]);
     putf(o,
          " drops=%" PRIu64 " threads=%" PRIu64 " duration_ms=%" PRIu64 " signals=%" PRIu64
          " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
          drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
-         core->stat_signals, core->stat_late, core->stat_unwalked, core->drain_cycles);
+         core->stats.signals, core->stats.late, core->stats.unwalked, core->stats.drain_cycles);
     if (mdp_wall_mode(core)) {
         char wall[96];
         mdp_wall_stats(core, wall, sizeof wall);
@@ -227,8 +235,8 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
     if (core->cfg.modes & MDP_MODE_HEAP)
         /* heap mode: the walks after gen2 GCs, and what they cost (the
          * runtime suspended) */
-        putf(o, " heap.walks=%" PRIu64 " heap.walk_ms=%" PRIu64, core->stat_heap_walks,
-             core->stat_heap_walk_ns / 1000000u);
+        putf(o, " heap.walks=%" PRIu64 " heap.walk_ms=%" PRIu64, core->stats.heap_walks,
+             core->stats.heap_walk_ns / 1000000u);
     if (core->allocstack) {
         /* alloc stacks: how many allocations were sampled, and dropped
          * (no memory, or more than a thread keeps between two writes) */
@@ -244,7 +252,7 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
         putf(o, " alloc.callbacks=%" PRIu64, mdp_alloc_callbacks(core));
     if (mode_has_native(core)) {
         char native[512];
-        mdp_native_stats(core, native, sizeof native);
+        mdp_native_stats(core->stats.native_module, core->stats.act, native, sizeof native);
         put(o, native, strlen(native));
     }
 #ifdef MDP_BENCH_CLOCK
@@ -275,13 +283,13 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " bench.handler_calls=%" PRIu64 " bench.handler_frames=%" PRIu64
          " bench.tsc_per_us=%.3f bench.drain_ns=%" PRIu64 " bench.drain_all_ns=%" PRIu64
          " bench.process_cpu_us=%" PRIu64,
-         ticks, cpu, core->bench_clock_ns, calls, bframes,
-         us > 0 ? (double)(__rdtsc() - core->bench_tsc0) / (double)us : 0.0,
-         (uint64_t)atomic_load(&core->bench_drain_ns),
-         (uint64_t)atomic_load(&core->bench_drain_all_ns), proc_us);
+         ticks, cpu, core->stats.bench_clock_ns, calls, bframes,
+         us > 0 ? (double)(__rdtsc() - core->stats.bench_tsc0) / (double)us : 0.0,
+         (uint64_t)atomic_load(&core->stats.bench_drain_ns),
+         (uint64_t)atomic_load(&core->stats.bench_drain_all_ns), proc_us);
 #endif
     /* end= last: how the process ended, the line's conclusion */
-    putf(o, " truncated=%" PRIu64 " end=%s\n", core->stat_cut, end);
+    putf(o, " truncated=%" PRIu64 " end=%s\n", core->stats.cut, end);
 }
 
 /* The exits of a call record that a write may give now (calls mode). */
@@ -308,11 +316,11 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         return -1;
     size_t nrec = 0;
     for (unsigned k = 0; k < MDP_REC_NKINDS; k++)
-        nrec += core->records[k].n;
+        nrec += mdp_records_table(core, k)->n;
     struct out o = {0};
     struct newmods nm = {0};
-    size_t fw_before = core->frameworks_written; /* restored when the write fails */
-    if (!core->header_written) {
+    size_t fw_before = core->writer->frameworks_written; /* restored when the write fails */
+    if (!core->writer->header_written) {
         char *h = mdp_header_line(core);
         if (!h)
             return -1;
@@ -321,19 +329,19 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         free(h);
     } else {
         pthread_mutex_lock(&core->mods_lock);
-        if (core->nframeworks > core->frameworks_written) {
+        if (core->writer->nframeworks > core->writer->frameworks_written) {
             /* folders first seen after the header was written */
             put(&o, "#frameworks ", 12);
-            for (size_t i = core->frameworks_written; i < core->nframeworks; i++) {
+            for (size_t i = core->writer->frameworks_written; i < core->writer->nframeworks; i++) {
                 char enc[3 * 4200 + 1];
-                size_t n = mdp_pct_escape(enc, sizeof enc, core->frameworks[i],
-                                          strlen(core->frameworks[i]));
-                if (i > core->frameworks_written)
+                size_t n = mdp_pct_escape(enc, sizeof enc, core->writer->frameworks[i],
+                                          strlen(core->writer->frameworks[i]));
+                if (i > core->writer->frameworks_written)
                     put(&o, ",", 1);
                 put(&o, enc, n);
             }
             put(&o, "\n", 1);
-            core->frameworks_written = core->nframeworks;
+            core->writer->frameworks_written = core->writer->nframeworks;
         }
         pthread_mutex_unlock(&core->mods_lock);
     }
@@ -355,7 +363,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     if (!c.v) {
         free(o.s);
         pthread_mutex_lock(&core->mods_lock);
-        core->frameworks_written = fw_before;
+        core->writer->frameworks_written = fw_before;
         pthread_mutex_unlock(&core->mods_lock);
         if (notes)
             mdp_notes_restore(core, notes, nlen);
@@ -363,7 +371,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         return -1;
     }
     for (c.kind = 0; c.kind < MDP_REC_NKINDS; c.kind++)
-        mdp_smap_each(&core->records[c.kind], collect_one, &c);
+        mdp_smap_each(mdp_records_table(core, c.kind), collect_one, &c);
     qsort(c.v, c.n, sizeof *c.v, by_count);
     uint64_t written = 0;
     for (size_t i = 0; i < c.n && !o.bad; i++) {
@@ -374,11 +382,11 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         if (count == 0)
             continue;
         module_lines(core, &o, &nm, c.v[i].key);
-        putf(&o, "%s %" PRIu64, record_words[kind], count);
-        if (kind == MDP_REC_ALLOC || kind == MDP_REC_WAIT || kind == MDP_REC_ASTACK ||
-            kind == MDP_REC_HEAP) /* bytes; a wait's nanoseconds */
+        const struct mdp_rec_desc *d = &mdp_rec_kinds[kind];
+        putf(&o, "%s %" PRIu64, d->word, count);
+        if (d->fields & MDP_RECF_BYTES) /* bytes; a wait's nanoseconds */
             putf(&o, " %" PRIu64, r->bytes);
-        if (kind == MDP_REC_CALL)
+        if (d->fields & MDP_RECF_EXITS)
             putf(&o, " %" PRIu64 " %" PRIu64 " %" PRIu64, r->exits[0], r->exits[1],
                  r->exits[2] - r->caught);
         put(&o, " ", 1);
@@ -392,14 +400,14 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     }
     size_t keep = o.len;
     if (end)
-        stats_line(core, &o, core->stat_records + written, end);
+        stats_line(core, &o, core->writer->stat_records + written, end);
     int rc = -1;
     if (!o.bad && mdp_logfile_write(core, o.s, o.len, keep) == 0) {
         rc = 0;
-        core->header_written = 1;
-        core->stat_records += written;
+        core->writer->header_written = 1;
+        core->writer->stat_records += written;
         for (size_t i = 0; i < nm.n; i++)
-            mdp_smap_put(&core->described, nm.v[i], 32, (void *)1);
+            mdp_smap_put(&core->writer->described, nm.v[i], 32, (void *)1);
         mdp_elf_announced(core, 1);
         /* what was written is gone; a call record keeps the enters of calls
          * that have not left yet */
@@ -413,14 +421,14 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
             }
         }
         for (unsigned k = 0; k < MDP_REC_NKINDS; k++) {
-            mdp_smap old = core->records[k];
-            mdp_smap_init(&core->records[k]);
-            mdp_smap_each(&old, keep_pending, &core->records[k]);
+            mdp_smap *table = mdp_records_table(core, k), old = *table;
+            mdp_smap_init(table);
+            mdp_smap_each(&old, keep_pending, table);
             mdp_smap_free(&old);
         }
     } else {
         pthread_mutex_lock(&core->mods_lock);
-        core->frameworks_written = fw_before;
+        core->writer->frameworks_written = fw_before;
         pthread_mutex_unlock(&core->mods_lock);
         mdp_elf_announced(core, 0); /* the next write names the files again */
         /* the notes wait for the next write, before what came meanwhile */
@@ -432,7 +440,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     free(c.v);
     free(nm.v);
     free(o.s);
-    core->last_flush_ms = mdp_elapsed_ms(core);
+    core->writer->last_flush_ms = mdp_elapsed_ms(core);
     return rc;
 }
 
@@ -443,16 +451,16 @@ static void poll_channel(mdp_core *core)
     size_t n;
     while ((n = mdp_channel_poll(core->channel, buf, sizeof buf)) > 0)
         if (n >= 4 && memcmp(buf, "stop", 4) == 0)
-            atomic_store(&core->stop_requested, 1);
+            atomic_store(&core->writer->stop_requested, 1);
 }
 
 void mdp_log_tick(mdp_core *core)
 {
     poll_channel(core);
-    uint64_t req = atomic_load(&core->flush_req);
-    int sig = atomic_load(&core->term_signal);
-    int due = mdp_elapsed_ms(core) - core->last_flush_ms >= core->cfg.flush_ms;
-    if (!due && !sig && req == atomic_load(&core->flush_done))
+    uint64_t req = atomic_load(&core->writer->flush_req);
+    int sig = atomic_load(&core->writer->term_signal);
+    int due = mdp_elapsed_ms(core) - core->writer->last_flush_ms >= core->cfg.flush_ms;
+    if (!due && !sig && req == atomic_load(&core->writer->flush_done))
         return;
     mdp_calls_flush(core);
     mdp_alloc_flush(core);
@@ -463,21 +471,38 @@ void mdp_log_tick(mdp_core *core)
     } else {
         mdp_log_flush(core, NULL, 0);
     }
-    atomic_store(&core->flush_done, req);
+    atomic_store(&core->writer->flush_done, req);
 }
 
-static void free_record(void *payload, const char *key, void *val)
+int mdp_stop_requested(const mdp_core *core)
 {
-    struct mdp_record *r = val;
-    free(r->debug);
-    free(r);
+    return atomic_load(&core->writer->stop_requested);
 }
 
-void mdp_records_free(mdp_core *core)
+int mdp_writer_new(mdp_core *core, const char *runtime, int attach)
 {
-    for (unsigned k = 0; k < MDP_REC_NKINDS; k++) {
-        mdp_smap_each(&core->records[k], free_record, NULL);
-        mdp_smap_free(&core->records[k]);
-    }
-    mdp_smap_free(&core->described);
+    struct mdp_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return -1;
+    snprintf(w->runtime, sizeof w->runtime, "%s", runtime ? runtime : "");
+    for (char *p = w->runtime; *p; p++)
+        if (*p == ' ' || *p == '\t' || *p == '\n')
+            *p = '_';
+    w->attach = attach;
+    time(&w->start_wall);
+    mdp_smap_init(&w->described);
+    core->writer = w;
+    return 0;
+}
+
+void mdp_writer_free(mdp_core *core)
+{
+    struct mdp_writer *w = core->writer;
+    if (!w)
+        return;
+    mdp_smap_free(&w->described);
+    for (size_t i = 0; i < w->nframeworks; i++)
+        free(w->frameworks[i]);
+    free(w);
+    core->writer = NULL;
 }

@@ -12,6 +12,19 @@
 #include "core/base.h"
 #include "core/native.h"
 
+/* Executable ranges of the live modules' images, sorted (execmap.c), with
+ * their module's ReadyToRun function table (rf NULL: none). */
+struct mdp_exec_range {
+    uintptr_t lo, hi;
+    uintptr_t base;
+    const uint32_t *rf;
+    uint32_t nrf;
+};
+struct mdp_exec_table {
+    size_t n;
+    struct mdp_exec_range r[];
+};
+
 /* sampler.c: the slots that were ever taken are [0, mdp_slots_used()); the
  * mark only grows (the slots outlive cores, for a re-attach). Every scan of
  * the slots stops there: a pass over all 4,096 slots' cache lines, twice
@@ -59,7 +72,10 @@ void mdp_exec_free(mdp_core *core);
 /* The handler's view of the process (one profiler per process). */
 extern mdp_core *_Atomic mdp_sampling_core;
 
-/* threadnames.c: #thread lines. A slot taken (threads_lock held) gets the
+/* threadnames.c: #thread lines, from one registry of the threads the log
+ * names (core->threads): 0, or -1 out of memory. */
+int mdp_thread_names_new(mdp_core *core);
+/* A slot taken (threads_lock held) gets the
  * name the runtime gave its thread before it started; a thread ended
  * forgets such a name; every active slot whose kernel name is new (all:
  * or changed) is announced (drain thread). */
@@ -131,8 +147,9 @@ unsigned mdp_thread_role(const char *comm);
  * held; does nothing when cfg.threads is 0. */
 void mdp_threads_scan(mdp_core *core);
 
-/* The #stats keys of native naming, " native.module=N act.gc=N ...", into
- * buf (NUL-terminated, cut at cap - 1 bytes). */
-void mdp_native_stats(const mdp_core *core, char *buf, size_t cap);
+/* The #stats keys of native naming, " native.module=N act.gc=N ...", from
+ * the counters (aggregate.h: native frames named by an ELF object, samples
+ * by activity) into buf (NUL-terminated, cut at cap - 1 bytes). */
+void mdp_native_stats(uint64_t native_module, const uint64_t act[16], char *buf, size_t cap);
 
 #endif

@@ -28,6 +28,7 @@
 #include "config.h"
 
 #include "core/base.h"
+#include "core/lifetime.h"
 
 #define MDP_SEQ_BUSY 1u
 
@@ -36,22 +37,22 @@ mdp_seq_hold mdp_seq_take(mdp_core *core)
     mdp_seq_hold h = {core, -1, 0};
     if (!core)
         return h;
-    unsigned start = atomic_fetch_add_explicit(&core->seq_next_slot, 1, memory_order_relaxed);
+    unsigned start = atomic_fetch_add_explicit(&core->life->seq_next_slot, 1, memory_order_relaxed);
     for (unsigned i = 0; i < MDP_SEQ_SLOTS; i++) {
         unsigned k = (start + i) % MDP_SEQ_SLOTS;
         uint64_t zero = 0;
-        if (atomic_load_explicit(&core->seq_held[k], memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_strong(&core->seq_held[k], &zero, MDP_SEQ_BUSY)) {
+        if (atomic_load_explicit(&core->life->seq_held[k], memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong(&core->life->seq_held[k], &zero, MDP_SEQ_BUSY)) {
             h.slot = (int)k;
             break;
         }
     }
     if (h.slot < 0)
-        atomic_fetch_add(&core->seq_overflow, 1);
+        atomic_fetch_add(&core->life->seq_overflow, 1);
     atomic_thread_fence(memory_order_seq_cst);
     h.seq = mdp_seq(core);
     if (h.slot >= 0)
-        atomic_store_explicit(&core->seq_held[h.slot], h.seq, memory_order_release);
+        atomic_store_explicit(&core->life->seq_held[h.slot], h.seq, memory_order_release);
     return h;
 }
 
@@ -60,9 +61,9 @@ void mdp_seq_release(mdp_seq_hold *h)
     if (!h->core)
         return;
     if (h->slot >= 0)
-        atomic_store_explicit(&h->core->seq_held[h->slot], 0, memory_order_release);
+        atomic_store_explicit(&h->core->life->seq_held[h->slot], 0, memory_order_release);
     else
-        atomic_fetch_sub(&h->core->seq_overflow, 1);
+        atomic_fetch_sub(&h->core->life->seq_overflow, 1);
     h->core = NULL;
 }
 
@@ -70,12 +71,12 @@ uint64_t mdp_seq_watermark(mdp_core *core, uint64_t floor)
 {
     uint64_t w = mdp_seq(core);
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(&core->seq_overflow))
+    if (atomic_load(&core->life->seq_overflow))
         return MDP_SEQ_BUSY;
     if (floor && floor < w)
         w = floor;
     for (unsigned k = 0; k < MDP_SEQ_SLOTS; k++) {
-        uint64_t s = atomic_load_explicit(&core->seq_held[k], memory_order_acquire);
+        uint64_t s = atomic_load_explicit(&core->life->seq_held[k], memory_order_acquire);
         if (s && s < w)
             w = s;
     }
@@ -89,20 +90,20 @@ int mdp_core_retire(mdp_core *core, uint64_t floor, int force)
     /* A retirement rebuilds the map's tables (time in the number of live
      * records): only after unloads, in batches, or after a while. */
     uint64_t now = mdp_elapsed_ms(core);
-    uint64_t unloads = atomic_load(&core->unloads);
-    if (!force &&
-        (unloads == core->retire_unloads || (unloads - core->retire_unloads < MDP_RETIRE_BATCH &&
-                                             now - core->retire_last_ms < MDP_RETIRE_MS)))
+    uint64_t unloads = atomic_load(&core->life->unloads);
+    if (!force && (unloads == core->life->retire_unloads ||
+                   (unloads - core->life->retire_unloads < MDP_RETIRE_BATCH &&
+                    now - core->life->retire_last_ms < MDP_RETIRE_MS)))
         return 0;
     uint64_t below = mdp_seq_watermark(core, floor);
-    if (below <= core->retire_below)
+    if (below <= core->life->retire_below)
         return 0; /* a callback older than the last watermark still runs */
     int r = mdt_idmap_retire(core->map, below);
     if (r < 0)
         return r;
-    core->stat_retired += (uint64_t)r;
-    core->retire_below = below;
-    core->retire_last_ms = now;
-    core->retire_unloads = unloads;
+    core->life->stat_retired += (uint64_t)r;
+    core->life->retire_below = below;
+    core->life->retire_last_ms = now;
+    core->life->retire_unloads = unloads;
     return r;
 }

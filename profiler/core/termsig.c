@@ -36,6 +36,7 @@
 
 #include "core/base.h"
 #include "core/log.h"
+#include "core/log_state.h"
 
 #define MDP_TERM_WAIT_MS 3000
 
@@ -99,11 +100,11 @@ static void on_term(int sig, siginfo_t *si, void *uc)
     mdp_core *core = atomic_load_explicit(&term_core, memory_order_seq_cst);
     if (core && !atomic_load(&core->finished)) {
         int none = 0;
-        atomic_compare_exchange_strong(&core->term_signal, &none, sig);
-        uint64_t want = atomic_fetch_add(&core->flush_req, 1) + 1;
+        atomic_compare_exchange_strong(&core->writer->term_signal, &none, sig);
+        uint64_t want = atomic_fetch_add(&core->writer->flush_req, 1) + 1;
         mdp_drain_wake(core); /* it may be waiting out a long period */
         struct timespec step = {0, 1000000};
-        for (int ms = 0; ms < MDP_TERM_WAIT_MS && atomic_load(&core->flush_done) < want &&
+        for (int ms = 0; ms < MDP_TERM_WAIT_MS && atomic_load(&core->writer->flush_done) < want &&
                          !atomic_load(&core->finished);
              ms++)
             nanosleep(&step, NULL);
@@ -111,6 +112,11 @@ static void on_term(int sig, siginfo_t *si, void *uc)
     atomic_fetch_sub_explicit(&term_busy, 1, memory_order_release);
     chain(i, sig, si, uc);
     errno = saved;
+}
+
+int mdp_term_signal(const mdp_core *core)
+{
+    return atomic_load(&core->writer->term_signal);
 }
 
 void mdp_termsig_attach(mdp_core *core)

@@ -13,16 +13,21 @@
  * follows (as a note: notes.c).
  *
  * The profiling API gives no managed thread ID (Thread.ManagedThreadId):
- * its ThreadID is an address, which the log never holds. A name the
- * runtime reports for a thread that has no slot yet (Thread.Name set
- * before Start) waits in the core's table until the thread starts.
+ * its ThreadID is an address, which the log never holds.
  *
- * A log without the sampler (exceptions, contention, alloc stacks alone)
- * has no slots: there the core keeps the runtime's threads (TID and
- * runtime thread) and their names in two small tables, and a thread's
- * line is written by the thread itself before its first event is queued
- * (so before the record that carries its TID), and again when the runtime
- * renames it; a thread that never has an event is not announced. */
+ * One registry holds what the lines say, with or without the sampler: a
+ * thread by TID (its runtime thread, the runtime's name, the kernel's),
+ * the runtime's threads by their ThreadID, and the names the runtime gave
+ * threads that have not started yet (Thread.Name set before Start), which
+ * a thread takes when it starts. With the sampler, a thread is registered
+ * when its slot is taken, announced at once, and again at each write when
+ * its kernel name changed; a write forgets the threads whose slots are no
+ * longer active. A log without the sampler (exceptions, contention, alloc
+ * stacks alone) has no slots: there a thread is registered when the
+ * runtime reports it, and its line is written by the thread itself before
+ * its first event is queued (so before the record that carries its TID),
+ * and again when the runtime renames it; a thread that never has an event
+ * is not announced. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -36,194 +41,68 @@
 #include "core/channel.h"
 #include "core/sampler.h"
 
-#define MAX_PENDING 4096u /* names of threads not started yet */
+#define MAX_PENDING 4096u        /* names of threads not started yet */
+#define MAX_THREADS (4096u * 16) /* threads registered at once */
+#define MAX_NAME 128u            /* bytes of a name kept, with its NUL */
 
-/* The line of a slot (threads_lock held), as a note "thread TID ...". */
-static void announce(mdp_core *core, const struct mdp_slot *t)
+/* A copy of a name (malloc) cut at a character's start (UTF-8) to
+ * MAX_NAME - 1 bytes, or NULL. */
+static char *dup_name(const char *src)
 {
-    char line[64 + 3 * sizeof t->name + 3 * sizeof t->os_name];
-    int n = snprintf(line, sizeof line, "thread %d managed=%d", atomic_load(&t->tid),
-                     t->runtime_thread ? 1 : 0);
-    if (t->name[0]) {
+    size_t n = strlen(src);
+    if (n >= MAX_NAME) {
+        n = MAX_NAME - 1;
+        while (n && ((unsigned char)src[n] & 0xc0) == 0x80)
+            n--;
+    }
+    return strndup(src, n);
+}
+
+/* A thread the log names. */
+struct reg_thread {
+    int tid;
+    uintptr_t runtime_thread; /* 0: not reported by the runtime */
+    char *name;               /* the runtime's name of it (dup_name), NULL none */
+    char os_name[16];         /* the kernel's, "" not read yet */
+    int announced;            /* without the sampler: its line was written */
+    uint64_t seen;            /* with the sampler: the last scan that found its slot */
+};
+
+/* The registry (core->threads, threads_lock). */
+struct mdp_thread_reg {
+    mdp_pmap by_tid;     /* TID -> struct reg_thread */
+    mdp_pmap by_runtime; /* runtime thread -> TID (cast) */
+    mdp_pmap pending;    /* runtime thread -> name (malloc): not started yet */
+    uint64_t scans;
+};
+
+int mdp_thread_names_new(mdp_core *core)
+{
+    return (core->threads = calloc(1, sizeof *core->threads)) ? 0 : -1;
+}
+
+/* A thread's line, as a note "thread TID ..." (threads_lock held). */
+static void announce(mdp_core *core, int tid, uintptr_t runtime_thread, const char *name,
+                     const char *os_name)
+{
+    char line[64 + 3 * MAX_NAME + 3 * 16];
+    int n = snprintf(line, sizeof line, "thread %d managed=%d", tid, runtime_thread ? 1 : 0);
+    if (name && name[0]) {
         memcpy(line + n, " name=", 6);
         n += 6;
-        n += (int)mdp_pct_escape(line + n, sizeof line - (size_t)n, t->name, strlen(t->name));
+        n += (int)mdp_pct_escape(line + n, sizeof line - (size_t)n, name, strlen(name));
     }
-    if (t->os_name[0] && (size_t)n + 5 < sizeof line) {
+    if (os_name[0] && (size_t)n + 5 < sizeof line) {
         memcpy(line + n, " os=", 4);
         n += 4;
-        mdp_pct_escape(line + n, sizeof line - (size_t)n, t->os_name, strlen(t->os_name));
+        mdp_pct_escape(line + n, sizeof line - (size_t)n, os_name, strlen(os_name));
     }
     mdp_notes_add_raw(core, line);
 }
 
-/* Copy a name, cut at a character's start (UTF-8), to cap - 1 bytes. */
-static void copy_name(char *dst, size_t cap, const char *src)
+static void announce_thread(mdp_core *core, const struct reg_thread *t)
 {
-    size_t n = strlen(src);
-    if (n >= cap) {
-        n = cap - 1;
-        while (n && ((unsigned char)src[n] & 0xc0) == 0x80)
-            n--;
-    }
-    memcpy(dst, src, n);
-    dst[n] = 0;
-}
-
-struct ev_thread {
-    uintptr_t runtime_thread; /* 0: not reported by the runtime */
-    int announced;
-};
-
-static void comm_of(int tid, char *out, size_t cap);
-
-/* A thread's line without a slot (threads_lock held). */
-static void announce_ev(mdp_core *core, int tid, const struct ev_thread *t)
-{
-    struct mdp_slot s; /* announce() reads the tid, the runtime thread and the names */
-    atomic_init(&s.tid, tid);
-    s.runtime_thread = t->runtime_thread;
-    s.name[0] = 0;
-    const char *name =
-        t->runtime_thread ? mdp_pmap_get(&core->pending_names, t->runtime_thread, 0) : NULL;
-    if (name)
-        copy_name(s.name, sizeof s.name, name);
-    comm_of(tid, s.os_name, sizeof s.os_name);
-    announce(core, &s);
-}
-
-void mdp_thread_ev_started(mdp_core *core, uintptr_t runtime_thread, int tid)
-{
-    if (tid <= 0 || atomic_load(&core->finished))
-        return;
-    pthread_mutex_lock(&core->threads_lock);
-    struct ev_thread *t = mdp_pmap_get(&core->ev_threads, (uint64_t)tid, 0);
-    if (!t && core->ev_threads.n < MAX_PENDING * 16 && (t = calloc(1, sizeof *t)) &&
-        mdp_pmap_put(&core->ev_threads, (uint64_t)tid, 0, t) != 0) {
-        free(t);
-        t = NULL;
-    }
-    if (t && runtime_thread && t->runtime_thread != runtime_thread) {
-        if (t->runtime_thread)
-            mdp_pmap_del(&core->ev_tids, t->runtime_thread, 0);
-        t->runtime_thread = runtime_thread;
-        if (mdp_pmap_put(&core->ev_tids, runtime_thread, 0, (void *)(uintptr_t)tid) != 0)
-            t->runtime_thread = 0;
-        else if (t->announced)
-            announce_ev(core, tid, t); /* now known as the runtime's */
-    }
-    pthread_mutex_unlock(&core->threads_lock);
-}
-
-void mdp_thread_ev_ended(mdp_core *core, uintptr_t runtime_thread)
-{
-    pthread_mutex_lock(&core->threads_lock);
-    uintptr_t tid = (uintptr_t)mdp_pmap_del(&core->ev_tids, runtime_thread, 0);
-    /* the TID may be another thread's later: that one is announced anew */
-    if (tid)
-        free(mdp_pmap_del(&core->ev_threads, tid, 0));
-    free(mdp_pmap_del(&core->pending_names, runtime_thread, 0));
-    pthread_mutex_unlock(&core->threads_lock);
-}
-
-/* The calling thread's: the core it announced itself to, as which TID. */
-static __thread struct {
-    const void *core;
-    int tid;
-} ev_me;
-
-void mdp_thread_event_seen(mdp_core *core, int tid)
-{
-    if (core->slots || tid <= 0 || (ev_me.core == core && ev_me.tid == tid))
-        return;
-    pthread_mutex_lock(&core->threads_lock);
-    struct ev_thread *t = mdp_pmap_get(&core->ev_threads, (uint64_t)tid, 0);
-    if (!t && core->ev_threads.n < MAX_PENDING * 16 && (t = calloc(1, sizeof *t)) &&
-        mdp_pmap_put(&core->ev_threads, (uint64_t)tid, 0, t) != 0) {
-        free(t);
-        t = NULL;
-    }
-    if (t && !t->announced) {
-        announce_ev(core, tid, t);
-        t->announced = 1;
-    }
-    pthread_mutex_unlock(&core->threads_lock);
-    ev_me.core = core;
-    ev_me.tid = tid;
-}
-
-void mdp_ev_thread_name(mdp_core *core, uintptr_t runtime_thread, const char *name)
-{
-    if (!runtime_thread || !name)
-        return;
-    if (!core->slots) {
-        /* no sampler: the name waits in the table; an announced thread is
-         * announced again with it */
-        pthread_mutex_lock(&core->threads_lock);
-        char *old = mdp_pmap_get(&core->pending_names, runtime_thread, 0), *dup;
-        if ((old || core->pending_names.n < MAX_PENDING) && (dup = strdup(name))) {
-            if (mdp_pmap_put(&core->pending_names, runtime_thread, 0, dup) == 0)
-                free(old);
-            else
-                free(dup);
-        }
-        uintptr_t tid = (uintptr_t)mdp_pmap_get(&core->ev_tids, runtime_thread, 0);
-        struct ev_thread *t = tid ? mdp_pmap_get(&core->ev_threads, tid, 0) : NULL;
-        if (t && t->announced)
-            announce_ev(core, (int)tid, t);
-        pthread_mutex_unlock(&core->threads_lock);
-        return;
-    }
-    pthread_mutex_lock(&core->threads_lock);
-    int found = 0;
-    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
-        struct mdp_slot *t = &core->slots[i];
-        if (atomic_load(&t->state) == SLOT_ACTIVE && t->runtime_thread == runtime_thread) {
-            found = 1;
-            if (strncmp(t->name, name, sizeof t->name - 1) != 0) {
-                copy_name(t->name, sizeof t->name, name);
-                announce(core, t);
-            }
-        }
-    }
-    if (!found) {
-        /* not started yet: its slot takes the name when it starts */
-        char *old = mdp_pmap_get(&core->pending_names, runtime_thread, 0), *dup;
-        if ((old || core->pending_names.n < MAX_PENDING) && (dup = strdup(name))) {
-            if (mdp_pmap_put(&core->pending_names, runtime_thread, 0, dup) == 0)
-                free(old);
-            else
-                free(dup);
-        }
-    }
-    pthread_mutex_unlock(&core->threads_lock);
-}
-
-void mdp_thread_named_start(mdp_core *core, struct mdp_slot *t)
-{
-    /* threads_lock held: a slot starts without names, or with the one the
-     * runtime gave before the thread started */
-    t->name[0] = t->os_name[0] = 0;
-    if (t->runtime_thread) {
-        char *name = mdp_pmap_del(&core->pending_names, t->runtime_thread, 0);
-        if (name) {
-            copy_name(t->name, sizeof t->name, name);
-            free(name);
-        }
-    }
-    /* Announced now, not only at the next write's scan: a thread that
-     * burns its share and exits between two writes (the drain waits up to
-     * MDP_DRAIN_MAX_MS when idle) would leave records no line names. The
-     * scan announces it again if its kernel name changes later. */
-    if (core->cfg.modes & MDP_MODES_SAMPLED) {
-        comm_of(atomic_load(&t->tid), t->os_name, sizeof t->os_name);
-        announce(core, t);
-    }
-}
-
-void mdp_thread_named_end(mdp_core *core, uintptr_t runtime_thread)
-{
-    free(mdp_pmap_del(&core->pending_names, runtime_thread, 0));
+    announce(core, t->tid, t->runtime_thread, t->name, t->os_name);
 }
 
 /* The kernel's name of a thread, or "" (a thread gone). */
@@ -247,37 +126,262 @@ static void comm_of(int tid, char *out, size_t cap)
         *nl = 0;
 }
 
+/* The thread of a TID, registered if new (NULL: the registry is full or
+ * out of memory). threads_lock held. */
+static struct reg_thread *reg_get(struct mdp_thread_reg *r, int tid)
+{
+    struct reg_thread *t = mdp_pmap_get(&r->by_tid, (uint64_t)tid, 0);
+    if (t || r->by_tid.n >= MAX_THREADS || !(t = calloc(1, sizeof *t)))
+        return t;
+    t->tid = tid;
+    if (mdp_pmap_put(&r->by_tid, (uint64_t)tid, 0, t) != 0) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* A thread no longer the runtime's thread it was. threads_lock held. */
+static void reg_unbind(struct mdp_thread_reg *r, struct reg_thread *t)
+{
+    if (t->runtime_thread &&
+        (int)(uintptr_t)mdp_pmap_get(&r->by_runtime, t->runtime_thread, 0) == t->tid)
+        mdp_pmap_del(&r->by_runtime, t->runtime_thread, 0);
+    t->runtime_thread = 0;
+}
+
+/* Give a thread its runtime thread (0 stays what it was): the name the
+ * runtime gave that thread before it started comes with it. 1 when it
+ * changed. threads_lock held. */
+static int reg_bind(struct mdp_thread_reg *r, struct reg_thread *t, uintptr_t runtime_thread)
+{
+    if (!runtime_thread || t->runtime_thread == runtime_thread)
+        return 0;
+    reg_unbind(r, t);
+    t->runtime_thread = runtime_thread;
+    if (mdp_pmap_put(&r->by_runtime, runtime_thread, 0, (void *)(uintptr_t)t->tid) != 0)
+        t->runtime_thread = 0;
+    char *name = mdp_pmap_del(&r->pending, runtime_thread, 0);
+    if (name) {
+        free(t->name);
+        t->name = name;
+    }
+    return 1;
+}
+
+static void reg_forget(struct mdp_thread_reg *r, struct reg_thread *t)
+{
+    reg_unbind(r, t);
+    mdp_pmap_del(&r->by_tid, (uint64_t)t->tid, 0);
+    free(t->name);
+    free(t);
+}
+
+/* The registered thread of a runtime thread, or NULL. threads_lock held. */
+static struct reg_thread *reg_runtime(struct mdp_thread_reg *r, uintptr_t runtime_thread)
+{
+    uintptr_t tid = (uintptr_t)mdp_pmap_get(&r->by_runtime, runtime_thread, 0);
+    return tid ? mdp_pmap_get(&r->by_tid, tid, 0) : NULL;
+}
+
+/* Keep a name for a runtime thread not registered yet. threads_lock held. */
+static void reg_pending(struct mdp_thread_reg *r, uintptr_t runtime_thread, const char *name)
+{
+    char *old = mdp_pmap_get(&r->pending, runtime_thread, 0), *dup;
+    if ((old || r->pending.n < MAX_PENDING) && (dup = dup_name(name))) {
+        if (mdp_pmap_put(&r->pending, runtime_thread, 0, dup) == 0)
+            free(old);
+        else
+            free(dup);
+    }
+}
+
+void mdp_thread_ev_started(mdp_core *core, uintptr_t runtime_thread, int tid)
+{
+    if (tid <= 0 || atomic_load(&core->finished))
+        return;
+    pthread_mutex_lock(&core->threads_lock);
+    struct reg_thread *t = reg_get(core->threads, tid);
+    if (t && reg_bind(core->threads, t, runtime_thread) && t->announced) {
+        comm_of(tid, t->os_name, sizeof t->os_name);
+        announce_thread(core, t); /* now known as the runtime's */
+    }
+    pthread_mutex_unlock(&core->threads_lock);
+}
+
+void mdp_thread_ev_ended(mdp_core *core, uintptr_t runtime_thread)
+{
+    pthread_mutex_lock(&core->threads_lock);
+    /* the TID may be another thread's later: that one is announced anew */
+    struct reg_thread *t = reg_runtime(core->threads, runtime_thread);
+    if (t)
+        reg_forget(core->threads, t);
+    free(mdp_pmap_del(&core->threads->pending, runtime_thread, 0));
+    pthread_mutex_unlock(&core->threads_lock);
+}
+
+/* The calling thread's: the core it announced itself to, as which TID. */
+static __thread struct {
+    const void *core;
+    int tid;
+} ev_me;
+
+void mdp_thread_event_seen(mdp_core *core, int tid)
+{
+    if (core->slots || tid <= 0 || (ev_me.core == core && ev_me.tid == tid))
+        return;
+    pthread_mutex_lock(&core->threads_lock);
+    struct reg_thread *t = reg_get(core->threads, tid);
+    if (t && !t->announced) {
+        comm_of(tid, t->os_name, sizeof t->os_name);
+        announce_thread(core, t);
+        t->announced = 1;
+    }
+    pthread_mutex_unlock(&core->threads_lock);
+    ev_me.core = core;
+    ev_me.tid = tid;
+}
+
+void mdp_ev_thread_name(mdp_core *core, uintptr_t runtime_thread, const char *name)
+{
+    if (!runtime_thread || !name)
+        return;
+    pthread_mutex_lock(&core->threads_lock);
+    struct reg_thread *t = reg_runtime(core->threads, runtime_thread);
+    if (!t) {
+        /* not started yet: the thread takes the name when it starts */
+        reg_pending(core->threads, runtime_thread, name);
+    } else {
+        char *dup = dup_name(name);
+        if (dup && (!t->name || strcmp(t->name, dup) != 0)) {
+            free(t->name);
+            t->name = dup;
+            dup = NULL;
+            /* with the sampler every registered thread has its line (its
+             * kernel name read at the start and by the scans); without,
+             * an announced thread is announced again */
+            if (core->slots) {
+                announce_thread(core, t);
+            } else if (t->announced) {
+                comm_of(t->tid, t->os_name, sizeof t->os_name);
+                announce_thread(core, t);
+            }
+        }
+        free(dup);
+    }
+    pthread_mutex_unlock(&core->threads_lock);
+}
+
+void mdp_thread_named_start(mdp_core *core, struct mdp_slot *s)
+{
+    /* threads_lock held: a slot starts without names, or with the one the
+     * runtime gave before the thread started */
+    int tid = atomic_load(&s->tid);
+    struct reg_thread *t = reg_get(core->threads, tid);
+    if (!t)
+        return; /* the registry is full: the thread has no line */
+    free(t->name);
+    t->name = NULL;
+    t->os_name[0] = 0;
+    reg_unbind(core->threads, t);
+    reg_bind(core->threads, t, s->runtime_thread);
+    t->seen = core->threads->scans;
+    /* Announced now, not only at the next write's scan: a thread that
+     * burns its share and exits between two writes (the drain waits up to
+     * MDP_DRAIN_MAX_MS when idle) would leave records no line names. The
+     * scan announces it again if its kernel name changes later. */
+    if (core->cfg.modes & MDP_MODES_SAMPLED) {
+        comm_of(tid, t->os_name, sizeof t->os_name);
+        announce_thread(core, t);
+    }
+}
+
+void mdp_thread_named_end(mdp_core *core, uintptr_t runtime_thread)
+{
+    /* threads_lock held: the slot is retired */
+    struct reg_thread *t = reg_runtime(core->threads, runtime_thread);
+    if (t)
+        reg_forget(core->threads, t);
+    free(mdp_pmap_del(&core->threads->pending, runtime_thread, 0));
+}
+
+struct stale {
+    uint64_t scan;
+    struct reg_thread **v;
+    size_t n, cap;
+};
+
+static void find_stale(void *payload, mdp_key key, void *val)
+{
+    struct stale *s = payload;
+    struct reg_thread *t = val;
+    if (t->seen != s->scan && s->n < s->cap)
+        s->v[s->n++] = t;
+}
+
 void mdp_threads_name_scan(mdp_core *core, int all)
 {
     if (!core->slots || !(core->cfg.modes & MDP_MODES_SAMPLED))
         return;
     pthread_mutex_lock(&core->threads_lock);
+    struct mdp_thread_reg *r = core->threads;
+    uint64_t scan = ++r->scans;
+    size_t active = 0;
     for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
-        struct mdp_slot *t = &core->slots[i];
-        if (atomic_load(&t->state) != SLOT_ACTIVE || (!all && t->os_name[0]))
+        struct mdp_slot *s = &core->slots[i];
+        if (atomic_load(&s->state) != SLOT_ACTIVE)
+            continue;
+        int tid = atomic_load(&s->tid);
+        struct reg_thread *t = reg_get(r, tid);
+        if (!t)
+            continue;
+        t->seen = scan;
+        active++;
+        if (!all && t->os_name[0])
             continue;
         char comm[sizeof t->os_name];
-        comm_of(atomic_load(&t->tid), comm, sizeof comm);
+        comm_of(tid, comm, sizeof comm);
         if (comm[0] && strcmp(comm, t->os_name) != 0) {
             memcpy(t->os_name, comm, sizeof comm);
-            announce(core, t);
+            announce_thread(core, t);
+        }
+    }
+    /* threads whose slots were retired without an end event (a thread
+     * the runtime does not report, gone): forgotten */
+    if (r->by_tid.n > active) {
+        struct stale s = {scan, NULL, 0, r->by_tid.n - active};
+        if ((s.v = malloc(s.cap * sizeof *s.v))) {
+            mdp_pmap_each(&r->by_tid, find_stale, &s);
+            for (size_t i = 0; i < s.n; i++)
+                reg_forget(r, s.v[i]);
+            free(s.v);
         }
     }
     pthread_mutex_unlock(&core->threads_lock);
 }
 
+static void free_thread(void *payload, mdp_key key, void *val)
+{
+    struct reg_thread *t = val;
+    free(t->name);
+    free(t);
+}
+
 static void free_name(void *payload, mdp_key key, void *val)
 {
-    (void)payload;
-    (void)key;
     free(val);
 }
 
 void mdp_thread_names_free(mdp_core *core)
 {
-    mdp_pmap_each(&core->pending_names, free_name, NULL);
-    mdp_pmap_free(&core->pending_names);
-    mdp_pmap_each(&core->ev_threads, free_name, NULL);
-    mdp_pmap_free(&core->ev_threads);
-    mdp_pmap_free(&core->ev_tids);
+    struct mdp_thread_reg *r = core->threads;
+    if (!r)
+        return;
+    mdp_pmap_each(&r->pending, free_name, NULL);
+    mdp_pmap_free(&r->pending);
+    mdp_pmap_each(&r->by_tid, free_thread, NULL);
+    mdp_pmap_free(&r->by_tid);
+    mdp_pmap_free(&r->by_runtime);
+    free(r);
+    core->threads = NULL;
 }

@@ -7,7 +7,7 @@
 # the hog's 64 slots released, the others' overflowed holds are the oldest
 # and the watermark passes them (the scanner sees a live hold below it)
 mutant seqs-overflow-ignored seqs.c race_seqs \
-    's/if (atomic_load(&core->seq_overflow))/if (0)/'
+    's/if (atomic_load(&core->life->seq_overflow))/if (0)/'
 # seqs.c: a slot marked "taking" (1) is skipped by the scan: a taker that
 # has its seq but has not stored it yet is missed
 mutant seqs-taking-ignored seqs.c race_seqs \
@@ -28,7 +28,7 @@ mutant ring-space-relaxed ring.h race_drain \
     '/mdp_ring_space/,/^}/ s/memory_order_acquire/memory_order_relaxed/'
 # drain.c: a wake that bumps the word but wakes no waiter: a drain waiting
 # out its period is not woken (a write asked for waits the 10 s period)
-mutant drain-wake-lost drain.c race_drain \
+mutant drain-wake-lost state.c race_drain \
     '/^void mdp_drain_wake/,/^}/ s/^    syscall(SYS_futex.*$/    (void)0;/'
 # core.c: the end without its last drain: what the rings hold is lost
 mutant finish-without-drain core.c race_drain \

@@ -158,13 +158,14 @@ static void *poker_main(void *arg)
         case 2:
             if ((r & 0x30) == 0 && !atomic_load(&core->finished)) {
                 /* a write now, as termsig.c's handler asks for one */
-                uint64_t want = atomic_fetch_add(&core->flush_req, 1) + 1;
+                uint64_t want = atomic_fetch_add(&core->writer->flush_req, 1) + 1;
                 mdp_drain_wake(core);
                 uint64_t t0 = mono_ms();
-                while (atomic_load(&core->flush_done) < want && !atomic_load(&core->finished) &&
-                       mono_ms() - t0 < 10000)
+                while (atomic_load(&core->writer->flush_done) < want &&
+                       !atomic_load(&core->finished) && mono_ms() - t0 < 10000)
                     usleep(500);
-                RACE_CHECK(atomic_load(&core->flush_done) >= want || atomic_load(&core->finished),
+                RACE_CHECK(atomic_load(&core->writer->flush_done) >= want ||
+                               atomic_load(&core->finished),
                            "a write asked for (flush_req %llu) not done after %llu ms",
                            (unsigned long long)want, (unsigned long long)(mono_ms() - t0));
                 atomic_fetch_add(&n_flushes, 1);

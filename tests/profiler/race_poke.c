@@ -93,7 +93,7 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
         if (atomic_compare_exchange_strong(&armed_write, &one, 0)) {
             /* a write asked for once the pass has looked, as a termination
              * signal arriving here would (termsig.c) */
-            atomic_store(&write_want, atomic_fetch_add(&core->flush_req, 1) + 1);
+            atomic_store(&write_want, atomic_fetch_add(&core->writer->flush_req, 1) + 1);
             mdp_drain_wake(core);
         }
     }
@@ -111,7 +111,7 @@ int clock_gettime(clockid_t id, struct timespec *ts)
             /* between reading the futex word and napping: poke now */
             struct timespec now;
             real_clock_gettime(CLOCK_MONOTONIC, &now);
-            atomic_store(&poked_pass, core->drain_cycles);
+            atomic_store(&poked_pass, core->stats.drain_cycles);
             atomic_store(&poked_at, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
             mdp_drain_poke(core);
         }
@@ -129,7 +129,7 @@ static uint64_t now_ns(void)
 static unsigned passes(void)
 {
     pthread_mutex_lock(&core->drain_lock);
-    unsigned n = core->drain_cycles;
+    unsigned n = core->stats.drain_cycles;
     pthread_mutex_unlock(&core->drain_lock);
     return n;
 }
@@ -199,10 +199,10 @@ int main(void)
         if (!want)
             break;
         t0 = now_ns();
-        while (atomic_load(&c->flush_done) < want && now_ns() - t0 < 3000000000ull)
+        while (atomic_load(&c->writer->flush_done) < want && now_ns() - t0 < 3000000000ull)
             usleep(1000);
         double ms = (double)(now_ns() - t0) / 1e6;
-        RACE_CHECK(atomic_load(&c->flush_done) >= want,
+        RACE_CHECK(atomic_load(&c->writer->flush_done) >= want,
                    "round %d: a write asked for (and a wake) at the end of a pass not done "
                    "after %.0f ms: the wake was lost, the drain waits its 30 s period",
                    round, ms);

@@ -71,7 +71,7 @@ static void check_held(const mdp_seq_hold *h, uint64_t oldest, unsigned me, cons
 {
     RACE_CHECK(h->seq > 0, "writer %u: a hold without a seq", me);
     if (h->slot >= 0) {
-        uint64_t in = atomic_load(&core->seq_held[h->slot]);
+        uint64_t in = atomic_load(&core->life->seq_held[h->slot]);
         RACE_CHECK(in == h->seq, "writer %u %s: slot %d holds %llu, not its seq %llu", me, when,
                    h->slot, (unsigned long long)in, (unsigned long long)h->seq);
     }
@@ -189,7 +189,7 @@ static void *scanner(void *arg)
         RACE_CHECK(r >= 0, "retire: %d", r);
         if (r > 0)
             atomic_fetch_add(&n_retired, (uint64_t)r);
-        atomic_store(&retired_below, core->retire_below);
+        atomic_store(&retired_below, core->life->retire_below);
         if (race_rand(&rng) & 1)
             sched_yield();
     }
@@ -400,10 +400,10 @@ int main(int argc, char **argv)
     /* nothing held: every slot free, no overflow, the watermark the next
      * seq, and one retirement drops every tombstone */
     for (unsigned k = 0; k < MDP_SEQ_SLOTS; k++)
-        RACE_CHECK(atomic_load(&core->seq_held[k]) == 0, "slot %u still holds %llu", k,
-                   (unsigned long long)atomic_load(&core->seq_held[k]));
-    RACE_CHECK(atomic_load(&core->seq_overflow) == 0, "overflow count %llu at the end",
-               (unsigned long long)atomic_load(&core->seq_overflow));
+        RACE_CHECK(atomic_load(&core->life->seq_held[k]) == 0, "slot %u still holds %llu", k,
+                   (unsigned long long)atomic_load(&core->life->seq_held[k]));
+    RACE_CHECK(atomic_load(&core->life->seq_overflow) == 0, "overflow count %llu at the end",
+               (unsigned long long)atomic_load(&core->life->seq_overflow));
     uint64_t next = mdp_seq(core);
     uint64_t w_end = mdp_seq_watermark(core, 0);
     RACE_CHECK(w_end == next + 1, "watermark %llu at the end, not the next seq %llu",

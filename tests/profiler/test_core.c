@@ -820,7 +820,7 @@ END_TEST
 static unsigned drains_now(mdp_core *core)
 {
     pthread_mutex_lock(&core->drain_lock);
-    unsigned n = core->drain_cycles;
+    unsigned n = core->stats.drain_cycles;
     pthread_mutex_unlock(&core->drain_lock);
     return n;
 }
@@ -1258,7 +1258,7 @@ START_TEST(test_signal_stats_are_replaced)
     ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &r2, 1), 0);
     uintptr_t ip = 0x20004, fn = F_MAKE;
     uint64_t gen = gen_of(core, F_MAKE);
-    atomic_store(&core->term_signal, SIGTERM);
+    atomic_store(&core->writer->term_signal, SIGTERM);
     for (int round = 1; round <= 3; round++) {
         inject(&e, 1, &ip, &fn, &gen);
         pthread_mutex_lock(&core->drain_lock);
@@ -1441,6 +1441,43 @@ START_TEST(test_cut_stack_ends_truncated)
 }
 END_TEST
 
+/* The writer's table of record kinds (log.h) and doc/profile-log.md's
+ * agree: each kind has its row, with the fields between the count and
+ * the frames the table says; and a record is written as the table says
+ * (its word, count, then the fields it keeps). */
+START_TEST(test_record_kinds_are_documented)
+{
+    char path[4096];
+    FILE *f = fopen(src_path(path, sizeof path, "doc/profile-log.md"), "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    static char doc[1 << 20];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    doc[n] = 0;
+    fclose(f);
+    for (unsigned k = 0; k < MDP_REC_NKINDS; k++) {
+        const struct mdp_rec_desc *d = &mdp_rec_kinds[k];
+        char row[64], extra[128];
+        snprintf(row, sizeof row, "\n| `%s` | ", d->word);
+        const char *at = strstr(doc, row);
+        ck_assert_msg(at != NULL, "doc/profile-log.md has no row for the kind %s", d->word);
+        const char *cell_end = strstr(at + strlen(row), " | ");
+        ck_assert_ptr_nonnull(cell_end);
+        snprintf(extra, sizeof extra, "`%s`", d->extra);
+        const char *in = strstr(at + strlen(row), extra);
+        ck_assert_msg(in && in < cell_end, "the row of %s does not say %s", d->word, extra);
+        /* what the record keeps beside its count is among those fields */
+        if (d->fields & MDP_RECF_BYTES)
+            ck_assert_msg(!strncmp(d->extra, "bytes", 5) || !strncmp(d->extra, "nanos", 5), "%s",
+                          d->word);
+        if (d->fields & MDP_RECF_EXITS)
+            ck_assert_str_eq(d->extra, "leaves tailcalls unwinds");
+        ck_assert_uint_ge(d->format, 1);
+        ck_assert_uint_le(d->format, 4);
+        ck_assert_uint_ne(d->modes, 0);
+    }
+}
+END_TEST
+
 /* A sample record says its thread and time slice (format 4): the slice
  * from the time the handler stamped (a sample without one: the drain's
  * time); #thread lines name the thread, by the runtime's name (given before
@@ -1459,8 +1496,7 @@ START_TEST(test_thread_and_slice)
     /* the runtime names its thread before it has a slot, then it starts */
     mdp_ev_thread_name(core, 0x7777, "Worker A%");
     e.slot->runtime_thread = 0x7777;
-    mdp_thread_named_start(core, e.slot);
-    ck_assert_str_eq(e.slot->name, "Worker A%");
+    mdp_thread_named_start(core, e.slot); /* the log below has the name */
     uint64_t start =
         (uint64_t)core->start_mono.tv_sec * 1000000000u + (uint64_t)core->start_mono.tv_nsec;
     mdp_ring *r = &e.slot->ring;
@@ -1782,6 +1818,7 @@ Suite *suite(void)
     tcase_add_test(t, test_elf_lines_follow_the_writes);
     tcase_add_test(t, test_cut_stack_ends_truncated);
     tcase_add_test(t, test_thread_and_slice);
+    tcase_add_test(t, test_record_kinds_are_documented);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
     tcase_add_test(t, test_exec_ranges_of_a_module_image);

@@ -1,0 +1,43 @@
+/* Private to the log unit of profiler/core (records.c, header.c,
+ * termsig.c): the log writer's state, core->writer, which the lifetime
+ * above reaches through log.h's functions only (README.md, "State";
+ * tools/check-layers.sh checks that only the unit's files, and core_int.h
+ * for the tests, include this header). */
+#ifndef MDP_LOG_STATE_H
+#define MDP_LOG_STATE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "core/base.h"
+
+#define MDP_MAX_FRAMEWORKS 64u /* framework and SDK folders in the header */
+
+struct mdp_writer {
+    /* the header's facts (mdp_writer_new) */
+    char runtime[64];
+    int attach;
+    time_t start_wall;
+    char framework[4096]; /* folder of the core library's file; "" unknown (mods_lock) */
+    /* framework and SDK folders of loaded modules (mods_lock) */
+    char *frameworks[MDP_MAX_FRAMEWORKS];
+    size_t nframeworks;
+
+    /* records.c: what the log holds so far (drain_lock) */
+    int header_written;
+    mdp_smap described;        /* MVIDs that have their #module line */
+    size_t frameworks_written; /* folders in the header or a #frameworks line */
+    uint64_t stat_records;     /* record lines written */
+    uint64_t last_flush_ms;
+
+    /* termsig.c: the first SIGINT, SIGTERM or SIGHUP seen (0 none), the
+     * writes the signals asked for and those done; records.c: the
+     * attaching mdprofile said stop */
+    _Atomic int term_signal;
+    _Atomic uint64_t flush_req, flush_done;
+    _Atomic int stop_requested;
+};
+
+#endif
