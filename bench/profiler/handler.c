@@ -265,15 +265,17 @@ int main(int argc, char **argv)
         if (c == 0) {
             uint64_t hdr = mdp_ring_peek(&t->ring, 0);
             unsigned n = (unsigned)(hdr & 0xff);
-            if (avail != 1 + 3 * (uint64_t)expect || n != expect) {
+            /* the header, the time (MDP_SAMPLE_HAVE_TIME), then (ip,
+             * FunctionID, generation) per frame */
+            if (avail != 2 + 3 * (uint64_t)expect || n != expect) {
                 fprintf(stderr, "handler: walked %u frames (%llu words), expected %u\n", n,
                         (unsigned long long)avail, expect);
                 return 1;
             }
             for (unsigned i = 0; i < n; i++)
-                if (mdp_ring_peek(&t->ring, 2 + 3 * i) != want_fn[i]) {
+                if (mdp_ring_peek(&t->ring, 3 + 3 * i) != want_fn[i]) {
                     fprintf(stderr, "handler: frame %u has function %#llx, expected %#llx\n", i,
-                            (unsigned long long)mdp_ring_peek(&t->ring, 2 + 3 * i),
+                            (unsigned long long)mdp_ring_peek(&t->ring, 3 + 3 * i),
                             (unsigned long long)want_fn[i]);
                     return 1;
                 }

@@ -145,14 +145,15 @@ static void chain(int sig, siginfo_t *si, void *uc)
     }
 }
 
-/* Look ip up and record (ip, FunctionID, generation) at word `at` of the
- * sample; *r gets the code range (size 0 when unknown). */
+/* Look ip up (unless `looked`: managed_return_at looked it up already,
+ * 1: *r is the map's range, 2: the map has none) and record (ip, FunctionID, generation) at word
+ * `at` of the sample; *r gets the code range (size 0 when unknown). */
 static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint64_t at,
-                                  uintptr_t ip, mdt_idmap_code_range *r)
+                                  uintptr_t ip, mdt_idmap_code_range *r, int looked)
 {
     uintptr_t fn = 0;
     uint64_t gen = 0;
-    if (mdt_idmap_ip_lookup(r, core->map, ip) == 0) {
+    if (looked ? looked == 1 : mdt_idmap_ip_lookup(r, core->map, ip) == 0) {
         fn = r->function_id;
         gen = r->function_gen;
     } else {
@@ -171,18 +172,26 @@ static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint
  * in a module image's code (ReadyToRun code the map has not learnt yet,
  * execmap.c: the frame goes in without a FunctionID, the drain learns its
  * method from the address, and the walk goes on from it by the
- * frame-pointer chain, as from any frame without one). */
-static int managed_return(const mdp_core *core, uintptr_t ret)
+ * frame-pointer chain, as from any frame without one). 1: in a method the
+ * map knows (*r: its range, which the walk's next step records instead of
+ * looking the same address up again), 2: a return site in an image's
+ * code, 0: neither. */
+static int managed_return_at(const mdp_core *core, uintptr_t ret, mdt_idmap_code_range *r)
 {
-    mdt_idmap_code_range r;
     if (ret < 4096)
         return 0;
-    if (mdt_idmap_ip_lookup(&r, core->map, ret - 1) == 0)
+    if (mdt_idmap_ip_lookup(r, core->map, ret - 1) == 0)
         return 1;
     if (!mdp_exec_return_site(core, ret))
         return 0;
     PROBE_EXEC_STEP();
-    return 1;
+    return 2;
+}
+
+static int managed_return(const mdp_core *core, uintptr_t ret)
+{
+    mdt_idmap_code_range r;
+    return managed_return_at(core, ret, &r);
 }
 
 /* On-stack replacement: an OSR method version runs on top of its tier-0
@@ -277,13 +286,14 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     unsigned flags = MDP_SAMPLE_HAVE_TIME | (known ? 0 : MDP_SAMPLE_HAVE_SP) |
                      (wall ? MDP_SAMPLE_WALL : 0) | mdp_slot_activity(t) << 4;
     uint64_t n = 0;
-    mdt_idmap_code_range r, prev = {0};
-    uintptr_t prev_fn = 0;
-    int leaf = 1;
+    mdt_idmap_code_range r;
+    uintptr_t prev_fn = 0, prev_start = 0;
+    int leaf = 1, looked = 0;
     for (unsigned steps = 0; steps < 2 * MDP_MAX_DEPTH; steps++) {
         /* a caller's frame is named by its call instruction */
-        uintptr_t fn = put_frame(t, core, hdr + 3 * n, leaf ? cur.ip : cur.ip - 1, &r);
-        if (!leaf && fn && fn == prev_fn && r.start != prev.start) {
+        uintptr_t fn = put_frame(t, core, hdr + 3 * n, leaf ? cur.ip : cur.ip - 1, &r, looked);
+        looked = 0;
+        if (!leaf && fn && fn == prev_fn && r.start != prev_start) {
             /* an OSR version's tier-0 frame: skip it, on from the tier-0 record */
             uintptr_t s = osr_frame(core, cur.sp - 16, cur.fp, lo, hi, fn);
             if (s) {
@@ -300,11 +310,17 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
          * the image's own table (execmap.c), so it unwinds as known code */
         int managed =
             fn || mdp_exec_r2r_function(core, leaf ? cur.ip : cur.ip - 1, &r.start, &r.size);
+        uintptr_t start = r.start; /* r may hold the caller's range below */
         if (managed) {
             how = mdp_unwind_managed(&next, &cur, (const uint8_t *)r.start, r.size, leaf, lo, hi);
             /* an offset computed from a decoded prolog must land in managed code */
-            if (how == 1 && !managed_return(core, next.ip))
-                how = 0;
+            if (how == 1) {
+                /* next.ip - 1 looked up here is the next put_frame's (into
+                 * r: this frame's range is not read again) */
+                looked = managed_return_at(core, next.ip, &r);
+                if (!looked)
+                    how = 0;
+            }
             if (how == 3) {
                 /* OSR: on from the tier-0 frame record, found by its saved RBP */
                 uintptr_t s = osr_frame(core, cur.fp, next.fp, lo, hi, fn);
@@ -330,7 +346,7 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
             flags |= MDP_SAMPLE_CUT; /* a caller lies beyond the depth limit */
             break;
         }
-        prev = r;
+        prev_start = start;
         prev_fn = fn;
         cur = next;
         leaf = 0;
