@@ -11,6 +11,9 @@
 #
 #   bench/profiler/cost.sh BUILDDIR CLOCKBUILD [RUNS [DELIVERY_NS]]
 #
+# COST_WORKLOADS="web bench" (say) runs only those, without the idle
+# server's run (default: idle gc jit memmove exceptions bench web).
+#
 # BUILDDIR: the ordinary build tree (the C# programs are built there, as
 # for the tests). CLOCKBUILD: a build tree configured with
 # CPPFLAGS=-DMDP_BENCH_CLOCK (only profiler/libmdprofile.la and
@@ -67,8 +70,12 @@ r=1
 while [ $r -le "$runs" ]; do
     # a process that waits: the server started, then 20 s without a
     # request (the drain thread's passes alone: cost.py --each)
-    [ -z "$web" ] || web_run "$out/idle.$r.log" 1000 0 20
-    for w in gc jit memmove exceptions bench $web; do
+    case " ${COST_WORKLOADS:-idle} " in
+    *" idle "*) [ -z "$web" ] || web_run "$out/idle.$r.log" 1000 0 20 ;;
+    esac
+    for w in ${COST_WORKLOADS:-gc jit memmove exceptions bench web}; do
+        [ "$w" != idle ] || continue
+        [ "$w" != web ] || [ -n "$web" ] || continue
         for len in short long slow; do
             ms=4000 n=4000 rate=1000
             [ $len != short ] || ms=1000 n=1000
@@ -90,7 +97,7 @@ while [ $r -le "$runs" ]; do
     r=$((r + 1))
 done
 python3 "$top/bench/profiler/cost.py" --delivery "$delivery" $(ls "$out"/*.log | grep -v '/idle\.')
-if [ -n "$web" ]; then
+if [ -n "$web" ] && ls "$out"/idle.*.log >/dev/null 2>&1; then
     echo
     echo "the server waiting 20 s after its start, no request (as run):"
     python3 "$top/bench/profiler/cost.py" --each --delivery "$delivery" "$out"/idle.*.log

@@ -190,7 +190,8 @@ void mdp_seq_release(mdp_seq_hold *h);
 uint64_t mdp_seq_watermark(mdp_core *core, uint64_t floor);
 /* Drop the map's tombstones below the watermark (mdt_idmap_retire) when
  * unloads happened since the last time: at once after 4096, else at most
- * every 10 s (force: now). Drain thread (the adapter's tick). The number
+ * every 10 s and only when the tombstones are an eighth of the live
+ * records or more (force: now). Drain thread (the adapter's tick). The number
  * dropped, 0, or negative (the map's error). */
 int mdp_core_retire(mdp_core *core, uint64_t floor, int force);
 /* The adapter has work for the drain thread's next tick (code to record

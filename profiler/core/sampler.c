@@ -41,13 +41,14 @@
  *
  * Slots are never unmapped while the process lives (a late signal may still
  * name one); a slot whose thread ended is reused only after its ring is
- * drained and no handler is inside it. */
+ * drained and no handler is inside it. A thread's registration, its timer
+ * and its slot's life are slots.c's; this file is the handler, its walk,
+ * and the handler's installation. */
 #define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,22 +74,6 @@ static int handler_installed;
  * late signal of an earlier session must find memory that says "not
  * active". */
 static struct mdp_slot *slot_pool;
-static _Atomic unsigned slots_used; /* mdp_slots_used(): only grows */
-
-unsigned mdp_slots_used(void)
-{
-    return atomic_load_explicit(&slots_used, memory_order_acquire);
-}
-
-void mdp_slots_take(unsigned n)
-{
-    unsigned cur = atomic_load(&slots_used);
-    if (n > MDP_MAX_THREADS)
-        n = MDP_MAX_THREADS;
-    while (cur < n && !atomic_compare_exchange_weak_explicit(
-                          &slots_used, &cur, n, memory_order_release, memory_order_relaxed))
-        ;
-}
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #ifdef MDP_HANDLER_PROBE
@@ -145,14 +130,15 @@ static void chain(int sig, siginfo_t *si, void *uc)
     }
 }
 
-/* Look ip up and record (ip, FunctionID, generation) at word `at` of the
- * sample; *r gets the code range (size 0 when unknown). */
+/* Look ip up (unless `looked`: managed_return_at looked it up already,
+ * 1: *r is the map's range, 2: the map has none) and record (ip, FunctionID, generation) at word
+ * `at` of the sample; *r gets the code range (size 0 when unknown). */
 static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint64_t at,
-                                  uintptr_t ip, mdt_idmap_code_range *r)
+                                  uintptr_t ip, mdt_idmap_code_range *r, int looked)
 {
     uintptr_t fn = 0;
     uint64_t gen = 0;
-    if (mdt_idmap_ip_lookup(r, core->map, ip) == 0) {
+    if (looked ? looked == 1 : mdt_idmap_ip_lookup(r, core->map, ip) == 0) {
         fn = r->function_id;
         gen = r->function_gen;
     } else {
@@ -171,18 +157,26 @@ static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint
  * in a module image's code (ReadyToRun code the map has not learnt yet,
  * execmap.c: the frame goes in without a FunctionID, the drain learns its
  * method from the address, and the walk goes on from it by the
- * frame-pointer chain, as from any frame without one). */
-static int managed_return(const mdp_core *core, uintptr_t ret)
+ * frame-pointer chain, as from any frame without one). 1: in a method the
+ * map knows (*r: its range, which the walk's next step records instead of
+ * looking the same address up again), 2: a return site in an image's
+ * code, 0: neither. */
+static int managed_return_at(const mdp_core *core, uintptr_t ret, mdt_idmap_code_range *r)
 {
-    mdt_idmap_code_range r;
     if (ret < 4096)
         return 0;
-    if (mdt_idmap_ip_lookup(&r, core->map, ret - 1) == 0)
+    if (mdt_idmap_ip_lookup(r, core->map, ret - 1) == 0)
         return 1;
     if (!mdp_exec_return_site(core, ret))
         return 0;
     PROBE_EXEC_STEP();
-    return 1;
+    return 2;
+}
+
+static int managed_return(const mdp_core *core, uintptr_t ret)
+{
+    mdt_idmap_code_range r;
+    return managed_return_at(core, ret, &r);
 }
 
 /* On-stack replacement: an OSR method version runs on top of its tier-0
@@ -277,13 +271,14 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     unsigned flags = MDP_SAMPLE_HAVE_TIME | (known ? 0 : MDP_SAMPLE_HAVE_SP) |
                      (wall ? MDP_SAMPLE_WALL : 0) | mdp_slot_activity(t) << 4;
     uint64_t n = 0;
-    mdt_idmap_code_range r, prev = {0};
-    uintptr_t prev_fn = 0;
-    int leaf = 1;
+    mdt_idmap_code_range r;
+    uintptr_t prev_fn = 0, prev_start = 0;
+    int leaf = 1, looked = 0;
     for (unsigned steps = 0; steps < 2 * MDP_MAX_DEPTH; steps++) {
         /* a caller's frame is named by its call instruction */
-        uintptr_t fn = put_frame(t, core, hdr + 3 * n, leaf ? cur.ip : cur.ip - 1, &r);
-        if (!leaf && fn && fn == prev_fn && r.start != prev.start) {
+        uintptr_t fn = put_frame(t, core, hdr + 3 * n, leaf ? cur.ip : cur.ip - 1, &r, looked);
+        looked = 0;
+        if (!leaf && fn && fn == prev_fn && r.start != prev_start) {
             /* an OSR version's tier-0 frame: skip it, on from the tier-0 record */
             uintptr_t s = osr_frame(core, cur.sp - 16, cur.fp, lo, hi, fn);
             if (s) {
@@ -300,11 +295,17 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
          * the image's own table (execmap.c), so it unwinds as known code */
         int managed =
             fn || mdp_exec_r2r_function(core, leaf ? cur.ip : cur.ip - 1, &r.start, &r.size);
+        uintptr_t start = r.start; /* r may hold the caller's range below */
         if (managed) {
             how = mdp_unwind_managed(&next, &cur, (const uint8_t *)r.start, r.size, leaf, lo, hi);
             /* an offset computed from a decoded prolog must land in managed code */
-            if (how == 1 && !managed_return(core, next.ip))
-                how = 0;
+            if (how == 1) {
+                /* next.ip - 1 looked up here is the next put_frame's (into
+                 * r: this frame's range is not read again) */
+                looked = managed_return_at(core, next.ip, &r);
+                if (!looked)
+                    how = 0;
+            }
             if (how == 3) {
                 /* OSR: on from the tier-0 frame record, found by its saved RBP */
                 uintptr_t s = osr_frame(core, cur.fp, next.fp, lo, hi, fn);
@@ -330,7 +331,7 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
             flags |= MDP_SAMPLE_CUT; /* a caller lies beyond the depth limit */
             break;
         }
-        prev = r;
+        prev_start = start;
         prev_fn = fn;
         cur = next;
         leaf = 0;
@@ -464,252 +465,4 @@ int mdp_sampler_init(mdp_core *core, char *err, size_t errlen)
     }
     core->sampling = 1;
     return 0;
-}
-
-static clockid_t thread_cpu_clock(int tid)
-{
-    /* The kernel's per-thread CPU clock ID (what pthread_getcpuclockid
-     * returns, built from the TID instead of a pthread_t so that threads
-     * registered from elsewhere can be timed): ~tid << 3 | PERTHREAD | SCHED. */
-    return (clockid_t)((~(unsigned)tid << 3) | 6u);
-}
-
-static void stack_bounds_of_self(uintptr_t *lo, uintptr_t *hi)
-{
-    pthread_attr_t a;
-    void *addr;
-    size_t size;
-    *lo = *hi = 0;
-    if (pthread_getattr_np(pthread_self(), &a) != 0)
-        return;
-    if (pthread_attr_getstack(&a, &addr, &size) == 0) {
-        *lo = (uintptr_t)addr;
-        *hi = (uintptr_t)addr + size;
-    }
-    pthread_attr_destroy(&a);
-}
-
-int mdp_ev_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid)
-{
-    uintptr_t lo = 0, hi = 0;
-    if (!core->sampling) {
-        /* no sampler: what names the event records' threads */
-        mdp_thread_ev_started(core, runtime_thread, tid);
-        return 0;
-    }
-    if ((int)syscall(SYS_gettid) == tid)
-        stack_bounds_of_self(&lo, &hi);
-    return mdp_sampler_thread_start(core, runtime_thread, tid, lo, hi, 0);
-}
-
-int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, uintptr_t lo,
-                             uintptr_t hi, unsigned role)
-{
-    if (!core->sampling || tid <= 0 || atomic_load(&core->finished))
-        return 0;
-    pthread_mutex_lock(&core->threads_lock);
-    if (!core->sampling) {
-        /* mdp_sampler_stop came in between (the drain thread's scan of the
-         * threads, or a thread starting, while another finishes the core):
-         * no timer may outlive it */
-        pthread_mutex_unlock(&core->threads_lock);
-        return 0;
-    }
-    struct mdp_slot *free_slot = NULL;
-    unsigned used = mdp_slots_used(); /* only threads_lock's holders raise it */
-    for (unsigned i = 0; i < used; i++) {
-        struct mdp_slot *t = &core->slots[i];
-        int st = atomic_load(&t->state);
-        if (st == SLOT_ACTIVE && atomic_load(&t->tid) == tid) {
-            /* known already (startup thread, or an earlier event) */
-            if (runtime_thread && t->runtime_thread != runtime_thread) {
-                t->runtime_thread = runtime_thread;
-                mdp_thread_named_start(core, t); /* its name is the runtime thread's */
-            }
-            if (lo && !atomic_load(&t->stack_lo)) {
-                atomic_store(&t->stack_hi, hi);
-                atomic_store(&t->stack_lo, lo);
-            }
-            pthread_mutex_unlock(&core->threads_lock);
-            return 0;
-        }
-        if (st == SLOT_FREE && !free_slot)
-            free_slot = t;
-    }
-    if (!free_slot && used < MDP_MAX_THREADS) {
-        free_slot = &core->slots[used]; /* never taken: FREE, no ring yet */
-        mdp_slots_take(used + 1);       /* a max: never lowers what a test took */
-    }
-    struct mdp_slot *t = free_slot;
-    if (!t) {
-        pthread_mutex_unlock(&core->threads_lock);
-        mdp_log(core, "thread %d: no free sampler slot", tid);
-        return -1;
-    }
-    if (!t->ringbuf) {
-        t->ringbuf = mmap(NULL, MDP_RING_WORDS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (t->ringbuf == MAP_FAILED) {
-            t->ringbuf = NULL;
-            pthread_mutex_unlock(&core->threads_lock);
-            return -1;
-        }
-    }
-    mdp_ring_init(&t->ring, t->ringbuf, MDP_RING_WORDS);
-    atomic_store(&t->samples, 0);
-    atomic_store(&t->drops, 0);
-    atomic_store(&t->stray, 0);
-    atomic_store(&t->stack_lo, lo);
-    atomic_store(&t->stack_hi, hi);
-    atomic_store(&t->tid, tid);
-    t->runtime_thread = runtime_thread;
-    mdp_thread_named_start(core, t); /* threadnames.c */
-    t->retired_cycles = 0;
-    /* a fresh activity state (activity.c): no GC of a former thread ends in it */
-    atomic_store(&t->act_stack, 0);
-    t->act_depth = 0;
-    atomic_store(&t->act_gc, 0);
-    atomic_store(&t->act_exc, 0);
-    atomic_store(&t->act_role, role);
-    for (unsigned i = 0; i < core->ngc_slots; i++)
-        if (core->gc_slots[i] == t)
-            core->gc_slots[i] = NULL;
-    atomic_store(&t->wall_seen, mdp_wall_now(core)); /* wall mode: owed from now on */
-    atomic_store(&t->state, SLOT_ACTIVE);
-    if (mdp_wall_mode(core)) {
-        /* no timer: the wall thread signals the active slots (wall.c) */
-        atomic_fetch_add(&core->threads_seen, 1);
-        pthread_mutex_unlock(&core->threads_lock);
-        mdp_log(core, "thread %d sampled in wall time (stack %s)", tid,
-                lo ? "known" : "to be found");
-        return 0;
-    }
-
-    struct sigevent sev;
-    memset(&sev, 0, sizeof sev);
-    sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = SIGPROF;
-    sev.sigev_value.sival_ptr = t;
-    sev._sigev_un._tid = tid;
-    t->has_timer = 0;
-    if (timer_create(thread_cpu_clock(tid), &sev, &t->timer) == 0) {
-        long period = 1000000000L / (long)core->cfg.rate;
-        struct itimerspec its = {{period / 1000000000L, period % 1000000000L},
-                                 {period / 1000000000L, period % 1000000000L}};
-        if (timer_settime(t->timer, 0, &its, NULL) == 0)
-            t->has_timer = 1;
-        else
-            timer_delete(t->timer);
-    }
-    atomic_fetch_add(&core->threads_seen, 1);
-    pthread_mutex_unlock(&core->threads_lock);
-    if (!t->has_timer)
-        mdp_log(core, "thread %d: no CPU-time timer: %s", tid, strerror(errno));
-    else
-        mdp_log(core, "thread %d sampled (stack %s)", tid, lo ? "known" : "to be found");
-    return t->has_timer ? 0 : -1;
-}
-
-static void retire(struct mdp_slot *t)
-{
-    if (t->has_timer) {
-        timer_delete(t->timer);
-        t->has_timer = 0;
-    }
-    t->retired_cycles = 0;
-    atomic_store(&t->state, SLOT_RETIRED);
-}
-
-int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread)
-{
-    if (!runtime_thread)
-        return 0;
-    if (!core->sampling) {
-        mdp_thread_ev_ended(core, runtime_thread);
-        return 0;
-    }
-    pthread_mutex_lock(&core->threads_lock);
-    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
-        struct mdp_slot *t = &core->slots[i];
-        if (atomic_load(&t->state) == SLOT_ACTIVE && t->runtime_thread == runtime_thread)
-            retire(t);
-    }
-    mdp_thread_named_end(core, runtime_thread);
-    pthread_mutex_unlock(&core->threads_lock);
-    return 0;
-}
-
-/* Drain-thread housekeeping (drain_lock held): free retired slots whose
- * rings are empty and that no handler is inside; every ~second, retire
- * slots whose thread is gone without an event. */
-void mdp_sampler_housekeeping(mdp_core *core, int check_alive)
-{
-    if (!core->slots)
-        return;
-    pthread_mutex_lock(&core->threads_lock);
-    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
-        struct mdp_slot *t = &core->slots[i];
-        int st = atomic_load(&t->state);
-        if (st == SLOT_ACTIVE && check_alive) {
-            char path[64];
-            snprintf(path, sizeof path, "/proc/self/task/%d", atomic_load(&t->tid));
-            if (access(path, F_OK) != 0)
-                retire(t);
-        } else if (st == SLOT_RETIRED && mdp_ring_avail(&t->ring) == 0 &&
-                   atomic_load(&t->busy) == 0 && ++t->retired_cycles >= 2) {
-            atomic_store(&t->state, SLOT_FREE);
-        }
-    }
-    pthread_mutex_unlock(&core->threads_lock);
-}
-
-int mdp_sampler_quiesce(mdp_core *core)
-{
-    if (!core->slots)
-        return 0;
-    int r = 0;
-    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
-        int spins = 0;
-        while (atomic_load(&core->slots[i].busy) && spins < 100000) {
-            sched_yield();
-            spins++;
-        }
-        if (spins == 100000)
-            r = -1;
-    }
-    return r;
-}
-
-void mdp_sampler_stop(mdp_core *core)
-{
-    if (!core->slots)
-        return;
-    pthread_mutex_lock(&core->threads_lock);
-    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
-        if (atomic_load(&core->slots[i].state) == SLOT_ACTIVE)
-            retire(&core->slots[i]);
-    core->sampling = 0;
-    pthread_mutex_unlock(&core->threads_lock);
-}
-
-void mdp_sampler_free(mdp_core *core)
-{
-    /* The handler stays installed and the slots stay mapped: a signal queued
-     * before the timers were deleted may still arrive, and must find memory
-     * that says "not active". The next core (an attach after a detach)
-     * takes the slots over, free, with their rings. */
-    mdp_core *me = core;
-    if (!core->slots || !atomic_compare_exchange_strong(&mdp_sampling_core, &me, NULL))
-        return;
-    if (mdp_sampler_quiesce(core) != 0)
-        return; /* a handler stayed inside: leave the slots as they are */
-    pthread_mutex_lock(&core->threads_lock);
-    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
-        struct mdp_slot *t = &core->slots[i];
-        if (atomic_load(&t->state) == SLOT_ACTIVE)
-            retire(t);
-        atomic_store(&t->state, SLOT_FREE);
-        atomic_store(&t->drops, 0);
-    }
-    pthread_mutex_unlock(&core->threads_lock);
 }

@@ -1,8 +1,8 @@
-/* Private to profiler/core: the functions of the sampler unit (sampler.c, execmap.c, activity.c,
- * wall.c, threads.c, threadnames.c): the thread slots and their rings, the SIGPROF handler, the
- * timers, wall mode, what the runtime is doing per thread, thread names.
- * Included by the files of this unit and of the units above it
- * (profiler/core/README.md); struct mdp_core is in base.h. */
+/* Private to profiler/core: the functions of the sampler unit (sampler.c, slots.c, execmap.c,
+ * activity.c, wall.c, threads.c, threadnames.c): the thread slots and their rings, the SIGPROF
+ * handler, the timers, wall mode, what the runtime is doing per thread, thread names. Included by
+ * the files of this unit and of the units above it (profiler/core/README.md); struct mdp_core is in
+ * base.h. */
 #ifndef MDP_SAMPLER_H
 #define MDP_SAMPLER_H
 
@@ -25,7 +25,7 @@ struct mdp_exec_table {
     struct mdp_exec_range r[];
 };
 
-/* sampler.c: the slots that were ever taken are [0, mdp_slots_used()); the
+/* slots.c: the slots that were ever taken are [0, mdp_slots_used()); the
  * mark only grows (the slots outlive cores, for a re-attach). Every scan of
  * the slots stops there: a pass over all 4,096 slots' cache lines, twice
  * per drain pass, cost ~55 us, 50 passes a second, in any process
@@ -36,8 +36,9 @@ unsigned mdp_slots_used(void);
  * tests/profiler/test_core.c) counts slots [0, n) as taken with this. */
 void mdp_slots_take(unsigned n);
 
-/* sampler.c */
+/* sampler.c: install the handler, and make `core` the one it samples for */
 int mdp_sampler_init(mdp_core *core, char *err, size_t errlen);
+/* slots.c */
 void mdp_sampler_stop(mdp_core *core);
 void mdp_sampler_free(mdp_core *core);
 /* Wait until no handler is inside any slot (each slot's `busy` seen 0 once

@@ -83,6 +83,27 @@ uint64_t mdp_seq_watermark(mdp_core *core, uint64_t floor)
     return w;
 }
 
+/* Whether `since` unloads left enough tombstones to pay for rebuilding
+ * the map's tables. A compiler's map holds ~10^5 live records (every
+ * ReadyToRun method it runs) and unloads a few dynamic methods: one
+ * rebuild after 10 s was a quarter of its drain thread's time (perf, a
+ * `dotnet build`'s csc), for tombstones worth a few hundred bytes. A
+ * rebuild is paid for when the tombstones (at least one per unload) are
+ * an eighth of the live records or more: then a rebuild costs at most ~8
+ * records' moves per unload, and tombstones never take more than an
+ * eighth of the tables beside the live records (MDP_RETIRE_BATCH unloads
+ * retire at once whatever the map's size). */
+static int worth_retiring(mdp_core *core, uint64_t since)
+{
+    mdt_idmap_stats st;
+    mdt_idmap_stats_get(&st, core->map);
+    uint64_t live = st.modules_live + st.classes_live + st.functions_live;
+    uint64_t dead = st.modules_dead + st.classes_dead + st.functions_dead;
+    if (dead < since)
+        dead = since; /* unloads of IDs without a record leave history */
+    return dead >= live / 8;
+}
+
 int mdp_core_retire(mdp_core *core, uint64_t floor, int force)
 {
     if (!core)
@@ -91,10 +112,15 @@ int mdp_core_retire(mdp_core *core, uint64_t floor, int force)
      * records): only after unloads, in batches, or after a while. */
     uint64_t now = mdp_elapsed_ms(core);
     uint64_t unloads = atomic_load(&core->life->unloads);
-    if (!force && (unloads == core->life->retire_unloads ||
-                   (unloads - core->life->retire_unloads < MDP_RETIRE_BATCH &&
-                    now - core->life->retire_last_ms < MDP_RETIRE_MS)))
-        return 0;
+    if (!force) {
+        uint64_t since = unloads - core->life->retire_unloads;
+        if (since == 0 || (since < MDP_RETIRE_BATCH && now - core->life->retire_last_ms < MDP_RETIRE_MS))
+            return 0;
+        if (since < MDP_RETIRE_BATCH && !worth_retiring(core, since)) {
+            core->life->retire_last_ms = now; /* look again after another while */
+            return 0;
+        }
+    }
     uint64_t below = mdp_seq_watermark(core, floor);
     if (below <= core->life->retire_below)
         return 0; /* a callback older than the last watermark still runs */

@@ -654,6 +654,44 @@ START_TEST(test_samples_to_log_across_an_unload)
 }
 END_TEST
 
+/* Without force, a retirement (a rebuild of every table) waits, after its
+ * 10 s, until the tombstones are an eighth of the live records: one
+ * unload among the Everything module's records is not worth a rebuild,
+ * enough of them are. */
+START_TEST(test_retire_waits_for_enough_tombstones)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    load_everything(&e, core);
+    mdt_idmap_function_info fi = {.module = MOD, .token = 0x06000031};
+    for (unsigned i = 0; i < 40; i++)
+        ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), 0xfd000 + 8 * i, &fi), 0);
+    mdt_idmap_stats st;
+    mdt_idmap_stats_get(&st, core->map);
+    size_t live = st.modules_live + st.classes_live + st.functions_live;
+    ck_assert_uint_ge(live, 40);
+    /* functions the map never saw, unloaded: a tombstone each */
+    ck_assert_int_ge(mdp_ev_function_unload(core, mdp_seq(core), 0xfe000), 0);
+    /* 10 s went by since the last retirement (unsigned: the difference is
+     * what is compared) */
+    core->retire_last_ms = mdp_elapsed_ms(core) - 10001;
+    ck_assert_int_eq(mdp_core_retire(core, 0, 0), 0);
+    mdt_idmap_stats_get(&st, core->map);
+    ck_assert_uint_eq(st.functions_dead, 1);
+    size_t n = 1;
+    for (; n < live / 8; n++)
+        ck_assert_int_ge(mdp_ev_function_unload(core, mdp_seq(core), 0xfe000 + 8 * n), 0);
+    /* the last look was just now: not again for 10 s */
+    ck_assert_int_eq(mdp_core_retire(core, 0, 0), 0);
+    core->retire_last_ms = mdp_elapsed_ms(core) - 10001;
+    ck_assert_int_eq(mdp_core_retire(core, 0, 0), (int)n);
+    mdt_idmap_stats_get(&st, core->map);
+    ck_assert_uint_eq(st.functions_dead, 0);
+    close_env(&e);
+}
+END_TEST
+
 /* Tombstones are retired only below every seq still in use: a callback
  * that took its seq before an unload (a fake one: a held seq) keeps the
  * unloaded function's tombstone, which refuses that callback's late load;
@@ -1800,6 +1838,7 @@ Suite *suite(void)
     tcase_add_test(t, test_follows_call_forms);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_retire_waits_for_a_callback_in_flight);
+    tcase_add_test(t, test_retire_waits_for_enough_tombstones);
     tcase_add_test(t, test_r2r_function_of_an_address);
     tcase_add_test(t, test_native_frames_name_their_elf_object);
     tcase_add_test(t, test_activities_nest_per_thread);

@@ -100,6 +100,28 @@ START_TEST(double_guid_stream_mvid)
 }
 END_TEST
 
+/* The GUID's text, written by hand (heaps.c), against printf's of the same
+ * fields: Data1..Data3 little-endian as numbers, Data4 in order; every
+ * byte value at every position, and a pattern that tells positions
+ * apart. */
+START_TEST(guid_text_equals_printf)
+{
+    for (unsigned v = 0; v < 256 + 16; v++) {
+        uint8_t g[16];
+        char got[37], want[37];
+        for (int i = 0; i < 16; i++)
+            g[i] = (uint8_t)(v < 256 ? v + (unsigned)i * 17u : (unsigned)i * 16u + (v - 256));
+        snprintf(want, sizeof want, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                 (unsigned)g[0] | (unsigned)g[1] << 8 | (unsigned)g[2] << 16 | (unsigned)g[3] << 24,
+                 (unsigned)g[4] | (unsigned)g[5] << 8, (unsigned)g[6] | (unsigned)g[7] << 8, g[8],
+                 g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+        memset(got, 'x', sizeof got);
+        ck_assert_ptr_eq(mdt_heap_guid_format(got, g), got);
+        ck_assert_str_eq(got, want);
+    }
+}
+END_TEST
+
 static void us_ascii(const mdt_image *img, uint32_t idx, const char *want)
 {
     const uint8_t *u;
@@ -988,6 +1010,7 @@ Suite *suite(void)
     tcase_add_test(tc, last_stream_wins_in_compressed_metadata);
     tcase_add_test(tc, first_stream_wins_in_enc_metadata);
     tcase_add_test(tc, double_guid_stream_mvid);
+    tcase_add_test(tc, guid_text_equals_printf);
     tcase_add_test(tc, double_user_strings);
     tcase_add_test(tc, heap_walks_end_at_heap_ends);
     tcase_add_test(tc, heap_walk_steps_over_long_length_prefix);
