@@ -97,6 +97,7 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/files.h \
 	mdinspect/batch/assemblies.h \
 	mdinspect/batch/parse.h \
+	mdinspect/batch/plain.h \
 	mdinspect/batch/table.c \
 	mdinspect/batch/io.c \
 	mdinspect/batch/files.c \

@@ -13,6 +13,7 @@
  *   assemblies.c  modules by path and by MVID (the on-disk index), lazy opens
  *   modcache.c    per-thread caches in front of those lookups
  *   parse.h       hex tokens and MVIDs read a register at a time
+ *   plain.h       a plain line met again: module caches, kept frames, the peek
  *   resolve.c     one frame's text -> name, status, file:line (cached)
  *   ilinsn.c      --il: the instruction at a frame's IL offset (<mdtools/il.h>)
  *   record.c      one line -> a record (header, stats, comment, stack, call,
@@ -141,12 +142,7 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
                                         const uint8_t mvid[16]);
 /* A plain line `PATH TOKEN`. */
 const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n);
-/* The frame of a plain `PATH TOKEN` or `MVID TOKEN` line when this thread
- * met its module and another line named its row before, else NULL. Changes
- * nothing (no module is looked for or opened, no frame made) and does not
- * read the frame, only asks for it (mdb_frame_prefetch): run.c looks a few
- * lines ahead this way, so that their frames arrive from memory together. */
-const mdb_frame *mdb_peek_plain(mdb_resolver *r, const char *s, size_t n);
+/* plain.h: the frame of a plain line met again (mdb_peek_plain), inlined. */
 /* Between records: start the cache over when it holds more than the
  * thread's share of the budget (frames of earlier records become invalid). */
 void mdb_resolver_trim(mdb_resolver *r);

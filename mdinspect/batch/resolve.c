@@ -32,6 +32,7 @@
 #include "batch/batch.h"
 #include "batch/native.h"
 #include "batch/parse.h"
+#include "batch/plain.h"
 #include "common/naming.h"
 
 enum { K_LOG, K_TYPE, K_MVID, K_PATH, K_IL, K_COUNT };
@@ -630,25 +631,9 @@ static const mdb_frame *new_plain_frame(mdb_resolver *r, mdb_module *m, uint32_t
     return f;
 }
 
-/* The frame a module keeps for a row, or NULL; asked for, not read. */
-static inline const mdb_frame *kept_frame(const mdb_module *m, uint32_t token)
-{
-    unsigned table = MDT_TOKEN_TABLE(token);
-    uint32_t rid = MDT_TOKEN_RID(token);
-    const mdb_rowframes *a;
-    const mdb_frame *f;
-    if (table < MDT_TABLE_MAX &&
-        (a = atomic_load_explicit(&m->frames[table], memory_order_acquire)) && rid - 1u < a->rows &&
-        (f = atomic_load_explicit(&a->f[rid], memory_order_acquire))) {
-        mdb_frame_prefetch(f);
-        return f;
-    }
-    return NULL;
-}
-
 static inline const mdb_frame *plain_frame(mdb_resolver *r, mdb_module *m, uint32_t token)
 {
-    const mdb_frame *f = kept_frame(m, token); /* the hot path: two loads */
+    const mdb_frame *f = mdb_kept_frame(m, token); /* the hot path: two loads */
     return f ? f : MDT_TOKEN_TABLE(token) < MDT_TABLE_MAX ? new_plain_frame(r, m, token) : NULL;
 }
 
@@ -1019,24 +1004,15 @@ const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n
     return store(r, K_PATH, s, n, h, f);
 }
 
-const mdb_frame *mdb_peek_plain(mdb_resolver *r, const char *s, size_t n)
+const mdb_frame *mdb_resolve_plain_row(mdb_resolver *r, mdb_module *m, uint32_t token)
 {
-    uint8_t mvid[16];
-    uint32_t token;
-    mdb_module *m;
-    /* What record.c takes for a PATH line, ending in a token of 8 digits */
-    if ((s[0] == '/' || s[0] == '.') && n > 11 && s[n - 11] == ' ' &&
-        mdb_parse_hex32(s + n - 10, 10, false, &token))
-        m = mdb_modcache_peek_path(r->mods, s, n - 11);
-    /* ... and for an MVID line */
-    else if (n == 43 && s[32] == ' ' && mdb_parse_mvid(s, 32, mvid) &&
-             mdb_parse_hex32(s + 33, 10, false, &token))
-        m = mdb_modcache_peek_mvid(r->mods, mvid);
-    else
-        return NULL;
-    if (!m || atomic_load_explicit(&m->state, memory_order_acquire) != MDB_MOD_OPEN)
-        return NULL;
-    return kept_frame(m, token);
+    mdb_resolver_trim(r); /* as before any line mdb_record_parse is given */
+    return plain_frame(r, m, token);
+}
+
+const mdb_modcache *mdb_resolver_modcache(const mdb_resolver *r)
+{
+    return r->mods;
 }
 
 /* ------------------------------------------------------------------ JSON */
