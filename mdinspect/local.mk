@@ -103,7 +103,11 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/files.c \
 	mdinspect/batch/assemblies.c \
 	mdinspect/batch/modcache.c \
+	mdinspect/batch/resolve_int.h \
 	mdinspect/batch/resolve.c \
+	mdinspect/batch/resolve_make.c \
+	mdinspect/batch/resolve_lines.c \
+	mdinspect/batch/resolve_json.c \
 	mdinspect/batch/ilinsn.c \
 	mdinspect/batch/record.c \
 	mdinspect/batch/logctx.c \

@@ -14,7 +14,9 @@
  *   modcache.c    per-thread caches in front of those lookups
  *   parse.h       hex tokens and MVIDs read a register at a time
  *   plain.h       a plain line met again: module caches, kept frames, the peek
- *   resolve.c     one frame's text -> name, status, file:line (cached)
+ *   resolve.c     one frame's text -> name, status, file:line (cached); with
+ *                 resolve_make.c (a frame named), resolve_lines.c (a frame's
+ *                 text read), resolve_json.c (its JSON form): resolve_int.h
  *   ilinsn.c      --il: the instruction at a frame's IL offset (<mdtools/il.h>)
  *   record.c      one line -> a record (header, stats, comment, stack, call,
  *                 alloc, plain MVID or PATH line, malformed)

@@ -1,7 +1,7 @@
 /* mdinspect batch: the hot path of a plain line (`PATH TOKEN`, `MVID
  * TOKEN`) met again, inlined into run.c's loop over a block's lines: the
  * thread's direct-mapped module caches (modcache.c fills them), the frames
- * a module keeps by table and row (resolve.c makes them), and the peek
+ * a module keeps by table and row (resolve_make.c makes them), and the peek
  * that puts the two together. A call per line to each of them cost more
  * than the lookups (bench/README.md, issue 28, branch line6), so they are
  * static inline here, in the one header run.c, modcache.c and resolve.c
