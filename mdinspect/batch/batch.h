@@ -10,7 +10,8 @@
  *   io.c          block reads of the input, the buffered output
  *   files.c       opening what the input names: regular files only, never blocking,
  *                 images mapped after their first bytes are checked
- *   assemblies.c  modules by path and by MVID (the on-disk index), lazy opens
+ *   assemblies.c  modules by path and by MVID, lazy opens; assemblies_index.c
+ *                 the folders walked for MVIDs, the on-disk index
  *   modcache.c    per-thread caches in front of those lookups
  *   parse.h       hex tokens and MVIDs read a register at a time
  *   plain.h       a plain line met again: module caches, kept frames, the peek
@@ -21,7 +22,8 @@
  *   record.c      one line -> a record (header, stats, comment, stack, call,
  *                 alloc, plain MVID or PATH line, malformed)
  *   logctx.c      the processes of the input (headers, #stats), the folders
- *                 headers name, #module names: read by the main thread
+ *                 headers name, #module names: read by the main thread;
+ *                 logctx_header.c reads a header's and #stats' fields
  *   emit_text.c, emit_json.c, emit_folded.c   streaming formats
  *   aggregate.c   --speedscope and --top (distinct stacks and methods)
  *   pprof.c       --pprof: records summed into interned tables (pprof_int.h),
