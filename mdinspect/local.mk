@@ -98,6 +98,7 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/assemblies.h \
 	mdinspect/batch/parse.h \
 	mdinspect/batch/plain.h \
+	mdinspect/batch/lines.h \
 	mdinspect/batch/table.c \
 	mdinspect/batch/io.c \
 	mdinspect/batch/files.c \

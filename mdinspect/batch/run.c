@@ -32,6 +32,7 @@
 #include "batch/batch.h"
 #include "batch/native.h"
 #include "batch/parse.h"
+#include "batch/lines.h"
 #include "batch/plain.h"
 
 enum { FREE, QUEUED, DONE };
@@ -163,29 +164,6 @@ static void line(struct worker *w, struct slot *sl, const mdb_proc *proc, const 
     put_record(w, sl, proc, w->rec);
 }
 
-/* A frame's text and a newline to o. A name is 20-100 bytes: copied
- * sixteen at a time, the last sixteen overlapping, within its bytes
- * (libc's memcpy for a length it learns at run time, and a second call for
- * the newline, cost more than the copy). */
-static inline void out_line(mdb_output *o, const char *t, size_t n)
-{
-#ifdef MDB_HEX_SSE2
-    if (n >= 16 && n < o->cap - o->len) {
-        char *d = o->buf + o->len;
-        for (size_t i = 0; i + 16 < n; i += 16)
-            _mm_storeu_si128((__m128i *)(void *)(d + i),
-                             _mm_loadu_si128((const __m128i *)(const void *)(t + i)));
-        _mm_storeu_si128((__m128i *)(void *)(d + n - 16),
-                         _mm_loadu_si128((const __m128i *)(const void *)(t + n - 16)));
-        d[n] = '\n';
-        o->len += n + 1;
-        return;
-    }
-#endif
-    mdb_out(o, t, n);
-    mdb_outc(o, '\n');
-}
-
 /* A plain line whose frame mdb_peek_plain found (or mdb_resolve_plain_row
  * made): the record mdb_record_parse would make of it, in a format other
  * than text (resolve_block writes text itself). */
@@ -290,68 +268,6 @@ static void prepare(struct run *run, struct slot *sl)
 
 #define AHEAD 16 /* lines looked at before the first of them is written */
 
-/* A block cut into lines at its newlines, 64 bytes at a time: a mask of
- * the window's '\n' bytes, then one bit a line (a search per line, even
- * with SSE2, cost three times as much: a line is ~50 bytes). */
-struct cutter {
-    const char *buf;
-    size_t len, at; /* the window is buf[at, at + 64) */
-    uint64_t mask;  /* its newlines not handed out yet */
-};
-
-static inline uint64_t newlines64(const char *p)
-{
-#ifdef MDB_HEX_SSE2
-    const __m128i nl = _mm_set1_epi8('\n');
-    const __m128i *v = (const __m128i *)(const void *)p;
-    uint64_t a = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(v), nl));
-    uint64_t b = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(v + 1), nl));
-    uint64_t c = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(v + 2), nl));
-    uint64_t d = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(v + 3), nl));
-    return a | b << 16 | c << 32 | d << 48;
-#else
-    uint64_t m = 0;
-    for (unsigned i = 0; i < 64; i++)
-        m |= (uint64_t)(p[i] == '\n') << i;
-    return m;
-#endif
-}
-
-/* The mask of the window at c->at; past the block's end, no newline (the
- * buffer is not read there: the last window is copied). */
-static inline uint64_t window(const struct cutter *c)
-{
-    char tail[64];
-    size_t left = c->len - c->at;
-    if (__builtin_expect(left >= 64, 1))
-        return newlines64(c->buf + c->at);
-    memset(tail, 0, sizeof tail);
-    memcpy(tail, c->buf + c->at, left);
-    return newlines64(tail);
-}
-
-static inline void cutter_init(struct cutter *c, const char *buf, size_t len)
-{
-    c->buf = buf;
-    c->len = len;
-    c->at = 0;
-    c->mask = len ? window(c) : 0;
-}
-
-/* The next newline of the block, or its end when no newline is left. */
-static inline const char *next_newline(struct cutter *c)
-{
-    while (!c->mask) {
-        if (c->len - c->at <= 64)
-            return c->buf + c->len;
-        c->at += 64;
-        c->mask = window(c);
-    }
-    const char *nl = c->buf + c->at + __builtin_ctzll(c->mask);
-    c->mask &= c->mask - 1;
-    return nl;
-}
-
 /* Resolve the lines of a block into its outputs. Lines are taken AHEAD at
  * a time: first each plain line whose module this thread met asks for the
  * row's frame (mdb_peek_plain, which changes nothing), then every line is
@@ -372,7 +288,7 @@ static void resolve_block(struct worker *w, struct slot *sl)
     uint64_t next_ev = b->nev ? b->ev[0].lineno : UINT64_MAX;
     const bool pid_only = o->pid_only, text = o->format == MDB_TEXT;
     uint64_t records = 0, unresolved = 0; /* of the plain lines written here */
-    struct cutter cut;
+    struct mdb_cutter cut;
     struct {
         const char *s;
         size_t n;
@@ -395,11 +311,11 @@ static void resolve_block(struct worker *w, struct slot *sl)
             line(w, sl, proc, b->buf, n, lineno, b->cut ? MDB_LINE_LONG : MDB_LINE_UNENDED);
         return;
     }
-    cutter_init(&cut, b->buf, b->len);
+    mdb_cutter_init(&cut, b->buf, b->len);
     while (p < end && !sl->out.failed && !sl->nomem) {
         unsigned k = 0;
         for (; k < AHEAD && p < end; k++) {
-            const char *nl = next_newline(&cut), *s = p;
+            const char *nl = mdb_next_newline(&cut), *s = p;
             size_t n = (size_t)(nl - p);
             p = nl < end ? nl + 1 : end;
             if (n && s[n - 1] == '\r')
@@ -432,7 +348,7 @@ static void resolve_block(struct worker *w, struct slot *sl)
             } else if (text) { /* what mdb_emit_text would write */
                 records++;
                 unresolved += f->status != MDB_OK && f->status != MDB_SPECIAL;
-                out_line(&sl->out, f->text, f->text_len);
+                mdb_out_line(&sl->out, f->text, f->text_len);
             } else {
                 plain_line(w, sl, lp, g[i].s, g[i].n, lineno, f);
             }
