@@ -3,8 +3,8 @@
  * assemblies.c. A line of a log names one of a few hundred modules, and
  * the tables' lookup (XXH3 of the key, a probe, memcmp through the
  * table's slot) cost more than the rest of a line that names a method met
- * before. Here a lookup is a cheap hash of the key's words, one slot, one
- * comparison of the whole key; anything else (a miss, two keys sharing a
+ * before. Here a lookup is a cheap hash of the key's words, a slot (or its
+ * pair), one comparison of the whole key; anything else (a miss, two keys sharing a
  * slot) asks the tables, which stay the truth. The hash need not resist
  * crafted keys: colliding keys only take turns in a slot.
  *
@@ -33,13 +33,16 @@ mdb_modcache *mdb_modcache_new(void *ctx, mdb_assemblies *a)
 
 mdb_module *mdb_modcache_path(mdb_modcache *c, const char *path, size_t len)
 {
-    struct mdb_path_slot *sl = &c->path[mdb_modcache_slot(mdb_path_hash(path, len))];
+    size_t i = mdb_modcache_slot(mdb_path_hash(path, len));
+    struct mdb_path_slot *sl = &c->path[i];
     const char *key;
     mdb_module *m;
-    if (sl->key && sl->len == len && mdb_same_bytes(sl->key, path, len))
-        return sl->m;
+    if ((m = mdb_modcache_peek_path(c, path, len)))
+        return m;
     if (!(m = mdb_module_by_path(c->a, path, len, &key)))
-        return NULL; /* no such file: the line's answer is cached by its text */
+        return NULL;                    /* no such file: the line's answer is cached by its text */
+    if (sl->key && !c->path[i ^ 1].key) /* the slot's pair is free (plain.h) */
+        sl = &c->path[i ^ 1];
     sl->key = key;
     sl->len = len;
     sl->m = m;
@@ -51,12 +54,15 @@ mdb_module *mdb_modcache_mvid(mdb_modcache *c, const uint8_t mvid[16])
     uint64_t lo, hi;
     memcpy(&lo, mvid, 8);
     memcpy(&hi, mvid + 8, 8);
-    struct mdb_mvid_slot *sl = &c->mvid[mdb_mvid_index(lo, hi)];
+    size_t i = mdb_mvid_index(lo, hi);
+    struct mdb_mvid_slot *sl = &c->mvid[i];
     mdb_module *m;
-    if (sl->m && sl->lo == lo && sl->hi == hi)
-        return sl->m;
+    if ((m = mdb_modcache_peek_mvid(c, mvid)))
+        return m;
     if (!(m = mdb_module_by_mvid(c->a, mvid)))
         return NULL;
+    if (sl->m && !c->mvid[i ^ 1].m) /* the slot's pair is free (plain.h) */
+        sl = &c->mvid[i ^ 1];
     sl->lo = lo;
     sl->hi = hi;
     sl->m = m;
