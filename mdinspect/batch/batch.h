@@ -15,6 +15,7 @@
  *   modcache.c    per-thread caches in front of those lookups
  *   parse.h       hex tokens and MVIDs read a register at a time
  *   plain.h       a plain line met again: module caches, kept frames, the peek
+ *   lines.h       a block cut into lines, a frame's line written (run.c's loop)
  *   resolve.c     one frame's text -> name, status, file:line (cached); with
  *                 resolve_make.c (a frame named), resolve_lines.c (a frame's
  *                 text read), resolve_json.c (its JSON form): resolve_int.h
