@@ -97,15 +97,25 @@ MDB_BATCH_SOURCES = \
 	mdinspect/batch/files.h \
 	mdinspect/batch/assemblies.h \
 	mdinspect/batch/parse.h \
+	mdinspect/batch/plain.h \
+	mdinspect/batch/lines.h \
 	mdinspect/batch/table.c \
 	mdinspect/batch/io.c \
 	mdinspect/batch/files.c \
+	mdinspect/batch/assemblies_int.h \
 	mdinspect/batch/assemblies.c \
+	mdinspect/batch/assemblies_index.c \
 	mdinspect/batch/modcache.c \
+	mdinspect/batch/resolve_int.h \
 	mdinspect/batch/resolve.c \
+	mdinspect/batch/resolve_make.c \
+	mdinspect/batch/resolve_lines.c \
+	mdinspect/batch/resolve_json.c \
 	mdinspect/batch/ilinsn.c \
 	mdinspect/batch/record.c \
+	mdinspect/batch/logctx_int.h \
 	mdinspect/batch/logctx.c \
+	mdinspect/batch/logctx_header.c \
 	mdinspect/batch/emit_text.c \
 	mdinspect/batch/emit_json.c \
 	mdinspect/batch/emit_folded.c \

@@ -15,7 +15,10 @@
  * arena, the walk of the folders and each module's open; a module's fields
  * are written before its state is published (release) and read after it is
  * seen (acquire), without the lock. The threads' own caches (modcache.c)
- * keep the hot path off the lock. */
+ * keep the hot path off the lock.
+ *
+ * This file finds and opens modules; the walk of the folders and the index
+ * are in assemblies_index.c (what the two share: assemblies_int.h). */
 #define _DEFAULT_SOURCE /* O_CLOEXEC, O_NOFOLLOW, alphasort, fdopen */
 #include "config.h"
 
@@ -35,43 +38,7 @@
 
 #include "batch/batch.h"
 #include "batch/parse.h"
-
-#define MAX_DEPTH 64
-
-struct mdb_assemblies {
-    void *ctx;
-    pthread_mutex_t lock;
-    uint32_t nmodules;
-    char **paths; /* the user's, then those log headers name */
-    size_t npaths, nuser, cappaths;
-    size_t nwalked; /* paths[0, nwalked) are walked (in order: the first
-                       file with an MVID wins) */
-    bool recursive;
-    bool walking_log; /* a log's folder: no subfolders, no warnings */
-    const char *index;
-    bool index_read;
-    mdb_table by_path; /* path as written -> module */
-    mdb_table by_mvid; /* 16 bytes -> module */
-    mdb_table by_file; /* dev, inode -> module */
-    mdb_table old;     /* the index read from disk: path -> struct entry */
-    mdb_table dirs;    /* directories walked (dev, inode), against loops */
-    mdb_arena arena;
-    bool changed;
-    size_t nindexed, nscanned;
-    FILE *newindex;
-    char *newindex_path;
-};
-
-struct entry {
-    uint8_t mvid[16];
-    uint64_t size;
-    int64_t mtime_ns;
-    bool seen;
-};
-
-struct fileid {
-    uint64_t dev, ino;
-};
+#include "batch/assemblies_int.h"
 
 static int destroy(mdb_assemblies *a)
 {
@@ -135,15 +102,15 @@ void mdb_assemblies_stats(const mdb_assemblies *a, size_t *indexed, size_t *scan
     *scanned = a->nscanned;
 }
 
-static void warn2(mdb_assemblies *a, const char *fmt, const char *arg, const char *why)
+void mdb_asm_warn2(mdb_assemblies *a, const char *fmt, const char *arg, const char *why)
 {
     if (!pending)
         pending = talloc_asprintf(a, fmt, arg, why);
 }
 
-static void warn(mdb_assemblies *a, const char *fmt, const char *arg, int err)
+void mdb_asm_warn(mdb_assemblies *a, const char *fmt, const char *arg, int err)
 {
-    warn2(a, fmt, arg, strerror(err));
+    mdb_asm_warn2(a, fmt, arg, strerror(err));
 }
 
 static mdb_module *new_module(mdb_assemblies *a, const char *path, size_t len)
@@ -162,8 +129,8 @@ static mdb_module *new_module(mdb_assemblies *a, const char *path, size_t len)
 
 /* The module of a file, one per (device, inode) whatever the spelling of
  * its path; NULL when out of memory. */
-static mdb_module *module_for(mdb_assemblies *a, const char *path, size_t len,
-                              const struct stat *st)
+mdb_module *mdb_asm_module_for(mdb_assemblies *a, const char *path, size_t len,
+                               const struct stat *st)
 {
     uint64_t h = mdb_hash(path, len);
     mdb_module *m = mdb_table_get(&a->by_path, h, path, len);
@@ -182,7 +149,7 @@ static mdb_module *module_for(mdb_assemblies *a, const char *path, size_t len,
     return mdb_table_put(&a->by_path, h, path, len, m) ? NULL : m;
 }
 
-static void add_mvid(mdb_assemblies *a, mdb_module *m, const uint8_t mvid[16])
+void mdb_asm_add_mvid(mdb_assemblies *a, mdb_module *m, const uint8_t mvid[16])
 {
     uint64_t h = mdb_hash(mvid, 16);
     if (!m->have_mvid) { /* never rewritten: other threads may read it */
@@ -192,18 +159,6 @@ static void add_mvid(mdb_assemblies *a, mdb_module *m, const uint8_t mvid[16])
     /* the first file with an MVID wins: folders are taken in the order given */
     if (!mdb_table_get(&a->by_mvid, h, mvid, 16))
         mdb_table_put(&a->by_mvid, h, mvid, 16, m);
-}
-
-static bool candidate(const char *name)
-{
-    static const char *const exts[] = {".dll", ".exe", ".netmodule", ".wasm", ".webcil"};
-    const char *dot = strrchr(name, '.');
-    if (!dot)
-        return false;
-    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
-        if (strcasecmp(dot, exts[i]) == 0)
-            return true;
-    return false;
 }
 
 void mdb_format_mvid(char out[33], const uint8_t mvid[16])
@@ -218,256 +173,6 @@ void mdb_format_mvid(char out[33], const uint8_t mvid[16])
     out[32] = '\0';
 }
 
-/* ---------------------------------------------------------- the index file */
-
-/* `#mdinspect-index 1`, then `MVID SIZE MTIME_NS PATH` per line. A file
- * that does not read as one is ignored (and rewritten); so is one larger
- * than MAX_INDEX (an index of 10^5 files is ~10 MiB), or that is not a
- * regular file (a FIFO named by mistake does not block the run). */
-#define MAX_INDEX ((size_t)64 << 20)
-
-static void read_index(mdb_assemblies *a)
-{
-    char why[300], *text, *line, *next;
-    size_t len;
-    bool first = true;
-    if (!(text = mdb_read_small_file(NULL, a->index, MAX_INDEX, &len, why, sizeof why))) {
-        if (access(a->index, F_OK) == 0 || errno != ENOENT)
-            warn2(a, "cannot read the index %s: %s", a->index, why);
-        a->changed = true;
-        return;
-    }
-    for (line = text; line < text + len; line = next) {
-        char *mv, *sz, *mt, *path, *end, *nl = memchr(line, '\n', (size_t)(text + len - line));
-        struct entry *e;
-        next = nl ? nl + 1 : text + len;
-        if (nl)
-            *nl = '\0';
-        else
-            text[len] = '\0';
-        if (strlen(line) != (size_t)((nl ? nl : text + len) - line)) {
-            a->changed = true; /* a NUL inside a line */
-            continue;
-        }
-        if (first) {
-            first = false;
-            if (strcmp(line, "#mdinspect-index 1") != 0) {
-                a->changed = true;
-                break;
-            }
-            continue;
-        }
-        mv = line;
-        if (!(sz = strchr(mv, ' ')) || !(mt = strchr(sz + 1, ' ')) ||
-            !(path = strchr(mt + 1, ' '))) {
-            a->changed = true;
-            continue;
-        }
-        *sz++ = *mt++ = *path++ = '\0';
-        e = mdb_arena_alloc(&a->arena, sizeof *e);
-        if (!e)
-            break;
-        memset(e, 0, sizeof *e);
-        e->size = strtoull(sz, &end, 10);
-        if (*end || !mdb_parse_mvid(mv, strlen(mv), e->mvid)) {
-            a->changed = true;
-            continue;
-        }
-        e->mtime_ns = strtoll(mt, &end, 10);
-        if (*end || mdb_table_put(&a->old, mdb_hash(path, strlen(path)), path, strlen(path), e))
-            a->changed = true;
-    }
-    talloc_free(text);
-}
-
-static void consider(mdb_assemblies *a, const char *path, const struct stat *st, int depth)
-{
-    size_t len = strlen(path);
-    int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-    struct entry *e = mdb_table_get(&a->old, mdb_hash(path, len), path, len);
-    uint8_t mvid[16];
-    mdb_module *m;
-    if (e && !e->seen && e->size == (uint64_t)st->st_size && e->mtime_ns == mtime) {
-        memcpy(mvid, e->mvid, 16);
-        e->seen = true;
-        a->nindexed++;
-    } else {
-        mdt_image *img;
-        char why[300];
-        int r = mdb_image_open(NULL, &img, path, why, sizeof why);
-        a->nscanned++;
-        a->changed = true;
-        if (r == 0) {
-            r = mdt_image_mvid(mvid, img);
-            talloc_free(img);
-        } else if (depth == 0) {
-            warn2(a, "cannot read %s: %s", path, why); /* named by the user */
-        }
-        if (r) {
-            mdt_error_clear();
-            return; /* not .NET, or no Module row: nothing to find it by */
-        }
-    }
-    if (!(m = module_for(a, path, len, st)))
-        return;
-    add_mvid(a, m, mvid);
-    if (a->newindex) {
-        char hex[33];
-        mdb_format_mvid(hex, mvid);
-        fprintf(a->newindex, "%s %llu %lld %s\n", hex, (unsigned long long)st->st_size,
-                (long long)mtime, path);
-    }
-}
-
-static void walk(mdb_assemblies *a, const char *path, int depth);
-
-/* The entries of a folder a log names that are looked at: files named like
- * modules, at most MAX_LOG_ENTRIES (a log is untrusted: it may name any
- * folder). scandir's filter has no argument: the count is here, and walks
- * run under the assemblies' lock. */
-#define MAX_LOG_ENTRIES 65536
-static unsigned log_entries;
-
-static int log_entry(const struct dirent *d)
-{
-    return candidate(d->d_name) && log_entries++ < MAX_LOG_ENTRIES;
-}
-
-static void walk_dir(mdb_assemblies *a, const char *dir, const struct stat *st, int depth)
-{
-    struct fileid id = {(uint64_t)st->st_dev, (uint64_t)st->st_ino};
-    uint64_t h = mdb_hash(&id, sizeof id);
-    struct dirent **names;
-    int n;
-    if (mdb_table_get(&a->dirs, h, &id, sizeof id) || depth > MAX_DEPTH)
-        return; /* walked already (a link loop, or named twice) */
-    mdb_table_put(&a->dirs, h, &id, sizeof id, a);
-    log_entries = 0;
-    n = scandir(dir, &names, a->walking_log ? log_entry : NULL, alphasort);
-    if (n < 0) {
-        if (!a->walking_log)
-            warn(a, "cannot read the folder %s: %s", dir, errno);
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        const char *nm = names[i]->d_name;
-        if (strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0) {
-            char *p = talloc_asprintf(NULL, "%s%s%s", dir,
-                                      dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", nm);
-            if (p)
-                walk(a, p, depth + 1);
-            talloc_free(p);
-        }
-        free(names[i]);
-    }
-    free(names);
-}
-
-static void walk(mdb_assemblies *a, const char *path, int depth)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        if (depth == 0 && !a->walking_log)
-            warn(a, "cannot read %s: %s", path, errno);
-        return;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        if (depth == 0 || (a->recursive && !a->walking_log))
-            walk_dir(a, path, &st, depth);
-    } else if (S_ISREG(st.st_mode) && (depth == 0 || candidate(path))) {
-        consider(a, path, &st, a->walking_log ? 1 : depth);
-    } else if (depth == 0 && !a->walking_log) { /* a FIFO, a device, ... */
-        char why[80];
-        snprintf(why, sizeof why, "%s, not a folder nor a regular file", mdt_file_kind(st.st_mode));
-        warn2(a, "cannot read %s: %s", path, why);
-    }
-}
-
-/* A new file to write (a stale one of a process that had our pid is
- * replaced; whatever else is there, a FIFO or a link, is not written
- * through). */
-static FILE *create(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    FILE *f;
-    if (fd < 0 && errno == EEXIST && unlink(path) == 0)
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return NULL;
-    if (!(f = fdopen(fd, "w")))
-        close(fd);
-    return f;
-}
-
-/* Walk the folders not walked yet, in order: the user's on the first
- * MVID asked for, a log's when its header has been read and an MVID is
- * not found in the folders before it. The index is read first, and
- * written at the end (mdb_assemblies_finish). */
-static void walk_more(mdb_assemblies *a)
-{
-    if (a->index && !a->index_read) {
-        char *tmp;
-        a->index_read = true;
-        read_index(a);
-        tmp = talloc_asprintf(a, "%s.tmp.%ld", a->index, (long)getpid());
-        if (tmp && !(a->newindex = create(tmp)))
-            warn(a, "cannot write the index %s: %s", a->index, errno);
-        if (a->newindex) {
-            a->newindex_path = tmp;
-            fputs("#mdinspect-index 1\n", a->newindex);
-        } else {
-            talloc_free(tmp);
-        }
-    }
-    for (; a->nwalked < a->npaths; a->nwalked++) {
-        a->walking_log = a->nwalked >= a->nuser;
-        walk(a, a->paths[a->nwalked], 0);
-    }
-    a->walking_log = false;
-}
-
-void mdb_assemblies_finish(mdb_assemblies *a)
-{
-    char *tmp = a->newindex_path;
-    pthread_mutex_lock(&a->lock);
-    if (a->newindex) {
-        /* an entry of the old index not met again means a file went away */
-        for (size_t i = 0; i <= a->old.mask; i++) {
-            const struct entry *e = a->old.slots[i].value;
-            if (a->old.slots[i].key && !e->seen)
-                a->changed = true;
-        }
-        bool ok = fclose(a->newindex) == 0;
-        a->newindex = NULL;
-        if (!ok || (a->changed && rename(tmp, a->index) != 0))
-            warn(a, "cannot write the index %s: %s", a->index, errno);
-        unlink(tmp); /* when unchanged (or failed): the old file stays */
-        talloc_free(tmp);
-        a->newindex_path = NULL;
-    }
-    mdb_table_clear(&a->old);
-    pthread_mutex_unlock(&a->lock);
-}
-
-void mdb_assemblies_add_folder(mdb_assemblies *a, const char *path)
-{
-    pthread_mutex_lock(&a->lock);
-    for (size_t i = 0; i < a->npaths; i++)
-        if (strcmp(a->paths[i], path) == 0)
-            goto out; /* given with -a, or named by an earlier header */
-    if (a->npaths == a->cappaths) {
-        char **p = talloc_realloc(a, a->paths, char *, 2 * a->cappaths);
-        if (!p)
-            goto out;
-        a->paths = p;
-        a->cappaths *= 2;
-    }
-    if ((a->paths[a->npaths] = talloc_strdup(a, path)))
-        a->npaths++;
-out:
-    pthread_mutex_unlock(&a->lock);
-}
-
 /* ----------------------------------------------------------------- lookups */
 
 static mdb_module *by_mvid(mdb_assemblies *a, const uint8_t mvid[16])
@@ -475,7 +180,7 @@ static mdb_module *by_mvid(mdb_assemblies *a, const uint8_t mvid[16])
     uint64_t h = mdb_hash(mvid, 16);
     mdb_module *m = mdb_table_get(&a->by_mvid, h, mvid, 16);
     if (!m && a->nwalked < a->npaths) {
-        walk_more(a);
+        mdb_asm_walk_more(a);
         m = mdb_table_get(&a->by_mvid, h, mvid, 16);
     }
     return m;
@@ -501,7 +206,7 @@ static mdb_module *by_path(mdb_assemblies *a, const char *path, size_t len, cons
             return NULL;
         /* A path that names no file gets no module: distinct bad paths
          * must not pile up (errno says why). */
-        m = stat(z, &st) == 0 ? module_for(a, path, len, &st) : NULL;
+        m = stat(z, &st) == 0 ? mdb_asm_module_for(a, path, len, &st) : NULL;
         talloc_free(z);
         if (!m || !(sl = mdb_table_slot(&a->by_path, h, path, len)))
             return NULL;
@@ -559,7 +264,7 @@ static bool open_module(mdb_assemblies *a, mdb_module *m)
         mdt_row_string(&s, &len, &row, MDT_COL_Module_Name) == 0)
         m->name = s;
     if (!m->have_mvid && mdt_image_mvid(mvid, m->img) == 0)
-        add_mvid(a, m, mvid);
+        mdb_asm_add_mvid(a, m, mvid);
     find_pdb(m);
     mdt_error_clear();
     atomic_store_explicit(&m->state, MDB_MOD_OPEN, memory_order_release);

@@ -101,8 +101,6 @@ typedef struct mdb_modcache mdb_modcache;
 mdb_modcache *mdb_modcache_new(void *ctx, mdb_assemblies *a);
 mdb_module *mdb_modcache_path(mdb_modcache *c, const char *path, size_t len);
 mdb_module *mdb_modcache_mvid(mdb_modcache *c, const uint8_t mvid[16]);
-/* The same, from the cache alone: NULL when it does not hold the key. */
-mdb_module *mdb_modcache_peek_path(const mdb_modcache *c, const char *path, size_t len);
-mdb_module *mdb_modcache_peek_mvid(const mdb_modcache *c, const uint8_t mvid[16]);
+/* The same from the cache alone: plain.h (inlined where a line is met). */
 
 #endif

@@ -10,15 +10,21 @@
  *   io.c          block reads of the input, the buffered output
  *   files.c       opening what the input names: regular files only, never blocking,
  *                 images mapped after their first bytes are checked
- *   assemblies.c  modules by path and by MVID (the on-disk index), lazy opens
+ *   assemblies.c  modules by path and by MVID, lazy opens; assemblies_index.c
+ *                 the folders walked for MVIDs, the on-disk index
  *   modcache.c    per-thread caches in front of those lookups
  *   parse.h       hex tokens and MVIDs read a register at a time
- *   resolve.c     one frame's text -> name, status, file:line (cached)
+ *   plain.h       a plain line met again: module caches, kept frames, the peek
+ *   lines.h       a block cut into lines, a frame's line written (run.c's loop)
+ *   resolve.c     one frame's text -> name, status, file:line (cached); with
+ *                 resolve_make.c (a frame named), resolve_lines.c (a frame's
+ *                 text read), resolve_json.c (its JSON form): resolve_int.h
  *   ilinsn.c      --il: the instruction at a frame's IL offset (<mdtools/il.h>)
  *   record.c      one line -> a record (header, stats, comment, stack, call,
  *                 alloc, plain MVID or PATH line, malformed)
  *   logctx.c      the processes of the input (headers, #stats), the folders
- *                 headers name, #module names: read by the main thread
+ *                 headers name, #module names: read by the main thread;
+ *                 logctx_header.c reads a header's and #stats' fields
  *   emit_text.c, emit_json.c, emit_folded.c   streaming formats
  *   aggregate.c   --speedscope and --top (distinct stacks and methods)
  *   pprof.c       --pprof: records summed into interned tables (pprof_int.h),
@@ -141,12 +147,7 @@ const mdb_frame *mdb_resolve_plain_mvid(mdb_resolver *r, const char *s, size_t n
                                         const uint8_t mvid[16]);
 /* A plain line `PATH TOKEN`. */
 const mdb_frame *mdb_resolve_plain_path(mdb_resolver *r, const char *s, size_t n);
-/* The frame of a plain `PATH TOKEN` or `MVID TOKEN` line when this thread
- * met its module and another line named its row before, else NULL. Changes
- * nothing (no module is looked for or opened, no frame made) and does not
- * read the frame, only asks for it (mdb_frame_prefetch): run.c looks a few
- * lines ahead this way, so that their frames arrive from memory together. */
-const mdb_frame *mdb_peek_plain(mdb_resolver *r, const char *s, size_t n);
+/* plain.h: the frame of a plain line met again (mdb_peek_plain), inlined. */
 /* Between records: start the cache over when it holds more than the
  * thread's share of the budget (frames of earlier records become invalid). */
 void mdb_resolver_trim(mdb_resolver *r);

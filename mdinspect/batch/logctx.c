@@ -19,7 +19,10 @@
  * lines read them (under a read-write lock, only for frames whose module
  * was not found). A name is seen by the lines after its `#module` line
  * only (each entry keeps its line number), so the output does not depend
- * on how far the main thread has read ahead. */
+ * on how far the main thread has read ahead.
+ *
+ * A header's and a #stats line's fields are read in logctx_header.c (what
+ * the two files share: logctx_int.h). */
 
 #define _GNU_SOURCE /* memrchr */
 #include "config.h"
@@ -34,49 +37,7 @@
 
 #include "batch/batch.h"
 #include "batch/parse.h"
-
-#define MAX_PROCS (1u << 20)       /* processes of one input */
-#define MAX_FOLDERS 256            /* folders taken from headers */
-#define MAX_MODNAMES (1u << 18)    /* modules named by #module lines */
-#define MAX_TEXT 256               /* bytes kept of a command or module name */
-#define MAX_REPORTED 100           /* logs without #stats named one by one */
-#define MAX_THREADLINES (1u << 20) /* #thread lines kept, all processes */
-
-struct modname {
-    uint64_t lineno;
-    uint32_t len;
-    char text[]; /* "NAME VERSION" */
-};
-
-/* What one #thread line said (a list per thread of a process, newest
- * first). */
-struct thread_line {
-    struct thread_line *older;
-    uint64_t lineno;
-    mdb_thread_name n;
-};
-
-struct mdb_logctx {
-    void *ctx;
-    mdb_assemblies *a;
-    bool folders_on;
-    /* main thread only */
-    mdb_proc none; /* the lines before any header */
-    mdb_proc *cur, *first;
-    uint32_t nprocs;
-    bool procs_full;
-    mdb_table folders; /* folders met in headers (taken or not) */
-    size_t nfolders;
-    char **pending; /* folders to add before the block that named them */
-    size_t npending, cappending;
-    mdb_arena arena;
-    /* shared */
-    pthread_rwlock_t lock;
-    mdb_table modnames; /* 16 bytes -> struct modname */
-    size_t nmodnames;
-    mdb_table threads; /* (process index, tid) -> struct thread_line, newest */
-    size_t nthreadlines;
-};
+#include "batch/logctx_int.h"
 
 static int destroy(mdb_logctx *lc)
 {
@@ -113,224 +74,6 @@ const mdb_proc *mdb_logctx_none(const mdb_logctx *lc)
     return &lc->none;
 }
 
-/* --------------------------------------------------------------- values */
-
-static int hexval(int c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
-/* A %XX-escaped value, decoded into the arena (at most `max` bytes of it);
- * *len its length. A '%' not followed by two hex digits stands for itself.
- * NULL when out of memory. */
-static char *unescape(mdb_arena *ar, const char *s, size_t n, size_t max, size_t *len)
-{
-    char *d = mdb_arena_alloc(ar, (n < max ? n : max) + 1);
-    size_t o = 0;
-    if (!d)
-        return NULL;
-    for (size_t i = 0; i < n && o < max; i++) {
-        int h, l;
-        if (s[i] == '%' && i + 2 < n && (h = hexval((unsigned char)s[i + 1])) >= 0 &&
-            (l = hexval((unsigned char)s[i + 2])) >= 0) {
-            d[o++] = (char)(h << 4 | l);
-            i += 2;
-        } else {
-            d[o++] = s[i];
-        }
-    }
-    d[o] = '\0';
-    *len = o;
-    return d;
-}
-
-/* A decimal number of at most 18 digits. */
-static bool decimal(const char *s, size_t n, uint64_t *v)
-{
-    uint64_t x = 0;
-    if (n == 0 || n > 18)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        x = x * 10 + (uint64_t)(s[i] - '0');
-    }
-    *v = x;
-    return true;
-}
-
-/* ------------------------------------------------------------- headers */
-
-/* A folder a header names: kept for the block's commit when it is new,
- * absolute and an existing directory here. */
-static void folder(mdb_logctx *lc, const char *s, size_t n)
-{
-    size_t len;
-    char *path;
-    struct stat st;
-    uint64_t h;
-    if (!lc->folders_on || n == 0 || n > 4096 || lc->nfolders >= MAX_FOLDERS)
-        return;
-    h = mdb_hash(s, n);
-    if (mdb_table_get(&lc->folders, h, s, n))
-        return; /* met before (taken or not) */
-    if (mdb_table_put(&lc->folders, h, s, n, lc))
-        return;
-    lc->nfolders++;
-    if (!(path = unescape(&lc->arena, s, n, 4096, &len)) || path[0] != '/' || strlen(path) != len ||
-        stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return; /* not here (another machine's), or not a folder */
-    if (lc->npending == lc->cappending) {
-        size_t cap = lc->cappending ? 2 * lc->cappending : 8;
-        char **p = talloc_realloc(lc, lc->pending, char *, cap);
-        if (!p)
-            return;
-        lc->pending = p;
-        lc->cappending = cap;
-    }
-    lc->pending[lc->npending++] = path;
-}
-
-/* A comma-separated list of folders: `frameworks=` and `#frameworks`. */
-static void folders(mdb_logctx *lc, const char *v, size_t vn)
-{
-    const char *q = v, *vend = v + vn;
-    while (q < vend) {
-        const char *c = memchr(q, ',', (size_t)(vend - q));
-        folder(lc, q, (size_t)((c ? c : vend) - q));
-        q = c ? c + 1 : vend;
-    }
-}
-
-/* `start=`: UTC time as ISO 8601 `YYYY-MM-DDTHH:MM:SSZ`, exactly, to ns
- * since the epoch; false for anything else (the time is then unknown). */
-static bool iso_time(const char *s, size_t n, int64_t *ns)
-{
-    static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
-    struct tm tm = {0};
-    int f[6] = {0}, k = 0;
-    time_t t;
-    if (n != sizeof shape - 1)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
-            return false;
-        if (shape[i] == 'd')
-            f[k] = f[k] * 10 + (s[i] - '0');
-        else
-            k++;
-    }
-    if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 60)
-        return false;
-    tm.tm_year = f[0] - 1900;
-    tm.tm_mon = f[1] - 1;
-    tm.tm_mday = f[2];
-    tm.tm_hour = f[3];
-    tm.tm_min = f[4];
-    tm.tm_sec = f[5];
-    t = timegm(&tm);
-    if (t == (time_t)-1 || t < 0 || t > INT64_MAX / 1000000000)
-        return false;
-    *ns = (int64_t)t * 1000000000;
-    return true;
-}
-
-/* `duration_ms=` of a #stats line. */
-static void stats_line(mdb_proc *p, const char *s, size_t n)
-{
-    const char *end = s + n, *k = s;
-    while ((k = memchr(k, ' ', (size_t)(end - k))) != NULL) {
-        const char *v, *sp;
-        k++;
-        sp = memchr(k, ' ', (size_t)(end - k));
-        if (!sp)
-            sp = end;
-        if ((size_t)(sp - k) > 12 && memcmp(k, "duration_ms=", 12) == 0) {
-            v = k + 12;
-            p->has_duration = decimal(v, (size_t)(sp - v), &p->duration_ms);
-        }
-        k = sp;
-    }
-}
-
-/* The keys of a header line (`#mdprofile FORMAT key=value...`). */
-static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
-{
-    const char *end = s + n, *f = memchr(s, ' ', n);
-    while (f && f < end) {
-        const char *k = f + 1, *sp = memchr(k, ' ', (size_t)(end - k));
-        size_t kn = (size_t)((sp ? sp : end) - k);
-        const char *eq = memchr(k, '=', kn);
-        f = sp;
-        if (!eq)
-            continue;
-        size_t keylen = (size_t)(eq - k), vn = kn - keylen - 1;
-        const char *v = eq + 1;
-        if (keylen == 3 && memcmp(k, "pid", 3) == 0) {
-            p->has_pid = decimal(v, vn, &p->pid);
-        } else if (keylen == 3 && memcmp(k, "cmd", 3) == 0) {
-            size_t len;
-            char *c = unescape(&lc->arena, v, vn, MAX_TEXT, &len);
-            if (c) {
-                for (size_t i = 0; i < len; i++) /* a name to show: no control bytes */
-                    if ((unsigned char)c[i] < 0x20 || c[i] == 0x7f)
-                        c[i] = '?';
-                p->cmd = c;
-            }
-        } else if (keylen == 4 && memcmp(k, "mode", 4) == 0) {
-            if (vn < sizeof p->mode) { /* a longer list holds no mode we know */
-                memcpy(p->mode, v, vn);
-                p->mode[vn] = '\0';
-            }
-        } else if (keylen == 4 && memcmp(k, "rate", 4) == 0) {
-            uint64_t x;
-            if (decimal(v, vn, &x) && x >= 1 && x <= 1000000000)
-                p->rate = x;
-        } else if (keylen == 5 && memcmp(k, "slice", 5) == 0) {
-            uint64_t x;
-            if (decimal(v, vn, &x) && x >= 1 && x <= 86400000)
-                p->slice_ms = x;
-        } else if (keylen == 12 && memcmp(k, "alloc_sample", 12) == 0) {
-            uint64_t x;
-            if (decimal(v, vn, &x))
-                p->alloc_sample = x;
-        } else if (keylen == 5 && memcmp(k, "start", 5) == 0) {
-            p->has_start = iso_time(v, vn, &p->start_ns);
-        } else if (keylen == 9 && memcmp(k, "framework", 9) == 0) {
-            folder(lc, v, vn);
-        } else if (keylen == 10 && memcmp(k, "frameworks", 10) == 0) {
-            folders(lc, v, vn);
-        }
-    }
-}
-
-/* A new process from its header line; NULL past MAX_PROCS (or out of
- * memory): the lines stay with the process before. */
-static mdb_proc *new_proc(mdb_logctx *lc, const char *s, size_t n, uint64_t lineno)
-{
-    mdb_proc *p;
-    if (lc->nprocs >= MAX_PROCS) {
-        lc->procs_full = true;
-        return NULL;
-    }
-    if (!(p = mdb_arena_alloc(&lc->arena, sizeof *p)))
-        return NULL;
-    memset(p, 0, sizeof *p);
-    p->index = ++lc->nprocs;
-    p->lineno = lineno;
-    p->slice_ms = 1000;
-    header(lc, p, s, n);
-    if (!lc->first)
-        lc->first = p;
-    else
-        lc->cur->next = p;
-    lc->cur = p;
-    return p;
-}
-
 /* `#module MVID NAME VERSION`: NAME %XX-escaped, VERSION a.b.c.d. */
 static void module_line(mdb_logctx *lc, const char *s, size_t n, uint64_t lineno)
 {
@@ -356,7 +99,7 @@ static void module_line(mdb_logctx *lc, const char *s, size_t n, uint64_t lineno
     pthread_rwlock_unlock(&lc->lock);
     if (known)
         return; /* the first line naming it wins (the lines after it see it) */
-    if (!(dec = unescape(&lc->arena, name, nlen, MAX_TEXT, &len)))
+    if (!(dec = mdb_lc_unescape(&lc->arena, name, nlen, MAX_TEXT, &len)))
         return;
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)dec[i] < 0x20 || dec[i] == 0x7f)
@@ -402,7 +145,7 @@ struct thread_key {
 static const char *shown(mdb_logctx *lc, const char *v, size_t vn, uint32_t *len)
 {
     size_t n;
-    char *d = unescape(&lc->arena, v, vn, MAX_TEXT, &n);
+    char *d = mdb_lc_unescape(&lc->arena, v, vn, MAX_TEXT, &n);
     if (!d)
         return NULL;
     for (size_t i = 0; i < n; i++)
@@ -425,7 +168,7 @@ static void thread_line(mdb_logctx *lc, const char *s, size_t n, uint64_t lineno
     if (n < 9 || s[7] != ' ' || lc->nthreadlines >= MAX_THREADLINES)
         return;
     sp = memchr(p, ' ', (size_t)(end - p));
-    if (!decimal(p, (size_t)((sp ? sp : end) - p), &k.tid) || k.tid == 0)
+    if (!mdb_lc_decimal(p, (size_t)((sp ? sp : end) - p), &k.tid) || k.tid == 0)
         return;
     if (!(t = mdb_arena_alloc(&lc->arena, sizeof *t)))
         return;
@@ -517,23 +260,23 @@ static int scan_line(mdb_logctx *lc, mdb_block *b, const char *s, size_t n, cons
         h = h + 1 < end ? memchr(h + 1, '#', (size_t)(end - h - 1)) : NULL;
     }
     if (h == s) {
-        p = new_proc(lc, s, n, lineno);
+        p = mdb_lc_new_proc(lc, s, n, lineno);
         return p ? add_event(b, lineno, p, false) : 0;
     }
     if (h && mdb_log_line(s, (size_t)(h - s))) {
         /* a log cut inside a line, and the next one appended to it */
-        p = new_proc(lc, h, (size_t)(end - h), lineno);
+        p = mdb_lc_new_proc(lc, h, (size_t)(end - h), lineno);
         return add_event(b, lineno, p ? p : lc->cur, true);
     }
     if (q == s && word(s, n, "#stats")) {
         lc->cur->stats = true;
-        stats_line(lc->cur, s, n);
+        mdb_lc_stats_line(lc->cur, s, n);
     } else if (q == s && word(s, n, "#module"))
         module_line(lc, s, n, lineno);
     else if (q == s && word(s, n, "#thread"))
         thread_line(lc, s, n, lineno);
     else if (q == s && n > 12 && word(s, n, "#frameworks"))
-        folders(lc, s + 12, n - 12); /* folders first seen after the header */
+        mdb_lc_folders(lc, s + 12, n - 12); /* folders first seen after the header */
     return 0;
 }
 

@@ -19,12 +19,6 @@
 #include "batch/native.h"
 #include "batch/parse.h"
 
-static bool starts(const char *s, size_t n, const char *w)
-{
-    size_t k = strlen(w);
-    return n >= k && memcmp(s, w, k) == 0 && (n == k || s[k] == ' ' || s[k] == '\t');
-}
-
 /* A decimal number >= 1 without sign or leading zeros, up to 2^63. */
 static bool count(const char *s, size_t n, uint64_t *v)
 {
@@ -228,28 +222,52 @@ static bool looks_like_record(const char *s, size_t n)
     return i > j && i < n && s[i] == ' ';
 }
 
-/* Whether the line is a proper prefix of w: a keyword cut short. */
-static bool prefix_of(const char *s, size_t n, const char *w)
+/* The record words and the '#' lines with a kind of their own, one table:
+ * the parser, mdb_log_line and a keyword cut short all read it. */
+static const struct word {
+    char text[11];
+    uint8_t len;
+    uint8_t kind;
+} records[] = {{"stack", 5, MDB_STACK},   {"call", 4, MDB_CALL},   {"alloc", 5, MDB_ALLOC},
+               {"astack", 6, MDB_ASTACK}, {"throw", 5, MDB_THROW}, {"wait", 4, MDB_WAIT},
+               {"heap", 4, MDB_HEAP}},
+  hashes[] = {{"#mdprofile", 10, MDB_HEADER}, {"#stats", 6, MDB_STATS}, {"#module", 7, MDB_MODULE}};
+
+/* Whether the line starts with word w, then a space, a tab or its end. */
+static inline bool starts_word(const char *s, size_t n, const struct word *w)
 {
-    return n < strlen(w) && memcmp(s, w, n) == 0;
+    return n >= w->len && s[0] == w->text[0] && memcmp(s, w->text, w->len) == 0 &&
+           (n == w->len || s[w->len] == ' ' || s[w->len] == '\t');
 }
 
-/* Whether a line is one an mdprofile log holds, or the start of one: `#`
- * lines and records, a record keyword cut short. */
+/* The kind of the table's word the line starts with, or -1. */
+static int word_kind(const char *s, size_t n, const struct word *t, size_t nt)
+{
+    for (size_t i = 0; i < nt; i++)
+        if (starts_word(s, n, &t[i]))
+            return t[i].kind;
+    return -1;
+}
+
+#define RECORD_KIND(s, n) word_kind(s, n, records, sizeof records / sizeof records[0])
+
+/* Whether the line is one an mdprofile log holds, or the start of one: `#`
+ * lines and records, a record keyword cut short (a proper prefix of one). */
 bool mdb_log_line(const char *s, size_t n)
 {
-    return n == 0 || s[0] == '#' || starts(s, n, "stack") || starts(s, n, "call") ||
-           starts(s, n, "alloc") || starts(s, n, "throw") || starts(s, n, "wait") ||
-           starts(s, n, "astack") || starts(s, n, "heap") || looks_like_record(s, n) ||
-           prefix_of(s, n, "stack") || prefix_of(s, n, "call") || prefix_of(s, n, "alloc") ||
-           prefix_of(s, n, "throw") || prefix_of(s, n, "wait") || prefix_of(s, n, "astack") ||
-           prefix_of(s, n, "heap");
+    if (n == 0 || s[0] == '#' || RECORD_KIND(s, n) >= 0 || looks_like_record(s, n))
+        return true;
+    for (size_t i = 0; i < sizeof records / sizeof records[0]; i++)
+        if (n < records[i].len && memcmp(s, records[i].text, n) == 0)
+            return true;
+    return false;
 }
 
 static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uint64_t lineno,
                   int ending)
 {
     uint8_t mvid[16];
+    int kind;
     rec->line = s;
     rec->len = n;
     rec->lineno = lineno;
@@ -278,31 +296,17 @@ static void parse(mdb_resolver *r, mdb_record *rec, const char *s, size_t n, uin
                               "log cut, and the next one appended to it)");
     switch (s[0]) { /* the first byte tells most lines apart at once */
     case '#':
-        rec->kind = starts(s, n, "#mdprofile") ? MDB_HEADER
-                    : starts(s, n, "#stats")   ? MDB_STATS
-                    : starts(s, n, "#module")  ? MDB_MODULE
-                                               : MDB_COMMENT;
+        kind = word_kind(s, n, hashes, sizeof hashes / sizeof hashes[0]);
+        rec->kind = kind >= 0 ? kind : MDB_COMMENT;
         return;
     case 's':
     case 'c':
     case 'a':
     case 't':
     case 'w':
-        if (starts(s, n, "stack") || starts(s, n, "call") || starts(s, n, "alloc") ||
-            starts(s, n, "astack") || starts(s, n, "throw") || starts(s, n, "wait")) {
-            rec->kind = s[0] == 's'   ? MDB_STACK
-                        : s[0] == 'c' ? MDB_CALL
-                        : s[0] == 't' ? MDB_THROW
-                        : s[0] == 'w' ? MDB_WAIT
-                        : s[1] == 's' ? MDB_ASTACK
-                                      : MDB_ALLOC;
-            parse_record(r, rec, s, n);
-            return;
-        }
-        break;
     case 'h':
-        if (starts(s, n, "heap")) {
-            rec->kind = MDB_HEAP;
+        if ((kind = RECORD_KIND(s, n)) >= 0) {
+            rec->kind = kind;
             parse_record(r, rec, s, n);
             return;
         }

@@ -32,6 +32,8 @@
 #include "batch/batch.h"
 #include "batch/native.h"
 #include "batch/parse.h"
+#include "batch/lines.h"
+#include "batch/plain.h"
 
 enum { FREE, QUEUED, DONE };
 
@@ -56,7 +58,8 @@ struct slot {
 struct worker {
     void *ctx; /* the worker's own talloc tree */
     mdb_resolver *res;
-    unsigned folders; /* the run's `folders` its caches were made with */
+    const mdb_modcache *mods; /* res's module caches (mdb_peek_plain) */
+    unsigned folders;         /* the run's `folders` its caches were made with */
     mdb_record *rec;
     pthread_t tid;
     bool started;
@@ -73,6 +76,7 @@ struct run {
     uint64_t next_read, next_take, next_write; /* sequence numbers */
     uint64_t base_seq, base_line;              /* blocks before base_seq hold base_line lines */
     bool end;                                  /* no block will be queued any more */
+    bool alone; /* no worker: the main thread resolves, and counts lines as it goes */
     int out_fd, err_fd;
     unsigned folders; /* how many times headers added folders (under lock) */
 };
@@ -160,21 +164,15 @@ static void line(struct worker *w, struct slot *sl, const mdb_proc *proc, const 
     put_record(w, sl, proc, w->rec);
 }
 
-/* A plain line whose frame mdb_peek_plain found: the record
- * mdb_record_parse would make of it. */
+/* A plain line whose frame mdb_peek_plain found (or mdb_resolve_plain_row
+ * made): the record mdb_record_parse would make of it, in a format other
+ * than text (resolve_block writes text itself). */
 static void plain_line(struct worker *w, struct slot *sl, const mdb_proc *proc, const char *s,
                        size_t n, uint64_t lineno, const mdb_frame *f)
 {
     mdb_record *rec = w->rec;
-    /* (no warning to look for: finding a kept frame calls nothing that
-     * could make one) */
-    if (w->run->o->format == MDB_TEXT) { /* what mdb_emit_text would write */
-        sl->records++;
-        sl->unresolved += f->status != MDB_OK && f->status != MDB_SPECIAL;
-        mdb_out(&sl->out, f->text, f->text_len);
-        mdb_outc(&sl->out, '\n');
-        return;
-    }
+    /* (no warning to look for: finding a kept frame, or making a row's
+     * frame in a module already open, calls nothing that could make one) */
     rec->kind = MDB_PLAIN;
     rec->line = s;
     rec->len = n;
@@ -235,6 +233,10 @@ static uint64_t block_base(struct run *run, uint64_t seq)
  * base_seq), and no thread still counts its lines. */
 static void retire(struct run *run, struct slot *sl)
 {
+    if (!sl->in.counted) { /* alone, and its loop stopped short (resolve_block) */
+        sl->in.nlines = mdb_count_newlines(sl->in.buf, sl->in.len);
+        sl->in.counted = true;
+    }
     if (run->base_seq == sl->seq) { /* counted: it was resolved (prepare) */
         run->base_line += sl->in.nlines;
         run->base_seq++;
@@ -245,10 +247,13 @@ static void retire(struct run *run, struct slot *sl)
 }
 
 /* Before resolving a block (the run's lock held, released while
- * counting): its lines counted, its first line's number. */
+ * counting): its lines counted (by the loop itself when alone), its first
+ * line's number. */
 static void prepare(struct run *run, struct slot *sl)
 {
-    if (!sl->in.counted) {
+    /* Alone, the block's own loop counts its lines (resolve_block): no
+     * other block needs them before it is done. */
+    if (!sl->in.counted && !run->alone) {
         uint64_t n;
         pthread_mutex_unlock(&run->lock);
         n = mdb_count_newlines(sl->in.buf, sl->in.len);
@@ -264,10 +269,13 @@ static void prepare(struct run *run, struct slot *sl)
 #define AHEAD 16 /* lines looked at before the first of them is written */
 
 /* Resolve the lines of a block into its outputs. Lines are taken AHEAD at
- * a time: first each plain line whose frame is known asks for it
- * (mdb_peek_plain, which changes nothing), then every line is resolved
- * and written in order; the frames of the first pass arrive from memory
- * together instead of one line after another. */
+ * a time: first each plain line whose module this thread met asks for the
+ * row's frame (mdb_peek_plain, which changes nothing), then every line is
+ * resolved and written in order; the frames of the first pass arrive from
+ * memory together instead of one line after another. A plain line whose
+ * module is met but whose row is not has its frame made at once
+ * (mdb_resolve_plain_row), without the line's parse; any other line goes
+ * through mdb_record_parse. */
 static void resolve_block(struct worker *w, struct slot *sl)
 {
     const mdb_block *b = &sl->in;
@@ -278,11 +286,15 @@ static void resolve_block(struct worker *w, struct slot *sl)
     size_t ev = 0;
     /* the line of the next process start (none: never met) */
     uint64_t next_ev = b->nev ? b->ev[0].lineno : UINT64_MAX;
-    const bool pid_only = o->pid_only;
+    const bool pid_only = o->pid_only, text = o->format == MDB_TEXT;
+    uint64_t records = 0, unresolved = 0; /* of the plain lines written here */
+    struct mdb_cutter cut;
     struct {
         const char *s;
         size_t n;
         const mdb_frame *f;
+        mdb_module *m; /* the module of a plain line, when met open */
+        uint32_t tok;
     } g[AHEAD];
     sl->records = sl->unresolved = 0;
     sl->nomem = false;
@@ -299,21 +311,24 @@ static void resolve_block(struct worker *w, struct slot *sl)
             line(w, sl, proc, b->buf, n, lineno, b->cut ? MDB_LINE_LONG : MDB_LINE_UNENDED);
         return;
     }
+    mdb_cutter_init(&cut, b->buf, b->len);
     while (p < end && !sl->out.failed && !sl->nomem) {
         unsigned k = 0;
         for (; k < AHEAD && p < end; k++) {
-            const char *nl = mdb_find(p, end, '\n'), *s = p;
-            size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-            p = nl ? nl + 1 : end;
+            const char *nl = mdb_next_newline(&cut), *s = p;
+            size_t n = (size_t)(nl - p);
+            p = nl < end ? nl + 1 : end;
             if (n && s[n - 1] == '\r')
                 n--;
             g[k].s = s;
             g[k].n = n;
-            g[k].f = n ? mdb_peek_plain(w->res, s, n) : NULL;
+            g[k].m = NULL;
+            g[k].f = n ? mdb_peek_plain(w->mods, s, n, &g[k].m, &g[k].tok) : NULL;
         }
         for (unsigned i = 0; i < k; i++, lineno++) {
             int ending = MDB_LINE_ENDED;
-            const mdb_proc *lp = proc;                    /* the line's process */
+            const mdb_proc *lp = proc; /* the line's process */
+            const mdb_frame *f = g[i].f;
             if (__builtin_expect(lineno == next_ev, 0)) { /* a process starts */
                 proc = b->ev[ev].proc;
                 if (b->ev[ev++].split) /* the cut line is the process's before */
@@ -321,16 +336,30 @@ static void resolve_block(struct worker *w, struct slot *sl)
                 else
                     lp = proc;
                 next_ev = ev < b->nev ? b->ev[ev].lineno : UINT64_MAX;
-                if (ending != MDB_LINE_ENDED)
-                    g[i].f = NULL;
+                if (ending != MDB_LINE_ENDED) {
+                    f = NULL;
+                    g[i].m = NULL;
+                }
             }
             if (__builtin_expect(pid_only, 0) && !(lp->has_pid && lp->pid == o->pid))
                 continue;
-            if (g[i].f)
-                plain_line(w, sl, lp, g[i].s, g[i].n, lineno, g[i].f);
-            else
+            if (!f && !(g[i].m && (f = mdb_resolve_plain_row(w->res, g[i].m, g[i].tok)))) {
                 line(w, sl, lp, g[i].s, g[i].n, lineno, ending);
+            } else if (text) { /* what mdb_emit_text would write */
+                records++;
+                unresolved += f->status != MDB_OK && f->status != MDB_SPECIAL;
+                mdb_out_line(&sl->out, f->text, f->text_len);
+            } else {
+                plain_line(w, sl, lp, g[i].s, g[i].n, lineno, f);
+            }
         }
+    }
+    sl->records += records;
+    sl->unresolved += unresolved;
+    /* alone: the lines are counted here, not before (prepare) */
+    if (w->run->alone && !sl->in.counted && p >= end) {
+        sl->in.nlines = lineno - b->first_lineno;
+        sl->in.counted = true;
     }
 }
 
@@ -364,6 +393,7 @@ static bool worker_init(struct worker *w, struct run *run)
         !(w->res = mdb_resolver_new(w->ctx, run->a, run->o->format == MDB_JSON, run->o->budget)) ||
         !(w->rec = talloc(w->ctx, mdb_record)))
         return false;
+    w->mods = mdb_resolver_modcache(w->res);
     mdb_resolver_use_natives(w->res, run->o->natives);
     mdb_resolver_set_signatures(w->res, run->o->signatures);
     mdb_resolver_set_il(w->res, run->o->il);
@@ -422,7 +452,8 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
 {
     unsigned nworkers = o->threads > 1 ? o->threads : 0, started = 0;
     struct worker *w = talloc_zero_array(NULL, struct worker, nworkers ? nworkers : 1);
-    struct run run = {.o = o, .a = a, .out_fd = o->out_fd, .err_fd = o->err_fd};
+    struct run run = {
+        .o = o, .a = a, .out_fd = o->out_fd, .err_fd = o->err_fd, .alone = nworkers == 0};
     mdb_reader in;
     void *in_ctx = talloc_new(NULL);
     bool ok = w && in_ctx && mdb_reader_init(&in, in_ctx, o->in_fd) == 0;

@@ -3,8 +3,10 @@
  * MDB_NO_SSE2), against a byte-at-a-time reading of the same rules: every
  * byte value at every position of a field, every length of a token, and a
  * million random fields drawn from digits, letters of both cases and the
- * bytes next to them ('/', ':', '@', '`', 'G', 'g', 0x80, 0xFF, ...); and
- * mdb_find, the short memchr, against memchr. */
+ * bytes next to them ('/', ':', '@', '`', 'G', 'g', 0x80, 0xFF, ...);
+ * mdb_find, the short memchr, against memchr; and lines.h's cutter (a
+ * block's lines by a mask of 64 bytes' newlines) against memchr, on blocks
+ * allocated to their exact length (a sanitized build sees any read past). */
 #include <check.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "batch/parse.h"
+#include "batch/lines.h"
 
 /* The rules, one byte at a time. */
 static int ref_digit(unsigned c, bool anycase)
@@ -148,6 +151,38 @@ START_TEST(find_is_memchr)
 }
 END_TEST
 
+/* Every newline the cutter hands out is memchr's next one, in order, then
+ * the block's end; blocks of every length up to 300 bytes (the last window
+ * short or full), newlines sparse, dense, at the edges of windows. */
+START_TEST(cutter_is_memchr)
+{
+    srand(7);
+    for (size_t len = 0; len <= 300; len++)
+        for (int density = 0; density < 5; density++) {
+            char *b = malloc(len ? len : 1);
+            struct mdb_cutter c;
+            const char *p, *end = b + len;
+            ck_assert_ptr_nonnull(b);
+            for (size_t i = 0; i < len; i++)
+                b[i] = density == 4 ? (i % 64 == 63 || i % 64 == 0 ? '\n' : 'x')
+                       : rand() % (1 << (2 * density + 1)) == 0 ? '\n'
+                                                                : (char)('a' + rand() % 26);
+            mdb_cutter_init(&c, b, len);
+            for (p = b;;) {
+                const char *want = len && p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+                const char *got = mdb_next_newline(&c);
+                if (!want) {
+                    ck_assert_ptr_eq(got, end);
+                    break;
+                }
+                ck_assert_ptr_eq(got, want);
+                p = want + 1;
+            }
+            free(b);
+        }
+}
+END_TEST
+
 Suite *suite(void);
 Suite *suite(void)
 {
@@ -157,6 +192,7 @@ Suite *suite(void)
     tcase_add_test(tc, every_length);
     tcase_add_test(tc, random_fields);
     tcase_add_test(tc, find_is_memchr);
+    tcase_add_test(tc, cutter_is_memchr);
     suite_add_tcase(s, tc);
     return s;
 }
