@@ -29,6 +29,12 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmd.h \
 	mdinspect/commands.def \
 	mdinspect/cmds.c \
+	mdinspect/match.c \
+	mdinspect/help.c \
+	mdinspect/cands.h \
+	mdinspect/cands.c \
+	mdinspect/rows.c \
+	mdinspect/parts.c \
 	mdinspect/parse.c \
 	mdinspect/print.h \
 	mdinspect/print_int.h \

@@ -18,7 +18,21 @@
 #include <mdtools/token.h>
 
 #include "cmd.h"
+#include "common/naming.h"
 #include "index.h"
+
+/* `set style`'s words, in the order mdi_set_style reads them. */
+const char *const mdi_style_names[] = {"full", "reflection", "il", "friendly", NULL};
+
+int mdi_set_style(mdi_state *st, const char *value)
+{
+    long v = mdi_match(value, mdi_style_names, 4, true);
+    if (v < 0)
+        return -1;
+    st->names.style = v == 1 ? MDT_STYLE_REFLECTION : v == 2 ? MDT_STYLE_IL : MDT_STYLE_FULL;
+    st->names.flags = (v == 3 ? MDT_NAME_FRIENDLY : 0) | (st->names.flags & MDI_NAME_SIGNATURES);
+    return 0;
+}
 
 /* The session's name options for img, with that module's name cache
  * (made on first use, remade when the style changes): a listing names the
