@@ -150,3 +150,5 @@ mdinspect_mdinspect_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(READLINE_L
 	$(XXHASH_LIBS) $(LIBDW_LIBS) $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
 
 dist_man_MANS += doc/mdinspect.1
+# How the shell is put together: its units, bottom up.
+EXTRA_DIST += mdinspect/README.md
