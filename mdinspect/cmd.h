@@ -283,8 +283,5 @@ char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, ui
  * (free it when the result is not buf). */
 const char *mdi_sig_buf(const mdi_state *st, void *mem, char *buf, size_t size,
                         const mdt_image *img, uint32_t token);
-/* The GenericParam rows of a TypeDef or MethodDef (rids, in number order,
- * a talloc array under mem) and their number. */
-uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, size_t *n);
 
 #endif
