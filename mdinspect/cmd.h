@@ -131,15 +131,8 @@ const mdi_cmd *const *mdi_cmd_table(void);
 const char *const *mdi_cmd_names(void);
 
 /* The argument given for spec `spec` (the first one, for a repeated
- * argument), or NULL. Inline: every command calls it, and a call into
- * the dispatcher's files would be a call upward. */
-static inline const mdi_arg *mdi_arg_of(size_t argc, const mdi_arg *argv, unsigned spec)
-{
-    for (size_t i = 0; i < argc; i++)
-        if (argv[i].spec == spec)
-            return &argv[i];
-    return NULL;
-}
+ * argument), or NULL (help.c, below the commands). */
+const mdi_arg *mdi_arg_of(size_t argc, const mdi_arg *argv, unsigned spec);
 
 /* One parsed command, ready to run. */
 typedef struct mdi_call {

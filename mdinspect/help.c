@@ -1,4 +1,5 @@
-/* mdinspect: the commands described from their table entries: usage lines
+/* mdinspect: the commands described from their table entries: a call's
+ * argument by its spec (every command reads its arguments so), usage lines
  * (for `help` and the parser's usage errors), the command list and one
  * command's usage and long help (`help`, --help), and the table as the
  * COMMANDS section of mdinspect(1) in roff (--man-commands;
@@ -12,6 +13,14 @@
 #include <talloc.h>
 
 #include "cmd.h"
+
+const mdi_arg *mdi_arg_of(size_t argc, const mdi_arg *argv, unsigned spec)
+{
+    for (size_t i = 0; i < argc; i++)
+        if (argv[i].spec == spec)
+            return &argv[i];
+    return NULL;
+}
 
 char *mdi_usage(void *mem_ctx, const mdi_cmd *cmd)
 {
