@@ -125,11 +125,13 @@ size_t mdi_cmd_count(void);
 const mdi_cmd *mdi_cmd_at(size_t i);
 /* The command named exactly `name`, or NULL. */
 const mdi_cmd *mdi_cmd_get(const char *name);
+/* The commands in table order (mdi_cmd_count of them). */
+const mdi_cmd *const *mdi_cmd_table(void);
 /* Command names in table order (for mdi_match). */
 const char *const *mdi_cmd_names(void);
 
 /* The argument given for spec `spec` (the first one, for a repeated
- * argument), or NULL. */
+ * argument), or NULL (help.c, below the commands). */
 const mdi_arg *mdi_arg_of(size_t argc, const mdi_arg *argv, unsigned spec);
 
 /* One parsed command, ready to run. */
@@ -176,22 +178,21 @@ const char *const *mdi_table_names(void);
 /* "dump TABLE [FROM [TO]] [where COL=VALUE]", under mem_ctx. */
 char *mdi_usage(void *mem_ctx, const mdi_cmd *cmd);
 
-/* Help for `help [COMMAND]`, --help and --man-commands, from the table. */
-void mdi_help_list(mdi_printer *p);
+/* Help for `help [COMMAND]`, --help and --man-commands (help.c), from a
+ * table of n commands in name order (mdi_cmd_table, or st->commands). */
+void mdi_help_list(mdi_printer *p, const mdi_cmd *const *cmds, size_t n);
 void mdi_help_one(mdi_printer *p, const mdi_cmd *cmd);
 /* The COMMANDS section of mdinspect(1), in roff, to `out`. */
-void mdi_help_roff(FILE *out);
+void mdi_help_roff(FILE *out, const mdi_cmd *const *cmds, size_t n);
 
-/* Parts shared between commands. `key`/`label` name the list (nested in a
- * record) or are NULL/"" at top level. */
+/* Parts shared between commands (parts.c, rows.c). `key`/`label` name the
+ * list (nested in a record) or are NULL/"" at top level. */
 void mdi_print_streams(mdi_state *st, const mdt_image *img, const char *key, const char *label);
 void mdi_print_tables(mdi_state *st, const mdt_image *img, const char *key, const char *label,
                       bool row_sizes);
 /* One decoded cell of a row, as `dump` shows it; 0, or -1 when it could not
  * be decoded (then an error value was printed). */
 int mdi_print_cell(mdi_printer *p, const mdt_row *row, unsigned col);
-/* The last library error in the few words a cell has room for. */
-const char *mdi_cell_error(char *buf, size_t len);
 /* A listing walks the rows of a table that lie inside the tables stream
  * (mdt_table_rows_present), not all the rows it declares: a damaged image
  * may declare 0xFFFFFF rows in a few bytes, and a line (or an allocation)
@@ -202,18 +203,22 @@ const char *mdi_cell_error(char *buf, size_t len);
 uint32_t mdi_rows_missing(mdi_state *st, const mdt_image *img, unsigned table);
 
 /* The machine field of a COFF header: JSON "machine" and "machine_name",
- * text "0x8664 (AMD64)" (cmd_info.c). */
+ * text "0x8664 (AMD64)". */
 void mdi_print_machine(mdi_printer *p, uint16_t machine);
 /* The name of a debug directory entry type ("CodeView"), or NULL. */
 const char *mdi_debug_type_name(uint32_t type);
 
-/* The outcome of the strong-name check (cmd_sn.c): JSON `key` an object
+/* The name of a strong-name hash algorithm id ("SHA-256"), or NULL. */
+const char *mdi_sn_alg_name(uint32_t alg);
+/* The outcome of the strong-name check (parts.c): JSON `key` an object
  * {status, reason}, text one line under `label`; 1 when the check failed
  * (an error value was printed), else 0. */
 int mdi_print_strongname(mdi_state *st, const mdt_image *img, const char *key, const char *label);
 
+/* The name styles by name, in `set style`'s order (names.c). */
+extern const char *const mdi_style_names[];
 /* `set style VALUE` (a unique prefix of full, reflection, il, friendly):
- * 0, or -1 when VALUE names no style. */
+ * 0, or -1 when VALUE names no style (names.c: main's --style sets it too). */
 int mdi_set_style(mdi_state *st, const char *value);
 
 /* Flag names (flags.c), for mdi_flags(). */
@@ -271,8 +276,5 @@ char *mdi_inst_sig_text(const mdi_state *st, void *mem, const mdt_image *img, ui
  * (free it when the result is not buf). */
 const char *mdi_sig_buf(const mdi_state *st, void *mem, char *buf, size_t size,
                         const mdt_image *img, uint32_t token);
-/* The GenericParam rows of a TypeDef or MethodDef (rids, in number order,
- * a talloc array under mem) and their number. */
-uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, size_t *n);
 
 #endif

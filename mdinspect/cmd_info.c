@@ -24,62 +24,6 @@ static const mdi_flagname cli_flags[] = {
     {0, NULL, 0},
 };
 
-static const char *machine_name(uint16_t m)
-{
-    switch (m) {
-    case 0x0000: return "unknown";
-    case 0x014c: return "i386";
-    case 0x0200: return "IA64";
-    case 0x01c0: return "ARM";
-    case 0x01c4: return "ARMNT";
-    case 0x5064: return "RISCV64";
-    case 0x6264: return "LOONGARCH64";
-    case 0x8664: return "AMD64";
-    case 0xaa64: return "ARM64";
-    default: return NULL;
-    }
-}
-
-/* ReadyToRun images for other systems store machine ^ a per-OS value. */
-static const struct {
-    uint16_t mask;
-    const char *os;
-} r2r_os[] = {
-    {0x4644, "Apple"},  {0xADC4, "FreeBSD"}, {0x7B79, "Linux"},
-    {0x1993, "NetBSD"}, {0x1992, "SunOS"},
-};
-
-void mdi_print_machine(mdi_printer *p, uint16_t m)
-{
-    const char *name = machine_name(m);
-    mdi_hex(p, "machine", "machine", m, 4);
-    if (name) {
-        mdi_note(p, "machine_name", "%s", name);
-        return;
-    }
-    for (size_t i = 0; i < sizeof r2r_os / sizeof r2r_os[0]; i++)
-        if ((name = machine_name(m ^ r2r_os[i].mask)) && (m ^ r2r_os[i].mask)) {
-            mdi_note(p, "machine_name", "%s, ReadyToRun for %s", name, r2r_os[i].os);
-            return;
-        }
-    mdi_note(p, "machine_name", "unknown");
-}
-
-const char *mdi_debug_type_name(uint32_t t)
-{
-    static const char *const names[] = {
-        "Unknown",    "COFF",         "CodeView",
-        "FPO",        "Misc",         "Exception",
-        "Fixup",      "OMAP_TO_SRC",  "OMAP_FROM_SRC",
-        "Borland",    "Reserved10",   "CLSID",
-        "VC_FEATURE", "POGO",         "ILTCG",
-        "MPX",        "Reproducible", "EmbeddedPortablePdb",
-        NULL,         "PdbChecksum",  "ExtendedDllCharacteristics",
-        "PerfMap",
-    };
-    return t < sizeof names / sizeof names[0] ? names[t] : NULL;
-}
-
 /* A CLI header data directory: JSON {rva, size} or null; text one line. */
 static void data_dir(mdi_printer *p, const char *key, const char *label, const mdt_data_dir *d,
                      const char *extra)

@@ -21,13 +21,12 @@ enum { S_COLOR, S_FORMAT, S_PAGER, S_SIGNATURES, S_STYLE, S_WIDE };
 
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const formats[] = {"text", "json", NULL};
-static const char *const styles[] = {"full", "reflection", "il", "friendly", NULL};
 
 static const char *const *values_of(unsigned setting)
 {
     switch (setting) {
     case S_FORMAT: return formats;
-    case S_STYLE: return styles;
+    case S_STYLE: return mdi_style_names;
     default: return onoff;
     }
 }
@@ -63,16 +62,6 @@ static void complete_value(mdi_state *st, mdi_cands *c, const char *text, char *
         return;
     for (v = values_of((unsigned)s); *v; v++)
         mdi_cand_add(c, text, *v);
-}
-
-int mdi_set_style(mdi_state *st, const char *value)
-{
-    long v = mdi_match(value, styles, 4, true);
-    if (v < 0)
-        return -1;
-    st->names.style = v == 1 ? MDT_STYLE_REFLECTION : v == 2 ? MDT_STYLE_IL : MDT_STYLE_FULL;
-    st->names.flags = (v == 3 ? MDT_NAME_FRIENDLY : 0) | (st->names.flags & SIGNATURE_FLAGS);
-    return 0;
 }
 
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
@@ -114,7 +103,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         st->names.flags =
             (st->names.flags & ~(unsigned)SIGNATURE_FLAGS) | (v == 1 ? SIGNATURE_FLAGS : 0);
         break;
-    case S_STYLE: mdi_set_style(st, styles[v]); break;
+    case S_STYLE: mdi_set_style(st, mdi_style_names[v]); break;
     case S_WIDE:
         st->wide = v == 1;
         mdi_state_fit_terminal(st);

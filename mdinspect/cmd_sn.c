@@ -1,8 +1,9 @@
 /* `sn`: the strong-name signature checked (mdt_strongname_verify): the
  * outcome and why, the key it was checked with, the hash algorithm, the
  * file's strong-name hash and the hash the signature carries. `info`
- * shows the outcome in one line through mdi_print_strongname. Keys given
- * with --sn-keys are tried for their tokens after the assembly's own. */
+ * shows the outcome in one line through mdi_print_strongname (parts.c).
+ * Keys given with --sn-keys are tried for their tokens after the
+ * assembly's own. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -13,17 +14,6 @@
 #include <mdtools/mdtools.h>
 
 #include "cmd.h"
-
-static const char *alg_name(uint32_t alg)
-{
-    switch (alg) {
-    case 0x8004: return "SHA-1";
-    case 0x800c: return "SHA-256";
-    case 0x800d: return "SHA-384";
-    case 0x800e: return "SHA-512";
-    default: return NULL;
-    }
-}
 
 static void hex(mdi_printer *p, const char *key, const char *label, const uint8_t *b, size_t n)
 {
@@ -47,39 +37,6 @@ static const char *key_source(const mdt_strongname *sn)
     return "the assembly's key";
 }
 
-static int check(mdi_state *st, const mdt_image *img, mdt_strongname *sn)
-{
-    return mdt_strongname_verify(sn, img, st->sn_keys.keys, st->sn_keys.n);
-}
-
-int mdi_print_strongname(mdi_state *st, const mdt_image *img, const char *key, const char *label)
-{
-    mdi_printer *p = st->out;
-    mdt_strongname sn;
-    char msg[512], tok[17];
-    if (check(st, img, &sn) != 0) {
-        mdi_error(p, key, label, mdi_errmsg_here(msg, sizeof msg));
-        return 1;
-    }
-    mdi_object_begin(p, key, NULL);
-    mdi_str(p, "status", NULL, mdt_strongname_status_name(sn.status));
-    mdi_str(p, "reason", NULL, sn.reason);
-    mdi_object_end(p);
-    for (int i = 0; i < 8; i++)
-        snprintf(tok + 2 * i, 3, "%02x", sn.key_token[i]);
-    if (sn.status == MDT_SN_NOT_SIGNED && !sn.signature_rva)
-        return 0; /* text: "strong name: none" says it */
-    if (sn.status == MDT_SN_VERIFIED)
-        mdi_textf(p, label, "verified (%s, %" PRIu32 "-bit RSA key %s%s)", alg_name(sn.hash_alg),
-                  sn.key_bits, tok,
-                  sn.key_given  ? ", given with --sn-keys"
-                  : sn.ecma_key ? ", the Microsoft key for the ECMA key"
-                                : "");
-    else
-        mdi_textf(p, label, "%s: %s", mdt_strongname_status_name(sn.status), sn.reason);
-    return 0;
-}
-
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {
     const mdt_image *img = mdi_image(st);
@@ -88,7 +45,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     char tok[17];
     (void)argc;
     (void)argv;
-    if (check(st, img, &sn) != 0) {
+    if (mdt_strongname_verify(&sn, img, st->sn_keys.keys, st->sn_keys.n) != 0) {
         mdi_report_lib(st, "sn");
         return MDI_FAIL;
     }
@@ -123,7 +80,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
         mdi_note(p, NULL, "%" PRIu32 "-bit RSA, %s", sn.key_bits, key_source(&sn));
         mdi_uint(p, "key_bits", NULL, sn.key_bits);
         mdi_str(p, "key_source", NULL, sn.key_given ? "given" : sn.ecma_key ? "ecma" : "assembly");
-        mdi_str(p, "hash_algorithm", "hash algorithm", alg_name(sn.hash_alg));
+        mdi_str(p, "hash_algorithm", "hash algorithm", mdi_sn_alg_name(sn.hash_alg));
     } else {
         mdi_none(p, "key_token", NULL, NULL);
         mdi_none(p, "key_bits", NULL, NULL);

@@ -1,5 +1,5 @@
 /* `streams`: the stream headers of the metadata root (ECMA-335 II.24.2.2)
- * and which of them mdtools reads. `info` shows the same list. */
+ * and which of them mdtools reads. `info` shows the same list (parts.c). */
 #include "config.h"
 
 #include <stdio.h>
@@ -7,25 +7,6 @@
 #include <mdtools/image.h>
 
 #include "cmd.h"
-
-void mdi_print_streams(mdi_state *st, const mdt_image *img, const char *key, const char *label)
-{
-    mdi_printer *p = st->out;
-    const mdt_md_info *md = mdt_image_md_info(img);
-    mdi_list_begin(p, key, label, "none", 0);
-    for (size_t i = 0; i < md->nstreams; i++) {
-        const mdt_stream_info *s = mdt_image_stream(img, i);
-        if (!s)
-            continue;
-        mdi_item_begin(p);
-        mdi_str(p, "stream", "name", s->name);
-        mdi_hex(p, "offset", "offset", s->offset, 0);
-        mdi_hex(p, "size", "size", s->size, 0);
-        mdi_bool(p, "used", "used", s->used);
-        mdi_item_end(p);
-    }
-    mdi_list_end(p);
-}
 
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {

@@ -1,6 +1,7 @@
 /* `tables`: the tables present in the tables stream (ECMA-335 II.24.2.6):
  * id, name, rows, row size, and whether a table the standard requires
- * sorted really is. `info` uses the same list with row counts only. */
+ * sorted really is. `info` uses the same list with row counts only
+ * (parts.c). */
 #include "config.h"
 
 #include <stdio.h>
@@ -8,32 +9,6 @@
 #include <mdtools/tables.h>
 
 #include "cmd.h"
-
-void mdi_print_tables(mdi_state *st, const mdt_image *img, const char *key, const char *label,
-                      bool detail)
-{
-    mdi_printer *p = st->out;
-    mdi_list_begin(p, key, label, "none", 0);
-    for (unsigned id = 0; id < MDT_TABLE_MAX; id++) {
-        const mdt_table_schema *s = mdt_table_schema_get(id);
-        uint32_t rows = mdt_table_rows(img, id);
-        if (!s || !rows)
-            continue;
-        mdi_item_begin(p);
-        mdi_hex(p, "id", "id", id, 2);
-        mdi_str(p, "table", "name", s->name);
-        mdi_uint(p, "rows", "rows", rows);
-        if (detail) {
-            mdi_uint(p, "row_size", "row size", mdt_table_row_size(img, id));
-            if (s->sort_col >= 0)
-                mdi_bool(p, "sorted", "sorted", mdt_table_is_sorted(img, id));
-            else
-                mdi_none(p, "sorted", "sorted", "");
-        }
-        mdi_item_end(p);
-    }
-    mdi_list_end(p);
-}
 
 static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
 {

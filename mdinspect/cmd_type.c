@@ -241,7 +241,9 @@ static void generic_params(mdi_state *st, uint32_t tok, int *bad)
     const mdt_image *img = mdi_image(st);
     mdi_printer *p = st->out;
     size_t n;
-    uint32_t *rids = mdi_generic_params(p, img, tok, &n);
+    uint32_t *rids;
+    if (mdt_generic_params(p, &rids, &n, img, tok) != 0)
+        mdt_error_clear(); /* a type whose parameters cannot be read shows none */
     mdi_list_begin(p, "generic_params", "generic parameters", "none", 0);
     for (size_t i = 0; i < n; i++) {
         mdt_row r;

@@ -22,40 +22,16 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
+#include "cands.h"
 #include "cmd.h"
 #include "index.h"
 #include "repl.h"
-
-struct mdi_cands {
-    void *mem;
-    char **v;
-    size_t n;
-    bool nocase;
-    bool noappend; /* the candidates are steps (token table parts): no blank after one */
-};
 
 static mdi_state *cstate;
 
 void mdi_complete_init(mdi_state *st)
 {
     cstate = st;
-}
-
-void mdi_cand_add(mdi_cands *c, const char *text, const char *s)
-{
-    size_t tl = strlen(text);
-    char **nv;
-    if (c->nocase ? strncasecmp(s, text, tl) != 0 : strncmp(s, text, tl) != 0)
-        return;
-    for (size_t i = c->n; i-- > 0 && i + 8 > c->n;) /* cheap check for neighbours */
-        if (strcmp(c->v[i], s) == 0)
-            return;
-    nv = talloc_realloc(c->mem, c->v, char *, c->n + 1);
-    if (!nv)
-        return;
-    c->v = nv;
-    if ((c->v[c->n] = talloc_strdup(c->mem, s)))
-        c->n++;
 }
 
 /* ---- generators by kind ---- */

@@ -345,7 +345,7 @@ static bool type_hit(mdi_module *m, const mdi_typeent *t, const struct wanted *w
             mdt_name_opts full = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
             char *printed = NULL;
             size_t nparams = 0;
-            mdi_generic_params(tmp, m->img, t->token, &nparams);
+            mdt_generic_params(NULL, NULL, &nparams, m->img, t->token); /* counted */
             if (mdt_token_name(tmp, &printed, m->img, t->token, &full) == 0 &&
                 strcmp(printed, w->exact) == 0)
                 hit = true;

@@ -29,6 +29,12 @@ MDI_SHELL_SOURCES = \
 	mdinspect/cmd.h \
 	mdinspect/commands.def \
 	mdinspect/cmds.c \
+	mdinspect/match.c \
+	mdinspect/help.c \
+	mdinspect/cands.h \
+	mdinspect/cands.c \
+	mdinspect/rows.c \
+	mdinspect/parts.c \
 	mdinspect/parse.c \
 	mdinspect/print.h \
 	mdinspect/print_int.h \
@@ -154,3 +160,5 @@ mdinspect_mdinspect_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS) $(READLINE_L
 	$(XXHASH_LIBS) $(LIBDW_LIBS) $(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
 
 dist_man_MANS += doc/mdinspect.1
+# How the shell is put together: its units, bottom up.
+EXTRA_DIST += mdinspect/README.md

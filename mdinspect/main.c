@@ -91,7 +91,7 @@ static void help(void)
     p = mdi_printer_new(NULL, stdout, MDI_FMT_TEXT);
     if (p) {
         mdi_printer_set_headings(p, false);
-        mdi_help_list(p);
+        mdi_help_list(p, mdi_cmd_table(), mdi_cmd_count());
         talloc_free(p);
     }
     printf("\n"
@@ -332,7 +332,7 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_HISTORY: shell.use_history = false; break;
         case OPT_MAN_COMMANDS:
-            mdi_help_roff(stdout);
+            mdi_help_roff(stdout, mdi_cmd_table(), mdi_cmd_count());
             talloc_free(mem);
             return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_SUCCESS : EXIT_FAILURE;
         case 'h':

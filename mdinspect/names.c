@@ -18,7 +18,21 @@
 #include <mdtools/token.h>
 
 #include "cmd.h"
+#include "common/naming.h"
 #include "index.h"
+
+/* `set style`'s words, in the order mdi_set_style reads them. */
+const char *const mdi_style_names[] = {"full", "reflection", "il", "friendly", NULL};
+
+int mdi_set_style(mdi_state *st, const char *value)
+{
+    long v = mdi_match(value, mdi_style_names, 4, true);
+    if (v < 0)
+        return -1;
+    st->names.style = v == 1 ? MDT_STYLE_REFLECTION : v == 2 ? MDT_STYLE_IL : MDT_STYLE_FULL;
+    st->names.flags = (v == 3 ? MDT_NAME_FRIENDLY : 0) | (st->names.flags & MDI_NAME_SIGNATURES);
+    return 0;
+}
 
 /* The session's name options for img, with that module's name cache
  * (made on first use, remade when the style changes): a listing names the
@@ -214,41 +228,6 @@ char *mdi_sig_text(const mdi_state *st, void *mem, const mdt_image *img, uint32_
     if (mdt_sig_name_of_token(mem, &out, img, token, &o) != 0)
         out = NULL;
     talloc_free(tmp);
-    return out;
-}
-
-uint32_t *mdi_generic_params(void *mem, const mdt_image *img, uint32_t owner, size_t *n)
-{
-    uint32_t key, rid, *out = NULL;
-    mdt_find f;
-    *n = 0;
-    if (!mdt_table_rows(img, MDT_TABLE_GenericParam) ||
-        mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
-        mdt_find_init(&f, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)) {
-        mdt_error_clear();
-        return NULL;
-    }
-    while (mdt_find_next(&rid, &f) == 0) {
-        uint32_t *no = talloc_realloc(mem, out, uint32_t, *n + 1);
-        if (!no)
-            break;
-        out = no;
-        out[(*n)++] = rid;
-    }
-    mdt_error_clear();
-    /* In number order (a table sorted by owner keeps them so; be sure). */
-    for (size_t i = 1; i < *n; i++)
-        for (size_t j = i; j > 0; j--) {
-            mdt_row a, b;
-            uint32_t t;
-            if (mdt_row_get(&a, img, MDT_TABLE_GenericParam, out[j - 1]) ||
-                mdt_row_get(&b, img, MDT_TABLE_GenericParam, out[j]) ||
-                mdt_row_raw(&a, MDT_COL_GenericParam_Number) <=
-                    mdt_row_raw(&b, MDT_COL_GenericParam_Number))
-                break;
-            t = out[j - 1], out[j - 1] = out[j], out[j] = t;
-        }
-    mdt_error_clear();
     return out;
 }
 

@@ -4,7 +4,9 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -377,5 +379,16 @@ char *mdi_errmsg_here(char *buf, size_t len)
     mdt_error_message(buf, len);
     if (n && strncmp(buf, e->file, n) == 0 && buf[n] == ':' && buf[n + 1] == ' ')
         memmove(buf, buf + n + 2, strlen(buf + n + 2) + 1);
+    return buf;
+}
+
+const char *mdi_cell_error(char *buf, size_t len)
+{
+    const mdt_errinfo *e = mdt_error_last();
+    if (e->file_offset != UINT64_MAX)
+        snprintf(buf, len, "%s (file 0x%" PRIx64 ")",
+                 e->what[0] ? e->what : mdt_error_string(e->code), e->file_offset);
+    else
+        snprintf(buf, len, "%s", e->what[0] ? e->what : mdt_error_string(e->code));
     return buf;
 }

@@ -54,8 +54,13 @@ typedef struct mdi_state {
     bool wide;           /* --wide, `set wide on`: tables never cut to the terminal */
     mdi_snkeys sn_keys;  /* --sn-keys: more keys for strong-name checks */
 
-    const char *cmd;  /* name of the command running, for messages */
-    bool stop;        /* the last command was interrupted: skip the rest of its line */
+    const char *cmd; /* name of the command running, for messages */
+    bool stop;       /* the last command was interrupted: skip the rest of its line */
+    /* The command table the running command came from, in name order
+     * (set by mdi_run, cmds.c): what `help` lists. The dispatcher owns it;
+     * the state only carries it down, so no command calls up into it. */
+    const struct mdi_cmd *const *commands;
+    size_t ncommands;
     mdi_printer *out; /* command output */
     FILE *err;        /* messages (stderr, or the pager while one runs) */
 } mdi_state;
@@ -122,5 +127,7 @@ void mdi_report_lib(mdi_state *st, const char *what);
 /* The library's last error without the file name it starts with, for
  * output that is already about that file. Returns buf. */
 char *mdi_errmsg_here(char *buf, size_t len);
+/* The last library error in the few words a cell has room for. */
+const char *mdi_cell_error(char *buf, size_t len);
 
 #endif

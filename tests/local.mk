@@ -146,6 +146,8 @@ TESTS += tests/headers.sh
 # files and the calls between its built objects (tools/check-layers.sh).
 TESTS += tools/check-layers.sh
 EXTRA_DIST += tools/check-layers.sh
+# The cycles of the call graph per folder, for people (issue 29's figures).
+EXTRA_DIST += tools/callgraph.py
 # Every C file is laid out as .clang-format says (clang-format 14).
 TESTS += tools/check-format.sh
 EXTRA_DIST += tools/check-format.sh .clang-format

@@ -19,7 +19,9 @@
 #     exports (the profiler links its own copy of the objects, so the
 #     linker would not stop it calling an mdt__ internal);
 #  4. profiler/core's units (profiler/core/README.md) call nothing above
-#     them (nm of the built objects).
+#     them (nm of the built objects);
+#  5. mdinspect's units (mdinspect/README.md) call nothing above them, and
+#     no command calls another (nm of the built objects).
 # Crossings not fixed yet are listed under "known" below, each with the
 # issue that removes it; a known crossing that no longer happens fails the
 # check too, so the list only shrinks.
@@ -311,6 +313,61 @@ else
     echo "check-layers: no profiler build in $build: profiler/core's units not checked" >&2
 fi
 [ "$ubad" -eq 0 ] || status=1
+
+# 5. mdinspect's shell as a stack of units (mdinspect/README.md): each
+#    file calls only functions of its own unit and of the units below it
+#    (nm of the built objects), and no command calls another command (what
+#    two commands share lives in a unit below them). Every .c file of
+#    mdinspect/ must be in a unit; cmd_*.c are the commands. Calls up go
+#    through what the caller hands down (the `help` command's table comes
+#    in the state, a command's completer and handler are pointers in its
+#    table entry).
+cat >"$tmp/shell" <<'EOF2'
+printer: print print_values print_text print_table print_json
+state: state snkeys match cands flags
+naming: names index decl args opening
+views: rows parts help resolve il_text ilasm_put ilasm_members ilasm_module
+commands: cmd_*
+dispatcher: cmds parse complete repl main
+EOF2
+sbad=0
+if [ -d "$build/mdinspect" ]; then
+    : >"$tmp/sdefs"
+    : >"$tmp/sneeds"
+    for c in "$top"/mdinspect/*.c; do
+        name=$(basename "$c" .c)
+        case $name in
+        cmd_*) unit=commands ;;
+        *) unit=$(awk -v n="$name" '{ for (i = 2; i <= NF; i++) if ($i == n) { sub(/:$/, "", $1); print $1 } }' "$tmp/shell") ;;
+        esac
+        if [ -z "$unit" ]; then
+            echo "check-layers: mdinspect/$name.c is in no unit of tools/check-layers.sh's shell table" >&2
+            sbad=1
+            continue
+        fi
+        o=$build/mdinspect/mdinspect-$name.o
+        [ -f "$o" ] || { echo "check-layers: $o not built" >&2; sbad=1; continue; }
+        nm --defined-only -g "$o" | awk -v u="$unit" -v f="$name" '{ print $3, u, f }' >>"$tmp/sdefs"
+        nm -u "$o" | awk -v u="$unit" -v f="$name" '{ print $2, u, f }' >>"$tmp/sneeds"
+    done
+    awk -v units="$tmp/shell" '
+        BEGIN { while ((getline l < units) > 0) { split(l, w, ":"); rank[w[1]] = ++n } }
+        FNR == NR { du[$1] = $2; df[$1] = $3; next }
+        !($1 in du) || df[$1] == $3 { next }
+        rank[du[$1]] > rank[$2] {
+            printf "check-layers: mdinspect/%s.c (%s) uses %s of %s.c, in %s above it\n", $3, $2, $1, df[$1], du[$1] > "/dev/stderr"
+            bad = 1
+        }
+        $2 == "commands" && du[$1] == "commands" {
+            printf "check-layers: mdinspect/%s.c uses %s of %s.c: a command uses no other command (move what they share below the commands)\n", $3, $1, df[$1] > "/dev/stderr"
+            bad = 1
+        }
+        END { exit bad }' "$tmp/sdefs" "$tmp/sneeds" || sbad=1
+    [ "$sbad" -eq 0 ] && echo "mdinspect: $(grep -c . "$tmp/shell") units, bottom up, no call upward, no command calling another"
+else
+    echo "check-layers: no mdinspect build in $build: the shell's units not checked" >&2
+fi
+[ "$sbad" -eq 0 ] || status=1
 
 # The graph as found, bottom up, for people.
 for f in util image md open tokens pdb pe strongname resources generics typeref il; do

@@ -7,10 +7,15 @@
  * a position mapped to a row through the Ptr tables of uncompressed
  * metadata (mdt_range_item) only when one is present. Every loop is
  * bounded by the rows of a table, so damaged runs (overlapping, reaching
- * past the stream) cost at most a pass over them. */
+ * past the stream) cost at most a pass over them. Also the GenericParam
+ * rows of an owner in Number order (II.22.20), which the shell's names,
+ * its ILAsm writer and batch's naming each looked up for themselves. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include <talloc.h>
 
 #include <mdtools/errors.h>
 #include <mdtools/members.h>
@@ -278,4 +283,92 @@ bool mdt_token_is_type_or_member(uint32_t token)
     case MDT_TABLE_Event: return true;
     default: return false;
     }
+}
+
+/* Number order, then row order: the order a declaration lists them in. */
+struct gparam {
+    uint32_t number, rid;
+};
+
+static int by_number(const void *a, const void *b)
+{
+    const struct gparam *x = a, *y = b;
+    if (x->number != y->number)
+        return x->number < y->number ? -1 : 1;
+    return x->rid < y->rid ? -1 : x->rid > y->rid;
+}
+
+/* Number is 2 bytes: more parameters than that is a damaged table. */
+#define MAX_GPARAMS 0x10000u
+
+int mdt_generic_params(void *mem_ctx, uint32_t **rids, size_t *n, const mdt_image *img,
+                       uint32_t owner)
+{
+    struct gparam *v = NULL;
+    uint32_t key, rid, *out;
+    size_t count = 0, cap = 0;
+    bool sorted = true;
+    mdt_find f;
+    int e;
+
+    if (rids)
+        *rids = NULL;
+    if (!n || !img)
+        return mdt__fail_simple(MDT_EINVAL, "mdt_generic_params: no image or no output");
+    *n = 0;
+    if (MDT_TOKEN_TABLE(owner) != MDT_TABLE_TypeDef &&
+        MDT_TOKEN_TABLE(owner) != MDT_TABLE_MethodDef)
+        return mdt__fail_simple(MDT_EINVAL, "token 0x%08x: not a TypeDef or MethodDef", owner);
+    if (!mdt_table_rows(img, MDT_TABLE_GenericParam))
+        return 0;
+    if ((e = mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner)) != 0)
+        return mdt__fail_simple(e, "token 0x%08x: not a TypeOrMethodDef", owner);
+    if ((e = mdt_find_init(&f, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)))
+        return e;
+    /* Number and row of each, under a temporary context, then the row
+     * numbers alone under mem_ctx. The search ends with MDT_ITEROVER, its
+     * only failure, which it does not record. */
+    while (mdt_find_next(&rid, &f) == 0) {
+        mdt_row r;
+        if (count == MAX_GPARAMS) {
+            e = mdt__fail_simple(MDT_EBADIMAGE, "token 0x%08x: more than %u generic parameters",
+                                 owner, MAX_GPARAMS);
+            goto done;
+        }
+        if (!rids) {
+            count++;
+            continue;
+        }
+        if ((e = mdt_row_get(&r, img, MDT_TABLE_GenericParam, rid)))
+            goto done;
+        if (count == cap) {
+            struct gparam *nv;
+            cap = cap ? 2 * cap : 8;
+            if (!(nv = talloc_realloc(NULL, v, struct gparam, cap))) {
+                e = mdt__fail_simple(MDT_ENOMEM, "out of memory listing generic parameters");
+                goto done;
+            }
+            v = nv;
+        }
+        v[count].number = mdt_row_raw(&r, MDT_COL_GenericParam_Number);
+        v[count].rid = rid;
+        if (count && by_number(&v[count - 1], &v[count]) > 0)
+            sorted = false;
+        count++;
+    }
+    if (rids && count) {
+        if (!sorted)
+            qsort(v, count, sizeof v[0], by_number);
+        if (!(out = talloc_array(mem_ctx, uint32_t, count))) {
+            e = mdt__fail_simple(MDT_ENOMEM, "out of memory listing generic parameters");
+            goto done;
+        }
+        for (size_t i = 0; i < count; i++)
+            out[i] = v[i].rid;
+        *rids = out;
+    }
+    *n = count;
+done:
+    talloc_free(v);
+    return e;
 }

@@ -7,7 +7,8 @@
  * damaged cases are metadata built here (a MethodDef table cut short, a
  * run that ends before it starts) and tests/corrupt's MethodPtr table with
  * a nil entry: the iterator gives what reads, a bounded number of errors,
- * and ends. */
+ * and ends. The generic parameters of every TypeDef and MethodDef are
+ * each GenericParam row once, in Number order. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -320,6 +321,58 @@ static void walk(const mdt_image *img, uint32_t rid, unsigned *given, unsigned *
     }
 }
 
+/* mdt_generic_params: every GenericParam row of Everything.dll is given
+ * once, by its owner, in Number order; counting agrees; owners of no
+ * parameters give none, and other tokens are refused. */
+START_TEST(generic_params_of_every_owner)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_image *img = open_data(ctx, "data/Everything.dll");
+    uint32_t rows = mdt_table_rows(img, MDT_TABLE_GenericParam), total = 0;
+    uint8_t *seen = talloc_zero_array(ctx, uint8_t, rows + 1);
+    uint32_t *rids = (uint32_t *)&rows; /* must be set to NULL on failure */
+    size_t n = 99;
+    ck_assert_uint_gt(rows, 0);
+    for (int t = 0; t < 2; t++) {
+        unsigned table = t ? MDT_TABLE_MethodDef : MDT_TABLE_TypeDef;
+        for (uint32_t rid = 1; rid <= mdt_table_rows(img, table); rid++) {
+            uint32_t owner = MDT_TOKEN(table, rid);
+            size_t count = 99;
+            ck_assert_int_eq(mdt_generic_params(ctx, &rids, &n, img, owner), 0);
+            ck_assert_int_eq(mdt_generic_params(NULL, NULL, &count, img, owner), 0);
+            ck_assert_uint_eq(count, n);
+            ck_assert(n ? rids != NULL : rids == NULL);
+            for (size_t i = 0; i < n; i++) {
+                mdt_row r;
+                uint32_t tok;
+                ck_assert_uint_ge(rids[i], 1);
+                ck_assert_uint_le(rids[i], rows);
+                ck_assert_int_eq(seen[rids[i]]++, 0);
+                ck_assert_int_eq(mdt_row_get(&r, img, MDT_TABLE_GenericParam, rids[i]), 0);
+                ck_assert_int_eq(mdt_row_token(&tok, &r, MDT_COL_GenericParam_Owner), 0);
+                ck_assert_uint_eq(tok, owner);
+                /* C# numbers them 0, 1, ... in declaration order */
+                ck_assert_uint_eq(mdt_row_raw(&r, MDT_COL_GenericParam_Number), i);
+            }
+            total += (uint32_t)n;
+            talloc_free(rids);
+        }
+    }
+    ck_assert_uint_eq(total, rows);
+
+    rids = (uint32_t *)&rows;
+    ck_assert_int_eq(mdt_generic_params(ctx, &rids, &n, img, MDT_TOKEN(MDT_TABLE_Field, 1)),
+                     MDT_EINVAL);
+    ck_assert_ptr_null(rids);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(mdt_generic_params(ctx, &rids, NULL, img, MDT_TOKEN(MDT_TABLE_TypeDef, 1)),
+                     MDT_EINVAL);
+    ck_assert_int_eq(mdt_generic_params(ctx, &rids, &n, NULL, MDT_TOKEN(MDT_TABLE_TypeDef, 1)),
+                     MDT_EINVAL);
+    talloc_free(ctx);
+}
+END_TEST
+
 START_TEST(damaged_runs_end_with_bounded_errors)
 {
     void *ctx = talloc_new(NULL);
@@ -403,6 +456,7 @@ Suite *suite(void)
     tcase_add_test(tc, type_or_member_tokens);
     tcase_add_test(tc, owners_of_params_properties_events);
     tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, generic_params_of_every_owner);
     tcase_add_test(tc, damaged_runs_end_with_bounded_errors);
     tcase_add_test(tc, members_through_a_damaged_ptr_table);
     suite_add_tcase(s, tc);

@@ -136,6 +136,21 @@ const char *mdt_type_kind_name(mdt_type_kind kind);
  * Event. Only the table byte is read: the row is not looked up. */
 bool mdt_token_is_type_or_member(uint32_t token);
 
+/* The GenericParam rows of a TypeDef or MethodDef (ECMA-335 II.22.20: the
+ * rows whose Owner is `owner`), in Number order (rows of one Number in row
+ * order): a talloc array of row numbers under mem_ctx in *rids (NULL when
+ * there are none), their number in *n. With rids NULL it counts them and
+ * allocates nothing. The rows are found by a lookup on the Owner column
+ * (a binary search when the table is sorted, as II.22 requires). At most
+ * 65536 (Number is 2 bytes): an owner claimed by more rows is damaged.
+ * On failure *n is 0 and *rids NULL. Errors: MDT_EINVAL (no image, no n,
+ * or owner not a TypeDef or MethodDef token), MDT_ENOMEM, MDT_EBADIMAGE
+ * (more than 65536 rows claim the owner), and the located error of a
+ * GenericParam row that cannot be read (MDT_ETRUNC, MDT_ENOTFOUND).
+ * Thread-safe on an open image. */
+int mdt_generic_params(void *mem_ctx, uint32_t **rids, size_t *n, const mdt_image *img,
+                       uint32_t owner);
+
 #ifdef __cplusplus
 }
 #endif
