@@ -214,13 +214,18 @@ void mdp_core_free(mdp_core *core)
         return;
     atomic_store(&core->ops_live, 0);
     mdp_termsig_detach(core);
-    mdp_wall_free(core);
-    if (!atomic_load(&core->finished)) {
-        atomic_store(&core->finished, 1);
+    int zero = 0;
+    if (atomic_compare_exchange_strong(&core->finished, &zero, 1)) {
+        /* nobody finishes this core now: stop its signals here */
+        mdp_wall_stop(core);
         mdp_sampler_stop(core);
     }
     mdp_drain_stop(core);
+    /* a finish running on the drain thread stops the wall thread itself:
+     * free it only once that thread has returned (two joins of one thread
+     * are undefined; TSan saw the finish's stop race this free) */
     mdp_drain_join(core);
+    mdp_wall_free(core);
     mdp_sampler_free(core);
     mdp_sampler_quiesce(core);
     pthread_mutex_lock(&core->drain_lock);
