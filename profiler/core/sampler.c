@@ -223,19 +223,34 @@ static uintptr_t osr_frame(const mdp_core *core, uintptr_t fp, uintptr_t saved, 
  * and a saved RBP of its own that is 0 or above it) is
  * taken for the caller's RBP (at most 512 words up). The libc frames in
  * between are skipped, as for a leaf that keeps no frame. 0: none. */
+static int code_return(const mdp_core *core, uintptr_t ret)
+{
+    return ret >= 4096 && (mdp_wall_code_signal_safe(core, ret - 1) || managed_return(core, ret));
+}
+
 static uintptr_t saved_fp(const mdp_core *core, uintptr_t sp, uintptr_t lo, uintptr_t hi)
 {
     if (sp < lo || sp >= hi || (sp & 7))
         return 0;
-    for (uintptr_t a = sp; a < hi && a < sp + 512 * 8; a += 8) {
-        uintptr_t f = *(const uintptr_t *)a;
-        if (f <= a || f > hi - 16 || (f & 7))
-            continue;
-        uintptr_t up = ((const uintptr_t *)f)[0], ret = ((const uintptr_t *)f)[1];
-        if (ret >= 4096 && (up == 0 || (up > f && up <= hi - 16 && !(up & 7))) &&
-            (mdp_wall_code_signal_safe(core, ret - 1) || managed_return(core, ret)))
-            return f;
-    }
+    /* Two passes: first a record whose caller's record holds a return into
+     * code too (a stale record left by an earlier call, with a saved RBP of
+     * 0 or pointing at junk, is what fooled one pass: the walk then ended
+     * inside pthread_cond_wait, seen under ASan's interceptors); then, for
+     * a thread at its root, one whose saved RBP is 0. */
+    for (int pass = 0; pass < 2; pass++)
+        for (uintptr_t a = sp; a < hi && a < sp + 512 * 8; a += 8) {
+            uintptr_t f = *(const uintptr_t *)a;
+            if (f <= a || f > hi - 16 || (f & 7))
+                continue;
+            uintptr_t up = ((const uintptr_t *)f)[0], ret = ((const uintptr_t *)f)[1];
+            if (!code_return(core, ret))
+                continue;
+            if (pass == 0 && up > f && up <= hi - 16 && !(up & 7) &&
+                code_return(core, ((const uintptr_t *)up)[1]))
+                return f;
+            if (pass == 1 && (up == 0 || (up > f && up <= hi - 16 && !(up & 7))))
+                return f;
+        }
     return 0;
 }
 

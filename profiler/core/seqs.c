@@ -114,7 +114,8 @@ int mdp_core_retire(mdp_core *core, uint64_t floor, int force)
     uint64_t unloads = atomic_load(&core->life->unloads);
     if (!force) {
         uint64_t since = unloads - core->life->retire_unloads;
-        if (since == 0 || (since < MDP_RETIRE_BATCH && now - core->life->retire_last_ms < MDP_RETIRE_MS))
+        if (since == 0 ||
+            (since < MDP_RETIRE_BATCH && now - core->life->retire_last_ms < MDP_RETIRE_MS))
             return 0;
         if (since < MDP_RETIRE_BATCH && !worth_retiring(core, since)) {
             core->life->retire_last_ms = now; /* look again after another while */

@@ -675,7 +675,7 @@ START_TEST(test_retire_waits_for_enough_tombstones)
     ck_assert_int_ge(mdp_ev_function_unload(core, mdp_seq(core), 0xfe000), 0);
     /* 10 s went by since the last retirement (unsigned: the difference is
      * what is compared) */
-    core->retire_last_ms = mdp_elapsed_ms(core) - 10001;
+    core->life->retire_last_ms = mdp_elapsed_ms(core) - 10001;
     ck_assert_int_eq(mdp_core_retire(core, 0, 0), 0);
     mdt_idmap_stats_get(&st, core->map);
     ck_assert_uint_eq(st.functions_dead, 1);
@@ -684,7 +684,7 @@ START_TEST(test_retire_waits_for_enough_tombstones)
         ck_assert_int_ge(mdp_ev_function_unload(core, mdp_seq(core), 0xfe000 + 8 * n), 0);
     /* the last look was just now: not again for 10 s */
     ck_assert_int_eq(mdp_core_retire(core, 0, 0), 0);
-    core->retire_last_ms = mdp_elapsed_ms(core) - 10001;
+    core->life->retire_last_ms = mdp_elapsed_ms(core) - 10001;
     ck_assert_int_eq(mdp_core_retire(core, 0, 0), (int)n);
     mdt_idmap_stats_get(&st, core->map);
     ck_assert_uint_eq(st.functions_dead, 0);

@@ -107,7 +107,8 @@ static void calls_on_row(void *ctx, struct tally *t, const mdt_image *img, unsig
             break;
         case MDT_COLK_LIST:
             CHECK_CALL(t, mdt_row_range(&u32, &u32b, &row, c), "range of 0x%08x", token);
-            /* fall through: a list cell is a token too */
+            /* a list cell is a token too */
+            __attribute__((fallthrough));
         case MDT_COLK_TAB:
         case MDT_COLK_CODED:
             CHECK_CALL(t, mdt_row_token(&u32, &row, c), "token cell of 0x%08x", token);
