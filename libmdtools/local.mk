@@ -140,6 +140,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/generics/typetree.c \
 	libmdtools/generics/members.c \
 	libmdtools/generics/names.c \
+	libmdtools/generics/prefetch.c \
 	libmdtools/generics/metaname.c \
 	libmdtools/generics/gparams.c \
 	libmdtools/generics/gen_int.h \

@@ -179,6 +179,11 @@ static inline const mdb_frame *mdb_peek_plain(const mdb_modcache *c, const char 
  * keeps (no such row, a table that names nothing, the modules' share of
  * the budget full): the line then goes through mdb_record_parse. */
 const mdb_frame *mdb_resolve_plain_row(mdb_resolver *r, mdb_module *m, uint32_t token);
+/* Ask for what naming the row of a line met for the first time will read
+ * (mdt_token_name_prefetch, `step` 0 then 1, with this thread's type name
+ * cache of the module): run.c does it for the lines it looks at ahead. */
+void mdb_resolver_prefetch(const mdb_resolver *r, const mdb_module *m, uint32_t token,
+                           unsigned step);
 /* The thread's module caches (for mdb_peek_plain). */
 const mdb_modcache *mdb_resolver_modcache(const mdb_resolver *r);
 

@@ -188,3 +188,10 @@ const mdb_modcache *mdb_resolver_modcache(const mdb_resolver *r)
 {
     return r->mods;
 }
+
+void mdb_resolver_prefetch(const mdb_resolver *r, const mdb_module *m, uint32_t token,
+                           unsigned step)
+{
+    const mdt_name_cache *c = m->id < r->nnames ? r->names[m->id].full : NULL;
+    mdt_token_name_prefetch(m->img, token, c, step);
+}

@@ -95,6 +95,45 @@ static uint32_t *expected_owners(const uint32_t *starts, struct shape s)
     return own;
 }
 
+/* mdt_token_name_prefetch (generics/prefetch.c) on every method and on
+ * tokens it cannot follow (rid 0, past the table or the readable rows,
+ * another table, a NULL image), both steps, before and after the owner
+ * index is built, with no cache and with one: it reads the same rows and
+ * index as the owner queries (ASan: nothing outside them), and never
+ * records an error. */
+static void prefetch_round(const mdt_image *img, uint32_t nmethods, const mdt_name_cache *c)
+{
+    static const uint32_t odd[] = {MDT_TOKEN(MDT_TABLE_MethodDef, 0),
+                                   MDT_TOKEN(MDT_TABLE_MethodDef, 0xFFFFFF),
+                                   MDT_TOKEN(MDT_TABLE_Field, 1),
+                                   MDT_TOKEN(MDT_TABLE_TypeDef, 1),
+                                   MDT_TOKEN(MDT_TABLE_Param, 1),
+                                   0xFFFFFFFF,
+                                   0};
+    for (unsigned step = 0; step < 3; step++) {
+        for (uint32_t m = 1; m <= nmethods + 2; m++)
+            mdt_token_name_prefetch(img, MDT_TOKEN(MDT_TABLE_MethodDef, m), c, step);
+        for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+            mdt_token_name_prefetch(img, odd[i], c, step);
+        mdt_token_name_prefetch(NULL, MDT_TOKEN(MDT_TABLE_MethodDef, 1), c, step);
+    }
+    ck_assert_int_eq(mdt_error_last()->code, MDT_OK);
+}
+
+static void prefetch_all(const mdt_image *img, uint32_t nmethods)
+{
+    mdt_name_cache *c = NULL;
+    uint32_t owner;
+    mdt_error_clear();
+    prefetch_round(img, nmethods, NULL); /* the index not built yet */
+    if (nmethods)
+        ck_assert_int_eq(mdt_member_owner(&owner, img, MDT_TOKEN(MDT_TABLE_MethodDef, 1)), 0);
+    ck_assert_int_eq(mdt_name_cache_new(NULL, &c, img, MDT_STYLE_FULL, 0), 0);
+    prefetch_round(img, nmethods, NULL);
+    prefetch_round(img, nmethods, c);
+    talloc_free(c);
+}
+
 static void check_owners(const uint32_t *starts, uint32_t ntypes, uint32_t nmethods,
                          uint32_t cut_rows)
 {
@@ -107,6 +146,7 @@ static void check_owners(const uint32_t *starts, uint32_t ntypes, uint32_t nmeth
     ck_assert_int_eq(mdt_image_open_buffer(ctx, &img, "owners", b, len, 0), 0);
     ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_TypeDef), ntypes);
     ck_assert_uint_eq(mdt_table_rows(img, MDT_TABLE_MethodDef), nmethods);
+    prefetch_all(img, nmethods);
     /* Backwards, so the first query is for the last method (cut or not:
      * the TypeDef rows still say who owns it). */
     for (uint32_t m = nmethods; m >= 1; m--) {

@@ -183,6 +183,22 @@ int mdt_sig_name_buf(char *buf, size_t size, size_t *len, const mdt_sig *sig,
 int mdt_token_name_buf(char *buf, size_t size, size_t *len, const mdt_image *img, uint32_t token,
                        const mdt_name_opts *opts);
 
+/* Ask the memory system, without waiting, for what naming a MethodDef or
+ * Field token (mdt_token_name_buf and the others) reads first: for a
+ * caller that knows which tokens it will name a little later, at random
+ * over large images (mdinspect batch), so that their cache misses overlap.
+ * In two steps, each needing what the one before asked for to have
+ * arrived, so a few hundred instructions apart (e.g. over the next few
+ * tokens): step 0 asks for the token's row and its slot in the owner
+ * index; step 1 reads them and asks for the name in #Strings and the
+ * owner's name in `cache` (may be NULL; the cache the caller will name
+ * with, which no other thread may be filling meanwhile). Reads nothing the
+ * printer would not, changes nothing, records no error and cannot fail; a
+ * token of another table, a row outside the tables stream or an index not
+ * yet built asks for less or nothing. */
+void mdt_token_name_prefetch(const mdt_image *img, uint32_t token, const mdt_name_cache *cache,
+                             unsigned step);
+
 /* The metadata name of a type or member token (doc/names.md): the name
  * mdt_token_name prints in the full style with MDT_NAME_METADATA, every
  * type as stored (``Dictionary`2``, ``List`1<System.Int32>::Add``), which
