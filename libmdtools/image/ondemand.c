@@ -29,8 +29,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <talloc.h>
 #include <unistd.h>
@@ -96,6 +98,27 @@ static bool same_time(const struct timespec *a, const struct timespec *b)
     return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
+/* The whole pages of [p, p + n) made present before a read fills them:
+ * one call, where the read's copy into fresh pages took a page fault for
+ * each (7,800 of the 10,000 faults of `mdinspect batch` over the Mono
+ * framework, whose 129 modules' metadata is 26 MB: about a tenth less
+ * system time for the reads, bench/README.md, issue 28, branch batch7).
+ * Only for runs of several pages; only advice: a kernel without
+ * MADV_POPULATE_WRITE (before Linux 5.14) says EINVAL and the read faults
+ * the pages in as before. */
+static void populate(uint8_t *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t b = ((uintptr_t)p + n) & ~(page - 1);
+    if (b > a && b - a >= 16 * page)
+        (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 /* Read chunks [k, end) into the reservation; the lock is held and none of
  * them is read yet. */
 static int read_chunks(struct mdt_ondemand *od, size_t k, size_t end)
@@ -132,6 +155,7 @@ static int read_chunks(struct mdt_ondemand *od, size_t k, size_t end)
                          "its bytes are no longer those of the image",
                          od->size, (unsigned long long)st.st_size);
     }
+    populate(od->buf + off, (size_t)(stop - off));
     got = mdt__read_at(fd, od->buf + off, (size_t)(stop - off), off);
     if (fd != od->fd)
         close(fd);
