@@ -108,13 +108,41 @@ static struct cached *cache_slot(struct fmt *f, const struct mdt_image *img, uin
     return rid && rid <= c->ntr ? &c->tr[rid] : NULL;
 }
 
+/* Cached names are packed into chunks of CACHE_CHUNK bytes under the
+ * cache, those longer than CACHE_OWN each in a block of its own: a talloc
+ * block a name cost its header (~100 bytes) on every name, and a run
+ * naming the framework's 25,000 types took 1,800 page faults for them
+ * (bench/README.md, issue 28, branch batch7). Freed with the cache. */
+#define CACHE_CHUNK 16384
+#define CACHE_OWN 1024
+
+static char *cache_keep(mdt_name_cache *c, const char *s, size_t n)
+{
+    char *p;
+    if (n >= CACHE_OWN)
+        return talloc_strndup(c, s, n);
+    if (c->room_left < n + 1) {
+        if (!(c->room = talloc_size(c, CACHE_CHUNK))) {
+            c->room_left = 0;
+            return NULL;
+        }
+        c->room_left = CACHE_CHUNK;
+    }
+    p = c->room;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    c->room += n + 1;
+    c->room_left -= n + 1;
+    return p;
+}
+
 /* Keep what was printed since `start` as the slot's name; its first
  * `bare` bytes are the name without a parameter list. */
 static void cache_store(struct fmt *f, struct cached *slot, size_t start, size_t bare)
 {
     if (!slot || f->out.failed || f->out.len - start > UINT32_MAX)
         return;
-    char *s = talloc_strndup(f->cache, f->out.buf + start, f->out.len - start);
+    char *s = cache_keep(f->cache, f->out.buf + start, f->out.len - start);
     if (s) {
         slot->s = s;
         slot->len = (uint32_t)(f->out.len - start);
