@@ -130,7 +130,8 @@ struct mdp_module {
     const uint32_t *rf;
     uint32_t nrf;
     /* its ReadyToRun debug info (codemap.c: opened on the drain thread at
-     * the first IL map of its code, under ctx), and whether that was tried */
+     * the first IL map of its code, a talloc context of its own, freed with
+     * the module), and whether that was tried */
     struct mdt_r2r_debug *r2r_debug;
     int r2r_debug_tried;
 };

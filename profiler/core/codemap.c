@@ -105,7 +105,9 @@ static const mdt_r2r_debug *module_debug(struct mdp_module *m)
 {
     if (!m->r2r_debug_tried) {
         m->r2r_debug_tried = 1;
-        if (m->image && m->ctx && m->rf && mdt_r2r_debug_open(&m->r2r_debug, m->ctx, m->image))
+        /* its own talloc context, not the module's (whose image other
+         * threads read); freed with the module (modules.c) */
+        if (m->image && m->rf && mdt_r2r_debug_open(&m->r2r_debug, NULL, m->image))
             mdt_error_clear();
     }
     return m->r2r_debug;
