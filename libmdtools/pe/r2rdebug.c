@@ -176,12 +176,13 @@ static int seek_rva(rd *r, uint32_t sec_rva, uint64_t rva, const char *what)
  * MDT_ENOTFOUND when the sparse array has no element there. */
 static int array_get(rd *r, const mdt_r2r_debug *d, uint32_t index, uint32_t *at)
 {
-    uint32_t hdr, base, n, width;
+    uint32_t hdr, n, width;
+    uint64_t base;
     int e;
     r->pos = 0;
     if ((e = native_unsigned(r, &hdr, "DebugInfo array header")))
         return e;
-    base = d->dbg_rva + (uint32_t)r->pos;
+    base = (uint64_t)d->dbg_rva + r->pos;
     n = hdr >> 2;
     width = hdr & 3; /* block offsets of 1, 2 or 4 bytes */
     if (index >= n)
@@ -189,13 +190,13 @@ static int array_get(rd *r, const mdt_r2r_debug *d, uint32_t index, uint32_t *at
     if (width == 3)
         return rd_fail(r, MDT_EBADIMAGE, "DebugInfo array: block offset width code 3");
     size_t w = width == 0 ? 1 : width == 1 ? 2 : 4;
-    uint64_t slot = (uint64_t)base + (uint64_t)(index / 16) * w;
+    uint64_t slot = base + (uint64_t)(index / 16) * w;
     if ((e = seek_rva(r, d->dbg_rva, slot, "DebugInfo block offset")))
         return e;
     const uint8_t *p;
     if ((e = rd_bytes(r, &p, w, "DebugInfo block offset")))
         return e;
-    uint64_t off = (uint64_t)base + (w == 1 ? p[0] : w == 2 ? le16(p) : le32(p));
+    uint64_t off = base + (w == 1 ? p[0] : w == 2 ? le16(p) : le32(p));
     /* a binary tree over the block's 16 elements: 4 levels */
     for (uint32_t bit = 8; bit; bit >>= 1) {
         uint32_t v;
