@@ -166,6 +166,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/pe/headers.c \
 	libmdtools/pe/debugdata.c \
 	libmdtools/pe/r2r.c \
+	libmdtools/pe/r2rdebug.c \
 	libmdtools/pe/win32res.c \
 	libmdtools/pe/version.c \
 	libmdtools/strongname/sn_int.h \

@@ -129,6 +129,11 @@ struct mdp_module {
      * in a readable range): nrf (begin, end, unwind) RVA triples, sorted */
     const uint32_t *rf;
     uint32_t nrf;
+    /* its ReadyToRun debug info (codemap.c: opened on the drain thread at
+     * the first IL map of its code, a talloc context of its own, freed with
+     * the module), and whether that was tried */
+    struct mdt_r2r_debug *r2r_debug;
+    int r2r_debug_tried;
 };
 
 enum mdp_frame_kind {
@@ -152,7 +157,12 @@ struct mdp_stats {
     uint64_t native_module;            /* native frames named by an ELF object */
     uint64_t act[16];                  /* samples by activity (native.h) */
     uint64_t heap_walks, heap_walk_ns; /* heap.c */
-    unsigned drain_cycles;             /* the drain thread's passes (drainloop.c) */
+    /* codemap.c: code versions' IL maps read from the mapped image, asked
+     * of the runtime, and (ilmaps=check) the two compared, with the CPU
+     * time of each way */
+    uint64_t ilmap_image, ilmap_runtime, ilmap_agree, ilmap_disagree;
+    uint64_t ilmap_image_ns, ilmap_runtime_ns;
+    unsigned drain_cycles; /* the drain thread's passes (drainloop.c) */
 #ifdef MDP_BENCH_CLOCK
     /* bench builds only: the TSC when the core started (to convert ticks
      * to ns), what two back-to-back reads of the thread's CPU clock measure

@@ -1,8 +1,17 @@
 /* Code versions: where each version of a function's native code lies (its
  * regions, recorded at JIT time together with the map's code ranges) and,
- * fetched from the runtime the first time a sample needs it, its
- * IL-to-native map, so the drain can give each frame the IL offset of the
- * sampled instruction (a leaf) or of the call (a caller).
+ * found the first time a sample needs it, its IL-to-native map, so the
+ * drain can give each frame the IL offset of the sampled instruction (a
+ * leaf) or of the call (a caller).
+ *
+ * The map of ReadyToRun code (a version starting where one of its module's
+ * runtime functions starts, inside the image's own executable mappings) is
+ * read from the image as the loader mapped it (mdt_r2r_bounds: its
+ * DebugInfo section, the list the runtime would give); any other code, or
+ * any failure there, asks the runtime (GetILToNativeMapping3), which costs
+ * a compiler process a few ms of its 2% (issue 24). A tier-1 rejit of a
+ * ReadyToRun method is JIT code, outside the image: the runtime's. With
+ * ilmaps=check both are asked and compared, and #stats counts agreement.
  *
  * Every version counts: tier-0 code, its tier-1 replacement and OSR code all
  * stay executable and each has its own regions and map. An address reused
@@ -10,8 +19,13 @@
  * that lived there before is never applied to the new code. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <mdtools/errors.h>
+#include <mdtools/pe.h>
 
 #include "core/base.h"
 #include "core/naming.h"
@@ -78,18 +92,90 @@ static int by_start(const void *a, const void *b)
     return x->end < y->end ? -1 : x->end > y->end;
 }
 
-/* An empty map is cached too (as n == 0) so a method without one is asked
- * about once. */
-const struct mdp_ilmap *mdp_code_ilmap(mdp_core *core, const struct mdp_region *r)
+static uint64_t cpu_ns(void)
 {
-    struct mdp_ilmap *m = mdp_pmap_get(&core->naming->ilmaps, r->version, r->serial);
-    if (m)
-        return m->n ? m : NULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The module's ReadyToRun debug info, opened at its first use (mods_lock
+ * held); NULL when the module has none. */
+static const mdt_r2r_debug *module_debug(struct mdp_module *m)
+{
+    if (!m->r2r_debug_tried) {
+        m->r2r_debug_tried = 1;
+        /* its own talloc context, not the module's (whose image other
+         * threads read); freed with the module (modules.c) */
+        if (m->image && m->rf && mdt_r2r_debug_open(&m->r2r_debug, NULL, m->image))
+            mdt_error_clear();
+    }
+    return m->r2r_debug;
+}
+
+/* The IL map of version r from its module's image: NULL when r is not
+ * ReadyToRun code of a live module, or the image's debug info says
+ * nothing usable (the caller asks the runtime). drain_lock held: the
+ * image lives while it is (unloads take it). */
+static struct mdp_ilmap *image_ilmap(mdp_core *core, const struct mdp_region *r)
+{
+    mdt_idmap_function_info fi;
+    if (r->base != 0 || mdt_idmap_function_lookup(&fi, NULL, 0, core->map, r->fn, r->fn_gen) != 0)
+        return NULL;
+    const mdt_r2r_debug *d = NULL;
+    uintptr_t base = 0;
+    pthread_mutex_lock(&core->mods_lock);
+    struct mdp_module *m = mdp_module_get(core, fi.module);
+    if (m && m->rf && (uintptr_t)m->base <= r->version &&
+        r->version - (uintptr_t)m->base <= UINT32_MAX) {
+        /* only code inside the image's own executable mappings */
+        for (size_t i = 0; i < m->nexec && !d; i++) {
+            uintptr_t lo = (uintptr_t)m->exec[i].start;
+            if (r->version >= lo && r->version - lo < m->exec[i].len)
+                d = module_debug(m);
+        }
+        base = (uintptr_t)m->base;
+    }
+    pthread_mutex_unlock(&core->mods_lock);
+    uint32_t index;
+    if (!d || mdt_r2r_function_at(&index, d, (uint32_t)(r->version - base)) != 0) {
+        mdt_error_clear();
+        return NULL;
+    }
+    mdt_r2r_bound buf[64], *b = buf;
+    size_t cap = sizeof buf / sizeof buf[0], n = 0;
+    int e = mdt_r2r_bounds(b, cap, &n, d, index, MDT_R2R_BOUNDS_RUNTIME);
+    if (e == 0 && n > cap) { /* a large method: again, into a buffer of its raw count */
+        cap = n;
+        if (!(b = malloc(cap * sizeof *b)))
+            return NULL;
+        e = mdt_r2r_bounds(b, cap, &n, d, index, MDT_R2R_BOUNDS_RUNTIME);
+    }
+    struct mdp_ilmap *out = NULL;
+    if (e == 0 && n <= cap && (out = malloc(sizeof *out + (n ? n : 1) * sizeof out->e[0]))) {
+        out->n = n;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t end = b[i].native_end;
+            if (b[i].source & MDT_R2R_SOURCE_END_UNKNOWN)
+                end = (uint32_t)r->size; /* what the runtime gives: the code's size */
+            out->e[i] = (struct mdp_il_entry){b[i].il, b[i].native_start, end};
+        }
+    }
+    if (e)
+        mdt_error_clear();
+    if (b != buf)
+        free(b);
+    return out;
+}
+
+/* The runtime's IL map of version r (malloc), NULL when it has none. */
+static struct mdp_ilmap *runtime_ilmap(mdp_core *core, const struct mdp_region *r)
+{
     if (!mdp_ops_live(core) || !core->ops.il_map)
         return NULL;
     size_t cap = 64;
     for (int tries = 0; tries < 4; tries++) {
-        m = malloc(sizeof *m + cap * sizeof m->e[0]);
+        struct mdp_ilmap *m = malloc(sizeof *m + cap * sizeof m->e[0]);
         if (!m)
             return NULL;
         int n = core->ops.il_map(core->ops.payload, r->version, m->e, cap);
@@ -97,17 +183,110 @@ const struct mdp_ilmap *mdp_code_ilmap(mdp_core *core, const struct mdp_region *
             n = 0;
         if ((size_t)n <= cap) {
             m->n = (size_t)n;
-            qsort(m->e, m->n, sizeof m->e[0], by_start);
-            if (mdp_pmap_put(&core->naming->ilmaps, r->version, r->serial, m) != 0) {
-                free(m);
-                return NULL;
-            }
-            return m->n ? m : NULL;
+            return m;
         }
         free(m);
         cap = (size_t)n;
     }
     return NULL;
+}
+
+static int by_entry(const void *a, const void *b)
+{
+    const struct mdp_il_entry *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return x->il < y->il ? -1 : x->il > y->il;
+}
+
+/* ilmaps=check: the image's map against the runtime's, entry for entry
+ * (both in one order); a difference is noted (the first few). */
+static void check(mdp_core *core, const struct mdp_region *r, struct mdp_ilmap *img,
+                  struct mdp_ilmap *rt)
+{
+    qsort(img->e, img->n, sizeof img->e[0], by_entry);
+    qsort(rt->e, rt->n, sizeof rt->e[0], by_entry);
+    size_t i = 0;
+    while (i < img->n && i < rt->n && memcmp(&img->e[i], &rt->e[i], sizeof img->e[0]) == 0)
+        i++;
+    if (i == img->n && i == rt->n) {
+        core->stats.ilmap_agree++;
+        return;
+    }
+    if (core->stats.ilmap_disagree++ < 8) {
+        struct mdp_il_entry z = {0, 0, 0};
+        const struct mdp_il_entry *a = i < img->n ? &img->e[i] : &z,
+                                  *b = i < rt->n ? &rt->e[i] : &z;
+        mdp_note(core,
+                 "IL map of the code at %#" PRIxPTR " (%zu bytes): the image's %zu entries, "
+                 "the runtime's %zu; entry %zu: image il %#x %#x-%#x, runtime il %#x %#x-%#x",
+                 r->version, r->size, img->n, rt->n, i, a->il, a->start, a->end, b->il, b->start,
+                 b->end);
+    }
+}
+
+/* ilmaps=check: both ways, timed, compared; the runtime's map is kept.
+ * Which goes first alternates: the first pays for reading the image's
+ * pages (both read the same DebugInfo bytes). */
+static struct mdp_ilmap *check_both(mdp_core *core, const struct mdp_region *r)
+{
+    struct mdp_ilmap *img = NULL, *rt = NULL;
+    uint64_t t_img = 0, t_rt = 0;
+    int image_first = (core->stats.ilmap_image & 1) == 0;
+    for (int k = 0; k < 2; k++) {
+        uint64_t t0 = cpu_ns();
+        if ((k == 0) == image_first) {
+            img = image_ilmap(core, r);
+            t_img = cpu_ns() - t0;
+        } else {
+            rt = runtime_ilmap(core, r);
+            t_rt = cpu_ns() - t0;
+        }
+    }
+    if (!rt) {
+        free(img);
+        return NULL;
+    }
+    core->stats.ilmap_runtime++;
+    if (img) { /* ReadyToRun code: the two compared, each one's time counted */
+        core->stats.ilmap_image++;
+        core->stats.ilmap_image_ns += t_img;
+        core->stats.ilmap_runtime_ns += t_rt;
+        check(core, r, img, rt);
+        free(img);
+    }
+    return rt;
+}
+
+/* An empty map is cached too (as n == 0) so a method without one is asked
+ * about once. */
+const struct mdp_ilmap *mdp_code_ilmap(mdp_core *core, const struct mdp_region *r)
+{
+    struct mdp_ilmap *m = mdp_pmap_get(&core->naming->ilmaps, r->version, r->serial);
+    if (m)
+        return m->n ? m : NULL;
+    int mode = core->cfg.ilmaps;
+    if (mode == MDP_ILMAPS_CHECK) {
+        m = check_both(core, r);
+    } else {
+        struct mdp_ilmap *img = mode == MDP_ILMAPS_IMAGE ? image_ilmap(core, r) : NULL;
+        if (img) {
+            m = img;
+            core->stats.ilmap_image++;
+        } else if ((m = runtime_ilmap(core, r))) {
+            core->stats.ilmap_runtime++;
+        }
+    }
+    if (!m)
+        return NULL;
+    qsort(m->e, m->n, sizeof m->e[0], by_start);
+    if (mdp_pmap_put(&core->naming->ilmaps, r->version, r->serial, m) != 0) {
+        free(m);
+        return NULL;
+    }
+    return m->n ? m : NULL;
 }
 
 static void free_val(void *payload, mdp_key key, void *val)

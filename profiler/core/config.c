@@ -199,6 +199,15 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             cfg->alloc_path = MDP_ALLOC_PATH_CALLBACK;
         else
             goto bad;
+    } else if (strcmp(key, "ilmaps") == 0) {
+        if (is(v, len, "image"))
+            cfg->ilmaps = MDP_ILMAPS_IMAGE;
+        else if (is(v, len, "runtime"))
+            cfg->ilmaps = MDP_ILMAPS_RUNTIME;
+        else if (is(v, len, "check"))
+            cfg->ilmaps = MDP_ILMAPS_CHECK;
+        else
+            goto bad;
     } else if (strcmp(key, "verbose") == 0) {
         if (parse_uint(v, len, 0, 2, &u))
             goto bad;
@@ -216,7 +225,7 @@ bad:
 static const char *const keys[] = {
     "mode",    "rate",    "depth",       "output",       "debug_names", "duration", "samples",
     "elt",     "verbose", "drain_ms",    "flush_ms",     "first_pid",   "notify",   "activities",
-    "threads", "slice",   "wall_budget", "alloc_sample", "alloc_path"};
+    "threads", "slice",   "wall_budget", "alloc_sample", "alloc_path",  "ilmaps"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -274,12 +283,15 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         buf, len,
         "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
         "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;"
-        "alloc_sample=%u;alloc_path=%s;%s%s%soutput=%s",
+        "alloc_sample=%u;alloc_path=%s;ilmaps=%s;%s%s%soutput=%s",
         modes, cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names, cfg->duration_ms,
         cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose, cfg->drain_ms,
         cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
         cfg->wall_budget ? cfg->wall_budget : MDP_WALL_BUDGET, cfg->alloc_sample,
         cfg->alloc_path == MDP_ALLOC_PATH_CALLBACK ? "callback" : "auto",
+        cfg->ilmaps == MDP_ILMAPS_CHECK     ? "check"
+        : cfg->ilmaps == MDP_ILMAPS_RUNTIME ? "runtime"
+                                            : "image",
         cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "", cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;

@@ -87,18 +87,24 @@ typedef struct mdp_config {
                             * event where it has one) or MDP_ALLOC_PATH_CALLBACK (ObjectAllocated) */
 #define MDP_ALLOC_PATH_AUTO 0
 #define MDP_ALLOC_PATH_CALLBACK 1
+    int ilmaps; /* where ReadyToRun code's IL maps come from (codemap.c): the mapped image,
+                 * falling back to the runtime (image, the default), the runtime alone
+                 * (runtime), or both, compared and counted in #stats (check) */
+#define MDP_ILMAPS_IMAGE 0
+#define MDP_ILMAPS_RUNTIME 1
+#define MDP_ILMAPS_CHECK 2
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);
 /* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION,
  * _SAMPLES, _ELT, _VERBOSE, _DRAIN_MS, _FLUSH_MS, _FIRST_PID, _NOTIFY,
- * _ACTIVITIES, _THREADS, _SLICE, _WALL_BUDGET, _ALLOC_SAMPLE, _ALLOC_PATH. Returns 0, or -1 with a
- * message in err for a bad value. */
+ * _ACTIVITIES, _THREADS, _SLICE, _WALL_BUDGET, _ALLOC_SAMPLE, _ALLOC_PATH, _ILMAPS. Returns 0, or
+ * -1 with a message in err for a bad value. */
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen);
 /* Parse "key=value;key=value" (the same keys in lower case: mode, rate,
  * depth, output, debug_names, duration, samples, elt, verbose, drain_ms,
  * flush_ms, first_pid, notify, activities, threads, slice, wall_budget, alloc_sample,
- * alloc_path), `len` bytes; output, when present,
+ * alloc_path, ilmaps), `len` bytes; output, when present,
  * comes last and runs to the end. */
 int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, size_t errlen);
 /* The text form mdp_config_parse reads, into buf. Returns its length or -1

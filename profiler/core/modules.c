@@ -168,6 +168,7 @@ static void free_module(struct mdp_module *m)
 {
     if (!m)
         return;
+    talloc_free(m->r2r_debug); /* codemap.c's handle on its debug info */
     talloc_free(m->ctx);
     free(m->exec);
     free(m->path);

@@ -222,6 +222,17 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
          drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
          core->stats.signals, core->stats.late, core->stats.unwalked, core->stats.drain_cycles);
+    /* IL maps of code versions: read from ReadyToRun images, asked of the
+     * runtime (codemap.c); ilmaps=check adds how the two compared and the
+     * CPU time of each way (us) */
+    putf(o, " ilmaps.image=%" PRIu64 " ilmaps.runtime=%" PRIu64, core->stats.ilmap_image,
+         core->stats.ilmap_runtime);
+    if (core->cfg.ilmaps == MDP_ILMAPS_CHECK)
+        putf(o,
+             " ilmaps.agree=%" PRIu64 " ilmaps.disagree=%" PRIu64 " ilmaps.image_us=%" PRIu64
+             " ilmaps.runtime_us=%" PRIu64,
+             core->stats.ilmap_agree, core->stats.ilmap_disagree,
+             core->stats.ilmap_image_ns / 1000u, core->stats.ilmap_runtime_ns / 1000u);
     if (mdp_wall_mode(core)) {
         char wall[96];
         mdp_wall_stats(core, wall, sizeof wall);

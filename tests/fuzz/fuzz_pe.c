@@ -3,7 +3,8 @@
  * (<mdtools/strongname.h>): the DOS, COFF and optional headers, every
  * section header, the checksum, the data of every debug directory entry
  * through each typed decoder (CodeView, embedded PDB, PDB checksum, perf
- * map), the ReadyToRun header and its sections, the Win32 resource tree and
+ * map), the ReadyToRun header and its sections, the IL-to-native maps of
+ * ReadyToRun code (DebugInfo), the Win32 resource tree and
  * the VS_VERSIONINFO resource, and mdt_strongname_verify(), which parses the
  * assembly's public key blob, hashes the file and runs the RSA step. To
  * reach the key blob parser and the RSA step with blobs mutation makes,
@@ -158,6 +159,54 @@ static void touch_r2r(const mdt_image *img)
         const char *name = mdt_r2r_section_name(s.type);
         sink += s.type + s.rva + s.size + (name ? strlen(name) : 0);
     }
+}
+
+/* The IL-to-native maps of the first and last runtime functions, raw and
+ * as the runtime gives them. Oracles: a count within the cap; the
+ * runtime's form no longer than the raw list, without call instructions,
+ * at most one entry running to the code's end; a function found by its
+ * first byte is the one asked about, or an earlier one beginning there. */
+static void touch_r2r_debug(const mdt_image *img)
+{
+    static mdt_r2r_bound raw[512], rt[512];
+    mdt_r2r_debug *d;
+    void *tmp = talloc_new(NULL);
+    if (!tmp || mdt_r2r_debug_open(&d, tmp, img) != 0) {
+        touch_error();
+        talloc_free(tmp);
+        return;
+    }
+    uint32_t nf = mdt_r2r_debug_functions(d);
+    for (uint32_t k = 0; k < nf && k < 64; k++) {
+        uint32_t i = k < 32 ? k : nf - 1 - (k - 32);
+        size_t nraw = 0, nrt = 0;
+        int e = mdt_r2r_bounds(raw, 512, &nraw, d, i, 0);
+        if (e) {
+            touch_error();
+            continue;
+        }
+        if (nraw > MDT_R2R_BOUNDS_MAX)
+            abort();
+        if (nraw > 512)
+            continue;
+        if (mdt_r2r_bounds(rt, 512, &nrt, d, i, MDT_R2R_BOUNDS_RUNTIME) != 0 || nrt > nraw)
+            abort();
+        unsigned open_end = 0;
+        for (size_t j = 0; j < nrt; j++) {
+            if (rt[j].source & MDT_R2R_SOURCE_CALL_INSTRUCTION)
+                abort();
+            open_end += (rt[j].source & MDT_R2R_SOURCE_END_UNKNOWN) != 0;
+            sink += rt[j].il + rt[j].native_start + rt[j].native_end;
+        }
+        if (open_end > 1)
+            abort();
+        uint32_t at = 0;
+        if (mdt_r2r_function_at(&at, d, raw[0].native_start) == 0)
+            sink += at;
+        else
+            touch_error();
+    }
+    talloc_free(tmp);
 }
 
 static void touch_win32res(void *ctx, const mdt_image *img, size_t input_size)
@@ -394,6 +443,7 @@ static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
         touch_headers(img);
         touch_debug(img);
         touch_r2r(img);
+        touch_r2r_debug(img);
         touch_win32res(ctx, img, size);
         touch_strongname(ctx, img, data, size);
         touch_resources(ctx, img);

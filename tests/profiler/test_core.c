@@ -189,6 +189,16 @@ START_TEST(test_mode_lists)
     ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
     ck_assert_ptr_nonnull(strstr(text, ";alloc_path=callback;"));
     ck_assert_int_ne(mdp_config_parse(&c, "alloc_path=event", 16, err, sizeof err), 0);
+    /* where ReadyToRun code's IL maps come from: the image by default,
+     * check and runtime through the attach text too, kept by the format */
+    ck_assert_int_eq(c.ilmaps, MDP_ILMAPS_IMAGE);
+    ck_assert_int_eq(mdp_config_parse(&c, "ilmaps=check", 12, err, sizeof err), 0);
+    ck_assert_int_eq(c.ilmaps, MDP_ILMAPS_CHECK);
+    ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, ";ilmaps=check;"));
+    ck_assert_int_eq(mdp_config_parse(&c, "ilmaps=runtime", 14, err, sizeof err), 0);
+    ck_assert_int_eq(c.ilmaps, MDP_ILMAPS_RUNTIME);
+    ck_assert_int_ne(mdp_config_parse(&c, "ilmaps=both", 11, err, sizeof err), 0);
 }
 END_TEST
 

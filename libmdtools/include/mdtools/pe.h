@@ -180,6 +180,71 @@ int mdt_r2r_section_read(mdt_r2r_section *out, const mdt_image *img, uint32_t i)
  * for a type the library does not know. */
 const char *mdt_r2r_section_name(uint32_t type);
 
+/* --- ReadyToRun debug info: the IL-to-native maps of precompiled code --- */
+
+/* A handle on a ReadyToRun image's RuntimeFunctions and DebugInfo
+ * sections (opaque; under mem_ctx, valid while the image is open). */
+typedef struct mdt_r2r_debug mdt_r2r_debug;
+
+/* IL offsets that are not offsets (CoreCLR's ICorDebugInfo::MappingTypes) */
+#define MDT_R2R_IL_NO_MAPPING 0xffffffffu
+#define MDT_R2R_IL_PROLOG 0xfffffffeu
+#define MDT_R2R_IL_EPILOG 0xfffffffdu
+/* An entry's source flags (CoreCLR's ICorDebugInfo::SourceTypes values) */
+#define MDT_R2R_SOURCE_STACK_EMPTY 0x02u
+#define MDT_R2R_SOURCE_CALL_SITE 0x04u
+#define MDT_R2R_SOURCE_END_UNKNOWN 0x08u /* the entry runs to the code's end */
+#define MDT_R2R_SOURCE_CALL_INSTRUCTION 0x10u
+/* The most bounds one method's debug info may hold (more: MDT_EBADIMAGE). */
+#define MDT_R2R_BOUNDS_MAX 65536u
+/* mdt_r2r_bounds' flags: the list as the runtime gives it to a profiler
+ * (GetILToNativeMapping), not as the image encodes it. */
+#define MDT_R2R_BOUNDS_RUNTIME 1u
+
+/* One entry of a method's IL-to-native map: native offsets from the
+ * start of the method's code. */
+typedef struct mdt_r2r_bound {
+    uint32_t il;           /* IL offset, or MDT_R2R_IL_* */
+    uint32_t native_start; /* where the entry's code starts */
+    uint32_t native_end;   /* where it ends; 0 in the raw list and with END_UNKNOWN */
+    uint32_t source;       /* MDT_R2R_SOURCE_* */
+} mdt_r2r_bound;
+
+/* Open the debug info of a ReadyToRun image (a file, or an image in memory
+ * as the loader mapped it). Errors: MDT_EINVAL (NULL argument), those of
+ * mdt_r2r_header_read (MDT_ENOTFOUND: not ReadyToRun; MDT_ETRUNC,
+ * MDT_EBADIMAGE), MDT_ENOTFOUND (no RuntimeFunctions or no DebugInfo
+ * section), MDT_EBADIMAGE (RuntimeFunctions not of 12-byte entries),
+ * MDT_EUNSUPPORTED (a component of a composite image), MDT_ENOMEM, and
+ * those of mdt_image_rva (the sections not inside the image: MDT_ETRUNC,
+ * MDT_EBADIMAGE, MDT_ENOTFOUND; MDT_EIO: an image opened with
+ * MDT_OPEN_LAZY whose file changed since the open). */
+int mdt_r2r_debug_open(mdt_r2r_debug **out, void *mem_ctx, const mdt_image *img);
+/* The number of entries in RuntimeFunctions (0 for NULL). */
+uint32_t mdt_r2r_debug_functions(const mdt_r2r_debug *d);
+/* The index of the runtime function that begins exactly at `rva` (a
+ * method's or funclet's first byte). Errors: MDT_EINVAL (NULL argument),
+ * MDT_ENOTFOUND (none begins there), and those of mdt_image_rva
+ * (MDT_ETRUNC, MDT_EBADIMAGE, MDT_ENOTFOUND, MDT_EIO). */
+int mdt_r2r_function_at(uint32_t *index, const mdt_r2r_debug *d, uint32_t rva);
+/* The IL-to-native map of the method whose code begins with runtime
+ * function `index`: *n entries, of which the first min(*n, cap) are
+ * written to out (*n > cap: call again with a larger buffer). Without
+ * flags, the entries as encoded, by native offset (native_end 0). With
+ * MDT_R2R_BOUNDS_RUNTIME, the runtime's list: repeated IL offsets merged,
+ * each entry's end set, the last one's 0 with MDT_R2R_SOURCE_END_UNKNOWN
+ * (the runtime gives the code's size there), call instructions left out;
+ * in native order (the runtime's own is by IL offset). A method without
+ * bounds has *n 0. Errors: MDT_EINVAL (NULL argument, out NULL with cap,
+ * an unknown flag, index past the runtime functions), MDT_ENOTFOUND (no
+ * debug info for that method), MDT_EBADIMAGE (an offset outside
+ * DebugInfo, a malformed number, more than MDT_R2R_BOUNDS_MAX bounds),
+ * MDT_ETRUNC (bounds that end before their count), MDT_EUNSUPPORTED (a
+ * "fat" header, entries wider than 57 bits), and those of mdt_image_rva
+ * (MDT_ETRUNC, MDT_EBADIMAGE, MDT_ENOTFOUND, MDT_EIO). */
+int mdt_r2r_bounds(mdt_r2r_bound *out, size_t cap, size_t *n, const mdt_r2r_debug *d,
+                   uint32_t index, unsigned flags);
+
 /* --- Win32 resources (data directory 2: the .rsrc tree) --- */
 
 #define MDT_WIN32RES_MAX 4096

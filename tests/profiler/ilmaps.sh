@@ -1,0 +1,55 @@
+#!/bin/sh
+# IL maps of ReadyToRun code read from the mapped image (issue 24): a
+# `dotnet build` (MSBuild and the C# compiler run mostly ReadyToRun code of
+# the SDK and the shared framework) profiled with MDPROFILE_ILMAPS=check,
+# which asks the runtime too (GetILToNativeMapping3) for every ReadyToRun
+# code version a sample names and compares the two lists entry for entry.
+# Every process's #stats must count hundreds of maps compared and not one
+# disagreement. Then the Workload with the default (image): its ReadyToRun
+# maps come from the image, the runtime asked only for the rest.
+. "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
+build_programs
+src=$work/ilmaps-src
+rm -rf "$src" "$work"/ilmaps*.log
+cp -R "$top/data/profiler/PluginA" "$src"
+chmod -R u+w "$src"
+rm -rf "$src/obj" "$src/bin"
+(cd "$src" && export MDPROFILE_ILMAPS=check && profile "$work/ilmaps.log" --rate 1000 -- \
+    dotnet build -c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false \
+    >"$work/ilmaps.out" 2>&1) || { cat "$work/ilmaps.out" >&2; fail "the profiled build failed"; }
+python3 - "$work"/ilmaps*.log <<'PY' || fail "IL maps from the image and the runtime differ"
+import re, sys
+tot = {"image": 0, "agree": 0, "disagree": 0, "runtime": 0}
+for path in sys.argv[1:]:
+    text = open(path, encoding="utf-8", errors="replace").read()
+    st = [l for l in text.splitlines() if l.startswith("#stats ")]
+    if not st:
+        sys.exit(f"{path}: no #stats line")
+    kv = dict(re.findall(r"(\S+)=(\S+)", st[-1]))
+    if "ilmaps.agree" not in kv:
+        sys.exit(f"{path}: #stats without ilmaps.agree (ilmaps=check not in effect)")
+    for k in tot:
+        tot[k] += int(kv["ilmaps." + k])
+    for l in text.splitlines():
+        if l.startswith("#") and "IL map of the code" in l:
+            print(f"{path}: {l}", file=sys.stderr)
+print(f"{len(sys.argv) - 1} processes: {tot}")
+if tot["disagree"]:
+    sys.exit(f"{tot['disagree']} maps differ")
+if tot["agree"] != tot["image"]:
+    sys.exit("maps read from the image but not compared")
+if tot["agree"] < 300:
+    sys.exit(f"only {tot['agree']} ReadyToRun maps compared (a build names 1,000s)")
+PY
+log=$work/ilmaps-default.log
+profile "$log" -- dotnet "$workload" threads "$work/ilmaps-default.expected" \
+    >"$work/ilmaps-default.out" 2>&1 || { cat "$work/ilmaps-default.out" >&2; fail "the profiled run failed"; }
+grep '^#stats ' "$log" | python3 -c '
+import re, sys
+kv = dict(re.findall(r"(\S+)=(\S+)", sys.stdin.read()))
+print("default:", {k: v for k, v in kv.items() if k.startswith("ilmaps")})
+if "ilmaps.agree" in kv:
+    sys.exit("ilmaps.agree without ilmaps=check")
+if int(kv.get("ilmaps.image", 0)) < 5:
+    sys.exit("the ReadyToRun maps did not come from the image")
+' || fail "the default did not read IL maps from the image"
