@@ -24,7 +24,10 @@
  * allocation) and appends the sample's time (CLOCK_MONOTONIC_COARSE, read
  * from the vDSO: the record's time slice) and (ip, FunctionID, generation)
  * triples to the thread's preallocated ring, when the ring has room for the deepest walk
- * (else the sample is dropped, never cut short). A managed frame's caller
+ * (else the sample is dropped, never cut short). Callers' addresses are
+ * looked up through the slot's walk cache (below: the map's answer and
+ * the method's unwind step, kept while the map's code counters say they
+ * hold). A managed frame's caller
  * comes from its prolog (unwind.c) and must land in code the map knows or
  * right after a call in a module image's code (execmap.c: ReadyToRun code
  * not learnt yet). Return addresses are recorded minus one, so that a
