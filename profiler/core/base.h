@@ -85,6 +85,19 @@ struct mdp_wentry {
     uint64_t size;
     mdp_unwind_step step; /* fn set: its prolog's step (kind 0: not decoded yet) */
 } __attribute__((aligned(64)));
+/* The entries the thread's last walk used, in order: the next walk
+ * prefetches them all at its start, so that their cache misses (the
+ * thread ran 1-4 ms of its own work since) overlap instead of coming one
+ * per frame, each behind the previous frame's stack read (a thread's
+ * callers change little from one sample to the next). Prefetching the
+ * stack and the ring's lines as well was slower (bench/profiler/README.md,
+ * "the handler's cold walk"). */
+#define MDP_WCACHE_LAST 64u
+struct mdp_wcache {
+    struct mdp_wentry e[MDP_WCACHE_ENTRIES];
+    uint16_t last[MDP_WCACHE_LAST];
+    unsigned nlast;
+};
 
 struct mdp_slot {
     _Atomic int state;
@@ -97,7 +110,7 @@ struct mdp_slot {
     unsigned retired_cycles;
     mdp_ring ring;
     uint64_t *ringbuf;
-    struct mdp_wentry *wcache; /* MDP_WCACHE_ENTRIES (sampler.c); NULL: walks look everything up */
+    struct mdp_wcache *wcache; /* sampler.c; NULL: walks look everything up */
     _Atomic uint64_t samples, drops, stray;
     _Atomic uint64_t wall_seen; /* wall.c: the wall tick of the thread's last sample */
     /* activity.c: what the runtime is doing on the thread (the handler reads

@@ -149,25 +149,34 @@ static void chain(int sig, siginfo_t *si, void *uc)
  * blocked inside the handler); registration empties it before the slot is
  * active. Leaves are not cached: their addresses seldom repeat. */
 struct wc {
-    struct mdp_wentry *e; /* NULL: no cache */
+    struct mdp_wcache *w; /* NULL: no cache */
     uint64_t removals, changes;
+    unsigned nused; /* entries this walk used so far (w->last) */
 };
 
 static inline struct mdp_wentry *wc_slot(const struct wc *c, uintptr_t ip)
 {
-    return &c->e[(ip * 0x9e3779b97f4a7c15u) >> (64 - 9)];
+    return &c->w->e[(ip * 0x9e3779b97f4a7c15u) >> (64 - 9)];
+}
+
+/* An entry a caller's frame used, for the next walk's prefetch. */
+static inline void wc_used(struct wc *c, const struct mdp_wentry *x)
+{
+    if (c->nused < MDP_WCACHE_LAST)
+        c->w->last[c->nused++] = (uint16_t)(x - c->w->e);
 }
 
 /* mdt_idmap_ip_lookup through the cache; *e: the entry that holds the
  * answer now (NULL when not cached). */
-static int cached_lookup(const struct wc *c, const mdp_core *core, uintptr_t ip,
-                         mdt_idmap_code_range *r, struct mdp_wentry **e)
+static int cached_lookup(struct wc *c, const mdp_core *core, uintptr_t ip, mdt_idmap_code_range *r,
+                         struct mdp_wentry **e)
 {
     _Static_assert(MDP_WCACHE_ENTRIES == 1u << 9, "wc_slot's shift");
     *e = NULL;
-    if (!c->e)
+    if (!c->w)
         return mdt_idmap_ip_lookup(r, core->map, ip);
     struct mdp_wentry *x = wc_slot(c, ip);
+    wc_used(c, x);
     if (x->ip == ip && x->epoch == (x->fn ? c->removals : c->changes)) {
         *e = x;
         if (!x->fn)
@@ -193,7 +202,7 @@ static int cached_lookup(const struct wc *c, const mdp_core *core, uintptr_t ip,
 /* Look ip up (unless `looked`: managed_return_at looked it up already,
  * 1: *r is the map's range, 2: the map has none) and record (ip, FunctionID, generation) at word
  * `at` of the sample; *r gets the code range (size 0 when unknown). */
-static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, const struct wc *c,
+static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, struct wc *c,
                                   uint64_t at, uintptr_t ip, mdt_idmap_code_range *r, int looked,
                                   int leaf, struct mdp_wentry **e)
 {
@@ -226,7 +235,7 @@ static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, cons
  * map knows (*r: its range, which the walk's next step records instead of
  * looking the same address up again), 2: a return site in an image's
  * code, 0: neither. */
-static int managed_return_at(const mdp_core *core, const struct wc *c, uintptr_t ret,
+static int managed_return_at(const mdp_core *core, struct wc *c, uintptr_t ret,
                              mdt_idmap_code_range *r, struct mdp_wentry **e)
 {
     *e = NULL;
@@ -245,7 +254,7 @@ static int managed_return(const mdp_core *core, uintptr_t ret)
 {
     mdt_idmap_code_range r;
     struct mdp_wentry *e;
-    const struct wc none = {NULL, 0, 0};
+    struct wc none = {NULL, 0, 0, 0};
     return managed_return_at(core, &none, ret, &r, &e);
 }
 
@@ -360,8 +369,12 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     uintptr_t prev_fn = 0, prev_start = 0;
     int leaf = 1, looked = 0;
     /* the map's code counters before any lookup of this walk */
-    struct wc c = {t->wcache, 0, 0};
-    if (c.e) {
+    struct wc c = {t->wcache, 0, 0, 0};
+    if (c.w) {
+        /* the last walk's entries first: their misses overlap */
+        unsigned nlast = c.w->nlast < MDP_WCACHE_LAST ? c.w->nlast : MDP_WCACHE_LAST;
+        for (unsigned i = 0; i < nlast; i++)
+            __builtin_prefetch(&c.w->e[c.w->last[i] % MDP_WCACHE_ENTRIES]);
         c.removals = mdt_idmap_code_removals(core->map);
         c.changes = mdt_idmap_code_changes(core->map);
     }
@@ -452,6 +465,8 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     if (wall)
         mdp_ring_put(&t->ring, hdr - 1, state);
     mdp_ring_publish(&t->ring, hdr + 3 * n);
+    if (c.w)
+        c.w->nlast = c.nused;
     atomic_fetch_add_explicit(&t->samples, 1, memory_order_relaxed);
 }
 

@@ -49,7 +49,7 @@ void mdp_slots_take(unsigned n)
 
 void mdp_slot_wcache_reset(struct mdp_slot *t)
 {
-    size_t bytes = MDP_WCACHE_ENTRIES * sizeof *t->wcache;
+    size_t bytes = sizeof *t->wcache;
     if (!t->wcache) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         t->wcache = p == MAP_FAILED ? NULL : p; /* fresh pages are zero: empty */

@@ -879,8 +879,8 @@ START_TEST(test_walk_cache_never_outlives_the_code)
     /* the answer is cached now (else this test proves nothing) */
     int cached = 0;
     for (unsigned i = 0; i < MDP_WCACHE_ENTRIES; i++)
-        cached += e.slot->wcache[i].ip == ret - 1 && e.slot->wcache[i].fn == F_MAKE &&
-                  e.slot->wcache[i].step.kind == MDP_STEP_RBP;
+        cached += e.slot->wcache->e[i].ip == ret - 1 && e.slot->wcache->e[i].fn == F_MAKE &&
+                  e.slot->wcache->e[i].step.kind == MDP_STEP_RBP;
     ck_assert_int_eq(cached, 1);
     /* other code at the same address (the memory reused): the new method */
     ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_SPARE, &reg, 1), 0);
