@@ -216,7 +216,11 @@ IDM_INLINE void prefetch_guess(const struct idm_rtop *t, size_t i, const struct 
     __builtin_prefetch((const void *)(rec0 + (e + 3 < IDM_LEAF_MAX ? e + 3 : e) * rs));
 }
 
-int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map, uintptr_t ip)
+/* hot: GCC puts it with the profiler's signal handler (.text.hot), which
+ * calls it and the counters below at every sample, on code pages the
+ * handler's own code keeps warm */
+__attribute__((hot)) int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map,
+                                             uintptr_t ip)
 {
     if (!map || !out)
         return MDT_EINVAL;
@@ -247,12 +251,12 @@ int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map, uintptr
     return rc;
 }
 
-uint64_t mdt_idmap_code_changes(const mdt_idmap *map)
+__attribute__((hot)) uint64_t mdt_idmap_code_changes(const mdt_idmap *map)
 {
     return map ? atomic_load_explicit(&((mdt_idmap *)map)->code_changes, memory_order_seq_cst) : 0;
 }
 
-uint64_t mdt_idmap_code_removals(const mdt_idmap *map)
+__attribute__((hot)) uint64_t mdt_idmap_code_removals(const mdt_idmap *map)
 {
     return map ? atomic_load_explicit(&((mdt_idmap *)map)->code_removals, memory_order_seq_cst) : 0;
 }

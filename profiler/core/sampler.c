@@ -168,8 +168,8 @@ static inline void wc_used(struct wc *c, const struct mdp_wentry *x)
 
 /* mdt_idmap_ip_lookup through the cache; *e: the entry that holds the
  * answer now (NULL when not cached). */
-static int cached_lookup(struct wc *c, const mdp_core *core, uintptr_t ip, mdt_idmap_code_range *r,
-                         struct mdp_wentry **e)
+MDP_HOT static int cached_lookup(struct wc *c, const mdp_core *core, uintptr_t ip,
+                                 mdt_idmap_code_range *r, struct mdp_wentry **e)
 {
     _Static_assert(MDP_WCACHE_ENTRIES == 1u << 9, "wc_slot's shift");
     *e = NULL;
@@ -235,8 +235,8 @@ static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, stru
  * map knows (*r: its range, which the walk's next step records instead of
  * looking the same address up again), 2: a return site in an image's
  * code, 0: neither. */
-static int managed_return_at(const mdp_core *core, struct wc *c, uintptr_t ret,
-                             mdt_idmap_code_range *r, struct mdp_wentry **e)
+MDP_HOT static int managed_return_at(const mdp_core *core, struct wc *c, uintptr_t ret,
+                                     mdt_idmap_code_range *r, struct mdp_wentry **e)
 {
     *e = NULL;
     if (ret < 4096)
@@ -337,8 +337,8 @@ static uintptr_t saved_fp(const mdp_core *core, uintptr_t sp, uintptr_t lo, uint
  * caller comes from its prolog (unwind.c: RBP or RSP frame); anything else
  * (native code, an unknown prolog) follows the frame-pointer chain. Every
  * step must move up the stack, and every word read lies inside it. */
-static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext_t *uc,
-                        uint32_t weight, int wall)
+MDP_HOT static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext_t *uc,
+                                uint32_t weight, int wall)
 {
     mdp_uw cur = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
                   (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
@@ -470,7 +470,7 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     atomic_fetch_add_explicit(&t->samples, 1, memory_order_relaxed);
 }
 
-static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+MDP_HOT static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
     struct mdp_slot *t = NULL;

@@ -26,7 +26,7 @@ static int32_t s32(const uint8_t *p)
  * effect; 0 when it is not one of them. */
 enum insn { I_NONE, I_PUSH, I_POP, I_SUB, I_ADD, I_MOVRBP, I_LEARBP, I_VZU, I_RET };
 
-static int decode1(const uint8_t *c, size_t avail, int *kind, int *reg, int32_t *imm)
+MDP_HOT static int decode1(const uint8_t *c, size_t avail, int *kind, int *reg, int32_t *imm)
 {
     *reg = -1;
     *imm = 0;
@@ -87,7 +87,7 @@ static int decode1(const uint8_t *c, size_t avail, int *kind, int *reg, int32_t 
     return 0;
 }
 
-int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size)
+MDP_HOT int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size)
 {
     memset(p, 0, sizeof *p);
     p->rbp_above_sp = -1;
@@ -181,7 +181,7 @@ static int read_word(uintptr_t a, uintptr_t lo, uintptr_t hi, uintptr_t *w)
 }
 
 /* From `ip` to a ret through epilog instructions only: add rsp, pops. */
-static int in_epilog(const uint8_t *c, size_t avail, uint32_t *adj, int *rbp_at)
+MDP_HOT static int in_epilog(const uint8_t *c, size_t avail, uint32_t *adj, int *rbp_at)
 {
     uint32_t a = 0, off = 0;
     *rbp_at = -1;
@@ -211,7 +211,7 @@ static int in_epilog(const uint8_t *c, size_t avail, uint32_t *adj, int *rbp_at)
 
 /* A decoded prolog's step for frames past its setup (an RSP frame is at
  * most 16 instructions of at most 2^20 bytes each: it fits 32 bits). */
-static void step_from(mdp_unwind_step *s, const mdp_prolog *p)
+MDP_HOT static void step_from(mdp_unwind_step *s, const mdp_prolog *p)
 {
     memset(s, 0, sizeof *s);
     if (p->osr) {
@@ -226,8 +226,8 @@ static void step_from(mdp_unwind_step *s, const mdp_prolog *p)
 }
 
 /* The caller of f, a frame past its prolog's setup, from the step. */
-static int from_step(mdp_uw *caller, const mdp_uw *f, const mdp_unwind_step *s, uintptr_t lo,
-                     uintptr_t hi)
+MDP_HOT static int from_step(mdp_uw *caller, const mdp_uw *f, const mdp_unwind_step *s,
+                             uintptr_t lo, uintptr_t hi)
 {
     uintptr_t ret, rbp;
     switch (s->kind) {
@@ -253,8 +253,8 @@ static int from_step(mdp_uw *caller, const mdp_uw *f, const mdp_unwind_step *s, 
     }
 }
 
-int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, size_t size, int leaf,
-                       uintptr_t lo, uintptr_t hi)
+MDP_HOT int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, size_t size,
+                               int leaf, uintptr_t lo, uintptr_t hi)
 {
     uintptr_t start = (uintptr_t)code;
     if (f->ip < start || f->ip - start >= size)
@@ -306,7 +306,7 @@ int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, siz
     return from_step(caller, f, &s, lo, hi);
 }
 
-void mdp_unwind_step_of(mdp_unwind_step *s, const uint8_t *code, size_t size)
+MDP_HOT void mdp_unwind_step_of(mdp_unwind_step *s, const uint8_t *code, size_t size)
 {
     mdp_prolog p;
     if (mdp_prolog_decode(&p, code, size) != 0) {
@@ -317,8 +317,8 @@ void mdp_unwind_step_of(mdp_unwind_step *s, const uint8_t *code, size_t size)
     step_from(s, &p);
 }
 
-int mdp_unwind_caller(mdp_uw *caller, const mdp_uw *f, const mdp_unwind_step *s, uintptr_t start,
-                      size_t size, uintptr_t lo, uintptr_t hi)
+MDP_HOT int mdp_unwind_caller(mdp_uw *caller, const mdp_uw *f, const mdp_unwind_step *s,
+                              uintptr_t start, size_t size, uintptr_t lo, uintptr_t hi)
 {
     if (f->ip < start || f->ip - start >= size || s->kind == MDP_STEP_NONE)
         return 0;
