@@ -97,6 +97,11 @@ struct mdp_wcache {
     struct mdp_wentry e[MDP_WCACHE_ENTRIES];
     uint16_t last[MDP_WCACHE_LAST];
     unsigned nlast;
+    /* the map's code counters at the last walk: a walk uses the cache only
+     * when the removals have not moved since, and keeps misses only when
+     * the changes have not (sampler.c: while code comes and goes, every
+     * entry would be filled in vain) */
+    uint64_t seen_removals, seen_changes;
 };
 
 struct mdp_slot {

@@ -152,6 +152,7 @@ struct wc {
     struct mdp_wcache *w; /* NULL: no cache */
     uint64_t removals, changes;
     unsigned nused; /* entries this walk used so far (w->last) */
+    int misses;     /* keep the map's misses too */
 };
 
 static inline struct mdp_wentry *wc_slot(const struct wc *c, uintptr_t ip)
@@ -186,7 +187,7 @@ MDP_HOT static int cached_lookup(struct wc *c, const mdp_core *core, uintptr_t i
     }
     int rc = mdt_idmap_ip_lookup(r, core->map, ip);
     uint64_t epoch = rc == 0 ? c->removals : c->changes;
-    if ((rc != 0 && rc != MDT_ENOTFOUND) || (epoch & 1) || !ip)
+    if ((rc != 0 && (rc != MDT_ENOTFOUND || !c->misses)) || (epoch & 1) || !ip)
         return rc; /* a change was being made when the walk began: not cached */
     *x = (struct mdp_wentry){.ip = ip, .epoch = epoch};
     if (rc == 0) {
@@ -254,7 +255,7 @@ static int managed_return(const mdp_core *core, uintptr_t ret)
 {
     mdt_idmap_code_range r;
     struct mdp_wentry *e;
-    struct wc none = {NULL, 0, 0, 0};
+    struct wc none = {NULL, 0, 0, 0, 0};
     return managed_return_at(core, &none, ret, &r, &e);
 }
 
@@ -368,15 +369,26 @@ MDP_HOT static void take_sample(const mdp_core *core, struct mdp_slot *t, const 
     mdt_idmap_code_range r;
     uintptr_t prev_fn = 0, prev_start = 0;
     int leaf = 1, looked = 0;
-    /* the map's code counters before any lookup of this walk */
-    struct wc c = {t->wcache, 0, 0, 0};
-    if (c.w) {
-        /* the last walk's entries first: their misses overlap */
-        unsigned nlast = c.w->nlast < MDP_WCACHE_LAST ? c.w->nlast : MDP_WCACHE_LAST;
-        for (unsigned i = 0; i < nlast; i++)
-            __builtin_prefetch(&c.w->e[c.w->last[i] % MDP_WCACHE_ENTRIES]);
-        c.removals = mdt_idmap_code_removals(core->map);
-        c.changes = mdt_idmap_code_changes(core->map);
+    /* The map's code counters before any lookup of this walk. While code
+     * is replaced or removed (a program's start: tiering, ReJIT), entries
+     * would be filled only to be dropped at the next change, each fill a
+     * cold line more than a plain lookup: the cache is used only when the
+     * removals have not moved since the thread's last walk, and the map's
+     * misses (native code) kept only when no code was added either. */
+    struct wc c = {NULL, 0, 0, 0, 0};
+    struct mdp_wcache *w = t->wcache;
+    if (w) {
+        uint64_t removals = mdt_idmap_code_removals(core->map);
+        uint64_t changes = mdt_idmap_code_changes(core->map);
+        if (removals == w->seen_removals) {
+            /* the last walk's entries first: their misses overlap */
+            unsigned nlast = w->nlast < MDP_WCACHE_LAST ? w->nlast : MDP_WCACHE_LAST;
+            for (unsigned i = 0; i < nlast; i++)
+                __builtin_prefetch(&w->e[w->last[i] % MDP_WCACHE_ENTRIES]);
+            c = (struct wc){w, removals, changes, 0, changes == w->seen_changes};
+        }
+        w->seen_removals = removals;
+        w->seen_changes = changes;
     }
     struct mdp_wentry *e = NULL; /* the cache's entry for this frame's address */
     for (unsigned steps = 0; steps < 2 * MDP_MAX_DEPTH; steps++) {
