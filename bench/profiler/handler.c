@@ -22,12 +22,20 @@
  * limit, 255), each with the FunctionID it should have, or the program
  * fails. Run under callgrind with --toggle-collect=on_sigprof to count the
  * handler's instructions; bench/profiler/README.md has the command lines.
+ * EVICT_KB (0 by default) reads that many KiB of a buffer of its own
+ * between two calls, as the thread's own work would between two signals,
+ * so that the walk's map levels, code, stack and walk cache start cold (a
+ * real run's handler, bench/profiler/README.md "the handler's cold
+ * walk"): under callgrind with --cache-sim=yes the D1 and LL misses per
+ * sample, outside it the time of a cold walk. HANDLER_NOCACHE=1 in the
+ * environment: the slot gets no walk cache (sampler.c), every frame is
+ * looked up and decoded, as before the cache.
  * What the kernel spends to deliver the signal and return from it is not
  * in these counts: `handler signal N` times N signals sent to this thread
  * (the handler's stray path, a few instructions) against N plain system
  * calls, in CPU time.
  *
- *   handler DEPTH KIND [CALLS [FUNCS]]     (defaults: 1000 calls, 2000 methods)
+ *   handler DEPTH KIND [CALLS [FUNCS [EVICT_KB]]]   (defaults: 1000 calls, 2000 methods, 0)
  *   handler signal N */
 #define _GNU_SOURCE
 #include "config.h"
@@ -83,6 +91,12 @@ static int signal_cost(long n)
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* Write the prolog of method i at c: even i an RBP frame, odd an RSP
  * frame; returns the bytes its setup pushes and subtracts. */
 static unsigned prolog(uint8_t *c, unsigned i)
@@ -120,7 +134,7 @@ int main(int argc, char **argv)
         return r;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: handler DEPTH managed|native|mixed [CALLS [FUNCS]]\n"
+        fprintf(stderr, "usage: handler DEPTH managed|native|mixed [CALLS [FUNCS [EVICT_KB]]]\n"
                         "       handler signal N\n");
         return 2;
     }
@@ -128,6 +142,15 @@ int main(int argc, char **argv)
     const char *kind = argv[2];
     unsigned calls = argc > 3 ? (unsigned)atoi(argv[3]) : 1000;
     unsigned nfuncs = argc > 4 ? (unsigned)atoi(argv[4]) : 2000;
+    size_t evict = argc > 5 ? (size_t)atol(argv[5]) * 1024 : 0;
+    volatile uint8_t *junk = NULL;
+    if (evict) {
+        junk = malloc(evict);
+        if (!junk)
+            return 1;
+        memset((void *)junk, 1, evict);
+    }
+    uint64_t junk_sum = 0;
     if (depth < 1 || depth > 1000 || nfuncs < 16 || nfuncs > 1000000 ||
         (strcmp(kind, "managed") && strcmp(kind, "native") && strcmp(kind, "mixed"))) {
         fprintf(stderr, "handler: DEPTH 1-1000, KIND managed|native|mixed, FUNCS 16-1000000\n");
@@ -241,6 +264,9 @@ int main(int argc, char **argv)
         return 1;
     }
     mdp_ring_init(&t->ring, t->ringbuf, MDP_RING_WORDS);
+    const char *nocache = getenv("HANDLER_NOCACHE");
+    if (!nocache || strcmp(nocache, "1"))
+        mdp_slot_wcache_reset(t);
     atomic_store(&t->stack_lo, lo);
     atomic_store(&t->stack_hi, hi);
     atomic_store(&t->tid, (int)syscall(SYS_gettid));
@@ -258,9 +284,24 @@ int main(int argc, char **argv)
     uc.uc_mcontext.gregs[REG_RBP] = (greg_t)rbp;
 
     unsigned expect = depth < cfg.max_depth ? depth : cfg.max_depth;
+    /* cold calls: each timed alone on the monotonic clock (vDSO, no system
+     * call), the median reported (a preempted call is an outlier) */
+    double *cold = evict ? calloc(calls, sizeof *cold) : NULL;
+    if (evict && !cold)
+        return 1;
     double t0 = cpu_ns();
     for (unsigned c = 0; c < calls; c++) {
+        struct timespec m0, m1;
+        if (evict) {
+            for (size_t i = 0; i < evict; i += 64)
+                junk_sum += junk[i];
+            clock_gettime(CLOCK_MONOTONIC, &m0);
+        }
         sa.sa_sigaction(SIGPROF, &si, &uc);
+        if (evict) {
+            clock_gettime(CLOCK_MONOTONIC, &m1);
+            cold[c] = (m1.tv_sec - m0.tv_sec) * 1e9 + (m1.tv_nsec - m0.tv_nsec);
+        }
         uint64_t avail = mdp_ring_avail(&t->ring);
         if (c == 0) {
             uint64_t hdr = mdp_ring_peek(&t->ring, 0);
@@ -284,8 +325,21 @@ int main(int argc, char **argv)
         mdp_ring_consume(&t->ring, avail);
     }
     double t1 = cpu_ns();
-    printf("handler: %u samples of %u %s frames, %.0f ns CPU per sample (not under valgrind)\n",
-           calls, expect, kind, (t1 - t0) / calls);
+    if (evict) {
+        qsort(cold, calls, sizeof *cold, cmp_double);
+        printf("handler: %u samples of %u %s frames, caches evicted (%zu KiB) before each: "
+               "%.0f ns per sample (median; quartiles %.0f-%.0f)%s\n",
+               calls, expect, kind, evict / 1024, cold[calls / 2], cold[calls / 4],
+               cold[calls * 3 / 4], t->wcache ? "" : ", no walk cache");
+        free(cold);
+    } else {
+        printf("handler: %u samples of %u %s frames, %.0f ns CPU per sample (not under "
+               "valgrind)%s\n",
+               calls, expect, kind, (t1 - t0) / calls, t->wcache ? "" : ", no walk cache");
+    }
+    if (junk_sum == 42) /* keeps the reads */
+        putchar(' ');
+    free((void *)junk);
     atomic_store(&t->state, SLOT_FREE);
     mdp_core_finish(core, "exit");
     unlink(cfg.output);

@@ -83,6 +83,8 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
     }
     atomic_init(&m->presence, NULL);
     atomic_init(&m->ranges, NULL);
+    atomic_init(&m->code_changes, 0);
+    atomic_init(&m->code_removals, 0);
     atomic_init(&m->seqctr, 0);
     m->miss = opts->miss;
     m->miss_payload = opts->miss_payload;

@@ -62,6 +62,9 @@ struct mdt_idmap {
     struct idm_wmap pover;
     size_t args_bytes;           /* out-of-line blocks and paths (args.c, modules.c) */
     _Atomic uint64_t modchanges; /* mdt_idmap_module_changes(); any thread may load it */
+    /* mdt_idmap_code_changes(), mdt_idmap_code_removals(): odd while the
+     * writer changes the ranges (ranges_int.h, idm_ranges_begin/_end) */
+    _Atomic uint64_t code_changes, code_removals;
     mdt_idmap_miss_fn miss;
     void *miss_payload;
 };

@@ -216,7 +216,11 @@ IDM_INLINE void prefetch_guess(const struct idm_rtop *t, size_t i, const struct 
     __builtin_prefetch((const void *)(rec0 + (e + 3 < IDM_LEAF_MAX ? e + 3 : e) * rs));
 }
 
-int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map, uintptr_t ip)
+/* hot: GCC puts it with the profiler's signal handler (.text.hot), which
+ * calls it and the counters below at every sample, on code pages the
+ * handler's own code keeps warm */
+__attribute__((hot)) int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map,
+                                             uintptr_t ip)
 {
     if (!map || !out)
         return MDT_EINVAL;
@@ -247,6 +251,16 @@ int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map, uintptr
     return rc;
 }
 
+__attribute__((hot)) uint64_t mdt_idmap_code_changes(const mdt_idmap *map)
+{
+    return map ? atomic_load_explicit(&((mdt_idmap *)map)->code_changes, memory_order_seq_cst) : 0;
+}
+
+__attribute__((hot)) uint64_t mdt_idmap_code_removals(const mdt_idmap *map)
+{
+    return map ? atomic_load_explicit(&((mdt_idmap *)map)->code_removals, memory_order_seq_cst) : 0;
+}
+
 /* ---- whole rebuilds (writer) ------------------------------------------- */
 
 /* Publish a new structure holding ranges r[0..n) (sorted, disjoint), leaves
@@ -275,7 +289,9 @@ int idm_ranges_rebuild(mdt_idmap *m, const struct idm_range *r, size_t n)
         }
         idm_top_finish(t);
     }
+    idm_ranges_begin(m, true); /* a rebuild may drop or move any range */
     idm_ranges_publish(m, t);
+    idm_ranges_end(m, true);
     for (size_t i = 0; old && i < old->n; i++) {
         struct idm_leaf *l = idm_wleaf(old, i);
         idm_retire(&m->g, l, idm_leaf_bytes(l->n));

@@ -198,6 +198,27 @@ static inline void idm_ranges_publish(mdt_idmap *m, struct idm_rtop *t)
     atomic_store_explicit(&m->ranges, t, memory_order_seq_cst);
 }
 
+/* Around every change readers can see (a leaf or a top published), the
+ * counters of mdt_idmap_code_changes() and, when a range may go or change
+ * (`removal`: everything but an insert that overlaps nothing), of
+ * mdt_idmap_code_removals() go odd before and even after, as a sequence
+ * lock's: a reader that read an even value before its lookup, and the
+ * same value later, knows no change began in between, so a cached answer
+ * is still the map's (sampler.c's walk cache). */
+static inline void idm_ranges_begin(mdt_idmap *m, bool removal)
+{
+    atomic_fetch_add_explicit(&m->code_changes, 1, memory_order_seq_cst);
+    if (removal)
+        atomic_fetch_add_explicit(&m->code_removals, 1, memory_order_seq_cst);
+}
+
+static inline void idm_ranges_end(mdt_idmap *m, bool removal)
+{
+    if (removal)
+        atomic_fetch_add_explicit(&m->code_removals, 1, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&m->code_changes, 1, memory_order_seq_cst);
+}
+
 /* ---- between the files ------------------------------------------------ */
 
 /* ranges.c: new leaves and tops (the old ones go through the grace period:

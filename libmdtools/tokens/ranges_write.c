@@ -33,7 +33,9 @@ static int insert_fast(mdt_idmap *m, const struct idm_range *r)
         struct idm_leaf *nl = idm_leaf_insert(l, pos, r);
         if (!nl)
             return MDT_ENOMEM;
+        idm_ranges_begin(m, false);
         atomic_store_explicit(&t->leaves[i], nl, memory_order_seq_cst);
+        idm_ranges_end(m, false);
         idm_retire(&m->g, l, idm_leaf_bytes(n));
         m->rw->nranges++;
         return 0;
@@ -54,7 +56,9 @@ static int insert_fast(mdt_idmap *m, const struct idm_range *r)
         free(nl[1]);
         return MDT_ENOMEM;
     }
+    idm_ranges_begin(m, false);
     idm_ranges_publish(m, nt);
+    idm_ranges_end(m, false);
     if (!append)
         idm_retire(&m->g, l, idm_leaf_bytes(n));
     idm_retire(&m->g, t, t->bytes);
@@ -256,7 +260,9 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
     }
     if (n && (j > 0 || i == 0)) {
         /* Same first start: swap the leaf in place. */
+        idm_ranges_begin(map, true);
         atomic_store_explicit(&t->leaves[i], nl, memory_order_seq_cst);
+        idm_ranges_end(map, true);
     } else {
         struct idm_rtop *nt = idm_top_splice(t, i, &nl, n ? 1 : 0);
         if (!nt && t->n > 1) {
@@ -264,7 +270,9 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
             rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
             goto out;
         }
+        idm_ranges_begin(map, true);
         idm_ranges_publish(map, nt); /* NULL when the last range went */
+        idm_ranges_end(map, true);
         idm_retire(&map->g, t, t->bytes);
     }
     uintptr_t end = l->rec[j].end;

@@ -35,6 +35,7 @@
 #include "core/core.h"
 #include "core/hash.h"
 #include "core/ring.h"
+#include "core/unwind.h"
 
 #define MDP_MAX_THREADS 4096u     /* sampler slots (threads alive at once) */
 #define MDP_RING_WORDS (1u << 14) /* 128 KiB of samples per thread */
@@ -68,6 +69,41 @@
 
 enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_RETIRED = 2 };
 
+/* The handler's walk cache (sampler.c), one per slot: what a walk learnt
+ * of a return address, the map's answer for it and its method's unwind
+ * step, valid while the map's code counters say so. Direct-mapped, a cache
+ * line an entry, mapped beside the slot's ring when the slot is first
+ * taken and cleared at each registration: the handler only reads and
+ * overwrites entries, never allocates. */
+#define MDP_WCACHE_ENTRIES 512u
+struct mdp_wentry {
+    uintptr_t ip;    /* the address looked up (a return address - 1); 0: empty */
+    uint64_t epoch;  /* mdt_idmap_code_removals() (fn set) or _changes() (fn 0), even */
+    uintptr_t fn;    /* FunctionID; 0: the map has no range there */
+    uint64_t gen;    /* its generation */
+    uintptr_t start; /* the range */
+    uint64_t size;
+    mdp_unwind_step step; /* fn set: its prolog's step (kind 0: not decoded yet) */
+} __attribute__((aligned(64)));
+/* The entries the thread's last walk used, in order: the next walk
+ * prefetches them all at its start, so that their cache misses (the
+ * thread ran 1-4 ms of its own work since) overlap instead of coming one
+ * per frame, each behind the previous frame's stack read (a thread's
+ * callers change little from one sample to the next). Prefetching the
+ * stack and the ring's lines as well was slower (bench/profiler/README.md,
+ * "the handler's cold walk"). */
+#define MDP_WCACHE_LAST 64u
+struct mdp_wcache {
+    struct mdp_wentry e[MDP_WCACHE_ENTRIES];
+    uint16_t last[MDP_WCACHE_LAST];
+    unsigned nlast;
+    /* the map's code counters at the last walk: a walk uses the cache only
+     * when the removals have not moved since, and keeps misses only when
+     * the changes have not (sampler.c: while code comes and goes, every
+     * entry would be filled in vain) */
+    uint64_t seen_removals, seen_changes;
+};
+
 struct mdp_slot {
     _Atomic int state;
     _Atomic int busy; /* handlers inside (Dekker with state) */
@@ -79,6 +115,7 @@ struct mdp_slot {
     unsigned retired_cycles;
     mdp_ring ring;
     uint64_t *ringbuf;
+    struct mdp_wcache *wcache; /* sampler.c; NULL: walks look everything up */
     _Atomic uint64_t samples, drops, stray;
     _Atomic uint64_t wall_seen; /* wall.c: the wall tick of the thread's last sample */
     /* activity.c: what the runtime is doing on the thread (the handler reads

@@ -24,7 +24,10 @@
  * allocation) and appends the sample's time (CLOCK_MONOTONIC_COARSE, read
  * from the vDSO: the record's time slice) and (ip, FunctionID, generation)
  * triples to the thread's preallocated ring, when the ring has room for the deepest walk
- * (else the sample is dropped, never cut short). A managed frame's caller
+ * (else the sample is dropped, never cut short). Callers' addresses are
+ * looked up through the slot's walk cache (below: the map's answer and
+ * the method's unwind step, kept while the map's code counters say they
+ * hold). A managed frame's caller
  * comes from its prolog (unwind.c) and must land in code the map knows or
  * right after a call in a module image's code (execmap.c: ReadyToRun code
  * not learnt yet). Return addresses are recorded minus one, so that a
@@ -130,15 +133,87 @@ static void chain(int sig, siginfo_t *si, void *uc)
     }
 }
 
+/* The walk cache (base.h, struct mdp_wentry): the map's answer for a
+ * caller's address, and its method's unwind step, kept in the slot. A real
+ * walk's cost is its cache misses, not its instructions: each lookup reads
+ * the map's levels, a leaf and a record, and each prolog decoded reads the
+ * method's code, all cold by the next signal (bench/profiler/README.md,
+ * "the handler's cold walk"); a thread's callers repeat from sample to
+ * sample, and one line of its own cache answers for all of that.
+ * An entry is used only while the map's code counters read what they did
+ * before its lookup (mdt_idmap_code_removals() for a range found,
+ * mdt_idmap_code_changes() for none: sequence locks, odd while the writer
+ * changes the ranges), so a range unloaded, replaced or moved to another
+ * incarnation since is looked up again, never answered from the cache.
+ * Only this thread's handler reads or writes its slot's cache (SIGPROF is
+ * blocked inside the handler); registration empties it before the slot is
+ * active. Leaves are not cached: their addresses seldom repeat. */
+struct wc {
+    struct mdp_wcache *w; /* NULL: no cache */
+    uint64_t removals, changes;
+    unsigned nused; /* entries this walk used so far (w->last) */
+    int misses;     /* keep the map's misses too */
+};
+
+static inline struct mdp_wentry *wc_slot(const struct wc *c, uintptr_t ip)
+{
+    return &c->w->e[(ip * 0x9e3779b97f4a7c15u) >> (64 - 9)];
+}
+
+/* An entry a caller's frame used, for the next walk's prefetch. */
+static inline void wc_used(struct wc *c, const struct mdp_wentry *x)
+{
+    if (c->nused < MDP_WCACHE_LAST)
+        c->w->last[c->nused++] = (uint16_t)(x - c->w->e);
+}
+
+/* mdt_idmap_ip_lookup through the cache; *e: the entry that holds the
+ * answer now (NULL when not cached). */
+MDP_HOT static int cached_lookup(struct wc *c, const mdp_core *core, uintptr_t ip,
+                                 mdt_idmap_code_range *r, struct mdp_wentry **e)
+{
+    _Static_assert(MDP_WCACHE_ENTRIES == 1u << 9, "wc_slot's shift");
+    *e = NULL;
+    if (!c->w)
+        return mdt_idmap_ip_lookup(r, core->map, ip);
+    struct mdp_wentry *x = wc_slot(c, ip);
+    wc_used(c, x);
+    if (x->ip == ip && x->epoch == (x->fn ? c->removals : c->changes)) {
+        *e = x;
+        if (!x->fn)
+            return MDT_ENOTFOUND;
+        *r = (mdt_idmap_code_range){x->start, x->size, x->fn, x->gen};
+        return 0;
+    }
+    int rc = mdt_idmap_ip_lookup(r, core->map, ip);
+    uint64_t epoch = rc == 0 ? c->removals : c->changes;
+    if ((rc != 0 && (rc != MDT_ENOTFOUND || !c->misses)) || (epoch & 1) || !ip)
+        return rc; /* a change was being made when the walk began: not cached */
+    *x = (struct mdp_wentry){.ip = ip, .epoch = epoch};
+    if (rc == 0) {
+        x->fn = r->function_id;
+        x->gen = r->function_gen;
+        x->start = r->start;
+        x->size = r->size;
+    }
+    *e = x;
+    return rc;
+}
+
 /* Look ip up (unless `looked`: managed_return_at looked it up already,
  * 1: *r is the map's range, 2: the map has none) and record (ip, FunctionID, generation) at word
  * `at` of the sample; *r gets the code range (size 0 when unknown). */
-static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint64_t at,
-                                  uintptr_t ip, mdt_idmap_code_range *r, int looked)
+static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, struct wc *c,
+                                  uint64_t at, uintptr_t ip, mdt_idmap_code_range *r, int looked,
+                                  int leaf, struct mdp_wentry **e)
 {
     uintptr_t fn = 0;
     uint64_t gen = 0;
-    if (looked ? looked == 1 : mdt_idmap_ip_lookup(r, core->map, ip) == 0) {
+    if (!looked)
+        *e = NULL;
+    if (looked ? looked == 1
+               : (leaf ? mdt_idmap_ip_lookup(r, core->map, ip)
+                       : cached_lookup(c, core, ip, r, e)) == 0) {
         fn = r->function_id;
         gen = r->function_gen;
     } else {
@@ -161,12 +236,15 @@ static inline uintptr_t put_frame(struct mdp_slot *t, const mdp_core *core, uint
  * map knows (*r: its range, which the walk's next step records instead of
  * looking the same address up again), 2: a return site in an image's
  * code, 0: neither. */
-static int managed_return_at(const mdp_core *core, uintptr_t ret, mdt_idmap_code_range *r)
+MDP_HOT static int managed_return_at(const mdp_core *core, struct wc *c, uintptr_t ret,
+                                     mdt_idmap_code_range *r, struct mdp_wentry **e)
 {
+    *e = NULL;
     if (ret < 4096)
         return 0;
-    if (mdt_idmap_ip_lookup(r, core->map, ret - 1) == 0)
+    if (cached_lookup(c, core, ret - 1, r, e) == 0)
         return 1;
+    *e = NULL;
     if (!mdp_exec_return_site(core, ret))
         return 0;
     PROBE_EXEC_STEP();
@@ -176,7 +254,9 @@ static int managed_return_at(const mdp_core *core, uintptr_t ret, mdt_idmap_code
 static int managed_return(const mdp_core *core, uintptr_t ret)
 {
     mdt_idmap_code_range r;
-    return managed_return_at(core, ret, &r);
+    struct mdp_wentry *e;
+    struct wc none = {NULL, 0, 0, 0, 0};
+    return managed_return_at(core, &none, ret, &r, &e);
 }
 
 /* On-stack replacement: an OSR method version runs on top of its tier-0
@@ -258,8 +338,8 @@ static uintptr_t saved_fp(const mdp_core *core, uintptr_t sp, uintptr_t lo, uint
  * caller comes from its prolog (unwind.c: RBP or RSP frame); anything else
  * (native code, an unknown prolog) follows the frame-pointer chain. Every
  * step must move up the stack, and every word read lies inside it. */
-static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext_t *uc,
-                        uint32_t weight, int wall)
+MDP_HOT static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext_t *uc,
+                                uint32_t weight, int wall)
 {
     mdp_uw cur = {(uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
                   (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
@@ -289,9 +369,32 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     mdt_idmap_code_range r;
     uintptr_t prev_fn = 0, prev_start = 0;
     int leaf = 1, looked = 0;
+    /* The map's code counters before any lookup of this walk. While code
+     * is replaced or removed (a program's start: tiering, ReJIT), entries
+     * would be filled only to be dropped at the next change, each fill a
+     * cold line more than a plain lookup: the cache is used only when the
+     * removals have not moved since the thread's last walk, and the map's
+     * misses (native code) kept only when no code was added either. */
+    struct wc c = {NULL, 0, 0, 0, 0};
+    struct mdp_wcache *w = t->wcache;
+    if (w) {
+        uint64_t removals = mdt_idmap_code_removals(core->map);
+        uint64_t changes = mdt_idmap_code_changes(core->map);
+        if (removals == w->seen_removals) {
+            /* the last walk's entries first: their misses overlap */
+            unsigned nlast = w->nlast < MDP_WCACHE_LAST ? w->nlast : MDP_WCACHE_LAST;
+            for (unsigned i = 0; i < nlast; i++)
+                __builtin_prefetch(&w->e[w->last[i] % MDP_WCACHE_ENTRIES]);
+            c = (struct wc){w, removals, changes, 0, changes == w->seen_changes};
+        }
+        w->seen_removals = removals;
+        w->seen_changes = changes;
+    }
+    struct mdp_wentry *e = NULL; /* the cache's entry for this frame's address */
     for (unsigned steps = 0; steps < 2 * MDP_MAX_DEPTH; steps++) {
         /* a caller's frame is named by its call instruction */
-        uintptr_t fn = put_frame(t, core, hdr + 3 * n, leaf ? cur.ip : cur.ip - 1, &r, looked);
+        uintptr_t fn =
+            put_frame(t, core, &c, hdr + 3 * n, leaf ? cur.ip : cur.ip - 1, &r, looked, leaf, &e);
         looked = 0;
         if (!leaf && fn && fn == prev_fn && r.start != prev_start) {
             /* an OSR version's tier-0 frame: skip it, on from the tier-0 record */
@@ -312,12 +415,21 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
             fn || mdp_exec_r2r_function(core, leaf ? cur.ip : cur.ip - 1, &r.start, &r.size);
         uintptr_t start = r.start; /* r may hold the caller's range below */
         if (managed) {
-            how = mdp_unwind_managed(&next, &cur, (const uint8_t *)r.start, r.size, leaf, lo, hi);
+            if (e && fn) {
+                /* a caller's frame: its method's step, decoded once per
+                 * entry (the method's code is not read again) */
+                if (!e->step.kind)
+                    mdp_unwind_step_of(&e->step, (const uint8_t *)r.start, r.size);
+                how = mdp_unwind_caller(&next, &cur, &e->step, r.start, r.size, lo, hi);
+            } else {
+                how =
+                    mdp_unwind_managed(&next, &cur, (const uint8_t *)r.start, r.size, leaf, lo, hi);
+            }
             /* an offset computed from a decoded prolog must land in managed code */
             if (how == 1) {
                 /* next.ip - 1 looked up here is the next put_frame's (into
-                 * r: this frame's range is not read again) */
-                looked = managed_return_at(core, next.ip, &r);
+                 * r and e: this frame's range is not read again) */
+                looked = managed_return_at(core, &c, next.ip, &r, &e);
                 if (!looked)
                     how = 0;
             }
@@ -365,10 +477,12 @@ static void take_sample(const mdp_core *core, struct mdp_slot *t, const ucontext
     if (wall)
         mdp_ring_put(&t->ring, hdr - 1, state);
     mdp_ring_publish(&t->ring, hdr + 3 * n);
+    if (c.w)
+        c.w->nlast = c.nused;
     atomic_fetch_add_explicit(&t->samples, 1, memory_order_relaxed);
 }
 
-static void on_sigprof(int sig, siginfo_t *si, void *ucv)
+MDP_HOT static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
     struct mdp_slot *t = NULL;

@@ -35,6 +35,11 @@ unsigned mdp_slots_used(void);
 /* Code that fills slots by hand (the benches under bench/profiler,
  * tests/profiler/test_core.c) counts slots [0, n) as taken with this. */
 void mdp_slots_take(unsigned n);
+/* The slot's walk cache (base.h, struct mdp_wentry), emptied; mapped the
+ * first time (then kept for the process's life, as the ring). A slot
+ * without one (no memory) walks without it. Not from a handler; the slot
+ * is not active (registration, or code that fills slots by hand). */
+void mdp_slot_wcache_reset(struct mdp_slot *t);
 
 /* sampler.c: install the handler, and make `core` the one it samples for */
 int mdp_sampler_init(mdp_core *core, char *err, size_t errlen);

@@ -47,6 +47,17 @@ void mdp_slots_take(unsigned n)
         ;
 }
 
+void mdp_slot_wcache_reset(struct mdp_slot *t)
+{
+    size_t bytes = sizeof *t->wcache;
+    if (!t->wcache) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        t->wcache = p == MAP_FAILED ? NULL : p; /* fresh pages are zero: empty */
+        return;
+    }
+    memset(t->wcache, 0, bytes);
+}
+
 static clockid_t thread_cpu_clock(int tid)
 {
     /* The kernel's per-thread CPU clock ID (what pthread_getcpuclockid
@@ -137,6 +148,7 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
         }
     }
     mdp_ring_init(&t->ring, t->ringbuf, MDP_RING_WORDS);
+    mdp_slot_wcache_reset(t);
     atomic_store(&t->samples, 0);
     atomic_store(&t->drops, 0);
     atomic_store(&t->stray, 0);

@@ -26,7 +26,7 @@ static int32_t s32(const uint8_t *p)
  * effect; 0 when it is not one of them. */
 enum insn { I_NONE, I_PUSH, I_POP, I_SUB, I_ADD, I_MOVRBP, I_LEARBP, I_VZU, I_RET };
 
-static int decode1(const uint8_t *c, size_t avail, int *kind, int *reg, int32_t *imm)
+MDP_HOT static int decode1(const uint8_t *c, size_t avail, int *kind, int *reg, int32_t *imm)
 {
     *reg = -1;
     *imm = 0;
@@ -87,7 +87,7 @@ static int decode1(const uint8_t *c, size_t avail, int *kind, int *reg, int32_t 
     return 0;
 }
 
-int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size)
+MDP_HOT int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size)
 {
     memset(p, 0, sizeof *p);
     p->rbp_above_sp = -1;
@@ -181,7 +181,7 @@ static int read_word(uintptr_t a, uintptr_t lo, uintptr_t hi, uintptr_t *w)
 }
 
 /* From `ip` to a ret through epilog instructions only: add rsp, pops. */
-static int in_epilog(const uint8_t *c, size_t avail, uint32_t *adj, int *rbp_at)
+MDP_HOT static int in_epilog(const uint8_t *c, size_t avail, uint32_t *adj, int *rbp_at)
 {
     uint32_t a = 0, off = 0;
     *rbp_at = -1;
@@ -209,8 +209,52 @@ static int in_epilog(const uint8_t *c, size_t avail, uint32_t *adj, int *rbp_at)
     return 0;
 }
 
-int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, size_t size, int leaf,
-                       uintptr_t lo, uintptr_t hi)
+/* A decoded prolog's step for frames past its setup (an RSP frame is at
+ * most 16 instructions of at most 2^20 bytes each: it fits 32 bits). */
+MDP_HOT static void step_from(mdp_unwind_step *s, const mdp_prolog *p)
+{
+    memset(s, 0, sizeof *s);
+    if (p->osr) {
+        s->kind = MDP_STEP_OSR;
+    } else if (p->framed) {
+        s->kind = MDP_STEP_RBP;
+    } else {
+        s->kind = MDP_STEP_RSP;
+        s->size = p->size;
+        s->rbp_slot = (uint32_t)p->rbp_slot;
+    }
+}
+
+/* The caller of f, a frame past its prolog's setup, from the step. */
+MDP_HOT static int from_step(mdp_uw *caller, const mdp_uw *f, const mdp_unwind_step *s,
+                             uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t ret, rbp;
+    switch (s->kind) {
+    case MDP_STEP_OSR:
+        if (f->fp < f->sp || read_word(f->fp, lo, hi, &rbp))
+            return 0;
+        *caller = (mdp_uw){0, f->fp + 16, rbp};
+        return 3;
+    case MDP_STEP_RBP:
+        if (f->fp < f->sp || read_word(f->fp + 8, lo, hi, &ret) || read_word(f->fp, lo, hi, &rbp))
+            return 0;
+        *caller = (mdp_uw){ret, f->fp + 16, rbp};
+        return 2;
+    case MDP_STEP_RSP:
+        if (read_word(f->sp + s->size, lo, hi, &ret))
+            return 0;
+        rbp = f->fp;
+        if (s->rbp_slot && read_word(f->sp + s->size - s->rbp_slot, lo, hi, &rbp))
+            return 0;
+        *caller = (mdp_uw){ret, f->sp + s->size + 8, rbp};
+        return 1;
+    default: return 0;
+    }
+}
+
+MDP_HOT int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, size_t size,
+                               int leaf, uintptr_t lo, uintptr_t hi)
 {
     uintptr_t start = (uintptr_t)code;
     if (f->ip < start || f->ip - start >= size)
@@ -240,12 +284,8 @@ int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, siz
     mdp_prolog p;
     if (mdp_prolog_decode(&p, code, size) != 0)
         return 0;
-    if (p.osr) {
-        if ((leaf && off < p.end) || f->fp < f->sp || read_word(f->fp, lo, hi, &rbp))
-            return 0;
-        *caller = (mdp_uw){0, f->fp + 16, rbp};
-        return 3;
-    }
+    if (p.osr && leaf && off < p.end)
+        return 0;
     if (leaf && off < p.end) {
         /* stopped inside the prolog: undo what has run */
         uint32_t done = 0;
@@ -261,19 +301,28 @@ int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, siz
         *caller = (mdp_uw){ret, f->sp + done + 8, f->fp};
         return 1;
     }
-    if (p.framed) {
-        if (f->fp < f->sp || read_word(f->fp + 8, lo, hi, &ret) || read_word(f->fp, lo, hi, &rbp))
-            return 0;
-        *caller = (mdp_uw){ret, f->fp + 16, rbp};
-        return 2;
+    mdp_unwind_step s;
+    step_from(&s, &p);
+    return from_step(caller, f, &s, lo, hi);
+}
+
+MDP_HOT void mdp_unwind_step_of(mdp_unwind_step *s, const uint8_t *code, size_t size)
+{
+    mdp_prolog p;
+    if (mdp_prolog_decode(&p, code, size) != 0) {
+        memset(s, 0, sizeof *s);
+        s->kind = MDP_STEP_NONE;
+        return;
     }
-    if (read_word(f->sp + p.size, lo, hi, &ret))
+    step_from(s, &p);
+}
+
+MDP_HOT int mdp_unwind_caller(mdp_uw *caller, const mdp_uw *f, const mdp_unwind_step *s,
+                              uintptr_t start, size_t size, uintptr_t lo, uintptr_t hi)
+{
+    if (f->ip < start || f->ip - start >= size || s->kind == MDP_STEP_NONE)
         return 0;
-    rbp = f->fp;
-    if (p.rbp_slot && read_word(f->sp + p.size - (uint32_t)p.rbp_slot, lo, hi, &rbp))
-        return 0;
-    *caller = (mdp_uw){ret, f->sp + p.size + 8, rbp};
-    return 1;
+    return from_step(caller, f, s, lo, hi);
 }
 
 uintptr_t mdp_osr_tier0_record(uintptr_t osr_fp, uintptr_t saved, const uint8_t *t0code,

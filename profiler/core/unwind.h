@@ -25,6 +25,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The signal handler's code (sampler.c, this file's walk, the map's
+ * lookup): GCC puts hot functions together (.text.hot), so a walk that
+ * finds them cold (the thread ran 1-4 ms of its own code since the last
+ * signal) misses on fewer code pages and lines. */
+#define MDP_HOT __attribute__((hot))
+
 typedef struct mdp_uw {
     uintptr_t ip; /* the frame's instruction pointer (a return address for callers) */
     uintptr_t sp; /* its stack pointer (for a caller: just above the return address) */
@@ -71,6 +77,27 @@ int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size);
  * of its own whose return-address slot is stale stack. */
 int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *code, size_t size, int leaf,
                        uintptr_t lo, uintptr_t hi);
+
+/* What a method's prolog says about its frames stopped at a call (every
+ * caller's frame): the step mdp_unwind_managed() takes for them, kept so
+ * that a walk need not decode the prolog again (sampler.c's walk cache).
+ * It depends only on the method's code. */
+typedef struct mdp_unwind_step {
+    uint32_t kind;     /* MDP_STEP_*; 0: not decoded yet */
+    uint32_t rbp_slot; /* MDP_STEP_RSP: the prolog's rbp_slot (0: RBP not pushed) */
+    uint32_t size;     /* MDP_STEP_RSP: the frame's size (mdp_prolog.size) */
+} mdp_unwind_step;
+enum { MDP_STEP_NONE = 1, MDP_STEP_OSR, MDP_STEP_RBP, MDP_STEP_RSP };
+
+/* The step for the method whose code is [code, code + size): MDP_STEP_NONE
+ * when its prolog is not one the decoder knows. */
+void mdp_unwind_step_of(mdp_unwind_step *s, const uint8_t *code, size_t size);
+
+/* mdp_unwind_managed() for a frame that is not the leaf, from the method's
+ * step (mdp_unwind_step_of) and its range [start, start + size) instead
+ * of its code: the same answer, without reading the code. */
+int mdp_unwind_caller(mdp_uw *caller, const mdp_uw *f, const mdp_unwind_step *s, uintptr_t start,
+                      size_t size, uintptr_t lo, uintptr_t hi);
 
 /* The tier-0 frame record under an OSR method version, from the tier-0
  * code's prolog. CoreCLR enters OSR code from the patchpoint helper with

@@ -1130,6 +1130,58 @@ static int walk_one(void *payload, uintptr_t id, const mdt_idmap_module_info *in
     return ++w->n == w->stop_after ? 42 : 0;
 }
 
+/* The code counters a cache of lookups relies on: even between changes,
+ * an add that overlaps nothing a change but no removal, a replacement, a
+ * removal and a function's death removals too; nothing else moves them. */
+START_TEST(code_counters_say_when_an_answer_may_change)
+{
+    mdt_idmap *m = new_map();
+    ck_assert_uint_eq(mdt_idmap_code_changes(NULL), 0);
+    ck_assert_uint_eq(mdt_idmap_code_removals(NULL), 0);
+    ck_assert_uint_eq(mdt_idmap_code_changes(m), 0);
+    ck_assert_uint_eq(mdt_idmap_code_removals(m), 0);
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, 1), 0);
+    ck_assert_int_eq(load_func(m, 0xf000, MOD, 0x06000001, 0, 0, NULL, 2), 0);
+    ck_assert_int_eq(load_func(m, 0xf008, MOD, 0x06000002, 0, 0, NULL, 3), 0);
+    ck_assert_uint_eq(mdt_idmap_code_changes(m), 0); /* loads are not code */
+    /* the first range: a rebuild from nothing, counted as a removal too */
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000, 0x40, 0xf000, 4), MDT_IDMAP_APPLIED);
+    uint64_t c = mdt_idmap_code_changes(m), r = mdt_idmap_code_removals(m);
+    ck_assert_uint_gt(c, 0);
+    ck_assert_uint_eq(c % 2, 0);
+    ck_assert_uint_eq(r % 2, 0);
+    /* 200 adds that overlap nothing (leaves copied and split): changes only */
+    for (unsigned i = 1; i <= 200; i++) {
+        ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000 + i * 0x100, 0x40, 0xf000, 4 + i),
+                         MDT_IDMAP_APPLIED);
+        ck_assert_uint_eq(mdt_idmap_code_changes(m), c + 2 * i);
+    }
+    c = mdt_idmap_code_changes(m);
+    ck_assert_uint_eq(mdt_idmap_code_removals(m), r);
+    /* a refused add changes nothing readers see */
+    ck_assert_int_ne(mdt_idmap_code_add(m, 0x100000, 0x40, 0xf000, 3), MDT_IDMAP_APPLIED);
+    ck_assert_uint_eq(mdt_idmap_code_removals(m), r);
+    /* replaced by another function's code: a removal */
+    ck_assert_int_eq(mdt_idmap_code_add(m, 0x100000, 0x40, 0xf008, 300), MDT_IDMAP_APPLIED);
+    ck_assert_uint_gt(mdt_idmap_code_removals(m), r);
+    ck_assert_uint_eq(mdt_idmap_code_removals(m) % 2, 0);
+    ck_assert_uint_gt(mdt_idmap_code_changes(m), c);
+    /* removed: a removal */
+    r = mdt_idmap_code_removals(m);
+    ck_assert_int_eq(mdt_idmap_code_remove(m, 0x100000 + 0x500, 301), MDT_IDMAP_APPLIED);
+    ck_assert_uint_gt(mdt_idmap_code_removals(m), r);
+    /* its function unloaded, its ranges gone with it: a removal */
+    r = mdt_idmap_code_removals(m);
+    ck_assert_int_eq(mdt_idmap_function_unload(m, 0xf000, 302), MDT_IDMAP_APPLIED);
+    mdt_idmap_code_range x;
+    ck_assert_int_eq(mdt_idmap_ip_lookup(&x, m, 0x100000 + 0x600), MDT_ENOTFOUND);
+    ck_assert_uint_gt(mdt_idmap_code_removals(m), r);
+    ck_assert_uint_eq(mdt_idmap_code_removals(m) % 2, 0);
+    ck_assert_uint_eq(mdt_idmap_code_changes(m) % 2, 0);
+    mdt_idmap_free(m);
+}
+END_TEST
+
 START_TEST(module_walk_and_change_counter)
 {
     mdt_idmap *m = new_map();
@@ -1307,6 +1359,7 @@ Suite *suite(void)
     tcase_add_test(tc, typedef_presence_of_plain_and_generic_types);
     tcase_add_test(tc, typedef_presence_counts_past_16_bits);
     tcase_add_test(tc, module_walk_and_change_counter);
+    tcase_add_test(tc, code_counters_say_when_an_answer_may_change);
     tcase_add_test(tc, large_tables_get_huge_page_advice);
     tcase_add_test(tc, packed_records_round_trip);
     suite_add_tcase(s, tc);

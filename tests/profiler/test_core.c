@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <mdtools/mdtools.h>
@@ -802,6 +803,182 @@ START_TEST(test_sample_without_room_is_dropped)
     ck_assert_uint_eq(mdp_ring_avail(&e.slot->ring), avail);
     mdp_ring_consume(&e.slot->ring, avail);
     close_env(&e);
+}
+END_TEST
+
+/* The handler called by hand on this thread's slot, as the kernel would
+ * (SI_TIMER, the slot in si_value), at a leaf (ip, sp, fp) of a stack
+ * inside [lo, hi): the frames' FunctionIDs of the sample it published
+ * into fns[], their number returned. */
+static unsigned sample_by_hand(struct env *e, uintptr_t ip, uintptr_t sp, uintptr_t fp,
+                               uintptr_t *fns, unsigned max)
+{
+    struct sigaction sa;
+    ck_assert_int_eq(sigaction(SIGPROF, NULL, &sa), 0);
+    ck_assert(sa.sa_flags & SA_SIGINFO);
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = SIGPROF;
+    si.si_code = SI_TIMER;
+    si.si_value.sival_ptr = e->slot;
+    ucontext_t uc;
+    memset(&uc, 0, sizeof uc);
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
+    uc.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+    uc.uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
+    mdp_ring *r = &e->slot->ring;
+    ck_assert_uint_eq(mdp_ring_avail(r), 0);
+    sa.sa_sigaction(SIGPROF, &si, &uc);
+    uint64_t avail = mdp_ring_avail(r), hdr = mdp_ring_peek(r, 0);
+    ck_assert_uint_gt(avail, 0);
+    unsigned n = (unsigned)(hdr & 0xff), flags = (unsigned)(hdr >> 8) & 0xff;
+    uint64_t at = 1 + !!(flags & MDP_SAMPLE_HAVE_TIME) + !!(flags & MDP_SAMPLE_HAVE_SP);
+    ck_assert_uint_eq(avail, at + 3 * (uint64_t)n);
+    for (unsigned i = 0; i < n && i < max; i++)
+        fns[i] = (uintptr_t)mdp_ring_peek(r, at + 1 + 3 * i);
+    mdp_ring_consume(r, avail);
+    return n;
+}
+
+/* The handler's walk cache (sampler.c) keeps, per thread, the map's answer
+ * for a caller's return address and its method's prolog step; it must
+ * never answer for code that is gone: a cached FunctionID after the code
+ * at that address was replaced by another method's, or removed with its
+ * function, would misname the frame. The stack: a leaf the map does not
+ * know, whose frame record returns into method code at +0x45 (after a
+ * call), whose own frame record (an RBP frame) ends the stack. */
+START_TEST(test_walk_cache_never_outlives_the_code)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    mdp_slot_wcache_reset(e.slot);
+    ck_assert_ptr_nonnull(e.slot->wcache);
+    load_everything(&e, core);
+    /* code that is never run: push rbp; mov rbp, rsp; nops, a call at 0x40 */
+    uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(code, MAP_FAILED);
+    memset(code, 0x90, 4096);
+    static const uint8_t prolog[] = {0x55, 0x48, 0x89, 0xe5};
+    memcpy(code, prolog, sizeof prolog);
+    code[0x40] = 0xe8;
+    uintptr_t ret = (uintptr_t)code + 0x45;
+    memset(stack_words, 0, sizeof stack_words);
+    atomic_store(&e.slot->stack_lo, LO);
+    atomic_store(&e.slot->stack_hi, HI);
+    stack_words[20] = SW(30); /* the leaf's frame record: caller's RBP, return address */
+    stack_words[21] = ret;
+    stack_words[30] = 0; /* the method's: the root */
+    stack_words[31] = 0;
+    uintptr_t leaf = 0x10; /* no code there: a frame-pointer walk */
+    uintptr_t fns[4];
+
+    /* nothing at the address yet: the caller is unknown, and cached so */
+    ck_assert_uint_eq(sample_by_hand(&e, leaf, SW(16), SW(20), fns, 4), 2);
+    ck_assert_uint_eq(fns[1], 0);
+    mdt_idmap_function_info make = {.module = MOD, .token = 0x06000037};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_SPARE, &make), 0);
+    mdp_code_region reg = {(uintptr_t)code, 256};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &reg, 1), 0);
+    /* the code added since: the cached "unknown" is not used */
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_eq(sample_by_hand(&e, leaf, SW(16), SW(20), fns, 4), 2);
+        ck_assert_uint_eq(fns[1], F_MAKE);
+    }
+    /* the answer is cached now (else this test proves nothing) */
+    int cached = 0;
+    for (unsigned i = 0; i < MDP_WCACHE_ENTRIES; i++)
+        cached += e.slot->wcache->e[i].ip == ret - 1 && e.slot->wcache->e[i].fn == F_MAKE &&
+                  e.slot->wcache->e[i].step.kind == MDP_STEP_RBP;
+    ck_assert_int_eq(cached, 1);
+    /* other code at the same address (the memory reused): the new method */
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_SPARE, &reg, 1), 0);
+    /* (twice: the walk right after a removal does not use the cache at
+     * all; the next one does, and must find the entry stale) */
+    for (int i = 0; i < 2; i++) {
+        ck_assert_uint_eq(sample_by_hand(&e, leaf, SW(16), SW(20), fns, 4), 2);
+        ck_assert_uint_eq(fns[1], F_SPARE);
+    }
+    /* its function unloaded, its code with it: unknown again */
+    ck_assert_int_ge(mdp_ev_function_unload(core, mdp_seq(core), F_SPARE), 0);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_uint_eq(sample_by_hand(&e, leaf, SW(16), SW(20), fns, 4), 2);
+        ck_assert_uint_eq(fns[1], 0);
+    }
+    /* and an RSP frame's method replaced by an RBP frame's at the same
+     * address: the step is the new code's (decoded again), not the cached one */
+    static const uint8_t rsp_prolog[] = {0x53, 0x48, 0x83, 0xec,
+                                         0x18}; /* push rbx; sub rsp, 0x18 */
+    memcpy(code + 512, rsp_prolog, sizeof rsp_prolog);
+    code[512 + 0x40] = 0xe8;
+    uintptr_t ret2 = (uintptr_t)code + 512 + 0x45;
+    mdt_idmap_function_info ctor = {.module = MOD, .token = 0x06000031};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_CTOR, &ctor), 0);
+    mdp_code_region reg2 = {(uintptr_t)code + 512, 256};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_CTOR, &reg2, 1), 0);
+    /* leaf -> F_CTOR (RSP frame of 0x20 bytes at SW(22)..: return address at
+     * SW(26)) -> F_MAKE at ret, whose frame record is at SW(30) */
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &reg, 1), 0);
+    stack_words[21] = ret2;
+    stack_words[26] = ret;
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_eq(sample_by_hand(&e, leaf, SW(16), SW(20), fns, 4), 3);
+        ck_assert_uint_eq(fns[1], F_CTOR);
+        ck_assert_uint_eq(fns[2], F_MAKE);
+    }
+    /* the RBP frame's code now where the RSP frame's was: its frame record
+     * at SW(30) is the chain's, SW(26) is not read */
+    static const uint8_t rbp_prolog[] = {0x55, 0x48, 0x89, 0xe5};
+    memcpy(code + 512, rbp_prolog, sizeof rbp_prolog);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_SPARE, &make), 0);
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_SPARE, &reg2, 1), 0);
+    stack_words[20] = SW(24); /* leaf record -> {SW(24): SW(30)-record... } */
+    stack_words[24] = SW(30);
+    stack_words[25] = ret;
+    stack_words[26] = 0x99; /* what the old RSP step would take for a return address */
+    for (int i = 0; i < 2; i++) {
+        ck_assert_uint_eq(sample_by_hand(&e, leaf, SW(16), SW(20), fns, 4), 3);
+        ck_assert_uint_eq(fns[1], F_SPARE);
+        ck_assert_uint_eq(fns[2], F_MAKE);
+    }
+    munmap(code, 4096);
+    close_env(&e);
+}
+END_TEST
+
+/* mdp_unwind_caller (a cached step) gives what mdp_unwind_managed gives a
+ * frame that is not the leaf, for every prolog shape, return site and
+ * stack the test makes. */
+START_TEST(test_unwind_step_agrees_with_the_decoder)
+{
+    static const uint8_t t0[] = {0x55, 0x48, 0x83, 0xec, 0x10, 0x48, 0x8d, 0x6c, 0x24, 0x10, 0x90};
+    static const uint8_t rs[] = {0x53, 0x50, 0xe8, 0, 0, 0, 0, 0x90};
+    static const uint8_t rb[] = {0x41, 0x57, 0x55, 0x48, 0x83, 0xec, 0x28, 0xcc};
+    static const uint8_t osr[] = {0x50, 0x48, 0x89, 0xe5, 0x90};
+    static const uint8_t other[] = {0x8b, 0x47, 0x08, 0xc3};
+    static const uint8_t mov[] = {0x55, 0x48, 0x89, 0xe5, 0x90, 0x5d, 0xc3};
+    const uint8_t *codes[] = {t0, rs, rb, osr, other, mov};
+    size_t sizes[] = {sizeof t0, sizeof rs, sizeof rb, sizeof osr, sizeof other, sizeof mov};
+    for (unsigned k = 0; k < 6; k++) {
+        mdp_unwind_step st;
+        mdp_unwind_step_of(&st, codes[k], sizes[k]);
+        ck_assert_uint_ne(st.kind, 0);
+        for (unsigned w = 0; w < 64; w++)
+            stack_words[w] = w % 3 ? SW((w * 7) % 64) : 0x4000 + w;
+        for (size_t off = 0; off <= sizes[k]; off++)
+            for (unsigned sp = 0; sp < 64; sp += 5)
+                for (unsigned fp = 0; fp < 66; fp += 3) {
+                    uintptr_t base = (uintptr_t)codes[k];
+                    mdp_uw a = {0}, b = {0}, f = {base + off, SW(sp), fp < 64 ? SW(fp) : 0x10};
+                    int ra = mdp_unwind_managed(&a, &f, codes[k], sizes[k], 0, LO, HI);
+                    int rb2 = mdp_unwind_caller(&b, &f, &st, base, sizes[k], LO, HI);
+                    ck_assert_int_eq(ra, rb2);
+                    ck_assert_uint_eq(a.ip, b.ip);
+                    ck_assert_uint_eq(a.sp, b.sp);
+                    ck_assert_uint_eq(a.fp, b.fp);
+                }
+    }
 }
 END_TEST
 
@@ -1867,6 +2044,8 @@ Suite *suite(void)
     tcase_add_test(t, test_elf_lines_follow_the_writes);
     tcase_add_test(t, test_cut_stack_ends_truncated);
     tcase_add_test(t, test_thread_and_slice);
+    tcase_add_test(t, test_walk_cache_never_outlives_the_code);
+    tcase_add_test(t, test_unwind_step_agrees_with_the_decoder);
     tcase_add_test(t, test_record_kinds_are_documented);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);

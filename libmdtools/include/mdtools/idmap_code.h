@@ -99,6 +99,23 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq);
  * Async-signal-safe: yes. */
 int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const mdt_idmap *map, uintptr_t ip);
 
+/* Counters for a reader that caches mdt_idmap_ip_lookup()'s answers (a
+ * sampling profiler's per-thread cache of return addresses), as a
+ * sequence lock's: each is odd while the writer changes the ranges and
+ * even otherwise.
+ * - mdt_idmap_code_changes(): every change (a range added, removed,
+ *   replaced, or moved to another incarnation of its function);
+ * - mdt_idmap_code_removals(): every change that may remove or alter a
+ *   range that is there (all but an add that overlaps nothing).
+ * An answer of mdt_idmap_ip_lookup() made after reading an even value V
+ * is still the map's answer for that address while the same counter reads
+ * V: a range found, under mdt_idmap_code_removals(); MDT_ENOTFOUND, under
+ * mdt_idmap_code_changes(). An odd value: do not cache. They count from 0
+ * for a new map; NULL gives 0. No errors.
+ * Async-signal-safe: yes. Thread-safety: any thread. */
+uint64_t mdt_idmap_code_changes(const mdt_idmap *map);
+uint64_t mdt_idmap_code_removals(const mdt_idmap *map);
+
 /* As mdt_idmap_ip_lookup(), but on a miss call the map's miss callback
  * once (MDT_IDMAP_IP, the address) and look again: the lazy catch-up of
  * <mdtools/idmap.h>. A miss on a thread that holds the map's mutex (inside
