@@ -261,7 +261,7 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
      * what two back-to-back reads of the CPU clock measure, the TSC's ticks
      * per microsecond since the core started, the drain thread's CPU time
      * (all of it, and in mdp_drain_all) and the process's (all threads) so
-     * far */
+     * far, the drain thread's page faults */
     uint64_t ticks = 0, cpu = 0, calls = 0, bframes = 0;
     if (core->slots)
         for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
@@ -282,11 +282,12 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " bench.handler_ticks=%" PRIu64 " bench.handler_cpu_ns=%" PRIu64 " bench.clock_ns=%.1f"
          " bench.handler_calls=%" PRIu64 " bench.handler_frames=%" PRIu64
          " bench.tsc_per_us=%.3f bench.drain_ns=%" PRIu64 " bench.drain_all_ns=%" PRIu64
-         " bench.process_cpu_us=%" PRIu64,
+         " bench.process_cpu_us=%" PRIu64 " bench.drain_minflt=%" PRIu64,
          ticks, cpu, core->stats.bench_clock_ns, calls, bframes,
          us > 0 ? (double)(__rdtsc() - core->stats.bench_tsc0) / (double)us : 0.0,
          (uint64_t)atomic_load(&core->stats.bench_drain_ns),
-         (uint64_t)atomic_load(&core->stats.bench_drain_all_ns), proc_us);
+         (uint64_t)atomic_load(&core->stats.bench_drain_all_ns), proc_us,
+         (uint64_t)atomic_load(&core->stats.bench_drain_minflt));
 #endif
     /* end= last: how the process ended, the line's conclusion */
     putf(o, " truncated=%" PRIu64 " end=%s\n", core->stats.cut, end);

@@ -47,8 +47,8 @@
 /* Scans between writes (threads.c, every 500 ms) that read a new thread's
  * kernel name again: CoreCLR names its threads just after they start, so a
  * thread's name (and its role, a GC thread's) settles within its first
- * second or two; after that only the writes (every 2 s) read it. */
-#define FRESH_SCANS 4u
+ * second; after that only the writes (every 2 s) read it. */
+#define FRESH_SCANS 2u
 
 /* A copy of a name (malloc) cut at a character's start (UTF-8) to
  * MAX_NAME - 1 bytes, or NULL. */
