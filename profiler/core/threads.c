@@ -17,9 +17,10 @@
  * name is read when its slot is taken, at its first scans (the runtime
  * names its threads just after they start) and at each write
  * (threadnames.c), not at every scan: that was most of the drain thread's
- * time outside the drain. The blocked threads' stacks come from one read
- * of /proc/self/maps a scan. A thread that lives less than half a second
- * between two scans is not sampled. */
+ * time outside the drain. The task folder is listed only when the process
+ * has more threads than slots (/proc/self/stat), and the blocked threads'
+ * stacks come from one read of /proc/self/maps a scan. A thread that
+ * lives less than half a second between two scans is not sampled. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -123,6 +124,23 @@ static void mappings_of(struct blocked *v, size_t n)
     fclose(f);
 }
 
+/* The process's number of threads (/proc/self/stat's 20th field, after the
+ * command's closing parenthesis), or -1. */
+static long threads_now(void)
+{
+    char buf[1024];
+    ssize_t n = read_small("/proc/self/stat", buf, sizeof buf);
+    char *p = n > 0 ? strrchr(buf, ')') : NULL;
+    /* fields 3 to 19 after it, then the count */
+    for (int field = 2; p && field < 20; field++)
+        p = strchr(p + 1, ' ');
+    if (!p)
+        return -1;
+    char *end;
+    long v = strtol(p + 1, &end, 10);
+    return end > p + 1 && v > 0 ? v : -1;
+}
+
 static int by_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -151,9 +169,18 @@ void mdp_threads_scan(mdp_core *core)
         if (atomic_load(&t->state) == SLOT_ACTIVE)
             known[nknown++] = atomic_load(&t->tid);
     }
+    int self = atomic_load(&core->drain_tid), wall = atomic_load(&core->wall_tid);
+    /* every thread has a slot (or is this one, or wall mode's): nothing to
+     * list. A slot of a thread gone and not retired yet (the liveness
+     * check, every second) can hide a new thread until then. */
+    long now = threads_now();
+    if (now >= 0 && (size_t)now <= nknown + (self > 0) + (wall > 0)) {
+        free(found);
+        free(known);
+        return;
+    }
     qsort(known, nknown, sizeof *known, by_int);
     DIR *d = opendir("/proc/self/task");
-    int self = atomic_load(&core->drain_tid), wall = atomic_load(&core->wall_tid);
     for (struct dirent *e; d && nfound < MAX_NEW && (e = readdir(d));) {
         char *end;
         long tid = strtol(e->d_name, &end, 10);
