@@ -108,6 +108,10 @@ struct out {
     int bad;
 };
 
+/* The largest write's buffer kept for the next write (a csc log's writes
+ * are a few hundred KB); a larger one is freed after its write. */
+#define MDP_LOG_BUF_KEEP (2u << 20)
+
 static void put(struct out *o, const char *s, size_t n)
 {
     if (o->bad)
@@ -318,13 +322,18 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     size_t nrec = 0;
     for (unsigned k = 0; k < MDP_REC_NKINDS; k++)
         nrec += mdp_records_table(core, k)->n;
-    struct out o = {0};
+    /* the last write's buffer (its pages already touched) */
+    struct out o = {core->writer->buf, 0, core->writer->buf_cap, 0};
+    core->writer->buf = NULL;
+    core->writer->buf_cap = 0;
     struct newmods nm = {0};
     size_t fw_before = core->writer->frameworks_written; /* restored when the write fails */
     if (!core->writer->header_written) {
         char *h = mdp_header_line(core);
-        if (!h)
+        if (!h) {
+            free(o.s);
             return -1;
+        }
         put(&o, h, strlen(h));
         put(&o, "\n", 1);
         free(h);
@@ -440,7 +449,12 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     free(notes);
     free(c.v);
     free(nm.v);
-    free(o.s);
+    if (o.cap <= MDP_LOG_BUF_KEEP) {
+        core->writer->buf = o.s;
+        core->writer->buf_cap = o.cap;
+    } else {
+        free(o.s);
+    }
     core->writer->last_flush_ms = mdp_elapsed_ms(core);
     return rc;
 }
@@ -502,6 +516,7 @@ void mdp_writer_free(mdp_core *core)
     if (!w)
         return;
     mdp_smap_free(&w->described);
+    free(w->buf);
     for (size_t i = 0; i < w->nframeworks; i++)
         free(w->frameworks[i]);
     free(w);
