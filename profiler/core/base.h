@@ -207,7 +207,7 @@ struct mdp_stats {
      * the part of it spent in mdp_drain_all */
     uint64_t bench_tsc0;
     double bench_clock_ns;
-    _Atomic uint64_t bench_drain_ns, bench_drain_all_ns;
+    _Atomic uint64_t bench_drain_ns, bench_drain_all_ns, bench_drain_minflt;
 #endif
 };
 

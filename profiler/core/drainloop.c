@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -158,6 +159,10 @@ static void *drain_main(void *arg)
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
         atomic_store(&core->stats.bench_drain_ns,
                      (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec);
+        /* and its page faults (its heap's growth, first touches) */
+        struct rusage ru;
+        if (getrusage(RUSAGE_THREAD, &ru) == 0)
+            atomic_store(&core->stats.bench_drain_minflt, (uint64_t)ru.ru_minflt);
 #endif
         const char *over = session_over(core);
         period = next_period(core, period, base, mdp_drain_take_fill(core));

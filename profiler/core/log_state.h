@@ -31,6 +31,11 @@ struct mdp_writer {
     size_t frameworks_written; /* folders in the header or a #frameworks line */
     uint64_t stat_records;     /* record lines written */
     uint64_t last_flush_ms;
+    /* a write's text, kept for the next write up to MDP_LOG_BUF_KEEP bytes:
+     * a new buffer each write (mmap'd past 128 KB) was a third of the
+     * drain thread's page faults */
+    char *buf;
+    size_t buf_cap;
 
     /* termsig.c: the first SIGINT, SIGTERM or SIGHUP seen (0 none), the
      * writes the signals asked for and those done; records.c: the

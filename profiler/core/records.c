@@ -108,6 +108,10 @@ struct out {
     int bad;
 };
 
+/* The largest write's buffer kept for the next write (a csc log's writes
+ * are a few hundred KB); a larger one is freed after its write. */
+#define MDP_LOG_BUF_KEEP (2u << 20)
+
 static void put(struct out *o, const char *s, size_t n)
 {
     if (o->bad)
@@ -272,7 +276,7 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
      * what two back-to-back reads of the CPU clock measure, the TSC's ticks
      * per microsecond since the core started, the drain thread's CPU time
      * (all of it, and in mdp_drain_all) and the process's (all threads) so
-     * far */
+     * far, the drain thread's page faults */
     uint64_t ticks = 0, cpu = 0, calls = 0, bframes = 0;
     if (core->slots)
         for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
@@ -293,11 +297,12 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " bench.handler_ticks=%" PRIu64 " bench.handler_cpu_ns=%" PRIu64 " bench.clock_ns=%.1f"
          " bench.handler_calls=%" PRIu64 " bench.handler_frames=%" PRIu64
          " bench.tsc_per_us=%.3f bench.drain_ns=%" PRIu64 " bench.drain_all_ns=%" PRIu64
-         " bench.process_cpu_us=%" PRIu64,
+         " bench.process_cpu_us=%" PRIu64 " bench.drain_minflt=%" PRIu64,
          ticks, cpu, core->stats.bench_clock_ns, calls, bframes,
          us > 0 ? (double)(__rdtsc() - core->stats.bench_tsc0) / (double)us : 0.0,
          (uint64_t)atomic_load(&core->stats.bench_drain_ns),
-         (uint64_t)atomic_load(&core->stats.bench_drain_all_ns), proc_us);
+         (uint64_t)atomic_load(&core->stats.bench_drain_all_ns), proc_us,
+         (uint64_t)atomic_load(&core->stats.bench_drain_minflt));
 #endif
     /* end= last: how the process ended, the line's conclusion */
     putf(o, " truncated=%" PRIu64 " end=%s\n", core->stats.cut, end);
@@ -328,13 +333,18 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     size_t nrec = 0;
     for (unsigned k = 0; k < MDP_REC_NKINDS; k++)
         nrec += mdp_records_table(core, k)->n;
-    struct out o = {0};
+    /* the last write's buffer (its pages already touched) */
+    struct out o = {core->writer->buf, 0, core->writer->buf_cap, 0};
+    core->writer->buf = NULL;
+    core->writer->buf_cap = 0;
     struct newmods nm = {0};
     size_t fw_before = core->writer->frameworks_written; /* restored when the write fails */
     if (!core->writer->header_written) {
         char *h = mdp_header_line(core);
-        if (!h)
+        if (!h) {
+            free(o.s);
             return -1;
+        }
         put(&o, h, strlen(h));
         put(&o, "\n", 1);
         free(h);
@@ -450,7 +460,12 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     free(notes);
     free(c.v);
     free(nm.v);
-    free(o.s);
+    if (o.cap <= MDP_LOG_BUF_KEEP) {
+        core->writer->buf = o.s;
+        core->writer->buf_cap = o.cap;
+    } else {
+        free(o.s);
+    }
     core->writer->last_flush_ms = mdp_elapsed_ms(core);
     return rc;
 }
@@ -512,6 +527,7 @@ void mdp_writer_free(mdp_core *core)
     if (!w)
         return;
     mdp_smap_free(&w->described);
+    free(w->buf);
     for (size_t i = 0; i < w->nframeworks; i++)
         free(w->frameworks[i]);
     free(w);

@@ -83,8 +83,11 @@ extern mdp_core *_Atomic mdp_sampling_core;
 int mdp_thread_names_new(mdp_core *core);
 /* A slot taken (threads_lock held) gets the
  * name the runtime gave its thread before it started; a thread ended
- * forgets such a name; every active slot whose kernel name is new (all:
- * or changed) is announced (drain thread). */
+ * forgets such a name. The name scan (drain thread) reads the kernel's
+ * name of every active slot's thread (all: a write's scan) or of those
+ * started in its last few scans (the thread scan's, twice a second),
+ * announces the names that changed and sets each thread's role by it
+ * (activities on); a write's scan forgets threads no slot holds. */
 void mdp_thread_named_start(mdp_core *core, struct mdp_slot *t);
 void mdp_thread_named_end(mdp_core *core, uintptr_t runtime_thread);
 void mdp_threads_name_scan(mdp_core *core, int all);

@@ -44,6 +44,11 @@
 #define MAX_PENDING 4096u        /* names of threads not started yet */
 #define MAX_THREADS (4096u * 16) /* threads registered at once */
 #define MAX_NAME 128u            /* bytes of a name kept, with its NUL */
+/* Scans between writes (threads.c, every 500 ms) that read a new thread's
+ * kernel name again: CoreCLR names its threads just after they start, so a
+ * thread's name (and its role, a GC thread's) settles within its first
+ * second; after that only the writes (every 2 s) read it. */
+#define FRESH_SCANS 2u
 
 /* A copy of a name (malloc) cut at a character's start (UTF-8) to
  * MAX_NAME - 1 bytes, or NULL. */
@@ -65,6 +70,7 @@ struct reg_thread {
     char *name;               /* the runtime's name of it (dup_name), NULL none */
     char os_name[16];         /* the kernel's, "" not read yet */
     int announced;            /* without the sampler: its line was written */
+    unsigned fresh;           /* scans left that read its kernel name between writes */
     uint64_t seen;            /* with the sampler: the last scan that found its slot */
 };
 
@@ -286,6 +292,7 @@ void mdp_thread_named_start(mdp_core *core, struct mdp_slot *s)
     reg_unbind(core->threads, t);
     reg_bind(core->threads, t, s->runtime_thread);
     t->seen = core->threads->scans;
+    t->fresh = FRESH_SCANS;
     /* Announced now, not only at the next write's scan: a thread that
      * burns its share and exits between two writes (the drain waits up to
      * MDP_DRAIN_MAX_MS when idle) would leave records no line names. The
@@ -337,18 +344,35 @@ void mdp_threads_name_scan(mdp_core *core, int all)
             continue;
         t->seen = scan;
         active++;
-        if (!all && t->os_name[0])
+        /* between writes only a thread's first scans read its name: an
+         * open, read and close of a /proc file for every thread twice a
+         * second was most of the drain thread's time outside the drain
+         * (bench/profiler/README.md, "the drain thread's own cost") */
+        if (!all && t->os_name[0] && !t->fresh)
             continue;
+        if (!all)
+            t->fresh -= t->fresh > 0;
         char comm[sizeof t->os_name];
         comm_of(tid, comm, sizeof comm);
-        if (comm[0] && strcmp(comm, t->os_name) != 0) {
+        if (!comm[0])
+            continue; /* gone: the liveness check retires its slot */
+        if (core->cfg.activities) {
+            /* its role by its name (activity.c): a GC thread's native
+             * frames are the GC's */
+            unsigned role = mdp_thread_role(comm);
+            if (role != atomic_load_explicit(&s->act_role, memory_order_relaxed))
+                atomic_store_explicit(&s->act_role, role, memory_order_relaxed);
+        }
+        if (strcmp(comm, t->os_name) != 0) {
             memcpy(t->os_name, comm, sizeof comm);
             announce_thread(core, t);
         }
     }
     /* threads whose slots were retired without an end event (a thread
-     * the runtime does not report, gone): forgotten */
-    if (r->by_tid.n > active) {
+     * the runtime does not report, gone): forgotten, at a write's scan
+     * only (a slot being taken registers its thread a moment before the
+     * slot is active) */
+    if (all && r->by_tid.n > active) {
         struct stale s = {scan, NULL, 0, r->by_tid.n - active};
         if ((s.v = malloc(s.cap * sizeof *s.v))) {
             mdp_pmap_each(&r->by_tid, find_stale, &s);

@@ -13,7 +13,13 @@
  * holds it is its stack; a running thread is taken at a later scan. The
  * threads' names (/proc/self/task/TID/comm, which CoreCLR sets) give the
  * runtime's GC threads (".NET Server GC", ".NET BGC") their role: every
- * native frame they run is the GC's (native.h, activity.c). A thread that
+ * native frame they run is the GC's (native.h, activity.c). A thread's
+ * name is read when its slot is taken, at its first scans (the runtime
+ * names its threads just after they start) and at each write
+ * (threadnames.c), not at every scan: that was most of the drain thread's
+ * time outside the drain. The task folder is listed only when the process
+ * has more threads than slots (the folder's link count), and the blocked threads'
+ * stacks come from one read of /proc/self/maps a scan. A thread that
  * lives less than half a second between two scans is not sampled. */
 #define _GNU_SOURCE
 #include "config.h"
@@ -24,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/base.h"
@@ -64,30 +71,6 @@ static uintptr_t blocked_sp(int tid)
     return sp ? (uintptr_t)strtoull(sp, NULL, 16) : 0;
 }
 
-/* The read-write mapping that holds sp, from /proc/self/maps. */
-static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
-{
-    FILE *f = fopen("/proc/self/maps", "re");
-    if (!f)
-        return -1;
-    char line[512];
-    int found = -1;
-    while (found && fgets(line, sizeof line, f)) {
-        uintptr_t a, b;
-        char perms[8];
-        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &a, &b, perms) == 3 && sp >= a &&
-            sp < b && perms[0] == 'r' && perms[1] == 'w') {
-            *lo = a;
-            *hi = b;
-            found = 0;
-        }
-        while (!strchr(line, '\n') && fgets(line, sizeof line, f))
-            ;
-    }
-    fclose(f);
-    return found;
-}
-
 static unsigned role_of(const mdp_core *core, int tid)
 {
     char path[64], comm[64];
@@ -95,6 +78,63 @@ static unsigned role_of(const mdp_core *core, int tid)
         return MDP_ACT_NONE;
     snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
     return read_small(path, comm, sizeof comm) > 0 ? mdp_thread_role(comm) : MDP_ACT_NONE;
+}
+
+/* A thread found blocked, whose stack is still to be named. */
+struct blocked {
+    uintptr_t sp, lo, hi;
+    int tid;
+};
+
+static int by_sp(const void *a, const void *b)
+{
+    const struct blocked *x = a, *y = b;
+    return (x->sp > y->sp) - (x->sp < y->sp);
+}
+
+/* The read-write mappings that hold the blocked threads' stack pointers,
+ * from one read of /proc/self/maps (a runtime's process maps thousands of
+ * ranges; it used to be read once per new thread, at startup a few dozen
+ * times a scan): v sorted by sp, lo and hi 0 where none holds it. */
+static void mappings_of(struct blocked *v, size_t n)
+{
+    FILE *f = n ? fopen("/proc/self/maps", "re") : NULL;
+    if (!f)
+        return;
+    qsort(v, n, sizeof *v, by_sp);
+    char line[512];
+    size_t i = 0;
+    while (i < n && fgets(line, sizeof line, f)) {
+        uintptr_t a, b;
+        char perms[8];
+        int ok = sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &a, &b, perms) == 3;
+        while (!strchr(line, '\n') && fgets(line, sizeof line, f))
+            ;
+        if (!ok)
+            continue;
+        /* the file is sorted by address: the threads below this range have
+         * no mapping */
+        while (i < n && v[i].sp < a)
+            i++;
+        for (size_t j = i; j < n && v[j].sp < b; j++)
+            if (perms[0] == 'r' && perms[1] == 'w') {
+                v[j].lo = a;
+                v[j].hi = b;
+            }
+    }
+    fclose(f);
+}
+
+/* The process's number of threads, or -1: the task folder's link count is
+ * 2 plus its threads (proc_task_getattr), one stat of 2 us where reading
+ * /proc/self/stat's count (it sums every thread's times) took 19 and
+ * listing the folder 31 (a process of 31 threads). */
+static long threads_now(void)
+{
+    struct stat st;
+    if (stat("/proc/self/task", &st) != 0 || st.st_nlink < 3)
+        return -1;
+    return (long)st.st_nlink - 2;
 }
 
 static int by_int(const void *a, const void *b)
@@ -107,39 +147,53 @@ void mdp_threads_scan(mdp_core *core)
 {
     if (!core->cfg.all_threads || !core->slots || !core->sampling || atomic_load(&core->finished))
         return;
-    /* the threads that have a slot, and their roles by name (CoreCLR names
-     * a thread after it has started: a runtime thread's role is set here too) */
+    /* the names and roles of threads started lately (CoreCLR names a
+     * thread after it has started: a runtime thread's role is set there
+     * too); the others' at each write (threadnames.c) */
+    mdp_threads_name_scan(core, 0);
+    /* the threads that have a slot */
     int *known = malloc(MDP_MAX_THREADS * sizeof *known);
-    if (!known)
+    struct blocked *found = malloc(MAX_NEW * sizeof *found);
+    if (!known || !found) {
+        free(known);
+        free(found);
         return;
-    size_t nknown = 0;
+    }
+    size_t nknown = 0, nfound = 0;
     for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         struct mdp_slot *t = &core->slots[i];
-        if (atomic_load(&t->state) != SLOT_ACTIVE)
-            continue;
-        int tid = atomic_load(&t->tid);
-        known[nknown++] = tid;
-        unsigned role = role_of(core, tid);
-        if (role != atomic_load_explicit(&t->act_role, memory_order_relaxed))
-            atomic_store_explicit(&t->act_role, role, memory_order_relaxed);
+        if (atomic_load(&t->state) == SLOT_ACTIVE)
+            known[nknown++] = atomic_load(&t->tid);
+    }
+    int self = atomic_load(&core->drain_tid), wall = atomic_load(&core->wall_tid);
+    /* every thread has a slot (or is this one, or wall mode's): nothing to
+     * list. A slot of a thread gone and not retired yet (the liveness
+     * check, every second) can hide a new thread until then. */
+    long now = threads_now();
+    if (now >= 0 && (size_t)now <= nknown + (self > 0) + (wall > 0)) {
+        free(found);
+        free(known);
+        return;
     }
     qsort(known, nknown, sizeof *known, by_int);
     DIR *d = opendir("/proc/self/task");
-    unsigned taken = 0;
-    int self = atomic_load(&core->drain_tid), wall = atomic_load(&core->wall_tid);
-    for (struct dirent *e; d && taken < MAX_NEW && (e = readdir(d));) {
+    for (struct dirent *e; d && nfound < MAX_NEW && (e = readdir(d));) {
         char *end;
         long tid = strtol(e->d_name, &end, 10);
         if (*end || tid <= 0 || tid > 0x3fffffff || tid == self || tid == wall ||
             bsearch(&(int){(int)tid}, known, nknown, sizeof *known, by_int))
             continue;
-        uintptr_t sp = blocked_sp((int)tid), lo, hi;
-        if (!sp || mapping_of(sp, &lo, &hi) != 0)
-            continue; /* running, or no stack we can name: the next scan */
-        if (mdp_sampler_thread_start(core, 0, (int)tid, lo, hi, role_of(core, (int)tid)) == 0)
-            taken++;
+        uintptr_t sp = blocked_sp((int)tid);
+        if (sp) /* running: the next scan */
+            found[nfound++] = (struct blocked){sp, 0, 0, (int)tid};
     }
     if (d)
         closedir(d);
+    mappings_of(found, nfound);
+    for (size_t i = 0; i < nfound; i++)
+        if (found[i].hi) /* else no stack we can name: the next scan */
+            mdp_sampler_thread_start(core, 0, found[i].tid, found[i].lo, found[i].hi,
+                                     role_of(core, found[i].tid));
+    free(found);
     free(known);
 }

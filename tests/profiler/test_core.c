@@ -1776,6 +1776,117 @@ START_TEST(test_thread_and_slice)
 }
 END_TEST
 
+/* A thread's kernel name, and the role it gives (a GC thread's), are read
+ * at its first scans and at each write, not at every scan after that: the
+ * scans' /proc reads were most of the drain thread's own time
+ * (threadnames.c). */
+START_TEST(test_thread_role_read_while_new_and_at_writes)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    char was[16] = "";
+    ck_assert_int_eq(pthread_getname_np(pthread_self(), was, sizeof was), 0);
+    mdp_thread_named_start(core, e.slot);
+    /* new: its scans read the name */
+    ck_assert_int_eq(pthread_setname_np(pthread_self(), ".NET BGC"), 0);
+    mdp_threads_name_scan(core, 0);
+    ck_assert_uint_eq(atomic_load(&e.slot->act_role), MDP_ACT_GC);
+    ck_assert_int_eq(pthread_setname_np(pthread_self(), "plain"), 0);
+    for (int i = 0; i < 3; i++)
+        mdp_threads_name_scan(core, 0);
+    ck_assert_uint_eq(atomic_load(&e.slot->act_role), MDP_ACT_NONE);
+    /* settled: the scans between writes leave it */
+    ck_assert_int_eq(pthread_setname_np(pthread_self(), ".NET BGC"), 0);
+    for (int i = 0; i < 8; i++)
+        mdp_threads_name_scan(core, 0);
+    ck_assert_uint_eq(atomic_load(&e.slot->act_role), MDP_ACT_NONE);
+    /* a write's scan reads it */
+    ck_assert_int_eq(mdp_log_flush(core, NULL, 0), 0);
+    ck_assert_uint_eq(atomic_load(&e.slot->act_role), MDP_ACT_GC);
+    pthread_setname_np(pthread_self(), was);
+    ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
+    char *log = slurp_raw(e.log), want[96];
+    int tid = (int)syscall(SYS_gettid);
+    snprintf(want, sizeof want, "\n#thread %d managed=0 os=plain\n", tid);
+    const char *plain = strstr(log, want);
+    snprintf(want, sizeof want, "\n#thread %d managed=0 os=.NET%%20BGC\n", tid);
+    const char *bgc = plain ? strstr(plain, want) : NULL;
+    ck_assert_msg(plain && bgc, "missing the renames in\n%s", log);
+
+    close_env(&e);
+}
+END_TEST
+
+/* A thread the runtime does not report, blocked in a system call, is taken
+ * by the thread scan with the mapping that holds its stack (one read of
+ * /proc/self/maps for all such threads: threads.c). */
+struct blocked_arg {
+    int fd, tid;
+    uintptr_t sp;
+};
+
+static void *block_in_read(void *arg)
+{
+    struct blocked_arg *a = arg;
+    char c, here;
+    a->sp = (uintptr_t)&here;
+    __atomic_store_n(&a->tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+    ssize_t n = read(a->fd, &c, 1);
+    (void)n;
+    return NULL;
+}
+
+START_TEST(test_scan_takes_a_blocked_thread_with_its_stack)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    struct blocked_arg a = {p[0], 0, 0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, block_in_read, &a), 0);
+    while (!__atomic_load_n(&a.tid, __ATOMIC_ACQUIRE))
+        usleep(1000);
+    /* blocked in read: its syscall file names its stack pointer */
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", a.tid);
+    for (int i = 0; i < 1000; i++) {
+        FILE *f = fopen(path, "r");
+        ck_assert_ptr_nonnull(f);
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        if (!strncmp(buf, "0 ", 2)) /* read(2) */
+            break;
+        usleep(1000);
+    }
+    /* wall mode: a slot without a timer (no handler in this test) */
+    unsigned modes = core->cfg.modes;
+    core->cfg.modes = MDP_MODE_WALL;
+    core->cfg.all_threads = 1;
+    core->sampling = 1;
+    mdp_threads_scan(core);
+    struct mdp_slot *got = NULL;
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
+        if (atomic_load(&core->slots[i].state) == SLOT_ACTIVE &&
+            atomic_load(&core->slots[i].tid) == a.tid)
+            got = &core->slots[i];
+    ck_assert_msg(got, "the blocked thread %d has no slot", a.tid);
+    uintptr_t lo = atomic_load(&got->stack_lo), hi = atomic_load(&got->stack_hi);
+    ck_assert_msg(lo <= a.sp && a.sp < hi, "stack %#lx-%#lx does not hold %#lx", (unsigned long)lo,
+                  (unsigned long)hi, (unsigned long)a.sp);
+    ck_assert_int_eq(write(p[1], "x", 1), 1);
+    pthread_join(th, NULL);
+    close(p[0]);
+    close(p[1]);
+    mdp_sampler_stop(core);
+    core->cfg.modes = modes;
+    close_env(&e);
+}
+END_TEST
+
 /* The header names the folder the core library was loaded from, encoded so
  * that the value holds no space; the first core library wins. */
 START_TEST(test_header_names_the_framework_folder)
@@ -2046,6 +2157,8 @@ Suite *suite(void)
     tcase_add_test(t, test_thread_and_slice);
     tcase_add_test(t, test_walk_cache_never_outlives_the_code);
     tcase_add_test(t, test_unwind_step_agrees_with_the_decoder);
+    tcase_add_test(t, test_thread_role_read_while_new_and_at_writes);
+    tcase_add_test(t, test_scan_takes_a_blocked_thread_with_its_stack);
     tcase_add_test(t, test_record_kinds_are_documented);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
