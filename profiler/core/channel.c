@@ -25,8 +25,7 @@
 #include <unistd.h>
 
 #include "core/channel.h"
-
-static const char hexd[] = "0123456789ABCDEF";
+#include "core/hex.h"
 
 size_t mdp_pct_escape(char *out, size_t cap, const char *in, size_t n)
 {
@@ -39,8 +38,7 @@ size_t mdp_pct_escape(char *out, size_t cap, const char *in, size_t n)
             if (o + 3 >= cap)
                 break;
             out[o++] = '%';
-            out[o++] = hexd[c >> 4];
-            out[o++] = hexd[c & 15];
+            o = (size_t)(mdp_hex_put_as(out + o, c, 2, MDP_HEX_UPPER) - out);
         } else {
             if (o + 1 >= cap)
                 break;
