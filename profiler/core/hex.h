@@ -1,13 +1,14 @@
-/* The profiler's one hex writer and reader, inline, for every folder of
- * the profiler (core, coreclr, attach, the launcher): digits written
- * straight into the caller's buffer, without a NUL, and a digit's value.
- * By hand rather than snprintf: a frame's token and IL offset, a native
- * frame's offset, a module's build-id are written on the drain thread per
- * new address (~680 instructions a call with snprintf), and a guest should
- * not parse formats it does not need. The library has the same writer
- * (libmdtools/util/hex.h), but a client includes only the public headers
- * (tools/check-layers.sh), and a hex digit is no query of metadata to
- * export: the few lines stand here again. */
+/* The profiler's one hex writer and digit reader, inline, for each of
+ * its folders (core, coreclr, attach): digits written straight into the
+ * caller's buffer, without a NUL; a digit's value, for the GUIDs' and
+ * the %XX escapes' text. By hand rather than snprintf: a frame's token
+ * and IL offset, a native frame's offset, a module's build-id are written
+ * on the drain thread per new address (~680 instructions a call with
+ * snprintf), and a guest should not parse formats it does not need. The
+ * library has the same writer (libmdtools/util/hex.h), but a client
+ * includes only the public headers (tools/check-layers.sh), and a hex
+ * digit is no query of metadata to export: the few lines stand here
+ * again. */
 #ifndef MDP_HEX_H
 #define MDP_HEX_H
 
@@ -46,6 +47,18 @@ static inline char *mdp_hex_put_min(char *o, uint64_t v, unsigned width)
 {
     unsigned n = mdp_hex_len(v);
     return mdp_hex_put(o, v, n < width ? width : n);
+}
+
+/* The value of the hex digit c (either case), or -1. */
+static inline int mdp_hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
 }
 
 #endif
