@@ -46,6 +46,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/util/utf16.c \
 	libmdtools/util/file.h \
 	libmdtools/util/hash.h \
+	libmdtools/util/hex.h \
 	libmdtools/util/file.c \
 	libmdtools/image/container.h \
 	libmdtools/image/container.c \

@@ -6,13 +6,14 @@
 bin_PROGRAMS += mdinspect/mdinspect
 
 # What the shell and batch share: one UTF-8 decoder, one way of writing
-# JSON (common/json.h) and the name options both use (common/naming.h),
-# built into every program that has either.
+# JSON (common/json.h), one hex writer (common/hex.h) and the name options
+# both use (common/naming.h), built into every program that has either.
 MDI_COMMON_SOURCES = \
 	mdinspect/common/utf8.h \
 	mdinspect/common/utf8.c \
 	mdinspect/common/json.h \
 	mdinspect/common/json.c \
+	mdinspect/common/hex.h \
 	mdinspect/common/naming.h
 
 # The shell: everything but main() and batch, also built into the fuzz

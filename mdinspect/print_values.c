@@ -13,6 +13,7 @@
 
 #include <mdtools/heaps.h>
 
+#include "common/hex.h"
 #include "print_int.h"
 
 /* Every value starts here: mdi_note() applies to this value only, and a
@@ -93,15 +94,10 @@ void mdi_hex(mdi_printer *p, const char *key, const char *label, uint64_t v, int
 /* "0xTTRRRRRR" without printf: tokens fill most tables. */
 static char *token_text(mdi_printer *p, uint32_t token)
 {
-    static const char hex[] = "0123456789abcdef";
     char *s = pt_arena_alloc(p, 11);
     if (!s)
         return NULL;
-    s[0] = '0';
-    s[1] = 'x';
-    for (int i = 0; i < 8; i++)
-        s[2 + i] = hex[(token >> (28 - 4 * i)) & 0xF];
-    s[10] = '\0';
+    *mdi_hex_token(s, token) = '\0';
     return s;
 }
 

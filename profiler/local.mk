@@ -46,6 +46,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/aggregate.c \
 	profiler/core/records.c \
 	profiler/core/channel.h \
+	profiler/core/hex.h \
 	profiler/core/channel.c \
 	profiler/core/logfile.c \
 	profiler/core/logname.c \
@@ -106,7 +107,7 @@ dist_man_MANS += doc/mdprofile.1
 # profiler/attach/.
 bin_PROGRAMS += profiler/mdprofile
 profiler_mdprofile_SOURCES = profiler/mdprofile.c profiler/core/config.c profiler/core/core.h \
-	profiler/core/channel.h profiler/core/channel.c profiler/core/logname.c \
+	profiler/core/channel.h profiler/core/channel.c profiler/core/hex.h profiler/core/logname.c \
 	profiler/launcher/launch.h profiler/launcher/output.c profiler/launcher/logs.c \
 	profiler/launcher/run.c profiler/launcher/attach.c
 profiler_mdprofile_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler -DMDP_PKGLIBDIR='"$(pkglibdir)"'

@@ -15,6 +15,7 @@
 #include <mdtools/assembly.h>
 #include <mdtools/descriptor.h>
 #include <mdtools/heaps.h>
+#include <mdtools/members.h>
 #include <mdtools/names.h>
 #include <mdtools/nesting.h>
 #include <mdtools/tables.h>
@@ -32,18 +33,6 @@ static int nomem(void)
 }
 
 /* --- generic parameters and base types --- */
-
-static uint32_t generic_param_count(const mdt_image *img, uint32_t owner)
-{
-    uint32_t key, rid, n = 0;
-    mdt_find fi;
-    if (mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner) ||
-        mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key))
-        return 0;
-    while (mdt_find_next(&rid, &fi) == 0)
-        n++;
-    return n;
-}
 
 /* VALUETYPE when the TypeDef derives from System.ValueType or System.Enum
  * (and is not System.Enum itself), else CLASS (II.13). */
@@ -93,14 +82,16 @@ static int to_type(void *ctx, const mdt_type **out, const mdt_desc *d, unsigned 
 static int typedef_type(void *ctx, const mdt_type **out, const mdt_image *img, uint32_t token,
                         uint32_t n, const mdt_desc *const *args, unsigned depth)
 {
-    uint32_t want;
+    size_t want;
     int e;
-    if ((e = mdt__desc_check_typedef(img, token)))
+    /* The owner's GenericParam rows counted (members.h): a table that
+     * does not read is its error, not a count of 0. */
+    if ((e = mdt__desc_check_typedef(img, token)) ||
+        (e = mdt_generic_params(NULL, NULL, &want, img, token)))
         return e;
-    want = generic_param_count(img, token);
     if (n != want)
         return mdt__fail_simple(MDT_EINVAL,
-                                "TypeDef 0x%08x of %s has %u generic parameters, "
+                                "TypeDef 0x%08x of %s has %zu generic parameters, "
                                 "%u arguments given",
                                 token, mdt_image_name(img), want, n);
     mdt_type *g = new_type(ctx, typedef_kind(img, token), img);
@@ -273,10 +264,12 @@ int mdt_inst_name(void *mem_ctx, char **out, const mdt_image *img, uint32_t toke
             (e = mdt_row_string(&mname, NULL, &r, MDT_COL_MethodDef_Name)) ||
             (e = mdt_member_owner(&owner, img, token)))
             goto done;
-        uint32_t want = generic_param_count(img, token);
+        size_t want;
+        if ((e = mdt_generic_params(NULL, NULL, &want, img, token)))
+            goto done;
         if (want != nmethod_args) {
             e = mdt__fail_simple(MDT_EINVAL,
-                                 "MethodDef 0x%08x has %u generic parameters, %u arguments given",
+                                 "MethodDef 0x%08x has %zu generic parameters, %u arguments given",
                                  token, want, nmethod_args);
             goto done;
         }

@@ -53,7 +53,9 @@ int mdt__put_value(sb *out, const mdt_value *v, const mdt_name_opts *opts);
 int mdt__reflection_to_full(void *mem_ctx, char **out, const char *s, size_t len);
 
 /* Append n bytes as an ILAsm quoted string (II.5.2 QSTRING; ilasm.c):
- * " and \\ escaped, other control bytes as \\ and three octal digits. */
-void mdt__ilasm_qstring(sb *out, const uint8_t *p, size_t n);
+ * " and \\ escaped, other control bytes as \\ and three octal digits;
+ * with `c_names`, newline, carriage return and tab as \\n, \\r, \\t (an
+ * ldstr operand, as ILDasm writes it). */
+void mdt__ilasm_qstring(sb *out, const uint8_t *p, size_t n, bool c_names);
 
 #endif

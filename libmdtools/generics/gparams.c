@@ -1,6 +1,7 @@
 /* The generic parameters of a declaration (mdt_generic_decl,
  * <mdtools/names.h>): a TypeDef's or MethodDef's GenericParam rows
- * (ECMA-335 II.22.20) in Number order with their flags (variance and the
+ * (ECMA-335 II.22.20) in Number order (mdt_generic_params,
+ * <mdtools/members.h>) with their flags (variance and the
  * special constraints, II.23.1.7, and 0x20 AllowByRefLike of .NET 9) and
  * their GenericParamConstraint rows (II.22.21), written as the style
  * writes a declaration (doc/names.md, "Declarations"): ILAsm's list in the
@@ -17,10 +18,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <talloc.h>
 
+#include <mdtools/members.h>
 #include <mdtools/names.h>
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
@@ -30,8 +31,6 @@
 #include "util/error.h"
 #include "util/strbuf.h"
 
-/* GenericParam.Number is 2 bytes: no owner has more parameters. */
-#define MAX_PARAMS 65536u
 /* Constraints of one parameter: more is damage, not a declaration. */
 #define MAX_CONSTRAINTS 4096u
 
@@ -48,14 +47,6 @@ enum {
 struct gp {
     uint32_t rid, number, flags;
 };
-
-static int by_number(const void *a, const void *b)
-{
-    const struct gp *x = a, *y = b;
-    if (x->number != y->number)
-        return x->number < y->number ? -1 : 1;
-    return x->rid < y->rid ? -1 : x->rid > y->rid;
-}
 
 /* What a System.ValueType constraint stands for in C#: 1 `struct`, 2
  * `unmanaged`, 0 neither (from the constraint's name as stored). */
@@ -105,40 +96,6 @@ static int constraints_of(void *mem, uint32_t **toks, uint32_t *n, const mdt_ima
         *toks = nt;
         nt[(*n)++] = t;
     }
-    return 0;
-}
-
-/* The owner's parameters in Number order into *out (under mem). */
-static int params_of(void *mem, struct gp **out, uint32_t *n, const mdt_image *img, uint32_t owner)
-{
-    uint32_t key, rid;
-    mdt_find fi;
-    int e;
-    *out = NULL;
-    *n = 0;
-    if (!mdt_table_rows(img, MDT_TABLE_GenericParam))
-        return 0;
-    if ((e = mdt_coded_encode(&key, MDT_CI_TypeOrMethodDef, owner)) ||
-        (e = mdt_find_init(&fi, img, MDT_TABLE_GenericParam, MDT_COL_GenericParam_Owner, key)))
-        return e;
-    while (mdt_find_next(&rid, &fi) == 0) { /* to MDT_ITEROVER, its only failure */
-        mdt_row r;
-        struct gp *ng;
-        if (*n == MAX_PARAMS)
-            return mdt__fail_simple(MDT_EBADIMAGE, "token 0x%08x: more than %u generic parameters",
-                                    owner, MAX_PARAMS);
-        if ((e = mdt_row_get(&r, img, MDT_TABLE_GenericParam, rid)))
-            return e;
-        if (!(ng = talloc_realloc(mem, *out, struct gp, *n + 1)))
-            return mdt__fail_simple(MDT_ENOMEM, "out of memory reading generic parameters");
-        *out = ng;
-        ng[*n].rid = rid;
-        ng[*n].number = mdt_row_raw(&r, MDT_COL_GenericParam_Number);
-        ng[*n].flags = mdt_row_raw(&r, MDT_COL_GenericParam_Flags);
-        (*n)++;
-    }
-    if (*n > 1)
-        qsort(*out, *n, sizeof **out, by_number);
     return 0;
 }
 
@@ -235,8 +192,8 @@ int mdt_generic_decl(void *mem_ctx, char **params, char **where, const mdt_image
     unsigned table = owner >> 24;
     mdt_name_opts o = {MDT_STYLE_FULL, 0, MDT_NAME_OPTS_VERSION, NULL, NULL};
     mdt_generic_context g = {0};
-    struct gp *gps;
-    uint32_t n;
+    uint32_t *rids;
+    size_t n;
     void *tmp;
     sb ps, ws;
     int e;
@@ -267,27 +224,31 @@ int mdt_generic_decl(void *mem_ctx, char **params, char **where, const mdt_image
         return mdt__fail_simple(MDT_ENOMEM, "out of memory naming generic parameters");
     sb_init(&ps, tmp);
     sb_init(&ws, tmp);
-    if ((e = params_of(tmp, &gps, &n, img, owner)))
+    /* The owner's rows in Number order (members.h), as declared. */
+    if ((e = mdt_generic_params(tmp, &rids, &n, img, owner)))
         goto done;
-    for (uint32_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         mdt_row r;
         const char *name;
         size_t len;
         uint32_t *cons, ncons;
-        if ((e = mdt_row_get(&r, img, MDT_TABLE_GenericParam, gps[i].rid)) ||
+        struct gp gp = {rids[i], 0, 0};
+        if ((e = mdt_row_get(&r, img, MDT_TABLE_GenericParam, gp.rid)) ||
             (e = mdt_row_string(&name, &len, &r, MDT_COL_GenericParam_Name)) ||
-            (e = constraints_of(tmp, &cons, &ncons, img, gps[i].rid)))
+            (e = constraints_of(tmp, &cons, &ncons, img, gp.rid)))
             goto done;
+        gp.number = mdt_row_raw(&r, MDT_COL_GenericParam_Number);
+        gp.flags = mdt_row_raw(&r, MDT_COL_GenericParam_Flags);
         sb_adds(&ps, i ? "," : o.style == MDT_STYLE_REFLECTION ? "[" : "<");
         if (o.style == MDT_STYLE_IL) {
-            e = put_il_param(&ps, tmp, img, &gps[i], name, len, cons, ncons, &o);
+            e = put_il_param(&ps, tmp, img, &gp, name, len, cons, ncons, &o);
         } else {
-            if ((gps[i].flags & GP_VARIANCE) == GP_COVARIANT)
+            if ((gp.flags & GP_VARIANCE) == GP_COVARIANT)
                 sb_adds(&ps, "out ");
-            else if ((gps[i].flags & GP_VARIANCE) == GP_CONTRAVARIANT)
+            else if ((gp.flags & GP_VARIANCE) == GP_CONTRAVARIANT)
                 sb_adds(&ps, "in ");
             sb_add(&ps, name, len);
-            e = put_where(&ws, tmp, img, &gps[i], name, len, cons, ncons, &o);
+            e = put_where(&ws, tmp, img, &gp, name, len, cons, ncons, &o);
         }
         talloc_free(cons);
         if (e)

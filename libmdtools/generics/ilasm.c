@@ -228,8 +228,15 @@ void fmt_il_member_id(sb *out, const char *s, size_t n)
 }
 
 /* ILAsm's QSTRING (II.5.2): the one writer of the library's quoted strings
- * (mdt_ilasm_string, and a custom marshaler's strings in marshal.c). */
-void mdt__ilasm_qstring(sb *out, const uint8_t *p, size_t n)
+ * (mdt_ilasm_string, a custom marshaler's strings in marshal.c, an ldstr
+ * operand in il/text.c). The two spellings of a control byte differ on
+ * purpose, and ILAsm reads both: an ldstr operand names a newline,
+ * carriage return or tab as C does (`c_names`: `"a\\nb"`), as ILDasm names
+ * a string's newline and tab, and as the shell's `il` always printed it;
+ * a declaration's string (a pinvokeimpl module or entry, a marshaler's
+ * name) keeps the one octal form mdt_ilasm_string documents (names.h:
+ * `\\012`), its callers' output since. */
+void mdt__ilasm_qstring(sb *out, const uint8_t *p, size_t n, bool c_names)
 {
     sb_addc(out, '"');
     for (size_t i = 0; i < n; i++) {
@@ -237,6 +244,9 @@ void mdt__ilasm_qstring(sb *out, const uint8_t *p, size_t n)
         if (c == '"' || c == '\\') {
             sb_addc(out, '\\');
             sb_addc(out, (char)c);
+        } else if (c_names && (c == '\n' || c == '\r' || c == '\t')) {
+            sb_addc(out, '\\');
+            sb_addc(out, c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
         } else if (c < 0x20 || c == 0x7f) {
             sb_addf(out, "\\%03o", c);
         } else {
@@ -255,7 +265,7 @@ int mdt_ilasm_string(void *mem_ctx, char **out, const char *s, size_t len)
     if (!out || (!s && len))
         return mdt__fail_simple(MDT_EINVAL, "mdt_ilasm_string: no %s", out ? "string" : "output");
     sb_init_stack(&b, mem_ctx, stack, sizeof stack);
-    mdt__ilasm_qstring(&b, (const uint8_t *)s, len);
+    mdt__ilasm_qstring(&b, (const uint8_t *)s, len, false);
     return sb_finish(&b, out);
 }
 

@@ -164,7 +164,7 @@ static int put_qstring(rd *r, sb *out, const char *what)
         if (p[i] < 0x20 || p[i] == 0x7f)
             return rd_fail(r, MDT_EUNSUPPORTED, "%s: control byte 0x%02x has no ILAsm spelling",
                            what, p[i]);
-    mdt__ilasm_qstring(out, p, n);
+    mdt__ilasm_qstring(out, p, n, false);
     return 0;
 }
 

@@ -13,23 +13,17 @@
 
 #include "generics/gen_int.h"
 #include "md/md_int.h"
+#include "util/hex.h"
 
 rd mdt__blob_reader(const struct mdt_image *img, char region[40], const uint8_t *blob, uint32_t len,
                     uint32_t blob_index)
 {
     uint64_t foff = UINT64_MAX;
     /* "#Blob[0x<index>]" without printf: this runs for every signature. */
-    static const char hex[] = "0123456789abcdef";
-    char digits[8];
-    int nd = 0;
     memcpy(region, "#Blob[0x", 8);
-    do
-        digits[nd++] = hex[blob_index & 0xF];
-    while ((blob_index >>= 4) && nd < 8);
-    for (int i = 0; i < nd; i++)
-        region[8 + i] = digits[nd - 1 - i];
-    region[8 + nd] = ']';
-    region[9 + nd] = '\0';
+    char *o = mdt__hex_put_min(region + 8, blob_index, 1);
+    o[0] = ']';
+    o[1] = '\0';
     foff = mdt__blob_file_offset(mdt__md(img), blob);
     return rd_make(mdt__md(img)->name, region, blob, len, foff);
 }

@@ -186,7 +186,10 @@ static void put_arity_params(struct fmt *f, uint32_t arity)
 /* The parameter list of a generic TypeDef named on its own: the names of
  * its GenericParam rows (II.22.20) in Number order, `<TKey,TValue>`; from
  * its arity suffixes (`arity`) when it has no such rows. An unreadable
- * GenericParam table degrades to the arity form, never to an error. */
+ * GenericParam table degrades to the arity form, never to an error. Its
+ * own walk, not mdt_generic_params (members.h): that one allocates and
+ * fails on a row that does not read; this runs per name printed, on the
+ * stack, and leaves such a row out. */
 static void put_typedef_params(struct fmt *f, const struct mdt_image *img, uint32_t token,
                                uint32_t arity)
 {

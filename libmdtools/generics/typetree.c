@@ -102,6 +102,9 @@ static int put_generic_param(struct fmt *f, const mdt_type *t)
             return e;
         }
         uint32_t owner = method ? g->method_owner : g->type_owner;
+        /* The one row of that Number, found by its own walk rather than
+         * mdt_generic_params (members.h), which allocates the whole sorted
+         * list: this runs per parameter printed. */
         if ((f->flags & MDT_NAME_PARAM_NAMES) && owner && g->img) {
             uint32_t key;
             mdt_find fi;

@@ -7,8 +7,9 @@
  * quoted (or as `bytearray (...)` when UTF-16 that is not text: unpaired
  * surrogates), floats exactly, branch targets as labels. A name that
  * cannot be built degrades to the token and the reason in a comment: the
- * listing of a damaged body goes on. Only the public API of names.h and
- * sig.h is used, as any client would. */
+ * listing of a damaged body goes on. Names come through the public API of
+ * names.h and sig.h only, as any client would; a string is quoted by the
+ * library's one QSTRING writer (generics/ilasm.c). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -27,6 +28,7 @@
 #include <mdtools/token.h>
 #include <mdtools/value.h>
 
+#include "generics/gen_int.h"
 #include "generics/opts_int.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -202,8 +204,9 @@ static int put_calli(void *ctx, sb *s, const mdt_image *img, uint32_t tok, const
     return 0;
 }
 
-/* A user string: quoted, with C escapes (ILAsm's QSTRING); UTF-16 that
- * does not convert (unpaired surrogates) as ILAsm's bytearray. */
+/* A user string: quoted, with C escapes (ILAsm's QSTRING, the library's
+ * one writer: generics/ilasm.c); UTF-16 that does not convert (unpaired
+ * surrogates) as ILAsm's bytearray. */
 static int put_string(void *ctx, sb *s, const mdt_image *img, uint32_t tok)
 {
     const uint8_t *u;
@@ -223,23 +226,7 @@ static int put_string(void *ctx, sb *s, const mdt_image *img, uint32_t tok)
         sb_addc(s, ')');
         return 0;
     }
-    sb_addc(s, '"');
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)t[i];
-        switch (c) {
-        case '"': sb_adds(s, "\\\""); break;
-        case '\\': sb_adds(s, "\\\\"); break;
-        case '\n': sb_adds(s, "\\n"); break;
-        case '\r': sb_adds(s, "\\r"); break;
-        case '\t': sb_adds(s, "\\t"); break;
-        default:
-            if (c < 0x20 || c == 0x7F)
-                sb_addf(s, "\\%03o", c);
-            else
-                sb_addc(s, (char)c);
-        }
-    }
-    sb_addc(s, '"');
+    mdt__ilasm_qstring(s, (const uint8_t *)t, len, true);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <mdtools/heaps.h>
 
 #include "md/md_int.h"
+#include "util/hex.h"
 
 static int heap_fail(const struct mdt_md *md, const struct mdt_heap_view *h, uint32_t idx,
                      const mdt_cellref *ref, int code, const char *what)
@@ -333,16 +334,13 @@ char *mdt_heap_guid_format(char buf[37], const uint8_t g[16])
     /* By hand rather than snprintf: the profiler names a frame's MVID with
      * it once per method incarnation, where snprintf's format parsing was
      * ~4,600 instructions a call, and the text is fixed. */
-    static const char hex[] = "0123456789abcdef";
     char *o = buf;
     for (int i = 0; i < 20; i++) {
         int b = guid_text_order[i];
-        if (b < 0) {
+        if (b < 0)
             *o++ = '-';
-            continue;
-        }
-        *o++ = hex[g[b] >> 4];
-        *o++ = hex[g[b] & 15];
+        else
+            o = mdt__hex_put(o, g[b], 2);
     }
     *o = '\0';
     return buf;

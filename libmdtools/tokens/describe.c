@@ -17,6 +17,7 @@
 #include "tokens/grace_int.h"
 #include "tokens/idmap_int.h"
 #include "tokens/records_int.h"
+#include "util/hex.h"
 
 /* Nesting and size limits of a described tree. */
 #define IDM_MAX_DEPTH 32u
@@ -116,10 +117,7 @@ static void put(struct out *o, const char *s)
 static void put_hex(struct out *o, uint64_t v, int digits)
 {
     char tmp[17];
-    static const char hex[] = "0123456789abcdef";
-    for (int i = digits - 1; i >= 0; i--, v >>= 4)
-        tmp[i] = hex[v & 15];
-    tmp[digits] = '\0';
+    *mdt__hex_put(tmp, v, (unsigned)digits) = '\0';
     put(o, tmp);
 }
 

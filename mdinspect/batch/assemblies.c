@@ -39,6 +39,7 @@
 #include "batch/batch.h"
 #include "batch/parse.h"
 #include "batch/assemblies_int.h"
+#include "common/hex.h"
 
 static int destroy(mdb_assemblies *a)
 {
@@ -165,11 +166,8 @@ void mdb_format_mvid(char out[33], const uint8_t mvid[16])
 {
     /* by hand: snprintf per byte was most of what a JSON frame cost */
     static const int order[16] = {3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15};
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++) {
-        out[2 * i] = hex[mvid[order[i]] >> 4];
-        out[2 * i + 1] = hex[mvid[order[i]] & 15];
-    }
+    for (int i = 0; i < 16; i++)
+        mdi_hex_put(out + 2 * i, mvid[order[i]], 2);
     out[32] = '\0';
 }
 

@@ -13,6 +13,7 @@
 #include <mdtools/members.h>
 
 #include "batch/resolve_int.h"
+#include "common/hex.h"
 
 static void member_str(mdb_output *o, const char *key, const char *v, size_t n)
 {
@@ -72,10 +73,7 @@ void mdb_res_json_form(mdb_resolver *r, const mdb_frame *f)
             }
         }
         if (f->token) {
-            tok[0] = '0';
-            tok[1] = 'x';
-            for (int i = 0; i < 8; i++) /* not snprintf: once per frame, it showed */
-                tok[2 + i] = "0123456789abcdef"[f->token >> (28 - 4 * i) & 15];
+            mdi_hex_token(tok, f->token); /* not snprintf: once per frame, it showed */
             mdb_outc(o, ',');
             member_str(o, "token", tok, 10);
         }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/hex.h"
 #include "common/json.h"
 #include "common/utf8.h"
 
@@ -44,7 +45,6 @@ static inline size_t plain_run(const unsigned char *p, size_t n)
 
 size_t mdi_json_escape(char *dst, size_t room, const char *s, size_t n, size_t *used)
 {
-    static const char hex[] = "0123456789ABCDEF";
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, o = 0;
     while (i < n) {
@@ -75,8 +75,7 @@ size_t mdi_json_escape(char *dst, size_t room, const char *s, size_t n, size_t *
                 dst[o++] = shortform[c];
             } else {
                 memcpy(dst + o, "u00", 3);
-                dst[o + 3] = hex[c >> 4];
-                dst[o + 4] = hex[c & 15];
+                mdi_hex_put_as(dst + o + 3, c, 2, MDI_HEX_UPPER);
                 o += 5;
             }
             i++;
@@ -148,10 +147,6 @@ size_t mdi_json_real(char *dst, double v)
 
 size_t mdi_json_token(char *dst, uint32_t token)
 {
-    static const char hex[] = "0123456789abcdef";
-    dst[0] = '0';
-    dst[1] = 'x';
-    for (int i = 0; i < 8; i++)
-        dst[2 + i] = hex[(token >> (28 - 4 * i)) & 0xF];
+    mdi_hex_token(dst, token);
     return 10;
 }

@@ -11,7 +11,8 @@ profiler_attach_libmdpattach_la_SOURCES = \
 	profiler/attach/transport.c \
 	profiler/attach/discover.c \
 	profiler/attach/hresult.c
-profiler_attach_libmdpattach_la_CPPFLAGS = $(MDT_CPPFLAGS)
+# -I profiler: core/hex.h (header only: the digit reader)
+profiler_attach_libmdpattach_la_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 profiler_attach_libmdpattach_la_CFLAGS = $(MDT_WARN_CFLAGS) $(TALLOC_CFLAGS)
 profiler_attach_libmdpattach_la_LIBADD = $(TALLOC_LIBS)
 EXTRA_DIST += doc/attach.md

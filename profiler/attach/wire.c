@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "core/hex.h"
 #include "ipc_int.h"
 
 /* ---- writing ------------------------------------------------------------ */
@@ -36,17 +37,6 @@ void mdp__ipc_put_header(uint8_t *buf, uint16_t size, uint8_t command_set, uint8
     put_u16(buf + 18, 0); /* reserved, must be 0 in V1 */
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int mdp__ipc_parse_clsid(uint8_t guid[16], const char *text, char *err, size_t errlen)
 {
     /* Text form: 8-4-4-4-12 hex digits; the first three groups are
@@ -66,7 +56,7 @@ int mdp__ipc_parse_clsid(uint8_t guid[16], const char *text, char *err, size_t e
         if (g > 0 && *p++ != '-')
             goto bad;
         for (int i = 0; i < group_len[g]; i++) {
-            int v = hexval(*p++);
+            int v = mdp_hexval(*p++);
             if (v < 0)
                 goto bad;
             digits[n++] = (uint8_t)v;

@@ -25,8 +25,7 @@
 #include <unistd.h>
 
 #include "core/channel.h"
-
-static const char hexd[] = "0123456789ABCDEF";
+#include "core/hex.h"
 
 size_t mdp_pct_escape(char *out, size_t cap, const char *in, size_t n)
 {
@@ -39,8 +38,7 @@ size_t mdp_pct_escape(char *out, size_t cap, const char *in, size_t n)
             if (o + 3 >= cap)
                 break;
             out[o++] = '%';
-            out[o++] = hexd[c >> 4];
-            out[o++] = hexd[c & 15];
+            o = (size_t)(mdp_hex_put_as(out + o, c, 2, MDP_HEX_UPPER) - out);
         } else {
             if (o + 1 >= cap)
                 break;
@@ -51,17 +49,6 @@ size_t mdp_pct_escape(char *out, size_t cap, const char *in, size_t n)
     return o;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 size_t mdp_pct_unescape(char *out, size_t cap, const char *in, size_t n)
 {
     size_t o = 0;
@@ -69,8 +56,8 @@ size_t mdp_pct_unescape(char *out, size_t cap, const char *in, size_t n)
         return 0;
     for (size_t i = 0; i < n && o + 1 < cap; i++) {
         int h, l;
-        if (in[i] == '%' && i + 2 < n && (h = hexval(in[i + 1])) >= 0 &&
-            (l = hexval(in[i + 2])) >= 0) {
+        if (in[i] == '%' && i + 2 < n && (h = mdp_hexval(in[i + 1])) >= 0 &&
+            (l = mdp_hexval(in[i + 2])) >= 0) {
             out[o++] = (char)(h << 4 | l);
             i += 2;
         } else {

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "core/base.h"
+#include "core/hex.h"
 #include "core/native.h"
 
 #define MAX_OBJS 4096u
@@ -101,7 +102,6 @@ static int readable(const struct dl_phdr_info *info, uintptr_t a, size_t n)
  * into out (2 * MAX_BUILDID + 1 bytes); "" when there is none. */
 static void build_id(const struct dl_phdr_info *info, char *out)
 {
-    static const char hex[] = "0123456789abcdef";
     out[0] = 0;
     for (size_t i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *p = &info->dlpi_phdr[i];
@@ -121,10 +121,8 @@ static void build_id(const struct dl_phdr_info *info, char *out)
             const unsigned char *desc = name + name_pad;
             if (h[2] == NT_GNU_BUILD_ID && namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
                 descsz > 0 && descsz <= MAX_BUILDID) {
-                for (size_t k = 0; k < descsz; k++) {
-                    out[2 * k] = hex[desc[k] >> 4];
-                    out[2 * k + 1] = hex[desc[k] & 15];
-                }
+                for (size_t k = 0; k < descsz; k++)
+                    mdp_hex_put(out + 2 * k, desc[k], 2);
                 out[2 * descsz] = 0;
                 return;
             }
@@ -138,14 +136,12 @@ static void build_id(const struct dl_phdr_info *info, char *out)
  * frame (space, controls, ':', '!', '%', DEL) written %XX. */
 static size_t escape_name(char *out, const char *s)
 {
-    static const char hex[] = "0123456789ABCDEF";
     size_t o = 0;
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         if (*c <= 0x20 || *c == 0x7f || *c == '%' || *c == ':' || *c == '!') {
             if (out) {
                 out[o] = '%';
-                out[o + 1] = hex[*c >> 4];
-                out[o + 2] = hex[*c & 15];
+                mdp_hex_put_as(out + o + 1, *c, 2, MDP_HEX_UPPER);
             }
             o += 3;
         } else {
@@ -322,16 +318,11 @@ size_t mdp_elf_frame(mdp_core *core, uintptr_t ip, char *buf, size_t len)
         else {
             struct elf_obj *o = m->segs[mid].obj;
             uintptr_t off = ip - o->bias;
-            char digits[16];
-            size_t nd = 0;
-            do
-                digits[nd++] = "0123456789abcdef"[off & 15];
-            while ((off >>= 4) && nd < sizeof digits);
+            unsigned nd = mdp_hex_len(off);
             if (o->prefix_len + nd + 1 > len)
                 return 0;
             memcpy(buf, o->prefix, o->prefix_len);
-            for (size_t i = 0; i < nd; i++)
-                buf[o->prefix_len + i] = digits[nd - 1 - i];
+            mdp_hex_put(buf + o->prefix_len, off, nd);
             buf[o->prefix_len + nd] = 0;
             o->used = 1;
             return o->prefix_len + nd;

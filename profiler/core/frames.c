@@ -31,6 +31,7 @@
 #include <mdtools/names.h>
 
 #include "core/base.h"
+#include "core/hex.h"
 #include "core/sampler.h"
 #include "core/naming.h"
 #include "core/naming_state.h"
@@ -41,23 +42,6 @@ const char *const mdp_frame_kind_text[FK_COUNT] = {
     [FK_UNMAPPED] = "unknown:unmapped", [FK_UNLOADED] = "unknown:unloaded",
     [FK_NOMVID] = "unknown:nomvid",
 };
-
-/* Hex digits of v, lower case, at least `width` (at most 8), at o; returns
- * the end. By hand rather than snprintf: a frame's IL offset is formatted
- * once per new address (~680 instructions with snprintf, tens of
- * thousands of addresses in a compiler's profile). */
-static char *put_hex32(char *o, uint32_t v, unsigned width)
-{
-    static const char hex[] = "0123456789abcdef";
-    unsigned n = 1;
-    while (n < 8 && v >> 4 * n)
-        n++;
-    if (n < width)
-        n = width;
-    for (unsigned i = n; i-- > 0;)
-        *o++ = hex[v >> 4 * i & 15];
-    return o;
-}
 
 void mdp_mvid_hex(char out[33], const uint8_t g[16])
 {
@@ -211,7 +195,7 @@ static int build(mdp_core *core, struct mdp_frame *f, uintptr_t fn, uint64_t gen
     /* MVID:0xTOKEN (8 digits) */
     memcpy(buf, mv, 32);
     memcpy(buf + 32, ":0x", 3);
-    size_t pos = (size_t)(put_hex32(buf + 35, d.token, 8) - buf);
+    size_t pos = (size_t)(mdp_hex_put(buf + 35, d.token, 8) - buf);
     buf[pos] = '\0';
     if (d.class_id) {
         if (!d.class_gen || d.class_nargs > MDP_MAX_TARGS)
@@ -377,7 +361,7 @@ int mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char 
         if (il != MDP_IL_NO_MAPPING && il != MDP_IL_PROLOG && il != MDP_IL_EPILOG && len >= 12) {
             /* "@0x" and at most 8 digits */
             memcpy(buf, "@0x", 3);
-            *put_hex32(buf + 3, il, 1) = '\0';
+            *mdp_hex_put_min(buf + 3, il, 1) = '\0';
         }
         return 1;
     }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "coreclr/corprof.h"
 
 const IID mdp_IID_IUnknown =
@@ -63,17 +64,6 @@ void mdp_guid_format(char out[39], const GUID *g)
              g->Data4[3], g->Data4[4], g->Data4[5], g->Data4[6], g->Data4[7]);
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int mdp_guid_parse(GUID *out, const char *text)
 {
     /* 8-4-4-4-12 hex digits; the braces around them are optional. */
@@ -88,8 +78,8 @@ int mdp_guid_parse(GUID *out, const char *text)
         if (g > 0 && *p++ != '-')
             return -1;
         for (int i = 0; i < groups[g]; i += 2) {
-            int hi = hexval((unsigned char)p[0]);
-            int lo = hi < 0 ? -1 : hexval((unsigned char)p[1]);
+            int hi = mdp_hexval((unsigned char)p[0]);
+            int lo = hi < 0 ? -1 : mdp_hexval((unsigned char)p[1]);
             if (lo < 0)
                 return -1;
             b[nb++] = (uint8_t)(hi << 4 | lo);

@@ -73,7 +73,9 @@ typedef int (*mdt_mvid_lookup)(void *payload, const mdt_image **img, const uint8
  * bounds), PTR, BYREF, primitives, MDT_ELEMENT_TYPE_CANON. Nodes carry the
  * image of their own TypeDef. MDT_EINVAL for a malformed descriptor (unknown
  * kind, a token that is not a TypeDef of its image, an argument count that
- * differs from the TypeDef's generic parameter count, too deep), MDT_ENOMEM. */
+ * differs from the TypeDef's generic parameter count, too deep), MDT_ENOMEM;
+ * MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOTFOUND when a TypeDef's GenericParam
+ * rows cannot be counted (as mdt_generic_params, <mdtools/members.h>). */
 int mdt_desc_to_type(void *mem_ctx, const mdt_type **out, const mdt_desc *d);
 
 /* The name of a runtime instantiation: `token` is a TypeDef or MethodDef of
