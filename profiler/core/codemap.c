@@ -84,12 +84,16 @@ int mdp_code_region_get(mdp_core *core, uintptr_t start, struct mdp_region *out)
     return r ? 0 : -1;
 }
 
-static int by_start(const void *a, const void *b)
+/* A map's entries by native start, then end, then IL offset: the order
+ * the drain's lookups need, and one order for ilmaps=check to compare. */
+static int by_entry(const void *a, const void *b)
 {
     const struct mdp_il_entry *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
-    return x->end < y->end ? -1 : x->end > y->end;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return x->il < y->il ? -1 : x->il > y->il;
 }
 
 static uint64_t cpu_ns(void)
@@ -191,16 +195,6 @@ static struct mdp_ilmap *runtime_ilmap(mdp_core *core, const struct mdp_region *
     return NULL;
 }
 
-static int by_entry(const void *a, const void *b)
-{
-    const struct mdp_il_entry *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->end != y->end)
-        return x->end < y->end ? -1 : 1;
-    return x->il < y->il ? -1 : x->il > y->il;
-}
-
 /* ilmaps=check: the image's map against the runtime's, entry for entry
  * (both in one order); a difference is noted (the first few). */
 static void check(mdp_core *core, const struct mdp_region *r, struct mdp_ilmap *img,
@@ -281,7 +275,7 @@ const struct mdp_ilmap *mdp_code_ilmap(mdp_core *core, const struct mdp_region *
     }
     if (!m)
         return NULL;
-    qsort(m->e, m->n, sizeof m->e[0], by_start);
+    qsort(m->e, m->n, sizeof m->e[0], by_entry);
     if (mdp_pmap_put(&core->naming->ilmaps, r->version, r->serial, m) != 0) {
         free(m);
         return NULL;
