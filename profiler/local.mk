@@ -40,6 +40,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/unwind.c \
 	profiler/core/sampler.c \
 	profiler/core/slots.c \
+	profiler/core/perfclock.c \
 	profiler/core/state.c \
 	profiler/core/drain.c \
 	profiler/core/drainloop.c \

@@ -37,6 +37,10 @@ static void usage(FILE *f)
           "                             e.g. sample,exceptions (sample; attach: sample or wall)\n"
           "  --rate HZ                  samples per second of thread CPU time (1000); wall\n"
           "                             mode: of wall time\n"
+          "  --clock auto|perf|timer    sample mode's CPU clock: perf_events (the rate as\n"
+          "                             asked), CPU-time timers (at most ~HZ signals per\n"
+          "                             CPU second), or perf where allowed, else timers\n"
+          "                             (auto)\n"
           "  --wall-budget N            wall mode: signals a second at most, over every\n"
           "                             thread (2000)\n"
           "  --slice MS                 sample mode: a record's time slice, in ms (1000)\n"
@@ -85,6 +89,7 @@ int main(int argc, char **argv)
                                          {"wall-budget", required_argument, NULL, 'W'},
                                          {"alloc-sample", required_argument, NULL, 'B'},
                                          {"alloc-path", required_argument, NULL, 'P'},
+                                         {"clock", required_argument, NULL, 'C'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int pid = 0;
@@ -100,6 +105,7 @@ int main(int argc, char **argv)
         case 'W': key = "wall_budget"; break;
         case 'B': key = "alloc_sample"; break;
         case 'P': key = "alloc_path"; break;
+        case 'C': key = "clock"; break;
         case 'o': key = "output"; break;
         case 'e': key = "elt"; break;
         case 'T': key = "threads"; break;

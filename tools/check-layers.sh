@@ -214,7 +214,7 @@ fi
 #    the core includes a header of a unit above its own (the sources).
 cat >"$tmp/units" <<'EOF'
 base: hash unwind config logname channel notes logfile maps elfmap state
-sampler: sampler slots execmap activity wall threads threadnames
+sampler: sampler slots perfclock execmap activity wall threads threadnames
 naming: codemap frames
 aggregate: aggregate
 drain: drain

@@ -112,6 +112,12 @@ struct mdp_slot {
     uintptr_t runtime_thread;
     timer_t timer;
     int has_timer;
+    /* perfclock.c: the thread's perf_events clock, its fd + 1 (0: none;
+     * the handler reads it), the event's count at the last sample (the
+     * handler's), the periods that samples stood for beyond one each */
+    _Atomic int perf_fd;
+    uint64_t perf_last;
+    _Atomic uint64_t perf_extra;
     unsigned retired_cycles;
     mdp_ring ring;
     uint64_t *ringbuf;
@@ -289,6 +295,17 @@ struct mdp_core {
     pthread_mutex_t threads_lock;
     _Atomic uint64_t threads_seen;
     int sampling;
+    /* sample mode's CPU clock (perfclock.c): what new threads get
+     * (MDP_CLOCK_PERF or MDP_CLOCK_TIMER), perf_user when the event counts
+     * user time only, its period in ns, why the timer (a perf clock
+     * refused: ""), the cap on fds, the fds open, threads beyond the cap,
+     * threads that got each clock */
+    int clock, perf_user;
+    uint64_t perf_period;
+    char clock_why[160];
+    unsigned perf_cap;
+    _Atomic unsigned perf_open;
+    _Atomic uint64_t perf_capped, perf_threads, timer_threads;
     struct mdp_exec_table
         *_Atomic exec; /* written under mods_lock, read by the handler (execmap.c) */
     /* wall mode (wall.c): ticks of 1/rate s since the start (the wall

@@ -208,6 +208,16 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             cfg->ilmaps = MDP_ILMAPS_CHECK;
         else
             goto bad;
+    } else if (strcmp(key, "clock") == 0) {
+        /* sample mode's CPU clock (perfclock.c) */
+        if (is(v, len, "auto"))
+            cfg->clock = MDP_CLOCK_AUTO;
+        else if (is(v, len, "perf"))
+            cfg->clock = MDP_CLOCK_PERF;
+        else if (is(v, len, "timer"))
+            cfg->clock = MDP_CLOCK_TIMER;
+        else
+            goto bad;
     } else if (strcmp(key, "verbose") == 0) {
         if (parse_uint(v, len, 0, 2, &u))
             goto bad;
@@ -225,7 +235,7 @@ bad:
 static const char *const keys[] = {
     "mode",    "rate",    "depth",       "output",       "debug_names", "duration", "samples",
     "elt",     "verbose", "drain_ms",    "flush_ms",     "first_pid",   "notify",   "activities",
-    "threads", "slice",   "wall_budget", "alloc_sample", "alloc_path",  "ilmaps"};
+    "threads", "slice",   "wall_budget", "alloc_sample", "alloc_path",  "ilmaps",   "clock"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -283,7 +293,7 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         buf, len,
         "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
         "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;"
-        "alloc_sample=%u;alloc_path=%s;ilmaps=%s;%s%s%soutput=%s",
+        "alloc_sample=%u;alloc_path=%s;ilmaps=%s;clock=%s;%s%s%soutput=%s",
         modes, cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names, cfg->duration_ms,
         cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose, cfg->drain_ms,
         cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
@@ -292,6 +302,9 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         cfg->ilmaps == MDP_ILMAPS_CHECK     ? "check"
         : cfg->ilmaps == MDP_ILMAPS_RUNTIME ? "runtime"
                                             : "image",
+        cfg->clock == MDP_CLOCK_PERF    ? "perf"
+        : cfg->clock == MDP_CLOCK_TIMER ? "timer"
+                                        : "auto",
         cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "", cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;

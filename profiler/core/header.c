@@ -172,8 +172,11 @@ char *mdp_header_line(mdp_core *core)
     puts_(&b, when);
     if (core->writer->attach)
         puts_(&b, " attach=1");
-    if (modes & MDP_MODE_SAMPLE)
-        puts_(&b, " clock=cpu");
+    if (modes & MDP_MODE_SAMPLE) {
+        /* CPU time; cpu_clock= says what signalled it (perfclock.c) */
+        puts_(&b, " clock=cpu cpu_clock=");
+        puts_(&b, mdp_perf_clock_name(core));
+    }
     if (mdp_wall_mode(core)) {
         /* wall time, each thread signalled within the budget (wall.c) */
         snprintf(tmp, sizeof tmp, " clock=wall budget=%u",

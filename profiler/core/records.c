@@ -237,6 +237,21 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
              " ilmaps.runtime_us=%" PRIu64,
              core->stats.ilmap_agree, core->stats.ilmap_disagree,
              core->stats.ilmap_image_ns / 1000u, core->stats.ilmap_runtime_ns / 1000u);
+    if ((core->cfg.modes & MDP_MODE_SAMPLE) && core->slots) {
+        /* sample mode's CPU clocks (perfclock.c): threads that got each,
+         * threads beyond the cap on perf fds, and the periods perf samples
+         * stood for beyond one each (signals lost or, perf_user, periods
+         * that ended in the kernel) */
+        uint64_t extra = 0;
+        for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
+            extra += atomic_load(&core->slots[i].perf_extra);
+        putf(o,
+             " clock.perf=%" PRIu64 " clock.timer=%" PRIu64 " clock.capped=%" PRIu64
+             " clock.extra=%" PRIu64,
+             (uint64_t)atomic_load(&core->perf_threads),
+             (uint64_t)atomic_load(&core->timer_threads), (uint64_t)atomic_load(&core->perf_capped),
+             extra);
+    }
     if (mdp_wall_mode(core)) {
         char wall[96];
         mdp_wall_stats(core, wall, sizeof wall);

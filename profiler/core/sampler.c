@@ -1,5 +1,10 @@
-/* The sampler: a CPU-time timer per runtime thread (sample mode) and the
+/* The sampler: a CPU clock per runtime thread (sample mode) and the
  * SIGPROF handler that records where the thread was.
+ *
+ * The clock is a perf_events task clock where the kernel allows it
+ * (perfclock.c: its overflow signals the thread, si_code POLL_IN, the
+ * slot found from si_fd, the weight from the event's count), else the
+ * CPU-time timer below (--clock, config.c).
  *
  * Each registered thread gets a POSIX timer on its own CPU-time clock
  * (timer_create on the thread's clock, SIGEV_THREAD_ID so the signal goes
@@ -486,9 +491,15 @@ MDP_HOT static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 {
     int saved = errno;
     struct mdp_slot *t = NULL;
-    int wall = 0;
+    int wall = 0, perf = 0;
+    unsigned ix;
     if (si && si->si_code == SI_TIMER) {
         t = si->si_value.sival_ptr;
+    } else if (si && si->si_code == POLL_IN && (ix = mdp_perf_slot_of_fd(si->si_fd)) != 0 &&
+               ix <= MDP_MAX_THREADS && slot_pool) {
+        /* a perf_events clock's overflow (perfclock.c): its fd's slot */
+        t = &slot_pool[ix - 1];
+        perf = 1;
     } else if (si && si->si_code == SI_QUEUE && si->si_pid == getpid()) {
         t = si->si_value.sival_ptr; /* wall mode: the wall thread's (wall.c) */
         wall = 1;
@@ -526,6 +537,10 @@ MDP_HOT static void on_sigprof(int sig, siginfo_t *si, void *ucv)
             if (now > was)
                 take_sample(core, t, ucv, now - was < 1u << 30 ? (uint32_t)(now - was) : 1u << 30,
                             1);
+        } else if (perf) {
+            /* the periods since the slot's last sample, from the event's
+             * count (perfclock.c): a lost signal's too */
+            take_sample(core, t, ucv, mdp_perf_weight(core, t), 0);
         } else {
             take_sample(core, t, ucv,
                         si->si_overrun >= 0 && si->si_overrun < 1 << 30
@@ -578,6 +593,18 @@ int mdp_sampler_init(mdp_core *core, char *err, size_t errlen)
         return -1;
     }
     core->slots = slot_pool;
+    if ((core->cfg.modes & MDP_MODE_SAMPLE) && mdp_perf_choose(core) != 0) {
+        snprintf(err, errlen, "--clock perf: %s", core->clock_why);
+        atomic_store(&mdp_sampling_core, NULL);
+        core->slots = NULL;
+        return -1;
+    }
+    if ((core->cfg.modes & MDP_MODE_SAMPLE) && core->clock_why[0])
+        mdp_note(core,
+                 "sampling with CPU-time timers: %s; the kernel checks them once a tick, so "
+                 "--rate %u gives at most ~HZ signals per CPU second, each sample weighing the "
+                 "periods it stands for (--clock timer says this is wanted)",
+                 core->clock_why, core->cfg.rate);
     if (!handler_installed) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);

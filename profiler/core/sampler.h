@@ -57,6 +57,24 @@ int mdp_sampler_quiesce(mdp_core *core);
 int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, uintptr_t lo,
                              uintptr_t hi, unsigned role);
 
+/* perfclock.c: sample mode's CPU clock on perf_events (a task-clock event
+ * per thread whose overflow signals it). mdp_perf_choose, at the
+ * sampler's start: what new threads get (core->clock), from the setting
+ * and whether perf_event_open works here; -1 when --clock perf was asked
+ * and it does not (core->clock_why says why). mdp_perf_start (threads_lock
+ * held): the slot's event, enabled; 0, -1 (the thread gets the timer), -2
+ * the same, the first thread beyond the cap on fds (the caller says so
+ * once, after the lock). mdp_perf_stop (threads_lock held): its fd closed.
+ * In the handler: the slot of a signal's si_fd (its index + 1, 0 none) and
+ * a sample's weight (the periods since the slot's last sample, from the
+ * event's count). mdp_perf_clock_name: the header's cpu_clock= word. */
+int mdp_perf_choose(mdp_core *core);
+int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid);
+void mdp_perf_stop(mdp_core *core, struct mdp_slot *t);
+unsigned mdp_perf_slot_of_fd(int fd);
+uint32_t mdp_perf_weight(const mdp_core *core, struct mdp_slot *t);
+const char *mdp_perf_clock_name(const mdp_core *core);
+
 /* execmap.c */
 /* The ReadyToRun method whose code holds ip, from its image's
  * RuntimeFunctions table (a binary search; the entry must lie inside the

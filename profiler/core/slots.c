@@ -6,7 +6,7 @@
  * A slot goes FREE -> ACTIVE (a thread registered: mdp_ev_thread_start,
  * or the drain thread's scan of threads the runtime did not report,
  * threads.c) -> RETIRED (its thread ended, or sampling stopped: its timer
- * is deleted) -> FREE again once its ring is drained and no handler is
+ * is deleted, its perf fd closed) -> FREE again once its ring is drained and no handler is
  * inside it (housekeeping, two passes later). Slots are never unmapped
  * while the process lives: a late signal may still name one, and an
  * attach after a detach takes them over. Every scan stops at the highest
@@ -178,33 +178,50 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
         return 0;
     }
 
-    struct sigevent sev;
-    memset(&sev, 0, sizeof sev);
-    sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = SIGPROF;
-    sev.sigev_value.sival_ptr = t;
-    sev._sigev_un._tid = tid;
+    /* the perf_events clock where it is chosen and under its cap on fds
+     * (perfclock.c), else the CPU-time timer */
+    int perf = mdp_perf_start(core, t, tid), timer_errno = 0;
     t->has_timer = 0;
-    if (timer_create(thread_cpu_clock(tid), &sev, &t->timer) == 0) {
-        long period = 1000000000L / (long)core->cfg.rate;
-        struct itimerspec its = {{period / 1000000000L, period % 1000000000L},
-                                 {period / 1000000000L, period % 1000000000L}};
-        if (timer_settime(t->timer, 0, &its, NULL) == 0)
-            t->has_timer = 1;
-        else
-            timer_delete(t->timer);
+    if (perf != 0) {
+        struct sigevent sev;
+        memset(&sev, 0, sizeof sev);
+        sev.sigev_notify = SIGEV_THREAD_ID;
+        sev.sigev_signo = SIGPROF;
+        sev.sigev_value.sival_ptr = t;
+        sev._sigev_un._tid = tid;
+        if (timer_create(thread_cpu_clock(tid), &sev, &t->timer) == 0) {
+            long period = 1000000000L / (long)core->cfg.rate;
+            struct itimerspec its = {{period / 1000000000L, period % 1000000000L},
+                                     {period / 1000000000L, period % 1000000000L}};
+            if (timer_settime(t->timer, 0, &its, NULL) == 0)
+                t->has_timer = 1;
+            else
+                timer_delete(t->timer);
+        }
+        timer_errno = errno;
     }
+    int clocked = perf == 0 || t->has_timer;
+    if (clocked)
+        atomic_fetch_add(perf == 0 ? &core->perf_threads : &core->timer_threads, 1);
     atomic_fetch_add(&core->threads_seen, 1);
     pthread_mutex_unlock(&core->threads_lock);
-    if (!t->has_timer)
-        mdp_log(core, "thread %d: no CPU-time timer: %s", tid, strerror(errno));
+    if (perf == -2)
+        mdp_note(core,
+                 "sampling: %u threads hold a perf_events CPU clock (a quarter of "
+                 "RLIMIT_NOFILE); further threads get the CPU-time timer (~HZ signals per CPU "
+                 "second, each weighing the periods it stands for)",
+                 core->perf_cap);
+    if (!clocked)
+        mdp_log(core, "thread %d: no CPU-time timer: %s", tid, strerror(timer_errno));
     else
-        mdp_log(core, "thread %d sampled (stack %s)", tid, lo ? "known" : "to be found");
-    return t->has_timer ? 0 : -1;
+        mdp_log(core, "thread %d sampled (%s, stack %s)", tid, perf == 0 ? "perf" : "timer",
+                lo ? "known" : "to be found");
+    return clocked ? 0 : -1;
 }
 
-static void retire(struct mdp_slot *t)
+static void retire(mdp_core *core, struct mdp_slot *t)
 {
+    mdp_perf_stop(core, t); /* its fd closed (perfclock.c) */
     if (t->has_timer) {
         timer_delete(t->timer);
         t->has_timer = 0;
@@ -225,7 +242,7 @@ int mdp_ev_thread_end(mdp_core *core, uintptr_t runtime_thread)
     for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         struct mdp_slot *t = &core->slots[i];
         if (atomic_load(&t->state) == SLOT_ACTIVE && t->runtime_thread == runtime_thread)
-            retire(t);
+            retire(core, t);
     }
     mdp_thread_named_end(core, runtime_thread);
     pthread_mutex_unlock(&core->threads_lock);
@@ -247,7 +264,7 @@ void mdp_sampler_housekeeping(mdp_core *core, int check_alive)
             char path[64];
             snprintf(path, sizeof path, "/proc/self/task/%d", atomic_load(&t->tid));
             if (access(path, F_OK) != 0)
-                retire(t);
+                retire(core, t);
         } else if (st == SLOT_RETIRED && mdp_ring_avail(&t->ring) == 0 &&
                    atomic_load(&t->busy) == 0 && ++t->retired_cycles >= 2) {
             atomic_store(&t->state, SLOT_FREE);
@@ -280,7 +297,7 @@ void mdp_sampler_stop(mdp_core *core)
     pthread_mutex_lock(&core->threads_lock);
     for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
         if (atomic_load(&core->slots[i].state) == SLOT_ACTIVE)
-            retire(&core->slots[i]);
+            retire(core, &core->slots[i]);
     core->sampling = 0;
     pthread_mutex_unlock(&core->threads_lock);
 }
@@ -300,7 +317,7 @@ void mdp_sampler_free(mdp_core *core)
     for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
         struct mdp_slot *t = &core->slots[i];
         if (atomic_load(&t->state) == SLOT_ACTIVE)
-            retire(t);
+            retire(core, t);
         atomic_store(&t->state, SLOT_FREE);
         atomic_store(&t->drops, 0);
     }
