@@ -112,12 +112,13 @@ struct mdp_slot {
     uintptr_t runtime_thread;
     timer_t timer;
     int has_timer;
-    /* perfclock.c: the thread's perf_events clock, its fd + 1 (0: none;
-     * the handler reads it), the event's count at the last sample (the
-     * handler's), the periods that samples stood for beyond one each */
+    /* perfclock.c: the thread's perf_events clock, its fd + 1 (0: none),
+     * the thread's CPU time (ns) the samples so far stand for (the
+     * handler's), the periods samples stood for beyond one each, signals
+     * that came before a whole period (no sample) */
     _Atomic int perf_fd;
     uint64_t perf_last;
-    _Atomic uint64_t perf_extra;
+    _Atomic uint64_t perf_extra, perf_short;
     unsigned retired_cycles;
     mdp_ring ring;
     uint64_t *ringbuf;

@@ -23,12 +23,17 @@
  * which: cpu_clock=perf, perf_user or timer.
  *
  * The weight: a SIGPROF that comes while one is pending is lost (a
- * standard signal), and exclude_kernel drops the kernel's periods, so the
- * handler reads the event's count (read(2) of the fd: the thread's CPU
- * ns since the event was enabled, one system call, ~0.3 us against the
- * walk's few us: bench/profiler/README.md) and weighs the sample by the
- * whole periods since the slot's last one. Counts stay in periods of
- * 1/rate s of CPU time, as with the timer.
+ * standard signal), and exclude_kernel drops the kernel's periods, so a
+ * sample weighs the whole periods of the thread's CPU time since the
+ * slot's last one (clock_gettime of CLOCK_THREAD_CPUTIME_ID: one system
+ * call, as cheap as read(2) of the event's count; bench/profiler/README.md).
+ * The thread's CPU clock, not the event's count: on the VM this was
+ * measured on, under load, the task clock ran up to 16% ahead of the
+ * scheduler's CPU time (what the timer, getrusage and `time` count), so
+ * the signals come up to that much more often than the periods; a signal
+ * less than half a period after the last sample's is then no sample
+ * (#stats clock.short=), and the counts stay periods of 1/rate s of CPU
+ * time, as with the timer.
  *
  * The handler finds a signal's slot from si_fd through fd_slot (a slot's
  * index + 1 per fd, written here under threads_lock, read by the handler
@@ -37,8 +42,10 @@
  * signal of a closed fd whose number another slot reuses is stray.
  *
  * File descriptors are counted against a cap: a quarter of RLIMIT_NOFILE's
- * soft limit (256 for the usual 1024), so that a process with many
- * threads is not pushed out of descriptors by its profiler; a thread
+ * soft limit (256 for the usual 1024), and at most half of what lies above
+ * the first 256 (none under a limit of 258: the runtime needs its own), so
+ * that a process with many threads is not pushed out of descriptors by its
+ * profiler (at a limit of 48 it was, with a quarter alone); a thread
  * beyond the cap gets the timer (said once as a `#` line and counted in
  * #stats clock.capped=). A slot's fd is closed when it retires. */
 #define _GNU_SOURCE
@@ -54,6 +61,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/base.h"
@@ -90,8 +98,12 @@ int mdp_perf_choose(mdp_core *core)
         return 0;
     struct rlimit rl;
     rlim_t cur = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
-    core->perf_cap =
-        cur == RLIM_INFINITY || cur / 4 > MDP_MAX_THREADS ? MDP_MAX_THREADS : (unsigned)(cur / 4);
+    /* a quarter of the limit, and never one of the process's first 256
+     * (half of what lies above them): at 48 the runtime ran out of fds */
+    rlim_t cap = cur == RLIM_INFINITY ? MDP_MAX_THREADS : cur / 4;
+    if (cur != RLIM_INFINITY && cap > (cur > 256 ? (cur - 256) / 2 : 0))
+        cap = cur > 256 ? (cur - 256) / 2 : 0;
+    core->perf_cap = cap > MDP_MAX_THREADS ? MDP_MAX_THREADS : (unsigned)cap;
     /* Tests force the refusal that a container's seccomp or
      * perf_event_paranoid 3 would give (tests/profiler/perfclock.sh). */
     const char *t = getenv("MDPROFILE_TEST_PERF");
@@ -139,8 +151,13 @@ int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid)
         close(fd);
         return -1;
     }
-    t->perf_last = 0; /* the count starts at 0 when the event is enabled */
+    /* the thread's CPU time now: the first sample weighs the periods since */
+    struct timespec ts;
+    clockid_t cid = (clockid_t)((~(unsigned)tid << 3) | 6u); /* as slots.c's thread_cpu_clock */
+    t->perf_last =
+        clock_gettime(cid, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec : 0;
     atomic_store(&t->perf_extra, 0);
+    atomic_store(&t->perf_short, 0);
     atomic_store(&fd_slot[fd], (uint16_t)(t - core->slots + 1));
     atomic_store(&t->perf_fd, fd + 1);
     if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
@@ -158,9 +175,9 @@ void mdp_perf_stop(mdp_core *core, struct mdp_slot *t)
     int fd = atomic_exchange(&t->perf_fd, 0) - 1;
     if (fd < 0)
         return;
-    /* A handler inside the slot may still read this fd: after the close
-     * that read fails (weight 1) or, if the number is reused at once, gives
-     * a count the weight's bounds reject (mdp_perf_weight). */
+    /* A signal of this fd still pending finds no slot through fd_slot, or
+     * (its number reused at once) a slot whose TID is not the thread's:
+     * stray either way (sampler.c). */
     ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
     atomic_store(&fd_slot[fd], 0);
     close(fd);
@@ -176,16 +193,25 @@ unsigned mdp_perf_slot_of_fd(int fd)
 
 uint32_t mdp_perf_weight(const mdp_core *core, struct mdp_slot *t)
 {
-    int fd = atomic_load_explicit(&t->perf_fd, memory_order_relaxed) - 1;
-    uint64_t count, period = core->perf_period;
-    if (fd < 0 || period == 0 || read(fd, &count, sizeof count) != (ssize_t)sizeof count ||
-        count < t->perf_last || count - t->perf_last > (uint64_t)period << 30)
+    struct timespec ts;
+    uint64_t period = core->perf_period, now;
+    if (period == 0 || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
         return 1;
-    /* whole periods since the last sample, to the nearest: the hrtimer's
-     * expiry and the count differ by its slack */
-    uint64_t w = (count - t->perf_last + period / 2) / period;
-    if (w == 0)
-        w = 1;
+    now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (now < t->perf_last) {
+        /* behind the periods already counted: no sample */
+        atomic_fetch_add_explicit(&t->perf_short, 1, memory_order_relaxed);
+        return 0;
+    }
+    /* whole periods of the thread's CPU time since the last sample, to the
+     * nearest (the task clock and the CPU clock differ: above) */
+    uint64_t w = (now - t->perf_last + period / 2) / period;
+    if (w == 0) {
+        atomic_fetch_add_explicit(&t->perf_short, 1, memory_order_relaxed);
+        return 0;
+    }
+    if (w > 1u << 30)
+        w = 1u << 30;
     t->perf_last += w * period;
     if (w > 1)
         atomic_fetch_add_explicit(&t->perf_extra, w - 1, memory_order_relaxed);

@@ -239,18 +239,21 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
              core->stats.ilmap_image_ns / 1000u, core->stats.ilmap_runtime_ns / 1000u);
     if ((core->cfg.modes & MDP_MODE_SAMPLE) && core->slots) {
         /* sample mode's CPU clocks (perfclock.c): threads that got each,
-         * threads beyond the cap on perf fds, and the periods perf samples
+         * threads beyond the cap on perf fds, the periods perf samples
          * stood for beyond one each (signals lost or, perf_user, periods
-         * that ended in the kernel) */
-        uint64_t extra = 0;
-        for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
+         * that ended in the kernel), perf signals before a whole period
+         * (no sample: the task clock ahead of the CPU clock) */
+        uint64_t extra = 0, short_ = 0;
+        for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
             extra += atomic_load(&core->slots[i].perf_extra);
+            short_ += atomic_load(&core->slots[i].perf_short);
+        }
         putf(o,
              " clock.perf=%" PRIu64 " clock.timer=%" PRIu64 " clock.capped=%" PRIu64
-             " clock.extra=%" PRIu64,
+             " clock.extra=%" PRIu64 " clock.short=%" PRIu64,
              (uint64_t)atomic_load(&core->perf_threads),
              (uint64_t)atomic_load(&core->timer_threads), (uint64_t)atomic_load(&core->perf_capped),
-             extra);
+             extra, short_);
     }
     if (mdp_wall_mode(core)) {
         char wall[96];

@@ -3,7 +3,7 @@
  *
  * The clock is a perf_events task clock where the kernel allows it
  * (perfclock.c: its overflow signals the thread, si_code POLL_IN, the
- * slot found from si_fd, the weight from the event's count), else the
+ * slot found from si_fd, the weight from the thread's CPU clock), else the
  * CPU-time timer below (--clock, config.c).
  *
  * Each registered thread gets a POSIX timer on its own CPU-time clock
@@ -538,9 +538,11 @@ MDP_HOT static void on_sigprof(int sig, siginfo_t *si, void *ucv)
                 take_sample(core, t, ucv, now - was < 1u << 30 ? (uint32_t)(now - was) : 1u << 30,
                             1);
         } else if (perf) {
-            /* the periods since the slot's last sample, from the event's
-             * count (perfclock.c): a lost signal's too */
-            take_sample(core, t, ucv, mdp_perf_weight(core, t), 0);
+            /* the periods of the thread's CPU time since the slot's last
+             * sample (perfclock.c): a lost signal's too; 0: none yet */
+            uint32_t w = mdp_perf_weight(core, t);
+            if (w)
+                take_sample(core, t, ucv, w, 0);
         } else {
             take_sample(core, t, ucv,
                         si->si_overrun >= 0 && si->si_overrun < 1 << 30

@@ -66,8 +66,9 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
  * the same, the first thread beyond the cap on fds (the caller says so
  * once, after the lock). mdp_perf_stop (threads_lock held): its fd closed.
  * In the handler: the slot of a signal's si_fd (its index + 1, 0 none) and
- * a sample's weight (the periods since the slot's last sample, from the
- * event's count). mdp_perf_clock_name: the header's cpu_clock= word. */
+ * a sample's weight (the whole periods of the thread's CPU time since the
+ * slot's last sample; 0: not one yet, no sample). mdp_perf_clock_name: the header's cpu_clock=
+ * word. */
 int mdp_perf_choose(mdp_core *core);
 int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid);
 void mdp_perf_stop(mdp_core *core, struct mdp_slot *t);

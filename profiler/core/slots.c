@@ -207,9 +207,9 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
     pthread_mutex_unlock(&core->threads_lock);
     if (perf == -2)
         mdp_note(core,
-                 "sampling: %u threads hold a perf_events CPU clock (a quarter of "
-                 "RLIMIT_NOFILE); further threads get the CPU-time timer (~HZ signals per CPU "
-                 "second, each weighing the periods it stands for)",
+                 "sampling: the perf_events CPU clock's cap on fds (%u, from RLIMIT_NOFILE) is "
+                 "reached; further threads get the CPU-time timer (~HZ signals per CPU second, "
+                 "each sample weighing the periods it stands for)",
                  core->perf_cap);
     if (!clocked)
         mdp_log(core, "thread %d: no CPU-time timer: %s", tid, strerror(timer_errno));

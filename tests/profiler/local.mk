@@ -5,7 +5,7 @@ TESTS += tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.
 	tests/profiler/osr.sh tests/profiler/starved.sh tests/profiler/native.sh tests/profiler/memmove.sh tests/profiler/web.sh \
 	tests/profiler/threads.sh \
 	tests/profiler/wall.sh tests/profiler/throws.sh tests/profiler/contention.sh \
-	tests/profiler/allocstacks.sh tests/profiler/heap.sh tests/profiler/ilmaps.sh
+	tests/profiler/allocstacks.sh tests/profiler/heap.sh tests/profiler/ilmaps.sh tests/profiler/perfclock.sh
 EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/check.py tests/profiler/offline.py \
 	tests/profiler/names.sh tests/profiler/plugins.sh tests/profiler/calls.sh \
 	tests/profiler/alloc.sh tests/profiler/attach.sh tests/profiler/man-check.sh \
@@ -15,7 +15,7 @@ EXTRA_DIST += tests/profiler/README.md tests/profiler/common.sh tests/profiler/c
 	tests/profiler/wall.sh tests/profiler/wall.py tests/profiler/throws.sh \
 	tests/profiler/contention.sh tests/profiler/events.py tests/profiler/ilmaps.sh \
 	tests/profiler/allocstacks.sh tests/profiler/allocstacks.py tests/profiler/heap.sh \
-	tests/profiler/heap.py
+	tests/profiler/heap.py tests/profiler/perfclock.sh
 
 # The handler test: a probe build of the profiler and the interposer it is
 # run with.

@@ -1887,6 +1887,138 @@ START_TEST(test_scan_takes_a_blocked_thread_with_its_stack)
 }
 END_TEST
 
+/* Sample mode's perf_events clock (perfclock.c): a thread that spins is
+ * signalled at the rate asked, per CPU second (the CPU-time timer gives
+ * ~HZ, 250 here), every signal found its slot through its fd; a SIGPROF
+ * from another fd (a pipe's O_ASYNC) is not a sample; a thread beyond
+ * the cap on fds gets the timer; retiring closes every fd. Where the
+ * kernel refuses perf_event_open the core chose the timer: nothing to
+ * test (said on stderr). */
+static int perf_fds_open(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *de;
+    char path[64], link[64];
+    while ((de = readdir(d))) {
+        snprintf(path, sizeof path, "/proc/self/fd/%s", de->d_name);
+        ssize_t k = readlink(path, link, sizeof link - 1);
+        if (k > 0) {
+            link[k] = 0;
+            n += strstr(link, "perf_event") != NULL;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+struct spin_arg {
+    mdp_core *core;
+    int tid;
+    double cpu_s;
+    int registered;
+};
+
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *spin_sampled(void *arg)
+{
+    struct spin_arg *a = arg;
+    pthread_attr_t at;
+    void *addr;
+    size_t size;
+    ck_assert_int_eq(pthread_getattr_np(pthread_self(), &at), 0);
+    ck_assert_int_eq(pthread_attr_getstack(&at, &addr, &size), 0);
+    pthread_attr_destroy(&at);
+    a->tid = (int)syscall(SYS_gettid);
+    a->registered = mdp_sampler_thread_start(a->core, 0, a->tid, (uintptr_t)addr,
+                                             (uintptr_t)addr + size, 0) == 0;
+    double t0 = thread_cpu_s();
+    volatile uint64_t x = 1;
+    while (thread_cpu_s() - t0 < 0.5)
+        for (int i = 0; i < 100000; i++)
+            x = x * 6364136223846793005u + 1;
+    a->cpu_s = thread_cpu_s() - t0;
+    return NULL;
+}
+
+static struct mdp_slot *slot_of(mdp_core *core, int tid)
+{
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++)
+        if (atomic_load(&core->slots[i].state) == SLOT_ACTIVE &&
+            atomic_load(&core->slots[i].tid) == tid)
+            return &core->slots[i];
+    return NULL;
+}
+
+START_TEST(test_perf_clock_signals_at_the_rate)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    if (core->clock != MDP_CLOCK_PERF) {
+        fprintf(stderr, "test_perf_clock_signals_at_the_rate: not run: %s\n", core->clock_why);
+        close_env(&e);
+        return;
+    }
+    int fds0 = perf_fds_open();
+    /* a thread registered now is clocked by perf (within the cap) */
+    struct spin_arg a = {core, 0, 0, 0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, spin_sampled, &a), 0);
+    pthread_join(th, NULL);
+    ck_assert(a.registered);
+    struct mdp_slot *t = slot_of(core, a.tid);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_msg(atomic_load(&t->perf_fd) > 0 && !t->has_timer, "no perf clock on the thread");
+    uint64_t signals = atomic_load(&t->samples) + atomic_load(&t->drops);
+    double per_s = signals / a.cpu_s;
+    ck_assert_msg(per_s > 0.85 * core->cfg.rate && per_s < 1.15 * core->cfg.rate,
+                  "%.0f signals per CPU second at %u Hz (%llu in %.3f s)", per_s, core->cfg.rate,
+                  (unsigned long long)signals, a.cpu_s);
+    ck_assert_uint_eq(atomic_load(&t->stray), 0);
+    ck_assert_int_eq(perf_fds_open(), fds0 + 1);
+
+    /* a SIGPROF from an fd that is not a clock's: no sample, no crash */
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    struct f_owner_ex own = {F_OWNER_TID, (int)syscall(SYS_gettid)};
+    ck_assert_int_eq(fcntl(p[0], F_SETFL, O_ASYNC), 0);
+    ck_assert_int_eq(fcntl(p[0], F_SETSIG, SIGPROF), 0);
+    ck_assert_int_eq(fcntl(p[0], F_SETOWN_EX, &own), 0);
+    uint64_t before = atomic_load(&e.slot->samples);
+    ck_assert_int_eq(write(p[1], "x", 1), 1);
+    usleep(10000);
+    ck_assert_uint_eq(atomic_load(&e.slot->samples), before);
+    close(p[0]);
+    close(p[1]);
+
+    /* beyond the cap: the timer */
+    core->perf_cap = atomic_load(&core->perf_open);
+    struct spin_arg b = {core, 0, 0, 0};
+    ck_assert_int_eq(pthread_create(&th, NULL, spin_sampled, &b), 0);
+    pthread_join(th, NULL);
+    ck_assert(b.registered);
+    struct mdp_slot *u = slot_of(core, b.tid);
+    ck_assert_ptr_nonnull(u);
+    ck_assert_msg(atomic_load(&u->perf_fd) == 0 && u->has_timer, "beyond the cap, no timer");
+    ck_assert_uint_ge(atomic_load(&core->perf_capped), 1);
+    ck_assert_int_eq(perf_fds_open(), fds0 + 1);
+
+    /* retired: every fd closed */
+    mdp_sampler_stop(core);
+    ck_assert_int_eq(perf_fds_open(), 0);
+    ck_assert_uint_eq(atomic_load(&core->perf_open), 0);
+    close_env(&e);
+}
+END_TEST
+
 /* The header names the folder the core library was loaded from, encoded so
  * that the value holds no space; the first core library wins. */
 START_TEST(test_header_names_the_framework_folder)
@@ -2159,6 +2291,7 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_step_agrees_with_the_decoder);
     tcase_add_test(t, test_thread_role_read_while_new_and_at_writes);
     tcase_add_test(t, test_scan_takes_a_blocked_thread_with_its_stack);
+    tcase_add_test(t, test_perf_clock_signals_at_the_rate);
     tcase_add_test(t, test_record_kinds_are_documented);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
