@@ -339,6 +339,25 @@ def attach():
                % (i, (": " + why) if not good else ""))
 
 
+def perf_fds(pid):
+    """The perf_events fds process PID holds (the sampler's CPU clocks,
+    profiler/core/perfclock.c)."""
+    n = 0
+    d = "/proc/%d/fd" % pid
+    for f in os.listdir(d):
+        try:
+            n += "perf_event" in os.readlink(os.path.join(d, f))
+        except OSError:
+            pass
+    return n
+
+
+def header_key(log, key):
+    with open(log) as f:
+        m = re.search(r" %s=(\S+)" % key, f.readline())
+    return m.group(1) if m else None
+
+
 def attach_cmd(pid, log, *opts):
     return ["--attach", str(pid), "-o", log] + list(opts)
 
@@ -356,10 +375,18 @@ def _attach(base, app):
         ok(rc == 0 and s is not None and s.get("end") == "detach" and int(s.get("samples", 0)) >= 2000,
            "session %d: mdprofile --attach returned 0 with the log complete (end=detach, %s samples): %s"
            % (i, s and s.get("samples"), err.strip()[-300:]))
+        # the sampler's perf clocks closed at detach: none left after three
+        # sessions' worth of threads (profiler/core/perfclock.c)
+        n = perf_fds(pid)
+        ok(n == 0, "session %d (cpu_clock=%s): no perf_events fd left open after the detach (%d)"
+           % (i, os.path.exists(log) and header_key(log, "cpu_clock"), n))
     # two at once: the runtime refuses the second, and says why
     loga, logb = base + ".A.log", base + ".B.log"
     a = launch(attach_cmd(pid, loga, "--samples", "6000"))
     started = wait_line(loga, r"^#mdprofile ", a)
+    if started is not None and header_key(loga, "cpu_clock") in ("perf", "perf_user"):
+        # and open while a session samples with them (the check above can fail)
+        ok(perf_fds(pid) > 0, "a session on the perf clock holds its fds (%d)" % perf_fds(pid))
     b = launch(attach_cmd(pid, logb, "--samples", "1000"))
     rcb, _, errb = finish(b)
     ok(started is not None and rcb == 1 and "CORPROF_E_PROFILER_ALREADY_ACTIVE" in errb and
