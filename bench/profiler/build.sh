@@ -10,9 +10,11 @@
 # app.PID.log beside it) is read by `cost.py --each`: one line per process,
 # as run.
 #
-#   bench/profiler/build.sh RUNS CLOCKBUILD... 
+#   bench/profiler/build.sh RUNS CLOCKBUILD...
 #
-# Logs go to the first CLOCKBUILD's bench/profiler/build/.
+# BUILD_CLOCKS="perf timer" (say): each profiler with each of sample
+# mode's CPU clocks (mdprofile --clock) in turn (default: auto).
+# Logs go to the first CLOCKBUILD's bench/profiler/build/: pI.CLOCK.rR.log.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 usage='usage: build.sh RUNS CLOCKBUILD...'
@@ -27,26 +29,31 @@ command -v dotnet >/dev/null || { echo "build.sh: no dotnet" >&2; exit 1; }
 out=$(cd "$1" && pwd)/bench/profiler/build
 mkdir -p "$out"
 rm -rf "$out"/*.log "$out/src"
+clocks=${BUILD_CLOCKS:-auto}
 r=1
 while [ "$r" -le "$runs" ]; do
     i=0
     for c in "$@"; do
-        i=$((i + 1))
-        c=$(cd "$c" && pwd)
+      i=$((i + 1))
+      c=$(cd "$c" && pwd)
+      for k in $clocks; do
         rm -rf "$out/src"
         cp -R "$top/data/profiler/Workload" "$out/src"
         chmod -R u+w "$out/src"
         rm -rf "$out/src/obj" "$out/src/bin"
         (cd "$out/src" && MDPROFILE_PROFILER=$c/profiler/.libs/libmdprofile.so \
-            "$c/profiler/mdprofile" --rate 1000 -o "$out/p$i.r$r.log" -- \
+            "$c/profiler/mdprofile" --clock "$k" --rate 1000 -o "$out/p$i.$k.r$r.log" -- \
             dotnet build -c Release -nologo -v q -nodeReuse:false -p:UseSharedCompilation=false \
-            >"$out/p$i.r$r.out" 2>&1) || { cat "$out/p$i.r$r.out" >&2; exit 1; }
+            >"$out/p$i.$k.r$r.out" 2>&1) || { cat "$out/p$i.$k.r$r.out" >&2; exit 1; }
+      done
     done
     r=$((r + 1))
 done
 i=0
 for c in "$@"; do
     i=$((i + 1))
-    echo "profiler $i: $c"
-    python3 "$top/bench/profiler/cost.py" --each "$out"/p$i.r*.log
+    for k in $clocks; do
+        echo "profiler $i, clock $k: $c"
+        python3 "$top/bench/profiler/cost.py" --each "$out"/p$i.$k.r*.log
+    done
 done

@@ -10,9 +10,14 @@
 # overhead at 1 kHz.
 #
 #   bench/profiler/cost.sh BUILDDIR CLOCKBUILD [RUNS [DELIVERY_NS]]
+#   (DELIVERY_NS: one figure for every clock; for the perf clock's, see
+#   `bench/profiler/handler perfsignal`)
 #
 # COST_WORKLOADS="web bench" (say) runs only those, without the idle
 # server's run (default: idle gc jit memmove exceptions bench web).
+# COST_CLOCKS="perf timer" (say) runs every workload with each of sample
+# mode's CPU clocks (mdprofile --clock) in turn, round by round, each
+# clock's logs in a folder of its own (default: auto, the launcher's).
 #
 # BUILDDIR: the ordinary build tree (the C# programs are built there, as
 # for the tests). CLOCKBUILD: a build tree configured with
@@ -37,9 +42,12 @@ build_programs
 # the bench build's launcher and profiler
 mdprofile=$clock/profiler/mdprofile
 MDPROFILE_PROFILER=$clock/profiler/.libs/libmdprofile.so
-out=$clock/bench/profiler/cost
-mkdir -p "$out"
-rm -f "$out"/*.log
+clocks=${COST_CLOCKS:-auto}
+base=$clock/bench/profiler/cost
+for k in $clocks; do
+    mkdir -p "$base/$k"
+    rm -f "$base/$k"/*.log
+done
 # Three runs of each workload a round: short (1 s of CPU at 1 kHz), long
 # (4 s at 1 kHz) and slow (4 s at 100 Hz: fewer signals, as many drain
 # passes): the drain thread's CPU time is then split exactly into a cost
@@ -59,7 +67,7 @@ fi
 # and then waiting IDLE seconds before /quit: LOG
 web_run() { # LOG RATE REQUESTS IDLE
     rm -f "$out/web.out"
-    "$mdprofile" --rate "$2" -o "$1" -- dotnet "$work/bin/Web/Web.dll" "$out/web.facts" \
+    "$mdprofile" --clock "$k" --rate "$2" -o "$1" -- dotnet "$work/bin/Web/Web.dll" "$out/web.facts" \
         >"$out/web.out" 2>&1 &
     server=$!
     timeout 300 python3 "$top/bench/profiler/webload.py" "$out/web.out" "$3" "$4" ||
@@ -68,6 +76,8 @@ web_run() { # LOG RATE REQUESTS IDLE
 }
 r=1
 while [ $r -le "$runs" ]; do
+  for k in $clocks; do
+    out=$base/$k
     # a process that waits: the server started, then 20 s without a
     # request (the drain thread's passes alone: cost.py --each)
     case " ${COST_WORKLOADS:-idle} " in
@@ -90,15 +100,21 @@ while [ $r -le "$runs" ]; do
             bench) set -- -- dotnet "$workload" bench $n ;;
             *) set -- -- dotnet "$workload" "$w" "$out/x.out" $ms ;;
             esac
-            "$mdprofile" --rate $rate -o "$out/$w.$len.$r.log" "$@" >"$out/$w.out" 2>&1 ||
+            "$mdprofile" --clock "$k" --rate $rate -o "$out/$w.$len.$r.log" "$@" >"$out/$w.out" 2>&1 ||
                 { cat "$out/$w.out" >&2; exit 1; }
         done
     done
-    r=$((r + 1))
+  done
+  r=$((r + 1))
 done
-python3 "$top/bench/profiler/cost.py" --delivery "$delivery" $(ls "$out"/*.log | grep -v '/idle\.')
-if [ -n "$web" ] && ls "$out"/idle.*.log >/dev/null 2>&1; then
+for k in $clocks; do
+    out=$base/$k
+    echo "clock $k:"
+    python3 "$top/bench/profiler/cost.py" --delivery "$delivery" $(ls "$out"/*.log | grep -v '/idle\.')
+    if [ -n "$web" ] && ls "$out"/idle.*.log >/dev/null 2>&1; then
+        echo
+        echo "the server waiting 20 s after its start, no request (as run):"
+        python3 "$top/bench/profiler/cost.py" --each --delivery "$delivery" "$out"/idle.*.log
+    fi
     echo
-    echo "the server waiting 20 s after its start, no request (as run):"
-    python3 "$top/bench/profiler/cost.py" --each --delivery "$delivery" "$out"/idle.*.log
-fi
+done

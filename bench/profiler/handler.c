@@ -33,15 +33,25 @@
  * What the kernel spends to deliver the signal and return from it is not
  * in these counts: `handler signal N` times N signals sent to this thread
  * (the handler's stray path, a few instructions) against N plain system
- * calls, in CPU time.
+ * calls, in CPU time. `handler perfsignal RATE ROUNDS` does the same for
+ * the perf_events clock's signals (profiler/core/perfclock.c: the hrtimer,
+ * the irq work and the SIGPROF it queues, the delivery and the return):
+ * a fixed amount of work timed in the thread's CPU time, ROUNDS times
+ * with a task-clock event signalling it at RATE Hz (its fd is not a
+ * slot's: the handler's stray path) and ROUNDS times without, taking
+ * turns; the difference over the signals, median and range.
  *
  *   handler DEPTH KIND [CALLS [FUNCS [EVICT_KB]]]   (defaults: 1000 calls, 2000 methods, 0)
- *   handler signal N */
+ *   handler signal N
+ *   handler perfsignal RATE ROUNDS */
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -97,6 +107,65 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The perf clock's signals: see the file's comment. */
+static double work_ns(long n)
+{
+    volatile uint64_t x = 1;
+    double t0 = cpu_ns();
+    for (long i = 0; i < n; i++)
+        x = x * 6364136223846793005u + 1442695040888963407u;
+    return cpu_ns() - t0;
+}
+
+static int perf_signal_cost(long rate, int rounds)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = (uint64_t)(1000000000L / rate);
+    a.disabled = 1;
+    a.exclude_hv = 1;
+    a.wakeup_events = 1;
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) {
+        a.exclude_kernel = 1;
+        fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    struct f_owner_ex own = {F_OWNER_TID, tid};
+    if (fd < 0 || fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
+        fcntl(fd, F_SETOWN_EX, &own) != 0) {
+        perror("handler: perf_event_open");
+        return 1;
+    }
+    long n = 200000000; /* ~0.3 s of work here */
+    work_ns(n / 10);    /* warm */
+    double *per = calloc((size_t)rounds, sizeof *per);
+    if (!per)
+        return 1;
+    for (int r = 0; r < rounds; r++) {
+        double off = work_ns(n);
+        uint64_t c0 = 0, c1 = 0;
+        if (read(fd, &c0, sizeof c0) != sizeof c0)
+            return 1;
+        ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+        double on = work_ns(n);
+        ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+        if (read(fd, &c1, sizeof c1) != sizeof c1)
+            return 1;
+        double signals = (double)(c1 - c0) / (double)a.sample_period;
+        per[r] = signals > 0 ? (on - off) / signals : 0;
+    }
+    qsort(per, (size_t)rounds, sizeof *per, cmp_double);
+    printf("perf clock at %ld Hz (exclude_kernel %d): %.0f ns per signal (%.0f-%.0f), %d rounds\n",
+           rate, (int)a.exclude_kernel, per[rounds / 2], per[0], per[rounds - 1], rounds);
+    free(per);
+    close(fd);
+    return 0;
+}
+
 /* Write the prolog of method i at c: even i an RBP frame, odd an RSP
  * frame; returns the bytes its setup pushes and subtracts. */
 static unsigned prolog(uint8_t *c, unsigned i)
@@ -133,9 +202,29 @@ int main(int argc, char **argv)
         mdp_core_free(core);
         return r;
     }
+    if (argc == 4 && !strcmp(argv[1], "perfsignal")) {
+        mdp_config cfg;
+        mdp_config_default(&cfg);
+        cfg.drain_ms = 600000;
+        cfg.all_threads = 0; /* no thread of this program gets a clock of the core's */
+        snprintf(cfg.output, sizeof cfg.output, "/tmp/mdp-bench-handler-%d.log", (int)getpid());
+        mdp_runtime_ops ops = {0};
+        mdp_core *core;
+        char err[256] = "";
+        if (mdp_core_new(&core, &cfg, &ops, "bench", 0, err, sizeof err) != 0) {
+            fprintf(stderr, "handler: %s\n", err);
+            return 1;
+        }
+        int r = perf_signal_cost(atol(argv[2]), atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
+        mdp_core_finish(core, "exit");
+        unlink(cfg.output);
+        mdp_core_free(core);
+        return r;
+    }
     if (argc < 3) {
         fprintf(stderr, "usage: handler DEPTH managed|native|mixed [CALLS [FUNCS [EVICT_KB]]]\n"
-                        "       handler signal N\n");
+                        "       handler signal N\n"
+                        "       handler perfsignal RATE ROUNDS\n");
         return 2;
     }
     unsigned depth = (unsigned)atoi(argv[1]);
