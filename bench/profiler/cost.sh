@@ -10,8 +10,8 @@
 # overhead at 1 kHz.
 #
 #   bench/profiler/cost.sh BUILDDIR CLOCKBUILD [RUNS [DELIVERY_NS]]
-#   (DELIVERY_NS: one figure for every clock; for the perf clock's, see
-#   `bench/profiler/handler perfsignal`)
+#   (DELIVERY_NS: the timer's; COST_DELIVERY_PERF, MIN,MEDIAN,MAX: the
+#   perf clock's, from `bench/profiler/handler perfsignal 1000 N`)
 #
 # COST_WORKLOADS="web bench" (say) runs only those, without the idle
 # server's run (default: idle gc jit memmove exceptions bench web).
@@ -110,6 +110,9 @@ done
 for k in $clocks; do
     out=$base/$k
     echo "clock $k:"
+    # the perf clock's signals cost the kernel more (an interrupt each):
+    # COST_DELIVERY_PERF, from `bench/profiler/handler perfsignal`
+    [ "$k" != perf ] || delivery=${COST_DELIVERY_PERF:-$delivery}
     python3 "$top/bench/profiler/cost.py" --delivery "$delivery" $(ls "$out"/*.log | grep -v '/idle\.')
     if [ -n "$web" ] && ls "$out"/idle.*.log >/dev/null 2>&1; then
         echo
