@@ -68,9 +68,9 @@ EXTRA_DIST += tests/profiler/children.sh tests/profiler/signals.sh tests/profile
 # checked at every step; run-race-tsan.sh builds them and the core with
 # ThreadSanitizer (skips without it). tests/profiler/README.md.
 check_PROGRAMS += tests/profiler/race_seqs tests/profiler/race_drain tests/profiler/race_wall \
-	tests/profiler/race_poke
+	tests/profiler/race_poke tests/profiler/race_perf
 TESTS += tests/profiler/race_seqs tests/profiler/race_drain tests/profiler/race_wall \
-	tests/profiler/race_poke tests/profiler/run-race-tsan.sh
+	tests/profiler/race_poke tests/profiler/race_perf tests/profiler/run-race-tsan.sh
 EXTRA_DIST += tests/profiler/run-race-tsan.sh tests/profiler/race-mutants.sh
 RACE_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 RACE_LDADD = profiler/libmdpcore.la libmdtools/libmdtools.la $(TALLOC_LIBS) -ldl -lrt -lm \
@@ -91,3 +91,7 @@ tests_profiler_race_poke_SOURCES = tests/profiler/race_poke.c tests/profiler/rac
 tests_profiler_race_poke_CPPFLAGS = $(RACE_CPPFLAGS)
 tests_profiler_race_poke_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_profiler_race_poke_LDADD = $(RACE_LDADD)
+tests_profiler_race_perf_SOURCES = tests/profiler/race_perf.c tests/profiler/race.h
+tests_profiler_race_perf_CPPFLAGS = $(RACE_CPPFLAGS)
+tests_profiler_race_perf_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
+tests_profiler_race_perf_LDADD = $(RACE_LDADD)

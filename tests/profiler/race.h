@@ -1,5 +1,5 @@
 /* What the profiler's race tests share (race_seqs.c, race_drain.c,
- * race_wall.c): a located failure that every thread may report (the first
+ * race_wall.c, race_perf.c): a located failure that every thread may report (the first
  * few are printed, all are counted, and the threads are told to stop), a
  * small random generator per thread, a core made for a test, and the log's
  * path in a temporary folder. Plain C with no test framework: the same
