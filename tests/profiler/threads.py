@@ -104,7 +104,10 @@ def main():
        % (u, b, u / max(b, 1), TOL * 100))
     late, _, late_start = threads["Late"]
     first = min(slices[late]) if slices[late] else None
-    ok(first is not None and first >= 2 and first in (int(late_start // 1000), int(late_start // 1000) + 1),
+    # from its wake (2.3 s: slice 2) on: the perf clock's 1 ms resolution
+    # sees the few ms of CPU between the wake and the burn, which a
+    # loaded machine (ASan) may stretch past a slice's end
+    ok(first is not None and first >= 2 and first <= int(late_start // 1000) + 1,
        "Late, busy from %.0f ms, has no samples before slice 2; its first is slice %s (%s)"
        % (late_start, first, dict(sorted(slices[late].items()))))
     main_tid = int(facts["main"][0]) if facts["main"] else 0
