@@ -16,4 +16,14 @@ rd mdt__pe_reader(const mdt_image *img, const char *region);
 int mdt__pe_rva_reader(rd *out, const mdt_image *img, uint32_t rva, uint32_t len,
                        const char *region);
 
+/* NativeFormat (native.c): numbers at r's position; seek to an RVA
+ * inside the section r reads (which starts at sec_rva); a sparse array's
+ * element count, and its element `index` (*at: the element's RVA), 1 when
+ * the array has none there (no message), < 0 on an error. */
+int mdt__native_unsigned(rd *r, uint32_t *v, const char *what);
+int mdt__native_signed(rd *r, int32_t *v, const char *what);
+int mdt__native_seek(rd *r, uint32_t sec_rva, uint64_t rva, const char *what);
+int mdt__native_array_count(rd *r, uint32_t *n, const char *what);
+int mdt__native_array_get(rd *r, uint32_t sec_rva, uint32_t index, uint32_t *at, const char *what);
+
 #endif
