@@ -132,8 +132,7 @@ int mdt__native_array_get(rd *r, uint32_t sec_rva, uint32_t index, uint32_t *at,
     /* a binary tree over the block's 16 elements: 4 levels */
     for (uint32_t bit = 8; bit; bit >>= 1) {
         uint32_t v;
-        if ((e = mdt__native_seek(r, sec_rva, off, what)) ||
-            (e = mdt__native_unsigned(r, &v, what)))
+        if ((e = mdt__native_seek(r, sec_rva, off, what)) || (e = mdt__native_u(r, &v, what)))
             return e;
         uint64_t next = sec_rva + (uint64_t)r->pos;
         if (index & bit) {
@@ -154,5 +153,66 @@ int mdt__native_array_get(rd *r, uint32_t sec_rva, uint32_t index, uint32_t *at,
     if (off > UINT32_MAX)
         return rd_fail(r, MDT_EBADIMAGE, "%s: an element past 4 GiB", what);
     *at = (uint32_t)off;
+    return 0;
+}
+
+/* One node of a block's tree at off, `bit` the level's index bit (8, 4,
+ * 2, 1; 0: the element's data itself), prefix the index bits above it:
+ * the elements below, left before right, as mdt__native_array_get finds
+ * them (a leaf counts only where the lookup of its index would accept it). */
+static int visit(rd *r, uint32_t sec_rva, uint64_t off, uint32_t block, uint32_t bit,
+                 uint32_t prefix, uint32_t n, const char *what, mdt__native_each_fn fn,
+                 void *payload)
+{
+    uint32_t v;
+    int e;
+    if (!bit) {
+        if (block * 16 + prefix >= n)
+            return 0;
+        if (off > UINT32_MAX)
+            return rd_fail(r, MDT_EBADIMAGE, "%s: an element past 4 GiB", what);
+        return fn(payload, block * 16 + prefix, (uint32_t)off);
+    }
+    if ((e = mdt__native_seek(r, sec_rva, off, what)) || (e = mdt__native_u(r, &v, what)))
+        return e;
+    uint64_t next = sec_rva + (uint64_t)r->pos;
+    if ((v & 3) == 0) { /* a leaf standing for one element below */
+        uint32_t i = v >> 2, above = 15u & ~(2 * bit - 1);
+        if (i > 15 || (i & above) != prefix || block * 16 + i >= n || next > UINT32_MAX)
+            return 0;
+        return fn(payload, block * 16 + i, (uint32_t)next);
+    }
+    if ((v & 1) && (e = visit(r, sec_rva, next, block, bit >> 1, prefix, n, what, fn, payload)))
+        return e;
+    if (v & 2)
+        return visit(r, sec_rva, off + (v >> 2), block, bit >> 1, prefix | bit, n, what, fn,
+                     payload);
+    return 0;
+}
+
+int mdt__native_array_each(rd *r, uint32_t sec_rva, const char *what, mdt__native_each_fn fn,
+                           void *payload)
+{
+    uint32_t hdr;
+    int e;
+    r->pos = 0;
+    if ((e = mdt__native_unsigned(r, &hdr, what)))
+        return e;
+    uint64_t base = (uint64_t)sec_rva + r->pos;
+    uint32_t n = hdr >> 2, width = hdr & 3;
+    if (width == 3) {
+        r->pos = 0;
+        return rd_fail(r, MDT_EBADIMAGE, "%s: block offset width code 3", what);
+    }
+    size_t w = width == 0 ? 1 : width == 1 ? 2 : 4;
+    for (uint32_t b = 0; b < (n + 15) / 16; b++) {
+        const uint8_t *p;
+        if ((e = mdt__native_seek(r, sec_rva, base + (uint64_t)b * w, what)) ||
+            (e = rd_bytes(r, &p, w, what)))
+            return e;
+        uint64_t off = base + (w == 1 ? p[0] : w == 2 ? le16(p) : le32(p));
+        if ((e = visit(r, sec_rva, off, b, 8, 0, n, what, fn, payload)))
+            return e;
+    }
     return 0;
 }

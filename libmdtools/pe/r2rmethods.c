@@ -55,13 +55,24 @@ struct mdt_r2r_methods {
 
 /* ---- the method signature of an instance entry (skipped, not read) ---- */
 
+/* rd_compressed, its one-byte case inline: a large image has ~100,000
+ * signature numbers to skip at the open */
+static inline int cu(rd *r, uint32_t *v, const char *what)
+{
+    if (r->pos < r->len && r->base[r->pos] < 0x80) {
+        *v = r->base[r->pos++];
+        return 0;
+    }
+    return rd_compressed(r, v, what);
+}
+
 static int skip_type(rd *r, int depth);
 
 static int skip_n_types(rd *r, int depth, const char *what)
 {
     uint32_t n;
     int e;
-    if ((e = rd_compressed(r, &n, what)))
+    if ((e = cu(r, &n, what)))
         return e;
     if (n > rd_left(r))
         return rd_fail(r, MDT_EBADIMAGE, "%s: %u types cannot fit", what, n);
@@ -113,11 +124,11 @@ static int skip_type(rd *r, int depth)
     case 0x12:
     case 0x13:
     case 0x1e:
-    case 0x3b: return rd_compressed(r, &v, "type token or number");
+    case 0x3b: return cu(r, &v, "type token or number");
     case 0x1f:
     case 0x20: /* a custom modifier, then the type */
     case 0x3f: /* a module index, then the type */
-        if ((e = rd_compressed(r, &v, "modifier or module")))
+        if ((e = cu(r, &v, "modifier or module")))
             return e;
         return skip_type(r, depth + 1);
     case 0x15: /* GENERICINST: the generic type, its arguments */
@@ -126,15 +137,15 @@ static int skip_type(rd *r, int depth)
         return skip_n_types(r, depth, "generic arguments");
     case 0x14: { /* ARRAY: type, rank, sizes, lower bounds */
         uint32_t rank, k;
-        if ((e = skip_type(r, depth + 1)) || (e = rd_compressed(r, &rank, "array rank")))
+        if ((e = skip_type(r, depth + 1)) || (e = cu(r, &rank, "array rank")))
             return e;
         for (int pass = 0; pass < 2; pass++) {
-            if ((e = rd_compressed(r, &k, "array bounds")))
+            if ((e = cu(r, &k, "array bounds")))
                 return e;
             if (k > rd_left(r))
                 return rd_fail(r, MDT_EBADIMAGE, "%u array bounds cannot fit", k);
             for (uint32_t i = 0; i < k; i++)
-                if ((e = rd_compressed(r, &v, "array bound")))
+                if ((e = cu(r, &v, "array bound")))
                     return e;
         }
         return 0;
@@ -144,9 +155,9 @@ static int skip_type(rd *r, int depth)
         uint32_t np;
         if ((e = rd_u8(r, &cc, "calling convention")))
             return e;
-        if ((cc & 0x10) && (e = rd_compressed(r, &v, "generic parameter count")))
+        if ((cc & 0x10) && (e = cu(r, &v, "generic parameter count")))
             return e;
-        if ((e = rd_compressed(r, &np, "parameter count")))
+        if ((e = cu(r, &np, "parameter count")))
             return e;
         if (np > rd_left(r))
             return rd_fail(r, MDT_EBADIMAGE, "%u parameters cannot fit", np);
@@ -171,13 +182,13 @@ static int skip_method_sig(rd *r)
 {
     uint32_t flags, v;
     int e;
-    if ((e = rd_compressed(r, &flags, "method signature flags")))
+    if ((e = cu(r, &flags, "method signature flags")))
         return e;
-    if ((flags & SIG_UPDATE_CONTEXT) && (e = rd_compressed(r, &v, "module index")))
+    if ((flags & SIG_UPDATE_CONTEXT) && (e = cu(r, &v, "module index")))
         return e;
     if ((flags & SIG_OWNER_TYPE) && (e = skip_type(r, 0)))
         return e;
-    if ((e = rd_compressed(r, &v, "method token or slot")))
+    if ((e = cu(r, &v, "method token or slot")))
         return e;
     if ((flags & SIG_METHOD_INSTANTIATION) && (e = skip_n_types(r, 0, "method type arguments")))
         return e;
@@ -194,7 +205,7 @@ static int entry_index(rd *r, uint32_t nrf, uint32_t *index, const char *what)
     uint32_t id;
     int e;
     size_t at = r->pos;
-    if ((e = mdt__native_unsigned(r, &id, what)))
+    if ((e = mdt__native_u(r, &id, what)))
         return e;
     *index = id & 1 ? id >> 2 : id >> 1;
     if (*index >= nrf) {
@@ -209,10 +220,30 @@ static void mark(uint32_t *dense, uint32_t index, uint32_t token)
     dense[index] = dense[index] ? MARK_GENERIC : token;
 }
 
+struct defs_walk {
+    mdt_r2r_methods *m;
+    uint32_t *dense;
+    rd *r;
+    uint32_t rva;
+};
+
+static int one_def(void *payload, uint32_t i, uint32_t at)
+{
+    struct defs_walk *w = payload;
+    uint32_t index;
+    int e;
+    if ((e = mdt__native_seek(w->r, w->rva, at, "MethodDefEntryPoints element")) ||
+        (e = entry_index(w->r, w->m->nrf, &index, "MethodDefEntryPoints element")))
+        return e;
+    mark(w->dense, index, 0x06000000u | (i + 1));
+    w->m->ndefs++;
+    return 0;
+}
+
 static int method_defs(mdt_r2r_methods *m, uint32_t *dense, uint32_t rva, uint32_t size)
 {
     rd r;
-    uint32_t n, at, index;
+    uint32_t n;
     int e;
     if ((e = mdt__pe_rva_reader(&r, m->img, rva, size, "MethodDefEntryPoints")) ||
         (e = mdt__native_array_count(&r, &n, "MethodDefEntryPoints")))
@@ -221,17 +252,8 @@ static int method_defs(mdt_r2r_methods *m, uint32_t *dense, uint32_t rva, uint32
         r.pos = 0;
         return rd_fail(&r, MDT_EBADIMAGE, "MethodDefEntryPoints: %u rows (a token has 24 bits)", n);
     }
-    for (uint32_t i = 0; i < n; i++) {
-        e = mdt__native_array_get(&r, rva, i, &at, "MethodDefEntryPoints");
-        if (e == 1)
-            continue;
-        if (e || (e = mdt__native_seek(&r, rva, at, "MethodDefEntryPoints element")) ||
-            (e = entry_index(&r, m->nrf, &index, "MethodDefEntryPoints element")))
-            return e;
-        mark(dense, index, 0x06000000u | (i + 1));
-        m->ndefs++;
-    }
-    return 0;
+    struct defs_walk w = {m, dense, &r, rva};
+    return mdt__native_array_each(&r, rva, "MethodDefEntryPoints", one_def, &w);
 }
 
 static int instances(mdt_r2r_methods *m, uint32_t *dense, uint32_t rva, uint32_t size)

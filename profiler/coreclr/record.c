@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mdtools/errors.h>
 
@@ -211,7 +212,15 @@ unsigned mdp_clr_code_fresh(mdp_clr *p, uint64_t seq, FunctionID fn)
     return fresh;
 }
 
-int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
+static uint64_t thread_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The runtime's answer for ip: its function, that function's code. */
+static int runtime_ip(mdp_clr *p, uintptr_t ip)
 {
     FunctionID fn = 0;
     ReJITID rejit = 0;
@@ -233,6 +242,33 @@ int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
     return 0;
 }
 
+/* A sampled address nobody reported. In a module's ReadyToRun code, a
+ * non-generic method is named from the image (mdp_code_r2r_name) with a
+ * pseudo FunctionID the runtime never sees; anything else, or any
+ * failure there, asks the runtime. ilmaps=runtime asks the runtime for
+ * everything; ilmaps=check asks both and compares (the runtime's answer
+ * is kept). */
+int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
+{
+    int mode = p->cfg.ilmaps;
+    mdp_r2r_name img;
+    uint64_t t0 = thread_ns(), t_img = 0;
+    int have = mode != MDP_ILMAPS_RUNTIME && mdp_code_r2r_name(p->core, ip, &img) == 0;
+    if (have && mode == MDP_ILMAPS_IMAGE) {
+        MDP_SEQ_HELD(seq, p->core);
+        if (mdp_code_r2r_enter(p->core, seq, &img, t0) == 0)
+            return 0;
+    }
+    if (have)
+        t_img = thread_ns() - t0;
+    uint64_t t1 = thread_ns();
+    int r = runtime_ip(p, ip);
+    if (r == 0 || have)
+        mdp_code_r2r_runtime(p->core, ip, thread_ns() - t1,
+                             have && mode == MDP_ILMAPS_CHECK ? &img : NULL, t_img);
+    return r;
+}
+
 /* ---- the core's questions (drain thread) --------------------------------- */
 
 static int ops_miss(void *payload, int kind, uintptr_t id)
@@ -247,7 +283,10 @@ static int ops_miss(void *payload, int kind, uintptr_t id)
         if (id < 4096) /* a pseudo ID of the core, never the runtime's */
             return MDT_ENOTFOUND;
         return mdp_clr_class(p, seq, id);
-    case MDT_IDMAP_FUNCTION: return mdp_clr_function(p, seq, id);
+    case MDT_IDMAP_FUNCTION:
+        if (MDP_PSEUDO_FUNCTION(id)) /* the core's, named from an image: never the runtime's */
+            return MDT_ENOTFOUND;
+        return mdp_clr_function(p, seq, id);
     case MDT_IDMAP_IP: return mdp_clr_ip(p, id);
     default: return MDT_ENOTFOUND;
     }
