@@ -141,9 +141,10 @@ int mdp_clr_dynamic_function(mdp_clr *p, uint64_t seq, FunctionID fn)
 }
 
 /* Record the code versions of fn that the map does not know yet (a version
- * already there as fn's is not asked about again: the tick retries a
- * function until its new version is published, and a rejit lists every
- * older one too). *fresh gets the number recorded. */
+ * already there as fn's, or as a pseudo function's named from its image,
+ * is not asked about again: the tick retries a function until its new
+ * version is published, and a rejit lists every older one too). *fresh
+ * gets the number recorded. */
 static int clr_code(mdp_clr *p, uint64_t seq, FunctionID fn, unsigned *fresh)
 {
     UINT_PTR starts[32];
@@ -158,8 +159,11 @@ static int clr_code(mdp_clr *p, uint64_t seq, FunctionID fn, unsigned *fresh)
     for (ULONG32 i = 0; i < ns; i++) {
         mdt_idmap_code_range known;
         if (mdt_idmap_ip_lookup(&known, mdp_core_map(p->core), starts[i]) == 0 &&
-            known.function_id == fn)
-            continue;
+            (known.function_id == fn ||
+             (MDP_PSEUDO_FUNCTION(known.function_id) && known.start == starts[i])))
+            continue; /* known; or ReadyToRun code named from its image (mdp_clr_ip), which
+                       * keeps its name: replacing it would only change the FunctionID and
+                       * make the drain's texts of every address stale */
         COR_PRF_CODE_INFO ci[8];
         ULONG32 nc = 0;
         if (FAILED(INFO(p)->GetCodeInfo4(p->info, starts[i], 8, &nc, ci)) || nc == 0)
