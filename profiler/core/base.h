@@ -209,7 +209,7 @@ struct mdp_stats {
      * named from a ReadyToRun image's entry points, named by the runtime,
      * and (ilmaps=check) the two compared, with the CPU time of each way */
     uint64_t r2rname_image, r2rname_runtime, r2rname_agree, r2rname_disagree;
-    uint64_t r2rname_image_ns, r2rname_runtime_ns;
+    uint64_t r2rname_image_ns, r2rname_runtime_ns, r2rname_open_ns;
     unsigned drain_cycles; /* the drain thread's passes (drainloop.c) */
 #ifdef MDP_BENCH_CLOCK
     /* bench builds only: the TSC when the core started (to convert ticks

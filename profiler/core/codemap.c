@@ -366,8 +366,10 @@ static const mdt_r2r_methods *module_methods(mdp_core *core, uintptr_t id, uintp
     if (!img)
         return rm;
     mdt_r2r_methods *opened = NULL;
+    uint64_t t0 = cpu_ns();
     if (mdt_r2r_methods_open(&opened, NULL, img) != 0)
         mdt_error_clear();
+    core->stats.r2rname_open_ns += cpu_ns() - t0;
     pthread_mutex_lock(&core->mods_lock);
     m = mdp_module_get(core, id);
     if (m && m->image == img && !m->r2r_methods) {

@@ -8,9 +8,9 @@
 # disagreement. The same check asks both ways for the method of every
 # sampled ReadyToRun address nobody reported (the map's miss: the image's
 # entry points against GetFunctionFromIP3 and GetFunctionInfo2): hundreds
-# compared, none differing. Then the Workload with the default (image):
-# its ReadyToRun maps and methods come from the image, the runtime asked
-# only for the rest.
+# compared, none differing. Then the Workload with the default (image) and
+# MDPROFILE_R2RNAMES=image: its ReadyToRun maps and methods come from the
+# image, the runtime asked only for the rest.
 . "$MDT_TOP_SRCDIR/tests/profiler/common.sh"
 build_programs
 src=$work/ilmaps-src
@@ -57,7 +57,7 @@ if tot["agree"] < 300:
     sys.exit(f"only {tot['agree']} ReadyToRun maps compared (a build names 1,000s)")
 PY
 log=$work/ilmaps-default.log
-profile "$log" -- dotnet "$workload" threads "$work/ilmaps-default.expected" \
+MDPROFILE_R2RNAMES=image profile "$log" -- dotnet "$workload" threads "$work/ilmaps-default.expected" \
     >"$work/ilmaps-default.out" 2>&1 || { cat "$work/ilmaps-default.out" >&2; fail "the profiled run failed"; }
 grep '^#stats ' "$log" | python3 -c '
 import re, sys
