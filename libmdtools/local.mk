@@ -168,6 +168,8 @@ MDT_LIB_SOURCES = \
 	libmdtools/pe/debugdata.c \
 	libmdtools/pe/r2r.c \
 	libmdtools/pe/r2rdebug.c \
+	libmdtools/pe/native.c \
+	libmdtools/pe/r2rmethods.c \
 	libmdtools/pe/win32res.c \
 	libmdtools/pe/version.c \
 	libmdtools/strongname/sn_int.h \

@@ -396,6 +396,31 @@ static int debug_dir(mdi_state *st, const mdt_image *img)
     return errors;
 }
 
+/* The methods with precompiled code (mdt_r2r_methods_*): MethodDefs by
+ * their entry points, generic code apart. */
+static void precompiled(mdi_printer *p, const mdt_image *img)
+{
+    char msg[512];
+    mdt_r2r_methods *m;
+    void *tmp = talloc_new(NULL);
+    int e = tmp ? mdt_r2r_methods_open(&m, tmp, img) : MDT_ENOMEM;
+    if (e == MDT_ENOTFOUND || e == MDT_EUNSUPPORTED) {
+        mdi_none(p, "methods", "precompiled methods", "none");
+        mdt_error_clear();
+    } else if (e) {
+        mdi_error(p, "methods", "precompiled methods", mdi_errmsg_here(msg, sizeof msg));
+    } else {
+        uint32_t n = mdt_r2r_methods_entries(m), defs = 0;
+        mdt_r2r_method x;
+        for (uint32_t i = 0; i < n; i++)
+            defs += mdt_r2r_method_get(&x, m, i) == 0 && x.token;
+        mdt_error_clear();
+        mdi_uint(p, "methods", "precompiled methods", defs);
+        mdi_uint(p, "generic_code", "generic code", n - defs);
+    }
+    talloc_free(tmp);
+}
+
 static int ready_to_run(mdi_state *st, const mdt_image *img)
 {
     mdi_printer *p = st->out;
@@ -415,6 +440,7 @@ static int ready_to_run(mdi_state *st, const mdt_image *img)
     version2(p, "version", "ReadyToRun", h.major, h.minor);
     mdi_note(p, NULL, "header at RVA 0x%08" PRIx32, h.rva);
     mdi_flags(p, "flags", "ReadyToRun flags", h.flags, r2r_flags);
+    precompiled(p, img);
     mdi_list_begin(p, "sections", "ReadyToRun sections", "none", 0);
     for (uint32_t i = 0; i < h.nsections; i++) {
         mdt_r2r_section s;
@@ -529,7 +555,9 @@ const mdi_cmd mdi_cmd_pe = {
             "debug directory with each entry's data decoded (CodeView PDB path, id and\n"
             "age; deterministic build; embedded portable PDB sizes; PDB checksum\n"
             "algorithm and value; crossgen2's perf map), the ReadyToRun header with\n"
-            "its flags and sections, and the version resource (VS_VERSIONINFO: file\n"
+            "its flags, how many methods it precompiled (MethodDefs by their entry\n"
+            "points; generic code apart) and its sections, and the version resource "
+            "(VS_VERSIONINFO: file\n"
             "and product version, the string tables). A part that cannot be read is\n"
             "shown as an error in its place; the command then fails.\n",
     .run = run,

@@ -27,7 +27,7 @@ UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows te
 	tests/unit/test_members \
 	tests/unit/test_rows_framework \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar tests/unit/test_batch_json
-UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_r2r_debug tests/unit/test_strbuf \
+UNIT_TESTS += tests/unit/test_mapped tests/unit/test_mapped_r2r tests/unit/test_r2r_debug tests/unit/test_r2r_methods tests/unit/test_strbuf \
 	tests/unit/test_errors tests/unit/test_file tests/unit/test_marshal tests/unit/test_api
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -133,6 +133,9 @@ tests_unit_test_mapped_r2r_LDADD = $(TEST_LDADD)
 tests_unit_test_r2r_debug_SOURCES = tests/unit/test_r2r_debug.c
 tests_unit_test_r2r_debug_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_r2r_debug_LDADD = $(TEST_LDADD)
+tests_unit_test_r2r_methods_SOURCES = tests/unit/test_r2r_methods.c
+tests_unit_test_r2r_methods_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_unit_test_r2r_methods_LDADD = $(TEST_LDADD)
 endif
 
 # Threads racing through the checks open leaves to first need (md/lazy.c);

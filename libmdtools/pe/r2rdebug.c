@@ -126,107 +126,23 @@ int mdt_r2r_function_at(uint32_t *index, const mdt_r2r_debug *d, uint32_t rva)
     return 0;
 }
 
-/* NativeFormat's variable-length unsigned (nativeformatreader.h): the low
- * bits of the first byte say how many bytes follow. */
-static int native_unsigned(rd *r, uint32_t *v, const char *what)
-{
-    uint8_t b0;
-    int e;
-    if ((e = rd_u8(r, &b0, what)))
-        return e;
-    if (!(b0 & 1)) {
-        *v = b0 >> 1;
-        return 0;
-    }
-    const uint8_t *p;
-    if (!(b0 & 2)) {
-        if ((e = rd_bytes(r, &p, 1, what)))
-            return e;
-        *v = (uint32_t)b0 >> 2 | (uint32_t)p[0] << 6;
-    } else if (!(b0 & 4)) {
-        if ((e = rd_bytes(r, &p, 2, what)))
-            return e;
-        *v = (uint32_t)b0 >> 3 | (uint32_t)p[0] << 5 | (uint32_t)p[1] << 13;
-    } else if (!(b0 & 8)) {
-        if ((e = rd_bytes(r, &p, 3, what)))
-            return e;
-        *v = (uint32_t)b0 >> 4 | (uint32_t)p[0] << 4 | (uint32_t)p[1] << 12 | (uint32_t)p[2] << 20;
-    } else if (!(b0 & 16)) {
-        if ((e = rd_bytes(r, &p, 4, what)))
-            return e;
-        *v = le32(p);
-    } else {
-        r->pos--;
-        return rd_fail(r, MDT_EBADIMAGE, "%s: byte 0x%02x opens no NativeFormat number", what, b0);
-    }
-    return 0;
-}
-
-/* A position given as an RVA, inside the section reader r. */
+/* A position given as an RVA, inside the DebugInfo reader r. */
 static int seek_rva(rd *r, uint32_t sec_rva, uint64_t rva, const char *what)
 {
-    if (rva < sec_rva || rva - sec_rva > r->len)
-        return rd_fail(r, MDT_EBADIMAGE, "%s at RVA 0x%llx lies outside DebugInfo", what,
-                       (unsigned long long)rva);
-    r->pos = (size_t)(rva - sec_rva);
-    return 0;
-}
-
-/* NativeArray::TryGetAt: the element's position (an RVA), or
- * MDT_ENOTFOUND when the sparse array has no element there. */
-static int array_get(rd *r, const mdt_r2r_debug *d, uint32_t index, uint32_t *at)
-{
-    uint32_t hdr, n, width;
-    uint64_t base;
-    int e;
-    r->pos = 0;
-    if ((e = native_unsigned(r, &hdr, "DebugInfo array header")))
-        return e;
-    base = (uint64_t)d->dbg_rva + r->pos;
-    n = hdr >> 2;
-    width = hdr & 3; /* block offsets of 1, 2 or 4 bytes */
-    if (index >= n)
-        return rd_fail(r, MDT_ENOTFOUND, "method %u is past the DebugInfo array's %u", index, n);
-    if (width == 3)
-        return rd_fail(r, MDT_EBADIMAGE, "DebugInfo array: block offset width code 3");
-    size_t w = width == 0 ? 1 : width == 1 ? 2 : 4;
-    uint64_t slot = base + (uint64_t)(index / 16) * w;
-    if ((e = seek_rva(r, d->dbg_rva, slot, "DebugInfo block offset")))
-        return e;
-    const uint8_t *p;
-    if ((e = rd_bytes(r, &p, w, "DebugInfo block offset")))
-        return e;
-    uint64_t off = base + (w == 1 ? p[0] : w == 2 ? le16(p) : le32(p));
-    /* a binary tree over the block's 16 elements: 4 levels */
-    for (uint32_t bit = 8; bit; bit >>= 1) {
-        uint32_t v;
-        if ((e = seek_rva(r, d->dbg_rva, off, "DebugInfo array node")) ||
-            (e = native_unsigned(r, &v, "DebugInfo array node")))
-            return e;
-        uint64_t next = d->dbg_rva + (uint64_t)r->pos;
-        if (index & bit) {
-            if (v & 2) {
-                off += v >> 2;
-                continue;
-            }
-        } else if (v & 1) {
-            off = next;
-            continue;
-        }
-        if ((v & 3) == 0 && (v >> 2) == (index & 15)) {
-            off = next; /* a leaf standing for the one element below */
-            break;
-        }
-        return rd_fail(r, MDT_ENOTFOUND, "no debug info for method %u", index);
-    }
-    if (off > UINT32_MAX)
-        return rd_fail(r, MDT_EBADIMAGE, "DebugInfo element past 4 GiB");
-    *at = (uint32_t)off;
-    return 0;
+    return mdt__native_seek(r, sec_rva, rva, what);
 }
 
 /* CoreCLR's nibble stream (nibblestream.h): low nibble first; a number is
  * 3 bits a nibble, high bit set while more follow. */
+/* The element of DebugInfo's array for runtime function index. */
+static int debug_at(rd *r, const mdt_r2r_debug *d, uint32_t index, uint32_t *at)
+{
+    int e = mdt__native_array_get(r, d->dbg_rva, index, at, "DebugInfo array");
+    if (e == 1)
+        return rd_fail(r, MDT_ENOTFOUND, "no debug info for method %u", index);
+    return e;
+}
+
 struct nib {
     rd *r;
     int half; /* a high nibble is pending */
@@ -381,9 +297,9 @@ int mdt_r2r_bounds(mdt_r2r_bound *out, size_t cap, size_t *n, const mdt_r2r_debu
                                 "mdt_r2r_bounds: method %u is past the %u runtime functions", index,
                                 d->nrf);
     if ((e = mdt__pe_rva_reader(&r, d->img, d->dbg_rva, d->dbg_sz, "DebugInfo")) ||
-        (e = array_get(&r, d, index, &at)) ||
+        (e = debug_at(&r, d, index, &at)) ||
         (e = seek_rva(&r, d->dbg_rva, at, "debug info of a method")) ||
-        (e = native_unsigned(&r, &back, "debug info look-back")))
+        (e = mdt__native_unsigned(&r, &back, "debug info look-back")))
         return e;
     if (back) { /* shared with a method before: the blob is back bytes earlier */
         if (back > at)

@@ -178,6 +178,12 @@ struct mdp_module {
      * the module), and whether that was tried */
     struct mdt_r2r_debug *r2r_debug;
     int r2r_debug_tried;
+    /* its ReadyToRun entry points by code (codemap.c: opened on the drain
+     * thread at the first miss in its code, freed with the module), and
+     * whether that was tried */
+    struct mdt_r2r_methods *r2r_methods;
+    int r2r_methods_tried;
+    unsigned r2r_misses; /* misses in its code before that (MDP_R2R_OPEN_AFTER) */
 };
 
 enum mdp_frame_kind {
@@ -206,6 +212,11 @@ struct mdp_stats {
      * time of each way */
     uint64_t ilmap_image, ilmap_runtime, ilmap_agree, ilmap_disagree;
     uint64_t ilmap_image_ns, ilmap_runtime_ns;
+    /* codemap.c: sampled addresses nobody reported (the map's misses)
+     * named from a ReadyToRun image's entry points, named by the runtime,
+     * and (ilmaps=check) the two compared, with the CPU time of each way */
+    uint64_t r2rname_image, r2rname_runtime, r2rname_agree, r2rname_disagree;
+    uint64_t r2rname_image_ns, r2rname_runtime_ns, r2rname_open_ns;
     unsigned drain_cycles; /* the drain thread's passes (drainloop.c) */
 #ifdef MDP_BENCH_CLOCK
     /* bench builds only: the TSC when the core started (to convert ticks

@@ -22,14 +22,17 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <talloc.h>
 #include <time.h>
 
 #include <mdtools/errors.h>
+#include <mdtools/il.h>
 #include <mdtools/pe.h>
 
 #include "core/base.h"
 #include "core/naming.h"
 #include "core/naming_state.h"
+#include "core/sampler.h"
 
 int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_region *regions,
                 size_t nregions)
@@ -320,4 +323,139 @@ void mdp_naming_free(mdp_core *core)
     pthread_mutex_destroy(&core->naming->code_lock);
     free(core->naming);
     core->naming = NULL;
+}
+
+/* ---- ReadyToRun methods named from the image (issue 24) ----
+ *
+ * The map's miss callback meets a sampled address nobody reported; for
+ * ReadyToRun code the runtime's answer (GetFunctionFromIP3, then
+ * GetFunctionInfo2 and the code's regions) is the largest part of what a
+ * compiler process's drain still asks it. A non-generic method's is in
+ * the image: its MethodDef from the entry points (mdt_r2r_methods), its
+ * code the runtime functions from its entry to its last funclet. It goes
+ * into the map under a pseudo FunctionID (the code's address, odd), so
+ * the frame's text is the runtime path's: MVID:token, no type arguments
+ * (a non-generic method of a non-generic type has none). */
+
+/* The misses in a module's code the runtime names before its entry points
+ * are read: opening them costs ~1-2 ms for the largest images (the
+ * framework's CoreLib, the compiler's), ~300 namings by the runtime
+ * (~5 us each), so a module sampled in a few methods only never pays it. */
+#define MDP_R2R_OPEN_AFTER 16u
+
+/* The module's entry points, opened outside mods_lock (module loads must
+ * not wait on it) at its MDP_R2R_OPEN_AFTER-th miss: drain_lock held, so
+ * the module and its image stay (unloads take it). */
+static const mdt_r2r_methods *module_methods(mdp_core *core, uintptr_t id, uintptr_t *base,
+                                             mdt_image **image)
+{
+    pthread_mutex_lock(&core->mods_lock);
+    struct mdp_module *m = mdp_module_get(core, id);
+    const mdt_r2r_methods *rm = NULL;
+    mdt_image *img = NULL;
+    if (m && m->rf && m->image) {
+        *base = (uintptr_t)m->base;
+        *image = m->image;
+        rm = m->r2r_methods;
+        if (!m->r2r_methods_tried && ++m->r2r_misses >= MDP_R2R_OPEN_AFTER) {
+            m->r2r_methods_tried = 1;
+            img = m->image;
+        }
+    }
+    pthread_mutex_unlock(&core->mods_lock);
+    if (!img)
+        return rm;
+    mdt_r2r_methods *opened = NULL;
+    uint64_t t0 = cpu_ns();
+    if (mdt_r2r_methods_open(&opened, NULL, img) != 0)
+        mdt_error_clear();
+    core->stats.r2rname_open_ns += cpu_ns() - t0;
+    pthread_mutex_lock(&core->mods_lock);
+    m = mdp_module_get(core, id);
+    if (m && m->image == img && !m->r2r_methods) {
+        m->r2r_methods = opened;
+        opened = NULL;
+        rm = m->r2r_methods;
+    }
+    pthread_mutex_unlock(&core->mods_lock);
+    talloc_free(opened);
+    return rm;
+}
+
+int mdp_code_r2r_name(mdp_core *core, uintptr_t ip, mdp_r2r_name *out)
+{
+    uintptr_t id = 0, base = 0;
+    pthread_mutex_lock(&core->mods_lock);
+    int in = mdp_exec_module_of(core, ip, &id);
+    pthread_mutex_unlock(&core->mods_lock);
+    if (!in)
+        return -1;
+    mdt_image *img = NULL;
+    const mdt_r2r_methods *rm = module_methods(core, id, &base, &img);
+    mdt_r2r_method x;
+    mdt_il_body body;
+    /* a method without IL (a P/Invoke's or QCall's compiled stub) is left
+     * to the runtime: it names those its own way */
+    if (!rm || ip < base || ip - base > UINT32_MAX ||
+        mdt_r2r_method_at_rva(&x, rm, (uint32_t)(ip - base)) != 0 ||
+        mdt_il_body_get(&body, img, x.token) != 0) {
+        mdt_error_clear();
+        return -1;
+    }
+    *out = (mdp_r2r_name){(base + x.rva) | 1u, id, x.token, base + x.rva, x.size};
+    return 0;
+}
+
+int mdp_code_r2r_enter(mdp_core *core, uint64_t seq, const mdp_r2r_name *n, uint64_t t0)
+{
+    mdt_idmap_function_info fi = {.module = n->module, .token = n->token};
+    int r = mdt_idmap_function_load(core->map, n->fn, &fi, seq);
+    if (r < 0)
+        return r;
+    mdp_code_region reg = {n->start, n->size};
+    r = mdp_ev_code(core, seq, n->fn, &reg, 1);
+    mdt_idmap_code_range cr;
+    if (r < 0 || mdt_idmap_ip_lookup(&cr, core->map, n->start) != 0 || cr.function_id != n->fn)
+        return r < 0 ? r : MDT_ENOTFOUND; /* the runtime is asked */
+    core->stats.r2rname_image++;
+    core->stats.r2rname_image_ns += cpu_ns() - t0;
+    return 0;
+}
+
+void mdp_code_r2r_runtime(mdp_core *core, uintptr_t ip, uint64_t ns, const mdp_r2r_name *img,
+                          uint64_t img_ns)
+{
+    core->stats.r2rname_runtime++;
+    core->stats.r2rname_runtime_ns += ns;
+    if (!img)
+        return;
+    /* what the runtime's answer put in the map for ip, against the image */
+    mdt_idmap_code_range cr;
+    mdt_idmap_function_desc d;
+    uintptr_t args[8];
+    const char *why = NULL;
+    memset(&cr, 0, sizeof cr);
+    memset(&d, 0, sizeof d);
+    if (mdt_idmap_ip_lookup(&cr, core->map, ip) != 0)
+        why = "the runtime named no code";
+    else if (mdt_idmap_function_describe(&d, args, 8, core->map, cr.function_id, 0) != 0)
+        why = "the runtime's function is not in the map";
+    else if (d.module != img->module || d.token != img->token)
+        why = "another method";
+    else if (d.nargs || d.class_nargs)
+        why = "a generic method or type";
+    else if (cr.start != img->start || cr.size != img->size)
+        why = "another code range";
+    core->stats.r2rname_image_ns += img_ns;
+    if (!why) {
+        core->stats.r2rname_agree++;
+        return;
+    }
+    if (core->stats.r2rname_disagree++ < 8)
+        mdp_note(core,
+                 "ReadyToRun method at %#" PRIxPTR ": %s; the image's %#" PRIxPTR " token %#x "
+                 "code %#" PRIxPTR "+%#zx, the runtime's %#" PRIxPTR " token %#x code %#" PRIxPTR
+                 "+%#zx",
+                 ip, why, img->module, img->token, img->start, img->size, d.module, d.token,
+                 cr.start, cr.size);
 }

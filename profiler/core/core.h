@@ -270,6 +270,34 @@ typedef struct mdp_code_region {
 int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_region *regions,
                 size_t nregions);
 
+/* A sampled address nobody reported, in a module's ReadyToRun code
+ * (codemap.c): the non-generic method whose code holds it, from the
+ * image's entry points, without the runtime. fn is a pseudo FunctionID,
+ * odd (the runtime's are MethodDesc pointers, 8-aligned), never passed to
+ * the runtime; start and size span the method's runtime functions (its
+ * main function and funclets). The drain thread only (drain_lock held: the
+ * image lives while it is). */
+typedef struct mdp_r2r_name {
+    uintptr_t fn, module;
+    uint32_t token;
+    uintptr_t start;
+    size_t size;
+} mdp_r2r_name;
+#define MDP_PSEUDO_FUNCTION(fn) (((fn)&1u) != 0)
+/* 0 with *out set, or -1: not in ReadyToRun code of a live module,
+ * generic code, or the image says nothing usable (ask the runtime). */
+int mdp_code_r2r_name(mdp_core *core, uintptr_t ip, mdp_r2r_name *out);
+/* Enter a name found so into the map: the function and its code; then
+ * the map names ip without the runtime. 0, or < 0 (MDT_E*). t0: the
+ * thread's CPU clock (CLOCK_THREAD_CPUTIME_ID, ns) when the naming began,
+ * for #stats. */
+int mdp_code_r2r_enter(mdp_core *core, uint64_t seq, const mdp_r2r_name *n, uint64_t t0);
+/* A miss named by the runtime, ns of CPU time; with img (ilmaps=check:
+ * the image's answer, found in img_ns), compared with what the runtime's
+ * answer put in the map for ip, and counted in #stats. */
+void mdp_code_r2r_runtime(mdp_core *core, uintptr_t ip, uint64_t ns, const mdp_r2r_name *img,
+                          uint64_t img_ns);
+
 /* A runtime thread started (tid = the kernel's thread ID) or ended. When the
  * call runs on that very thread, its stack bounds are read here; otherwise
  * the sampler learns them from its first sample. */

@@ -48,7 +48,10 @@ static void visit(void *payload, mdp_key key, void *val)
         if (c->t)
             c->t->r[c->n] = (struct mdp_exec_range){(uintptr_t)m->exec[i].start,
                                                     (uintptr_t)m->exec[i].start + m->exec[i].len,
-                                                    (uintptr_t)m->base, m->rf, m->nrf};
+                                                    (uintptr_t)m->base,
+                                                    m->rf,
+                                                    m->nrf,
+                                                    m->id};
 }
 
 static int by_start(const void *a, const void *b)
@@ -122,6 +125,16 @@ int mdp_exec_r2r_function(const mdp_core *core, uintptr_t ip, uintptr_t *start, 
         return 0; /* a gap between methods, or an entry outside the code */
     *start = b;
     *size = end - b;
+    return 1;
+}
+
+int mdp_exec_module_of(const mdp_core *core, uintptr_t ip, uintptr_t *module)
+{
+    const struct mdp_exec_table *t = atomic_load(&core->exec);
+    const struct mdp_exec_range *x = t && t->n ? range_of(t, ip) : NULL;
+    if (!x)
+        return 0;
+    *module = x->module;
     return 1;
 }
 

@@ -168,7 +168,8 @@ static void free_module(struct mdp_module *m)
 {
     if (!m)
         return;
-    talloc_free(m->r2r_debug); /* codemap.c's handle on its debug info */
+    talloc_free(m->r2r_debug);   /* codemap.c's handle on its debug info */
+    talloc_free(m->r2r_methods); /* and on its entry points */
     talloc_free(m->ctx);
     free(m->exec);
     free(m->path);

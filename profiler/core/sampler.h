@@ -19,6 +19,7 @@ struct mdp_exec_range {
     uintptr_t base;
     const uint32_t *rf;
     uint32_t nrf;
+    uintptr_t module; /* its ModuleID (the drain's naming from the image, codemap.c) */
 };
 struct mdp_exec_table {
     size_t n;
@@ -82,6 +83,10 @@ const char *mdp_perf_clock_name(const mdp_core *core);
  * executable range that holds ip): *start and *size, 1; 0 when ip is in
  * no such method. Async-signal-safe, as mdp_exec_return_site. */
 int mdp_exec_r2r_function(const mdp_core *core, uintptr_t ip, uintptr_t *start, size_t *size);
+/* The module whose image's executable mappings hold ip (1, *module set),
+ * or 0. Not for the handler: mods_lock held (the table's writers hold it,
+ * and free the old table only after the handlers have left it). */
+int mdp_exec_module_of(const mdp_core *core, uintptr_t ip, uintptr_t *module);
 /* Rebuild the handler's table from the live modules' executable ranges
  * and publish it; frees the old one once no handler can read it (waits
  * for handlers). mods_lock held. 0, or -1 out of memory (then no table:

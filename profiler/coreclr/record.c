@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mdtools/errors.h>
 
@@ -140,9 +141,10 @@ int mdp_clr_dynamic_function(mdp_clr *p, uint64_t seq, FunctionID fn)
 }
 
 /* Record the code versions of fn that the map does not know yet (a version
- * already there as fn's is not asked about again: the tick retries a
- * function until its new version is published, and a rejit lists every
- * older one too). *fresh gets the number recorded. */
+ * already there as fn's, or as a pseudo function's named from its image,
+ * is not asked about again: the tick retries a function until its new
+ * version is published, and a rejit lists every older one too). *fresh
+ * gets the number recorded. */
 static int clr_code(mdp_clr *p, uint64_t seq, FunctionID fn, unsigned *fresh)
 {
     UINT_PTR starts[32];
@@ -157,8 +159,11 @@ static int clr_code(mdp_clr *p, uint64_t seq, FunctionID fn, unsigned *fresh)
     for (ULONG32 i = 0; i < ns; i++) {
         mdt_idmap_code_range known;
         if (mdt_idmap_ip_lookup(&known, mdp_core_map(p->core), starts[i]) == 0 &&
-            known.function_id == fn)
-            continue;
+            (known.function_id == fn ||
+             (MDP_PSEUDO_FUNCTION(known.function_id) && known.start == starts[i])))
+            continue; /* known; or ReadyToRun code named from its image (mdp_clr_ip), which
+                       * keeps its name: replacing it would only change the FunctionID and
+                       * make the drain's texts of every address stale */
         COR_PRF_CODE_INFO ci[8];
         ULONG32 nc = 0;
         if (FAILED(INFO(p)->GetCodeInfo4(p->info, starts[i], 8, &nc, ci)) || nc == 0)
@@ -211,7 +216,15 @@ unsigned mdp_clr_code_fresh(mdp_clr *p, uint64_t seq, FunctionID fn)
     return fresh;
 }
 
-int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
+static uint64_t thread_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The runtime's answer for ip: its function, that function's code. */
+static int runtime_ip(mdp_clr *p, uintptr_t ip)
 {
     FunctionID fn = 0;
     ReJITID rejit = 0;
@@ -233,6 +246,51 @@ int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
     return 0;
 }
 
+/* Whether missed ReadyToRun methods are named from the image: only with
+ * MDPROFILE_R2RNAMES=image. Measured on a `dotnet build`, it costs more
+ * than it saves (bench/profiler/README.md, branch r2rtok: opening the
+ * entry points ~5 ms a process, and a naming ~6 us either way, of which
+ * the runtime's calls are ~2.5 us), so the runtime names them by default.
+ * Read once, on the drain thread (the environment is the process's own,
+ * unchanged by then). */
+static int r2r_names_from_image(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("MDPROFILE_R2RNAMES");
+        v = e && strcmp(e, "image") == 0;
+    }
+    return v;
+}
+
+/* A sampled address nobody reported. In a module's ReadyToRun code, a
+ * non-generic method may be named from the image (mdp_code_r2r_name) with
+ * a pseudo FunctionID the runtime never sees; anything else, or any
+ * failure there, asks the runtime. ilmaps=check asks both and compares
+ * (the runtime's answer is kept). */
+int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
+{
+    int mode = p->cfg.ilmaps == MDP_ILMAPS_CHECK ? MDP_ILMAPS_CHECK
+               : r2r_names_from_image()          ? MDP_ILMAPS_IMAGE
+                                                 : MDP_ILMAPS_RUNTIME;
+    mdp_r2r_name img;
+    uint64_t t0 = thread_ns(), t_img = 0;
+    int have = mode != MDP_ILMAPS_RUNTIME && mdp_code_r2r_name(p->core, ip, &img) == 0;
+    if (have && mode == MDP_ILMAPS_IMAGE) {
+        MDP_SEQ_HELD(seq, p->core);
+        if (mdp_code_r2r_enter(p->core, seq, &img, t0) == 0)
+            return 0;
+    }
+    if (have)
+        t_img = thread_ns() - t0;
+    uint64_t t1 = thread_ns();
+    int r = runtime_ip(p, ip);
+    if (r == 0 || have)
+        mdp_code_r2r_runtime(p->core, ip, thread_ns() - t1,
+                             have && mode == MDP_ILMAPS_CHECK ? &img : NULL, t_img);
+    return r;
+}
+
 /* ---- the core's questions (drain thread) --------------------------------- */
 
 static int ops_miss(void *payload, int kind, uintptr_t id)
@@ -247,7 +305,10 @@ static int ops_miss(void *payload, int kind, uintptr_t id)
         if (id < 4096) /* a pseudo ID of the core, never the runtime's */
             return MDT_ENOTFOUND;
         return mdp_clr_class(p, seq, id);
-    case MDT_IDMAP_FUNCTION: return mdp_clr_function(p, seq, id);
+    case MDT_IDMAP_FUNCTION:
+        if (MDP_PSEUDO_FUNCTION(id)) /* the core's, named from an image: never the runtime's */
+            return MDT_ENOTFOUND;
+        return mdp_clr_function(p, seq, id);
     case MDT_IDMAP_IP: return mdp_clr_ip(p, id);
     default: return MDT_ENOTFOUND;
     }

@@ -209,6 +209,47 @@ static void touch_r2r_debug(const mdt_image *img)
     talloc_free(tmp);
 }
 
+/* The entry points by runtime function (mdt_r2r_methods_*). Oracles: an
+ * entry's runtime functions lie inside the count and in code order, each
+ * maps back to its entry (a MethodDef's) or to nothing (generic code), and
+ * its first byte's RVA to the same. */
+static void touch_r2r_methods(const mdt_image *img)
+{
+    mdt_r2r_methods *m;
+    void *tmp = talloc_new(NULL);
+    if (!tmp || mdt_r2r_methods_open(&m, tmp, img) != 0) {
+        touch_error();
+        talloc_free(tmp);
+        return;
+    }
+    uint32_t n = mdt_r2r_methods_entries(m), last = 0;
+    sink += mdt_r2r_methods_instances(m);
+    for (uint32_t k = 0; k < n && k < 64; k++) {
+        uint32_t i = k < 32 ? k : n - 1 - (k - 32);
+        mdt_r2r_method e, x;
+        if (mdt_r2r_method_get(&e, m, i) != 0) {
+            touch_error();
+            continue;
+        }
+        if (!e.count || (k && k < 32 && e.first < last))
+            abort();
+        last = e.first;
+        for (uint32_t j = 0; j < e.count && j < 4; j++) {
+            int r = mdt_r2r_method_at_index(&x, m, e.first + j);
+            if ((r == 0) != (e.token != 0) ||
+                (r == 0 && (x.token != e.token || x.first != e.first)))
+                abort();
+            if (r)
+                touch_error();
+        }
+        if (mdt_r2r_method_at_rva(&x, m, e.rva) == 0)
+            sink += x.token + x.count;
+        else
+            touch_error();
+    }
+    talloc_free(tmp);
+}
+
 static void touch_win32res(void *ctx, const mdt_image *img, size_t input_size)
 {
     void *tmp = talloc_new(ctx);
@@ -444,6 +485,7 @@ static void open_one(void *ctx, const uint8_t *data, size_t size, int how)
         touch_debug(img);
         touch_r2r(img);
         touch_r2r_debug(img);
+        touch_r2r_methods(img);
         touch_win32res(ctx, img, size);
         touch_strongname(ctx, img, data, size);
         touch_resources(ctx, img);

@@ -245,6 +245,59 @@ int mdt_r2r_function_at(uint32_t *index, const mdt_r2r_debug *d, uint32_t rva);
 int mdt_r2r_bounds(mdt_r2r_bound *out, size_t cap, size_t *n, const mdt_r2r_debug *d,
                    uint32_t index, unsigned flags);
 
+/* --- ReadyToRun methods: the MethodDef whose precompiled code holds an address --- */
+
+/* A handle on a ReadyToRun image's entry points (MethodDefEntryPoints and
+ * InstanceMethodEntryPoints) by runtime function: opaque, under mem_ctx,
+ * valid while the image is open. Built once at the open (memory: 8 bytes
+ * an entry point). */
+typedef struct mdt_r2r_methods mdt_r2r_methods;
+
+/* One entry point's compiled code: its runtime functions (the method's
+ * main function, then its funclets) and their extent. */
+typedef struct mdt_r2r_method {
+    uint32_t token; /* MethodDef (0x06xxxxxx); 0: generic code (an instantiation's) */
+    uint32_t first; /* the entry point's runtime function */
+    uint32_t count; /* runtime functions: the entry point and its funclets */
+    uint32_t rva;   /* where the first begins */
+    uint32_t size;  /* to the end of the last */
+} mdt_r2r_method;
+
+/* Open the entry points of a ReadyToRun image (a file, or an image in
+ * memory as the loader mapped it). Errors: MDT_EINVAL (NULL argument),
+ * those of mdt_r2r_header_read (MDT_ENOTFOUND: not ReadyToRun;
+ * MDT_ETRUNC, MDT_EBADIMAGE), MDT_ENOTFOUND (no RuntimeFunctions or no
+ * MethodDefEntryPoints section), MDT_EUNSUPPORTED (a component of a
+ * composite image; an image with a HotColdMap), MDT_EBADIMAGE
+ * (RuntimeFunctions not of 12-byte entries, a malformed array, hashtable,
+ * number or method signature, an entry point past the runtime functions,
+ * more instance entries than runtime functions), MDT_ETRUNC, MDT_ENOMEM,
+ * and those of mdt_image_rva (MDT_ETRUNC, MDT_EBADIMAGE, MDT_ENOTFOUND;
+ * MDT_EIO: an image opened with MDT_OPEN_LAZY whose file changed since
+ * the open). */
+int mdt_r2r_methods_open(mdt_r2r_methods **out, void *mem_ctx, const mdt_image *img);
+/* The number of entry points with code (MethodDef and generic ones
+ * together, each runtime function counted once; 0 for NULL). */
+uint32_t mdt_r2r_methods_entries(const mdt_r2r_methods *m);
+/* The number of InstanceMethodEntryPoints entries (0 for NULL). */
+uint32_t mdt_r2r_methods_instances(const mdt_r2r_methods *m);
+/* Entry point i (0-based, in code order). Errors: MDT_EINVAL (NULL
+ * argument), MDT_ENOTFOUND (i past the count), MDT_EBADIMAGE (runtime
+ * functions that end before they begin), and those of mdt_image_rva
+ * (MDT_ETRUNC, MDT_EBADIMAGE, MDT_ENOTFOUND, MDT_EIO). */
+int mdt_r2r_method_get(mdt_r2r_method *out, const mdt_r2r_methods *m, uint32_t i);
+/* The MethodDef whose code holds runtime function `index` (its entry
+ * point or one of its funclets). Errors: MDT_EINVAL (NULL argument),
+ * MDT_ENOTFOUND (index past the runtime functions, before every entry
+ * point, or generic code: that needs the runtime's instantiation), and
+ * those of mdt_r2r_method_get (MDT_EBADIMAGE, MDT_ETRUNC, MDT_ENOTFOUND,
+ * MDT_EIO). */
+int mdt_r2r_method_at_index(mdt_r2r_method *out, const mdt_r2r_methods *m, uint32_t index);
+/* The same for the runtime function holding `rva`. Errors: those of
+ * mdt_r2r_method_at_index (MDT_EINVAL, MDT_ENOTFOUND, MDT_EBADIMAGE,
+ * MDT_ETRUNC, MDT_EIO), MDT_ENOTFOUND (no runtime function holds rva). */
+int mdt_r2r_method_at_rva(mdt_r2r_method *out, const mdt_r2r_methods *m, uint32_t rva);
+
 /* --- Win32 resources (data directory 2: the .rsrc tree) --- */
 
 #define MDT_WIN32RES_MAX 4096
