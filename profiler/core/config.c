@@ -24,6 +24,10 @@ void mdp_config_default(mdp_config *cfg)
     cfg->all_threads = 1;
     cfg->wall_budget = MDP_WALL_BUDGET;
     cfg->alloc_sample = 512 * 1024; /* AllocationTick's order: 100 KB */
+    /* the CPU-time timer by default: a perf clock's signal is an interrupt
+     * of its own, 24-33 us on a VM, so a true 1 kHz costs 4-9% there
+     * (bench/profiler/README.md); --clock auto or perf asks for the rate */
+    cfg->clock = MDP_CLOCK_TIMER;
 }
 
 /* In the order of enum mdp_mode's bits. */

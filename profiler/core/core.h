@@ -93,9 +93,9 @@ typedef struct mdp_config {
 #define MDP_ILMAPS_IMAGE 0
 #define MDP_ILMAPS_RUNTIME 1
 #define MDP_ILMAPS_CHECK 2
-    int clock; /* sample mode's CPU clock: MDP_CLOCK_AUTO (perf_events where the kernel allows
-                * it, else the CPU-time timer), MDP_CLOCK_PERF (that or no sampling),
-                * MDP_CLOCK_TIMER (perfclock.c) */
+    int clock; /* sample mode's CPU clock: MDP_CLOCK_TIMER (the CPU-time timer, the default),
+                * MDP_CLOCK_AUTO (perf_events where the kernel allows it, else the
+                * timer), MDP_CLOCK_PERF (that or no sampling) (perfclock.c) */
 #define MDP_CLOCK_AUTO 0
 #define MDP_CLOCK_PERF 1
 #define MDP_CLOCK_TIMER 2

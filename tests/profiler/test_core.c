@@ -529,6 +529,10 @@ static void *map_file(const char *path, size_t *len)
 
 /* drain_ms: 0 for a drain thread that never drains on its own (only the
  * test drains); max_samples: the session's end (attach), 0 for none. */
+/* the sampler's clock of the cores open_env makes: the default's (the
+ * timer), or auto for the perf clock's test */
+static int env_clock = MDP_CLOCK_TIMER;
+
 static void open_env_cfg(struct env *e, int debug_names, unsigned drain_ms, unsigned max_samples)
 {
     char path[1024];
@@ -543,6 +547,7 @@ static void open_env_cfg(struct env *e, int debug_names, unsigned drain_ms, unsi
 
     mdp_config cfg;
     mdp_config_default(&cfg);
+    cfg.clock = env_clock;
     cfg.debug_names = debug_names;
     cfg.drain_ms = drain_ms ? drain_ms : 600000;
     cfg.max_samples = max_samples;
@@ -1960,7 +1965,9 @@ static struct mdp_slot *slot_of(mdp_core *core, int tid)
 START_TEST(test_perf_clock_signals_at_the_rate)
 {
     struct env e;
+    env_clock = MDP_CLOCK_AUTO;
     open_env(&e, 0);
+    env_clock = MDP_CLOCK_TIMER;
     mdp_core *core = e.core;
     if (core->clock != MDP_CLOCK_PERF) {
         fprintf(stderr, "test_perf_clock_signals_at_the_rate: not run: %s\n", core->clock_why);
