@@ -47,6 +47,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/records.c \
 	profiler/core/channel.h \
 	profiler/core/hex.h \
+	profiler/core/growbuf.h \
 	profiler/core/channel.c \
 	profiler/core/logfile.c \
 	profiler/core/logname.c \
