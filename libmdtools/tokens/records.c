@@ -51,6 +51,30 @@ static __attribute__((noinline)) void copy_ool(uintptr_t p, uintptr_t *args, uin
         args[i] = oa->a[i];
 }
 
+/* The seqlock's side of one attempt, for class and function slots alike
+ * (both are key, gv, w, x): gv, w and x copied, gv re-checked, the live bit
+ * and the generation tested. 0 with *v1, *w, *x the consistent words,
+ * MDT_ENOTFOUND, or IDM_RETRY. */
+IDM_INLINE int snap_slot(struct idm_head *h, _Atomic uintptr_t *xp, uint64_t gen, uint64_t *v1_out,
+                         uint64_t *w_out, uintptr_t *x_out)
+{
+    uint64_t v1 = atomic_load_explicit(&h->gv, memory_order_acquire);
+    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
+    uintptr_t x = atomic_load_explicit(xp, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_acquire);
+    if (v1 & 1u)
+        return MDT_ENOTFOUND;
+    if (atomic_load_explicit(&h->gv, memory_order_relaxed) != v1)
+        return IDM_RETRY;
+    unsigned meta = (unsigned)(w >> W_META_SHIFT);
+    if (!(meta & META_LIVE) || (gen && v1 >> 1 != gen))
+        return MDT_ENOTFOUND;
+    *v1_out = v1;
+    *w_out = w;
+    *x_out = x;
+    return 0;
+}
+
 /* One attempt at a consistent copy of the class record in slot h into
  * *out: 0, MDT_ENOTFOUND, or IDM_RETRY when a writer changed it meanwhile.
  * The fields go straight to the caller's structure: a copy through a local
@@ -60,18 +84,12 @@ static __attribute__((noinline)) void copy_ool(uintptr_t p, uintptr_t *args, uin
 IDM_INLINE int copy_class(const mdt_idmap *m, struct idm_head *h, mdt_idmap_class_info *out,
                           uintptr_t *args, uint32_t cap, uint64_t gen)
 {
-    struct idm_cslot *c = (struct idm_cslot *)h;
-    uint64_t v1 = atomic_load_explicit(&h->gv, memory_order_acquire);
-    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
-    uintptr_t x = atomic_load_explicit(&c->x, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_acquire);
-    if (v1 & 1u)
-        return MDT_ENOTFOUND;
-    if (atomic_load_explicit(&h->gv, memory_order_relaxed) != v1)
-        return IDM_RETRY;
+    uint64_t v1, w;
+    uintptr_t x;
+    int rc = snap_slot(h, &((struct idm_cslot *)h)->x, gen, &v1, &w, &x);
+    if (__builtin_expect(rc != 0, 0))
+        return rc;
     unsigned meta = (unsigned)(w >> W_META_SHIFT);
-    if (!(meta & META_LIVE) || (gen && v1 >> 1 != gen))
-        return MDT_ENOTFOUND;
     unsigned shape = meta >> META_SHAPE_SHIFT & 7u;
     uint32_t row = (uint32_t)w & W_ROW_MASK;
     out->module = idm_module_of(m, idm_w_handle(w));
@@ -98,18 +116,12 @@ IDM_INLINE int copy_class(const mdt_idmap *m, struct idm_head *h, mdt_idmap_clas
 IDM_INLINE int copy_func(const mdt_idmap *m, struct idm_head *h, mdt_idmap_function_info *out,
                          uintptr_t *args, uint32_t cap, uint64_t gen)
 {
-    struct idm_fslot *f = (struct idm_fslot *)h;
-    uint64_t v1 = atomic_load_explicit(&h->gv, memory_order_acquire);
-    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
-    uintptr_t x = atomic_load_explicit(&f->x, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_acquire);
-    if (v1 & 1u)
-        return MDT_ENOTFOUND;
-    if (atomic_load_explicit(&h->gv, memory_order_relaxed) != v1)
-        return IDM_RETRY;
+    uint64_t v1, w;
+    uintptr_t x;
+    int rc = snap_slot(h, &((struct idm_fslot *)h)->x, gen, &v1, &w, &x);
+    if (__builtin_expect(rc != 0, 0))
+        return rc;
     unsigned meta = (unsigned)(w >> W_META_SHIFT);
-    if (!(meta & META_LIVE) || (gen && v1 >> 1 != gen))
-        return MDT_ENOTFOUND;
     out->module = idm_module_of(m, idm_w_handle(w));
     out->token = 0x06000000u | ((uint32_t)w & W_ROW_MASK);
     out->args = args;
@@ -127,7 +139,9 @@ IDM_INLINE int copy_func(const mdt_idmap *m, struct idm_head *h, mdt_idmap_funct
 }
 
 /* A writer changed the record during the first attempt: a few more (each
- * failure means a complete writer change in between). */
+ * failure means a complete writer change in between). Two functions, as
+ * read_class and read_func below are two: their records differ in type,
+ * and one over both would put a kind test in every lookup. */
 static __attribute__((noinline)) int class_retry(const mdt_idmap *m, struct idm_head *h,
                                                  mdt_idmap_class_info *out, uintptr_t *args,
                                                  uint32_t cap, uint64_t gen)
