@@ -326,18 +326,7 @@ int mdt__attr_type_of_blob(struct ad *d, mdt_value_type **out)
     if ((e = rd_u8(&d->r, &b, "FieldOrPropType")))
         return e;
     switch (b) {
-    case MDT_VALUE_BOOLEAN:
-    case MDT_VALUE_CHAR:
-    case MDT_VALUE_I1:
-    case MDT_VALUE_U1:
-    case MDT_VALUE_I2:
-    case MDT_VALUE_U2:
-    case MDT_VALUE_I4:
-    case MDT_VALUE_U4:
-    case MDT_VALUE_I8:
-    case MDT_VALUE_U8:
-    case MDT_VALUE_R4:
-    case MDT_VALUE_R8:
+    MDT__CASE_VALUE_PRIMITIVE:
     case MDT_VALUE_STRING:
     case MDT_VALUE_TYPE:
     case MDT_VALUE_BOXED: e = (*out = new_vtype(d, b)) ? 0 : mdt__attr_nomem(); break;

@@ -58,4 +58,44 @@ int mdt__reflection_to_full(void *mem_ctx, char **out, const char *s, size_t len
  * ldstr operand, as ILDasm writes it). */
 void mdt__ilasm_qstring(sb *out, const uint8_t *p, size_t n, bool c_names);
 
+/* The size in bytes of a primitive value kind (BOOLEAN, CHAR, I1..U8, R4,
+ * R8: ECMA-335 II.23.1.16); 0 for any other kind. One table for the
+ * attribute reader, the Constant reader and the enum printer. */
+static inline unsigned mdt__value_size(unsigned kind)
+{
+    switch (kind) {
+    case MDT_VALUE_BOOLEAN:
+    case MDT_VALUE_I1:
+    case MDT_VALUE_U1: return 1;
+    case MDT_VALUE_CHAR:
+    case MDT_VALUE_I2:
+    case MDT_VALUE_U2: return 2;
+    case MDT_VALUE_I4:
+    case MDT_VALUE_U4:
+    case MDT_VALUE_R4: return 4;
+    case MDT_VALUE_I8:
+    case MDT_VALUE_U8:
+    case MDT_VALUE_R8: return 8;
+    default: return 0;
+    }
+}
+
+/* The case labels of those kinds, for the switches over a value's kind
+ * that treat them alike (attr.c's value reader, attr_types.c's
+ * FieldOrPropType reader, value.c's printer): one list of the primitive
+ * kinds. */
+#define MDT__CASE_VALUE_PRIMITIVE                                                                  \
+    case MDT_VALUE_BOOLEAN:                                                                        \
+    case MDT_VALUE_CHAR:                                                                           \
+    case MDT_VALUE_I1:                                                                             \
+    case MDT_VALUE_U1:                                                                             \
+    case MDT_VALUE_I2:                                                                             \
+    case MDT_VALUE_U2:                                                                             \
+    case MDT_VALUE_I4:                                                                             \
+    case MDT_VALUE_U4:                                                                             \
+    case MDT_VALUE_I8:                                                                             \
+    case MDT_VALUE_U8:                                                                             \
+    case MDT_VALUE_R4:                                                                             \
+    case MDT_VALUE_R8
+
 #endif
