@@ -61,7 +61,7 @@ static int read_value(struct ad *d, const mdt_value_type *t, mdt_value *v)
         return rd_fail(&d->r, MDT_EBADIMAGE, "values nested deeper than %u", MDT_SIG_MAX_DEPTH);
     v->type = t;
     switch (t->kind) {
-    MDT__CASE_VALUE_PRIMITIVE:
+    MDT__CASE_PRIMITIVE:
         e = read_number(d, v, t->kind);
         break;
     case MDT_VALUE_ENUM: e = read_number(d, v, t->underlying); break;

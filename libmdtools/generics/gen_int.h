@@ -9,6 +9,7 @@
 
 #include <mdtools/image.h>
 #include <mdtools/names.h>
+#include <mdtools/sig.h>
 #include <mdtools/value.h>
 
 #include "md/nesting_int.h"
@@ -80,22 +81,23 @@ static inline unsigned mdt__value_size(unsigned kind)
     }
 }
 
-/* The case labels of those kinds, for the switches over a value's kind
- * that treat them alike (attr.c's value reader, attr_types.c's
- * FieldOrPropType reader, value.c's printer): one list of the primitive
- * kinds. */
-#define MDT__CASE_VALUE_PRIMITIVE                                                                  \
-    case MDT_VALUE_BOOLEAN:                                                                        \
-    case MDT_VALUE_CHAR:                                                                           \
-    case MDT_VALUE_I1:                                                                             \
-    case MDT_VALUE_U1:                                                                             \
-    case MDT_VALUE_I2:                                                                             \
-    case MDT_VALUE_U2:                                                                             \
-    case MDT_VALUE_I4:                                                                             \
-    case MDT_VALUE_U4:                                                                             \
-    case MDT_VALUE_I8:                                                                             \
-    case MDT_VALUE_U8:                                                                             \
-    case MDT_VALUE_R4:                                                                             \
-    case MDT_VALUE_R8
+/* The case labels of those kinds, BOOLEAN to R8 (0x02..0x0d): element
+ * types (sig.h) and the value kinds of the same bytes (value.h), for the
+ * switches that treat them alike: the signature decoder (decode.c), the
+ * custom attributes' type readers (attr_types.c), value reader (attr.c)
+ * and printer (value.c). */
+#define MDT__CASE_PRIMITIVE                                                                        \
+    case MDT_ELEMENT_TYPE_BOOLEAN:                                                                 \
+    case MDT_ELEMENT_TYPE_CHAR:                                                                    \
+    case MDT_ELEMENT_TYPE_I1:                                                                      \
+    case MDT_ELEMENT_TYPE_U1:                                                                      \
+    case MDT_ELEMENT_TYPE_I2:                                                                      \
+    case MDT_ELEMENT_TYPE_U2:                                                                      \
+    case MDT_ELEMENT_TYPE_I4:                                                                      \
+    case MDT_ELEMENT_TYPE_U4:                                                                      \
+    case MDT_ELEMENT_TYPE_I8:                                                                      \
+    case MDT_ELEMENT_TYPE_U8:                                                                      \
+    case MDT_ELEMENT_TYPE_R4:                                                                      \
+    case MDT_ELEMENT_TYPE_R8
 
 #endif

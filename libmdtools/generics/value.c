@@ -431,7 +431,7 @@ static int put_value(sb *out, const mdt_value *v, const mdt_name_opts *o, unsign
     if (depth > MAX_TYPENAME_DEPTH)
         return mdt__fail_simple(MDT_EINVAL, "values nested too deeply to print");
     switch (t->kind) {
-    MDT__CASE_VALUE_PRIMITIVE:
+    MDT__CASE_PRIMITIVE:
         put_number(out, t->kind, v);
         break;
     case MDT_VALUE_STRING:
