@@ -21,6 +21,7 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
+#include "generics/bump_int.h"
 #include "generics/fmt_int.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -112,28 +113,16 @@ static struct cached *cache_slot(struct fmt *f, const struct mdt_image *img, uin
  * cache, those longer than CACHE_OWN each in a block of its own: a talloc
  * block a name cost its header (~100 bytes) on every name, and a run
  * naming the framework's 25,000 types took 1,800 page faults for them
- * (bench/README.md, issue 28, branch batch7). Freed with the cache. */
+ * (bench/README.md, issue 28, branch batch7). Freed with the cache; the
+ * chunks as the name arena's (bump_int.h). */
 #define CACHE_CHUNK 16384
 #define CACHE_OWN 1024
 
 static char *cache_keep(mdt_name_cache *c, const char *s, size_t n)
 {
-    char *p;
     if (n >= CACHE_OWN)
         return talloc_strndup(c, s, n);
-    if (c->room_left < n + 1) {
-        if (!(c->room = talloc_size(c, CACHE_CHUNK))) {
-            c->room_left = 0;
-            return NULL;
-        }
-        c->room_left = CACHE_CHUNK;
-    }
-    p = c->room;
-    memcpy(p, s, n);
-    p[n] = '\0';
-    c->room += n + 1;
-    c->room_left -= n + 1;
-    return p;
+    return mdt__bump_keep(c, CACHE_CHUNK, &c->cur, &c->end, s, n);
 }
 
 /* Keep what was printed since `start` as the slot's name; its first
