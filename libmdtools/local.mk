@@ -145,6 +145,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/generics/metaname.c \
 	libmdtools/generics/gparams.c \
 	libmdtools/generics/gen_int.h \
+	libmdtools/generics/bump_int.h \
 	libmdtools/generics/value.c \
 	libmdtools/generics/value_num.c \
 	libmdtools/generics/constant.c \

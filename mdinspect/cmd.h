@@ -172,6 +172,9 @@ char *mdi_match_list(void *mem_ctx, const char *word, const char *const *names, 
  * word, within one or two edits (case ignored), or "" when none is that
  * close; under mem_ctx. */
 char *mdi_did_you_mean(void *mem_ctx, const char *word, const char *const *names, size_t n);
+/* A number as a word: decimal, or hex after 0x; the whole word; at most
+ * `max` (the parser's arguments, dump's `where` values). */
+bool mdi_parse_number(const char *s, uint32_t max, uint32_t *out);
 /* Table names indexed by id (NULL where no table), MDT_TABLE_MAX of them. */
 const char *const *mdi_table_names(void);
 

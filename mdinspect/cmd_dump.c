@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,23 +34,6 @@ struct where {
     uint32_t num;     /* number, offset or token */
     bool nil;         /* GUID: nil */
 };
-
-static bool number(const char *s, uint32_t *out)
-{
-    char *end;
-    unsigned long long v;
-    int base = 10;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-        base = 16, s += 2;
-    if (!isxdigit((unsigned char)s[0]))
-        return false;
-    errno = 0;
-    v = strtoull(s, &end, base);
-    if (errno || *end || v > UINT32_MAX)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
 
 /* A GUID as it prints: xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (any case). */
 static bool is_guid(const char *s)
@@ -85,7 +67,7 @@ static int where_parse(mdi_state *st, const mdt_table_schema *s, const mdi_arg *
         return mdi_fail(st, "where: %s: '%s' is not a GUID (or nil)", w->c->name, v);
     case MDT_COLK_TAB:
     case MDT_COLK_LIST:
-        if (!number(v, &w->num))
+        if (!mdi_parse_number(v, UINT32_MAX, &w->num))
             return mdi_fail(st, "where: %s: '%s' is not a token or row number", w->c->name, v);
         if (w->num <= 0xFFFFFF)
             w->num = MDT_TOKEN(w->c->target, w->num);
@@ -94,11 +76,11 @@ static int where_parse(mdi_state *st, const mdt_table_schema *s, const mdi_arg *
                             mdt_table_schema_get(w->c->target)->name);
         return 0;
     case MDT_COLK_CODED:
-        if (!number(v, &w->num) || (w->num <= 0xFFFFFF && w->num != 0))
+        if (!mdi_parse_number(v, UINT32_MAX, &w->num) || (w->num <= 0xFFFFFF && w->num != 0))
             return mdi_fail(st, "where: %s: '%s' is not a token", w->c->name, v);
         return 0;
     default:
-        if (!number(v, &w->num))
+        if (!mdi_parse_number(v, UINT32_MAX, &w->num))
             return mdi_fail(st, "where: %s: '%s' is not a number", w->c->name, v);
         return 0;
     }

@@ -326,12 +326,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     mdi_list_end(p);
     mdi_record_end(p);
 
-    if (errors) {
-        mdi_report(st, "%s: %d field%s of the summary could not be read", mdi_image_path(st),
-                   errors, errors == 1 ? "" : "s");
-        return MDI_FAIL;
-    }
-    return MDI_OK;
+    return mdi_report_unread(st, errors, "field", " of the summary");
 }
 
 const mdi_cmd mdi_cmd_info = {

@@ -536,12 +536,7 @@ static int run(mdi_state *st, size_t argc, const mdi_arg *argv)
     errors += ready_to_run(st, img);
     errors += version_info(st, img);
     mdi_record_end(p);
-    if (errors) {
-        mdi_report(st, "%s: %d part%s of the PE headers could not be read", mdi_image_path(st),
-                   errors, errors == 1 ? "" : "s");
-        return MDI_FAIL;
-    }
-    return MDI_OK;
+    return mdi_report_unread(st, errors, "part", " of the PE headers");
 }
 
 const mdi_cmd mdi_cmd_pe = {

@@ -97,46 +97,31 @@ static void member_name(mdi_printer *p, const mdt_row *r, unsigned col, int *bad
     }
 }
 
-static void signature(mdi_state *st, const char *key, const char *label, uint32_t tok, int *bad)
+/* A cell of the text a query made, or of the error it recorded (NULL),
+ * counted in *bad. */
+static void text_cell(mdi_state *st, const char *key, const char *label, char *text, int *bad)
 {
-    char *sig = mdi_sig_text(st, st->out, mdi_image(st), tok);
     char msg[512];
-    if (sig) {
-        mdi_str(st->out, key, label, sig);
-        talloc_free(sig);
+    if (text) {
+        mdi_str(st->out, key, label, text);
+        talloc_free(text);
     } else {
         mdi_error(st->out, key, label, mdi_errmsg_here(msg, sizeof msg));
         (*bad)++;
     }
 }
 
-/* The member's declaration (decl.c): the text column. */
-static void declaration(mdi_state *st, uint32_t tok, int *bad)
+static void signature(mdi_state *st, const char *key, const char *label, uint32_t tok, int *bad)
 {
-    char *d = mdi_declaration(st, st->out, mdi_image(st), tok);
-    char msg[512];
-    if (d) {
-        mdi_str(st->out, "declaration", "declaration", d);
-        talloc_free(d);
-    } else {
-        mdi_error(st->out, "declaration", "declaration", mdi_errmsg_here(msg, sizeof msg));
-        (*bad)++;
-    }
+    text_cell(st, key, label, mdi_sig_text(st, st->out, mdi_image(st), tok), bad);
 }
 
-/* The type's own declaration (decl.c): its name with its generic
- * parameters and their constraints. */
-static void type_declaration(mdi_state *st, uint32_t tok, int *bad)
+/* A member's declaration, or the type's own: its name with its generic
+ * parameters and their constraints (decl.c): the text column. */
+static void declaration(mdi_state *st, uint32_t tok, int *bad)
 {
-    char *d = mdi_declaration(st, st->out, mdi_image(st), tok);
-    char msg[512];
-    if (d) {
-        mdi_str(st->out, "declaration", "declaration", d);
-        talloc_free(d);
-    } else {
-        mdi_error(st->out, "declaration", "declaration", mdi_errmsg_here(msg, sizeof msg));
-        (*bad)++;
-    }
+    text_cell(st, "declaration", "declaration", mdi_declaration(st, st->out, mdi_image(st), tok),
+              bad);
 }
 
 static void flags_cols(mdi_printer *p, uint32_t v, const mdi_flagname *names)
@@ -369,7 +354,7 @@ static int typedef_info(mdi_state *st, uint32_t tok, bool foreign)
     for (size_t i = 0; ix && i < ix->ntypes; i++)
         if (ix->types[i].token == tok)
             mdi_str(p, "metadata_name", NULL, ix->types[i].key);
-    type_declaration(st, tok, &bad);
+    declaration(st, tok, &bad);
     mdi_str(p, "kind", "kind", mdi_kind_name(img, tok));
     mdi_flags(p, "flags", "flags", flags, mdi_type_flags);
     if (mdt_row_token(&base, &r, MDT_COL_TypeDef_Extends)) {

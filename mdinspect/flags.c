@@ -13,6 +13,19 @@
 
 #include "cmd.h"
 
+/* MemberAccessMask's values, the same bits in MethodAttributes
+ * (II.23.1.10) and FieldAttributes (II.23.1.5). */
+/* clang-format off */
+#define MEMBER_ACCESS                    \
+    {0x0, "CompilerControlled", 0x7},    \
+    {0x1, "Private", 0x7},               \
+    {0x2, "FamANDAssem", 0x7},           \
+    {0x3, "Assembly", 0x7},              \
+    {0x4, "Family", 0x7},                \
+    {0x5, "FamORAssem", 0x7},            \
+    {0x6, "Public", 0x7}
+/* clang-format on */
+
 const mdi_flagname mdi_type_flags[] = {
     {0x0, "NotPublic", 0x7},
     {0x1, "Public", 0x7},
@@ -42,13 +55,7 @@ const mdi_flagname mdi_type_flags[] = {
 };
 
 const mdi_flagname mdi_method_flags[] = {
-    {0x0, "CompilerControlled", 0x7},
-    {0x1, "Private", 0x7},
-    {0x2, "FamANDAssem", 0x7},
-    {0x3, "Assembly", 0x7},
-    {0x4, "Family", 0x7},
-    {0x5, "FamORAssem", 0x7},
-    {0x6, "Public", 0x7},
+    MEMBER_ACCESS,
     {0x8, "UnmanagedExport", 0},
     {0x10, "Static", 0},
     {0x20, "Final", 0},
@@ -66,13 +73,7 @@ const mdi_flagname mdi_method_flags[] = {
 };
 
 const mdi_flagname mdi_field_flags[] = {
-    {0x0, "CompilerControlled", 0x7},
-    {0x1, "Private", 0x7},
-    {0x2, "FamANDAssem", 0x7},
-    {0x3, "Assembly", 0x7},
-    {0x4, "Family", 0x7},
-    {0x5, "FamORAssem", 0x7},
-    {0x6, "Public", 0x7},
+    MEMBER_ACCESS,
     {0x10, "Static", 0},
     {0x20, "InitOnly", 0},
     {0x40, "Literal", 0},

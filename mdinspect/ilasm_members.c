@@ -17,6 +17,7 @@
 #include <mdtools/heaps.h>
 #include <mdtools/il.h>
 #include <mdtools/image.h>
+#include <mdtools/members.h>
 #include <mdtools/names.h>
 #include <mdtools/nesting.h>
 #include <mdtools/sig.h>
@@ -436,27 +437,25 @@ static void put_semantics(struct out *o, uint32_t assoc, unsigned d)
     mdt_error_clear();
 }
 
+/* A type's properties or events, through the library's walk of its
+ * PropertyMap or EventMap rows (mdt_members): a row that does not read is
+ * left out. */
 static void put_properties(struct out *o, uint32_t type_rid, unsigned d)
 {
-    uint32_t rid, first, count;
-    mdt_find fi;
-    mdt_row r;
-    if (mdt_find_init(&fi, o->img, MDT_TABLE_PropertyMap, MDT_COL_PropertyMap_Parent, type_rid) ||
-        mdt_find_next(&rid, &fi) || mdt_row_get(&r, o->img, MDT_TABLE_PropertyMap, rid) ||
-        mdt_row_range(&first, &count, &r, MDT_COL_PropertyMap_PropertyList)) {
+    mdt_members it = MDT_MEMBERS_INIT;
+    uint32_t tok;
+    const char *name;
+    int e;
+    if (mdt_members_init(&it, o->img, MDT_TOKEN(MDT_TABLE_TypeDef, type_rid),
+                         MDT_MEMBERS_PROPERTIES)) {
         mdt_error_clear();
         return;
     }
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t p;
+    while ((e = mdt_members_next(&tok, &name, &it)) != MDT_ITEROVER) {
         mdt_row pr;
-        const char *name;
         mdt_sig sig;
-        if (mdt_range_item(&p, o->img, MDT_TABLE_Property, first + i) ||
-            mdt_row_get(&pr, o->img, MDT_TABLE_Property, p) ||
-            mdt_row_string(&name, NULL, &pr, MDT_COL_Property_Name))
+        if (e || mdt_row_get(&pr, o->img, MDT_TABLE_Property, MDT_TOKEN_RID(tok)))
             continue;
-        uint32_t tok = MDT_TOKEN(MDT_TABLE_Property, p);
         unsigned fl = (unsigned)mdt_row_raw(&pr, MDT_COL_Property_Flags);
         mdi_ilasm_ind(o, d);
         fputs(".property ", o->f);
@@ -495,25 +494,20 @@ static void put_properties(struct out *o, uint32_t type_rid, unsigned d)
 
 static void put_events(struct out *o, uint32_t type_rid, unsigned d)
 {
-    uint32_t rid, first, count;
-    mdt_find fi;
-    mdt_row r;
-    if (mdt_find_init(&fi, o->img, MDT_TABLE_EventMap, MDT_COL_EventMap_Parent, type_rid) ||
-        mdt_find_next(&rid, &fi) || mdt_row_get(&r, o->img, MDT_TABLE_EventMap, rid) ||
-        mdt_row_range(&first, &count, &r, MDT_COL_EventMap_EventList)) {
+    mdt_members it = MDT_MEMBERS_INIT;
+    uint32_t tok;
+    const char *name;
+    int e;
+    if (mdt_members_init(&it, o->img, MDT_TOKEN(MDT_TABLE_TypeDef, type_rid), MDT_MEMBERS_EVENTS)) {
         mdt_error_clear();
         return;
     }
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t e, type;
+    while ((e = mdt_members_next(&tok, &name, &it)) != MDT_ITEROVER) {
+        uint32_t type;
         mdt_row er;
-        const char *name;
-        if (mdt_range_item(&e, o->img, MDT_TABLE_Event, first + i) ||
-            mdt_row_get(&er, o->img, MDT_TABLE_Event, e) ||
-            mdt_row_string(&name, NULL, &er, MDT_COL_Event_Name) ||
+        if (e || mdt_row_get(&er, o->img, MDT_TABLE_Event, MDT_TOKEN_RID(tok)) ||
             mdt_row_token(&type, &er, MDT_COL_Event_EventType))
             continue;
-        uint32_t tok = MDT_TOKEN(MDT_TABLE_Event, e);
         unsigned fl = (unsigned)mdt_row_raw(&er, MDT_COL_Event_EventFlags);
         mdi_ilasm_ind(o, d);
         fputs(".event ", o->f);

@@ -1,11 +1,12 @@
 /* mdinspect: words matched against lists of names, as commands, table
  * names, choices, settings and completion all match them: an exact name or
  * a unique prefix, the candidates of an ambiguous prefix, and "did you
- * mean" for a word that matches none (a capped edit distance). Knows no
- * command: the lists are the caller's. */
+ * mean" for a word that matches none (a capped edit distance); and a
+ * number as a word. Knows no command: the lists are the caller's. */
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -100,6 +101,23 @@ char *mdi_did_you_mean(void *mem_ctx, const char *word, const char *const *list,
         if (list[i] && distance(word, list[i], cap) == best)
             s = talloc_asprintf_append(s, "%s'%s'", k++ ? " or " : "", list[i]);
     return s ? talloc_strdup_append(s, "?)") : NULL;
+}
+
+bool mdi_parse_number(const char *s, uint32_t max, uint32_t *out)
+{
+    char *end;
+    unsigned long long v;
+    int base = 10;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        base = 16, s += 2;
+    if (!isxdigit((unsigned char)s[0]))
+        return false;
+    errno = 0;
+    v = strtoull(s, &end, base);
+    if (errno || *end || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
 }
 
 const char *const *mdi_table_names(void)

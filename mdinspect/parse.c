@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -235,29 +234,11 @@ static size_t count_choices(const char *const *c)
     return n;
 }
 
-/* Decimal, or hex after 0x; the whole word; at most `max`. */
-static bool parse_number(const char *s, uint32_t max, uint32_t *out)
-{
-    char *end;
-    unsigned long long v;
-    int base = 10;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-        base = 16, s += 2;
-    if (!isxdigit((unsigned char)s[0]))
-        return false;
-    errno = 0;
-    v = strtoull(s, &end, base);
-    if (errno || *end || v > max)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
 static int check_table(void *mem, const mdi_cmd *cmd, mdi_arg *arg, char **err)
 {
     long m;
     if (isdigit((unsigned char)arg->text[0])) {
-        if (!parse_number(arg->text, MDT_TABLE_MAX - 1, &arg->value) ||
+        if (!mdi_parse_number(arg->text, MDT_TABLE_MAX - 1, &arg->value) ||
             !mdt_table_schema_get(arg->value)) {
             *err = talloc_asprintf(mem, "%s: no table has the id '%s'", cmd->name, arg->text);
             return -1;
@@ -321,14 +302,14 @@ static int check_arg(void *mem, const mdi_cmd *cmd, const mdi_argspec *spec, mdi
     switch (spec->kind) {
     case MDI_ARG_TABLE: return check_table(mem, cmd, arg, err);
     case MDI_ARG_ROW:
-        if (!parse_number(arg->text, 0xFFFFFF, &arg->value) || arg->value == 0) {
+        if (!mdi_parse_number(arg->text, 0xFFFFFF, &arg->value) || arg->value == 0) {
             *err = talloc_asprintf(mem, "%s: %s: '%s' is not a row number (1 to 0xffffff)",
                                    cmd->name, spec->name, arg->text);
             return -1;
         }
         return 0;
     case MDI_ARG_NUMBER:
-        if (!parse_number(arg->text, UINT32_MAX, &arg->value)) {
+        if (!mdi_parse_number(arg->text, UINT32_MAX, &arg->value)) {
             *err = talloc_asprintf(mem, "%s: %s: '%s' is not a number (decimal, or hex after 0x)",
                                    cmd->name, spec->name, arg->text);
             return -1;

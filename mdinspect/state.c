@@ -362,6 +362,15 @@ int mdi_fail(mdi_state *st, const char *fmt, ...)
     return 1;
 }
 
+int mdi_report_unread(mdi_state *st, int n, const char *noun, const char *of)
+{
+    if (!n)
+        return 0; /* MDI_OK (cmd.h, above this file), as mdi_fail's 1 is MDI_FAIL */
+    mdi_report(st, "%s: %d %s%s%s could not be read", mdi_image_path(st), n, noun,
+               n == 1 ? "" : "s", of);
+    return 1;
+}
+
 void mdi_report_lib(mdi_state *st, const char *what)
 {
     char msg[512];

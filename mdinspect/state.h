@@ -122,6 +122,10 @@ bool mdi_interrupted(const mdi_state *st);
 void mdi_report(mdi_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A failure of the running command: "mdinspect: CMD: ..."; returns MDI_FAIL. */
 int mdi_fail(mdi_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A command's end when n parts of its record did not read: none, 0
+ * (MDI_OK); else "mdinspect: FILE: N NOUN(s)OF could not be read"
+ * (mdi_report) and 1 (MDI_FAIL). `of` (may be "") follows the noun: " of the summary". */
+int mdi_report_unread(mdi_state *st, int n, const char *noun, const char *of);
 /* The library's last error (mdt_error_message), prefixed with "what: " if given. */
 void mdi_report_lib(mdi_state *st, const char *what);
 /* The library's last error without the file name it starts with, for

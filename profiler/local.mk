@@ -48,6 +48,7 @@ profiler_libmdpcore_la_SOURCES = \
 	profiler/core/records.c \
 	profiler/core/channel.h \
 	profiler/core/hex.h \
+	profiler/core/growbuf.h \
 	profiler/core/channel.c \
 	profiler/core/logfile.c \
 	profiler/core/logname.c \
@@ -101,7 +102,8 @@ EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md profiler/core/READ
 	bench/profiler/run.sh bench/profiler/report.py bench/profiler/measure.py \
 	bench/profiler/handler.sh bench/profiler/cost.sh bench/profiler/cost.py \
 	bench/profiler/webload.py bench/profiler/build.sh bench/profiler/wall.sh \
-	bench/profiler/events.sh bench/profiler/alloc.sh bench/profiler/alloc_report.py
+	bench/profiler/events.sh bench/profiler/alloc.sh bench/profiler/alloc_report.py \
+	bench/profiler/lib.sh
 dist_man_MANS += doc/mdprofile.1
 
 # The launcher; --attach goes through the diagnostics IPC client in

@@ -228,7 +228,7 @@ EOF
 # defines it in UNIT_state.h, which only the unit's own files include. core_int.h gathers them all for tests and benches: no file of the
 # core includes it.
 cat >"$tmp/uheaders" <<'EOF'
-base: core.h base.h hash.h ring.h unwind.h channel.h native.h hex.h
+base: core.h base.h hash.h ring.h unwind.h channel.h native.h hex.h growbuf.h
 sampler: sampler.h
 naming: naming.h naming_state.h
 aggregate: aggregate.h

@@ -43,18 +43,10 @@ build=$(cd "${1:-$top/build}" && pwd)
 rounds=${2:-5}
 n=${3:-1000000}
 heap_n=${4:-2000000}
-MDT_TOP_SRCDIR=$top MDT_BUILDDIR=$build
-export MDT_TOP_SRCDIR MDT_BUILDDIR
-. "$top/tests/profiler/common.sh"
-build_programs
+. "$top/bench/profiler/lib.sh"
 out=$build/bench/profiler/alloc
-tools=$build/bench/profiler/tools
 mkdir -p "$out"
-if [ ! -x "$tools/dotnet-trace" ]; then
-    dotnet tool install dotnet-trace --tool-path "$tools" >"$out/install.log" 2>&1 ||
-        { cat "$out/install.log" >&2; exit 1; }
-fi
-dotnet_trace=$tools/dotnet-trace
+dotnet_trace_install "$out"
 
 run_one() { # config round
     cfg=$1
@@ -91,21 +83,5 @@ run_one() { # config round
 
 : >"$out/results.txt"
 configs=${CONFIGS:-"base counts stacks stacks-100k stacks-callback stacks-64k gc-verbose trace-sampled heap-base heap"}
-nconfigs=$(echo $configs | wc -w)
-r=1
-while [ $r -le "$rounds" ]; do
-    # rotate the order so no configuration always runs right after another
-    set -- $configs
-    i=1
-    while [ $i -lt $(( (r - 1) % nconfigs + 1 )) ]; do
-        first=$1
-        shift
-        set -- "$@" "$first"
-        i=$((i + 1))
-    done
-    for cfg in "$@"; do
-        run_one "$cfg" "$r"
-    done
-    r=$((r + 1))
-done
+rotate "$rounds" run_one $configs
 python3 "$top/bench/profiler/alloc_report.py" "$out/results.txt"

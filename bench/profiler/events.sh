@@ -30,18 +30,10 @@ build=$(cd "${1:-$top/build}" && pwd)
 rounds=${2:-7}
 tn=${3:-400}
 wn=${4:-20}
-MDT_TOP_SRCDIR=$top MDT_BUILDDIR=$build
-export MDT_TOP_SRCDIR MDT_BUILDDIR
-. "$top/tests/profiler/common.sh"
-build_programs
+. "$top/bench/profiler/lib.sh"
 out=$build/bench/profiler/events
-tools=$build/bench/profiler/tools
 mkdir -p "$out"
-if [ ! -x "$tools/dotnet-trace" ]; then
-    dotnet tool install dotnet-trace --tool-path "$tools" >"$out/install.log" 2>&1 ||
-        { cat "$out/install.log" >&2; exit 1; }
-fi
-dotnet_trace=$tools/dotnet-trace
+dotnet_trace_install "$out"
 
 run_one() { # config round
     cfg=$1
@@ -68,22 +60,7 @@ run_one() { # config round
 
 : >"$out/results.txt"
 configs="throws-base throws-mdprofile throws-trace waits-base waits-mdprofile waits-trace"
-r=1
-while [ $r -le "$rounds" ]; do
-    # rotate the order so no configuration always runs right after another
-    set -- $configs
-    i=1
-    while [ $i -lt $(( (r - 1) % 6 + 1 )) ]; do
-        first=$1
-        shift
-        set -- "$@" "$first"
-        i=$((i + 1))
-    done
-    for cfg in "$@"; do
-        run_one "$cfg" "$r"
-    done
-    r=$((r + 1))
-done
+rotate "$rounds" run_one $configs
 python3 - "$out/results.txt" <<'PY'
 import statistics
 import sys

@@ -31,18 +31,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 rounds=${2:-5}
 n=${3:-3000}
-MDT_TOP_SRCDIR=$top MDT_BUILDDIR=$build
-export MDT_TOP_SRCDIR MDT_BUILDDIR
-. "$top/tests/profiler/common.sh"
-build_programs
+. "$top/bench/profiler/lib.sh"
 out=$build/bench/profiler
-tools=$out/tools
 mkdir -p "$out"
-if [ ! -x "$tools/dotnet-trace" ]; then
-    dotnet tool install dotnet-trace --tool-path "$tools" >"$out/install.log" 2>&1 ||
-        { cat "$out/install.log" >&2; exit 1; }
-fi
-dotnet_trace=$tools/dotnet-trace
+dotnet_trace_install "$out"
 providers='Microsoft-DotNETCore-SampleProfiler,Microsoft-Windows-DotNETRuntime:0x14C14FCCBD:4'
 
 run_one() { # config round
@@ -67,22 +59,7 @@ run_one() { # config round
 
 : >"$out/results.txt"
 configs="base mdprofile dotnet-trace calls-fast calls-slow base-short mdprofile-short"
-r=1
-while [ $r -le "$rounds" ]; do
-    # rotate the order so no configuration always runs right after another
-    set -- $configs
-    i=1
-    while [ $i -lt $(( (r - 1) % 7 + 1 )) ]; do
-        first=$1
-        shift
-        set -- "$@" "$first"
-        i=$((i + 1))
-    done
-    for cfg in "$@"; do
-        run_one "$cfg" "$r"
-    done
-    r=$((r + 1))
-done
+rotate "$rounds" run_one $configs
 # the trace's frame names, converted once, outside the timed runs
 # (convert appends ".speedscope.json" to the name it is given, whatever its
 # extension: given trace.speedscope.json it wrote trace.speedscope.speedscope.json,

@@ -26,18 +26,10 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 rounds=${2:-5}
-MDT_TOP_SRCDIR=$top MDT_BUILDDIR=$build
-export MDT_TOP_SRCDIR MDT_BUILDDIR
-. "$top/tests/profiler/common.sh"
-build_programs
+. "$top/bench/profiler/lib.sh"
 out=$build/bench/profiler
-tools=$out/tools
 mkdir -p "$out"
-if [ ! -x "$tools/dotnet-trace" ]; then
-    dotnet tool install dotnet-trace --tool-path "$tools" >"$out/install.log" 2>&1 ||
-        { cat "$out/install.log" >&2; exit 1; }
-fi
-dotnet_trace=$tools/dotnet-trace
+dotnet_trace_install "$out"
 
 run_one() { # program config round
     prog=$1
@@ -62,22 +54,11 @@ run_one() { # program config round
 
 : >"$out/wall-results.txt"
 configs="base wall-1000 wall-100 dotnet-trace"
-r=1
-while [ $r -le "$rounds" ]; do
-    set -- $configs
-    i=1
-    while [ $i -lt $(( (r - 1) % 4 + 1 )) ]; do
-        first=$1
-        shift
-        set -- "$@" "$first"
-        i=$((i + 1))
-    done
-    for cfg in "$@"; do
-        run_one wall "$cfg" "$r"
-        run_one idle "$cfg" "$r"
-    done
-    r=$((r + 1))
-done
+run_both() { # config round
+    run_one wall "$1" "$2"
+    run_one idle "$1" "$2"
+}
+rotate "$rounds" run_both $configs
 python3 - "$out/wall-results.txt" <<'PY'
 import sys
 from collections import defaultdict

@@ -28,25 +28,9 @@
 
 /* --- values --- */
 
-static unsigned size_of(unsigned kind)
-{
-    switch (kind) {
-    case MDT_VALUE_BOOLEAN:
-    case MDT_VALUE_I1:
-    case MDT_VALUE_U1: return 1;
-    case MDT_VALUE_CHAR:
-    case MDT_VALUE_I2:
-    case MDT_VALUE_U2: return 2;
-    case MDT_VALUE_I4:
-    case MDT_VALUE_U4:
-    case MDT_VALUE_R4: return 4;
-    default: return 8;
-    }
-}
-
 static int read_number(struct ad *d, mdt_value *v, unsigned kind)
 {
-    unsigned size = size_of(kind);
+    unsigned size = mdt__value_size(kind);
     const uint8_t *p;
     int e;
     if ((e = rd_bytes(&d->r, &p, size, "value")))
@@ -77,18 +61,9 @@ static int read_value(struct ad *d, const mdt_value_type *t, mdt_value *v)
         return rd_fail(&d->r, MDT_EBADIMAGE, "values nested deeper than %u", MDT_SIG_MAX_DEPTH);
     v->type = t;
     switch (t->kind) {
-    case MDT_VALUE_BOOLEAN:
-    case MDT_VALUE_CHAR:
-    case MDT_VALUE_I1:
-    case MDT_VALUE_U1:
-    case MDT_VALUE_I2:
-    case MDT_VALUE_U2:
-    case MDT_VALUE_I4:
-    case MDT_VALUE_U4:
-    case MDT_VALUE_I8:
-    case MDT_VALUE_U8:
-    case MDT_VALUE_R4:
-    case MDT_VALUE_R8: e = read_number(d, v, t->kind); break;
+    MDT__CASE_PRIMITIVE:
+        e = read_number(d, v, t->kind);
+        break;
     case MDT_VALUE_ENUM: e = read_number(d, v, t->underlying); break;
     case MDT_VALUE_STRING:
     case MDT_VALUE_TYPE:

@@ -264,18 +264,7 @@ int mdt__attr_type_of_sig(struct ad *d, const mdt_type *st, mdt_value_type **out
         return rd_fail(&d->r, MDT_EBADIMAGE, "parameter types nested deeper than %u",
                        MDT_SIG_MAX_DEPTH);
     switch (st->kind) {
-    case MDT_ELEMENT_TYPE_BOOLEAN:
-    case MDT_ELEMENT_TYPE_CHAR:
-    case MDT_ELEMENT_TYPE_I1:
-    case MDT_ELEMENT_TYPE_U1:
-    case MDT_ELEMENT_TYPE_I2:
-    case MDT_ELEMENT_TYPE_U2:
-    case MDT_ELEMENT_TYPE_I4:
-    case MDT_ELEMENT_TYPE_U4:
-    case MDT_ELEMENT_TYPE_I8:
-    case MDT_ELEMENT_TYPE_U8:
-    case MDT_ELEMENT_TYPE_R4:
-    case MDT_ELEMENT_TYPE_R8:
+    MDT__CASE_PRIMITIVE:
     case MDT_ELEMENT_TYPE_STRING:
         e = (*out = new_vtype(d, st->kind)) ? 0 : mdt__attr_nomem();
         break;
@@ -326,18 +315,7 @@ int mdt__attr_type_of_blob(struct ad *d, mdt_value_type **out)
     if ((e = rd_u8(&d->r, &b, "FieldOrPropType")))
         return e;
     switch (b) {
-    case MDT_VALUE_BOOLEAN:
-    case MDT_VALUE_CHAR:
-    case MDT_VALUE_I1:
-    case MDT_VALUE_U1:
-    case MDT_VALUE_I2:
-    case MDT_VALUE_U2:
-    case MDT_VALUE_I4:
-    case MDT_VALUE_U4:
-    case MDT_VALUE_I8:
-    case MDT_VALUE_U8:
-    case MDT_VALUE_R4:
-    case MDT_VALUE_R8:
+    MDT__CASE_PRIMITIVE:
     case MDT_VALUE_STRING:
     case MDT_VALUE_TYPE:
     case MDT_VALUE_BOXED: e = (*out = new_vtype(d, b)) ? 0 : mdt__attr_nomem(); break;

@@ -24,24 +24,11 @@ static int nomem(void)
     return mdt__fail_simple(MDT_ENOMEM, "out of memory decoding a constant");
 }
 
+/* The bytes of a Constant of this type: a primitive's, or a null CLASS's
+ * 4 zero bytes; 0 for a type a Constant cannot have. */
 static unsigned value_size(uint8_t type)
 {
-    switch (type) {
-    case MDT_VALUE_BOOLEAN:
-    case MDT_VALUE_I1:
-    case MDT_VALUE_U1: return 1;
-    case MDT_VALUE_CHAR:
-    case MDT_VALUE_I2:
-    case MDT_VALUE_U2: return 2;
-    case MDT_VALUE_I4:
-    case MDT_VALUE_U4:
-    case MDT_VALUE_R4:
-    case MDT_VALUE_CLASS: return 4;
-    case MDT_VALUE_I8:
-    case MDT_VALUE_U8:
-    case MDT_VALUE_R8: return 8;
-    default: return 0;
-    }
+    return type == MDT_VALUE_CLASS ? 4 : mdt__value_size(type);
 }
 
 /* Integer kinds: the bits, zero- and sign-extended. */

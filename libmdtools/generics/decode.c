@@ -247,18 +247,7 @@ static int parse_type_inner(struct dec *d, mdt_type **out)
         return nomem();
     switch (b) {
     case MDT_ELEMENT_TYPE_VOID:
-    case MDT_ELEMENT_TYPE_BOOLEAN:
-    case MDT_ELEMENT_TYPE_CHAR:
-    case MDT_ELEMENT_TYPE_I1:
-    case MDT_ELEMENT_TYPE_U1:
-    case MDT_ELEMENT_TYPE_I2:
-    case MDT_ELEMENT_TYPE_U2:
-    case MDT_ELEMENT_TYPE_I4:
-    case MDT_ELEMENT_TYPE_U4:
-    case MDT_ELEMENT_TYPE_I8:
-    case MDT_ELEMENT_TYPE_U8:
-    case MDT_ELEMENT_TYPE_R4:
-    case MDT_ELEMENT_TYPE_R8:
+    MDT__CASE_PRIMITIVE:
     case MDT_ELEMENT_TYPE_STRING:
     case MDT_ELEMENT_TYPE_OBJECT:
     case MDT_ELEMENT_TYPE_TYPEDBYREF:

@@ -49,8 +49,8 @@ struct mdt_name_cache {
     unsigned flags;
     uint32_t ntd, ntr;
     struct cached *td, *tr; /* by rid, [0] unused */
-    char *room;             /* the names' chunk being filled (typenames.c) */
-    size_t room_left;
+    char *cur, *end;        /* the free bytes of the names' chunk (typenames.c,
+                               bump_int.h) */
 };
 
 /* One name being printed. */

@@ -9,6 +9,7 @@
 
 #include <mdtools/image.h>
 #include <mdtools/names.h>
+#include <mdtools/sig.h>
 #include <mdtools/value.h>
 
 #include "md/nesting_int.h"
@@ -57,5 +58,46 @@ int mdt__reflection_to_full(void *mem_ctx, char **out, const char *s, size_t len
  * with `c_names`, newline, carriage return and tab as \\n, \\r, \\t (an
  * ldstr operand, as ILDasm writes it). */
 void mdt__ilasm_qstring(sb *out, const uint8_t *p, size_t n, bool c_names);
+
+/* The size in bytes of a primitive value kind (BOOLEAN, CHAR, I1..U8, R4,
+ * R8: ECMA-335 II.23.1.16); 0 for any other kind. One table for the
+ * attribute reader, the Constant reader and the enum printer. */
+static inline unsigned mdt__value_size(unsigned kind)
+{
+    switch (kind) {
+    case MDT_VALUE_BOOLEAN:
+    case MDT_VALUE_I1:
+    case MDT_VALUE_U1: return 1;
+    case MDT_VALUE_CHAR:
+    case MDT_VALUE_I2:
+    case MDT_VALUE_U2: return 2;
+    case MDT_VALUE_I4:
+    case MDT_VALUE_U4:
+    case MDT_VALUE_R4: return 4;
+    case MDT_VALUE_I8:
+    case MDT_VALUE_U8:
+    case MDT_VALUE_R8: return 8;
+    default: return 0;
+    }
+}
+
+/* The case labels of those kinds, BOOLEAN to R8 (0x02..0x0d): element
+ * types (sig.h) and the value kinds of the same bytes (value.h), for the
+ * switches that treat them alike: the signature decoder (decode.c), the
+ * custom attributes' type readers (attr_types.c), value reader (attr.c)
+ * and printer (value.c). */
+#define MDT__CASE_PRIMITIVE                                                                        \
+    case MDT_ELEMENT_TYPE_BOOLEAN:                                                                 \
+    case MDT_ELEMENT_TYPE_CHAR:                                                                    \
+    case MDT_ELEMENT_TYPE_I1:                                                                      \
+    case MDT_ELEMENT_TYPE_U1:                                                                      \
+    case MDT_ELEMENT_TYPE_I2:                                                                      \
+    case MDT_ELEMENT_TYPE_U2:                                                                      \
+    case MDT_ELEMENT_TYPE_I4:                                                                      \
+    case MDT_ELEMENT_TYPE_U4:                                                                      \
+    case MDT_ELEMENT_TYPE_I8:                                                                      \
+    case MDT_ELEMENT_TYPE_U8:                                                                      \
+    case MDT_ELEMENT_TYPE_R4:                                                                      \
+    case MDT_ELEMENT_TYPE_R8
 
 #endif

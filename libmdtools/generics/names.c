@@ -20,6 +20,7 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
+#include "generics/bump_int.h"
 #include "generics/fmt_int.h"
 #include "generics/gen_int.h"
 #include "generics/opts_int.h"
@@ -340,11 +341,8 @@ void mdt_name_arena_reset(mdt_name_arena *a)
 /* A fresh chunk for names (the rest of the one in use is left). */
 static int arena_chunk(mdt_name_arena *a)
 {
-    char *c = talloc_size(a->more, a->chunk);
-    if (!c)
+    if (!mdt__bump_chunk(a->more, a->chunk, &a->cur, &a->end))
         return mdt__fail_simple(MDT_ENOMEM, "out of memory growing a name arena");
-    a->cur = c;
-    a->end = c + a->chunk;
     return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <mdtools/tables.h>
 #include <mdtools/token.h>
 
+#include "generics/bump_int.h"
 #include "generics/fmt_int.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -112,28 +113,16 @@ static struct cached *cache_slot(struct fmt *f, const struct mdt_image *img, uin
  * cache, those longer than CACHE_OWN each in a block of its own: a talloc
  * block a name cost its header (~100 bytes) on every name, and a run
  * naming the framework's 25,000 types took 1,800 page faults for them
- * (bench/README.md, issue 28, branch batch7). Freed with the cache. */
+ * (bench/README.md, issue 28, branch batch7). Freed with the cache; the
+ * chunks as the name arena's (bump_int.h). */
 #define CACHE_CHUNK 16384
 #define CACHE_OWN 1024
 
 static char *cache_keep(mdt_name_cache *c, const char *s, size_t n)
 {
-    char *p;
     if (n >= CACHE_OWN)
         return talloc_strndup(c, s, n);
-    if (c->room_left < n + 1) {
-        if (!(c->room = talloc_size(c, CACHE_CHUNK))) {
-            c->room_left = 0;
-            return NULL;
-        }
-        c->room_left = CACHE_CHUNK;
-    }
-    p = c->room;
-    memcpy(p, s, n);
-    p[n] = '\0';
-    c->room += n + 1;
-    c->room_left -= n + 1;
-    return p;
+    return mdt__bump_keep(c, CACHE_CHUNK, &c->cur, &c->end, s, n);
 }
 
 /* Keep what was printed since `start` as the slot's name; its first
@@ -283,18 +272,21 @@ static int put_named(struct fmt *f, const struct mdt_image *img, uint32_t token,
     return 0;
 }
 
-/* Rows chain[n-1] (outermost) .. chain[0] of `table` as nested segments. */
+/* Rows chain[n-1] (outermost) .. chain[0] of `table` as nested segments;
+ * `rows`, when the walk kept them (a TypeRef's), are not read again. */
 static int put_chain(struct fmt *f, const struct mdt_image *img, unsigned table,
-                     const uint32_t *chain, unsigned n, unsigned name_col, unsigned ns_col)
+                     const uint32_t *chain, const mdt_row *rows, unsigned n, unsigned name_col,
+                     unsigned ns_col)
 {
     for (unsigned i = n; i-- > 0;) {
         mdt_row r;
+        const mdt_row *rp = rows ? &rows[i] : &r;
         const char *name, *ns;
         size_t len, nslen;
         int e;
-        if ((e = mdt_row_get(&r, img, table, chain[i] & 0xFFFFFF)) ||
-            (e = mdt_row_string(&name, &len, &r, name_col)) ||
-            (e = mdt_row_string(&ns, &nslen, &r, ns_col)))
+        if ((!rows && (e = mdt_row_get(&r, img, table, chain[i] & 0xFFFFFF))) ||
+            (e = mdt_row_string(&name, &len, rp, name_col)) ||
+            (e = mdt_row_string(&ns, &nslen, rp, ns_col)))
             return e;
         put_segment(f, ns, nslen, name, len, i == n - 1);
         if (i)
@@ -325,7 +317,7 @@ static int put_typedef_uncached(struct fmt *f, const struct mdt_image *img, uint
     }
     if (f->style == MDT_STYLE_IL && f->home && f->home != img)
         fmt_il_typedef_scope(f, img);
-    return put_chain(f, img, MDT_TABLE_TypeDef, chain, n, MDT_COL_TypeDef_TypeName,
+    return put_chain(f, img, MDT_TABLE_TypeDef, chain, NULL, n, MDT_COL_TypeDef_TypeName,
                      MDT_COL_TypeDef_TypeNamespace);
 }
 
@@ -354,17 +346,8 @@ static int put_typeref_uncached(struct fmt *f, const struct mdt_image *img, uint
     }
     if (f->style == MDT_STYLE_IL && (e = fmt_il_typeref_scope(f, img, scope)))
         return e;
-    for (unsigned i = n; i-- > 0;) {
-        const char *name, *ns;
-        size_t len, nslen;
-        if ((e = mdt_row_string(&name, &len, &rows[i], MDT_COL_TypeRef_TypeName)) ||
-            (e = mdt_row_string(&ns, &nslen, &rows[i], MDT_COL_TypeRef_TypeNamespace)))
-            return e;
-        put_segment(f, ns, nslen, name, len, i == n - 1);
-        if (i)
-            sb_adds(&f->out, nest_sep(f));
-    }
-    return 0;
+    return put_chain(f, img, MDT_TABLE_TypeRef, chain, rows, n, MDT_COL_TypeRef_TypeName,
+                     MDT_COL_TypeRef_TypeNamespace);
 }
 
 static int put_typespec(struct fmt *f, const struct mdt_image *img, uint32_t token)
@@ -434,8 +417,8 @@ int fmt_exported(struct fmt *f, const mdt_image *img, uint32_t token)
             t = 0;
     }
     f->arity = 0;
-    if ((e = put_chain(f, img, MDT_TABLE_ExportedType, chain, n, MDT_COL_ExportedType_TypeName,
-                       MDT_COL_ExportedType_TypeNamespace)))
+    if ((e = put_chain(f, img, MDT_TABLE_ExportedType, chain, NULL, n,
+                       MDT_COL_ExportedType_TypeName, MDT_COL_ExportedType_TypeNamespace)))
         return e;
     /* Named on its own, like a TypeRef: the arity suffixes tell the list. */
     if (fmt_plain_generics(f))

@@ -390,22 +390,6 @@ static const char *enum_member(const mdt_image *img, uint32_t td, uint64_t bits,
     return NULL;
 }
 
-static unsigned prim_size(unsigned kind)
-{
-    switch (kind) {
-    case MDT_VALUE_BOOLEAN:
-    case MDT_VALUE_I1:
-    case MDT_VALUE_U1: return 1;
-    case MDT_VALUE_CHAR:
-    case MDT_VALUE_I2:
-    case MDT_VALUE_U2: return 2;
-    case MDT_VALUE_I4:
-    case MDT_VALUE_U4:
-    case MDT_VALUE_R4: return 4;
-    default: return 8;
-    }
-}
-
 static bool is_signed_kind(unsigned kind)
 {
     return kind == MDT_VALUE_I1 || kind == MDT_VALUE_I2 || kind == MDT_VALUE_I4 ||
@@ -447,18 +431,9 @@ static int put_value(sb *out, const mdt_value *v, const mdt_name_opts *o, unsign
     if (depth > MAX_TYPENAME_DEPTH)
         return mdt__fail_simple(MDT_EINVAL, "values nested too deeply to print");
     switch (t->kind) {
-    case MDT_VALUE_BOOLEAN:
-    case MDT_VALUE_CHAR:
-    case MDT_VALUE_I1:
-    case MDT_VALUE_U1:
-    case MDT_VALUE_I2:
-    case MDT_VALUE_U2:
-    case MDT_VALUE_I4:
-    case MDT_VALUE_U4:
-    case MDT_VALUE_I8:
-    case MDT_VALUE_U8:
-    case MDT_VALUE_R4:
-    case MDT_VALUE_R8: put_number(out, t->kind, v); break;
+    MDT__CASE_PRIMITIVE:
+        put_number(out, t->kind, v);
+        break;
     case MDT_VALUE_STRING:
         if (v->null)
             sb_adds(out, "null");
@@ -474,8 +449,10 @@ static int put_value(sb *out, const mdt_value *v, const mdt_name_opts *o, unsign
         break;
     case MDT_VALUE_ENUM: {
         const char *member = NULL, *name = t->enum_name ? t->enum_name : "?";
-        if (t->enum_img && t->enum_typedef)
-            member = enum_member(t->enum_img, t->enum_typedef, v->u, prim_size(t->underlying));
+        /* an underlying kind outside its contract names no member */
+        if (t->enum_img && t->enum_typedef && mdt__value_size(t->underlying))
+            member =
+                enum_member(t->enum_img, t->enum_typedef, v->u, mdt__value_size(t->underlying));
         if (!member)
             sb_addc(out, '(');
         if (friendly)

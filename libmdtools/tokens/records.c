@@ -51,6 +51,37 @@ static __attribute__((noinline)) void copy_ool(uintptr_t p, uintptr_t *args, uin
         args[i] = oa->a[i];
 }
 
+/* The seqlock's side of one attempt, for class and function slots alike
+ * (both are key, gv, w, x): gv, w and x copied, gv re-checked, the live bit
+ * and the generation tested. Returns s->rc: 0 with the consistent words
+ * in *s (v1 the generation word, meta w's), MDT_ENOTFOUND, or IDM_RETRY. */
+struct snap {
+    int rc;
+    unsigned meta;
+    uint64_t v1, w;
+    uintptr_t x;
+};
+
+IDM_INLINE int snap_slot(struct snap *s, struct idm_head *h, _Atomic uintptr_t *xp, uint64_t gen)
+{
+    uint64_t v1 = atomic_load_explicit(&h->gv, memory_order_acquire);
+    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
+    uintptr_t x = atomic_load_explicit(xp, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_acquire);
+    if (v1 & 1u)
+        return s->rc = MDT_ENOTFOUND;
+    if (atomic_load_explicit(&h->gv, memory_order_relaxed) != v1)
+        return s->rc = IDM_RETRY;
+    unsigned meta = (unsigned)(w >> W_META_SHIFT);
+    if (!(meta & META_LIVE) || (gen && v1 >> 1 != gen))
+        return s->rc = MDT_ENOTFOUND;
+    s->meta = meta;
+    s->v1 = v1;
+    s->w = w;
+    s->x = x;
+    return s->rc = 0;
+}
+
 /* One attempt at a consistent copy of the class record in slot h into
  * *out: 0, MDT_ENOTFOUND, or IDM_RETRY when a writer changed it meanwhile.
  * The fields go straight to the caller's structure: a copy through a local
@@ -60,37 +91,28 @@ static __attribute__((noinline)) void copy_ool(uintptr_t p, uintptr_t *args, uin
 IDM_INLINE int copy_class(const mdt_idmap *m, struct idm_head *h, mdt_idmap_class_info *out,
                           uintptr_t *args, uint32_t cap, uint64_t gen)
 {
-    struct idm_cslot *c = (struct idm_cslot *)h;
-    uint64_t v1 = atomic_load_explicit(&h->gv, memory_order_acquire);
-    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
-    uintptr_t x = atomic_load_explicit(&c->x, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_acquire);
-    if (v1 & 1u)
-        return MDT_ENOTFOUND;
-    if (atomic_load_explicit(&h->gv, memory_order_relaxed) != v1)
-        return IDM_RETRY;
-    unsigned meta = (unsigned)(w >> W_META_SHIFT);
-    if (!(meta & META_LIVE) || (gen && v1 >> 1 != gen))
-        return MDT_ENOTFOUND;
-    unsigned shape = meta >> META_SHAPE_SHIFT & 7u;
-    uint32_t row = (uint32_t)w & W_ROW_MASK;
-    out->module = idm_module_of(m, idm_w_handle(w));
+    struct snap sn;
+    if (__builtin_expect(snap_slot(&sn, h, &((struct idm_cslot *)h)->x, gen) != 0, 0))
+        return sn.rc;
+    unsigned shape = sn.meta >> META_SHAPE_SHIFT & 7u;
+    uint32_t row = (uint32_t)sn.w & W_ROW_MASK;
+    out->module = idm_module_of(m, idm_w_handle(sn.w));
     out->token = shape == MDT_IDMAP_SHAPE_TYPEDEF ? 0x02000000u | row : 0;
     out->shape = (uint8_t)shape;
-    out->prim = (uint8_t)(w >> W_PRIM_SHIFT);
+    out->prim = (uint8_t)(sn.w >> W_PRIM_SHIFT);
     out->rank = shape == MDT_IDMAP_SHAPE_TYPEDEF ? 0 : (uint16_t)row;
     out->args = args;
-    out->gen = v1 >> 1;
-    if (__builtin_expect(meta & META_OOL, 0)) {
-        const struct idm_args *oa = (const struct idm_args *)x;
+    out->gen = sn.v1 >> 1;
+    if (__builtin_expect(sn.meta & META_OOL, 0)) {
+        const struct idm_args *oa = (const struct idm_args *)sn.x;
         if (shape != MDT_IDMAP_SHAPE_TYPEDEF)
             out->token = oa->token;
         out->nargs = oa->n;
-        copy_ool(x, args, cap);
+        copy_ool(sn.x, args, cap);
     } else {
-        out->nargs = meta & META_ARG ? 1 : 0;
-        if ((meta & META_ARG) && cap > 0)
-            args[0] = x;
+        out->nargs = sn.meta & META_ARG ? 1 : 0;
+        if ((sn.meta & META_ARG) && cap > 0)
+            args[0] = sn.x;
     }
     return 0;
 }
@@ -98,36 +120,29 @@ IDM_INLINE int copy_class(const mdt_idmap *m, struct idm_head *h, mdt_idmap_clas
 IDM_INLINE int copy_func(const mdt_idmap *m, struct idm_head *h, mdt_idmap_function_info *out,
                          uintptr_t *args, uint32_t cap, uint64_t gen)
 {
-    struct idm_fslot *f = (struct idm_fslot *)h;
-    uint64_t v1 = atomic_load_explicit(&h->gv, memory_order_acquire);
-    uint64_t w = atomic_load_explicit(&h->w, memory_order_relaxed);
-    uintptr_t x = atomic_load_explicit(&f->x, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_acquire);
-    if (v1 & 1u)
-        return MDT_ENOTFOUND;
-    if (atomic_load_explicit(&h->gv, memory_order_relaxed) != v1)
-        return IDM_RETRY;
-    unsigned meta = (unsigned)(w >> W_META_SHIFT);
-    if (!(meta & META_LIVE) || (gen && v1 >> 1 != gen))
-        return MDT_ENOTFOUND;
-    out->module = idm_module_of(m, idm_w_handle(w));
-    out->token = 0x06000000u | ((uint32_t)w & W_ROW_MASK);
+    struct snap sn;
+    if (__builtin_expect(snap_slot(&sn, h, &((struct idm_fslot *)h)->x, gen) != 0, 0))
+        return sn.rc;
+    out->module = idm_module_of(m, idm_w_handle(sn.w));
+    out->token = 0x06000000u | ((uint32_t)sn.w & W_ROW_MASK);
     out->args = args;
-    out->gen = v1 >> 1;
-    if (__builtin_expect(meta & META_OOL, 0)) {
-        const struct idm_args *oa = (const struct idm_args *)x;
+    out->gen = sn.v1 >> 1;
+    if (__builtin_expect(sn.meta & META_OOL, 0)) {
+        const struct idm_args *oa = (const struct idm_args *)sn.x;
         out->class_id = oa->cls;
         out->nargs = oa->n;
-        copy_ool(x, args, cap);
+        copy_ool(sn.x, args, cap);
     } else {
-        out->class_id = x;
+        out->class_id = sn.x;
         out->nargs = 0;
     }
     return 0;
 }
 
 /* A writer changed the record during the first attempt: a few more (each
- * failure means a complete writer change in between). */
+ * failure means a complete writer change in between). Two functions, as
+ * read_class and read_func below are two: their records differ in type,
+ * and one over both would put a kind test in every lookup. */
 static __attribute__((noinline)) int class_retry(const mdt_idmap *m, struct idm_head *h,
                                                  mdt_idmap_class_info *out, uintptr_t *args,
                                                  uint32_t cap, uint64_t gen)

@@ -154,6 +154,8 @@ struct idm_tab *idm_tab_rebuild(const struct idm_tab *t, size_t cap, uint64_t be
     }
 }
 
+/* idm_tab_new's twin: the index's header is its own type (it also names
+ * the forward table), so the four shared fields are set here by name. */
 struct idm_itab *idm_itab_new(size_t cap, size_t slot_size)
 {
     size_t bytes;

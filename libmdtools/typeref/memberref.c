@@ -388,6 +388,8 @@ int mdt_memberref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
         rc_end(&c, out);
         return 0;
     }
+    /* Not resolve.c's resolve_row: the walk needs a temporary context,
+     * made only on a cache miss, and its own check of the row above. */
     if (c.cacheable) {
         slot = tr_cache_slot(view, mi, token);
         if (tr_cache_read(slot, &c.r)) {

@@ -51,6 +51,40 @@ static int cleared(mdt_resolution *out, int e)
     return e;
 }
 
+/* A TypeRef's or ExportedType's resolution once its row is known to be
+ * there: through the module's cache slot when the options allow, else the
+ * walk, whose answer the slot keeps. Unreadable rows on the way are
+ * answers (bad-image), not failures of the call. Inline in both callers,
+ * `exported` a constant there: as a call it added 1.4% to bench/typeref's
+ * whole_run (callgrind), once per TypeRef resolved. */
+static inline __attribute__((always_inline)) int resolve_row(struct rc *c, mdt_resolution *out,
+                                                             const mdt_modview *view, uint32_t mi,
+                                                             uint32_t token, bool exported)
+{
+    struct tr_centry *slot = NULL;
+    uint64_t stamp = mdt__err_stamp();
+    if (!unusable(c, mi)) {
+        if (c->cacheable) {
+            slot = tr_cache_slot(view, mi, token);
+            if (tr_cache_read(slot, &c->r)) {
+                tr_res_export(view, &c->r, out);
+                return 0;
+            }
+        }
+        if (exported)
+            rc_exported(c, mi, MDT_TOKEN_RID(token));
+        else
+            rc_typeref(c, mi, MDT_TOKEN_RID(token));
+        if (c->cacheable)
+            tr_cache_write(slot, &c->r);
+    }
+    rc_end(c, out);
+    if (c->trace_failed)
+        return rc_error(c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
+    mdt__err_back_to(stamp);
+    return 0;
+}
+
 int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
                         const mdt_modview *view, uintptr_t module, uint32_t token,
                         const mdt_resolve_opts *opts)
@@ -58,8 +92,6 @@ int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     struct rc c;
     uint32_t mi;
     int e;
-    struct tr_centry *slot = NULL;
-    uint64_t stamp;
     if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
     /* From here on every answer goes through tr_res_export, which writes
@@ -75,26 +107,7 @@ int mdt_typeref_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
     }
     if ((e = check_rid(view, mi, token, MDT_TABLE_TypeRef)))
         return cleared(out, rc_error(&c, e));
-    /* Unreadable rows on the way are answers (bad-image), not failures of
-     * the call. */
-    stamp = mdt__err_stamp();
-    if (!unusable(&c, mi)) {
-        if (c.cacheable) {
-            slot = tr_cache_slot(view, mi, token);
-            if (tr_cache_read(slot, &c.r)) {
-                tr_res_export(view, &c.r, out);
-                return 0;
-            }
-        }
-        rc_typeref(&c, mi, MDT_TOKEN_RID(token));
-        if (c.cacheable)
-            tr_cache_write(slot, &c.r);
-    }
-    rc_end(&c, out);
-    if (c.trace_failed)
-        return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
-    mdt__err_back_to(stamp);
-    return 0;
+    return resolve_row(&c, out, view, mi, token, false);
 }
 
 int mdt_exportedtype_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,
@@ -104,34 +117,13 @@ int mdt_exportedtype_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **tra
     struct rc c;
     uint32_t mi;
     int e;
-    struct tr_centry *slot = NULL;
-    uint64_t stamp;
     if (tr_cache_export_fast(view, module, token, opts, trace, out, &mi))
         return 0;
     if ((e = rc_begin(&c, mem_ctx, trace, view, module, token, opts, &mi)))
         return cleared(out, e);
     if ((e = check_rid(view, mi, token, MDT_TABLE_ExportedType)))
         return cleared(out, rc_error(&c, e));
-    /* Unreadable rows on the way are answers (bad-image), not failures of
-     * the call. */
-    stamp = mdt__err_stamp();
-    if (!unusable(&c, mi)) {
-        if (c.cacheable) {
-            slot = tr_cache_slot(view, mi, token);
-            if (tr_cache_read(slot, &c.r)) {
-                tr_res_export(view, &c.r, out);
-                return 0;
-            }
-        }
-        rc_exported(&c, mi, MDT_TOKEN_RID(token));
-        if (c.cacheable)
-            tr_cache_write(slot, &c.r);
-    }
-    rc_end(&c, out);
-    if (c.trace_failed)
-        return rc_error(&c, mdt__fail_simple(MDT_ENOMEM, "out of memory for a trace"));
-    mdt__err_back_to(stamp);
-    return 0;
+    return resolve_row(&c, out, view, mi, token, true);
 }
 
 int mdt_token_resolve(void *mem_ctx, mdt_resolution *out, mdt_trace **trace,

@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "core/base.h"
+#include "core/growbuf.h"
 #include "core/sampler.h"
 #include "core/naming.h"
 #include "core/aggregate.h"
@@ -316,48 +317,21 @@ void mdp_alloc_stack_add(mdp_core *core, uintptr_t cls, uint64_t bytes, const ui
     atomic_fetch_add(&s->samples, 1);
 }
 
-struct keybuf {
-    char *s;
-    size_t len, cap;
-    int bad;
-};
-
-static void kb_add(struct keybuf *b, const char *s, size_t n)
-{
-    if (b->bad)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->bad = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-}
-
 /* One sample's key (its thread and slice, the type, then the frames leaf
  * first) and names. */
-static void name_sample(mdp_core *core, const struct raw_sample *r, struct keybuf *key,
-                        struct keybuf *dbg)
+static void name_sample(mdp_core *core, const struct raw_sample *r, struct mdp_growbuf *key,
+                        struct mdp_growbuf *dbg)
 {
     char desc[4096], head[64];
     int hn = snprintf(head, sizeof head, "%d %" PRIu64 " ", r->tid, r->ms / core->cfg.slice_ms);
-    kb_add(key, head, (size_t)hn);
+    mdp_growbuf_put(key, head, (size_t)hn);
     char *tdebug = NULL;
     int kind;
     const char *type = mdp_alloc_type_text(core, r->cls, r->cls_gen, desc, sizeof desc, &kind,
                                            core->cfg.debug_names ? &tdebug : NULL);
-    kb_add(key, type, strlen(type));
+    mdp_growbuf_put(key, type, strlen(type));
     if (core->cfg.debug_names)
-        kb_add(dbg, tdebug ? tdebug : type, strlen(tdebug ? tdebug : type));
+        mdp_growbuf_put(dbg, tdebug ? tdebug : type, strlen(tdebug ? tdebug : type));
     free(tdebug);
     for (unsigned i = 0; i < r->n; i++) {
         const struct mdp_frame *fr = mdp_frame_get(core, r->f[i].fn, r->f[i].gen);
@@ -365,13 +339,13 @@ static void name_sample(mdp_core *core, const struct raw_sample *r, struct keybu
         char il[24] = "";
         if (fr && fr->kind == FK_MANAGED)
             mdp_frame_il(core, r->f[i].ip, r->f[i].fn, r->f[i].gen, il, sizeof il);
-        kb_add(key, " ", 1);
-        kb_add(key, text, strlen(text));
-        kb_add(key, il, strlen(il));
+        mdp_growbuf_put(key, " ", 1);
+        mdp_growbuf_put(key, text, strlen(text));
+        mdp_growbuf_put(key, il, strlen(il));
         if (core->cfg.debug_names) {
             const char *d = fr && fr->debug ? fr->debug : text;
-            kb_add(dbg, "\t", 1);
-            kb_add(dbg, d, strlen(d));
+            mdp_growbuf_put(dbg, "\t", 1);
+            mdp_growbuf_put(dbg, d, strlen(d));
         }
     }
 }
@@ -381,7 +355,7 @@ void mdp_alloc_stacks_flush(mdp_core *core)
     struct mdp_allocstack *s = core->allocstack;
     if (!s)
         return;
-    struct keybuf key = {0}, dbg = {0};
+    struct mdp_growbuf key = {0}, dbg = {0};
     double mean = (double)s->mean;
     for (struct stack_thread *t = atomic_load(&s->threads); t; t = t->next) {
         /* names are built outside the thread's lock: take its samples first */
@@ -393,8 +367,8 @@ void mdp_alloc_stacks_flush(mdp_core *core)
         pthread_mutex_unlock(&t->lock);
         for (size_t i = 0; i < n; i++) {
             const struct raw_sample *r = v[i];
-            key.len = dbg.len = 0;
-            key.bad = dbg.bad = 0;
+            mdp_growbuf_reset(&key);
+            mdp_growbuf_reset(&dbg);
             name_sample(core, r, &key, &dbg);
             /* the sample stands for 1/p objects of its size: the
              * callback path's p = 1 - exp(-size/mean), the event path's

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "core/base.h"
+#include "core/growbuf.h"
 #include "core/native.h"
 #include "core/sampler.h"
 #include "core/naming.h"
@@ -62,36 +63,6 @@ uint64_t mdp_drain_take_fill(mdp_core *core)
     uint64_t fill = core->drain->fill;
     core->drain->fill = 0;
     return fill;
-}
-
-struct keybuf {
-    char *s;
-    size_t len, cap;
-};
-
-/* Room for n more bytes and the NUL. */
-static int kb_grow(struct keybuf *b, size_t n)
-{
-    size_t cap = b->cap ? b->cap : 1024;
-    while (b->len + n + 1 > cap)
-        cap *= 2;
-    char *p = realloc(b->s, cap);
-    if (!p)
-        return -1;
-    b->s = p;
-    b->cap = cap;
-    return 0;
-}
-
-/* Twice a frame: the fast path inlined, the growth out of line. */
-static inline int kb_add(struct keybuf *b, const char *s, size_t n)
-{
-    if (__builtin_expect(b->len + n + 1 > b->cap, 0) && kb_grow(b, n))
-        return -1;
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-    return 0;
 }
 
 /* v in decimal at out (20 bytes at most), its length: a sample's head
@@ -135,7 +106,7 @@ static int stack_mapping(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
     return found;
 }
 
-static struct keybuf key, dbg;
+static struct mdp_growbuf key, dbg;
 
 /* A sample's frames while it is named (drain_lock held: one at a time). */
 struct fr {
@@ -216,7 +187,8 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
                                       mdp_ring_peek(&t->ring, at + 3 * i + 1));
             mdp_notes_add(core, line);
         }
-        key.len = dbg.len = 0;
+        mdp_growbuf_reset(&key);
+        mdp_growbuf_reset(&dbg);
         int bad = 0;
         {
             /* the record's thread and time slice come first in its key
@@ -234,7 +206,7 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             head[hl++] = ' ';
             hl += put_u64(head + hl, ms / core->cfg.slice_ms);
             head[hl++] = ' ';
-            if (kb_add(&key, head, hl))
+            if (mdp_growbuf_put(&key, head, hl))
                 bad = 1;
         }
         /* first what each frame is, then the leaf side's activity, then the
@@ -275,8 +247,9 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         if (flags & MDP_SAMPLE_WALL) {
             /* wall mode: the thread's state is the leaf (wall.c) */
             const char *st = wall_state(core, mdp_ring_peek(&t->ring, state_at), n);
-            if (kb_add(&key, st, strlen(st)) || kb_add(&key, " ", 1) ||
-                (core->cfg.debug_names && (kb_add(&dbg, st, strlen(st)) || kb_add(&dbg, "\t", 1))))
+            if (mdp_growbuf_put(&key, st, strlen(st)) || mdp_growbuf_put(&key, " ", 1) ||
+                (core->cfg.debug_names &&
+                 (mdp_growbuf_put(&dbg, st, strlen(st)) || mdp_growbuf_put(&dbg, "\t", 1))))
                 bad = 1;
         }
         for (unsigned i = 0; i < n && !bad; i++) {
@@ -307,14 +280,14 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             }
             core->stats.kind[kind] += weight;
             core->stats.frames += weight;
-            if ((i && kb_add(&key, " ", 1)) || kb_add(&key, text, textlen))
+            if ((i && mdp_growbuf_put(&key, " ", 1)) || mdp_growbuf_put(&key, text, textlen))
                 bad = 1;
             if (act && i < nnative &&
-                (kb_add(&key, "!", 1) ||
-                 kb_add(&key, mdp_activity_text[act], strlen(mdp_activity_text[act]))))
+                (mdp_growbuf_put(&key, "!", 1) ||
+                 mdp_growbuf_put(&key, mdp_activity_text[act], strlen(mdp_activity_text[act]))))
                 bad = 1;
-            if (core->cfg.debug_names &&
-                ((i && kb_add(&dbg, "\t", 1)) || kb_add(&dbg, debug, strlen(debug))))
+            if (core->cfg.debug_names && ((i && mdp_growbuf_put(&dbg, "\t", 1)) ||
+                                          mdp_growbuf_put(&dbg, debug, strlen(debug))))
                 bad = 1;
         }
         if ((flags & MDP_SAMPLE_CUT) && !bad) {
@@ -326,8 +299,8 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
                 if (core->cfg.debug_names && (sp = strrchr(dbg.s, '\t')))
                     dbg.len = (size_t)(sp - dbg.s);
             }
-            if (kb_add(&key, " truncated", 10) ||
-                (core->cfg.debug_names && kb_add(&dbg, "\ttruncated", 10)))
+            if (mdp_growbuf_put(&key, " truncated", 10) ||
+                (core->cfg.debug_names && mdp_growbuf_put(&dbg, "\ttruncated", 10)))
                 bad = 1;
             core->stats.cut += weight;
         }

@@ -31,6 +31,7 @@
 #include <mdtools/names.h>
 
 #include "core/base.h"
+#include "core/growbuf.h"
 #include "core/native.h"
 #include "core/sampler.h"
 #include "core/naming.h"
@@ -136,41 +137,10 @@ void mdp_ev_stack_event(mdp_core *core, int kind, uintptr_t cls, uint64_t value,
         mdp_drain_poke(core);
 }
 
-struct keybuf {
-    char *s;
-    size_t len, cap;
-    int bad;
-};
-
-static void kb_add(struct keybuf *b, const char *s, size_t n)
-{
-    if (b->bad)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->bad = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-}
-
-static void kb_str(struct keybuf *b, const char *s)
-{
-    kb_add(b, s, strlen(s));
-}
-
 /* The exception's class as a descriptor (and its in-process name), or the
  * special word of what it could not be. */
-static void type_text(mdp_core *core, const struct ev *v, struct keybuf *key, struct keybuf *dbg)
+static void type_text(mdp_core *core, const struct ev *v, struct mdp_growbuf *key,
+                      struct mdp_growbuf *dbg)
 {
     char desc[4096];
     int kind = FK_MANAGED;
@@ -182,24 +152,25 @@ static void type_text(mdp_core *core, const struct ev *v, struct keybuf *key, st
     else if (mdp_class_desc(core, v->cls, desc, sizeof desc) < 0)
         kind = FK_NOMVID;
     const char *text = kind == FK_MANAGED ? desc : mdp_frame_kind_text[kind];
-    kb_str(key, text);
+    mdp_growbuf_puts(key, text);
     if (core->cfg.debug_names) {
         char *name = NULL, *esc = NULL;
         void *tmp = talloc_new(NULL);
         if (kind == FK_MANAGED && tmp &&
             mdt_idmap_class_name(tmp, &name, core->map, v->cls, 0, NULL) == 0)
             esc = mdp_escape_name(name);
-        kb_str(dbg, esc ? esc : text);
+        mdp_growbuf_puts(dbg, esc ? esc : text);
         free(esc);
         talloc_free(tmp);
     }
 }
 
-static void name_event(mdp_core *core, struct ev *v, struct keybuf *key, struct keybuf *dbg)
+static void name_event(mdp_core *core, struct ev *v, struct mdp_growbuf *key,
+                       struct mdp_growbuf *dbg)
 {
     char head[64];
     snprintf(head, sizeof head, "%d %" PRIu64 " ", v->tid, v->ms / core->cfg.slice_ms);
-    kb_str(key, head);
+    mdp_growbuf_puts(key, head);
     int sep = 0;
     if (v->kind == MDP_EVENT_THROW) {
         type_text(core, v, key, dbg);
@@ -237,23 +208,23 @@ static void name_event(mdp_core *core, struct ev *v, struct keybuf *key, struct 
         core->stats.kind[kind]++;
         core->stats.frames++;
         if (sep++)
-            kb_add(key, " ", 1);
-        kb_add(key, text, elf_len ? elf_len : strlen(text));
-        kb_str(key, il);
+            mdp_growbuf_put(key, " ", 1);
+        mdp_growbuf_put(key, text, elf_len ? elf_len : strlen(text));
+        mdp_growbuf_puts(key, il);
         if (core->cfg.debug_names) {
             if (dbg->len)
-                kb_add(dbg, "\t", 1);
-            kb_str(dbg, debug);
+                mdp_growbuf_put(dbg, "\t", 1);
+            mdp_growbuf_puts(dbg, debug);
         }
     }
     if (v->cut) {
-        kb_str(key, sep ? " truncated" : "truncated");
+        mdp_growbuf_puts(key, sep ? " truncated" : "truncated");
         if (core->cfg.debug_names)
-            kb_str(dbg, dbg->len ? "\ttruncated" : "truncated");
+            mdp_growbuf_puts(dbg, dbg->len ? "\ttruncated" : "truncated");
         core->stats.cut++;
     }
     if (!sep && !v->cut)
-        kb_str(key, "unknown:unmapped"); /* no frame at all: never an empty record */
+        mdp_growbuf_puts(key, "unknown:unmapped"); /* no frame at all: never an empty record */
 }
 
 void mdp_events_drain(mdp_core *core)
@@ -267,14 +238,14 @@ void mdp_events_drain(mdp_core *core)
     e->tail = &e->head;
     e->n = 0;
     pthread_mutex_unlock(&e->lock);
-    struct keybuf key = {0}, dbg = {0};
+    struct mdp_growbuf key = {0}, dbg = {0};
     while (list) {
         struct ev *v = list;
         list = v->next;
-        key.len = dbg.len = 0;
-        key.bad = dbg.bad = 0;
-        kb_add(&key, "", 0);
-        kb_add(&dbg, "", 0);
+        mdp_growbuf_reset(&key);
+        mdp_growbuf_reset(&dbg);
+        mdp_growbuf_put(&key, "", 0);
+        mdp_growbuf_put(&dbg, "", 0);
         name_event(core, v, &key, &dbg);
         if (!key.bad && !dbg.bad)
             mdp_record_add(core, v->kind == MDP_EVENT_THROW ? MDP_REC_THROW : MDP_REC_WAIT, key.s,

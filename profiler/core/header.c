@@ -18,6 +18,7 @@
 
 #include "core/base.h"
 #include "core/channel.h"
+#include "core/growbuf.h"
 #include "core/sampler.h"
 #include "core/naming.h"
 #include "core/modes.h"
@@ -92,39 +93,18 @@ void mdp_frameworks_note(mdp_core *core, const char *path)
         core->writer->frameworks[core->writer->nframeworks++] = d;
 }
 
-struct growbuf {
-    char *s;
-    size_t len, cap;
-    int bad;
-};
-
-static void put(struct growbuf *b, const char *s, size_t n)
+/* Short names for the header's many appends. */
+static void put(struct mdp_growbuf *b, const char *s, size_t n)
 {
-    if (b->bad)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 512;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->bad = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
+    mdp_growbuf_put(b, s, n);
 }
 
-static void puts_(struct growbuf *b, const char *s)
+static void puts_(struct mdp_growbuf *b, const char *s)
 {
-    put(b, s, strlen(s));
+    mdp_growbuf_puts(b, s);
 }
 
-static void put_enc(struct growbuf *b, const char *s)
+static void put_enc(struct mdp_growbuf *b, const char *s)
 {
     char enc[3 * 4200 + 1];
     size_t n = mdp_pct_escape(enc, sizeof enc, s, strlen(s));
@@ -133,7 +113,7 @@ static void put_enc(struct growbuf *b, const char *s)
 
 char *mdp_header_line(mdp_core *core)
 {
-    struct growbuf b = {0};
+    struct mdp_growbuf b = {0};
     char tmp[160], when[32];
     struct tm tm;
     gmtime_r(&core->writer->start_wall, &tm);

@@ -192,6 +192,32 @@ START_TEST(resolver_may_give_only_the_size)
 }
 END_TEST
 
+/* An enum value whose type says an underlying kind outside its contract
+ * (BOOLEAN, CHAR, I1..U8) is printed as a cast number: no member is
+ * matched on a size that kind does not have. */
+START_TEST(enum_of_a_bad_underlying_kind_names_no_member)
+{
+    void *ctx = talloc_new(NULL);
+    mdt_attr a;
+    /* InfoAttribute(2, "module", Color.Green, ...): its third argument */
+    ck_assert_int_eq(mdt_attr_of_row(ctx, &a, open_rel(ctx, "data/Everything.dll"), 1, NULL, NULL),
+                     0);
+    mdt_value v = a.fixed[2];
+    mdt_value_type t = *v.type;
+    char *s;
+    ck_assert_uint_eq(v.type->kind, MDT_VALUE_ENUM);
+    ck_assert_int_eq(mdt_value_format(ctx, &s, &v, NULL), 0);
+    ck_assert_str_eq(s, "Everything.Color.Green");
+    t.underlying = MDT_VALUE_STRING;
+    v.type = &t;
+    v.u = 0; /* matched on 0 bytes, any literal would do */
+    v.i = 0;
+    ck_assert_int_eq(mdt_value_format(ctx, &s, &v, NULL), 0);
+    ck_assert_str_eq(s, "(Everything.Color)0");
+    talloc_free(ctx);
+}
+END_TEST
+
 /* Hand-made blobs against real constructors of Everything.dll:
  * 0x06000002 InfoAttribute(int, string, Color, Type, int[], object),
  * 0x06000001 InfoAttribute(), 0x0A000011 FixedBuffer(Type, int). */
@@ -352,6 +378,7 @@ Suite *suite(void)
     tcase_add_test(tc, info_attribute_value_tree);
     tcase_add_test(tc, unknown_enum_size_without_a_resolver);
     tcase_add_test(tc, resolver_may_give_only_the_size);
+    tcase_add_test(tc, enum_of_a_bad_underlying_kind_names_no_member);
     tcase_add_test(tc, malformed_attribute_blobs_fail_with_offsets);
     tcase_add_test(tc, nested_arrays_of_objects_are_capped);
     tcase_add_test(tc, every_attribute_of_the_framework_decodes);
