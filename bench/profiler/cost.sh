@@ -112,12 +112,14 @@ for k in $clocks; do
     echo "clock $k:"
     # the perf clock's signals cost the kernel more (an interrupt each):
     # COST_DELIVERY_PERF, from `bench/profiler/handler perfsignal`
-    [ "$k" != perf ] || delivery=${COST_DELIVERY_PERF:-$delivery}
-    python3 "$top/bench/profiler/cost.py" --delivery "$delivery" $(ls "$out"/*.log | grep -v '/idle\.')
+    # (its own variable: the clocks after it keep the timer's)
+    d=$delivery
+    [ "$k" != perf ] || d=${COST_DELIVERY_PERF:-$delivery}
+    python3 "$top/bench/profiler/cost.py" --delivery "$d" $(ls "$out"/*.log | grep -v '/idle\.')
     if [ -n "$web" ] && ls "$out"/idle.*.log >/dev/null 2>&1; then
         echo
         echo "the server waiting 20 s after its start, no request (as run):"
-        python3 "$top/bench/profiler/cost.py" --each --delivery "$delivery" "$out"/idle.*.log
+        python3 "$top/bench/profiler/cost.py" --each --delivery "$d" "$out"/idle.*.log
     fi
     echo
 done
