@@ -386,8 +386,9 @@ int mdi_batch_main(int argc, char **argv)
     cut = mdb_logctx_report(lc, stderr, pid_only, pid);
     if (rr.read_error && rr.shrank) {
         fprintf(stderr,
-                MDB_PROGNAME " batch: the input file shrank while it was read: it ended at "
-                             "byte %llu; the lines after it are not written\n",
+                MDB_PROGNAME " batch: the input file shrank while it was read: byte %llu, "
+                             "which it had, was gone; the lines from there on are not "
+                             "written\n",
                 (unsigned long long)rr.read_at);
         status_bad = true;
     } else if (rr.read_error && rr.read_errno) {
