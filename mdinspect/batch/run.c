@@ -34,13 +34,12 @@
  * it, and the ranges before have been scanned when a range's turn comes,
  * so each block's process, events and line numbers (block_base) are what
  * the main thread's scan made of the same bytes. Most ranges hold no '#'
- * and their turn is one memchr. A header that adds folders waits, in its
- * turn, for every earlier block to be written, as the main thread did.
- * The main thread then only writes the blocks in order. A pipe or a
- * terminal has no offsets: the main thread reads it as above. A file that
- * grows while read is read on to its new end (has_bytes); one that
- * shrinks ends the run at the block that met its new end, with an error
- * naming the byte (write_oldest, main.c). */
+ * (looked for before the turn) and their turn passes at once. A header that adds folders waits, in
+ * its turn, for every earlier block to be written, as the main thread did. The main thread then
+ * only writes the blocks in order. A pipe or a terminal has no offsets: the main thread reads it as
+ * above. A file that grows while read is read on to its new end (has_bytes); one that shrinks ends
+ * the run at the block that met its new end, with an error naming the byte (write_oldest, main.c).
+ */
 
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "config.h"
@@ -457,18 +456,14 @@ static bool has_bytes(struct run *run, uint64_t start)
     return start < run->size;
 }
 
-/* The `#` lines of a range just read, in input order (the caller has the
- * scan turn, not the lock): what logctx.c and native.c learn from them
- * holds for the lines after them, and a block's process is the one the
- * ranges before it left current. */
-static void scan_range(struct run *run, struct slot *sl, uint64_t start, uint64_t expect)
+/* The `#` lines of a range just read (hash: its first '#', or NULL), in
+ * input order (the caller has the scan turn, not the lock): what logctx.c and native.c learn from
+ * them holds for the lines after them, and a block's process is the one the ranges before it left
+ * current. */
+static void scan_range(struct run *run, struct slot *sl, const char *hash)
 {
     const mdb_run_opts *o = run->o;
-    const char *hash;
     int f;
-    /* the input ended before the range's end, where it had bytes */
-    sl->shrank = sl->rend.eof < start + run->range && sl->rend.eof < expect;
-    hash = memchr(sl->in.buf, '#', sl->in.len - sl->in.tail);
     if (hash) {
         pthread_mutex_lock(&run->lock);
         sl->in.first_lineno = block_base(run, sl->seq);
@@ -494,8 +489,9 @@ static void scan_range(struct run *run, struct slot *sl, uint64_t start, uint64_
 
 /* A worker of a regular file: it takes the next range, reads it itself
  * (mdb_read_range: the copies out of the page cache run side by side, no
- * longer on one thread), waits for the ranges before it to have their '#'
- * lines read, reads its own (scan_range: a memchr for most ranges), then
+ * longer on one thread), looks for a '#' in it, waits for the ranges
+ * before it to have their '#' lines read, reads its own (scan_range:
+ * nothing to read in most ranges, so the turn passes at once), then
  * counts and resolves its lines as a worker of blocks does. */
 static void *work_ranges(struct worker *w)
 {
@@ -525,17 +521,22 @@ static void *work_ranges(struct worker *w)
         pthread_cond_broadcast(&run->queued); /* the writer waits for it */
         pthread_mutex_unlock(&run->lock);
 
+        const char *hash = NULL; /* its first '#', looked for before its turn */
         if (mdb_read_range(&sl->in, run->in_fd, run->base, start, start + run->range, &sl->rend) <
             0) {
             sl->rerr = sl->rend.err != 0;
             sl->nomem = !sl->rerr;
+        } else {
+            /* the input ended before the range's end, where it had bytes */
+            sl->shrank = sl->rend.eof < start + run->range && sl->rend.eof < expect;
+            hash = memchr(sl->in.buf, '#', sl->in.len - sl->in.tail);
         }
         pthread_mutex_lock(&run->lock);
         while (run->scan_seq != seq)
             pthread_cond_wait(&run->scanned, &run->lock);
         pthread_mutex_unlock(&run->lock);
         if (!sl->rerr && !sl->nomem)
-            scan_range(run, sl, start, expect);
+            scan_range(run, sl, hash);
         pthread_mutex_lock(&run->lock);
         run->scan_seq++;
         pthread_cond_broadcast(&run->scanned);
