@@ -74,6 +74,7 @@ struct slot {
      * the range did while it had more bytes before (shrank) */
     bool rerr, shrank;
     mdb_range_end rend;
+    pthread_cond_t scan; /* ranges: its scan turn has come (work_ranges) */
     int state;
     /* Line numbers (block_base), under the run's lock: `first` is the
      * number of the block's first line once `based`; `pins` counts the
@@ -116,7 +117,6 @@ struct run {
     uint64_t size;     /* its bytes after base, as last seen (fstat) */
     uint64_t range;    /* bytes of a range */
     uint64_t scan_seq; /* the range whose `#` lines are read next */
-    pthread_cond_t scanned;
 };
 
 /* Write a slot's output to the real file (the caller has the turn). */
@@ -533,13 +533,15 @@ static void *work_ranges(struct worker *w)
         }
         pthread_mutex_lock(&run->lock);
         while (run->scan_seq != seq)
-            pthread_cond_wait(&run->scanned, &run->lock);
+            pthread_cond_wait(&sl->scan, &run->lock);
         pthread_mutex_unlock(&run->lock);
         if (!sl->rerr && !sl->nomem)
             scan_range(run, sl, hash);
         pthread_mutex_lock(&run->lock);
         run->scan_seq++;
-        pthread_cond_broadcast(&run->scanned);
+        /* the next range's worker, if it waits (each waits on its own
+         * slot's condition: a broadcast would wake every worker a turn) */
+        pthread_cond_signal(&run->slots[(seq + 1) % run->nslots].scan);
         if (sl->rerr || sl->nomem || sl->shrank) {
             /* no range after it is read (nor written: write_oldest) */
             run->end = true;
@@ -553,7 +555,12 @@ static void *work_ranges(struct worker *w)
             pthread_mutex_lock(&run->lock);
         }
         sl->state = DONE;
-        pthread_cond_broadcast(&run->done);
+        /* The writer waits for the oldest unwritten block only, and
+         * writes every later one already done without waiting: waking it
+         * for those was most of its time (bench/README.md, issue 28,
+         * branch batchio). */
+        if (seq == run->next_write)
+            pthread_cond_broadcast(&run->done);
     }
     pthread_mutex_unlock(&run->lock);
     return NULL;
@@ -578,6 +585,7 @@ static bool slot_init(struct slot *sl, struct run *run)
 {
     memset(sl, 0, sizeof *sl);
     sl->run = run;
+    pthread_cond_init(&sl->scan, NULL);
     if (!(sl->ctx = talloc_new(NULL)) || mdb_block_init(&sl->in, sl->ctx) ||
         mdb_output_init(&sl->out, sl->ctx, -1) || mdb_output_init(&sl->err, sl->ctx, -1))
         return false;
@@ -689,7 +697,6 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
     pthread_cond_init(&run.queued, NULL);
     pthread_cond_init(&run.done, NULL);
     pthread_cond_init(&run.turn, NULL);
-    pthread_cond_init(&run.scanned, NULL);
     run.ranges = ok && nworkers && use_ranges(&run, o->in_fd);
     for (unsigned i = 0; ok && i < nworkers; i++) {
         if (pthread_create(&w[i].tid, NULL, work, &w[i]) != 0)
@@ -807,7 +814,6 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
 
     if (run.ranges && !res->read_error)
         lseek(o->in_fd, 0, SEEK_END); /* where reading it to its end leaves it */
-    pthread_cond_destroy(&run.scanned);
     pthread_cond_destroy(&run.turn);
     pthread_cond_destroy(&run.done);
     pthread_cond_destroy(&run.queued);
@@ -821,8 +827,10 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
             res->resets += mdb_resolver_resets(w[i].res);
         talloc_steal(ctx, w[i].ctx);
     }
-    for (unsigned i = 0; run.slots && i < run.nslots; i++)
+    for (unsigned i = 0; run.slots && i < run.nslots; i++) {
+        pthread_cond_destroy(&run.slots[i].scan);
         talloc_steal(ctx, run.slots[i].ctx);
+    }
     talloc_steal(ctx, run.slots);
     talloc_steal(ctx, w);
     talloc_steal(ctx, in_ctx);
