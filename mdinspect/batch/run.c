@@ -23,8 +23,8 @@
  * kernel's copy of the input into the blocks was most of the main
  * thread's time, the part of the run no other thread could share
  * (bench/README.md, issue 28, branches batch7 and batchio). The file is
- * cut into ranges of MDB_BLOCK bytes (MDINSPECT_BATCH_RANGE for tests),
- * range N at byte N x MDB_BLOCK from where the input starts; a worker
+ * cut into ranges of 128 KiB (RANGE; MDINSPECT_BATCH_RANGE for tests),
+ * range N at byte N x RANGE from where the input starts; a worker
  * takes the next range while a slot is free (the same bound on memory as
  * blocks), reads the lines that start in it with pread (mdb_read_range:
  * a line belongs to the range it starts in), and then waits for its turn
@@ -323,16 +323,17 @@ static void resolve_block(struct worker *w, struct slot *sl)
 {
     const mdb_block *b = &sl->in;
     const mdb_run_opts *o = w->run->o;
-    const char *p = b->buf, *end = b->buf + b->len;
+    /* A range's last line when it is not an ordinary one (mdb_read_range)
+     * is left out of the loop and written after it, as a single block's
+     * line is: a check in the loop cost 12 instructions a line. */
+    const size_t odd = b->last_long ? 1 : b->tail;
+    const char *p = b->buf, *end = b->buf + b->len - odd;
     uint64_t lineno = b->first_lineno;
     const mdb_proc *proc = b->proc;
     size_t ev = 0;
     /* the line of the next process start (none: never met) */
     uint64_t next_ev = b->nev ? b->ev[0].lineno : UINT64_MAX;
     const bool pid_only = o->pid_only, text = o->format == MDB_TEXT;
-    /* a range's last line when it is not an ordinary one (mdb_read_range) */
-    const char *odd = b->last_long ? end - 1 : b->tail ? end - b->tail : NULL;
-    const int odd_ending = b->last_long ? MDB_LINE_LONG : MDB_LINE_UNENDED;
     uint64_t records = 0, unresolved = 0; /* of the plain lines written here */
     struct mdb_cutter cut;
     struct {
@@ -357,7 +358,7 @@ static void resolve_block(struct worker *w, struct slot *sl)
             line(w, sl, proc, b->buf, n, lineno, b->cut ? MDB_LINE_LONG : MDB_LINE_UNENDED);
         return;
     }
-    mdb_cutter_init(&cut, b->buf, b->len);
+    mdb_cutter_init(&cut, b->buf, b->len - odd);
     while (p < end && !sl->out.failed && !sl->nomem) {
         unsigned k = 0, nfresh = 0;
         uint8_t fresh[AHEAD]; /* lines whose row's frame is made here */
@@ -370,7 +371,7 @@ static void resolve_block(struct worker *w, struct slot *sl)
             g[k].s = s;
             g[k].n = n;
             g[k].m = NULL;
-            g[k].f = n && s != odd ? mdb_peek_plain(w->mods, s, n, &g[k].m, &g[k].tok) : NULL;
+            g[k].f = n ? mdb_peek_plain(w->mods, s, n, &g[k].m, &g[k].tok) : NULL;
             if (!g[k].f && g[k].m) {
                 mdb_resolver_prefetch(w->res, g[k].m, g[k].tok, 0);
                 fresh[nfresh++] = (uint8_t)k;
@@ -382,8 +383,6 @@ static void resolve_block(struct worker *w, struct slot *sl)
             int ending = MDB_LINE_ENDED;
             const mdb_proc *lp = proc; /* the line's process */
             const mdb_frame *f = g[i].f;
-            if (__builtin_expect(g[i].s == odd, 0))
-                ending = odd_ending; /* never a process's start (the scans skip it) */
             if (__builtin_expect(lineno == next_ev, 0)) { /* a process starts */
                 proc = b->ev[ev].proc;
                 if (b->ev[ev++].split) /* the cut line is the process's before */
@@ -408,6 +407,15 @@ static void resolve_block(struct worker *w, struct slot *sl)
                 plain_line(w, sl, lp, g[i].s, g[i].n, lineno, f);
             }
         }
+    }
+    if (odd && p >= end && !sl->out.failed && !sl->nomem) {
+        /* never a process's start: the scans skip it */
+        size_t n = b->last_long ? 0 : b->tail;
+        if (n && end[n - 1] == '\r')
+            n--;
+        if (!pid_only || (proc->has_pid && proc->pid == o->pid))
+            line(w, sl, proc, end, n, lineno, b->last_long ? MDB_LINE_LONG : MDB_LINE_UNENDED);
+        lineno++;
     }
     sl->records += records;
     sl->unresolved += unresolved;
@@ -629,20 +637,27 @@ static bool write_oldest(struct run *run, mdb_run_result *res)
     return !(sl->out.failed || sl->err.failed || sl->nomem || sl->rerr || sl->shrank);
 }
 
-/* Bytes of a range: MDB_BLOCK, or MDINSPECT_BATCH_RANGE (for tests: a
- * few bytes make small inputs meet every edge of a range), at most half
- * of MDB_MAX_LINE so that only a range's last line can be too long. */
+/* Bytes of a range: RANGE, or MDINSPECT_BATCH_RANGE (for tests: a few
+ * bytes make small inputs meet every edge of a range), at most half of
+ * MDB_MAX_LINE so that only a range's last line can be too long. */
+/* Twice a block: the writer is woken once a range, and its wake-ups were
+ * most of what it did (1.8-2.0% of the CPU of a -t 2 run to /dev/null
+ * against 3.1-3.6% with 64 KiB: bench/README.md, issue 28, branch
+ * batchio); a range's names (~156 KiB of PATH TOKEN lines) still fit the
+ * 256 KiB output buffer, where 256 KiB ranges would spill. */
+#define RANGE (2 * MDB_BLOCK)
+
 static uint64_t range_bytes(void)
 {
     const char *e = getenv("MDINSPECT_BATCH_RANGE");
     char *end;
     unsigned long long v;
     if (!e || !*e)
-        return MDB_BLOCK;
+        return RANGE;
     errno = 0;
     v = strtoull(e, &end, 10);
     if (errno || *end || v == 0 || v > MDB_MAX_LINE / 2)
-        return MDB_BLOCK;
+        return RANGE;
     return v;
 }
 
