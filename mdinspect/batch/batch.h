@@ -381,6 +381,9 @@ typedef struct mdb_run_result {
     uint64_t records, unresolved;
     uint64_t resets; /* times a thread started its caches over */
     bool read_error, write_error, nomem;
+    int read_errno;   /* of a failed read (0: none) */
+    uint64_t read_at; /* where in the input it failed, or where it ended when it shrank */
+    bool shrank;      /* a regular file ended before the size it had while read */
 } mdb_run_result;
 
 /* Resolve the input to the output (and the error output for what the

@@ -4,7 +4,9 @@
  * cut into lines in place; the output is gathered in buffers written with
  * write(2), so a million short lines cost a few thousand system calls.
  * A line of MDB_MAX_LINE bytes or more is not kept: its block says it was
- * cut, and its bytes are skipped up to its newline. */
+ * cut, and its bytes are skipped up to its newline. A regular file is
+ * read in ranges instead, each by the thread that resolves it
+ * (mdb_read_range, run.c): the same lines, cut the same way. */
 
 #define _GNU_SOURCE /* memrchr */
 #include "config.h"
@@ -38,22 +40,24 @@ int mdb_block_init(mdb_block *b, void *ctx)
     memset(b, 0, sizeof *b);
     b->ctx = ctx;
     b->cap = MDB_BLOCK;
-    b->buf = talloc_size(ctx, b->cap);
+    b->buf = b->mem = talloc_size(ctx, b->cap);
     return b->buf ? 0 : -1;
 }
 
-/* Room for n bytes in the block (a line longer than MDB_BLOCK). */
+/* Room for n bytes from the start of the block's memory (a line longer
+ * than MDB_BLOCK); buf keeps its place in it. */
 static int room(mdb_block *b, size_t n)
 {
-    size_t cap = b->cap;
+    size_t cap = b->cap, off = (size_t)(b->buf - b->mem);
     char *p;
     if (n <= cap)
         return 0;
     while (cap < n)
         cap *= 2;
-    if (!(p = talloc_realloc(b->ctx, b->buf, char, cap)))
+    if (!(p = talloc_realloc(b->ctx, b->mem, char, cap)))
         return -1;
-    b->buf = p;
+    b->mem = p;
+    b->buf = p + off;
     b->cap = cap;
     return 0;
 }
@@ -126,6 +130,9 @@ int mdb_read_block(mdb_reader *rd, mdb_block *b)
     b->nlines = 0;
     b->counted = false;
     b->single = b->cut = false;
+    b->tail = 0;
+    b->last_long = false;
+    b->buf = b->mem;
     if (room(b, rd->carry_len + MDB_BLOCK) < 0)
         return -1;
     memcpy(b->buf, rd->carry, rd->carry_len);
@@ -165,6 +172,126 @@ int mdb_read_block(mdb_reader *rd, mdb_block *b)
         if (more(rd, b) < 0)
             return -1;
     }
+}
+
+/* ------------------------------------------------------------- ranges */
+
+#define RANGE_EXTRA 1024u /* bytes read past a range's end with it: its last line */
+
+/* pread(2) until n bytes or the end of the file: the bytes read, or -1. */
+static ssize_t pread_full(int fd, char *p, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, p + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* The range's bytes are read with pread(2) into the block, not mapped: a
+ * mapping of a file that another process truncates raises SIGBUS on the
+ * pages past its new end, which a multi-threaded filter cannot recover
+ * from cleanly (a handler and siglongjmp out of any libc call); pread
+ * simply returns fewer bytes. The copy costs system time, but each worker
+ * makes its own, side by side (bench/README.md, issue 28, branch
+ * batchio). */
+int mdb_read_range(mdb_block *b, int fd, uint64_t base, uint64_t start, uint64_t end,
+                   mdb_range_end *e)
+{
+    const uint64_t from = start ? start - 1 : 0; /* the byte before: a line's start? */
+    const size_t span = (size_t)(end - from);
+    size_t want = span + RANGE_EXTRA, got, inrange, skip = 0, ls, have, scanned;
+    const char *nl;
+    ssize_t r;
+    b->nlines = 0;
+    b->counted = false;
+    b->single = b->cut = false;
+    b->tail = 0;
+    b->last_long = false;
+    b->buf = b->mem;
+    b->len = 0;
+    e->eof = UINT64_MAX;
+    e->err = 0;
+    e->err_at = 0;
+    if (room(b, want) < 0)
+        return -1;
+    if ((r = pread_full(fd, b->mem, want, base + from)) < 0) {
+        e->err = errno ? errno : EIO;
+        e->err_at = from;
+        return -1;
+    }
+    got = (size_t)r;
+    if (got < want)
+        e->eof = from + got;
+    inrange = got < span ? got : span; /* bytes of [from, end) */
+    if (start) {
+        /* the first line that starts in the range: past the first newline
+         * at or after start - 1 */
+        if (!(nl = memchr(b->mem, '\n', inrange)))
+            return 0;
+        skip = (size_t)(nl - b->mem) + 1;
+    }
+    if (skip >= inrange)
+        return 0; /* no line starts in the range */
+    b->buf = b->mem + skip;
+    /* the last line that starts in the range, and whether it ends in it */
+    nl = memrchr(b->mem + skip, '\n', inrange - skip);
+    if (nl && (size_t)(nl - b->mem) == inrange - 1) {
+        b->len = inrange - skip;
+        return 0;
+    }
+    ls = nl ? (size_t)(nl - b->mem) + 1 : skip;
+    /* Finish it: up to its newline, the end of the input, or MDB_MAX_LINE
+     * bytes (a line of MDB_MAX_LINE or more is cut, as mdb_read_block
+     * does; the ranges after it skip its bytes by themselves). */
+    have = got;
+    scanned = inrange;
+    for (;;) {
+        size_t lim = have < ls + MDB_MAX_LINE ? have : ls + MDB_MAX_LINE, more;
+        nl = scanned < lim ? memchr(b->mem + scanned, '\n', lim - scanned) : NULL;
+        scanned = lim;
+        if (nl) {
+            b->len = (size_t)(nl - b->buf) + 1;
+            return 0;
+        }
+        if (lim == ls + MDB_MAX_LINE) {
+            b->mem[ls] = '\n'; /* its bytes are not kept */
+            b->len = ls + 1 - skip;
+            b->last_long = true;
+            return 0;
+        }
+        if (e->eof != UINT64_MAX) {
+            /* the input ends inside it: the last line, without a newline */
+            b->len = have - skip;
+            b->tail = have - ls;
+            return 0;
+        }
+        more = have - ls > 4096 ? have - ls : 4096;
+        if (more > ls + MDB_MAX_LINE - have)
+            more = ls + MDB_MAX_LINE - have;
+        if (room(b, have + more) < 0)
+            return -1;
+        if ((r = pread_full(fd, b->mem + have, more, base + from + have)) < 0) {
+            e->err = errno ? errno : EIO;
+            e->err_at = from + have;
+            return -1;
+        }
+        if ((size_t)r < more)
+            e->eof = from + have + (size_t)r;
+        have += (size_t)r;
+    }
+}
+
+uint64_t mdb_block_lines(const mdb_block *b)
+{
+    return mdb_count_newlines(b->buf, b->len) + (b->tail != 0);
 }
 
 uint64_t mdb_count_newlines(const char *s, size_t n)

@@ -4,9 +4,10 @@
  * `frameworks=`; later `#frameworks` lines add some), `#stats` closes it,
  * `#module MVID NAME VERSION` names a module for the frames that do not
  * resolve, `#thread TID ...` names a thread of the records after it. Everything else in batch
- * reads a line alone; these lines are read by the main thread as it reads
- * the input (mdb_logctx_scan, one block at a time, before any worker sees
- * the block), which records in the block where each process starts, so
+ * reads a line alone; these lines are read one block at a time in input
+ * order (mdb_logctx_scan: by the main thread as it reads a pipe, by the
+ * worker that read a range of a file in the range's turn, run.c; in both
+ * before any thread resolves the block), which records in the block where each process starts, so
  * that every thread agrees on the process of a line whatever order the
  * blocks are resolved in.
  *
@@ -282,7 +283,9 @@ static int scan_line(mdb_logctx *lc, mdb_block *b, const char *s, size_t n, cons
 
 int mdb_logctx_scan(mdb_logctx *lc, mdb_block *b, const char *hash)
 {
-    const char *p = b->buf, *end = b->buf + b->len, *q = hash;
+    /* (a range's last line without a newline is the input's end, never a
+     * header: b->tail) */
+    const char *p = b->buf, *end = b->buf + b->len - b->tail, *q = hash;
     uint64_t lineno = b->first_lineno;
     b->proc = lc->cur;
     b->nev = 0;

@@ -34,7 +34,7 @@ struct mdb_logctx {
     void *ctx;
     mdb_assemblies *a;
     bool folders_on;
-    /* main thread only */
+    /* one thread at a time: the one that scans (run.c) */
     mdb_proc none; /* the lines before any header */
     mdb_proc *cur, *first;
     uint32_t nprocs;

@@ -384,7 +384,18 @@ int mdi_batch_main(int argc, char **argv)
             fprintf(stderr, MDB_PROGNAME " batch: %s\n", w);
     }
     cut = mdb_logctx_report(lc, stderr, pid_only, pid);
-    if (rr.read_error) {
+    if (rr.read_error && rr.shrank) {
+        fprintf(stderr,
+                MDB_PROGNAME " batch: the input file shrank while it was read: byte %llu, "
+                             "which it had, was gone; the lines from there on are not "
+                             "written\n",
+                (unsigned long long)rr.read_at);
+        status_bad = true;
+    } else if (rr.read_error && rr.read_errno) {
+        fprintf(stderr, MDB_PROGNAME " batch: error reading the input at byte %llu: %s\n",
+                (unsigned long long)rr.read_at, strerror(rr.read_errno));
+        status_bad = true;
+    } else if (rr.read_error) {
         fprintf(stderr, MDB_PROGNAME " batch: error reading the input\n");
         status_bad = true;
     }

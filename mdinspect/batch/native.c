@@ -144,7 +144,7 @@ void mdb_natives_scan(mdb_natives *n, const mdb_block *b, const char *hash)
      * not each line. This runs on the thread that reads the input, which
      * no other thread can help (issue 28): line by line it took 58
      * instructions a line, a tenth of the whole per-line cost. */
-    const char *p = b->buf, *end = b->buf + b->len, *q = hash;
+    const char *p = b->buf, *end = b->buf + b->len - b->tail, *q = hash;
     uint64_t lineno = b->first_lineno;
     for (; q; q = p < end ? memchr(p, '#', (size_t)(end - p)) : NULL) {
         const char *ls = q;

@@ -17,15 +17,40 @@
  *
  * With one thread (one CPU, --threads 1, or the formats that sum the
  * input: --speedscope and --top) the main thread resolves each block
- * itself, through the same code, and no thread is started. */
+ * itself, through the same code, and no thread is started.
+ *
+ * A regular file is read by the workers themselves (work_ranges): the
+ * kernel's copy of the input into the blocks was most of the main
+ * thread's time, the part of the run no other thread could share
+ * (bench/README.md, issue 28, branches batch7 and batchio). The file is
+ * cut into ranges of 128 KiB (RANGE; MDINSPECT_BATCH_RANGE for tests),
+ * range N at byte N x RANGE from where the input starts; a worker
+ * takes the next range while a slot is free (the same bound on memory as
+ * blocks), reads the lines that start in it with pread (mdb_read_range:
+ * a line belongs to the range it starts in), and then waits for its turn
+ * to read the range's `#` lines (scan_range, in input order, the scan
+ * turn `scan_seq`): the process of a line (logctx.c), its #module and
+ * #elf lines and the folders a header adds all depend on the lines before
+ * it, and the ranges before have been scanned when a range's turn comes,
+ * so each block's process, events and line numbers (block_base) are what
+ * the main thread's scan made of the same bytes. Most ranges hold no '#'
+ * (looked for before the turn) and their turn passes at once. A header that adds folders waits, in
+ * its turn, for every earlier block to be written, as the main thread did. The main thread then
+ * only writes the blocks in order. A pipe or a terminal has no offsets: the main thread reads it as
+ * above. A file that grows while read is read on to its new end (has_bytes); one that shrinks ends
+ * the run at the block that met its new end, with an error naming the byte (write_oldest, main.c).
+ */
 
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <talloc.h>
 #include <unistd.h>
 
@@ -43,7 +68,13 @@ struct slot {
     mdb_output out, err; /* standard output and error of the block */
     uint64_t seq;
     uint64_t records, unresolved;
+    uint64_t consumed; /* input bytes up to the block's end (progress) */
     bool nomem;
+    /* ranges: the read failed (rend says how), the input ended before
+     * the range did while it had more bytes before (shrank) */
+    bool rerr, shrank;
+    mdb_range_end rend;
+    pthread_cond_t scan; /* ranges: its scan turn has come (work_ranges) */
     int state;
     /* Line numbers (block_base), under the run's lock: `first` is the
      * number of the block's first line once `based`; `pins` counts the
@@ -79,6 +110,13 @@ struct run {
     bool alone; /* no worker: the main thread resolves, and counts lines as it goes */
     int out_fd, err_fd;
     unsigned folders; /* how many times headers added folders (under lock) */
+    /* Ranges of a regular file, read by the workers (work_ranges). */
+    bool ranges;
+    int in_fd;
+    uint64_t base;     /* where the input starts in the file */
+    uint64_t size;     /* its bytes after base, as last seen (fstat) */
+    uint64_t range;    /* bytes of a range */
+    uint64_t scan_seq; /* the range whose `#` lines are read next */
 };
 
 /* Write a slot's output to the real file (the caller has the turn). */
@@ -212,7 +250,7 @@ static uint64_t block_base(struct run *run, uint64_t seq)
             uint64_t n;
             sl->pins++;
             pthread_mutex_unlock(&run->lock);
-            n = mdb_count_newlines(sl->in.buf, sl->in.len);
+            n = mdb_block_lines(&sl->in);
             pthread_mutex_lock(&run->lock);
             if (--sl->pins == 0)
                 pthread_cond_broadcast(&run->done); /* write_oldest may wait for it */
@@ -234,7 +272,7 @@ static uint64_t block_base(struct run *run, uint64_t seq)
 static void retire(struct run *run, struct slot *sl)
 {
     if (!sl->in.counted) { /* alone, and its loop stopped short (resolve_block) */
-        sl->in.nlines = mdb_count_newlines(sl->in.buf, sl->in.len);
+        sl->in.nlines = mdb_block_lines(&sl->in);
         sl->in.counted = true;
     }
     if (run->base_seq == sl->seq) { /* counted: it was resolved (prepare) */
@@ -256,7 +294,7 @@ static void prepare(struct run *run, struct slot *sl)
     if (!sl->in.counted && !run->alone) {
         uint64_t n;
         pthread_mutex_unlock(&run->lock);
-        n = mdb_count_newlines(sl->in.buf, sl->in.len);
+        n = mdb_block_lines(&sl->in);
         pthread_mutex_lock(&run->lock);
         if (!sl->in.counted) {
             sl->in.nlines = n;
@@ -285,7 +323,11 @@ static void resolve_block(struct worker *w, struct slot *sl)
 {
     const mdb_block *b = &sl->in;
     const mdb_run_opts *o = w->run->o;
-    const char *p = b->buf, *end = b->buf + b->len;
+    /* A range's last line when it is not an ordinary one (mdb_read_range)
+     * is left out of the loop and written after it, as a single block's
+     * line is: a check in the loop cost 12 instructions a line. */
+    const size_t odd = b->last_long ? 1 : b->tail;
+    const char *p = b->buf, *end = b->buf + b->len - odd;
     uint64_t lineno = b->first_lineno;
     const mdb_proc *proc = b->proc;
     size_t ev = 0;
@@ -316,7 +358,7 @@ static void resolve_block(struct worker *w, struct slot *sl)
             line(w, sl, proc, b->buf, n, lineno, b->cut ? MDB_LINE_LONG : MDB_LINE_UNENDED);
         return;
     }
-    mdb_cutter_init(&cut, b->buf, b->len);
+    mdb_cutter_init(&cut, b->buf, b->len - odd);
     while (p < end && !sl->out.failed && !sl->nomem) {
         unsigned k = 0, nfresh = 0;
         uint8_t fresh[AHEAD]; /* lines whose row's frame is made here */
@@ -366,6 +408,15 @@ static void resolve_block(struct worker *w, struct slot *sl)
             }
         }
     }
+    if (odd && p >= end && !sl->out.failed && !sl->nomem) {
+        /* never a process's start: the scans skip it */
+        size_t n = b->last_long ? 0 : b->tail;
+        if (n && end[n - 1] == '\r')
+            n--;
+        if (!pid_only || (proc->has_pid && proc->pid == o->pid))
+            line(w, sl, proc, end, n, lineno, b->last_long ? MDB_LINE_LONG : MDB_LINE_UNENDED);
+        lineno++;
+    }
     sl->records += records;
     sl->unresolved += unresolved;
     /* alone: the lines are counted here, not before (prepare) */
@@ -375,10 +426,14 @@ static void resolve_block(struct worker *w, struct slot *sl)
     }
 }
 
+static void *work_ranges(struct worker *w);
+
 static void *work(void *arg)
 {
     struct worker *w = arg;
     struct run *run = w->run;
+    if (run->ranges)
+        return work_ranges(w);
     pthread_mutex_lock(&run->lock);
     for (;;) {
         while (run->next_take == run->next_read && !run->end)
@@ -392,6 +447,128 @@ static void *work(void *arg)
         pthread_mutex_lock(&run->lock);
         sl->state = DONE;
         pthread_cond_broadcast(&run->done);
+    }
+    pthread_mutex_unlock(&run->lock);
+    return NULL;
+}
+
+/* Whether the input has bytes at `start` (the run's lock held): a file
+ * that grew since it was last looked at is read on, as a pipe would be. */
+static bool has_bytes(struct run *run, uint64_t start)
+{
+    struct stat st;
+    if (start < run->size)
+        return true;
+    if (fstat(run->in_fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size > run->base)
+        run->size = (uint64_t)st.st_size - run->base;
+    return start < run->size;
+}
+
+/* The `#` lines of a range just read (hash: its first '#', or NULL), in
+ * input order (the caller has the scan turn, not the lock): what logctx.c and native.c learn from
+ * them holds for the lines after them, and a block's process is the one the ranges before it left
+ * current. */
+static void scan_range(struct run *run, struct slot *sl, const char *hash)
+{
+    const mdb_run_opts *o = run->o;
+    int f;
+    if (hash) {
+        pthread_mutex_lock(&run->lock);
+        sl->in.first_lineno = block_base(run, sl->seq);
+        pthread_mutex_unlock(&run->lock);
+        mdb_natives_scan(o->natives, &sl->in, hash);
+    }
+    if ((f = mdb_logctx_scan(o->lc, &sl->in, hash)) < 0) {
+        sl->nomem = true;
+        return;
+    }
+    if (f > 0) {
+        /* Folders a header names are searched from the block that names
+         * them on: every earlier block is written first (later ones are
+         * not scanned yet, so none is being resolved). */
+        pthread_mutex_lock(&run->lock);
+        while (run->next_write != sl->seq)
+            pthread_cond_wait(&run->turn, &run->lock);
+        mdb_logctx_commit(o->lc);
+        run->folders++;
+        pthread_mutex_unlock(&run->lock);
+    }
+}
+
+/* A worker of a regular file: it takes the next range, reads it itself
+ * (mdb_read_range: the copies out of the page cache run side by side, no
+ * longer on one thread), looks for a '#' in it, waits for the ranges
+ * before it to have their '#' lines read, reads its own (scan_range:
+ * nothing to read in most ranges, so the turn passes at once), then
+ * counts and resolves its lines as a worker of blocks does. */
+static void *work_ranges(struct worker *w)
+{
+    struct run *run = w->run;
+    pthread_mutex_lock(&run->lock);
+    for (;;) {
+        while (!run->end && run->next_read - run->next_write >= run->nslots)
+            pthread_cond_wait(&run->turn, &run->lock);
+        if (run->end)
+            break;
+        uint64_t seq = run->next_read, start = seq * run->range, expect;
+        if (!has_bytes(run, start)) {
+            run->end = true;
+            pthread_cond_broadcast(&run->queued);
+            pthread_cond_broadcast(&run->turn);
+            break;
+        }
+        expect = run->size;
+        struct slot *sl = &run->slots[seq % run->nslots];
+        sl->seq = seq;
+        sl->based = false;
+        sl->state = QUEUED;
+        sl->records = sl->unresolved = 0;
+        sl->nomem = sl->rerr = sl->shrank = false;
+        sl->consumed = start + run->range < expect ? start + run->range : expect;
+        run->next_read++;
+        pthread_cond_broadcast(&run->queued); /* the writer waits for it */
+        pthread_mutex_unlock(&run->lock);
+
+        const char *hash = NULL; /* its first '#', looked for before its turn */
+        if (mdb_read_range(&sl->in, run->in_fd, run->base, start, start + run->range, &sl->rend) <
+            0) {
+            sl->rerr = sl->rend.err != 0;
+            sl->nomem = !sl->rerr;
+        } else {
+            /* the input ended before the range's end, where it had bytes */
+            sl->shrank = sl->rend.eof < start + run->range && sl->rend.eof < expect;
+            hash = memchr(sl->in.buf, '#', sl->in.len - sl->in.tail);
+        }
+        pthread_mutex_lock(&run->lock);
+        while (run->scan_seq != seq)
+            pthread_cond_wait(&sl->scan, &run->lock);
+        pthread_mutex_unlock(&run->lock);
+        if (!sl->rerr && !sl->nomem)
+            scan_range(run, sl, hash);
+        pthread_mutex_lock(&run->lock);
+        run->scan_seq++;
+        /* the next range's worker, if it waits (each waits on its own
+         * slot's condition: a broadcast would wake every worker a turn) */
+        pthread_cond_signal(&run->slots[(seq + 1) % run->nslots].scan);
+        if (sl->rerr || sl->nomem || sl->shrank) {
+            /* no range after it is read (nor written: write_oldest) */
+            run->end = true;
+            pthread_cond_broadcast(&run->queued);
+            pthread_cond_broadcast(&run->turn);
+        }
+        if (!sl->rerr && !sl->nomem) {
+            prepare(run, sl);
+            pthread_mutex_unlock(&run->lock);
+            resolve_block(w, sl);
+            pthread_mutex_lock(&run->lock);
+        }
+        sl->state = DONE;
+        /* The writer waits for the oldest unwritten block only, and
+         * writes every later one already done without waiting: waking it
+         * for those was most of its time (bench/README.md, issue 28,
+         * branch batchio). */
+        if (seq == run->next_write)
+            pthread_cond_broadcast(&run->done);
     }
     pthread_mutex_unlock(&run->lock);
     return NULL;
@@ -416,6 +593,7 @@ static bool slot_init(struct slot *sl, struct run *run)
 {
     memset(sl, 0, sizeof *sl);
     sl->run = run;
+    pthread_cond_init(&sl->scan, NULL);
     if (!(sl->ctx = talloc_new(NULL)) || mdb_block_init(&sl->in, sl->ctx) ||
         mdb_output_init(&sl->out, sl->ctx, -1) || mdb_output_init(&sl->err, sl->ctx, -1))
         return false;
@@ -428,7 +606,7 @@ static bool slot_init(struct slot *sl, struct run *run)
 /* Write the oldest block when it is done (the run's lock held, released
  * while writing). false when the run must stop: an output failed, or the
  * block ran out of memory. */
-static bool write_oldest(struct run *run, mdb_run_result *res, const mdb_reader *in)
+static bool write_oldest(struct run *run, mdb_run_result *res)
 {
     struct slot *sl = &run->slots[run->next_write % run->nslots];
     while (sl->state != DONE)
@@ -440,14 +618,65 @@ static bool write_oldest(struct run *run, mdb_run_result *res, const mdb_reader 
     put(&sl->out, run->out_fd);
     res->records += sl->records;
     res->unresolved += sl->unresolved;
-    mdb_progress_tick(run->o->prog, res->records, in->consumed);
+    mdb_progress_tick(run->o->prog, res->records, sl->consumed);
     pthread_mutex_lock(&run->lock);
     retire(run, sl);
     run->next_write++;
     pthread_cond_broadcast(&run->turn);
     res->write_error |= sl->out.failed;
     res->nomem |= sl->nomem;
-    return !(sl->out.failed || sl->err.failed || sl->nomem);
+    if (sl->rerr) {
+        res->read_error = true;
+        res->read_errno = sl->rend.err;
+        res->read_at = sl->rend.err_at;
+    } else if (sl->shrank) {
+        res->read_error = true;
+        res->shrank = true;
+        res->read_at = sl->rend.eof;
+    }
+    return !(sl->out.failed || sl->err.failed || sl->nomem || sl->rerr || sl->shrank);
+}
+
+/* Bytes of a range: RANGE, or MDINSPECT_BATCH_RANGE (for tests: a few
+ * bytes make small inputs meet every edge of a range), at most half of
+ * MDB_MAX_LINE so that only a range's last line can be too long. */
+/* Twice a block: the writer is woken once a range, and its wake-ups were
+ * most of what it did (1.8-2.0% of the CPU of a -t 2 run to /dev/null
+ * against 3.1-3.6% with 64 KiB: bench/README.md, issue 28, branch
+ * batchio); a range's names (~156 KiB of PATH TOKEN lines) still fit the
+ * 256 KiB output buffer, where 256 KiB ranges would spill. */
+#define RANGE (2 * MDB_BLOCK)
+
+static uint64_t range_bytes(void)
+{
+    const char *e = getenv("MDINSPECT_BATCH_RANGE");
+    char *end;
+    unsigned long long v;
+    if (!e || !*e)
+        return RANGE;
+    errno = 0;
+    v = strtoull(e, &end, 10);
+    if (errno || *end || v == 0 || v > MDB_MAX_LINE / 2)
+        return RANGE;
+    return v;
+}
+
+/* Whether the workers read the input themselves: a regular file with
+ * bytes left after where it is open at (pread needs an offset; a pipe or
+ * a terminal is read by the main thread). A file that says it is empty
+ * (those of /proc) is read the old way too. */
+static bool use_ranges(struct run *run, int fd)
+{
+    struct stat st;
+    off_t pos;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (pos = lseek(fd, 0, SEEK_CUR)) < 0 || pos >= st.st_size)
+        return false;
+    run->in_fd = fd;
+    run->base = (uint64_t)pos;
+    run->size = (uint64_t)(st.st_size - pos);
+    run->range = range_bytes();
+    return true;
 }
 
 unsigned mdb_cpus(void)
@@ -483,6 +712,7 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
     pthread_cond_init(&run.queued, NULL);
     pthread_cond_init(&run.done, NULL);
     pthread_cond_init(&run.turn, NULL);
+    run.ranges = ok && nworkers && use_ranges(&run, o->in_fd);
     for (unsigned i = 0; ok && i < nworkers; i++) {
         if (pthread_create(&w[i].tid, NULL, work, &w[i]) != 0)
             break; /* fewer workers (at least one is needed) */
@@ -495,7 +725,27 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
         res->nomem = true;
 
     pthread_mutex_lock(&run.lock);
-    while (ok) {
+    while (ok && run.ranges) {
+        /* The workers read; this thread writes the blocks in order. */
+        while (run.next_write == run.next_read && !run.end)
+            pthread_cond_wait(&run.queued, &run.lock);
+        if (run.next_write == run.next_read)
+            break; /* the end, and everything read is written */
+        if (!write_oldest(&run, res)) {
+            run.end = true;
+            pthread_cond_broadcast(&run.turn);
+            while (run.next_write < run.next_read) {
+                struct slot *q = &run.slots[run.next_write % run.nslots];
+                while (q->state != DONE)
+                    pthread_cond_wait(&run.done, &run.lock);
+                retire(&run, q);
+                run.next_write++;
+                pthread_cond_broadcast(&run.turn);
+            }
+            break;
+        }
+    }
+    while (ok && !run.ranges) {
         bool stop = false;
         /* Queue blocks while slots are free and the input lasts. */
         while (!run.end && run.next_read - run.next_write < run.nslots) {
@@ -503,7 +753,8 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
             sl->seq = run.next_read; /* its turn to be written (spill) */
             sl->based = false;
             pthread_mutex_unlock(&run.lock);
-            int r = mdb_read_block(&in, &sl->in), f = 0;
+            int r = mdb_read_block(&in, &sl->in), f = 0, rerrno = errno;
+            sl->consumed = in.consumed;
             /* Only a block with a '#' has header lines (logctx.c, native.c),
              * whose line numbers must be known here; most blocks have none,
              * and this thread then counts nothing (block_base). */
@@ -523,7 +774,7 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
                  * names them on: every earlier block is resolved (and
                  * written: a block that spills waits for its turn) first. */
                 while (!stop && run.next_write < run.next_read)
-                    stop = !write_oldest(&run, res, &in);
+                    stop = !write_oldest(&run, res);
                 mdb_logctx_commit(o->lc);
                 run.folders++;
                 if (stop)
@@ -539,6 +790,8 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
             if (r <= 0) {
                 run.end = true;
                 res->read_error = r == -1;
+                res->read_errno = r == -1 ? rerrno : 0;
+                res->read_at = in.consumed;
                 res->nomem |= r == -2;
                 pthread_cond_broadcast(&run.queued);
                 break;
@@ -551,7 +804,7 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
         }
         if (!stop && run.next_write == run.next_read)
             break; /* everything read is written */
-        if (stop || !write_oldest(&run, res, &in)) {
+        if (stop || !write_oldest(&run, res)) {
             /* Stop reading; blocks already queued are resolved and
              * dropped. */
             run.end = true;
@@ -574,6 +827,8 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
         if (w[i].started)
             pthread_join(w[i].tid, NULL);
 
+    if (run.ranges && !res->read_error)
+        lseek(o->in_fd, 0, SEEK_END); /* where reading it to its end leaves it */
     pthread_cond_destroy(&run.turn);
     pthread_cond_destroy(&run.done);
     pthread_cond_destroy(&run.queued);
@@ -587,8 +842,10 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
             res->resets += mdb_resolver_resets(w[i].res);
         talloc_steal(ctx, w[i].ctx);
     }
-    for (unsigned i = 0; run.slots && i < run.nslots; i++)
+    for (unsigned i = 0; run.slots && i < run.nslots; i++) {
+        pthread_cond_destroy(&run.slots[i].scan);
         talloc_steal(ctx, run.slots[i].ctx);
+    }
     talloc_steal(ctx, run.slots);
     talloc_steal(ctx, w);
     talloc_steal(ctx, in_ctx);

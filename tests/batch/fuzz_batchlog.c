@@ -2,7 +2,9 @@
  * input (after its first byte) is the standard input of a run (run.c) in
  * one of the six formats, resolved against data/pdb: blocks of lines
  * read and scanned for processes (logctx.c: headers, #stats, #module,
- * logs cut and appended), resolved, written in input order, summed
+ * logs cut and appended; with two threads, ranges of the input read by
+ * the threads, of 1, 7, 300 bytes or the default by the input's size),
+ * resolved, written in input order, summed
  * (--speedscope, --top, --pprof), the logs without #stats reported. The first
  * byte chooses the format, one thread or two, and a --pid filter. The
  * folders headers name are not walked (a fuzzer's header may name any
@@ -120,6 +122,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if ((o.format == MDB_SPEEDSCOPE || o.format == MDB_TOP || o.format == MDB_PPROF) &&
         !(o.agg = mdb_aggregate_new(ctx, o.format, 5, o.filter.has_from ? o.filter.from : 0)))
         abort();
+    /* Two threads read the memfd (a regular file) in ranges (run.c): the
+     * input's size picks their size, a few bytes to the default, so that
+     * range edges fall inside lines, headers and long lines. */
+    if (o.threads > 1) {
+        static const char *const ranges[] = {"1", "7", "300", ""};
+        setenv("MDINSPECT_BATCH_RANGE", ranges[size & 3], 1);
+    }
     in = memfile(data + 1, size - 1);
     outfd = memfile("", 0);
     o.in_fd = in;
