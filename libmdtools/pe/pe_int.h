@@ -16,6 +16,31 @@ rd mdt__pe_reader(const mdt_image *img, const char *region);
 int mdt__pe_rva_reader(rd *out, const mdt_image *img, uint32_t rva, uint32_t len,
                        const char *region);
 
+/* ReadyToRun section types (CoreCLR's readytorun.h) and the header's
+ * flag of a composite image's component. */
+#define MDT__R2R_RUNTIME_FUNCTIONS 102u
+#define MDT__R2R_METHODDEF_ENTRY_POINTS 103u
+#define MDT__R2R_DEBUG_INFO 105u
+#define MDT__R2R_INSTANCE_ENTRY_POINTS 109u
+#define MDT__R2R_HOT_COLD_MAP 120u
+#define MDT__R2R_FLAG_COMPONENT 0x20u
+
+/* A section a reader of an image's ReadyToRun code asks for (r2r.c). */
+typedef struct mdt__r2r_want {
+    uint32_t type; /* MDT__R2R_* */
+    int required;  /* MDT_ENOTFOUND without it */
+    uint32_t rva, size;
+    int have; /* set: the first section of the type */
+} mdt__r2r_want;
+/* The header read once, the sections of w[0..n) found: a component of a
+ * composite image is refused (MDT_EUNSUPPORTED: `in_composite` says what
+ * the composite image holds, "its code is"), a required section missing
+ * is MDT_ENOTFOUND, RuntimeFunctions not a whole number of 12-byte
+ * entries MDT_EBADIMAGE; *major: the header's major version (may be
+ * NULL). Errors are located at the image's ReadyToRun header. */
+int mdt__r2r_sections(mdt__r2r_want *w, size_t n, uint16_t *major, const mdt_image *img,
+                      const char *in_composite);
+
 /* NativeFormat (native.c): numbers at r's position; seek to an RVA
  * inside the section r reads (which starts at sec_rva); a sparse array's
  * element count, and its element `index` (*at: the element's RVA), 1 when

@@ -73,6 +73,48 @@ int mdt_r2r_section_read(mdt_r2r_section *out, const mdt_image *img, uint32_t i)
     return 0;
 }
 
+int mdt__r2r_sections(mdt__r2r_want *w, size_t n, uint16_t *major, const mdt_image *img,
+                      const char *in_composite)
+{
+    mdt_r2r_header h;
+    rd r;
+    int e;
+    if ((e = header(&h, &r, img)))
+        return e;
+    mdt_place pl = MDT_PLACE_NONE;
+    pl.file = mdt_image_name(img);
+    pl.region = "ReadyToRun header";
+    if (h.flags & MDT__R2R_FLAG_COMPONENT)
+        return mdt__fail(MDT_EUNSUPPORTED, pl,
+                         "a component of a composite ReadyToRun image: %s in the composite image",
+                         in_composite);
+    for (size_t k = 0; k < n; k++)
+        w[k].have = 0, w[k].rva = w[k].size = 0;
+    /* header() checked that the whole list lies in the image */
+    for (uint32_t i = 0; i < h.nsections; i++) {
+        uint32_t type = 0, rva = 0, size = 0;
+        r.pos = 16 + (size_t)i * 12;
+        rd_u32(&r, &type, "section type");
+        rd_u32(&r, &rva, "section RVA");
+        rd_u32(&r, &size, "section size");
+        for (size_t k = 0; k < n; k++)
+            if (w[k].type == type && !w[k].have)
+                w[k] = (mdt__r2r_want){type, w[k].required, rva, size, 1};
+    }
+    for (size_t k = 0; k < n; k++)
+        if (w[k].required && !w[k].have)
+            return mdt__fail(MDT_ENOTFOUND, pl, "no %s section", mdt_r2r_section_name(w[k].type));
+    for (size_t k = 0; k < n; k++)
+        if (w[k].have && w[k].type == MDT__R2R_RUNTIME_FUNCTIONS && w[k].size % 12)
+            return mdt__fail(MDT_EBADIMAGE, pl,
+                             "RuntimeFunctions (RVA 0x%x) is 0x%x bytes, not a whole number of "
+                             "12-byte entries",
+                             w[k].rva, w[k].size);
+    if (major)
+        *major = h.major;
+    return 0;
+}
+
 const char *mdt_r2r_section_name(uint32_t type)
 {
     /* ReadyToRunSectionType of CoreCLR's readytorun.h; 107 is retired. */

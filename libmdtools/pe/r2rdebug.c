@@ -29,9 +29,6 @@
 #include "pe/pe_int.h"
 #include "util/error.h"
 
-#define SEC_RUNTIME_FUNCTIONS 102u
-#define SEC_DEBUG_INFO 105u
-#define FLAG_COMPONENT 0x20u
 #define BITPACKED_SINCE 16 /* R2R major version of the bit-packed bounds */
 
 struct mdt_r2r_debug {
@@ -43,44 +40,16 @@ struct mdt_r2r_debug {
 
 int mdt_r2r_debug_open(mdt_r2r_debug **out, void *mem_ctx, const mdt_image *img)
 {
-    mdt_r2r_header h;
-    mdt_r2r_section s;
+    uint16_t major = 0;
     int e;
     if (!out || !img)
         return mdt__fail_simple(MDT_EINVAL, "mdt_r2r_debug_open: NULL argument");
     *out = NULL;
-    if ((e = mdt_r2r_header_read(&h, img)))
+    mdt__r2r_want w[2] = {{MDT__R2R_RUNTIME_FUNCTIONS, 1, 0, 0, 0},
+                          {MDT__R2R_DEBUG_INFO, 1, 0, 0, 0}};
+    if ((e = mdt__r2r_sections(w, 2, &major, img, "its code and debug info are")))
         return e;
-    mdt_place pl = MDT_PLACE_NONE;
-    pl.file = mdt_image_name(img);
-    pl.region = "ReadyToRun header";
-    if (h.flags & FLAG_COMPONENT)
-        return mdt__fail(MDT_EUNSUPPORTED, pl,
-                         "a component of a composite ReadyToRun image: its code and debug "
-                         "info are in the composite image");
-    uint32_t rf_rva = 0, rf_sz = 0, dbg_rva = 0, dbg_sz = 0;
-    int have_rf = 0, have_dbg = 0;
-    for (uint32_t i = 0; i < h.nsections; i++) {
-        if ((e = mdt_r2r_section_read(&s, img, i)))
-            return e;
-        if (s.type == SEC_RUNTIME_FUNCTIONS && !have_rf) {
-            rf_rva = s.rva;
-            rf_sz = s.size;
-            have_rf = 1;
-        } else if (s.type == SEC_DEBUG_INFO && !have_dbg) {
-            dbg_rva = s.rva;
-            dbg_sz = s.size;
-            have_dbg = 1;
-        }
-    }
-    if (!have_rf || !have_dbg)
-        return mdt__fail(MDT_ENOTFOUND, pl, "no %s section",
-                         have_rf ? "DebugInfo" : "RuntimeFunctions");
-    if (rf_sz % 12)
-        return mdt__fail(MDT_EBADIMAGE, pl,
-                         "RuntimeFunctions (RVA 0x%x) is 0x%x bytes, not a whole number of "
-                         "12-byte entries",
-                         rf_rva, rf_sz);
+    uint32_t rf_rva = w[0].rva, rf_sz = w[0].size, dbg_rva = w[1].rva, dbg_sz = w[1].size;
     /* both sections must be there, whole: checked once here, again at
      * each read (an image read on demand may change under us) */
     rd r;
@@ -90,7 +59,7 @@ int mdt_r2r_debug_open(mdt_r2r_debug **out, void *mem_ctx, const mdt_image *img)
     mdt_r2r_debug *d = talloc_zero(mem_ctx, mdt_r2r_debug);
     if (!d)
         return mdt__fail_simple(MDT_ENOMEM, "mdt_r2r_debug_open: out of memory");
-    *d = (mdt_r2r_debug){img, h.major, rf_rva, rf_sz / 12, dbg_rva, dbg_sz};
+    *d = (mdt_r2r_debug){img, major, rf_rva, rf_sz / 12, dbg_rva, dbg_sz};
     *out = d;
     return 0;
 }

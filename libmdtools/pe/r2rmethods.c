@@ -33,11 +33,6 @@
 #include "pe/pe_int.h"
 #include "util/error.h"
 
-#define SEC_RUNTIME_FUNCTIONS 102u
-#define SEC_METHODDEF_ENTRY_POINTS 103u
-#define SEC_INSTANCE_ENTRY_POINTS 109u
-#define SEC_HOT_COLD_MAP 120u
-#define FLAG_COMPONENT 0x20u
 #define SIG_DEPTH_MAX 64
 #define MARK_GENERIC 0xffffffffu /* scratch: an instance entry, or two entries at one index */
 
@@ -315,62 +310,38 @@ static int instances(mdt_r2r_methods *m, uint32_t *dense, uint32_t rva, uint32_t
 
 int mdt_r2r_methods_open(mdt_r2r_methods **out, void *mem_ctx, const mdt_image *img)
 {
-    mdt_r2r_header h;
-    mdt_r2r_section s;
     int e;
     if (!out || !img)
         return mdt__fail_simple(MDT_EINVAL, "mdt_r2r_methods_open: NULL argument");
     *out = NULL;
-    if ((e = mdt_r2r_header_read(&h, img)))
+    mdt__r2r_want w[4] = {{MDT__R2R_RUNTIME_FUNCTIONS, 1, 0, 0, 0},
+                          {MDT__R2R_METHODDEF_ENTRY_POINTS, 1, 0, 0, 0},
+                          {MDT__R2R_INSTANCE_ENTRY_POINTS, 0, 0, 0, 0},
+                          {MDT__R2R_HOT_COLD_MAP, 0, 0, 0, 0}};
+    if ((e = mdt__r2r_sections(w, 4, NULL, img, "its code is")))
         return e;
     mdt_place pl = MDT_PLACE_NONE;
     pl.file = mdt_image_name(img);
     pl.region = "ReadyToRun header";
-    if (h.flags & FLAG_COMPONENT)
-        return mdt__fail(MDT_EUNSUPPORTED, pl,
-                         "a component of a composite ReadyToRun image: its code is in the "
-                         "composite image");
-    uint32_t rva[4] = {0}, size[4] = {0};
-    int have[4] = {0};
-    static const uint32_t types[4] = {SEC_RUNTIME_FUNCTIONS, SEC_METHODDEF_ENTRY_POINTS,
-                                      SEC_INSTANCE_ENTRY_POINTS, SEC_HOT_COLD_MAP};
-    for (uint32_t i = 0; i < h.nsections; i++) {
-        if ((e = mdt_r2r_section_read(&s, img, i)))
-            return e;
-        for (int k = 0; k < 4; k++)
-            if (s.type == types[k] && !have[k]) {
-                rva[k] = s.rva;
-                size[k] = s.size;
-                have[k] = 1;
-            }
-    }
-    if (!have[0] || !have[1])
-        return mdt__fail(MDT_ENOTFOUND, pl, "no %s section",
-                         have[0] ? "MethodDefEntryPoints" : "RuntimeFunctions");
-    if (have[3] && size[3])
+    if (w[3].have && w[3].size)
         return mdt__fail(MDT_EUNSUPPORTED, pl,
                          "a HotColdMap (RVA 0x%x): cold code split from its methods is not "
                          "mapped",
-                         rva[3]);
-    if (size[0] % 12)
-        return mdt__fail(MDT_EBADIMAGE, pl,
-                         "RuntimeFunctions (RVA 0x%x) is 0x%x bytes, not a whole number of "
-                         "12-byte entries",
-                         rva[0], size[0]);
+                         w[3].rva);
     rd r;
-    if ((e = mdt__pe_rva_reader(&r, img, rva[0], size[0], "RuntimeFunctions")))
+    if ((e = mdt__pe_rva_reader(&r, img, w[0].rva, w[0].size, "RuntimeFunctions")))
         return e;
     mdt_r2r_methods *m = talloc_zero(mem_ctx, mdt_r2r_methods);
-    uint32_t *dense = talloc_zero_array(m, uint32_t, size[0] / 12 ? size[0] / 12 : 1);
+    uint32_t *dense = talloc_zero_array(m, uint32_t, w[0].size / 12 ? w[0].size / 12 : 1);
     if (!m || !dense) {
         talloc_free(m);
         return mdt__fail_simple(MDT_ENOMEM, "mdt_r2r_methods_open: out of memory");
     }
     m->img = img;
-    m->rf_rva = rva[0];
-    m->nrf = size[0] / 12;
-    if ((e = method_defs(m, dense, rva[1], size[1])) ||
-        (have[2] && (e = instances(m, dense, rva[2], size[2])))) {
+    m->rf_rva = w[0].rva;
+    m->nrf = w[0].size / 12;
+    if ((e = method_defs(m, dense, w[1].rva, w[1].size)) ||
+        (w[2].have && (e = instances(m, dense, w[2].rva, w[2].size)))) {
         talloc_free(m);
         return e;
     }
