@@ -13,7 +13,7 @@ noinst_LTLIBRARIES += tests/common/libtestcommon.la
 tests_common_libtestcommon_la_SOURCES = tests/common/walk.c tests/common/walk.h \
 	tests/common/paths.h tests/common/padded.h tests/common/bootalloc.h \
 	tests/common/layout.c tests/common/layout.h tests/common/imgcmp.c tests/common/imgcmp.h \
-	tests/common/rowruns.c tests/common/rowruns.h
+	tests/common/rowruns.c tests/common/rowruns.h tests/common/framework.h
 tests_common_libtestcommon_la_CPPFLAGS = $(MDT_CPPFLAGS) $(TALLOC_CFLAGS)
 
 TEST_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common $(TALLOC_CFLAGS) $(CHECK_CFLAGS)

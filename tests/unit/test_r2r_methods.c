@@ -9,7 +9,7 @@
  * offsets lie inside the body's code. Generic code answers MDT_ENOTFOUND.
  * Damaged entry points fail with a located MDT_EBADIMAGE; every ReadyToRun
  * image of the framework opens. (That the tokens are the runtime's own is
- * shown against the runtime by tests/profiler/r2rnames.sh.) Without a
+ * shown against the runtime by tests/profiler/ilmaps.sh.) Without a
  * framework the test exits 77. */
 #define _GNU_SOURCE /* strverscmp */
 #include <check.h>
@@ -27,53 +27,10 @@
 
 #include <mdtools/il.h>
 
+#include "framework.h"
 #include "layout.h"
 
 static char framework[PATH_MAX];
-
-static int dotnet_root(char *out, size_t n)
-{
-    const char *env = getenv("MDT_DOTNET_ROOT");
-    if (!env || !*env)
-        env = getenv("DOTNET_ROOT");
-    if (env && *env) {
-        snprintf(out, n, "%s", env);
-        return 0;
-    }
-    const char *path = getenv("PATH");
-    char dir[PATH_MAX], exe[PATH_MAX], real[PATH_MAX];
-    while (path && *path) {
-        size_t len = strcspn(path, ":");
-        snprintf(dir, sizeof dir, "%.*s", (int)len, path);
-        snprintf(exe, sizeof exe, "%s/dotnet", len ? dir : ".");
-        if (access(exe, X_OK) == 0 && realpath(exe, real)) {
-            snprintf(out, n, "%s", dirname(real));
-            return 0;
-        }
-        path += len + (path[len] == ':');
-    }
-    return -1;
-}
-
-static int find_framework(void)
-{
-    char root[PATH_MAX], base[PATH_MAX + 64], best[256] = "";
-    if (dotnet_root(root, sizeof root) != 0)
-        return -1;
-    snprintf(base, sizeof base, "%s/shared/Microsoft.NETCore.App", root);
-    DIR *d = opendir(base);
-    struct dirent *e;
-    if (!d)
-        return -1;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.' && strverscmp(e->d_name, best) > 0)
-            snprintf(best, sizeof best, "%s", e->d_name);
-    closedir(d);
-    if (!best[0])
-        return -1;
-    snprintf(framework, sizeof framework, "%s/%s", base, best);
-    return 0;
-}
 
 static const char *msg(void)
 {
@@ -305,7 +262,7 @@ END_TEST
 
 int main(void)
 {
-    if (find_framework() != 0) {
+    if (test_framework(framework, sizeof framework) != 0) {
         printf("no .NET shared framework found (set MDT_DOTNET_ROOT): skipped\n");
         return 77;
     }
