@@ -147,10 +147,14 @@ struct mdp_slot {
  * base. 0 when base is not readable. exec (NULL: not wanted) gets the
  * readable and executable ones among them, from the file (never anonymous
  * memory), at most max, adjacent ones merged, their number in *nexec.
- * Reads /proc/self/maps with stdio: never from a signal handler. */
+ * Asks /proc/self/maps (PROCMAP_QUERY where the kernel has it, else its
+ * text): never from a signal handler. */
 #define MDP_MAX_IMAGE_RANGES 128u /* the header page and up to 96 sections */
 size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max, mdt_mem_range *exec,
                         size_t *nexec);
+/* Tests: read /proc/self/maps as text even where the kernel answers
+ * PROCMAP_QUERY (maps.c), as older kernels make it. */
+void mdp_maps_text_only(int on);
 
 struct mdp_module {
     uintptr_t id;
@@ -226,6 +230,8 @@ struct mdp_stats {
     uint64_t bench_tsc0;
     double bench_clock_ns;
     _Atomic uint64_t bench_drain_ns, bench_drain_all_ns, bench_drain_minflt;
+    /* the load callbacks' CPU time and calls by kind (core.h, MDP_BENCH_CALLBACK) */
+    _Atomic uint64_t bench_cb_ns[MDP_BENCH_CB_N], bench_cb_calls[MDP_BENCH_CB_N];
 #endif
 };
 

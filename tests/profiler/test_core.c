@@ -2121,7 +2121,11 @@ static void unlay(struct laid_out *l)
 
 START_TEST(test_image_ranges_are_the_image_own_mappings)
 {
-    for (int shared = 0; shared < 2; shared++) {
+    /* as the kernel answers (PROCMAP_QUERY since Linux 6.11), then from
+     * the text as older kernels give it */
+    for (int i = 0; i < 4; i++) {
+        int shared = i % 2;
+        mdp_maps_text_only(i >= 2);
         struct laid_out l;
         lay_out(&l, shared);
         mdt_mem_range r[MDP_MAX_IMAGE_RANGES];
@@ -2145,6 +2149,44 @@ START_TEST(test_image_ranges_are_the_image_own_mappings)
         ck_assert_uint_eq(r[0].len, 0x1000);
         unlay(&l);
     }
+    mdp_maps_text_only(0);
+}
+END_TEST
+
+/* The same among thousands of mappings (a runtime's process has that many;
+ * /proc/self/maps then spans many reads, lines cut at every read's end):
+ * each page of a reservation below the image protected unlike its
+ * neighbours is a mapping of its own. */
+START_TEST(test_image_ranges_among_thousands_of_mappings)
+{
+    struct laid_out l;
+    lay_out(&l, 0);
+    enum { PAGES = 6000 };
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *many = mmap(NULL, PAGES * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(many, MAP_FAILED);
+    for (size_t i = 0; i < PAGES; i += 2)
+        ck_assert_int_eq(mprotect(many + i * page, page, PROT_READ), 0);
+    for (int text = 0; text < 2; text++) {
+        mdp_maps_text_only(text);
+        mdt_mem_range r[MDP_MAX_IMAGE_RANGES];
+        size_t n = mdp_image_ranges(l.res, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
+        ck_assert_uint_eq(n, 4);
+        for (size_t i = 0; i < n; i++) {
+            ck_assert_ptr_eq(r[i].start, l.res + 0x2000 * i);
+            ck_assert_uint_eq(r[i].len, 0x1000);
+        }
+        /* and every one of the many is found as what it is */
+        for (size_t i = 0; i < PAGES; i += 997) {
+            n = mdp_image_ranges(many + i * page, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
+            ck_assert_uint_eq(n, i % 2 == 0 ? 1 : 0);
+            if (n)
+                ck_assert_uint_eq(r[0].len, page);
+        }
+    }
+    mdp_maps_text_only(0);
+    munmap(many, PAGES * page);
+    unlay(&l);
 }
 END_TEST
 
@@ -2301,6 +2343,7 @@ Suite *suite(void)
     tcase_add_test(t, test_perf_clock_signals_at_the_rate);
     tcase_add_test(t, test_record_kinds_are_documented);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
+    tcase_add_test(t, test_image_ranges_among_thousands_of_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
     tcase_add_test(t, test_exec_ranges_of_a_module_image);
     suite_add_tcase(s, t);
