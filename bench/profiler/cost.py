@@ -11,7 +11,11 @@ Each log's last #stats line carries, besides signals=:
   bench.handler_calls, bench.handler_frames,
   bench.drain_ns        the drain thread's CPU time (bench.drain_all_ns: the
                         part in mdp_drain_all),
-  bench.process_cpu_us  every thread's CPU time when the line was written.
+  bench.process_cpu_us  every thread's CPU time when the line was written,
+  bench.cb_KIND_ns, bench.cb_KIND_calls  the thread CPU time and calls of
+                        the runtime's load callbacks (KIND class, jit, r2r:
+                        a ReadyToRun method found, other: modules, unloads),
+                        which --each reports apart and with the rest.
 What the kernel spends delivering each signal and returning from it is not
 visible from inside: --delivery MIN,MEDIAN,MAX ns per signal (from
 `bench/profiler/handler signal`) is added per signal.
@@ -66,6 +70,17 @@ def stats_of(path):
     return kv
 
 
+def callbacks(kv):
+    """The load callbacks' CPU ns by kind (class, jit, r2r, other), one
+    clock read subtracted per call as for the handler; None from a profiler
+    that did not count them."""
+    if "bench.cb_class_ns" not in kv:
+        return None
+    clock = float(kv["bench.clock_ns"])
+    return [max(0.0, int(kv[f"bench.cb_{k}_ns"]) - int(kv[f"bench.cb_{k}_calls"]) * clock)
+            for k in ("class", "jit", "r2r", "other")]
+
+
 def app(r, d):
     """The program's own CPU time: the process's less the profiler's."""
     return r["proc"] - r["handler"] - r["calls"] * d - r["drain"]
@@ -101,21 +116,28 @@ def main():
     if a.each:
         print("| log | signals | frames per walk | handler ns per signal | drain ms | of which mdp_drain_all "
               "| drain passes | passes per s | drain ms per s (outside mdp_drain_all) "
-              "| records | process CPU ms | profiler, as run |")
-        print("| --- " * 12 + "|")
+              "| records | process CPU ms | profiler, as run | load callbacks ms (class/jit/r2r/other) "
+              "| profiler with its callbacks |")
+        print("| --- " * 14 + "|")
         for p in a.logs:
             kv = stats_of(p)
             calls = int(kv["bench.handler_calls"])
             r = {"calls": calls, "handler": int(kv["bench.handler_cpu_ns"]) - calls * float(kv["bench.clock_ns"]),
                  "drain": int(kv["bench.drain_ns"]), "proc": int(kv["bench.process_cpu_us"]) * 1000.0}
             share = [100 * (r["handler"] + calls * d + r["drain"]) / app(r, d) for d in (dmin, dmed, dmax)]
+            cb, cbtext, withcb = callbacks(kv), "-", "-"
+            if cb is not None:
+                cbtext = f"{sum(cb) / 1e6:.1f} ({'/'.join(f'{x / 1e6:.1f}' for x in cb)})"
+                w = [100 * (r["handler"] + calls * d + r["drain"] + sum(cb)) / (app(r, d) - sum(cb))
+                     for d in (dmin, dmed, dmax)]
+                withcb = f"{w[1]:.2f}% ({w[0]:.2f}-{w[2]:.2f}%)"
             passes, wall_s = int(kv["drains"]), max(int(kv["duration_ms"]), 1) / 1e3
             print(f"| {os.path.basename(p)} | {calls} | {int(kv['bench.handler_frames']) / max(calls, 1):.1f} "
                   f"| {r['handler'] / max(calls, 1):.0f} | {r['drain'] / 1e6:.1f} "
                   f"| {int(kv['bench.drain_all_ns']) / 1e6:.1f} | {passes} | {passes / wall_s:.1f} "
                   f"| {(r['drain'] - int(kv['bench.drain_all_ns'])) / 1e6 / wall_s:.2f} "
                   f"| {kv['records']} | {r['proc'] / 1e6:.0f} "
-                  f"| {share[1]:.2f}% ({share[0]:.2f}-{share[2]:.2f}%) |")
+                  f"| {share[1]:.2f}% ({share[0]:.2f}-{share[2]:.2f}%) | {cbtext} | {withcb} |")
         return 0
     runs = {}  # workload -> length -> round -> figures
     for p in a.logs:

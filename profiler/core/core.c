@@ -248,3 +248,26 @@ void mdp_core_free(mdp_core *core)
     /* core->slots stay mapped: see sampler.c */
     free(core);
 }
+
+#ifdef MDP_BENCH_CLOCK
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+mdp_bench_span mdp_bench_span_start(mdp_core *core, unsigned kind)
+{
+    return (mdp_bench_span){core, kind < MDP_BENCH_CB_N ? kind : MDP_BENCH_CB_OTHER,
+                            thread_cpu_ns()};
+}
+
+void mdp_bench_span_end(mdp_bench_span *s)
+{
+    if (!s->core)
+        return;
+    atomic_fetch_add(&s->core->stats.bench_cb_ns[s->kind], thread_cpu_ns() - s->t0);
+    atomic_fetch_add(&s->core->stats.bench_cb_calls[s->kind], 1);
+}
+#endif

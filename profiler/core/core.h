@@ -196,6 +196,27 @@ void mdp_seq_release(mdp_seq_hold *h);
 #define MDP_SEQ_HELD(var, core)                                                                    \
     mdp_seq_hold var##_hold __attribute__((cleanup(mdp_seq_release))) = mdp_seq_take(core);        \
     uint64_t var = var##_hold.seq
+/* Bench builds only (-DMDP_BENCH_CLOCK, bench/profiler/README.md): the
+ * thread CPU time the runtime's load callbacks spend in the profiler, by
+ * kind, written to #stats as bench.cb_KIND_ns and bench.cb_KIND_calls.
+ * MDP_BENCH_CALLBACK(core, kind) charges the rest of the enclosing block
+ * (declared before MDP_SEQ_HELD, it also covers the seq's release). */
+enum mdp_bench_cb { MDP_BENCH_CB_CLASS, MDP_BENCH_CB_JIT, MDP_BENCH_CB_R2R, MDP_BENCH_CB_OTHER,
+                    MDP_BENCH_CB_N };
+#ifdef MDP_BENCH_CLOCK
+typedef struct mdp_bench_span {
+    mdp_core *core;
+    unsigned kind;
+    uint64_t t0;
+} mdp_bench_span;
+mdp_bench_span mdp_bench_span_start(mdp_core *core, unsigned kind);
+void mdp_bench_span_end(mdp_bench_span *s);
+#define MDP_BENCH_CALLBACK(core, kind)                                                             \
+    mdp_bench_span mdp_bench_span_ __attribute__((cleanup(mdp_bench_span_end))) =                 \
+        mdp_bench_span_start((core), (kind))
+#else
+#define MDP_BENCH_CALLBACK(core, kind) ((void)0)
+#endif
 /* The oldest seq still in use: under every held seq and `floor` (the
  * adapter's oldest deferred one; 0: none), 1 while a taker could not
  * publish its own. */

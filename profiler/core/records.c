@@ -333,6 +333,11 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          (uint64_t)atomic_load(&core->stats.bench_drain_ns),
          (uint64_t)atomic_load(&core->stats.bench_drain_all_ns), proc_us,
          (uint64_t)atomic_load(&core->stats.bench_drain_minflt));
+    static const char *const cb_kind[MDP_BENCH_CB_N] = {"class", "jit", "r2r", "other"};
+    for (unsigned i = 0; i < MDP_BENCH_CB_N; i++)
+        putf(o, " bench.cb_%s_ns=%" PRIu64 " bench.cb_%s_calls=%" PRIu64, cb_kind[i],
+             (uint64_t)atomic_load(&core->stats.bench_cb_ns[i]), cb_kind[i],
+             (uint64_t)atomic_load(&core->stats.bench_cb_calls[i]));
 #endif
     /* end= last: how the process ended, the line's conclusion */
     putf(o, " truncated=%" PRIu64 " end=%s\n", core->stats.cut, end);

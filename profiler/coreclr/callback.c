@@ -100,6 +100,7 @@ static HRESULT on_ProfilerDetachSucceeded(MDP_CB_THIS)
     {                                                                                              \
         mdp_clr *p = SELF(self);                                                                   \
         CORE_OR_OK(p);                                                                             \
+        MDP_BENCH_CALLBACK(p->core, MDP_BENCH_CB_OTHER);                                           \
         MDP_SEQ_HELD(seq, p->core);                                                                \
         event(p->core, seq, id);                                                                   \
         return S_OK;                                                                               \
@@ -116,6 +117,7 @@ static HRESULT on_ModuleLoadFinished(MDP_CB_THIS, ModuleID module, HRESULT statu
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
+    MDP_BENCH_CALLBACK(p->core, MDP_BENCH_CB_OTHER);
     MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status))
         mdp_clr_module(p, seq, module);
@@ -126,6 +128,7 @@ static HRESULT on_ModuleAttachedToAssembly(MDP_CB_THIS, ModuleID module, Assembl
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
+    MDP_BENCH_CALLBACK(p->core, MDP_BENCH_CB_OTHER);
     MDP_SEQ_HELD(seq, p->core);
     mdp_ev_module_assembly(p->core, seq, module, assembly);
     return S_OK;
@@ -206,6 +209,7 @@ static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
+    MDP_BENCH_CALLBACK(p->core, MDP_BENCH_CB_CLASS);
     MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status))
         mdp_clr_class(p, seq, cls);
@@ -232,6 +236,7 @@ static HRESULT on_JITCompilationFinished(MDP_CB_THIS, FunctionID fn, HRESULT sta
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
+    MDP_BENCH_CALLBACK(p->core, MDP_BENCH_CB_JIT);
     MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status))
         function_and_code(p, seq, fn);
@@ -246,6 +251,7 @@ static HRESULT on_JITCachedFunctionSearchFinished(MDP_CB_THIS, FunctionID fn,
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
+    MDP_BENCH_CALLBACK(p->core, MDP_BENCH_CB_R2R);
     MDP_SEQ_HELD(seq, p->core);
     /* The function now. Its code (published after this callback returns)
      * is learnt only if a sample lands in it, through the miss callback:
@@ -278,6 +284,7 @@ static HRESULT on_DynamicMethodJITCompilationFinished(MDP_CB_THIS, FunctionID fn
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
+    MDP_BENCH_CALLBACK(p->core, MDP_BENCH_CB_JIT);
     MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status) && mdp_clr_dynamic_function(p, seq, fn) == 0)
         mdp_clr_code(p, seq, fn);
