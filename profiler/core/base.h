@@ -152,6 +152,10 @@ struct mdp_slot {
 #define MDP_MAX_IMAGE_RANGES 128u /* the header page and up to 96 sections */
 size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max, mdt_mem_range *exec,
                         size_t *nexec);
+/* The read-write mappings holding addrs[0..n) (sorted ascending; a
+ * thread's stack pointer): lo[i] and hi[i], 0 where none holds addrs[i].
+ * One pass over /proc/self/maps whichever way it is read (maps.c). */
+void mdp_rw_mappings_at(const uintptr_t *addrs, size_t n, uintptr_t *lo, uintptr_t *hi);
 /* Tests: read /proc/self/maps as text even where the kernel answers
  * PROCMAP_QUERY (maps.c), as older kernels make it. */
 void mdp_maps_text_only(int on);

@@ -81,31 +81,6 @@ static size_t put_u64(char *out, uint64_t v)
     return n;
 }
 
-/* The mapping that holds `sp`, from /proc/self/maps. */
-static int stack_mapping(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
-{
-    FILE *f = fopen("/proc/self/maps", "re");
-    if (!f)
-        return -1;
-    char line[512];
-    int found = -1;
-    while (fgets(line, sizeof line, f)) {
-        uintptr_t a, b;
-        char perms[8];
-        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &a, &b, perms) == 3 && sp >= a &&
-            sp < b && perms[0] == 'r' && perms[1] == 'w') {
-            *lo = a;
-            *hi = b;
-            found = 0;
-            break;
-        }
-        while (!strchr(line, '\n') && fgets(line, sizeof line, f))
-            ;
-    }
-    fclose(f);
-    return found;
-}
-
 static struct mdp_growbuf key, dbg;
 
 /* A sample's frames while it is named (drain_lock held: one at a time). */
@@ -168,8 +143,9 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
             return;
         }
         if ((flags & MDP_SAMPLE_HAVE_SP) && !atomic_load(&t->stack_lo)) {
-            uintptr_t lo, hi;
-            if (stack_mapping((uintptr_t)mdp_ring_peek(&t->ring, sp_at), &lo, &hi) == 0) {
+            uintptr_t sp = (uintptr_t)mdp_ring_peek(&t->ring, sp_at), lo, hi;
+            mdp_rw_mappings_at(&sp, 1, &lo, &hi);
+            if (hi) {
                 atomic_store(&t->stack_hi, hi);
                 atomic_store(&t->stack_lo, lo);
             }

@@ -286,3 +286,27 @@ size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max, mdt_me
     close(src.text.fd);
     return n;
 }
+
+void mdp_rw_mappings_at(const uintptr_t *addrs, size_t n, uintptr_t *lo, uintptr_t *hi)
+{
+    for (size_t i = 0; i < n; i++)
+        lo[i] = hi[i] = 0;
+    struct maps_source src = {.text = {.fd = n ? open("/proc/self/maps", O_RDONLY | O_CLOEXEC) : -1},
+                              .query = !atomic_load(&query_off)};
+    if (src.text.fd < 0)
+        return;
+    struct mapping m = {0};
+    int have = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* the text goes forward only: the last mapping may hold this one too */
+        if (i > 0 && addrs[i] < addrs[i - 1])
+            break; /* not sorted: the caller's bug, nothing guessed */
+        if (!(have && addrs[i] < m.hi) && !(have = next_mapping(&src, addrs[i], &m)))
+            break;
+        if (m.lo <= addrs[i] && m.perms[0] == 'r' && m.perms[1] == 'w') {
+            lo[i] = m.lo;
+            hi[i] = m.hi;
+        }
+    }
+    close(src.text.fd);
+}

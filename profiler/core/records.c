@@ -150,38 +150,48 @@ static int is_hex(char c)
 }
 
 /* MVIDs the current write describes (committed to core->writer->described when
- * the write succeeds). */
+ * the write succeeds), in order and as a set. */
 struct newmods {
     char (*v)[33];
     size_t n, cap;
+    mdp_smap set;
 };
 
 static int described(mdp_core *core, const struct newmods *nm, const char *mvid)
 {
-    if (mdp_smap_get(&core->writer->described, mvid, 32))
-        return 1;
-    for (size_t i = 0; i < nm->n; i++)
-        if (memcmp(nm->v[i], mvid, 32) == 0)
-            return 1;
-    return 0;
+    return mdp_smap_get(&core->writer->described, mvid, 32) || mdp_smap_get(&nm->set, mvid, 32);
 }
 
 /* #module lines for the modules `key` names (a frame's or a type
- * argument's "MVID:0x0...") that are not described yet. */
+ * argument's "MVID:0x0...") that are not described yet. An MVID is the 32
+ * hex digits before a ':' followed by "0x" that start the key or follow
+ * neither a hex digit nor a ':' (a native frame's build-id ends in '+'):
+ * found from the colons (memchr) rather than tried at every byte, which
+ * was 0.5% of a `dotnet build`'s CPU on its 3.5 KB stacks; a frame of the
+ * same module as the one before it is not looked up again. */
 static void module_lines(mdp_core *core, struct out *o, struct newmods *nm, const char *key)
 {
     size_t len = strlen(key);
-    for (size_t i = 0; i + 35 <= len; i++) {
-        if ((i && (is_hex(key[i - 1]) || key[i - 1] == ':')) || key[i + 32] != ':' ||
-            key[i + 33] != '0' || key[i + 34] != 'x')
+    const char *end = key + len, *last = NULL;
+    for (const char *c = key; (c = memchr(c, ':', (size_t)(end - c))); c++) {
+        size_t i = (size_t)(c - key);
+        if (i < 32 || end - c < 3 || c[1] != '0' || c[2] != 'x')
+            continue;
+        const char *mvid = c - 32;
+        if (i > 32 && (is_hex(mvid[-1]) || mvid[-1] == ':'))
+            continue;
+        if (last && memcmp(last, mvid, 32) == 0)
             continue;
         size_t k = 0;
-        while (k < 32 && is_hex(key[i + k]))
+        while (k < 32 && is_hex(mvid[k]))
             k++;
-        if (k < 32 || described(core, nm, key + i))
+        if (k < 32)
+            continue;
+        last = mvid;
+        if (described(core, nm, mvid))
             continue;
         char what[600];
-        if (mdp_module_describe(core, key + i, what, sizeof what) != 0)
+        if (mdp_module_describe(core, mvid, what, sizeof what) != 0)
             continue;
         if (nm->n == nm->cap) {
             size_t cap = nm->cap ? 2 * nm->cap : 64;
@@ -193,10 +203,13 @@ static void module_lines(mdp_core *core, struct out *o, struct newmods *nm, cons
             nm->v = p;
             nm->cap = cap;
         }
-        memcpy(nm->v[nm->n], key + i, 32);
+        if (mdp_smap_put(&nm->set, mvid, 32, (void *)1) != 0) {
+            o->bad = 1;
+            return;
+        }
+        memcpy(nm->v[nm->n], mvid, 32);
         nm->v[nm->n++][32] = 0;
-        putf(o, "#module %.32s %s\n", key + i, what);
-        i += 34;
+        putf(o, "#module %.32s %s\n", mvid, what);
     }
 }
 
@@ -373,6 +386,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     core->writer->buf = NULL;
     core->writer->buf_cap = 0;
     struct newmods nm = {0};
+    mdp_smap_init(&nm.set);
     size_t fw_before = core->writer->frameworks_written; /* restored when the write fails */
     if (!core->writer->header_written) {
         char *h = mdp_header_line(core);
@@ -495,6 +509,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     free(notes);
     free(c.v);
     free(nm.v);
+    mdp_smap_free(&nm.set);
     if (o.cap <= MDP_LOG_BUF_KEEP) {
         core->writer->buf = o.s;
         core->writer->buf_cap = o.cap;

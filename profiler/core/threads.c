@@ -93,36 +93,24 @@ static int by_sp(const void *a, const void *b)
 }
 
 /* The read-write mappings that hold the blocked threads' stack pointers,
- * from one read of /proc/self/maps (a runtime's process maps thousands of
- * ranges; it used to be read once per new thread, at startup a few dozen
- * times a scan): v sorted by sp, lo and hi 0 where none holds it. */
+ * in one pass over the process's mappings (maps.c; a runtime's process maps
+ * thousands of ranges, which were read once per new thread at startup, a
+ * few dozen times a scan): v sorted by sp, lo and hi 0 where none holds
+ * it. */
 static void mappings_of(struct blocked *v, size_t n)
 {
-    FILE *f = n ? fopen("/proc/self/maps", "re") : NULL;
-    if (!f)
+    uintptr_t *sp = n ? malloc(3 * n * sizeof *sp) : NULL;
+    if (!sp)
         return;
     qsort(v, n, sizeof *v, by_sp);
-    char line[512];
-    size_t i = 0;
-    while (i < n && fgets(line, sizeof line, f)) {
-        uintptr_t a, b;
-        char perms[8];
-        int ok = sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s", &a, &b, perms) == 3;
-        while (!strchr(line, '\n') && fgets(line, sizeof line, f))
-            ;
-        if (!ok)
-            continue;
-        /* the file is sorted by address: the threads below this range have
-         * no mapping */
-        while (i < n && v[i].sp < a)
-            i++;
-        for (size_t j = i; j < n && v[j].sp < b; j++)
-            if (perms[0] == 'r' && perms[1] == 'w') {
-                v[j].lo = a;
-                v[j].hi = b;
-            }
+    for (size_t i = 0; i < n; i++)
+        sp[i] = v[i].sp;
+    mdp_rw_mappings_at(sp, n, sp + n, sp + 2 * n);
+    for (size_t i = 0; i < n; i++) {
+        v[i].lo = sp[n + i];
+        v[i].hi = sp[2 * n + i];
     }
-    fclose(f);
+    free(sp);
 }
 
 /* The process's number of threads, or -1: the task folder's link count is
