@@ -2119,6 +2119,18 @@ static void unlay(struct laid_out *l)
     close(l->fd);
 }
 
+/* The ranges of lay_out's image: its four pages, from its base. */
+static size_t check_laid_out_ranges(const struct laid_out *l, mdt_mem_range *r)
+{
+    size_t n = mdp_image_ranges(l->res, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
+    ck_assert_uint_eq(n, 4);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_ptr_eq(r[i].start, l->res + 0x2000 * i);
+        ck_assert_uint_eq(r[i].len, 0x1000);
+    }
+    return n;
+}
+
 START_TEST(test_image_ranges_are_the_image_own_mappings)
 {
     /* as the kernel answers (PROCMAP_QUERY since Linux 6.11), then from
@@ -2129,12 +2141,7 @@ START_TEST(test_image_ranges_are_the_image_own_mappings)
         struct laid_out l;
         lay_out(&l, shared);
         mdt_mem_range r[MDP_MAX_IMAGE_RANGES];
-        size_t n = mdp_image_ranges(l.res, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
-        ck_assert_uint_eq(n, 4);
-        for (size_t i = 0; i < n; i++) {
-            ck_assert_ptr_eq(r[i].start, l.res + 0x2000 * i);
-            ck_assert_uint_eq(r[i].len, 0x1000);
-        }
+        size_t n = check_laid_out_ranges(&l, r);
         /* From inside a mapping on: the rest of it first. */
         n = mdp_image_ranges(l.res + 0x2100, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
         ck_assert_uint_eq(n, 3);
@@ -2170,12 +2177,7 @@ START_TEST(test_image_ranges_among_thousands_of_mappings)
     for (int text = 0; text < 2; text++) {
         mdp_maps_text_only(text);
         mdt_mem_range r[MDP_MAX_IMAGE_RANGES];
-        size_t n = mdp_image_ranges(l.res, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
-        ck_assert_uint_eq(n, 4);
-        for (size_t i = 0; i < n; i++) {
-            ck_assert_ptr_eq(r[i].start, l.res + 0x2000 * i);
-            ck_assert_uint_eq(r[i].len, 0x1000);
-        }
+        size_t n = check_laid_out_ranges(&l, r);
         /* and every one of the many is found as what it is */
         for (size_t i = 0; i < PAGES; i += 997) {
             n = mdp_image_ranges(many + i * page, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
