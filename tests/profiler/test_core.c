@@ -1962,6 +1962,64 @@ static struct mdp_slot *slot_of(mdp_core *core, int tid)
     return NULL;
 }
 
+/* mdp_thread_cpu_clock (sampler.h), the clock of slots.c's timers and of
+ * perfclock.c's weights: for a thread the TID names, the clock
+ * pthread_getcpuclockid gives for its pthread_t, read from another thread;
+ * its time grows while that thread spins and not while it sleeps. */
+struct clock_arg {
+    int tid;
+    clockid_t own;
+    _Atomic int phase; /* 1: spinning, 2: spun 20 ms, 3: told to sleep, 4: asleep */
+};
+
+static void *spin_then_sleep(void *arg)
+{
+    struct clock_arg *a = arg;
+    a->tid = (int)syscall(SYS_gettid);
+    ck_assert_int_eq(pthread_getcpuclockid(pthread_self(), &a->own), 0);
+    atomic_store(&a->phase, 1);
+    double t0 = thread_cpu_s();
+    volatile uint64_t x = 1;
+    while (thread_cpu_s() - t0 < 0.02)
+        x = x * 6364136223846793005u + 1;
+    atomic_store(&a->phase, 2);
+    while (atomic_load(&a->phase) != 3)
+        x = x * 6364136223846793005u + 1;
+    atomic_store(&a->phase, 4);
+    usleep(200000);
+    return NULL;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+    struct timespec ts;
+    ck_assert_int_eq(clock_gettime(c, &ts), 0);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+START_TEST(test_thread_cpu_clock_is_the_thread_own)
+{
+    struct timespec ts;
+    ck_assert_int_eq(clock_gettime(mdp_thread_cpu_clock((int)syscall(SYS_gettid)), &ts), 0);
+    struct clock_arg a = {0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, spin_then_sleep, &a), 0);
+    while (atomic_load(&a.phase) < 2)
+        usleep(1000);
+    clockid_t c = mdp_thread_cpu_clock(a.tid);
+    ck_assert_int_eq(c, a.own);
+    uint64_t spun = clock_ns(c);
+    ck_assert_uint_ge(spun, 20000000u); /* its 20 ms, not the reader's time */
+    atomic_store(&a.phase, 3);
+    while (atomic_load(&a.phase) != 4)
+        usleep(1000);
+    uint64_t asleep = clock_ns(c);
+    usleep(50000);
+    ck_assert_uint_lt(clock_ns(c) - asleep, 5000000u); /* its sleep costs no CPU */
+    pthread_join(th, NULL);
+}
+END_TEST
+
 START_TEST(test_perf_clock_signals_at_the_rate)
 {
     struct env e;
@@ -2298,6 +2356,7 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_step_agrees_with_the_decoder);
     tcase_add_test(t, test_thread_role_read_while_new_and_at_writes);
     tcase_add_test(t, test_scan_takes_a_blocked_thread_with_its_stack);
+    tcase_add_test(t, test_thread_cpu_clock_is_the_thread_own);
     tcase_add_test(t, test_perf_clock_signals_at_the_rate);
     tcase_add_test(t, test_record_kinds_are_documented);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
