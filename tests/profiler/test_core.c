@@ -135,6 +135,113 @@ START_TEST(test_config_text_round_trip)
 }
 END_TEST
 
+/* Who names a missed ReadyToRun method is a setting as the others are: the
+ * runtime by default, the image with r2rnames=image, from the attach
+ * request's text or MDPROFILE_R2RNAMES; another value is refused. */
+START_TEST(test_r2rnames_is_a_setting)
+{
+    mdp_config c, d;
+    char err[256], text[8192];
+    mdp_config_default(&c);
+    ck_assert_int_eq(c.r2rnames, MDP_R2RNAMES_RUNTIME);
+    ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, ";r2rnames=runtime;"));
+    const char *in = "r2rnames=image";
+    ck_assert_int_eq(mdp_config_parse(&c, in, strlen(in), err, sizeof err), 0);
+    ck_assert_int_eq(c.r2rnames, MDP_R2RNAMES_IMAGE);
+    int n = mdp_config_format(&c, text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, ";r2rnames=image;"));
+    mdp_config_default(&d);
+    ck_assert_int_eq(mdp_config_parse(&d, text, (size_t)n, err, sizeof err), 0);
+    ck_assert_int_eq(d.r2rnames, MDP_R2RNAMES_IMAGE);
+    ck_assert_int_ne(mdp_config_parse(&d, "r2rnames=1", 10, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "r2rnames"));
+    ck_assert_int_eq(d.r2rnames, MDP_R2RNAMES_IMAGE); /* untouched */
+
+    mdp_config_default(&d);
+    setenv("MDPROFILE_R2RNAMES", "image", 1);
+    ck_assert_int_eq(mdp_config_from_env(&d, err, sizeof err), 0);
+    ck_assert_int_eq(d.r2rnames, MDP_R2RNAMES_IMAGE);
+    setenv("MDPROFILE_R2RNAMES", "runtime", 1);
+    ck_assert_int_eq(mdp_config_from_env(&d, err, sizeof err), 0);
+    ck_assert_int_eq(d.r2rnames, MDP_R2RNAMES_RUNTIME);
+    setenv("MDPROFILE_R2RNAMES", "images", 1);
+    ck_assert_int_ne(mdp_config_from_env(&d, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "MDPROFILE_R2RNAMES"));
+    unsetenv("MDPROFILE_R2RNAMES");
+}
+END_TEST
+
+static char *slurp_src(const char *rel)
+{
+    char path[4096];
+    FILE *f = fopen(src_path(path, sizeof path, rel), "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    static char buf[2][1 << 20];
+    static int which;
+    char *doc = buf[which++ & 1];
+    size_t n = fread(doc, 1, sizeof buf[0] - 1, f);
+    doc[n] = 0;
+    fclose(f);
+    return doc;
+}
+
+/* Every setting the profiler reads (the keys of the attach request's text,
+ * which are the variables' too) has its MDPROFILE_ variable under
+ * ENVIRONMENT in doc/mdprofile.1 and in profiler/README.md's Settings;
+ * duration and samples end an attach's session (--duration, --samples). */
+START_TEST(test_settings_are_documented)
+{
+    mdp_config c;
+    char text[8192];
+    mdp_config_default(&c);
+    snprintf(c.notify, sizeof c.notify, "@n");
+    snprintf(c.output, sizeof c.output, "o");
+    ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
+    const char *man = slurp_src("doc/mdprofile.1");
+    const char *env = strstr(man, "\n.SH ENVIRONMENT\n");
+    ck_assert_ptr_nonnull(env);
+    const char *env_end = strstr(env + 1, "\n.SH ");
+    ck_assert_ptr_nonnull(env_end);
+    const char *readme = slurp_src("profiler/README.md");
+    const char *set = strstr(readme, "\n## Settings\n");
+    ck_assert_ptr_nonnull(set);
+    const char *set_end = strstr(set + 1, "\n## ");
+    ck_assert_ptr_nonnull(set_end);
+    unsigned keys = 0;
+    /* first_pid is set by the launcher and never formatted: checked too */
+    strcat(text, ";first_pid=0");
+    for (char *k = text, *next; k && *k; k = next) {
+        next = strchr(k, ';');
+        if (next)
+            *next++ = 0;
+        char *eq = strchr(k, '=');
+        ck_assert_ptr_nonnull(eq);
+        *eq = 0;
+        keys++;
+        if (!strcmp(k, "duration") || !strcmp(k, "samples"))
+            continue;
+        char var[64], under[64];
+        size_t i = 0;
+        for (; k[i] && i < 40; i++)
+            under[i] = (char)(k[i] >= 'a' && k[i] <= 'z' ? k[i] - 32 : k[i]);
+        under[i] = 0;
+        snprintf(var, sizeof var, "MDPROFILE_%s", under);
+        const char *at = strstr(env, var);
+        ck_assert_msg(at && at < env_end, "%s is not under ENVIRONMENT in doc/mdprofile.1", var);
+        char tick[80];
+        snprintf(tick, sizeof tick, "`_%s`", under);
+        at = strstr(set, tick);
+        if (!at || at > set_end) {
+            snprintf(tick, sizeof tick, "`%s`", var);
+            at = strstr(set, tick);
+        }
+        ck_assert_msg(at && at < set_end, "%s is not in profiler/README.md's Settings", var);
+    }
+    ck_assert_uint_ge(keys, 22);
+}
+END_TEST
+
 /* --mode takes a comma list; what cannot run together, an unknown name and
  * a mode this build lacks are refused, naming the word. */
 START_TEST(test_mode_lists)
@@ -1677,13 +1784,7 @@ END_TEST
  * (its word, count, then the fields it keeps). */
 START_TEST(test_record_kinds_are_documented)
 {
-    char path[4096];
-    FILE *f = fopen(src_path(path, sizeof path, "doc/profile-log.md"), "r");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    static char doc[1 << 20];
-    size_t n = fread(doc, 1, sizeof doc - 1, f);
-    doc[n] = 0;
-    fclose(f);
+    const char *doc = slurp_src("doc/profile-log.md");
     for (unsigned k = 0; k < MDP_REC_NKINDS; k++) {
         const struct mdp_rec_desc *d = &mdp_rec_kinds[k];
         char row[64], extra[128];
@@ -2324,6 +2425,8 @@ Suite *suite(void)
     tcase_add_test(t, test_pmap_matches_a_reference);
     tcase_add_test(t, test_smap_keys_are_copied);
     tcase_add_test(t, test_config_text_round_trip);
+    tcase_add_test(t, test_r2rnames_is_a_setting);
+    tcase_add_test(t, test_settings_are_documented);
     tcase_add_test(t, test_mode_lists);
     tcase_add_test(t, test_prolog_decode_shapes);
     tcase_add_test(t, test_unwind_rsp_frame_body_and_prolog);
