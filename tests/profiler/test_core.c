@@ -1998,8 +1998,9 @@ END_TEST
  * ~HZ, 250 here), every signal found its slot through its fd; a SIGPROF
  * from another fd (a pipe's O_ASYNC) is not a sample; a thread beyond
  * the cap on fds gets the timer; retiring closes every fd. Where the
- * kernel refuses perf_event_open the core chose the timer: nothing to
- * test (said on stderr). */
+ * kernel refuses perf_event_open, --clock auto falls back to the timer
+ * (check_timer_fallback: tested there instead, and everywhere with the
+ * refusal forced). */
 static int perf_fds_open(void)
 {
     DIR *d = opendir("/proc/self/fd");
@@ -2121,6 +2122,49 @@ START_TEST(test_thread_cpu_clock_is_the_thread_own)
 }
 END_TEST
 
+/* A thread that registers itself and spins 0.5 s of CPU time (*a), ended:
+ * its slot, still active (the slot of an ended thread retires at the
+ * drain's liveness check). */
+static struct mdp_slot *spin_a_thread(mdp_core *core, struct spin_arg *a)
+{
+    *a = (struct spin_arg){core, 0, 0, 0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, spin_sampled, a), 0);
+    pthread_join(th, NULL);
+    ck_assert(a->registered);
+    struct mdp_slot *t = slot_of(core, a->tid);
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+/* --clock auto where perf_event_open was refused: the core says why and
+ * takes the timer; a thread registered gets a CPU-time timer, no perf fd,
+ * and is signalled (~HZ per CPU second, at most the rate); the header says
+ * cpu_clock=timer, the log says why once, #stats counts it a timer thread. */
+static void check_timer_fallback(struct env *e)
+{
+    mdp_core *core = e->core;
+    ck_assert_int_eq(core->clock, MDP_CLOCK_TIMER);
+    ck_assert_msg(strstr(core->clock_why, "perf_event_open refused"), "why: '%s'", core->clock_why);
+    ck_assert_str_eq(mdp_perf_clock_name(core), "timer");
+    ck_assert_int_eq(perf_fds_open(), 0);
+    struct spin_arg a;
+    struct mdp_slot *t = spin_a_thread(core, &a);
+    ck_assert_msg(atomic_load(&t->perf_fd) == 0 && t->has_timer, "no timer on the thread");
+    double per_s = (atomic_load(&t->samples) + atomic_load(&t->drops)) / a.cpu_s;
+    ck_assert_msg(per_s >= 50 && per_s < 1.15 * core->cfg.rate,
+                  "%.0f timer signals per CPU second at %u Hz", per_s, core->cfg.rate);
+    ck_assert_uint_eq(atomic_load(&t->stray), 0);
+    ck_assert_uint_eq(atomic_load(&core->perf_threads), 0);
+    ck_assert_uint_ge(atomic_load(&core->timer_threads), 1);
+    ck_assert_int_eq(perf_fds_open(), 0);
+    ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
+    const char *log = slurp_raw(e->log);
+    ck_assert_msg(strstr(log, " cpu_clock=timer"), "%.300s", log);
+    const char *why = strstr(log, "\n# sampling with CPU-time timers: perf_event_open refused");
+    ck_assert_msg(why && !strstr(why + 2, "# sampling with CPU-time timers"), "%.2000s", log);
+}
+
 START_TEST(test_perf_clock_signals_at_the_rate)
 {
     struct env e;
@@ -2129,19 +2173,15 @@ START_TEST(test_perf_clock_signals_at_the_rate)
     env_clock = MDP_CLOCK_TIMER;
     mdp_core *core = e.core;
     if (core->clock != MDP_CLOCK_PERF) {
-        fprintf(stderr, "test_perf_clock_signals_at_the_rate: not run: %s\n", core->clock_why);
+        /* refused here: what auto does then is what this machine can test */
+        check_timer_fallback(&e);
         close_env(&e);
         return;
     }
     int fds0 = perf_fds_open();
     /* a thread registered now is clocked by perf (within the cap) */
-    struct spin_arg a = {core, 0, 0, 0};
-    pthread_t th;
-    ck_assert_int_eq(pthread_create(&th, NULL, spin_sampled, &a), 0);
-    pthread_join(th, NULL);
-    ck_assert(a.registered);
-    struct mdp_slot *t = slot_of(core, a.tid);
-    ck_assert_ptr_nonnull(t);
+    struct spin_arg a;
+    struct mdp_slot *t = spin_a_thread(core, &a);
     ck_assert_msg(atomic_load(&t->perf_fd) > 0 && !t->has_timer, "no perf clock on the thread");
     uint64_t signals = atomic_load(&t->samples) + atomic_load(&t->drops);
     double per_s = signals / a.cpu_s;
@@ -2167,12 +2207,8 @@ START_TEST(test_perf_clock_signals_at_the_rate)
 
     /* beyond the cap: the timer */
     core->perf_cap = atomic_load(&core->perf_open);
-    struct spin_arg b = {core, 0, 0, 0};
-    ck_assert_int_eq(pthread_create(&th, NULL, spin_sampled, &b), 0);
-    pthread_join(th, NULL);
-    ck_assert(b.registered);
-    struct mdp_slot *u = slot_of(core, b.tid);
-    ck_assert_ptr_nonnull(u);
+    struct spin_arg b;
+    struct mdp_slot *u = spin_a_thread(core, &b);
     ck_assert_msg(atomic_load(&u->perf_fd) == 0 && u->has_timer, "beyond the cap, no timer");
     ck_assert_uint_ge(atomic_load(&core->perf_capped), 1);
     ck_assert_int_eq(perf_fds_open(), fds0 + 1);
@@ -2182,6 +2218,33 @@ START_TEST(test_perf_clock_signals_at_the_rate)
     ck_assert_int_eq(perf_fds_open(), 0);
     ck_assert_uint_eq(atomic_load(&core->perf_open), 0);
     close_env(&e);
+}
+END_TEST
+
+/* The refusal forced (MDPROFILE_TEST_PERF=refuse, as a container's seccomp
+ * or perf_event_paranoid 3 would refuse): --clock auto takes the timer
+ * (check_timer_fallback); --clock perf starts no core, and says why. */
+START_TEST(test_perf_refused_falls_back_to_the_timer)
+{
+    setenv("MDPROFILE_TEST_PERF", "refuse", 1);
+    struct env e;
+    env_clock = MDP_CLOCK_AUTO;
+    open_env(&e, 0);
+    env_clock = MDP_CLOCK_TIMER;
+    check_timer_fallback(&e);
+    close_env(&e);
+
+    mdp_config cfg;
+    mdp_config_default(&cfg);
+    cfg.clock = MDP_CLOCK_PERF;
+    snprintf(cfg.output, sizeof cfg.output, "/tmp/mdp-test-core-perf-%d.log", (int)getpid());
+    mdp_runtime_ops ops = {.miss = fake_miss, .il_map = fake_il_map};
+    mdp_core *core = NULL;
+    char err[256] = "";
+    ck_assert_int_ne(mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "--clock perf: perf_event_open refused"), "%s", err);
+    unlink(cfg.output);
+    unsetenv("MDPROFILE_TEST_PERF");
 }
 END_TEST
 
@@ -2461,6 +2524,7 @@ Suite *suite(void)
     tcase_add_test(t, test_scan_takes_a_blocked_thread_with_its_stack);
     tcase_add_test(t, test_thread_cpu_clock_is_the_thread_own);
     tcase_add_test(t, test_perf_clock_signals_at_the_rate);
+    tcase_add_test(t, test_perf_refused_falls_back_to_the_timer);
     tcase_add_test(t, test_record_kinds_are_documented);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
