@@ -16,6 +16,8 @@
 #include <talloc.h>
 #include <unistd.h>
 
+#include <mdtools/file.h>
+
 #include "batch/batch.h"
 #include "common/json.h"
 
@@ -178,24 +180,8 @@ int mdb_read_block(mdb_reader *rd, mdb_block *b)
 
 #define RANGE_EXTRA 1024u /* bytes read past a range's end with it: its last line */
 
-/* pread(2) until n bytes or the end of the file: the bytes read, or -1. */
-static ssize_t pread_full(int fd, char *p, size_t n, uint64_t off)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, p + got, n - got, (off_t)(off + got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    return (ssize_t)got;
-}
-
-/* The range's bytes are read with pread(2) into the block, not mapped: a
+/* The range's bytes are read with pread(2) into the block
+ * (mdt_file_read_at: until the count or the end of the file), not mapped: a
  * mapping of a file that another process truncates raises SIGBUS on the
  * pages past its new end, which a multi-threaded filter cannot recover
  * from cleanly (a handler and siglongjmp out of any libc call); pread
@@ -209,7 +195,7 @@ int mdb_read_range(mdb_block *b, int fd, uint64_t base, uint64_t start, uint64_t
     const size_t span = (size_t)(end - from);
     size_t want = span + RANGE_EXTRA, got, inrange, skip = 0, ls, have, scanned;
     const char *nl;
-    ssize_t r;
+    long long r;
     b->nlines = 0;
     b->counted = false;
     b->single = b->cut = false;
@@ -222,7 +208,7 @@ int mdb_read_range(mdb_block *b, int fd, uint64_t base, uint64_t start, uint64_t
     e->err_at = 0;
     if (room(b, want) < 0)
         return -1;
-    if ((r = pread_full(fd, b->mem, want, base + from)) < 0) {
+    if ((r = mdt_file_read_at(fd, b->mem, want, base + from)) < 0) {
         e->err = errno ? errno : EIO;
         e->err_at = from;
         return -1;
@@ -278,7 +264,7 @@ int mdb_read_range(mdb_block *b, int fd, uint64_t base, uint64_t start, uint64_t
             more = ls + MDB_MAX_LINE - have;
         if (room(b, have + more) < 0)
             return -1;
-        if ((r = pread_full(fd, b->mem + have, more, base + from + have)) < 0) {
+        if ((r = mdt_file_read_at(fd, b->mem + have, more, base + from + have)) < 0) {
             e->err = errno ? errno : EIO;
             e->err_at = from + have;
             return -1;

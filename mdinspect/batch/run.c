@@ -426,6 +426,32 @@ static void resolve_block(struct worker *w, struct slot *sl)
     }
 }
 
+/* No block is read after those read already (the run's lock held): the
+ * threads that wait for a block to resolve (queued) or for their turn to
+ * read a range (turn) are woken to see it. */
+static void end_reading(struct run *run)
+{
+    run->end = true;
+    pthread_cond_broadcast(&run->queued);
+    pthread_cond_broadcast(&run->turn);
+}
+
+/* The run stops (an output failed, a block ran out of memory; the main
+ * thread, the run's lock held): reading ends, and the blocks read already
+ * are resolved and retired, unwritten. */
+static void stop_unwritten(struct run *run)
+{
+    end_reading(run);
+    while (run->next_write < run->next_read) {
+        struct slot *q = &run->slots[run->next_write % run->nslots];
+        while (q->state != DONE)
+            pthread_cond_wait(&run->done, &run->lock);
+        retire(run, q);
+        run->next_write++;
+        pthread_cond_broadcast(&run->turn);
+    }
+}
+
 static void *work_ranges(struct worker *w);
 
 static void *work(void *arg)
@@ -512,9 +538,7 @@ static void *work_ranges(struct worker *w)
             break;
         uint64_t seq = run->next_read, start = seq * run->range, expect;
         if (!has_bytes(run, start)) {
-            run->end = true;
-            pthread_cond_broadcast(&run->queued);
-            pthread_cond_broadcast(&run->turn);
+            end_reading(run);
             break;
         }
         expect = run->size;
@@ -552,9 +576,7 @@ static void *work_ranges(struct worker *w)
         pthread_cond_signal(&run->slots[(seq + 1) % run->nslots].scan);
         if (sl->rerr || sl->nomem || sl->shrank) {
             /* no range after it is read (nor written: write_oldest) */
-            run->end = true;
-            pthread_cond_broadcast(&run->queued);
-            pthread_cond_broadcast(&run->turn);
+            end_reading(run);
         }
         if (!sl->rerr && !sl->nomem) {
             prepare(run, sl);
@@ -732,16 +754,7 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
         if (run.next_write == run.next_read)
             break; /* the end, and everything read is written */
         if (!write_oldest(&run, res)) {
-            run.end = true;
-            pthread_cond_broadcast(&run.turn);
-            while (run.next_write < run.next_read) {
-                struct slot *q = &run.slots[run.next_write % run.nslots];
-                while (q->state != DONE)
-                    pthread_cond_wait(&run.done, &run.lock);
-                retire(&run, q);
-                run.next_write++;
-                pthread_cond_broadcast(&run.turn);
-            }
+            stop_unwritten(&run);
             break;
         }
     }
@@ -788,12 +801,11 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
                 sl->state = DONE;
             }
             if (r <= 0) {
-                run.end = true;
                 res->read_error = r == -1;
                 res->read_errno = r == -1 ? rerrno : 0;
                 res->read_at = in.consumed;
                 res->nomem |= r == -2;
-                pthread_cond_broadcast(&run.queued);
+                end_reading(&run);
                 break;
             }
             run.next_read++;
@@ -805,23 +817,11 @@ void mdb_run(void *ctx, mdb_assemblies *a, const mdb_run_opts *o, mdb_run_result
         if (!stop && run.next_write == run.next_read)
             break; /* everything read is written */
         if (stop || !write_oldest(&run, res)) {
-            /* Stop reading; blocks already queued are resolved and
-             * dropped. */
-            run.end = true;
-            pthread_cond_broadcast(&run.queued);
-            while (run.next_write < run.next_read) {
-                struct slot *q = &run.slots[run.next_write % run.nslots];
-                while (q->state != DONE)
-                    pthread_cond_wait(&run.done, &run.lock);
-                retire(&run, q);
-                run.next_write++;
-                pthread_cond_broadcast(&run.turn);
-            }
+            stop_unwritten(&run);
             break;
         }
     }
-    run.end = true;
-    pthread_cond_broadcast(&run.queued);
+    end_reading(&run);
     pthread_mutex_unlock(&run.lock);
     for (unsigned i = 0; w && i < nworkers; i++)
         if (w[i].started)

@@ -28,6 +28,9 @@ void mdp_config_default(mdp_config *cfg)
      * of its own, 24-33 us on a VM, so a true 1 kHz costs 4-9% there
      * (bench/profiler/README.md); --clock auto or perf asks for the rate */
     cfg->clock = MDP_CLOCK_TIMER;
+    /* the runtime names missed ReadyToRun methods: from the image was
+     * slower on a `dotnet build` (bench/profiler/README.md, issue 24) */
+    cfg->r2rnames = MDP_R2RNAMES_RUNTIME;
 }
 
 /* In the order of enum mdp_mode's bits. */
@@ -212,6 +215,13 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             cfg->ilmaps = MDP_ILMAPS_CHECK;
         else
             goto bad;
+    } else if (strcmp(key, "r2rnames") == 0) {
+        if (is(v, len, "image"))
+            cfg->r2rnames = MDP_R2RNAMES_IMAGE;
+        else if (is(v, len, "runtime"))
+            cfg->r2rnames = MDP_R2RNAMES_RUNTIME;
+        else
+            goto bad;
     } else if (strcmp(key, "clock") == 0) {
         /* sample mode's CPU clock (perfclock.c) */
         if (is(v, len, "auto"))
@@ -237,9 +247,10 @@ bad:
 }
 
 static const char *const keys[] = {
-    "mode",    "rate",    "depth",       "output",       "debug_names", "duration", "samples",
-    "elt",     "verbose", "drain_ms",    "flush_ms",     "first_pid",   "notify",   "activities",
-    "threads", "slice",   "wall_budget", "alloc_sample", "alloc_path",  "ilmaps",   "clock"};
+    "mode",       "rate",       "depth",    "output",   "debug_names", "duration",
+    "samples",    "elt",        "verbose",  "drain_ms", "flush_ms",    "first_pid",
+    "notify",     "activities", "threads",  "slice",    "wall_budget", "alloc_sample",
+    "alloc_path", "ilmaps",     "r2rnames", "clock"};
 
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen)
 {
@@ -297,7 +308,7 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         buf, len,
         "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
         "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;"
-        "alloc_sample=%u;alloc_path=%s;ilmaps=%s;clock=%s;%s%s%soutput=%s",
+        "alloc_sample=%u;alloc_path=%s;ilmaps=%s;r2rnames=%s;clock=%s;%s%s%soutput=%s",
         modes, cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names, cfg->duration_ms,
         cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose, cfg->drain_ms,
         cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
@@ -306,6 +317,7 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         cfg->ilmaps == MDP_ILMAPS_CHECK     ? "check"
         : cfg->ilmaps == MDP_ILMAPS_RUNTIME ? "runtime"
                                             : "image",
+        cfg->r2rnames == MDP_R2RNAMES_IMAGE ? "image" : "runtime",
         cfg->clock == MDP_CLOCK_PERF    ? "perf"
         : cfg->clock == MDP_CLOCK_TIMER ? "timer"
                                         : "auto",

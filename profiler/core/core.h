@@ -93,6 +93,12 @@ typedef struct mdp_config {
 #define MDP_ILMAPS_IMAGE 0
 #define MDP_ILMAPS_RUNTIME 1
 #define MDP_ILMAPS_CHECK 2
+    int r2rnames; /* who names a sampled ReadyToRun address that no callback reported
+                   * (coreclr/record.c): the runtime (MDP_R2RNAMES_RUNTIME, the default: on a
+                   * `dotnet build` it costs less), or the image's entry points first
+                   * (MDP_R2RNAMES_IMAGE, codemap.c); ilmaps=check asks both either way */
+#define MDP_R2RNAMES_RUNTIME 0
+#define MDP_R2RNAMES_IMAGE 1
     int clock; /* sample mode's CPU clock: MDP_CLOCK_TIMER (the CPU-time timer, the default),
                 * MDP_CLOCK_AUTO (perf_events where the kernel allows it, else the
                 * timer), MDP_CLOCK_PERF (that or no sampling) (perfclock.c) */
@@ -104,13 +110,13 @@ typedef struct mdp_config {
 void mdp_config_default(mdp_config *cfg);
 /* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION,
  * _SAMPLES, _ELT, _VERBOSE, _DRAIN_MS, _FLUSH_MS, _FIRST_PID, _NOTIFY,
- * _ACTIVITIES, _THREADS, _SLICE, _WALL_BUDGET, _ALLOC_SAMPLE, _ALLOC_PATH, _ILMAPS, _CLOCK. Returns
- * 0, or -1 with a message in err for a bad value. */
+ * _ACTIVITIES, _THREADS, _SLICE, _WALL_BUDGET, _ALLOC_SAMPLE, _ALLOC_PATH, _ILMAPS, _R2RNAMES,
+ * _CLOCK. Returns 0, or -1 with a message in err for a bad value. */
 int mdp_config_from_env(mdp_config *cfg, char *err, size_t errlen);
 /* Parse "key=value;key=value" (the same keys in lower case: mode, rate,
  * depth, output, debug_names, duration, samples, elt, verbose, drain_ms,
  * flush_ms, first_pid, notify, activities, threads, slice, wall_budget, alloc_sample,
- * alloc_path, ilmaps, clock), `len` bytes; output, when present,
+ * alloc_path, ilmaps, r2rnames, clock), `len` bytes; output, when present,
  * comes last and runs to the end. */
 int mdp_config_parse(mdp_config *cfg, const char *text, size_t len, char *err, size_t errlen);
 /* The text form mdp_config_parse reads, into buf. Returns its length or -1

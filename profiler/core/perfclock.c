@@ -153,9 +153,9 @@ int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid)
     }
     /* the thread's CPU time now: the first sample weighs the periods since */
     struct timespec ts;
-    clockid_t cid = (clockid_t)((~(unsigned)tid << 3) | 6u); /* as slots.c's thread_cpu_clock */
-    t->perf_last =
-        clock_gettime(cid, &ts) == 0 ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec : 0;
+    t->perf_last = clock_gettime(mdp_thread_cpu_clock(tid), &ts) == 0
+                       ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec
+                       : 0;
     atomic_store(&t->perf_extra, 0);
     atomic_store(&t->perf_short, 0);
     atomic_store(&fd_slot[fd], (uint16_t)(t - core->slots + 1));

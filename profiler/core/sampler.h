@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "core/base.h"
 #include "core/native.h"
@@ -25,6 +26,15 @@ struct mdp_exec_table {
     size_t n;
     struct mdp_exec_range r[];
 };
+
+/* The kernel's CPU clock of thread tid (what pthread_getcpuclockid returns,
+ * built from the TID instead of a pthread_t, so that a thread registered
+ * from another one can be timed or read): ~tid << 3 | PERTHREAD | SCHED,
+ * the shift done unsigned. slots.c's CPU-time timers, perfclock.c's weight. */
+static inline clockid_t mdp_thread_cpu_clock(int tid)
+{
+    return (clockid_t)((~(unsigned)tid << 3) | 6u);
+}
 
 /* slots.c: the slots that were ever taken are [0, mdp_slots_used()); the
  * mark only grows (the slots outlive cores, for a re-attach). Every scan of

@@ -58,14 +58,6 @@ void mdp_slot_wcache_reset(struct mdp_slot *t)
     memset(t->wcache, 0, bytes);
 }
 
-static clockid_t thread_cpu_clock(int tid)
-{
-    /* The kernel's per-thread CPU clock ID (what pthread_getcpuclockid
-     * returns, built from the TID instead of a pthread_t so that threads
-     * registered from elsewhere can be timed): ~tid << 3 | PERTHREAD | SCHED. */
-    return (clockid_t)((~(unsigned)tid << 3) | 6u);
-}
-
 static void stack_bounds_of_self(uintptr_t *lo, uintptr_t *hi)
 {
     pthread_attr_t a;
@@ -189,7 +181,7 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
         sev.sigev_signo = SIGPROF;
         sev.sigev_value.sival_ptr = t;
         sev._sigev_un._tid = tid;
-        if (timer_create(thread_cpu_clock(tid), &sev, &t->timer) == 0) {
+        if (timer_create(mdp_thread_cpu_clock(tid), &sev, &t->timer) == 0) {
             long period = 1000000000L / (long)core->cfg.rate;
             struct itimerspec its = {{period / 1000000000L, period % 1000000000L},
                                      {period / 1000000000L, period % 1000000000L}};

@@ -246,33 +246,20 @@ static int runtime_ip(mdp_clr *p, uintptr_t ip)
     return 0;
 }
 
-/* Whether missed ReadyToRun methods are named from the image: only with
- * MDPROFILE_R2RNAMES=image. Measured on a `dotnet build`, it costs more
- * than it saves (bench/profiler/README.md, branch r2rtok: opening the
- * entry points ~5 ms a process, and a naming ~6 us either way, of which
- * the runtime's calls are ~2.5 us), so the runtime names them by default.
- * Read once, on the drain thread (the environment is the process's own,
- * unchanged by then). */
-static int r2r_names_from_image(void)
-{
-    static int v = -1;
-    if (v < 0) {
-        const char *e = getenv("MDPROFILE_R2RNAMES");
-        v = e && strcmp(e, "image") == 0;
-    }
-    return v;
-}
-
 /* A sampled address nobody reported. In a module's ReadyToRun code, a
  * non-generic method may be named from the image (mdp_code_r2r_name) with
  * a pseudo FunctionID the runtime never sees; anything else, or any
- * failure there, asks the runtime. ilmaps=check asks both and compares
- * (the runtime's answer is kept). */
+ * failure there, asks the runtime. Only with r2rnames=image: measured on a
+ * `dotnet build`, it costs more than it saves (bench/profiler/README.md,
+ * branch r2rtok: opening the entry points ~5 ms a process, and a naming
+ * ~6 us either way, of which the runtime's calls are ~2.5 us), so the
+ * runtime names them by default. ilmaps=check asks both and compares (the
+ * runtime's answer is kept). */
 int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
 {
-    int mode = p->cfg.ilmaps == MDP_ILMAPS_CHECK ? MDP_ILMAPS_CHECK
-               : r2r_names_from_image()          ? MDP_ILMAPS_IMAGE
-                                                 : MDP_ILMAPS_RUNTIME;
+    int mode = p->cfg.ilmaps == MDP_ILMAPS_CHECK       ? MDP_ILMAPS_CHECK
+               : p->cfg.r2rnames == MDP_R2RNAMES_IMAGE ? MDP_ILMAPS_IMAGE
+                                                       : MDP_ILMAPS_RUNTIME;
     mdp_r2r_name img;
     uint64_t t0 = thread_ns(), t_img = 0;
     int have = mode != MDP_ILMAPS_RUNTIME && mdp_code_r2r_name(p->core, ip, &img) == 0;

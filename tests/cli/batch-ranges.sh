@@ -183,4 +183,31 @@ if [ $rc -lt 128 ] && [ "$(prefix shrink)" = yes ]; then
 fi
 check "$ok" "a file truncated while read: status $rc, its lines the start of the whole output"
 
+# An output that fails (/dev/full): the run stops, the blocks read already
+# resolved and dropped unwritten (run.c, stop_unwritten), in ranges (a file,
+# ranges of 64 bytes and the default) and in blocks (a pipe), with 1 to 3
+# threads: it ends (within 120 s), status 1, the error said once.
+if [ -w /dev/full ]; then
+    bad=
+    for t in 1 2 3; do
+        for how in file64 file pipe; do
+            case $how in
+            file64) MDINSPECT_BATCH_RANGE=64 timeout 120 "$prog" batch --no-progress $A \
+                --threads $t <"$tmp/big.txt" >/dev/full 2>"$tmp/full.err" ;;
+            file) timeout 120 "$prog" batch --no-progress $A --threads $t <"$tmp/big.txt" \
+                >/dev/full 2>"$tmp/full.err" ;;
+            pipe) cat "$tmp/big.txt" | timeout 120 "$prog" batch --no-progress $A --threads $t \
+                >/dev/full 2>"$tmp/full.err" ;;
+            esac
+            rc=$?
+            [ $rc = 1 ] && [ "$(cat "$tmp/full.err")" = "mdinspect batch: error writing the output" ] ||
+                bad="$bad $how/$t:$rc"
+        done
+    done
+    check "$([ -z "$bad" ] && echo yes)" \
+        "an output that fails stops the run: status 1, the error once${bad:+ (not:$bad)}"
+else
+    echo "batch-ranges.sh: /dev/full is not there: the failing output not tried" >&2
+fi
+
 check_done

@@ -83,7 +83,8 @@ tests_profiler_race_drain_SOURCES = tests/profiler/race_drain.c tests/profiler/r
 tests_profiler_race_drain_CPPFLAGS = $(RACE_CPPFLAGS)
 tests_profiler_race_drain_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_profiler_race_drain_LDADD = $(RACE_LDADD)
-tests_profiler_race_wall_SOURCES = tests/profiler/race_wall.c tests/profiler/race.h
+tests_profiler_race_wall_SOURCES = tests/profiler/race_wall.c tests/profiler/race.h \
+	tests/profiler/race_workers.h
 tests_profiler_race_wall_CPPFLAGS = $(RACE_CPPFLAGS)
 tests_profiler_race_wall_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_profiler_race_wall_LDADD = $(RACE_LDADD)
@@ -91,7 +92,8 @@ tests_profiler_race_poke_SOURCES = tests/profiler/race_poke.c tests/profiler/rac
 tests_profiler_race_poke_CPPFLAGS = $(RACE_CPPFLAGS)
 tests_profiler_race_poke_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_profiler_race_poke_LDADD = $(RACE_LDADD)
-tests_profiler_race_perf_SOURCES = tests/profiler/race_perf.c tests/profiler/race.h
+tests_profiler_race_perf_SOURCES = tests/profiler/race_perf.c tests/profiler/race.h \
+	tests/profiler/race_workers.h
 tests_profiler_race_perf_CPPFLAGS = $(RACE_CPPFLAGS)
 tests_profiler_race_perf_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 tests_profiler_race_perf_LDADD = $(RACE_LDADD)

@@ -1,8 +1,9 @@
 /* What the profiler's race tests share (race_seqs.c, race_drain.c,
  * race_wall.c, race_perf.c): a located failure that every thread may report (the first
  * few are printed, all are counted, and the threads are told to stop), a
- * small random generator per thread, a core made for a test, and the log's
- * path in a temporary folder. Plain C with no test framework: the same
+ * small random generator per thread, a core made for a round of a test,
+ * and the log's path in a temporary folder (race_workers.h: the workers of
+ * race_wall.c and race_perf.c). Plain C with no test framework: the same
  * sources are built with ThreadSanitizer by run-race-tsan.sh. */
 #ifndef MDP_TESTS_RACE_H
 #define MDP_TESTS_RACE_H
@@ -85,6 +86,27 @@ static void race_tmp_done(const char *path)
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
         rmdir(dir);
     }
+}
+
+/* A core for round `round` of a test from cfg, writing NAME-ROUND.log in
+ * the test's folder (its path into log, and cfg's output), with no
+ * runtime. 0, or -1 after a failed check (no folder, the core refused). */
+static inline int race_core_new(mdp_core **core, char *log, size_t len, const char *name,
+                                unsigned round, mdp_config *cfg)
+{
+    char file[64], err[256] = "";
+    snprintf(file, sizeof file, "%s-%u.log", name, round);
+    if (race_tmp_path(log, len, file) != 0) {
+        RACE_CHECK(0, "no temporary folder");
+        return -1;
+    }
+    snprintf(cfg->output, sizeof cfg->output, "%s", log);
+    mdp_runtime_ops ops = {0};
+    if (mdp_core_new(core, cfg, &ops, "test", 0, err, sizeof err) != 0) {
+        RACE_CHECK(0, "round %u: %s", round, err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Returns 0 when every check passed (the process's exit status). */

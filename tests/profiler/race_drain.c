@@ -233,12 +233,7 @@ static uint64_t read_log(const char *path, uint64_t got[MAX_PRODUCERS][MAX_DEPTH
  * max_samples, else the test's thread finishes it after ms. */
 static void round_run(unsigned round, int by_drain, unsigned ms)
 {
-    char log[600], name[64], err[256] = "";
-    snprintf(name, sizeof name, "drain-%u.log", round);
-    if (race_tmp_path(log, sizeof log, name) != 0) {
-        RACE_CHECK(0, "no temporary folder");
-        return;
-    }
+    char log[600];
     mdp_config cfg;
     mdp_config_default(&cfg);
     /* odd rounds: the adaptive period (5 ms up to 320 ms: pokes wake it);
@@ -248,13 +243,9 @@ static void round_run(unsigned round, int by_drain, unsigned ms)
     cfg.flush_ms = 50;   /* the log written in pieces as the round runs */
     cfg.all_threads = 0; /* no thread but the producers' in the log */
     cfg.max_samples = by_drain ? 20000 : 0;
-    snprintf(cfg.output, sizeof cfg.output, "%s", log);
-    mdp_runtime_ops ops = {0};
     mdp_core *core;
-    if (mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err) != 0) {
-        RACE_CHECK(0, "round %u: %s", round, err);
+    if (race_core_new(&core, log, sizeof log, "drain", round, &cfg) != 0)
         return;
-    }
     atomic_store(&producers_stop, 0);
     atomic_store(&poker_stop, 0);
     pthread_t th[MAX_PRODUCERS], poker;
@@ -362,24 +353,15 @@ static void *spinner_main(void *arg)
 
 static void handler_round(unsigned round, unsigned ms)
 {
-    char log[600], name[64], err[256] = "";
-    snprintf(name, sizeof name, "handler-%u.log", round);
-    if (race_tmp_path(log, sizeof log, name) != 0) {
-        RACE_CHECK(0, "no temporary folder");
-        return;
-    }
+    char log[600];
     mdp_config cfg;
     mdp_config_default(&cfg);
     cfg.drain_ms = 5;
     cfg.flush_ms = 50;
     cfg.all_threads = 0;
-    snprintf(cfg.output, sizeof cfg.output, "%s", log);
-    mdp_runtime_ops ops = {0};
     mdp_core *core;
-    if (mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err) != 0) {
-        RACE_CHECK(0, "round %u: %s", round, err);
+    if (race_core_new(&core, log, sizeof log, "handler", round, &cfg) != 0)
         return;
-    }
     atomic_store(&spin_stop, 0);
     atomic_store(&poker_stop, 0);
     pthread_t th[MAX_PRODUCERS], poker;

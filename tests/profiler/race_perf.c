@@ -36,22 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "race.h"
+#include "race_workers.h"
 
-#define MAX_WORKERS 1024
-#define LIVE_AT_ONCE 8
-
-struct worker {
-    mdp_core *core;
-    unsigned idx;
-    int tid;
-    uint64_t c_a, c_b; /* the thread's CPU ns before the registration, after the last sample */
-    int how;           /* 0 ends and says so, 1 exits without a word, 2 says so and spins on */
-    uint64_t rng;
-};
-
-static struct worker workers[MAX_WORKERS];
-static _Atomic unsigned live;
 static char last_log[600];
 
 /* The system call itself, not libc's clock_gettime: under ASan the
@@ -101,40 +87,36 @@ static void mask(int how, const sigset_t *set)
     syscall(SYS_rt_sigprocmask, how, set, NULL, 8);
 }
 
+/* a and b: the thread's CPU ns; a worker that ends in way 2 spins on */
 static void *worker_main(void *arg)
 {
-    struct worker *w = arg;
+    struct race_worker *w = arg;
     mdp_core *core = w->core;
     w->tid = (int)syscall(SYS_gettid);
     uintptr_t rt = 0x10000u + 0x100u * w->idx;
     sigset_t prof;
     sigemptyset(&prof);
     sigaddset(&prof, SIGPROF);
-    w->c_a = cpu_ns();
+    w->a = cpu_ns();
     int e = mdp_ev_thread_start(core, rt, w->tid);
     RACE_CHECK(e == 0, "worker %u: thread start: %d", w->idx, e);
     spin(1 + (unsigned)(race_rand(&w->rng) % 30));
     if (w->how != 1)
         mdp_ev_thread_end(core, rt);
     mask(SIG_BLOCK, &prof);
-    w->c_b = cpu_ns();
+    w->b = cpu_ns();
     if (w->how == 2) {
         mask(SIG_UNBLOCK, &prof);
         spin(2 + (unsigned)(race_rand(&w->rng) % 10));
         mask(SIG_BLOCK, &prof);
     }
-    atomic_fetch_sub(&live, 1);
+    atomic_fetch_sub(&race_live, 1);
     return NULL;
 }
 
 static int round_run(unsigned round, unsigned nworkers)
 {
-    char log[600], name[64], err[256] = "";
-    snprintf(name, sizeof name, "perf-%u.log", round);
-    if (race_tmp_path(log, sizeof log, name) != 0) {
-        RACE_CHECK(0, "no temporary folder");
-        return -1;
-    }
+    char log[600];
     mdp_config cfg;
     mdp_config_default(&cfg);
     cfg.modes = MDP_MODE_SAMPLE;
@@ -142,13 +124,9 @@ static int round_run(unsigned round, unsigned nworkers)
     cfg.clock = MDP_CLOCK_AUTO;
     cfg.all_threads = 0;
     cfg.flush_ms = 100;
-    snprintf(cfg.output, sizeof cfg.output, "%s", log);
-    mdp_runtime_ops ops = {0};
     mdp_core *core;
-    if (mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err) != 0) {
-        RACE_CHECK(0, "round %u: %s", round, err);
+    if (race_core_new(&core, log, sizeof log, "perf", round, &cfg) != 0)
         return -1;
-    }
     if (core->clock != MDP_CLOCK_PERF) {
         printf("race_perf: skipped: %s\n", core->clock_why);
         mdp_core_finish(core, "exit");
@@ -157,28 +135,8 @@ static int round_run(unsigned round, unsigned nworkers)
         snprintf(last_log, sizeof last_log, "%s", log);
         return 77;
     }
-    pthread_t th[MAX_WORKERS];
-    unsigned started = 0;
-    uint64_t rng = 7 + round;
-    while (started < nworkers && !atomic_load(&race_stop)) {
-        if (atomic_load(&live) >= LIVE_AT_ONCE) {
-            usleep(500);
-            continue;
-        }
-        struct worker *w = &workers[started];
-        memset(w, 0, sizeof *w);
-        w->core = core;
-        w->idx = started;
-        w->rng = race_rand(&rng) | 1;
-        w->how = (int)(race_rand(&rng) % 3);
-        atomic_fetch_add(&live, 1);
-        if (pthread_create(&th[started], NULL, worker_main, w) != 0) {
-            atomic_fetch_sub(&live, 1);
-            RACE_CHECK(0, "round %u: no thread", round);
-            break;
-        }
-        started++;
-    }
+    pthread_t th[RACE_MAX_WORKERS];
+    unsigned started = race_workers_start(core, th, nworkers, 7 + round, worker_main, round);
     for (unsigned i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     uint64_t period = core->perf_period;
@@ -187,42 +145,15 @@ static int round_run(unsigned round, unsigned nworkers)
     int left = perf_fds();
     RACE_CHECK(left == 0, "round %u: %d perf fds open after the core finished", round, left);
 
-    uint64_t got[MAX_WORKERS];
-    memset(got, 0, sizeof got);
-    uint64_t total = 0, signals = 0;
-    FILE *f = fopen(log, "r");
-    RACE_CHECK(f != NULL, "round %u: no log", round);
-    char line[8192];
-    while (f && fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "#stats ", 7)) {
-            const char *s = strstr(line, " signals=");
-            if (s)
-                signals = strtoull(s + 9, NULL, 10);
-            continue;
-        }
-        if (strncmp(line, "stack ", 6))
-            continue;
-        char *end;
-        uint64_t count = strtoull(line + 6, &end, 10);
-        int tid = (int)strtol(end, NULL, 10);
-        unsigned who = 0;
-        while (who < started && workers[who].tid != tid)
-            who++;
-        RACE_CHECK(who < started, "round %u: a record of thread %d, no worker", round, tid);
-        if (who < started)
-            got[who] += count;
-        total += count;
-    }
-    if (f)
-        fclose(f);
-    uint64_t lived = 0;
+    uint64_t got[RACE_MAX_WORKERS], signals, lived = 0;
+    uint64_t total = race_workers_charged(log, round, started, got, " signals=", &signals);
     for (unsigned i = 0; i < started; i++) {
-        struct worker *w = &workers[i];
-        uint64_t most = (w->c_b - w->c_a) / period + 1;
+        struct race_worker *w = &race_workers[i];
+        uint64_t most = (w->b - w->a) / period + 1;
         RACE_CHECK(got[i] <= most,
                    "round %u: worker %u (tid %d, ends %d) charged %llu periods, ran %llu at most",
                    round, i, w->tid, w->how, (unsigned long long)got[i], (unsigned long long)most);
-        lived += (w->c_b - w->c_a) / period;
+        lived += (w->b - w->a) / period;
     }
     RACE_CHECK(total > 0, "round %u: no sample", round);
     printf("round %u: %u workers, %llu of their %llu periods sampled, %llu signals\n", round,
@@ -237,8 +168,8 @@ int main(int argc, char **argv)
 {
     unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 3;
     unsigned n = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 120;
-    if (n < 1 || n > MAX_WORKERS) {
-        fprintf(stderr, "race_perf: 1 to %d workers\n", MAX_WORKERS);
+    if (n < 1 || n > RACE_MAX_WORKERS) {
+        fprintf(stderr, "race_perf: 1 to %d workers\n", RACE_MAX_WORKERS);
         return 2;
     }
     for (unsigned r = 0; r < rounds && !atomic_load(&race_stop); r++)

@@ -35,23 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "race.h"
+#include "race_workers.h"
 
-#define MAX_WORKERS 1024
-#define LIVE_AT_ONCE 8
-
-struct worker {
-    mdp_core *core;
-    unsigned idx;
-    int tid;
-    uint64_t t_a, t_b; /* wall ticks before the registration, after the last sample */
-    int how;           /* 0 ends and says so, 1 exits without a word, 2 says so and lives on */
-    uint64_t rng;
-    _Atomic int done;
-};
-
-static struct worker workers[MAX_WORKERS];
-static _Atomic unsigned live;
 static char last_log[600]; /* a log's path in the test's folder */
 
 static void spin_or_sleep(uint64_t *rng, unsigned ms)
@@ -72,13 +57,14 @@ static void spin_or_sleep(uint64_t *rng, unsigned ms)
     }
 }
 
+/* a and b: wall ticks */
 static void *worker_main(void *arg)
 {
-    struct worker *w = arg;
+    struct race_worker *w = arg;
     mdp_core *core = w->core;
     w->tid = (int)syscall(SYS_gettid);
     uintptr_t rt = 0x10000u + 0x100u * w->idx; /* the runtime's thread, made up */
-    w->t_a = mdp_wall_now(core);
+    w->a = mdp_wall_now(core);
     int e = mdp_ev_thread_start(core, rt, w->tid);
     RACE_CHECK(e == 0, "worker %u: thread start: %d", w->idx, e);
     spin_or_sleep(&w->rng, 1 + (unsigned)(race_rand(&w->rng) % 40));
@@ -89,26 +75,20 @@ static void *worker_main(void *arg)
         mdp_ev_thread_end(core, rt);
     /* no sample after this: the time a worker is charged ends here */
     pthread_sigmask(SIG_BLOCK, &prof, NULL);
-    w->t_b = mdp_wall_now(core);
+    w->b = mdp_wall_now(core);
     if (w->how == 2) {
         /* live on with signals: late ones find the slot retired */
         pthread_sigmask(SIG_UNBLOCK, &prof, NULL);
         spin_or_sleep(&w->rng, 5 + (unsigned)(race_rand(&w->rng) % 20));
         pthread_sigmask(SIG_BLOCK, &prof, NULL);
     }
-    atomic_store(&w->done, 1);
-    atomic_fetch_sub(&live, 1);
+    atomic_fetch_sub(&race_live, 1);
     return NULL;
 }
 
 static void round_run(unsigned round, unsigned nworkers)
 {
-    char log[600], name[64], err[256] = "";
-    snprintf(name, sizeof name, "wall-%u.log", round);
-    if (race_tmp_path(log, sizeof log, name) != 0) {
-        RACE_CHECK(0, "no temporary folder");
-        return;
-    }
+    char log[600];
     mdp_config cfg;
     mdp_config_default(&cfg);
     cfg.modes = MDP_MODE_WALL;
@@ -116,77 +96,26 @@ static void round_run(unsigned round, unsigned nworkers)
     cfg.wall_budget = 100000; /* every active slot at every wake */
     cfg.all_threads = 0;
     cfg.flush_ms = 100;
-    snprintf(cfg.output, sizeof cfg.output, "%s", log);
-    mdp_runtime_ops ops = {0};
     mdp_core *core;
-    if (mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err) != 0) {
-        RACE_CHECK(0, "round %u: %s", round, err);
+    if (race_core_new(&core, log, sizeof log, "wall", round, &cfg) != 0)
         return;
-    }
-    pthread_t th[MAX_WORKERS];
-    unsigned started = 0;
-    uint64_t rng = 99 + round;
-    while (started < nworkers && !atomic_load(&race_stop)) {
-        if (atomic_load(&live) >= LIVE_AT_ONCE) {
-            usleep(500);
-            continue;
-        }
-        struct worker *w = &workers[started];
-        memset(w, 0, sizeof *w);
-        w->core = core;
-        w->idx = started;
-        w->rng = race_rand(&rng) | 1;
-        w->how = (int)(race_rand(&rng) % 3);
-        atomic_fetch_add(&live, 1);
-        if (pthread_create(&th[started], NULL, worker_main, w) != 0) {
-            atomic_fetch_sub(&live, 1);
-            RACE_CHECK(0, "round %u: no thread", round);
-            break;
-        }
-        started++;
-    }
+    pthread_t th[RACE_MAX_WORKERS];
+    unsigned started = race_workers_start(core, th, nworkers, 99 + round, worker_main, round);
     for (unsigned i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     mdp_core_finish(core, "exit");
     mdp_core_free(core);
 
     /* the log: per TID, the weights of its records */
-    uint64_t got[MAX_WORKERS];
-    memset(got, 0, sizeof got);
-    uint64_t sent = 0, total = 0, lived = 0;
-    FILE *f = fopen(log, "r");
-    RACE_CHECK(f != NULL, "round %u: no log", round);
-    char line[8192];
-    while (f && fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "#stats ", 7)) {
-            const char *s = strstr(line, " wall.sent=");
-            if (s)
-                sent = strtoull(s + 11, NULL, 10);
-            continue;
-        }
-        if (strncmp(line, "stack ", 6))
-            continue;
-        char *end;
-        uint64_t count = strtoull(line + 6, &end, 10);
-        int tid = (int)strtol(end, NULL, 10);
-        unsigned who = 0;
-        while (who < started && workers[who].tid != tid)
-            who++;
-        RACE_CHECK(who < started, "round %u: a record of thread %d, no worker", round, tid);
-        if (who < started)
-            got[who] += count;
-        total += count;
-    }
-    if (f)
-        fclose(f);
+    uint64_t got[RACE_MAX_WORKERS], sent, lived = 0;
+    uint64_t total = race_workers_charged(log, round, started, got, " wall.sent=", &sent);
     unsigned sampled = 0;
     for (unsigned i = 0; i < started; i++) {
-        struct worker *w = &workers[i];
-        RACE_CHECK(got[i] <= w->t_b - w->t_a,
+        struct race_worker *w = &race_workers[i];
+        RACE_CHECK(got[i] <= w->b - w->a,
                    "round %u: worker %u (tid %d, ends %d) charged %llu ticks, lived %llu", round, i,
-                   w->tid, w->how, (unsigned long long)got[i],
-                   (unsigned long long)(w->t_b - w->t_a));
-        lived += w->t_b - w->t_a;
+                   w->tid, w->how, (unsigned long long)got[i], (unsigned long long)(w->b - w->a));
+        lived += w->b - w->a;
         sampled += got[i] > 0;
     }
     RACE_CHECK(sent > 0 && total > 0, "round %u: %llu signals sent, %llu ticks sampled", round,
@@ -203,8 +132,8 @@ int main(int argc, char **argv)
 {
     unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 3;
     unsigned n = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 120;
-    if (n < 1 || n > MAX_WORKERS) {
-        fprintf(stderr, "race_wall: 1 to %d workers\n", MAX_WORKERS);
+    if (n < 1 || n > RACE_MAX_WORKERS) {
+        fprintf(stderr, "race_wall: 1 to %d workers\n", RACE_MAX_WORKERS);
         return 2;
     }
     for (unsigned r = 0; r < rounds && !atomic_load(&race_stop); r++)

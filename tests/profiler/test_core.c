@@ -135,6 +135,113 @@ START_TEST(test_config_text_round_trip)
 }
 END_TEST
 
+/* Who names a missed ReadyToRun method is a setting as the others are: the
+ * runtime by default, the image with r2rnames=image, from the attach
+ * request's text or MDPROFILE_R2RNAMES; another value is refused. */
+START_TEST(test_r2rnames_is_a_setting)
+{
+    mdp_config c, d;
+    char err[256], text[8192];
+    mdp_config_default(&c);
+    ck_assert_int_eq(c.r2rnames, MDP_R2RNAMES_RUNTIME);
+    ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
+    ck_assert_ptr_nonnull(strstr(text, ";r2rnames=runtime;"));
+    const char *in = "r2rnames=image";
+    ck_assert_int_eq(mdp_config_parse(&c, in, strlen(in), err, sizeof err), 0);
+    ck_assert_int_eq(c.r2rnames, MDP_R2RNAMES_IMAGE);
+    int n = mdp_config_format(&c, text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, ";r2rnames=image;"));
+    mdp_config_default(&d);
+    ck_assert_int_eq(mdp_config_parse(&d, text, (size_t)n, err, sizeof err), 0);
+    ck_assert_int_eq(d.r2rnames, MDP_R2RNAMES_IMAGE);
+    ck_assert_int_ne(mdp_config_parse(&d, "r2rnames=1", 10, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "r2rnames"));
+    ck_assert_int_eq(d.r2rnames, MDP_R2RNAMES_IMAGE); /* untouched */
+
+    mdp_config_default(&d);
+    setenv("MDPROFILE_R2RNAMES", "image", 1);
+    ck_assert_int_eq(mdp_config_from_env(&d, err, sizeof err), 0);
+    ck_assert_int_eq(d.r2rnames, MDP_R2RNAMES_IMAGE);
+    setenv("MDPROFILE_R2RNAMES", "runtime", 1);
+    ck_assert_int_eq(mdp_config_from_env(&d, err, sizeof err), 0);
+    ck_assert_int_eq(d.r2rnames, MDP_R2RNAMES_RUNTIME);
+    setenv("MDPROFILE_R2RNAMES", "images", 1);
+    ck_assert_int_ne(mdp_config_from_env(&d, err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "MDPROFILE_R2RNAMES"));
+    unsetenv("MDPROFILE_R2RNAMES");
+}
+END_TEST
+
+static char *slurp_src(const char *rel)
+{
+    char path[4096];
+    FILE *f = fopen(src_path(path, sizeof path, rel), "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    static char buf[2][1 << 20];
+    static int which;
+    char *doc = buf[which++ & 1];
+    size_t n = fread(doc, 1, sizeof buf[0] - 1, f);
+    doc[n] = 0;
+    fclose(f);
+    return doc;
+}
+
+/* Every setting the profiler reads (the keys of the attach request's text,
+ * which are the variables' too) has its MDPROFILE_ variable under
+ * ENVIRONMENT in doc/mdprofile.1 and in profiler/README.md's Settings;
+ * duration and samples end an attach's session (--duration, --samples). */
+START_TEST(test_settings_are_documented)
+{
+    mdp_config c;
+    char text[8192];
+    mdp_config_default(&c);
+    snprintf(c.notify, sizeof c.notify, "@n");
+    snprintf(c.output, sizeof c.output, "o");
+    ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
+    const char *man = slurp_src("doc/mdprofile.1");
+    const char *env = strstr(man, "\n.SH ENVIRONMENT\n");
+    ck_assert_ptr_nonnull(env);
+    const char *env_end = strstr(env + 1, "\n.SH ");
+    ck_assert_ptr_nonnull(env_end);
+    const char *readme = slurp_src("profiler/README.md");
+    const char *set = strstr(readme, "\n## Settings\n");
+    ck_assert_ptr_nonnull(set);
+    const char *set_end = strstr(set + 1, "\n## ");
+    ck_assert_ptr_nonnull(set_end);
+    unsigned keys = 0;
+    /* first_pid is set by the launcher and never formatted: checked too */
+    strcat(text, ";first_pid=0");
+    for (char *k = text, *next; k && *k; k = next) {
+        next = strchr(k, ';');
+        if (next)
+            *next++ = 0;
+        char *eq = strchr(k, '=');
+        ck_assert_ptr_nonnull(eq);
+        *eq = 0;
+        keys++;
+        if (!strcmp(k, "duration") || !strcmp(k, "samples"))
+            continue;
+        char var[64], under[64];
+        size_t i = 0;
+        for (; k[i] && i < 40; i++)
+            under[i] = (char)(k[i] >= 'a' && k[i] <= 'z' ? k[i] - 32 : k[i]);
+        under[i] = 0;
+        snprintf(var, sizeof var, "MDPROFILE_%s", under);
+        const char *at = strstr(env, var);
+        ck_assert_msg(at && at < env_end, "%s is not under ENVIRONMENT in doc/mdprofile.1", var);
+        char tick[80];
+        snprintf(tick, sizeof tick, "`_%s`", under);
+        at = strstr(set, tick);
+        if (!at || at > set_end) {
+            snprintf(tick, sizeof tick, "`%s`", var);
+            at = strstr(set, tick);
+        }
+        ck_assert_msg(at && at < set_end, "%s is not in profiler/README.md's Settings", var);
+    }
+    ck_assert_uint_ge(keys, 22);
+}
+END_TEST
+
 /* --mode takes a comma list; what cannot run together, an unknown name and
  * a mode this build lacks are refused, naming the word. */
 START_TEST(test_mode_lists)
@@ -1677,13 +1784,7 @@ END_TEST
  * (its word, count, then the fields it keeps). */
 START_TEST(test_record_kinds_are_documented)
 {
-    char path[4096];
-    FILE *f = fopen(src_path(path, sizeof path, "doc/profile-log.md"), "r");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    static char doc[1 << 20];
-    size_t n = fread(doc, 1, sizeof doc - 1, f);
-    doc[n] = 0;
-    fclose(f);
+    const char *doc = slurp_src("doc/profile-log.md");
     for (unsigned k = 0; k < MDP_REC_NKINDS; k++) {
         const struct mdp_rec_desc *d = &mdp_rec_kinds[k];
         char row[64], extra[128];
@@ -1897,8 +1998,9 @@ END_TEST
  * ~HZ, 250 here), every signal found its slot through its fd; a SIGPROF
  * from another fd (a pipe's O_ASYNC) is not a sample; a thread beyond
  * the cap on fds gets the timer; retiring closes every fd. Where the
- * kernel refuses perf_event_open the core chose the timer: nothing to
- * test (said on stderr). */
+ * kernel refuses perf_event_open, --clock auto falls back to the timer
+ * (check_timer_fallback: tested there instead, and everywhere with the
+ * refusal forced). */
 static int perf_fds_open(void)
 {
     DIR *d = opendir("/proc/self/fd");
@@ -1962,6 +2064,107 @@ static struct mdp_slot *slot_of(mdp_core *core, int tid)
     return NULL;
 }
 
+/* mdp_thread_cpu_clock (sampler.h), the clock of slots.c's timers and of
+ * perfclock.c's weights: for a thread the TID names, the clock
+ * pthread_getcpuclockid gives for its pthread_t, read from another thread;
+ * its time grows while that thread spins and not while it sleeps. */
+struct clock_arg {
+    int tid;
+    clockid_t own;
+    _Atomic int phase; /* 1: spinning, 2: spun 20 ms, 3: told to sleep, 4: asleep */
+};
+
+static void *spin_then_sleep(void *arg)
+{
+    struct clock_arg *a = arg;
+    a->tid = (int)syscall(SYS_gettid);
+    ck_assert_int_eq(pthread_getcpuclockid(pthread_self(), &a->own), 0);
+    atomic_store(&a->phase, 1);
+    double t0 = thread_cpu_s();
+    volatile uint64_t x = 1;
+    while (thread_cpu_s() - t0 < 0.02)
+        x = x * 6364136223846793005u + 1;
+    atomic_store(&a->phase, 2);
+    while (atomic_load(&a->phase) != 3)
+        x = x * 6364136223846793005u + 1;
+    atomic_store(&a->phase, 4);
+    usleep(200000);
+    return NULL;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+    struct timespec ts;
+    ck_assert_int_eq(clock_gettime(c, &ts), 0);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+START_TEST(test_thread_cpu_clock_is_the_thread_own)
+{
+    struct timespec ts;
+    ck_assert_int_eq(clock_gettime(mdp_thread_cpu_clock((int)syscall(SYS_gettid)), &ts), 0);
+    struct clock_arg a = {0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, spin_then_sleep, &a), 0);
+    while (atomic_load(&a.phase) < 2)
+        usleep(1000);
+    clockid_t c = mdp_thread_cpu_clock(a.tid);
+    ck_assert_int_eq(c, a.own);
+    uint64_t spun = clock_ns(c);
+    ck_assert_uint_ge(spun, 20000000u); /* its 20 ms, not the reader's time */
+    atomic_store(&a.phase, 3);
+    while (atomic_load(&a.phase) != 4)
+        usleep(1000);
+    uint64_t asleep = clock_ns(c);
+    usleep(50000);
+    ck_assert_uint_lt(clock_ns(c) - asleep, 5000000u); /* its sleep costs no CPU */
+    pthread_join(th, NULL);
+}
+END_TEST
+
+/* A thread that registers itself and spins 0.5 s of CPU time (*a), ended:
+ * its slot, still active (the slot of an ended thread retires at the
+ * drain's liveness check). */
+static struct mdp_slot *spin_a_thread(mdp_core *core, struct spin_arg *a)
+{
+    *a = (struct spin_arg){core, 0, 0, 0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, spin_sampled, a), 0);
+    pthread_join(th, NULL);
+    ck_assert(a->registered);
+    struct mdp_slot *t = slot_of(core, a->tid);
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+/* --clock auto where perf_event_open was refused: the core says why and
+ * takes the timer; a thread registered gets a CPU-time timer, no perf fd,
+ * and is signalled (~HZ per CPU second, at most the rate); the header says
+ * cpu_clock=timer, the log says why once, #stats counts it a timer thread. */
+static void check_timer_fallback(struct env *e)
+{
+    mdp_core *core = e->core;
+    ck_assert_int_eq(core->clock, MDP_CLOCK_TIMER);
+    ck_assert_msg(strstr(core->clock_why, "perf_event_open refused"), "why: '%s'", core->clock_why);
+    ck_assert_str_eq(mdp_perf_clock_name(core), "timer");
+    ck_assert_int_eq(perf_fds_open(), 0);
+    struct spin_arg a;
+    struct mdp_slot *t = spin_a_thread(core, &a);
+    ck_assert_msg(atomic_load(&t->perf_fd) == 0 && t->has_timer, "no timer on the thread");
+    double per_s = (atomic_load(&t->samples) + atomic_load(&t->drops)) / a.cpu_s;
+    ck_assert_msg(per_s >= 50 && per_s < 1.15 * core->cfg.rate,
+                  "%.0f timer signals per CPU second at %u Hz", per_s, core->cfg.rate);
+    ck_assert_uint_eq(atomic_load(&t->stray), 0);
+    ck_assert_uint_eq(atomic_load(&core->perf_threads), 0);
+    ck_assert_uint_ge(atomic_load(&core->timer_threads), 1);
+    ck_assert_int_eq(perf_fds_open(), 0);
+    ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
+    const char *log = slurp_raw(e->log);
+    ck_assert_msg(strstr(log, " cpu_clock=timer"), "%.300s", log);
+    const char *why = strstr(log, "\n# sampling with CPU-time timers: perf_event_open refused");
+    ck_assert_msg(why && !strstr(why + 2, "# sampling with CPU-time timers"), "%.2000s", log);
+}
+
 START_TEST(test_perf_clock_signals_at_the_rate)
 {
     struct env e;
@@ -1970,19 +2173,15 @@ START_TEST(test_perf_clock_signals_at_the_rate)
     env_clock = MDP_CLOCK_TIMER;
     mdp_core *core = e.core;
     if (core->clock != MDP_CLOCK_PERF) {
-        fprintf(stderr, "test_perf_clock_signals_at_the_rate: not run: %s\n", core->clock_why);
+        /* refused here: what auto does then is what this machine can test */
+        check_timer_fallback(&e);
         close_env(&e);
         return;
     }
     int fds0 = perf_fds_open();
     /* a thread registered now is clocked by perf (within the cap) */
-    struct spin_arg a = {core, 0, 0, 0};
-    pthread_t th;
-    ck_assert_int_eq(pthread_create(&th, NULL, spin_sampled, &a), 0);
-    pthread_join(th, NULL);
-    ck_assert(a.registered);
-    struct mdp_slot *t = slot_of(core, a.tid);
-    ck_assert_ptr_nonnull(t);
+    struct spin_arg a;
+    struct mdp_slot *t = spin_a_thread(core, &a);
     ck_assert_msg(atomic_load(&t->perf_fd) > 0 && !t->has_timer, "no perf clock on the thread");
     uint64_t signals = atomic_load(&t->samples) + atomic_load(&t->drops);
     double per_s = signals / a.cpu_s;
@@ -2008,12 +2207,8 @@ START_TEST(test_perf_clock_signals_at_the_rate)
 
     /* beyond the cap: the timer */
     core->perf_cap = atomic_load(&core->perf_open);
-    struct spin_arg b = {core, 0, 0, 0};
-    ck_assert_int_eq(pthread_create(&th, NULL, spin_sampled, &b), 0);
-    pthread_join(th, NULL);
-    ck_assert(b.registered);
-    struct mdp_slot *u = slot_of(core, b.tid);
-    ck_assert_ptr_nonnull(u);
+    struct spin_arg b;
+    struct mdp_slot *u = spin_a_thread(core, &b);
     ck_assert_msg(atomic_load(&u->perf_fd) == 0 && u->has_timer, "beyond the cap, no timer");
     ck_assert_uint_ge(atomic_load(&core->perf_capped), 1);
     ck_assert_int_eq(perf_fds_open(), fds0 + 1);
@@ -2023,6 +2218,33 @@ START_TEST(test_perf_clock_signals_at_the_rate)
     ck_assert_int_eq(perf_fds_open(), 0);
     ck_assert_uint_eq(atomic_load(&core->perf_open), 0);
     close_env(&e);
+}
+END_TEST
+
+/* The refusal forced (MDPROFILE_TEST_PERF=refuse, as a container's seccomp
+ * or perf_event_paranoid 3 would refuse): --clock auto takes the timer
+ * (check_timer_fallback); --clock perf starts no core, and says why. */
+START_TEST(test_perf_refused_falls_back_to_the_timer)
+{
+    setenv("MDPROFILE_TEST_PERF", "refuse", 1);
+    struct env e;
+    env_clock = MDP_CLOCK_AUTO;
+    open_env(&e, 0);
+    env_clock = MDP_CLOCK_TIMER;
+    check_timer_fallback(&e);
+    close_env(&e);
+
+    mdp_config cfg;
+    mdp_config_default(&cfg);
+    cfg.clock = MDP_CLOCK_PERF;
+    snprintf(cfg.output, sizeof cfg.output, "/tmp/mdp-test-core-perf-%d.log", (int)getpid());
+    mdp_runtime_ops ops = {.miss = fake_miss, .il_map = fake_il_map};
+    mdp_core *core = NULL;
+    char err[256] = "";
+    ck_assert_int_ne(mdp_core_new(&core, &cfg, &ops, "test", 0, err, sizeof err), 0);
+    ck_assert_msg(strstr(err, "--clock perf: perf_event_open refused"), "%s", err);
+    unlink(cfg.output);
+    unsetenv("MDPROFILE_TEST_PERF");
 }
 END_TEST
 
@@ -2310,6 +2532,8 @@ Suite *suite(void)
     tcase_add_test(t, test_pmap_matches_a_reference);
     tcase_add_test(t, test_smap_keys_are_copied);
     tcase_add_test(t, test_config_text_round_trip);
+    tcase_add_test(t, test_r2rnames_is_a_setting);
+    tcase_add_test(t, test_settings_are_documented);
     tcase_add_test(t, test_mode_lists);
     tcase_add_test(t, test_prolog_decode_shapes);
     tcase_add_test(t, test_unwind_rsp_frame_body_and_prolog);
@@ -2342,7 +2566,9 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_step_agrees_with_the_decoder);
     tcase_add_test(t, test_thread_role_read_while_new_and_at_writes);
     tcase_add_test(t, test_scan_takes_a_blocked_thread_with_its_stack);
+    tcase_add_test(t, test_thread_cpu_clock_is_the_thread_own);
     tcase_add_test(t, test_perf_clock_signals_at_the_rate);
+    tcase_add_test(t, test_perf_refused_falls_back_to_the_timer);
     tcase_add_test(t, test_record_kinds_are_documented);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_image_ranges_among_thousands_of_mappings);
