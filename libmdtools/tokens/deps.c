@@ -77,6 +77,7 @@ struct idm_packed {
     struct idm_dparent *par; /* sorted by (id, dkey) */
     uint32_t *child;         /* slot indexes in the current table of the child kind */
     size_t npar, nchild;
+    size_t parcap, childcap; /* allocated entries (merge_in_place grows them) */
     size_t gone;    /* children marked IDM_DGONE */
     size_t stale;   /* children that went inert (an estimate) */
     size_t nrecent; /* entries in the recent store's lists */
@@ -353,9 +354,6 @@ void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const str
                 dp->gone++;
             }
         }
-        /* Runs stay in ascending order (but for entries marked gone in
-         * place), so that a merge is a walk. */
-        qsort(dp->child + lo, dp->par[p].end - lo, sizeof *dp->child, cmp_u32);
     }
 }
 
@@ -365,14 +363,85 @@ struct triple {
     uint32_t dkey, child;
 };
 
-static int cmp_triple(const void *a, const void *b)
+static inline bool triple_less(const struct triple *x, const struct triple *y)
 {
-    const struct triple *x = a, *y = b;
     if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
+        return x->pid < y->pid;
     if (x->dkey != y->dkey)
-        return x->dkey < y->dkey ? -1 : 1;
-    return x->child < y->child ? -1 : x->child > y->child;
+        return x->dkey < y->dkey;
+    return x->child < y->child;
+}
+
+static inline void triple_swap(struct triple *x, struct triple *y)
+{
+    struct triple t = *x;
+    *x = *y;
+    *y = t;
+}
+
+static void triple_sift(struct triple *a, size_t root, size_t n)
+{
+    for (size_t c; (c = 2 * root + 1) < n; root = c) {
+        if (c + 1 < n && triple_less(&a[c], &a[c + 1]))
+            c++;
+        if (!triple_less(&a[root], &a[c]))
+            return;
+        triple_swap(&a[root], &a[c]);
+    }
+}
+
+/* Introsort: qsort's calls through a comparison pointer were most of a
+ * merge (issue 24); a heapsort below a depth bound keeps it O(n log n)
+ * whatever the IDs. */
+static void sort_triples(struct triple *a, size_t n, unsigned depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (size_t i = n / 2; i-- > 0;)
+                triple_sift(a, i, n);
+            for (size_t e = n; e-- > 1;) {
+                triple_swap(&a[0], &a[e]);
+                triple_sift(a, 0, e);
+            }
+            return;
+        }
+        struct triple *mid = &a[n / 2], *last = &a[n - 1];
+        if (triple_less(mid, a))
+            triple_swap(mid, a);
+        if (triple_less(last, mid)) {
+            triple_swap(last, mid);
+            if (triple_less(mid, a))
+                triple_swap(mid, a);
+        }
+        struct triple pv = *mid;
+        /* Hoare's partition: [0, j] <= pv <= [j + 1, n), both non-empty. */
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (triple_less(&a[i], &pv))
+                i++;
+            while (triple_less(&pv, &a[j]))
+                j--;
+            if (i >= j)
+                break;
+            triple_swap(&a[i++], &a[j--]);
+        }
+        size_t left = j + 1;
+        if (left < n - left) {
+            sort_triples(a, left, depth);
+            a += left;
+            n -= left;
+        } else {
+            sort_triples(a + left, n - left, depth);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        struct triple x = a[i];
+        size_t j = i;
+        for (; j > 0 && triple_less(&x, &a[j - 1]); j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
 }
 
 /* The recent store as sorted, checked triples: *out (caller frees). */
@@ -401,14 +470,132 @@ static int gather_recent(const mdt_idmap *m, struct triple **out, size_t *nout)
                 tr[n++] = (struct triple){w->id, (uint32_t)dkey, (uint32_t)idm_slot_index(t, h)};
         }
     }
-    qsort(tr, n, sizeof *tr, cmp_triple);
+    sort_triples(tr, n, 2 * (64u - (unsigned)__builtin_clzll((unsigned long long)n | 1)));
     *out = tr;
     *nout = n;
     return 0;
 }
 
-/* Merge the recent store into the packed one; with check, also drop the
- * packed entries that went inert. On ENOMEM nothing changes. */
+/* The recent store is merged: forget it. */
+static void clear_recent(mdt_idmap *m)
+{
+    for (size_t e = 0; e < m->deps->recent.cap; e++)
+        if (m->deps->recent.e[e].kind)
+            free((void *)(uintptr_t)m->deps->recent.e[e].val);
+    idm_wmap_free(&m->deps->recent);
+    m->deps->bytes = 0;
+    m->deps->dp.nrecent = 0;
+}
+
+/* Room for n entries of size bytes in *p (capacity *cap), growing by 1/8
+ * at least, so that merges in place reallocate O(log n) times. */
+static bool reserve(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap)
+        return true;
+    size_t want = *cap + *cap / 8;
+    if (want < n)
+        want = n;
+    void *q = realloc(*p, want * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = want;
+    return true;
+}
+
+/* Merge the recent store into the packed one in place, from the end: a
+ * parent's new children go after its run (runs are in no order), the runs
+ * and parents after it move toward the end by as many entries as the
+ * parents before them gained, so a backward pass never overwrites what it
+ * has not read, and once no parent before the one placed gains anything
+ * the rest stays where it is. New IDs are mostly higher addresses, so this
+ * usually moves a tail of the store (issue 24: rebuilding the whole store
+ * into fresh arrays on every merge was half of a class load's
+ * instructions in a real build). A child already in its run (a record
+ * renamed away from the parent and back since the last merge) is listed
+ * twice, which a walk tolerates (the second visit finds the record ended
+ * or newer than the unload); the merge that checks (idm_deps_settle, once
+ * inert entries are a quarter of the store, which the renaming counts
+ * toward) drops it. On ENOMEM nothing changes. */
+static int merge_in_place(mdt_idmap *m)
+{
+    struct idm_packed *dp = &m->deps->dp;
+    struct triple *tr;
+    size_t nt;
+    if (gather_recent(m, &tr, &nt))
+        return MDT_ENOMEM;
+    /* A child pushed twice under a parent (renamed away and back before
+     * the merge) is merged once. */
+    size_t u = 0;
+    for (size_t i = 0; i < nt; i++)
+        if (u == 0 || triple_less(&tr[u - 1], &tr[i]))
+            tr[u++] = tr[i];
+    nt = u;
+    size_t nnew = 0;
+    for (size_t t = 0; t < nt; t++) {
+        size_t lo, hi;
+        if ((t == 0 || tr[t - 1].pid != tr[t].pid || tr[t - 1].dkey != tr[t].dkey) &&
+            !find_run(dp, tr[t].pid, tr[t].dkey, &lo, &hi))
+            nnew++;
+    }
+    if (dp->nchild + nt >= UINT32_MAX ||
+        !reserve((void **)&dp->child, &dp->childcap, dp->nchild + nt, sizeof *dp->child) ||
+        !reserve((void **)&dp->par, &dp->parcap, dp->npar + nnew, sizeof *dp->par)) {
+        free(tr);
+        return MDT_ENOMEM;
+    }
+    struct idm_dparent *par = dp->par;
+    uint32_t *child = dp->child;
+    /* s: how far the runs of the parents still to place move (the new
+     * entries of those parents); np: new parents still to place. */
+    size_t s = nt, np = nnew, p = dp->npar, t = nt;
+    while (s > 0) {
+        size_t g = t - 1;
+        while (g > 0 && tr[g - 1].pid == tr[t - 1].pid && tr[g - 1].dkey == tr[t - 1].dkey)
+            g--;
+        /* Parents after the group [g, t): their runs move as a block. */
+        size_t q = p;
+        while (q > 0 && cmp_parent(tr[g].pid, tr[g].dkey, &par[q - 1]) < 0)
+            q--;
+        if (q < p) {
+            size_t lo = q ? par[q - 1].end : 0;
+            memmove(child + lo + s, child + lo, (par[p - 1].end - lo) * sizeof *child);
+            for (size_t i = p; i-- > q;)
+                par[i + np] = (struct idm_dparent){par[i].id, par[i].dkey,
+                                                   (uint32_t)(par[i].end + s)};
+            p = q;
+        }
+        size_t k = t - g;
+        if (p > 0 && cmp_parent(tr[g].pid, tr[g].dkey, &par[p - 1]) == 0) {
+            size_t lo = p > 1 ? par[p - 2].end : 0, hi = par[p - 1].end;
+            for (size_t j = 0; j < k; j++)
+                child[hi + s - k + j] = tr[g + j].child;
+            if (s > k)
+                memmove(child + lo + s - k, child + lo, (hi - lo) * sizeof *child);
+            struct idm_dparent pp = par[p - 1];
+            par[p - 1 + np] = (struct idm_dparent){pp.id, pp.dkey, (uint32_t)(hi + s)};
+            p--;
+        } else {
+            size_t end = (p ? par[p - 1].end : 0) + s, w = end;
+            for (size_t j = t; j-- > g;)
+                child[--w] = tr[j].child;
+            np--;
+            par[p + np] = (struct idm_dparent){tr[g].pid, tr[g].dkey, (uint32_t)end};
+        }
+        s -= k;
+        t = g;
+    }
+    dp->npar += nnew;
+    dp->nchild += nt;
+    free(tr);
+    clear_recent(m);
+    return 0;
+}
+
+/* Merge the recent store into the packed one into fresh arrays; with
+ * check, also drop the packed entries that went inert. On ENOMEM nothing
+ * changes. */
 static int merge(mdt_idmap *m, bool check)
 {
     struct idm_packed *dp = &m->deps->dp;
@@ -429,6 +616,11 @@ static int merge(mdt_idmap *m, bool check)
         free(tr);
         return MDT_ENOMEM;
     }
+    /* Runs are in no order (merge_in_place appends, idm_deps_remap
+     * translates): sort them, so that merging each with its new children
+     * is a walk that lists every child once. */
+    for (size_t q = 0, b = 0; q < dp->npar; b = dp->par[q++].end)
+        qsort(dp->child + b, dp->par[q].end - b, sizeof *dp->child, cmp_u32);
     size_t np = 0, nc = 0, p = 0, t = 0, lo = 0;
     while (p < dp->npar || t < nt) {
         /* The next parent in order, from either store or both. */
@@ -468,23 +660,29 @@ static int merge(mdt_idmap *m, bool check)
     }
     free(tr);
     /* Shrinking cannot fail in a way that matters: keep the larger block. */
+    size_t parcap = dp->npar + nt + 1, childcap = maxc + 1;
     struct idm_dparent *sp = realloc(par, (np ? np : 1) * sizeof *par);
+    if (sp) {
+        par = sp;
+        parcap = np ? np : 1;
+    }
     uint32_t *sc = realloc(child, (nc ? nc : 1) * sizeof *child);
+    if (sc) {
+        child = sc;
+        childcap = nc ? nc : 1;
+    }
     free(dp->par);
     free(dp->child);
-    dp->par = sp ? sp : par;
-    dp->child = sc ? sc : child;
+    dp->par = par;
+    dp->child = child;
+    dp->parcap = parcap;
+    dp->childcap = childcap;
     dp->npar = np;
     dp->nchild = nc;
     dp->gone = 0;
     if (check)
         dp->stale = 0;
-    for (size_t e = 0; e < m->deps->recent.cap; e++)
-        if (m->deps->recent.e[e].kind)
-            free((void *)(uintptr_t)m->deps->recent.e[e].val);
-    idm_wmap_free(&m->deps->recent);
-    m->deps->bytes = 0;
-    dp->nrecent = 0;
+    clear_recent(m);
     return 0;
 }
 
@@ -493,8 +691,11 @@ void idm_deps_settle(mdt_idmap *m)
     struct idm_packed *dp = &m->deps->dp;
     size_t live = dp->nchild - dp->gone;
     bool stale = dp->stale + dp->gone >= IDM_RECENT_MIN && (dp->stale + dp->gone) * 4 >= live;
-    if (stale || (dp->nrecent >= IDM_RECENT_MIN && dp->nrecent * 32 >= live))
-        (void)merge(m, stale); /* on ENOMEM the recent store keeps the entries */
+    /* On ENOMEM the recent store keeps the entries. */
+    if (stale)
+        (void)merge(m, true);
+    else if (dp->nrecent >= IDM_RECENT_MIN && dp->nrecent * 32 >= live)
+        (void)merge_in_place(m);
 }
 
 void idm_deps_compact_all(mdt_idmap *m)
@@ -525,7 +726,7 @@ size_t idm_deps_bytes(const mdt_idmap *m)
 {
     const struct idm_deps *d = m->deps;
     return d->bytes + d->recent.cap * sizeof(struct idm_went) +
-           d->dp.npar * sizeof(struct idm_dparent) + d->dp.nchild * sizeof(uint32_t);
+           d->dp.parcap * sizeof(struct idm_dparent) + d->dp.childcap * sizeof(uint32_t);
 }
 
 int idm_deps_init(mdt_idmap *m)
