@@ -593,6 +593,22 @@ static int merge_in_place(mdt_idmap *m)
     return 0;
 }
 
+/* Most runs hold a few children: sorted inline, the long ones by qsort. */
+static void sort_run(uint32_t *a, size_t n)
+{
+    if (n > 32) {
+        qsort(a, n, sizeof *a, cmp_u32);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        uint32_t x = a[i];
+        size_t j = i;
+        for (; j > 0 && x < a[j - 1]; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
 /* Merge the recent store into the packed one into fresh arrays; with
  * check, also drop the packed entries that went inert. On ENOMEM nothing
  * changes. */
@@ -620,7 +636,7 @@ static int merge(mdt_idmap *m, bool check)
      * translates): sort them, so that merging each with its new children
      * is a walk that lists every child once. */
     for (size_t q = 0, b = 0; q < dp->npar; b = dp->par[q++].end)
-        qsort(dp->child + b, dp->par[q].end - b, sizeof *dp->child, cmp_u32);
+        sort_run(dp->child + b, dp->par[q].end - b);
     size_t np = 0, nc = 0, p = 0, t = 0, lo = 0;
     while (p < dp->npar || t < nt) {
         /* The next parent in order, from either store or both. */
