@@ -328,12 +328,6 @@ static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck)
         drop_list(m, dkey, pid, (struct idm_deplist *)(uintptr_t)*v);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const struct idm_tab *n)
 {
     struct idm_packed *dp = &m->deps->dp;
@@ -593,12 +587,58 @@ static int merge_in_place(mdt_idmap *m)
     return 0;
 }
 
-/* Most runs hold a few children: sorted inline, the long ones by qsort. */
-static void sort_run(uint32_t *a, size_t n)
+static void u32_sift(uint32_t *a, size_t root, size_t n)
 {
-    if (n > 32) {
-        qsort(a, n, sizeof *a, cmp_u32);
-        return;
+    for (size_t c; (c = 2 * root + 1) < n; root = c) {
+        if (c + 1 < n && a[c] < a[c + 1])
+            c++;
+        if (a[root] >= a[c])
+            return;
+        uint32_t t = a[root];
+        a[root] = a[c];
+        a[c] = t;
+    }
+}
+
+/* A run's slot indexes, as sort_triples sorts triples: most runs hold a
+ * few, and qsort's calls were most of the merge that checks (issue 24). */
+static void sort_run(uint32_t *a, size_t n, unsigned depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (size_t i = n / 2; i-- > 0;)
+                u32_sift(a, i, n);
+            for (size_t e = n; e-- > 1;) {
+                uint32_t t = a[0];
+                a[0] = a[e];
+                a[e] = t;
+                u32_sift(a, 0, e);
+            }
+            return;
+        }
+        uint32_t x = a[0], y = a[n / 2], z = a[n - 1];
+        uint32_t pv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i] < pv)
+                i++;
+            while (pv < a[j])
+                j--;
+            if (i >= j)
+                break;
+            uint32_t t = a[i];
+            a[i++] = a[j];
+            a[j--] = t;
+        }
+        size_t left = j + 1;
+        if (left < n - left) {
+            sort_run(a, left, depth);
+            a += left;
+            n -= left;
+        } else {
+            sort_run(a + left, n - left, depth);
+            n = left;
+        }
     }
     for (size_t i = 1; i < n; i++) {
         uint32_t x = a[i];
@@ -636,7 +676,7 @@ static int merge(mdt_idmap *m, bool check)
      * translates): sort them, so that merging each with its new children
      * is a walk that lists every child once. */
     for (size_t q = 0, b = 0; q < dp->npar; b = dp->par[q++].end)
-        sort_run(dp->child + b, dp->par[q].end - b);
+        sort_run(dp->child + b, dp->par[q].end - b, 64);
     size_t np = 0, nc = 0, p = 0, t = 0, lo = 0;
     while (p < dp->npar || t < nt) {
         /* The next parent in order, from either store or both. */
