@@ -52,6 +52,11 @@
 #define IDM_RECENT_MIN 16u
 #define IDM_SCAN_MIN 16u
 #define IDM_DGONE UINT32_MAX
+/* A recent list's first capacity: the recent store holds 1/32 of the
+ * entries, so room for 8 costs little, and with room for 2 most lists
+ * were compacted (below a quarter inert, compact() always runs) and then
+ * reallocated on their third entry (issue 24). */
+#define IDM_LIST_FIRST 8u
 
 /* (kind, ID) of a thing and a kind of record -> the records of that kind
  * that named it when they were created. An entry stands for "whatever
@@ -166,16 +171,16 @@ int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id)
     uint64_t *v = idm_wmap_get(&m->deps->recent, dkey, pid);
     struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
     if (!l) {
-        l = malloc(list_bytes(2));
+        l = malloc(list_bytes(IDM_LIST_FIRST));
         if (!l)
             return MDT_ENOMEM;
         l->n = l->stale = l->pad = 0;
-        l->cap = 2;
+        l->cap = IDM_LIST_FIRST;
         if (idm_wmap_put(&m->deps->recent, dkey, pid, (uint64_t)(uintptr_t)l)) {
             free(l);
             return MDT_ENOMEM;
         }
-        m->deps->bytes += list_bytes(2);
+        m->deps->bytes += list_bytes(IDM_LIST_FIRST);
     } else if (l->n == l->cap) {
         /* Compact only when enough entries went inert to pay for it (it
          * probes the table for every entry); else grow. */
