@@ -8,16 +8,17 @@
  * writer keeps (2 to 3 names per record):
  *
  * - packed: the parents sorted by (ID, dkey), 16 bytes each, and for each a
- *   run of 4-byte slot indexes into the current table of the child kind.
- *   A table rebuild moves records, so idm_deps_remap translates the runs
- *   of that kind into the new table (and drops the records it left out);
+ *   run of 4-byte slot indexes into the current table of the child kind,
+ *   in no order. A table rebuild moves records, so idm_deps_remap
+ *   translates the runs of that kind into the new table (and drops the
+ *   records it left out);
  * - recent: what was added since the last merge, a list of child IDs per
  *   parent in a writer map (8 bytes per entry and a map entry and list
  *   header per parent). idm_deps_settle merges it into the packed store
  *   at the end of a writer call once it holds 1/32 as many entries (or
- *   IDM_RECENT_MIN), so it stays a small share of the memory while a merge,
- *   a linear pass over the packed arrays, costs about 32 copies per entry
- *   added.
+ *   IDM_RECENT_MIN), so it stays a small share of the memory; the merge
+ *   works in place from the end (merge_in_place) and moves only what lies
+ *   after the first parent that gains entries.
  *
  * A module that holds at least 1/8 of the slots of the tables whose records
  * name modules (classes and functions; they keep the module's handle in
