@@ -35,18 +35,18 @@ enum ev {
     EV_N
 };
 
-static const char *const ev_name[EV_N] = {
-    "module_load",   "module_unload",   "domain_shutdown", "assembly_unload",
-    "class_load",    "class_unload",    "function_load",   "function_unload",
-    "code_add",      "code_remove",     "retire"};
+static const char *const ev_name[EV_N] = {"module_load",     "module_unload",   "domain_shutdown",
+                                          "assembly_unload", "class_load",      "class_unload",
+                                          "function_load",   "function_unload", "code_add",
+                                          "code_remove",     "retire"};
 
 struct call {
     enum ev ev;
     int expect; /* recorded outcome, -1 when none */
     uintptr_t id;
     uint64_t seq;
-    uintptr_t a, b;  /* code_add: size, function */
-    size_t args;     /* offset of the arguments in the pool */
+    uintptr_t a, b; /* code_add: size, function */
+    size_t args;    /* offset of the arguments in the pool */
     union {
         mdt_idmap_module_info mi;
         mdt_idmap_class_info ci;
@@ -218,8 +218,7 @@ static void parse_line(char *line)
         c->a = n > 3 ? (uintptr_t)num(tok[3]) : 0;
         c->b = n > 4 ? (uintptr_t)num(tok[4]) : 0;
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -238,30 +237,18 @@ static void fix_args(void)
 static int apply(mdt_idmap *m, const struct call *c)
 {
     switch (c->ev) {
-    case EV_MODULE_LOAD:
-        return mdt_idmap_module_load(m, c->id, &c->u.mi, c->seq);
-    case EV_MODULE_UNLOAD:
-        return mdt_idmap_module_unload(m, c->id, c->seq);
-    case EV_DOMAIN_SHUTDOWN:
-        return mdt_idmap_appdomain_shutdown(m, c->id, c->seq);
-    case EV_ASSEMBLY_UNLOAD:
-        return mdt_idmap_assembly_unload(m, c->id, c->seq);
-    case EV_CLASS_LOAD:
-        return mdt_idmap_class_load(m, c->id, &c->u.ci, c->seq);
-    case EV_CLASS_UNLOAD:
-        return mdt_idmap_class_unload(m, c->id, c->seq);
-    case EV_FUNCTION_LOAD:
-        return mdt_idmap_function_load(m, c->id, &c->u.fi, c->seq);
-    case EV_FUNCTION_UNLOAD:
-        return mdt_idmap_function_unload(m, c->id, c->seq);
-    case EV_CODE_ADD:
-        return mdt_idmap_code_add(m, c->id, (size_t)c->a, c->b, c->seq);
-    case EV_CODE_REMOVE:
-        return mdt_idmap_code_remove(m, c->id, c->seq);
-    case EV_RETIRE:
-        return mdt_idmap_retire(m, c->seq) < 0 ? -1 : 0;
-    default:
-        return -1;
+    case EV_MODULE_LOAD: return mdt_idmap_module_load(m, c->id, &c->u.mi, c->seq);
+    case EV_MODULE_UNLOAD: return mdt_idmap_module_unload(m, c->id, c->seq);
+    case EV_DOMAIN_SHUTDOWN: return mdt_idmap_appdomain_shutdown(m, c->id, c->seq);
+    case EV_ASSEMBLY_UNLOAD: return mdt_idmap_assembly_unload(m, c->id, c->seq);
+    case EV_CLASS_LOAD: return mdt_idmap_class_load(m, c->id, &c->u.ci, c->seq);
+    case EV_CLASS_UNLOAD: return mdt_idmap_class_unload(m, c->id, c->seq);
+    case EV_FUNCTION_LOAD: return mdt_idmap_function_load(m, c->id, &c->u.fi, c->seq);
+    case EV_FUNCTION_UNLOAD: return mdt_idmap_function_unload(m, c->id, c->seq);
+    case EV_CODE_ADD: return mdt_idmap_code_add(m, c->id, (size_t)c->a, c->b, c->seq);
+    case EV_CODE_REMOVE: return mdt_idmap_code_remove(m, c->id, c->seq);
+    case EV_RETIRE: return mdt_idmap_retire(m, c->seq) < 0 ? -1 : 0;
+    default: return -1;
     }
 }
 
@@ -338,8 +325,8 @@ int main(int argc, char **argv)
             mdt_idmap_stats_get(&st, m);
             printf("live classes %zu functions %zu modules %zu ranges %zu; bytes tables %zu "
                    "index %zu writer %zu (deps %zu)\n",
-                   st.classes_live, st.functions_live, st.modules_live, st.ranges,
-                   st.bytes_tables, st.bytes_index, st.bytes_writer, st.bytes_deps);
+                   st.classes_live, st.functions_live, st.modules_live, st.ranges, st.bytes_tables,
+                   st.bytes_index, st.bytes_writer, st.bytes_deps);
         }
         mdt_idmap_free(m);
     }

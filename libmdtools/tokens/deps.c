@@ -84,9 +84,9 @@ struct idm_packed {
     uint32_t *child;         /* slot indexes in the current table of the child kind */
     size_t npar, nchild;
     size_t parcap, childcap; /* allocated entries (merge_in_place grows them) */
-    size_t gone;    /* children marked IDM_DGONE */
-    size_t stale;   /* children that went inert (an estimate) */
-    size_t nrecent; /* entries in the recent store's lists */
+    size_t gone;             /* children marked IDM_DGONE */
+    size_t stale;            /* children that went inert (an estimate) */
+    size_t nrecent;          /* entries in the recent store's lists */
 };
 
 /* The map's dependents (m->deps). */
@@ -530,10 +530,11 @@ static bool reserve(void **p, size_t *cap, size_t n, size_t size)
  * into fresh arrays on every merge was half of a class load's
  * instructions in a real build). A child already in its run (a record
  * renamed away from the parent and back since the last merge, or twice
- * in the recent store) is listed twice, which a walk tolerates (the second visit finds the record ended
- * or newer than the unload); the merge that checks (idm_deps_settle, once
- * inert entries are a quarter of the store, which the renaming counts
- * toward) drops it. On ENOMEM nothing changes. */
+ * in the recent store) is listed twice, which a walk tolerates (the
+ * second visit finds the record ended or newer than the unload); the
+ * merge that checks (idm_deps_settle, once inert entries are a quarter of
+ * the store, which the renaming counts toward) drops it. On ENOMEM
+ * nothing changes. */
 static int merge_in_place(mdt_idmap *m)
 {
     struct idm_packed *dp = &m->deps->dp;
@@ -571,8 +572,8 @@ static int merge_in_place(mdt_idmap *m)
             size_t lo = q ? par[q - 1].end : 0;
             memmove(child + lo + s, child + lo, (par[p - 1].end - lo) * sizeof *child);
             for (size_t i = p; i-- > q;)
-                par[i + np] = (struct idm_dparent){par[i].id, par[i].dkey,
-                                                   (uint32_t)(par[i].end + s)};
+                par[i + np] =
+                    (struct idm_dparent){par[i].id, par[i].dkey, (uint32_t)(par[i].end + s)};
             p = q;
         }
         size_t k = t - g;

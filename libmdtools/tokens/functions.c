@@ -180,8 +180,8 @@ const struct idm_kind_ops idm_function_kind = {
     .destroy = idm_rec_destroy,
 };
 
-static int function_load(mdt_idmap *map, uintptr_t function_id,
-                         const mdt_idmap_function_info *info, uint64_t seq)
+static int function_load(mdt_idmap *map, uintptr_t function_id, const mdt_idmap_function_info *info,
+                         uint64_t seq)
 {
     if (!map || !function_id || !info || validate(info))
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad function load arguments");

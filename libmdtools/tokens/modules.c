@@ -338,9 +338,9 @@ static int unload(mdt_idmap *map, int kind, uintptr_t id, uint64_t seq)
     if (!map || !id)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad unload arguments");
 #ifdef MDT_IDMAP_RECORD
-    static const char *const ev[K_NKINDS] = {
-        [K_MODULE] = "module_unload", [K_DOMAIN] = "domain_shutdown",
-        [K_ASSEMBLY] = "assembly_unload"};
+    static const char *const ev[K_NKINDS] = {[K_MODULE] = "module_unload",
+                                             [K_DOMAIN] = "domain_shutdown",
+                                             [K_ASSEMBLY] = "assembly_unload"};
     idm_trace_enter(map);
     int rc = idm_unload_call(map, kind, id, seq);
     idm_trace_call(map, ev[kind], 1, id, 0, 0, seq, rc);

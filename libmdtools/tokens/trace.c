@@ -155,8 +155,8 @@ void idm_trace_module(const mdt_idmap *m, uintptr_t id, const mdt_idmap_module_i
     emit(m, &l, rc, true);
 }
 
-void idm_trace_class(const mdt_idmap *m, uintptr_t id, const mdt_idmap_class_info *ci,
-                     uint64_t seq, int rc)
+void idm_trace_class(const mdt_idmap *m, uintptr_t id, const mdt_idmap_class_info *ci, uint64_t seq,
+                     int rc)
 {
     if (!m || !m->trace)
         return;
@@ -169,20 +169,13 @@ void idm_trace_class(const mdt_idmap *m, uintptr_t id, const mdt_idmap_class_inf
             put(&l, " typedef=%#x", ci->token);
         uintptr_t elem = ci->nargs && ci->args ? ci->args[0] : 0;
         switch (ci->shape) {
-        case MDT_IDMAP_SHAPE_SZARRAY:
-            put(&l, " szarray=%#lx", (unsigned long)elem);
-            break;
+        case MDT_IDMAP_SHAPE_SZARRAY: put(&l, " szarray=%#lx", (unsigned long)elem); break;
         case MDT_IDMAP_SHAPE_ARRAY:
             put(&l, " array=%#lx,%u", (unsigned long)elem, (unsigned)ci->rank);
             break;
-        case MDT_IDMAP_SHAPE_PTR:
-            put(&l, " ptr=%#lx", (unsigned long)elem);
-            break;
-        case MDT_IDMAP_SHAPE_BYREF:
-            put(&l, " byref=%#lx", (unsigned long)elem);
-            break;
-        default:
-            put_args(&l, "args", ci->nargs, ci->args);
+        case MDT_IDMAP_SHAPE_PTR: put(&l, " ptr=%#lx", (unsigned long)elem); break;
+        case MDT_IDMAP_SHAPE_BYREF: put(&l, " byref=%#lx", (unsigned long)elem); break;
+        default: put_args(&l, "args", ci->nargs, ci->args);
         }
         if (ci->prim)
             put(&l, " prim=%#x", (unsigned)ci->prim);

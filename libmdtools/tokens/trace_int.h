@@ -24,8 +24,8 @@ void idm_trace_enter(const mdt_idmap *m);
 void idm_trace_leave(const mdt_idmap *m);
 void idm_trace_module(const mdt_idmap *m, uintptr_t id, const mdt_idmap_module_info *mi,
                       uint64_t seq, int rc);
-void idm_trace_class(const mdt_idmap *m, uintptr_t id, const mdt_idmap_class_info *ci,
-                     uint64_t seq, int rc);
+void idm_trace_class(const mdt_idmap *m, uintptr_t id, const mdt_idmap_class_info *ci, uint64_t seq,
+                     int rc);
 void idm_trace_function(const mdt_idmap *m, uintptr_t id, const mdt_idmap_function_info *fi,
                         uint64_t seq, int rc);
 /* Unloads, code_add (a = start, b = size, c = function), code_remove

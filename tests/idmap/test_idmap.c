@@ -1066,7 +1066,7 @@ START_TEST(dependents_survive_merges_in_place)
     enum { NP = 3000, NC = 12000 };
     ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, seq++), 0);
     /* Parent i's ID: a permutation of i, so ID order is not load order. */
-#define PARENT(i) (0x100000 + (uintptr_t)(((i) * 1237u) % NP) * 16)
+#define PARENT(i) (0x100000 + (uintptr_t)(((i)*1237u) % NP) * 16)
     for (unsigned j = 0; j < NC; j++) {
         if (j % 4 == 0)
             ck_assert_int_eq(load_class(m, PARENT(j / 4), MOD, 0x02000001 + j / 4, 0, NULL, seq++),
