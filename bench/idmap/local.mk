@@ -7,7 +7,7 @@ bench_idmap_bench_idmap_SOURCES = bench/idmap/bench_idmap.c
 bench_idmap_bench_idmap_CPPFLAGS = $(MDT_CPPFLAGS)
 bench_idmap_bench_idmap_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 bench_idmap_bench_idmap_LDADD = libmdtools/libmdtools.la $(AX_PTHREAD_CFLAGS)
-EXTRA_DIST += bench/idmap/README.md
+EXTRA_DIST += bench/idmap/README.md bench/idmap/replay.sh
 
 # What code tombstones cost under churn (issue 30), run by hand:
 # bench/idmap/bench_tombs [cycles]
