@@ -87,6 +87,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/tokens/lifetime_int.h \
 	libmdtools/tokens/plugs_int.h \
 	libmdtools/tokens/ranges_int.h \
+	libmdtools/tokens/trace_int.h \
 	libmdtools/tokens/grace.c \
 	libmdtools/tokens/table.c \
 	libmdtools/tokens/wmap.c \
@@ -108,6 +109,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/tokens/describe.c \
 	libmdtools/tokens/fetch.c \
 	libmdtools/tokens/idmap.c \
+	libmdtools/tokens/trace.c \
 	libmdtools/typeref/modset_int.h \
 	libmdtools/typeref/modset.c \
 	libmdtools/typeref/modview.c \

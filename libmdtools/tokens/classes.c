@@ -19,6 +19,7 @@
 #include "tokens/presence_int.h"
 #include "tokens/records_int.h"
 #include "tokens/table_int.h"
+#include "tokens/trace_int.h"
 #include "tokens/writer_int.h"
 #include "util/error.h"
 
@@ -178,8 +179,8 @@ const struct idm_kind_ops idm_class_kind = {
     .destroy = idm_rec_destroy,
 };
 
-int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_class_info *info,
-                         uint64_t seq)
+static int class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_class_info *info,
+                      uint64_t seq)
 {
     if (!map || !class_id || !info || validate(info))
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad class load arguments");
@@ -193,9 +194,34 @@ int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_cla
     return idm_load(map, K_CLASS, class_id, info, &refs, seq);
 }
 
-int mdt_idmap_class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq)
+static int class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq)
 {
     if (!map || !class_id)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad class unload arguments");
     return idm_unload_call(map, K_CLASS, class_id, seq);
+}
+
+int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_class_info *info,
+                         uint64_t seq)
+{
+#ifdef MDT_IDMAP_RECORD
+    idm_trace_enter(map);
+    int rc = class_load(map, class_id, info, seq);
+    idm_trace_class(map, class_id, info, seq, rc);
+    return rc;
+#else
+    return class_load(map, class_id, info, seq);
+#endif
+}
+
+int mdt_idmap_class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq)
+{
+#ifdef MDT_IDMAP_RECORD
+    idm_trace_enter(map);
+    int rc = class_unload(map, class_id, seq);
+    idm_trace_call(map, "class_unload", 1, class_id, 0, 0, seq, rc);
+    return rc;
+#else
+    return class_unload(map, class_id, seq);
+#endif
 }

@@ -8,16 +8,17 @@
  * writer keeps (2 to 3 names per record):
  *
  * - packed: the parents sorted by (ID, dkey), 16 bytes each, and for each a
- *   run of 4-byte slot indexes into the current table of the child kind.
- *   A table rebuild moves records, so idm_deps_remap translates the runs
- *   of that kind into the new table (and drops the records it left out);
+ *   run of 4-byte slot indexes into the current table of the child kind,
+ *   in no order. A table rebuild moves records, so idm_deps_remap
+ *   translates the runs of that kind into the new table (and drops the
+ *   records it left out);
  * - recent: what was added since the last merge, a list of child IDs per
  *   parent in a writer map (8 bytes per entry and a map entry and list
  *   header per parent). idm_deps_settle merges it into the packed store
  *   at the end of a writer call once it holds 1/32 as many entries (or
- *   IDM_RECENT_MIN), so it stays a small share of the memory while a merge,
- *   a linear pass over the packed arrays, costs about 32 copies per entry
- *   added.
+ *   IDM_RECENT_MIN), so it stays a small share of the memory; the merge
+ *   works in place from the end (merge_in_place) and moves only what lies
+ *   after the first parent that gains entries.
  *
  * A module that holds at least 1/8 of the slots of the tables whose records
  * name modules (classes and functions; they keep the module's handle in
@@ -52,6 +53,11 @@
 #define IDM_RECENT_MIN 16u
 #define IDM_SCAN_MIN 16u
 #define IDM_DGONE UINT32_MAX
+/* A recent list's first capacity: the recent store holds 1/32 of the
+ * entries, so room for 8 costs little, and with room for 2 most lists
+ * were compacted (below a quarter inert, compact() always runs) and then
+ * reallocated on their third entry (issue 24). */
+#define IDM_LIST_FIRST 8u
 
 /* (kind, ID) of a thing and a kind of record -> the records of that kind
  * that named it when they were created. An entry stands for "whatever
@@ -77,9 +83,10 @@ struct idm_packed {
     struct idm_dparent *par; /* sorted by (id, dkey) */
     uint32_t *child;         /* slot indexes in the current table of the child kind */
     size_t npar, nchild;
-    size_t gone;    /* children marked IDM_DGONE */
-    size_t stale;   /* children that went inert (an estimate) */
-    size_t nrecent; /* entries in the recent store's lists */
+    size_t parcap, childcap; /* allocated entries (merge_in_place grows them) */
+    size_t gone;             /* children marked IDM_DGONE */
+    size_t stale;            /* children that went inert (an estimate) */
+    size_t nrecent;          /* entries in the recent store's lists */
 };
 
 /* The map's dependents (m->deps). */
@@ -165,16 +172,16 @@ int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id)
     uint64_t *v = idm_wmap_get(&m->deps->recent, dkey, pid);
     struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
     if (!l) {
-        l = malloc(list_bytes(2));
+        l = malloc(list_bytes(IDM_LIST_FIRST));
         if (!l)
             return MDT_ENOMEM;
         l->n = l->stale = l->pad = 0;
-        l->cap = 2;
+        l->cap = IDM_LIST_FIRST;
         if (idm_wmap_put(&m->deps->recent, dkey, pid, (uint64_t)(uintptr_t)l)) {
             free(l);
             return MDT_ENOMEM;
         }
-        m->deps->bytes += list_bytes(2);
+        m->deps->bytes += list_bytes(IDM_LIST_FIRST);
     } else if (l->n == l->cap) {
         /* Compact only when enough entries went inert to pay for it (it
          * probes the table for every entry); else grow. */
@@ -327,12 +334,6 @@ static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck)
         drop_list(m, dkey, pid, (struct idm_deplist *)(uintptr_t)*v);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const struct idm_tab *n)
 {
     struct idm_packed *dp = &m->deps->dp;
@@ -353,9 +354,6 @@ void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const str
                 dp->gone++;
             }
         }
-        /* Runs stay in ascending order (but for entries marked gone in
-         * place), so that a merge is a walk. */
-        qsort(dp->child + lo, dp->par[p].end - lo, sizeof *dp->child, cmp_u32);
     }
 }
 
@@ -365,56 +363,317 @@ struct triple {
     uint32_t dkey, child;
 };
 
-static int cmp_triple(const void *a, const void *b)
+static inline bool triple_less(const struct triple *x, const struct triple *y)
 {
-    const struct triple *x = a, *y = b;
     if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
+        return x->pid < y->pid;
     if (x->dkey != y->dkey)
-        return x->dkey < y->dkey ? -1 : 1;
-    return x->child < y->child ? -1 : x->child > y->child;
+        return x->dkey < y->dkey;
+    return x->child < y->child;
 }
 
-/* The recent store as sorted, checked triples: *out (caller frees). */
-static int gather_recent(const mdt_idmap *m, struct triple **out, size_t *nout)
+static inline void triple_swap(struct triple *x, struct triple *y)
+{
+    struct triple t = *x;
+    *x = *y;
+    *y = t;
+}
+
+static void triple_sift(struct triple *a, size_t root, size_t n)
+{
+    for (size_t c; (c = 2 * root + 1) < n; root = c) {
+        if (c + 1 < n && triple_less(&a[c], &a[c + 1]))
+            c++;
+        if (!triple_less(&a[root], &a[c]))
+            return;
+        triple_swap(&a[root], &a[c]);
+    }
+}
+
+/* Introsort: qsort's calls through a comparison pointer were most of a
+ * merge (issue 24); a heapsort below a depth bound keeps it O(n log n)
+ * whatever the IDs. */
+static void sort_triples(struct triple *a, size_t n, unsigned depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (size_t i = n / 2; i-- > 0;)
+                triple_sift(a, i, n);
+            for (size_t e = n; e-- > 1;) {
+                triple_swap(&a[0], &a[e]);
+                triple_sift(a, 0, e);
+            }
+            return;
+        }
+        struct triple *mid = &a[n / 2], *last = &a[n - 1];
+        if (triple_less(mid, a))
+            triple_swap(mid, a);
+        if (triple_less(last, mid)) {
+            triple_swap(last, mid);
+            if (triple_less(mid, a))
+                triple_swap(mid, a);
+        }
+        struct triple pv = *mid;
+        /* Hoare's partition: [0, j] <= pv <= [j + 1, n), both non-empty. */
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (triple_less(&a[i], &pv))
+                i++;
+            while (triple_less(&pv, &a[j]))
+                j--;
+            if (i >= j)
+                break;
+            triple_swap(&a[i++], &a[j--]);
+        }
+        size_t left = j + 1;
+        if (left < n - left) {
+            sort_triples(a, left, depth);
+            a += left;
+            n -= left;
+        } else {
+            sort_triples(a + left, n - left, depth);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        struct triple x = a[i];
+        size_t j = i;
+        for (; j > 0 && triple_less(&x, &a[j - 1]); j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+static unsigned sort_depth(size_t n)
+{
+    return 2 * (64u - (unsigned)__builtin_clzll((unsigned long long)n | 1));
+}
+
+/* The recent store as checked triples, grouped by parent in the order of
+ * (ID, dkey), each group's children in the order of their slots when
+ * `sorted`, else in no order: *out (caller frees). The lists are sorted,
+ * not their entries: fewer to sort (issue 24). */
+static int gather_recent(const mdt_idmap *m, struct triple **out, size_t *nout, bool sorted)
 {
     const struct idm_wmap *rec = &m->deps->recent;
     size_t total = 0;
     for (size_t e = 0; e < rec->cap; e++)
         if (rec->e[e].kind)
             total += ((const struct idm_deplist *)(uintptr_t)rec->e[e].val)->n;
-    struct triple *tr = malloc((total ? total : 1) * sizeof *tr);
+    /* The lists first, (ID, dkey, index in the recent map), then their
+     * entries; room for both. */
+    struct triple *tr = malloc((rec->n + total + 1) * sizeof *tr);
     if (!tr)
         return MDT_ENOMEM;
+    struct triple *ls = tr + total;
+    size_t nl = 0;
+    for (size_t e = 0; e < rec->cap; e++)
+        if (rec->e[e].kind)
+            ls[nl++] = (struct triple){rec->e[e].id, rec->e[e].kind - 1, (uint32_t)e};
+    sort_triples(ls, nl, sort_depth(nl));
     size_t n = 0;
-    for (size_t e = 0; e < rec->cap; e++) {
-        const struct idm_went *w = &rec->e[e];
-        if (!w->kind)
-            continue;
+    for (size_t j = 0; j < nl; j++) {
+        const struct idm_went *w = &rec->e[ls[j].child];
         int dkey = (int)w->kind - 1, pk = dkey / K_NKINDS, ck = dkey % K_NKINDS;
         const struct idm_deplist *l = (const struct idm_deplist *)(uintptr_t)w->val;
         struct idm_tab *t = idm_wtab(m, ck);
         idm_names_fn *names = m->kind[ck]->names;
+        size_t n0 = n;
         for (uint32_t i = 0; i < l->n; i++) {
             struct idm_head *h = idm_tab_find(t, l->id[i]);
             if (h && names(m, h, pk, w->id))
                 tr[n++] = (struct triple){w->id, (uint32_t)dkey, (uint32_t)idm_slot_index(t, h)};
         }
+        if (sorted)
+            sort_triples(tr + n0, n - n0, sort_depth(n - n0));
     }
-    qsort(tr, n, sizeof *tr, cmp_triple);
     *out = tr;
     *nout = n;
     return 0;
 }
 
-/* Merge the recent store into the packed one; with check, also drop the
- * packed entries that went inert. On ENOMEM nothing changes. */
+/* The recent store is merged: forget it. */
+static void clear_recent(mdt_idmap *m)
+{
+    for (size_t e = 0; e < m->deps->recent.cap; e++)
+        if (m->deps->recent.e[e].kind)
+            free((void *)(uintptr_t)m->deps->recent.e[e].val);
+    idm_wmap_free(&m->deps->recent);
+    m->deps->bytes = 0;
+    m->deps->dp.nrecent = 0;
+}
+
+/* Room for n entries of size bytes in *p (capacity *cap), growing by 1/8
+ * at least, so that merges in place reallocate O(log n) times. */
+static bool reserve(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap)
+        return true;
+    size_t want = *cap + *cap / 8;
+    if (want < n)
+        want = n;
+    void *q = realloc(*p, want * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = want;
+    return true;
+}
+
+/* Merge the recent store into the packed one in place, from the end: a
+ * parent's new children go after its run (runs are in no order), the runs
+ * and parents after it move toward the end by as many entries as the
+ * parents before them gained, so a backward pass never overwrites what it
+ * has not read, and once no parent before the one placed gains anything
+ * the rest stays where it is. New IDs are mostly higher addresses, so this
+ * usually moves a tail of the store (issue 24: rebuilding the whole store
+ * into fresh arrays on every merge was half of a class load's
+ * instructions in a real build). A child already in its run (a record
+ * renamed away from the parent and back since the last merge, or twice
+ * in the recent store) is listed twice, which a walk tolerates (the
+ * second visit finds the record ended or newer than the unload); the
+ * merge that checks (idm_deps_settle, once inert entries are a quarter of
+ * the store, which the renaming counts toward) drops it. On ENOMEM
+ * nothing changes. */
+static int merge_in_place(mdt_idmap *m)
+{
+    struct idm_packed *dp = &m->deps->dp;
+    struct triple *tr;
+    size_t nt;
+    if (gather_recent(m, &tr, &nt, false))
+        return MDT_ENOMEM;
+    size_t nnew = 0;
+    for (size_t t = 0; t < nt; t++) {
+        size_t lo, hi;
+        if ((t == 0 || tr[t - 1].pid != tr[t].pid || tr[t - 1].dkey != tr[t].dkey) &&
+            !find_run(dp, tr[t].pid, tr[t].dkey, &lo, &hi))
+            nnew++;
+    }
+    if (dp->nchild + nt >= UINT32_MAX ||
+        !reserve((void **)&dp->child, &dp->childcap, dp->nchild + nt, sizeof *dp->child) ||
+        !reserve((void **)&dp->par, &dp->parcap, dp->npar + nnew, sizeof *dp->par)) {
+        free(tr);
+        return MDT_ENOMEM;
+    }
+    struct idm_dparent *par = dp->par;
+    uint32_t *child = dp->child;
+    /* s: how far the runs of the parents still to place move (the new
+     * entries of those parents); np: new parents still to place. */
+    size_t s = nt, np = nnew, p = dp->npar, t = nt;
+    while (s > 0) {
+        size_t g = t - 1;
+        while (g > 0 && tr[g - 1].pid == tr[t - 1].pid && tr[g - 1].dkey == tr[t - 1].dkey)
+            g--;
+        /* Parents after the group [g, t): their runs move as a block. */
+        size_t q = p;
+        while (q > 0 && cmp_parent(tr[g].pid, tr[g].dkey, &par[q - 1]) < 0)
+            q--;
+        if (q < p) {
+            size_t lo = q ? par[q - 1].end : 0;
+            memmove(child + lo + s, child + lo, (par[p - 1].end - lo) * sizeof *child);
+            for (size_t i = p; i-- > q;)
+                par[i + np] =
+                    (struct idm_dparent){par[i].id, par[i].dkey, (uint32_t)(par[i].end + s)};
+            p = q;
+        }
+        size_t k = t - g;
+        if (p > 0 && cmp_parent(tr[g].pid, tr[g].dkey, &par[p - 1]) == 0) {
+            size_t lo = p > 1 ? par[p - 2].end : 0, hi = par[p - 1].end;
+            for (size_t j = 0; j < k; j++)
+                child[hi + s - k + j] = tr[g + j].child;
+            if (s > k)
+                memmove(child + lo + s - k, child + lo, (hi - lo) * sizeof *child);
+            struct idm_dparent pp = par[p - 1];
+            par[p - 1 + np] = (struct idm_dparent){pp.id, pp.dkey, (uint32_t)(hi + s)};
+            p--;
+        } else {
+            size_t end = (p ? par[p - 1].end : 0) + s, w = end;
+            for (size_t j = t; j-- > g;)
+                child[--w] = tr[j].child;
+            np--;
+            par[p + np] = (struct idm_dparent){tr[g].pid, tr[g].dkey, (uint32_t)end};
+        }
+        s -= k;
+        t = g;
+    }
+    dp->npar += nnew;
+    dp->nchild += nt;
+    free(tr);
+    clear_recent(m);
+    return 0;
+}
+
+static void u32_sift(uint32_t *a, size_t root, size_t n)
+{
+    for (size_t c; (c = 2 * root + 1) < n; root = c) {
+        if (c + 1 < n && a[c] < a[c + 1])
+            c++;
+        if (a[root] >= a[c])
+            return;
+        uint32_t t = a[root];
+        a[root] = a[c];
+        a[c] = t;
+    }
+}
+
+/* A run's slot indexes, as sort_triples sorts triples: most runs hold a
+ * few, and qsort's calls were most of the merge that checks (issue 24). */
+static void sort_run(uint32_t *a, size_t n, unsigned depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            for (size_t i = n / 2; i-- > 0;)
+                u32_sift(a, i, n);
+            for (size_t e = n; e-- > 1;) {
+                uint32_t t = a[0];
+                a[0] = a[e];
+                a[e] = t;
+                u32_sift(a, 0, e);
+            }
+            return;
+        }
+        uint32_t x = a[0], y = a[n / 2], z = a[n - 1];
+        uint32_t pv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i] < pv)
+                i++;
+            while (pv < a[j])
+                j--;
+            if (i >= j)
+                break;
+            uint32_t t = a[i];
+            a[i++] = a[j];
+            a[j--] = t;
+        }
+        size_t left = j + 1;
+        if (left < n - left) {
+            sort_run(a, left, depth);
+            a += left;
+            n -= left;
+        } else {
+            sort_run(a + left, n - left, depth);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        uint32_t x = a[i];
+        size_t j = i;
+        for (; j > 0 && x < a[j - 1]; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* Merge the recent store into the packed one into fresh arrays; with
+ * check, also drop the packed entries that went inert. On ENOMEM nothing
+ * changes. */
 static int merge(mdt_idmap *m, bool check)
 {
     struct idm_packed *dp = &m->deps->dp;
     struct triple *tr;
     size_t nt;
-    if (gather_recent(m, &tr, &nt))
+    if (gather_recent(m, &tr, &nt, true))
         return MDT_ENOMEM;
     size_t maxc = dp->nchild - dp->gone + nt;
     if (maxc >= UINT32_MAX) {
@@ -429,6 +688,11 @@ static int merge(mdt_idmap *m, bool check)
         free(tr);
         return MDT_ENOMEM;
     }
+    /* Runs are in no order (merge_in_place appends, idm_deps_remap
+     * translates): sort them, so that merging each with its new children
+     * is a walk that lists every child once. */
+    for (size_t q = 0, b = 0; q < dp->npar; b = dp->par[q++].end)
+        sort_run(dp->child + b, dp->par[q].end - b, 64);
     size_t np = 0, nc = 0, p = 0, t = 0, lo = 0;
     while (p < dp->npar || t < nt) {
         /* The next parent in order, from either store or both. */
@@ -468,33 +732,86 @@ static int merge(mdt_idmap *m, bool check)
     }
     free(tr);
     /* Shrinking cannot fail in a way that matters: keep the larger block. */
+    size_t parcap = dp->npar + nt + 1, childcap = maxc + 1;
     struct idm_dparent *sp = realloc(par, (np ? np : 1) * sizeof *par);
+    if (sp) {
+        par = sp;
+        parcap = np ? np : 1;
+    }
     uint32_t *sc = realloc(child, (nc ? nc : 1) * sizeof *child);
+    if (sc) {
+        child = sc;
+        childcap = nc ? nc : 1;
+    }
     free(dp->par);
     free(dp->child);
-    dp->par = sp ? sp : par;
-    dp->child = sc ? sc : child;
+    dp->par = par;
+    dp->child = child;
+    dp->parcap = parcap;
+    dp->childcap = childcap;
     dp->npar = np;
     dp->nchild = nc;
     dp->gone = 0;
     if (check)
         dp->stale = 0;
-    for (size_t e = 0; e < m->deps->recent.cap; e++)
-        if (m->deps->recent.e[e].kind)
-            free((void *)(uintptr_t)m->deps->recent.e[e].val);
-    idm_wmap_free(&m->deps->recent);
-    m->deps->bytes = 0;
-    dp->nrecent = 0;
+    clear_recent(m);
     return 0;
+}
+
+/* Drop the entries marked gone, in place (the parents left without any
+ * too), and give back the room when the store halved. */
+static void drop_gone(struct idm_packed *dp)
+{
+    size_t w = 0, np = 0, lo = 0;
+    for (size_t p = 0; p < dp->npar; p++) {
+        size_t start = w, end = dp->par[p].end;
+        for (size_t i = lo; i < end; i++)
+            if (dp->child[i] != IDM_DGONE)
+                dp->child[w++] = dp->child[i];
+        if (w > start)
+            dp->par[np++] = (struct idm_dparent){dp->par[p].id, dp->par[p].dkey, (uint32_t)w};
+        lo = end;
+    }
+    dp->npar = np;
+    dp->nchild = w;
+    dp->gone = 0;
+    if (w < dp->childcap / 2) {
+        uint32_t *c = realloc(dp->child, (w ? w : 1) * sizeof *c);
+        if (c) {
+            dp->child = c;
+            dp->childcap = w ? w : 1;
+        }
+    }
+    if (np < dp->parcap / 2) {
+        struct idm_dparent *q = realloc(dp->par, (np ? np : 1) * sizeof *q);
+        if (q) {
+            dp->par = q;
+            dp->parcap = np ? np : 1;
+        }
+    }
 }
 
 void idm_deps_settle(mdt_idmap *m)
 {
     struct idm_packed *dp = &m->deps->dp;
     size_t live = dp->nchild - dp->gone;
-    bool stale = dp->stale + dp->gone >= IDM_RECENT_MIN && (dp->stale + dp->gone) * 4 >= live;
-    if (stale || (dp->nrecent >= IDM_RECENT_MIN && dp->nrecent * 32 >= live))
-        (void)merge(m, stale); /* on ENOMEM the recent store keeps the entries */
+    if (dp->stale + dp->gone >= IDM_RECENT_MIN && (dp->stale + dp->gone) * 4 >= live) {
+        /* Entries known gone (walks, a module that is scanned from now on,
+         * tombstones a table rebuild dropped) go in one pass; only when the
+         * estimate of the inert ones is itself a quarter of the store are
+         * they all checked (issue 24: the first module scanned, usually
+         * System.Private.CoreLib, made a checking merge of the whole store
+         * that cost 7% of a real build's map instructions). */
+        if (dp->stale * 4 < live) {
+            drop_gone(dp);
+        } else {
+            (void)merge(m, true); /* on ENOMEM the recent store keeps the entries */
+            return;
+        }
+        live = dp->nchild;
+    }
+    if (dp->nrecent >= IDM_RECENT_MIN && dp->nrecent * 32 >= live)
+        (void)merge_in_place(m);
 }
 
 void idm_deps_compact_all(mdt_idmap *m)
@@ -525,7 +842,7 @@ size_t idm_deps_bytes(const mdt_idmap *m)
 {
     const struct idm_deps *d = m->deps;
     return d->bytes + d->recent.cap * sizeof(struct idm_went) +
-           d->dp.npar * sizeof(struct idm_dparent) + d->dp.nchild * sizeof(uint32_t);
+           d->dp.parcap * sizeof(struct idm_dparent) + d->dp.childcap * sizeof(uint32_t);
 }
 
 int idm_deps_init(mdt_idmap *m)

@@ -19,6 +19,7 @@
 #include "tokens/plugs_int.h"
 #include "tokens/records_int.h"
 #include "tokens/table_int.h"
+#include "tokens/trace_int.h"
 #include "tokens/writer_int.h"
 #include "util/error.h"
 
@@ -179,8 +180,8 @@ const struct idm_kind_ops idm_function_kind = {
     .destroy = idm_rec_destroy,
 };
 
-int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
-                            const mdt_idmap_function_info *info, uint64_t seq)
+static int function_load(mdt_idmap *map, uintptr_t function_id, const mdt_idmap_function_info *info,
+                         uint64_t seq)
 {
     if (!map || !function_id || !info || validate(info))
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad function load arguments");
@@ -196,9 +197,34 @@ int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
     return idm_load(map, K_FUNC, function_id, info, &refs, seq);
 }
 
-int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t seq)
+static int function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t seq)
 {
     if (!map || !function_id)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad function unload arguments");
     return idm_unload_call(map, K_FUNC, function_id, seq);
+}
+
+int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
+                            const mdt_idmap_function_info *info, uint64_t seq)
+{
+#ifdef MDT_IDMAP_RECORD
+    idm_trace_enter(map);
+    int rc = function_load(map, function_id, info, seq);
+    idm_trace_function(map, function_id, info, seq, rc);
+    return rc;
+#else
+    return function_load(map, function_id, info, seq);
+#endif
+}
+
+int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t seq)
+{
+#ifdef MDT_IDMAP_RECORD
+    idm_trace_enter(map);
+    int rc = function_unload(map, function_id, seq);
+    idm_trace_call(map, "function_unload", 1, function_id, 0, 0, seq, rc);
+    return rc;
+#else
+    return function_unload(map, function_id, seq);
+#endif
 }

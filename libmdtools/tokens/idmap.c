@@ -18,6 +18,7 @@
 #include "tokens/index_int.h"
 #include "tokens/plugs_int.h"
 #include "tokens/table_int.h"
+#include "tokens/trace_int.h"
 #include "tokens/wmap_int.h"
 #include "tokens/writer_int.h"
 #include "util/error.h"
@@ -94,6 +95,9 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
         mdt_idmap_free(m);
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
     }
+#ifdef MDT_IDMAP_RECORD
+    idm_trace_open(m, opts);
+#endif
     *out = m;
     return 0;
 }
@@ -111,6 +115,9 @@ void mdt_idmap_free(mdt_idmap *map)
 {
     if (!map)
         return;
+#ifdef MDT_IDMAP_RECORD
+    idm_trace_close(map);
+#endif
     idm_grace_destroy(&map->g);
     for (int k = 0; k < 3; k++) {
         struct idm_tab *t = atomic_load_explicit(&map->tab[k], memory_order_relaxed);
@@ -154,7 +161,7 @@ void mdt_idmap_synchronize(mdt_idmap *map)
     idm_unlock(map);
 }
 
-int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
+static int retire(mdt_idmap *map, uint64_t below)
 {
     if (!map)
         return mdt__fail_simple(MDT_EINVAL, "idmap: map is NULL");
@@ -208,6 +215,18 @@ int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
     idm_handles_reclaim(map);
     idm_unlock(map);
     return rc;
+}
+
+int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
+{
+#ifdef MDT_IDMAP_RECORD
+    idm_trace_enter(map);
+    int rc = retire(map, below);
+    idm_trace_call(map, "retire", 0, 0, 0, 0, below, rc);
+    return rc;
+#else
+    return retire(map, below);
+#endif
 }
 
 void mdt_idmap_stats_get(mdt_idmap_stats *out, mdt_idmap *map)

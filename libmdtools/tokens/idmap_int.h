@@ -67,6 +67,9 @@ struct mdt_idmap {
     _Atomic uint64_t code_changes, code_removals;
     mdt_idmap_miss_fn miss;
     void *miss_payload;
+#ifdef MDT_IDMAP_RECORD
+    struct idm_trace *trace; /* trace.c */
+#endif
 };
 
 /* Current tables (seq_cst: see grace.c for why). */

@@ -95,12 +95,11 @@ static void old_refs_stale(mdt_idmap *m, const struct idm_head *h, int kind,
 }
 
 /* List (kind, id) as a dependent of everything refs names that the
- * previous content of its slot did not name already. */
-static int add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id)
+ * previous content of its slot old (NULL if none) did not name already:
+ * that is listed already. */
+static int add_deps(mdt_idmap *m, const struct idm_refs *refs, int kind, uintptr_t id,
+                    struct idm_head *old)
 {
-    /* The previous content of this ID's slot, if any: what it already named
-     * is already listed. */
-    struct idm_head *old = idm_wfind(m, kind, id);
     if (old)
         old_refs_stale(m, old, kind, refs);
     for (size_t i = 0; i < refs->n; i++) {
@@ -327,7 +326,12 @@ int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struc
     if (rc)
         return rc;
 
-    struct idm_head *h = idm_wfind(m, kind, id);
+    /* The ID's slot is found once: what runs before the record is written
+     * (kills and cascades, the kind's prepare, the dependents, the module
+     * handle) never replaces the table, so h stays its slot (issue 24: the
+     * same probe three times, the first one cold, in a real build). */
+    struct idm_tab *t0 = idm_wtab(m, kind);
+    struct idm_head *h = idm_tab_find(t0, id);
     if (h && idm_live(h)) {
         int cmp = k->compare(m, h, info);
         if (cmp >= 0) {
@@ -364,7 +368,7 @@ int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struc
     rc = k->prepare(m, info, &p);
     if (rc)
         goto out;
-    rc = add_deps(m, refs, kind, id);
+    rc = add_deps(m, refs, kind, id, h);
     if (rc == 0 && (k->names_mask & 1u << K_MODULE)) {
         p.handle = idm_handle_get(m, refs_module(refs));
         if (p.handle == UINT32_MAX) {
@@ -373,7 +377,7 @@ int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struc
         }
     }
     bool fresh = false;
-    if (rc == 0 && !(h = idm_place(m, kind, id, &fresh))) {
+    if (rc == 0 && (!h || idm_wtab(m, kind) != t0) && !(h = idm_place(m, kind, id, &fresh))) {
         idm_handle_put(m, p.handle);
         rc = MDT_ENOMEM;
     }

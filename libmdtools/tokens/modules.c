@@ -18,6 +18,7 @@
 #include "tokens/plugs_int.h"
 #include "tokens/records_int.h"
 #include "tokens/table_int.h"
+#include "tokens/trace_int.h"
 #include "tokens/writer_int.h"
 #include "util/error.h"
 
@@ -255,8 +256,8 @@ const struct idm_kind_ops idm_module_kind = {
     .destroy = module_destroy,
 };
 
-int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_module_info *info,
-                          uint64_t seq)
+static int module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_module_info *info,
+                       uint64_t seq)
 {
     if (!map || !module_id || !info)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad module load arguments");
@@ -272,13 +273,26 @@ int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_m
     return idm_load(map, K_MODULE, module_id, info, &refs, seq);
 }
 
+int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_module_info *info,
+                          uint64_t seq)
+{
+#ifdef MDT_IDMAP_RECORD
+    idm_trace_enter(map);
+    int rc = module_load(map, module_id, info, seq);
+    idm_trace_module(map, module_id, info, seq, rc);
+    return rc;
+#else
+    return module_load(map, module_id, info, seq);
+#endif
+}
+
 uint64_t mdt_idmap_module_changes(const mdt_idmap *map)
 {
     return map ? atomic_load_explicit(&((mdt_idmap *)map)->modchanges, memory_order_relaxed) : 0;
 }
 
-int mdt_idmap_module_each(uint64_t *changes, mdt_idmap *map, mdt_idmap_module_visit_fn fn,
-                          void *payload)
+static int module_each(uint64_t *changes, mdt_idmap *map, mdt_idmap_module_visit_fn fn,
+                       void *payload)
 {
     if (!map || !fn)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad module walk arguments");
@@ -304,11 +318,36 @@ int mdt_idmap_module_each(uint64_t *changes, mdt_idmap *map, mdt_idmap_module_vi
     return rc;
 }
 
+int mdt_idmap_module_each(uint64_t *changes, mdt_idmap *map, mdt_idmap_module_visit_fn fn,
+                          void *payload)
+{
+#ifdef MDT_IDMAP_RECORD
+    /* The recorder's mutex comes before the map's, here too: a callback's
+     * writer call then fails on the map's mutex, as without a recorder. */
+    idm_trace_enter(map);
+    int rc = module_each(changes, map, fn, payload);
+    idm_trace_leave(map);
+    return rc;
+#else
+    return module_each(changes, map, fn, payload);
+#endif
+}
+
 static int unload(mdt_idmap *map, int kind, uintptr_t id, uint64_t seq)
 {
     if (!map || !id)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad unload arguments");
+#ifdef MDT_IDMAP_RECORD
+    static const char *const ev[K_NKINDS] = {[K_MODULE] = "module_unload",
+                                             [K_DOMAIN] = "domain_shutdown",
+                                             [K_ASSEMBLY] = "assembly_unload"};
+    idm_trace_enter(map);
+    int rc = idm_unload_call(map, kind, id, seq);
+    idm_trace_call(map, ev[kind], 1, id, 0, 0, seq, rc);
+    return rc;
+#else
     return idm_unload_call(map, kind, id, seq);
+#endif
 }
 
 int mdt_idmap_module_unload(mdt_idmap *map, uintptr_t module_id, uint64_t seq)

@@ -17,6 +17,7 @@
 #include "tokens/idmap_int.h"
 #include "tokens/ranges_int.h"
 #include "tokens/table_int.h"
+#include "tokens/trace_int.h"
 #include "tokens/writer_int.h"
 #include "util/error.h"
 
@@ -156,8 +157,8 @@ static int replace_overlaps(mdt_idmap *m, const struct idm_range *r, bool apply)
     return rc;
 }
 
-int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
-                       uint64_t seq)
+static int code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
+                    uint64_t seq)
 {
     if (!map || !function_id || size == 0 || start + size < start)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad code range");
@@ -218,7 +219,7 @@ out:
     return idm_finish(map, rc);
 }
 
-int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
+static int code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
 {
     if (!map)
         return mdt__fail_simple(MDT_EINVAL, "idmap: bad code range");
@@ -282,4 +283,29 @@ int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
     rc = MDT_IDMAP_APPLIED;
 out:
     return idm_finish(map, rc);
+}
+
+int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
+                       uint64_t seq)
+{
+#ifdef MDT_IDMAP_RECORD
+    idm_trace_enter(map);
+    int rc = code_add(map, start, size, function_id, seq);
+    idm_trace_call(map, "code_add", 3, start, size, function_id, seq, rc);
+    return rc;
+#else
+    return code_add(map, start, size, function_id, seq);
+#endif
+}
+
+int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
+{
+#ifdef MDT_IDMAP_RECORD
+    idm_trace_enter(map);
+    int rc = code_remove(map, start, seq);
+    idm_trace_call(map, "code_remove", 1, start, 0, 0, seq, rc);
+    return rc;
+#else
+    return code_remove(map, start, seq);
+#endif
 }

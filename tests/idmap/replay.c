@@ -105,6 +105,8 @@ static uint8_t prim_code(const char *s)
              {"canon", MDT_IDMAP_PRIM_CANON}};
     if (!s)
         return 0;
+    if (*s >= '0' && *s <= '9') /* recorded traces write the code */
+        return (uint8_t)strtoul(s, NULL, 0);
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(s, t[i].n) == 0)
             return t[i].c;

@@ -1054,6 +1054,40 @@ START_TEST(dependents_survive_growth_and_content_changes)
 }
 END_TEST
 
+/* The recent dependents merge into the packed store in place (issue 24):
+ * parents arrive in no order (new ones land before, between and after the
+ * known ones), known parents gain children across many merges, and a
+ * function names both its owner and a type argument. Every unload must
+ * still reach exactly its dependents. */
+START_TEST(dependents_survive_merges_in_place)
+{
+    mdt_idmap *m = new_map();
+    uint64_t seq = 1;
+    enum { NP = 3000, NC = 12000 };
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, seq++), 0);
+    /* Parent i's ID: a permutation of i, so ID order is not load order. */
+#define PARENT(i) (0x100000 + (uintptr_t)(((i)*1237u) % NP) * 16)
+    for (unsigned j = 0; j < NC; j++) {
+        if (j % 4 == 0)
+            ck_assert_int_eq(load_class(m, PARENT(j / 4), MOD, 0x02000001 + j / 4, 0, NULL, seq++),
+                             MDT_IDMAP_APPLIED);
+        uintptr_t arg = PARENT((j * 7919u) % (j / 4 + 1));
+        ck_assert_int_eq(load_func(m, 0x900000 + (uintptr_t)j * 16, MOD, 0x06000001 + j,
+                                   PARENT(j / 4), 1, &arg, seq++),
+                         MDT_IDMAP_APPLIED);
+    }
+    for (unsigned i = 0; i < NP; i += 3)
+        ck_assert_int_eq(mdt_idmap_class_unload(m, PARENT(i), seq++), MDT_IDMAP_APPLIED);
+    for (unsigned j = 0; j < NC; j++) {
+        unsigned owner = j / 4, arg = (j * 7919u) % (j / 4 + 1);
+        bool dead = owner % 3 == 0 || arg % 3 == 0;
+        ck_assert_msg(func_known(m, 0x900000 + (uintptr_t)j * 16) == !dead, "function %u", j);
+    }
+#undef PARENT
+    mdt_idmap_free(m);
+}
+END_TEST
+
 START_TEST(code_ranges_in_address_order_and_leaf_edges)
 {
     mdt_idmap *m = new_map();
@@ -1355,6 +1389,7 @@ Suite *suite(void)
     tcase_add_test(tc, bad_arguments_are_refused);
     tcase_add_test(tc, reload_churn_keeps_indexes_small);
     tcase_add_test(tc, dependents_survive_growth_and_content_changes);
+    tcase_add_test(tc, dependents_survive_merges_in_place);
     tcase_add_test(tc, code_ranges_in_address_order_and_leaf_edges);
     tcase_add_test(tc, typedef_presence_of_plain_and_generic_types);
     tcase_add_test(tc, typedef_presence_counts_past_16_bits);
