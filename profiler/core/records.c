@@ -268,15 +268,18 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
              (uint64_t)atomic_load(&core->timer_threads), (uint64_t)atomic_load(&core->perf_capped),
              extra, short_);
     }
-    /* sampled addresses nobody reported: named from a ReadyToRun image's
-     * entry points, named by the runtime (codemap.c); ilmaps=check adds
-     * how the two compared and the CPU time of each way (us) */
-    putf(o,
-         " r2rnames.image=%" PRIu64 " r2rnames.runtime=%" PRIu64 " r2rnames.image_us=%" PRIu64
-         " r2rnames.runtime_us=%" PRIu64 " r2rnames.open_us=%" PRIu64,
-         core->stats.r2rname_image, core->stats.r2rname_runtime,
-         core->stats.r2rname_image_ns / 1000u, core->stats.r2rname_runtime_ns / 1000u,
-         core->stats.r2rname_open_ns / 1000u);
+    /* sampled addresses nobody reported, where the image names them
+     * (r2rnames=image, or ilmaps=check: both ways): named from a ReadyToRun
+     * image's entry points, named by the runtime (codemap.c), the CPU time
+     * of each way (us); ilmaps=check adds how the two compared. Otherwise
+     * the image is never asked: the keys would be zeros. */
+    if (core->cfg.r2rnames == MDP_R2RNAMES_IMAGE || core->cfg.ilmaps == MDP_ILMAPS_CHECK)
+        putf(o,
+             " r2rnames.image=%" PRIu64 " r2rnames.runtime=%" PRIu64 " r2rnames.image_us=%" PRIu64
+             " r2rnames.runtime_us=%" PRIu64 " r2rnames.open_us=%" PRIu64,
+             core->stats.r2rname_image, core->stats.r2rname_runtime,
+             core->stats.r2rname_image_ns / 1000u, core->stats.r2rname_runtime_ns / 1000u,
+             core->stats.r2rname_open_ns / 1000u);
     if (core->cfg.ilmaps == MDP_ILMAPS_CHECK)
         putf(o, " r2rnames.agree=%" PRIu64 " r2rnames.disagree=%" PRIu64, core->stats.r2rname_agree,
              core->stats.r2rname_disagree);

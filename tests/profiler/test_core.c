@@ -1809,6 +1809,37 @@ START_TEST(test_record_kinds_are_documented)
 }
 END_TEST
 
+/* #stats has r2rnames.* only where the image names missed ReadyToRun
+ * methods (r2rnames=image, or ilmaps=check, which names them both ways and
+ * adds how they compared): by default they would be zeros. */
+START_TEST(test_r2rnames_stats_only_where_the_image_names)
+{
+    static const struct {
+        int r2rnames, ilmaps;
+        int keys, compared;
+    } cases[] = {{MDP_R2RNAMES_RUNTIME, MDP_ILMAPS_IMAGE, 0, 0},
+                 {MDP_R2RNAMES_RUNTIME, MDP_ILMAPS_RUNTIME, 0, 0},
+                 {MDP_R2RNAMES_IMAGE, MDP_ILMAPS_IMAGE, 1, 0},
+                 {MDP_R2RNAMES_RUNTIME, MDP_ILMAPS_CHECK, 1, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct env e;
+        open_env(&e, 0);
+        e.core->cfg.r2rnames = cases[i].r2rnames;
+        e.core->cfg.ilmaps = cases[i].ilmaps;
+        ck_assert_int_eq(mdp_core_finish(e.core, "exit"), 0);
+        char *log = slurp_raw(e.log);
+        const char *st = strstr(log, "#stats ");
+        ck_assert_ptr_nonnull(st);
+        ck_assert_msg(!strstr(st, " r2rnames.image=") == !cases[i].keys &&
+                          !strstr(st, " r2rnames.open_us=") == !cases[i].keys &&
+                          !strstr(st, " r2rnames.agree=") == !cases[i].compared,
+                      "case %zu: %s", i, st);
+        ck_assert_ptr_nonnull(strstr(st, " ilmaps.image=")); /* the group beside it stays */
+        close_env(&e);
+    }
+}
+END_TEST
+
 /* A sample record says its thread and time slice (format 4): the slice
  * from the time the handler stamped (a sample without one: the drain's
  * time); #thread lines name the thread, by the runtime's name (given before
@@ -2570,6 +2601,7 @@ Suite *suite(void)
     tcase_add_test(t, test_perf_clock_signals_at_the_rate);
     tcase_add_test(t, test_perf_refused_falls_back_to_the_timer);
     tcase_add_test(t, test_record_kinds_are_documented);
+    tcase_add_test(t, test_r2rnames_stats_only_where_the_image_names);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_image_ranges_among_thousands_of_mappings);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
