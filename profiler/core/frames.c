@@ -228,6 +228,9 @@ const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen
     f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
+#ifdef MDP_BENCH_CLOCK
+    core->stats.bench_frame_new++;
+#endif
     f->kind = build(core, f, fn, gen);
     if (f->kind != FK_MANAGED) {
         free(f->text);
@@ -258,10 +261,16 @@ const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn
          * address's IL offset may have changed */
         mdp_frames_forget_texts(core);
         nm->ipnames_epoch = epoch;
+#ifdef MDP_BENCH_CLOCK
+        core->stats.bench_ipname_flush++;
+#endif
     }
     struct mdp_ipname *e = mdp_pmap_get(&nm->ipnames, ip, gen);
     if (e && e->fn == fn && e->final)
         return e;
+#ifdef MDP_BENCH_CLOCK
+    core->stats.bench_ipname_new++;
+#endif
     const struct mdp_frame *fr = mdp_frame_get(core, fn, gen);
     if (!fr)
         return NULL;
@@ -275,6 +284,7 @@ const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn
         return NULL;
     n->fn = fn;
     n->final = final;
+    n->kind = fr->kind;
     n->frame = fr;
     n->len = tl + il_len;
     memcpy(n->text, fr->text, tl);
@@ -306,6 +316,9 @@ int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t 
 {
     struct mdp_naming *nm = core->naming;
     mdt_idmap_code_range r;
+#ifdef MDP_BENCH_CLOCK
+    core->stats.bench_classify++;
+#endif
     if (mdt_idmap_ip_lookup(&r, core->map, ip) == 0) {
         *fn = r.function_id;
         *gen = r.function_gen;
@@ -316,7 +329,14 @@ int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t 
         return (int)k - 1;
     int kind;
     Dl_info di;
-    if (dladdr((void *)ip, &di) && di.dli_fname) {
+    uintptr_t module;
+    pthread_mutex_lock(&core->mods_lock);
+    int in_image = mdp_exec_module_of(core, ip, &module);
+    pthread_mutex_unlock(&core->mods_lock);
+    /* a managed image's code (ReadyToRun: most of a compiler's misses) is
+     * mapped by the runtime, not the dynamic loader, so dladdr (~1 us a
+     * miss, walking the loader's objects) would say no */
+    if (!in_image && dladdr((void *)ip, &di) && di.dli_fname) {
         kind = FK_NATIVE;
     } else if (mdp_ops_live(core) && mdt_idmap_ip_fetch(&r, core->map, ip) == 0) {
         *fn = r.function_id;

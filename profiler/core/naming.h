@@ -50,6 +50,7 @@ const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen
 struct mdp_ipname {
     uintptr_t fn;
     int final; /* 0: the IL offset could not be known yet (no region): named again */
+    int kind;  /* frame->kind, here so that a frame seen before reads one entry */
     const struct mdp_frame *frame;
     size_t len;
     char text[];
