@@ -82,14 +82,52 @@ static void ensure_class(mdp_core *core, uintptr_t cls, int depth)
         ensure_class(core, args[i], depth + 1);
 }
 
+/* A class's descriptor text, kept per class ID: an incarnation's type
+ * arguments are the same few classes again and again, and each build read
+ * the class, its module and its arguments' in the map anew (~1.3 us of a
+ * compiler's ~30 a new stack: bench/profiler/README.md, "the drain per new
+ * deep stack"). Only whole texts are kept, and every unload drops them all
+ * (mdp_frames_forget_ips, which the unload events call with drain_lock
+ * held): a class ID can name another class only after its class, module,
+ * assembly or domain was unloaded. */
+struct class_text {
+    size_t len;
+    char s[];
+};
+
+#define MDP_CLASS_TEXTS_MAX 65536u
+
+static void free_val(void *payload, mdp_key key, void *val);
+
 int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len)
 {
+    mdp_pmap *texts = &core->naming->class_texts;
+    const struct class_text *t = mdp_pmap_get(texts, cls, 0);
+    if (t) {
+        if (t->len >= len)
+            return MDT_EUNSUPPORTED;
+        memcpy(buf, t->s, t->len + 1);
+        return (int)t->len;
+    }
     int r = mdt_idmap_class_descriptor(buf, len, core->map, cls, 0);
     if (r == MDT_ENOTFOUND) {
         ensure_class(core, cls, 0);
         r = mdt_idmap_class_descriptor(buf, len, core->map, cls, 0);
     }
-    return r < 0 ? r : (size_t)r >= len ? MDT_EUNSUPPORTED : r;
+    if (r < 0 || (size_t)r >= len)
+        return r < 0 ? r : MDT_EUNSUPPORTED;
+    if (texts->n >= MDP_CLASS_TEXTS_MAX) {
+        mdp_pmap_each(texts, free_val, NULL);
+        mdp_pmap_free(texts);
+    }
+    struct class_text *n = malloc(sizeof *n + (size_t)r + 1);
+    if (n) {
+        n->len = (size_t)r;
+        memcpy(n->s, buf, (size_t)r + 1);
+        if (mdp_pmap_put(texts, cls, 0, n) != 0)
+            free(n);
+    }
+    return r;
 }
 
 /* Append "{a,b}" / "<a,b>" for n class IDs. */
@@ -440,6 +478,8 @@ void mdp_frames_forget_ips(mdp_core *core)
 {
     mdp_pmap_free(&core->naming->wait_sites);
     mdp_pmap_free(&core->naming->ipkinds);
+    mdp_pmap_each(&core->naming->class_texts, free_val, NULL);
+    mdp_pmap_free(&core->naming->class_texts);
 }
 
 static void free_frame(void *payload, mdp_key key, void *val)
