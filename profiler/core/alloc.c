@@ -140,7 +140,7 @@ void mdp_alloc_flush(mdp_core *core)
         pthread_mutex_unlock(&t->lock);
         mdp_pmap_each(&moved, flush_one, &fc);
         for (size_t i = 0; i < moved.cap; i++)
-            free(moved.vals[i]);
+            free(moved.slots[i].val);
         mdp_pmap_free(&moved);
     }
     mdp_alloc_stacks_flush(core); /* allocstack.c: the sampled stacks */

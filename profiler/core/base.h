@@ -236,6 +236,13 @@ struct mdp_stats {
     _Atomic uint64_t bench_drain_ns, bench_drain_all_ns, bench_drain_minflt;
     /* the load callbacks' CPU time and calls by kind (core.h, MDP_BENCH_CALLBACK) */
     _Atomic uint64_t bench_cb_ns[MDP_BENCH_CB_N], bench_cb_calls[MDP_BENCH_CB_N];
+    /* the drain's naming (frames.c, codemap.c; drain_lock): addresses
+     * whose frame text was built (not found in the cache), incarnations
+     * named, the address texts dropped whole (code replaced, or the cap),
+     * frames no range covered at sample time that the drain classified,
+     * IL maps that came unsorted */
+    uint64_t bench_ipname_new, bench_frame_new, bench_ipname_flush, bench_classify,
+        bench_ilmap_unsorted;
 #endif
 };
 

@@ -241,10 +241,14 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
                     text = debug = mdp_frame_kind_text[kind];
                     textlen = strlen(text);
                 } else {
-                    kind = e->frame->kind;
+                    kind = e->kind;
                     text = e->text;
                     textlen = e->len;
-                    debug = e->frame->debug ? e->frame->debug : e->frame->text;
+                    /* the incarnation itself only with --debug-names: a
+                     * cache line fewer a frame */
+                    debug = !core->cfg.debug_names ? text
+                            : e->frame->debug      ? e->frame->debug
+                                                   : e->frame->text;
                 }
             } else if (f->elf_len) {
                 text = debug = f->elf;

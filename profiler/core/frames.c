@@ -82,14 +82,52 @@ static void ensure_class(mdp_core *core, uintptr_t cls, int depth)
         ensure_class(core, args[i], depth + 1);
 }
 
+/* A class's descriptor text, kept per class ID: an incarnation's type
+ * arguments are the same few classes again and again, and each build read
+ * the class, its module and its arguments' in the map anew (~1.3 us of a
+ * compiler's ~30 a new stack: bench/profiler/README.md, "the drain per new
+ * deep stack"). Only whole texts are kept, and every unload drops them all
+ * (mdp_frames_forget_ips, which the unload events call with drain_lock
+ * held): a class ID can name another class only after its class, module,
+ * assembly or domain was unloaded. */
+struct class_text {
+    size_t len;
+    char s[];
+};
+
+#define MDP_CLASS_TEXTS_MAX 65536u
+
+static void free_val(void *payload, mdp_key key, void *val);
+
 int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len)
 {
+    mdp_pmap *texts = &core->naming->class_texts;
+    const struct class_text *t = mdp_pmap_get(texts, cls, 0);
+    if (t) {
+        if (t->len >= len)
+            return MDT_EUNSUPPORTED;
+        memcpy(buf, t->s, t->len + 1);
+        return (int)t->len;
+    }
     int r = mdt_idmap_class_descriptor(buf, len, core->map, cls, 0);
     if (r == MDT_ENOTFOUND) {
         ensure_class(core, cls, 0);
         r = mdt_idmap_class_descriptor(buf, len, core->map, cls, 0);
     }
-    return r < 0 ? r : (size_t)r >= len ? MDT_EUNSUPPORTED : r;
+    if (r < 0 || (size_t)r >= len)
+        return r < 0 ? r : MDT_EUNSUPPORTED;
+    if (texts->n >= MDP_CLASS_TEXTS_MAX) {
+        mdp_pmap_each(texts, free_val, NULL);
+        mdp_pmap_free(texts);
+    }
+    struct class_text *n = malloc(sizeof *n + (size_t)r + 1);
+    if (n) {
+        n->len = (size_t)r;
+        memcpy(n->s, buf, (size_t)r + 1);
+        if (mdp_pmap_put(texts, cls, 0, n) != 0)
+            free(n);
+    }
+    return r;
 }
 
 /* Append "{a,b}" / "<a,b>" for n class IDs. */
@@ -228,6 +266,9 @@ const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen
     f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
+#ifdef MDP_BENCH_CLOCK
+    core->stats.bench_frame_new++;
+#endif
     f->kind = build(core, f, fn, gen);
     if (f->kind != FK_MANAGED) {
         free(f->text);
@@ -258,10 +299,16 @@ const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn
          * address's IL offset may have changed */
         mdp_frames_forget_texts(core);
         nm->ipnames_epoch = epoch;
+#ifdef MDP_BENCH_CLOCK
+        core->stats.bench_ipname_flush++;
+#endif
     }
     struct mdp_ipname *e = mdp_pmap_get(&nm->ipnames, ip, gen);
     if (e && e->fn == fn && e->final)
         return e;
+#ifdef MDP_BENCH_CLOCK
+    core->stats.bench_ipname_new++;
+#endif
     const struct mdp_frame *fr = mdp_frame_get(core, fn, gen);
     if (!fr)
         return NULL;
@@ -275,6 +322,7 @@ const struct mdp_ipname *mdp_frame_at(mdp_core *core, uintptr_t ip, uintptr_t fn
         return NULL;
     n->fn = fn;
     n->final = final;
+    n->kind = fr->kind;
     n->frame = fr;
     n->len = tl + il_len;
     memcpy(n->text, fr->text, tl);
@@ -306,6 +354,9 @@ int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t 
 {
     struct mdp_naming *nm = core->naming;
     mdt_idmap_code_range r;
+#ifdef MDP_BENCH_CLOCK
+    core->stats.bench_classify++;
+#endif
     if (mdt_idmap_ip_lookup(&r, core->map, ip) == 0) {
         *fn = r.function_id;
         *gen = r.function_gen;
@@ -316,7 +367,14 @@ int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t 
         return (int)k - 1;
     int kind;
     Dl_info di;
-    if (dladdr((void *)ip, &di) && di.dli_fname) {
+    uintptr_t module;
+    pthread_mutex_lock(&core->mods_lock);
+    int in_image = mdp_exec_module_of(core, ip, &module);
+    pthread_mutex_unlock(&core->mods_lock);
+    /* a managed image's code (ReadyToRun: most of a compiler's misses) is
+     * mapped by the runtime, not the dynamic loader, so dladdr (~1 us a
+     * miss, walking the loader's objects) would say no */
+    if (!in_image && dladdr((void *)ip, &di) && di.dli_fname) {
         kind = FK_NATIVE;
     } else if (mdp_ops_live(core) && mdt_idmap_ip_fetch(&r, core->map, ip) == 0) {
         *fn = r.function_id;
@@ -420,6 +478,8 @@ void mdp_frames_forget_ips(mdp_core *core)
 {
     mdp_pmap_free(&core->naming->wait_sites);
     mdp_pmap_free(&core->naming->ipkinds);
+    mdp_pmap_each(&core->naming->class_texts, free_val, NULL);
+    mdp_pmap_free(&core->naming->class_texts);
 }
 
 static void free_frame(void *payload, mdp_key key, void *val)

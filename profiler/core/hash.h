@@ -19,9 +19,17 @@ typedef struct mdp_key {
     uint64_t a, b;
 } mdp_key;
 
+/* A slot holds its key and its value side by side: a probe reads one
+ * cache line, not one in a keys array and another in a values array (the
+ * drain's tables of frame texts outgrow the caches: bench/profiler/README.md,
+ * "the drain per new deep stack"). */
+typedef struct mdp_pslot {
+    uint64_t a, b;
+    void *val; /* NULL = empty slot */
+} mdp_pslot;
+
 typedef struct mdp_pmap {
-    mdp_key *keys;
-    void **vals; /* NULL = empty slot */
+    mdp_pslot *slots;
     size_t cap, n;
 } mdp_pmap;
 

@@ -50,6 +50,7 @@ const struct mdp_frame *mdp_frame_get(mdp_core *core, uintptr_t fn, uint64_t gen
 struct mdp_ipname {
     uintptr_t fn;
     int final; /* 0: the IL offset could not be known yet (no region): named again */
+    int kind;  /* frame->kind, here so that a frame seen before reads one entry */
     const struct mdp_frame *frame;
     size_t len;
     char text[];
@@ -70,6 +71,9 @@ int mdp_frame_classify_ip(mdp_core *core, uintptr_t ip, uintptr_t *fn, uint64_t 
 int mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char *buf, size_t len);
 /* Descriptor text of a class, after fetching what the map lacks. */
 int mdp_class_desc(mdp_core *core, uintptr_t cls, char *buf, size_t len);
+/* Drop what an unload may make stale (unload events, drain_lock held):
+ * the kinds of addresses no code covered, wall mode's wait sites, the
+ * classes' descriptor texts. */
 void mdp_frames_forget_ips(mdp_core *core);
 /* A copy with TAB, newline and backslash escaped (malloc), or NULL. */
 char *mdp_escape_name(const char *s);

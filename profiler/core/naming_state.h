@@ -25,6 +25,7 @@ struct mdp_naming {
     uint64_t ipnames_epoch; /* code_epoch when ipnames was last valid */
     mdp_pmap ipkinds;       /* unattributed ip -> kind + 1 (cast) */
     mdp_pmap wait_sites;    /* wall mode: (call site ip, gen) -> known wait + 1 (cast), frames.c */
+    mdp_pmap class_texts;   /* class ID -> its descriptor's text (frames.c), until an unload */
 };
 
 #endif

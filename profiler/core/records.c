@@ -343,12 +343,16 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " bench.handler_ticks=%" PRIu64 " bench.handler_cpu_ns=%" PRIu64 " bench.clock_ns=%.1f"
          " bench.handler_calls=%" PRIu64 " bench.handler_frames=%" PRIu64
          " bench.tsc_per_us=%.3f bench.drain_ns=%" PRIu64 " bench.drain_all_ns=%" PRIu64
-         " bench.process_cpu_us=%" PRIu64 " bench.drain_minflt=%" PRIu64,
+         " bench.process_cpu_us=%" PRIu64 " bench.drain_minflt=%" PRIu64
+         " bench.ipname_new=%" PRIu64 " bench.frame_new=%" PRIu64 " bench.ipname_flush=%" PRIu64
+         " bench.classify=%" PRIu64 " bench.ilmap_unsorted=%" PRIu64,
          ticks, cpu, core->stats.bench_clock_ns, calls, bframes,
          us > 0 ? (double)(__rdtsc() - core->stats.bench_tsc0) / (double)us : 0.0,
          (uint64_t)atomic_load(&core->stats.bench_drain_ns),
          (uint64_t)atomic_load(&core->stats.bench_drain_all_ns), proc_us,
-         (uint64_t)atomic_load(&core->stats.bench_drain_minflt));
+         (uint64_t)atomic_load(&core->stats.bench_drain_minflt), core->stats.bench_ipname_new,
+         core->stats.bench_frame_new, core->stats.bench_ipname_flush, core->stats.bench_classify,
+         core->stats.bench_ilmap_unsorted);
     static const char *const cb_kind[MDP_BENCH_CB_N] = {"class", "jit", "r2r", "other"};
     for (unsigned i = 0; i < MDP_BENCH_CB_N; i++)
         putf(o, " bench.cb_%s_ns=%" PRIu64 " bench.cb_%s_calls=%" PRIu64, cb_kind[i],

@@ -260,9 +260,20 @@ int mdp_clr_ip(mdp_clr *p, uintptr_t ip)
     int mode = p->cfg.ilmaps == MDP_ILMAPS_CHECK       ? MDP_ILMAPS_CHECK
                : p->cfg.r2rnames == MDP_R2RNAMES_IMAGE ? MDP_ILMAPS_IMAGE
                                                        : MDP_ILMAPS_RUNTIME;
+    if (mode == MDP_ILMAPS_RUNTIME) {
+        /* the default: counted, not timed. The thread's CPU clock is a
+         * system call (~0.5 us on a VM): three a naming were ~1.7 us of
+         * the ~9 one took in a compiler's process (bench/profiler/
+         * README.md, "the drain per new deep stack"). The times are for
+         * comparing the two ways, which the other modes do. */
+        int r = runtime_ip(p, ip);
+        if (r == 0)
+            mdp_code_r2r_runtime(p->core, ip, 0, NULL, 0);
+        return r;
+    }
     mdp_r2r_name img;
     uint64_t t0 = thread_ns(), t_img = 0;
-    int have = mode != MDP_ILMAPS_RUNTIME && mdp_code_r2r_name(p->core, ip, &img) == 0;
+    int have = mdp_code_r2r_name(p->core, ip, &img) == 0;
     if (have && mode == MDP_ILMAPS_IMAGE) {
         MDP_SEQ_HELD(seq, p->core);
         if (mdp_code_r2r_enter(p->core, seq, &img, t0) == 0)

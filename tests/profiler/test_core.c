@@ -777,6 +777,61 @@ START_TEST(test_samples_to_log_across_an_unload)
 }
 END_TEST
 
+/* A class ID the runtime gives another class after an unload names the
+ * new class in frames named after it: the drain keeps classes' descriptor
+ * texts per ID (frames.c), and an unload must drop them. */
+START_TEST(test_class_id_reused_after_an_unload_names_the_new_class)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    load_everything(&e, core);
+    uintptr_t C_I4 = mdp_ev_prim_class(core, mdp_seq(core), 0x08);
+    uintptr_t C_STR = mdp_ev_prim_class(core, mdp_seq(core), 0x0e);
+    /* GenericMethods.Make<Outer+Generic+Leaf<int,string>> */
+    uintptr_t args[2] = {C_I4, C_STR};
+    mdt_idmap_class_info leaf = {.module = MOD,
+                                 .token = 0x0200001c,
+                                 .shape = MDT_IDMAP_SHAPE_TYPEDEF,
+                                 .nargs = 2,
+                                 .args = args};
+    ck_assert_int_ge(mdp_ev_class_load(core, mdp_seq(core), C_LEAF, &leaf), 0);
+    uintptr_t make_args[1] = {C_LEAF};
+    mdt_idmap_function_info make = {
+        .module = MOD, .token = 0x06000037, .nargs = 1, .args = make_args};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    mdp_code_region r1 = {0x20000, 0x80}, r2 = {0x50000, 0x80};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &r1, 1), 0);
+    uintptr_t ip = 0x20010, fn = F_MAKE;
+    uint64_t gen = gen_of(core, F_MAKE);
+    inject(&e, 1, &ip, &fn, &gen);
+    mdp_drain_all(core);
+
+    /* the class unloads; its ID comes back as Leaf<string,int> */
+    ck_assert_int_ge(mdp_ev_class_unload(core, mdp_seq(core), C_LEAF), 0);
+    args[0] = C_STR;
+    args[1] = C_I4;
+    ck_assert_int_ge(mdp_ev_class_load(core, mdp_seq(core), C_LEAF, &leaf), 0);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_LATE, &make), 0);
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_LATE, &r2, 1), 0);
+    ip = 0x50010;
+    fn = F_LATE;
+    gen = gen_of(core, F_LATE);
+    inject(&e, 1, &ip, &fn, &gen);
+    ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
+
+    char *log = slurp(e.log);
+    char want[512];
+    snprintf(want, sizeof want, "\nstack 1 %s:0x06000037<%s:0x0200001c<I4,STRING>>", e.mvid,
+             e.mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    snprintf(want, sizeof want, "\nstack 1 %s:0x06000037<%s:0x0200001c<STRING,I4>>", e.mvid,
+             e.mvid);
+    ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    close_env(&e);
+}
+END_TEST
+
 /* Without force, a retirement (a rebuild of every table) waits, after its
  * 10 s, until the tombstones are an eighth of the live records: one
  * unload among the Everything module's records is not worth a rebuild,
@@ -2573,6 +2628,7 @@ Suite *suite(void)
     tcase_add_test(t, test_unwind_osr_frame_asks_for_a_scan);
     tcase_add_test(t, test_follows_call_forms);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
+    tcase_add_test(t, test_class_id_reused_after_an_unload_names_the_new_class);
     tcase_add_test(t, test_retire_waits_for_a_callback_in_flight);
     tcase_add_test(t, test_retire_waits_for_enough_tombstones);
     tcase_add_test(t, test_r2r_function_of_an_address);
