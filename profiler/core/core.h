@@ -207,8 +207,13 @@ void mdp_seq_release(mdp_seq_hold *h);
  * kind, written to #stats as bench.cb_KIND_ns and bench.cb_KIND_calls.
  * MDP_BENCH_CALLBACK(core, kind) charges the rest of the enclosing block
  * (declared before MDP_SEQ_HELD, it also covers the seq's release). */
-enum mdp_bench_cb { MDP_BENCH_CB_CLASS, MDP_BENCH_CB_JIT, MDP_BENCH_CB_R2R, MDP_BENCH_CB_OTHER,
-                    MDP_BENCH_CB_N };
+enum mdp_bench_cb {
+    MDP_BENCH_CB_CLASS,
+    MDP_BENCH_CB_JIT,
+    MDP_BENCH_CB_R2R,
+    MDP_BENCH_CB_OTHER,
+    MDP_BENCH_CB_N
+};
 #ifdef MDP_BENCH_CLOCK
 typedef struct mdp_bench_span {
     mdp_core *core;
@@ -218,7 +223,7 @@ typedef struct mdp_bench_span {
 mdp_bench_span mdp_bench_span_start(mdp_core *core, unsigned kind);
 void mdp_bench_span_end(mdp_bench_span *s);
 #define MDP_BENCH_CALLBACK(core, kind)                                                             \
-    mdp_bench_span mdp_bench_span_ __attribute__((cleanup(mdp_bench_span_end))) =                 \
+    mdp_bench_span mdp_bench_span_ __attribute__((cleanup(mdp_bench_span_end))) =                  \
         mdp_bench_span_start((core), (kind))
 #else
 #define MDP_BENCH_CALLBACK(core, kind) ((void)0)

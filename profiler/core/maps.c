@@ -205,8 +205,8 @@ struct maps_source {
 static int next_mapping(struct maps_source *src, uintptr_t from, struct mapping *m)
 {
     if (src->query) {
-        struct procmap_query q = {.size = sizeof q, .query_flags = PMQ_COVERING_OR_NEXT,
-                                  .query_addr = from};
+        struct procmap_query q = {
+            .size = sizeof q, .query_flags = PMQ_COVERING_OR_NEXT, .query_addr = from};
         if (ioctl(src->text.fd, PROCMAP_QUERY_IOCTL, &q) == 0) {
             m->lo = (uintptr_t)q.vma_start;
             m->hi = (uintptr_t)q.vma_end;
@@ -291,8 +291,9 @@ void mdp_rw_mappings_at(const uintptr_t *addrs, size_t n, uintptr_t *lo, uintptr
 {
     for (size_t i = 0; i < n; i++)
         lo[i] = hi[i] = 0;
-    struct maps_source src = {.text = {.fd = n ? open("/proc/self/maps", O_RDONLY | O_CLOEXEC) : -1},
-                              .query = !atomic_load(&query_off)};
+    struct maps_source src = {
+        .text = {.fd = n ? open("/proc/self/maps", O_RDONLY | O_CLOEXEC) : -1},
+        .query = !atomic_load(&query_off)};
     if (src.text.fd < 0)
         return;
     struct mapping m = {0};
