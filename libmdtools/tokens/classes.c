@@ -204,24 +204,12 @@ static int class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq)
 int mdt_idmap_class_load(mdt_idmap *map, uintptr_t class_id, const mdt_idmap_class_info *info,
                          uint64_t seq)
 {
-#ifdef MDT_IDMAP_RECORD
-    idm_trace_enter(map);
-    int rc = class_load(map, class_id, info, seq);
-    idm_trace_class(map, class_id, info, seq, rc);
-    return rc;
-#else
-    return class_load(map, class_id, info, seq);
-#endif
+    IDM_TRACED(map, class_load(map, class_id, info, seq),
+               idm_trace_class(map, class_id, info, seq, rc));
 }
 
 int mdt_idmap_class_unload(mdt_idmap *map, uintptr_t class_id, uint64_t seq)
 {
-#ifdef MDT_IDMAP_RECORD
-    idm_trace_enter(map);
-    int rc = class_unload(map, class_id, seq);
-    idm_trace_call(map, "class_unload", 1, class_id, 0, 0, seq, rc);
-    return rc;
-#else
-    return class_unload(map, class_id, seq);
-#endif
+    IDM_TRACED(map, class_unload(map, class_id, seq),
+               idm_trace_call(map, "class_unload", 1, class_id, 0, 0, seq, rc));
 }

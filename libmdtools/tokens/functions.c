@@ -207,24 +207,12 @@ static int function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t seq)
 int mdt_idmap_function_load(mdt_idmap *map, uintptr_t function_id,
                             const mdt_idmap_function_info *info, uint64_t seq)
 {
-#ifdef MDT_IDMAP_RECORD
-    idm_trace_enter(map);
-    int rc = function_load(map, function_id, info, seq);
-    idm_trace_function(map, function_id, info, seq, rc);
-    return rc;
-#else
-    return function_load(map, function_id, info, seq);
-#endif
+    IDM_TRACED(map, function_load(map, function_id, info, seq),
+               idm_trace_function(map, function_id, info, seq, rc));
 }
 
 int mdt_idmap_function_unload(mdt_idmap *map, uintptr_t function_id, uint64_t seq)
 {
-#ifdef MDT_IDMAP_RECORD
-    idm_trace_enter(map);
-    int rc = function_unload(map, function_id, seq);
-    idm_trace_call(map, "function_unload", 1, function_id, 0, 0, seq, rc);
-    return rc;
-#else
-    return function_unload(map, function_id, seq);
-#endif
+    IDM_TRACED(map, function_unload(map, function_id, seq),
+               idm_trace_call(map, "function_unload", 1, function_id, 0, 0, seq, rc));
 }

@@ -219,14 +219,7 @@ static int retire(mdt_idmap *map, uint64_t below)
 
 int mdt_idmap_retire(mdt_idmap *map, uint64_t below)
 {
-#ifdef MDT_IDMAP_RECORD
-    idm_trace_enter(map);
-    int rc = retire(map, below);
-    idm_trace_call(map, "retire", 0, 0, 0, 0, below, rc);
-    return rc;
-#else
-    return retire(map, below);
-#endif
+    IDM_TRACED(map, retire(map, below), idm_trace_call(map, "retire", 0, 0, 0, 0, below, rc));
 }
 
 void mdt_idmap_stats_get(mdt_idmap_stats *out, mdt_idmap *map)

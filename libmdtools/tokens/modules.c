@@ -276,14 +276,8 @@ static int module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_modu
 int mdt_idmap_module_load(mdt_idmap *map, uintptr_t module_id, const mdt_idmap_module_info *info,
                           uint64_t seq)
 {
-#ifdef MDT_IDMAP_RECORD
-    idm_trace_enter(map);
-    int rc = module_load(map, module_id, info, seq);
-    idm_trace_module(map, module_id, info, seq, rc);
-    return rc;
-#else
-    return module_load(map, module_id, info, seq);
-#endif
+    IDM_TRACED(map, module_load(map, module_id, info, seq),
+               idm_trace_module(map, module_id, info, seq, rc));
 }
 
 uint64_t mdt_idmap_module_changes(const mdt_idmap *map)
@@ -321,16 +315,9 @@ static int module_each(uint64_t *changes, mdt_idmap *map, mdt_idmap_module_visit
 int mdt_idmap_module_each(uint64_t *changes, mdt_idmap *map, mdt_idmap_module_visit_fn fn,
                           void *payload)
 {
-#ifdef MDT_IDMAP_RECORD
     /* The recorder's mutex comes before the map's, here too: a callback's
      * writer call then fails on the map's mutex, as without a recorder. */
-    idm_trace_enter(map);
-    int rc = module_each(changes, map, fn, payload);
-    idm_trace_leave(map);
-    return rc;
-#else
-    return module_each(changes, map, fn, payload);
-#endif
+    IDM_TRACED(map, module_each(changes, map, fn, payload), idm_trace_leave(map));
 }
 
 static int unload(mdt_idmap *map, int kind, uintptr_t id, uint64_t seq)

@@ -288,24 +288,12 @@ out:
 int mdt_idmap_code_add(mdt_idmap *map, uintptr_t start, size_t size, uintptr_t function_id,
                        uint64_t seq)
 {
-#ifdef MDT_IDMAP_RECORD
-    idm_trace_enter(map);
-    int rc = code_add(map, start, size, function_id, seq);
-    idm_trace_call(map, "code_add", 3, start, size, function_id, seq, rc);
-    return rc;
-#else
-    return code_add(map, start, size, function_id, seq);
-#endif
+    IDM_TRACED(map, code_add(map, start, size, function_id, seq),
+               idm_trace_call(map, "code_add", 3, start, size, function_id, seq, rc));
 }
 
 int mdt_idmap_code_remove(mdt_idmap *map, uintptr_t start, uint64_t seq)
 {
-#ifdef MDT_IDMAP_RECORD
-    idm_trace_enter(map);
-    int rc = code_remove(map, start, seq);
-    idm_trace_call(map, "code_remove", 1, start, 0, 0, seq, rc);
-    return rc;
-#else
-    return code_remove(map, start, seq);
-#endif
+    IDM_TRACED(map, code_remove(map, start, seq),
+               idm_trace_call(map, "code_remove", 1, start, 0, 0, seq, rc));
 }

@@ -9,6 +9,21 @@
 #ifndef MDT_TOKENS_TRACE_INT_H
 #define MDT_TOKENS_TRACE_INT_H
 
+/* The body of a public writer call: `return call;`, and in a recording
+ * build the call between idm_trace_enter and `trace`, a statement that
+ * writes its line and may read the call's outcome as rc. */
+#ifdef MDT_IDMAP_RECORD
+#define IDM_TRACED(m, call, trace)                                                                 \
+    do {                                                                                           \
+        idm_trace_enter(m);                                                                        \
+        int rc = (call);                                                                           \
+        trace;                                                                                     \
+        return rc;                                                                                 \
+    } while (0)
+#else
+#define IDM_TRACED(m, call, trace) return (call)
+#endif
+
 #ifdef MDT_IDMAP_RECORD
 
 #include <stddef.h>
