@@ -225,7 +225,8 @@ struct mdp_stats {
      * and (ilmaps=check) the two compared, with the CPU time of each way */
     uint64_t r2rname_image, r2rname_runtime, r2rname_agree, r2rname_disagree;
     uint64_t r2rname_image_ns, r2rname_runtime_ns, r2rname_open_ns;
-    unsigned drain_cycles; /* the drain thread's passes (drainloop.c) */
+    unsigned drain_cycles;        /* the drain thread's passes (drainloop.c) */
+    _Atomic uint64_t class_loads; /* classes the runtime loaded (modules.c, any thread) */
 #ifdef MDP_BENCH_CLOCK
     /* bench builds only: the TSC when the core started (to convert ticks
      * to ns), what two back-to-back reads of the thread's CPU clock measure

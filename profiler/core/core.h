@@ -210,7 +210,8 @@ void mdp_seq_release(mdp_seq_hold *h);
 enum mdp_bench_cb {
     MDP_BENCH_CB_CLASS,
     MDP_BENCH_CB_JIT,
-    MDP_BENCH_CB_R2R,
+    MDP_BENCH_CB_R2R, /* none since ReadyToRun searches are not monitored: kept so that
+                       * cost.py reads older builds and new ones alike */
     MDP_BENCH_CB_OTHER,
     MDP_BENCH_CB_N
 };
@@ -282,6 +283,9 @@ int mdp_ev_appdomain_shutdown(mdp_core *core, uint64_t seq, uintptr_t appdomain)
 int mdp_ev_class_load(mdp_core *core, uint64_t seq, uintptr_t cls,
                       const mdt_idmap_class_info *info);
 int mdp_ev_class_unload(mdp_core *core, uint64_t seq, uintptr_t cls);
+/* A class the runtime loaded, counted (#stats classes.loaded): the
+ * adapter learns it only when something names it. Any thread. */
+void mdp_ev_class_loaded(mdp_core *core);
 /* A ClassID standing for a primitive the runtime names by its element type
  * only (an array's element without a ClassID): recorded once, never a valid
  * pointer. `elem` is an ECMA-335 element type (0x01..0x1c). Returns the ID,

@@ -190,13 +190,21 @@ static char *debug_name(mdp_core *core, uintptr_t fn, uint64_t gen)
 
 /* The function with its module and owning class, in one read of the map
  * (mdt_idmap_function_describe); what the map lacks (the module, the
- * owning class) fetched from the runtime, then read again. 0, or -1 when
- * the incarnation is gone. */
+ * owning class) fetched from the runtime, then read again. A function of
+ * no generation (as it is now: a stack snapshot's or an ELT hook's
+ * FunctionID) the map does not know is fetched too: ReadyToRun methods
+ * are learnt only when named (coreclr/callback.c). 0, or -1 when the
+ * incarnation is gone. */
 static int describe(mdp_core *core, mdt_idmap_function_desc *d, uintptr_t *args, uint32_t cap,
                     uintptr_t fn, uint64_t gen)
 {
-    if (mdt_idmap_function_describe(d, args, cap, core->map, fn, gen) != 0)
-        return -1;
+    if (mdt_idmap_function_describe(d, args, cap, core->map, fn, gen) != 0) {
+        mdt_idmap_function_info fi;
+        if (gen || !mdp_ops_live(core) ||
+            mdt_idmap_function_fetch(&fi, NULL, 0, core->map, fn) != 0 ||
+            mdt_idmap_function_describe(d, args, cap, core->map, fn, 0) != 0)
+            return -1;
+    }
     if (d->module_gen && (!d->class_id || d->class_gen))
         return 0;
     if (!d->module_gen && mdp_ops_live(core)) {

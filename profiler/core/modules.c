@@ -323,6 +323,11 @@ int mdp_ev_function_unload(mdp_core *core, uint64_t seq, uintptr_t fn)
     return unload(core, mdt_idmap_function_unload, fn, seq, "function unload", 0);
 }
 
+void mdp_ev_class_loaded(mdp_core *core)
+{
+    atomic_fetch_add_explicit(&core->stats.class_loads, 1, memory_order_relaxed);
+}
+
 int mdp_ev_class_load(mdp_core *core, uint64_t seq, uintptr_t cls, const mdt_idmap_class_info *info)
 {
     mdt_idmap_class_info ci = *info;

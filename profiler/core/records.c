@@ -239,6 +239,13 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
          " late=%" PRIu64 " unwalked=%" PRIu64 " drains=%u",
          drops, (uint64_t)atomic_load(&core->threads_seen), mdp_elapsed_ms(core),
          core->stats.signals, core->stats.late, core->stats.unwalked, core->stats.drain_cycles);
+    /* the classes the runtime loaded, and the classes and functions the
+     * map holds: a class is learnt only when something names it
+     * (coreclr/callback.c), a ReadyToRun method only when sampled */
+    mdt_idmap_stats ms;
+    mdt_idmap_stats_get(&ms, core->map);
+    putf(o, " classes.loaded=%" PRIu64 " classes.known=%zu functions.known=%zu",
+         (uint64_t)atomic_load(&core->stats.class_loads), ms.classes_live, ms.functions_live);
     /* IL maps of code versions: read from ReadyToRun images, asked of the
      * runtime (codemap.c); ilmaps=check adds how the two compared and the
      * CPU time of each way (us) */

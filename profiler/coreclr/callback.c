@@ -205,14 +205,23 @@ static HRESULT on_EventPipeEventDelivered(MDP_CB_THIS, EVENTPIPE_PROVIDER provid
 
 /* ---- classes ------------------------------------------------------------ */
 
+/* Only the thread's activity. A class is learnt when something names it: a
+ * sampled method's owning class or type argument, an allocation's type,
+ * through the map's miss callback on the drain thread (record.c,
+ * ops_miss), as after an attach. Recording each of a compiler's ~28,000
+ * class loads here cost ~3 us each, 87 ms of its CPU (bench/profiler/
+ * README.md, "Classes and ReadyToRun methods learnt when named"), for the
+ * few hundred classes its samples name. The runtime is never asked about
+ * a dead class: a class unload drains every sample, count and event
+ * first, under the drain lock that naming holds (core/modules.c), and a
+ * live method's owning class and type arguments are live. */
 static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
 {
     mdp_clr *p = SELF(self);
     CORE_OR_OK(p);
     MDP_BENCH_CALLBACK(p->core, MDP_BENCH_CB_CLASS);
-    MDP_SEQ_HELD(seq, p->core);
     if (SUCCEEDED(status))
-        mdp_clr_class(p, seq, cls);
+        mdp_ev_class_loaded(p->core);
     mdp_ev_activity(p->core, MDP_ACT_TYPELOAD, 0);
     return S_OK;
 }
@@ -244,23 +253,18 @@ static HRESULT on_JITCompilationFinished(MDP_CB_THIS, FunctionID fn, HRESULT sta
     return S_OK;
 }
 
-/* ReadyToRun code: the runtime reports precompiled code it starts to use as
- * a cached-function search that found the code. */
+/* ReadyToRun code: not monitored (startup.c, event_mask). A precompiled
+ * method is learnt, function and code, only when a sample lands in it:
+ * the map's miss callback asks the runtime about the address
+ * (GetFunctionFromIP3, record.c), and until then the handler unwinds
+ * through it from the image's own function table (core/execmap.c). Most
+ * ReadyToRun methods a process runs are never sampled: recording each
+ * one's function here cost a compiler ~2.8 us a method, 51 ms of its CPU
+ * (bench/profiler/README.md, "Classes and ReadyToRun methods learnt when
+ * named"). */
 static HRESULT on_JITCachedFunctionSearchFinished(MDP_CB_THIS, FunctionID fn,
                                                   COR_PRF_JIT_CACHE result)
 {
-    mdp_clr *p = SELF(self);
-    CORE_OR_OK(p);
-    MDP_BENCH_CALLBACK(p->core, MDP_BENCH_CB_R2R);
-    MDP_SEQ_HELD(seq, p->core);
-    /* The function now. Its code (published after this callback returns)
-     * is learnt only if a sample lands in it, through the miss callback:
-     * most ReadyToRun methods a process runs are never sampled, and
-     * recording each one's code from the drain thread's tick was most of
-     * a `dotnet build`'s profiling cost. Until then the handler unwinds
-     * through it from the image's own function table (core/execmap.c). */
-    if (result == COR_PRF_CACHED_FUNCTION_FOUND)
-        mdp_clr_function(p, seq, fn);
     return S_OK;
 }
 

@@ -32,8 +32,8 @@ typedef struct mdp_clr {
     int attach;
     _Atomic int shut_down;
     /* Functions whose code was not published yet when the runtime reported
-     * them (ReadyToRun code at JITCachedFunctionSearchFinished): the drain
-     * thread's tick records their code shortly after. */
+     * them (JITCompilationFinished with no code version listed yet): the
+     * drain thread's tick records their code shortly after. */
     pthread_mutex_t pending_lock;
     struct mdp_pending *pending;
     size_t npending, pending_cap;

@@ -83,9 +83,11 @@ static DWORD event_mask(mdp_clr *p, DWORD *high)
                 COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_CLASS_LOADS |
                 COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_THREADS;
     *high = 0;
+    /* no COR_PRF_MONITOR_CACHE_SEARCHES: ReadyToRun methods are learnt
+     * when sampled (callback.c) */
     if (!p->attach) {
-        /* not allowed after attach; there the map learns these lazily */
-        low |= COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_FUNCTION_UNLOADS;
+        /* not allowed after attach */
+        low |= COR_PRF_MONITOR_FUNCTION_UNLOADS;
         *high |= COR_PRF_HIGH_MONITOR_DYNAMIC_FUNCTION_UNLOADS;
     }
     if ((p->cfg.modes & MDP_MODES_SAMPLED) && p->cfg.activities) {

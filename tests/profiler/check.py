@@ -450,6 +450,13 @@ def mode_names(log, exp, coverage=True):
     ok(s.get("threads", 0) >= 2, "threads=%d (two program threads at least)" % s.get("threads", 0))
     ok(s.get("unknown", 1) == 0, "no unknown frames (%d)" % s.get("unknown", -1))
     ok(s.get("samples", 0) >= 300, "enough samples to mean something (%d)" % s.get("samples", 0))
+    if log.header.get("attach") != "1":
+        # classes are learnt when a frame names them, not at every load:
+        # the program's and the framework's frames name a few dozen of the
+        # hundreds the runtime loads (an attach counts loads since it came)
+        loaded, known = s.get("classes.loaded", 0), s.get("classes.known", 1 << 30)
+        ok(loaded >= 200 and known <= loaded // 4,
+           "classes learnt when named: %s known of %s loaded" % (known, loaded))
 
 
 def mode_osr(log, exp):
