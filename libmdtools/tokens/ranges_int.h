@@ -106,6 +106,7 @@ struct idm_rtop {
  * incarnation changes. */
 struct idm_rwriter {
     size_t nranges;
+    uintptr_t last_start; /* of the range inserted last (insert_fast) */
     bool dirty;
     struct idm_rtomb *tomb; /* sorted, disjoint */
     size_t ntomb, captomb;

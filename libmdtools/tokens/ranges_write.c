@@ -41,20 +41,32 @@ static void append_in_place(mdt_idmap *m, struct idm_leaf *l, const struct idm_r
     m->rw->nranges++;
 }
 
-/* Insert r with no overlap present. */
+/* Insert r with no overlap present. After a leaf's last range, with room:
+ * in place. Elsewhere in a leaf with room: a copy of the leaf. In a full
+ * leaf: a split in halves. But code is placed in address order in each of
+ * several regions (csc: 7 of 16 MiB, MSBuild: 8), so a region's next range
+ * usually lands right after the one added before it, in the middle of a
+ * leaf that also holds the start of the next region: there (a run) the
+ * leaf splits after r instead, once, and the run's next ranges are
+ * appended in place to the left leaf (a full leaf whose last range r
+ * follows stays as it is, and r starts a new leaf). */
 static int insert_fast(mdt_idmap *m, const struct idm_range *r)
 {
     struct idm_rtop *t = idm_cur_top(m);
-    if (!t)
+    if (!t) {
+        m->rw->last_start = r->start;
         return idm_ranges_rebuild(m, r, 1);
+    }
     size_t i = idm_top_find(t, r->start);
     struct idm_leaf *l = idm_wleaf(t, i);
     size_t n = l->n, pos = idm_leaf_upper(l, r->start);
+    bool run = pos > 0 && pos < n && idm_leaf_start(l, pos - 1) == m->rw->last_start;
+    m->rw->last_start = r->start;
     if (pos == n && n < IDM_LEAF_MAX) {
         append_in_place(m, l, r);
         return 0;
     }
-    if (n + 1 <= IDM_LEAF_MAX) {
+    if (n < IDM_LEAF_MAX && !run) {
         struct idm_leaf *nl = idm_leaf_insert(l, pos, r);
         if (!nl)
             return MDT_ENOMEM;
@@ -69,14 +81,14 @@ static int insert_fast(mdt_idmap *m, const struct idm_range *r)
     for (size_t j = 0; j < n; j++)
         idm_leaf_get(l, j, &all[j < pos ? j : j + 1]);
     all[pos] = *r;
-    /* Split. An append after the last range keeps the full leaf as it is. */
-    bool append = pos == n && i == t->n - 1;
-    size_t half = append ? n : (n + 1) / 2;
-    struct idm_leaf *nl[2] = {append ? l : idm_leaf_of(all, half),
-                              idm_leaf_of(all + half, n + 1 - half)};
+    /* Split: after r in a run; a full leaf r follows stays as it is. */
+    bool keep = pos == n;
+    size_t cut = keep ? n : run ? pos + 1 : (n + 1) / 2;
+    struct idm_leaf *nl[2] = {keep ? l : idm_leaf_of(all, cut),
+                              idm_leaf_of(all + cut, n + 1 - cut)};
     struct idm_rtop *nt = nl[0] && nl[1] ? idm_top_splice(t, i, nl, 2) : NULL;
     if (!nt) {
-        if (!append)
+        if (!keep)
             free(nl[0]);
         free(nl[1]);
         return MDT_ENOMEM;
@@ -84,7 +96,7 @@ static int insert_fast(mdt_idmap *m, const struct idm_range *r)
     idm_ranges_begin(m, false);
     idm_ranges_publish(m, nt);
     idm_ranges_end(m, false);
-    if (!append)
+    if (!keep)
         idm_retire(&m->g, l, IDM_LEAF_BYTES);
     idm_retire(&m->g, t, t->bytes);
     m->rw->nranges++;
