@@ -324,9 +324,9 @@ int main(int argc, char **argv)
             mdt_idmap_synchronize(m);
             mdt_idmap_stats_get(&st, m);
             printf("live classes %zu functions %zu modules %zu ranges %zu; bytes tables %zu "
-                   "index %zu writer %zu (deps %zu)\n",
+                   "index %zu writer %zu (deps %zu) ranges %zu\n",
                    st.classes_live, st.functions_live, st.modules_live, st.ranges, st.bytes_tables,
-                   st.bytes_index, st.bytes_writer, st.bytes_deps);
+                   st.bytes_index, st.bytes_writer, st.bytes_deps, st.bytes_ranges);
         }
         mdt_idmap_free(m);
     }

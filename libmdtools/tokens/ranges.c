@@ -20,12 +20,18 @@
  * starts), and the 8 records of the line of starts the first round picks
  * (issued with the second round).
  *
- * Writers copy on write: an insert copies its leaf and swaps the leaf
- * pointer in place; a full leaf splits (in halves, or, for an append at the
- * very end, the full leaf stays as it is and a new leaf starts, so code
- * JIT-compiled in address order fills leaves completely) and a new top is
- * built and published. A removal copies the leaf, or builds a new top when
- * the leaf empties or its first start changes. Overlap replacement (code
+ * Leaves have a fixed size, room for IDM_LEAF_MAX ranges. An insert after
+ * a leaf's last range into a leaf with room (most inserts: the JIT places
+ * code in address order) is written in place: the record and seq into the
+ * free slots, then the start over the padding with release, which readers
+ * load with acquire before the record (ranges_int.h, struct idm_leaf).
+ * Every other change copies on write: an insert before a leaf's last range
+ * copies the leaf and swaps the leaf pointer in place; a full leaf splits
+ * (in halves, or, for an append at the very end, the full leaf stays as it
+ * is and a new leaf starts, so code JIT-compiled in address order fills
+ * leaves completely) and a new top is built and published. A removal
+ * copies the leaf, or builds a new top when the leaf empties or its first
+ * start changes. Overlap replacement (code
  * memory reused) and the purge of dead functions' ranges rebuild the whole
  * structure (rare: unloads, code reuse). Replaced leaves and tops go
  * through the grace period. A range belongs to one
@@ -63,12 +69,12 @@
 
 struct idm_leaf *idm_leaf_new(size_t n)
 {
-    struct idm_leaf *l = aligned_alloc(64, idm_leaf_bytes(n));
+    struct idm_leaf *l = aligned_alloc(64, IDM_LEAF_BYTES);
     if (!l)
         return NULL;
     l->n = n;
     for (size_t j = n; j < IDM_LEAF_MAX; j++)
-        l->start[j] = UINTPTR_MAX;
+        idm_leaf_start_set(l, j, UINTPTR_MAX);
     return l;
 }
 
@@ -88,12 +94,12 @@ struct idm_leaf *idm_leaf_insert(const struct idm_leaf *l, size_t pos, const str
     struct idm_leaf *nl = idm_leaf_new(n + 1);
     if (!nl)
         return NULL;
-    memcpy(nl->start, l->start, pos * sizeof l->start[0]);
-    memcpy(nl->start + pos + 1, l->start + pos, (n - pos) * sizeof l->start[0]);
+    for (size_t j = 0; j < n; j++)
+        idm_leaf_start_set(nl, j < pos ? j : j + 1, idm_leaf_start(l, j));
     memcpy(nl->rec, l->rec, pos * sizeof l->rec[0]);
     memcpy(nl->rec + pos + 1, l->rec + pos, (n - pos) * sizeof l->rec[0]);
-    memcpy(idm_leaf_seq(nl), idm_leaf_seq(l), pos * sizeof(uint64_t));
-    memcpy(idm_leaf_seq(nl) + pos + 1, idm_leaf_seq(l) + pos, (n - pos) * sizeof(uint64_t));
+    memcpy(nl->seq, l->seq, pos * sizeof l->seq[0]);
+    memcpy(nl->seq + pos + 1, l->seq + pos, (n - pos) * sizeof l->seq[0]);
     idm_leaf_set(nl, pos, r);
     return nl;
 }
@@ -175,7 +181,7 @@ struct idm_rtop *idm_top_splice(const struct idm_rtop *t, size_t i, struct idm_l
             continue;
         }
         for (size_t x = 0; x < k; x++) {
-            idm_top_keys(nt)[o] = nl[x]->start[0];
+            idm_top_keys(nt)[o] = idm_leaf_start(nl[x], 0);
             atomic_init(&nt->leaves[o++], nl[x]);
         }
     }
@@ -235,12 +241,18 @@ __attribute__((hot)) int mdt_idmap_ip_lookup(mdt_idmap_code_range *out, const md
         const struct idm_leaf *l = leaf_at(t, i);
         prefetch_guess(t, i, l, ip);
         size_t j = idm_leaf_upper(l, ip);
-        if (j > 0) {
+        /* The start again, with acquire: if an append stored it, its
+         * record is written (the compares loaded it relaxed, and may have
+         * seen the padding there while a later start was already in). */
+        uintptr_t s = j > 0 ? atomic_load_explicit((_Atomic uintptr_t *)&l->start[j - 1],
+                                                   memory_order_acquire)
+                            : UINTPTR_MAX;
+        if (s <= ip) {
             const struct idm_leafrec *x = &l->rec[j - 1];
             uintptr_t end = x->end;
             if (ip < end) {
-                out->start = l->start[j - 1];
-                out->size = end - out->start;
+                out->start = s;
+                out->size = end - s;
                 out->function_id = x->fid;
                 out->function_gen = x->gen;
                 rc = 0;
@@ -293,8 +305,7 @@ int idm_ranges_rebuild(mdt_idmap *m, const struct idm_range *r, size_t n)
     idm_ranges_publish(m, t);
     idm_ranges_end(m, true);
     for (size_t i = 0; old && i < old->n; i++) {
-        struct idm_leaf *l = idm_wleaf(old, i);
-        idm_retire(&m->g, l, idm_leaf_bytes(l->n));
+        idm_retire(&m->g, idm_wleaf(old, i), IDM_LEAF_BYTES);
     }
     if (old)
         idm_retire(&m->g, old, old->bytes);

@@ -28,23 +28,38 @@ struct idm_range {
     uint64_t gen, seq;
 };
 
-/* A leaf: n (1..IDM_LEAF_MAX) ranges sorted by start. The starts come
- * first, always IDM_LEAF_MAX of them (padded with UINTPTR_MAX, one cache
- * line per IDM_FANOUT starts); then n; then, from the next line on, one
- * 24-byte record per range; then the writer's seqs. A lookup compares with
- * the first start of each line of starts, then with the starts of one line,
- * then reads one record: two dependent rounds of loads, at offsets that do
- * not depend on n, over 32 bytes per range. Immutable once published. */
+/* A leaf: n (1..IDM_LEAF_MAX) ranges sorted by start, in one allocation of
+ * fixed size (IDM_LEAF_BYTES). The starts come first, always IDM_LEAF_MAX
+ * of them (padded with UINTPTR_MAX, one cache line per IDM_FANOUT starts);
+ * then n; then, from the next line on, one 24-byte record per range; then
+ * the writer's seqs. A lookup compares with the first start of each line of
+ * starts, then with the starts of one line, then reads one record: two
+ * dependent rounds of loads, at offsets that do not depend on n, over 32
+ * bytes per range.
+ *
+ * Published leaves change in one way only: a range appended after the last
+ * one (ranges_write.c, append_in_place) writes its record and seq into the
+ * free slots, then stores its start over the padding with release, then n.
+ * A start goes from UINTPTR_MAX to its value once and never changes again
+ * in that leaf; readers load starts with relaxed atomics and the start of
+ * the range they answer with acquire before reading its record, so a
+ * reader sees the whole range or none of it. Readers never read n (the
+ * padding bounds them); it is the writer's. Everything else (an insert
+ * before the last range, a removal, a split) copies the leaf. */
 struct idm_leafrec {
     uintptr_t end, fid;
     uint64_t gen;
 };
 
 struct idm_leaf {
-    uintptr_t start[IDM_LEAF_MAX];
+    _Atomic uintptr_t start[IDM_LEAF_MAX];
     size_t n;
-    alignas(64) struct idm_leafrec rec[]; /* n, then uint64_t seq[n] */
+    alignas(64) struct idm_leafrec rec[IDM_LEAF_MAX];
+    uint64_t seq[IDM_LEAF_MAX];
 };
+
+#define IDM_LEAF_BYTES sizeof(struct idm_leaf)
+_Static_assert(sizeof(struct idm_leaf) % 64 == 0, "a leaf is whole cache lines");
 
 /* A piece of the code tombstones (writer only): no code_add at or below seq
  * over [start, end) may be applied, because at seq the code there was
@@ -75,7 +90,9 @@ struct idm_regen {
  * up to a top level of at most IDM_FANOUT keys; each level is padded with
  * UINTPTR_MAX to whole cache lines of IDM_FANOUT keys. A lookup reads one
  * line per level. One allocation; the leaf pointers may be swapped in
- * place (copy-on-write of one leaf), anything else builds a new top. */
+ * place (copy-on-write of one leaf), a leaf may gain a range after its
+ * last one in place (its first start, the key here, stays), anything else
+ * builds a new top. */
 struct idm_rtop {
     size_t n;     /* leaves */
     size_t bytes; /* the top's allocation */
@@ -89,6 +106,7 @@ struct idm_rtop {
  * incarnation changes. */
 struct idm_rwriter {
     size_t nranges;
+    uintptr_t last_start; /* of the range inserted last (insert_fast) */
     bool dirty;
     struct idm_rtomb *tomb; /* sorted, disjoint */
     size_t ntomb, captomb;
@@ -106,32 +124,34 @@ static inline size_t idm_round64(size_t n)
 
 /* ---- leaves ------------------------------------------------------------- */
 
-static inline size_t idm_leaf_bytes(size_t n)
+/* Start j of l: a relaxed load (an append may store it concurrently), the
+ * same instruction as a plain load on the targets we build for. */
+static inline uintptr_t idm_leaf_start(const struct idm_leaf *l, size_t j)
 {
-    return idm_round64(sizeof(struct idm_leaf) +
-                       n * (sizeof(struct idm_leafrec) + sizeof(uint64_t)));
+    return atomic_load_explicit((_Atomic uintptr_t *)&l->start[j], memory_order_relaxed);
 }
 
-/* The writer's seqs, after the n records. */
-static inline uint64_t *idm_leaf_seq(const struct idm_leaf *l)
+/* Writer: store start j of a leaf not yet published (or j >= n of the
+ * writer's own leaf: append_in_place stores the published start itself). */
+static inline void idm_leaf_start_set(struct idm_leaf *l, size_t j, uintptr_t s)
 {
-    return (uint64_t *)(void *)((struct idm_leafrec *)l->rec + l->n);
+    atomic_store_explicit(&l->start[j], s, memory_order_relaxed);
 }
 
 static inline void idm_leaf_get(const struct idm_leaf *l, size_t j, struct idm_range *r)
 {
-    r->start = l->start[j];
+    r->start = idm_leaf_start(l, j);
     r->end = l->rec[j].end;
     r->fid = l->rec[j].fid;
     r->gen = l->rec[j].gen;
-    r->seq = idm_leaf_seq(l)[j];
+    r->seq = l->seq[j];
 }
 
 static inline void idm_leaf_set(struct idm_leaf *l, size_t j, const struct idm_range *r)
 {
-    l->start[j] = r->start;
+    idm_leaf_start_set(l, j, r->start);
     l->rec[j] = (struct idm_leafrec){r->end, r->fid, r->gen};
-    idm_leaf_seq(l)[j] = r->seq;
+    l->seq[j] = r->seq;
 }
 
 /* Number of ranges in l with start <= x (x < UINTPTR_MAX): the line whose
@@ -143,20 +163,18 @@ static inline void idm_leaf_set(struct idm_leaf *l, size_t j, const struct idm_r
  * does not at -O2): no loop counter among the loads. */
 IDM_INLINE size_t idm_leaf_upper(const struct idm_leaf *l, uintptr_t x)
 {
-    const uintptr_t *st = l->start;
     size_t g = 0, c = 0;
 #pragma GCC unroll 8
     for (unsigned k = 1; k < IDM_FANOUT; k++)
-        g += st[k * IDM_FANOUT] <= x;
+        g += idm_leaf_start(l, k * IDM_FANOUT) <= x;
     const char *rg = (const char *)&l->rec[g * IDM_FANOUT];
     _Static_assert(IDM_FANOUT * sizeof(struct idm_leafrec) == 3 * 64, "a line's records: 3 lines");
     __builtin_prefetch(rg);
     __builtin_prefetch(rg + 64);
     __builtin_prefetch(rg + 128);
-    st += g * IDM_FANOUT;
 #pragma GCC unroll 8
     for (unsigned k = 0; k < IDM_FANOUT; k++)
-        c += st[k] <= x;
+        c += idm_leaf_start(l, g * IDM_FANOUT + k) <= x;
     return g * IDM_FANOUT + c;
 }
 
@@ -223,6 +241,8 @@ static inline void idm_ranges_end(mdt_idmap *m, bool removal)
 
 /* ranges.c: new leaves and tops (the old ones go through the grace period:
  * the caller's task), whole rebuilds. */
+/* A leaf for n ranges, its starts from n on padded; the first n to be set
+ * by the caller. */
 struct idm_leaf *idm_leaf_new(size_t n);
 /* A leaf holding r[0..n). */
 struct idm_leaf *idm_leaf_of(const struct idm_range *r, size_t n);

@@ -145,10 +145,7 @@ static void ranges_fini(mdt_idmap *m)
 static size_t ranges_bytes(const mdt_idmap *m)
 {
     struct idm_rtop *t = idm_cur_top(m);
-    size_t b = t ? t->bytes : 0;
-    for (size_t i = 0; t && i < t->n; i++)
-        b += idm_leaf_bytes(idm_wleaf(t, i)->n);
-    return b;
+    return t ? t->bytes + t->n * IDM_LEAF_BYTES : 0;
 }
 
 /* ---- the part's operations (the writer core calls them) ---------------- */

@@ -11,9 +11,9 @@ tests_idmap_test_idmap_LDADD = $(TEST_LDADD)
 endif
 
 check_PROGRAMS += tests/idmap/replay tests/idmap/random_model tests/idmap/stress \
-	tests/idmap/sigtest tests/idmap/shortlived tests/idmap/order_oracle
+	tests/idmap/sigtest tests/idmap/shortlived tests/idmap/order_oracle tests/idmap/appendrace
 TESTS += tests/idmap/run-traces.sh tests/idmap/random_model tests/idmap/order_oracle \
-	tests/idmap/stress \
+	tests/idmap/stress tests/idmap/appendrace \
 	tests/idmap/sigtest tests/idmap/shortlived tests/idmap/run-fenced.sh \
 	tests/idmap/run-tsan.sh tests/idmap/run-claimrace.sh
 EXTRA_DIST += tests/idmap/README.md tests/idmap/traces tests/idmap/run-traces.sh \
@@ -41,6 +41,11 @@ tests_idmap_shortlived_SOURCES = tests/idmap/shortlived.c
 tests_idmap_shortlived_CPPFLAGS = $(MDT_CPPFLAGS)
 tests_idmap_shortlived_CFLAGS = $(AX_PTHREAD_CFLAGS)
 tests_idmap_shortlived_LDADD = libmdtools/libmdtools.la $(AX_PTHREAD_CFLAGS)
+
+tests_idmap_appendrace_SOURCES = tests/idmap/appendrace.c
+tests_idmap_appendrace_CPPFLAGS = $(MDT_CPPFLAGS)
+tests_idmap_appendrace_CFLAGS = $(AX_PTHREAD_CFLAGS)
+tests_idmap_appendrace_LDADD = libmdtools/libmdtools.la $(AX_PTHREAD_CFLAGS)
 
 tests_idmap_sigtest_SOURCES = tests/idmap/sigtest.c
 tests_idmap_sigtest_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common

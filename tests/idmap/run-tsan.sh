@@ -3,7 +3,8 @@
 # directory, with two tests, and run them: stress.c (8 readers, 3 writers,
 # 10,000 load/unload cycles reusing the same IDs, then 600 short-lived
 # readers) and shortlived.c (300 detached short-lived readers, more than
-# the 256 reader slots, whose reads only the map orders before the frees).
+# the 256 reader slots, whose reads only the map orders before the frees)
+# and appendrace.c (readers racing code ranges appended in place).
 # Passes when both see no stale or torn answer and ThreadSanitizer reports
 # nothing. Skips (exit 77) when the compiler cannot build with TSan.
 # Usage: run-tsan.sh [cycles]   (MDT_TOP_SRCDIR: source tree, default: the
@@ -36,7 +37,8 @@ build() { # test.c output
         "$1" -o "$2" 2>> "$tmp/build.log"
 }
 if ! build "$top/tests/idmap/stress.c" "$tmp/stress" ||
-   ! build "$top/tests/idmap/shortlived.c" "$tmp/shortlived"; then
+   ! build "$top/tests/idmap/shortlived.c" "$tmp/shortlived" ||
+   ! build "$top/tests/idmap/appendrace.c" "$tmp/appendrace"; then
     cat "$tmp/build.log"
     check_fail "the tests build with -fsanitize=thread"
     check_done
@@ -60,4 +62,5 @@ run() { # name command...
 }
 run stress "$tmp/stress" "$cycles" 8 3
 run shortlived "$tmp/shortlived"
+run appendrace "$tmp/appendrace"
 check_done

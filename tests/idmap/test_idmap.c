@@ -1088,6 +1088,44 @@ START_TEST(dependents_survive_merges_in_place)
 }
 END_TEST
 
+/* Code placed in address order in several regions at once, in runs (the
+ * JIT's code heaps): each run's ranges follow the one added last in the
+ * middle of a leaf that also holds the next region's start; the leaf is
+ * split after it once, then the run appends in place. Every range stays
+ * found, and leaves stay mostly full. */
+START_TEST(code_ranges_in_runs_over_regions)
+{
+    mdt_idmap *m = new_map();
+    mdt_idmap_code_range r;
+    mdt_idmap_stats st;
+    uint64_t seq = 1;
+    const unsigned regions = 4, per = 1000, run = 37;
+    unsigned next[4] = {0};
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, seq++), 0);
+    for (unsigned i = 0; i < regions * per; i++)
+        ck_assert_int_eq(load_func(m, 0xf0000 + i * 8, MOD, 0x06000001 + i, 0, 0, NULL, seq++), 0);
+    for (unsigned done = 0, g = 0; done < regions * per; g = (g + 1) % regions)
+        for (unsigned k = 0; k < run && next[g] < per; k++, done++) {
+            unsigned i = g * per + next[g]++;
+            ck_assert_int_eq(mdt_idmap_code_add(m,
+                                                0x1000000 * (g + 1) + (uintptr_t)(i % per) * 0x100,
+                                                0x80, 0xf0000 + i * 8, seq++),
+                             MDT_IDMAP_APPLIED);
+        }
+    for (unsigned i = 0; i < regions * per; i++) {
+        uintptr_t a = 0x1000000 * (i / per + 1) + (uintptr_t)(i % per) * 0x100;
+        ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, a + 0x7f), 0);
+        ck_assert_uint_eq(r.start, a);
+        ck_assert_uint_eq(r.function_id, 0xf0000 + i * 8);
+        ck_assert_int_eq(mdt_idmap_ip_lookup(&r, m, a + 0x80), MDT_ENOTFOUND);
+    }
+    mdt_idmap_stats_get(&st, m);
+    ck_assert_uint_eq(st.ranges, regions * per);
+    ck_assert_uint_lt(st.bytes_ranges / st.ranges, 48);
+    mdt_idmap_free(m);
+}
+END_TEST
+
 START_TEST(code_ranges_in_address_order_and_leaf_edges)
 {
     mdt_idmap *m = new_map();
@@ -1391,6 +1429,7 @@ Suite *suite(void)
     tcase_add_test(tc, dependents_survive_growth_and_content_changes);
     tcase_add_test(tc, dependents_survive_merges_in_place);
     tcase_add_test(tc, code_ranges_in_address_order_and_leaf_edges);
+    tcase_add_test(tc, code_ranges_in_runs_over_regions);
     tcase_add_test(tc, typedef_presence_of_plain_and_generic_types);
     tcase_add_test(tc, typedef_presence_counts_past_16_bits);
     tcase_add_test(tc, module_walk_and_change_counter);
