@@ -246,7 +246,8 @@ int idm_finish(mdt_idmap *m, int rc)
                 rc = e;
         }
     }
-    idm_deps_settle(m);
+    if (m->deps_due)
+        idm_deps_settle(m);
     idm_reclaim(&m->g, false);
     idm_handles_reclaim(m);
     idm_unlock(m);
