@@ -52,6 +52,7 @@ struct mdt_idmap {
     unsigned children[K_NKINDS]; /* 1u << kind of the records that can name each kind */
     bool unsettled;              /* a part wants to settle (idm_want_settle) */
     bool deps_due;               /* the dependents want to settle (deps.c) */
+    bool rev_on[3];              /* kinds with a reverse index (content hash, options) */
     uint64_t watermark;
     /* At least every seq idm_last_unload can answer (tombstones, unload
      * history): a load newer than it names nothing unloaded, which spares

@@ -187,7 +187,7 @@ int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_bel
     struct idm_tab *old = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     struct idm_itab *oldr = NULL, *nr = NULL;
     const struct idm_kind_ops *k = m->kind[kind];
-    if (k->content_hash) {
+    if (m->rev_on[kind]) {
         oldr = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
         nr = idm_rev_build(m, n, kind, 0);
         if (!nr) {
