@@ -270,7 +270,7 @@ typedef struct mdt_idmap_stats {
      * the retired list's own array, code tombstones at 24 bytes a piece). */
     size_t bytes_reverse;  /* reverse indexes (classes and functions) */
     size_t bytes_presence; /* TypeDef presence (generic TypeDefs) */
-    size_t bytes_deps;     /* dependents lists and their hash map */
+    size_t bytes_deps;     /* dependents (packed runs and the recent entries) */
     size_t bytes_history;  /* unload history of IDs without a record */
     size_t bytes_map;      /* the map object (per-thread reader slots, locks) */
 } mdt_idmap_stats;
