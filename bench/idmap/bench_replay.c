@@ -8,9 +8,11 @@
  * callgrind can be told to count alone (--toggle-collect=run_calls), so
  * that the inclusive cost of mdt_idmap_class_load divided by its calls is
  * what one class load costs the map. The map is freed outside the timed
- * part; the last run's map statistics are printed with -s.
+ * part; the last run's map statistics are printed with -s. -f FLAGS
+ * adds mdt_idmap_options flags to the recorded ones (a trace recorded
+ * before the profiler set MDT_IDMAP_NO_FUNCTION_FIND: -f 1).
  *
- * Usage: bench_replay [-n runs] [-s] trace */
+ * Usage: bench_replay [-n runs] [-s] [-f flags] trace */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -144,6 +146,7 @@ static void parse_line(char *line)
         opts.modules = num(kv(tok, n, "modules"));
         opts.classes = num(kv(tok, n, "classes"));
         opts.functions = num(kv(tok, n, "functions"));
+        opts.flags |= (unsigned)num(kv(tok, n, "flags"));
         return;
     }
     int n = tokenize(line, tok, 64);
@@ -281,11 +284,13 @@ int main(int argc, char **argv)
             runs = atoi(argv[++a]);
         else if (strcmp(argv[a], "-s") == 0)
             stats = true;
+        else if (strcmp(argv[a], "-f") == 0 && a + 1 < argc)
+            opts.flags |= (unsigned)num(argv[++a]);
         else
             break;
     }
     if (a + 1 != argc || runs < 1) {
-        fprintf(stderr, "usage: bench_replay [-n runs] [-s] trace\n");
+        fprintf(stderr, "usage: bench_replay [-n runs] [-s] [-f flags] trace\n");
         return 2;
     }
     FILE *f = fopen(argv[a], "r");

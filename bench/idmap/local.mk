@@ -7,7 +7,7 @@ bench_idmap_bench_idmap_SOURCES = bench/idmap/bench_idmap.c
 bench_idmap_bench_idmap_CPPFLAGS = $(MDT_CPPFLAGS)
 bench_idmap_bench_idmap_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 bench_idmap_bench_idmap_LDADD = libmdtools/libmdtools.la $(AX_PTHREAD_CFLAGS)
-EXTRA_DIST += bench/idmap/README.md bench/idmap/replay.sh
+EXTRA_DIST += bench/idmap/README.md bench/idmap/replay.sh bench/idmap/coldlines.sh
 
 # What code tombstones cost under churn (issue 30), run by hand:
 # bench/idmap/bench_tombs [cycles]
@@ -19,7 +19,7 @@ bench_idmap_bench_tombs_LDADD = libmdtools/libmdtools.la
 
 # Replay of the writer calls a real process made (issue 24), recorded by a
 # build with -DMDT_IDMAP_RECORD; run by hand: bench/idmap/bench_replay
-# [-n runs] [-s] trace (bench/idmap/replay.sh compares two builds)
+# [-n runs] [-s] [-f flags] trace (bench/idmap/replay.sh compares two builds)
 noinst_PROGRAMS += bench/idmap/bench_replay
 bench_idmap_bench_replay_SOURCES = bench/idmap/bench_replay.c
 bench_idmap_bench_replay_CPPFLAGS = $(MDT_CPPFLAGS)

@@ -12,13 +12,20 @@
  *   in no order. A table rebuild moves records, so idm_deps_remap
  *   translates the runs of that kind into the new table (and drops the
  *   records it left out);
- * - recent: what was added since the last merge, a list of child IDs per
- *   parent in a writer map (8 bytes per entry and a map entry and list
- *   header per parent). idm_deps_settle merges it into the packed store
- *   at the end of a writer call once it holds 1/32 as many entries (or
- *   IDM_RECENT_MIN), so it stays a small share of the memory; the merge
- *   works in place from the end (merge_in_place) and moves only what lies
- *   after the first parent that gains entries.
+ * - recent: what was added since the last merge, one array of (parent,
+ *   child ID) entries in the order they came, 24 bytes each. A push
+ *   appends, so a load writes the line the previous push wrote instead of
+ *   a writer map's entry, a list header and a list of its own (issue 24:
+ *   per-parent lists were 7 cold lines per push, 15 per function load,
+ *   and their malloc and free a third of a merge). A walk (an unload)
+ *   sorts the array by parent and searches it. idm_deps_settle merges it
+ *   into the packed store at the end of a writer call once it holds 1/32
+ *   as many entries (or IDM_RECENT_MIN), so it stays a small share of the
+ *   memory; the merge works in place from the end (merge_in_place) and
+ *   moves only what lies after the first parent that gains entries.
+ *   Whether a settle is due is decided where the counts change and kept
+ *   in m->deps_due, so a writer call that changed nothing here (a code
+ *   add) reads no line of the dependents at its end.
  *
  * A module that holds at least 1/8 of the slots of the tables whose records
  * name modules (classes and functions; they keep the module's handle in
@@ -46,30 +53,26 @@
 #include "tokens/idmap_int.h"
 #include "tokens/records_int.h"
 #include "tokens/table_int.h"
-#include "tokens/wmap_int.h"
 #include "tokens/writer_int.h"
 #include "util/error.h"
 
 #define IDM_RECENT_MIN 16u
 #define IDM_SCAN_MIN 16u
 #define IDM_DGONE UINT32_MAX
-/* A recent list's first capacity: the recent store holds 1/32 of the
- * entries, so room for 8 costs little, and with room for 2 most lists
- * were compacted (below a quarter inert, compact() always runs) and then
- * reallocated on their third entry (issue 24). */
-#define IDM_LIST_FIRST 8u
+/* The recent array's first capacity (entries). */
+#define IDM_RECENT_FIRST 64u
 
-/* (kind, ID) of a thing and a kind of record -> the records of that kind
- * that named it when they were created. An entry stands for "whatever
- * record is now in that slot (packed store) or has that ID (recent
- * store), if it still names the thing": a record that died or changed
- * content makes its entry inert, a rebirth that names the thing again adds
- * it again (duplicates go when a list is compacted or merged). */
-struct idm_deplist {
-    uint32_t n, cap;
-    uint32_t stale; /* entries made inert since the last compaction (an estimate) */
+/* An entry of the recent store: the record with ID `id` named the thing
+ * (kind, pid) of dkey = idm_dkey(kind, the record's kind) when it was
+ * created. It stands for "whatever record has that ID now, if it still
+ * names the thing": a record that died or changed content makes it inert,
+ * a rebirth that names the thing again adds it again (duplicates go when
+ * the store is merged). A walk that finds it inert sets id to 0. */
+struct idm_rentry {
+    uintptr_t pid;
+    uintptr_t id;
+    uint32_t dkey;
     uint32_t pad;
-    uintptr_t id[];
 };
 
 /* A parent in the packed store; its children are child[previous end, end). */
@@ -86,14 +89,15 @@ struct idm_packed {
     size_t parcap, childcap; /* allocated entries (merge_in_place grows them) */
     size_t gone;             /* children marked IDM_DGONE */
     size_t stale;            /* children that went inert (an estimate) */
-    size_t nrecent;          /* entries in the recent store's lists */
 };
 
 /* The map's dependents (m->deps). */
 struct idm_deps {
-    struct idm_wmap recent; /* (idm_dkey(kind, child kind), id) -> struct idm_deplist * */
+    /* The recent store: rec[0, nrec) in the order of the pushes, except
+     * that rec[0, nsorted) is sorted by (pid, dkey, id) for walks. */
+    struct idm_rentry *rec;
+    size_t nrec, nsorted, reccap;
     struct idm_packed dp;
-    size_t bytes; /* the recent store's lists */
 };
 
 static inline int idm_dkey(int pkind, int ckind)
@@ -103,41 +107,46 @@ static inline int idm_dkey(int pkind, int ckind)
 
 /* ---- recent store ----------------------------------------------------- */
 
-static size_t list_bytes(uint32_t cap)
+/* Is a settle due (idm_deps_settle's two thresholds)? Decided wherever the
+ * counts change, so that idm_finish tests one flag of the map. */
+static void note_due(mdt_idmap *m)
 {
-    return sizeof(struct idm_deplist) + (size_t)cap * sizeof(uintptr_t);
+    const struct idm_deps *d = m->deps;
+    const struct idm_packed *dp = &d->dp;
+    size_t live = dp->nchild - dp->gone, inert = dp->stale + dp->gone;
+    m->deps_due = (inert >= IDM_RECENT_MIN && inert * 4 >= live) ||
+                  (d->nrec >= IDM_RECENT_MIN && d->nrec * 32 >= live);
 }
 
-static int cmp_id(const void *a, const void *b)
+static int cmp_rentry(const void *a, const void *b)
 {
-    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-    return x < y ? -1 : x > y;
+    const struct idm_rentry *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->dkey != y->dkey)
+        return x->dkey < y->dkey ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Keep the entries whose record exists and names (pk, pid), once each. */
-static void compact(mdt_idmap *m, struct idm_deplist *l, int pk, uintptr_t pid, int ck)
+/* The first entry of (pid, dkey) in the recent store, which is then sorted
+ * whole (walks come with unloads, rarely, and a cascade's pushes, if any,
+ * come after its walks have sorted); d->nsorted when there is none. */
+static size_t recent_find(struct idm_deps *d, uintptr_t pid, uint32_t dkey)
 {
-    uint32_t k = 0, n0 = l->n;
-    for (uint32_t i = 0; i < l->n; i++) {
-        struct idm_head *h = idm_wfind(m, ck, l->id[i]);
-        if (h && idm_names(m, h, ck, pk, pid))
-            l->id[k++] = l->id[i];
+    if (d->nsorted < d->nrec) {
+        qsort(d->rec, d->nrec, sizeof *d->rec, cmp_rentry);
+        d->nsorted = d->nrec;
     }
-    qsort(l->id, k, sizeof l->id[0], cmp_id);
-    uint32_t u = 0;
-    for (uint32_t i = 0; i < k; i++)
-        if (u == 0 || l->id[u - 1] != l->id[i])
-            l->id[u++] = l->id[i];
-    l->n = u;
-    m->deps->dp.nrecent -= n0 - u;
-}
-
-static void drop_list(mdt_idmap *m, int dkey, uintptr_t pid, struct idm_deplist *l)
-{
-    m->deps->dp.nrecent -= l->n;
-    m->deps->bytes -= list_bytes(l->cap);
-    free(l);
-    idm_wmap_del(&m->deps->recent, dkey, pid);
+    size_t a = 0, b = d->nsorted;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        const struct idm_rentry *e = &d->rec[mid];
+        if (e->pid < pid || (e->pid == pid && e->dkey < dkey))
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
 }
 
 static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck);
@@ -161,6 +170,7 @@ static bool module_scanned(mdt_idmap *m, uintptr_t pid)
     idm_module_set_scanned(m, pid);
     for (int ck = 0; idm_next_child(m, K_MODULE, &ck); ck++)
         forget_parent(m, K_MODULE, pid, ck);
+    note_due(m);
     return true;
 }
 
@@ -168,56 +178,31 @@ int idm_dep_push(mdt_idmap *m, int pkind, uintptr_t pid, int kind, uintptr_t id)
 {
     if (pkind == K_MODULE && module_scanned(m, pid))
         return 0;
-    int dkey = idm_dkey(pkind, kind);
-    uint64_t *v = idm_wmap_get(&m->deps->recent, dkey, pid);
-    struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
-    if (!l) {
-        l = malloc(list_bytes(IDM_LIST_FIRST));
-        if (!l)
+    struct idm_deps *d = m->deps;
+    if (d->nrec == d->reccap) {
+        size_t cap = d->reccap ? d->reccap * 2 : IDM_RECENT_FIRST;
+        if (cap > SIZE_MAX / sizeof *d->rec)
             return MDT_ENOMEM;
-        l->n = l->stale = l->pad = 0;
-        l->cap = IDM_LIST_FIRST;
-        if (idm_wmap_put(&m->deps->recent, dkey, pid, (uint64_t)(uintptr_t)l)) {
-            free(l);
+        struct idm_rentry *r = realloc(d->rec, cap * sizeof *r);
+        if (!r)
             return MDT_ENOMEM;
-        }
-        m->deps->bytes += list_bytes(IDM_LIST_FIRST);
-    } else if (l->n == l->cap) {
-        /* Compact only when enough entries went inert to pay for it (it
-         * probes the table for every entry); else grow. */
-        if (l->stale >= l->n / 4) {
-            compact(m, l, pkind, pid, kind);
-            l->stale = 0;
-        }
-        if (l->n > l->cap / 2) {
-            if (l->cap >= UINT32_MAX / 2)
-                return MDT_ENOMEM;
-            struct idm_deplist *n = realloc(l, list_bytes(l->cap * 2));
-            if (!n) {
-                if (l->n == l->cap)
-                    return MDT_ENOMEM;
-                l->id[l->n++] = id;
-                m->deps->dp.nrecent++;
-                return 0;
-            }
-            m->deps->bytes += list_bytes(n->cap * 2) - list_bytes(n->cap);
-            n->cap *= 2;
-            *v = (uint64_t)(uintptr_t)n;
-            l = n;
-        }
+        d->rec = r;
+        d->reccap = cap;
     }
-    l->id[l->n++] = id;
-    m->deps->dp.nrecent++;
+    d->rec[d->nrec++] = (struct idm_rentry){pid, id, (uint32_t)idm_dkey(pkind, kind), 0};
+    note_due(m);
     return 0;
 }
 
 void idm_dep_stale(mdt_idmap *m, int pk, uintptr_t pid, int kind)
 {
-    uint64_t *v = idm_wmap_get(&m->deps->recent, idm_dkey(pk, kind), pid);
-    if (v)
-        ((struct idm_deplist *)(uintptr_t)*v)->stale++;
-    else
-        m->deps->dp.stale++; /* an entry of the packed store, probably */
+    (void)pk;
+    (void)pid;
+    (void)kind;
+    /* An entry of either store: counted as the packed store's (an
+     * estimate; an inert recent entry goes at the next merge anyway). */
+    m->deps->dp.stale++;
+    note_due(m);
 }
 
 /* ---- packed store ------------------------------------------------------ */
@@ -296,26 +281,27 @@ int idm_deps_walk(mdt_idmap *m, int pk, uintptr_t pid, int ck, idm_dep_visit fn,
                 return rc;
         }
     }
-    uint64_t *v = idm_wmap_get(&m->deps->recent, dkey, pid);
-    struct idm_deplist *l = v ? (struct idm_deplist *)(uintptr_t)*v : NULL;
-    if (!l)
-        return 0;
-    uint32_t k = 0;
-    int rc = 0;
-    for (uint32_t i = 0; i < l->n; i++) {
-        struct idm_head *h = idm_wfind(m, ck, l->id[i]);
-        if (!h || !idm_names(m, h, ck, pk, pid))
-            continue; /* dropped or renamed: inert */
-        l->id[k++] = l->id[i];
-        if (rc >= 0)
-            rc = fn(m, ck, h, ctx);
+    note_due(m); /* the walk marked entries gone */
+    /* The recent entries: by index, because a visit may push (the array
+     * moves; what it appends lies after the sorted part). */
+    struct idm_deps *d = m->deps;
+    uintptr_t prev = 0;
+    for (size_t i = recent_find(d, pid, (uint32_t)dkey);
+         i < d->nsorted && d->rec[i].pid == pid && d->rec[i].dkey == (uint32_t)dkey; i++) {
+        uintptr_t id = d->rec[i].id;
+        if (id == 0 || id == prev)
+            continue; /* inert, or the same record listed twice */
+        prev = id;
+        struct idm_head *h = idm_wfind(m, ck, id);
+        if (!h || !idm_names(m, h, ck, pk, pid)) {
+            d->rec[i].id = 0; /* dropped or renamed: inert */
+            continue;
+        }
+        int rc = fn(m, ck, h, ctx);
+        if (rc < 0)
+            return rc;
     }
-    m->deps->dp.nrecent -= l->n - k;
-    l->n = k;
-    l->stale = 0;
-    if (k == 0)
-        drop_list(m, dkey, pid, l);
-    return rc < 0 ? rc : 0;
+    return 0;
 }
 
 static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck)
@@ -329,9 +315,11 @@ static void forget_parent(mdt_idmap *m, int pk, uintptr_t pid, int ck)
                 dp->child[i] = IDM_DGONE;
                 dp->gone++;
             }
-    uint64_t *v = idm_wmap_get(&m->deps->recent, dkey, pid);
-    if (v)
-        drop_list(m, dkey, pid, (struct idm_deplist *)(uintptr_t)*v);
+    /* Rare (a module turns scanned): a pass over the recent store. */
+    struct idm_deps *d = m->deps;
+    for (size_t i = 0; i < d->nrec; i++)
+        if (d->rec[i].pid == pid && d->rec[i].dkey == (uint32_t)dkey)
+            d->rec[i].id = 0;
 }
 
 void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const struct idm_tab *n)
@@ -355,6 +343,7 @@ void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const str
             }
         }
     }
+    note_due(m);
 }
 
 /* One entry of the recent store on its way into the packed one. */
@@ -449,58 +438,52 @@ static unsigned sort_depth(size_t n)
     return 2 * (64u - (unsigned)__builtin_clzll((unsigned long long)n | 1));
 }
 
-/* The recent store as checked triples, grouped by parent in the order of
- * (ID, dkey), each group's children in the order of their slots when
- * `sorted`, else in no order: *out (caller frees). The lists are sorted,
- * not their entries: fewer to sort (issue 24). */
-static int gather_recent(const mdt_idmap *m, struct triple **out, size_t *nout, bool sorted)
+/* The recent store as checked triples, sorted by (ID, dkey, slot), each
+ * child once per parent: *out (caller frees). Each entry is checked in the
+ * order of the pushes (consecutive loads' records), then the triples,
+ * 16 bytes each, are sorted (issue 24). */
+static int gather_recent(const mdt_idmap *m, struct triple **out, size_t *nout)
 {
-    const struct idm_wmap *rec = &m->deps->recent;
-    size_t total = 0;
-    for (size_t e = 0; e < rec->cap; e++)
-        if (rec->e[e].kind)
-            total += ((const struct idm_deplist *)(uintptr_t)rec->e[e].val)->n;
-    /* The lists first, (ID, dkey, index in the recent map), then their
-     * entries; room for both. */
-    struct triple *tr = malloc((rec->n + total + 1) * sizeof *tr);
+    const struct idm_deps *d = m->deps;
+    struct triple *tr = malloc((d->nrec + 1) * sizeof *tr);
     if (!tr)
         return MDT_ENOMEM;
-    struct triple *ls = tr + total;
-    size_t nl = 0;
-    for (size_t e = 0; e < rec->cap; e++)
-        if (rec->e[e].kind)
-            ls[nl++] = (struct triple){rec->e[e].id, rec->e[e].kind - 1, (uint32_t)e};
-    sort_triples(ls, nl, sort_depth(nl));
     size_t n = 0;
-    for (size_t j = 0; j < nl; j++) {
-        const struct idm_went *w = &rec->e[ls[j].child];
-        int dkey = (int)w->kind - 1, pk = dkey / K_NKINDS, ck = dkey % K_NKINDS;
-        const struct idm_deplist *l = (const struct idm_deplist *)(uintptr_t)w->val;
+    for (size_t i = 0; i < d->nrec; i++) {
+        const struct idm_rentry *e = &d->rec[i];
+        if (e->id == 0)
+            continue;
+        int pk = (int)e->dkey / K_NKINDS, ck = (int)e->dkey % K_NKINDS;
         struct idm_tab *t = idm_wtab(m, ck);
-        idm_names_fn *names = m->kind[ck]->names;
-        size_t n0 = n;
-        for (uint32_t i = 0; i < l->n; i++) {
-            struct idm_head *h = idm_tab_find(t, l->id[i]);
-            if (h && names(m, h, pk, w->id))
-                tr[n++] = (struct triple){w->id, (uint32_t)dkey, (uint32_t)idm_slot_index(t, h)};
-        }
-        if (sorted)
-            sort_triples(tr + n0, n - n0, sort_depth(n - n0));
+        struct idm_head *h = idm_tab_find(t, e->id);
+        if (h && m->kind[ck]->names(m, h, pk, e->pid))
+            tr[n++] = (struct triple){e->pid, e->dkey, (uint32_t)idm_slot_index(t, h)};
     }
+    sort_triples(tr, n, sort_depth(n));
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || tr[u - 1].pid != tr[i].pid || tr[u - 1].dkey != tr[i].dkey ||
+            tr[u - 1].child != tr[i].child)
+            tr[u++] = tr[i];
     *out = tr;
-    *nout = n;
+    *nout = u;
     return 0;
 }
 
-/* The recent store is merged: forget it. */
+/* The recent store is merged: forget it, and give back an array that an
+ * earlier, larger store left much larger than this one needed. */
 static void clear_recent(mdt_idmap *m)
 {
-    for (size_t e = 0; e < m->deps->recent.cap; e++)
-        if (m->deps->recent.e[e].kind)
-            free((void *)(uintptr_t)m->deps->recent.e[e].val);
-    idm_wmap_free(&m->deps->recent);
-    m->deps->bytes = 0;
-    m->deps->dp.nrecent = 0;
+    struct idm_deps *d = m->deps;
+    if (d->reccap > IDM_RECENT_FIRST && d->nrec < d->reccap / 8) {
+        size_t cap = d->reccap / 4;
+        struct idm_rentry *r = realloc(d->rec, cap * sizeof *r);
+        if (r) {
+            d->rec = r;
+            d->reccap = cap;
+        }
+    }
+    d->nrec = d->nsorted = 0;
 }
 
 /* Room for n entries of size bytes in *p (capacity *cap), growing by 1/8
@@ -540,7 +523,7 @@ static int merge_in_place(mdt_idmap *m)
     struct idm_packed *dp = &m->deps->dp;
     struct triple *tr;
     size_t nt;
-    if (gather_recent(m, &tr, &nt, false))
+    if (gather_recent(m, &tr, &nt))
         return MDT_ENOMEM;
     size_t nnew = 0;
     for (size_t t = 0; t < nt; t++) {
@@ -600,6 +583,7 @@ static int merge_in_place(mdt_idmap *m)
     dp->nchild += nt;
     free(tr);
     clear_recent(m);
+    note_due(m);
     return 0;
 }
 
@@ -673,7 +657,7 @@ static int merge(mdt_idmap *m, bool check)
     struct idm_packed *dp = &m->deps->dp;
     struct triple *tr;
     size_t nt;
-    if (gather_recent(m, &tr, &nt, true))
+    if (gather_recent(m, &tr, &nt))
         return MDT_ENOMEM;
     size_t maxc = dp->nchild - dp->gone + nt;
     if (maxc >= UINT32_MAX) {
@@ -755,6 +739,7 @@ static int merge(mdt_idmap *m, bool check)
     if (check)
         dp->stale = 0;
     clear_recent(m);
+    note_due(m);
     return 0;
 }
 
@@ -810,39 +795,35 @@ void idm_deps_settle(mdt_idmap *m)
         }
         live = dp->nchild;
     }
-    if (dp->nrecent >= IDM_RECENT_MIN && dp->nrecent * 32 >= live)
+    if (m->deps->nrec >= IDM_RECENT_MIN && m->deps->nrec * 32 >= live)
         (void)merge_in_place(m);
+    note_due(m); /* still due after ENOMEM: the next call tries again */
 }
 
 void idm_deps_compact_all(mdt_idmap *m)
 {
     if (merge(m, true) == 0)
         return;
-    /* Out of memory: compact the recent lists in place at least. */
-    for (size_t i = 0; i < m->deps->recent.cap;) {
-        struct idm_went *e = &m->deps->recent.e[i];
-        if (!e->kind) {
-            i++;
-            continue;
-        }
-        int dkey = (int)e->kind - 1;
-        uintptr_t pid = e->id;
-        struct idm_deplist *l = (struct idm_deplist *)(uintptr_t)e->val;
-        compact(m, l, dkey / K_NKINDS, pid, dkey % K_NKINDS);
-        l->stale = 0;
-        if (l->n == 0) {
-            drop_list(m, dkey, pid, l); /* backward shift: re-check slot i */
-            continue;
-        }
-        i++;
+    /* Out of memory: drop the inert recent entries in place at least. */
+    struct idm_deps *d = m->deps;
+    size_t k = 0;
+    for (size_t i = 0; i < d->nrec; i++) {
+        const struct idm_rentry *e = &d->rec[i];
+        int pk = (int)e->dkey / K_NKINDS, ck = (int)e->dkey % K_NKINDS;
+        struct idm_head *h = e->id ? idm_wfind(m, ck, e->id) : NULL;
+        if (h && idm_names(m, h, ck, pk, e->pid))
+            d->rec[k++] = *e;
     }
+    d->nrec = k;
+    d->nsorted = 0; /* still in order, but nothing relies on it */
+    note_due(m);
 }
 
 size_t idm_deps_bytes(const mdt_idmap *m)
 {
     const struct idm_deps *d = m->deps;
-    return d->bytes + d->recent.cap * sizeof(struct idm_went) +
-           d->dp.parcap * sizeof(struct idm_dparent) + d->dp.childcap * sizeof(uint32_t);
+    return d->reccap * sizeof(struct idm_rentry) + d->dp.parcap * sizeof(struct idm_dparent) +
+           d->dp.childcap * sizeof(uint32_t);
 }
 
 int idm_deps_init(mdt_idmap *m)
@@ -856,10 +837,7 @@ void idm_deps_free(mdt_idmap *m)
     struct idm_deps *d = m->deps;
     if (!d)
         return;
-    for (size_t i = 0; i < d->recent.cap; i++)
-        if (d->recent.e[i].kind)
-            free((void *)(uintptr_t)d->recent.e[i].val);
-    idm_wmap_free(&d->recent);
+    free(d->rec);
     free(d->dp.par);
     free(d->dp.child);
     free(d);

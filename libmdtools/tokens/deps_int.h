@@ -25,8 +25,9 @@ typedef int (*idm_dep_visit)(mdt_idmap *m, int ck, struct idm_head *h, void *ctx
 int idm_deps_walk(mdt_idmap *m, int pk, uintptr_t pid, int ck, idm_dep_visit fn, void *ctx);
 /* Table `kind` moves from old to n (idm_tab_publish). */
 void idm_deps_remap(mdt_idmap *m, int kind, const struct idm_tab *old, const struct idm_tab *n);
-/* Between writer calls: merge the recent store when it has grown. At
- * retire: drop every inert entry. */
+/* Between writer calls, when m->deps_due says so: merge the recent store
+ * when it has grown, drop the entries gone. At retire: drop every inert
+ * entry. */
 void idm_deps_settle(mdt_idmap *m);
 void idm_deps_compact_all(mdt_idmap *m);
 size_t idm_deps_bytes(const mdt_idmap *m);

@@ -76,7 +76,9 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
     for (int k = 0; k < 3; k++) {
         struct idm_tab *f = atomic_load_explicit(&m->tab[k], memory_order_relaxed);
         struct idm_itab *t = NULL;
-        if (m->kind[k]->content_hash) {
+        m->rev_on[k] = m->kind[k]->content_hash &&
+                       !(k == K_FUNC && (opts->flags & MDT_IDMAP_NO_FUNCTION_FIND));
+        if (m->rev_on[k]) {
             t = f ? idm_rev_build(m, f, k, hint[k]) : NULL;
             ok = ok && t;
         }

@@ -51,7 +51,13 @@ struct mdt_idmap {
     unsigned nparts;
     unsigned children[K_NKINDS]; /* 1u << kind of the records that can name each kind */
     bool unsettled;              /* a part wants to settle (idm_want_settle) */
+    bool deps_due;               /* the dependents want to settle (deps.c) */
+    bool rev_on[3];              /* kinds with a reverse index (content hash, options) */
     uint64_t watermark;
+    /* At least every seq idm_last_unload can answer (tombstones, unload
+     * history): a load newer than it names nothing unloaded, which spares
+     * a common load the history's and the tables' lines (issue 24). */
+    uint64_t unload_bound;
     struct idm_wmap hist;   /* (kind, id) -> last unload seq, for live or absent records */
     struct idm_wmap newer;  /* (kind, id) -> newest seq of a live record with META_NEWER */
     struct idm_deps *deps;  /* dependents (deps.c) */

@@ -165,6 +165,8 @@ static int rev_rebuild(mdt_idmap *m, int which)
 
 int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h)
 {
+    if (!m->rev_on[kind])
+        return 0;
     struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     uint64_t hh = slot_hash(m, h, kind);
@@ -177,6 +179,8 @@ int idm_rev_add(mdt_idmap *m, int kind, const struct idm_head *h)
 
 void idm_rev_del(mdt_idmap *m, int kind, const struct idm_head *h)
 {
+    if (!m->rev_on[kind])
+        return;
     struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
     struct idm_tab *f = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     if (t->tab != f)
@@ -306,6 +310,9 @@ int mdt_idmap_function_find(uintptr_t *function_id, uint64_t *gen, const mdt_idm
 {
     if (!map || !function_id || !key || (key->nargs && !key->args))
         return MDT_EINVAL;
+    /* No index (MDT_IDMAP_NO_FUNCTION_FIND) is NULL for the map's life. */
+    if (!atomic_load_explicit(&((mdt_idmap *)map)->rev[K_FUNC], memory_order_relaxed))
+        return MDT_EUNSUPPORTED;
     uint64_t h = idm_func_key_hash(key->module, key->token, key->class_id, key->nargs, key->args);
     uint64_t g = 0;
     unsigned tok = idm_enter(&map->g);

@@ -38,6 +38,8 @@
 static uint64_t refs_unloaded(const mdt_idmap *m, const struct idm_refs *refs, uint64_t seq)
 {
     uint64_t first = 0;
+    if (seq > m->unload_bound)
+        return 0; /* nothing was unloaded at or after seq */
     for (size_t i = 0; i < refs->n + refs->nargs; i++) {
         uint64_t u = i < refs->n ? idm_last_unload(m, refs->r[i].kind, refs->r[i].id)
                                  : idm_last_unload(m, K_CLASS, refs->args[i - refs->n]);
@@ -158,7 +160,7 @@ static int renew_late(mdt_idmap *m, int kind, struct idm_head *h, uint64_t t)
 {
     uintptr_t id = atomic_load_explicit(&h->key, memory_order_relaxed);
     uint64_t *v = idm_wmap_get(&m->hist, kind, id);
-    if ((!v || *v < t) && idm_wmap_put(&m->hist, kind, id, t))
+    if ((!v || *v < t) && idm_hist_put(m, kind, id, t))
         return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
     /* Its dependents entries stay valid: same content. */
     idm_renew_slot(m, kind, h, t);
@@ -234,6 +236,7 @@ static int unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
                 return MDT_ENOMEM;
             /* A tombstone for an ID never seen alive. */
             atomic_store_explicit(&h->w, 0, memory_order_relaxed);
+            idm_unload_seen(m, seq);
             atomic_store_explicit(&h->gv, seq << 1, memory_order_relaxed);
             atomic_store_explicit(&h->key, id, memory_order_release);
             atomic_load_explicit(&m->tab[kind], memory_order_relaxed)->used++;
@@ -264,7 +267,7 @@ static int unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
                  * function of a module unloaded and reloaded, applied
                  * after both, answered for the new module). */
                 uint64_t *v = idm_wmap_get(&m->hist, kind, id);
-                if ((!v || *v < seq) && idm_wmap_put(&m->hist, kind, id, seq))
+                if ((!v || *v < seq) && idm_hist_put(m, kind, id, seq))
                     return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
                 rc = MDT_IDMAP_SUPERSEDED;
             }
@@ -272,7 +275,7 @@ static int unload(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
     } else {
         uint64_t *v = idm_wmap_get(&m->hist, kind, id);
         if (!v || *v < seq) {
-            if (idm_wmap_put(&m->hist, kind, id, seq))
+            if (idm_hist_put(m, kind, id, seq))
                 return mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
             rc = MDT_IDMAP_APPLIED;
         }
@@ -360,7 +363,7 @@ int idm_load(mdt_idmap *m, int kind, uintptr_t id, const void *info, const struc
     }
 
     /* Reviving a tombstone: remember when the previous incarnation ended. */
-    if (h && idm_wmap_put(&m->hist, kind, id, idm_seq(m, kind, h))) {
+    if (h && idm_hist_put(m, kind, id, idm_seq(m, kind, h))) {
         rc = mdt__fail_simple(MDT_ENOMEM, "idmap: out of memory");
         goto out;
     }

@@ -95,8 +95,8 @@ void idm_trace_open(mdt_idmap *m, const mdt_idmap_options *o)
     m->trace = t;
     struct line l = {.n = 0};
     pthread_mutex_lock(&t->mu);
-    put(&l, "# options modules=%zu classes=%zu functions=%zu", o->modules, o->classes,
-        o->functions);
+    put(&l, "# options modules=%zu classes=%zu functions=%zu flags=%u", o->modules, o->classes,
+        o->functions, o->flags);
     emit(m, &l, 0, false);
 }
 

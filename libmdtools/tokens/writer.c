@@ -76,6 +76,7 @@ int idm_set_seq(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
 {
     if (!idm_live(h)) {
         /* A tombstone's seq is its generation field; readers skip it. */
+        idm_unload_seen(m, seq);
         atomic_store_explicit(&h->gv, seq << 1, memory_order_release);
         return 0;
     }
@@ -117,6 +118,12 @@ uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id)
     return v ? *v : 0;
 }
 
+int idm_hist_put(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq)
+{
+    idm_unload_seen(m, seq);
+    return idm_wmap_put(&m->hist, kind, id, seq);
+}
+
 void idm_plug_kind(mdt_idmap *m, const struct idm_kind_ops *kind)
 {
     m->kind[kind->kind] = kind;
@@ -151,6 +158,7 @@ void idm_kill_slot(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq)
     idm_drop_newer(m, kind, h);
     /* Live bit first: a reader that sees the new gv sees the record dead. */
     idm_set_meta(h, idm_meta(h) & ~META_LIVE);
+    idm_unload_seen(m, seq);
     atomic_store_explicit(&h->gv, seq << 1, memory_order_release);
     atomic_load_explicit(&m->tab[kind], memory_order_relaxed)->live--;
     const struct idm_kind_ops *k = m->kind[kind];
@@ -179,7 +187,7 @@ int idm_tab_publish(mdt_idmap *m, int kind, struct idm_tab *n, uint64_t drop_bel
     struct idm_tab *old = atomic_load_explicit(&m->tab[kind], memory_order_relaxed);
     struct idm_itab *oldr = NULL, *nr = NULL;
     const struct idm_kind_ops *k = m->kind[kind];
-    if (k->content_hash) {
+    if (m->rev_on[kind]) {
         oldr = atomic_load_explicit(&m->rev[kind], memory_order_relaxed);
         nr = idm_rev_build(m, n, kind, 0);
         if (!nr) {
@@ -238,7 +246,8 @@ int idm_finish(mdt_idmap *m, int rc)
                 rc = e;
         }
     }
-    idm_deps_settle(m);
+    if (m->deps_due)
+        idm_deps_settle(m);
     idm_reclaim(&m->g, false);
     idm_handles_reclaim(m);
     idm_unlock(m);

@@ -178,6 +178,16 @@ int idm_note_seq(mdt_idmap *m, int kind, struct idm_head *h, uint64_t seq);
 /* The last unload of (kind, id): a tombstone's seq, else the unload
  * history's; 0 when none is known. */
 uint64_t idm_last_unload(const mdt_idmap *m, int kind, uintptr_t id);
+/* Writer: an unload seq was stored (a tombstone's seq, the unload
+ * history): keep m->unload_bound above every one. */
+static inline void idm_unload_seen(mdt_idmap *m, uint64_t seq)
+{
+    if (seq > m->unload_bound)
+        m->unload_bound = seq;
+}
+/* Writer: the unload history's entry of (kind, id) becomes seq
+ * (MDT_ENOMEM). */
+int idm_hist_put(mdt_idmap *m, int kind, uintptr_t id, uint64_t seq);
 
 /* ---- slots and tables --------------------------------------------------------- */
 

@@ -1126,6 +1126,115 @@ START_TEST(code_ranges_in_runs_over_regions)
 }
 END_TEST
 
+/* MDT_IDMAP_NO_FUNCTION_FIND (issue 24): no reverse index of functions,
+ * through growth, owner fill-ins, changed content and cascades; every
+ * other answer as with the index. */
+START_TEST(function_find_can_be_left_out)
+{
+    mdt_idmap_options o = {.flags = MDT_IDMAP_NO_FUNCTION_FIND};
+    mdt_idmap *m = NULL, *full = new_map();
+    ck_assert_int_eq(mdt_idmap_new(&m, &o), 0);
+    mdt_idmap *maps[2] = {m, full};
+    enum { NF = 5000 };
+    for (int k = 0; k < 2; k++) {
+        mdt_idmap *x = maps[k];
+        uint64_t seq = 1;
+        ck_assert_int_eq(load_module(x, MOD, 1, 0, 0, seq++), 0);
+        ck_assert_int_eq(load_class(x, 0x1000, MOD, 0x02000002, 0, NULL, seq++), 0);
+        ck_assert_int_eq(load_class(x, 0x1100, MOD, 0x02000003, 0, NULL, seq++), 0);
+        /* Enough to grow the function table several times. */
+        for (unsigned i = 0; i < NF; i++)
+            ck_assert_int_eq(load_func(x, 0x900000 + (uintptr_t)i * 16, MOD, 0x06000001 + i,
+                                       i % 2 ? 0x1000 : 0x1100, 0, NULL, seq++),
+                             MDT_IDMAP_APPLIED);
+        /* Owner filled in later, then other content for the same ID. */
+        ck_assert_int_eq(load_func(x, 0xf00, MOD, 0x06100001, 0, 0, NULL, seq++), 0);
+        ck_assert_int_eq(load_func(x, 0xf00, MOD, 0x06100001, 0x1000, 0, NULL, seq++),
+                         MDT_IDMAP_APPLIED); /* filled in */
+        ck_assert_int_eq(load_func(x, 0xf00, MOD, 0x06100002, 0x1100, 0, NULL, seq++),
+                         MDT_IDMAP_APPLIED);
+        mdt_idmap_function_info fi;
+        ck_assert_int_eq(mdt_idmap_function_lookup(&fi, NULL, 0, x, 0xf00, 0), 0);
+        ck_assert_uint_eq(fi.token, 0x06100002);
+        ck_assert_uint_eq(fi.class_id, 0x1100);
+        ck_assert_int_eq(mdt_idmap_class_unload(x, 0x1000, seq++), MDT_IDMAP_APPLIED);
+        for (unsigned i = 0; i < NF; i++)
+            ck_assert_msg(func_known(x, 0x900000 + (uintptr_t)i * 16) == !(i % 2), "%u", i);
+        ck_assert(func_known(x, 0xf00));
+        mdt_idmap_class_info key = {0};
+        uintptr_t id;
+        key.module = MOD;
+        key.token = 0x02000003;
+        ck_assert_int_eq(mdt_idmap_class_find(&id, NULL, x, &key), 0);
+        ck_assert_uint_eq(id, 0x1100);
+        ck_assert_int_eq(mdt_idmap_typedef_loaded(x, MOD, 0x02000003), 1);
+        ck_assert_int_eq(mdt_idmap_typedef_loaded(x, MOD, 0x02000002), 0);
+        mdt_idmap_function_info fkey = {0};
+        fkey.module = MOD;
+        fkey.token = 0x06000001;
+        fkey.class_id = 0x1100;
+        ck_assert_int_eq(mdt_idmap_function_find(&id, NULL, x, &fkey),
+                         x == m ? MDT_EUNSUPPORTED : 0);
+        ck_assert_int_ge(mdt_idmap_retire(x, seq), 0);
+        ck_assert_int_eq(mdt_idmap_function_find(&id, NULL, x, &fkey),
+                         x == m ? MDT_EUNSUPPORTED : 0);
+    }
+    mdt_idmap_stats a, b;
+    mdt_idmap_stats_get(&a, m);
+    mdt_idmap_stats_get(&b, full);
+    ck_assert_uint_eq(a.functions_live, b.functions_live);
+    ck_assert_uint_lt(a.bytes_reverse + 4 * (NF / 2), b.bytes_reverse);
+    mdt_idmap_free(m);
+    mdt_idmap_free(full);
+}
+END_TEST
+
+/* Entries still in the recent dependents store (no merge yet) and in both
+ * stores at once: a cascade finds each record once and only those that
+ * still name the unloaded class; a load older than an unload it names is
+ * refused, a newer one is not (the unload bound, issue 24). */
+START_TEST(recent_dependents_cascade_and_unload_bound)
+{
+    mdt_idmap *m = new_map();
+    uint64_t seq = 1;
+    ck_assert_int_eq(load_module(m, MOD, 1, 0, 0, seq++), 0);
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, seq++), 0);
+    ck_assert_int_eq(load_class(m, 0x1100, MOD, 0x02000003, 0, NULL, seq++), 0);
+    /* Few: they stay in the recent store. 0xf03 leaves 0x1000 for 0x1100
+     * and comes back (listed twice); 0xf04 leaves it for good. */
+    for (uintptr_t f = 0xf00; f < 0xf06; f++)
+        ck_assert_int_eq(load_func(m, f, MOD, 0x06000001, 0x1000, 0, NULL, seq++), 0);
+    ck_assert_int_eq(load_func(m, 0xf03, MOD, 0x06000001, 0x1100, 0, NULL, seq++), 0);
+    ck_assert_int_eq(load_func(m, 0xf03, MOD, 0x06000001, 0x1000, 0, NULL, seq++), 0);
+    ck_assert_int_eq(load_func(m, 0xf04, MOD, 0x06000001, 0x1100, 0, NULL, seq++), 0);
+    uint64_t before = seq++;
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x1000, seq++), MDT_IDMAP_APPLIED);
+    for (uintptr_t f = 0xf00; f < 0xf06; f++)
+        ck_assert_msg(func_known(m, f) == (f == 0xf04), "%#lx", (unsigned long)f);
+    /* Generated before the unload: names the class that ended. */
+    ck_assert_int_eq(load_func(m, 0xf10, MOD, 0x06000001, 0x1000, 0, NULL, before),
+                     MDT_IDMAP_SUPERSEDED);
+    ck_assert(!func_known(m, 0xf10));
+    /* Newer than every unload: applied, and a later unload takes it. */
+    ck_assert_int_eq(load_class(m, 0x1000, MOD, 0x02000002, 0, NULL, seq++), MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_func(m, 0xf11, MOD, 0x06000001, 0x1000, 0, NULL, seq++),
+                     MDT_IDMAP_APPLIED);
+    /* Many more: merges move them to the packed store meanwhile. */
+    for (unsigned i = 0; i < 3000; i++)
+        ck_assert_int_eq(load_func(m, 0x100000 + (uintptr_t)i * 16, MOD, 0x06000002 + i,
+                                   i % 3 ? 0x1100 : 0x1000, 0, NULL, seq++),
+                         MDT_IDMAP_APPLIED);
+    ck_assert_int_eq(load_func(m, 0xf12, MOD, 0x06000001, 0x1000, 0, NULL, seq++), 0);
+    ck_assert_int_eq(mdt_idmap_class_unload(m, 0x1000, seq++), MDT_IDMAP_APPLIED);
+    ck_assert(!func_known(m, 0xf11));
+    ck_assert(!func_known(m, 0xf12));
+    ck_assert(func_known(m, 0xf04));
+    for (unsigned i = 0; i < 3000; i++)
+        ck_assert_msg(func_known(m, 0x100000 + (uintptr_t)i * 16) == (i % 3 != 0), "%u", i);
+    mdt_idmap_free(m);
+}
+END_TEST
+
 START_TEST(code_ranges_in_address_order_and_leaf_edges)
 {
     mdt_idmap *m = new_map();
@@ -1428,6 +1537,8 @@ Suite *suite(void)
     tcase_add_test(tc, reload_churn_keeps_indexes_small);
     tcase_add_test(tc, dependents_survive_growth_and_content_changes);
     tcase_add_test(tc, dependents_survive_merges_in_place);
+    tcase_add_test(tc, function_find_can_be_left_out);
+    tcase_add_test(tc, recent_dependents_cascade_and_unload_bound);
     tcase_add_test(tc, code_ranges_in_address_order_and_leaf_edges);
     tcase_add_test(tc, code_ranges_in_runs_over_regions);
     tcase_add_test(tc, typedef_presence_of_plain_and_generic_types);

@@ -243,7 +243,14 @@ typedef struct mdt_idmap_options {
     size_t functions; /* expected number of functions */
     mdt_idmap_miss_fn miss;
     void *miss_payload;
+    /* MDT_IDMAP_NO_FUNCTION_FIND: keep no reverse index of functions, for a
+     * caller that never calls mdt_idmap_function_find() (which then fails
+     * with MDT_EUNSUPPORTED): a function load then spares the index's
+     * lines and the map 4 bytes per function. 0 keeps every lookup. */
+    unsigned flags;
 } mdt_idmap_options;
+
+#define MDT_IDMAP_NO_FUNCTION_FIND 1u
 
 /* Counters and memory use, for tests and benchmarks. */
 typedef struct mdt_idmap_stats {
@@ -263,7 +270,7 @@ typedef struct mdt_idmap_stats {
      * the retired list's own array, code tombstones at 24 bytes a piece). */
     size_t bytes_reverse;  /* reverse indexes (classes and functions) */
     size_t bytes_presence; /* TypeDef presence (generic TypeDefs) */
-    size_t bytes_deps;     /* dependents lists and their hash map */
+    size_t bytes_deps;     /* dependents (packed runs and the recent entries) */
     size_t bytes_history;  /* unload history of IDs without a record */
     size_t bytes_map;      /* the map object (per-thread reader slots, locks) */
 } mdt_idmap_stats;
@@ -479,7 +486,8 @@ int mdt_idmap_class_find(uintptr_t *class_id, uint64_t *gen, const mdt_idmap *ma
  * recorded without an owner). A function recorded with row 0 of the
  * MethodDef table (no metadata: a DynamicMethod, an IL stub) is never
  * found: all of them have the same key. Errors: MDT_ENOTFOUND,
- * MDT_EINVAL. Async-signal-safe: yes. */
+ * MDT_EINVAL, MDT_EUNSUPPORTED (the map was made with
+ * MDT_IDMAP_NO_FUNCTION_FIND). Async-signal-safe: yes. */
 int mdt_idmap_function_find(uintptr_t *function_id, uint64_t *gen, const mdt_idmap *map,
                             const mdt_idmap_function_info *key);
 
