@@ -9,7 +9,7 @@
  * that the inclusive cost of mdt_idmap_class_load divided by its calls is
  * what one class load costs the map. The map is freed outside the timed
  * part; the last run's map statistics are printed with -s. -f FLAGS
- * adds mdt_idmap_options flags to the recorded ones (a trace recorded
+ * adds mdt_idmap_set_flags() flags to the recorded ones (a trace recorded
  * before the profiler set MDT_IDMAP_NO_FUNCTION_FIND: -f 1).
  *
  * Usage: bench_replay [-n runs] [-s] [-f flags] trace */
@@ -61,6 +61,7 @@ static size_t ncalls, capcalls;
 static uintptr_t *pool;
 static size_t npool, cappool;
 static mdt_idmap_options opts;
+static unsigned flags; /* mdt_idmap_set_flags() after creation */
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
 {
@@ -146,7 +147,12 @@ static void parse_line(char *line)
         opts.modules = num(kv(tok, n, "modules"));
         opts.classes = num(kv(tok, n, "classes"));
         opts.functions = num(kv(tok, n, "functions"));
-        opts.flags |= (unsigned)num(kv(tok, n, "flags"));
+        /* traces recorded while the flags were an option */
+        flags |= (unsigned)num(kv(tok, n, "flags"));
+        return;
+    }
+    if (strncmp(line, "# flags ", 8) == 0) {
+        flags |= (unsigned)strtoul(line + 8, NULL, 0);
         return;
     }
     int n = tokenize(line, tok, 64);
@@ -285,7 +291,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[a], "-s") == 0)
             stats = true;
         else if (strcmp(argv[a], "-f") == 0 && a + 1 < argc)
-            opts.flags |= (unsigned)num(argv[++a]);
+            flags |= (unsigned)num(argv[++a]);
         else
             break;
     }
@@ -318,6 +324,11 @@ int main(int argc, char **argv)
         mdt_idmap *m;
         if (mdt_idmap_new(&m, &opts) != 0) {
             fprintf(stderr, "bench_replay: cannot create the map\n");
+            return 2;
+        }
+        if (mdt_idmap_set_flags(m, flags) != 0) {
+            fprintf(stderr, "bench_replay: flags %#x refused\n", flags);
+            mdt_idmap_free(m);
             return 2;
         }
         double t0 = thread_cpu();

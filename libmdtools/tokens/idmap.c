@@ -76,8 +76,7 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts)
     for (int k = 0; k < 3; k++) {
         struct idm_tab *f = atomic_load_explicit(&m->tab[k], memory_order_relaxed);
         struct idm_itab *t = NULL;
-        m->rev_on[k] = m->kind[k]->content_hash &&
-                       !(k == K_FUNC && (opts->flags & MDT_IDMAP_NO_FUNCTION_FIND));
+        m->rev_on[k] = m->kind[k]->content_hash;
         if (m->rev_on[k]) {
             t = f ? idm_rev_build(m, f, k, hint[k]) : NULL;
             ok = ok && t;
@@ -136,6 +135,35 @@ void mdt_idmap_free(mdt_idmap *map)
     idm_handles_free(map);
     pthread_mutex_destroy(&map->lock);
     free(map);
+}
+
+int mdt_idmap_set_flags(mdt_idmap *map, unsigned flags)
+{
+    if (!map || (flags & ~MDT_IDMAP_NO_FUNCTION_FIND))
+        return mdt__fail_simple(MDT_EINVAL, "idmap: unknown flags");
+    if (idm_lock(map))
+        return mdt__fail_simple(MDT_EINVAL, "idmap: set_flags inside module_each");
+    int rc = 0;
+    if ((flags & MDT_IDMAP_NO_FUNCTION_FIND) && map->rev_on[K_FUNC]) {
+        struct idm_tab *f = atomic_load_explicit(&map->tab[K_FUNC], memory_order_relaxed);
+        if (f && f->used) {
+            rc = mdt__fail_simple(MDT_EINVAL, "idmap: functions recorded before set_flags");
+        } else {
+            /* a function_find racing this call may still read the empty
+             * index: it goes through the grace period */
+            struct idm_itab *old = atomic_load_explicit(&map->rev[K_FUNC], memory_order_relaxed);
+            map->rev_on[K_FUNC] = false;
+            atomic_store_explicit(&map->rev[K_FUNC], NULL, memory_order_release);
+            if (old)
+                idm_retire(&map->g, old, old->bytes);
+        }
+    }
+#ifdef MDT_IDMAP_RECORD
+    if (rc == 0)
+        idm_trace_flags(map, flags);
+#endif
+    idm_unlock(map);
+    return rc;
 }
 
 void mdt_idmap_set_miss(mdt_idmap *map, mdt_idmap_miss_fn fn, void *payload)

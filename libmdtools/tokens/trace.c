@@ -95,8 +95,20 @@ void idm_trace_open(mdt_idmap *m, const mdt_idmap_options *o)
     m->trace = t;
     struct line l = {.n = 0};
     pthread_mutex_lock(&t->mu);
-    put(&l, "# options modules=%zu classes=%zu functions=%zu flags=%u", o->modules, o->classes,
-        o->functions, o->flags);
+    put(&l, "# options modules=%zu classes=%zu functions=%zu", o->modules, o->classes,
+        o->functions);
+    emit(m, &l, 0, false);
+}
+
+/* mdt_idmap_set_flags(): a comment line the replayers apply (the map
+ * mutex held, so no call's line is cut). */
+void idm_trace_flags(mdt_idmap *m, unsigned flags)
+{
+    if (!m->trace)
+        return;
+    struct line l = {.n = 0};
+    pthread_mutex_lock(&m->trace->mu);
+    put(&l, "# flags %u", flags);
     emit(m, &l, 0, false);
 }
 

@@ -33,6 +33,7 @@
 
 void idm_trace_open(mdt_idmap *m, const mdt_idmap_options *o);
 void idm_trace_close(mdt_idmap *m);
+void idm_trace_flags(mdt_idmap *m, unsigned flags);
 /* Around a writer call: enter takes the recorder mutex (recursive); the
  * others write the call's line and its outcome, then release it. */
 void idm_trace_enter(const mdt_idmap *m);

@@ -125,10 +125,13 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
                            .classes = 16384,
                            .functions = 65536,
                            .miss = on_miss,
-                           .miss_payload = core,
-                           /* the profiler never looks functions up by content */
-                           .flags = MDT_IDMAP_NO_FUNCTION_FIND};
-    if (mdt_idmap_new(&core->map, &o) != 0) {
+                           .miss_payload = core};
+    /* the profiler never looks functions up by content: their loads spare
+     * the reverse index (bench/idmap/README.md, branch fnload) */
+    if (mdt_idmap_new(&core->map, &o) != 0 ||
+        mdt_idmap_set_flags(core->map, MDT_IDMAP_NO_FUNCTION_FIND) != 0) {
+        mdt_idmap_free(core->map);
+        core->map = NULL;
         snprintf(err, errlen, "cannot create the runtime-ID map");
         mdp_logfile_close(core);
         if (core->channel >= 0)

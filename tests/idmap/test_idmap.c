@@ -1128,12 +1128,22 @@ END_TEST
 
 /* MDT_IDMAP_NO_FUNCTION_FIND (issue 24): no reverse index of functions,
  * through growth, owner fill-ins, changed content and cascades; every
- * other answer as with the index. */
+ * other answer as with the index. mdt_idmap_set_flags refuses unknown
+ * flags, and this one once a function is recorded. */
 START_TEST(function_find_can_be_left_out)
 {
-    mdt_idmap_options o = {.flags = MDT_IDMAP_NO_FUNCTION_FIND};
-    mdt_idmap *m = NULL, *full = new_map();
-    ck_assert_int_eq(mdt_idmap_new(&m, &o), 0);
+    mdt_idmap *m = new_map(), *full = new_map();
+    ck_assert_int_eq(mdt_idmap_set_flags(m, 0x80), MDT_EINVAL);
+    ck_assert_int_eq(mdt_idmap_set_flags(m, 0), 0);
+    ck_assert_int_eq(mdt_idmap_set_flags(m, MDT_IDMAP_NO_FUNCTION_FIND), 0);
+    ck_assert_int_eq(mdt_idmap_set_flags(m, MDT_IDMAP_NO_FUNCTION_FIND), 0); /* again: no change */
+    {
+        mdt_idmap *late = new_map();
+        ck_assert_int_eq(load_module(late, MOD, 1, 0, 0, 1), 0);
+        ck_assert_int_eq(load_func(late, 0xf01, MOD, 0x06000001, 0, 0, NULL, 2), 0);
+        ck_assert_int_eq(mdt_idmap_set_flags(late, MDT_IDMAP_NO_FUNCTION_FIND), MDT_EINVAL);
+        mdt_idmap_free(late);
+    }
     mdt_idmap *maps[2] = {m, full};
     enum { NF = 5000 };
     for (int k = 0; k < 2; k++) {

@@ -243,13 +243,12 @@ typedef struct mdt_idmap_options {
     size_t functions; /* expected number of functions */
     mdt_idmap_miss_fn miss;
     void *miss_payload;
-    /* MDT_IDMAP_NO_FUNCTION_FIND: keep no reverse index of functions, for a
-     * caller that never calls mdt_idmap_function_find() (which then fails
-     * with MDT_EUNSUPPORTED): a function load then spares the index's
-     * lines and the map 4 bytes per function. 0 keeps every lookup. */
-    unsigned flags;
 } mdt_idmap_options;
 
+/* mdt_idmap_set_flags(): keep no reverse index of functions, for a caller
+ * that never calls mdt_idmap_function_find() (which then fails with
+ * MDT_EUNSUPPORTED): a function load then spares the index's lines and
+ * the map 4 bytes per function. */
 #define MDT_IDMAP_NO_FUNCTION_FIND 1u
 
 /* Counters and memory use, for tests and benchmarks. */
@@ -289,6 +288,15 @@ int mdt_idmap_new(mdt_idmap **out, const mdt_idmap_options *opts);
  * progress or follow. NULL is ignored.
  * Async-signal-safe: no. */
 void mdt_idmap_free(mdt_idmap *map);
+
+/* Leave out what `flags` names (MDT_IDMAP_NO_FUNCTION_FIND), for the map's
+ * life; 0 changes nothing. A flag set stays set. Call it before the first
+ * function is recorded. (A function, not a member of mdt_idmap_options: a
+ * program built when the options had no flags keeps working.) Errors:
+ * MDT_EINVAL (map NULL, a flag this library does not know, or a function
+ * already recorded), MDT_ENOMEM (never, today).
+ * Thread-safety: a writer call. Async-signal-safe: no. */
+int mdt_idmap_set_flags(mdt_idmap *map, unsigned flags);
 
 /* Set or clear (fn NULL) the miss callback. Does nothing when called from
  * an mdt_idmap_module_each() callback (the error record says so).
