@@ -205,16 +205,17 @@ static HRESULT on_EventPipeEventDelivered(MDP_CB_THIS, EVENTPIPE_PROVIDER provid
 
 /* ---- classes ------------------------------------------------------------ */
 
-/* Only the thread's activity. A class is learnt when something names it: a
- * sampled method's owning class or type argument, an allocation's type,
- * through the map's miss callback on the drain thread (record.c,
- * ops_miss), as after an attach. Recording each of a compiler's ~28,000
- * class loads here cost ~3 us each, 87 ms of its CPU (bench/profiler/
- * README.md, "Classes and ReadyToRun methods learnt when named"), for the
- * few hundred classes its samples name. The runtime is never asked about
- * a dead class: a class unload drains every sample, count and event
- * first, under the drain lock that naming holds (core/modules.c), and a
- * live method's owning class and type arguments are live. */
+/* Only a count and the thread's activity. A class is learnt when something
+ * names it (a sampled method's owning class or type argument, an
+ * allocation's type), through the map's miss callback on the drain thread
+ * (record.c, ops_miss), as after an attach. Recording each of a
+ * compiler's ~28,000 class loads here cost ~3 us each, 87 ms of its CPU
+ * (bench/profiler/README.md, "Classes and ReadyToRun methods learnt when
+ * named"), for the few hundred classes its samples name. The runtime is
+ * never asked about a dead class: a class unload drains every sample,
+ * count and event first, under the drain lock that naming holds
+ * (core/modules.c), and a live method's owning class and type arguments
+ * are live. */
 static HRESULT on_ClassLoadFinished(MDP_CB_THIS, ClassID cls, HRESULT status)
 {
     mdp_clr *p = SELF(self);
