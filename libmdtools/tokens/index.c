@@ -260,6 +260,8 @@ static int rev_find(const mdt_idmap *map, int kind, uint64_t h, const void *key,
 {
     mdt_idmap *m = (mdt_idmap *)map;
     const struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_seq_cst);
+    if (!t) /* left out (mdt_idmap_set_flags), perhaps since this call began */
+        return MDT_EUNSUPPORTED;
     const struct idm_tab *cur = idm_cur(m, kind);
     const struct idm_tab *f = t->tab;
     unsigned bits = rbits(f);
@@ -310,9 +312,6 @@ int mdt_idmap_function_find(uintptr_t *function_id, uint64_t *gen, const mdt_idm
 {
     if (!map || !function_id || !key || (key->nargs && !key->args))
         return MDT_EINVAL;
-    /* No index (MDT_IDMAP_NO_FUNCTION_FIND) is NULL for the map's life. */
-    if (!atomic_load_explicit(&((mdt_idmap *)map)->rev[K_FUNC], memory_order_relaxed))
-        return MDT_EUNSUPPORTED;
     uint64_t h = idm_func_key_hash(key->module, key->token, key->class_id, key->nargs, key->args);
     uint64_t g = 0;
     unsigned tok = idm_enter(&map->g);
