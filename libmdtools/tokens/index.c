@@ -253,15 +253,20 @@ static bool func_slot_matches(const mdt_idmap *m, struct idm_head *h,
     return true;
 }
 
+/* Reader (inside a section): the reverse index of `kind`, loaded once for
+ * the whole search. Only the functions' can be NULL (mdt_idmap_set_flags
+ * drops it, perhaps after the caller's section began). */
+static const struct idm_itab *rev_index(const mdt_idmap *map, int kind)
+{
+    return atomic_load_explicit(&((mdt_idmap *)map)->rev[kind], memory_order_seq_cst);
+}
+
 /* Reader (inside a section): the live record of `kind` whose content hashes
- * to h and satisfies match(), through the reverse index. */
-static int rev_find(const mdt_idmap *map, int kind, uint64_t h, const void *key, uintptr_t *id,
-                    uint64_t *gen)
+ * to h and satisfies match(), through the reverse index t. */
+static int rev_find(const mdt_idmap *map, const struct idm_itab *t, int kind, uint64_t h,
+                    const void *key, uintptr_t *id, uint64_t *gen)
 {
     mdt_idmap *m = (mdt_idmap *)map;
-    const struct idm_itab *t = atomic_load_explicit(&m->rev[kind], memory_order_seq_cst);
-    if (!t) /* left out (mdt_idmap_set_flags), perhaps since this call began */
-        return MDT_EUNSUPPORTED;
     const struct idm_tab *cur = idm_cur(m, kind);
     const struct idm_tab *f = t->tab;
     unsigned bits = rbits(f);
@@ -300,7 +305,7 @@ int mdt_idmap_class_find(uintptr_t *class_id, uint64_t *gen, const mdt_idmap *ma
         idm_class_key_hash(key->module, key->token, key->shape, rank, key->nargs, key->args);
     uint64_t g = 0;
     unsigned tok = idm_enter(&map->g);
-    int rc = rev_find(map, K_CLASS, h, key, class_id, &g);
+    int rc = rev_find(map, rev_index(map, K_CLASS), K_CLASS, h, key, class_id, &g);
     idm_leave(&map->g, tok);
     if (rc == 0 && gen)
         *gen = g;
@@ -315,7 +320,8 @@ int mdt_idmap_function_find(uintptr_t *function_id, uint64_t *gen, const mdt_idm
     uint64_t h = idm_func_key_hash(key->module, key->token, key->class_id, key->nargs, key->args);
     uint64_t g = 0;
     unsigned tok = idm_enter(&map->g);
-    int rc = rev_find(map, K_FUNC, h, key, function_id, &g);
+    const struct idm_itab *t = rev_index(map, K_FUNC);
+    int rc = t ? rev_find(map, t, K_FUNC, h, key, function_id, &g) : MDT_EUNSUPPORTED;
     idm_leave(&map->g, tok);
     if (rc == 0 && gen)
         *gen = g;
@@ -336,7 +342,7 @@ int mdt_idmap_typedef_loaded(const mdt_idmap *map, uintptr_t module_id, uint32_t
         uint64_t g;
         uint64_t h =
             idm_class_key_hash(module_id, typedef_token, MDT_IDMAP_SHAPE_TYPEDEF, 0, 0, NULL);
-        rc = rev_find(map, K_CLASS, h, &key, &id, &g) == 0;
+        rc = rev_find(map, rev_index(map, K_CLASS), K_CLASS, h, &key, &id, &g) == 0;
     }
     idm_leave(&map->g, tok);
     return rc;
