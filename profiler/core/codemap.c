@@ -1,5 +1,6 @@
-/* Code versions: where each version of a function's native code lies (its
- * regions, recorded at JIT time together with the map's code ranges) and,
+/* Code versions: where each version of a function's native code lies (the
+ * map's code ranges, recorded at JIT time; a version split into several
+ * regions also gets a record per region here) and,
  * found the first time a sample needs it, its IL-to-native map, so the
  * drain can give each frame the IL offset of the sampled instruction (a
  * leaf) or of the call (a caller).
@@ -14,9 +15,10 @@
  * ilmaps=check both are asked and compared, and #stats counts agreement.
  *
  * Every version counts: tier-0 code, its tier-1 replacement and OSR code all
- * stay executable and each has its own regions and map. An address reused
- * after an unload gets a new serial number, so an IL map cached for the code
- * that lived there before is never applied to the new code. */
+ * stay executable and each has its own regions and map. Code placed at an
+ * address reused after an unload is of another incarnation (a generation,
+ * or a region record's new serial), so an IL map cached for the code that
+ * lived there before is never applied to the new code. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -34,57 +36,116 @@
 #include "core/naming_state.h"
 #include "core/sampler.h"
 
-int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_region *regions,
-                size_t nregions)
+/* A version whose code is one region (every JIT compilation but those the
+ * JIT splits hot/cold, every ReadyToRun method named from its image) keeps
+ * no region record: the map's code range is the region, and its IL map is
+ * cached under (start, the function's generation), which no other version
+ * shares (a generation is the seq of one function's load, and within one
+ * incarnation the runtime never frees code to place other code there: an
+ * unload or a dynamic method's unload starts a new one). A region record
+ * (malloc, code_lock, the table's lines) cost ~1 us of each JIT callback,
+ * most of it cache misses (issue 24). A version of several regions gets
+ * one record each, whose serials have the top bit set so that no cache
+ * key of theirs equals a generation. */
+#define REGION_SERIAL_BIT (UINT64_C(1) << 63)
+
+/* Record the regions of a version of several (fn of generation gen). A
+ * range of the map without a record is taken for a whole version, and a
+ * cold part taken so would get another method's IL offsets: so a region
+ * stays out of the map when its record cannot be made, and the drain does
+ * not take a range for a whole version while a split version is being
+ * recorded (splits_pending, read under code_lock). */
+static int code_split(mdp_core *core, uint64_t seq, uintptr_t fn, uint64_t gen,
+                      const mdp_code_region *regions, size_t nregions)
 {
+    struct mdp_naming *nm = core->naming;
     int result = 0;
     size_t base = 0;
-    mdt_idmap_function_info fi;
-    uint64_t gen = mdt_idmap_function_lookup(&fi, NULL, 0, core->map, fn, 0) == 0 ? fi.gen : 0;
-    for (size_t i = 0; i < nregions; i++) {
+    pthread_mutex_lock(&nm->code_lock);
+    nm->splits_pending++;
+    pthread_mutex_unlock(&nm->code_lock);
+    for (size_t i = 0; i < nregions; base += regions[i].size, i++) {
         if (!regions[i].size)
             continue;
-        int r = mdt_idmap_code_add(core->map, regions[i].start, regions[i].size, fn, seq);
-        if (r < 0) {
-            result = r;
-        } else if (r == MDT_IDMAP_APPLIED || r == MDT_IDMAP_DUPLICATE) {
-            struct mdp_region *reg = malloc(sizeof *reg);
-            if (reg) {
-                pthread_mutex_lock(&core->naming->code_lock);
-                *reg = (struct mdp_region){regions[i].start,
-                                           regions[i].size,
-                                           regions[0].start,
-                                           base,
-                                           ++core->naming->region_serial,
-                                           fn,
-                                           gen};
-                struct mdp_region *old = mdp_pmap_get(&core->naming->regions, reg->start, 0);
-                if (old && old->size == reg->size && old->version == reg->version &&
-                    old->base == reg->base && old->fn == fn && old->fn_gen == gen) {
-                    free(reg); /* the same region again: keep its serial and IL map */
-                } else if (mdp_pmap_put(&core->naming->regions, reg->start, 0, reg) == 0) {
-                    if (old) /* the drain's texts of its addresses are stale */
-                        atomic_fetch_add(&core->naming->code_epoch, 1);
-                    free(old);
-                } else {
-                    free(reg);
-                }
-                pthread_mutex_unlock(&core->naming->code_lock);
-            }
+        struct mdp_region *reg = malloc(sizeof *reg);
+        if (!reg) {
+            result = MDT_ENOMEM;
+            continue;
         }
-        base += regions[i].size;
+        int r = mdt_idmap_code_add(core->map, regions[i].start, regions[i].size, fn, seq);
+        if (r < 0)
+            result = r;
+        if (r != MDT_IDMAP_APPLIED && r != MDT_IDMAP_DUPLICATE) {
+            free(reg);
+            continue;
+        }
+        pthread_mutex_lock(&nm->code_lock);
+        *reg = (struct mdp_region){regions[i].start,
+                                   regions[i].size,
+                                   regions[0].start,
+                                   base,
+                                   ++nm->region_serial | REGION_SERIAL_BIT,
+                                   fn,
+                                   gen};
+        struct mdp_region *old = mdp_pmap_get(&nm->regions, reg->start, 0);
+        int failed = 0;
+        if (old && old->size == reg->size && old->version == reg->version &&
+            old->base == reg->base && old->fn == fn && old->fn_gen == gen) {
+            free(reg); /* the same region again: keep its serial and IL map */
+        } else if (mdp_pmap_put(&nm->regions, reg->start, 0, reg) == 0) {
+            if (old) /* the drain's texts of its addresses are stale */
+                atomic_fetch_add(&nm->code_epoch, 1);
+            free(old);
+        } else {
+            free(reg);
+            failed = 1;
+        }
+        pthread_mutex_unlock(&nm->code_lock);
+        if (failed) { /* unknown rather than another method's offsets */
+            mdt_idmap_code_remove(core->map, regions[i].start, seq);
+            result = MDT_ENOMEM;
+        }
     }
+    pthread_mutex_lock(&nm->code_lock);
+    nm->splits_pending--;
+    pthread_mutex_unlock(&nm->code_lock);
     return result;
 }
 
-int mdp_code_region_get(mdp_core *core, uintptr_t start, struct mdp_region *out)
+int mdp_ev_code(mdp_core *core, uint64_t seq, uintptr_t fn, const mdp_code_region *regions,
+                size_t nregions)
 {
-    pthread_mutex_lock(&core->naming->code_lock);
-    struct mdp_region *r = mdp_pmap_get(&core->naming->regions, start, 0);
-    if (r)
-        *out = *r;
-    pthread_mutex_unlock(&core->naming->code_lock);
-    return r ? 0 : -1;
+    size_t used = 0;
+    for (size_t i = 0; i < nregions; i++)
+        used += regions[i].size != 0;
+    if (nregions && regions[0].size && used == 1) {
+        int r = mdt_idmap_code_add(core->map, regions[0].start, regions[0].size, fn, seq);
+        return r < 0 ? r : 0;
+    }
+    mdt_idmap_function_info fi;
+    uint64_t gen = mdt_idmap_function_lookup(&fi, NULL, 0, core->map, fn, 0) == 0 ? fi.gen : 0;
+    return code_split(core, seq, fn, gen, regions, nregions);
+}
+
+int mdp_code_region_get(mdp_core *core, const mdt_idmap_code_range *r, struct mdp_region *out)
+{
+    struct mdp_naming *nm = core->naming;
+    pthread_mutex_lock(&nm->code_lock);
+    struct mdp_region *reg = mdp_pmap_get(&nm->regions, r->start, 0);
+    int split =
+        reg && reg->fn == r->function_id && reg->fn_gen == r->function_gen && reg->size == r->size;
+    int pending = nm->splits_pending != 0;
+    if (split)
+        *out = *reg;
+    pthread_mutex_unlock(&nm->code_lock);
+    if (split)
+        return 0;
+    if (pending) /* perhaps a part whose record is on its way */
+        return -1;
+    /* a version of one region (a record at r->start is of code since freed) */
+    *out = (struct mdp_region){r->start,        r->size,        r->start,       0,
+                               r->function_gen, r->function_id, r->function_gen};
+    return 0;
 }
 
 /* A map's entries by native start, then end, then IL offset: the order

@@ -403,7 +403,7 @@ int mdp_frame_il(mdp_core *core, uintptr_t ip, uintptr_t fn, uint64_t gen, char 
     mdt_idmap_code_range r;
     struct mdp_region reg;
     if (mdt_idmap_ip_lookup(&r, core->map, ip) != 0 || r.function_id != fn ||
-        r.function_gen != gen || mdp_code_region_get(core, r.start, &reg) != 0)
+        r.function_gen != gen || mdp_code_region_get(core, &r, &reg) != 0)
         return 0; /* the code or its region not (yet) known: ask again later */
     if (ip < reg.start || ip - reg.start >= reg.size)
         return 1;

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mdtools/idmap_code.h>
+
 #include "core/base.h"
 
 #define MDP_MAX_TARGS 64u /* type arguments of one generic */
@@ -18,7 +20,7 @@ struct mdp_region {
     size_t size;
     uintptr_t version; /* start of the version's first region */
     size_t base;       /* offset of this region in the version's code */
-    uint64_t serial;   /* distinguishes code placed at a reused address */
+    uint64_t serial;   /* distinguishes code placed at a reused address (codemap.c) */
     uintptr_t fn;      /* the function incarnation it belongs to */
     uint64_t fn_gen;
 };
@@ -81,8 +83,9 @@ void mdp_frames_free(mdp_core *core);
 extern const char *const mdp_frame_kind_text[FK_COUNT];
 
 /* codemap.c */
-/* Copy the region starting at `start` into *out; 0 or -1. */
-int mdp_code_region_get(mdp_core *core, uintptr_t start, struct mdp_region *out);
+/* The region of the map's code range r (a range the map's ip lookup
+ * found), into *out: 0, or -1 while that is not known yet. */
+int mdp_code_region_get(mdp_core *core, const mdt_idmap_code_range *r, struct mdp_region *out);
 /* The IL map of a version (cached; drain_lock held), NULL if none. */
 const struct mdp_ilmap *mdp_code_ilmap(mdp_core *core, const struct mdp_region *r);
 void mdp_code_forget_ilmaps(mdp_core *core);

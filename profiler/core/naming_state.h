@@ -14,8 +14,9 @@
 struct mdp_naming {
     /* codemap.c: code regions -> code versions (code_lock, a leaf) */
     pthread_mutex_t code_lock;
-    mdp_pmap regions; /* start -> struct mdp_region */
+    mdp_pmap regions; /* start -> struct mdp_region, of versions of several regions */
     uint64_t region_serial;
+    unsigned splits_pending; /* such versions being recorded */
     /* codemap.c: bumped when a region replaces another at its address */
     _Atomic uint64_t code_epoch;
     /* drain_lock: the IL maps of code versions, the frames' texts */

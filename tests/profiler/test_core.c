@@ -832,6 +832,51 @@ START_TEST(test_class_id_reused_after_an_unload_names_the_new_class)
 }
 END_TEST
 
+/* A version of two regions (hot and cold, codemap.c): a sample in the cold
+ * part gets the IL offset of its place in the whole version, from the
+ * version's map, not a map of the cold part's own; code of one region
+ * placed later where the cold part was, after an unload, is its own
+ * version (fake_il_map has no map for it). */
+START_TEST(test_split_version_names_its_cold_part)
+{
+    struct env e;
+    open_env(&e, 1);
+    mdp_core *core = e.core;
+    load_everything(&e, core);
+    il_phase = 0;
+    uintptr_t C_I4 = mdp_ev_prim_class(core, mdp_seq(core), 0x08);
+    uintptr_t make_args[1] = {C_I4};
+    mdt_idmap_function_info make = {
+        .module = MOD, .token = 0x06000037, .nargs = 1, .args = make_args};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    mdp_code_region parts[2] = {{0x10000, 0x40}, {0x60000, 0xc0}};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, parts, 2), 0);
+    uintptr_t fn = F_MAKE, ip = 0x60010; /* 0x50 into the version: IL 0x9 */
+    uint64_t gen = gen_of(core, F_MAKE);
+    inject(&e, 1, &ip, &fn, &gen);
+    ip = 0x10010; /* IL 0x5 */
+    inject(&e, 1, &ip, &fn, &gen);
+    ck_assert_int_ge(mdp_ev_module_unload(core, mdp_seq(core), MOD), 0);
+    load_everything(&e, core);
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_LATE, &make), 0);
+    mdp_code_region whole = {0x60000, 0x40};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_LATE, &whole, 1), 0);
+    fn = F_LATE;
+    gen = gen_of(core, F_LATE);
+    inject(&e, 1, &ip, &fn, &gen);
+    ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
+
+    char *log = slurp(e.log);
+    char want[512];
+    const char *ils[3] = {"@0x9", "@0x5", ""};
+    for (int i = 0; i < 3; i++) {
+        snprintf(want, sizeof want, "\nstack 1 %s:0x06000037<I4>%s\t", e.mvid, ils[i]);
+        ck_assert_msg(strstr(log, want), "missing %s in\n%s", want, log);
+    }
+    close_env(&e);
+}
+END_TEST
+
 /* Without force, a retirement (a rebuild of every table) waits, after its
  * 10 s, until the tombstones are an eighth of the live records: one
  * unload among the Everything module's records is not worth a rebuild,
@@ -2629,6 +2674,7 @@ Suite *suite(void)
     tcase_add_test(t, test_follows_call_forms);
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_class_id_reused_after_an_unload_names_the_new_class);
+    tcase_add_test(t, test_split_version_names_its_cold_part);
     tcase_add_test(t, test_retire_waits_for_a_callback_in_flight);
     tcase_add_test(t, test_retire_waits_for_enough_tombstones);
     tcase_add_test(t, test_r2r_function_of_an_address);
