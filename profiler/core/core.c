@@ -121,17 +121,14 @@ int mdp_core_new(mdp_core **out, const mdp_config *cfg, const mdp_runtime_ops *o
         mdp_channel_tell(core, "log", msg);
     }
 
-    /* Sized for what a process records since classes and ReadyToRun
-     * methods are learnt when named: a compiler knows ~1,200 classes and
-     * ~14,000 functions. The tables grow past that; sized for every class
-     * and method loaded (16,384 and 65,536, as before), making the map
-     * alone cost a process ~2.7 ms, its calls included it cost a compiler
-     * 18.5 ms against 15.6 (bench/idmap/README.md, "Sizing hints"). */
-    mdt_idmap_options o = {.modules = 256,
-                           .classes = 2048,
-                           .functions = 16384,
-                           .miss = on_miss,
-                           .miss_payload = core};
+    /* Sized for what a process records now that classes and ReadyToRun
+     * methods are learnt when named (a compiler's map: ~1,200 classes,
+     * ~14,000 functions); the tables grow past that. The former hints,
+     * 16,384 and 65,536, were for every class and method loaded: creating
+     * the map cost each process ~2.7 ms, and a compiler's map 18.5 ms in
+     * all against 15.6 now (bench/idmap/README.md, "sizing hints"). */
+    mdt_idmap_options o = {
+        .modules = 256, .classes = 2048, .functions = 16384, .miss = on_miss, .miss_payload = core};
     /* the profiler never looks functions up by content: their loads spare
      * the reverse index (bench/idmap/README.md, branch fnload) */
     if (mdt_idmap_new(&core->map, &o) != 0 ||

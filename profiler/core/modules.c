@@ -240,10 +240,15 @@ int mdp_ev_module_load(mdp_core *core, uint64_t seq, uintptr_t id, const mdp_mod
     if (r == MDT_IDMAP_APPLIED) {
         if (old)
             bury(core, mdp_pmap_del(&core->modules, id, 0));
-        if (mdp_pmap_put(&core->modules, id, 0, m) != 0)
+        if (mdp_pmap_put(&core->modules, id, 0, m) != 0) {
             bury(core, m);
-        else if (m->nexec)
+            if (old) /* the table may hold the replaced module's ranges */
+                mdp_exec_publish(core);
+        } else if (old) {
             mdp_exec_publish(core);
+        } else if (m->nexec) {
+            mdp_exec_publish_add(core, m);
+        }
     } else {
         free_module(m);
     }

@@ -102,6 +102,9 @@ int mdp_exec_module_of(const mdp_core *core, uintptr_t ip, uintptr_t *module);
  * for handlers). mods_lock held. 0, or -1 out of memory (then no table:
  * never one that may hold an unloaded image). */
 int mdp_exec_publish(mdp_core *core);
+/* The same after the load of m, which replaced no module: the published
+ * table and m's ranges, merged (no module looked up again). */
+int mdp_exec_publish_add(mdp_core *core, const struct mdp_module *m);
 /* Whether ret may be a return address in a module image's code that the
  * map may not know: its call's last byte lies in an executable range of a
  * live module's image and the bytes before it there decode as a call

@@ -2625,6 +2625,65 @@ START_TEST(test_exec_ranges_of_a_module_image)
 }
 END_TEST
 
+/* A module load merges the new module's ranges into the published table
+ * (execmap.c) instead of rebuilding it from every module: the result is
+ * what a rebuild gives, in address order, whatever order the images come
+ * in; a module replaced under its ID leaves none of the old one's ranges. */
+START_TEST(test_exec_table_merged_on_load_is_a_rebuild)
+{
+    struct env e;
+    struct laid_out l[3];
+    open_env(&e, 0);
+    for (int i = 0; i < 3; i++)
+        lay_out_x(&l[i], 1, 1);
+    /* the highest image first, then the lowest, then the middle one: each
+     * merge puts ranges before, after and between the published ones */
+    int by[3] = {0, 1, 2};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (l[by[j]].res < l[by[i]].res) {
+                int x = by[i];
+                by[i] = by[j];
+                by[j] = x;
+            }
+    const int order[3] = {by[2], by[0], by[1]};
+    for (int k = 0; k < 3; k++) {
+        mdp_module_desc d = {.base = l[order[k]].res, .path = "HelloWorld.dll"};
+        ck_assert_int_ge(mdp_ev_module_load(e.core, mdp_seq(e.core), 0x6000 + 0x100 * order[k], &d),
+                         0);
+    }
+    const struct mdp_exec_table *t = atomic_load(&e.core->exec);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_uint_eq(t->n, 3);
+    struct mdp_exec_range merged[3];
+    memcpy(merged, t->r, sizeof merged);
+    for (int i = 1; i < 3; i++)
+        ck_assert_uint_lt(merged[i - 1].hi, merged[i].lo);
+    pthread_mutex_lock(&e.core->mods_lock);
+    ck_assert_int_eq(mdp_exec_publish(e.core), 0);
+    pthread_mutex_unlock(&e.core->mods_lock);
+    t = atomic_load(&e.core->exec);
+    ck_assert_uint_eq(t->n, 3);
+    ck_assert_mem_eq(t->r, merged, sizeof merged);
+    /* module 1's ID now names image 2's twin: image 1's code is no one's */
+    struct laid_out twin;
+    lay_out_x(&twin, 1, 1);
+    mdp_module_desc d = {.base = twin.res, .path = "HelloWorld.dll"};
+    ck_assert_int_ge(mdp_ev_module_load(e.core, mdp_seq(e.core), 0x6100, &d), 0);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(
+            mdp_exec_return_site(e.core, (uintptr_t)l[i].res + 0x2000 + TEXT_CALLS + 5), i != 1);
+    ck_assert_int_eq(mdp_exec_return_site(e.core, (uintptr_t)twin.res + 0x2000 + TEXT_CALLS + 5),
+                     1);
+    mdp_core_free(e.core);
+    for (int i = 0; i < 3; i++)
+        unlay(&l[i]);
+    unlay(&twin);
+    unlink(e.log);
+    munmap(e.file, e.file_len);
+}
+END_TEST
+
 /* The module event opens such a layout in place (no flat view of the file
  * exists here to fall back on) and names come from it. */
 START_TEST(test_module_laid_out_with_holes_opens_in_place)
@@ -2675,6 +2734,7 @@ Suite *suite(void)
     tcase_add_test(t, test_samples_to_log_across_an_unload);
     tcase_add_test(t, test_class_id_reused_after_an_unload_names_the_new_class);
     tcase_add_test(t, test_split_version_names_its_cold_part);
+    tcase_add_test(t, test_exec_table_merged_on_load_is_a_rebuild);
     tcase_add_test(t, test_retire_waits_for_a_callback_in_flight);
     tcase_add_test(t, test_retire_waits_for_enough_tombstones);
     tcase_add_test(t, test_r2r_function_of_an_address);
