@@ -39,6 +39,17 @@ struct collect {
     size_t n;
 };
 
+/* The i-th executable range of module m, as the handler reads it. */
+static struct mdp_exec_range exec_range(const struct mdp_module *m, size_t i)
+{
+    return (struct mdp_exec_range){(uintptr_t)m->exec[i].start,
+                                   (uintptr_t)m->exec[i].start + m->exec[i].len,
+                                   (uintptr_t)m->base,
+                                   m->rf,
+                                   m->nrf,
+                                   m->id};
+}
+
 static void visit(void *payload, mdp_key key, void *val)
 {
     struct collect *c = payload;
@@ -49,12 +60,7 @@ static void visit(void *payload, mdp_key key, void *val)
         return; /* no code, or unloaded */
     for (size_t i = 0; i < m->nexec; i++, c->n++)
         if (c->t)
-            c->t->r[c->n] = (struct mdp_exec_range){(uintptr_t)m->exec[i].start,
-                                                    (uintptr_t)m->exec[i].start + m->exec[i].len,
-                                                    (uintptr_t)m->base,
-                                                    m->rf,
-                                                    m->nrf,
-                                                    m->id};
+            c->t->r[c->n] = exec_range(m, i);
 }
 
 static int by_start(const void *a, const void *b)
@@ -105,12 +111,7 @@ int mdp_exec_publish_add(mdp_core *core, const struct mdp_module *m)
     struct mdp_exec_range add[MDP_MAX_IMAGE_RANGES];
     size_t na = 0;
     for (size_t i = 0; i < m->nexec && na < MDP_MAX_IMAGE_RANGES; i++)
-        add[na++] = (struct mdp_exec_range){(uintptr_t)m->exec[i].start,
-                                            (uintptr_t)m->exec[i].start + m->exec[i].len,
-                                            (uintptr_t)m->base,
-                                            m->rf,
-                                            m->nrf,
-                                            m->id};
+        add[na++] = exec_range(m, i);
     qsort(add, na, sizeof add[0], by_start);
     struct mdp_exec_table *t = malloc(sizeof *t + (cur->n + na) * sizeof t->r[0]);
     if (t) { /* merge: both in address order */

@@ -569,6 +569,16 @@ static uint64_t gen_of(mdp_core *core, uintptr_t fn)
     return fi.gen;
 }
 
+/* fn loaded as fi, its code recorded as regions, then one sample at ip. */
+static void sample_new_code(struct env *e, uintptr_t fn, const mdt_idmap_function_info *fi,
+                            const mdp_code_region *regions, size_t n, uintptr_t ip)
+{
+    ck_assert_int_ge(mdp_ev_function_load(e->core, mdp_seq(e->core), fn, fi), 0);
+    ck_assert_int_eq(mdp_ev_code(e->core, mdp_seq(e->core), fn, regions, n), 0);
+    uint64_t gen = gen_of(e->core, fn);
+    inject(e, 1, &ip, &fn, &gen);
+}
+
 static char *slurp_raw(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -799,12 +809,8 @@ START_TEST(test_class_id_reused_after_an_unload_names_the_new_class)
     uintptr_t make_args[1] = {C_LEAF};
     mdt_idmap_function_info make = {
         .module = MOD, .token = 0x06000037, .nargs = 1, .args = make_args};
-    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
     mdp_code_region r1 = {0x20000, 0x80}, r2 = {0x50000, 0x80};
-    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &r1, 1), 0);
-    uintptr_t ip = 0x20010, fn = F_MAKE;
-    uint64_t gen = gen_of(core, F_MAKE);
-    inject(&e, 1, &ip, &fn, &gen);
+    sample_new_code(&e, F_MAKE, &make, &r1, 1, 0x20010);
     mdp_drain_all(core);
 
     /* the class unloads; its ID comes back as Leaf<string,int> */
@@ -812,12 +818,7 @@ START_TEST(test_class_id_reused_after_an_unload_names_the_new_class)
     args[0] = C_STR;
     args[1] = C_I4;
     ck_assert_int_ge(mdp_ev_class_load(core, mdp_seq(core), C_LEAF, &leaf), 0);
-    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_LATE, &make), 0);
-    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_LATE, &r2, 1), 0);
-    ip = 0x50010;
-    fn = F_LATE;
-    gen = gen_of(core, F_LATE);
-    inject(&e, 1, &ip, &fn, &gen);
+    sample_new_code(&e, F_LATE, &make, &r2, 1, 0x50010);
     ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
 
     char *log = slurp(e.log);
@@ -848,22 +849,15 @@ START_TEST(test_split_version_names_its_cold_part)
     uintptr_t make_args[1] = {C_I4};
     mdt_idmap_function_info make = {
         .module = MOD, .token = 0x06000037, .nargs = 1, .args = make_args};
-    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
     mdp_code_region parts[2] = {{0x10000, 0x40}, {0x60000, 0xc0}};
-    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, parts, 2), 0);
-    uintptr_t fn = F_MAKE, ip = 0x60010; /* 0x50 into the version: IL 0x9 */
+    sample_new_code(&e, F_MAKE, &make, parts, 2, 0x60010); /* 0x50 into the version: IL 0x9 */
+    uintptr_t fn = F_MAKE, ip = 0x10010;                   /* IL 0x5 */
     uint64_t gen = gen_of(core, F_MAKE);
-    inject(&e, 1, &ip, &fn, &gen);
-    ip = 0x10010; /* IL 0x5 */
     inject(&e, 1, &ip, &fn, &gen);
     ck_assert_int_ge(mdp_ev_module_unload(core, mdp_seq(core), MOD), 0);
     load_everything(&e, core);
-    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_LATE, &make), 0);
     mdp_code_region whole = {0x60000, 0x40};
-    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_LATE, &whole, 1), 0);
-    fn = F_LATE;
-    gen = gen_of(core, F_LATE);
-    inject(&e, 1, &ip, &fn, &gen);
+    sample_new_code(&e, F_LATE, &make, &whole, 1, 0x60010);
     ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
 
     char *log = slurp(e.log);
