@@ -2658,7 +2658,14 @@ START_TEST(test_exec_table_merged_on_load_is_a_rebuild)
     pthread_mutex_unlock(&e.core->mods_lock);
     t = atomic_load(&e.core->exec);
     ck_assert_uint_eq(t->n, 3);
-    ck_assert_mem_eq(t->r, merged, sizeof merged);
+    for (int i = 0; i < 3; i++) { /* field by field: the padding may differ */
+        ck_assert_uint_eq(t->r[i].lo, merged[i].lo);
+        ck_assert_uint_eq(t->r[i].hi, merged[i].hi);
+        ck_assert_uint_eq(t->r[i].base, merged[i].base);
+        ck_assert_ptr_eq(t->r[i].rf, merged[i].rf);
+        ck_assert_uint_eq(t->r[i].nrf, merged[i].nrf);
+        ck_assert_uint_eq(t->r[i].module, merged[i].module);
+    }
     /* module 1's ID now names image 2's twin: image 1's code is no one's */
     struct laid_out twin;
     lay_out_x(&twin, 1, 1);
