@@ -274,6 +274,16 @@ MDP_HOT int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *c
             return 1;
         }
     }
+    mdp_prolog p;
+    int decoded = mdp_prolog_decode(&p, code, size) == 0;
+    /* OSR code is jumped to from the patchpoint helper, not called: in its
+     * prolog, its first instruction included, the word at RSP is the
+     * patchpoint call's return into the tier-0 frame of the same
+     * invocation (which would show the method twice) and RBP is still that
+     * frame's: not understood here, so the frame-pointer chain gives the
+     * tier-0 frame's caller */
+    if (decoded && p.osr && leaf && off < p.end)
+        return 0;
     if (leaf && off == 0) {
         /* nothing has run yet: the return address is where the call put it */
         if (read_word(f->sp, lo, hi, &ret))
@@ -281,10 +291,7 @@ MDP_HOT int mdp_unwind_managed(mdp_uw *caller, const mdp_uw *f, const uint8_t *c
         *caller = (mdp_uw){ret, f->sp + 8, f->fp};
         return 1;
     }
-    mdp_prolog p;
-    if (mdp_prolog_decode(&p, code, size) != 0)
-        return 0;
-    if (p.osr && leaf && off < p.end)
+    if (!decoded)
         return 0;
     if (leaf && off < p.end) {
         /* stopped inside the prolog: undo what has run */

@@ -406,6 +406,12 @@ START_TEST(test_unwind_osr_frame_asks_for_a_scan)
     /* inside its prolog: not understood */
     f = (mdp_uw){base + 1, SW(21), SW(30)};
     ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 0);
+    /* at its first instruction too: it was jumped to, and the word at RSP
+     * is the patchpoint call's return into its own tier-0 frame (a wrong
+     * caller once in ~1,400 samples of handler.sh's OSR loop) */
+    stack_words[22] = 0x7070;
+    f = (mdp_uw){base, SW(22), SW(30)};
+    ck_assert_int_eq(mdp_unwind_managed(&caller, &f, code, sizeof code, 1, LO, HI), 0);
 }
 END_TEST
 
