@@ -163,8 +163,27 @@ diagnostics_disabled() {
 check diagnostics_disabled diagnostics_disabled
 
 # The kernel accepts the connection for a stopped process; nobody answers.
+# kill -STOP returns before every thread has stopped (each stops the next
+# time it runs in the kernel, later on a loaded machine): until they all
+# say T, the runtime's diagnostics thread may still answer. At most 2 s.
+wait_stopped() {
+    i=0
+    while [ $i -lt 200 ]; do
+        all=1
+        for s in /proc/"$1"/task/*/stat; do
+            st=$(sed 's/.*) //' "$s" 2>/dev/null | cut -c1)
+            case $st in T | t | '') ;; *) all=0; break ;; esac
+        done
+        [ $all = 0 ] || return 0
+        sleep 0.01
+        i=$((i + 1))
+    done
+    return 1
+}
+
 stopped_process_times_out() {
     kill -STOP "$w1_pid"
+    wait_stopped "$w1_pid" || { echo "the process did not stop within 2 s"; kill -CONT "$w1_pid"; return 1; }
     t0=$(date +%s%N)
     run_client "$client" -t 700 info "$w1_pid"
     t1=$(date +%s%N)
