@@ -447,15 +447,17 @@ def output():
     # a write error later: the file size limit, which the profiler honours
     # (a write past it would raise SIGXFSZ and kill the program)
     log = os.path.join(work, "out.fsize.log")
-    # a few writes fit (half-second ones: native frames make a sample log's
-    # first seconds some 100 KB), the whole log (about 600 KB) does not
-    limit = 160000
+    # a few writes fit (quarter-second ones: native frames make a sample
+    # log's first seconds some 100 KB; a first write past the limit, which
+    # a drain thread starved on a loaded machine once made, would leave
+    # nothing to check), the whole log (350-400 KB) does not
+    limit = 200000
 
     def fsize():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     base = os.path.join(work, "out.fsize")
     # (the runtime's W^X double mapping sizes a memfd past such a limit)
-    p = launch(["-o", log, "--", "env", "DOTNET_EnableWriteXorExecute=0", "MDPROFILE_FLUSH_MS=500"] +
+    p = launch(["-o", log, "--", "env", "DOTNET_EnableWriteXorExecute=0", "MDPROFILE_FLUSH_MS=250"] +
                program(base, "names", base + ".expected", "2000"), preexec=fsize)
     rc, _, err = finish(p)
     ok(rc == 0, "a log past RLIMIT_FSIZE: the program runs to its end, status 0 (%d)" % rc)
