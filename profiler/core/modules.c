@@ -240,15 +240,13 @@ int mdp_ev_module_load(mdp_core *core, uint64_t seq, uintptr_t id, const mdp_mod
     if (r == MDT_IDMAP_APPLIED) {
         if (old)
             bury(core, mdp_pmap_del(&core->modules, id, 0));
-        if (mdp_pmap_put(&core->modules, id, 0, m) != 0) {
+        int kept = mdp_pmap_put(&core->modules, id, 0, m) == 0;
+        if (!kept)
             bury(core, m);
-            if (old) /* the table may hold the replaced module's ranges */
-                mdp_exec_publish(core);
-        } else if (old) {
+        if (old) /* the table may hold the replaced module's ranges */
             mdp_exec_publish(core);
-        } else if (m->nexec) {
+        else if (kept && m->nexec)
             mdp_exec_publish_add(core, m);
-        }
     } else {
         free_module(m);
     }
