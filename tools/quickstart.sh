@@ -59,7 +59,14 @@ test)
         make -s -j"$jobs" check >/dev/null 2>&1) || status=1
     for d in build build-asan; do
         for log in $(find "$d" -name '*.trs' | xargs grep -l 'test-result: \(FAIL\|ERROR\)' 2>/dev/null); do
-            echo "== $d: ${log%.trs}.log"; tail -n 30 "${log%.trs}.log"
+            echo "== $d: ${log%.trs}.log"
+            # A sanitizer's report first (its top frames say where; the tail
+            # is only its legend), without the prefix MSBuild puts on the
+            # lines of a compiler it ran.
+            at=$(grep -n -m 1 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:\|WARNING: ThreadSanitizer' \
+                "${log%.trs}.log" | cut -d: -f1)
+            [ -n "$at" ] && sed -n "$at,$((at + 40))p" "${log%.trs}.log" | sed 's/^.*): error : //' | cut -c1-240
+            tail -n 30 "${log%.trs}.log"
         done
     done
     echo "valgrind (memcheck) on the plain build:"

@@ -283,16 +283,17 @@ static uintptr_t osr_frame(const mdp_core *core, uintptr_t fp, uintptr_t saved, 
 {
     mdt_idmap_code_range r;
     if (fp >= lo && fp <= hi - 16 && !(fp & 7)) {
-        uintptr_t ret0 = ((const uintptr_t *)fp)[1], s;
+        uintptr_t ret0 = mdp_stack_word(fp + 8), s;
         if (ret0 >= 4096 && mdt_idmap_ip_lookup(&r, core->map, ret0 - 1) == 0 &&
             r.function_id == fn &&
             (s = mdp_osr_tier0_record(fp, saved, (const uint8_t *)r.start, r.size, lo, hi)) &&
-            managed_return(core, ((const uintptr_t *)s)[1]))
+            managed_return(core, mdp_stack_word(s + 8)))
             return s;
     }
     for (uintptr_t s = fp + 16; s <= fp + 4096 && s <= hi - 16 && s < saved; s += 8) {
-        const uintptr_t *w = (const uintptr_t *)s;
-        if (w[0] == saved && w[1] >= 4096 && mdt_idmap_ip_lookup(&r, core->map, w[1] - 1) == 0)
+        uintptr_t ret;
+        if (mdp_stack_word(s) == saved && (ret = mdp_stack_word(s + 8)) >= 4096 &&
+            mdt_idmap_ip_lookup(&r, core->map, ret - 1) == 0)
             return s;
     }
     return 0;
@@ -324,14 +325,14 @@ static uintptr_t saved_fp(const mdp_core *core, uintptr_t sp, uintptr_t lo, uint
      * a thread at its root, one whose saved RBP is 0. */
     for (int pass = 0; pass < 2; pass++)
         for (uintptr_t a = sp; a < hi && a < sp + 512 * 8; a += 8) {
-            uintptr_t f = *(const uintptr_t *)a;
+            uintptr_t f = mdp_stack_word(a);
             if (f <= a || f > hi - 16 || (f & 7))
                 continue;
-            uintptr_t up = ((const uintptr_t *)f)[0], ret = ((const uintptr_t *)f)[1];
+            uintptr_t up = mdp_stack_word(f), ret = mdp_stack_word(f + 8);
             if (!code_return(core, ret))
                 continue;
             if (pass == 0 && up > f && up <= hi - 16 && !(up & 7) &&
-                code_return(core, ((const uintptr_t *)up)[1]))
+                code_return(core, mdp_stack_word(up + 8)))
                 return f;
             if (pass == 1 && (up == 0 || (up > f && up <= hi - 16 && !(up & 7))))
                 return f;
@@ -405,7 +406,7 @@ MDP_HOT static void take_sample(const mdp_core *core, struct mdp_slot *t, const 
             /* an OSR version's tier-0 frame: skip it, on from the tier-0 record */
             uintptr_t s = osr_frame(core, cur.sp - 16, cur.fp, lo, hi, fn);
             if (s) {
-                cur = (mdp_uw){((const uintptr_t *)s)[1], s + 16, ((const uintptr_t *)s)[0]};
+                cur = (mdp_uw){mdp_stack_word(s + 8), s + 16, mdp_stack_word(s)};
                 continue;
             }
         }
@@ -442,7 +443,7 @@ MDP_HOT static void take_sample(const mdp_core *core, struct mdp_slot *t, const 
                 /* OSR: on from the tier-0 frame record, found by its saved RBP */
                 uintptr_t s = osr_frame(core, cur.fp, next.fp, lo, hi, fn);
                 if (s)
-                    next = (mdp_uw){((const uintptr_t *)s)[1], s + 16, ((const uintptr_t *)s)[0]};
+                    next = (mdp_uw){mdp_stack_word(s + 8), s + 16, mdp_stack_word(s)};
                 else
                     break; /* the caller is unknown: stop rather than guess */
             }
@@ -454,8 +455,7 @@ MDP_HOT static void take_sample(const mdp_core *core, struct mdp_slot *t, const 
                 !(leaf && !fn && (state & MDP_WALL_SYSCALL) &&
                   (cur.fp = saved_fp(core, cur.sp, lo, hi))))
                 break;
-            next = (mdp_uw){((const uintptr_t *)cur.fp)[1], cur.fp + 16,
-                            ((const uintptr_t *)cur.fp)[0]};
+            next = (mdp_uw){mdp_stack_word(cur.fp + 8), cur.fp + 16, mdp_stack_word(cur.fp)};
         }
         if (next.ip < 4096 || next.sp <= cur.sp || next.sp > hi)
             break;

@@ -172,11 +172,18 @@ MDP_HOT int mdp_prolog_decode(mdp_prolog *p, const uint8_t *code, size_t size)
     return 0;
 }
 
+#ifdef MDP_ASAN
+__attribute__((no_sanitize_address, noinline)) uintptr_t mdp_stack_word(uintptr_t a)
+{
+    return *(const uintptr_t *)a;
+}
+#endif
+
 static int read_word(uintptr_t a, uintptr_t lo, uintptr_t hi, uintptr_t *w)
 {
     if (a < lo || a > hi - 8 || (a & 7))
         return -1;
-    *w = *(const uintptr_t *)a;
+    *w = mdp_stack_word(a);
     return 0;
 }
 

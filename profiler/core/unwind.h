@@ -31,6 +31,33 @@
  * signal) misses on fewer code pages and lines. */
 #define MDP_HOT __attribute__((hot))
 
+/* The word of a sampled thread's stack at `a` (8-aligned and inside the
+ * stack: the caller checked). The handler reads words of frames that are
+ * not its own and belong to no object: under AddressSanitizer the words
+ * of an instrumented frame's redzones are poisoned, though mapped, and a
+ * thread sampled inside one of the sanitizer's interceptors (every malloc
+ * and memcpy of the runtime goes through them; they keep no frame record)
+ * leaves RBP where a frame-pointer step reads such words. A checked load
+ * there aborts the host with a report (a compiler profiled in CI's ASan
+ * build, once). So there the load is left unchecked, in a function of its
+ * own (GCC and Clang never inline one whose sanitizing differs);
+ * elsewhere it is a plain load. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MDP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MDP_ASAN 1
+#endif
+#endif
+#ifdef MDP_ASAN
+uintptr_t mdp_stack_word(uintptr_t a);
+#else
+static inline uintptr_t mdp_stack_word(uintptr_t a)
+{
+    return *(const uintptr_t *)a;
+}
+#endif
+
 typedef struct mdp_uw {
     uintptr_t ip; /* the frame's instruction pointer (a return address for callers) */
     uintptr_t sp; /* its stack pointer (for a caller: just above the return address) */

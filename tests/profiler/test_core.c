@@ -35,6 +35,10 @@
 #include "core/unwind.h"
 #include "paths.h"
 
+#ifdef MDP_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 /* ---- ring ------------------------------------------------------------------ */
 
 START_TEST(test_ring_wraps_and_keeps_order)
@@ -1154,6 +1158,54 @@ START_TEST(test_walk_cache_never_outlives_the_code)
         ck_assert_uint_eq(fns[1], F_SPARE);
         ck_assert_uint_eq(fns[2], F_MAKE);
     }
+    munmap(code, 4096);
+    close_env(&e);
+}
+END_TEST
+
+/* The handler reads words of frames that are not its own: under ASan the
+ * redzones of an instrumented frame (the profiler's own callbacks, down a
+ * runtime thread's stack) are poisoned, and a checked load there would
+ * abort the host (a compiler profiled under CI's ASan build, once). Here
+ * the frame records the walk reads lie in poisoned words, as they would in
+ * such a frame: the walk must read them (no report) and name both frames,
+ * the leaf's caller by its frame record and the method's own by its
+ * prolog's. Without ASan the poisoning is nothing and the walk the same. */
+START_TEST(test_walk_reads_stack_words_asan_poisoned)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    load_everything(&e, core);
+    /* push rbp; mov rbp, rsp; nops, a call at 0x40 */
+    uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(code, MAP_FAILED);
+    memset(code, 0x90, 4096);
+    static const uint8_t prolog[] = {0x55, 0x48, 0x89, 0xe5};
+    memcpy(code, prolog, sizeof prolog);
+    code[0x40] = 0xe8;
+    uintptr_t ret = (uintptr_t)code + 0x45;
+    mdt_idmap_function_info make = {.module = MOD, .token = 0x06000037};
+    ck_assert_int_ge(mdp_ev_function_load(core, mdp_seq(core), F_MAKE, &make), 0);
+    mdp_code_region reg = {(uintptr_t)code, 256};
+    ck_assert_int_eq(mdp_ev_code(core, mdp_seq(core), F_MAKE, &reg, 1), 0);
+    memset(stack_words, 0, sizeof stack_words);
+    atomic_store(&e.slot->stack_lo, LO);
+    atomic_store(&e.slot->stack_hi, HI);
+    stack_words[20] = SW(30); /* the leaf's frame record */
+    stack_words[21] = ret;
+    stack_words[30] = 0; /* the method's: the root */
+    stack_words[31] = 0;
+#ifdef MDP_ASAN
+    ASAN_POISON_MEMORY_REGION(&stack_words[18], 16 * sizeof stack_words[0]);
+#endif
+    uintptr_t fns[4];
+    unsigned n = sample_by_hand(&e, 0x10, SW(16), SW(20), fns, 4);
+#ifdef MDP_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(&stack_words[18], 16 * sizeof stack_words[0]);
+#endif
+    ck_assert_uint_eq(n, 2);
+    ck_assert_uint_eq(fns[1], F_MAKE);
     munmap(code, 4096);
     close_env(&e);
 }
@@ -2763,6 +2815,7 @@ Suite *suite(void)
     tcase_add_test(t, test_cut_stack_ends_truncated);
     tcase_add_test(t, test_thread_and_slice);
     tcase_add_test(t, test_walk_cache_never_outlives_the_code);
+    tcase_add_test(t, test_walk_reads_stack_words_asan_poisoned);
     tcase_add_test(t, test_unwind_step_agrees_with_the_decoder);
     tcase_add_test(t, test_thread_role_read_while_new_and_at_writes);
     tcase_add_test(t, test_scan_takes_a_blocked_thread_with_its_stack);
