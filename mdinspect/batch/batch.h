@@ -256,7 +256,8 @@ typedef struct mdb_proc {
 
 typedef struct mdb_logctx mdb_logctx;
 
-/* `folders_on`: search the folders headers name (framework=, frameworks=). */
+/* `folders_on`: search the folders headers name (framework=, frameworks=,
+ * folders=) and later lines add (#frameworks, #folders). */
 mdb_logctx *mdb_logctx_new(void *ctx, mdb_assemblies *a, bool folders_on);
 /* The pseudo-process of the lines before any header. */
 const mdb_proc *mdb_logctx_none(const mdb_logctx *lc);

@@ -1,7 +1,7 @@
 /* mdinspect batch: what the lines of a log say about the lines after them
  * (doc/profile-log.md): a `#mdprofile` header starts a process (its pid,
- * command, and the framework folders to search: `framework=`,
- * `frameworks=`; later `#frameworks` lines add some), `#stats` closes it,
+ * command, and the folders to search: `framework=`, `frameworks=`,
+ * `folders=`; later `#frameworks` and `#folders` lines add some), `#stats` closes it,
  * `#module MVID NAME VERSION` names a module for the frames that do not
  * resolve, `#thread TID ...` names a thread of the records after it. Everything else in batch
  * reads a line alone; these lines are read one block at a time in input
@@ -278,6 +278,8 @@ static int scan_line(mdb_logctx *lc, mdb_block *b, const char *s, size_t n, cons
         thread_line(lc, s, n, lineno);
     else if (q == s && n > 12 && word(s, n, "#frameworks"))
         mdb_lc_folders(lc, s + 12, n - 12); /* folders first seen after the header */
+    else if (q == s && n > 9 && word(s, n, "#folders"))
+        mdb_lc_folders(lc, s + 9, n - 9);
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /* mdinspect batch, the processes of the input (logctx_int.h): a log's
  * header (`#mdprofile` and its fields: pid, command, mode, rate, slice,
- * start, the framework folders to search) and `#stats` line read into the
+ * start, the folders to search) and `#stats` line read into the
  * process they start and close, with the escapes and numbers the `#` lines
  * share. Folders are taken only when absolute and existing directories
  * here, at most MAX_FOLDERS of them, and searched from the block that
@@ -99,7 +99,8 @@ static void folder(mdb_logctx *lc, const char *s, size_t n)
     lc->pending[lc->npending++] = path;
 }
 
-/* A comma-separated list of folders: `frameworks=` and `#frameworks`. */
+/* A comma-separated list of folders: `frameworks=`, `folders=`,
+ * `#frameworks` and `#folders`. */
 void mdb_lc_folders(mdb_logctx *lc, const char *v, size_t vn)
 {
     const char *q = v, *vend = v + vn;
@@ -206,7 +207,8 @@ static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
             p->has_start = iso_time(v, vn, &p->start_ns);
         } else if (keylen == 9 && memcmp(k, "framework", 9) == 0) {
             folder(lc, v, vn);
-        } else if (keylen == 10 && memcmp(k, "frameworks", 10) == 0) {
+        } else if ((keylen == 10 && memcmp(k, "frameworks", 10) == 0) ||
+                   (keylen == 7 && memcmp(k, "folders", 7) == 0)) {
             mdb_lc_folders(lc, v, vn);
         }
     }

@@ -57,7 +57,8 @@ struct mdb_logctx {
 mdb_proc *mdb_lc_new_proc(mdb_logctx *lc, const char *s, size_t n, uint64_t lineno);
 /* A #stats line's fields into the process it closes. */
 void mdb_lc_stats_line(mdb_proc *p, const char *s, size_t n);
-/* A comma-separated list of folders (`frameworks=`, `#frameworks`), each
+/* A comma-separated list of folders (`frameworks=`, `folders=`,
+ * `#frameworks`, `#folders`), each
  * taken or not as a header's. */
 void mdb_lc_folders(mdb_logctx *lc, const char *v, size_t vn);
 /* A %XX-escaped value decoded into the arena (at most `max` bytes of it),

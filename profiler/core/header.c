@@ -1,11 +1,14 @@
 /* What the log says about the process and its modules
  * (doc/profile-log.md): the header line (runtime, pid, ppid, mode, start,
- * the core library's folder `framework=`, every shared-framework and SDK
- * folder managed modules came from `frameworks=`, the command line
- * `cmd=`), and the text of a `#module MVID NAME VERSION` line, which
- * tells a reader which assembly (and version) to look for when it does
- * not find a module by its MVID. Header values hold no spaces: spaces,
- * control characters and '%' are percent-encoded. */
+ * the core library's folder `framework=`, every shared-framework, SDK and
+ * pack folder managed modules came from `frameworks=`, every other such
+ * folder `folders=`, the command line `cmd=`; a reader searches the
+ * folders for the records' modules), the `#frameworks` and `#folders`
+ * lines of folders first seen after the header, and the text of a
+ * `#module MVID NAME VERSION` line, which tells a reader which assembly
+ * (and version) to look for when it does not find a module by its MVID.
+ * Header values hold no spaces: spaces, control characters and '%' are
+ * percent-encoded. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -74,23 +77,77 @@ void mdp_corelib_note(mdp_core *core, const char *path)
     core->writer->framework[n] = 0;
 }
 
-void mdp_frameworks_note(mdp_core *core, const char *path)
+void mdp_folders_note(mdp_core *core, const char *path)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash || slash == path)
+    if (!slash || slash == path || path[0] != '/')
         return;
     size_t n = (size_t)(slash - path);
-    if (!mdp_framework_folder(path, n))
-        return;
-    for (size_t i = 0; i < core->writer->nframeworks; i++)
-        if (strlen(core->writer->frameworks[i]) == n &&
-            memcmp(core->writer->frameworks[i], path, n) == 0)
+    struct mdp_folders *l =
+        mdp_framework_folder(path, n) ? &core->writer->frameworks : &core->writer->apps;
+    for (size_t i = 0; i < l->n; i++)
+        if (strlen(l->v[i]) == n && memcmp(l->v[i], path, n) == 0)
             return;
-    if (core->writer->nframeworks == MDP_MAX_FRAMEWORKS)
-        return;
+    if (l->n == MDP_MAX_FOLDERS)
+        return; /* a reader is given folders as hints: the rest need -a */
     char *d = strndup(path, n);
     if (d)
-        core->writer->frameworks[core->writer->nframeworks++] = d;
+        l->v[l->n++] = d;
+}
+
+/* Folders [from, l->n) of a list, comma-separated and encoded, after `lead`. */
+static void put_folders(struct mdp_growbuf *b, const char *lead, const struct mdp_folders *l,
+                        size_t from)
+{
+    char enc[3 * 4200 + 1];
+    mdp_growbuf_puts(b, lead);
+    for (size_t i = from; i < l->n; i++) {
+        size_t n = mdp_pct_escape(enc, sizeof enc, l->v[i], strlen(l->v[i]));
+        if (i > from)
+            mdp_growbuf_put(b, ",", 1);
+        mdp_growbuf_put(b, enc, n);
+    }
+}
+
+char *mdp_folders_announce(mdp_core *core, size_t *len)
+{
+    struct mdp_growbuf b = {0};
+    struct mdp_folders *lists[2] = {&core->writer->frameworks, &core->writer->apps};
+    static const char *const lead[2] = {"#frameworks ", "#folders "};
+    *len = 0;
+    pthread_mutex_lock(&core->mods_lock);
+    for (int k = 0; k < 2; k++) {
+        lists[k]->announced = lists[k]->n;
+        if (lists[k]->n > lists[k]->written) {
+            put_folders(&b, lead[k], lists[k], lists[k]->written);
+            mdp_growbuf_put(&b, "\n", 1);
+        }
+    }
+    pthread_mutex_unlock(&core->mods_lock);
+    if (b.bad) {
+        free(b.s);
+        return NULL; /* said at the next write */
+    }
+    *len = b.len;
+    return b.s;
+}
+
+void mdp_folders_announced(mdp_core *core, int written)
+{
+    pthread_mutex_lock(&core->mods_lock);
+    if (written) {
+        core->writer->frameworks.written = core->writer->frameworks.announced;
+        core->writer->apps.written = core->writer->apps.announced;
+    }
+    pthread_mutex_unlock(&core->mods_lock);
+}
+
+void mdp_folders_free(mdp_core *core)
+{
+    struct mdp_folders *lists[2] = {&core->writer->frameworks, &core->writer->apps};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < lists[k]->n; i++)
+            free(lists[k]->v[i]);
 }
 
 /* Short names for the header's many appends. */
@@ -168,15 +225,13 @@ char *mdp_header_line(mdp_core *core)
         puts_(&b, " framework=");
         put_enc(&b, core->writer->framework);
     }
-    if (core->writer->nframeworks) {
-        puts_(&b, " frameworks=");
-        for (size_t i = 0; i < core->writer->nframeworks; i++) {
-            if (i)
-                puts_(&b, ",");
-            put_enc(&b, core->writer->frameworks[i]);
-        }
-    }
-    core->writer->frameworks_written = core->writer->nframeworks;
+    if (core->writer->frameworks.n)
+        put_folders(&b, " frameworks=", &core->writer->frameworks, 0);
+    if (core->writer->apps.n)
+        put_folders(&b, " folders=", &core->writer->apps, 0);
+    core->writer->frameworks.written = core->writer->frameworks.announced =
+        core->writer->frameworks.n;
+    core->writer->apps.written = core->writer->apps.announced = core->writer->apps.n;
     pthread_mutex_unlock(&core->mods_lock);
     if (core->cmd[0]) {
         puts_(&b, " cmd=");

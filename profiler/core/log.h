@@ -65,9 +65,18 @@ char *mdp_header_line(mdp_core *core);
 /* The folder the core library was loaded from, from its path (the
  * first one wins; mods_lock held): the header's framework=. */
 void mdp_corelib_note(mdp_core *core, const char *path);
-/* Note a folder managed modules are loaded from, if it is a shared
- * framework's or the SDK's (mods_lock held). */
-void mdp_frameworks_note(mdp_core *core, const char *module_path);
+/* Note the folder a managed module was loaded from (mods_lock held): the
+ * header's frameworks= when it is a shared framework's, the SDK's or a
+ * pack's, its folders= otherwise (at most MDP_MAX_FOLDERS each). */
+void mdp_folders_note(mdp_core *core, const char *module_path);
+/* The `#frameworks` and `#folders` lines (malloc, *len bytes; NULL when
+ * there are none) of the folders first seen since the header or the last
+ * write that reached the log, for the write being made (records.c);
+ * mdp_folders_announced then says whether it reached the log: written,
+ * they are not said again; not, the next write says them again. */
+char *mdp_folders_announce(mdp_core *core, size_t *len);
+void mdp_folders_announced(mdp_core *core, int written);
+void mdp_folders_free(mdp_core *core);
 /* Whether a folder is a shared framework's (…/shared/NAME/VERSION), in
  * the SDK (…/sdk/VERSION…) or in a pack (…/packs/NAME/VERSION…). */
 int mdp_framework_folder(const char *dir, size_t len);

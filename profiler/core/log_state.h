@@ -13,7 +13,17 @@
 
 #include "core/base.h"
 
-#define MDP_MAX_FRAMEWORKS 64u /* framework and SDK folders in the header */
+#define MDP_MAX_FOLDERS 64u /* folders of each list in the header and later lines */
+
+/* Folders managed modules were loaded from, as the log names them
+ * (header.c): the header's list (`frameworks=`, `folders=`), then a line
+ * (`#frameworks`, `#folders`) for those first seen after it. */
+struct mdp_folders {
+    char *v[MDP_MAX_FOLDERS]; /* (mods_lock) */
+    size_t n;                 /* (mods_lock) */
+    size_t written;           /* in the header or a line so far (mods_lock) */
+    size_t announced;         /* in the write being made (mods_lock) */
+};
 
 struct mdp_writer {
     /* the header's facts (mdp_writer_new) */
@@ -21,15 +31,15 @@ struct mdp_writer {
     int attach;
     time_t start_wall;
     char framework[4096]; /* folder of the core library's file; "" unknown (mods_lock) */
-    /* framework and SDK folders of loaded modules (mods_lock) */
-    char *frameworks[MDP_MAX_FRAMEWORKS];
-    size_t nframeworks;
+    /* folders of loaded modules: a shared framework's, the SDK's or a
+     * pack's; every other one (the application's, a plug-in's, a NuGet
+     * cache's) */
+    struct mdp_folders frameworks, apps;
 
     /* records.c: what the log holds so far (drain_lock) */
     int header_written;
-    mdp_smap described;        /* MVIDs that have their #module line */
-    size_t frameworks_written; /* folders in the header or a #frameworks line */
-    uint64_t stat_records;     /* record lines written */
+    mdp_smap described;    /* MVIDs that have their #module line */
+    uint64_t stat_records; /* record lines written */
     uint64_t last_flush_ms;
     /* a write's text, kept for the next write up to MDP_LOG_BUF_KEEP bytes:
      * a new buffer each write (mmap'd past 128 KB) was a third of the

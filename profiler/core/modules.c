@@ -227,7 +227,7 @@ int mdp_ev_module_load(mdp_core *core, uint64_t seq, uintptr_t id, const mdp_mod
     m->flags = d->flags;
     open_image(core, m);
     if (m->image && m->path[0])
-        mdp_frameworks_note(core, m->path); /* the header's frameworks= */
+        mdp_folders_note(core, m->path); /* the header's frameworks= or folders= */
     mdt_idmap_module_info info = {
         .image = m->image,
         .path = m->path,

@@ -6,12 +6,13 @@
  * then after every drain) the drain thread appends them to the log,
  * sorted by count (then text, so equal runs give equal logs): the header
  * first (once, at the first write, when the core library and the
- * frameworks the program starts with are loaded), a #frameworks line for
- * framework folders first seen after it, the pending diagnostics (`#`
- * lines), an #elf line for every ELF object the write's native frames lie
- * in that the log has not named yet (elfmap.c), and before each record a
- * #module line for every module it names that the log has not described
- * yet. What a write announces (#elf, #module, #frameworks) counts as said
+ * frameworks the program starts with are loaded), #frameworks and
+ * #folders lines for module folders first seen after it, the pending
+ * diagnostics (`#` lines), an #elf line for every ELF object the write's
+ * native frames lie in that the log has not named yet (elfmap.c), and
+ * before each record a #module line for every module it names that the
+ * log has not described yet. What a write announces (#elf, #module,
+ * #frameworks, #folders) counts as said
  * only when the write succeeded: a failed write is undone (logfile.c) and
  * the next one says it again, before the records that need it. The same
  * stack may so appear in several writes: readers sum the records. Only a
@@ -416,7 +417,6 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     core->writer->buf_cap = 0;
     struct newmods nm = {0};
     mdp_smap_init(&nm.set);
-    size_t fw_before = core->writer->frameworks_written; /* restored when the write fails */
     if (!core->writer->header_written) {
         char *h = mdp_header_line(core);
         if (!h) {
@@ -427,22 +427,12 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         put(&o, "\n", 1);
         free(h);
     } else {
-        pthread_mutex_lock(&core->mods_lock);
-        if (core->writer->nframeworks > core->writer->frameworks_written) {
-            /* folders first seen after the header was written */
-            put(&o, "#frameworks ", 12);
-            for (size_t i = core->writer->frameworks_written; i < core->writer->nframeworks; i++) {
-                char enc[3 * 4200 + 1];
-                size_t n = mdp_pct_escape(enc, sizeof enc, core->writer->frameworks[i],
-                                          strlen(core->writer->frameworks[i]));
-                if (i > core->writer->frameworks_written)
-                    put(&o, ",", 1);
-                put(&o, enc, n);
-            }
-            put(&o, "\n", 1);
-            core->writer->frameworks_written = core->writer->nframeworks;
-        }
-        pthread_mutex_unlock(&core->mods_lock);
+        /* folders first seen after the header was written */
+        size_t flen = 0;
+        char *folders = mdp_folders_announce(core, &flen);
+        if (folders)
+            put(&o, folders, flen);
+        free(folders);
     }
     /* threads first seen or renamed since the last write: their #thread
      * lines go before the records (threadnames.c) */
@@ -461,9 +451,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     struct collect c = {calloc(nrec ? nrec : 1, sizeof *c.v), 0, 0};
     if (!c.v) {
         free(o.s);
-        pthread_mutex_lock(&core->mods_lock);
-        core->writer->frameworks_written = fw_before;
-        pthread_mutex_unlock(&core->mods_lock);
+        mdp_folders_announced(core, 0);
         if (notes)
             mdp_notes_restore(core, notes, nlen);
         mdp_elf_announced(core, 0);
@@ -508,6 +496,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
         for (size_t i = 0; i < nm.n; i++)
             mdp_smap_put(&core->writer->described, nm.v[i], 32, (void *)1);
         mdp_elf_announced(core, 1);
+        mdp_folders_announced(core, 1);
         /* what was written is gone; a call record keeps the enters of calls
          * that have not left yet */
         for (size_t i = 0; i < c.n; i++) {
@@ -526,9 +515,7 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
             mdp_smap_free(&old);
         }
     } else {
-        pthread_mutex_lock(&core->mods_lock);
-        core->writer->frameworks_written = fw_before;
-        pthread_mutex_unlock(&core->mods_lock);
+        mdp_folders_announced(core, 0);
         mdp_elf_announced(core, 0); /* the next write names the files again */
         /* the notes wait for the next write, before what came meanwhile */
         if (notes)
@@ -607,8 +594,7 @@ void mdp_writer_free(mdp_core *core)
         return;
     mdp_smap_free(&w->described);
     free(w->buf);
-    for (size_t i = 0; i < w->nframeworks; i++)
-        free(w->frameworks[i]);
+    mdp_folders_free(core);
     free(w);
     core->writer = NULL;
 }

@@ -20,7 +20,9 @@
 #    "unknown_mvid", "unknown_assembly", "unknown_assembly_version"; before
 #    the #module line: "[unresolved: unknown MVID]";
 #  - the special frame `truncated` prints [truncated] in every format;
-#  - a later `#frameworks` line's folders are searched;
+#  - a later `#frameworks` line's folders are searched, and so are the
+#    application's folders of the header's `folders=` and of a later
+#    `#folders` line (relative and missing folders ignored);
 #  - the line where a log was cut and the next appended is malformed, and
 #    the lines after it are the next process's.
 # Prints one line per check and "N passed, M failed".
@@ -170,6 +172,34 @@ p = subprocess.run([prog, "batch", "--no-progress"], input=late.encode(),
 text = p.stdout.decode().split("\n")
 check(text[3] == "stack 2\tEverything.InfoAttribute::.ctor",
       "a #frameworks line: its folders are searched: %r" % text[1:4])
+
+# The application's folders: the header's folders= (the relative "data",
+# which would find Everything.dll from here, and a missing one are
+# ignored), and, in another input, a #folders line, searched by the lines
+# after it (as for #frameworks, the lines before it in its block may see
+# it too).
+head = ("#mdprofile 4 runtime=10.0.12 pid=600 mode=sample rate=1000 "
+        "folders=data,/nonexistent/bin,%s/data/pdb\n" % top +
+        "stack 1 %s:0x06000002@0x8\n" % LINES +
+        "stack 1 %s:0x06000001\n" % EVERY +
+        "#stats samples=2\n")
+line = ("#mdprofile 4 runtime=10.0.12 pid=601 mode=sample rate=1000\n"
+        "#folders %s/data\n" % top +
+        "stack 2 %s:0x06000001\n" % EVERY +
+        "#stats samples=2\n")
+for t in (1, 2):
+    for log, at, want, what in (
+            (head, 1, "stack 1\tLines.Calc::", "folders= (absolute, existing folders only)"),
+            (head, 2, "stack 1\t[unresolved: unknown MVID]", "folders=: not a relative one"),
+            (line, 2, "stack 2\tEverything.InfoAttribute::.ctor", "a #folders line")):
+        for opt in ((), ("--no-log-folders",)):
+            p = subprocess.run([prog, "batch", "--no-progress", "-t", str(t)] + list(opt),
+                               input=log.encode(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, timeout=120)
+            got = p.stdout.decode().split("\n")[at]
+            exp = want if not opt else got.split("\t")[0] + "\t[unresolved: unknown MVID]"
+            check(got.startswith(exp), "-t %d%s: %s: %r" % (t, "".join(" " + o for o in opt),
+                                                            what if not opt else "not searched", got))
 
 done()
 PY

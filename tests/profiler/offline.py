@@ -8,7 +8,8 @@ of the `dotnet` that ran the program: the folder the log's header names
 Microsoft.NETCore.App folder `dotnet --list-runtimes` lists for the
 header's runtime version.
 
-Checked, for the text, JSON, folded and speedscope outputs of batch:
+Checked, for the text, JSON, folded and speedscope outputs of batch (and,
+for the text, batch with no --assemblies at all: the log's own folders):
 - batch exits 0 in every format, and every line of the log has its line
   in the text and JSON outputs, of the same kind, count and bytes (and, for
   a format-2 call record, leaves, tail calls and unwinds);
@@ -31,7 +32,7 @@ Checked, for the text, JSON, folded and speedscope outputs of batch:
   with their counts, and the log's pid as label.
 
 Outputs stay beside the log (LOG minus .log, plus .batch.txt, .batch.json,
-.folded, .speedscope.json, .pb.gz, .pprof.json, .frames, .reflect) for a
+.bare.txt, .folded, .speedscope.json, .pb.gz, .pprof.json, .frames, .reflect) for a
 look after a failure."""
 import json
 import os
@@ -351,6 +352,17 @@ def resolve(ok, log_path, log, names, facts, program, dirs, reflector="Workload.
     text = outs[".batch.txt"].split("\n")[:-1]
     ok("[unresolved" not in outs[".batch.txt"] and "[malformed" not in outs[".batch.txt"],
        "text output: no [unresolved: ...] or [malformed ...] line")
+    # with no folder given, the log's own (framework=, frameworks=, the
+    # application's folders=) name every frame as well
+    status, err = run_batch(mdinspect, [], log_path, None, base + ".bare.txt")
+    with open(base + ".bare.txt", encoding="utf-8") as fh:
+        bare_text = fh.read()
+    ok(status == 0 and bare_text == outs[".batch.txt"],
+       "mdinspect batch with no -a, from the log's folders alone: the same text (%d%s; %s)"
+       % (status, ": " + err if err else "",
+          next(("line %d: %r, with -a %r" % (i + 1, a[:100], b[:100])
+                for i, (a, b) in enumerate(zip(bare_text.split("\n"), outs[".batch.txt"].split("\n")))
+                if a != b), "same")))
     try:
         js = [json.loads(x) for x in outs[".batch.json"].split("\n")[:-1]]
         sscope = json.loads(outs[".speedscope.json"])

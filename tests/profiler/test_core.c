@@ -2432,13 +2432,17 @@ START_TEST(test_perf_refused_falls_back_to_the_timer)
 END_TEST
 
 /* The header names the folder the core library was loaded from, encoded so
- * that the value holds no space; the first core library wins. */
+ * that the value holds no space; the first core library wins. Every folder
+ * a module came from that is not a framework's is in folders=, once each
+ * (a module of no folder, loaded by a relative name, is in none), and one
+ * first seen after the header comes in a #folders line of the next write,
+ * once. */
 START_TEST(test_header_names_the_framework_folder)
 {
     struct env e;
     open_env(&e, 0);
     mdp_core *core = e.core;
-    load_everything(&e, core); /* not a core library */
+    load_everything(&e, core); /* not a core library; no folder */
     size_t lib_len;
     void *lib = map_file(MONO_45_DIR "/mscorlib.dll", &lib_len); /* Mono: a test dependency */
     mdp_module_desc d = {
@@ -2446,15 +2450,26 @@ START_TEST(test_header_names_the_framework_folder)
     ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 1, &d), 0);
     mdp_module_desc d2 = {.base = lib, .path = "/elsewhere/mscorlib.dll", .flags = MDP_MODULE_FLAT};
     ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 2, &d2), 0);
+    mdp_module_desc d3 = {.base = lib, .path = "/elsewhere/again.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 3, &d3), 0);
+    ck_assert_int_eq(mdp_log_flush(core, NULL, 0), 0);
+    mdp_module_desc d4 = {.base = lib, .path = "/late/one.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 4, &d4), 0);
+    mdp_module_desc d5 = {.base = lib, .path = "/late/two.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 5, &d5), 0);
     ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
     char *log = slurp(e.log);
     char *nl = strchr(log, '\n');
     ck_assert_ptr_nonnull(nl);
     *nl = 0;
     const char *fw = strstr(log, " framework=/opt/dot%20net/100%25/fw");
-    ck_assert_msg(fw && !strstr(log, "elsewhere") &&
-                      fw[strlen(" framework=/opt/dot%20net/100%25/fw")] == ' ',
+    ck_assert_msg(fw && fw[strlen(" framework=/opt/dot%20net/100%25/fw")] == ' ', "%s", log);
+    ck_assert_msg(strstr(log, " folders=/opt/dot%20net/100%25/fw,/elsewhere ") &&
+                      !strstr(log, "frameworks=") && !strstr(log, "late"),
                   "%s", log);
+    const char *rest = nl + 1, *line = strstr(rest, "#folders /late\n");
+    ck_assert_msg(line && (line == rest || line[-1] == '\n') && !strstr(line + 1, "#folders"), "%s",
+                  rest);
     close_env(&e);
     munmap(lib, lib_len);
 }
