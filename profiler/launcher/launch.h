@@ -31,6 +31,10 @@ int mdl_output_check(const char *path, char *err, size_t errlen);
  * complete; its end= value into end). 0: empty or no header, -1: cannot be
  * read or not a regular file. */
 int mdl_log_state(const char *path, char *end, size_t endlen);
+/* Remove the file mdl_output_check created at `path` when nothing was
+ * written to it (a regular file, still empty): the first process was not
+ * a .NET one. */
+void mdl_output_unused(const char *path);
 
 /* logs.c: what the profilers said. */
 struct mdl_proc {

@@ -156,3 +156,10 @@ int mdl_log_state(const char *path, char *end, size_t endlen)
     close(fd);
     return state;
 }
+
+void mdl_output_unused(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+        unlink(path);
+}

@@ -183,6 +183,10 @@ int mdl_run(const mdp_config *cfg, char **argv)
     int state = mdl_log_state(p && p->path[0] ? p->path : first, end, sizeof end);
     if (!p || !p->path[0]) {
         if (state <= 0) {
+            /* not left behind empty: `cat app*.log` and a reader's
+             * warnings about a log without #stats see only real logs */
+            if (state == 0 && !strstr(c.output, "%p"))
+                mdl_output_unused(first);
             if (WIFSIGNALED(status))
                 fprintf(stderr,
                         "mdprofile: no log at %s: %s was killed by signal %d (%s) before "

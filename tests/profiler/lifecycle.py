@@ -444,6 +444,25 @@ def output():
         ok(rc == 2 and says in err and not os.path.exists(marker),
            "-o %s: refused before the program starts, status 2, the reason said (%d in %.2f s): %s"
            % (what, rc, time.time() - t, err.strip()))
+    # a first process that is not a .NET one: its path is not left behind
+    # empty, a .NET child's log is beside it, the status is the program's;
+    # with no .NET process at all, no file either
+    log = os.path.join(work, "out.sh.log")
+    base = os.path.join(work, "out.sh")
+    p = launch(["-o", log, "--", "sh", "-c", '"$@"; exit 3', "sh"] + program(base, "names", base + ".expected", "50"))
+    rc, _, err = finish(p)
+    kids = glob.glob(os.path.join(work, "out.sh.*.log"))
+    listed = launcher_lines(err)
+    ok(rc == 3 and not os.path.exists(log) and "is not a .NET process" in err and len(kids) == 1 and
+       listed.get(kids[0], (0, ""))[1] == "complete (end=exit)",
+       "a shell starting dotnet: status 3, no empty %s left, the child's log %s listed complete (%d): %s"
+       % (os.path.basename(log), [os.path.basename(x) for x in kids], rc, err.strip()[-300:]))
+    log = os.path.join(work, "out.none.log")
+    p = launch(["-o", log, "--", "true"])
+    rc, _, err = finish(p, limit=30)
+    ok(rc == 1 and not os.path.exists(log) and "did not load the profiler" in err,
+       "no .NET process at all: status 1, no %s left, the reason said (%d): %s"
+       % (os.path.basename(log), rc, err.strip()))
     # a write error later: the file size limit, which the profiler honours
     # (a write past it would raise SIGXFSZ and kill the program)
     log = os.path.join(work, "out.fsize.log")
