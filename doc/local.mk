@@ -25,7 +25,8 @@ MDT_MAN3_PAGES = \
 	doc/man3/mdt_il.3 \
 	doc/man3/mdt_pe.3 \
 	doc/man3/mdt_strongname.3 \
-	doc/man3/mdt_resources.3
+	doc/man3/mdt_resources.3 \
+	doc/man3/mdt_bundle.3
 dist_man_MANS += $(MDT_MAN3_PAGES)
 # doc/man-check.sh is the one check of the manual pages: its parts are
 # doc/man3/check.sh (the library's pages), tests/cli/man-check.sh

@@ -28,7 +28,8 @@ mdtoolsinclude_HEADERS = \
 	libmdtools/include/mdtools/opcodes.def \
 	libmdtools/include/mdtools/pe.h \
 	libmdtools/include/mdtools/strongname.h \
-	libmdtools/include/mdtools/resources.h
+	libmdtools/include/mdtools/resources.h \
+	libmdtools/include/mdtools/bundle.h
 
 # The library's objects are compiled once, into a convenience library that
 # both the installed libmdtools.la and the profiler's shared object link
@@ -54,6 +55,7 @@ MDT_LIB_SOURCES = \
 	libmdtools/image/ranges.c \
 	libmdtools/image/ondemand.c \
 	libmdtools/image/webcil.c \
+	libmdtools/open/bundle.c \
 	libmdtools/md/md_int.h \
 	libmdtools/md/root.c \
 	libmdtools/md/tables.c \

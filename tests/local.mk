@@ -23,7 +23,7 @@ TEST_MAIN = tests/common/check_main.c
 if HAVE_CHECK
 UNIT_TESTS = tests/unit/test_image tests/unit/test_sig tests/unit/test_fixtures \
 	tests/unit/test_idnames
-UNIT_TESTS += tests/unit/test_webcil tests/unit/test_pdb tests/unit/test_rows tests/unit/test_owner \
+UNIT_TESTS += tests/unit/test_webcil tests/unit/test_bundle tests/unit/test_pdb tests/unit/test_rows tests/unit/test_owner \
 	tests/unit/test_members \
 	tests/unit/test_rows_framework \
 	tests/unit/test_batch_parse tests/unit/test_batch_parse_swar tests/unit/test_batch_json
@@ -106,6 +106,9 @@ tests_unit_test_idnames_LDADD = $(TEST_LDADD)
 tests_unit_test_webcil_SOURCES = tests/unit/test_webcil.c $(TEST_MAIN)
 tests_unit_test_webcil_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_unit_test_webcil_LDADD = $(TEST_LDADD)
+tests_unit_test_bundle_SOURCES = tests/unit/test_bundle.c $(TEST_MAIN)
+tests_unit_test_bundle_CPPFLAGS = $(TEST_CPPFLAGS) $(ZLIB_CFLAGS)
+tests_unit_test_bundle_LDADD = $(TEST_LDADD) $(ZLIB_LIBS)
 
 tests_unit_test_pdb_SOURCES = tests/unit/test_pdb.c $(TEST_MAIN)
 tests_unit_test_pdb_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -84,6 +84,7 @@ opcodes.def il
 pe.h pe
 strongname.h strongname
 resources.h resources
+bundle.h open
 EOF
 
 # Known crossings: "kind file -> folder", kind include or call, each with

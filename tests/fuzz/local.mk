@@ -62,6 +62,24 @@ tests_fuzz_fuzz_commands_LDADD = $(MDT_FUZZ_LIBS)
 endif
 EXTRA_DIST += tests/fuzz/fuzz_commands.c tests/fuzz/corpus/commands
 
+# Single-file bundles (fuzz_bundle.c: <mdtools/bundle.h>).
+check_PROGRAMS += tests/fuzz/fuzz_bundle_replay
+TESTS += tests/fuzz/fuzz_bundle_replay
+tests_fuzz_fuzz_bundle_replay_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_bundle.c
+tests_fuzz_fuzz_bundle_replay_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
+	$(TALLOC_CFLAGS) -DREPLAY_DEFAULT_CORPUS='"tests/fuzz/corpus/bundle"'
+tests_fuzz_fuzz_bundle_replay_CFLAGS = $(MDT_WARN_CFLAGS)
+tests_fuzz_fuzz_bundle_replay_LDADD = libmdtools/libmdtools.la $(TALLOC_LIBS)
+if ENABLE_FUZZING
+noinst_PROGRAMS += tests/fuzz/fuzz_bundle
+tests_fuzz_fuzz_bundle_SOURCES = tests/fuzz/fuzz_bundle.c $(MDT_LIB_SOURCES)
+tests_fuzz_fuzz_bundle_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/tests/common \
+	$(TALLOC_CFLAGS) $(NETTLE_CFLAGS)
+tests_fuzz_fuzz_bundle_CFLAGS = $(MDT_FUZZ_CFLAGS)
+tests_fuzz_fuzz_bundle_LDADD = $(MDT_FUZZ_LIBS)
+endif
+EXTRA_DIST += tests/fuzz/fuzz_bundle.c tests/fuzz/corpus/bundle tests/fuzz/make-bundle-seeds.py
+
 # What a PE file says besides its metadata and strong-name verification
 # (fuzz_pe.c: <mdtools/pe.h>, <mdtools/strongname.h>).
 check_PROGRAMS += tests/fuzz/fuzz_pe_replay
@@ -129,6 +147,7 @@ FUZZ_RUNS += tests/fuzz/fuzz_commands=tests/fuzz/corpus/commands
 FUZZ_RUNS += tests/fuzz/fuzz_shell=tests/fuzz/corpus/shell
 FUZZ_RUNS += tests/fuzz/fuzz_typename=tests/fuzz/corpus/typename
 FUZZ_RUNS += tests/fuzz/fuzz_pe=tests/fuzz/corpus/pe
+FUZZ_RUNS += tests/fuzz/fuzz_bundle=tests/fuzz/corpus/bundle
 EXTRA_DIST += tests/fuzz/run-fuzz.sh tests/fuzz/commands.dict tests/fuzz/shell.dict \
 	tests/fuzz/typename.dict
 .PHONY: fuzz

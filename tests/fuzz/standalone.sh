@@ -12,7 +12,7 @@ for run in "$bld/tests/fuzz/fuzz_image_replay" "$bld/tests/generics/fuzz_sig_rep
     "$bld/tests/typeref/fuzz_resolve_replay" "$bld/tests/fuzz/fuzz_commands_replay" \
     "$bld/tests/fuzz/fuzz_shell_replay" "$bld/tests/fuzz/fuzz_typename_replay" \
     "$bld/tests/attach/fuzz_ipcreply_replay" "$bld/tests/il/fuzz_il_replay" \
-    "$bld/tests/fuzz/fuzz_pe_replay" \
+    "$bld/tests/fuzz/fuzz_pe_replay" "$bld/tests/fuzz/fuzz_bundle_replay" \
     "$top/tests/idmap/run-traces.sh"; do
     name=${run#"$bld/"}
     name=${name#"$top/"}

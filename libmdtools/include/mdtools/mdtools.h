@@ -24,5 +24,6 @@
 #include <mdtools/pe.h>
 #include <mdtools/strongname.h>
 #include <mdtools/resources.h>
+#include <mdtools/bundle.h>
 
 #endif
