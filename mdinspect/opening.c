@@ -13,10 +13,13 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <talloc.h>
 
+#include <mdtools/bundle.h>
 #include <mdtools/errors.h>
+#include <mdtools/file.h>
 #include <mdtools/tables.h>
 
 #include "cmd.h"
@@ -178,13 +181,52 @@ static void walk(struct dirwalk *w, const char *dir, unsigned depth)
     talloc_free(subdirs);
 }
 
+/* A file named as such that is a single-file bundle (an executable
+ * starting ELF, MZ or Mach-O that carries one): its assemblies, as
+ * "BUNDLE!PATH" each (mdi_state_open opens them from it). False when it
+ * is no bundle. */
+static bool expand_bundle(struct dirwalk *w, const char *path)
+{
+    unsigned char head[4];
+    mdt_bundle *b;
+    mdt_bundle_info in;
+    int fd = mdt_file_open(path, NULL); /* a regular file, never blocking */
+    long long n = fd >= 0 ? mdt_file_read_at(fd, head, sizeof head, 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    mdt_error_clear();
+    if (n != 4 || !(memcmp(head,
+                           "\x7f"
+                           "ELF",
+                           4) == 0 ||
+                    memcmp(head, "MZ", 2) == 0 || memcmp(head, "\xcf\xfa\xed\xfe", 4) == 0))
+        return false;
+    if (mdt_bundle_open_file(NULL, &b, path) != 0) {
+        mdt_error_clear();
+        return false;
+    }
+    mdt_bundle_info_get(&in, b);
+    for (size_t i = 0; i < in.files; i++) {
+        mdt_bundle_entry e;
+        if (mdt_bundle_entry_get(&e, b, i) == 0 && e.type == MDT_BUNDLE_ASSEMBLY) {
+            char *member = talloc_asprintf(NULL, "%s!%s", path, e.path);
+            if (member)
+                add_path(w->mem, w->out, member, false);
+            talloc_free(member);
+        }
+    }
+    talloc_free(b);
+    return true;
+}
+
 static void expand_path(struct dirwalk *w, const char *path)
 {
     struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    bool there = stat(path, &sb) == 0;
+    if (there && S_ISDIR(sb.st_mode)) {
         seen_before(w, &sb);
         walk(w, path, 0);
-    } else {
+    } else if (!(there && S_ISREG(sb.st_mode) && !net_name(path) && expand_bundle(w, path))) {
         add_path(w->mem, w->out, path, false);
     }
 }

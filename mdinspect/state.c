@@ -17,6 +17,7 @@
 #include <talloc.h>
 
 #include <mdtools/assembly.h>
+#include <mdtools/bundle.h>
 #include <mdtools/errors.h>
 #include <mdtools/heaps.h>
 #include <mdtools/tables.h>
@@ -69,25 +70,73 @@ static void changed(mdi_state *st)
     st->caches = NULL;
 }
 
+/* "BUNDLE!PATH", a file of a single-file bundle (mdi_expand lists them so):
+ * the first '!' whose left side is a regular file that is a bundle with a
+ * file PATH. 0 and the image, an error of the library (recorded), or 1
+ * when no split names one; *sb the bundle's. */
+static int open_member(void *mem, mdt_image **img, const char *path, struct stat *sb)
+{
+    for (const char *bang = strchr(path, '!'); bang; bang = strchr(bang + 1, '!')) {
+        char *file = talloc_strndup(NULL, path, (size_t)(bang - path));
+        mdt_bundle *b;
+        mdt_bundle_info in;
+        if (!file || stat(file, sb) != 0 || !S_ISREG(sb->st_mode) ||
+            mdt_bundle_open_file(NULL, &b, file) != 0) {
+            talloc_free(file);
+            mdt_error_clear();
+            continue;
+        }
+        talloc_free(file);
+        mdt_bundle_info_get(&in, b);
+        for (size_t i = 0; i < in.files; i++) {
+            mdt_bundle_entry e;
+            if (mdt_bundle_entry_get(&e, b, i) == 0 && strcmp(e.path, bang + 1) == 0) {
+                int r = mdt_bundle_open_image(mem, img, b, i, 0); /* owns its bytes */
+                talloc_free(b);
+                return r;
+            }
+        }
+        talloc_free(b);
+    }
+    return 1;
+}
+
 mdi_module *mdi_state_open(mdi_state *st, const char *path, unsigned flags, bool *already)
 {
     struct stat sb;
     mdi_module *m, **nm;
     mdt_image *img = NULL;
+    bool member = false;
 
     if (already)
         *already = false;
     if (stat(path, &sb) == 0) {
         for (size_t i = 0; i < st->nmods; i++)
-            if (st->mods[i]->dev == sb.st_dev && st->mods[i]->ino == sb.st_ino) {
+            if (st->mods[i]->dev == sb.st_dev && st->mods[i]->ino == sb.st_ino &&
+                !strchr(st->mods[i]->path, '!')) {
                 if (already)
                     *already = true;
                 return st->mods[i];
             }
+    } else if (strchr(path, '!')) {
+        /* a bundle's file: the bundle's identity, told apart by path */
+        for (size_t i = 0; i < st->nmods; i++)
+            if (strcmp(st->mods[i]->path, path) == 0) {
+                if (already)
+                    *already = true;
+                return st->mods[i];
+            }
+        member = true;
     }
     /* MDT_OPEN_LAZY: the headers and metadata now, bodies (il), resources
      * and the rest when a command first reads them; never mapped. */
-    if (mdt_image_open_file(st->mem, &img, path, MDT_OPEN_LAZY) != 0) {
+    int r = member ? open_member(st->mem, &img, path, &sb)
+                   : mdt_image_open_file(st->mem, &img, path, MDT_OPEN_LAZY);
+    if (r == 1) {
+        mdi_report(st, "%s: no such file, nor a file of a single-file bundle", path);
+        return NULL;
+    }
+    if (r != 0) {
         if (!(flags & MDI_OPEN_QUIET_FOREIGN) || mdt_error_last()->code != MDT_ENOTDOTNET)
             mdi_report_lib(st, st->cmd);
         return NULL;

@@ -250,7 +250,8 @@ static bool open_module(mdb_assemblies *a, mdb_module *m)
     uint8_t st = atomic_load_explicit(&m->state, memory_order_relaxed);
     if (st != MDB_MOD_UNTRIED)
         return st == MDB_MOD_OPEN;
-    if (mdb_image_open(a, &m->img, m->path, msg, sizeof msg) != 0) {
+    if (m->bundle ? mdb_bundle_image_open(a, &m->img, m->bundle, m->bundle_entry, msg, sizeof msg)
+                  : mdb_image_open(a, &m->img, m->path, msg, sizeof msg)) {
         m->open_error = talloc_strdup(a, msg);
         m->img = NULL;
         atomic_store_explicit(&m->state, MDB_MOD_FAILED, memory_order_release);

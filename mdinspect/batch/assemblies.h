@@ -39,6 +39,9 @@ typedef struct mdb_module {
     const char *assembly;  /* simple name of its assembly ("" unknown) */
     const char *name;      /* Module row name */
     mdb_rowframes *_Atomic frames[MDT_TABLE_MAX]; /* resolve.c: plain frames by table, row */
+    /* a file of a single-file bundle ("BUNDLE!PATH"): opened from it */
+    struct mdt_bundle *bundle;
+    size_t bundle_entry;
 } mdb_module;
 
 enum { MDB_MOD_UNTRIED, MDB_MOD_OPEN, MDB_MOD_FAILED };

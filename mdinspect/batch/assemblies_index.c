@@ -104,6 +104,51 @@ static void read_index(mdb_assemblies *a)
     talloc_free(text);
 }
 
+/* The assemblies of a single-file bundle, each a module "BUNDLE!PATH"
+ * opened from the bundle (never in the on-disk index: the bundle's
+ * manifest is read again, and each assembly opened for its MVID). True
+ * when `path` is a bundle. */
+static bool consider_bundle(mdb_assemblies *a, const char *path, int depth)
+{
+    char why[300];
+    mdt_bundle *b = mdb_bundle_open(a, path, why, sizeof why);
+    mdt_bundle_info in;
+    if (!b) {
+        if (why[0] && depth == 0)
+            mdb_asm_warn2(a, "cannot read %s: %s", path, why);
+        return false;
+    }
+    mdt_bundle_info_get(&in, b);
+    for (size_t i = 0; i < in.files; i++) {
+        mdt_bundle_entry e;
+        mdt_image *img;
+        uint8_t mvid[16];
+        mdb_module *m;
+        if (mdt_bundle_entry_get(&e, b, i) != 0 || e.type != MDT_BUNDLE_ASSEMBLY)
+            continue;
+        a->nscanned++;
+        if (mdb_bundle_image_open(NULL, &img, b, i, why, sizeof why) != 0) {
+            mdb_asm_warn2(a, "cannot read %s: %s", path, why);
+            continue;
+        }
+        int r = mdt_image_mvid(mvid, img);
+        talloc_free(img);
+        if (r) {
+            mdt_error_clear();
+            continue;
+        }
+        char *key = talloc_asprintf(NULL, "%s!%s", path, e.path);
+        /* no file identity: the bundle's files share one */
+        if (key && (m = mdb_asm_module_for(a, key, strlen(key), NULL))) {
+            m->bundle = b;
+            m->bundle_entry = i;
+            mdb_asm_add_mvid(a, m, mvid);
+        }
+        talloc_free(key);
+    }
+    return true;
+}
+
 static void consider(mdb_assemblies *a, const char *path, const struct stat *st, int depth)
 {
     size_t len = strlen(path);
@@ -124,6 +169,8 @@ static void consider(mdb_assemblies *a, const char *path, const struct stat *st,
         if (r == 0) {
             r = mdt_image_mvid(mvid, img);
             talloc_free(img);
+        } else if (consider_bundle(a, path, depth)) {
+            return;
         } else if (depth == 0) {
             mdb_asm_warn2(a, "cannot read %s: %s", path, why); /* named by the user */
         }

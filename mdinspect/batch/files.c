@@ -86,6 +86,46 @@ int mdb_image_open(void *ctx, mdt_image **out, const char *path, char *why, size
     return -1;
 }
 
+int mdb_bundle_image_open(void *ctx, mdt_image **out, const mdt_bundle *b, size_t entry, char *why,
+                          size_t whylen)
+{
+    char msg[512];
+    *out = NULL;
+    if (mdt_bundle_open_image(ctx, out, b, entry, 0) == 0)
+        return 0;
+    snprintf(why, whylen, "%s", mdt_error_message(msg, sizeof msg));
+    mdt_error_clear();
+    return -1;
+}
+
+mdt_bundle *mdb_bundle_open(void *ctx, const char *path, char *why, size_t whylen)
+{
+    struct stat st;
+    unsigned char head[4];
+    mdt_bundle *b;
+    char msg[512];
+    int fd = mdb_open_regular(path, &st, why, whylen);
+    why[0] = '\0';
+    if (fd < 0)
+        return NULL;
+    ssize_t n = mdt_file_read_at(fd, head, sizeof head, 0);
+    close(fd);
+    /* an application host: ELF, PE (MZ), Mach-O (64-bit, either order) */
+    if (n != 4 || !(memcmp(head,
+                           "\x7f"
+                           "ELF",
+                           4) == 0 ||
+                    memcmp(head, "MZ", 2) == 0 || memcmp(head, "\xcf\xfa\xed\xfe", 4) == 0 ||
+                    memcmp(head, "\xfe\xed\xfa\xcf", 4) == 0))
+        return NULL;
+    if (mdt_bundle_open_file(ctx, &b, path) == 0)
+        return b;
+    if (mdt_error_last()->code != MDT_ENOTDOTNET)
+        snprintf(why, whylen, "%s", mdt_error_message(msg, sizeof msg));
+    mdt_error_clear();
+    return NULL;
+}
+
 /* A portable PDB beside a module: a regular file that starts with BSJB (or
  * with the Windows PDB signature, which the library names as such), and
  * not larger than an embedded PDB may be. */

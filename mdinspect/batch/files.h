@@ -17,6 +17,14 @@ int mdb_open_regular(const char *path, struct stat *st, char *why, size_t whylen
  * bytes are an image's; mapped, so that only what the library reads of it
  * is read. 0, or -1 with why. */
 int mdb_image_open(void *ctx, mdt_image **out, const char *path, char *why, size_t whylen);
+/* The image of file `entry` of a single-file bundle (read from the
+ * bundle's file, inflated when compressed). 0, or -1 with why. */
+int mdb_bundle_image_open(void *ctx, mdt_image **out, const mdt_bundle *b, size_t entry, char *why,
+                          size_t whylen);
+/* Open `path` as a single-file bundle when it is one: a regular file that
+ * starts as an executable does (ELF, MZ, Mach-O) and holds a bundle. NULL
+ * when not (why says so only when it looked like one). */
+mdt_bundle *mdb_bundle_open(void *ctx, const char *path, char *why, size_t whylen);
 /* A module's portable PDB, embedded or beside `path` (the CodeView entry's
  * file name in its folder, then the path with `.pdb`), each file checked
  * as mdb_open_regular does before the library reads it. 0, or -1. */

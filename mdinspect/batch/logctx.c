@@ -1,7 +1,8 @@
 /* mdinspect batch: what the lines of a log say about the lines after them
  * (doc/profile-log.md): a `#mdprofile` header starts a process (its pid,
  * command, and the folders to search: `framework=`, `frameworks=`,
- * `folders=`; later `#frameworks` and `#folders` lines add some), `#stats` closes it,
+ * `folders=`, and the single-file bundles `bundles=`; later `#frameworks`,
+ * `#folders` and `#bundles` lines add some), `#stats` closes it,
  * `#module MVID NAME VERSION` names a module for the frames that do not
  * resolve, `#thread TID ...` names a thread of the records after it. Everything else in batch
  * reads a line alone; these lines are read one block at a time in input
@@ -277,9 +278,11 @@ static int scan_line(mdb_logctx *lc, mdb_block *b, const char *s, size_t n, cons
     else if (q == s && word(s, n, "#thread"))
         thread_line(lc, s, n, lineno);
     else if (q == s && n > 12 && word(s, n, "#frameworks"))
-        mdb_lc_folders(lc, s + 12, n - 12); /* folders first seen after the header */
+        mdb_lc_folders(lc, s + 12, n - 12, false); /* folders first seen after the header */
     else if (q == s && n > 9 && word(s, n, "#folders"))
-        mdb_lc_folders(lc, s + 9, n - 9);
+        mdb_lc_folders(lc, s + 9, n - 9, false);
+    else if (q == s && n > 9 && word(s, n, "#bundles"))
+        mdb_lc_folders(lc, s + 9, n - 9, true);
     return 0;
 }
 

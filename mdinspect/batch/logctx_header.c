@@ -69,9 +69,10 @@ bool mdb_lc_decimal(const char *s, size_t n, uint64_t *v)
 
 /* ------------------------------------------------------------- headers */
 
-/* A folder a header names: kept for the block's commit when it is new,
- * absolute and an existing directory here. */
-static void folder(mdb_logctx *lc, const char *s, size_t n)
+/* A folder a header names (with `files`, a single-file bundle): kept for
+ * the block's commit when it is new, absolute and an existing directory
+ * (a regular file) here. */
+static void folder(mdb_logctx *lc, const char *s, size_t n, bool files)
 {
     size_t len;
     char *path;
@@ -86,8 +87,9 @@ static void folder(mdb_logctx *lc, const char *s, size_t n)
         return;
     lc->nfolders++;
     if (!(path = mdb_lc_unescape(&lc->arena, s, n, 4096, &len)) || path[0] != '/' ||
-        strlen(path) != len || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return; /* not here (another machine's), or not a folder */
+        strlen(path) != len || stat(path, &st) != 0 ||
+        !(files ? S_ISREG(st.st_mode) : S_ISDIR(st.st_mode)))
+        return; /* not here (another machine's), or not a folder (file) */
     if (lc->npending == lc->cappending) {
         size_t cap = lc->cappending ? 2 * lc->cappending : 8;
         char **p = talloc_realloc(lc, lc->pending, char *, cap);
@@ -100,13 +102,14 @@ static void folder(mdb_logctx *lc, const char *s, size_t n)
 }
 
 /* A comma-separated list of folders: `frameworks=`, `folders=`,
- * `#frameworks` and `#folders`. */
-void mdb_lc_folders(mdb_logctx *lc, const char *v, size_t vn)
+ * `#frameworks` and `#folders`; of files with `files`: `bundles=` and
+ * `#bundles`. */
+void mdb_lc_folders(mdb_logctx *lc, const char *v, size_t vn, bool files)
 {
     const char *q = v, *vend = v + vn;
     while (q < vend) {
         const char *c = memchr(q, ',', (size_t)(vend - q));
-        folder(lc, q, (size_t)((c ? c : vend) - q));
+        folder(lc, q, (size_t)((c ? c : vend) - q), files);
         q = c ? c + 1 : vend;
     }
 }
@@ -206,10 +209,12 @@ static void header(mdb_logctx *lc, mdb_proc *p, const char *s, size_t n)
         } else if (keylen == 5 && memcmp(k, "start", 5) == 0) {
             p->has_start = iso_time(v, vn, &p->start_ns);
         } else if (keylen == 9 && memcmp(k, "framework", 9) == 0) {
-            folder(lc, v, vn);
+            folder(lc, v, vn, false);
         } else if ((keylen == 10 && memcmp(k, "frameworks", 10) == 0) ||
                    (keylen == 7 && memcmp(k, "folders", 7) == 0)) {
-            mdb_lc_folders(lc, v, vn);
+            mdb_lc_folders(lc, v, vn, false);
+        } else if (keylen == 7 && memcmp(k, "bundles", 7) == 0) {
+            mdb_lc_folders(lc, v, vn, true);
         }
     }
 }

@@ -58,9 +58,9 @@ mdb_proc *mdb_lc_new_proc(mdb_logctx *lc, const char *s, size_t n, uint64_t line
 /* A #stats line's fields into the process it closes. */
 void mdb_lc_stats_line(mdb_proc *p, const char *s, size_t n);
 /* A comma-separated list of folders (`frameworks=`, `folders=`,
- * `#frameworks`, `#folders`), each
- * taken or not as a header's. */
-void mdb_lc_folders(mdb_logctx *lc, const char *v, size_t vn);
+ * `#frameworks`, `#folders`), or with `files` of single-file bundles
+ * (`bundles=`, `#bundles`), each taken or not as a header's. */
+void mdb_lc_folders(mdb_logctx *lc, const char *v, size_t vn, bool files);
 /* A %XX-escaped value decoded into the arena (at most `max` bytes of it),
  * *len its length (NULL when out of memory). */
 char *mdb_lc_unescape(mdb_arena *ar, const char *s, size_t n, size_t max, size_t *len);
