@@ -2,9 +2,10 @@
  * (doc/profile-log.md): the header line (runtime, pid, ppid, mode, start,
  * the core library's folder `framework=`, every shared-framework, SDK and
  * pack folder managed modules came from `frameworks=`, every other such
- * folder `folders=`, the command line `cmd=`; a reader searches the
- * folders for the records' modules), the `#frameworks` and `#folders`
- * lines of folders first seen after the header, and the text of a
+ * folder `folders=`, the single-file bundle the modules of relative paths
+ * came from `bundles=`, the command line `cmd=`; a reader searches them
+ * for the records' modules), the `#frameworks`, `#folders` and `#bundles`
+ * lines of those first seen after the header, and the text of a
  * `#module MVID NAME VERSION` line, which tells a reader which assembly
  * (and version) to look for when it does not find a module by its MVID.
  * Header values hold no spaces: spaces, control characters and '%' are
@@ -77,10 +78,34 @@ void mdp_corelib_note(mdp_core *core, const char *path)
     core->writer->framework[n] = 0;
 }
 
+/* The executable, as the bundle modules with a relative path came from:
+ * the runtime names a single-file app's bundled assemblies by their path
+ * in the bundle ("App.dll"). Looked up once (a system call), written as
+ * the header's bundles=; a reader checks that it is one. */
+static void bundle_note(mdp_core *core)
+{
+    struct mdp_folders *l = &core->writer->bundles;
+    char exe[4096];
+    if (l->n || core->writer->bundle_tried)
+        return;
+    core->writer->bundle_tried = 1;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0 || exe[0] != '/')
+        return;
+    exe[n] = 0;
+    char *d = strdup(exe);
+    if (d)
+        l->v[l->n++] = d;
+}
+
 void mdp_folders_note(mdp_core *core, const char *path)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash || slash == path || path[0] != '/')
+    if (path[0] && path[0] != '/') {
+        bundle_note(core);
+        return;
+    }
+    if (!slash || slash == path)
         return;
     size_t n = (size_t)(slash - path);
     struct mdp_folders *l =
@@ -112,11 +137,12 @@ static void put_folders(struct mdp_growbuf *b, const char *lead, const struct md
 char *mdp_folders_announce(mdp_core *core, size_t *len)
 {
     struct mdp_growbuf b = {0};
-    struct mdp_folders *lists[2] = {&core->writer->frameworks, &core->writer->apps};
-    static const char *const lead[2] = {"#frameworks ", "#folders "};
+    struct mdp_folders *lists[3] = {&core->writer->frameworks, &core->writer->apps,
+                                    &core->writer->bundles};
+    static const char *const lead[3] = {"#frameworks ", "#folders ", "#bundles "};
     *len = 0;
     pthread_mutex_lock(&core->mods_lock);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         lists[k]->announced = lists[k]->n;
         if (lists[k]->n > lists[k]->written) {
             put_folders(&b, lead[k], lists[k], lists[k]->written);
@@ -138,14 +164,16 @@ void mdp_folders_announced(mdp_core *core, int written)
     if (written) {
         core->writer->frameworks.written = core->writer->frameworks.announced;
         core->writer->apps.written = core->writer->apps.announced;
+        core->writer->bundles.written = core->writer->bundles.announced;
     }
     pthread_mutex_unlock(&core->mods_lock);
 }
 
 void mdp_folders_free(mdp_core *core)
 {
-    struct mdp_folders *lists[2] = {&core->writer->frameworks, &core->writer->apps};
-    for (int k = 0; k < 2; k++)
+    struct mdp_folders *lists[3] = {&core->writer->frameworks, &core->writer->apps,
+                                    &core->writer->bundles};
+    for (int k = 0; k < 3; k++)
         for (size_t i = 0; i < lists[k]->n; i++)
             free(lists[k]->v[i]);
 }
@@ -229,9 +257,12 @@ char *mdp_header_line(mdp_core *core)
         put_folders(&b, " frameworks=", &core->writer->frameworks, 0);
     if (core->writer->apps.n)
         put_folders(&b, " folders=", &core->writer->apps, 0);
+    if (core->writer->bundles.n)
+        put_folders(&b, " bundles=", &core->writer->bundles, 0);
     core->writer->frameworks.written = core->writer->frameworks.announced =
         core->writer->frameworks.n;
     core->writer->apps.written = core->writer->apps.announced = core->writer->apps.n;
+    core->writer->bundles.written = core->writer->bundles.announced = core->writer->bundles.n;
     pthread_mutex_unlock(&core->mods_lock);
     if (core->cmd[0]) {
         puts_(&b, " cmd=");

@@ -33,8 +33,10 @@ struct mdp_writer {
     char framework[4096]; /* folder of the core library's file; "" unknown (mods_lock) */
     /* folders of loaded modules: a shared framework's, the SDK's or a
      * pack's; every other one (the application's, a plug-in's, a NuGet
-     * cache's) */
-    struct mdp_folders frameworks, apps;
+     * cache's); the single-file bundle the process runs (its executable,
+     * when a module came from a bundle: a path relative to it) */
+    struct mdp_folders frameworks, apps, bundles;
+    int bundle_tried; /* the executable looked up (mods_lock) */
 
     /* records.c: what the log holds so far (drain_lock) */
     int header_written;

@@ -62,6 +62,11 @@ TESTS += tests/profiler/children.sh tests/profiler/signals.sh tests/profiler/rea
 EXTRA_DIST += tests/profiler/children.sh tests/profiler/signals.sh tests/profiler/reattach.sh \
 	tests/profiler/output.sh tests/profiler/lifecycle.py
 
+# A single-file app: its bundled assemblies named in-process and, from the
+# bundle the header names, offline (singlefile.sh).
+TESTS += tests/profiler/singlefile.sh
+EXTRA_DIST += tests/profiler/singlefile.sh
+
 # Races (issue 24): seqs.c's holds and retire watermark, the rings and the
 # drain thread's wait, wake and final flush, wall mode's signals to threads
 # that come and go, under threads with invariants

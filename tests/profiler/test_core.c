@@ -2434,9 +2434,9 @@ END_TEST
 /* The header names the folder the core library was loaded from, encoded so
  * that the value holds no space; the first core library wins. Every folder
  * a module came from that is not a framework's is in folders=, once each
- * (a module of no folder, loaded by a relative name, is in none), and one
- * first seen after the header comes in a #folders line of the next write,
- * once. */
+ * (a module of a relative path, as a single-file bundle's, is in none: it
+ * names the executable in bundles=), and one first seen after the header
+ * comes in a #folders line of the next write, once. */
 START_TEST(test_header_names_the_framework_folder)
 {
     struct env e;
@@ -2452,6 +2452,9 @@ START_TEST(test_header_names_the_framework_folder)
     ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 2, &d2), 0);
     mdp_module_desc d3 = {.base = lib, .path = "/elsewhere/again.dll", .flags = MDP_MODULE_FLAT};
     ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 3, &d3), 0);
+    /* a path relative to a single-file bundle: the executable is named */
+    mdp_module_desc d6 = {.base = lib, .path = "Bundled.dll", .flags = MDP_MODULE_FLAT};
+    ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 6, &d6), 0);
     ck_assert_int_eq(mdp_log_flush(core, NULL, 0), 0);
     mdp_module_desc d4 = {.base = lib, .path = "/late/one.dll", .flags = MDP_MODULE_FLAT};
     ck_assert_int_ge(mdp_ev_module_load(core, mdp_seq(core), MOD + 4, &d4), 0);
@@ -2464,8 +2467,14 @@ START_TEST(test_header_names_the_framework_folder)
     *nl = 0;
     const char *fw = strstr(log, " framework=/opt/dot%20net/100%25/fw");
     ck_assert_msg(fw && fw[strlen(" framework=/opt/dot%20net/100%25/fw")] == ' ', "%s", log);
+    char exe[4096], want[4200];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ck_assert_int_gt(n, 0);
+    exe[n] = 0;
+    snprintf(want, sizeof want, " bundles=%s ", exe);
     ck_assert_msg(strstr(log, " folders=/opt/dot%20net/100%25/fw,/elsewhere ") &&
-                      !strstr(log, "frameworks=") && !strstr(log, "late"),
+                      !strstr(log, "frameworks=") && !strstr(log, "late") &&
+                      (strchr(exe, ' ') || strchr(exe, '%') || strstr(log, want)),
                   "%s", log);
     const char *rest = nl + 1, *line = strstr(rest, "#folders /late\n");
     ck_assert_msg(line && (line == rest || line[-1] == '\n') && !strstr(line + 1, "#folders"), "%s",
