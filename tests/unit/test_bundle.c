@@ -258,7 +258,9 @@ START_TEST(test_file_and_not_bundles)
     void *ctx = talloc_new(NULL);
     size_t header, manifest;
     struct buf b = make_bundle(ctx, 6, &header, &manifest);
-    char path[] = "/tmp/mdt-bundle-XXXXXX";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/mdt-bundle-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(write(fd, b.p, b.n), (ssize_t)b.n);
