@@ -208,7 +208,7 @@ def children():
             ok(h.get("pid") == str(pid) and h.get("ppid") == str(parents[pid]) and "tree" in h.get("cmd", ""),
                "%s: header pid=%s ppid=%s cmd=%s" % (os.path.basename(log), h.get("pid"), h.get("ppid"),
                                                      h.get("cmd", "")[:80]))
-            good, why = checked("names", log, base + ".%d.expected" % pid, offline)
+            good, why = checked("named", log, base + ".%d.expected" % pid, offline)
             ok(good, "%s: complete, and every frame named as the process named itself%s%s"
                % (os.path.basename(log), " (offline too)" if offline else "", (": " + why) if not good else ""))
         good, why = program_output_clean(base)

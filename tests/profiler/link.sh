@@ -24,7 +24,7 @@ LD_BIND_NOW=1 profile "$log" --debug-names -- dotnet "$workload" names "$work/bi
     cat "$work/bindnow.out" "$work/bindnow.err" >&2
     fail "the run with LD_BIND_NOW=1 failed"
 }
-check names "$log" "$work/bindnow.expected" >"$work/bindnow.check" || {
+check named "$log" "$work/bindnow.expected" >"$work/bindnow.check" || {
     cat "$work/bindnow.check" >&2
     fail "the log of the run with LD_BIND_NOW=1 is not complete and right"
 }
