@@ -336,6 +336,7 @@ struct mdp_core {
     unsigned perf_cap;
     _Atomic unsigned perf_open;
     _Atomic uint64_t perf_capped, perf_threads, timer_threads;
+    int sparse_noted; /* the note of a timer that came seldom, written (perfclock.c) */
     struct mdp_exec_table
         *_Atomic exec; /* written under mods_lock, read by the handler (execmap.c) */
     /* wall mode (wall.c): ticks of 1/rate s since the start (the wall

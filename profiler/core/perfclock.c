@@ -53,6 +53,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -134,6 +135,40 @@ const char *mdp_perf_clock_name(const mdp_core *core)
     if (core->clock != MDP_CLOCK_PERF)
         return "timer";
     return core->perf_user ? "perf_user" : "perf";
+}
+
+/* Under load the timer may come far less often than HZ: the kernel
+ * checks a thread's CPU-time timer only at a tick that finds the thread
+ * running, and on an oversubscribed machine many ticks find another. On a
+ * 2-vCPU VM with four busy threads besides, a 1 kHz timer on a busy
+ * thread gave 29-33 signals a CPU second (one covering up to 327 ms of
+ * CPU), against 250 idle. The counts still add up to the CPU time, but a
+ * short phase may get no stack: the user is told how many stacks the
+ * time got, and which clock gives the rate asked. Only where the timer
+ * sampled all threads, a CPU second at least was sampled, and the mean
+ * CPU time a stack stands for is over 6 ms and 1.5 periods (250 Hz at
+ * rest gives 4 ms). */
+void mdp_perf_sparse_note(mdp_core *core)
+{
+    if (core->sparse_noted ||
+        (core->cfg.modes & (MDP_MODE_SAMPLE | MDP_MODE_WALL)) != MDP_MODE_SAMPLE ||
+        core->clock == MDP_CLOCK_PERF || atomic_load(&core->perf_threads) != 0 ||
+        core->cfg.rate == 0)
+        return;
+    uint64_t samples = core->stats.samples, signals = core->stats.signals;
+    if (signals == 0 || samples < core->cfg.rate)
+        return;
+    double period_ms = 1000.0 / core->cfg.rate;
+    double mean_ms = period_ms * (double)samples / (double)signals;
+    if (mean_ms <= 6.0 || mean_ms <= 1.5 * period_ms)
+        return;
+    core->sparse_noted = 1;
+    mdp_note(core,
+             "%" PRIu64 " stacks for %.1f s of CPU time: one per %.1f ms on average, "
+             "where %u Hz was asked (the timer clock is checked at the kernel's tick, "
+             "and on a busy machine fewer ticks find a thread running); "
+             "--clock perf takes one per period",
+             signals, (double)samples * period_ms / 1000.0, mean_ms, core->cfg.rate);
 }
 
 int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid)

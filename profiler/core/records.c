@@ -437,6 +437,8 @@ int mdp_log_flush(mdp_core *core, const char *end, int final)
     /* threads first seen or renamed since the last write: their #thread
      * lines go before the records (threadnames.c) */
     mdp_threads_name_scan(core, 1);
+    if (end)
+        mdp_perf_sparse_note(core); /* a note, before the notes are taken */
     size_t nlen = 0;
     char *notes = mdp_notes_take(core, &nlen);
     if (notes)

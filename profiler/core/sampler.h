@@ -79,13 +79,15 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
  * In the handler: the slot of a signal's si_fd (its index + 1, 0 none) and
  * a sample's weight (the whole periods of the thread's CPU time since the
  * slot's last sample; 0: not one yet, no sample). mdp_perf_clock_name: the header's cpu_clock=
- * word. */
+ * word. mdp_perf_sparse_note, at the log's end: a note when the timer
+ * gave far fewer stacks than the rate asked (a busy machine), once. */
 int mdp_perf_choose(mdp_core *core);
 int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid);
 void mdp_perf_stop(mdp_core *core, struct mdp_slot *t);
 unsigned mdp_perf_slot_of_fd(int fd);
 uint32_t mdp_perf_weight(const mdp_core *core, struct mdp_slot *t);
 const char *mdp_perf_clock_name(const mdp_core *core);
+void mdp_perf_sparse_note(mdp_core *core);
 
 /* execmap.c */
 /* The ReadyToRun method whose code holds ip, from its image's

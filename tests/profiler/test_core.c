@@ -1773,6 +1773,42 @@ START_TEST(test_signal_stats_are_replaced)
 }
 END_TEST
 
+/* The timer's signals counted at the end: a note (a # line before
+ * #stats) when the CPU time a stack stood for was over 6 ms on average,
+ * as on a busy machine (perfclock.c); none at the tick's 4 ms, none under
+ * a CPU second, none with the perf clock. */
+static char *sparse_log(uint64_t samples, uint64_t signals, int clock)
+{
+    struct env e;
+    open_env(&e, 0);
+    mdp_core *core = e.core;
+    load_everything(&e, core);
+    core->clock = clock;
+    core->cfg.rate = 1000;
+    core->stats.samples = samples;
+    core->stats.signals = signals;
+    ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
+    char *log = slurp(e.log);
+    close_env(&e);
+    return log;
+}
+
+START_TEST(test_sparse_timer_is_said)
+{
+    const char *want = "\n# 300 stacks for 3.0 s of CPU time: one per 10.0 ms on average, "
+                       "where 1000 Hz was asked (the timer clock";
+    char *log = sparse_log(3000, 300, MDP_CLOCK_TIMER);
+    const char *note = strstr(log, want), *st = strstr(log, "\n#stats ");
+    ck_assert_msg(note && st && note < st && count_of(log, "stacks for") == 1, "%s", log);
+    log = sparse_log(3000, 750, MDP_CLOCK_TIMER); /* 4 ms: the tick at rest */
+    ck_assert_msg(!strstr(log, "stacks for"), "%s", log);
+    log = sparse_log(900, 9, MDP_CLOCK_TIMER); /* under a CPU second */
+    ck_assert_msg(!strstr(log, "stacks for"), "%s", log);
+    log = sparse_log(3000, 300, MDP_CLOCK_PERF);
+    ck_assert_msg(!strstr(log, "stacks for"), "%s", log);
+}
+END_TEST
+
 /* A write that fails (the file size limit here: the profiler checks it, a
  * write past it would raise SIGXFSZ) changes nothing in the log, is said
  * once, and what it held goes out with the next write that can be made. */
@@ -2834,6 +2870,7 @@ Suite *suite(void)
     tcase_add_test(t, test_framework_folders);
     tcase_add_test(t, test_log_written_in_pieces);
     tcase_add_test(t, test_signal_stats_are_replaced);
+    tcase_add_test(t, test_sparse_timer_is_said);
     tcase_add_test(t, test_failed_write_is_undone_and_retried);
     tcase_add_test(t, test_elf_lines_follow_the_writes);
     tcase_add_test(t, test_cut_stack_ends_truncated);
