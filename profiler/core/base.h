@@ -143,15 +143,18 @@ struct mdp_slot {
 /* core/maps.c: the readable memory of the image whose load address is
  * base (the mapping holding it, then the module file's own mappings that
  * follow it without a break, across the PROT_NONE gaps of a loader
- * layout), at most max ranges, adjacent ones merged; the first starts at
- * base. 0 when base is not readable. exec (NULL: not wanted) gets the
- * readable and executable ones among them, from the file (never anonymous
- * memory), at most max, adjacent ones merged, their number in *nexec.
+ * layout; loaded, a loader layout in anonymous memory: the anonymous
+ * mappings that follow, up to the header's SizeOfImage), at most max
+ * ranges, adjacent ones merged; the first starts at base. 0 when base is
+ * not readable. exec (NULL: not wanted) gets the readable and executable
+ * ones among them (from the file, or from such a loader layout: never
+ * other anonymous memory), at most max, adjacent ones merged, their
+ * number in *nexec.
  * Asks /proc/self/maps (PROCMAP_QUERY where the kernel has it, else its
  * text): never from a signal handler. */
 #define MDP_MAX_IMAGE_RANGES 128u /* the header page and up to 96 sections */
-size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max, mdt_mem_range *exec,
-                        size_t *nexec);
+size_t mdp_image_ranges(const void *base, int loaded, mdt_mem_range *out, size_t max,
+                        mdt_mem_range *exec, size_t *nexec);
 /* The read-write mappings holding addrs[0..n) (sorted ascending; a
  * thread's stack pointer): lo[i] and hi[i], 0 where none holds addrs[i].
  * One pass over /proc/self/maps whichever way it is read (maps.c). */

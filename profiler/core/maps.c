@@ -11,8 +11,15 @@
  * first mapping of anything else ends the image. So a damaged header can
  * make the library read only the image's own pages, never a neighbour's
  * (which another unload may unmap under us), nor the runtime's flat view
- * of the same file (a shared mapping). A base in anonymous memory (an
- * assembly loaded from bytes) gives that one mapping. The executable
+ * of the same file (a shared mapping). A base in anonymous memory gives
+ * that one mapping (an assembly loaded from bytes: a flat layout, as long
+ * as the array it was copied from), except in a loader layout: the
+ * runtime made that one by copying a flat image into an allocation of the
+ * header's SizeOfImage, section by section with their own protections (a
+ * single-file bundle's compressed assemblies, inflated in memory), so
+ * there the image is the anonymous mappings that follow without a break,
+ * cut at SizeOfImage (anonymous neighbours with the same protection merge
+ * into one mapping: the cut, not the mapping's end, bounds the image). The executable
  * mappings among the image's own (a ReadyToRun image's code) are reported
  * apart as well: the sampler accepts a return address computed from a
  * prolog only in code it knows, and these are where ReadyToRun methods the
@@ -148,6 +155,34 @@ static int parse_rest(const char *s, struct mapping *m)
     return maj <= 0xffffffffu && min <= 0xffffffffu;
 }
 
+/* The end of a loader layout in anonymous memory: base + the header's
+ * SizeOfImage (page-rounded), read from the first mapping [base, hi) only;
+ * 0 when the header does not say (not a PE header there, a size of 0 or
+ * over 1 GiB). */
+static uintptr_t anon_image_end(uintptr_t base, uintptr_t hi)
+{
+    const unsigned char *b = (const unsigned char *)base;
+    size_t have = hi - base;
+    if (have < 0x40 || b[0] != 'M' || b[1] != 'Z')
+        return 0;
+    uint32_t lfanew = (uint32_t)b[0x3c] | (uint32_t)b[0x3d] << 8 | (uint32_t)b[0x3e] << 16 |
+                      (uint32_t)b[0x3f] << 24;
+    /* "PE\0\0", the file header (20 bytes), the optional header up to
+     * SizeOfImage (at 56, in PE32 and PE32+ alike) */
+    if (lfanew > have || have - lfanew < 4 + 20 + 60)
+        return 0;
+    const unsigned char *pe = b + lfanew, *opt = pe + 24;
+    if (memcmp(pe, "PE\0\0", 4) != 0 || !((opt[0] == 0x0b && (opt[1] == 1 || opt[1] == 2))))
+        return 0;
+    uint32_t size = (uint32_t)opt[56] | (uint32_t)opt[57] << 8 | (uint32_t)opt[58] << 16 |
+                    (uint32_t)opt[59] << 24;
+    long page = sysconf(_SC_PAGESIZE);
+    if (size == 0 || size > (1u << 30) || page <= 0)
+        return 0;
+    uintptr_t len = ((uintptr_t)size + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    return base + len > base ? base + len : 0;
+}
+
 static int same_file(const struct mapping *a, const struct mapping *b)
 {
     return a->ino == b->ino && a->maj == b->maj && a->min == b->min && a->perms[3] == b->perms[3];
@@ -236,8 +271,8 @@ static int next_mapping(struct maps_source *src, uintptr_t from, struct mapping 
     return 0;
 }
 
-size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max, mdt_mem_range *exec,
-                        size_t *nexec)
+size_t mdp_image_ranges(const void *base, int loaded, mdt_mem_range *out, size_t max,
+                        mdt_mem_range *exec, size_t *nexec)
 {
     if (nexec)
         *nexec = 0;
@@ -248,6 +283,7 @@ size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max, mdt_me
     if (src.text.fd < 0)
         return 0;
     uintptr_t at = (uintptr_t)base, end = 0;
+    uintptr_t limit = 0; /* an anonymous loader layout's end (SizeOfImage) */
     struct mapping first = {0}, m;
     size_t n = 0;
     for (uintptr_t from = at; next_mapping(&src, from, &m); from = m.hi) {
@@ -255,18 +291,32 @@ size_t mdp_image_ranges(const void *base, mdt_mem_range *out, size_t max, mdt_me
             if (m.lo > at || m.perms[0] != 'r')
                 break; /* the base is not readable */
             first = m;
+            if (m.ino == 0) {
+                /* anonymous: neighbours cannot be told apart, but for the
+                 * header's own size in a loader layout */
+                limit = loaded && m.perms[3] == 'p' ? anon_image_end(at, m.hi) : 0;
+                if (limit && m.hi > limit)
+                    m.hi = limit;
+            }
             out[n++] = (mdt_mem_range){base, m.hi - at};
-            if (exec && nexec && m.perms[2] == 'x' && m.ino != 0)
+            if (exec && nexec && m.perms[2] == 'x' && (m.ino != 0 || limit))
                 add_exec(exec, nexec, max, at, m.hi);
             end = m.hi;
-            if (m.ino == 0)
-                break; /* anonymous: neighbours cannot be told apart */
+            if (m.ino == 0 && (!limit || end >= limit))
+                break;
             continue;
         }
-        if (m.lo != end)
+        if (m.lo != end || (limit && m.lo >= limit))
             break;
         end = m.hi;
-        if (!same_file(&m, &first)) {
+        if (limit) {
+            /* the anonymous loader layout: anonymous private mappings up
+             * to SizeOfImage */
+            if (m.ino != 0 || m.perms[3] != 'p')
+                break;
+            if (m.hi > limit)
+                m.hi = limit;
+        } else if (!same_file(&m, &first)) {
             if (m.ino == 0 && strncmp(m.perms, "---", 3) == 0)
                 continue; /* a gap of the reservation */
             break;

@@ -116,7 +116,8 @@ static void open_image(mdp_core *core, struct mdp_module *m)
         return;
     mdt_mem_range ranges[MDP_MAX_IMAGE_RANGES], exec[MDP_MAX_IMAGE_RANGES];
     size_t nexec = 0;
-    size_t n = mdp_image_ranges(m->base, ranges, MDP_MAX_IMAGE_RANGES, exec, &nexec);
+    size_t n = mdp_image_ranges(m->base, !(m->flags & MDP_MODULE_FLAT), ranges,
+                                MDP_MAX_IMAGE_RANGES, exec, &nexec);
     if (n == 0) {
         mdp_log(core, "module %#" PRIxPTR " %s: base %p is not readable", m->id, m->path, m->base);
         return;

@@ -66,6 +66,10 @@ EXTRA_DIST += tests/profiler/children.sh tests/profiler/signals.sh tests/profile
 # bundle the header names, offline (singlefile.sh).
 TESTS += tests/profiler/singlefile.sh
 EXTRA_DIST += tests/profiler/singlefile.sh
+# A self-contained one with compressed assemblies: its ReadyToRun images in
+# anonymous memory, read by the profiler all the same (compressed.sh).
+TESTS += tests/profiler/compressed.sh
+EXTRA_DIST += tests/profiler/compressed.sh
 
 # Races (issue 24): seqs.c's holds and retire watermark, the rings and the
 # drain thread's wait, wake and final flush, wall mode's signals to threads

@@ -2587,7 +2587,7 @@ static void unlay(struct laid_out *l)
 /* The ranges of lay_out's image: its four pages, from its base. */
 static size_t check_laid_out_ranges(const struct laid_out *l, mdt_mem_range *r)
 {
-    size_t n = mdp_image_ranges(l->res, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
+    size_t n = mdp_image_ranges(l->res, 1, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
     ck_assert_uint_eq(n, 4);
     for (size_t i = 0; i < n; i++) {
         ck_assert_ptr_eq(r[i].start, l->res + 0x2000 * i);
@@ -2608,20 +2608,93 @@ START_TEST(test_image_ranges_are_the_image_own_mappings)
         mdt_mem_range r[MDP_MAX_IMAGE_RANGES];
         size_t n = check_laid_out_ranges(&l, r);
         /* From inside a mapping on: the rest of it first. */
-        n = mdp_image_ranges(l.res + 0x2100, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
+        n = mdp_image_ranges(l.res + 0x2100, 1, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
         ck_assert_uint_eq(n, 3);
         ck_assert_ptr_eq(r[0].start, l.res + 0x2100);
         ck_assert_uint_eq(r[0].len, 0xf00);
         /* At most max ranges; a gap is not readable. */
-        ck_assert_uint_eq(mdp_image_ranges(l.res, r, 2, NULL, NULL), 2);
-        ck_assert_uint_eq(mdp_image_ranges(l.res + 0x1000, r, MDP_MAX_IMAGE_RANGES, NULL, NULL), 0);
+        ck_assert_uint_eq(mdp_image_ranges(l.res, 1, r, 2, NULL, NULL), 2);
+        ck_assert_uint_eq(mdp_image_ranges(l.res + 0x1000, 1, r, MDP_MAX_IMAGE_RANGES, NULL, NULL),
+                          0);
         /* Anonymous memory: that one mapping. */
-        n = mdp_image_ranges(l.res + 0x8000, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
+        n = mdp_image_ranges(l.res + 0x8000, 1, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
         ck_assert_uint_eq(n, 1);
         ck_assert_uint_eq(r[0].len, 0x1000);
         unlay(&l);
     }
     mdp_maps_text_only(0);
+}
+END_TEST
+
+/* A loader layout the runtime made in anonymous memory (a single-file
+ * bundle's compressed assembly, inflated, then copied section by section
+ * into an allocation of SizeOfImage with each section's protection): the
+ * anonymous mappings that follow the base, cut at SizeOfImage (0x8000 in
+ * HelloWorld.dump, whose .reloc page ends at 0x7000) even where a
+ * neighbour with the same protection merged with the last one; its r-x
+ * section is its code. A flat layout there, or a header that gives no
+ * size, is the one mapping. */
+START_TEST(test_image_ranges_of_an_anonymous_loader_layout)
+{
+    char path[1024];
+    size_t dump_len = 0;
+    uint8_t *dump =
+        map_file(src_path(path, sizeof path, "data/corpus/asmresolver/HelloWorld.dump"), &dump_len);
+    ck_assert_uint_eq(dump_len, 0x7000);
+    uint8_t *a = mmap(NULL, 0xa000, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(a, MAP_FAILED);
+    memcpy(a, dump, dump_len);
+    static const struct {
+        size_t at;
+        int prot;
+    } prot[] = {{0x0000, PROT_READ}, {0x1000, PROT_NONE}, {0x2000, PROT_READ | PROT_EXEC},
+                {0x3000, PROT_NONE}, {0x4000, PROT_READ}, {0x5000, PROT_NONE},
+                {0x6000, PROT_READ}, {0x7000, PROT_READ}, {0x8000, PROT_READ},
+                {0x9000, PROT_READ}};
+    for (size_t i = 0; i < sizeof prot / sizeof prot[0]; i++)
+        ck_assert_int_eq(mprotect(a + prot[i].at, 0x1000, prot[i].prot), 0);
+    mdt_mem_range whole = {dump, dump_len};
+    mdt_image *ondisk = NULL;
+    uint8_t mv[16], want[16];
+    ck_assert_int_eq(mdt_image_open_mapped_ranges(NULL, &ondisk, "dump", dump, &whole, 1, 0), 0);
+    ck_assert_int_eq(mdt_image_mvid(want, ondisk), 0);
+    mdt_image_close(ondisk);
+    for (int text = 0; text < 2; text++) {
+        mdp_maps_text_only(text);
+        mdt_mem_range r[MDP_MAX_IMAGE_RANGES], x[MDP_MAX_IMAGE_RANGES];
+        size_t nx = 99;
+        ck_assert_uint_eq(mdp_image_ranges(a, 1, r, MDP_MAX_IMAGE_RANGES, x, &nx), 4);
+        for (size_t i = 0; i < 3; i++) {
+            ck_assert_ptr_eq(r[i].start, a + 0x2000 * i);
+            ck_assert_uint_eq(r[i].len, 0x1000);
+        }
+        ck_assert_ptr_eq(r[3].start, a + 0x6000);
+        ck_assert_uint_eq(r[3].len, 0x2000); /* to SizeOfImage, not the merged mapping's end */
+        ck_assert_uint_eq(nx, 1);
+        ck_assert_ptr_eq(x[0].start, a + 0x2000);
+        ck_assert_uint_eq(x[0].len, 0x1000);
+        /* the image reads from those ranges alone */
+        mdt_image *img = NULL;
+        ck_assert_int_eq(mdt_image_open_mapped_ranges(NULL, &img, "HelloWorld.dll", a, r, 4, 0), 0);
+        ck_assert_int_eq(mdt_image_mvid(mv, img), 0);
+        ck_assert_int_eq(memcmp(mv, want, 16), 0);
+        mdt_image_close(img);
+        /* not a loader layout: the one mapping, no code */
+        nx = 99;
+        ck_assert_uint_eq(mdp_image_ranges(a, 0, r, MDP_MAX_IMAGE_RANGES, x, &nx), 1);
+        ck_assert_uint_eq(r[0].len, 0x1000);
+        ck_assert_uint_eq(nx, 0);
+    }
+    /* a header that says no size: the one mapping */
+    ck_assert_int_eq(mprotect(a, 0x1000, PROT_READ | PROT_WRITE), 0);
+    a[0] = 'X';
+    ck_assert_int_eq(mprotect(a, 0x1000, PROT_READ), 0);
+    mdt_mem_range r[MDP_MAX_IMAGE_RANGES];
+    ck_assert_uint_eq(mdp_image_ranges(a, 1, r, MDP_MAX_IMAGE_RANGES, NULL, NULL), 1);
+    ck_assert_uint_eq(r[0].len, 0x1000);
+    mdp_maps_text_only(0);
+    munmap(a, 0xa000);
+    munmap(dump, dump_len);
 }
 END_TEST
 
@@ -2645,7 +2718,7 @@ START_TEST(test_image_ranges_among_thousands_of_mappings)
         size_t n = check_laid_out_ranges(&l, r);
         /* and every one of the many is found as what it is */
         for (size_t i = 0; i < PAGES; i += 997) {
-            n = mdp_image_ranges(many + i * page, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
+            n = mdp_image_ranges(many + i * page, 1, r, MDP_MAX_IMAGE_RANGES, NULL, NULL);
             ck_assert_uint_eq(n, i % 2 == 0 ? 1 : 0);
             if (n)
                 ck_assert_uint_eq(r[0].len, page);
@@ -2705,7 +2778,7 @@ START_TEST(test_exec_ranges_of_a_module_image)
     lay_out_x(&l, 1, 1);
     mdt_mem_range r[MDP_MAX_IMAGE_RANGES], x[MDP_MAX_IMAGE_RANGES];
     size_t nx = 99;
-    ck_assert_uint_eq(mdp_image_ranges(l.res, r, MDP_MAX_IMAGE_RANGES, x, &nx), 4);
+    ck_assert_uint_eq(mdp_image_ranges(l.res, 1, r, MDP_MAX_IMAGE_RANGES, x, &nx), 4);
     ck_assert_uint_eq(nx, 1);
     ck_assert_ptr_eq(x[0].start, l.res + 0x2000);
     ck_assert_uint_eq(x[0].len, 0x1000);
@@ -2887,6 +2960,7 @@ Suite *suite(void)
     tcase_add_test(t, test_r2rnames_stats_only_where_the_image_names);
     tcase_add_test(t, test_image_ranges_are_the_image_own_mappings);
     tcase_add_test(t, test_image_ranges_among_thousands_of_mappings);
+    tcase_add_test(t, test_image_ranges_of_an_anonymous_loader_layout);
     tcase_add_test(t, test_module_laid_out_with_holes_opens_in_place);
     tcase_add_test(t, test_exec_ranges_of_a_module_image);
     suite_add_tcase(s, t);
