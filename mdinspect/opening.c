@@ -187,20 +187,10 @@ static void walk(struct dirwalk *w, const char *dir, unsigned depth)
  * is no bundle. */
 static bool expand_bundle(struct dirwalk *w, const char *path)
 {
-    unsigned char head[4];
     mdt_bundle *b;
     mdt_bundle_info in;
-    int fd = mdt_file_open(path, NULL); /* a regular file, never blocking */
-    long long n = fd >= 0 ? mdt_file_read_at(fd, head, sizeof head, 0) : -1;
-    if (fd >= 0)
-        close(fd);
-    mdt_error_clear();
-    if (n != 4 || !(memcmp(head,
-                           "\x7f"
-                           "ELF",
-                           4) == 0 ||
-                    memcmp(head, "MZ", 2) == 0 || memcmp(head, "\xcf\xfa\xed\xfe", 4) == 0))
-        return false;
+    /* a regular file only, never blocking; no executable: no bundle,
+     * after 4 bytes (the library) */
     if (mdt_bundle_open_file(NULL, &b, path) != 0) {
         mdt_error_clear();
         return false;

@@ -150,11 +150,40 @@ static int read_extent(rd *r, uint64_t *v, const char *what)
     return 0;
 }
 
+/* Whether the bytes start as an executable an application host can be:
+ * ELF, PE (MZ), Mach-O (32- or 64-bit, either order) or a universal Mach-O.
+ * Anything else is no bundle, said before a search of the whole file for
+ * the signature (a large file that is no host costs one read). */
+static int is_host(const uint8_t head[4])
+{
+    static const uint8_t magic[][4] = {{0x7f, 'E', 'L', 'F'},    {0xcf, 0xfa, 0xed, 0xfe},
+                                       {0xfe, 0xed, 0xfa, 0xcf}, {0xce, 0xfa, 0xed, 0xfe},
+                                       {0xfe, 0xed, 0xfa, 0xce}, {0xca, 0xfe, 0xba, 0xbe}};
+    if (head[0] == 'M' && head[1] == 'Z')
+        return 1;
+    for (size_t i = 0; i < sizeof magic / sizeof magic[0]; i++)
+        if (memcmp(head, magic[i], 4) == 0)
+            return 1;
+    return 0;
+}
+
 static int parse(struct mdt_bundle *b)
 {
     uint64_t sig = 0, at;
-    int e = find_signature(b, &sig);
+    uint8_t head[4] = {0};
+    int e = 0;
+    if (b->size >= 4) {
+        if (b->fd < 0)
+            memcpy(head, b->data, 4);
+        else
+            e = read_file(b, head, 4, 0, "the executable's first bytes");
+    }
     if (e)
+        return e;
+    if (!is_host(head))
+        return mdt__fail(MDT_ENOTDOTNET, at_file(b, "bundle", 0),
+                         "not a single-file bundle: not an executable (ELF, PE or Mach-O)");
+    if ((e = find_signature(b, &sig)))
         return e;
     /* the first signature is the host's (a bundled file may hold the same
      * bytes: the bundler's own assembly does) */

@@ -101,23 +101,14 @@ int mdb_bundle_image_open(void *ctx, mdt_image **out, const mdt_bundle *b, size_
 mdt_bundle *mdb_bundle_open(void *ctx, const char *path, char *why, size_t whylen)
 {
     struct stat st;
-    unsigned char head[4];
     mdt_bundle *b;
     char msg[512];
     int fd = mdb_open_regular(path, &st, why, whylen);
     why[0] = '\0';
     if (fd < 0)
         return NULL;
-    ssize_t n = mdt_file_read_at(fd, head, sizeof head, 0);
     close(fd);
-    /* an application host: ELF, PE (MZ), Mach-O (64-bit, either order) */
-    if (n != 4 || !(memcmp(head,
-                           "\x7f"
-                           "ELF",
-                           4) == 0 ||
-                    memcmp(head, "MZ", 2) == 0 || memcmp(head, "\xcf\xfa\xed\xfe", 4) == 0 ||
-                    memcmp(head, "\xfe\xed\xfa\xcf", 4) == 0))
-        return NULL;
+    /* the library says no host (not an executable) after 4 bytes */
     if (mdt_bundle_open_file(ctx, &b, path) == 0)
         return b;
     if (mdt_error_last()->code != MDT_ENOTDOTNET)

@@ -102,8 +102,13 @@ static struct buf make_bundle(void *ctx, unsigned major, size_t *header, size_t 
     uint8_t *z = deflate_raw(ctx, pe, pelen, &zlen);
     static const char json[] = "{\"runtimeOptions\":{}}";
     struct buf b = {NULL, 0};
-    /* the host: bytes, the header's offset (patched below), the signature */
-    for (int i = 0; i < 100; i++)
+    /* the host: an ELF's magic and bytes, the header's offset (patched
+     * below), the signature */
+    put(ctx, &b,
+        "\x7f"
+        "ELF",
+        4);
+    for (int i = 4; i < 100; i++)
         put_le(ctx, &b, (uint64_t)(i * 37 + 11), 1);
     size_t slot = b.n;
     put_le(ctx, &b, 0, 8);
@@ -293,6 +298,11 @@ START_TEST(test_file_and_not_bundles)
     ck_assert_ptr_nonnull(strstr(message(), "no bundle signature"));
     ck_assert_int_eq(mdt_bundle_open_file(ctx, &bu, "/nonexistent/app"), MDT_EIO);
     ck_assert_int_eq(mdt_bundle_open_file(ctx, &bu, "/dev/null"), MDT_EIO);
+    /* not an executable: said from its first bytes */
+    b.p[0] = 'X';
+    ck_assert_int_eq(mdt_bundle_open_buffer(ctx, &bu, "app", b.p, b.n, 0), MDT_ENOTDOTNET);
+    ck_assert_ptr_nonnull(strstr(message(), "not an executable"));
+    b.p[0] = 0x7f;
     /* a host that carries no bundle: offset 0 before the signature */
     memset(b.p + 100, 0, 8);
     ck_assert_int_eq(mdt_bundle_open_buffer(ctx, &bu, "app", b.p, b.n, 0), MDT_ENOTDOTNET);

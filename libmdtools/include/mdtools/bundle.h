@@ -81,7 +81,8 @@ typedef struct mdt_bundle_entry {
  * the signature searched a MiB at a time, the header and the manifest read,
  * at most 64 MiB of them). Errors: MDT_EINVAL (NULL out or path), MDT_EIO
  * (open or read failed, not a regular file), MDT_ENOMEM, MDT_ENOTDOTNET
- * (no bundle signature, or a host that carries no bundle), MDT_EBADIMAGE,
+ * (not an executable: neither ELF, PE nor Mach-O, said after reading 4
+ * bytes; no bundle signature; a host that carries no bundle), MDT_EBADIMAGE,
  * MDT_ETRUNC (the header or manifest past the end, a file outside the
  * bundle), MDT_EUNSUPPORTED (a major version other than 1, 2 and 6). */
 int mdt_bundle_open_file(void *mem_ctx, mdt_bundle **out, const char *path);
