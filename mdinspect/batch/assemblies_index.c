@@ -105,14 +105,19 @@ static void read_index(mdb_assemblies *a)
 }
 
 /* The assemblies of a single-file bundle, each a module "BUNDLE!PATH"
- * opened from the bundle (never in the on-disk index: the bundle's
- * manifest is read again, and each assembly opened for its MVID). True
- * when `path` is a bundle. */
-static bool consider_bundle(mdb_assemblies *a, const char *path, int depth)
+ * opened from the bundle. Each is an index entry of its own under that
+ * name, with the bundle's size and modification time: a bundle the index
+ * has seen is not opened again for the MVIDs (its assemblies may be
+ * compressed: inflating 175 of them was most of a run), only its manifest
+ * is read. A name with a control character (the manifest is untrusted) is
+ * kept out of the index, whose lines it would break. True when `path` is
+ * a bundle. */
+static bool consider_bundle(mdb_assemblies *a, const char *path, const struct stat *st, int depth)
 {
     char why[300];
     mdt_bundle *b = mdb_bundle_open(a, path, why, sizeof why);
     mdt_bundle_info in;
+    int64_t mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
     if (!b) {
         if (why[0] && depth == 0)
             mdb_asm_warn2(a, "cannot read %s: %s", path, why);
@@ -121,28 +126,50 @@ static bool consider_bundle(mdb_assemblies *a, const char *path, int depth)
     mdt_bundle_info_get(&in, b);
     for (size_t i = 0; i < in.files; i++) {
         mdt_bundle_entry e;
-        mdt_image *img;
         uint8_t mvid[16];
         mdb_module *m;
         if (mdt_bundle_entry_get(&e, b, i) != 0 || e.type != MDT_BUNDLE_ASSEMBLY)
             continue;
-        a->nscanned++;
-        if (mdb_bundle_image_open(NULL, &img, b, i, why, sizeof why) != 0) {
-            mdb_asm_warn2(a, "cannot read %s: %s", path, why);
-            continue;
-        }
-        int r = mdt_image_mvid(mvid, img);
-        talloc_free(img);
-        if (r) {
-            mdt_error_clear();
-            continue;
-        }
         char *key = talloc_asprintf(NULL, "%s!%s", path, e.path);
+        if (!key)
+            continue;
+        size_t klen = strlen(key);
+        struct entry *old = mdb_table_get(&a->old, mdb_hash(key, klen), key, klen);
+        if (old && !old->seen && old->size == (uint64_t)st->st_size && old->mtime_ns == mtime) {
+            memcpy(mvid, old->mvid, 16);
+            old->seen = true;
+            a->nindexed++;
+        } else {
+            mdt_image *img;
+            a->nscanned++;
+            a->changed = true;
+            if (mdb_bundle_image_open(NULL, &img, b, i, why, sizeof why) != 0) {
+                mdb_asm_warn2(a, "cannot read %s: %s", path, why);
+                talloc_free(key);
+                continue;
+            }
+            int r = mdt_image_mvid(mvid, img);
+            talloc_free(img);
+            if (r) {
+                mdt_error_clear();
+                talloc_free(key);
+                continue;
+            }
+        }
         /* no file identity: the bundle's files share one */
-        if (key && (m = mdb_asm_module_for(a, key, strlen(key), NULL))) {
+        if ((m = mdb_asm_module_for(a, key, klen, NULL))) {
             m->bundle = b;
             m->bundle_entry = i;
             mdb_asm_add_mvid(a, m, mvid);
+        }
+        bool plain = true;
+        for (const char *c = key; *c; c++)
+            plain &= (unsigned char)*c >= 0x20 && *c != 0x7f;
+        if (a->newindex && plain) {
+            char hex[33];
+            mdb_format_mvid(hex, mvid);
+            fprintf(a->newindex, "%s %llu %lld %s\n", hex, (unsigned long long)st->st_size,
+                    (long long)mtime, key);
         }
         talloc_free(key);
     }
@@ -169,7 +196,7 @@ static void consider(mdb_assemblies *a, const char *path, const struct stat *st,
         if (r == 0) {
             r = mdt_image_mvid(mvid, img);
             talloc_free(img);
-        } else if (consider_bundle(a, path, depth)) {
+        } else if (consider_bundle(a, path, st, depth)) {
             return;
         } else if (depth == 0) {
             mdb_asm_warn2(a, "cannot read %s: %s", path, why); /* named by the user */

@@ -66,3 +66,20 @@ print("%s offline from the bundle alone: %d stack records, %d managed frames, %d
       % ("PASS" if ok else "FAIL", len(logged), sum(logged), sum(named), bad))
 sys.exit(0 if ok else 1)
 PY
+# the bundle's assemblies in batch's on-disk index: the second run reads
+# their MVIDs from it (none inflated again) and names everything the same
+idx=$work/sc-compressed.index
+rm -f "$idx"
+for run in 1 2; do
+    "$mdi" batch --no-progress --no-log-folders --verbose -a "$out/Workload" --index "$idx" <"$log" \
+        >"$work/sc-compressed.idx$run" 2>"$work/sc-compressed.idx$run.err" ||
+        fail "mdinspect batch --index (run $run) failed: $(head -c 300 "$work/sc-compressed.idx$run.err")"
+done
+cmp -s "$work/sc-compressed.idx1" "$work/sc-compressed.idx2" || fail "the run from the index named otherwise"
+read1=$(sed -n 's/.*MVIDs of \([0-9]*\) files from the index, \([0-9]*\) files read.*/\1 \2/p' "$work/sc-compressed.idx1.err")
+read2=$(sed -n 's/.*MVIDs of \([0-9]*\) files from the index, \([0-9]*\) files read.*/\1 \2/p' "$work/sc-compressed.idx2.err")
+set -- $read1 $read2
+[ "$#" = 4 ] && [ "$1" = 0 ] && [ "$2" -ge 100 ] && [ "$4" -lt 5 ] && [ $(($3 + $4)) = "$2" ] ||
+    fail "the index did not serve the bundle's assemblies: first run '$read1', second '$read2' (from the index, read)"
+grep -c '!' "$idx" | { read n; [ "$n" -ge 100 ]; } || fail "the index holds no APP!PATH entries"
+echo "PASS batch --index: $2 files read the first time (the executable, its assemblies), then $3 MVIDs from the index and $4 file read"
