@@ -19,7 +19,7 @@
  *
  * This file finds and opens modules; the walk of the folders and the index
  * are in assemblies_index.c (what the two share: assemblies_int.h). */
-#define _DEFAULT_SOURCE /* O_CLOEXEC, O_NOFOLLOW, alphasort, fdopen */
+#define _GNU_SOURCE /* O_CLOEXEC, O_NOFOLLOW, alphasort, fdopen, memrchr */
 #include "config.h"
 
 #include <dirent.h>
@@ -72,7 +72,7 @@ mdb_assemblies *mdb_assemblies_new(void *ctx, char **paths, size_t npaths, bool 
     mdb_arena_init(&a->arena, a);
     if (mdb_table_init(&a->by_path, a, 256) || mdb_table_init(&a->by_mvid, a, 256) ||
         mdb_table_init(&a->by_file, a, 256) || mdb_table_init(&a->old, a, 16) ||
-        mdb_table_init(&a->dirs, a, 16) || !a->arena.ctx) {
+        mdb_table_init(&a->dirs, a, 16) || mdb_table_init(&a->bundles, a, 16) || !a->arena.ctx) {
         talloc_free(a);
         return NULL;
     }
@@ -192,6 +192,57 @@ mdb_module *mdb_module_by_mvid(mdb_assemblies *a, const uint8_t mvid[16])
     return m;
 }
 
+/* "APP!PATH", the shell's name for an assembly of a single-file app, on
+ * a PATH TOKEN line whose path names no file: the app is the longest
+ * prefix before a '!' that is a regular file and a bundle, PATH one of its
+ * assemblies (a module of its own, its MVID learnt when opened). Apps
+ * opened so stay open, at most MAX_BUNDLES (each holds its file open).
+ * NULL with errno set when there is no such assembly. */
+#define MAX_BUNDLES 64
+static mdb_module *bundle_member(mdb_assemblies *a, const char *path, size_t len)
+{
+    char *z = talloc_strndup(NULL, path, len), why[300];
+    mdb_module *m = NULL;
+    int err = ENOENT;
+    for (char *bang = z ? strrchr(z, '!') : NULL; bang && !m;
+         bang = memrchr(z, '!', (size_t)(bang - z))) {
+        struct stat st;
+        *bang = '\0';
+        size_t alen = (size_t)(bang - z);
+        uint64_t h = mdb_hash(z, alen);
+        mdt_bundle *b = mdb_table_get(&a->bundles, h, z, alen);
+        if (!b && stat(z, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (a->nbundles >= MAX_BUNDLES) {
+                err = EMFILE;
+            } else if ((b = mdb_bundle_open(a, z, why, sizeof why))) {
+                if (mdb_table_put(&a->bundles, h, z, alen, b)) {
+                    talloc_free(b);
+                    b = NULL;
+                } else {
+                    a->nbundles++;
+                }
+            }
+        }
+        const char *member = bang + 1;
+        mdt_bundle_info in;
+        if (b && mdt_bundle_info_get(&in, b) == 0)
+            for (size_t i = 0; i < in.files && !m; i++) {
+                mdt_bundle_entry e;
+                if (mdt_bundle_entry_get(&e, b, i) == 0 && e.type == MDT_BUNDLE_ASSEMBLY &&
+                    strcmp(e.path, member) == 0 && (m = mdb_asm_module_for(a, path, len, NULL))) {
+                    m->bundle = b;
+                    m->bundle_entry = i;
+                }
+            }
+        *bang = '!';
+    }
+    talloc_free(z);
+    mdt_error_clear();
+    if (!m)
+        errno = err;
+    return m;
+}
+
 static mdb_module *by_path(mdb_assemblies *a, const char *path, size_t len, const char **key)
 {
     uint64_t h = mdb_hash(path, len);
@@ -204,7 +255,10 @@ static mdb_module *by_path(mdb_assemblies *a, const char *path, size_t len, cons
             return NULL;
         /* A path that names no file gets no module: distinct bad paths
          * must not pile up (errno says why). */
-        m = stat(z, &st) == 0 ? mdb_asm_module_for(a, path, len, &st) : NULL;
+        m = stat(z, &st) == 0 ? mdb_asm_module_for(a, path, len, &st)
+            : (errno == ENOENT || errno == ENOTDIR) && memchr(path, '!', len)
+                ? bundle_member(a, path, len)
+                : NULL;
         talloc_free(z);
         if (!m || !(sl = mdb_table_slot(&a->by_path, h, path, len)))
             return NULL;

@@ -27,6 +27,8 @@ struct mdb_assemblies {
     mdb_table by_file; /* dev, inode -> module */
     mdb_table old;     /* the index read from disk: path -> struct entry */
     mdb_table dirs;    /* directories walked (dev, inode), against loops */
+    mdb_table bundles; /* single-file apps PATH TOKEN lines named: path -> mdt_bundle */
+    size_t nbundles;
     mdb_arena arena;
     bool changed;
     size_t nindexed, nscanned;

@@ -50,3 +50,15 @@ n=$("$mdi" batch --no-progress --no-log-folders -a "$fw" <"$log" 2>/dev/null | g
 "$mdi" -c 'find Program' "$out/Workload!Workload.dll" | grep -q 'Mdp.Work.Program' ||
     fail "mdinspect APP!Workload.dll does not open the bundled assembly"
 echo "PASS mdinspect batch -a APP, mdinspect APP and APP!Workload.dll"
+# PATH TOKEN lines naming APP!MEMBER: batch opens the bundled assembly
+# without -a (a member that is not there is unresolved, and says so)
+line=$(grep -m 1 ' Mdp\.Work\.Program::Spin$' "$work/single.expected") ||
+    fail "single.expected names no Program::Spin"
+tok=${line%% *}
+tok=${tok#*:}
+got=$(printf '%s %s\n%s!Nope.dll %s\n' "$out/Workload!Workload.dll" "$tok" "$out/Workload" "$tok" |
+    "$mdi" batch --no-progress --no-log-folders 2>/dev/null || true)
+want=$(printf 'Mdp.Work.Program::Spin\n[unresolved: unknown file]')
+[ "$(printf '%s\n' "$got" | sed 's/ (.*)$//')" = "$want" ] ||
+    fail "batch on APP!MEMBER TOKEN lines: got '$got', want '$want'"
+echo "PASS mdinspect batch on APP!Workload.dll TOKEN lines (and a member not there)"
