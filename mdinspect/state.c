@@ -74,29 +74,52 @@ static void changed(mdi_state *st)
  * the first '!' whose left side is a regular file that is a bundle with a
  * file PATH. 0 and the image, an error of the library (recorded), or 1
  * when no split names one; *sb the bundle's. */
-static int open_member(void *mem, mdt_image **img, const char *path, struct stat *sb)
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* The bundle `file` (stat'ed in *sb): the one kept from the last member
+ * when it is the same file, else opened (and kept); NULL when it is none. */
+static mdt_bundle *bundle_of(mdi_state *st, const char *file, const struct stat *sb)
+{
+    mdt_bundle *b;
+    if (st->bundle && strcmp(st->bundle_path, file) == 0 && same_file(&st->bundle_st, sb))
+        return st->bundle;
+    if (mdt_bundle_open_file(st->mem, &b, file) != 0) {
+        mdt_error_clear();
+        return NULL;
+    }
+    char *copy = talloc_strdup(b, file);
+    if (!copy) {
+        talloc_free(b);
+        return NULL;
+    }
+    talloc_free(st->bundle); /* its path with it */
+    st->bundle = b;
+    st->bundle_path = copy;
+    st->bundle_st = *sb;
+    return b;
+}
+
+static int open_member(mdi_state *st, mdt_image **img, const char *path, struct stat *sb)
 {
     for (const char *bang = strchr(path, '!'); bang; bang = strchr(bang + 1, '!')) {
         char *file = talloc_strndup(NULL, path, (size_t)(bang - path));
-        mdt_bundle *b;
+        mdt_bundle *b = NULL;
         mdt_bundle_info in;
-        if (!file || stat(file, sb) != 0 || !S_ISREG(sb->st_mode) ||
-            mdt_bundle_open_file(NULL, &b, file) != 0) {
-            talloc_free(file);
-            mdt_error_clear();
-            continue;
-        }
+        if (file && stat(file, sb) == 0 && S_ISREG(sb->st_mode))
+            b = bundle_of(st, file, sb);
         talloc_free(file);
+        if (!b)
+            continue;
         mdt_bundle_info_get(&in, b);
         for (size_t i = 0; i < in.files; i++) {
             mdt_bundle_entry e;
-            if (mdt_bundle_entry_get(&e, b, i) == 0 && strcmp(e.path, bang + 1) == 0) {
-                int r = mdt_bundle_open_image(mem, img, b, i, 0); /* owns its bytes */
-                talloc_free(b);
-                return r;
-            }
+            if (mdt_bundle_entry_get(&e, b, i) == 0 && strcmp(e.path, bang + 1) == 0)
+                return mdt_bundle_open_image(st->mem, img, b, i, 0); /* read: owns its bytes */
         }
-        talloc_free(b);
     }
     return 1;
 }
@@ -130,7 +153,7 @@ mdi_module *mdi_state_open(mdi_state *st, const char *path, unsigned flags, bool
     }
     /* MDT_OPEN_LAZY: the headers and metadata now, bodies (il), resources
      * and the rest when a command first reads them; never mapped. */
-    int r = member ? open_member(st->mem, &img, path, &sb)
+    int r = member ? open_member(st, &img, path, &sb)
                    : mdt_image_open_file(st->mem, &img, path, MDT_OPEN_LAZY);
     if (r == 1) {
         mdi_report(st, "%s: no such file, nor a file of a single-file bundle", path);

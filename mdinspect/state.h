@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <mdtools/image.h>
@@ -43,6 +44,12 @@ typedef struct mdi_state {
     uint64_t generation;    /* changes whenever a module is opened or closed */
     void *caches;           /* see mdi_cache_get */
     mdi_module *last_named; /* the module mdi_name last found an image in */
+    /* The single-file app a member was last opened from (state.c,
+     * open_member), kept open for the next ones while its file is the
+     * same (device, inode, size, modification time). */
+    struct mdt_bundle *bundle;
+    char *bundle_path;
+    struct stat bundle_st;
 
     /* Settings. */
     enum mdi_format format;
