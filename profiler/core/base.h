@@ -119,6 +119,11 @@ struct mdp_slot {
     _Atomic int perf_fd;
     uint64_t perf_last;
     _Atomic uint64_t perf_extra, perf_short;
+    uint32_t perf_every; /* periods between its signals: 1, more for a moved thread */
+    /* drain.c, perfclock.c (the drain thread alone): the signals and
+     * periods drained from the thread since its window last started, to
+     * move a thread its timer comes seldom to (mdp_perf_move_sparse) */
+    uint64_t win_signals, win_periods;
     unsigned retired_cycles;
     mdp_ring ring;
     uint64_t *ringbuf;
@@ -334,12 +339,15 @@ struct mdp_core {
      * refused: ""), the cap on fds, the fds open, threads beyond the cap,
      * threads that got each clock */
     int clock, perf_user;
+    int perf_ok; /* perf_event_open works here (the timer chosen or not) */
     uint64_t perf_period;
     char clock_why[160];
     unsigned perf_cap;
     _Atomic unsigned perf_open;
     _Atomic uint64_t perf_capped, perf_threads, timer_threads;
-    int sparse_noted; /* the note of a timer that came seldom, written (perfclock.c) */
+    _Atomic uint64_t perf_moved; /* threads moved from a seldom timer (perfclock.c) */
+    int sparse_noted;            /* the note of a timer that came seldom, written (perfclock.c) */
+    int move_noted;              /* the note of threads moved to the perf clock, written */
     struct mdp_exec_table
         *_Atomic exec; /* written under mods_lock, read by the handler (execmap.c) */
     /* wall mode (wall.c): ticks of 1/rate s since the start (the wall

@@ -287,6 +287,10 @@ static void drain_slot(mdp_core *core, struct mdp_slot *t)
         mdp_ring_consume(&t->ring, words);
         core->stats.signals++;
         core->stats.samples += weight;
+        if (!(flags & MDP_SAMPLE_WALL)) {
+            t->win_signals++;
+            t->win_periods += weight;
+        }
         if (flags & MDP_SAMPLE_HAVE_SP)
             core->stats.unwalked += weight; /* the leaf alone: no stack bounds yet */
         if (!bad)

@@ -74,14 +74,14 @@
 #define PERF_FDS 65536u
 static _Atomic uint16_t fd_slot[PERF_FDS];
 
-static int perf_open(const mdp_core *core, int tid, int user_only)
+static int perf_open(uint64_t period, int tid, int user_only)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = core->perf_period;
+    a.sample_period = period;
     a.disabled = 1;
     a.exclude_kernel = (unsigned)user_only;
     a.exclude_hv = 1;
@@ -93,10 +93,9 @@ int mdp_perf_choose(mdp_core *core)
 {
     core->clock = MDP_CLOCK_TIMER;
     core->perf_user = 0;
+    core->perf_ok = 0;
     core->clock_why[0] = 0;
     core->perf_period = 1000000000u / (core->cfg.rate ? core->cfg.rate : 1);
-    if (core->cfg.clock == MDP_CLOCK_TIMER)
-        return 0;
     struct rlimit rl;
     rlim_t cur = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
     /* a quarter of the limit, and never one of the process's first 256
@@ -110,19 +109,25 @@ int mdp_perf_choose(mdp_core *core)
     const char *t = getenv("MDPROFILE_TEST_PERF");
     int fd = -1, err = EACCES;
     if (!(t && strcmp(t, "refuse") == 0)) {
-        fd = perf_open(core, 0, 0);
+        fd = perf_open(core->perf_period, 0, 0);
         if (fd < 0 && (errno == EACCES || errno == EPERM)) {
             core->perf_user = 1; /* kernel time refused: user time may be allowed */
-            fd = perf_open(core, 0, 1);
+            fd = perf_open(core->perf_period, 0, 1);
         }
         err = errno;
     }
     if (fd >= 0) {
         close(fd);
-        core->clock = MDP_CLOCK_PERF;
+        core->perf_ok = 1;
+        /* the timer asked for: perf only for threads the timer serves
+         * badly (mdp_perf_move_sparse) */
+        if (core->cfg.clock != MDP_CLOCK_TIMER)
+            core->clock = MDP_CLOCK_PERF;
         return 0;
     }
     core->perf_user = 0;
+    if (core->cfg.clock == MDP_CLOCK_TIMER)
+        return 0; /* the timer asked for: nothing to say (no thread will move) */
     snprintf(core->clock_why, sizeof core->clock_why, "perf_event_open refused (%s)",
              strerror(err));
     if (core->cfg.clock == MDP_CLOCK_PERF)
@@ -148,20 +153,29 @@ const char *mdp_perf_clock_name(const mdp_core *core)
  * sampled all threads, a CPU second at least was sampled, and the mean
  * CPU time a stack stands for is over 6 ms and 1.5 periods (250 Hz at
  * rest gives 4 ms). */
+/* Whether `signals` standing for `periods` of CPU time came seldom: over
+ * 6 ms of CPU and 1.5 periods a signal on average. */
+static int sparse(const mdp_core *core, uint64_t periods, uint64_t signals)
+{
+    if (signals == 0 || core->cfg.rate == 0)
+        return 0;
+    double period_ms = 1000.0 / core->cfg.rate;
+    double mean_ms = period_ms * (double)periods / (double)signals;
+    return mean_ms > 6.0 && mean_ms > 1.5 * period_ms;
+}
+
 void mdp_perf_sparse_note(mdp_core *core)
 {
     if (core->sparse_noted ||
         (core->cfg.modes & (MDP_MODE_SAMPLE | MDP_MODE_WALL)) != MDP_MODE_SAMPLE ||
         core->clock == MDP_CLOCK_PERF || atomic_load(&core->perf_threads) != 0 ||
-        core->cfg.rate == 0)
+        atomic_load(&core->perf_moved) != 0 || core->cfg.rate == 0)
         return;
     uint64_t samples = core->stats.samples, signals = core->stats.signals;
-    if (signals == 0 || samples < core->cfg.rate)
+    if (samples < core->cfg.rate || !sparse(core, samples, signals))
         return;
     double period_ms = 1000.0 / core->cfg.rate;
     double mean_ms = period_ms * (double)samples / (double)signals;
-    if (mean_ms <= 6.0 || mean_ms <= 1.5 * period_ms)
-        return;
     core->sparse_noted = 1;
     mdp_note(core,
              "%" PRIu64 " stacks for %.1f s of CPU time: one per %.1f ms on average, "
@@ -171,13 +185,66 @@ void mdp_perf_sparse_note(mdp_core *core)
              signals, (double)samples * period_ms / 1000.0, mean_ms, core->cfg.rate);
 }
 
-int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid)
+/* Once a second, on the drain thread (threads_lock held): a thread whose
+ * timer came seldom over its last 200 ms of CPU time (sparse(), as on a
+ * busy machine:
+ * the kernel checks the timer only at ticks that find the thread running)
+ * moves to a perf_events clock every 4 ms of its CPU time, or every period
+ * when that is longer: as many stacks as the timer gives at rest, whatever
+ * the load, at the perf signal's price (an interrupt each: 24-33 us on a
+ * VM, ~0.7% of the thread at 250 a second). Where perf_event_open is
+ * refused, or under the cap on fds, the thread keeps its timer. The first
+ * move is said once. */
+#define MOVED_PERIOD_NS 4000000u
+void mdp_perf_move_sparse(mdp_core *core)
 {
-    if (core->clock != MDP_CLOCK_PERF)
+    unsigned moved = 0;
+    double mean_ms = 0;
+    for (unsigned i = 0, used = mdp_slots_used(); i < used; i++) {
+        struct mdp_slot *t = &core->slots[i];
+        uint64_t periods = t->win_periods, signals = t->win_signals;
+        if (atomic_load(&t->state) != SLOT_ACTIVE) {
+            t->win_periods = t->win_signals = 0; /* a slot's next thread starts afresh */
+            continue;
+        }
+        /* judged on 200 ms of the thread's CPU time at least (50 signals at
+         * rest), however many seconds that takes a thread that shares its
+         * CPU: a mean over fewer says little */
+        if (periods < (core->cfg.rate + 4) / 5)
+            continue;
+        t->win_periods = t->win_signals = 0;
+        if (!t->has_timer || atomic_load(&t->perf_fd) != 0 || !core->perf_ok ||
+            !sparse(core, periods, signals))
+            continue;
+        uint64_t period = core->perf_period > MOVED_PERIOD_NS ? core->perf_period : MOVED_PERIOD_NS;
+        if (mdp_perf_start(core, t, atomic_load(&t->tid), period) != 0)
+            continue;
+        timer_delete(t->timer); /* a signal of it still pending is a sample all the same */
+        t->has_timer = 0;
+        atomic_fetch_sub(&core->timer_threads, 1);
+        atomic_fetch_add(&core->perf_moved, 1);
+        if (moved++ == 0)
+            mean_ms = 1000.0 / core->cfg.rate * (double)periods / (double)signals;
+    }
+    if (moved && !core->move_noted) {
+        core->move_noted = 1;
+        mdp_note(core,
+                 "sampling: the CPU-time timer came once per %.1f ms of a thread's CPU time "
+                 "(a busy machine: the kernel checks it at ticks that find the thread "
+                 "running); such threads now sample on a perf_events clock every %.0f ms "
+                 "of their CPU time",
+                 mean_ms,
+                 (core->perf_period > MOVED_PERIOD_NS ? core->perf_period : MOVED_PERIOD_NS) / 1e6);
+    }
+}
+
+int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid, uint64_t period)
+{
+    if (period ? !core->perf_ok : core->clock != MDP_CLOCK_PERF)
         return -1;
     if (atomic_load(&core->perf_open) >= core->perf_cap)
-        return atomic_fetch_add(&core->perf_capped, 1) == 0 ? -2 : -1;
-    int fd = perf_open(core, tid, core->perf_user);
+        return period ? -1 : atomic_fetch_add(&core->perf_capped, 1) == 0 ? -2 : -1;
+    int fd = perf_open(period ? period : core->perf_period, tid, core->perf_user);
     if (fd < 0)
         return -1;
     struct f_owner_ex own = {F_OWNER_TID, tid};
@@ -193,6 +260,8 @@ int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid)
                        : 0;
     atomic_store(&t->perf_extra, 0);
     atomic_store(&t->perf_short, 0);
+    t->perf_every =
+        period && period > core->perf_period ? (uint32_t)(period / core->perf_period) : 1;
     atomic_store(&fd_slot[fd], (uint16_t)(t - core->slots + 1));
     atomic_store(&t->perf_fd, fd + 1);
     if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
@@ -248,7 +317,7 @@ uint32_t mdp_perf_weight(const mdp_core *core, struct mdp_slot *t)
     if (w > 1u << 30)
         w = 1u << 30;
     t->perf_last += w * period;
-    if (w > 1)
-        atomic_fetch_add_explicit(&t->perf_extra, w - 1, memory_order_relaxed);
+    if (w > t->perf_every) /* beyond the periods between two signals */
+        atomic_fetch_add_explicit(&t->perf_extra, w - t->perf_every, memory_order_relaxed);
     return (uint32_t)w;
 }

@@ -286,10 +286,10 @@ static void stats_line(mdp_core *core, struct out *o, uint64_t records, const ch
         }
         putf(o,
              " clock.perf=%" PRIu64 " clock.timer=%" PRIu64 " clock.capped=%" PRIu64
-             " clock.extra=%" PRIu64 " clock.short=%" PRIu64,
+             " clock.extra=%" PRIu64 " clock.short=%" PRIu64 " clock.moved=%" PRIu64,
              (uint64_t)atomic_load(&core->perf_threads),
              (uint64_t)atomic_load(&core->timer_threads), (uint64_t)atomic_load(&core->perf_capped),
-             extra, short_);
+             extra, short_, (uint64_t)atomic_load(&core->perf_moved));
     }
     /* sampled addresses nobody reported, where the image names them
      * (r2rnames=image, or ilmaps=check: both ways): named from a ReadyToRun

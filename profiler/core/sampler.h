@@ -72,17 +72,22 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
  * per thread whose overflow signals it). mdp_perf_choose, at the
  * sampler's start: what new threads get (core->clock), from the setting
  * and whether perf_event_open works here; -1 when --clock perf was asked
- * and it does not (core->clock_why says why). mdp_perf_start (threads_lock
- * held): the slot's event, enabled; 0, -1 (the thread gets the timer), -2
- * the same, the first thread beyond the cap on fds (the caller says so
- * once, after the lock). mdp_perf_stop (threads_lock held): its fd closed.
- * In the handler: the slot of a signal's si_fd (its index + 1, 0 none) and
- * a sample's weight (the whole periods of the thread's CPU time since the
- * slot's last sample; 0: not one yet, no sample). mdp_perf_clock_name: the header's cpu_clock=
- * word. mdp_perf_sparse_note, at the log's end: a note when the timer
- * gave far fewer stacks than the rate asked (a busy machine), once. */
+ * and it does not (core->clock_why says why; core->perf_ok whether perf
+ * works, whichever clock was chosen). mdp_perf_start (threads_lock
+ * held): the slot's event, enabled, every `period` ns of the thread's CPU
+ * (0: the rate's, where perf is the clock; else where perf works); 0, -1
+ * (the thread gets the timer), -2 the same, the first thread beyond the
+ * cap on fds (the caller says so once, after the lock).
+ * mdp_perf_move_sparse (the drain thread, once a second, threads_lock
+ * held): threads whose timer came seldom over their last 200 ms of CPU
+ * time move to a perf clock (perfclock.c says when). mdp_perf_stop (threads_lock held): its fd
+ * closed. In the handler: the slot of a signal's si_fd (its index + 1, 0 none) and a sample's
+ * weight (the whole periods of the thread's CPU time since the slot's last sample; 0: not one yet,
+ * no sample). mdp_perf_clock_name: the header's cpu_clock= word. mdp_perf_sparse_note, at the log's
+ * end: a note when the timer gave far fewer stacks than the rate asked (a busy machine), once. */
 int mdp_perf_choose(mdp_core *core);
-int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid);
+int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid, uint64_t period);
+void mdp_perf_move_sparse(mdp_core *core);
 void mdp_perf_stop(mdp_core *core, struct mdp_slot *t);
 unsigned mdp_perf_slot_of_fd(int fd);
 uint32_t mdp_perf_weight(const mdp_core *core, struct mdp_slot *t);

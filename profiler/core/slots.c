@@ -172,7 +172,7 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
 
     /* the perf_events clock where it is chosen and under its cap on fds
      * (perfclock.c), else the CPU-time timer */
-    int perf = mdp_perf_start(core, t, tid), timer_errno = 0;
+    int perf = mdp_perf_start(core, t, tid, 0), timer_errno = 0;
     t->has_timer = 0;
     if (perf != 0) {
         struct sigevent sev;
@@ -262,6 +262,8 @@ void mdp_sampler_housekeeping(mdp_core *core, int check_alive)
             atomic_store(&t->state, SLOT_FREE);
         }
     }
+    if (check_alive && !mdp_wall_mode(core))
+        mdp_perf_move_sparse(core); /* once a second: threads the timer serves badly */
     pthread_mutex_unlock(&core->threads_lock);
 }
 

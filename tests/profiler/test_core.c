@@ -2244,6 +2244,7 @@ struct spin_arg {
     int tid;
     double cpu_s;
     int registered;
+    _Atomic int stop; /* spin_until: stop spinning */
 };
 
 static double thread_cpu_s(void)
@@ -2436,6 +2437,86 @@ START_TEST(test_perf_clock_signals_at_the_rate)
     mdp_sampler_stop(core);
     ck_assert_int_eq(perf_fds_open(), 0);
     ck_assert_uint_eq(atomic_load(&core->perf_open), 0);
+    close_env(&e);
+}
+END_TEST
+
+/* The timer chosen (the default) and a thread it serves badly: once its
+ * stacks since the last look stand for 200 ms of its CPU time, a mean over
+ * 6 ms a stack (the drain's counts of a busy machine, given here) moves it
+ * to a perf clock every 4 ms of its CPU time, where perf works: its timer
+ * gone, one perf fd, signals at ~250 a CPU second each weighing ~4
+ * periods, said once and counted (clock.moved). A thread served well, or
+ * judged on too little, keeps its timer. Where perf is refused, nothing
+ * moves. */
+static void *spin_until(void *arg)
+{
+    struct spin_arg *a = arg;
+    a->tid = (int)syscall(SYS_gettid);
+    a->registered = mdp_sampler_thread_start(a->core, 0, a->tid, 0, 0, 0) == 0;
+    volatile uint64_t x = 1;
+    while (!atomic_load(&a->stop))
+        x = x * 6364136223846793005u + 1;
+    return NULL;
+}
+
+START_TEST(test_sparse_timer_moves_to_perf)
+{
+    struct env e;
+    open_env(&e, 0); /* the timer (env_clock) */
+    mdp_core *core = e.core;
+    ck_assert_int_eq(core->clock, MDP_CLOCK_TIMER);
+    struct spin_arg a = {core, 0, 0, 0};
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, spin_until, &a), 0);
+    struct mdp_slot *t = NULL;
+    for (int i = 0; i < 2000 && !(t = slot_of(core, a.tid)); i++)
+        usleep(1000);
+    ck_assert_ptr_nonnull(t);
+    ck_assert(t->has_timer);
+    /* too little to judge: kept for the next look */
+    t->win_periods = 150, t->win_signals = 5;
+    mdp_sampler_housekeeping(core, 1);
+    ck_assert(t->has_timer && t->win_periods == 150);
+    /* served well: the tick's 4 ms a stack */
+    t->win_periods = 1000, t->win_signals = 250;
+    mdp_sampler_housekeeping(core, 1);
+    ck_assert(t->has_timer && atomic_load(&t->perf_fd) == 0 && t->win_periods == 0);
+    /* served badly: 30 stacks for a CPU second */
+    t->win_periods = 1000, t->win_signals = 30;
+    mdp_sampler_housekeeping(core, 1);
+    if (!core->perf_ok) {
+        ck_assert(t->has_timer && atomic_load(&t->perf_fd) == 0);
+        ck_assert_uint_eq(atomic_load(&core->perf_moved), 0);
+        fprintf(stderr, "test_sparse_timer_moves_to_perf: perf_event_open refused here: "
+                        "only the refusal's side was checked\n");
+    } else {
+        ck_assert_msg(!t->has_timer && atomic_load(&t->perf_fd) > 0, "not moved");
+        ck_assert_uint_eq(t->perf_every, 4);
+        ck_assert_uint_eq(atomic_load(&core->perf_moved), 1);
+        /* its signals now: ~250 a CPU second, each ~4 periods */
+        uint64_t s0 = atomic_load(&t->samples);
+        uint64_t c0 = clock_ns(mdp_thread_cpu_clock(a.tid));
+        while (clock_ns(mdp_thread_cpu_clock(a.tid)) - c0 < 400000000u)
+            usleep(10000);
+        double cpu = (clock_ns(mdp_thread_cpu_clock(a.tid)) - c0) / 1e9;
+        double per_s = (atomic_load(&t->samples) - s0) / cpu;
+        ck_assert_msg(per_s > 150 && per_s < 320, "%.0f perf signals a CPU second", per_s);
+        ck_assert_uint_eq(atomic_load(&t->stray), 0);
+    }
+    atomic_store(&a.stop, 1);
+    pthread_join(th, NULL);
+    ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
+    const char *log = slurp_raw(e.log);
+    if (core->perf_ok) {
+        const char *note = strstr(log, "\n# sampling: the CPU-time timer came once per 33.3 ms");
+        ck_assert_msg(note && !strstr(note + 2, "# sampling: the CPU-time timer came"), "%.3000s",
+                      log);
+        ck_assert_msg(strstr(log, " clock.moved=1 "), "%.3000s", log);
+    } else {
+        ck_assert_msg(strstr(log, " clock.moved=0 ") && !strstr(log, "CPU-time timer came"),
+                      "%.3000s", log);
+    }
     close_env(&e);
 }
 END_TEST
@@ -2955,6 +3036,7 @@ Suite *suite(void)
     tcase_add_test(t, test_scan_takes_a_blocked_thread_with_its_stack);
     tcase_add_test(t, test_thread_cpu_clock_is_the_thread_own);
     tcase_add_test(t, test_perf_clock_signals_at_the_rate);
+    tcase_add_test(t, test_sparse_timer_moves_to_perf);
     tcase_add_test(t, test_perf_refused_falls_back_to_the_timer);
     tcase_add_test(t, test_record_kinds_are_documented);
     tcase_add_test(t, test_r2rnames_stats_only_where_the_image_names);

@@ -11,7 +11,8 @@
 //                               saying "ready PID" once it has run a second of CPU time (attach)
 //   Workload tree PREFIX N MS   a tree of N+1 processes, each profiled (Lifecycle.cs)
 //   Workload signal OUT         the names workload until a signal ends it (Lifecycle.cs)
-//   Workload bench N            CPU-bound work of fixed size; prints its wall time
+//   Workload bench N [clock]    CPU-bound work of fixed size; prints its wall time
+//                               (clock: reads its CPU clock after each call)
 //   Workload reflect OUT FRAMES DIR...  reflection's names of a log's frames (Resolve.cs)
 //   Workload gc|jit|memmove|exceptions OUT [MS]  CPU time in native code (Native.cs)
 //   Workload threads OUT [MS]   named and unnamed threads of known CPU time (Threads.cs)
@@ -308,13 +309,23 @@ namespace Mdp.Work
         // (bench: a fixed amount of work).
         static long sliceNs;
 
+        // bench N clock: each case still once, but the thread's CPU clock
+        // read after every call as the sliced rounds do (a system call
+        // every 20-40 us: such a thread's CPU-time timer comes seldom on a
+        // busy machine, bench/profiler/sparse.sh).
+        static bool benchClock;
+
         // Whether the case that started at `mark` (thread CPU time) goes on;
         // when its slice is over, the next one starts now.
         [MethodImpl(MethodImplOptions.NoInlining)]
         static bool More(ref long mark)
         {
             if (sliceNs == 0)
+            {
+                if (benchClock)
+                    mark ^= ThreadCpuNs() & 1;
                 return false;
+            }
             long now = ThreadCpuNs();
             if (now - mark < sliceNs)
                 return true;
@@ -619,6 +630,7 @@ namespace Mdp.Work
                     Wait(args[2]);
                     break;
                 case "bench":
+                    benchClock = args.Length > 2 && args[2] == "clock";
                     Bench(int.Parse(output));
                     return 0;
                 case "reflect":
