@@ -103,7 +103,7 @@ EXTRA_DIST += profiler/coreclr/exports.map profiler/README.md profiler/core/READ
 	bench/profiler/handler.sh bench/profiler/cost.sh bench/profiler/cost.py \
 	bench/profiler/webload.py bench/profiler/build.sh bench/profiler/wall.sh \
 	bench/profiler/events.sh bench/profiler/alloc.sh bench/profiler/alloc_report.py \
-	bench/profiler/lib.sh
+	bench/profiler/lib.sh bench/profiler/sparse.sh
 dist_man_MANS += doc/mdprofile.1
 
 # The launcher; --attach goes through the diagnostics IPC client in
@@ -125,6 +125,13 @@ bench_profiler_drain_CPPFLAGS = $(MDT_CPPFLAGS) -I$(top_srcdir)/profiler
 bench_profiler_drain_CFLAGS = $(MDT_WARN_CFLAGS) $(AX_PTHREAD_CFLAGS)
 bench_profiler_drain_LDADD = profiler/libmdpcore.la libmdtools/libmdtools_core.la $(TALLOC_LIBS) \
 	$(NETTLE_LIBS) $(GMP_LIBS) -ldl -lrt $(AX_PTHREAD_CFLAGS)
+
+# How often a thread's CPU-time timer signals it, beside busy loops
+# (bench/profiler/README.md, "The CPU-time timer on a busy machine").
+noinst_PROGRAMS += bench/profiler/ticks
+bench_profiler_ticks_SOURCES = bench/profiler/ticks.c
+bench_profiler_ticks_CFLAGS = $(MDT_WARN_CFLAGS)
+bench_profiler_ticks_LDADD = -lrt
 
 # The SIGPROF handler's cost per sample and per frame without a runtime
 # (bench/profiler/README.md, "The handler's cost"); run under callgrind.
