@@ -142,17 +142,6 @@ const char *mdp_perf_clock_name(const mdp_core *core)
     return core->perf_user ? "perf_user" : "perf";
 }
 
-/* Under load the timer may come far less often than HZ: the kernel
- * checks a thread's CPU-time timer only at a tick that finds the thread
- * running, and on an oversubscribed machine many ticks find another. On a
- * 2-vCPU VM with four busy threads besides, a 1 kHz timer on a busy
- * thread gave 29-33 signals a CPU second (one covering up to 327 ms of
- * CPU), against 250 idle. The counts still add up to the CPU time, but a
- * short phase may get no stack: the user is told how many stacks the
- * time got, and which clock gives the rate asked. Only where the timer
- * sampled all threads, a CPU second at least was sampled, and the mean
- * CPU time a stack stands for is over 6 ms and 1.5 periods (250 Hz at
- * rest gives 4 ms). */
 /* Whether `signals` standing for `periods` of CPU time came seldom: over
  * 6 ms of CPU and 1.5 periods a signal on average. */
 static int sparse(const mdp_core *core, uint64_t periods, uint64_t signals)
@@ -164,6 +153,18 @@ static int sparse(const mdp_core *core, uint64_t periods, uint64_t signals)
     return mean_ms > 6.0 && mean_ms > 1.5 * period_ms;
 }
 
+/* Under load the timer may come far less often than HZ: the kernel
+ * checks a thread's CPU-time timer only at a tick that finds the thread
+ * running, and on an oversubscribed machine many ticks find another. On a
+ * 2-vCPU VM with four busy threads besides, a 1 kHz timer on a busy
+ * thread gave 29-33 signals a CPU second (one covering up to 327 ms of
+ * CPU), against 250 idle. The counts still add up to the CPU time, but a
+ * short phase may get no stack. Where no thread could move to the perf
+ * clock (mdp_perf_move_sparse: perf refused), the user is told at the end
+ * how many stacks the time got, and which clock gives the rate asked: only
+ * where the timer sampled all threads, a CPU second at least was sampled,
+ * and the mean CPU time a stack stands for is over 6 ms and 1.5 periods
+ * (250 Hz at rest gives 4 ms). */
 void mdp_perf_sparse_note(mdp_core *core)
 {
     if (core->sparse_noted ||
@@ -187,13 +188,12 @@ void mdp_perf_sparse_note(mdp_core *core)
 
 /* Once a second, on the drain thread (threads_lock held): a thread whose
  * timer came seldom over its last 200 ms of CPU time (sparse(), as on a
- * busy machine:
- * the kernel checks the timer only at ticks that find the thread running)
- * moves to a perf_events clock every 4 ms of its CPU time, or every period
- * when that is longer: as many stacks as the timer gives at rest, whatever
- * the load, at the perf signal's price (an interrupt each: 24-33 us on a
+ * busy machine: the kernel checks the timer only at ticks that find the
+ * thread running) moves to a perf_events clock every 4 ms of its CPU
+ * time, or every period when that is longer: as many stacks as the timer
+ * gives at rest, whatever the load, at the perf signal's price (an interrupt each: 24-33 us on a
  * VM, ~0.7% of the thread at 250 a second). Where perf_event_open is
- * refused, or under the cap on fds, the thread keeps its timer. The first
+ * refused, or beyond the cap on fds, the thread keeps its timer. The first
  * move is said once. */
 #define MOVED_PERIOD_NS 4000000u
 void mdp_perf_move_sparse(mdp_core *core)
