@@ -70,10 +70,6 @@ static void changed(mdi_state *st)
     st->caches = NULL;
 }
 
-/* "BUNDLE!PATH", a file of a single-file bundle (mdi_expand lists them so):
- * the first '!' whose left side is a regular file that is a bundle with a
- * file PATH. 0 and the image, an error of the library (recorded), or 1
- * when no split names one; *sb the bundle's. */
 static bool same_file(const struct stat *a, const struct stat *b)
 {
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
@@ -103,6 +99,10 @@ static mdt_bundle *bundle_of(mdi_state *st, const char *file, const struct stat 
     return b;
 }
 
+/* "BUNDLE!PATH", a file of a single-file bundle (mdi_expand lists them so):
+ * the first '!' whose left side is a regular file that is a bundle with a
+ * file PATH. 0 and the image, an error of the library (recorded), or 1
+ * when no split names one; *sb the bundle's. */
 static int open_member(mdi_state *st, mdt_image **img, const char *path, struct stat *sb)
 {
     for (const char *bang = strchr(path, '!'); bang; bang = strchr(bang + 1, '!')) {

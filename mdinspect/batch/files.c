@@ -100,15 +100,11 @@ int mdb_bundle_image_open(void *ctx, mdt_image **out, const mdt_bundle *b, size_
 
 mdt_bundle *mdb_bundle_open(void *ctx, const char *path, char *why, size_t whylen)
 {
-    struct stat st;
     mdt_bundle *b;
     char msg[512];
-    int fd = mdb_open_regular(path, &st, why, whylen);
     why[0] = '\0';
-    if (fd < 0)
-        return NULL;
-    close(fd);
-    /* the library says no host (not an executable) after 4 bytes */
+    /* the library opens a regular file only, never blocking, and says
+     * "no bundle" of a file that is no executable after 4 bytes */
     if (mdt_bundle_open_file(ctx, &b, path) == 0)
         return b;
     if (mdt_error_last()->code != MDT_ENOTDOTNET)

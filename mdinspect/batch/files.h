@@ -23,7 +23,8 @@ int mdb_bundle_image_open(void *ctx, mdt_image **out, const mdt_bundle *b, size_
                           size_t whylen);
 /* Open `path` as a single-file bundle when it is one: a regular file that
  * starts as an executable does (ELF, MZ, Mach-O) and holds a bundle. NULL
- * when not (why says so only when it looked like one). */
+ * when not; why says why unless it is simply no bundle (no executable, or
+ * one that carries none). */
 mdt_bundle *mdb_bundle_open(void *ctx, const char *path, char *why, size_t whylen);
 /* A module's portable PDB, embedded or beside `path` (the CodeView entry's
  * file name in its folder, then the path with `.pdb`), each file checked
