@@ -284,6 +284,29 @@ int mdt_row_token(uint32_t *token, const mdt_row *row, unsigned col)
     return 0;
 }
 
+/* A run of a column whose starts go down begins no lower than its row's
+ * floor, where the readable runs of the rows before it end, so that no two
+ * runs overlap and a walk over every row's run is bounded by the target's
+ * rows (md/runs.c, which keeps the floors with the column's owner index). */
+static int apply_floor(const mdt_row *row, unsigned col, uint32_t *start, uint32_t *end)
+{
+    const struct mdt_md *md = mdt__md(row->img);
+    const struct mdt_run_index *ri = mdt__run_index(md, row->table, col);
+    if (!ri) {
+        /* out of memory: an ascending column needs no floor */
+        if (!mdt__column_ascends(&md->lay.tables[row->table], col))
+            return mdt_error_last()->code;
+        mdt__err_forget_one();
+        return 0;
+    }
+    if (ri->floor && row->rid <= ri->nfloor && *start < ri->floor[row->rid]) {
+        *start = ri->floor[row->rid];
+        if (*end < *start)
+            *end = *start; /* every position of the run lies below: none is its own */
+    }
+    return 0;
+}
+
 int mdt_row_range(uint32_t *first, uint32_t *count, const mdt_row *row, unsigned col)
 {
     const mdt_column_schema *cs = NULL;
@@ -308,6 +331,8 @@ int mdt_row_range(uint32_t *first, uint32_t *count, const mdt_row *row, unsigned
     } else {
         end = limit;
     }
+    if (row->rid > 1 && (e = apply_floor(row, col, &start, &end)))
+        return e;
     *first = start;
     *count = end - start;
     return 0;

@@ -104,8 +104,8 @@ static size_t late_messages(const struct mdt_md *md, struct mdt_late_warnings *w
                 continue;
             if (w)
                 snprintf(w->msg[n], WARNING_LEN,
-                         "table %s: the starts of column %s go down; a member's owner is the "
-                         "first row whose readable run holds it",
+                         "table %s: the starts of column %s go down; a row's run begins no "
+                         "lower than the runs before it end, so runs do not overlap",
                          s->name, s->cols[c].name);
             n++;
         }

@@ -138,6 +138,11 @@ struct mdt_run_index {
     bool ascending; /* the column's starts never decrease */
     uint16_t *h16;  /* position -> row whose run holds it, 0: none; */
     uint32_t *h32;  /* h16 when the owning table has < 65536 rows */
+    /* Columns that do not ascend: floor[r], r in 1..nfloor (the readable
+     * rows), where the readable runs of the rows before r end, below which
+     * r's run does not begin (runs.c); NULL for ascending columns. */
+    uint32_t *floor;
+    uint32_t nfloor;
 };
 /* The index of LIST column `col` of `table`, built on first need; NULL
  * with the error recorded when out of memory. Thread-safe (lazy.c). */

@@ -10,16 +10,21 @@
  * 2 bytes when the owning table has fewer than 65536 readable rows (nearly
  * every module), else 4.
  *
- * In valid metadata the starts never decrease and the runs are disjoint:
- * each position is written once, by a plain loop. Damaged metadata whose
- * starts go down has overlapping and unreadable runs; the owner is then
- * the first row, in row order, whose readable run holds the position (what
- * a scan would answer). Each position is still written once: a "next
- * unfilled position" forest with path compression skips the filled ones,
- * so overlapping runs cost no more than disjoint ones. Before this index,
- * each such query scanned the table, and naming every member of a damaged
- * image took rows^2 steps.
- *
+ * In valid metadata the starts never decrease and the runs are disjoint.
+ * Damaged metadata whose starts go down would have overlapping runs, and a
+ * caller walking every row's run (the natural loop over a type's members)
+ * would then make rows x positions steps: starts alternating 1 and N+1
+ * give half the rows a run of all N positions. So a run begins no lower
+ * than where the readable runs of the rows before it end (its floor): a
+ * row whose start lies below keeps only the positions from there on. The
+ * runs are then disjoint whatever the column holds, the sum of all runs is
+ * at most the target's rows, and each position still goes to the first
+ * row, in row order, whose run covers it; what changes is only that a
+ * position an earlier run passed over (that run began above it) has no
+ * owner rather than a later, overlapping one. The floors are kept here,
+ * per row, for non-ascending columns only, and mdt_row_range (cells.c)
+ * applies them.
+
  * Uncompressed (#-) metadata may send positions through Ptr tables
  * (FieldPtr, MethodPtr, ...): the inverse, row -> first Ptr row naming it,
  * is indexed here too (it was a scan of the Ptr table per query).
@@ -52,20 +57,6 @@ static uint32_t raw(const mdt_table_layout *t, uint32_t r, unsigned c)
     return t->width[c] == 2 ? le16(p) : le32(p);
 }
 
-/* The first unfilled position at or after p (next[n] = n never fills). */
-static uint32_t unfilled(uint32_t *next, uint32_t p)
-{
-    uint32_t root = p;
-    while (next[root] != root)
-        root = next[root];
-    while (next[p] != root) {
-        uint32_t q = next[p];
-        next[p] = root;
-        p = q;
-    }
-    return root;
-}
-
 static void set_holder(struct mdt_run_index *ri, uint32_t p, uint32_t r)
 {
     if (ri->h16)
@@ -75,37 +66,38 @@ static void set_holder(struct mdt_run_index *ri, uint32_t p, uint32_t r)
 }
 
 /* Positions 1..n-1 of column c of table t, whose runs index list table lt:
- * each gets the first row whose run holds it. A run is readable under the
- * rules of mdt_row_range (cells.c): its start in 1..limit, and its end (the
- * next row's start, or limit after the last row) between its start and
- * limit. NULL when out of memory. */
+ * each gets the row whose run holds it. A run is readable under the rules
+ * of mdt_row_range (cells.c): its start in 1..limit, and its end (the next
+ * row's start, or limit after the last row) between its start and limit;
+ * it begins at its row's floor (above). NULL when out of memory. */
 static struct mdt_run_index *fill_holders(const struct mdt_md *md, const mdt_table_layout *t,
                                           unsigned c, unsigned lt)
 {
     uint32_t limit = mdt__target_rows(md, lt) + 1;
     uint32_t n = md->lay.tables[lt].avail + 1;
-    bool narrow = t->avail <= UINT16_MAX;
+    bool narrow = t->avail <= UINT16_MAX, ascending = mdt__column_ascends(t, c);
     size_t each = narrow ? sizeof(uint16_t) : sizeof(uint32_t);
-    struct mdt_run_index *ri = calloc(1, sizeof *ri + (size_t)n * each);
-    uint32_t *next = NULL;
+    /* the floors first: 4-byte aligned, after the header */
+    size_t floors = ascending ? 0 : ((size_t)t->avail + 1) * sizeof(uint32_t);
+    struct mdt_run_index *ri = calloc(1, sizeof *ri + floors + (size_t)n * each);
     if (!ri)
         return NULL;
     ri->n = n;
-    ri->ascending = mdt__column_ascends(t, c);
+    ri->ascending = ascending;
+    uint8_t *holders = (uint8_t *)(ri + 1) + floors;
     if (narrow)
-        ri->h16 = (uint16_t *)(ri + 1);
+        ri->h16 = (uint16_t *)holders;
     else
-        ri->h32 = (uint32_t *)(ri + 1);
-    if (!ri->ascending) {
-        if (!(next = malloc(((size_t)n + 1) * sizeof *next))) {
-            free(ri);
-            return NULL;
-        }
-        for (uint32_t p = 0; p <= n; p++)
-            next[p] = p;
+        ri->h32 = (uint32_t *)holders;
+    uint32_t most = 0; /* where the readable runs so far end: the next floor */
+    if (!ascending) {
+        ri->floor = (uint32_t *)(ri + 1);
+        ri->nfloor = t->avail;
     }
     for (uint32_t r = 1; r <= t->avail; r++) {
         uint32_t start = raw(t, r, c), end = limit;
+        if (!ascending)
+            ri->floor[r] = most;
         if (start == 0 || start > limit)
             continue;
         if (r < t->rows) {
@@ -115,19 +107,15 @@ static struct mdt_run_index *fill_holders(const struct mdt_md *md, const mdt_tab
             if (end > limit || end < start)
                 continue;
         }
+        if (start < most)
+            start = most;
+        if (end > most)
+            most = end;
         if (end > n)
             end = n;
-        if (ri->ascending) { /* disjoint runs: nothing is written twice */
-            for (uint32_t p = start; p < end; p++)
-                set_holder(ri, p, r);
-            continue;
-        }
-        for (uint32_t p = start < n ? unfilled(next, start) : n; p < end; p = unfilled(next, p)) {
+        for (uint32_t p = start; p < end; p++) /* disjoint runs: each written once */
             set_holder(ri, p, r);
-            next[p] = p + 1;
-        }
     }
-    free(next);
     return ri;
 }
 

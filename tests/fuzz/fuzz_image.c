@@ -251,10 +251,11 @@ static unsigned ptr_table_of(unsigned table)
     }
 }
 
-/* A run can yield no more items than the rows this image really holds,
- * whatever row counts its headers declare. (Runs of a column whose values
- * go down are not disjoint, so only each run is bounded, not their sum.)
- * Each run is followed to its first failing item. */
+/* All the runs of a column together can yield no more items than the
+ * rows this image really holds, whatever row counts its headers declare:
+ * runs never overlap, even where a column's values go down (md/runs.c),
+ * so walking every row's run is linear. Each run is followed to its first
+ * failing item. */
 static void touch_ranges(const mdt_image *img)
 {
     for (unsigned t = 0; t < MDT_TABLE_MAX; t++) {
@@ -266,7 +267,7 @@ static void touch_ranges(const mdt_image *img)
             abort();
         for (unsigned c = 0; c < s->ncols; c++) {
             unsigned target = s->cols[c].target, ptr = ptr_table_of(target);
-            uint64_t cap;
+            uint64_t cap, total = 0;
             if (s->cols[c].kind != MDT_COLK_LIST)
                 continue;
             cap = readable_rows(img, target);
@@ -286,7 +287,7 @@ static void touch_ranges(const mdt_image *img)
                         touch_error();
                         break;
                     }
-                    if (i >= cap || item == 0)
+                    if (total++ >= cap || item == 0)
                         abort();
                 }
             }

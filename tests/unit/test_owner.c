@@ -1,10 +1,12 @@
 /* The owner index of list runs (libmdtools/md/runs.c) on metadata built
  * here, large enough for what real files rarely have: more than 65535
  * TypeDef rows (4-byte holders instead of 2), runs whose starts go down
- * (overlapping and unreadable runs), a truncated tail. Each answer of
- * mdt_member_owner and mdt_token_owner is checked against a plain
- * reading of ECMA-335 II.22.37 (the owner is the first row, in row order,
- * whose readable run holds the member), computed here one row at a time. */
+ * (runs that would overlap, unreadable runs), a truncated tail. Each
+ * answer of mdt_member_owner and mdt_token_owner, and each row's run from
+ * mdt_row_range, is checked against a plain reading of ECMA-335 II.22.37
+ * (a row's run ends where the next row's starts) with the library's one
+ * rule for damaged columns (a run begins no lower than the runs before it
+ * end, so no method is in two runs), computed here one row at a time. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,19 +80,43 @@ static uint8_t *build(void *ctx, size_t *len, const uint32_t *starts, struct sha
     return b;
 }
 
-/* The owner of each method by the letter of the rule: rows in order, each
- * claiming the methods of its readable run not claimed before. */
+/* The run of TypeDef row r by the letter of the rule: [start, end) of
+ * ECMA-335 when readable (start in 1..limit, the next start between it and
+ * limit), begun no lower than floor, where the readable runs of the rows
+ * before it end (libmdtools/md/runs.c), so that runs never overlap; 0:
+ * unreadable. *end_out: its end. */
+static int expected_run(const uint32_t *starts, struct shape s, uint32_t r, uint32_t floor,
+                        uint32_t *first, uint32_t *count, uint32_t *end_out)
+{
+    uint32_t limit = s.nmethods + 1;
+    uint32_t start = starts[r - 1], end = r < s.ntypes ? starts[r] : limit;
+    if (start == 0 || start > limit || end > limit || end < start)
+        return 0;
+    if (start < floor)
+        start = floor;
+    *first = start;
+    *count = end > start ? end - start : 0;
+    *end_out = end;
+    return 1;
+}
+
+/* The owner of each method: the row whose run holds it. Runs that
+ * overlapped would let a later row claim a method again: it must not. */
 static uint32_t *expected_owners(const uint32_t *starts, struct shape s)
 {
-    uint32_t *own = calloc((size_t)s.nmethods + 2, sizeof *own), limit = s.nmethods + 1;
+    uint32_t *own = calloc((size_t)s.nmethods + 2, sizeof *own), floor = 0;
     ck_assert_ptr_nonnull(own);
     for (uint32_t r = 1; r <= s.ntypes; r++) {
-        uint32_t start = starts[r - 1], end = r < s.ntypes ? starts[r] : limit;
-        if (start == 0 || start > limit || end > limit || end < start)
+        uint32_t first, count, end;
+        if (!expected_run(starts, s, r, floor, &first, &count, &end))
             continue;
-        for (uint32_t m = start; m < end; m++)
-            if (!own[m])
-                own[m] = r;
+        if (end > floor)
+            floor = end;
+        for (uint32_t m = first; m < first + count; m++) {
+            if (own[m])
+                ck_abort_msg("method %u in the runs of rows %u and %u", m, own[m], r);
+            own[m] = r;
+        }
     }
     return own;
 }
@@ -157,6 +183,30 @@ static void check_owners(const uint32_t *starts, uint32_t ntypes, uint32_t nmeth
             ck_abort_msg("method %u: owner 0x%08x, want TypeDef %u", m, got, own[m]);
         ck_assert_uint_eq(got, via);
     }
+    /* Every row's run as mdt_row_range gives it: the rule's, holding the
+     * methods it owns; all runs together hold each method at most once. */
+    uint64_t held = 0;
+    for (uint32_t r = 1, floor = 0; r <= ntypes; r++) {
+        uint32_t first = 0, count = 0, want_first = 0, want_count = 0, end = 0;
+        mdt_row row;
+        ck_assert_int_eq(mdt_row_get(&row, img, MDT_TABLE_TypeDef, r), 0);
+        int ok = mdt_row_range(&first, &count, &row, MDT_COL_TypeDef_MethodList) == 0;
+        int want = expected_run(starts, s, r, floor, &want_first, &want_count, &end);
+        if (want && end > floor)
+            floor = end;
+        if (ok != want)
+            ck_abort_msg("TypeDef %u: mdt_row_range %s", r, ok ? "answers" : "fails");
+        if (!ok)
+            continue;
+        if (first != want_first || count != want_count)
+            ck_abort_msg("TypeDef %u: run [%u, +%u), want [%u, +%u)", r, first, count, want_first,
+                         want_count);
+        for (uint32_t m = first; m < first + count && m <= nmethods; m++)
+            if (own[m] != r)
+                ck_abort_msg("TypeDef %u: its run holds method %u, owned by %u", r, m, own[m]);
+        held += count;
+    }
+    ck_assert_uint_le(held, (uint64_t)nmethods + 1);
     free(own);
     talloc_free(ctx);
 }
@@ -212,6 +262,32 @@ START_TEST(owners_where_starts_go_down)
 }
 END_TEST
 
+/* Starts alternating 1 and past the last method (tests/fuzz's
+ * list-not-monotonic.bin, scaled): each odd row's run would be every
+ * method, and a walk over every type's methods rows x methods steps (25
+ * million here, 10^9 for a 1 MB file). Only the first row owns methods;
+ * check_owners checks that all runs together hold each method once. */
+START_TEST(runs_never_overlap_where_starts_alternate)
+{
+    uint32_t ntypes = 10000, nmethods = 5000;
+    uint32_t *starts = malloc(ntypes * sizeof *starts);
+    ck_assert_ptr_nonnull(starts);
+    for (uint32_t r = 0; r < ntypes; r++)
+        starts[r] = r % 2 ? nmethods + 1 : 1;
+    check_owners(starts, ntypes, nmethods, 0);
+    /* Row 1 unreadable (5, then 2): it raises no floor, and row 2 (2,
+     * then 8) keeps its whole run [2, 8). */
+    starts[0] = 5, starts[1] = 2, starts[2] = 8;
+    check_owners(starts, ntypes, nmethods, 0);
+    /* Row 1 [50, 60); row 2 unreadable (60, then 10); row 3 (10, then
+     * 70) begins where row 1's run ends: [60, 70). Methods 10-49, which
+     * row 1's run passed over, have no owner (not row 3's, overlapping). */
+    starts[0] = 50, starts[1] = 60, starts[2] = 10, starts[3] = 70;
+    check_owners(starts, ntypes, nmethods, 0);
+    free(starts);
+}
+END_TEST
+
 /* A MethodDef table whose last rows are not in the file: past the index
  * (sized by the readable rows), owners are found by searching TypeDef. */
 START_TEST(owners_of_a_truncated_method_table)
@@ -242,6 +318,7 @@ Suite *suite(void)
     tcase_add_test(tc, owners_past_65535_types_use_wide_holders);
     tcase_add_test(tc, owners_of_narrow_holders);
     tcase_add_test(tc, owners_where_starts_go_down);
+    tcase_add_test(tc, runs_never_overlap_where_starts_alternate);
     tcase_add_test(tc, owners_of_a_truncated_method_table);
     tcase_add_test(tc, owners_with_no_typedef_rows);
     suite_add_tcase(s, tc);

@@ -353,10 +353,14 @@ int mdt_row_token(uint32_t *token, const mdt_row *row, unsigned col);
  * VariableList, ConstantList): the run owned by this row, as logical
  * positions [*first, *first + *count) in the target table. Use
  * mdt_range_item() to map a position to a rid, honouring the Ptr tables of
- * uncompressed (#-) metadata. Errors: MDT_EINVAL (not a LIST column),
- * MDT_EBADIMAGE (a start outside the target table, a run that ends before
- * it starts), MDT_ETRUNC (the next row, which ends the run, lies beyond the
- * tables stream). */
+ * uncompressed (#-) metadata. Where a damaged column's values go down, a
+ * run begins no lower than where the runs of the rows before it end, so
+ * that no two runs overlap (a walk over every row's run is linear).
+ * Errors: MDT_EINVAL (not a LIST column), MDT_EBADIMAGE (a start outside
+ * the target table, a run that ends before it starts), MDT_ETRUNC (the
+ * next row, which ends the run, lies beyond the tables stream),
+ * MDT_ENOMEM (the column's index, built on first need, in a column that
+ * does not ascend). */
 int mdt_row_range(uint32_t *first, uint32_t *count, const mdt_row *row, unsigned col);
 /* Rid in `table` of logical position `pos` of a range (identity unless a
  * FieldPtr/MethodPtr/ParamPtr/EventPtr/PropertyPtr table is present).
