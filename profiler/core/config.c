@@ -11,6 +11,16 @@
 
 #include "core/core.h"
 
+const char *mdp_clock_setting(int clock)
+{
+    switch (clock) {
+    case MDP_CLOCK_PERF: return "perf";
+    case MDP_CLOCK_TIMER: return "timer";
+    case MDP_CLOCK_ADAPTIVE: return "adaptive";
+    default: return "auto";
+    }
+}
+
 void mdp_config_default(mdp_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -27,7 +37,7 @@ void mdp_config_default(mdp_config *cfg)
     /* the CPU-time timer by default: a perf clock's signal is an interrupt
      * of its own, 24-33 us on a VM, so a true 1 kHz costs 4-9% there
      * (bench/profiler/README.md); --clock auto or perf asks for the rate */
-    cfg->clock = MDP_CLOCK_TIMER;
+    cfg->clock = MDP_CLOCK_ADAPTIVE;
     /* the runtime names missed ReadyToRun methods: from the image was
      * slower on a `dotnet build` (bench/profiler/README.md, issue 24) */
     cfg->r2rnames = MDP_R2RNAMES_RUNTIME;
@@ -230,6 +240,8 @@ static int set(mdp_config *cfg, const char *key, const char *v, size_t len, char
             cfg->clock = MDP_CLOCK_PERF;
         else if (is(v, len, "timer"))
             cfg->clock = MDP_CLOCK_TIMER;
+        else if (is(v, len, "adaptive"))
+            cfg->clock = MDP_CLOCK_ADAPTIVE;
         else
             goto bad;
     } else if (strcmp(key, "verbose") == 0) {
@@ -318,9 +330,7 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         : cfg->ilmaps == MDP_ILMAPS_RUNTIME ? "runtime"
                                             : "image",
         cfg->r2rnames == MDP_R2RNAMES_IMAGE ? "image" : "runtime",
-        cfg->clock == MDP_CLOCK_PERF    ? "perf"
-        : cfg->clock == MDP_CLOCK_TIMER ? "timer"
-                                        : "auto",
+        mdp_clock_setting(cfg->clock),
         cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "", cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;

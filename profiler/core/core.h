@@ -99,15 +99,20 @@ typedef struct mdp_config {
                    * (MDP_R2RNAMES_IMAGE, codemap.c); ilmaps=check asks both either way */
 #define MDP_R2RNAMES_RUNTIME 0
 #define MDP_R2RNAMES_IMAGE 1
-    int clock; /* sample mode's CPU clock: MDP_CLOCK_TIMER (the CPU-time timer, the default),
+    int clock; /* sample mode's CPU clock: MDP_CLOCK_ADAPTIVE (the default: the
+                * CPU-time timer, a thread it serves badly moved to perf_events
+                * where the kernel allows it), MDP_CLOCK_TIMER (the timer only),
                 * MDP_CLOCK_AUTO (perf_events where the kernel allows it, else the
                 * timer), MDP_CLOCK_PERF (that or no sampling) (perfclock.c) */
 #define MDP_CLOCK_AUTO 0
 #define MDP_CLOCK_PERF 1
 #define MDP_CLOCK_TIMER 2
+#define MDP_CLOCK_ADAPTIVE 3
 } mdp_config;
 
 void mdp_config_default(mdp_config *cfg);
+/* The text of a clock setting (MDP_CLOCK_*), as --clock and clock= take it. */
+const char *mdp_clock_setting(int clock);
 /* Read MDPROFILE_MODE, _RATE, _DEPTH, _OUTPUT, _DEBUG_NAMES, _DURATION,
  * _SAMPLES, _ELT, _VERBOSE, _DRAIN_MS, _FLUSH_MS, _FIRST_PID, _NOTIFY,
  * _ACTIVITIES, _THREADS, _SLICE, _WALL_BUDGET, _ALLOC_SAMPLE, _ALLOC_PATH, _ILMAPS, _R2RNAMES,

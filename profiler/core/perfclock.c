@@ -9,8 +9,10 @@
  * ~4 periods. The task clock is driven by an hrtimer while the thread
  * runs, so it fires at the rate asked (down to 10 us periods).
  *
- * The choice (--clock, config.c): perf, timer, or auto (perf where the
- * kernel allows perf_event_open, else the timer). At the core's start one
+ * The choice (--clock, config.c): perf, timer, auto (perf where the
+ * kernel allows perf_event_open, else the timer), or adaptive (the
+ * default: the timer, and perf for a thread it serves badly, below). The
+ * timer alone opens no event. Otherwise, at the core's start one
  * event on the calling thread is opened and closed: it says whether
  * perf_event_open works here (perf_event_paranoid, a container's seccomp,
  * no CAP_PERFMON). The event counts kernel time too (exclude_kernel 0,
@@ -104,6 +106,8 @@ int mdp_perf_choose(mdp_core *core)
     if (cur != RLIM_INFINITY && cap > (cur > 256 ? (cur - 256) / 2 : 0))
         cap = cur > 256 ? (cur - 256) / 2 : 0;
     core->perf_cap = cap > MDP_MAX_THREADS ? MDP_MAX_THREADS : (unsigned)cap;
+    if (core->cfg.clock == MDP_CLOCK_TIMER)
+        return 0; /* the timer alone asked for: no perf fd, no thread moves */
     /* Tests force the refusal that a container's seccomp or
      * perf_event_paranoid 3 would give (tests/profiler/perfclock.sh). */
     const char *t = getenv("MDPROFILE_TEST_PERF");
@@ -119,14 +123,14 @@ int mdp_perf_choose(mdp_core *core)
     if (fd >= 0) {
         close(fd);
         core->perf_ok = 1;
-        /* the timer asked for: perf only for threads the timer serves
-         * badly (mdp_perf_move_sparse) */
-        if (core->cfg.clock != MDP_CLOCK_TIMER)
+        /* adaptive (the default): the timer, perf only for threads it
+         * serves badly (mdp_perf_move_sparse) */
+        if (core->cfg.clock != MDP_CLOCK_ADAPTIVE)
             core->clock = MDP_CLOCK_PERF;
         return 0;
     }
     core->perf_user = 0;
-    if (core->cfg.clock == MDP_CLOCK_TIMER)
+    if (core->cfg.clock == MDP_CLOCK_ADAPTIVE)
         return 0; /* the timer asked for: nothing to say (no thread will move) */
     snprintf(core->clock_why, sizeof core->clock_why, "perf_event_open refused (%s)",
              strerror(err));
@@ -191,10 +195,11 @@ void mdp_perf_sparse_note(mdp_core *core)
  * busy machine: the kernel checks the timer only at ticks that find the
  * thread running) moves to a perf_events clock every 4 ms of its CPU
  * time, or every period when that is longer: as many stacks as the timer
- * gives at rest, whatever the load, at the perf signal's price (an interrupt each: 24-33 us on a
- * VM, ~0.7% of the thread at 250 a second). Where perf_event_open is
- * refused, or beyond the cap on fds, the thread keeps its timer. The first
- * move is said once. */
+ * gives at rest, whatever the load, at the perf signal's price (an
+ * interrupt each: 24-33 us on a VM, ~0.7% of the thread at 250 a second).
+ * Where perf_event_open is refused, beyond the cap on fds, or with
+ * --clock timer (the timer alone: perf_ok stays 0), the thread keeps its
+ * timer. The first move is said once. */
 #define MOVED_PERIOD_NS 4000000u
 void mdp_perf_move_sparse(mdp_core *core)
 {

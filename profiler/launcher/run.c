@@ -73,11 +73,7 @@ static void set_env(const mdp_config *c, const char *so, const char *notify)
     setenv("MDPROFILE_THREADS", c->all_threads ? "all" : "runtime", 1);
     snprintf(num, sizeof num, "%u", c->wall_budget ? c->wall_budget : MDP_WALL_BUDGET);
     setenv("MDPROFILE_WALL_BUDGET", num, 1);
-    setenv("MDPROFILE_CLOCK",
-           c->clock == MDP_CLOCK_PERF    ? "perf"
-           : c->clock == MDP_CLOCK_TIMER ? "timer"
-                                         : "auto",
-           1);
+    setenv("MDPROFILE_CLOCK", mdp_clock_setting(c->clock), 1);
     snprintf(num, sizeof num, "%d", c->verbose);
     setenv("MDPROFILE_VERBOSE", num, 1);
     if (!getenv("MDPROFILE_DRAIN_MS")) {

@@ -131,6 +131,32 @@ START_TEST(test_config_text_round_trip)
     mdp_config_default(&d);
     ck_assert_int_eq(mdp_config_parse(&d, text, (size_t)n, err, sizeof err), 0);
     ck_assert_int_eq(memcmp(&c, &d, sizeof c), 0);
+    /* the clock: adaptive by default, each value said back as it was given */
+    mdp_config_default(&c);
+    ck_assert_int_eq(c.clock, MDP_CLOCK_ADAPTIVE);
+    static const struct {
+        const char *text;
+        int clock;
+    } clocks[] = {{"adaptive", MDP_CLOCK_ADAPTIVE},
+                  {"timer", MDP_CLOCK_TIMER},
+                  {"perf", MDP_CLOCK_PERF},
+                  {"auto", MDP_CLOCK_AUTO}};
+    for (size_t i = 0; i < sizeof clocks / sizeof clocks[0]; i++) {
+        char in2[64], want[64];
+        snprintf(in2, sizeof in2, "clock=%s", clocks[i].text);
+        mdp_config_default(&c);
+        ck_assert_int_eq(mdp_config_parse(&c, in2, strlen(in2), err, sizeof err), 0);
+        ck_assert_int_eq(c.clock, clocks[i].clock);
+        ck_assert_str_eq(mdp_clock_setting(c.clock), clocks[i].text);
+        n = mdp_config_format(&c, text, sizeof text);
+        snprintf(want, sizeof want, ";clock=%s;", clocks[i].text);
+        ck_assert_msg(strstr(text, want), "%s", text);
+        mdp_config_default(&d);
+        d.clock = -1;
+        ck_assert_int_eq(mdp_config_parse(&d, text, (size_t)n, err, sizeof err), 0);
+        ck_assert_int_eq(d.clock, clocks[i].clock);
+    }
+    ck_assert_int_ne(mdp_config_parse(&d, "clock=tick", 10, err, sizeof err), 0);
     ck_assert_int_ne(mdp_config_parse(&d, "rate=0", 6, err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(err, "rate"));
     ck_assert_int_ne(mdp_config_parse(&d, "depth=256", 9, err, sizeof err), 0);
@@ -656,9 +682,10 @@ static void *map_file(const char *path, size_t *len)
 
 /* drain_ms: 0 for a drain thread that never drains on its own (only the
  * test drains); max_samples: the session's end (attach), 0 for none. */
-/* the sampler's clock of the cores open_env makes: the default's (the
- * timer), or auto for the perf clock's test */
-static int env_clock = MDP_CLOCK_TIMER;
+/* the sampler's clock of the cores open_env makes: the default's
+ * (adaptive: the timer, perf for a thread it serves badly), auto for the
+ * perf clock's test, timer for the timer alone */
+static int env_clock = MDP_CLOCK_ADAPTIVE;
 
 static void open_env_cfg(struct env *e, int debug_names, unsigned drain_ms, unsigned max_samples)
 {
@@ -2390,7 +2417,7 @@ START_TEST(test_perf_clock_signals_at_the_rate)
     struct env e;
     env_clock = MDP_CLOCK_AUTO;
     open_env(&e, 0);
-    env_clock = MDP_CLOCK_TIMER;
+    env_clock = MDP_CLOCK_ADAPTIVE;
     mdp_core *core = e.core;
     if (core->clock != MDP_CLOCK_PERF) {
         /* refused here: what auto does then is what this machine can test */
@@ -2463,7 +2490,7 @@ static void *spin_until(void *arg)
 START_TEST(test_sparse_timer_moves_to_perf)
 {
     struct env e;
-    open_env(&e, 0); /* the timer (env_clock) */
+    open_env(&e, 0); /* the default: adaptive (env_clock) */
     mdp_core *core = e.core;
     ck_assert_int_eq(core->clock, MDP_CLOCK_TIMER);
     struct spin_arg a = {core, 0, 0, 0};
@@ -2518,6 +2545,33 @@ START_TEST(test_sparse_timer_moves_to_perf)
                       "%.3000s", log);
     }
     close_env(&e);
+
+    /* --clock timer: the timer alone, so a thread it serves badly keeps
+     * it, whether perf works here or not (perf_ok: no event was opened) */
+    env_clock = MDP_CLOCK_TIMER;
+    open_env(&e, 0);
+    env_clock = MDP_CLOCK_ADAPTIVE;
+    core = e.core;
+    ck_assert_int_eq(core->clock, MDP_CLOCK_TIMER);
+    ck_assert_int_eq(core->perf_ok, 0);
+    a = (struct spin_arg){core, 0, 0, 0};
+    ck_assert_int_eq(pthread_create(&th, NULL, spin_until, &a), 0);
+    t = NULL;
+    for (int i = 0; i < 2000 && !(t = slot_of(core, a.tid)); i++)
+        usleep(1000);
+    ck_assert_ptr_nonnull(t);
+    t->win_periods = 1000, t->win_signals = 30;
+    mdp_sampler_housekeeping(core, 1);
+    ck_assert(t->has_timer && atomic_load(&t->perf_fd) == 0);
+    ck_assert_uint_eq(atomic_load(&core->perf_moved), 0);
+    atomic_store(&a.stop, 1);
+    pthread_join(th, NULL);
+    ck_assert_int_eq(mdp_core_finish(core, "exit"), 0);
+    log = slurp_raw(e.log);
+    ck_assert_msg(strstr(log, " clock.moved=0 ") && strstr(log, " cpu_clock=timer") &&
+                      !strstr(log, "CPU-time timer came"),
+                  "%.3000s", log);
+    close_env(&e);
 }
 END_TEST
 
@@ -2530,7 +2584,7 @@ START_TEST(test_perf_refused_falls_back_to_the_timer)
     struct env e;
     env_clock = MDP_CLOCK_AUTO;
     open_env(&e, 0);
-    env_clock = MDP_CLOCK_TIMER;
+    env_clock = MDP_CLOCK_ADAPTIVE;
     check_timer_fallback(&e);
     close_env(&e);
 
