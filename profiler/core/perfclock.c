@@ -199,9 +199,15 @@ void mdp_perf_sparse_note(mdp_core *core)
  * interrupt each: 24-33 us on a VM, ~0.7% of the thread at 250 a second).
  * Where perf_event_open is refused, beyond the cap on fds, or with
  * --clock timer (the timer alone: perf_ok stays 0), the thread keeps its
- * timer. The first move is said once. */
+ * timer. The first move is said once, by mdp_perf_move_note after the
+ * lock (the notes' convention: slots.c). */
 #define MOVED_PERIOD_NS 4000000u
-void mdp_perf_move_sparse(mdp_core *core)
+static uint64_t moved_period(const mdp_core *core)
+{
+    return core->perf_period > MOVED_PERIOD_NS ? core->perf_period : MOVED_PERIOD_NS;
+}
+
+double mdp_perf_move_sparse(mdp_core *core)
 {
     unsigned moved = 0;
     double mean_ms = 0;
@@ -221,8 +227,7 @@ void mdp_perf_move_sparse(mdp_core *core)
         if (!t->has_timer || atomic_load(&t->perf_fd) != 0 || !core->perf_ok ||
             !sparse(core, periods, signals))
             continue;
-        uint64_t period = core->perf_period > MOVED_PERIOD_NS ? core->perf_period : MOVED_PERIOD_NS;
-        if (mdp_perf_start(core, t, atomic_load(&t->tid), period) != 0)
+        if (mdp_perf_start(core, t, atomic_load(&t->tid), moved_period(core)) != 0)
             continue;
         timer_delete(t->timer); /* a signal of it still pending is a sample all the same */
         t->has_timer = 0;
@@ -231,16 +236,21 @@ void mdp_perf_move_sparse(mdp_core *core)
         if (moved++ == 0)
             mean_ms = 1000.0 / core->cfg.rate * (double)periods / (double)signals;
     }
-    if (moved && !core->move_noted) {
-        core->move_noted = 1;
+    if (!moved || core->move_noted)
+        return 0;
+    core->move_noted = 1;
+    return mean_ms;
+}
+
+void mdp_perf_move_note(mdp_core *core, double mean_ms)
+{
+    if (mean_ms > 0)
         mdp_note(core,
                  "sampling: the CPU-time timer came once per %.1f ms of a thread's CPU time "
                  "(a busy machine: the kernel checks it at ticks that find the thread "
                  "running); such threads now sample on a perf_events clock every %.0f ms "
                  "of their CPU time",
-                 mean_ms,
-                 (core->perf_period > MOVED_PERIOD_NS ? core->perf_period : MOVED_PERIOD_NS) / 1e6);
-    }
+                 mean_ms, moved_period(core) / 1e6);
 }
 
 int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid, uint64_t period)

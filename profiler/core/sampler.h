@@ -80,14 +80,17 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
  * cap on fds (the caller says so once, after the lock).
  * mdp_perf_move_sparse (the drain thread, once a second, threads_lock
  * held): threads whose timer came seldom over their last 200 ms of CPU
- * time move to a perf clock (perfclock.c says when). mdp_perf_stop (threads_lock held): its fd
+ * time move to a perf clock (perfclock.c says when); it returns what
+ * mdp_perf_move_note, called after the lock, says (0: nothing, as every
+ * move but the first). mdp_perf_stop (threads_lock held): its fd
  * closed. In the handler: the slot of a signal's si_fd (its index + 1, 0 none) and a sample's
  * weight (the whole periods of the thread's CPU time since the slot's last sample; 0: not one yet,
  * no sample). mdp_perf_clock_name: the header's cpu_clock= word. mdp_perf_sparse_note, at the log's
  * end: a note when the timer gave far fewer stacks than the rate asked (a busy machine), once. */
 int mdp_perf_choose(mdp_core *core);
 int mdp_perf_start(mdp_core *core, struct mdp_slot *t, int tid, uint64_t period);
-void mdp_perf_move_sparse(mdp_core *core);
+double mdp_perf_move_sparse(mdp_core *core);
+void mdp_perf_move_note(mdp_core *core, double mean_ms);
 void mdp_perf_stop(mdp_core *core, struct mdp_slot *t);
 unsigned mdp_perf_slot_of_fd(int fd);
 uint32_t mdp_perf_weight(const mdp_core *core, struct mdp_slot *t);

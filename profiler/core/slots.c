@@ -262,9 +262,11 @@ void mdp_sampler_housekeeping(mdp_core *core, int check_alive)
             atomic_store(&t->state, SLOT_FREE);
         }
     }
+    double moved = 0;
     if (check_alive && !mdp_wall_mode(core))
-        mdp_perf_move_sparse(core); /* once a second: threads the timer serves badly */
+        moved = mdp_perf_move_sparse(core); /* once a second: threads the timer serves badly */
     pthread_mutex_unlock(&core->threads_lock);
+    mdp_perf_move_note(core, moved); /* after the lock, as every note here */
 }
 
 int mdp_sampler_quiesce(mdp_core *core)
