@@ -291,14 +291,11 @@ int mdt_row_token(uint32_t *token, const mdt_row *row, unsigned col)
 static int apply_floor(const mdt_row *row, unsigned col, uint32_t *start, uint32_t *end)
 {
     const struct mdt_md *md = mdt__md(row->img);
+    if (mdt__list_ascends(md, row->table, col))
+        return 0; /* valid metadata: no floor, no index built for it */
     const struct mdt_run_index *ri = mdt__run_index(md, row->table, col);
-    if (!ri) {
-        /* out of memory: an ascending column needs no floor */
-        if (!mdt__column_ascends(&md->lay.tables[row->table], col))
-            return mdt_error_last()->code;
-        mdt__err_forget_one();
-        return 0;
-    }
+    if (!ri)
+        return mdt_error_last()->code; /* out of memory: the error recorded */
     if (ri->floor && row->rid <= ri->nfloor && *start < ri->floor[row->rid]) {
         *start = ri->floor[row->rid];
         if (*end < *start)

@@ -37,6 +37,9 @@ struct mdt_table {
      * position -> row owning it (runs.c). For a Ptr table, ptr_pos: row
      * of the target -> the first Ptr row naming it. */
     struct mdt_run_index *_Atomic runs[2];
+    /* whether each LIST column's starts ascend, as sort_state: 0 not known
+     * yet, 1 yes, 2 no (runs.c, for mdt_row_range's floors) */
+    _Atomic uint8_t list_ascends[2];
     struct mdt_ptr_index *_Atomic ptr_pos;
 };
 
@@ -147,6 +150,9 @@ struct mdt_run_index {
 /* The index of LIST column `col` of `table`, built on first need; NULL
  * with the error recorded when out of memory. Thread-safe (lazy.c). */
 const struct mdt_run_index *mdt__run_index(const struct mdt_md *md, unsigned table, unsigned col);
+/* Whether LIST column `col` of `table` ascends (its starts never go down),
+ * found out once (a pass over the column) and kept. */
+bool mdt__list_ascends(const struct mdt_md *md, unsigned table, unsigned col);
 /* The index of a table's k-th LIST column when it is built already (a
  * load), else NULL. */
 static inline const struct mdt_run_index *mdt__run_index_built(const struct mdt_md *md,

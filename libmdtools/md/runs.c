@@ -119,14 +119,36 @@ static struct mdt_run_index *fill_holders(const struct mdt_md *md, const mdt_tab
     return ri;
 }
 
+/* Which of a table's LIST columns col is (0 or 1). */
+static unsigned list_rank(const mdt_table_schema *s, unsigned col)
+{
+    unsigned k = 0;
+    for (unsigned c = 0; c < col; c++)
+        k += s->cols[c].kind == MDT_COLK_LIST;
+    return k;
+}
+
+bool mdt__list_ascends(const struct mdt_md *md, unsigned table, unsigned col)
+{
+    const mdt_table_schema *s = mdt_table_schema_get(table);
+    unsigned k = list_rank(s, col);
+    struct mdt_table *tb = (struct mdt_table *)&md->tables[table];
+    if (k >= 2) /* not a table's first two LIST columns: asked each time */
+        return mdt__column_ascends(&md->lay.tables[table], col);
+    uint8_t st = atomic_load_explicit(&tb->list_ascends[k], memory_order_relaxed);
+    if (!st) {
+        st = mdt__column_ascends(&md->lay.tables[table], col) ? 1 : 2;
+        atomic_store_explicit(&tb->list_ascends[k], st, memory_order_relaxed);
+    }
+    return st == 1;
+}
+
 const struct mdt_run_index *mdt__run_index(const struct mdt_md *md, unsigned table, unsigned col)
 {
     const mdt_table_schema *s = mdt_table_schema_get(table);
     const mdt_table_layout *t = &md->lay.tables[table];
     struct mdt_table *tb = (struct mdt_table *)&md->tables[table];
-    unsigned k = 0;
-    for (unsigned c = 0; c < col; c++)
-        k += s->cols[c].kind == MDT_COLK_LIST;
+    unsigned k = list_rank(s, col);
     if (k >= 2 || s->cols[col].kind != MDT_COLK_LIST) {
         mdt__fail_simple(MDT_EINVAL, "%s.%s is not a list column", s->name, s->cols[col].name);
         return NULL;

@@ -339,7 +339,7 @@ struct mdp_core {
      * refused: ""), the cap on fds, the fds open, threads beyond the cap,
      * threads that got each clock */
     int clock, perf_user;
-    int perf_ok; /* perf_event_open works here (the timer chosen or not) */
+    int perf_ok; /* perf_event_open works here (asked unless --clock timer) */
     uint64_t perf_period;
     char clock_why[160];
     unsigned perf_cap;

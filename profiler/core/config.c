@@ -34,9 +34,11 @@ void mdp_config_default(mdp_config *cfg)
     cfg->all_threads = 1;
     cfg->wall_budget = MDP_WALL_BUDGET;
     cfg->alloc_sample = 512 * 1024; /* AllocationTick's order: 100 KB */
-    /* the CPU-time timer by default: a perf clock's signal is an interrupt
-     * of its own, 24-33 us on a VM, so a true 1 kHz costs 4-9% there
-     * (bench/profiler/README.md); --clock auto or perf asks for the rate */
+    /* adaptive by default: every thread starts on the CPU-time timer, since
+     * a perf clock's signal is an interrupt of its own, 24-33 us on a VM,
+     * so a true 1 kHz costs 4-9% there (bench/profiler/README.md); only a
+     * thread the timer serves badly moves to perf. --clock auto or perf
+     * asks for the rate, --clock timer for the timer alone */
     cfg->clock = MDP_CLOCK_ADAPTIVE;
     /* the runtime names missed ReadyToRun methods: from the image was
      * slower on a `dotnet build` (bench/profiler/README.md, issue 24) */

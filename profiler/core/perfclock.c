@@ -131,7 +131,7 @@ int mdp_perf_choose(mdp_core *core)
     }
     core->perf_user = 0;
     if (core->cfg.clock == MDP_CLOCK_ADAPTIVE)
-        return 0; /* the timer asked for: nothing to say (no thread will move) */
+        return 0; /* the default: the timer, nothing to say (no thread will move) */
     snprintf(core->clock_why, sizeof core->clock_why, "perf_event_open refused (%s)",
              strerror(err));
     if (core->cfg.clock == MDP_CLOCK_PERF)
@@ -182,12 +182,16 @@ void mdp_perf_sparse_note(mdp_core *core)
     double period_ms = 1000.0 / core->cfg.rate;
     double mean_ms = period_ms * (double)samples / (double)signals;
     core->sparse_noted = 1;
+    /* --clock perf is advice only where perf was not found refused (with
+     * --clock timer it was not asked) */
+    int refused = core->cfg.clock != MDP_CLOCK_TIMER && !core->perf_ok;
     mdp_note(core,
              "%" PRIu64 " stacks for %.1f s of CPU time: one per %.1f ms on average, "
              "where %u Hz was asked (the timer clock is checked at the kernel's tick, "
-             "and on a busy machine fewer ticks find a thread running); "
-             "--clock perf takes one per period",
-             signals, (double)samples * period_ms / 1000.0, mean_ms, core->cfg.rate);
+             "and on a busy machine fewer ticks find a thread running); %s",
+             signals, (double)samples * period_ms / 1000.0, mean_ms, core->cfg.rate,
+             refused ? "perf_event_open, which would take one per period, is refused here"
+                     : "--clock perf takes one per period");
 }
 
 /* Once a second, on the drain thread (threads_lock held): a thread whose

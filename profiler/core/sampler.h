@@ -73,7 +73,8 @@ int mdp_sampler_thread_start(mdp_core *core, uintptr_t runtime_thread, int tid, 
  * sampler's start: what new threads get (core->clock), from the setting
  * and whether perf_event_open works here; -1 when --clock perf was asked
  * and it does not (core->clock_why says why; core->perf_ok whether perf
- * works, whichever clock was chosen). mdp_perf_start (threads_lock
+ * works, found out unless --clock timer asked for the timer alone).
+ * mdp_perf_start (threads_lock
  * held): the slot's event, enabled, every `period` ns of the thread's CPU
  * (0: the rate's, where perf is the clock; else where perf works); 0, -1
  * (the thread gets the timer), -2 the same, the first thread beyond the

@@ -370,7 +370,7 @@ def _attach(base, app):
     for i in (1, 2, 3):
         log = "%s.%d.log" % (base, i)
         # --clock auto: the perf clock where the kernel allows it, so the fd
-        # checks below meet its fds (the default is the timer)
+        # checks below meet its fds (the default starts every thread on the timer)
         p = launch(attach_cmd(pid, log, "--samples", "2000", "--debug-names", "--clock", "auto"))
         rc, _, err = finish(p)
         s = stats(log) if os.path.exists(log) else None

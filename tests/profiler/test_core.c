@@ -1833,6 +1833,17 @@ START_TEST(test_sparse_timer_is_said)
     ck_assert_msg(!strstr(log, "stacks for"), "%s", log);
     log = sparse_log(3000, 300, MDP_CLOCK_PERF);
     ck_assert_msg(!strstr(log, "stacks for"), "%s", log);
+    /* perf refused: no advice to ask for it; --clock timer: the advice */
+    setenv("MDPROFILE_TEST_PERF", "refuse", 1);
+    log = sparse_log(3000, 300, MDP_CLOCK_TIMER);
+    unsetenv("MDPROFILE_TEST_PERF");
+    ck_assert_msg(strstr(log, "; perf_event_open, which would take one per period, is refused "
+                              "here\n"),
+                  "%s", log);
+    env_clock = MDP_CLOCK_TIMER;
+    log = sparse_log(3000, 300, MDP_CLOCK_TIMER);
+    env_clock = MDP_CLOCK_ADAPTIVE;
+    ck_assert_msg(strstr(log, "; --clock perf takes one per period\n"), "%s", log);
 }
 END_TEST
 
@@ -2468,7 +2479,7 @@ START_TEST(test_perf_clock_signals_at_the_rate)
 }
 END_TEST
 
-/* The timer chosen (the default) and a thread it serves badly: once its
+/* The default (adaptive: the timer first) and a thread it serves badly: once its
  * stacks since the last look stand for 200 ms of its CPU time, a mean over
  * 6 ms a stack (the drain's counts of a busy machine, given here) moves it
  * to a perf clock every 4 ms of its CPU time, where perf works: its timer

@@ -501,8 +501,9 @@ START_TEST(row_owners_agree_with_a_scan)
         ck_assert_uint_eq(o, 0x02000002); /* Program, through MethodPtr position 1 */
     }
     /* List starts that go down (tests/corrupt/cases.tsv): the owner is the
-     * first row whose readable run holds the member, from the index the
-     * first owner query builds (md/runs.c). */
+     * row whose run holds the member (a run begins no lower than the runs
+     * before it end), from the index the first owner query builds
+     * (md/runs.c). */
     static const char *backwards[] = {"tests/corrupt/cases/fieldlist-backwards.bin",
                                       "tests/corrupt/cases/methodlist-backwards.bin"};
     for (size_t i = 0; i < 2; i++) {
