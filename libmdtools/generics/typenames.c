@@ -51,6 +51,16 @@ static uint32_t arity_suffix(const char *name, size_t len, size_t *stem)
     return n;
 }
 
+/* Reflection's escapes: a `\` before each of `\ , + & * [ ]`. */
+static void put_reflection_escaped(struct fmt *f, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (strchr("\\,+&*[]", s[i]))
+            sb_addc(&f->out, '\\');
+        sb_addc(&f->out, s[i]);
+    }
+}
+
 /* A simple name as this style prints it: arity suffix dropped in the full
  * style (and counted in f->arity), reflection's escapes. */
 static void put_simple(struct fmt *f, const char *name, size_t len)
@@ -64,11 +74,7 @@ static void put_simple(struct fmt *f, const char *name, size_t len)
         return;
     }
     if (f->style == MDT_STYLE_REFLECTION) {
-        for (size_t i = 0; i < len; i++) {
-            if (strchr("\\,+&*[]", name[i]))
-                sb_addc(&f->out, '\\');
-            sb_addc(&f->out, name[i]);
-        }
+        put_reflection_escaped(f, name, len);
         return;
     }
     sb_add(&f->out, name, len);
@@ -86,7 +92,12 @@ static void put_segment(struct fmt *f, const char *ns, size_t nslen, const char 
         return;
     }
     if (nslen && outermost && !(f->flags & MDT_NAME_FRIENDLY)) {
-        sb_add(&f->out, ns, nslen);
+        /* the namespace is part of a reflection name, escaped as the rest:
+         * mdt_typedef_by_name and Type.GetType unescape the whole segment */
+        if (f->style == MDT_STYLE_REFLECTION)
+            put_reflection_escaped(f, ns, nslen);
+        else
+            sb_add(&f->out, ns, nslen);
         sb_addc(&f->out, '.');
     }
     put_simple(f, name, len);
