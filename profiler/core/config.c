@@ -322,7 +322,7 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         buf, len,
         "mode=%s;rate=%u;slice=%u;depth=%u;debug_names=%d;duration=%u;samples=%u;elt=%s;"
         "verbose=%d;drain_ms=%u;flush_ms=%u;activities=%d;threads=%s;wall_budget=%u;"
-        "alloc_sample=%u;alloc_path=%s;ilmaps=%s;r2rnames=%s;clock=%s;%s%s%soutput=%s",
+        "alloc_sample=%u;alloc_path=%s;ilmaps=%s;r2rnames=%s;%s%s%s%s%s%soutput=%s",
         modes, cfg->rate, cfg->slice_ms, cfg->max_depth, cfg->debug_names, cfg->duration_ms,
         cfg->max_samples, cfg->elt_slow ? "slow" : "fast", cfg->verbose, cfg->drain_ms,
         cfg->flush_ms, cfg->activities, cfg->all_threads ? "all" : "runtime",
@@ -332,8 +332,12 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
         : cfg->ilmaps == MDP_ILMAPS_RUNTIME ? "runtime"
                                             : "image",
         cfg->r2rnames == MDP_R2RNAMES_IMAGE ? "image" : "runtime",
-        mdp_clock_setting(cfg->clock),
-        cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "", cfg->output);
+        /* the default clock unsaid: a profiler library of the release
+         * before (loaded in a process attached to before) takes the text,
+         * and its default was the same */
+        cfg->clock != MDP_CLOCK_ADAPTIVE ? "clock=" : "",
+        cfg->clock != MDP_CLOCK_ADAPTIVE ? mdp_clock_setting(cfg->clock) : "",
+        cfg->clock != MDP_CLOCK_ADAPTIVE ? ";" : "", cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "", cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;
     return n;

@@ -131,7 +131,9 @@ START_TEST(test_config_text_round_trip)
     mdp_config_default(&d);
     ck_assert_int_eq(mdp_config_parse(&d, text, (size_t)n, err, sizeof err), 0);
     ck_assert_int_eq(memcmp(&c, &d, sizeof c), 0);
-    /* the clock: adaptive by default, each value said back as it was given */
+    /* the clock: adaptive by default (left unsaid in the text, so that a
+     * library of the release before takes it), each other value said back
+     * as it was given */
     mdp_config_default(&c);
     ck_assert_int_eq(c.clock, MDP_CLOCK_ADAPTIVE);
     static const struct {
@@ -150,9 +152,13 @@ START_TEST(test_config_text_round_trip)
         ck_assert_str_eq(mdp_clock_setting(c.clock), clocks[i].text);
         n = mdp_config_format(&c, text, sizeof text);
         snprintf(want, sizeof want, ";clock=%s;", clocks[i].text);
-        ck_assert_msg(strstr(text, want), "%s", text);
+        if (clocks[i].clock == MDP_CLOCK_ADAPTIVE)
+            ck_assert_msg(!strstr(text, "clock="), "%s", text);
+        else
+            ck_assert_msg(strstr(text, want), "%s", text);
         mdp_config_default(&d);
-        d.clock = -1;
+        if (clocks[i].clock != MDP_CLOCK_ADAPTIVE)
+            d.clock = -1; /* set by the text, not left as it was */
         ck_assert_int_eq(mdp_config_parse(&d, text, (size_t)n, err, sizeof err), 0);
         ck_assert_int_eq(d.clock, clocks[i].clock);
     }
@@ -227,6 +233,7 @@ START_TEST(test_settings_are_documented)
     mdp_config_default(&c);
     snprintf(c.notify, sizeof c.notify, "@n");
     snprintf(c.output, sizeof c.output, "o");
+    c.clock = MDP_CLOCK_TIMER; /* the default clock is not formatted */
     ck_assert_int_gt(mdp_config_format(&c, text, sizeof text), 0);
     const char *man = slurp_src("doc/mdprofile.1");
     const char *env = strstr(man, "\n.SH ENVIRONMENT\n");
