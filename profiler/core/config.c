@@ -337,7 +337,8 @@ int mdp_config_format(const mdp_config *cfg, char *buf, size_t len)
          * and its default was the same */
         cfg->clock != MDP_CLOCK_ADAPTIVE ? "clock=" : "",
         cfg->clock != MDP_CLOCK_ADAPTIVE ? mdp_clock_setting(cfg->clock) : "",
-        cfg->clock != MDP_CLOCK_ADAPTIVE ? ";" : "", cfg->notify[0] ? "notify=" : "", cfg->notify, cfg->notify[0] ? ";" : "", cfg->output);
+        cfg->clock != MDP_CLOCK_ADAPTIVE ? ";" : "", cfg->notify[0] ? "notify=" : "", cfg->notify,
+        cfg->notify[0] ? ";" : "", cfg->output);
     if (n < 0 || (size_t)n >= len)
         return -1;
     return n;
