@@ -24,7 +24,7 @@
  * owner rather than a later, overlapping one. The floors are kept here,
  * per row, for non-ascending columns only, and mdt_row_range (cells.c)
  * applies them.
-
+ *
  * Uncompressed (#-) metadata may send positions through Ptr tables
  * (FieldPtr, MethodPtr, ...): the inverse, row -> first Ptr row naming it,
  * is indexed here too (it was a scan of the Ptr table per query).
