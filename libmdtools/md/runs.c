@@ -69,13 +69,14 @@ static void set_holder(struct mdt_run_index *ri, uint32_t p, uint32_t r)
  * each gets the row whose run holds it. A run is readable under the rules
  * of mdt_row_range (cells.c): its start in 1..limit, and its end (the next
  * row's start, or limit after the last row) between its start and limit;
- * it begins at its row's floor (above). NULL when out of memory. */
+ * it begins at its row's floor (above). ascending: whether the column's
+ * starts never go down (mdt__list_ascends). NULL when out of memory. */
 static struct mdt_run_index *fill_holders(const struct mdt_md *md, const mdt_table_layout *t,
-                                          unsigned c, unsigned lt)
+                                          unsigned c, unsigned lt, bool ascending)
 {
     uint32_t limit = mdt__target_rows(md, lt) + 1;
     uint32_t n = md->lay.tables[lt].avail + 1;
-    bool narrow = t->avail <= UINT16_MAX, ascending = mdt__column_ascends(t, c);
+    bool narrow = t->avail <= UINT16_MAX;
     size_t each = narrow ? sizeof(uint16_t) : sizeof(uint32_t);
     /* the floors first: 4-byte aligned, after the header */
     size_t floors = ascending ? 0 : ((size_t)t->avail + 1) * sizeof(uint32_t);
@@ -156,7 +157,8 @@ const struct mdt_run_index *mdt__run_index(const struct mdt_md *md, unsigned tab
     struct mdt_run_index *ri = atomic_load_explicit(&tb->runs[k], memory_order_acquire);
     if (ri)
         return ri;
-    if (!(ri = fill_holders(md, t, col, mdt__list_table(md, s->cols[col].target)))) {
+    if (!(ri = fill_holders(md, t, col, mdt__list_table(md, s->cols[col].target),
+                            mdt__list_ascends(md, table, col)))) {
         mdt__fail_simple(MDT_ENOMEM, "out of memory indexing the runs of %s.%s", s->name,
                          s->cols[col].name);
         return NULL;
